@@ -1,0 +1,399 @@
+/* planner-zoo: writes planner.model/1 JSON for the model zoo -- MLPs, the
+ * GPT-style decoder (GPT-3 sizes of the paper's table 2.1), Llama-2 (RMSNorm,
+ * SwiGLU, grouped-query attention for 70B) and BERT-large.
+ * Usage: planner-zoo NAME [--layers L --hidden H --heads A --seq S --vocab V
+ *        --batch B --dtype T ...] > model.json;  planner-zoo --list */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cfg {
+	const char *name;
+	const char *arch; /* gpt, llama, bert, mlp, mlp-block */
+	long layers, hidden, heads, head_dim, kv_heads, ffn, seq, vocab, batch;
+	const char *dtype;
+	long classes, tokens;
+} cfg;
+
+/* GPT-3 (Brown et al. 2020, table 2.1); batch in sequences of 2048 tokens
+ * (0.5M..3.2M tokens); vocabulary 50257 padded to 50304 as Megatron does. */
+static const cfg zoo[] = {
+	{"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0},
+	{"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0},
+	{"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0},
+	{"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0},
+	{"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0},
+	{"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0},
+	{"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0},
+	{"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0},
+	/* Llama 2 (Touvron et al. 2023): 4M-token batches of 4096-token sequences */
+	{"llama2-7b", "llama", 32, 4096, 32, 128, 32, 11008, 4096, 32000, 1024, "bfloat16", 0, 0},
+	{"llama2-70b", "llama", 80, 8192, 64, 128, 8, 28672, 4096, 32000, 1024, "bfloat16", 0, 0},
+	/* BERT-large (Devlin et al. 2019): 24 layers, 1024 hidden, 16 heads, seq 512 */
+	{"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0},
+	/* a small GPT for examples and tests */
+	{"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0},
+	/* MLP: large batch, small hidden size */
+	{"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0},
+	/* one transformer MLP block with its residual: hidden 12288 (GPT-3 175B), 2048 tokens */
+	{"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048},
+};
+
+static int first;
+static void sep(void)
+{
+	if (!first)
+		printf(",\n");
+	first = 0;
+}
+
+static void tensor(const char *name, const char *role, const char *dtype, int n, const long *s)
+{
+	sep();
+	printf("    \"%s\": {\"shape\": [", name);
+	for (int i = 0; i < n; i++)
+		printf("%s%ld", i ? ", " : "", s[i]);
+	printf("], \"role\": \"%s\"", role);
+	if (dtype)
+		printf(", \"dtype\": \"%s\"", dtype);
+	printf("}");
+}
+
+#define T(name, role, ...)                                                                 \
+	do {                                                                                \
+		long s_[] = {__VA_ARGS__};                                                  \
+		tensor(name, role, NULL, (int)(sizeof s_ / sizeof *s_), s_);                \
+	} while (0)
+
+static void op(const char *name, const char *type, const char *in, const char *out,
+	       const char *attrs)
+{
+	sep();
+	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]", name,
+	       type, in, out);
+	if (attrs)
+		printf(", \"attrs\": %s", attrs);
+	printf("}");
+}
+
+static char nb[64][96];
+static int nbi;
+/* formats a name into a rotating buffer */
+static const char *N(const char *fmt, long l)
+{
+	char *b = nb[nbi++ % 64];
+	snprintf(b, 96, fmt, l);
+	return b;
+}
+static char qb[16][320];
+static int qbi;
+static const char *Q2(const char *a, const char *b)
+{
+	char *o = qb[qbi++ % 16];
+	snprintf(o, 320, "\"%s\", \"%s\"", a, b);
+	return o;
+}
+static const char *Q3(const char *a, const char *b, const char *c)
+{
+	char *o = qb[qbi++ % 16];
+	snprintf(o, 320, "\"%s\", \"%s\", \"%s\"", a, b, c);
+	return o;
+}
+static const char *Q1(const char *a)
+{
+	char *o = qb[qbi++ % 16];
+	snprintf(o, 320, "\"%s\"", a);
+	return o;
+}
+
+static void header(const cfg *c)
+{
+	printf("{\n  \"format\": \"planner.model/1\",\n  \"name\": \"%s\",\n  \"dtype\": \"%s\",\n"
+	       "  \"tensors\": {\n",
+	       c->name, c->dtype);
+	first = 1;
+}
+
+static void transformer_params(const cfg *c)
+{
+	long H = c->hidden, A = c->heads, dh = c->head_dim, F = c->ffn;
+	long kvw = (c->kv_heads ? c->kv_heads : A) * dh;
+	for (long l = 0; l < c->layers; l++) {
+		T(N("l%ld.ln1.g", l), "param", H);
+		if (strcmp(c->arch, "llama"))
+			T(N("l%ld.ln1.b", l), "param", H);
+		T(N("l%ld.wq", l), "param", H, A * dh);
+		T(N("l%ld.wk", l), "param", H, kvw);
+		T(N("l%ld.wv", l), "param", H, kvw);
+		T(N("l%ld.wo", l), "param", A * dh, H);
+		T(N("l%ld.ln2.g", l), "param", H);
+		if (strcmp(c->arch, "llama"))
+			T(N("l%ld.ln2.b", l), "param", H);
+		if (!strcmp(c->arch, "llama")) {
+			T(N("l%ld.wg", l), "param", H, F);
+			T(N("l%ld.wu", l), "param", H, F);
+			T(N("l%ld.wd", l), "param", F, H);
+		} else {
+			T(N("l%ld.w1", l), "param", H, F);
+			T(N("l%ld.b1", l), "param", F);
+			T(N("l%ld.w2", l), "param", F, H);
+			T(N("l%ld.b2", l), "param", H);
+		}
+	}
+}
+
+static void norm(const cfg *c, const char *name, const char *x, const char *g, const char *b,
+		 const char *out)
+{
+	if (!strcmp(c->arch, "llama"))
+		op(name, "RMSNormalization", Q2(x, g), out, "{\"axis\": -1, \"epsilon\": 1e-5}");
+	else
+		op(name, "LayerNormalization", Q3(x, g, b), out, "{\"axis\": -1, \"epsilon\": 1e-5}");
+}
+
+static void attention(const cfg *c, long l, const char *x, const char *out)
+{
+	long B = c->batch, S = c->seq, A = c->heads, dh = c->head_dim;
+	long KV = c->kv_heads && c->kv_heads != A ? c->kv_heads : 0;
+	char a[256], sh[128];
+	op(N("l%ld.q", l), "MatMul", Q2(x, N("l%ld.wq", l)), N("l%ld.q.out", l), NULL);
+	op(N("l%ld.k", l), "MatMul", Q2(x, N("l%ld.wk", l)), N("l%ld.k.out", l), NULL);
+	op(N("l%ld.v", l), "MatMul", Q2(x, N("l%ld.wv", l)), N("l%ld.v.out", l), NULL);
+	if (!KV) {
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, A, dh);
+		op(N("l%ld.q4", l), "Reshape", Q1(N("l%ld.q.out", l)), N("l%ld.q4.out", l), sh);
+		op(N("l%ld.k4", l), "Reshape", Q1(N("l%ld.k.out", l)), N("l%ld.k4.out", l), sh);
+		op(N("l%ld.v4", l), "Reshape", Q1(N("l%ld.v.out", l)), N("l%ld.v4.out", l), sh);
+		op(N("l%ld.qt", l), "Transpose", Q1(N("l%ld.q4.out", l)), N("l%ld.qt.out", l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+		op(N("l%ld.kt", l), "Transpose", Q1(N("l%ld.k4.out", l)), N("l%ld.kt.out", l),
+		   "{\"perm\": [0, 2, 3, 1]}");
+		op(N("l%ld.vt", l), "Transpose", Q1(N("l%ld.v4.out", l)), N("l%ld.vt.out", l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+		op(N("l%ld.scores", l), "MatMul", Q2(N("l%ld.qt.out", l), N("l%ld.kt.out", l)),
+		   N("l%ld.scores.out", l), NULL);
+		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)), N("l%ld.probs.out", l),
+		   "{\"axis\": -1}");
+		op(N("l%ld.ctx", l), "MatMul", Q2(N("l%ld.probs.out", l), N("l%ld.vt.out", l)),
+		   N("l%ld.ctx.out", l), NULL);
+		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+	} else { /* grouped-query attention: heads as (kv heads, group) */
+		long G = A / KV;
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld, %ld]}", B, S, KV, G, dh);
+		op(N("l%ld.q5", l), "Reshape", Q1(N("l%ld.q.out", l)), N("l%ld.q5.out", l), sh);
+		op(N("l%ld.qt", l), "Transpose", Q1(N("l%ld.q5.out", l)), N("l%ld.qt.out", l),
+		   "{\"perm\": [0, 2, 3, 1, 4]}");
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, KV, dh);
+		op(N("l%ld.k4", l), "Reshape", Q1(N("l%ld.k.out", l)), N("l%ld.k4.out", l), sh);
+		op(N("l%ld.v4", l), "Reshape", Q1(N("l%ld.v.out", l)), N("l%ld.v4.out", l), sh);
+		op(N("l%ld.kt", l), "Transpose", Q1(N("l%ld.k4.out", l)), N("l%ld.kt.out", l),
+		   "{\"perm\": [0, 2, 3, 1]}");
+		op(N("l%ld.vt", l), "Transpose", Q1(N("l%ld.v4.out", l)), N("l%ld.vt.out", l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, 1, %ld, %ld]}", B, KV, dh, S);
+		op(N("l%ld.k5", l), "Reshape", Q1(N("l%ld.kt.out", l)), N("l%ld.k5.out", l), sh);
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, 1, %ld, %ld]}", B, KV, S, dh);
+		op(N("l%ld.v5", l), "Reshape", Q1(N("l%ld.vt.out", l)), N("l%ld.v5.out", l), sh);
+		op(N("l%ld.scores", l), "MatMul", Q2(N("l%ld.qt.out", l), N("l%ld.k5.out", l)),
+		   N("l%ld.scores.out", l), NULL);
+		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)), N("l%ld.probs.out", l),
+		   "{\"axis\": -1}");
+		op(N("l%ld.ctx", l), "MatMul", Q2(N("l%ld.probs.out", l), N("l%ld.v5.out", l)),
+		   N("l%ld.ctx.out", l), NULL);
+		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
+		   "{\"perm\": [0, 3, 1, 2, 4]}");
+	}
+	snprintf(a, sizeof a, "{\"shape\": [%ld, %ld, %ld]}", B, S, A * dh);
+	op(N("l%ld.ctx2", l), "Reshape", Q1(N("l%ld.ctxt.out", l)), N("l%ld.ctx2.out", l), a);
+	op(N("l%ld.proj", l), "MatMul", Q2(N("l%ld.ctx2.out", l), N("l%ld.wo", l)), out, NULL);
+}
+
+static void mlp(const cfg *c, long l, const char *x, const char *out)
+{
+	if (!strcmp(c->arch, "llama")) {
+		op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l), NULL);
+		op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
+		op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l), NULL);
+		op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
+		   N("l%ld.glu.out", l), NULL);
+		op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)), out, NULL);
+		return;
+	}
+	op(N("l%ld.fc1", l), "MatMul", Q2(x, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);
+	op(N("l%ld.bias1", l), "Add", Q2(N("l%ld.fc1.out", l), N("l%ld.b1", l)), N("l%ld.bias1.out", l),
+	   NULL);
+	op(N("l%ld.gelu", l), "Gelu", Q1(N("l%ld.bias1.out", l)), N("l%ld.gelu.out", l), NULL);
+	op(N("l%ld.fc2", l), "MatMul", Q2(N("l%ld.gelu.out", l), N("l%ld.w2", l)), N("l%ld.fc2.out", l),
+	   NULL);
+	op(N("l%ld.bias2", l), "Add", Q2(N("l%ld.fc2.out", l), N("l%ld.b2", l)), out, NULL);
+}
+
+static void transformer(const cfg *c)
+{
+	long B = c->batch, S = c->seq, H = c->hidden, V = c->vocab;
+	int post_ln = !strcmp(c->arch, "bert");
+	header(c);
+	tensor("tokens", "input", "int32", 2, (long[]){B, S});
+	tensor("labels", "input", "int32", 2, (long[]){B, S});
+	T("wte", "param", V, H);
+	if (strcmp(c->arch, "llama"))
+		T("wpe", "param", S, H);
+	transformer_params(c);
+	T("lnf.g", "param", H);
+	if (strcmp(c->arch, "llama"))
+		T("lnf.b", "param", H);
+	T("lm_head", "param", H, V);
+	printf("\n  },\n  \"ops\": [\n");
+	first = 1;
+	op("embed", "Gather", Q2("wte", "tokens"), "embed.out", "{\"axis\": 0}");
+	const char *x = "embed.out";
+	if (strcmp(c->arch, "llama")) {
+		op("pos", "Add", Q2("embed.out", "wpe"), "x0", NULL);
+		x = "x0";
+	}
+	char cur[96];
+	snprintf(cur, sizeof cur, "%s", x);
+	for (long l = 0; l < c->layers; l++) {
+		char r1[96], r2[96];
+		snprintf(r1, sizeof r1, "l%ld.res1", l);
+		snprintf(r2, sizeof r2, "l%ld.res2", l);
+		if (post_ln) { /* BERT: x = LN(x + attn(x)); x = LN(x + mlp(x)) */
+			attention(c, l, cur, N("l%ld.attn.out", l));
+			op(N("l%ld.add1", l), "Add", Q2(cur, N("l%ld.attn.out", l)), N("l%ld.add1.out", l), NULL);
+			norm(c, N("l%ld.ln1", l), N("l%ld.add1.out", l), N("l%ld.ln1.g", l),
+			     N("l%ld.ln1.b", l), r1);
+			mlp(c, l, r1, N("l%ld.mlp.out", l));
+			op(N("l%ld.add2", l), "Add", Q2(r1, N("l%ld.mlp.out", l)), N("l%ld.add2.out", l), NULL);
+			norm(c, N("l%ld.ln2", l), N("l%ld.add2.out", l), N("l%ld.ln2.g", l),
+			     N("l%ld.ln2.b", l), r2);
+		} else { /* pre-LN: x = x + attn(LN(x)); x = x + mlp(LN(x)) */
+			norm(c, N("l%ld.ln1", l), cur, N("l%ld.ln1.g", l), N("l%ld.ln1.b", l),
+			     N("l%ld.ln1.out", l));
+			attention(c, l, N("l%ld.ln1.out", l), N("l%ld.attn.out", l));
+			op(N("l%ld.add1", l), "Add", Q2(cur, N("l%ld.attn.out", l)), r1, NULL);
+			norm(c, N("l%ld.ln2", l), r1, N("l%ld.ln2.g", l), N("l%ld.ln2.b", l),
+			     N("l%ld.ln2.out", l));
+			mlp(c, l, N("l%ld.ln2.out", l), N("l%ld.mlp.out", l));
+			op(N("l%ld.add2", l), "Add", Q2(r1, N("l%ld.mlp.out", l)), r2, NULL);
+		}
+		snprintf(cur, sizeof cur, "%s", r2);
+	}
+	norm(c, "lnf", cur, "lnf.g", "lnf.b", "lnf.out");
+	op("logits", "MatMul", Q2("lnf.out", "lm_head"), "logits.out", NULL);
+	op("loss", "SoftmaxCrossEntropy", Q2("logits.out", "labels"), "loss.out", NULL);
+	printf("\n  ],\n  \"outputs\": [\"loss.out\"]\n}\n");
+	(void)H;
+}
+
+static void mlp_model(const cfg *c)
+{
+	long B = c->batch, H = c->hidden;
+	header(c);
+	T("x", "input", B, H);
+	tensor("labels", "input", "int32", 1, (long[]){B});
+	for (long l = 0; l < c->layers; l++) {
+		T(N("w%ld", l), "param", H, H);
+		T(N("b%ld", l), "param", H);
+	}
+	T("wout", "param", H, c->classes);
+	printf("\n  },\n  \"ops\": [\n");
+	first = 1;
+	char cur[64] = "x";
+	for (long l = 0; l < c->layers; l++) {
+		op(N("fc%ld", l), "MatMul", Q2(cur, N("w%ld", l)), N("fc%ld.out", l), NULL);
+		op(N("bias%ld", l), "Add", Q2(N("fc%ld.out", l), N("b%ld", l)), N("bias%ld.out", l), NULL);
+		op(N("relu%ld", l), "Relu", Q1(N("bias%ld.out", l)), N("relu%ld.out", l), NULL);
+		snprintf(cur, sizeof cur, "relu%ld.out", l);
+	}
+	op("out", "MatMul", Q2(cur, "wout"), "logits", NULL);
+	op("loss", "SoftmaxCrossEntropy", Q2("logits", "labels"), "loss.out", NULL);
+	printf("\n  ],\n  \"outputs\": [\"loss.out\"]\n}\n");
+}
+
+static void mlp_block(const cfg *c)
+{
+	long T_ = c->tokens, H = c->hidden, F = c->ffn;
+	header(c);
+	T("x", "input", T_, H);
+	T("w1", "param", H, F);
+	T("w2", "param", F, H);
+	printf("\n  },\n  \"ops\": [\n");
+	first = 1;
+	op("fc1", "MatMul", Q2("x", "w1"), "h", NULL);
+	op("gelu", "Gelu", Q1("h"), "a", NULL);
+	op("fc2", "MatMul", Q2("a", "w2"), "y", NULL);
+	op("residual", "Add", Q2("x", "y"), "out", NULL);
+	printf("\n  ],\n  \"outputs\": [\"out\"]\n}\n");
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
+		   "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
+		   "                   [--tokens T] [--classes C] [--dtype float32|float16|bfloat16]\n"
+		   "       planner-zoo --list\n"
+		   "Writes a planner.model/1 JSON model to stdout.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--list")) {
+		for (size_t i = 0; i < sizeof zoo / sizeof *zoo; i++)
+			printf("%-12s %-9s layers %3ld hidden %5ld heads %3ld seq %4ld batch %4ld %s\n",
+			       zoo[i].name, zoo[i].arch, zoo[i].layers, zoo[i].hidden, zoo[i].heads,
+			       zoo[i].seq, zoo[i].batch, zoo[i].dtype);
+		return 0;
+	}
+	cfg c;
+	size_t i = 0;
+	while (i < sizeof zoo / sizeof *zoo && strcmp(zoo[i].name, argv[1]))
+		i++;
+	if (i == sizeof zoo / sizeof *zoo) {
+		fprintf(stderr, "planner-zoo: unknown model '%s' (see --list)\n", argv[1]);
+		return 2;
+	}
+	c = zoo[i];
+	for (int a = 2; a < argc; a++) {
+		if (a + 1 >= argc) {
+			fprintf(stderr, "planner-zoo: %s needs a value\n", argv[a]);
+			return 2;
+		}
+		const char *k = argv[a], *v = argv[++a];
+		char *end;
+		long n = strtol(v, &end, 10);
+		int isnum = *end == 0 && n > 0;
+		long *dst = !strcmp(k, "--layers")     ? &c.layers
+			    : !strcmp(k, "--hidden")   ? &c.hidden
+			    : !strcmp(k, "--heads")    ? &c.heads
+			    : !strcmp(k, "--head-dim") ? &c.head_dim
+			    : !strcmp(k, "--kv-heads") ? &c.kv_heads
+			    : !strcmp(k, "--ffn")      ? &c.ffn
+			    : !strcmp(k, "--seq")      ? &c.seq
+			    : !strcmp(k, "--vocab")    ? &c.vocab
+			    : !strcmp(k, "--batch")    ? &c.batch
+			    : !strcmp(k, "--tokens")   ? &c.tokens
+			    : !strcmp(k, "--classes")  ? &c.classes
+						       : NULL;
+		if (!strcmp(k, "--dtype")) {
+			c.dtype = v;
+		} else if (!dst || !isnum) {
+			fprintf(stderr, "planner-zoo: %s %s: unknown option or not a positive integer\n",
+				k, v);
+			return 2;
+		} else {
+			*dst = n;
+		}
+	}
+	if (!strcmp(c.arch, "mlp"))
+		mlp_model(&c);
+	else if (!strcmp(c.arch, "mlp-block"))
+		mlp_block(&c);
+	else
+		transformer(&c);
+	return 0;
+}

@@ -1,0 +1,366 @@
+/* Cluster presets and cluster.json. Every built-in number is documented with
+ * its source in docs/cost-model.md; change both together. */
+#include "costmodel/cluster.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void common_defaults(pl_cluster *c)
+{
+	c->gemm_eff_max = 0.80;     /* large cuBLAS GEMMs reach ~75-80% of dense peak */
+	c->gemm_half_flops = 2e9;   /* a 2 GFLOP GEMM (~1000^3) runs at half that */
+	c->vector_eff = 0.5;
+	c->bw_eff = 0.80;           /* streaming kernels reach ~80% of HBM bandwidth */
+	c->kernel_overhead_s = 5e-6; /* launch + tail per kernel */
+}
+
+static void h100(pl_cluster *c)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->device_name, sizeof c->device_name, "H100-SXM");
+	c->memory_bytes = 85899345920.0; /* 80 GiB HBM3 */
+	c->peak_flops[PL_DT_BFLOAT16] = 9.89e14;
+	c->peak_flops[PL_DT_FLOAT16] = 9.89e14;
+	c->peak_flops[PL_DT_FLOAT32] = 6.7e13;
+	c->peak_flops[PL_DT_INT32] = 6.7e13;
+	c->peak_flops[PL_DT_INT64] = 6.7e13;
+	c->memory_bandwidth = 3.35e12;
+	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 3.68e11}; /* nccl-tests, 8x H100 NVSwitch */
+	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 4.8e10};  /* 400 Gb/s NDR per GPU */
+	common_defaults(c);
+	c->devices_per_node = 8;
+	c->nodes = 1;
+	snprintf(c->source, sizeof c->source, "preset h100x8 (datasheet + recorded nccl-tests)");
+}
+
+static void a100(pl_cluster *c)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->device_name, sizeof c->device_name, "A100-SXM4-40GB");
+	c->memory_bytes = 42949672960.0;
+	c->peak_flops[PL_DT_BFLOAT16] = 3.12e14;
+	c->peak_flops[PL_DT_FLOAT16] = 3.12e14;
+	c->peak_flops[PL_DT_FLOAT32] = 1.95e13;
+	c->peak_flops[PL_DT_INT32] = 1.95e13;
+	c->peak_flops[PL_DT_INT64] = 1.95e13;
+	c->memory_bandwidth = 1.555e12;
+	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 2.3e11}; /* nccl-tests, 8x A100 NVSwitch */
+	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 2.4e10}; /* 200 Gb/s HDR per GPU */
+	common_defaults(c);
+	c->devices_per_node = 8;
+	c->nodes = 1;
+	snprintf(c->source, sizeof c->source, "preset a100x8 (datasheet + recorded nccl-tests)");
+}
+
+static void v100(pl_cluster *c)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->device_name, sizeof c->device_name, "V100-SXM3-32GB");
+	c->memory_bytes = 34359738368.0;
+	c->peak_flops[PL_DT_FLOAT16] = 1.25e14;
+	c->peak_flops[PL_DT_BFLOAT16] = 1.57e13; /* no bf16 tensor cores */
+	c->peak_flops[PL_DT_FLOAT32] = 1.57e13;
+	c->peak_flops[PL_DT_INT32] = 1.57e13;
+	c->peak_flops[PL_DT_INT64] = 1.57e13;
+	c->memory_bandwidth = 9.0e11;
+	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 1.3e11}; /* NVSwitch, 6 NVLink2 */
+	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 1.2e10}; /* 100 Gb/s EDR per GPU */
+	common_defaults(c);
+	c->devices_per_node = 16;
+	c->nodes = 1;
+	snprintf(c->source, sizeof c->source, "preset dgx2-v100 (datasheet)");
+}
+
+pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
+{
+	char base[64];
+	const char *colon = strchr(name, ':');
+	size_t n = colon ? (size_t)(colon - name) : strlen(name);
+	if (n >= sizeof base)
+		n = sizeof base - 1;
+	memcpy(base, name, n);
+	base[n] = 0;
+	long long nodes = 1;
+	if (colon) {
+		char *end;
+		errno = 0;
+		nodes = strtoll(colon + 1, &end, 10);
+		if (errno || *end || nodes < 1 || nodes > 1000000)
+			return pl_err_set(err, PL_EINVAL,
+					  "--cluster %s: the node count after ':' must be a positive "
+					  "integer",
+					  name);
+	}
+	if (!strcmp(base, "h100x8"))
+		h100(c);
+	else if (!strcmp(base, "a100x8"))
+		a100(c);
+	else if (!strcmp(base, "dgx2-v100"))
+		v100(c);
+	else
+		return pl_err_set(err, PL_EINVAL,
+				  "--cluster %s: not a file and not a preset (presets: h100x8, "
+				  "a100x8, dgx2-v100, each optionally ':NODES')",
+				  name);
+	c->nodes = nodes;
+	snprintf(c->name, sizeof c->name, "%s", name);
+	return PL_OK;
+}
+
+pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
+{
+	if (devices < 1 || devices > (1 << 24))
+		return pl_err_set(err, PL_EINVAL, "--devices %lld: expected a positive device count",
+				  (long long)devices);
+	h100(c);
+	c->devices_per_node = devices;
+	c->nodes = 1;
+	snprintf(c->name, sizeof c->name, "h100x%lld", (long long)devices);
+	return PL_OK;
+}
+
+int64_t pl_cluster_devices_total(const pl_cluster *c) { return c->nodes * c->devices_per_node; }
+
+double pl_bus_factor(pl_coll coll, int64_t n)
+{
+	if (n <= 1)
+		return 0;
+	switch (coll) {
+	case PL_COLL_ALL_REDUCE: return 2.0 * (double)(n - 1) / (double)n;
+	case PL_COLL_SEND_RECV: return 1.0;
+	default: return (double)(n - 1) / (double)n;
+	}
+}
+
+pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n)
+{
+	const pl_ab_list *l = &c->coll[coll][link];
+	if (l->n == 0)
+		return c->link[link];
+	int best = 0;
+	int64_t bestd = INT64_MAX;
+	for (int i = 0; i < l->n; i++) {
+		int64_t d = l->ranks[i] == 0 ? INT64_MAX - 1 : llabs(l->ranks[i] - n);
+		if (d < bestd) {
+			bestd = d;
+			best = i;
+		}
+	}
+	return l->ab[best];
+}
+
+double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes)
+{
+	if (n <= 1)
+		return 0;
+	pl_ab ab = pl_cluster_ab(c, coll, link, n);
+	return ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta;
+}
+
+/* ---- cluster.json ---- */
+
+#define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)
+
+static pl_status num(const cJSON *o, const char *key, double *out, int required, double min,
+		     const char *file, const char *where, pl_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v) {
+		if (required)
+			return FAIL("%s: %s%s: missing; expected a number", file, where, key);
+		return PL_OK;
+	}
+	if (!cJSON_IsNumber(v) || v->valuedouble < min)
+		return FAIL("%s: %s%s: expected a number >= %g", file, where, key, min);
+	*out = v->valuedouble;
+	return PL_OK;
+}
+
+static const char *const link_keys[PL_LINK_COUNT] = {"intra_node", "inter_node"};
+
+static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const char *where,
+			  pl_err *err)
+{
+	char w[256];
+	if (cJSON_IsObject(v)) {
+		l->n = 1;
+		l->ranks[0] = 0;
+		pl_status st;
+		if ((st = num(v, "alpha", &l->ab[0].alpha, 1, 0, file, where, err)) ||
+		    (st = num(v, "beta", &l->ab[0].beta, 1, 0, file, where, err)))
+			return st;
+		return PL_OK;
+	}
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > PL_MAX_AB_SIZES)
+		return FAIL("%s: %s: expected {\"alpha\", \"beta\"} or a list of at most %d "
+			    "{\"ranks\", \"alpha\", \"beta\"}",
+			    file, where, PL_MAX_AB_SIZES);
+	const cJSON *e;
+	l->n = 0;
+	cJSON_ArrayForEach(e, v)
+	{
+		snprintf(w, sizeof w, "%s[%d].", where, l->n);
+		double ranks = 0;
+		pl_status st;
+		if ((st = num(e, "ranks", &ranks, 1, 2, file, w, err)) ||
+		    (st = num(e, "alpha", &l->ab[l->n].alpha, 1, 0, file, w, err)) ||
+		    (st = num(e, "beta", &l->ab[l->n].beta, 1, 0, file, w, err)))
+			return st;
+		l->ranks[l->n++] = (int64_t)ranks;
+	}
+	return PL_OK;
+}
+
+static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *file, pl_err *err)
+{
+	pl_status st;
+	if (!cJSON_IsObject(root))
+		return FAIL("%s: expected a JSON object", file);
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.cluster/1"))
+		return FAIL("%s: format: expected \"planner.cluster/1\"", file);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "name");
+	if (cJSON_IsString(v))
+		snprintf(c->name, sizeof c->name, "%s", v->valuestring);
+	double nodes = 1, dpn = 8;
+	if ((st = num(root, "nodes", &nodes, 1, 1, file, "", err)) ||
+	    (st = num(root, "devices_per_node", &dpn, 1, 1, file, "", err)))
+		return st;
+	c->nodes = (int64_t)nodes;
+	c->devices_per_node = (int64_t)dpn;
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
+	if (dev) {
+		if (!cJSON_IsObject(dev))
+			return FAIL("%s: device: expected an object", file);
+		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
+		if (cJSON_IsString(v))
+			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
+		if ((st = num(dev, "memory_bytes", &c->memory_bytes, 0, 1, file, "device.", err)) ||
+		    (st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
+			      err)))
+			return st;
+		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
+		if (pf) {
+			if (!cJSON_IsObject(pf))
+				return FAIL("%s: device.peak_flops: expected an object of dtype: "
+					    "FLOP/s",
+					    file);
+			const cJSON *e;
+			cJSON_ArrayForEach(e, pf)
+			{
+				pl_dtype dt;
+				if (pl_dtype_parse(e->string, &dt))
+					return FAIL("%s: device.peak_flops.%s: not a dtype", file,
+						    e->string);
+				if (!cJSON_IsNumber(e) || e->valuedouble <= 0)
+					return FAIL("%s: device.peak_flops.%s: expected a positive "
+						    "number",
+						    file, e->string);
+				c->peak_flops[dt] = e->valuedouble;
+			}
+		}
+	}
+	const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
+	if (links) {
+		for (int k = 0; k < PL_LINK_COUNT; k++) {
+			const cJSON *lk = cJSON_GetObjectItemCaseSensitive(links, link_keys[k]);
+			if (!lk)
+				continue;
+			char where[64];
+			snprintf(where, sizeof where, "links.%s.", link_keys[k]);
+			double bw = 1.0 / c->link[k].beta;
+			if ((st = num(lk, "busbw", &bw, 0, 1, file, where, err)) ||
+			    (st = num(lk, "latency", &c->link[k].alpha, 0, 0, file, where, err)))
+				return st;
+			c->link[k].beta = 1.0 / bw;
+		}
+	}
+	const cJSON *colls = cJSON_GetObjectItemCaseSensitive(root, "collectives");
+	if (colls) {
+		const cJSON *e;
+		cJSON_ArrayForEach(e, colls)
+		{
+			int ci = -1;
+			for (int k = 0; k < PL_COLL_COUNT; k++)
+				if (!strcmp(e->string, pl_coll_name((pl_coll)k)))
+					ci = k;
+			if (ci < 0)
+				return FAIL("%s: collectives.%s: expected one of all_reduce, "
+					    "all_gather, reduce_scatter, all_to_all, send_recv",
+					    file, e->string);
+			for (int k = 0; k < PL_LINK_COUNT; k++) {
+				const cJSON *lk = cJSON_GetObjectItemCaseSensitive(e, link_keys[k]);
+				char where[128];
+				snprintf(where, sizeof where, "collectives.%s.%s", e->string,
+					 link_keys[k]);
+				if (lk && (st = parse_ab(lk, &c->coll[ci][k], file, where, err)))
+					return st;
+			}
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(root, "source");
+	if (cJSON_IsString(v))
+		snprintf(c->source, sizeof c->source, "%s", v->valuestring);
+	return PL_OK;
+}
+
+pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pl_err_set(err, PL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return pl_err_set(err, PL_ENOMEM, "%s: out of memory", path);
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+	pl_status st;
+	if (!root) {
+		int line = 1, col = 1;
+		for (const char *p = buf; end && p < end; p++) {
+			if (*p == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		st = pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", path, line, col);
+	} else {
+		pl_cluster tmp;
+		h100(&tmp);
+		snprintf(tmp.name, sizeof tmp.name, "cluster");
+		st = parse_cluster(&tmp, root, path, err);
+		if (!st)
+			*c = tmp;
+	}
+	cJSON_Delete(root);
+	free(buf);
+	return st;
+}
+
+pl_status pl_cluster_resolve(pl_cluster *c, const char *arg, pl_err *err)
+{
+	struct stat sb;
+	if (stat(arg, &sb) == 0)
+		return pl_cluster_load_file(c, arg, err);
+	return pl_cluster_preset(c, arg, err);
+}

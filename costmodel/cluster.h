@@ -1,0 +1,62 @@
+/* The cluster model: devices, link classes and the alpha-beta parameters of
+ * each collective (DESIGN 4.2). Built-in presets carry numbers from vendor
+ * datasheets and recorded nccl-tests logs (docs/cost-model.md lists each
+ * source); a cluster.json overrides them with measurements. */
+#ifndef PL_CLUSTER_H
+#define PL_CLUSTER_H
+
+#include <stdint.h>
+
+#include "planner/graph.h"
+#include "planner/ops.h"
+
+enum { PL_LINK_INTRA = 0, PL_LINK_INTER = 1, PL_LINK_COUNT = 2 };
+
+typedef struct pl_ab {
+	double alpha; /* s */
+	double beta;  /* s per byte of bus traffic */
+} pl_ab;
+
+#define PL_MAX_AB_SIZES 16
+typedef struct pl_ab_list {
+	int n; /* 0: use the link default */
+	int64_t ranks[PL_MAX_AB_SIZES];
+	pl_ab ab[PL_MAX_AB_SIZES]; /* ranks == 0: any group size */
+} pl_ab_list;
+
+typedef struct pl_cluster {
+	char name[64];
+	int64_t nodes, devices_per_node;
+	char device_name[64];
+	double memory_bytes;
+	double peak_flops[PL_DT_COUNT]; /* dense, FLOP/s */
+	double memory_bandwidth;        /* bytes/s */
+	pl_ab link[PL_LINK_COUNT];      /* defaults: latency, 1/busbw */
+	pl_ab_list coll[PL_COLL_COUNT][PL_LINK_COUNT];
+	/* compute efficiency: achieved GEMM rate = peak * gemm_eff_max * f/(f + gemm_half_flops) */
+	double gemm_eff_max, gemm_half_flops;
+	double vector_eff, bw_eff, kernel_overhead_s;
+	char source[256];
+} pl_cluster;
+
+/* Fills c from a preset name: "h100x8", "a100x8", "dgx2-v100", optionally
+ * followed by ":N" for N nodes. */
+pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err);
+/* One node of `devices` devices of the default preset (H100 SXM). */
+pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err);
+/* Reads a planner.cluster/1 file; starts from the H100 defaults for fields
+ * the file leaves out. */
+pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err);
+/* A preset name, or a path to a cluster file if it names an existing file. */
+pl_status pl_cluster_resolve(pl_cluster *c, const char *arg, pl_err *err);
+
+int64_t pl_cluster_devices_total(const pl_cluster *c);
+/* alpha-beta for a collective over n ranks on a link class. */
+pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n);
+/* nccl-tests bus factor: 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
+ * reduce_scatter, all_to_all, 1 for send_recv. */
+double pl_bus_factor(pl_coll coll, int64_t n);
+/* Time of a collective on S bytes (as nccl-tests counts them). */
+double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes);
+
+#endif

@@ -1,0 +1,412 @@
+/* The cost model: roofline compute with an efficiency curve, alpha-beta
+ * collectives with nccl-tests bus factors and link classes from where a
+ * group's ranks sit, additive per-device memory. Tables for the searchers are
+ * built from the same functions that price a single plan, so a plan's
+ * predicted cost is reproducible by `planner cost`. */
+#include "costmodel/cost.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static double roofline(const pl_cluster *c, pl_dtype dt, double gemm, double vec, double bytes,
+		       int kernels)
+{
+	double t = 0;
+	if (gemm > 0) {
+		double peak = c->peak_flops[dt] > 0 ? c->peak_flops[dt] : c->peak_flops[PL_DT_FLOAT32];
+		double eff = c->gemm_eff_max * gemm / (gemm + c->gemm_half_flops);
+		t += gemm / (peak * eff);
+	}
+	if (vec > 0)
+		t += vec / (c->peak_flops[PL_DT_FLOAT32] * c->vector_eff);
+	double tm = bytes / (c->memory_bandwidth * c->bw_eff);
+	if (tm > t)
+		t = tm;
+	return t + kernels * c->kernel_overhead_s;
+}
+
+double pl_cost_prim(const pl_cluster *c, const pl_prim *p)
+{
+	if (p->kind == PL_PRIM_SLICE)
+		return p->bytes / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
+	int link = pl_prim_intra_node(p, c->devices_per_node) ? PL_LINK_INTRA : PL_LINK_INTER;
+	return pl_cluster_coll_time(c, pl_prim_coll(p->kind), link, p->group_size, p->bytes);
+}
+
+double pl_cost_redist(const pl_cluster *c, const pl_redist *r)
+{
+	double t = 0;
+	for (int i = 0; i < r->n; i++)
+		t += pl_cost_prim(c, &r->p[i]);
+	return t;
+}
+
+/* bytes of optimizer state per param element (Adam: fp32 m and v, plus an
+ * fp32 master copy for 16-bit params), and bytes moved by its update */
+static void adam_bytes(pl_dtype dt, double *state, double *traffic)
+{
+	int w = pl_dtype_bytes(dt);
+	int master = (dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16) ? 4 : 0;
+	*state = 8 + master;
+	*traffic = 2 * w + w + 2 * 8 + 2 * master; /* w r/w, g r, m,v r/w, master r/w */
+}
+
+void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_nodecost *out)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[op_index];
+	const pl_cluster *c = p->c;
+	pl_opwork w;
+	memset(&w, 0, sizeof w);
+	pl_op_rule_get(op->type)->work(g, op, split, &w);
+	pl_dtype dt = g->tensors[op->in[0]].dtype;
+	memset(out, 0, sizeof *out);
+	out->compute_s = roofline(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd, w.kernels_fwd) +
+			 (w.kernels_bwd ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd,
+						   w.bytes_bwd, w.kernels_bwd)
+					: 0);
+	out->mem_bytes = w.saved_bytes;
+	if (w.ncoll) {
+		pl_devmat dm;
+		int la[PL_MAX_LOOPS];
+		pl_op_devmat(op, split, p->devices, &dm, la);
+		for (int k = 0; k < w.ncoll; k++) {
+			pl_prim pr = {.kind = PL_PRIM_ALL_REDUCE, .dm = dm, .naxes = 1};
+			if (la[w.coll[k].loop] < 0)
+				continue;
+			pr.axes[0] = (int8_t)la[w.coll[k].loop];
+			pr.group_size = dm.size[pr.axes[0]];
+			pr.bytes = w.coll[k].bytes;
+			pr.kind = w.coll[k].kind == PL_COLL_ALL_GATHER	    ? PL_PRIM_ALL_GATHER
+				  : w.coll[k].kind == PL_COLL_REDUCE_SCATTER ? PL_PRIM_REDUCE_SCATTER
+				  : w.coll[k].kind == PL_COLL_ALL_TO_ALL     ? PL_PRIM_ALL_TO_ALL
+									     : PL_PRIM_ALL_REDUCE;
+			out->comm_s += pl_cost_prim(c, &pr);
+		}
+	}
+	/* params this op owns: state memory, gradient all-reduce, optimizer */
+	for (int i = 0; i < op->ninputs; i++) {
+		int t = op->in[i];
+		if (p->param_owner[t] != op_index)
+			continue;
+		int first = 1;
+		for (int j = 0; j < i; j++)
+			first &= op->in[j] != t;
+		if (!first)
+			continue;
+		const pl_tensor *pt = &g->tensors[t];
+		pl_layout gl;
+		pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
+		double bytes = pl_layout_local_bytes(&gl);
+		double elems = bytes / pl_dtype_bytes(pt->dtype), state, traffic;
+		adam_bytes(pt->dtype, &state, &traffic);
+		out->mem_bytes += 2 * bytes + elems * state; /* weights, grads, optimizer */
+		out->compute_s += elems * traffic / (c->memory_bandwidth * c->bw_eff) +
+				  c->kernel_overhead_s;
+		if (gl.partial) {
+			pl_prim pr = {.kind = PL_PRIM_ALL_REDUCE, .dm = gl.dm, .group_size = 1,
+				      .bytes = bytes, .dim = -1, .dim2 = -1};
+			for (int a = 0; a < gl.dm.n; a++)
+				if (gl.partial >> a & 1) {
+					pr.axes[pr.naxes++] = (int8_t)a;
+					pr.group_size *= gl.dm.size[a];
+				}
+			out->comm_s += pl_cost_prim(c, &pr);
+		}
+	}
+}
+
+void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split,
+		     const int64_t *dst_split, pl_layout *src, pl_layout *dst)
+{
+	const pl_edge *ed = &p->edges[e];
+	const pl_op *so = &p->g->ops[ed->src_op], *d = &p->g->ops[ed->dst_op];
+	if (ed->src_is_input)
+		pl_op_input_layout(p->g, so, src_split, p->devices, ed->src_slot, src);
+	else
+		pl_op_output_layout(p->g, so, src_split, p->devices, ed->src_slot, src);
+	pl_op_input_layout(p->g, d, dst_split, p->devices, ed->dst_slot, dst);
+}
+
+static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
+				const pl_layout *grad, int requires_grad)
+{
+	pl_redist r;
+	pl_redistribute(src, dst, &r);
+	double t = pl_cost_redist(p->c, &r);
+	if (requires_grad) {
+		pl_layout back = *src;
+		back.partial = 0;
+		pl_redistribute(grad, &back, &r);
+		t += pl_cost_redist(p->c, &r);
+	}
+	return t;
+}
+
+double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
+{
+	const pl_edge *ed = &p->edges[e];
+	pl_layout src, dst, grad;
+	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
+	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
+				&grad);
+	return edge_cost_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad);
+}
+
+/* ---- the problem ---- */
+
+void pl_problem_free(pl_problem *p)
+{
+	if (!p)
+		return;
+	for (int o = 0; o < p->nops; o++) {
+		if (p->strat)
+			free(p->strat[o]);
+		if (p->node)
+			free(p->node[o]);
+		if (p->op_edges)
+			free(p->op_edges[o]);
+	}
+	for (int e = 0; e < p->nedges && p->edge_tab; e++)
+		free(p->edge_tab[e]);
+	free(p->nstrat);
+	free(p->strat);
+	free(p->node);
+	free(p->edges);
+	free(p->op_edges);
+	free(p->op_nedges);
+	free(p->param_owner);
+	free(p->edge_tab);
+	free(p);
+}
+
+pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err)
+{
+	pl_status st = PL_OK;
+	pl_problem *p = calloc(1, sizeof *p);
+	if (!p)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	p->g = g;
+	p->c = c;
+	p->devices = pl_cluster_devices_total(c);
+	p->nops = g->nops;
+	int maxe = 0;
+	for (int o = 0; o < g->nops; o++)
+		maxe += g->ops[o].ninputs;
+	p->nstrat = calloc((size_t)g->nops, sizeof *p->nstrat);
+	p->strat = calloc((size_t)g->nops, sizeof *p->strat);
+	p->node = calloc((size_t)g->nops, sizeof *p->node);
+	p->op_edges = calloc((size_t)g->nops, sizeof *p->op_edges);
+	p->op_nedges = calloc((size_t)g->nops, sizeof *p->op_nedges);
+	p->edges = calloc((size_t)maxe + 1, sizeof *p->edges);
+	p->edge_tab = calloc((size_t)maxe + 1, sizeof *p->edge_tab);
+	p->param_owner = malloc(sizeof *p->param_owner * (size_t)(g->ntensors + 1));
+	if (!p->nstrat || !p->strat || !p->node || !p->op_edges || !p->op_nedges || !p->edges ||
+	    !p->edge_tab || !p->param_owner) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	for (int t = 0; t < g->ntensors; t++)
+		p->param_owner[t] = -1;
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		for (int i = 0; i < op->ninputs; i++) {
+			int t = op->in[i];
+			const pl_tensor *tt = &g->tensors[t];
+			pl_edge ed = {.dst_op = o, .dst_slot = i, .tensor = t};
+			if (tt->producer >= 0) {
+				ed.src_op = tt->producer;
+				ed.src_slot = tt->producer_slot;
+			} else if (tt->role == PL_ROLE_PARAM) {
+				if (p->param_owner[t] < 0) {
+					p->param_owner[t] = o;
+					continue;
+				}
+				if (p->param_owner[t] == o)
+					continue; /* the same op reads it twice: one layout */
+				ed.src_op = p->param_owner[t];
+				ed.src_is_input = 1;
+				for (int j = 0; j < g->ops[ed.src_op].ninputs; j++)
+					if (g->ops[ed.src_op].in[j] == t) {
+						ed.src_slot = j;
+						break;
+					}
+			} else {
+				continue; /* data arrives in whatever layout the op asks for */
+			}
+			p->edges[p->nedges++] = ed;
+		}
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		p->op_nedges[p->edges[e].src_op]++;
+		if (p->edges[e].dst_op != p->edges[e].src_op)
+			p->op_nedges[p->edges[e].dst_op]++;
+	}
+	for (int o = 0; o < g->nops; o++) {
+		p->op_edges[o] = malloc(sizeof(int) * (size_t)(p->op_nedges[o] + 1));
+		if (!p->op_edges[o]) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		p->op_nedges[o] = 0;
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		int s = p->edges[e].src_op, d = p->edges[e].dst_op;
+		p->op_edges[s][p->op_nedges[s]++] = e;
+		if (d != s)
+			p->op_edges[d][p->op_nedges[d]++] = e;
+	}
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		int nl = op->spec.nloops > 0 ? op->spec.nloops : 1;
+		if (op->has_strategy) {
+			pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
+			if (cs) {
+				pl_err_prefix(err, "%s: op '%s': the annotated strategy does not fit "
+					      "%lld devices", g->path, op->name,
+					      (long long)p->devices);
+				st = cs;
+				goto cleanup;
+			}
+			p->nstrat[o] = 1;
+			p->strat[o] = calloc((size_t)nl, sizeof(int64_t));
+			if (!p->strat[o]) {
+				st = pl_err_set(err, PL_ENOMEM, "out of memory");
+				goto cleanup;
+			}
+			memcpy(p->strat[o], op->strategy, sizeof(int64_t) * (size_t)op->spec.nloops);
+			continue;
+		}
+		int n = pl_op_enumerate(op, p->devices, NULL, 0);
+		p->strat[o] = calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
+		if (!p->strat[o]) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		p->nstrat[o] = pl_op_enumerate(op, p->devices, p->strat[o], n);
+	}
+	*out = p;
+	p = NULL;
+cleanup:
+	pl_problem_free(p);
+	return st;
+}
+
+const pl_nodecost *pl_problem_node(pl_problem *p, int o)
+{
+	if (!p->node[o]) {
+		pl_nodecost *n = malloc(sizeof *n * (size_t)p->nstrat[o]);
+		if (!n)
+			return NULL;
+		int nl = p->g->ops[o].spec.nloops;
+		for (int s = 0; s < p->nstrat[o]; s++)
+			pl_cost_node(p, o, p->strat[o] + (size_t)s * nl, &n[s]);
+		p->node[o] = n;
+	}
+	return p->node[o];
+}
+
+/* Distinct layouts of one end of an edge: idx[s] is the class of strategy s. */
+static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
+{
+	int nu = 0;
+	for (int s = 0; s < n; s++) {
+		int k = 0;
+		while (k < nu && !pl_layout_equal(&uniq[k], &all[s]))
+			k++;
+		if (k == nu)
+			uniq[nu++] = all[s];
+		idx[s] = k;
+	}
+	return nu;
+}
+
+const double *pl_problem_edge(pl_problem *p, int e)
+{
+	if (p->edge_tab[e])
+		return p->edge_tab[e];
+	const pl_edge *ed = &p->edges[e];
+	int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
+	const pl_op *so = &p->g->ops[ed->src_op], *dop = &p->g->ops[ed->dst_op];
+	int nls = so->spec.nloops, nld = dop->spec.nloops;
+	int rg = p->g->tensors[ed->tensor].requires_grad;
+	double *tab = malloc(sizeof *tab * (size_t)ns * (size_t)nd);
+	pl_layout *sl = malloc(sizeof *sl * (size_t)ns), *su = malloc(sizeof *su * (size_t)ns);
+	pl_layout *dl = malloc(sizeof *dl * (size_t)nd * 2), *du = malloc(sizeof *du * (size_t)nd * 2);
+	int *si = malloc(sizeof *si * (size_t)ns), *di = malloc(sizeof *di * (size_t)nd);
+	double *pair = NULL;
+	if (!tab || !sl || !su || !dl || !du || !si || !di)
+		goto fail;
+	for (int a = 0; a < ns; a++) {
+		const int64_t *sp = p->strat[ed->src_op] + (size_t)a * nls;
+		if (ed->src_is_input)
+			pl_op_input_layout(p->g, so, sp, p->devices, ed->src_slot, &sl[a]);
+		else
+			pl_op_output_layout(p->g, so, sp, p->devices, ed->src_slot, &sl[a]);
+	}
+	/* a consumer end is its input layout and its gradient layout, side by side */
+	for (int b = 0; b < nd; b++) {
+		const int64_t *dp = p->strat[ed->dst_op] + (size_t)b * nld;
+		pl_op_input_layout(p->g, dop, dp, p->devices, ed->dst_slot, &dl[2 * b]);
+		pl_op_input_grad_layout(p->g, dop, dp, p->devices, ed->dst_slot, &dl[2 * b + 1]);
+	}
+	int nsu = classify(su, si, sl, ns);
+	int ndu = 0;
+	for (int b = 0; b < nd; b++) {
+		int k = 0;
+		while (k < ndu && !(pl_layout_equal(&du[2 * k], &dl[2 * b]) &&
+				    pl_layout_equal(&du[2 * k + 1], &dl[2 * b + 1])))
+			k++;
+		if (k == ndu) {
+			du[2 * ndu] = dl[2 * b];
+			du[2 * ndu + 1] = dl[2 * b + 1];
+			ndu++;
+		}
+		di[b] = k;
+	}
+	pair = malloc(sizeof *pair * (size_t)nsu * (size_t)ndu);
+	if (!pair)
+		goto fail;
+	for (int a = 0; a < nsu; a++)
+		for (int b = 0; b < ndu; b++)
+			pair[(size_t)a * ndu + b] =
+				edge_cost_layouts(p, &su[a], &du[2 * b], &du[2 * b + 1], rg);
+	for (int a = 0; a < ns; a++)
+		for (int b = 0; b < nd; b++)
+			tab[(size_t)a * nd + b] = pair[(size_t)si[a] * ndu + di[b]];
+	p->edge_tab[e] = tab;
+	tab = NULL;
+fail:
+	free(tab);
+	free(sl);
+	free(su);
+	free(dl);
+	free(du);
+	free(si);
+	free(di);
+	free(pair);
+	return p->edge_tab[e];
+}
+
+void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
+		  pl_nodecost *per_op)
+{
+	memset(out, 0, sizeof *out);
+	for (int o = 0; o < p->nops; o++) {
+		pl_nodecost n;
+		pl_cost_node(p, o, splits[o], &n);
+		out->compute_s += n.compute_s;
+		out->comm_s += n.comm_s;
+		out->mem_bytes += n.mem_bytes;
+		if (per_op)
+			per_op[o] = n;
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		double t = pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
+		out->comm_s += t;
+		if (per_op)
+			per_op[ed->dst_op].comm_s += t;
+	}
+	out->step_s = out->compute_s + out->comm_s;
+}

@@ -1,0 +1,73 @@
+/* Pricing: what one op costs under one strategy (compute, its own
+ * collectives, gradient sync and optimizer for the params it owns, memory),
+ * what one edge costs between a producer and a consumer strategy (forward
+ * redistribution + backward redistribution of the gradient), and a whole
+ * plan. The step time is the sum of node and edge times: forward, backward,
+ * gradient synchronization and the optimizer, without overlap. */
+#ifndef PL_COST_H
+#define PL_COST_H
+
+#include "costmodel/cluster.h"
+#include "planner/graph.h"
+#include "planner/layout.h"
+
+typedef struct pl_nodecost {
+	double compute_s; /* forward + backward kernels + optimizer */
+	double comm_s;    /* the op's own collectives + gradient all-reduce */
+	double mem_bytes; /* params, grads, optimizer state, kept activations */
+} pl_nodecost;
+
+/* An edge carries one tensor from the op that fixes its layout (its producer,
+ * or for a param the first op that consumes it) to another consumer. */
+typedef struct pl_edge {
+	int src_op, src_slot, src_is_input;
+	int dst_op, dst_slot;
+	int tensor;
+} pl_edge;
+
+typedef struct pl_problem {
+	const pl_graph *g;
+	const pl_cluster *c;
+	int64_t devices;
+	int nops;
+	int *nstrat;      /* candidates per op */
+	int64_t **strat;  /* per op: nstrat x nloops split counts */
+	pl_nodecost **node; /* lazily filled, see pl_problem_node */
+	int nedges;
+	pl_edge *edges;
+	int **op_edges; /* per op: indices of incident edges */
+	int *op_nedges;
+	int *param_owner; /* per tensor: owning op of a param, else -1 */
+	double **edge_tab; /* lazily filled nstrat[src] x nstrat[dst] */
+} pl_problem;
+
+/* Builds the problem: edges and candidate strategies (the annotation alone for
+ * annotated ops). Caller frees with pl_problem_free. */
+pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err);
+void pl_problem_free(pl_problem *p);
+
+/* Node costs of every candidate of op (computed once, then cached). */
+const pl_nodecost *pl_problem_node(pl_problem *p, int op);
+/* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
+const double *pl_problem_edge(pl_problem *p, int e);
+
+void pl_cost_node(const pl_problem *p, int op, const int64_t *split, pl_nodecost *out);
+double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split);
+double pl_cost_redist(const pl_cluster *c, const pl_redist *r);
+double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
+
+/* Layouts on the two ends of edge e (forward direction). */
+void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split,
+		     const int64_t *dst_split, pl_layout *src, pl_layout *dst);
+
+typedef struct pl_plancost {
+	double step_s, compute_s, comm_s, mem_bytes;
+} pl_plancost;
+
+/* Prices a plan given as split counts per op (splits[op] has nloops entries).
+ * If per_op is non-NULL it receives each op's node cost and, in comm_s, the
+ * edges that end at it. */
+void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
+		  pl_nodecost *per_op);
+
+#endif

@@ -1,0 +1,281 @@
+/* Strategy checkpoint writer and reader. The writer derives everything but
+ * the strategies (layouts, slice shapes, groups) from the op rules; the
+ * reader needs only parallel_strategy_item. */
+#include "planner/checkpoint.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "planner/layout.h"
+#include "planner/ops.h"
+
+static cJSON *int_array(const int64_t *v, int n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+	return a;
+}
+
+/* Rank groups along the given axes of a device matrix: every rank in one. */
+static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, int64_t devices)
+{
+	cJSON *all = cJSON_CreateArray();
+	pl_prim p = {.kind = PL_PRIM_ALL_REDUCE, .dm = *dm, .naxes = naxes, .group_size = 1};
+	for (int k = 0; k < naxes; k++) {
+		p.axes[k] = axes[k];
+		p.group_size *= dm->size[axes[k]];
+	}
+	int64_t *members = malloc(sizeof *members * (size_t)p.group_size);
+	if (!members)
+		return all;
+	for (int64_t r = 0; r < devices; r++) {
+		int64_t idx;
+		pl_prim_group(&p, r, members, &idx);
+		if (idx == 0) /* list each group once, from its first member */
+			cJSON_AddItemToArray(all, int_array(members, (int)p.group_size));
+	}
+	free(members);
+	return all;
+}
+
+cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "format", "planner.strategy/1");
+	cJSON *m = cJSON_AddObjectToObject(root, "model");
+	cJSON_AddStringToObject(m, "name", g->name);
+	cJSON_AddStringToObject(m, "sha256", g->sha256);
+	cJSON *c = cJSON_AddObjectToObject(root, "cluster");
+	cJSON_AddStringToObject(c, "name", info->cluster_name);
+	cJSON_AddNumberToObject(c, "devices", (double)info->devices);
+	cJSON_AddNumberToObject(c, "nodes", (double)info->nodes);
+	cJSON_AddNumberToObject(c, "devices_per_node", (double)info->devices_per_node);
+	cJSON *s = cJSON_AddObjectToObject(root, "search");
+	cJSON_AddStringToObject(s, "mode", info->mode);
+	/* 0.1 s resolution keeps the file byte-identical across runs of small searches */
+	cJSON_AddNumberToObject(s, "seconds", round(info->seconds * 10) / 10);
+	cJSON_AddBoolToObject(s, "optimal", info->optimal);
+	if (info->why && info->why[0])
+		cJSON_AddStringToObject(s, "why", info->why);
+	if (info->repeated_layers)
+		cJSON_AddNumberToObject(s, "repeated_layers", info->repeated_layers);
+	if (info->memory_limit > 0)
+		cJSON_AddNumberToObject(s, "memory_limit_bytes", info->memory_limit);
+	cJSON_AddNumberToObject(root, "current_stage", 0);
+
+	cJSON *items = cJSON_AddObjectToObject(root, "parallel_strategy_item");
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+		pl_op_split_to_tuples(g, op, splits[o], tuples);
+		cJSON *it = cJSON_AddObjectToObject(items, op->name);
+		cJSON_AddNumberToObject(it, "stage", 0);
+		cJSON *ps = cJSON_AddArrayToObject(it, "parallel_strategy");
+		for (int i = 0; i < op->ninputs; i++)
+			cJSON_AddItemToArray(ps, int_array(tuples[i], g->tensors[op->in[i]].rank));
+		cJSON_AddStringToObject(it, "type", pl_optype_name(op->type));
+		if (info->op_compute_s) {
+			cJSON_AddNumberToObject(it, "compute_seconds", info->op_compute_s[o]);
+			cJSON_AddNumberToObject(it, "communication_seconds", info->op_comm_s[o]);
+			cJSON_AddNumberToObject(it, "memory_bytes", info->op_mem_bytes[o]);
+		}
+	}
+
+	/* params: the layout of the op that owns them (first consumer) */
+	cJSON *layouts = cJSON_AddObjectToObject(root, "parallel_layout_item");
+	int big_op = -1, big_slot = -1;
+	int64_t big = -1;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *pt = &g->tensors[t];
+		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0)
+			continue;
+		int o = pt->consumers[0], slot = pt->consumer_slots[0];
+		pl_layout l;
+		pl_op_input_layout(g, &g->ops[o], splits[o], info->devices, slot, &l);
+		int64_t dev[PL_MAX_AXES], map[PL_MAX_RANK], local[PL_MAX_RANK];
+		int nd;
+		pl_layout_ms(&l, dev, &nd, map);
+		pl_layout_local_shape(&l, local);
+		cJSON *it = cJSON_AddObjectToObject(layouts, pt->name);
+		cJSON_AddItemToObject(it, "dev_matrix", int_array(dev, nd));
+		cJSON_AddItemToObject(it, "tensor_map", int_array(map, pt->rank));
+		cJSON_AddItemToObject(it, "tensor_shape", int_array(pt->shape, pt->rank));
+		cJSON_AddItemToObject(it, "slice_shape", int_array(local, pt->rank));
+		if (pl_tensor_elems(pt) > big) {
+			big = pl_tensor_elems(pt);
+			big_op = o;
+			big_slot = slot;
+		}
+	}
+
+	/* groups, read off the largest param: ranks that hold the same slice and
+	 * all-reduce its gradient (dp), ranks that hold its different slices (tp) */
+	cJSON *groups = cJSON_AddObjectToObject(root, "groups");
+	pl_layout gl;
+	if (big_op >= 0) {
+		pl_op_input_grad_layout(g, &g->ops[big_op], splits[big_op], info->devices, big_slot,
+					&gl);
+	} else { /* no params: the first op's first input */
+		pl_op_input_grad_layout(g, &g->ops[0], splits[0], info->devices, 0, &gl);
+	}
+	int8_t dp_axes[PL_MAX_AXES], tp_axes[PL_MAX_AXES];
+	int ndp = 0, ntp = 0;
+	for (int a = 0; a < gl.dm.n; a++) {
+		int mapped = 0;
+		for (int d = 0; d < gl.rank; d++)
+			for (int k = 0; k < gl.nmap[d]; k++)
+				mapped |= gl.map[d][k] == a;
+		if (mapped)
+			tp_axes[ntp++] = (int8_t)a;
+		else
+			dp_axes[ndp++] = (int8_t)a;
+	}
+	cJSON_AddItemToObject(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, info->devices));
+	cJSON_AddItemToObject(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, info->devices));
+
+	cJSON *cost = cJSON_AddObjectToObject(root, "cost");
+	cJSON_AddNumberToObject(cost, "step_seconds", info->step_s);
+	cJSON_AddNumberToObject(cost, "compute_seconds", info->compute_s);
+	cJSON_AddNumberToObject(cost, "communication_seconds", info->comm_s);
+	cJSON_AddNumberToObject(cost, "peak_memory_bytes", info->mem_bytes);
+	return root;
+}
+
+pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
+{
+	if (!strcmp(path, "-")) {
+		fputs(text, stdout);
+		fflush(stdout);
+		return PL_OK;
+	}
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "wb");
+	pl_status st = PL_OK;
+	if (!f) {
+		st = pl_err_set(err, PL_EIO, "%s: cannot write: %s", path, strerror(errno));
+		goto cleanup;
+	}
+	size_t len = strlen(text);
+	int bad = fwrite(text, 1, len, f) != len;
+	bad |= fflush(f) != 0;
+	bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path)) {
+		st = pl_err_set(err, PL_EIO, "%s: cannot write: %s", path, strerror(errno));
+		remove(tmp);
+	}
+cleanup:
+	free(tmp);
+	return st;
+}
+
+pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
+{
+	FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
+	if (!f)
+		return pl_err_set(err, PL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t n = 0, cap = 0, k;
+	do {
+		if (cap - n < 4096) {
+			cap = cap ? 2 * cap : 65536;
+			char *nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				if (f != stdin)
+					fclose(f);
+				return pl_err_set(err, PL_ENOMEM, "out of memory");
+			}
+			buf = nb;
+		}
+		k = fread(buf + n, 1, cap - n, f);
+		n += k;
+	} while (k > 0);
+	if (f != stdin)
+		fclose(f);
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return PL_OK;
+}
+
+pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where,
+			       int partial, int64_t **splits, int *has, pl_err *err)
+{
+	if (!cJSON_IsObject(root))
+		return pl_err_set(err, PL_EINVAL, "%s: expected a JSON object", where);
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item");
+	if (!cJSON_IsObject(items))
+		return pl_err_set(err, PL_EINVAL,
+				  "%s: parallel_strategy_item: expected an object of op name -> "
+				  "{\"parallel_strategy\": [[...], ...]}",
+				  where);
+	for (int o = 0; o < g->nops; o++)
+		has[o] = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, items)
+	{
+		int o = pl_graph_find_op(g, it->string);
+		if (o < 0)
+			return pl_err_set(err, PL_EINVAL,
+					  "%s: parallel_strategy_item.%s: the model '%s' has no op of "
+					  "that name",
+					  where, it->string, g->name);
+		const pl_op *op = &g->ops[o];
+		const cJSON *ps = cJSON_IsObject(it)
+					  ? cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy")
+					  : NULL;
+		if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) > PL_MAX_OP_INPUTS)
+			return pl_err_set(err, PL_EINVAL,
+					  "%s: op '%s': parallel_strategy: expected one array of "
+					  "split counts per input",
+					  where, op->name);
+		int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+		int ranks[PL_MAX_OP_INPUTS] = {0}, nt = 0;
+		const cJSON *tu;
+		cJSON_ArrayForEach(tu, ps)
+		{
+			if (!cJSON_IsArray(tu) || cJSON_GetArraySize(tu) > PL_MAX_RANK)
+				return pl_err_set(err, PL_EINVAL,
+						  "%s: op '%s': parallel_strategy[%d]: expected an "
+						  "array of split counts",
+						  where, op->name, nt);
+			const cJSON *v;
+			int d = 0;
+			cJSON_ArrayForEach(v, tu)
+			{
+				if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+				    v->valuedouble < 1 || v->valuedouble > 1e9)
+					return pl_err_set(err, PL_EINVAL,
+							  "%s: op '%s': parallel_strategy[%d][%d]: "
+							  "expected a positive integer",
+							  where, op->name, nt, d);
+				tuples[nt][d++] = (int64_t)v->valuedouble;
+			}
+			ranks[nt++] = d;
+		}
+		pl_status st = pl_op_tuples_to_split(g, op, tuples, ranks, nt, splits[o], err);
+		if (st) {
+			pl_err_prefix(err, "%s: op '%s': parallel_strategy", where, op->name);
+			return st;
+		}
+		has[o] = 1;
+	}
+	if (!partial)
+		for (int o = 0; o < g->nops; o++)
+			if (!has[o])
+				return pl_err_set(err, PL_EINVAL,
+						  "%s: parallel_strategy_item: op '%s' of the model has "
+						  "no strategy",
+						  where, g->ops[o].name);
+	return PL_OK;
+}

@@ -1,0 +1,39 @@
+/* Strategy checkpoints (DESIGN 4.3): MindSpore's field names, written
+ * deterministically and atomically; read back into split counts per op. */
+#ifndef PL_CHECKPOINT_H
+#define PL_CHECKPOINT_H
+
+#include <cjson/cJSON.h>
+
+#include "planner/graph.h"
+
+typedef struct pl_ckpt_info {
+	const char *cluster_name;
+	int64_t devices, nodes, devices_per_node;
+	const char *mode;
+	double seconds;
+	int optimal;
+	const char *why;
+	int repeated_layers;
+	double memory_limit;
+	/* totals and per-op numbers, priced by the cost model */
+	double step_s, compute_s, comm_s, mem_bytes;
+	const double *op_compute_s, *op_comm_s, *op_mem_bytes;
+} pl_ckpt_info;
+
+/* Builds the checkpoint object. Caller owns the result (cJSON_Delete). */
+cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info);
+/* Writes text to path atomically (temp file in the same folder + rename).
+ * path "-" writes to stdout. */
+pl_status pl_write_atomic(const char *path, const char *text, pl_err *err);
+
+/* Reads parallel_strategy_item from a parsed checkpoint into splits[op]
+ * (nloops each, caller-allocated). Every op of the model must appear unless
+ * partial is set; then missing ops get has[op] = 0. where names the source in
+ * messages. */
+pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where,
+			       int partial, int64_t **splits, int *has, pl_err *err);
+/* Reads a JSON file fully (caller frees *text). */
+pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);
+
+#endif

@@ -1,0 +1,692 @@
+/* Model import (DESIGN 4.1): planner.model/1 JSON -> validated graph IR.
+ * Every check names the file and the op or field and says what was expected;
+ * ops are re-ordered topologically (stable: file order where possible) and a
+ * cycle is reported with one op on it. */
+#include "planner/graph.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/ops.h"
+
+static const char *const dtype_names[] = {"float32", "float16", "bfloat16", "int32", "int64"};
+_Static_assert(sizeof dtype_names / sizeof *dtype_names == PL_DT_COUNT, "dtype names");
+static const int dtype_bytes[] = {4, 2, 2, 4, 8};
+static const char *const role_names[] = {"input", "param", "const", "activation"};
+_Static_assert(sizeof role_names / sizeof *role_names == PL_ROLE_COUNT, "role names");
+
+const char *pl_dtype_name(pl_dtype dt) { return dt < PL_DT_COUNT ? dtype_names[dt] : "?"; }
+int pl_dtype_bytes(pl_dtype dt) { return dt < PL_DT_COUNT ? dtype_bytes[dt] : 0; }
+const char *pl_role_name(pl_role r) { return r < PL_ROLE_COUNT ? role_names[r] : "?"; }
+
+int pl_dtype_parse(const char *s, pl_dtype *out)
+{
+	for (int i = 0; i < PL_DT_COUNT; i++)
+		if (!strcmp(s, dtype_names[i])) {
+			*out = (pl_dtype)i;
+			return 0;
+		}
+	return -1;
+}
+
+int64_t pl_tensor_elems(const pl_tensor *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t->rank; i++)
+		n *= t->shape[i];
+	return n;
+}
+
+int pl_graph_find_op(const pl_graph *g, const char *name)
+{
+	for (int i = 0; i < g->nops; i++)
+		if (!strcmp(g->ops[i].name, name))
+			return i;
+	return -1;
+}
+
+int pl_graph_find_tensor(const pl_graph *g, const char *name)
+{
+	for (int i = 0; i < g->ntensors; i++)
+		if (!strcmp(g->tensors[i].name, name))
+			return i;
+	return -1;
+}
+
+void pl_graph_free(pl_graph *g)
+{
+	if (g)
+		pl_arena_free(g->arena);
+}
+
+/* ---- small JSON helpers; each names the field it reads in its message ---- */
+
+#define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)
+
+static pl_status get_int_array(const cJSON *a, int64_t *out, int *n, int max, int positive,
+			       const char *file, const char *where, pl_err *err)
+{
+	if (!cJSON_IsArray(a))
+		return FAIL("%s: %s: expected an array of integers", file, where);
+	int k = cJSON_GetArraySize(a);
+	if (k > max)
+		return FAIL("%s: %s: has %d entries, at most %d are supported", file, where, k, max);
+	int i = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, a)
+	{
+		if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+		    fabs(e->valuedouble) > 9.0e15)
+			return FAIL("%s: %s[%d]: expected an integer", file, where, i);
+		out[i] = (int64_t)e->valuedouble;
+		if (positive && out[i] <= 0)
+			return FAIL("%s: %s[%d]: dimension %lld is not positive", file, where, i,
+				    (long long)out[i]);
+		i++;
+	}
+	*n = k;
+	return PL_OK;
+}
+
+static void line_col(const char *text, size_t len, const char *at, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = text; p < at && p < text + len; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* ---- building ---- */
+
+typedef struct builder {
+	pl_graph *g;
+	const char *file;
+	int cap_tensors;
+} builder;
+
+static int add_tensor(builder *b, const char *name)
+{
+	pl_graph *g = b->g;
+	if (g->ntensors == b->cap_tensors) {
+		int cap = b->cap_tensors ? 2 * b->cap_tensors : 64;
+		pl_tensor *t = pl_arena_alloc(g->arena, (size_t)cap * sizeof *t);
+		if (!t)
+			return -1;
+		if (g->ntensors)
+			memcpy(t, g->tensors, (size_t)g->ntensors * sizeof *t);
+		g->tensors = t;
+		b->cap_tensors = cap;
+	}
+	pl_tensor *t = &g->tensors[g->ntensors];
+	memset(t, 0, sizeof *t);
+	t->name = pl_arena_strdup(g->arena, name);
+	if (!t->name)
+		return -1;
+	t->producer = -1;
+	t->dtype = g->dtype;
+	return g->ntensors++;
+}
+
+static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
+{
+	pl_attrs *a = &op->attrs;
+	a->epsilon = 1e-5;
+	a->ratio = 0.5;
+	a->keepdims = 1;
+	a->axis = -1;
+	if (!jattrs)
+		return PL_OK;
+	if (!cJSON_IsObject(jattrs))
+		return FAIL("%s: op '%s': attrs: expected an object", b->file, op->name);
+	const cJSON *e;
+	cJSON_ArrayForEach(e, jattrs)
+	{
+		const char *k = e->string;
+		char where[256];
+		snprintf(where, sizeof where, "op '%s': attrs.%s", op->name, k);
+		if (!strcmp(k, "axis")) {
+			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble))
+				return FAIL("%s: %s: expected an integer", b->file, where);
+			a->axis = (int64_t)e->valuedouble;
+			a->has_axis = 1;
+		} else if (!strcmp(k, "epsilon") || !strcmp(k, "ratio")) {
+			if (!cJSON_IsNumber(e))
+				return FAIL("%s: %s: expected a number", b->file, where);
+			if (!strcmp(k, "epsilon"))
+				a->epsilon = e->valuedouble;
+			else if (e->valuedouble < 0 || e->valuedouble >= 1)
+				return FAIL("%s: %s: expected a number in [0, 1)", b->file, where);
+			else
+				a->ratio = e->valuedouble;
+		} else if (!strcmp(k, "perm")) {
+			pl_status st = get_int_array(e, a->perm, &a->nperm, PL_MAX_RANK, 0, b->file,
+						     where, err);
+			if (st)
+				return st;
+		} else if (!strcmp(k, "axes")) {
+			pl_status st = get_int_array(e, a->axes, &a->naxes, PL_MAX_RANK, 0, b->file,
+						     where, err);
+			if (st)
+				return st;
+			a->has_axes = 1;
+		} else if (!strcmp(k, "shape")) {
+			pl_status st = get_int_array(e, a->shape, &a->nshape, PL_MAX_RANK, 0, b->file,
+						     where, err);
+			if (st)
+				return st;
+		} else if (!strcmp(k, "keepdims")) {
+			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
+				return FAIL("%s: %s: expected 0 or 1", b->file, where);
+			a->keepdims = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
+		} else if (!strcmp(k, "to")) {
+			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
+				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
+					    "int32, int64",
+					    b->file, where);
+		}
+		/* other attributes are accepted and ignored (forward compatible) */
+	}
+	return PL_OK;
+}
+
+/* Reads one op's name/type/inputs/outputs/attrs; tensors are linked later. */
+typedef struct rawop {
+	const cJSON *j;
+	int ninputs;
+	const char *inputs[PL_MAX_OP_INPUTS];
+	int noutputs;
+	const char *outputs[PL_MAX_OP_OUTPUTS];
+	const cJSON *out_shape[PL_MAX_OP_OUTPUTS];
+	const cJSON *strategy;
+} rawop;
+
+static pl_status read_names(builder *b, const char *opname, const char *field, const cJSON *arr,
+			    const char **names, const cJSON **shapes, int *n, int max, pl_err *err)
+{
+	if (!cJSON_IsArray(arr))
+		return FAIL("%s: op '%s': %s: expected an array of tensor names", b->file, opname,
+			    field);
+	int k = cJSON_GetArraySize(arr);
+	if (k > max)
+		return FAIL("%s: op '%s': %s: has %d entries, at most %d are supported", b->file,
+			    opname, field, k, max);
+	int i = 0;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, arr)
+	{
+		if (cJSON_IsString(e)) {
+			names[i] = e->valuestring;
+			if (shapes)
+				shapes[i] = NULL;
+		} else if (shapes && cJSON_IsObject(e) &&
+			   cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "name"))) {
+			names[i] = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
+			shapes[i] = cJSON_GetObjectItemCaseSensitive(e, "shape");
+		} else {
+			return FAIL("%s: op '%s': %s[%d]: expected a tensor name", b->file, opname,
+				    field, i);
+		}
+		i++;
+	}
+	*n = k;
+	return PL_OK;
+}
+
+static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, const cJSON *js,
+			     pl_err *err)
+{
+	int64_t shape[PL_MAX_RANK];
+	int n;
+	char where[256];
+	snprintf(where, sizeof where, "op '%s': output '%s': shape", op->name, t->name);
+	pl_status st = get_int_array(js, shape, &n, PL_MAX_RANK, 1, b->file, where, err);
+	if (st)
+		return st;
+	int same = n == t->rank;
+	for (int i = 0; same && i < n; i++)
+		same = shape[i] == t->shape[i];
+	if (!same) {
+		char got[128] = "", want[128] = "";
+		for (int i = 0; i < n; i++)
+			snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld",
+				 i ? "," : "", (long long)shape[i]);
+		for (int i = 0; i < t->rank; i++)
+			snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld",
+				 i ? "," : "", (long long)t->shape[i]);
+		return FAIL("%s: %s: declared [%s] but the inputs give [%s]", b->file, where, got,
+			    want);
+	}
+	return PL_OK;
+}
+
+static pl_status build(builder *b, const cJSON *root, pl_err *err)
+{
+	pl_graph *g = b->g;
+	const char *file = b->file;
+	if (!cJSON_IsObject(root))
+		return FAIL("%s: expected a JSON object at the top", file);
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.model/1"))
+		return FAIL("%s: format: expected \"planner.model/1\"", file);
+	const cJSON *jname = cJSON_GetObjectItemCaseSensitive(root, "name");
+	if (jname && !cJSON_IsString(jname))
+		return FAIL("%s: name: expected a string", file);
+	g->name = pl_arena_strdup(g->arena, jname ? jname->valuestring : "model");
+	const cJSON *jdt = cJSON_GetObjectItemCaseSensitive(root, "dtype");
+	g->dtype = PL_DT_FLOAT32;
+	if (jdt && (!cJSON_IsString(jdt) || pl_dtype_parse(jdt->valuestring, &g->dtype)))
+		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64",
+			    file);
+
+	/* declared tensors */
+	const cJSON *jt = cJSON_GetObjectItemCaseSensitive(root, "tensors");
+	if (!cJSON_IsObject(jt))
+		return FAIL("%s: tensors: expected an object of tensor declarations", file);
+	const cJSON *e;
+	cJSON_ArrayForEach(e, jt)
+	{
+		if (pl_graph_find_tensor(g, e->string) >= 0)
+			return FAIL("%s: tensors.%s: declared twice", file, e->string);
+		if (!cJSON_IsObject(e))
+			return FAIL("%s: tensors.%s: expected an object with shape and role", file,
+				    e->string);
+		int ti = add_tensor(b, e->string);
+		if (ti < 0)
+			return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+		pl_tensor *t = &g->tensors[ti];
+		char where[256];
+		snprintf(where, sizeof where, "tensors.%s.shape", e->string);
+		pl_status st = get_int_array(cJSON_GetObjectItemCaseSensitive(e, "shape"), t->shape,
+					     &t->rank, PL_MAX_RANK, 1, file, where, err);
+		if (st)
+			return st;
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "role");
+		if (!cJSON_IsString(r))
+			return FAIL("%s: tensors.%s.role: expected \"input\", \"param\" or \"const\"",
+				    file, e->string);
+		if (!strcmp(r->valuestring, "input"))
+			t->role = PL_ROLE_INPUT;
+		else if (!strcmp(r->valuestring, "param"))
+			t->role = PL_ROLE_PARAM;
+		else if (!strcmp(r->valuestring, "const"))
+			t->role = PL_ROLE_CONST;
+		else
+			return FAIL("%s: tensors.%s.role: \"%s\" is not one of \"input\", "
+				    "\"param\", \"const\"",
+				    file, e->string, r->valuestring);
+		t->requires_grad = t->role == PL_ROLE_PARAM;
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "dtype");
+		if (d && (!cJSON_IsString(d) || pl_dtype_parse(d->valuestring, &t->dtype)))
+			return FAIL("%s: tensors.%s.dtype: expected one of float32, float16, "
+				    "bfloat16, int32, int64",
+				    file, e->string);
+	}
+
+	/* ops: first pass reads names and creates output tensors */
+	const cJSON *jops = cJSON_GetObjectItemCaseSensitive(root, "ops");
+	if (!cJSON_IsArray(jops))
+		return FAIL("%s: ops: expected an array of operators", file);
+	int nops = cJSON_GetArraySize(jops);
+	if (nops == 0)
+		return FAIL("%s: ops: the model has no operators", file);
+	pl_op *ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *ops);
+	rawop *raw = calloc((size_t)nops, sizeof *raw);
+	int *order = calloc((size_t)nops, sizeof *order);
+	int *indeg = calloc((size_t)nops, sizeof *indeg);
+	pl_status st = PL_OK;
+	if (!ops || !raw || !order || !indeg) {
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+		goto cleanup;
+	}
+	int k = 0;
+	cJSON_ArrayForEach(e, jops)
+	{
+		pl_op *op = &ops[k];
+		rawop *r = &raw[k];
+		r->j = e;
+		if (!cJSON_IsObject(e)) {
+			st = FAIL("%s: ops[%d]: expected an object", file, k);
+			goto cleanup;
+		}
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+		if (!cJSON_IsString(n) || !n->valuestring[0]) {
+			st = FAIL("%s: ops[%d].name: expected a non-empty string", file, k);
+			goto cleanup;
+		}
+		op->name = pl_arena_strdup(g->arena, n->valuestring);
+		for (int i = 0; i < k; i++)
+			if (!strcmp(ops[i].name, op->name)) {
+				st = FAIL("%s: op '%s': the name is used by ops[%d] and ops[%d]",
+					  file, op->name, i, k);
+				goto cleanup;
+			}
+		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
+		if (!cJSON_IsString(ty)) {
+			st = FAIL("%s: op '%s': type: expected an operator type name", file,
+				  op->name);
+			goto cleanup;
+		}
+		int known = pl_optype_parse(ty->valuestring, &op->type);
+		if (known == -2) {
+			st = FAIL("%s: op '%s': type '%s' is not supported yet", file, op->name,
+				  ty->valuestring);
+			goto cleanup;
+		}
+		if (known < 0) {
+			st = FAIL("%s: op '%s': unknown op type '%s' (expected an ONNX operator "
+				  "such as MatMul, Add, Gelu, LayerNormalization, ... or "
+				  "SoftmaxCrossEntropy, RMSNormalization, Silu)",
+				  file, op->name, ty->valuestring);
+			goto cleanup;
+		}
+		if ((st = read_names(b, op->name, "inputs",
+				     cJSON_GetObjectItemCaseSensitive(e, "inputs"), r->inputs, NULL,
+				     &r->ninputs, PL_MAX_OP_INPUTS, err)) ||
+		    (st = read_names(b, op->name, "outputs",
+				     cJSON_GetObjectItemCaseSensitive(e, "outputs"), r->outputs,
+				     r->out_shape, &r->noutputs, PL_MAX_OP_OUTPUTS, err)))
+			goto cleanup;
+		const pl_op_rule *rule = pl_op_rule_get(op->type);
+		if (r->ninputs < rule->min_inputs || r->ninputs > rule->max_inputs) {
+			if (rule->min_inputs == rule->max_inputs)
+				st = FAIL("%s: op '%s': %s takes %d input%s, got %d", file, op->name,
+					  rule->name, rule->min_inputs,
+					  rule->min_inputs == 1 ? "" : "s", r->ninputs);
+			else
+				st = FAIL("%s: op '%s': %s takes %d to %d inputs, got %d", file,
+					  op->name, rule->name, rule->min_inputs, rule->max_inputs,
+					  r->ninputs);
+			goto cleanup;
+		}
+		if (r->noutputs != rule->noutputs) {
+			st = FAIL("%s: op '%s': %s has %d output%s, got %d", file, op->name,
+				  rule->name, rule->noutputs, rule->noutputs == 1 ? "" : "s",
+				  r->noutputs);
+			goto cleanup;
+		}
+		const cJSON *os = cJSON_GetObjectItemCaseSensitive(e, "shape");
+		if (os && r->noutputs == 1 && !r->out_shape[0])
+			r->out_shape[0] = os;
+		r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
+		op->ninputs = r->ninputs;
+		op->noutputs = r->noutputs;
+		for (int i = 0; i < r->noutputs; i++) {
+			if (pl_graph_find_tensor(g, r->outputs[i]) >= 0) {
+				int t = pl_graph_find_tensor(g, r->outputs[i]);
+				if (g->tensors[t].producer >= 0)
+					st = FAIL("%s: op '%s': output '%s' is also produced by op "
+						  "'%s'",
+						  file, op->name, r->outputs[i],
+						  ops[g->tensors[t].producer].name);
+				else
+					st = FAIL("%s: op '%s': output '%s' is declared in tensors "
+						  "as %s; outputs must be new names",
+						  file, op->name, r->outputs[i],
+						  pl_role_name(g->tensors[t].role));
+				goto cleanup;
+			}
+			int ti = add_tensor(b, r->outputs[i]);
+			if (ti < 0) {
+				st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+				goto cleanup;
+			}
+			g->tensors[ti].role = PL_ROLE_ACTIVATION;
+			g->tensors[ti].producer = k;
+			g->tensors[ti].producer_slot = i;
+			op->out[i] = ti;
+		}
+		if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
+			goto cleanup;
+		k++;
+	}
+
+	/* link inputs */
+	for (int o = 0; o < nops; o++) {
+		for (int i = 0; i < raw[o].ninputs; i++) {
+			int ti = pl_graph_find_tensor(g, raw[o].inputs[i]);
+			if (ti < 0) {
+				st = FAIL("%s: op '%s': input '%s' is neither declared in tensors "
+					  "nor produced by an op",
+					  file, ops[o].name, raw[o].inputs[i]);
+				goto cleanup;
+			}
+			ops[o].in[i] = ti;
+			g->tensors[ti].nconsumers++;
+			if (g->tensors[ti].producer >= 0)
+				indeg[o]++;
+		}
+	}
+
+	/* topological order, stable in file order (Kahn, always the smallest ready op) */
+	{
+		int done = 0;
+		char *placed = calloc((size_t)nops, 1);
+		if (!placed) {
+			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+			goto cleanup;
+		}
+		while (done < nops) {
+			int pick = -1;
+			for (int o = 0; o < nops && pick < 0; o++)
+				if (!placed[o] && indeg[o] == 0)
+					pick = o;
+			if (pick < 0) {
+				int on = -1;
+				for (int o = 0; o < nops && on < 0; o++)
+					if (!placed[o])
+						on = o;
+				st = FAIL("%s: op '%s': the ops form a cycle through it (an op "
+					  "consumes a tensor that depends on its own output)",
+					  file, ops[on].name);
+				free(placed);
+				goto cleanup;
+			}
+			placed[pick] = 1;
+			order[done++] = pick;
+			for (int i = 0; i < ops[pick].noutputs; i++)
+				for (int o = 0; o < nops; o++)
+					for (int j = 0; j < ops[o].ninputs; j++)
+						if (ops[o].in[j] == ops[pick].out[i])
+							indeg[o]--;
+		}
+		free(placed);
+	}
+	g->nops = nops;
+	g->ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *g->ops);
+	int *newidx = indeg; /* reuse: old index -> new index */
+	if (!g->ops) {
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+		goto cleanup;
+	}
+	for (int i = 0; i < nops; i++) {
+		g->ops[i] = ops[order[i]];
+		newidx[order[i]] = i;
+	}
+	for (int t = 0; t < g->ntensors; t++) {
+		pl_tensor *tt = &g->tensors[t];
+		if (tt->producer >= 0)
+			tt->producer = newidx[tt->producer];
+		tt->consumers = pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
+		tt->consumer_slots =
+			pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
+		if (!tt->consumers || !tt->consumer_slots) {
+			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+			goto cleanup;
+		}
+		tt->nconsumers = 0;
+	}
+	for (int o = 0; o < nops; o++)
+		for (int i = 0; i < g->ops[o].ninputs; i++) {
+			pl_tensor *tt = &g->tensors[g->ops[o].in[i]];
+			tt->consumers[tt->nconsumers] = o;
+			tt->consumer_slots[tt->nconsumers++] = i;
+		}
+
+	/* shape inference in topological order, then declared output shapes */
+	for (int o = 0; o < nops; o++) {
+		pl_op *op = &g->ops[o];
+		const rawop *r = &raw[order[o]];
+		for (int i = 0; i < op->noutputs; i++) {
+			int rg = 0;
+			for (int j = 0; j < op->ninputs; j++)
+				rg |= g->tensors[op->in[j]].requires_grad;
+			g->tensors[op->out[i]].requires_grad = rg;
+		}
+		if ((st = pl_op_rule_get(op->type)->infer(g, op, err))) {
+			pl_err_prefix(err, "%s: op '%s' (%s)", file, op->name,
+				      pl_optype_name(op->type));
+			goto cleanup;
+		}
+		for (int i = 0; i < op->noutputs; i++)
+			if (r->out_shape[i] &&
+			    (st = check_shape(b, op, &g->tensors[op->out[i]], r->out_shape[i], err)))
+				goto cleanup;
+		if (r->strategy) {
+			int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+			int ranks[PL_MAX_OP_INPUTS] = {0};
+			int nt = 0;
+			if (!cJSON_IsArray(r->strategy) ||
+			    cJSON_GetArraySize(r->strategy) > PL_MAX_OP_INPUTS) {
+				st = FAIL("%s: op '%s': strategy: expected one array of split "
+					  "counts per input",
+					  file, op->name);
+				goto cleanup;
+			}
+			const cJSON *tu;
+			cJSON_ArrayForEach(tu, r->strategy)
+			{
+				char where[256];
+				snprintf(where, sizeof where, "op '%s': strategy[%d]", op->name, nt);
+				if ((st = get_int_array(tu, tuples[nt], &ranks[nt], PL_MAX_RANK, 1,
+							file, where, err)))
+					goto cleanup;
+				nt++;
+			}
+			if ((st = pl_op_tuples_to_split(g, op, tuples, ranks, nt, op->strategy,
+							err))) {
+				pl_err_prefix(err, "%s: op '%s': strategy", file, op->name);
+				goto cleanup;
+			}
+			op->has_strategy = 1;
+		}
+	}
+
+	/* model outputs */
+	const cJSON *jo = cJSON_GetObjectItemCaseSensitive(root, "outputs");
+	if (jo) {
+		if (!cJSON_IsArray(jo)) {
+			st = FAIL("%s: outputs: expected an array of tensor names", file);
+			goto cleanup;
+		}
+		g->noutputs = cJSON_GetArraySize(jo);
+		g->outputs = pl_arena_alloc(g->arena, (size_t)(g->noutputs + 1) * sizeof(int));
+		int i = 0;
+		cJSON_ArrayForEach(e, jo)
+		{
+			int ti = cJSON_IsString(e) ? pl_graph_find_tensor(g, e->valuestring) : -1;
+			if (!cJSON_IsString(e)) {
+				st = FAIL("%s: outputs[%d]: expected a tensor name", file, i);
+				goto cleanup;
+			}
+			if (ti < 0 || g->tensors[ti].producer < 0) {
+				st = FAIL("%s: outputs[%d]: no op produces '%s'", file, i,
+					  e->valuestring);
+				goto cleanup;
+			}
+			g->outputs[i++] = ti;
+		}
+	}
+cleanup:
+	free(raw);
+	free(order);
+	free(indeg);
+	return st;
+}
+
+pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
+			     pl_err *err)
+{
+	if (!out || !text || !name)
+		return pl_err_set(err, PL_EINVAL, "pl_graph_load_json: NULL argument");
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root) {
+		int line, col;
+		line_col(text, len, end ? end : text, &line, &col);
+		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", name, line, col);
+	}
+	pl_status st = PL_OK;
+	pl_graph *g = NULL;
+	pl_arena *a = pl_arena_new();
+	if (a)
+		g = pl_arena_alloc(a, sizeof *g);
+	if (!g) {
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+		goto cleanup;
+	}
+	g->arena = a;
+	g->path = pl_arena_strdup(a, name);
+	builder b = {.g = g, .file = name};
+	if ((st = build(&b, root, err)))
+		goto cleanup;
+	{
+		struct sha256_ctx ctx;
+		uint8_t dig[SHA256_DIGEST_SIZE];
+		sha256_init(&ctx);
+		sha256_update(&ctx, len, (const uint8_t *)text);
+		sha256_digest(&ctx, sizeof dig, dig);
+		for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+			snprintf(g->sha256 + 2 * i, 3, "%02x", dig[i]);
+	}
+	*out = g;
+	a = NULL;
+cleanup:
+	cJSON_Delete(root);
+	pl_arena_free(a);
+	return st;
+}
+
+pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pl_err_set(err, PL_EIO, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	pl_status st = PL_OK;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? 2 * cap : 1 << 20;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", path);
+				goto cleanup;
+			}
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		st = pl_err_set(err, PL_EIO, "%s: read error", path);
+		goto cleanup;
+	}
+	st = pl_graph_load_json(out, buf, len, path, err);
+cleanup:
+	free(buf);
+	fclose(f);
+	return st;
+}

@@ -1,0 +1,157 @@
+/* The graph IR: tensors and operators of one model, arena-allocated, ops kept
+ * in a topological order. Each op carries its loop space (pl_loopspec), which
+ * the op rules fill at import: a strategy is one split count per loop, and
+ * every tensor dimension of the op maps onto a run of loops. */
+#ifndef PL_GRAPH_H
+#define PL_GRAPH_H
+
+#include <stdint.h>
+
+#include "planner/arena.h"
+#include "planner/status.h"
+
+#define PL_MAX_RANK 8
+#define PL_MAX_LOOPS 12
+#define PL_MAX_OP_INPUTS 4
+#define PL_MAX_OP_OUTPUTS 2
+
+typedef enum pl_dtype {
+	PL_DT_FLOAT32,
+	PL_DT_FLOAT16,
+	PL_DT_BFLOAT16,
+	PL_DT_INT32,
+	PL_DT_INT64,
+	PL_DT_COUNT
+} pl_dtype;
+
+typedef enum pl_role {
+	PL_ROLE_INPUT,
+	PL_ROLE_PARAM,
+	PL_ROLE_CONST,
+	PL_ROLE_ACTIVATION,
+	PL_ROLE_COUNT
+} pl_role;
+
+typedef enum pl_optype {
+	PL_OP_MATMUL,
+	PL_OP_ADD,
+	PL_OP_SUB,
+	PL_OP_MUL,
+	PL_OP_DIV,
+	PL_OP_RELU,
+	PL_OP_GELU,
+	PL_OP_SILU,
+	PL_OP_TANH,
+	PL_OP_SIGMOID,
+	PL_OP_SOFTMAX,
+	PL_OP_LAYERNORM,
+	PL_OP_RMSNORM,
+	PL_OP_GATHER,
+	PL_OP_RESHAPE,
+	PL_OP_TRANSPOSE,
+	PL_OP_REDUCESUM,
+	PL_OP_REDUCEMEAN,
+	PL_OP_DROPOUT,
+	PL_OP_SCE,
+	PL_OP_IDENTITY,
+	PL_OP_CAST,
+	PL_OP_COUNT
+} pl_optype;
+
+typedef enum pl_loopkind {
+	PL_LOOP_PARALLEL, /* splitting it splits the outputs */
+	PL_LOOP_REDUCE,   /* splitting it leaves partial sums in the outputs */
+} pl_loopkind;
+
+typedef struct pl_loop {
+	int64_t size;
+	uint8_t kind;       /* pl_loopkind */
+	uint8_t splittable; /* 0: the op needs this loop whole (Softmax's axis, ...) */
+} pl_loop;
+
+/* A tensor dimension covers loops [first, first+count), major first; only the
+ * first of them may be split (a later one would cut non-contiguous pieces).
+ * count 0: the dimension is never split (broadcast or size 1). */
+typedef struct pl_dimmap {
+	int8_t first, count;
+} pl_dimmap;
+
+typedef struct pl_loopspec {
+	int nloops;
+	pl_loop loop[PL_MAX_LOOPS];
+	pl_dimmap in[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+	pl_dimmap out[PL_MAX_OP_OUTPUTS][PL_MAX_RANK];
+} pl_loopspec;
+
+typedef struct pl_attrs {
+	int64_t axis;
+	int has_axis;
+	double epsilon;
+	double ratio;
+	int nperm;
+	int64_t perm[PL_MAX_RANK];
+	int naxes, has_axes;
+	int64_t axes[PL_MAX_RANK];
+	int keepdims;
+	int nshape;
+	int64_t shape[PL_MAX_RANK];
+	pl_dtype to;
+} pl_attrs;
+
+typedef struct pl_tensor {
+	const char *name;
+	int rank;
+	int64_t shape[PL_MAX_RANK];
+	pl_dtype dtype;
+	pl_role role;
+	int producer, producer_slot; /* -1 for inputs, params, consts */
+	int nconsumers;
+	int *consumers, *consumer_slots;
+	int requires_grad; /* a param, or computed from one */
+} pl_tensor;
+
+typedef struct pl_op {
+	const char *name;
+	pl_optype type;
+	int ninputs, noutputs;
+	int in[PL_MAX_OP_INPUTS], out[PL_MAX_OP_OUTPUTS];
+	pl_attrs attrs;
+	int has_strategy; /* user annotation, kept by every searcher */
+	int64_t strategy[PL_MAX_LOOPS];
+	pl_loopspec spec;
+} pl_op;
+
+typedef struct pl_graph {
+	pl_arena *arena;
+	const char *name;
+	const char *path; /* file it came from, for messages */
+	char sha256[65];
+	pl_dtype dtype;
+	int ntensors;
+	pl_tensor *tensors;
+	int nops;
+	pl_op *ops; /* topological order */
+	int noutputs;
+	int *outputs;
+} pl_graph;
+
+/* Loads a planner.model/1 file. On success *out owns a graph to be released
+ * with pl_graph_free. Errors name the file and the op or field. */
+pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
+/* Same from a buffer; name is used in messages. */
+pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
+			     pl_err *err);
+void pl_graph_free(pl_graph *g);
+
+int pl_graph_find_op(const pl_graph *g, const char *name);
+int pl_graph_find_tensor(const pl_graph *g, const char *name);
+
+const char *pl_dtype_name(pl_dtype dt);
+int pl_dtype_bytes(pl_dtype dt);
+int pl_dtype_parse(const char *s, pl_dtype *out);
+const char *pl_optype_name(pl_optype t);
+const char *pl_role_name(pl_role r);
+
+int64_t pl_tensor_elems(const pl_tensor *t);
+
+#endif

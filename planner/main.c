@@ -1,0 +1,819 @@
+/* The `planner` command (DESIGN 4.4): search, cost, strategies, explain.
+ * Errors go to stderr as "planner: <file>: <where>: <what>"; exit status 0
+ * success, 2 invalid input or usage, 3 no plan satisfies the constraints,
+ * 4 system failure. Nothing is half-written: files are written atomically. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "costmodel/cost.h"
+#include "planner/checkpoint.h"
+#include "planner/graph.h"
+#include "search/search.h"
+
+#define PLANNER_VERSION "0.1.0"
+
+static int fail(pl_status st, const pl_err *err)
+{
+	fprintf(stderr, "planner: %s\n", err->msg);
+	return pl_status_exit_code(st);
+}
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "planner %s: ", cmd);
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'planner %s --help'.\n", cmd);
+	return 2;
+}
+
+static const char *const top_help =
+	"usage: planner <command> [options]\n"
+	"\n"
+	"Automatic sharding-strategy planner for training on many GPUs.\n"
+	"\n"
+	"commands:\n"
+	"  search MODEL       find the fastest plan that fits in memory; write a strategy checkpoint\n"
+	"  cost MODEL         price a given plan (--strategy CKPT, or JSON lines on stdin with -)\n"
+	"  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
+	"  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
+	"  topology, calibrate, run, bench   planned; not in this version\n"
+	"\n"
+	"Run 'planner <command> --help' for a command's options.\n"
+	"Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
+	"4 system failure.\n";
+
+/* ---- shared option handling ---- */
+
+typedef struct common {
+	const char *cluster;
+	long long devices;
+} common;
+
+static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)
+{
+	if (c->cluster && c->devices)
+		return pl_err_set(err, PL_EINVAL, "give --devices or --cluster, not both");
+	if (c->cluster)
+		return pl_cluster_resolve(out, c->cluster, err);
+	return pl_cluster_devices(out, c->devices ? c->devices : 8, err);
+}
+
+static int parse_ll(const char *s, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || *end || end == s)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* "80e9", "80G" (SI), "80GiB" (binary), "none" */
+static int parse_bytes(const char *s, double *out)
+{
+	if (!strcmp(s, "none")) {
+		*out = 0;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0 || !isfinite(v))
+		return -1;
+	static const struct {
+		const char *suf;
+		double mul;
+	} units[] = {{"", 1},	   {"B", 1},	     {"K", 1e3},	{"KB", 1e3},
+		     {"M", 1e6},   {"MB", 1e6},	     {"G", 1e9},	{"GB", 1e9},
+		     {"T", 1e12},  {"TB", 1e12},     {"KiB", 1024.0},	{"MiB", 1048576.0},
+		     {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (!strcmp(end, units[i].suf)) {
+			*out = v * units[i].mul;
+			return 0;
+		}
+	return -1;
+}
+
+static void fmt_bytes(double b, char *buf, size_t n)
+{
+	if (b >= 1073741824.0)
+		snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
+	else if (b >= 1048576.0)
+		snprintf(buf, n, "%.2f MiB", b / 1048576.0);
+	else
+		snprintf(buf, n, "%.0f B", b);
+}
+
+static void fmt_strategy(const cJSON *ps, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	const cJSON *tu, *v;
+	k += (size_t)snprintf(buf + k, n - k, "(");
+	int first = 1;
+	cJSON_ArrayForEach(tu, ps)
+	{
+		if (k >= n)
+			break;
+		k += (size_t)snprintf(buf + k, n - k, "%s(", first ? "" : ",");
+		int f2 = 1;
+		cJSON_ArrayForEach(v, tu)
+		{
+			if (k >= n)
+				break;
+			k += (size_t)snprintf(buf + k, n - k, "%s%d", f2 ? "" : ",", v->valueint);
+			f2 = 0;
+		}
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, ")");
+		first = 0;
+	}
+	if (k < n)
+		snprintf(buf + k, n - k, ")");
+}
+
+/* Per-op table from a checkpoint object. */
+static void print_table(const cJSON *ck, FILE *out, int max_rows)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
+	int n = cJSON_GetArraySize(items);
+	if (max_rows > 0 && n > max_rows) {
+		fprintf(out, "(%d ops; 'planner explain' on the checkpoint prints all of them)\n", n);
+		return;
+	}
+	fprintf(out, "%-28s %-20s %-28s %11s %11s %12s\n", "op", "type", "strategy", "compute ms",
+		"comm ms", "memory");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, items)
+	{
+		char st[256], mem[32];
+		fmt_strategy(cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), st, sizeof st);
+		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(it, "type");
+		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(it, "compute_seconds");
+		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(it, "communication_seconds");
+		const cJSON *mb = cJSON_GetObjectItemCaseSensitive(it, "memory_bytes");
+		fmt_bytes(cJSON_IsNumber(mb) ? mb->valuedouble : 0, mem, sizeof mem);
+		fprintf(out, "%-28s %-20s %-28s %11.4f %11.4f %12s\n", it->string,
+			cJSON_IsString(ty) ? ty->valuestring : "?", st,
+			cJSON_IsNumber(cs) ? 1e3 * cs->valuedouble : 0,
+			cJSON_IsNumber(cm) ? 1e3 * cm->valuedouble : 0, mem);
+	}
+}
+
+static void print_totals(const cJSON *ck, FILE *out)
+{
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(ck, "model");
+	double step = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"));
+	double comp = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "compute_seconds"));
+	double comm =
+		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "communication_seconds"));
+	double mem = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "peak_memory_bytes"));
+	char mb[32];
+	fmt_bytes(mem, mb, sizeof mb);
+	fprintf(out, "model %s on %s (%g devices), mode %s%s\n",
+		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name")),
+		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name")),
+		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "devices")),
+		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode")),
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal")) ? ", proven optimal"
+									      : ", not proven optimal");
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(s, "why");
+	if (cJSON_IsString(why))
+		fprintf(out, "  note: %s\n", why->valuestring);
+	fprintf(out, "step %.6f s = compute %.6f s + communication %.6f s; peak memory %s per device\n",
+		step, comp, comm, mb);
+	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
+	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
+	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
+	if (cJSON_IsArray(dp) && cJSON_IsArray(tp))
+		fprintf(out, "largest param: dp degree %d (%d groups), tp degree %d (%d groups)\n",
+			cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)), cJSON_GetArraySize(dp),
+			cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)), cJSON_GetArraySize(tp));
+}
+
+/* ---- search ---- */
+
+static void on_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "planner: %s\n", msg);
+}
+
+static int64_t **alloc_splits(const pl_graph *g)
+{
+	int64_t **s = calloc((size_t)g->nops, sizeof *s);
+	if (!s)
+		return NULL;
+	for (int o = 0; o < g->nops; o++)
+		if (!(s[o] = calloc(PL_MAX_LOOPS, sizeof **s))) {
+			for (int k = 0; k < o; k++)
+				free(s[k]);
+			free(s);
+			return NULL;
+		}
+	return s;
+}
+
+static void free_splits(const pl_graph *g, int64_t **s)
+{
+	if (!s)
+		return;
+	for (int o = 0; o < g->nops; o++)
+		free(s[o]);
+	free(s);
+}
+
+/* Prices a plan and builds its checkpoint. */
+static cJSON *plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster *cl,
+			      const char *mode, double seconds, int optimal, const char *why,
+			      int repeated, double limit)
+{
+	const pl_graph *g = p->g;
+	pl_nodecost *per = calloc((size_t)g->nops, sizeof *per);
+	double *cs = calloc((size_t)g->nops, sizeof *cs), *cm = calloc((size_t)g->nops, sizeof *cm),
+	       *mb = calloc((size_t)g->nops, sizeof *mb);
+	cJSON *ck = NULL;
+	if (per && cs && cm && mb) {
+		pl_plancost pc;
+		pl_cost_plan(p, splits, &pc, per);
+		for (int o = 0; o < g->nops; o++) {
+			cs[o] = per[o].compute_s;
+			cm[o] = per[o].comm_s;
+			mb[o] = per[o].mem_bytes;
+		}
+		pl_ckpt_info info = {.cluster_name = cl->name,
+				     .devices = pl_cluster_devices_total(cl),
+				     .nodes = cl->nodes,
+				     .devices_per_node = cl->devices_per_node,
+				     .mode = mode,
+				     .seconds = seconds,
+				     .optimal = optimal,
+				     .why = why,
+				     .repeated_layers = repeated,
+				     .memory_limit = limit,
+				     .step_s = pc.step_s,
+				     .compute_s = pc.compute_s,
+				     .comm_s = pc.comm_s,
+				     .mem_bytes = pc.mem_bytes,
+				     .op_compute_s = cs,
+				     .op_comm_s = cm,
+				     .op_mem_bytes = mb};
+		ck = pl_ckpt_build(g, splits, &info);
+	}
+	free(per);
+	free(cs);
+	free(cm);
+	free(mb);
+	return ck;
+}
+
+static const char *const search_help =
+	"usage: planner search MODEL [options]\n"
+	"\n"
+	"Finds, for every op of MODEL (planner.model/1 JSON), how to cut its tensors across the\n"
+	"devices so that a training step is fastest under the cost model and fits in memory.\n"
+	"\n"
+	"options:\n"
+	"  --devices N           one node of N devices (H100 SXM preset); default 8\n"
+	"  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100 [:NODES]\n"
+	"  --mode MODE           dp (exact, default) | brute (exhaustive, small graphs);\n"
+	"                        rec, propagate, ilp, auto are planned\n"
+	"  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
+	"                        or 'none'; default: the device memory of the cluster\n"
+	"  --load CKPT           keep the strategies of the ops named in CKPT\n"
+	"  --time-limit SECONDS  give up after this long (exit 3)\n"
+	"  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
+	"  --json                print the checkpoint JSON on stdout instead of the table\n"
+	"  --progress            report progress on stderr\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"example:\n"
+	"  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n";
+
+static int cmd_search(int argc, char **argv)
+{
+	common co = {0};
+	const char *mode = "dp", *load = NULL, *out = NULL;
+	double limit = -1, tlimit = 0;
+	int json = 0, prog = 0;
+	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+					     {"cluster", required_argument, 0, 'c'},
+					     {"mode", required_argument, 0, 'm'},
+					     {"memory-limit", required_argument, 0, 'M'},
+					     {"load", required_argument, 0, 'l'},
+					     {"time-limit", required_argument, 0, 't'},
+					     {"output", required_argument, 0, 'o'},
+					     {"json", no_argument, 0, 'j'},
+					     {"progress", no_argument, 0, 'p'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (parse_ll(optarg, &co.devices) || co.devices < 1)
+				return usage_error("search", "--devices %s: expected a positive integer",
+						   optarg);
+			break;
+		case 'c': co.cluster = optarg; break;
+		case 'm': mode = optarg; break;
+		case 'M':
+			if (parse_bytes(optarg, &limit))
+				return usage_error("search",
+						   "--memory-limit %s: expected bytes such as 80e9, "
+						   "80G, 75GiB or 'none'",
+						   optarg);
+			break;
+		case 'l': load = optarg; break;
+		case 't': {
+			char *end;
+			tlimit = strtod(optarg, &end);
+			if (*end || end == optarg || !(tlimit > 0))
+				return usage_error("search", "--time-limit %s: expected seconds > 0",
+						   optarg);
+			break;
+		}
+		case 'o': out = optarg; break;
+		case 'j': json = 1; break;
+		case 'p': prog = 1; break;
+		case 'h': fputs(search_help, stdout); return 0;
+		default:
+			return usage_error("search", "unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("search", "expected one MODEL file%s",
+				   optind < argc - 1 ? ", got more" : "");
+	const pl_searcher *s = pl_searcher_get(mode);
+	if (!s) {
+		if (!strcmp(mode, "rec") || !strcmp(mode, "propagate") || !strcmp(mode, "ilp") ||
+		    !strcmp(mode, "auto"))
+			return usage_error("search",
+					   "--mode %s is not available in this version (use dp or "
+					   "brute)",
+					   mode);
+		return usage_error("search", "--mode %s: expected dp or brute", mode);
+	}
+	pl_err err = {{0}};
+	pl_graph *g = NULL;
+	pl_problem *p = NULL;
+	int64_t **splits = NULL;
+	int *has = NULL;
+	cJSON *ck = NULL, *loaded = NULL;
+	char *text = NULL;
+	pl_search_result r = {0};
+	pl_cluster cl;
+	int rc = 0;
+	pl_status st;
+	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
+	    (st = resolve_cluster(&co, &cl, &err))) {
+		rc = fail(st, &err);
+		goto cleanup;
+	}
+	if (limit < 0)
+		limit = cl.memory_bytes;
+	if (load) {
+		size_t len;
+		splits = alloc_splits(g);
+		has = calloc((size_t)g->nops, sizeof *has);
+		if (!splits || !has) {
+			rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+			goto cleanup;
+		}
+		if ((st = pl_read_file(load, &text, &len, &err))) {
+			rc = fail(st, &err);
+			goto cleanup;
+		}
+		loaded = cJSON_ParseWithLength(text, len);
+		if (!loaded) {
+			rc = fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load), &err);
+			goto cleanup;
+		}
+		if ((st = pl_ckpt_parse_splits(g, loaded, load, 1, splits, has, &err))) {
+			rc = fail(st, &err);
+			goto cleanup;
+		}
+		for (int o = 0; o < g->nops; o++)
+			if (has[o]) {
+				g->ops[o].has_strategy = 1;
+				memcpy(g->ops[o].strategy, splits[o], sizeof g->ops[o].strategy);
+			}
+		free_splits(g, splits);
+		splits = NULL;
+	}
+	if ((st = pl_problem_new(&p, g, &cl, &err))) {
+		rc = fail(st, &err);
+		goto cleanup;
+	}
+	pl_search_opts so = {.memory_limit = limit, .time_limit_s = tlimit};
+	if (prog || isatty(2)) {
+		so.progress = on_progress;
+	}
+	if ((st = s->run(p, &so, &r, &err))) {
+		rc = fail(st, &err);
+		goto cleanup;
+	}
+	splits = alloc_splits(g);
+	if (!splits) {
+		rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+		goto cleanup;
+	}
+	for (int o = 0; o < g->nops; o++)
+		memcpy(splits[o], p->strat[o] + (size_t)r.choice[o] * g->ops[o].spec.nloops,
+		       sizeof(int64_t) * (size_t)g->ops[o].spec.nloops);
+	ck = plan_checkpoint(p, splits, &cl, mode, r.seconds, r.optimal, r.why, r.repeated_layers,
+			     limit);
+	char *txt = ck ? cJSON_Print(ck) : NULL;
+	if (!txt) {
+		rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+		goto cleanup;
+	}
+	size_t tl = strlen(txt);
+	char *txtn = realloc(txt, tl + 2);
+	if (txtn) {
+		txt = txtn;
+		txt[tl] = '\n';
+		txt[tl + 1] = 0;
+	}
+	if (out && (st = pl_write_atomic(out, txt, &err))) {
+		free(txt);
+		rc = fail(st, &err);
+		goto cleanup;
+	}
+	if (json) {
+		fputs(txt, stdout);
+	} else {
+		print_totals(ck, stdout);
+		printf("search took %.3f s\n", r.seconds);
+		print_table(ck, stdout, 60);
+		if (out)
+			printf("wrote %s\n", out);
+	}
+	free(txt);
+cleanup:
+	cJSON_Delete(ck);
+	cJSON_Delete(loaded);
+	free(text);
+	free(has);
+	free_splits(g, splits);
+	pl_search_result_free(&r);
+	pl_problem_free(p);
+	pl_graph_free(g);
+	return rc;
+}
+
+/* ---- cost ---- */
+
+static const char *const cost_help =
+	"usage: planner cost MODEL --strategy CKPT|- [--devices N | --cluster FILE|PRESET]\n"
+	"\n"
+	"Prices a given plan under the cost model and prints the cost object as one JSON line:\n"
+	"{\"step_seconds\", \"compute_seconds\", \"communication_seconds\", \"peak_memory_bytes\"}.\n"
+	"The plan needs only parallel_strategy_item. With --strategy -, stdin holds one plan (a\n"
+	"JSON object) per line and stdout gets one result per line; a bad line gets\n"
+	"{\"error\": \"...\"} and the exit status is 2 at the end.\n"
+	"Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
+	"else H100 nodes of its shape).\n";
+
+static pl_status cluster_from_ckpt(const cJSON *ck, pl_cluster *cl, pl_err *err)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(c, "nodes");
+	const cJSON *dpn = cJSON_GetObjectItemCaseSensitive(c, "devices_per_node");
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(c, "devices");
+	if (cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK)
+		return PL_OK;
+	if (cJSON_IsNumber(dpn) && cJSON_IsNumber(nodes) && dpn->valuedouble >= 1 &&
+	    nodes->valuedouble >= 1) {
+		pl_status st = pl_cluster_devices(cl, (int64_t)dpn->valuedouble, err);
+		cl->nodes = (int64_t)nodes->valuedouble;
+		if (cJSON_IsString(name))
+			snprintf(cl->name, sizeof cl->name, "%s", name->valuestring);
+		return st;
+	}
+	if (cJSON_IsNumber(dev) && dev->valuedouble >= 1)
+		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
+	return pl_err_set(err, PL_EINVAL,
+			  "the plan has no cluster block; give --devices N or --cluster");
+}
+
+static cJSON *cost_object(const pl_plancost *pc)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "step_seconds", pc->step_s);
+	cJSON_AddNumberToObject(o, "compute_seconds", pc->compute_s);
+	cJSON_AddNumberToObject(o, "communication_seconds", pc->comm_s);
+	cJSON_AddNumberToObject(o, "peak_memory_bytes", pc->mem_bytes);
+	return o;
+}
+
+/* Prices one plan object; on failure err names the op. */
+static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where,
+			  const common *co, pl_plancost *pc, pl_err *err)
+{
+	pl_cluster cl;
+	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
+						    : cluster_from_ckpt(plan, &cl, err);
+	if (st)
+		return st;
+	int64_t **splits = alloc_splits(g);
+	int *has = calloc((size_t)g->nops + 1, sizeof *has);
+	pl_problem *p = NULL;
+	if (!splits || !has) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
+		goto cleanup;
+	int64_t D = pl_cluster_devices_total(&cl);
+	for (int o = 0; o < g->nops; o++)
+		if ((st = pl_op_check_split(&g->ops[o], splits[o], D, err))) {
+			pl_err_prefix(err, "%s: op '%s': parallel_strategy", where, g->ops[o].name);
+			goto cleanup;
+		}
+	/* the plan's own strategies are priced; annotations are not enforced here */
+	if ((st = pl_problem_new(&p, g, &cl, err)))
+		goto cleanup;
+	pl_cost_plan(p, splits, pc, NULL);
+cleanup:
+	pl_problem_free(p);
+	free(has);
+	free_splits(g, splits);
+	return st;
+}
+
+static int cmd_cost(int argc, char **argv)
+{
+	common co = {0};
+	const char *strategy = NULL;
+	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+					     {"cluster", required_argument, 0, 'c'},
+					     {"strategy", required_argument, 0, 's'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (parse_ll(optarg, &co.devices) || co.devices < 1)
+				return usage_error("cost", "--devices %s: expected a positive integer",
+						   optarg);
+			break;
+		case 'c': co.cluster = optarg; break;
+		case 's': strategy = optarg; break;
+		case 'h': fputs(cost_help, stdout); return 0;
+		default:
+			return usage_error("cost", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("cost", "expected one MODEL file%s", "");
+	if (!strategy)
+		return usage_error("cost", "--strategy CKPT or --strategy - is required%s", "");
+	pl_err err = {{0}};
+	pl_graph *g = NULL;
+	pl_status st;
+	int rc = 0;
+	if ((st = pl_graph_load_file(&g, argv[optind], &err)))
+		return fail(st, &err);
+	if (strcmp(strategy, "-")) {
+		char *text;
+		size_t len;
+		if ((st = pl_read_file(strategy, &text, &len, &err))) {
+			rc = fail(st, &err);
+			goto done;
+		}
+		cJSON *plan = cJSON_ParseWithLength(text, len);
+		free(text);
+		pl_plancost pc;
+		if (!plan)
+			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", strategy);
+		else
+			st = cost_one(g, plan, strategy, &co, &pc, &err);
+		if (st) {
+			rc = fail(st, &err);
+		} else {
+			cJSON *o = cost_object(&pc);
+			char *s = cJSON_PrintUnformatted(o);
+			puts(s);
+			free(s);
+			cJSON_Delete(o);
+		}
+		cJSON_Delete(plan);
+		goto done;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long lineno = 0;
+	while ((n = getline(&line, &cap, stdin)) >= 0) {
+		lineno++;
+		if (n == 0 || strspn(line, " \t\r\n") == (size_t)n)
+			continue;
+		char where[64];
+		snprintf(where, sizeof where, "stdin:%ld", lineno);
+		cJSON *plan = cJSON_ParseWithLength(line, (size_t)n);
+		pl_plancost pc;
+		if (!plan)
+			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", where);
+		else
+			st = cost_one(g, plan, where, &co, &pc, &err);
+		cJSON *o;
+		if (st) {
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "error", err.msg);
+			fprintf(stderr, "planner: %s\n", err.msg);
+			if (!rc)
+				rc = pl_status_exit_code(st);
+		} else {
+			o = cost_object(&pc);
+		}
+		char *s = cJSON_PrintUnformatted(o);
+		puts(s);
+		fflush(stdout);
+		free(s);
+		cJSON_Delete(o);
+		cJSON_Delete(plan);
+	}
+	free(line);
+done:
+	pl_graph_free(g);
+	return rc;
+}
+
+/* ---- strategies ---- */
+
+static const char *const strategies_help =
+	"usage: planner strategies MODEL --op NAME [--devices N | --cluster FILE|PRESET]\n"
+	"\n"
+	"Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
+	"per-input split tuples, its compute and communication seconds and its memory per device.\n";
+
+static int cmd_strategies(int argc, char **argv)
+{
+	common co = {0};
+	const char *opname = NULL;
+	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+					     {"cluster", required_argument, 0, 'c'},
+					     {"op", required_argument, 0, 'o'},
+					     {"help", no_argument, 0, 'h'},
+					     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			if (parse_ll(optarg, &co.devices) || co.devices < 1)
+				return usage_error("strategies",
+						   "--devices %s: expected a positive integer", optarg);
+			break;
+		case 'c': co.cluster = optarg; break;
+		case 'o': opname = optarg; break;
+		case 'h': fputs(strategies_help, stdout); return 0;
+		default:
+			return usage_error("strategies", "unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1 || !opname)
+		return usage_error("strategies", "expected MODEL and --op NAME%s", "");
+	pl_err err = {{0}};
+	pl_graph *g = NULL;
+	pl_problem *p = NULL;
+	pl_cluster cl;
+	pl_status st;
+	int rc = 0;
+	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
+	    (st = resolve_cluster(&co, &cl, &err))) {
+		rc = fail(st, &err);
+		goto done;
+	}
+	int o = pl_graph_find_op(g, opname);
+	if (o < 0) {
+		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: --op %s: the model has no op of that name",
+				     argv[optind], opname),
+			  &err);
+		goto done;
+	}
+	if ((st = pl_problem_new(&p, g, &cl, &err))) {
+		rc = fail(st, &err);
+		goto done;
+	}
+	const pl_op *op = &g->ops[o];
+	const pl_nodecost *nc = pl_problem_node(p, o);
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "op", op->name);
+	cJSON_AddStringToObject(root, "type", pl_optype_name(op->type));
+	cJSON_AddNumberToObject(root, "devices", (double)p->devices);
+	cJSON_AddBoolToObject(root, "annotated", op->has_strategy);
+	cJSON *arr = cJSON_AddArrayToObject(root, "strategies");
+	for (int s = 0; nc && s < p->nstrat[o]; s++) {
+		int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+		pl_op_split_to_tuples(g, op, p->strat[o] + (size_t)s * op->spec.nloops, tuples);
+		cJSON *e = cJSON_CreateObject();
+		cJSON *ps = cJSON_AddArrayToObject(e, "parallel_strategy");
+		for (int i = 0; i < op->ninputs; i++) {
+			cJSON *t = cJSON_CreateArray();
+			for (int d = 0; d < g->tensors[op->in[i]].rank; d++)
+				cJSON_AddItemToArray(t, cJSON_CreateNumber((double)tuples[i][d]));
+			cJSON_AddItemToArray(ps, t);
+		}
+		cJSON_AddNumberToObject(e, "compute_seconds", nc[s].compute_s);
+		cJSON_AddNumberToObject(e, "communication_seconds", nc[s].comm_s);
+		cJSON_AddNumberToObject(e, "memory_bytes", nc[s].mem_bytes);
+		cJSON_AddItemToArray(arr, e);
+	}
+	char *txt = cJSON_Print(root);
+	puts(txt);
+	free(txt);
+	cJSON_Delete(root);
+done:
+	pl_problem_free(p);
+	pl_graph_free(g);
+	return rc;
+}
+
+/* ---- explain ---- */
+
+static int cmd_explain(int argc, char **argv)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs("usage: planner explain CKPT\n\nPrints the totals and a per-op table of a "
+		      "strategy checkpoint written by 'planner search':\nstrategy, compute and "
+		      "communication milliseconds, memory per device.\n",
+		      stdout);
+		return 0;
+	}
+	if (argc != 2)
+		return usage_error("explain", "expected one CKPT file%s", "");
+	pl_err err = {{0}};
+	char *text;
+	size_t len;
+	pl_status st = pl_read_file(argv[1], &text, &len, &err);
+	if (st)
+		return fail(st, &err);
+	cJSON *ck = cJSON_ParseWithLength(text, len);
+	free(text);
+	int rc = 0;
+	const cJSON *fmt = ck ? cJSON_GetObjectItemCaseSensitive(ck, "format") : NULL;
+	if (!ck)
+		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", argv[1]), &err);
+	else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
+		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"",
+				     argv[1]),
+			  &err);
+	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
+		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: parallel_strategy_item: missing", argv[1]),
+			  &err);
+	else {
+		print_totals(ck, stdout);
+		print_table(ck, stdout, 0);
+	}
+	cJSON_Delete(ck);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		fputs(top_help, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("planner " PLANNER_VERSION);
+		return 0;
+	}
+	const char *cmd = argv[1];
+	argv++;
+	argc--;
+	if (!strcmp(cmd, "search"))
+		return cmd_search(argc, argv);
+	if (!strcmp(cmd, "cost"))
+		return cmd_cost(argc, argv);
+	if (!strcmp(cmd, "strategies"))
+		return cmd_strategies(argc, argv);
+	if (!strcmp(cmd, "explain"))
+		return cmd_explain(argc, argv);
+	if (!strcmp(cmd, "topology") || !strcmp(cmd, "calibrate") || !strcmp(cmd, "run") ||
+	    !strcmp(cmd, "bench")) {
+		fprintf(stderr, "planner %s: not available in this version\n", cmd);
+		return 2;
+	}
+	fprintf(stderr, "planner: unknown command '%s'\n%s", cmd, top_help);
+	return 2;
+}

@@ -1,0 +1,78 @@
+/* Operator rules: the one place that knows an operator's sharding semantics.
+ * A rule infers output shapes and the op's loop space at import, and prices
+ * the local shard of one strategy in FLOPs, bytes moved, kept activations and
+ * the collectives the op needs by itself. The cost model turns these into
+ * seconds; the executor carries them out. */
+#ifndef PL_OPS_H
+#define PL_OPS_H
+
+#include "planner/graph.h"
+
+typedef enum pl_coll {
+	PL_COLL_ALL_REDUCE,
+	PL_COLL_ALL_GATHER,
+	PL_COLL_REDUCE_SCATTER,
+	PL_COLL_ALL_TO_ALL,
+	PL_COLL_SEND_RECV,
+	PL_COLL_COUNT
+} pl_coll;
+
+const char *pl_coll_name(pl_coll c);
+
+/* A collective an op needs by itself, over the ranks that differ only in the
+ * split of one loop. bytes is S as nccl-tests counts it. */
+typedef struct pl_opcoll {
+	pl_coll kind;
+	int loop;
+	int backward;
+	double bytes;
+} pl_opcoll;
+
+typedef struct pl_opwork {
+	double gemm_flops_fwd, gemm_flops_bwd; /* tensor-core work */
+	double vec_flops_fwd, vec_flops_bwd;   /* other arithmetic */
+	double bytes_fwd, bytes_bwd;           /* memory traffic of the kernels */
+	int kernels_fwd, kernels_bwd;
+	double saved_bytes; /* activations kept from forward to backward */
+	int ncoll;
+	pl_opcoll coll[4];
+} pl_opwork;
+
+typedef struct pl_op_rule {
+	const char *name;
+	int min_inputs, max_inputs, noutputs;
+	/* Checks inputs and attributes, sets output shapes and dtypes
+	 * (g->tensors[op->out[i]]) and fills op->spec. */
+	pl_status (*infer)(pl_graph *g, pl_op *op, pl_err *err);
+	/* Work of the local shard for split counts split[nloops]. */
+	void (*work)(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+} pl_op_rule;
+
+/* Returns the rule for a type; never NULL for a valid type. */
+const pl_op_rule *pl_op_rule_get(pl_optype t);
+/* Maps an ONNX-style name to a type; returns -1 if unknown, -2 if known but
+ * not supported yet (Conv, Concat, Split). */
+int pl_optype_parse(const char *s, pl_optype *out);
+
+/* Checks split counts against the loop space and the device count.
+ * Returns PL_OK or PL_EINVAL with a message about the op. */
+pl_status pl_op_check_split(const pl_op *op, const int64_t *split, int64_t devices, pl_err *err);
+
+/* MindSpore-style per-input tuples <-> loop splits.
+ * to_tuples writes tuples[i][d] for every input i and dim d. */
+void pl_op_split_to_tuples(const pl_graph *g, const pl_op *op, const int64_t *split,
+			   int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK]);
+/* ranks[i] is the number of entries given for input i. */
+pl_status pl_op_tuples_to_split(const pl_graph *g, const pl_op *op,
+				int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK],
+				const int *ranks, int ntuples, int64_t *split, pl_err *err);
+
+/* Enumerates candidate strategies: split counts per loop whose product is D
+ * (or, if no such split exists, the largest product that divides D), each
+ * split dividing its loop and only splittable loops split. Writes up to max
+ * strategies (nloops each) into out and returns how many exist. */
+int pl_op_enumerate(const pl_op *op, int64_t devices, int64_t *out, int max);
+
+int64_t pl_split_product(const pl_op *op, const int64_t *split);
+
+#endif

@@ -1,0 +1,125 @@
+/* Element-wise operators (unary, binary with numpy broadcasting, Dropout,
+ * Cast, Identity): one parallel loop per output dimension; a broadcast input
+ * dimension is never split, so that input is replicated along the loop. */
+#include <stdio.h>
+
+#include "planner/ops/internal.h"
+
+static int is_binary(pl_optype t)
+{
+	return t == PL_OP_ADD || t == PL_OP_SUB || t == PL_OP_MUL || t == PL_OP_DIV;
+}
+
+static void shape_str(const pl_tensor *t, char *buf, size_t n)
+{
+	size_t k = (size_t)snprintf(buf, n, "[");
+	for (int d = 0; d < t->rank && k < n; d++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+}
+
+pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *a = IN(g, op, 0);
+	int64_t shape[PL_MAX_RANK];
+	int rank = a->rank;
+	for (int d = 0; d < rank; d++)
+		shape[d] = a->shape[d];
+	if (is_binary(op->type)) {
+		const pl_tensor *b = IN(g, op, 1);
+		if (a->dtype != b->dtype)
+			return pl_err_set(err, PL_EINVAL, "inputs '%s' (%s) and '%s' (%s) differ in dtype",
+					  a->name, pl_dtype_name(a->dtype), b->name,
+					  pl_dtype_name(b->dtype));
+		rank = a->rank > b->rank ? a->rank : b->rank;
+		for (int d = 0; d < rank; d++) {
+			int da = d - (rank - a->rank), db = d - (rank - b->rank);
+			int64_t sa = da >= 0 ? a->shape[da] : 1, sb = db >= 0 ? b->shape[db] : 1;
+			if (sa != sb && sa != 1 && sb != 1) {
+				char bufa[128], bufb[128];
+				shape_str(a, bufa, sizeof bufa);
+				shape_str(b, bufb, sizeof bufb);
+				return pl_err_set(err, PL_EINVAL,
+						  "inputs '%s' %s and '%s' %s do not broadcast: "
+						  "dimension %d is %lld against %lld",
+						  a->name, bufa, b->name, bufb, d, (long long)sa,
+						  (long long)sb);
+			}
+			shape[d] = sa > sb ? sa : sb;
+		}
+	}
+	pl_dtype dt = op->type == PL_OP_CAST ? op->attrs.to : a->dtype;
+	pl__set_out(g, op, 0, rank, shape, dt);
+	for (int d = 0; d < rank; d++) {
+		int l = pl__loop_add(op, shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 1, 0, d, l);
+		for (int i = 0; i < op->ninputs; i++) {
+			const pl_tensor *t = IN(g, op, i);
+			int dd = d - (rank - t->rank);
+			if (dd >= 0 && t->shape[dd] == shape[d] && shape[d] > 1)
+				pl__map(op, 0, i, dd, l);
+		}
+	}
+	return PL_OK;
+}
+
+/* FLOPs per element, forward and backward (tanh-form GELU: ~8 forward). */
+static void per_elem(pl_optype t, double *fwd, double *bwd)
+{
+	switch (t) {
+	case PL_OP_GELU: *fwd = 8; *bwd = 12; break;
+	case PL_OP_SILU: *fwd = 4; *bwd = 6; break;
+	case PL_OP_TANH:
+	case PL_OP_SIGMOID: *fwd = 4; *bwd = 3; break;
+	case PL_OP_DIV: *fwd = 1; *bwd = 3; break;
+	case PL_OP_DROPOUT: *fwd = 2; *bwd = 1; break;
+	case PL_OP_CAST: *fwd = 0; *bwd = 0; break;
+	default: *fwd = 1; *bwd = 1; break;
+	}
+}
+
+void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double n = pl__local_out(g, op, 0, split), fe, be;
+	double out_b = pl__local_out_bytes(g, op, 0, split), in_b = 0;
+	per_elem(op->type, &fe, &be);
+	for (int i = 0; i < op->ninputs; i++)
+		in_b += pl__local_in_bytes(g, op, i, split);
+	w->vec_flops_fwd = fe * n;
+	w->bytes_fwd = in_b + out_b;
+	w->kernels_fwd = 1;
+	if (!OUT(g, op, 0)->requires_grad)
+		return;
+	w->vec_flops_bwd = be * n;
+	w->kernels_bwd = 1;
+	w->bytes_bwd = out_b; /* gradient of the output */
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = IN(g, op, i);
+		if (t->requires_grad)
+			w->bytes_bwd += pl__local_in_bytes(g, op, i, split);
+	}
+	switch (op->type) {
+	case PL_OP_ADD:
+	case PL_OP_SUB:
+	case PL_OP_IDENTITY:
+	case PL_OP_CAST: break; /* backward needs no forward value */
+	case PL_OP_MUL:
+	case PL_OP_DIV: /* each input's gradient needs the other input */
+		for (int i = 0; i < 2; i++)
+			if (IN(g, op, 1 - i)->requires_grad && IN(g, op, i)->role != PL_ROLE_PARAM)
+				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
+		w->bytes_bwd += w->saved_bytes;
+		break;
+	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
+	default: /* unary activations keep their input (or output, the same size) */
+		w->saved_bytes = in_b;
+		w->bytes_bwd += in_b;
+		break;
+	}
+}
+
+void pl__work_view(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	(void)g, (void)op, (void)split, (void)w; /* a view: no kernel, no bytes */
+}

@@ -1,0 +1,248 @@
+/* The operator table and what is common to all rules: candidate enumeration,
+ * MindSpore per-input tuples <-> per-loop splits, strategy checks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "planner/ops/internal.h"
+
+static const pl_op_rule rules[] = {
+	[PL_OP_MATMUL] = {"MatMul", 2, 2, 1, pl__infer_matmul, pl__work_matmul},
+	[PL_OP_ADD] = {"Add", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_SUB] = {"Sub", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_MUL] = {"Mul", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_DIV] = {"Div", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_RELU] = {"Relu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_GELU] = {"Gelu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_SILU] = {"Silu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_TANH] = {"Tanh", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_SIGMOID] = {"Sigmoid", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, pl__infer_softmax, pl__work_softmax},
+	[PL_OP_LAYERNORM] = {"LayerNormalization", 2, 3, 1, pl__infer_norm, pl__work_norm},
+	[PL_OP_RMSNORM] = {"RMSNormalization", 2, 2, 1, pl__infer_norm, pl__work_norm},
+	[PL_OP_GATHER] = {"Gather", 2, 2, 1, pl__infer_gather, pl__work_gather},
+	[PL_OP_RESHAPE] = {"Reshape", 1, 1, 1, pl__infer_reshape, pl__work_view},
+	[PL_OP_TRANSPOSE] = {"Transpose", 1, 1, 1, pl__infer_transpose, pl__work_transpose},
+	[PL_OP_REDUCESUM] = {"ReduceSum", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
+	[PL_OP_REDUCEMEAN] = {"ReduceMean", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
+	[PL_OP_DROPOUT] = {"Dropout", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+	[PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, pl__infer_sce, pl__work_sce},
+	[PL_OP_IDENTITY] = {"Identity", 1, 1, 1, pl__infer_elementwise, pl__work_view},
+	[PL_OP_CAST] = {"Cast", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+};
+_Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
+
+static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
+					 "all_to_all", "send_recv"};
+_Static_assert(sizeof coll_names / sizeof *coll_names == PL_COLL_COUNT, "collective names");
+
+const char *pl_coll_name(pl_coll c) { return c < PL_COLL_COUNT ? coll_names[c] : "?"; }
+const pl_op_rule *pl_op_rule_get(pl_optype t) { return t < PL_OP_COUNT ? &rules[t] : NULL; }
+const char *pl_optype_name(pl_optype t) { return t < PL_OP_COUNT ? rules[t].name : "?"; }
+
+int pl_optype_parse(const char *s, pl_optype *out)
+{
+	for (int i = 0; i < PL_OP_COUNT; i++)
+		if (!strcmp(s, rules[i].name)) {
+			*out = (pl_optype)i;
+			return 0;
+		}
+	static const char *const later[] = {"Conv", "Concat", "Split", "MoEDispatch",
+					    "MoECombine"};
+	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+		if (!strcmp(s, later[i]))
+			return -2;
+	return -1;
+}
+
+int64_t pl__norm_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
+
+int pl__loop_add(pl_op *op, int64_t size, pl_loopkind kind, int splittable)
+{
+	int l = op->spec.nloops++;
+	op->spec.loop[l].size = size;
+	op->spec.loop[l].kind = (uint8_t)kind;
+	op->spec.loop[l].splittable = (uint8_t)(splittable && size > 1);
+	return l;
+}
+
+void pl__map(pl_op *op, int out, int i, int d, int loop)
+{
+	pl_dimmap *m = out ? &op->spec.out[i][d] : &op->spec.in[i][d];
+	m->first = (int8_t)loop;
+	m->count = 1;
+}
+
+void pl__set_out(pl_graph *g, pl_op *op, int i, int rank, const int64_t *shape, pl_dtype dt)
+{
+	pl_tensor *t = OUT(g, op, i);
+	t->rank = rank;
+	for (int d = 0; d < rank; d++)
+		t->shape[d] = shape[d];
+	t->dtype = dt;
+}
+
+static double local_elems(const pl_tensor *t, const pl_dimmap *m, const int64_t *split)
+{
+	double n = 1;
+	for (int d = 0; d < t->rank; d++)
+		n *= (double)(m[d].count ? t->shape[d] / split[m[d].first] : t->shape[d]);
+	return n;
+}
+
+double pl__local_in(const pl_graph *g, const pl_op *op, int i, const int64_t *split)
+{
+	return local_elems(IN(g, op, i), op->spec.in[i], split);
+}
+
+double pl__local_out(const pl_graph *g, const pl_op *op, int i, const int64_t *split)
+{
+	return local_elems(OUT(g, op, i), op->spec.out[i], split);
+}
+
+double pl__local_in_bytes(const pl_graph *g, const pl_op *op, int i, const int64_t *split)
+{
+	return pl__local_in(g, op, i, split) * pl_dtype_bytes(IN(g, op, i)->dtype);
+}
+
+double pl__local_out_bytes(const pl_graph *g, const pl_op *op, int i, const int64_t *split)
+{
+	return pl__local_out(g, op, i, split) * pl_dtype_bytes(OUT(g, op, i)->dtype);
+}
+
+int64_t pl_split_product(const pl_op *op, const int64_t *split)
+{
+	int64_t p = 1;
+	for (int l = 0; l < op->spec.nloops; l++)
+		p *= split[l];
+	return p;
+}
+
+pl_status pl_op_check_split(const pl_op *op, const int64_t *split, int64_t devices, pl_err *err)
+{
+	for (int l = 0; l < op->spec.nloops; l++) {
+		const pl_loop *lp = &op->spec.loop[l];
+		if (split[l] < 1)
+			return pl_err_set(err, PL_EINVAL, "split %lld of loop %d is not positive",
+					  (long long)split[l], l);
+		if (split[l] > 1 && !lp->splittable)
+			return pl_err_set(err, PL_EINVAL,
+					  "loop %d (size %lld) cannot be split by this operator", l,
+					  (long long)lp->size);
+		if (lp->size % split[l])
+			return pl_err_set(err, PL_EINVAL,
+					  "a dimension of size %lld cannot be cut into %lld equal "
+					  "slices",
+					  (long long)lp->size, (long long)split[l]);
+	}
+	int64_t p = pl_split_product(op, split);
+	if (devices > 0 && devices % p)
+		return pl_err_set(err, PL_EINVAL,
+				  "the splits multiply to %lld, which does not divide the %lld "
+				  "devices",
+				  (long long)p, (long long)devices);
+	return PL_OK;
+}
+
+void pl_op_split_to_tuples(const pl_graph *g, const pl_op *op, const int64_t *split,
+			   int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK])
+{
+	for (int i = 0; i < op->ninputs; i++)
+		for (int d = 0; d < IN(g, op, i)->rank; d++) {
+			const pl_dimmap *m = &op->spec.in[i][d];
+			tuples[i][d] = m->count ? split[m->first] : 1;
+		}
+}
+
+pl_status pl_op_tuples_to_split(const pl_graph *g, const pl_op *op,
+				int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK],
+				const int *ranks, int ntuples, int64_t *split, pl_err *err)
+{
+	int from_in[PL_MAX_LOOPS], from_dim[PL_MAX_LOOPS];
+	if (ntuples != op->ninputs)
+		return pl_err_set(err, PL_EINVAL, "expected %d tuples (one per input), got %d",
+				  op->ninputs, ntuples);
+	for (int l = 0; l < op->spec.nloops; l++)
+		split[l] = 0;
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = IN(g, op, i);
+		if (ranks[i] != t->rank)
+			return pl_err_set(err, PL_EINVAL,
+					  "tuple %d has %d entries but input '%s' has %d dimensions",
+					  i, ranks[i], t->name, t->rank);
+		for (int d = 0; d < t->rank; d++) {
+			const pl_dimmap *m = &op->spec.in[i][d];
+			int64_t v = tuples[i][d];
+			if (v < 1)
+				return pl_err_set(err, PL_EINVAL, "tuple %d entry %d: %lld is not positive",
+						  i, d, (long long)v);
+			if (!m->count || !op->spec.loop[m->first].splittable) {
+				if (v != 1)
+					return pl_err_set(err, PL_EINVAL,
+							  "input '%s' dimension %d cannot be split by "
+							  "this operator (got %lld, expected 1)",
+							  t->name, d, (long long)v);
+				if (!m->count)
+					continue;
+			}
+			int l = m->first;
+			if (split[l] && split[l] != v)
+				return pl_err_set(err, PL_EINVAL,
+						  "input '%s' dimension %d is cut %lld ways but input "
+						  "'%s' dimension %d, the same loop, is cut %lld ways",
+						  t->name, d, (long long)v,
+						  IN(g, op, from_in[l])->name, from_dim[l],
+						  (long long)split[l]);
+			split[l] = v;
+			from_in[l] = i;
+			from_dim[l] = d;
+		}
+	}
+	for (int l = 0; l < op->spec.nloops; l++)
+		if (!split[l])
+			split[l] = 1;
+	return pl_op_check_split(op, split, 0, err);
+}
+
+typedef struct enum_state {
+	const pl_op *op;
+	int64_t devices, want;
+	int64_t cur[PL_MAX_LOOPS];
+	int64_t *out;
+	int max, n;
+	int64_t best; /* largest product seen that divides devices */
+} enum_state;
+
+static void enum_rec(enum_state *s, int l, int64_t prod)
+{
+	if (l == s->op->spec.nloops) {
+		if (prod > s->best)
+			s->best = prod;
+		if (prod == s->want) {
+			if (s->n < s->max)
+				memcpy(s->out + (size_t)s->n * s->op->spec.nloops, s->cur,
+				       sizeof(int64_t) * (size_t)s->op->spec.nloops);
+			s->n++;
+		}
+		return;
+	}
+	const pl_loop *lp = &s->op->spec.loop[l];
+	int64_t room = s->devices / prod;
+	for (int64_t d = 1; d <= room; d++) {
+		if (room % d || lp->size % d || (d > 1 && !lp->splittable))
+			continue;
+		s->cur[l] = d;
+		enum_rec(s, l + 1, prod * d);
+	}
+}
+
+int pl_op_enumerate(const pl_op *op, int64_t devices, int64_t *out, int max)
+{
+	enum_state s = {.op = op, .devices = devices, .want = devices, .out = out, .max = max};
+	enum_rec(&s, 0, 1);
+	if (s.n == 0) { /* no strategy uses every device: take the largest product */
+		s.want = s.best;
+		s.n = 0;
+		enum_rec(&s, 0, 1);
+	}
+	return s.n;
+}

@@ -1,0 +1,43 @@
+/* Shared helpers for the op rule files (not a public interface). */
+#ifndef PL_OPS_INTERNAL_H
+#define PL_OPS_INTERNAL_H
+
+#include "planner/ops.h"
+
+#define IN(g, op, i) (&(g)->tensors[(op)->in[i]])
+#define OUT(g, op, i) (&(g)->tensors[(op)->out[i]])
+
+/* Adds a loop and returns its index. */
+int pl__loop_add(pl_op *op, int64_t size, pl_loopkind kind, int splittable);
+/* Maps dim d of input i (or output i when out is set) onto one loop. */
+void pl__map(pl_op *op, int out, int i, int d, int loop);
+void pl__set_out(pl_graph *g, pl_op *op, int i, int rank, const int64_t *shape, pl_dtype dt);
+/* Local (per-rank) element count of input i / output i under split. */
+double pl__local_in(const pl_graph *g, const pl_op *op, int i, const int64_t *split);
+double pl__local_out(const pl_graph *g, const pl_op *op, int i, const int64_t *split);
+/* Bytes of the same. */
+double pl__local_in_bytes(const pl_graph *g, const pl_op *op, int i, const int64_t *split);
+double pl__local_out_bytes(const pl_graph *g, const pl_op *op, int i, const int64_t *split);
+int64_t pl__norm_axis(int64_t axis, int rank);
+
+pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_softmax(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_norm(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_reshape(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_transpose(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err);
+
+void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_softmax(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_gather(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_view(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_transpose(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+
+#endif

@@ -1,0 +1,245 @@
+/* Data-movement operators: Gather (embedding lookup; splitting the gathered
+ * axis of the table leaves partial sums, Megatron's vocab-parallel embedding),
+ * Reshape (dimension groups; only the major dimension of a merged group may be
+ * split), Transpose, ReduceSum/ReduceMean (reduced axes leave partial sums). */
+#include <string.h>
+
+#include "planner/ops/internal.h"
+
+pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0), *ix = IN(g, op, 1);
+	int64_t axis = pl__norm_axis(op->attrs.has_axis ? op->attrs.axis : 0, x->rank);
+	if (axis < 0 || axis >= x->rank)
+		return pl_err_set(err, PL_EINVAL, "attrs.axis %lld is out of range for '%s' with %d "
+				  "dimensions", (long long)op->attrs.axis, x->name, x->rank);
+	if (ix->dtype != PL_DT_INT32 && ix->dtype != PL_DT_INT64)
+		return pl_err_set(err, PL_EINVAL, "indices '%s' must be int32 or int64, not %s",
+				  ix->name, pl_dtype_name(ix->dtype));
+	int rank = x->rank - 1 + ix->rank;
+	if (rank > PL_MAX_RANK)
+		return pl_err_set(err, PL_EINVAL, "the output would have %d dimensions, at most %d "
+				  "are supported", rank, PL_MAX_RANK);
+	int64_t shape[PL_MAX_RANK];
+	int o = 0;
+	for (int d = 0; d < axis; d++)
+		shape[o++] = x->shape[d];
+	for (int d = 0; d < ix->rank; d++)
+		shape[o++] = ix->shape[d];
+	for (int d = (int)axis + 1; d < x->rank; d++)
+		shape[o++] = x->shape[d];
+	pl__set_out(g, op, 0, rank, shape, x->dtype);
+	o = 0;
+	for (int d = 0; d < axis; d++) {
+		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 0, d, l);
+		pl__map(op, 1, 0, o++, l);
+	}
+	for (int d = 0; d < ix->rank; d++) {
+		int l = pl__loop_add(op, ix->shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 1, d, l);
+		pl__map(op, 1, 0, o++, l);
+	}
+	for (int d = (int)axis + 1; d < x->rank; d++) {
+		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 0, d, l);
+		pl__map(op, 1, 0, o++, l);
+	}
+	int lv = pl__loop_add(op, x->shape[axis], PL_LOOP_REDUCE, 1);
+	pl__map(op, 0, 0, (int)axis, lv);
+	return PL_OK;
+}
+
+void pl__work_gather(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double ob = pl__local_out_bytes(g, op, 0, split), ib = pl__local_in_bytes(g, op, 1, split);
+	w->vec_flops_fwd = 0;
+	w->bytes_fwd = 2 * ob + ib;
+	w->kernels_fwd = 1;
+	if (!OUT(g, op, 0)->requires_grad)
+		return;
+	w->vec_flops_bwd = pl__local_out(g, op, 0, split); /* scatter-add */
+	w->bytes_bwd = 2 * ob + ib + pl__local_in_bytes(g, op, 0, split);
+	w->kernels_bwd = 2; /* zero the table gradient, scatter-add */
+	w->saved_bytes = ib;
+}
+
+/* Reshape target per ONNX: 0 copies the input dimension, -1 is inferred. */
+static pl_status reshape_target(const pl_tensor *x, const pl_attrs *a, int64_t *shape, pl_err *err)
+{
+	if (a->nshape == 0)
+		return pl_err_set(err, PL_EINVAL, "attrs.shape: expected the target shape");
+	int64_t known = 1, total = pl_tensor_elems(x);
+	int infer = -1;
+	for (int d = 0; d < a->nshape; d++) {
+		int64_t v = a->shape[d];
+		if (v == 0) {
+			if (d >= x->rank)
+				return pl_err_set(err, PL_EINVAL, "attrs.shape[%d] is 0 but '%s' has "
+						  "only %d dimensions", d, x->name, x->rank);
+			v = x->shape[d];
+		} else if (v == -1) {
+			if (infer >= 0)
+				return pl_err_set(err, PL_EINVAL, "attrs.shape has more than one -1");
+			infer = d;
+			continue;
+		} else if (v < 0) {
+			return pl_err_set(err, PL_EINVAL, "attrs.shape[%d] is %lld; expected a positive "
+					  "size, 0 or -1", d, (long long)v);
+		}
+		shape[d] = v;
+		known *= v;
+	}
+	if (infer >= 0) {
+		if (known == 0 || total % known)
+			return pl_err_set(err, PL_EINVAL, "attrs.shape: cannot infer the -1 entry: "
+					  "%lld elements are not a multiple of %lld",
+					  (long long)total, (long long)known);
+		shape[infer] = total / known;
+		known *= shape[infer];
+	}
+	if (known != total)
+		return pl_err_set(err, PL_EINVAL, "attrs.shape has %lld elements but '%s' has %lld",
+				  (long long)known, x->name, (long long)total);
+	return PL_OK;
+}
+
+pl_status pl__infer_reshape(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	int64_t shape[PL_MAX_RANK] = {0};
+	pl_status st = reshape_target(x, &op->attrs, shape, err);
+	if (st)
+		return st;
+	int orank = op->attrs.nshape;
+	pl__set_out(g, op, 0, orank, shape, x->dtype);
+	/* walk both shapes, grouping runs of equal element count */
+	int i = 0, o = 0;
+	while (i < x->rank || o < orank) {
+		if (i < x->rank && x->shape[i] == 1) { i++; continue; }
+		if (o < orank && shape[o] == 1) { o++; continue; }
+		if (i >= x->rank || o >= orank)
+			break;
+		int i0 = i, o0 = o;
+		int64_t pi = x->shape[i++], po = shape[o++];
+		while (pi != po) {
+			if (pi < po)
+				pi *= x->shape[i++];
+			else
+				po *= shape[o++];
+		}
+		int ni = i - i0, no = o - o0;
+		pl_dimmap *min = op->spec.in[0], *mout = op->spec.out[0];
+		if (ni == 1) { /* one input dim splits into output dims */
+			int first = op->spec.nloops;
+			for (int k = 0; k < no; k++) {
+				int l = pl__loop_add(op, shape[o0 + k], PL_LOOP_PARALLEL, k == 0);
+				pl__map(op, 1, 0, o0 + k, l);
+			}
+			min[i0] = (pl_dimmap){(int8_t)first, (int8_t)no};
+		} else if (no == 1) { /* input dims merge into one output dim */
+			int first = op->spec.nloops;
+			for (int k = 0; k < ni; k++) {
+				int l = pl__loop_add(op, x->shape[i0 + k], PL_LOOP_PARALLEL, k == 0);
+				pl__map(op, 0, 0, i0 + k, l);
+			}
+			mout[o0] = (pl_dimmap){(int8_t)first, (int8_t)ni};
+		} else { /* m:n regrouping: kept whole */
+			pl__loop_add(op, pi, PL_LOOP_PARALLEL, 0);
+		}
+	}
+	return PL_OK;
+}
+
+pl_status pl__infer_transpose(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	int64_t perm[PL_MAX_RANK], shape[PL_MAX_RANK] = {0};
+	int n = op->attrs.nperm;
+	if (n == 0) { /* ONNX default: reverse */
+		n = x->rank;
+		for (int d = 0; d < n; d++)
+			perm[d] = n - 1 - d;
+	} else {
+		memcpy(perm, op->attrs.perm, sizeof perm);
+	}
+	if (n != x->rank)
+		return pl_err_set(err, PL_EINVAL, "attrs.perm has %d entries but '%s' has %d "
+				  "dimensions", n, x->name, x->rank);
+	int seen[PL_MAX_RANK] = {0};
+	for (int d = 0; d < n; d++) {
+		if (perm[d] < 0 || perm[d] >= n || seen[perm[d]]++)
+			return pl_err_set(err, PL_EINVAL, "attrs.perm is not a permutation of 0..%d",
+					  n - 1);
+		shape[d] = x->shape[perm[d]];
+	}
+	pl__set_out(g, op, 0, n, shape, x->dtype);
+	for (int d = 0; d < n; d++)
+		pl__map(op, 0, 0, d, pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1));
+	for (int d = 0; d < n; d++)
+		pl__map(op, 1, 0, d, (int)perm[d]);
+	return PL_OK;
+}
+
+void pl__work_transpose(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double b = pl__local_out_bytes(g, op, 0, split);
+	w->bytes_fwd = 2 * b;
+	w->kernels_fwd = 1;
+	if (OUT(g, op, 0)->requires_grad) {
+		w->bytes_bwd = 2 * b;
+		w->kernels_bwd = 1;
+	}
+}
+
+pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	int reduced[PL_MAX_RANK] = {0};
+	if (!op->attrs.has_axes) {
+		for (int d = 0; d < x->rank; d++)
+			reduced[d] = 1;
+	}
+	for (int k = 0; k < op->attrs.naxes; k++) {
+		int64_t ax = pl__norm_axis(op->attrs.axes[k], x->rank);
+		if (ax < 0 || ax >= x->rank)
+			return pl_err_set(err, PL_EINVAL, "attrs.axes[%d] = %lld is out of range for "
+					  "'%s' with %d dimensions", k, (long long)op->attrs.axes[k],
+					  x->name, x->rank);
+		reduced[ax] = 1;
+	}
+	int64_t shape[PL_MAX_RANK];
+	int o = 0;
+	int outdim[PL_MAX_RANK];
+	for (int d = 0; d < x->rank; d++) {
+		outdim[d] = -1;
+		if (!reduced[d]) {
+			outdim[d] = o;
+			shape[o++] = x->shape[d];
+		} else if (op->attrs.keepdims) {
+			shape[o++] = 1;
+		}
+	}
+	pl__set_out(g, op, 0, o, shape, x->dtype);
+	for (int d = 0; d < x->rank; d++) {
+		int l = pl__loop_add(op, x->shape[d], reduced[d] ? PL_LOOP_REDUCE : PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 0, d, l);
+		if (outdim[d] >= 0)
+			pl__map(op, 1, 0, outdim[d], l);
+	}
+	return PL_OK;
+}
+
+void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double n = pl__local_in(g, op, 0, split), ib = pl__local_in_bytes(g, op, 0, split);
+	double ob = pl__local_out_bytes(g, op, 0, split);
+	w->vec_flops_fwd = n;
+	w->bytes_fwd = ib + ob;
+	w->kernels_fwd = 1;
+	if (OUT(g, op, 0)->requires_grad) {
+		w->vec_flops_bwd = op->type == PL_OP_REDUCEMEAN ? n : 0;
+		w->bytes_bwd = ib + ob;
+		w->kernels_bwd = 1;
+	}
+}

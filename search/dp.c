@@ -1,0 +1,357 @@
+/* dp: the exact optimum of the cost model by variable elimination (ve.c).
+ *
+ * Repeated layers: for a run of k identical blocks, block 0 is solved as part
+ * of the graph, and one table T(out_{b-1}, out_b) -- the best cost of block b
+ * given the strategies of the op leaving the previous block and of its own --
+ * is computed once from block 1 and reused for blocks 1..k-1, which become a
+ * chain T, T, ..., T in the reduced problem. Each block's inside is recovered
+ * by backtracking the template with its two boundary strategies.
+ *
+ * Memory: the scalar optimum is taken when it fits; otherwise the least
+ * memory any plan needs is computed (the same elimination on memory), and if
+ * that fits, the Pareto elimination finds the fastest plan within the limit.
+ * Both are exact unless a Pareto set exceeds its cap, which the result says. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/search.h"
+#include "search/ve.h"
+
+enum { OP_EXPANDED, OP_CHAIN, OP_HIDDEN };
+
+typedef struct dpctx {
+	pl_problem *p;
+	const pl_search_opts *o;
+	pl_run runs[64];
+	int nruns;
+	int *kind;       /* per op */
+	int *run_of;     /* per op: run index or -1 */
+	double deadline;
+	int objective_mem; /* 1: minimize memory instead of time */
+	double **mem_tab;  /* per op: node memory (objective or Pareto m) */
+	double **time_tab; /* per op: node time */
+} dpctx;
+
+static int block_op(const pl_run *r, int b, int k) { return r->first + b * r->len + k; }
+
+static void progress(const dpctx *c, const char *fmt, const char *a, double x)
+{
+	if (!c->o->progress)
+		return;
+	char msg[256];
+	snprintf(msg, sizeof msg, fmt, a, x);
+	c->o->progress(c->o->ud, msg);
+}
+
+static int node_tables(dpctx *c, int op)
+{
+	if (c->time_tab[op])
+		return 0;
+	const pl_nodecost *n = pl_problem_node(c->p, op);
+	int ns = c->p->nstrat[op];
+	double *t = malloc(sizeof *t * (size_t)ns), *m = malloc(sizeof *m * (size_t)ns);
+	if (!n || !t || !m) {
+		free(t);
+		free(m);
+		return -1;
+	}
+	for (int s = 0; s < ns; s++) {
+		t[s] = n[s].compute_s + n[s].comm_s;
+		m[s] = n[s].mem_bytes;
+	}
+	c->time_tab[op] = t;
+	c->mem_tab[op] = m;
+	return 0;
+}
+
+static int add_unary(dpctx *c, ve *v, int op)
+{
+	if (node_tables(c, op))
+		return -1;
+	size_t one = 1;
+	const double *t = c->objective_mem ? c->mem_tab[op] : c->time_tab[op];
+	return ve_add(v, 1, &op, &one, (size_t)c->p->nstrat[op], t, v->pareto ? c->mem_tab[op] : NULL);
+}
+
+static int add_edge(dpctx *c, ve *v, int e)
+{
+	if (c->objective_mem)
+		return 0; /* edges hold no memory */
+	const pl_edge *ed = &c->p->edges[e];
+	const double *t = pl_problem_edge(c->p, e);
+	if (!t)
+		return -1;
+	int vars[2] = {ed->src_op, ed->dst_op};
+	size_t nd = (size_t)c->p->nstrat[ed->dst_op];
+	size_t stride[2] = {nd, 1};
+	return ve_add(v, 2, vars, stride, (size_t)c->p->nstrat[ed->src_op] * nd, t, NULL);
+}
+
+/* Template of run r: block 1 with the out op of block 0 as its kept input.
+ * Fills T (dom x dom) and leaves the elimination in tv for backtracking. */
+static int run_template(dpctx *c, int r, ve *tv, double **T)
+{
+	const pl_run *run = &c->runs[r];
+	pl_problem *p = c->p;
+	int vin = block_op(run, 0, run->out_pos), vout = block_op(run, 1, run->out_pos);
+	if (ve_init(tv, p->nops, p->nstrat))
+		return -1;
+	tv->deadline = c->deadline;
+	tv->keep[vin] = tv->keep[vout] = 1;
+	int lo = block_op(run, 1, 0), hi = lo + run->len;
+	for (int op = lo; op < hi; op++) {
+		if (add_unary(c, tv, op))
+			return -1;
+		for (int k = 0; k < p->op_nedges[op]; k++) {
+			int e = p->op_edges[op][k];
+			const pl_edge *ed = &p->edges[e];
+			if (ed->dst_op != op)
+				continue; /* counted at its consumer */
+			if ((ed->src_op >= lo && ed->src_op < hi) || ed->src_op == vin) {
+				if (add_edge(c, tv, e))
+					return -1;
+			}
+		}
+	}
+	if (ve_run(tv))
+		return -1;
+	int d = p->nstrat[vin];
+	double *t = malloc(sizeof *t * (size_t)d * (size_t)d);
+	int *a = calloc((size_t)p->nops, sizeof *a);
+	if (!t || !a) {
+		free(t);
+		free(a);
+		return -1;
+	}
+	for (int i = 0; i < d; i++)
+		for (int j = 0; j < d; j++) {
+			a[vin] = i;
+			a[vout] = j;
+			t[(size_t)i * d + j] = ve_value(tv, a);
+		}
+	free(a);
+	*T = t;
+	return 0;
+}
+
+/* Scalar elimination on the reduced problem; fills choice for every op. */
+static int solve_scalar(dpctx *c, int *choice, double *value, char *why, size_t nwhy)
+{
+	pl_problem *p = c->p;
+	ve v, tv[64];
+	double *T[64] = {0};
+	int ok = -1, ntv = 0;
+	memset(tv, 0, sizeof tv);
+	if (ve_init(&v, p->nops, p->nstrat))
+		goto done;
+	v.deadline = c->deadline;
+	for (int r = 0; r < c->nruns; r++) {
+		if (run_template(c, r, &tv[r], &T[r])) {
+			ntv = r + 1;
+			snprintf(why, nwhy, "%s", tv[r].fail[0] ? tv[r].fail : "out of memory");
+			goto done;
+		}
+		ntv = r + 1;
+	}
+	for (int op = 0; op < p->nops; op++) {
+		if (c->kind[op] != OP_EXPANDED)
+			continue;
+		if (add_unary(c, &v, op))
+			goto done;
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		int ks = c->kind[ed->src_op], kd = c->kind[ed->dst_op];
+		if (kd == OP_EXPANDED && ks != OP_HIDDEN && add_edge(c, &v, e))
+			goto done;
+	}
+	for (int r = 0; r < c->nruns; r++) {
+		const pl_run *run = &c->runs[r];
+		int d = p->nstrat[block_op(run, 0, run->out_pos)];
+		size_t stride[2] = {(size_t)d, 1};
+		for (int b = 1; b < run->count; b++) {
+			int vars[2] = {block_op(run, b - 1, run->out_pos), block_op(run, b, run->out_pos)};
+			if (ve_add(&v, 2, vars, stride, (size_t)d * d, T[r], NULL))
+				goto done;
+		}
+	}
+	if (ve_run(&v)) {
+		snprintf(why, nwhy, "%s", v.fail);
+		goto done;
+	}
+	for (int op = 0; op < p->nops; op++)
+		choice[op] = 0;
+	*value = ve_value(&v, choice);
+	ve_backtrack(&v, choice);
+	/* the inside of each compressed block */
+	int *a = calloc((size_t)p->nops, sizeof *a);
+	if (!a)
+		goto done;
+	for (int r = 0; r < c->nruns; r++) {
+		const pl_run *run = &c->runs[r];
+		for (int b = 1; b < run->count; b++) {
+			a[block_op(run, 0, run->out_pos)] = choice[block_op(run, b - 1, run->out_pos)];
+			a[block_op(run, 1, run->out_pos)] = choice[block_op(run, b, run->out_pos)];
+			ve_backtrack(&tv[r], a);
+			for (int k = 0; k < run->len; k++)
+				if (k != run->out_pos)
+					choice[block_op(run, b, k)] = a[block_op(run, 1, k)];
+		}
+	}
+	free(a);
+	ok = 0;
+done:
+	for (int r = 0; r < ntv; r++) {
+		ve_free(&tv[r]);
+		free(T[r]);
+	}
+	ve_free(&v);
+	return ok;
+}
+
+static int solve_pareto(dpctx *c, int *choice, double *t, double *m, int *truncated, char *why,
+			size_t nwhy)
+{
+	pl_problem *p = c->p;
+	ve v;
+	int ok = -1;
+	if (ve_init(&v, p->nops, p->nstrat))
+		goto done;
+	v.pareto = 1;
+	v.limit = c->o->memory_limit;
+	v.cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 64;
+	v.deadline = c->deadline;
+	for (int op = 0; op < p->nops; op++)
+		if (add_unary(c, &v, op))
+			goto done;
+	for (int e = 0; e < p->nedges; e++)
+		if (add_edge(c, &v, e))
+			goto done;
+	if (ve_run(&v)) {
+		snprintf(why, nwhy, "%s", v.fail);
+		goto done;
+	}
+	for (int op = 0; op < p->nops; op++)
+		choice[op] = 0;
+	if (ve_pareto_solve(&v, choice, t, m)) {
+		snprintf(why, nwhy, "%s", v.fail[0] ? v.fail : "no plan fits the memory limit");
+		goto done;
+	}
+	*truncated = v.truncated;
+	ok = 0;
+done:
+	ve_free(&v);
+	return ok;
+}
+
+static void plan_totals(pl_problem *p, const int *choice, double *t, double *m)
+{
+	int64_t **splits = malloc(sizeof *splits * (size_t)p->nops);
+	if (!splits) {
+		*t = *m = 0;
+		return;
+	}
+	for (int o = 0; o < p->nops; o++)
+		splits[o] = p->strat[o] + (size_t)choice[o] * (size_t)p->g->ops[o].spec.nloops;
+	pl_plancost pc;
+	pl_cost_plan(p, splits, &pc, NULL);
+	*t = pc.step_s;
+	*m = pc.mem_bytes;
+	free(splits);
+}
+
+pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
+{
+	double t0 = ve_now();
+	pl_status st = PL_OK;
+	dpctx c = {.p = p, .o = o};
+	memset(r, 0, sizeof *r);
+	c.kind = calloc((size_t)p->nops, sizeof *c.kind);
+	c.run_of = malloc(sizeof *c.run_of * (size_t)p->nops);
+	c.time_tab = calloc((size_t)p->nops, sizeof *c.time_tab);
+	c.mem_tab = calloc((size_t)p->nops, sizeof *c.mem_tab);
+	r->choice = calloc((size_t)p->nops, sizeof *r->choice);
+	int *alt = calloc((size_t)p->nops, sizeof *alt);
+	char why[256] = "";
+	if (!c.kind || !c.run_of || !c.time_tab || !c.mem_tab || !r->choice || !alt) {
+		st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
+		goto cleanup;
+	}
+	if (o->time_limit_s > 0)
+		c.deadline = t0 + o->time_limit_s;
+	c.nruns = o->no_repeat ? 0 : pl_find_runs(p->g, c.runs, 64);
+	for (int op = 0; op < p->nops; op++)
+		c.run_of[op] = -1;
+	for (int k = 0; k < c.nruns; k++) {
+		const pl_run *run = &c.runs[k];
+		r->repeated_runs++;
+		r->repeated_layers += run->count;
+		for (int b = 1; b < run->count; b++)
+			for (int i = 0; i < run->len; i++) {
+				int op = block_op(run, b, i);
+				c.kind[op] = i == run->out_pos ? OP_CHAIN : OP_HIDDEN;
+				c.run_of[op] = k;
+			}
+	}
+	if (c.nruns)
+		progress(&c, "dp: %s%g repeated blocks solved once", "", (double)r->repeated_layers);
+	double value;
+	if (solve_scalar(&c, r->choice, &value, why, sizeof why)) {
+		st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
+				"dp: %s", why[0] ? why : "out of memory");
+		goto cleanup;
+	}
+	plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
+	r->optimal = 1;
+	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit) {
+		progress(&c, "dp: the fastest plan needs %s%.4g bytes; searching under the limit",
+			 "", r->mem_bytes);
+		double least;
+		c.objective_mem = 1;
+		if (solve_scalar(&c, alt, &least, why, sizeof why)) {
+			st = pl_err_set(err, PL_ESOLVER, "dp: %s", why);
+			goto cleanup;
+		}
+		c.objective_mem = 0;
+		r->min_mem_bytes = least;
+		if (least > o->memory_limit) {
+			st = pl_err_set(err, PL_EINFEASIBLE,
+					"no plan fits the memory limit of %.0f bytes per device: the "
+					"least memory any plan needs is %.0f bytes (%.1f%% more)",
+					o->memory_limit, least,
+					100.0 * (least - o->memory_limit) / o->memory_limit);
+			goto cleanup;
+		}
+		double t, m;
+		int truncated = 0;
+		if (solve_pareto(&c, alt, &t, &m, &truncated, why, sizeof why)) {
+			st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT
+										       : PL_ESOLVER,
+					"dp (memory-constrained): %s", why);
+			goto cleanup;
+		}
+		memcpy(r->choice, alt, sizeof *alt * (size_t)p->nops);
+		plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
+		r->optimal = !truncated;
+		if (truncated)
+			snprintf(r->why, sizeof r->why,
+				 "a (time, memory) Pareto set was cut to %d points; raise the cap for "
+				 "a proof",
+				 o->pareto_cap > 1 ? o->pareto_cap : 64);
+	}
+cleanup:
+	for (int op = 0; op < p->nops && c.time_tab; op++) {
+		free(c.time_tab[op]);
+		free(c.mem_tab[op]);
+	}
+	free(c.time_tab);
+	free(c.mem_tab);
+	free(c.kind);
+	free(c.run_of);
+	free(alt);
+	r->seconds = ve_now() - t0;
+	if (st)
+		pl_search_result_free(r);
+	return st;
+}

@@ -1,0 +1,149 @@
+/* Repeated-layer detection. A cut after op position p is clean when exactly
+ * one activation crosses it and no param is read on both sides. The ops
+ * between clean cuts form segments; a run is a block of P consecutive segments
+ * (a transformer layer is usually two: attention and MLP) repeated at least
+ * twice with identical ops, attributes, shapes, annotations and wiring. The
+ * search solves one block and reuses it (search/dp.c). Cost O(ops * P * L). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/search.h"
+
+#define MAX_PERIOD 6
+
+typedef struct ctx {
+	const pl_graph *g;
+	int *pos; /* op -> position (ops are stored in topological order: identity) */
+} ctx;
+
+static int tensor_equal(const pl_tensor *a, const pl_tensor *b)
+{
+	if (a->rank != b->rank || a->dtype != b->dtype || a->role != b->role)
+		return 0;
+	for (int d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return 0;
+	return 1;
+}
+
+/* Are ops [a, a+len) and [b, b+len) the same block? */
+static int block_equal(const pl_graph *g, int a, int b, int len)
+{
+	for (int k = 0; k < len; k++) {
+		const pl_op *x = &g->ops[a + k], *y = &g->ops[b + k];
+		if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
+		    x->has_strategy != y->has_strategy ||
+		    memcmp(&x->attrs, &y->attrs, sizeof x->attrs) ||
+		    memcmp(&x->spec, &y->spec, sizeof x->spec))
+			return 0;
+		if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
+			return 0;
+		for (int i = 0; i < x->noutputs; i++)
+			if (!tensor_equal(&g->tensors[x->out[i]], &g->tensors[y->out[i]]))
+				return 0;
+		for (int i = 0; i < x->ninputs; i++) {
+			const pl_tensor *tx = &g->tensors[x->in[i]], *ty = &g->tensors[y->in[i]];
+			if (!tensor_equal(tx, ty))
+				return 0;
+			int inx = tx->producer >= a && tx->producer < a + len;
+			int iny = ty->producer >= b && ty->producer < b + len;
+			if (inx != iny)
+				return 0;
+			if (inx && (tx->producer - a != ty->producer - b ||
+				    tx->producer_slot != ty->producer_slot))
+				return 0;
+			if (!inx && (tx->producer < 0) != (ty->producer < 0))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
+{
+	int n = g->nops, nr = 0;
+	if (n < 4)
+		return 0;
+	int *cnt = calloc((size_t)n + 1, sizeof *cnt), *params = calloc((size_t)n + 1, sizeof *params);
+	int *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
+	long long *idsum = calloc((size_t)n + 1, sizeof *idsum);
+	if (!cnt || !params || !cuts || !idsum)
+		goto done;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *tt = &g->tensors[t];
+		if (tt->nconsumers == 0 || tt->role == PL_ROLE_INPUT || tt->role == PL_ROLE_CONST)
+			continue;
+		int start = tt->producer, last = -1;
+		for (int k = 0; k < tt->nconsumers; k++) {
+			int c = tt->consumers[k];
+			if (c > last)
+				last = c;
+			if (tt->producer < 0 && (start < 0 || c < start))
+				start = c;
+		}
+		if (start >= last)
+			continue;
+		/* crosses cuts start .. last-1 */
+		cnt[start]++;
+		cnt[last]--;
+		idsum[start] += t;
+		idsum[last] -= t;
+		if (tt->role == PL_ROLE_PARAM) {
+			params[start]++;
+			params[last]--;
+		}
+	}
+	/* segment boundaries: 0, clean cuts + 1, n */
+	int nc = 0, run = 0, prun = 0;
+	long long ids = 0;
+	cuts[nc++] = 0;
+	for (int p = 0; p < n - 1; p++) {
+		run += cnt[p];
+		prun += params[p];
+		ids += idsum[p];
+		if (run == 1 && prun == 0)
+			cuts[nc++] = p + 1;
+	}
+	cuts[nc++] = n;
+	int nseg = nc - 1;
+	for (int s = 0; s < nseg && nr < max;) {
+		int best_p = 0, best_k = 0, best_cover = 0;
+		for (int P = 1; P <= MAX_PERIOD && s + 2 * P <= nseg; P++) {
+			int len = cuts[s + P] - cuts[s], k = 1;
+			while (s + (k + 1) * P <= nseg && cuts[s + (k + 1) * P] - cuts[s + k * P] == len &&
+			       block_equal(g, cuts[s], cuts[s + k * P], len))
+				k++;
+			if (k >= 2 && k * len > best_cover) {
+				best_cover = k * len;
+				best_p = P;
+				best_k = k;
+			}
+		}
+		if (!best_k) {
+			s++;
+			continue;
+		}
+		int first = cuts[s], len = cuts[s + best_p] - first;
+		/* the op that produces the tensor leaving the block */
+		int out_pos = -1;
+		for (int k = 0; k < len && out_pos < 0; k++) {
+			const pl_op *op = &g->ops[first + k];
+			for (int i = 0; i < op->noutputs; i++) {
+				const pl_tensor *t = &g->tensors[op->out[i]];
+				for (int c = 0; c < t->nconsumers; c++)
+					if (t->consumers[c] >= first + len)
+						out_pos = k;
+			}
+		}
+		if (out_pos >= 0) {
+			runs[nr++] = (pl_run){first, len, best_k, out_pos};
+		}
+		s += best_p * best_k;
+	}
+done:
+	free(cnt);
+	free(params);
+	free(cuts);
+	free(idsum);
+	return nr;
+}
