@@ -1,0 +1,166 @@
+/* planner::import -- the model importer: every file of the bad-input corpus
+ * (tests/fixtures/bad_models, expectations in EXPECT) fails with PL_EINVAL and
+ * a message naming the file and the op or field; truncations and byte flips
+ * of a real model never crash (the suite runs under ASan/UBSan); the zoo
+ * models load with the shapes a person computes by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "planner/checkpoint.h"
+#include "planner/graph.h"
+
+static const char *env(const char *k)
+{
+	const char *v = getenv(k);
+	if (!v)
+		fail_msg("%s is not set (run through ctest)", k);
+	return v;
+}
+
+static void bad_corpus(void **state)
+{
+	(void)state;
+	char path[1200], line[1024];
+	snprintf(path, sizeof path, "%s/bad_models/EXPECT", env("PL_FIXTURES"));
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *tab = strchr(line, '\t');
+		assert_non_null(tab);
+		*tab = 0;
+		char file[2200];
+		snprintf(file, sizeof file, "%s/bad_models/%s", env("PL_FIXTURES"), line);
+		pl_graph *g = NULL;
+		pl_err err = {{0}};
+		pl_status st = pl_graph_load_file(&g, file, &err);
+		if (st != PL_EINVAL)
+			fail_msg("%s: expected PL_EINVAL, got %d (%s)", line, st, err.msg);
+		assert_null(g);
+		if (!strstr(err.msg, file))
+			fail_msg("%s: the message does not name the file: %s", line, err.msg);
+		if (!strstr(err.msg, tab + 1))
+			fail_msg("%s: expected \"%s\" in: %s", line, tab + 1, err.msg);
+		n++;
+	}
+	fclose(f);
+	assert_true(n >= 30);
+}
+
+static char *slurp(const char *rel, size_t *len)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", env("PL_SOURCE_DIR"), rel);
+	char *text;
+	pl_err err;
+	assert_int_equal(pl_read_file(path, &text, len, &err), PL_OK);
+	return text;
+}
+
+/* Every prefix and many byte flips of a real model: an error or a graph, never a crash. */
+static void truncations_and_flips(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = slurp("examples/tiny-mlp.json", &len);
+	int ok = 0;
+	for (size_t k = 0; k <= len; k++) {
+		pl_graph *g = NULL;
+		pl_err err;
+		pl_status st = pl_graph_load_json(&g, text, k, "cut.json", &err);
+		if (st == PL_OK) {
+			ok++;
+			pl_graph_free(g);
+		} else {
+			assert_int_equal(st, PL_EINVAL);
+			assert_non_null(strstr(err.msg, "cut.json"));
+		}
+	}
+	assert_true(ok >= 1); /* the whole file (and prefixes ending in whitespace) */
+	static const char flips[] = "{}[]\",:0-9ax \n";
+	srand(3);
+	char *copy = malloc(len);
+	for (int i = 0; i < 3000; i++) {
+		memcpy(copy, text, len);
+		for (int j = 0; j < 3; j++)
+			copy[rand() % len] = flips[rand() % (sizeof flips - 1)];
+		pl_graph *g = NULL;
+		pl_err err;
+		if (pl_graph_load_json(&g, copy, len, "flip.json", &err) == PL_OK)
+			pl_graph_free(g);
+	}
+	free(copy);
+	free(text);
+}
+
+static const pl_tensor *T(const pl_graph *g, const char *name)
+{
+	int t = pl_graph_find_tensor(g, name);
+	if (t < 0)
+		fail_msg("no tensor %s", name);
+	return &g->tensors[t];
+}
+
+static void gpt_shapes(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = slurp("examples/gpt-small.json", &len);
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, text, len, "gpt-small.json", &err), PL_OK);
+	free(text);
+	/* gpt-small: batch 16, seq 128, hidden 256, 4 heads of 64, vocab 1024 */
+	const pl_tensor *s = T(g, "l0.scores.out");
+	assert_int_equal(s->rank, 4);
+	assert_int_equal(s->shape[0], 16);
+	assert_int_equal(s->shape[1], 4);
+	assert_int_equal(s->shape[2], 128);
+	assert_int_equal(s->shape[3], 128);
+	const pl_tensor *kt = T(g, "l0.kt.out");
+	assert_int_equal(kt->shape[2], 64);
+	assert_int_equal(kt->shape[3], 128);
+	const pl_tensor *lg = T(g, "logits.out");
+	assert_int_equal(lg->shape[2], 1024);
+	const pl_tensor *loss = T(g, "loss.out");
+	assert_int_equal(loss->rank, 0);
+	assert_true(loss->requires_grad);
+	assert_false(T(g, "tokens")->requires_grad);
+	assert_int_equal(g->nops, 2 + 4 * 24 + 3);
+	assert_int_equal(strlen(g->sha256), 64);
+	pl_graph_free(g);
+}
+
+static void topological_order(void **state)
+{
+	(void)state;
+	/* ops listed consumer first are reordered; names keep their tensors */
+	const char *json = "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[4,4],"
+			   "\"role\":\"input\"}},\"ops\":["
+			   "{\"name\":\"b\",\"type\":\"Relu\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]},"
+			   "{\"name\":\"a\",\"type\":\"Tanh\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}]}";
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "order.json", &err), PL_OK);
+	assert_string_equal(g->ops[0].name, "a");
+	assert_string_equal(g->ops[1].name, "b");
+	assert_int_equal(g->tensors[g->ops[1].in[0]].producer, 0);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bad_corpus),
+		cmocka_unit_test(truncations_and_flips),
+		cmocka_unit_test(gpt_shapes),
+		cmocka_unit_test(topological_order),
+	};
+	return cmocka_run_group_tests_name("planner::import", tests, NULL, NULL);
+}

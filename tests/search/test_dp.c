@@ -1,0 +1,181 @@
+/* search::dp -- dp returns the exact optimum: equal to brute force on random
+ * small graphs (2..12 devices, 6 and 12 included), with and without a binding
+ * memory limit; infeasible limits are reported with the least memory any plan
+ * needs; compressing repeated layers changes nothing. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "search/search.h"
+#include "tests/util/randgraph.h"
+
+static const int devices[] = {2, 3, 4, 6, 8, 12};
+
+typedef struct inst {
+	pl_graph *g;
+	pl_cluster c;
+	pl_problem *p;
+} inst;
+
+/* Loads a random graph whose search space brute force can enumerate. */
+static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
+{
+	for (int tries = 0; tries < 50; tries++) {
+		char *json = rg_model(r, nops, repeat);
+		pl_err err;
+		pl_status st = pl_graph_load_json(&in->g, json, strlen(json), "random.json", &err);
+		if (st)
+			fail_msg("random graph failed to load: %s\n%s", err.msg, json);
+		free(json);
+		assert_int_equal(pl_cluster_devices(&in->c, D / nodes, &err), PL_OK);
+		in->c.nodes = nodes;
+		assert_int_equal(pl_problem_new(&in->p, in->g, &in->c, &err), PL_OK);
+		double combos = 1;
+		for (int o = 0; o < in->p->nops; o++)
+			combos *= in->p->nstrat[o];
+		if (combos <= 2e6)
+			return 1;
+		pl_problem_free(in->p);
+		pl_graph_free(in->g);
+	}
+	return 0;
+}
+
+static void drop(inst *in)
+{
+	pl_problem_free(in->p);
+	pl_graph_free(in->g);
+}
+
+static void assert_close(double a, double b)
+{
+	if (fabs(a - b) > 1e-9 * fabs(b))
+		fail_msg("dp %.17g != brute %.17g (relative %.3g)", a, b, fabs(a - b) / fabs(b));
+}
+
+static void dp_equals_brute(void **state)
+{
+	(void)state;
+	rg_rng r = {12345};
+	int binding = 0, free_runs = 0, infeasible = 0;
+	for (int i = 0; i < 400 && (binding < 100 || free_runs < 100); i++) {
+		inst in;
+		int D = devices[i % 6], nodes = (D % 2 == 0 && i % 5 == 0) ? 2 : 1;
+		if (!make(&r, &in, 2 + rg_int(&r, 5), 1, D, nodes))
+			continue;
+		pl_err err;
+		pl_search_opts o = {0};
+		pl_search_result rd, rb;
+		assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
+		assert_int_equal(pl_search_dp(in.p, &o, &rd, &err), PL_OK);
+		assert_close(rd.step_s, rb.step_s);
+		assert_true(rd.optimal);
+		free_runs++;
+		double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
+		pl_search_result_free(&rd);
+		pl_search_result_free(&rb);
+		if (m_min < m_star * (1 - 1e-12)) {
+			/* a limit between the least memory and the fastest plan's memory binds */
+			o.memory_limit = m_min + (m_star - m_min) * (0.1 + 0.8 * rg_int(&r, 1000) / 1000.0);
+			assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
+			pl_status st = pl_search_dp(in.p, &o, &rd, &err);
+			if (st)
+				fail_msg("dp under a limit failed: %s", err.msg);
+			assert_close(rd.step_s, rb.step_s);
+			assert_true(rd.mem_bytes <= o.memory_limit);
+			assert_true(rd.optimal);
+			assert_true(rb.step_s > 0);
+			binding++;
+			pl_search_result_free(&rd);
+			pl_search_result_free(&rb);
+		}
+		if (i % 7 == 0 && m_min > 0) { /* below the least memory: both say infeasible, same bound */
+			o.memory_limit = m_min * 0.999;
+			pl_status sb = pl_search_brute(in.p, &o, &rb, &err);
+			pl_status sd = pl_search_dp(in.p, &o, &rd, &err);
+			assert_int_equal(sb, PL_EINFEASIBLE);
+			assert_int_equal(sd, PL_EINFEASIBLE);
+			assert_non_null(strstr(err.msg, "least memory"));
+			infeasible++;
+		}
+		drop(&in);
+	}
+	print_message("dp = brute on %d graphs without and %d with a binding memory limit; "
+		      "%d infeasible limits\n",
+		      free_runs, binding, infeasible);
+	assert_true(binding >= 100);
+	assert_true(free_runs >= 100);
+}
+
+static void repeated_blocks_equal_brute(void **state)
+{
+	(void)state;
+	rg_rng r = {777};
+	int runs_seen = 0, n = 0;
+	for (int i = 0; i < 200 && n < 60; i++) {
+		inst in;
+		int D = devices[i % 6];
+		if (!make(&r, &in, 1 + rg_int(&r, 2), 3 + rg_int(&r, 2), D, 1))
+			continue;
+		pl_err err;
+		pl_search_opts o = {0}, flat = {.no_repeat = 1};
+		pl_search_result rd, rf, rb;
+		assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
+		assert_int_equal(pl_search_dp(in.p, &o, &rd, &err), PL_OK);
+		assert_int_equal(pl_search_dp(in.p, &flat, &rf, &err), PL_OK);
+		assert_close(rd.step_s, rb.step_s);
+		assert_close(rf.step_s, rb.step_s);
+		runs_seen += rd.repeated_runs > 0;
+		n++;
+		pl_search_result_free(&rd);
+		pl_search_result_free(&rf);
+		pl_search_result_free(&rb);
+		drop(&in);
+	}
+	print_message("%d repeated-block graphs, %d with runs detected\n", n, runs_seen);
+	assert_true(runs_seen >= 20); /* the compression was exercised */
+}
+
+static void annotations_are_kept(void **state)
+{
+	(void)state;
+	const char *json =
+		"{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[64,32],\"role\":\"input\"},"
+		"\"w\":{\"shape\":[32,32],\"role\":\"param\"}},\"ops\":["
+		"{\"name\":\"fc\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"],"
+		"\"strategy\":[[2,1],[1,4]]},"
+		"{\"name\":\"act\",\"type\":\"Relu\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]}]}";
+	pl_graph *g;
+	pl_err err;
+	pl_cluster c;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "a.json", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 8, &err), PL_OK);
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	assert_int_equal(p->nstrat[0], 1);
+	pl_search_opts o = {0};
+	pl_search_result r;
+	assert_int_equal(pl_search_dp(p, &o, &r, &err), PL_OK);
+	const int64_t *s = p->strat[0] + (size_t)r.choice[0] * g->ops[0].spec.nloops;
+	int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+	pl_op_split_to_tuples(g, &g->ops[0], s, tuples);
+	assert_int_equal(tuples[0][0], 2);
+	assert_int_equal(tuples[0][1], 1);
+	assert_int_equal(tuples[1][0], 1);
+	assert_int_equal(tuples[1][1], 4);
+	pl_search_result_free(&r);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dp_equals_brute),
+		cmocka_unit_test(repeated_blocks_equal_brute),
+		cmocka_unit_test(annotations_are_kept),
+	};
+	return cmocka_run_group_tests_name("search::dp", tests, NULL, NULL);
+}
