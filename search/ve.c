@@ -352,7 +352,7 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	for (int j = 0; j < nF; j++)
 		g->src[j] = F[j];
 	int dx = x >= 0 ? v->dom[x] : 1;
-	size_t sN[VE_MAXF][VE_MAXK], sx[VE_MAXF], base[VE_MAXF];
+	size_t sN[VE_MAXF][VE_MAXK], sx[VE_MAXF], base[VE_MAXF] = {0};
 	for (int j = 0; j < nF; j++) {
 		sx[j] = x >= 0 ? stride_of(&v->f[F[j]], x) : 0;
 		for (int k = 0; k < nN; k++)

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Command 1 of the README: install what is missing, build, and plan a
+# GPT-style model (4 layers, the built-in examples/gpt-small.json) for one
+# node of 8 H100 GPUs, printing the plan and writing plan.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPL_BUILD_TESTS=OFF > /dev/null
+cmake --build build -j"$(nproc)" > /dev/null
+build/planner search examples/gpt-small.json --cluster h100x8 -o plan.json > /dev/null
+build/planner explain plan.json

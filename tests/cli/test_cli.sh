@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# cli::planner -- the command line as users and outside tests drive it:
+# the issue's hand-checkable plans, `cost` reproducing `search`, JSON lines on
+# stdin, exit statuses, --help everywhere, nothing half-written on failure.
+# Usage: test_cli.sh PLANNER ZOO SOURCE_DIR
+set -u
+PLANNER=$1 ZOO=$2 SRC=$3
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $1"; }
+bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# num_le A B: A <= B (floats)
+num_le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# --- a large-batch, small-hidden MLP on 8 devices gets pure data parallel
+"$ZOO" mlp --batch 8192 --hidden 256 --layers 2 > "$T/mlp.json"
+"$PLANNER" search "$T/mlp.json" --devices 8 -o "$T/mlp.plan" > "$T/out" 2>&1
+check "search mlp exits 0" '[ $? -eq 0 ]'
+# every op cuts its first input's batch dimension 8 ways and nothing else
+nondp=$(jq '[.parallel_strategy_item[] | .parallel_strategy[0]
+           | (.[0] == 8 and ([.[1:][] | select(. != 1)] | length) == 0) | not]
+           | map(select(.)) | length' "$T/mlp.plan")
+check "mlp: every op is pure data parallel" '[ "$nondp" = 0 ]'
+check "mlp: weights replicated (tensor_map all -1)" \
+  '[ "$(jq "[.parallel_layout_item[] | .tensor_map[] | select(. != -1)] | length" "$T/mlp.plan")" = 0 ]'
+check "mlp: dp group of 8" '[ "$(jq ".groups.dp[0] | length" "$T/mlp.plan")" = 8 ]'
+
+# --- GPT-3 175B-width MLP block on one 8-GPU node: both weights sharded 8 ways,
+#     no dearer than Megatron's column-then-row split priced by `planner cost`
+"$ZOO" mlp-block > "$T/block.json"
+"$PLANNER" search "$T/block.json" --cluster h100x8 -o "$T/block.plan" > /dev/null 2>&1
+check "search mlp-block exits 0" '[ $? -eq 0 ]'
+for w in w1 w2; do
+  n=$(jq -r ".parallel_layout_item.$w.slice_shape as \$s | .parallel_layout_item.$w.tensor_shape as \$t
+            | (\$t[0] * \$t[1]) / (\$s[0] * \$s[1])" "$T/block.plan")
+  check "mlp-block: $w is cut 8 ways" '[ "$n" = 8 ]'
+done
+cat > "$T/megatron.json" <<'JSON'
+{"parallel_strategy_item": {
+  "fc1": {"parallel_strategy": [[1, 1], [1, 8]]},
+  "gelu": {"parallel_strategy": [[1, 8]]},
+  "fc2": {"parallel_strategy": [[1, 8], [8, 1]]},
+  "residual": {"parallel_strategy": [[1, 1], [1, 1]]}}}
+JSON
+mega=$("$PLANNER" cost "$T/block.json" --strategy "$T/megatron.json" --cluster h100x8 | jq .step_seconds)
+ours=$(jq .cost.step_seconds "$T/block.plan")
+check "mlp-block: plan ($ours s) costs no more than Megatron ($mega s)" 'num_le "$ours" "$mega"'
+
+# --- cost on the checkpoint that search wrote gives the same step_seconds (bit for bit)
+for m in mlp block; do
+  a=$(jq .cost.step_seconds "$T/$m.plan")
+  b=$("$PLANNER" cost "$T/$m.json" --strategy "$T/$m.plan" | jq .step_seconds)
+  check "cost reproduces search on $m ($a = $b)" '[ "$a" = "$b" ]'
+done
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 12 -o "$T/gpt.plan" > /dev/null 2>&1
+a=$(jq .cost.step_seconds "$T/gpt.plan")
+b=$("$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/gpt.plan" | jq .step_seconds)
+check "cost reproduces search on gpt-small, 12 devices" '[ -n "$a" ] && [ "$a" = "$b" ]'
+check "gpt-small: every op appears in the checkpoint" \
+  '[ "$(jq ".parallel_strategy_item | length" "$T/gpt.plan")" = 101 ]'
+check "gpt-small: repeated layers were solved once" \
+  '[ "$(jq ".search.repeated_layers" "$T/gpt.plan")" -ge 4 ]'
+
+# --- deterministic output: two searches write the same bytes
+"$PLANNER" search "$T/mlp.json" --devices 8 -o "$T/mlp.plan2" > /dev/null 2>&1
+check "checkpoints are byte-identical across runs" 'cmp -s "$T/mlp.plan" "$T/mlp.plan2"'
+
+# --- memory limit below the data-parallel footprint: a plan that fits, or exit 3
+dpmem=$(jq .cost.peak_memory_bytes "$T/mlp.plan")
+lim=$(awk -v m="$dpmem" 'BEGIN { printf "%.0f", m * 0.6 }')
+"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit "$lim" -o "$T/lim.plan" > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+  got=$(jq .cost.peak_memory_bytes "$T/lim.plan")
+  check "memory limit $lim < dp footprint $dpmem: the plan fits ($got)" 'num_le "$got" "$lim"'
+  check "memory-limited plan is proven optimal" '[ "$(jq .search.optimal "$T/lim.plan")" = true ]'
+else
+  check "memory limit: exit 3 naming the least memory" '[ $rc -eq 3 ] && grep -q "least memory" "$T/err"'
+fi
+"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit 1000 -o "$T/none.plan" > /dev/null 2> "$T/err"
+rc=$?
+check "impossible memory limit exits 3" '[ $rc -eq 3 ]'
+check "... naming the least memory any plan needs" 'grep -q "least memory any plan needs is [0-9]* bytes" "$T/err"'
+check "... and writes no checkpoint" '[ ! -e "$T/none.plan" ]'
+
+# --- JSON lines on stdin: one result per line, errors per line, exit 2 at the end
+{ jq -c . "$T/mlp.plan"; echo '{"parallel_strategy_item": {"fc0": {"parallel_strategy": [[3, 1], [1, 1]]}}, "cluster": {"name": "h100x8"}}'; jq -c . "$T/mlp.plan"; } \
+  | "$PLANNER" cost "$T/mlp.json" --strategy - --devices 8 > "$T/lines" 2> "$T/err"
+rc=$?
+check "JSON lines: three lines out" '[ "$(wc -l < "$T/lines")" = 3 ]'
+check "JSON lines: first and third priced alike" '[ "$(sed -n 1p "$T/lines")" = "$(sed -n 3p "$T/lines")" ]'
+check "JSON lines: the bad line names the op" 'sed -n 2p "$T/lines" | jq -e ".error | test(\"op .fc0.\")" > /dev/null'
+check "JSON lines: exit 2 after a bad line" '[ $rc -eq 2 ]'
+
+# --- bad input: exit 2, message names the file, nothing written
+"$PLANNER" search "$SRC/tests/fixtures/bad_models/cycle.json" -o "$T/x.plan" > /dev/null 2> "$T/err"
+rc=$?
+check "bad model exits 2" '[ $rc -eq 2 ]'
+check "bad model message names the file" 'grep -q "cycle.json" "$T/err"'
+check "bad model writes nothing" '[ ! -e "$T/x.plan" ]'
+"$PLANNER" search /nonexistent.json > /dev/null 2> "$T/err"
+check "missing model exits 2" '[ $? -eq 2 ] && grep -q "/nonexistent.json: cannot open" "$T/err"'
+"$PLANNER" search "$T/mlp.json" --devices 0 > /dev/null 2>&1
+check "--devices 0 exits 2" '[ $? -eq 2 ]'
+"$PLANNER" search "$T/mlp.json" --cluster nosuch > /dev/null 2> "$T/err"
+check "unknown preset exits 2 and lists presets" '[ $? -eq 2 ] && grep -q h100x8 "$T/err"'
+"$PLANNER" search "$T/mlp.json" --mode ilp > /dev/null 2>&1
+check "unavailable mode exits 2" '[ $? -eq 2 ]'
+"$PLANNER" search "$T/mlp.json" --memory-limit lots > /dev/null 2>&1
+check "bad --memory-limit exits 2" '[ $? -eq 2 ]'
+echo '{"parallel_strategy_item": {"nosuch": {"parallel_strategy": [[1]]}}}' > "$T/badck.json"
+"$PLANNER" cost "$T/mlp.json" --strategy "$T/badck.json" --devices 8 > /dev/null 2> "$T/err"
+check "cost with an unknown op exits 2 naming it" '[ $? -eq 2 ] && grep -q "nosuch" "$T/err"'
+"$PLANNER" search "$T/mlp.json" --devices 8 -o /nonexistent-dir/plan.json > /dev/null 2> "$T/err"
+check "unwritable output exits 2 with the path" '[ $? -eq 2 ] && grep -q "/nonexistent-dir/plan.json" "$T/err"'
+"$PLANNER" frobnicate > /dev/null 2>&1
+check "unknown command exits 2" '[ $? -eq 2 ]'
+
+# --- --load keeps the loaded strategies; semi-auto annotation is kept
+jq '.parallel_strategy_item |= with_entries(select(.key == "fc0")) | .parallel_strategy_item.fc0.parallel_strategy = [[1, 1], [1, 8]]' \
+  "$T/mlp.plan" > "$T/partial.json"
+"$PLANNER" search "$T/mlp.json" --devices 8 --load "$T/partial.json" -o "$T/loaded.plan" > /dev/null 2>&1
+check "--load keeps fc0's strategy" \
+  '[ "$(jq -c .parallel_strategy_item.fc0.parallel_strategy "$T/loaded.plan")" = "[[1,1],[1,8]]" ]'
+
+# --- strategies and explain
+"$ZOO" mlp --batch 48 --hidden 96 --layers 1 > "$T/mlp96.json"
+"$PLANNER" strategies "$T/mlp96.json" --op fc0 --devices 6 > "$T/st.json"
+check "strategies: JSON with candidates for 6 devices" '[ "$(jq ".strategies | length" "$T/st.json")" -gt 2 ]'
+check "strategies: every candidate uses the 6 devices" \
+  '[ "$(jq "[.strategies[].parallel_strategy | (.[0][0] * .[0][1] * .[1][1])] | map(select(. != 6)) | length" "$T/st.json")" = 0 ]'
+# 8192 x 256 has no dimension divisible by 3: the largest product that divides 6 is 2
+"$PLANNER" strategies "$T/mlp.json" --op fc0 --devices 6 > "$T/st2.json"
+check "strategies: without a 6-way cut, candidates use 2 of 6 devices" \
+  '[ "$(jq "[.strategies[].parallel_strategy | (.[0][0] * .[0][1] * .[1][1])] | unique" -c "$T/st2.json")" = "[2]" ]'
+"$PLANNER" explain "$T/gpt.plan" > "$T/explain" 2>&1
+check "explain prints one row per op" '[ $? -eq 0 ] && [ "$(grep -c MatMul "$T/explain")" -ge 20 ]'
+
+# --- --help on every command
+for c in search cost strategies explain; do
+  "$PLANNER" $c --help > "$T/help" 2>&1
+  check "planner $c --help" '[ $? -eq 0 ] && grep -q "usage: planner $c" "$T/help"'
+done
+"$PLANNER" --help > "$T/help" 2>&1
+check "planner --help" '[ $? -eq 0 ] && grep -q "commands:" "$T/help"'
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

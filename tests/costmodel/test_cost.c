@@ -1,0 +1,197 @@
+/* costmodel::cost -- bus factors, cluster files and presets, link classes
+ * from where a group's ranks sit, mixed-precision Adam memory, and the
+ * consistency the searchers rely on: a plan priced as one (pl_cost_plan)
+ * equals the sum of the node and edge tables the searchers minimize. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "costmodel/cost.h"
+#include "tests/util/randgraph.h"
+
+static void bus_factors(void **state)
+{
+	(void)state;
+	assert_true(fabs(pl_bus_factor(PL_COLL_ALL_REDUCE, 8) - 1.75) < 1e-15);
+	assert_true(fabs(pl_bus_factor(PL_COLL_ALL_GATHER, 8) - 0.875) < 1e-15);
+	assert_true(fabs(pl_bus_factor(PL_COLL_REDUCE_SCATTER, 4) - 0.75) < 1e-15);
+	assert_true(fabs(pl_bus_factor(PL_COLL_ALL_TO_ALL, 2) - 0.5) < 1e-15);
+	assert_true(pl_bus_factor(PL_COLL_SEND_RECV, 2) == 1.0);
+	assert_true(pl_bus_factor(PL_COLL_ALL_REDUCE, 1) == 0.0);
+}
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/pl-cluster-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void cluster_file(void **state)
+{
+	(void)state;
+	char *p = write_tmp(
+		"{\"format\":\"planner.cluster/1\",\"name\":\"two\",\"nodes\":2,\"devices_per_node\":4,"
+		"\"device\":{\"name\":\"X\",\"memory_bytes\":1e10,\"peak_flops\":{\"bfloat16\":1e14},"
+		"\"memory_bandwidth\":1e12},"
+		"\"links\":{\"intra_node\":{\"busbw\":1e11,\"latency\":1e-5},"
+		"\"inter_node\":{\"busbw\":1e10,\"latency\":2e-5}},"
+		"\"collectives\":{\"all_reduce\":{\"intra_node\":[{\"ranks\":2,\"alpha\":3e-6,\"beta\":1e-11},"
+		"{\"ranks\":4,\"alpha\":5e-6,\"beta\":2e-11}]}}}");
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_OK);
+	assert_int_equal(pl_cluster_devices_total(&c), 8);
+	assert_string_equal(c.name, "two");
+	assert_true(c.peak_flops[PL_DT_BFLOAT16] == 1e14);
+	pl_ab ab = pl_cluster_ab(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4);
+	assert_true(ab.alpha == 5e-6 && ab.beta == 2e-11);
+	ab = pl_cluster_ab(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 2);
+	assert_true(ab.alpha == 3e-6);
+	ab = pl_cluster_ab(&c, PL_COLL_ALL_GATHER, PL_LINK_INTER, 2); /* link default */
+	assert_true(ab.alpha == 2e-5 && fabs(ab.beta - 1e-10) < 1e-22);
+	/* time = alpha + S * factor * beta */
+	double t = pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4, 1e6);
+	assert_true(fabs(t - (5e-6 + 1e6 * 1.5 * 2e-11)) < 1e-18);
+	unlink(p);
+	free(p);
+	p = write_tmp("{\"format\":\"planner.cluster/1\",\"nodes\":2,\"devices_per_node\":\"eight\"}");
+	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "devices_per_node"));
+	assert_non_null(strstr(err.msg, p));
+	unlink(p);
+	free(p);
+	p = write_tmp("{\"format\":\"planner.cluster/1\",\"nodes\":1,\"devices_per_node\":8,"
+		      "\"collectives\":{\"broadcast\":{}}}");
+	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "collectives.broadcast"));
+	unlink(p);
+	free(p);
+}
+
+static void presets_and_link_classes(void **state)
+{
+	(void)state;
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8:4", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices_total(&c), 32);
+	assert_int_equal(pl_cluster_preset(&c, "h100x8:0", &err), PL_EINVAL);
+	assert_int_equal(pl_cluster_preset(&c, "tpu", &err), PL_EINVAL);
+	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
+	/* 16 ranks as [4, 4]: axis 1 (ranks 4 apart... no: adjacent) stays in a node of 8,
+	 * axis 0 (stride 4) spans both nodes; same group size, same bytes */
+	pl_prim p = {.kind = PL_PRIM_ALL_REDUCE, .naxes = 1, .group_size = 4, .bytes = 64e6};
+	p.dm.n = 2;
+	p.dm.size[0] = 4;
+	p.dm.size[1] = 4;
+	p.axes[0] = 1;
+	double intra = pl_cost_prim(&c, &p);
+	p.axes[0] = 0;
+	double inter = pl_cost_prim(&c, &p);
+	assert_true(pl_prim_intra_node(&(pl_prim){.dm = p.dm, .naxes = 1, .axes = {1}}, 8));
+	assert_false(pl_prim_intra_node(&p, 8));
+	assert_true(inter > 3 * intra);
+}
+
+static void adam_memory(void **state)
+{
+	(void)state;
+	/* one bf16 MatMul, replicated on 1 device: weights 2 + grads 2 + fp32 master,
+	 * m, v 12 = 16 bytes per parameter; x is data and is kept for dW */
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+			"\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
+			"\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
+			"{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+	pl_graph *g;
+	pl_err err;
+	pl_cluster c;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	const pl_nodecost *n = pl_problem_node(p, 0);
+	assert_true(n[0].mem_bytes == 16.0 * 16 * 32 + 8 * 16 * 2);
+	assert_true(n[0].comm_s == 0);
+	pl_problem_free(p);
+	/* pure data parallel on 4: same weights per device, a gradient all-reduce */
+	assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	n = pl_problem_node(p, 0);
+	int found = 0;
+	for (int s = 0; s < p->nstrat[0]; s++)
+		if (p->strat[0][s * 3] == 4) { /* m split 4 */
+			found = 1;
+			assert_true(n[s].mem_bytes == 16.0 * 16 * 32 + 2 * 16 * 2);
+			double ar = pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4,
+							 16 * 32 * 2);
+			assert_true(fabs(n[s].comm_s - ar) < 1e-18);
+		}
+	assert_true(found);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+static void plan_equals_tables(void **state)
+{
+	(void)state;
+	rg_rng r = {99};
+	for (int i = 0; i < 60; i++) {
+		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
+		free(json);
+		assert_int_equal(pl_cluster_preset(&c, i % 2 ? "h100x8" : "a100x8:2", &err), PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		int64_t **splits = malloc(sizeof *splits * (size_t)g->nops);
+		int *pick = malloc(sizeof *pick * (size_t)g->nops);
+		for (int trial = 0; trial < 5; trial++) {
+			double t = 0, m = 0;
+			for (int o = 0; o < g->nops; o++) {
+				pick[o] = rg_int(&r, p->nstrat[o]);
+				splits[o] = p->strat[o] + (size_t)pick[o] * g->ops[o].spec.nloops;
+				const pl_nodecost *n = pl_problem_node(p, o);
+				t += n[pick[o]].compute_s + n[pick[o]].comm_s;
+				m += n[pick[o]].mem_bytes;
+			}
+			for (int e = 0; e < p->nedges; e++) {
+				const pl_edge *ed = &p->edges[e];
+				t += pl_problem_edge(p, e)[(size_t)pick[ed->src_op] * p->nstrat[ed->dst_op] +
+							   pick[ed->dst_op]];
+			}
+			pl_plancost pc;
+			pl_cost_plan(p, splits, &pc, NULL);
+			assert_true(fabs(pc.step_s - t) <= 1e-12 * t);
+			assert_true(pc.mem_bytes == m);
+			assert_true(fabs(pc.compute_s + pc.comm_s - pc.step_s) <= 1e-15 * t);
+		}
+		free(splits);
+		free(pick);
+		pl_problem_free(p);
+		pl_graph_free(g);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(bus_factors),
+		cmocka_unit_test(cluster_file),
+		cmocka_unit_test(presets_and_link_classes),
+		cmocka_unit_test(adam_memory),
+		cmocka_unit_test(plan_equals_tables),
+	};
+	return cmocka_run_group_tests_name("costmodel::cost", tests, NULL, NULL);
+}

@@ -1,0 +1,257 @@
+/* planner::ops -- operator rules: shape inference for every supported type;
+ * candidate strategies are exactly the splits a brute enumeration of all
+ * tuples admits (product D, or the largest usable one; divisibility;
+ * unsplittable axes whole), for D = 1..12, 16, 24, 96; MindSpore tuples round
+ * trip; local work summed over the shards equals the unsharded work. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "planner/checkpoint.h"
+#include "planner/layout.h"
+#include "planner/ops.h"
+
+static pl_graph *load(const char *json)
+{
+	pl_graph *g;
+	pl_err err;
+	if (pl_graph_load_json(&g, json, strlen(json), "t.json", &err))
+		fail_msg("%s", err.msg);
+	return g;
+}
+
+static void assert_shape(const pl_graph *g, const char *name, int rank, const int64_t *s)
+{
+	const pl_tensor *t = &g->tensors[pl_graph_find_tensor(g, name)];
+	assert_int_equal(t->rank, rank);
+	for (int d = 0; d < rank; d++)
+		if (t->shape[d] != s[d])
+			fail_msg("%s dim %d: %lld, want %lld", name, d, (long long)t->shape[d],
+				 (long long)s[d]);
+}
+
+#define SHAPE(g, n, ...)                                                                 \
+	do {                                                                              \
+		int64_t s_[] = {__VA_ARGS__};                                            \
+		assert_shape(g, n, (int)(sizeof s_ / sizeof *s_), s_);                    \
+	} while (0)
+
+static const char *every_op =
+	"{\"format\":\"planner.model/1\",\"tensors\":{"
+	"\"x\":{\"shape\":[2,6,12],\"role\":\"input\"},"
+	"\"w\":{\"shape\":[12,24],\"role\":\"param\"},"
+	"\"bw\":{\"shape\":[1,12,4],\"role\":\"param\"},"
+	"\"bias\":{\"shape\":[24],\"role\":\"param\"},"
+	"\"g\":{\"shape\":[24],\"role\":\"param\"},\"b\":{\"shape\":[24],\"role\":\"param\"},"
+	"\"emb\":{\"shape\":[100,12],\"role\":\"param\"},"
+	"\"ids\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int64\"},"
+	"\"labels\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int32\"}},"
+	"\"ops\":["
+	"{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"a\"]},"
+	"{\"name\":\"bmm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"bw\"],\"outputs\":[\"bm\"]},"
+	"{\"name\":\"add\",\"type\":\"Add\",\"inputs\":[\"a\",\"bias\"],\"outputs\":[\"c\"]},"
+	"{\"name\":\"sub\",\"type\":\"Sub\",\"inputs\":[\"c\",\"a\"],\"outputs\":[\"c2\"]},"
+	"{\"name\":\"mul\",\"type\":\"Mul\",\"inputs\":[\"c2\",\"a\"],\"outputs\":[\"c3\"]},"
+	"{\"name\":\"div\",\"type\":\"Div\",\"inputs\":[\"c3\",\"a\"],\"outputs\":[\"c4\"]},"
+	"{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"c4\"],\"outputs\":[\"d1\"]},"
+	"{\"name\":\"gelu\",\"type\":\"Gelu\",\"inputs\":[\"d1\"],\"outputs\":[\"d2\"]},"
+	"{\"name\":\"silu\",\"type\":\"Silu\",\"inputs\":[\"d2\"],\"outputs\":[\"d3\"]},"
+	"{\"name\":\"tanh\",\"type\":\"Tanh\",\"inputs\":[\"d3\"],\"outputs\":[\"d4\"]},"
+	"{\"name\":\"sig\",\"type\":\"Sigmoid\",\"inputs\":[\"d4\"],\"outputs\":[\"d5\"]},"
+	"{\"name\":\"sm\",\"type\":\"Softmax\",\"inputs\":[\"d5\"],\"outputs\":[\"e\"],\"attrs\":{\"axis\":-1}},"
+	"{\"name\":\"ln\",\"type\":\"LayerNormalization\",\"inputs\":[\"e\",\"g\",\"b\"],\"outputs\":[\"f\"]},"
+	"{\"name\":\"rms\",\"type\":\"RMSNormalization\",\"inputs\":[\"f\",\"g\"],\"outputs\":[\"f2\"]},"
+	"{\"name\":\"drop\",\"type\":\"Dropout\",\"inputs\":[\"f2\"],\"outputs\":[\"f3\"],\"attrs\":{\"ratio\":0.1}},"
+	"{\"name\":\"id\",\"type\":\"Identity\",\"inputs\":[\"f3\"],\"outputs\":[\"f4\"]},"
+	"{\"name\":\"cast\",\"type\":\"Cast\",\"inputs\":[\"f4\"],\"outputs\":[\"f5\"],\"attrs\":{\"to\":\"bfloat16\"}},"
+	"{\"name\":\"rs\",\"type\":\"Reshape\",\"inputs\":[\"f\"],\"outputs\":[\"h\"],\"attrs\":{\"shape\":[0,6,4,-1]}},"
+	"{\"name\":\"tr\",\"type\":\"Transpose\",\"inputs\":[\"h\"],\"outputs\":[\"i\"],\"attrs\":{\"perm\":[0,2,1,3]}},"
+	"{\"name\":\"rsum\",\"type\":\"ReduceSum\",\"inputs\":[\"i\"],\"outputs\":[\"j\"],\"attrs\":{\"axes\":[1],\"keepdims\":0}},"
+	"{\"name\":\"rmean\",\"type\":\"ReduceMean\",\"inputs\":[\"i\"],\"outputs\":[\"j2\"],\"attrs\":{\"axes\":[-1]}},"
+	"{\"name\":\"gather\",\"type\":\"Gather\",\"inputs\":[\"emb\",\"ids\"],\"outputs\":[\"k\"]},"
+	"{\"name\":\"merge\",\"type\":\"Reshape\",\"inputs\":[\"i\"],\"outputs\":[\"m\"],\"attrs\":{\"shape\":[2,24,6]}},"
+	"{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"c\",\"labels\"],\"outputs\":[\"l\"]}"
+	"]}";
+
+static void shapes(void **state)
+{
+	(void)state;
+	pl_graph *g = load(every_op);
+	SHAPE(g, "a", 2, 6, 24);
+	SHAPE(g, "bm", 2, 6, 4); /* [2,6,12] x [1,12,4]: batch broadcast */
+	SHAPE(g, "c", 2, 6, 24);
+	SHAPE(g, "c4", 2, 6, 24);
+	SHAPE(g, "e", 2, 6, 24);
+	SHAPE(g, "f5", 2, 6, 24);
+	assert_int_equal(g->tensors[pl_graph_find_tensor(g, "f5")].dtype, PL_DT_BFLOAT16);
+	SHAPE(g, "h", 2, 6, 4, 6); /* 0 copies, -1 inferred */
+	SHAPE(g, "i", 2, 4, 6, 6);
+	SHAPE(g, "j", 2, 6, 6);
+	SHAPE(g, "j2", 2, 4, 6, 1);
+	SHAPE(g, "k", 2, 6, 12);
+	SHAPE(g, "m", 2, 24, 6);
+	assert_int_equal(g->tensors[pl_graph_find_tensor(g, "l")].rank, 0);
+	pl_graph_free(g);
+}
+
+static void broadcast_batch_matmul_rejected(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"tensors\":{"
+			"\"x\":{\"shape\":[2,6,12],\"role\":\"input\"},"
+			"\"w\":{\"shape\":[3,12,4],\"role\":\"param\"}},\"ops\":["
+			"{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "b.json", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "batch dimension 0 does not broadcast"));
+}
+
+/* Independent count: every tuple of per-loop splits <= D, filtered by the
+ * rules stated in DESIGN: divides the loop, splittable, product divides D;
+ * then product D if any such exists, else the largest product. */
+static int brute_count(const pl_op *op, int64_t D, int64_t *best_out)
+{
+	int n = op->spec.nloops;
+	int64_t s[PL_MAX_LOOPS];
+	for (int l = 0; l < n; l++)
+		s[l] = 1;
+	int64_t best = 0;
+	int cnt[2] = {0, 0};
+	for (int pass = 0; pass < 2; pass++) {
+		for (int l = 0; l < n; l++)
+			s[l] = 1;
+		for (;;) {
+			int64_t p = 1;
+			int ok = 1;
+			for (int l = 0; l < n; l++) {
+				p *= s[l];
+				ok &= op->spec.loop[l].size % s[l] == 0;
+				ok &= s[l] == 1 || op->spec.loop[l].splittable;
+			}
+			ok &= D % p == 0;
+			if (ok && pass == 0 && p > best)
+				best = p;
+			if (ok && pass == 1 && p == best)
+				cnt[1]++;
+			int l = 0;
+			while (l < n && ++s[l] > D)
+				s[l++] = 1;
+			if (l == n)
+				break;
+		}
+	}
+	*best_out = best;
+	return cnt[1];
+}
+
+static void candidates(void **state)
+{
+	(void)state;
+	pl_graph *g = load(every_op);
+	static const int64_t Ds[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 24, 96};
+	for (size_t di = 0; di < sizeof Ds / sizeof *Ds; di++) {
+		int64_t D = Ds[di];
+		for (int o = 0; o < g->nops; o++) {
+			const pl_op *op = &g->ops[o];
+			double space = 1;
+			for (int l = 0; l < op->spec.nloops; l++)
+				space *= (double)D;
+			if (space > 3e5)
+				continue; /* the brute count grows as D^loops */
+			int64_t best;
+			int want = brute_count(op, D, &best);
+			int n = pl_op_enumerate(op, D, NULL, 0);
+			if (n != want)
+				fail_msg("op %s D=%lld: %d candidates, brute count %d", op->name,
+					 (long long)D, n, want);
+			int64_t *c = malloc(sizeof *c * (size_t)(n * op->spec.nloops + 1));
+			pl_op_enumerate(op, D, c, n);
+			for (int k = 0; k < n; k++) {
+				const int64_t *s = c + (size_t)k * op->spec.nloops;
+				pl_err err;
+				assert_int_equal(pl_op_check_split(op, s, D, &err), PL_OK);
+				assert_int_equal(pl_split_product(op, s), best);
+				/* MindSpore tuples round trip */
+				int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK], back[PL_MAX_LOOPS];
+				int ranks[PL_MAX_OP_INPUTS];
+				pl_op_split_to_tuples(g, op, s, tuples);
+				for (int i = 0; i < op->ninputs; i++)
+					ranks[i] = g->tensors[op->in[i]].rank;
+				assert_int_equal(pl_op_tuples_to_split(g, op, tuples, ranks, op->ninputs,
+								       back, &err),
+						 PL_OK);
+				for (int l = 0; l < op->spec.nloops; l++)
+					if (op->spec.loop[l].size > 1 || s[l] > 1)
+						assert_int_equal(back[l], s[l]);
+			}
+			free(c);
+		}
+	}
+	pl_graph_free(g);
+}
+
+static void unsplittable_axes(void **state)
+{
+	(void)state;
+	pl_graph *g = load(every_op);
+	const pl_op *sm = &g->ops[pl_graph_find_op(g, "sm")];
+	const pl_op *ln = &g->ops[pl_graph_find_op(g, "ln")];
+	int64_t c[4096];
+	int n = pl_op_enumerate(sm, 8, c, 1024);
+	for (int k = 0; k < n; k++)
+		assert_int_equal(c[k * sm->spec.nloops + 2], 1); /* softmax axis -1 */
+	n = pl_op_enumerate(ln, 8, c, 1024);
+	for (int k = 0; k < n; k++)
+		assert_int_equal(c[k * ln->spec.nloops + 2], 1); /* normalized axis */
+	/* the reshape [2,6,24] -> [2,6,4,6] splits 24 only through its major part (4) */
+	const pl_op *rs = &g->ops[pl_graph_find_op(g, "rs")];
+	n = pl_op_enumerate(rs, 8, c, 1024);
+	for (int k = 0; k < n; k++)
+		assert_int_equal(c[k * rs->spec.nloops + 3], 1);
+	pl_graph_free(g);
+}
+
+/* Work of the local shard times the shards = the work of the whole op. */
+static void work_is_conserved(void **state)
+{
+	(void)state;
+	pl_graph *g = load(every_op);
+	const pl_op *mm = &g->ops[pl_graph_find_op(g, "mm")];
+	int64_t one[PL_MAX_LOOPS], c[4096];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		one[l] = 1;
+	pl_opwork whole = {0};
+	pl_op_rule_get(mm->type)->work(g, mm, one, &whole);
+	assert_true(whole.gemm_flops_fwd == 2.0 * 2 * 6 * 12 * 24);
+	int n = pl_op_enumerate(mm, 8, c, 1024);
+	for (int k = 0; k < n; k++) {
+		pl_opwork w = {0};
+		pl_op_rule_get(mm->type)->work(g, mm, c + k * mm->spec.nloops, &w);
+		assert_true(w.gemm_flops_fwd * 8 == whole.gemm_flops_fwd);
+		assert_true(w.gemm_flops_bwd * 8 == whole.gemm_flops_bwd);
+	}
+	/* the contraction split leaves partial sums in the output layout */
+	int64_t split[PL_MAX_LOOPS] = {1, 1, 1, 4};
+	pl_layout out;
+	pl_op_output_layout(g, mm, split, 8, 0, &out);
+	assert_int_equal(out.dm.n, 2); /* replica axis 2, k axis 4 */
+	assert_int_equal(out.partial, 1u << 1);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(shapes),
+		cmocka_unit_test(broadcast_batch_matmul_rejected),
+		cmocka_unit_test(candidates),
+		cmocka_unit_test(unsplittable_axes),
+		cmocka_unit_test(work_is_conserved),
+	};
+	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
+}
