@@ -5,6 +5,10 @@
  * predicted cost is reproducible by `planner cost`. */
 #include "costmodel/cost.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,15 +164,19 @@ void pl_problem_free(pl_problem *p)
 	if (!p)
 		return;
 	for (int o = 0; o < p->nops; o++) {
-		if (p->strat)
+		int own = !p->op_class || p->op_class[o] == o;
+		if (p->strat && own)
 			free(p->strat[o]);
-		if (p->node)
+		if (p->node && own)
 			free(p->node[o]);
 		if (p->op_edges)
 			free(p->op_edges[o]);
 	}
 	for (int e = 0; e < p->nedges && p->edge_tab; e++)
-		free(p->edge_tab[e]);
+		if (!p->edge_class || p->edge_class[e] == e)
+			free(p->edge_tab[e]);
+	free(p->op_class);
+	free(p->edge_class);
 	free(p->nstrat);
 	free(p->strat);
 	free(p->node);
@@ -178,6 +186,131 @@ void pl_problem_free(pl_problem *p)
 	free(p->param_owner);
 	free(p->edge_tab);
 	free(p);
+}
+
+/* ---- op classes ---- */
+
+static int tensor_same(const pl_tensor *a, const pl_tensor *b)
+{
+	if (a->rank != b->rank || a->dtype != b->dtype || a->requires_grad != b->requires_grad ||
+	    a->role != b->role)
+		return 0;
+	return !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank);
+}
+
+static int op_same(const pl_problem *p, int a, int b)
+{
+	const pl_op *x = &p->g->ops[a], *y = &p->g->ops[b];
+	if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
+	    x->has_strategy != y->has_strategy || memcmp(&x->spec, &y->spec, sizeof x->spec) ||
+	    memcmp(&x->attrs, &y->attrs, sizeof x->attrs))
+		return 0;
+	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
+		return 0;
+	for (int i = 0; i < x->ninputs; i++) {
+		if (!tensor_same(&p->g->tensors[x->in[i]], &p->g->tensors[y->in[i]]))
+			return 0;
+		if ((p->param_owner[x->in[i]] == a) != (p->param_owner[y->in[i]] == b))
+			return 0;
+		for (int j = 0; j < i; j++) /* the same tensor read twice */
+			if ((x->in[i] == x->in[j]) != (y->in[i] == y->in[j]))
+				return 0;
+	}
+	for (int i = 0; i < x->noutputs; i++)
+		if (!tensor_same(&p->g->tensors[x->out[i]], &p->g->tensors[y->out[i]]))
+			return 0;
+	return 1;
+}
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *b = data;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t op_hash(const pl_problem *p, int o)
+{
+	const pl_op *op = &p->g->ops[o];
+	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
+	h = fnv(h, &op->spec, sizeof op->spec);
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = &p->g->tensors[op->in[i]];
+		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
+		h = fnv(h, &t->dtype, sizeof t->dtype);
+	}
+	return h;
+}
+
+/* Classes by hashing: cls[o] = first op equal to o. */
+static int classify_ops(pl_problem *p)
+{
+	int n = p->nops;
+	size_t cap = 16;
+	while (cap < 2 * (size_t)n)
+		cap *= 2;
+	int *slot = malloc(sizeof *slot * cap);
+	uint64_t *hs = malloc(sizeof *hs * (size_t)(n + 1));
+	p->op_class = malloc(sizeof *p->op_class * (size_t)(n + 1));
+	if (!slot || !hs || !p->op_class) {
+		free(slot);
+		free(hs);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = -1;
+	for (int o = 0; o < n; o++) {
+		hs[o] = op_hash(p, o);
+		size_t i = hs[o] & (cap - 1);
+		p->op_class[o] = o;
+		for (; slot[i] >= 0; i = (i + 1) & (cap - 1))
+			if (hs[slot[i]] == hs[o] && op_same(p, slot[i], o)) {
+				p->op_class[o] = slot[i];
+				break;
+			}
+		if (p->op_class[o] == o)
+			slot[i] = o;
+	}
+	free(slot);
+	free(hs);
+	return 0;
+}
+
+/* Edges between the same classes, slots and end kinds share a table. */
+static int classify_edges(pl_problem *p)
+{
+	int n = p->nedges;
+	size_t cap = 16;
+	while (cap < 2 * (size_t)n)
+		cap *= 2;
+	int *slot = malloc(sizeof *slot * cap);
+	p->edge_class = malloc(sizeof *p->edge_class * (size_t)(n + 1));
+	if (!slot || !p->edge_class) {
+		free(slot);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		slot[i] = -1;
+	for (int e = 0; e < n; e++) {
+		const pl_edge *a = &p->edges[e];
+		int key[5] = {p->op_class[a->src_op], p->op_class[a->dst_op], a->src_slot, a->dst_slot,
+			      a->src_is_input};
+		size_t i = fnv(14695981039346656037ULL, key, sizeof key) & (cap - 1);
+		p->edge_class[e] = e;
+		for (; slot[i] >= 0; i = (i + 1) & (cap - 1)) {
+			const pl_edge *b = &p->edges[slot[i]];
+			if (p->op_class[b->src_op] == key[0] && p->op_class[b->dst_op] == key[1] &&
+			    b->src_slot == key[2] && b->dst_slot == key[3] && b->src_is_input == key[4]) {
+				p->edge_class[e] = slot[i];
+				break;
+			}
+		}
+		if (p->edge_class[e] == e)
+			slot[i] = e;
+	}
+	free(slot);
+	return 0;
 }
 
 pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err)
@@ -256,9 +389,18 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 		if (d != s)
 			p->op_edges[d][p->op_nedges[d]++] = e;
 	}
+	if (classify_ops(p) || classify_edges(p)) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		int nl = op->spec.nloops > 0 ? op->spec.nloops : 1;
+		if (p->op_class[o] != o) { /* same candidates as its class */
+			p->nstrat[o] = p->nstrat[p->op_class[o]];
+			p->strat[o] = p->strat[p->op_class[o]];
+			continue;
+		}
 		if (op->has_strategy) {
 			pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
 			if (cs) {
@@ -294,6 +436,9 @@ cleanup:
 
 const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 {
+	int rep = p->op_class[o];
+	if (rep != o)
+		return p->node[o] = (pl_nodecost *)pl_problem_node(p, rep);
 	if (!p->node[o]) {
 		pl_nodecost *n = malloc(sizeof *n * (size_t)p->nstrat[o]);
 		if (!n)
@@ -325,6 +470,8 @@ const double *pl_problem_edge(pl_problem *p, int e)
 {
 	if (p->edge_tab[e])
 		return p->edge_tab[e];
+	if (p->edge_class[e] != e)
+		return p->edge_tab[e] = (double *)pl_problem_edge(p, p->edge_class[e]);
 	const pl_edge *ed = &p->edges[e];
 	int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
 	const pl_op *so = &p->g->ops[ed->src_op], *dop = &p->g->ops[ed->dst_op];
@@ -409,4 +556,74 @@ void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
 			per_op[ed->dst_op].comm_s += t;
 	}
 	out->step_s = out->compute_s + out->comm_s;
+}
+
+/* ---- parallel preparation ---- */
+
+typedef struct prep {
+	pl_problem *p;
+	const int *work; /* edge indices (>= 0) and op indices encoded as -1 - op */
+	int n;
+	atomic_int next;
+	atomic_int failed;
+} prep;
+
+static void *prep_worker(void *arg)
+{
+	prep *w = arg;
+	for (;;) {
+		int i = atomic_fetch_add(&w->next, 1);
+		if (i >= w->n)
+			return NULL;
+		int k = w->work[i];
+		const void *r = k >= 0 ? (const void *)pl_problem_edge(w->p, k)
+				       : (const void *)pl_problem_node(w->p, -1 - k);
+		if (!r)
+			atomic_store(&w->failed, 1);
+	}
+}
+
+int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
+{
+	/* representatives only: each table is written by exactly one thread */
+	int *work = malloc(sizeof *work * ((size_t)nedges + (size_t)p->nops + 1));
+	char *seen = calloc((size_t)p->nops + 1, 1), *queued = calloc((size_t)p->nedges + 1, 1);
+	if (!work || !seen || !queued) {
+		free(work);
+		free(seen);
+		free(queued);
+		return -1;
+	}
+	int n = 0;
+	for (int i = 0; i < nedges; i++) {
+		int e = p->edge_class[edges[i]];
+		if (!p->edge_tab[e] && !queued[e]) {
+			queued[e] = 1;
+			work[n++] = e;
+		}
+		const pl_edge *ed = &p->edges[e];
+		seen[p->op_class[ed->src_op]] = seen[p->op_class[ed->dst_op]] = 1;
+	}
+	for (int o = 0; o < p->nops; o++)
+		if (seen[o] && !p->node[o])
+			work[n++] = -1 - o;
+	if (threads <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = c > 0 ? (int)(c < 16 ? c : 16) : 1;
+	}
+	prep w = {.p = p, .work = work, .n = n};
+	atomic_init(&w.next, 0);
+	atomic_init(&w.failed, 0);
+	pthread_t tid[16];
+	int started = 0;
+	for (int t = 1; t < threads && t < n; t++)
+		if (pthread_create(&tid[started], NULL, prep_worker, &w) == 0)
+			started++;
+	prep_worker(&w);
+	for (int t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	free(work);
+	free(seen);
+	free(queued);
+	return atomic_load(&w.failed) ? -1 : 0;
 }

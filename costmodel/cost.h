@@ -39,6 +39,11 @@ typedef struct pl_problem {
 	int *op_nedges;
 	int *param_owner; /* per tensor: owning op of a param, else -1 */
 	double **edge_tab; /* lazily filled nstrat[src] x nstrat[dst] */
+	/* ops of one class have the same candidates and costs: per op its class
+	 * representative (the first such op); per edge the first edge between the
+	 * same classes. Tables are computed for representatives and shared. */
+	int *op_class;
+	int *edge_class;
 } pl_problem;
 
 /* Builds the problem: edges and candidate strategies (the annotation alone for
@@ -50,6 +55,11 @@ void pl_problem_free(pl_problem *p);
 const pl_nodecost *pl_problem_node(pl_problem *p, int op);
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);
+
+/* Computes the edge tables of the given edges (and the node tables of their
+ * ends) on `threads` threads (0: one per online CPU). Returns 0, or -1 when
+ * out of memory. Later pl_problem_edge/pl_problem_node calls are lookups. */
+int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads);
 
 void pl_cost_node(const pl_problem *p, int op, const int64_t *split, pl_nodecost *out);
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split);

@@ -245,9 +245,10 @@ static void emit(planner_state *s, pl_prim_kind kind, const int8_t *axes, int na
 	if (s->out->n >= PL_MAX_PRIMS)
 		return;
 	pl_prim *p = &s->out->p[s->out->n++];
-	memset(p, 0, sizeof *p);
 	p->kind = kind;
-	p->dm = s->cur.dm;
+	/* only the live part of the matrix: this is the planner's hot path */
+	p->dm.n = s->cur.dm.n;
+	memcpy(p->dm.size, s->cur.dm.size, sizeof(int64_t) * (size_t)s->cur.dm.n);
 	p->naxes = naxes;
 	p->group_size = 1;
 	for (int k = 0; k < naxes; k++) {

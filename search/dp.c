@@ -296,6 +296,32 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	}
 	if (c.nruns)
 		progress(&c, "dp: %s%g repeated blocks solved once", "", (double)r->repeated_layers);
+	{ /* price every edge the elimination will read, on all cores */
+		int *need = malloc(sizeof *need * ((size_t)p->nedges + 1)), n = 0;
+		if (!need) {
+			st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
+			goto cleanup;
+		}
+		for (int e = 0; e < p->nedges; e++) {
+			const pl_edge *ed = &p->edges[e];
+			int ks = c.kind[ed->src_op], kd = c.kind[ed->dst_op];
+			int in_template = 0;
+			for (int k = 0; k < c.nruns; k++) {
+				const pl_run *run = &c.runs[k];
+				int lo = block_op(run, 1, 0), hi = lo + run->len;
+				in_template |= ed->dst_op >= lo && ed->dst_op < hi;
+			}
+			if ((kd == OP_EXPANDED && ks != OP_HIDDEN) || in_template)
+				need[n++] = e;
+		}
+		progress(&c, "dp: pricing %s%g edges", "", (double)n);
+		int bad = pl_problem_prepare(p, need, n, o->threads);
+		free(need);
+		if (bad) {
+			st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
+			goto cleanup;
+		}
+	}
 	double value;
 	if (solve_scalar(&c, r->choice, &value, why, sizeof why)) {
 		st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,

@@ -11,6 +11,7 @@ typedef struct pl_search_opts {
 	double time_limit_s; /* 0 = none */
 	int pareto_cap;      /* points kept per table entry under a memory limit (0: default) */
 	int no_repeat;       /* 1: do not compress repeated layers (tests compare both) */
+	int threads;         /* for pricing tables; 0: one per online CPU */
 	void (*progress)(void *ud, const char *msg);
 	void *ud;
 } pl_search_opts;
