@@ -292,6 +292,8 @@ static const char *const search_help =
 	"                        or 'none'; default: the device memory of the cluster\n"
 	"  --load CKPT           keep the strategies of the ops named in CKPT\n"
 	"  --time-limit SECONDS  give up after this long (exit 3)\n"
+	"  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
+	"                        limit binds (default 256); a cut set makes the plan unproven\n"
 	"  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
 	"  --json                print the checkpoint JSON on stdout instead of the table\n"
 	"  --progress            report progress on stderr\n"
@@ -305,7 +307,7 @@ static int cmd_search(int argc, char **argv)
 	common co = {0};
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	double limit = -1, tlimit = 0;
-	int json = 0, prog = 0;
+	int json = 0, prog = 0, cap = 0;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
 					     {"cluster", required_argument, 0, 'c'},
 					     {"mode", required_argument, 0, 'm'},
@@ -315,6 +317,7 @@ static int cmd_search(int argc, char **argv)
 					     {"output", required_argument, 0, 'o'},
 					     {"json", no_argument, 0, 'j'},
 					     {"progress", no_argument, 0, 'p'},
+					     {"pareto-cap", required_argument, 0, 'P'},
 					     {"help", no_argument, 0, 'h'},
 					     {0, 0, 0, 0}};
 	int ch;
@@ -345,6 +348,14 @@ static int cmd_search(int argc, char **argv)
 			break;
 		}
 		case 'o': out = optarg; break;
+		case 'P': {
+			long long v;
+			if (parse_ll(optarg, &v) || v < 2 || v > 1000000)
+				return usage_error("search", "--pareto-cap %s: expected an integer >= 2",
+						   optarg);
+			cap = (int)v;
+			break;
+		}
 		case 'j': json = 1; break;
 		case 'p': prog = 1; break;
 		case 'h': fputs(search_help, stdout); return 0;
@@ -417,7 +428,7 @@ static int cmd_search(int argc, char **argv)
 		rc = fail(st, &err);
 		goto cleanup;
 	}
-	pl_search_opts so = {.memory_limit = limit, .time_limit_s = tlimit};
+	pl_search_opts so = {.memory_limit = limit, .time_limit_s = tlimit, .pareto_cap = cap};
 	if (prog || isatty(2)) {
 		so.progress = on_progress;
 	}

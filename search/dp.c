@@ -89,8 +89,9 @@ static int add_edge(dpctx *c, ve *v, int e)
 }
 
 /* Template of run r: block 1 with the out op of block 0 as its kept input.
- * Fills T (dom x dom) and leaves the elimination in tv for backtracking. */
-static int run_template(dpctx *c, int r, ve *tv, double **T)
+ * Scalar mode fills the dense table *T (dom x dom); Pareto mode leaves the
+ * table of Pareto sets as factor *tf of tv. tv stays for backtracking. */
+static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf)
 {
 	const pl_run *run = &c->runs[r];
 	pl_problem *p = c->p;
@@ -98,6 +99,9 @@ static int run_template(dpctx *c, int r, ve *tv, double **T)
 	if (ve_init(tv, p->nops, p->nstrat))
 		return -1;
 	tv->deadline = c->deadline;
+	tv->pareto = pareto;
+	tv->limit = c->o->memory_limit;
+	tv->cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 256;
 	tv->keep[vin] = tv->keep[vout] = 1;
 	int lo = block_op(run, 1, 0), hi = lo + run->len;
 	for (int op = lo; op < hi; op++) {
@@ -116,6 +120,11 @@ static int run_template(dpctx *c, int r, ve *tv, double **T)
 	}
 	if (ve_run(tv))
 		return -1;
+	if (pareto) {
+		int N[2] = {vin, vout};
+		*tf = ve_combine_rest(tv, N, 2);
+		return *tf < 0 ? -1 : 0;
+	}
 	int d = p->nstrat[vin];
 	double *t = malloc(sizeof *t * (size_t)d * (size_t)d);
 	int *a = calloc((size_t)p->nops, sizeof *a);
@@ -135,31 +144,36 @@ static int run_template(dpctx *c, int r, ve *tv, double **T)
 	return 0;
 }
 
-/* Scalar elimination on the reduced problem; fills choice for every op. */
-static int solve_scalar(dpctx *c, int *choice, double *value, char *why, size_t nwhy)
+/* Elimination on the reduced problem (repeated blocks as a chain of
+ * template tables); fills choice for every op. Scalar mode minimizes time
+ * (or memory with objective_mem); Pareto mode the time within the limit and
+ * reports truncation. */
+static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, int *truncated,
+		 char *why, size_t nwhy)
 {
 	pl_problem *p = c->p;
 	ve v, tv[64];
 	double *T[64] = {0};
+	int tf[64] = {0};
+	int *chain_f[64] = {0};
 	int ok = -1, ntv = 0;
 	memset(tv, 0, sizeof tv);
 	if (ve_init(&v, p->nops, p->nstrat))
 		goto done;
 	v.deadline = c->deadline;
+	v.pareto = pareto;
+	v.limit = c->o->memory_limit;
+	v.cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 256;
 	for (int r = 0; r < c->nruns; r++) {
-		if (run_template(c, r, &tv[r], &T[r])) {
-			ntv = r + 1;
+		ntv = r + 1;
+		if (run_template(c, r, &tv[r], pareto, &T[r], &tf[r])) {
 			snprintf(why, nwhy, "%s", tv[r].fail[0] ? tv[r].fail : "out of memory");
 			goto done;
 		}
-		ntv = r + 1;
 	}
-	for (int op = 0; op < p->nops; op++) {
-		if (c->kind[op] != OP_EXPANDED)
-			continue;
-		if (add_unary(c, &v, op))
+	for (int op = 0; op < p->nops; op++)
+		if (c->kind[op] == OP_EXPANDED && add_unary(c, &v, op))
 			goto done;
-	}
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
 		int ks = c->kind[ed->src_op], kd = c->kind[ed->dst_op];
@@ -170,9 +184,14 @@ static int solve_scalar(dpctx *c, int *choice, double *value, char *why, size_t 
 		const pl_run *run = &c->runs[r];
 		int d = p->nstrat[block_op(run, 0, run->out_pos)];
 		size_t stride[2] = {(size_t)d, 1};
+		chain_f[r] = calloc((size_t)run->count + 1, sizeof(int));
+		if (!chain_f[r])
+			goto done;
 		for (int b = 1; b < run->count; b++) {
 			int vars[2] = {block_op(run, b - 1, run->out_pos), block_op(run, b, run->out_pos)};
-			if (ve_add(&v, 2, vars, stride, (size_t)d * d, T[r], NULL))
+			chain_f[r][b] = v.nf;
+			if (pareto ? ve_add_pareto(&v, 2, vars, stride, (size_t)d * d, &tv[r].f[tf[r]])
+				   : ve_add(&v, 2, vars, stride, (size_t)d * d, T[r], NULL))
 				goto done;
 		}
 	}
@@ -182,9 +201,19 @@ static int solve_scalar(dpctx *c, int *choice, double *value, char *why, size_t 
 	}
 	for (int op = 0; op < p->nops; op++)
 		choice[op] = 0;
-	*value = ve_value(&v, choice);
-	ve_backtrack(&v, choice);
-	/* the inside of each compressed block */
+	if (pareto) {
+		double t, m;
+		if (ve_pareto_solve(&v, choice, &t, &m)) {
+			snprintf(why, nwhy, "%s", v.fail[0] ? v.fail : "no plan fits the memory limit");
+			goto done;
+		}
+		*value = t;
+		*mem = m;
+	} else {
+		*value = ve_value(&v, choice);
+		ve_backtrack(&v, choice);
+	}
+	/* the inside of each compressed block, from its two boundary strategies */
 	int *a = calloc((size_t)p->nops, sizeof *a);
 	if (!a)
 		goto done;
@@ -193,54 +222,28 @@ static int solve_scalar(dpctx *c, int *choice, double *value, char *why, size_t 
 		for (int b = 1; b < run->count; b++) {
 			a[block_op(run, 0, run->out_pos)] = choice[block_op(run, b - 1, run->out_pos)];
 			a[block_op(run, 1, run->out_pos)] = choice[block_op(run, b, run->out_pos)];
-			ve_backtrack(&tv[r], a);
+			if (pareto)
+				ve_pareto_backtrack(&tv[r], tf[r], v.f[chain_f[r][b]].chosen, a);
+			else
+				ve_backtrack(&tv[r], a);
 			for (int k = 0; k < run->len; k++)
 				if (k != run->out_pos)
 					choice[block_op(run, b, k)] = a[block_op(run, 1, k)];
 		}
 	}
 	free(a);
+	if (truncated) {
+		*truncated = v.truncated;
+		for (int r = 0; r < ntv; r++)
+			*truncated |= tv[r].truncated;
+	}
 	ok = 0;
 done:
 	for (int r = 0; r < ntv; r++) {
 		ve_free(&tv[r]);
 		free(T[r]);
+		free(chain_f[r]);
 	}
-	ve_free(&v);
-	return ok;
-}
-
-static int solve_pareto(dpctx *c, int *choice, double *t, double *m, int *truncated, char *why,
-			size_t nwhy)
-{
-	pl_problem *p = c->p;
-	ve v;
-	int ok = -1;
-	if (ve_init(&v, p->nops, p->nstrat))
-		goto done;
-	v.pareto = 1;
-	v.limit = c->o->memory_limit;
-	v.cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 64;
-	v.deadline = c->deadline;
-	for (int op = 0; op < p->nops; op++)
-		if (add_unary(c, &v, op))
-			goto done;
-	for (int e = 0; e < p->nedges; e++)
-		if (add_edge(c, &v, e))
-			goto done;
-	if (ve_run(&v)) {
-		snprintf(why, nwhy, "%s", v.fail);
-		goto done;
-	}
-	for (int op = 0; op < p->nops; op++)
-		choice[op] = 0;
-	if (ve_pareto_solve(&v, choice, t, m)) {
-		snprintf(why, nwhy, "%s", v.fail[0] ? v.fail : "no plan fits the memory limit");
-		goto done;
-	}
-	*truncated = v.truncated;
-	ok = 0;
-done:
 	ve_free(&v);
 	return ok;
 }
@@ -322,8 +325,8 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 			goto cleanup;
 		}
 	}
-	double value;
-	if (solve_scalar(&c, r->choice, &value, why, sizeof why)) {
+	double value, mem_unused;
+	if (solve(&c, 0, r->choice, &value, &mem_unused, NULL, why, sizeof why)) {
 		st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
 				"dp: %s", why[0] ? why : "out of memory");
 		goto cleanup;
@@ -335,7 +338,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 			 "", r->mem_bytes);
 		double least;
 		c.objective_mem = 1;
-		if (solve_scalar(&c, alt, &least, why, sizeof why)) {
+		if (solve(&c, 0, alt, &least, &mem_unused, NULL, why, sizeof why)) {
 			st = pl_err_set(err, PL_ESOLVER, "dp: %s", why);
 			goto cleanup;
 		}
@@ -351,7 +354,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		}
 		double t, m;
 		int truncated = 0;
-		if (solve_pareto(&c, alt, &t, &m, &truncated, why, sizeof why)) {
+		if (solve(&c, 1, alt, &t, &m, &truncated, why, sizeof why)) {
 			st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT
 										       : PL_ESOLVER,
 					"dp (memory-constrained): %s", why);
@@ -364,7 +367,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 			snprintf(r->why, sizeof r->why,
 				 "a (time, memory) Pareto set was cut to %d points; raise the cap for "
 				 "a proof",
-				 o->pareto_cap > 1 ? o->pareto_cap : 64);
+				 o->pareto_cap > 1 ? o->pareto_cap : 256);
 	}
 cleanup:
 	for (int op = 0; op < p->nops && c.time_tab; op++) {

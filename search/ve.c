@@ -36,7 +36,7 @@ int ve_init(ve *v, int nvar, const int *dom)
 	v->order = malloc(sizeof *v->order * ((size_t)nvar + 1));
 	v->var_factor = malloc(sizeof *v->var_factor * ((size_t)nvar + 1));
 	v->max_entries = (size_t)1 << 26;
-	v->cap = 64;
+	v->cap = 256;
 	if (!v->vf || !v->nvf || !v->capvf || !v->active || !v->keep || !v->done || !v->order ||
 	    !v->var_factor)
 		return -1;
@@ -49,6 +49,8 @@ void ve_free(ve *v)
 {
 	for (int i = 0; i < v->nf; i++) {
 		ve_factor *f = &v->f[i];
+		if (f->borrowed)
+			continue;
 		free(f->own_t);
 		free(f->arg);
 		free(f->pstart);
@@ -128,6 +130,29 @@ int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, co
 	f->size = size;
 	f->t = t;
 	f->m = m;
+	return register_factor(v, fi);
+}
+
+int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t size,
+		  const ve_factor *from)
+{
+	if (nv > VE_MAXK)
+		return -1;
+	int fi = new_factor(v);
+	if (fi < 0)
+		return -1;
+	ve_factor *f = &v->f[fi];
+	f->nv = nv;
+	for (int k = 0; k < nv; k++) {
+		f->vars[k] = vars[k];
+		f->stride[k] = stride[k];
+	}
+	f->size = size;
+	f->pstart = from->pstart;
+	f->pcount = from->pcount;
+	f->pts = from->pts;
+	f->npts = from->npts;
+	f->borrowed = 1;
 	return register_factor(v, fi);
 }
 
@@ -491,6 +516,39 @@ void ve_backtrack(const ve *v, int *a)
 	}
 }
 
+int ve_combine_rest(ve *v, const int *N, int nN)
+{
+	int F[VE_MAXF], nF = 0;
+	double size = 1;
+	for (int i = 0; i < v->nf; i++)
+		if (v->f[i].alive) {
+			if (nF == VE_MAXF) {
+				snprintf(v->fail, sizeof v->fail, "too many tables left after dp");
+				return -1;
+			}
+			F[nF++] = i;
+		}
+	for (int k = 0; k < nN; k++)
+		size *= v->dom[N[k]];
+	return combine(v, -1, F, nF, N, nN, size);
+}
+
+void ve_pareto_backtrack(ve *v, int f, int point, int *a)
+{
+	ve_factor *r = &v->f[f];
+	const ve_point *p = &r->pts[r->pstart[index_of(r, a)] + point];
+	for (int j = 0; j < r->nsrc; j++)
+		v->f[r->src[j]].chosen = r->trace[p->trace + 1 + j];
+	for (int k = v->norder - 1; k >= 0; k--) {
+		int x = v->order[k];
+		ve_factor *g = &v->f[v->var_factor[x]];
+		const ve_point *q = &g->pts[g->pstart[index_of(g, a)] + g->chosen];
+		a[x] = g->trace[q->trace];
+		for (int j = 0; j < g->nsrc; j++)
+			v->f[g->src[j]].chosen = g->trace[q->trace + 1 + j];
+	}
+}
+
 int ve_pareto_solve(ve *v, int *a, double *t, double *m)
 {
 	int F[VE_MAXF], nF = 0;
@@ -511,15 +569,6 @@ int ve_pareto_solve(ve *v, int *a, double *t, double *m)
 	const ve_point *p = &r->pts[0]; /* sorted by time: the first fits and is fastest */
 	*t = p->t;
 	*m = p->m;
-	for (int j = 0; j < r->nsrc; j++)
-		v->f[r->src[j]].chosen = r->trace[p->trace + 1 + j];
-	for (int k = v->norder - 1; k >= 0; k--) {
-		int x = v->order[k];
-		ve_factor *g = &v->f[v->var_factor[x]];
-		const ve_point *q = &g->pts[g->pstart[index_of(g, a)] + g->chosen];
-		a[x] = g->trace[q->trace];
-		for (int j = 0; j < g->nsrc; j++)
-			v->f[g->src[j]].chosen = g->trace[q->trace + 1 + j];
-	}
+	ve_pareto_backtrack(v, root, 0, a);
 	return 0;
 }

@@ -33,6 +33,7 @@ typedef struct ve_factor {
 	int nsrc, src[VE_MAXF];
 	int elim; /* variable eliminated to make it; -1 for an input table */
 	int alive;
+	int borrowed; /* Pareto arrays belong to another ve */
 	int chosen; /* Pareto backtracking: the point taken */
 } ve_factor;
 
@@ -60,6 +61,16 @@ void ve_free(ve *v);
 /* Adds an input table (borrowed; must outlive v). t, m per entry; m may be NULL. */
 int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, const double *t,
 	   const double *m);
+/* Adds a table of Pareto sets owned by another ve (must outlive v). */
+int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t size,
+		  const ve_factor *from);
+/* After ve_run with kept variables: combines the remaining tables into one
+ * over the kept variables N (in that order). Returns its index or -1. */
+int ve_combine_rest(ve *v, const int *N, int nN);
+/* Pareto mode: given that point `point` of table f was taken at the current
+ * assignment, fills the variables eliminated into f (and before). */
+void ve_pareto_backtrack(ve *v, int f, int point, int *a);
+
 /* Eliminates every active variable that is not kept. 0 on success; -1 on
  * failure with v->fail set (table too large, time limit, out of memory). */
 int ve_run(ve *v);

@@ -113,7 +113,7 @@ static void repeated_blocks_equal_brute(void **state)
 {
 	(void)state;
 	rg_rng r = {777};
-	int runs_seen = 0, n = 0;
+	int runs_seen = 0, n = 0, binding = 0;
 	for (int i = 0; i < 200 && n < 60; i++) {
 		inst in;
 		int D = devices[i % 6];
@@ -129,12 +129,27 @@ static void repeated_blocks_equal_brute(void **state)
 		assert_close(rf.step_s, rb.step_s);
 		runs_seen += rd.repeated_runs > 0;
 		n++;
+		double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
 		pl_search_result_free(&rd);
 		pl_search_result_free(&rf);
 		pl_search_result_free(&rb);
+		if (m_min < m_star * (1 - 1e-12)) { /* the Pareto chain of repeated blocks */
+			o.memory_limit = m_min + (m_star - m_min) * 0.5;
+			assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
+			if (pl_search_dp(in.p, &o, &rd, &err))
+				fail_msg("dp under a limit failed: %s", err.msg);
+			assert_close(rd.step_s, rb.step_s);
+			assert_true(rd.mem_bytes <= o.memory_limit);
+			assert_true(rd.optimal);
+			binding++;
+			pl_search_result_free(&rd);
+			pl_search_result_free(&rb);
+		}
 		drop(&in);
 	}
-	print_message("%d repeated-block graphs, %d with runs detected\n", n, runs_seen);
+	print_message("%d repeated-block graphs, %d with runs detected, %d under a binding limit\n",
+		      n, runs_seen, binding);
+	assert_true(binding >= 20);
 	assert_true(runs_seen >= 20); /* the compression was exercised */
 }
 
