@@ -101,6 +101,26 @@ static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf
 	tv->deadline = c->deadline;
 	tv->pareto = pareto;
 	tv->limit = c->o->memory_limit;
+	if (pareto && tv->limit > 0) {
+		/* memory has no edge terms, so the rest of the graph needs exactly the sum
+		 * of its ops' least memory: the block gets what is left of the limit */
+		double outside = 0;
+		int lo1 = block_op(run, 1, 0), hi1 = lo1 + run->len;
+		for (int op = 0; op < p->nops; op++) {
+			if (op >= lo1 && op < hi1)
+				continue;
+			if (node_tables(c, op))
+				return -1;
+			double mn = c->mem_tab[op][0];
+			for (int k = 1; k < p->nstrat[op]; k++)
+				if (c->mem_tab[op][k] < mn)
+					mn = c->mem_tab[op][k];
+			outside += mn;
+		}
+		tv->limit -= outside * (1 - 1e-12);
+		if (tv->limit <= 0)
+			tv->limit = 1e-300; /* nothing fits; still a limit */
+	}
 	tv->cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 256;
 	tv->keep[vin] = tv->keep[vout] = 1;
 	int lo = block_op(run, 1, 0), hi = lo + run->len;

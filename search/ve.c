@@ -105,6 +105,7 @@ static int new_factor(ve *v)
 static int register_factor(ve *v, int fi)
 {
 	ve_factor *f = &v->f[fi];
+	v->alive_minm += f->minm;
 	for (int k = 0; k < f->nv; k++) {
 		v->active[f->vars[k]] = 1;
 		if (link_var(v, f->vars[k], fi))
@@ -130,6 +131,13 @@ int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, co
 	f->size = size;
 	f->t = t;
 	f->m = m;
+	f->minm = 0;
+	if (m && size) {
+		f->minm = m[0];
+		for (size_t e = 1; e < size; e++)
+			if (m[e] < f->minm)
+				f->minm = m[e];
+	}
 	return register_factor(v, fi);
 }
 
@@ -153,6 +161,7 @@ int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t s
 	f->pts = from->pts;
 	f->npts = from->npts;
 	f->borrowed = 1;
+	f->minm = from->minm;
 	return register_factor(v, fi);
 }
 
@@ -231,7 +240,7 @@ static int prune(ve *v, tpoint *p, int n)
 	int k = 0;
 	double best_m = 0;
 	for (int i = 0; i < n; i++) {
-		if (v->limit > 0 && p[i].m > v->limit)
+		if (v->limit > 0 && p[i].m > v->eff_limit)
 			continue;
 		if (k > 0 && p[i].m >= best_m)
 			continue;
@@ -398,8 +407,13 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			rc = -1;
 	}
 	const double *ft[VE_MAXF];
-	for (int j = 0; j < nF; j++)
+	double rest = v->alive_minm;
+	for (int j = 0; j < nF; j++) {
 		ft[j] = v->f[F[j]].t;
+		rest -= v->f[F[j]].minm;
+	}
+	/* a point of g needs at least `rest` more memory from the other tables */
+	v->eff_limit = v->limit - (rest > 0 ? rest * (1 - 1e-12) : 0);
 	int digit[VE_MAXK] = {0};
 	for (size_t e = 0; rc == 0 && e < size; e++) {
 		for (int j = 0; j < nF; j++) {
@@ -439,8 +453,18 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 		snprintf(v->fail, sizeof v->fail, "out of memory");
 		return -1;
 	}
-	for (int j = 0; j < nF; j++)
+	for (int j = 0; j < nF; j++) {
 		v->f[F[j]].alive = 0;
+		v->alive_minm -= v->f[F[j]].minm;
+	}
+	g = &v->f[gi];
+	g->minm = 0;
+	if (v->pareto) {
+		int any = 0;
+		for (size_t k = 0; k < g->npts; k++)
+			if (!any++ || g->pts[k].m < g->minm)
+				g->minm = g->pts[k].m;
+	}
 	if (x >= 0) {
 		v->var_factor[x] = gi;
 		v->done[x] = 1;

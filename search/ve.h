@@ -34,6 +34,7 @@ typedef struct ve_factor {
 	int elim; /* variable eliminated to make it; -1 for an input table */
 	int alive;
 	int borrowed; /* Pareto arrays belong to another ve */
+	double minm;  /* least memory of any entry: a lower bound for pruning */
 	int chosen; /* Pareto backtracking: the point taken */
 } ve_factor;
 
@@ -51,6 +52,8 @@ typedef struct ve {
 	int *var_factor;
 	int pareto, cap, truncated;
 	double limit; /* memory limit in Pareto mode, 0 = none */
+	double eff_limit; /* limit less what the other live tables need at least */
+	double alive_minm; /* sum of minm over live tables */
 	double deadline; /* monotonic seconds; 0 = none */
 	size_t max_entries;
 	char fail[256];
