@@ -11,10 +11,10 @@
 
 static void common_defaults(pl_cluster *c)
 {
-	c->gemm_eff_max = 0.80;     /* large cuBLAS GEMMs reach ~75-80% of dense peak */
-	c->gemm_half_flops = 2e9;   /* a 2 GFLOP GEMM (~1000^3) runs at half that */
+	c->gemm_eff_max = 0.80;   /* large cuBLAS GEMMs reach ~75-80% of dense peak */
+	c->gemm_half_flops = 2e9; /* a 2 GFLOP GEMM (~1000^3) runs at half that */
 	c->vector_eff = 0.5;
-	c->bw_eff = 0.80;           /* streaming kernels reach ~80% of HBM bandwidth */
+	c->bw_eff = 0.80;            /* streaming kernels reach ~80% of HBM bandwidth */
 	c->kernel_overhead_s = 5e-6; /* launch + tail per kernel */
 }
 
@@ -90,10 +90,11 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 		errno = 0;
 		nodes = strtoll(colon + 1, &end, 10);
 		if (errno || *end || nodes < 1 || nodes > 1000000)
-			return pl_err_set(err, PL_EINVAL,
-					  "--cluster %s: the node count after ':' must be a positive "
-					  "integer",
-					  name);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "--cluster %s: the node count after ':' must be a positive "
+			    "integer",
+			    name);
 	}
 	if (!strcmp(base, "h100x8"))
 		h100(c);
@@ -103,9 +104,9 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 		v100(c);
 	else
 		return pl_err_set(err, PL_EINVAL,
-				  "--cluster %s: not a file and not a preset (presets: h100x8, "
-				  "a100x8, dgx2-v100, each optionally ':NODES')",
-				  name);
+		                  "--cluster %s: not a file and not a preset (presets: h100x8, "
+		                  "a100x8, dgx2-v100, each optionally ':NODES')",
+		                  name);
 	c->nodes = nodes;
 	snprintf(c->name, sizeof c->name, "%s", name);
 	return PL_OK;
@@ -114,8 +115,9 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 {
 	if (devices < 1 || devices > (1 << 24))
-		return pl_err_set(err, PL_EINVAL, "--devices %lld: expected a positive device count",
-				  (long long)devices);
+		return pl_err_set(err, PL_EINVAL,
+		                  "--devices %lld: expected a positive device count",
+		                  (long long)devices);
 	h100(c);
 	c->devices_per_node = devices;
 	c->nodes = 1;
@@ -123,7 +125,10 @@ pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 	return PL_OK;
 }
 
-int64_t pl_cluster_devices_total(const pl_cluster *c) { return c->nodes * c->devices_per_node; }
+int64_t pl_cluster_devices_total(const pl_cluster *c)
+{
+	return c->nodes * c->devices_per_node;
+}
 
 double pl_bus_factor(pl_coll coll, int64_t n)
 {
@@ -166,7 +171,7 @@ double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t
 #define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)
 
 static pl_status num(const cJSON *o, const char *key, double *out, int required, double min,
-		     const char *file, const char *where, pl_err *err)
+                     const char *file, const char *where, pl_err *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	if (!v) {
@@ -183,7 +188,7 @@ static pl_status num(const cJSON *o, const char *key, double *out, int required,
 static const char *const link_keys[PL_LINK_COUNT] = {"intra_node", "inter_node"};
 
 static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const char *where,
-			  pl_err *err)
+                          pl_err *err)
 {
 	char w[256];
 	if (cJSON_IsObject(v)) {
@@ -197,12 +202,11 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	}
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > PL_MAX_AB_SIZES)
 		return FAIL("%s: %s: expected {\"alpha\", \"beta\"} or a list of at most %d "
-			    "{\"ranks\", \"alpha\", \"beta\"}",
-			    file, where, PL_MAX_AB_SIZES);
+		            "{\"ranks\", \"alpha\", \"beta\"}",
+		            file, where, PL_MAX_AB_SIZES);
 	const cJSON *e;
 	l->n = 0;
-	cJSON_ArrayForEach(e, v)
-	{
+	cJSON_ArrayForEach (e, v) {
 		snprintf(w, sizeof w, "%s[%d].", where, l->n);
 		double ranks = 0;
 		pl_status st;
@@ -241,25 +245,24 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
 		if ((st = num(dev, "memory_bytes", &c->memory_bytes, 0, 1, file, "device.", err)) ||
 		    (st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
-			      err)))
+		              err)))
 			return st;
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
 			if (!cJSON_IsObject(pf))
 				return FAIL("%s: device.peak_flops: expected an object of dtype: "
-					    "FLOP/s",
-					    file);
+				            "FLOP/s",
+				            file);
 			const cJSON *e;
-			cJSON_ArrayForEach(e, pf)
-			{
+			cJSON_ArrayForEach (e, pf) {
 				pl_dtype dt;
 				if (pl_dtype_parse(e->string, &dt))
 					return FAIL("%s: device.peak_flops.%s: not a dtype", file,
-						    e->string);
+					            e->string);
 				if (!cJSON_IsNumber(e) || e->valuedouble <= 0)
 					return FAIL("%s: device.peak_flops.%s: expected a positive "
-						    "number",
-						    file, e->string);
+					            "number",
+					            file, e->string);
 				c->peak_flops[dt] = e->valuedouble;
 			}
 		}
@@ -282,21 +285,20 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	const cJSON *colls = cJSON_GetObjectItemCaseSensitive(root, "collectives");
 	if (colls) {
 		const cJSON *e;
-		cJSON_ArrayForEach(e, colls)
-		{
+		cJSON_ArrayForEach (e, colls) {
 			int ci = -1;
 			for (int k = 0; k < PL_COLL_COUNT; k++)
 				if (!strcmp(e->string, pl_coll_name((pl_coll)k)))
 					ci = k;
 			if (ci < 0)
 				return FAIL("%s: collectives.%s: expected one of all_reduce, "
-					    "all_gather, reduce_scatter, all_to_all, send_recv",
-					    file, e->string);
+				            "all_gather, reduce_scatter, all_to_all, send_recv",
+				            file, e->string);
 			for (int k = 0; k < PL_LINK_COUNT; k++) {
 				const cJSON *lk = cJSON_GetObjectItemCaseSensitive(e, link_keys[k]);
 				char where[128];
 				snprintf(where, sizeof where, "collectives.%s.%s", e->string,
-					 link_keys[k]);
+				         link_keys[k]);
 				if (lk && (st = parse_ab(lk, &c->coll[ci][k], file, where, err)))
 					return st;
 			}

@@ -13,11 +13,12 @@
 #include <string.h>
 
 static double roofline(const pl_cluster *c, pl_dtype dt, double gemm, double vec, double bytes,
-		       int kernels)
+                       int kernels)
 {
 	double t = 0;
 	if (gemm > 0) {
-		double peak = c->peak_flops[dt] > 0 ? c->peak_flops[dt] : c->peak_flops[PL_DT_FLOAT32];
+		double peak =
+		    c->peak_flops[dt] > 0 ? c->peak_flops[dt] : c->peak_flops[PL_DT_FLOAT32];
 		double eff = c->gemm_eff_max * gemm / (gemm + c->gemm_half_flops);
 		t += gemm / (peak * eff);
 	}
@@ -65,10 +66,11 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 	pl_op_rule_get(op->type)->work(g, op, split, &w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	out->compute_s = roofline(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd, w.kernels_fwd) +
-			 (w.kernels_bwd ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd,
-						   w.bytes_bwd, w.kernels_bwd)
-					: 0);
+	out->compute_s =
+	    roofline(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd, w.kernels_fwd) +
+	    (w.kernels_bwd
+	         ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd, w.bytes_bwd, w.kernels_bwd)
+	         : 0);
 	out->mem_bytes = w.saved_bytes;
 	if (w.ncoll) {
 		pl_devmat dm;
@@ -81,10 +83,11 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 			pr.axes[0] = (int8_t)la[w.coll[k].loop];
 			pr.group_size = dm.size[pr.axes[0]];
 			pr.bytes = w.coll[k].bytes;
-			pr.kind = w.coll[k].kind == PL_COLL_ALL_GATHER	    ? PL_PRIM_ALL_GATHER
-				  : w.coll[k].kind == PL_COLL_REDUCE_SCATTER ? PL_PRIM_REDUCE_SCATTER
-				  : w.coll[k].kind == PL_COLL_ALL_TO_ALL     ? PL_PRIM_ALL_TO_ALL
-									     : PL_PRIM_ALL_REDUCE;
+			pr.kind = w.coll[k].kind == PL_COLL_ALL_GATHER ? PL_PRIM_ALL_GATHER
+			          : w.coll[k].kind == PL_COLL_REDUCE_SCATTER
+			              ? PL_PRIM_REDUCE_SCATTER
+			          : w.coll[k].kind == PL_COLL_ALL_TO_ALL ? PL_PRIM_ALL_TO_ALL
+			                                                 : PL_PRIM_ALL_REDUCE;
 			out->comm_s += pl_cost_prim(c, &pr);
 		}
 	}
@@ -105,11 +108,15 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 		double elems = bytes / pl_dtype_bytes(pt->dtype), state, traffic;
 		adam_bytes(pt->dtype, &state, &traffic);
 		out->mem_bytes += 2 * bytes + elems * state; /* weights, grads, optimizer */
-		out->compute_s += elems * traffic / (c->memory_bandwidth * c->bw_eff) +
-				  c->kernel_overhead_s;
+		out->compute_s +=
+		    elems * traffic / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
 		if (gl.partial) {
-			pl_prim pr = {.kind = PL_PRIM_ALL_REDUCE, .dm = gl.dm, .group_size = 1,
-				      .bytes = bytes, .dim = -1, .dim2 = -1};
+			pl_prim pr = {.kind = PL_PRIM_ALL_REDUCE,
+			              .dm = gl.dm,
+			              .group_size = 1,
+			              .bytes = bytes,
+			              .dim = -1,
+			              .dim2 = -1};
 			for (int a = 0; a < gl.dm.n; a++)
 				if (gl.partial >> a & 1) {
 					pr.axes[pr.naxes++] = (int8_t)a;
@@ -120,8 +127,8 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 	}
 }
 
-void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split,
-		     const int64_t *dst_split, pl_layout *src, pl_layout *dst)
+void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split,
+                     pl_layout *src, pl_layout *dst)
 {
 	const pl_edge *ed = &p->edges[e];
 	const pl_op *so = &p->g->ops[ed->src_op], *d = &p->g->ops[ed->dst_op];
@@ -133,7 +140,7 @@ void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split,
 }
 
 static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
-				const pl_layout *grad, int requires_grad)
+                                const pl_layout *grad, int requires_grad)
 {
 	pl_redist r;
 	pl_redistribute(src, dst, &r);
@@ -153,7 +160,7 @@ double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const 
 	pl_layout src, dst, grad;
 	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
 	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
-				&grad);
+	                        &grad);
 	return edge_cost_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad);
 }
 
@@ -294,14 +301,15 @@ static int classify_edges(pl_problem *p)
 		slot[i] = -1;
 	for (int e = 0; e < n; e++) {
 		const pl_edge *a = &p->edges[e];
-		int key[5] = {p->op_class[a->src_op], p->op_class[a->dst_op], a->src_slot, a->dst_slot,
-			      a->src_is_input};
+		int key[5] = {p->op_class[a->src_op], p->op_class[a->dst_op], a->src_slot,
+		              a->dst_slot, a->src_is_input};
 		size_t i = fnv(14695981039346656037ULL, key, sizeof key) & (cap - 1);
 		p->edge_class[e] = e;
 		for (; slot[i] >= 0; i = (i + 1) & (cap - 1)) {
 			const pl_edge *b = &p->edges[slot[i]];
 			if (p->op_class[b->src_op] == key[0] && p->op_class[b->dst_op] == key[1] &&
-			    b->src_slot == key[2] && b->dst_slot == key[3] && b->src_is_input == key[4]) {
+			    b->src_slot == key[2] && b->dst_slot == key[3] &&
+			    b->src_is_input == key[4]) {
 				p->edge_class[e] = slot[i];
 				break;
 			}
@@ -404,9 +412,10 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 		if (op->has_strategy) {
 			pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
 			if (cs) {
-				pl_err_prefix(err, "%s: op '%s': the annotated strategy does not fit "
-					      "%lld devices", g->path, op->name,
-					      (long long)p->devices);
+				pl_err_prefix(err,
+				              "%s: op '%s': the annotated strategy does not fit "
+				              "%lld devices",
+				              g->path, op->name, (long long)p->devices);
 				st = cs;
 				goto cleanup;
 			}
@@ -416,7 +425,8 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
 			}
-			memcpy(p->strat[o], op->strategy, sizeof(int64_t) * (size_t)op->spec.nloops);
+			memcpy(p->strat[o], op->strategy,
+			       sizeof(int64_t) * (size_t)op->spec.nloops);
 			continue;
 		}
 		int n = pl_op_enumerate(op, p->devices, NULL, 0);
@@ -479,7 +489,8 @@ const double *pl_problem_edge(pl_problem *p, int e)
 	int rg = p->g->tensors[ed->tensor].requires_grad;
 	double *tab = malloc(sizeof *tab * (size_t)ns * (size_t)nd);
 	pl_layout *sl = malloc(sizeof *sl * (size_t)ns), *su = malloc(sizeof *su * (size_t)ns);
-	pl_layout *dl = malloc(sizeof *dl * (size_t)nd * 2), *du = malloc(sizeof *du * (size_t)nd * 2);
+	pl_layout *dl = malloc(sizeof *dl * (size_t)nd * 2),
+	          *du = malloc(sizeof *du * (size_t)nd * 2);
 	int *si = malloc(sizeof *si * (size_t)ns), *di = malloc(sizeof *di * (size_t)nd);
 	double *pair = NULL;
 	if (!tab || !sl || !su || !dl || !du || !si || !di)
@@ -502,7 +513,7 @@ const double *pl_problem_edge(pl_problem *p, int e)
 	for (int b = 0; b < nd; b++) {
 		int k = 0;
 		while (k < ndu && !(pl_layout_equal(&du[2 * k], &dl[2 * b]) &&
-				    pl_layout_equal(&du[2 * k + 1], &dl[2 * b + 1])))
+		                    pl_layout_equal(&du[2 * k + 1], &dl[2 * b + 1])))
 			k++;
 		if (k == ndu) {
 			du[2 * ndu] = dl[2 * b];
@@ -517,7 +528,7 @@ const double *pl_problem_edge(pl_problem *p, int e)
 	for (int a = 0; a < nsu; a++)
 		for (int b = 0; b < ndu; b++)
 			pair[(size_t)a * ndu + b] =
-				edge_cost_layouts(p, &su[a], &du[2 * b], &du[2 * b + 1], rg);
+			    edge_cost_layouts(p, &su[a], &du[2 * b], &du[2 * b + 1], rg);
 	for (int a = 0; a < ns; a++)
 		for (int b = 0; b < nd; b++)
 			tab[(size_t)a * nd + b] = pair[(size_t)si[a] * ndu + di[b]];
@@ -536,7 +547,7 @@ fail:
 }
 
 void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
-		  pl_nodecost *per_op)
+                  pl_nodecost *per_op)
 {
 	memset(out, 0, sizeof *out);
 	for (int o = 0; o < p->nops; o++) {
@@ -577,7 +588,7 @@ static void *prep_worker(void *arg)
 			return NULL;
 		int k = w->work[i];
 		const void *r = k >= 0 ? (const void *)pl_problem_edge(w->p, k)
-				       : (const void *)pl_problem_node(w->p, -1 - k);
+		                       : (const void *)pl_problem_node(w->p, -1 - k);
 		if (!r)
 			atomic_store(&w->failed, 1);
 	}

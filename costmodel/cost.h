@@ -30,14 +30,14 @@ typedef struct pl_problem {
 	const pl_cluster *c;
 	int64_t devices;
 	int nops;
-	int *nstrat;      /* candidates per op */
-	int64_t **strat;  /* per op: nstrat x nloops split counts */
+	int *nstrat;        /* candidates per op */
+	int64_t **strat;    /* per op: nstrat x nloops split counts */
 	pl_nodecost **node; /* lazily filled, see pl_problem_node */
 	int nedges;
 	pl_edge *edges;
 	int **op_edges; /* per op: indices of incident edges */
 	int *op_nedges;
-	int *param_owner; /* per tensor: owning op of a param, else -1 */
+	int *param_owner;  /* per tensor: owning op of a param, else -1 */
 	double **edge_tab; /* lazily filled nstrat[src] x nstrat[dst] */
 	/* ops of one class have the same candidates and costs: per op its class
 	 * representative (the first such op); per edge the first edge between the
@@ -67,8 +67,8 @@ double pl_cost_redist(const pl_cluster *c, const pl_redist *r);
 double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
 
 /* Layouts on the two ends of edge e (forward direction). */
-void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split,
-		     const int64_t *dst_split, pl_layout *src, pl_layout *dst);
+void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split,
+                     pl_layout *src, pl_layout *dst);
 
 typedef struct pl_plancost {
 	double step_s, compute_s, comm_s, mem_bytes;
@@ -78,6 +78,6 @@ typedef struct pl_plancost {
  * If per_op is non-NULL it receives each op's node cost and, in comm_s, the
  * edges that end at it. */
 void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
-		  pl_nodecost *per_op);
+                  pl_nodecost *per_op);
 
 #endif

@@ -119,7 +119,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	pl_layout gl;
 	if (big_op >= 0) {
 		pl_op_input_grad_layout(g, &g->ops[big_op], splits[big_op], info->devices, big_slot,
-					&gl);
+		                        &gl);
 	} else { /* no params: the first op's first input */
 		pl_op_input_grad_layout(g, &g->ops[0], splits[0], info->devices, 0, &gl);
 	}
@@ -208,57 +208,55 @@ pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
 	return PL_OK;
 }
 
-pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where,
-			       int partial, int64_t **splits, int *has, pl_err *err)
+pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where, int partial,
+                               int64_t **splits, int *has, pl_err *err)
 {
 	if (!cJSON_IsObject(root))
 		return pl_err_set(err, PL_EINVAL, "%s: expected a JSON object", where);
 	const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item");
 	if (!cJSON_IsObject(items))
 		return pl_err_set(err, PL_EINVAL,
-				  "%s: parallel_strategy_item: expected an object of op name -> "
-				  "{\"parallel_strategy\": [[...], ...]}",
-				  where);
+		                  "%s: parallel_strategy_item: expected an object of op name -> "
+		                  "{\"parallel_strategy\": [[...], ...]}",
+		                  where);
 	for (int o = 0; o < g->nops; o++)
 		has[o] = 0;
 	const cJSON *it;
-	cJSON_ArrayForEach(it, items)
-	{
+	cJSON_ArrayForEach (it, items) {
 		int o = pl_graph_find_op(g, it->string);
 		if (o < 0)
-			return pl_err_set(err, PL_EINVAL,
-					  "%s: parallel_strategy_item.%s: the model '%s' has no op of "
-					  "that name",
-					  where, it->string, g->name);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: parallel_strategy_item.%s: the model '%s' has no op of "
+			    "that name",
+			    where, it->string, g->name);
 		const pl_op *op = &g->ops[o];
 		const cJSON *ps = cJSON_IsObject(it)
-					  ? cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy")
-					  : NULL;
+		                      ? cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy")
+		                      : NULL;
 		if (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) > PL_MAX_OP_INPUTS)
 			return pl_err_set(err, PL_EINVAL,
-					  "%s: op '%s': parallel_strategy: expected one array of "
-					  "split counts per input",
-					  where, op->name);
+			                  "%s: op '%s': parallel_strategy: expected one array of "
+			                  "split counts per input",
+			                  where, op->name);
 		int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
 		int ranks[PL_MAX_OP_INPUTS] = {0}, nt = 0;
 		const cJSON *tu;
-		cJSON_ArrayForEach(tu, ps)
-		{
+		cJSON_ArrayForEach (tu, ps) {
 			if (!cJSON_IsArray(tu) || cJSON_GetArraySize(tu) > PL_MAX_RANK)
 				return pl_err_set(err, PL_EINVAL,
-						  "%s: op '%s': parallel_strategy[%d]: expected an "
-						  "array of split counts",
-						  where, op->name, nt);
+				                  "%s: op '%s': parallel_strategy[%d]: expected an "
+				                  "array of split counts",
+				                  where, op->name, nt);
 			const cJSON *v;
 			int d = 0;
-			cJSON_ArrayForEach(v, tu)
-			{
+			cJSON_ArrayForEach (v, tu) {
 				if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
 				    v->valuedouble < 1 || v->valuedouble > 1e9)
 					return pl_err_set(err, PL_EINVAL,
-							  "%s: op '%s': parallel_strategy[%d][%d]: "
-							  "expected a positive integer",
-							  where, op->name, nt, d);
+					                  "%s: op '%s': parallel_strategy[%d][%d]: "
+					                  "expected a positive integer",
+					                  where, op->name, nt, d);
 				tuples[nt][d++] = (int64_t)v->valuedouble;
 			}
 			ranks[nt++] = d;
@@ -273,9 +271,10 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 	if (!partial)
 		for (int o = 0; o < g->nops; o++)
 			if (!has[o])
-				return pl_err_set(err, PL_EINVAL,
-						  "%s: parallel_strategy_item: op '%s' of the model has "
-						  "no strategy",
-						  where, g->ops[o].name);
+				return pl_err_set(
+				    err, PL_EINVAL,
+				    "%s: parallel_strategy_item: op '%s' of the model has "
+				    "no strategy",
+				    where, g->ops[o].name);
 	return PL_OK;
 }

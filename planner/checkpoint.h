@@ -31,8 +31,8 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err);
  * (nloops each, caller-allocated). Every op of the model must appear unless
  * partial is set; then missing ops get has[op] = 0. where names the source in
  * messages. */
-pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where,
-			       int partial, int64_t **splits, int *has, pl_err *err);
+pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where, int partial,
+                               int64_t **splits, int *has, pl_err *err);
 /* Reads a JSON file fully (caller frees *text). */
 pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);
 

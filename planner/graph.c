@@ -20,9 +20,18 @@ static const int dtype_bytes[] = {4, 2, 2, 4, 8};
 static const char *const role_names[] = {"input", "param", "const", "activation"};
 _Static_assert(sizeof role_names / sizeof *role_names == PL_ROLE_COUNT, "role names");
 
-const char *pl_dtype_name(pl_dtype dt) { return dt < PL_DT_COUNT ? dtype_names[dt] : "?"; }
-int pl_dtype_bytes(pl_dtype dt) { return dt < PL_DT_COUNT ? dtype_bytes[dt] : 0; }
-const char *pl_role_name(pl_role r) { return r < PL_ROLE_COUNT ? role_names[r] : "?"; }
+const char *pl_dtype_name(pl_dtype dt)
+{
+	return dt < PL_DT_COUNT ? dtype_names[dt] : "?";
+}
+int pl_dtype_bytes(pl_dtype dt)
+{
+	return dt < PL_DT_COUNT ? dtype_bytes[dt] : 0;
+}
+const char *pl_role_name(pl_role r)
+{
+	return r < PL_ROLE_COUNT ? role_names[r] : "?";
+}
 
 int pl_dtype_parse(const char *s, pl_dtype *out)
 {
@@ -69,24 +78,24 @@ void pl_graph_free(pl_graph *g)
 #define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)
 
 static pl_status get_int_array(const cJSON *a, int64_t *out, int *n, int max, int positive,
-			       const char *file, const char *where, pl_err *err)
+                               const char *file, const char *where, pl_err *err)
 {
 	if (!cJSON_IsArray(a))
 		return FAIL("%s: %s: expected an array of integers", file, where);
 	int k = cJSON_GetArraySize(a);
 	if (k > max)
-		return FAIL("%s: %s: has %d entries, at most %d are supported", file, where, k, max);
+		return FAIL("%s: %s: has %d entries, at most %d are supported", file, where, k,
+		            max);
 	int i = 0;
 	const cJSON *e;
-	cJSON_ArrayForEach(e, a)
-	{
+	cJSON_ArrayForEach (e, a) {
 		if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
 		    fabs(e->valuedouble) > 9.0e15)
 			return FAIL("%s: %s[%d]: expected an integer", file, where, i);
 		out[i] = (int64_t)e->valuedouble;
 		if (positive && out[i] <= 0)
 			return FAIL("%s: %s[%d]: dimension %lld is not positive", file, where, i,
-				    (long long)out[i]);
+			            (long long)out[i]);
 		i++;
 	}
 	*n = k;
@@ -150,8 +159,7 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	if (!cJSON_IsObject(jattrs))
 		return FAIL("%s: op '%s': attrs: expected an object", b->file, op->name);
 	const cJSON *e;
-	cJSON_ArrayForEach(e, jattrs)
-	{
+	cJSON_ArrayForEach (e, jattrs) {
 		const char *k = e->string;
 		char where[256];
 		snprintf(where, sizeof where, "op '%s': attrs.%s", op->name, k);
@@ -171,18 +179,18 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				a->ratio = e->valuedouble;
 		} else if (!strcmp(k, "perm")) {
 			pl_status st = get_int_array(e, a->perm, &a->nperm, PL_MAX_RANK, 0, b->file,
-						     where, err);
+			                             where, err);
 			if (st)
 				return st;
 		} else if (!strcmp(k, "axes")) {
 			pl_status st = get_int_array(e, a->axes, &a->naxes, PL_MAX_RANK, 0, b->file,
-						     where, err);
+			                             where, err);
 			if (st)
 				return st;
 			a->has_axes = 1;
 		} else if (!strcmp(k, "shape")) {
-			pl_status st = get_int_array(e, a->shape, &a->nshape, PL_MAX_RANK, 0, b->file,
-						     where, err);
+			pl_status st = get_int_array(e, a->shape, &a->nshape, PL_MAX_RANK, 0,
+			                             b->file, where, err);
 			if (st)
 				return st;
 		} else if (!strcmp(k, "keepdims")) {
@@ -192,8 +200,8 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 		} else if (!strcmp(k, "to")) {
 			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
 				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
-					    "int32, int64",
-					    b->file, where);
+				            "int32, int64",
+				            b->file, where);
 		}
 		/* other attributes are accepted and ignored (forward compatible) */
 	}
@@ -212,30 +220,29 @@ typedef struct rawop {
 } rawop;
 
 static pl_status read_names(builder *b, const char *opname, const char *field, const cJSON *arr,
-			    const char **names, const cJSON **shapes, int *n, int max, pl_err *err)
+                            const char **names, const cJSON **shapes, int *n, int max, pl_err *err)
 {
 	if (!cJSON_IsArray(arr))
 		return FAIL("%s: op '%s': %s: expected an array of tensor names", b->file, opname,
-			    field);
+		            field);
 	int k = cJSON_GetArraySize(arr);
 	if (k > max)
 		return FAIL("%s: op '%s': %s: has %d entries, at most %d are supported", b->file,
-			    opname, field, k, max);
+		            opname, field, k, max);
 	int i = 0;
 	const cJSON *e;
-	cJSON_ArrayForEach(e, arr)
-	{
+	cJSON_ArrayForEach (e, arr) {
 		if (cJSON_IsString(e)) {
 			names[i] = e->valuestring;
 			if (shapes)
 				shapes[i] = NULL;
 		} else if (shapes && cJSON_IsObject(e) &&
-			   cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "name"))) {
+		           cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "name"))) {
 			names[i] = cJSON_GetObjectItemCaseSensitive(e, "name")->valuestring;
 			shapes[i] = cJSON_GetObjectItemCaseSensitive(e, "shape");
 		} else {
 			return FAIL("%s: op '%s': %s[%d]: expected a tensor name", b->file, opname,
-				    field, i);
+			            field, i);
 		}
 		i++;
 	}
@@ -244,7 +251,7 @@ static pl_status read_names(builder *b, const char *opname, const char *field, c
 }
 
 static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, const cJSON *js,
-			     pl_err *err)
+                             pl_err *err)
 {
 	int64_t shape[PL_MAX_RANK];
 	int n;
@@ -260,12 +267,12 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 		char got[128] = "", want[128] = "";
 		for (int i = 0; i < n; i++)
 			snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld",
-				 i ? "," : "", (long long)shape[i]);
+			         i ? "," : "", (long long)shape[i]);
 		for (int i = 0; i < t->rank; i++)
 			snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld",
-				 i ? "," : "", (long long)t->shape[i]);
+			         i ? "," : "", (long long)t->shape[i]);
 		return FAIL("%s: %s: declared [%s] but the inputs give [%s]", b->file, where, got,
-			    want);
+		            want);
 	}
 	return PL_OK;
 }
@@ -287,20 +294,19 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 	g->dtype = PL_DT_FLOAT32;
 	if (jdt && (!cJSON_IsString(jdt) || pl_dtype_parse(jdt->valuestring, &g->dtype)))
 		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64",
-			    file);
+		            file);
 
 	/* declared tensors */
 	const cJSON *jt = cJSON_GetObjectItemCaseSensitive(root, "tensors");
 	if (!cJSON_IsObject(jt))
 		return FAIL("%s: tensors: expected an object of tensor declarations", file);
 	const cJSON *e;
-	cJSON_ArrayForEach(e, jt)
-	{
+	cJSON_ArrayForEach (e, jt) {
 		if (pl_graph_find_tensor(g, e->string) >= 0)
 			return FAIL("%s: tensors.%s: declared twice", file, e->string);
 		if (!cJSON_IsObject(e))
 			return FAIL("%s: tensors.%s: expected an object with shape and role", file,
-				    e->string);
+			            e->string);
 		int ti = add_tensor(b, e->string);
 		if (ti < 0)
 			return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
@@ -308,13 +314,14 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		char where[256];
 		snprintf(where, sizeof where, "tensors.%s.shape", e->string);
 		pl_status st = get_int_array(cJSON_GetObjectItemCaseSensitive(e, "shape"), t->shape,
-					     &t->rank, PL_MAX_RANK, 1, file, where, err);
+		                             &t->rank, PL_MAX_RANK, 1, file, where, err);
 		if (st)
 			return st;
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "role");
 		if (!cJSON_IsString(r))
-			return FAIL("%s: tensors.%s.role: expected \"input\", \"param\" or \"const\"",
-				    file, e->string);
+			return FAIL(
+			    "%s: tensors.%s.role: expected \"input\", \"param\" or \"const\"", file,
+			    e->string);
 		if (!strcmp(r->valuestring, "input"))
 			t->role = PL_ROLE_INPUT;
 		else if (!strcmp(r->valuestring, "param"))
@@ -323,14 +330,14 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			t->role = PL_ROLE_CONST;
 		else
 			return FAIL("%s: tensors.%s.role: \"%s\" is not one of \"input\", "
-				    "\"param\", \"const\"",
-				    file, e->string, r->valuestring);
+			            "\"param\", \"const\"",
+			            file, e->string, r->valuestring);
 		t->requires_grad = t->role == PL_ROLE_PARAM;
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "dtype");
 		if (d && (!cJSON_IsString(d) || pl_dtype_parse(d->valuestring, &t->dtype)))
 			return FAIL("%s: tensors.%s.dtype: expected one of float32, float16, "
-				    "bfloat16, int32, int64",
-				    file, e->string);
+			            "bfloat16, int32, int64",
+			            file, e->string);
 	}
 
 	/* ops: first pass reads names and creates output tensors */
@@ -350,8 +357,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		goto cleanup;
 	}
 	int k = 0;
-	cJSON_ArrayForEach(e, jops)
-	{
+	cJSON_ArrayForEach (e, jops) {
 		pl_op *op = &ops[k];
 		rawop *r = &raw[k];
 		r->j = e;
@@ -368,51 +374,51 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		for (int i = 0; i < k; i++)
 			if (!strcmp(ops[i].name, op->name)) {
 				st = FAIL("%s: op '%s': the name is used by ops[%d] and ops[%d]",
-					  file, op->name, i, k);
+				          file, op->name, i, k);
 				goto cleanup;
 			}
 		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
 		if (!cJSON_IsString(ty)) {
 			st = FAIL("%s: op '%s': type: expected an operator type name", file,
-				  op->name);
+			          op->name);
 			goto cleanup;
 		}
 		int known = pl_optype_parse(ty->valuestring, &op->type);
 		if (known == -2) {
 			st = FAIL("%s: op '%s': type '%s' is not supported yet", file, op->name,
-				  ty->valuestring);
+			          ty->valuestring);
 			goto cleanup;
 		}
 		if (known < 0) {
 			st = FAIL("%s: op '%s': unknown op type '%s' (expected an ONNX operator "
-				  "such as MatMul, Add, Gelu, LayerNormalization, ... or "
-				  "SoftmaxCrossEntropy, RMSNormalization, Silu)",
-				  file, op->name, ty->valuestring);
+			          "such as MatMul, Add, Gelu, LayerNormalization, ... or "
+			          "SoftmaxCrossEntropy, RMSNormalization, Silu)",
+			          file, op->name, ty->valuestring);
 			goto cleanup;
 		}
 		if ((st = read_names(b, op->name, "inputs",
-				     cJSON_GetObjectItemCaseSensitive(e, "inputs"), r->inputs, NULL,
-				     &r->ninputs, PL_MAX_OP_INPUTS, err)) ||
+		                     cJSON_GetObjectItemCaseSensitive(e, "inputs"), r->inputs, NULL,
+		                     &r->ninputs, PL_MAX_OP_INPUTS, err)) ||
 		    (st = read_names(b, op->name, "outputs",
-				     cJSON_GetObjectItemCaseSensitive(e, "outputs"), r->outputs,
-				     r->out_shape, &r->noutputs, PL_MAX_OP_OUTPUTS, err)))
+		                     cJSON_GetObjectItemCaseSensitive(e, "outputs"), r->outputs,
+		                     r->out_shape, &r->noutputs, PL_MAX_OP_OUTPUTS, err)))
 			goto cleanup;
 		const pl_op_rule *rule = pl_op_rule_get(op->type);
 		if (r->ninputs < rule->min_inputs || r->ninputs > rule->max_inputs) {
 			if (rule->min_inputs == rule->max_inputs)
-				st = FAIL("%s: op '%s': %s takes %d input%s, got %d", file, op->name,
-					  rule->name, rule->min_inputs,
-					  rule->min_inputs == 1 ? "" : "s", r->ninputs);
+				st = FAIL("%s: op '%s': %s takes %d input%s, got %d", file,
+				          op->name, rule->name, rule->min_inputs,
+				          rule->min_inputs == 1 ? "" : "s", r->ninputs);
 			else
 				st = FAIL("%s: op '%s': %s takes %d to %d inputs, got %d", file,
-					  op->name, rule->name, rule->min_inputs, rule->max_inputs,
-					  r->ninputs);
+				          op->name, rule->name, rule->min_inputs, rule->max_inputs,
+				          r->ninputs);
 			goto cleanup;
 		}
 		if (r->noutputs != rule->noutputs) {
 			st = FAIL("%s: op '%s': %s has %d output%s, got %d", file, op->name,
-				  rule->name, rule->noutputs, rule->noutputs == 1 ? "" : "s",
-				  r->noutputs);
+			          rule->name, rule->noutputs, rule->noutputs == 1 ? "" : "s",
+			          r->noutputs);
 			goto cleanup;
 		}
 		const cJSON *os = cJSON_GetObjectItemCaseSensitive(e, "shape");
@@ -426,14 +432,14 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 				int t = pl_graph_find_tensor(g, r->outputs[i]);
 				if (g->tensors[t].producer >= 0)
 					st = FAIL("%s: op '%s': output '%s' is also produced by op "
-						  "'%s'",
-						  file, op->name, r->outputs[i],
-						  ops[g->tensors[t].producer].name);
+					          "'%s'",
+					          file, op->name, r->outputs[i],
+					          ops[g->tensors[t].producer].name);
 				else
 					st = FAIL("%s: op '%s': output '%s' is declared in tensors "
-						  "as %s; outputs must be new names",
-						  file, op->name, r->outputs[i],
-						  pl_role_name(g->tensors[t].role));
+					          "as %s; outputs must be new names",
+					          file, op->name, r->outputs[i],
+					          pl_role_name(g->tensors[t].role));
 				goto cleanup;
 			}
 			int ti = add_tensor(b, r->outputs[i]);
@@ -457,8 +463,8 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			int ti = pl_graph_find_tensor(g, raw[o].inputs[i]);
 			if (ti < 0) {
 				st = FAIL("%s: op '%s': input '%s' is neither declared in tensors "
-					  "nor produced by an op",
-					  file, ops[o].name, raw[o].inputs[i]);
+				          "nor produced by an op",
+				          file, ops[o].name, raw[o].inputs[i]);
 				goto cleanup;
 			}
 			ops[o].in[i] = ti;
@@ -487,8 +493,8 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 					if (!placed[o])
 						on = o;
 				st = FAIL("%s: op '%s': the ops form a cycle through it (an op "
-					  "consumes a tensor that depends on its own output)",
-					  file, ops[on].name);
+				          "consumes a tensor that depends on its own output)",
+				          file, ops[on].name);
 				free(placed);
 				goto cleanup;
 			}
@@ -517,9 +523,10 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		pl_tensor *tt = &g->tensors[t];
 		if (tt->producer >= 0)
 			tt->producer = newidx[tt->producer];
-		tt->consumers = pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
+		tt->consumers =
+		    pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
 		tt->consumer_slots =
-			pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
+		    pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
 		if (!tt->consumers || !tt->consumer_slots) {
 			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 			goto cleanup;
@@ -545,12 +552,12 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		}
 		if ((st = pl_op_rule_get(op->type)->infer(g, op, err))) {
 			pl_err_prefix(err, "%s: op '%s' (%s)", file, op->name,
-				      pl_optype_name(op->type));
+			              pl_optype_name(op->type));
 			goto cleanup;
 		}
 		for (int i = 0; i < op->noutputs; i++)
-			if (r->out_shape[i] &&
-			    (st = check_shape(b, op, &g->tensors[op->out[i]], r->out_shape[i], err)))
+			if (r->out_shape[i] && (st = check_shape(b, op, &g->tensors[op->out[i]],
+			                                         r->out_shape[i], err)))
 				goto cleanup;
 		if (r->strategy) {
 			int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
@@ -559,22 +566,22 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			if (!cJSON_IsArray(r->strategy) ||
 			    cJSON_GetArraySize(r->strategy) > PL_MAX_OP_INPUTS) {
 				st = FAIL("%s: op '%s': strategy: expected one array of split "
-					  "counts per input",
-					  file, op->name);
+				          "counts per input",
+				          file, op->name);
 				goto cleanup;
 			}
 			const cJSON *tu;
-			cJSON_ArrayForEach(tu, r->strategy)
-			{
+			cJSON_ArrayForEach (tu, r->strategy) {
 				char where[256];
-				snprintf(where, sizeof where, "op '%s': strategy[%d]", op->name, nt);
+				snprintf(where, sizeof where, "op '%s': strategy[%d]", op->name,
+				         nt);
 				if ((st = get_int_array(tu, tuples[nt], &ranks[nt], PL_MAX_RANK, 1,
-							file, where, err)))
+				                        file, where, err)))
 					goto cleanup;
 				nt++;
 			}
 			if ((st = pl_op_tuples_to_split(g, op, tuples, ranks, nt, op->strategy,
-							err))) {
+			                                err))) {
 				pl_err_prefix(err, "%s: op '%s': strategy", file, op->name);
 				goto cleanup;
 			}
@@ -592,8 +599,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		g->noutputs = cJSON_GetArraySize(jo);
 		g->outputs = pl_arena_alloc(g->arena, (size_t)(g->noutputs + 1) * sizeof(int));
 		int i = 0;
-		cJSON_ArrayForEach(e, jo)
-		{
+		cJSON_ArrayForEach (e, jo) {
 			int ti = cJSON_IsString(e) ? pl_graph_find_tensor(g, e->valuestring) : -1;
 			if (!cJSON_IsString(e)) {
 				st = FAIL("%s: outputs[%d]: expected a tensor name", file, i);
@@ -601,7 +607,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			}
 			if (ti < 0 || g->tensors[ti].producer < 0) {
 				st = FAIL("%s: outputs[%d]: no op produces '%s'", file, i,
-					  e->valuestring);
+				          e->valuestring);
 				goto cleanup;
 			}
 			g->outputs[i++] = ti;
@@ -615,7 +621,7 @@ cleanup:
 }
 
 pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
-			     pl_err *err)
+                             pl_err *err)
 {
 	if (!out || !text || !name)
 		return pl_err_set(err, PL_EINVAL, "pl_graph_load_json: NULL argument");

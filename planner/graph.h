@@ -10,9 +10,9 @@
 #include "planner/arena.h"
 #include "planner/status.h"
 
-#define PL_MAX_RANK 8
-#define PL_MAX_LOOPS 12
-#define PL_MAX_OP_INPUTS 4
+#define PL_MAX_RANK       8
+#define PL_MAX_LOOPS      12
+#define PL_MAX_OP_INPUTS  4
 #define PL_MAX_OP_OUTPUTS 2
 
 typedef enum pl_dtype {
@@ -140,7 +140,7 @@ typedef struct pl_graph {
 pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
 /* Same from a buffer; name is used in messages. */
 pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
-			     pl_err *err);
+                             pl_err *err);
 void pl_graph_free(pl_graph *g);
 
 int pl_graph_find_op(const pl_graph *g, const char *name);

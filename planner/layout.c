@@ -16,10 +16,13 @@
 #include <string.h>
 
 static const char *const prim_names[] = {"slice", "all_gather", "all_to_all", "reduce_scatter",
-					 "all_reduce"};
+                                         "all_reduce"};
 _Static_assert(sizeof prim_names / sizeof *prim_names == PL_PRIM_COUNT, "prim names");
 
-const char *pl_prim_name(pl_prim_kind k) { return k < PL_PRIM_COUNT ? prim_names[k] : "?"; }
+const char *pl_prim_name(pl_prim_kind k)
+{
+	return k < PL_PRIM_COUNT ? prim_names[k] : "?";
+}
 
 pl_coll pl_prim_coll(pl_prim_kind k)
 {
@@ -50,7 +53,7 @@ static void strides(const pl_devmat *dm, int64_t *s)
 }
 
 void pl_op_devmat(const pl_op *op, const int64_t *split, int64_t devices, pl_devmat *dm,
-		  int *loop_axis)
+                  int *loop_axis)
 {
 	memset(dm, 0, sizeof *dm);
 	int64_t rep = devices / pl_split_product(op, split);
@@ -66,7 +69,7 @@ void pl_op_devmat(const pl_op *op, const int64_t *split, int64_t devices, pl_dev
 }
 
 static void base_layout(const pl_tensor *t, const pl_dimmap *m, const int *loop_axis,
-			const int64_t *split, const pl_devmat *dm, pl_layout *out)
+                        const int64_t *split, const pl_devmat *dm, pl_layout *out)
 {
 	memset(out, 0, sizeof *out);
 	out->dm = *dm;
@@ -81,8 +84,8 @@ static void base_layout(const pl_tensor *t, const pl_dimmap *m, const int *loop_
 	}
 }
 
-void pl_op_input_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
-			int64_t devices, int i, pl_layout *out)
+void pl_op_input_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
+                        int i, pl_layout *out)
 {
 	pl_devmat dm;
 	int la[PL_MAX_LOOPS];
@@ -90,8 +93,8 @@ void pl_op_input_layout(const pl_graph *g, const pl_op *op, const int64_t *split
 	base_layout(&g->tensors[op->in[i]], op->spec.in[i], la, split, &dm, out);
 }
 
-void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
-			 int64_t devices, int i, pl_layout *out)
+void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
+                         int i, pl_layout *out)
 {
 	pl_devmat dm;
 	int la[PL_MAX_LOOPS];
@@ -103,7 +106,7 @@ void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *spli
 }
 
 void pl_op_input_grad_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
-			     int64_t devices, int i, pl_layout *out)
+                             int64_t devices, int i, pl_layout *out)
 {
 	pl_devmat dm;
 	int la[PL_MAX_LOOPS];
@@ -239,7 +242,7 @@ static double local_bytes(const planner_state *s)
 }
 
 static void emit(planner_state *s, pl_prim_kind kind, const int8_t *axes, int naxes, int dim,
-		 int dim2, double bytes)
+                 int dim2, double bytes)
 {
 	assert(s->out->n < PL_MAX_PRIMS);
 	if (s->out->n >= PL_MAX_PRIMS)

@@ -14,7 +14,7 @@
 #include "planner/graph.h"
 #include "planner/ops.h"
 
-#define PL_MAX_AXES 16
+#define PL_MAX_AXES  16
 #define PL_MAX_PRIMS 12
 
 typedef struct pl_devmat {
@@ -66,16 +66,16 @@ int64_t pl_devmat_product(const pl_devmat *dm);
  * fewer than D devices) then one axis per split loop, in loop order.
  * loop_axis[l] receives the axis of loop l or -1. */
 void pl_op_devmat(const pl_op *op, const int64_t *split, int64_t devices, pl_devmat *dm,
-		  int *loop_axis);
+                  int *loop_axis);
 /* Layout an op needs for input i / produces for output i. */
-void pl_op_input_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
-			int64_t devices, int i, pl_layout *out);
-void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
-			 int64_t devices, int i, pl_layout *out);
+void pl_op_input_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
+                        int i, pl_layout *out);
+void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
+                         int i, pl_layout *out);
 /* Layout of the gradient of input i as the op's backward leaves it: partial
  * sums over every axis that splits a loop this input does not see. */
 void pl_op_input_grad_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
-			     int64_t devices, int i, pl_layout *out);
+                             int64_t devices, int i, pl_layout *out);
 
 /* Plans src -> dst (dst must hold no partial sums; same global shape).
  * Always succeeds for valid layouts. */

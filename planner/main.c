@@ -32,20 +32,20 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 }
 
 static const char *const top_help =
-	"usage: planner <command> [options]\n"
-	"\n"
-	"Automatic sharding-strategy planner for training on many GPUs.\n"
-	"\n"
-	"commands:\n"
-	"  search MODEL       find the fastest plan that fits in memory; write a strategy checkpoint\n"
-	"  cost MODEL         price a given plan (--strategy CKPT, or JSON lines on stdin with -)\n"
-	"  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
-	"  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
-	"  topology, calibrate, run, bench   planned; not in this version\n"
-	"\n"
-	"Run 'planner <command> --help' for a command's options.\n"
-	"Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
-	"4 system failure.\n";
+    "usage: planner <command> [options]\n"
+    "\n"
+    "Automatic sharding-strategy planner for training on many GPUs.\n"
+    "\n"
+    "commands:\n"
+    "  search MODEL       find the fastest plan that fits in memory; write a strategy checkpoint\n"
+    "  cost MODEL         price a given plan (--strategy CKPT, or JSON lines on stdin with -)\n"
+    "  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
+    "  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
+    "  topology, calibrate, run, bench   planned; not in this version\n"
+    "\n"
+    "Run 'planner <command> --help' for a command's options.\n"
+    "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
+    "4 system failure.\n";
 
 /* ---- shared option handling ---- */
 
@@ -89,10 +89,20 @@ static int parse_bytes(const char *s, double *out)
 	static const struct {
 		const char *suf;
 		double mul;
-	} units[] = {{"", 1},	   {"B", 1},	     {"K", 1e3},	{"KB", 1e3},
-		     {"M", 1e6},   {"MB", 1e6},	     {"G", 1e9},	{"GB", 1e9},
-		     {"T", 1e12},  {"TB", 1e12},     {"KiB", 1024.0},	{"MiB", 1048576.0},
-		     {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+	} units[] = {{"", 1},
+	             {"B", 1},
+	             {"K", 1e3},
+	             {"KB", 1e3},
+	             {"M", 1e6},
+	             {"MB", 1e6},
+	             {"G", 1e9},
+	             {"GB", 1e9},
+	             {"T", 1e12},
+	             {"TB", 1e12},
+	             {"KiB", 1024.0},
+	             {"MiB", 1048576.0},
+	             {"GiB", 1073741824.0},
+	             {"TiB", 1099511627776.0}};
 	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
 		if (!strcmp(end, units[i].suf)) {
 			*out = v * units[i].mul;
@@ -118,14 +128,12 @@ static void fmt_strategy(const cJSON *ps, char *buf, size_t n)
 	const cJSON *tu, *v;
 	k += (size_t)snprintf(buf + k, n - k, "(");
 	int first = 1;
-	cJSON_ArrayForEach(tu, ps)
-	{
+	cJSON_ArrayForEach (tu, ps) {
 		if (k >= n)
 			break;
 		k += (size_t)snprintf(buf + k, n - k, "%s(", first ? "" : ",");
 		int f2 = 1;
-		cJSON_ArrayForEach(v, tu)
-		{
+		cJSON_ArrayForEach (v, tu) {
 			if (k >= n)
 				break;
 			k += (size_t)snprintf(buf + k, n - k, "%s%d", f2 ? "" : ",", v->valueint);
@@ -145,25 +153,26 @@ static void print_table(const cJSON *ck, FILE *out, int max_rows)
 	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
 	int n = cJSON_GetArraySize(items);
 	if (max_rows > 0 && n > max_rows) {
-		fprintf(out, "(%d ops; 'planner explain' on the checkpoint prints all of them)\n", n);
+		fprintf(out, "(%d ops; 'planner explain' on the checkpoint prints all of them)\n",
+		        n);
 		return;
 	}
 	fprintf(out, "%-28s %-20s %-28s %11s %11s %12s\n", "op", "type", "strategy", "compute ms",
-		"comm ms", "memory");
+	        "comm ms", "memory");
 	const cJSON *it;
-	cJSON_ArrayForEach(it, items)
-	{
+	cJSON_ArrayForEach (it, items) {
 		char st[256], mem[32];
-		fmt_strategy(cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), st, sizeof st);
+		fmt_strategy(cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), st,
+		             sizeof st);
 		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(it, "type");
 		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(it, "compute_seconds");
 		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(it, "communication_seconds");
 		const cJSON *mb = cJSON_GetObjectItemCaseSensitive(it, "memory_bytes");
 		fmt_bytes(cJSON_IsNumber(mb) ? mb->valuedouble : 0, mem, sizeof mem);
 		fprintf(out, "%-28s %-20s %-28s %11.4f %11.4f %12s\n", it->string,
-			cJSON_IsString(ty) ? ty->valuestring : "?", st,
-			cJSON_IsNumber(cs) ? 1e3 * cs->valuedouble : 0,
-			cJSON_IsNumber(cm) ? 1e3 * cm->valuedouble : 0, mem);
+		        cJSON_IsString(ty) ? ty->valuestring : "?", st,
+		        cJSON_IsNumber(cs) ? 1e3 * cs->valuedouble : 0,
+		        cJSON_IsNumber(cm) ? 1e3 * cm->valuedouble : 0, mem);
 	}
 }
 
@@ -174,31 +183,35 @@ static void print_totals(const cJSON *ck, FILE *out)
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(ck, "model");
 	double step = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"));
-	double comp = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "compute_seconds"));
+	double comp =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "compute_seconds"));
 	double comm =
-		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "communication_seconds"));
-	double mem = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "peak_memory_bytes"));
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "communication_seconds"));
+	double mem =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "peak_memory_bytes"));
 	char mb[32];
 	fmt_bytes(mem, mb, sizeof mb);
 	fprintf(out, "model %s on %s (%g devices), mode %s%s\n",
-		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name")),
-		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name")),
-		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "devices")),
-		cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode")),
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal")) ? ", proven optimal"
-									      : ", not proven optimal");
+	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name")),
+	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name")),
+	        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "devices")),
+	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode")),
+	        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal"))
+	            ? ", proven optimal"
+	            : ", not proven optimal");
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(s, "why");
 	if (cJSON_IsString(why))
 		fprintf(out, "  note: %s\n", why->valuestring);
-	fprintf(out, "step %.6f s = compute %.6f s + communication %.6f s; peak memory %s per device\n",
-		step, comp, comm, mb);
+	fprintf(out,
+	        "step %.6f s = compute %.6f s + communication %.6f s; peak memory %s per device\n",
+	        step, comp, comm, mb);
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
 	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
 	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
 	if (cJSON_IsArray(dp) && cJSON_IsArray(tp))
 		fprintf(out, "largest param: dp degree %d (%d groups), tp degree %d (%d groups)\n",
-			cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)), cJSON_GetArraySize(dp),
-			cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)), cJSON_GetArraySize(tp));
+		        cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)), cJSON_GetArraySize(dp),
+		        cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)), cJSON_GetArraySize(tp));
 }
 
 /* ---- search ---- */
@@ -235,8 +248,8 @@ static void free_splits(const pl_graph *g, int64_t **s)
 
 /* Prices a plan and builds its checkpoint. */
 static cJSON *plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster *cl,
-			      const char *mode, double seconds, int optimal, const char *why,
-			      int repeated, double limit)
+                              const char *mode, double seconds, int optimal, const char *why,
+                              int repeated, double limit)
 {
 	const pl_graph *g = p->g;
 	pl_nodecost *per = calloc((size_t)g->nops, sizeof *per);
@@ -252,22 +265,22 @@ static cJSON *plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster 
 			mb[o] = per[o].mem_bytes;
 		}
 		pl_ckpt_info info = {.cluster_name = cl->name,
-				     .devices = pl_cluster_devices_total(cl),
-				     .nodes = cl->nodes,
-				     .devices_per_node = cl->devices_per_node,
-				     .mode = mode,
-				     .seconds = seconds,
-				     .optimal = optimal,
-				     .why = why,
-				     .repeated_layers = repeated,
-				     .memory_limit = limit,
-				     .step_s = pc.step_s,
-				     .compute_s = pc.compute_s,
-				     .comm_s = pc.comm_s,
-				     .mem_bytes = pc.mem_bytes,
-				     .op_compute_s = cs,
-				     .op_comm_s = cm,
-				     .op_mem_bytes = mb};
+		                     .devices = pl_cluster_devices_total(cl),
+		                     .nodes = cl->nodes,
+		                     .devices_per_node = cl->devices_per_node,
+		                     .mode = mode,
+		                     .seconds = seconds,
+		                     .optimal = optimal,
+		                     .why = why,
+		                     .repeated_layers = repeated,
+		                     .memory_limit = limit,
+		                     .step_s = pc.step_s,
+		                     .compute_s = pc.compute_s,
+		                     .comm_s = pc.comm_s,
+		                     .mem_bytes = pc.mem_bytes,
+		                     .op_compute_s = cs,
+		                     .op_comm_s = cm,
+		                     .op_mem_bytes = mb};
 		ck = pl_ckpt_build(g, splits, &info);
 	}
 	free(per);
@@ -278,29 +291,29 @@ static cJSON *plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster 
 }
 
 static const char *const search_help =
-	"usage: planner search MODEL [options]\n"
-	"\n"
-	"Finds, for every op of MODEL (planner.model/1 JSON), how to cut its tensors across the\n"
-	"devices so that a training step is fastest under the cost model and fits in memory.\n"
-	"\n"
-	"options:\n"
-	"  --devices N           one node of N devices (H100 SXM preset); default 8\n"
-	"  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100 [:NODES]\n"
-	"  --mode MODE           dp (exact, default) | brute (exhaustive, small graphs);\n"
-	"                        rec, propagate, ilp, auto are planned\n"
-	"  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
-	"                        or 'none'; default: the device memory of the cluster\n"
-	"  --load CKPT           keep the strategies of the ops named in CKPT\n"
-	"  --time-limit SECONDS  give up after this long (exit 3)\n"
-	"  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
-	"                        limit binds (default 256); a cut set makes the plan unproven\n"
-	"  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
-	"  --json                print the checkpoint JSON on stdout instead of the table\n"
-	"  --progress            report progress on stderr\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"example:\n"
-	"  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n";
+    "usage: planner search MODEL [options]\n"
+    "\n"
+    "Finds, for every op of MODEL (planner.model/1 JSON), how to cut its tensors across the\n"
+    "devices so that a training step is fastest under the cost model and fits in memory.\n"
+    "\n"
+    "options:\n"
+    "  --devices N           one node of N devices (H100 SXM preset); default 8\n"
+    "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100 [:NODES]\n"
+    "  --mode MODE           dp (exact, default) | brute (exhaustive, small graphs);\n"
+    "                        rec, propagate, ilp, auto are planned\n"
+    "  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
+    "                        or 'none'; default: the device memory of the cluster\n"
+    "  --load CKPT           keep the strategies of the ops named in CKPT\n"
+    "  --time-limit SECONDS  give up after this long (exit 3)\n"
+    "  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
+    "                        limit binds (default 256); a cut set makes the plan unproven\n"
+    "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
+    "  --json                print the checkpoint JSON on stdout instead of the table\n"
+    "  --progress            report progress on stderr\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "example:\n"
+    "  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n";
 
 static int cmd_search(int argc, char **argv)
 {
@@ -308,51 +321,47 @@ static int cmd_search(int argc, char **argv)
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	double limit = -1, tlimit = 0;
 	int json = 0, prog = 0, cap = 0;
-	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
-					     {"cluster", required_argument, 0, 'c'},
-					     {"mode", required_argument, 0, 'm'},
-					     {"memory-limit", required_argument, 0, 'M'},
-					     {"load", required_argument, 0, 'l'},
-					     {"time-limit", required_argument, 0, 't'},
-					     {"output", required_argument, 0, 'o'},
-					     {"json", no_argument, 0, 'j'},
-					     {"progress", no_argument, 0, 'p'},
-					     {"pareto-cap", required_argument, 0, 'P'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"devices", required_argument, 0, 'd'}, {"cluster", required_argument, 0, 'c'},
+	    {"mode", required_argument, 0, 'm'},    {"memory-limit", required_argument, 0, 'M'},
+	    {"load", required_argument, 0, 'l'},    {"time-limit", required_argument, 0, 't'},
+	    {"output", required_argument, 0, 'o'},  {"json", no_argument, 0, 'j'},
+	    {"progress", no_argument, 0, 'p'},      {"pareto-cap", required_argument, 0, 'P'},
+	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			if (parse_ll(optarg, &co.devices) || co.devices < 1)
-				return usage_error("search", "--devices %s: expected a positive integer",
-						   optarg);
+				return usage_error(
+				    "search", "--devices %s: expected a positive integer", optarg);
 			break;
 		case 'c': co.cluster = optarg; break;
 		case 'm': mode = optarg; break;
 		case 'M':
 			if (parse_bytes(optarg, &limit))
-				return usage_error("search",
-						   "--memory-limit %s: expected bytes such as 80e9, "
-						   "80G, 75GiB or 'none'",
-						   optarg);
+				return usage_error(
+				    "search",
+				    "--memory-limit %s: expected bytes such as 80e9, "
+				    "80G, 75GiB or 'none'",
+				    optarg);
 			break;
 		case 'l': load = optarg; break;
 		case 't': {
 			char *end;
 			tlimit = strtod(optarg, &end);
 			if (*end || end == optarg || !(tlimit > 0))
-				return usage_error("search", "--time-limit %s: expected seconds > 0",
-						   optarg);
+				return usage_error("search",
+				                   "--time-limit %s: expected seconds > 0", optarg);
 			break;
 		}
 		case 'o': out = optarg; break;
 		case 'P': {
 			long long v;
 			if (parse_ll(optarg, &v) || v < 2 || v > 1000000)
-				return usage_error("search", "--pareto-cap %s: expected an integer >= 2",
-						   optarg);
+				return usage_error(
+				    "search", "--pareto-cap %s: expected an integer >= 2", optarg);
 			cap = (int)v;
 			break;
 		}
@@ -361,20 +370,20 @@ static int cmd_search(int argc, char **argv)
 		case 'h': fputs(search_help, stdout); return 0;
 		default:
 			return usage_error("search", "unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+			                   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return usage_error("search", "expected one MODEL file%s",
-				   optind < argc - 1 ? ", got more" : "");
+		                   optind < argc - 1 ? ", got more" : "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
 		if (!strcmp(mode, "rec") || !strcmp(mode, "propagate") || !strcmp(mode, "ilp") ||
 		    !strcmp(mode, "auto"))
 			return usage_error("search",
-					   "--mode %s is not available in this version (use dp or "
-					   "brute)",
-					   mode);
+			                   "--mode %s is not available in this version (use dp or "
+			                   "brute)",
+			                   mode);
 		return usage_error("search", "--mode %s: expected dp or brute", mode);
 	}
 	pl_err err = {{0}};
@@ -445,7 +454,7 @@ static int cmd_search(int argc, char **argv)
 		memcpy(splits[o], p->strat[o] + (size_t)r.choice[o] * g->ops[o].spec.nloops,
 		       sizeof(int64_t) * (size_t)g->ops[o].spec.nloops);
 	ck = plan_checkpoint(p, splits, &cl, mode, r.seconds, r.optimal, r.why, r.repeated_layers,
-			     limit);
+	                     limit);
 	char *txt = ck ? cJSON_Print(ck) : NULL;
 	if (!txt) {
 		rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
@@ -488,15 +497,15 @@ cleanup:
 /* ---- cost ---- */
 
 static const char *const cost_help =
-	"usage: planner cost MODEL --strategy CKPT|- [--devices N | --cluster FILE|PRESET]\n"
-	"\n"
-	"Prices a given plan under the cost model and prints the cost object as one JSON line:\n"
-	"{\"step_seconds\", \"compute_seconds\", \"communication_seconds\", \"peak_memory_bytes\"}.\n"
-	"The plan needs only parallel_strategy_item. With --strategy -, stdin holds one plan (a\n"
-	"JSON object) per line and stdout gets one result per line; a bad line gets\n"
-	"{\"error\": \"...\"} and the exit status is 2 at the end.\n"
-	"Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
-	"else H100 nodes of its shape).\n";
+    "usage: planner cost MODEL --strategy CKPT|- [--devices N | --cluster FILE|PRESET]\n"
+    "\n"
+    "Prices a given plan under the cost model and prints the cost object as one JSON line:\n"
+    "{\"step_seconds\", \"compute_seconds\", \"communication_seconds\", \"peak_memory_bytes\"}.\n"
+    "The plan needs only parallel_strategy_item. With --strategy -, stdin holds one plan (a\n"
+    "JSON object) per line and stdout gets one result per line; a bad line gets\n"
+    "{\"error\": \"...\"} and the exit status is 2 at the end.\n"
+    "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
+    "else H100 nodes of its shape).\n";
 
 static pl_status cluster_from_ckpt(const cJSON *ck, pl_cluster *cl, pl_err *err)
 {
@@ -518,7 +527,7 @@ static pl_status cluster_from_ckpt(const cJSON *ck, pl_cluster *cl, pl_err *err)
 	if (cJSON_IsNumber(dev) && dev->valuedouble >= 1)
 		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
 	return pl_err_set(err, PL_EINVAL,
-			  "the plan has no cluster block; give --devices N or --cluster");
+	                  "the plan has no cluster block; give --devices N or --cluster");
 }
 
 static cJSON *cost_object(const pl_plancost *pc)
@@ -532,12 +541,12 @@ static cJSON *cost_object(const pl_plancost *pc)
 }
 
 /* Prices one plan object; on failure err names the op. */
-static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where,
-			  const common *co, pl_plancost *pc, pl_err *err)
+static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where, const common *co,
+                          pl_plancost *pc, pl_err *err)
 {
 	pl_cluster cl;
 	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
-						    : cluster_from_ckpt(plan, &cl, err);
+	                                            : cluster_from_ckpt(plan, &cl, err);
 	if (st)
 		return st;
 	int64_t **splits = alloc_splits(g);
@@ -571,24 +580,25 @@ static int cmd_cost(int argc, char **argv)
 	common co = {0};
 	const char *strategy = NULL;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
-					     {"cluster", required_argument, 0, 'c'},
-					     {"strategy", required_argument, 0, 's'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"strategy", required_argument, 0, 's'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			if (parse_ll(optarg, &co.devices) || co.devices < 1)
-				return usage_error("cost", "--devices %s: expected a positive integer",
-						   optarg);
+				return usage_error(
+				    "cost", "--devices %s: expected a positive integer", optarg);
 			break;
 		case 'c': co.cluster = optarg; break;
 		case 's': strategy = optarg; break;
 		case 'h': fputs(cost_help, stdout); return 0;
 		default:
-			return usage_error("cost", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return usage_error("cost", "unknown or incomplete option '%s'",
+			                   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
@@ -669,20 +679,20 @@ done:
 /* ---- strategies ---- */
 
 static const char *const strategies_help =
-	"usage: planner strategies MODEL --op NAME [--devices N | --cluster FILE|PRESET]\n"
-	"\n"
-	"Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
-	"per-input split tuples, its compute and communication seconds and its memory per device.\n";
+    "usage: planner strategies MODEL --op NAME [--devices N | --cluster FILE|PRESET]\n"
+    "\n"
+    "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
+    "per-input split tuples, its compute and communication seconds and its memory per device.\n";
 
 static int cmd_strategies(int argc, char **argv)
 {
 	common co = {0};
 	const char *opname = NULL;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
-					     {"cluster", required_argument, 0, 'c'},
-					     {"op", required_argument, 0, 'o'},
-					     {"help", no_argument, 0, 'h'},
-					     {0, 0, 0, 0}};
+	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"op", required_argument, 0, 'o'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -690,14 +700,15 @@ static int cmd_strategies(int argc, char **argv)
 		case 'd':
 			if (parse_ll(optarg, &co.devices) || co.devices < 1)
 				return usage_error("strategies",
-						   "--devices %s: expected a positive integer", optarg);
+				                   "--devices %s: expected a positive integer",
+				                   optarg);
 			break;
 		case 'c': co.cluster = optarg; break;
 		case 'o': opname = optarg; break;
 		case 'h': fputs(strategies_help, stdout); return 0;
 		default:
 			return usage_error("strategies", "unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+			                   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1 || !opname)
@@ -715,9 +726,10 @@ static int cmd_strategies(int argc, char **argv)
 	}
 	int o = pl_graph_find_op(g, opname);
 	if (o < 0) {
-		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: --op %s: the model has no op of that name",
-				     argv[optind], opname),
-			  &err);
+		rc = fail(pl_err_set(&err, PL_EINVAL,
+		                     "%s: --op %s: the model has no op of that name", argv[optind],
+		                     opname),
+		          &err);
 		goto done;
 	}
 	if ((st = pl_problem_new(&p, g, &cl, &err))) {
@@ -785,11 +797,12 @@ static int cmd_explain(int argc, char **argv)
 		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", argv[1]), &err);
 	else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
 		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"",
-				     argv[1]),
-			  &err);
+		                     argv[1]),
+		          &err);
 	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
-		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: parallel_strategy_item: missing", argv[1]),
-			  &err);
+		rc = fail(
+		    pl_err_set(&err, PL_EINVAL, "%s: parallel_strategy_item: missing", argv[1]),
+		    &err);
 	else {
 		print_totals(ck, stdout);
 		print_table(ck, stdout, 0);

@@ -61,11 +61,11 @@ pl_status pl_op_check_split(const pl_op *op, const int64_t *split, int64_t devic
 /* MindSpore-style per-input tuples <-> loop splits.
  * to_tuples writes tuples[i][d] for every input i and dim d. */
 void pl_op_split_to_tuples(const pl_graph *g, const pl_op *op, const int64_t *split,
-			   int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK]);
+                           int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK]);
 /* ranks[i] is the number of entries given for input i. */
 pl_status pl_op_tuples_to_split(const pl_graph *g, const pl_op *op,
-				int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK],
-				const int *ranks, int ntuples, int64_t *split, pl_err *err);
+                                int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK], const int *ranks,
+                                int ntuples, int64_t *split, pl_err *err);
 
 /* Enumerates candidate strategies: split counts per loop whose product is D
  * (or, if no such split exists, the largest product that divides D), each

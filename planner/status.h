@@ -27,7 +27,7 @@ const char *pl_status_string(pl_status st);
 
 /* Formats msg into err (if err is non-NULL) and returns st. */
 pl_status pl_err_set(pl_err *err, pl_status st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Prefixes the message already in err with "prefix: ". */
 void pl_err_prefix(pl_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

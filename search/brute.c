@@ -17,10 +17,11 @@ pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_resu
 	for (int op = 0; op < p->nops; op++)
 		combos *= p->nstrat[op];
 	if (combos > 5e7)
-		return pl_err_set(err, PL_EINVAL,
-				  "brute: %.3g combinations are too many to enumerate (at most 5e7); "
-				  "use --mode dp",
-				  combos);
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "brute: %.3g combinations are too many to enumerate (at most 5e7); "
+		    "use --mode dp",
+		    combos);
 	const double **et = malloc(sizeof *et * ((size_t)p->nedges + 1));
 	const pl_nodecost **nc = malloc(sizeof *nc * ((size_t)p->nops + 1));
 	int *cur = calloc((size_t)p->nops + 1, sizeof *cur);
@@ -50,7 +51,8 @@ pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_resu
 		}
 		for (int e = 0; e < p->nedges; e++) {
 			const pl_edge *ed = &p->edges[e];
-			t += et[e][(size_t)cur[ed->src_op] * (size_t)p->nstrat[ed->dst_op] + cur[ed->dst_op]];
+			t += et[e][(size_t)cur[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
+			           cur[ed->dst_op]];
 		}
 		if (m < least_m)
 			least_m = m;
@@ -69,9 +71,9 @@ pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_resu
 	r->min_mem_bytes = least_m;
 	if (!found) {
 		st = pl_err_set(err, PL_EINFEASIBLE,
-				"no plan fits the memory limit of %.0f bytes per device: the least "
-				"memory any plan needs is %.0f bytes",
-				o->memory_limit, least_m);
+		                "no plan fits the memory limit of %.0f bytes per device: the least "
+		                "memory any plan needs is %.0f bytes",
+		                o->memory_limit, least_m);
 		goto cleanup;
 	}
 	r->step_s = best;

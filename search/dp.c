@@ -25,15 +25,18 @@ typedef struct dpctx {
 	const pl_search_opts *o;
 	pl_run runs[64];
 	int nruns;
-	int *kind;       /* per op */
-	int *run_of;     /* per op: run index or -1 */
+	int *kind;   /* per op */
+	int *run_of; /* per op: run index or -1 */
 	double deadline;
 	int objective_mem; /* 1: minimize memory instead of time */
 	double **mem_tab;  /* per op: node memory (objective or Pareto m) */
 	double **time_tab; /* per op: node time */
 } dpctx;
 
-static int block_op(const pl_run *r, int b, int k) { return r->first + b * r->len + k; }
+static int block_op(const pl_run *r, int b, int k)
+{
+	return r->first + b * r->len + k;
+}
 
 static void progress(const dpctx *c, const char *fmt, const char *a, double x)
 {
@@ -71,7 +74,8 @@ static int add_unary(dpctx *c, ve *v, int op)
 		return -1;
 	size_t one = 1;
 	const double *t = c->objective_mem ? c->mem_tab[op] : c->time_tab[op];
-	return ve_add(v, 1, &op, &one, (size_t)c->p->nstrat[op], t, v->pareto ? c->mem_tab[op] : NULL);
+	return ve_add(v, 1, &op, &one, (size_t)c->p->nstrat[op], t,
+	              v->pareto ? c->mem_tab[op] : NULL);
 }
 
 static int add_edge(dpctx *c, ve *v, int e)
@@ -169,7 +173,7 @@ static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf
  * (or memory with objective_mem); Pareto mode the time within the limit and
  * reports truncation. */
 static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, int *truncated,
-		 char *why, size_t nwhy)
+                 char *why, size_t nwhy)
 {
 	pl_problem *p = c->p;
 	ve v, tv[64];
@@ -208,10 +212,12 @@ static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, 
 		if (!chain_f[r])
 			goto done;
 		for (int b = 1; b < run->count; b++) {
-			int vars[2] = {block_op(run, b - 1, run->out_pos), block_op(run, b, run->out_pos)};
+			int vars[2] = {block_op(run, b - 1, run->out_pos),
+			               block_op(run, b, run->out_pos)};
 			chain_f[r][b] = v.nf;
-			if (pareto ? ve_add_pareto(&v, 2, vars, stride, (size_t)d * d, &tv[r].f[tf[r]])
-				   : ve_add(&v, 2, vars, stride, (size_t)d * d, T[r], NULL))
+			if (pareto
+			        ? ve_add_pareto(&v, 2, vars, stride, (size_t)d * d, &tv[r].f[tf[r]])
+			        : ve_add(&v, 2, vars, stride, (size_t)d * d, T[r], NULL))
 				goto done;
 		}
 	}
@@ -224,7 +230,8 @@ static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, 
 	if (pareto) {
 		double t, m;
 		if (ve_pareto_solve(&v, choice, &t, &m)) {
-			snprintf(why, nwhy, "%s", v.fail[0] ? v.fail : "no plan fits the memory limit");
+			snprintf(why, nwhy, "%s",
+			         v.fail[0] ? v.fail : "no plan fits the memory limit");
 			goto done;
 		}
 		*value = t;
@@ -240,7 +247,8 @@ static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, 
 	for (int r = 0; r < c->nruns; r++) {
 		const pl_run *run = &c->runs[r];
 		for (int b = 1; b < run->count; b++) {
-			a[block_op(run, 0, run->out_pos)] = choice[block_op(run, b - 1, run->out_pos)];
+			a[block_op(run, 0, run->out_pos)] =
+			    choice[block_op(run, b - 1, run->out_pos)];
 			a[block_op(run, 1, run->out_pos)] = choice[block_op(run, b, run->out_pos)];
 			if (pareto)
 				ve_pareto_backtrack(&tv[r], tf[r], v.f[chain_f[r][b]].chosen, a);
@@ -318,7 +326,8 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 			}
 	}
 	if (c.nruns)
-		progress(&c, "dp: %s%g repeated blocks solved once", "", (double)r->repeated_layers);
+		progress(&c, "dp: %s%g repeated blocks solved once", "",
+		         (double)r->repeated_layers);
 	{ /* price every edge the elimination will read, on all cores */
 		int *need = malloc(sizeof *need * ((size_t)p->nedges + 1)), n = 0;
 		if (!need) {
@@ -347,15 +356,16 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	}
 	double value, mem_unused;
 	if (solve(&c, 0, r->choice, &value, &mem_unused, NULL, why, sizeof why)) {
-		st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
-				"dp: %s", why[0] ? why : "out of memory");
+		st = pl_err_set(err,
+		                c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
+		                "dp: %s", why[0] ? why : "out of memory");
 		goto cleanup;
 	}
 	plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
 	r->optimal = 1;
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit) {
 		progress(&c, "dp: the fastest plan needs %s%.4g bytes; searching under the limit",
-			 "", r->mem_bytes);
+		         "", r->mem_bytes);
 		double least;
 		c.objective_mem = 1;
 		if (solve(&c, 0, alt, &least, &mem_unused, NULL, why, sizeof why)) {
@@ -365,29 +375,31 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		c.objective_mem = 0;
 		r->min_mem_bytes = least;
 		if (least > o->memory_limit) {
-			st = pl_err_set(err, PL_EINFEASIBLE,
-					"no plan fits the memory limit of %.0f bytes per device: the "
-					"least memory any plan needs is %.0f bytes (%.1f%% more)",
-					o->memory_limit, least,
-					100.0 * (least - o->memory_limit) / o->memory_limit);
+			st = pl_err_set(
+			    err, PL_EINFEASIBLE,
+			    "no plan fits the memory limit of %.0f bytes per device: the "
+			    "least memory any plan needs is %.0f bytes (%.1f%% more)",
+			    o->memory_limit, least,
+			    100.0 * (least - o->memory_limit) / o->memory_limit);
 			goto cleanup;
 		}
 		double t, m;
 		int truncated = 0;
 		if (solve(&c, 1, alt, &t, &m, &truncated, why, sizeof why)) {
-			st = pl_err_set(err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT
-										       : PL_ESOLVER,
-					"dp (memory-constrained): %s", why);
+			st = pl_err_set(
+			    err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
+			    "dp (memory-constrained): %s", why);
 			goto cleanup;
 		}
 		memcpy(r->choice, alt, sizeof *alt * (size_t)p->nops);
 		plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
 		r->optimal = !truncated;
 		if (truncated)
-			snprintf(r->why, sizeof r->why,
-				 "a (time, memory) Pareto set was cut to %d points; raise the cap for "
-				 "a proof",
-				 o->pareto_cap > 1 ? o->pareto_cap : 256);
+			snprintf(
+			    r->why, sizeof r->why,
+			    "a (time, memory) Pareto set was cut to %d points; raise the cap for "
+			    "a proof",
+			    o->pareto_cap > 1 ? o->pareto_cap : 256);
 	}
 cleanup:
 	for (int op = 0; op < p->nops && c.time_tab; op++) {

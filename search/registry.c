@@ -5,8 +5,8 @@
 #include "search/search.h"
 
 static const pl_searcher searchers[] = {
-	{/* .name = */ "dp", /* .run = */ pl_search_dp},
-	{/* .name = */ "brute", /* .run = */ pl_search_brute},
+    {/* .name = */ "dp", /* .run = */ pl_search_dp},
+    {/* .name = */ "brute", /* .run = */ pl_search_brute},
 };
 
 const pl_searcher *pl_searcher_get(const char *mode)

@@ -50,7 +50,7 @@ static int block_equal(const pl_graph *g, int a, int b, int len)
 			if (inx != iny)
 				return 0;
 			if (inx && (tx->producer - a != ty->producer - b ||
-				    tx->producer_slot != ty->producer_slot))
+			            tx->producer_slot != ty->producer_slot))
 				return 0;
 			if (!inx && (tx->producer < 0) != (ty->producer < 0))
 				return 0;
@@ -64,7 +64,8 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 	int n = g->nops, nr = 0;
 	if (n < 4)
 		return 0;
-	int *cnt = calloc((size_t)n + 1, sizeof *cnt), *params = calloc((size_t)n + 1, sizeof *params);
+	int *cnt = calloc((size_t)n + 1, sizeof *cnt),
+	    *params = calloc((size_t)n + 1, sizeof *params);
 	int *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
 	long long *idsum = calloc((size_t)n + 1, sizeof *idsum);
 	if (!cnt || !params || !cuts || !idsum)
@@ -110,7 +111,8 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 		int best_p = 0, best_k = 0, best_cover = 0;
 		for (int P = 1; P <= MAX_PERIOD && s + 2 * P <= nseg; P++) {
 			int len = cuts[s + P] - cuts[s], k = 1;
-			while (s + (k + 1) * P <= nseg && cuts[s + (k + 1) * P] - cuts[s + k * P] == len &&
+			while (s + (k + 1) * P <= nseg &&
+			       cuts[s + (k + 1) * P] - cuts[s + k * P] == len &&
 			       block_equal(g, cuts[s], cuts[s + k * P], len))
 				k++;
 			if (k >= 2 && k * len > best_cover) {

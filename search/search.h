@@ -19,11 +19,11 @@ typedef struct pl_search_opts {
 typedef struct pl_search_result {
 	int *choice; /* per op: index into the problem's candidates; caller frees */
 	double step_s, mem_bytes;
-	int optimal;     /* proven optimal under the cost model */
-	char why[256];   /* why not optimal, or notes */
-	double seconds;  /* search time */
+	int optimal;                        /* proven optimal under the cost model */
+	char why[256];                      /* why not optimal, or notes */
+	double seconds;                     /* search time */
 	int repeated_runs, repeated_layers; /* layers solved once and reused */
-	double min_mem_bytes; /* when infeasible: least memory any plan needs */
+	double min_mem_bytes;               /* when infeasible: least memory any plan needs */
 } pl_search_result;
 
 typedef struct pl_searcher {

@@ -115,7 +115,7 @@ static int register_factor(ve *v, int fi)
 }
 
 int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, const double *t,
-	   const double *m)
+           const double *m)
 {
 	if (nv > VE_MAXK)
 		return -1;
@@ -142,7 +142,7 @@ int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, co
 }
 
 int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t size,
-		  const ve_factor *from)
+                  const ve_factor *from)
 {
 	if (nv > VE_MAXK)
 		return -1;
@@ -293,7 +293,7 @@ static int grow(tpoint **p, size_t *cap, size_t need)
 /* Pareto set of one entry of the new table: over x, the Minkowski sum of the
  * source tables' sets. Appends the result to g. */
 static int pareto_entry(ve *v, ve_factor *g, const int *F, int nF, const size_t *base,
-			const size_t *sx, int dx, pbuf *B, size_t entry)
+                        const size_t *sx, int dx, pbuf *B, size_t entry)
 {
 	int nc = 0;
 	for (int x = 0; x < dx; x++) {
@@ -339,7 +339,8 @@ static int pareto_entry(ve *v, ve_factor *g, const int *F, int nF, const size_t 
 	if (!np)
 		return -1;
 	g->pts = np;
-	int32_t *nt = realloc(g->trace, sizeof *nt * (g->ntrace + (size_t)nc * (size_t)(nF + 1) + 1));
+	int32_t *nt =
+	    realloc(g->trace, sizeof *nt * (g->ntrace + (size_t)nc * (size_t)(nF + 1) + 1));
 	if (!nt)
 		return -1;
 	g->trace = nt;
@@ -363,9 +364,9 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 {
 	if (dsize > (double)v->max_entries) {
 		snprintf(v->fail, sizeof v->fail,
-			 "a table of %.3g entries would be needed (limit %zu): the graph is too "
-			 "entangled for exact dp",
-			 dsize, v->max_entries);
+		         "a table of %.3g entries would be needed (limit %zu): the graph is too "
+		         "entangled for exact dp",
+		         dsize, v->max_entries);
 		return -1;
 	}
 	int gi = new_factor(v);
@@ -502,9 +503,9 @@ int ve_run(ve *v)
 		double size;
 		if (gather(v, best, F, &nF, N, &nN, &size)) {
 			snprintf(v->fail, sizeof v->fail,
-				 "an op has more than %d neighbouring tables: the graph is too "
-				 "entangled for exact dp",
-				 VE_MAXF);
+			         "an op has more than %d neighbouring tables: the graph is too "
+			         "entangled for exact dp",
+			         VE_MAXF);
 			return -1;
 		}
 		if (combine(v, best, F, nF, N, nN, size) < 0)

@@ -23,8 +23,8 @@ typedef struct ve_factor {
 	size_t size;
 	const double *t, *m; /* per entry (input tables, scalar-mode results) */
 	double *own_t;
-	int32_t *arg;         /* scalar mode: best value of the eliminated variable */
-	int64_t *pstart;      /* Pareto mode: points of entry e are pts[pstart[e] .. +pcount[e]] */
+	int32_t *arg;    /* scalar mode: best value of the eliminated variable */
+	int64_t *pstart; /* Pareto mode: points of entry e are pts[pstart[e] .. +pcount[e]] */
 	int32_t *pcount;
 	ve_point *pts;
 	size_t npts;
@@ -35,7 +35,7 @@ typedef struct ve_factor {
 	int alive;
 	int borrowed; /* Pareto arrays belong to another ve */
 	double minm;  /* least memory of any entry: a lower bound for pruning */
-	int chosen; /* Pareto backtracking: the point taken */
+	int chosen;   /* Pareto backtracking: the point taken */
 } ve_factor;
 
 typedef struct ve {
@@ -51,10 +51,10 @@ typedef struct ve {
 	int *order, norder;
 	int *var_factor;
 	int pareto, cap, truncated;
-	double limit; /* memory limit in Pareto mode, 0 = none */
-	double eff_limit; /* limit less what the other live tables need at least */
+	double limit;      /* memory limit in Pareto mode, 0 = none */
+	double eff_limit;  /* limit less what the other live tables need at least */
 	double alive_minm; /* sum of minm over live tables */
-	double deadline; /* monotonic seconds; 0 = none */
+	double deadline;   /* monotonic seconds; 0 = none */
 	size_t max_entries;
 	char fail[256];
 } ve;
@@ -63,10 +63,10 @@ int ve_init(ve *v, int nvar, const int *dom);
 void ve_free(ve *v);
 /* Adds an input table (borrowed; must outlive v). t, m per entry; m may be NULL. */
 int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, const double *t,
-	   const double *m);
+           const double *m);
 /* Adds a table of Pareto sets owned by another ve (must outlive v). */
 int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t size,
-		  const ve_factor *from);
+                  const ve_factor *from);
 /* After ve_run with kept variables: combines the remaining tables into one
  * over the kept variables N (in that order). Returns its index or -1. */
 int ve_combine_rest(ve *v, const int *N, int nN);

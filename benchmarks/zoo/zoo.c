@@ -18,25 +18,25 @@ typedef struct cfg {
 /* GPT-3 (Brown et al. 2020, table 2.1); batch in sequences of 2048 tokens
  * (0.5M..3.2M tokens); vocabulary 50257 padded to 50304 as Megatron does. */
 static const cfg zoo[] = {
-	{"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0},
-	{"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0},
-	{"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0},
-	{"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0},
-	{"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0},
-	{"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0},
-	{"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0},
-	{"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0},
-	/* Llama 2 (Touvron et al. 2023): 4M-token batches of 4096-token sequences */
-	{"llama2-7b", "llama", 32, 4096, 32, 128, 32, 11008, 4096, 32000, 1024, "bfloat16", 0, 0},
-	{"llama2-70b", "llama", 80, 8192, 64, 128, 8, 28672, 4096, 32000, 1024, "bfloat16", 0, 0},
-	/* BERT-large (Devlin et al. 2019): 24 layers, 1024 hidden, 16 heads, seq 512 */
-	{"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0},
-	/* a small GPT for examples and tests */
-	{"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0},
-	/* MLP: large batch, small hidden size */
-	{"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0},
-	/* one transformer MLP block with its residual: hidden 12288 (GPT-3 175B), 2048 tokens */
-	{"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048},
+    {"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0},
+    {"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0},
+    {"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0},
+    {"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0},
+    {"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0},
+    {"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0},
+    {"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0},
+    {"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0},
+    /* Llama 2 (Touvron et al. 2023): 4M-token batches of 4096-token sequences */
+    {"llama2-7b", "llama", 32, 4096, 32, 128, 32, 11008, 4096, 32000, 1024, "bfloat16", 0, 0},
+    {"llama2-70b", "llama", 80, 8192, 64, 128, 8, 28672, 4096, 32000, 1024, "bfloat16", 0, 0},
+    /* BERT-large (Devlin et al. 2019): 24 layers, 1024 hidden, 16 heads, seq 512 */
+    {"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0},
+    /* a small GPT for examples and tests */
+    {"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0},
+    /* MLP: large batch, small hidden size */
+    {"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0},
+    /* one transformer MLP block with its residual: hidden 12288 (GPT-3 175B), 2048 tokens */
+    {"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048},
 };
 
 static int first;
@@ -59,18 +59,18 @@ static void tensor(const char *name, const char *role, const char *dtype, int n,
 	printf("}");
 }
 
-#define T(name, role, ...)                                                                 \
-	do {                                                                                \
-		long s_[] = {__VA_ARGS__};                                                  \
-		tensor(name, role, NULL, (int)(sizeof s_ / sizeof *s_), s_);                \
+#define T(name, role, ...)                                                                         \
+	do {                                                                                       \
+		long s_[] = {__VA_ARGS__};                                                         \
+		tensor(name, role, NULL, (int)(sizeof s_ / sizeof *s_), s_);                       \
 	} while (0)
 
 static void op(const char *name, const char *type, const char *in, const char *out,
-	       const char *attrs)
+               const char *attrs)
 {
 	sep();
-	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]", name,
-	       type, in, out);
+	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]",
+	       name, type, in, out);
 	if (attrs)
 		printf(", \"attrs\": %s", attrs);
 	printf("}");
@@ -143,12 +143,13 @@ static void transformer_params(const cfg *c)
 }
 
 static void norm(const cfg *c, const char *name, const char *x, const char *g, const char *b,
-		 const char *out)
+                 const char *out)
 {
 	if (!strcmp(c->arch, "llama"))
 		op(name, "RMSNormalization", Q2(x, g), out, "{\"axis\": -1, \"epsilon\": 1e-5}");
 	else
-		op(name, "LayerNormalization", Q3(x, g, b), out, "{\"axis\": -1, \"epsilon\": 1e-5}");
+		op(name, "LayerNormalization", Q3(x, g, b), out,
+		   "{\"axis\": -1, \"epsilon\": 1e-5}");
 }
 
 static void attention(const cfg *c, long l, const char *x, const char *out)
@@ -172,8 +173,8 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		   "{\"perm\": [0, 2, 1, 3]}");
 		op(N("l%ld.scores", l), "MatMul", Q2(N("l%ld.qt.out", l), N("l%ld.kt.out", l)),
 		   N("l%ld.scores.out", l), NULL);
-		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)), N("l%ld.probs.out", l),
-		   "{\"axis\": -1}");
+		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)),
+		   N("l%ld.probs.out", l), "{\"axis\": -1}");
 		op(N("l%ld.ctx", l), "MatMul", Q2(N("l%ld.probs.out", l), N("l%ld.vt.out", l)),
 		   N("l%ld.ctx.out", l), NULL);
 		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
@@ -197,8 +198,8 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		op(N("l%ld.v5", l), "Reshape", Q1(N("l%ld.vt.out", l)), N("l%ld.v5.out", l), sh);
 		op(N("l%ld.scores", l), "MatMul", Q2(N("l%ld.qt.out", l), N("l%ld.k5.out", l)),
 		   N("l%ld.scores.out", l), NULL);
-		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)), N("l%ld.probs.out", l),
-		   "{\"axis\": -1}");
+		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)),
+		   N("l%ld.probs.out", l), "{\"axis\": -1}");
 		op(N("l%ld.ctx", l), "MatMul", Q2(N("l%ld.probs.out", l), N("l%ld.v5.out", l)),
 		   N("l%ld.ctx.out", l), NULL);
 		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
@@ -212,20 +213,23 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 static void mlp(const cfg *c, long l, const char *x, const char *out)
 {
 	if (!strcmp(c->arch, "llama")) {
-		op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l), NULL);
+		op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l),
+		   NULL);
 		op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
-		op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l), NULL);
+		op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l),
+		   NULL);
 		op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
 		   N("l%ld.glu.out", l), NULL);
-		op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)), out, NULL);
+		op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)), out,
+		   NULL);
 		return;
 	}
 	op(N("l%ld.fc1", l), "MatMul", Q2(x, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);
-	op(N("l%ld.bias1", l), "Add", Q2(N("l%ld.fc1.out", l), N("l%ld.b1", l)), N("l%ld.bias1.out", l),
-	   NULL);
+	op(N("l%ld.bias1", l), "Add", Q2(N("l%ld.fc1.out", l), N("l%ld.b1", l)),
+	   N("l%ld.bias1.out", l), NULL);
 	op(N("l%ld.gelu", l), "Gelu", Q1(N("l%ld.bias1.out", l)), N("l%ld.gelu.out", l), NULL);
-	op(N("l%ld.fc2", l), "MatMul", Q2(N("l%ld.gelu.out", l), N("l%ld.w2", l)), N("l%ld.fc2.out", l),
-	   NULL);
+	op(N("l%ld.fc2", l), "MatMul", Q2(N("l%ld.gelu.out", l), N("l%ld.w2", l)),
+	   N("l%ld.fc2.out", l), NULL);
 	op(N("l%ld.bias2", l), "Add", Q2(N("l%ld.fc2.out", l), N("l%ld.b2", l)), out, NULL);
 }
 
@@ -260,11 +264,13 @@ static void transformer(const cfg *c)
 		snprintf(r2, sizeof r2, "l%ld.res2", l);
 		if (post_ln) { /* BERT: x = LN(x + attn(x)); x = LN(x + mlp(x)) */
 			attention(c, l, cur, N("l%ld.attn.out", l));
-			op(N("l%ld.add1", l), "Add", Q2(cur, N("l%ld.attn.out", l)), N("l%ld.add1.out", l), NULL);
+			op(N("l%ld.add1", l), "Add", Q2(cur, N("l%ld.attn.out", l)),
+			   N("l%ld.add1.out", l), NULL);
 			norm(c, N("l%ld.ln1", l), N("l%ld.add1.out", l), N("l%ld.ln1.g", l),
 			     N("l%ld.ln1.b", l), r1);
 			mlp(c, l, r1, N("l%ld.mlp.out", l));
-			op(N("l%ld.add2", l), "Add", Q2(r1, N("l%ld.mlp.out", l)), N("l%ld.add2.out", l), NULL);
+			op(N("l%ld.add2", l), "Add", Q2(r1, N("l%ld.mlp.out", l)),
+			   N("l%ld.add2.out", l), NULL);
 			norm(c, N("l%ld.ln2", l), N("l%ld.add2.out", l), N("l%ld.ln2.g", l),
 			     N("l%ld.ln2.b", l), r2);
 		} else { /* pre-LN: x = x + attn(LN(x)); x = x + mlp(LN(x)) */
@@ -302,7 +308,8 @@ static void mlp_model(const cfg *c)
 	char cur[64] = "x";
 	for (long l = 0; l < c->layers; l++) {
 		op(N("fc%ld", l), "MatMul", Q2(cur, N("w%ld", l)), N("fc%ld.out", l), NULL);
-		op(N("bias%ld", l), "Add", Q2(N("fc%ld.out", l), N("b%ld", l)), N("bias%ld.out", l), NULL);
+		op(N("bias%ld", l), "Add", Q2(N("fc%ld.out", l), N("b%ld", l)), N("bias%ld.out", l),
+		   NULL);
 		op(N("relu%ld", l), "Relu", Q1(N("bias%ld.out", l)), N("relu%ld.out", l), NULL);
 		snprintf(cur, sizeof cur, "relu%ld.out", l);
 	}
@@ -329,11 +336,12 @@ static void mlp_block(const cfg *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
-		   "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
-		   "                   [--tokens T] [--classes C] [--dtype float32|float16|bfloat16]\n"
-		   "       planner-zoo --list\n"
-		   "Writes a planner.model/1 JSON model to stdout.\n");
+	fprintf(f,
+	        "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
+	        "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
+	        "                   [--tokens T] [--classes C] [--dtype float32|float16|bfloat16]\n"
+	        "       planner-zoo --list\n"
+	        "Writes a planner.model/1 JSON model to stdout.\n");
 }
 
 int main(int argc, char **argv)
@@ -344,7 +352,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--list")) {
 		for (size_t i = 0; i < sizeof zoo / sizeof *zoo; i++)
-			printf("%-12s %-9s layers %3ld hidden %5ld heads %3ld seq %4ld batch %4ld %s\n",
+			printf("%-12s %-9s layers %3ld hidden %5ld heads %3ld seq %4ld batch %4ld "
+			       "%s\n",
 			       zoo[i].name, zoo[i].arch, zoo[i].layers, zoo[i].hidden, zoo[i].heads,
 			       zoo[i].seq, zoo[i].batch, zoo[i].dtype);
 		return 0;
@@ -368,22 +377,23 @@ int main(int argc, char **argv)
 		long n = strtol(v, &end, 10);
 		int isnum = *end == 0 && n > 0;
 		long *dst = !strcmp(k, "--layers")     ? &c.layers
-			    : !strcmp(k, "--hidden")   ? &c.hidden
-			    : !strcmp(k, "--heads")    ? &c.heads
-			    : !strcmp(k, "--head-dim") ? &c.head_dim
-			    : !strcmp(k, "--kv-heads") ? &c.kv_heads
-			    : !strcmp(k, "--ffn")      ? &c.ffn
-			    : !strcmp(k, "--seq")      ? &c.seq
-			    : !strcmp(k, "--vocab")    ? &c.vocab
-			    : !strcmp(k, "--batch")    ? &c.batch
-			    : !strcmp(k, "--tokens")   ? &c.tokens
-			    : !strcmp(k, "--classes")  ? &c.classes
-						       : NULL;
+		            : !strcmp(k, "--hidden")   ? &c.hidden
+		            : !strcmp(k, "--heads")    ? &c.heads
+		            : !strcmp(k, "--head-dim") ? &c.head_dim
+		            : !strcmp(k, "--kv-heads") ? &c.kv_heads
+		            : !strcmp(k, "--ffn")      ? &c.ffn
+		            : !strcmp(k, "--seq")      ? &c.seq
+		            : !strcmp(k, "--vocab")    ? &c.vocab
+		            : !strcmp(k, "--batch")    ? &c.batch
+		            : !strcmp(k, "--tokens")   ? &c.tokens
+		            : !strcmp(k, "--classes")  ? &c.classes
+		                                       : NULL;
 		if (!strcmp(k, "--dtype")) {
 			c.dtype = v;
 		} else if (!dst || !isnum) {
-			fprintf(stderr, "planner-zoo: %s %s: unknown option or not a positive integer\n",
-				k, v);
+			fprintf(stderr,
+			        "planner-zoo: %s %s: unknown option or not a positive integer\n", k,
+			        v);
 			return 2;
 		} else {
 			*dst = n;

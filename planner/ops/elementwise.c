@@ -14,7 +14,8 @@ static void shape_str(const pl_tensor *t, char *buf, size_t n)
 {
 	size_t k = (size_t)snprintf(buf, n, "[");
 	for (int d = 0; d < t->rank && k < n; d++)
-		k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "", (long long)t->shape[d]);
+		k += (size_t)snprintf(buf + k, n - k, "%s%lld", d ? "," : "",
+		                      (long long)t->shape[d]);
 	if (k < n)
 		snprintf(buf + k, n - k, "]");
 }
@@ -29,9 +30,9 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 	if (is_binary(op->type)) {
 		const pl_tensor *b = IN(g, op, 1);
 		if (a->dtype != b->dtype)
-			return pl_err_set(err, PL_EINVAL, "inputs '%s' (%s) and '%s' (%s) differ in dtype",
-					  a->name, pl_dtype_name(a->dtype), b->name,
-					  pl_dtype_name(b->dtype));
+			return pl_err_set(
+			    err, PL_EINVAL, "inputs '%s' (%s) and '%s' (%s) differ in dtype",
+			    a->name, pl_dtype_name(a->dtype), b->name, pl_dtype_name(b->dtype));
 		rank = a->rank > b->rank ? a->rank : b->rank;
 		for (int d = 0; d < rank; d++) {
 			int da = d - (rank - a->rank), db = d - (rank - b->rank);
@@ -41,10 +42,10 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 				shape_str(a, bufa, sizeof bufa);
 				shape_str(b, bufb, sizeof bufb);
 				return pl_err_set(err, PL_EINVAL,
-						  "inputs '%s' %s and '%s' %s do not broadcast: "
-						  "dimension %d is %lld against %lld",
-						  a->name, bufa, b->name, bufb, d, (long long)sa,
-						  (long long)sb);
+				                  "inputs '%s' %s and '%s' %s do not broadcast: "
+				                  "dimension %d is %lld against %lld",
+				                  a->name, bufa, b->name, bufb, d, (long long)sa,
+				                  (long long)sb);
 			}
 			shape[d] = sa > sb ? sa : sb;
 		}
@@ -68,14 +69,35 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 static void per_elem(pl_optype t, double *fwd, double *bwd)
 {
 	switch (t) {
-	case PL_OP_GELU: *fwd = 8; *bwd = 12; break;
-	case PL_OP_SILU: *fwd = 4; *bwd = 6; break;
+	case PL_OP_GELU:
+		*fwd = 8;
+		*bwd = 12;
+		break;
+	case PL_OP_SILU:
+		*fwd = 4;
+		*bwd = 6;
+		break;
 	case PL_OP_TANH:
-	case PL_OP_SIGMOID: *fwd = 4; *bwd = 3; break;
-	case PL_OP_DIV: *fwd = 1; *bwd = 3; break;
-	case PL_OP_DROPOUT: *fwd = 2; *bwd = 1; break;
-	case PL_OP_CAST: *fwd = 0; *bwd = 0; break;
-	default: *fwd = 1; *bwd = 1; break;
+	case PL_OP_SIGMOID:
+		*fwd = 4;
+		*bwd = 3;
+		break;
+	case PL_OP_DIV:
+		*fwd = 1;
+		*bwd = 3;
+		break;
+	case PL_OP_DROPOUT:
+		*fwd = 2;
+		*bwd = 1;
+		break;
+	case PL_OP_CAST:
+		*fwd = 0;
+		*bwd = 0;
+		break;
+	default:
+		*fwd = 1;
+		*bwd = 1;
+		break;
 	}
 }
 

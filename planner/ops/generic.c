@@ -6,38 +6,47 @@
 #include "planner/ops/internal.h"
 
 static const pl_op_rule rules[] = {
-	[PL_OP_MATMUL] = {"MatMul", 2, 2, 1, pl__infer_matmul, pl__work_matmul},
-	[PL_OP_ADD] = {"Add", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_SUB] = {"Sub", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_MUL] = {"Mul", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_DIV] = {"Div", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_RELU] = {"Relu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_GELU] = {"Gelu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_SILU] = {"Silu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_TANH] = {"Tanh", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_SIGMOID] = {"Sigmoid", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, pl__infer_softmax, pl__work_softmax},
-	[PL_OP_LAYERNORM] = {"LayerNormalization", 2, 3, 1, pl__infer_norm, pl__work_norm},
-	[PL_OP_RMSNORM] = {"RMSNormalization", 2, 2, 1, pl__infer_norm, pl__work_norm},
-	[PL_OP_GATHER] = {"Gather", 2, 2, 1, pl__infer_gather, pl__work_gather},
-	[PL_OP_RESHAPE] = {"Reshape", 1, 1, 1, pl__infer_reshape, pl__work_view},
-	[PL_OP_TRANSPOSE] = {"Transpose", 1, 1, 1, pl__infer_transpose, pl__work_transpose},
-	[PL_OP_REDUCESUM] = {"ReduceSum", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
-	[PL_OP_REDUCEMEAN] = {"ReduceMean", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
-	[PL_OP_DROPOUT] = {"Dropout", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-	[PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, pl__infer_sce, pl__work_sce},
-	[PL_OP_IDENTITY] = {"Identity", 1, 1, 1, pl__infer_elementwise, pl__work_view},
-	[PL_OP_CAST] = {"Cast", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_MATMUL] = {"MatMul", 2, 2, 1, pl__infer_matmul, pl__work_matmul},
+    [PL_OP_ADD] = {"Add", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_SUB] = {"Sub", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_MUL] = {"Mul", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_DIV] = {"Div", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_RELU] = {"Relu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_GELU] = {"Gelu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_SILU] = {"Silu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_TANH] = {"Tanh", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_SIGMOID] = {"Sigmoid", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, pl__infer_softmax, pl__work_softmax},
+    [PL_OP_LAYERNORM] = {"LayerNormalization", 2, 3, 1, pl__infer_norm, pl__work_norm},
+    [PL_OP_RMSNORM] = {"RMSNormalization", 2, 2, 1, pl__infer_norm, pl__work_norm},
+    [PL_OP_GATHER] = {"Gather", 2, 2, 1, pl__infer_gather, pl__work_gather},
+    [PL_OP_RESHAPE] = {"Reshape", 1, 1, 1, pl__infer_reshape, pl__work_view},
+    [PL_OP_TRANSPOSE] = {"Transpose", 1, 1, 1, pl__infer_transpose, pl__work_transpose},
+    [PL_OP_REDUCESUM] = {"ReduceSum", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
+    [PL_OP_REDUCEMEAN] = {"ReduceMean", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
+    [PL_OP_DROPOUT] = {"Dropout", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, pl__infer_sce, pl__work_sce},
+    [PL_OP_IDENTITY] = {"Identity", 1, 1, 1, pl__infer_elementwise, pl__work_view},
+    [PL_OP_CAST] = {"Cast", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 
-static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter",
-					 "all_to_all", "send_recv"};
+static const char *const coll_names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all",
+                                         "send_recv"};
 _Static_assert(sizeof coll_names / sizeof *coll_names == PL_COLL_COUNT, "collective names");
 
-const char *pl_coll_name(pl_coll c) { return c < PL_COLL_COUNT ? coll_names[c] : "?"; }
-const pl_op_rule *pl_op_rule_get(pl_optype t) { return t < PL_OP_COUNT ? &rules[t] : NULL; }
-const char *pl_optype_name(pl_optype t) { return t < PL_OP_COUNT ? rules[t].name : "?"; }
+const char *pl_coll_name(pl_coll c)
+{
+	return c < PL_COLL_COUNT ? coll_names[c] : "?";
+}
+const pl_op_rule *pl_op_rule_get(pl_optype t)
+{
+	return t < PL_OP_COUNT ? &rules[t] : NULL;
+}
+const char *pl_optype_name(pl_optype t)
+{
+	return t < PL_OP_COUNT ? rules[t].name : "?";
+}
 
 int pl_optype_parse(const char *s, pl_optype *out)
 {
@@ -46,15 +55,17 @@ int pl_optype_parse(const char *s, pl_optype *out)
 			*out = (pl_optype)i;
 			return 0;
 		}
-	static const char *const later[] = {"Conv", "Concat", "Split", "MoEDispatch",
-					    "MoECombine"};
+	static const char *const later[] = {"Conv", "Concat", "Split", "MoEDispatch", "MoECombine"};
 	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
 		if (!strcmp(s, later[i]))
 			return -2;
 	return -1;
 }
 
-int64_t pl__norm_axis(int64_t axis, int rank) { return axis < 0 ? axis + rank : axis; }
+int64_t pl__norm_axis(int64_t axis, int rank)
+{
+	return axis < 0 ? axis + rank : axis;
+}
 
 int pl__loop_add(pl_op *op, int64_t size, pl_loopkind kind, int splittable)
 {
@@ -123,28 +134,28 @@ pl_status pl_op_check_split(const pl_op *op, const int64_t *split, int64_t devic
 		const pl_loop *lp = &op->spec.loop[l];
 		if (split[l] < 1)
 			return pl_err_set(err, PL_EINVAL, "split %lld of loop %d is not positive",
-					  (long long)split[l], l);
+			                  (long long)split[l], l);
 		if (split[l] > 1 && !lp->splittable)
 			return pl_err_set(err, PL_EINVAL,
-					  "loop %d (size %lld) cannot be split by this operator", l,
-					  (long long)lp->size);
+			                  "loop %d (size %lld) cannot be split by this operator", l,
+			                  (long long)lp->size);
 		if (lp->size % split[l])
 			return pl_err_set(err, PL_EINVAL,
-					  "a dimension of size %lld cannot be cut into %lld equal "
-					  "slices",
-					  (long long)lp->size, (long long)split[l]);
+			                  "a dimension of size %lld cannot be cut into %lld equal "
+			                  "slices",
+			                  (long long)lp->size, (long long)split[l]);
 	}
 	int64_t p = pl_split_product(op, split);
 	if (devices > 0 && devices % p)
 		return pl_err_set(err, PL_EINVAL,
-				  "the splits multiply to %lld, which does not divide the %lld "
-				  "devices",
-				  (long long)p, (long long)devices);
+		                  "the splits multiply to %lld, which does not divide the %lld "
+		                  "devices",
+		                  (long long)p, (long long)devices);
 	return PL_OK;
 }
 
 void pl_op_split_to_tuples(const pl_graph *g, const pl_op *op, const int64_t *split,
-			   int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK])
+                           int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK])
 {
 	for (int i = 0; i < op->ninputs; i++)
 		for (int d = 0; d < IN(g, op, i)->rank; d++) {
@@ -154,44 +165,47 @@ void pl_op_split_to_tuples(const pl_graph *g, const pl_op *op, const int64_t *sp
 }
 
 pl_status pl_op_tuples_to_split(const pl_graph *g, const pl_op *op,
-				int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK],
-				const int *ranks, int ntuples, int64_t *split, pl_err *err)
+                                int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK], const int *ranks,
+                                int ntuples, int64_t *split, pl_err *err)
 {
 	int from_in[PL_MAX_LOOPS], from_dim[PL_MAX_LOOPS];
 	if (ntuples != op->ninputs)
 		return pl_err_set(err, PL_EINVAL, "expected %d tuples (one per input), got %d",
-				  op->ninputs, ntuples);
+		                  op->ninputs, ntuples);
 	for (int l = 0; l < op->spec.nloops; l++)
 		split[l] = 0;
 	for (int i = 0; i < op->ninputs; i++) {
 		const pl_tensor *t = IN(g, op, i);
 		if (ranks[i] != t->rank)
-			return pl_err_set(err, PL_EINVAL,
-					  "tuple %d has %d entries but input '%s' has %d dimensions",
-					  i, ranks[i], t->name, t->rank);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "tuple %d has %d entries but input '%s' has %d dimensions", i, ranks[i],
+			    t->name, t->rank);
 		for (int d = 0; d < t->rank; d++) {
 			const pl_dimmap *m = &op->spec.in[i][d];
 			int64_t v = tuples[i][d];
 			if (v < 1)
-				return pl_err_set(err, PL_EINVAL, "tuple %d entry %d: %lld is not positive",
-						  i, d, (long long)v);
+				return pl_err_set(err, PL_EINVAL,
+				                  "tuple %d entry %d: %lld is not positive", i, d,
+				                  (long long)v);
 			if (!m->count || !op->spec.loop[m->first].splittable) {
 				if (v != 1)
-					return pl_err_set(err, PL_EINVAL,
-							  "input '%s' dimension %d cannot be split by "
-							  "this operator (got %lld, expected 1)",
-							  t->name, d, (long long)v);
+					return pl_err_set(
+					    err, PL_EINVAL,
+					    "input '%s' dimension %d cannot be split by "
+					    "this operator (got %lld, expected 1)",
+					    t->name, d, (long long)v);
 				if (!m->count)
 					continue;
 			}
 			int l = m->first;
 			if (split[l] && split[l] != v)
-				return pl_err_set(err, PL_EINVAL,
-						  "input '%s' dimension %d is cut %lld ways but input "
-						  "'%s' dimension %d, the same loop, is cut %lld ways",
-						  t->name, d, (long long)v,
-						  IN(g, op, from_in[l])->name, from_dim[l],
-						  (long long)split[l]);
+				return pl_err_set(
+				    err, PL_EINVAL,
+				    "input '%s' dimension %d is cut %lld ways but input "
+				    "'%s' dimension %d, the same loop, is cut %lld ways",
+				    t->name, d, (long long)v, IN(g, op, from_in[l])->name,
+				    from_dim[l], (long long)split[l]);
 			split[l] = v;
 			from_in[l] = i;
 			from_dim[l] = d;

@@ -4,7 +4,7 @@
 
 #include "planner/ops.h"
 
-#define IN(g, op, i) (&(g)->tensors[(op)->in[i]])
+#define IN(g, op, i)  (&(g)->tensors[(op)->in[i]])
 #define OUT(g, op, i) (&(g)->tensors[(op)->out[i]])
 
 /* Adds a loop and returns its index. */

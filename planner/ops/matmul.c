@@ -8,19 +8,20 @@ pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err)
 	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
 	if (a->rank < 2 || b->rank < 2)
 		return pl_err_set(err, PL_EINVAL,
-				  "inputs must have at least 2 dimensions ('%s' has %d, '%s' has "
-				  "%d)",
-				  a->name, a->rank, b->name, b->rank);
+		                  "inputs must have at least 2 dimensions ('%s' has %d, '%s' has "
+		                  "%d)",
+		                  a->name, a->rank, b->name, b->rank);
 	if (a->dtype != b->dtype)
 		return pl_err_set(err, PL_EINVAL, "inputs '%s' (%s) and '%s' (%s) differ in dtype",
-				  a->name, pl_dtype_name(a->dtype), b->name, pl_dtype_name(b->dtype));
+		                  a->name, pl_dtype_name(a->dtype), b->name,
+		                  pl_dtype_name(b->dtype));
 	int64_t m = a->shape[a->rank - 2], k = a->shape[a->rank - 1];
 	int64_t kb = b->shape[b->rank - 2], n = b->shape[b->rank - 1];
 	if (k != kb)
 		return pl_err_set(err, PL_EINVAL,
-				  "inner dimensions differ: '%s' has %lld columns, '%s' has %lld "
-				  "rows",
-				  a->name, (long long)k, b->name, (long long)kb);
+		                  "inner dimensions differ: '%s' has %lld columns, '%s' has %lld "
+		                  "rows",
+		                  a->name, (long long)k, b->name, (long long)kb);
 	int ba = a->rank - 2, bb = b->rank - 2, nb = ba > bb ? ba : bb;
 	int64_t shape[PL_MAX_RANK];
 	for (int d = 0; d < nb; d++) {
@@ -28,9 +29,9 @@ pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err)
 		int64_t sa = da >= 0 ? a->shape[da] : 1, sb = db >= 0 ? b->shape[db] : 1;
 		if (sa != sb && sa != 1 && sb != 1)
 			return pl_err_set(err, PL_EINVAL,
-					  "batch dimension %d does not broadcast: '%s' has %lld, "
-					  "'%s' has %lld",
-					  d, a->name, (long long)sa, b->name, (long long)sb);
+			                  "batch dimension %d does not broadcast: '%s' has %lld, "
+			                  "'%s' has %lld",
+			                  d, a->name, (long long)sa, b->name, (long long)sb);
 		shape[d] = sa > sb ? sa : sb;
 	}
 	shape[nb] = m;

@@ -9,8 +9,10 @@ pl_status pl__infer_softmax(pl_graph *g, pl_op *op, pl_err *err)
 	const pl_tensor *x = IN(g, op, 0);
 	int64_t axis = pl__norm_axis(op->attrs.axis, x->rank);
 	if (axis < 0 || axis >= x->rank)
-		return pl_err_set(err, PL_EINVAL, "attrs.axis %lld is out of range for '%s' with %d "
-				  "dimensions", (long long)op->attrs.axis, x->name, x->rank);
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.axis %lld is out of range for '%s' with %d "
+		                  "dimensions",
+		                  (long long)op->attrs.axis, x->name, x->rank);
 	pl__set_out(g, op, 0, x->rank, x->shape, x->dtype);
 	for (int d = 0; d < x->rank; d++) {
 		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, d != axis);
@@ -39,8 +41,10 @@ pl_status pl__infer_norm(pl_graph *g, pl_op *op, pl_err *err)
 	const pl_tensor *x = IN(g, op, 0);
 	int64_t axis = pl__norm_axis(op->attrs.axis, x->rank);
 	if (axis < 0 || axis >= x->rank)
-		return pl_err_set(err, PL_EINVAL, "attrs.axis %lld is out of range for '%s' with %d "
-				  "dimensions", (long long)op->attrs.axis, x->name, x->rank);
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.axis %lld is out of range for '%s' with %d "
+		                  "dimensions",
+		                  (long long)op->attrs.axis, x->name, x->rank);
 	int nn = x->rank - (int)axis;
 	for (int i = 1; i < op->ninputs; i++) {
 		const pl_tensor *s = IN(g, op, i);
@@ -49,13 +53,13 @@ pl_status pl__infer_norm(pl_graph *g, pl_op *op, pl_err *err)
 			ok = s->shape[d] == x->shape[axis + d];
 		if (!ok)
 			return pl_err_set(err, PL_EINVAL,
-					  "input %d '%s' must have the shape of the normalized "
-					  "dimensions %lld.. of '%s'",
-					  i, s->name, (long long)axis, x->name);
+			                  "input %d '%s' must have the shape of the normalized "
+			                  "dimensions %lld.. of '%s'",
+			                  i, s->name, (long long)axis, x->name);
 		if (s->dtype != x->dtype)
-			return pl_err_set(err, PL_EINVAL, "input '%s' (%s) differs in dtype from '%s' (%s)",
-					  s->name, pl_dtype_name(s->dtype), x->name,
-					  pl_dtype_name(x->dtype));
+			return pl_err_set(
+			    err, PL_EINVAL, "input '%s' (%s) differs in dtype from '%s' (%s)",
+			    s->name, pl_dtype_name(s->dtype), x->name, pl_dtype_name(x->dtype));
 	}
 	pl__set_out(g, op, 0, x->rank, x->shape, x->dtype);
 	for (int d = 0; d < x->rank; d++) {
@@ -85,7 +89,7 @@ void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 		return;
 	w->vec_flops_bwd = (op->type == PL_OP_LAYERNORM ? 12 : 8) * n;
 	w->bytes_bwd = 3 * b + 2 * sb;
-	w->kernels_bwd = 2; /* input gradient; scale/bias gradient reduction */
+	w->kernels_bwd = 2;                /* input gradient; scale/bias gradient reduction */
 	w->saved_bytes = b + rows * 2 * 4; /* input plus fp32 mean and rstd per row */
 }
 
@@ -93,21 +97,23 @@ pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0), *y = IN(g, op, 1);
 	if (x->rank < 1)
-		return pl_err_set(err, PL_EINVAL, "logits '%s' must have a class dimension", x->name);
+		return pl_err_set(err, PL_EINVAL, "logits '%s' must have a class dimension",
+		                  x->name);
 	if (y->dtype != PL_DT_INT32 && y->dtype != PL_DT_INT64)
 		return pl_err_set(err, PL_EINVAL, "labels '%s' must be int32 or int64, not %s",
-				  y->name, pl_dtype_name(y->dtype));
+		                  y->name, pl_dtype_name(y->dtype));
 	int ok = y->rank == x->rank - 1;
 	for (int d = 0; ok && d < y->rank; d++)
 		ok = y->shape[d] == x->shape[d];
 	if (!ok)
 		return pl_err_set(err, PL_EINVAL,
-				  "labels '%s' must have the shape of logits '%s' without its last "
-				  "(class) dimension",
-				  y->name, x->name);
+		                  "labels '%s' must have the shape of logits '%s' without its last "
+		                  "(class) dimension",
+		                  y->name, x->name);
 	int64_t none[1] = {1};
-	pl__set_out(g, op, 0, 0, none, x->dtype == PL_DT_FLOAT16 || x->dtype == PL_DT_BFLOAT16
-						? PL_DT_FLOAT32 : x->dtype);
+	pl__set_out(g, op, 0, 0, none,
+	            x->dtype == PL_DT_FLOAT16 || x->dtype == PL_DT_BFLOAT16 ? PL_DT_FLOAT32
+	                                                                    : x->dtype);
 	for (int d = 0; d < x->rank; d++) {
 		/* the loss is a mean over positions: every split leaves a partial sum */
 		int l = pl__loop_add(op, x->shape[d], PL_LOOP_REDUCE, 1);
@@ -130,7 +136,7 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	w->vec_flops_bwd = 2 * n;
 	w->bytes_bwd = 2 * b;
 	w->kernels_bwd = 1;
-	w->saved_bytes = b; /* softmax probabilities */
+	w->saved_bytes = b;  /* softmax probabilities */
 	if (split[lc] > 1) { /* vocab-parallel: max, then sum-exp and target logit */
 		w->ncoll = 2;
 		w->coll[0] = (pl_opcoll){PL_COLL_ALL_REDUCE, lc, 0, 4 * positions};

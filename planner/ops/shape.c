@@ -11,15 +11,19 @@ pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
 	const pl_tensor *x = IN(g, op, 0), *ix = IN(g, op, 1);
 	int64_t axis = pl__norm_axis(op->attrs.has_axis ? op->attrs.axis : 0, x->rank);
 	if (axis < 0 || axis >= x->rank)
-		return pl_err_set(err, PL_EINVAL, "attrs.axis %lld is out of range for '%s' with %d "
-				  "dimensions", (long long)op->attrs.axis, x->name, x->rank);
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.axis %lld is out of range for '%s' with %d "
+		                  "dimensions",
+		                  (long long)op->attrs.axis, x->name, x->rank);
 	if (ix->dtype != PL_DT_INT32 && ix->dtype != PL_DT_INT64)
 		return pl_err_set(err, PL_EINVAL, "indices '%s' must be int32 or int64, not %s",
-				  ix->name, pl_dtype_name(ix->dtype));
+		                  ix->name, pl_dtype_name(ix->dtype));
 	int rank = x->rank - 1 + ix->rank;
 	if (rank > PL_MAX_RANK)
-		return pl_err_set(err, PL_EINVAL, "the output would have %d dimensions, at most %d "
-				  "are supported", rank, PL_MAX_RANK);
+		return pl_err_set(err, PL_EINVAL,
+		                  "the output would have %d dimensions, at most %d "
+		                  "are supported",
+		                  rank, PL_MAX_RANK);
 	int64_t shape[PL_MAX_RANK];
 	int o = 0;
 	for (int d = 0; d < axis; d++)
@@ -75,32 +79,38 @@ static pl_status reshape_target(const pl_tensor *x, const pl_attrs *a, int64_t *
 		int64_t v = a->shape[d];
 		if (v == 0) {
 			if (d >= x->rank)
-				return pl_err_set(err, PL_EINVAL, "attrs.shape[%d] is 0 but '%s' has "
-						  "only %d dimensions", d, x->name, x->rank);
+				return pl_err_set(err, PL_EINVAL,
+				                  "attrs.shape[%d] is 0 but '%s' has "
+				                  "only %d dimensions",
+				                  d, x->name, x->rank);
 			v = x->shape[d];
 		} else if (v == -1) {
 			if (infer >= 0)
-				return pl_err_set(err, PL_EINVAL, "attrs.shape has more than one -1");
+				return pl_err_set(err, PL_EINVAL,
+				                  "attrs.shape has more than one -1");
 			infer = d;
 			continue;
 		} else if (v < 0) {
-			return pl_err_set(err, PL_EINVAL, "attrs.shape[%d] is %lld; expected a positive "
-					  "size, 0 or -1", d, (long long)v);
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.shape[%d] is %lld; expected a positive "
+			                  "size, 0 or -1",
+			                  d, (long long)v);
 		}
 		shape[d] = v;
 		known *= v;
 	}
 	if (infer >= 0) {
 		if (known == 0 || total % known)
-			return pl_err_set(err, PL_EINVAL, "attrs.shape: cannot infer the -1 entry: "
-					  "%lld elements are not a multiple of %lld",
-					  (long long)total, (long long)known);
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.shape: cannot infer the -1 entry: "
+			                  "%lld elements are not a multiple of %lld",
+			                  (long long)total, (long long)known);
 		shape[infer] = total / known;
 		known *= shape[infer];
 	}
 	if (known != total)
 		return pl_err_set(err, PL_EINVAL, "attrs.shape has %lld elements but '%s' has %lld",
-				  (long long)known, x->name, (long long)total);
+		                  (long long)known, x->name, (long long)total);
 	return PL_OK;
 }
 
@@ -116,8 +126,14 @@ pl_status pl__infer_reshape(pl_graph *g, pl_op *op, pl_err *err)
 	/* walk both shapes, grouping runs of equal element count */
 	int i = 0, o = 0;
 	while (i < x->rank || o < orank) {
-		if (i < x->rank && x->shape[i] == 1) { i++; continue; }
-		if (o < orank && shape[o] == 1) { o++; continue; }
+		if (i < x->rank && x->shape[i] == 1) {
+			i++;
+			continue;
+		}
+		if (o < orank && shape[o] == 1) {
+			o++;
+			continue;
+		}
 		if (i >= x->rank || o >= orank)
 			break;
 		int i0 = i, o0 = o;
@@ -140,7 +156,8 @@ pl_status pl__infer_reshape(pl_graph *g, pl_op *op, pl_err *err)
 		} else if (no == 1) { /* input dims merge into one output dim */
 			int first = op->spec.nloops;
 			for (int k = 0; k < ni; k++) {
-				int l = pl__loop_add(op, x->shape[i0 + k], PL_LOOP_PARALLEL, k == 0);
+				int l =
+				    pl__loop_add(op, x->shape[i0 + k], PL_LOOP_PARALLEL, k == 0);
 				pl__map(op, 0, 0, i0 + k, l);
 			}
 			mout[o0] = (pl_dimmap){(int8_t)first, (int8_t)ni};
@@ -164,13 +181,15 @@ pl_status pl__infer_transpose(pl_graph *g, pl_op *op, pl_err *err)
 		memcpy(perm, op->attrs.perm, sizeof perm);
 	}
 	if (n != x->rank)
-		return pl_err_set(err, PL_EINVAL, "attrs.perm has %d entries but '%s' has %d "
-				  "dimensions", n, x->name, x->rank);
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.perm has %d entries but '%s' has %d "
+		                  "dimensions",
+		                  n, x->name, x->rank);
 	int seen[PL_MAX_RANK] = {0};
 	for (int d = 0; d < n; d++) {
 		if (perm[d] < 0 || perm[d] >= n || seen[perm[d]]++)
-			return pl_err_set(err, PL_EINVAL, "attrs.perm is not a permutation of 0..%d",
-					  n - 1);
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.perm is not a permutation of 0..%d", n - 1);
 		shape[d] = x->shape[perm[d]];
 	}
 	pl__set_out(g, op, 0, n, shape, x->dtype);
@@ -203,9 +222,10 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
 	for (int k = 0; k < op->attrs.naxes; k++) {
 		int64_t ax = pl__norm_axis(op->attrs.axes[k], x->rank);
 		if (ax < 0 || ax >= x->rank)
-			return pl_err_set(err, PL_EINVAL, "attrs.axes[%d] = %lld is out of range for "
-					  "'%s' with %d dimensions", k, (long long)op->attrs.axes[k],
-					  x->name, x->rank);
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.axes[%d] = %lld is out of range for "
+			                  "'%s' with %d dimensions",
+			                  k, (long long)op->attrs.axes[k], x->name, x->rank);
 		reduced[ax] = 1;
 	}
 	int64_t shape[PL_MAX_RANK];
@@ -222,7 +242,8 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
 	}
 	pl__set_out(g, op, 0, o, shape, x->dtype);
 	for (int d = 0; d < x->rank; d++) {
-		int l = pl__loop_add(op, x->shape[d], reduced[d] ? PL_LOOP_REDUCE : PL_LOOP_PARALLEL, 1);
+		int l = pl__loop_add(op, x->shape[d],
+		                     reduced[d] ? PL_LOOP_REDUCE : PL_LOOP_PARALLEL, 1);
 		pl__map(op, 0, 0, d, l);
 		if (outdim[d] >= 0)
 			pl__map(op, 1, 0, outdim[d], l);

@@ -138,6 +138,13 @@ check "strategies: without a 6-way cut, candidates use 2 of 6 devices" \
 "$PLANNER" explain "$T/gpt.plan" > "$T/explain" 2>&1
 check "explain prints one row per op" '[ $? -eq 0 ] && [ "$(grep -c MatMul "$T/explain")" -ge 20 ]'
 
+# --- every zoo model imports and plans (2 layers each: the shapes, not the depth)
+for m in $("$ZOO" --list | awk '{print $1}'); do
+  "$ZOO" "$m" --layers 2 > "$T/zoo.json"
+  "$PLANNER" search "$T/zoo.json" --devices 8 --memory-limit none -o "$T/zoo.plan" > /dev/null 2> "$T/err"
+  check "zoo $m plans on 8 devices" '[ $? -eq 0 ] && [ "$(jq .search.optimal "$T/zoo.plan")" = true ]'
+done
+
 # --- --help on every command
 for c in search cost strategies explain; do
   "$PLANNER" $c --help > "$T/help" 2>&1

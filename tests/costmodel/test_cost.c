@@ -40,13 +40,14 @@ static void cluster_file(void **state)
 {
 	(void)state;
 	char *p = write_tmp(
-		"{\"format\":\"planner.cluster/1\",\"name\":\"two\",\"nodes\":2,\"devices_per_node\":4,"
-		"\"device\":{\"name\":\"X\",\"memory_bytes\":1e10,\"peak_flops\":{\"bfloat16\":1e14},"
-		"\"memory_bandwidth\":1e12},"
-		"\"links\":{\"intra_node\":{\"busbw\":1e11,\"latency\":1e-5},"
-		"\"inter_node\":{\"busbw\":1e10,\"latency\":2e-5}},"
-		"\"collectives\":{\"all_reduce\":{\"intra_node\":[{\"ranks\":2,\"alpha\":3e-6,\"beta\":1e-11},"
-		"{\"ranks\":4,\"alpha\":5e-6,\"beta\":2e-11}]}}}");
+	    "{\"format\":\"planner.cluster/1\",\"name\":\"two\",\"nodes\":2,\"devices_per_node\":4,"
+	    "\"device\":{\"name\":\"X\",\"memory_bytes\":1e10,\"peak_flops\":{\"bfloat16\":1e14},"
+	    "\"memory_bandwidth\":1e12},"
+	    "\"links\":{\"intra_node\":{\"busbw\":1e11,\"latency\":1e-5},"
+	    "\"inter_node\":{\"busbw\":1e10,\"latency\":2e-5}},"
+	    "\"collectives\":{\"all_reduce\":{\"intra_node\":[{\"ranks\":2,\"alpha\":3e-6,\"beta\":"
+	    "1e-11},"
+	    "{\"ranks\":4,\"alpha\":5e-6,\"beta\":2e-11}]}}}");
 	pl_cluster c;
 	pl_err err;
 	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_OK);
@@ -64,14 +65,15 @@ static void cluster_file(void **state)
 	assert_true(fabs(t - (5e-6 + 1e6 * 1.5 * 2e-11)) < 1e-18);
 	unlink(p);
 	free(p);
-	p = write_tmp("{\"format\":\"planner.cluster/1\",\"nodes\":2,\"devices_per_node\":\"eight\"}");
+	p = write_tmp(
+	    "{\"format\":\"planner.cluster/1\",\"nodes\":2,\"devices_per_node\":\"eight\"}");
 	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_EINVAL);
 	assert_non_null(strstr(err.msg, "devices_per_node"));
 	assert_non_null(strstr(err.msg, p));
 	unlink(p);
 	free(p);
 	p = write_tmp("{\"format\":\"planner.cluster/1\",\"nodes\":1,\"devices_per_node\":8,"
-		      "\"collectives\":{\"broadcast\":{}}}");
+	              "\"collectives\":{\"broadcast\":{}}}");
 	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_EINVAL);
 	assert_non_null(strstr(err.msg, "collectives.broadcast"));
 	unlink(p);
@@ -108,10 +110,11 @@ static void adam_memory(void **state)
 	(void)state;
 	/* one bf16 MatMul, replicated on 1 device: weights 2 + grads 2 + fp32 master,
 	 * m, v 12 = 16 bytes per parameter; x is data and is kept for dW */
-	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
-			"\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
-			"\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
-			"{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+	const char *j =
+	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
+	    "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
 	pl_graph *g;
 	pl_err err;
 	pl_cluster c;
@@ -133,7 +136,7 @@ static void adam_memory(void **state)
 			found = 1;
 			assert_true(n[s].mem_bytes == 16.0 * 16 * 32 + 2 * 16 * 2);
 			double ar = pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4,
-							 16 * 32 * 2);
+			                                 16 * 32 * 2);
 			assert_true(fabs(n[s].comm_s - ar) < 1e-18);
 		}
 	assert_true(found);
@@ -168,8 +171,9 @@ static void plan_equals_tables(void **state)
 			}
 			for (int e = 0; e < p->nedges; e++) {
 				const pl_edge *ed = &p->edges[e];
-				t += pl_problem_edge(p, e)[(size_t)pick[ed->src_op] * p->nstrat[ed->dst_op] +
-							   pick[ed->dst_op]];
+				t += pl_problem_edge(
+				    p, e)[(size_t)pick[ed->src_op] * p->nstrat[ed->dst_op] +
+				          pick[ed->dst_op]];
 			}
 			pl_plancost pc;
 			pl_cost_plan(p, splits, &pc, NULL);
@@ -187,11 +191,11 @@ static void plan_equals_tables(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(bus_factors),
-		cmocka_unit_test(cluster_file),
-		cmocka_unit_test(presets_and_link_classes),
-		cmocka_unit_test(adam_memory),
-		cmocka_unit_test(plan_equals_tables),
+	    cmocka_unit_test(bus_factors),
+	    cmocka_unit_test(cluster_file),
+	    cmocka_unit_test(presets_and_link_classes),
+	    cmocka_unit_test(adam_memory),
+	    cmocka_unit_test(plan_equals_tables),
 	};
 	return cmocka_run_group_tests_name("costmodel::cost", tests, NULL, NULL);
 }

@@ -141,10 +141,11 @@ static void topological_order(void **state)
 {
 	(void)state;
 	/* ops listed consumer first are reordered; names keep their tensors */
-	const char *json = "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[4,4],"
-			   "\"role\":\"input\"}},\"ops\":["
-			   "{\"name\":\"b\",\"type\":\"Relu\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]},"
-			   "{\"name\":\"a\",\"type\":\"Tanh\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}]}";
+	const char *json =
+	    "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[4,4],"
+	    "\"role\":\"input\"}},\"ops\":["
+	    "{\"name\":\"b\",\"type\":\"Relu\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]},"
+	    "{\"name\":\"a\",\"type\":\"Tanh\",\"inputs\":[\"x\"],\"outputs\":[\"y\"]}]}";
 	pl_graph *g;
 	pl_err err;
 	assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "order.json", &err), PL_OK);
@@ -157,10 +158,10 @@ static void topological_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(bad_corpus),
-		cmocka_unit_test(truncations_and_flips),
-		cmocka_unit_test(gpt_shapes),
-		cmocka_unit_test(topological_order),
+	    cmocka_unit_test(bad_corpus),
+	    cmocka_unit_test(truncations_and_flips),
+	    cmocka_unit_test(gpt_shapes),
+	    cmocka_unit_test(topological_order),
 	};
 	return cmocka_run_group_tests_name("planner::import", tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@
 
 #include "planner/layout.h"
 
-#define DIM 24
+#define DIM  24
 #define MAXD 12
 
 typedef struct buf {
@@ -82,7 +82,10 @@ static void cat(const buf *parts, int64_t n, int dim, buf *out)
 			}
 }
 
-static double nbytes(const buf *b) { return (double)(b->n0 * b->n1) * 4; }
+static double nbytes(const buf *b)
+{
+	return (double)(b->n0 * b->n1) * 4;
+}
 
 static buf cur[MAXD], nxt[MAXD], tmp[MAXD];
 
@@ -250,11 +253,14 @@ static void every_pair_round_trips(void **state)
 					assert_int_equal(cur[k].n0, want.n0);
 					assert_int_equal(cur[k].n1, want.n1);
 					for (int64_t e = 0; e < want.n0 * want.n1; e++)
-						if (fabs(cur[k].v[e] - want.v[e]) > 1e-9 * (1 + fabs(want.v[e])))
-							fail_msg("D=%lld pair %d->%d rank %lld element %lld: "
-								 "%g, want %g",
-								 (long long)D, a, b, (long long)k,
-								 (long long)e, cur[k].v[e], want.v[e]);
+						if (fabs(cur[k].v[e] - want.v[e]) >
+						    1e-9 * (1 + fabs(want.v[e])))
+							fail_msg("D=%lld pair %d->%d rank %lld "
+							         "element %lld: "
+							         "%g, want %g",
+							         (long long)D, a, b, (long long)k,
+							         (long long)e, cur[k].v[e],
+							         want.v[e]);
 				}
 				/* the same layout needs nothing */
 				if (pl_layout_equal(&src.l[a], &dst.l[b]))
@@ -343,9 +349,9 @@ static void groups_and_link_classes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_pair_round_trips),
-		cmocka_unit_test(partial_to_split_is_reduce_scatter),
-		cmocka_unit_test(groups_and_link_classes),
+	    cmocka_unit_test(every_pair_round_trips),
+	    cmocka_unit_test(partial_to_split_is_reduce_scatter),
+	    cmocka_unit_test(groups_and_link_classes),
 	};
 	return cmocka_run_group_tests_name("planner::layout", tests, NULL, NULL);
 }

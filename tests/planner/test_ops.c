@@ -31,51 +31,62 @@ static void assert_shape(const pl_graph *g, const char *name, int rank, const in
 	for (int d = 0; d < rank; d++)
 		if (t->shape[d] != s[d])
 			fail_msg("%s dim %d: %lld, want %lld", name, d, (long long)t->shape[d],
-				 (long long)s[d]);
+			         (long long)s[d]);
 }
 
-#define SHAPE(g, n, ...)                                                                 \
-	do {                                                                              \
-		int64_t s_[] = {__VA_ARGS__};                                            \
-		assert_shape(g, n, (int)(sizeof s_ / sizeof *s_), s_);                    \
+#define SHAPE(g, n, ...)                                                                           \
+	do {                                                                                       \
+		int64_t s_[] = {__VA_ARGS__};                                                      \
+		assert_shape(g, n, (int)(sizeof s_ / sizeof *s_), s_);                             \
 	} while (0)
 
 static const char *every_op =
-	"{\"format\":\"planner.model/1\",\"tensors\":{"
-	"\"x\":{\"shape\":[2,6,12],\"role\":\"input\"},"
-	"\"w\":{\"shape\":[12,24],\"role\":\"param\"},"
-	"\"bw\":{\"shape\":[1,12,4],\"role\":\"param\"},"
-	"\"bias\":{\"shape\":[24],\"role\":\"param\"},"
-	"\"g\":{\"shape\":[24],\"role\":\"param\"},\"b\":{\"shape\":[24],\"role\":\"param\"},"
-	"\"emb\":{\"shape\":[100,12],\"role\":\"param\"},"
-	"\"ids\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int64\"},"
-	"\"labels\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int32\"}},"
-	"\"ops\":["
-	"{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"a\"]},"
-	"{\"name\":\"bmm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"bw\"],\"outputs\":[\"bm\"]},"
-	"{\"name\":\"add\",\"type\":\"Add\",\"inputs\":[\"a\",\"bias\"],\"outputs\":[\"c\"]},"
-	"{\"name\":\"sub\",\"type\":\"Sub\",\"inputs\":[\"c\",\"a\"],\"outputs\":[\"c2\"]},"
-	"{\"name\":\"mul\",\"type\":\"Mul\",\"inputs\":[\"c2\",\"a\"],\"outputs\":[\"c3\"]},"
-	"{\"name\":\"div\",\"type\":\"Div\",\"inputs\":[\"c3\",\"a\"],\"outputs\":[\"c4\"]},"
-	"{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"c4\"],\"outputs\":[\"d1\"]},"
-	"{\"name\":\"gelu\",\"type\":\"Gelu\",\"inputs\":[\"d1\"],\"outputs\":[\"d2\"]},"
-	"{\"name\":\"silu\",\"type\":\"Silu\",\"inputs\":[\"d2\"],\"outputs\":[\"d3\"]},"
-	"{\"name\":\"tanh\",\"type\":\"Tanh\",\"inputs\":[\"d3\"],\"outputs\":[\"d4\"]},"
-	"{\"name\":\"sig\",\"type\":\"Sigmoid\",\"inputs\":[\"d4\"],\"outputs\":[\"d5\"]},"
-	"{\"name\":\"sm\",\"type\":\"Softmax\",\"inputs\":[\"d5\"],\"outputs\":[\"e\"],\"attrs\":{\"axis\":-1}},"
-	"{\"name\":\"ln\",\"type\":\"LayerNormalization\",\"inputs\":[\"e\",\"g\",\"b\"],\"outputs\":[\"f\"]},"
-	"{\"name\":\"rms\",\"type\":\"RMSNormalization\",\"inputs\":[\"f\",\"g\"],\"outputs\":[\"f2\"]},"
-	"{\"name\":\"drop\",\"type\":\"Dropout\",\"inputs\":[\"f2\"],\"outputs\":[\"f3\"],\"attrs\":{\"ratio\":0.1}},"
-	"{\"name\":\"id\",\"type\":\"Identity\",\"inputs\":[\"f3\"],\"outputs\":[\"f4\"]},"
-	"{\"name\":\"cast\",\"type\":\"Cast\",\"inputs\":[\"f4\"],\"outputs\":[\"f5\"],\"attrs\":{\"to\":\"bfloat16\"}},"
-	"{\"name\":\"rs\",\"type\":\"Reshape\",\"inputs\":[\"f\"],\"outputs\":[\"h\"],\"attrs\":{\"shape\":[0,6,4,-1]}},"
-	"{\"name\":\"tr\",\"type\":\"Transpose\",\"inputs\":[\"h\"],\"outputs\":[\"i\"],\"attrs\":{\"perm\":[0,2,1,3]}},"
-	"{\"name\":\"rsum\",\"type\":\"ReduceSum\",\"inputs\":[\"i\"],\"outputs\":[\"j\"],\"attrs\":{\"axes\":[1],\"keepdims\":0}},"
-	"{\"name\":\"rmean\",\"type\":\"ReduceMean\",\"inputs\":[\"i\"],\"outputs\":[\"j2\"],\"attrs\":{\"axes\":[-1]}},"
-	"{\"name\":\"gather\",\"type\":\"Gather\",\"inputs\":[\"emb\",\"ids\"],\"outputs\":[\"k\"]},"
-	"{\"name\":\"merge\",\"type\":\"Reshape\",\"inputs\":[\"i\"],\"outputs\":[\"m\"],\"attrs\":{\"shape\":[2,24,6]}},"
-	"{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"c\",\"labels\"],\"outputs\":[\"l\"]}"
-	"]}";
+    "{\"format\":\"planner.model/1\",\"tensors\":{"
+    "\"x\":{\"shape\":[2,6,12],\"role\":\"input\"},"
+    "\"w\":{\"shape\":[12,24],\"role\":\"param\"},"
+    "\"bw\":{\"shape\":[1,12,4],\"role\":\"param\"},"
+    "\"bias\":{\"shape\":[24],\"role\":\"param\"},"
+    "\"g\":{\"shape\":[24],\"role\":\"param\"},\"b\":{\"shape\":[24],\"role\":\"param\"},"
+    "\"emb\":{\"shape\":[100,12],\"role\":\"param\"},"
+    "\"ids\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int64\"},"
+    "\"labels\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int32\"}},"
+    "\"ops\":["
+    "{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"a\"]},"
+    "{\"name\":\"bmm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"bw\"],\"outputs\":[\"bm\"]},"
+    "{\"name\":\"add\",\"type\":\"Add\",\"inputs\":[\"a\",\"bias\"],\"outputs\":[\"c\"]},"
+    "{\"name\":\"sub\",\"type\":\"Sub\",\"inputs\":[\"c\",\"a\"],\"outputs\":[\"c2\"]},"
+    "{\"name\":\"mul\",\"type\":\"Mul\",\"inputs\":[\"c2\",\"a\"],\"outputs\":[\"c3\"]},"
+    "{\"name\":\"div\",\"type\":\"Div\",\"inputs\":[\"c3\",\"a\"],\"outputs\":[\"c4\"]},"
+    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"c4\"],\"outputs\":[\"d1\"]},"
+    "{\"name\":\"gelu\",\"type\":\"Gelu\",\"inputs\":[\"d1\"],\"outputs\":[\"d2\"]},"
+    "{\"name\":\"silu\",\"type\":\"Silu\",\"inputs\":[\"d2\"],\"outputs\":[\"d3\"]},"
+    "{\"name\":\"tanh\",\"type\":\"Tanh\",\"inputs\":[\"d3\"],\"outputs\":[\"d4\"]},"
+    "{\"name\":\"sig\",\"type\":\"Sigmoid\",\"inputs\":[\"d4\"],\"outputs\":[\"d5\"]},"
+    "{\"name\":\"sm\",\"type\":\"Softmax\",\"inputs\":[\"d5\"],\"outputs\":[\"e\"],\"attrs\":{"
+    "\"axis\":-1}},"
+    "{\"name\":\"ln\",\"type\":\"LayerNormalization\",\"inputs\":[\"e\",\"g\",\"b\"],\"outputs\":["
+    "\"f\"]},"
+    "{\"name\":\"rms\",\"type\":\"RMSNormalization\",\"inputs\":[\"f\",\"g\"],\"outputs\":[\"f2\"]}"
+    ","
+    "{\"name\":\"drop\",\"type\":\"Dropout\",\"inputs\":[\"f2\"],\"outputs\":[\"f3\"],\"attrs\":{"
+    "\"ratio\":0.1}},"
+    "{\"name\":\"id\",\"type\":\"Identity\",\"inputs\":[\"f3\"],\"outputs\":[\"f4\"]},"
+    "{\"name\":\"cast\",\"type\":\"Cast\",\"inputs\":[\"f4\"],\"outputs\":[\"f5\"],\"attrs\":{"
+    "\"to\":\"bfloat16\"}},"
+    "{\"name\":\"rs\",\"type\":\"Reshape\",\"inputs\":[\"f\"],\"outputs\":[\"h\"],\"attrs\":{"
+    "\"shape\":[0,6,4,-1]}},"
+    "{\"name\":\"tr\",\"type\":\"Transpose\",\"inputs\":[\"h\"],\"outputs\":[\"i\"],\"attrs\":{"
+    "\"perm\":[0,2,1,3]}},"
+    "{\"name\":\"rsum\",\"type\":\"ReduceSum\",\"inputs\":[\"i\"],\"outputs\":[\"j\"],\"attrs\":{"
+    "\"axes\":[1],\"keepdims\":0}},"
+    "{\"name\":\"rmean\",\"type\":\"ReduceMean\",\"inputs\":[\"i\"],\"outputs\":[\"j2\"],\"attrs\":"
+    "{\"axes\":[-1]}},"
+    "{\"name\":\"gather\",\"type\":\"Gather\",\"inputs\":[\"emb\",\"ids\"],\"outputs\":[\"k\"]},"
+    "{\"name\":\"merge\",\"type\":\"Reshape\",\"inputs\":[\"i\"],\"outputs\":[\"m\"],\"attrs\":{"
+    "\"shape\":[2,24,6]}},"
+    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"c\",\"labels\"],\"outputs\":"
+    "[\"l\"]}"
+    "]}";
 
 static void shapes(void **state)
 {
@@ -101,10 +112,11 @@ static void shapes(void **state)
 static void broadcast_batch_matmul_rejected(void **state)
 {
 	(void)state;
-	const char *j = "{\"format\":\"planner.model/1\",\"tensors\":{"
-			"\"x\":{\"shape\":[2,6,12],\"role\":\"input\"},"
-			"\"w\":{\"shape\":[3,12,4],\"role\":\"param\"}},\"ops\":["
-			"{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+	const char *j =
+	    "{\"format\":\"planner.model/1\",\"tensors\":{"
+	    "\"x\":{\"shape\":[2,6,12],\"role\":\"input\"},"
+	    "\"w\":{\"shape\":[3,12,4],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
 	pl_graph *g;
 	pl_err err;
 	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "b.json", &err), PL_EINVAL);
@@ -168,7 +180,7 @@ static void candidates(void **state)
 			int n = pl_op_enumerate(op, D, NULL, 0);
 			if (n != want)
 				fail_msg("op %s D=%lld: %d candidates, brute count %d", op->name,
-					 (long long)D, n, want);
+				         (long long)D, n, want);
 			int64_t *c = malloc(sizeof *c * (size_t)(n * op->spec.nloops + 1));
 			pl_op_enumerate(op, D, c, n);
 			for (int k = 0; k < n; k++) {
@@ -182,9 +194,9 @@ static void candidates(void **state)
 				pl_op_split_to_tuples(g, op, s, tuples);
 				for (int i = 0; i < op->ninputs; i++)
 					ranks[i] = g->tensors[op->in[i]].rank;
-				assert_int_equal(pl_op_tuples_to_split(g, op, tuples, ranks, op->ninputs,
-								       back, &err),
-						 PL_OK);
+				assert_int_equal(pl_op_tuples_to_split(g, op, tuples, ranks,
+				                                       op->ninputs, back, &err),
+				                 PL_OK);
 				for (int l = 0; l < op->spec.nloops; l++)
 					if (op->spec.loop[l].size > 1 || s[l] > 1)
 						assert_int_equal(back[l], s[l]);
@@ -247,11 +259,11 @@ static void work_is_conserved(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(shapes),
-		cmocka_unit_test(broadcast_batch_matmul_rejected),
-		cmocka_unit_test(candidates),
-		cmocka_unit_test(unsplittable_axes),
-		cmocka_unit_test(work_is_conserved),
+	    cmocka_unit_test(shapes),
+	    cmocka_unit_test(broadcast_batch_matmul_rejected),
+	    cmocka_unit_test(candidates),
+	    cmocka_unit_test(unsplittable_axes),
+	    cmocka_unit_test(work_is_conserved),
 	};
 	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
 }

@@ -78,7 +78,8 @@ static void dp_equals_brute(void **state)
 		pl_search_result_free(&rb);
 		if (m_min < m_star * (1 - 1e-12)) {
 			/* a limit between the least memory and the fastest plan's memory binds */
-			o.memory_limit = m_min + (m_star - m_min) * (0.1 + 0.8 * rg_int(&r, 1000) / 1000.0);
+			o.memory_limit =
+			    m_min + (m_star - m_min) * (0.1 + 0.8 * rg_int(&r, 1000) / 1000.0);
 			assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
 			pl_status st = pl_search_dp(in.p, &o, &rd, &err);
 			if (st)
@@ -91,7 +92,8 @@ static void dp_equals_brute(void **state)
 			pl_search_result_free(&rd);
 			pl_search_result_free(&rb);
 		}
-		if (i % 7 == 0 && m_min > 0) { /* below the least memory: both say infeasible, same bound */
+		if (i % 7 == 0 &&
+		    m_min > 0) { /* below the least memory: both say infeasible, same bound */
 			o.memory_limit = m_min * 0.999;
 			pl_status sb = pl_search_brute(in.p, &o, &rb, &err);
 			pl_status sd = pl_search_dp(in.p, &o, &rd, &err);
@@ -103,8 +105,8 @@ static void dp_equals_brute(void **state)
 		drop(&in);
 	}
 	print_message("dp = brute on %d graphs without and %d with a binding memory limit; "
-		      "%d infeasible limits\n",
-		      free_runs, binding, infeasible);
+	              "%d infeasible limits\n",
+	              free_runs, binding, infeasible);
 	assert_true(binding >= 100);
 	assert_true(free_runs >= 100);
 }
@@ -148,7 +150,7 @@ static void repeated_blocks_equal_brute(void **state)
 		drop(&in);
 	}
 	print_message("%d repeated-block graphs, %d with runs detected, %d under a binding limit\n",
-		      n, runs_seen, binding);
+	              n, runs_seen, binding);
 	assert_true(binding >= 20);
 	assert_true(runs_seen >= 20); /* the compression was exercised */
 }
@@ -157,11 +159,12 @@ static void annotations_are_kept(void **state)
 {
 	(void)state;
 	const char *json =
-		"{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[64,32],\"role\":\"input\"},"
-		"\"w\":{\"shape\":[32,32],\"role\":\"param\"}},\"ops\":["
-		"{\"name\":\"fc\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"],"
-		"\"strategy\":[[2,1],[1,4]]},"
-		"{\"name\":\"act\",\"type\":\"Relu\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]}]}";
+	    "{\"format\":\"planner.model/"
+	    "1\",\"tensors\":{\"x\":{\"shape\":[64,32],\"role\":\"input\"},"
+	    "\"w\":{\"shape\":[32,32],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"fc\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"],"
+	    "\"strategy\":[[2,1],[1,4]]},"
+	    "{\"name\":\"act\",\"type\":\"Relu\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]}]}";
 	pl_graph *g;
 	pl_err err;
 	pl_cluster c;
@@ -188,9 +191,9 @@ static void annotations_are_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(dp_equals_brute),
-		cmocka_unit_test(repeated_blocks_equal_brute),
-		cmocka_unit_test(annotations_are_kept),
+	    cmocka_unit_test(dp_equals_brute),
+	    cmocka_unit_test(repeated_blocks_equal_brute),
+	    cmocka_unit_test(annotations_are_kept),
 	};
 	return cmocka_run_group_tests_name("search::dp", tests, NULL, NULL);
 }

@@ -20,7 +20,10 @@ static inline uint32_t rg_next(rg_rng *r)
 	return (uint32_t)(r->s >> 33);
 }
 
-static inline int rg_int(rg_rng *r, int n) { return (int)(rg_next(r) % (uint32_t)n); }
+static inline int rg_int(rg_rng *r, int n)
+{
+	return (int)(rg_next(r) % (uint32_t)n);
+}
 
 typedef struct rg_tensor {
 	char name[32];
@@ -91,76 +94,107 @@ static inline char *rg_model(rg_rng *r, int nops, int repeat)
 			case 0: /* MatMul with a weight */
 			case 1: {
 				long n = widths[i];
-				rg_printf(&params, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
-					  t->shape[t->rank - 1], n);
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%s\",\"w%d\"],\"outputs\":[\"%s\"]}",
-					  sep, k, t->name, np, out.name);
+				rg_printf(&params,
+				          ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
+				          t->shape[t->rank - 1], n);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%"
+				          "s\",\"w%d\"],\"outputs\":[\"%s\"]}",
+				          sep, k, t->name, np, out.name);
 				np++;
 				out.shape[out.rank - 1] = n;
 				break;
 			}
 			case 2:
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"],\"outputs\":[\"%s\"]}",
-					  sep, k, rg_int(r, 2) ? "Relu" : "Gelu", t->name, out.name);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"]"
+				          ",\"outputs\":[\"%s\"]}",
+				          sep, k, rg_int(r, 2) ? "Relu" : "Gelu", t->name,
+				          out.name);
 				break;
 			case 3: /* bias add */
-				rg_printf(&params, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}", np,
-					  t->shape[t->rank - 1]);
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%s\",\"w%d\"],\"outputs\":[\"%s\"]}",
-					  sep, k, t->name, np, out.name);
+				rg_printf(&params, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}",
+				          np, t->shape[t->rank - 1]);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%"
+				          "s\",\"w%d\"],\"outputs\":[\"%s\"]}",
+				          sep, k, t->name, np, out.name);
 				np++;
 				break;
 			case 4:
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":[\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
-					  sep, k, t->name, out.name);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":["
+				          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
+				          sep, k, t->name, out.name);
 				break;
 			case 5:
-				rg_printf(&params, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{\"shape\":[%ld],\"role\":\"param\"}",
-					  np, t->shape[1], np, t->shape[1]);
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\",\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"]}",
-					  sep, k, t->name, np, np, out.name);
+				rg_printf(&params,
+				          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
+				          "\"shape\":[%ld],\"role\":\"param\"}",
+				          np, t->shape[1], np, t->shape[1]);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
+				    "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"]}",
+				    sep, k, t->name, np, np, out.name);
 				np++;
 				break;
 			case 6:
 				if (repeat > 1 && t->shape[0] != t->shape[1])
 					goto relu; /* blocks must keep their shape to repeat */
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":[\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"perm\":[1,0]}}",
-					  sep, k, t->name, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":[\"%"
+				    "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"perm\":[1,0]}}",
+				    sep, k, t->name, out.name);
 				out.shape[0] = t->shape[1];
 				out.shape[1] = t->shape[0];
 				break;
 			case 7: { /* residual with an earlier tensor of the same shape */
 				int other = -1;
 				for (int j = nact - 1; j >= lo && other < 0; j--)
-					if (act[j].rank == t->rank && act[j].shape[0] == t->shape[0] &&
+					if (act[j].rank == t->rank &&
+					    act[j].shape[0] == t->shape[0] &&
 					    act[j].shape[1] == t->shape[1] && j != pick)
 						other = j;
 				if (other < 0)
 					goto relu;
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\",\"%s\"],\"outputs\":[\"%s\"]}",
-					  sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name, act[other].name, out.name);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
+				          "\"%s\"],\"outputs\":[\"%s\"]}",
+				          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name,
+				          act[other].name, out.name);
 				break;
 			}
 			case 8: /* a weight used by the matmul as the left operand */
-				rg_printf(&params, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
-					  t->shape[0], t->shape[0]);
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"w%d\",\"%s\"],\"outputs\":[\"%s\"]}",
-					  sep, k, np, t->name, out.name);
+				rg_printf(&params,
+				          ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
+				          t->shape[0], t->shape[0]);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":["
+				          "\"w%d\",\"%s\"],\"outputs\":[\"%s\"]}",
+				          sep, k, np, t->name, out.name);
 				np++;
 				break;
-			case 9: /* reshape [a,b] -> [a, b/2, 2] -> back via a second reshape later */
+			case 9: /* reshape [a,b] -> [a, b/2, 2] -> back via a second reshape later
+			         */
 				if (repeat > 1 || t->shape[1] % 2)
 					goto relu;
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"Reshape\",\"inputs\":[\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":[%ld,%ld,2]}}",
-					  sep, k, t->name, out.name, t->shape[0], t->shape[1] / 2);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"Reshape\",\"inputs\":[\"%s\"],"
+				    "\"outputs\":[\"%s\"],\"attrs\":{\"shape\":[%ld,%ld,2]}}",
+				    sep, k, t->name, out.name, t->shape[0], t->shape[1] / 2);
 				out.rank = 3;
 				out.shape[1] = t->shape[1] / 2;
 				out.shape[2] = 2;
 				break;
 			default:
 			relu:
-				rg_printf(&ops, "%c{\"name\":\"op%d\",\"type\":\"Tanh\",\"inputs\":[\"%s\"],\"outputs\":[\"%s\"]}",
-					  sep, k, t->name, out.name);
+				rg_printf(&ops,
+				          "%c{\"name\":\"op%d\",\"type\":\"Tanh\",\"inputs\":[\"%"
+				          "s\"],\"outputs\":[\"%s\"]}",
+				          sep, k, t->name, out.name);
 				break;
 			}
 			act[nact++] = out;
@@ -169,10 +203,11 @@ static inline char *rg_model(rg_rng *r, int nops, int repeat)
 	rg_buf all = {0};
 	all.p = malloc(1);
 	all.cap = 1;
-	rg_printf(&all,
-		  "{\"format\":\"planner.model/1\",\"name\":\"random\",\"dtype\":\"%s\",\"tensors\":"
-		  "{\"x\":{\"shape\":[%ld,%ld],\"role\":\"%s\"}%s},\"ops\":[%s]}",
-		  dtype, B, H, rg_int(r, 2) ? "input" : "param", params.p, ops.p);
+	rg_printf(
+	    &all,
+	    "{\"format\":\"planner.model/1\",\"name\":\"random\",\"dtype\":\"%s\",\"tensors\":"
+	    "{\"x\":{\"shape\":[%ld,%ld],\"role\":\"%s\"}%s},\"ops\":[%s]}",
+	    dtype, B, H, rg_int(r, 2) ? "input" : "param", params.p, ops.p);
 	free(params.p);
 	free(ops.p);
 	return all.p;
