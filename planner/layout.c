@@ -263,6 +263,21 @@ static void emit(planner_state *s, pl_prim_kind kind, const int8_t *axes, int na
 	p->bytes = bytes;
 }
 
+/* One all-reduce over every axis still holding partial sums. */
+static void reduce_partial(planner_state *s)
+{
+	pl_layout *cur = &s->cur;
+	if (!cur->partial)
+		return;
+	int8_t axes[PL_MAX_AXES];
+	int n = 0;
+	for (int a = 0; a < cur->dm.n; a++)
+		if (cur->partial >> a & 1)
+			axes[n++] = (int8_t)a;
+	emit(s, PL_PRIM_ALL_REDUCE, axes, n, -1, -1, local_bytes(s));
+	cur->partial = 0;
+}
+
 /* Is cur's list for d a proper prefix of tgt's, followed there by axis a? */
 static int next_cut_is(const pl_layout *cur, const pl_layout *tgt, int d, int a)
 {
@@ -306,15 +321,7 @@ static void plan_refined(planner_state *s, const pl_layout *tgt)
 			}
 		}
 	}
-	if (cur->partial) {
-		int8_t axes[PL_MAX_AXES];
-		int n = 0;
-		for (int a = 0; a < cur->dm.n; a++)
-			if (cur->partial >> a & 1)
-				axes[n++] = (int8_t)a;
-		emit(s, PL_PRIM_ALL_REDUCE, axes, n, -1, -1, local_bytes(s));
-		cur->partial = 0;
-	}
+	reduce_partial(s);
 	/* 2a. all-to-all where a freed axis is another dimension's next cut */
 	for (int d = 0; d < cur->rank; d++) {
 		int k = common_prefix(cur, tgt, d);
@@ -362,15 +369,7 @@ static void plan_refined(planner_state *s, const pl_layout *tgt)
 static void plan_fallback(planner_state *s, const pl_layout *tgt)
 {
 	pl_layout *cur = &s->cur;
-	if (cur->partial) {
-		int8_t axes[PL_MAX_AXES];
-		int n = 0;
-		for (int a = 0; a < cur->dm.n; a++)
-			if (cur->partial >> a & 1)
-				axes[n++] = (int8_t)a;
-		emit(s, PL_PRIM_ALL_REDUCE, axes, n, -1, -1, local_bytes(s));
-		cur->partial = 0;
-	}
+	reduce_partial(s);
 	for (int d = 0; d < cur->rank; d++) {
 		if (!cur->nmap[d])
 			continue;

@@ -54,6 +54,25 @@ typedef struct common {
 	long long devices;
 } common;
 
+static int parse_ll(const char *s, long long *out);
+static int usage_error(const char *cmd, const char *fmt, const char *arg);
+
+/* --devices and --cluster, shared by the commands that take a cluster.
+ * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
+static int common_opt(int ch, const char *arg, common *co, const char *cmd)
+{
+	if (ch == 'd') {
+		if (parse_ll(arg, &co->devices) || co->devices < 1)
+			return usage_error(cmd, "--devices %s: expected a positive integer", arg);
+		return 0;
+	}
+	if (ch == 'c') {
+		co->cluster = arg;
+		return 0;
+	}
+	return -1;
+}
+
 static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)
 {
 	if (c->cluster && c->devices)
@@ -333,11 +352,12 @@ static int cmd_search(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			if (parse_ll(optarg, &co.devices) || co.devices < 1)
-				return usage_error(
-				    "search", "--devices %s: expected a positive integer", optarg);
+		case 'c': {
+			int rc = common_opt(ch, optarg, &co, "search");
+			if (rc)
+				return rc;
 			break;
-		case 'c': co.cluster = optarg; break;
+		}
 		case 'm': mode = optarg; break;
 		case 'M':
 			if (parse_bytes(optarg, &limit))
@@ -589,11 +609,12 @@ static int cmd_cost(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			if (parse_ll(optarg, &co.devices) || co.devices < 1)
-				return usage_error(
-				    "cost", "--devices %s: expected a positive integer", optarg);
+		case 'c': {
+			int rc = common_opt(ch, optarg, &co, "cost");
+			if (rc)
+				return rc;
 			break;
-		case 'c': co.cluster = optarg; break;
+		}
 		case 's': strategy = optarg; break;
 		case 'h': fputs(cost_help, stdout); return 0;
 		default:
@@ -698,12 +719,12 @@ static int cmd_strategies(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-			if (parse_ll(optarg, &co.devices) || co.devices < 1)
-				return usage_error("strategies",
-				                   "--devices %s: expected a positive integer",
-				                   optarg);
+		case 'c': {
+			int rc = common_opt(ch, optarg, &co, "strategies");
+			if (rc)
+				return rc;
 			break;
-		case 'c': co.cluster = optarg; break;
+		}
 		case 'o': opname = optarg; break;
 		case 'h': fputs(strategies_help, stdout); return 0;
 		default:

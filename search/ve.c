@@ -114,8 +114,8 @@ static int register_factor(ve *v, int fi)
 	return 0;
 }
 
-int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, const double *t,
-           const double *m)
+/* A new input table over vars; returns its index or -1. */
+static int new_input(ve *v, int nv, const int *vars, const size_t *stride, size_t size)
 {
 	if (nv > VE_MAXK)
 		return -1;
@@ -129,6 +129,16 @@ int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, co
 		f->stride[k] = stride[k];
 	}
 	f->size = size;
+	return fi;
+}
+
+int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, const double *t,
+           const double *m)
+{
+	int fi = new_input(v, nv, vars, stride, size);
+	if (fi < 0)
+		return -1;
+	ve_factor *f = &v->f[fi];
 	f->t = t;
 	f->m = m;
 	f->minm = 0;
@@ -144,18 +154,10 @@ int ve_add(ve *v, int nv, const int *vars, const size_t *stride, size_t size, co
 int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t size,
                   const ve_factor *from)
 {
-	if (nv > VE_MAXK)
-		return -1;
-	int fi = new_factor(v);
+	int fi = new_input(v, nv, vars, stride, size);
 	if (fi < 0)
 		return -1;
 	ve_factor *f = &v->f[fi];
-	f->nv = nv;
-	for (int k = 0; k < nv; k++) {
-		f->vars[k] = vars[k];
-		f->stride[k] = stride[k];
-	}
-	f->size = size;
 	f->pstart = from->pstart;
 	f->pcount = from->pcount;
 	f->pts = from->pts;

@@ -67,6 +67,18 @@ int64_t pl__norm_axis(int64_t axis, int rank)
 	return axis < 0 ? axis + rank : axis;
 }
 
+pl_status pl__check_axis(const pl_op *op, const pl_tensor *x, int64_t dflt, int64_t *axis,
+                         pl_err *err)
+{
+	int64_t a = op->attrs.has_axis ? op->attrs.axis : dflt;
+	*axis = pl__norm_axis(a, x->rank);
+	if (*axis < 0 || *axis >= x->rank)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.axis %lld is out of range for '%s' with %d dimensions",
+		                  (long long)a, x->name, x->rank);
+	return PL_OK;
+}
+
 int pl__loop_add(pl_op *op, int64_t size, pl_loopkind kind, int splittable)
 {
 	int l = op->spec.nloops++;

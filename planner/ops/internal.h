@@ -19,6 +19,9 @@ double pl__local_out(const pl_graph *g, const pl_op *op, int i, const int64_t *s
 double pl__local_in_bytes(const pl_graph *g, const pl_op *op, int i, const int64_t *split);
 double pl__local_out_bytes(const pl_graph *g, const pl_op *op, int i, const int64_t *split);
 int64_t pl__norm_axis(int64_t axis, int rank);
+/* The op's `axis` attribute (dflt when absent) normalized for x, or an error. */
+pl_status pl__check_axis(const pl_op *op, const pl_tensor *x, int64_t dflt, int64_t *axis,
+                         pl_err *err);
 
 pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err);

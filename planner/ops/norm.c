@@ -7,12 +7,10 @@
 pl_status pl__infer_softmax(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	int64_t axis = pl__norm_axis(op->attrs.axis, x->rank);
-	if (axis < 0 || axis >= x->rank)
-		return pl_err_set(err, PL_EINVAL,
-		                  "attrs.axis %lld is out of range for '%s' with %d "
-		                  "dimensions",
-		                  (long long)op->attrs.axis, x->name, x->rank);
+	int64_t axis;
+	pl_status st = pl__check_axis(op, x, -1, &axis, err);
+	if (st)
+		return st;
 	pl__set_out(g, op, 0, x->rank, x->shape, x->dtype);
 	for (int d = 0; d < x->rank; d++) {
 		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, d != axis);
@@ -39,12 +37,10 @@ void pl__work_softmax(const pl_graph *g, const pl_op *op, const int64_t *split, 
 pl_status pl__infer_norm(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	int64_t axis = pl__norm_axis(op->attrs.axis, x->rank);
-	if (axis < 0 || axis >= x->rank)
-		return pl_err_set(err, PL_EINVAL,
-		                  "attrs.axis %lld is out of range for '%s' with %d "
-		                  "dimensions",
-		                  (long long)op->attrs.axis, x->name, x->rank);
+	int64_t axis;
+	pl_status st = pl__check_axis(op, x, -1, &axis, err);
+	if (st)
+		return st;
 	int nn = x->rank - (int)axis;
 	for (int i = 1; i < op->ninputs; i++) {
 		const pl_tensor *s = IN(g, op, i);

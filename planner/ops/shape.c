@@ -9,12 +9,10 @@
 pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0), *ix = IN(g, op, 1);
-	int64_t axis = pl__norm_axis(op->attrs.has_axis ? op->attrs.axis : 0, x->rank);
-	if (axis < 0 || axis >= x->rank)
-		return pl_err_set(err, PL_EINVAL,
-		                  "attrs.axis %lld is out of range for '%s' with %d "
-		                  "dimensions",
-		                  (long long)op->attrs.axis, x->name, x->rank);
+	int64_t axis;
+	pl_status st = pl__check_axis(op, x, 0, &axis, err);
+	if (st)
+		return st;
 	if (ix->dtype != PL_DT_INT32 && ix->dtype != PL_DT_INT64)
 		return pl_err_set(err, PL_EINVAL, "indices '%s' must be int32 or int64, not %s",
 		                  ix->name, pl_dtype_name(ix->dtype));
