@@ -154,6 +154,13 @@ static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const
 	return t;
 }
 
+double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
+                            const pl_layout *grad)
+{
+	return edge_cost_layouts(p, src, dst, grad,
+	                         p->g->tensors[p->edges[e].tensor].requires_grad);
+}
+
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
 {
 	const pl_edge *ed = &p->edges[e];

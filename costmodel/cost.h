@@ -64,6 +64,10 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 void pl_cost_node(const pl_problem *p, int op, const int64_t *split, pl_nodecost *out);
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split);
 double pl_cost_redist(const pl_cluster *c, const pl_redist *r);
+/* Edge e's cost from its end layouts: src -> dst forward, and grad -> src
+ * (partial sums cleared) backward when the tensor needs a gradient. */
+double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
+                            const pl_layout *grad);
 double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
 
 /* Layouts on the two ends of edge e (forward direction). */

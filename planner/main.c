@@ -398,13 +398,14 @@ static int cmd_search(int argc, char **argv)
 		                   optind < argc - 1 ? ", got more" : "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
-		if (!strcmp(mode, "rec") || !strcmp(mode, "propagate") || !strcmp(mode, "ilp") ||
-		    !strcmp(mode, "auto"))
-			return usage_error("search",
-			                   "--mode %s is not available in this version (use dp or "
-			                   "brute)",
-			                   mode);
-		return usage_error("search", "--mode %s: expected dp or brute", mode);
+		if (!strcmp(mode, "ilp") || !strcmp(mode, "auto"))
+			return usage_error(
+			    "search",
+			    "--mode %s is not available in this version (use dp, rec, "
+			    "propagate or brute)",
+			    mode);
+		return usage_error("search", "--mode %s: expected dp, rec, propagate or brute",
+		                   mode);
 	}
 	pl_err err = {{0}};
 	pl_graph *g = NULL;
@@ -471,10 +472,28 @@ static int cmd_search(int argc, char **argv)
 		goto cleanup;
 	}
 	for (int o = 0; o < g->nops; o++)
-		memcpy(splits[o], p->strat[o] + (size_t)r.choice[o] * g->ops[o].spec.nloops,
+		memcpy(splits[o], pl_search_result_split(p, &r, o),
 		       sizeof(int64_t) * (size_t)g->ops[o].spec.nloops);
 	ck = plan_checkpoint(p, splits, &cl, mode, r.seconds, r.optimal, r.why, r.repeated_layers,
 	                     limit);
+	if (ck && r.nconflicts) { /* propagate: where fronts met, and what it costs */
+		cJSON *arr = cJSON_AddArrayToObject(cJSON_GetObjectItem(ck, "search"), "conflicts");
+		for (int k = 0; k < r.nconflicts; k++) {
+			const pl_edge *e = &p->edges[r.conflicts[k].edge];
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "from", g->ops[e->src_op].name);
+			cJSON_AddStringToObject(c, "to", g->ops[e->dst_op].name);
+			cJSON_AddStringToObject(c, "tensor", g->tensors[e->tensor].name);
+			cJSON_AddNumberToObject(c, "seconds", r.conflicts[k].seconds);
+			cJSON_AddItemToArray(arr, c);
+			fprintf(
+			    stderr,
+			    "planner: conflict: fronts meet at edge '%s' -> '%s' (tensor '%s'), "
+			    "adding %.3g s\n",
+			    g->ops[e->src_op].name, g->ops[e->dst_op].name,
+			    g->tensors[e->tensor].name, r.conflicts[k].seconds);
+		}
+	}
 	char *txt = ck ? cJSON_Print(ck) : NULL;
 	if (!txt) {
 		rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);

@@ -7,6 +7,8 @@
 static const pl_searcher searchers[] = {
     {/* .name = */ "dp", /* .run = */ pl_search_dp},
     {/* .name = */ "brute", /* .run = */ pl_search_brute},
+    {/* .name = */ "rec", /* .run = */ pl_search_rec},
+    {/* .name = */ "propagate", /* .run = */ pl_search_propagate},
 };
 
 const pl_searcher *pl_searcher_get(const char *mode)
@@ -21,6 +23,32 @@ void pl_search_result_free(pl_search_result *r)
 {
 	if (r) {
 		free(r->choice);
+		free(r->splits);
+		free(r->conflicts);
 		r->choice = NULL;
+		r->splits = NULL;
+		r->conflicts = NULL;
 	}
+}
+
+const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_result *r, int o)
+{
+	if (r->splits)
+		return r->splits + (size_t)o * PL_MAX_LOOPS;
+	return p->strat[o] + (size_t)r->choice[o] * (size_t)p->g->ops[o].spec.nloops;
+}
+
+int pl_search_result_price(const pl_problem *p, pl_search_result *r)
+{
+	int64_t **splits = malloc(sizeof *splits * ((size_t)p->nops + 1));
+	if (!splits)
+		return -1;
+	for (int o = 0; o < p->nops; o++)
+		splits[o] = (int64_t *)pl_search_result_split(p, r, o);
+	pl_plancost pc;
+	pl_cost_plan(p, splits, &pc, NULL);
+	r->step_s = pc.step_s;
+	r->mem_bytes = pc.mem_bytes;
+	free(splits);
+	return 0;
 }

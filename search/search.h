@@ -16,8 +16,18 @@ typedef struct pl_search_opts {
 	void *ud;
 } pl_search_opts;
 
+/* An edge where two propagation fronts met and pay a redistribution. */
+typedef struct pl_conflict {
+	int edge;
+	double seconds;
+} pl_conflict;
+
 typedef struct pl_search_result {
-	int *choice; /* per op: index into the problem's candidates; caller frees */
+	int *choice;            /* per op: index into the problem's candidates; caller frees */
+	int64_t *splits;        /* optional (rec, propagate): nops x PL_MAX_LOOPS split counts that
+	                         * override choice; caller frees */
+	int nconflicts;         /* propagate: edges where two fronts met at a cost */
+	pl_conflict *conflicts; /* caller frees (pl_search_result_free) */
 	double step_s, mem_bytes;
 	int optimal;                        /* proven optimal under the cost model */
 	char why[256];                      /* why not optimal, or notes */
@@ -38,6 +48,14 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 
 void pl_search_result_free(pl_search_result *r);
+/* Split counts of op o in a result: r->splits if set, else the chosen candidate. */
+const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_result *r, int o);
+/* Prices the result's plan (pl_cost_plan) into r->step_s and r->mem_bytes. */
+int pl_search_result_price(const pl_problem *p, pl_search_result *r);
+
+pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
+pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
+                              pl_err *err);
 
 /* ---- repeated layers (search/repeat.c) ----
  * A run is k >= 2 consecutive segments of identical structure, each joined to

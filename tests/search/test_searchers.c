@@ -1,0 +1,188 @@
+/* search::rec, search::propagate -- rec returns valid plans whose price is
+ * reproducible and never below the optimum, and says so (exit 3) instead of
+ * returning a plan over the memory limit; propagate spreads annotations as
+ * specified (the FFN case of issue 3), refuses to run without any, and
+ * reports the edge where two fronts meet at a cost. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "search/search.h"
+#include "tests/util/randgraph.h"
+
+static pl_problem *problem(const char *json, int64_t D, pl_graph **g)
+{
+	pl_err err;
+	static pl_cluster c;
+	if (pl_graph_load_json(g, json, strlen(json), "t.json", &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(pl_cluster_devices(&c, D, &err), PL_OK);
+	pl_problem *p;
+	if (pl_problem_new(&p, *g, &c, &err))
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+static void rec_is_valid_and_never_beats_the_optimum(void **state)
+{
+	(void)state;
+	rg_rng r = {4242};
+	static const int devs[] = {2, 3, 4, 6, 8, 12};
+	int n = 0, refused = 0;
+	for (int i = 0; i < 150; i++) {
+		char *json = rg_model(&r, 2 + rg_int(&r, 5), 1 + (i % 3 == 0) * 2);
+		pl_graph *g;
+		pl_problem *p = problem(json, devs[i % 6], &g);
+		free(json);
+		double combos = 1;
+		for (int o = 0; o < p->nops; o++)
+			combos *= p->nstrat[o];
+		if (combos > 2e6) {
+			pl_problem_free(p);
+			pl_graph_free(g);
+			continue;
+		}
+		pl_err err;
+		pl_search_opts o = {0};
+		pl_search_result rr, rb;
+		assert_int_equal(pl_search_brute(p, &o, &rb, &err), PL_OK);
+		assert_int_equal(pl_search_rec(p, &o, &rr, &err), PL_OK);
+		for (int op = 0; op < p->nops; op++)
+			assert_int_equal(pl_op_check_split(&g->ops[op],
+			                                   pl_search_result_split(p, &rr, op),
+			                                   p->devices, &err),
+			                 PL_OK);
+		assert_true(rr.step_s >= rb.step_s * (1 - 1e-9));
+		assert_false(rr.optimal);
+		/* under a limit below rec's footprint: a fitting plan is never returned */
+		o.memory_limit = rr.mem_bytes * 0.7;
+		pl_search_result_free(&rr);
+		pl_status st = pl_search_rec(p, &o, &rr, &err);
+		if (st == PL_OK) {
+			assert_true(rr.mem_bytes <= o.memory_limit);
+			pl_search_result_free(&rr);
+		} else {
+			assert_int_equal(st, PL_EINFEASIBLE);
+			assert_non_null(strstr(err.msg, "over the limit"));
+			refused++;
+		}
+		pl_search_result_free(&rb);
+		pl_problem_free(p);
+		pl_graph_free(g);
+		n++;
+	}
+	print_message("rec: %d graphs, %d over-limit plans refused\n", n, refused);
+	assert_true(n >= 100);
+}
+
+/* Issue 3's case: Dense(64,64) -> ReLU -> Dense(64,64), each Dense a MatMul
+ * and a bias Add, 8 devices, only the first MatMul annotated ((2,1),(1,4)). */
+static const char *ffn =
+    "{\"format\":\"planner.model/1\",\"tensors\":{"
+    "\"x\":{\"shape\":[64,64],\"role\":\"input\"},"
+    "\"w1\":{\"shape\":[64,64],\"role\":\"param\"},\"b1\":{\"shape\":[64],\"role\":\"param\"},"
+    "\"w2\":{\"shape\":[64,64],\"role\":\"param\"},\"b2\":{\"shape\":[64],\"role\":\"param\"}},"
+    "\"ops\":["
+    "{\"name\":\"mm1\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1\"],\"outputs\":[\"h1\"],"
+    "\"strategy\":[[2,1],[1,4]]},"
+    "{\"name\":\"add1\",\"type\":\"Add\",\"inputs\":[\"h1\",\"b1\"],\"outputs\":[\"a1\"]},"
+    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"a1\"],\"outputs\":[\"r\"]},"
+    "{\"name\":\"mm2\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w2\"],\"outputs\":[\"h2\"]},"
+    "{\"name\":\"add2\",\"type\":\"Add\",\"inputs\":[\"h2\",\"b2\"],\"outputs\":[\"y\"]}]}";
+
+static void expect(const pl_graph *g, const pl_problem *p, const pl_search_result *r,
+                   const char *name, const char *want)
+{
+	int o = pl_graph_find_op(g, name);
+	int64_t t[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+	pl_op_split_to_tuples(g, &g->ops[o], pl_search_result_split(p, r, o), t);
+	char got[128] = "(";
+	for (int i = 0; i < g->ops[o].ninputs; i++) {
+		strcat(got, i ? ",(" : "(");
+		for (int d = 0; d < g->tensors[g->ops[o].in[i]].rank; d++)
+			sprintf(got + strlen(got), "%s%lld", d ? "," : "", (long long)t[i][d]);
+		strcat(got, ")");
+	}
+	strcat(got, ")");
+	if (strcmp(got, want))
+		fail_msg("%s: got %s, want %s", name, got, want);
+}
+
+static void propagate_ffn(void **state)
+{
+	(void)state;
+	pl_graph *g;
+	pl_problem *p = problem(ffn, 8, &g);
+	pl_search_opts o = {0};
+	pl_search_result r;
+	pl_err err;
+	assert_int_equal(pl_search_propagate(p, &o, &r, &err), PL_OK);
+	expect(g, p, &r, "mm1", "((2,1),(1,4))");
+	expect(g, p, &r, "add1", "((2,4),(4))");
+	expect(g, p, &r, "relu", "((2,4))");
+	expect(g, p, &r, "mm2", "((2,4),(4,1))");
+	expect(g, p, &r, "add2", "((2,4),(4))");
+	assert_int_equal(r.nconflicts, 0);
+	pl_search_result_free(&r);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+static void propagate_needs_an_annotation(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[8,8],"
+	                "\"role\":\"input\"}},\"ops\":[{\"name\":\"a\",\"type\":\"Relu\","
+	                "\"inputs\":[\"x\"],\"outputs\":[\"y\"]}]}";
+	pl_graph *g;
+	pl_problem *p = problem(j, 4, &g);
+	pl_search_opts o = {0};
+	pl_search_result r;
+	pl_err err;
+	assert_int_equal(pl_search_propagate(p, &o, &r, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "annotated op"));
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+static void propagate_reports_conflicts(void **state)
+{
+	(void)state;
+	/* rows cut at the start, columns cut at the end: the fronts meet in the middle */
+	const char *j = "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[64,64],"
+	                "\"role\":\"input\"}},\"ops\":["
+	                "{\"name\":\"a\",\"type\":\"Relu\",\"inputs\":[\"x\"],\"outputs\":[\"y\"],"
+	                "\"strategy\":[[8,1]]},"
+	                "{\"name\":\"b\",\"type\":\"Tanh\",\"inputs\":[\"y\"],\"outputs\":[\"z\"]},"
+	                "{\"name\":\"c\",\"type\":\"Tanh\",\"inputs\":[\"z\"],\"outputs\":[\"w\"]},"
+	                "{\"name\":\"d\",\"type\":\"Relu\",\"inputs\":[\"w\"],\"outputs\":[\"v\"],"
+	                "\"strategy\":[[1,8]]}]}";
+	pl_graph *g;
+	pl_problem *p = problem(j, 8, &g);
+	pl_search_opts o = {0};
+	pl_search_result r;
+	pl_err err;
+	assert_int_equal(pl_search_propagate(p, &o, &r, &err), PL_OK);
+	assert_int_equal(r.nconflicts, 1);
+	const pl_edge *e = &p->edges[r.conflicts[0].edge];
+	/* b follows a, c follows d: the conflict is the edge b -> c */
+	assert_string_equal(g->ops[e->src_op].name, "b");
+	assert_string_equal(g->ops[e->dst_op].name, "c");
+	assert_true(r.conflicts[0].seconds > 0);
+	pl_search_result_free(&r);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(rec_is_valid_and_never_beats_the_optimum),
+	    cmocka_unit_test(propagate_ffn),
+	    cmocka_unit_test(propagate_needs_an_annotation),
+	    cmocka_unit_test(propagate_reports_conflicts),
+	};
+	return cmocka_run_group_tests_name("search::rec+propagate", tests, NULL, NULL);
+}
