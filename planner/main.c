@@ -340,6 +340,7 @@ static int cmd_search(int argc, char **argv)
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	double limit = -1, tlimit = 0;
 	int json = 0, prog = 0, cap = 0;
+	const char *dump_lp = NULL;
 	static const struct option opts[] = {
 	    {"devices", required_argument, 0, 'd'}, {"cluster", required_argument, 0, 'c'},
 	    {"mode", required_argument, 0, 'm'},    {"memory-limit", required_argument, 0, 'M'},
@@ -386,6 +387,7 @@ static int cmd_search(int argc, char **argv)
 			break;
 		}
 		case 'j': json = 1; break;
+		case 'L': dump_lp = optarg; break;
 		case 'p': prog = 1; break;
 		case 'h': fputs(search_help, stdout); return 0;
 		default:
@@ -396,15 +398,17 @@ static int cmd_search(int argc, char **argv)
 	if (optind != argc - 1)
 		return usage_error("search", "expected one MODEL file%s",
 		                   optind < argc - 1 ? ", got more" : "");
+	if (dump_lp && strcmp(mode, "ilp") && strcmp(mode, "auto"))
+		return usage_error("search", "--dump-lp goes with --mode ilp%s", "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
-		if (!strcmp(mode, "ilp") || !strcmp(mode, "auto"))
+		if (!strcmp(mode, "auto"))
 			return usage_error(
 			    "search",
 			    "--mode %s is not available in this version (use dp, rec, "
 			    "propagate or brute)",
 			    mode);
-		return usage_error("search", "--mode %s: expected dp, rec, propagate or brute",
+		return usage_error("search", "--mode %s: expected dp, rec, propagate, ilp or brute",
 		                   mode);
 	}
 	pl_err err = {{0}};
@@ -458,7 +462,11 @@ static int cmd_search(int argc, char **argv)
 		rc = fail(st, &err);
 		goto cleanup;
 	}
-	pl_search_opts so = {.memory_limit = limit, .time_limit_s = tlimit, .pareto_cap = cap};
+	pl_search_opts so = {.memory_limit = limit,
+	                     .time_limit_s = tlimit,
+	                     .pareto_cap = cap,
+	                     .dump_lp = dump_lp};
+
 	if (prog || isatty(2)) {
 		so.progress = on_progress;
 	}

@@ -9,6 +9,7 @@ static const pl_searcher searchers[] = {
     {/* .name = */ "brute", /* .run = */ pl_search_brute},
     {/* .name = */ "rec", /* .run = */ pl_search_rec},
     {/* .name = */ "propagate", /* .run = */ pl_search_propagate},
+    {/* .name = */ "ilp", /* .run = */ pl_search_ilp},
 };
 
 const pl_searcher *pl_searcher_get(const char *mode)

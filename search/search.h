@@ -12,6 +12,7 @@ typedef struct pl_search_opts {
 	int pareto_cap;      /* points kept per table entry under a memory limit (0: default) */
 	int no_repeat;       /* 1: do not compress repeated layers (tests compare both) */
 	int threads;         /* for pricing tables; 0: one per online CPU */
+	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
 	void (*progress)(void *ud, const char *msg);
 	void *ud;
 } pl_search_opts;
@@ -54,6 +55,7 @@ const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_resul
 int pl_search_result_price(const pl_problem *p, pl_search_result *r);
 
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
+pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
                               pl_err *err);
 

@@ -55,6 +55,23 @@ static void assert_close(double a, double b)
 		fail_msg("dp %.17g != brute %.17g (relative %.3g)", a, b, fabs(a - b) / fabs(b));
 }
 
+/* ilp: the same optimum, proven, and a plan within the limit */
+static int ilp_fractional;
+static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_result *rb)
+{
+	pl_search_result ri;
+	pl_err err;
+	pl_status st = pl_search_ilp(p, o, &ri, &err);
+	if (st)
+		fail_msg("ilp failed: %s", err.msg);
+	assert_close(ri.step_s, rb->step_s);
+	assert_true(ri.optimal);
+	if (o->memory_limit > 0)
+		assert_true(ri.mem_bytes <= o->memory_limit);
+	ilp_fractional += strstr(ri.why, "integral") == NULL;
+	pl_search_result_free(&ri);
+}
+
 static void dp_equals_brute(void **state)
 {
 	(void)state;
@@ -72,6 +89,7 @@ static void dp_equals_brute(void **state)
 		assert_int_equal(pl_search_dp(in.p, &o, &rd, &err), PL_OK);
 		assert_close(rd.step_s, rb.step_s);
 		assert_true(rd.optimal);
+		ilp_equals(in.p, &o, &rb);
 		free_runs++;
 		double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
 		pl_search_result_free(&rd);
@@ -88,6 +106,7 @@ static void dp_equals_brute(void **state)
 			assert_true(rd.mem_bytes <= o.memory_limit);
 			assert_true(rd.optimal);
 			assert_true(rb.step_s > 0);
+			ilp_equals(in.p, &o, &rb);
 			binding++;
 			pl_search_result_free(&rd);
 			pl_search_result_free(&rb);
@@ -99,14 +118,16 @@ static void dp_equals_brute(void **state)
 			pl_status sd = pl_search_dp(in.p, &o, &rd, &err);
 			assert_int_equal(sb, PL_EINFEASIBLE);
 			assert_int_equal(sd, PL_EINFEASIBLE);
+			pl_search_result ri;
+			assert_int_equal(pl_search_ilp(in.p, &o, &ri, &err), PL_EINFEASIBLE);
 			assert_non_null(strstr(err.msg, "least memory"));
 			infeasible++;
 		}
 		drop(&in);
 	}
-	print_message("dp = brute on %d graphs without and %d with a binding memory limit; "
-	              "%d infeasible limits\n",
-	              free_runs, binding, infeasible);
+	print_message("dp = ilp = brute on %d graphs without and %d with a binding memory limit "
+	              "(%d needed branch and bound); %d infeasible limits\n",
+	              free_runs, binding, ilp_fractional, infeasible);
 	assert_true(binding >= 100);
 	assert_true(free_runs >= 100);
 }
