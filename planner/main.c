@@ -341,13 +341,19 @@ static int cmd_search(int argc, char **argv)
 	double limit = -1, tlimit = 0;
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL;
-	static const struct option opts[] = {
-	    {"devices", required_argument, 0, 'd'}, {"cluster", required_argument, 0, 'c'},
-	    {"mode", required_argument, 0, 'm'},    {"memory-limit", required_argument, 0, 'M'},
-	    {"load", required_argument, 0, 'l'},    {"time-limit", required_argument, 0, 't'},
-	    {"output", required_argument, 0, 'o'},  {"json", no_argument, 0, 'j'},
-	    {"progress", no_argument, 0, 'p'},      {"pareto-cap", required_argument, 0, 'P'},
-	    {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"mode", required_argument, 0, 'm'},
+	                                     {"memory-limit", required_argument, 0, 'M'},
+	                                     {"load", required_argument, 0, 'l'},
+	                                     {"time-limit", required_argument, 0, 't'},
+	                                     {"output", required_argument, 0, 'o'},
+	                                     {"json", no_argument, 0, 'j'},
+	                                     {"progress", no_argument, 0, 'p'},
+	                                     {"pareto-cap", required_argument, 0, 'P'},
+	                                     {"dump-lp", required_argument, 0, 'L'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -462,10 +468,8 @@ static int cmd_search(int argc, char **argv)
 		rc = fail(st, &err);
 		goto cleanup;
 	}
-	pl_search_opts so = {.memory_limit = limit,
-	                     .time_limit_s = tlimit,
-	                     .pareto_cap = cap,
-	                     .dump_lp = dump_lp};
+	pl_search_opts so = {
+	    .memory_limit = limit, .time_limit_s = tlimit, .pareto_cap = cap, .dump_lp = dump_lp};
 
 	if (prog || isatty(2)) {
 		so.progress = on_progress;

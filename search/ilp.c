@@ -60,7 +60,8 @@ static int classes(const double *t, int nr, int nc, int by_row, int *cls, int **
 			int same = 1;
 			for (int q = 0; q < len && same; q++) {
 				double a = by_row ? t[(size_t)i * nc + q] : t[(size_t)q * nc + i];
-				double b = by_row ? t[(size_t)rep[j] * nc + q] : t[(size_t)q * nc + rep[j]];
+				double b = by_row ? t[(size_t)rep[j] * nc + q]
+				                  : t[(size_t)q * nc + rep[j]];
 				same = a == b;
 			}
 			if (same)
@@ -144,7 +145,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		st = pl_err_set(err, PL_EINFEASIBLE,
 		                "no plan fits the memory limit of %.0f bytes per device: the least "
 		                "memory any plan needs is %.0f bytes (%.1f%% more)",
-		                o->memory_limit, least, 100.0 * (least - o->memory_limit) / o->memory_limit);
+		                o->memory_limit, least,
+		                100.0 * (least - o->memory_limit) / o->memory_limit);
 		goto cleanup;
 	}
 	{ /* price all edges on every core */
@@ -213,15 +215,18 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			any = t[q] != 0;
 		if (!any)
 			continue; /* free edge: no columns */
-		int *rrep, *crep;
+		int *rrep = NULL, *crep = NULL;
 		ic->rc = malloc(sizeof(int) * (size_t)ns);
 		ic->cc = malloc(sizeof(int) * (size_t)nd);
 		if (!ic->rc || !ic->cc)
 			goto nomem;
 		ic->nr = classes(t, ns, nd, 1, ic->rc, &rrep);
 		ic->nc = classes(t, ns, nd, 0, ic->cc, &crep);
-		if (ic->nr < 0 || ic->nc < 0)
+		if (ic->nr < 0 || ic->nc < 0) {
+			free(rrep);
+			free(crep);
 			goto nomem;
+		}
 		ic->cost = malloc(sizeof(double) * (size_t)ic->nr * ic->nc);
 		if (!ic->cost) {
 			free(rrep);
@@ -257,7 +262,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	do {                                                                                       \
 		if (nz + 2 >= cap) {                                                               \
 			cap *= 2;                                                                  \
-			int *ni = realloc(ia, sizeof *ia * cap), *nj = realloc(ja, sizeof *ja * cap); \
+			int *ni = realloc(ia, sizeof *ia * cap),                                   \
+			    *nj = realloc(ja, sizeof *ja * cap);                                   \
 			double *na = realloc(ar, sizeof *ar * cap);                                \
 			if (ni)                                                                    \
 				ia = ni;                                                           \
@@ -286,7 +292,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			snprintf(name, sizeof name, "x%d_%d", op, k);
 			glp_set_col_name(lp, j, name);
 			glp_set_col_kind(lp, j, GLP_BV);
-			glp_set_obj_coef(lp, j, OBJ_SCALE * c.mult[op] * (nc[k].compute_s + nc[k].comm_s));
+			glp_set_obj_coef(lp, j,
+			                 OBJ_SCALE * c.mult[op] * (nc[k].compute_s + nc[k].comm_s));
 			NZ(row, j, 1.0);
 		}
 	}
@@ -305,7 +312,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 				snprintf(name, sizeof name, "y%d_%d_%d", e, a, b);
 				glp_set_col_name(lp, j, name);
 				glp_set_col_bnds(lp, j, GLP_LO, 0, 0);
-				glp_set_obj_coef(lp, j, OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
+				glp_set_obj_coef(lp, j,
+				                 OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
 				NZ(first + a, j, 1.0);
 				NZ(first + ic->nr + b, j, 1.0);
 			}
@@ -342,7 +350,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	if (o->progress) {
 		char msg[160];
 		snprintf(msg, sizeof msg, "ilp: %d columns, %d rows, %zu nonzeros%s", c.ncols,
-		         glp_get_num_rows(lp), nz, shared ? " (repeated layers share variables)" : "");
+		         glp_get_num_rows(lp), nz,
+		         shared ? " (repeated layers share variables)" : "");
 		o->progress(o->ud, msg);
 	}
 
@@ -355,7 +364,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			int ok = 1;
 			for (int op = 0; op < n && ok; op++)
 				ok = !memcmp(pl_search_result_split(p, &inc, op),
-				             p->strat[op] + (size_t)inc.choice[op] * g->ops[op].spec.nloops,
+				             p->strat[op] +
+				                 (size_t)inc.choice[op] * g->ops[op].spec.nloops,
 				             sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
 			for (int op = 0; op < n && ok; op++) /* shared layers must agree */
 				ok = inc.choice[op] == inc.choice[c.var[op]];
@@ -389,8 +399,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		goto cleanup;
 	}
 	if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
-		st = pl_err_set(err, PL_ESOLVER, "ilp: GLPK's simplex failed (code %d, status %d)", ret,
-		                glp_get_status(lp));
+		st = pl_err_set(err, PL_ESOLVER, "ilp: GLPK's simplex failed (code %d, status %d)",
+		                ret, glp_get_status(lp));
 		goto cleanup;
 	}
 	int integral = 1;
@@ -422,16 +432,18 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		ret = glp_intopt(lp, &io);
 		int ms = glp_mip_status(lp);
 		if (ms == GLP_NOFEAS) {
-			st = pl_err_set(err, PL_EINFEASIBLE,
-			                "no plan fits the memory limit of %.0f bytes per device: the "
-			                "least memory any plan needs is %.0f bytes",
-			                o->memory_limit, least);
+			st = pl_err_set(
+			    err, PL_EINFEASIBLE,
+			    "no plan fits the memory limit of %.0f bytes per device: the "
+			    "least memory any plan needs is %.0f bytes",
+			    o->memory_limit, least);
 			goto cleanup;
 		}
 		if (ms != GLP_OPT && ms != GLP_FEAS) {
 			st = pl_err_set(err, c.stopped ? PL_ETIMEOUT : PL_ESOLVER,
-			                c.stopped ? "ilp: the time limit ran out before a plan was found"
-			                          : "ilp: GLPK's branch and bound failed (code %d)",
+			                c.stopped
+			                    ? "ilp: the time limit ran out before a plan was found"
+			                    : "ilp: GLPK's branch and bound failed (code %d)",
 			                ret);
 			goto cleanup;
 		}
@@ -444,7 +456,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		}
 		if (!proven)
 			snprintf(r->why, sizeof r->why,
-			         "the time limit stopped branch and bound: feasible, not proven optimal");
+			         "the time limit stopped branch and bound: feasible, not proven "
+			         "optimal");
 	}
 	if (pl_search_result_price(p, r))
 		goto nomem;

@@ -106,8 +106,8 @@ check "missing model exits 2" '[ $? -eq 2 ] && grep -q "/nonexistent.json: canno
 check "--devices 0 exits 2" '[ $? -eq 2 ]'
 "$PLANNER" search "$T/mlp.json" --cluster nosuch > /dev/null 2> "$T/err"
 check "unknown preset exits 2 and lists presets" '[ $? -eq 2 ] && grep -q h100x8 "$T/err"'
-"$PLANNER" search "$T/mlp.json" --mode ilp > /dev/null 2>&1
-check "unavailable mode exits 2" '[ $? -eq 2 ]'
+"$PLANNER" search "$T/mlp.json" --mode nosuch > /dev/null 2> "$T/err"
+check "unknown mode exits 2 and lists the modes" '[ $? -eq 2 ] && grep -q "expected dp" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --memory-limit lots > /dev/null 2>&1
 check "bad --memory-limit exits 2" '[ $? -eq 2 ]'
 echo '{"parallel_strategy_item": {"nosuch": {"parallel_strategy": [[1]]}}}' > "$T/badck.json"
@@ -117,6 +117,29 @@ check "cost with an unknown op exits 2 naming it" '[ $? -eq 2 ] && grep -q "nosu
 check "unwritable output exits 2 with the path" '[ $? -eq 2 ] && grep -q "/nonexistent-dir/plan.json" "$T/err"'
 "$PLANNER" frobnicate > /dev/null 2>&1
 check "unknown command exits 2" '[ $? -eq 2 ]'
+
+# --- every search mode writes a checkpoint that `cost` reproduces; ilp can dump its LP
+for mode in rec ilp; do
+  "$PLANNER" search "$T/block.json" --cluster h100x8 --mode $mode -o "$T/$mode.plan" > /dev/null 2>&1
+  a=$(jq .cost.step_seconds "$T/$mode.plan")
+  b=$("$PLANNER" cost "$T/block.json" --strategy "$T/$mode.plan" | jq .step_seconds)
+  check "--mode $mode: cost reproduces search ($a)" '[ -n "$a" ] && [ "$a" = "$b" ]'
+  check "--mode $mode: the checkpoint names its mode" '[ "$(jq -r .search.mode "$T/$mode.plan")" = $mode ]'
+done
+check "--mode ilp proves the mlp-block optimum, the same as dp" \
+  '[ "$(jq .search.optimal "$T/ilp.plan")" = true ] && [ "$(jq .cost.step_seconds "$T/ilp.plan")" = "$(jq .cost.step_seconds "$T/block.plan")" ]'
+"$PLANNER" search "$T/block.json" --cluster h100x8 --mode ilp --dump-lp "$T/block.lp" > /dev/null 2>&1
+check "--dump-lp writes a CPLEX LP file" 'grep -q "^Minimize" "$T/block.lp" && grep -q "^End" "$T/block.lp"'
+"$PLANNER" search "$T/block.json" --mode dp --dump-lp "$T/x.lp" > /dev/null 2>&1
+check "--dump-lp without ilp exits 2" '[ $? -eq 2 ] && [ ! -e "$T/x.lp" ]'
+# propagate: an annotation spreads; none at all is a usage error naming what to do
+"$ZOO" mlp --batch 64 --hidden 64 --layers 2 > "$T/p.json"
+jq '.ops[0].strategy = [[2, 1], [1, 4]]' "$T/p.json" > "$T/pa.json"
+"$PLANNER" search "$T/pa.json" --devices 8 --mode propagate -o "$T/prop.plan" > /dev/null 2>&1
+check "propagate keeps the annotation" '[ "$(jq -c .parallel_strategy_item.fc0.parallel_strategy "$T/prop.plan")" = "[[2,1],[1,4]]" ]'
+check "propagate spreads it to the bias add" '[ "$(jq -c .parallel_strategy_item.bias0.parallel_strategy "$T/prop.plan")" = "[[2,4],[4]]" ]'
+"$PLANNER" search "$T/p.json" --devices 8 --mode propagate > /dev/null 2> "$T/err"
+check "propagate without annotations exits 2 saying what to annotate" '[ $? -eq 2 ] && grep -q "annotated op" "$T/err"'
 
 # --- --load keeps the loaded strategies; semi-auto annotation is kept
 jq '.parallel_strategy_item |= with_entries(select(.key == "fc0")) | .parallel_strategy_item.fc0.parallel_strategy = [[1, 1], [1, 8]]' \
