@@ -404,17 +404,11 @@ static int cmd_search(int argc, char **argv)
 	if (optind != argc - 1)
 		return usage_error("search", "expected one MODEL file%s",
 		                   optind < argc - 1 ? ", got more" : "");
-	if (dump_lp && strcmp(mode, "ilp") && strcmp(mode, "auto"))
+	if (dump_lp && strcmp(mode, "ilp"))
 		return usage_error("search", "--dump-lp goes with --mode ilp%s", "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
-		if (!strcmp(mode, "auto"))
-			return usage_error(
-			    "search",
-			    "--mode %s is not available in this version (use dp, rec, "
-			    "propagate or brute)",
-			    mode);
-		return usage_error("search", "--mode %s: expected dp, rec, propagate, ilp or brute",
+		return usage_error("search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute",
 		                   mode);
 	}
 	pl_err err = {{0}};

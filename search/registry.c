@@ -10,6 +10,7 @@ static const pl_searcher searchers[] = {
     {/* .name = */ "rec", /* .run = */ pl_search_rec},
     {/* .name = */ "propagate", /* .run = */ pl_search_propagate},
     {/* .name = */ "ilp", /* .run = */ pl_search_ilp},
+    {/* .name = */ "auto", /* .run = */ pl_search_auto},
 };
 
 const pl_searcher *pl_searcher_get(const char *mode)

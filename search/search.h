@@ -55,6 +55,7 @@ const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_resul
 int pl_search_result_price(const pl_problem *p, pl_search_result *r);
 
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
+pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
                               pl_err *err);

@@ -176,6 +176,32 @@ static void propagate_reports_conflicts(void **state)
 	pl_graph_free(g);
 }
 
+static void auto_runs_dp_else_rec(void **state)
+{
+	(void)state;
+	pl_graph *g;
+	pl_problem *p = problem(ffn, 8, &g);
+	pl_search_opts o = {0};
+	pl_search_result r, d;
+	pl_err err;
+	assert_int_equal(pl_search_auto(p, &o, &r, &err), PL_OK);
+	assert_int_equal(pl_search_dp(p, &o, &d, &err), PL_OK);
+	assert_true(r.optimal);
+	assert_true(r.step_s == d.step_s);
+	assert_non_null(strstr(r.why, "auto ran dp"));
+	pl_search_result_free(&r);
+	/* dp cannot finish in no time: rec's plan, and the result says why */
+	o.time_limit_s = 1e-9;
+	assert_int_equal(pl_search_auto(p, &o, &r, &err), PL_OK);
+	assert_false(r.optimal);
+	assert_non_null(strstr(r.why, "fell back to rec"));
+	assert_true(r.step_s >= d.step_s * (1 - 1e-12));
+	pl_search_result_free(&r);
+	pl_search_result_free(&d);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +209,7 @@ int main(void)
 	    cmocka_unit_test(propagate_ffn),
 	    cmocka_unit_test(propagate_needs_an_annotation),
 	    cmocka_unit_test(propagate_reports_conflicts),
+	    cmocka_unit_test(auto_runs_dp_else_rec),
 	};
 	return cmocka_run_group_tests_name("search::rec+propagate", tests, NULL, NULL);
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Compares search modes on the zoo: model x devices x mode -> search seconds,
+# predicted step seconds, peak memory per device, ratio to dp. No memory
+# limit (the zoo's paper batches do not fit without pipeline/ZeRO, issue 6).
+# Writes CSV to $OUT.csv and a markdown table to stdout.
+# Usage: benchmarks/bench_modes.sh [BUILD_DIR] [OUT]
+set -euo pipefail
+B=${1:-build}
+OUT=${2:-benchmarks/results/modes}
+MODES=${MODES:-dp rec}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+echo "model,devices,mode,search_seconds,step_seconds,peak_memory_bytes,ratio_to_dp,optimal" > "$OUT.csv"
+echo "| model | devices | mode | search s | step s | peak GiB | ratio to dp | proven |"
+echo "|---|---|---|---|---|---|---|---|"
+for m in ${MODELS:-gpt3-1.3b gpt3-13b gpt3-175b llama2-7b bert-large}; do
+  "$B/planner-zoo" "$m" > "$T/m.json"
+  for d in ${DEVICES:-8 64 512}; do
+    dp=""
+    for mode in $MODES; do
+      "$B/planner" search "$T/m.json" --devices "$d" --mode "$mode" --memory-limit none \
+        --time-limit "${TIME_LIMIT:-120}" -o "$T/p.json" > "$T/out" 2> "$T/err" || { echo "| $m | $d | $mode | $(head -c 80 "$T/err") |||||"; continue; }
+      secs=$(sed -n 's/^search took \([0-9.]*\) s/\1/p' "$T/out")
+      step=$(jq .cost.step_seconds "$T/p.json")
+      mem=$(jq .cost.peak_memory_bytes "$T/p.json")
+      opt=$(jq .search.optimal "$T/p.json")
+      [ "$mode" = dp ] && dp=$step
+      ratio=$( [ -n "$dp" ] && awk -v a="$step" -v b="$dp" 'BEGIN { printf "%.4f", a / b }' || echo "")
+      echo "$m,$d,$mode,$secs,$step,$mem,$ratio,$opt" >> "$OUT.csv"
+      printf "| %s | %s | %s | %s | %.5g | %.1f | %s | %s |\n" "$m" "$d" "$mode" "$secs" "$step" \
+        "$(awk -v m="$mem" 'BEGIN { print m / 1073741824 }')" "$ratio" "$opt"
+    done
+  done
+done
+# plot: search seconds per row and mode (gnuplot-nox from Debian, if installed)
+if command -v gnuplot > /dev/null; then
+  awk -F, 'NR > 1 { key = $1 "@" $2; if (!(key in seen)) { seen[key] = ++n; name[n] = key }
+                    t[seen[key], $3] = $4 }
+           END { print "row dp rec"; for (i = 1; i <= n; i++) print name[i], t[i, "dp"], t[i, "rec"] }' \
+    "$OUT.csv" > "$T/plot.dat"
+  gnuplot <<GP
+set terminal svg size 900,420 font "sans,10" noenhanced
+set output "$OUT.svg"
+set title "search time by mode (2-core machine)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set logscale y
+set ylabel "seconds"
+set xtics rotate by -40 scale 0
+set key top left
+plot "$T/plot.dat" using 2:xtic(1) title columnheader(2), "" using 3 title columnheader(3)
+GP
+fi
