@@ -107,7 +107,7 @@ check "--devices 0 exits 2" '[ $? -eq 2 ]'
 "$PLANNER" search "$T/mlp.json" --cluster nosuch > /dev/null 2> "$T/err"
 check "unknown preset exits 2 and lists presets" '[ $? -eq 2 ] && grep -q h100x8 "$T/err"'
 "$PLANNER" search "$T/mlp.json" --mode nosuch > /dev/null 2> "$T/err"
-check "unknown mode exits 2 and lists the modes" '[ $? -eq 2 ] && grep -q "expected dp" "$T/err"'
+check "unknown mode exits 2 and lists the modes" '[ $? -eq 2 ] && grep -q "expected auto, dp, rec, propagate, ilp or brute" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --memory-limit lots > /dev/null 2>&1
 check "bad --memory-limit exits 2" '[ $? -eq 2 ]'
 echo '{"parallel_strategy_item": {"nosuch": {"parallel_strategy": [[1]]}}}' > "$T/badck.json"
