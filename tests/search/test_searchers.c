@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "planner/checkpoint.h"
 #include "search/search.h"
 #include "tests/util/randgraph.h"
 
@@ -202,6 +203,32 @@ static void auto_runs_dp_else_rec(void **state)
 	pl_graph_free(g);
 }
 
+static void ilp_stops_at_the_time_limit(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text, path[1200];
+	pl_err err;
+	snprintf(path, sizeof path, "%s/examples/gpt-small.json", getenv("PL_SOURCE_DIR"));
+	assert_int_equal(pl_read_file(path, &text, &len, &err), PL_OK);
+	pl_graph *g;
+	pl_problem *p = problem(text, 8, &g);
+	free(text);
+	pl_search_opts o = {.time_limit_s = 1e-6};
+	pl_search_result r;
+	pl_status st = pl_search_ilp(p, &o, &r, &err);
+	/* it must give up and say so, or (never here) return an unproven plan */
+	if (st == PL_OK) {
+		assert_false(r.optimal);
+		pl_search_result_free(&r);
+	} else {
+		assert_int_equal(st, PL_ETIMEOUT);
+		assert_non_null(strstr(err.msg, "time limit"));
+	}
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +237,7 @@ int main(void)
 	    cmocka_unit_test(propagate_needs_an_annotation),
 	    cmocka_unit_test(propagate_reports_conflicts),
 	    cmocka_unit_test(auto_runs_dp_else_rec),
+	    cmocka_unit_test(ilp_stops_at_the_time_limit),
 	};
 	return cmocka_run_group_tests_name("search::rec+propagate", tests, NULL, NULL);
 }
