@@ -468,6 +468,18 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 	return p->node[o];
 }
 
+double pl_problem_least_memory(pl_problem *p, int op)
+{
+	const pl_nodecost *n = pl_problem_node(p, op);
+	if (!n)
+		return -1;
+	double m = n[0].mem_bytes;
+	for (int k = 1; k < p->nstrat[op]; k++)
+		if (n[k].mem_bytes < m)
+			m = n[k].mem_bytes;
+	return m;
+}
+
 /* Distinct layouts of one end of an edge: idx[s] is the class of strategy s. */
 static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
 {

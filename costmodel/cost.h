@@ -53,6 +53,11 @@ void pl_problem_free(pl_problem *p);
 
 /* Node costs of every candidate of op (computed once, then cached). */
 const pl_nodecost *pl_problem_node(pl_problem *p, int op);
+/* The least memory per device any candidate of op needs (-1: out of memory).
+ * Memory has no edge terms, so the least memory of a whole plan, or of any set
+ * of ops, is the sum of these. */
+double pl_problem_least_memory(pl_problem *p, int op);
+
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);
 

@@ -70,10 +70,7 @@ pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_resu
 	}
 	r->min_mem_bytes = least_m;
 	if (!found) {
-		st = pl_err_set(err, PL_EINFEASIBLE,
-		                "no plan fits the memory limit of %.0f bytes per device: the least "
-		                "memory any plan needs is %.0f bytes",
-		                o->memory_limit, least_m);
+		st = pl_search_err_no_fit(err, o->memory_limit, least_m);
 		goto cleanup;
 	}
 	r->step_s = best;

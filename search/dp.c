@@ -28,7 +28,6 @@ typedef struct dpctx {
 	int *kind;   /* per op */
 	int *run_of; /* per op: run index or -1 */
 	double deadline;
-	int objective_mem; /* 1: minimize memory instead of time */
 	double **mem_tab;  /* per op: node memory (objective or Pareto m) */
 	double **time_tab; /* per op: node time */
 } dpctx;
@@ -73,15 +72,13 @@ static int add_unary(dpctx *c, ve *v, int op)
 	if (node_tables(c, op))
 		return -1;
 	size_t one = 1;
-	const double *t = c->objective_mem ? c->mem_tab[op] : c->time_tab[op];
+	const double *t = c->time_tab[op];
 	return ve_add(v, 1, &op, &one, (size_t)c->p->nstrat[op], t,
 	              v->pareto ? c->mem_tab[op] : NULL);
 }
 
 static int add_edge(dpctx *c, ve *v, int e)
 {
-	if (c->objective_mem)
-		return 0; /* edges hold no memory */
 	const pl_edge *ed = &c->p->edges[e];
 	const double *t = pl_problem_edge(c->p, e);
 	if (!t)
@@ -113,12 +110,9 @@ static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf
 		for (int op = 0; op < p->nops; op++) {
 			if (op >= lo1 && op < hi1)
 				continue;
-			if (node_tables(c, op))
+			double mn = pl_problem_least_memory(p, op);
+			if (mn < 0)
 				return -1;
-			double mn = c->mem_tab[op][0];
-			for (int k = 1; k < p->nstrat[op]; k++)
-				if (c->mem_tab[op][k] < mn)
-					mn = c->mem_tab[op][k];
 			outside += mn;
 		}
 		tv->limit -= outside * (1 - 1e-12);
@@ -169,8 +163,8 @@ static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf
 }
 
 /* Elimination on the reduced problem (repeated blocks as a chain of
- * template tables); fills choice for every op. Scalar mode minimizes time
- * (or memory with objective_mem); Pareto mode the time within the limit and
+ * template tables); fills choice for every op. Scalar mode minimizes time;
+ * Pareto mode the time within the limit and
  * reports truncation. */
 static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, int *truncated,
                  char *why, size_t nwhy)
@@ -366,21 +360,18 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit) {
 		progress(&c, "dp: the fastest plan needs %s%.4g bytes; searching under the limit",
 		         "", r->mem_bytes);
-		double least;
-		c.objective_mem = 1;
-		if (solve(&c, 0, alt, &least, &mem_unused, NULL, why, sizeof why)) {
-			st = pl_err_set(err, PL_ESOLVER, "dp: %s", why);
-			goto cleanup;
+		double least = 0; /* memory has no edge terms: the sum of each op's least */
+		for (int op = 0; op < p->nops; op++) {
+			double mn = pl_problem_least_memory(p, op);
+			if (mn < 0) {
+				st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
+				goto cleanup;
+			}
+			least += mn;
 		}
-		c.objective_mem = 0;
 		r->min_mem_bytes = least;
 		if (least > o->memory_limit) {
-			st = pl_err_set(
-			    err, PL_EINFEASIBLE,
-			    "no plan fits the memory limit of %.0f bytes per device: the "
-			    "least memory any plan needs is %.0f bytes (%.1f%% more)",
-			    o->memory_limit, least,
-			    100.0 * (least - o->memory_limit) / o->memory_limit);
+			st = pl_search_err_no_fit(err, o->memory_limit, least);
 			goto cleanup;
 		}
 		double t, m;

@@ -131,22 +131,14 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	/* the least memory any plan needs (memory has no edge terms) */
 	double least = 0;
 	for (int op = 0; op < n; op++) {
-		const pl_nodecost *nc = pl_problem_node(p, op);
-		if (!nc)
+		double mn = pl_problem_least_memory(p, op);
+		if (mn < 0)
 			goto nomem;
-		double mn = nc[0].mem_bytes;
-		for (int k = 1; k < p->nstrat[op]; k++)
-			if (nc[k].mem_bytes < mn)
-				mn = nc[k].mem_bytes;
 		least += mn;
 	}
 	r->min_mem_bytes = least;
 	if (o->memory_limit > 0 && least > o->memory_limit) {
-		st = pl_err_set(err, PL_EINFEASIBLE,
-		                "no plan fits the memory limit of %.0f bytes per device: the least "
-		                "memory any plan needs is %.0f bytes (%.1f%% more)",
-		                o->memory_limit, least,
-		                100.0 * (least - o->memory_limit) / o->memory_limit);
+		st = pl_search_err_no_fit(err, o->memory_limit, least);
 		goto cleanup;
 	}
 	{ /* price all edges on every core */
@@ -385,10 +377,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	}
 	int ret = glp_simplex(lp, &sm);
 	if (ret == GLP_ENOPFS || glp_get_status(lp) == GLP_NOFEAS) {
-		st = pl_err_set(err, PL_EINFEASIBLE,
-		                "no plan fits the memory limit of %.0f bytes per device: the least "
-		                "memory any plan needs is %.0f bytes",
-		                o->memory_limit, least);
+		st = pl_search_err_no_fit(err, o->memory_limit, least);
 		goto cleanup;
 	}
 	if (ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) {
@@ -432,11 +421,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		ret = glp_intopt(lp, &io);
 		int ms = glp_mip_status(lp);
 		if (ms == GLP_NOFEAS) {
-			st = pl_err_set(
-			    err, PL_EINFEASIBLE,
-			    "no plan fits the memory limit of %.0f bytes per device: the "
-			    "least memory any plan needs is %.0f bytes",
-			    o->memory_limit, least);
+			st = pl_search_err_no_fit(err, o->memory_limit, least);
 			goto cleanup;
 		}
 		if (ms != GLP_OPT && ms != GLP_FEAS) {

@@ -165,12 +165,9 @@ pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_
 	         seeds == 1 ? "" : "s", r->nconflicts, r->nconflicts == 1 ? "" : "s",
 	         unreached ? "; some ops no annotation reaches were decided on their own" : "");
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit)
-		st =
-		    pl_err_set(err, PL_EINFEASIBLE,
-		               "the propagated plan needs %.0f bytes per device, over the limit of "
-		               "%.0f (%.1f%% more); annotate differently or use --mode dp",
-		               r->mem_bytes, o->memory_limit,
-		               100.0 * (r->mem_bytes - o->memory_limit) / o->memory_limit);
+		st = pl_search_err_over_limit(err, "the propagated plan", r->mem_bytes,
+		                              o->memory_limit,
+		                              "annotate differently or use --mode dp");
 cleanup:
 	free(c.choice);
 	free(c.origin);

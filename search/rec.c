@@ -345,11 +345,8 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	for (int k = 0; k < nruns; k++)
 		r->repeated_layers += runs[k].count;
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit)
-		st = pl_err_set(err, PL_EINFEASIBLE,
-		                "rec's plan needs %.0f bytes per device, over the limit of %.0f "
-		                "(%.1f%% more); --mode dp or ilp search under the limit",
-		                r->mem_bytes, o->memory_limit,
-		                100.0 * (r->mem_bytes - o->memory_limit) / o->memory_limit);
+		st = pl_search_err_over_limit(err, "rec's plan", r->mem_bytes, o->memory_limit,
+		                              "--mode dp or ilp search under the limit");
 	goto cleanup;
 nomem:
 	st = pl_err_set(err, PL_ENOMEM, "rec: out of memory");

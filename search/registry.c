@@ -33,6 +33,30 @@ void pl_search_result_free(pl_search_result *r)
 	}
 }
 
+pl_status pl_search_err_no_fit(pl_err *err, double limit, double least)
+{
+	if (least <= limit) /* a solver said so within its tolerances */
+		return pl_err_set(
+		    err, PL_EINFEASIBLE,
+		    "no plan fits the memory limit of %.0f bytes per device: the least "
+		    "memory any plan needs is %.0f bytes",
+		    limit, least);
+	return pl_err_set(
+	    err, PL_EINFEASIBLE,
+	    "no plan fits the memory limit of %.0f bytes per device: the least memory "
+	    "any plan needs is %.0f bytes (%.1f%% more)",
+	    limit, least, 100.0 * (least - limit) / limit);
+}
+
+pl_status pl_search_err_over_limit(pl_err *err, const char *whose, double need, double limit,
+                                   const char *instead)
+{
+	return pl_err_set(
+	    err, PL_EINFEASIBLE,
+	    "%s needs %.0f bytes per device, over the limit of %.0f (%.1f%% more); %s", whose, need,
+	    limit, 100.0 * (need - limit) / limit, instead);
+}
+
 const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_result *r, int o)
 {
 	if (r->splits)

@@ -49,6 +49,12 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 
 void pl_search_result_free(pl_search_result *r);
+/* The errors every searcher gives about memory, worded once:
+ * no plan fits (PL_EINFEASIBLE, with the least memory any plan needs), and a
+ * heuristic's plan over the limit (PL_EINFEASIBLE, with what to try instead). */
+pl_status pl_search_err_no_fit(pl_err *err, double limit, double least);
+pl_status pl_search_err_over_limit(pl_err *err, const char *whose, double need, double limit,
+                                   const char *instead);
 /* Split counts of op o in a result: r->splits if set, else the chosen candidate. */
 const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_result *r, int o);
 /* Prices the result's plan (pl_cost_plan) into r->step_s and r->mem_bytes. */
