@@ -1,0 +1,850 @@
+/* Lowering and the SPMD interpreter. Every rank walks the same program:
+ *   forward, per op in topological order: each input is produced in the
+ *     layout the op's strategy needs (a redistribution from the tensor's home
+ *     layout -- its producer's output layout, or for a param its owner's input
+ *     layout -- or synthetic data sliced directly), then the local kernel;
+ *   backward, per op in reverse: the local backward kernel leaves each input
+ *     gradient in pl_op_input_grad_layout (partial over the axes of loops the
+ *     input does not see); a param's owner all-reduces it over those axes,
+ *     every other edge redistributes it back to the home layout and adds it;
+ *   update: SGD or Adam on each rank's piece of every param.
+ * These are the cost model's edges, redistribution lists and gradient
+ * all-reduces, built by the same functions. */
+#include "executor/exec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/layout.h"
+#include "planner/ops.h"
+
+enum { IN_DATA, IN_ALIAS, IN_REDIST };
+
+typedef struct xin {
+	int tensor, kind;
+	pl_layout l;     /* the layout the op reads */
+	pl_redist fwd;   /* home -> l (IN_REDIST) */
+	int grad, owner; /* needs a gradient; is the param's owner slot */
+	pl_layout gl;    /* gradient as the backward kernel leaves it */
+	pl_redist bwd;   /* gl -> home without partial sums (not the owner) */
+	pl_prim sync;    /* owner: all-reduce over gl's partial axes (naxes 0: none) */
+} xin;
+
+typedef struct rankst {
+	float **val, **dval, **m, **v, **saved;
+	float *(*inb)[PL_MAX_OP_INPUTS];
+} rankst;
+
+struct pl_exec {
+	const pl_graph *g;
+	int64_t D;
+	int64_t **split;
+	pl_backend *be;
+	pl_exec_opts o;
+	xin (*in)[PL_MAX_OP_INPUTS];
+	pl_layout *out_l; /* per op */
+	pl_layout *home;  /* per tensor */
+	char *has_home;
+	int *owner; /* per tensor: owning op of a param, else -1 */
+	int64_t *range; /* per integer data tensor: values are in [0, range) */
+	rankst *rs;
+	int step, adam_t;
+	int64_t stat_count[PL_PRIM_COUNT];
+	double stat_bytes[PL_PRIM_COUNT];
+};
+
+static size_t local_elems(const pl_layout *l)
+{
+	int64_t s[PL_MAX_RANK];
+	pl_layout_local_shape(l, s);
+	size_t n = 1;
+	for (int d = 0; d < l->rank; d++)
+		n *= (size_t)s[d];
+	return n;
+}
+
+static void piece_offsets(const pl_layout *l, int64_t rank, int64_t *off)
+{
+	int64_t s[PL_MAX_RANK];
+	pl_layout_local_shape(l, s);
+	for (int d = 0; d < l->rank; d++)
+		off[d] = pl_devmat_coord(&l->dm, l->map[d], l->nmap[d], rank) * s[d];
+}
+
+static void to_xt(const pl_layout *l, float *v, pl_xt *x)
+{
+	x->rank = l->rank;
+	pl_layout_local_shape(l, x->shape);
+	x->n = local_elems(l);
+	x->v = v;
+}
+
+/* calls fn(global flat index, local index) for each element of rank's piece */
+static void each_global(const pl_layout *l, int64_t rank, void (*fn)(void *, uint64_t, size_t),
+                        void *ud)
+{
+	int64_t s[PL_MAX_RANK], off[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	pl_layout_local_shape(l, s);
+	piece_offsets(l, rank, off);
+	size_t n = local_elems(l);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t gi = 0;
+		for (int d = 0; d < l->rank; d++)
+			gi = gi * (uint64_t)l->shape[d] + (uint64_t)(ix[d] + off[d]);
+		fn(ud, gi, i);
+		for (int d = l->rank - 1; d >= 0; d--) {
+			if (++ix[d] < s[d])
+				break;
+			ix[d] = 0;
+		}
+	}
+}
+
+/* ---- synthetic data ---- */
+
+typedef struct gen {
+	float *dst;
+	uint64_t key;
+	double lo, hi;
+	int64_t range; /* > 0: integers in [0, range) */
+} gen;
+
+static void gen_one(void *ud, uint64_t gi, size_t i)
+{
+	gen *q = ud;
+	uint64_t h = pl_hash64(q->key ^ pl_hash64(gi));
+	if (q->range > 0) {
+		q->dst[i] = (float)(h % (uint64_t)q->range);
+		return;
+	}
+	double u = (double)(h >> 11) * 0x1.0p-53;
+	q->dst[i] = (float)(q->lo + (q->hi - q->lo) * u);
+}
+
+static void fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t rank, float *dst)
+{
+	const pl_graph *g = ex->g;
+	const pl_tensor *pt = &g->tensors[t];
+	gen q = {.dst = dst, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
+	if (pt->role == PL_ROLE_PARAM) {
+		const pl_op *ow = &g->ops[ex->owner[t]];
+		int norm_scale = (ow->type == PL_OP_LAYERNORM || ow->type == PL_OP_RMSNORM) &&
+		                 ow->in[1] == t;
+		double s = pt->rank >= 2 ? 1 / sqrt((double)pt->shape[pt->rank - 2]) : 0.1;
+		q.lo = (norm_scale ? 1 : 0) - s;
+		q.hi = (norm_scale ? 1 : 0) + s;
+	} else if (ex->range[t] > 0) {
+		q.range = ex->range[t];
+	} else {
+		q.lo = -1;
+		q.hi = 1;
+	}
+	each_global(l, rank, gen_one, &q);
+}
+
+/* ---- redistribution on one rank ---- */
+
+/* copies piece k of n along dim of x (shape s) into dst */
+static void take_piece(const float *x, const int64_t *s, int rank, int dim, int64_t k, int64_t n,
+                       float *dst)
+{
+	int64_t pre = 1, post = 1;
+	for (int d = 0; d < dim; d++)
+		pre *= s[d];
+	for (int d = dim + 1; d < rank; d++)
+		post *= s[d];
+	int64_t len = s[dim] / n;
+	for (int64_t p = 0; p < pre; p++)
+		memcpy(dst + p * len * post, x + (p * s[dim] + k * len) * post,
+		       sizeof(float) * (size_t)(len * post));
+}
+
+/* parts[k] (each of shape s) concatenated along dim into dst */
+static void put_pieces(const float *parts, const int64_t *s, int rank, int dim, int64_t n,
+                       float *dst)
+{
+	int64_t pre = 1, post = 1, piece = 1;
+	for (int d = 0; d < rank; d++)
+		piece *= s[d];
+	for (int d = 0; d < dim; d++)
+		pre *= s[d];
+	for (int d = dim + 1; d < rank; d++)
+		post *= s[d];
+	int64_t len = s[dim];
+	for (int64_t k = 0; k < n; k++)
+		for (int64_t p = 0; p < pre; p++)
+			memcpy(dst + (p * n * len + k * len) * post, parts + k * piece + p * len * post,
+			       sizeof(float) * (size_t)(len * post));
+}
+
+typedef struct rankctx {
+	pl_exec *ex;
+	int64_t rank;
+} rankctx;
+
+static int failed(rankctx *rc, const char *what)
+{
+	rc->ex->be->fail(rc->ex->be, rc->rank, what);
+	return -1;
+}
+
+static pl_comm *group_comm(rankctx *rc, const pl_prim *p, int *idx)
+{
+	int64_t members[4096], id;
+	if (p->group_size > 4096)
+		return NULL;
+	int64_t n = pl_prim_group(p, rc->rank, members, &id);
+	*idx = (int)id;
+	return rc->ex->be->comm(rc->ex->be, members, (int)n);
+}
+
+static void count_prim(rankctx *rc, const pl_prim *p)
+{
+	if (rc->rank != 0 || p->kind == PL_PRIM_SLICE)
+		return;
+	rc->ex->stat_count[p->kind]++;
+	rc->ex->stat_bytes[p->kind] += p->bytes;
+}
+
+/* runs r on src (local piece of layout l), leaving the result in dst
+ * (sized for the target layout) */
+static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const float *src,
+                      float *dst, size_t dst_n)
+{
+	pl_backend *be = rc->ex->be;
+	int64_t s[PL_MAX_RANK];
+	pl_layout_local_shape(l, s);
+	size_t n = local_elems(l);
+	float *cur = malloc(sizeof(float) * (n ? n : 1));
+	if (!cur)
+		return failed(rc, "out of memory in a redistribution");
+	memcpy(cur, src, sizeof(float) * n);
+	for (int i = 0; i < r->n; i++) {
+		const pl_prim *p = &r->p[i];
+		int idx = 0;
+		pl_comm *cm = NULL;
+		count_prim(rc, p);
+		int64_t g = p->group_size;
+		if (p->kind == PL_PRIM_SLICE) {
+			int64_t members[4096], id;
+			if (g > 4096) {
+				free(cur);
+				return failed(rc, "a rank group larger than 4096");
+			}
+			pl_prim_group(p, rc->rank, members, &id);
+			idx = (int)id;
+		} else if (!(cm = group_comm(rc, p, &idx))) {
+			free(cur);
+			return failed(rc, "cannot create a communicator (out of memory, or a group "
+			                  "larger than 4096)");
+		}
+		size_t nn = n;
+		if (p->kind == PL_PRIM_ALL_GATHER || p->kind == PL_PRIM_ALL_TO_ALL)
+			nn = n * (size_t)g;
+		float *nx = malloc(sizeof(float) * (nn ? nn : 1));
+		float *tmp = malloc(sizeof(float) * (nn ? nn : 1));
+		int bad = !nx || !tmp;
+		if (!bad) {
+			switch (p->kind) {
+			case PL_PRIM_SLICE:
+				take_piece(cur, s, l->rank, p->dim, idx, g, nx);
+				s[p->dim] /= g;
+				n /= (size_t)g;
+				break;
+			case PL_PRIM_ALL_REDUCE:
+				memcpy(nx, cur, sizeof(float) * n);
+				bad = be->all_reduce(cm, idx, nx, n, 0);
+				break;
+			case PL_PRIM_ALL_GATHER:
+				bad = be->all_gather(cm, idx, cur, tmp, n);
+				if (!bad) {
+					put_pieces(tmp, s, l->rank, p->dim, g, nx);
+					s[p->dim] *= g;
+					n *= (size_t)g;
+				}
+				break;
+			case PL_PRIM_REDUCE_SCATTER: {
+				int64_t ps[PL_MAX_RANK];
+				memcpy(ps, s, sizeof ps);
+				ps[p->dim] /= g;
+				for (int64_t k = 0; k < g; k++) /* chunk k: piece k along dim */
+					take_piece(cur, s, l->rank, p->dim, k, g, tmp + (size_t)k * (n / (size_t)g));
+				bad = be->reduce_scatter(cm, idx, tmp, nx, n / (size_t)g);
+				memcpy(s, ps, sizeof ps);
+				n /= (size_t)g;
+				break;
+			}
+			case PL_PRIM_ALL_TO_ALL: {
+				size_t c = n / (size_t)g;
+				for (int64_t k = 0; k < g; k++) /* send chunk k along dim2 to member k */
+					take_piece(cur, s, l->rank, p->dim2, k, g, tmp + (size_t)k * c);
+				float *recv = malloc(sizeof(float) * (n ? n : 1));
+				bad = !recv || be->all_to_all(cm, idx, tmp, recv, c);
+				if (!bad) {
+					int64_t ps[PL_MAX_RANK];
+					memcpy(ps, s, sizeof ps);
+					ps[p->dim2] /= g;
+					put_pieces(recv, ps, l->rank, p->dim, g, nx);
+					memcpy(s, ps, sizeof ps);
+					s[p->dim] *= g;
+				}
+				free(recv);
+				break;
+			}
+			default: bad = 1;
+			}
+		}
+		free(tmp);
+		free(cur);
+		cur = nx;
+		if (bad) {
+			free(cur);
+			if (be->failed(be))
+				return -1;
+			return failed(rc, "out of memory in a redistribution");
+		}
+	}
+	if (n != dst_n) {
+		free(cur);
+		return failed(rc, "internal error: a redistribution ended with the wrong size");
+	}
+	memcpy(dst, cur, sizeof(float) * n);
+	free(cur);
+	return 0;
+}
+
+/* ---- the program ---- */
+
+typedef struct sce_ud {
+	rankctx *rc;
+	pl_comm *cm;
+	int idx;
+	double bytes[2];
+	int calls;
+} sce_ud;
+
+static int sce_allreduce(void *ud, float *buf, size_t n, int max)
+{
+	sce_ud *u = ud;
+	pl_exec *ex = u->rc->ex;
+	if (u->rc->rank == 0) {
+		ex->stat_count[PL_PRIM_ALL_REDUCE]++;
+		ex->stat_bytes[PL_PRIM_ALL_REDUCE] += 4.0 * (double)n;
+	}
+	return ex->be->all_reduce(u->cm, u->idx, buf, n, max);
+}
+
+static void kctx_init(rankctx *rc, int o, pl_kctx *k, pl_xt *saved)
+{
+	pl_exec *ex = rc->ex;
+	const pl_op *op = &ex->g->ops[o];
+	memset(k, 0, sizeof *k);
+	k->g = ex->g;
+	k->op = op;
+	k->gemm = ex->be->gemm;
+	k->seed = pl_hash64(ex->o.seed ^ (uint64_t)ex->step * 0x5851f42d4c957f2dULL);
+	for (int i = 0; i < op->ninputs; i++)
+		piece_offsets(&ex->in[o][i].l, rc->rank, k->in_off[i]);
+	piece_offsets(&ex->out_l[o], rc->rank, k->out_off);
+	k->loss_share = 1;
+	k->saved = saved;
+}
+
+/* the rank group of SoftmaxCrossEntropy's split class axis */
+static int sce_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
+{
+	pl_exec *ex = rc->ex;
+	const pl_op *op = &ex->g->ops[o];
+	const pl_tensor *x = &ex->g->tensors[op->in[0]];
+	int la[PL_MAX_LOOPS];
+	pl_devmat dm;
+	pl_op_devmat(op, ex->split[o], ex->D, &dm, la);
+	int lc = op->spec.in[0][x->rank - 1].first;
+	if (la[lc] < 0)
+		return 0;
+	pl_prim p = {.kind = PL_PRIM_ALL_REDUCE, .dm = dm, .naxes = 1};
+	p.axes[0] = (int8_t)la[lc];
+	p.group_size = dm.size[la[lc]];
+	u->rc = rc;
+	if (!(u->cm = group_comm(rc, &p, &u->idx)))
+		return failed(rc, "out of memory creating a communicator");
+	k->class_allreduce = sce_allreduce;
+	k->ud = u;
+	k->loss_share = u->idx == 0;
+	return 0;
+}
+
+static int forward(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	const pl_graph *g = ex->g;
+	rankst *st = &ex->rs[rc->rank];
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		if (ex->o.fail_rank == rc->rank && ex->o.fail_op == o) {
+			char m[300];
+			snprintf(m, sizeof m, "injected fault in the forward of op '%s'", op->name);
+			return failed(rc, m);
+		}
+		pl_xt in[PL_MAX_OP_INPUTS], out, saved;
+		for (int i = 0; i < op->ninputs; i++) {
+			xin *xi = &ex->in[o][i];
+			float *b = st->inb[o][i];
+			if (xi->kind == IN_ALIAS)
+				b = st->val[xi->tensor];
+			else if (xi->kind == IN_REDIST &&
+			         run_redist(rc, &ex->home[xi->tensor], &xi->fwd, st->val[xi->tensor], b,
+			                    local_elems(&xi->l)))
+				return -1;
+			to_xt(&xi->l, b, &in[i]);
+		}
+		to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
+		pl_kctx k;
+		saved.v = st->saved[o];
+		kctx_init(rc, o, &k, &saved);
+		sce_ud u = {0};
+		if (op->type == PL_OP_SCE && sce_group(rc, o, &u, &k))
+			return -1;
+		if (pl_kernel_forward(&k, in, &out))
+			return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in a kernel");
+	}
+	return 0;
+}
+
+static int backward(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	const pl_graph *g = ex->g;
+	rankst *st = &ex->rs[rc->rank];
+	for (int t = 0; t < g->ntensors; t++)
+		if (st->dval[t])
+			memset(st->dval[t], 0, sizeof(float) * local_elems(&ex->home[t]));
+	for (int k = 0; k < g->noutputs; k++) {
+		int t = g->outputs[k];
+		if (st->dval[t])
+			for (size_t e = 0, n = local_elems(&ex->home[t]); e < n; e++)
+				st->dval[t][e] = 1;
+	}
+	for (int o = g->nops - 1; o >= 0; o--) {
+		const pl_op *op = &g->ops[o];
+		int any = 0;
+		for (int i = 0; i < op->ninputs; i++)
+			any |= ex->in[o][i].grad;
+		if (!any || !st->dval[op->out[0]])
+			continue;
+		pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
+		memset(din, 0, sizeof din);
+		int bad = 0;
+		for (int i = 0; i < op->ninputs; i++) {
+			xin *xi = &ex->in[o][i];
+			to_xt(&xi->l, xi->kind == IN_ALIAS ? st->val[xi->tensor] : st->inb[o][i], &in[i]);
+			if (xi->grad) {
+				to_xt(&xi->gl, NULL, &din[i]);
+				din[i].v = malloc(sizeof(float) * (din[i].n ? din[i].n : 1));
+				bad |= !din[i].v;
+			}
+		}
+		to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
+		to_xt(&ex->out_l[o], st->dval[op->out[0]], &dout);
+		pl_kctx k;
+		saved.v = st->saved[o];
+		kctx_init(rc, o, &k, &saved);
+		if (!bad)
+			bad = pl_kernel_backward(&k, in, &out, &dout, din) ? 1 : 0;
+		for (int i = 0; i < op->ninputs && !bad; i++) {
+			xin *xi = &ex->in[o][i];
+			if (!xi->grad)
+				continue;
+			int t = xi->tensor;
+			size_t n = local_elems(&ex->home[t]);
+			float *add = din[i].v;
+			if (xi->owner) {
+				if (xi->sync.naxes) {
+					int idx;
+					pl_comm *cm = group_comm(rc, &xi->sync, &idx);
+					count_prim(rc, &xi->sync);
+					bad = !cm || ex->be->all_reduce(cm, idx, add, n, 0);
+				}
+			} else {
+				add = malloc(sizeof(float) * (n ? n : 1));
+				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
+			}
+			if (!bad)
+				for (size_t e = 0; e < n; e++)
+					st->dval[t][e] += add[e];
+			if (add != din[i].v)
+				free(add);
+		}
+		for (int i = 0; i < op->ninputs; i++)
+			free(din[i].v);
+		if (bad)
+			return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in backward");
+	}
+	return 0;
+}
+
+static void update(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	double lr = ex->o.lr > 0 ? ex->o.lr : ex->o.optimizer == PL_OPT_ADAM ? 1e-3 : 1e-2;
+	const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+	double c1 = 1 - pow(b1, ex->adam_t), c2 = 1 - pow(b2, ex->adam_t);
+	for (int t = 0; t < ex->g->ntensors; t++) {
+		if (ex->owner[t] < 0 || !st->dval[t])
+			continue;
+		float *w = st->val[t], *gr = st->dval[t];
+		size_t n = local_elems(&ex->home[t]);
+		for (size_t e = 0; e < n; e++) {
+			if (ex->o.optimizer == PL_OPT_SGD) {
+				w[e] -= (float)(lr * gr[e]);
+				continue;
+			}
+			st->m[t][e] = (float)(b1 * st->m[t][e] + (1 - b1) * gr[e]);
+			st->v[t][e] = (float)(b2 * st->v[t][e] + (1 - b2) * (double)gr[e] * gr[e]);
+			w[e] -= (float)(lr * (st->m[t][e] / c1) / (sqrt(st->v[t][e] / c2) + eps));
+		}
+	}
+}
+
+typedef struct steparg {
+	pl_exec *ex;
+	int update;
+} steparg;
+
+static int rank_step(void *arg, int64_t rank)
+{
+	steparg *sa = arg;
+	rankctx rc = {sa->ex, rank};
+	if (forward(&rc) || backward(&rc))
+		return -1;
+	if (sa->update)
+		update(&rc);
+	return 0;
+}
+
+pl_status pl_exec_step(pl_exec *ex, int upd, double *loss, pl_err *err)
+{
+	steparg sa = {ex, upd};
+	memset(ex->stat_count, 0, sizeof ex->stat_count);
+	memset(ex->stat_bytes, 0, sizeof ex->stat_bytes);
+	if (upd)
+		ex->adam_t++;
+	char msg[512];
+	int rc = ex->be->launch(ex->be, rank_step, &sa, msg, sizeof msg);
+	ex->step += upd; /* Dropout masks change with each training step */
+	if (rc)
+		return pl_err_set(err, PL_EDEVICE, "%s backend: %s", ex->be->name, msg);
+	double l = 0;
+	for (int k = 0; k < ex->g->noutputs; k++) {
+		int t = ex->g->outputs[k];
+		size_t n = (size_t)pl_tensor_elems(&ex->g->tensors[t]);
+		float *v = malloc(sizeof(float) * (n ? n : 1));
+		if (!v)
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		if (!pl_exec_read(ex, t, 0, v))
+			for (size_t e = 0; e < n; e++)
+				l += v[e];
+		free(v);
+	}
+	if (loss)
+		*loss = l;
+	return PL_OK;
+}
+
+typedef struct copyud {
+	float *global, *local;
+	int add_to_global;
+} copyud;
+
+static void copy_one(void *ud, uint64_t gi, size_t i)
+{
+	copyud *u = ud;
+	if (u->add_to_global)
+		u->global[gi] += u->local[i];
+	else
+		u->local[i] = u->global[gi];
+}
+
+int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
+{
+	if (t < 0 || t >= ex->g->ntensors || !ex->has_home[t] ||
+	    !(ex->be->caps & PL_CAP_HOST_MEMORY))
+		return -1;
+	pl_layout l = ex->home[t];
+	if (what) {
+		if (!ex->rs[0].dval[t])
+			return -1;
+		l.partial = 0;
+	}
+	const pl_tensor *pt = &ex->g->tensors[t];
+	size_t total = (size_t)pl_tensor_elems(pt);
+	memset(global, 0, sizeof(float) * total);
+	uint32_t used = l.partial;
+	for (int d = 0; d < l.rank; d++)
+		for (int k = 0; k < l.nmap[d]; k++)
+			used |= 1u << l.map[d][k];
+	int8_t rep[PL_MAX_AXES];
+	int nrep = 0;
+	for (int a = 0; a < l.dm.n; a++)
+		if (!(used >> a & 1))
+			rep[nrep++] = (int8_t)a;
+	for (int64_t r = 0; r < ex->D; r++) {
+		if (nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0)
+			continue; /* a replica */
+		copyud u = {global, what ? ex->rs[r].dval[t] : ex->rs[r].val[t], 1};
+		each_global(&l, r, copy_one, &u);
+	}
+	return 0;
+}
+
+int pl_exec_write(pl_exec *ex, int t, const float *global)
+{
+	if (t < 0 || t >= ex->g->ntensors || ex->owner[t] < 0 ||
+	    !(ex->be->caps & PL_CAP_HOST_MEMORY))
+		return -1;
+	const pl_layout *l = &ex->home[t];
+	for (int64_t r = 0; r < ex->D; r++) {
+		copyud u = {(float *)global, ex->rs[r].val[t], 0};
+		each_global(l, r, copy_one, &u);
+	}
+	return 0;
+}
+
+void pl_exec_comm_stats(const pl_exec *ex, int64_t *count, double *bytes)
+{
+	memcpy(count, ex->stat_count, sizeof ex->stat_count);
+	memcpy(bytes, ex->stat_bytes, sizeof ex->stat_bytes);
+}
+
+/* ---- building ---- */
+
+void pl_exec_free(pl_exec *ex)
+{
+	if (!ex)
+		return;
+	const pl_graph *g = ex->g;
+	for (int64_t r = 0; ex->rs && r < ex->D; r++) {
+		rankst *st = &ex->rs[r];
+		for (int t = 0; t < g->ntensors; t++) {
+			if (st->val)
+				free(st->val[t]);
+			if (st->dval)
+				free(st->dval[t]);
+			if (st->m)
+				free(st->m[t]);
+			if (st->v)
+				free(st->v[t]);
+		}
+		for (int o = 0; o < g->nops; o++) {
+			if (st->saved)
+				free(st->saved[o]);
+			for (int i = 0; st->inb && i < PL_MAX_OP_INPUTS; i++)
+				free(st->inb[o][i]);
+		}
+		free(st->val);
+		free(st->dval);
+		free(st->m);
+		free(st->v);
+		free(st->saved);
+		free(st->inb);
+	}
+	free(ex->rs);
+	for (int o = 0; ex->split && o < g->nops; o++)
+		free(ex->split[o]);
+	free(ex->split);
+	free(ex->in);
+	free(ex->out_l);
+	free(ex->home);
+	free(ex->has_home);
+	free(ex->owner);
+	free(ex->range);
+	free(ex);
+}
+
+static float *zalloc(size_t n)
+{
+	return calloc(n ? n : 1, sizeof(float));
+}
+
+static int alloc_rank(pl_exec *ex, int64_t r)
+{
+	const pl_graph *g = ex->g;
+	rankst *st = &ex->rs[r];
+	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
+	st->val = calloc(nt, sizeof(float *));
+	st->dval = calloc(nt, sizeof(float *));
+	st->m = calloc(nt, sizeof(float *));
+	st->v = calloc(nt, sizeof(float *));
+	st->saved = calloc(no, sizeof(float *));
+	st->inb = calloc(no, sizeof *st->inb);
+	if (!st->val || !st->dval || !st->m || !st->v || !st->saved || !st->inb)
+		return -1;
+	for (int t = 0; t < g->ntensors; t++) {
+		if (!ex->has_home[t])
+			continue;
+		size_t n = local_elems(&ex->home[t]);
+		if (!(st->val[t] = zalloc(n)))
+			return -1;
+		if (g->tensors[t].requires_grad && !(st->dval[t] = zalloc(n)))
+			return -1;
+		if (ex->owner[t] >= 0) {
+			fill_tensor(ex, t, &ex->home[t], r, st->val[t]);
+			if (ex->o.optimizer == PL_OPT_ADAM &&
+			    (!(st->m[t] = zalloc(n)) || !(st->v[t] = zalloc(n))))
+				return -1;
+		}
+	}
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		pl_xt in[PL_MAX_OP_INPUTS];
+		for (int i = 0; i < op->ninputs; i++) {
+			xin *xi = &ex->in[o][i];
+			to_xt(&xi->l, NULL, &in[i]);
+			if (xi->kind == IN_ALIAS)
+				continue;
+			if (!(st->inb[o][i] = zalloc(local_elems(&xi->l))))
+				return -1;
+			if (xi->kind == IN_DATA)
+				fill_tensor(ex, xi->tensor, &xi->l, r, st->inb[o][i]);
+		}
+		pl_kctx k = {.g = g, .op = op};
+		size_t ns = pl_kernel_saved_elems(&k, in);
+		if (ns && !(st->saved[o] = zalloc(ns)))
+			return -1;
+	}
+	return 0;
+}
+
+pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
+                      pl_backend *be, const pl_exec_opts *o, pl_err *err)
+{
+	*out = NULL;
+	if (be->nranks != D)
+		return pl_err_set(err, PL_EINVAL, "the %s backend has %lld ranks, the plan needs %lld",
+		                  be->name, (long long)be->nranks, (long long)D);
+	for (int k = 0; k < g->nops; k++) {
+		pl_status st = pl_op_check_split(&g->ops[k], splits[k], D, err);
+		if (st) {
+			pl_err_prefix(err, "op '%s': the strategy does not fit %lld devices",
+			              g->ops[k].name, (long long)D);
+			return st;
+		}
+	}
+	pl_exec *ex = calloc(1, sizeof *ex);
+	if (!ex)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	ex->g = g;
+	ex->D = D;
+	ex->be = be;
+	ex->o = *o;
+	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
+	ex->split = calloc(no, sizeof *ex->split);
+	ex->in = calloc(no, sizeof *ex->in);
+	ex->out_l = calloc(no, sizeof *ex->out_l);
+	ex->home = calloc(nt, sizeof *ex->home);
+	ex->has_home = calloc(nt, 1);
+	ex->owner = malloc(sizeof(int) * nt);
+	ex->range = calloc(nt, sizeof *ex->range);
+	ex->rs = calloc((size_t)D, sizeof *ex->rs);
+	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
+	    !ex->range || !ex->rs)
+		goto nomem;
+	for (int k = 0; k < g->nops; k++) {
+		int nl = g->ops[k].spec.nloops;
+		if (!(ex->split[k] = malloc(sizeof(int64_t) * (size_t)(nl ? nl : 1))))
+			goto nomem;
+		memcpy(ex->split[k], splits[k], sizeof(int64_t) * (size_t)nl);
+	}
+	for (int t = 0; t < g->ntensors; t++)
+		ex->owner[t] = -1;
+	/* homes: producers' outputs, params' owners (first consumer) */
+	for (int k = 0; k < g->nops; k++) {
+		const pl_op *op = &g->ops[k];
+		pl_op_output_layout(g, op, ex->split[k], D, 0, &ex->out_l[k]);
+		ex->home[op->out[0]] = ex->out_l[k];
+		ex->has_home[op->out[0]] = 1;
+		for (int i = 0; i < op->ninputs; i++) {
+			int t = op->in[i];
+			const pl_tensor *pt = &g->tensors[t];
+			xin *xi = &ex->in[k][i];
+			xi->tensor = t;
+			pl_op_input_layout(g, op, ex->split[k], D, i, &xi->l);
+			if (pt->producer < 0 && pt->role != PL_ROLE_PARAM) {
+				xi->kind = IN_DATA;
+				/* integer data: indices of a Gather, labels of a loss */
+				int64_t range = 0;
+				if (op->type == PL_OP_GATHER && i == 1) {
+					const pl_tensor *x = &g->tensors[op->in[0]];
+					int64_t ax = op->attrs.has_axis ? op->attrs.axis : 0;
+					range = x->shape[ax < 0 ? ax + x->rank : ax];
+				} else if (op->type == PL_OP_SCE && i == 1) {
+					const pl_tensor *x = &g->tensors[op->in[0]];
+					range = x->shape[x->rank - 1];
+				} else if (pt->dtype == PL_DT_INT32 || pt->dtype == PL_DT_INT64) {
+					range = 2;
+				}
+				if (range > 0 && (ex->range[t] == 0 || range < ex->range[t]))
+					ex->range[t] = range;
+				continue;
+			}
+			if (pt->role == PL_ROLE_PARAM && (ex->owner[t] < 0 || ex->owner[t] == k)) {
+				if (ex->owner[t] < 0) {
+					ex->owner[t] = k;
+					ex->home[t] = xi->l;
+					ex->has_home[t] = 1;
+				}
+				xi->kind = IN_ALIAS;
+				xi->owner = 1;
+			} else {
+				xi->kind = IN_REDIST;
+			}
+			xi->grad = pt->requires_grad;
+		}
+	}
+	/* redistributions and gradient paths */
+	for (int k = 0; k < g->nops; k++) {
+		const pl_op *op = &g->ops[k];
+		for (int i = 0; i < op->ninputs; i++) {
+			xin *xi = &ex->in[k][i];
+			if (xi->kind == IN_DATA)
+				continue;
+			const pl_layout *h = &ex->home[xi->tensor];
+			if (xi->kind == IN_REDIST) {
+				pl_redistribute(h, &xi->l, &xi->fwd);
+				if (xi->fwd.n == 0 && pl_layout_equal(h, &xi->l))
+					xi->kind = IN_ALIAS;
+			}
+			if (!xi->grad)
+				continue;
+			pl_op_input_grad_layout(g, op, ex->split[k], D, i, &xi->gl);
+			if (xi->owner) {
+				xi->sync = (pl_prim){.kind = PL_PRIM_ALL_REDUCE,
+				                     .dm = xi->gl.dm,
+				                     .group_size = 1,
+				                     .bytes = pl_layout_local_bytes(&xi->gl),
+				                     .dim = -1,
+				                     .dim2 = -1};
+				for (int a = 0; a < xi->gl.dm.n; a++)
+					if (xi->gl.partial >> a & 1) {
+						xi->sync.axes[xi->sync.naxes++] = (int8_t)a;
+						xi->sync.group_size *= xi->gl.dm.size[a];
+					}
+			} else {
+				pl_layout back = *h;
+				back.partial = 0;
+				pl_redistribute(&xi->gl, &back, &xi->bwd);
+			}
+		}
+	}
+	for (int64_t r = 0; r < D; r++)
+		if (alloc_rank(ex, r))
+			goto nomem;
+	*out = ex;
+	return PL_OK;
+nomem:
+	pl_exec_free(ex);
+	return pl_err_set(err, PL_ENOMEM, "out of memory building the per-rank programs");
+}

@@ -1,0 +1,62 @@
+/* The executor: lowers a model and a plan (split counts per op) to one SPMD
+ * program -- per op, the redistributions of its inputs, its local kernel, and
+ * in reverse the backward kernels, the gradient redistributions, the gradient
+ * all-reduces and the optimizer update -- and runs it on a backend. The
+ * collectives are the ones the cost model prices: the same pl_redistribute
+ * lists on the same edges, the op rules' own collectives and the same
+ * gradient all-reduces.
+ *
+ * Data is synthetic and deterministic: a param element, an input element or
+ * a Dropout mask bit is a hash of (seed, tensor, global index), so any plan
+ * on any number of ranks sees the same numbers. All arithmetic is fp32 (a
+ * model's 16-bit dtypes are computed in fp32). */
+#ifndef PL_EXEC_H
+#define PL_EXEC_H
+
+#include <stdint.h>
+
+#include "executor/backend.h"
+#include "planner/graph.h"
+
+typedef enum pl_optimizer { PL_OPT_SGD, PL_OPT_ADAM } pl_optimizer;
+
+typedef struct pl_exec_opts {
+	uint64_t seed;
+	pl_optimizer optimizer;
+	double lr; /* 0: 1e-3 for Adam, 1e-2 for SGD */
+	/* tests: this rank fails when it reaches this op's forward (-1: none) */
+	int64_t fail_rank;
+	int fail_op;
+} pl_exec_opts;
+
+typedef struct pl_exec pl_exec;
+
+/* splits[op] holds nloops split counts for `devices` ranks (checked here:
+ * PL_EINVAL naming the op when one does not fit). The backend must have
+ * `devices` ranks; the executor does not own it. */
+pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t devices, int64_t *const *splits,
+                      pl_backend *be, const pl_exec_opts *o, pl_err *err);
+void pl_exec_free(pl_exec *ex);
+
+/* One training step: forward, backward and (if update) the optimizer.
+ * *loss receives the sum of the graph's outputs. PL_EDEVICE when a rank
+ * failed; the message names the rank. Dropout masks change with each step
+ * that updates. */
+pl_status pl_exec_step(pl_exec *ex, int update, double *loss, pl_err *err);
+
+/* Reads a tensor's whole value (what=0) or the gradient the last step left
+ * for it (what=1) into global (its element count), assembling the ranks'
+ * pieces and summing partial sums. Needs PL_CAP_HOST_MEMORY. Returns 0, or -1
+ * if the tensor has no such buffer (data inputs; gradients of tensors that
+ * need none). */
+int pl_exec_read(const pl_exec *ex, int tensor, int what, float *global);
+
+/* Sets a param's whole value (its element count) on every rank. Returns 0,
+ * or -1 if t is not a param or the backend's memory is not the host's. */
+int pl_exec_write(pl_exec *ex, int tensor, const float *global);
+
+/* Number of collectives and bytes (as nccl-tests counts them) one step ran on
+ * rank 0, by kind (pl_prim_kind, without SLICE). */
+void pl_exec_comm_stats(const pl_exec *ex, int64_t *count, double *bytes);
+
+#endif

@@ -1,0 +1,523 @@
+/* Host fp32 kernels for every operator type, forward and backward, on local
+ * pieces. Matrix products go through the backend's gemm (OpenBLAS on cpu). */
+#include "executor/kernels.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/ops.h"
+
+uint64_t pl_hash64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+int pl_dropout_keep(uint64_t seed, int op, uint64_t idx, double ratio)
+{
+	uint64_t h = pl_hash64(seed ^ pl_hash64((uint64_t)op * 0x100000001b3ULL ^ idx));
+	return (double)(h >> 11) * 0x1.0p-53 >= ratio;
+}
+
+static int64_t axis_of(const pl_op *op, int rank, int64_t dflt)
+{
+	int64_t a = op->attrs.has_axis ? op->attrs.axis : dflt;
+	return a < 0 ? a + rank : a;
+}
+
+static void row_strides(const pl_xt *t, int64_t *st)
+{
+	int64_t s = 1;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		st[d] = s;
+		s *= t->shape[d];
+	}
+}
+
+/* strides of `in` seen from `out`'s index space (aligned right), 0 where in
+ * is broadcast */
+static void bcast_strides(const pl_xt *in, const pl_xt *out, int64_t *bs)
+{
+	int64_t st[PL_MAX_RANK];
+	row_strides(in, st);
+	for (int d = 0; d < out->rank; d++) {
+		int di = d - (out->rank - in->rank);
+		bs[d] = di >= 0 && in->shape[di] == out->shape[d] ? st[di] : 0;
+	}
+}
+
+/* advances a multi-index over shape; returns 0 when it wraps */
+static int next_index(int64_t *ix, const int64_t *shape, int rank)
+{
+	for (int d = rank - 1; d >= 0; d--) {
+		if (++ix[d] < shape[d])
+			return 1;
+		ix[d] = 0;
+	}
+	return 0;
+}
+
+static float gelu(float x, float *dx)
+{
+	const float c = 0.7978845608028654f, a = 0.044715f;
+	float u = c * (x + a * x * x * x), t = tanhf(u);
+	if (dx)
+		*dx = 0.5f * (1 + t) + 0.5f * x * (1 - t * t) * c * (1 + 3 * a * x * x);
+	return 0.5f * x * (1 + t);
+}
+
+static float sigm(float x)
+{
+	return 1 / (1 + expf(-x));
+}
+
+/* global flat index of local element i of out (for Dropout masks) */
+static uint64_t global_index(const pl_kctx *k, const pl_xt *out, int64_t i)
+{
+	const pl_tensor *t = &k->g->tensors[k->op->out[0]];
+	uint64_t gi = 0;
+	for (int d = 0; d < out->rank; d++) {
+		int64_t inner = 1;
+		for (int e = d + 1; e < out->rank; e++)
+			inner *= out->shape[e];
+		int64_t c = (i / inner) % out->shape[d];
+		gi = gi * (uint64_t)t->shape[d] + (uint64_t)(c + k->out_off[d]);
+	}
+	return gi;
+}
+
+static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	pl_optype t = k->op->type;
+	double ratio = k->op->attrs.ratio;
+	for (size_t i = 0; i < x->n; i++) {
+		float v = x->v[i], r = 0, d = 1;
+		switch (t) {
+		case PL_OP_RELU:
+			r = v > 0 ? v : 0;
+			d = v > 0;
+			break;
+		case PL_OP_GELU: r = gelu(v, &d); break;
+		case PL_OP_SILU: {
+			float s = sigm(v);
+			r = v * s;
+			d = s * (1 + v * (1 - s));
+			break;
+		}
+		case PL_OP_TANH:
+			r = tanhf(v);
+			d = 1 - r * r;
+			break;
+		case PL_OP_SIGMOID:
+			r = sigm(v);
+			d = r * (1 - r);
+			break;
+		case PL_OP_DROPOUT:
+			d = ratio <= 0 ? 1
+			    : pl_dropout_keep(k->seed, (int)(k->op - k->g->ops),
+			                      global_index(k, x, (int64_t)i), ratio)
+			        ? (float)(1 / (1 - ratio))
+			        : 0;
+			r = v * d;
+			break;
+		default: r = v; break; /* Identity, Cast (computed in fp32) */
+		}
+		if (dx)
+			dx->v[i] = dy->v[i] * d;
+		else
+			y->v[i] = r;
+	}
+	return 0;
+}
+
+static int binary(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	int64_t sa[PL_MAX_RANK], sb[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	const pl_xt *ref = y ? y : dy;
+	bcast_strides(&in[0], ref, sa);
+	bcast_strides(&in[1], ref, sb);
+	if (din) {
+		for (int i = 0; i < 2; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	}
+	pl_optype t = k->op->type;
+	size_t o = 0;
+	do {
+		int64_t ia = 0, ib = 0;
+		for (int d = 0; d < ref->rank; d++) {
+			ia += ix[d] * sa[d];
+			ib += ix[d] * sb[d];
+		}
+		float a = in[0].v[ia], b = in[1].v[ib];
+		if (!din) {
+			y->v[o] = t == PL_OP_ADD   ? a + b
+			          : t == PL_OP_SUB ? a - b
+			          : t == PL_OP_MUL ? a * b
+			                           : a / b;
+		} else {
+			float g = dy->v[o];
+			float ga = t == PL_OP_MUL ? g * b : t == PL_OP_DIV ? g / b : g;
+			float gb = t == PL_OP_ADD   ? g
+			           : t == PL_OP_SUB ? -g
+			           : t == PL_OP_MUL ? g * a
+			                            : -g * a / (b * b);
+			if (din[0].v)
+				din[0].v[ia] += ga;
+			if (din[1].v)
+				din[1].v[ib] += gb;
+		}
+		o++;
+	} while (ref->rank > 0 && next_index(ix, ref->shape, ref->rank));
+	return 0;
+}
+
+/* batch offsets (in matrices) of a and b for each batch index of c */
+static void batch_offsets(const pl_xt *a, const pl_xt *b, const pl_xt *c, int64_t i, int64_t *oa,
+                          int64_t *ob)
+{
+	int nb = c->rank - 2;
+	int64_t rem = i, fa = 1, fb = 1;
+	*oa = *ob = 0;
+	for (int d = nb - 1; d >= 0; d--) {
+		int64_t x = rem % c->shape[d];
+		rem /= c->shape[d];
+		int da = d - (nb - (a->rank - 2)), db = d - (nb - (b->rank - 2));
+		if (da >= 0) {
+			if (a->shape[da] == c->shape[d])
+				*oa += x * fa;
+			fa *= a->shape[da];
+		}
+		if (db >= 0) {
+			if (b->shape[db] == c->shape[d])
+				*ob += x * fb;
+			fb *= b->shape[db];
+		}
+	}
+}
+
+static int matmul(pl_kctx *k, pl_xt *in, pl_xt *c, const pl_xt *dc, pl_xt *din)
+{
+	pl_xt *a = &in[0], *b = &in[1];
+	const pl_xt *cc = c ? c : dc;
+	int64_t m = a->shape[a->rank - 2], kk = a->shape[a->rank - 1], n = b->shape[b->rank - 1];
+	int64_t batches = 1;
+	for (int d = 0; d < cc->rank - 2; d++)
+		batches *= cc->shape[d];
+	if (din)
+		for (int i = 0; i < 2; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	for (int64_t i = 0; i < batches; i++) {
+		int64_t oa, ob;
+		batch_offsets(a, b, cc, i, &oa, &ob);
+		const float *pa = a->v + oa * m * kk, *pb = b->v + ob * kk * n;
+		if (!din) {
+			k->gemm(0, 0, m, n, kk, 1, pa, kk, pb, n, 0, c->v + i * m * n, n);
+			continue;
+		}
+		const float *pc = dc->v + i * m * n;
+		if (din[0].v) /* dA = dC B^T */
+			k->gemm(0, 1, m, kk, n, 1, pc, n, pb, n, 1, din[0].v + oa * m * kk, kk);
+		if (din[1].v) /* dB = A^T dC */
+			k->gemm(1, 0, kk, n, m, 1, pa, kk, pc, n, 1, din[1].v + ob * kk * n, n);
+	}
+	return 0;
+}
+
+static void split3(const pl_xt *x, int64_t axis, int64_t *outer, int64_t *n, int64_t *inner)
+{
+	*outer = *inner = 1;
+	for (int d = 0; d < axis; d++)
+		*outer *= x->shape[d];
+	*n = x->shape[axis];
+	for (int d = (int)axis + 1; d < x->rank; d++)
+		*inner *= x->shape[d];
+}
+
+static int softmax(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	int64_t outer, n, inner;
+	split3(x, axis_of(k->op, x->rank, -1), &outer, &n, &inner);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t q = 0; q < inner; q++) {
+			size_t base = (size_t)(o * n * inner + q);
+#define AT(p, j) (p)[base + (size_t)(j) * (size_t)inner]
+			if (!dx) {
+				float mx = -INFINITY;
+				for (int64_t j = 0; j < n; j++)
+					mx = fmaxf(mx, AT(x->v, j));
+				double s = 0;
+				for (int64_t j = 0; j < n; j++)
+					s += AT(y->v, j) = expf(AT(x->v, j) - mx);
+				for (int64_t j = 0; j < n; j++)
+					AT(y->v, j) = (float)(AT(y->v, j) / s);
+			} else {
+				double s = 0;
+				for (int64_t j = 0; j < n; j++)
+					s += (double)AT(dy->v, j) * AT(y->v, j);
+				for (int64_t j = 0; j < n; j++)
+					AT(dx->v, j) = AT(y->v, j) * (float)(AT(dy->v, j) - s);
+			}
+#undef AT
+		}
+	return 0;
+}
+
+/* LayerNormalization (X, Scale[, B]) and RMSNormalization (X, Scale) */
+static int norm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0];
+	int rms = k->op->type == PL_OP_RMSNORM, has_b = k->op->ninputs > 2;
+	int64_t axis = axis_of(k->op, x->rank, -1), rows = 1, cols = 1;
+	for (int d = 0; d < x->rank; d++)
+		*(d < axis ? &rows : &cols) *= x->shape[d];
+	double eps = k->op->attrs.epsilon;
+	const float *s = in[1].v, *b = has_b ? in[2].v : NULL;
+	if (din) {
+		for (int i = 1; i < k->op->ninputs; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	}
+	for (int64_t r = 0; r < rows; r++) {
+		const float *xr = x->v + r * cols;
+		double mean = 0, var = 0;
+		if (!rms) {
+			for (int64_t j = 0; j < cols; j++)
+				mean += xr[j];
+			mean /= (double)cols;
+		}
+		for (int64_t j = 0; j < cols; j++)
+			var += (xr[j] - mean) * (xr[j] - mean);
+		var /= (double)cols;
+		double rstd = 1 / sqrt(var + eps);
+		if (!din) {
+			float *yr = y->v + r * cols;
+			for (int64_t j = 0; j < cols; j++)
+				yr[j] = (float)((xr[j] - mean) * rstd) * s[j] + (b ? b[j] : 0);
+			continue;
+		}
+		const float *gr = dy->v + r * cols;
+		double m1 = 0, m2 = 0; /* means of dxhat and dxhat * xhat */
+		for (int64_t j = 0; j < cols; j++) {
+			double xh = (xr[j] - mean) * rstd, g = (double)gr[j] * s[j];
+			m1 += g;
+			m2 += g * xh;
+			if (din[1].v)
+				din[1].v[j] += (float)(gr[j] * xh);
+			if (has_b && din[2].v)
+				din[2].v[j] += gr[j];
+		}
+		m1 /= (double)cols;
+		m2 /= (double)cols;
+		if (din[0].v)
+			for (int64_t j = 0; j < cols; j++) {
+				double xh = (xr[j] - mean) * rstd, g = (double)gr[j] * s[j];
+				din[0].v[r * cols + j] =
+				    (float)(rstd * (g - (rms ? 0 : m1) - xh * m2));
+			}
+	}
+	return 0;
+}
+
+static int gather(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *ix = &in[1];
+	int64_t axis = axis_of(k->op, x->rank, 0), pre, vl, post;
+	split3(x, axis, &pre, &vl, &post);
+	int64_t v0 = k->in_off[0][axis], vglob = k->g->tensors[k->op->in[0]].shape[axis];
+	int64_t ni = (int64_t)ix->n;
+	if (din && din[0].v)
+		memset(din[0].v, 0, sizeof(float) * din[0].n);
+	for (int64_t p = 0; p < pre; p++)
+		for (int64_t i = 0; i < ni; i++) {
+			int64_t id = (int64_t)ix->v[i];
+			if (id < 0)
+				id += vglob;
+			id -= v0;
+			size_t o = (size_t)((p * ni + i) * post);
+			if (!din) {
+				for (int64_t q = 0; q < post; q++)
+					y->v[o + (size_t)q] =
+					    id >= 0 && id < vl ? x->v[(p * vl + id) * post + q] : 0;
+			} else if (din[0].v && id >= 0 && id < vl) {
+				for (int64_t q = 0; q < post; q++)
+					din[0].v[(p * vl + id) * post + q] += dy->v[o + (size_t)q];
+			}
+		}
+	return 0;
+}
+
+static int transpose(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	int64_t perm[PL_MAX_RANK], st[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	int n = x->rank;
+	for (int d = 0; d < n; d++)
+		perm[d] = k->op->attrs.nperm ? k->op->attrs.perm[d] : n - 1 - d;
+	row_strides(x, st);
+	const pl_xt *o = y ? y : dy;
+	size_t j = 0;
+	do {
+		int64_t src = 0;
+		for (int d = 0; d < n; d++)
+			src += ix[d] * st[perm[d]];
+		if (!dx)
+			y->v[j] = x->v[src];
+		else
+			dx->v[src] = dy->v[j];
+		j++;
+	} while (n > 0 && next_index(ix, o->shape, n));
+	return 0;
+}
+
+static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_op *op = k->op;
+	const pl_tensor *gx = &k->g->tensors[op->in[0]];
+	int red[PL_MAX_RANK] = {0};
+	for (int d = 0; d < x->rank; d++)
+		red[d] = !op->attrs.has_axes;
+	for (int a = 0; a < op->attrs.naxes; a++) {
+		int64_t ax = op->attrs.axes[a] < 0 ? op->attrs.axes[a] + x->rank : op->attrs.axes[a];
+		red[ax] = 1;
+	}
+	double count = 1; /* a mean divides by the global count */
+	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	int64_t s = 1;
+	for (int d = x->rank - 1; d >= 0; d--) {
+		if (red[d])
+			count *= (double)gx->shape[d];
+		ost[d] = red[d] ? 0 : s;
+		if (!red[d])
+			s *= x->shape[d];
+	}
+	double scale = op->type == PL_OP_REDUCEMEAN ? 1 / count : 1;
+	double *acc = NULL; /* sums in double: the loss of a test is often one */
+	if (!dx && !(acc = calloc(y->n ? y->n : 1, sizeof *acc)))
+		return -1;
+	size_t i = 0;
+	do {
+		int64_t o = 0;
+		for (int d = 0; d < x->rank; d++)
+			o += ix[d] * ost[d];
+		if (!dx)
+			acc[o] += x->v[i];
+		else
+			dx->v[i] = (float)(dy->v[o] * scale);
+		i++;
+	} while (x->rank > 0 && next_index(ix, x->shape, x->rank));
+	for (size_t e = 0; acc && e < y->n; e++)
+		y->v[e] = (float)(acc[e] * scale);
+	free(acc);
+	return 0;
+}
+
+static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *lab = &in[1];
+	const pl_tensor *gx = &k->g->tensors[k->op->in[0]];
+	int64_t cl = x->shape[x->rank - 1], c0 = k->in_off[0][x->rank - 1];
+	int64_t np = (int64_t)(x->n / (size_t)cl);
+	double positions = 1;
+	for (int d = 0; d < gx->rank - 1; d++)
+		positions *= (double)gx->shape[d];
+	float *lse = k->saved->v;
+	if (din) {
+		if (!din[0].v)
+			return 0;
+		double g = dy->v[0] / positions;
+		for (int64_t p = 0; p < np; p++) {
+			int64_t t = (int64_t)lab->v[p] - c0;
+			for (int64_t c = 0; c < cl; c++) {
+				double pr = exp(x->v[p * cl + c] - lse[p]);
+				din[0].v[p * cl + c] = (float)(g * (pr - (c == t)));
+			}
+		}
+		return 0;
+	}
+	float *mx = malloc(sizeof(float) * 3 * (size_t)(np ? np : 1));
+	if (!mx)
+		return -1;
+	float *st = mx + np; /* per position: sum of exp, target logit */
+	for (int64_t p = 0; p < np; p++) {
+		float m = -INFINITY;
+		for (int64_t c = 0; c < cl; c++)
+			m = fmaxf(m, x->v[p * cl + c]);
+		mx[p] = m;
+	}
+	if (k->class_allreduce && k->class_allreduce(k->ud, mx, (size_t)np, 1)) {
+		free(mx);
+		return -1;
+	}
+	for (int64_t p = 0; p < np; p++) {
+		double s = 0;
+		for (int64_t c = 0; c < cl; c++)
+			s += exp(x->v[p * cl + c] - mx[p]);
+		int64_t t = (int64_t)lab->v[p] - c0;
+		st[2 * p] = (float)s;
+		st[2 * p + 1] = t >= 0 && t < cl ? x->v[p * cl + t] : 0;
+	}
+	if (k->class_allreduce && k->class_allreduce(k->ud, st, 2 * (size_t)np, 0)) {
+		free(mx);
+		return -1;
+	}
+	double loss = 0;
+	for (int64_t p = 0; p < np; p++) {
+		lse[p] = mx[p] + logf(st[2 * p]);
+		loss += lse[p] - st[2 * p + 1];
+	}
+	y->v[0] = k->loss_share ? (float)(loss / positions) : 0;
+	free(mx);
+	return 0;
+}
+
+size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
+{
+	if (k->op->type != PL_OP_SCE)
+		return 0;
+	return in[0].n / (size_t)in[0].shape[in[0].rank - 1];
+}
+
+static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
+{
+	switch (k->op->type) {
+	case PL_OP_MATMUL: return matmul(k, in, (pl_xt *)out, dout, din);
+	case PL_OP_ADD:
+	case PL_OP_SUB:
+	case PL_OP_MUL:
+	case PL_OP_DIV: return binary(k, in, din ? NULL : out, dout, din);
+	case PL_OP_SOFTMAX: return softmax(k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_LAYERNORM:
+	case PL_OP_RMSNORM: return norm(k, in, out, dout, din);
+	case PL_OP_GATHER: return gather(k, in, out, dout, din);
+	case PL_OP_TRANSPOSE: return transpose(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_REDUCESUM:
+	case PL_OP_REDUCEMEAN: return reduce(k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_SCE: return sce(k, in, out, dout, din);
+	case PL_OP_RESHAPE: /* the local pieces keep their element order */
+		if (din) {
+			if (din[0].v)
+				memcpy(din[0].v, dout->v, sizeof(float) * din[0].n);
+		} else {
+			memcpy(out->v, in[0].v, sizeof(float) * out->n);
+		}
+		return 0;
+	default:
+		if (din && !din[0].v)
+			return 0;
+		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);
+	}
+}
+
+int pl_kernel_forward(pl_kctx *k, pl_xt *in, pl_xt *out)
+{
+	return run(k, in, out, NULL, NULL);
+}
+
+int pl_kernel_backward(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
+{
+	return run(k, in, out, dout, din);
+}

@@ -1,0 +1,57 @@
+/* Local kernels: one operator's forward and backward on the rank's pieces of
+ * its tensors, in fp32 host memory. A kernel sees local shapes only; what it
+ * needs to know about the global tensor (the offset of its piece, the global
+ * count a mean divides by, the rank group of a split class axis) comes in the
+ * context. The cpu backend runs these; they are also the single-device
+ * reference, since one rank holding whole tensors is the unsharded program. */
+#ifndef PL_KERNELS_H
+#define PL_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "planner/graph.h"
+
+typedef struct pl_xt {
+	int rank;
+	int64_t shape[PL_MAX_RANK];
+	size_t n;
+	float *v;
+} pl_xt;
+
+/* C = alpha * op(A) op(B) + beta * C, row-major, lda/ldb/ldc in elements */
+typedef void (*pl_gemm_fn)(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha,
+                           const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                           float *c, int64_t ldc);
+
+typedef struct pl_kctx {
+	const pl_graph *g;
+	const pl_op *op;
+	pl_gemm_fn gemm;
+	/* global offset of the local piece, per dimension */
+	int64_t in_off[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+	int64_t out_off[PL_MAX_RANK];
+	uint64_t seed; /* Dropout masks: a function of (seed, op, global index) */
+	/* SoftmaxCrossEntropy with a split class axis: sums (or maxima) over the
+	 * ranks that hold the other classes of the same positions. NULL when the
+	 * class axis is whole. Returns 0 or -1 (the run is aborting). */
+	int (*class_allreduce)(void *ud, float *buf, size_t n, int max);
+	void *ud;
+	int loss_share; /* SCE: this rank adds the loss of its positions (one per class group) */
+	pl_xt *saved;   /* per-op scratch kept from forward to backward (SCE: log-sum-exp) */
+} pl_kctx;
+
+/* Runs op forward: out = f(in). Returns 0, or -1 (out of memory / aborting). */
+int pl_kernel_forward(pl_kctx *k, pl_xt *in, pl_xt *out);
+/* Backward: given the inputs, the output and its gradient dout, writes the
+ * gradient of every input i with din[i].v != NULL (overwritten, not added). */
+int pl_kernel_backward(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din);
+/* Elements of the per-op scratch the forward needs (0: none). */
+size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in);
+
+/* The splitmix64 hash the executor uses for synthetic data and masks. */
+uint64_t pl_hash64(uint64_t x);
+/* Dropout's keep decision for global element idx. */
+int pl_dropout_keep(uint64_t seed, int op, uint64_t idx, double ratio);
+
+#endif

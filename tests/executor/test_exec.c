@@ -1,0 +1,470 @@
+/* executor -- sharded execution against unsharded execution.
+ *
+ * For every operator type: a small graph (params -> Identity -> the op ->
+ * times a param -> ReduceSum) run on 1 rank and, under random valid
+ * strategies for every op, on 2, 4, 6 and 8 ranks: the op's output, the loss
+ * and every param gradient must equal the 1-rank run (fp32, relative error
+ * <= 1e-5). The 1-rank kernels are checked against central finite
+ * differences. A GPT-style model trains 3 Adam steps under plans from every
+ * search mode and under random plans, with the unsharded run's losses
+ * (relative error <= 1e-4). A rank that fails stops the others. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "executor/exec.h"
+#include "search/search.h"
+
+typedef struct opcase {
+	const char *name;
+	const char *tensors; /* besides "a" (the op's first input, through Identity) */
+	const char *a_shape;
+	const char *op; /* reads "A" (and others), writes "y" */
+	const char *y_shape;
+} opcase;
+
+static const opcase cases[] = {
+    {"MatMul", "\"b\": {\"shape\": [6, 8], \"role\": \"param\"}", "[4, 6, 6]",
+     "{\"name\": \"op\", \"type\": \"MatMul\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"MatMul batched", "\"b\": {\"shape\": [4, 6, 8], \"role\": \"param\"}", "[4, 12, 6]",
+     "{\"name\": \"op\", \"type\": \"MatMul\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 12, 8]"},
+    {"Add", "\"b\": {\"shape\": [8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Add\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Sub", "\"b\": {\"shape\": [6, 1], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Sub\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Mul", "\"b\": {\"shape\": [4, 1, 8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Mul\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Div", "\"b\": {\"shape\": [6, 8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"sb\", \"type\": \"Sigmoid\", \"inputs\": [\"b\"], \"outputs\": [\"B\"]},"
+     "{\"name\": \"op\", \"type\": \"Div\", \"inputs\": [\"A\", \"B\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Relu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Relu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+    {"Gelu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Gelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+    {"Silu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Silu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+    {"Tanh", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Tanh\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+    {"Sigmoid", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Sigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Identity", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Identity\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Cast", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Cast\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"to\": \"float32\"}}",
+     "[4, 6, 8]"},
+    {"Dropout", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Dropout\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"ratio\": 0.3}}",
+     "[4, 6, 8]"},
+    {"Softmax", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Softmax\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axis\": 1}}",
+     "[4, 6, 8]"},
+    {"LayerNormalization",
+     "\"s\": {\"shape\": [8], \"role\": \"param\"}, \"c\": {\"shape\": [8], \"role\": \"param\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"LayerNormalization\", \"inputs\": [\"A\", \"s\", \"c\"], "
+     "\"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"LayerNormalization axis 1", "\"s\": {\"shape\": [6, 8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"LayerNormalization\", \"inputs\": [\"A\", \"s\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"axis\": 1, \"epsilon\": 0.001}}",
+     "[4, 6, 8]"},
+    {"RMSNormalization", "\"s\": {\"shape\": [8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"RMSNormalization\", \"inputs\": [\"A\", \"s\"], "
+     "\"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Gather", "\"ids\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": \"input\"}",
+     "[12, 8]",
+     "{\"name\": \"op\", \"type\": \"Gather\", \"inputs\": [\"A\", \"ids\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Reshape merge", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Reshape\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [24, 8]}}",
+     "[24, 8]"},
+    {"Reshape split", NULL, "[24, 8]",
+     "{\"name\": \"op\", \"type\": \"Reshape\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [4, 6, 2, 4]}}",
+     "[4, 6, 2, 4]"},
+    {"Transpose", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Transpose\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"perm\": [2, 0, 1]}}",
+     "[8, 4, 6]"},
+    {"ReduceSum", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"ReduceSum\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axes\": [1], \"keepdims\": 0}}",
+     "[4, 8]"},
+    {"ReduceMean", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"ReduceMean\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axes\": [0, 2], \"keepdims\": 1}}",
+     "[1, 6, 1]"},
+    {"SoftmaxCrossEntropy", "\"lab\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": "
+                            "\"input\"}",
+     "[4, 6, 12]",
+     "{\"name\": \"op\", \"type\": \"SoftmaxCrossEntropy\", \"inputs\": [\"A\", \"lab\"], "
+     "\"outputs\": [\"y\"]}",
+     NULL},
+};
+
+static pl_graph *case_graph(const opcase *c)
+{
+	char js[4096];
+	if (c->y_shape)
+		snprintf(js, sizeof js,
+		         "{\"format\": \"planner.model/1\", \"name\": \"case\", \"dtype\": "
+		         "\"float32\", \"tensors\": {\"a\": {\"shape\": %s, \"role\": \"param\"}, "
+		         "\"r\": {\"shape\": %s, \"role\": \"param\"}%s%s}, \"ops\": ["
+		         "{\"name\": \"id\", \"type\": \"Identity\", \"inputs\": [\"a\"], "
+		         "\"outputs\": [\"A\"]}, %s, "
+		         "{\"name\": \"mul\", \"type\": \"Mul\", \"inputs\": [\"y\", \"r\"], "
+		         "\"outputs\": [\"z\"]}, "
+		         "{\"name\": \"sum\", \"type\": \"ReduceSum\", \"inputs\": [\"z\"], "
+		         "\"outputs\": [\"loss\"], \"attrs\": {\"keepdims\": 0}}], "
+		         "\"outputs\": [\"loss\"]}",
+		         c->a_shape, c->y_shape, c->tensors ? ", " : "", c->tensors ? c->tensors : "",
+		         c->op);
+	else
+		snprintf(js, sizeof js,
+		         "{\"format\": \"planner.model/1\", \"name\": \"case\", \"dtype\": "
+		         "\"float32\", \"tensors\": {\"a\": {\"shape\": %s, \"role\": \"param\"}, "
+		         "%s}, \"ops\": [{\"name\": \"id\", \"type\": \"Identity\", \"inputs\": "
+		         "[\"a\"], \"outputs\": [\"A\"]}, %s], \"outputs\": [\"y\"]}",
+		         c->a_shape, c->tensors, c->op);
+	pl_graph *g = NULL;
+	pl_err err;
+	if (pl_graph_load_json(&g, js, strlen(js), c->name, &err))
+		fail_msg("%s: %s", c->name, err.msg);
+	return g;
+}
+
+/* every op's strategy: a random candidate for D devices */
+static int64_t **random_splits(const pl_graph *g, int64_t D, unsigned *seed)
+{
+	int64_t **s = calloc((size_t)g->nops, sizeof *s);
+	int64_t cand[512 * PL_MAX_LOOPS];
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		s[o] = calloc(PL_MAX_LOOPS, sizeof(int64_t));
+		int n = pl_op_enumerate(op, D, cand, 512);
+		assert_true(n >= 1);
+		if (n > 512)
+			n = 512;
+		int k = (int)(rand_r(seed) % (unsigned)n);
+		memcpy(s[o], cand + (size_t)k * op->spec.nloops,
+		       sizeof(int64_t) * (size_t)op->spec.nloops);
+	}
+	return s;
+}
+
+static void free_splits(const pl_graph *g, int64_t **s)
+{
+	for (int o = 0; o < g->nops; o++)
+		free(s[o]);
+	free(s);
+}
+
+typedef struct run {
+	pl_backend *be;
+	pl_exec *ex;
+} run;
+
+static void run_open(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt)
+{
+	pl_err err;
+	pl_exec_opts o = {.seed = 7, .optimizer = opt, .fail_rank = -1, .fail_op = -1};
+	assert_int_equal(pl_backend_cpu(&r->be, D, 0, &err), PL_OK);
+	pl_status st = pl_exec_new(&r->ex, g, D, splits, r->be, &o, &err);
+	if (st)
+		fail_msg("%s", err.msg);
+}
+
+static void run_close(run *r)
+{
+	pl_exec_free(r->ex);
+	r->be->destroy(r->be);
+}
+
+/* max |a - b| / max |b| */
+static double rel_err(const float *a, const float *b, size_t n)
+{
+	double num = 0, den = 1e-30;
+	for (size_t i = 0; i < n; i++) {
+		num = fmax(num, fabs((double)a[i] - b[i]));
+		den = fmax(den, fabs((double)b[i]));
+	}
+	return num / den;
+}
+
+/* tensor t's value (what 0) or gradient (what 1) agrees between runs */
+static void same_tensor(const pl_graph *g, run *x, run *ref, int t, int what, const char *ctx)
+{
+	size_t n = (size_t)pl_tensor_elems(&g->tensors[t]);
+	float *a = malloc(sizeof(float) * n), *b = malloc(sizeof(float) * n);
+	int ra = pl_exec_read(x->ex, t, what, a), rb = pl_exec_read(ref->ex, t, what, b);
+	assert_int_equal(ra, rb);
+	if (!ra) {
+		double e = rel_err(a, b, n);
+		if (e > 1e-5)
+			fail_msg("%s: %s of '%s' differs from 1 rank: relative error %.3g", ctx,
+			         what ? "gradient" : "value", g->tensors[t].name, e);
+	}
+	free(a);
+	free(b);
+}
+
+static void every_op_under_random_strategies(void **state)
+{
+	(void)state;
+	static const int64_t Ds[] = {2, 3, 4, 6, 8};
+	unsigned seed = 12345;
+	int runs = 0;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		pl_graph *g = case_graph(&cases[c]);
+		int64_t **one = random_splits(g, 1, &seed);
+		run ref;
+		run_open(&ref, g, 1, one, PL_OPT_SGD);
+		double l1;
+		pl_err err;
+		assert_int_equal(pl_exec_step(ref.ex, 0, &l1, &err), PL_OK);
+		int op = pl_graph_find_op(g, "op");
+		for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
+			for (int trial = 0; trial < 4; trial++) {
+				int64_t **s = random_splits(g, Ds[di], &seed);
+				run x;
+				run_open(&x, g, Ds[di], s, PL_OPT_SGD);
+				double l;
+				assert_int_equal(pl_exec_step(x.ex, 0, &l, &err), PL_OK);
+				char ctx[256];
+				snprintf(ctx, sizeof ctx, "%s on %lld ranks, trial %d", cases[c].name,
+				         (long long)Ds[di], trial);
+				if (fabs(l - l1) > 1e-5 * fmax(fabs(l1), 1e-3))
+					fail_msg("%s: loss %.9g, 1 rank %.9g", ctx, l, l1);
+				same_tensor(g, &x, &ref, g->ops[op].out[0], 0, ctx);
+				for (int t = 0; t < g->ntensors; t++)
+					if (g->tensors[t].role == PL_ROLE_PARAM)
+						same_tensor(g, &x, &ref, t, 1, ctx);
+				run_close(&x);
+				free_splits(g, s);
+				runs++;
+			}
+		run_close(&ref);
+		free_splits(g, one);
+		pl_graph_free(g);
+	}
+	assert_true(runs >= 400);
+}
+
+/* the 1-rank gradients against central differences of the loss */
+static void gradients_match_finite_differences(void **state)
+{
+	(void)state;
+	unsigned seed = 99;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		if (!strcmp(cases[c].name, "Relu")) /* kinks */
+			continue;
+		pl_graph *g = case_graph(&cases[c]);
+		int64_t **one = random_splits(g, 1, &seed);
+		run r;
+		run_open(&r, g, 1, one, PL_OPT_SGD);
+		pl_err err;
+		double l0;
+		assert_int_equal(pl_exec_step(r.ex, 0, &l0, &err), PL_OK);
+		for (int t = 0; t < g->ntensors; t++) {
+			if (g->tensors[t].role != PL_ROLE_PARAM)
+				continue;
+			size_t n = (size_t)pl_tensor_elems(&g->tensors[t]);
+			float *w = malloc(sizeof(float) * n), *gr = malloc(sizeof(float) * n);
+			/* gradients at the unperturbed point (earlier params were perturbed) */
+			assert_int_equal(pl_exec_step(r.ex, 0, &l0, &err), PL_OK);
+			assert_int_equal(pl_exec_read(r.ex, t, 0, w), 0);
+			assert_int_equal(pl_exec_read(r.ex, t, 1, gr), 0);
+			for (int k = 0; k < 4; k++) {
+				size_t i = (size_t)rand_r(&seed) % n;
+				const float h = 1e-2f, w0 = w[i];
+				double lp, lm;
+				w[i] = w0 + h;
+				pl_exec_write(r.ex, t, w);
+				assert_int_equal(pl_exec_step(r.ex, 0, &lp, &err), PL_OK);
+				w[i] = w0 - h;
+				pl_exec_write(r.ex, t, w);
+				assert_int_equal(pl_exec_step(r.ex, 0, &lm, &err), PL_OK);
+				w[i] = w0;
+				pl_exec_write(r.ex, t, w);
+				double fd = (lp - lm) / (2.0 * h);
+				if (fabs(fd - gr[i]) > 2e-2 * fmax(fabs(gr[i]), 5e-2))
+					fail_msg("%s: d loss / d %s[%zu]: backward %.6g, central "
+					         "difference %.6g",
+					         cases[c].name, g->tensors[t].name, i, gr[i], fd);
+			}
+			free(w);
+			free(gr);
+		}
+		run_close(&r);
+		free_splits(g, one);
+		pl_graph_free(g);
+	}
+}
+
+static pl_graph *gpt_tiny(void)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/models/gpt-tiny.json", getenv("PL_FIXTURES"));
+	pl_graph *g = NULL;
+	pl_err err;
+	if (pl_graph_load_file(&g, path, &err))
+		fail_msg("%s", err.msg);
+	return g;
+}
+
+static void train3(const pl_graph *g, int64_t D, int64_t **splits, double *loss)
+{
+	run r;
+	run_open(&r, g, D, splits, PL_OPT_ADAM);
+	pl_err err;
+	for (int s = 0; s < 3; s++)
+		if (pl_exec_step(r.ex, 1, &loss[s], &err))
+			fail_msg("%s", err.msg);
+	run_close(&r);
+}
+
+static void check_losses(const double *l, const double *ref, const char *ctx)
+{
+	for (int s = 0; s < 3; s++)
+		if (fabs(l[s] - ref[s]) > 1e-4 * fabs(ref[s]))
+			fail_msg("%s: step %d loss %.9g, 1 rank %.9g", ctx, s, l[s], ref[s]);
+}
+
+/* GPT-style model: 3 Adam steps under each search mode's plan and random plans */
+static void gpt_training_matches_one_rank(void **state)
+{
+	(void)state;
+	pl_graph *g = gpt_tiny();
+	unsigned seed = 5;
+	int64_t **one = random_splits(g, 1, &seed);
+	double ref[3];
+	train3(g, 1, one, ref);
+	assert_true(ref[2] < ref[0]); /* it trains */
+	static const char *const modes[] = {"dp", "rec", "ilp", "auto", "propagate"};
+	static const int64_t Ds[] = {2, 4, 6, 8};
+	for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++) {
+		pl_cluster cl;
+		pl_err err;
+		assert_int_equal(pl_cluster_preset(&cl, "h100x8", &err), PL_OK);
+		assert_int_equal(pl_cluster_devices(&cl, Ds[di], &err), PL_OK);
+		for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+			pl_graph *gm = gpt_tiny();
+			if (!strcmp(modes[m], "propagate")) { /* annotate the first MatMul */
+				for (int o = 0; o < gm->nops; o++)
+					if (gm->ops[o].type == PL_OP_MATMUL) {
+						int64_t c[64 * PL_MAX_LOOPS];
+						int n = pl_op_enumerate(&gm->ops[o], Ds[di], c, 64);
+						gm->ops[o].has_strategy = 1;
+						memcpy(gm->ops[o].strategy, c + (size_t)(n - 1) * gm->ops[o].spec.nloops,
+						       sizeof(int64_t) * (size_t)gm->ops[o].spec.nloops);
+						break;
+					}
+			}
+			pl_problem *p;
+			assert_int_equal(pl_problem_new(&p, gm, &cl, &err), PL_OK);
+			pl_search_opts so = {.threads = 1};
+			pl_search_result res;
+			if (pl_searcher_get(modes[m])->run(p, &so, &res, &err))
+				fail_msg("%s: %s", modes[m], err.msg);
+			int64_t **s = calloc((size_t)gm->nops, sizeof *s);
+			for (int o = 0; o < gm->nops; o++) {
+				s[o] = calloc(PL_MAX_LOOPS, sizeof(int64_t));
+				memcpy(s[o], pl_search_result_split(p, &res, o),
+				       sizeof(int64_t) * (size_t)gm->ops[o].spec.nloops);
+			}
+			double l[3];
+			train3(gm, Ds[di], s, l);
+			char ctx[128];
+			snprintf(ctx, sizeof ctx, "mode %s on %lld ranks", modes[m], (long long)Ds[di]);
+			check_losses(l, ref, ctx);
+			free_splits(gm, s);
+			pl_search_result_free(&res);
+			pl_problem_free(p);
+			pl_graph_free(gm);
+		}
+		for (int trial = 0; trial < 3; trial++) {
+			int64_t **s = random_splits(g, Ds[di], &seed);
+			double l[3];
+			train3(g, Ds[di], s, l);
+			char ctx[128];
+			snprintf(ctx, sizeof ctx, "random plan %d on %lld ranks", trial,
+			         (long long)Ds[di]);
+			check_losses(l, ref, ctx);
+			free_splits(g, s);
+		}
+	}
+	free_splits(g, one);
+	pl_graph_free(g);
+}
+
+static void a_failing_rank_stops_every_rank(void **state)
+{
+	(void)state;
+	pl_graph *g = gpt_tiny();
+	unsigned seed = 11;
+	int64_t **s = random_splits(g, 4, &seed);
+	pl_backend *be;
+	pl_exec *ex;
+	pl_err err;
+	assert_int_equal(pl_backend_cpu(&be, 4, 5, &err), PL_OK);
+	pl_exec_opts o = {.seed = 1, .optimizer = PL_OPT_ADAM, .fail_rank = 2, .fail_op = 20};
+	assert_int_equal(pl_exec_new(&ex, g, 4, s, be, &o, &err), PL_OK);
+	double l;
+	assert_int_equal(pl_exec_step(ex, 1, &l, &err), PL_EDEVICE);
+	assert_non_null(strstr(err.msg, "rank 2"));
+	assert_non_null(strstr(err.msg, g->ops[20].name));
+	pl_exec_free(ex);
+	be->destroy(be);
+	free_splits(g, s);
+	pl_graph_free(g);
+}
+
+static void a_strategy_that_does_not_fit_names_the_op(void **state)
+{
+	(void)state;
+	pl_graph *g = gpt_tiny();
+	unsigned seed = 3;
+	int64_t **s = random_splits(g, 4, &seed);
+	s[5][0] *= 3; /* no longer divides the loop / the devices */
+	pl_backend *be;
+	pl_exec *ex = NULL;
+	pl_err err;
+	assert_int_equal(pl_backend_cpu(&be, 4, 0, &err), PL_OK);
+	pl_exec_opts o = {.seed = 1, .fail_rank = -1, .fail_op = -1};
+	assert_int_equal(pl_exec_new(&ex, g, 4, s, be, &o, &err), PL_EINVAL);
+	assert_null(ex);
+	assert_non_null(strstr(err.msg, g->ops[5].name));
+	be->destroy(be);
+	free_splits(g, s);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(every_op_under_random_strategies),
+	    cmocka_unit_test(gradients_match_finite_differences),
+	    cmocka_unit_test(gpt_training_matches_one_rank),
+	    cmocka_unit_test(a_failing_rank_stops_every_rank),
+	    cmocka_unit_test(a_strategy_that_does_not_fit_names_the_op),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
