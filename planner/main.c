@@ -13,7 +13,9 @@
 #include "costmodel/cost.h"
 #include "planner/checkpoint.h"
 #include "planner/graph.h"
+#include "executor/exec.h"
 #include "search/search.h"
+#include "search/ve.h"
 
 #define PLANNER_VERSION "0.1.0"
 
@@ -41,7 +43,8 @@ static const char *const top_help =
     "  cost MODEL         price a given plan (--strategy CKPT, or JSON lines on stdin with -)\n"
     "  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
     "  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
-    "  topology, calibrate, run, bench   planned; not in this version\n"
+    "  run MODEL          train a few steps under a plan on CPU ranks (--strategy CKPT)\n"
+    "  topology, calibrate, bench   planned; not in this version\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -585,9 +588,10 @@ static cJSON *cost_object(const pl_plancost *pc)
 	return o;
 }
 
-/* Prices one plan object; on failure err names the op. */
+/* Prices one plan object; on failure err names the op. When keep is set, the
+ * cluster and the plan's split counts (caller frees) are handed back. */
 static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where, const common *co,
-                          pl_plancost *pc, pl_err *err)
+                          pl_plancost *pc, pl_cluster *cl_out, int64_t ***keep, pl_err *err)
 {
 	pl_cluster cl;
 	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
@@ -613,6 +617,11 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 	if ((st = pl_problem_new(&p, g, &cl, err)))
 		goto cleanup;
 	pl_cost_plan(p, splits, pc, NULL);
+	if (keep) {
+		*keep = splits;
+		*cl_out = cl;
+		splits = NULL;
+	}
 cleanup:
 	pl_problem_free(p);
 	free(has);
@@ -670,7 +679,7 @@ static int cmd_cost(int argc, char **argv)
 		if (!plan)
 			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", strategy);
 		else
-			st = cost_one(g, plan, strategy, &co, &pc, &err);
+			st = cost_one(g, plan, strategy, &co, &pc, NULL, NULL, &err);
 		if (st) {
 			rc = fail(st, &err);
 		} else {
@@ -698,7 +707,7 @@ static int cmd_cost(int argc, char **argv)
 		if (!plan)
 			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", where);
 		else
-			st = cost_one(g, plan, where, &co, &pc, &err);
+			st = cost_one(g, plan, where, &co, &pc, NULL, NULL, &err);
 		cJSON *o;
 		if (st) {
 			o = cJSON_CreateObject();
@@ -857,6 +866,167 @@ static int cmd_explain(int argc, char **argv)
 	return rc;
 }
 
+static const char *const run_help =
+    "usage: planner run MODEL --strategy CKPT [--backend cpu|cuda] [--steps N] [--seed S]\n"
+    "                  [--optimizer adam|sgd] [--lr RATE] [--devices N | --cluster FILE|PRESET]\n"
+    "                  [--json]\n"
+    "\n"
+    "Runs N training steps (default 3) of MODEL under the plan in CKPT on as many ranks as\n"
+    "the plan has devices: parameters and a fixed synthetic batch are drawn from the seed\n"
+    "(default 1), so every plan of a model starts from the same numbers and an exact plan\n"
+    "gives the single-device losses. Prints the loss and the wall time of each step, then\n"
+    "the measured step time (mean of steps 2..N) against the cost model's prediction for the\n"
+    "cluster (the checkpoint's unless --devices/--cluster is given).\n"
+    "Backends: cpu (one thread per rank, OpenBLAS, shared-memory collectives; fp32).\n"
+    "The cuda backend is not in this version. --json prints one JSON object per step and a\n"
+    "summary object. Exit status 4 when a rank fails; the message names the rank.\n";
+
+static int cmd_run(int argc, char **argv)
+{
+	common co = {0};
+	const char *strategy = NULL, *backend = "cpu";
+	long long steps = 3, seed = 1;
+	double lr = 0;
+	int json = 0;
+	pl_optimizer opt = PL_OPT_ADAM;
+	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"strategy", required_argument, 0, 's'},
+	                                     {"backend", required_argument, 0, 'b'},
+	                                     {"steps", required_argument, 0, 'n'},
+	                                     {"seed", required_argument, 0, 'S'},
+	                                     {"optimizer", required_argument, 0, 'O'},
+	                                     {"lr", required_argument, 0, 'l'},
+	                                     {"json", no_argument, 0, 'j'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+		case 'c': {
+			int rc = common_opt(ch, optarg, &co, "run");
+			if (rc)
+				return rc;
+			break;
+		}
+		case 's': strategy = optarg; break;
+		case 'b': backend = optarg; break;
+		case 'n':
+			if (parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
+				return usage_error("run", "--steps: expected a positive count, got '%s'",
+				                   optarg);
+			break;
+		case 'S':
+			if (parse_ll(optarg, &seed) || seed < 0)
+				return usage_error("run", "--seed: expected a non-negative integer, got '%s'",
+				                   optarg);
+			break;
+		case 'O':
+			if (!strcmp(optarg, "adam"))
+				opt = PL_OPT_ADAM;
+			else if (!strcmp(optarg, "sgd"))
+				opt = PL_OPT_SGD;
+			else
+				return usage_error("run", "--optimizer: expected adam or sgd, got '%s'",
+				                   optarg);
+			break;
+		case 'l': {
+			char *end;
+			errno = 0;
+			lr = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(lr > 0) || !isfinite(lr))
+				return usage_error("run", "--lr: expected a positive number, got '%s'",
+				                   optarg);
+			break;
+		}
+		case 'j': json = 1; break;
+		case 'h': fputs(run_help, stdout); return 0;
+		default:
+			return usage_error("run", "unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("run", "expected one MODEL file%s", "");
+	if (!strategy)
+		return usage_error("run", "--strategy CKPT is required%s", "");
+	if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
+		return usage_error("run", "--backend: expected cpu or cuda, got '%s'", backend);
+	if (!strcmp(backend, "cuda")) {
+		fprintf(stderr, "planner: run: the cuda backend is not in this version; use "
+		                "--backend cpu\n");
+		return 4;
+	}
+	pl_err err;
+	pl_graph *g = NULL;
+	pl_status st = pl_graph_load_file(&g, argv[optind], &err);
+	if (st)
+		return fail(st, &err);
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *ck = NULL;
+	int64_t **splits = NULL;
+	pl_backend *be = NULL;
+	pl_exec *ex = NULL;
+	pl_cluster cl;
+	pl_plancost pc;
+	if ((st = pl_read_file(strategy, &text, &len, &err)))
+		goto done;
+	if (!(ck = cJSON_ParseWithLength(text, len))) {
+		st = pl_err_set(&err, PL_EINVAL, "%s: not valid JSON", strategy);
+		goto done;
+	}
+	if ((st = cost_one(g, ck, strategy, &co, &pc, &cl, &splits, &err)))
+		goto done;
+	int64_t D = pl_cluster_devices_total(&cl);
+	if ((st = pl_backend_cpu(&be, D, 0, &err)))
+		goto done;
+	pl_exec_opts eo = {.seed = (uint64_t)seed,
+	                   .optimizer = opt,
+	                   .lr = lr,
+	                   .fail_rank = -1,
+	                   .fail_op = -1};
+	if ((st = pl_exec_new(&ex, g, D, splits, be, &eo, &err))) {
+		pl_err_prefix(&err, "%s: %s", argv[optind], strategy);
+		goto done;
+	}
+	if (!json)
+		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name, strategy,
+		       (long long)D, be->name, opt == PL_OPT_ADAM ? "Adam" : "SGD");
+	double total = 0;
+	for (long long k = 0; k < steps; k++) {
+		double loss, t0 = ve_now();
+		if ((st = pl_exec_step(ex, 1, &loss, &err)))
+			goto done;
+		double dt = ve_now() - t0;
+		if (k > 0 || steps == 1)
+			total += dt;
+		if (json)
+			printf("{\"step\": %lld, \"loss\": %.9g, \"seconds\": %.6g}\n", k + 1, loss, dt);
+		else
+			printf("step %lld  loss %.9g  %.6f s\n", k + 1, loss, dt);
+		fflush(stdout);
+	}
+	double measured = total / (double)(steps > 1 ? steps - 1 : 1);
+	if (json)
+		printf("{\"measured_step_seconds\": %.6g, \"predicted_step_seconds\": %.6g, "
+		       "\"cluster\": \"%s\", \"ranks\": %lld, \"backend\": \"%s\"}\n",
+		       measured, pc.step_s, cl.name, (long long)D, be->name);
+	else
+		printf("measured step %.6f s (mean of steps %s); predicted %.6f s on %s\n", measured,
+		       steps > 1 ? "2..N" : "1", pc.step_s, cl.name);
+done:
+	pl_exec_free(ex);
+	if (be)
+		be->destroy(be);
+	free_splits(g, splits);
+	cJSON_Delete(ck);
+	free(text);
+	pl_graph_free(g);
+	return st ? fail(st, &err) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -879,8 +1049,9 @@ int main(int argc, char **argv)
 		return cmd_strategies(argc, argv);
 	if (!strcmp(cmd, "explain"))
 		return cmd_explain(argc, argv);
-	if (!strcmp(cmd, "topology") || !strcmp(cmd, "calibrate") || !strcmp(cmd, "run") ||
-	    !strcmp(cmd, "bench")) {
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc, argv);
+	if (!strcmp(cmd, "topology") || !strcmp(cmd, "calibrate") || !strcmp(cmd, "bench")) {
 		fprintf(stderr, "planner %s: not available in this version\n", cmd);
 		return 2;
 	}

@@ -168,8 +168,35 @@ for m in $("$ZOO" --list | awk '{print $1}'); do
   check "zoo $m plans on 8 devices" '[ $? -eq 0 ] && [ "$(jq .search.optimal "$T/zoo.plan")" = true ]'
 done
 
+# --- run: a plan on 6 CPU ranks trains with the losses of the 1-device plan
+GT="$SRC/tests/fixtures/models/gpt-tiny.json"
+"$PLANNER" search "$GT" --devices 1 -o "$T/gt1.plan" > /dev/null 2>&1
+"$PLANNER" search "$GT" --devices 6 --mode rec -o "$T/gt6.plan" > /dev/null 2>&1
+"$PLANNER" run "$GT" --strategy "$T/gt1.plan" --steps 3 --json > "$T/run1" 2> "$T/err"
+check "run on 1 rank exits 0" '[ $? -eq 0 ]'
+"$PLANNER" run "$GT" --strategy "$T/gt6.plan" --steps 3 --json > "$T/run6" 2> "$T/err"
+check "run on 6 ranks exits 0" '[ $? -eq 0 ]'
+check "run: 3 steps and a summary" '[ "$(wc -l < "$T/run6")" = 4 ]'
+same=$(jq -s --slurpfile b "$T/run6" '[., $b] | transpose | map(select(.[0].loss))
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/run1")
+check "run: 6-rank losses equal the 1-rank losses" '[ "$same" = true ]'
+check "run: the loss goes down" \
+  '[ "$(jq -s "map(select(.loss)) | .[2].loss < .[0].loss" "$T/run6")" = true ]'
+check "run: reports measured and predicted step time" \
+  'jq -s -e ".[3] | .measured_step_seconds > 0 and .predicted_step_seconds > 0" "$T/run6" > /dev/null'
+jq '.parallel_strategy_item |= with_entries(if .key == "l0.fc1" then .value.parallel_strategy[0][0] = 5 else . end)' \
+  "$T/gt6.plan" > "$T/bad.plan"
+"$PLANNER" run "$GT" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"
+check "run: a strategy that does not fit exits 2" '[ $? -eq 2 ]'
+check "... naming the op" 'grep -q "l0.fc1" "$T/err"'
+"$PLANNER" run "$GT" --strategy "$T/gt6.plan" --devices 4 > /dev/null 2> "$T/err"
+check "run: a plan for another device count exits 2" '[ $? -eq 2 ]'
+"$PLANNER" run "$GT" --strategy "$T/gt6.plan" --backend cuda > /dev/null 2> "$T/err"
+check "run: the cuda backend says it is not in this version (exit 4)" \
+  '[ $? -eq 4 ] && grep -q "cuda backend is not in this version" "$T/err"'
+
 # --- --help on every command
-for c in search cost strategies explain; do
+for c in search cost strategies explain run; do
   "$PLANNER" $c --help > "$T/help" 2>&1
   check "planner $c --help" '[ $? -eq 0 ] && grep -q "usage: planner $c" "$T/help"'
 done
