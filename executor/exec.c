@@ -47,7 +47,7 @@ struct pl_exec {
 	pl_layout *out_l; /* per op */
 	pl_layout *home;  /* per tensor */
 	char *has_home;
-	int *owner; /* per tensor: owning op of a param, else -1 */
+	int *owner;     /* per tensor: owning op of a param, else -1 */
 	int64_t *range; /* per integer data tensor: values are in [0, range) */
 	rankst *rs;
 	int step, adam_t;
@@ -130,8 +130,8 @@ static void fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ra
 	gen q = {.dst = dst, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
 	if (pt->role == PL_ROLE_PARAM) {
 		const pl_op *ow = &g->ops[ex->owner[t]];
-		int norm_scale = (ow->type == PL_OP_LAYERNORM || ow->type == PL_OP_RMSNORM) &&
-		                 ow->in[1] == t;
+		int norm_scale =
+		    (ow->type == PL_OP_LAYERNORM || ow->type == PL_OP_RMSNORM) && ow->in[1] == t;
 		double s = pt->rank >= 2 ? 1 / sqrt((double)pt->shape[pt->rank - 2]) : 0.1;
 		q.lo = (norm_scale ? 1 : 0) - s;
 		q.hi = (norm_scale ? 1 : 0) + s;
@@ -175,7 +175,8 @@ static void put_pieces(const float *parts, const int64_t *s, int rank, int dim, 
 	int64_t len = s[dim];
 	for (int64_t k = 0; k < n; k++)
 		for (int64_t p = 0; p < pre; p++)
-			memcpy(dst + (p * n * len + k * len) * post, parts + k * piece + p * len * post,
+			memcpy(dst + (p * n * len + k * len) * post,
+			       parts + k * piece + p * len * post,
 			       sizeof(float) * (size_t)(len * post));
 }
 
@@ -270,7 +271,8 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				memcpy(ps, s, sizeof ps);
 				ps[p->dim] /= g;
 				for (int64_t k = 0; k < g; k++) /* chunk k: piece k along dim */
-					take_piece(cur, s, l->rank, p->dim, k, g, tmp + (size_t)k * (n / (size_t)g));
+					take_piece(cur, s, l->rank, p->dim, k, g,
+					           tmp + (size_t)k * (n / (size_t)g));
 				bad = be->reduce_scatter(cm, idx, tmp, nx, n / (size_t)g);
 				memcpy(s, ps, sizeof ps);
 				n /= (size_t)g;
@@ -278,8 +280,10 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 			}
 			case PL_PRIM_ALL_TO_ALL: {
 				size_t c = n / (size_t)g;
-				for (int64_t k = 0; k < g; k++) /* send chunk k along dim2 to member k */
-					take_piece(cur, s, l->rank, p->dim2, k, g, tmp + (size_t)k * c);
+				for (int64_t k = 0; k < g;
+				     k++) /* send chunk k along dim2 to member k */
+					take_piece(cur, s, l->rank, p->dim2, k, g,
+					           tmp + (size_t)k * c);
 				float *recv = malloc(sizeof(float) * (n ? n : 1));
 				bad = !recv || be->all_to_all(cm, idx, tmp, recv, c);
 				if (!bad) {
@@ -395,8 +399,8 @@ static int forward(rankctx *rc)
 			if (xi->kind == IN_ALIAS)
 				b = st->val[xi->tensor];
 			else if (xi->kind == IN_REDIST &&
-			         run_redist(rc, &ex->home[xi->tensor], &xi->fwd, st->val[xi->tensor], b,
-			                    local_elems(&xi->l)))
+			         run_redist(rc, &ex->home[xi->tensor], &xi->fwd,
+			                    st->val[xi->tensor], b, local_elems(&xi->l)))
 				return -1;
 			to_xt(&xi->l, b, &in[i]);
 		}
@@ -408,7 +412,8 @@ static int forward(rankctx *rc)
 		if (op->type == PL_OP_SCE && sce_group(rc, o, &u, &k))
 			return -1;
 		if (pl_kernel_forward(&k, in, &out))
-			return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in a kernel");
+			return ex->be->failed(ex->be) ? -1
+			                              : failed(rc, "out of memory in a kernel");
 	}
 	return 0;
 }
@@ -439,7 +444,8 @@ static int backward(rankctx *rc)
 		int bad = 0;
 		for (int i = 0; i < op->ninputs; i++) {
 			xin *xi = &ex->in[o][i];
-			to_xt(&xi->l, xi->kind == IN_ALIAS ? st->val[xi->tensor] : st->inb[o][i], &in[i]);
+			to_xt(&xi->l, xi->kind == IN_ALIAS ? st->val[xi->tensor] : st->inb[o][i],
+			      &in[i]);
 			if (xi->grad) {
 				to_xt(&xi->gl, NULL, &din[i]);
 				din[i].v = malloc(sizeof(float) * (din[i].n ? din[i].n : 1));
@@ -480,7 +486,8 @@ static int backward(rankctx *rc)
 		for (int i = 0; i < op->ninputs; i++)
 			free(din[i].v);
 		if (bad)
-			return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in backward");
+			return ex->be->failed(ex->be) ? -1
+			                              : failed(rc, "out of memory in backward");
 	}
 	return 0;
 }
@@ -723,8 +730,9 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 {
 	*out = NULL;
 	if (be->nranks != D)
-		return pl_err_set(err, PL_EINVAL, "the %s backend has %lld ranks, the plan needs %lld",
-		                  be->name, (long long)be->nranks, (long long)D);
+		return pl_err_set(err, PL_EINVAL,
+		                  "the %s backend has %lld ranks, the plan needs %lld", be->name,
+		                  (long long)be->nranks, (long long)D);
 	for (int k = 0; k < g->nops; k++) {
 		pl_status st = pl_op_check_split(&g->ops[k], splits[k], D, err);
 		if (st) {

@@ -381,7 +381,8 @@ static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	for (int d = 0; d < x->rank; d++)
 		red[d] = !op->attrs.has_axes;
 	for (int a = 0; a < op->attrs.naxes; a++) {
-		int64_t ax = op->attrs.axes[a] < 0 ? op->attrs.axes[a] + x->rank : op->attrs.axes[a];
+		int64_t ax =
+		    op->attrs.axes[a] < 0 ? op->attrs.axes[a] + x->rank : op->attrs.axes[a];
 		red[ax] = 1;
 	}
 	double count = 1; /* a mean divides by the global count */
@@ -493,7 +494,8 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_LAYERNORM:
 	case PL_OP_RMSNORM: return norm(k, in, out, dout, din);
 	case PL_OP_GATHER: return gather(k, in, out, dout, din);
-	case PL_OP_TRANSPOSE: return transpose(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_TRANSPOSE:
+		return transpose(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_REDUCESUM:
 	case PL_OP_REDUCEMEAN: return reduce(k, &in[0], out, dout, din ? &din[0] : NULL);
 	case PL_OP_SCE: return sce(k, in, out, dout, din);

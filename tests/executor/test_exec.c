@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "executor/exec.h"
+#include "planner/ops.h"
 #include "search/search.h"
 
 typedef struct opcase {
@@ -49,13 +50,17 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Div\", \"inputs\": [\"A\", \"B\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
     {"Relu", NULL, "[4, 6, 8]",
-     "{\"name\": \"op\", \"type\": \"Relu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+     "{\"name\": \"op\", \"type\": \"Relu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     {"Gelu", NULL, "[4, 6, 8]",
-     "{\"name\": \"op\", \"type\": \"Gelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+     "{\"name\": \"op\", \"type\": \"Gelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     {"Silu", NULL, "[4, 6, 8]",
-     "{\"name\": \"op\", \"type\": \"Silu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+     "{\"name\": \"op\", \"type\": \"Silu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     {"Tanh", NULL, "[4, 6, 8]",
-     "{\"name\": \"op\", \"type\": \"Tanh\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}", "[4, 6, 8]"},
+     "{\"name\": \"op\", \"type\": \"Tanh\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     {"Sigmoid", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Sigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
@@ -88,8 +93,7 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"RMSNormalization\", \"inputs\": [\"A\", \"s\"], "
      "\"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
-    {"Gather", "\"ids\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": \"input\"}",
-     "[12, 8]",
+    {"Gather", "\"ids\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": \"input\"}", "[12, 8]",
      "{\"name\": \"op\", \"type\": \"Gather\", \"inputs\": [\"A\", \"ids\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
     {"Reshape merge", NULL, "[4, 6, 8]",
@@ -112,8 +116,9 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"ReduceMean\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axes\": [0, 2], \"keepdims\": 1}}",
      "[1, 6, 1]"},
-    {"SoftmaxCrossEntropy", "\"lab\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": "
-                            "\"input\"}",
+    {"SoftmaxCrossEntropy",
+     "\"lab\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": "
+     "\"input\"}",
      "[4, 6, 12]",
      "{\"name\": \"op\", \"type\": \"SoftmaxCrossEntropy\", \"inputs\": [\"A\", \"lab\"], "
      "\"outputs\": [\"y\"]}",
@@ -135,8 +140,8 @@ static pl_graph *case_graph(const opcase *c)
 		         "{\"name\": \"sum\", \"type\": \"ReduceSum\", \"inputs\": [\"z\"], "
 		         "\"outputs\": [\"loss\"], \"attrs\": {\"keepdims\": 0}}], "
 		         "\"outputs\": [\"loss\"]}",
-		         c->a_shape, c->y_shape, c->tensors ? ", " : "", c->tensors ? c->tensors : "",
-		         c->op);
+		         c->a_shape, c->y_shape, c->tensors ? ", " : "",
+		         c->tensors ? c->tensors : "", c->op);
 	else
 		snprintf(js, sizeof js,
 		         "{\"format\": \"planner.model/1\", \"name\": \"case\", \"dtype\": "
@@ -249,8 +254,8 @@ static void every_op_under_random_strategies(void **state)
 				double l;
 				assert_int_equal(pl_exec_step(x.ex, 0, &l, &err), PL_OK);
 				char ctx[256];
-				snprintf(ctx, sizeof ctx, "%s on %lld ranks, trial %d", cases[c].name,
-				         (long long)Ds[di], trial);
+				snprintf(ctx, sizeof ctx, "%s on %lld ranks, trial %d",
+				         cases[c].name, (long long)Ds[di], trial);
 				if (fabs(l - l1) > 1e-5 * fmax(fabs(l1), 1e-3))
 					fail_msg("%s: loss %.9g, 1 rank %.9g", ctx, l, l1);
 				same_tensor(g, &x, &ref, g->ops[op].out[0], 0, ctx);
@@ -373,8 +378,10 @@ static void gpt_training_matches_one_rank(void **state)
 						int64_t c[64 * PL_MAX_LOOPS];
 						int n = pl_op_enumerate(&gm->ops[o], Ds[di], c, 64);
 						gm->ops[o].has_strategy = 1;
-						memcpy(gm->ops[o].strategy, c + (size_t)(n - 1) * gm->ops[o].spec.nloops,
-						       sizeof(int64_t) * (size_t)gm->ops[o].spec.nloops);
+						memcpy(gm->ops[o].strategy,
+						       c + (size_t)(n - 1) * gm->ops[o].spec.nloops,
+						       sizeof(int64_t) *
+						           (size_t)gm->ops[o].spec.nloops);
 						break;
 					}
 			}
@@ -393,7 +400,8 @@ static void gpt_training_matches_one_rank(void **state)
 			double l[3];
 			train3(gm, Ds[di], s, l);
 			char ctx[128];
-			snprintf(ctx, sizeof ctx, "mode %s on %lld ranks", modes[m], (long long)Ds[di]);
+			snprintf(ctx, sizeof ctx, "mode %s on %lld ranks", modes[m],
+			         (long long)Ds[di]);
 			check_losses(l, ref, ctx);
 			free_splits(gm, s);
 			pl_search_result_free(&res);
@@ -412,6 +420,94 @@ static void gpt_training_matches_one_rank(void **state)
 		}
 	}
 	free_splits(g, one);
+	pl_graph_free(g);
+}
+
+/* The collectives one step runs are the ones the cost model prices: per
+ * edge the forward list and (with a gradient) the backward list, per op its
+ * own collectives and the owner's gradient all-reduce -- same kinds, same
+ * bytes. */
+static void collectives_are_the_cost_models(void **state)
+{
+	(void)state;
+	pl_graph *g = gpt_tiny();
+	unsigned seed = 21;
+	static const int64_t Ds[] = {2, 4, 6, 8};
+	for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
+		for (int trial = 0; trial < 5; trial++) {
+			int64_t D = Ds[di];
+			int64_t **s = random_splits(g, D, &seed);
+			pl_cluster cl;
+			pl_err err;
+			assert_int_equal(pl_cluster_preset(&cl, "h100x8", &err), PL_OK);
+			assert_int_equal(pl_cluster_devices(&cl, D, &err), PL_OK);
+			pl_problem *p;
+			assert_int_equal(pl_problem_new(&p, g, &cl, &err), PL_OK);
+			int64_t want_n[PL_PRIM_COUNT] = {0}, got_n[PL_PRIM_COUNT];
+			double want_b[PL_PRIM_COUNT] = {0}, got_b[PL_PRIM_COUNT];
+			for (int e = 0; e < p->nedges; e++) {
+				const pl_edge *ed = &p->edges[e];
+				pl_layout src, dst, grad;
+				pl_redist r;
+				pl_edge_layouts(p, e, s[ed->src_op], s[ed->dst_op], &src, &dst);
+				pl_redistribute(&src, &dst, &r);
+				for (int k = 0; k < r.n; k++)
+					want_n[r.p[k].kind]++, want_b[r.p[k].kind] += r.p[k].bytes;
+				if (!g->tensors[ed->tensor].requires_grad)
+					continue;
+				pl_op_input_grad_layout(g, &g->ops[ed->dst_op], s[ed->dst_op], D,
+				                        ed->dst_slot, &grad);
+				src.partial = 0;
+				pl_redistribute(&grad, &src, &r);
+				for (int k = 0; k < r.n; k++)
+					want_n[r.p[k].kind]++, want_b[r.p[k].kind] += r.p[k].bytes;
+			}
+			for (int o = 0; o < g->nops; o++) {
+				const pl_op *op = &g->ops[o];
+				pl_opwork w = {0};
+				pl_devmat dm;
+				int la[PL_MAX_LOOPS];
+				pl_op_rule_get(op->type)->work(g, op, s[o], &w);
+				pl_op_devmat(op, s[o], D, &dm, la);
+				for (int k = 0; k < w.ncoll; k++)
+					if (la[w.coll[k].loop] >= 0) {
+						assert_int_equal(w.coll[k].kind,
+						                 PL_COLL_ALL_REDUCE);
+						want_n[PL_PRIM_ALL_REDUCE]++;
+						want_b[PL_PRIM_ALL_REDUCE] += w.coll[k].bytes;
+					}
+				for (int i = 0; i < op->ninputs; i++) {
+					if (p->param_owner[op->in[i]] != o)
+						continue;
+					pl_layout gl;
+					pl_op_input_grad_layout(g, op, s[o], D, i, &gl);
+					if (gl.partial) {
+						want_n[PL_PRIM_ALL_REDUCE]++;
+						want_b[PL_PRIM_ALL_REDUCE] +=
+						    pl_layout_local_bytes(&gl);
+					}
+				}
+			}
+			want_n[PL_PRIM_SLICE] = 0;
+			want_b[PL_PRIM_SLICE] = 0;
+			run x;
+			run_open(&x, g, D, s, PL_OPT_SGD);
+			double l;
+			assert_int_equal(pl_exec_step(x.ex, 1, &l, &err), PL_OK);
+			pl_exec_comm_stats(x.ex, got_n, got_b);
+			for (int k = 0; k < PL_PRIM_COUNT; k++) {
+				if (got_n[k] != want_n[k] || fabs(got_b[k] - want_b[k]) > 0.5)
+					fail_msg("%lld ranks, trial %d: %s: executor ran %lld "
+					         "(%.0f bytes), "
+					         "the cost model prices %lld (%.0f bytes)",
+					         (long long)D, trial, pl_prim_name((pl_prim_kind)k),
+					         (long long)got_n[k], got_b[k],
+					         (long long)want_n[k], want_b[k]);
+			}
+			run_close(&x);
+			pl_problem_free(p);
+			free_splits(g, s);
+		}
 	pl_graph_free(g);
 }
 
@@ -463,6 +559,7 @@ int main(void)
 	    cmocka_unit_test(every_op_under_random_strategies),
 	    cmocka_unit_test(gradients_match_finite_differences),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
+	    cmocka_unit_test(collectives_are_the_cost_models),
 	    cmocka_unit_test(a_failing_rank_stops_every_rank),
 	    cmocka_unit_test(a_strategy_that_does_not_fit_names_the_op),
 	};
