@@ -72,24 +72,10 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 	         ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd, w.bytes_bwd, w.kernels_bwd)
 	         : 0);
 	out->mem_bytes = w.saved_bytes;
-	if (w.ncoll) {
-		pl_devmat dm;
-		int la[PL_MAX_LOOPS];
-		pl_op_devmat(op, split, p->devices, &dm, la);
-		for (int k = 0; k < w.ncoll; k++) {
-			pl_prim pr = {.kind = PL_PRIM_ALL_REDUCE, .dm = dm, .naxes = 1};
-			if (la[w.coll[k].loop] < 0)
-				continue;
-			pr.axes[0] = (int8_t)la[w.coll[k].loop];
-			pr.group_size = dm.size[pr.axes[0]];
-			pr.bytes = w.coll[k].bytes;
-			pr.kind = w.coll[k].kind == PL_COLL_ALL_GATHER ? PL_PRIM_ALL_GATHER
-			          : w.coll[k].kind == PL_COLL_REDUCE_SCATTER
-			              ? PL_PRIM_REDUCE_SCATTER
-			          : w.coll[k].kind == PL_COLL_ALL_TO_ALL ? PL_PRIM_ALL_TO_ALL
-			                                                 : PL_PRIM_ALL_REDUCE;
+	for (int k = 0; k < w.ncoll; k++) {
+		pl_prim pr;
+		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr))
 			out->comm_s += pl_cost_prim(c, &pr);
-		}
 	}
 	/* params this op owns: state memory, gradient all-reduce, optimizer */
 	for (int i = 0; i < op->ninputs; i++) {
@@ -110,20 +96,9 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 		out->mem_bytes += 2 * bytes + elems * state; /* weights, grads, optimizer */
 		out->compute_s +=
 		    elems * traffic / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
-		if (gl.partial) {
-			pl_prim pr = {.kind = PL_PRIM_ALL_REDUCE,
-			              .dm = gl.dm,
-			              .group_size = 1,
-			              .bytes = bytes,
-			              .dim = -1,
-			              .dim2 = -1};
-			for (int a = 0; a < gl.dm.n; a++)
-				if (gl.partial >> a & 1) {
-					pr.axes[pr.naxes++] = (int8_t)a;
-					pr.group_size *= gl.dm.size[a];
-				}
+		pl_prim pr;
+		if (pl_layout_partial_allreduce(&gl, &pr))
 			out->comm_s += pl_cost_prim(c, &pr);
-		}
 	}
 }
 

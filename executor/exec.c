@@ -325,8 +325,6 @@ typedef struct sce_ud {
 	rankctx *rc;
 	pl_comm *cm;
 	int idx;
-	double bytes[2];
-	int calls;
 } sce_ud;
 
 static int sce_allreduce(void *ud, float *buf, size_t n, int max)
@@ -356,21 +354,18 @@ static void kctx_init(rankctx *rc, int o, pl_kctx *k, pl_xt *saved)
 	k->saved = saved;
 }
 
-/* the rank group of SoftmaxCrossEntropy's split class axis */
-static int sce_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
+/* The rank group of the op's own collectives, as its rule reports them (the
+ * cost model prices the same list): SoftmaxCrossEntropy's split class axis. */
+static int op_coll_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
 {
 	pl_exec *ex = rc->ex;
 	const pl_op *op = &ex->g->ops[o];
-	const pl_tensor *x = &ex->g->tensors[op->in[0]];
-	int la[PL_MAX_LOOPS];
-	pl_devmat dm;
-	pl_op_devmat(op, ex->split[o], ex->D, &dm, la);
-	int lc = op->spec.in[0][x->rank - 1].first;
-	if (la[lc] < 0)
+	pl_opwork w;
+	pl_prim p;
+	memset(&w, 0, sizeof w);
+	pl_op_rule_get(op->type)->work(ex->g, op, ex->split[o], &w);
+	if (!w.ncoll || !pl_op_coll_prim(op, ex->split[o], ex->D, &w.coll[0], &p))
 		return 0;
-	pl_prim p = {.kind = PL_PRIM_ALL_REDUCE, .dm = dm, .naxes = 1};
-	p.axes[0] = (int8_t)la[lc];
-	p.group_size = dm.size[la[lc]];
 	u->rc = rc;
 	if (!(u->cm = group_comm(rc, &p, &u->idx)))
 		return failed(rc, "out of memory creating a communicator");
@@ -409,7 +404,7 @@ static int forward(rankctx *rc)
 		saved.v = st->saved[o];
 		kctx_init(rc, o, &k, &saved);
 		sce_ud u = {0};
-		if (op->type == PL_OP_SCE && sce_group(rc, o, &u, &k))
+		if (op_coll_group(rc, o, &u, &k))
 			return -1;
 		if (pl_kernel_forward(&k, in, &out))
 			return ex->be->failed(ex->be) ? -1
@@ -829,17 +824,8 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 				continue;
 			pl_op_input_grad_layout(g, op, ex->split[k], D, i, &xi->gl);
 			if (xi->owner) {
-				xi->sync = (pl_prim){.kind = PL_PRIM_ALL_REDUCE,
-				                     .dm = xi->gl.dm,
-				                     .group_size = 1,
-				                     .bytes = pl_layout_local_bytes(&xi->gl),
-				                     .dim = -1,
-				                     .dim2 = -1};
-				for (int a = 0; a < xi->gl.dm.n; a++)
-					if (xi->gl.partial >> a & 1) {
-						xi->sync.axes[xi->sync.naxes++] = (int8_t)a;
-						xi->sync.group_size *= xi->gl.dm.size[a];
-					}
+				if (!pl_layout_partial_allreduce(&xi->gl, &xi->sync))
+					xi->sync.naxes = 0;
 			} else {
 				pl_layout back = *h;
 				back.partial = 0;

@@ -463,3 +463,39 @@ void pl_layout_ms(const pl_layout *l, int64_t *dev_matrix, int *ndev, int64_t *t
 	for (int d = 0; d < l->rank; d++)
 		tensor_map[d] = l->nmap[d] ? n - 1 - l->map[d][0] : -1;
 }
+
+int pl_layout_partial_allreduce(const pl_layout *l, pl_prim *out)
+{
+	if (!l->partial)
+		return 0;
+	*out = (pl_prim){.kind = PL_PRIM_ALL_REDUCE,
+	                 .dm = l->dm,
+	                 .group_size = 1,
+	                 .bytes = pl_layout_local_bytes(l),
+	                 .dim = -1,
+	                 .dim2 = -1};
+	for (int a = 0; a < l->dm.n; a++)
+		if (l->partial >> a & 1) {
+			out->axes[out->naxes++] = (int8_t)a;
+			out->group_size *= l->dm.size[a];
+		}
+	return 1;
+}
+
+int pl_op_coll_prim(const pl_op *op, const int64_t *split, int64_t devices, const pl_opcoll *c,
+                    pl_prim *out)
+{
+	pl_devmat dm;
+	int la[PL_MAX_LOOPS];
+	pl_op_devmat(op, split, devices, &dm, la);
+	if (la[c->loop] < 0)
+		return 0;
+	*out = (pl_prim){.dm = dm, .naxes = 1, .bytes = c->bytes, .dim = -1, .dim2 = -1};
+	out->axes[0] = (int8_t)la[c->loop];
+	out->group_size = dm.size[la[c->loop]];
+	out->kind = c->kind == PL_COLL_ALL_GATHER       ? PL_PRIM_ALL_GATHER
+	            : c->kind == PL_COLL_REDUCE_SCATTER ? PL_PRIM_REDUCE_SCATTER
+	            : c->kind == PL_COLL_ALL_TO_ALL     ? PL_PRIM_ALL_TO_ALL
+	                                                : PL_PRIM_ALL_REDUCE;
+	return 1;
+}

@@ -77,6 +77,16 @@ void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *spli
 void pl_op_input_grad_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
                              int64_t devices, int i, pl_layout *out);
 
+/* The all-reduce over the partial axes of l (a gradient left partial by an
+ * op's backward, summed over its replicas). Returns 0 if l holds no partial
+ * sums, else 1 with *out filled. */
+int pl_layout_partial_allreduce(const pl_layout *l, pl_prim *out);
+/* The primitive of one of an op's own collectives (pl_opwork.coll) under
+ * split: over the ranks that differ only in the split of c->loop. Returns 0
+ * if that loop is not split (nothing to run), else 1 with *out filled. */
+int pl_op_coll_prim(const pl_op *op, const int64_t *split, int64_t devices, const pl_opcoll *c,
+                    pl_prim *out);
+
 /* Plans src -> dst (dst must hold no partial sums; same global shape).
  * Always succeeds for valid layouts. */
 void pl_redistribute(const pl_layout *src, const pl_layout *dst, pl_redist *out);
