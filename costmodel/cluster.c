@@ -75,6 +75,40 @@ static void v100(pl_cluster *c)
 	snprintf(c->source, sizeof c->source, "preset dgx2-v100 (datasheet)");
 }
 
+/* The cpu backend on the 2-core Intel Xeon VM the project is developed on,
+ * one rank per core: `planner calibrate --backend cpu --ranks 2`, 2026-11-21
+ * (recorded in tests/fixtures/cluster/cpu-x2-calibrated.json; a test holds
+ * the preset to it). Other machines: calibrate. */
+static void cpu2(pl_cluster *c)
+{
+	memset(c, 0, sizeof *c);
+	snprintf(c->device_name, sizeof c->device_name, "Intel Xeon core (cpu backend, fp32)");
+	c->memory_bytes = 12638251008.0; /* the host's memory over 2 ranks */
+	for (int d = 0; d < PL_DT_COUNT; d++)
+		c->peak_flops[d] = 8.87e10; /* every dtype runs in fp32 */
+	c->gemm_eff_max = 1;
+	c->gemm_half_flops = 4.19e4;
+	c->vector_eff = 5.62e-3; /* 0.50 GFLOP/s of Gelu/Softmax/LayerNorm */
+	c->memory_bandwidth = 2.39e9;
+	c->bw_eff = 1;
+	c->kernel_overhead_s = 2.0e-8;
+	static const struct {
+		pl_coll coll;
+		double alpha, beta;
+	} fit[] = {{PL_COLL_ALL_REDUCE, 1.07e-5, 3.36e-10},
+	           {PL_COLL_ALL_GATHER, 9.88e-6, 1.00e-10},
+	           {PL_COLL_REDUCE_SCATTER, 1.14e-5, 1.99e-10},
+	           {PL_COLL_ALL_TO_ALL, 1.09e-5, 1.17e-10}};
+	for (size_t i = 0; i < sizeof fit / sizeof *fit; i++)
+		c->coll[fit[i].coll][PL_LINK_INTRA] =
+		    (pl_ab_list){1, {2}, {{fit[i].alpha, fit[i].beta}}};
+	c->link[PL_LINK_INTRA] = c->link[PL_LINK_INTER] = (pl_ab){1.07e-5, 3.36e-10};
+	c->devices_per_node = 2;
+	c->nodes = 1;
+	snprintf(c->source, sizeof c->source,
+	         "preset cpu (planner calibrate --backend cpu --ranks 2 on a 2-core Xeon VM)");
+}
+
 pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 {
 	char base[64];
@@ -102,10 +136,12 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 		a100(c);
 	else if (!strcmp(base, "dgx2-v100"))
 		v100(c);
+	else if (!strcmp(base, "cpu"))
+		cpu2(c);
 	else
 		return pl_err_set(err, PL_EINVAL,
 		                  "--cluster %s: not a file and not a preset (presets: h100x8, "
-		                  "a100x8, dgx2-v100, each optionally ':NODES')",
+		                  "a100x8, dgx2-v100, cpu, each optionally ':NODES')",
 		                  name);
 	c->nodes = nodes;
 	snprintf(c->name, sizeof c->name, "%s", name);
@@ -247,6 +283,25 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		    (st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
 		              err)))
 			return st;
+		if ((st = num(dev, "vector_efficiency", &c->vector_eff, 0, 1e-9, file, "device.",
+		              err)) ||
+		    (st = num(dev, "bandwidth_efficiency", &c->bw_eff, 0, 1e-9, file, "device.",
+		              err)) ||
+		    (st = num(dev, "kernel_overhead", &c->kernel_overhead_s, 0, 0, file, "device.",
+		              err)))
+			return st;
+		const cJSON *ge = cJSON_GetObjectItemCaseSensitive(dev, "gemm_efficiency");
+		if (ge) {
+			if (!cJSON_IsObject(ge))
+				return FAIL("%s: device.gemm_efficiency: expected {\"max\", "
+				            "\"half_flops\"}",
+				            file);
+			if ((st = num(ge, "max", &c->gemm_eff_max, 1, 1e-9, file,
+			              "device.gemm_efficiency.", err)) ||
+			    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
+			              "device.gemm_efficiency.", err)))
+				return st;
+		}
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
 			if (!cJSON_IsObject(pf))
@@ -308,6 +363,68 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	if (cJSON_IsString(v))
 		snprintf(c->source, sizeof c->source, "%s", v->valuestring);
 	return PL_OK;
+}
+
+static cJSON *ab_json(const pl_ab *ab)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "alpha", ab->alpha);
+	cJSON_AddNumberToObject(o, "beta", ab->beta);
+	return o;
+}
+
+cJSON *pl_cluster_to_json(const pl_cluster *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "format", "planner.cluster/1");
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddNumberToObject(o, "nodes", (double)c->nodes);
+	cJSON_AddNumberToObject(o, "devices_per_node", (double)c->devices_per_node);
+	cJSON *dev = cJSON_AddObjectToObject(o, "device");
+	cJSON_AddStringToObject(dev, "name", c->device_name);
+	cJSON_AddNumberToObject(dev, "memory_bytes", c->memory_bytes);
+	cJSON *pf = cJSON_AddObjectToObject(dev, "peak_flops");
+	for (int d = 0; d < PL_DT_COUNT; d++)
+		if (c->peak_flops[d] > 0)
+			cJSON_AddNumberToObject(pf, pl_dtype_name((pl_dtype)d), c->peak_flops[d]);
+	cJSON_AddNumberToObject(dev, "memory_bandwidth", c->memory_bandwidth);
+	cJSON *ge = cJSON_AddObjectToObject(dev, "gemm_efficiency");
+	cJSON_AddNumberToObject(ge, "max", c->gemm_eff_max);
+	cJSON_AddNumberToObject(ge, "half_flops", c->gemm_half_flops);
+	cJSON_AddNumberToObject(dev, "vector_efficiency", c->vector_eff);
+	cJSON_AddNumberToObject(dev, "bandwidth_efficiency", c->bw_eff);
+	cJSON_AddNumberToObject(dev, "kernel_overhead", c->kernel_overhead_s);
+	cJSON *links = cJSON_AddObjectToObject(o, "links");
+	for (int k = 0; k < PL_LINK_COUNT; k++) {
+		cJSON *l = cJSON_AddObjectToObject(links, link_keys[k]);
+		cJSON_AddNumberToObject(l, "busbw", 1.0 / c->link[k].beta);
+		cJSON_AddNumberToObject(l, "latency", c->link[k].alpha);
+	}
+	cJSON *colls = cJSON_AddObjectToObject(o, "collectives");
+	for (int ci = 0; ci < PL_COLL_COUNT; ci++) {
+		cJSON *co = NULL;
+		for (int k = 0; k < PL_LINK_COUNT; k++) {
+			const pl_ab_list *l = &c->coll[ci][k];
+			if (!l->n)
+				continue;
+			if (!co)
+				co = cJSON_AddObjectToObject(colls, pl_coll_name((pl_coll)ci));
+			if (l->n == 1 && l->ranks[0] == 0) {
+				cJSON_AddItemToObject(co, link_keys[k], ab_json(&l->ab[0]));
+				continue;
+			}
+			cJSON *arr = cJSON_AddArrayToObject(co, link_keys[k]);
+			for (int i = 0; i < l->n; i++) {
+				cJSON *e = cJSON_CreateObject();
+				cJSON_AddNumberToObject(e, "ranks", (double)l->ranks[i]);
+				cJSON_AddNumberToObject(e, "alpha", l->ab[i].alpha);
+				cJSON_AddNumberToObject(e, "beta", l->ab[i].beta);
+				cJSON_AddItemToArray(arr, e);
+			}
+		}
+	}
+	cJSON_AddStringToObject(o, "source", c->source);
+	return o;
 }
 
 pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)

@@ -39,8 +39,9 @@ typedef struct pl_cluster {
 	char source[256];
 } pl_cluster;
 
-/* Fills c from a preset name: "h100x8", "a100x8", "dgx2-v100", optionally
- * followed by ":N" for N nodes. */
+/* Fills c from a preset name: "h100x8", "a100x8", "dgx2-v100", "cpu" (the
+ * cpu backend calibrated on the development machine, 2 ranks per node),
+ * optionally followed by ":N" for N nodes. */
 pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err);
 /* One node of `devices` devices of the default preset (H100 SXM). */
 pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err);
@@ -51,6 +52,11 @@ pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err);
 pl_status pl_cluster_resolve(pl_cluster *c, const char *arg, pl_err *err);
 
 int64_t pl_cluster_devices_total(const pl_cluster *c);
+
+struct cJSON;
+/* The cluster as a planner.cluster/1 object (every field, so that loading it
+ * gives back the same cluster); NULL when out of memory. */
+struct cJSON *pl_cluster_to_json(const pl_cluster *c);
 /* alpha-beta for a collective over n ranks on a link class. */
 pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n);
 /* nccl-tests bus factor: 2(n-1)/n for all_reduce, (n-1)/n for all_gather,

@@ -32,7 +32,7 @@ struct pl_backend {
 	int (*launch)(pl_backend *b, int (*fn)(void *arg, int64_t rank), void *arg, char *msg,
 	              size_t msglen);
 	float *(*alloc)(pl_backend *b, size_t elems); /* zeroed */
-	void (*release)(pl_backend *b, float *p);
+	void (*release)(pl_backend *b, float *p); /* NULL: nothing */
 	/* The communicator of the ordered group `members` (every member asks for
 	 * the same one); NULL when out of memory. */
 	pl_comm *(*comm)(pl_backend *b, const int64_t *members, int n);

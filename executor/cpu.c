@@ -20,6 +20,8 @@ struct pl_comm {
 	int n;
 	int64_t *members;
 	const float **slot;
+	float *red; /* all_reduce: the shared result */
+	size_t rcap;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int arrived;
@@ -135,28 +137,36 @@ static int cpu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int ma
 {
 	if (cm->n == 1)
 		return 0;
-	float *tmp = malloc(sizeof(float) * (count ? count : 1));
-	if (!tmp) {
-		cpu_fail(cm->b, cm->members[idx], "out of memory in all_reduce");
-		return -1;
-	}
+	size_t cap = cm->rcap; /* stable: it only changes after everyone has arrived */
 	cm->slot[idx] = buf;
-	if (barrier(cm, idx)) {
-		free(tmp);
+	if (barrier(cm, idx))
 		return -1;
+	if (cap < count) { /* member 0 grows the shared result while the others wait */
+		if (idx == 0) {
+			float *nb = realloc(cm->red, sizeof(float) * count);
+			if (nb) {
+				cm->red = nb;
+				cm->rcap = count;
+			} else {
+				cpu_fail(cm->b, cm->members[idx], "out of memory in all_reduce");
+			}
+		}
+		if (barrier(cm, idx))
+			return -1;
 	}
-	/* every rank sums in member order, so all get the same bits */
-	for (size_t e = 0; e < count; e++) {
+	/* member idx reduces chunk idx in member order, so all get the same bits */
+	size_t per = (count + (size_t)cm->n - 1) / (size_t)cm->n, lo = (size_t)idx * per;
+	size_t hi = lo + per < count ? lo + per : count;
+	for (size_t e = lo; e < hi; e++) {
 		float s = cm->slot[0][e];
 		for (int k = 1; k < cm->n; k++)
 			s = max ? (cm->slot[k][e] > s ? cm->slot[k][e] : s) : s + cm->slot[k][e];
-		tmp[e] = s;
+		cm->red[e] = s;
 	}
-	int rc = barrier(cm, idx);
-	if (!rc)
-		memcpy(buf, tmp, sizeof(float) * count);
-	free(tmp);
-	return rc;
+	if (barrier(cm, idx))
+		return -1;
+	memcpy(buf, cm->red, sizeof(float) * count);
+	return 0;
 }
 
 static int cpu_all_gather(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
@@ -275,6 +285,7 @@ static void cpu_destroy(pl_backend *b)
 		pthread_cond_destroy(&cm->cv);
 		free(cm->members);
 		free(cm->slot);
+		free(cm->red);
 		free(cm);
 	}
 	pthread_mutex_destroy(&c->mu);

@@ -19,6 +19,7 @@
 
 #include "planner/layout.h"
 #include "planner/ops.h"
+#include "search/ve.h"
 
 enum { IN_DATA, IN_ALIAS, IN_REDIST };
 
@@ -32,9 +33,19 @@ typedef struct xin {
 	pl_prim sync;    /* owner: all-reduce over gl's partial axes (naxes 0: none) */
 } xin;
 
+/* A free scratch buffer. Every step asks for the same sizes in the same
+ * order, so buffers freed in one step serve the next: after the first step a
+ * rank allocates (and page-faults) nothing. */
+typedef struct sbuf {
+	size_t cap;
+	float *p;
+} sbuf;
+
 typedef struct rankst {
 	float **val, **dval, **m, **v, **saved;
 	float *(*inb)[PL_MAX_OP_INPUTS];
+	sbuf *pool;
+	int npool, cappool;
 } rankst;
 
 struct pl_exec {
@@ -53,6 +64,7 @@ struct pl_exec {
 	int step, adam_t;
 	int64_t stat_count[PL_PRIM_COUNT];
 	double stat_bytes[PL_PRIM_COUNT];
+	double *prof; /* per op on rank 0, the last step: compute, communication */
 };
 
 static size_t local_elems(const pl_layout *l)
@@ -63,6 +75,54 @@ static size_t local_elems(const pl_layout *l)
 	for (int d = 0; d < l->rank; d++)
 		n *= (size_t)s[d];
 	return n;
+}
+
+#define SCRATCH_HEADER 16 /* keeps malloc's alignment */
+
+/* A buffer of at least n floats: the smallest free one that fits, else a new one. */
+static float *scratch(rankst *st, size_t n)
+{
+	int best = -1;
+	for (int i = 0; i < st->npool; i++)
+		if (st->pool[i].cap >= n && (best < 0 || st->pool[i].cap < st->pool[best].cap))
+			best = i;
+	if (best >= 0) {
+		float *p = st->pool[best].p;
+		st->pool[best] = st->pool[--st->npool];
+		return p;
+	}
+	size_t cap = n ? n : 1;
+	char *h = malloc(SCRATCH_HEADER + sizeof(float) * cap);
+	if (!h)
+		return NULL;
+	memcpy(h, &cap, sizeof cap);
+	return (float *)(h + SCRATCH_HEADER);
+}
+
+static void scratch_free(float *p)
+{
+	if (p)
+		free((char *)p - SCRATCH_HEADER);
+}
+
+/* Gives a scratch buffer back to the rank's pool (NULL: nothing). */
+static void unscratch(rankst *st, float *p)
+{
+	if (!p)
+		return;
+	if (st->npool == st->cappool) {
+		int nc = st->cappool ? 2 * st->cappool : 64;
+		sbuf *np = realloc(st->pool, sizeof *np * (size_t)nc);
+		if (!np) {
+			scratch_free(p);
+			return;
+		}
+		st->pool = np;
+		st->cappool = nc;
+	}
+	size_t cap;
+	memcpy(&cap, (char *)p - SCRATCH_HEADER, sizeof cap);
+	st->pool[st->npool++] = (sbuf){cap, p};
 }
 
 static void piece_offsets(const pl_layout *l, int64_t rank, int64_t *off)
@@ -215,10 +275,11 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
                       float *dst, size_t dst_n)
 {
 	pl_backend *be = rc->ex->be;
+	rankst *st = &rc->ex->rs[rc->rank];
 	int64_t s[PL_MAX_RANK];
 	pl_layout_local_shape(l, s);
 	size_t n = local_elems(l);
-	float *cur = malloc(sizeof(float) * (n ? n : 1));
+	float *cur = scratch(st, n);
 	if (!cur)
 		return failed(rc, "out of memory in a redistribution");
 	memcpy(cur, src, sizeof(float) * n);
@@ -231,21 +292,21 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 		if (p->kind == PL_PRIM_SLICE) {
 			int64_t members[4096], id;
 			if (g > 4096) {
-				free(cur);
+				unscratch(st, cur);
 				return failed(rc, "a rank group larger than 4096");
 			}
 			pl_prim_group(p, rc->rank, members, &id);
 			idx = (int)id;
 		} else if (!(cm = group_comm(rc, p, &idx))) {
-			free(cur);
+			unscratch(st, cur);
 			return failed(rc, "cannot create a communicator (out of memory, or a group "
 			                  "larger than 4096)");
 		}
 		size_t nn = n;
 		if (p->kind == PL_PRIM_ALL_GATHER || p->kind == PL_PRIM_ALL_TO_ALL)
 			nn = n * (size_t)g;
-		float *nx = malloc(sizeof(float) * (nn ? nn : 1));
-		float *tmp = malloc(sizeof(float) * (nn ? nn : 1));
+		float *nx = scratch(st, nn);
+		float *tmp = scratch(st, nn);
 		int bad = !nx || !tmp;
 		if (!bad) {
 			switch (p->kind) {
@@ -284,7 +345,7 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				     k++) /* send chunk k along dim2 to member k */
 					take_piece(cur, s, l->rank, p->dim2, k, g,
 					           tmp + (size_t)k * c);
-				float *recv = malloc(sizeof(float) * (n ? n : 1));
+				float *recv = scratch(st, n);
 				bad = !recv || be->all_to_all(cm, idx, tmp, recv, c);
 				if (!bad) {
 					int64_t ps[PL_MAX_RANK];
@@ -294,28 +355,28 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 					memcpy(s, ps, sizeof ps);
 					s[p->dim] *= g;
 				}
-				free(recv);
+				unscratch(st, recv);
 				break;
 			}
 			default: bad = 1;
 			}
 		}
-		free(tmp);
-		free(cur);
+		unscratch(st, tmp);
+		unscratch(st, cur);
 		cur = nx;
 		if (bad) {
-			free(cur);
+			unscratch(st, cur);
 			if (be->failed(be))
 				return -1;
 			return failed(rc, "out of memory in a redistribution");
 		}
 	}
 	if (n != dst_n) {
-		free(cur);
+		unscratch(st, cur);
 		return failed(rc, "internal error: a redistribution ended with the wrong size");
 	}
 	memcpy(dst, cur, sizeof(float) * n);
-	free(cur);
+	unscratch(st, cur);
 	return 0;
 }
 
@@ -388,6 +449,7 @@ static int forward(rankctx *rc)
 			return failed(rc, m);
 		}
 		pl_xt in[PL_MAX_OP_INPUTS], out, saved;
+		double t0 = ve_now();
 		for (int i = 0; i < op->ninputs; i++) {
 			xin *xi = &ex->in[o][i];
 			float *b = st->inb[o][i];
@@ -400,6 +462,7 @@ static int forward(rankctx *rc)
 			to_xt(&xi->l, b, &in[i]);
 		}
 		to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
+		double t1 = ve_now();
 		pl_kctx k;
 		saved.v = st->saved[o];
 		kctx_init(rc, o, &k, &saved);
@@ -409,6 +472,10 @@ static int forward(rankctx *rc)
 		if (pl_kernel_forward(&k, in, &out))
 			return ex->be->failed(ex->be) ? -1
 			                              : failed(rc, "out of memory in a kernel");
+		if (rc->rank == 0) {
+			ex->prof[2 * o + 1] += t1 - t0;
+			ex->prof[2 * o] += ve_now() - t1;
+		}
 	}
 	return 0;
 }
@@ -436,6 +503,7 @@ static int backward(rankctx *rc)
 			continue;
 		pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
 		memset(din, 0, sizeof din);
+		double t0 = ve_now(), tc = 0;
 		int bad = 0;
 		for (int i = 0; i < op->ninputs; i++) {
 			xin *xi = &ex->in[o][i];
@@ -443,7 +511,7 @@ static int backward(rankctx *rc)
 			      &in[i]);
 			if (xi->grad) {
 				to_xt(&xi->gl, NULL, &din[i]);
-				din[i].v = malloc(sizeof(float) * (din[i].n ? din[i].n : 1));
+				din[i].v = scratch(st, din[i].n);
 				bad |= !din[i].v;
 			}
 		}
@@ -461,6 +529,7 @@ static int backward(rankctx *rc)
 			int t = xi->tensor;
 			size_t n = local_elems(&ex->home[t]);
 			float *add = din[i].v;
+			double tb = ve_now();
 			if (xi->owner) {
 				if (xi->sync.naxes) {
 					int idx;
@@ -469,17 +538,22 @@ static int backward(rankctx *rc)
 					bad = !cm || ex->be->all_reduce(cm, idx, add, n, 0);
 				}
 			} else {
-				add = malloc(sizeof(float) * (n ? n : 1));
+				add = scratch(st, n);
 				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
 			}
+			tc += ve_now() - tb;
 			if (!bad)
 				for (size_t e = 0; e < n; e++)
 					st->dval[t][e] += add[e];
 			if (add != din[i].v)
-				free(add);
+				unscratch(st, add);
 		}
 		for (int i = 0; i < op->ninputs; i++)
-			free(din[i].v);
+			unscratch(st, din[i].v);
+		if (rc->rank == 0) {
+			ex->prof[2 * o] += ve_now() - t0 - tc;
+			ex->prof[2 * o + 1] += tc;
+		}
 		if (bad)
 			return ex->be->failed(ex->be) ? -1
 			                              : failed(rc, "out of memory in backward");
@@ -499,6 +573,7 @@ static void update(rankctx *rc)
 			continue;
 		float *w = st->val[t], *gr = st->dval[t];
 		size_t n = local_elems(&ex->home[t]);
+		double t0 = ve_now();
 		for (size_t e = 0; e < n; e++) {
 			if (ex->o.optimizer == PL_OPT_SGD) {
 				w[e] -= (float)(lr * gr[e]);
@@ -508,6 +583,8 @@ static void update(rankctx *rc)
 			st->v[t][e] = (float)(b2 * st->v[t][e] + (1 - b2) * (double)gr[e] * gr[e]);
 			w[e] -= (float)(lr * (st->m[t][e] / c1) / (sqrt(st->v[t][e] / c2) + eps));
 		}
+		if (rc->rank == 0)
+			ex->prof[2 * ex->owner[t]] += ve_now() - t0;
 	}
 }
 
@@ -531,6 +608,7 @@ pl_status pl_exec_step(pl_exec *ex, int upd, double *loss, pl_err *err)
 {
 	steparg sa = {ex, upd};
 	memset(ex->stat_count, 0, sizeof ex->stat_count);
+	memset(ex->prof, 0, sizeof(double) * 2 * (size_t)ex->g->nops);
 	memset(ex->stat_bytes, 0, sizeof ex->stat_bytes);
 	if (upd)
 		ex->adam_t++;
@@ -652,6 +730,9 @@ void pl_exec_free(pl_exec *ex)
 		free(st->v);
 		free(st->saved);
 		free(st->inb);
+		for (int i = 0; i < st->npool; i++)
+			scratch_free(st->pool[i].p);
+		free(st->pool);
 	}
 	free(ex->rs);
 	for (int o = 0; ex->split && o < g->nops; o++)
@@ -663,6 +744,7 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->has_home);
 	free(ex->owner);
 	free(ex->range);
+	free(ex->prof);
 	free(ex);
 }
 
@@ -752,8 +834,9 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	ex->owner = malloc(sizeof(int) * nt);
 	ex->range = calloc(nt, sizeof *ex->range);
 	ex->rs = calloc((size_t)D, sizeof *ex->rs);
+	ex->prof = calloc(2 * (size_t)no + 2, sizeof *ex->prof);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
-	    !ex->range || !ex->rs)
+	    !ex->range || !ex->rs || !ex->prof)
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -841,4 +924,12 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 nomem:
 	pl_exec_free(ex);
 	return pl_err_set(err, PL_ENOMEM, "out of memory building the per-rank programs");
+}
+
+void pl_exec_profile(const pl_exec *ex, double *compute_s, double *comm_s)
+{
+	for (int o = 0; o < ex->g->nops; o++) {
+		compute_s[o] = ex->prof[2 * o];
+		comm_s[o] = ex->prof[2 * o + 1];
+	}
 }

@@ -59,4 +59,11 @@ int pl_exec_write(pl_exec *ex, int tensor, const float *global);
  * rank 0, by kind (pl_prim_kind, without SLICE). */
 void pl_exec_comm_stats(const pl_exec *ex, int64_t *count, double *bytes);
 
+/* Wall time rank 0 spent per op in the last step: compute (forward and
+ * backward kernels, gradient accumulation, the optimizer for the params the
+ * op owns) and communication (redistributing its inputs, forward and
+ * backward, and its gradient all-reduces) -- the split the cost model's
+ * per-op table uses. Arrays of g->nops. */
+void pl_exec_profile(const pl_exec *ex, double *compute_s, double *comm_s);
+
 #endif

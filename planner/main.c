@@ -12,6 +12,7 @@
 
 #include "costmodel/cost.h"
 #include "planner/checkpoint.h"
+#include "planner/cli.h"
 #include "planner/graph.h"
 #include "executor/exec.h"
 #include "search/search.h"
@@ -19,13 +20,13 @@
 
 #define PLANNER_VERSION "0.1.0"
 
-static int fail(pl_status st, const pl_err *err)
+int pl_cli_fail(pl_status st, const pl_err *err)
 {
 	fprintf(stderr, "planner: %s\n", err->msg);
 	return pl_status_exit_code(st);
 }
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+int pl_cli_usage(const char *cmd, const char *fmt, const char *arg)
 {
 	fprintf(stderr, "planner %s: ", cmd);
 	fprintf(stderr, fmt, arg);
@@ -44,7 +45,8 @@ static const char *const top_help =
     "  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
     "  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
     "  run MODEL          train a few steps under a plan on CPU ranks (--strategy CKPT)\n"
-    "  topology, calibrate, bench   planned; not in this version\n"
+    "  calibrate          measure a backend and write a cluster file (--backend cpu)\n"
+    "  topology, bench    planned; not in this version\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -57,16 +59,13 @@ typedef struct common {
 	long long devices;
 } common;
 
-static int parse_ll(const char *s, long long *out);
-static int usage_error(const char *cmd, const char *fmt, const char *arg);
-
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
 static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 {
 	if (ch == 'd') {
-		if (parse_ll(arg, &co->devices) || co->devices < 1)
-			return usage_error(cmd, "--devices %s: expected a positive integer", arg);
+		if (pl_cli_parse_ll(arg, &co->devices) || co->devices < 1)
+			return pl_cli_usage(cmd, "--devices %s: expected a positive integer", arg);
 		return 0;
 	}
 	if (ch == 'c') {
@@ -85,7 +84,7 @@ static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)
 	return pl_cluster_devices(out, c->devices ? c->devices : 8, err);
 }
 
-static int parse_ll(const char *s, long long *out)
+int pl_cli_parse_ll(const char *s, long long *out)
 {
 	char *end;
 	errno = 0;
@@ -97,7 +96,7 @@ static int parse_ll(const char *s, long long *out)
 }
 
 /* "80e9", "80G" (SI), "80GiB" (binary), "none" */
-static int parse_bytes(const char *s, double *out)
+int pl_cli_parse_bytes(const char *s, double *out)
 {
 	if (!strcmp(s, "none")) {
 		*out = 0;
@@ -320,7 +319,7 @@ static const char *const search_help =
     "\n"
     "options:\n"
     "  --devices N           one node of N devices (H100 SXM preset); default 8\n"
-    "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100 [:NODES]\n"
+    "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100, cpu [:NODES]\n"
     "  --mode MODE           dp (exact, default) | brute (exhaustive, small graphs);\n"
     "                        rec, propagate, ilp, auto are planned\n"
     "  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
@@ -370,8 +369,8 @@ static int cmd_search(int argc, char **argv)
 		}
 		case 'm': mode = optarg; break;
 		case 'M':
-			if (parse_bytes(optarg, &limit))
-				return usage_error(
+			if (pl_cli_parse_bytes(optarg, &limit))
+				return pl_cli_usage(
 				    "search",
 				    "--memory-limit %s: expected bytes such as 80e9, "
 				    "80G, 75GiB or 'none'",
@@ -382,15 +381,15 @@ static int cmd_search(int argc, char **argv)
 			char *end;
 			tlimit = strtod(optarg, &end);
 			if (*end || end == optarg || !(tlimit > 0))
-				return usage_error("search",
+				return pl_cli_usage("search",
 				                   "--time-limit %s: expected seconds > 0", optarg);
 			break;
 		}
 		case 'o': out = optarg; break;
 		case 'P': {
 			long long v;
-			if (parse_ll(optarg, &v) || v < 2 || v > 1000000)
-				return usage_error(
+			if (pl_cli_parse_ll(optarg, &v) || v < 2 || v > 1000000)
+				return pl_cli_usage(
 				    "search", "--pareto-cap %s: expected an integer >= 2", optarg);
 			cap = (int)v;
 			break;
@@ -400,18 +399,18 @@ static int cmd_search(int argc, char **argv)
 		case 'p': prog = 1; break;
 		case 'h': fputs(search_help, stdout); return 0;
 		default:
-			return usage_error("search", "unknown or incomplete option '%s'",
+			return pl_cli_usage("search", "unknown or incomplete option '%s'",
 			                   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error("search", "expected one MODEL file%s",
+		return pl_cli_usage("search", "expected one MODEL file%s",
 		                   optind < argc - 1 ? ", got more" : "");
 	if (dump_lp && strcmp(mode, "ilp"))
-		return usage_error("search", "--dump-lp goes with --mode ilp%s", "");
+		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
-		return usage_error("search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute",
+		return pl_cli_usage("search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute",
 		                   mode);
 	}
 	pl_err err = {{0}};
@@ -427,7 +426,7 @@ static int cmd_search(int argc, char **argv)
 	pl_status st;
 	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
-		rc = fail(st, &err);
+		rc = pl_cli_fail(st, &err);
 		goto cleanup;
 	}
 	if (limit < 0)
@@ -437,20 +436,20 @@ static int cmd_search(int argc, char **argv)
 		splits = alloc_splits(g);
 		has = calloc((size_t)g->nops, sizeof *has);
 		if (!splits || !has) {
-			rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+			rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
 			goto cleanup;
 		}
 		if ((st = pl_read_file(load, &text, &len, &err))) {
-			rc = fail(st, &err);
+			rc = pl_cli_fail(st, &err);
 			goto cleanup;
 		}
 		loaded = cJSON_ParseWithLength(text, len);
 		if (!loaded) {
-			rc = fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load), &err);
+			rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load), &err);
 			goto cleanup;
 		}
 		if ((st = pl_ckpt_parse_splits(g, loaded, load, 1, splits, has, &err))) {
-			rc = fail(st, &err);
+			rc = pl_cli_fail(st, &err);
 			goto cleanup;
 		}
 		for (int o = 0; o < g->nops; o++)
@@ -462,7 +461,7 @@ static int cmd_search(int argc, char **argv)
 		splits = NULL;
 	}
 	if ((st = pl_problem_new(&p, g, &cl, &err))) {
-		rc = fail(st, &err);
+		rc = pl_cli_fail(st, &err);
 		goto cleanup;
 	}
 	pl_search_opts so = {
@@ -472,12 +471,12 @@ static int cmd_search(int argc, char **argv)
 		so.progress = on_progress;
 	}
 	if ((st = s->run(p, &so, &r, &err))) {
-		rc = fail(st, &err);
+		rc = pl_cli_fail(st, &err);
 		goto cleanup;
 	}
 	splits = alloc_splits(g);
 	if (!splits) {
-		rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+		rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
 		goto cleanup;
 	}
 	for (int o = 0; o < g->nops; o++)
@@ -505,7 +504,7 @@ static int cmd_search(int argc, char **argv)
 	}
 	char *txt = ck ? cJSON_Print(ck) : NULL;
 	if (!txt) {
-		rc = fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+		rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
 		goto cleanup;
 	}
 	size_t tl = strlen(txt);
@@ -517,7 +516,7 @@ static int cmd_search(int argc, char **argv)
 	}
 	if (out && (st = pl_write_atomic(out, txt, &err))) {
 		free(txt);
-		rc = fail(st, &err);
+		rc = pl_cli_fail(st, &err);
 		goto cleanup;
 	}
 	if (json) {
@@ -652,25 +651,25 @@ static int cmd_cost(int argc, char **argv)
 		case 's': strategy = optarg; break;
 		case 'h': fputs(cost_help, stdout); return 0;
 		default:
-			return usage_error("cost", "unknown or incomplete option '%s'",
+			return pl_cli_usage("cost", "unknown or incomplete option '%s'",
 			                   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error("cost", "expected one MODEL file%s", "");
+		return pl_cli_usage("cost", "expected one MODEL file%s", "");
 	if (!strategy)
-		return usage_error("cost", "--strategy CKPT or --strategy - is required%s", "");
+		return pl_cli_usage("cost", "--strategy CKPT or --strategy - is required%s", "");
 	pl_err err = {{0}};
 	pl_graph *g = NULL;
 	pl_status st;
 	int rc = 0;
 	if ((st = pl_graph_load_file(&g, argv[optind], &err)))
-		return fail(st, &err);
+		return pl_cli_fail(st, &err);
 	if (strcmp(strategy, "-")) {
 		char *text;
 		size_t len;
 		if ((st = pl_read_file(strategy, &text, &len, &err))) {
-			rc = fail(st, &err);
+			rc = pl_cli_fail(st, &err);
 			goto done;
 		}
 		cJSON *plan = cJSON_ParseWithLength(text, len);
@@ -681,7 +680,7 @@ static int cmd_cost(int argc, char **argv)
 		else
 			st = cost_one(g, plan, strategy, &co, &pc, NULL, NULL, &err);
 		if (st) {
-			rc = fail(st, &err);
+			rc = pl_cli_fail(st, &err);
 		} else {
 			cJSON *o = cost_object(&pc);
 			char *s = cJSON_PrintUnformatted(o);
@@ -762,12 +761,12 @@ static int cmd_strategies(int argc, char **argv)
 		case 'o': opname = optarg; break;
 		case 'h': fputs(strategies_help, stdout); return 0;
 		default:
-			return usage_error("strategies", "unknown or incomplete option '%s'",
+			return pl_cli_usage("strategies", "unknown or incomplete option '%s'",
 			                   argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1 || !opname)
-		return usage_error("strategies", "expected MODEL and --op NAME%s", "");
+		return pl_cli_usage("strategies", "expected MODEL and --op NAME%s", "");
 	pl_err err = {{0}};
 	pl_graph *g = NULL;
 	pl_problem *p = NULL;
@@ -776,19 +775,19 @@ static int cmd_strategies(int argc, char **argv)
 	int rc = 0;
 	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
-		rc = fail(st, &err);
+		rc = pl_cli_fail(st, &err);
 		goto done;
 	}
 	int o = pl_graph_find_op(g, opname);
 	if (o < 0) {
-		rc = fail(pl_err_set(&err, PL_EINVAL,
+		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL,
 		                     "%s: --op %s: the model has no op of that name", argv[optind],
 		                     opname),
 		          &err);
 		goto done;
 	}
 	if ((st = pl_problem_new(&p, g, &cl, &err))) {
-		rc = fail(st, &err);
+		rc = pl_cli_fail(st, &err);
 		goto done;
 	}
 	const pl_op *op = &g->ops[o];
@@ -837,25 +836,25 @@ static int cmd_explain(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 2)
-		return usage_error("explain", "expected one CKPT file%s", "");
+		return pl_cli_usage("explain", "expected one CKPT file%s", "");
 	pl_err err = {{0}};
 	char *text;
 	size_t len;
 	pl_status st = pl_read_file(argv[1], &text, &len, &err);
 	if (st)
-		return fail(st, &err);
+		return pl_cli_fail(st, &err);
 	cJSON *ck = cJSON_ParseWithLength(text, len);
 	free(text);
 	int rc = 0;
 	const cJSON *fmt = ck ? cJSON_GetObjectItemCaseSensitive(ck, "format") : NULL;
 	if (!ck)
-		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", argv[1]), &err);
+		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", argv[1]), &err);
 	else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
-		rc = fail(pl_err_set(&err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"",
+		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"",
 		                     argv[1]),
 		          &err);
 	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
-		rc = fail(
+		rc = pl_cli_fail(
 		    pl_err_set(&err, PL_EINVAL, "%s: parallel_strategy_item: missing", argv[1]),
 		    &err);
 	else {
@@ -869,17 +868,62 @@ static int cmd_explain(int argc, char **argv)
 static const char *const run_help =
     "usage: planner run MODEL --strategy CKPT [--backend cpu|cuda] [--steps N] [--seed S]\n"
     "                  [--optimizer adam|sgd] [--lr RATE] [--devices N | --cluster FILE|PRESET]\n"
-    "                  [--json]\n"
+    "                  [--json] [--profile]\n"
     "\n"
     "Runs N training steps (default 3) of MODEL under the plan in CKPT on as many ranks as\n"
     "the plan has devices: parameters and a fixed synthetic batch are drawn from the seed\n"
     "(default 1), so every plan of a model starts from the same numbers and an exact plan\n"
     "gives the single-device losses. Prints the loss and the wall time of each step, then\n"
-    "the measured step time (mean of steps 2..N) against the cost model's prediction for the\n"
-    "cluster (the checkpoint's unless --devices/--cluster is given).\n"
+    "the measured step time (mean and median of steps 2..N) against the cost model's\n"
+    "prediction for the cluster (the checkpoint's unless --devices/--cluster is given).\n"
     "Backends: cpu (one thread per rank, OpenBLAS, shared-memory collectives; fp32).\n"
     "The cuda backend is not in this version. --json prints one JSON object per step and a\n"
-    "summary object. Exit status 4 when a rank fails; the message names the rank.\n";
+    "summary object. --profile adds, per op, the time rank 0 spent in compute and in\n"
+    "communication (mean of steps 2..N) beside the cost model's per-op prediction.\n"
+    "Exit status 4 when a rank fails; the message names the rank.\n";
+
+/* run --profile: per op, measured (rank 0, mean of the profiled steps)
+ * against predicted compute and communication */
+static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t **splits,
+                               const double *prof, double steps, int json, pl_err *err)
+{
+	pl_problem *p = NULL;
+	pl_status st = pl_problem_new(&p, g, cl, err);
+	if (st)
+		return st;
+	pl_nodecost *per = calloc((size_t)g->nops + 1, sizeof *per);
+	if (!per) {
+		pl_problem_free(p);
+		return pl_err_set(err, PL_ENOMEM, "run: out of memory");
+	}
+	pl_plancost pc;
+	pl_cost_plan(p, splits, &pc, per);
+	if (!json)
+		printf("%-28s %-20s %12s %12s %12s %12s\n", "op", "type", "compute ms",
+		       "predicted", "comm ms", "predicted");
+	for (int o = 0; o < g->nops; o++) {
+		double mc = prof[o] / steps, mm = prof[g->nops + o] / steps;
+		if (json)
+			printf("{\"op\": \"%s\", \"type\": \"%s\", \"compute_seconds\": %.6g, "
+			       "\"predicted_compute_seconds\": %.6g, \"communication_seconds\": %.6g, "
+			       "\"predicted_communication_seconds\": %.6g}\n",
+			       g->ops[o].name, pl_optype_name(g->ops[o].type), mc, per[o].compute_s, mm,
+			       per[o].comm_s);
+		else
+			printf("%-28s %-20s %12.4f %12.4f %12.4f %12.4f\n", g->ops[o].name,
+			       pl_optype_name(g->ops[o].type), mc * 1e3, per[o].compute_s * 1e3,
+			       mm * 1e3, per[o].comm_s * 1e3);
+	}
+	free(per);
+	pl_problem_free(p);
+	return PL_OK;
+}
+
+static int cmp_seconds(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
 
 static int cmd_run(int argc, char **argv)
 {
@@ -887,7 +931,7 @@ static int cmd_run(int argc, char **argv)
 	const char *strategy = NULL, *backend = "cpu";
 	long long steps = 3, seed = 1;
 	double lr = 0;
-	int json = 0;
+	int json = 0, profile = 0;
 	pl_optimizer opt = PL_OPT_ADAM;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
@@ -898,12 +942,14 @@ static int cmd_run(int argc, char **argv)
 	                                     {"optimizer", required_argument, 0, 'O'},
 	                                     {"lr", required_argument, 0, 'l'},
 	                                     {"json", no_argument, 0, 'j'},
+	                                     {"profile", no_argument, 0, 'P'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
+		case 'P': profile = 1; break;
 		case 'd':
 		case 'c': {
 			int rc = common_opt(ch, optarg, &co, "run");
@@ -914,13 +960,13 @@ static int cmd_run(int argc, char **argv)
 		case 's': strategy = optarg; break;
 		case 'b': backend = optarg; break;
 		case 'n':
-			if (parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
-				return usage_error("run", "--steps: expected a positive count, got '%s'",
+			if (pl_cli_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
+				return pl_cli_usage("run", "--steps: expected a positive count, got '%s'",
 				                   optarg);
 			break;
 		case 'S':
-			if (parse_ll(optarg, &seed) || seed < 0)
-				return usage_error("run", "--seed: expected a non-negative integer, got '%s'",
+			if (pl_cli_parse_ll(optarg, &seed) || seed < 0)
+				return pl_cli_usage("run", "--seed: expected a non-negative integer, got '%s'",
 				                   optarg);
 			break;
 		case 'O':
@@ -929,7 +975,7 @@ static int cmd_run(int argc, char **argv)
 			else if (!strcmp(optarg, "sgd"))
 				opt = PL_OPT_SGD;
 			else
-				return usage_error("run", "--optimizer: expected adam or sgd, got '%s'",
+				return pl_cli_usage("run", "--optimizer: expected adam or sgd, got '%s'",
 				                   optarg);
 			break;
 		case 'l': {
@@ -937,22 +983,22 @@ static int cmd_run(int argc, char **argv)
 			errno = 0;
 			lr = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(lr > 0) || !isfinite(lr))
-				return usage_error("run", "--lr: expected a positive number, got '%s'",
+				return pl_cli_usage("run", "--lr: expected a positive number, got '%s'",
 				                   optarg);
 			break;
 		}
 		case 'j': json = 1; break;
 		case 'h': fputs(run_help, stdout); return 0;
 		default:
-			return usage_error("run", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return pl_cli_usage("run", "unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
-		return usage_error("run", "expected one MODEL file%s", "");
+		return pl_cli_usage("run", "expected one MODEL file%s", "");
 	if (!strategy)
-		return usage_error("run", "--strategy CKPT is required%s", "");
+		return pl_cli_usage("run", "--strategy CKPT is required%s", "");
 	if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
-		return usage_error("run", "--backend: expected cpu or cuda, got '%s'", backend);
+		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", backend);
 	if (!strcmp(backend, "cuda")) {
 		fprintf(stderr, "planner: run: the cuda backend is not in this version; use "
 		                "--backend cpu\n");
@@ -962,13 +1008,14 @@ static int cmd_run(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_status st = pl_graph_load_file(&g, argv[optind], &err);
 	if (st)
-		return fail(st, &err);
+		return pl_cli_fail(st, &err);
 	char *text = NULL;
 	size_t len = 0;
 	cJSON *ck = NULL;
 	int64_t **splits = NULL;
 	pl_backend *be = NULL;
 	pl_exec *ex = NULL;
+	double *times = NULL, *prof = NULL, *pm;
 	pl_cluster cl;
 	pl_plancost pc;
 	if ((st = pl_read_file(strategy, &text, &len, &err)))
@@ -995,6 +1042,13 @@ static int cmd_run(int argc, char **argv)
 		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name, strategy,
 		       (long long)D, be->name, opt == PL_OPT_ADAM ? "Adam" : "SGD");
 	double total = 0;
+	long long n = 0;
+	if (!(times = malloc(sizeof(double) * (size_t)steps)) ||
+	    !(prof = calloc(4 * (size_t)g->nops + 1, sizeof *prof))) {
+		st = pl_err_set(&err, PL_ENOMEM, "run: out of memory");
+		goto done;
+	}
+	pm = prof + 2 * g->nops;
 	for (long long k = 0; k < steps; k++) {
 		double loss, t0 = ve_now();
 		if ((st = pl_exec_step(ex, 1, &loss, &err)))
@@ -1002,6 +1056,12 @@ static int cmd_run(int argc, char **argv)
 		double dt = ve_now() - t0;
 		if (k > 0 || steps == 1)
 			total += dt;
+		times[k] = dt;
+		if (profile && (k > 0 || steps == 1)) {
+			pl_exec_profile(ex, pm, pm + g->nops);
+			for (int o = 0; o < 2 * g->nops; o++)
+				prof[o] += pm[o];
+		}
 		if (json)
 			printf("{\"step\": %lld, \"loss\": %.9g, \"seconds\": %.6g}\n", k + 1, loss, dt);
 		else
@@ -1009,14 +1069,26 @@ static int cmd_run(int argc, char **argv)
 		fflush(stdout);
 	}
 	double measured = total / (double)(steps > 1 ? steps - 1 : 1);
+	/* the median and the least of steps 2..N: robust to a noisy machine */
+	long long first = steps > 1;
+	n = steps - first;
+	qsort(times + first, (size_t)n, sizeof *times, cmp_seconds);
+	double median = n % 2 ? times[first + n / 2]
+	                      : 0.5 * (times[first + n / 2 - 1] + times[first + n / 2]);
 	if (json)
-		printf("{\"measured_step_seconds\": %.6g, \"predicted_step_seconds\": %.6g, "
+		printf("{\"measured_step_seconds\": %.6g, \"median_step_seconds\": %.6g, "
+		       "\"min_step_seconds\": %.6g, \"predicted_step_seconds\": %.6g, "
 		       "\"cluster\": \"%s\", \"ranks\": %lld, \"backend\": \"%s\"}\n",
-		       measured, pc.step_s, cl.name, (long long)D, be->name);
+		       measured, median, times[first], pc.step_s, cl.name, (long long)D, be->name);
 	else
-		printf("measured step %.6f s (mean of steps %s); predicted %.6f s on %s\n", measured,
-		       steps > 1 ? "2..N" : "1", pc.step_s, cl.name);
+		printf("measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
+		       "%s\n",
+		       measured, steps > 1 ? "2..N" : "1", median, pc.step_s, cl.name);
+	if (profile && (st = print_profile(g, &cl, splits, prof, (double)(n ? n : 1), json, &err)))
+		goto done;
 done:
+	free(times);
+	free(prof);
 	pl_exec_free(ex);
 	if (be)
 		be->destroy(be);
@@ -1024,7 +1096,7 @@ done:
 	cJSON_Delete(ck);
 	free(text);
 	pl_graph_free(g);
-	return st ? fail(st, &err) : 0;
+	return st ? pl_cli_fail(st, &err) : 0;
 }
 
 int main(int argc, char **argv)
@@ -1051,7 +1123,9 @@ int main(int argc, char **argv)
 		return cmd_explain(argc, argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc, argv);
-	if (!strcmp(cmd, "topology") || !strcmp(cmd, "calibrate") || !strcmp(cmd, "bench")) {
+	if (!strcmp(cmd, "calibrate"))
+		return pl_cmd_calibrate(argc, argv);
+	if (!strcmp(cmd, "topology") || !strcmp(cmd, "bench")) {
 		fprintf(stderr, "planner %s: not available in this version\n", cmd);
 		return 2;
 	}

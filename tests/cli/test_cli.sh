@@ -195,8 +195,40 @@ check "run: a plan for another device count exits 2" '[ $? -eq 2 ]'
 check "run: the cuda backend says it is not in this version (exit 4)" \
   '[ $? -eq 4 ] && grep -q "cuda backend is not in this version" "$T/err"'
 
+# --- run --profile: a row per op, measured beside predicted
+"$PLANNER" run "$GT" --strategy "$T/gt6.plan" --steps 2 --json --profile > "$T/prof" 2> "$T/err"
+check "run --profile exits 0" '[ $? -eq 0 ]'
+check "run --profile: one row per op of the model" \
+  '[ "$(jq -s "map(select(.op)) | map(.op) | sort" "$T/prof")" = "$(jq "[.ops[].name] | sort" "$GT")" ]'
+check "run --profile: predicted and measured compute for every op" \
+  '[ "$(jq -s "map(select(.op) | .compute_seconds >= 0 and .predicted_compute_seconds >= 0) | all" "$T/prof")" = true ]'
+
+# --- calibrate: the cpu backend gives a cluster file search, cost and run accept
+"$PLANNER" calibrate --backend cpu --ranks 2 --max-bytes 64KiB -o "$T/cpu2.json" > "$T/out" 2> "$T/err"
+check "calibrate --backend cpu exits 0" '[ $? -eq 0 ]'
+check "calibrate: a planner.cluster/1 file of 2 devices with raw measurements" \
+  '[ "$(jq -r "[.format, .devices_per_node, (.calibration.collectives.all_reduce | length)] | @csv" "$T/cpu2.json")" = "\"planner.cluster/1\",2,1" ]'
+check "calibrate: the summary names the collectives" 'grep -q "all_reduce *2 ranks" "$T/out"'
+"$PLANNER" search "$GT" --cluster "$T/cpu2.json" -o "$T/gtc.plan" > /dev/null 2>&1
+check "search with the calibrated cluster exits 0" '[ $? -eq 0 ]'
+check "cost reproduces that plan's step time on the calibrated cluster" \
+  '[ "$("$PLANNER" cost "$GT" --strategy "$T/gtc.plan" --cluster "$T/cpu2.json" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/gtc.plan")" ]'
+"$PLANNER" run "$GT" --strategy "$T/gtc.plan" --cluster "$T/cpu2.json" --steps 2 > /dev/null 2> "$T/err"
+check "run with the calibrated cluster exits 0" '[ $? -eq 0 ]'
+"$PLANNER" calibrate > /dev/null 2> "$T/err"
+check "calibrate without --backend: no cuda backend, exit 4" \
+  '[ $? -eq 4 ] && grep -q "cuda backend" "$T/err"'
+"$PLANNER" calibrate --backend cpu --ranks 0 > /dev/null 2> "$T/err"
+check "calibrate --ranks 0 exits 2" '[ $? -eq 2 ] && grep -q -- "--ranks" "$T/err"'
+"$PLANNER" calibrate --backend tpu > /dev/null 2> "$T/err"
+check "calibrate --backend tpu exits 2" '[ $? -eq 2 ]'
+echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device": {"gemm_efficiency": {"max": -1}}}' > "$T/badc.json"
+"$PLANNER" search "$GT" --cluster "$T/badc.json" > /dev/null 2> "$T/err"
+check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \
+  '[ $? -eq 2 ] && grep -q "device.gemm_efficiency.max" "$T/err"'
+
 # --- --help on every command
-for c in search cost strategies explain run; do
+for c in search cost strategies explain run calibrate; do
   "$PLANNER" $c --help > "$T/help" 2>&1
   check "planner $c --help" '[ $? -eq 0 ] && grep -q "usage: planner $c" "$T/help"'
 done

@@ -1,0 +1,590 @@
+/* Calibration: every rank runs the same measurement program inside one
+ * launch; the ranks of a measurement start together after a barrier and rank
+ * 0 of the group times the window up to the closing barrier, so contention
+ * between ranks (cores, memory bandwidth) is part of what is measured. */
+#include "executor/calibrate.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "search/ve.h"
+#include "topology/fit.h"
+
+#define NGEMM 6
+static const int64_t gemm_n[NGEMM] = {32, 64, 128, 256, 512, 1024};
+
+/* the vector kernels the rate is measured on, and the streaming one */
+enum { K_ADD, K_GELU, K_SOFTMAX, K_LN, NKERN };
+static const char *const kern_op[NKERN] = {"add", "gelu", "softmax", "ln"};
+
+/* each point is timed over this many windows of min_seconds and the median
+ * counts: what the machine gives most of the time, the way `planner run`
+ * reports the median step */
+#define WINDOWS 5
+
+#define NCOLL    4 /* all_reduce, all_gather, reduce_scatter, all_to_all */
+#define MAXSIZES 32
+
+typedef struct calib {
+	pl_backend *be;
+	pl_calib_opts o;
+	int64_t R;
+	pl_graph *small, *big; /* the kernels' graphs: cache-resident and streaming */
+	int ngroups;
+	int64_t group[PL_MAX_AB_SIZES];
+	int nsizes;
+	double sizes[MAXSIZES];
+	double gemm_s[NGEMM]; /* per call */
+	double kern_s[NKERN]; /* forward + backward on `small` (K_ADD: on `big`) */
+	double overhead_s;    /* forward + backward on one element */
+	double coll_s[NCOLL][PL_MAX_AB_SIZES][MAXSIZES];
+	double *start, *end; /* per rank: the current window */
+	double coll_b[NCOLL][PL_MAX_AB_SIZES][MAXSIZES];
+} calib;
+
+static void progress(calib *c, int64_t rank, const char *what)
+{
+	if (rank == 0 && c->o.progress)
+		c->o.progress(c->o.ud, what);
+}
+
+static int barrier(calib *c, pl_comm *cm, int idx)
+{
+	float v = 0;
+	return c->be->all_reduce(cm, idx, &v, 1, 0);
+}
+
+/* every member proposes a repetition count from its time for one call; the
+ * group takes the largest */
+static int agree_reps(calib *c, pl_comm *cm, int idx, double one_s, long *reps)
+{
+	float v = (float)(c->o.min_seconds / (one_s > 1e-9 ? one_s : 1e-9));
+	if (c->be->all_reduce(cm, idx, &v, 1, 1))
+		return -1;
+	*reps = v < 1 ? 1 : v > 1e6f ? 1000000 : (long)ceilf(v);
+	return 0;
+}
+
+/* A timing window spans from the first member's start to the last member's
+ * end: ranks that share a core do not start together, and a window timed by
+ * one rank alone would miss the work others did before it was scheduled. */
+static void window_begin(calib *c, int64_t rank)
+{
+	c->start[rank] = ve_now();
+}
+
+/* Closes the window of members 0..n-1 (a barrier); rank 0 gets its length
+ * divided by reps in *out. */
+static int window_end(calib *c, int64_t rank, pl_comm *cm, int64_t n, long reps, double *out)
+{
+	c->end[rank] = ve_now();
+	if (barrier(c, cm, (int)rank))
+		return -1;
+	if (rank == 0) {
+		double lo = c->start[0], hi = c->end[0];
+		for (int64_t r = 1; r < n; r++) {
+			lo = fmin(lo, c->start[r]);
+			hi = fmax(hi, c->end[r]);
+		}
+		*out = (hi - lo) / (double)reps;
+	}
+	return 0;
+}
+
+static double median_window(double *w)
+{
+	for (int i = 1; i < WINDOWS; i++) /* insertion sort */
+		for (int j = i; j > 0 && w[j] < w[j - 1]; j--) {
+			double t = w[j];
+			w[j] = w[j - 1];
+			w[j - 1] = t;
+		}
+	return w[WINDOWS / 2];
+}
+
+/* values spread over [-2, 2), like activations: transcendental functions
+ * take their fast paths on tiny arguments */
+static void fill(float *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (float)(pl_hash64(i) >> 40) * (4.0f / 16777216.0f) - 2.0f;
+}
+
+static int phase_gemm(calib *c, int64_t rank, pl_comm *world)
+{
+	pl_backend *be = c->be;
+	size_t n = (size_t)(gemm_n[NGEMM - 1] * gemm_n[NGEMM - 1]);
+	float *a = be->alloc(be, n), *b = be->alloc(be, n), *d = be->alloc(be, n);
+	int rc = -1;
+	if (!a || !b || !d)
+		goto out;
+	fill(a, n);
+	fill(b, n);
+	for (int i = 0; i < NGEMM; i++) {
+		int64_t m = gemm_n[i];
+		double t = ve_now();
+		be->gemm(0, 0, m, m, m, 1, a, m, b, m, 0, d, m);
+		long reps;
+		if (agree_reps(c, world, (int)rank, ve_now() - t, &reps) ||
+		    barrier(c, world, (int)rank))
+			goto out;
+		double w[WINDOWS];
+		for (int win = 0; win < WINDOWS; win++) {
+			window_begin(c, rank);
+			for (long r = 0; r < reps; r++)
+				be->gemm(0, 0, m, m, m, 1, a, m, b, m, 0, d, m);
+			if (window_end(c, rank, world, c->R, reps, &w[win]) ||
+			    barrier(c, world, (int)rank))
+				goto out;
+		}
+		if (rank == 0)
+			c->gemm_s[i] = median_window(w);
+	}
+	rc = 0;
+out:
+	be->release(be, a);
+	be->release(be, b);
+	be->release(be, d);
+	return rc;
+}
+
+/* local pieces of op k of graph g: its whole tensors (one element each if tiny) */
+typedef struct kern {
+	pl_kctx k;
+	pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS];
+	float *buf;
+} kern;
+
+static int kern_init(calib *c, const pl_graph *g, int o, int tiny, kern *kn)
+{
+	const pl_op *op = &g->ops[o];
+	memset(kn, 0, sizeof *kn);
+	kn->k.g = g;
+	kn->k.op = op;
+	kn->k.gemm = c->be->gemm;
+	kn->k.loss_share = 1;
+	size_t total = 0;
+	pl_xt *xs[2 * PL_MAX_OP_INPUTS + 2];
+	const pl_tensor *ts[2 * PL_MAX_OP_INPUTS + 2];
+	int nx = 0;
+	for (int i = 0; i < op->ninputs; i++) {
+		xs[nx] = &kn->in[i];
+		ts[nx++] = &g->tensors[op->in[i]];
+		xs[nx] = &kn->din[i];
+		ts[nx++] = &g->tensors[op->in[i]];
+	}
+	xs[nx] = &kn->out;
+	ts[nx++] = &g->tensors[op->out[0]];
+	xs[nx] = &kn->dout;
+	ts[nx++] = &g->tensors[op->out[0]];
+	for (int i = 0; i < nx; i++) {
+		pl_xt *x = xs[i];
+		x->rank = ts[i]->rank;
+		x->n = 1;
+		for (int d = 0; d < x->rank; d++) {
+			x->shape[d] = tiny ? 1 : ts[i]->shape[d];
+			x->n *= (size_t)x->shape[d];
+		}
+		total += x->n;
+	}
+	if (!(kn->buf = c->be->alloc(c->be, total)))
+		return -1;
+	fill(kn->buf, total);
+	float *p = kn->buf;
+	for (int i = 0; i < nx; i++) {
+		xs[i]->v = p;
+		p += xs[i]->n;
+	}
+	return 0;
+}
+
+/* one forward and one backward, as a training step runs them */
+static int step(kern *kn)
+{
+	return pl_kernel_forward(&kn->k, kn->in, &kn->out) ||
+	       pl_kernel_backward(&kn->k, kn->in, &kn->out, &kn->dout, kn->din);
+}
+
+static int time_kernel(calib *c, int64_t rank, pl_comm *world, const pl_graph *g, int o, int tiny,
+                       double *out)
+{
+	kern kn;
+	if (kern_init(c, g, o, tiny, &kn))
+		return -1;
+	int rc = -1;
+	double t = ve_now();
+	if (step(&kn))
+		goto out;
+	long reps;
+	if (agree_reps(c, world, (int)rank, ve_now() - t, &reps) || barrier(c, world, (int)rank))
+		goto out;
+	double w[WINDOWS];
+	for (int win = 0; win < WINDOWS; win++) {
+		window_begin(c, rank);
+		for (long r = 0; r < reps; r++)
+			if (step(&kn))
+				goto out;
+		if (window_end(c, rank, world, c->R, reps, &w[win]) || barrier(c, world, (int)rank))
+			goto out;
+	}
+	if (rank == 0)
+		*out = median_window(w);
+	rc = 0;
+out:
+	c->be->release(c->be, kn.buf);
+	return rc;
+}
+
+static int phase_kernels(calib *c, int64_t rank, pl_comm *world)
+{
+	for (int k = 0; k < NKERN; k++)
+		if (time_kernel(c, rank, world, k == K_ADD ? c->big : c->small, k, 0,
+		                &c->kern_s[k]))
+			return -1;
+	return time_kernel(c, rank, world, c->small, K_ADD, 1, &c->overhead_s);
+}
+
+static const pl_coll coll_kind[NCOLL] = {PL_COLL_ALL_REDUCE, PL_COLL_ALL_GATHER,
+                                         PL_COLL_REDUCE_SCATTER, PL_COLL_ALL_TO_ALL};
+
+/* one collective on a message of `bytes` as nccl-tests counts it (all_reduce:
+ * the buffer; all_gather: the gathered result; reduce_scatter, all_to_all:
+ * the send buffer) */
+static int run_coll(calib *c, int k, pl_comm *cm, int idx, float *send, float *recv, size_t count)
+{
+	switch (coll_kind[k]) {
+	case PL_COLL_ALL_REDUCE: return c->be->all_reduce(cm, idx, send, count, 0);
+	case PL_COLL_ALL_GATHER: return c->be->all_gather(cm, idx, send, recv, count);
+	case PL_COLL_REDUCE_SCATTER: return c->be->reduce_scatter(cm, idx, send, recv, count);
+	default: return c->be->all_to_all(cm, idx, send, recv, count);
+	}
+}
+
+static int phase_colls(calib *c, int64_t rank, pl_comm *world)
+{
+	pl_backend *be = c->be;
+	size_t cap = (size_t)(c->sizes[c->nsizes - 1] / 4) + 64;
+	float *send = be->alloc(be, cap), *recv = be->alloc(be, cap);
+	int rc = -1;
+	if (!send || !recv)
+		goto out;
+	int64_t members[1 << 12];
+	for (int gi = 0; gi < c->ngroups; gi++) {
+		int64_t n = c->group[gi];
+		for (int64_t r = 0; r < n; r++)
+			members[r] = r;
+		pl_comm *cm = rank < n ? be->comm(be, members, (int)n) : NULL;
+		if (rank < n && !cm)
+			goto out;
+		for (int k = 0; k < NCOLL && rank < n; k++) {
+			char what[96];
+			snprintf(what, sizeof what, "%s over %lld ranks",
+			         pl_coll_name(coll_kind[k]), (long long)n);
+			progress(c, rank, what);
+			for (int s = 0; s < c->nsizes; s++) {
+				/* elements per member's chunk (all_reduce: the whole buffer) */
+				size_t chunk = (size_t)(c->sizes[s] / 4 / (k == 0 ? 1 : (double)n));
+				if (chunk < 1)
+					chunk = 1;
+				size_t count = chunk;
+				double bytes = 4.0 * (double)chunk * (k == 0 ? 1 : (double)n);
+				double t = ve_now();
+				if (run_coll(c, k, cm, (int)rank, send, recv, count))
+					goto out;
+				long reps;
+				if (agree_reps(c, cm, (int)rank, ve_now() - t, &reps) ||
+				    barrier(c, cm, (int)rank))
+					goto out;
+				double w[WINDOWS];
+				for (int win = 0; win < WINDOWS; win++) {
+					window_begin(c, rank);
+					for (long r = 0; r < reps; r++)
+						if (run_coll(c, k, cm, (int)rank, send, recv,
+						             count))
+							goto out;
+					if (window_end(c, rank, cm, n, reps, &w[win]) ||
+					    barrier(c, cm, (int)rank))
+						goto out;
+				}
+				if (rank == 0) {
+					c->coll_s[k][gi][s] = median_window(w);
+					c->coll_b[k][gi][s] = bytes;
+				}
+				if (k == 0) /* keep the all-reduced values small */
+					fill(send, count);
+			}
+		}
+		if (barrier(c, world, (int)rank))
+			goto out;
+	}
+	rc = 0;
+out:
+	be->release(be, send);
+	be->release(be, recv);
+	return rc;
+}
+
+static int calib_rank_phases(calib *c, int64_t rank)
+{
+	int64_t members[1 << 12];
+	for (int64_t r = 0; r < c->R; r++)
+		members[r] = r;
+	pl_comm *world = c->be->comm(c->be, members, (int)c->R);
+	if (!world)
+		return -1;
+	progress(c, rank, "matrix products");
+	if (phase_gemm(c, rank, world))
+		return -1;
+	progress(c, rank, "vector kernels and memory bandwidth");
+	if (phase_kernels(c, rank, world))
+		return -1;
+	return c->R > 1 ? phase_colls(c, rank, world) : 0;
+}
+
+static int calib_rank(void *arg, int64_t rank)
+{
+	calib *c = arg;
+	if (!calib_rank_phases(c, rank))
+		return 0;
+	/* out of memory here, or another rank failed: stop the others */
+	if (!c->be->failed(c->be))
+		c->be->fail(c->be, rank, "out of memory during calibration");
+	return -1;
+}
+
+static pl_status kernel_graph(pl_graph **g, int64_t rows, int64_t cols, pl_err *err)
+{
+	char text[1536];
+	snprintf(
+	    text, sizeof text,
+	    "{\"format\": \"planner.model/1\", \"name\": \"calibrate\", \"dtype\": \"float32\","
+	    " \"tensors\": {\"x\": {\"shape\": [%lld, %lld], \"role\": \"param\"},"
+	    " \"y\": {\"shape\": [%lld, %lld], \"role\": \"param\"},"
+	    " \"g\": {\"shape\": [%lld], \"role\": \"param\"},"
+	    " \"b\": {\"shape\": [%lld], \"role\": \"param\"}},"
+	    " \"ops\": ["
+	    "{\"name\": \"add\", \"type\": \"Add\", \"inputs\": [\"x\", \"y\"], \"outputs\": "
+	    "[\"a\"]},"
+	    "{\"name\": \"gelu\", \"type\": \"Gelu\", \"inputs\": [\"x\"], \"outputs\": [\"ge\"]},"
+	    "{\"name\": \"softmax\", \"type\": \"Softmax\", \"inputs\": [\"x\"], \"outputs\": "
+	    "[\"s\"],"
+	    " \"attrs\": {\"axis\": -1}},"
+	    "{\"name\": \"ln\", \"type\": \"LayerNormalization\", \"inputs\": [\"x\", \"g\", "
+	    "\"b\"],"
+	    " \"outputs\": [\"l\"], \"attrs\": {\"axis\": -1, \"epsilon\": 1e-5}}]}",
+	    (long long)rows, (long long)cols, (long long)rows, (long long)cols, (long long)cols,
+	    (long long)cols);
+	return pl_graph_load_json(g, text, strlen(text), "calibrate", err);
+}
+
+/* the op rule's work of op k of g, unsplit, forward plus backward */
+static void step_work(const pl_graph *g, int k, double *vec_flops, double *bytes)
+{
+	int64_t ones[PL_MAX_LOOPS];
+	for (int i = 0; i < PL_MAX_LOOPS; i++)
+		ones[i] = 1;
+	pl_opwork w;
+	memset(&w, 0, sizeof w);
+	pl_op_rule_get(g->ops[k].type)->work(g, &g->ops[k], ones, &w);
+	*vec_flops = w.vec_flops_fwd + w.vec_flops_bwd;
+	*bytes = w.bytes_fwd + w.bytes_bwd;
+}
+
+static void device_name(char *out, size_t len)
+{
+	snprintf(out, len, "cpu");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[512];
+	while (fgets(line, sizeof line, f)) {
+		const char *colon = strchr(line, ':');
+		if (!strncmp(line, "model name", 10) && colon) {
+			colon++;
+			while (*colon == ' ')
+				colon++;
+			snprintf(out, len, "%s", colon);
+			out[strcspn(out, "\n")] = 0;
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static cJSON *points(const double *bytes, const double *secs, int n, const char *xk)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < n; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, xk, bytes[i]);
+		cJSON_AddNumberToObject(e, "seconds", secs[i]);
+		cJSON_AddItemToArray(a, e);
+	}
+	return a;
+}
+
+static pl_status fit_cluster(calib *c, pl_cluster *cl, cJSON *raw, pl_err *err)
+{
+	memset(cl, 0, sizeof *cl);
+	double f[NGEMM], rate[NGEMM];
+	for (int i = 0; i < NGEMM; i++) {
+		double m = (double)gemm_n[i];
+		f[i] = 2 * m * m * m;
+		rate[i] = f[i] / c->gemm_s[i];
+	}
+	double peak, half;
+	if (pl_fit_rate_curve(f, rate, NGEMM, &peak, &half))
+		return pl_err_set(err, PL_EDEVICE, "calibrate: the GEMM rates do not fit a curve");
+	for (int d = 0; d < PL_DT_COUNT; d++)
+		cl->peak_flops[d] = peak; /* the backend computes every dtype in fp32 */
+	cl->gemm_eff_max = 1;
+	cl->gemm_half_flops = half;
+	double vf, by;
+	step_work(c->big, K_ADD, &vf, &by);
+	cl->memory_bandwidth = by / c->kern_s[K_ADD];
+	cl->bw_eff = 1;
+	double vflops = 0, vsecs = 0;
+	for (int k = K_GELU; k < NKERN; k++) {
+		step_work(c->small, k, &vf, &by);
+		vflops += vf;
+		vsecs += c->kern_s[k];
+	}
+	cl->vector_eff = vflops / vsecs / peak;
+	cl->kernel_overhead_s = c->overhead_s / 2; /* a forward and a backward call */
+	double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+	cl->memory_bytes = mem > 0 ? mem / (double)c->R : 1e9;
+	cl->nodes = 1;
+	cl->devices_per_node = c->R;
+	device_name(cl->device_name, sizeof cl->device_name);
+	cl->link[PL_LINK_INTRA] = cl->link[PL_LINK_INTER] = (pl_ab){1e-5, 1e-10};
+
+	cJSON *jg = cJSON_AddArrayToObject(raw, "gemm");
+	for (int i = 0; i < NGEMM; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "m", (double)gemm_n[i]);
+		cJSON_AddNumberToObject(e, "n", (double)gemm_n[i]);
+		cJSON_AddNumberToObject(e, "k", (double)gemm_n[i]);
+		cJSON_AddNumberToObject(e, "seconds", c->gemm_s[i]);
+		cJSON_AddNumberToObject(e, "flops_per_second", rate[i]);
+		cJSON_AddItemToArray(jg, e);
+	}
+	cJSON *jk = cJSON_AddObjectToObject(raw, "kernels");
+	for (int k = 0; k < NKERN; k++) {
+		const pl_graph *g = k == K_ADD ? c->big : c->small;
+		step_work(g, k, &vf, &by);
+		cJSON *e = cJSON_AddObjectToObject(jk, kern_op[k]);
+		cJSON_AddNumberToObject(e, "elements",
+		                        (double)pl_tensor_elems(&g->tensors[g->ops[k].out[0]]));
+		cJSON_AddNumberToObject(e, "seconds", c->kern_s[k]);
+		cJSON_AddNumberToObject(e, "vector_flops", vf);
+		cJSON_AddNumberToObject(e, "bytes", by);
+	}
+	cJSON_AddNumberToObject(raw, "kernel_call_seconds", c->overhead_s);
+
+	cJSON *jc = cJSON_AddObjectToObject(raw, "collectives");
+	for (int k = 0; k < NCOLL && c->R > 1; k++) {
+		pl_ab_list *l = &cl->coll[coll_kind[k]][PL_LINK_INTRA];
+		cJSON *arr = cJSON_AddArrayToObject(jc, pl_coll_name(coll_kind[k]));
+		for (int gi = 0; gi < c->ngroups; gi++) {
+			int64_t n = c->group[gi];
+			double bus[MAXSIZES];
+			for (int s = 0; s < c->nsizes; s++)
+				bus[s] = c->coll_b[k][gi][s] * pl_bus_factor(coll_kind[k], n);
+			pl_ab ab;
+			if (pl_fit_ab(bus, c->coll_s[k][gi], c->nsizes, &ab))
+				return pl_err_set(
+				    err, PL_EDEVICE,
+				    "calibrate: %s over %lld ranks: the times do not fit "
+				    "a line",
+				    pl_coll_name(coll_kind[k]), (long long)n);
+			if (!(ab.beta > 0))
+				ab.beta = 1e-12;
+			l->ranks[l->n] = n;
+			l->ab[l->n++] = ab;
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "ranks", (double)n);
+			cJSON_AddItemToObject(
+			    e, "points",
+			    points(c->coll_b[k][gi], c->coll_s[k][gi], c->nsizes, "bytes"));
+			cJSON_AddItemToArray(arr, e);
+		}
+		if (k == 0) /* the link default: all-reduce over the whole node */
+			cl->link[PL_LINK_INTRA] = cl->link[PL_LINK_INTER] = l->ab[l->n - 1];
+	}
+	return PL_OK;
+}
+
+pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
+                       pl_err *err)
+{
+	if (raw)
+		*raw = NULL;
+	if (!(be->caps & PL_CAP_HOST_MEMORY))
+		return pl_err_set(err, PL_EDEVICE,
+		                  "calibrate: the %s backend is not supported (host memory needed)",
+		                  be->name);
+	if (be->nranks > (1 << 12))
+		return pl_err_set(err, PL_EINVAL, "calibrate: at most 4096 ranks");
+	calib *c = calloc(1, sizeof *c);
+	if (!c)
+		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+	c->be = be;
+	c->o = *o;
+	if (!(c->o.min_seconds > 0))
+		c->o.min_seconds = 0.02;
+	if (!(c->o.max_bytes > 0))
+		c->o.max_bytes = 64.0 * 1024 * 1024;
+	c->R = be->nranks;
+	/* group sizes: 2..8, then powers of two, then all ranks */
+	for (int64_t n = 2; n <= c->R && c->ngroups < PL_MAX_AB_SIZES - 1;
+	     n = n < 8 ? n + 1 : n * 2)
+		c->group[c->ngroups++] = n;
+	if (c->R > 1 && c->group[c->ngroups - 1] != c->R)
+		c->group[c->ngroups++] = c->R;
+	for (double s = 8; s <= c->o.max_bytes && c->nsizes < MAXSIZES; s *= 4)
+		c->sizes[c->nsizes++] = s;
+	pl_status st;
+	cJSON *r = NULL;
+	c->start = calloc((size_t)c->R, sizeof *c->start);
+	c->end = calloc((size_t)c->R, sizeof *c->end);
+	if (!c->start || !c->end) {
+		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+		goto done;
+	}
+	if ((st = kernel_graph(&c->small, 128, 256, err)) ||
+	    (st = kernel_graph(&c->big, 4096, 1024, err)))
+		goto done;
+	char msg[512] = "";
+	if (be->launch(be, calib_rank, c, msg, sizeof msg)) {
+		st = pl_err_set(err, PL_EDEVICE, "calibrate: %s", msg);
+		goto done;
+	}
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "backend", be->name);
+	cJSON_AddNumberToObject(r, "ranks", (double)c->R);
+	if ((st = fit_cluster(c, out, r, err)))
+		goto done;
+	time_t now = time(NULL);
+	char day[32];
+	strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+	snprintf(out->name, sizeof out->name, "%s-x%lld", be->name, (long long)c->R);
+	snprintf(out->source, sizeof out->source, "planner calibrate --backend %s, %lld ranks, %s",
+	         be->name, (long long)c->R, day);
+	if (raw) {
+		*raw = r;
+		r = NULL;
+	}
+done:
+	cJSON_Delete(r);
+	pl_graph_free(c->small);
+	pl_graph_free(c->big);
+	free(c->start);
+	free(c->end);
+	free(c);
+	return st;
+}

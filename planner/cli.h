@@ -1,0 +1,19 @@
+/* Helpers shared by the command-line tool's commands (planner/main.c and
+ * the commands in their own files). Not part of the library. */
+#ifndef PL_CLI_H
+#define PL_CLI_H
+
+#include "planner/status.h"
+
+/* Prints "planner: <message>" and returns the exit status of st. */
+int pl_cli_fail(pl_status st, const pl_err *err);
+/* Prints "planner CMD: <fmt with arg>" and a pointer to --help; returns 2. */
+int pl_cli_usage(const char *cmd, const char *fmt, const char *arg);
+/* A whole decimal integer; 0, or -1 if s is not one. */
+int pl_cli_parse_ll(const char *s, long long *out);
+/* "80e9", "80G" (SI), "80GiB" (binary), "none" (0); 0, or -1. */
+int pl_cli_parse_bytes(const char *s, double *out);
+
+int pl_cmd_calibrate(int argc, char **argv);
+
+#endif
