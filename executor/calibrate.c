@@ -70,41 +70,48 @@ static int agree_reps(calib *c, pl_comm *cm, int idx, double one_s, long *reps)
 	return 0;
 }
 
-/* A timing window spans from the first member's start to the last member's
- * end: ranks that share a core do not start together, and a window timed by
- * one rank alone would miss the work others did before it was scheduled. */
-static void window_begin(calib *c, int64_t rank)
+/* Times once(arg) on members 0..n-1 of cm, all running it together: one
+ * call sizes the window (the group agrees on the repetitions), then the
+ * median of WINDOWS windows, per call, lands in *out on rank 0. A window spans
+ * from the first member's start to the last member's end: ranks that share a
+ * core do not start together, and a window timed by one rank alone would miss
+ * the work others did before it was scheduled. */
+static int measure(calib *c, int64_t rank, pl_comm *cm, int64_t n, int (*once)(void *arg),
+                   void *arg, double *out)
 {
-	c->start[rank] = ve_now();
-}
-
-/* Closes the window of members 0..n-1 (a barrier); rank 0 gets its length
- * divided by reps in *out. */
-static int window_end(calib *c, int64_t rank, pl_comm *cm, int64_t n, long reps, double *out)
-{
-	c->end[rank] = ve_now();
-	if (barrier(c, cm, (int)rank))
+	double t = ve_now();
+	if (once(arg))
 		return -1;
-	if (rank == 0) {
+	long reps;
+	if (agree_reps(c, cm, (int)rank, ve_now() - t, &reps) || barrier(c, cm, (int)rank))
+		return -1;
+	double w[WINDOWS];
+	for (int win = 0; win < WINDOWS; win++) {
+		c->start[rank] = ve_now();
+		for (long r = 0; r < reps; r++)
+			if (once(arg))
+				return -1;
+		c->end[rank] = ve_now();
+		if (barrier(c, cm, (int)rank))
+			return -1;
 		double lo = c->start[0], hi = c->end[0];
 		for (int64_t r = 1; r < n; r++) {
 			lo = fmin(lo, c->start[r]);
 			hi = fmax(hi, c->end[r]);
 		}
-		*out = (hi - lo) / (double)reps;
+		w[win] = (hi - lo) / (double)reps;
+		if (barrier(c, cm, (int)rank)) /* nobody starts the next window early */
+			return -1;
 	}
-	return 0;
-}
-
-static double median_window(double *w)
-{
-	for (int i = 1; i < WINDOWS; i++) /* insertion sort */
+	for (int i = 1; i < WINDOWS; i++) /* insertion sort; the median counts */
 		for (int j = i; j > 0 && w[j] < w[j - 1]; j--) {
-			double t = w[j];
+			double x = w[j];
 			w[j] = w[j - 1];
-			w[j - 1] = t;
+			w[j - 1] = x;
 		}
-	return w[WINDOWS / 2];
+	if (rank == 0)
+		*out = w[WINDOWS / 2];
+	return 0;
 }
 
 /* values spread over [-2, 2), like activations: transcendental functions
@@ -115,41 +122,39 @@ static void fill(float *p, size_t n)
 		p[i] = (float)(pl_hash64(i) >> 40) * (4.0f / 16777216.0f) - 2.0f;
 }
 
+typedef struct gemm_arg {
+	pl_backend *be;
+	int64_t m;
+	float *a, *b, *d;
+} gemm_arg;
+
+static int gemm_once(void *arg)
+{
+	gemm_arg *g = arg;
+	g->be->gemm(0, 0, g->m, g->m, g->m, 1, g->a, g->m, g->b, g->m, 0, g->d, g->m);
+	return 0;
+}
+
 static int phase_gemm(calib *c, int64_t rank, pl_comm *world)
 {
 	pl_backend *be = c->be;
 	size_t n = (size_t)(gemm_n[NGEMM - 1] * gemm_n[NGEMM - 1]);
-	float *a = be->alloc(be, n), *b = be->alloc(be, n), *d = be->alloc(be, n);
+	gemm_arg g = {be, 0, be->alloc(be, n), be->alloc(be, n), be->alloc(be, n)};
 	int rc = -1;
-	if (!a || !b || !d)
+	if (!g.a || !g.b || !g.d)
 		goto out;
-	fill(a, n);
-	fill(b, n);
+	fill(g.a, n);
+	fill(g.b, n);
 	for (int i = 0; i < NGEMM; i++) {
-		int64_t m = gemm_n[i];
-		double t = ve_now();
-		be->gemm(0, 0, m, m, m, 1, a, m, b, m, 0, d, m);
-		long reps;
-		if (agree_reps(c, world, (int)rank, ve_now() - t, &reps) ||
-		    barrier(c, world, (int)rank))
+		g.m = gemm_n[i];
+		if (measure(c, rank, world, c->R, gemm_once, &g, &c->gemm_s[i]))
 			goto out;
-		double w[WINDOWS];
-		for (int win = 0; win < WINDOWS; win++) {
-			window_begin(c, rank);
-			for (long r = 0; r < reps; r++)
-				be->gemm(0, 0, m, m, m, 1, a, m, b, m, 0, d, m);
-			if (window_end(c, rank, world, c->R, reps, &w[win]) ||
-			    barrier(c, world, (int)rank))
-				goto out;
-		}
-		if (rank == 0)
-			c->gemm_s[i] = median_window(w);
 	}
 	rc = 0;
 out:
-	be->release(be, a);
-	be->release(be, b);
-	be->release(be, d);
+	be->release(be, g.a);
+	be->release(be, g.b);
+	be->release(be, g.d);
 	return rc;
 }
 
@@ -204,8 +209,9 @@ static int kern_init(calib *c, const pl_graph *g, int o, int tiny, kern *kn)
 }
 
 /* one forward and one backward, as a training step runs them */
-static int step(kern *kn)
+static int step_once(void *arg)
 {
+	kern *kn = arg;
 	return pl_kernel_forward(&kn->k, kn->in, &kn->out) ||
 	       pl_kernel_backward(&kn->k, kn->in, &kn->out, &kn->dout, kn->din);
 }
@@ -216,26 +222,7 @@ static int time_kernel(calib *c, int64_t rank, pl_comm *world, const pl_graph *g
 	kern kn;
 	if (kern_init(c, g, o, tiny, &kn))
 		return -1;
-	int rc = -1;
-	double t = ve_now();
-	if (step(&kn))
-		goto out;
-	long reps;
-	if (agree_reps(c, world, (int)rank, ve_now() - t, &reps) || barrier(c, world, (int)rank))
-		goto out;
-	double w[WINDOWS];
-	for (int win = 0; win < WINDOWS; win++) {
-		window_begin(c, rank);
-		for (long r = 0; r < reps; r++)
-			if (step(&kn))
-				goto out;
-		if (window_end(c, rank, world, c->R, reps, &w[win]) || barrier(c, world, (int)rank))
-			goto out;
-	}
-	if (rank == 0)
-		*out = median_window(w);
-	rc = 0;
-out:
+	int rc = measure(c, rank, world, c->R, step_once, &kn, out);
 	c->be->release(c->be, kn.buf);
 	return rc;
 }
@@ -252,16 +239,28 @@ static int phase_kernels(calib *c, int64_t rank, pl_comm *world)
 static const pl_coll coll_kind[NCOLL] = {PL_COLL_ALL_REDUCE, PL_COLL_ALL_GATHER,
                                          PL_COLL_REDUCE_SCATTER, PL_COLL_ALL_TO_ALL};
 
+typedef struct coll_arg {
+	pl_backend *be;
+	pl_coll kind;
+	pl_comm *cm;
+	int idx;
+	float *send, *recv;
+	size_t count;
+} coll_arg;
+
 /* one collective on a message of `bytes` as nccl-tests counts it (all_reduce:
  * the buffer; all_gather: the gathered result; reduce_scatter, all_to_all:
  * the send buffer) */
-static int run_coll(calib *c, int k, pl_comm *cm, int idx, float *send, float *recv, size_t count)
+static int coll_once(void *arg)
 {
-	switch (coll_kind[k]) {
-	case PL_COLL_ALL_REDUCE: return c->be->all_reduce(cm, idx, send, count, 0);
-	case PL_COLL_ALL_GATHER: return c->be->all_gather(cm, idx, send, recv, count);
-	case PL_COLL_REDUCE_SCATTER: return c->be->reduce_scatter(cm, idx, send, recv, count);
-	default: return c->be->all_to_all(cm, idx, send, recv, count);
+	coll_arg *a = arg;
+	switch (a->kind) {
+	case PL_COLL_ALL_REDUCE: return a->be->all_reduce(a->cm, a->idx, a->send, a->count, 0);
+	case PL_COLL_ALL_GATHER:
+		return a->be->all_gather(a->cm, a->idx, a->send, a->recv, a->count);
+	case PL_COLL_REDUCE_SCATTER:
+		return a->be->reduce_scatter(a->cm, a->idx, a->send, a->recv, a->count);
+	default: return a->be->all_to_all(a->cm, a->idx, a->send, a->recv, a->count);
 	}
 }
 
@@ -289,34 +288,20 @@ static int phase_colls(calib *c, int64_t rank, pl_comm *world)
 			for (int s = 0; s < c->nsizes; s++) {
 				/* elements per member's chunk (all_reduce: the whole buffer) */
 				size_t chunk = (size_t)(c->sizes[s] / 4 / (k == 0 ? 1 : (double)n));
-				if (chunk < 1)
-					chunk = 1;
-				size_t count = chunk;
-				double bytes = 4.0 * (double)chunk * (k == 0 ? 1 : (double)n);
-				double t = ve_now();
-				if (run_coll(c, k, cm, (int)rank, send, recv, count))
+				coll_arg ca = {.be = be,
+				               .kind = coll_kind[k],
+				               .cm = cm,
+				               .idx = (int)rank,
+				               .send = send,
+				               .recv = recv,
+				               .count = chunk ? chunk : 1};
+				if (measure(c, rank, cm, n, coll_once, &ca, &c->coll_s[k][gi][s]))
 					goto out;
-				long reps;
-				if (agree_reps(c, cm, (int)rank, ve_now() - t, &reps) ||
-				    barrier(c, cm, (int)rank))
-					goto out;
-				double w[WINDOWS];
-				for (int win = 0; win < WINDOWS; win++) {
-					window_begin(c, rank);
-					for (long r = 0; r < reps; r++)
-						if (run_coll(c, k, cm, (int)rank, send, recv,
-						             count))
-							goto out;
-					if (window_end(c, rank, cm, n, reps, &w[win]) ||
-					    barrier(c, cm, (int)rank))
-						goto out;
-				}
-				if (rank == 0) {
-					c->coll_s[k][gi][s] = median_window(w);
-					c->coll_b[k][gi][s] = bytes;
-				}
+				if (rank == 0)
+					c->coll_b[k][gi][s] =
+					    4.0 * (double)ca.count * (k == 0 ? 1 : (double)n);
 				if (k == 0) /* keep the all-reduced values small */
-					fill(send, count);
+					fill(send, ca.count);
 			}
 		}
 		if (barrier(c, world, (int)rank))
