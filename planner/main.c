@@ -381,8 +381,8 @@ static int cmd_search(int argc, char **argv)
 			char *end;
 			tlimit = strtod(optarg, &end);
 			if (*end || end == optarg || !(tlimit > 0))
-				return pl_cli_usage("search",
-				                   "--time-limit %s: expected seconds > 0", optarg);
+				return pl_cli_usage(
+				    "search", "--time-limit %s: expected seconds > 0", optarg);
 			break;
 		}
 		case 'o': out = optarg; break;
@@ -400,18 +400,18 @@ static int cmd_search(int argc, char **argv)
 		case 'h': fputs(search_help, stdout); return 0;
 		default:
 			return pl_cli_usage("search", "unknown or incomplete option '%s'",
-			                   argv[optind - 1]);
+			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
 		return pl_cli_usage("search", "expected one MODEL file%s",
-		                   optind < argc - 1 ? ", got more" : "");
+		                    optind < argc - 1 ? ", got more" : "");
 	if (dump_lp && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
-		return pl_cli_usage("search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute",
-		                   mode);
+		return pl_cli_usage(
+		    "search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute", mode);
 	}
 	pl_err err = {{0}};
 	pl_graph *g = NULL;
@@ -445,7 +445,8 @@ static int cmd_search(int argc, char **argv)
 		}
 		loaded = cJSON_ParseWithLength(text, len);
 		if (!loaded) {
-			rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load), &err);
+			rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load),
+			                 &err);
 			goto cleanup;
 		}
 		if ((st = pl_ckpt_parse_splits(g, loaded, load, 1, splits, has, &err))) {
@@ -652,7 +653,7 @@ static int cmd_cost(int argc, char **argv)
 		case 'h': fputs(cost_help, stdout); return 0;
 		default:
 			return pl_cli_usage("cost", "unknown or incomplete option '%s'",
-			                   argv[optind - 1]);
+			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
@@ -762,7 +763,7 @@ static int cmd_strategies(int argc, char **argv)
 		case 'h': fputs(strategies_help, stdout); return 0;
 		default:
 			return pl_cli_usage("strategies", "unknown or incomplete option '%s'",
-			                   argv[optind - 1]);
+			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1 || !opname)
@@ -781,9 +782,9 @@ static int cmd_strategies(int argc, char **argv)
 	int o = pl_graph_find_op(g, opname);
 	if (o < 0) {
 		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL,
-		                     "%s: --op %s: the model has no op of that name", argv[optind],
-		                     opname),
-		          &err);
+		                            "%s: --op %s: the model has no op of that name",
+		                            argv[optind], opname),
+		                 &err);
 		goto done;
 	}
 	if ((st = pl_problem_new(&p, g, &cl, &err))) {
@@ -850,9 +851,9 @@ static int cmd_explain(int argc, char **argv)
 	if (!ck)
 		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", argv[1]), &err);
 	else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
-		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"",
-		                     argv[1]),
-		          &err);
+		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL,
+		                            "%s: format: expected \"planner.strategy/1\"", argv[1]),
+		                 &err);
 	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
 		rc = pl_cli_fail(
 		    pl_err_set(&err, PL_EINVAL, "%s: parallel_strategy_item: missing", argv[1]),
@@ -899,16 +900,17 @@ static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t 
 	pl_plancost pc;
 	pl_cost_plan(p, splits, &pc, per);
 	if (!json)
-		printf("%-28s %-20s %12s %12s %12s %12s\n", "op", "type", "compute ms",
-		       "predicted", "comm ms", "predicted");
+		printf("%-28s %-20s %12s %12s %12s %12s\n", "op", "type", "compute ms", "predicted",
+		       "comm ms", "predicted");
 	for (int o = 0; o < g->nops; o++) {
 		double mc = prof[o] / steps, mm = prof[g->nops + o] / steps;
 		if (json)
-			printf("{\"op\": \"%s\", \"type\": \"%s\", \"compute_seconds\": %.6g, "
-			       "\"predicted_compute_seconds\": %.6g, \"communication_seconds\": %.6g, "
-			       "\"predicted_communication_seconds\": %.6g}\n",
-			       g->ops[o].name, pl_optype_name(g->ops[o].type), mc, per[o].compute_s, mm,
-			       per[o].comm_s);
+			printf(
+			    "{\"op\": \"%s\", \"type\": \"%s\", \"compute_seconds\": %.6g, "
+			    "\"predicted_compute_seconds\": %.6g, \"communication_seconds\": %.6g, "
+			    "\"predicted_communication_seconds\": %.6g}\n",
+			    g->ops[o].name, pl_optype_name(g->ops[o].type), mc, per[o].compute_s,
+			    mm, per[o].comm_s);
 		else
 			printf("%-28s %-20s %12.4f %12.4f %12.4f %12.4f\n", g->ops[o].name,
 			       pl_optype_name(g->ops[o].type), mc * 1e3, per[o].compute_s * 1e3,
@@ -961,13 +963,14 @@ static int cmd_run(int argc, char **argv)
 		case 'b': backend = optarg; break;
 		case 'n':
 			if (pl_cli_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
-				return pl_cli_usage("run", "--steps: expected a positive count, got '%s'",
-				                   optarg);
+				return pl_cli_usage(
+				    "run", "--steps: expected a positive count, got '%s'", optarg);
 			break;
 		case 'S':
 			if (pl_cli_parse_ll(optarg, &seed) || seed < 0)
-				return pl_cli_usage("run", "--seed: expected a non-negative integer, got '%s'",
-				                   optarg);
+				return pl_cli_usage(
+				    "run", "--seed: expected a non-negative integer, got '%s'",
+				    optarg);
 			break;
 		case 'O':
 			if (!strcmp(optarg, "adam"))
@@ -975,22 +978,23 @@ static int cmd_run(int argc, char **argv)
 			else if (!strcmp(optarg, "sgd"))
 				opt = PL_OPT_SGD;
 			else
-				return pl_cli_usage("run", "--optimizer: expected adam or sgd, got '%s'",
-				                   optarg);
+				return pl_cli_usage(
+				    "run", "--optimizer: expected adam or sgd, got '%s'", optarg);
 			break;
 		case 'l': {
 			char *end;
 			errno = 0;
 			lr = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(lr > 0) || !isfinite(lr))
-				return pl_cli_usage("run", "--lr: expected a positive number, got '%s'",
-				                   optarg);
+				return pl_cli_usage(
+				    "run", "--lr: expected a positive number, got '%s'", optarg);
 			break;
 		}
 		case 'j': json = 1; break;
 		case 'h': fputs(run_help, stdout); return 0;
 		default:
-			return pl_cli_usage("run", "unknown or incomplete option '%s'", argv[optind - 1]);
+			return pl_cli_usage("run", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
@@ -1029,11 +1033,8 @@ static int cmd_run(int argc, char **argv)
 	int64_t D = pl_cluster_devices_total(&cl);
 	if ((st = pl_backend_cpu(&be, D, 0, &err)))
 		goto done;
-	pl_exec_opts eo = {.seed = (uint64_t)seed,
-	                   .optimizer = opt,
-	                   .lr = lr,
-	                   .fail_rank = -1,
-	                   .fail_op = -1};
+	pl_exec_opts eo = {
+	    .seed = (uint64_t)seed, .optimizer = opt, .lr = lr, .fail_rank = -1, .fail_op = -1};
 	if ((st = pl_exec_new(&ex, g, D, splits, be, &eo, &err))) {
 		pl_err_prefix(&err, "%s: %s", argv[optind], strategy);
 		goto done;
@@ -1041,8 +1042,8 @@ static int cmd_run(int argc, char **argv)
 	if (!json)
 		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name, strategy,
 		       (long long)D, be->name, opt == PL_OPT_ADAM ? "Adam" : "SGD");
-	double total = 0;
-	long long n = 0;
+	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
+	long long first = steps > 1, n = steps - first;
 	if (!(times = malloc(sizeof(double) * (size_t)steps)) ||
 	    !(prof = calloc(4 * (size_t)g->nops + 1, sizeof *prof))) {
 		st = pl_err_set(&err, PL_ENOMEM, "run: out of memory");
@@ -1053,38 +1054,37 @@ static int cmd_run(int argc, char **argv)
 		double loss, t0 = ve_now();
 		if ((st = pl_exec_step(ex, 1, &loss, &err)))
 			goto done;
-		double dt = ve_now() - t0;
-		if (k > 0 || steps == 1)
-			total += dt;
-		times[k] = dt;
-		if (profile && (k > 0 || steps == 1)) {
+		times[k] = ve_now() - t0;
+		if (profile && k >= first) {
 			pl_exec_profile(ex, pm, pm + g->nops);
 			for (int o = 0; o < 2 * g->nops; o++)
 				prof[o] += pm[o];
 		}
 		if (json)
-			printf("{\"step\": %lld, \"loss\": %.9g, \"seconds\": %.6g}\n", k + 1, loss, dt);
+			printf("{\"step\": %lld, \"loss\": %.9g, \"seconds\": %.6g}\n", k + 1, loss,
+			       times[k]);
 		else
-			printf("step %lld  loss %.9g  %.6f s\n", k + 1, loss, dt);
+			printf("step %lld  loss %.9g  %.6f s\n", k + 1, loss, times[k]);
 		fflush(stdout);
 	}
-	double measured = total / (double)(steps > 1 ? steps - 1 : 1);
-	/* the median and the least of steps 2..N: robust to a noisy machine */
-	long long first = steps > 1;
-	n = steps - first;
+	/* the mean, and the median and least (robust to a noisy machine) */
+	double measured = 0;
+	for (long long k = first; k < steps; k++)
+		measured += times[k] / (double)n;
 	qsort(times + first, (size_t)n, sizeof *times, cmp_seconds);
-	double median = n % 2 ? times[first + n / 2]
-	                      : 0.5 * (times[first + n / 2 - 1] + times[first + n / 2]);
+	double median =
+	    n % 2 ? times[first + n / 2] : 0.5 * (times[first + n / 2 - 1] + times[first + n / 2]);
 	if (json)
 		printf("{\"measured_step_seconds\": %.6g, \"median_step_seconds\": %.6g, "
 		       "\"min_step_seconds\": %.6g, \"predicted_step_seconds\": %.6g, "
 		       "\"cluster\": \"%s\", \"ranks\": %lld, \"backend\": \"%s\"}\n",
 		       measured, median, times[first], pc.step_s, cl.name, (long long)D, be->name);
 	else
-		printf("measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
-		       "%s\n",
-		       measured, steps > 1 ? "2..N" : "1", median, pc.step_s, cl.name);
-	if (profile && (st = print_profile(g, &cl, splits, prof, (double)(n ? n : 1), json, &err)))
+		printf(
+		    "measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
+		    "%s\n",
+		    measured, steps > 1 ? "2..N" : "1", median, pc.step_s, cl.name);
+	if (profile && (st = print_profile(g, &cl, splits, prof, (double)n, json, &err)))
 		goto done;
 done:
 	free(times);
