@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +102,7 @@ static void cpu2(pl_cluster *c)
 	           {PL_COLL_ALL_TO_ALL, 1.09e-5, 1.17e-10}};
 	for (size_t i = 0; i < sizeof fit / sizeof *fit; i++)
 		c->coll[fit[i].coll][PL_LINK_INTRA] =
-		    (pl_ab_list){1, {2}, {{fit[i].alpha, fit[i].beta}}};
+		    (pl_ab_list){.n = 1, .ranks = {2}, .ab = {{fit[i].alpha, fit[i].beta}}};
 	c->link[PL_LINK_INTRA] = c->link[PL_LINK_INTER] = (pl_ab){1.07e-5, 3.36e-10};
 	c->devices_per_node = 2;
 	c->nodes = 1;
@@ -177,28 +178,44 @@ double pl_bus_factor(pl_coll coll, int64_t n)
 	}
 }
 
-pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n)
+pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes)
 {
 	const pl_ab_list *l = &c->coll[coll][link];
 	if (l->n == 0)
 		return c->link[link];
-	int best = 0;
-	int64_t bestd = INT64_MAX;
+	int64_t ranks = l->ranks[0], bestd = INT64_MAX;
 	for (int i = 0; i < l->n; i++) {
 		int64_t d = l->ranks[i] == 0 ? INT64_MAX - 1 : llabs(l->ranks[i] - n);
 		if (d < bestd) {
 			bestd = d;
-			best = i;
+			ranks = l->ranks[i];
 		}
 	}
-	return l->ab[best];
+	/* of the lines for that group size: the tightest range holding bytes,
+	 * else the widest one */
+	int best = -1, widest = -1;
+	double best_lim = INFINITY, widest_lim = 0;
+	for (int i = 0; i < l->n; i++) {
+		if (l->ranks[i] != ranks)
+			continue;
+		double lim = l->max_bytes[i] > 0 ? l->max_bytes[i] : INFINITY;
+		if (widest < 0 || lim > widest_lim) {
+			widest = i;
+			widest_lim = lim;
+		}
+		if (lim >= bytes && (best < 0 || lim < best_lim)) {
+			best = i;
+			best_lim = lim;
+		}
+	}
+	return l->ab[best >= 0 ? best : widest];
 }
 
 double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes)
 {
 	if (n <= 1)
 		return 0;
-	pl_ab ab = pl_cluster_ab(c, coll, link, n);
+	pl_ab ab = pl_cluster_ab(c, coll, link, n, bytes);
 	return ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta;
 }
 
@@ -230,6 +247,7 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	if (cJSON_IsObject(v)) {
 		l->n = 1;
 		l->ranks[0] = 0;
+		l->max_bytes[0] = 0;
 		pl_status st;
 		if ((st = num(v, "alpha", &l->ab[0].alpha, 1, 0, file, where, err)) ||
 		    (st = num(v, "beta", &l->ab[0].beta, 1, 0, file, where, err)))
@@ -238,7 +256,7 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	}
 	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > PL_MAX_AB_SIZES)
 		return FAIL("%s: %s: expected {\"alpha\", \"beta\"} or a list of at most %d "
-		            "{\"ranks\", \"alpha\", \"beta\"}",
+		            "{\"ranks\", \"alpha\", \"beta\"[, \"max_bytes\"]}",
 		            file, where, PL_MAX_AB_SIZES);
 	const cJSON *e;
 	l->n = 0;
@@ -246,9 +264,11 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 		snprintf(w, sizeof w, "%s[%d].", where, l->n);
 		double ranks = 0;
 		pl_status st;
+		l->max_bytes[l->n] = 0;
 		if ((st = num(e, "ranks", &ranks, 1, 2, file, w, err)) ||
 		    (st = num(e, "alpha", &l->ab[l->n].alpha, 1, 0, file, w, err)) ||
-		    (st = num(e, "beta", &l->ab[l->n].beta, 1, 0, file, w, err)))
+		    (st = num(e, "beta", &l->ab[l->n].beta, 1, 0, file, w, err)) ||
+		    (st = num(e, "max_bytes", &l->max_bytes[l->n], 0, 1, file, w, err)))
 			return st;
 		l->ranks[l->n++] = (int64_t)ranks;
 	}
@@ -419,6 +439,8 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 				cJSON_AddNumberToObject(e, "ranks", (double)l->ranks[i]);
 				cJSON_AddNumberToObject(e, "alpha", l->ab[i].alpha);
 				cJSON_AddNumberToObject(e, "beta", l->ab[i].beta);
+				if (l->max_bytes[i] > 0)
+					cJSON_AddNumberToObject(e, "max_bytes", l->max_bytes[i]);
 				cJSON_AddItemToArray(arr, e);
 			}
 		}

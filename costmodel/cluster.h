@@ -18,10 +18,17 @@ typedef struct pl_ab {
 } pl_ab;
 
 #define PL_MAX_AB_SIZES 16
+/* Measured alpha-beta lines of one collective on one link class. A line
+ * holds for groups of `ranks` ranks (0: any size; otherwise the nearest
+ * measured size is used) and for messages of at most max_bytes (0: no
+ * limit). Several lines for one group size cut the message sizes into ranges:
+ * NCCL switches protocol and channel count with the size, and one straight
+ * line cannot follow it from 8 B to 8 GiB. */
 typedef struct pl_ab_list {
 	int n; /* 0: use the link default */
 	int64_t ranks[PL_MAX_AB_SIZES];
-	pl_ab ab[PL_MAX_AB_SIZES]; /* ranks == 0: any group size */
+	pl_ab ab[PL_MAX_AB_SIZES];
+	double max_bytes[PL_MAX_AB_SIZES];
 } pl_ab_list;
 
 typedef struct pl_cluster {
@@ -57,8 +64,8 @@ struct cJSON;
 /* The cluster as a planner.cluster/1 object (every field, so that loading it
  * gives back the same cluster); NULL when out of memory. */
 struct cJSON *pl_cluster_to_json(const pl_cluster *c);
-/* alpha-beta for a collective over n ranks on a link class. */
-pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n);
+/* alpha-beta for a collective of S bytes over n ranks on a link class. */
+pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes);
 /* nccl-tests bus factor: 2(n-1)/n for all_reduce, (n-1)/n for all_gather,
  * reduce_scatter, all_to_all, 1 for send_recv. */
 double pl_bus_factor(pl_coll coll, int64_t n);

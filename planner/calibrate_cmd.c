@@ -5,14 +5,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
+#include "topology/nccltests.h"
 
 static const char *const help =
     "usage: planner calibrate --backend cpu [--ranks N] [--max-bytes BYTES] [-o cluster.json]\n"
+    "       planner calibrate --from-nccl-tests LOG... [--ranks N] [--nodes N]\n"
+    "                         [--collective NAME] [--cluster BASE] [-o cluster.json]\n"
     "       planner calibrate [-o cluster.json]   (GPUs with CUDA and NCCL)\n"
     "\n"
     "Measures a backend and fits the cost model to it: the GEMM rate curve (peak and the\n"
@@ -31,11 +35,31 @@ static const char *const help =
     "  --max-bytes BYTES   largest collective message (e.g. 256MiB)\n"
     "  -o, --output FILE   write the cluster file (atomically)\n"
     "\n"
-    "Without --backend, calibrate measures NCCL and cuBLAS on the GPUs; this version has no\n"
-    "cuda backend, so it exits with status 4.\n"
+    "With --from-nccl-tests, reads the tables that nccl-tests printed (all_reduce_perf,\n"
+    "all_gather_perf, reduce_scatter_perf, alltoall_perf, sendrecv_perf; the out-of-place\n"
+    "columns) and fits, per collective, link class and rank count, up to four alpha/beta\n"
+    "lines over ranges of message sizes (NCCL changes protocol with the size). A log names\n"
+    "its collective (\"all_reduce_perf\" in its header) or its file name does (allreduce,\n"
+    "all_gather, alltoall, ...); its rank count and hosts come from the \"# Using devices\"\n"
+    "lines. The device (memory, FLOP/s) comes from --cluster, or from the preset whose GPU\n"
+    "the log names (H100, A100, V100). Logs of one collective and rank count are fitted\n"
+    "together.\n"
     "\n"
-    "example:\n"
+    "  --from-nccl-tests   the arguments are nccl-tests logs\n"
+    "  --ranks N           (logs) rank count of logs without \"Using devices\" lines; without\n"
+    "                      it, the count busbw/algbw implies\n"
+    "  --nodes N           (logs) hosts of logs without \"Using devices\" lines (default 1)\n"
+    "  --collective NAME   (logs) the collective of logs that do not name theirs\n"
+    "  --cluster BASE      (logs) preset or cluster file for the device and the rest\n"
+    "\n"
+    "Without --backend or logs, calibrate measures NCCL and cuBLAS on the GPUs; this version\n"
+    "has no cuda backend, so it exits with status 4.\n"
+    "\n"
+    "examples:\n"
     "  planner calibrate --backend cpu --ranks 2 -o cpu2.json\n"
+    "  planner calibrate --from-nccl-tests all_reduce.txt all_gather.txt -o h100.json\n"
+    "  planner calibrate --from-nccl-tests ib-allreduce.txt --ranks 16 --nodes 2 \\\n"
+    "      --cluster a100x8:2 -o a100x2.json\n"
     "  planner search examples/gpt-small.json --cluster cpu2.json -o plan.json\n"
     "  planner run examples/gpt-small.json --strategy plan.json\n";
 
@@ -43,6 +67,27 @@ static void on_progress(void *ud, const char *what)
 {
 	(void)ud;
 	fprintf(stderr, "calibrate: %s\n", what);
+}
+
+static void summary_collectives(const pl_cluster *c, FILE *f)
+{
+	static const char *const link_name[PL_LINK_COUNT] = {"in a node", "across nodes"};
+	for (int k = 0; k < PL_COLL_COUNT; k++)
+		for (int li = 0; li < PL_LINK_COUNT; li++) {
+			const pl_ab_list *l = &c->coll[k][li];
+			for (int i = 0; i < l->n; i++) {
+				char range[48] = "";
+				if (l->max_bytes[i] > 0)
+					snprintf(range, sizeof range, " up to %.4g B",
+					         l->max_bytes[i]);
+				fprintf(f,
+				        "  %-15s %3lld ranks %s%s: alpha %8.3g us, bus bandwidth "
+				        "%8.3g GB/s\n",
+				        pl_coll_name((pl_coll)k), (long long)l->ranks[i],
+				        link_name[li], range, l->ab[i].alpha * 1e6,
+				        1e-9 / l->ab[i].beta);
+			}
+		}
 }
 
 static void summary(const pl_cluster *c, FILE *f)
@@ -56,26 +101,189 @@ static void summary(const pl_cluster *c, FILE *f)
 	fprintf(f, "  vector        %.3g GFLOP/s per rank\n",
 	        c->peak_flops[PL_DT_FLOAT32] * c->vector_eff / 1e9);
 	fprintf(f, "  kernel call   %.3g us\n", c->kernel_overhead_s * 1e6);
-	for (int k = 0; k < PL_COLL_COUNT; k++) {
-		const pl_ab_list *l = &c->coll[k][PL_LINK_INTRA];
-		for (int i = 0; i < l->n; i++)
-			fprintf(f,
-			        "  %-15s %3lld ranks: alpha %8.3g us, bus bandwidth %8.3g GB/s\n",
-			        pl_coll_name((pl_coll)k), (long long)l->ranks[i],
-			        l->ab[i].alpha * 1e6, 1e-9 / l->ab[i].beta);
+	summary_collectives(c, f);
+}
+
+/* The cluster with its raw measurements under "calibration", to `out`
+ * (atomically) or stdout. Takes raw. */
+static pl_status write_cluster(const pl_cluster *c, cJSON *raw, const char *out, pl_err *err)
+{
+	cJSON *root = pl_cluster_to_json(c);
+	if (root && cJSON_AddItemToObject(root, "calibration", raw))
+		raw = NULL;
+	char *body = root ? cJSON_Print(root) : NULL, *text = NULL;
+	if (body && (text = malloc(strlen(body) + 2)))
+		sprintf(text, "%s\n", body);
+	free(body);
+	cJSON_Delete(raw);
+	cJSON_Delete(root);
+	if (!text)
+		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+	pl_status st = PL_OK;
+	if (out)
+		st = pl_write_atomic(out, text, err);
+	else
+		fputs(text, stdout);
+	free(text);
+	return st;
+}
+
+typedef struct log_opts {
+	long long ranks, nodes; /* 0: not given */
+	const char *coll, *base;
+} log_opts;
+
+/* the preset whose GPU a log names */
+static const char *preset_for(const char *device)
+{
+	if (strstr(device, "H100") || strstr(device, "H200") || strstr(device, "H800"))
+		return "h100x8";
+	if (strstr(device, "A100") || strstr(device, "A800"))
+		return "a100x8";
+	if (strstr(device, "V100"))
+		return "dgx2-v100";
+	return NULL;
+}
+
+static int from_logs(char **files, int nfiles, const log_opts *o, const char *out)
+{
+	pl_err err;
+	pl_status st = PL_OK;
+	pl_nccl_log *logs = calloc((size_t)nfiles, sizeof *logs);
+	cJSON *raw = NULL;
+	if (!logs)
+		return pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "calibrate: out of memory"), &err);
+	pl_coll forced = PL_COLL_COUNT;
+	if (o->coll && (forced = pl_nccl_coll_parse(o->coll)) == PL_COLL_COUNT) {
+		free(logs);
+		return pl_cli_usage(
+		    "calibrate",
+		    "--collective: expected all_reduce, all_gather, reduce_scatter, "
+		    "all_to_all or send_recv, got '%s'",
+		    o->coll);
 	}
+	const char *device = "";
+	for (int i = 0; i < nfiles; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		pl_nccl_log *l = &logs[i];
+		if ((st = pl_read_file(files[i], &text, &len, &err)) ||
+		    (st = pl_nccl_log_parse(l, text, len, files[i], &err))) {
+			free(text);
+			goto done;
+		}
+		free(text);
+		if (l->coll == PL_COLL_COUNT)
+			l->coll = pl_nccl_coll_in_name(files[i]);
+		if (forced != PL_COLL_COUNT)
+			l->coll = forced;
+		if (l->coll == PL_COLL_COUNT) {
+			st = pl_err_set(
+			    &err, PL_EINVAL,
+			    "%s: the log does not say which collective it measured; name "
+			    "it with --collective",
+			    files[i]);
+			goto done;
+		}
+		if (!l->ranks) {
+			l->ranks = o->ranks ? o->ranks : pl_nccl_log_ranks_from_busbw(l, l->coll);
+			if (!l->ranks) {
+				st = pl_err_set(
+				    &err, PL_EINVAL,
+				    "%s: the log has no \"# Using devices\" lines and its "
+				    "busbw/algbw does not fix the rank count; give --ranks",
+				    files[i]);
+				goto done;
+			}
+			if (!o->ranks)
+				fprintf(
+				    stderr,
+				    "planner: %s: no \"# Using devices\" lines; %lld ranks from "
+				    "busbw/algbw (--ranks to say otherwise)\n",
+				    files[i], (long long)l->ranks);
+			l->hosts = o->nodes ? o->nodes : 1;
+		}
+		if (l->ranks < 2 || l->ranks % l->hosts) {
+			st = pl_err_set(
+			    &err, PL_EINVAL,
+			    "%s: %lld ranks on %lld hosts: expected at least 2 ranks, the "
+			    "same number on each host",
+			    files[i], (long long)l->ranks, (long long)l->hosts);
+			goto done;
+		}
+		if (!*device && *l->device)
+			device = l->device;
+	}
+	pl_cluster c;
+	const char *base = o->base ? o->base : preset_for(device);
+	if (!base) {
+		base = "h100x8";
+		fprintf(
+		    stderr,
+		    "planner: calibrate: no preset for the GPU \"%s\"; the device is taken from "
+		    "h100x8 (--cluster to choose)\n",
+		    device);
+	}
+	if ((st = pl_cluster_resolve(&c, base, &err)))
+		goto done;
+	memset(c.coll, 0, sizeof c.coll);
+	raw = cJSON_CreateArray();
+	const char **names = (const char **)files;
+	if ((st = pl_nccl_fit_cluster(&c, logs, names, nfiles, raw, &err)))
+		goto done;
+	time_t now = time(NULL);
+	char day[32];
+	strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+	snprintf(c.source, sizeof c.source, "planner calibrate --from-nccl-tests, %d log%s, %s",
+	         nfiles, nfiles > 1 ? "s" : "", day);
+	snprintf(c.name, sizeof c.name, "%.40s-nccl-tests", base);
+	FILE *sf = out ? stdout : stderr;
+	fprintf(sf, "%s: %lld node%s x %lld devices (%s)\n", c.name, (long long)c.nodes,
+	        c.nodes > 1 ? "s" : "", (long long)c.devices_per_node, c.device_name);
+	for (int i = 0; i < nfiles; i++) {
+		const pl_nccl_log *l = &logs[i];
+		double peak = 0;
+		for (int k = 0; k < l->n; k++)
+			if (l->pt[k].busbw > peak)
+				peak = l->pt[k].busbw;
+		const pl_nccl_point *big = &l->pt[l->n - 1];
+		int link = l->hosts > 1 ? PL_LINK_INTER : PL_LINK_INTRA;
+		double t = pl_cluster_coll_time(&c, l->coll, link, l->ranks, big->bytes);
+		fprintf(sf,
+		        "  %s: %s, %lld ranks on %lld host%s; peak busbw %.4g GB/s; at %.4g B "
+		        "measured %.4g s, fit %.4g s\n",
+		        files[i], pl_coll_name(l->coll), (long long)l->ranks, (long long)l->hosts,
+		        l->hosts > 1 ? "s" : "", peak / 1e9, big->bytes, big->seconds, t);
+	}
+	summary_collectives(&c, sf);
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "from", "nccl-tests");
+	cJSON_AddItemToObject(r, "logs", raw);
+	raw = NULL;
+	st = write_cluster(&c, r, out, &err);
+done:
+	cJSON_Delete(raw);
+	for (int i = 0; i < nfiles; i++)
+		pl_nccl_log_free(&logs[i]);
+	free(logs);
+	return st ? pl_cli_fail(st, &err) : 0;
 }
 
 int pl_cmd_calibrate(int argc, char **argv)
 {
 	const char *backend = NULL, *out = NULL;
-	long long ranks = sysconf(_SC_NPROCESSORS_ONLN);
+	long long ranks = 0;
 	double max_bytes = 0;
+	int from_nccl = 0;
+	log_opts lo = {0};
 	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
 	                                     {"ranks", required_argument, 0, 'r'},
 	                                     {"max-bytes", required_argument, 0, 'm'},
 	                                     {"output", required_argument, 0, 'o'},
 	                                     {"from-nccl-tests", no_argument, 0, 'n'},
+	                                     {"nodes", required_argument, 0, 'N'},
+	                                     {"collective", required_argument, 0, 'C'},
+	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int ch;
@@ -89,6 +297,12 @@ int pl_cmd_calibrate(int argc, char **argv)
 				    "calibrate",
 				    "--ranks: expected a count from 1 to 4096, got '%s'", optarg);
 			break;
+		case 'N':
+			if (pl_cli_parse_ll(optarg, &lo.nodes) || lo.nodes < 1 || lo.nodes > 4096)
+				return pl_cli_usage(
+				    "calibrate",
+				    "--nodes: expected a count from 1 to 4096, got '%s'", optarg);
+			break;
 		case 'm':
 			if (pl_cli_parse_bytes(optarg, &max_bytes) || max_bytes < 8)
 				return pl_cli_usage(
@@ -98,23 +312,38 @@ int pl_cmd_calibrate(int argc, char **argv)
 				    optarg);
 			break;
 		case 'o': out = optarg; break;
-		case 'n':
-			fprintf(stderr,
-			        "planner: calibrate: --from-nccl-tests is not in this version\n");
-			return 2;
+		case 'n': from_nccl = 1; break;
+		case 'C': lo.coll = optarg; break;
+		case 'c': lo.base = optarg; break;
 		case 'h': fputs(help, stdout); return 0;
 		default:
 			return pl_cli_usage("calibrate", "unknown or incomplete option '%s'",
 			                    argv[optind - 1]);
 		}
 	}
+	if (from_nccl) {
+		if (backend)
+			return pl_cli_usage("calibrate", "%s",
+			                    "--backend and --from-nccl-tests exclude each other");
+		if (optind == argc)
+			return pl_cli_usage("calibrate", "%s",
+			                    "--from-nccl-tests: expected one or more log files");
+		lo.ranks = ranks;
+		return from_logs(argv + optind, argc - optind, &lo, out);
+	}
+	if (lo.nodes || lo.coll || lo.base)
+		return pl_cli_usage(
+		    "calibrate", "%s",
+		    "--nodes, --collective and --cluster go with --from-nccl-tests");
 	if (optind != argc)
 		return pl_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+	if (!ranks)
+		ranks = sysconf(_SC_NPROCESSORS_ONLN);
 	if (!backend || !strcmp(backend, "cuda")) {
 		fprintf(stderr,
 		        "planner: calibrate: measuring NCCL and cuBLAS needs the cuda backend, "
 		        "which this version does not have; '--backend cpu' calibrates the cpu "
-		        "backend\n");
+		        "backend, --from-nccl-tests reads nccl-tests logs\n");
 		return 4;
 	}
 	if (strcmp(backend, "cpu"))
@@ -126,33 +355,12 @@ int pl_cmd_calibrate(int argc, char **argv)
 	if (st)
 		return pl_cli_fail(st, &err);
 	pl_cluster c;
-	cJSON *raw = NULL, *root = NULL;
-	char *text = NULL;
+	cJSON *raw = NULL;
 	pl_calib_opts o = {.max_bytes = max_bytes, .progress = on_progress};
-	if ((st = pl_calibrate(be, &o, &c, &raw, &err)))
-		goto done;
-	root = pl_cluster_to_json(&c);
-	if (root && cJSON_AddItemToObject(root, "calibration", raw))
-		raw = NULL;
-	else
-		cJSON_Delete(root), root = NULL;
-	char *body = root ? cJSON_Print(root) : NULL;
-	if (body && (text = malloc(strlen(body) + 2)))
-		sprintf(text, "%s\n", body);
-	free(body);
-	if (!text) {
-		st = pl_err_set(&err, PL_ENOMEM, "calibrate: out of memory");
-		goto done;
+	if (!(st = pl_calibrate(be, &o, &c, &raw, &err))) {
+		summary(&c, out ? stdout : stderr);
+		st = write_cluster(&c, raw, out, &err);
 	}
-	summary(&c, out ? stdout : stderr);
-	if (out)
-		st = pl_write_atomic(out, text, &err);
-	else
-		fputs(text, stdout);
-done:
-	cJSON_Delete(raw);
-	cJSON_Delete(root);
-	free(text);
 	be->destroy(be);
 	return st ? pl_cli_fail(st, &err) : 0;
 }

@@ -2,63 +2,143 @@
 #include "topology/fit.h"
 
 #include <math.h>
+#include <stdlib.h>
 
-/* y = a + b x minimising sum w (y - a - b x)^2; returns -1 if degenerate */
+/* Weighted sums of a run of points; a line's fit and its squared error
+ * follow from them alone, so a segment costs O(1) with prefix sums. */
+typedef struct sums {
+	double s, sx, sy, sxx, sxy, syy;
+} sums;
+
+static void add(sums *a, double x, double y, double w)
+{
+	a->s += w;
+	a->sx += w * x;
+	a->sy += w * y;
+	a->sxx += w * x * x;
+	a->sxy += w * x * y;
+	a->syy += w * y * y;
+}
+
+static sums diff(const sums *hi, const sums *lo)
+{
+	return (sums){hi->s - lo->s,     hi->sx - lo->sx,   hi->sy - lo->sy,
+	              hi->sxx - lo->sxx, hi->sxy - lo->sxy, hi->syy - lo->syy};
+}
+
+/* y = a + b x minimising sum w (y - a - b x)^2 with a, b >= 0; returns the
+ * weighted squared error, or -1 if the points do not determine a line */
+static double fit_sums(const sums *m, double *a, double *b)
+{
+	double det = m->s * m->sxx - m->sx * m->sx;
+	if (!(m->s > 0) || !(fabs(det) > 1e-12 * (m->s * m->sxx + 1e-300)))
+		return -1;
+	*b = (m->s * m->sxy - m->sx * m->sy) / det;
+	*a = (m->sy - *b * m->sx) / m->s;
+	if (*a < 0) { /* the best line through the origin */
+		*a = 0;
+		*b = m->sxx > 0 ? m->sxy / m->sxx : 0;
+	}
+	if (*b < 0) { /* the best constant */
+		*b = 0;
+		*a = m->sy / m->s;
+	}
+	double e = m->syy - 2 * *a * m->sy - 2 * *b * m->sxy + *a * *a * m->s +
+	           2 * *a * *b * m->sx + *b * *b * m->sxx;
+	return e > 0 ? e : 0;
+}
+
+/* the fit of points [i, j) from prefix sums */
+static double segment(const sums *P, int i, int j, double *a, double *b)
+{
+	sums m = diff(&P[j], &P[i]);
+	return fit_sums(&m, a, b);
+}
+
 static int line(const double *x, const double *y, const double *w, int n, double *a, double *b)
 {
-	double s = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-	for (int i = 0; i < n; i++) {
-		s += w[i];
-		sx += w[i] * x[i];
-		sy += w[i] * y[i];
-		sxx += w[i] * x[i] * x[i];
-		sxy += w[i] * x[i] * y[i];
-	}
-	double det = s * sxx - sx * sx;
-	if (!(s > 0) || !(fabs(det) > 1e-300 * (s * sxx + 1e-300)))
-		return -1;
-	*b = (s * sxy - sx * sy) / det;
-	*a = (sy - *b * sx) / s;
-	return 0;
+	sums m = {0};
+	for (int i = 0; i < n; i++)
+		add(&m, x[i], y[i], w[i]);
+	return fit_sums(&m, a, b) < 0 ? -1 : 0;
 }
 
 int pl_fit_ab(const double *busbytes, const double *seconds, int n, pl_ab *out)
 {
-	if (n < 2 || n > 4096)
+	double max_bytes;
+	int nseg;
+	return pl_fit_ab_ranges(busbytes, seconds, n, 1, out, &max_bytes, &nseg);
+}
+
+int pl_fit_ab_ranges(const double *busbytes, const double *seconds, int n, int maxseg, pl_ab *ab,
+                     double *max_busbytes, int *nseg)
+{
+	enum { MINPTS = 3, MAXSEG = PL_FIT_MAX_RANGES };
+	if (n < 2 || maxseg < 1)
 		return -1;
-	double w[4096];
-	int distinct = 0;
-	for (int i = 0; i < n; i++) {
-		if (!(seconds[i] > 0) || !(busbytes[i] >= 0))
+	for (int i = 0; i < n; i++)
+		if (!(seconds[i] > 0) || !(busbytes[i] >= 0) ||
+		    (maxseg > 1 && i && busbytes[i] < busbytes[i - 1]))
 			return -1;
-		w[i] = 1.0 / (seconds[i] * seconds[i]);
-		distinct |= busbytes[i] != busbytes[0];
+	if (maxseg > MAXSEG)
+		maxseg = MAXSEG;
+	if (n < 2 * MINPTS)
+		maxseg = 1;
+	/* P[i]: sums of the first i points, weights 1/y^2 (relative error);
+	 * E[k][j]: least error of the first j points in k segments, from[k][j]
+	 * where its last segment starts (segmented least squares, O(k n^2)) */
+	sums *P = calloc((size_t)n + 1, sizeof *P);
+	double *E = malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *E);
+	int *from = malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *from);
+	int rc = -1;
+	if (!P || !E || !from)
+		goto out;
+	for (int i = 0; i < n; i++) {
+		P[i + 1] = P[i];
+		add(&P[i + 1], busbytes[i], seconds[i], 1.0 / (seconds[i] * seconds[i]));
 	}
-	if (!distinct)
-		return -1;
+#define AT(A, k, j) A[(size_t)(k) * ((size_t)n + 1) + (size_t)(j)]
 	double a, b;
-	if (line(busbytes, seconds, w, n, &a, &b))
-		return -1;
-	if (a < 0 || b < 0) {
-		/* the best line through the origin, or the best constant */
-		double sxy = 0, sxx = 0, sy = 0, s = 0;
-		for (int i = 0; i < n; i++) {
-			sxy += w[i] * busbytes[i] * seconds[i];
-			sxx += w[i] * busbytes[i] * busbytes[i];
-			sy += w[i] * seconds[i];
-			s += w[i];
+	for (int j = 0; j <= n; j++)
+		AT(E, 1, j) = j >= 2 ? segment(P, 0, j, &a, &b) : -1;
+	if (AT(E, 1, n) < 0)
+		goto out;
+	for (int k = 2; k <= maxseg; k++)
+		for (int j = 0; j <= n; j++) {
+			AT(E, k, j) = -1;
+			for (int i = (k - 1) * MINPTS; i <= j - MINPTS; i++) {
+				/* no size split between two segments */
+				if (AT(E, k - 1, i) < 0 || !(busbytes[i - 1] < busbytes[i]))
+					continue;
+				double e = segment(P, i, j, &a, &b);
+				if (e >= 0 &&
+				    (AT(E, k, j) < 0 || AT(E, k - 1, i) + e < AT(E, k, j))) {
+					AT(E, k, j) = AT(E, k - 1, i) + e;
+					AT(from, k, j) = i;
+				}
+			}
 		}
-		if (a < 0) {
-			a = 0;
-			b = sxy / sxx;
-		} else {
-			b = 0;
-			a = sy / s;
-		}
+	/* another line must earn its place: a quarter less error, and only
+	 * while the fit is worse than 1% rms */
+	int k = 1;
+	while (k < maxseg && AT(E, k + 1, n) >= 0 && AT(E, k + 1, n) < 0.75 * AT(E, k, n) &&
+	       AT(E, k, n) > n * 1e-4)
+		k++;
+	int end = n;
+	for (int s = k - 1; s >= 0; s--) {
+		int start = s ? AT(from, s + 1, end) : 0;
+		segment(P, start, end, &ab[s].alpha, &ab[s].beta);
+		max_busbytes[s] = s + 1 < k ? busbytes[end - 1] : 0;
+		end = start;
 	}
-	out->alpha = a;
-	out->beta = b;
-	return 0;
+#undef AT
+	*nseg = k;
+	rc = 0;
+out:
+	free(P);
+	free(E);
+	free(from);
+	return rc;
 }
 
 int pl_fit_rate_curve(const double *flops, const double *rate, int n, double *peak, double *half)

@@ -222,6 +222,41 @@ check "calibrate without --backend: no cuda backend, exit 4" \
 check "calibrate --ranks 0 exits 2" '[ $? -eq 2 ] && grep -q -- "--ranks" "$T/err"'
 "$PLANNER" calibrate --backend tpu > /dev/null 2> "$T/err"
 check "calibrate --backend tpu exits 2" '[ $? -eq 2 ]'
+# --- calibrate --from-nccl-tests: recorded logs become a cluster file
+NCCL="$SRC/tests/fixtures/nccl"
+"$PLANNER" calibrate --from-nccl-tests "$NCCL/a100x8-single-node-allgather.txt" \
+  "$NCCL/a100x8-single-node-alltoall.txt" -o "$T/a100.json" > "$T/out" 2> "$T/err"
+check "calibrate --from-nccl-tests exits 0" '[ $? -eq 0 ]'
+check "nccl-tests: the A100 preset's device, both collectives fitted, both logs kept" \
+  '[ "$(jq -r "[.device.name, .devices_per_node, (.collectives.all_gather.intra_node | length > 0),
+       (.collectives.all_to_all.intra_node | length > 0), (.calibration.logs | length)] | @csv" "$T/a100.json")" = "\"A100-SXM4-40GB\",8,true,true,2" ]'
+"$PLANNER" search "$GT" --cluster "$T/a100.json" -o "$T/gta.plan" > /dev/null 2>&1
+check "search with the nccl-tests cluster exits 0" '[ $? -eq 0 ]'
+check "cost reproduces that plan on the nccl-tests cluster" \
+  '[ "$("$PLANNER" cost "$GT" --strategy "$T/gta.plan" --cluster "$T/a100.json" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/gta.plan")" ]'
+"$PLANNER" calibrate --from-nccl-tests "$NCCL/a100x8x2-multinode-ib-allreduce.txt" --ranks 16 \
+  --nodes 2 --cluster a100x8 -o "$T/ib.json" > /dev/null 2> "$T/err"
+check "nccl-tests across 2 hosts: an inter_node all_reduce fit over 16 ranks, 2 nodes x 8" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[.nodes, .devices_per_node, ([.collectives.all_reduce.inter_node[].ranks] | unique)]" "$T/ib.json")" = "[2,8,[16]]" ]'
+"$PLANNER" calibrate --from-nccl-tests "$NCCL/a100x8x2-multinode-ib-allreduce.txt" > /dev/null 2> "$T/err"
+check "nccl-tests without Using devices: the rank count from busbw/algbw, said on stderr" \
+  '[ $? -eq 0 ] && grep -q "16 ranks from busbw/algbw" "$T/err"'
+grep -v "all_reduce_perf" "$NCCL/h100x8-single-node-allreduce.txt" > "$T/mystery.txt"
+"$PLANNER" calibrate --from-nccl-tests "$T/mystery.txt" -o "$T/mystery.json" > /dev/null 2> "$T/err"
+check "a log that names no collective: exit 2 asking for --collective, nothing written" \
+  '[ $? -eq 2 ] && grep -q -- "--collective" "$T/err" && [ ! -e "$T/mystery.json" ]'
+"$PLANNER" calibrate --from-nccl-tests "$T/mystery.txt" --collective all_reduce -o "$T/mystery.json" > /dev/null 2>&1
+check "--collective names it" '[ $? -eq 0 ] && [ "$(jq ".collectives.all_reduce.intra_node | length > 0" "$T/mystery.json")" = true ]'
+sed '30s/ *35.65 .*$//' "$NCCL/h100x8-single-node-allreduce.txt" > "$T/broken-allreduce.txt"
+"$PLANNER" calibrate --from-nccl-tests "$T/broken-allreduce.txt" -o "$T/broken.json" > /dev/null 2> "$T/err"
+check "a broken row: exit 2 naming file and line, nothing written" \
+  '[ $? -eq 2 ] && grep -q "broken-allreduce.txt:[0-9]*:" "$T/err" && [ ! -e "$T/broken.json" ]'
+"$PLANNER" calibrate --from-nccl-tests > /dev/null 2> "$T/err"
+check "--from-nccl-tests without logs exits 2" '[ $? -eq 2 ]'
+"$PLANNER" calibrate --backend cpu --nodes 2 > /dev/null 2> "$T/err"
+check "--nodes without --from-nccl-tests exits 2" '[ $? -eq 2 ] && grep -q -- "--from-nccl-tests" "$T/err"'
+"$PLANNER" calibrate --from-nccl-tests "$T/nonexistent.txt" > /dev/null 2> "$T/err"
+check "a missing log exits 2 naming it" '[ $? -eq 2 ] && grep -q "nonexistent.txt" "$T/err"'
 echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device": {"gemm_efficiency": {"max": -1}}}' > "$T/badc.json"
 "$PLANNER" search "$GT" --cluster "$T/badc.json" > /dev/null 2> "$T/err"
 check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \

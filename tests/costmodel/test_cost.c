@@ -54,11 +54,11 @@ static void cluster_file(void **state)
 	assert_int_equal(pl_cluster_devices_total(&c), 8);
 	assert_string_equal(c.name, "two");
 	assert_true(c.peak_flops[PL_DT_BFLOAT16] == 1e14);
-	pl_ab ab = pl_cluster_ab(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4);
+	pl_ab ab = pl_cluster_ab(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4, 1e6);
 	assert_true(ab.alpha == 5e-6 && ab.beta == 2e-11);
-	ab = pl_cluster_ab(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 2);
+	ab = pl_cluster_ab(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 2, 1e6);
 	assert_true(ab.alpha == 3e-6);
-	ab = pl_cluster_ab(&c, PL_COLL_ALL_GATHER, PL_LINK_INTER, 2); /* link default */
+	ab = pl_cluster_ab(&c, PL_COLL_ALL_GATHER, PL_LINK_INTER, 2, 1e6); /* link default */
 	assert_true(ab.alpha == 2e-5 && fabs(ab.beta - 1e-10) < 1e-22);
 	/* time = alpha + S * factor * beta */
 	double t = pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4, 1e6);

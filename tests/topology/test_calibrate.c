@@ -88,8 +88,11 @@ static void cluster_json_round_trip(void **state)
 	pl_err err;
 	assert_int_equal(pl_cluster_preset(&a, "a100x8:2", &err), PL_OK);
 	a.coll[PL_COLL_ALL_GATHER][PL_LINK_INTRA] =
-	    (pl_ab_list){2, {2, 8}, {{1e-5, 1e-11}, {2e-5, 3e-12}}};
-	a.coll[PL_COLL_ALL_REDUCE][PL_LINK_INTER] = (pl_ab_list){1, {0}, {{4e-5, 5e-11}}};
+	    (pl_ab_list){.n = 3,
+	                 .ranks = {2, 8, 8},
+	                 .ab = {{1e-5, 1e-11}, {2e-5, 3e-12}, {9e-5, 2.5e-12}},
+	                 .max_bytes = {0, 1048576, 0}};
+	a.coll[PL_COLL_ALL_REDUCE][PL_LINK_INTER] = (pl_ab_list){.n = 1, .ab = {{4e-5, 5e-11}}};
 	a.gemm_half_flops = 1.25e9;
 	a.vector_eff = 0.3;
 	cJSON *j = pl_cluster_to_json(&a);
@@ -123,7 +126,8 @@ static void cluster_json_round_trip(void **state)
 			for (int i = 0; i < x->n; i++)
 				assert_true(x->ranks[i] == y->ranks[i] &&
 				            x->ab[i].alpha == y->ab[i].alpha &&
-				            x->ab[i].beta == y->ab[i].beta);
+				            x->ab[i].beta == y->ab[i].beta &&
+				            x->max_bytes[i] == y->max_bytes[i]);
 		}
 }
 
@@ -199,8 +203,8 @@ static void cpu_preset_is_the_recorded_calibration(void **state)
 	assert_true(rel(pre.kernel_overhead_s, rec.kernel_overhead_s) < tol);
 	assert_true(rel(pre.memory_bytes, rec.memory_bytes) < tol);
 	for (int k = 0; k < PL_COLL_COUNT; k++) {
-		pl_ab a = pl_cluster_ab(&pre, (pl_coll)k, PL_LINK_INTRA, 2);
-		pl_ab b = pl_cluster_ab(&rec, (pl_coll)k, PL_LINK_INTRA, 2);
+		pl_ab a = pl_cluster_ab(&pre, (pl_coll)k, PL_LINK_INTRA, 2, 1e6);
+		pl_ab b = pl_cluster_ab(&rec, (pl_coll)k, PL_LINK_INTRA, 2, 1e6);
 		assert_true(rel(a.alpha, b.alpha) < tol && rel(a.beta, b.beta) < tol);
 	}
 }
