@@ -15,5 +15,6 @@ int pl_cli_parse_ll(const char *s, long long *out);
 int pl_cli_parse_bytes(const char *s, double *out);
 
 int pl_cmd_calibrate(int argc, char **argv);
+int pl_cmd_topology(int argc, char **argv);
 
 #endif

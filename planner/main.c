@@ -45,8 +45,9 @@ static const char *const top_help =
     "  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
     "  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
     "  run MODEL          train a few steps under a plan on CPU ranks (--strategy CKPT)\n"
-    "  calibrate          measure a backend and write a cluster file (--backend cpu)\n"
-    "  topology, bench    planned; not in this version\n"
+    "  calibrate          measure a backend, or read nccl-tests logs; write a cluster file\n"
+    "  topology           find the GPUs, NVLinks and NICs with hwloc; write a cluster file\n"
+    "  bench              planned; not in this version (benchmarks/ has the scripts)\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -1125,7 +1126,9 @@ int main(int argc, char **argv)
 		return cmd_run(argc, argv);
 	if (!strcmp(cmd, "calibrate"))
 		return pl_cmd_calibrate(argc, argv);
-	if (!strcmp(cmd, "topology") || !strcmp(cmd, "bench")) {
+	if (!strcmp(cmd, "topology"))
+		return pl_cmd_topology(argc, argv);
+	if (!strcmp(cmd, "bench")) {
 		fprintf(stderr, "planner %s: not available in this version\n", cmd);
 		return 2;
 	}

@@ -257,13 +257,39 @@ check "--from-nccl-tests without logs exits 2" '[ $? -eq 2 ]'
 check "--nodes without --from-nccl-tests exits 2" '[ $? -eq 2 ] && grep -q -- "--from-nccl-tests" "$T/err"'
 "$PLANNER" calibrate --from-nccl-tests "$T/nonexistent.txt" > /dev/null 2> "$T/err"
 check "a missing log exits 2 naming it" '[ $? -eq 2 ] && grep -q "nonexistent.txt" "$T/err"'
+# --- topology: the recorded DGX-2H becomes a 16-GPU cluster file the searchers take
+DGX2="$SRC/tests/fixtures/topology/nvidia-dgx2-16xV100-nvswitch.xml"
+"$PLANNER" topology --xml "$DGX2" -o "$T/dgx2.json" > "$T/out" 2> "$T/err"
+check "topology --xml exits 0" '[ $? -eq 0 ]'
+check "topology: 16 GPUs, 8 per NUMA node, 6 NVLinks each, in the cluster file" \
+  '[ "$(jq -c "[.devices_per_node, (.topology.gpus | length), ([.topology.gpus[] | select(.numa == 0)] | length),
+       ([.topology.gpus[].nvlinks] | unique)]" "$T/dgx2.json")" = "[16,16,8,[6]]" ]'
+check "topology: the summary names the GPUs and switches" 'grep -q "16 GPUs (Tesla V100" "$T/out" && grep -q NVSwitch "$T/out"'
+"$PLANNER" search "$GT" --cluster "$T/dgx2.json" -o "$T/gtd.plan" > /dev/null 2>&1
+check "search on the discovered cluster plans for 16 devices" \
+  '[ $? -eq 0 ] && [ "$(jq .cluster.devices "$T/gtd.plan")" = 16 ]'
+"$PLANNER" topology --xml "$DGX2" --json > "$T/dgx2-stdout.json" 2> /dev/null
+check "topology --json prints the same cluster file" 'cmp -s "$T/dgx2.json" "$T/dgx2-stdout.json"'
+head -c 5000 "$DGX2" > "$T/cut.xml"
+"$PLANNER" topology --xml "$T/cut.xml" -o "$T/cut.json" > /dev/null 2> "$T/err"
+check "a truncated XML exits 2 naming it, nothing written" \
+  '[ $? -eq 2 ] && grep -q "cut.xml" "$T/err" && [ ! -e "$T/cut.json" ]'
+"$PLANNER" topology -o "$T/here.json" > "$T/out" 2> "$T/err"
+check "topology of this machine exits 0 with a cluster file" \
+  '[ $? -eq 0 ] && [ "$(jq -r .format "$T/here.json")" = planner.cluster/1 ]'
+if [ "$(jq ".topology.gpus | length" "$T/here.json")" = 0 ]; then
+  check "no GPUs here: said, and the preset stands in" 'grep -q "no GPUs found" "$T/out"'
+fi
+"$PLANNER" topology stray > /dev/null 2> "$T/err"
+check "topology with a stray argument exits 2" '[ $? -eq 2 ]'
+
 echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device": {"gemm_efficiency": {"max": -1}}}' > "$T/badc.json"
 "$PLANNER" search "$GT" --cluster "$T/badc.json" > /dev/null 2> "$T/err"
 check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \
   '[ $? -eq 2 ] && grep -q "device.gemm_efficiency.max" "$T/err"'
 
 # --- --help on every command
-for c in search cost strategies explain run calibrate; do
+for c in search cost strategies explain run calibrate topology; do
   "$PLANNER" $c --help > "$T/help" 2>&1
   check "planner $c --help" '[ $? -eq 0 ] && grep -q "usage: planner $c" "$T/help"'
 done
