@@ -34,8 +34,24 @@ double pl_cost_prim(const pl_cluster *c, const pl_prim *p)
 {
 	if (p->kind == PL_PRIM_SLICE)
 		return p->bytes / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
-	int link = pl_prim_intra_node(p, c->devices_per_node) ? PL_LINK_INTRA : PL_LINK_INTER;
-	return pl_cluster_coll_time(c, pl_prim_coll(p->kind), link, p->group_size, p->bytes);
+	pl_coll coll = pl_prim_coll(p->kind);
+	if (pl_prim_intra_node(p, c->devices_per_node))
+		return pl_cluster_coll_time(c, coll, PL_LINK_INTRA, p->group_size, p->bytes);
+	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, p->group_size, p->bytes);
+	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
+	if (coll == PL_COLL_ALL_REDUCE && k > 1 && m > 1) {
+		/* hierarchical: reduce-scatter in the node, all-reduce of the
+		 * 1/k shards across nodes (k groups at once, one rank per node
+		 * each, on their own NICs), all-gather in the node */
+		double h =
+		    pl_cluster_coll_time(c, PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA, k, p->bytes) +
+		    pl_cluster_coll_time(c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, m,
+		                         p->bytes / (double)k) +
+		    pl_cluster_coll_time(c, PL_COLL_ALL_GATHER, PL_LINK_INTRA, k, p->bytes);
+		if (h < t)
+			t = h;
+	}
+	return t;
 }
 
 double pl_cost_redist(const pl_cluster *c, const pl_redist *r)

@@ -449,6 +449,24 @@ int pl_prim_intra_node(const pl_prim *p, int64_t devices_per_node)
 	return 1;
 }
 
+int64_t pl_prim_node_spread(const pl_prim *p, int64_t devices_per_node, int64_t *per_node)
+{
+	int64_t s[PL_MAX_AXES], k = 0;
+	strides(&p->dm, s);
+	/* the members of rank 0's group, in mixed radix over the group axes */
+	for (int64_t i = 0; i < p->group_size; i++) {
+		int64_t r = 0, rem = i;
+		for (int a = p->naxes - 1; a >= 0; a--) {
+			int64_t sz = p->dm.size[p->axes[a]];
+			r += (rem % sz) * s[p->axes[a]];
+			rem /= sz;
+		}
+		k += r < devices_per_node;
+	}
+	*per_node = k;
+	return (p->group_size + k - 1) / k;
+}
+
 void pl_layout_ms(const pl_layout *l, int64_t *dev_matrix, int *ndev, int64_t *tensor_map)
 {
 	int n = l->dm.n;

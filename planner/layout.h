@@ -104,6 +104,10 @@ int64_t pl_prim_group(const pl_prim *p, int64_t rank, int64_t *members, int64_t 
 int64_t pl_devmat_coord(const pl_devmat *dm, const int8_t *axes, int naxes, int64_t rank);
 /* Whether every group of p lies inside one node of devices_per_node ranks. */
 int pl_prim_intra_node(const pl_prim *p, int64_t devices_per_node);
+/* How the group of p that holds rank 0 spreads over nodes of devices_per_node
+ * ranks: returns the nodes it touches; *per_node receives how many of its
+ * ranks share rank 0's node. */
+int64_t pl_prim_node_spread(const pl_prim *p, int64_t devices_per_node, int64_t *per_node);
 
 /* Writes the MindSpore-style layout fields: dev_matrix, tensor_map (counted
  * from the right, -1 = not split). Dims cut along several axes are written

@@ -274,7 +274,8 @@ head -c 5000 "$DGX2" > "$T/cut.xml"
 "$PLANNER" topology --xml "$T/cut.xml" -o "$T/cut.json" > /dev/null 2> "$T/err"
 check "a truncated XML exits 2 naming it, nothing written" \
   '[ $? -eq 2 ] && grep -q "cut.xml" "$T/err" && [ ! -e "$T/cut.json" ]'
-"$PLANNER" topology -o "$T/here.json" > "$T/out" 2> "$T/err"
+# (hwloc's pci plugin leaks ~1 KB loading a live machine: no leak check here)
+ASAN_OPTIONS=detect_leaks=0 "$PLANNER" topology -o "$T/here.json" > "$T/out" 2> "$T/err"
 check "topology of this machine exits 0 with a cluster file" \
   '[ $? -eq 0 ] && [ "$(jq -r .format "$T/here.json")" = planner.cluster/1 ]'
 if [ "$(jq ".topology.gpus | length" "$T/here.json")" = 0 ]; then
