@@ -2,6 +2,8 @@
  * its source in docs/cost-model.md; change both together. */
 #include "costmodel/cluster.h"
 
+#include "planner/checkpoint.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -451,26 +453,11 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 
 pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return pl_err_set(err, PL_EIO, "%s: cannot open: %s", path, strerror(errno));
 	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-	do {
-		if (cap - len < 4096) {
-			cap = cap ? cap * 2 : 65536;
-			char *nb = realloc(buf, cap);
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return pl_err_set(err, PL_ENOMEM, "%s: out of memory", path);
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
+	size_t len = 0;
+	pl_status rs = pl_read_file(path, &buf, &len, err);
+	if (rs)
+		return rs;
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
 	pl_status st;
