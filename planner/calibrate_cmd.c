@@ -11,6 +11,7 @@
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
+#include "topology/calibrate_gpu.h"
 #include "topology/nccltests.h"
 
 static const char *const help =
@@ -32,7 +33,7 @@ static const char *const help =
     "\n"
     "  --backend cpu       the cpu backend (threads, OpenBLAS, shared-memory collectives)\n"
     "  --ranks N           ranks to calibrate for (default: the online CPUs)\n"
-    "  --max-bytes BYTES   largest collective message (e.g. 256MiB)\n"
+    "  --max-bytes BYTES   largest collective message (e.g. 256MiB; cpu default 64MiB)\n"
     "  -o, --output FILE   write the cluster file (atomically)\n"
     "\n"
     "With --from-nccl-tests, reads the tables that nccl-tests printed (all_reduce_perf,\n"
@@ -52,8 +53,12 @@ static const char *const help =
     "  --collective NAME   (logs) the collective of logs that do not name theirs\n"
     "  --cluster BASE      (logs) preset or cluster file for the device and the rest\n"
     "\n"
-    "Without --backend or logs, calibrate measures NCCL and cuBLAS on the GPUs; this version\n"
-    "has no cuda backend, so it exits with status 4.\n"
+    "Without --backend (or with --backend cuda) and without logs, calibrate measures the GPUs of\n"
+    "this process: cuBLAS bf16 GEMMs of 256^3..8192^3 (the efficiency curve) and NCCL\n"
+    "all_reduce, all_gather, reduce_scatter, all_to_all and send/recv over the first 2..n GPUs\n"
+    "(ncclCommInitAll), 8 B to --max-bytes (default 1GiB) in steps of 2, 5 warm-up calls, CUDA\n"
+    "events; one GPU gives the GEMM curve and one-rank NCCL times. No GPU, or a build without\n"
+    "CUDA and NCCL: exit 4.\n"
     "\n"
     "examples:\n"
     "  planner calibrate --backend cpu --ranks 2 -o cpu2.json\n"
@@ -339,24 +344,24 @@ int pl_cmd_calibrate(int argc, char **argv)
 		return pl_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
 	if (!ranks)
 		ranks = sysconf(_SC_NPROCESSORS_ONLN);
+	pl_err err;
+	pl_status st;
+	pl_cluster c;
+	cJSON *raw = NULL;
+	pl_calib_opts o = {.max_bytes = max_bytes, .progress = on_progress};
 	if (!backend || !strcmp(backend, "cuda")) {
-		fprintf(stderr,
-		        "planner: calibrate: measuring NCCL and cuBLAS needs the cuda backend, "
-		        "which this version does not have; '--backend cpu' calibrates the cpu "
-		        "backend, --from-nccl-tests reads nccl-tests logs\n");
-		return 4;
+		if ((st = pl_calibrate_gpu(&o, &c, &raw, &err)))
+			return pl_cli_fail(st, &err);
+		summary(&c, out ? stdout : stderr);
+		st = write_cluster(&c, raw, out, &err);
+		return st ? pl_cli_fail(st, &err) : 0;
 	}
 	if (strcmp(backend, "cpu"))
 		return pl_cli_usage("calibrate", "--backend: expected cpu or cuda, got '%s'",
 		                    backend);
-	pl_err err;
 	pl_backend *be = NULL;
-	pl_status st = pl_backend_cpu(&be, ranks, 0, &err);
-	if (st)
+	if ((st = pl_backend_cpu(&be, ranks, 0, &err)))
 		return pl_cli_fail(st, &err);
-	pl_cluster c;
-	cJSON *raw = NULL;
-	pl_calib_opts o = {.max_bytes = max_bytes, .progress = on_progress};
 	if (!(st = pl_calibrate(be, &o, &c, &raw, &err))) {
 		summary(&c, out ? stdout : stderr);
 		st = write_cluster(&c, raw, out, &err);
