@@ -109,25 +109,24 @@ static void summary(const pl_cluster *c, FILE *f)
 	summary_collectives(c, f);
 }
 
-/* The cluster with its raw measurements under "calibration", to `out`
- * (atomically) or stdout. Takes raw. */
-static pl_status write_cluster(const pl_cluster *c, cJSON *raw, const char *out, pl_err *err)
+pl_status pl_cli_write_cluster(const pl_cluster *c, const char *key, cJSON *extra, const char *out,
+                               int to_stdout, pl_err *err)
 {
 	cJSON *root = pl_cluster_to_json(c);
-	if (root && cJSON_AddItemToObject(root, "calibration", raw))
-		raw = NULL;
+	if (root && extra && cJSON_AddItemToObject(root, key, extra))
+		extra = NULL;
 	char *body = root ? cJSON_Print(root) : NULL, *text = NULL;
 	if (body && (text = malloc(strlen(body) + 2)))
 		sprintf(text, "%s\n", body);
 	free(body);
-	cJSON_Delete(raw);
+	cJSON_Delete(extra);
 	cJSON_Delete(root);
 	if (!text)
-		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+		return pl_err_set(err, PL_ENOMEM, "out of memory writing the cluster file");
 	pl_status st = PL_OK;
 	if (out)
 		st = pl_write_atomic(out, text, err);
-	else
+	if (!st && to_stdout)
 		fputs(text, stdout);
 	free(text);
 	return st;
@@ -265,7 +264,7 @@ static int from_logs(char **files, int nfiles, const log_opts *o, const char *ou
 	cJSON_AddStringToObject(r, "from", "nccl-tests");
 	cJSON_AddItemToObject(r, "logs", raw);
 	raw = NULL;
-	st = write_cluster(&c, r, out, &err);
+	st = pl_cli_write_cluster(&c, "calibration", r, out, !out, &err);
 done:
 	cJSON_Delete(raw);
 	for (int i = 0; i < nfiles; i++)
@@ -353,7 +352,7 @@ int pl_cmd_calibrate(int argc, char **argv)
 		if ((st = pl_calibrate_gpu(&o, &c, &raw, &err)))
 			return pl_cli_fail(st, &err);
 		summary(&c, out ? stdout : stderr);
-		st = write_cluster(&c, raw, out, &err);
+		st = pl_cli_write_cluster(&c, "calibration", raw, out, !out, &err);
 		return st ? pl_cli_fail(st, &err) : 0;
 	}
 	if (strcmp(backend, "cpu"))
@@ -364,7 +363,7 @@ int pl_cmd_calibrate(int argc, char **argv)
 		return pl_cli_fail(st, &err);
 	if (!(st = pl_calibrate(be, &o, &c, &raw, &err))) {
 		summary(&c, out ? stdout : stderr);
-		st = write_cluster(&c, raw, out, &err);
+		st = pl_cli_write_cluster(&c, "calibration", raw, out, !out, &err);
 	}
 	be->destroy(be);
 	return st ? pl_cli_fail(st, &err) : 0;

@@ -14,6 +14,14 @@ int pl_cli_parse_ll(const char *s, long long *out);
 /* "80e9", "80G" (SI), "80GiB" (binary), "none" (0); 0, or -1. */
 int pl_cli_parse_bytes(const char *s, double *out);
 
+struct cJSON;
+struct pl_cluster;
+/* Writes the cluster as planner.cluster/1 with `extra` (taken; may be NULL)
+ * under `key`: atomically to `out` when it is non-NULL, and to stdout when
+ * to_stdout. */
+pl_status pl_cli_write_cluster(const struct pl_cluster *c, const char *key, struct cJSON *extra,
+                               const char *out, int to_stdout, pl_err *err);
+
 int pl_cmd_calibrate(int argc, char **argv);
 int pl_cmd_topology(int argc, char **argv);
 

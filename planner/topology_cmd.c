@@ -129,31 +129,9 @@ int pl_cmd_topology(int argc, char **argv)
 	pl_cluster c;
 	int guessed;
 	pl_topo_cluster(t, &c, &guessed);
-	char *text = NULL;
-	if (out || json) {
-		cJSON *root = pl_cluster_to_json(&c);
-		cJSON *tj = pl_topo_to_json(t);
-		char *body = NULL;
-		if (root && tj && cJSON_AddItemToObject(root, "topology", tj)) {
-			tj = NULL;
-			body = cJSON_Print(root);
-		}
-		if (body && (text = malloc(strlen(body) + 2)))
-			sprintf(text, "%s\n", body);
-		free(body);
-		cJSON_Delete(tj);
-		cJSON_Delete(root);
-		if (!text)
-			st = pl_err_set(&err, PL_ENOMEM, "topology: out of memory");
-	}
-	if (!st) {
-		summary(t, &c, guessed, json ? stderr : stdout);
-		if (json)
-			fputs(text, stdout);
-		if (out)
-			st = pl_write_atomic(out, text, &err);
-	}
-	free(text);
+	summary(t, &c, guessed, json ? stderr : stdout);
+	if (out || json)
+		st = pl_cli_write_cluster(&c, "topology", pl_topo_to_json(t), out, json, &err);
 	free(t);
 	return st ? pl_cli_fail(st, &err) : 0;
 }
