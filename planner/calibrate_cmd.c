@@ -205,8 +205,9 @@ static int from_logs(char **files, int nfiles, const log_opts *o, const char *ou
 				    "planner: %s: no \"# Using devices\" lines; %lld ranks from "
 				    "busbw/algbw (--ranks to say otherwise)\n",
 				    files[i], (long long)l->ranks);
-			l->hosts = o->nodes ? o->nodes : 1;
 		}
+		if (!l->hosts) /* not printed, or ranks lines without "on HOST" */
+			l->hosts = o->nodes ? o->nodes : 1;
 		if (l->ranks < 2 || l->ranks % l->hosts) {
 			st = pl_err_set(
 			    &err, PL_EINVAL,

@@ -303,7 +303,7 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
 		goto out;
 	}
 	double *y = x + total;
-	int64_t nodes = 1, dpn = 1, best_ranks[PL_LINK_COUNT] = {0};
+	int64_t nodes = 1, dpn = 1, best_key[PL_LINK_COUNT] = {0};
 	for (int i = 0; i < nlogs; i++) {
 		if (logs[i].hosts > nodes)
 			nodes = logs[i].hosts;
@@ -358,10 +358,11 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
 			list->ab[list->n] = ab[s];
 			list->max_bytes[list->n++] = lim[s] > 0 ? lim[s] / factor : 0;
 		}
-		/* link default: the all-reduce of the largest group, else any */
-		int64_t key = l->ranks * 2 + (l->coll == PL_COLL_ALL_REDUCE);
-		if (key > best_ranks[link]) {
-			best_ranks[link] = key;
+		/* link default: the all-reduce of the largest group, else the
+		 * largest group of any collective */
+		int64_t key = l->ranks + (l->coll == PL_COLL_ALL_REDUCE ? (int64_t)1 << 40 : 0);
+		if (key > best_key[link]) {
+			best_key[link] = key;
 			c->link[link] = (pl_ab){ab[0].alpha, ab[nseg - 1].beta};
 		}
 	}
