@@ -151,6 +151,18 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 	return PL_OK;
 }
 
+const char *pl_cluster_preset_for_gpu(const char *device)
+{
+	static const struct {
+		const char *key, *preset;
+	} families[] = {{"H100", "h100x8"}, {"H200", "h100x8"}, {"H800", "h100x8"},
+	                {"A100", "a100x8"}, {"A800", "a100x8"}, {"V100", "dgx2-v100"}};
+	for (size_t i = 0; i < sizeof families / sizeof *families; i++)
+		if (strstr(device, families[i].key))
+			return families[i].preset;
+	return NULL;
+}
+
 pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 {
 	if (devices < 1 || devices > (1 << 24))

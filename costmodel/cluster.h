@@ -50,6 +50,10 @@ typedef struct pl_cluster {
  * cpu backend calibrated on the development machine, 2 ranks per node),
  * optionally followed by ":N" for N nodes. */
 pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err);
+/* The preset for a GPU named `device` ("NVIDIA H100 80GB HBM3", "Tesla
+ * V100-SXM3-32GB"): "h100x8" (H100, H200, H800), "a100x8" (A100, A800),
+ * "dgx2-v100" (V100); NULL for any other. */
+const char *pl_cluster_preset_for_gpu(const char *device);
 /* One node of `devices` devices of the default preset (H100 SXM). */
 pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err);
 /* Reads a planner.cluster/1 file; starts from the H100 defaults for fields

@@ -248,17 +248,43 @@ static uint64_t op_hash(const pl_problem *p, int o)
 	return h;
 }
 
-/* Classes by hashing: cls[o] = first op equal to o. */
-static int classify_ops(pl_problem *p)
+/* the key of an edge's class: its ends' op classes, slots and end kind */
+static void edge_key(const pl_problem *p, int e, int key[5])
 {
-	int n = p->nops;
+	const pl_edge *a = &p->edges[e];
+	key[0] = p->op_class[a->src_op];
+	key[1] = p->op_class[a->dst_op];
+	key[2] = a->src_slot;
+	key[3] = a->dst_slot;
+	key[4] = a->src_is_input;
+}
+
+static uint64_t edge_hash(const pl_problem *p, int e)
+{
+	int key[5];
+	edge_key(p, e, key);
+	return fnv(14695981039346656037ULL, key, sizeof key);
+}
+
+static int edge_same(const pl_problem *p, int a, int b)
+{
+	int ka[5], kb[5];
+	edge_key(p, a, ka);
+	edge_key(p, b, kb);
+	return !memcmp(ka, kb, sizeof ka);
+}
+
+/* Classes by hashing: cls[i] = the first j with same(p, j, i). Returns 0, or
+ * -1 when out of memory. */
+static int first_equal(const pl_problem *p, int n, uint64_t (*hash)(const pl_problem *, int),
+                       int (*same)(const pl_problem *, int, int), int *cls)
+{
 	size_t cap = 16;
 	while (cap < 2 * (size_t)n)
 		cap *= 2;
 	int *slot = malloc(sizeof *slot * cap);
 	uint64_t *hs = malloc(sizeof *hs * (size_t)(n + 1));
-	p->op_class = malloc(sizeof *p->op_class * (size_t)(n + 1));
-	if (!slot || !hs || !p->op_class) {
+	if (!slot || !hs) {
 		free(slot);
 		free(hs);
 		return -1;
@@ -266,15 +292,15 @@ static int classify_ops(pl_problem *p)
 	for (size_t i = 0; i < cap; i++)
 		slot[i] = -1;
 	for (int o = 0; o < n; o++) {
-		hs[o] = op_hash(p, o);
+		hs[o] = hash(p, o);
 		size_t i = hs[o] & (cap - 1);
-		p->op_class[o] = o;
+		cls[o] = o;
 		for (; slot[i] >= 0; i = (i + 1) & (cap - 1))
-			if (hs[slot[i]] == hs[o] && op_same(p, slot[i], o)) {
-				p->op_class[o] = slot[i];
+			if (hs[slot[i]] == hs[o] && same(p, slot[i], o)) {
+				cls[o] = slot[i];
 				break;
 			}
-		if (p->op_class[o] == o)
+		if (cls[o] == o)
 			slot[i] = o;
 	}
 	free(slot);
@@ -282,41 +308,17 @@ static int classify_ops(pl_problem *p)
 	return 0;
 }
 
-/* Edges between the same classes, slots and end kinds share a table. */
-static int classify_edges(pl_problem *p)
+/* Ops with equal type, spec and tensors share candidates and node tables;
+ * edges between the same classes, slots and end kinds share a table. */
+static int classify_ops_and_edges(pl_problem *p)
 {
-	int n = p->nedges;
-	size_t cap = 16;
-	while (cap < 2 * (size_t)n)
-		cap *= 2;
-	int *slot = malloc(sizeof *slot * cap);
-	p->edge_class = malloc(sizeof *p->edge_class * (size_t)(n + 1));
-	if (!slot || !p->edge_class) {
-		free(slot);
+	p->op_class = malloc(sizeof *p->op_class * (size_t)(p->nops + 1));
+	p->edge_class = malloc(sizeof *p->edge_class * (size_t)(p->nedges + 1));
+	if (!p->op_class || !p->edge_class)
 		return -1;
-	}
-	for (size_t i = 0; i < cap; i++)
-		slot[i] = -1;
-	for (int e = 0; e < n; e++) {
-		const pl_edge *a = &p->edges[e];
-		int key[5] = {p->op_class[a->src_op], p->op_class[a->dst_op], a->src_slot,
-		              a->dst_slot, a->src_is_input};
-		size_t i = fnv(14695981039346656037ULL, key, sizeof key) & (cap - 1);
-		p->edge_class[e] = e;
-		for (; slot[i] >= 0; i = (i + 1) & (cap - 1)) {
-			const pl_edge *b = &p->edges[slot[i]];
-			if (p->op_class[b->src_op] == key[0] && p->op_class[b->dst_op] == key[1] &&
-			    b->src_slot == key[2] && b->dst_slot == key[3] &&
-			    b->src_is_input == key[4]) {
-				p->edge_class[e] = slot[i];
-				break;
-			}
-		}
-		if (p->edge_class[e] == e)
-			slot[i] = e;
-	}
-	free(slot);
-	return 0;
+	if (first_equal(p, p->nops, op_hash, op_same, p->op_class))
+		return -1;
+	return first_equal(p, p->nedges, edge_hash, edge_same, p->edge_class);
 }
 
 pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err)
@@ -395,7 +397,7 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 		if (d != s)
 			p->op_edges[d][p->op_nedges[d]++] = e;
 	}
-	if (classify_ops(p) || classify_edges(p)) {
+	if (classify_ops_and_edges(p)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}

@@ -137,18 +137,6 @@ typedef struct log_opts {
 	const char *coll, *base;
 } log_opts;
 
-/* the preset whose GPU a log names */
-static const char *preset_for(const char *device)
-{
-	if (strstr(device, "H100") || strstr(device, "H200") || strstr(device, "H800"))
-		return "h100x8";
-	if (strstr(device, "A100") || strstr(device, "A800"))
-		return "a100x8";
-	if (strstr(device, "V100"))
-		return "dgx2-v100";
-	return NULL;
-}
-
 static int from_logs(char **files, int nfiles, const log_opts *o, const char *out)
 {
 	pl_err err;
@@ -220,7 +208,7 @@ static int from_logs(char **files, int nfiles, const log_opts *o, const char *ou
 			device = l->device;
 	}
 	pl_cluster c;
-	const char *base = o->base ? o->base : preset_for(device);
+	const char *base = o->base ? o->base : pl_cluster_preset_for_gpu(device);
 	if (!base) {
 		base = "h100x8";
 		fprintf(

@@ -124,6 +124,25 @@ typedef struct group {
 	float *send[MAXDEV], *recv[MAXDEV];
 } group;
 
+/* releases what a group holds (any part may be missing) and clears it */
+static void group_free(group *G)
+{
+	for (int i = 0; i < G->g; i++) {
+		cudaSetDevice(i);
+		cudaFree(G->send[i]);
+		cudaFree(G->recv[i]);
+		if (G->e0[i])
+			cudaEventDestroy(G->e0[i]);
+		if (G->e1[i])
+			cudaEventDestroy(G->e1[i]);
+		if (G->stream[i])
+			cudaStreamDestroy(G->stream[i]);
+		if (G->comm[i])
+			ncclCommDestroy(G->comm[i]);
+	}
+	memset(G, 0, sizeof *G);
+}
+
 /* one collective of S bytes (as nccl-tests counts them) on every member */
 static ncclResult_t launch(group *G, int k, double S)
 {
@@ -193,10 +212,8 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 	}
 	struct cudaDeviceProp prop;
 	CUDA_OK(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties(0)");
-	const char *preset = strstr(prop.name, "A100")   ? "a100x8"
-	                     : strstr(prop.name, "V100") ? "dgx2-v100"
-	                                                 : "h100x8";
-	pl_cluster_preset(out, preset, err);
+	const char *preset = pl_cluster_preset_for_gpu(prop.name);
+	pl_cluster_preset(out, preset ? preset : "h100x8", err);
 	memset(out->coll, 0, sizeof out->coll);
 	snprintf(out->device_name, sizeof out->device_name, "%.63s", prop.name);
 	out->memory_bytes = (double)prop.totalGlobalMem;
@@ -324,16 +341,7 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 			if (k == C_AR)
 				out->link[PL_LINK_INTRA] = (pl_ab){ab[0].alpha, ab[nseg - 1].beta};
 		}
-		for (int i = 0; i < g; i++) {
-			cudaSetDevice(i);
-			cudaFree(G->send[i]);
-			cudaFree(G->recv[i]);
-			cudaEventDestroy(G->e0[i]);
-			cudaEventDestroy(G->e1[i]);
-			cudaStreamDestroy(G->stream[i]);
-			ncclCommDestroy(G->comm[i]);
-		}
-		memset(G, 0, sizeof *G);
+		group_free(G);
 	}
 	time_t now = time(NULL);
 	char day[32];
@@ -343,19 +351,7 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 	         "planner calibrate (cuBLAS bf16 GEMM, NCCL %d) on %d x %.60s, %s", nccl_version,
 	         ndev, prop.name, day);
 out:
-	for (int i = 0; i < G->g; i++) {
-		cudaSetDevice(i);
-		cudaFree(G->send[i]);
-		cudaFree(G->recv[i]);
-		if (G->e0[i])
-			cudaEventDestroy(G->e0[i]);
-		if (G->e1[i])
-			cudaEventDestroy(G->e1[i]);
-		if (G->stream[i])
-			cudaStreamDestroy(G->stream[i]);
-		if (G->comm[i])
-			ncclCommDestroy(G->comm[i]);
-	}
+	group_free(G);
 	free(G);
 	if (!st && raw)
 		*raw = r;

@@ -224,17 +224,9 @@ int pl_topo_match_cuda(pl_topo *t, const char *const *busids, int n)
 	return matched;
 }
 
-static const struct {
-	const char *key, *preset;
-} families[] = {{"H100", "h100x8"}, {"H200", "h100x8"}, {"H800", "h100x8"},
-                {"A100", "a100x8"}, {"A800", "a100x8"}, {"V100", "dgx2-v100"}};
-
 void pl_topo_cluster(const pl_topo *t, pl_cluster *c, int *guessed)
 {
-	const char *preset = NULL;
-	for (size_t i = 0; t->ngpus && i < sizeof families / sizeof *families; i++)
-		if (strstr(t->gpu[0].model, families[i].key))
-			preset = families[i].preset;
+	const char *preset = t->ngpus ? pl_cluster_preset_for_gpu(t->gpu[0].model) : NULL;
 	*guessed = !preset;
 	pl_err err;
 	pl_cluster_preset(c, preset ? preset : "h100x8", &err);

@@ -285,6 +285,7 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
                               int nlogs, cJSON *raw, pl_err *err)
 {
 	int total = 0;
+	int64_t nodes = 1, dpn = 1, best_key[PL_LINK_COUNT] = {0};
 	for (int i = 0; i < nlogs; i++) {
 		const pl_nccl_log *l = &logs[i];
 		if (l->coll >= PL_COLL_COUNT || l->ranks < 2 || l->hosts < 1 || l->ranks % l->hosts)
@@ -293,6 +294,10 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
 			                  "at least 2 ranks, the same number on each host",
 			                  files[i], (long long)l->ranks, (long long)l->hosts);
 		total += l->n;
+		if (l->hosts > nodes)
+			nodes = l->hosts;
+		if (l->ranks / l->hosts > dpn)
+			dpn = l->ranks / l->hosts;
 	}
 	double *xy = malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *xy);
 	double *x = malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *x);
@@ -303,13 +308,6 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
 		goto out;
 	}
 	double *y = x + total;
-	int64_t nodes = 1, dpn = 1, best_key[PL_LINK_COUNT] = {0};
-	for (int i = 0; i < nlogs; i++) {
-		if (logs[i].hosts > nodes)
-			nodes = logs[i].hosts;
-		if (logs[i].ranks / logs[i].hosts > dpn)
-			dpn = logs[i].ranks / logs[i].hosts;
-	}
 	for (int i = 0; i < nlogs; i++) {
 		if (done[i])
 			continue;
