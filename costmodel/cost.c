@@ -72,7 +72,7 @@ static void adam_bytes(pl_dtype dt, double *state, double *traffic)
 	*traffic = 2 * w + w + 2 * 8 + 2 * master; /* w r/w, g r, m,v r/w, master r/w */
 }
 
-void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_nodecost *out)
+void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out)
 {
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
@@ -82,18 +82,30 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 	pl_op_rule_get(op->type)->work(g, op, split, &w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	out->compute_s =
-	    roofline(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd, w.kernels_fwd) +
-	    (w.kernels_bwd
-	         ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd, w.bytes_bwd, w.kernels_bwd)
-	         : 0);
-	out->mem_bytes = w.saved_bytes;
+	out->fwd_s = roofline(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd, w.kernels_fwd);
+	out->bwd_s = w.kernels_bwd ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd, w.bytes_bwd,
+	                                      w.kernels_bwd)
+	                           : 0;
+	out->act_bytes = w.saved_bytes;
+	if (op->noutputs > 0) {
+		pl_layout ol;
+		pl_op_output_layout(g, op, split, p->devices, 0, &ol);
+		out->out_bytes = pl_layout_local_bytes(&ol);
+	}
 	for (int k = 0; k < w.ncoll; k++) {
 		pl_prim pr;
-		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr))
-			out->comm_s += pl_cost_prim(c, &pr);
+		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr)) {
+			double t = pl_cost_prim(c, &pr);
+			out->coll_s += t;
+			if (!w.coll[k].backward)
+				out->coll_fwd_s += t;
+		}
 	}
-	/* params this op owns: state memory, gradient all-reduce, optimizer */
+	/* params this op owns: state memory, gradient sync, optimizer, by ZeRO
+	 * level over the r ranks that hold the same shard (its gradient's
+	 * all-reduce group): 1 shards the optimizer state, 2 also the gradients
+	 * (reduce-scatter + all-gather instead of the all-reduce), 3 also the
+	 * weights (gathered again in every micro-batch's forward and backward) */
 	for (int i = 0; i < op->ninputs; i++) {
 		int t = op->in[i];
 		if (p->param_owner[t] != op_index)
@@ -109,13 +121,67 @@ void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_no
 		double bytes = pl_layout_local_bytes(&gl);
 		double elems = bytes / pl_dtype_bytes(pt->dtype), state, traffic;
 		adam_bytes(pt->dtype, &state, &traffic);
-		out->mem_bytes += 2 * bytes + elems * state; /* weights, grads, optimizer */
-		out->compute_s +=
-		    elems * traffic / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
-		pl_prim pr;
-		if (pl_layout_partial_allreduce(&gl, &pr))
-			out->comm_s += pl_cost_prim(c, &pr);
+		double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff);
+		pl_prim ar;
+		double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
+		if (pl_layout_partial_allreduce(&gl, &ar)) {
+			pl_prim x = ar;
+			r = (double)ar.group_size;
+			t_ar = pl_cost_prim(c, &ar);
+			x.kind = PL_PRIM_REDUCE_SCATTER;
+			t_rs = pl_cost_prim(c, &x);
+			x.kind = PL_PRIM_ALL_GATHER;
+			t_ag = pl_cost_prim(c, &x);
+		}
+		double sb = elems * state;
+		out->state_bytes[0] += 2 * bytes + sb;
+		out->state_bytes[1] += 2 * bytes + sb / r;
+		out->state_bytes[2] += bytes + bytes / r + sb / r;
+		out->state_bytes[3] += 2 * bytes / r + sb / r;
+		out->sync_s[0] += t_ar;
+		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
+		out->sync_s[2] += r > 1 ? t_rs + t_ag : 0;
+		out->sync_s[3] += t_rs;
+		out->gather_s += 2 * t_ag;
+		out->opt_s[0] += upd + c->kernel_overhead_s;
+		for (int z = 1; z < PL_ZERO_LEVELS; z++)
+			out->opt_s[z] += upd / r + c->kernel_overhead_s;
 	}
+}
+
+double pl_job_span(const pl_job *job)
+{
+	int64_t m = job->micro_batches > 0 ? job->micro_batches : 1;
+	int64_t pp = job->stages > 0 ? job->stages : 1;
+	return (double)(m + pp - 1);
+}
+
+void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out)
+{
+	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
+	out->mb_compute_s = pt->fwd_s + pt->bwd_s + (rc ? pt->fwd_s : 0);
+	out->mb_comm_s = pt->coll_s + (rc ? pt->coll_fwd_s : 0) + (z == 3 ? pt->gather_s : 0);
+	out->step_compute_s = pt->opt_s[z];
+	out->step_comm_s = pt->sync_s[z];
+	out->state_bytes = pt->state_bytes[z];
+	out->act_bytes = rc == 0 ? pt->act_bytes : rc == 2 ? pt->out_bytes : 0;
+}
+
+void pl_cost_fold(const pl_problem *p, int op, const pl_nodeparts *pt, pl_nodecost *out)
+{
+	double span = pl_job_span(&p->job);
+	pl_jobshare js;
+	pl_parts_split(p, op, pt, &js);
+	out->compute_s = js.mb_compute_s + js.step_compute_s / span;
+	out->comm_s = js.mb_comm_s + js.step_comm_s / span;
+	out->mem_bytes = js.state_bytes + js.act_bytes;
+}
+
+void pl_cost_node(const pl_problem *p, int op_index, const int64_t *split, pl_nodecost *out)
+{
+	pl_nodeparts pt;
+	pl_cost_node_parts(p, op_index, split, &pt);
+	pl_cost_fold(p, op_index, &pt, out);
 }
 
 void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split,
@@ -174,6 +240,8 @@ void pl_problem_free(pl_problem *p)
 			free(p->strat[o]);
 		if (p->node && own)
 			free(p->node[o]);
+		if (p->parts && own)
+			free(p->parts[o]);
 		if (p->op_edges)
 			free(p->op_edges[o]);
 	}
@@ -182,6 +250,8 @@ void pl_problem_free(pl_problem *p)
 			free(p->edge_tab[e]);
 	free(p->op_class);
 	free(p->edge_class);
+	free(p->parts);
+	free((void *)p->job.recompute);
 	free(p->nstrat);
 	free(p->strat);
 	free(p->node);
@@ -211,6 +281,8 @@ static int op_same(const pl_problem *p, int a, int b)
 	    memcmp(&x->attrs, &y->attrs, sizeof x->attrs))
 		return 0;
 	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
+		return 0;
+	if (p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;
 	for (int i = 0; i < x->ninputs; i++) {
 		if (!tensor_same(&p->g->tensors[x->in[i]], &p->g->tensors[y->in[i]]))
@@ -323,10 +395,28 @@ static int classify_ops_and_edges(pl_problem *p)
 
 pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err)
 {
+	return pl_problem_new_job(out, g, c, NULL, err);
+}
+
+pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
+                             const pl_job *job, pl_err *err)
+{
 	pl_status st = PL_OK;
 	pl_problem *p = calloc(1, sizeof *p);
 	if (!p)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
+	p->job.stages = job && job->stages > 0 ? job->stages : 1;
+	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
+	if (job && job->recompute) {
+		uint8_t *rc = malloc((size_t)g->nops + 1);
+		if (!rc) {
+			free(p);
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		}
+		memcpy(rc, job->recompute, (size_t)g->nops);
+		p->job.recompute = rc;
+	}
 	p->g = g;
 	p->c = c;
 	p->devices = pl_cluster_devices_total(c);
@@ -337,13 +427,14 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 	p->nstrat = calloc((size_t)g->nops, sizeof *p->nstrat);
 	p->strat = calloc((size_t)g->nops, sizeof *p->strat);
 	p->node = calloc((size_t)g->nops, sizeof *p->node);
+	p->parts = calloc((size_t)g->nops, sizeof *p->parts);
 	p->op_edges = calloc((size_t)g->nops, sizeof *p->op_edges);
 	p->op_nedges = calloc((size_t)g->nops, sizeof *p->op_nedges);
 	p->edges = calloc((size_t)maxe + 1, sizeof *p->edges);
 	p->edge_tab = calloc((size_t)maxe + 1, sizeof *p->edge_tab);
 	p->param_owner = malloc(sizeof *p->param_owner * (size_t)(g->ntensors + 1));
-	if (!p->nstrat || !p->strat || !p->node || !p->op_edges || !p->op_nedges || !p->edges ||
-	    !p->edge_tab || !p->param_owner) {
+	if (!p->nstrat || !p->strat || !p->node || !p->parts || !p->op_edges || !p->op_nedges ||
+	    !p->edges || !p->edge_tab || !p->param_owner) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -451,14 +542,37 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 		return p->node[o] = (pl_nodecost *)pl_problem_node(p, rep);
 	if (!p->node[o]) {
 		pl_nodecost *n = malloc(sizeof *n * (size_t)p->nstrat[o]);
-		if (!n)
+		pl_nodeparts *pt = malloc(sizeof *pt * (size_t)p->nstrat[o]);
+		if (!n || !pt) {
+			free(n);
+			free(pt);
 			return NULL;
+		}
 		int nl = p->g->ops[o].spec.nloops;
-		for (int s = 0; s < p->nstrat[o]; s++)
-			pl_cost_node(p, o, p->strat[o] + (size_t)s * nl, &n[s]);
+		for (int s = 0; s < p->nstrat[o]; s++) {
+			pl_cost_node_parts(p, o, p->strat[o] + (size_t)s * nl, &pt[s]);
+			pl_cost_fold(p, o, &pt[s], &n[s]);
+		}
+		p->parts[o] = pt;
 		p->node[o] = n;
 	}
 	return p->node[o];
+}
+
+const pl_nodeparts *pl_problem_parts(pl_problem *p, int o)
+{
+	if (!pl_problem_node(p, o))
+		return NULL;
+	return p->parts[p->op_class[o]];
+}
+
+void pl_problem_set_zero(pl_problem *p, int zero)
+{
+	p->job.zero = zero > 0 && zero < PL_ZERO_LEVELS ? zero : 0;
+	for (int o = 0; o < p->nops; o++)
+		if (p->op_class[o] == o && p->node[o])
+			for (int s = 0; s < p->nstrat[o]; s++)
+				pl_cost_fold(p, o, &p->parts[o][s], &p->node[o][s]);
 }
 
 double pl_problem_least_memory(pl_problem *p, int op)
@@ -571,12 +685,21 @@ void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
 		if (per_op)
 			per_op[o] = n;
 	}
+	double scale = pl_job_span(&p->job) / (double)p->job.stages;
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
 		double t = pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
 		out->comm_s += t;
 		if (per_op)
 			per_op[ed->dst_op].comm_s += t;
+	}
+	if (scale != 1) {
+		out->compute_s *= scale;
+		out->comm_s *= scale;
+		for (int o = 0; per_op && o < p->nops; o++) {
+			per_op[o].compute_s *= scale;
+			per_op[o].comm_s *= scale;
+		}
 	}
 	out->step_s = out->compute_s + out->comm_s;
 }

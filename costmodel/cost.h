@@ -17,6 +17,32 @@ typedef struct pl_nodecost {
 	double mem_bytes; /* params, grads, optimizer state, kept activations */
 } pl_nodecost;
 
+/* The whole-job settings a problem is priced under (issue 6). The problem's
+ * graph is one micro-batch; its mesh is one pipeline stage's devices. */
+#define PL_ZERO_LEVELS 4
+typedef struct pl_job {
+	int64_t micro_batches; /* m >= 1 (0 reads as 1) */
+	int64_t stages;        /* pp >= 1 (0 reads as 1) */
+	int zero;              /* optimizer sharding: 0 off, 1 states, 2 + grads, 3 + params */
+	/* per op, or NULL: 1 drops its activations and runs its forward again in the
+	 * backward; 2 the same but keeps its first output (a layer's checkpoint) */
+	const uint8_t *recompute;
+} pl_job;
+
+/* One op under one strategy, before the job folds it: per micro-batch parts,
+ * once-a-step parts by ZeRO level, and memory. */
+typedef struct pl_nodeparts {
+	double fwd_s, bwd_s;           /* kernels of one micro-batch */
+	double coll_s;                 /* its own collectives, one micro-batch */
+	double coll_fwd_s;             /* the forward ones (a recompute runs them again) */
+	double gather_s;               /* ZeRO-3: all-gather of its params, forward and backward */
+	double sync_s[PL_ZERO_LEVELS]; /* gradient all-reduce, or reduce-scatter (+ all-gather) */
+	double opt_s[PL_ZERO_LEVELS];  /* the optimizer update of its share */
+	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
+	double act_bytes;                   /* activations kept for the backward */
+	double out_bytes;                   /* its first output (what a checkpoint keeps) */
+} pl_nodeparts;
+
 /* An edge carries one tensor from the op that fixes its layout (its producer,
  * or for a param the first op that consumes it) to another consumer. */
 typedef struct pl_edge {
@@ -44,12 +70,28 @@ typedef struct pl_problem {
 	 * same classes. Tables are computed for representatives and shared. */
 	int *op_class;
 	int *edge_class;
+	pl_job job;           /* micro_batches, stages >= 1; recompute owned (or NULL) */
+	pl_nodeparts **parts; /* per op class, alongside node */
 } pl_problem;
 
 /* Builds the problem: edges and candidate strategies (the annotation alone for
  * annotated ops). Caller frees with pl_problem_free. */
 pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err);
 void pl_problem_free(pl_problem *p);
+/* The same under whole-job settings (the job's recompute array is copied). Node
+ * costs are then per micro-batch: compute_s and comm_s hold one micro-batch's
+ * share plus 1/(m + pp - 1) of the once-a-step parts, mem_bytes the state by
+ * ZeRO level and one micro-batch's kept activations. Edge tables are per
+ * micro-batch. pl_cost_plan scales back to a step (see there). */
+pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
+                             const pl_job *job, pl_err *err);
+/* Changes the ZeRO level of a problem and refolds the node tables already
+ * computed (edge tables do not depend on it). */
+void pl_problem_set_zero(pl_problem *p, int zero);
+/* m + pp - 1: how many micro-batch times a balanced 1F1B step takes. */
+double pl_job_span(const pl_job *job);
+/* The parts of the op's candidate k (computed with the node table). */
+const pl_nodeparts *pl_problem_parts(pl_problem *p, int op);
 
 /* Node costs of every candidate of op (computed once, then cached). */
 const pl_nodecost *pl_problem_node(pl_problem *p, int op);
@@ -67,6 +109,17 @@ const double *pl_problem_edge(pl_problem *p, int e);
 int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads);
 
 void pl_cost_node(const pl_problem *p, int op, const int64_t *split, pl_nodecost *out);
+void pl_cost_node_parts(const pl_problem *p, int op, const int64_t *split, pl_nodeparts *out);
+/* An op's share of a job step under the problem's job (ZeRO level, its
+ * recompute flag): per micro-batch, once a step, and memory. */
+typedef struct pl_jobshare {
+	double mb_compute_s, mb_comm_s, step_compute_s, step_comm_s;
+	double state_bytes, act_bytes; /* act: one micro-batch's */
+} pl_jobshare;
+void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out);
+/* Folds parts into a node cost under the problem's job for op (its recompute
+ * flag). */
+void pl_cost_fold(const pl_problem *p, int op, const pl_nodeparts *pt, pl_nodecost *out);
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split);
 double pl_cost_redist(const pl_cluster *c, const pl_redist *r);
 /* Edge e's cost from its end layouts: src -> dst forward, and grad -> src
@@ -85,7 +138,11 @@ typedef struct pl_plancost {
 
 /* Prices a plan given as split counts per op (splits[op] has nloops entries).
  * If per_op is non-NULL it receives each op's node cost and, in comm_s, the
- * edges that end at it. */
+ * edges that end at it. Under a job the sums are scaled by (m + pp - 1)/pp:
+ * with one stage that is the step (m micro-batches and one optimizer step);
+ * with pp stages it is a lower bound of the pipelined step (perfectly balanced
+ * stages, no sends), and mem_bytes sums all stages (costmodel/pipeline.h
+ * prices the pipeline itself). */
 void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
                   pl_nodecost *per_op);
 

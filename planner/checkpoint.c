@@ -21,8 +21,10 @@ static cJSON *int_array(const int64_t *v, int n)
 	return a;
 }
 
-/* Rank groups along the given axes of a device matrix: every rank in one. */
-static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, int64_t devices)
+/* Rank groups along the given axes of a device matrix of one stage's mesh,
+ * repeated for every stage (ranks s * mesh ..): every rank in one. */
+static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, int64_t devices,
+                          int64_t stages)
 {
 	cJSON *all = cJSON_CreateArray();
 	pl_prim p = {.kind = PL_PRIM_ALL_REDUCE, .dm = *dm, .naxes = naxes, .group_size = 1};
@@ -33,12 +35,16 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 	int64_t *members = malloc(sizeof *members * (size_t)p.group_size);
 	if (!members)
 		return all;
-	for (int64_t r = 0; r < devices; r++) {
-		int64_t idx;
-		pl_prim_group(&p, r, members, &idx);
-		if (idx == 0) /* list each group once, from its first member */
+	for (int64_t s = 0; s < stages; s++)
+		for (int64_t r = 0; r < devices; r++) {
+			int64_t idx;
+			pl_prim_group(&p, r, members, &idx);
+			if (idx != 0) /* list each group once, from its first member */
+				continue;
+			for (int64_t k = 0; k < p.group_size; k++)
+				members[k] += s * devices;
 			cJSON_AddItemToArray(all, int_array(members, (int)p.group_size));
-	}
+		}
 	free(members);
 	return all;
 }
@@ -67,6 +73,25 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	if (info->memory_limit > 0)
 		cJSON_AddNumberToObject(s, "memory_limit_bytes", info->memory_limit);
 	cJSON_AddNumberToObject(root, "current_stage", 0);
+	int64_t mesh =
+	    info->stages > 0 && info->mesh_devices > 0 ? info->mesh_devices : info->devices;
+	if (info->stages > 0) {
+		cJSON *pp = cJSON_AddObjectToObject(root, "pipeline");
+		cJSON_AddNumberToObject(pp, "stages", (double)info->stages);
+		cJSON_AddNumberToObject(pp, "micro_batches", (double)info->micro_batches);
+		cJSON_AddStringToObject(pp, "schedule", "1F1B");
+		cJSON_AddNumberToObject(pp, "stage_devices", (double)mesh);
+		if (info->stage_s) {
+			cJSON *a = cJSON_AddArrayToObject(pp, "stage_microbatch_seconds");
+			for (int64_t k = 0; k < info->stages; k++)
+				cJSON_AddItemToArray(a, cJSON_CreateNumber(info->stage_s[k]));
+		}
+		cJSON_AddNumberToObject(root, "optimizer_shard", info->zero);
+		int any = 0;
+		for (int o = 0; info->op_recompute && o < g->nops; o++)
+			any |= info->op_recompute[o] != 0;
+		cJSON_AddStringToObject(root, "recompute", any ? "full" : "none");
+	}
 
 	cJSON *items = cJSON_AddObjectToObject(root, "parallel_strategy_item");
 	for (int o = 0; o < g->nops; o++) {
@@ -74,7 +99,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
 		pl_op_split_to_tuples(g, op, splits[o], tuples);
 		cJSON *it = cJSON_AddObjectToObject(items, op->name);
-		cJSON_AddNumberToObject(it, "stage", 0);
+		cJSON_AddNumberToObject(it, "stage", info->op_stage ? info->op_stage[o] : 0);
+		if (info->op_recompute && info->op_recompute[o])
+			cJSON_AddNumberToObject(it, "recompute", info->op_recompute[o]);
 		cJSON *ps = cJSON_AddArrayToObject(it, "parallel_strategy");
 		for (int i = 0; i < op->ninputs; i++)
 			cJSON_AddItemToArray(ps, int_array(tuples[i], g->tensors[op->in[i]].rank));
@@ -96,7 +123,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 			continue;
 		int o = pt->consumers[0], slot = pt->consumer_slots[0];
 		pl_layout l;
-		pl_op_input_layout(g, &g->ops[o], splits[o], info->devices, slot, &l);
+		pl_op_input_layout(g, &g->ops[o], splits[o], mesh, slot, &l);
 		int64_t dev[PL_MAX_AXES], map[PL_MAX_RANK], local[PL_MAX_RANK];
 		int nd;
 		pl_layout_ms(&l, dev, &nd, map);
@@ -118,10 +145,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	cJSON *groups = cJSON_AddObjectToObject(root, "groups");
 	pl_layout gl;
 	if (big_op >= 0) {
-		pl_op_input_grad_layout(g, &g->ops[big_op], splits[big_op], info->devices, big_slot,
-		                        &gl);
+		pl_op_input_grad_layout(g, &g->ops[big_op], splits[big_op], mesh, big_slot, &gl);
 	} else { /* no params: the first op's first input */
-		pl_op_input_grad_layout(g, &g->ops[0], splits[0], info->devices, 0, &gl);
+		pl_op_input_grad_layout(g, &g->ops[0], splits[0], mesh, 0, &gl);
 	}
 	int8_t dp_axes[PL_MAX_AXES], tp_axes[PL_MAX_AXES];
 	int ndp = 0, ntp = 0;
@@ -135,15 +161,103 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		else
 			dp_axes[ndp++] = (int8_t)a;
 	}
-	cJSON_AddItemToObject(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, info->devices));
-	cJSON_AddItemToObject(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, info->devices));
+	int64_t pp = info->stages > 0 ? info->stages : 1;
+	cJSON_AddItemToObject(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, mesh, pp));
+	cJSON_AddItemToObject(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, mesh, pp));
+	if (info->stages > 0) { /* the same position in every stage */
+		cJSON *all = cJSON_AddArrayToObject(groups, "pp");
+		int64_t *mem = malloc(sizeof *mem * (size_t)pp);
+		for (int64_t r = 0; mem && r < mesh; r++) {
+			for (int64_t s = 0; s < pp; s++)
+				mem[s] = s * mesh + r;
+			cJSON_AddItemToArray(all, int_array(mem, (int)pp));
+		}
+		free(mem);
+	}
 
 	cJSON *cost = cJSON_AddObjectToObject(root, "cost");
 	cJSON_AddNumberToObject(cost, "step_seconds", info->step_s);
 	cJSON_AddNumberToObject(cost, "compute_seconds", info->compute_s);
 	cJSON_AddNumberToObject(cost, "communication_seconds", info->comm_s);
 	cJSON_AddNumberToObject(cost, "peak_memory_bytes", info->mem_bytes);
+	if (info->stages > 0)
+		cJSON_AddNumberToObject(cost, "bubble_seconds", info->bubble_s);
 	return root;
+}
+
+static int get_count(const cJSON *o, const char *k, double lo, double hi, double *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!x)
+		return 0;
+	if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble) || x->valuedouble < lo ||
+	    x->valuedouble > hi)
+		return -1;
+	*v = x->valuedouble;
+	return 1;
+}
+
+pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
+                            int64_t *stages, int64_t *micro_batches, int *zero, int *stage,
+                            uint8_t *recompute, int *is_job, pl_err *err)
+{
+	*stages = *micro_batches = 1;
+	*zero = 0;
+	*is_job = 0;
+	memset(stage, 0, sizeof *stage * (size_t)g->nops);
+	memset(recompute, 0, (size_t)g->nops);
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
+	double v;
+	if (pp) {
+		if (!cJSON_IsObject(pp))
+			return pl_err_set(err, PL_EINVAL, "%s: pipeline: expected an object",
+			                  where);
+		*is_job = 1;
+		int r = get_count(pp, "stages", 1, 1 << 20, &v);
+		if (r < 0)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: pipeline.stages: expected an integer >= 1", where);
+		if (r)
+			*stages = (int64_t)v;
+		r = get_count(pp, "micro_batches", 1, 1 << 30, &v);
+		if (r < 0)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: pipeline.micro_batches: expected an integer >= 1",
+			                  where);
+		if (r)
+			*micro_batches = (int64_t)v;
+	}
+	int r = get_count(root, "optimizer_shard", 0, 3, &v);
+	if (r < 0)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: optimizer_shard: expected a ZeRO level 0, 1, 2 or 3", where);
+	if (r) {
+		*zero = (int)v;
+		*is_job = 1;
+	}
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item");
+	for (int o = 0; o < g->nops; o++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(items, g->ops[o].name);
+		if ((r = get_count(it, "stage", 0, (double)*stages - 1, &v)) < 0)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: op '%s': stage: expected an integer from 0 to %lld",
+			                  where, g->ops[o].name, (long long)*stages - 1);
+		stage[o] = r ? (int)v : 0;
+		if (o > 0 && stage[o] < stage[o - 1])
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: op '%s': stage %d comes after an op on stage %d; stages "
+			    "must not decrease in the model's op order",
+			    where, g->ops[o].name, stage[o], stage[o - 1]);
+		if ((r = get_count(it, "recompute", 0, 2, &v)) < 0)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: op '%s': recompute: expected 0, 1 or 2 (keeps its output)", where,
+			    g->ops[o].name);
+		recompute[o] = r ? (uint8_t)v : 0;
+		*is_job |= recompute[o] != 0;
+	}
+	return PL_OK;
 }
 
 pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)

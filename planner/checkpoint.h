@@ -19,6 +19,14 @@ typedef struct pl_ckpt_info {
 	/* totals and per-op numbers, priced by the cost model */
 	double step_s, compute_s, comm_s, mem_bytes;
 	const double *op_compute_s, *op_comm_s, *op_mem_bytes;
+	/* a whole-job plan (stages >= 1): the plan's layouts are on a mesh of
+	 * mesh_devices = devices / stages; per-op stage and recompute flags */
+	int64_t stages, micro_batches, mesh_devices;
+	int zero;
+	const int *op_stage;
+	const uint8_t *op_recompute;
+	double bubble_s;
+	const double *stage_s; /* per stage: one micro-batch's time */
 } pl_ckpt_info;
 
 /* Builds the checkpoint object. Caller owns the result (cJSON_Delete). */
@@ -33,6 +41,14 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err);
  * messages. */
 pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where, int partial,
                                int64_t **splits, int *has, pl_err *err);
+/* The whole-job fields of a checkpoint: pipeline.stages and micro_batches
+ * (1 when absent), optimizer_shard (0), and per op its stage (0) and
+ * recompute flag (0). stage and recompute have g->nops entries. Returns
+ * PL_EINVAL naming the field when one is malformed; *is_job is set when any
+ * of them is present. */
+pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
+                            int64_t *stages, int64_t *micro_batches, int *zero, int *stage,
+                            uint8_t *recompute, int *is_job, pl_err *err);
 /* Reads a JSON file fully (caller frees *text). */
 pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);
 

@@ -122,7 +122,23 @@ typedef struct builder {
 	pl_graph *g;
 	const char *file;
 	int cap_tensors;
+	int64_t micro; /* > 1: build one micro-batch (batch dimension divided by it) */
 } builder;
+
+/* One micro-batch: dim 0 (the batch) of an input tensor or a Reshape target
+ * divided by b->micro; an error names what cannot be divided. */
+static pl_status micro_dim0(builder *b, int64_t *dim0, const char *what, pl_err *err)
+{
+	if (b->micro <= 1)
+		return PL_OK;
+	if (*dim0 % b->micro)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s: %s: dimension 0 (%lld) does not divide into %lld micro-batches", b->file,
+		    what, (long long)*dim0, (long long)b->micro);
+	*dim0 /= b->micro;
+	return PL_OK;
+}
 
 static int add_tensor(builder *b, const char *name)
 {
@@ -333,6 +349,9 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			            "\"param\", \"const\"",
 			            file, e->string, r->valuestring);
 		t->requires_grad = t->role == PL_ROLE_PARAM;
+		if (t->role == PL_ROLE_INPUT && t->rank > 0 &&
+		    (st = micro_dim0(b, &t->shape[0], where, err)))
+			return st;
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "dtype");
 		if (d && (!cJSON_IsString(d) || pl_dtype_parse(d->valuestring, &t->dtype)))
 			return FAIL("%s: tensors.%s.dtype: expected one of float32, float16, "
@@ -454,6 +473,12 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		}
 		if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
 			goto cleanup;
+		if (op->type == PL_OP_RESHAPE && op->attrs.nshape > 0 && op->attrs.shape[0] > 0) {
+			char what[256];
+			snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
+			if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
+				goto cleanup;
+		}
 		k++;
 	}
 
@@ -556,8 +581,9 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			goto cleanup;
 		}
 		for (int i = 0; i < op->noutputs; i++)
-			if (r->out_shape[i] && (st = check_shape(b, op, &g->tensors[op->out[i]],
-			                                         r->out_shape[i], err)))
+			if (r->out_shape[i] && b->micro <= 1 &&
+			    (st =
+			         check_shape(b, op, &g->tensors[op->out[i]], r->out_shape[i], err)))
 				goto cleanup;
 		if (r->strategy) {
 			int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
@@ -620,11 +646,9 @@ cleanup:
 	return st;
 }
 
-pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
-                             pl_err *err)
+static pl_status load_json(pl_graph **out, const char *text, size_t len, const char *name,
+                           int64_t micro, pl_err *err)
 {
-	if (!out || !text || !name)
-		return pl_err_set(err, PL_EINVAL, "pl_graph_load_json: NULL argument");
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (!root) {
@@ -643,9 +667,19 @@ pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const
 	}
 	g->arena = a;
 	g->path = pl_arena_strdup(a, name);
-	builder b = {.g = g, .file = name};
+	builder b = {.g = g, .file = name, .micro = micro};
 	if ((st = build(&b, root, err)))
 		goto cleanup;
+	g->micro_batches = micro > 1 ? micro : 1;
+	g->source_len = len;
+	char *src = pl_arena_alloc(a, len + 1);
+	if (!src) {
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+		goto cleanup;
+	}
+	memcpy(src, text, len);
+	src[len] = 0;
+	g->source = src;
 	{
 		struct sha256_ctx ctx;
 		uint8_t dig[SHA256_DIGEST_SIZE];
@@ -660,6 +694,44 @@ pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const
 cleanup:
 	cJSON_Delete(root);
 	pl_arena_free(a);
+	return st;
+}
+
+pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
+                             pl_err *err)
+{
+	if (!out || !text || !name)
+		return pl_err_set(err, PL_EINVAL, "pl_graph_load_json: NULL argument");
+	return load_json(out, text, len, name, 1, err);
+}
+
+int64_t pl_graph_batch(const pl_graph *g)
+{
+	int64_t b = 0;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *pt = &g->tensors[t];
+		if (pt->role != PL_ROLE_INPUT || pt->rank == 0)
+			continue;
+		int64_t x = pt->shape[0], y = b;
+		while (y) { /* gcd */
+			int64_t r = x % y;
+			x = y;
+			y = r;
+		}
+		b = x;
+	}
+	return b;
+}
+
+pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_err *err)
+{
+	if (!g->source || g->micro_batches != 1 || m < 1)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: micro-batches are cut from a whole model loaded from JSON",
+		                  g->path);
+	pl_status st = load_json(out, g->source, g->source_len, g->path, m, err);
+	if (st == PL_OK)
+		memcpy((*out)->sha256, g->sha256, sizeof g->sha256);
 	return st;
 }
 

@@ -133,6 +133,9 @@ typedef struct pl_graph {
 	pl_op *ops; /* topological order */
 	int noutputs;
 	int *outputs;
+	int64_t micro_batches; /* 1, or the graph is one of this many micro-batches */
+	const char *source;    /* the JSON it was built from (arena copy) */
+	size_t source_len;
 } pl_graph;
 
 /* Loads a planner.model/1 file. On success *out owns a graph to be released
@@ -142,6 +145,15 @@ pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
 pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
                              pl_err *err);
 void pl_graph_free(pl_graph *g);
+
+/* The batch: the greatest common divisor of dimension 0 of the input
+ * tensors (0 if the model has none). Micro-batch counts divide it. */
+int64_t pl_graph_batch(const pl_graph *g);
+/* One of m micro-batches of g: the same model with dimension 0 of every input
+ * and of every Reshape target divided by m, shapes inferred again. Errors
+ * (exit 2 class) name what does not divide, or an op whose shapes no longer
+ * agree (a Reshape that folds the batch into another dimension). */
+pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_err *err);
 
 int pl_graph_find_op(const pl_graph *g, const char *name);
 int pl_graph_find_tensor(const pl_graph *g, const char *name);

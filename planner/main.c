@@ -15,6 +15,8 @@
 #include "planner/cli.h"
 #include "planner/graph.h"
 #include "executor/exec.h"
+#include "costmodel/pipeline.h"
+#include "search/job.h"
 #include "search/search.h"
 #include "search/ve.h"
 
@@ -230,10 +232,46 @@ static void print_totals(const cJSON *ck, FILE *out)
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
 	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
 	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
-	if (cJSON_IsArray(dp) && cJSON_IsArray(tp))
-		fprintf(out, "largest param: dp degree %d (%d groups), tp degree %d (%d groups)\n",
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(groups, "pp");
+	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
+	if (cJSON_IsObject(pipe)) {
+		double bub =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds"));
+		fprintf(
+		    out,
+		    "pipeline: %g stages of %g devices, %g micro-batches (1F1B), bubble %.6f s; "
+		    "ZeRO %g; recompute %s\n",
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
+		    bub,
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")));
+	}
+	if (cJSON_IsArray(dp) && cJSON_IsArray(tp)) {
+		fprintf(out, "largest param: dp degree %d (%d groups), tp degree %d (%d groups)",
 		        cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)), cJSON_GetArraySize(dp),
 		        cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)), cJSON_GetArraySize(tp));
+		if (cJSON_IsArray(pp))
+			fprintf(out, ", pp degree %d (%d groups)",
+			        cJSON_GetArraySize(cJSON_GetArrayItem(pp, 0)),
+			        cJSON_GetArraySize(pp));
+		fputc('\n', out);
+		/* the groups of rank 0, the way launchers print them */
+		const char *kinds[] = {"dp", "tp", "pp"};
+		const cJSON *arrs[] = {dp, tp, pp};
+		for (int k = 0; k < 3; k++) {
+			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
+			if (!cJSON_IsArray(first))
+				continue;
+			fprintf(out, "  rank 0 %s group: [", kinds[k]);
+			const cJSON *r;
+			int i = 0;
+			cJSON_ArrayForEach (r, first)
+				fprintf(out, "%s%g", i++ ? ", " : "", r->valuedouble);
+			fputs("]\n", out);
+		}
+	}
 }
 
 /* ---- search ---- */
@@ -321,21 +359,31 @@ static const char *const search_help =
     "options:\n"
     "  --devices N           one node of N devices (H100 SXM preset); default 8\n"
     "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100, cpu [:NODES]\n"
-    "  --mode MODE           dp (exact, default) | brute (exhaustive, small graphs);\n"
-    "                        rec, propagate, ilp, auto are planned\n"
+    "  --mode MODE           dp (exact, default) | ilp (GLPK) | rec (fast) |\n"
+    "                        propagate (from annotations) | auto | brute (small graphs)\n"
     "  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
     "                        or 'none'; default: the device memory of the cluster\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3)\n"
     "  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
     "                        limit binds (default 256); a cut set makes the plan unproven\n"
+    "  --dump-lp FILE        ilp: write the instance in CPLEX LP format\n"
+    "\n"
+    "whole-job plan (any of these searches pipeline stages, micro-batches, ZeRO and\n"
+    "recompute together; MODE then plans each stage's mesh):\n"
+    "  --job                 search every dimension not fixed below\n"
+    "  --pipeline-stages N|auto   pipeline stages (1F1B), N dividing the devices\n"
+    "  --micro-batches N|auto     micro-batches per step, N dividing the batch\n"
+    "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights\n"
+    "  --recompute none|full|auto  full: every repeated layer but the last recomputes\n"
     "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
     "  --json                print the checkpoint JSON on stdout instead of the table\n"
     "  --progress            report progress on stderr\n"
     "  -h, --help            this text\n"
     "\n"
-    "example:\n"
-    "  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n";
+    "examples:\n"
+    "  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n"
+    "  planner search gpt3-13b.json --cluster h100x8:2 --job -o plan.json\n";
 
 static int cmd_search(int argc, char **argv)
 {
@@ -344,7 +392,15 @@ static int cmd_search(int argc, char **argv)
 	double limit = -1, tlimit = 0;
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL;
+	/* whole-job dimensions: -2 not given, -1 auto */
+	long long jstages = -2, jmicro = -2, jzero = -2, jrc = -2;
+	int jall = 0;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	                                     {"job", no_argument, 0, 'J'},
+	                                     {"pipeline-stages", required_argument, 0, 'S'},
+	                                     {"micro-batches", required_argument, 0, 'B'},
+	                                     {"zero", required_argument, 0, 'Z'},
+	                                     {"recompute", required_argument, 0, 'R'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"mode", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
@@ -398,6 +454,38 @@ static int cmd_search(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'L': dump_lp = optarg; break;
 		case 'p': prog = 1; break;
+		case 'J': jall = 1; break;
+		case 'S':
+			if (pl_cli_parse_auto(optarg, 1, 1 << 20, -1, &jstages))
+				return pl_cli_usage("search",
+				                    "--pipeline-stages %s: expected 'auto' or an "
+				                    "integer >= 1",
+				                    optarg);
+			break;
+		case 'B':
+			if (pl_cli_parse_auto(optarg, 1, 1 << 30, -1, &jmicro))
+				return pl_cli_usage("search",
+				                    "--micro-batches %s: expected 'auto' or an "
+				                    "integer >= 1",
+				                    optarg);
+			break;
+		case 'Z':
+			if (pl_cli_parse_auto(optarg, 0, 3, -1, &jzero))
+				return pl_cli_usage(
+				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
+			break;
+		case 'R':
+			if (!strcmp(optarg, "none"))
+				jrc = 0;
+			else if (!strcmp(optarg, "full"))
+				jrc = 1;
+			else if (!strcmp(optarg, "auto"))
+				jrc = -1;
+			else
+				return pl_cli_usage("search",
+				                    "--recompute %s: expected none, full or auto",
+				                    optarg);
+			break;
 		case 'h': fputs(search_help, stdout); return 0;
 		default:
 			return pl_cli_usage("search", "unknown or incomplete option '%s'",
@@ -409,6 +497,13 @@ static int cmd_search(int argc, char **argv)
 		                    optind < argc - 1 ? ", got more" : "");
 	if (dump_lp && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
+	int job = jall || jstages != -2 || jmicro != -2 || jzero != -2 || jrc != -2;
+	if (job && (load || dump_lp || !strcmp(mode, "propagate") || !strcmp(mode, "brute")))
+		return pl_cli_usage("search",
+		                    "a whole-job search (--job, --pipeline-stages, "
+		                    "--micro-batches, --zero, --recompute) plans with dp, ilp, rec "
+		                    "or auto, without --load or --dump-lp%s",
+		                    "");
 	const pl_searcher *s = pl_searcher_get(mode);
 	if (!s) {
 		return pl_cli_usage(
@@ -432,6 +527,41 @@ static int cmd_search(int argc, char **argv)
 	}
 	if (limit < 0)
 		limit = cl.memory_bytes;
+	if (job) {
+		pl_search_opts jso = {.memory_limit = limit,
+		                      .time_limit_s = tlimit,
+		                      .pareto_cap = cap,
+		                      .progress = prog || isatty(2) ? on_progress : NULL};
+		/* not given with --job: auto; not given without it: 1 stage, 1
+		 * micro-batch, ZeRO 0, no recompute */
+		pl_job_opts jo = {.stages = jstages >= 0            ? jstages
+		                            : jstages == -1 || jall ? 0
+		                                                    : 1,
+		                  .micro_batches = jmicro >= 0            ? jmicro
+		                                   : jmicro == -1 || jall ? 0
+		                                                          : 1,
+		                  .zero = jzero >= 0            ? (int)jzero
+		                          : jzero == -1 || jall ? -1
+		                                                : 0,
+		                  .recompute = jrc >= 0            ? (int)jrc
+		                               : jrc == -1 || jall ? -1
+		                                                   : 0,
+		                  .inner = s};
+		pl_job_plan jp;
+		if ((st = pl_search_job(g, &cl, &jso, &jo, &jp, &err))) {
+			rc = pl_cli_fail(st, &err);
+			goto cleanup;
+		}
+		st = pl_cli_job_checkpoint(&jp, &cl, mode, limit, &ck, &err);
+		double secs = jp.seconds;
+		pl_job_plan_free(&jp);
+		if (st) {
+			rc = pl_cli_fail(st, &err);
+			goto cleanup;
+		}
+		r.seconds = secs;
+		goto write;
+	}
 	if (load) {
 		size_t len;
 		splits = alloc_splits(g);
@@ -504,6 +634,7 @@ static int cmd_search(int argc, char **argv)
 			    g->tensors[e->tensor].name, r.conflicts[k].seconds);
 		}
 	}
+write:;
 	char *txt = ck ? cJSON_Print(ck) : NULL;
 	if (!txt) {
 		rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
@@ -579,21 +710,26 @@ static pl_status cluster_from_ckpt(const cJSON *ck, pl_cluster *cl, pl_err *err)
 	                  "the plan has no cluster block; give --devices N or --cluster");
 }
 
-static cJSON *cost_object(const pl_plancost *pc)
+/* bubble < 0: a per-op plan without pipeline fields */
+static cJSON *cost_object(const pl_plancost *pc, double bubble)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "step_seconds", pc->step_s);
 	cJSON_AddNumberToObject(o, "compute_seconds", pc->compute_s);
 	cJSON_AddNumberToObject(o, "communication_seconds", pc->comm_s);
 	cJSON_AddNumberToObject(o, "peak_memory_bytes", pc->mem_bytes);
+	if (bubble >= 0)
+		cJSON_AddNumberToObject(o, "bubble_seconds", bubble);
 	return o;
 }
 
 /* Prices one plan object; on failure err names the op. When keep is set, the
  * cluster and the plan's split counts (caller frees) are handed back. */
 static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where, const common *co,
-                          pl_plancost *pc, pl_cluster *cl_out, int64_t ***keep, pl_err *err)
+                          pl_plancost *pc, double *bubble, pl_cluster *cl_out, int64_t ***keep,
+                          pl_err *err)
 {
+	*bubble = -1;
 	pl_cluster cl;
 	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
 	                                            : cluster_from_ckpt(plan, &cl, err);
@@ -608,6 +744,25 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 	}
 	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
 		goto cleanup;
+	int is_job = 0;
+	pl_jobcost jc;
+	if ((st = pl_cli_cost_job(g, plan, where, &cl, splits, &jc, &is_job, err)))
+		goto cleanup;
+	if (is_job) {
+		if (keep) {
+			st = pl_err_set(err, PL_EINVAL,
+			                "%s: a pipelined or micro-batched plan cannot run on the "
+			                "executor yet; it runs per-op plans",
+			                where);
+			goto cleanup;
+		}
+		*pc = (pl_plancost){.step_s = jc.step_s,
+		                    .compute_s = jc.compute_s,
+		                    .comm_s = jc.comm_s,
+		                    .mem_bytes = jc.mem_bytes};
+		*bubble = jc.bubble_s;
+		goto cleanup;
+	}
 	int64_t D = pl_cluster_devices_total(&cl);
 	for (int o = 0; o < g->nops; o++)
 		if ((st = pl_op_check_split(&g->ops[o], splits[o], D, err))) {
@@ -677,14 +832,15 @@ static int cmd_cost(int argc, char **argv)
 		cJSON *plan = cJSON_ParseWithLength(text, len);
 		free(text);
 		pl_plancost pc;
+		double bubble;
 		if (!plan)
 			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", strategy);
 		else
-			st = cost_one(g, plan, strategy, &co, &pc, NULL, NULL, &err);
+			st = cost_one(g, plan, strategy, &co, &pc, &bubble, NULL, NULL, &err);
 		if (st) {
 			rc = pl_cli_fail(st, &err);
 		} else {
-			cJSON *o = cost_object(&pc);
+			cJSON *o = cost_object(&pc, bubble);
 			char *s = cJSON_PrintUnformatted(o);
 			puts(s);
 			free(s);
@@ -705,10 +861,11 @@ static int cmd_cost(int argc, char **argv)
 		snprintf(where, sizeof where, "stdin:%ld", lineno);
 		cJSON *plan = cJSON_ParseWithLength(line, (size_t)n);
 		pl_plancost pc;
+		double bubble = -1;
 		if (!plan)
 			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", where);
 		else
-			st = cost_one(g, plan, where, &co, &pc, NULL, NULL, &err);
+			st = cost_one(g, plan, where, &co, &pc, &bubble, NULL, NULL, &err);
 		cJSON *o;
 		if (st) {
 			o = cJSON_CreateObject();
@@ -717,7 +874,7 @@ static int cmd_cost(int argc, char **argv)
 			if (!rc)
 				rc = pl_status_exit_code(st);
 		} else {
-			o = cost_object(&pc);
+			o = cost_object(&pc, bubble);
 		}
 		char *s = cJSON_PrintUnformatted(o);
 		puts(s);
@@ -1029,7 +1186,8 @@ static int cmd_run(int argc, char **argv)
 		st = pl_err_set(&err, PL_EINVAL, "%s: not valid JSON", strategy);
 		goto done;
 	}
-	if ((st = cost_one(g, ck, strategy, &co, &pc, &cl, &splits, &err)))
+	double bubble;
+	if ((st = cost_one(g, ck, strategy, &co, &pc, &bubble, &cl, &splits, &err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);
 	if ((st = pl_backend_cpu(&be, D, 0, &err)))

@@ -73,8 +73,12 @@ pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_resu
 		st = pl_search_err_no_fit(err, o->memory_limit, least_m);
 		goto cleanup;
 	}
-	r->step_s = best;
-	r->mem_bytes = best_m;
+	(void)best;
+	(void)best_m;
+	if (pl_search_result_price(p, r)) { /* the step under the problem's job */
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	r->optimal = 1;
 cleanup:
 	free(et);

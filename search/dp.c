@@ -305,7 +305,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	}
 	if (o->time_limit_s > 0)
 		c.deadline = t0 + o->time_limit_s;
-	c.nruns = o->no_repeat ? 0 : pl_find_runs(p->g, c.runs, 64);
+	c.nruns = o->no_repeat ? 0 : pl_problem_runs(p, c.runs, 64);
 	for (int op = 0; op < p->nops; op++)
 		c.run_of[op] = -1;
 	for (int k = 0; k < c.nruns; k++) {

@@ -164,7 +164,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	for (int op = 0; op < n; op++)
 		c.var[op] = op;
 	if (full_cols > PL_ILP_SHARE_COLUMNS && !o->no_repeat) {
-		nruns = pl_find_runs(g, runs, 64);
+		nruns = pl_problem_runs(p, runs, 64);
 		for (int k = 0; k < nruns; k++)
 			for (int b = 2; b < runs[k].count; b++)
 				for (int i = 0; i < runs[k].len; i++) {

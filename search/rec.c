@@ -238,7 +238,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	const pl_graph *g = p->g;
 	recctx c = {.p = p};
 	pl_run runs[64];
-	int nruns = o->no_repeat ? 0 : pl_find_runs(g, runs, 64);
+	int nruns = o->no_repeat ? 0 : pl_problem_runs(p, runs, 64);
 	c.split = malloc(sizeof *c.split * (size_t)g->nops * PL_MAX_LOOPS);
 	c.active = calloc((size_t)g->nops, 1);
 	c.done = calloc((size_t)g->nops, 1);

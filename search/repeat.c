@@ -27,10 +27,12 @@ static int tensor_equal(const pl_tensor *a, const pl_tensor *b)
 }
 
 /* Are ops [a, a+len) and [b, b+len) the same block? */
-static int block_equal(const pl_graph *g, int a, int b, int len)
+static int block_equal(const pl_graph *g, const uint8_t *tag, int a, int b, int len)
 {
 	for (int k = 0; k < len; k++) {
 		const pl_op *x = &g->ops[a + k], *y = &g->ops[b + k];
+		if (tag && tag[a + k] != tag[b + k])
+			return 0;
 		if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
 		    x->has_strategy != y->has_strategy ||
 		    memcmp(&x->attrs, &y->attrs, sizeof x->attrs) ||
@@ -59,17 +61,16 @@ static int block_equal(const pl_graph *g, int a, int b, int len)
 	return 1;
 }
 
-int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
+int pl_clean_cuts(const pl_graph *g, int *cuts)
 {
-	int n = g->nops, nr = 0;
-	if (n < 4)
-		return 0;
+	int n = g->nops, nc = 0;
 	int *cnt = calloc((size_t)n + 1, sizeof *cnt),
 	    *params = calloc((size_t)n + 1, sizeof *params);
-	int *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
-	long long *idsum = calloc((size_t)n + 1, sizeof *idsum);
-	if (!cnt || !params || !cuts || !idsum)
-		goto done;
+	if (!cnt || !params) {
+		free(cnt);
+		free(params);
+		return -1;
+	}
 	for (int t = 0; t < g->ntensors; t++) {
 		const pl_tensor *tt = &g->tensors[t];
 		if (tt->nconsumers == 0 || tt->role == PL_ROLE_INPUT || tt->role == PL_ROLE_CONST)
@@ -87,25 +88,35 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 		/* crosses cuts start .. last-1 */
 		cnt[start]++;
 		cnt[last]--;
-		idsum[start] += t;
-		idsum[last] -= t;
 		if (tt->role == PL_ROLE_PARAM) {
 			params[start]++;
 			params[last]--;
 		}
 	}
 	/* segment boundaries: 0, clean cuts + 1, n */
-	int nc = 0, run = 0, prun = 0;
-	long long ids = 0;
+	int run = 0, prun = 0;
 	cuts[nc++] = 0;
 	for (int p = 0; p < n - 1; p++) {
 		run += cnt[p];
 		prun += params[p];
-		ids += idsum[p];
 		if (run == 1 && prun == 0)
 			cuts[nc++] = p + 1;
 	}
 	cuts[nc++] = n;
+	free(cnt);
+	free(params);
+	return nc;
+}
+
+static int find_runs(const pl_graph *g, const uint8_t *tag, pl_run *runs, int max)
+{
+	int n = g->nops, nr = 0;
+	if (n < 4)
+		return 0;
+	int *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
+	int nc = cuts ? pl_clean_cuts(g, cuts) : -1;
+	if (nc < 0)
+		goto done;
 	int nseg = nc - 1;
 	for (int s = 0; s < nseg && nr < max;) {
 		int best_p = 0, best_k = 0, best_cover = 0;
@@ -113,7 +124,7 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 			int len = cuts[s + P] - cuts[s], k = 1;
 			while (s + (k + 1) * P <= nseg &&
 			       cuts[s + (k + 1) * P] - cuts[s + k * P] == len &&
-			       block_equal(g, cuts[s], cuts[s + k * P], len))
+			       block_equal(g, tag, cuts[s], cuts[s + k * P], len))
 				k++;
 			if (k >= 2 && k * len > best_cover) {
 				best_cover = k * len;
@@ -143,9 +154,16 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 		s += best_p * best_k;
 	}
 done:
-	free(cnt);
-	free(params);
 	free(cuts);
-	free(idsum);
 	return nr;
+}
+
+int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
+{
+	return find_runs(g, NULL, runs, max);
+}
+
+int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
+{
+	return find_runs(p->g, p->job.recompute, runs, max);
 }

@@ -77,5 +77,12 @@ typedef struct pl_run {
 
 /* Finds runs; returns their number (at most max). */
 int pl_find_runs(const pl_graph *g, pl_run *runs, int max);
+/* The same, where ops priced differently by the problem's job (recompute)
+ * also break a repetition. Searchers use this one. */
+int pl_problem_runs(const pl_problem *p, pl_run *runs, int max);
+/* Segment boundaries: 0, every clean cut (after op k: cuts[] holds k + 1),
+ * nops; returns how many (cuts has room for nops + 2), or -1 out of memory.
+ * A clean cut has exactly one activation and no param crossing it. */
+int pl_clean_cuts(const pl_graph *g, int *cuts);
 
 #endif

@@ -289,6 +289,35 @@ echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device
 check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \
   '[ $? -eq 2 ] && grep -q "device.gemm_efficiency.max" "$T/err"'
 
+# --- whole-job plans: GPT-3-13B-shaped layers on 2 nodes x 8 with two
+# pipeline stages; rank groups consistent, `cost` reproduces the step
+G13="$SRC/tests/fixtures/models/gpt13b-2layers.json"
+"$PLANNER" search "$G13" --cluster h100x8:2 --pipeline-stages 2 --micro-batches auto \
+  --zero auto -o "$T/job.plan" > "$T/out" 2>&1
+check "job search with 2 stages exits 0" '[ $? -eq 0 ] && grep -q "rank 0 pp group" "$T/out"'
+check "job: 2 stages, 1F1B, every op on stage 0 or 1, both used" \
+  '[ "$(jq -c "[.pipeline.stages, .pipeline.schedule, ([.parallel_strategy_item[].stage] | unique)]" "$T/job.plan")" = "[2,\"1F1B\",[0,1]]" ]'
+for k in dp tp pp; do
+  check "job: every rank in exactly one $k group" \
+    '[ "$(jq -c "[.groups.$k[][]] | sort" "$T/job.plan")" = "$(jq -nc "[range(16)]")" ]'
+done
+check "job: dp x tp x pp degrees multiply to 16" \
+  '[ "$(jq "[.groups.dp[0], .groups.tp[0], .groups.pp[0]] | map(length) | .[0] * .[1] * .[2]" "$T/job.plan")" = 16 ]'
+check "job: tp groups inside a node" \
+  '[ "$(jq "[.groups.tp[] | map(. / 8 | floor) | unique | length] | max" "$T/job.plan")" = 1 ]'
+"$PLANNER" cost "$G13" --strategy "$T/job.plan" > "$T/jc"
+check "cost reproduces the job plan's step, memory and bubble" \
+  '[ "$(jq -c "[.step_seconds, .peak_memory_bytes, .bubble_seconds]" "$T/jc")" = "$(jq -c "[.cost.step_seconds, .cost.peak_memory_bytes, .cost.bubble_seconds]" "$T/job.plan")" ]'
+jq '.pipeline.micro_batches = 7' "$T/job.plan" > "$T/bad.plan"
+"$PLANNER" cost "$G13" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"
+check "cost: micro-batches that do not divide the batch exit 2 naming them" \
+  '[ $? -eq 2 ] && grep -q "micro_batches 7" "$T/err"'
+"$PLANNER" search "$G13" --cluster h100x8:2 --pipeline-stages 3 > /dev/null 2> "$T/err"
+check "search: 3 stages of 16 devices exit 2 saying why" \
+  '[ $? -eq 2 ] && grep -q "3 pipeline stages" "$T/err"'
+"$PLANNER" search "$G13" --zero 5 > /dev/null 2> "$T/err"
+check "search: --zero 5 exits 2" '[ $? -eq 2 ] && grep -q "zero 5" "$T/err"'
+
 # --- --help on every command
 for c in search cost strategies explain run calibrate topology; do
   "$PLANNER" $c --help > "$T/help" 2>&1

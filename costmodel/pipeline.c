@@ -1,0 +1,145 @@
+/* Pipeline pricing (see pipeline.h). */
+#include "costmodel/pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/layout.h"
+
+int pl_stage_link(int64_t stage_devices, int64_t devices_per_node, int to_stage)
+{
+	int64_t a = (int64_t)(to_stage - 1) * stage_devices, b = (int64_t)to_stage * stage_devices;
+	return devices_per_node > 0 && a / devices_per_node == b / devices_per_node ? PL_LINK_INTRA
+	                                                                            : PL_LINK_INTER;
+}
+
+double pl_p2p_link_time(const pl_cluster *c, double bytes, int requires_grad, int link)
+{
+	double t = pl_cluster_coll_time(c, PL_COLL_SEND_RECV, link, 2, bytes);
+	return requires_grad ? 2 * t : t;
+}
+
+double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t stage_devices,
+                   int64_t devices_per_node, int to_stage)
+{
+	return pl_p2p_link_time(c, bytes, requires_grad,
+	                        pl_stage_link(stage_devices, devices_per_node, to_stage));
+}
+
+void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, pl_jobcost *out)
+{
+	memset(out, 0, sizeof *out);
+	double sum = 0, tmax = -1, umax = 0;
+	for (int s = 0; s < stages; s++) {
+		double t = st[s].mb_compute_s + st[s].mb_comm_s;
+		double u = st[s].step_compute_s + st[s].step_comm_s;
+		sum += t;
+		if (t > tmax) {
+			tmax = t;
+			out->bottleneck = s;
+		}
+		if (u > umax)
+			umax = u;
+		if (st[s].mem_bytes > out->mem_bytes)
+			out->mem_bytes = st[s].mem_bytes;
+	}
+	double m = (double)micro_batches;
+	out->step_s = sum + (m - 1) * tmax + umax;
+	const pl_stagecost *b = &st[out->bottleneck];
+	out->compute_s = m * b->mb_compute_s + b->step_compute_s;
+	out->comm_s = m * b->mb_comm_s + b->step_comm_s;
+	out->bubble_s = out->step_s - out->compute_s - out->comm_s;
+	if (out->bubble_s < 0)
+		out->bubble_s = 0;
+}
+
+void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stagecost *acc,
+                    double *act)
+{
+	pl_nodeparts pt;
+	pl_jobshare js;
+	pl_cost_node_parts(p, o, split, &pt);
+	pl_parts_split(p, o, &pt, &js);
+	acc->mb_compute_s += js.mb_compute_s;
+	acc->mb_comm_s += js.mb_comm_s;
+	acc->step_compute_s += js.step_compute_s;
+	acc->step_comm_s += js.step_comm_s;
+	acc->mem_bytes += js.state_bytes;
+	*act += js.act_bytes;
+}
+
+int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
+                 int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out)
+{
+	const pl_graph *g = p->g;
+	int64_t pp = p->job.stages, m = p->job.micro_batches;
+	for (int o = 0; o < p->nops; o++)
+		if (stage[o] < 0 || stage[o] >= pp || (o > 0 && stage[o] < stage[o - 1]))
+			return -1;
+	pl_stagecost *st = per_stage ? per_stage : calloc((size_t)pp, sizeof *st);
+	double *act = calloc((size_t)pp, sizeof *act);
+	if (!st || !act) {
+		if (!per_stage)
+			free(st);
+		free(act);
+		return -1;
+	}
+	memset(st, 0, sizeof *st * (size_t)pp);
+	for (int o = 0; o < p->nops; o++)
+		pl_job_op_cost(p, o, splits[o], &st[stage[o]], &act[stage[o]]);
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		int ds = stage[ed->dst_op];
+		pl_stagecost *s = &st[ds];
+		s->mb_comm_s += pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
+		if (stage[ed->src_op] == ds)
+			continue;
+		pl_layout src, dst;
+		pl_edge_layouts(p, e, splits[ed->src_op], splits[ed->dst_op], &src, &dst);
+		double bytes = pl_layout_local_bytes(&src);
+		if (ed->src_is_input) { /* a param read on two stages: sum its gradients */
+			s->step_comm_s +=
+			    pl_cluster_coll_time(p->c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, 2, bytes);
+			continue;
+		}
+		/* one send per tensor and stage, however many ops there read it */
+		const pl_tensor *t = &g->tensors[ed->tensor];
+		int dup = 0;
+		for (int k = 0; k < t->nconsumers && !dup; k++)
+			dup = t->consumers[k] < ed->dst_op && stage[t->consumers[k]] == ds;
+		if (dup)
+			continue;
+		double tt =
+		    pl_p2p_time(p->c, bytes, t->requires_grad, p->devices, devices_per_node, ds);
+		s->mb_comm_s += tt;
+		s->p2p_s += tt;
+	}
+	for (int s = 0; s < pp; s++) {
+		int64_t inflight = pp - s < m ? pp - s : m;
+		st[s].mem_bytes += (double)inflight * act[s];
+	}
+	pl_job_combine(st, pp, m, out);
+	if (!per_stage)
+		free(st);
+	free(act);
+	return 0;
+}
+
+int pl_stage_mesh(const pl_cluster *c, int64_t k, pl_cluster *out)
+{
+	*out = *c;
+	int64_t dpn = c->devices_per_node;
+	if (k < 1)
+		return -1;
+	if (k >= dpn) {
+		if (k % dpn)
+			return -1;
+		out->nodes = k / dpn;
+	} else {
+		if (dpn % k)
+			return -1;
+		out->nodes = 1;
+		out->devices_per_node = k;
+	}
+	return 0;
+}

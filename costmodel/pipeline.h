@@ -1,0 +1,62 @@
+/* The step of a whole training job: pipeline stages run 1F1B over m
+ * micro-batches, each stage a mesh of D/pp devices with its own per-op plan.
+ *
+ *   step = sum_s t_s + (m - 1) max_s t_s + max_s u_s
+ *
+ * t_s: one micro-batch's forward and backward on stage s (kernels, the ops'
+ * collectives, redistributions, and the sends that bring its input from
+ * stage s-1 and return the gradient); u_s: the once-a-step gradient sync and
+ * optimizer of its params. Memory of stage s: its state (by ZeRO level) plus
+ * min(m, pp - s) micro-batches of kept activations (1F1B's in-flight count).
+ * With pp = 1 this is pl_cost_plan's step. */
+#ifndef PL_PIPELINE_H
+#define PL_PIPELINE_H
+
+#include "costmodel/cost.h"
+
+typedef struct pl_stagecost {
+	double mb_compute_s, mb_comm_s;     /* one micro-batch */
+	double step_compute_s, step_comm_s; /* once a step */
+	double mem_bytes;                   /* per device */
+	double p2p_s;                       /* sends into this stage (in mb_comm_s) */
+} pl_stagecost;
+
+typedef struct pl_jobcost {
+	double step_s;
+	/* the bottleneck stage's own work, and its idle time: they add up to step */
+	double compute_s, comm_s, bubble_s;
+	double mem_bytes; /* the largest stage's, per device */
+	int bottleneck;
+} pl_jobcost;
+
+/* Time of the sends across the boundary into a stage: an activation of
+ * `bytes` per rank forward and, if it needs one, its gradient back; inter-node
+ * unless both stages sit in one node (stages of `stage_devices` consecutive
+ * ranks, `devices_per_node` to a node of the whole cluster). */
+double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t stage_devices,
+                   int64_t devices_per_node, int to_stage);
+/* The link class between stage to_stage - 1 and to_stage, and the send time
+ * on a given link class. */
+int pl_stage_link(int64_t stage_devices, int64_t devices_per_node, int to_stage);
+double pl_p2p_link_time(const pl_cluster *c, double bytes, int requires_grad, int link);
+
+/* Prices a plan: splits per op on the problem's mesh (one stage's devices),
+ * stage[op] non-decreasing from 0 to the job's stages - 1, whole-cluster
+ * devices_per_node for the sends. per_stage (job.stages entries) may be NULL.
+ * Returns 0, or -1 if stage[] is not a valid assignment. */
+int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
+                 int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out);
+
+/* One stage's mesh of k consecutive ranks: whole nodes of c, or a part of one
+ * node. Returns -1 when k does not tile the nodes. */
+int pl_stage_mesh(const pl_cluster *c, int64_t k, pl_cluster *out);
+
+/* Adds op o's share (its kernels, collectives, sync, optimizer and state; not
+ * its edges) to acc, and its kept activations of one micro-batch to *act. */
+void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stagecost *acc,
+                    double *act);
+
+/* step from per-stage costs (the formula above) */
+void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, pl_jobcost *out);
+
+#endif

@@ -1,0 +1,673 @@
+/* The outer search of a whole training job (see job.h).
+ *
+ * Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
+ * the batch), recompute (none, or every layer but the last of each run) and
+ * ZeRO 0..3. For each point the inner searcher plans one stage mesh on one
+ * micro-batch with the job folded into the node costs (pl_problem_new_job).
+ * With one stage that plan's price is the step and the inner searcher's
+ * optimum is the point's optimum. With pp stages the inner problem is the
+ * relaxation "all stages on one mesh, memory summed over stages with one
+ * micro-batch in flight" whose optimum bounds the point from below; stage
+ * boundaries then come from pl_pipeline_partition on that plan, and if no
+ * split fits, the inner memory budget shrinks and the plan is redone. */
+#include "search/job.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/layout.h"
+#include "search/ve.h"
+
+#define PART_MAX_SCANS 20000
+
+/* ---- stage boundaries ---- */
+
+static double part_dp(const double *T, const double *S, const double *A, const pl_segcost *seg,
+                      int K, int64_t pp, int64_t m, double lim, int64_t k, int64_t dpn, double tmax,
+                      double *f, int *arg)
+{
+	const double inf = INFINITY;
+	for (size_t q = 0; q < (size_t)(pp + 1) * (size_t)(K + 1); q++)
+		f[q] = inf;
+	f[0] = 0;
+	for (int s = 0; s < pp; s++) {
+		int64_t inflight = pp - s < m ? pp - s : m;
+		int link = s > 0 ? pl_stage_link(k, dpn, s) : 0;
+		double *fs = f + (size_t)s * (K + 1), *fn = f + (size_t)(s + 1) * (K + 1);
+		int *an = arg + (size_t)(s + 1) * (K + 1);
+		for (int j = s + 1; j <= K - (int)(pp - s - 1); j++) {
+			double best = inf;
+			int bi = -1;
+			for (int i = s; i < j; i++) {
+				if (fs[i] == inf)
+					continue;
+				double t = T[j] - T[i] + (s > 0 ? seg[i].p2p[link] : 0);
+				if (t > tmax)
+					continue;
+				double mem = S[j] - S[i] + (double)inflight * (A[j] - A[i]);
+				if (lim > 0 && mem > lim)
+					continue;
+				if (fs[i] + t < best) {
+					best = fs[i] + t;
+					bi = i;
+				}
+			}
+			fn[j] = best;
+			an[j] = bi;
+		}
+	}
+	return f[(size_t)pp * (K + 1) + K];
+}
+
+/* first[] from arg; returns the largest stage time */
+static double part_read(const double *T, const pl_segcost *seg, int K, int64_t pp, int64_t k,
+                        int64_t dpn, const int *arg, int *first)
+{
+	int j = K;
+	double mx = 0;
+	first[pp] = K;
+	for (int64_t s = pp; s > 0; s--) {
+		int i = arg[(size_t)s * (K + 1) + j];
+		first[s - 1] = i;
+		double t =
+		    T[j] - T[i] + (s > 1 ? seg[i].p2p[pl_stage_link(k, dpn, (int)s - 1)] : 0);
+		if (t > mx)
+			mx = t;
+		j = i;
+	}
+	return mx;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m, double mem_limit,
+                             int64_t stage_devices, int64_t devices_per_node, int *first,
+                             int *proven)
+{
+	*proven = 1;
+	if (K < pp || pp < 1)
+		return -1;
+	double *T = malloc(sizeof *T * (size_t)(K + 1)), *S = malloc(sizeof *S * (size_t)(K + 1)),
+	       *A = malloc(sizeof *A * (size_t)(K + 1));
+	double *f = malloc(sizeof *f * (size_t)(pp + 1) * (size_t)(K + 1));
+	int *arg = malloc(sizeof *arg * (size_t)(pp + 1) * (size_t)(K + 1));
+	int *tmp = malloc(sizeof *tmp * (size_t)(pp + 1));
+	size_t ncand = 0, capc = (size_t)K * (size_t)(K + 1) * 3 / 2 + 4;
+	double *cand = NULL, result = -1;
+	if (!T || !S || !A || !f || !arg || !tmp)
+		goto done;
+	T[0] = S[0] = A[0] = 0;
+	for (int j = 0; j < K; j++) {
+		T[j + 1] = T[j] + seg[j].t;
+		S[j + 1] = S[j] + seg[j].state;
+		A[j + 1] = A[j] + seg[j].act;
+	}
+	if (m <= 1) { /* the step is the sum: no bound on stage times */
+		if (part_dp(T, S, A, seg, K, pp, m, mem_limit, stage_devices, devices_per_node,
+		            INFINITY, f, arg) < INFINITY) {
+			double mx =
+			    part_read(T, seg, K, pp, stage_devices, devices_per_node, arg, first);
+			(void)mx;
+			result = f[(size_t)pp * (K + 1) + K];
+		}
+		goto done;
+	}
+	/* every stage time a split can have, ascending */
+	cand = malloc(sizeof *cand * capc);
+	if (!cand)
+		goto done;
+	for (int i = 0; i < K; i++)
+		for (int j = i + 1; j <= K; j++) {
+			double t = T[j] - T[i];
+			if (i == 0) {
+				cand[ncand++] = t;
+			} else {
+				cand[ncand++] = t + seg[i].p2p[0];
+				cand[ncand++] = t + seg[i].p2p[1];
+			}
+		}
+	qsort(cand, ncand, sizeof *cand, cmp_double);
+	size_t u = 0;
+	for (size_t q = 0; q < ncand; q++)
+		if (!u || cand[q] != cand[u - 1])
+			cand[u++] = cand[q];
+	ncand = u;
+	/* the smallest feasible bound (feasibility grows with it) */
+	size_t lo = 0, hi = ncand;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (part_dp(T, S, A, seg, K, pp, m, mem_limit, stage_devices, devices_per_node,
+		            cand[mid], f, arg) < INFINITY)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == ncand)
+		goto done;
+	/* Alpa's scan: at bound c the DP's split costs at most min sum + (m-1) c, so
+	 * scanning every bound up to the optimum's largest stage finds it; stop once
+	 * any split with a stage >= c costs more than the best (sum >= T[K]) */
+	double best = INFINITY;
+	int scans = 0;
+	for (size_t q = lo; q < ncand; q++) {
+		if (T[K] + (double)(m - 1) * cand[q] >= best)
+			break;
+		if (++scans > PART_MAX_SCANS) {
+			*proven = 0;
+			break;
+		}
+		double sum = part_dp(T, S, A, seg, K, pp, m, mem_limit, stage_devices,
+		                     devices_per_node, cand[q], f, arg);
+		if (sum == INFINITY)
+			continue;
+		double mx = part_read(T, seg, K, pp, stage_devices, devices_per_node, arg, tmp);
+		double v = sum + (double)(m - 1) * mx;
+		if (v < best) {
+			best = v;
+			memcpy(first, tmp, sizeof *first * (size_t)(pp + 1));
+		}
+	}
+	result = best < INFINITY ? best : -1;
+done:
+	free(T);
+	free(S);
+	free(A);
+	free(f);
+	free(arg);
+	free(tmp);
+	free(cand);
+	return result;
+}
+
+/* ---- recompute ---- */
+
+int pl_job_recompute_flags(const pl_graph *g, uint8_t *flags)
+{
+	pl_run runs[64];
+	int nr = pl_find_runs(g, runs, 64), blocks = 0;
+	memset(flags, 0, (size_t)g->nops);
+	for (int k = 0; k < nr; k++)
+		for (int b = 0; b + 1 < runs[k].count; b++) {
+			int first = runs[k].first + b * runs[k].len;
+			for (int i = 0; i < runs[k].len; i++)
+				flags[first + i] = 1;
+			flags[first + runs[k].out_pos] = 2;
+			blocks++;
+		}
+	return blocks;
+}
+
+/* ---- the outer search ---- */
+
+void pl_job_plan_free(pl_job_plan *jp)
+{
+	if (!jp)
+		return;
+	pl_search_result_free(&jp->r);
+	pl_problem_free(jp->p);
+	pl_graph_free(jp->g);
+	free(jp->stage);
+	free(jp->stages);
+	memset(jp, 0, sizeof *jp);
+}
+
+/* segment costs of a plan between the graph's clean cuts */
+static pl_segcost *segments(const pl_problem *p, const pl_search_result *r, const int *cuts, int K)
+{
+	const pl_graph *g = p->g;
+	pl_segcost *seg = calloc((size_t)K + 1, sizeof *seg);
+	int *segof = malloc(sizeof *segof * ((size_t)p->nops + 1));
+	if (!seg || !segof) {
+		free(seg);
+		free(segof);
+		return NULL;
+	}
+	for (int j = 0; j < K; j++)
+		for (int o = cuts[j]; o < cuts[j + 1]; o++) {
+			pl_stagecost acc = {0};
+			double act = 0;
+			pl_job_op_cost(p, o, pl_search_result_split(p, r, o), &acc, &act);
+			seg[j].t += acc.mb_compute_s + acc.mb_comm_s;
+			seg[j].state += acc.mem_bytes;
+			seg[j].act += act;
+			segof[o] = j;
+		}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		const int64_t *ss = pl_search_result_split(p, r, ed->src_op),
+		              *ds = pl_search_result_split(p, r, ed->dst_op);
+		seg[segof[ed->dst_op]].t += pl_cost_edge(p, e, ss, ds);
+		int a = segof[ed->src_op], b = segof[ed->dst_op];
+		if (a == b || ed->src_is_input)
+			continue;
+		/* the activation crossing cuts a+1..b, sent once to the stage after */
+		const pl_tensor *t = &g->tensors[ed->tensor];
+		int dup = 0;
+		for (int k = 0; k < t->nconsumers && !dup; k++)
+			dup = t->consumers[k] < ed->dst_op && segof[t->consumers[k]] > a;
+		if (dup)
+			continue;
+		pl_layout src, dst;
+		pl_edge_layouts(p, e, ss, ds, &src, &dst);
+		double bytes = pl_layout_local_bytes(&src);
+		for (int j = a + 1; j <= b; j++)
+			for (int l = 0; l < 2; l++)
+				seg[j].p2p[l] += pl_p2p_link_time(p->c, bytes, t->requires_grad, l);
+	}
+	free(segof);
+	return seg;
+}
+
+/* a problem per (m, pp, recompute); points add the ZeRO level */
+typedef struct prob {
+	pl_graph *g;
+	pl_problem *p;
+	pl_cluster mesh;
+	int *cuts, K;
+	int64_t m, pp;
+} prob;
+
+typedef struct point {
+	int prob, zero;
+	double bound; /* the unconstrained optimum: no plan of the point is faster */
+	int done;     /* planned (or shown infeasible) in the first pass */
+} point;
+
+static void progress(const pl_search_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void progress(const pl_search_opts *o, const char *fmt, ...)
+{
+	if (!o->progress)
+		return;
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	o->progress(o->ud, msg);
+}
+
+static int divisors(int64_t n, int64_t *out, int max)
+{
+	int k = 0;
+	for (int64_t d = 1; d <= n && k < max; d++)
+		if (n % d == 0)
+			out[k++] = d;
+	return k;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	double x = ((const point *)a)->bound, y = ((const point *)b)->bound;
+	return x < y ? -1 : x > y;
+}
+
+/* Stages and price of plan r on a point; 0 and the plan taken by out when it
+ * fits and beats out's best, 1 when it does not fit, -1 out of memory. */
+static int try_plan(const pl_cluster *c, prob *pb, int zero, pl_search_result *r, double M,
+                    int *proven, pl_job_plan *out)
+{
+	pl_problem *p = pb->p;
+	int64_t pp = pb->pp, D = pl_cluster_devices_total(c);
+	int *first = calloc((size_t)pp + 1, sizeof *first);
+	int *stage = calloc((size_t)p->nops + 1, sizeof *stage);
+	pl_stagecost *sc = calloc((size_t)pp, sizeof *sc);
+	int64_t **sp = malloc(sizeof *sp * (size_t)p->nops);
+	int rc = -1;
+	if (!first || !stage || !sc || !sp)
+		goto done;
+	*proven = 1;
+	if (pp > 1) {
+		pl_segcost *seg = segments(p, r, pb->cuts, pb->K);
+		if (!seg)
+			goto done;
+		double v = pl_pipeline_partition(seg, pb->K, pp, pb->m, M, D / pp,
+		                                 c->devices_per_node, first, proven);
+		free(seg);
+		if (v < 0) {
+			rc = 1;
+			goto done;
+		}
+		for (int s = 0; s < pp; s++)
+			for (int op = pb->cuts[first[s]]; op < pb->cuts[first[s + 1]]; op++)
+				stage[op] = s;
+	}
+	for (int op = 0; op < p->nops; op++)
+		sp[op] = (int64_t *)pl_search_result_split(p, r, op);
+	pl_jobcost jc;
+	if (pl_job_price(p, sp, stage, c->devices_per_node, sc, &jc))
+		goto done;
+	rc = 1;
+	if ((M > 0 && jc.mem_bytes > M) || jc.step_s >= out->cost.step_s)
+		goto done;
+	/* the new best: the problem stays with the caller */
+	pl_search_result_free(&out->r);
+	free(out->stage);
+	free(out->stages);
+	out->r = *r;
+	memset(r, 0, sizeof *r);
+	out->stage = stage;
+	out->stages = sc;
+	out->cost = jc;
+	out->p = p;
+	out->g = pb->g;
+	out->mesh = pb->mesh;
+	out->p->job.zero = zero; /* restored by the caller before handing out */
+	stage = NULL;
+	sc = NULL;
+	rc = 0;
+done:
+	free(first);
+	free(stage);
+	free(sc);
+	free(sp);
+	return rc;
+}
+
+static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
+                               const pl_job_opts *jo, pl_job_plan *out, pl_err *err);
+
+pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
+                        const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
+{
+	if (jo->stages != 0 && jo->zero >= 0 && jo->recompute >= 0)
+		return search_points(g, c, o, jo, out, err);
+	/* pipeline stages, ZeRO and recompute are memory measures: where the
+	 * search chooses them, it keeps them only if they gain more than
+	 * PL_JOB_SIMPLER over the best plan without them */
+	double t0 = ve_now();
+	pl_status st = search_points(g, c, o, jo, out, err);
+	if (st && st != PL_EINFEASIBLE)
+		return st;
+	pl_job_opts plain = *jo;
+	plain.stages = jo->stages == 0 ? 1 : jo->stages;
+	plain.zero = jo->zero < 0 ? 0 : jo->zero;
+	plain.recompute = jo->recompute < 0 ? 0 : jo->recompute;
+	pl_job_plan simple;
+	pl_err e2 = {{0}};
+	pl_status s2 = search_points(g, c, o, &plain, &simple, &e2);
+	if (s2 == PL_OK && (st || simple.cost.step_s <= out->cost.step_s * (1 + PL_JOB_SIMPLER))) {
+		size_t n = strlen(simple.why);
+		if (st == PL_OK)
+			snprintf(simple.why + n, sizeof simple.why - n,
+			         "; within %g%% of the best plan with pipeline stages, ZeRO or "
+			         "recompute (%.6g s), so without them",
+			         100 * PL_JOB_SIMPLER, out->cost.step_s);
+		simple.points += out->points;
+		simple.pruned += out->pruned;
+		simple.optimal &= st == PL_OK ? out->optimal : 1;
+		pl_job_plan_free(out);
+		*out = simple;
+		out->p->c = &out->mesh;
+		st = PL_OK;
+	} else if (s2 == PL_OK) {
+		out->points += simple.points;
+		out->pruned += simple.pruned;
+		pl_job_plan_free(&simple);
+	}
+	out->seconds = ve_now() - t0;
+	return st;
+}
+
+static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
+                               const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
+{
+	double t0 = ve_now();
+	memset(out, 0, sizeof *out);
+	const pl_searcher *inner = jo->inner ? jo->inner : pl_searcher_get("dp");
+	int64_t D = pl_cluster_devices_total(c), B = pl_graph_batch(g);
+	int64_t pps[64], ms[64];
+	int npp = jo->stages > 0 ? 1 : divisors(D, pps, 64);
+	int nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, ms, 64) : 1;
+	if (jo->stages > 0)
+		pps[0] = jo->stages;
+	if (jo->micro_batches > 0)
+		ms[0] = jo->micro_batches;
+	else if (B <= 0)
+		ms[0] = 1;
+	int z0 = jo->zero >= 0 ? jo->zero : 0, z1 = jo->zero >= 0 ? jo->zero : PL_ZERO_LEVELS - 1;
+	int r0 = jo->recompute >= 0 ? jo->recompute : 0,
+	    r1 = jo->recompute >= 0 ? jo->recompute : 1;
+	double M = o->memory_limit;
+	pl_status st = PL_OK, first_err = PL_OK;
+	pl_err ferr = {{0}};
+	double least_need = INFINITY;
+	int all_exact = 1, best_zero = 0, nprob = 0, npt = 0;
+	prob *probs = calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
+	point *pts = calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
+	uint8_t *flags = NULL;
+	out->cost.step_s = INFINITY;
+	if (!probs || !pts) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	pl_search_opts io = *o;
+	io.progress = NULL;
+	io.memory_limit = 0;
+
+	/* first pass: every point's unconstrained optimum, a lower bound of it;
+	 * where that plan fits it is the point's optimum */
+	for (int a = 0; a < nm; a++) {
+		int64_t m = ms[a];
+		pl_graph *gm = NULL;
+		pl_err e2 = {{0}};
+		pl_status s2 = pl_graph_microbatch(g, m, &gm, &e2);
+		if (s2) {
+			if (jo->micro_batches > 0) { /* asked for: say why not */
+				st = s2;
+				*err = e2;
+				goto cleanup;
+			}
+			continue;
+		}
+		int *cuts = malloc(sizeof *cuts * ((size_t)gm->nops + 2));
+		free(flags);
+		flags = malloc((size_t)gm->nops + 1);
+		int nc = cuts ? pl_clean_cuts(gm, cuts) : -1;
+		if (nc < 0 || !flags) {
+			free(cuts);
+			pl_graph_free(gm);
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		int K = nc - 1, blocks = pl_job_recompute_flags(gm, flags), used = 0;
+		for (int b = 0; b < npp; b++) {
+			int64_t pp = pps[b];
+			pl_cluster mesh;
+			if (pp > K || pl_stage_mesh(c, D / pp, &mesh)) {
+				if (jo->stages > 0) {
+					st = pl_err_set(
+					    err, PL_EINVAL, "%lld pipeline stages: %s",
+					    (long long)pp,
+					    pp > K ? "the model has fewer clean cuts "
+					             "(one activation, no param crossing)"
+					           : "a stage's devices do not tile the nodes");
+					free(cuts);
+					pl_graph_free(gm);
+					goto cleanup;
+				}
+				continue;
+			}
+			for (int rc = r0; rc <= r1; rc++) {
+				if (rc && !blocks)
+					continue; /* no repeated layers: nothing to recompute */
+				pl_job job = {.micro_batches = m,
+				              .stages = pp,
+				              .recompute = rc ? flags : NULL};
+				prob *pb = &probs[nprob];
+				pb->mesh = mesh; /* the problem keeps a pointer to it */
+				if ((s2 = pl_problem_new_job(&pb->p, gm, &pb->mesh, &job, &e2))) {
+					if (!first_err) {
+						first_err = s2;
+						ferr = e2;
+					}
+					continue;
+				}
+				pb->g = gm;
+				pb->cuts = used++ ? NULL : cuts; /* the first owns them */
+				pb->K = K;
+				pb->m = m;
+				pb->pp = pp;
+				for (int q = nprob - 1; !pb->cuts && q >= 0; q--)
+					if (probs[q].g == gm && probs[q].cuts)
+						pb->cuts = probs[q].cuts;
+				nprob++;
+				for (int z = z0; z <= z1; z++) {
+					pl_problem *p = pb->p;
+					pl_problem_set_zero(p, z);
+					double least = 0;
+					for (int op = 0; op < p->nops; op++) {
+						double mn = pl_problem_least_memory(p, op);
+						if (mn < 0) {
+							st = pl_err_set(err, PL_ENOMEM,
+							                "out of memory");
+							goto cleanup;
+						}
+						least += mn;
+					}
+					if (pp == 1 && least < least_need)
+						least_need = least;
+					out->points++;
+					if (M > 0 && least > M * (double)pp)
+						continue; /* no plan of this point fits */
+					point *pt = &pts[npt++];
+					pt->prob = nprob - 1;
+					pt->zero = z;
+					pl_search_result r = {0};
+					if (inner->run(p, &io, &r, &e2)) {
+						pt->bound =
+						    0; /* unknown: plan it in the second pass */
+						continue;
+					}
+					pt->bound = r.optimal ? r.step_s : 0;
+					int ropt = r.optimal;
+					double rstep = r.step_s;
+					int proven, fit = try_plan(c, pb, z, &r, M, &proven, out);
+					if (fit < 0) {
+						pl_search_result_free(&r);
+						st = pl_err_set(err, PL_ENOMEM, "out of memory");
+						goto cleanup;
+					}
+					if (fit == 0)
+						best_zero = z;
+					/* the unconstrained optimum fits: the point's optimum
+					 * (with one stage; with more, its stages are one split
+					 * of one relaxed plan) */
+					pt->done = (fit == 0 || rstep >= out->cost.step_s) &&
+					           ropt && pb->pp == 1 && proven;
+					if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
+						all_exact = 0;
+					pl_search_result_free(&r);
+				}
+				pl_problem_set_zero(pb->p, out->p == pb->p ? best_zero : z0);
+			}
+		}
+		if (!used) {
+			free(cuts);
+			pl_graph_free(gm);
+		}
+	}
+
+	/* second pass, best bound first: plan under the memory limit where the
+	 * unconstrained optimum did not fit, until the bounds pass the best */
+	qsort(pts, (size_t)npt, sizeof *pts, cmp_point);
+	for (int k = 0; k < npt; k++) {
+		point *pt = &pts[k];
+		if (pt->done)
+			continue;
+		if (pt->bound >= out->cost.step_s) {
+			out->pruned += npt - k;
+			break;
+		}
+		prob *pb = &probs[pt->prob];
+		pl_problem *p = pb->p;
+		progress(o, "job: pp %lld, m %lld, zero %d, recompute %s: planning under the limit",
+		         (long long)pb->pp, (long long)pb->m, pt->zero,
+		         p->job.recompute ? "full" : "none");
+		int keep_zero = p->job.zero;
+		pl_problem_set_zero(p, pt->zero);
+		pl_search_opts lo = *o;
+		lo.progress = NULL;
+		double lim = M > 0 ? M * (double)pb->pp : 0;
+		int fitted = 0, exact = 0;
+		for (int tries = 0; tries < 6 && !fitted; tries++, lim *= 0.8) {
+			lo.memory_limit = lim;
+			pl_search_result r = {0};
+			pl_err e2 = {{0}};
+			pl_status is = inner->run(p, &lo, &r, &e2);
+			if (is) {
+				exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
+				break;
+			}
+			if (r.optimal && r.step_s >= out->cost.step_s) {
+				pl_search_result_free(&r);
+				exact = tries == 0; /* its optimum, or a bound of it: no better */
+				break;
+			}
+			int ropt = r.optimal;
+			int proven, fit = try_plan(c, pb, pt->zero, &r, M, &proven, out);
+			pl_search_result_free(&r);
+			if (fit < 0) {
+				st = pl_err_set(err, PL_ENOMEM, "out of memory");
+				goto cleanup;
+			}
+			if (fit == 0) {
+				best_zero = pt->zero;
+				keep_zero = pt->zero;
+			}
+			fitted = fit == 0 || pb->pp == 1;
+			exact = pb->pp == 1 && ropt && proven;
+		}
+		if (!exact)
+			all_exact = 0;
+		pl_problem_set_zero(p, out->p == p ? best_zero : keep_zero);
+	}
+	if (!out->p) {
+		if (first_err && least_need == INFINITY) {
+			st = first_err;
+			*err = ferr;
+		} else {
+			st = pl_search_err_no_fit(err, M, least_need < INFINITY ? least_need : 0);
+		}
+		goto cleanup;
+	}
+	pl_problem_set_zero(out->p, best_zero);
+	out->p->c = &out->mesh; /* probs[] goes away */
+	out->optimal = all_exact;
+	snprintf(out->why, sizeof out->why,
+	         "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
+	         out->points, out->pruned,
+	         all_exact ? ""
+	                   : "; not proven optimal: pipelined points split one relaxed plan "
+	                     "into stages, or a point's plan under the limit is not proven");
+cleanup:
+	/* hand the best problem and graph over; free the rest */
+	for (int q = 0; probs && q < nprob; q++) {
+		if (probs[q].p != out->p)
+			pl_problem_free(probs[q].p);
+		int owner = 1;
+		for (int k = 0; k < q && owner; k++)
+			owner = probs[k].g != probs[q].g;
+		if (owner && probs[q].g != out->g)
+			pl_graph_free(probs[q].g);
+		int cowner = 1;
+		for (int k = 0; k < q && cowner; k++)
+			cowner = probs[k].cuts != probs[q].cuts;
+		if (cowner)
+			free(probs[q].cuts);
+	}
+	free(probs);
+	free(pts);
+	free(flags);
+	out->seconds = ve_now() - t0;
+	if (st)
+		pl_job_plan_free(out);
+	return st;
+}

@@ -1,0 +1,65 @@
+/* The outer search of a whole training job (issue 6): over pipeline stages
+ * (pp, stage boundaries at clean cuts), micro-batches (m), optimizer-state
+ * sharding (ZeRO 0-3) and recompute, each point's per-op plan on one stage's
+ * mesh from an inner searcher (dp by default). Objective: the step of
+ * costmodel/pipeline.h under the per-device memory limit. */
+#ifndef PL_JOB_H
+#define PL_JOB_H
+
+#include "costmodel/pipeline.h"
+#include "search/search.h"
+
+typedef struct pl_job_opts {
+	int64_t stages;           /* 0: search the divisors of the device count */
+	int64_t micro_batches;    /* 0: search the divisors of the batch */
+	int zero;                 /* -1: search 0..3 */
+	int recompute;            /* -1: search; 0 none; 1 every layer but the last of each run */
+	const pl_searcher *inner; /* NULL: dp */
+} pl_job_opts;
+
+typedef struct pl_job_plan {
+	pl_graph *g;        /* the micro-batch graph (owned) */
+	pl_cluster mesh;    /* one stage's devices */
+	pl_problem *p;      /* owned; its job holds m, pp, zero, recompute */
+	pl_search_result r; /* per-op plan on the mesh */
+	int *stage;         /* per op */
+	pl_stagecost *stages;
+	pl_jobcost cost;
+	int points, pruned; /* outer points planned, and skipped by their lower bound */
+	int optimal;        /* every point was planned exactly or bounded out */
+	char why[256];
+	double seconds;
+} pl_job_plan;
+
+/* Where the search chooses pipeline stages, ZeRO or recompute, a plan without
+ * them is kept if its step is within this fraction of the best with them
+ * (they cost memory traffic, buffers and complexity the model prices only in
+ * part, and the cost model is not finer than that). */
+#define PL_JOB_SIMPLER 0.02
+
+pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
+                        const pl_job_opts *jo, pl_job_plan *out, pl_err *err);
+void pl_job_plan_free(pl_job_plan *jp);
+
+/* The recompute flags of `full` recompute for g: ops of every block of each
+ * repeated run but the last get 1, each such block's output op 2 (its output
+ * is the checkpoint the next layer starts from). Returns the number of
+ * recomputed blocks; flags has g->nops entries. */
+int pl_job_recompute_flags(const pl_graph *g, uint8_t *flags);
+
+/* Stage boundaries (Alpa's inter-operator DP). Segment j costs t[j] per
+ * micro-batch, holds state[j] bytes and act[j] bytes of one micro-batch's
+ * activations, and a stage starting at segment j > 0 pays p2p[j][0] (its
+ * predecessor in the same node) or p2p[j][1] (another node) to receive. Stage
+ * s holds min(m, pp - s) micro-batches in flight. Minimizes
+ * sum_s t_s + (m - 1) max_s t_s with every stage within mem_limit (0: none);
+ * first[s] receives the first segment of stage s (first[pp] = K). Returns the
+ * value, or -1 when no split fits; *proven = 0 if its scan stopped early. */
+typedef struct pl_segcost {
+	double t, state, act, p2p[2];
+} pl_segcost;
+double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m, double mem_limit,
+                             int64_t stage_devices, int64_t devices_per_node, int *first,
+                             int *proven);
+
+#endif

@@ -1,0 +1,343 @@
+/* search::job, costmodel::pipeline -- whole-job plans. Stage boundaries
+ * equal the best of all splits; the outer search with one stage equals the
+ * brute-force optimum over every micro-batch count, ZeRO level, recompute
+ * choice and per-op plan; the pipeline price with one stage is the per-op
+ * price; memory that only pipeline stages or ZeRO relieve gets them, and a
+ * model that fits gets neither; micro-batch graphs divide the batch. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "costmodel/pipeline.h"
+#include "search/job.h"
+#include "tests/util/randgraph.h"
+
+/* x[B, H] through L blocks of MatMul(H x H) + Relu */
+static char *mlp_json(int64_t batch, int64_t hidden, int layers)
+{
+	size_t cap = 8192;
+	char *s = malloc(cap);
+	size_t n = 0;
+	n += (size_t)snprintf(s + n, cap - n,
+	                      "{\"format\": \"planner.model/1\", \"name\": \"m\", \"tensors\": "
+	                      "{\"x\": {\"shape\": [%lld, %lld], \"role\": \"input\"}",
+	                      (long long)batch, (long long)hidden);
+	for (int l = 0; l < layers; l++)
+		n += (size_t)snprintf(s + n, cap - n,
+		                      ", \"w%d\": {\"shape\": [%lld, %lld], \"role\": \"param\"}",
+		                      l, (long long)hidden, (long long)hidden);
+	n += (size_t)snprintf(s + n, cap - n, "}, \"ops\": [");
+	for (int l = 0; l < layers; l++) {
+		char in[16];
+		snprintf(in, sizeof in, l ? "a%d" : "x", l - 1);
+		n += (size_t)snprintf(s + n, cap - n,
+		                      "%s{\"name\": \"mm%d\", \"type\": \"MatMul\", \"inputs\": "
+		                      "[\"%s\", \"w%d\"], \"outputs\": [\"h%d\"]}, "
+		                      "{\"name\": \"act%d\", \"type\": \"Relu\", \"inputs\": "
+		                      "[\"h%d\"], \"outputs\": [\"a%d\"]}",
+		                      l ? ", " : "", l, in, l, l, l, l, l);
+	}
+	snprintf(s + n, cap - n, "]}");
+	return s;
+}
+
+/* |a - b| <= tol, with both numbers in the message when not */
+static void near(double a, double b, double tol)
+{
+	if (!(fabs(a - b) <= tol))
+		fail_msg("%.17g != %.17g (tolerance %.3g)", a, b, tol);
+}
+
+static pl_graph *load(const char *json)
+{
+	pl_graph *g;
+	pl_err err;
+	if (pl_graph_load_json(&g, json, strlen(json), "m.json", &err))
+		fail_msg("%s", err.msg);
+	return g;
+}
+
+/* ---- stage boundaries against every split ---- */
+
+static double brute_split(const pl_segcost *seg, int K, int64_t pp, int64_t m, double lim,
+                          int64_t k, int64_t dpn, int *cut, int s, int from, double best)
+{
+	if (s == pp - 1) {
+		cut[s] = from;
+		cut[pp] = K;
+		double sum = 0, mx = 0;
+		for (int q = 0; q < pp; q++) {
+			double t = 0, st = 0, act = 0;
+			for (int j = cut[q]; j < cut[q + 1]; j++) {
+				t += seg[j].t;
+				st += seg[j].state;
+				act += seg[j].act;
+			}
+			if (q > 0)
+				t += seg[cut[q]].p2p[pl_stage_link(k, dpn, q)];
+			int64_t inflight = pp - q < m ? pp - q : m;
+			if (lim > 0 && st + (double)inflight * act > lim)
+				return best;
+			sum += t;
+			mx = t > mx ? t : mx;
+		}
+		double v = sum + (double)(m - 1) * mx;
+		return v < best ? v : best;
+	}
+	cut[s] = from;
+	for (int next = from + 1; next <= K - (int)(pp - s - 1); next++) {
+		cut[s + 1] = next;
+		best = brute_split(seg, K, pp, m, lim, k, dpn, cut, s + 1, next, best);
+	}
+	return best;
+}
+
+static void partition_equals_every_split(void **state)
+{
+	(void)state;
+	rg_rng r = {777};
+	int checked = 0, infeasible = 0;
+	for (int it = 0; it < 400; it++) {
+		int K = 1 + rg_int(&r, 8);
+		int64_t pp = 1 + rg_int(&r, 4), m = 1 + rg_int(&r, 6);
+		int64_t k = 1 << rg_int(&r, 4), dpn = 8; /* stages of 1..8 devices */
+		pl_segcost seg[8];
+		double total_mem = 0;
+		for (int j = 0; j < K; j++) {
+			seg[j].t = 1 + rg_int(&r, 100);
+			seg[j].state = rg_int(&r, 50);
+			seg[j].act = rg_int(&r, 20);
+			seg[j].p2p[0] = rg_int(&r, 5);
+			seg[j].p2p[1] = seg[j].p2p[0] + rg_int(&r, 10);
+			total_mem += seg[j].state + (double)m * seg[j].act;
+		}
+		double lim = rg_int(&r, 3) ? total_mem * (0.2 + 0.6 * rg_int(&r, 100) / 100.0) : 0;
+		int first[9], cut[9], proven;
+		double got = pl_pipeline_partition(seg, K, pp, m, lim, k, dpn, first, &proven);
+		double want = K < pp ? INFINITY
+		                     : brute_split(seg, K, pp, m, lim, k, dpn, cut, 0, 0, INFINITY);
+		if (want == INFINITY) {
+			assert_true(got < 0);
+			infeasible++;
+			continue;
+		}
+		assert_true(proven);
+		near(got, want, 1e-9 * want);
+		/* the split it hands back costs what it says */
+		assert_int_equal(first[0], 0);
+		assert_int_equal(first[pp], K);
+		double sum = 0, mx = 0;
+		for (int s = 0; s < pp; s++) {
+			assert_true(first[s + 1] > first[s]);
+			double t = 0;
+			for (int j = first[s]; j < first[s + 1]; j++)
+				t += seg[j].t;
+			if (s > 0)
+				t += seg[first[s]].p2p[pl_stage_link(k, dpn, s)];
+			sum += t;
+			mx = t > mx ? t : mx;
+		}
+		near(sum + (double)(m - 1) * mx, got, 1e-9 * got);
+		checked++;
+	}
+	assert_true(checked > 150);
+	assert_true(infeasible > 10);
+}
+
+/* ---- one stage: the outer search against brute force ---- */
+
+static pl_problem *job_problem(pl_graph *gm, const pl_cluster *c, int64_t m, int zero, int rc,
+                               uint8_t *flags)
+{
+	pl_job job = {.micro_batches = m, .stages = 1, .zero = zero, .recompute = NULL};
+	if (rc) {
+		assert_true(pl_job_recompute_flags(gm, flags) > 0);
+		job.recompute = flags;
+	}
+	pl_problem *p;
+	pl_err err;
+	if (pl_problem_new_job(&p, gm, c, &job, &err))
+		fail_msg("%s", err.msg);
+	return p;
+}
+
+/* the least step over every point and every per-op plan (brute), without
+ * ZeRO and recompute unless measures is set, and the least memory any of
+ * them needs */
+static double brute_job(const pl_graph *g, const pl_cluster *c, double lim, int measures,
+                        double *least)
+{
+	double best = INFINITY;
+	*least = INFINITY;
+	for (int64_t m = 1; m <= pl_graph_batch(g); m *= 2) {
+		pl_graph *gm;
+		pl_err err;
+		assert_int_equal(pl_graph_microbatch(g, m, &gm, &err), PL_OK);
+		uint8_t flags[64];
+		for (int rc = 0; rc <= measures; rc++)
+			for (int z = 0; z < (measures ? PL_ZERO_LEVELS : 1); z++) {
+				pl_problem *p = job_problem(gm, c, m, z, rc, flags);
+				pl_search_opts o = {.memory_limit = lim};
+				pl_search_result r;
+				pl_status st = pl_search_brute(p, &o, &r, &err);
+				if (st == PL_OK) {
+					/* the pipeline price of a one-stage plan is the plan's
+					 * price */
+					int stage[64] = {0};
+					int64_t *sp[64];
+					for (int op = 0; op < p->nops; op++)
+						sp[op] =
+						    (int64_t *)pl_search_result_split(p, &r, op);
+					pl_jobcost jc;
+					assert_int_equal(pl_job_price(p, sp, stage, 8, NULL, &jc),
+					                 0);
+					near(jc.step_s, r.step_s, 1e-9 * r.step_s);
+					near(jc.mem_bytes, r.mem_bytes, 1e-6 * r.mem_bytes);
+					near(jc.bubble_s, 0, 1e-12);
+					if (r.step_s < best)
+						best = r.step_s;
+					pl_search_result_free(&r);
+				} else {
+					assert_int_equal(st, PL_EINFEASIBLE);
+				}
+				double need = 0;
+				for (int op = 0; op < p->nops; op++)
+					need += pl_problem_least_memory(p, op);
+				*least = need < *least ? need : *least;
+				pl_problem_free(p);
+			}
+		pl_graph_free(gm);
+	}
+	return best;
+}
+
+static void one_stage_search_equals_brute_force(void **state)
+{
+	(void)state;
+	static const int64_t hidden[] = {64, 4096, 1024};
+	static const int64_t batch[] = {8, 4, 16};
+	int bound = 0;
+	for (int c0 = 0; c0 < 3; c0++) {
+		char *json = mlp_json(batch[c0], hidden[c0], 3);
+		pl_graph *g = load(json);
+		free(json);
+		pl_cluster c;
+		pl_err err;
+		assert_int_equal(pl_cluster_devices(&c, 2, &err), PL_OK);
+		double least, free_best = brute_job(g, &c, 0, 1, &least);
+		/* limits from "nothing fits" to "the fastest fits" */
+		for (int k = 0; k <= 5; k++) {
+			double lim = k == 5 ? 0 : least * (0.9 + 0.25 * k);
+			/* the search's rule: the best plan, unless one without the
+			 * memory measures is within PL_JOB_SIMPLER of it */
+			double all = brute_job(g, &c, lim, 1, &least), unused;
+			double plain = brute_job(g, &c, lim, 0, &unused);
+			double want = plain <= all * (1 + PL_JOB_SIMPLER) ? plain : all;
+			pl_search_opts o = {.memory_limit = lim};
+			pl_job_opts jo = {.stages = 1, .zero = -1, .recompute = -1};
+			pl_job_plan jp;
+			pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
+			if (want == INFINITY) {
+				assert_int_equal(st, PL_EINFEASIBLE);
+				continue;
+			}
+			if (st)
+				fail_msg("%s", err.msg);
+			near(jp.cost.step_s, want, 1e-9 * want);
+			assert_true(lim == 0 || jp.cost.mem_bytes <= lim * (1 + 1e-12));
+			assert_true(jp.optimal);
+			bound += want > free_best * (1 + 1e-9);
+			pl_job_plan_free(&jp);
+		}
+		pl_graph_free(g);
+	}
+	assert_true(bound >= 2); /* some limits did bind */
+}
+
+/* ---- what memory forces ---- */
+
+static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void **state)
+{
+	(void)state;
+	/* data parallel is fastest and its replicated optimizer state dominates
+	 * memory: 4 layers of 4096 x 4096 fp32, a batch of 8192 rows */
+	char *json = mlp_json(8192, 4096, 4);
+	pl_graph *g = load(json);
+	free(json);
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	pl_problem *p;
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	double least = 0;
+	for (int op = 0; op < p->nops; op++)
+		least += pl_problem_least_memory(p, op);
+	pl_search_opts o = {0};
+	pl_search_result fast, tight;
+	assert_int_equal(pl_search_dp(p, &o, &fast, &err), PL_OK);
+	assert_true(fast.mem_bytes > 1.5 * least); /* the fastest plan replicates weights */
+
+	pl_job_opts jo = {.zero = -1, .recompute = -1};
+	pl_job_plan jp;
+	/* the fastest per-op plan fits: one stage, no ZeRO, the same step */
+	o.memory_limit = 1.01 * fast.mem_bytes;
+	assert_int_equal(pl_search_job(g, &c, &o, &jo, &jp, &err), PL_OK);
+	assert_int_equal(jp.p->job.stages, 1);
+	assert_int_equal(jp.p->job.zero, 0);
+	near(jp.cost.step_s, fast.step_s, 1e-9 * fast.step_s);
+	pl_job_plan_free(&jp);
+	/* it does not: per-op planning alone must cut the weights (tensor
+	 * parallel everywhere); sharding the optimizer state or splitting the
+	 * layers into stages is cheaper, and the job search takes one of them */
+	o.memory_limit = 0.5 * (least + fast.mem_bytes);
+	assert_int_equal(pl_search_dp(p, &o, &tight, &err), PL_OK);
+	assert_true(tight.step_s > fast.step_s);
+	assert_int_equal(pl_search_job(g, &c, &o, &jo, &jp, &err), PL_OK);
+	assert_true(jp.p->job.stages > 1 || jp.p->job.zero > 0);
+	assert_true(jp.cost.mem_bytes <= o.memory_limit);
+	assert_true(jp.cost.step_s < tight.step_s);
+	pl_job_plan_free(&jp);
+	pl_search_result_free(&fast);
+	pl_search_result_free(&tight);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+/* ---- micro-batches ---- */
+
+static void micro_batch_graphs_divide_the_batch(void **state)
+{
+	(void)state;
+	char *json = mlp_json(12, 64, 2);
+	pl_graph *g = load(json), *gm;
+	free(json);
+	pl_err err;
+	assert_int_equal(pl_graph_batch(g), 12);
+	assert_int_equal(pl_graph_microbatch(g, 4, &gm, &err), PL_OK);
+	assert_int_equal(gm->tensors[pl_graph_find_tensor(gm, "x")].shape[0], 3);
+	assert_int_equal(gm->tensors[pl_graph_find_tensor(gm, "a1")].shape[0], 3);
+	assert_int_equal(gm->tensors[pl_graph_find_tensor(gm, "w1")].shape[0], 64);
+	assert_string_equal(gm->sha256, g->sha256);
+	/* a micro-batch of a micro-batch is refused, and 5 does not divide 12 */
+	pl_graph *bad = NULL;
+	assert_int_equal(pl_graph_microbatch(gm, 2, &bad, &err), PL_EINVAL);
+	pl_graph_free(gm);
+	assert_int_equal(pl_graph_microbatch(g, 5, &bad, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "tensors.x.shape"));
+	assert_non_null(strstr(err.msg, "5 micro-batches"));
+	assert_null(bad);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(partition_equals_every_split),
+	    cmocka_unit_test(one_stage_search_equals_brute_force),
+	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),
+	    cmocka_unit_test(micro_batch_graphs_divide_the_batch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
