@@ -559,6 +559,18 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 	return p->node[o];
 }
 
+double pl_problem_least_plan_memory(pl_problem *p)
+{
+	double least = 0;
+	for (int op = 0; op < p->nops; op++) {
+		double mn = pl_problem_least_memory(p, op);
+		if (mn < 0)
+			return -1;
+		least += mn;
+	}
+	return least;
+}
+
 const pl_nodeparts *pl_problem_parts(pl_problem *p, int o)
 {
 	if (!pl_problem_node(p, o))

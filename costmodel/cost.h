@@ -100,6 +100,10 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int op);
  * of ops, is the sum of these. */
 double pl_problem_least_memory(pl_problem *p, int op);
 
+/* The least memory per device any plan needs: the sum over ops of the above
+ * (-1: out of memory). */
+double pl_problem_least_plan_memory(pl_problem *p);
+
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);
 

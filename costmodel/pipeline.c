@@ -115,8 +115,7 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		s->p2p_s += tt;
 	}
 	for (int s = 0; s < pp; s++) {
-		int64_t inflight = pp - s < m ? pp - s : m;
-		st[s].mem_bytes += (double)inflight * act[s];
+		st[s].mem_bytes += (double)pl_job_inflight(pp, m, s) * act[s];
 	}
 	pl_job_combine(st, pp, m, out);
 	if (!per_stage)

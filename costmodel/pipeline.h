@@ -47,6 +47,12 @@ double pl_p2p_link_time(const pl_cluster *c, double bytes, int requires_grad, in
 int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
                  int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out);
 
+/* Micro-batches whose activations stage s of pp holds at once under 1F1B. */
+static inline int64_t pl_job_inflight(int64_t stages, int64_t micro_batches, int64_t s)
+{
+	return stages - s < micro_batches ? stages - s : micro_batches;
+}
+
 /* One stage's mesh of k consecutive ranks: whole nodes of c, or a part of one
  * node. Returns -1 when k does not tile the nodes. */
 int pl_stage_mesh(const pl_cluster *c, int64_t k, pl_cluster *out);

@@ -292,36 +292,6 @@ cleanup:
 	return st;
 }
 
-pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
-{
-	FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
-	if (!f)
-		return pl_err_set(err, PL_EIO, "%s: cannot open: %s", path, strerror(errno));
-	char *buf = NULL;
-	size_t n = 0, cap = 0, k;
-	do {
-		if (cap - n < 4096) {
-			cap = cap ? 2 * cap : 65536;
-			char *nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				if (f != stdin)
-					fclose(f);
-				return pl_err_set(err, PL_ENOMEM, "out of memory");
-			}
-			buf = nb;
-		}
-		k = fread(buf + n, 1, cap - n, f);
-		n += k;
-	} while (k > 0);
-	if (f != stdin)
-		fclose(f);
-	buf[n] = 0;
-	*text = buf;
-	*len = n;
-	return PL_OK;
-}
-
 pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where, int partial,
                                int64_t **splits, int *has, pl_err *err)
 {

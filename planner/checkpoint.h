@@ -49,7 +49,5 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
                             int64_t *stages, int64_t *micro_batches, int *zero, int *stage,
                             uint8_t *recompute, int *is_job, pl_err *err);
-/* Reads a JSON file fully (caller frees *text). */
-pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);
 
 #endif

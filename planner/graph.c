@@ -735,36 +735,49 @@ pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_e
 	return st;
 }
 
-pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err)
+pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
 	if (!f)
 		return pl_err_set(err, PL_EIO, "%s: cannot open: %s", path, strerror(errno));
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	pl_status st = PL_OK;
-	for (;;) {
-		if (cap - len < 65536) {
-			cap = cap ? 2 * cap : 1 << 20;
-			char *nb = realloc(buf, cap);
+	size_t n = 0, cap = 0, k;
+	do {
+		if (cap - n < 4096) {
+			cap = cap ? 2 * cap : 65536;
+			char *nb = realloc(buf, cap + 1);
 			if (!nb) {
-				st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", path);
-				goto cleanup;
+				free(buf);
+				if (f != stdin)
+					fclose(f);
+				return pl_err_set(err, PL_ENOMEM, "out of memory");
 			}
 			buf = nb;
 		}
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
+		k = fread(buf + n, 1, cap - n, f);
+		n += k;
+	} while (k > 0);
+	int bad = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (bad) {
+		free(buf);
+		return pl_err_set(err, PL_EIO, "%s: read error", path);
 	}
-	if (ferror(f)) {
-		st = pl_err_set(err, PL_EIO, "%s: read error", path);
-		goto cleanup;
-	}
+	buf[n] = 0;
+	*text = buf;
+	*len = n;
+	return PL_OK;
+}
+
+pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err)
+{
+	char *buf;
+	size_t len;
+	pl_status st = pl_read_file(path, &buf, &len, err);
+	if (st)
+		return st;
 	st = pl_graph_load_json(out, buf, len, path, err);
-cleanup:
 	free(buf);
-	fclose(f);
 	return st;
 }

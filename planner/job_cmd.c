@@ -34,9 +34,8 @@ pl_status pl_cli_job_checkpoint(const pl_job_plan *jp, const pl_cluster *cl, con
 		double m = (double)p->job.micro_batches;
 		cs[o] = m * acc.mb_compute_s + acc.step_compute_s;
 		cm[o] = m * acc.mb_comm_s + acc.step_comm_s;
-		int64_t inflight = pp - jp->stage[o] < p->job.micro_batches ? pp - jp->stage[o]
-		                                                            : p->job.micro_batches;
-		mb[o] = acc.mem_bytes + (double)inflight * act;
+		mb[o] = acc.mem_bytes +
+		        (double)pl_job_inflight(pp, p->job.micro_batches, jp->stage[o]) * act;
 	}
 	for (int64_t s = 0; s < pp; s++)
 		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
@@ -127,15 +126,4 @@ done:
 	free(stage);
 	free(rc);
 	return st;
-}
-
-/* "auto" or an integer in [lo, hi]; auto gives `auto_value` */
-int pl_cli_parse_auto(const char *s, long long lo, long long hi, long long auto_value,
-                      long long *out)
-{
-	if (!strcmp(s, "auto")) {
-		*out = auto_value;
-		return 0;
-	}
-	return pl_cli_parse_ll(s, out) || *out < lo || *out > hi ? -1 : 0;
 }

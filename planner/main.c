@@ -99,6 +99,16 @@ int pl_cli_parse_ll(const char *s, long long *out)
 }
 
 /* "80e9", "80G" (SI), "80GiB" (binary), "none" */
+int pl_cli_parse_auto(const char *s, long long lo, long long hi, long long auto_value,
+                      long long *out)
+{
+	if (!strcmp(s, "auto")) {
+		*out = auto_value;
+		return 0;
+	}
+	return pl_cli_parse_ll(s, out) || *out < lo || *out > hi ? -1 : 0;
+}
+
 int pl_cli_parse_bytes(const char *s, double *out)
 {
 	if (!strcmp(s, "none")) {

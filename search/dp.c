@@ -360,14 +360,11 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit) {
 		progress(&c, "dp: the fastest plan needs %s%.4g bytes; searching under the limit",
 		         "", r->mem_bytes);
-		double least = 0; /* memory has no edge terms: the sum of each op's least */
-		for (int op = 0; op < p->nops; op++) {
-			double mn = pl_problem_least_memory(p, op);
-			if (mn < 0) {
-				st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
-				goto cleanup;
-			}
-			least += mn;
+		/* memory has no edge terms: the sum of each op's least */
+		double least = pl_problem_least_plan_memory(p);
+		if (least < 0) {
+			st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
+			goto cleanup;
 		}
 		r->min_mem_bytes = least;
 		if (least > o->memory_limit) {

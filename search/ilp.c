@@ -129,13 +129,9 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		c.deadline = t0 + o->time_limit_s;
 
 	/* the least memory any plan needs (memory has no edge terms) */
-	double least = 0;
-	for (int op = 0; op < n; op++) {
-		double mn = pl_problem_least_memory(p, op);
-		if (mn < 0)
-			goto nomem;
-		least += mn;
-	}
+	double least = pl_problem_least_plan_memory(p);
+	if (least < 0)
+		goto nomem;
 	r->min_mem_bytes = least;
 	if (o->memory_limit > 0 && least > o->memory_limit) {
 		st = pl_search_err_no_fit(err, o->memory_limit, least);

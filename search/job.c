@@ -34,7 +34,7 @@ static double part_dp(const double *T, const double *S, const double *A, const p
 		f[q] = inf;
 	f[0] = 0;
 	for (int s = 0; s < pp; s++) {
-		int64_t inflight = pp - s < m ? pp - s : m;
+		int64_t inflight = pl_job_inflight(pp, m, s);
 		int link = s > 0 ? pl_stage_link(k, dpn, s) : 0;
 		double *fs = f + (size_t)s * (K + 1), *fn = f + (size_t)(s + 1) * (K + 1);
 		int *an = arg + (size_t)(s + 1) * (K + 1);
@@ -267,18 +267,37 @@ static pl_segcost *segments(const pl_problem *p, const pl_search_result *r, cons
 
 /* a problem per (m, pp, recompute); points add the ZeRO level */
 typedef struct prob {
-	pl_graph *g;
 	pl_problem *p;
-	pl_cluster mesh;
-	int *cuts, K;
+	pl_cluster mesh; /* the problem points at it */
+	int mi;          /* index of its micro-batch graph and cuts */
 	int64_t m, pp;
 } prob;
 
 typedef struct point {
 	int prob, zero;
+	int plain;    /* no pipeline stages, ZeRO or recompute the search chose */
 	double bound; /* the unconstrained optimum: no plan of the point is faster */
 	int done;     /* planned (or shown infeasible) in the first pass */
 } point;
+
+/* the best plan of plain points [0] and of the others [1] */
+typedef struct slot {
+	pl_search_result r;
+	int *stage;
+	pl_stagecost *stages;
+	pl_jobcost cost;
+	int prob, zero;
+} slot;
+
+/* Can a step this point could reach still change the answer? The answer is
+ * the best plain plan if it is within PL_JOB_SIMPLER of the best other one. */
+static double useful_below(const slot *b, int plain)
+{
+	double s0 = b[0].cost.step_s, s1 = b[1].cost.step_s;
+	if (plain)
+		return fmin(s0, s1 * (1 + PL_JOB_SIMPLER));
+	return fmin(s1, s0 / (1 + PL_JOB_SIMPLER));
+}
 
 static void progress(const pl_search_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -309,13 +328,16 @@ static int cmp_point(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Stages and price of plan r on a point; 0 and the plan taken by out when it
- * fits and beats out's best, 1 when it does not fit, -1 out of memory. */
-static int try_plan(const pl_cluster *c, prob *pb, int zero, pl_search_result *r, double M,
-                    int *proven, pl_job_plan *out)
+/* Stages and price of plan r on a point; 0 and the plan taken by the slot
+ * when it fits and beats the slot's best, 1 when it does not, -1 out of
+ * memory. */
+static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
+                    int zero, pl_search_result *r, double M, int *proven, slot *best)
 {
 	pl_problem *p = pb->p;
 	int64_t pp = pb->pp, D = pl_cluster_devices_total(c);
+	const int *cuts = cutsv[pb->mi];
+	int K = Kv[pb->mi];
 	int *first = calloc((size_t)pp + 1, sizeof *first);
 	int *stage = calloc((size_t)p->nops + 1, sizeof *stage);
 	pl_stagecost *sc = calloc((size_t)pp, sizeof *sc);
@@ -325,18 +347,18 @@ static int try_plan(const pl_cluster *c, prob *pb, int zero, pl_search_result *r
 		goto done;
 	*proven = 1;
 	if (pp > 1) {
-		pl_segcost *seg = segments(p, r, pb->cuts, pb->K);
+		pl_segcost *seg = segments(p, r, cuts, K);
 		if (!seg)
 			goto done;
-		double v = pl_pipeline_partition(seg, pb->K, pp, pb->m, M, D / pp,
-		                                 c->devices_per_node, first, proven);
+		double v = pl_pipeline_partition(seg, K, pp, pb->m, M, D / pp, c->devices_per_node,
+		                                 first, proven);
 		free(seg);
 		if (v < 0) {
 			rc = 1;
 			goto done;
 		}
 		for (int s = 0; s < pp; s++)
-			for (int op = pb->cuts[first[s]]; op < pb->cuts[first[s + 1]]; op++)
+			for (int op = cuts[first[s]]; op < cuts[first[s + 1]]; op++)
 				stage[op] = s;
 	}
 	for (int op = 0; op < p->nops; op++)
@@ -345,21 +367,18 @@ static int try_plan(const pl_cluster *c, prob *pb, int zero, pl_search_result *r
 	if (pl_job_price(p, sp, stage, c->devices_per_node, sc, &jc))
 		goto done;
 	rc = 1;
-	if ((M > 0 && jc.mem_bytes > M) || jc.step_s >= out->cost.step_s)
+	if ((M > 0 && jc.mem_bytes > M) || jc.step_s >= best->cost.step_s)
 		goto done;
-	/* the new best: the problem stays with the caller */
-	pl_search_result_free(&out->r);
-	free(out->stage);
-	free(out->stages);
-	out->r = *r;
+	pl_search_result_free(&best->r);
+	free(best->stage);
+	free(best->stages);
+	best->r = *r;
 	memset(r, 0, sizeof *r);
-	out->stage = stage;
-	out->stages = sc;
-	out->cost = jc;
-	out->p = p;
-	out->g = pb->g;
-	out->mesh = pb->mesh;
-	out->p->job.zero = zero; /* restored by the caller before handing out */
+	best->stage = stage;
+	best->stages = sc;
+	best->cost = jc;
+	best->prob = pbi;
+	best->zero = zero;
 	stage = NULL;
 	sc = NULL;
 	rc = 0;
@@ -371,53 +390,12 @@ done:
 	return rc;
 }
 
-static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
-                               const pl_job_opts *jo, pl_job_plan *out, pl_err *err);
-
+/* Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
+ * the batch), recompute, ZeRO. Pipeline stages, ZeRO and recompute are
+ * memory measures: where the search chooses them, the best plan without them
+ * is kept if it is within PL_JOB_SIMPLER of the best with them. */
 pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
                         const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
-{
-	if (jo->stages != 0 && jo->zero >= 0 && jo->recompute >= 0)
-		return search_points(g, c, o, jo, out, err);
-	/* pipeline stages, ZeRO and recompute are memory measures: where the
-	 * search chooses them, it keeps them only if they gain more than
-	 * PL_JOB_SIMPLER over the best plan without them */
-	double t0 = ve_now();
-	pl_status st = search_points(g, c, o, jo, out, err);
-	if (st && st != PL_EINFEASIBLE)
-		return st;
-	pl_job_opts plain = *jo;
-	plain.stages = jo->stages == 0 ? 1 : jo->stages;
-	plain.zero = jo->zero < 0 ? 0 : jo->zero;
-	plain.recompute = jo->recompute < 0 ? 0 : jo->recompute;
-	pl_job_plan simple;
-	pl_err e2 = {{0}};
-	pl_status s2 = search_points(g, c, o, &plain, &simple, &e2);
-	if (s2 == PL_OK && (st || simple.cost.step_s <= out->cost.step_s * (1 + PL_JOB_SIMPLER))) {
-		size_t n = strlen(simple.why);
-		if (st == PL_OK)
-			snprintf(simple.why + n, sizeof simple.why - n,
-			         "; within %g%% of the best plan with pipeline stages, ZeRO or "
-			         "recompute (%.6g s), so without them",
-			         100 * PL_JOB_SIMPLER, out->cost.step_s);
-		simple.points += out->points;
-		simple.pruned += out->pruned;
-		simple.optimal &= st == PL_OK ? out->optimal : 1;
-		pl_job_plan_free(out);
-		*out = simple;
-		out->p->c = &out->mesh;
-		st = PL_OK;
-	} else if (s2 == PL_OK) {
-		out->points += simple.points;
-		out->pruned += simple.pruned;
-		pl_job_plan_free(&simple);
-	}
-	out->seconds = ve_now() - t0;
-	return st;
-}
-
-static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
-                               const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
 {
 	double t0 = ve_now();
 	memset(out, 0, sizeof *out);
@@ -439,11 +417,14 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 	pl_status st = PL_OK, first_err = PL_OK;
 	pl_err ferr = {{0}};
 	double least_need = INFINITY;
-	int all_exact = 1, best_zero = 0, nprob = 0, npt = 0;
+	int all_exact = 1, nprob = 0, npt = 0;
+	pl_graph *gms[64] = {0};
+	int *cutsv[64] = {0}, Kv[64] = {0};
 	prob *probs = calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
 	point *pts = calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
 	uint8_t *flags = NULL;
-	out->cost.step_s = INFINITY;
+	slot best[2] = {{.prob = -1}, {.prob = -1}};
+	best[0].cost.step_s = best[1].cost.step_s = INFINITY;
 	if (!probs || !pts) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
@@ -456,9 +437,8 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 	 * where that plan fits it is the point's optimum */
 	for (int a = 0; a < nm; a++) {
 		int64_t m = ms[a];
-		pl_graph *gm = NULL;
 		pl_err e2 = {{0}};
-		pl_status s2 = pl_graph_microbatch(g, m, &gm, &e2);
+		pl_status s2 = pl_graph_microbatch(g, m, &gms[a], &e2);
 		if (s2) {
 			if (jo->micro_batches > 0) { /* asked for: say why not */
 				st = s2;
@@ -467,17 +447,16 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 			}
 			continue;
 		}
-		int *cuts = malloc(sizeof *cuts * ((size_t)gm->nops + 2));
+		pl_graph *gm = gms[a];
+		cutsv[a] = malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
 		free(flags);
 		flags = malloc((size_t)gm->nops + 1);
-		int nc = cuts ? pl_clean_cuts(gm, cuts) : -1;
+		int nc = cutsv[a] ? pl_clean_cuts(gm, cutsv[a]) : -1;
 		if (nc < 0 || !flags) {
-			free(cuts);
-			pl_graph_free(gm);
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;
 		}
-		int K = nc - 1, blocks = pl_job_recompute_flags(gm, flags), used = 0;
+		int K = Kv[a] = nc - 1, blocks = pl_job_recompute_flags(gm, flags);
 		for (int b = 0; b < npp; b++) {
 			int64_t pp = pps[b];
 			pl_cluster mesh;
@@ -489,8 +468,6 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 					    pp > K ? "the model has fewer clean cuts "
 					             "(one activation, no param crossing)"
 					           : "a stage's devices do not tile the nodes");
-					free(cuts);
-					pl_graph_free(gm);
 					goto cleanup;
 				}
 				continue;
@@ -502,7 +479,7 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 				              .stages = pp,
 				              .recompute = rc ? flags : NULL};
 				prob *pb = &probs[nprob];
-				pb->mesh = mesh; /* the problem keeps a pointer to it */
+				*pb = (prob){.mesh = mesh, .mi = a, .m = m, .pp = pp};
 				if ((s2 = pl_problem_new_job(&pb->p, gm, &pb->mesh, &job, &e2))) {
 					if (!first_err) {
 						first_err = s2;
@@ -510,27 +487,14 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 					}
 					continue;
 				}
-				pb->g = gm;
-				pb->cuts = used++ ? NULL : cuts; /* the first owns them */
-				pb->K = K;
-				pb->m = m;
-				pb->pp = pp;
-				for (int q = nprob - 1; !pb->cuts && q >= 0; q--)
-					if (probs[q].g == gm && probs[q].cuts)
-						pb->cuts = probs[q].cuts;
-				nprob++;
+				int pbi = nprob++;
 				for (int z = z0; z <= z1; z++) {
 					pl_problem *p = pb->p;
 					pl_problem_set_zero(p, z);
-					double least = 0;
-					for (int op = 0; op < p->nops; op++) {
-						double mn = pl_problem_least_memory(p, op);
-						if (mn < 0) {
-							st = pl_err_set(err, PL_ENOMEM,
-							                "out of memory");
-							goto cleanup;
-						}
-						least += mn;
+					double least = pl_problem_least_plan_memory(p);
+					if (least < 0) {
+						st = pl_err_set(err, PL_ENOMEM, "out of memory");
+						goto cleanup;
 					}
 					if (pp == 1 && least < least_need)
 						least_need = least;
@@ -538,60 +502,53 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 					if (M > 0 && least > M * (double)pp)
 						continue; /* no plan of this point fits */
 					point *pt = &pts[npt++];
-					pt->prob = nprob - 1;
+					pt->prob = pbi;
 					pt->zero = z;
+					pt->plain = (jo->stages > 0 || pp == 1) &&
+					            (jo->zero >= 0 || z == 0) &&
+					            (jo->recompute >= 0 || rc == 0);
 					pl_search_result r = {0};
-					if (inner->run(p, &io, &r, &e2)) {
-						pt->bound =
-						    0; /* unknown: plan it in the second pass */
-						continue;
-					}
+					if (inner->run(p, &io, &r, &e2))
+						continue; /* bound 0: plan it in the second pass */
 					pt->bound = r.optimal ? r.step_s : 0;
 					int ropt = r.optimal;
 					double rstep = r.step_s;
-					int proven, fit = try_plan(c, pb, z, &r, M, &proven, out);
+					int proven, fit = try_plan(c, pb, pbi, cutsv, Kv, z, &r, M,
+					                           &proven, &best[!pt->plain]);
+					pl_search_result_free(&r);
 					if (fit < 0) {
-						pl_search_result_free(&r);
 						st = pl_err_set(err, PL_ENOMEM, "out of memory");
 						goto cleanup;
 					}
-					if (fit == 0)
-						best_zero = z;
 					/* the unconstrained optimum fits: the point's optimum
 					 * (with one stage; with more, its stages are one split
 					 * of one relaxed plan) */
-					pt->done = (fit == 0 || rstep >= out->cost.step_s) &&
-					           ropt && pb->pp == 1 && proven;
+					pt->done =
+					    (fit == 0 || rstep >= useful_below(best, pt->plain)) &&
+					    ropt && pb->pp == 1 && proven;
 					if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
 						all_exact = 0;
-					pl_search_result_free(&r);
 				}
-				pl_problem_set_zero(pb->p, out->p == pb->p ? best_zero : z0);
 			}
-		}
-		if (!used) {
-			free(cuts);
-			pl_graph_free(gm);
 		}
 	}
 
 	/* second pass, best bound first: plan under the memory limit where the
-	 * unconstrained optimum did not fit, until the bounds pass the best */
+	 * unconstrained optimum did not fit, while the bound can still matter */
 	qsort(pts, (size_t)npt, sizeof *pts, cmp_point);
 	for (int k = 0; k < npt; k++) {
 		point *pt = &pts[k];
 		if (pt->done)
 			continue;
-		if (pt->bound >= out->cost.step_s) {
-			out->pruned += npt - k;
-			break;
+		if (pt->bound >= useful_below(best, pt->plain)) {
+			out->pruned++;
+			continue;
 		}
 		prob *pb = &probs[pt->prob];
 		pl_problem *p = pb->p;
 		progress(o, "job: pp %lld, m %lld, zero %d, recompute %s: planning under the limit",
 		         (long long)pb->pp, (long long)pb->m, pt->zero,
 		         p->job.recompute ? "full" : "none");
-		int keep_zero = p->job.zero;
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
@@ -606,30 +563,30 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 				exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
 				break;
 			}
-			if (r.optimal && r.step_s >= out->cost.step_s) {
+			if (r.optimal && r.step_s >= useful_below(best, pt->plain)) {
 				pl_search_result_free(&r);
 				exact = tries == 0; /* its optimum, or a bound of it: no better */
 				break;
 			}
 			int ropt = r.optimal;
-			int proven, fit = try_plan(c, pb, pt->zero, &r, M, &proven, out);
+			int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M,
+			                           &proven, &best[!pt->plain]);
 			pl_search_result_free(&r);
 			if (fit < 0) {
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
-			}
-			if (fit == 0) {
-				best_zero = pt->zero;
-				keep_zero = pt->zero;
 			}
 			fitted = fit == 0 || pb->pp == 1;
 			exact = pb->pp == 1 && ropt && proven;
 		}
 		if (!exact)
 			all_exact = 0;
-		pl_problem_set_zero(p, out->p == p ? best_zero : keep_zero);
 	}
-	if (!out->p) {
+	int w =
+	    best[0].prob >= 0 && best[0].cost.step_s <= best[1].cost.step_s * (1 + PL_JOB_SIMPLER)
+	        ? 0
+	        : 1;
+	if (best[w].prob < 0) {
 		if (first_err && least_need == INFINITY) {
 			st = first_err;
 			*err = ferr;
@@ -638,30 +595,44 @@ static pl_status search_points(const pl_graph *g, const pl_cluster *c, const pl_
 		}
 		goto cleanup;
 	}
-	pl_problem_set_zero(out->p, best_zero);
+	/* hand the winner over */
+	prob *wp = &probs[best[w].prob];
+	out->p = wp->p;
+	out->g = gms[wp->mi];
+	out->mesh = wp->mesh;
 	out->p->c = &out->mesh; /* probs[] goes away */
+	pl_problem_set_zero(out->p, best[w].zero);
+	out->r = best[w].r;
+	out->stage = best[w].stage;
+	out->stages = best[w].stages;
+	out->cost = best[w].cost;
+	memset(&best[w], 0, sizeof best[w]);
 	out->optimal = all_exact;
-	snprintf(out->why, sizeof out->why,
-	         "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
-	         out->points, out->pruned,
-	         all_exact ? ""
-	                   : "; not proven optimal: pipelined points split one relaxed plan "
-	                     "into stages, or a point's plan under the limit is not proven");
+	int n = snprintf(
+	    out->why, sizeof out->why,
+	    "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
+	    out->points, out->pruned,
+	    all_exact ? ""
+	              : "; not proven optimal: pipelined points split one relaxed plan "
+	                "into stages, or a point's plan under the limit is not proven");
+	if (w == 0 && best[1].prob >= 0 && n > 0 && (size_t)n < sizeof out->why)
+		snprintf(out->why + n, sizeof out->why - (size_t)n,
+		         "; within %g%% of the best plan with pipeline stages, ZeRO or "
+		         "recompute (%.6g s), so without them",
+		         100 * PL_JOB_SIMPLER, best[1].cost.step_s);
 cleanup:
-	/* hand the best problem and graph over; free the rest */
-	for (int q = 0; probs && q < nprob; q++) {
+	for (int k = 0; k < 2; k++) {
+		pl_search_result_free(&best[k].r);
+		free(best[k].stage);
+		free(best[k].stages);
+	}
+	for (int q = 0; probs && q < nprob; q++)
 		if (probs[q].p != out->p)
 			pl_problem_free(probs[q].p);
-		int owner = 1;
-		for (int k = 0; k < q && owner; k++)
-			owner = probs[k].g != probs[q].g;
-		if (owner && probs[q].g != out->g)
-			pl_graph_free(probs[q].g);
-		int cowner = 1;
-		for (int k = 0; k < q && cowner; k++)
-			cowner = probs[k].cuts != probs[q].cuts;
-		if (cowner)
-			free(probs[q].cuts);
+	for (int a = 0; a < nm; a++) {
+		if (gms[a] != out->g)
+			pl_graph_free(gms[a]);
+		free(cutsv[a]);
 	}
 	free(probs);
 	free(pts);
