@@ -567,6 +567,7 @@ static void update(rankctx *rc)
 	rankst *st = &ex->rs[rc->rank];
 	double lr = ex->o.lr > 0 ? ex->o.lr : ex->o.optimizer == PL_OPT_ADAM ? 1e-3 : 1e-2;
 	const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
+	const double gs = ex->o.grad_scale > 0 ? ex->o.grad_scale : 1;
 	double c1 = 1 - pow(b1, ex->adam_t), c2 = 1 - pow(b2, ex->adam_t);
 	for (int t = 0; t < ex->g->ntensors; t++) {
 		if (ex->owner[t] < 0 || !st->dval[t])
@@ -576,11 +577,12 @@ static void update(rankctx *rc)
 		double t0 = ve_now();
 		for (size_t e = 0; e < n; e++) {
 			if (ex->o.optimizer == PL_OPT_SGD) {
-				w[e] -= (float)(lr * gr[e]);
+				w[e] -= (float)(lr * gs * gr[e]);
 				continue;
 			}
-			st->m[t][e] = (float)(b1 * st->m[t][e] + (1 - b1) * gr[e]);
-			st->v[t][e] = (float)(b2 * st->v[t][e] + (1 - b2) * (double)gr[e] * gr[e]);
+			double gv = gs * gr[e];
+			st->m[t][e] = (float)(b1 * st->m[t][e] + (1 - b1) * gv);
+			st->v[t][e] = (float)(b2 * st->v[t][e] + (1 - b2) * gv * gv);
 			w[e] -= (float)(lr * (st->m[t][e] / c1) / (sqrt(st->v[t][e] / c2) + eps));
 		}
 		if (rc->rank == 0)

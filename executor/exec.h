@@ -23,7 +23,8 @@ typedef enum pl_optimizer { PL_OPT_SGD, PL_OPT_ADAM } pl_optimizer;
 typedef struct pl_exec_opts {
 	uint64_t seed;
 	pl_optimizer optimizer;
-	double lr; /* 0: 1e-3 for Adam, 1e-2 for SGD */
+	double lr;         /* 0: 1e-3 for Adam, 1e-2 for SGD */
+	double grad_scale; /* the update sees the gradient times this (0: 1) */
 	/* tests: this rank fails when it reaches this op's forward (-1: none) */
 	int64_t fail_rank;
 	int fail_op;

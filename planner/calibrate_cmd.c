@@ -285,19 +285,19 @@ int pl_cmd_calibrate(int argc, char **argv)
 		switch (ch) {
 		case 'b': backend = optarg; break;
 		case 'r':
-			if (pl_cli_parse_ll(optarg, &ranks) || ranks < 1 || ranks > 4096)
+			if (pl_parse_ll(optarg, &ranks) || ranks < 1 || ranks > 4096)
 				return pl_cli_usage(
 				    "calibrate",
 				    "--ranks: expected a count from 1 to 4096, got '%s'", optarg);
 			break;
 		case 'N':
-			if (pl_cli_parse_ll(optarg, &lo.nodes) || lo.nodes < 1 || lo.nodes > 4096)
+			if (pl_parse_ll(optarg, &lo.nodes) || lo.nodes < 1 || lo.nodes > 4096)
 				return pl_cli_usage(
 				    "calibrate",
 				    "--nodes: expected a count from 1 to 4096, got '%s'", optarg);
 			break;
 		case 'm':
-			if (pl_cli_parse_bytes(optarg, &max_bytes) || max_bytes < 8)
+			if (pl_parse_bytes(optarg, &max_bytes) || max_bytes < 8)
 				return pl_cli_usage(
 				    "calibrate",
 				    "--max-bytes: expected a size of at least 8 bytes, "

@@ -14,13 +14,12 @@
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
 #include "planner/graph.h"
+#include "planner/plan.h"
 #include "executor/exec.h"
 #include "costmodel/pipeline.h"
 #include "search/job.h"
 #include "search/search.h"
 #include "search/ve.h"
-
-#define PLANNER_VERSION "0.1.0"
 
 int pl_cli_fail(pl_status st, const pl_err *err)
 {
@@ -67,7 +66,7 @@ typedef struct common {
 static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 {
 	if (ch == 'd') {
-		if (pl_cli_parse_ll(arg, &co->devices) || co->devices < 1)
+		if (pl_parse_ll(arg, &co->devices) || co->devices < 1)
 			return pl_cli_usage(cmd, "--devices %s: expected a positive integer", arg);
 		return 0;
 	}
@@ -85,64 +84,6 @@ static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)
 	if (c->cluster)
 		return pl_cluster_resolve(out, c->cluster, err);
 	return pl_cluster_devices(out, c->devices ? c->devices : 8, err);
-}
-
-int pl_cli_parse_ll(const char *s, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* "80e9", "80G" (SI), "80GiB" (binary), "none" */
-int pl_cli_parse_auto(const char *s, long long lo, long long hi, long long auto_value,
-                      long long *out)
-{
-	if (!strcmp(s, "auto")) {
-		*out = auto_value;
-		return 0;
-	}
-	return pl_cli_parse_ll(s, out) || *out < lo || *out > hi ? -1 : 0;
-}
-
-int pl_cli_parse_bytes(const char *s, double *out)
-{
-	if (!strcmp(s, "none")) {
-		*out = 0;
-		return 0;
-	}
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0 || !isfinite(v))
-		return -1;
-	static const struct {
-		const char *suf;
-		double mul;
-	} units[] = {{"", 1},
-	             {"B", 1},
-	             {"K", 1e3},
-	             {"KB", 1e3},
-	             {"M", 1e6},
-	             {"MB", 1e6},
-	             {"G", 1e9},
-	             {"GB", 1e9},
-	             {"T", 1e12},
-	             {"TB", 1e12},
-	             {"KiB", 1024.0},
-	             {"MiB", 1048576.0},
-	             {"GiB", 1073741824.0},
-	             {"TiB", 1099511627776.0}};
-	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-		if (!strcmp(end, units[i].suf)) {
-			*out = v * units[i].mul;
-			return 0;
-		}
-	return -1;
 }
 
 static void fmt_bytes(double b, char *buf, size_t n)
@@ -292,74 +233,6 @@ static void on_progress(void *ud, const char *msg)
 	fprintf(stderr, "planner: %s\n", msg);
 }
 
-static int64_t **alloc_splits(const pl_graph *g)
-{
-	int64_t **s = calloc((size_t)g->nops, sizeof *s);
-	if (!s)
-		return NULL;
-	for (int o = 0; o < g->nops; o++)
-		if (!(s[o] = calloc(PL_MAX_LOOPS, sizeof **s))) {
-			for (int k = 0; k < o; k++)
-				free(s[k]);
-			free(s);
-			return NULL;
-		}
-	return s;
-}
-
-static void free_splits(const pl_graph *g, int64_t **s)
-{
-	if (!s)
-		return;
-	for (int o = 0; o < g->nops; o++)
-		free(s[o]);
-	free(s);
-}
-
-/* Prices a plan and builds its checkpoint. */
-static cJSON *plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster *cl,
-                              const char *mode, double seconds, int optimal, const char *why,
-                              int repeated, double limit)
-{
-	const pl_graph *g = p->g;
-	pl_nodecost *per = calloc((size_t)g->nops, sizeof *per);
-	double *cs = calloc((size_t)g->nops, sizeof *cs), *cm = calloc((size_t)g->nops, sizeof *cm),
-	       *mb = calloc((size_t)g->nops, sizeof *mb);
-	cJSON *ck = NULL;
-	if (per && cs && cm && mb) {
-		pl_plancost pc;
-		pl_cost_plan(p, splits, &pc, per);
-		for (int o = 0; o < g->nops; o++) {
-			cs[o] = per[o].compute_s;
-			cm[o] = per[o].comm_s;
-			mb[o] = per[o].mem_bytes;
-		}
-		pl_ckpt_info info = {.cluster_name = cl->name,
-		                     .devices = pl_cluster_devices_total(cl),
-		                     .nodes = cl->nodes,
-		                     .devices_per_node = cl->devices_per_node,
-		                     .mode = mode,
-		                     .seconds = seconds,
-		                     .optimal = optimal,
-		                     .why = why,
-		                     .repeated_layers = repeated,
-		                     .memory_limit = limit,
-		                     .step_s = pc.step_s,
-		                     .compute_s = pc.compute_s,
-		                     .comm_s = pc.comm_s,
-		                     .mem_bytes = pc.mem_bytes,
-		                     .op_compute_s = cs,
-		                     .op_comm_s = cm,
-		                     .op_mem_bytes = mb};
-		ck = pl_ckpt_build(g, splits, &info);
-	}
-	free(per);
-	free(cs);
-	free(cm);
-	free(mb);
-	return ck;
-}
-
 static const char *const search_help =
     "usage: planner search MODEL [options]\n"
     "\n"
@@ -436,7 +309,7 @@ static int cmd_search(int argc, char **argv)
 		}
 		case 'm': mode = optarg; break;
 		case 'M':
-			if (pl_cli_parse_bytes(optarg, &limit))
+			if (pl_parse_bytes(optarg, &limit))
 				return pl_cli_usage(
 				    "search",
 				    "--memory-limit %s: expected bytes such as 80e9, "
@@ -455,7 +328,7 @@ static int cmd_search(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'P': {
 			long long v;
-			if (pl_cli_parse_ll(optarg, &v) || v < 2 || v > 1000000)
+			if (pl_parse_ll(optarg, &v) || v < 2 || v > 1000000)
 				return pl_cli_usage(
 				    "search", "--pareto-cap %s: expected an integer >= 2", optarg);
 			cap = (int)v;
@@ -466,21 +339,21 @@ static int cmd_search(int argc, char **argv)
 		case 'p': prog = 1; break;
 		case 'J': jall = 1; break;
 		case 'S':
-			if (pl_cli_parse_auto(optarg, 1, 1 << 20, -1, &jstages))
+			if (pl_parse_auto(optarg, 1, 1 << 20, -1, &jstages))
 				return pl_cli_usage("search",
 				                    "--pipeline-stages %s: expected 'auto' or an "
 				                    "integer >= 1",
 				                    optarg);
 			break;
 		case 'B':
-			if (pl_cli_parse_auto(optarg, 1, 1 << 30, -1, &jmicro))
+			if (pl_parse_auto(optarg, 1, 1 << 30, -1, &jmicro))
 				return pl_cli_usage("search",
 				                    "--micro-batches %s: expected 'auto' or an "
 				                    "integer >= 1",
 				                    optarg);
 			break;
 		case 'Z':
-			if (pl_cli_parse_auto(optarg, 0, 3, -1, &jzero))
+			if (pl_parse_auto(optarg, 0, 3, -1, &jzero))
 				return pl_cli_usage(
 				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
 			break;
@@ -508,146 +381,72 @@ static int cmd_search(int argc, char **argv)
 	if (dump_lp && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
 	int job = jall || jstages != -2 || jmicro != -2 || jzero != -2 || jrc != -2;
-	if (job && (load || dump_lp || !strcmp(mode, "propagate") || !strcmp(mode, "brute")))
+	if (job && load)
 		return pl_cli_usage("search",
 		                    "a whole-job search (--job, --pipeline-stages, "
-		                    "--micro-batches, --zero, --recompute) plans with dp, ilp, rec "
-		                    "or auto, without --load or --dump-lp%s",
+		                    "--micro-batches, --zero, --recompute) does not take --load%s",
 		                    "");
-	const pl_searcher *s = pl_searcher_get(mode);
-	if (!s) {
+	if (!pl_searcher_get(mode))
 		return pl_cli_usage(
 		    "search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute", mode);
-	}
 	pl_err err = {{0}};
 	pl_graph *g = NULL;
-	pl_problem *p = NULL;
-	int64_t **splits = NULL;
-	int *has = NULL;
 	cJSON *ck = NULL, *loaded = NULL;
-	char *text = NULL;
-	pl_search_result r = {0};
+	char *text = NULL, *txt = NULL;
 	pl_cluster cl;
-	int rc = 0;
 	pl_status st;
+	size_t len;
+	double secs = 0;
 	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
-	    (st = resolve_cluster(&co, &cl, &err))) {
-		rc = pl_cli_fail(st, &err);
+	    (st = resolve_cluster(&co, &cl, &err)))
 		goto cleanup;
-	}
-	if (limit < 0)
-		limit = cl.memory_bytes;
-	if (job) {
-		pl_search_opts jso = {.memory_limit = limit,
-		                      .time_limit_s = tlimit,
-		                      .pareto_cap = cap,
-		                      .progress = prog || isatty(2) ? on_progress : NULL};
-		/* not given with --job: auto; not given without it: 1 stage, 1
-		 * micro-batch, ZeRO 0, no recompute */
-		pl_job_opts jo = {.stages = jstages >= 0            ? jstages
-		                            : jstages == -1 || jall ? 0
-		                                                    : 1,
-		                  .micro_batches = jmicro >= 0            ? jmicro
-		                                   : jmicro == -1 || jall ? 0
-		                                                          : 1,
-		                  .zero = jzero >= 0            ? (int)jzero
-		                          : jzero == -1 || jall ? -1
-		                                                : 0,
-		                  .recompute = jrc >= 0            ? (int)jrc
-		                               : jrc == -1 || jall ? -1
-		                                                   : 0,
-		                  .inner = s};
-		pl_job_plan jp;
-		if ((st = pl_search_job(g, &cl, &jso, &jo, &jp, &err))) {
-			rc = pl_cli_fail(st, &err);
-			goto cleanup;
-		}
-		st = pl_cli_job_checkpoint(&jp, &cl, mode, limit, &ck, &err);
-		double secs = jp.seconds;
-		pl_job_plan_free(&jp);
-		if (st) {
-			rc = pl_cli_fail(st, &err);
-			goto cleanup;
-		}
-		r.seconds = secs;
-		goto write;
-	}
 	if (load) {
-		size_t len;
-		splits = alloc_splits(g);
-		has = calloc((size_t)g->nops, sizeof *has);
-		if (!splits || !has) {
-			rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+		if ((st = pl_read_file(load, &text, &len, &err)))
+			goto cleanup;
+		if (!(loaded = cJSON_ParseWithLength(text, len))) {
+			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load);
 			goto cleanup;
 		}
-		if ((st = pl_read_file(load, &text, &len, &err))) {
-			rc = pl_cli_fail(st, &err);
+		if ((st = pl_plan_annotate(g, loaded, load, &err)))
 			goto cleanup;
-		}
-		loaded = cJSON_ParseWithLength(text, len);
-		if (!loaded) {
-			rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load),
-			                 &err);
-			goto cleanup;
-		}
-		if ((st = pl_ckpt_parse_splits(g, loaded, load, 1, splits, has, &err))) {
-			rc = pl_cli_fail(st, &err);
-			goto cleanup;
-		}
-		for (int o = 0; o < g->nops; o++)
-			if (has[o]) {
-				g->ops[o].has_strategy = 1;
-				memcpy(g->ops[o].strategy, splits[o], sizeof g->ops[o].strategy);
-			}
-		free_splits(g, splits);
-		splits = NULL;
 	}
-	if ((st = pl_problem_new(&p, g, &cl, &err))) {
-		rc = pl_cli_fail(st, &err);
+	/* whole-job dimensions not given: auto with --job, else 1 stage, 1
+	 * micro-batch, ZeRO 0, no recompute */
+	pl_plan_opts po = {.mode = mode,
+	                   .so = {.memory_limit = limit < 0 ? cl.memory_bytes : limit,
+	                          .time_limit_s = tlimit,
+	                          .pareto_cap = cap,
+	                          .dump_lp = dump_lp,
+	                          .progress = prog || isatty(2) ? on_progress : NULL},
+	                   .job = job,
+	                   .jo = {.stages = jstages >= 0            ? jstages
+	                                    : jstages == -1 || jall ? 0
+	                                                            : 1,
+	                          .micro_batches = jmicro >= 0            ? jmicro
+	                                           : jmicro == -1 || jall ? 0
+	                                                                  : 1,
+	                          .zero = jzero >= 0            ? (int)jzero
+	                                  : jzero == -1 || jall ? -1
+	                                                        : 0,
+	                          .recompute = jrc >= 0            ? (int)jrc
+	                                       : jrc == -1 || jall ? -1
+	                                                           : 0}};
+	if ((st = pl_plan_search(g, &cl, &po, &ck, &secs, &err)))
 		goto cleanup;
+	/* propagate: where fronts met, and what it costs */
+	const cJSON *conf;
+	cJSON_ArrayForEach (conf,
+	                    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "conflicts")) {
+		fprintf(stderr,
+		        "planner: conflict: fronts meet at edge '%s' -> '%s' (tensor '%s'), "
+		        "adding %.3g s\n",
+		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "from")),
+		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "to")),
+		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "tensor")),
+		        cJSON_GetNumberValue(cJSON_GetObjectItem(conf, "seconds")));
 	}
-	pl_search_opts so = {
-	    .memory_limit = limit, .time_limit_s = tlimit, .pareto_cap = cap, .dump_lp = dump_lp};
-
-	if (prog || isatty(2)) {
-		so.progress = on_progress;
-	}
-	if ((st = s->run(p, &so, &r, &err))) {
-		rc = pl_cli_fail(st, &err);
-		goto cleanup;
-	}
-	splits = alloc_splits(g);
-	if (!splits) {
-		rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
-		goto cleanup;
-	}
-	for (int o = 0; o < g->nops; o++)
-		memcpy(splits[o], pl_search_result_split(p, &r, o),
-		       sizeof(int64_t) * (size_t)g->ops[o].spec.nloops);
-	ck = plan_checkpoint(p, splits, &cl, mode, r.seconds, r.optimal, r.why, r.repeated_layers,
-	                     limit);
-	if (ck && r.nconflicts) { /* propagate: where fronts met, and what it costs */
-		cJSON *arr = cJSON_AddArrayToObject(cJSON_GetObjectItem(ck, "search"), "conflicts");
-		for (int k = 0; k < r.nconflicts; k++) {
-			const pl_edge *e = &p->edges[r.conflicts[k].edge];
-			cJSON *c = cJSON_CreateObject();
-			cJSON_AddStringToObject(c, "from", g->ops[e->src_op].name);
-			cJSON_AddStringToObject(c, "to", g->ops[e->dst_op].name);
-			cJSON_AddStringToObject(c, "tensor", g->tensors[e->tensor].name);
-			cJSON_AddNumberToObject(c, "seconds", r.conflicts[k].seconds);
-			cJSON_AddItemToArray(arr, c);
-			fprintf(
-			    stderr,
-			    "planner: conflict: fronts meet at edge '%s' -> '%s' (tensor '%s'), "
-			    "adding %.3g s\n",
-			    g->ops[e->src_op].name, g->ops[e->dst_op].name,
-			    g->tensors[e->tensor].name, r.conflicts[k].seconds);
-		}
-	}
-write:;
-	char *txt = ck ? cJSON_Print(ck) : NULL;
-	if (!txt) {
-		rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
+	if (!(txt = cJSON_Print(ck))) {
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	size_t tl = strlen(txt);
@@ -657,31 +456,24 @@ write:;
 		txt[tl] = '\n';
 		txt[tl + 1] = 0;
 	}
-	if (out && (st = pl_write_atomic(out, txt, &err))) {
-		free(txt);
-		rc = pl_cli_fail(st, &err);
+	if (out && (st = pl_write_atomic(out, txt, &err)))
 		goto cleanup;
-	}
 	if (json) {
 		fputs(txt, stdout);
 	} else {
 		print_totals(ck, stdout);
-		printf("search took %.3f s\n", r.seconds);
+		printf("search took %.3f s\n", secs);
 		print_table(ck, stdout, 60);
 		if (out)
 			printf("wrote %s\n", out);
 	}
-	free(txt);
 cleanup:
+	free(txt);
 	cJSON_Delete(ck);
 	cJSON_Delete(loaded);
 	free(text);
-	free(has);
-	free_splits(g, splits);
-	pl_search_result_free(&r);
-	pl_problem_free(p);
 	pl_graph_free(g);
-	return rc;
+	return st ? pl_cli_fail(st, &err) : 0;
 }
 
 /* ---- cost ---- */
@@ -697,29 +489,6 @@ static const char *const cost_help =
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
     "else H100 nodes of its shape).\n";
 
-static pl_status cluster_from_ckpt(const cJSON *ck, pl_cluster *cl, pl_err *err)
-{
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
-	const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
-	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(c, "nodes");
-	const cJSON *dpn = cJSON_GetObjectItemCaseSensitive(c, "devices_per_node");
-	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(c, "devices");
-	if (cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK)
-		return PL_OK;
-	if (cJSON_IsNumber(dpn) && cJSON_IsNumber(nodes) && dpn->valuedouble >= 1 &&
-	    nodes->valuedouble >= 1) {
-		pl_status st = pl_cluster_devices(cl, (int64_t)dpn->valuedouble, err);
-		cl->nodes = (int64_t)nodes->valuedouble;
-		if (cJSON_IsString(name))
-			snprintf(cl->name, sizeof cl->name, "%s", name->valuestring);
-		return st;
-	}
-	if (cJSON_IsNumber(dev) && dev->valuedouble >= 1)
-		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
-	return pl_err_set(err, PL_EINVAL,
-	                  "the plan has no cluster block; give --devices N or --cluster");
-}
-
 /* bubble < 0: a per-op plan without pipeline fields */
 static cJSON *cost_object(const pl_plancost *pc, double bubble)
 {
@@ -733,65 +502,18 @@ static cJSON *cost_object(const pl_plancost *pc, double bubble)
 	return o;
 }
 
-/* Prices one plan object; on failure err names the op. When keep is set, the
- * cluster and the plan's split counts (caller frees) are handed back. */
+/* Prices one plan object on the cluster of --devices/--cluster, else of its
+ * cluster block; on failure err names the op. When keep is set, the cluster
+ * and the plan's split counts (caller frees) are handed back. */
 static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where, const common *co,
                           pl_plancost *pc, double *bubble, pl_cluster *cl_out, int64_t ***keep,
                           pl_err *err)
 {
-	*bubble = -1;
 	pl_cluster cl;
 	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
-	                                            : cluster_from_ckpt(plan, &cl, err);
-	if (st)
-		return st;
-	int64_t **splits = alloc_splits(g);
-	int *has = calloc((size_t)g->nops + 1, sizeof *has);
-	pl_problem *p = NULL;
-	if (!splits || !has) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
-		goto cleanup;
-	int is_job = 0;
-	pl_jobcost jc;
-	if ((st = pl_cli_cost_job(g, plan, where, &cl, splits, &jc, &is_job, err)))
-		goto cleanup;
-	if (is_job) {
-		if (keep) {
-			st = pl_err_set(err, PL_EINVAL,
-			                "%s: a pipelined or micro-batched plan cannot run on the "
-			                "executor yet; it runs per-op plans",
-			                where);
-			goto cleanup;
-		}
-		*pc = (pl_plancost){.step_s = jc.step_s,
-		                    .compute_s = jc.compute_s,
-		                    .comm_s = jc.comm_s,
-		                    .mem_bytes = jc.mem_bytes};
-		*bubble = jc.bubble_s;
-		goto cleanup;
-	}
-	int64_t D = pl_cluster_devices_total(&cl);
-	for (int o = 0; o < g->nops; o++)
-		if ((st = pl_op_check_split(&g->ops[o], splits[o], D, err))) {
-			pl_err_prefix(err, "%s: op '%s': parallel_strategy", where, g->ops[o].name);
-			goto cleanup;
-		}
-	/* the plan's own strategies are priced; annotations are not enforced here */
-	if ((st = pl_problem_new(&p, g, &cl, err)))
-		goto cleanup;
-	pl_cost_plan(p, splits, pc, NULL);
-	if (keep) {
-		*keep = splits;
+	                                            : pl_plan_cluster(plan, &cl, err);
+	if (!st && !(st = pl_plan_price(g, plan, where, &cl, pc, bubble, keep, err)) && cl_out)
 		*cl_out = cl;
-		splits = NULL;
-	}
-cleanup:
-	pl_problem_free(p);
-	free(has);
-	free_splits(g, splits);
 	return st;
 }
 
@@ -1130,12 +852,12 @@ static int cmd_run(int argc, char **argv)
 		case 's': strategy = optarg; break;
 		case 'b': backend = optarg; break;
 		case 'n':
-			if (pl_cli_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
+			if (pl_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
 				return pl_cli_usage(
 				    "run", "--steps: expected a positive count, got '%s'", optarg);
 			break;
 		case 'S':
-			if (pl_cli_parse_ll(optarg, &seed) || seed < 0)
+			if (pl_parse_ll(optarg, &seed) || seed < 0)
 				return pl_cli_usage(
 				    "run", "--seed: expected a non-negative integer, got '%s'",
 				    optarg);
@@ -1261,7 +983,7 @@ done:
 	pl_exec_free(ex);
 	if (be)
 		be->destroy(be);
-	free_splits(g, splits);
+	pl_splits_free(g, splits);
 	cJSON_Delete(ck);
 	free(text);
 	pl_graph_free(g);
@@ -1276,7 +998,7 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		puts("planner " PLANNER_VERSION);
+		puts("planner " PL_VERSION);
 		return 0;
 	}
 	const char *cmd = argv[1];

@@ -1,0 +1,737 @@
+/* The auto-parallel API (planner/planner.h) over the library: a context of
+ * string keys, models built as planner.model/1 JSON and imported like a
+ * file, plans from planner/plan.c, training on the executor. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "executor/exec.h"
+#include "planner/checkpoint.h"
+#include "planner/parse.h"
+#include "planner/plan.h"
+#include "planner/planner.h"
+
+/* ---- context keys ---- */
+
+typedef int (*check_fn)(const char *v);
+
+static int is_bool(const char *v)
+{
+	return !strcmp(v, "true") || !strcmp(v, "false");
+}
+
+static int is_count(const char *v)
+{
+	long long x;
+	return !pl_parse_ll(v, &x) && x >= 1 && x <= (1LL << 30);
+}
+
+static int is_index(const char *v)
+{
+	long long x;
+	return !pl_parse_ll(v, &x) && x >= 0;
+}
+
+static int is_count_or_auto(const char *v)
+{
+	return !strcmp(v, "auto") || is_count(v);
+}
+
+static int is_bytes(const char *v)
+{
+	double b;
+	return !pl_parse_bytes(v, &b);
+}
+
+static int is_positive(const char *v)
+{
+	char *end;
+	double x = strtod(v, &end);
+	return end != v && !*end && x > 0 && x < 1e300;
+}
+
+static int is_any(const char *v)
+{
+	return *v != 0;
+}
+
+static const char *mode_name(const char *v)
+{
+	static const char *const alias[][2] = {{"dynamic_programming", "dp"},
+	                                       {"recursive_programming", "rec"},
+	                                       {"sharding_propagation", "propagate"}};
+	for (size_t i = 0; i < sizeof alias / sizeof *alias; i++)
+		if (!strcmp(v, alias[i][0]))
+			return alias[i][1];
+	return v;
+}
+
+static int is_mode(const char *v)
+{
+	return pl_searcher_get(mode_name(v)) != NULL;
+}
+
+static int is_shard_level(const char *v)
+{
+	return !strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "3") || !strcmp(v, "auto");
+}
+
+static int is_recompute(const char *v)
+{
+	return !strcmp(v, "none") || !strcmp(v, "full") || !strcmp(v, "auto");
+}
+
+static int is_backend(const char *v)
+{
+	return !strcmp(v, "cpu") || !strcmp(v, "cuda");
+}
+
+static int is_optimizer(const char *v)
+{
+	return !strcmp(v, "adam") || !strcmp(v, "sgd");
+}
+
+enum {
+	K_DEVICE_NUM,
+	K_CLUSTER,
+	K_GLOBAL_RANK,
+	K_SEARCH_MODE,
+	K_MEMORY_LIMIT,
+	K_LOAD_FILE,
+	K_SAVE_FILE,
+	K_PIPELINE_STAGES,
+	K_MICRO_BATCH_NUM,
+	K_PARALLEL_OPTIMIZER,
+	K_SHARD_LEVEL,
+	K_RECOMPUTE,
+	K_GRADIENTS_MEAN,
+	K_TIME_LIMIT,
+	K_BACKEND,
+	K_OPTIMIZER,
+	K_LEARNING_RATE,
+	K_SEED,
+	K_COUNT
+};
+
+static const struct key {
+	const char *name, *def; /* def NULL: unset */
+	check_fn check;
+	const char *expect;
+} keys[K_COUNT] = {
+    [K_DEVICE_NUM] = {"device_num", "8", is_count, "an integer >= 1"},
+    [K_CLUSTER] = {"cluster", NULL, is_any, "a cluster preset or file"},
+    [K_GLOBAL_RANK] = {"global_rank", "0", is_index, "an integer >= 0"},
+    [K_SEARCH_MODE] = {"search_mode", "dp", is_mode,
+                       "dp, rec, ilp, propagate, auto, brute, dynamic_programming, "
+                       "recursive_programming or sharding_propagation"},
+    [K_MEMORY_LIMIT] = {"memory_limit", NULL, is_bytes, "bytes such as 80e9, 80G, 75GiB or 'none'"},
+    [K_LOAD_FILE] = {"strategy_ckpt_load_file", NULL, is_any, "a file name"},
+    [K_SAVE_FILE] = {"strategy_ckpt_save_file", NULL, is_any, "a file name"},
+    [K_PIPELINE_STAGES] = {"pipeline_stages", "1", is_count_or_auto, "an integer >= 1 or 'auto'"},
+    [K_MICRO_BATCH_NUM] = {"micro_batch_num", "1", is_count_or_auto, "an integer >= 1 or 'auto'"},
+    [K_PARALLEL_OPTIMIZER] = {"enable_parallel_optimizer", "false", is_bool, "true or false"},
+    [K_SHARD_LEVEL] = {"optimizer_shard_level", "1", is_shard_level, "1, 2, 3 or 'auto'"},
+    [K_RECOMPUTE] = {"recompute", "none", is_recompute, "none, full or auto"},
+    [K_GRADIENTS_MEAN] = {"gradients_mean", "false", is_bool, "true or false"},
+    [K_TIME_LIMIT] = {"time_limit", NULL, is_positive, "seconds > 0"},
+    [K_BACKEND] = {"backend", "cpu", is_backend, "cpu or cuda"},
+    [K_OPTIMIZER] = {"optimizer", "adam", is_optimizer, "adam or sgd"},
+    [K_LEARNING_RATE] = {"learning_rate", NULL, is_positive, "a number > 0"},
+    [K_SEED] = {"seed", "1", is_index, "an integer >= 0"},
+};
+
+struct planner_ctx {
+	char *val[K_COUNT]; /* NULL: the default */
+	pl_err err;
+};
+
+/* The status a function of the API returns: the command line's exit code. */
+static int code(pl_status st)
+{
+	return st ? pl_status_exit_code(st) : 0;
+}
+
+static const char *get(const planner_ctx *ctx, int k)
+{
+	return ctx->val[k] ? ctx->val[k] : keys[k].def;
+}
+
+static long long get_ll(const planner_ctx *ctx, int k, long long auto_value)
+{
+	long long v = auto_value;
+	pl_parse_auto(get(ctx, k), 0, 1LL << 62, auto_value, &v);
+	return v;
+}
+
+const char *planner_version(void)
+{
+	return PL_VERSION;
+}
+
+planner_ctx *planner_ctx_new(void)
+{
+	return calloc(1, sizeof(planner_ctx));
+}
+
+void planner_reset_auto_parallel_context(planner_ctx *ctx)
+{
+	for (int k = 0; k < K_COUNT; k++) {
+		free(ctx->val[k]);
+		ctx->val[k] = NULL;
+	}
+}
+
+void planner_ctx_free(planner_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	planner_reset_auto_parallel_context(ctx);
+	free(ctx);
+}
+
+const char *planner_errmsg(const planner_ctx *ctx)
+{
+	return ctx ? ctx->err.msg : "no context";
+}
+
+int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value)
+{
+	if (!key || !value)
+		return code(pl_err_set(&ctx->err, PL_EINVAL,
+		                       "set_auto_parallel_context: key and value must not be "
+		                       "NULL"));
+	for (int k = 0; k < K_COUNT; k++) {
+		if (strcmp(key, keys[k].name))
+			continue;
+		if (!keys[k].check(value))
+			return code(pl_err_set(&ctx->err, PL_EINVAL,
+			                       "set_auto_parallel_context: %s '%s': expected %s",
+			                       key, value, keys[k].expect));
+		char *v = strdup(value);
+		if (!v)
+			return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
+		free(ctx->val[k]);
+		ctx->val[k] = v;
+		return 0;
+	}
+	char known[512] = "";
+	for (int k = 0; k < K_COUNT; k++)
+		snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+		         keys[k].name);
+	return code(pl_err_set(&ctx->err, PL_EINVAL,
+	                       "set_auto_parallel_context: unknown key '%s'; the keys are %s", key,
+	                       known));
+}
+
+const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key)
+{
+	for (int k = 0; key && k < K_COUNT; k++)
+		if (!strcmp(key, keys[k].name))
+			return get(ctx, k) ? get(ctx, k) : "";
+	return NULL;
+}
+
+/* The cluster of the context: `cluster`, else device_num H100s in a node;
+ * device_num, when set, must agree. */
+static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
+{
+	long long d = get_ll(ctx, K_DEVICE_NUM, 0);
+	pl_status st = ctx->val[K_CLUSTER] ? pl_cluster_resolve(cl, ctx->val[K_CLUSTER], &ctx->err)
+	                                   : pl_cluster_devices(cl, d, &ctx->err);
+	if (st)
+		return st;
+	int64_t D = pl_cluster_devices_total(cl);
+	if (ctx->val[K_DEVICE_NUM] && D != d)
+		return pl_err_set(&ctx->err, PL_EINVAL,
+		                  "set_auto_parallel_context: device_num %lld but cluster '%s' has "
+		                  "%lld devices",
+		                  d, ctx->val[K_CLUSTER], (long long)D);
+	if (get_ll(ctx, K_GLOBAL_RANK, 0) >= D)
+		return pl_err_set(&ctx->err, PL_EINVAL,
+		                  "set_auto_parallel_context: global_rank %s: expected 0 to %lld",
+		                  get(ctx, K_GLOBAL_RANK), (long long)D - 1);
+	return PL_OK;
+}
+
+/* ---- models ---- */
+
+struct planner_graph {
+	planner_ctx *ctx;
+	cJSON *doc;
+	char *where; /* the file, or "model 'NAME' (built in code)" */
+};
+
+static planner_graph *graph_wrap(planner_ctx *ctx, cJSON *doc, const char *where)
+{
+	planner_graph *g = calloc(1, sizeof *g);
+	if (!g || !(g->where = strdup(where))) {
+		free(g);
+		cJSON_Delete(doc);
+		pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	g->ctx = ctx;
+	g->doc = doc;
+	return g;
+}
+
+planner_graph *planner_graph_new(planner_ctx *ctx, const char *name, const char *dtype)
+{
+	pl_dtype dt;
+	if (!name || !*name) {
+		pl_err_set(&ctx->err, PL_EINVAL, "graph_new: the model needs a name");
+		return NULL;
+	}
+	if (dtype && pl_dtype_parse(dtype, &dt)) {
+		pl_err_set(
+		    &ctx->err, PL_EINVAL,
+		    "graph_new: model '%s': dtype '%s': expected float32, float16 or bfloat16",
+		    name, dtype);
+		return NULL;
+	}
+	cJSON *doc = cJSON_CreateObject();
+	cJSON_AddStringToObject(doc, "format", "planner.model/1");
+	cJSON_AddStringToObject(doc, "name", name);
+	cJSON_AddStringToObject(doc, "dtype", dtype ? dtype : "float32");
+	cJSON_AddObjectToObject(doc, "tensors");
+	cJSON_AddArrayToObject(doc, "ops");
+	if (!cJSON_AddArrayToObject(doc, "outputs")) {
+		cJSON_Delete(doc);
+		pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
+		return NULL;
+	}
+	char where[300];
+	snprintf(where, sizeof where, "model '%s' (built in code)", name);
+	return graph_wrap(ctx, doc, where);
+}
+
+static int graph_fail(planner_graph *g, const char *fn, const char *what, const char *name)
+{
+	return code(pl_err_set(&g->ctx->err, PL_EINVAL, "%s: %s: expected %s '%s'", fn, g->where,
+	                       what, name ? name : "(null)"));
+}
+
+int planner_graph_tensor(planner_graph *g, const char *name, const char *role, const char *dtype,
+                         int rank, const int64_t *shape)
+{
+	cJSON *ts = cJSON_GetObjectItemCaseSensitive(g->doc, "tensors");
+	pl_dtype dt;
+	if (!name || !*name || cJSON_GetObjectItemCaseSensitive(ts, name))
+		return graph_fail(g, "graph_tensor", "a new, non-empty tensor name; got", name);
+	if (!role || (strcmp(role, "input") && strcmp(role, "param") && strcmp(role, "const")))
+		return graph_fail(g, "graph_tensor", "role input, param or const; got", role);
+	if (dtype && pl_dtype_parse(dtype, &dt))
+		return graph_fail(g, "graph_tensor", "a dtype (float32, int32, ...); got", dtype);
+	if (rank < 0 || rank > PL_MAX_RANK || (rank && !shape))
+		return graph_fail(g, "graph_tensor", "a rank from 0 to 8 and a shape for tensor",
+		                  name);
+	cJSON *t = cJSON_CreateObject(), *sh = cJSON_AddArrayToObject(t, "shape");
+	for (int d = 0; d < rank; d++)
+		cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)shape[d]));
+	cJSON_AddStringToObject(t, "role", role);
+	if (dtype)
+		cJSON_AddStringToObject(t, "dtype", dtype);
+	cJSON_AddItemToObject(ts, name, t);
+	return 0;
+}
+
+int planner_graph_op(planner_graph *g, const char *type, const char *name,
+                     const char *const *inputs, int ninputs, const char *output,
+                     const char *attrs_json)
+{
+	if (!name || !*name)
+		return graph_fail(g, "graph_op", "an op name; got", name);
+	if (!type || !output || !*output || ninputs < 1 || ninputs > PL_MAX_OP_INPUTS || !inputs)
+		return graph_fail(g, "graph_op", "a type, 1 to 4 inputs and an output for op",
+		                  name);
+	cJSON *attrs = NULL;
+	if (attrs_json && !cJSON_IsObject(attrs = cJSON_Parse(attrs_json))) {
+		cJSON_Delete(attrs);
+		return graph_fail(g, "graph_op", "attrs as a JSON object for op", name);
+	}
+	cJSON *op = cJSON_CreateObject();
+	cJSON_AddStringToObject(op, "name", name);
+	cJSON_AddStringToObject(op, "type", type);
+	cJSON *in = cJSON_AddArrayToObject(op, "inputs");
+	for (int i = 0; i < ninputs; i++)
+		cJSON_AddItemToArray(in, cJSON_CreateString(inputs[i] ? inputs[i] : ""));
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(op, "outputs"), cJSON_CreateString(output));
+	if (attrs)
+		cJSON_AddItemToObject(op, "attrs", attrs);
+	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op);
+	return 0;
+}
+
+int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, const int *dims,
+                           const int64_t *splits)
+{
+	cJSON *op = NULL, *it;
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(g->doc, "ops")) {
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name"));
+		if (n && opname && !strcmp(n, opname))
+			op = it;
+	}
+	if (!op)
+		return graph_fail(g, "graph_strategy", "an op added before; no op", opname);
+	if (ninputs < 1 || ninputs > PL_MAX_OP_INPUTS || !dims || !splits)
+		return graph_fail(g, "graph_strategy", "one tuple per input for op", opname);
+	cJSON *s = cJSON_CreateArray();
+	for (int i = 0, at = 0; i < ninputs; i++) {
+		cJSON *tuple = cJSON_CreateArray();
+		for (int d = 0; d < dims[i] && d < PL_MAX_RANK; d++)
+			cJSON_AddItemToArray(tuple, cJSON_CreateNumber((double)splits[at + d]));
+		at += dims[i];
+		cJSON_AddItemToArray(s, tuple);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(op, "strategy");
+	cJSON_AddItemToObject(op, "strategy", s);
+	return 0;
+}
+
+int planner_graph_output(planner_graph *g, const char *tensor)
+{
+	if (!tensor || !*tensor)
+		return graph_fail(g, "graph_output", "a tensor name; got", tensor);
+	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
+	                     cJSON_CreateString(tensor));
+	return 0;
+}
+
+/* Imports the model as the file loader does (shapes, op rules, checks). */
+static pl_status graph_import(planner_graph *pg, pl_graph **out)
+{
+	char *text = cJSON_PrintUnformatted(pg->doc);
+	if (!text)
+		return pl_err_set(&pg->ctx->err, PL_ENOMEM, "out of memory");
+	pl_status st = pl_graph_load_json(out, text, strlen(text), pg->where, &pg->ctx->err);
+	free(text);
+	return st;
+}
+
+int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
+{
+	char *text = NULL;
+	size_t len;
+	pl_graph *g = NULL;
+	*out = NULL;
+	/* the loader's checks and messages first; then keep the JSON to plan from */
+	pl_status st = pl_graph_load_file(&g, path, &ctx->err);
+	pl_graph_free(g);
+	if (st || (st = pl_read_file(path, &text, &len, &ctx->err)))
+		return code(st);
+	cJSON *doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!doc)
+		return code(pl_err_set(&ctx->err, PL_EINVAL, "%s: malformed JSON", path));
+	*out = graph_wrap(ctx, doc, path);
+	return *out ? 0 : code(PL_ENOMEM);
+}
+
+int planner_graph_save(planner_graph *g, const char *path)
+{
+	pl_graph *ig = NULL;
+	pl_status st = graph_import(g, &ig);
+	pl_graph_free(ig);
+	if (st)
+		return code(st);
+	char *text = cJSON_Print(g->doc);
+	if (!text)
+		return code(pl_err_set(&g->ctx->err, PL_ENOMEM, "out of memory"));
+	st = pl_write_atomic(path, text, &g->ctx->err);
+	free(text);
+	return code(st);
+}
+
+void planner_graph_free(planner_graph *g)
+{
+	if (!g)
+		return;
+	cJSON_Delete(g->doc);
+	free(g->where);
+	free(g);
+}
+
+/* ---- plans ---- */
+
+struct planner_plan {
+	cJSON *ck;
+	char *json;
+	int64_t rank; /* global_rank at planning time */
+};
+
+static pl_status read_json(planner_ctx *ctx, const char *path, cJSON **out)
+{
+	char *text;
+	size_t len;
+	pl_status st = pl_read_file(path, &text, &len, &ctx->err);
+	if (st)
+		return st;
+	*out = cJSON_ParseWithLength(text, len);
+	free(text);
+	return *out ? PL_OK : pl_err_set(&ctx->err, PL_EINVAL, "%s: malformed JSON", path);
+}
+
+int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
+{
+	pl_cluster cl;
+	pl_graph *g = NULL;
+	cJSON *loaded = NULL, *ck = NULL;
+	planner_plan *plan = NULL;
+	char *text = NULL;
+	*out = NULL;
+	pl_status st;
+	if ((st = ctx_cluster(ctx, &cl)) || (st = graph_import(pg, &g)))
+		goto done;
+	const char *load = ctx->val[K_LOAD_FILE];
+	if (load && ((st = read_json(ctx, load, &loaded)) ||
+	             (st = pl_plan_annotate(g, loaded, load, &ctx->err))))
+		goto done;
+	double limit = cl.memory_bytes;
+	if (ctx->val[K_MEMORY_LIMIT])
+		pl_parse_bytes(ctx->val[K_MEMORY_LIMIT], &limit);
+	int zero = strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true") ? 0
+	           : !strcmp(get(ctx, K_SHARD_LEVEL), "auto")     ? -1
+	                                                      : (int)get_ll(ctx, K_SHARD_LEVEL, 1);
+	const char *rc = get(ctx, K_RECOMPUTE);
+	pl_plan_opts po = {.mode = mode_name(get(ctx, K_SEARCH_MODE)),
+	                   .so = {.memory_limit = limit},
+	                   .jo = {.stages = get_ll(ctx, K_PIPELINE_STAGES, 0),
+	                          .micro_batches = get_ll(ctx, K_MICRO_BATCH_NUM, 0),
+	                          .zero = zero,
+	                          .recompute = !strcmp(rc, "none")   ? 0
+	                                       : !strcmp(rc, "full") ? 1
+	                                                             : -1}};
+	if (ctx->val[K_TIME_LIMIT])
+		po.so.time_limit_s = strtod(ctx->val[K_TIME_LIMIT], NULL);
+	po.job = po.jo.stages != 1 || po.jo.micro_batches != 1 || po.jo.zero || po.jo.recompute;
+	if (load && po.job) {
+		st = pl_err_set(
+		    &ctx->err, PL_EINVAL,
+		    "set_auto_parallel_context: strategy_ckpt_load_file does not go with "
+		    "a whole-job search (pipeline_stages, micro_batch_num, "
+		    "enable_parallel_optimizer, recompute)");
+		goto done;
+	}
+	if ((st = pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))
+		goto done;
+	if (!(text = cJSON_Print(ck)) || !(plan = calloc(1, sizeof *plan))) {
+		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	const char *save = ctx->val[K_SAVE_FILE];
+	if (save && (st = pl_write_atomic(save, text, &ctx->err)))
+		goto done;
+	plan->ck = ck;
+	plan->json = text;
+	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
+	*out = plan;
+	ck = NULL;
+	text = NULL;
+	plan = NULL;
+done:
+	free(plan);
+	free(text);
+	cJSON_Delete(ck);
+	cJSON_Delete(loaded);
+	pl_graph_free(g);
+	return code(st);
+}
+
+const char *planner_plan_json(const planner_plan *p)
+{
+	return p->json;
+}
+
+static double cost_field(const planner_plan *p, const char *name)
+{
+	return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(p->ck, "cost"), name));
+}
+
+double planner_plan_step_seconds(const planner_plan *p)
+{
+	return cost_field(p, "step_seconds");
+}
+
+double planner_plan_memory_bytes(const planner_plan *p)
+{
+	return cost_field(p, "peak_memory_bytes");
+}
+
+/* The group of `rank` in groups.<kind>, or NULL. */
+static const cJSON *find_group(const planner_plan *p, const char *kind, int64_t rank)
+{
+	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(p->ck, "groups"), *grp, *r;
+	cJSON_ArrayForEach (grp, cJSON_GetObjectItemCaseSensitive(groups, kind)) {
+		cJSON_ArrayForEach (r, grp) {
+			if (cJSON_IsNumber(r) && (int64_t)r->valuedouble == rank)
+				return grp;
+		}
+	}
+	return NULL;
+}
+
+int64_t planner_plan_degree(const planner_plan *p, const char *kind)
+{
+	const cJSON *grp = find_group(p, kind, 0);
+	return grp ? cJSON_GetArraySize(grp) : 1;
+}
+
+int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
+                           size_t max)
+{
+	if (!kind || (strcmp(kind, "dp") && strcmp(kind, "tp") && strcmp(kind, "pp")))
+		return -1;
+	if (rank < 0)
+		rank = p->rank;
+	const cJSON *grp = find_group(p, kind, rank), *r;
+	if (!grp) { /* no pp groups in a one-stage plan: the rank alone */
+		const cJSON *dp = find_group(p, "dp", rank);
+		if (!dp)
+			return -1;
+		if (max)
+			ranks[0] = rank;
+		return 1;
+	}
+	size_t n = 0;
+	cJSON_ArrayForEach (r, grp) {
+		if (n < max)
+			ranks[n] = (int64_t)r->valuedouble;
+		n++;
+	}
+	return (int64_t)n;
+}
+
+void planner_plan_free(planner_plan *p)
+{
+	if (!p)
+		return;
+	cJSON_Delete(p->ck);
+	free(p->json);
+	free(p);
+}
+
+/* ---- training ---- */
+
+struct planner_trainer {
+	planner_ctx *ctx;
+	pl_graph *g;
+	pl_backend *be;
+	pl_exec *ex;
+};
+
+void planner_trainer_free(planner_trainer *tr)
+{
+	if (!tr)
+		return;
+	pl_exec_free(tr->ex);
+	if (tr->be)
+		tr->be->destroy(tr->be);
+	pl_graph_free(tr->g);
+	free(tr);
+}
+
+int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan *plan,
+                        planner_trainer **out)
+{
+	planner_trainer *tr = calloc(1, sizeof *tr);
+	int64_t **splits = NULL;
+	pl_cluster cl;
+	pl_plancost pc;
+	double bubble;
+	pl_status st;
+	*out = NULL;
+	if (!tr)
+		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
+	tr->ctx = ctx;
+	if (!strcmp(get(ctx, K_BACKEND), "cuda")) {
+		st = pl_err_set(&ctx->err, PL_EDEVICE,
+		                "trainer_new: the cuda backend is not in this version; set backend "
+		                "cpu");
+		goto done;
+	}
+	if ((st = graph_import(pg, &tr->g)))
+		goto done;
+	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(plan->ck, "model"), "sha256"));
+	if (!sha || strcmp(sha, tr->g->sha256)) {
+		st = pl_err_set(
+		    &ctx->err, PL_EINVAL,
+		    "trainer_new: %s: the plan was made for another model (sha256 %.12s, "
+		    "this one %.12s)",
+		    pg->where, sha ? sha : "none", tr->g->sha256);
+		goto done;
+	}
+	if ((st = pl_plan_cluster(plan->ck, &cl, &ctx->err)) ||
+	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, &splits, &ctx->err)))
+		goto done;
+	int64_t D = pl_cluster_devices_total(&cl);
+	if ((st = pl_backend_cpu(&tr->be, D, 0, &ctx->err)))
+		goto done;
+	pl_exec_opts eo = {
+	    .seed = (uint64_t)get_ll(ctx, K_SEED, 1),
+	    .optimizer = strcmp(get(ctx, K_OPTIMIZER), "sgd") ? PL_OPT_ADAM : PL_OPT_SGD,
+	    .lr = ctx->val[K_LEARNING_RATE] ? strtod(ctx->val[K_LEARNING_RATE], NULL) : 0,
+	    .grad_scale = strcmp(get(ctx, K_GRADIENTS_MEAN), "true") ? 1 : 1.0 / (double)D,
+	    .fail_rank = -1,
+	    .fail_op = -1};
+	st = pl_exec_new(&tr->ex, tr->g, D, splits, tr->be, &eo, &ctx->err);
+	pl_splits_free(tr->g, splits);
+	if (!st) {
+		*out = tr;
+		tr = NULL;
+	}
+done:
+	planner_trainer_free(tr);
+	return code(st);
+}
+
+int planner_train_step(planner_trainer *tr, double *loss)
+{
+	double l;
+	pl_status st = pl_exec_step(tr->ex, 1, &l, &tr->ctx->err);
+	if (!st && loss)
+		*loss = l;
+	return code(st);
+}
+
+static int param_of(planner_trainer *tr, const char *fn, const char *name, size_t n)
+{
+	int t = name ? pl_graph_find_tensor(tr->g, name) : -1;
+	if (t < 0 || tr->g->tensors[t].role != PL_ROLE_PARAM) {
+		pl_err_set(&tr->ctx->err, PL_EINVAL, "%s: '%s' is not a param of the model", fn,
+		           name ? name : "(null)");
+		return -1;
+	}
+	size_t want = (size_t)pl_tensor_elems(&tr->g->tensors[t]);
+	if (n != want) {
+		pl_err_set(&tr->ctx->err, PL_EINVAL, "%s: param '%s' has %zu elements, not %zu", fn,
+		           name, want, n);
+		return -1;
+	}
+	return t;
+}
+
+int planner_trainer_read(planner_trainer *tr, const char *param, float *values, size_t n)
+{
+	int t = param_of(tr, "trainer_read", param, n);
+	if (t < 0)
+		return PLANNER_EINVAL;
+	if (pl_exec_read(tr->ex, t, 0, values))
+		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
+		                       "trainer_read: '%s' is not in host memory", param));
+	return 0;
+}
+
+int planner_trainer_write(planner_trainer *tr, const char *param, const float *values, size_t n)
+{
+	int t = param_of(tr, "trainer_write", param, n);
+	if (t < 0)
+		return PLANNER_EINVAL;
+	if (pl_exec_write(tr->ex, t, values))
+		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
+		                       "trainer_write: '%s' is not in host memory", param));
+	return 0;
+}

@@ -1,0 +1,13 @@
+/* Numbers in command-line options and in the auto-parallel API's context
+ * values, parsed one way for both. Each returns 0, or -1 when s is not one. */
+#ifndef PL_PARSE_H
+#define PL_PARSE_H
+
+/* A whole decimal integer. */
+int pl_parse_ll(const char *s, long long *out);
+/* "auto" (gives auto_value) or an integer in [lo, hi]. */
+int pl_parse_auto(const char *s, long long lo, long long hi, long long auto_value, long long *out);
+/* Bytes: "80e9", "80G" (SI), "80GiB" (binary), "none" (0). */
+int pl_parse_bytes(const char *s, double *out);
+
+#endif

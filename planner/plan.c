@@ -1,0 +1,366 @@
+/* Planning end to end: search, checkpoint, reading a checkpoint back and
+ * pricing it (planner/plan.h). The command line and the auto-parallel API
+ * both go through here, so a plan made either way is the same plan. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/pipeline.h"
+#include "planner/checkpoint.h"
+#include "planner/ops.h"
+#include "planner/plan.h"
+
+int64_t **pl_splits_alloc(const pl_graph *g)
+{
+	int64_t **s = calloc((size_t)g->nops + 1, sizeof *s);
+	if (!s)
+		return NULL;
+	for (int o = 0; o < g->nops; o++)
+		if (!(s[o] = calloc(PL_MAX_LOOPS, sizeof **s))) {
+			pl_splits_free(g, s);
+			return NULL;
+		}
+	return s;
+}
+
+void pl_splits_free(const pl_graph *g, int64_t **s)
+{
+	if (!s)
+		return;
+	for (int o = 0; o < g->nops; o++)
+		free(s[o]);
+	free(s);
+}
+
+/* Prices a per-op plan and builds its checkpoint. */
+static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster *cl,
+                                 const char *mode, const pl_search_result *r, double limit)
+{
+	const pl_graph *g = p->g;
+	size_t n = (size_t)g->nops + 1;
+	pl_nodecost *per = calloc(n, sizeof *per);
+	double *cs = calloc(n, sizeof *cs), *cm = calloc(n, sizeof *cm),
+	       *mb = calloc(n, sizeof *mb);
+	cJSON *ck = NULL;
+	if (per && cs && cm && mb) {
+		pl_plancost pc;
+		pl_cost_plan(p, splits, &pc, per);
+		for (int o = 0; o < g->nops; o++) {
+			cs[o] = per[o].compute_s;
+			cm[o] = per[o].comm_s;
+			mb[o] = per[o].mem_bytes;
+		}
+		pl_ckpt_info info = {.cluster_name = cl->name,
+		                     .devices = pl_cluster_devices_total(cl),
+		                     .nodes = cl->nodes,
+		                     .devices_per_node = cl->devices_per_node,
+		                     .mode = mode,
+		                     .seconds = r->seconds,
+		                     .optimal = r->optimal,
+		                     .why = r->why,
+		                     .repeated_layers = r->repeated_layers,
+		                     .memory_limit = limit,
+		                     .step_s = pc.step_s,
+		                     .compute_s = pc.compute_s,
+		                     .comm_s = pc.comm_s,
+		                     .mem_bytes = pc.mem_bytes,
+		                     .op_compute_s = cs,
+		                     .op_comm_s = cm,
+		                     .op_mem_bytes = mb};
+		ck = pl_ckpt_build(g, splits, &info);
+	}
+	free(per);
+	free(cs);
+	free(cm);
+	free(mb);
+	return ck;
+}
+
+/* The checkpoint of a whole-job plan: per-op numbers for all m micro-batches
+ * of the op's stage, memory with the op's in-flight activations. */
+static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl, const char *mode,
+                                     double limit, cJSON **out, pl_err *err)
+{
+	const pl_graph *g = jp->g;
+	const pl_problem *p = jp->p;
+	int64_t pp = p->job.stages;
+	size_t n = (size_t)g->nops + 1;
+	int64_t **sp = calloc(n, sizeof *sp);
+	double *cs = calloc(n, sizeof *cs), *cm = calloc(n, sizeof *cm),
+	       *mb = calloc(n, sizeof *mb), *ts = calloc((size_t)pp, sizeof *ts);
+	pl_status st = PL_OK;
+	if (!sp || !cs || !cm || !mb || !ts) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (int o = 0; o < g->nops; o++) {
+		sp[o] = (int64_t *)pl_search_result_split(p, &jp->r, o);
+		pl_stagecost acc = {0};
+		double act = 0;
+		pl_job_op_cost(p, o, sp[o], &acc, &act);
+		double m = (double)p->job.micro_batches;
+		cs[o] = m * acc.mb_compute_s + acc.step_compute_s;
+		cm[o] = m * acc.mb_comm_s + acc.step_comm_s;
+		mb[o] = acc.mem_bytes +
+		        (double)pl_job_inflight(pp, p->job.micro_batches, jp->stage[o]) * act;
+	}
+	for (int64_t s = 0; s < pp; s++)
+		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
+	pl_ckpt_info info = {.cluster_name = cl->name,
+	                     .devices = pl_cluster_devices_total(cl),
+	                     .nodes = cl->nodes,
+	                     .devices_per_node = cl->devices_per_node,
+	                     .mode = mode,
+	                     .seconds = jp->seconds,
+	                     .optimal = jp->optimal,
+	                     .why = jp->why,
+	                     .repeated_layers = jp->r.repeated_layers,
+	                     .memory_limit = limit,
+	                     .step_s = jp->cost.step_s,
+	                     .compute_s = jp->cost.compute_s,
+	                     .comm_s = jp->cost.comm_s,
+	                     .mem_bytes = jp->cost.mem_bytes,
+	                     .op_compute_s = cs,
+	                     .op_comm_s = cm,
+	                     .op_mem_bytes = mb,
+	                     .stages = pp,
+	                     .micro_batches = p->job.micro_batches,
+	                     .mesh_devices = p->devices,
+	                     .zero = p->job.zero,
+	                     .op_stage = jp->stage,
+	                     .op_recompute = p->job.recompute,
+	                     .bubble_s = jp->cost.bubble_s,
+	                     .stage_s = ts};
+	*out = pl_ckpt_build(g, sp, &info);
+	if (!*out)
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+done:
+	free(sp);
+	free(cs);
+	free(cm);
+	free(mb);
+	free(ts);
+	return st;
+}
+
+/* Where a propagate search's fronts met, and what it costs. */
+static void add_conflicts(cJSON *ck, const pl_problem *p, const pl_search_result *r)
+{
+	const pl_graph *g = p->g;
+	cJSON *arr = cJSON_AddArrayToObject(cJSON_GetObjectItem(ck, "search"), "conflicts");
+	for (int k = 0; arr && k < r->nconflicts; k++) {
+		const pl_edge *e = &p->edges[r->conflicts[k].edge];
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "from", g->ops[e->src_op].name);
+		cJSON_AddStringToObject(c, "to", g->ops[e->dst_op].name);
+		cJSON_AddStringToObject(c, "tensor", g->tensors[e->tensor].name);
+		cJSON_AddNumberToObject(c, "seconds", r->conflicts[k].seconds);
+		cJSON_AddItemToArray(arr, c);
+	}
+}
+
+pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
+                         double *seconds, pl_err *err)
+{
+	const char *mode = o->mode ? o->mode : "dp";
+	const pl_searcher *s = pl_searcher_get(mode);
+	*ck = NULL;
+	if (!s)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "search mode '%s': expected auto, dp, rec, propagate, ilp or brute", mode);
+	if (o->job && (o->so.dump_lp || !strcmp(mode, "propagate") || !strcmp(mode, "brute")))
+		return pl_err_set(err, PL_EINVAL,
+		                  "a whole-job search (pipeline stages, micro-batches, ZeRO, "
+		                  "recompute) plans with dp, ilp, rec or auto, without an LP dump; "
+		                  "got mode '%s'",
+		                  mode);
+	pl_status st;
+	if (o->job) {
+		pl_job_opts jo = o->jo;
+		jo.inner = s;
+		pl_job_plan jp;
+		if ((st = pl_search_job(g, cl, &o->so, &jo, &jp, err)))
+			return st;
+		st = job_plan_checkpoint(&jp, cl, mode, o->so.memory_limit, ck, err);
+		if (seconds)
+			*seconds = jp.seconds;
+		pl_job_plan_free(&jp);
+		return st;
+	}
+	pl_problem *p = NULL;
+	pl_search_result r = {0};
+	int64_t **splits = NULL;
+	if ((st = pl_problem_new(&p, g, cl, err)) || (st = s->run(p, &o->so, &r, err)))
+		goto done;
+	if (!(splits = pl_splits_alloc(g))) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (int k = 0; k < g->nops; k++)
+		memcpy(splits[k], pl_search_result_split(p, &r, k),
+		       sizeof(int64_t) * (size_t)g->ops[k].spec.nloops);
+	if (!(*ck = op_plan_checkpoint(p, splits, cl, mode, &r, o->so.memory_limit))) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (r.nconflicts)
+		add_conflicts(*ck, p, &r);
+	if (seconds)
+		*seconds = r.seconds;
+done:
+	pl_splits_free(g, splits);
+	pl_search_result_free(&r);
+	pl_problem_free(p);
+	return st;
+}
+
+pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_err *err)
+{
+	int64_t **splits = pl_splits_alloc(g);
+	int *has = calloc((size_t)g->nops + 1, sizeof *has);
+	pl_status st = PL_OK;
+	if (!splits || !has)
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+	else if (!(st = pl_ckpt_parse_splits(g, ck, where, 1, splits, has, err)))
+		for (int o = 0; o < g->nops; o++)
+			if (has[o]) {
+				g->ops[o].has_strategy = 1;
+				memcpy(g->ops[o].strategy, splits[o], sizeof g->ops[o].strategy);
+			}
+	free(has);
+	pl_splits_free(g, splits);
+	return st;
+}
+
+pl_status pl_plan_cluster(const cJSON *ck, pl_cluster *cl, pl_err *err)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(c, "nodes");
+	const cJSON *dpn = cJSON_GetObjectItemCaseSensitive(c, "devices_per_node");
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(c, "devices");
+	if (cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK)
+		return PL_OK;
+	if (cJSON_IsNumber(dpn) && cJSON_IsNumber(nodes) && dpn->valuedouble >= 1 &&
+	    nodes->valuedouble >= 1) {
+		pl_status st = pl_cluster_devices(cl, (int64_t)dpn->valuedouble, err);
+		cl->nodes = (int64_t)nodes->valuedouble;
+		if (cJSON_IsString(name))
+			snprintf(cl->name, sizeof cl->name, "%s", name->valuestring);
+		return st;
+	}
+	if (cJSON_IsNumber(dev) && dev->valuedouble >= 1)
+		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
+	return pl_err_set(err, PL_EINVAL,
+	                  "the plan has no cluster block; give --devices N or --cluster");
+}
+
+/* Prices a plan's whole-job fields (pipeline, optimizer_shard, recompute)
+ * when it has any (*is_job); splits are the plan's strategies. */
+static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
+                           const pl_cluster *cl, int64_t *const *splits, pl_jobcost *out,
+                           int *is_job, pl_err *err)
+{
+	int64_t pp, m;
+	int zero;
+	int *stage = calloc((size_t)g->nops + 1, sizeof *stage);
+	uint8_t *rc = calloc((size_t)g->nops + 1, 1);
+	pl_graph *gm = NULL;
+	pl_problem *p = NULL;
+	pl_status st = PL_OK;
+	if (!stage || !rc) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, is_job, err)) ||
+	    !*is_job)
+		goto done;
+	int64_t D = pl_cluster_devices_total(cl);
+	pl_cluster mesh;
+	if (D % pp || pl_stage_mesh(cl, D / pp, &mesh)) {
+		st = pl_err_set(err, PL_EINVAL,
+		                "%s: pipeline.stages %lld: %lld devices do not split into stages "
+		                "that tile the nodes",
+		                where, (long long)pp, (long long)D);
+		goto done;
+	}
+	if ((st = pl_graph_microbatch(g, m, &gm, err))) {
+		pl_err_prefix(err, "%s: pipeline.micro_batches %lld", where, (long long)m);
+		goto done;
+	}
+	for (int o = 0; o < gm->nops; o++)
+		if ((st = pl_op_check_split(&gm->ops[o], splits[o], D / pp, err))) {
+			pl_err_prefix(err,
+			              "%s: op '%s': parallel_strategy (one micro-batch, %lld "
+			              "devices a stage)",
+			              where, gm->ops[o].name, (long long)(D / pp));
+			goto done;
+		}
+	pl_job job = {.micro_batches = m, .stages = pp, .zero = zero, .recompute = rc};
+	if ((st = pl_problem_new_job(&p, gm, &mesh, &job, err)))
+		goto done;
+	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out))
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+done:
+	pl_problem_free(p);
+	pl_graph_free(gm);
+	free(stage);
+	free(rc);
+	return st;
+}
+
+pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
+                        const pl_cluster *cl, pl_plancost *pc, double *bubble,
+                        int64_t ***splits_out, pl_err *err)
+{
+	*bubble = -1;
+	int64_t **splits = pl_splits_alloc(g);
+	int *has = calloc((size_t)g->nops + 1, sizeof *has);
+	pl_problem *p = NULL;
+	pl_status st = PL_OK;
+	if (!splits || !has) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
+		goto cleanup;
+	int is_job = 0;
+	pl_jobcost jc;
+	if ((st = price_job(g, plan, where, cl, splits, &jc, &is_job, err)))
+		goto cleanup;
+	if (is_job) {
+		if (splits_out) {
+			st = pl_err_set(err, PL_EINVAL,
+			                "%s: a pipelined or micro-batched plan cannot run on the "
+			                "executor yet; it runs per-op plans",
+			                where);
+			goto cleanup;
+		}
+		*pc = (pl_plancost){.step_s = jc.step_s,
+		                    .compute_s = jc.compute_s,
+		                    .comm_s = jc.comm_s,
+		                    .mem_bytes = jc.mem_bytes};
+		*bubble = jc.bubble_s;
+		goto cleanup;
+	}
+	int64_t D = pl_cluster_devices_total(cl);
+	for (int o = 0; o < g->nops; o++)
+		if ((st = pl_op_check_split(&g->ops[o], splits[o], D, err))) {
+			pl_err_prefix(err, "%s: op '%s': parallel_strategy", where, g->ops[o].name);
+			goto cleanup;
+		}
+	/* the plan's own strategies are priced; annotations are not enforced here */
+	if ((st = pl_problem_new(&p, g, cl, err)))
+		goto cleanup;
+	pl_cost_plan(p, splits, pc, NULL);
+	if (splits_out) {
+		*splits_out = splits;
+		splits = NULL;
+	}
+cleanup:
+	pl_problem_free(p);
+	free(has);
+	pl_splits_free(g, splits);
+	return st;
+}

@@ -1,0 +1,48 @@
+/* Planning a model end to end, shared by the command line and the
+ * auto-parallel API (planner/planner.h): search a plan and build its strategy
+ * checkpoint; read a checkpoint back into split counts and price it. */
+#ifndef PL_PLAN_H
+#define PL_PLAN_H
+
+#include <cjson/cJSON.h>
+
+#include "costmodel/cost.h"
+#include "search/job.h"
+#include "search/search.h"
+
+/* Split counts, g->nops rows of PL_MAX_LOOPS; NULL out of memory. */
+int64_t **pl_splits_alloc(const pl_graph *g);
+void pl_splits_free(const pl_graph *g, int64_t **s);
+
+typedef struct pl_plan_opts {
+	const char *mode;  /* searcher (search/registry.c); NULL: dp */
+	pl_search_opts so; /* memory limit (bytes; 0 none), time limit, progress, ... */
+	int job;           /* 1: whole-job search (pipeline, micro-batches, ZeRO, recompute) */
+	pl_job_opts jo;    /* its dimensions; jo.inner is set from mode */
+} pl_plan_opts;
+
+/* Searches a plan for g on cl and builds its checkpoint (*ck, caller
+ * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's
+ * search.conflicts; *seconds (may be NULL) the search time. Errors: PL_EINVAL for an unknown mode
+ * or options that do not go together, and the searchers' own. */
+pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
+                         double *seconds, pl_err *err);
+
+/* Makes the strategies of the ops a checkpoint names annotations of g (kept
+ * by every searcher); ops it does not name stay free. */
+pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_err *err);
+
+/* The cluster a checkpoint's cluster block names: a preset, else H100 nodes
+ * of its shape, else its device count. */
+pl_status pl_plan_cluster(const cJSON *ck, pl_cluster *cl, pl_err *err);
+
+/* Prices plan (a checkpoint object; only parallel_strategy_item and the
+ * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan.
+ * With splits_out, the plan is to be run: whole-job plans are refused and the
+ * split counts are handed back (pl_splits_free). Errors name `where` and the
+ * op. */
+pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
+                        const pl_cluster *cl, pl_plancost *pc, double *bubble,
+                        int64_t ***splits_out, pl_err *err);
+
+#endif

@@ -1,0 +1,191 @@
+/* planner.h -- the auto-parallel API for training jobs.
+ *
+ * A training program sets up a context the way MindSpore's
+ * set_auto_parallel_context does (device_num, global_rank, search_mode,
+ * strategy checkpoint files, memory limit, pipeline stages, micro-batches,
+ * optimizer sharding, gradients_mean), builds its model in code or loads a
+ * planner.model/1 file, asks for a plan, and trains under it on the
+ * executor:
+ *
+ *     planner_ctx *ctx = planner_ctx_new();
+ *     planner_set_auto_parallel_context(ctx, "device_num", "8");
+ *     planner_set_auto_parallel_context(ctx, "strategy_ckpt_save_file", "plan.json");
+ *     planner_graph *g;
+ *     planner_graph_load(ctx, "model.json", &g);
+ *     planner_plan *plan;
+ *     if (planner_plan_new(ctx, g, &plan))
+ *             fprintf(stderr, "%s\n", planner_errmsg(ctx));
+ *     planner_trainer *tr;
+ *     planner_trainer_new(ctx, g, plan, &tr);
+ *     for (int step = 0; step < 100; step++)
+ *             planner_train_step(tr, &loss);
+ *
+ * Every function that can fail returns 0 on success or the status the
+ * command line would exit with: PLANNER_EINVAL (2) invalid input, with the
+ * key, op or field named in planner_errmsg(); PLANNER_EINFEASIBLE (3) no plan
+ * satisfies the constraints; PLANNER_ESYSTEM (4) out of memory, a solver, a
+ * device or a file write failed. Objects belong to one context and one
+ * thread at a time; contexts are independent.
+ *
+ * Build with pkg-config (`pkg-config --cflags --libs planner`) or CMake
+ * (`find_package(planner)` and `target_link_libraries(app PRIVATE
+ * planner::planner)`). */
+#ifndef PLANNER_H
+#define PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PLANNER_VERSION_MAJOR 0
+#define PLANNER_VERSION_MINOR 1
+#define PLANNER_VERSION_PATCH 0
+
+enum {
+	PLANNER_OK = 0,
+	PLANNER_EINVAL = 2,
+	PLANNER_EINFEASIBLE = 3,
+	PLANNER_ESYSTEM = 4,
+};
+
+typedef struct planner_ctx planner_ctx;
+typedef struct planner_graph planner_graph;
+typedef struct planner_plan planner_plan;
+typedef struct planner_trainer planner_trainer;
+
+/* "0.1.0" */
+const char *planner_version(void);
+
+/* ---- context ---- */
+
+/* NULL when out of memory. */
+planner_ctx *planner_ctx_new(void);
+void planner_ctx_free(planner_ctx *ctx);
+/* The message of the last failure in this context ("" if none). */
+const char *planner_errmsg(const planner_ctx *ctx);
+
+/* Sets one key of the context; values are strings, checked here (an unknown
+ * key or a bad value is PLANNER_EINVAL, naming both). Keys and defaults:
+ *
+ *   device_num                N >= 1: devices of the job (default 8); with
+ *                             `cluster` unset, one node of N H100 SXM GPUs
+ *   cluster                   a preset (h100x8, a100x8, dgx2-v100, cpu,
+ *                             with :NODES) or a planner.cluster/1 file; its
+ *                             device count must equal device_num if both set
+ *   global_rank               0 <= R < device_num: this process's rank, the
+ *                             default of planner_plan_group (default 0)
+ *   search_mode               dp | rec | ilp | propagate | auto | brute, or
+ *                             MindSpore's dynamic_programming,
+ *                             recursive_programming, sharding_propagation
+ *                             (default dp)
+ *   memory_limit              bytes per device ("80G", "75GiB", "none");
+ *                             default: the cluster's device memory
+ *   strategy_ckpt_load_file   a checkpoint whose ops keep their strategies
+ *                             (annotations the search builds around)
+ *   strategy_ckpt_save_file   planner_plan_new writes the plan here,
+ *                             atomically
+ *   pipeline_stages           N | auto (default 1)
+ *   micro_batch_num           N | auto (default 1)
+ *   enable_parallel_optimizer true | false (default false): shard the
+ *                             optimizer state (ZeRO) at optimizer_shard_level
+ *   optimizer_shard_level     1 | 2 | 3 | auto (default 1): 1 states,
+ *                             2 + gradients, 3 + weights
+ *   recompute                 none | full | auto (default none)
+ *   gradients_mean            true | false (default false): divide the
+ *                             reduced gradients by device_num before the
+ *                             update. The executor already computes the
+ *                             gradient of the whole batch's loss, so false
+ *                             trains exactly as one device does.
+ *   time_limit                seconds a search may take (default none)
+ *   backend                   cpu (default; device_num ranks in this
+ *                             process). cuda is not in this version.
+ *   optimizer                 adam | sgd (default adam)
+ *   learning_rate             > 0 (default 1e-3 for Adam, 1e-2 for SGD)
+ *   seed                      integer >= 0 (default 1): synthetic data and
+ *                             initial weights
+ *
+ * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
+ * recompute set away from its default makes planner_plan_new search the
+ * whole job (stages, micro-batches, ZeRO, recompute) instead of one per-op
+ * plan; such plans are priced and saved but cannot run on the executor yet. */
+int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
+/* The current value of a key as a string (its default if never set; "" for
+ * cluster, memory_limit, the checkpoint files, time_limit and learning_rate
+ * when unset), or NULL
+ * for an unknown key. Valid until the key is set again. */
+const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key);
+/* Every key back to its default. */
+void planner_reset_auto_parallel_context(planner_ctx *ctx);
+
+/* ---- models ---- */
+
+/* A model built in code: tensors, ops and outputs added in any order that
+ * names existing tensors; it is checked (shapes inferred, op rules applied)
+ * when planned or saved. dtype: float32, float16, bfloat16 (default float32
+ * when NULL). NULL when out of memory or a bad name (see planner_errmsg). */
+planner_graph *planner_graph_new(planner_ctx *ctx, const char *name, const char *dtype);
+/* role: "input", "param" or "const"; dtype NULL: the model's. */
+int planner_graph_tensor(planner_graph *g, const char *name, const char *role, const char *dtype,
+                         int rank, const int64_t *shape);
+/* One op with a single output tensor named `output`. type as in the model
+ * format (MatMul, Add, Gelu, LayerNormalization, SoftmaxCrossEntropy, ...);
+ * attrs_json: its attributes as a JSON object ("{\"axis\": -1}") or NULL. */
+int planner_graph_op(planner_graph *g, const char *type, const char *name,
+                     const char *const *inputs, int ninputs, const char *output,
+                     const char *attrs_json);
+/* Annotates an op with a strategy (MindSpore convention: one tuple of split
+ * counts per input): dims[i] entries of splits for input i, concatenated. */
+int planner_graph_strategy(planner_graph *g, const char *op, int ninputs, const int *dims,
+                           const int64_t *splits);
+/* Marks a tensor as a model output (the loss is the sum of the outputs). */
+int planner_graph_output(planner_graph *g, const char *tensor);
+/* Loads a planner.model/1 file. */
+int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out);
+/* Writes the model as planner.model/1 JSON (atomically; "-" is stdout). */
+int planner_graph_save(planner_graph *g, const char *path);
+void planner_graph_free(planner_graph *g);
+
+/* ---- plans ---- */
+
+/* Plans g under the context: loads strategy_ckpt_load_file, searches,
+ * writes strategy_ckpt_save_file. The plan keeps no reference to g. */
+int planner_plan_new(planner_ctx *ctx, planner_graph *g, planner_plan **out);
+/* The plan's strategy checkpoint (the format of `planner search -o`). */
+const char *planner_plan_json(const planner_plan *p);
+/* Predicted step time (seconds) and peak memory per device (bytes). */
+double planner_plan_step_seconds(const planner_plan *p);
+double planner_plan_memory_bytes(const planner_plan *p);
+/* Degrees of the plan: kind "dp", "tp" or "pp" (1 when absent). */
+int64_t planner_plan_degree(const planner_plan *p, const char *kind);
+/* The ranks of `rank`'s group of a kind ("dp", "tp", "pp"; rank < 0: the
+ * context's global_rank at planning time), ascending, into ranks (room for
+ * max); returns the group's size (which may exceed max), or -1 for an unknown
+ * kind or rank. */
+int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
+                           size_t max);
+void planner_plan_free(planner_plan *p);
+
+/* ---- training ---- */
+
+/* An executor running g under plan on the context's backend (device_num
+ * ranks), with the context's optimizer, learning rate, seed and
+ * gradients_mean. g must be the graph the plan was made for. */
+int planner_trainer_new(planner_ctx *ctx, planner_graph *g, const planner_plan *plan,
+                        planner_trainer **out);
+/* One step: forward, backward, optimizer update; *loss (may be NULL) gets
+ * the loss before the update. */
+int planner_train_step(planner_trainer *tr, double *loss);
+/* Reads the whole value of a param (n: its element count) assembled from the
+ * ranks' pieces, or writes it to every rank. */
+int planner_trainer_read(planner_trainer *tr, const char *param, float *values, size_t n);
+int planner_trainer_write(planner_trainer *tr, const char *param, const float *values, size_t n);
+void planner_trainer_free(planner_trainer *tr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
