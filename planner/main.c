@@ -259,6 +259,8 @@ static const char *const search_help =
     "  --micro-batches N|auto     micro-batches per step, N dividing the batch\n"
     "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights\n"
     "  --recompute none|full|auto  full: every repeated layer but the last recomputes\n"
+    "  --fastest             take the fastest plan; by default one without pipeline\n"
+    "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
     "  --json                print the checkpoint JSON on stdout instead of the table\n"
     "  --progress            report progress on stderr\n"
@@ -277,9 +279,10 @@ static int cmd_search(int argc, char **argv)
 	const char *dump_lp = NULL;
 	/* whole-job dimensions: -2 not given, -1 auto */
 	long long jstages = -2, jmicro = -2, jzero = -2, jrc = -2;
-	int jall = 0;
+	int jall = 0, fastest = 0;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
 	                                     {"job", no_argument, 0, 'J'},
+	                                     {"fastest", no_argument, 0, 'F'},
 	                                     {"pipeline-stages", required_argument, 0, 'S'},
 	                                     {"micro-batches", required_argument, 0, 'B'},
 	                                     {"zero", required_argument, 0, 'Z'},
@@ -338,6 +341,7 @@ static int cmd_search(int argc, char **argv)
 		case 'L': dump_lp = optarg; break;
 		case 'p': prog = 1; break;
 		case 'J': jall = 1; break;
+		case 'F': fastest = 1; break;
 		case 'S':
 			if (pl_parse_auto(optarg, 1, 1 << 20, -1, &jstages))
 				return pl_cli_usage("search",
@@ -381,6 +385,11 @@ static int cmd_search(int argc, char **argv)
 	if (dump_lp && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
 	int job = jall || jstages != -2 || jmicro != -2 || jzero != -2 || jrc != -2;
+	if (fastest && !job)
+		return pl_cli_usage("search",
+		                    "--fastest goes with a whole-job search (--job, "
+		                    "--pipeline-stages, --micro-batches, --zero, --recompute)%s",
+		                    "");
 	if (job && load)
 		return pl_cli_usage("search",
 		                    "a whole-job search (--job, --pipeline-stages, "

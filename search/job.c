@@ -290,13 +290,13 @@ typedef struct slot {
 } slot;
 
 /* Can a step this point could reach still change the answer? The answer is
- * the best plain plan if it is within PL_JOB_SIMPLER of the best other one. */
-static double useful_below(const slot *b, int plain)
+ * the best plain plan if it is within `margin` of the best other one. */
+static double useful_below(const slot *b, int plain, double margin)
 {
 	double s0 = b[0].cost.step_s, s1 = b[1].cost.step_s;
 	if (plain)
-		return fmin(s0, s1 * (1 + PL_JOB_SIMPLER));
-	return fmin(s1, s0 / (1 + PL_JOB_SIMPLER));
+		return fmin(s0, s1 * (1 + margin));
+	return fmin(s1, s0 / (1 + margin));
 }
 
 static void progress(const pl_search_opts *o, const char *fmt, ...)
@@ -390,14 +390,24 @@ done:
 	return rc;
 }
 
+static pl_status timed_out(pl_err *err, const pl_search_opts *o, int points)
+{
+	return pl_err_set(err, PL_ETIMEOUT,
+	                  "job: the time limit of %g s ran out (%d points of pipeline stages x "
+	                  "micro-batches x ZeRO x recompute bounded so far)",
+	                  o->time_limit_s, points);
+}
+
 /* Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
  * the batch), recompute, ZeRO. Pipeline stages, ZeRO and recompute are
  * memory measures: where the search chooses them, the best plan without them
- * is kept if it is within PL_JOB_SIMPLER of the best with them. */
+ * is kept if it is within PL_JOB_SIMPLER of the best with them (unless
+ * jo->fastest). */
 pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
                         const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
 {
 	double t0 = ve_now();
+	const double margin = jo->fastest ? 0 : PL_JOB_SIMPLER;
 	memset(out, 0, sizeof *out);
 	const pl_searcher *inner = jo->inner ? jo->inner : pl_searcher_get("dp");
 	int64_t D = pl_cluster_devices_total(c), B = pl_graph_batch(g);
@@ -448,6 +458,10 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			continue;
 		}
 		pl_graph *gm = gms[a];
+		progress(o,
+		         "job: %lld micro-batches (%d of %d): bounding every stage count, ZeRO "
+		         "level and recompute choice",
+		         (long long)m, a + 1, nm);
 		cutsv[a] = malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
 		free(flags);
 		flags = malloc((size_t)gm->nops + 1);
@@ -475,6 +489,10 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			for (int rc = r0; rc <= r1; rc++) {
 				if (rc && !blocks)
 					continue; /* no repeated layers: nothing to recompute */
+				if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
+					st = timed_out(err, o, out->points);
+					goto cleanup;
+				}
 				pl_job job = {.micro_batches = m,
 				              .stages = pp,
 				              .recompute = rc ? flags : NULL};
@@ -524,7 +542,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 					 * (with one stage; with more, its stages are one split
 					 * of one relaxed plan) */
 					pt->done =
-					    (fit == 0 || rstep >= useful_below(best, pt->plain)) &&
+					    (fit == 0 ||
+					     rstep >= useful_below(best, pt->plain, margin)) &&
 					    ropt && pb->pp == 1 && proven;
 					if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
 						all_exact = 0;
@@ -540,9 +559,13 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		point *pt = &pts[k];
 		if (pt->done)
 			continue;
-		if (pt->bound >= useful_below(best, pt->plain)) {
+		if (pt->bound >= useful_below(best, pt->plain, margin)) {
 			out->pruned++;
 			continue;
+		}
+		if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
+			st = timed_out(err, o, out->points);
+			goto cleanup;
 		}
 		prob *pb = &probs[pt->prob];
 		pl_problem *p = pb->p;
@@ -563,7 +586,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 				exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
 				break;
 			}
-			if (r.optimal && r.step_s >= useful_below(best, pt->plain)) {
+			if (r.optimal && r.step_s >= useful_below(best, pt->plain, margin)) {
 				pl_search_result_free(&r);
 				exact = tries == 0; /* its optimum, or a bound of it: no better */
 				break;
@@ -583,9 +606,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			all_exact = 0;
 	}
 	int w =
-	    best[0].prob >= 0 && best[0].cost.step_s <= best[1].cost.step_s * (1 + PL_JOB_SIMPLER)
-	        ? 0
-	        : 1;
+	    best[0].prob >= 0 && best[0].cost.step_s <= best[1].cost.step_s * (1 + margin) ? 0 : 1;
 	if (best[w].prob < 0) {
 		if (first_err && least_need == INFINITY) {
 			st = first_err;
@@ -615,11 +636,12 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	    all_exact ? ""
 	              : "; not proven optimal: pipelined points split one relaxed plan "
 	                "into stages, or a point's plan under the limit is not proven");
-	if (w == 0 && best[1].prob >= 0 && n > 0 && (size_t)n < sizeof out->why)
+	if (w == 0 && best[1].prob >= 0 && best[0].cost.step_s > best[1].cost.step_s && n > 0 &&
+	    (size_t)n < sizeof out->why)
 		snprintf(out->why + n, sizeof out->why - (size_t)n,
 		         "; within %g%% of the best plan with pipeline stages, ZeRO or "
 		         "recompute (%.6g s), so without them",
-		         100 * PL_JOB_SIMPLER, best[1].cost.step_s);
+		         100 * margin, best[1].cost.step_s);
 cleanup:
 	for (int k = 0; k < 2; k++) {
 		pl_search_result_free(&best[k].r);

@@ -14,6 +14,7 @@ typedef struct pl_job_opts {
 	int64_t micro_batches;    /* 0: search the divisors of the batch */
 	int zero;                 /* -1: search 0..3 */
 	int recompute;            /* -1: search; 0 none; 1 every layer but the last of each run */
+	int fastest;              /* 1: the fastest plan, without the PL_JOB_SIMPLER preference */
 	const pl_searcher *inner; /* NULL: dp */
 } pl_job_opts;
 

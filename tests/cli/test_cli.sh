@@ -317,6 +317,13 @@ check "search: 3 stages of 16 devices exit 2 saying why" \
   '[ $? -eq 2 ] && grep -q "3 pipeline stages" "$T/err"'
 "$PLANNER" search "$G13" --zero 5 > /dev/null 2> "$T/err"
 check "search: --zero 5 exits 2" '[ $? -eq 2 ] && grep -q "zero 5" "$T/err"'
+"$PLANNER" search "$G13" --cluster h100x8:2 --job --time-limit 1e-9 -o "$T/never.plan" \
+  > /dev/null 2> "$T/err"
+check "job search: a time limit that runs out exits 3, writes nothing" \
+  '[ $? -eq 3 ] && grep -q "time limit of 1e-09 s ran out" "$T/err" && [ ! -e "$T/never.plan" ]'
+"$PLANNER" search "$G13" --fastest > /dev/null 2> "$T/err"
+check "search: --fastest without a whole-job option exits 2" \
+  '[ $? -eq 2 ] && grep -q "fastest goes with" "$T/err"'
 
 # --- --help on every command
 for c in search cost strategies explain run calibrate topology; do

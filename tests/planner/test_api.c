@@ -214,6 +214,37 @@ static void test_checkpoint_files(void **state)
 	rmdir(dir);
 }
 
+/* a strategy annotated in code is kept; search_mode propagate spreads it */
+static void test_annotation_in_code(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "4");
+	set(ctx, "search_mode", "sharding_propagation");
+	planner_graph *g = tiny_mlp(ctx, 64);
+	const int dims[2] = {2, 2};
+	const int64_t dp4[4] = {4, 1, 1, 1};
+	ok(ctx, planner_graph_strategy(g, "fc0", 2, dims, dp4));
+	planner_plan *p;
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	cJSON *items = strategies(p);
+	cJSON *want = cJSON_Parse("[[4, 1], [1, 1]]"), *relu = cJSON_Parse("[[4, 1]]");
+	assert_true(cJSON_Compare(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(items, "fc0"), "parallel_strategy"), want, 1));
+	/* the element-wise op after it follows without communication */
+	assert_true(cJSON_Compare(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(items, "relu0"), "parallel_strategy"), relu,
+	    1));
+	assert_int_equal(planner_graph_strategy(g, "nope", 2, dims, dp4), PLANNER_EINVAL);
+	has_msg(ctx, "'nope'");
+	cJSON_Delete(want);
+	cJSON_Delete(relu);
+	cJSON_Delete(items);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+}
+
 /* on 2 nodes x 8, every rank is in exactly one dp, tp and pp group, its
  * groups contain it, and the degrees multiply to 16 */
 static void test_groups(void **state)
@@ -415,8 +446,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_context_keys),     cmocka_unit_test(test_built_equals_loaded),
-	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_groups),
-	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_annotation_in_code),
+	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_training),
+	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -216,10 +216,10 @@ static double brute_job(const pl_graph *g, const pl_cluster *c, double lim, int 
 static void one_stage_search_equals_brute_force(void **state)
 {
 	(void)state;
-	static const int64_t hidden[] = {64, 4096, 1024};
-	static const int64_t batch[] = {8, 4, 16};
-	int bound = 0;
-	for (int c0 = 0; c0 < 3; c0++) {
+	static const int64_t hidden[] = {64, 4096, 1024, 4096};
+	static const int64_t batch[] = {8, 4, 16, 65536};
+	int bound = 0, differs = 0;
+	for (int c0 = 0; c0 < 4; c0++) {
 		char *json = mlp_json(batch[c0], hidden[c0], 3);
 		pl_graph *g = load(json);
 		free(json);
@@ -230,30 +230,39 @@ static void one_stage_search_equals_brute_force(void **state)
 		/* limits from "nothing fits" to "the fastest fits" */
 		for (int k = 0; k <= 5; k++) {
 			double lim = k == 5 ? 0 : least * (0.9 + 0.25 * k);
-			/* the search's rule: the best plan, unless one without the
-			 * memory measures is within PL_JOB_SIMPLER of it */
 			double all = brute_job(g, &c, lim, 1, &least), unused;
 			double plain = brute_job(g, &c, lim, 0, &unused);
-			double want = plain <= all * (1 + PL_JOB_SIMPLER) ? plain : all;
-			pl_search_opts o = {.memory_limit = lim};
-			pl_job_opts jo = {.stages = 1, .zero = -1, .recompute = -1};
-			pl_job_plan jp;
-			pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
-			if (want == INFINITY) {
-				assert_int_equal(st, PL_EINFEASIBLE);
-				continue;
+			for (int fastest = 0; fastest < 2; fastest++) {
+				/* the search's rule: the best plan, unless (without
+				 * fastest) one without the memory measures is within
+				 * PL_JOB_SIMPLER of it */
+				double want = !fastest && plain <= all * (1 + PL_JOB_SIMPLER)
+				                  ? plain
+				                  : fmin(plain, all);
+				pl_search_opts o = {.memory_limit = lim};
+				pl_job_opts jo = {
+				    .stages = 1, .zero = -1, .recompute = -1, .fastest = fastest};
+				pl_job_plan jp;
+				pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
+				if (want == INFINITY) {
+					assert_int_equal(st, PL_EINFEASIBLE);
+					continue;
+				}
+				if (st)
+					fail_msg("%s", err.msg);
+				near(jp.cost.step_s, want, 1e-9 * want);
+				assert_true(lim == 0 || jp.cost.mem_bytes <= lim * (1 + 1e-12));
+				assert_true(jp.optimal);
+				bound += want > free_best * (1 + 1e-9);
+				differs += fastest && want < plain * (1 - 1e-9) &&
+				           plain <= all * (1 + PL_JOB_SIMPLER);
+				pl_job_plan_free(&jp);
 			}
-			if (st)
-				fail_msg("%s", err.msg);
-			near(jp.cost.step_s, want, 1e-9 * want);
-			assert_true(lim == 0 || jp.cost.mem_bytes <= lim * (1 + 1e-12));
-			assert_true(jp.optimal);
-			bound += want > free_best * (1 + 1e-9);
-			pl_job_plan_free(&jp);
 		}
 		pl_graph_free(g);
 	}
-	assert_true(bound >= 2); /* some limits did bind */
+	assert_true(bound >= 2);   /* some limits did bind */
+	assert_true(differs >= 1); /* and fastest changed some answer */
 }
 
 /* ---- what memory forces ---- */
