@@ -28,7 +28,7 @@ typedef struct pl_job_plan {
 	pl_jobcost cost;
 	int points, pruned; /* outer points planned, and skipped by their lower bound */
 	int optimal;        /* every point was planned exactly or bounded out */
-	char why[256];
+	char why[512];
 	double seconds;
 } pl_job_plan;
 
