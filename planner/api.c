@@ -412,19 +412,16 @@ static pl_status graph_import(planner_graph *pg, pl_graph **out)
 
 int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
 {
-	char *text = NULL;
-	size_t len;
 	pl_graph *g = NULL;
 	*out = NULL;
-	/* the loader's checks and messages first; then keep the JSON to plan from */
+	/* the loader's checks and messages; the graph keeps the JSON it came from */
 	pl_status st = pl_graph_load_file(&g, path, &ctx->err);
-	pl_graph_free(g);
-	if (st || (st = pl_read_file(path, &text, &len, &ctx->err)))
+	if (st)
 		return code(st);
-	cJSON *doc = cJSON_ParseWithLength(text, len);
-	free(text);
+	cJSON *doc = cJSON_ParseWithLength(g->source, g->source_len);
+	pl_graph_free(g);
 	if (!doc)
-		return code(pl_err_set(&ctx->err, PL_EINVAL, "%s: malformed JSON", path));
+		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
 	*out = graph_wrap(ctx, doc, path);
 	return *out ? 0 : code(PL_ENOMEM);
 }
