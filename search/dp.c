@@ -59,7 +59,7 @@ static int node_tables(dpctx *c, int op)
 		return -1;
 	}
 	for (int s = 0; s < ns; s++) {
-		t[s] = n[s].compute_s + n[s].comm_s;
+		t[s] = n[s].compute_s + n[s].comm_s + c->o->mem_price * n[s].mem_bytes;
 		m[s] = n[s].mem_bytes;
 	}
 	c->time_tab[op] = t;

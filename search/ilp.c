@@ -1,11 +1,15 @@
 /* ilp: the strategy choice as an integer program solved with GLPK.
  *
- * Columns: x[o][s] binary, one-hot per op; per edge, y[e][r][c] >= 0 over
- * the distinct rows r and columns c of its cost table (strategies with equal
- * rows are interchangeable on that edge), tied to x by transportation
- * constraints sum_c y[r][c] = sum_{s in r} x[u][s] and sum_r y[r][c] =
- * sum_{s in c} x[v][s]; with one-hot x the only solution is the product, so
- * the program is exact. Memory: sum m[o][s] x[o][s] <= limit.
+ * Presolve first drops dominated strategies (see presolve()); a variable left
+ * with one strategy has no columns, and an edge with one end fixed, or whose
+ * cost is a sum of a source and a destination term, becomes objective terms
+ * of its ends.
+ * Columns: x[o][s] binary, one-hot per op over its alive strategies; per edge
+ * left, y[e][r][c] >= 0 over the distinct rows r and columns c of its cost
+ * table (strategies with equal rows are interchangeable on that edge), tied to
+ * x by transportation constraints sum_c y[r][c] = sum_{s in r} x[u][s] and
+ * sum_r y[r][c] = sum_{s in c} x[v][s]; with one-hot x the only solution is
+ * the product, so the program is exact. Memory: sum m[o][s] x[o][s] <= limit.
  * Objective: node times + edge costs. The LP relaxation is solved first (it is
  * often integral); otherwise glp_intopt, started from an incumbent (rec's plan
  * when it fits), stopped by its callback at the time limit.
@@ -13,6 +17,7 @@
  * across repeated layers 2..k, which restricts them to repeat one strategy;
  * the result then says it is optimal among such plans only. */
 #include <glpk.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,8 @@
 /* GLPK's tolerances are absolute (1e-7 on reduced costs): price in
  * microseconds and measure memory in units of the limit */
 #define OBJ_SCALE 1e6
+/* a generous estimate of the interior-point method's seconds per nonzero */
+#define PL_ILP_IPM_S_PER_NZ 6e-6
 
 typedef struct icol {
 	int nr, nc;
@@ -38,10 +45,16 @@ typedef struct ilpctx {
 	pl_problem *p;
 	int *var;     /* op -> variable op (shared across repeated layers) */
 	double *mult; /* per variable: how many ops it stands for */
-	int *xbase;   /* per variable: first x column (1-based) */
-	icol *ec;     /* per edge (only for representative edges) */
-	int *erep;    /* edge -> representative edge with the same variables */
+	int *xbase;   /* per variable: first x column (1-based), 0 if it has one strategy */
+	unsigned char **alive; /* per variable and strategy: kept by presolve */
+	int **repl;            /* per variable and strategy: what replaced it, else -1 */
+	int **col;             /* per variable and strategy: x column offset, -1 if gone */
+	double **uobj;         /* per variable and strategy: objective from folded edges */
+	unsigned char *efree;  /* per edge: its table is all zero */
+	icol *ec;              /* per edge (only for representative edges) */
+	int *erep;             /* edge -> representative edge with the same variables */
 	int ncols;
+	double cobj, cmem; /* objective (s) and memory of what presolve fixed */
 	double deadline;
 	const int *incumbent; /* per op choice, or NULL */
 	int stopped;
@@ -77,6 +90,247 @@ static int classes(const double *t, int nr, int nc, int by_row, int *cls, int **
 	return k;
 }
 
+/* x column of strategy s of variable v, 0 when v has no columns */
+static int xcol(const ilpctx *c, int v, int s)
+{
+	return c->xbase[v] ? c->xbase[v] + c->col[v][s] : 0;
+}
+
+/* A plan's objective (scaled like the LP's) from its choice per variable;
+ * the plan's y is the product of its x. */
+static double plan_value(const ilpctx *c, const int *choice)
+{
+	pl_problem *p = c->p;
+	double v = c->cobj;
+	for (int o = 0; o < p->nops; o++) {
+		if (c->var[o] != o || !c->xbase[o])
+			continue;
+		const pl_nodecost *nc = pl_problem_node(p, o);
+		int k = choice[o];
+		v += c->mult[o] * (nc[k].compute_s + nc[k].comm_s) + c->uobj[o][k];
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		const icol *ic = &c->ec[e];
+		if (c->erep[e] == e && ic->base)
+			v += ic->mult *
+			     ic->cost[ic->rc[choice[ic->src]] * ic->nc + ic->cc[choice[ic->dst]]];
+	}
+	return v * OBJ_SCALE;
+}
+
+static int plan_fits(const ilpctx *c, const int *choice, double limit)
+{
+	pl_problem *p = c->p;
+	double m = c->cmem;
+	for (int o = 0; o < p->nops; o++)
+		if (c->var[o] == o && c->xbase[o])
+			m += c->mult[o] * pl_problem_node(p, o)[choice[o]].mem_bytes;
+	return limit <= 0 || m <= limit;
+}
+
+/* A lower bound on every integer plan from the row duals pi of the LP: the
+ * Lagrangian pi'b + sum_j min(0, d_j), d_j = c_j - A_j'pi the reduced costs
+ * (into d), valid for any pi with pi <= 0 on the memory row, as every column
+ * lies in [0, 1] in an integer plan. A plan with column j at 1 costs at least
+ * bound + max(d_j, 0). Returns -1 when out of memory. */
+static int lp_bound(glp_prob *lp, double *d, double *bound)
+{
+	int m = glp_get_num_rows(lp), nc = glp_get_num_cols(lp);
+	double *pi = malloc(sizeof *pi * ((size_t)m + 1)),
+	       *val = malloc(sizeof *val * ((size_t)m + 1));
+	int *ind = malloc(sizeof *ind * ((size_t)m + 1));
+	if (!pi || !val || !ind) {
+		free(pi);
+		free(val);
+		free(ind);
+		return -1;
+	}
+	double b = glp_get_obj_coef(lp, 0);
+	for (int i = 1; i <= m; i++) {
+		pi[i] = glp_ipt_row_dual(lp, i);
+		if (glp_get_row_type(lp, i) == GLP_UP) {
+			pi[i] = fmin(pi[i], 0);
+			b += pi[i] * glp_get_row_ub(lp, i);
+		} else {
+			b += pi[i] * glp_get_row_lb(lp, i);
+		}
+	}
+	for (int j = 1; j <= nc; j++) {
+		int len = glp_get_mat_col(lp, j, ind, val);
+		d[j] = glp_get_obj_coef(lp, j);
+		for (int q = 1; q <= len; q++)
+			d[j] -= val[q] * pi[ind[q]];
+		b += fmin(d[j], 0);
+	}
+	*bound = b;
+	free(pi);
+	free(val);
+	free(ind);
+	return 0;
+}
+
+/* GLPK's interior-point method cannot be interrupted: it runs only without a
+ * time limit, or when the instance is small enough for it to end well inside
+ * the time left (its cost grows with the nonzeros; see docs/benchmarks.md). */
+static int ipm_ok(const ilpctx *c, const pl_search_opts *o, size_t nz)
+{
+	if (o->time_limit_s <= 0)
+		return 1;
+	return (double)nz * PL_ILP_IPM_S_PER_NZ < 0.75 * (c->deadline - ve_now());
+}
+
+/* dp's plan under a memory price lambda, on alive strategies, per variable;
+ * -1 when dp fails or the plan breaks the sharing of repeated layers. */
+static int priced_plan(ilpctx *c, const pl_search_opts *o, double lambda, int *out)
+{
+	pl_problem *p = c->p;
+	pl_search_opts d = {.threads = o->threads, .mem_price = lambda};
+	pl_search_result res;
+	pl_err e;
+	if (pl_search_dp(p, &d, &res, &e) != PL_OK)
+		return -1;
+	int ok = 1;
+	for (int op = 0; op < p->nops; op++) {
+		int v = c->var[op], k = res.choice[op];
+		while (!c->alive[v][k])
+			k = c->repl[v][k];
+		if (v == op)
+			out[v] = k;
+		else
+			ok &= res.choice[v] == res.choice[op];
+	}
+	pl_search_result_free(&res);
+	return ok ? 0 : -1;
+}
+
+static void keep_if_better(const ilpctx *c, const int *plan, double limit, int *best,
+                           double *best_val)
+{
+	if (!plan_fits(c, plan, limit))
+		return;
+	double v = plan_value(c, plan);
+	if (v < *best_val) {
+		*best_val = v;
+		memcpy(best, plan, sizeof *best * (size_t)c->p->nops);
+	}
+}
+
+/* Incumbents for the reduced-cost fixing, which is only as strong as the best
+ * plan is good: plans minimising time + lambda * memory (dp under a price),
+ * lambda bisected towards the least price whose plan fits; then segments
+ * (between clean cuts) of the faster plan that does not fit copied into the
+ * one that does while that helps and fits; then single-variable moves while
+ * they help. Works on scratch plans of n entries each; best is updated. */
+static int improve_incumbent(ilpctx *c, const pl_search_opts *o, double lambda0, int *best,
+                             double *best_val)
+{
+	pl_problem *p = c->p;
+	int n = p->nops, shared = 0;
+	double limit = o->memory_limit;
+	for (int op = 0; op < n; op++)
+		shared |= c->var[op] != op;
+	int *lo = malloc(sizeof *lo * (size_t)n), *hi = malloc(sizeof *hi * (size_t)n);
+	int *mid = malloc(sizeof *mid * (size_t)n), *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
+	if (!lo || !hi || !mid || !cuts) {
+		free(lo);
+		free(hi);
+		free(mid);
+		free(cuts);
+		return -1;
+	}
+	int have_lo = 0, have_hi = 0;
+	if (limit > 0 && priced_plan(c, o, 0, lo) == 0) {
+		have_lo = !plan_fits(c, lo, limit);
+		keep_if_better(c, lo, limit, best, best_val);
+	}
+	double l_lo = 0, l_hi = lambda0 > 0 ? lambda0 : 1e-13;
+	for (int k = 0; have_lo && !have_hi && k < 40; k++, l_hi *= 4) {
+		if (c->deadline > 0 && ve_now() > c->deadline)
+			break;
+		if (priced_plan(c, o, l_hi, hi))
+			break;
+		have_hi = plan_fits(c, hi, limit);
+		if (!have_hi) {
+			memcpy(lo, hi, sizeof *lo * (size_t)n);
+			l_lo = l_hi;
+		}
+	}
+	for (int k = 0; have_lo && have_hi && k < 24; k++) {
+		if (c->deadline > 0 && ve_now() > c->deadline)
+			break;
+		double l = l_lo > 0 ? 0.5 * (l_lo + l_hi) : 0.25 * l_hi;
+		if (priced_plan(c, o, l, mid))
+			break;
+		if (plan_fits(c, mid, limit)) {
+			memcpy(hi, mid, sizeof *hi * (size_t)n);
+			l_hi = l;
+		} else {
+			memcpy(lo, mid, sizeof *lo * (size_t)n);
+			l_lo = l;
+		}
+	}
+	if (have_hi) {
+		keep_if_better(c, hi, limit, best, best_val);
+		int ncuts = shared ? -1 : pl_clean_cuts(p->g, cuts);
+		double cur = plan_value(c, hi);
+		for (int improved = 1; improved && ncuts > 1;) {
+			improved = 0;
+			int pick = -1;
+			double pick_val = cur;
+			for (int sg = 0; sg + 1 < ncuts; sg++) {
+				memcpy(mid, hi, sizeof *mid * (size_t)n);
+				for (int op = cuts[sg]; op < cuts[sg + 1]; op++)
+					mid[op] = lo[op];
+				if (!memcmp(mid, hi, sizeof *mid * (size_t)n) ||
+				    !plan_fits(c, mid, limit))
+					continue;
+				double v = plan_value(c, mid);
+				if (v < pick_val) {
+					pick_val = v;
+					pick = sg;
+				}
+			}
+			if (pick >= 0) {
+				for (int op = cuts[pick]; op < cuts[pick + 1]; op++)
+					hi[op] = lo[op];
+				cur = pick_val;
+				improved = 1;
+			}
+		}
+		keep_if_better(c, hi, limit, best, best_val);
+	}
+	if (*best_val < HUGE_VAL) { /* single moves from the best plan */
+		memcpy(mid, best, sizeof *mid * (size_t)n);
+		double cur = *best_val;
+		for (int pass = 0, improved = 1; improved && pass < 4; pass++) {
+			improved = 0;
+			for (int v = 0; v < n; v++) {
+				if (c->var[v] != v || !c->xbase[v])
+					continue;
+				for (int k = 0; k < p->nstrat[v]; k++) {
+					if (!c->alive[v][k] || k == mid[v])
+						continue;
+					int keep = mid[v];
+					mid[v] = k;
+					double val = plan_value(c, mid);
+					if (val < cur && plan_fits(c, mid, limit)) {
+						cur = val;
+						improved = 1;
+					} else {
+						mid[v] = keep;
+					}
+				}
+			}
+		}
+		keep_if_better(c, mid, limit, best, best_val);
+	}
+	free(lo);
+	free(hi);
+	free(mid);
+	free(cuts);
+	return 0;
+}
+
 static void cb(glp_tree *tree, void *info)
 {
 	ilpctx *c = info;
@@ -91,8 +345,8 @@ static void cb(glp_tree *tree, void *info)
 		if (!x)
 			return;
 		for (int o = 0; o < p->nops; o++)
-			if (c->var[o] == o)
-				x[c->xbase[o] + c->incumbent[o]] = 1;
+			if (c->var[o] == o && c->xbase[o])
+				x[xcol(c, o, c->incumbent[o])] = 1;
 		for (int e = 0; e < p->nedges; e++) {
 			const icol *ic = &c->ec[e];
 			if (c->erep[e] != e || !ic->base)
@@ -105,6 +359,114 @@ static void cb(glp_tree *tree, void *info)
 	}
 }
 
+/* Presolve by dominance. Strategy s of a variable goes when another alive
+ * strategy s2 is never worse in its place: no more memory (under a limit), and
+ * its node time plus, on every incident edge, the most the edge can cost more
+ * against any alive strategy of the other end, at most s's node time. Putting
+ * s2 for s in any plan keeps it within the limit and no slower, and dominance
+ * is transitive, so some optimum uses alive strategies only. Rounds repeat
+ * while strategies go (the other ends' alive sets shrink). Symmetric
+ * strategies (equal costs everywhere) are the common case on one node: all but
+ * one go, which also spares branch and bound from exploring copies.
+ * repl[v][s]: the strategy that replaced s (follow until alive). */
+static int presolve(ilpctx *c, int limited, const int *gfirst, const int *gops)
+{
+	pl_problem *p = c->p;
+	int n = p->nops, gone = 0, changed = 1;
+	for (int round = 0; changed && round < 8; round++) {
+		changed = 0;
+		for (int v = 0; v < n; v++) {
+			if (c->var[v] != v || p->nstrat[v] < 2)
+				continue;
+			const pl_nodecost *nc = pl_problem_node(p, v);
+			unsigned char *al = c->alive[v];
+			for (int s = 0; s < p->nstrat[v]; s++) {
+				if (!al[s])
+					continue;
+				double ts = nc[s].compute_s + nc[s].comm_s;
+				for (int s2 = 0; s2 < p->nstrat[v] && al[s]; s2++) {
+					if (s2 == s || !al[s2] ||
+					    (limited && nc[s2].mem_bytes > nc[s].mem_bytes))
+						continue;
+					double slack = ts - (nc[s2].compute_s + nc[s2].comm_s);
+					for (int gi = gfirst[v]; gi < gfirst[v + 1] && slack >= 0;
+					     gi++) {
+						int o = gops[gi];
+						for (int k = 0; k < p->op_nedges[o] && slack >= 0;
+						     k++) {
+							int e = p->op_edges[o][k];
+							const pl_edge *ed = &p->edges[e];
+							if (c->efree[e])
+								continue;
+							const double *t = pl_problem_edge(p, e);
+							int src = c->var[ed->src_op],
+							    dst = c->var[ed->dst_op];
+							int nd = p->nstrat[ed->dst_op];
+							if (src ==
+							    dst) { /* both ends take the strategy */
+								if (o != ed->src_op)
+									continue; /* counted once */
+								slack -= t[(size_t)s2 * nd + s2] -
+								         t[(size_t)s * nd + s];
+								continue;
+							}
+							double worst = -HUGE_VAL;
+							const unsigned char *ao =
+							    c->alive[src == v ? dst : src];
+							int no = p->nstrat[src == v ? ed->dst_op
+							                            : ed->src_op];
+							for (int q = 0; q < no; q++) {
+								if (!ao[q])
+									continue;
+								double d =
+								    src == v
+								        ? t[(size_t)s2 * nd + q] -
+								              t[(size_t)s * nd + q]
+								        : t[(size_t)q * nd + s2] -
+								              t[(size_t)q * nd + s];
+								if (d > worst)
+									worst = d;
+							}
+							slack -= worst;
+						}
+					}
+					if (slack >= 0) {
+						al[s] = 0;
+						c->repl[v][s] = s2;
+						gone++;
+						changed = 1;
+					}
+				}
+			}
+		}
+	}
+	return gone;
+}
+
+/* Is the ka x kb table a sum of a row term and a column term? */
+static int separable(const double *t, int ka, int kb)
+{
+	double big = 0;
+	for (size_t q = 0; q < (size_t)ka * kb; q++)
+		big = fmax(big, fabs(t[q]));
+	for (int j = 1; j < ka; j++)
+		for (int k = 1; k < kb; k++)
+			if (fabs(t[(size_t)j * kb + k] - t[(size_t)j * kb] - t[k] + t[0]) >
+			    1e-12 * big)
+				return 0;
+	return 1;
+}
+
+/* Adds val to the objective of strategy s of variable v, or to the constant
+ * when v has no columns. */
+static void add_obj(ilpctx *c, double *cobj, int v, int s, double val)
+{
+	if (c->xbase[v])
+		c->uobj[v][s] += val;
+	else
+		*cobj += val;
+}
+
 pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	double t0 = ve_now();
@@ -114,16 +476,25 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	int n = g->nops, E = p->nedges;
 	ilpctx c = {.p = p};
 	glp_prob *lp = NULL;
-	int *ia = NULL, *ja = NULL;
-	double *ar = NULL;
+	int *ia = NULL, *ja = NULL, *gfirst = NULL, *gops = NULL, *as = NULL, *bs = NULL;
+	double *ar = NULL, *tab = NULL, *dj = NULL;
+	int *best = NULL;
 	pl_search_result inc = {0};
 	c.var = malloc(sizeof *c.var * ((size_t)n + 1));
 	c.mult = calloc((size_t)n + 1, sizeof *c.mult);
 	c.xbase = calloc((size_t)n + 1, sizeof *c.xbase);
+	c.alive = calloc((size_t)n + 1, sizeof *c.alive);
+	c.repl = calloc((size_t)n + 1, sizeof *c.repl);
+	c.col = calloc((size_t)n + 1, sizeof *c.col);
+	c.uobj = calloc((size_t)n + 1, sizeof *c.uobj);
 	c.ec = calloc((size_t)E + 1, sizeof *c.ec);
 	c.erep = malloc(sizeof *c.erep * ((size_t)E + 1));
+	c.efree = calloc((size_t)E + 1, 1);
+	gfirst = calloc((size_t)n + 2, sizeof *gfirst);
+	gops = malloc(sizeof *gops * ((size_t)n + 1));
 	r->choice = calloc((size_t)n + 1, sizeof *r->choice);
-	if (!c.var || !c.mult || !c.xbase || !c.ec || !c.erep || !r->choice)
+	if (!c.var || !c.mult || !c.xbase || !c.alive || !c.repl || !c.col || !c.uobj || !c.ec ||
+	    !c.erep || !c.efree || !gfirst || !gops || !r->choice)
 		goto nomem;
 	if (o->time_limit_s > 0)
 		c.deadline = t0 + o->time_limit_s;
@@ -148,6 +519,18 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		if (bad)
 			goto nomem;
 	}
+	int maxs = 1;
+	for (int e = 0; e < E; e++) {
+		const pl_edge *ed = &p->edges[e];
+		const double *t = pl_problem_edge(p, e);
+		size_t cells = (size_t)p->nstrat[ed->src_op] * p->nstrat[ed->dst_op];
+		c.efree[e] = 1;
+		for (size_t q = 0; q < cells && c.efree[e]; q++)
+			c.efree[e] = t[q] == 0;
+	}
+	for (int op = 0; op < n; op++)
+		if (p->nstrat[op] > maxs)
+			maxs = p->nstrat[op];
 
 	/* variables: one per op, unless repeated layers are shared */
 	long long full_cols = 0;
@@ -169,67 +552,151 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 					shared = 1;
 				}
 	}
-	for (int op = 0; op < n; op++)
+	for (int op = 0; op < n; op++) {
 		c.mult[c.var[op]] += 1;
-
-	/* columns */
-	int col = 1;
+		gfirst[c.var[op] + 1]++;
+	}
+	for (int v = 0; v < n; v++)
+		gfirst[v + 1] += gfirst[v];
 	for (int op = 0; op < n; op++)
-		if (c.var[op] == op) {
-			c.xbase[op] = col;
-			col += p->nstrat[op];
+		gops[gfirst[c.var[op]]++] = op;
+	for (int v = n; v > 0; v--)
+		gfirst[v] = gfirst[v - 1];
+	gfirst[0] = 0;
+	int total = 0;
+	for (int v = 0; v < n; v++) {
+		if (c.var[v] != v)
+			continue;
+		int ns = p->nstrat[v];
+		total += ns;
+		c.alive[v] = malloc((size_t)ns);
+		c.repl[v] = malloc(sizeof(int) * (size_t)ns);
+		c.col[v] = malloc(sizeof(int) * (size_t)ns);
+		c.uobj[v] = calloc((size_t)ns, sizeof(double));
+		if (!c.alive[v] || !c.repl[v] || !c.col[v] || !c.uobj[v])
+			goto nomem;
+		memset(c.alive[v], 1, (size_t)ns);
+		for (int s = 0; s < ns; s++)
+			c.repl[v][s] = -1;
+	}
+	int gone = presolve(&c, o->memory_limit > 0, gfirst, gops);
+	if (o->time_limit_s > 0 && ve_now() > c.deadline) {
+		st = pl_err_set(err, PL_ETIMEOUT, "ilp: the time limit ran out in the presolve");
+		goto cleanup;
+	}
+
+	/* columns: x for variables with two or more strategies left */
+	int col = 1;
+	double cobj = 0, cmem = 0; /* objective and memory of what presolve fixed */
+	for (int v = 0; v < n; v++) {
+		if (c.var[v] != v)
+			continue;
+		int na = 0, last = 0;
+		for (int s = 0; s < p->nstrat[v]; s++) {
+			c.col[v][s] = c.alive[v][s] ? na++ : -1;
+			if (c.alive[v][s])
+				last = s;
 		}
-	for (int e = 0; e < E; e++) {
+		if (na >= 2) {
+			c.xbase[v] = col;
+			col += na;
+		} else {
+			const pl_nodecost *nc = pl_problem_node(p, v);
+			cobj += c.mult[v] * (nc[last].compute_s + nc[last].comm_s);
+			cmem += c.mult[v] * nc[last].mem_bytes;
+		}
+	}
+	for (int e = 0; e < E; e++) { /* representatives and their multiplicities */
 		const pl_edge *ed = &p->edges[e];
 		int s = c.var[ed->src_op], d = c.var[ed->dst_op];
 		c.erep[e] = e;
-		for (int f = 0; f < e && c.erep[e] == e; f++) { /* same variables and slots */
+		for (int f = 0; f < e && c.erep[e] == e && shared;
+		     f++) { /* same variables, slots */
 			const pl_edge *fd = &p->edges[f];
 			if (c.erep[f] == f && c.var[fd->src_op] == s && c.var[fd->dst_op] == d &&
 			    fd->src_slot == ed->src_slot && fd->dst_slot == ed->dst_slot &&
-			    fd->src_is_input == ed->src_is_input && shared)
+			    fd->src_is_input == ed->src_is_input)
 				c.erep[e] = f;
 		}
 		icol *ic = &c.ec[c.erep[e]];
 		ic->mult += 1;
-		if (c.erep[e] != e)
-			continue;
 		ic->src = s;
 		ic->dst = d;
-		const double *t = pl_problem_edge(p, e);
+	}
+	as = malloc(sizeof *as * (size_t)maxs);
+	bs = malloc(sizeof *bs * (size_t)maxs);
+	tab = malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
+	if (!as || !bs || !tab)
+		goto nomem;
+	int folded = 0;
+	for (int e = 0; e < E; e++) { /* edges: folded into objective terms, or y columns */
+		icol *ic = &c.ec[e];
+		if (c.erep[e] != e || c.efree[e])
+			continue;
+		const pl_edge *ed = &p->edges[e];
+		int s = ic->src, d = ic->dst, ka = 0, kb = 0;
 		int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
-		int any = 0;
-		for (size_t q = 0; q < (size_t)ns * nd && !any; q++)
-			any = t[q] != 0;
-		if (!any)
-			continue; /* free edge: no columns */
-		int *rrep = NULL, *crep = NULL;
+		const double *t = pl_problem_edge(p, e);
+		if (s == d) { /* both ends are one variable: the diagonal */
+			for (int k = 0; k < ns; k++)
+				if (c.alive[s][k])
+					add_obj(&c, &cobj, s, k, ic->mult * t[(size_t)k * nd + k]);
+			folded++;
+			continue;
+		}
+		for (int k = 0; k < ns; k++)
+			if (c.alive[s][k])
+				as[ka++] = k;
+		for (int k = 0; k < nd; k++)
+			if (c.alive[d][k])
+				bs[kb++] = k;
+		for (int a = 0; a < ka; a++)
+			for (int b = 0; b < kb; b++)
+				tab[(size_t)a * kb + b] = t[(size_t)as[a] * nd + bs[b]];
+		if (separable(tab, ka, kb)) {
+			for (int a = 0; a < ka; a++)
+				add_obj(&c, &cobj, s, as[a], ic->mult * tab[(size_t)a * kb]);
+			for (int b = 0; b < kb; b++)
+				add_obj(&c, &cobj, d, bs[b], ic->mult * (tab[b] - tab[0]));
+			folded++;
+			continue;
+		}
+		int *rrep = NULL, *crep = NULL, *rcl = NULL, *ccl = NULL;
 		ic->rc = malloc(sizeof(int) * (size_t)ns);
 		ic->cc = malloc(sizeof(int) * (size_t)nd);
-		if (!ic->rc || !ic->cc)
-			goto nomem;
-		ic->nr = classes(t, ns, nd, 1, ic->rc, &rrep);
-		ic->nc = classes(t, ns, nd, 0, ic->cc, &crep);
-		if (ic->nr < 0 || ic->nc < 0) {
+		rcl = malloc(sizeof(int) * (size_t)ka);
+		ccl = malloc(sizeof(int) * (size_t)kb);
+		if (!ic->rc || !ic->cc || !rcl || !ccl ||
+		    (ic->nr = classes(tab, ka, kb, 1, rcl, &rrep)) < 0 ||
+		    (ic->nc = classes(tab, ka, kb, 0, ccl, &crep)) < 0 ||
+		    !(ic->cost = malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
 			free(rrep);
 			free(crep);
+			free(rcl);
+			free(ccl);
 			goto nomem;
 		}
-		ic->cost = malloc(sizeof(double) * (size_t)ic->nr * ic->nc);
-		if (!ic->cost) {
-			free(rrep);
-			free(crep);
-			goto nomem;
-		}
+		for (int k = 0; k < ns; k++)
+			ic->rc[k] = -1;
+		for (int k = 0; k < nd; k++)
+			ic->cc[k] = -1;
+		for (int a = 0; a < ka; a++)
+			ic->rc[as[a]] = rcl[a];
+		for (int b = 0; b < kb; b++)
+			ic->cc[bs[b]] = ccl[b];
 		for (int a = 0; a < ic->nr; a++)
 			for (int b = 0; b < ic->nc; b++)
-				ic->cost[a * ic->nc + b] = t[(size_t)rrep[a] * nd + crep[b]];
+				ic->cost[a * ic->nc + b] = tab[(size_t)rrep[a] * kb + crep[b]];
 		free(rrep);
 		free(crep);
+		free(rcl);
+		free(ccl);
 		ic->base = col;
 		col += ic->nr * ic->nc;
 	}
 	c.ncols = col - 1;
+	c.cobj = cobj;
+	c.cmem = cmem;
 	if (o->time_limit_s > 0 && ve_now() > c.deadline) {
 		st = pl_err_set(err, PL_ETIMEOUT, "ilp: the time limit ran out while pricing");
 		goto cleanup;
@@ -239,7 +706,9 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	lp = glp_create_prob();
 	glp_set_prob_name(lp, g->name);
 	glp_set_obj_dir(lp, GLP_MIN);
-	glp_add_cols(lp, c.ncols);
+	if (c.ncols)
+		glp_add_cols(lp, c.ncols);
+	glp_set_obj_coef(lp, 0, OBJ_SCALE * cobj);
 	size_t nz = 0, cap = 1024;
 	ia = malloc(sizeof *ia * cap);
 	ja = malloc(sizeof *ja * cap);
@@ -268,20 +737,23 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		ar[nz] = (V);                                                                      \
 	} while (0)
 	int row = 0, mem_row = 0;
-	for (int op = 0; op < n; op++) {
-		if (c.var[op] != op)
+	for (int v = 0; v < n; v++) {
+		if (c.var[v] != v || !c.xbase[v])
 			continue;
-		const pl_nodecost *nc = pl_problem_node(p, op);
+		const pl_nodecost *nc = pl_problem_node(p, v);
 		row = glp_add_rows(lp, 1);
 		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
-		for (int k = 0; k < p->nstrat[op]; k++) {
-			int j = c.xbase[op] + k;
+		for (int k = 0; k < p->nstrat[v]; k++) {
+			if (!c.alive[v][k])
+				continue;
+			int j = xcol(&c, v, k);
 			char name[64];
-			snprintf(name, sizeof name, "x%d_%d", op, k);
+			snprintf(name, sizeof name, "x%d_%d", v, k);
 			glp_set_col_name(lp, j, name);
 			glp_set_col_kind(lp, j, GLP_BV);
 			glp_set_obj_coef(lp, j,
-			                 OBJ_SCALE * c.mult[op] * (nc[k].compute_s + nc[k].comm_s));
+			                 OBJ_SCALE * (c.mult[v] * (nc[k].compute_s + nc[k].comm_s) +
+			                              c.uobj[v][k]));
 			NZ(row, j, 1.0);
 		}
 	}
@@ -306,22 +778,24 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 				NZ(first + ic->nr + b, j, 1.0);
 			}
 		for (int k = 0; k < p->nstrat[ed->src_op]; k++)
-			NZ(first + ic->rc[k], c.xbase[ic->src] + k, -1.0);
+			if (ic->rc[k] >= 0)
+				NZ(first + ic->rc[k], xcol(&c, ic->src, k), -1.0);
 		for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
-			NZ(first + ic->nr + ic->cc[k], c.xbase[ic->dst] + k, -1.0);
+			if (ic->cc[k] >= 0)
+				NZ(first + ic->nr + ic->cc[k], xcol(&c, ic->dst, k), -1.0);
 	}
 	if (o->memory_limit > 0) {
 		mem_row = glp_add_rows(lp, 1);
 		glp_set_row_name(lp, mem_row, "memory");
-		glp_set_row_bnds(lp, mem_row, GLP_UP, 0, 1.0);
-		for (int op = 0; op < n; op++) {
-			if (c.var[op] != op)
+		glp_set_row_bnds(lp, mem_row, GLP_UP, 0, 1.0 - cmem / o->memory_limit);
+		for (int v = 0; v < n; v++) {
+			if (c.var[v] != v || !c.xbase[v])
 				continue;
-			const pl_nodecost *nc = pl_problem_node(p, op);
-			for (int k = 0; k < p->nstrat[op]; k++)
-				if (nc[k].mem_bytes != 0)
-					NZ(mem_row, c.xbase[op] + k,
-					   c.mult[op] * nc[k].mem_bytes / o->memory_limit);
+			const pl_nodecost *nc = pl_problem_node(p, v);
+			for (int k = 0; k < p->nstrat[v]; k++)
+				if (c.alive[v][k] && nc[k].mem_bytes != 0)
+					NZ(mem_row, xcol(&c, v, k),
+					   c.mult[v] * nc[k].mem_bytes / o->memory_limit);
 		}
 	}
 #undef NZ
@@ -336,14 +810,16 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		goto cleanup;
 	}
 	if (o->progress) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "ilp: %d columns, %d rows, %zu nonzeros%s", c.ncols,
-		         glp_get_num_rows(lp), nz,
+		char msg[256];
+		snprintf(msg, sizeof msg,
+		         "ilp: presolve kept %d of %d strategies and folded %d edges; %d columns, "
+		         "%d rows, %zu nonzeros%s",
+		         total - gone, total, folded, c.ncols, glp_get_num_rows(lp), nz,
 		         shared ? " (repeated layers share variables)" : "");
 		o->progress(o->ud, msg);
 	}
 
-	/* incumbent: rec's plan, when it fits */
+	/* incumbent: rec's plan, when it fits, with dropped strategies replaced */
 	{
 		pl_search_opts ro = *o;
 		ro.progress = NULL;
@@ -357,57 +833,152 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 				             sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
 			for (int op = 0; op < n && ok; op++) /* shared layers must agree */
 				ok = inc.choice[op] == inc.choice[c.var[op]];
-			if (ok)
+			if (ok) {
+				for (int v = 0; v < n; v++)
+					if (c.var[v] == v)
+						while (!c.alive[v][inc.choice[v]])
+							inc.choice[v] = c.repl[v][inc.choice[v]];
 				c.incumbent = inc.choice;
+			}
 		}
 	}
 
-	/* LP relaxation first */
-	glp_smcp sm;
-	glp_init_smcp(&sm);
-	sm.msg_lev = GLP_MSG_OFF;
-	sm.presolve = GLP_ON;
-	if (c.deadline > 0) {
-		double left = c.deadline - ve_now();
-		sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
+	/* A bound from the LP relaxation by the interior-point method (on these
+	 * instances many times faster than simplex), and the better plan of the
+	 * incumbent and the rounded LP solution. A plan that meets the bound is
+	 * optimal; else every column whose reduced cost alone exceeds the gap is
+	 * fixed at 0 (no plan better than the best one uses it) and simplex and
+	 * branch and bound run on what is left. */
+	best = malloc(sizeof *best * ((size_t)n + 1));
+	dj = malloc(sizeof *dj * ((size_t)c.ncols + 1));
+	if (!best || !dj)
+		goto nomem;
+	double best_val = HUGE_VAL, bound = -HUGE_VAL;
+	if (c.incumbent && plan_fits(&c, c.incumbent, o->memory_limit)) {
+		memcpy(best, c.incumbent, sizeof *best * (size_t)n);
+		best_val = plan_value(&c, best);
 	}
-	int ret = glp_simplex(lp, &sm);
-	if (ret == GLP_ENOPFS || glp_get_status(lp) == GLP_NOFEAS) {
-		st = pl_search_err_no_fit(err, o->memory_limit, least);
-		goto cleanup;
-	}
-	if (ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) {
-		st = pl_err_set(err, PL_ETIMEOUT,
-		                "ilp: the time limit ran out in the LP relaxation (%d columns); "
-		                "raise --time-limit or use --mode dp or rec",
-		                c.ncols);
-		goto cleanup;
-	}
-	if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
-		st = pl_err_set(err, PL_ESOLVER, "ilp: GLPK's simplex failed (code %d, status %d)",
-		                ret, glp_get_status(lp));
-		goto cleanup;
-	}
-	int integral = 1;
-	for (int op = 0; op < n && integral; op++) {
-		if (c.var[op] != op)
-			continue;
-		for (int k = 0; k < p->nstrat[op] && integral; k++) {
-			double v = glp_get_col_prim(lp, c.xbase[op] + k);
-			integral = v < 1e-9 || v > 1 - 1e-9;
+	int ret = 0, fixed = 0, proven = 0, solved = 0;
+	if (c.ncols && ipm_ok(&c, o, nz)) {
+		glp_iptcp ip;
+		glp_init_iptcp(&ip);
+		ip.msg_lev = GLP_MSG_OFF;
+		ret = glp_interior(lp, &ip);
+		if (ret == 0 && glp_ipt_status(lp) == GLP_NOFEAS) {
+			st = pl_search_err_no_fit(err, o->memory_limit, least);
+			goto cleanup;
+		}
+		/* near the end it often stops on numerical instability at a point
+		 * as good as optimal: the bound below is valid from any duals */
+		if ((ret == 0 && glp_ipt_status(lp) == GLP_OPT) || ret == GLP_EINSTAB ||
+		    ret == GLP_ENOCVG || ret == GLP_EITLIM) {
+			if (lp_bound(lp, dj, &bound))
+				goto nomem;
+			for (int v = 0; v < n; v++) { /* round: the largest x per variable */
+				if (c.var[v] != v)
+					continue;
+				double most = -1;
+				for (int k = 0; k < p->nstrat[v]; k++)
+					if (c.alive[v][k]) {
+						double x =
+						    c.xbase[v]
+						        ? glp_ipt_col_prim(lp, xcol(&c, v, k))
+						        : 1;
+						if (x > most) {
+							most = x;
+							r->choice[v] = k;
+						}
+					}
+			}
+			if (!o->ilp_rec_only && plan_fits(&c, r->choice, o->memory_limit) &&
+			    plan_value(&c, r->choice) < best_val) {
+				memcpy(best, r->choice, sizeof *best * (size_t)n);
+				best_val = plan_value(&c, best);
+			}
 		}
 	}
-	int proven = 0;
-	if (integral) {
+	if (!o->ilp_rec_only && bound > -HUGE_VAL && best_val > bound + 1e-9 * fabs(bound) + 1e-9) {
+		double lambda = 0;
+		if (mem_row && o->memory_limit > 0)
+			lambda = -glp_ipt_row_dual(lp, mem_row) / OBJ_SCALE / o->memory_limit;
+		if (improve_incumbent(&c, o, lambda, best, &best_val))
+			goto nomem;
+	}
+	double tol = 1e-9 * fabs(best_val) + 1e-9;
+	if (best_val < HUGE_VAL && bound >= best_val - tol) {
+		proven = solved = 1;
+		snprintf(r->why, sizeof r->why,
+		         c.ncols ? "a plan met the bound of the LP relaxation"
+		                 : "presolve fixed every op (the LP relaxation was integral)");
+	} else if (best_val < HUGE_VAL && bound > -HUGE_VAL) {
+		for (int j = 1; j <= c.ncols; j++)
+			if (bound + dj[j] > best_val + tol) {
+				glp_set_col_bnds(lp, j, GLP_FX, 0, 0);
+				fixed++;
+			}
+		c.incumbent = best;
+	}
+	if (o->progress && bound > -HUGE_VAL) {
+		char msg[200];
+		snprintf(
+		    msg, sizeof msg,
+		    "ilp: LP bound %.6g s, best plan %.6g s; %d of %d columns fixed by reduced "
+		    "cost (%.1f s)",
+		    bound / OBJ_SCALE, best_val / OBJ_SCALE, fixed, c.ncols, ve_now() - t0);
+		o->progress(o->ud, msg);
+	}
+	int mip = 0;
+	if (!solved) { /* simplex on what is left */
+		glp_smcp sm;
+		glp_init_smcp(&sm);
+		sm.msg_lev = GLP_MSG_OFF;
+		sm.presolve = GLP_ON;
+		if (c.deadline > 0) {
+			double left = c.deadline - ve_now();
+			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
+		}
+		ret = glp_simplex(lp, &sm);
+		if (ret == GLP_ENOPFS || glp_get_status(lp) == GLP_NOFEAS) {
+			if (fixed && best_val < HUGE_VAL) { /* nothing better than the best plan */
+				proven = solved = 1;
+				snprintf(
+				    r->why, sizeof r->why,
+				    "reduced costs ruled out every plan better than the best one");
+			} else {
+				st = pl_search_err_no_fit(err, o->memory_limit, least);
+				goto cleanup;
+			}
+		} else if (ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) {
+			st = pl_err_set(
+			    err, PL_ETIMEOUT,
+			    "ilp: the time limit ran out in the LP relaxation (%d columns); "
+			    "raise --time-limit or use --mode dp or rec",
+			    c.ncols - fixed);
+			goto cleanup;
+		} else if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
+			st = pl_err_set(err, PL_ESOLVER,
+			                "ilp: GLPK's simplex failed (code %d, status %d)", ret,
+			                glp_get_status(lp));
+			goto cleanup;
+		}
+	}
+	if (!solved) {
+		int integral = 1;
+		for (int v = 0; v < n && integral; v++) {
+			if (c.var[v] != v || !c.xbase[v])
+				continue;
+			for (int k = 0; k < p->nstrat[v] && integral; k++) {
+				if (!c.alive[v][k])
+					continue;
+				double x = glp_get_col_prim(lp, xcol(&c, v, k));
+				integral = x < 1e-9 || x > 1 - 1e-9;
+			}
+		}
+		mip = !integral;
 		proven = 1;
-		for (int op = 0; op < n; op++) {
-			int v = c.var[op];
-			for (int k = 0; k < p->nstrat[v]; k++)
-				if (glp_get_col_prim(lp, c.xbase[v] + k) > 0.5)
-					r->choice[op] = k;
-		}
 		snprintf(r->why, sizeof r->why, "the LP relaxation was integral");
-	} else {
+	}
+	if (mip) {
 		glp_iocp io;
 		glp_init_iocp(&io);
 		io.msg_lev = GLP_MSG_OFF;
@@ -416,11 +987,11 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		io.mip_gap = 0;
 		ret = glp_intopt(lp, &io);
 		int ms = glp_mip_status(lp);
-		if (ms == GLP_NOFEAS) {
+		if (ms == GLP_NOFEAS && !(fixed && best_val < HUGE_VAL)) {
 			st = pl_search_err_no_fit(err, o->memory_limit, least);
 			goto cleanup;
 		}
-		if (ms != GLP_OPT && ms != GLP_FEAS) {
+		if (ms != GLP_OPT && ms != GLP_FEAS && ms != GLP_NOFEAS) {
 			st = pl_err_set(err, c.stopped ? PL_ETIMEOUT : PL_ESOLVER,
 			                c.stopped
 			                    ? "ilp: the time limit ran out before a plan was found"
@@ -428,17 +999,38 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			                ret);
 			goto cleanup;
 		}
-		proven = ms == GLP_OPT && !c.stopped && ret == 0;
-		for (int op = 0; op < n; op++) {
-			int v = c.var[op];
-			for (int k = 0; k < p->nstrat[v]; k++)
-				if (glp_mip_col_val(lp, c.xbase[v] + k) > 0.5)
-					r->choice[op] = k;
-		}
+		proven = (ms == GLP_OPT || ms == GLP_NOFEAS) && !c.stopped && ret == 0;
 		if (!proven)
 			snprintf(r->why, sizeof r->why,
 			         "the time limit stopped branch and bound: feasible, not proven "
 			         "optimal");
+		else
+			snprintf(r->why, sizeof r->why, "branch and bound proved it optimal");
+		solved = ms == GLP_NOFEAS; /* the best plan stands */
+	}
+	for (int op = 0; op < n; op++) {
+		int v = c.var[op];
+		if (solved) {
+			r->choice[op] = best[v];
+			continue;
+		}
+		for (int k = 0; k < p->nstrat[v]; k++) {
+			if (!c.alive[v][k])
+				continue;
+			if (!c.xbase[v] || (mip ? glp_mip_col_val(lp, xcol(&c, v, k))
+			                        : glp_get_col_prim(lp, xcol(&c, v, k))) > 0.5)
+				r->choice[op] = k;
+		}
+	}
+	if (!solved && best_val < plan_value(&c, r->choice)) /* never worse than the best */
+		for (int op = 0; op < n; op++)
+			r->choice[op] = best[c.var[op]];
+	if (!proven && bound > -HUGE_VAL) {
+		double v = plan_value(&c, r->choice);
+		snprintf(r->why, sizeof r->why,
+		         "the time limit stopped branch and bound: feasible, at most %.3g%% slower "
+		         "than optimal (LP bound %.6g s)",
+		         100 * (v - bound) / bound, bound / OBJ_SCALE);
 	}
 	if (pl_search_result_price(p, r))
 		goto nomem;
@@ -462,11 +1054,33 @@ cleanup:
 		free(c.ec[e].cc);
 		free(c.ec[e].cost);
 	}
+	for (int v = 0; v < n; v++) {
+		if (c.alive)
+			free(c.alive[v]);
+		if (c.repl)
+			free(c.repl[v]);
+		if (c.col)
+			free(c.col[v]);
+		if (c.uobj)
+			free(c.uobj[v]);
+	}
+	free(c.alive);
+	free(c.repl);
+	free(c.col);
+	free(c.uobj);
+	free(c.efree);
 	free(c.ec);
 	free(c.erep);
 	free(c.var);
 	free(c.mult);
 	free(c.xbase);
+	free(gfirst);
+	free(gops);
+	free(as);
+	free(bs);
+	free(tab);
+	free(best);
+	free(dj);
 	free(ia);
 	free(ja);
 	free(ar);

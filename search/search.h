@@ -11,8 +11,12 @@ typedef struct pl_search_opts {
 	double time_limit_s; /* 0 = none */
 	int pareto_cap;      /* points kept per table entry under a memory limit (0: default) */
 	int no_repeat;       /* 1: do not compress repeated layers (tests compare both) */
+	int ilp_rec_only;    /* 1: ilp's only incumbent is rec's plan (tests check that the
+	                      * bound, fixing and branch and bound stand on their own) */
 	int threads;         /* for pricing tables; 0: one per online CPU */
 	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
+	double mem_price;    /* dp: seconds added per byte of an op's memory (a Lagrangian
+	                      * price; ilp looks for its incumbent with it); 0 = none */
 	void (*progress)(void *ud, const char *msg);
 	void *ud;
 } pl_search_opts;
