@@ -269,8 +269,7 @@ static int improve_incumbent(ilpctx *c, const pl_search_opts *o, double lambda0,
 			l_lo = l;
 		}
 	}
-	if (have_hi) {
-		keep_if_better(c, hi, limit, best, best_val);
+	if (have_hi) { /* hi fits: mixing only improves it */
 		int ncuts = shared ? -1 : pl_clean_cuts(p->g, cuts);
 		double cur = plan_value(c, hi);
 		for (int improved = 1; improved && ncuts > 1;) {
