@@ -451,18 +451,38 @@ int pl_prim_intra_node(const pl_prim *p, int64_t devices_per_node)
 
 int64_t pl_prim_node_spread(const pl_prim *p, int64_t devices_per_node, int64_t *per_node)
 {
-	int64_t s[PL_MAX_AXES], k = 0;
+	/* Counts the members r < devices_per_node of rank 0's group without
+	 * listing them: with the group axes in devmat order (strides falling),
+	 * the later axes add less than one stride of the earlier, so the members
+	 * with coordinate c on axis a lie in [c s_a, (c + 1) s_a): whole blocks
+	 * below the bound count fully, one partial block is counted the same way
+	 * on the later axes. */
+	int64_t s[PL_MAX_AXES], rest[PL_MAX_AXES + 1], k = 0, n = devices_per_node;
+	int8_t ax[PL_MAX_AXES];
+	int na = p->naxes;
 	strides(&p->dm, s);
-	/* the members of rank 0's group, in mixed radix over the group axes */
-	for (int64_t i = 0; i < p->group_size; i++) {
-		int64_t r = 0, rem = i;
-		for (int a = p->naxes - 1; a >= 0; a--) {
-			int64_t sz = p->dm.size[p->axes[a]];
-			r += (rem % sz) * s[p->axes[a]];
-			rem /= sz;
+	memcpy(ax, p->axes, sizeof *ax * (size_t)na);
+	for (int i = 1; i < na; i++) /* insertion sort: a handful of axes */
+		for (int j = i; j > 0 && ax[j - 1] > ax[j]; j--) {
+			int8_t t = ax[j];
+			ax[j] = ax[j - 1];
+			ax[j - 1] = t;
 		}
-		k += r < devices_per_node;
+	rest[na] = 1;
+	for (int i = na - 1; i >= 0; i--)
+		rest[i] = rest[i + 1] * p->dm.size[ax[i]];
+	int i = 0;
+	for (; i < na; i++) {
+		int64_t q = n / s[ax[i]];
+		if (q >= p->dm.size[ax[i]]) {
+			k += rest[i];
+			break;
+		}
+		k += q * rest[i + 1];
+		n -= q * s[ax[i]];
 	}
+	if (i == na && n > 0)
+		k++; /* the member at the partial block's start */
 	*per_node = k;
 	return (p->group_size + k - 1) / k;
 }

@@ -275,9 +275,12 @@ typedef struct prob {
 
 typedef struct point {
 	int prob, zero;
-	int plain;    /* no pipeline stages, ZeRO or recompute the search chose */
-	double bound; /* the unconstrained optimum: no plan of the point is faster */
-	int done;     /* planned (or shown infeasible) in the first pass */
+	int plain;         /* no pipeline stages, ZeRO or recompute the search chose */
+	double bound;      /* the unconstrained optimum: no plan of the point is faster */
+	double mem;        /* that plan's memory per stage mesh device, summed over stages */
+	int done;          /* planned (or shown infeasible) in the first pass */
+	int fit;           /* the unconstrained plan fits (with its stages) */
+	double node_bound; /* each op on its fastest candidate, edges free */
 } point;
 
 /* the best plan of plain points [0] and of the others [1] */
@@ -322,6 +325,30 @@ static int divisors(int64_t n, int64_t *out, int max)
 	return k;
 }
 
+static int cmp_node_bound(const void *a, const void *b)
+{
+	double x = ((const point *)a)->node_bound, y = ((const point *)b)->node_bound;
+	return x < y ? -1 : x > y;
+}
+
+/* No plan of a problem is faster than every op on its fastest candidate with
+ * free redistribution (edges cost nothing less than 0): a bound from the node
+ * tables alone, which the memory check has computed. -1 out of memory. */
+static double node_bound(pl_problem *p)
+{
+	double sum = 0;
+	for (int op = 0; op < p->nops; op++) {
+		const pl_nodecost *n = pl_problem_node(p, op);
+		if (!n)
+			return -1;
+		double best = INFINITY;
+		for (int k = 0; k < p->nstrat[op]; k++)
+			best = fmin(best, n[k].compute_s + n[k].comm_s);
+		sum += best;
+	}
+	return sum * pl_job_span(&p->job) / (double)p->job.stages;
+}
+
 static int cmp_point(const void *a, const void *b)
 {
 	double x = ((const point *)a)->bound, y = ((const point *)b)->bound;
@@ -329,8 +356,8 @@ static int cmp_point(const void *a, const void *b)
 }
 
 /* Stages and price of plan r on a point; 0 and the plan taken by the slot
- * when it fits and beats the slot's best, 1 when it does not, -1 out of
- * memory. */
+ * when it fits and beats the slot's best, 1 when it fits but does not beat
+ * it, 2 when it does not fit, -1 out of memory. */
 static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
                     int zero, pl_search_result *r, double M, int *proven, slot *best)
 {
@@ -354,7 +381,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 		                                 first, proven);
 		free(seg);
 		if (v < 0) {
-			rc = 1;
+			rc = 2;
 			goto done;
 		}
 		for (int s = 0; s < pp; s++)
@@ -366,8 +393,11 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	pl_jobcost jc;
 	if (pl_job_price(p, sp, stage, c->devices_per_node, sc, &jc))
 		goto done;
+	rc = 2;
+	if (M > 0 && jc.mem_bytes > M)
+		goto done;
 	rc = 1;
-	if ((M > 0 && jc.mem_bytes > M) || jc.step_s >= best->cost.step_s)
+	if (jc.step_s >= best->cost.step_s)
 		goto done;
 	pl_search_result_free(&best->r);
 	free(best->stage);
@@ -388,6 +418,138 @@ done:
 	free(sc);
 	free(sp);
 	return rc;
+}
+
+/* Lagrangian bounds for a point's inner problem under memory `lim`, before
+ * its (much slower) Pareto dp. For any price lambda >= 0, dp's plan minimising
+ * raw time + lambda * memory (raw: the tables' time, step = scale * raw) gives
+ *
+ *   optimum under lim >= step + scale * lambda * (memory - lim),
+ *
+ * since the optimum's own memory is at most lim. The best such bound over
+ * lambda is found by cutting planes: between the price of a plan over the
+ * limit (a) and one within it (b), the next price is where their lines meet.
+ * Plans within the limit are tried as the point's plans. Returns 1 when the
+ * bound reaches `useful_below` (nothing here can change the answer), 2 when a
+ * plan within the limit is as fast as the bound (the inner optimum; with one
+ * stage the point's), 0 when the Pareto dp is still needed, -1 out of memory. */
+#define LAGRANGE_ITERS 16
+static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
+                    const point *pt, const pl_search_opts *io, double lim, double M, double margin,
+                    slot *best)
+{
+	pl_problem *p = pb->p;
+	double scale = pl_job_span(&p->job) / (double)p->job.stages;
+	double ta = pt->bound / scale, ma = pt->mem, tb = 0, mb = 0, la = 0, lb = 0;
+	double bound = pt->bound;
+	int have_b = 0;
+	for (int it = 0; it < LAGRANGE_ITERS; it++) {
+		if (bound >= useful_below(best, pt->plain, margin))
+			return 1;
+		double lambda;
+		if (!have_b)
+			lambda = la > 0 ? 4 * la : ta / (ma - lim);
+		else
+			lambda = (tb - ta) / (ma - mb);
+		if (!(lambda > la) || (have_b && !(lambda < lb)))
+			break; /* the lines meet at an end: no better price between */
+		pl_search_opts d = *io;
+		d.mem_price = lambda;
+		pl_search_result r = {0};
+		pl_err e2 = {{0}};
+		if (pl_search_dp(p, &d, &r, &e2))
+			break;
+		if (!r.optimal) {
+			pl_search_result_free(&r);
+			break;
+		}
+		double t = r.step_s / scale, m = r.mem_bytes;
+		double value = scale * (t + lambda * (m - lim));
+		if (value > bound)
+			bound = value;
+		/* dp found nothing below the envelope of a and b: the dual optimum */
+		int top = have_b && t + lambda * m >= ta + lambda * ma - 1e-12 * (ta + tb);
+		if (m <= lim) {
+			int proven, fit = try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven,
+			                           &best[!pt->plain]);
+			if (fit < 0) {
+				pl_search_result_free(&r);
+				return -1;
+			}
+			if (t * scale <= bound * (1 + 1e-12)) {
+				pl_search_result_free(&r);
+				return pb->pp == 1 && proven ? 2 : 0;
+			}
+			tb = t;
+			mb = m;
+			lb = lambda;
+			have_b = 1;
+		} else {
+			ta = t;
+			ma = m;
+			la = lambda;
+		}
+		pl_search_result_free(&r);
+		if (top)
+			break;
+	}
+	return bound >= useful_below(best, pt->plain, margin);
+}
+
+/* With pipeline stages the inner problem sums memory over the stages with
+ * one micro-batch in flight; it does not see 1F1B stack micro-batches on the
+ * first stages, so its plan may not split into stages that fit. Plans under a
+ * memory price trade time for memory along the inner problem's convex hull:
+ * the price grows until the plan's stages fit, then is bisected down to the
+ * least such price (each plan tried as the point's). A heuristic, as the
+ * split of one relaxed plan into stages is. 0, or -1 out of memory.
+ * priced_try: try_plan's answer for the plan at one price, 3 if dp failed. */
+#define PRICED_GROW   16
+#define PRICED_BISECT 8
+static int priced_try(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
+                      const int *Kv, const point *pt, const pl_search_opts *io, double M,
+                      double lambda, slot *best, double *mem)
+{
+	pl_search_opts d = *io;
+	d.mem_price = lambda;
+	pl_search_result r = {0};
+	pl_err e2 = {{0}};
+	if (pl_search_dp(pb->p, &d, &r, &e2))
+		return 3;
+	*mem = r.mem_bytes;
+	int proven,
+	    fit = try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven, &best[!pt->plain]);
+	pl_search_result_free(&r);
+	return fit;
+}
+
+static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
+                         const int *Kv, const point *pt, const pl_search_opts *io, double M,
+                         slot *best)
+{
+	pl_problem *p = pb->p;
+	double scale = pl_job_span(&p->job) / (double)p->job.stages;
+	/* first price: a byte costs what the plan's time per byte is */
+	double lo = 0, hi = pt->bound / scale / pt->mem, m, last_m = -1;
+	int fit = 2;
+	for (int it = 0; it < PRICED_GROW; it++, lo = hi, hi *= 4) {
+		fit = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, hi, best, &m);
+		if (fit != 2 || m == last_m) /* fits, fails, or the price buys no memory */
+			break;
+		last_m = m;
+	}
+	if (fit < 0)
+		return -1;
+	for (int it = 0; (fit == 0 || fit == 1) && it < PRICED_BISECT; it++) {
+		double lambda = 0.5 * (lo + hi);
+		int f = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, lambda, best, &m);
+		if (f < 0)
+			return -1;
+		if (f == 3)
+			break;
+		*(f == 2 ? &lo : &hi) = lambda;
+	}
+	return 0;
 }
 
 static pl_status timed_out(pl_err *err, const pl_search_opts *o, int points)
@@ -458,10 +620,6 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			continue;
 		}
 		pl_graph *gm = gms[a];
-		progress(o,
-		         "job: %lld micro-batches (%d of %d): bounding every stage count, ZeRO "
-		         "level and recompute choice",
-		         (long long)m, a + 1, nm);
 		cutsv[a] = malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
 		free(flags);
 		flags = malloc((size_t)gm->nops + 1);
@@ -525,31 +683,60 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 					pt->plain = (jo->stages > 0 || pp == 1) &&
 					            (jo->zero >= 0 || z == 0) &&
 					            (jo->recompute >= 0 || rc == 0);
-					pl_search_result r = {0};
-					if (inner->run(p, &io, &r, &e2))
-						continue; /* bound 0: plan it in the second pass */
-					pt->bound = r.optimal ? r.step_s : 0;
-					int ropt = r.optimal;
-					double rstep = r.step_s;
-					int proven, fit = try_plan(c, pb, pbi, cutsv, Kv, z, &r, M,
-					                           &proven, &best[!pt->plain]);
-					pl_search_result_free(&r);
-					if (fit < 0) {
+					pt->node_bound = node_bound(p);
+					if (pt->node_bound < 0) {
 						st = pl_err_set(err, PL_ENOMEM, "out of memory");
 						goto cleanup;
 					}
-					/* the unconstrained optimum fits: the point's optimum
-					 * (with one stage; with more, its stages are one split
-					 * of one relaxed plan) */
-					pt->done =
-					    (fit == 0 ||
-					     rstep >= useful_below(best, pt->plain, margin)) &&
-					    ropt && pb->pp == 1 && proven;
-					if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
-						all_exact = 0;
 				}
 			}
 		}
+	}
+
+	/* first pass, least node bound first: every point's unconstrained
+	 * optimum, a lower bound of it; where that plan fits it is the point's
+	 * optimum. Points whose node bound cannot beat the best so far are
+	 * bounded out before their edges are priced. */
+	qsort(pts, (size_t)npt, sizeof *pts, cmp_node_bound);
+	for (int k = 0; k < npt; k++) {
+		point *pt = &pts[k];
+		prob *pb = &probs[pt->prob];
+		pl_problem *p = pb->p;
+		if (pt->node_bound >= useful_below(best, pt->plain, margin)) {
+			out->pruned++;
+			pt->done = 1;
+			continue;
+		}
+		if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
+			st = timed_out(err, o, out->points);
+			goto cleanup;
+		}
+		if (k % 16 == 0)
+			progress(o, "job: bounding point %d of %d (best step so far %.6g s)", k + 1,
+			         npt, fmin(best[0].cost.step_s, best[1].cost.step_s));
+		pl_problem_set_zero(p, pt->zero);
+		pl_search_result r = {0};
+		pl_err e2 = {{0}};
+		if (inner->run(p, &io, &r, &e2))
+			continue; /* bound 0: plan it in the second pass */
+		pt->bound = r.optimal ? r.step_s : 0;
+		pt->mem = r.mem_bytes;
+		int ropt = r.optimal;
+		double rstep = r.step_s;
+		int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M, &proven,
+		                           &best[!pt->plain]);
+		pl_search_result_free(&r);
+		if (fit < 0) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		/* the unconstrained optimum fits: the point's optimum (with one
+		 * stage; with more, its stages are one split of one relaxed plan) */
+		pt->fit = fit == 0 || fit == 1;
+		pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, margin)) && ropt &&
+		           pb->pp == 1 && proven;
+		if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
+			all_exact = 0;
 	}
 
 	/* second pass, best bound first: plan under the memory limit where the
@@ -559,7 +746,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		point *pt = &pts[k];
 		if (pt->done)
 			continue;
-		if (pt->bound >= useful_below(best, pt->plain, margin)) {
+		if (fmax(pt->bound, pt->node_bound) >= useful_below(best, pt->plain, margin)) {
 			out->pruned++;
 			continue;
 		}
@@ -577,6 +764,30 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		lo.progress = NULL;
 		double lim = M > 0 ? M * (double)pb->pp : 0;
 		int fitted = 0, exact = 0;
+		if (lim > 0 && inner == pl_searcher_get("dp") && pt->bound > 0 && pt->mem > lim) {
+			int lr =
+			    lagrange(c, pb, pt->prob, cutsv, Kv, pt, &io, lim, M, margin, best);
+			if (lr < 0) {
+				st = pl_err_set(err, PL_ENOMEM, "out of memory");
+				goto cleanup;
+			}
+			if (lr == 1) {
+				out->pruned++;
+				continue;
+			}
+			if (lr == 2 && pb->pp == 1)
+				continue; /* its optimum, taken if it was the best */
+		}
+		if (pb->pp > 1 && inner == pl_searcher_get("dp") && pt->bound > 0) {
+			all_exact = 0;
+			if (pt->fit)
+				continue; /* planned in the first pass */
+			if (priced_stages(c, pb, pt->prob, cutsv, Kv, pt, &io, M, best)) {
+				st = pl_err_set(err, PL_ENOMEM, "out of memory");
+				goto cleanup;
+			}
+			continue;
+		}
 		for (int tries = 0; tries < 6 && !fitted; tries++, lim *= 0.8) {
 			lo.memory_limit = lim;
 			pl_search_result r = {0};

@@ -218,44 +218,157 @@ static size_t stride_of(const ve_factor *f, int var)
 
 /* ---- Pareto sets ---- */
 
-typedef struct tpoint {
-	double t, m;
-	int x;
-	int32_t idx[VE_MAXF];
-} tpoint;
+/* A Pareto list shifted by (t0, m0): its points ascend in time and descend in
+ * memory, as every stored set does (merge writes them so). */
+typedef struct plist {
+	double t0, m0;
+	const ve_point *p;
+	int n, k;
+} plist;
 
-static int cmp_tpoint(const void *a, const void *b)
+/* a list's next point in the merge's heap */
+typedef struct head {
+	double t, m;
+	int list;
+} head;
+
+typedef struct pbuf {
+	ve_point *st[VE_MAXF]; /* the running sum's set after each source table */
+	size_t capst[VE_MAXF];
+	ve_point *cand; /* every x's set; trace: offset of its choices in pool */
+	size_t capc;
+	int32_t *pool; /* per candidate: x, then a point per source table */
+	size_t cappool;
+	ve_point *out;
+	size_t capo;
+	plist *lists;
+	size_t capl;
+	head *heap;
+	int *xstart;
+	size_t caph, capx;
+} pbuf;
+
+/* p with room for need elements (p itself if it has it), or NULL with p kept */
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-	const tpoint *p = a, *q = b;
-	if (p->t != q->t)
-		return p->t < q->t ? -1 : 1;
-	if (p->m != q->m)
-		return p->m < q->m ? -1 : 1;
-	return 0;
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 256;
+	while (c < need)
+		c *= 2;
+	void *n = realloc(p, elem * c);
+	if (n)
+		*cap = c;
+	return n;
 }
 
-/* Keeps the non-dominated points within the limit; cuts to cap (evenly, the
- * extremes kept) and flags truncation. Returns the new count. */
-static int prune(ve *v, tpoint *p, int n)
+#define GROW(a, cap, need)                                                                         \
+	do {                                                                                       \
+		void *grown_ = grow((a), &(cap), (need), sizeof *(a));                             \
+		if (!grown_)                                                                       \
+			return -1;                                                                 \
+		(a) = grown_;                                                                      \
+	} while (0)
+
+static int head_less(const head *a, const head *b)
 {
-	qsort(p, (size_t)n, sizeof *p, cmp_tpoint);
-	int k = 0;
-	double best_m = 0;
-	for (int i = 0; i < n; i++) {
-		if (v->limit > 0 && p[i].m > v->eff_limit)
-			continue;
-		if (k > 0 && p[i].m >= best_m)
-			continue;
-		best_m = p[i].m;
-		p[k++] = p[i];
+	return a->t < b->t || (a->t == b->t && a->m < b->m);
+}
+
+static void sift_down(head *h, int nh, int i)
+{
+	head x = h[i];
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= nh)
+			break;
+		if (c + 1 < nh && head_less(&h[c + 1], &h[c]))
+			c++;
+		if (!head_less(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
 	}
-	if (k > v->cap) {
+	h[i] = x;
+}
+
+/* The first element from l->k on whose memory is below `bound` (at most
+ * `bound` if !strict), or l->n: memory descends along a list. */
+static int first_below(const plist *l, double bound, int strict)
+{
+#define BELOW(i) (strict ? l->m0 + l->p[i].m < bound : l->m0 + l->p[i].m <= bound)
+	int lo = l->k, step = 1;
+	if (lo >= l->n || BELOW(lo))
+		return lo;
+	/* gallop: the answer is usually near */
+	int hi = lo + 1;
+	while (hi < l->n && !BELOW(hi)) {
+		lo = hi;
+		step *= 2;
+		hi = lo + step;
+	}
+	if (hi > l->n)
+		hi = l->n;
+	lo++; /* p[lo - 1] is not below; the answer is in [lo, hi] */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (BELOW(mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+#undef BELOW
+}
+
+/* The Pareto set of the union of lists L under the limit, in ascending time,
+ * cut to v->cap (evenly, the extremes kept; flags truncation). A k-way merge
+ * by time keeps a point when it needs less memory than every point before it,
+ * so a list moves on past the points that need as much as the last one kept.
+ * out[i].trace = list << 32 | element. Returns the count, or -1. */
+static int merge(ve *v, plist *L, int nl, head **heap, size_t *caph, ve_point **out, size_t *capo)
+{
+	GROW(*heap, *caph, (size_t)nl + 1);
+	head *h = *heap;
+	int nh = 0;
+	for (int i = 0; i < nl; i++) {
+		plist *l = &L[i];
+		if (v->limit > 0)
+			l->k = first_below(l, v->eff_limit, 0);
+		if (l->k < l->n)
+			h[nh++] = (head){l->t0 + l->p[l->k].t, l->m0 + l->p[l->k].m, i};
+	}
+	for (int i = nh / 2 - 1; i >= 0; i--)
+		sift_down(h, nh, i);
+	int n = 0;
+	double best_m = 0;
+	while (nh > 0) {
+		plist *l = &L[h[0].list];
+		if (n == 0 || h[0].m < best_m) {
+			GROW(*out, *capo, (size_t)n + 1);
+			(*out)[n].t = h[0].t;
+			(*out)[n].m = h[0].m;
+			(*out)[n].trace = (int64_t)h[0].list << 32 | l->k;
+			n++;
+			best_m = h[0].m;
+		}
+		l->k++; /* skip what the point kept last dominates */
+		l->k = first_below(l, best_m, 1);
+		if (l->k == l->n) {
+			h[0] = h[--nh];
+		} else {
+			h[0].t = l->t0 + l->p[l->k].t;
+			h[0].m = l->m0 + l->p[l->k].m;
+		}
+		sift_down(h, nh, 0);
+	}
+	if (n > v->cap) {
 		v->truncated = 1;
 		for (int i = 0; i < v->cap; i++)
-			p[i] = p[(size_t)i * (size_t)(k - 1) / (size_t)(v->cap - 1)];
-		k = v->cap;
+			(*out)[i] = (*out)[(size_t)i * (size_t)(n - 1) / (size_t)(v->cap - 1)];
+		n = v->cap;
 	}
-	return k;
+	return n;
 }
 
 /* points of factor f at entry e (input tables have exactly one) */
@@ -272,90 +385,82 @@ static int points_at(const ve_factor *f, size_t e, const ve_point **pts, ve_poin
 	return 1;
 }
 
-typedef struct pbuf {
-	tpoint *a, *b, *cand;
-	size_t capa, capb, capc;
-} pbuf;
-
-static int grow(tpoint **p, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 256;
-	while (c < need)
-		c *= 2;
-	tpoint *n = realloc(*p, sizeof *n * c);
-	if (!n)
-		return -1;
-	*p = n;
-	*cap = c;
-	return 0;
-}
-
 /* Pareto set of one entry of the new table: over x, the Minkowski sum of the
  * source tables' sets. Appends the result to g. */
 static int pareto_entry(ve *v, ve_factor *g, const int *F, int nF, const size_t *base,
                         const size_t *sx, int dx, pbuf *B, size_t entry)
 {
-	int nc = 0;
+	const ve_point zero = {0, 0, -1};
+	size_t nc = 0, npool = 0;
+	GROW(B->xstart, B->capx, 2 * (size_t)dx);
+	GROW(B->lists, B->capl, (size_t)dx);
 	for (int x = 0; x < dx; x++) {
-		if (grow(&B->a, &B->capa, 1))
-			return -1;
-		int na = 1;
-		B->a[0].t = 0;
-		B->a[0].m = 0;
-		B->a[0].x = x;
-		for (int j = 0; j < nF && na > 0; j++) {
+		const ve_point *cur = &zero;
+		int ncur = 1;
+		for (int j = 0; j < nF && ncur > 0; j++) {
 			ve_point one;
 			const ve_point *pts;
 			int np = points_at(&v->f[F[j]], base[j] + (size_t)x * sx[j], &pts, &one);
-			if (grow(&B->b, &B->capb, (size_t)na * (size_t)np + 1))
+			/* one list per point of the smaller set: a smaller heap */
+			int swap = np < ncur, nl = swap ? np : ncur;
+			GROW(B->lists, B->capl, (size_t)nl);
+			for (int i = 0; i < nl; i++)
+				B->lists[i] = swap ? (plist){pts[i].t, pts[i].m, cur, ncur, 0}
+				                   : (plist){cur[i].t, cur[i].m, pts, np, 0};
+			ncur = merge(v, B->lists, nl, &B->heap, &B->caph, &B->st[j], &B->capst[j]);
+			if (ncur < 0)
 				return -1;
-			int nb = 0;
-			for (int i = 0; i < na; i++)
-				for (int q = 0; q < np; q++) {
-					tpoint *o = &B->b[nb++];
-					*o = B->a[i];
-					o->t += pts[q].t;
-					o->m += pts[q].m;
-					o->idx[j] = q;
-				}
-			nb = prune(v, B->b, nb);
-			tpoint *tmp = B->a;
-			size_t tc = B->capa;
-			B->a = B->b;
-			B->capa = B->capb;
-			B->b = tmp;
-			B->capb = tc;
-			na = nb;
+			cur = B->st[j];
+			for (int i = 0; swap && i < ncur; i++) { /* trace: point of cur << 32 | q */
+				int64_t tr = B->st[j][i].trace;
+				B->st[j][i].trace = (tr & 0xffffffff) << 32 | tr >> 32;
+			}
 		}
-		if (grow(&B->cand, &B->capc, (size_t)nc + (size_t)na + 1))
-			return -1;
-		memcpy(B->cand + nc, B->a, sizeof *B->a * (size_t)na);
-		nc += na;
+		B->xstart[2 * x] = (int)nc;
+		B->xstart[2 * x + 1] = ncur;
+		GROW(B->cand, B->capc, nc + (size_t)ncur);
+		GROW(B->pool, B->cappool, npool + (size_t)ncur * (size_t)(nF + 1));
+		for (int i = 0; i < ncur; i++) { /* the choices behind each point */
+			int32_t *c = B->pool + npool;
+			c[0] = x;
+			int64_t e = i;
+			for (int j = nF - 1; j >= 0; j--) {
+				int64_t tr = B->st[j][e].trace;
+				c[1 + j] = (int32_t)(tr & 0xffffffff);
+				e = tr >> 32;
+			}
+			B->cand[nc] = (ve_point){cur[i].t, cur[i].m, (int64_t)npool};
+			nc++;
+			npool += (size_t)nF + 1;
+		}
 	}
-	nc = prune(v, B->cand, nc);
+	for (int x = 0; x < dx; x++)
+		B->lists[x] = (plist){0, 0, B->cand + B->xstart[2 * x], B->xstart[2 * x + 1], 0};
+	int n = merge(v, B->lists, dx, &B->heap, &B->caph, &B->out, &B->capo);
+	if (n < 0)
+		return -1;
 	/* store */
-	size_t need = g->npts + (size_t)nc;
+	size_t need = g->npts + (size_t)n;
 	ve_point *np = realloc(g->pts, sizeof *np * (need + 1));
 	if (!np)
 		return -1;
 	g->pts = np;
 	int32_t *nt =
-	    realloc(g->trace, sizeof *nt * (g->ntrace + (size_t)nc * (size_t)(nF + 1) + 1));
+	    realloc(g->trace, sizeof *nt * (g->ntrace + (size_t)n * (size_t)(nF + 1) + 1));
 	if (!nt)
 		return -1;
 	g->trace = nt;
 	g->pstart[entry] = (int64_t)g->npts;
-	g->pcount[entry] = nc;
-	for (int i = 0; i < nc; i++) {
+	g->pcount[entry] = n;
+	for (int i = 0; i < n; i++) {
+		int64_t tr = B->out[i].trace;
+		const ve_point *c = &B->cand[B->xstart[2 * (tr >> 32)] + (tr & 0xffffffff)];
 		ve_point *o = &g->pts[g->npts++];
-		o->t = B->cand[i].t;
-		o->m = B->cand[i].m;
+		o->t = B->out[i].t;
+		o->m = B->out[i].m;
 		o->trace = (int64_t)g->ntrace;
-		g->trace[g->ntrace++] = B->cand[i].x;
-		for (int j = 0; j < nF; j++)
-			g->trace[g->ntrace++] = B->cand[i].idx[j];
+		memcpy(g->trace + g->ntrace, B->pool + c->trace, sizeof *nt * (size_t)(nF + 1));
+		g->ntrace += (size_t)nF + 1;
 	}
 	return 0;
 }
@@ -449,9 +554,14 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			digit[k] = 0;
 		}
 	}
-	free(B.a);
-	free(B.b);
+	for (int j = 0; j < VE_MAXF; j++)
+		free(B.st[j]);
 	free(B.cand);
+	free(B.pool);
+	free(B.out);
+	free(B.lists);
+	free(B.heap);
+	free(B.xstart);
 	if (rc) {
 		snprintf(v->fail, sizeof v->fail, "out of memory");
 		return -1;
