@@ -249,6 +249,7 @@ void pl_problem_free(pl_problem *p)
 		if (!p->edge_class || p->edge_class[e] == e)
 			free(p->edge_tab[e]);
 	free(p->op_class);
+	free(p->layout_class);
 	free(p->edge_class);
 	free(p->parts);
 	free((void *)p->job.recompute);
@@ -273,7 +274,7 @@ static int tensor_same(const pl_tensor *a, const pl_tensor *b)
 	return !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank);
 }
 
-static int op_same(const pl_problem *p, int a, int b)
+static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 {
 	const pl_op *x = &p->g->ops[a], *y = &p->g->ops[b];
 	if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
@@ -282,7 +283,7 @@ static int op_same(const pl_problem *p, int a, int b)
 		return 0;
 	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
 		return 0;
-	if (p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
+	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;
 	for (int i = 0; i < x->ninputs; i++) {
 		if (!tensor_same(&p->g->tensors[x->in[i]], &p->g->tensors[y->in[i]]))
@@ -297,6 +298,17 @@ static int op_same(const pl_problem *p, int a, int b)
 		if (!tensor_same(&p->g->tensors[x->out[i]], &p->g->tensors[y->out[i]]))
 			return 0;
 	return 1;
+}
+
+static int op_same(const pl_problem *p, int a, int b)
+{
+	return op_same_as(p, a, b, 1);
+}
+
+/* the same layouts for every candidate: recompute changes only node costs */
+static int op_same_layouts(const pl_problem *p, int a, int b)
+{
+	return op_same_as(p, a, b, 0);
 }
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
@@ -320,12 +332,12 @@ static uint64_t op_hash(const pl_problem *p, int o)
 	return h;
 }
 
-/* the key of an edge's class: its ends' op classes, slots and end kind */
+/* the key of an edge's class: its ends' layout classes, slots and end kind */
 static void edge_key(const pl_problem *p, int e, int key[5])
 {
 	const pl_edge *a = &p->edges[e];
-	key[0] = p->op_class[a->src_op];
-	key[1] = p->op_class[a->dst_op];
+	key[0] = p->layout_class[a->src_op];
+	key[1] = p->layout_class[a->dst_op];
 	key[2] = a->src_slot;
 	key[3] = a->dst_slot;
 	key[4] = a->src_is_input;
@@ -381,14 +393,20 @@ static int first_equal(const pl_problem *p, int n, uint64_t (*hash)(const pl_pro
 }
 
 /* Ops with equal type, spec and tensors share candidates and node tables;
- * edges between the same classes, slots and end kinds share a table. */
+ * edges between the same layout classes (the op classes with recompute
+ * flags ignored), slots and end kinds share a table. */
 static int classify_ops_and_edges(pl_problem *p)
 {
 	p->op_class = malloc(sizeof *p->op_class * (size_t)(p->nops + 1));
+	p->layout_class = malloc(sizeof *p->layout_class * (size_t)(p->nops + 1));
 	p->edge_class = malloc(sizeof *p->edge_class * (size_t)(p->nedges + 1));
-	if (!p->op_class || !p->edge_class)
+	if (!p->op_class || !p->layout_class || !p->edge_class)
 		return -1;
 	if (first_equal(p, p->nops, op_hash, op_same, p->op_class))
+		return -1;
+	if (!p->job.recompute)
+		memcpy(p->layout_class, p->op_class, sizeof *p->op_class * (size_t)p->nops);
+	else if (first_equal(p, p->nops, op_hash, op_same_layouts, p->layout_class))
 		return -1;
 	return first_equal(p, p->nedges, edge_hash, edge_same, p->edge_class);
 }

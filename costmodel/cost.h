@@ -69,6 +69,7 @@ typedef struct pl_problem {
 	 * representative (the first such op); per edge the first edge between the
 	 * same classes. Tables are computed for representatives and shared. */
 	int *op_class;
+	int *layout_class; /* per op: the op class, ignoring recompute (for edges) */
 	int *edge_class;
 	pl_job job;           /* micro_batches, stages >= 1; recompute owned (or NULL) */
 	pl_nodeparts **parts; /* per op class, alongside node */

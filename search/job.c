@@ -281,6 +281,7 @@ typedef struct point {
 	int done;          /* planned (or shown infeasible) in the first pass */
 	int fit;           /* the unconstrained plan fits (with its stages) */
 	double node_bound; /* each op on its fastest candidate, edges free */
+	int exact;         /* bound is the unconstrained optimum */
 } point;
 
 /* the best plan of plain points [0] and of the others [1] */
@@ -347,6 +348,38 @@ static double node_bound(pl_problem *p)
 		sum += best;
 	}
 	return sum * pl_job_span(&p->job) / (double)p->job.stages;
+}
+
+/* Points of one micro-batch count and stage count (siblings: ZeRO level and
+ * recompute differ) have the same candidates and the same edge tables, and
+ * differ only in node costs. For any plan, time_P = time_Q + sum over ops of
+ * (node_P - node_Q), so P's optimum is at least Q's plus the sum over ops of
+ * the least difference: a bound for P from a sibling's exact optimum without
+ * a dp. -INFINITY when the candidates differ or out of memory. */
+static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double q_opt)
+{
+	pl_problem pz = *p, qz = *q;
+	pz.job.zero = zp;
+	qz.job.zero = zq;
+	double sum = 0;
+	for (int op = 0; op < p->nops; op++) {
+		int nl = p->g->ops[op].spec.nloops, n = p->nstrat[op];
+		if (n != q->nstrat[op] ||
+		    memcmp(p->strat[op], q->strat[op], sizeof(int64_t) * (size_t)n * (size_t)nl))
+			return -INFINITY;
+		const pl_nodeparts *a = pl_problem_parts(p, op), *b = pl_problem_parts(q, op);
+		if (!a || !b)
+			return -INFINITY;
+		double least = INFINITY;
+		for (int k = 0; k < n; k++) {
+			pl_nodecost x, y;
+			pl_cost_fold(&pz, op, &a[k], &x);
+			pl_cost_fold(&qz, op, &b[k], &y);
+			least = fmin(least, (x.compute_s + x.comm_s) - (y.compute_s + y.comm_s));
+		}
+		sum += least;
+	}
+	return q_opt + sum * pl_job_span(&p->job) / (double)p->job.stages;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -702,7 +735,15 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		point *pt = &pts[k];
 		prob *pb = &probs[pt->prob];
 		pl_problem *p = pb->p;
-		if (pt->node_bound >= useful_below(best, pt->plain, margin)) {
+		double lb = pt->node_bound, thr = useful_below(best, pt->plain, margin);
+		for (int q = 0; q < k && lb < thr; q++) {
+			const point *sb = &pts[q];
+			const prob *qb = &probs[sb->prob];
+			if (sb->exact && qb->mi == pb->mi && qb->pp == pb->pp)
+				lb = fmax(lb,
+				          sibling_bound(p, pt->zero, qb->p, sb->zero, sb->bound));
+		}
+		if (lb >= thr) {
 			out->pruned++;
 			pt->done = 1;
 			continue;
@@ -720,6 +761,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		if (inner->run(p, &io, &r, &e2))
 			continue; /* bound 0: plan it in the second pass */
 		pt->bound = r.optimal ? r.step_s : 0;
+		pt->exact = r.optimal;
 		pt->mem = r.mem_bytes;
 		int ropt = r.optimal;
 		double rstep = r.step_s;
