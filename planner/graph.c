@@ -118,12 +118,85 @@ static void line_col(const char *text, size_t len, const char *at, int *line, in
 
 /* ---- building ---- */
 
+/* Names to indices while a model is read (models of thousands of ops look
+ * every input up): open addressing, -1 = empty, at most half full. */
+typedef struct nameidx {
+	int *slot;
+	size_t cap, n;
+} nameidx;
+
 typedef struct builder {
 	pl_graph *g;
 	const char *file;
 	int cap_tensors;
 	int64_t micro; /* > 1: build one micro-batch (batch dimension divided by it) */
+	const pl_op *ops;
+	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
 } builder;
+
+static const char *tensor_name(const builder *b, int i)
+{
+	return b->g->tensors[i].name;
+}
+
+static const char *op_name(const builder *b, int i)
+{
+	return b->ops[i].name;
+}
+
+typedef const char *(*name_of)(const builder *b, int i);
+
+static size_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)(h ^ h >> 32);
+}
+
+static int idx_find(const builder *b, const nameidx *ix, name_of name, const char *s)
+{
+	if (!ix->cap)
+		return -1;
+	for (size_t i = name_hash(s) & (ix->cap - 1); ix->slot[i] >= 0; i = (i + 1) & (ix->cap - 1))
+		if (!strcmp(name(b, ix->slot[i]), s))
+			return ix->slot[i];
+	return -1;
+}
+
+static void idx_put(const builder *b, nameidx *ix, name_of name, int k)
+{
+	size_t i = name_hash(name(b, k)) & (ix->cap - 1);
+	while (ix->slot[i] >= 0)
+		i = (i + 1) & (ix->cap - 1);
+	ix->slot[i] = k;
+	ix->n++;
+}
+
+/* Adds entry k (its name not there yet); 0, or -1 out of memory. */
+static int idx_add(const builder *b, nameidx *ix, name_of name, int k)
+{
+	if (2 * (ix->n + 1) > ix->cap) {
+		nameidx bigger = {.cap = ix->cap ? 2 * ix->cap : 256};
+		bigger.slot = malloc(sizeof *bigger.slot * bigger.cap);
+		if (!bigger.slot)
+			return -1;
+		for (size_t i = 0; i < bigger.cap; i++)
+			bigger.slot[i] = -1;
+		for (size_t i = 0; i < ix->cap; i++)
+			if (ix->slot[i] >= 0)
+				idx_put(b, &bigger, name, ix->slot[i]);
+		free(ix->slot);
+		*ix = bigger;
+	}
+	idx_put(b, ix, name, k);
+	return 0;
+}
+
+static int find_tensor(const builder *b, const char *name)
+{
+	return idx_find(b, &b->tensor_ix, tensor_name, name);
+}
 
 /* One micro-batch: dim 0 (the batch) of an input tensor or a Reshape target
  * divided by b->micro; an error names what cannot be divided. */
@@ -160,6 +233,8 @@ static int add_tensor(builder *b, const char *name)
 		return -1;
 	t->producer = -1;
 	t->dtype = g->dtype;
+	if (idx_add(b, &b->tensor_ix, tensor_name, g->ntensors))
+		return -1;
 	return g->ntensors++;
 }
 
@@ -318,7 +393,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		return FAIL("%s: tensors: expected an object of tensor declarations", file);
 	const cJSON *e;
 	cJSON_ArrayForEach (e, jt) {
-		if (pl_graph_find_tensor(g, e->string) >= 0)
+		if (find_tensor(b, e->string) >= 0)
 			return FAIL("%s: tensors.%s: declared twice", file, e->string);
 		if (!cJSON_IsObject(e))
 			return FAIL("%s: tensors.%s: expected an object with shape and role", file,
@@ -367,6 +442,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 	if (nops == 0)
 		return FAIL("%s: ops: the model has no operators", file);
 	pl_op *ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *ops);
+	b->ops = ops;
 	rawop *raw = calloc((size_t)nops, sizeof *raw);
 	int *order = calloc((size_t)nops, sizeof *order);
 	int *indeg = calloc((size_t)nops, sizeof *indeg);
@@ -390,12 +466,16 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			goto cleanup;
 		}
 		op->name = pl_arena_strdup(g->arena, n->valuestring);
-		for (int i = 0; i < k; i++)
-			if (!strcmp(ops[i].name, op->name)) {
-				st = FAIL("%s: op '%s': the name is used by ops[%d] and ops[%d]",
-				          file, op->name, i, k);
-				goto cleanup;
-			}
+		int same = op->name ? idx_find(b, &b->op_ix, op_name, op->name) : -1;
+		if (same >= 0) {
+			st = FAIL("%s: op '%s': the name is used by ops[%d] and ops[%d]", file,
+			          op->name, same, k);
+			goto cleanup;
+		}
+		if (!op->name || idx_add(b, &b->op_ix, op_name, k)) {
+			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+			goto cleanup;
+		}
 		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
 		if (!cJSON_IsString(ty)) {
 			st = FAIL("%s: op '%s': type: expected an operator type name", file,
@@ -447,8 +527,8 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		op->ninputs = r->ninputs;
 		op->noutputs = r->noutputs;
 		for (int i = 0; i < r->noutputs; i++) {
-			if (pl_graph_find_tensor(g, r->outputs[i]) >= 0) {
-				int t = pl_graph_find_tensor(g, r->outputs[i]);
+			if (find_tensor(b, r->outputs[i]) >= 0) {
+				int t = find_tensor(b, r->outputs[i]);
 				if (g->tensors[t].producer >= 0)
 					st = FAIL("%s: op '%s': output '%s' is also produced by op "
 					          "'%s'",
@@ -485,7 +565,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 	/* link inputs */
 	for (int o = 0; o < nops; o++) {
 		for (int i = 0; i < raw[o].ninputs; i++) {
-			int ti = pl_graph_find_tensor(g, raw[o].inputs[i]);
+			int ti = find_tensor(b, raw[o].inputs[i]);
 			if (ti < 0) {
 				st = FAIL("%s: op '%s': input '%s' is neither declared in tensors "
 				          "nor produced by an op",
@@ -626,7 +706,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		g->outputs = pl_arena_alloc(g->arena, (size_t)(g->noutputs + 1) * sizeof(int));
 		int i = 0;
 		cJSON_ArrayForEach (e, jo) {
-			int ti = cJSON_IsString(e) ? pl_graph_find_tensor(g, e->valuestring) : -1;
+			int ti = cJSON_IsString(e) ? find_tensor(b, e->valuestring) : -1;
 			if (!cJSON_IsString(e)) {
 				st = FAIL("%s: outputs[%d]: expected a tensor name", file, i);
 				goto cleanup;
@@ -668,7 +748,10 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	g->arena = a;
 	g->path = pl_arena_strdup(a, name);
 	builder b = {.g = g, .file = name, .micro = micro};
-	if ((st = build(&b, root, err)))
+	st = build(&b, root, err);
+	free(b.tensor_ix.slot);
+	free(b.op_ix.slot);
+	if (st)
 		goto cleanup;
 	g->micro_batches = micro > 1 ? micro : 1;
 	g->source_len = len;

@@ -119,6 +119,10 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 		}
 		goto done;
 	}
+	/* no split fits even without a bound on stage times: say so at once */
+	if (part_dp(T, S, A, seg, K, pp, m, mem_limit, stage_devices, devices_per_node, INFINITY, f,
+	            arg) == INFINITY)
+		goto done;
 	/* every stage time a split can have, ascending */
 	cand = malloc(sizeof *cand * capc);
 	if (!cand)
