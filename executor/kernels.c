@@ -482,6 +482,115 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 	return in[0].n / (size_t)in[0].shape[in[0].rank - 1];
 }
 
+/* ---- mixture of experts (see planner/ops/moe.c) ---- */
+
+/* Routes one group of n tokens: each token's top_k experts by logit (ties to
+ * the lower index), in token order, each taking its expert's next free slot
+ * of the group while one is left (slot -1: dropped); w is the softmax of the
+ * chosen logits. fill has E entries. */
+static void moe_route(const float *logits, int64_t n, int64_t E, int64_t topk, int64_t cap,
+                      int32_t *ex, int32_t *slot, float *w, int32_t *fill)
+{
+	memset(fill, 0, sizeof *fill * (size_t)E);
+	for (int64_t t = 0; t < n; t++) {
+		const float *l = logits + t * E;
+		int32_t *te = ex + t * topk;
+		for (int64_t j = 0; j < topk; j++) {
+			int32_t b = -1;
+			for (int64_t e = 0; e < E; e++) {
+				int taken = 0;
+				for (int64_t i = 0; i < j && !taken; i++)
+					taken = te[i] == e;
+				if (!taken && (b < 0 || l[e] > l[b]))
+					b = (int32_t)e;
+			}
+			te[j] = b;
+		}
+		double mx = l[te[0]], sum = 0; /* te[0] holds the largest logit */
+		for (int64_t j = 0; j < topk; j++)
+			sum += exp((double)l[te[j]] - mx);
+		for (int64_t j = 0; j < topk; j++) {
+			w[t * topk + j] = (float)(exp((double)l[te[j]] - mx) / sum);
+			slot[t * topk + j] = fill[te[j]] < cap ? fill[te[j]]++ : -1;
+		}
+	}
+}
+
+/* in[0]: tokens [T, h] (dispatch) or expert rows [E, C, h] (combine), in[1]:
+ * logits [T, E]; local pieces hold whole groups and a slice of h. */
+static int moe(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_op *op = k->op;
+	int dispatch = op->type == PL_OP_MOE_DISPATCH;
+	const pl_tensor *gl = &k->g->tensors[op->in[1]];
+	int64_t T = gl->shape[0], E = gl->shape[1], topk = op->attrs.top_k;
+	int64_t tg = T / op->attrs.groups, cap = pl_moe_capacity(&op->attrs, T, E);
+	int64_t ngroups = in[1].shape[0] / tg, h = in[0].shape[in[0].rank - 1];
+	int64_t slots = ngroups * cap; /* local dim 1 of the expert rows */
+	int32_t *ex = malloc(sizeof *ex * (size_t)(tg * topk)),
+	        *slot = malloc(sizeof *slot * (size_t)(tg * topk)),
+	        *fill = malloc(sizeof *fill * (size_t)E);
+	float *w = malloc(sizeof *w * (size_t)(tg * topk));
+	double *g = malloc(sizeof *g * (size_t)topk); /* d loss / d weight of each choice */
+	int rc = ex && slot && fill && w && g ? 0 : -1;
+	if (!din) {
+		memset(y->v, 0, sizeof(float) * y->n);
+	} else {
+		for (int i = 0; i < 2; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	}
+	for (int64_t gi = 0; rc == 0 && gi < ngroups; gi++) {
+		moe_route(in[1].v + gi * tg * E, tg, E, topk, cap, ex, slot, w, fill);
+		for (int64_t t = 0; t < tg; t++) {
+			int64_t tok = gi * tg + t;
+			double gsum = 0;
+			for (int64_t j = 0; j < topk; j++) {
+				int32_t s = slot[t * topk + j];
+				g[j] = 0;
+				if (s < 0)
+					continue;
+				size_t r = (size_t)((ex[t * topk + j] * slots + gi * cap + s) * h);
+				float *xr = dispatch ? NULL : in[0].v + r;
+				size_t tr = (size_t)(tok * h);
+				if (dispatch) {
+					if (!din)
+						memcpy(y->v + r, in[0].v + tr,
+						       sizeof(float) * (size_t)h);
+					else if (din[0].v)
+						for (int64_t q = 0; q < h; q++)
+							din[0].v[tr + q] += dy->v[r + q];
+					continue;
+				}
+				float wj = w[t * topk + j];
+				if (!din) {
+					for (int64_t q = 0; q < h; q++)
+						y->v[tr + q] += wj * xr[q];
+					continue;
+				}
+				double dot = 0;
+				for (int64_t q = 0; q < h; q++) {
+					dot += (double)dy->v[tr + q] * xr[q];
+					if (din[0].v)
+						din[0].v[r + q] = wj * dy->v[tr + q];
+				}
+				g[j] = dot;
+				gsum += wj * dot;
+			}
+			if (!dispatch && din && din[1].v)
+				for (int64_t j = 0; j < topk; j++)
+					din[1].v[tok * E + ex[t * topk + j]] =
+					    (float)(w[t * topk + j] * (g[j] - gsum));
+		}
+	}
+	free(ex);
+	free(slot);
+	free(fill);
+	free(w);
+	free(g);
+	return rc;
+}
+
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
@@ -499,6 +608,8 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_REDUCESUM:
 	case PL_OP_REDUCEMEAN: return reduce(k, &in[0], out, dout, din ? &din[0] : NULL);
 	case PL_OP_SCE: return sce(k, in, out, dout, din);
+	case PL_OP_MOE_DISPATCH:
+	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din) {
 			if (din[0].v)

@@ -579,7 +579,8 @@ int64_t planner_plan_degree(const planner_plan *p, const char *kind)
 int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
                            size_t max)
 {
-	if (!kind || (strcmp(kind, "dp") && strcmp(kind, "tp") && strcmp(kind, "pp")))
+	if (!kind ||
+	    (strcmp(kind, "dp") && strcmp(kind, "tp") && strcmp(kind, "pp") && strcmp(kind, "ep")))
 		return -1;
 	if (rank < 0)
 		rank = p->rank;

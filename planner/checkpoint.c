@@ -164,6 +164,30 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	int64_t pp = info->stages > 0 ? info->stages : 1;
 	cJSON_AddItemToObject(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, mesh, pp));
 	cJSON_AddItemToObject(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, mesh, pp));
+	/* expert parallel, read off the largest expert weight (a param [experts,
+	 * ., .] of a batched MatMul in a model with MoE ops): the ranks that hold
+	 * different experts */
+	int64_t experts = 0, ebig = -1;
+	int eop = -1, eslot = -1;
+	for (int o = 0; o < g->nops; o++)
+		if (g->ops[o].type == PL_OP_MOE_DISPATCH)
+			experts = g->tensors[g->ops[o].in[1]].shape[1];
+	for (int t = 0; experts > 0 && t < g->ntensors; t++) {
+		const pl_tensor *pt = &g->tensors[t];
+		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || pt->rank != 3 ||
+		    pt->shape[0] != experts || g->ops[pt->consumers[0]].type != PL_OP_MATMUL ||
+		    pl_tensor_elems(pt) <= ebig)
+			continue;
+		ebig = pl_tensor_elems(pt);
+		eop = pt->consumers[0];
+		eslot = pt->consumer_slots[0];
+	}
+	if (eop >= 0) {
+		pl_layout el;
+		pl_op_input_layout(g, &g->ops[eop], splits[eop], mesh, eslot, &el);
+		cJSON_AddItemToObject(groups, "ep",
+		                      groups_json(&el.dm, el.map[0], el.nmap[0], mesh, pp));
+	}
 	if (info->stages > 0) { /* the same position in every stage */
 		cJSON *all = cJSON_AddArrayToObject(groups, "pp");
 		int64_t *mem = malloc(sizeof *mem * (size_t)pp);

@@ -245,6 +245,9 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->ratio = 0.5;
 	a->keepdims = 1;
 	a->axis = -1;
+	a->top_k = 2;
+	a->groups = 1;
+	a->capacity_factor = 1.25;
 	if (!jattrs)
 		return PL_OK;
 	if (!cJSON_IsObject(jattrs))
@@ -288,6 +291,15 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
 				return FAIL("%s: %s: expected 0 or 1", b->file, where);
 			a->keepdims = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
+		} else if (!strcmp(k, "top_k") || !strcmp(k, "groups")) {
+			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+			    e->valuedouble < 1)
+				return FAIL("%s: %s: expected a positive integer", b->file, where);
+			*(!strcmp(k, "top_k") ? &a->top_k : &a->groups) = (int64_t)e->valuedouble;
+		} else if (!strcmp(k, "capacity_factor")) {
+			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0))
+				return FAIL("%s: %s: expected a number > 0", b->file, where);
+			a->capacity_factor = e->valuedouble;
 		} else if (!strcmp(k, "to")) {
 			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
 				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
@@ -553,6 +565,13 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		}
 		if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
 			goto cleanup;
+		if ((op->type == PL_OP_MOE_DISPATCH || op->type == PL_OP_MOE_COMBINE) &&
+		    b->micro > 1) { /* a micro-batch holds whole token groups */
+			char what[256];
+			snprintf(what, sizeof what, "op '%s': attrs.groups", op->name);
+			if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
+				goto cleanup;
+		}
 		if (op->type == PL_OP_RESHAPE && op->attrs.nshape > 0 && op->attrs.shape[0] > 0) {
 			char what[256];
 			snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);

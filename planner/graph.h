@@ -55,6 +55,8 @@ typedef enum pl_optype {
 	PL_OP_SCE,
 	PL_OP_IDENTITY,
 	PL_OP_CAST,
+	PL_OP_MOE_DISPATCH,
+	PL_OP_MOE_COMBINE,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -96,6 +98,11 @@ typedef struct pl_attrs {
 	int nshape;
 	int64_t shape[PL_MAX_RANK];
 	pl_dtype to;
+	/* MoEDispatch / MoECombine: each token goes to its top_k experts, each
+	 * expert takes at most ceil(capacity_factor * top_k * tokens / experts)
+	 * tokens of every one of `groups` consecutive token groups */
+	int64_t top_k, groups;
+	double capacity_factor;
 } pl_attrs;
 
 typedef struct pl_tensor {

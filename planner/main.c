@@ -207,11 +207,16 @@ static void print_totals(const cJSON *ck, FILE *out)
 			fprintf(out, ", pp degree %d (%d groups)",
 			        cJSON_GetArraySize(cJSON_GetArrayItem(pp, 0)),
 			        cJSON_GetArraySize(pp));
+		const cJSON *ep = cJSON_GetObjectItemCaseSensitive(groups, "ep");
+		if (cJSON_IsArray(ep))
+			fprintf(out, "; experts: ep degree %d (%d groups)",
+			        cJSON_GetArraySize(cJSON_GetArrayItem(ep, 0)),
+			        cJSON_GetArraySize(ep));
 		fputc('\n', out);
 		/* the groups of rank 0, the way launchers print them */
-		const char *kinds[] = {"dp", "tp", "pp"};
-		const cJSON *arrs[] = {dp, tp, pp};
-		for (int k = 0; k < 3; k++) {
+		const char *kinds[] = {"dp", "tp", "pp", "ep"};
+		const cJSON *arrs[] = {dp, tp, pp, cJSON_GetObjectItemCaseSensitive(groups, "ep")};
+		for (int k = 0; k < 4; k++) {
 			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
 			if (!cJSON_IsArray(first))
 				continue;

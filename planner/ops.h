@@ -75,4 +75,7 @@ int pl_op_enumerate(const pl_op *op, int64_t devices, int64_t *out, int max);
 
 int64_t pl_split_product(const pl_op *op, const int64_t *split);
 
+/* MoE: the slots each expert has in each token group (see ops/moe.c). */
+int64_t pl_moe_capacity(const pl_attrs *a, int64_t tokens, int64_t experts);
+
 #endif

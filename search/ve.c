@@ -248,11 +248,9 @@ typedef struct pbuf {
 	size_t caph, capx;
 } pbuf;
 
-/* p with room for need elements (p itself if it has it), or NULL with p kept */
+/* p with room for need > *cap elements, or NULL with p kept */
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return p;
 	size_t c = *cap ? *cap : 256;
 	while (c < need)
 		c *= 2;
@@ -264,10 +262,12 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 
 #define GROW(a, cap, need)                                                                         \
 	do {                                                                                       \
-		void *grown_ = grow((a), &(cap), (need), sizeof *(a));                             \
-		if (!grown_)                                                                       \
-			return -1;                                                                 \
-		(a) = grown_;                                                                      \
+		if ((need) > (cap)) {                                                              \
+			void *grown_ = grow((a), &(cap), (need), sizeof *(a));                     \
+			if (!grown_)                                                               \
+				return -1;                                                         \
+			(a) = grown_;                                                              \
+		}                                                                                  \
 	} while (0)
 
 static int head_less(const head *a, const head *b)

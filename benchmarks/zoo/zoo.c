@@ -1,6 +1,7 @@
 /* planner-zoo: writes planner.model/1 JSON for the model zoo -- MLPs, the
  * GPT-style decoder (GPT-3 sizes of the paper's table 2.1), Llama-2 (RMSNorm,
- * SwiGLU, grouped-query attention for 70B) and BERT-large.
+ * SwiGLU, grouped-query attention for 70B), BERT-large, and mixtures of experts
+ * (Mixtral 8x7B and Alpa's GShard-style MoE suite).
  * Usage: planner-zoo NAME [--layers L --hidden H --heads A --seq S --vocab V
  *        --batch B --dtype T ...] > model.json;  planner-zoo --list */
 #include <stdio.h>
@@ -13,30 +14,44 @@ typedef struct cfg {
 	long layers, hidden, heads, head_dim, kv_heads, ffn, seq, vocab, batch;
 	const char *dtype;
 	long classes, tokens;
+	long experts, top_k, moe_every; /* MoE feed-forward in every moe_every-th layer */
 } cfg;
 
 /* GPT-3 (Brown et al. 2020, table 2.1); batch in sequences of 2048 tokens
  * (0.5M..3.2M tokens); vocabulary 50257 padded to 50304 as Megatron does. */
 static const cfg zoo[] = {
-    {"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0},
-    {"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0},
-    {"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0},
-    {"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0},
-    {"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0},
-    {"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0},
-    {"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0},
-    {"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0},
+    {"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0, 0, 0, 0},
+    {"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0, 0, 0,
+     0},
     /* Llama 2 (Touvron et al. 2023): 4M-token batches of 4096-token sequences */
-    {"llama2-7b", "llama", 32, 4096, 32, 128, 32, 11008, 4096, 32000, 1024, "bfloat16", 0, 0},
-    {"llama2-70b", "llama", 80, 8192, 64, 128, 8, 28672, 4096, 32000, 1024, "bfloat16", 0, 0},
+    {"llama2-7b", "llama", 32, 4096, 32, 128, 32, 11008, 4096, 32000, 1024, "bfloat16", 0, 0, 0, 0,
+     0},
+    {"llama2-70b", "llama", 80, 8192, 64, 128, 8, 28672, 4096, 32000, 1024, "bfloat16", 0, 0, 0, 0,
+     0},
+    /* Mixtral 8x7B (Jiang et al. 2024): Llama-style, every feed-forward 8 SwiGLU
+     * experts, top 2; 4M-token batches of 4096-token sequences */
+    {"mixtral-8x7b", "llama", 32, 4096, 32, 128, 8, 14336, 4096, 32000, 1024, "bfloat16", 0, 0, 8,
+     2, 1},
+    /* Alpa's MoE suite (GShard-style: every other layer an MoE of GELU experts,
+     * top 2, ffn 4 H; sequence 1024, 16 heads, vocabulary 32000) */
+    {"moe-380m", "gpt", 8, 768, 16, 48, 0, 3072, 1024, 32000, 1024, "bfloat16", 0, 0, 8, 2, 2},
+    {"moe-1.3b", "gpt", 16, 768, 16, 48, 0, 3072, 1024, 32000, 1024, "bfloat16", 0, 0, 16, 2, 2},
+    {"moe-2.4b", "gpt", 16, 1024, 16, 64, 0, 4096, 1024, 32000, 1024, "bfloat16", 0, 0, 16, 2, 2},
+    {"moe-10b", "gpt", 24, 1024, 16, 64, 0, 4096, 1024, 32000, 1024, "bfloat16", 0, 0, 48, 2, 2},
     /* BERT-large (Devlin et al. 2019): 24 layers, 1024 hidden, 16 heads, seq 512 */
-    {"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0},
+    {"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0, 0, 0, 0},
     /* a small GPT for examples and tests */
-    {"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0},
+    {"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0, 0, 0, 0},
     /* MLP: large batch, small hidden size */
-    {"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0},
+    {"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0, 0, 0, 0},
     /* one transformer MLP block with its residual: hidden 12288 (GPT-3 175B), 2048 tokens */
-    {"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048},
+    {"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048, 0, 0, 0},
 };
 
 static int first;
@@ -106,6 +121,11 @@ static const char *Q1(const char *a)
 	return o;
 }
 
+static int is_moe(const cfg *c, long l)
+{
+	return c->experts > 0 && (l + 1) % c->moe_every == 0;
+}
+
 static void header(const cfg *c)
 {
 	printf("{\n  \"format\": \"planner.model/1\",\n  \"name\": \"%s\",\n  \"dtype\": \"%s\",\n"
@@ -129,7 +149,18 @@ static void transformer_params(const cfg *c)
 		T(N("l%ld.ln2.g", l), "param", H);
 		if (strcmp(c->arch, "llama"))
 			T(N("l%ld.ln2.b", l), "param", H);
-		if (!strcmp(c->arch, "llama")) {
+		if (is_moe(c, l)) {
+			long E = c->experts;
+			T(N("l%ld.wr", l), "param", H, E);
+			if (!strcmp(c->arch, "llama")) {
+				T(N("l%ld.wg", l), "param", E, H, F);
+				T(N("l%ld.wu", l), "param", E, H, F);
+				T(N("l%ld.wd", l), "param", E, F, H);
+			} else {
+				T(N("l%ld.w1", l), "param", E, H, F);
+				T(N("l%ld.w2", l), "param", E, F, H);
+			}
+		} else if (!strcmp(c->arch, "llama")) {
 			T(N("l%ld.wg", l), "param", H, F);
 			T(N("l%ld.wu", l), "param", H, F);
 			T(N("l%ld.wd", l), "param", F, H);
@@ -210,8 +241,52 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 	op(N("l%ld.proj", l), "MatMul", Q2(N("l%ld.ctx2.out", l), N("l%ld.wo", l)), out, NULL);
 }
 
+/* tokens [B S, H] -> router -> dispatch [E, slots, H] -> batched experts ->
+ * combine; capacity per sequence (groups = B: micro-batches cut whole groups) */
+static void moe_mlp(const cfg *c, long l, const char *x, const char *out)
+{
+	long B = c->batch, S = c->seq, H = c->hidden;
+	char sh[96], at[160];
+	snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld]}", B * S, H);
+	op(N("l%ld.tok", l), "Reshape", Q1(x), N("l%ld.tok.out", l), sh);
+	op(N("l%ld.router", l), "MatMul", Q2(N("l%ld.tok.out", l), N("l%ld.wr", l)),
+	   N("l%ld.router.out", l), NULL);
+	snprintf(at, sizeof at, "{\"top_k\": %ld, \"groups\": %ld, \"capacity_factor\": 1.25}",
+	         c->top_k, B);
+	op(N("l%ld.dispatch", l), "MoEDispatch", Q2(N("l%ld.tok.out", l), N("l%ld.router.out", l)),
+	   N("l%ld.dispatch.out", l), at);
+	const char *d = N("l%ld.dispatch.out", l), *e;
+	if (!strcmp(c->arch, "llama")) {
+		op(N("l%ld.gate", l), "MatMul", Q2(d, N("l%ld.wg", l)), N("l%ld.gate.out", l),
+		   NULL);
+		op(N("l%ld.up", l), "MatMul", Q2(d, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
+		op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l),
+		   NULL);
+		op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
+		   N("l%ld.glu.out", l), NULL);
+		op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)),
+		   N("l%ld.down.out", l), NULL);
+		e = N("l%ld.down.out", l);
+	} else {
+		op(N("l%ld.fc1", l), "MatMul", Q2(d, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);
+		op(N("l%ld.gelu", l), "Gelu", Q1(N("l%ld.fc1.out", l)), N("l%ld.gelu.out", l),
+		   NULL);
+		op(N("l%ld.fc2", l), "MatMul", Q2(N("l%ld.gelu.out", l), N("l%ld.w2", l)),
+		   N("l%ld.fc2.out", l), NULL);
+		e = N("l%ld.fc2.out", l);
+	}
+	op(N("l%ld.combine", l), "MoECombine", Q2(e, N("l%ld.router.out", l)),
+	   N("l%ld.combine.out", l), at);
+	snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld]}", B, S, H);
+	op(N("l%ld.untok", l), "Reshape", Q1(N("l%ld.combine.out", l)), out, sh);
+}
+
 static void mlp(const cfg *c, long l, const char *x, const char *out)
 {
+	if (is_moe(c, l)) {
+		moe_mlp(c, l, x, out);
+		return;
+	}
 	if (!strcmp(c->arch, "llama")) {
 		op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l),
 		   NULL);
@@ -336,12 +411,12 @@ static void mlp_block(const cfg *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
-	        "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
-	        "                   [--tokens T] [--classes C] [--dtype float32|float16|bfloat16]\n"
-	        "       planner-zoo --list\n"
-	        "Writes a planner.model/1 JSON model to stdout.\n");
+	fprintf(f, "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
+	           "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
+	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
+	           "                   [--dtype float32|float16|bfloat16]\n"
+	           "       planner-zoo --list\n"
+	           "Writes a planner.model/1 JSON model to stdout.\n");
 }
 
 int main(int argc, char **argv)
@@ -387,6 +462,8 @@ int main(int argc, char **argv)
 		            : !strcmp(k, "--batch")    ? &c.batch
 		            : !strcmp(k, "--tokens")   ? &c.tokens
 		            : !strcmp(k, "--classes")  ? &c.classes
+		            : !strcmp(k, "--experts")  ? &c.experts
+		            : !strcmp(k, "--top-k")    ? &c.top_k
 		                                       : NULL;
 		if (!strcmp(k, "--dtype")) {
 			c.dtype = v;
@@ -399,6 +476,10 @@ int main(int argc, char **argv)
 			*dst = n;
 		}
 	}
+	if (c.experts > 0 && !c.moe_every) /* --experts on a dense model: every layer */
+		c.moe_every = 1;
+	if (c.experts > 0 && !c.top_k)
+		c.top_k = 2;
 	if (!strcmp(c.arch, "mlp"))
 		mlp_model(&c);
 	else if (!strcmp(c.arch, "mlp-block"))

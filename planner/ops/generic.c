@@ -28,6 +28,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, pl__infer_sce, pl__work_sce},
     [PL_OP_IDENTITY] = {"Identity", 1, 1, 1, pl__infer_elementwise, pl__work_view},
     [PL_OP_CAST] = {"Cast", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
+    [PL_OP_MOE_DISPATCH] = {"MoEDispatch", 2, 2, 1, pl__infer_moe, pl__work_moe},
+    [PL_OP_MOE_COMBINE] = {"MoECombine", 2, 2, 1, pl__infer_moe, pl__work_moe},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 
@@ -55,7 +57,7 @@ int pl_optype_parse(const char *s, pl_optype *out)
 			*out = (pl_optype)i;
 			return 0;
 		}
-	static const char *const later[] = {"Conv", "Concat", "Split", "MoEDispatch", "MoECombine"};
+	static const char *const later[] = {"Conv", "Concat", "Split"};
 	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
 		if (!strcmp(s, later[i]))
 			return -2;

@@ -32,6 +32,7 @@ pl_status pl__infer_reshape(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_transpose(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
@@ -42,5 +43,6 @@ void pl__work_view(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 void pl__work_transpose(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_moe(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

@@ -283,7 +283,10 @@ static void test_groups(void **state)
 	int64_t n = planner_plan_group(p, "dp", -1, mine, 16);
 	assert_int_equal(planner_plan_group(p, "dp", 5, five, 16), n);
 	assert_memory_equal(mine, five, sizeof(int64_t) * (size_t)n);
-	assert_int_equal(planner_plan_group(p, "ep", 0, mine, 16), -1);
+	/* a dense model has no expert groups: each rank alone; unknown kinds fail */
+	assert_int_equal(planner_plan_group(p, "ep", 3, mine, 16), 1);
+	assert_int_equal(mine[0], 3);
+	assert_int_equal(planner_plan_group(p, "sp?", 0, mine, 16), -1);
 	assert_int_equal(planner_plan_group(p, "dp", 16, mine, 16), -1);
 	planner_plan_free(p);
 	/* global_rank beyond the devices, device_num against the cluster */

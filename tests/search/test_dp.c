@@ -182,6 +182,62 @@ static void repeated_blocks_equal_brute(void **state)
 	assert_true(runs_seen >= 20); /* the compression was exercised */
 }
 
+/* A mixture-of-experts layer: dispatch, a batched expert MatMul, combine.
+ * Expert parallelism (the experts' dimension split) is a strategy like any
+ * other: dp = ilp = brute, with and without a binding memory limit; with the
+ * expert weights dominating, the optimum splits the experts somewhere. */
+static void moe_layer_equals_brute(void **state)
+{
+	(void)state;
+	static const char *json =
+	    "{\"format\":\"planner.model/1\",\"name\":\"moe\",\"dtype\":\"bfloat16\","
+	    "\"tensors\":{\"x\":{\"shape\":[256,512],\"role\":\"input\"},"
+	    "\"lg\":{\"shape\":[256,8],\"role\":\"input\"},"
+	    "\"we\":{\"shape\":[8,512,2048],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"disp\",\"type\":\"MoEDispatch\",\"inputs\":[\"x\",\"lg\"],"
+	    "\"outputs\":[\"d\"],\"attrs\":{\"top_k\":2,\"groups\":8}},"
+	    "{\"name\":\"exp\",\"type\":\"MatMul\",\"inputs\":[\"d\",\"we\"],"
+	    "\"outputs\":[\"e\"]},"
+	    "{\"name\":\"act\",\"type\":\"Gelu\",\"inputs\":[\"e\"],\"outputs\":[\"a\"]},"
+	    "{\"name\":\"red\",\"type\":\"ReduceSum\",\"inputs\":[\"a\"],\"outputs\":[\"r\"],"
+	    "\"attrs\":{\"axes\":[2],\"keepdims\":1}},"
+	    "{\"name\":\"comb\",\"type\":\"MoECombine\",\"inputs\":[\"r\",\"lg\"],"
+	    "\"outputs\":[\"y\"],\"attrs\":{\"top_k\":2,\"groups\":8}}],"
+	    "\"outputs\":[\"y\"]}";
+	int split_experts = 0, binding = 0;
+	for (int D = 2; D <= 8; D *= 2) {
+		inst in;
+		pl_err err;
+		if (pl_graph_load_json(&in.g, json, strlen(json), "moe.json", &err))
+			fail_msg("%s", err.msg);
+		assert_int_equal(pl_cluster_devices(&in.c, D, &err), PL_OK);
+		assert_int_equal(pl_problem_new(&in.p, in.g, &in.c, &err), PL_OK);
+		pl_search_opts o = {0};
+		for (int limited = 0; limited < 2; limited++) {
+			pl_search_result rd, rb;
+			if (pl_search_brute(in.p, &o, &rb, &err) ||
+			    pl_search_dp(in.p, &o, &rd, &err))
+				fail_msg("%d devices: %s", D, err.msg);
+			assert_close(rd.step_s, rb.step_s);
+			ilp_equals(in.p, &o, &rb);
+			int exp = pl_graph_find_op(in.g, "exp");
+			split_experts += pl_search_result_split(in.p, &rb, exp)[0] > 1;
+			double least = rb.min_mem_bytes, fast = rb.mem_bytes;
+			if (!limited && least <= 0)
+				least = pl_problem_least_plan_memory(in.p);
+			pl_search_result_free(&rd);
+			pl_search_result_free(&rb);
+			if (limited || !(least < fast * (1 - 1e-9)))
+				break;
+			o.memory_limit = 0.5 * (least + fast); /* binds */
+			binding++;
+		}
+		drop(&in);
+	}
+	assert_true(split_experts >= 1);
+	assert_true(binding >= 2);
+}
+
 static void annotations_are_kept(void **state)
 {
 	(void)state;
@@ -221,6 +277,7 @@ int main(void)
 	    cmocka_unit_test(dp_equals_brute),
 	    cmocka_unit_test(repeated_blocks_equal_brute),
 	    cmocka_unit_test(annotations_are_kept),
+	    cmocka_unit_test(moe_layer_equals_brute),
 	};
 	return cmocka_run_group_tests_name("search::dp", tests, NULL, NULL);
 }
