@@ -7,7 +7,8 @@
  * the head on the last), data parallel dp = D / (tp pp), ZeRO-1 on or off,
  * full recompute on or off, and micro-batches of 1, 2, 4 or 8 sequences per
  * data-parallel rank. Its per-op layout is Megatron's: q, k, v, fc1, gate, up
- * and the LM head column-parallel, proj, fc2 and down row-parallel, the
+ * and the LM head column-parallel, proj, fc2 and down row-parallel (MoE
+ * experts also split over the data-parallel ranks, ep = gcd(experts, dp)), the
  * embedding vocab-parallel, every activation's batch split dp ways; the ops
  * in between follow by sharding propagation from those annotations.
  *
@@ -77,6 +78,26 @@ static cJSON *megatron_layout(const pl_graph *g, int64_t tp, int64_t dp)
 			s = cJSON_CreateArray();
 			cJSON_AddItemToArray(s, tuple(a->rank, dp, rw ? tp : 1));
 			cJSON_AddItemToArray(s, rw ? tuple(2, tp, 1) : tuple(2, 1, tp));
+		} else if (op->type == PL_OP_MATMUL && b && b->role == PL_ROLE_PARAM &&
+		           b->rank == 3 && a->rank == 3 &&
+		           (suffix_is(op->name, column) || suffix_is(op->name, row))) {
+			/* MoE experts [E, slots, k] x [E, k, n] (DeepSpeed/Megatron MoE):
+			 * experts split over the data-parallel ranks (ep = gcd(E, dp)),
+			 * the slots over the rest of dp, k or n by tp as for dense */
+			int rw = suffix_is(op->name, row);
+			int64_t ep = dp, e = b->shape[0];
+			while (e % ep || dp % ep)
+				ep--;
+			s = cJSON_CreateArray();
+			cJSON *ta = cJSON_CreateArray(), *tb = cJSON_CreateArray();
+			double va[3] = {(double)ep, (double)(dp / ep), (double)(rw ? tp : 1)};
+			double vb[3] = {(double)ep, (double)(rw ? tp : 1), (double)(rw ? 1 : tp)};
+			for (int d = 0; d < 3; d++) {
+				cJSON_AddItemToArray(ta, cJSON_CreateNumber(va[d]));
+				cJSON_AddItemToArray(tb, cJSON_CreateNumber(vb[d]));
+			}
+			cJSON_AddItemToArray(s, ta);
+			cJSON_AddItemToArray(s, tb);
 		} else if (op->type == PL_OP_GATHER && a->role == PL_ROLE_PARAM && b) {
 			s = cJSON_CreateArray();
 			cJSON_AddItemToArray(s, tuple(a->rank, tp, 1));
