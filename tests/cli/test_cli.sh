@@ -63,6 +63,24 @@ check "gpt-small: every op appears in the checkpoint" \
 check "gpt-small: repeated layers were solved once" \
   '[ "$(jq ".search.repeated_layers" "$T/gpt.plan")" -ge 4 ]'
 
+# --- a mixture of experts: the zoo's Mixtral shape, shrunk; ep groups partition the ranks,
+# a job search (micro-batches cut whole token groups) plans it, cost reproduces it
+"$ZOO" mixtral-8x7b --layers 2 --hidden 256 --heads 4 --head-dim 64 --kv-heads 2 --ffn 512 \
+  --seq 64 --vocab 512 --batch 16 > "$T/moe.json"
+"$PLANNER" search "$T/moe.json" --devices 8 -o "$T/moe.plan" > "$T/moe.out" 2>&1
+check "search mixtral-shaped MoE exits 0" '[ $? -eq 0 ]'
+check "MoE: ep groups cover every rank once" \
+  '[ "$(jq "[.groups.ep[][]] | sort | . == [range(8)]" "$T/moe.plan")" = true ]'
+check "MoE: the summary prints the ep degree" 'grep -q "ep degree" "$T/moe.out"'
+a=$(jq .cost.step_seconds "$T/moe.plan")
+b=$("$PLANNER" cost "$T/moe.json" --strategy "$T/moe.plan" | jq .step_seconds)
+check "cost reproduces search on the MoE model ($a = $b)" '[ -n "$a" ] && [ "$a" = "$b" ]'
+"$PLANNER" search "$T/moe.json" --devices 8 --job -o "$T/moe-job.plan" > /dev/null 2>&1
+check "MoE: whole-job search exits 0" '[ $? -eq 0 ]'
+a=$(jq .cost.step_seconds "$T/moe-job.plan")
+b=$("$PLANNER" cost "$T/moe.json" --strategy "$T/moe-job.plan" | jq .step_seconds)
+check "cost reproduces the MoE job plan ($a = $b)" '[ -n "$a" ] && [ "$a" = "$b" ]'
+
 # --- deterministic output: two searches write the same bytes
 "$PLANNER" search "$T/mlp.json" --devices 8 -o "$T/mlp.plan2" > /dev/null 2>&1
 check "checkpoints are byte-identical across runs" 'cmp -s "$T/mlp.plan" "$T/mlp.plan2"'

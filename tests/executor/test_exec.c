@@ -358,10 +358,10 @@ static void gradients_match_finite_differences(void **state)
 	}
 }
 
-static pl_graph *gpt_tiny(void)
+static pl_graph *fixture_model(const char *name)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "%s/models/gpt-tiny.json", getenv("PL_FIXTURES"));
+	snprintf(path, sizeof path, "%s/models/%s", getenv("PL_FIXTURES"), name);
 	pl_graph *g = NULL;
 	pl_err err;
 	if (pl_graph_load_file(&g, path, &err))
@@ -387,11 +387,15 @@ static void check_losses(const double *l, const double *ref, const char *ctx)
 			fail_msg("%s: step %d loss %.9g, 1 rank %.9g", ctx, s, l[s], ref[s]);
 }
 
-/* GPT-style model: 3 Adam steps under each search mode's plan and random plans */
-static void gpt_training_matches_one_rank(void **state)
+static pl_graph *gpt_tiny(void)
 {
-	(void)state;
-	pl_graph *g = gpt_tiny();
+	return fixture_model("gpt-tiny.json");
+}
+
+/* 3 Adam steps under each search mode's plan and random plans */
+static void training_matches_one_rank(const char *fixture)
+{
+	pl_graph *g = fixture_model(fixture);
 	unsigned seed = 5;
 	int64_t **one = random_splits(g, 1, &seed);
 	double ref[3];
@@ -405,7 +409,7 @@ static void gpt_training_matches_one_rank(void **state)
 		assert_int_equal(pl_cluster_preset(&cl, "h100x8", &err), PL_OK);
 		assert_int_equal(pl_cluster_devices(&cl, Ds[di], &err), PL_OK);
 		for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-			pl_graph *gm = gpt_tiny();
+			pl_graph *gm = fixture_model(fixture);
 			if (!strcmp(modes[m], "propagate")) { /* annotate the first MatMul */
 				for (int o = 0; o < gm->nops; o++)
 					if (gm->ops[o].type == PL_OP_MATMUL) {
@@ -434,7 +438,7 @@ static void gpt_training_matches_one_rank(void **state)
 			double l[3];
 			train3(gm, Ds[di], s, l);
 			char ctx[128];
-			snprintf(ctx, sizeof ctx, "mode %s on %lld ranks", modes[m],
+			snprintf(ctx, sizeof ctx, "%s: mode %s on %lld ranks", fixture, modes[m],
 			         (long long)Ds[di]);
 			check_losses(l, ref, ctx);
 			free_splits(gm, s);
@@ -447,14 +451,27 @@ static void gpt_training_matches_one_rank(void **state)
 			double l[3];
 			train3(g, Ds[di], s, l);
 			char ctx[128];
-			snprintf(ctx, sizeof ctx, "random plan %d on %lld ranks", trial,
-			         (long long)Ds[di]);
+			snprintf(ctx, sizeof ctx, "%s: random plan %d on %lld ranks", fixture,
+			         trial, (long long)Ds[di]);
 			check_losses(l, ref, ctx);
 			free_splits(g, s);
 		}
 	}
 	free_splits(g, one);
 	pl_graph_free(g);
+}
+
+static void gpt_training_matches_one_rank(void **state)
+{
+	(void)state;
+	training_matches_one_rank("gpt-tiny.json");
+}
+
+/* Mixtral-shaped: routing, dropped tokens, expert parallelism by all-to-all */
+static void moe_training_matches_one_rank(void **state)
+{
+	(void)state;
+	training_matches_one_rank("moe-tiny.json");
 }
 
 /* The collectives one step runs are the ones the cost model prices: per
@@ -593,6 +610,7 @@ int main(void)
 	    cmocka_unit_test(every_op_under_random_strategies),
 	    cmocka_unit_test(gradients_match_finite_differences),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
+	    cmocka_unit_test(moe_training_matches_one_rank),
 	    cmocka_unit_test(collectives_are_the_cost_models),
 	    cmocka_unit_test(a_failing_rank_stops_every_rank),
 	    cmocka_unit_test(a_strategy_that_does_not_fit_names_the_op),
