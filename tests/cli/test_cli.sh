@@ -202,6 +202,20 @@ check "run: the loss goes down" \
   '[ "$(jq -s "map(select(.loss)) | .[2].loss < .[0].loss" "$T/run6")" = true ]'
 check "run: reports measured and predicted step time" \
   'jq -s -e ".[3] | .measured_step_seconds > 0 and .predicted_step_seconds > 0" "$T/run6" > /dev/null'
+# the Mixtral-shaped fixture with its experts split over 4 ranks (expert parallel, all-to-all)
+MT="$SRC/tests/fixtures/models/moe-tiny.json"
+"$PLANNER" search "$MT" --devices 1 -o "$T/mt1.plan" > /dev/null 2>&1
+"$PLANNER" search "$MT" --devices 4 -o "$T/mt4.plan" > /dev/null 2>&1
+jq '.parallel_strategy_item |= with_entries(if (.key | test("\\.(gate|up)$"))
+      then .value.parallel_strategy = [[4, 1, 1], [4, 1, 1]]
+      elif (.key | test("\\.down$")) then .value.parallel_strategy = [[4, 1, 1], [4, 1, 1]]
+      else . end)' "$T/mt4.plan" > "$T/mt4ep.plan"
+"$PLANNER" run "$MT" --strategy "$T/mt1.plan" --steps 3 --json > "$T/mrun1" 2> "$T/err"
+"$PLANNER" run "$MT" --strategy "$T/mt4ep.plan" --steps 3 --json > "$T/mrun4" 2> "$T/err"
+check "run MoE with experts split 4 ways exits 0" '[ $? -eq 0 ]'
+same=$(jq -s --slurpfile b "$T/mrun4" '[., $b] | transpose | map(select(.[0].loss))
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/mrun1")
+check "run: expert-parallel MoE losses equal the 1-rank losses" '[ "$same" = true ]'
 jq '.parallel_strategy_item |= with_entries(if .key == "l0.fc1" then .value.parallel_strategy[0][0] = 5 else . end)' \
   "$T/gt6.plan" > "$T/bad.plan"
 "$PLANNER" run "$GT" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"
