@@ -386,6 +386,47 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 	return q_opt + sum * pl_job_span(&p->job) / (double)p->job.stages;
 }
 
+/* Seeds first: for each stage count, from the most stages (the smallest
+ * stage mesh, the cheapest dp) down, its point of least node bound; then the
+ * rest, least node bound first. The seeds give a good plan early at little
+ * cost, so the bounds prune the large meshes (on 4096 devices one dp over
+ * all of them takes seconds). pts is sorted by node bound. 0, or -1 out of
+ * memory. */
+static int seed_order(point *pts, int npt, const prob *probs)
+{
+	point *out = malloc(sizeof *out * ((size_t)npt + 1));
+	char *used = calloc((size_t)npt + 1, 1);
+	if (!out || !used) {
+		free(out);
+		free(used);
+		return -1;
+	}
+	int n = 0;
+	int64_t below = INT64_MAX; /* stage counts left: those below this */
+	for (;;) {
+		int64_t pp = 0;
+		for (int k = 0; k < npt; k++)
+			if (probs[pts[k].prob].pp < below && probs[pts[k].prob].pp > pp)
+				pp = probs[pts[k].prob].pp;
+		if (!pp)
+			break;
+		for (int k = 0; k < npt; k++)
+			if (probs[pts[k].prob].pp == pp) {
+				out[n++] = pts[k];
+				used[k] = 1;
+				break;
+			}
+		below = pp;
+	}
+	for (int k = 0; k < npt; k++)
+		if (!used[k])
+			out[n++] = pts[k];
+	memcpy(pts, out, sizeof *pts * (size_t)npt);
+	free(out);
+	free(used);
+	return 0;
+}
+
 static int cmp_point(const void *a, const void *b)
 {
 	double x = ((const point *)a)->bound, y = ((const point *)b)->bound;
@@ -589,6 +630,13 @@ static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *cons
 	return 0;
 }
 
+/* The time limit ran out (or, in tests, job_stop_after points were planned). */
+static int out_of_time(const pl_search_opts *o, double t0, int planned)
+{
+	return (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) ||
+	       (o->job_stop_after > 0 && planned >= o->job_stop_after);
+}
+
 static pl_status timed_out(pl_err *err, const pl_search_opts *o, int points)
 {
 	return pl_err_set(err, PL_ETIMEOUT,
@@ -627,6 +675,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	pl_err ferr = {{0}};
 	double least_need = INFINITY;
 	int all_exact = 1, nprob = 0, npt = 0;
+	int stopped = 0; /* the time limit ran out with a plan: where (second pass: npt + k) */
+	int planned = 0; /* points that ran a dp */
 	pl_graph *gms[64] = {0};
 	int *cutsv[64] = {0}, Kv[64] = {0};
 	prob *probs = calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
@@ -735,6 +785,10 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	 * optimum. Points whose node bound cannot beat the best so far are
 	 * bounded out before their edges are priced. */
 	qsort(pts, (size_t)npt, sizeof *pts, cmp_node_bound);
+	if (seed_order(pts, npt, probs)) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	for (int k = 0; k < npt; k++) {
 		point *pt = &pts[k];
 		prob *pb = &probs[pt->prob];
@@ -752,9 +806,13 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			pt->done = 1;
 			continue;
 		}
-		if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
-			st = timed_out(err, o, out->points);
-			goto cleanup;
+		if (out_of_time(o, t0, planned)) {
+			if (best[0].prob < 0 && best[1].prob < 0) {
+				st = timed_out(err, o, out->points);
+				goto cleanup;
+			}
+			stopped = k + 1; /* keep the best plan so far */
+			break;
 		}
 		if (k % 16 == 0)
 			progress(o, "job: bounding point %d of %d (best step so far %.6g s)", k + 1,
@@ -762,6 +820,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_result r = {0};
 		pl_err e2 = {{0}};
+		planned++;
 		if (inner->run(p, &io, &r, &e2))
 			continue; /* bound 0: plan it in the second pass */
 		pt->bound = r.optimal ? r.step_s : 0;
@@ -788,7 +847,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	/* second pass, best bound first: plan under the memory limit where the
 	 * unconstrained optimum did not fit, while the bound can still matter */
 	qsort(pts, (size_t)npt, sizeof *pts, cmp_point);
-	for (int k = 0; k < npt; k++) {
+	for (int k = 0; k < npt && !stopped; k++) {
 		point *pt = &pts[k];
 		if (pt->done)
 			continue;
@@ -796,12 +855,17 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			out->pruned++;
 			continue;
 		}
-		if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
-			st = timed_out(err, o, out->points);
-			goto cleanup;
+		if (out_of_time(o, t0, planned)) {
+			if (best[0].prob < 0 && best[1].prob < 0) {
+				st = timed_out(err, o, out->points);
+				goto cleanup;
+			}
+			stopped = npt + k + 1;
+			break;
 		}
 		prob *pb = &probs[pt->prob];
 		pl_problem *p = pb->p;
+		planned++;
 		progress(o, "job: pp %lld, m %lld, zero %d, recompute %s: planning under the limit",
 		         (long long)pb->pp, (long long)pb->m, pt->zero,
 		         p->job.recompute ? "full" : "none");
@@ -885,7 +949,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	out->stages = best[w].stages;
 	out->cost = best[w].cost;
 	memset(&best[w], 0, sizeof best[w]);
-	out->optimal = all_exact;
+	out->optimal = all_exact && !stopped;
 	int n = snprintf(
 	    out->why, sizeof out->why,
 	    "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
@@ -893,6 +957,13 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	    all_exact ? ""
 	              : "; not proven optimal: pipelined points split one relaxed plan "
 	                "into stages, or a point's plan under the limit is not proven");
+	if (stopped && n > 0 && (size_t)n < sizeof out->why)
+		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
+		              "; the time limit of %g s ran out at point %d of %d %s: the best "
+		              "plan so far",
+		              o->time_limit_s, stopped > npt ? stopped - npt : stopped, npt,
+		              stopped > npt ? "planned under the memory limit"
+		                            : "bounded (best bound first)");
 	if (w == 0 && best[1].prob >= 0 && best[0].cost.step_s > best[1].cost.step_s && n > 0 &&
 	    (size_t)n < sizeof out->why)
 		snprintf(out->why + n, sizeof out->why - (size_t)n,

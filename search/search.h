@@ -13,6 +13,8 @@ typedef struct pl_search_opts {
 	int no_repeat;       /* 1: do not compress repeated layers (tests compare both) */
 	int ilp_rec_only;    /* 1: ilp's only incumbent is rec's plan (tests check that the
 	                      * bound, fixing and branch and bound stand on their own) */
+	int job_stop_after;  /* tests: the job search acts as if its time limit ran out
+	                      * once this many points were planned (0: never) */
 	int threads;         /* for pricing tables; 0: one per online CPU */
 	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
 	double mem_price;    /* dp: seconds added per byte of an op's memory (a Lagrangian

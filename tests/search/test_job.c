@@ -314,6 +314,48 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 	pl_graph_free(g);
 }
 
+/* ---- stopping early ---- */
+
+/* A search stopped after a few planned points (as when its time limit runs
+ * out) returns the best plan so far, not proven, and never a better one than
+ * the whole search (it did a prefix of the same work); with nothing planned
+ * yet it fails with the time limit. */
+static void a_stopped_search_keeps_its_best_plan(void **state)
+{
+	(void)state;
+	char *json = mlp_json(8192, 4096, 4);
+	pl_graph *g = load(json);
+	free(json);
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	pl_job_opts jo = {.zero = -1, .recompute = -1};
+	pl_search_opts o = {.memory_limit = 40.0 * (1 << 30)};
+	pl_job_plan all, some;
+	assert_int_equal(pl_search_job(g, &c, &o, &jo, &all, &err), PL_OK);
+	int stops = 0;
+	for (int n = 1; n <= 3; n++) {
+		o.job_stop_after = n;
+		if (pl_search_job(g, &c, &o, &jo, &some, &err))
+			fail_msg("stopped after %d: %s", n, err.msg);
+		if (strstr(some.why, "ran out")) {
+			stops++;
+			assert_false(some.optimal);
+			assert_non_null(strstr(some.why, "the best plan so far"));
+		}
+		assert_true(some.cost.mem_bytes <= o.memory_limit);
+		assert_true(some.cost.step_s >= all.cost.step_s * (1 - 1e-12));
+		pl_job_plan_free(&some);
+	}
+	assert_true(stops >= 1);
+	o.job_stop_after = 0;
+	o.time_limit_s = 1e-9; /* before any plan */
+	assert_int_equal(pl_search_job(g, &c, &o, &jo, &some, &err), PL_ETIMEOUT);
+	assert_non_null(strstr(err.msg, "time limit"));
+	pl_job_plan_free(&all);
+	pl_graph_free(g);
+}
+
 /* ---- micro-batches ---- */
 
 static void micro_batch_graphs_divide_the_batch(void **state)
@@ -347,6 +389,7 @@ int main(void)
 	    cmocka_unit_test(one_stage_search_equals_brute_force),
 	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),
 	    cmocka_unit_test(micro_batch_graphs_divide_the_batch),
+	    cmocka_unit_test(a_stopped_search_keeps_its_best_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
