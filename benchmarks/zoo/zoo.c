@@ -241,6 +241,18 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 	op(N("l%ld.proj", l), "MatMul", Q2(N("l%ld.ctx2.out", l), N("l%ld.wo", l)), out, NULL);
 }
 
+/* Llama's feed-forward: down(silu(gate(x)) * up(x)); batched over the experts
+ * when x is a dispatch's [E, slots, H] and the weights [E, ., .] */
+static void swiglu(long l, const char *x, const char *out)
+{
+	op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l), NULL);
+	op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
+	op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l), NULL);
+	op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
+	   N("l%ld.glu.out", l), NULL);
+	op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)), out, NULL);
+}
+
 /* tokens [B S, H] -> router -> dispatch [E, slots, H] -> batched experts ->
  * combine; capacity per sequence (groups = B: micro-batches cut whole groups) */
 static void moe_mlp(const cfg *c, long l, const char *x, const char *out)
@@ -257,16 +269,8 @@ static void moe_mlp(const cfg *c, long l, const char *x, const char *out)
 	   N("l%ld.dispatch.out", l), at);
 	const char *d = N("l%ld.dispatch.out", l), *e;
 	if (!strcmp(c->arch, "llama")) {
-		op(N("l%ld.gate", l), "MatMul", Q2(d, N("l%ld.wg", l)), N("l%ld.gate.out", l),
-		   NULL);
-		op(N("l%ld.up", l), "MatMul", Q2(d, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
-		op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l),
-		   NULL);
-		op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
-		   N("l%ld.glu.out", l), NULL);
-		op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)),
-		   N("l%ld.down.out", l), NULL);
 		e = N("l%ld.down.out", l);
+		swiglu(l, d, e);
 	} else {
 		op(N("l%ld.fc1", l), "MatMul", Q2(d, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);
 		op(N("l%ld.gelu", l), "Gelu", Q1(N("l%ld.fc1.out", l)), N("l%ld.gelu.out", l),
@@ -288,15 +292,7 @@ static void mlp(const cfg *c, long l, const char *x, const char *out)
 		return;
 	}
 	if (!strcmp(c->arch, "llama")) {
-		op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l),
-		   NULL);
-		op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
-		op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l),
-		   NULL);
-		op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
-		   N("l%ld.glu.out", l), NULL);
-		op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)), out,
-		   NULL);
+		swiglu(l, x, out);
 		return;
 	}
 	op(N("l%ld.fc1", l), "MatMul", Q2(x, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);

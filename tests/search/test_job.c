@@ -267,17 +267,24 @@ static void one_stage_search_equals_brute_force(void **state)
 
 /* ---- what memory forces ---- */
 
-static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void **state)
+/* data parallel is fastest and its replicated optimizer state dominates
+ * memory: 4 layers of 4096 x 4096 fp32, a batch of 8192 rows, on 8 H100s */
+static pl_graph *big_mlp(pl_cluster *c)
 {
-	(void)state;
-	/* data parallel is fastest and its replicated optimizer state dominates
-	 * memory: 4 layers of 4096 x 4096 fp32, a batch of 8192 rows */
 	char *json = mlp_json(8192, 4096, 4);
 	pl_graph *g = load(json);
 	free(json);
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(c, "h100x8", &err), PL_OK);
+	return g;
+}
+
+static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void **state)
+{
+	(void)state;
 	pl_cluster c;
 	pl_err err;
-	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	pl_graph *g = big_mlp(&c);
 	pl_problem *p;
 	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
 	double least = 0;
@@ -323,12 +330,9 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 static void a_stopped_search_keeps_its_best_plan(void **state)
 {
 	(void)state;
-	char *json = mlp_json(8192, 4096, 4);
-	pl_graph *g = load(json);
-	free(json);
 	pl_cluster c;
 	pl_err err;
-	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	pl_graph *g = big_mlp(&c);
 	pl_job_opts jo = {.zero = -1, .recompute = -1};
 	pl_search_opts o = {.memory_limit = 40.0 * (1 << 30)};
 	pl_job_plan all, some;
