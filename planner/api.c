@@ -579,8 +579,11 @@ int64_t planner_plan_degree(const planner_plan *p, const char *kind)
 int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
                            size_t max)
 {
-	if (!kind ||
-	    (strcmp(kind, "dp") && strcmp(kind, "tp") && strcmp(kind, "pp") && strcmp(kind, "ep")))
+	static const char *const known[] = {"dp", "tp", "pp", "ep", "sp"};
+	int ok = 0;
+	for (size_t i = 0; kind && i < sizeof known / sizeof *known; i++)
+		ok |= !strcmp(kind, known[i]);
+	if (!ok)
 		return -1;
 	if (rank < 0)
 		rank = p->rank;

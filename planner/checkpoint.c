@@ -21,6 +21,82 @@ static cJSON *int_array(const int64_t *v, int n)
 	return a;
 }
 
+/* The coordinate of rank along every axis of dm but those in `axes`: ranks
+ * with equal keys differ only along `axes`. */
+static int64_t key_off_axes(const pl_devmat *dm, const int8_t *axes, int naxes, int64_t rank)
+{
+	int8_t rest[PL_MAX_AXES];
+	int n = 0;
+	for (int a = 0; a < dm->n; a++) {
+		int in = 0;
+		for (int k = 0; k < naxes; k++)
+			in |= axes[k] == a;
+		if (!in)
+			rest[n++] = (int8_t)a;
+	}
+	return pl_devmat_coord(dm, rest, n, rank);
+}
+
+/* Sequence parallel, read off the first LayerNorm/RMSNorm: the ranks of one
+ * tp group (they hold different slices of the largest param, `tp` axes of
+ * gl) that also hold different token slices (its input's dimensions before
+ * the last) of that norm's input -- Megatron's sequence parallelism, the
+ * norm regions' tokens cut over the tensor-parallel ranks. NULL when there
+ * is no norm or no such split (every group would be one rank). */
+static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh, int64_t stages,
+                        const pl_layout *gl, const int8_t *tp_axes, int ntp)
+{
+	int o = 0;
+	while (o < g->nops && g->ops[o].type != PL_OP_LAYERNORM && g->ops[o].type != PL_OP_RMSNORM)
+		o++;
+	if (o == g->nops)
+		return NULL;
+	pl_layout nl;
+	pl_op_input_layout(g, &g->ops[o], splits[o], mesh, 0, &nl);
+	int8_t tok[PL_MAX_AXES];
+	int ntok = 0;
+	for (int d = 0; d + 1 < nl.rank; d++)
+		for (int k = 0; k < nl.nmap[d]; k++)
+			tok[ntok++] = nl.map[d][k];
+	int64_t *key = malloc(sizeof *key * (size_t)mesh * 2),
+	        *members = malloc(sizeof *members * (size_t)mesh);
+	char *seen = calloc((size_t)mesh, 1);
+	cJSON *all = NULL;
+	if (!key || !members || !seen)
+		goto done;
+	int64_t biggest = 1;
+	for (int64_t r = 0; r < mesh; r++) {
+		key[2 * r] = key_off_axes(&gl->dm, tp_axes, ntp, r);
+		key[2 * r + 1] = key_off_axes(&nl.dm, tok, ntok, r);
+	}
+	all = cJSON_CreateArray();
+	for (int64_t s = 0; s < stages; s++)
+		for (int64_t r = 0; r < mesh; r++) {
+			if (s == 0 && seen[r])
+				continue;
+			if (s > 0 && seen[r] != 2) /* the first member of a group */
+				continue;
+			int n = 0;
+			for (int64_t q = r; q < mesh; q++)
+				if (key[2 * q] == key[2 * r] && key[2 * q + 1] == key[2 * r + 1]) {
+					members[n++] = q + s * mesh;
+					if (s == 0)
+						seen[q] = q == r ? 2 : 1;
+				}
+			biggest = n > biggest ? n : biggest;
+			cJSON_AddItemToArray(all, int_array(members, n));
+		}
+	if (biggest == 1) {
+		cJSON_Delete(all);
+		all = NULL;
+	}
+done:
+	free(key);
+	free(members);
+	free(seen);
+	return all;
+}
+
 /* Rank groups along the given axes of a device matrix of one stage's mesh,
  * repeated for every stage (ranks s * mesh ..): every rank in one. */
 static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, int64_t devices,
@@ -164,6 +240,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	int64_t pp = info->stages > 0 ? info->stages : 1;
 	cJSON_AddItemToObject(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, mesh, pp));
 	cJSON_AddItemToObject(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, mesh, pp));
+	cJSON *sp = sp_groups(g, splits, mesh, pp, &gl, tp_axes, ntp);
+	if (sp)
+		cJSON_AddItemToObject(groups, "sp", sp);
 	/* expert parallel, read off the largest expert weight (a param [experts,
 	 * ., .] of a batched MatMul in a model with MoE ops): the ranks that hold
 	 * different experts */

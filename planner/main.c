@@ -214,9 +214,10 @@ static void print_totals(const cJSON *ck, FILE *out)
 			        cJSON_GetArraySize(ep));
 		fputc('\n', out);
 		/* the groups of rank 0, the way launchers print them */
-		const char *kinds[] = {"dp", "tp", "pp", "ep"};
-		const cJSON *arrs[] = {dp, tp, pp, cJSON_GetObjectItemCaseSensitive(groups, "ep")};
-		for (int k = 0; k < 4; k++) {
+		const char *kinds[] = {"dp", "tp", "pp", "ep", "sp"};
+		const cJSON *arrs[] = {dp, tp, pp, cJSON_GetObjectItemCaseSensitive(groups, "ep"),
+		                       cJSON_GetObjectItemCaseSensitive(groups, "sp")};
+		for (int k = 0; k < 5; k++) {
 			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
 			if (!cJSON_IsArray(first))
 				continue;

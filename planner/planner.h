@@ -158,10 +158,11 @@ const char *planner_plan_json(const planner_plan *p);
 /* Predicted step time (seconds) and peak memory per device (bytes). */
 double planner_plan_step_seconds(const planner_plan *p);
 double planner_plan_memory_bytes(const planner_plan *p);
-/* Degrees of the plan: kind "dp", "tp", "pp" or "ep" (expert parallel, in
- * models with MoE ops; 1 when absent). */
+/* Degrees of the plan: kind "dp", "tp", "pp", "ep" (expert parallel, in
+ * models with MoE ops) or "sp" (sequence parallel: tp ranks that also split
+ * the tokens of the norm regions); 1 when absent. */
 int64_t planner_plan_degree(const planner_plan *p, const char *kind);
-/* The ranks of `rank`'s group of a kind ("dp", "tp", "pp", "ep"; rank < 0: the
+/* The ranks of `rank`'s group of a kind ("dp", "tp", "pp", "ep", "sp"; rank < 0: the
  * context's global_rank at planning time), ascending, into ranks (room for
  * max); returns the group's size (which may exceed max), or -1 for an unknown
  * kind or rank. */

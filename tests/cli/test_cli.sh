@@ -337,6 +337,12 @@ check "job: dp x tp x pp degrees multiply to 16" \
   '[ "$(jq "[.groups.dp[0], .groups.tp[0], .groups.pp[0]] | map(length) | .[0] * .[1] * .[2]" "$T/job.plan")" = 16 ]'
 check "job: tp groups inside a node" \
   '[ "$(jq "[.groups.tp[] | map(. / 8 | floor) | unique | length] | max" "$T/job.plan")" = 1 ]'
+# sequence parallel: the norm regions' tokens are cut over tensor-parallel ranks
+check "job: sp groups present, every rank in exactly one" \
+  '[ "$(jq -c "[.groups.sp[][]] | sort" "$T/job.plan")" = "$(jq -nc "[range(16)]")" ]'
+check "job: each sp group inside one tp group" \
+  '[ "$(jq "[.groups.sp[] as \$s | [.groups.tp[] | select(index(\$s[0]) != null)][0] as \$t
+           | (\$s - \$t | length)] | max" "$T/job.plan")" = 0 ]'
 "$PLANNER" cost "$G13" --strategy "$T/job.plan" > "$T/jc"
 check "cost reproduces the job plan's step, memory and bubble" \
   '[ "$(jq -c "[.step_seconds, .peak_memory_bytes, .bubble_seconds]" "$T/jc")" = "$(jq -c "[.cost.step_seconds, .cost.peak_memory_bytes, .cost.bubble_seconds]" "$T/job.plan")" ]'
