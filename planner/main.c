@@ -188,14 +188,16 @@ static void print_totals(const cJSON *ck, FILE *out)
 	if (cJSON_IsObject(pipe)) {
 		double bub =
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds"));
+		double stages =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
 		fprintf(
 		    out,
-		    "pipeline: %g stages of %g devices, %g micro-batches (1F1B), bubble %.6f s; "
+		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s), bubble %.6f s; "
 		    "ZeRO %g; recompute %s\n",
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages")),
+		    stages, stages == 1 ? "" : "s",
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
-		    bub,
+		    stages == 1 ? "gradient accumulation" : "1F1B", bub,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")));
 	}
