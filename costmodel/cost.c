@@ -156,6 +156,11 @@ double pl_job_span(const pl_job *job)
 	return (double)(m + pp - 1);
 }
 
+double pl_job_step_scale(const pl_job *job)
+{
+	return pl_job_span(job) / (double)(job->stages > 0 ? job->stages : 1);
+}
+
 void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out)
 {
 	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
@@ -715,7 +720,7 @@ void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
 		if (per_op)
 			per_op[o] = n;
 	}
-	double scale = pl_job_span(&p->job) / (double)p->job.stages;
+	double scale = pl_job_step_scale(&p->job);
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
 		double t = pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);

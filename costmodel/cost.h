@@ -91,6 +91,9 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 void pl_problem_set_zero(pl_problem *p, int zero);
 /* m + pp - 1: how many micro-batch times a balanced 1F1B step takes. */
 double pl_job_span(const pl_job *job);
+/* span / stages: the factor from a problem's per-micro-batch table sums to
+ * a step (pl_cost_plan applies it). */
+double pl_job_step_scale(const pl_job *job);
 /* The parts of the op's candidate k (computed with the node table). */
 const pl_nodeparts *pl_problem_parts(pl_problem *p, int op);
 

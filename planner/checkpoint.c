@@ -58,31 +58,34 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 	for (int d = 0; d + 1 < nl.rank; d++)
 		for (int k = 0; k < nl.nmap[d]; k++)
 			tok[ntok++] = nl.map[d][k];
+	/* group of rank r: the first rank with its (tp group, token group) pair */
 	int64_t *key = malloc(sizeof *key * (size_t)mesh * 2),
+	        *first = malloc(sizeof *first * (size_t)mesh),
 	        *members = malloc(sizeof *members * (size_t)mesh);
-	char *seen = calloc((size_t)mesh, 1);
 	cJSON *all = NULL;
-	if (!key || !members || !seen)
+	if (!key || !first || !members)
 		goto done;
 	int64_t biggest = 1;
 	for (int64_t r = 0; r < mesh; r++) {
 		key[2 * r] = key_off_axes(&gl->dm, tp_axes, ntp, r);
 		key[2 * r + 1] = key_off_axes(&nl.dm, tok, ntok, r);
+		first[r] = r;
+		for (int64_t q = 0; q < r; q++)
+			if (first[q] == q && key[2 * q] == key[2 * r] &&
+			    key[2 * q + 1] == key[2 * r + 1]) {
+				first[r] = q;
+				break;
+			}
 	}
 	all = cJSON_CreateArray();
-	for (int64_t s = 0; s < stages; s++)
+	for (int64_t s = 0; s < stages; s++) /* the same position in every stage */
 		for (int64_t r = 0; r < mesh; r++) {
-			if (s == 0 && seen[r])
-				continue;
-			if (s > 0 && seen[r] != 2) /* the first member of a group */
+			if (first[r] != r)
 				continue;
 			int n = 0;
 			for (int64_t q = r; q < mesh; q++)
-				if (key[2 * q] == key[2 * r] && key[2 * q + 1] == key[2 * r + 1]) {
+				if (first[q] == r)
 					members[n++] = q + s * mesh;
-					if (s == 0)
-						seen[q] = q == r ? 2 : 1;
-				}
 			biggest = n > biggest ? n : biggest;
 			cJSON_AddItemToArray(all, int_array(members, n));
 		}
@@ -92,8 +95,8 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 	}
 done:
 	free(key);
+	free(first);
 	free(members);
-	free(seen);
 	return all;
 }
 

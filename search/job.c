@@ -351,7 +351,7 @@ static double node_bound(pl_problem *p)
 			best = fmin(best, n[k].compute_s + n[k].comm_s);
 		sum += best;
 	}
-	return sum * pl_job_span(&p->job) / (double)p->job.stages;
+	return sum * pl_job_step_scale(&p->job);
 }
 
 /* Points of one micro-batch count and stage count (siblings: ZeRO level and
@@ -383,7 +383,7 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 		}
 		sum += least;
 	}
-	return q_opt + sum * pl_job_span(&p->job) / (double)p->job.stages;
+	return q_opt + sum * pl_job_step_scale(&p->job);
 }
 
 /* Seeds first: for each stage count, from the most stages (the smallest
@@ -498,6 +498,16 @@ done:
 	return rc;
 }
 
+/* dp's plan of a point's inner problem minimising time + lambda * memory
+ * (unconstrained otherwise); 0, or -1 when dp failed. */
+static int priced_dp(const prob *pb, const pl_search_opts *io, double lambda, pl_search_result *r)
+{
+	pl_search_opts d = *io;
+	d.mem_price = lambda;
+	pl_err err = {{0}};
+	return pl_search_dp(pb->p, &d, r, &err) ? -1 : 0;
+}
+
 /* Lagrangian bounds for a point's inner problem under memory `lim`, before
  * its (much slower) Pareto dp. For any price lambda >= 0, dp's plan minimising
  * raw time + lambda * memory (raw: the tables' time, step = scale * raw) gives
@@ -517,7 +527,7 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
                     slot *best)
 {
 	pl_problem *p = pb->p;
-	double scale = pl_job_span(&p->job) / (double)p->job.stages;
+	double scale = pl_job_step_scale(&p->job);
 	double ta = pt->bound / scale, ma = pt->mem, tb = 0, mb = 0, la = 0, lb = 0;
 	double bound = pt->bound;
 	int have_b = 0;
@@ -531,11 +541,8 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 			lambda = (tb - ta) / (ma - mb);
 		if (!(lambda > la) || (have_b && !(lambda < lb)))
 			break; /* the lines meet at an end: no better price between */
-		pl_search_opts d = *io;
-		d.mem_price = lambda;
 		pl_search_result r = {0};
-		pl_err e2 = {{0}};
-		if (pl_search_dp(p, &d, &r, &e2))
+		if (priced_dp(pb, io, lambda, &r))
 			break;
 		if (!r.optimal) {
 			pl_search_result_free(&r);
@@ -588,11 +595,8 @@ static int priced_try(const pl_cluster *c, const prob *pb, int pbi, int *const *
                       const int *Kv, const point *pt, const pl_search_opts *io, double M,
                       double lambda, slot *best, double *mem)
 {
-	pl_search_opts d = *io;
-	d.mem_price = lambda;
 	pl_search_result r = {0};
-	pl_err e2 = {{0}};
-	if (pl_search_dp(pb->p, &d, &r, &e2))
+	if (priced_dp(pb, io, lambda, &r))
 		return 3;
 	*mem = r.mem_bytes;
 	int proven,
@@ -606,7 +610,7 @@ static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *cons
                          slot *best)
 {
 	pl_problem *p = pb->p;
-	double scale = pl_job_span(&p->job) / (double)p->job.stages;
+	double scale = pl_job_step_scale(&p->job);
 	/* first price: a byte costs what the plan's time per byte is */
 	double lo = 0, hi = pt->bound / scale / pt->mem, m, last_m = -1;
 	int fit = 2;
