@@ -58,6 +58,15 @@ typedef struct ilpctx {
 	double deadline;
 	const int *incumbent; /* per op choice, or NULL */
 	int stopped;
+	int agg_first, nagg; /* layer-count columns: the first, how many */
+	int *agg;   /* per layer-count column: first layer's op, run len, count, strategy */
+	double *xm; /* per column: memory (bytes; 0 for all but x) */
+	unsigned char *xoff; /* per column: fixed at 0 before branch and bound, or not x */
+	double room;         /* the limit less what presolve fixed (bytes) */
+	double *xv, *xa;     /* scratch for cuts: per column value, memory step */
+	double *cv;          /* and a cut's values */
+	int *ci;             /* and indices */
+	int nodes, cuts;     /* branch and bound: subproblems made, memory cuts added */
 } ilpctx;
 
 /* classes of identical rows (dim 0) or columns (dim 1) of a table */
@@ -330,6 +339,151 @@ static int improve_incumbent(ilpctx *c, const pl_search_opts *o, double lambda0,
 	return 0;
 }
 
+/* Layer counts, for branch and bound under a memory limit: per op position
+ * of a run of repeated layers and strategy, an integer column N = sum over
+ * the layers of x[layer][s], the number of layers that use it. N changes no
+ * bound, but the relaxation fills the limit by mixing the plans of
+ * interchangeable layers: branching on one layer's x moves the mix to
+ * another layer with the same bound, branching on N (cb) splits it. Added
+ * after the interior-point bound (which they would only slow down).
+ * Returns -1 when out of memory. */
+static int add_counts(ilpctx *c, glp_prob *lp)
+{
+	pl_problem *p = c->p;
+	pl_run cr[64];
+	int ncr = pl_problem_runs(p, cr, 64);
+	if (ncr <= 0)
+		return 0;
+	size_t most = 1, layers = 0;
+	for (int k = 0; k < ncr; k++) {
+		for (int i = 0; i < cr[k].len; i++)
+			most += (size_t)p->nstrat[cr[k].first + i];
+		layers = layers > (size_t)cr[k].count ? layers : (size_t)cr[k].count;
+	}
+	int *ind = malloc(sizeof *ind * (layers + 2));
+	double *val = malloc(sizeof *val * (layers + 2));
+	if (!(c->agg = malloc(sizeof *c->agg * 4 * most)) || !ind || !val) {
+		free(ind);
+		free(val);
+		return -1;
+	}
+	c->agg_first = c->ncols + 1;
+	for (int k = 0; k < ncr; k++)
+		for (int i = 0; i < cr[k].len; i++) {
+			int op0 = cr[k].first + i;
+			for (int sk = 0; sk < p->nstrat[op0]; sk++) {
+				int len = 0;
+				for (int b = 0; b < cr[k].count; b++) {
+					int op = op0 + b * cr[k].len;
+					if (c->xbase[op] && c->alive[op][sk] &&
+					    glp_get_col_type(lp, xcol(c, op, sk)) != GLP_FX) {
+						ind[++len] = xcol(c, op, sk);
+						val[len] = -1;
+					}
+				}
+				if (len < 2)
+					continue;
+				int *a = c->agg + 4 * c->nagg++;
+				a[0] = op0;
+				a[1] = cr[k].len;
+				a[2] = cr[k].count;
+				a[3] = sk;
+				int j = glp_add_cols(lp, 1), row = glp_add_rows(lp, 1);
+				char name[64];
+				snprintf(name, sizeof name, "n%d_%d", op0, sk);
+				glp_set_col_name(lp, j, name);
+				glp_set_col_kind(lp, j, GLP_IV);
+				glp_set_col_bnds(lp, j, GLP_DB, 0, len);
+				ind[++len] = j;
+				val[len] = 1;
+				glp_set_row_bnds(lp, row, GLP_FX, 0, 0);
+				glp_set_mat_row(lp, row, len, ind, val);
+			}
+		}
+	free(ind);
+	free(val);
+	return 0;
+}
+
+/* Mixed-integer rounding cuts from the memory row. Per variable take as
+ * reference r the strategy the relaxation uses most; with the one-hot rows
+ * the memory row reads sum_{k != r} (m_k - m_r) x_k <= b, b the limit less
+ * the references' memory. For x >= 0 integer and any delta > 0, with
+ * a_j = (m_k - m_r) / delta, f_j its fraction and f that of b / delta,
+ *   sum_j (floor(a_j) + max(0, f_j - f) / (1 - f)) x_j <= floor(b / delta)
+ * holds for every plan (Marchand and Wolsey's MIR inequality). The relaxation
+ * fills the limit with a fraction of one more memory-hungry choice; the cut
+ * with delta that choice's memory step says how many such steps fit, for
+ * all interchangeable choices (repeated layers; the q, k and v of a layer)
+ * at once, and what must give memory back for one more. Tried for the steps
+ * of the fractional columns (16 at most); violated cuts join GLPK's pool. */
+static void add_cuts(ilpctx *c, glp_tree *tree)
+{
+	glp_prob *lp = glp_ios_get_prob(tree);
+	pl_problem *p = c->p;
+	double b = c->room;
+	for (int v = 0; v < p->nops; v++) { /* references, values xv and steps xa */
+		if (c->var[v] != v || !c->xbase[v])
+			continue;
+		int r = -1;
+		double most = -1;
+		for (int k = 0; k < p->nstrat[v]; k++) {
+			int j = xcol(c, v, k);
+			if (c->alive[v][k] && !c->xoff[j]) {
+				c->xv[j] = glp_get_col_prim(lp, j);
+				if (c->xv[j] > most) {
+					most = c->xv[j];
+					r = j;
+				}
+			}
+		}
+		if (r < 0) /* every strategy fixed at 0: no plan left here */
+			return;
+		b -= c->xm[r];
+		for (int k = 0; k < p->nstrat[v]; k++) {
+			int j = xcol(c, v, k);
+			if (c->alive[v][k] && !c->xoff[j])
+				c->xa[j] = c->xm[j] - c->xm[r];
+		}
+	}
+	double tried[16];
+	int ntried = 0;
+	for (int f = 1; f <= c->ncols && ntried < 16; f++) {
+		if (!c->xm[f] && !c->xa[f])
+			continue;
+		if (c->xoff[f] || c->xv[f] < 1e-6 || c->xv[f] > 1 - 1e-6 || fabs(c->xa[f]) < 1)
+			continue;
+		double delta = fabs(c->xa[f]);
+		int seen = 0;
+		for (int t = 0; t < ntried && !seen; t++)
+			seen = tried[t] == delta;
+		if (seen)
+			continue;
+		tried[ntried++] = delta;
+		double beta = b / delta, fb = floor(beta), fr = beta - fb;
+		if (fr < 1e-6 || fr > 0.99) /* no cut, or steep coefficients */
+			continue;
+		int len = 0;
+		double lhs = 0;
+		for (int j = 1; j <= c->ncols; j++) {
+			if (c->xoff[j] || c->xa[j] == 0)
+				continue;
+			double aj = c->xa[j] / delta, fl = floor(aj),
+			       g = fl + fmax(0, aj - fl - fr) / (1 - fr);
+			if (g == 0)
+				continue;
+			lhs += g * c->xv[j];
+			len++;
+			c->ci[len] = j;
+			c->cv[len] = g;
+		}
+		if (lhs > fb + 1e-6) {
+			glp_ios_add_row(tree, NULL, 101, 0, len, c->ci, c->cv, GLP_UP, fb);
+			c->cuts++;
+		}
+	}
+}
+
 static void cb(glp_tree *tree, void *info)
 {
 	ilpctx *c = info;
@@ -338,9 +492,32 @@ static void cb(glp_tree *tree, void *info)
 		glp_ios_terminate(tree);
 		return;
 	}
+	int a_cnt, n_cnt, t_cnt;
+	glp_ios_tree_size(tree, &a_cnt, &n_cnt, &t_cnt);
+	c->nodes = t_cnt > c->nodes ? t_cnt : c->nodes;
+	if (glp_ios_reason(tree) == GLP_IBRANCH && c->nagg) {
+		/* branch on the most fractional layer count first */
+		glp_prob *lp = glp_ios_get_prob(tree);
+		int pick = 0;
+		double far = 1e-6;
+		for (int j = c->agg_first; j < c->agg_first + c->nagg; j++) {
+			double x = glp_get_col_prim(lp, j), f = fabs(x - floor(x + 0.5));
+			if (f > far && glp_ios_can_branch(tree, j)) {
+				far = f;
+				pick = j;
+			}
+		}
+		if (pick)
+			glp_ios_branch_upon(tree, pick, GLP_NO_BRNCH);
+		return;
+	}
+	if (glp_ios_reason(tree) == GLP_ICUTGEN && c->xm) {
+		add_cuts(c, tree);
+		return;
+	}
 	if (glp_ios_reason(tree) == GLP_IHEUR && c->incumbent && glp_ios_curr_node(tree) == 1) {
 		pl_problem *p = c->p;
-		double *x = calloc((size_t)c->ncols + 1, sizeof *x);
+		double *x = calloc((size_t)c->ncols + (size_t)c->nagg + 1, sizeof *x);
 		if (!x)
 			return;
 		for (int o = 0; o < p->nops; o++)
@@ -352,6 +529,12 @@ static void cb(glp_tree *tree, void *info)
 				continue;
 			int r = ic->rc[c->incumbent[ic->src]], k = ic->cc[c->incumbent[ic->dst]];
 			x[ic->base + r * ic->nc + k] = 1;
+		}
+		for (int q = 0; q < c->nagg; q++) {
+			const int *a = c->agg + 4 * q;
+			for (int b = 0; b < a[2]; b++)
+				x[c->agg_first + q] += c->xbase[a[0] + b * a[1]] &&
+				                       c->incumbent[a[0] + b * a[1]] == a[3];
 		}
 		glp_ios_heur_sol(tree, x);
 		free(x);
@@ -927,6 +1110,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		o->progress(o->ud, msg);
 	}
 	int mip = 0;
+	if (!solved && mem_row && !shared && add_counts(&c, lp))
+		goto nomem;
 	if (!solved) { /* simplex on what is left */
 		glp_smcp sm;
 		glp_init_smcp(&sm);
@@ -984,6 +1169,29 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		io.cb_func = cb;
 		io.cb_info = &c;
 		io.mip_gap = 0;
+		if (mem_row) { /* for the memory cuts */
+			size_t nc1 = (size_t)c.ncols + 1;
+			if (!(c.xm = calloc(nc1, sizeof *c.xm)) || !(c.xoff = malloc(nc1)) ||
+			    !(c.xv = calloc(nc1, sizeof *c.xv)) ||
+			    !(c.xa = calloc(nc1, sizeof *c.xa)) ||
+			    !(c.cv = malloc(sizeof *c.cv * nc1)) ||
+			    !(c.ci = malloc(sizeof *c.ci * nc1)))
+				goto nomem;
+			memset(c.xoff, 1, nc1);
+			c.room = o->memory_limit - c.cmem;
+			for (int v = 0; v < n; v++) {
+				if (c.var[v] != v || !c.xbase[v])
+					continue;
+				const pl_nodecost *nc = pl_problem_node(p, v);
+				for (int k = 0; k < p->nstrat[v]; k++) {
+					int j = xcol(&c, v, k);
+					if (!c.alive[v][k])
+						continue;
+					c.xm[j] = c.mult[v] * nc[k].mem_bytes;
+					c.xoff[j] = glp_get_col_type(lp, j) == GLP_FX;
+				}
+			}
+		}
 		ret = glp_intopt(lp, &io);
 		int ms = glp_mip_status(lp);
 		if (ms == GLP_NOFEAS && !(fixed && best_val < HUGE_VAL)) {
@@ -1004,7 +1212,10 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			         "the time limit stopped branch and bound: feasible, not proven "
 			         "optimal");
 		else
-			snprintf(r->why, sizeof r->why, "branch and bound proved it optimal");
+			snprintf(
+			    r->why, sizeof r->why,
+			    "branch and bound proved it optimal (%d subproblems, %d memory cuts)",
+			    c.nodes, c.cuts);
 		solved = ms == GLP_NOFEAS; /* the best plan stands */
 	}
 	for (int op = 0; op < n; op++) {
@@ -1053,6 +1264,13 @@ cleanup:
 		free(c.ec[e].cc);
 		free(c.ec[e].cost);
 	}
+	free(c.agg);
+	free(c.xm);
+	free(c.xoff);
+	free(c.xv);
+	free(c.xa);
+	free(c.cv);
+	free(c.ci);
 	for (int v = 0; v < n; v++) {
 		if (c.alive)
 			free(c.alive[v]);
