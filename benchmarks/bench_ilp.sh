@@ -33,9 +33,12 @@ for row in $ROWS; do
   fi
   "$B/planner" search "$T/m.json" --devices "$d" --memory-limit "$lim" --mode ilp \
     --time-limit 30 --dump-lp "$T/i.lp" > /dev/null 2>&1 || true
-  /usr/bin/time -f "%e" -o "$T/tc" cbc "$T/i.lp" -sec "$CBC_LIMIT_S" -solve -quit > "$T/cbc" 2>&1 || true
+  # CBC's -sec does not bound its LP solve: stop it 60 s past the limit
+  /usr/bin/time -f "%e" -o "$T/tc" timeout "$((CBC_LIMIT_S + 60))" \
+    cbc "$T/i.lp" -sec "$CBC_LIMIT_S" -solve -quit > "$T/cbc" 2>&1 || true
   cbc_obj=$( (grep -o "Objective value: *[-0-9.e+]*" "$T/cbc" | tail -1 | awk '{print $3 / 1e6}') || true)
   cbc_res=$(grep -m1 -o "Result - .*" "$T/cbc" | sed 's/Result - //' || true)
+  [ -n "$cbc_res" ] || cbc_res="stopped $((CBC_LIMIT_S + 60)) s in, no result"
   printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) |\n" "$d" "$lim" "${cols:--}" \
     "$(tail -1 "$T/t")" "$ilp_step" "$ilp_res" "$(tail -1 "$T/tc")" "${cbc_obj:--}" \
     "${cbc_res:-see log}" "$(jq .cost.step_seconds "$T/dp.json")" "$(jq .search.optimal "$T/dp.json")"
