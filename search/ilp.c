@@ -62,6 +62,7 @@ typedef struct ilpctx {
 	int *agg;   /* per layer-count column: first layer's op, run len, count, strategy */
 	double *xm; /* per column: memory (bytes; 0 for all but x) */
 	unsigned char *xoff; /* per column: fixed at 0 before branch and bound, or not x */
+	int *act, nact;      /* the x columns not fixed (what the cuts range over) */
 	double room;         /* the limit less what presolve fixed (bytes) */
 	double *xv, *xa;     /* scratch for cuts: per column value, memory step */
 	double *cv;          /* and a cut's values */
@@ -448,10 +449,9 @@ static void add_cuts(ilpctx *c, glp_tree *tree)
 	}
 	double tried[16];
 	int ntried = 0;
-	for (int f = 1; f <= c->ncols && ntried < 16; f++) {
-		if (!c->xm[f] && !c->xa[f])
-			continue;
-		if (c->xoff[f] || c->xv[f] < 1e-6 || c->xv[f] > 1 - 1e-6 || fabs(c->xa[f]) < 1)
+	for (int q = 0; q < c->nact && ntried < 16; q++) {
+		int f = c->act[q];
+		if (c->xv[f] < 1e-6 || c->xv[f] > 1 - 1e-6 || fabs(c->xa[f]) < 1)
 			continue;
 		double delta = fabs(c->xa[f]);
 		int seen = 0;
@@ -465,8 +465,9 @@ static void add_cuts(ilpctx *c, glp_tree *tree)
 			continue;
 		int len = 0;
 		double lhs = 0;
-		for (int j = 1; j <= c->ncols; j++) {
-			if (c->xoff[j] || c->xa[j] == 0)
+		for (int q = 0; q < c->nact; q++) {
+			int j = c->act[q];
+			if (c->xa[j] == 0)
 				continue;
 			double aj = c->xa[j] / delta, fl = floor(aj),
 			       g = fl + fmax(0, aj - fl - fr) / (1 - fr);
@@ -1175,7 +1176,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			    !(c.xv = calloc(nc1, sizeof *c.xv)) ||
 			    !(c.xa = calloc(nc1, sizeof *c.xa)) ||
 			    !(c.cv = malloc(sizeof *c.cv * nc1)) ||
-			    !(c.ci = malloc(sizeof *c.ci * nc1)))
+			    !(c.ci = malloc(sizeof *c.ci * nc1)) ||
+			    !(c.act = malloc(sizeof *c.act * nc1)))
 				goto nomem;
 			memset(c.xoff, 1, nc1);
 			c.room = o->memory_limit - c.cmem;
@@ -1189,6 +1191,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 						continue;
 					c.xm[j] = c.mult[v] * nc[k].mem_bytes;
 					c.xoff[j] = glp_get_col_type(lp, j) == GLP_FX;
+					if (!c.xoff[j])
+						c.act[c.nact++] = j;
 				}
 			}
 		}
@@ -1267,6 +1271,7 @@ cleanup:
 	free(c.agg);
 	free(c.xm);
 	free(c.xoff);
+	free(c.act);
 	free(c.xv);
 	free(c.xa);
 	free(c.cv);
