@@ -406,6 +406,37 @@ static int add_counts(ilpctx *c, glp_prob *lp)
 	return 0;
 }
 
+/* What add_cuts reads: per x column its memory, whether reduced-cost fixing
+ * fixed it, the list of those it did not, and the room the limit leaves
+ * beside what presolve fixed. Returns -1 when out of memory. */
+static int cut_data(ilpctx *c, glp_prob *lp, double limit)
+{
+	pl_problem *p = c->p;
+	size_t nc1 = (size_t)c->ncols + 1;
+	if (!(c->xm = calloc(nc1, sizeof *c->xm)) || !(c->xoff = malloc(nc1)) ||
+	    !(c->xv = calloc(nc1, sizeof *c->xv)) || !(c->xa = calloc(nc1, sizeof *c->xa)) ||
+	    !(c->cv = malloc(sizeof *c->cv * nc1)) || !(c->ci = malloc(sizeof *c->ci * nc1)) ||
+	    !(c->act = malloc(sizeof *c->act * nc1)))
+		return -1;
+	memset(c->xoff, 1, nc1);
+	c->room = limit - c->cmem;
+	for (int v = 0; v < p->nops; v++) {
+		if (c->var[v] != v || !c->xbase[v])
+			continue;
+		const pl_nodecost *nc = pl_problem_node(p, v);
+		for (int k = 0; k < p->nstrat[v]; k++) {
+			int j = xcol(c, v, k);
+			if (!c->alive[v][k])
+				continue;
+			c->xm[j] = c->mult[v] * nc[k].mem_bytes;
+			c->xoff[j] = glp_get_col_type(lp, j) == GLP_FX;
+			if (!c->xoff[j])
+				c->act[c->nact++] = j;
+		}
+	}
+	return 0;
+}
+
 /* Mixed-integer rounding cuts from the memory row. Per variable take as
  * reference r the strategy the relaxation uses most; with the one-hot rows
  * the memory row reads sum_{k != r} (m_k - m_r) x_k <= b, b the limit less
@@ -1170,32 +1201,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		io.cb_func = cb;
 		io.cb_info = &c;
 		io.mip_gap = 0;
-		if (mem_row) { /* for the memory cuts */
-			size_t nc1 = (size_t)c.ncols + 1;
-			if (!(c.xm = calloc(nc1, sizeof *c.xm)) || !(c.xoff = malloc(nc1)) ||
-			    !(c.xv = calloc(nc1, sizeof *c.xv)) ||
-			    !(c.xa = calloc(nc1, sizeof *c.xa)) ||
-			    !(c.cv = malloc(sizeof *c.cv * nc1)) ||
-			    !(c.ci = malloc(sizeof *c.ci * nc1)) ||
-			    !(c.act = malloc(sizeof *c.act * nc1)))
-				goto nomem;
-			memset(c.xoff, 1, nc1);
-			c.room = o->memory_limit - c.cmem;
-			for (int v = 0; v < n; v++) {
-				if (c.var[v] != v || !c.xbase[v])
-					continue;
-				const pl_nodecost *nc = pl_problem_node(p, v);
-				for (int k = 0; k < p->nstrat[v]; k++) {
-					int j = xcol(&c, v, k);
-					if (!c.alive[v][k])
-						continue;
-					c.xm[j] = c.mult[v] * nc[k].mem_bytes;
-					c.xoff[j] = glp_get_col_type(lp, j) == GLP_FX;
-					if (!c.xoff[j])
-						c.act[c.nact++] = j;
-				}
-			}
-		}
+		if (mem_row && cut_data(&c, lp, o->memory_limit))
+			goto nomem;
 		ret = glp_intopt(lp, &io);
 		int ms = glp_mip_status(lp);
 		if (ms == GLP_NOFEAS && !(fixed && best_val < HUGE_VAL)) {
