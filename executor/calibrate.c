@@ -139,7 +139,8 @@ static int phase_gemm(calib *c, int64_t rank, pl_comm *world)
 {
 	pl_backend *be = c->be;
 	size_t n = (size_t)(gemm_n[NGEMM - 1] * gemm_n[NGEMM - 1]);
-	gemm_arg g = {be, 0, be->alloc(be, n), be->alloc(be, n), be->alloc(be, n)};
+	gemm_arg g = {be, 0, be->alloc(be, rank, n), be->alloc(be, rank, n),
+	              be->alloc(be, rank, n)};
 	int rc = -1;
 	if (!g.a || !g.b || !g.d)
 		goto out;
@@ -152,9 +153,9 @@ static int phase_gemm(calib *c, int64_t rank, pl_comm *world)
 	}
 	rc = 0;
 out:
-	be->release(be, g.a);
-	be->release(be, g.b);
-	be->release(be, g.d);
+	be->release(be, rank, g.a);
+	be->release(be, rank, g.b);
+	be->release(be, rank, g.d);
 	return rc;
 }
 
@@ -165,7 +166,7 @@ typedef struct kern {
 	float *buf;
 } kern;
 
-static int kern_init(calib *c, const pl_graph *g, int o, int tiny, kern *kn)
+static int kern_init(calib *c, int64_t rank, const pl_graph *g, int o, int tiny, kern *kn)
 {
 	const pl_op *op = &g->ops[o];
 	memset(kn, 0, sizeof *kn);
@@ -197,7 +198,7 @@ static int kern_init(calib *c, const pl_graph *g, int o, int tiny, kern *kn)
 		}
 		total += x->n;
 	}
-	if (!(kn->buf = c->be->alloc(c->be, total)))
+	if (!(kn->buf = c->be->alloc(c->be, rank, total)))
 		return -1;
 	fill(kn->buf, total);
 	float *p = kn->buf;
@@ -220,10 +221,10 @@ static int time_kernel(calib *c, int64_t rank, pl_comm *world, const pl_graph *g
                        double *out)
 {
 	kern kn;
-	if (kern_init(c, g, o, tiny, &kn))
+	if (kern_init(c, rank, g, o, tiny, &kn))
 		return -1;
 	int rc = measure(c, rank, world, c->R, step_once, &kn, out);
-	c->be->release(c->be, kn.buf);
+	c->be->release(c->be, rank, kn.buf);
 	return rc;
 }
 
@@ -268,7 +269,7 @@ static int phase_colls(calib *c, int64_t rank, pl_comm *world)
 {
 	pl_backend *be = c->be;
 	size_t cap = (size_t)(c->sizes[c->nsizes - 1] / 4) + 64;
-	float *send = be->alloc(be, cap), *recv = be->alloc(be, cap);
+	float *send = be->alloc(be, rank, cap), *recv = be->alloc(be, rank, cap);
 	int rc = -1;
 	if (!send || !recv)
 		goto out;
@@ -277,7 +278,7 @@ static int phase_colls(calib *c, int64_t rank, pl_comm *world)
 		int64_t n = c->group[gi];
 		for (int64_t r = 0; r < n; r++)
 			members[r] = r;
-		pl_comm *cm = rank < n ? be->comm(be, members, (int)n) : NULL;
+		pl_comm *cm = rank < n ? be->comm(be, rank, members, (int)n) : NULL;
 		if (rank < n && !cm)
 			goto out;
 		for (int k = 0; k < NCOLL && rank < n; k++) {
@@ -309,8 +310,8 @@ static int phase_colls(calib *c, int64_t rank, pl_comm *world)
 	}
 	rc = 0;
 out:
-	be->release(be, send);
-	be->release(be, recv);
+	be->release(be, rank, send);
+	be->release(be, rank, recv);
 	return rc;
 }
 
@@ -319,7 +320,7 @@ static int calib_rank_phases(calib *c, int64_t rank)
 	int64_t members[1 << 12];
 	for (int64_t r = 0; r < c->R; r++)
 		members[r] = r;
-	pl_comm *world = c->be->comm(c->be, members, (int)c->R);
+	pl_comm *world = c->be->comm(c->be, rank, members, (int)c->R);
 	if (!world)
 		return -1;
 	progress(c, rank, "matrix products");

@@ -3,9 +3,11 @@
  * waits again before anyone reuses a buffer. Waits poll a failure flag, so
  * one failing rank stops the others instead of hanging them. */
 #include "executor/backend.h"
+#include "executor/ranks.h"
 
 #include <cblas.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,10 +32,9 @@ struct pl_comm {
 };
 
 typedef struct cpu {
-	pthread_mutex_t mu; /* the communicator list and the failure message */
+	pl_ranks rk;
+	pthread_mutex_t mu; /* the communicator list */
 	pl_comm *comms;
-	atomic_int failed;
-	char msg[512];
 	double timeout_s;
 } cpu;
 
@@ -47,18 +48,12 @@ static void cpu_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alph
 
 static void cpu_fail(pl_backend *b, int64_t rank, const char *msg)
 {
-	cpu *c = b->impl;
-	pthread_mutex_lock(&c->mu);
-	if (!atomic_load(&c->failed)) {
-		snprintf(c->msg, sizeof c->msg, "rank %lld: %s", (long long)rank, msg);
-		atomic_store(&c->failed, 1);
-	}
-	pthread_mutex_unlock(&c->mu);
+	pl_ranks_fail(&((cpu *)b->impl)->rk, rank, msg);
 }
 
 static int cpu_failed(pl_backend *b)
 {
-	return atomic_load(&((cpu *)b->impl)->failed);
+	return pl_ranks_failed(&((cpu *)b->impl)->rk);
 }
 
 /* group barrier; -1 if the run failed or the group did not arrive in time */
@@ -72,11 +67,11 @@ static int barrier(pl_comm *cm, int idx)
 		cm->gen++;
 		pthread_cond_broadcast(&cm->cv);
 		pthread_mutex_unlock(&cm->mu);
-		return atomic_load(&c->failed) ? -1 : 0;
+		return pl_ranks_failed(&c->rk) ? -1 : 0;
 	}
 	double t0 = ve_now();
 	while (gen == cm->gen) {
-		if (atomic_load(&c->failed)) {
+		if (pl_ranks_failed(&c->rk)) {
 			pthread_mutex_unlock(&cm->mu);
 			return -1;
 		}
@@ -100,11 +95,12 @@ static int barrier(pl_comm *cm, int idx)
 		pthread_cond_timedwait(&cm->cv, &cm->mu, &ts);
 	}
 	pthread_mutex_unlock(&cm->mu);
-	return atomic_load(&c->failed) ? -1 : 0;
+	return pl_ranks_failed(&c->rk) ? -1 : 0;
 }
 
-static pl_comm *cpu_comm(pl_backend *b, const int64_t *members, int n)
+static pl_comm *cpu_comm(pl_backend *b, int64_t rank, const int64_t *members, int n)
 {
+	(void)rank;
 	cpu *c = b->impl;
 	pthread_mutex_lock(&c->mu);
 	pl_comm *cm = c->comms;
@@ -205,73 +201,90 @@ static int cpu_all_to_all(pl_comm *cm, int idx, const float *send, float *recv, 
 	return barrier(cm, idx);
 }
 
-static float *cpu_alloc(pl_backend *b, size_t elems)
+static float *cpu_alloc(pl_backend *b, int64_t rank, size_t elems)
 {
-	(void)b;
+	(void)b, (void)rank;
 	return calloc(elems ? elems : 1, sizeof(float));
 }
 
-static void cpu_release(pl_backend *b, float *p)
+static void cpu_release(pl_backend *b, int64_t rank, float *p)
 {
-	(void)b;
+	(void)b, (void)rank;
 	free(p);
 }
 
-typedef struct rankarg {
-	int (*fn)(void *, int64_t);
-	void *arg;
-	int64_t rank;
-	int rc;
-} rankarg;
-
-static void *rank_main(void *p)
+static int cpu_copy(pl_backend *b, int64_t rank, float *dst, size_t dpitch, const float *src,
+                    size_t spitch, size_t width, size_t rows)
 {
-	rankarg *a = p;
-	a->rc = a->fn(a->arg, a->rank);
-	return NULL;
+	(void)b, (void)rank;
+	for (size_t r = 0; r < rows; r++)
+		memcpy(dst + r * dpitch, src + r * spitch, sizeof(float) * width);
+	return 0;
+}
+
+static int cpu_fill(pl_backend *b, int64_t rank, float *p, size_t n, float value)
+{
+	(void)b, (void)rank;
+	if (value == 0) {
+		memset(p, 0, sizeof(float) * n);
+		return 0;
+	}
+	for (size_t e = 0; e < n; e++)
+		p[e] = value;
+	return 0;
+}
+
+static int cpu_add(pl_backend *b, int64_t rank, float *y, const float *x, size_t n)
+{
+	(void)b, (void)rank;
+	for (size_t e = 0; e < n; e++)
+		y[e] += x[e];
+	return 0;
+}
+
+static int cpu_update(pl_backend *b, int64_t rank, const pl_update *u, float *w, const float *g,
+                      float *m, float *v, size_t n)
+{
+	(void)b, (void)rank;
+	for (size_t e = 0; e < n; e++) {
+		double gv = u->grad_scale * g[e];
+		if (!u->adam) {
+			w[e] -= (float)(u->lr * gv);
+			continue;
+		}
+		m[e] = (float)(u->b1 * m[e] + (1 - u->b1) * gv);
+		v[e] = (float)(u->b2 * v[e] + (1 - u->b2) * gv * gv);
+		w[e] -= (float)(u->lr * (m[e] / u->c1) / (sqrt(v[e] / u->c2) + u->eps));
+	}
+	return 0;
+}
+
+static int cpu_move(pl_backend *b, int64_t rank, float *dst, const float *src, size_t n)
+{
+	(void)b, (void)rank;
+	memcpy(dst, src, sizeof(float) * n);
+	return 0;
+}
+
+static int cpu_forward(pl_backend *b, pl_kctx *k, pl_xt *in, pl_xt *out)
+{
+	k->gemm = b->gemm;
+	return pl_kernel_forward(k, in, out);
+}
+
+static int cpu_backward(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
+                        pl_xt *din)
+{
+	k->gemm = b->gemm;
+	return pl_kernel_backward(k, in, out, dout, din);
 }
 
 static int cpu_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char *msg,
                       size_t msglen)
 {
-	cpu *c = b->impl;
-	int64_t n = b->nranks;
-	rankarg *ra = calloc((size_t)n, sizeof *ra);
-	pthread_t *th = calloc((size_t)n, sizeof *th);
-	char *started = calloc((size_t)n, 1);
-	if (!ra || !th || !started) {
-		free(ra);
-		free(th);
-		free(started);
-		snprintf(msg, msglen, "out of memory starting %lld ranks", (long long)n);
-		return -1;
-	}
-	atomic_store(&c->failed, 0);
-	c->msg[0] = 0;
 	/* ranks share the cores: keep OpenBLAS single-threaded inside each */
 	openblas_set_num_threads(1);
-	for (int64_t r = 0; r < n; r++) {
-		ra[r] = (rankarg){fn, arg, r, 0};
-		if (pthread_create(&th[r], NULL, rank_main, &ra[r]) == 0)
-			started[r] = 1;
-		else
-			cpu_fail(b, r, "cannot start the rank's thread");
-	}
-	for (int64_t r = 0; r < n; r++)
-		if (started[r])
-			pthread_join(th[r], NULL);
-	int rc = 0;
-	for (int64_t r = 0; r < n && !rc; r++)
-		if (ra[r].rc || !started[r])
-			rc = -1;
-	if (rc || atomic_load(&c->failed)) {
-		snprintf(msg, msglen, "%s", c->msg[0] ? c->msg : "a rank failed");
-		rc = -1;
-	}
-	free(ra);
-	free(th);
-	free(started);
-	return rc;
+	return pl_ranks_launch(&((cpu *)b->impl)->rk, b, fn, arg, NULL, NULL, msg, msglen);
 }
 
 static void cpu_destroy(pl_backend *b)
@@ -289,6 +302,7 @@ static void cpu_destroy(pl_backend *b)
 		free(cm);
 	}
 	pthread_mutex_destroy(&c->mu);
+	pl_ranks_destroy(&c->rk);
 	free(c);
 	free(b);
 }
@@ -303,6 +317,7 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	}
 	pthread_mutex_init(&c->mu, NULL);
+	pl_ranks_init(&c->rk);
 	c->timeout_s = timeout_s > 0 ? timeout_s : 60;
 	*b = (pl_backend){.name = "cpu",
 	                  .caps = PL_CAP_HOST_MEMORY | PL_CAP_THREAD_RANKS,
@@ -311,6 +326,14 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
 	                  .launch = cpu_launch,
 	                  .alloc = cpu_alloc,
 	                  .release = cpu_release,
+	                  .copy = cpu_copy,
+	                  .fill = cpu_fill,
+	                  .add = cpu_add,
+	                  .update = cpu_update,
+	                  .upload = cpu_move,
+	                  .download = cpu_move,
+	                  .forward = cpu_forward,
+	                  .backward = cpu_backward,
 	                  .comm = cpu_comm,
 	                  .all_reduce = cpu_all_reduce,
 	                  .all_gather = cpu_all_gather,

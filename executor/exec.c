@@ -33,18 +33,19 @@ typedef struct xin {
 	pl_prim sync;    /* owner: all-reduce over gl's partial axes (naxes 0: none) */
 } xin;
 
-/* A free scratch buffer. Every step asks for the same sizes in the same
- * order, so buffers freed in one step serve the next: after the first step a
- * rank allocates (and page-faults) nothing. */
+/* A scratch buffer of the rank's backend. Every step asks for the same sizes
+ * in the same order, so buffers freed in one step serve the next: after the
+ * first step a rank allocates (and page-faults) nothing. */
 typedef struct sbuf {
 	size_t cap;
 	float *p;
+	int busy;
 } sbuf;
 
 typedef struct rankst {
 	float **val, **dval, **m, **v, **saved;
 	float *(*inb)[PL_MAX_OP_INPUTS];
-	sbuf *pool;
+	sbuf *pool; /* every scratch buffer of the rank, busy or free */
 	int npool, cappool;
 } rankst;
 
@@ -77,52 +78,43 @@ static size_t local_elems(const pl_layout *l)
 	return n;
 }
 
-#define SCRATCH_HEADER 16 /* keeps malloc's alignment */
-
 /* A buffer of at least n floats: the smallest free one that fits, else a new one. */
-static float *scratch(rankst *st, size_t n)
+static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 {
+	rankst *st = &ex->rs[rank];
 	int best = -1;
 	for (int i = 0; i < st->npool; i++)
-		if (st->pool[i].cap >= n && (best < 0 || st->pool[i].cap < st->pool[best].cap))
+		if (!st->pool[i].busy && st->pool[i].cap >= n &&
+		    (best < 0 || st->pool[i].cap < st->pool[best].cap))
 			best = i;
 	if (best >= 0) {
-		float *p = st->pool[best].p;
-		st->pool[best] = st->pool[--st->npool];
-		return p;
+		st->pool[best].busy = 1;
+		return st->pool[best].p;
 	}
-	size_t cap = n ? n : 1;
-	char *h = malloc(SCRATCH_HEADER + sizeof(float) * cap);
-	if (!h)
-		return NULL;
-	memcpy(h, &cap, sizeof cap);
-	return (float *)(h + SCRATCH_HEADER);
-}
-
-static void scratch_free(float *p)
-{
-	if (p)
-		free((char *)p - SCRATCH_HEADER);
-}
-
-/* Gives a scratch buffer back to the rank's pool (NULL: nothing). */
-static void unscratch(rankst *st, float *p)
-{
-	if (!p)
-		return;
 	if (st->npool == st->cappool) {
 		int nc = st->cappool ? 2 * st->cappool : 64;
 		sbuf *np = realloc(st->pool, sizeof *np * (size_t)nc);
-		if (!np) {
-			scratch_free(p);
-			return;
-		}
+		if (!np)
+			return NULL;
 		st->pool = np;
 		st->cappool = nc;
 	}
-	size_t cap;
-	memcpy(&cap, (char *)p - SCRATCH_HEADER, sizeof cap);
-	st->pool[st->npool++] = (sbuf){cap, p};
+	size_t cap = n ? n : 1;
+	float *p = ex->be->alloc(ex->be, rank, cap);
+	if (p)
+		st->pool[st->npool++] = (sbuf){cap, p, 1};
+	return p;
+}
+
+/* Gives a scratch buffer back to the rank's pool (NULL: nothing). */
+static void unscratch(pl_exec *ex, int64_t rank, float *p)
+{
+	rankst *st = &ex->rs[rank];
+	for (int i = 0; p && i < st->npool; i++)
+		if (st->pool[i].p == p) {
+			st->pool[i].busy = 0;
+			return;
+		}
 }
 
 static void piece_offsets(const pl_layout *l, int64_t rank, int64_t *off)
@@ -183,11 +175,16 @@ static void gen_one(void *ud, uint64_t gi, size_t i)
 	q->dst[i] = (float)(q->lo + (q->hi - q->lo) * u);
 }
 
-static void fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t rank, float *dst)
+/* the synthetic value of rank's piece (layout l) of tensor t, into buffer dst */
+static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t rank, float *dst)
 {
 	const pl_graph *g = ex->g;
 	const pl_tensor *pt = &g->tensors[t];
-	gen q = {.dst = dst, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
+	size_t n = local_elems(l);
+	float *host = malloc(sizeof(float) * (n ? n : 1));
+	if (!host)
+		return -1;
+	gen q = {.dst = host, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
 	if (pt->role == PL_ROLE_PARAM) {
 		const pl_op *ow = &g->ops[ex->owner[t]];
 		int norm_scale =
@@ -202,13 +199,16 @@ static void fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ra
 		q.hi = 1;
 	}
 	each_global(l, rank, gen_one, &q);
+	int rc = ex->be->upload(ex->be, rank, dst, host, n);
+	free(host);
+	return rc;
 }
 
 /* ---- redistribution on one rank ---- */
 
 /* copies piece k of n along dim of x (shape s) into dst */
-static void take_piece(const float *x, const int64_t *s, int rank, int dim, int64_t k, int64_t n,
-                       float *dst)
+static int take_piece(pl_backend *be, int64_t r, const float *x, const int64_t *s, int rank,
+                      int dim, int64_t k, int64_t n, float *dst)
 {
 	int64_t pre = 1, post = 1;
 	for (int d = 0; d < dim; d++)
@@ -216,14 +216,13 @@ static void take_piece(const float *x, const int64_t *s, int rank, int dim, int6
 	for (int d = dim + 1; d < rank; d++)
 		post *= s[d];
 	int64_t len = s[dim] / n;
-	for (int64_t p = 0; p < pre; p++)
-		memcpy(dst + p * len * post, x + (p * s[dim] + k * len) * post,
-		       sizeof(float) * (size_t)(len * post));
+	return be->copy(be, r, dst, (size_t)(len * post), x + k * len * post,
+	                (size_t)(s[dim] * post), (size_t)(len * post), (size_t)pre);
 }
 
 /* parts[k] (each of shape s) concatenated along dim into dst */
-static void put_pieces(const float *parts, const int64_t *s, int rank, int dim, int64_t n,
-                       float *dst)
+static int put_pieces(pl_backend *be, int64_t r, const float *parts, const int64_t *s, int rank,
+                      int dim, int64_t n, float *dst)
 {
 	int64_t pre = 1, post = 1, piece = 1;
 	for (int d = 0; d < rank; d++)
@@ -234,10 +233,11 @@ static void put_pieces(const float *parts, const int64_t *s, int rank, int dim, 
 		post *= s[d];
 	int64_t len = s[dim];
 	for (int64_t k = 0; k < n; k++)
-		for (int64_t p = 0; p < pre; p++)
-			memcpy(dst + (p * n * len + k * len) * post,
-			       parts + k * piece + p * len * post,
-			       sizeof(float) * (size_t)(len * post));
+		if (be->copy(be, r, dst + k * len * post, (size_t)(n * len * post),
+		             parts + k * piece, (size_t)(len * post), (size_t)(len * post),
+		             (size_t)pre))
+			return -1;
+	return 0;
 }
 
 typedef struct rankctx {
@@ -258,7 +258,7 @@ static pl_comm *group_comm(rankctx *rc, const pl_prim *p, int *idx)
 		return NULL;
 	int64_t n = pl_prim_group(p, rc->rank, members, &id);
 	*idx = (int)id;
-	return rc->ex->be->comm(rc->ex->be, members, (int)n);
+	return rc->ex->be->comm(rc->ex->be, rc->rank, members, (int)n);
 }
 
 static void count_prim(rankctx *rc, const pl_prim *p)
@@ -274,15 +274,19 @@ static void count_prim(rankctx *rc, const pl_prim *p)
 static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const float *src,
                       float *dst, size_t dst_n)
 {
-	pl_backend *be = rc->ex->be;
-	rankst *st = &rc->ex->rs[rc->rank];
+	pl_exec *ex = rc->ex;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
 	int64_t s[PL_MAX_RANK];
 	pl_layout_local_shape(l, s);
 	size_t n = local_elems(l);
-	float *cur = scratch(st, n);
+	float *cur = scratch(ex, R, n);
 	if (!cur)
 		return failed(rc, "out of memory in a redistribution");
-	memcpy(cur, src, sizeof(float) * n);
+	if (be->copy(be, R, cur, n, src, n, n, 1)) {
+		unscratch(ex, R, cur);
+		return -1;
+	}
 	for (int i = 0; i < r->n; i++) {
 		const pl_prim *p = &r->p[i];
 		int idx = 0;
@@ -292,92 +296,90 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 		if (p->kind == PL_PRIM_SLICE) {
 			int64_t members[4096], id;
 			if (g > 4096) {
-				unscratch(st, cur);
+				unscratch(ex, R, cur);
 				return failed(rc, "a rank group larger than 4096");
 			}
-			pl_prim_group(p, rc->rank, members, &id);
+			pl_prim_group(p, R, members, &id);
 			idx = (int)id;
 		} else if (!(cm = group_comm(rc, p, &idx))) {
-			unscratch(st, cur);
-			return failed(rc, "cannot create a communicator (out of memory, or a group "
-			                  "larger than 4096)");
+			unscratch(ex, R, cur);
+			return be->failed(be) ? -1
+			                      : failed(rc, "cannot create a communicator (out of "
+			                                   "memory, or a group larger than 4096)");
 		}
 		size_t nn = n;
 		if (p->kind == PL_PRIM_ALL_GATHER || p->kind == PL_PRIM_ALL_TO_ALL)
 			nn = n * (size_t)g;
-		float *nx = scratch(st, nn);
-		float *tmp = scratch(st, nn);
+		float *nx = scratch(ex, R, nn);
+		float *tmp = scratch(ex, R, nn);
 		int bad = !nx || !tmp;
 		if (!bad) {
 			switch (p->kind) {
 			case PL_PRIM_SLICE:
-				take_piece(cur, s, l->rank, p->dim, idx, g, nx);
+				bad = take_piece(be, R, cur, s, l->rank, p->dim, idx, g, nx);
 				s[p->dim] /= g;
 				n /= (size_t)g;
 				break;
 			case PL_PRIM_ALL_REDUCE:
-				memcpy(nx, cur, sizeof(float) * n);
-				bad = be->all_reduce(cm, idx, nx, n, 0);
+				bad = be->copy(be, R, nx, n, cur, n, n, 1) ||
+				      be->all_reduce(cm, idx, nx, n, 0);
 				break;
 			case PL_PRIM_ALL_GATHER:
-				bad = be->all_gather(cm, idx, cur, tmp, n);
-				if (!bad) {
-					put_pieces(tmp, s, l->rank, p->dim, g, nx);
-					s[p->dim] *= g;
-					n *= (size_t)g;
-				}
+				bad = be->all_gather(cm, idx, cur, tmp, n) ||
+				      put_pieces(be, R, tmp, s, l->rank, p->dim, g, nx);
+				s[p->dim] *= g;
+				n *= (size_t)g;
 				break;
 			case PL_PRIM_REDUCE_SCATTER: {
 				int64_t ps[PL_MAX_RANK];
 				memcpy(ps, s, sizeof ps);
 				ps[p->dim] /= g;
-				for (int64_t k = 0; k < g; k++) /* chunk k: piece k along dim */
-					take_piece(cur, s, l->rank, p->dim, k, g,
-					           tmp + (size_t)k * (n / (size_t)g));
-				bad = be->reduce_scatter(cm, idx, tmp, nx, n / (size_t)g);
+				for (int64_t k = 0; k < g && !bad;
+				     k++) /* chunk k: piece k along dim */
+					bad = take_piece(be, R, cur, s, l->rank, p->dim, k, g,
+					                 tmp + (size_t)k * (n / (size_t)g));
+				bad = bad || be->reduce_scatter(cm, idx, tmp, nx, n / (size_t)g);
 				memcpy(s, ps, sizeof ps);
 				n /= (size_t)g;
 				break;
 			}
 			case PL_PRIM_ALL_TO_ALL: {
 				size_t c = n / (size_t)g;
-				for (int64_t k = 0; k < g;
-				     k++) /* send chunk k along dim2 to member k */
-					take_piece(cur, s, l->rank, p->dim2, k, g,
-					           tmp + (size_t)k * c);
-				float *recv = scratch(st, n);
-				bad = !recv || be->all_to_all(cm, idx, tmp, recv, c);
-				if (!bad) {
-					int64_t ps[PL_MAX_RANK];
-					memcpy(ps, s, sizeof ps);
-					ps[p->dim2] /= g;
-					put_pieces(recv, ps, l->rank, p->dim, g, nx);
-					memcpy(s, ps, sizeof ps);
-					s[p->dim] *= g;
-				}
-				unscratch(st, recv);
+				/* send chunk k along dim2 to member k */
+				for (int64_t k = 0; k < g && !bad; k++)
+					bad = take_piece(be, R, cur, s, l->rank, p->dim2, k, g,
+					                 tmp + (size_t)k * c);
+				float *recv = bad ? NULL : scratch(ex, R, n);
+				int64_t ps[PL_MAX_RANK];
+				memcpy(ps, s, sizeof ps);
+				ps[p->dim2] /= g;
+				bad = bad || !recv || be->all_to_all(cm, idx, tmp, recv, c) ||
+				      put_pieces(be, R, recv, ps, l->rank, p->dim, g, nx);
+				memcpy(s, ps, sizeof ps);
+				s[p->dim] *= g;
+				unscratch(ex, R, recv);
 				break;
 			}
 			default: bad = 1;
 			}
 		}
-		unscratch(st, tmp);
-		unscratch(st, cur);
+		unscratch(ex, R, tmp);
+		unscratch(ex, R, cur);
 		cur = nx;
 		if (bad) {
-			unscratch(st, cur);
+			unscratch(ex, R, cur);
 			if (be->failed(be))
 				return -1;
 			return failed(rc, "out of memory in a redistribution");
 		}
 	}
 	if (n != dst_n) {
-		unscratch(st, cur);
+		unscratch(ex, R, cur);
 		return failed(rc, "internal error: a redistribution ended with the wrong size");
 	}
-	memcpy(dst, cur, sizeof(float) * n);
-	unscratch(st, cur);
-	return 0;
+	int bad = be->copy(be, R, dst, n, cur, n, n, 1);
+	unscratch(ex, R, cur);
+	return bad ? -1 : 0;
 }
 
 /* ---- the program ---- */
@@ -407,6 +409,7 @@ static void kctx_init(rankctx *rc, int o, pl_kctx *k, pl_xt *saved)
 	k->g = ex->g;
 	k->op = op;
 	k->gemm = ex->be->gemm;
+	k->rank = rc->rank;
 	k->seed = pl_hash64(ex->o.seed ^ (uint64_t)ex->step * 0x5851f42d4c957f2dULL);
 	for (int i = 0; i < op->ninputs; i++)
 		piece_offsets(&ex->in[o][i].l, rc->rank, k->in_off[i]);
@@ -469,7 +472,7 @@ static int forward(rankctx *rc)
 		sce_ud u = {0};
 		if (op_coll_group(rc, o, &u, &k))
 			return -1;
-		if (pl_kernel_forward(&k, in, &out))
+		if (ex->be->forward(ex->be, &k, in, &out))
 			return ex->be->failed(ex->be) ? -1
 			                              : failed(rc, "out of memory in a kernel");
 		if (rc->rank == 0) {
@@ -484,15 +487,16 @@ static int backward(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
 	const pl_graph *g = ex->g;
-	rankst *st = &ex->rs[rc->rank];
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	rankst *st = &ex->rs[R];
 	for (int t = 0; t < g->ntensors; t++)
-		if (st->dval[t])
-			memset(st->dval[t], 0, sizeof(float) * local_elems(&ex->home[t]));
+		if (st->dval[t] && be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), 0))
+			return -1;
 	for (int k = 0; k < g->noutputs; k++) {
 		int t = g->outputs[k];
-		if (st->dval[t])
-			for (size_t e = 0, n = local_elems(&ex->home[t]); e < n; e++)
-				st->dval[t][e] = 1;
+		if (st->dval[t] && be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), 1))
+			return -1;
 	}
 	for (int o = g->nops - 1; o >= 0; o--) {
 		const pl_op *op = &g->ops[o];
@@ -511,7 +515,7 @@ static int backward(rankctx *rc)
 			      &in[i]);
 			if (xi->grad) {
 				to_xt(&xi->gl, NULL, &din[i]);
-				din[i].v = scratch(st, din[i].n);
+				din[i].v = scratch(ex, R, din[i].n);
 				bad |= !din[i].v;
 			}
 		}
@@ -521,7 +525,7 @@ static int backward(rankctx *rc)
 		saved.v = st->saved[o];
 		kctx_init(rc, o, &k, &saved);
 		if (!bad)
-			bad = pl_kernel_backward(&k, in, &out, &dout, din) ? 1 : 0;
+			bad = be->backward(be, &k, in, &out, &dout, din) ? 1 : 0;
 		for (int i = 0; i < op->ninputs && !bad; i++) {
 			xin *xi = &ex->in[o][i];
 			if (!xi->grad)
@@ -535,59 +539,55 @@ static int backward(rankctx *rc)
 					int idx;
 					pl_comm *cm = group_comm(rc, &xi->sync, &idx);
 					count_prim(rc, &xi->sync);
-					bad = !cm || ex->be->all_reduce(cm, idx, add, n, 0);
+					bad = !cm || be->all_reduce(cm, idx, add, n, 0);
 				}
 			} else {
-				add = scratch(st, n);
+				add = scratch(ex, R, n);
 				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
 			}
 			tc += ve_now() - tb;
 			if (!bad)
-				for (size_t e = 0; e < n; e++)
-					st->dval[t][e] += add[e];
+				bad = be->add(be, R, st->dval[t], add, n);
 			if (add != din[i].v)
-				unscratch(st, add);
+				unscratch(ex, R, add);
 		}
 		for (int i = 0; i < op->ninputs; i++)
-			unscratch(st, din[i].v);
+			unscratch(ex, R, din[i].v);
 		if (rc->rank == 0) {
 			ex->prof[2 * o] += ve_now() - t0 - tc;
 			ex->prof[2 * o + 1] += tc;
 		}
 		if (bad)
-			return ex->be->failed(ex->be) ? -1
-			                              : failed(rc, "out of memory in backward");
+			return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
 	}
 	return 0;
 }
 
-static void update(rankctx *rc)
+static int update(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
 	rankst *st = &ex->rs[rc->rank];
-	double lr = ex->o.lr > 0 ? ex->o.lr : ex->o.optimizer == PL_OPT_ADAM ? 1e-3 : 1e-2;
-	const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-	const double gs = ex->o.grad_scale > 0 ? ex->o.grad_scale : 1;
-	double c1 = 1 - pow(b1, ex->adam_t), c2 = 1 - pow(b2, ex->adam_t);
+	pl_update u = {.adam = ex->o.optimizer == PL_OPT_ADAM,
+	               .lr = ex->o.lr > 0                     ? ex->o.lr
+	                     : ex->o.optimizer == PL_OPT_ADAM ? 1e-3
+	                                                      : 1e-2,
+	               .grad_scale = ex->o.grad_scale > 0 ? ex->o.grad_scale : 1,
+	               .b1 = 0.9,
+	               .b2 = 0.999,
+	               .eps = 1e-8};
+	u.c1 = 1 - pow(u.b1, ex->adam_t);
+	u.c2 = 1 - pow(u.b2, ex->adam_t);
 	for (int t = 0; t < ex->g->ntensors; t++) {
 		if (ex->owner[t] < 0 || !st->dval[t])
 			continue;
-		float *w = st->val[t], *gr = st->dval[t];
-		size_t n = local_elems(&ex->home[t]);
 		double t0 = ve_now();
-		for (size_t e = 0; e < n; e++) {
-			if (ex->o.optimizer == PL_OPT_SGD) {
-				w[e] -= (float)(lr * gs * gr[e]);
-				continue;
-			}
-			double gv = gs * gr[e];
-			st->m[t][e] = (float)(b1 * st->m[t][e] + (1 - b1) * gv);
-			st->v[t][e] = (float)(b2 * st->v[t][e] + (1 - b2) * gv * gv);
-			w[e] -= (float)(lr * (st->m[t][e] / c1) / (sqrt(st->v[t][e] / c2) + eps));
-		}
+		if (ex->be->update(ex->be, rc->rank, &u, st->val[t], st->dval[t], st->m[t],
+		                   st->v[t], local_elems(&ex->home[t])))
+			return -1;
 		if (rc->rank == 0)
 			ex->prof[2 * ex->owner[t]] += ve_now() - t0;
 	}
+	return 0;
 }
 
 typedef struct steparg {
@@ -601,9 +601,7 @@ static int rank_step(void *arg, int64_t rank)
 	rankctx rc = {sa->ex, rank};
 	if (forward(&rc) || backward(&rc))
 		return -1;
-	if (sa->update)
-		update(&rc);
-	return 0;
+	return sa->update ? update(&rc) : 0;
 }
 
 pl_status pl_exec_step(pl_exec *ex, int upd, double *loss, pl_err *err)
@@ -652,8 +650,7 @@ static void copy_one(void *ud, uint64_t gi, size_t i)
 
 int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 {
-	if (t < 0 || t >= ex->g->ntensors || !ex->has_home[t] ||
-	    !(ex->be->caps & PL_CAP_HOST_MEMORY))
+	if (t < 0 || t >= ex->g->ntensors || !ex->has_home[t])
 		return -1;
 	pl_layout l = ex->home[t];
 	if (what) {
@@ -673,26 +670,41 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 	for (int a = 0; a < l.dm.n; a++)
 		if (!(used >> a & 1))
 			rep[nrep++] = (int8_t)a;
-	for (int64_t r = 0; r < ex->D; r++) {
+	size_t n = local_elems(&l);
+	float *host = malloc(sizeof(float) * (n ? n : 1));
+	if (!host)
+		return -1;
+	int rc = 0;
+	for (int64_t r = 0; r < ex->D && !rc; r++) {
 		if (nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0)
 			continue; /* a replica */
-		copyud u = {global, what ? ex->rs[r].dval[t] : ex->rs[r].val[t], 1};
-		each_global(&l, r, copy_one, &u);
+		rc = ex->be->download(ex->be, r, host, what ? ex->rs[r].dval[t] : ex->rs[r].val[t],
+		                      n);
+		copyud u = {global, host, 1};
+		if (!rc)
+			each_global(&l, r, copy_one, &u);
 	}
-	return 0;
+	free(host);
+	return rc;
 }
 
 int pl_exec_write(pl_exec *ex, int t, const float *global)
 {
-	if (t < 0 || t >= ex->g->ntensors || ex->owner[t] < 0 ||
-	    !(ex->be->caps & PL_CAP_HOST_MEMORY))
+	if (t < 0 || t >= ex->g->ntensors || ex->owner[t] < 0)
 		return -1;
 	const pl_layout *l = &ex->home[t];
-	for (int64_t r = 0; r < ex->D; r++) {
-		copyud u = {(float *)global, ex->rs[r].val[t], 0};
+	size_t n = local_elems(l);
+	float *host = malloc(sizeof(float) * (n ? n : 1));
+	if (!host)
+		return -1;
+	int rc = 0;
+	for (int64_t r = 0; r < ex->D && !rc; r++) {
+		copyud u = {(float *)global, host, 0};
 		each_global(l, r, copy_one, &u);
+		rc = ex->be->upload(ex->be, r, ex->rs[r].val[t], host, n);
 	}
-	return 0;
+	free(host);
+	return rc;
 }
 
 void pl_exec_comm_stats(const pl_exec *ex, int64_t *count, double *bytes)
@@ -708,23 +720,24 @@ void pl_exec_free(pl_exec *ex)
 	if (!ex)
 		return;
 	const pl_graph *g = ex->g;
+	pl_backend *be = ex->be;
 	for (int64_t r = 0; ex->rs && r < ex->D; r++) {
 		rankst *st = &ex->rs[r];
 		for (int t = 0; t < g->ntensors; t++) {
 			if (st->val)
-				free(st->val[t]);
+				be->release(be, r, st->val[t]);
 			if (st->dval)
-				free(st->dval[t]);
+				be->release(be, r, st->dval[t]);
 			if (st->m)
-				free(st->m[t]);
+				be->release(be, r, st->m[t]);
 			if (st->v)
-				free(st->v[t]);
+				be->release(be, r, st->v[t]);
 		}
 		for (int o = 0; o < g->nops; o++) {
 			if (st->saved)
-				free(st->saved[o]);
+				be->release(be, r, st->saved[o]);
 			for (int i = 0; st->inb && i < PL_MAX_OP_INPUTS; i++)
-				free(st->inb[o][i]);
+				be->release(be, r, st->inb[o][i]);
 		}
 		free(st->val);
 		free(st->dval);
@@ -733,7 +746,7 @@ void pl_exec_free(pl_exec *ex)
 		free(st->saved);
 		free(st->inb);
 		for (int i = 0; i < st->npool; i++)
-			scratch_free(st->pool[i].p);
+			be->release(be, r, st->pool[i].p);
 		free(st->pool);
 	}
 	free(ex->rs);
@@ -750,14 +763,10 @@ void pl_exec_free(pl_exec *ex)
 	free(ex);
 }
 
-static float *zalloc(size_t n)
-{
-	return calloc(n ? n : 1, sizeof(float));
-}
-
 static int alloc_rank(pl_exec *ex, int64_t r)
 {
 	const pl_graph *g = ex->g;
+	pl_backend *be = ex->be;
 	rankst *st = &ex->rs[r];
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
 	st->val = calloc(nt, sizeof(float *));
@@ -772,14 +781,15 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 		if (!ex->has_home[t])
 			continue;
 		size_t n = local_elems(&ex->home[t]);
-		if (!(st->val[t] = zalloc(n)))
+		if (!(st->val[t] = be->alloc(be, r, n)))
 			return -1;
-		if (g->tensors[t].requires_grad && !(st->dval[t] = zalloc(n)))
+		if (g->tensors[t].requires_grad && !(st->dval[t] = be->alloc(be, r, n)))
 			return -1;
 		if (ex->owner[t] >= 0) {
-			fill_tensor(ex, t, &ex->home[t], r, st->val[t]);
-			if (ex->o.optimizer == PL_OPT_ADAM &&
-			    (!(st->m[t] = zalloc(n)) || !(st->v[t] = zalloc(n))))
+			if (fill_tensor(ex, t, &ex->home[t], r, st->val[t]))
+				return -1;
+			if (ex->o.optimizer == PL_OPT_ADAM && (!(st->m[t] = be->alloc(be, r, n)) ||
+			                                       !(st->v[t] = be->alloc(be, r, n))))
 				return -1;
 		}
 	}
@@ -791,14 +801,15 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 			to_xt(&xi->l, NULL, &in[i]);
 			if (xi->kind == IN_ALIAS)
 				continue;
-			if (!(st->inb[o][i] = zalloc(local_elems(&xi->l))))
+			if (!(st->inb[o][i] = be->alloc(be, r, local_elems(&xi->l))))
 				return -1;
-			if (xi->kind == IN_DATA)
-				fill_tensor(ex, xi->tensor, &xi->l, r, st->inb[o][i]);
+			if (xi->kind == IN_DATA &&
+			    fill_tensor(ex, xi->tensor, &xi->l, r, st->inb[o][i]))
+				return -1;
 		}
 		pl_kctx k = {.g = g, .op = op};
 		size_t ns = pl_kernel_saved_elems(&k, in);
-		if (ns && !(st->saved[o] = zalloc(ns)))
+		if (ns && !(st->saved[o] = be->alloc(be, r, ns)))
 			return -1;
 	}
 	return 0;

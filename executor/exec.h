@@ -47,13 +47,13 @@ pl_status pl_exec_step(pl_exec *ex, int update, double *loss, pl_err *err);
 
 /* Reads a tensor's whole value (what=0) or the gradient the last step left
  * for it (what=1) into global (its element count), assembling the ranks'
- * pieces and summing partial sums. Needs PL_CAP_HOST_MEMORY. Returns 0, or -1
- * if the tensor has no such buffer (data inputs; gradients of tensors that
- * need none). */
+ * pieces and summing partial sums. Returns 0, or -1 if the tensor has no
+ * such buffer (data inputs; gradients of tensors that need none) or the
+ * backend failed to copy. */
 int pl_exec_read(const pl_exec *ex, int tensor, int what, float *global);
 
 /* Sets a param's whole value (its element count) on every rank. Returns 0,
- * or -1 if t is not a param or the backend's memory is not the host's. */
+ * or -1 if t is not a param or the backend failed to copy. */
 int pl_exec_write(pl_exec *ex, int tensor, const float *global);
 
 /* Number of collectives and bytes (as nccl-tests counts them) one step ran on

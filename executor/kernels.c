@@ -6,29 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "executor/kernel_math.h"
 #include "planner/ops.h"
 
 uint64_t pl_hash64(uint64_t x)
 {
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
+	return plk_hash64(x);
 }
 
 int pl_dropout_keep(uint64_t seed, int op, uint64_t idx, double ratio)
 {
-	uint64_t h = pl_hash64(seed ^ pl_hash64((uint64_t)op * 0x100000001b3ULL ^ idx));
-	return (double)(h >> 11) * 0x1.0p-53 >= ratio;
+	return plk_dropout_keep(seed, op, idx, ratio);
 }
 
-static int64_t axis_of(const pl_op *op, int rank, int64_t dflt)
+int64_t pl_kernel_axis(const pl_op *op, int rank, int64_t dflt)
 {
 	int64_t a = op->attrs.has_axis ? op->attrs.axis : dflt;
 	return a < 0 ? a + rank : a;
 }
 
-static void row_strides(const pl_xt *t, int64_t *st)
+void pl_kernel_row_strides(const pl_xt *t, int64_t *st)
 {
 	int64_t s = 1;
 	for (int d = t->rank - 1; d >= 0; d--) {
@@ -37,12 +34,10 @@ static void row_strides(const pl_xt *t, int64_t *st)
 	}
 }
 
-/* strides of `in` seen from `out`'s index space (aligned right), 0 where in
- * is broadcast */
-static void bcast_strides(const pl_xt *in, const pl_xt *out, int64_t *bs)
+void pl_kernel_bcast_strides(const pl_xt *in, const pl_xt *out, int64_t *bs)
 {
 	int64_t st[PL_MAX_RANK];
-	row_strides(in, st);
+	pl_kernel_row_strides(in, st);
 	for (int d = 0; d < out->rank; d++) {
 		int di = d - (out->rank - in->rank);
 		bs[d] = di >= 0 && in->shape[di] == out->shape[d] ? st[di] : 0;
@@ -60,18 +55,17 @@ static int next_index(int64_t *ix, const int64_t *shape, int rank)
 	return 0;
 }
 
-static float gelu(float x, float *dx)
+int pl_kernel_unary_kind(pl_optype t)
 {
-	const float c = 0.7978845608028654f, a = 0.044715f;
-	float u = c * (x + a * x * x * x), t = tanhf(u);
-	if (dx)
-		*dx = 0.5f * (1 + t) + 0.5f * x * (1 - t * t) * c * (1 + 3 * a * x * x);
-	return 0.5f * x * (1 + t);
-}
-
-static float sigm(float x)
-{
-	return 1 / (1 + expf(-x));
+	switch (t) {
+	case PL_OP_RELU: return PLK_RELU;
+	case PL_OP_GELU: return PLK_GELU;
+	case PL_OP_SILU: return PLK_SILU;
+	case PL_OP_TANH: return PLK_TANH;
+	case PL_OP_SIGMOID: return PLK_SIGMOID;
+	case PL_OP_DROPOUT: return PLK_DROPOUT;
+	default: return PLK_IDENTITY; /* Identity, Cast (computed in fp32) */
+	}
 }
 
 /* global flat index of local element i of out (for Dropout masks) */
@@ -91,39 +85,19 @@ static uint64_t global_index(const pl_kctx *k, const pl_xt *out, int64_t i)
 
 static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
-	pl_optype t = k->op->type;
+	int kind = pl_kernel_unary_kind(k->op->type);
 	double ratio = k->op->attrs.ratio;
 	for (size_t i = 0; i < x->n; i++) {
-		float v = x->v[i], r = 0, d = 1;
-		switch (t) {
-		case PL_OP_RELU:
-			r = v > 0 ? v : 0;
-			d = v > 0;
-			break;
-		case PL_OP_GELU: r = gelu(v, &d); break;
-		case PL_OP_SILU: {
-			float s = sigm(v);
-			r = v * s;
-			d = s * (1 + v * (1 - s));
-			break;
-		}
-		case PL_OP_TANH:
-			r = tanhf(v);
-			d = 1 - r * r;
-			break;
-		case PL_OP_SIGMOID:
-			r = sigm(v);
-			d = r * (1 - r);
-			break;
-		case PL_OP_DROPOUT:
+		float v = x->v[i], r, d;
+		if (kind == PLK_DROPOUT) {
 			d = ratio <= 0 ? 1
 			    : pl_dropout_keep(k->seed, (int)(k->op - k->g->ops),
 			                      global_index(k, x, (int64_t)i), ratio)
 			        ? (float)(1 / (1 - ratio))
 			        : 0;
 			r = v * d;
-			break;
-		default: r = v; break; /* Identity, Cast (computed in fp32) */
+		} else {
+			r = plk_elementwise(kind, v, &d);
 		}
 		if (dx)
 			dx->v[i] = dy->v[i] * d;
@@ -137,8 +111,8 @@ static int binary(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, 
 {
 	int64_t sa[PL_MAX_RANK], sb[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
 	const pl_xt *ref = y ? y : dy;
-	bcast_strides(&in[0], ref, sa);
-	bcast_strides(&in[1], ref, sb);
+	pl_kernel_bcast_strides(&in[0], ref, sa);
+	pl_kernel_bcast_strides(&in[1], ref, sb);
 	if (din) {
 		for (int i = 0; i < 2; i++)
 			if (din[i].v)
@@ -175,9 +149,8 @@ static int binary(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, 
 	return 0;
 }
 
-/* batch offsets (in matrices) of a and b for each batch index of c */
-static void batch_offsets(const pl_xt *a, const pl_xt *b, const pl_xt *c, int64_t i, int64_t *oa,
-                          int64_t *ob)
+void pl_kernel_batch_offsets(const pl_xt *a, const pl_xt *b, const pl_xt *c, int64_t i, int64_t *oa,
+                             int64_t *ob)
 {
 	int nb = c->rank - 2;
 	int64_t rem = i, fa = 1, fb = 1;
@@ -213,7 +186,7 @@ static int matmul(pl_kctx *k, pl_xt *in, pl_xt *c, const pl_xt *dc, pl_xt *din)
 				memset(din[i].v, 0, sizeof(float) * din[i].n);
 	for (int64_t i = 0; i < batches; i++) {
 		int64_t oa, ob;
-		batch_offsets(a, b, cc, i, &oa, &ob);
+		pl_kernel_batch_offsets(a, b, cc, i, &oa, &ob);
 		const float *pa = a->v + oa * m * kk, *pb = b->v + ob * kk * n;
 		if (!din) {
 			k->gemm(0, 0, m, n, kk, 1, pa, kk, pb, n, 0, c->v + i * m * n, n);
@@ -228,7 +201,7 @@ static int matmul(pl_kctx *k, pl_xt *in, pl_xt *c, const pl_xt *dc, pl_xt *din)
 	return 0;
 }
 
-static void split3(const pl_xt *x, int64_t axis, int64_t *outer, int64_t *n, int64_t *inner)
+void pl_kernel_split3(const pl_xt *x, int64_t axis, int64_t *outer, int64_t *n, int64_t *inner)
 {
 	*outer = *inner = 1;
 	for (int d = 0; d < axis; d++)
@@ -241,7 +214,7 @@ static void split3(const pl_xt *x, int64_t axis, int64_t *outer, int64_t *n, int
 static int softmax(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	int64_t outer, n, inner;
-	split3(x, axis_of(k->op, x->rank, -1), &outer, &n, &inner);
+	pl_kernel_split3(x, pl_kernel_axis(k->op, x->rank, -1), &outer, &n, &inner);
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t q = 0; q < inner; q++) {
 			size_t base = (size_t)(o * n * inner + q);
@@ -272,7 +245,7 @@ static int norm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 {
 	const pl_xt *x = &in[0];
 	int rms = k->op->type == PL_OP_RMSNORM, has_b = k->op->ninputs > 2;
-	int64_t axis = axis_of(k->op, x->rank, -1), rows = 1, cols = 1;
+	int64_t axis = pl_kernel_axis(k->op, x->rank, -1), rows = 1, cols = 1;
 	for (int d = 0; d < x->rank; d++)
 		*(d < axis ? &rows : &cols) *= x->shape[d];
 	double eps = k->op->attrs.epsilon;
@@ -326,8 +299,8 @@ static int norm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 static int gather(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
 {
 	const pl_xt *x = &in[0], *ix = &in[1];
-	int64_t axis = axis_of(k->op, x->rank, 0), pre, vl, post;
-	split3(x, axis, &pre, &vl, &post);
+	int64_t axis = pl_kernel_axis(k->op, x->rank, 0), pre, vl, post;
+	pl_kernel_split3(x, axis, &pre, &vl, &post);
 	int64_t v0 = k->in_off[0][axis], vglob = k->g->tensors[k->op->in[0]].shape[axis];
 	int64_t ni = (int64_t)ix->n;
 	if (din && din[0].v)
@@ -357,7 +330,7 @@ static int transpose(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy
 	int n = x->rank;
 	for (int d = 0; d < n; d++)
 		perm[d] = k->op->attrs.nperm ? k->op->attrs.perm[d] : n - 1 - d;
-	row_strides(x, st);
+	pl_kernel_row_strides(x, st);
 	const pl_xt *o = y ? y : dy;
 	size_t j = 0;
 	do {
@@ -373,7 +346,7 @@ static int transpose(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy
 	return 0;
 }
 
-static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost)
 {
 	const pl_op *op = k->op;
 	const pl_tensor *gx = &k->g->tensors[op->in[0]];
@@ -386,7 +359,6 @@ static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 		red[ax] = 1;
 	}
 	double count = 1; /* a mean divides by the global count */
-	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
 	int64_t s = 1;
 	for (int d = x->rank - 1; d >= 0; d--) {
 		if (red[d])
@@ -395,7 +367,13 @@ static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 		if (!red[d])
 			s *= x->shape[d];
 	}
-	double scale = op->type == PL_OP_REDUCEMEAN ? 1 / count : 1;
+	return op->type == PL_OP_REDUCEMEAN ? 1 / count : 1;
+}
+
+static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	double scale = pl_kernel_reduce_map(k, x, ost);
 	double *acc = NULL; /* sums in double: the loss of a test is often one */
 	if (!dx && !(acc = calloc(y->n ? y->n : 1, sizeof *acc)))
 		return -1;

@@ -28,6 +28,7 @@ typedef struct pl_kctx {
 	const pl_graph *g;
 	const pl_op *op;
 	pl_gemm_fn gemm;
+	int64_t rank; /* the rank running it (device backends find their device by it) */
 	/* global offset of the local piece, per dimension */
 	int64_t in_off[PL_MAX_OP_INPUTS][PL_MAX_RANK];
 	int64_t out_off[PL_MAX_RANK];
@@ -48,6 +49,25 @@ int pl_kernel_forward(pl_kctx *k, pl_xt *in, pl_xt *out);
 int pl_kernel_backward(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din);
 /* Elements of the per-op scratch the forward needs (0: none). */
 size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in);
+
+/* Shape helpers the kernels of every backend share. */
+/* the op's axis attribute (dflt when absent), made non-negative for rank */
+int64_t pl_kernel_axis(const pl_op *op, int rank, int64_t dflt);
+/* row-major strides of t */
+void pl_kernel_row_strides(const pl_xt *t, int64_t *st);
+/* strides of `in` seen from `out`'s index space (aligned right), 0 where in
+ * is broadcast */
+void pl_kernel_bcast_strides(const pl_xt *in, const pl_xt *out, int64_t *bs);
+/* MatMul: offsets (in matrices) of a and b for batch index i of c */
+void pl_kernel_batch_offsets(const pl_xt *a, const pl_xt *b, const pl_xt *c, int64_t i, int64_t *oa,
+                             int64_t *ob);
+/* x as [outer, n, inner] around axis */
+void pl_kernel_split3(const pl_xt *x, int64_t axis, int64_t *outer, int64_t *n, int64_t *inner);
+/* ReduceSum/ReduceMean: per dimension of x the stride of the output it sums
+ * into (0 where reduced); returns the scale (1, or 1 / the global count) */
+double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost);
+/* the element-wise kind (kernel_math.h) of an op type */
+int pl_kernel_unary_kind(pl_optype t);
 
 /* The splitmix64 hash the executor uses for synthetic data and masks. */
 uint64_t pl_hash64(uint64_t x);

@@ -647,12 +647,6 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	if (!tr)
 		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
 	tr->ctx = ctx;
-	if (!strcmp(get(ctx, K_BACKEND), "cuda")) {
-		st = pl_err_set(&ctx->err, PL_EDEVICE,
-		                "trainer_new: the cuda backend is not in this version; set backend "
-		                "cpu");
-		goto done;
-	}
 	if ((st = graph_import(pg, &tr->g)))
 		goto done;
 	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
@@ -669,8 +663,12 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, &splits, &ctx->err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);
-	if ((st = pl_backend_cpu(&tr->be, D, 0, &ctx->err)))
+	if ((st = strcmp(get(ctx, K_BACKEND), "cuda")
+	              ? pl_backend_cpu(&tr->be, D, 0, &ctx->err)
+	              : pl_backend_cuda(&tr->be, D, 0, &ctx->err))) {
+		pl_err_prefix(&ctx->err, "trainer_new");
 		goto done;
+	}
 	pl_exec_opts eo = {
 	    .seed = (uint64_t)get_ll(ctx, K_SEED, 1),
 	    .optimizer = strcmp(get(ctx, K_OPTIMIZER), "sgd") ? PL_OPT_ADAM : PL_OPT_SGD,
@@ -722,7 +720,8 @@ int planner_trainer_read(planner_trainer *tr, const char *param, float *values, 
 		return PLANNER_EINVAL;
 	if (pl_exec_read(tr->ex, t, 0, values))
 		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
-		                       "trainer_read: '%s' is not in host memory", param));
+		                       "trainer_read: '%s': the %s backend failed to copy it",
+		                       param, tr->be->name));
 	return 0;
 }
 
@@ -733,6 +732,7 @@ int planner_trainer_write(planner_trainer *tr, const char *param, const float *v
 		return PLANNER_EINVAL;
 	if (pl_exec_write(tr->ex, t, values))
 		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
-		                       "trainer_write: '%s' is not in host memory", param));
+		                       "trainer_write: '%s': the %s backend failed to copy it",
+		                       param, tr->be->name));
 	return 0;
 }

@@ -785,11 +785,16 @@ static const char *const run_help =
     "gives the single-device losses. Prints the loss and the wall time of each step, then\n"
     "the measured step time (mean and median of steps 2..N) against the cost model's\n"
     "prediction for the cluster (the checkpoint's unless --devices/--cluster is given).\n"
-    "Backends: cpu (one thread per rank, OpenBLAS, shared-memory collectives; fp32).\n"
-    "The cuda backend is not in this version. --json prints one JSON object per step and a\n"
-    "summary object. --profile adds, per op, the time rank 0 spent in compute and in\n"
-    "communication (mean of steps 2..N) beside the cost model's per-op prediction.\n"
-    "Exit status 4 when a rank fails; the message names the rank.\n";
+    "Backends (both fp32):\n"
+    "  cpu   one thread per rank, OpenBLAS, shared-memory collectives\n"
+    "  cuda  one GPU per rank (rank r on CUDA device r, so the plan needs at most as many\n"
+    "        devices as this machine has GPUs), cuBLAS, CUDA kernels, NCCL collectives;\n"
+    "        MoEDispatch/MoECombine run on the host\n"
+    "--json prints one JSON object per step and a summary object. --profile adds, per op,\n"
+    "the time rank 0 spent in compute and in communication (mean of steps 2..N) beside the\n"
+    "cost model's per-op prediction (on cuda, compute counts the time to queue the kernels).\n"
+    "Exit status 4 when a rank fails (the message names the rank) or when the cuda backend\n"
+    "has no GPU for a rank.\n";
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
@@ -911,11 +916,6 @@ static int cmd_run(int argc, char **argv)
 		return pl_cli_usage("run", "--strategy CKPT is required%s", "");
 	if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
 		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", backend);
-	if (!strcmp(backend, "cuda")) {
-		fprintf(stderr, "planner: run: the cuda backend is not in this version; use "
-		                "--backend cpu\n");
-		return 4;
-	}
 	pl_err err;
 	pl_graph *g = NULL;
 	pl_status st = pl_graph_load_file(&g, argv[optind], &err);
@@ -940,7 +940,8 @@ static int cmd_run(int argc, char **argv)
 	if ((st = cost_one(g, ck, strategy, &co, &pc, &bubble, &cl, &splits, &err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);
-	if ((st = pl_backend_cpu(&be, D, 0, &err)))
+	if ((st = strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
+	                                  : pl_backend_cuda(&be, D, 0, &err)))
 		goto done;
 	pl_exec_opts eo = {
 	    .seed = (uint64_t)seed, .optimizer = opt, .lr = lr, .fail_rank = -1, .fail_op = -1};

@@ -100,8 +100,10 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             gradient of the whole batch's loss, so false
  *                             trains exactly as one device does.
  *   time_limit                seconds a search may take (default none)
- *   backend                   cpu (default; device_num ranks in this
- *                             process). cuda is not in this version.
+ *   backend                   cpu (default) | cuda: device_num ranks in
+ *                             this process; cuda puts rank r on GPU r
+ *                             (trainer_new fails with PLANNER_EDEVICE
+ *                             when there are fewer GPUs than ranks).
  *   optimizer                 adam | sgd (default adam)
  *   learning_rate             > 0 (default 1e-3 for Adam, 1e-2 for SGD)
  *   seed                      integer >= 0 (default 1): synthetic data and

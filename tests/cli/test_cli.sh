@@ -223,9 +223,18 @@ check "run: a strategy that does not fit exits 2" '[ $? -eq 2 ]'
 check "... naming the op" 'grep -q "l0.fc1" "$T/err"'
 "$PLANNER" run "$GT" --strategy "$T/gt6.plan" --devices 4 > /dev/null 2> "$T/err"
 check "run: a plan for another device count exits 2" '[ $? -eq 2 ]'
-"$PLANNER" run "$GT" --strategy "$T/gt6.plan" --backend cuda > /dev/null 2> "$T/err"
-check "run: the cuda backend says it is not in this version (exit 4)" \
-  '[ $? -eq 4 ] && grep -q "cuda backend is not in this version" "$T/err"'
+# the cuda backend: with a GPU the 1-device plan gives the cpu losses; without
+# one (or without CUDA in this build) it says so and exits 4
+"$PLANNER" run "$GT" --strategy "$T/gt1.plan" --backend cuda --steps 3 --json > "$T/runc" 2> "$T/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+  same=$(jq -s --slurpfile b "$T/runc" '[., $b] | transpose | map(select(.[0].loss))
+          | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/run1")
+  check "run --backend cuda: the GPU's losses equal the cpu backend's" '[ "$same" = true ]'
+else
+  check "run --backend cuda without a GPU: exit 4 saying why" \
+    '[ $rc -eq 4 ] && grep -Eq "cuda backend (found no GPU|.*has no)|no cuda backend" "$T/err"'
+fi
 
 # --- run --profile: a row per op, measured beside predicted
 "$PLANNER" run "$GT" --strategy "$T/gt6.plan" --steps 2 --json --profile > "$T/prof" 2> "$T/err"

@@ -7,7 +7,11 @@
  * <= 1e-5). The 1-rank kernels are checked against central finite
  * differences. A GPT-style model trains 3 Adam steps under plans from every
  * search mode and under random plans, with the unsharded run's losses
- * (relative error <= 1e-4). A rank that fails stops the others. */
+ * (relative error <= 1e-4). A rank that fails stops the others.
+ *
+ * Built with PL_TEST_CUDA (test_exec_cuda), the same checks run the sharded
+ * side on the cuda backend, on as many ranks (1 included) as there are GPUs,
+ * against the cpu backend's 1-rank reference; without a GPU it skips. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,14 +218,48 @@ typedef struct run {
 	pl_exec *ex;
 } run;
 
-static void run_open(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt)
+#ifdef PL_TEST_CUDA
+static int64_t gpus; /* ranks the cuda runs may have */
+#endif
+
+/* the backend of a run: the reference (ref) always on cpu */
+static pl_status open_backend(pl_backend **be, int64_t D, double timeout_s, int ref, pl_err *err)
+{
+#ifdef PL_TEST_CUDA
+	if (!ref)
+		return pl_backend_cuda(be, D, timeout_s, err);
+#endif
+	(void)ref;
+	return pl_backend_cpu(be, D, timeout_s, err);
+}
+
+/* whether the sharded runs use D ranks: 2 and more on cpu (1 is the
+ * reference), as many as there are GPUs on cuda */
+static int usable(int64_t D)
+{
+#ifdef PL_TEST_CUDA
+	return D <= gpus;
+#else
+	return D > 1;
+#endif
+}
+
+static void run_open_on(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt,
+                        int ref)
 {
 	pl_err err;
 	pl_exec_opts o = {.seed = 7, .optimizer = opt, .fail_rank = -1, .fail_op = -1};
-	assert_int_equal(pl_backend_cpu(&r->be, D, 0, &err), PL_OK);
+	pl_status bs = open_backend(&r->be, D, 0, ref, &err);
+	if (bs)
+		fail_msg("%s", err.msg);
 	pl_status st = pl_exec_new(&r->ex, g, D, splits, r->be, &o, &err);
 	if (st)
 		fail_msg("%s", err.msg);
+}
+
+static void run_open(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt)
+{
+	run_open_on(r, g, D, splits, opt, 0);
 }
 
 static void run_close(run *r)
@@ -261,20 +299,20 @@ static void same_tensor(const pl_graph *g, run *x, run *ref, int t, int what, co
 static void every_op_under_random_strategies(void **state)
 {
 	(void)state;
-	static const int64_t Ds[] = {2, 3, 4, 6, 8};
+	static const int64_t Ds[] = {1, 2, 3, 4, 6, 8};
 	unsigned seed = 12345;
 	int runs = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		pl_graph *g = case_graph(&cases[c]);
 		int64_t **one = random_splits(g, 1, &seed);
 		run ref;
-		run_open(&ref, g, 1, one, PL_OPT_SGD);
+		run_open_on(&ref, g, 1, one, PL_OPT_SGD, 1);
 		double l1;
 		pl_err err;
 		assert_int_equal(pl_exec_step(ref.ex, 0, &l1, &err), PL_OK);
 		int op = pl_graph_find_op(g, "op");
 		for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
-			for (int trial = 0; trial < 4; trial++) {
+			for (int trial = 0; trial < 4 && usable(Ds[di]); trial++) {
 				int64_t **s = random_splits(g, Ds[di], &seed);
 				run x;
 				run_open(&x, g, Ds[di], s, PL_OPT_SGD);
@@ -297,9 +335,14 @@ static void every_op_under_random_strategies(void **state)
 		free_splits(g, one);
 		pl_graph_free(g);
 	}
+#ifdef PL_TEST_CUDA
+	assert_true(runs >= 4 * (int)(sizeof cases / sizeof cases[0]));
+#else
 	assert_true(runs >= 400);
+#endif
 }
 
+#ifndef PL_TEST_CUDA
 /* the 1-rank gradients against central differences of the loss */
 static void gradients_match_finite_differences(void **state)
 {
@@ -357,6 +400,7 @@ static void gradients_match_finite_differences(void **state)
 		pl_graph_free(g);
 	}
 }
+#endif
 
 static pl_graph *fixture_model(const char *name)
 {
@@ -369,10 +413,10 @@ static pl_graph *fixture_model(const char *name)
 	return g;
 }
 
-static void train3(const pl_graph *g, int64_t D, int64_t **splits, double *loss)
+static void train3(const pl_graph *g, int64_t D, int64_t **splits, double *loss, int ref)
 {
 	run r;
-	run_open(&r, g, D, splits, PL_OPT_ADAM);
+	run_open_on(&r, g, D, splits, PL_OPT_ADAM, ref);
 	pl_err err;
 	for (int s = 0; s < 3; s++)
 		if (pl_exec_step(r.ex, 1, &loss[s], &err))
@@ -399,11 +443,13 @@ static void training_matches_one_rank(const char *fixture)
 	unsigned seed = 5;
 	int64_t **one = random_splits(g, 1, &seed);
 	double ref[3];
-	train3(g, 1, one, ref);
+	train3(g, 1, one, ref, 1);
 	assert_true(ref[2] < ref[0]); /* it trains */
 	static const char *const modes[] = {"dp", "rec", "ilp", "auto", "propagate"};
-	static const int64_t Ds[] = {2, 4, 6, 8};
+	static const int64_t Ds[] = {1, 2, 4, 6, 8};
 	for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++) {
+		if (!usable(Ds[di]))
+			continue;
 		pl_cluster cl;
 		pl_err err;
 		assert_int_equal(pl_cluster_preset(&cl, "h100x8", &err), PL_OK);
@@ -436,7 +482,7 @@ static void training_matches_one_rank(const char *fixture)
 				       sizeof(int64_t) * (size_t)gm->ops[o].spec.nloops);
 			}
 			double l[3];
-			train3(gm, Ds[di], s, l);
+			train3(gm, Ds[di], s, l, 0);
 			char ctx[128];
 			snprintf(ctx, sizeof ctx, "%s: mode %s on %lld ranks", fixture, modes[m],
 			         (long long)Ds[di]);
@@ -449,7 +495,7 @@ static void training_matches_one_rank(const char *fixture)
 		for (int trial = 0; trial < 3; trial++) {
 			int64_t **s = random_splits(g, Ds[di], &seed);
 			double l[3];
-			train3(g, Ds[di], s, l);
+			train3(g, Ds[di], s, l, 0);
 			char ctx[128];
 			snprintf(ctx, sizeof ctx, "%s: random plan %d on %lld ranks", fixture,
 			         trial, (long long)Ds[di]);
@@ -483,9 +529,9 @@ static void collectives_are_the_cost_models(void **state)
 	(void)state;
 	pl_graph *g = gpt_tiny();
 	unsigned seed = 21;
-	static const int64_t Ds[] = {2, 4, 6, 8};
+	static const int64_t Ds[] = {1, 2, 4, 6, 8};
 	for (size_t di = 0; di < sizeof Ds / sizeof Ds[0]; di++)
-		for (int trial = 0; trial < 5; trial++) {
+		for (int trial = 0; trial < 5 && usable(Ds[di]); trial++) {
 			int64_t D = Ds[di];
 			int64_t **s = random_splits(g, D, &seed);
 			pl_cluster cl;
@@ -567,16 +613,22 @@ static void a_failing_rank_stops_every_rank(void **state)
 	(void)state;
 	pl_graph *g = gpt_tiny();
 	unsigned seed = 11;
-	int64_t **s = random_splits(g, 4, &seed);
+	int64_t D = 4;
+#ifdef PL_TEST_CUDA
+	D = gpus < 4 ? gpus : 4;
+#endif
+	int64_t **s = random_splits(g, D, &seed);
 	pl_backend *be;
 	pl_exec *ex;
 	pl_err err;
-	assert_int_equal(pl_backend_cpu(&be, 4, 5, &err), PL_OK);
-	pl_exec_opts o = {.seed = 1, .optimizer = PL_OPT_ADAM, .fail_rank = 2, .fail_op = 20};
-	assert_int_equal(pl_exec_new(&ex, g, 4, s, be, &o, &err), PL_OK);
+	assert_int_equal(open_backend(&be, D, 5, 0, &err), PL_OK);
+	pl_exec_opts o = {.seed = 1, .optimizer = PL_OPT_ADAM, .fail_rank = D / 2, .fail_op = 20};
+	assert_int_equal(pl_exec_new(&ex, g, D, s, be, &o, &err), PL_OK);
 	double l;
 	assert_int_equal(pl_exec_step(ex, 1, &l, &err), PL_EDEVICE);
-	assert_non_null(strstr(err.msg, "rank 2"));
+	char want[32];
+	snprintf(want, sizeof want, "rank %lld", (long long)(D / 2));
+	assert_non_null(strstr(err.msg, want));
 	assert_non_null(strstr(err.msg, g->ops[20].name));
 	pl_exec_free(ex);
 	be->destroy(be);
@@ -584,6 +636,7 @@ static void a_failing_rank_stops_every_rank(void **state)
 	pl_graph_free(g);
 }
 
+#ifndef PL_TEST_CUDA
 static void a_strategy_that_does_not_fit_names_the_op(void **state)
 {
 	(void)state;
@@ -603,17 +656,36 @@ static void a_strategy_that_does_not_fit_names_the_op(void **state)
 	free_splits(g, s);
 	pl_graph_free(g);
 }
+#endif
 
 int main(void)
 {
+#ifdef PL_TEST_CUDA
+	if (!(gpus = pl_cuda_devices())) {
+		pl_backend *be = NULL;
+		pl_err err;
+		if (pl_backend_cuda(&be, 1, 0, &err) == PL_OK)
+			be->destroy(be);
+		printf("SKIP: the cuda backend's tests need a GPU: %s\n", err.msg);
+		return 77;
+	}
+	if (gpus > 8)
+		gpus = 8;
+	printf("cuda backend on %lld GPU%s (ranks 1..%lld) against the cpu backend on 1 rank\n",
+	       (long long)gpus, gpus == 1 ? "" : "s", (long long)gpus);
+#endif
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_op_under_random_strategies),
+#ifndef PL_TEST_CUDA
 	    cmocka_unit_test(gradients_match_finite_differences),
+#endif
 	    cmocka_unit_test(gpt_training_matches_one_rank),
 	    cmocka_unit_test(moe_training_matches_one_rank),
 	    cmocka_unit_test(collectives_are_the_cost_models),
 	    cmocka_unit_test(a_failing_rank_stops_every_rank),
+#ifndef PL_TEST_CUDA
 	    cmocka_unit_test(a_strategy_that_does_not_fit_names_the_op),
+#endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

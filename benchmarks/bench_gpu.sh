@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Everything that needs a GPU, in one run (the device tool lends a machine for
+# minutes at a time): the cuda backend's tests, cuda against cpu losses, GPU
+# calibration (cuBLAS GEMM curve, NCCL), the MFU of a GPT-style layer, and
+# predicted against measured step time on the GPU.
+#
+#   benchmarks/bench_gpu.sh [BUILD_DIR] [OUT_DIR]
+#
+# BUILD_DIR (default build-gpu) is configured and built here if it is not
+# there yet (CMAKE_CUDA_ARCHITECTURES=native, so only this GPU's code is
+# compiled). Results go to OUT_DIR (default benchmarks/results/gpu): a log per
+# part and summary.md. Exit status: 0 when every part ran, 1 otherwise (the
+# summary says which part failed), 4 without a GPU.
+set -u
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$SRC/build-gpu}
+OUT=${2:-$SRC/benchmarks/results/gpu}
+mkdir -p "$OUT"
+if ! nvidia-smi -L > "$OUT/gpus.txt" 2>&1; then
+  echo "bench_gpu: no GPU here (nvidia-smi failed)" >&2
+  exit 4
+fi
+NGPU=$(grep -c '^GPU ' "$OUT/gpus.txt")
+status=0
+part() { # part NAME COMMAND...: runs a part, logs it, records its exit status
+  local name=$1
+  shift
+  local t0=$SECONDS
+  "$@" > "$OUT/$name.log" 2>&1
+  local rc=$?
+  printf '| %s | %s | %d s |\n' "$name" "$([ $rc -eq 0 ] && echo ok || echo "FAILED ($rc)")" \
+    $((SECONDS - t0)) >> "$OUT/parts.md"
+  [ $rc -eq 0 ] || status=1
+  return $rc
+}
+: > "$OUT/parts.md"
+if [ ! -x "$BUILD/planner" ]; then
+  part build bash -c "cmake -S '$SRC' -B '$BUILD' -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CUDA_ARCHITECTURES=native && cmake --build '$BUILD' -j$(nproc)" || exit 1
+fi
+P=$BUILD/planner
+ZOO=$BUILD/planner-zoo
+GT=$SRC/tests/fixtures/models/gpt-tiny.json
+MT=$SRC/tests/fixtures/models/moe-tiny.json
+
+# 1. the cuda backend's tests: every op under random plans on 1..NGPU ranks,
+#    training under every search mode's plan, collectives, a failing rank
+part test_exec_cuda bash -c "cd '$BUILD' && ctest -R 'test_exec_cuda|test_cli' --output-on-failure"
+
+# 2. losses on cuda against cpu: gpt-tiny and moe-tiny, 1 rank and NGPU ranks
+runs() {
+  for m in "$GT" "$MT"; do
+    for d in 1 "$NGPU"; do
+      "$P" search "$m" --devices "$d" -o "$OUT/plan.json" > /dev/null || return 1
+      for b in cpu cuda; do
+        "$P" run "$m" --strategy "$OUT/plan.json" --backend $b --steps 5 --json \
+          > "$OUT/run-$b.json" || return 1
+      done
+      jq -rs --slurpfile c "$OUT/run-cpu.json" --arg m "$(basename "$m")" --arg d "$d" \
+        '[., $c] | transpose | map(select(.[0].loss))
+         | "\($m) on \($d) ranks: max relative loss difference cuda/cpu " +
+           (map(((.[0].loss - .[1].loss) | fabs) / (.[1].loss | fabs)) | max | tostring)' \
+        "$OUT/run-cuda.json"
+      [ "$d" = 1 ] || [ "$NGPU" -gt 1 ] || break
+    done
+  done
+}
+part losses runs
+
+# 3. calibration on the GPUs: cuBLAS GEMM curve, NCCL collectives (one rank
+#    when there is one GPU)
+part calibrate "$P" calibrate -o "$OUT/cluster.json"
+
+# 4. MFU of a GPT-style layer (bf16 cuBLAS): GPT-3 13B and 175B shapes
+part mfu bash -c "'$BUILD/planner-gpt-layer-mfu' --hidden 5120 --heads 40 --seq 2048 --batch 4 &&
+  '$BUILD/planner-gpt-layer-mfu' --hidden 12288 --heads 96 --seq 2048 --batch 1"
+
+# 5. predicted against measured step time on the GPU (fp32 executor): a
+#    GPT-3 125M-shaped model, planned for this machine's calibration
+step_times() {
+  "$ZOO" gpt3-125m --batch 2 --dtype float32 > "$OUT/m125.json" || return 1
+  for d in 1 "$NGPU"; do
+    "$P" search "$OUT/m125.json" --cluster "$OUT/cluster.json" --devices "$d" \
+      -o "$OUT/p125.json" > /dev/null || return 1
+    "$P" run "$OUT/m125.json" --strategy "$OUT/p125.json" --backend cuda --steps 5 \
+      --profile || return 1
+    [ "$NGPU" -gt 1 ] || break
+  done
+}
+part step_times step_times
+
+{
+  echo "# bench_gpu.sh on $(hostname), $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo
+  cat "$OUT/gpus.txt"
+  echo
+  echo "| part | result | time |"
+  echo "|---|---|---|"
+  cat "$OUT/parts.md"
+  echo
+  echo "## losses"
+  cat "$OUT/losses.log"
+  echo
+  echo "## mfu"
+  grep -E "layer step|GPT-style" "$OUT/mfu.log"
+} > "$OUT/summary.md"
+cat "$OUT/summary.md"
+exit $status

@@ -1,0 +1,795 @@
+/* The cuda backend: rank r is a thread of this process driving CUDA device r
+ * through its own stream and cuBLAS handle; buffers are device memory;
+ * collectives are NCCL's on one communicator per rank group, made on demand
+ * by the members (ncclCommInitRankConfig with a unique id the first member
+ * draws). Communicators are non-blocking, and every wait -- for a
+ * communicator, a collective, the end of a step -- polls the run's failure
+ * flag and a timeout, and aborts its communicator when the run fails: one
+ * failing rank stops the others instead of leaving them in an NCCL kernel.
+ *
+ * Kernels: cuBLAS for matrix products, the CUDA kernels of cuda_kernels.cu
+ * for the other operators (this file does the bookkeeping kernels.c does).
+ * MoE routing is sequential over the tokens of a group; MoEDispatch and
+ * MoECombine run the host kernel on copies of their pieces. */
+#include "executor/backend.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "executor/cuda_kernels.h"
+#include "executor/ranks.h"
+#include "planner/ops.h"
+#include "search/ve.h"
+
+struct pl_comm {
+	pl_backend *b;
+	int n;
+	int64_t *members;
+	ncclUniqueId id;
+	ncclComm_t *nc;    /* per member, made by the member */
+	atomic_int broken; /* a member aborted its communicator: the group is gone */
+	pl_comm *next;
+};
+
+typedef struct crank {
+	cudaStream_t s;
+	cublasHandle_t h;
+} crank;
+
+typedef struct cuda {
+	pl_ranks rk;
+	pthread_mutex_t mu; /* the communicator list */
+	pl_comm *comms;
+	double timeout_s;
+	crank *r;
+} cuda;
+
+int pl_cuda_devices(void)
+{
+	int n = 0;
+	if (cudaGetDeviceCount(&n) != cudaSuccess)
+		return 0;
+	return n;
+}
+
+static void cu_fail(pl_backend *b, int64_t rank, const char *msg)
+{
+	pl_ranks_fail(&((cuda *)b->impl)->rk, rank, msg);
+}
+
+static int cu_failed(pl_backend *b)
+{
+	return pl_ranks_failed(&((cuda *)b->impl)->rk);
+}
+
+/* 0, or -1 after failing the run with what went wrong */
+static int cuda_ok(pl_backend *b, int64_t rank, cudaError_t e, const char *what)
+{
+	if (e == cudaSuccess)
+		return 0;
+	char m[300];
+	snprintf(m, sizeof m, "CUDA error in %s on GPU %lld: %s", what, (long long)rank,
+	         cudaGetErrorString(e));
+	cu_fail(b, rank, m);
+	return -1;
+}
+
+static int blas_ok(pl_backend *b, int64_t rank, cublasStatus_t e)
+{
+	if (e == CUBLAS_STATUS_SUCCESS)
+		return 0;
+	char m[200];
+	snprintf(m, sizeof m, "cuBLAS error %d in a matrix product on GPU %lld", (int)e,
+	         (long long)rank);
+	cu_fail(b, rank, m);
+	return -1;
+}
+
+static crank *rk(pl_backend *b, int64_t rank)
+{
+	cudaSetDevice((int)rank);
+	return &((cuda *)b->impl)->r[rank];
+}
+
+static void nap(void)
+{
+	struct timespec ts = {0, 50 * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/* Waits for the rank's stream (and, with nc, for the communicator to leave
+ * its in-progress state first). -1 if the run failed meanwhile, the work
+ * failed, or it took longer than the timeout; then nc is aborted. */
+static int wait_rank(pl_backend *b, int64_t rank, ncclComm_t *nc, const char *what)
+{
+	cuda *c = b->impl;
+	crank *r = rk(b, rank);
+	double t0 = ve_now();
+	for (;;) {
+		ncclResult_t ns = ncclSuccess;
+		if (nc && *nc)
+			ncclCommGetAsyncError(*nc, &ns);
+		cudaError_t e = ns == ncclInProgress ? cudaErrorNotReady : cudaStreamQuery(r->s);
+		const char *bad = NULL;
+		char m[300];
+		if (ns != ncclSuccess && ns != ncclInProgress) {
+			snprintf(m, sizeof m, "NCCL error in %s: %s", what, ncclGetErrorString(ns));
+			bad = m;
+		} else if (e != cudaSuccess && e != cudaErrorNotReady) {
+			snprintf(m, sizeof m, "CUDA error in %s on GPU %lld: %s", what,
+			         (long long)rank, cudaGetErrorString(e));
+			bad = m;
+		} else if (e == cudaSuccess) {
+			return 0;
+		} else if (pl_ranks_failed(&c->rk)) {
+			bad = "";
+		} else if (ve_now() - t0 > c->timeout_s) {
+			snprintf(m, sizeof m, "%s waited %.0f s for the other ranks", what,
+			         c->timeout_s);
+			bad = m;
+		}
+		if (bad) {
+			if (*bad)
+				cu_fail(b, rank, bad);
+			if (nc && *nc) {
+				ncclCommAbort(*nc);
+				*nc = NULL;
+			}
+			return -1;
+		}
+		nap();
+	}
+}
+
+/* ---- buffers and rank-local work ---- */
+
+/* zeroed in the rank's stream, so the rank's later work sees the zeros */
+static float *cu_alloc(pl_backend *b, int64_t rank, size_t elems)
+{
+	crank *r = rk(b, rank);
+	void *p = NULL;
+	size_t bytes = sizeof(float) * (elems ? elems : 1);
+	if (cudaMalloc(&p, bytes) != cudaSuccess) {
+		cudaGetLastError(); /* out of memory is not sticky */
+		return NULL;
+	}
+	if (cudaMemsetAsync(p, 0, bytes, r->s) != cudaSuccess) {
+		cudaFree(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void cu_release(pl_backend *b, int64_t rank, float *p)
+{
+	if (!p)
+		return;
+	rk(b, rank);
+	cudaFree(p);
+}
+
+static int cu_copy(pl_backend *b, int64_t rank, float *dst, size_t dpitch, const float *src,
+                   size_t spitch, size_t width, size_t rows)
+{
+	crank *r = rk(b, rank);
+	if (!width || !rows)
+		return 0;
+	cudaError_t e =
+	    rows == 1
+	        ? cudaMemcpyAsync(dst, src, sizeof(float) * width, cudaMemcpyDeviceToDevice, r->s)
+	        : cudaMemcpy2DAsync(dst, sizeof(float) * dpitch, src, sizeof(float) * spitch,
+	                            sizeof(float) * width, rows, cudaMemcpyDeviceToDevice, r->s);
+	return cuda_ok(b, rank, e, "a copy");
+}
+
+static int cu_fill(pl_backend *b, int64_t rank, float *p, size_t n, float value)
+{
+	crank *r = rk(b, rank);
+	return cuda_ok(b, rank, (cudaError_t)plk_fill(r->s, p, n, value), "a fill");
+}
+
+static int cu_add(pl_backend *b, int64_t rank, float *y, const float *x, size_t n)
+{
+	crank *r = rk(b, rank);
+	return cuda_ok(b, rank, (cudaError_t)plk_add(r->s, y, x, n), "a gradient sum");
+}
+
+static int cu_update(pl_backend *b, int64_t rank, const pl_update *u, float *w, const float *g,
+                     float *m, float *v, size_t n)
+{
+	crank *r = rk(b, rank);
+	return cuda_ok(b, rank,
+	               (cudaError_t)plk_update(r->s, u->adam, w, g, m, v, n, u->lr, u->grad_scale,
+	                                       u->b1, u->b2, u->eps, u->c1, u->c2),
+	               "the optimizer");
+}
+
+static int cu_upload(pl_backend *b, int64_t rank, float *dst, const float *host, size_t n)
+{
+	crank *r = rk(b, rank);
+	if (n &&
+	    cuda_ok(b, rank,
+	            cudaMemcpyAsync(dst, host, sizeof(float) * n, cudaMemcpyHostToDevice, r->s),
+	            "a copy to the GPU"))
+		return -1;
+	return wait_rank(b, rank, NULL, "a copy to the GPU");
+}
+
+static int cu_download(pl_backend *b, int64_t rank, float *host, const float *src, size_t n)
+{
+	crank *r = rk(b, rank);
+	if (n &&
+	    cuda_ok(b, rank,
+	            cudaMemcpyAsync(host, src, sizeof(float) * n, cudaMemcpyDeviceToHost, r->s),
+	            "a copy from the GPU"))
+		return -1;
+	return wait_rank(b, rank, NULL, "a copy from the GPU");
+}
+
+/* ---- collectives ---- */
+
+static pl_comm *cu_comm(pl_backend *b, int64_t rank, const int64_t *members, int n)
+{
+	cuda *c = b->impl;
+	int idx = -1;
+	for (int k = 0; k < n; k++)
+		if (members[k] == rank)
+			idx = k;
+	if (idx < 0)
+		return NULL;
+	pthread_mutex_lock(&c->mu);
+	pl_comm *cm = c->comms;
+	for (; cm; cm = cm->next)
+		if (cm->n == n && !memcmp(cm->members, members, sizeof(int64_t) * (size_t)n))
+			break;
+	if (!cm && (cm = calloc(1, sizeof *cm))) {
+		cm->b = b;
+		cm->n = n;
+		cm->members = malloc(sizeof(int64_t) * (size_t)n);
+		cm->nc = calloc((size_t)n, sizeof *cm->nc);
+		if (!cm->members || !cm->nc || (n > 1 && ncclGetUniqueId(&cm->id) != ncclSuccess)) {
+			free(cm->members);
+			free(cm->nc);
+			free(cm);
+			cm = NULL;
+		} else {
+			memcpy(cm->members, members, sizeof(int64_t) * (size_t)n);
+			cm->next = c->comms;
+			c->comms = cm;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	if (cm && atomic_load(&cm->broken)) {
+		cu_fail(b, rank,
+		        "an NCCL communicator was aborted by an earlier failure; make a "
+		        "new backend");
+		return NULL;
+	}
+	if (!cm || n == 1 || cm->nc[idx])
+		return cm;
+	/* every member joins here; the call returns at once (non-blocking) */
+	rk(b, rank);
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	cfg.blocking = 0;
+	ncclResult_t e = ncclCommInitRankConfig(&cm->nc[idx], n, cm->id, idx, &cfg);
+	if (e != ncclSuccess && e != ncclInProgress) {
+		char m[300];
+		snprintf(m, sizeof m, "cannot create an NCCL communicator of %d ranks: %s", n,
+		         ncclGetErrorString(e));
+		cu_fail(b, rank, m);
+		cm->nc[idx] = NULL;
+		atomic_store(&cm->broken, 1);
+		return NULL;
+	}
+	if (wait_rank(b, rank, &cm->nc[idx], "creating an NCCL communicator")) {
+		atomic_store(&cm->broken, 1);
+		return NULL;
+	}
+	return cm;
+}
+
+static int nccl_call(pl_comm *cm, int idx, ncclResult_t e, const char *what)
+{
+	int64_t rank = cm->members[idx];
+	if (e != ncclSuccess && e != ncclInProgress) {
+		char m[300];
+		snprintf(m, sizeof m, "NCCL error in %s: %s", what, ncclGetErrorString(e));
+		cu_fail(cm->b, rank, m);
+		return -1;
+	}
+	if (wait_rank(cm->b, rank, &cm->nc[idx], what)) {
+		atomic_store(&cm->broken, 1);
+		return -1;
+	}
+	return 0;
+}
+
+static int cu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max)
+{
+	if (cm->n == 1 || !count)
+		return cu_failed(cm->b) ? -1 : 0;
+	if (!cm->nc[idx])
+		return -1;
+	crank *r = rk(cm->b, cm->members[idx]);
+	return nccl_call(
+	    cm, idx,
+	    ncclAllReduce(buf, buf, count, ncclFloat, max ? ncclMax : ncclSum, cm->nc[idx], r->s),
+	    "all_reduce");
+}
+
+static int cu_all_gather(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
+{
+	int64_t rank = cm->members[idx];
+	if (cm->n == 1)
+		return cu_copy(cm->b, rank, recv, count, send, count, count, 1);
+	if (!cm->nc[idx])
+		return -1;
+	crank *r = rk(cm->b, rank);
+	return nccl_call(cm, idx, ncclAllGather(send, recv, count, ncclFloat, cm->nc[idx], r->s),
+	                 "all_gather");
+}
+
+static int cu_reduce_scatter(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
+{
+	int64_t rank = cm->members[idx];
+	if (cm->n == 1)
+		return cu_copy(cm->b, rank, recv, count, send, count, count, 1);
+	if (!cm->nc[idx])
+		return -1;
+	crank *r = rk(cm->b, rank);
+	return nccl_call(
+	    cm, idx, ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, cm->nc[idx], r->s),
+	    "reduce_scatter");
+}
+
+static int cu_all_to_all(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
+{
+	int64_t rank = cm->members[idx];
+	if (cm->n == 1)
+		return cu_copy(cm->b, rank, recv, count, send, count, count, 1);
+	if (!cm->nc[idx])
+		return -1;
+	crank *r = rk(cm->b, rank);
+	ncclResult_t e = ncclGroupStart();
+	for (int k = 0; k < cm->n && (e == ncclSuccess || e == ncclInProgress); k++) {
+		e = ncclSend(send + (size_t)k * count, count, ncclFloat, k, cm->nc[idx], r->s);
+		if (e == ncclSuccess || e == ncclInProgress)
+			e = ncclRecv(recv + (size_t)k * count, count, ncclFloat, k, cm->nc[idx],
+			             r->s);
+	}
+	ncclResult_t ge = ncclGroupEnd();
+	return nccl_call(cm, idx, e == ncclSuccess || e == ncclInProgress ? ge : e, "all_to_all");
+}
+
+/* ---- kernels ---- */
+
+/* C = alpha op(A) op(B) + beta C, row-major: cuBLAS (column-major) computes
+ * C^T = op(B)^T op(A)^T */
+static int dgemm(pl_backend *b, int64_t rank, int ta, int tb, int64_t m, int64_t n, int64_t k,
+                 float alpha, const float *a, int64_t lda, const float *bb, int64_t ldb, float beta,
+                 float *c, int64_t ldc)
+{
+	crank *r = rk(b, rank);
+	if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX) {
+		cu_fail(b, rank, "a matrix product larger than cuBLAS's 32-bit sizes");
+		return -1;
+	}
+	return blas_ok(b, rank,
+	               cublasSgemm(r->h, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+	                           ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k, &alpha,
+	                           bb, (int)ldb, a, (int)lda, &beta, c, (int)ldc));
+}
+
+static int zero(pl_backend *b, int64_t rank, const pl_xt *x)
+{
+	return x->v ? cu_fill(b, rank, x->v, x->n, 0) : 0;
+}
+
+static int matmul(pl_backend *b, pl_kctx *k, pl_xt *in, pl_xt *c, const pl_xt *dc, pl_xt *din)
+{
+	int64_t R = k->rank;
+	pl_xt *a = &in[0], *bm = &in[1];
+	const pl_xt *cc = c ? c : dc;
+	int64_t m = a->shape[a->rank - 2], kk = a->shape[a->rank - 1], n = bm->shape[bm->rank - 1];
+	int64_t batches = 1;
+	for (int d = 0; d < cc->rank - 2; d++)
+		batches *= cc->shape[d];
+	if (din && (zero(b, R, &din[0]) || zero(b, R, &din[1])))
+		return -1;
+	/* A batched as C is and B one matrix: one product over batches * m rows */
+	int flat = bm->rank == 2 && (int64_t)(a->n / (size_t)(m * kk)) == batches;
+	if (flat) {
+		m *= batches;
+		batches = 1;
+	}
+	for (int64_t i = 0; i < batches; i++) {
+		int64_t oa = 0, ob = 0;
+		if (!flat)
+			pl_kernel_batch_offsets(a, bm, cc, i, &oa, &ob);
+		const float *pa = a->v + oa * m * kk, *pb = bm->v + ob * kk * n;
+		if (!din) {
+			if (dgemm(b, R, 0, 0, m, n, kk, 1, pa, kk, pb, n, 0, c->v + i * m * n, n))
+				return -1;
+			continue;
+		}
+		const float *pc = dc->v + i * m * n;
+		if (din[0].v &&
+		    dgemm(b, R, 0, 1, m, kk, n, 1, pc, n, pb, n, 1, din[0].v + oa * m * kk, kk))
+			return -1;
+		if (din[1].v &&
+		    dgemm(b, R, 1, 0, kk, n, m, 1, pa, kk, pc, n, 1, din[1].v + ob * kk * n, n))
+			return -1;
+	}
+	return 0;
+}
+
+static void shape_of(const pl_xt *x, plk_shape *s)
+{
+	memset(s, 0, sizeof *s);
+	s->rank = x->rank;
+	memcpy(s->s, x->shape, sizeof(int64_t) * (size_t)x->rank);
+}
+
+static int sce(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	int64_t R = k->rank;
+	crank *r = rk(b, R);
+	const pl_xt *x = &in[0], *lab = &in[1];
+	const pl_tensor *gx = &k->g->tensors[k->op->in[0]];
+	int64_t cl = x->shape[x->rank - 1], c0 = k->in_off[0][x->rank - 1];
+	int64_t np = (int64_t)(x->n / (size_t)cl);
+	double positions = 1;
+	for (int d = 0; d < gx->rank - 1; d++)
+		positions *= (double)gx->shape[d];
+	float *lse = k->saved->v;
+	if (din) {
+		if (!din[0].v)
+			return 0;
+		return cuda_ok(b, R,
+		               (cudaError_t)plk_sce_grad(r->s, x->v, lab->v, lse, dy->v, din[0].v,
+		                                         np, cl, c0, positions),
+		               "SoftmaxCrossEntropy");
+	}
+	float *mx = NULL;
+	if (cuda_ok(b, R,
+	            cudaMallocAsync((void **)&mx, sizeof(float) * 3 * (size_t)(np ? np : 1), r->s),
+	            "SoftmaxCrossEntropy"))
+		return -1;
+	float *st = mx + np;
+	int rc =
+	    cuda_ok(b, R, (cudaError_t)plk_sce_max(r->s, x->v, mx, np, cl), "SoftmaxCrossEntropy");
+	if (!rc && k->class_allreduce)
+		rc = k->class_allreduce(k->ud, mx, (size_t)np, 1);
+	if (!rc)
+		rc = cuda_ok(b, R, (cudaError_t)plk_sce_sum(r->s, x->v, lab->v, mx, st, np, cl, c0),
+		             "SoftmaxCrossEntropy");
+	if (!rc && k->class_allreduce)
+		rc = k->class_allreduce(k->ud, st, 2 * (size_t)np, 0);
+	if (!rc)
+		rc = cuda_ok(b, R,
+		             (cudaError_t)plk_sce_loss(r->s, mx, st, lse, y->v, np, positions,
+		                                       k->loss_share),
+		             "SoftmaxCrossEntropy");
+	cudaFreeAsync(mx, r->s);
+	return rc;
+}
+
+static int reduce(pl_backend *b, pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy,
+                  pl_xt *dx)
+{
+	int64_t ost[PL_MAX_RANK];
+	double scale = pl_kernel_reduce_map(k, x, ost);
+	plk_shape xs;
+	shape_of(x, &xs);
+	crank *r = rk(b, k->rank);
+	return cuda_ok(b, k->rank,
+	               (cudaError_t)plk_reduce(r->s, x->v, dx ? NULL : y->v, dx ? dy->v : NULL,
+	                                       dx ? dx->v : NULL, &xs, ost, dx ? 0 : y->n, scale),
+	               "a reduction");
+}
+
+/* MoE on the host: the pieces copied out, kernels.c's kernel, the results back */
+static int host_kernel(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
+                       pl_xt *din)
+{
+	int64_t R = k->rank;
+	int nin = k->op->ninputs, rc = -1;
+	pl_xt hin[PL_MAX_OP_INPUTS], hout = *out, hdout = {0}, hdin[PL_MAX_OP_INPUTS];
+	memset(hin, 0, sizeof hin);
+	memset(hdin, 0, sizeof hdin);
+	hout.v = NULL;
+	for (int i = 0; i < nin; i++) {
+		hin[i] = in[i];
+		hin[i].v = malloc(sizeof(float) * (in[i].n ? in[i].n : 1));
+		if (!hin[i].v || cu_download(b, R, hin[i].v, in[i].v, in[i].n))
+			goto out;
+		if (din) {
+			hdin[i] = din[i];
+			hdin[i].v = NULL;
+			if (din[i].v &&
+			    !(hdin[i].v = malloc(sizeof(float) * (din[i].n ? din[i].n : 1))))
+				goto out;
+		}
+	}
+	if (!(hout.v = malloc(sizeof(float) * (out->n ? out->n : 1))))
+		goto out;
+	if (din) {
+		hdout = *dout;
+		if (!(hdout.v = malloc(sizeof(float) * (dout->n ? dout->n : 1))) ||
+		    cu_download(b, R, hout.v, out->v, out->n) ||
+		    cu_download(b, R, hdout.v, dout->v, dout->n))
+			goto out;
+	}
+	pl_kctx hk = *k;
+	hk.gemm = NULL; /* MoE has no matrix product */
+	if (din ? pl_kernel_backward(&hk, hin, &hout, &hdout, hdin)
+	        : pl_kernel_forward(&hk, hin, &hout))
+		goto out;
+	rc = 0;
+	if (!din)
+		rc = cu_upload(b, R, out->v, hout.v, out->n);
+	for (int i = 0; din && i < nin && !rc; i++)
+		if (din[i].v)
+			rc = cu_upload(b, R, din[i].v, hdin[i].v, din[i].n);
+out:
+	for (int i = 0; i < nin; i++) {
+		free(hin[i].v);
+		free(hdin[i].v);
+	}
+	free(hout.v);
+	free(hdout.v);
+	return rc;
+}
+
+static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
+               pl_xt *din)
+{
+	int64_t R = k->rank;
+	crank *r = rk(b, R);
+	const pl_op *op = k->op;
+	cudaError_t e = cudaSuccess;
+	switch (op->type) {
+	case PL_OP_MATMUL: return matmul(b, k, in, (pl_xt *)out, dout, din);
+	case PL_OP_ADD:
+	case PL_OP_SUB:
+	case PL_OP_MUL:
+	case PL_OP_DIV: {
+		static const int kind[] = {[PL_OP_ADD] = PLK_ADD,
+		                           [PL_OP_SUB] = PLK_SUB,
+		                           [PL_OP_MUL] = PLK_MUL,
+		                           [PL_OP_DIV] = PLK_DIV};
+		const pl_xt *ref = din ? dout : out;
+		int64_t sa[PL_MAX_RANK], sb[PL_MAX_RANK];
+		pl_kernel_bcast_strides(&in[0], ref, sa);
+		pl_kernel_bcast_strides(&in[1], ref, sb);
+		plk_shape os;
+		shape_of(ref, &os);
+		if (din && (zero(b, R, &din[0]) || zero(b, R, &din[1])))
+			return -1;
+		e = plk_binary(r->s, kind[op->type], in[0].v, in[1].v, din ? NULL : out->v,
+		               din ? dout->v : NULL, din ? din[0].v : NULL, din ? din[1].v : NULL,
+		               &os, sa, sb);
+		break;
+	}
+	case PL_OP_SOFTMAX: {
+		if (din && !din[0].v)
+			return 0;
+		int64_t outer, n, inner;
+		pl_kernel_split3(&in[0], pl_kernel_axis(op, in[0].rank, -1), &outer, &n, &inner);
+		e = plk_softmax(r->s, in[0].v, out->v, din ? dout->v : NULL, din ? din[0].v : NULL,
+		                outer, n, inner);
+		break;
+	}
+	case PL_OP_LAYERNORM:
+	case PL_OP_RMSNORM: {
+		const pl_xt *x = &in[0];
+		int has_b = op->ninputs > 2;
+		int64_t axis = pl_kernel_axis(op, x->rank, -1), rows = 1, cols = 1;
+		for (int d = 0; d < x->rank; d++)
+			*(d < axis ? &rows : &cols) *= x->shape[d];
+		if (din && (zero(b, R, &din[1]) || (has_b && zero(b, R, &din[2]))))
+			return -1;
+		e = plk_norm(r->s, op->type == PL_OP_RMSNORM, x->v, in[1].v, has_b ? in[2].v : NULL,
+		             din ? NULL : out->v, din ? dout->v : NULL, din ? din[0].v : NULL,
+		             din ? din[1].v : NULL, din && has_b ? din[2].v : NULL, rows, cols,
+		             op->attrs.epsilon);
+		break;
+	}
+	case PL_OP_GATHER: {
+		const pl_xt *x = &in[0];
+		int64_t axis = pl_kernel_axis(op, x->rank, 0), pre, vl, post;
+		pl_kernel_split3(x, axis, &pre, &vl, &post);
+		if (din && (!din[0].v || zero(b, R, &din[0])))
+			return din[0].v ? -1 : 0;
+		e = plk_gather(r->s, x->v, in[1].v, din ? NULL : out->v, din ? dout->v : NULL,
+		               din ? din[0].v : NULL, pre, vl, post, (int64_t)in[1].n,
+		               k->in_off[0][axis], k->g->tensors[op->in[0]].shape[axis]);
+		break;
+	}
+	case PL_OP_TRANSPOSE: {
+		if (din && !din[0].v)
+			return 0;
+		int64_t st[PL_MAX_RANK], src[PL_MAX_RANK];
+		int n = in[0].rank;
+		pl_kernel_row_strides(&in[0], st);
+		for (int d = 0; d < n; d++)
+			src[d] = st[op->attrs.nperm ? op->attrs.perm[d] : n - 1 - d];
+		plk_shape os;
+		shape_of(din ? dout : out, &os);
+		e = plk_transpose(r->s, in[0].v, din ? NULL : out->v, din ? dout->v : NULL,
+		                  din ? din[0].v : NULL, &os, src);
+		break;
+	}
+	case PL_OP_REDUCESUM:
+	case PL_OP_REDUCEMEAN:
+		if (din && !din[0].v)
+			return 0;
+		return reduce(b, k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_SCE: return sce(b, k, in, out, dout, din);
+	case PL_OP_MOE_DISPATCH:
+	case PL_OP_MOE_COMBINE: return host_kernel(b, k, in, out, dout, din);
+	case PL_OP_RESHAPE: /* the local pieces keep their element order */
+		if (din)
+			return din[0].v ? cu_copy(b, R, din[0].v, din[0].n, dout->v, din[0].n,
+			                          din[0].n, 1)
+			                : 0;
+		return cu_copy(b, R, out->v, out->n, in[0].v, out->n, out->n, 1);
+	default: {
+		if (din && !din[0].v)
+			return 0;
+		int kind = pl_kernel_unary_kind(op->type);
+		plk_dropout dr;
+		memset(&dr, 0, sizeof dr);
+		if (kind == PLK_DROPOUT) {
+			const pl_tensor *t = &k->g->tensors[op->out[0]];
+			dr.seed = k->seed;
+			dr.op = (int)(op - k->g->ops);
+			dr.ratio = op->attrs.ratio;
+			shape_of(&in[0], &dr.local);
+			dr.global.rank = t->rank;
+			memcpy(dr.global.s, t->shape, sizeof(int64_t) * (size_t)t->rank);
+			memcpy(dr.off, k->out_off, sizeof dr.off);
+		}
+		e = plk_unary(r->s, kind, in[0].v, din ? NULL : out->v, din ? dout->v : NULL,
+		              din ? din[0].v : NULL, in[0].n, &dr);
+		break;
+	}
+	}
+	return cuda_ok(b, R, e, op->name);
+}
+
+static int cu_forward(pl_backend *b, pl_kctx *k, pl_xt *in, pl_xt *out)
+{
+	return run(b, k, in, out, NULL, NULL);
+}
+
+static int cu_backward(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
+                       pl_xt *din)
+{
+	return run(b, k, in, out, dout, din);
+}
+
+/* ---- ranks ---- */
+
+static int rank_enter(pl_backend *b, int64_t rank)
+{
+	rk(b, rank);
+	return 0;
+}
+
+/* the rank's queued work is part of its step */
+static int rank_leave(pl_backend *b, int64_t rank)
+{
+	return wait_rank(b, rank, NULL, "the step's kernels");
+}
+
+static int cu_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char *msg, size_t msglen)
+{
+	return pl_ranks_launch(&((cuda *)b->impl)->rk, b, fn, arg, rank_enter, rank_leave, msg,
+	                       msglen);
+}
+
+static void cu_destroy(pl_backend *b)
+{
+	if (!b)
+		return;
+	cuda *c = b->impl;
+	for (pl_comm *cm = c->comms, *nx; cm; cm = nx) {
+		nx = cm->next;
+		for (int k = 0; k < cm->n; k++)
+			if (cm->nc[k]) {
+				rk(b, cm->members[k]);
+				ncclCommDestroy(cm->nc[k]);
+			}
+		free(cm->members);
+		free(cm->nc);
+		free(cm);
+	}
+	for (int64_t r = 0; c->r && r < b->nranks; r++) {
+		rk(b, r);
+		if (c->r[r].h)
+			cublasDestroy(c->r[r].h);
+		if (c->r[r].s)
+			cudaStreamDestroy(c->r[r].s);
+	}
+	free(c->r);
+	pthread_mutex_destroy(&c->mu);
+	pl_ranks_destroy(&c->rk);
+	free(c);
+	free(b);
+}
+
+pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
+{
+	*out = NULL;
+	int ndev = 0;
+	cudaError_t e = cudaGetDeviceCount(&ndev);
+	if (e != cudaSuccess || ndev == 0)
+		return pl_err_set(err, PL_EDEVICE, "the cuda backend found no GPU (%s)",
+		                  e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA devices");
+	if (nranks < 1 || nranks > ndev)
+		return pl_err_set(
+		    err, PL_EDEVICE,
+		    "the plan needs %lld ranks, one GPU each; this machine has %d GPU%s",
+		    (long long)nranks, ndev, ndev == 1 ? "" : "s");
+	pl_backend *b = calloc(1, sizeof *b);
+	cuda *c = calloc(1, sizeof *c);
+	if (!b || !c || !(c->r = calloc((size_t)nranks, sizeof *c->r))) {
+		free(b);
+		if (c)
+			free(c->r);
+		free(c);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&c->mu, NULL);
+	pl_ranks_init(&c->rk);
+	c->timeout_s = timeout_s > 0 ? timeout_s : 60;
+	*b = (pl_backend){.name = "cuda",
+	                  .caps = PL_CAP_THREAD_RANKS,
+	                  .nranks = nranks,
+	                  .impl = c,
+	                  .launch = cu_launch,
+	                  .alloc = cu_alloc,
+	                  .release = cu_release,
+	                  .copy = cu_copy,
+	                  .fill = cu_fill,
+	                  .add = cu_add,
+	                  .update = cu_update,
+	                  .upload = cu_upload,
+	                  .download = cu_download,
+	                  .forward = cu_forward,
+	                  .backward = cu_backward,
+	                  .comm = cu_comm,
+	                  .all_reduce = cu_all_reduce,
+	                  .all_gather = cu_all_gather,
+	                  .reduce_scatter = cu_reduce_scatter,
+	                  .all_to_all = cu_all_to_all,
+	                  .fail = cu_fail,
+	                  .failed = cu_failed,
+	                  .destroy = cu_destroy};
+	for (int64_t r = 0; r < nranks; r++) {
+		crank *cr = &c->r[r];
+		const char *what = NULL;
+		if (cudaSetDevice((int)r) != cudaSuccess)
+			what = "selecting the GPU";
+		else if (cudaStreamCreateWithFlags(&cr->s, cudaStreamNonBlocking) != cudaSuccess)
+			what = "creating a stream";
+		else if (cublasCreate(&cr->h) != CUBLAS_STATUS_SUCCESS ||
+		         cublasSetStream(cr->h, cr->s) != CUBLAS_STATUS_SUCCESS)
+			what = "starting cuBLAS";
+		if (what) {
+			cu_destroy(b);
+			return pl_err_set(err, PL_EDEVICE, "the cuda backend: GPU %lld: %s failed",
+			                  (long long)r, what);
+		}
+	}
+	*out = b;
+	return PL_OK;
+}

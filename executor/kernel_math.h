@@ -1,0 +1,69 @@
+/* The element-wise formulas of the kernels, written once for the host
+ * (kernels.c) and the device (cuda_kernels.cu): both backends compute the
+ * same function the same way. */
+#ifndef PL_KERNEL_MATH_H
+#define PL_KERNEL_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define PL_HD __host__ __device__
+#else
+#define PL_HD
+#endif
+
+/* the element-wise operator kinds (Identity also stands for Cast) */
+enum { PLK_IDENTITY, PLK_RELU, PLK_GELU, PLK_SILU, PLK_TANH, PLK_SIGMOID, PLK_DROPOUT };
+
+/* splitmix64 */
+static inline PL_HD uint64_t plk_hash64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* Dropout keeps global element idx of op's output */
+static inline PL_HD int plk_dropout_keep(uint64_t seed, int op, uint64_t idx, double ratio)
+{
+	uint64_t h = plk_hash64(seed ^ plk_hash64((uint64_t)op * 0x100000001b3ULL ^ idx));
+	return (double)(h >> 11) * 0x1.0p-53 >= ratio;
+}
+
+/* f(v) of an element-wise kind other than Dropout; *d receives f'(v) */
+static inline PL_HD float plk_elementwise(int kind, float v, float *d)
+{
+	float r = v, s, t;
+	const float c = 0.7978845608028654f, a = 0.044715f;
+	*d = 1;
+	switch (kind) {
+	case PLK_RELU:
+		r = v > 0 ? v : 0;
+		*d = v > 0;
+		break;
+	case PLK_GELU: /* tanh approximation */
+		t = tanhf(c * (v + a * v * v * v));
+		*d = 0.5f * (1 + t) + 0.5f * v * (1 - t * t) * c * (1 + 3 * a * v * v);
+		r = 0.5f * v * (1 + t);
+		break;
+	case PLK_SILU:
+		s = 1 / (1 + expf(-v));
+		r = v * s;
+		*d = s * (1 + v * (1 - s));
+		break;
+	case PLK_TANH:
+		r = tanhf(v);
+		*d = 1 - r * r;
+		break;
+	case PLK_SIGMOID:
+		r = 1 / (1 + expf(-v));
+		*d = r * (1 - r);
+		break;
+	default: break;
+	}
+	return r;
+}
+
+#endif

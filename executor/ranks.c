@@ -1,0 +1,91 @@
+/* Rank threads and the failure state (ranks.h). */
+#include "executor/ranks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+void pl_ranks_init(pl_ranks *r)
+{
+	pthread_mutex_init(&r->mu, NULL);
+	atomic_store(&r->failed, 0);
+	r->msg[0] = 0;
+}
+
+void pl_ranks_destroy(pl_ranks *r)
+{
+	pthread_mutex_destroy(&r->mu);
+}
+
+void pl_ranks_fail(pl_ranks *r, int64_t rank, const char *msg)
+{
+	pthread_mutex_lock(&r->mu);
+	if (!atomic_load(&r->failed)) {
+		snprintf(r->msg, sizeof r->msg, "rank %lld: %s", (long long)rank, msg);
+		atomic_store(&r->failed, 1);
+	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+int pl_ranks_failed(pl_ranks *r)
+{
+	return atomic_load(&r->failed);
+}
+
+typedef struct rankarg {
+	pl_backend *b;
+	int (*fn)(void *, int64_t);
+	void *arg;
+	int (*enter)(pl_backend *, int64_t), (*leave)(pl_backend *, int64_t);
+	int64_t rank;
+	int rc;
+} rankarg;
+
+static void *rank_main(void *p)
+{
+	rankarg *a = p;
+	a->rc = a->enter && a->enter(a->b, a->rank) ? -1 : a->fn(a->arg, a->rank);
+	if (a->leave && a->leave(a->b, a->rank))
+		a->rc = -1;
+	return NULL;
+}
+
+int pl_ranks_launch(pl_ranks *r, pl_backend *b, int (*fn)(void *, int64_t), void *arg,
+                    int (*enter)(pl_backend *, int64_t), int (*leave)(pl_backend *, int64_t),
+                    char *msg, size_t msglen)
+{
+	int64_t n = b->nranks;
+	rankarg *ra = calloc((size_t)n, sizeof *ra);
+	pthread_t *th = calloc((size_t)n, sizeof *th);
+	char *started = calloc((size_t)n, 1);
+	if (!ra || !th || !started) {
+		free(ra);
+		free(th);
+		free(started);
+		snprintf(msg, msglen, "out of memory starting %lld ranks", (long long)n);
+		return -1;
+	}
+	atomic_store(&r->failed, 0);
+	r->msg[0] = 0;
+	for (int64_t k = 0; k < n; k++) {
+		ra[k] = (rankarg){b, fn, arg, enter, leave, k, 0};
+		if (pthread_create(&th[k], NULL, rank_main, &ra[k]) == 0)
+			started[k] = 1;
+		else
+			pl_ranks_fail(r, k, "cannot start the rank's thread");
+	}
+	for (int64_t k = 0; k < n; k++)
+		if (started[k])
+			pthread_join(th[k], NULL);
+	int rc = 0;
+	for (int64_t k = 0; k < n && !rc; k++)
+		if (ra[k].rc || !started[k])
+			rc = -1;
+	if (rc || atomic_load(&r->failed)) {
+		snprintf(msg, msglen, "%s", r->msg[0] ? r->msg : "a rank failed");
+		rc = -1;
+	}
+	free(ra);
+	free(th);
+	free(started);
+	return rc;
+}
