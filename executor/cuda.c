@@ -28,6 +28,8 @@
 #include "planner/ops.h"
 #include "search/ve.h"
 
+_Static_assert(PL_MAX_RANK == PLK_MAX_RANK, "the kernels' shapes hold every tensor rank");
+
 struct pl_comm {
 	pl_backend *b;
 	int n;
@@ -106,7 +108,9 @@ static void nap(void)
 
 /* Waits for the rank's stream (and, with nc, for the communicator to leave
  * its in-progress state first). -1 if the run failed meanwhile, the work
- * failed, or it took longer than the timeout; then nc is aborted. */
+ * failed, or -- with nc, where the wait depends on the other ranks -- it took
+ * longer than the timeout; then nc is aborted. A rank's own work has no
+ * timeout: nothing of another rank's is left in its stream after a wait. */
 static int wait_rank(pl_backend *b, int64_t rank, ncclComm_t *nc, const char *what)
 {
 	cuda *c = b->impl;
@@ -130,7 +134,7 @@ static int wait_rank(pl_backend *b, int64_t rank, ncclComm_t *nc, const char *wh
 			return 0;
 		} else if (pl_ranks_failed(&c->rk)) {
 			bad = "";
-		} else if (ve_now() - t0 > c->timeout_s) {
+		} else if (nc && ve_now() - t0 > c->timeout_s) {
 			snprintf(m, sizeof m, "%s waited %.0f s for the other ranks", what,
 			         c->timeout_s);
 			bad = m;
