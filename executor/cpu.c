@@ -20,7 +20,7 @@
 struct pl_comm {
 	pl_backend *b;
 	int n;
-	int64_t *members;
+	const int64_t *members; /* the group registry's copy */
 	const float **slot;
 	float *red; /* all_reduce: the shared result */
 	size_t rcap;
@@ -28,13 +28,10 @@ struct pl_comm {
 	pthread_cond_t cv;
 	int arrived;
 	unsigned gen;
-	pl_comm *next;
 };
 
 typedef struct cpu {
-	pl_ranks rk;
-	pthread_mutex_t mu; /* the communicator list */
-	pl_comm *comms;
+	pl_ranks rk; /* failures and the communicators */
 	double timeout_s;
 } cpu;
 
@@ -98,35 +95,25 @@ static int barrier(pl_comm *cm, int idx)
 	return pl_ranks_failed(&c->rk) ? -1 : 0;
 }
 
+static void *cpu_make_comm(void *b, const int64_t *members, int n)
+{
+	pl_comm *cm = calloc(1, sizeof *cm);
+	if (!cm || !(cm->slot = calloc((size_t)n, sizeof *cm->slot))) {
+		free(cm);
+		return NULL;
+	}
+	cm->b = b;
+	cm->n = n;
+	cm->members = members;
+	pthread_mutex_init(&cm->mu, NULL);
+	pthread_cond_init(&cm->cv, NULL);
+	return cm;
+}
+
 static pl_comm *cpu_comm(pl_backend *b, int64_t rank, const int64_t *members, int n)
 {
 	(void)rank;
-	cpu *c = b->impl;
-	pthread_mutex_lock(&c->mu);
-	pl_comm *cm = c->comms;
-	for (; cm; cm = cm->next)
-		if (cm->n == n && !memcmp(cm->members, members, sizeof(int64_t) * (size_t)n))
-			break;
-	if (!cm && (cm = calloc(1, sizeof *cm))) {
-		cm->b = b;
-		cm->n = n;
-		cm->members = malloc(sizeof(int64_t) * (size_t)n);
-		cm->slot = calloc((size_t)n, sizeof *cm->slot);
-		if (!cm->members || !cm->slot) {
-			free(cm->members);
-			free(cm->slot);
-			free(cm);
-			cm = NULL;
-		} else {
-			memcpy(cm->members, members, sizeof(int64_t) * (size_t)n);
-			pthread_mutex_init(&cm->mu, NULL);
-			pthread_cond_init(&cm->cv, NULL);
-			cm->next = c->comms;
-			c->comms = cm;
-		}
-	}
-	pthread_mutex_unlock(&c->mu);
-	return cm;
+	return pl_ranks_group(&((cpu *)b->impl)->rk, members, n, cpu_make_comm, b);
 }
 
 static int cpu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max)
@@ -287,22 +274,23 @@ static int cpu_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char
 	return pl_ranks_launch(&((cpu *)b->impl)->rk, b, fn, arg, NULL, NULL, msg, msglen);
 }
 
+static void cpu_drop_comm(void *ud, void *obj)
+{
+	pl_comm *cm = obj;
+	(void)ud;
+	pthread_mutex_destroy(&cm->mu);
+	pthread_cond_destroy(&cm->cv);
+	free(cm->slot);
+	free(cm->red);
+	free(cm);
+}
+
 static void cpu_destroy(pl_backend *b)
 {
 	if (!b)
 		return;
 	cpu *c = b->impl;
-	for (pl_comm *cm = c->comms, *nx; cm; cm = nx) {
-		nx = cm->next;
-		pthread_mutex_destroy(&cm->mu);
-		pthread_cond_destroy(&cm->cv);
-		free(cm->members);
-		free(cm->slot);
-		free(cm->red);
-		free(cm);
-	}
-	pthread_mutex_destroy(&c->mu);
-	pl_ranks_destroy(&c->rk);
+	pl_ranks_destroy(&c->rk, cpu_drop_comm, NULL);
 	free(c);
 	free(b);
 }
@@ -316,7 +304,6 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
 		free(c);
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	}
-	pthread_mutex_init(&c->mu, NULL);
 	pl_ranks_init(&c->rk);
 	c->timeout_s = timeout_s > 0 ? timeout_s : 60;
 	*b = (pl_backend){.name = "cpu",

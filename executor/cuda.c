@@ -33,11 +33,10 @@ _Static_assert(PL_MAX_RANK == PLK_MAX_RANK, "the kernels' shapes hold every tens
 struct pl_comm {
 	pl_backend *b;
 	int n;
-	int64_t *members;
+	const int64_t *members; /* the group registry's copy */
 	ncclUniqueId id;
 	ncclComm_t *nc;    /* per member, made by the member */
 	atomic_int broken; /* a member aborted its communicator: the group is gone */
-	pl_comm *next;
 };
 
 typedef struct crank {
@@ -46,9 +45,7 @@ typedef struct crank {
 } crank;
 
 typedef struct cuda {
-	pl_ranks rk;
-	pthread_mutex_t mu; /* the communicator list */
-	pl_comm *comms;
+	pl_ranks rk; /* failures and the communicators */
 	double timeout_s;
 	crank *r;
 } cuda;
@@ -215,29 +212,46 @@ static int cu_update(pl_backend *b, int64_t rank, const pl_update *u, float *w, 
 	               "the optimizer");
 }
 
-static int cu_upload(pl_backend *b, int64_t rank, float *dst, const float *host, size_t n)
+/* a copy between host and device memory, waited for */
+static int cu_move(pl_backend *b, int64_t rank, void *dst, const void *src, size_t n,
+                   enum cudaMemcpyKind kind)
 {
 	crank *r = rk(b, rank);
-	if (n &&
-	    cuda_ok(b, rank,
-	            cudaMemcpyAsync(dst, host, sizeof(float) * n, cudaMemcpyHostToDevice, r->s),
-	            "a copy to the GPU"))
+	const char *what =
+	    kind == cudaMemcpyHostToDevice ? "a copy to the GPU" : "a copy from the GPU";
+	if (n && cuda_ok(b, rank, cudaMemcpyAsync(dst, src, sizeof(float) * n, kind, r->s), what))
 		return -1;
-	return wait_rank(b, rank, NULL, "a copy to the GPU");
+	return wait_rank(b, rank, NULL, what);
+}
+
+static int cu_upload(pl_backend *b, int64_t rank, float *dst, const float *host, size_t n)
+{
+	return cu_move(b, rank, dst, host, n, cudaMemcpyHostToDevice);
 }
 
 static int cu_download(pl_backend *b, int64_t rank, float *host, const float *src, size_t n)
 {
-	crank *r = rk(b, rank);
-	if (n &&
-	    cuda_ok(b, rank,
-	            cudaMemcpyAsync(host, src, sizeof(float) * n, cudaMemcpyDeviceToHost, r->s),
-	            "a copy from the GPU"))
-		return -1;
-	return wait_rank(b, rank, NULL, "a copy from the GPU");
+	return cu_move(b, rank, host, src, n, cudaMemcpyDeviceToHost);
 }
 
 /* ---- collectives ---- */
+
+/* the group's record; each member makes its own NCCL communicator in cu_comm */
+static void *cu_make_comm(void *b, const int64_t *members, int n)
+{
+	pl_comm *cm = calloc(1, sizeof *cm);
+	if (!cm || !(cm->nc = calloc((size_t)n, sizeof *cm->nc)) ||
+	    (n > 1 && ncclGetUniqueId(&cm->id) != ncclSuccess)) {
+		if (cm)
+			free(cm->nc);
+		free(cm);
+		return NULL;
+	}
+	cm->b = b;
+	cm->n = n;
+	cm->members = members;
+	return cm;
+}
 
 static pl_comm *cu_comm(pl_backend *b, int64_t rank, const int64_t *members, int n)
 {
@@ -248,28 +262,7 @@ static pl_comm *cu_comm(pl_backend *b, int64_t rank, const int64_t *members, int
 			idx = k;
 	if (idx < 0)
 		return NULL;
-	pthread_mutex_lock(&c->mu);
-	pl_comm *cm = c->comms;
-	for (; cm; cm = cm->next)
-		if (cm->n == n && !memcmp(cm->members, members, sizeof(int64_t) * (size_t)n))
-			break;
-	if (!cm && (cm = calloc(1, sizeof *cm))) {
-		cm->b = b;
-		cm->n = n;
-		cm->members = malloc(sizeof(int64_t) * (size_t)n);
-		cm->nc = calloc((size_t)n, sizeof *cm->nc);
-		if (!cm->members || !cm->nc || (n > 1 && ncclGetUniqueId(&cm->id) != ncclSuccess)) {
-			free(cm->members);
-			free(cm->nc);
-			free(cm);
-			cm = NULL;
-		} else {
-			memcpy(cm->members, members, sizeof(int64_t) * (size_t)n);
-			cm->next = c->comms;
-			c->comms = cm;
-		}
-	}
-	pthread_mutex_unlock(&c->mu);
+	pl_comm *cm = pl_ranks_group(&c->rk, members, n, cu_make_comm, b);
 	if (cm && atomic_load(&cm->broken)) {
 		cu_fail(b, rank,
 		        "an NCCL communicator was aborted by an earlier failure; make a "
@@ -315,13 +308,29 @@ static int nccl_call(pl_comm *cm, int idx, ncclResult_t e, const char *what)
 	return 0;
 }
 
-static int cu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max)
+/* A collective's start: 1 when a group of one has done it already (a copy
+ * of send to recv, or nothing), -1 when the member has no communicator (its
+ * creation failed), 0 to go on with the member's rank in *r. */
+static int coll_start(pl_comm *cm, int idx, const float *send, float *recv, size_t count, crank **r)
 {
-	if (cm->n == 1 || !count)
-		return cu_failed(cm->b) ? -1 : 0;
+	int64_t rank = cm->members[idx];
+	if (cm->n == 1) {
+		if (send != recv && cu_copy(cm->b, rank, recv, count, send, count, count, 1))
+			return -1;
+		return cu_failed(cm->b) ? -1 : 1;
+	}
 	if (!cm->nc[idx])
 		return -1;
-	crank *r = rk(cm->b, cm->members[idx]);
+	*r = rk(cm->b, rank);
+	return 0;
+}
+
+static int cu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max)
+{
+	crank *r;
+	int st = count ? coll_start(cm, idx, buf, buf, count, &r) : cu_failed(cm->b) ? -1 : 1;
+	if (st)
+		return st < 0 ? -1 : 0;
 	return nccl_call(
 	    cm, idx,
 	    ncclAllReduce(buf, buf, count, ncclFloat, max ? ncclMax : ncclSum, cm->nc[idx], r->s),
@@ -330,24 +339,20 @@ static int cu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max
 
 static int cu_all_gather(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
 {
-	int64_t rank = cm->members[idx];
-	if (cm->n == 1)
-		return cu_copy(cm->b, rank, recv, count, send, count, count, 1);
-	if (!cm->nc[idx])
-		return -1;
-	crank *r = rk(cm->b, rank);
+	crank *r;
+	int st = coll_start(cm, idx, send, recv, count, &r);
+	if (st)
+		return st < 0 ? -1 : 0;
 	return nccl_call(cm, idx, ncclAllGather(send, recv, count, ncclFloat, cm->nc[idx], r->s),
 	                 "all_gather");
 }
 
 static int cu_reduce_scatter(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
 {
-	int64_t rank = cm->members[idx];
-	if (cm->n == 1)
-		return cu_copy(cm->b, rank, recv, count, send, count, count, 1);
-	if (!cm->nc[idx])
-		return -1;
-	crank *r = rk(cm->b, rank);
+	crank *r;
+	int st = coll_start(cm, idx, send, recv, count, &r);
+	if (st)
+		return st < 0 ? -1 : 0;
 	return nccl_call(
 	    cm, idx, ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, cm->nc[idx], r->s),
 	    "reduce_scatter");
@@ -355,12 +360,10 @@ static int cu_reduce_scatter(pl_comm *cm, int idx, const float *send, float *rec
 
 static int cu_all_to_all(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
 {
-	int64_t rank = cm->members[idx];
-	if (cm->n == 1)
-		return cu_copy(cm->b, rank, recv, count, send, count, count, 1);
-	if (!cm->nc[idx])
-		return -1;
-	crank *r = rk(cm->b, rank);
+	crank *r;
+	int st = coll_start(cm, idx, send, recv, count, &r);
+	if (st)
+		return st < 0 ? -1 : 0;
 	ncclResult_t e = ncclGroupStart();
 	for (int k = 0; k < cm->n && (e == ncclSuccess || e == ncclInProgress); k++) {
 		e = ncclSend(send + (size_t)k * count, count, ncclFloat, k, cm->nc[idx], r->s);
@@ -446,12 +449,8 @@ static int sce(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt
 	int64_t R = k->rank;
 	crank *r = rk(b, R);
 	const pl_xt *x = &in[0], *lab = &in[1];
-	const pl_tensor *gx = &k->g->tensors[k->op->in[0]];
-	int64_t cl = x->shape[x->rank - 1], c0 = k->in_off[0][x->rank - 1];
-	int64_t np = (int64_t)(x->n / (size_t)cl);
-	double positions = 1;
-	for (int d = 0; d < gx->rank - 1; d++)
-		positions *= (double)gx->shape[d];
+	int64_t cl, c0, np;
+	double positions = pl_kernel_sce_dims(k, x, &cl, &c0, &np);
 	float *lse = k->saved->v;
 	if (din) {
 		if (!din[0].v)
@@ -700,22 +699,24 @@ static int cu_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char 
 	                       msglen);
 }
 
+static void cu_drop_comm(void *b, void *obj)
+{
+	pl_comm *cm = obj;
+	for (int k = 0; k < cm->n; k++)
+		if (cm->nc[k]) {
+			rk(b, cm->members[k]);
+			ncclCommDestroy(cm->nc[k]);
+		}
+	free(cm->nc);
+	free(cm);
+}
+
 static void cu_destroy(pl_backend *b)
 {
 	if (!b)
 		return;
 	cuda *c = b->impl;
-	for (pl_comm *cm = c->comms, *nx; cm; cm = nx) {
-		nx = cm->next;
-		for (int k = 0; k < cm->n; k++)
-			if (cm->nc[k]) {
-				rk(b, cm->members[k]);
-				ncclCommDestroy(cm->nc[k]);
-			}
-		free(cm->members);
-		free(cm->nc);
-		free(cm);
-	}
+	pl_ranks_destroy(&c->rk, cu_drop_comm, b);
 	for (int64_t r = 0; c->r && r < b->nranks; r++) {
 		rk(b, r);
 		if (c->r[r].h)
@@ -724,8 +725,6 @@ static void cu_destroy(pl_backend *b)
 			cudaStreamDestroy(c->r[r].s);
 	}
 	free(c->r);
-	pthread_mutex_destroy(&c->mu);
-	pl_ranks_destroy(&c->rk);
 	free(c);
 	free(b);
 }
@@ -752,7 +751,6 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 		free(c);
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	}
-	pthread_mutex_init(&c->mu, NULL);
 	pl_ranks_init(&c->rk);
 	c->timeout_s = timeout_s > 0 ? timeout_s : 60;
 	*b = (pl_backend){.name = "cuda",

@@ -190,24 +190,11 @@ __global__ static void k_softmax(const float *x, float *y, const float *dy, floa
 	EACH(r, (size_t)(outer * inner))
 	{
 		int64_t o = (int64_t)r / inner, q = (int64_t)r % inner;
-		size_t base = (size_t)(o * n * inner + q), step = (size_t)inner;
-		if (!dx) {
-			float mx = -INFINITY;
-			for (int64_t j = 0; j < n; j++)
-				mx = fmaxf(mx, x[base + j * step]);
-			double s = 0;
-			for (int64_t j = 0; j < n; j++)
-				s += y[base + j * step] = expf(x[base + j * step] - mx);
-			for (int64_t j = 0; j < n; j++)
-				y[base + j * step] = (float)(y[base + j * step] / s);
-		} else {
-			double s = 0;
-			for (int64_t j = 0; j < n; j++)
-				s += (double)dy[base + j * step] * y[base + j * step];
-			for (int64_t j = 0; j < n; j++)
-				dx[base + j * step] =
-				    y[base + j * step] * (float)(dy[base + j * step] - s);
-		}
+		size_t base = (size_t)(o * n * inner + q);
+		if (!dx)
+			plk_softmax_row(x + base, y + base, n, inner);
+		else
+			plk_softmax_row_grad(y + base, dy + base, dx + base, n, inner);
 	}
 }
 
@@ -227,16 +214,7 @@ __global__ static void k_norm(int rms, const float *x, const float *s, const flo
 	EACH(r, (size_t)rows)
 	{
 		const float *xr = x + r * cols;
-		double mean = 0, var = 0;
-		if (!rms) {
-			for (int64_t j = 0; j < cols; j++)
-				mean += xr[j];
-			mean /= (double)cols;
-		}
-		for (int64_t j = 0; j < cols; j++)
-			var += (xr[j] - mean) * (xr[j] - mean);
-		var /= (double)cols;
-		double rstd = 1 / sqrt(var + eps);
+		double mean, rstd = plk_norm_stats(xr, cols, rms, eps, &mean);
 		if (!dy) {
 			float *yr = y + r * cols;
 			for (int64_t j = 0; j < cols; j++)

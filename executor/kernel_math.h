@@ -66,4 +66,46 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 	return r;
 }
 
+/* Softmax of one row of n elements `stride` apart: y from x */
+static inline PL_HD void plk_softmax_row(const float *x, float *y, int64_t n, int64_t stride)
+{
+	float mx = -INFINITY;
+	for (int64_t j = 0; j < n; j++)
+		mx = fmaxf(mx, x[j * stride]);
+	double s = 0;
+	for (int64_t j = 0; j < n; j++)
+		s += y[j * stride] = expf(x[j * stride] - mx);
+	for (int64_t j = 0; j < n; j++)
+		y[j * stride] = (float)(y[j * stride] / s);
+}
+
+/* its gradient: dx from y and dy */
+static inline PL_HD void plk_softmax_row_grad(const float *y, const float *dy, float *dx, int64_t n,
+                                              int64_t stride)
+{
+	double s = 0;
+	for (int64_t j = 0; j < n; j++)
+		s += (double)dy[j * stride] * y[j * stride];
+	for (int64_t j = 0; j < n; j++)
+		dx[j * stride] = y[j * stride] * (float)(dy[j * stride] - s);
+}
+
+/* LayerNorm (mean and variance) or RMSNorm (mean 0) of one row: *mean, and
+ * the reciprocal standard deviation as the result */
+static inline PL_HD double plk_norm_stats(const float *xr, int64_t cols, int rms, double eps,
+                                          double *mean)
+{
+	double m = 0, var = 0;
+	if (!rms) {
+		for (int64_t j = 0; j < cols; j++)
+			m += xr[j];
+		m /= (double)cols;
+	}
+	for (int64_t j = 0; j < cols; j++)
+		var += (xr[j] - m) * (xr[j] - m);
+	var /= (double)cols;
+	*mean = m;
+	return 1 / sqrt(var + eps);
+}
+
 #endif

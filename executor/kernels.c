@@ -218,24 +218,11 @@ static int softmax(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, 
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t q = 0; q < inner; q++) {
 			size_t base = (size_t)(o * n * inner + q);
-#define AT(p, j) (p)[base + (size_t)(j) * (size_t)inner]
-			if (!dx) {
-				float mx = -INFINITY;
-				for (int64_t j = 0; j < n; j++)
-					mx = fmaxf(mx, AT(x->v, j));
-				double s = 0;
-				for (int64_t j = 0; j < n; j++)
-					s += AT(y->v, j) = expf(AT(x->v, j) - mx);
-				for (int64_t j = 0; j < n; j++)
-					AT(y->v, j) = (float)(AT(y->v, j) / s);
-			} else {
-				double s = 0;
-				for (int64_t j = 0; j < n; j++)
-					s += (double)AT(dy->v, j) * AT(y->v, j);
-				for (int64_t j = 0; j < n; j++)
-					AT(dx->v, j) = AT(y->v, j) * (float)(AT(dy->v, j) - s);
-			}
-#undef AT
+			if (!dx)
+				plk_softmax_row(x->v + base, y->v + base, n, inner);
+			else
+				plk_softmax_row_grad(y->v + base, dy->v + base, dx->v + base, n,
+				                     inner);
 		}
 	return 0;
 }
@@ -257,16 +244,7 @@ static int norm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 	}
 	for (int64_t r = 0; r < rows; r++) {
 		const float *xr = x->v + r * cols;
-		double mean = 0, var = 0;
-		if (!rms) {
-			for (int64_t j = 0; j < cols; j++)
-				mean += xr[j];
-			mean /= (double)cols;
-		}
-		for (int64_t j = 0; j < cols; j++)
-			var += (xr[j] - mean) * (xr[j] - mean);
-		var /= (double)cols;
-		double rstd = 1 / sqrt(var + eps);
+		double mean, rstd = plk_norm_stats(xr, cols, rms, eps, &mean);
 		if (!din) {
 			float *yr = y->v + r * cols;
 			for (int64_t j = 0; j < cols; j++)
@@ -394,15 +372,23 @@ static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	return 0;
 }
 
-static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+double pl_kernel_sce_dims(const pl_kctx *k, const pl_xt *x, int64_t *cl, int64_t *c0, int64_t *np)
 {
-	const pl_xt *x = &in[0], *lab = &in[1];
 	const pl_tensor *gx = &k->g->tensors[k->op->in[0]];
-	int64_t cl = x->shape[x->rank - 1], c0 = k->in_off[0][x->rank - 1];
-	int64_t np = (int64_t)(x->n / (size_t)cl);
+	*cl = x->shape[x->rank - 1];
+	*c0 = k->in_off[0][x->rank - 1];
+	*np = (int64_t)(x->n / (size_t)*cl);
 	double positions = 1;
 	for (int d = 0; d < gx->rank - 1; d++)
 		positions *= (double)gx->shape[d];
+	return positions;
+}
+
+static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *lab = &in[1];
+	int64_t cl, c0, np;
+	double positions = pl_kernel_sce_dims(k, x, &cl, &c0, &np);
 	float *lse = k->saved->v;
 	if (din) {
 		if (!din[0].v)

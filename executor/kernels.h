@@ -66,6 +66,9 @@ void pl_kernel_split3(const pl_xt *x, int64_t axis, int64_t *outer, int64_t *n, 
 /* ReduceSum/ReduceMean: per dimension of x the stride of the output it sums
  * into (0 where reduced); returns the scale (1, or 1 / the global count) */
 double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost);
+/* SoftmaxCrossEntropy on piece x: local classes, the global index of the
+ * first, positions; returns the global number of positions (the mean's) */
+double pl_kernel_sce_dims(const pl_kctx *k, const pl_xt *x, int64_t *cl, int64_t *c0, int64_t *np);
 /* the element-wise kind (kernel_math.h) of an op type */
 int pl_kernel_unary_kind(pl_optype t);
 

@@ -3,17 +3,53 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void pl_ranks_init(pl_ranks *r)
 {
 	pthread_mutex_init(&r->mu, NULL);
+	r->groups = NULL;
 	atomic_store(&r->failed, 0);
 	r->msg[0] = 0;
 }
 
-void pl_ranks_destroy(pl_ranks *r)
+void pl_ranks_destroy(pl_ranks *r, void (*drop)(void *ud, void *obj), void *ud)
 {
+	for (pl_group *g = r->groups, *nx; g; g = nx) {
+		nx = g->next;
+		drop(ud, g->obj);
+		free(g->members);
+		free(g);
+	}
+	r->groups = NULL;
 	pthread_mutex_destroy(&r->mu);
+}
+
+void *pl_ranks_group(pl_ranks *r, const int64_t *members, int n,
+                     void *(*make)(void *ud, const int64_t *members, int n), void *ud)
+{
+	pthread_mutex_lock(&r->mu);
+	pl_group *g = r->groups;
+	for (; g; g = g->next)
+		if (g->n == n && !memcmp(g->members, members, sizeof(int64_t) * (size_t)n))
+			break;
+	if (!g && (g = calloc(1, sizeof *g))) {
+		g->n = n;
+		if ((g->members = malloc(sizeof(int64_t) * (size_t)n))) {
+			memcpy(g->members, members, sizeof(int64_t) * (size_t)n);
+			g->obj = make(ud, g->members, n);
+		}
+		if (g->obj) {
+			g->next = r->groups;
+			r->groups = g;
+		} else {
+			free(g->members);
+			free(g);
+			g = NULL;
+		}
+	}
+	pthread_mutex_unlock(&r->mu);
+	return g ? g->obj : NULL;
 }
 
 void pl_ranks_fail(pl_ranks *r, int64_t rank, const char *msg)
