@@ -72,8 +72,31 @@ static void adam_bytes(pl_dtype dt, double *state, double *traffic)
 	*traffic = 2 * w + w + 2 * 8 + 2 * master; /* w r/w, g r, m,v r/w, master r/w */
 }
 
+/* The index of split among op o's candidates when it points into the
+ * problem's own list (as a searcher's plan does), else -1. Such a plan is
+ * priced from the tables the search filled, which hold exactly what pricing
+ * it from scratch gives; any other split (a loaded checkpoint's) is priced
+ * from scratch. */
+static int candidate_of(const pl_problem *p, int o, const int64_t *split)
+{
+	int nl = p->g->ops[o].spec.nloops;
+	if (nl <= 0 || !p->strat[o])
+		return -1;
+	uintptr_t lo = (uintptr_t)p->strat[o], at = (uintptr_t)split;
+	size_t len = sizeof(int64_t) * (size_t)p->nstrat[o] * (size_t)nl;
+	if (at < lo || at >= lo + len || (at - lo) % (sizeof(int64_t) * (size_t)nl))
+		return -1;
+	return (int)((at - lo) / (sizeof(int64_t) * (size_t)nl));
+}
+
 void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out)
 {
+	const pl_nodeparts *known = p->parts ? p->parts[p->op_class[op_index]] : NULL;
+	int k = known ? candidate_of(p, op_index, split) : -1;
+	if (k >= 0) {
+		*out = known[k];
+		return;
+	}
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
 	const pl_cluster *c = p->c;
@@ -226,6 +249,13 @@ double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, co
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
 {
 	const pl_edge *ed = &p->edges[e];
+	const double *tab = p->edge_tab[p->edge_class[e]];
+	if (tab) {
+		int a = candidate_of(p, ed->src_op, src_split),
+		    b = a >= 0 ? candidate_of(p, ed->dst_op, dst_split) : -1;
+		if (b >= 0)
+			return tab[(size_t)a * (size_t)p->nstrat[ed->dst_op] + (size_t)b];
+	}
 	pl_layout src, dst, grad;
 	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
 	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
@@ -637,24 +667,39 @@ static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
 	return nu;
 }
 
-const double *pl_problem_edge(pl_problem *p, int e)
+/* An edge table in the making: the distinct layouts of its two ends, their
+ * pairs' prices (rows of distinct producer layouts, which threads can share
+ * out), and per candidate its layout's index. */
+typedef struct edge_job {
+	int e, ns, nd, nsu, ndu, rg;
+	pl_layout *su, *du; /* du: input layout and gradient layout, side by side */
+	int *si, *di;
+	double *pair;
+} edge_job;
+
+static void edge_job_free(edge_job *j)
 {
-	if (p->edge_tab[e])
-		return p->edge_tab[e];
-	if (p->edge_class[e] != e)
-		return p->edge_tab[e] = (double *)pl_problem_edge(p, p->edge_class[e]);
+	free(j->su);
+	free(j->du);
+	free(j->si);
+	free(j->di);
+	free(j->pair);
+	memset(j, 0, sizeof *j);
+}
+
+static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
+{
 	const pl_edge *ed = &p->edges[e];
 	int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
 	const pl_op *so = &p->g->ops[ed->src_op], *dop = &p->g->ops[ed->dst_op];
 	int nls = so->spec.nloops, nld = dop->spec.nloops;
-	int rg = p->g->tensors[ed->tensor].requires_grad;
-	double *tab = malloc(sizeof *tab * (size_t)ns * (size_t)nd);
-	pl_layout *sl = malloc(sizeof *sl * (size_t)ns), *su = malloc(sizeof *su * (size_t)ns);
-	pl_layout *dl = malloc(sizeof *dl * (size_t)nd * 2),
-	          *du = malloc(sizeof *du * (size_t)nd * 2);
-	int *si = malloc(sizeof *si * (size_t)ns), *di = malloc(sizeof *di * (size_t)nd);
-	double *pair = NULL;
-	if (!tab || !sl || !su || !dl || !du || !si || !di)
+	*j = (edge_job){.e = e, .ns = ns, .nd = nd, .rg = p->g->tensors[ed->tensor].requires_grad};
+	pl_layout *sl = malloc(sizeof *sl * (size_t)ns), *dl = malloc(sizeof *dl * (size_t)nd * 2);
+	j->su = malloc(sizeof *j->su * (size_t)ns);
+	j->du = malloc(sizeof *j->du * (size_t)nd * 2);
+	j->si = malloc(sizeof *j->si * (size_t)ns);
+	j->di = malloc(sizeof *j->di * (size_t)nd);
+	if (!sl || !dl || !j->su || !j->du || !j->si || !j->di)
 		goto fail;
 	for (int a = 0; a < ns; a++) {
 		const int64_t *sp = p->strat[ed->src_op] + (size_t)a * nls;
@@ -669,41 +714,67 @@ const double *pl_problem_edge(pl_problem *p, int e)
 		pl_op_input_layout(p->g, dop, dp, p->devices, ed->dst_slot, &dl[2 * b]);
 		pl_op_input_grad_layout(p->g, dop, dp, p->devices, ed->dst_slot, &dl[2 * b + 1]);
 	}
-	int nsu = classify(su, si, sl, ns);
-	int ndu = 0;
+	j->nsu = classify(j->su, j->si, sl, ns);
 	for (int b = 0; b < nd; b++) {
 		int k = 0;
-		while (k < ndu && !(pl_layout_equal(&du[2 * k], &dl[2 * b]) &&
-		                    pl_layout_equal(&du[2 * k + 1], &dl[2 * b + 1])))
+		while (k < j->ndu && !(pl_layout_equal(&j->du[2 * k], &dl[2 * b]) &&
+		                       pl_layout_equal(&j->du[2 * k + 1], &dl[2 * b + 1])))
 			k++;
-		if (k == ndu) {
-			du[2 * ndu] = dl[2 * b];
-			du[2 * ndu + 1] = dl[2 * b + 1];
-			ndu++;
+		if (k == j->ndu) {
+			j->du[2 * j->ndu] = dl[2 * b];
+			j->du[2 * j->ndu + 1] = dl[2 * b + 1];
+			j->ndu++;
 		}
-		di[b] = k;
+		j->di[b] = k;
 	}
-	pair = malloc(sizeof *pair * (size_t)nsu * (size_t)ndu);
-	if (!pair)
+	j->pair = malloc(sizeof *j->pair * (size_t)j->nsu * (size_t)j->ndu);
+	if (!j->pair)
 		goto fail;
-	for (int a = 0; a < nsu; a++)
-		for (int b = 0; b < ndu; b++)
-			pair[(size_t)a * ndu + b] =
-			    edge_cost_layouts(p, &su[a], &du[2 * b], &du[2 * b + 1], rg);
-	for (int a = 0; a < ns; a++)
-		for (int b = 0; b < nd; b++)
-			tab[(size_t)a * nd + b] = pair[(size_t)si[a] * ndu + di[b]];
-	p->edge_tab[e] = tab;
-	tab = NULL;
-fail:
-	free(tab);
 	free(sl);
-	free(su);
 	free(dl);
-	free(du);
-	free(si);
-	free(di);
-	free(pair);
+	return 0;
+fail:
+	free(sl);
+	free(dl);
+	edge_job_free(j);
+	return -1;
+}
+
+/* prices rows [a0, a1) of the distinct producer layouts */
+static void edge_job_rows(const pl_problem *p, edge_job *j, int a0, int a1)
+{
+	for (int a = a0; a < a1; a++)
+		for (int b = 0; b < j->ndu; b++)
+			j->pair[(size_t)a * j->ndu + b] = edge_cost_layouts(
+			    p, &j->su[a], &j->du[2 * b], &j->du[2 * b + 1], j->rg);
+}
+
+/* spreads the priced pairs over the candidates and publishes the table */
+static int edge_job_finish(pl_problem *p, edge_job *j)
+{
+	double *tab = malloc(sizeof *tab * (size_t)j->ns * (size_t)j->nd);
+	if (tab) {
+		for (int a = 0; a < j->ns; a++)
+			for (int b = 0; b < j->nd; b++)
+				tab[(size_t)a * j->nd + b] =
+				    j->pair[(size_t)j->si[a] * j->ndu + j->di[b]];
+		p->edge_tab[j->e] = tab;
+	}
+	edge_job_free(j);
+	return tab ? 0 : -1;
+}
+
+const double *pl_problem_edge(pl_problem *p, int e)
+{
+	if (p->edge_tab[e])
+		return p->edge_tab[e];
+	if (p->edge_class[e] != e)
+		return p->edge_tab[e] = (double *)pl_problem_edge(p, p->edge_class[e]);
+	edge_job j;
+	if (edge_job_plan(p, e, &j))
+		return NULL;
+	edge_job_rows(p, &j, 0, j.nsu);
+	edge_job_finish(p, &j);
 	return p->edge_tab[e];
 }
 
@@ -741,9 +812,20 @@ void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
 
 /* ---- parallel preparation ---- */
 
+/* Work shared out over threads in two rounds: first each edge table's
+ * layouts and each node table, then the edge tables' rows in chunks (a
+ * table of millions of pairs would otherwise keep one thread busy while the
+ * others wait). Each item writes only its own part. */
+typedef struct prep_chunk {
+	int job, a0, a1;
+} prep_chunk;
+
 typedef struct prep {
 	pl_problem *p;
-	const int *work; /* edge indices (>= 0) and op indices encoded as -1 - op */
+	int round;
+	const int *work; /* round 0: edges (>= 0), op indices encoded as -1 - op */
+	edge_job *jobs;  /* round 0 plans jobs[i] for work item i that is an edge */
+	prep_chunk *chunks;
 	int n;
 	atomic_int next;
 	atomic_int failed;
@@ -756,26 +838,45 @@ static void *prep_worker(void *arg)
 		int i = atomic_fetch_add(&w->next, 1);
 		if (i >= w->n)
 			return NULL;
+		if (w->round == 1) {
+			const prep_chunk *c = &w->chunks[i];
+			edge_job_rows(w->p, &w->jobs[c->job], c->a0, c->a1);
+			continue;
+		}
 		int k = w->work[i];
-		const void *r = k >= 0 ? (const void *)pl_problem_edge(w->p, k)
-		                       : (const void *)pl_problem_node(w->p, -1 - k);
-		if (!r)
+		int bad =
+		    k >= 0 ? edge_job_plan(w->p, k, &w->jobs[i]) : !pl_problem_node(w->p, -1 - k);
+		if (bad)
 			atomic_store(&w->failed, 1);
 	}
 }
 
+static void prep_run(prep *w, int threads)
+{
+	atomic_store(&w->next, 0);
+	pthread_t tid[16];
+	int started = 0;
+	for (int t = 1; t < threads && t < w->n; t++)
+		if (pthread_create(&tid[started], NULL, prep_worker, w) == 0)
+			started++;
+	prep_worker(w);
+	for (int t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+}
+
+#define PREP_CHUNK_PAIRS 4096
+
 int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 {
 	/* representatives only: each table is written by exactly one thread */
-	int *work = malloc(sizeof *work * ((size_t)nedges + (size_t)p->nops + 1));
+	size_t nwork = (size_t)nedges + (size_t)p->nops + 1;
+	int *work = malloc(sizeof *work * nwork);
+	edge_job *jobs = calloc(nwork, sizeof *jobs);
 	char *seen = calloc((size_t)p->nops + 1, 1), *queued = calloc((size_t)p->nedges + 1, 1);
-	if (!work || !seen || !queued) {
-		free(work);
-		free(seen);
-		free(queued);
-		return -1;
-	}
-	int n = 0;
+	prep_chunk *chunks = NULL;
+	int rc = -1, n = 0, ne = 0;
+	if (!work || !jobs || !seen || !queued)
+		goto done;
 	for (int i = 0; i < nedges; i++) {
 		int e = p->edge_class[edges[i]];
 		if (!p->edge_tab[e] && !queued[e]) {
@@ -785,6 +886,7 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 		const pl_edge *ed = &p->edges[e];
 		seen[p->op_class[ed->src_op]] = seen[p->op_class[ed->dst_op]] = 1;
 	}
+	ne = n;
 	for (int o = 0; o < p->nops; o++)
 		if (seen[o] && !p->node[o])
 			work[n++] = -1 - o;
@@ -792,19 +894,41 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		threads = c > 0 ? (int)(c < 16 ? c : 16) : 1;
 	}
-	prep w = {.p = p, .work = work, .n = n};
+	prep w = {.p = p, .work = work, .jobs = jobs, .n = n};
 	atomic_init(&w.next, 0);
 	atomic_init(&w.failed, 0);
-	pthread_t tid[16];
-	int started = 0;
-	for (int t = 1; t < threads && t < n; t++)
-		if (pthread_create(&tid[started], NULL, prep_worker, &w) == 0)
-			started++;
-	prep_worker(&w);
-	for (int t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
+	prep_run(&w, threads);
+	if (atomic_load(&w.failed))
+		goto done;
+	size_t nchunk = 0;
+	for (int i = 0; i < ne; i++) {
+		int rows = jobs[i].ndu > 0 ? PREP_CHUNK_PAIRS / jobs[i].ndu + 1 : jobs[i].nsu;
+		nchunk += (size_t)(jobs[i].nsu + rows - 1) / (size_t)rows;
+	}
+	chunks = malloc(sizeof *chunks * (nchunk + 1));
+	if (!chunks)
+		goto done;
+	w.n = 0;
+	for (int i = 0; i < ne; i++) {
+		int rows = jobs[i].ndu > 0 ? PREP_CHUNK_PAIRS / jobs[i].ndu + 1 : jobs[i].nsu;
+		for (int a = 0; a < jobs[i].nsu; a += rows)
+			chunks[w.n++] =
+			    (prep_chunk){i, a, a + rows < jobs[i].nsu ? a + rows : jobs[i].nsu};
+	}
+	w.round = 1;
+	w.chunks = chunks;
+	prep_run(&w, threads);
+	rc = 0;
+	for (int i = 0; i < ne; i++)
+		if (edge_job_finish(p, &jobs[i]))
+			rc = -1;
+done:
+	for (int i = 0; jobs && i < ne; i++)
+		edge_job_free(&jobs[i]);
+	free(jobs);
+	free(chunks);
 	free(work);
 	free(seen);
 	free(queued);
-	return atomic_load(&w.failed) ? -1 : 0;
+	return rc;
 }

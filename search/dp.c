@@ -10,7 +10,12 @@
  * Memory: the scalar optimum is taken when it fits; otherwise the least
  * memory any plan needs is computed (the same elimination on memory), and if
  * that fits, the Pareto elimination finds the fastest plan within the limit.
- * Both are exact unless a Pareto set exceeds its cap, which the result says. */
+ * Both are exact unless a Pareto set exceeds its cap, which the result says.
+ *
+ * Relaxed (opts relax_pairs): edges with large tables are left out, as if
+ * they cost nothing. Edges cost at least 0, so the elimination's optimum is a
+ * lower bound of the true one (bound_s), at the price of the small tables
+ * only; its plan is an ordinary plan, priced in full. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +35,7 @@ typedef struct dpctx {
 	double deadline;
 	double **mem_tab;  /* per op: node memory (objective or Pareto m) */
 	double **time_tab; /* per op: node time */
+	int left_out;      /* edges the relaxation left out */
 } dpctx;
 
 static int block_op(const pl_run *r, int b, int k)
@@ -77,9 +83,22 @@ static int add_unary(dpctx *c, ve *v, int op)
 	              v->pareto ? c->mem_tab[op] : NULL);
 }
 
+/* Whether the relaxation leaves edge e out. */
+static int relaxed(const dpctx *c, int e)
+{
+	const pl_edge *ed = &c->p->edges[e];
+	return c->o->relax_pairs > 0 &&
+	       (double)c->p->nstrat[ed->src_op] * (double)c->p->nstrat[ed->dst_op] >
+	           c->o->relax_pairs;
+}
+
 static int add_edge(dpctx *c, ve *v, int e)
 {
 	const pl_edge *ed = &c->p->edges[e];
+	if (relaxed(c, e)) {
+		c->left_out++;
+		return 0;
+	}
 	const double *t = pl_problem_edge(c->p, e);
 	if (!t)
 		return -1;
@@ -337,7 +356,8 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 				int lo = block_op(run, 1, 0), hi = lo + run->len;
 				in_template |= ed->dst_op >= lo && ed->dst_op < hi;
 			}
-			if ((kd == OP_EXPANDED && ks != OP_HIDDEN) || in_template)
+			if (((kd == OP_EXPANDED && ks != OP_HIDDEN) || in_template) &&
+			    !relaxed(&c, e))
 				need[n++] = e;
 		}
 		progress(&c, "dp: pricing %s%g edges", "", (double)n);
@@ -356,7 +376,10 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		goto cleanup;
 	}
 	plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
-	r->optimal = 1;
+	r->optimal = !c.left_out;
+	/* with a memory price the optimum is of time + price x memory: no bound */
+	double scale = pl_job_step_scale(&p->job);
+	r->bound_s = o->mem_price > 0 ? 0 : c.left_out ? value * scale : r->step_s;
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit) {
 		progress(&c, "dp: the fastest plan needs %s%.4g bytes; searching under the limit",
 		         "", r->mem_bytes);
@@ -381,13 +404,19 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		}
 		memcpy(r->choice, alt, sizeof *alt * (size_t)p->nops);
 		plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
-		r->optimal = !truncated;
+		r->optimal = !truncated && !c.left_out;
+		r->bound_s = truncated || o->mem_price > 0 ? 0 : c.left_out ? t * scale : r->step_s;
 		if (truncated)
 			snprintf(
 			    r->why, sizeof r->why,
 			    "a (time, memory) Pareto set was cut to %d points; raise the cap for "
 			    "a proof",
 			    o->pareto_cap > 1 ? o->pareto_cap : 256);
+	}
+	if (c.left_out && !r->why[0]) {
+		snprintf(r->why, sizeof r->why,
+		         "relaxed: edges with more than %.0f table entries left out (a bound)",
+		         o->relax_pairs);
 	}
 cleanup:
 	for (int op = 0; op < p->nops && c.time_tab; op++) {

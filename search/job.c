@@ -22,6 +22,9 @@
 #include "search/ve.h"
 
 #define PART_MAX_SCANS 20000
+/* first-pass bounds: edges with larger tables are left out of a relaxed dp
+ * before the exact one is paid for (see the first pass; opts relax_pairs) */
+#define RELAX_PAIRS 100000.0
 
 /* ---- stage boundaries ---- */
 
@@ -285,7 +288,8 @@ typedef struct point {
 	int done;          /* planned (or shown infeasible) in the first pass */
 	int fit;           /* the unconstrained plan fits (with its stages) */
 	double node_bound; /* each op on its fastest candidate, edges free */
-	int exact;         /* bound is the unconstrained optimum */
+	int bounded;       /* bound is from a dp: the unconstrained optimum or below it */
+	int pending;       /* bound from the relaxed dp only: the exact dp is still due */
 } point;
 
 /* the best plan of plain points [0] and of the others [1] */
@@ -358,22 +362,38 @@ static double node_bound(pl_problem *p)
  * recompute differ) have the same candidates and the same edge tables, and
  * differ only in node costs. For any plan, time_P = time_Q + sum over ops of
  * (node_P - node_Q), so P's optimum is at least Q's plus the sum over ops of
- * the least difference: a bound for P from a sibling's exact optimum without
- * a dp. -INFINITY when the candidates differ or out of memory. */
+ * the least difference: a bound for P from a sibling's optimum (q_opt, or any
+ * lower bound of it) without a dp. -INFINITY when the candidates differ or
+ * out of memory. */
 static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double q_opt)
 {
 	pl_problem pz = *p, qz = *q;
 	pz.job.zero = zp;
 	qz.job.zero = zq;
-	double sum = 0;
-	for (int op = 0; op < p->nops; op++) {
+	/* ops of one class in p and one in q differ alike: per p class, the q
+	 * class seen first (-1: none yet) and their least difference */
+	int *seen = malloc(sizeof *seen * (size_t)p->nops);
+	double *diff = malloc(sizeof *diff * (size_t)p->nops), sum = 0;
+	if (!seen || !diff) {
+		free(seen);
+		free(diff);
+		return -INFINITY;
+	}
+	for (int op = 0; op < p->nops; op++)
+		seen[op] = -1;
+	for (int op = 0; op < p->nops && sum > -INFINITY; op++) {
+		int cp = p->op_class[op], cq = q->op_class[op];
+		if (seen[cp] == cq) {
+			sum += diff[cp];
+			continue;
+		}
 		int nl = p->g->ops[op].spec.nloops, n = p->nstrat[op];
-		if (n != q->nstrat[op] ||
-		    memcmp(p->strat[op], q->strat[op], sizeof(int64_t) * (size_t)n * (size_t)nl))
-			return -INFINITY;
 		const pl_nodeparts *a = pl_problem_parts(p, op), *b = pl_problem_parts(q, op);
-		if (!a || !b)
-			return -INFINITY;
+		if (n != q->nstrat[op] || !a || !b ||
+		    memcmp(p->strat[op], q->strat[op], sizeof(int64_t) * (size_t)n * (size_t)nl)) {
+			sum = -INFINITY;
+			break;
+		}
 		double least = INFINITY;
 		for (int k = 0; k < n; k++) {
 			pl_nodecost x, y;
@@ -381,9 +401,28 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 			pl_cost_fold(&qz, op, &b[k], &y);
 			least = fmin(least, (x.compute_s + x.comm_s) - (y.compute_s + y.comm_s));
 		}
+		if (seen[cp] < 0) {
+			seen[cp] = cq;
+			diff[cp] = least;
+		}
 		sum += least;
 	}
+	free(seen);
+	free(diff);
 	return q_opt + sum * pl_job_step_scale(&p->job);
+}
+
+/* Whether the relaxation would leave an edge out whose table is not priced
+ * yet (one that is priced costs the exact dp nothing). */
+static int relax_saves(const pl_problem *p, double relax)
+{
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		if ((double)p->nstrat[ed->src_op] * (double)p->nstrat[ed->dst_op] > relax &&
+		    !p->edge_tab[p->edge_class[e]])
+			return 1;
+	}
+	return 0;
 }
 
 /* Seeds first: for each stage count, from the most stages (the smallest
@@ -425,6 +464,18 @@ static int seed_order(point *pts, int npt, const prob *probs)
 	free(out);
 	free(used);
 	return 0;
+}
+
+/* a point in the order of a first-pass phase */
+typedef struct visit {
+	double key; /* phase 1: the relaxed bound */
+	int k;      /* index into the points */
+} visit;
+
+static int cmp_visit(const void *a, const void *b)
+{
+	double x = ((const visit *)a)->key, y = ((const visit *)b)->key;
+	return x < y ? -1 : x > y;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -686,6 +737,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	prob *probs = calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
 	point *pts = calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
 	uint8_t *flags = NULL;
+	visit *order = NULL;
 	slot best[2] = {{.prob = -1}, {.prob = -1}};
 	best[0].cost.step_s = best[1].cost.step_s = INFINITY;
 	if (!probs || !pts) {
@@ -695,6 +747,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	pl_search_opts io = *o;
 	io.progress = NULL;
 	io.memory_limit = 0;
+	io.relax_pairs = 0; /* the inner searches are exact */
+	const double relax = o->relax_pairs > 0 ? o->relax_pairs : RELAX_PAIRS;
 
 	/* first pass: every point's unconstrained optimum, a lower bound of it;
 	 * where that plan fits it is the point's optimum */
@@ -784,68 +838,113 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		}
 	}
 
-	/* first pass, least node bound first: every point's unconstrained
-	 * optimum, a lower bound of it; where that plan fits it is the point's
-	 * optimum. Points whose node bound cannot beat the best so far are
-	 * bounded out before their edges are priced. */
+	/* First pass: every point's unconstrained optimum, a lower bound of it;
+	 * where that plan fits it is the point's optimum. Points whose node bound
+	 * cannot beat the best so far are bounded out before their edges are
+	 * priced. Phase 0 goes least node bound first (seeds ahead) and plans the
+	 * points whose tables are cheap; on large stage meshes, where the exact
+	 * dp prices tables of millions of entries, it runs the relaxed dp only
+	 * (the largest edges left out: a fraction of the price), which bounds the
+	 * point from below and gives a plan. Phase 1 then takes those points,
+	 * least relaxed bound first, with the best plan of all the cheap ones to
+	 * beat, and plans exactly the ones their bound cannot rule out. */
 	qsort(pts, (size_t)npt, sizeof *pts, cmp_node_bound);
-	if (seed_order(pts, npt, probs)) {
+	order = malloc(sizeof *order * ((size_t)npt + 1));
+	if (!order || seed_order(pts, npt, probs)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	for (int k = 0; k < npt; k++) {
-		point *pt = &pts[k];
-		prob *pb = &probs[pt->prob];
-		pl_problem *p = pb->p;
-		double lb = pt->node_bound, thr = useful_below(best, pt->plain, margin);
-		for (int q = 0; q < k && lb < thr; q++) {
-			const point *sb = &pts[q];
-			const prob *qb = &probs[sb->prob];
-			if (sb->exact && qb->mi == pb->mi && qb->pp == pb->pp)
-				lb = fmax(lb,
-				          sibling_bound(p, pt->zero, qb->p, sb->zero, sb->bound));
+	for (int phase = 0, n = npt; phase < 2 && !stopped; phase++) {
+		if (phase == 0) {
+			for (int k = 0; k < npt; k++)
+				order[k] = (visit){0, k};
+		} else {
+			n = 0;
+			for (int k = 0; k < npt; k++)
+				if (pts[k].pending)
+					order[n++] = (visit){pts[k].bound, k};
+			qsort(order, (size_t)n, sizeof *order, cmp_visit);
 		}
-		if (lb >= thr) {
-			out->pruned++;
-			pt->done = 1;
-			continue;
-		}
-		if (out_of_time(o, t0, planned)) {
-			if (best[0].prob < 0 && best[1].prob < 0) {
-				st = timed_out(err, o, out->points);
+		for (int i = 0; i < n; i++) {
+			int k = order[i].k;
+			point *pt = &pts[k];
+			prob *pb = &probs[pt->prob];
+			pl_problem *p = pb->p;
+			double lb = pt->bounded ? fmax(pt->node_bound, pt->bound) : pt->node_bound;
+			double thr = useful_below(best, pt->plain, margin);
+			for (int q = 0; q < npt && lb < thr; q++) {
+				const point *sb = &pts[q];
+				const prob *qb = &probs[sb->prob];
+				if (q != k && sb->bounded && qb->mi == pb->mi && qb->pp == pb->pp)
+					lb = fmax(lb, sibling_bound(p, pt->zero, qb->p, sb->zero,
+					                            sb->bound));
+			}
+			if (lb >= thr) {
+				out->pruned++;
+				pt->done = 1;
+				pt->pending = 0;
+				continue;
+			}
+			if (out_of_time(o, t0, planned)) {
+				if (best[0].prob < 0 && best[1].prob < 0) {
+					st = timed_out(err, o, out->points);
+					goto cleanup;
+				}
+				stopped = k + 1; /* keep the best plan so far */
+				break;
+			}
+			if (i % 16 == 0)
+				progress(o, "job: %s point %d of %d (best step so far %.6g s)",
+				         phase ? "planning bounded" : "bounding", i + 1, n,
+				         fmin(best[0].cost.step_s, best[1].cost.step_s));
+			pl_problem_set_zero(p, pt->zero);
+			pl_search_result r = {0};
+			pl_err e2 = {{0}};
+			planned++;
+			if (phase == 0 && inner == pl_searcher_get("dp") && relax_saves(p, relax)) {
+				pl_search_opts ro = io;
+				ro.relax_pairs = relax;
+				if (!pl_search_dp(p, &ro, &r, &e2)) {
+					pt->bound = r.bound_s;
+					pt->bounded = 1;
+					pt->pending = 1;
+					int proven,
+					    fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r,
+					                   M, &proven, &best[!pt->plain]);
+					pl_search_result_free(&r);
+					if (fit < 0) {
+						st = pl_err_set(err, PL_ENOMEM, "out of memory");
+						goto cleanup;
+					}
+					continue; /* phase 1 plans it, unless bounded out */
+				}
+			}
+			pt->pending = 0;
+			if (inner->run(p, &io, &r, &e2)) {
+				pt->bound = 0; /* plan it in the second pass */
+				pt->bounded = 0;
+				continue;
+			}
+			pt->bound = r.optimal ? r.step_s : 0;
+			pt->bounded = r.optimal;
+			pt->mem = r.mem_bytes;
+			int ropt = r.optimal;
+			double rstep = r.step_s;
+			int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M,
+			                           &proven, &best[!pt->plain]);
+			pl_search_result_free(&r);
+			if (fit < 0) {
+				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
 			}
-			stopped = k + 1; /* keep the best plan so far */
-			break;
+			/* the unconstrained optimum fits: the point's optimum (with one
+			 * stage; with more, its stages are one split of one relaxed plan) */
+			pt->fit = fit == 0 || fit == 1;
+			pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, margin)) &&
+			           ropt && pb->pp == 1 && proven;
+			if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
+				all_exact = 0;
 		}
-		if (k % 16 == 0)
-			progress(o, "job: bounding point %d of %d (best step so far %.6g s)", k + 1,
-			         npt, fmin(best[0].cost.step_s, best[1].cost.step_s));
-		pl_problem_set_zero(p, pt->zero);
-		pl_search_result r = {0};
-		pl_err e2 = {{0}};
-		planned++;
-		if (inner->run(p, &io, &r, &e2))
-			continue; /* bound 0: plan it in the second pass */
-		pt->bound = r.optimal ? r.step_s : 0;
-		pt->exact = r.optimal;
-		pt->mem = r.mem_bytes;
-		int ropt = r.optimal;
-		double rstep = r.step_s;
-		int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M, &proven,
-		                           &best[!pt->plain]);
-		pl_search_result_free(&r);
-		if (fit < 0) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		/* the unconstrained optimum fits: the point's optimum (with one
-		 * stage; with more, its stages are one split of one relaxed plan) */
-		pt->fit = fit == 0 || fit == 1;
-		pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, margin)) && ropt &&
-		           pb->pp == 1 && proven;
-		if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
-			all_exact = 0;
 	}
 
 	/* second pass, best bound first: plan under the memory limit where the
@@ -876,6 +975,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
+		lo.relax_pairs = 0;
 		double lim = M > 0 ? M * (double)pb->pp : 0;
 		int fitted = 0, exact = 0;
 		if (lim > 0 && inner == pl_searcher_get("dp") && pt->bound > 0 && pt->mem > lim) {
@@ -990,6 +1090,7 @@ cleanup:
 	}
 	free(probs);
 	free(pts);
+	free(order);
 	free(flags);
 	out->seconds = ve_now() - t0;
 	if (st)

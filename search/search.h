@@ -19,6 +19,11 @@ typedef struct pl_search_opts {
 	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
 	double mem_price;    /* dp: seconds added per byte of an op's memory (a Lagrangian
 	                      * price; ilp looks for its incumbent with it); 0 = none */
+	double relax_pairs;  /* dp: leave out every edge whose table has more entries than
+	                      * this (as if it cost nothing): the result is then a plan and
+	                      * a lower bound (bound_s), not the optimum; 0 = none.
+	                      * pl_search_job: the threshold of its first-pass bounds
+	                      * (0: 1e5); its plans are exact dps all the same */
 	void (*progress)(void *ud, const char *msg);
 	void *ud;
 } pl_search_opts;
@@ -36,6 +41,7 @@ typedef struct pl_search_result {
 	int nconflicts;         /* propagate: edges where two fronts met at a cost */
 	pl_conflict *conflicts; /* caller frees (pl_search_result_free) */
 	double step_s, mem_bytes;
+	double bound_s;                     /* dp: no plan is faster (= step_s when optimal) */
 	int optimal;                        /* proven optimal under the cost model */
 	char why[256];                      /* why not optimal, or notes */
 	double seconds;                     /* search time */

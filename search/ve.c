@@ -10,10 +10,12 @@
  * Cost: sum over eliminations of |table| * |domain|, times the Pareto sizes. */
 #include "search/ve.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 double ve_now(void)
 {
@@ -465,6 +467,102 @@ static int pareto_entry(ve *v, ve_factor *g, const int *F, int nF, const size_t 
 	return 0;
 }
 
+/* Scalar mode: entries [e0, e1) of the table g that eliminating x makes. */
+typedef struct scalar_job {
+	const ve *v;
+	ve_factor *g;
+	const double *ft[VE_MAXF];
+	size_t sN[VE_MAXF][VE_MAXK], sx[VE_MAXF];
+	int nF, nN, dx;
+	const int *N;
+	size_t e0, e1;
+	double *acc; /* dx sums */
+} scalar_job;
+
+static void *scalar_range(void *arg)
+{
+	scalar_job *w = arg;
+	const ve *v = w->v;
+	int digit[VE_MAXK] = {0}, nN = w->nN, nF = w->nF, dx = w->dx;
+	size_t rem = w->e0, base[VE_MAXF];
+	for (int k = nN - 1; k >= 0; k--) { /* e0 in mixed radix, last variable fastest */
+		size_t d = (size_t)v->dom[w->N[k]];
+		digit[k] = (int)(rem % d);
+		rem /= d;
+	}
+	double *acc = w->acc;
+	for (size_t e = w->e0; e < w->e1; e++) {
+		for (int j = 0; j < nF; j++) {
+			size_t b = 0;
+			for (int k = 0; k < nN; k++)
+				b += (size_t)digit[k] * w->sN[j][k];
+			base[j] = b;
+		}
+		/* table by table over x: the same sums in the same order as value by
+		 * value, and a contiguous table is one vector add */
+		for (int xv = 0; xv < dx; xv++)
+			acc[xv] = 0;
+		for (int j = 0; j < nF; j++) {
+			if (!w->ft[j])
+				continue;
+			const double *f = w->ft[j] + base[j];
+			size_t st = w->sx[j];
+			if (st == 1)
+				for (int xv = 0; xv < dx; xv++)
+					acc[xv] += f[xv];
+			else
+				for (int xv = 0; xv < dx; xv++)
+					acc[xv] += f[(size_t)xv * st];
+		}
+		double best = 1e300;
+		int arg = 0;
+		for (int xv = 0; xv < dx; xv++)
+			if (acc[xv] < best) {
+				best = acc[xv];
+				arg = xv;
+			}
+		w->g->own_t[e] = best;
+		if (w->g->arg)
+			w->g->arg[e] = arg;
+		for (int k = nN - 1; k >= 0; k--) {
+			if (++digit[k] < v->dom[w->N[k]])
+				break;
+			digit[k] = 0;
+		}
+	}
+	return NULL;
+}
+
+/* Every entry, the second half on a second thread when the table is large
+ * and the machine has a second core (entries are independent). 0, or -1 out
+ * of memory. */
+#define VE_SPLIT_WORK 4e6
+static int scalar_entries(scalar_job *job, size_t size, double *acc)
+{
+	job->acc = acc;
+	job->e0 = 0;
+	job->e1 = size;
+	if (size < 2 || (double)size * job->dx * job->nF < VE_SPLIT_WORK ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		scalar_range(job);
+		return 0;
+	}
+	scalar_job other = *job;
+	other.acc = malloc(sizeof *other.acc * (size_t)job->dx);
+	other.e0 = job->e1 = size / 2;
+	pthread_t tid;
+	if (!other.acc || pthread_create(&tid, NULL, scalar_range, &other)) {
+		job->e1 = size; /* one thread, then */
+		scalar_range(job);
+		free(other.acc);
+		return 0;
+	}
+	scalar_range(job);
+	pthread_join(tid, NULL);
+	free(other.acc);
+	return 0;
+}
+
 /* Builds the table that replaces the tables F after eliminating x (x < 0: a
  * final combination with no variable). */
 static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, double dsize)
@@ -494,13 +592,14 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	for (int j = 0; j < nF; j++)
 		g->src[j] = F[j];
 	int dx = x >= 0 ? v->dom[x] : 1;
-	size_t sN[VE_MAXF][VE_MAXK], sx[VE_MAXF], base[VE_MAXF] = {0};
+	size_t sN[VE_MAXF][VE_MAXK] = {{0}}, sx[VE_MAXF] = {0}, base[VE_MAXF] = {0};
 	for (int j = 0; j < nF; j++) {
 		sx[j] = x >= 0 ? stride_of(&v->f[F[j]], x) : 0;
 		for (int k = 0; k < nN; k++)
 			sN[j][k] = stride_of(&v->f[F[j]], N[k]);
 	}
 	pbuf B = {0};
+	double *acc = NULL; /* scalar mode: per value of x, the sum of the tables */
 	int rc = 0;
 	if (v->pareto) {
 		g->pstart = malloc(sizeof *g->pstart * size);
@@ -511,10 +610,11 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 		g->own_t = malloc(sizeof *g->own_t * size);
 		g->arg = x >= 0 ? malloc(sizeof *g->arg * size) : NULL;
 		g->t = g->own_t;
-		if (!g->own_t || (x >= 0 && !g->arg))
+		acc = malloc(sizeof *acc * (size_t)dx);
+		if (!g->own_t || (x >= 0 && !g->arg) || !acc)
 			rc = -1;
 	}
-	const double *ft[VE_MAXF];
+	const double *ft[VE_MAXF] = {0};
 	double rest = v->alive_minm;
 	for (int j = 0; j < nF; j++) {
 		ft[j] = v->f[F[j]].t;
@@ -522,38 +622,33 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	}
 	/* a point of g needs at least `rest` more memory from the other tables */
 	v->eff_limit = v->limit - (rest > 0 ? rest * (1 - 1e-12) : 0);
-	int digit[VE_MAXK] = {0};
-	for (size_t e = 0; rc == 0 && e < size; e++) {
-		for (int j = 0; j < nF; j++) {
-			size_t b = 0;
-			for (int k = 0; k < nN; k++)
-				b += (size_t)digit[k] * sN[j][k];
-			base[j] = b;
+	if (!v->pareto) {
+		if (rc == 0) {
+			scalar_job job = {.v = v, .g = g, .nF = nF, .nN = nN, .dx = dx, .N = N};
+			memcpy(job.ft, ft, sizeof ft);
+			memcpy(job.sN, sN, sizeof sN);
+			memcpy(job.sx, sx, sizeof sx);
+			rc = scalar_entries(&job, size, acc);
 		}
-		if (v->pareto) {
-			rc = pareto_entry(v, g, F, nF, base, sx, dx, &B, e);
-		} else {
-			double best = 1e300;
-			int arg = 0;
-			for (int xv = 0; xv < dx; xv++) {
-				double sum = 0;
-				for (int j = 0; j < nF; j++)
-					sum += ft[j] ? ft[j][base[j] + (size_t)xv * sx[j]] : 0;
-				if (sum < best) {
-					best = sum;
-					arg = xv;
-				}
+	} else {
+		int digit[VE_MAXK] = {0};
+		for (size_t e = 0; rc == 0 && e < size; e++) {
+			for (int j = 0; j < nF; j++) {
+				size_t b = 0;
+				for (int k = 0; k < nN; k++)
+					b += (size_t)digit[k] * sN[j][k];
+				base[j] = b;
 			}
-			g->own_t[e] = best;
-			if (g->arg)
-				g->arg[e] = arg;
-		}
-		for (int k = nN - 1; k >= 0; k--) { /* next assignment, last variable fastest */
-			if (++digit[k] < v->dom[N[k]])
-				break;
-			digit[k] = 0;
+			rc = pareto_entry(v, g, F, nF, base, sx, dx, &B, e);
+			for (int k = nN - 1; k >= 0;
+			     k--) { /* next assignment, last variable fastest */
+				if (++digit[k] < v->dom[N[k]])
+					break;
+				digit[k] = 0;
+			}
 		}
 	}
+	free(acc);
 	for (int j = 0; j < VE_MAXF; j++)
 		free(B.st[j]);
 	free(B.cand);

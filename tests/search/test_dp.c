@@ -3,7 +3,8 @@
  * memory limit; infeasible limits are reported with the least memory any plan
  * needs; compressing repeated layers changes nothing. ilp gives the same
  * optimum, proven, on all of them (on repeated blocks under a limit through
- * its layer-count branching and memory cuts). */
+ * its layer-count branching and memory cuts). With large edges left out
+ * (relaxed), dp is exact on the rest: a lower bound of the optimum. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,6 +98,7 @@ static void dp_equals_brute(void **state)
 		assert_int_equal(pl_search_dp(in.p, &o, &rd, &err), PL_OK);
 		assert_close(rd.step_s, rb.step_s);
 		assert_true(rd.optimal);
+		assert_true(rd.bound_s == rd.step_s);
 		ilp_equals(in.p, &o, &rb);
 		free_runs++;
 		double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
@@ -245,6 +247,90 @@ static void moe_layer_equals_brute(void **state)
 	assert_true(binding >= 2);
 }
 
+/* The relaxed dp (edges with more than relax_pairs table entries left out)
+ * is exact on what it keeps: its bound equals brute force over every plan of
+ * the node tables and the kept edges, which is at most the true optimum; its
+ * plan, priced in full, at least the optimum. Random graphs, with and
+ * without repeated blocks, and a threshold that keeps some edges. */
+static double brute_kept(pl_problem *p, double relax)
+{
+	int n = p->nops, a[64] = {0};
+	double best = INFINITY;
+	assert_true(n <= 64);
+	for (;;) {
+		double t = 0;
+		for (int o = 0; o < n; o++) {
+			const pl_nodecost *nc = pl_problem_node(p, o);
+			t += nc[a[o]].compute_s + nc[a[o]].comm_s;
+		}
+		for (int e = 0; e < p->nedges; e++) {
+			const pl_edge *ed = &p->edges[e];
+			int nd = p->nstrat[ed->dst_op];
+			if ((double)p->nstrat[ed->src_op] * nd <= relax)
+				t += pl_problem_edge(p,
+				                     e)[(size_t)a[ed->src_op] * nd + a[ed->dst_op]];
+		}
+		best = fmin(best, t);
+		int o = 0;
+		while (o < n && ++a[o] == p->nstrat[o])
+			a[o++] = 0;
+		if (o == n)
+			return best;
+	}
+}
+
+static void relaxed_dp_is_exact_on_the_edges_it_keeps(void **state)
+{
+	(void)state;
+	rg_rng r = {4242};
+	int n = 0, partial = 0, repeated = 0;
+	for (int i = 0; i < 600 && n < 120; i++) {
+		inst in;
+		int D = devices[i % 6], rep = i % 3 == 0 ? 3 : 1;
+		if (!make(&r, &in, rep > 1 ? 2 : 2 + rg_int(&r, 4), rep, D, 1))
+			continue;
+		double combos = 1, sizes[256];
+		for (int o = 0; o < in.p->nops; o++)
+			combos *= in.p->nstrat[o];
+		int ne = in.p->nedges < 256 ? in.p->nedges : 256;
+		for (int e = 0; e < ne; e++)
+			sizes[e] = (double)in.p->nstrat[in.p->edges[e].src_op] *
+			           in.p->nstrat[in.p->edges[e].dst_op];
+		if (combos > 3e4 || in.p->nops > 64 || ne < 2) {
+			drop(&in);
+			continue;
+		}
+		/* the threshold: some edge's size, so the larger ones go */
+		double relax = sizes[rg_int(&r, ne)];
+		pl_err err;
+		pl_search_opts o = {.relax_pairs = relax}, exact = {0};
+		pl_search_result rr, rb;
+		assert_int_equal(pl_search_brute(in.p, &exact, &rb, &err), PL_OK);
+		assert_int_equal(pl_search_dp(in.p, &o, &rr, &err), PL_OK);
+		int left_out = 0;
+		for (int e = 0; e < ne; e++)
+			left_out += sizes[e] > relax;
+		assert_close(rr.bound_s, brute_kept(in.p, relax));
+		assert_true(rr.bound_s <= rb.step_s * (1 + 1e-12));
+		assert_true(rr.step_s >= rb.step_s * (1 - 1e-12));
+		assert_int_equal(rr.optimal, !left_out);
+		if (!left_out)
+			assert_true(rr.bound_s == rr.step_s);
+		partial += left_out > 0 && left_out < ne;
+		repeated += rr.repeated_runs > 0;
+		n++;
+		pl_search_result_free(&rr);
+		pl_search_result_free(&rb);
+		drop(&in);
+	}
+	print_message("relaxed dp on %d graphs (%d with some edges kept and some left out, %d "
+	              "with repeated blocks)\n",
+	              n, partial, repeated);
+	assert_true(n >= 40);
+	assert_true(partial >= 20);
+	assert_true(repeated >= 5);
+}
+
 static void annotations_are_kept(void **state)
 {
 	(void)state;
@@ -283,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(dp_equals_brute),
 	    cmocka_unit_test(repeated_blocks_equal_brute),
+	    cmocka_unit_test(relaxed_dp_is_exact_on_the_edges_it_keeps),
 	    cmocka_unit_test(annotations_are_kept),
 	    cmocka_unit_test(moe_layer_equals_brute),
 	};

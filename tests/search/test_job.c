@@ -1,7 +1,8 @@
 /* search::job, costmodel::pipeline -- whole-job plans. Stage boundaries
  * equal the best of all splits; the outer search with one stage equals the
  * brute-force optimum over every micro-batch count, ZeRO level, recompute
- * choice and per-op plan; the pipeline price with one stage is the per-op
+ * choice and per-op plan, with or without first-pass bounds from relaxed
+ * dps; the pipeline price with one stage is the per-op
  * price; memory that only pipeline stages or ZeRO relieve gets them, and a
  * model that fits gets neither; micro-batch graphs divide the batch. */
 #include <math.h>
@@ -232,32 +233,41 @@ static void one_stage_search_equals_brute_force(void **state)
 			double lim = k == 5 ? 0 : least * (0.9 + 0.25 * k);
 			double all = brute_job(g, &c, lim, 1, &least), unused;
 			double plain = brute_job(g, &c, lim, 0, &unused);
-			for (int fastest = 0; fastest < 2; fastest++) {
-				/* the search's rule: the best plan, unless (without
-				 * fastest) one without the memory measures is within
-				 * PL_JOB_SIMPLER of it */
-				double want = !fastest && plain <= all * (1 + PL_JOB_SIMPLER)
-				                  ? plain
-				                  : fmin(plain, all);
-				pl_search_opts o = {.memory_limit = lim};
-				pl_job_opts jo = {
-				    .stages = 1, .zero = -1, .recompute = -1, .fastest = fastest};
-				pl_job_plan jp;
-				pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
-				if (want == INFINITY) {
-					assert_int_equal(st, PL_EINFEASIBLE);
-					continue;
+			for (int fastest = 0; fastest < 2; fastest++)
+				for (int relax = 0; relax < 3; relax++) {
+					/* the search's rule: the best plan, unless (without
+					 * fastest) one without the memory measures is within
+					 * PL_JOB_SIMPLER of it */
+					double want =
+					    !fastest && plain <= all * (1 + PL_JOB_SIMPLER)
+					        ? plain
+					        : fmin(plain, all);
+					/* first-pass bounds from relaxed dps (every edge, or the
+					 * larger ones, left out) change the work, not the answer */
+					static const double relax_pairs[] = {0, 1, 6};
+					pl_search_opts o = {.memory_limit = lim,
+					                    .relax_pairs = relax_pairs[relax]};
+					pl_job_opts jo = {.stages = 1,
+					                  .zero = -1,
+					                  .recompute = -1,
+					                  .fastest = fastest};
+					pl_job_plan jp;
+					pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
+					if (want == INFINITY) {
+						assert_int_equal(st, PL_EINFEASIBLE);
+						continue;
+					}
+					if (st)
+						fail_msg("%s", err.msg);
+					near(jp.cost.step_s, want, 1e-9 * want);
+					assert_true(lim == 0 ||
+					            jp.cost.mem_bytes <= lim * (1 + 1e-12));
+					assert_true(jp.optimal);
+					bound += want > free_best * (1 + 1e-9) && !relax;
+					differs += !relax && fastest && want < plain * (1 - 1e-9) &&
+					           plain <= all * (1 + PL_JOB_SIMPLER);
+					pl_job_plan_free(&jp);
 				}
-				if (st)
-					fail_msg("%s", err.msg);
-				near(jp.cost.step_s, want, 1e-9 * want);
-				assert_true(lim == 0 || jp.cost.mem_bytes <= lim * (1 + 1e-12));
-				assert_true(jp.optimal);
-				bound += want > free_best * (1 + 1e-9);
-				differs += fastest && want < plain * (1 - 1e-9) &&
-				           plain <= all * (1 + PL_JOB_SIMPLER);
-				pl_job_plan_free(&jp);
-			}
 		}
 		pl_graph_free(g);
 	}
@@ -314,6 +324,17 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 	assert_true(jp.p->job.stages > 1 || jp.p->job.zero > 0);
 	assert_true(jp.cost.mem_bytes <= o.memory_limit);
 	assert_true(jp.cost.step_s < tight.step_s);
+	/* relaxed first-pass bounds rule out only points that cannot win, and
+	 * their plans are tried too: never a slower plan */
+	for (int relax = 1; relax <= 64; relax *= 8) {
+		pl_job_plan jr;
+		o.relax_pairs = relax;
+		assert_int_equal(pl_search_job(g, &c, &o, &jo, &jr, &err), PL_OK);
+		assert_true(jr.cost.mem_bytes <= o.memory_limit);
+		assert_true(jr.cost.step_s <= jp.cost.step_s * (1 + 1e-12));
+		pl_job_plan_free(&jr);
+	}
+	o.relax_pairs = 0;
 	pl_job_plan_free(&jp);
 	pl_search_result_free(&fast);
 	pl_search_result_free(&tight);
