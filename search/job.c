@@ -484,9 +484,10 @@ static int cmp_point(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Stages and price of plan r on a point; 0 and the plan taken by the slot
- * when it fits and beats the slot's best, 1 when it fits but does not beat
- * it, 2 when it does not fit, -1 out of memory. */
+/* Stages and price of plan r on a point; r is consumed (taken by the slot,
+ * or freed). 0 and the plan taken by the slot when it fits and beats the
+ * slot's best, 1 when it fits but does not beat it, 2 when it does not fit,
+ * -1 out of memory. */
 static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
                     int zero, pl_search_result *r, double M, int *proven, slot *best)
 {
@@ -542,6 +543,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	sc = NULL;
 	rc = 0;
 done:
+	pl_search_result_free(r);
 	free(first);
 	free(stage);
 	free(sc);
@@ -608,14 +610,10 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 		if (m <= lim) {
 			int proven, fit = try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven,
 			                           &best[!pt->plain]);
-			if (fit < 0) {
-				pl_search_result_free(&r);
+			if (fit < 0)
 				return -1;
-			}
-			if (t * scale <= bound * (1 + 1e-12)) {
-				pl_search_result_free(&r);
+			if (t * scale <= bound * (1 + 1e-12))
 				return pb->pp == 1 && proven ? 2 : 0;
-			}
 			tb = t;
 			mb = m;
 			lb = lambda;
@@ -650,10 +648,8 @@ static int priced_try(const pl_cluster *c, const prob *pb, int pbi, int *const *
 	if (priced_dp(pb, io, lambda, &r))
 		return 3;
 	*mem = r.mem_bytes;
-	int proven,
-	    fit = try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven, &best[!pt->plain]);
-	pl_search_result_free(&r);
-	return fit;
+	int proven;
+	return try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven, &best[!pt->plain]);
 }
 
 static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
@@ -911,7 +907,6 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 					int proven,
 					    fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r,
 					                   M, &proven, &best[!pt->plain]);
-					pl_search_result_free(&r);
 					if (fit < 0) {
 						st = pl_err_set(err, PL_ENOMEM, "out of memory");
 						goto cleanup;
@@ -932,7 +927,6 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			double rstep = r.step_s;
 			int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M,
 			                           &proven, &best[!pt->plain]);
-			pl_search_result_free(&r);
 			if (fit < 0) {
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
@@ -1019,7 +1013,6 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			int ropt = r.optimal;
 			int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M,
 			                           &proven, &best[!pt->plain]);
-			pl_search_result_free(&r);
 			if (fit < 0) {
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
