@@ -5,12 +5,12 @@
  * predicted cost is reproducible by `planner cost`. */
 #include "costmodel/cost.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "planner/parallel.h"
 
 static double roofline(const pl_cluster *c, pl_dtype dt, double gemm, double vec, double bytes,
                        int kernels)
@@ -224,19 +224,45 @@ void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const
 	pl_op_input_layout(p->g, d, dst_split, p->devices, ed->dst_slot, dst);
 }
 
-static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
-                                const pl_layout *grad, int requires_grad)
+/* An edge's price from layouts put on f (pl_refine_layout): src -> dst
+ * forward and, with gradients, grad -> back (src without its partial sums)
+ * backward; src and back are on side 0, dst and grad on side 1 (an op's
+ * input and its gradient have one matrix). */
+static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl_layout *src,
+                           const pl_layout *back, const pl_layout *dst, const pl_layout *grad,
+                           int requires_grad)
 {
 	pl_redist r;
-	pl_redistribute(src, dst, &r);
+	pl_redistribute_on(f, src, dst, &r);
 	double t = pl_cost_redist(p->c, &r);
 	if (requires_grad) {
-		pl_layout back = *src;
-		back.partial = 0;
-		pl_redistribute(grad, &back, &r);
+		pl_redistribute_on(f, grad, back, &r);
 		t += pl_cost_redist(p->c, &r);
 	}
 	return t;
+}
+
+static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
+                                const pl_layout *grad, int requires_grad)
+{
+	pl_layout back = *src;
+	back.partial = 0;
+	if (requires_grad && !pl_devmat_equal(&grad->dm, &dst->dm)) {
+		pl_redist r;
+		pl_redistribute(src, dst, &r);
+		double t = pl_cost_redist(p->c, &r);
+		pl_redistribute(grad, &back, &r);
+		return t + pl_cost_redist(p->c, &r);
+	}
+	pl_refinement f;
+	pl_layout s, b, d, g;
+	pl_refine(&src->dm, &dst->dm, &f);
+	pl_refine_layout(&f, 0, src, &s);
+	pl_refine_layout(&f, 0, &back, &b);
+	pl_refine_layout(&f, 1, dst, &d);
+	if (requires_grad)
+		pl_refine_layout(&f, 1, grad, &g);
+	return edge_cost_on(p, &f, &s, &b, &d, &g, requires_grad);
 }
 
 double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
@@ -614,13 +640,19 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 
 double pl_problem_least_plan_memory(pl_problem *p)
 {
-	double least = 0;
+	/* once per op class (its ops share the node table), summed in op order */
+	double least = 0, *per = malloc(sizeof *per * ((size_t)p->nops + 1));
+	if (!per)
+		return -1;
 	for (int op = 0; op < p->nops; op++) {
-		double mn = pl_problem_least_memory(p, op);
-		if (mn < 0)
-			return -1;
-		least += mn;
+		int c = p->op_class[op];
+		if (c == op && (per[c] = pl_problem_least_memory(p, op)) < 0) {
+			least = -1;
+			break;
+		}
+		least += per[c];
 	}
+	free(per);
 	return least;
 }
 
@@ -669,11 +701,17 @@ static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
 
 /* An edge table in the making: the distinct layouts of its two ends, their
  * pairs' prices (rows of distinct producer layouts, which threads can share
- * out), and per candidate its layout's index. */
+ * out), and per candidate its layout's index. The layouts' device matrices
+ * are few (an op's matrix is its splits), and a pair's refinement depends
+ * on them only: rows go in the order of their matrix (rows), so that a run
+ * of rows shares the refinements against each consumer matrix. */
 typedef struct edge_job {
-	int e, ns, nd, nsu, ndu, rg;
+	int e, ns, nd, nsu, ndu, rg, nsm, ndm;
 	pl_layout *su, *du; /* du: input layout and gradient layout, side by side */
 	int *si, *di;
+	pl_devmat *sm, *dm; /* the distinct matrices of su and du */
+	int *smi, *dmi;     /* per distinct layout: its matrix (dmi -1: grad's differs) */
+	int *rows;          /* the rows of su, by matrix */
 	double *pair;
 } edge_job;
 
@@ -683,8 +721,47 @@ static void edge_job_free(edge_job *j)
 	free(j->du);
 	free(j->si);
 	free(j->di);
+	free(j->sm);
+	free(j->dm);
+	free(j->smi);
+	free(j->dmi);
+	free(j->rows);
 	free(j->pair);
 	memset(j, 0, sizeof *j);
+}
+
+/* the index of dm in the n distinct matrices of ms, added if new */
+static int matrix_class(pl_devmat *ms, int *n, const pl_devmat *dm)
+{
+	int k = 0;
+	while (k < *n && !pl_devmat_equal(&ms[k], dm))
+		k++;
+	if (k == *n)
+		ms[(*n)++] = *dm;
+	return k;
+}
+
+static int edge_job_matrices(edge_job *j)
+{
+	j->sm = malloc(sizeof *j->sm * ((size_t)j->nsu + 1));
+	j->dm = malloc(sizeof *j->dm * ((size_t)j->ndu + 1));
+	j->smi = malloc(sizeof *j->smi * ((size_t)j->nsu + 1));
+	j->dmi = malloc(sizeof *j->dmi * ((size_t)j->ndu + 1));
+	j->rows = malloc(sizeof *j->rows * ((size_t)j->nsu + 1));
+	if (!j->sm || !j->dm || !j->smi || !j->dmi || !j->rows)
+		return -1;
+	for (int a = 0; a < j->nsu; a++)
+		j->smi[a] = matrix_class(j->sm, &j->nsm, &j->su[a].dm);
+	for (int b = 0; b < j->ndu; b++)
+		j->dmi[b] = pl_devmat_equal(&j->du[2 * b].dm, &j->du[2 * b + 1].dm)
+		                ? matrix_class(j->dm, &j->ndm, &j->du[2 * b].dm)
+		                : -1;
+	int n = 0; /* counting sort of the rows by matrix */
+	for (int c = 0; c < j->nsm; c++)
+		for (int a = 0; a < j->nsu; a++)
+			if (j->smi[a] == c)
+				j->rows[n++] = a;
+	return 0;
 }
 
 static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
@@ -728,7 +805,7 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 		j->di[b] = k;
 	}
 	j->pair = malloc(sizeof *j->pair * (size_t)j->nsu * (size_t)j->ndu);
-	if (!j->pair)
+	if (!j->pair || edge_job_matrices(j))
 		goto fail;
 	free(sl);
 	free(dl);
@@ -740,13 +817,50 @@ fail:
 	return -1;
 }
 
-/* prices rows [a0, a1) of the distinct producer layouts */
-static void edge_job_rows(const pl_problem *p, edge_job *j, int a0, int a1)
+/* Prices the rows rows[i0..i1) of the distinct producer layouts. Per
+ * consumer matrix it keeps the refinement against the current row's matrix
+ * (ftag: which one) and the row's layout put on it (etag: which row). */
+static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
-	for (int a = a0; a < a1; a++)
-		for (int b = 0; b < j->ndu; b++)
-			j->pair[(size_t)a * j->ndu + b] = edge_cost_layouts(
-			    p, &j->su[a], &j->du[2 * b], &j->du[2 * b + 1], j->rg);
+	size_t n = (size_t)j->ndm + 1;
+	pl_refinement *f = malloc(sizeof *f * n);
+	pl_layout *on = malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
+	int *ftag = malloc(sizeof *ftag * n), *etag = malloc(sizeof *etag * n);
+	int cached = f && on && ftag && etag;
+	for (int c = 0; cached && c < j->ndm; c++)
+		ftag[c] = etag[c] = -1;
+	for (int i = i0; i < i1; i++) {
+		int a = j->rows[i], cs = j->smi[a];
+		for (int b = 0; b < j->ndu; b++) {
+			int cd = j->dmi[b];
+			const pl_layout *dst = &j->du[2 * b], *grad = &j->du[2 * b + 1];
+			double *out = &j->pair[(size_t)a * j->ndu + b];
+			if (!cached || cd < 0) {
+				*out = edge_cost_layouts(p, &j->su[a], dst, grad, j->rg);
+				continue;
+			}
+			if (ftag[cd] != cs) {
+				pl_refine(&j->sm[cs], &j->dm[cd], &f[cd]);
+				ftag[cd] = cs;
+				etag[cd] = -1;
+			}
+			if (etag[cd] != a) {
+				pl_refine_layout(&f[cd], 0, &j->su[a], &on[2 * cd]);
+				on[2 * cd + 1] = on[2 * cd];
+				on[2 * cd + 1].partial = 0;
+				etag[cd] = a;
+			}
+			pl_layout d, g;
+			pl_refine_layout(&f[cd], 1, dst, &d);
+			if (j->rg)
+				pl_refine_layout(&f[cd], 1, grad, &g);
+			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &d, &g, j->rg);
+		}
+	}
+	free(f);
+	free(on);
+	free(ftag);
+	free(etag);
 }
 
 /* spreads the priced pairs over the candidates and publishes the table */
@@ -822,46 +936,26 @@ typedef struct prep_chunk {
 
 typedef struct prep {
 	pl_problem *p;
-	int round;
 	const int *work; /* round 0: edges (>= 0), op indices encoded as -1 - op */
 	edge_job *jobs;  /* round 0 plans jobs[i] for work item i that is an edge */
 	prep_chunk *chunks;
-	int n;
-	atomic_int next;
 	atomic_int failed;
 } prep;
 
-static void *prep_worker(void *arg)
+static void prep_item(void *ctx, int i)
 {
-	prep *w = arg;
-	for (;;) {
-		int i = atomic_fetch_add(&w->next, 1);
-		if (i >= w->n)
-			return NULL;
-		if (w->round == 1) {
-			const prep_chunk *c = &w->chunks[i];
-			edge_job_rows(w->p, &w->jobs[c->job], c->a0, c->a1);
-			continue;
-		}
-		int k = w->work[i];
-		int bad =
-		    k >= 0 ? edge_job_plan(w->p, k, &w->jobs[i]) : !pl_problem_node(w->p, -1 - k);
-		if (bad)
-			atomic_store(&w->failed, 1);
-	}
+	prep *w = ctx;
+	int k = w->work[i];
+	int bad = k >= 0 ? edge_job_plan(w->p, k, &w->jobs[i]) : !pl_problem_node(w->p, -1 - k);
+	if (bad)
+		atomic_store(&w->failed, 1);
 }
 
-static void prep_run(prep *w, int threads)
+static void prep_chunk_rows(void *ctx, int i)
 {
-	atomic_store(&w->next, 0);
-	pthread_t tid[16];
-	int started = 0;
-	for (int t = 1; t < threads && t < w->n; t++)
-		if (pthread_create(&tid[started], NULL, prep_worker, w) == 0)
-			started++;
-	prep_worker(w);
-	for (int t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
+	prep *w = ctx;
+	const prep_chunk *c = &w->chunks[i];
+	edge_job_rows(w->p, &w->jobs[c->job], c->a0, c->a1);
 }
 
 #define PREP_CHUNK_PAIRS 4096
@@ -890,14 +984,9 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	for (int o = 0; o < p->nops; o++)
 		if (seen[o] && !p->node[o])
 			work[n++] = -1 - o;
-	if (threads <= 0) {
-		long c = sysconf(_SC_NPROCESSORS_ONLN);
-		threads = c > 0 ? (int)(c < 16 ? c : 16) : 1;
-	}
-	prep w = {.p = p, .work = work, .jobs = jobs, .n = n};
-	atomic_init(&w.next, 0);
+	prep w = {.p = p, .work = work, .jobs = jobs};
 	atomic_init(&w.failed, 0);
-	prep_run(&w, threads);
+	pl_parallel_for(n, threads, prep_item, &w);
 	if (atomic_load(&w.failed))
 		goto done;
 	size_t nchunk = 0;
@@ -908,16 +997,15 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	chunks = malloc(sizeof *chunks * (nchunk + 1));
 	if (!chunks)
 		goto done;
-	w.n = 0;
+	int nc = 0;
 	for (int i = 0; i < ne; i++) {
 		int rows = jobs[i].ndu > 0 ? PREP_CHUNK_PAIRS / jobs[i].ndu + 1 : jobs[i].nsu;
 		for (int a = 0; a < jobs[i].nsu; a += rows)
-			chunks[w.n++] =
+			chunks[nc++] =
 			    (prep_chunk){i, a, a + rows < jobs[i].nsu ? a + rows : jobs[i].nsu};
 	}
-	w.round = 1;
 	w.chunks = chunks;
-	prep_run(&w, threads);
+	pl_parallel_for(nc, threads, prep_chunk_rows, &w);
 	rc = 0;
 	for (int i = 0; i < ne; i++)
 		if (edge_job_finish(p, &jobs[i]))

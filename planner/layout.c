@@ -121,14 +121,21 @@ void pl_op_input_grad_layout(const pl_graph *g, const pl_op *op, const int64_t *
 			out->partial |= 1u << la[l];
 }
 
+int pl_devmat_equal(const pl_devmat *a, const pl_devmat *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int k = 0; k < a->n; k++)
+		if (a->size[k] != b->size[k])
+			return 0;
+	return 1;
+}
+
 int pl_layout_equal(const pl_layout *a, const pl_layout *b)
 {
-	if (a->rank != b->rank || a->partial != b->partial || a->dm.n != b->dm.n ||
-	    a->elem_bytes != b->elem_bytes)
+	if (a->rank != b->rank || a->partial != b->partial || a->elem_bytes != b->elem_bytes ||
+	    !pl_devmat_equal(&a->dm, &b->dm))
 		return 0;
-	for (int k = 0; k < a->dm.n; k++)
-		if (a->dm.size[k] != b->dm.size[k])
-			return 0;
 	for (int d = 0; d < a->rank; d++) {
 		if (a->shape[d] != b->shape[d] || a->nmap[d] != b->nmap[d])
 			return 0;
@@ -196,19 +203,25 @@ static int refine(const pl_devmat *a, const pl_devmat *b, pl_devmat *r)
 	return 1;
 }
 
-static void expand(const pl_layout *in, const pl_devmat *r, pl_layout *out)
+/* where each axis of in falls on its refinement r: the axes of r it covers */
+static void cover_of(const pl_devmat *in, const pl_devmat *r, int8_t (*cover)[PL_MAX_AXES],
+                     int8_t *ncover)
 {
 	int64_t so[PL_MAX_AXES], sr[PL_MAX_AXES];
-	int8_t cover[PL_MAX_AXES][PL_MAX_AXES];
-	int ncover[PL_MAX_AXES] = {0};
-	strides(&in->dm, so);
+	strides(in, so);
 	strides(r, sr);
-	for (int k = 0; k < in->dm.n; k++) {
-		int64_t lo = so[k], hi = so[k] * in->dm.size[k];
+	for (int k = 0; k < in->n; k++) {
+		int64_t lo = so[k], hi = so[k] * in->size[k];
+		ncover[k] = 0;
 		for (int j = 0; j < r->n; j++)
 			if (sr[j] >= lo && sr[j] * r->size[j] <= hi)
 				cover[k][ncover[k]++] = (int8_t)j;
 	}
+}
+
+static void expand(const pl_layout *in, const pl_devmat *r, const int8_t (*cover)[PL_MAX_AXES],
+                   const int8_t *ncover, pl_layout *out)
+{
 	*out = *in;
 	out->dm = *r;
 	out->partial = 0;
@@ -223,6 +236,15 @@ static void expand(const pl_layout *in, const pl_devmat *r, pl_layout *out)
 		if (in->partial >> k & 1)
 			for (int c = 0; c < ncover[k]; c++)
 				out->partial |= 1u << cover[k][c];
+}
+
+void pl_refine(const pl_devmat *a, const pl_devmat *b, pl_refinement *out)
+{
+	out->ok = refine(a, b, &out->r);
+	if (!out->ok)
+		return;
+	cover_of(a, &out->r, out->cover[0], out->ncover[0]);
+	cover_of(b, &out->r, out->cover[1], out->ncover[1]);
 }
 
 /* ---- planning ---- */
@@ -387,22 +409,36 @@ static void plan_fallback(planner_state *s, const pl_layout *tgt)
 	}
 }
 
-void pl_redistribute(const pl_layout *src, const pl_layout *dst, pl_redist *out)
+void pl_refine_layout(const pl_refinement *f, int side, const pl_layout *l, pl_layout *out)
+{
+	if (f->ok)
+		expand(l, &f->r, f->cover[side], f->ncover[side], out);
+	else
+		*out = *l;
+}
+
+void pl_redistribute_on(const pl_refinement *f, const pl_layout *src, const pl_layout *dst,
+                        pl_redist *out)
 {
 	out->n = 0;
-	planner_state s = {.out = out};
-	pl_devmat r;
-	if (refine(&src->dm, &dst->dm, &r)) {
-		pl_layout tgt;
-		expand(src, &r, &s.cur);
-		expand(dst, &r, &tgt);
-		pl_layout_local_shape(&s.cur, s.local);
-		plan_refined(&s, &tgt);
-	} else {
-		s.cur = *src;
-		pl_layout_local_shape(&s.cur, s.local);
+	planner_state s;
+	s.out = out;
+	s.cur = *src;
+	pl_layout_local_shape(&s.cur, s.local);
+	if (f->ok)
+		plan_refined(&s, dst);
+	else
 		plan_fallback(&s, dst);
-	}
+}
+
+void pl_redistribute(const pl_layout *src, const pl_layout *dst, pl_redist *out)
+{
+	pl_refinement f;
+	pl_layout a, b;
+	pl_refine(&src->dm, &dst->dm, &f);
+	pl_refine_layout(&f, 0, src, &a);
+	pl_refine_layout(&f, 1, dst, &b);
+	pl_redistribute_on(&f, &a, &b, out);
 }
 
 /* ---- groups ---- */

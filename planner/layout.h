@@ -91,6 +91,26 @@ int pl_op_coll_prim(const pl_op *op, const int64_t *split, int64_t devices, cons
  * Always succeeds for valid layouts. */
 void pl_redistribute(const pl_layout *src, const pl_layout *dst, pl_redist *out);
 
+/* pl_redistribute's first step, which depends on the two device matrices
+ * only: their common refinement r (ok = 0: there is none) and, per side, the
+ * axes of r each axis of that side's matrix covers. An edge table prices
+ * many layout pairs on few pairs of matrices. */
+typedef struct pl_refinement {
+	int ok;
+	pl_devmat r;
+	int8_t cover[2][PL_MAX_AXES][PL_MAX_AXES];
+	int8_t ncover[2][PL_MAX_AXES];
+} pl_refinement;
+void pl_refine(const pl_devmat *a, const pl_devmat *b, pl_refinement *out);
+/* A layout on side `side` of f (its matrix is that side's), put on the
+ * refinement; a copy where f has none. */
+void pl_refine_layout(const pl_refinement *f, int side, const pl_layout *l, pl_layout *out);
+/* pl_redistribute for layouts that pl_refine_layout put on f from opposite
+ * sides. */
+void pl_redistribute_on(const pl_refinement *f, const pl_layout *src, const pl_layout *dst,
+                        pl_redist *out);
+
+int pl_devmat_equal(const pl_devmat *a, const pl_devmat *b);
 int pl_layout_equal(const pl_layout *a, const pl_layout *b);
 /* Local piece shape of a layout (dims cut by their axes). */
 void pl_layout_local_shape(const pl_layout *l, int64_t *shape);

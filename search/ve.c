@@ -10,12 +10,12 @@
  * Cost: sum over eliminations of |table| * |domain|, times the Pareto sizes. */
 #include "search/ve.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "planner/parallel.h"
 
 double ve_now(void)
 {
@@ -476,12 +476,81 @@ typedef struct scalar_job {
 	int nF, nN, dx;
 	const int *N;
 	size_t e0, e1;
-	double *acc; /* dx sums */
+	int rows;    /* by whole rows (scalar_rows): e0 and e1 on row boundaries */
+	double *acc; /* dx sums, or a row's */
 } scalar_job;
+
+/* Whole rows of g (runs of its last variable L): for each value of x, every
+ * table's slice along L is added into a row of sums, which then updates the
+ * row's minima. The sums per entry are the same in the same order as entry
+ * by entry, and the least x wins ties as there, so the tables are
+ * bit-identical; but the inner loops run along L (contiguous in the tables
+ * that end in it) instead of along x (strided in all but one). */
+static void scalar_rows(scalar_job *w)
+{
+	const ve *v = w->v;
+	int digit[VE_MAXK] = {0}, nN = w->nN, nF = w->nF, dx = w->dx;
+	size_t len = (size_t)v->dom[w->N[nN - 1]], rem = w->e0 / len, base[VE_MAXF];
+	for (int k = nN - 2; k >= 0; k--) {
+		size_t d = (size_t)v->dom[w->N[k]];
+		digit[k] = (int)(rem % d);
+		rem /= d;
+	}
+	double *sum = w->acc, *best_row, *f;
+	int *arg_row;
+	for (size_t e = w->e0; e < w->e1; e += len) {
+		for (int j = 0; j < nF; j++) {
+			size_t b = 0;
+			for (int k = 0; k < nN - 1; k++)
+				b += (size_t)digit[k] * w->sN[j][k];
+			base[j] = b;
+		}
+		best_row = w->g->own_t + e;
+		arg_row = w->g->arg ? w->g->arg + e : NULL;
+		for (size_t l = 0; l < len; l++)
+			best_row[l] = 1e300;
+		if (arg_row)
+			memset(arg_row, 0, sizeof *arg_row * len);
+		for (int xv = 0; xv < dx; xv++) {
+			for (size_t l = 0; l < len; l++)
+				sum[l] = 0;
+			for (int j = 0; j < nF; j++) {
+				if (!w->ft[j])
+					continue;
+				f = (double *)w->ft[j] + base[j] + (size_t)xv * w->sx[j];
+				size_t sl = w->sN[j][nN - 1];
+				if (sl == 1)
+					for (size_t l = 0; l < len; l++)
+						sum[l] += f[l];
+				else if (sl == 0)
+					for (size_t l = 0; l < len; l++)
+						sum[l] += f[0];
+				else
+					for (size_t l = 0; l < len; l++)
+						sum[l] += f[l * sl];
+			}
+			for (size_t l = 0; l < len; l++)
+				if (sum[l] < best_row[l]) {
+					best_row[l] = sum[l];
+					if (arg_row)
+						arg_row[l] = xv;
+				}
+		}
+		for (int k = nN - 2; k >= 0; k--) {
+			if (++digit[k] < v->dom[w->N[k]])
+				break;
+			digit[k] = 0;
+		}
+	}
+}
 
 static void *scalar_range(void *arg)
 {
 	scalar_job *w = arg;
+	if (w->rows) {
+		scalar_rows(w);
+		return NULL;
+	}
 	const ve *v = w->v;
 	int digit[VE_MAXK] = {0}, nN = w->nN, nF = w->nF, dx = w->dx;
 	size_t rem = w->e0, base[VE_MAXF];
@@ -533,34 +602,40 @@ static void *scalar_range(void *arg)
 	return NULL;
 }
 
+#define VE_SPLIT_WORK 4e6
+#define VE_ROW_MIN    8 /* by rows when the last variable has this many values */
+
+static void scalar_half(void *ctx, int i)
+{
+	scalar_range((scalar_job *)ctx + i);
+}
+
 /* Every entry, the second half on a second thread when the table is large
  * and the machine has a second core (entries are independent). 0, or -1 out
  * of memory. */
-#define VE_SPLIT_WORK 4e6
-static int scalar_entries(scalar_job *job, size_t size, double *acc)
+static int scalar_entries(scalar_job *job, size_t size)
 {
-	job->acc = acc;
+	size_t len = job->nN > 0 ? (size_t)job->v->dom[job->N[job->nN - 1]] : 1;
+	size_t nacc = len > (size_t)job->dx ? len : (size_t)job->dx;
+	job->rows = len >= VE_ROW_MIN;
 	job->e0 = 0;
 	job->e1 = size;
-	if (size < 2 || (double)size * job->dx * job->nF < VE_SPLIT_WORK ||
-	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		scalar_range(job);
-		return 0;
+	/* the second thread's share: whole rows */
+	size_t half = job->rows ? size / len / 2 * len : size / 2;
+	scalar_job two[2] = {*job, *job};
+	two[0].acc = malloc(sizeof *job->acc * nacc);
+	two[1].acc = malloc(sizeof *job->acc * nacc);
+	int rc = two[0].acc && two[1].acc ? 0 : -1;
+	if (rc == 0 && half > 0 && (double)size * job->dx * job->nF >= VE_SPLIT_WORK &&
+	    pl_threads(0) >= 2) {
+		two[0].e1 = two[1].e0 = half;
+		pl_parallel_for(2, 2, scalar_half, two);
+	} else if (rc == 0) {
+		scalar_range(&two[0]);
 	}
-	scalar_job other = *job;
-	other.acc = malloc(sizeof *other.acc * (size_t)job->dx);
-	other.e0 = job->e1 = size / 2;
-	pthread_t tid;
-	if (!other.acc || pthread_create(&tid, NULL, scalar_range, &other)) {
-		job->e1 = size; /* one thread, then */
-		scalar_range(job);
-		free(other.acc);
-		return 0;
-	}
-	scalar_range(job);
-	pthread_join(tid, NULL);
-	free(other.acc);
-	return 0;
+	free(two[0].acc);
+	free(two[1].acc);
+	return rc;
 }
 
 /* Builds the table that replaces the tables F after eliminating x (x < 0: a
@@ -599,7 +674,6 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			sN[j][k] = stride_of(&v->f[F[j]], N[k]);
 	}
 	pbuf B = {0};
-	double *acc = NULL; /* scalar mode: per value of x, the sum of the tables */
 	int rc = 0;
 	if (v->pareto) {
 		g->pstart = malloc(sizeof *g->pstart * size);
@@ -610,8 +684,7 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 		g->own_t = malloc(sizeof *g->own_t * size);
 		g->arg = x >= 0 ? malloc(sizeof *g->arg * size) : NULL;
 		g->t = g->own_t;
-		acc = malloc(sizeof *acc * (size_t)dx);
-		if (!g->own_t || (x >= 0 && !g->arg) || !acc)
+		if (!g->own_t || (x >= 0 && !g->arg))
 			rc = -1;
 	}
 	const double *ft[VE_MAXF] = {0};
@@ -628,7 +701,7 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			memcpy(job.ft, ft, sizeof ft);
 			memcpy(job.sN, sN, sizeof sN);
 			memcpy(job.sx, sx, sizeof sx);
-			rc = scalar_entries(&job, size, acc);
+			rc = scalar_entries(&job, size);
 		}
 	} else {
 		int digit[VE_MAXK] = {0};
@@ -648,7 +721,6 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			}
 		}
 	}
-	free(acc);
 	for (int j = 0; j < VE_MAXF; j++)
 		free(B.st[j]);
 	free(B.cand);
