@@ -19,12 +19,15 @@
 #include <string.h>
 
 #include "planner/layout.h"
+#include "planner/parallel.h"
 #include "search/ve.h"
 
 #define PART_MAX_SCANS 20000
-/* first-pass bounds: edges with larger tables are left out of a relaxed dp
- * before the exact one is paid for (see the first pass; opts relax_pairs) */
-#define RELAX_PAIRS 100000.0
+/* first-pass bounds: relaxed dps leave out the edges with larger tables,
+ * first those with more than RELAX_FIRST entries (opts relax_pairs), then
+ * RELAX_STEP times more at each rung (see next_rung) */
+#define RELAX_FIRST 10000.0
+#define RELAX_STEP  3.0
 
 /* ---- stage boundaries ---- */
 
@@ -272,12 +275,22 @@ static pl_segcost *segments(const pl_problem *p, const pl_search_result *r, cons
 	return seg;
 }
 
+/* points of one m and pp: the ZeRO levels, with and without recompute */
+#define MAX_SIBLINGS (2 * PL_ZERO_LEVELS)
+
 /* a problem per (m, pp, recompute); points add the ZeRO level */
 typedef struct prob {
 	pl_problem *p;
 	pl_cluster mesh; /* the problem points at it */
 	int mi;          /* index of its micro-batch graph and cuts */
 	int64_t m, pp;
+	int rc;
+	/* as built (build_one): per ZeRO level the least memory a plan needs and
+	 * the node bound; or why not */
+	double least[PL_ZERO_LEVELS], node_bound[PL_ZERO_LEVELS];
+	pl_status st;
+	pl_err err;
+	int oom, late;
 } prob;
 
 typedef struct point {
@@ -289,7 +302,11 @@ typedef struct point {
 	int fit;           /* the unconstrained plan fits (with its stages) */
 	double node_bound; /* each op on its fastest candidate, edges free */
 	int bounded;       /* bound is from a dp: the unconstrained optimum or below it */
-	int pending;       /* bound from the relaxed dp only: the exact dp is still due */
+	double rung;       /* the last relaxed dp's table limit (0: none) */
+	int exact;         /* the first pass ran its exact dp */
+	int nsib;          /* points of the same m and pp (-1: not listed yet) */
+	int sib[MAX_SIBLINGS];
+	double sib_diff[MAX_SIBLINGS]; /* sibling_bound's difference; NAN: not yet */
 } point;
 
 /* the best plan of plain points [0] and of the others [1] */
@@ -345,16 +362,25 @@ static int cmp_node_bound(const void *a, const void *b)
  * tables alone, which the memory check has computed. -1 out of memory. */
 static double node_bound(pl_problem *p)
 {
-	double sum = 0;
+	/* once per op class (its ops share the node table), summed in op order */
+	double sum = 0, *per = malloc(sizeof *per * ((size_t)p->nops + 1));
+	if (!per)
+		return -1;
 	for (int op = 0; op < p->nops; op++) {
-		const pl_nodecost *n = pl_problem_node(p, op);
-		if (!n)
-			return -1;
-		double best = INFINITY;
-		for (int k = 0; k < p->nstrat[op]; k++)
-			best = fmin(best, n[k].compute_s + n[k].comm_s);
-		sum += best;
+		int c = p->op_class[op];
+		if (c == op) {
+			const pl_nodecost *n = pl_problem_node(p, op);
+			if (!n) {
+				free(per);
+				return -1;
+			}
+			per[c] = INFINITY;
+			for (int k = 0; k < p->nstrat[op]; k++)
+				per[c] = fmin(per[c], n[k].compute_s + n[k].comm_s);
+		}
+		sum += per[c];
 	}
+	free(per);
 	return sum * pl_job_step_scale(&p->job);
 }
 
@@ -412,6 +438,41 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 	return q_opt + sum * pl_job_step_scale(&p->job);
 }
 
+/* the problems of the first pass, built on the threads */
+typedef struct build {
+	prob *probs;
+	pl_graph *const *gms;
+	uint8_t *const *flags;
+	int z0, z1;
+	const pl_search_opts *o;
+	double t0;
+} build;
+
+/* Builds problem q with its node tables and, per ZeRO level, the least
+ * memory and the node bound; writes only probs[q]. */
+static void build_one(void *ctx, int q)
+{
+	const build *w = ctx;
+	prob *pb = &w->probs[q];
+	if (w->o->time_limit_s > 0 && ve_now() - w->t0 > w->o->time_limit_s) {
+		pb->late = 1;
+		return;
+	}
+	pl_job job = {.micro_batches = pb->m,
+	              .stages = pb->pp,
+	              .recompute = pb->rc ? w->flags[pb->mi] : NULL};
+	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
+	for (int z = w->z0; z <= w->z1 && !pb->st; z++) {
+		pl_problem_set_zero(pb->p, z);
+		pb->least[z] = pl_problem_least_plan_memory(pb->p);
+		pb->node_bound[z] = node_bound(pb->p);
+		if (pb->least[z] < 0 || pb->node_bound[z] < 0) {
+			pb->oom = 1;
+			return;
+		}
+	}
+}
+
 /* Whether the relaxation would leave an edge out whose table is not priced
  * yet (one that is priced costs the exact dp nothing). */
 static int relax_saves(const pl_problem *p, double relax)
@@ -425,57 +486,51 @@ static int relax_saves(const pl_problem *p, double relax)
 	return 0;
 }
 
-/* Seeds first: for each stage count, from the most stages (the smallest
- * stage mesh, the cheapest dp) down, its point of least node bound; then the
- * rest, least node bound first. The seeds give a good plan early at little
- * cost, so the bounds prune the large meshes (on 4096 devices one dp over
- * all of them takes seconds). pts is sorted by node bound. 0, or -1 out of
- * memory. */
-static int seed_order(point *pts, int npt, const prob *probs)
+/* The relaxed dp a point climbs to after rung `rung` (0: none yet): `first`,
+ * then tables RELAX_STEP times larger, and at least one more table than the
+ * last rung kept. 0 when that dp would leave out no table still unpriced:
+ * the exact dp costs no more, so it is due. */
+static double next_rung(const pl_problem *p, double rung, double first)
 {
-	point *out = malloc(sizeof *out * ((size_t)npt + 1));
-	char *used = calloc((size_t)npt + 1, 1);
-	if (!out || !used) {
-		free(out);
-		free(used);
-		return -1;
+	double next = rung > 0 ? rung * RELAX_STEP : first, least = INFINITY;
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		double n = (double)p->nstrat[ed->src_op] * (double)p->nstrat[ed->dst_op];
+		if (n > rung && n < least)
+			least = n;
 	}
-	int n = 0;
-	int64_t below = INT64_MAX; /* stage counts left: those below this */
-	for (;;) {
-		int64_t pp = 0;
-		for (int k = 0; k < npt; k++)
-			if (probs[pts[k].prob].pp < below && probs[pts[k].prob].pp > pp)
-				pp = probs[pts[k].prob].pp;
-		if (!pp)
-			break;
-		for (int k = 0; k < npt; k++)
-			if (probs[pts[k].prob].pp == pp) {
-				out[n++] = pts[k];
-				used[k] = 1;
-				break;
-			}
-		below = pp;
-	}
-	for (int k = 0; k < npt; k++)
-		if (!used[k])
-			out[n++] = pts[k];
-	memcpy(pts, out, sizeof *pts * (size_t)npt);
-	free(out);
-	free(used);
-	return 0;
+	if (least > next && least < INFINITY)
+		next = least;
+	return relax_saves(p, next) ? next : 0;
 }
 
-/* a point in the order of a first-pass phase */
-typedef struct visit {
-	double key; /* phase 1: the relaxed bound */
-	int k;      /* index into the points */
-} visit;
-
-static int cmp_visit(const void *a, const void *b)
+/* A point's lower bound now: its node bound, its dps' bound and its
+ * siblings' (sibling_bound; the difference from each folded once). */
+static double point_lb(point *pts, int npt, const prob *probs, int k)
 {
-	double x = ((const visit *)a)->key, y = ((const visit *)b)->key;
-	return x < y ? -1 : x > y;
+	point *pt = &pts[k];
+	const prob *pb = &probs[pt->prob];
+	double lb = pt->bounded ? fmax(pt->node_bound, pt->bound) : pt->node_bound;
+	if (pt->nsib < 0) {
+		pt->nsib = 0;
+		for (int q = 0; q < npt && pt->nsib < MAX_SIBLINGS; q++) {
+			const prob *qb = &probs[pts[q].prob];
+			if (q != k && qb->mi == pb->mi && qb->pp == pb->pp) {
+				pt->sib[pt->nsib] = q;
+				pt->sib_diff[pt->nsib++] = NAN;
+			}
+		}
+	}
+	for (int i = 0; i < pt->nsib; i++) {
+		const point *sb = &pts[pt->sib[i]];
+		if (!sb->bounded)
+			continue;
+		if (isnan(pt->sib_diff[i]))
+			pt->sib_diff[i] =
+			    sibling_bound(pb->p, pt->zero, probs[sb->prob].p, sb->zero, 0);
+		lb = fmax(lb, sb->bound + pt->sib_diff[i]);
+	}
+	return lb;
 }
 
 static int cmp_point(const void *a, const void *b)
@@ -634,49 +689,77 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
  * one micro-batch in flight; it does not see 1F1B stack micro-batches on the
  * first stages, so its plan may not split into stages that fit. Plans under a
  * memory price trade time for memory along the inner problem's convex hull:
- * the price grows until the plan's stages fit, then is bisected down to the
- * least such price (each plan tried as the point's). A heuristic, as the
- * split of one relaxed plan into stages is. 0, or -1 out of memory.
- * priced_try: try_plan's answer for the plan at one price, 3 if dp failed. */
-#define PRICED_GROW   16
-#define PRICED_BISECT 8
+ * the price grows until the plan's stages fit, then the hull is walked back
+ * between the last plan that did not fit (lo) and the first that did (hi):
+ * the next price is where their lines (raw time + price * memory) meet, and
+ * the walk ends when dp finds nothing below that meeting point (no hull
+ * vertex between them). Each plan is tried as the point's. A plan's step is
+ * at least its inner time (scaled), which grows with the price: once lo's
+ * reaches `useful_below`, nothing the walk could find can change the answer.
+ * A heuristic, as the split of one relaxed plan into stages is. 0, or -1 out
+ * of memory. priced_try: try_plan's answer for the plan at one price, 3 if
+ * dp failed; *t and *m its raw time and memory. */
+#define PRICED_GROW 16
+#define PRICED_WALK 16
 static int priced_try(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
                       const int *Kv, const point *pt, const pl_search_opts *io, double M,
-                      double lambda, slot *best, double *mem)
+                      double lambda, slot *best, double *t, double *m)
 {
 	pl_search_result r = {0};
 	if (priced_dp(pb, io, lambda, &r))
 		return 3;
-	*mem = r.mem_bytes;
+	*t = r.step_s / pl_job_step_scale(&pb->p->job);
+	*m = r.mem_bytes;
 	int proven;
 	return try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven, &best[!pt->plain]);
 }
 
 static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
                          const int *Kv, const point *pt, const pl_search_opts *io, double M,
-                         slot *best)
+                         double margin, slot *best)
 {
-	pl_problem *p = pb->p;
-	double scale = pl_job_step_scale(&p->job);
-	/* first price: a byte costs what the plan's time per byte is */
-	double lo = 0, hi = pt->bound / scale / pt->mem, m, last_m = -1;
+	double scale = pl_job_step_scale(&pb->p->job);
+	/* lo starts at price 0: the unconstrained optimum; the first price: a
+	 * byte costs what that plan's time per byte is */
+	double tlo = pt->bound / scale, mlo = pt->mem, thi = 0, mhi = 0, t, m;
+	double lo = 0, hi = tlo / mlo;
 	int fit = 2;
-	for (int it = 0; it < PRICED_GROW; it++, lo = hi, hi *= 4) {
-		fit = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, hi, best, &m);
-		if (fit != 2 || m == last_m) /* fits, fails, or the price buys no memory */
-			break;
-		last_m = m;
+	for (int it = 0; it < PRICED_GROW; it++, hi *= 4) {
+		fit = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, hi, best, &t, &m);
+		if (fit < 0)
+			return -1;
+		if (fit != 2)
+			break; /* fits, or dp failed */
+		if ((it > 0 && !(m < mlo)) || t * scale >= useful_below(best, pt->plain, margin))
+			return 0; /* the price buys no more memory, or costs too much time */
+		lo = hi;
+		tlo = t;
+		mlo = m;
 	}
-	if (fit < 0)
-		return -1;
-	for (int it = 0; (fit == 0 || fit == 1) && it < PRICED_BISECT; it++) {
-		double lambda = 0.5 * (lo + hi);
-		int f = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, lambda, best, &m);
+	if (fit != 0 && fit != 1)
+		return 0;
+	thi = t;
+	mhi = m;
+	for (int it = 0; it < PRICED_WALK && mlo > mhi; it++) {
+		if (tlo * scale >= useful_below(best, pt->plain, margin))
+			break;
+		double lambda = (thi - tlo) / (mlo - mhi);
+		if (!(lambda > lo && lambda < hi))
+			break;
+		int f = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, lambda, best, &t, &m);
 		if (f < 0)
 			return -1;
-		if (f == 3)
-			break;
-		*(f == 2 ? &lo : &hi) = lambda;
+		if (f == 3 || t + lambda * m >= tlo + lambda * mlo - 1e-12 * (tlo + thi))
+			break; /* nothing below the meeting point: lo and hi are adjacent */
+		if (f == 2) {
+			lo = lambda;
+			tlo = t;
+			mlo = m;
+		} else {
+			hi = lambda;
+			thi = t;
+			mhi = m;
+		}
 	}
 	return 0;
 }
@@ -732,8 +815,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	int *cutsv[64] = {0}, Kv[64] = {0};
 	prob *probs = calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
 	point *pts = calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
-	uint8_t *flags = NULL;
-	visit *order = NULL;
+	uint8_t *flagsv[64] = {0};
 	slot best[2] = {{.prob = -1}, {.prob = -1}};
 	best[0].cost.step_s = best[1].cost.step_s = INFINITY;
 	if (!probs || !pts) {
@@ -744,10 +826,9 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	io.progress = NULL;
 	io.memory_limit = 0;
 	io.relax_pairs = 0; /* the inner searches are exact */
-	const double relax = o->relax_pairs > 0 ? o->relax_pairs : RELAX_PAIRS;
 
-	/* first pass: every point's unconstrained optimum, a lower bound of it;
-	 * where that plan fits it is the point's optimum */
+	/* the points: per micro-batch count (its graph, clean cuts and recompute
+	 * flags), stage count and recompute a problem, built on the threads */
 	for (int a = 0; a < nm; a++) {
 		int64_t m = ms[a];
 		pl_err e2 = {{0}};
@@ -762,8 +843,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		}
 		pl_graph *gm = gms[a];
 		cutsv[a] = malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
-		free(flags);
-		flags = malloc((size_t)gm->nops + 1);
+		uint8_t *flags = flagsv[a] = malloc((size_t)gm->nops + 1);
 		int nc = cutsv[a] ? pl_clean_cuts(gm, cutsv[a]) : -1;
 		if (nc < 0 || !flags) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
@@ -785,160 +865,140 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 				}
 				continue;
 			}
-			for (int rc = r0; rc <= r1; rc++) {
-				if (rc && !blocks)
-					continue; /* no repeated layers: nothing to recompute */
-				if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
-					st = timed_out(err, o, out->points);
-					goto cleanup;
-				}
-				pl_job job = {.micro_batches = m,
-				              .stages = pp,
-				              .recompute = rc ? flags : NULL};
-				prob *pb = &probs[nprob];
-				*pb = (prob){.mesh = mesh, .mi = a, .m = m, .pp = pp};
-				if ((s2 = pl_problem_new_job(&pb->p, gm, &pb->mesh, &job, &e2))) {
-					if (!first_err) {
-						first_err = s2;
-						ferr = e2;
-					}
-					continue;
-				}
-				int pbi = nprob++;
-				for (int z = z0; z <= z1; z++) {
-					pl_problem *p = pb->p;
-					pl_problem_set_zero(p, z);
-					double least = pl_problem_least_plan_memory(p);
-					if (least < 0) {
-						st = pl_err_set(err, PL_ENOMEM, "out of memory");
-						goto cleanup;
-					}
-					if (pp == 1 && least < least_need)
-						least_need = least;
-					out->points++;
-					if (M > 0 && least > M * (double)pp)
-						continue; /* no plan of this point fits */
-					point *pt = &pts[npt++];
-					pt->prob = pbi;
-					pt->zero = z;
-					pt->plain = (jo->stages > 0 || pp == 1) &&
-					            (jo->zero >= 0 || z == 0) &&
-					            (jo->recompute >= 0 || rc == 0);
-					pt->node_bound = node_bound(p);
-					if (pt->node_bound < 0) {
-						st = pl_err_set(err, PL_ENOMEM, "out of memory");
-						goto cleanup;
-					}
-				}
+			for (int rc = r0; rc <= r1; rc++)
+				if (!rc || blocks) /* no repeated layers: nothing to recompute */
+					probs[nprob++] = (prob){
+					    .mesh = mesh, .mi = a, .m = m, .pp = pp, .rc = rc};
+		}
+	}
+	build bw = {
+	    .probs = probs, .gms = gms, .flags = flagsv, .z0 = z0, .z1 = z1, .o = o, .t0 = t0};
+	pl_parallel_for(nprob, o->threads, build_one, &bw);
+	for (int q = 0; q < nprob; q++) {
+		prob *pb = &probs[q];
+		if (pb->oom) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		if (pb->late) {
+			st = timed_out(err, o, out->points);
+			goto cleanup;
+		}
+		if (pb->st) {
+			if (!first_err) {
+				first_err = pb->st;
+				ferr = pb->err;
 			}
+			continue;
+		}
+		for (int z = z0; z <= z1; z++) {
+			if (pb->pp == 1 && pb->least[z] < least_need)
+				least_need = pb->least[z];
+			out->points++;
+			if (M > 0 && pb->least[z] > M * (double)pb->pp)
+				continue; /* no plan of this point fits */
+			point *pt = &pts[npt++];
+			pt->prob = q;
+			pt->zero = z;
+			pt->plain = (jo->stages > 0 || pb->pp == 1) && (jo->zero >= 0 || z == 0) &&
+			            (jo->recompute >= 0 || pb->rc == 0);
+			pt->node_bound = pb->node_bound[z];
 		}
 	}
 
-	/* First pass: every point's unconstrained optimum, a lower bound of it;
-	 * where that plan fits it is the point's optimum. Points whose node bound
-	 * cannot beat the best so far are bounded out before their edges are
-	 * priced. Phase 0 goes least node bound first (seeds ahead) and plans the
-	 * points whose tables are cheap; on large stage meshes, where the exact
-	 * dp prices tables of millions of entries, it runs the relaxed dp only
-	 * (the largest edges left out: a fraction of the price), which bounds the
-	 * point from below and gives a plan. Phase 1 then takes those points,
-	 * least relaxed bound first, with the best plan of all the cheap ones to
-	 * beat, and plans exactly the ones their bound cannot rule out. */
+	/* First pass, best first: every point's unconstrained optimum, a lower
+	 * bound of it; where that plan fits it is the point's optimum. Each round
+	 * takes the point of least bound (its node bound, its dps' and its
+	 * siblings'), unless that bound cannot beat the best plan so far (then
+	 * the point is out). On large stage meshes the exact dp prices tables of
+	 * millions of entries, so a point climbs rungs of relaxed dps first
+	 * (next_rung): each keeps larger tables, its bound rises towards the
+	 * optimum, and the tables it priced stay for the next. The exact dp runs
+	 * when no rung would save pricing. So only points whose bounds stay below
+	 * the best plan pay for their largest tables. */
 	qsort(pts, (size_t)npt, sizeof *pts, cmp_node_bound);
-	order = malloc(sizeof *order * ((size_t)npt + 1));
-	if (!order || seed_order(pts, npt, probs)) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	for (int phase = 0, n = npt; phase < 2 && !stopped; phase++) {
-		if (phase == 0) {
-			for (int k = 0; k < npt; k++)
-				order[k] = (visit){0, k};
-		} else {
-			n = 0;
-			for (int k = 0; k < npt; k++)
-				if (pts[k].pending)
-					order[n++] = (visit){pts[k].bound, k};
-			qsort(order, (size_t)n, sizeof *order, cmp_visit);
-		}
-		for (int i = 0; i < n; i++) {
-			int k = order[i].k;
-			point *pt = &pts[k];
-			prob *pb = &probs[pt->prob];
-			pl_problem *p = pb->p;
-			double lb = pt->bounded ? fmax(pt->node_bound, pt->bound) : pt->node_bound;
-			double thr = useful_below(best, pt->plain, margin);
-			for (int q = 0; q < npt && lb < thr; q++) {
-				const point *sb = &pts[q];
-				const prob *qb = &probs[sb->prob];
-				if (q != k && sb->bounded && qb->mi == pb->mi && qb->pp == pb->pp)
-					lb = fmax(lb, sibling_bound(p, pt->zero, qb->p, sb->zero,
-					                            sb->bound));
-			}
-			if (lb >= thr) {
+	for (int k = 0; k < npt; k++)
+		pts[k].nsib = -1;
+	const double first_rung = o->relax_pairs > 0 ? o->relax_pairs : RELAX_FIRST;
+	for (int finished = 0, rounds = 0;; rounds++) {
+		int k = -1;
+		double klb = INFINITY;
+		for (int i = 0; i < npt; i++) {
+			point *pt = &pts[i];
+			if (pt->done || pt->exact)
+				continue;
+			double lb = point_lb(pts, npt, probs, i);
+			if (lb >= useful_below(best, pt->plain, margin)) {
 				out->pruned++;
 				pt->done = 1;
-				pt->pending = 0;
-				continue;
+				finished++;
+			} else if (k < 0 || lb < klb) {
+				k = i;
+				klb = lb;
 			}
-			if (out_of_time(o, t0, planned)) {
-				if (best[0].prob < 0 && best[1].prob < 0) {
-					st = timed_out(err, o, out->points);
-					goto cleanup;
-				}
-				stopped = k + 1; /* keep the best plan so far */
-				break;
-			}
-			if (i % 16 == 0)
-				progress(o, "job: %s point %d of %d (best step so far %.6g s)",
-				         phase ? "planning bounded" : "bounding", i + 1, n,
-				         fmin(best[0].cost.step_s, best[1].cost.step_s));
-			pl_problem_set_zero(p, pt->zero);
-			pl_search_result r = {0};
-			pl_err e2 = {{0}};
-			planned++;
-			if (phase == 0 && inner == pl_searcher_get("dp") && relax_saves(p, relax)) {
-				pl_search_opts ro = io;
-				ro.relax_pairs = relax;
-				if (!pl_search_dp(p, &ro, &r, &e2)) {
-					pt->bound = r.bound_s;
-					pt->bounded = 1;
-					pt->pending = 1;
-					int proven,
-					    fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r,
-					                   M, &proven, &best[!pt->plain]);
-					if (fit < 0) {
-						st = pl_err_set(err, PL_ENOMEM, "out of memory");
-						goto cleanup;
-					}
-					continue; /* phase 1 plans it, unless bounded out */
-				}
-			}
-			pt->pending = 0;
-			if (inner->run(p, &io, &r, &e2)) {
-				pt->bound = 0; /* plan it in the second pass */
-				pt->bounded = 0;
-				continue;
-			}
-			pt->bound = r.optimal ? r.step_s : 0;
-			pt->bounded = r.optimal;
-			pt->mem = r.mem_bytes;
-			int ropt = r.optimal;
-			double rstep = r.step_s;
-			int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M,
-			                           &proven, &best[!pt->plain]);
-			if (fit < 0) {
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		}
+		if (k < 0)
+			break;
+		if (out_of_time(o, t0, planned)) {
+			if (best[0].prob < 0 && best[1].prob < 0) {
+				st = timed_out(err, o, out->points);
 				goto cleanup;
 			}
-			/* the unconstrained optimum fits: the point's optimum (with one
-			 * stage; with more, its stages are one split of one relaxed plan) */
-			pt->fit = fit == 0 || fit == 1;
-			pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, margin)) &&
-			           ropt && pb->pp == 1 && proven;
-			if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
-				all_exact = 0;
+			stopped = finished + 1; /* keep the best plan so far */
+			break;
 		}
+		if (rounds % 16 == 0)
+			progress(o,
+			         "job: %d of %d points bounded or planned, least bound %.6g s "
+			         "(best step so far %.6g s)",
+			         finished, npt, klb,
+			         fmin(best[0].cost.step_s, best[1].cost.step_s));
+		point *pt = &pts[k];
+		prob *pb = &probs[pt->prob];
+		pl_problem *p = pb->p;
+		pl_problem_set_zero(p, pt->zero);
+		pl_search_result r = {0};
+		pl_err e2 = {{0}};
+		planned++;
+		double rung =
+		    inner == pl_searcher_get("dp") ? next_rung(p, pt->rung, first_rung) : 0;
+		if (rung > 0) {
+			pl_search_opts ro = io;
+			ro.relax_pairs = rung;
+			if (!pl_search_dp(p, &ro, &r, &e2)) {
+				pt->bound = pt->bounded ? fmax(pt->bound, r.bound_s) : r.bound_s;
+				pt->bounded = 1;
+				pt->rung = rung;
+				out->relaxed++;
+				pl_search_result_free(&r);
+				continue;
+			}
+		}
+		pt->exact = 1;
+		finished++;
+		if (inner->run(p, &io, &r, &e2)) {
+			pt->bound = 0; /* plan it in the second pass */
+			pt->bounded = 0;
+			continue;
+		}
+		pt->bound = r.optimal ? r.step_s : 0;
+		pt->bounded = r.optimal;
+		pt->mem = r.mem_bytes;
+		int ropt = r.optimal;
+		double rstep = r.step_s;
+		int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M, &proven,
+		                           &best[!pt->plain]);
+		if (fit < 0) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		/* the unconstrained optimum fits: the point's optimum (with one
+		 * stage; with more, its stages are one split of one relaxed plan) */
+		pt->fit = fit == 0 || fit == 1;
+		pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, margin)) && ropt &&
+		           pb->pp == 1 && proven;
+		if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
+			all_exact = 0;
 	}
 
 	/* second pass, best bound first: plan under the memory limit where the
@@ -990,7 +1050,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			all_exact = 0;
 			if (pt->fit)
 				continue; /* planned in the first pass */
-			if (priced_stages(c, pb, pt->prob, cutsv, Kv, pt, &io, M, best)) {
+			if (priced_stages(c, pb, pt->prob, cutsv, Kv, pt, &io, M, margin, best)) {
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
 			}
@@ -1080,11 +1140,10 @@ cleanup:
 		if (gms[a] != out->g)
 			pl_graph_free(gms[a]);
 		free(cutsv[a]);
+		free(flagsv[a]);
 	}
 	free(probs);
 	free(pts);
-	free(order);
-	free(flags);
 	out->seconds = ve_now() - t0;
 	if (st)
 		pl_job_plan_free(out);

@@ -27,6 +27,7 @@ typedef struct pl_job_plan {
 	pl_stagecost *stages;
 	pl_jobcost cost;
 	int points, pruned; /* outer points planned, and skipped by their lower bound */
+	int relaxed;        /* relaxed dps the first pass ran for bounds */
 	int optimal;        /* every point was planned exactly or bounded out */
 	char why[512];
 	double seconds;

@@ -275,6 +275,70 @@ static void one_stage_search_equals_brute_force(void **state)
 	assert_true(differs >= 1); /* and fastest changed some answer */
 }
 
+/* The first pass climbs relaxed dps (each keeping larger tables) before a
+ * point's exact dp; their bounds decide only which points are planned, so
+ * with one stage, where the search is exact, the answer is the one without
+ * them. The example GPT on 8 devices has tables of many sizes (its
+ * attention MatMuls have dozens of candidates), so rungs are climbed. */
+static void relaxed_bounds_change_the_work_not_the_answer(void **state)
+{
+	(void)state;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/examples/gpt-small.json", getenv("PL_SOURCE_DIR"));
+	pl_graph *g;
+	pl_cluster c;
+	pl_err err;
+	if (pl_graph_load_file(&g, path, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	pl_job_opts jo = {.stages = 1, .zero = -1, .recompute = -1};
+	pl_search_opts o = {.relax_pairs = 1e300}; /* no rung: exact dps only */
+	pl_job_plan free_plan, want, jr;
+	assert_int_equal(pl_search_job(g, &c, &o, &jo, &free_plan, &err), PL_OK);
+	int relaxed = 0, limits = 0, compared = 0;
+	for (int k = 0; k <= 11; k++) {
+		jo.fastest = k >= 5; /* without the preference for simpler plans too */
+		/* and, without a limit (every plan fits), pipeline stages searched
+		 * too: the first point planned is not the best one */
+		jo.stages = k >= 10 ? 0 : 1;
+		double lim =
+		    k % 5 == 4 || k >= 10 ? 0 : free_plan.cost.mem_bytes * (0.2 + 0.25 * (k % 5));
+		o = (pl_search_opts){.memory_limit = lim, .relax_pairs = 1e300};
+		pl_status sw = pl_search_job(g, &c, &o, &jo, &want, &err);
+		limits += sw == PL_OK && lim > 0 && want.cost.step_s > free_plan.cost.step_s;
+		static const double relax_pairs[] = {1, 30, 1000};
+		for (int i = 0; i < 3; i++) {
+			o.relax_pairs = relax_pairs[i];
+			pl_status st = pl_search_job(g, &c, &o, &jo, &jr, &err);
+			assert_int_equal(st, sw);
+			if (st)
+				continue;
+			assert_true(lim == 0 || jr.cost.mem_bytes <= lim);
+			assert_int_equal(want.relaxed, 0);
+			relaxed += jr.relaxed;
+			/* compared where the answer is proven, or without a limit, where
+			 * the first pass alone decides (with pipeline stages a point's
+			 * plan is its exact dp's, split; a point is ruled out only by a
+			 * bound of that dp) */
+			if (want.optimal || lim == 0) {
+				near(jr.cost.step_s, want.cost.step_s, 1e-9 * want.cost.step_s);
+				assert_int_equal(jr.optimal, want.optimal);
+				compared++;
+			}
+			pl_job_plan_free(&jr);
+		}
+		if (sw == PL_OK)
+			pl_job_plan_free(&want);
+	}
+	pl_job_plan_free(&free_plan);
+	pl_graph_free(g);
+	print_message("%d relaxed dps; %d answers compared, %d under a binding limit\n", relaxed,
+	              compared, limits);
+	assert_true(relaxed >= 20);
+	assert_true(compared >= 24);
+	assert_true(limits >= 2);
+}
+
 /* ---- what memory forces ---- */
 
 /* data parallel is fastest and its replicated optimizer state dominates
@@ -324,8 +388,8 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 	assert_true(jp.p->job.stages > 1 || jp.p->job.zero > 0);
 	assert_true(jp.cost.mem_bytes <= o.memory_limit);
 	assert_true(jp.cost.step_s < tight.step_s);
-	/* relaxed first-pass bounds rule out only points that cannot win, and
-	 * their plans are tried too: never a slower plan */
+	/* relaxed first-pass bounds rule out only points that cannot win: never
+	 * a slower plan */
 	for (int relax = 1; relax <= 64; relax *= 8) {
 		pl_job_plan jr;
 		o.relax_pairs = relax;
@@ -412,6 +476,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(partition_equals_every_split),
 	    cmocka_unit_test(one_stage_search_equals_brute_force),
+	    cmocka_unit_test(relaxed_bounds_change_the_work_not_the_answer),
 	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),
 	    cmocka_unit_test(micro_batch_graphs_divide_the_batch),
 	    cmocka_unit_test(a_stopped_search_keeps_its_best_plan),
