@@ -15,15 +15,17 @@ typedef struct pl_search_opts {
 	                      * bound, fixing and branch and bound stand on their own) */
 	int job_stop_after;  /* tests: the job search acts as if its time limit ran out
 	                      * once this many points were planned (0: never) */
-	int threads;         /* for pricing tables; 0: one per online CPU */
+	int threads;         /* for pricing tables and building the job search's problems;
+	                      * 0: one per online CPU (at most 16) */
 	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
 	double mem_price;    /* dp: seconds added per byte of an op's memory (a Lagrangian
 	                      * price; ilp looks for its incumbent with it); 0 = none */
 	double relax_pairs;  /* dp: leave out every edge whose table has more entries than
 	                      * this (as if it cost nothing): the result is then a plan and
 	                      * a lower bound (bound_s), not the optimum; 0 = none.
-	                      * pl_search_job: the threshold of its first-pass bounds
-	                      * (0: 1e5); its plans are exact dps all the same */
+	                      * pl_search_job: its first-pass bounds' first rung
+	                      * (0: 1e4; then 3x per rung); its plans are exact dps
+	                      * all the same */
 	void (*progress)(void *ud, const char *msg);
 	void *ud;
 } pl_search_opts;
