@@ -14,6 +14,10 @@
 #include "topology/calibrate_gpu.h"
 #include "topology/nccltests.h"
 
+/* how long a rank waits for another in a multi-process calibration (the
+ * largest collectives of the slowest group, and rank 0's GEMM curve) */
+#define RDV_TIMEOUT_S 900.0
+
 static const char *const help =
     "usage: planner calibrate --backend cpu [--ranks N] [--max-bytes BYTES] [-o cluster.json]\n"
     "       planner calibrate --from-nccl-tests LOG... [--ranks N] [--nodes N]\n"
@@ -60,11 +64,20 @@ static const char *const help =
     "events; one GPU gives the GEMM curve and one-rank NCCL times. No GPU, or a build without\n"
     "CUDA and NCCL: exit 4.\n"
     "\n"
+    "Launched as several processes (torchrun --no-python, or srun/mpirun exporting RANK,\n"
+    "WORLD_SIZE, MASTER_ADDR and MASTER_PORT per task), each process measures one GPU and\n"
+    "the ranks meet over TCP at MASTER_ADDR, port MASTER_PORT + 1 (PLANNER_PORT to choose):\n"
+    "groups inside the first node (intra-node link), of one rank per node and of all ranks\n"
+    "(inter-node link), each with its own NCCL communicator; rank 0 fits and writes the\n"
+    "cluster of N nodes. Every node must run as many ranks.\n"
+    "\n"
     "examples:\n"
     "  planner calibrate --backend cpu --ranks 2 -o cpu2.json\n"
     "  planner calibrate --from-nccl-tests all_reduce.txt all_gather.txt -o h100.json\n"
     "  planner calibrate --from-nccl-tests ib-allreduce.txt --ranks 16 --nodes 2 \\\n"
     "      --cluster a100x8:2 -o a100x2.json\n"
+    "  torchrun --nnodes 2 --nproc-per-node 8 --node-rank R --master-addr HOST \\\n"
+    "      --master-port 29500 --no-python planner calibrate -o h100x8x2.json\n"
     "  planner search examples/gpt-small.json --cluster cpu2.json -o plan.json\n"
     "  planner run examples/gpt-small.json --strategy plan.json\n";
 
@@ -338,8 +351,19 @@ int pl_cmd_calibrate(int argc, char **argv)
 	cJSON *raw = NULL;
 	pl_calib_opts o = {.max_bytes = max_bytes, .progress = on_progress};
 	if (!backend || !strcmp(backend, "cuda")) {
-		if ((st = pl_calibrate_gpu(&o, &c, &raw, &err)))
+		/* launched as several processes: one GPU each, rank 0 writes */
+		pl_rdv rdv;
+		int joined;
+		if ((st = pl_rdv_from_env(&rdv, RDV_TIMEOUT_S, &joined, &err)))
 			return pl_cli_fail(st, &err);
+		st = joined ? pl_calibrate_gpu_ranks(&o, &rdv, &c, &raw, &err)
+		            : pl_calibrate_gpu(&o, &c, &raw, &err);
+		int rank = rdv.rank;
+		pl_rdv_close(&rdv);
+		if (st)
+			return pl_cli_fail(st, &err);
+		if (rank != 0)
+			return 0;
 		summary(&c, out ? stdout : stderr);
 		st = pl_cli_write_cluster(&c, "calibration", raw, out, !out, &err);
 		return st ? pl_cli_fail(st, &err) : 0;

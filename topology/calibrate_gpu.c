@@ -1,5 +1,7 @@
-/* GPU calibration with CUDA events, cuBLAS and NCCL (single process, one
- * communicator per group size over the first g GPUs). */
+/* GPU calibration with CUDA events, cuBLAS and NCCL: in one process, one
+ * communicator per group size over the first g GPUs (ncclCommInitAll); in
+ * several, one GPU each, a communicator per group from a unique id that rank
+ * 0 broadcasts over the rendezvous (ncclCommInitRank). */
 #include "topology/calibrate_gpu.h"
 
 #include <cjson/cJSON.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "topology/fit.h"
 
@@ -143,42 +146,169 @@ static void group_free(group *G)
 	memset(G, 0, sizeof *G);
 }
 
-/* one collective of S bytes (as nccl-tests counts them) on every member */
+/* member i of a group of g posts one collective of S bytes (as nccl-tests
+ * counts them) on its stream; inside ncclGroupStart/End */
+static ncclResult_t post(ncclComm_t cm, cudaStream_t s, float *send, float *recv, int g, int i,
+                         int k, double S)
+{
+	size_t count = (size_t)(S / 4), part = count / (size_t)g;
+	ncclResult_t r = ncclSuccess;
+	switch (k) {
+	case C_AR: return ncclAllReduce(send, recv, count, ncclFloat, ncclSum, cm, s);
+	case C_AG: return ncclAllGather(send, recv, part, ncclFloat, cm, s);
+	case C_RS: return ncclReduceScatter(send, recv, part, ncclFloat, ncclSum, cm, s);
+	case C_A2A:
+		for (int p = 0; p < g && r == ncclSuccess; p++) {
+			r = ncclSend(send + (size_t)p * part, part, ncclFloat, p, cm, s);
+			if (r == ncclSuccess)
+				r = ncclRecv(recv + (size_t)p * part, part, ncclFloat, p, cm, s);
+		}
+		return r;
+	default: /* a ring of pairs, as sendrecv_perf */
+		r = ncclSend(send, count, ncclFloat, (i + 1) % g, cm, s);
+		return r == ncclSuccess ? ncclRecv(recv, count, ncclFloat, (i + g - 1) % g, cm, s)
+		                        : r;
+	}
+}
+
+/* one collective on every member of a group of this process's GPUs */
 static ncclResult_t launch(group *G, int k, double S)
 {
-	size_t count = (size_t)(S / 4), part = count / (size_t)G->g;
 	ncclResult_t r = ncclGroupStart();
-	for (int i = 0; i < G->g && r == ncclSuccess; i++) {
-		ncclComm_t cm = G->comm[i];
-		cudaStream_t s = G->stream[i];
-		switch (k) {
-		case C_AR:
-			r = ncclAllReduce(G->send[i], G->recv[i], count, ncclFloat, ncclSum, cm, s);
-			break;
-		case C_AG: r = ncclAllGather(G->send[i], G->recv[i], part, ncclFloat, cm, s); break;
-		case C_RS:
-			r = ncclReduceScatter(G->send[i], G->recv[i], part, ncclFloat, ncclSum, cm,
-			                      s);
-			break;
-		case C_A2A:
-			for (int p = 0; p < G->g && r == ncclSuccess; p++) {
-				r = ncclSend(G->send[i] + (size_t)p * part, part, ncclFloat, p, cm,
-				             s);
-				if (r == ncclSuccess)
-					r = ncclRecv(G->recv[i] + (size_t)p * part, part, ncclFloat,
-					             p, cm, s);
-			}
-			break;
-		default: /* a ring of pairs, as sendrecv_perf */
-			r = ncclSend(G->send[i], count, ncclFloat, (i + 1) % G->g, cm, s);
-			if (r == ncclSuccess)
-				r = ncclRecv(G->recv[i], count, ncclFloat, (i + G->g - 1) % G->g,
-				             cm, s);
-			break;
-		}
-	}
+	for (int i = 0; i < G->g && r == ncclSuccess; i++)
+		r = post(G->comm[i], G->stream[i], G->send[i], G->recv[i], G->g, i, k, S);
 	ncclResult_t e = ncclGroupEnd();
 	return r != ncclSuccess ? r : e;
+}
+
+/* message sizes 8 B .. max_bytes in steps of 2 */
+static int message_sizes(const pl_calib_opts *o, double *sizes)
+{
+	double max_bytes = o->max_bytes > 0 ? o->max_bytes : 1073741824.0;
+	int n = 0;
+	for (double s = 8; s <= max_bytes && n < MAXSIZES; s *= 2)
+		sizes[n++] = s;
+	return n;
+}
+
+/* group sizes: 1 .. 8, then powers of two, and n */
+static int group_sizes(int n, int first, int *out)
+{
+	int k = 0;
+	for (int g = first; g <= n; g = g < 8 ? g + 1 : 2 * g)
+		out[k++] = g;
+	if (k == 0 || out[k - 1] != n)
+		out[k++] = n;
+	return k;
+}
+
+/* adds the fit of one collective over one group (bus bytes against seconds)
+ * to the cluster's lines of that link; 1 when it fitted */
+static int add_fit(pl_cluster *out, int k, int link, int g, const double *at, const double *secs,
+                   int n)
+{
+	double bus[MAXSIZES];
+	for (int i = 0; i < n; i++)
+		bus[i] = at[i] * pl_bus_factor(coll_kind[k], g);
+	pl_ab ab[PL_FIT_MAX_RANGES];
+	double lim[PL_FIT_MAX_RANGES];
+	int nseg;
+	pl_ab_list *l = &out->coll[coll_kind[k]][link];
+	if (pl_fit_ab_ranges(bus, secs, n, PL_FIT_MAX_RANGES, ab, lim, &nseg) ||
+	    l->n + nseg > PL_MAX_AB_SIZES)
+		return 0;
+	double factor = pl_bus_factor(coll_kind[k], g);
+	for (int s = 0; s < nseg; s++) {
+		l->ranks[l->n] = g;
+		l->ab[l->n] = ab[s];
+		l->max_bytes[l->n++] = lim[s] > 0 ? lim[s] / factor : 0;
+	}
+	if (k == C_AR)
+		out->link[link] = (pl_ab){ab[0].alpha, ab[nseg - 1].beta};
+	return 1;
+}
+
+/* the raw points of one collective over one group */
+static void add_raw(cJSON *jc, int k, int g, const char *link, const double *at, const double *secs,
+                    int n)
+{
+	cJSON *e = cJSON_CreateObject(), *pts = cJSON_CreateArray();
+	cJSON_AddStringToObject(e, "collective", pl_coll_name(coll_kind[k]));
+	cJSON_AddNumberToObject(e, "ranks", g);
+	if (link)
+		cJSON_AddStringToObject(e, "link", link);
+	for (int i = 0; i < n; i++) {
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "bytes", at[i]);
+		cJSON_AddNumberToObject(p, "seconds", secs[i]);
+		cJSON_AddItemToArray(pts, p);
+	}
+	cJSON_AddItemToObject(e, "points", pts);
+	cJSON_AddItemToArray(jc, e);
+}
+
+/* the GEMM curve into *out and the raw record */
+static pl_status gemm_fit(const pl_calib_opts *o, pl_cluster *out, cJSON *r, pl_err *err)
+{
+	static const int gemm_n[] = {256, 512, 1024, 2048, 4096, 8192};
+	enum { NGEMM = sizeof gemm_n / sizeof *gemm_n };
+	double gemm_s[NGEMM], f[NGEMM], rate[NGEMM], peak, half;
+	pl_status st = gemm_curve(o, gemm_n, NGEMM, gemm_s, err);
+	if (st)
+		return st;
+	cJSON *jg = cJSON_AddArrayToObject(r, "gemm_bf16");
+	for (int i = 0; i < NGEMM; i++) {
+		f[i] = 2.0 * gemm_n[i] * gemm_n[i] * (double)gemm_n[i];
+		rate[i] = f[i] / gemm_s[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "n", gemm_n[i]);
+		cJSON_AddNumberToObject(e, "seconds", gemm_s[i]);
+		cJSON_AddNumberToObject(e, "flops_per_second", rate[i]);
+		cJSON_AddItemToArray(jg, e);
+	}
+	if (!pl_fit_rate_curve(f, rate, NGEMM, &peak, &half) &&
+	    out->peak_flops[PL_DT_BFLOAT16] > 0) {
+		out->gemm_eff_max = peak / out->peak_flops[PL_DT_BFLOAT16];
+		out->gemm_half_flops = half;
+	}
+	return PL_OK;
+}
+
+/* the cluster a device starts from: its preset, without collective lines */
+static pl_status device_cluster(int dev, pl_cluster *out, cJSON *r, pl_err *err)
+{
+	struct cudaDeviceProp prop;
+	cudaError_t e = cudaGetDeviceProperties(&prop, dev);
+	if (e != cudaSuccess)
+		return pl_err_set(err, PL_EDEVICE, "calibrate: cudaGetDeviceProperties(%d): %s",
+		                  dev, cudaGetErrorString(e));
+	const char *preset = pl_cluster_preset_for_gpu(prop.name);
+	pl_cluster_preset(out, preset ? preset : "h100x8", err);
+	memset(out->coll, 0, sizeof out->coll);
+	snprintf(out->device_name, sizeof out->device_name, "%.63s", prop.name);
+	out->memory_bytes = (double)prop.totalGlobalMem;
+	cJSON_AddStringToObject(r, "backend", "cuda");
+	cJSON_AddStringToObject(r, "device", prop.name);
+	int v = 0;
+	ncclGetVersion(&v);
+	cJSON_AddNumberToObject(r, "nccl_version", v);
+	return PL_OK;
+}
+
+static void name_source(pl_cluster *out, int nodes, int per_node)
+{
+	time_t now = time(NULL);
+	char day[32];
+	strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
+	int v = 0;
+	ncclGetVersion(&v);
+	if (nodes > 1)
+		snprintf(out->name, sizeof out->name, "cuda-x%d:%d", per_node, nodes);
+	else
+		snprintf(out->name, sizeof out->name, "cuda-x%d", per_node);
+	snprintf(out->source, sizeof out->source,
+	         "planner calibrate (cuBLAS bf16 GEMM, NCCL %d) on %d x %d x %.60s, %s", v, nodes,
+	         per_node, out->device_name, day);
 }
 
 pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw, pl_err *err)
@@ -197,12 +327,7 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 		ndev = MAXDEV;
 	double max_bytes = o->max_bytes > 0 ? o->max_bytes : 1073741824.0;
 	double sizes[MAXSIZES];
-	int nsizes = 0;
-	for (double s = 8; s <= max_bytes && nsizes < MAXSIZES; s *= 2)
-		sizes[nsizes++] = s;
-	static const int gemm_n[] = {256, 512, 1024, 2048, 4096, 8192};
-	enum { NGEMM = sizeof gemm_n / sizeof *gemm_n };
-	double gemm_s[NGEMM];
+	int nsizes = message_sizes(o, sizes);
 	group *G = calloc(1, sizeof *G);
 	cJSON *r = cJSON_CreateObject();
 	if (!G || !r) {
@@ -210,49 +335,19 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 		cJSON_Delete(r);
 		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
 	}
-	struct cudaDeviceProp prop;
-	CUDA_OK(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties(0)");
-	const char *preset = pl_cluster_preset_for_gpu(prop.name);
-	pl_cluster_preset(out, preset ? preset : "h100x8", err);
-	memset(out->coll, 0, sizeof out->coll);
-	snprintf(out->device_name, sizeof out->device_name, "%.63s", prop.name);
-	out->memory_bytes = (double)prop.totalGlobalMem;
+	if ((st = device_cluster(0, out, r, err)))
+		goto out;
 	out->nodes = 1;
 	out->devices_per_node = ndev;
-	cJSON_AddStringToObject(r, "backend", "cuda");
-	cJSON_AddStringToObject(r, "device", prop.name);
 	cJSON_AddNumberToObject(r, "gpus", ndev);
-	int nccl_version = 0;
-	ncclGetVersion(&nccl_version);
-	cJSON_AddNumberToObject(r, "nccl_version", nccl_version);
-
-	if ((st = gemm_curve(o, gemm_n, NGEMM, gemm_s, err)))
+	if ((st = gemm_fit(o, out, r, err)))
 		goto out;
-	double f[NGEMM], rate[NGEMM], peak, half;
-	cJSON *jg = cJSON_AddArrayToObject(r, "gemm_bf16");
-	for (int i = 0; i < NGEMM; i++) {
-		f[i] = 2.0 * gemm_n[i] * gemm_n[i] * (double)gemm_n[i];
-		rate[i] = f[i] / gemm_s[i];
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddNumberToObject(e, "n", gemm_n[i]);
-		cJSON_AddNumberToObject(e, "seconds", gemm_s[i]);
-		cJSON_AddNumberToObject(e, "flops_per_second", rate[i]);
-		cJSON_AddItemToArray(jg, e);
-	}
-	if (!pl_fit_rate_curve(f, rate, NGEMM, &peak, &half) &&
-	    out->peak_flops[PL_DT_BFLOAT16] > 0) {
-		out->gemm_eff_max = peak / out->peak_flops[PL_DT_BFLOAT16];
-		out->gemm_half_flops = half;
-	}
 
 	/* collectives over the first g GPUs: 1 (one-rank path), 2..8, powers
 	 * of two, all */
 	cJSON *jc = cJSON_AddArrayToObject(r, "collectives");
-	int groups[MAXDEV], ngroups = 0;
-	for (int g = 1; g <= ndev; g = g < 8 ? g + 1 : 2 * g)
-		groups[ngroups++] = g;
-	if (groups[ngroups - 1] != ndev)
-		groups[ngroups++] = ndev;
+	int groups[MAXDEV + 2];
+	int ngroups = group_sizes(ndev, 1, groups);
 	for (int gi = 0; gi < ngroups; gi++) {
 		int g = groups[gi];
 		memset(G, 0, sizeof *G);
@@ -278,7 +373,7 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 			char what[64];
 			snprintf(what, sizeof what, "NCCL %s, GPUs:", pl_coll_name(coll_kind[k]));
 			progress(o, what, g);
-			double secs[MAXSIZES], bus[MAXSIZES], at[MAXSIZES];
+			double secs[MAXSIZES], at[MAXSIZES];
 			int n = 0;
 			for (int si = 0; si < nsizes; si++) {
 				double S = sizes[si];
@@ -309,51 +404,293 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 						worst = ms;
 				}
 				secs[n] = worst * 1e-3 / reps;
-				bus[n] = S * pl_bus_factor(coll_kind[k], g);
 				at[n++] = S;
 			}
-			cJSON *e = cJSON_CreateObject(), *pts = cJSON_CreateArray();
-			cJSON_AddStringToObject(e, "collective", pl_coll_name(coll_kind[k]));
-			cJSON_AddNumberToObject(e, "ranks", g);
-			for (int i = 0; i < n; i++) {
-				cJSON *p = cJSON_CreateObject();
-				cJSON_AddNumberToObject(p, "bytes", at[i]);
-				cJSON_AddNumberToObject(p, "seconds", secs[i]);
-				cJSON_AddItemToArray(pts, p);
-			}
-			cJSON_AddItemToObject(e, "points", pts);
-			cJSON_AddItemToArray(jc, e);
-			if (g < 2)
-				continue;
-			pl_ab ab[PL_FIT_MAX_RANGES];
-			double lim[PL_FIT_MAX_RANGES];
-			int nseg;
-			pl_ab_list *l = &out->coll[coll_kind[k]][PL_LINK_INTRA];
-			if (pl_fit_ab_ranges(bus, secs, n, PL_FIT_MAX_RANGES, ab, lim, &nseg) ||
-			    l->n + nseg > PL_MAX_AB_SIZES)
-				continue;
-			double factor = pl_bus_factor(coll_kind[k], g);
-			for (int s = 0; s < nseg; s++) {
-				l->ranks[l->n] = g;
-				l->ab[l->n] = ab[s];
-				l->max_bytes[l->n++] = lim[s] > 0 ? lim[s] / factor : 0;
-			}
-			if (k == C_AR)
-				out->link[PL_LINK_INTRA] = (pl_ab){ab[0].alpha, ab[nseg - 1].beta};
+			add_raw(jc, k, g, NULL, at, secs, n);
+			if (g >= 2)
+				add_fit(out, k, PL_LINK_INTRA, g, at, secs, n);
 		}
 		group_free(G);
 	}
-	time_t now = time(NULL);
-	char day[32];
-	strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
-	snprintf(out->name, sizeof out->name, "cuda-x%d", ndev);
-	snprintf(out->source, sizeof out->source,
-	         "planner calibrate (cuBLAS bf16 GEMM, NCCL %d) on %d x %.60s, %s", nccl_version,
-	         ndev, prop.name, day);
+	name_source(out, 1, ndev);
 out:
 	group_free(G);
 	free(G);
 	if (!st && raw)
+		*raw = r;
+	else
+		cJSON_Delete(r);
+	return st;
+}
+
+/* ---- several processes, one GPU each ---- */
+
+#define HOSTLEN 64
+
+/* one group of ranks to measure: its members in rank order and link class */
+typedef struct rgroup {
+	int n, link;
+	int *member;
+} rgroup;
+
+/* The groups every rank lists alike from the node of each rank: node 0's
+ * first g ranks (the intra-node link, g = 2..per_node), the first rank of
+ * each of the first g nodes (the inter-node link as the hierarchical
+ * all-reduce uses it, g = 2..nodes) and, on several nodes, every rank. */
+static int plan_groups(int world, const int *node_of, int nodes, int per_node, rgroup *out)
+{
+	int sz[MAXDEV + 2], n = 0;
+	int *by_node = malloc(sizeof *by_node * (size_t)nodes);
+	if (!by_node)
+		return -1;
+	for (int k = 0; k < nodes; k++)
+		by_node[k] = -1;
+	for (int q = world - 1; q >= 0; q--)
+		by_node[node_of[q]] = q; /* each node's first rank */
+	int ng = group_sizes(per_node, 2, sz);
+	for (int i = 0; i < ng && per_node >= 2; i++) {
+		rgroup *G = &out[n++];
+		*G = (rgroup){.n = sz[i], .link = PL_LINK_INTRA};
+		G->member = malloc(sizeof *G->member * (size_t)sz[i]);
+		for (int q = 0, m = 0; G->member && m < sz[i]; q++)
+			if (node_of[q] == 0)
+				G->member[m++] = q;
+	}
+	ng = nodes >= 2 ? group_sizes(nodes, 2, sz) : 0;
+	for (int i = 0; i < ng; i++) {
+		rgroup *G = &out[n++];
+		*G = (rgroup){.n = sz[i], .link = PL_LINK_INTER};
+		G->member = malloc(sizeof *G->member * (size_t)sz[i]);
+		for (int m = 0; G->member && m < sz[i]; m++)
+			G->member[m] = by_node[m];
+	}
+	if (nodes >= 2 && per_node >= 2) {
+		rgroup *G = &out[n++];
+		*G = (rgroup){.n = world, .link = PL_LINK_INTER};
+		G->member = malloc(sizeof *G->member * (size_t)world);
+		for (int q = 0; G->member && q < world; q++)
+			G->member[q] = q;
+	}
+	free(by_node);
+	for (int i = 0; i < n; i++)
+		if (!out[i].member)
+			return -1;
+	return n;
+}
+
+/* Every rank: the host names gathered at rank 0, which numbers the nodes in
+ * order of their first rank and checks that each holds as many ranks; the
+ * numbers broadcast back. */
+static pl_status find_nodes(pl_rdv *rdv, int *node_of, int *nodes, int *per_node, pl_err *err)
+{
+	char me[HOSTLEN] = {0}, *all = NULL;
+	gethostname(me, sizeof me - 1);
+	if (rdv->rank == 0 && !(all = calloc((size_t)rdv->world, HOSTLEN)))
+		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+	pl_status st = pl_rdv_gather(rdv, me, all, HOSTLEN, err);
+	int hdr[3] = {0, 0, 0}; /* nodes, ranks per node, a rank of another count */
+	if (!st && rdv->rank == 0) {
+		int *count = calloc((size_t)rdv->world, sizeof *count);
+		if (!count) {
+			free(all);
+			return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+		}
+		for (int q = 0; q < rdv->world; q++) {
+			int first = -1; /* the first rank on q's host */
+			for (int p = 0; p < q && first < 0; p++)
+				if (!strncmp(all + (size_t)p * HOSTLEN, all + (size_t)q * HOSTLEN,
+				             HOSTLEN))
+					first = p;
+			node_of[q] = first < 0 ? hdr[0]++ : node_of[first];
+			count[node_of[q]]++;
+		}
+		hdr[1] = count[0];
+		for (int k = 1; k < hdr[0]; k++)
+			if (count[k] != hdr[1])
+				hdr[2] = k;
+		free(count);
+	}
+	free(all);
+	if (!st)
+		st = pl_rdv_bcast(rdv, hdr, sizeof hdr, err);
+	if (!st)
+		st = pl_rdv_bcast(rdv, node_of, sizeof *node_of * (size_t)rdv->world, err);
+	if (st)
+		return st;
+	if (hdr[2])
+		return pl_err_set(err, PL_EINVAL,
+		                  "calibrate: node 0 holds %d ranks and node %d another count; "
+		                  "launch as many ranks on every node",
+		                  hdr[1], hdr[2]);
+	*nodes = hdr[0];
+	*per_node = hdr[1];
+	return PL_OK;
+}
+
+pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster *out, cJSON **raw,
+                                 pl_err *err)
+{
+	pl_status st = PL_OK;
+	if (raw)
+		*raw = NULL;
+	int ndev = 0, world = rdv->world, me = rdv->rank;
+	cudaError_t ce = cudaGetDeviceCount(&ndev);
+	/* every rank says whether it has a GPU before anyone waits on NCCL */
+	int ok = ce == cudaSuccess && ndev >= 1, *oks = calloc((size_t)world, sizeof *oks);
+	int *node_of = calloc((size_t)world, sizeof *node_of);
+	rgroup *groups = calloc(2 * MAXDEV + 8, sizeof *groups);
+	cJSON *r = cJSON_CreateObject();
+	ncclComm_t comm = NULL;
+	cudaStream_t stream = NULL;
+	cudaEvent_t e0 = NULL, e1 = NULL;
+	float *send = NULL, *recv = NULL;
+	double *all_secs = NULL;
+	int ngroups = 0;
+	if (!oks || !node_of || !groups || !r) {
+		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+		goto out;
+	}
+	if ((st = pl_rdv_gather(rdv, &ok, oks, sizeof ok, err)))
+		goto out;
+	int missing = -1;
+	for (int q = 0; me == 0 && q < world; q++)
+		if (!oks[q] && missing < 0)
+			missing = q;
+	if ((st = pl_rdv_bcast(rdv, &missing, sizeof missing, err)))
+		goto out;
+	if (missing >= 0) {
+		st = pl_err_set(err, PL_EDEVICE, "calibrate: rank %d has no GPU%s%s", missing,
+		                missing == me && ce != cudaSuccess ? ": " : "",
+		                missing == me && ce != cudaSuccess ? cudaGetErrorString(ce) : "");
+		goto out;
+	}
+	int nodes = 0, per_node = 0, local = 0;
+	if ((st = find_nodes(rdv, node_of, &nodes, &per_node, err)))
+		goto out;
+	/* the GPU: this rank's place among the ranks on its host (where each
+	 * process sees one GPU, that one) */
+	for (int q = 0; q < me; q++)
+		local += node_of[q] == node_of[me];
+	int dev = local % ndev;
+	CUDA_OK(cudaSetDevice(dev), "cudaSetDevice");
+	if (per_node > MAXDEV || nodes > MAXDEV) {
+		st = pl_err_set(err, PL_EINVAL,
+		                "calibrate: %d nodes of %d ranks; at most %d of each are measured",
+		                nodes, per_node, MAXDEV);
+		goto out;
+	}
+	if ((st = device_cluster(dev, out, r, err)))
+		goto out;
+	out->nodes = nodes;
+	out->devices_per_node = per_node;
+	cJSON_AddNumberToObject(r, "ranks", world);
+	cJSON_AddNumberToObject(r, "nodes", nodes);
+	if (me == 0 && (st = gemm_fit(o, out, r, err)))
+		goto out;
+	if ((ngroups = plan_groups(world, node_of, nodes, per_node, groups)) < 0) {
+		ngroups = 2 * MAXDEV + 8;
+		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+		goto out;
+	}
+	double max_bytes = o->max_bytes > 0 ? o->max_bytes : 1073741824.0, sizes[MAXSIZES];
+	int nsizes = message_sizes(o, sizes);
+	CUDA_OK(cudaStreamCreate(&stream), "cudaStreamCreate");
+	CUDA_OK(cudaEventCreate(&e0), "cudaEventCreate");
+	CUDA_OK(cudaEventCreate(&e1), "cudaEventCreate");
+	CUDA_OK(cudaMalloc((void **)&send, (size_t)max_bytes), "cudaMalloc (send)");
+	CUDA_OK(cudaMalloc((void **)&recv, (size_t)max_bytes), "cudaMalloc (recv)");
+	CUDA_OK(cudaMemset(send, 0, (size_t)max_bytes), "cudaMemset");
+	all_secs = calloc((size_t)world * MAXSIZES, sizeof *all_secs);
+	if (!all_secs) {
+		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
+		goto out;
+	}
+	cJSON *jc = cJSON_AddArrayToObject(r, "collectives");
+	for (int gi = 0; gi < ngroups; gi++) {
+		rgroup *G = &groups[gi];
+		int idx = -1;
+		for (int m = 0; m < G->n; m++)
+			if (G->member[m] == me)
+				idx = m;
+		ncclUniqueId id;
+		if (me == 0)
+			NCCL_OK(ncclGetUniqueId(&id), "ncclGetUniqueId");
+		if ((st = pl_rdv_bcast(rdv, &id, sizeof id, err)))
+			goto out;
+		if (idx >= 0)
+			NCCL_OK(ncclCommInitRank(&comm, G->n, id, idx), "ncclCommInitRank");
+		for (int k = 0; k < NCOLL; k++) {
+			char what[80];
+			snprintf(what, sizeof what,
+			         "NCCL %s, %s ranks:", pl_coll_name(coll_kind[k]),
+			         G->link == PL_LINK_INTRA ? "intra-node" : "inter-node");
+			if (me == 0)
+				progress(o, what, G->n);
+			double secs[MAXSIZES] = {0}, at[MAXSIZES];
+			int n = 0;
+			for (int si = 0; si < nsizes; si++) {
+				double S = sizes[si];
+				if ((size_t)(S / 4) < (size_t)G->n)
+					continue; /* fewer elements than ranks */
+				at[n] = S;
+				if (idx < 0) {
+					n++;
+					continue; /* not a member: its time stays 0 */
+				}
+				int reps = S < 1e8 ? 20 : 5;
+				for (int it = 0; it < WARMUP + reps; it++) {
+					if (it == WARMUP)
+						CUDA_OK(cudaEventRecord(e0, stream),
+						        "cudaEventRecord");
+					NCCL_OK(ncclGroupStart(), "ncclGroupStart");
+					ncclResult_t pr =
+					    post(comm, stream, send, recv, G->n, idx, k, S);
+					ncclResult_t pe = ncclGroupEnd();
+					NCCL_OK(pr != ncclSuccess ? pr : pe,
+					        pl_coll_name(coll_kind[k]));
+				}
+				CUDA_OK(cudaEventRecord(e1, stream), "cudaEventRecord");
+				CUDA_OK(cudaEventSynchronize(e1), "cudaEventSynchronize");
+				float ms;
+				CUDA_OK(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+				secs[n++] = ms * 1e-3 / reps;
+			}
+			/* the slowest member's time per size */
+			if ((st = pl_rdv_gather(rdv, secs, all_secs, sizeof secs, err)))
+				goto out;
+			if (me != 0)
+				continue;
+			for (int i = 0; i < n; i++)
+				for (int q = 1; q < world; q++)
+					if (all_secs[(size_t)q * MAXSIZES + i] > secs[i])
+						secs[i] = all_secs[(size_t)q * MAXSIZES + i];
+			add_raw(jc, k, G->n, G->link == PL_LINK_INTRA ? "intra_node" : "inter_node",
+			        at, secs, n);
+			add_fit(out, k, G->link, G->n, at, secs, n);
+		}
+		if (comm)
+			ncclCommDestroy(comm);
+		comm = NULL;
+	}
+	name_source(out, nodes, per_node);
+out:
+	if (comm)
+		ncclCommDestroy(comm);
+	cudaFree(send);
+	cudaFree(recv);
+	if (e0)
+		cudaEventDestroy(e0);
+	if (e1)
+		cudaEventDestroy(e1);
+	if (stream)
+		cudaStreamDestroy(stream);
+	for (int gi = 0; groups && gi < ngroups; gi++)
+		free(groups[gi].member);
+	free(groups);
+	free(all_secs);
+	free(oks);
+	free(node_of);
+	if (!st && raw && me == 0)
 		*raw = r;
 	else
 		cJSON_Delete(r);

@@ -17,3 +17,10 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, struct cJSON
 	                  "measure GPUs; '--backend cpu' calibrates the cpu backend, "
 	                  "--from-nccl-tests reads nccl-tests logs");
 }
+
+pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster *out,
+                                 struct cJSON **raw, pl_err *err)
+{
+	(void)rdv;
+	return pl_calibrate_gpu(o, out, raw, err);
+}

@@ -259,6 +259,23 @@ check "run with the calibrated cluster exits 0" '[ $? -eq 0 ]'
 "$PLANNER" calibrate > /dev/null 2> "$T/err"
 check "calibrate without --backend and no GPU: exit 4 saying so" \
   '[ $? -eq 4 ] && grep -q "GPU" "$T/err"'
+# launched as two processes (as torchrun would) without two GPUs: the ranks
+# meet, and both stop with exit 4 and a message instead of waiting
+port=$((20000 + RANDOM % 20000))
+for r in 0 1; do
+  WORLD_SIZE=2 RANK=$r LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 PLANNER_PORT=$port \
+    timeout 120 "$PLANNER" calibrate -o "$T/two.json" > /dev/null 2> "$T/err$r" &
+  pids[$r]=$!
+done
+wait "${pids[0]}"; rc0=$?
+wait "${pids[1]}"; rc1=$?
+check "calibrate as 2 processes without 2 GPUs: both ranks exit 4" '[ $rc0 -eq 4 ] && [ $rc1 -eq 4 ]'
+check "calibrate as 2 processes: each says why (GPU, CUDA or NCCL)" \
+  'grep -qi "gpu\|cuda\|nccl" "$T/err0" && grep -qi "gpu\|cuda\|nccl" "$T/err1"'
+check "calibrate as 2 processes: no cluster file written" '[ ! -e "$T/two.json" ]'
+WORLD_SIZE=2 RANK=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500 "$PLANNER" calibrate > /dev/null 2> "$T/err"
+check "calibrate with RANK outside WORLD_SIZE: exit 2 naming RANK" \
+  '[ $? -eq 2 ] && grep -q "RANK: expected an integer from 0 to 1" "$T/err"'
 "$PLANNER" calibrate --backend cpu --ranks 0 > /dev/null 2> "$T/err"
 check "calibrate --ranks 0 exits 2" '[ $? -eq 2 ] && grep -q -- "--ranks" "$T/err"'
 "$PLANNER" calibrate --backend tpu > /dev/null 2> "$T/err"
