@@ -71,6 +71,21 @@ part losses runs
 #    when there is one GPU)
 part calibrate "$P" calibrate -o "$OUT/cluster.json"
 
+# 3b. the same launched as one process per GPU (as torchrun would, on one
+#     node here): the rendezvous and ncclCommInitRank path; its intra-node
+#     lines should match 3's
+ranks() {
+  local port=$((20000 + RANDOM % 20000)) pids=() rc=0
+  for ((r = 0; r < NGPU; r++)); do
+    WORLD_SIZE=$NGPU RANK=$r LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 PLANNER_PORT=$port \
+      "$P" calibrate -o "$OUT/cluster-ranks.json" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p" || rc=1; done
+  return $rc
+}
+[ "$NGPU" -lt 2 ] || part calibrate_ranks ranks
+
 # 4. MFU of a GPT-style layer (bf16 cuBLAS): GPT-3 13B and 175B shapes
 part mfu bash -c "'$BUILD/planner-gpt-layer-mfu' --hidden 5120 --heads 40 --seq 2048 --batch 4 &&
   '$BUILD/planner-gpt-layer-mfu' --hidden 12288 --heads 96 --seq 2048 --batch 1"
