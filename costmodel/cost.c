@@ -245,24 +245,16 @@ static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl
 static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
                                 const pl_layout *grad, int requires_grad)
 {
-	pl_layout back = *src;
-	back.partial = 0;
-	if (requires_grad && !pl_devmat_equal(&grad->dm, &dst->dm)) {
-		pl_redist r;
-		pl_redistribute(src, dst, &r);
-		double t = pl_cost_redist(p->c, &r);
+	pl_redist r;
+	pl_redistribute(src, dst, &r);
+	double t = pl_cost_redist(p->c, &r);
+	if (requires_grad) {
+		pl_layout back = *src;
+		back.partial = 0;
 		pl_redistribute(grad, &back, &r);
-		return t + pl_cost_redist(p->c, &r);
+		t += pl_cost_redist(p->c, &r);
 	}
-	pl_refinement f;
-	pl_layout s, b, d, g;
-	pl_refine(&src->dm, &dst->dm, &f);
-	pl_refine_layout(&f, 0, src, &s);
-	pl_refine_layout(&f, 0, &back, &b);
-	pl_refine_layout(&f, 1, dst, &d);
-	if (requires_grad)
-		pl_refine_layout(&f, 1, grad, &g);
-	return edge_cost_on(p, &f, &s, &b, &d, &g, requires_grad);
+	return t;
 }
 
 double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,

@@ -46,43 +46,39 @@ static pl_status io_fail(pl_err *err, const pl_rdv *r, int other, const char *wh
 	                  other, errno ? strerror(errno) : "timed out or closed");
 }
 
-static pl_status send_all(const pl_rdv *r, int fd, int other, const void *buf, size_t n,
-                          pl_err *err)
+/* n bytes to (sending) or from the connection fd to rank `other` */
+static pl_status xfer(const pl_rdv *r, int fd, int other, void *buf, size_t n, int sending,
+                      pl_err *err)
 {
-	const char *p = buf;
+	char *p = buf;
 	double deadline = now() + r->timeout_s;
 	while (n > 0) {
 		errno = 0;
-		if (!wait_fd(fd, POLLOUT, deadline))
-			return io_fail(err, r, other, "could not send to");
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+		if (!wait_fd(fd, sending ? POLLOUT : POLLIN, deadline))
+			return io_fail(err, r, other,
+			               sending ? "could not send to"
+			                       : "heard nothing in time from");
+		ssize_t k = sending ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
 		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0)
-			return io_fail(err, r, other, "could not send to");
+			return io_fail(err, r, other,
+			               sending ? "could not send to" : "lost the connection to");
 		p += k;
 		n -= (size_t)k;
 	}
 	return PL_OK;
 }
 
+static pl_status send_all(const pl_rdv *r, int fd, int other, const void *buf, size_t n,
+                          pl_err *err)
+{
+	return xfer(r, fd, other, (void *)buf, n, 1, err);
+}
+
 static pl_status recv_all(const pl_rdv *r, int fd, int other, void *buf, size_t n, pl_err *err)
 {
-	char *p = buf;
-	double deadline = now() + r->timeout_s;
-	while (n > 0) {
-		errno = 0;
-		if (!wait_fd(fd, POLLIN, deadline))
-			return io_fail(err, r, other, "heard nothing in time from");
-		ssize_t k = recv(fd, p, n, 0);
-		if (k < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (k <= 0)
-			return io_fail(err, r, other, "lost the connection to");
-		p += k;
-		n -= (size_t)k;
-	}
-	return PL_OK;
+	return xfer(r, fd, other, buf, n, 0, err);
 }
 
 static void no_delay(int fd)
