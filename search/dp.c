@@ -73,6 +73,16 @@ static int node_tables(dpctx *c, int op)
 	return 0;
 }
 
+static void free_tables(dpctx *c)
+{
+	for (int op = 0; op < c->p->nops && c->time_tab; op++) {
+		free(c->time_tab[op]);
+		free(c->mem_tab[op]);
+	}
+	free(c->time_tab);
+	free(c->mem_tab);
+}
+
 static int add_unary(dpctx *c, ve *v, int op)
 {
 	if (node_tables(c, op))
@@ -409,8 +419,8 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		if (truncated)
 			snprintf(
 			    r->why, sizeof r->why,
-			    "a (time, memory) Pareto set was cut to %d points; raise the cap for "
-			    "a proof",
+			    "a (time, memory) Pareto set was cut to %d points; raise the cap, or "
+			    "use --mode ilp, for a proof",
 			    o->pareto_cap > 1 ? o->pareto_cap : 256);
 	}
 	if (c.left_out && !r->why[0]) {
@@ -419,17 +429,54 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		         o->relax_pairs);
 	}
 cleanup:
-	for (int op = 0; op < p->nops && c.time_tab; op++) {
-		free(c.time_tab[op]);
-		free(c.mem_tab[op]);
-	}
-	free(c.time_tab);
-	free(c.mem_tab);
+	free_tables(&c);
 	free(c.kind);
 	free(c.run_of);
 	free(alt);
 	r->seconds = ve_now() - t0;
 	if (st)
 		pl_search_result_free(r);
+	return st;
+}
+
+pl_status pl_dp_min_marginals(pl_problem *p, const pl_search_opts *o, double **mm, double *opt,
+                              pl_err *err)
+{
+	pl_search_opts every = *o;
+	every.relax_pairs = 0;
+	dpctx c = {.p = p, .o = &every};
+	pl_status st = PL_OK;
+	ve v;
+	int ready = ve_init(&v, p->nops, p->nstrat) == 0;
+	c.time_tab = calloc((size_t)p->nops, sizeof *c.time_tab);
+	c.mem_tab = calloc((size_t)p->nops, sizeof *c.mem_tab);
+	if (!ready || !c.time_tab || !c.mem_tab)
+		goto nomem;
+	if (o->time_limit_s > 0)
+		v.deadline = ve_now() + o->time_limit_s;
+	for (int op = 0; op < p->nops; op++)
+		if (add_unary(&c, &v, op))
+			goto nomem;
+	for (int e = 0; e < p->nedges; e++)
+		if (add_edge(&c, &v, e))
+			goto nomem;
+	if (ve_run(&v)) {
+		st = pl_err_set(err,
+		                v.deadline > 0 && ve_now() > v.deadline ? PL_ETIMEOUT : PL_ESOLVER,
+		                "dp (min-marginals): %s", v.fail);
+		goto cleanup;
+	}
+	if (ve_min_marginals(&v, mm))
+		goto nomem;
+	*opt = 1e300;
+	for (int k = 0; p->nops > 0 && mm[0] && k < p->nstrat[0]; k++)
+		if (mm[0][k] < *opt)
+			*opt = mm[0][k];
+	goto cleanup;
+nomem:
+	st = pl_err_set(err, PL_ENOMEM, "dp (min-marginals): out of memory");
+cleanup:
+	free_tables(&c);
+	ve_free(&v); /* also after a failed ve_init */
 	return st;
 }

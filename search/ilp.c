@@ -10,9 +10,16 @@
  * x by transportation constraints sum_c y[r][c] = sum_{s in r} x[u][s] and
  * sum_r y[r][c] = sum_{s in c} x[v][s]; with one-hot x the only solution is
  * the product, so the program is exact. Memory: sum m[o][s] x[o][s] <= limit.
- * Objective: node times + edge costs. The LP relaxation is solved first (it is
- * often integral); otherwise glp_intopt, started from an incumbent (rec's plan
- * when it fits), stopped by its callback at the time limit.
+ * Objective: node times + edge costs.
+ * Under a memory limit the memory row is dualized first: the rest of the
+ * program is the unconstrained strategy problem, which dp solves exactly, so
+ * dp under a memory price gives the Lagrangian bound (lagrange()), which is at
+ * least the LP relaxation's, and incumbents; dp's min-marginals at the
+ * bound's price then fix every strategy that only plans slower than the best
+ * one use (mm_fix()), typically 90-98 % of them, before the program is built.
+ * The LP relaxation is solved next (it is often integral); otherwise
+ * glp_intopt, started from the best plan, stopped by its callback at the
+ * time limit.
  * Large instances (more than PL_ILP_SHARE_COLUMNS columns) share variables
  * across repeated layers 2..k, which restricts them to repeat one strategy;
  * the result then says it is optimal among such plans only. */
@@ -29,8 +36,10 @@
 /* GLPK's tolerances are absolute (1e-7 on reduced costs): price in
  * microseconds and measure memory in units of the limit */
 #define OBJ_SCALE 1e6
-/* a generous estimate of the interior-point method's seconds per nonzero */
-#define PL_ILP_IPM_S_PER_NZ 6e-6
+/* a generous estimate of the interior-point method's seconds per nonzero;
+ * a memory row, dense across every x column, makes it about 5x slower */
+#define PL_ILP_IPM_S_PER_NZ     6e-6
+#define PL_ILP_IPM_S_PER_NZ_MEM 3e-5
 
 typedef struct icol {
 	int nr, nc;
@@ -61,13 +70,15 @@ typedef struct ilpctx {
 	int agg_first, nagg; /* layer-count columns: the first, how many */
 	int *agg;   /* per layer-count column: first layer's op, run len, count, strategy */
 	double *xm; /* per column: memory (bytes; 0 for all but x) */
-	unsigned char *xoff; /* per column: fixed at 0 before branch and bound, or not x */
-	int *act, nact;      /* the x columns not fixed (what the cuts range over) */
-	double room;         /* the limit less what presolve fixed (bytes) */
-	double *xv, *xa;     /* scratch for cuts: per column value, memory step */
-	double *cv;          /* and a cut's values */
-	int *ci;             /* and indices */
-	int nodes, cuts;     /* branch and bound: subproblems made, memory cuts added */
+	unsigned char *xoff;      /* per column: fixed at 0 before branch and bound, or not x */
+	int *act, nact;           /* the x columns not fixed (what the cuts range over) */
+	double room;              /* the limit less what presolve fixed (bytes) */
+	double *xv, *xa;          /* scratch for cuts: per column value, memory step */
+	double *cv;               /* and a cut's values */
+	int *ci;                  /* and indices */
+	int nodes, cuts;          /* branch and bound: subproblems made, memory cuts added */
+	const int *gfirst, *gops; /* per variable: the ops it stands for */
+	int dps;                  /* dps run for the Lagrangian bound and incumbents */
 } ilpctx;
 
 /* classes of identical rows (dim 0) or columns (dim 1) of a table */
@@ -106,35 +117,42 @@ static int xcol(const ilpctx *c, int v, int s)
 	return c->xbase[v] ? c->xbase[v] + c->col[v][s] : 0;
 }
 
+/* A plan's time (s) when each op takes its variable's choice (per_op: the
+ * choice is per op), summed as dp prices it; its memory per device into *mem
+ * when mem is not NULL. */
+static double raw_value(const ilpctx *c, const int *choice, int per_op, double *mem)
+{
+	pl_problem *p = c->p;
+	double t = 0, m = 0;
+	for (int o = 0; o < p->nops; o++) {
+		const pl_nodecost *nc = pl_problem_node(p, o) + choice[per_op ? o : c->var[o]];
+		t += nc->compute_s + nc->comm_s;
+		m += nc->mem_bytes;
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		if (c->efree[e])
+			continue;
+		int a = choice[per_op ? ed->src_op : c->var[ed->src_op]],
+		    b = choice[per_op ? ed->dst_op : c->var[ed->dst_op]];
+		t += pl_problem_edge(p, e)[(size_t)a * (size_t)p->nstrat[ed->dst_op] + (size_t)b];
+	}
+	if (mem)
+		*mem = m;
+	return t;
+}
+
 /* A plan's objective (scaled like the LP's) from its choice per variable;
  * the plan's y is the product of its x. */
 static double plan_value(const ilpctx *c, const int *choice)
 {
-	pl_problem *p = c->p;
-	double v = c->cobj;
-	for (int o = 0; o < p->nops; o++) {
-		if (c->var[o] != o || !c->xbase[o])
-			continue;
-		const pl_nodecost *nc = pl_problem_node(p, o);
-		int k = choice[o];
-		v += c->mult[o] * (nc[k].compute_s + nc[k].comm_s) + c->uobj[o][k];
-	}
-	for (int e = 0; e < p->nedges; e++) {
-		const icol *ic = &c->ec[e];
-		if (c->erep[e] == e && ic->base)
-			v += ic->mult *
-			     ic->cost[ic->rc[choice[ic->src]] * ic->nc + ic->cc[choice[ic->dst]]];
-	}
-	return v * OBJ_SCALE;
+	return OBJ_SCALE * raw_value(c, choice, 0, NULL);
 }
 
 static int plan_fits(const ilpctx *c, const int *choice, double limit)
 {
-	pl_problem *p = c->p;
-	double m = c->cmem;
-	for (int o = 0; o < p->nops; o++)
-		if (c->var[o] == o && c->xbase[o])
-			m += c->mult[o] * pl_problem_node(p, o)[choice[o]].mem_bytes;
+	double m;
+	raw_value(c, choice, 0, &m);
 	return limit <= 0 || m <= limit;
 }
 
@@ -182,35 +200,57 @@ static int lp_bound(glp_prob *lp, double *d, double *bound)
 /* GLPK's interior-point method cannot be interrupted: it runs only without a
  * time limit, or when the instance is small enough for it to end well inside
  * the time left (its cost grows with the nonzeros; see docs/benchmarks.md). */
-static int ipm_ok(const ilpctx *c, const pl_search_opts *o, size_t nz)
+static int ipm_ok(const ilpctx *c, const pl_search_opts *o, size_t nz, int mem_row)
 {
 	if (o->time_limit_s <= 0)
 		return 1;
-	return (double)nz * PL_ILP_IPM_S_PER_NZ < 0.75 * (c->deadline - ve_now());
+	double per = mem_row ? PL_ILP_IPM_S_PER_NZ_MEM : PL_ILP_IPM_S_PER_NZ;
+	return (double)nz * per < 0.75 * (c->deadline - ve_now());
 }
 
-/* dp's plan under a memory price lambda, on alive strategies, per variable;
- * -1 when dp fails or the plan breaks the sharing of repeated layers. */
-static int priced_plan(ilpctx *c, const pl_search_opts *o, double lambda, int *out)
+/* The time left before the deadline for a dp, or 0 for none. */
+static double time_left(const ilpctx *c)
 {
-	pl_problem *p = c->p;
-	pl_search_opts d = {.threads = o->threads, .mem_price = lambda};
+	if (c->deadline <= 0)
+		return 0;
+	double left = c->deadline - ve_now();
+	return left > 1e-3 ? left : 1e-3;
+}
+
+/* dp's plan per op under a memory price lambda (time + lambda x memory
+ * least), into raw; its time and memory. 0, or -1 when dp fails. */
+static int priced_plan(ilpctx *c, const pl_search_opts *o, double lambda, int *raw, double *t,
+                       double *m)
+{
+	pl_search_opts d = {
+	    .threads = o->threads, .mem_price = lambda, .time_limit_s = time_left(c)};
 	pl_search_result res;
 	pl_err e;
-	if (pl_search_dp(p, &d, &res, &e) != PL_OK)
+	if (pl_search_dp(c->p, &d, &res, &e) != PL_OK)
 		return -1;
-	int ok = 1;
-	for (int op = 0; op < p->nops; op++) {
-		int v = c->var[op], k = res.choice[op];
-		while (!c->alive[v][k])
-			k = c->repl[v][k];
-		if (v == op)
-			out[v] = k;
-		else
-			ok &= res.choice[v] == res.choice[op];
-	}
+	memcpy(raw, res.choice, sizeof *raw * (size_t)c->p->nops);
 	pl_search_result_free(&res);
-	return ok ? 0 : -1;
+	*t = raw_value(c, raw, 1, m);
+	c->dps++;
+	return 0;
+}
+
+/* A plan per op as a plan per variable, each dropped strategy replaced by
+ * what replaced it in the presolve; -1 when it breaks the sharing of
+ * repeated layers. */
+static int as_variables(const ilpctx *c, const int *raw, int *out)
+{
+	for (int op = 0; op < c->p->nops; op++) {
+		int v = c->var[op], k = raw[op];
+		if (raw[v] != k)
+			return -1;
+		while (k >= 0 && !c->alive[v][k])
+			k = c->repl[v][k];
+		if (k < 0)
+			return -1;
+		out[v] = k;
+	}
+	return 0;
 }
 
 static void keep_if_better(const ilpctx *c, const int *plan, double limit, int *best,
@@ -225,119 +265,242 @@ static void keep_if_better(const ilpctx *c, const int *plan, double limit, int *
 	}
 }
 
-/* Incumbents for the reduced-cost fixing, which is only as strong as the best
- * plan is good: plans minimising time + lambda * memory (dp under a price),
- * lambda bisected towards the least price whose plan fits; then segments
- * (between clean cuts) of the faster plan that does not fit copied into the
- * one that does while that helps and fits; then single-variable moves while
- * they help. Works on scratch plans of n entries each; best is updated. */
-static int improve_incumbent(ilpctx *c, const pl_search_opts *o, double lambda0, int *best,
-                             double *best_val)
+/* The Lagrangian dual of the memory row, solved by dp. For a price lambda
+ * (seconds per byte), dp's least time + lambda x memory, less lambda x the
+ * limit, bounds every plan within the limit from below. In lambda each plan
+ * is a line T + lambda (M - limit) and the bound is their lower envelope,
+ * concave, whose peak is where the line of a plan over the limit (a) meets
+ * that of one within it (b). From the fastest plan (a) and the first plan
+ * to fit as the price rises 4x at a time (b), each round prices dp at the
+ * crossing of the two lines: its plan replaces the one on its side, until it
+ * is no lower than the crossing, which is then the peak (Kelley's method in
+ * one dimension; every plan is met once at most). Into *lambda the peak's
+ * price, *bound (seconds) the best bound; lo and hi (per variable) the last
+ * a and b as plans for the incumbent search, when they respect the sharing
+ * (*have_lo, *have_hi); the plans within the limit are tried as incumbents
+ * when `incumbents`. 0, or -1 when out of memory; a failed dp ends early
+ * with what it has (*bound -HUGE_VAL when none). */
+static int lagrange(ilpctx *c, const pl_search_opts *o, int incumbents, double *lambda,
+                    double *bound, int *lo, int *hi, int *have_lo, int *have_hi, int *best,
+                    double *best_val)
 {
 	pl_problem *p = c->p;
-	int n = p->nops, shared = 0;
-	double limit = o->memory_limit;
-	for (int op = 0; op < n; op++)
-		shared |= c->var[op] != op;
-	int *lo = malloc(sizeof *lo * (size_t)n), *hi = malloc(sizeof *hi * (size_t)n);
+	int n = p->nops;
+	double limit = o->memory_limit, ta = 0, ma = 0, tb = 0, mb = 0, t, m;
+	int *ra = malloc(sizeof *ra * (size_t)n), *rb = malloc(sizeof *rb * (size_t)n),
+	    *rc = malloc(sizeof *rc * (size_t)n), *pv = malloc(sizeof *pv * (size_t)n);
+	*bound = -HUGE_VAL;
+	*lambda = 0;
+	*have_lo = *have_hi = 0;
+	if (!ra || !rb || !rc || !pv) {
+		free(ra);
+		free(rb);
+		free(rc);
+		free(pv);
+		return -1;
+	}
+	int have_b = 0;
+	double l = 0;
+	for (int round = 0; round < 100; round++) {
+		if (c->deadline > 0 && ve_now() > c->deadline)
+			break;
+		if (priced_plan(c, o, l, rc, &t, &m))
+			break;
+		double lc = t + l * (m - limit);
+		if (lc > *bound) {
+			*bound = lc;
+			*lambda = l;
+		}
+		if (m <= limit && incumbents && as_variables(c, rc, pv) == 0)
+			keep_if_better(c, pv, limit, best, best_val);
+		if (round == 0 && m <= limit)
+			break;              /* the fastest plan fits: it is optimal */
+		if (!have_b && m > limit) { /* raise the price */
+			memcpy(ra, rc, sizeof *ra * (size_t)n);
+			ta = t;
+			ma = m;
+			l = l > 0 ? 4 * l : fmax(1e-3 * t / m, 1e-300);
+			continue;
+		}
+		if (have_b && lc >= ta + l * (ma - limit) - 1e-12 * fabs(lc))
+			break; /* nothing below the crossing: the peak */
+		if (m > limit) {
+			memcpy(ra, rc, sizeof *ra * (size_t)n);
+			ta = t;
+			ma = m;
+		} else {
+			memcpy(rb, rc, sizeof *rb * (size_t)n);
+			tb = t;
+			mb = m;
+			have_b = 1;
+		}
+		l = (tb - ta) / (ma - mb); /* where the lines of a and b cross */
+	}
+	if (ma > 0)
+		*have_lo = as_variables(c, ra, lo) == 0;
+	if (have_b)
+		*have_hi = as_variables(c, rb, hi) == 0;
+	free(ra);
+	free(rb);
+	free(rc);
+	free(pv);
+	return 0;
+}
+
+/* Mixing: segments (between clean cuts) of the faster plan lo, which does
+ * not fit, copied into hi, which does, while that helps and fits; then hi is
+ * tried as an incumbent. -1 when out of memory. */
+static int mix(ilpctx *c, double limit, const int *lo, int *hi, int *best, double *best_val)
+{
+	pl_problem *p = c->p;
+	int n = p->nops;
 	int *mid = malloc(sizeof *mid * (size_t)n), *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
-	if (!lo || !hi || !mid || !cuts) {
-		free(lo);
-		free(hi);
+	if (!mid || !cuts) {
 		free(mid);
 		free(cuts);
 		return -1;
 	}
-	int have_lo = 0, have_hi = 0;
-	if (limit > 0 && priced_plan(c, o, 0, lo) == 0) {
-		have_lo = !plan_fits(c, lo, limit);
-		keep_if_better(c, lo, limit, best, best_val);
-	}
-	double l_lo = 0, l_hi = lambda0 > 0 ? lambda0 : 1e-13;
-	for (int k = 0; have_lo && !have_hi && k < 40; k++, l_hi *= 4) {
-		if (c->deadline > 0 && ve_now() > c->deadline)
-			break;
-		if (priced_plan(c, o, l_hi, hi))
-			break;
-		have_hi = plan_fits(c, hi, limit);
-		if (!have_hi) {
-			memcpy(lo, hi, sizeof *lo * (size_t)n);
-			l_lo = l_hi;
-		}
-	}
-	for (int k = 0; have_lo && have_hi && k < 24; k++) {
-		if (c->deadline > 0 && ve_now() > c->deadline)
-			break;
-		double l = l_lo > 0 ? 0.5 * (l_lo + l_hi) : 0.25 * l_hi;
-		if (priced_plan(c, o, l, mid))
-			break;
-		if (plan_fits(c, mid, limit)) {
-			memcpy(hi, mid, sizeof *hi * (size_t)n);
-			l_hi = l;
-		} else {
-			memcpy(lo, mid, sizeof *lo * (size_t)n);
-			l_lo = l;
-		}
-	}
-	if (have_hi) { /* hi fits: mixing only improves it */
-		int ncuts = shared ? -1 : pl_clean_cuts(p->g, cuts);
-		double cur = plan_value(c, hi);
-		for (int improved = 1; improved && ncuts > 1;) {
-			improved = 0;
-			int pick = -1;
-			double pick_val = cur;
-			for (int sg = 0; sg + 1 < ncuts; sg++) {
-				memcpy(mid, hi, sizeof *mid * (size_t)n);
-				for (int op = cuts[sg]; op < cuts[sg + 1]; op++)
-					mid[op] = lo[op];
-				if (!memcmp(mid, hi, sizeof *mid * (size_t)n) ||
-				    !plan_fits(c, mid, limit))
-					continue;
-				double v = plan_value(c, mid);
-				if (v < pick_val) {
-					pick_val = v;
-					pick = sg;
-				}
-			}
-			if (pick >= 0) {
-				for (int op = cuts[pick]; op < cuts[pick + 1]; op++)
-					hi[op] = lo[op];
-				cur = pick_val;
-				improved = 1;
+	int ncuts = pl_clean_cuts(p->g, cuts);
+	double cur = plan_value(c, hi);
+	for (int improved = 1; improved && ncuts > 1;) {
+		improved = 0;
+		int pick = -1;
+		double pick_val = cur;
+		for (int sg = 0; sg + 1 < ncuts; sg++) {
+			memcpy(mid, hi, sizeof *mid * (size_t)n);
+			for (int op = cuts[sg]; op < cuts[sg + 1]; op++)
+				mid[op] = lo[op];
+			if (!memcmp(mid, hi, sizeof *mid * (size_t)n) || !plan_fits(c, mid, limit))
+				continue;
+			double v = plan_value(c, mid);
+			if (v < pick_val) {
+				pick_val = v;
+				pick = sg;
 			}
 		}
-		keep_if_better(c, hi, limit, best, best_val);
-	}
-	if (*best_val < HUGE_VAL) { /* single moves from the best plan */
-		memcpy(mid, best, sizeof *mid * (size_t)n);
-		double cur = *best_val;
-		for (int pass = 0, improved = 1; improved && pass < 4; pass++) {
-			improved = 0;
-			for (int v = 0; v < n; v++) {
-				if (c->var[v] != v || !c->xbase[v])
-					continue;
-				for (int k = 0; k < p->nstrat[v]; k++) {
-					if (!c->alive[v][k] || k == mid[v])
-						continue;
-					int keep = mid[v];
-					mid[v] = k;
-					double val = plan_value(c, mid);
-					if (val < cur && plan_fits(c, mid, limit)) {
-						cur = val;
-						improved = 1;
-					} else {
-						mid[v] = keep;
-					}
-				}
-			}
+		if (pick >= 0) {
+			for (int op = cuts[pick]; op < cuts[pick + 1]; op++)
+				hi[op] = lo[op];
+			cur = pick_val;
+			improved = 1;
 		}
-		keep_if_better(c, mid, limit, best, best_val);
 	}
-	free(lo);
-	free(hi);
+	keep_if_better(c, hi, limit, best, best_val);
 	free(mid);
 	free(cuts);
 	return 0;
+}
+
+/* What moving variable v of plan a to strategy k changes: time (returned)
+ * and memory (*dm), over the ops it stands for and their edges. */
+static double move_delta(const ilpctx *c, const int *a, int v, int k, double *dm)
+{
+	pl_problem *p = c->p;
+	double dt = 0;
+	*dm = 0;
+	for (int gi = c->gfirst[v]; gi < c->gfirst[v + 1]; gi++) {
+		int o = c->gops[gi];
+		const pl_nodecost *nc = pl_problem_node(p, o);
+		dt += nc[k].compute_s + nc[k].comm_s - nc[a[v]].compute_s - nc[a[v]].comm_s;
+		*dm += nc[k].mem_bytes - nc[a[v]].mem_bytes;
+		for (int q = 0; q < p->op_nedges[o]; q++) {
+			int e = p->op_edges[o][q];
+			const pl_edge *ed = &p->edges[e];
+			int s = c->var[ed->src_op], d = c->var[ed->dst_op];
+			if (c->efree[e] || (s == v && d == v && o != ed->src_op))
+				continue; /* both ends here: counted at the source */
+			const double *t = pl_problem_edge(p, e);
+			size_t nd = (size_t)p->nstrat[ed->dst_op];
+			int ns = s == v ? k : a[s], nd2 = d == v ? k : a[d];
+			dt +=
+			    t[(size_t)ns * nd + (size_t)nd2] - t[(size_t)a[s] * nd + (size_t)a[d]];
+		}
+	}
+	return dt;
+}
+
+/* Single-variable moves from the best plan to alive strategies while they
+ * help and fit (four passes at most). -1 when out of memory. */
+static int moves(ilpctx *c, double limit, int *best, double *best_val)
+{
+	pl_problem *p = c->p;
+	int n = p->nops;
+	if (*best_val == HUGE_VAL)
+		return 0;
+	int *a = malloc(sizeof *a * (size_t)n);
+	if (!a)
+		return -1;
+	memcpy(a, best, sizeof *a * (size_t)n);
+	double m;
+	raw_value(c, a, 0, &m);
+	for (int pass = 0, improved = 1; improved && pass < 4; pass++) {
+		improved = 0;
+		for (int v = 0; v < n; v++) {
+			if (c->var[v] != v)
+				continue;
+			for (int k = 0; k < p->nstrat[v]; k++) {
+				if (!c->alive[v][k] || k == a[v])
+					continue;
+				double dm, dt = move_delta(c, a, v, k, &dm);
+				if (dt < 0 && (limit <= 0 || m + dm <= limit)) {
+					a[v] = k;
+					m += dm;
+					improved = 1;
+				}
+			}
+		}
+	}
+	keep_if_better(c, a, limit, best, best_val); /* priced whole: no drift */
+	free(a);
+	return 0;
+}
+
+/* Lagrangian fixing: a strategy goes when dp's min-marginal under the price
+ * lambda, less lambda x the limit, exceeds the best plan's time ub (s) for
+ * one of the ops its variable stands for: every plan within the limit that
+ * uses it is slower than the best. The best plan's strategies stay. Into
+ * *fixed how many went. 0, or a status (out of memory, dp's time limit). */
+static pl_status mm_fix(ilpctx *c, const pl_search_opts *o, double lambda, double ub,
+                        const int *best, int *fixed, pl_err *err)
+{
+	pl_problem *p = c->p;
+	int n = p->nops;
+	pl_status st = PL_OK;
+	double **mm = calloc((size_t)n + 1, sizeof *mm), opt;
+	for (int op = 0; mm && op < n; op++)
+		if (!(mm[op] = malloc(sizeof *mm[op] * (size_t)p->nstrat[op]))) {
+			st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
+			goto done;
+		}
+	if (!mm)
+		return pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
+	pl_search_opts d = {
+	    .threads = o->threads, .mem_price = lambda, .time_limit_s = time_left(c)};
+	if ((st = pl_dp_min_marginals(p, &d, mm, &opt, err)))
+		goto done;
+	double tol = 1e-9 * fabs(ub) + 1e-15, shift = lambda * o->memory_limit;
+	*fixed = 0;
+	for (int v = 0; v < n; v++) {
+		if (c->var[v] != v)
+			continue;
+		for (int s = 0; s < p->nstrat[v]; s++) {
+			if (!c->alive[v][s] || s == best[v])
+				continue;
+			double lb = -HUGE_VAL;
+			for (int gi = c->gfirst[v]; gi < c->gfirst[v + 1]; gi++)
+				lb = fmax(lb, mm[c->gops[gi]][s]);
+			if (lb - shift > ub + tol) {
+				c->alive[v][s] = 0;
+				c->repl[v][s] = -1;
+				(*fixed)++;
+			}
+		}
+	}
+done:
+	for (int op = 0; mm && op < n; op++)
+		free(mm[op]);
+	free(mm);
+	return st;
 }
 
 /* Layer counts, for branch and bound under a memory limit: per op position
@@ -681,6 +844,272 @@ static void add_obj(ilpctx *c, double *cobj, int v, int s, double val)
 		*cobj += val;
 }
 
+/* The program on the alive strategies into *lpo: x columns for variables
+ * with two or more strategies left, edges folded into objective terms or y
+ * columns over their classes, the one-hot and transportation rows, and the
+ * memory row under a limit (*mem_row, else 0). *nzo: its nonzeros; *folded:
+ * the edges folded. unbuild() undoes it. */
+static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs, glp_prob **lpo,
+                       size_t *nzo, int *mem_row_o, int *folded_o, pl_err *err)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	int n = p->nops, E = p->nedges;
+	glp_prob *lp = NULL;
+	int *ia = NULL, *ja = NULL, *as = NULL, *bs = NULL;
+	double *ar = NULL, *tab = NULL;
+	size_t nz = 0;
+	int mem_row = 0, folded = 0;
+	/* columns: x for variables with two or more strategies left */
+	int col = 1;
+	double cobj = 0, cmem = 0; /* objective and memory of what presolve fixed */
+	for (int v = 0; v < n; v++) {
+		if (c->var[v] != v)
+			continue;
+		int na = 0, last = 0;
+		for (int s = 0; s < p->nstrat[v]; s++) {
+			c->col[v][s] = c->alive[v][s] ? na++ : -1;
+			if (c->alive[v][s])
+				last = s;
+		}
+		if (na >= 2) {
+			c->xbase[v] = col;
+			col += na;
+		} else {
+			const pl_nodecost *nc = pl_problem_node(p, v);
+			cobj += c->mult[v] * (nc[last].compute_s + nc[last].comm_s);
+			cmem += c->mult[v] * nc[last].mem_bytes;
+		}
+	}
+	for (int e = 0; e < E; e++) { /* representatives and their multiplicities */
+		const pl_edge *ed = &p->edges[e];
+		int s = c->var[ed->src_op], d = c->var[ed->dst_op];
+		c->erep[e] = e;
+		for (int f = 0; f < e && c->erep[e] == e && shared;
+		     f++) { /* same variables, slots */
+			const pl_edge *fd = &p->edges[f];
+			if (c->erep[f] == f && c->var[fd->src_op] == s && c->var[fd->dst_op] == d &&
+			    fd->src_slot == ed->src_slot && fd->dst_slot == ed->dst_slot &&
+			    fd->src_is_input == ed->src_is_input)
+				c->erep[e] = f;
+		}
+		icol *ic = &c->ec[c->erep[e]];
+		ic->mult += 1;
+		ic->src = s;
+		ic->dst = d;
+	}
+	as = malloc(sizeof *as * (size_t)maxs);
+	bs = malloc(sizeof *bs * (size_t)maxs);
+	tab = malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
+	if (!as || !bs || !tab)
+		goto nomem;
+	for (int e = 0; e < E; e++) { /* edges: folded into objective terms, or y columns */
+		icol *ic = &c->ec[e];
+		if (c->erep[e] != e || c->efree[e])
+			continue;
+		const pl_edge *ed = &p->edges[e];
+		int s = ic->src, d = ic->dst, ka = 0, kb = 0;
+		int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
+		const double *t = pl_problem_edge(p, e);
+		if (s == d) { /* both ends are one variable: the diagonal */
+			for (int k = 0; k < ns; k++)
+				if (c->alive[s][k])
+					add_obj(c, &cobj, s, k, ic->mult * t[(size_t)k * nd + k]);
+			folded++;
+			continue;
+		}
+		for (int k = 0; k < ns; k++)
+			if (c->alive[s][k])
+				as[ka++] = k;
+		for (int k = 0; k < nd; k++)
+			if (c->alive[d][k])
+				bs[kb++] = k;
+		for (int a = 0; a < ka; a++)
+			for (int b = 0; b < kb; b++)
+				tab[(size_t)a * kb + b] = t[(size_t)as[a] * nd + bs[b]];
+		if (separable(tab, ka, kb)) {
+			for (int a = 0; a < ka; a++)
+				add_obj(c, &cobj, s, as[a], ic->mult * tab[(size_t)a * kb]);
+			for (int b = 0; b < kb; b++)
+				add_obj(c, &cobj, d, bs[b], ic->mult * (tab[b] - tab[0]));
+			folded++;
+			continue;
+		}
+		int *rrep = NULL, *crep = NULL, *rcl = NULL, *ccl = NULL;
+		ic->rc = malloc(sizeof(int) * (size_t)ns);
+		ic->cc = malloc(sizeof(int) * (size_t)nd);
+		rcl = malloc(sizeof(int) * (size_t)ka);
+		ccl = malloc(sizeof(int) * (size_t)kb);
+		if (!ic->rc || !ic->cc || !rcl || !ccl ||
+		    (ic->nr = classes(tab, ka, kb, 1, rcl, &rrep)) < 0 ||
+		    (ic->nc = classes(tab, ka, kb, 0, ccl, &crep)) < 0 ||
+		    !(ic->cost = malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
+			free(rrep);
+			free(crep);
+			free(rcl);
+			free(ccl);
+			goto nomem;
+		}
+		for (int k = 0; k < ns; k++)
+			ic->rc[k] = -1;
+		for (int k = 0; k < nd; k++)
+			ic->cc[k] = -1;
+		for (int a = 0; a < ka; a++)
+			ic->rc[as[a]] = rcl[a];
+		for (int b = 0; b < kb; b++)
+			ic->cc[bs[b]] = ccl[b];
+		for (int a = 0; a < ic->nr; a++)
+			for (int b = 0; b < ic->nc; b++)
+				ic->cost[a * ic->nc + b] = tab[(size_t)rrep[a] * kb + crep[b]];
+		free(rrep);
+		free(crep);
+		free(rcl);
+		free(ccl);
+		ic->base = col;
+		col += ic->nr * ic->nc;
+	}
+	c->ncols = col - 1;
+	c->cobj = cobj;
+	c->cmem = cmem;
+
+	/* rows and the matrix */
+	lp = glp_create_prob();
+	glp_set_prob_name(lp, g->name);
+	glp_set_obj_dir(lp, GLP_MIN);
+	if (c->ncols)
+		glp_add_cols(lp, c->ncols);
+	glp_set_obj_coef(lp, 0, OBJ_SCALE * cobj);
+	size_t cap = 1024;
+	ia = malloc(sizeof *ia * cap);
+	ja = malloc(sizeof *ja * cap);
+	ar = malloc(sizeof *ar * cap);
+	if (!ia || !ja || !ar)
+		goto nomem;
+#define NZ(R, C, V)                                                                                \
+	do {                                                                                       \
+		if (nz + 2 >= cap) {                                                               \
+			cap *= 2;                                                                  \
+			int *ni = realloc(ia, sizeof *ia * cap),                                   \
+			    *nj = realloc(ja, sizeof *ja * cap);                                   \
+			double *na = realloc(ar, sizeof *ar * cap);                                \
+			if (ni)                                                                    \
+				ia = ni;                                                           \
+			if (nj)                                                                    \
+				ja = nj;                                                           \
+			if (na)                                                                    \
+				ar = na;                                                           \
+			if (!ni || !nj || !na)                                                     \
+				goto nomem;                                                        \
+		}                                                                                  \
+		nz++;                                                                              \
+		ia[nz] = (R);                                                                      \
+		ja[nz] = (C);                                                                      \
+		ar[nz] = (V);                                                                      \
+	} while (0)
+	int row = 0;
+	for (int v = 0; v < n; v++) {
+		if (c->var[v] != v || !c->xbase[v])
+			continue;
+		const pl_nodecost *nc = pl_problem_node(p, v);
+		row = glp_add_rows(lp, 1);
+		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
+		for (int k = 0; k < p->nstrat[v]; k++) {
+			if (!c->alive[v][k])
+				continue;
+			int j = xcol(c, v, k);
+			char name[64];
+			snprintf(name, sizeof name, "x%d_%d", v, k);
+			glp_set_col_name(lp, j, name);
+			glp_set_col_kind(lp, j, GLP_BV);
+			glp_set_obj_coef(
+			    lp, j,
+			    OBJ_SCALE *
+			        (c->mult[v] * (nc[k].compute_s + nc[k].comm_s) + c->uobj[v][k]));
+			NZ(row, j, 1.0);
+		}
+	}
+	for (int e = 0; e < E; e++) {
+		icol *ic = &c->ec[e];
+		if (c->erep[e] != e || !ic->base)
+			continue;
+		const pl_edge *ed = &p->edges[e];
+		int first = glp_add_rows(lp, ic->nr + ic->nc);
+		for (int q = 0; q < ic->nr + ic->nc; q++)
+			glp_set_row_bnds(lp, first + q, GLP_FX, 0, 0);
+		for (int a = 0; a < ic->nr; a++)
+			for (int b = 0; b < ic->nc; b++) {
+				int j = ic->base + a * ic->nc + b;
+				char name[64];
+				snprintf(name, sizeof name, "y%d_%d_%d", e, a, b);
+				glp_set_col_name(lp, j, name);
+				glp_set_col_bnds(lp, j, GLP_LO, 0, 0);
+				glp_set_obj_coef(lp, j,
+				                 OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
+				NZ(first + a, j, 1.0);
+				NZ(first + ic->nr + b, j, 1.0);
+			}
+		for (int k = 0; k < p->nstrat[ed->src_op]; k++)
+			if (ic->rc[k] >= 0)
+				NZ(first + ic->rc[k], xcol(c, ic->src, k), -1.0);
+		for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
+			if (ic->cc[k] >= 0)
+				NZ(first + ic->nr + ic->cc[k], xcol(c, ic->dst, k), -1.0);
+	}
+	if (o->memory_limit > 0) {
+		mem_row = glp_add_rows(lp, 1);
+		glp_set_row_name(lp, mem_row, "memory");
+		glp_set_row_bnds(lp, mem_row, GLP_UP, 0, 1.0 - cmem / o->memory_limit);
+		for (int v = 0; v < n; v++) {
+			if (c->var[v] != v || !c->xbase[v])
+				continue;
+			const pl_nodecost *nc = pl_problem_node(p, v);
+			for (int k = 0; k < p->nstrat[v]; k++)
+				if (c->alive[v][k] && nc[k].mem_bytes != 0)
+					NZ(mem_row, xcol(c, v, k),
+					   c->mult[v] * nc[k].mem_bytes / o->memory_limit);
+		}
+	}
+#undef NZ
+	glp_load_matrix(lp, (int)nz, ia, ja, ar);
+	*lpo = lp;
+	*nzo = nz;
+	*mem_row_o = mem_row;
+	*folded_o = folded;
+	lp = NULL;
+	pl_status st = PL_OK;
+	goto done;
+nomem:
+	st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
+done:
+	if (lp)
+		glp_delete_prob(lp);
+	free(ia);
+	free(ja);
+	free(ar);
+	free(as);
+	free(bs);
+	free(tab);
+	return st;
+}
+
+/* Undoes build(): the program, the edge columns and the folded terms go. */
+static void unbuild(ilpctx *c, glp_prob *lp)
+{
+	pl_problem *p = c->p;
+	glp_delete_prob(lp);
+	for (int e = 0; e < p->nedges; e++) {
+		free(c->ec[e].rc);
+		free(c->ec[e].cc);
+		free(c->ec[e].cost);
+		memset(&c->ec[e], 0, sizeof c->ec[e]);
+	}
+	for (int v = 0; v < p->nops; v++) {
+		c->xbase[v] = 0;
+		if (c->var[v] == v)
+			memset(c->uobj[v], 0, sizeof *c->uobj[v] * (size_t)p->nstrat[v]);
+	}
+}
+
 pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	double t0 = ve_now();
@@ -690,9 +1119,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	int n = g->nops, E = p->nedges;
 	ilpctx c = {.p = p};
 	glp_prob *lp = NULL;
-	int *ia = NULL, *ja = NULL, *gfirst = NULL, *gops = NULL, *as = NULL, *bs = NULL;
-	double *ar = NULL, *tab = NULL, *dj = NULL;
-	int *best = NULL;
+	int *gfirst = NULL, *gops = NULL, *best = NULL, *lo = NULL, *hi = NULL;
+	double *dj = NULL;
 	pl_search_result inc = {0};
 	c.var = malloc(sizeof *c.var * ((size_t)n + 1));
 	c.mult = calloc((size_t)n + 1, sizeof *c.mult);
@@ -799,238 +1227,30 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		goto cleanup;
 	}
 
-	/* columns: x for variables with two or more strategies left */
-	int col = 1;
-	double cobj = 0, cmem = 0; /* objective and memory of what presolve fixed */
-	for (int v = 0; v < n; v++) {
-		if (c.var[v] != v)
-			continue;
-		int na = 0, last = 0;
-		for (int s = 0; s < p->nstrat[v]; s++) {
-			c.col[v][s] = c.alive[v][s] ? na++ : -1;
-			if (c.alive[v][s])
-				last = s;
-		}
-		if (na >= 2) {
-			c.xbase[v] = col;
-			col += na;
-		} else {
-			const pl_nodecost *nc = pl_problem_node(p, v);
-			cobj += c.mult[v] * (nc[last].compute_s + nc[last].comm_s);
-			cmem += c.mult[v] * nc[last].mem_bytes;
-		}
-	}
-	for (int e = 0; e < E; e++) { /* representatives and their multiplicities */
-		const pl_edge *ed = &p->edges[e];
-		int s = c.var[ed->src_op], d = c.var[ed->dst_op];
-		c.erep[e] = e;
-		for (int f = 0; f < e && c.erep[e] == e && shared;
-		     f++) { /* same variables, slots */
-			const pl_edge *fd = &p->edges[f];
-			if (c.erep[f] == f && c.var[fd->src_op] == s && c.var[fd->dst_op] == d &&
-			    fd->src_slot == ed->src_slot && fd->dst_slot == ed->dst_slot &&
-			    fd->src_is_input == ed->src_is_input)
-				c.erep[e] = f;
-		}
-		icol *ic = &c.ec[c.erep[e]];
-		ic->mult += 1;
-		ic->src = s;
-		ic->dst = d;
-	}
-	as = malloc(sizeof *as * (size_t)maxs);
-	bs = malloc(sizeof *bs * (size_t)maxs);
-	tab = malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
-	if (!as || !bs || !tab)
+	c.gfirst = gfirst;
+	c.gops = gops;
+	best = malloc(sizeof *best * ((size_t)n + 1));
+	lo = malloc(sizeof *lo * ((size_t)n + 1));
+	hi = malloc(sizeof *hi * ((size_t)n + 1));
+	if (!best || !lo || !hi)
 		goto nomem;
-	int folded = 0;
-	for (int e = 0; e < E; e++) { /* edges: folded into objective terms, or y columns */
-		icol *ic = &c.ec[e];
-		if (c.erep[e] != e || c.efree[e])
-			continue;
-		const pl_edge *ed = &p->edges[e];
-		int s = ic->src, d = ic->dst, ka = 0, kb = 0;
-		int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
-		const double *t = pl_problem_edge(p, e);
-		if (s == d) { /* both ends are one variable: the diagonal */
-			for (int k = 0; k < ns; k++)
-				if (c.alive[s][k])
-					add_obj(&c, &cobj, s, k, ic->mult * t[(size_t)k * nd + k]);
-			folded++;
-			continue;
-		}
-		for (int k = 0; k < ns; k++)
-			if (c.alive[s][k])
-				as[ka++] = k;
-		for (int k = 0; k < nd; k++)
-			if (c.alive[d][k])
-				bs[kb++] = k;
-		for (int a = 0; a < ka; a++)
-			for (int b = 0; b < kb; b++)
-				tab[(size_t)a * kb + b] = t[(size_t)as[a] * nd + bs[b]];
-		if (separable(tab, ka, kb)) {
-			for (int a = 0; a < ka; a++)
-				add_obj(&c, &cobj, s, as[a], ic->mult * tab[(size_t)a * kb]);
-			for (int b = 0; b < kb; b++)
-				add_obj(&c, &cobj, d, bs[b], ic->mult * (tab[b] - tab[0]));
-			folded++;
-			continue;
-		}
-		int *rrep = NULL, *crep = NULL, *rcl = NULL, *ccl = NULL;
-		ic->rc = malloc(sizeof(int) * (size_t)ns);
-		ic->cc = malloc(sizeof(int) * (size_t)nd);
-		rcl = malloc(sizeof(int) * (size_t)ka);
-		ccl = malloc(sizeof(int) * (size_t)kb);
-		if (!ic->rc || !ic->cc || !rcl || !ccl ||
-		    (ic->nr = classes(tab, ka, kb, 1, rcl, &rrep)) < 0 ||
-		    (ic->nc = classes(tab, ka, kb, 0, ccl, &crep)) < 0 ||
-		    !(ic->cost = malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
-			free(rrep);
-			free(crep);
-			free(rcl);
-			free(ccl);
-			goto nomem;
-		}
-		for (int k = 0; k < ns; k++)
-			ic->rc[k] = -1;
-		for (int k = 0; k < nd; k++)
-			ic->cc[k] = -1;
-		for (int a = 0; a < ka; a++)
-			ic->rc[as[a]] = rcl[a];
-		for (int b = 0; b < kb; b++)
-			ic->cc[bs[b]] = ccl[b];
-		for (int a = 0; a < ic->nr; a++)
-			for (int b = 0; b < ic->nc; b++)
-				ic->cost[a * ic->nc + b] = tab[(size_t)rrep[a] * kb + crep[b]];
-		free(rrep);
-		free(crep);
-		free(rcl);
-		free(ccl);
-		ic->base = col;
-		col += ic->nr * ic->nc;
-	}
-	c.ncols = col - 1;
-	c.cobj = cobj;
-	c.cmem = cmem;
-	if (o->time_limit_s > 0 && ve_now() > c.deadline) {
-		st = pl_err_set(err, PL_ETIMEOUT, "ilp: the time limit ran out while pricing");
-		goto cleanup;
-	}
+	double best_val = HUGE_VAL, bound = -HUGE_VAL, lag = -HUGE_VAL, lpb = -HUGE_VAL, lambda = 0;
+	int ret = 0, fixed = 0, proven = 0, solved = 0, mm_fixed = 0, folded = 0, mem_row = 0;
+	int lagrangian = o->memory_limit > 0 && !o->ilp_no_lagrange;
+	size_t nz = 0;
 
-	/* rows and the matrix */
-	lp = glp_create_prob();
-	glp_set_prob_name(lp, g->name);
-	glp_set_obj_dir(lp, GLP_MIN);
-	if (c.ncols)
-		glp_add_cols(lp, c.ncols);
-	glp_set_obj_coef(lp, 0, OBJ_SCALE * cobj);
-	size_t nz = 0, cap = 1024;
-	ia = malloc(sizeof *ia * cap);
-	ja = malloc(sizeof *ja * cap);
-	ar = malloc(sizeof *ar * cap);
-	if (!ia || !ja || !ar)
-		goto nomem;
-#define NZ(R, C, V)                                                                                \
-	do {                                                                                       \
-		if (nz + 2 >= cap) {                                                               \
-			cap *= 2;                                                                  \
-			int *ni = realloc(ia, sizeof *ia * cap),                                   \
-			    *nj = realloc(ja, sizeof *ja * cap);                                   \
-			double *na = realloc(ar, sizeof *ar * cap);                                \
-			if (ni)                                                                    \
-				ia = ni;                                                           \
-			if (nj)                                                                    \
-				ja = nj;                                                           \
-			if (na)                                                                    \
-				ar = na;                                                           \
-			if (!ni || !nj || !na)                                                     \
-				goto nomem;                                                        \
-		}                                                                                  \
-		nz++;                                                                              \
-		ia[nz] = (R);                                                                      \
-		ja[nz] = (C);                                                                      \
-		ar[nz] = (V);                                                                      \
-	} while (0)
-	int row = 0, mem_row = 0;
-	for (int v = 0; v < n; v++) {
-		if (c.var[v] != v || !c.xbase[v])
-			continue;
-		const pl_nodecost *nc = pl_problem_node(p, v);
-		row = glp_add_rows(lp, 1);
-		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
-		for (int k = 0; k < p->nstrat[v]; k++) {
-			if (!c.alive[v][k])
-				continue;
-			int j = xcol(&c, v, k);
-			char name[64];
-			snprintf(name, sizeof name, "x%d_%d", v, k);
-			glp_set_col_name(lp, j, name);
-			glp_set_col_kind(lp, j, GLP_BV);
-			glp_set_obj_coef(lp, j,
-			                 OBJ_SCALE * (c.mult[v] * (nc[k].compute_s + nc[k].comm_s) +
-			                              c.uobj[v][k]));
-			NZ(row, j, 1.0);
+	/* the program as the dominance presolve leaves it, for other solvers */
+	if (o->dump_lp) {
+		if ((st = build(&c, o, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
+			goto cleanup;
+		if (glp_write_lp(lp, NULL, o->dump_lp)) {
+			st = pl_err_set(err, PL_EIO, "%s: cannot write the LP file", o->dump_lp);
+			goto cleanup;
 		}
-	}
-	for (int e = 0; e < E; e++) {
-		icol *ic = &c.ec[e];
-		if (c.erep[e] != e || !ic->base)
-			continue;
-		const pl_edge *ed = &p->edges[e];
-		int first = glp_add_rows(lp, ic->nr + ic->nc);
-		for (int q = 0; q < ic->nr + ic->nc; q++)
-			glp_set_row_bnds(lp, first + q, GLP_FX, 0, 0);
-		for (int a = 0; a < ic->nr; a++)
-			for (int b = 0; b < ic->nc; b++) {
-				int j = ic->base + a * ic->nc + b;
-				char name[64];
-				snprintf(name, sizeof name, "y%d_%d_%d", e, a, b);
-				glp_set_col_name(lp, j, name);
-				glp_set_col_bnds(lp, j, GLP_LO, 0, 0);
-				glp_set_obj_coef(lp, j,
-				                 OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
-				NZ(first + a, j, 1.0);
-				NZ(first + ic->nr + b, j, 1.0);
-			}
-		for (int k = 0; k < p->nstrat[ed->src_op]; k++)
-			if (ic->rc[k] >= 0)
-				NZ(first + ic->rc[k], xcol(&c, ic->src, k), -1.0);
-		for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
-			if (ic->cc[k] >= 0)
-				NZ(first + ic->nr + ic->cc[k], xcol(&c, ic->dst, k), -1.0);
-	}
-	if (o->memory_limit > 0) {
-		mem_row = glp_add_rows(lp, 1);
-		glp_set_row_name(lp, mem_row, "memory");
-		glp_set_row_bnds(lp, mem_row, GLP_UP, 0, 1.0 - cmem / o->memory_limit);
-		for (int v = 0; v < n; v++) {
-			if (c.var[v] != v || !c.xbase[v])
-				continue;
-			const pl_nodecost *nc = pl_problem_node(p, v);
-			for (int k = 0; k < p->nstrat[v]; k++)
-				if (c.alive[v][k] && nc[k].mem_bytes != 0)
-					NZ(mem_row, xcol(&c, v, k),
-					   c.mult[v] * nc[k].mem_bytes / o->memory_limit);
+		if (lagrangian) { /* fixing changes it: built again below */
+			unbuild(&c, lp);
+			lp = NULL;
 		}
-	}
-#undef NZ
-	glp_load_matrix(lp, (int)nz, ia, ja, ar);
-	free(ia);
-	free(ja);
-	free(ar);
-	ia = ja = NULL;
-	ar = NULL;
-	if (o->dump_lp && glp_write_lp(lp, NULL, o->dump_lp)) {
-		st = pl_err_set(err, PL_EIO, "%s: cannot write the LP file", o->dump_lp);
-		goto cleanup;
-	}
-	if (o->progress) {
-		char msg[256];
-		snprintf(msg, sizeof msg,
-		         "ilp: presolve kept %d of %d strategies and folded %d edges; %d columns, "
-		         "%d rows, %zu nonzeros%s",
-		         total - gone, total, folded, c.ncols, glp_get_num_rows(lp), nz,
-		         shared ? " (repeated layers share variables)" : "");
-		o->progress(o->ud, msg);
 	}
 
 	/* incumbent: rec's plan, when it fits, with dropped strategies replaced */
@@ -1045,16 +1265,67 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 				             p->strat[op] +
 				                 (size_t)inc.choice[op] * g->ops[op].spec.nloops,
 				             sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-			for (int op = 0; op < n && ok; op++) /* shared layers must agree */
-				ok = inc.choice[op] == inc.choice[c.var[op]];
-			if (ok) {
-				for (int v = 0; v < n; v++)
-					if (c.var[v] == v)
-						while (!c.alive[v][inc.choice[v]])
-							inc.choice[v] = c.repl[v][inc.choice[v]];
-				c.incumbent = inc.choice;
+			if (ok && as_variables(&c, inc.choice, hi) == 0)
+				keep_if_better(&c, hi, o->memory_limit, best, &best_val);
+		}
+	}
+
+	/* Under a memory limit, the memory row dualized: dp under a memory price
+	 * gives the Lagrangian bound (lagrange()) and incumbents; a plan that
+	 * meets the bound is optimal. Else dp's min-marginals at the bound's
+	 * price fix every strategy that no plan faster than the best one uses
+	 * (mm_fix()), the dominance presolve runs again on what is left, and the
+	 * program is built on that. */
+	if (lagrangian) {
+		int have_lo, have_hi;
+		if (lagrange(&c, o, !o->ilp_rec_only, &lambda, &lag, lo, hi, &have_lo, &have_hi,
+		             best, &best_val))
+			goto nomem;
+		if (!o->ilp_rec_only && have_lo && have_hi && !shared &&
+		    mix(&c, o->memory_limit, lo, hi, best, &best_val))
+			goto nomem;
+		if (!o->ilp_rec_only && moves(&c, o->memory_limit, best, &best_val))
+			goto nomem;
+		if (lag > -HUGE_VAL)
+			bound = OBJ_SCALE * lag;
+		if (best_val < HUGE_VAL && lag > -HUGE_VAL) {
+			if (bound >= best_val - (1e-9 * fabs(best_val) + 1e-9)) {
+				proven = solved = 1;
+				snprintf(r->why, sizeof r->why,
+				         "the plan meets the Lagrangian bound of dp under a memory "
+				         "price");
+			} else {
+				pl_err e2;
+				pl_status fs = mm_fix(&c, o, lambda, best_val / OBJ_SCALE, best,
+				                      &mm_fixed, &e2);
+				if (fs == PL_ENOMEM)
+					goto nomem; /* out of time: no fixing, the rest reports it
+					             */
+				if (mm_fixed)
+					gone += mm_fixed + presolve(&c, 1, gfirst, gops);
 			}
 		}
+		if (o->progress && lag > -HUGE_VAL) {
+			char msg[256];
+			snprintf(msg, sizeof msg,
+			         "ilp: Lagrangian bound %.6g s at a memory price of %.3g s/GiB (%d "
+			         "dps), best plan %.6g s; dp's min-marginals fixed %d strategies "
+			         "(%.1f s)",
+			         lag, lambda * 1073741824.0, c.dps, best_val / OBJ_SCALE, mm_fixed,
+			         ve_now() - t0);
+			o->progress(o->ud, msg);
+		}
+	}
+	if (!lp && !solved && (st = build(&c, o, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
+		goto cleanup;
+	if (o->progress && lp) {
+		char msg[256];
+		snprintf(msg, sizeof msg,
+		         "ilp: presolve kept %d of %d strategies and folded %d edges; %d columns, "
+		         "%d rows, %zu nonzeros%s",
+		         total - gone, total, folded, c.ncols, glp_get_num_rows(lp), nz,
+		         shared ? " (repeated layers share variables)" : "");
+		o->progress(o->ud, msg);
 	}
 
 	/* A bound from the LP relaxation by the interior-point method (on these
@@ -1063,17 +1334,10 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	 * optimal; else every column whose reduced cost alone exceeds the gap is
 	 * fixed at 0 (no plan better than the best one uses it) and simplex and
 	 * branch and bound run on what is left. */
-	best = malloc(sizeof *best * ((size_t)n + 1));
 	dj = malloc(sizeof *dj * ((size_t)c.ncols + 1));
-	if (!best || !dj)
+	if (!dj)
 		goto nomem;
-	double best_val = HUGE_VAL, bound = -HUGE_VAL;
-	if (c.incumbent && plan_fits(&c, c.incumbent, o->memory_limit)) {
-		memcpy(best, c.incumbent, sizeof *best * (size_t)n);
-		best_val = plan_value(&c, best);
-	}
-	int ret = 0, fixed = 0, proven = 0, solved = 0;
-	if (c.ncols && ipm_ok(&c, o, nz)) {
+	if (!solved && c.ncols && ipm_ok(&c, o, nz, mem_row)) {
 		glp_iptcp ip;
 		glp_init_iptcp(&ip);
 		ip.msg_lev = GLP_MSG_OFF;
@@ -1086,8 +1350,9 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		 * as good as optimal: the bound below is valid from any duals */
 		if ((ret == 0 && glp_ipt_status(lp) == GLP_OPT) || ret == GLP_EINSTAB ||
 		    ret == GLP_ENOCVG || ret == GLP_EITLIM) {
-			if (lp_bound(lp, dj, &bound))
+			if (lp_bound(lp, dj, &lpb))
 				goto nomem;
+			bound = fmax(bound, lpb);
 			for (int v = 0; v < n; v++) { /* round: the largest x per variable */
 				if (c.var[v] != v)
 					continue;
@@ -1111,34 +1376,43 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			}
 		}
 	}
-	if (!o->ilp_rec_only && bound > -HUGE_VAL && best_val > bound + 1e-9 * fabs(bound) + 1e-9) {
-		double lambda = 0;
-		if (mem_row && o->memory_limit > 0)
-			lambda = -glp_ipt_row_dual(lp, mem_row) / OBJ_SCALE / o->memory_limit;
-		if (improve_incumbent(&c, o, lambda, best, &best_val))
+	if (!solved && !o->ilp_rec_only && lpb > -HUGE_VAL &&
+	    best_val > bound + 1e-9 * fabs(bound) + 1e-9) {
+		if (mem_row && !lagrangian) { /* incumbents from dp under prices */
+			int have_lo, have_hi;
+			double l2, b2;
+			if (lagrange(&c, o, 1, &l2, &b2, lo, hi, &have_lo, &have_hi, best,
+			             &best_val) ||
+			    (have_lo && have_hi && !shared &&
+			     mix(&c, o->memory_limit, lo, hi, best, &best_val)))
+				goto nomem;
+		}
+		if (moves(&c, o->memory_limit, best, &best_val))
 			goto nomem;
 	}
 	double tol = 1e-9 * fabs(best_val) + 1e-9;
-	if (best_val < HUGE_VAL && bound >= best_val - tol) {
+	if (solved) {
+	} else if (best_val < HUGE_VAL && bound >= best_val - tol) {
 		proven = solved = 1;
 		snprintf(r->why, sizeof r->why,
 		         c.ncols ? "a plan met the bound of the LP relaxation"
 		                 : "presolve fixed every op (the LP relaxation was integral)");
-	} else if (best_val < HUGE_VAL && bound > -HUGE_VAL) {
+	} else if (best_val < HUGE_VAL && lpb > -HUGE_VAL) {
 		for (int j = 1; j <= c.ncols; j++)
-			if (bound + dj[j] > best_val + tol) {
+			if (lpb + dj[j] > best_val + tol) {
 				glp_set_col_bnds(lp, j, GLP_FX, 0, 0);
 				fixed++;
 			}
-		c.incumbent = best;
 	}
-	if (o->progress && bound > -HUGE_VAL) {
+	if (best_val < HUGE_VAL)
+		c.incumbent = best;
+	if (o->progress && lpb > -HUGE_VAL) {
 		char msg[200];
 		snprintf(
 		    msg, sizeof msg,
 		    "ilp: LP bound %.6g s, best plan %.6g s; %d of %d columns fixed by reduced "
 		    "cost (%.1f s)",
-		    bound / OBJ_SCALE, best_val / OBJ_SCALE, fixed, c.ncols, ve_now() - t0);
+		    lpb / OBJ_SCALE, best_val / OBJ_SCALE, fixed, c.ncols, ve_now() - t0);
 		o->progress(o->ud, msg);
 	}
 	int mip = 0;
@@ -1149,21 +1423,24 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		glp_init_smcp(&sm);
 		sm.msg_lev = GLP_MSG_OFF;
 		sm.presolve = GLP_ON;
-		if (c.deadline > 0) {
-			double left = c.deadline - ve_now();
+		if (c.deadline > 0) { /* its presolve and ending are not timed: a margin */
+			double left = 0.9 * (c.deadline - ve_now());
 			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 		}
 		ret = glp_simplex(lp, &sm);
 		if (ret == GLP_ENOPFS || glp_get_status(lp) == GLP_NOFEAS) {
-			if (fixed && best_val < HUGE_VAL) { /* nothing better than the best plan */
+			if ((fixed || mm_fixed) && best_val < HUGE_VAL) { /* none beats the best */
 				proven = solved = 1;
-				snprintf(
-				    r->why, sizeof r->why,
-				    "reduced costs ruled out every plan better than the best one");
+				snprintf(r->why, sizeof r->why,
+				         "%s ruled out every plan better than the best one",
+				         fixed ? "reduced costs" : "dp's min-marginals");
 			} else {
 				st = pl_search_err_no_fit(err, o->memory_limit, least);
 				goto cleanup;
 			}
+		} else if ((ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) &&
+		           best_val < HUGE_VAL) {
+			solved = 1; /* the best plan, not proven (said below) */
 		} else if (ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) {
 			st = pl_err_set(
 			    err, PL_ETIMEOUT,
@@ -1205,7 +1482,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			goto nomem;
 		ret = glp_intopt(lp, &io);
 		int ms = glp_mip_status(lp);
-		if (ms == GLP_NOFEAS && !(fixed && best_val < HUGE_VAL)) {
+		if (ms == GLP_NOFEAS && !((fixed || mm_fixed) && best_val < HUGE_VAL)) {
 			st = pl_search_err_no_fit(err, o->memory_limit, least);
 			goto cleanup;
 		}
@@ -1223,10 +1500,10 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			         "the time limit stopped branch and bound: feasible, not proven "
 			         "optimal");
 		else
-			snprintf(
-			    r->why, sizeof r->why,
-			    "branch and bound proved it optimal (%d subproblems, %d memory cuts)",
-			    c.nodes, c.cuts);
+			snprintf(r->why, sizeof r->why,
+			         "branch and bound proved it optimal (%d subproblems, %d memory "
+			         "cuts, %d strategies fixed by dp's min-marginals)",
+			         c.nodes, c.cuts, mm_fixed);
 		solved = ms == GLP_NOFEAS; /* the best plan stands */
 	}
 	for (int op = 0; op < n; op++) {
@@ -1249,13 +1526,22 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	if (!proven && bound > -HUGE_VAL) {
 		double v = plan_value(&c, r->choice);
 		snprintf(r->why, sizeof r->why,
-		         "the time limit stopped branch and bound: feasible, at most %.3g%% slower "
-		         "than optimal (LP bound %.6g s)",
-		         100 * (v - bound) / bound, bound / OBJ_SCALE);
+		         "the time limit stopped the %s: feasible, at most %.3g%% slower than "
+		         "optimal (bound %.6g s)",
+		         mip ? "branch and bound" : "LP relaxation", 100 * (v - bound) / bound,
+		         bound / OBJ_SCALE);
+	} else if (!proven) {
+		snprintf(r->why, sizeof r->why,
+		         "the time limit stopped the search before a bound: feasible, not proven "
+		         "optimal");
 	}
 	if (pl_search_result_price(p, r))
 		goto nomem;
 	r->optimal = proven && !shared;
+	{ /* the root's bound; with shared layers the LP's holds for such plans only */
+		double b = shared ? OBJ_SCALE * lag : bound;
+		r->bound_s = b > -HUGE_VAL ? b / OBJ_SCALE * pl_job_step_scale(&p->job) : 0;
+	}
 	if (shared) {
 		snprintf(r->why, sizeof r->why,
 		         "repeated layers share one strategy (the instance has %lld columns "
@@ -1305,14 +1591,10 @@ cleanup:
 	free(c.xbase);
 	free(gfirst);
 	free(gops);
-	free(as);
-	free(bs);
-	free(tab);
 	free(best);
+	free(lo);
+	free(hi);
 	free(dj);
-	free(ia);
-	free(ja);
-	free(ar);
 	pl_search_result_free(&inc);
 	r->seconds = ve_now() - t0;
 	if (st)

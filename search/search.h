@@ -13,6 +13,8 @@ typedef struct pl_search_opts {
 	int no_repeat;       /* 1: do not compress repeated layers (tests compare both) */
 	int ilp_rec_only;    /* 1: ilp's only incumbent is rec's plan (tests check that the
 	                      * bound, fixing and branch and bound stand on their own) */
+	int ilp_no_lagrange; /* 1: ilp neither bounds nor fixes by dp under a memory price
+	                      * (tests check the LP's bound and fixing on their own) */
 	int job_stop_after;  /* tests: the job search acts as if its time limit ran out
 	                      * once this many points were planned (0: never) */
 	int threads;         /* for pricing tables and building the job search's problems;
@@ -43,10 +45,11 @@ typedef struct pl_search_result {
 	int nconflicts;         /* propagate: edges where two fronts met at a cost */
 	pl_conflict *conflicts; /* caller frees (pl_search_result_free) */
 	double step_s, mem_bytes;
-	double bound_s;                     /* dp: no plan is faster (= step_s when optimal) */
-	int optimal;                        /* proven optimal under the cost model */
-	char why[256];                      /* why not optimal, or notes */
-	double seconds;                     /* search time */
+	double bound_s; /* dp: no plan is faster (= step_s when optimal); ilp: the bound
+	                 * before branching (the Lagrangian's or the LP's; 0: none) */
+	int optimal;    /* proven optimal under the cost model */
+	char why[256];  /* why not optimal, or notes */
+	double seconds; /* search time */
 	int repeated_runs, repeated_layers; /* layers solved once and reused */
 	double min_mem_bytes;               /* when infeasible: least memory any plan needs */
 } pl_search_result;
@@ -60,6 +63,12 @@ typedef struct pl_searcher {
 const pl_searcher *pl_searcher_get(const char *mode);
 
 pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
+/* dp's min-marginals: mm[o][s] = the least time + mem_price x memory of any
+ * plan with op o on candidate s (every op expanded, every edge priced; relax
+ * and repeat options are ignored), for every op with mm[o] not NULL;
+ * *opt the least of any plan (needs mm[0]). For ilp's Lagrangian fixing. */
+pl_status pl_dp_min_marginals(pl_problem *p, const pl_search_opts *o, double **mm, double *opt,
+                              pl_err *err);
 pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 
 void pl_search_result_free(pl_search_result *r);

@@ -820,6 +820,95 @@ void ve_backtrack(const ve *v, int *a)
 	}
 }
 
+int ve_min_marginals(const ve *v, double **mm)
+{
+	int rc = -1;
+	double **out = calloc((size_t)v->nf + 1, sizeof *out);
+	if (!out)
+		return -1;
+	for (int x = 0; x < v->nvar; x++)
+		if (v->active[x] && mm[x])
+			for (int k = 0; k < v->dom[x]; k++)
+				mm[x][k] = 1e300;
+	/* the tables left are constants (every variable was eliminated); each
+	 * one's outside is the sum of the others */
+	for (int i = 0; i < v->nf; i++) {
+		const ve_factor *f = &v->f[i];
+		if (!f->alive)
+			continue;
+		if (f->nv || !f->t || !(out[i] = malloc(sizeof *out[i])))
+			goto done;
+		out[i][0] = 0;
+		for (int j = 0; j < v->nf; j++)
+			if (j != i && v->f[j].alive)
+				out[i][0] += v->f[j].t[0];
+	}
+	for (int gi = v->nf - 1; gi >= 0; gi--) {
+		const ve_factor *g = &v->f[gi];
+		if (g->elim < 0)
+			continue; /* an input table */
+		if (!out[gi] || v->pareto)
+			goto done;
+		int x = g->elim, nF = g->nsrc, nN = g->nv, dx = v->dom[x];
+		size_t sN[VE_MAXF][VE_MAXK], sx[VE_MAXF], base[VE_MAXF];
+		const double *ft[VE_MAXF];
+		double *fo[VE_MAXF];
+		for (int j = 0; j < nF; j++) {
+			const ve_factor *f = &v->f[g->src[j]];
+			ft[j] = f->t;
+			sx[j] = stride_of(f, x);
+			for (int k = 0; k < nN; k++)
+				sN[j][k] = stride_of(f, g->vars[k]);
+			fo[j] = NULL;
+			if (f->elim >= 0) { /* a made table: its outside is wanted */
+				if (!(fo[j] = out[g->src[j]] = malloc(sizeof *fo[j] * f->size)))
+					goto done;
+				for (size_t e = 0; e < f->size; e++)
+					fo[j][e] = 1e300;
+			}
+		}
+		double *m = mm[x];
+		int digit[VE_MAXK] = {0};
+		for (size_t e = 0; e < g->size; e++) {
+			for (int j = 0; j < nF; j++) {
+				size_t b = 0;
+				for (int k = 0; k < nN; k++)
+					b += (size_t)digit[k] * sN[j][k];
+				base[j] = b;
+			}
+			double o = out[gi][e];
+			for (int xv = 0; xv < dx; xv++) {
+				double s = o;
+				for (int j = 0; j < nF; j++)
+					s += ft[j][base[j] + (size_t)xv * sx[j]];
+				if (m && s < m[xv])
+					m[xv] = s;
+				for (int j = 0; j < nF; j++) {
+					if (!fo[j])
+						continue;
+					size_t q = base[j] + (size_t)xv * sx[j];
+					double r = s - ft[j][q];
+					if (r < fo[j][q])
+						fo[j][q] = r;
+				}
+			}
+			for (int k = nN - 1; k >= 0; k--) {
+				if (++digit[k] < v->dom[g->vars[k]])
+					break;
+				digit[k] = 0;
+			}
+		}
+		free(out[gi]);
+		out[gi] = NULL;
+	}
+	rc = 0;
+done:
+	for (int i = 0; i < v->nf; i++)
+		free(out[i]);
+	free(out);
+	return rc;
+}
+
 int ve_combine_rest(ve *v, const int *N, int nN)
 {
 	int F[VE_MAXF], nF = 0;

@@ -85,6 +85,14 @@ void ve_backtrack(const ve *v, int *a);
  * limit and fills a. Returns 0, or -1 if no point fits. */
 int ve_pareto_solve(ve *v, int *a, double *t, double *m);
 
+/* Scalar mode, after ve_run with nothing kept: the min-marginals, mm[x][k] =
+ * the least sum of all tables over the assignments with x = k, for every
+ * active x with mm[x] not NULL (dom[x] entries each). One pass back over the
+ * eliminations, with per made table the least sum of everything outside it
+ * (its "outside" table): about the forward pass's work. 0, or -1 (out of
+ * memory, or the ve is not in that state). */
+int ve_min_marginals(const ve *v, double **mm);
+
 double ve_now(void);
 
 #endif

@@ -60,23 +60,39 @@ static void assert_close(double a, double b)
 
 /* ilp: the same optimum, proven, and a plan within the limit; also with rec's
  * plan as the only incumbent, since on small graphs the other incumbents are
- * often optimal already and would hide a wrong bound or fixing */
-static int ilp_fractional;
+ * often optimal already and would hide a wrong bound or fixing; and each
+ * without the Lagrangian bound and fixing by dp under a memory price, so the
+ * LP's bound and fixing stand on their own too */
+static int ilp_fractional, ilp_lagrange, ilp_mm_fixed;
 static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_result *rb)
 {
-	for (int rec_only = 0; rec_only < 2; rec_only++) {
+	double bound[4];
+	for (int variant = 0; variant < 4; variant++) {
 		pl_search_result ri;
 		pl_err err;
 		pl_search_opts io = *o;
-		io.ilp_rec_only = rec_only;
+		io.ilp_rec_only = variant & 1;
+		io.ilp_no_lagrange = variant >> 1;
 		pl_status st = pl_search_ilp(p, &io, &ri, &err);
 		if (st)
-			fail_msg("ilp (rec_only %d) failed: %s", rec_only, err.msg);
+			fail_msg("ilp (rec_only %d, no_lagrange %d) failed: %s", io.ilp_rec_only,
+			         io.ilp_no_lagrange, err.msg);
 		assert_close(ri.step_s, rb->step_s);
 		assert_true(ri.optimal);
 		if (o->memory_limit > 0)
 			assert_true(ri.mem_bytes <= o->memory_limit);
-		ilp_fractional += !rec_only && strstr(ri.why, "branch and bound") != NULL;
+		/* every bound holds; dp's Lagrangian one (over the plans' convex hull)
+		 * is at least the LP's (over the relaxation's polytope) */
+		bound[variant] = ri.bound_s;
+		assert_true(ri.bound_s <= rb->step_s * (1 + 1e-9));
+		if (variant >= 2 && o->memory_limit > 0 && bound[variant - 2] > 0 &&
+		    ri.bound_s > 0 && bound[variant - 2] < ri.bound_s * (1 - 1e-9))
+			fail_msg("Lagrangian bound %.17g below the LP's %.17g", bound[variant - 2],
+			         ri.bound_s);
+		ilp_fractional += variant == 0 && strstr(ri.why, "branch and bound") != NULL;
+		ilp_lagrange += variant == 0 && strstr(ri.why, "Lagrangian") != NULL;
+		ilp_mm_fixed += variant == 0 && strstr(ri.why, "min-marginals") &&
+		                !strstr(ri.why, " 0 strategies fixed");
 		pl_search_result_free(&ri);
 	}
 }
@@ -136,8 +152,9 @@ static void dp_equals_brute(void **state)
 		drop(&in);
 	}
 	print_message("dp = ilp = brute on %d graphs without and %d with a binding memory limit "
-	              "(%d needed branch and bound); %d infeasible limits\n",
-	              free_runs, binding, ilp_fractional, infeasible);
+	              "(%d needed branch and bound, %d of them after dp's min-marginals fixed "
+	              "strategies; the Lagrangian bound sufficed on %d); %d infeasible limits\n",
+	              free_runs, binding, ilp_fractional, ilp_mm_fixed, ilp_lagrange, infeasible);
 	assert_true(binding >= 100);
 	assert_true(free_runs >= 100);
 }

@@ -191,6 +191,19 @@ static void auto_runs_dp_else_rec(void **state)
 	assert_true(r.step_s == d.step_s);
 	assert_non_null(strstr(r.why, "auto ran dp"));
 	pl_search_result_free(&r);
+	/* a limit that binds: ilp's proven optimum, the same as dp's under it */
+	pl_search_opts lo = {.memory_limit = 0.5 * (d.mem_bytes + pl_problem_least_plan_memory(p))};
+	pl_search_result dl;
+	assert_true(lo.memory_limit < d.mem_bytes);
+	assert_int_equal(pl_search_dp(p, &lo, &dl, &err), PL_OK);
+	assert_true(dl.optimal && dl.step_s > d.step_s);
+	assert_int_equal(pl_search_auto(p, &lo, &r, &err), PL_OK);
+	assert_true(r.optimal);
+	assert_true(r.mem_bytes <= lo.memory_limit);
+	assert_true(fabs(r.step_s - dl.step_s) <= 1e-9 * dl.step_s);
+	assert_non_null(strstr(r.why, "auto ran ilp"));
+	pl_search_result_free(&r);
+	pl_search_result_free(&dl);
 	/* dp cannot finish in no time: rec's plan, and the result says why */
 	o.time_limit_s = 1e-9;
 	assert_int_equal(pl_search_auto(p, &o, &r, &err), PL_OK);

@@ -2,7 +2,8 @@
  * an assignment that attains it, whatever the shapes: tables walked entry by
  * entry (a short last variable) or by rows (a long one), stored in either
  * variable order, eliminated on one thread or split over two (the large
- * ones). Brute force over every assignment is the reference; the values are
+ * ones); and the min-marginals of every variable from a pass back over the
+ * eliminations. Brute force over every assignment is the reference; the values are
  * small integers, so every sum is exact and ties are common. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,30 @@ static void check(const model *md, const char *keep)
 	ve_free(&v);
 }
 
+/* A random model over nvar variables with domains drawn from doms: a table
+ * per variable, per pair with probability 0.6, and sometimes one over three;
+ * 0 (and nothing made) when its assignments would exceed `most`. */
+static int random_model(rg_rng *r, model *md, int nvar, const int *doms, int ndoms, double most)
+{
+	*md = (model){.nvar = nvar};
+	double combos = 1;
+	for (int k = 0; k < nvar; k++)
+		combos *= md->dom[k] = doms[rg_int(r, ndoms)];
+	if (combos > most)
+		return 0;
+	for (int k = 0; k < nvar; k++)
+		add_table(r, md, 1, &k);
+	for (int x = 0; x < nvar; x++)
+		for (int y = x + 1; y < nvar; y++)
+			if (rg_int(r, 10) < 6)
+				add_table(r, md, 2, (int[]){x, y});
+	if (nvar >= 3 && rg_int(r, 2)) {
+		int x = rg_int(r, nvar), y = (x + 1) % nvar, z = (x + 2) % nvar;
+		add_table(r, md, 3, (int[]){x, y, z});
+	}
+	return 1;
+}
+
 static void drop(model *md)
 {
 	for (int i = 0; i < md->nt; i++)
@@ -148,22 +173,9 @@ static void elimination_equals_brute(void **state)
 	rg_rng r = {777};
 	int graphs = 0;
 	for (int i = 0; i < 400 && graphs < 150; i++) {
-		model md = {.nvar = 3 + rg_int(&r, 3)};
-		double combos = 1;
-		for (int k = 0; k < md.nvar; k++)
-			combos *= md.dom[k] = doms[rg_int(&r, 9)];
-		if (combos > 2e6)
+		model md;
+		if (!random_model(&r, &md, 3 + rg_int(&r, 3), doms, 9, 2e6))
 			continue;
-		for (int k = 0; k < md.nvar; k++)
-			add_table(&r, &md, 1, &k);
-		for (int x = 0; x < md.nvar; x++)
-			for (int y = x + 1; y < md.nvar; y++)
-				if (rg_int(&r, 10) < 6)
-					add_table(&r, &md, 2, (int[]){x, y});
-		if (rg_int(&r, 2)) {
-			int x = rg_int(&r, md.nvar), y = (x + 1) % md.nvar, z = (x + 2) % md.nvar;
-			add_table(&r, &md, 3, (int[]){x, y, z});
-		}
 		char keep[MAXV] = {0}; /* none, or one or two variables */
 		for (int n = rg_int(&r, 3); n > 0; n--)
 			keep[rg_int(&r, md.nvar)] = 1;
@@ -193,11 +205,56 @@ static void large_eliminations_equal_brute(void **state)
 	}
 }
 
+/* With nothing kept, the pass back over the eliminations gives every
+ * variable's min-marginals: at x = k, the least sum over the others. */
+static void min_marginals_equal_brute(void **state)
+{
+	(void)state;
+	static const int doms[] = {1, 2, 3, 5, 7, 9, 16, 33};
+	rg_rng r = {9191};
+	for (int i = 0; i < 120; i++) {
+		model md;
+		if (!random_model(&r, &md, 2 + rg_int(&r, 4), doms, 8, 3e5)) {
+			i--;
+			continue;
+		}
+		ve v;
+		assert_int_equal(ve_init(&v, md.nvar, md.dom), 0);
+		for (int t = 0; t < md.nt; t++) {
+			const table *tb = &md.tab[t];
+			assert_int_equal(
+			    ve_add(&v, tb->nv, tb->vars, tb->stride, tb->size, tb->t, NULL), 0);
+		}
+		assert_int_equal(ve_run(&v), 0);
+		double *mm[MAXV] = {0};
+		for (int k = 0; k < md.nvar; k++)
+			assert_non_null(mm[k] = malloc(sizeof *mm[k] * (size_t)md.dom[k]));
+		assert_int_equal(ve_min_marginals(&v, mm), 0);
+		for (int x = 0; x < md.nvar; x++) {
+			char keep[MAXV] = {0};
+			keep[x] = 1;
+			for (int k = 0; k < md.dom[x]; k++) {
+				int a[MAXV] = {0}, at[MAXV];
+				a[x] = k;
+				double best = brute(&md, keep, a, at);
+				if (mm[x][k] != best)
+					fail_msg(
+					    "graph %d: min-marginal of x%d = %d is %g, brute %g", i,
+					    x, k, mm[x][k], best);
+			}
+			free(mm[x]);
+		}
+		ve_free(&v);
+		drop(&md);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(elimination_equals_brute),
 	    cmocka_unit_test(large_eliminations_equal_brute),
+	    cmocka_unit_test(min_marginals_equal_brute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
