@@ -148,6 +148,21 @@ check "--mode ilp proves the mlp-block optimum, the same as dp" \
   '[ "$(jq .search.optimal "$T/ilp.plan")" = true ] && [ "$(jq .cost.step_seconds "$T/ilp.plan")" = "$(jq .cost.step_seconds "$T/block.plan")" ]'
 "$PLANNER" search "$T/block.json" --cluster h100x8 --mode ilp --dump-lp "$T/block.lp" > /dev/null 2>&1
 check "--dump-lp writes a CPLEX LP file" 'grep -q "^Minimize" "$T/block.lp" && grep -q "^End" "$T/block.lp"'
+# under a binding limit: the Lagrangian fixing runs, the dump is the program before it
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/gs.plan" > /dev/null 2>&1
+lim=$(jq '.cost.peak_memory_bytes * 0.8 | floor' "$T/gs.plan")
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" \
+  -o "$T/gsd.plan" > /dev/null 2>&1
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --mode ilp \
+  --progress --dump-lp "$T/gs.lp" -o "$T/gsi.plan" > /dev/null 2> "$T/gs.err"
+check "--mode ilp under a binding limit proves dp's optimum, within the limit" \
+  '[ "$(jq .search.optimal "$T/gsi.plan")" = true ] && [ "$(jq .search.optimal "$T/gsd.plan")" = true ] &&
+   [ "$(jq .cost.step_seconds "$T/gsi.plan")" = "$(jq .cost.step_seconds "$T/gsd.plan")" ] &&
+   num_le "$(jq .cost.peak_memory_bytes "$T/gsi.plan")" "$lim"'
+dumped=$(grep -o "\b[xyn][0-9][0-9_]*" "$T/gs.lp" | sort -u | wc -l)
+solved=$(grep -o "[0-9]* columns," "$T/gs.err" | tail -1 | cut -d' ' -f1)
+check "--dump-lp under a limit writes the program before the Lagrangian fixing ($dumped > $solved columns)" \
+  'grep -q "^ memory:" "$T/gs.lp" && grep -q "min-marginals fixed" "$T/gs.err" && [ -n "$solved" ] && [ "$dumped" -gt "$solved" ]'
 "$PLANNER" search "$T/block.json" --mode dp --dump-lp "$T/x.lp" > /dev/null 2>&1
 check "--dump-lp without ilp exits 2" '[ $? -eq 2 ] && [ ! -e "$T/x.lp" ]'
 # propagate: an annotation spreads; none at all is a usage error naming what to do
