@@ -235,15 +235,16 @@ static int priced_plan(ilpctx *c, const pl_search_opts *o, double lambda, int *r
 	return 0;
 }
 
-/* A plan per op as a plan per variable, each dropped strategy replaced by
- * what replaced it in the presolve; -1 when it breaks the sharing of
- * repeated layers. */
+/* A plan per op as a plan per variable: each variable takes the choice of
+ * the op it is (with shared layers, the other layers then repeat it), each
+ * dropped strategy replaced by what replaced it in the presolve; -1 when a
+ * strategy has no replacement (fixed by the min-marginals). */
 static int as_variables(const ilpctx *c, const int *raw, int *out)
 {
-	for (int op = 0; op < c->p->nops; op++) {
-		int v = c->var[op], k = raw[op];
-		if (raw[v] != k)
-			return -1;
+	for (int v = 0; v < c->p->nops; v++) {
+		if (c->var[v] != v)
+			continue;
+		int k = raw[v];
 		while (k >= 0 && !c->alive[v][k])
 			k = c->repl[v][k];
 		if (k < 0)
