@@ -16,6 +16,17 @@
 
 #define AUTO_ILP_S 60.0
 
+/* Puts what auto did before the searcher's own why: "HEAD: WHY" (HEAD alone
+ * when the searcher said nothing), cut to fit. */
+static void say(pl_search_result *r, const char *head)
+{
+	char why[sizeof r->why];
+	memcpy(why, r->why, sizeof why);
+	int room = (int)sizeof why - (int)strlen(head) - 3; /* what the why keeps */
+	snprintf(r->why, sizeof r->why, "%s%s%.*s", head, why[0] ? ": " : "", room > 0 ? room : 0,
+	         why);
+}
+
 /* the time left of o's limit, at least a millisecond; 0 without a limit */
 static double left(const pl_search_opts *o, double t0)
 {
@@ -46,9 +57,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	free_o.memory_limit = 0;
 	pl_status st = pl_search_dp(p, &free_o, r, &dperr);
 	if (st == PL_OK && (o->memory_limit <= 0 || r->mem_bytes <= o->memory_limit)) {
-		char why[sizeof r->why];
-		memcpy(why, r->why, sizeof why);
-		snprintf(r->why, sizeof r->why, "auto ran dp%s%.200s", why[0] ? ": " : "", why);
+		say(r, "auto ran dp");
 		r->seconds = ve_now() - t0;
 		return PL_OK;
 	}
@@ -74,10 +83,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	}
 	if (si == PL_OK && ri.optimal) {
 		*r = ri;
-		char why[sizeof r->why];
-		memcpy(why, r->why, sizeof why);
-		snprintf(r->why, sizeof r->why, "auto ran ilp (the memory limit binds): %.200s",
-		         why);
+		say(r, "auto ran ilp (the memory limit binds)");
 		r->seconds = ve_now() - t0;
 		return PL_OK;
 	}
@@ -94,20 +100,12 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 		if (st == PL_OK)
 			pl_search_result_free(r);
 		*r = ri;
-		char why[sizeof r->why];
-		memcpy(why, r->why, sizeof why);
-		snprintf(r->why, sizeof r->why,
-		         "auto ran ilp (the memory limit binds), then dp, and kept ilp's plan: "
-		         "%.180s",
-		         why);
+		say(r, "auto ran ilp (the memory limit binds), then dp, and kept ilp's plan");
 	} else if (st == PL_OK) {
 		if (si == PL_OK)
 			pl_search_result_free(&ri);
-		char why[sizeof r->why];
-		memcpy(why, r->why, sizeof why);
-		snprintf(r->why, sizeof r->why,
-		         "auto ran ilp (the memory limit binds; %s), then dp%s%.150s",
-		         si == PL_OK ? "not proven" : "failed", why[0] ? ": " : "", why);
+		say(r, si == PL_OK ? "auto ran ilp (the memory limit binds; not proven), then dp"
+		                   : "auto ran ilp (the memory limit binds; failed), then dp");
 	} else {
 		st = fall_back(p, o, t0, &dperr, r, err);
 	}

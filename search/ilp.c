@@ -469,12 +469,10 @@ static pl_status mm_fix(ilpctx *c, const pl_search_opts *o, double lambda, doubl
 	pl_status st = PL_OK;
 	double **mm = calloc((size_t)n + 1, sizeof *mm), opt;
 	for (int op = 0; mm && op < n; op++)
-		if (!(mm[op] = malloc(sizeof *mm[op] * (size_t)p->nstrat[op]))) {
-			st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
-			goto done;
-		}
+		if (!(mm[op] = malloc(sizeof *mm[op] * (size_t)p->nstrat[op])))
+			goto nomem;
 	if (!mm)
-		return pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
+		goto nomem;
 	pl_search_opts d = {
 	    .threads = o->threads, .mem_price = lambda, .time_limit_s = time_left(c)};
 	if ((st = pl_dp_min_marginals(p, &d, mm, &opt, err)))
@@ -497,6 +495,9 @@ static pl_status mm_fix(ilpctx *c, const pl_search_opts *o, double lambda, doubl
 			}
 		}
 	}
+	goto done;
+nomem:
+	st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
 done:
 	for (int op = 0; mm && op < n; op++)
 		free(mm[op]);
