@@ -40,6 +40,12 @@
  * a memory row, dense across every x column, makes it about 5x slower */
 #define PL_ILP_IPM_S_PER_NZ     6e-6
 #define PL_ILP_IPM_S_PER_NZ_MEM 3e-5
+/* What glp_simplex spends untimed, per nonzero (2-core Xeon): its presolve
+ * and the recovery after it (1.6 s on 4 million nonzeros, 2.8 s on 2.8
+ * million), tripled; without its presolve, copying the program in before the
+ * first timed iteration (0.33 s on 4 million), doubled */
+#define PL_ILP_PRESOLVE_S_PER_NZ 3e-6
+#define PL_ILP_SIMPLEX_S_PER_NZ  1.6e-7
 
 typedef struct icol {
 	int nr, nc;
@@ -208,6 +214,12 @@ static int ipm_ok(const ilpctx *c, const pl_search_opts *o, size_t nz, int mem_r
 	return (double)nz * per < 0.75 * (c->deadline - ve_now());
 }
 
+/* Has the time limit run out? */
+static int late(const ilpctx *c)
+{
+	return c->deadline > 0 && ve_now() > c->deadline;
+}
+
 /* The time left before the deadline for a dp, or 0 for none. */
 static double time_left(const ilpctx *c)
 {
@@ -303,7 +315,7 @@ static int lagrange(ilpctx *c, const pl_search_opts *o, int incumbents, double *
 	int have_b = 0;
 	double l = 0;
 	for (int round = 0; round < 100; round++) {
-		if (c->deadline > 0 && ve_now() > c->deadline)
+		if (late(c))
 			break;
 		if (priced_plan(c, o, l, rc, &t, &m))
 			break;
@@ -684,7 +696,7 @@ static void add_cuts(ilpctx *c, glp_tree *tree)
 static void cb(glp_tree *tree, void *info)
 {
 	ilpctx *c = info;
-	if (c->deadline > 0 && ve_now() > c->deadline) {
+	if (late(c)) {
 		c->stopped = 1;
 		glp_ios_terminate(tree);
 		return;
@@ -747,7 +759,8 @@ static void cb(glp_tree *tree, void *info)
  * while strategies go (the other ends' alive sets shrink). Symmetric
  * strategies (equal costs everywhere) are the common case on one node: all but
  * one go, which also spares branch and bound from exploring copies.
- * repl[v][s]: the strategy that replaced s (follow until alive). */
+ * repl[v][s]: the strategy that replaced s (follow until alive). It stops
+ * where the time limit runs out: every strategy gone by then stays sound. */
 static int presolve(ilpctx *c, int limited, const int *gfirst, const int *gops)
 {
 	pl_problem *p = c->p;
@@ -757,6 +770,8 @@ static int presolve(ilpctx *c, int limited, const int *gfirst, const int *gops)
 		for (int v = 0; v < n; v++) {
 			if (c->var[v] != v || p->nstrat[v] < 2)
 				continue;
+			if (late(c))
+				return gone;
 			const pl_nodecost *nc = pl_problem_node(p, v);
 			unsigned char *al = c->alive[v];
 			for (int s = 0; s < p->nstrat[v]; s++) {
@@ -850,9 +865,11 @@ static void add_obj(ilpctx *c, double *cobj, int v, int s, double val)
  * with two or more strategies left, edges folded into objective terms or y
  * columns over their classes, the one-hot and transportation rows, and the
  * memory row under a limit (*mem_row, else 0). *nzo: its nonzeros; *folded:
- * the edges folded. unbuild() undoes it. */
-static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs, glp_prob **lpo,
-                       size_t *nzo, int *mem_row_o, int *folded_o, pl_err *err)
+ * the edges folded. unbuild() undoes it. timed: PL_ETIMEOUT, and no program,
+ * when the time limit runs out on the way (the edge columns made so far are
+ * freed by unbuild() or the search's cleanup). */
+static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared, int maxs,
+                       glp_prob **lpo, size_t *nzo, int *mem_row_o, int *folded_o, pl_err *err)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -909,6 +926,8 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs,
 		icol *ic = &c->ec[e];
 		if (c->erep[e] != e || c->efree[e])
 			continue;
+		if (timed && late(c))
+			goto timeout;
 		const pl_edge *ed = &p->edges[e];
 		int s = ic->src, d = ic->dst, ka = 0, kb = 0;
 		int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
@@ -1012,6 +1031,8 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs,
 	for (int v = 0; v < n; v++) {
 		if (c->var[v] != v || !c->xbase[v])
 			continue;
+		if (timed && late(c))
+			goto timeout;
 		const pl_nodecost *nc = pl_problem_node(p, v);
 		row = glp_add_rows(lp, 1);
 		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
@@ -1034,6 +1055,8 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs,
 		icol *ic = &c->ec[e];
 		if (c->erep[e] != e || !ic->base)
 			continue;
+		if (timed && late(c))
+			goto timeout;
 		const pl_edge *ed = &p->edges[e];
 		int first = glp_add_rows(lp, ic->nr + ic->nc);
 		for (int q = 0; q < ic->nr + ic->nc; q++)
@@ -1072,6 +1095,8 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs,
 		}
 	}
 #undef NZ
+	if (timed && late(c))
+		goto timeout;
 	glp_load_matrix(lp, (int)nz, ia, ja, ar);
 	*lpo = lp;
 	*nzo = nz;
@@ -1079,6 +1104,9 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int shared, int maxs,
 	*folded_o = folded;
 	lp = NULL;
 	pl_status st = PL_OK;
+	goto done;
+timeout:
+	st = pl_err_set(err, PL_ETIMEOUT, "ilp: the time limit ran out building the program");
 	goto done;
 nomem:
 	st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
@@ -1223,11 +1251,17 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		for (int s = 0; s < ns; s++)
 			c.repl[v][s] = -1;
 	}
-	int gone = presolve(&c, o->memory_limit > 0, gfirst, gops);
-	if (o->time_limit_s > 0 && ve_now() > c.deadline) {
-		st = pl_err_set(err, PL_ETIMEOUT, "ilp: the time limit ran out in the presolve");
-		goto cleanup;
+	/* the incumbent: rec's plan (mapped to the variables after the presolve),
+	 * first, so that a time limit that runs out later still has a plan */
+	pl_status rs;
+	{
+		pl_search_opts ro = *o;
+		ro.progress = NULL;
+		ro.time_limit_s = time_left(&c);
+		pl_err e2;
+		rs = pl_search_rec(p, &ro, &inc, &e2);
 	}
+	int gone = presolve(&c, o->memory_limit > 0, gfirst, gops);
 
 	c.gfirst = gfirst;
 	c.gops = gops;
@@ -1240,10 +1274,32 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	int ret = 0, fixed = 0, proven = 0, solved = 0, mm_fixed = 0, folded = 0, mem_row = 0;
 	int lagrangian = o->memory_limit > 0 && !o->ilp_no_lagrange;
 	size_t nz = 0;
+	const char *stage = "LP relaxation"; /* what the time limit stopped */
+
+	/* rec's plan, when it fits, with dropped strategies replaced */
+	if (rs == PL_OK) {
+		int ok = 1;
+		for (int op = 0; op < n && ok; op++)
+			ok = !memcmp(pl_search_result_split(p, &inc, op),
+			             p->strat[op] + (size_t)inc.choice[op] * g->ops[op].spec.nloops,
+			             sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+		if (ok && as_variables(&c, inc.choice, hi) == 0)
+			keep_if_better(&c, hi, o->memory_limit, best, &best_val);
+	}
+	if (late(&c)) {
+		if (best_val == HUGE_VAL) {
+			st = pl_err_set(
+			    err, PL_ETIMEOUT,
+			    "ilp: the time limit ran out in the presolve, before any plan");
+			goto cleanup;
+		}
+		solved = 1; /* the best plan, not proven (said below) */
+		stage = "presolve";
+	}
 
 	/* the program as the dominance presolve leaves it, for other solvers */
 	if (o->dump_lp) {
-		if ((st = build(&c, o, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
+		if ((st = build(&c, o, 0, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
 			goto cleanup;
 		if (glp_write_lp(lp, NULL, o->dump_lp)) {
 			st = pl_err_set(err, PL_EIO, "%s: cannot write the LP file", o->dump_lp);
@@ -1255,30 +1311,13 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		}
 	}
 
-	/* incumbent: rec's plan, when it fits, with dropped strategies replaced */
-	{
-		pl_search_opts ro = *o;
-		ro.progress = NULL;
-		pl_err e2;
-		if (pl_search_rec(p, &ro, &inc, &e2) == PL_OK) {
-			int ok = 1;
-			for (int op = 0; op < n && ok; op++)
-				ok = !memcmp(pl_search_result_split(p, &inc, op),
-				             p->strat[op] +
-				                 (size_t)inc.choice[op] * g->ops[op].spec.nloops,
-				             sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-			if (ok && as_variables(&c, inc.choice, hi) == 0)
-				keep_if_better(&c, hi, o->memory_limit, best, &best_val);
-		}
-	}
-
 	/* Under a memory limit, the memory row dualized: dp under a memory price
 	 * gives the Lagrangian bound (lagrange()) and incumbents; a plan that
 	 * meets the bound is optimal. Else dp's min-marginals at the bound's
 	 * price fix every strategy that no plan faster than the best one uses
 	 * (mm_fix()), the dominance presolve runs again on what is left, and the
 	 * program is built on that. */
-	if (lagrangian) {
+	if (lagrangian && !solved) {
 		int have_lo, have_hi;
 		if (lagrange(&c, o, !o->ilp_rec_only, &lambda, &lag, lo, hi, &have_lo, &have_hi,
 		             best, &best_val))
@@ -1301,8 +1340,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 				pl_status fs = mm_fix(&c, o, lambda, best_val / OBJ_SCALE, best,
 				                      &mm_fixed, &e2);
 				if (fs == PL_ENOMEM)
-					goto nomem; /* out of time: no fixing, the rest reports it
-					             */
+					goto nomem; /* out of time: no fixing */
 				if (mm_fixed)
 					gone += mm_fixed + presolve(&c, 1, gfirst, gops);
 			}
@@ -1317,9 +1355,21 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			         ve_now() - t0);
 			o->progress(o->ud, msg);
 		}
+		if (!solved && late(&c) && best_val < HUGE_VAL) {
+			solved = 1; /* the best plan, not proven (said below) */
+			stage = "Lagrangian step";
+		}
 	}
-	if (!lp && !solved && (st = build(&c, o, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
-		goto cleanup;
+	if (!lp && !solved) {
+		st = build(&c, o, 1, shared, maxs, &lp, &nz, &mem_row, &folded, err);
+		if (st == PL_ETIMEOUT && best_val < HUGE_VAL) {
+			st = PL_OK;
+			solved = 1; /* the best plan, not proven (said below) */
+			stage = "building of the program";
+		} else if (st) {
+			goto cleanup;
+		}
+	}
 	if (o->progress && lp) {
 		char msg[256];
 		snprintf(msg, sizeof msg,
@@ -1421,15 +1471,25 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	if (!solved && mem_row && !shared && add_counts(&c, lp))
 		goto nomem;
 	if (!solved) { /* simplex on what is left */
+		int run = 1;
 		glp_smcp sm;
 		glp_init_smcp(&sm);
 		sm.msg_lev = GLP_MSG_OFF;
 		sm.presolve = GLP_ON;
-		if (c.deadline > 0) { /* its presolve and ending are not timed: a margin */
-			double left = 0.9 * (c.deadline - ve_now());
+		if (c.deadline > 0) {
+			/* GLPK's presolve is not timed: off unless it surely ends well
+			 * inside the time left; what is untimed comes off tm_lim */
+			double left = 0.95 * (c.deadline - ve_now());
+			double pre = PL_ILP_PRESOLVE_S_PER_NZ * (double)nz;
+			if (pre > 0.5 * left) {
+				sm.presolve = GLP_OFF;
+				pre = PL_ILP_SIMPLEX_S_PER_NZ * (double)nz;
+			}
+			left -= pre;
 			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
+			run = left > 0.001 || best_val == HUGE_VAL; /* else not one iteration */
 		}
-		ret = glp_simplex(lp, &sm);
+		ret = run ? glp_simplex(lp, &sm) : GLP_ETMLIM;
 		if (ret == GLP_ENOPFS || glp_get_status(lp) == GLP_NOFEAS) {
 			if ((fixed || mm_fixed) && best_val < HUGE_VAL) { /* none beats the best */
 				proven = solved = 1;
@@ -1440,10 +1500,9 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 				st = pl_search_err_no_fit(err, o->memory_limit, least);
 				goto cleanup;
 			}
-		} else if ((ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) &&
-		           best_val < HUGE_VAL) {
+		} else if ((ret == GLP_ETMLIM || late(&c)) && best_val < HUGE_VAL) {
 			solved = 1; /* the best plan, not proven (said below) */
-		} else if (ret == GLP_ETMLIM || (c.deadline > 0 && ve_now() > c.deadline)) {
+		} else if (ret == GLP_ETMLIM || late(&c)) {
 			st = pl_err_set(
 			    err, PL_ETIMEOUT,
 			    "ilp: the time limit ran out in the LP relaxation (%d columns); "
@@ -1530,12 +1589,13 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		snprintf(r->why, sizeof r->why,
 		         "the time limit stopped the %s: feasible, at most %.3g%% slower than "
 		         "optimal (bound %.6g s)",
-		         mip ? "branch and bound" : "LP relaxation", 100 * (v - bound) / bound,
+		         mip ? "branch and bound" : stage, 100 * (v - bound) / bound,
 		         bound / OBJ_SCALE);
 	} else if (!proven) {
 		snprintf(r->why, sizeof r->why,
-		         "the time limit stopped the search before a bound: feasible, not proven "
-		         "optimal");
+		         "the time limit stopped the %s before a bound: feasible, not proven "
+		         "optimal",
+		         stage);
 	}
 	if (pl_search_result_price(p, r))
 		goto nomem;
