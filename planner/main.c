@@ -260,6 +260,8 @@ static const char *const search_help =
     "  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
     "                        limit binds (default 256); a cut set makes the plan unproven\n"
     "  --dump-lp FILE        ilp: write the instance in CPLEX LP format\n"
+    "  --ilp-edges flow|cost ilp's edge encoding: flow (default) or one cost column\n"
+    "                        per edge (slower; for comparison)\n"
     "\n"
     "whole-job plan (any of these searches pipeline stages, micro-batches, ZeRO and\n"
     "recompute together; MODE then plans each stage's mesh):\n"
@@ -286,6 +288,7 @@ static int cmd_search(int argc, char **argv)
 	double limit = -1, tlimit = 0;
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL;
+	int cost_edges = -1; /* --ilp-edges: -1 not given */
 	/* whole-job dimensions: -2 not given, -1 auto */
 	long long jstages = -2, jmicro = -2, jzero = -2, jrc = -2;
 	int jall = 0, fastest = 0;
@@ -306,6 +309,7 @@ static int cmd_search(int argc, char **argv)
 	                                     {"progress", no_argument, 0, 'p'},
 	                                     {"pareto-cap", required_argument, 0, 'P'},
 	                                     {"dump-lp", required_argument, 0, 'L'},
+	                                     {"ilp-edges", required_argument, 0, 'E'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int ch;
@@ -348,6 +352,12 @@ static int cmd_search(int argc, char **argv)
 		}
 		case 'j': json = 1; break;
 		case 'L': dump_lp = optarg; break;
+		case 'E':
+			if (strcmp(optarg, "flow") && strcmp(optarg, "cost"))
+				return pl_cli_usage(
+				    "search", "--ilp-edges %s: expected flow or cost", optarg);
+			cost_edges = !strcmp(optarg, "cost");
+			break;
 		case 'p': prog = 1; break;
 		case 'J': jall = 1; break;
 		case 'F': fastest = 1; break;
@@ -393,6 +403,8 @@ static int cmd_search(int argc, char **argv)
 		                    optind < argc - 1 ? ", got more" : "");
 	if (dump_lp && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
+	if (cost_edges >= 0 && strcmp(mode, "ilp"))
+		return pl_cli_usage("search", "--ilp-edges goes with --mode ilp%s", "");
 	int job = jall || jstages != -2 || jmicro != -2 || jzero != -2 || jrc != -2;
 	if (fastest && !job)
 		return pl_cli_usage("search",
@@ -435,6 +447,7 @@ static int cmd_search(int argc, char **argv)
 	                          .time_limit_s = tlimit,
 	                          .pareto_cap = cap,
 	                          .dump_lp = dump_lp,
+	                          .ilp_cost_edges = cost_edges > 0,
 	                          .progress = prog || isatty(2) ? on_progress : NULL},
 	                   .job = job,
 	                   .jo = {.stages = jstages >= 0            ? jstages

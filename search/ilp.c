@@ -37,21 +37,23 @@
  * microseconds and measure memory in units of the limit */
 #define OBJ_SCALE 1e6
 /* a generous estimate of the interior-point method's seconds per nonzero;
- * a memory row, dense across every x column, makes it about 5x slower */
+ * a memory row, dense across every x column, makes it about 5x slower, and so
+ * do cost edges (27 us per nonzero on GPT-3 1.3B on 64 devices) */
 #define PL_ILP_IPM_S_PER_NZ     6e-6
 #define PL_ILP_IPM_S_PER_NZ_MEM 3e-5
-/* What glp_simplex spends untimed, per nonzero (2-core Xeon): its presolve
- * and the recovery after it (1.6 s on 4 million nonzeros, 2.8 s on 2.8
- * million), tripled; without its presolve, copying the program in before the
- * first timed iteration (0.33 s on 4 million), doubled */
-#define PL_ILP_PRESOLVE_S_PER_NZ 3e-6
-#define PL_ILP_SIMPLEX_S_PER_NZ  1.6e-7
+/* What glp_simplex spends before its first timed iteration without its
+ * presolve, per nonzero: copying the program in (0.33 s on 4 million on a
+ * 2-core Xeon), doubled */
+#define PL_ILP_SIMPLEX_S_PER_NZ 1.6e-7
+/* above this many nonzeros branch and bound takes the most fractional column */
+#define PL_ILP_DTH_NZ 1000000
 
 typedef struct icol {
 	int nr, nc;
 	int *rc, *cc; /* strategy -> row class / column class */
 	double *cost; /* nr x nc */
-	int base;     /* first y column (1-based), 0 if the edge is free */
+	int base;     /* first y column (1-based), or its cost column (cost edges); 0 if the
+	               * edge is free */
 	double mult;
 	int src, dst; /* variables */
 } icol;
@@ -69,6 +71,7 @@ typedef struct ilpctx {
 	icol *ec;              /* per edge (only for representative edges) */
 	int *erep;             /* edge -> representative edge with the same variables */
 	int ncols;
+	int cost_edges;    /* edges priced by one cost column each (pl_search_opts) */
 	double cobj, cmem; /* objective (s) and memory of what presolve fixed */
 	double deadline;
 	const int *incumbent; /* per op choice, or NULL */
@@ -163,10 +166,12 @@ static int plan_fits(const ilpctx *c, const int *choice, double limit)
 }
 
 /* A lower bound on every integer plan from the row duals pi of the LP: the
- * Lagrangian pi'b + sum_j min(0, d_j), d_j = c_j - A_j'pi the reduced costs
- * (into d), valid for any pi with pi <= 0 on the memory row, as every column
- * lies in [0, 1] in an integer plan. A plan with column j at 1 costs at least
- * bound + max(d_j, 0). Returns -1 when out of memory. */
+ * Lagrangian pi'b + sum_j u_j min(0, d_j), d_j = c_j - A_j'pi the reduced costs
+ * (into d), valid for any pi with pi <= 0 on <= rows (the memory row) and
+ * pi >= 0 on >= rows (cost edges), as every column lies in [0, u_j] in an
+ * integer plan: u_j = 1 for x and y, its upper bound for a bounded column (a
+ * cost edge's). A plan with column j at 1 costs at least bound + max(d_j, 0).
+ * Returns -1 when out of memory. */
 static int lp_bound(glp_prob *lp, double *d, double *bound)
 {
 	int m = glp_get_num_rows(lp), nc = glp_get_num_cols(lp);
@@ -185,6 +190,9 @@ static int lp_bound(glp_prob *lp, double *d, double *bound)
 		if (glp_get_row_type(lp, i) == GLP_UP) {
 			pi[i] = fmin(pi[i], 0);
 			b += pi[i] * glp_get_row_ub(lp, i);
+		} else if (glp_get_row_type(lp, i) == GLP_LO) {
+			pi[i] = fmax(pi[i], 0);
+			b += pi[i] * glp_get_row_lb(lp, i);
 		} else {
 			b += pi[i] * glp_get_row_lb(lp, i);
 		}
@@ -194,7 +202,8 @@ static int lp_bound(glp_prob *lp, double *d, double *bound)
 		d[j] = glp_get_obj_coef(lp, j);
 		for (int q = 1; q <= len; q++)
 			d[j] -= val[q] * pi[ind[q]];
-		b += fmin(d[j], 0);
+		b +=
+		    fmin(d[j], 0) * (glp_get_col_type(lp, j) == GLP_DB ? glp_get_col_ub(lp, j) : 1);
 	}
 	*bound = b;
 	free(pi);
@@ -211,6 +220,8 @@ static int ipm_ok(const ilpctx *c, const pl_search_opts *o, size_t nz, int mem_r
 	if (o->time_limit_s <= 0)
 		return 1;
 	double per = mem_row ? PL_ILP_IPM_S_PER_NZ_MEM : PL_ILP_IPM_S_PER_NZ;
+	if (c->cost_edges)
+		per *= 5;
 	return (double)nz * per < 0.75 * (c->deadline - ve_now());
 }
 
@@ -737,7 +748,10 @@ static void cb(glp_tree *tree, void *info)
 			if (c->erep[e] != e || !ic->base)
 				continue;
 			int r = ic->rc[c->incumbent[ic->src]], k = ic->cc[c->incumbent[ic->dst]];
-			x[ic->base + r * ic->nc + k] = 1;
+			if (c->cost_edges)
+				x[ic->base] = OBJ_SCALE * ic->cost[r * ic->nc + k];
+			else
+				x[ic->base + r * ic->nc + k] = 1;
 		}
 		for (int q = 0; q < c->nagg; q++) {
 			const int *a = c->agg + 4 * q;
@@ -987,7 +1001,7 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 		free(rcl);
 		free(ccl);
 		ic->base = col;
-		col += ic->nr * ic->nc;
+		col += c->cost_edges ? 1 : ic->nr * ic->nc;
 	}
 	c->ncols = col - 1;
 	c->cobj = cobj;
@@ -1058,6 +1072,33 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 		if (timed && late(c))
 			goto timeout;
 		const pl_edge *ed = &p->edges[e];
+		if (c->cost_edges) { /* r >= C[a][b] x_a - M_b (1 - x_b), b a class */
+			int j = ic->base, first = glp_add_rows(lp, ic->nc);
+			double top = 0;
+			for (int q = 0; q < ic->nr * ic->nc; q++)
+				top = fmax(top, ic->cost[q]);
+			char name[64];
+			snprintf(name, sizeof name, "r%d", e);
+			glp_set_col_name(lp, j, name);
+			glp_set_col_bnds(lp, j, GLP_DB, 0, OBJ_SCALE * top);
+			glp_set_obj_coef(lp, j, ic->mult);
+			for (int b = 0; b < ic->nc; b++) {
+				double big = 0;
+				for (int a = 0; a < ic->nr; a++)
+					big = fmax(big, ic->cost[a * ic->nc + b]);
+				glp_set_row_bnds(lp, first + b, GLP_LO, -OBJ_SCALE * big, 0);
+				NZ(first + b, j, 1.0);
+				for (int k = 0; k < p->nstrat[ed->src_op]; k++)
+					if (ic->rc[k] >= 0 && ic->cost[ic->rc[k] * ic->nc + b] != 0)
+						NZ(first + b, xcol(c, ic->src, k),
+						   -OBJ_SCALE * ic->cost[ic->rc[k] * ic->nc + b]);
+				for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
+					if (ic->cc[k] == b && big != 0)
+						NZ(first + b, xcol(c, ic->dst, k),
+						   -OBJ_SCALE * big);
+			}
+			continue;
+		}
 		int first = glp_add_rows(lp, ic->nr + ic->nc);
 		for (int q = 0; q < ic->nr + ic->nc; q++)
 			glp_set_row_bnds(lp, first + q, GLP_FX, 0, 0);
@@ -1147,7 +1188,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	pl_status st = PL_OK;
 	const pl_graph *g = p->g;
 	int n = g->nops, E = p->nedges;
-	ilpctx c = {.p = p};
+	ilpctx c = {.p = p, .cost_edges = o->ilp_cost_edges};
 	glp_prob *lp = NULL;
 	int *gfirst = NULL, *gops = NULL, *best = NULL, *lo = NULL, *hi = NULL;
 	double *dj = NULL;
@@ -1450,8 +1491,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		         c.ncols ? "a plan met the bound of the LP relaxation"
 		                 : "presolve fixed every op (the LP relaxation was integral)");
 	} else if (best_val < HUGE_VAL && lpb > -HUGE_VAL) {
-		for (int j = 1; j <= c.ncols; j++)
-			if (lpb + dj[j] > best_val + tol) {
+		for (int j = 1; j <= c.ncols; j++) /* a bounded column is a cost: it stays */
+			if (glp_get_col_type(lp, j) != GLP_DB && lpb + dj[j] > best_val + tol) {
 				glp_set_col_bnds(lp, j, GLP_FX, 0, 0);
 				fixed++;
 			}
@@ -1477,15 +1518,12 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		sm.msg_lev = GLP_MSG_OFF;
 		sm.presolve = GLP_ON;
 		if (c.deadline > 0) {
-			/* GLPK's presolve is not timed: off unless it surely ends well
-			 * inside the time left; what is untimed comes off tm_lim */
-			double left = 0.95 * (c.deadline - ve_now());
-			double pre = PL_ILP_PRESOLVE_S_PER_NZ * (double)nz;
-			if (pre > 0.5 * left) {
-				sm.presolve = GLP_OFF;
-				pre = PL_ILP_SIMPLEX_S_PER_NZ * (double)nz;
-			}
-			left -= pre;
+			/* GLPK's presolve is not timed (1.6 s on GPT-3 1.3B on 64
+			 * devices, 4 million nonzeros; over 3 minutes with cost edges):
+			 * off, and the copy in comes off tm_lim */
+			sm.presolve = GLP_OFF;
+			double left =
+			    0.95 * (c.deadline - ve_now()) - PL_ILP_SIMPLEX_S_PER_NZ * (double)nz;
 			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 			run = left > 0.001 || best_val == HUGE_VAL; /* else not one iteration */
 		}
@@ -1539,6 +1577,15 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		io.cb_func = cb;
 		io.cb_info = &c;
 		io.mip_gap = 0;
+		/* GLPK's default branching (Driebeck-Tomlin) evaluates a tableau row
+		 * per fractional column at each node, untimed: minutes on a program
+		 * of 2 million nonzeros. There, the most fractional column instead. */
+		if (nz > PL_ILP_DTH_NZ)
+			io.br_tech = GLP_BR_MFV;
+		if (c.deadline > 0) { /* the callback stops it; GLPK's own limit as well */
+			double left = c.deadline - ve_now();
+			io.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
+		}
 		if (mem_row && cut_data(&c, lp, o->memory_limit))
 			goto nomem;
 		ret = glp_intopt(lp, &io);
@@ -1547,15 +1594,17 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			st = pl_search_err_no_fit(err, o->memory_limit, least);
 			goto cleanup;
 		}
-		if (ms != GLP_OPT && ms != GLP_FEAS && ms != GLP_NOFEAS) {
-			st = pl_err_set(err, c.stopped ? PL_ETIMEOUT : PL_ESOLVER,
-			                c.stopped
+		int stopped = c.stopped || ret == GLP_ETMLIM;
+		if (ms != GLP_OPT && ms != GLP_FEAS && ms != GLP_NOFEAS &&
+		    !(stopped && best_val < HUGE_VAL)) {
+			st = pl_err_set(err, stopped ? PL_ETIMEOUT : PL_ESOLVER,
+			                stopped
 			                    ? "ilp: the time limit ran out before a plan was found"
 			                    : "ilp: GLPK's branch and bound failed (code %d)",
 			                ret);
 			goto cleanup;
 		}
-		proven = (ms == GLP_OPT || ms == GLP_NOFEAS) && !c.stopped && ret == 0;
+		proven = (ms == GLP_OPT || ms == GLP_NOFEAS) && !stopped && ret == 0;
 		if (!proven)
 			snprintf(r->why, sizeof r->why,
 			         "the time limit stopped branch and bound: feasible, not proven "
@@ -1565,7 +1614,8 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			         "branch and bound proved it optimal (%d subproblems, %d memory "
 			         "cuts, %d strategies fixed by dp's min-marginals)",
 			         c.nodes, c.cuts, mm_fixed);
-		solved = ms == GLP_NOFEAS; /* the best plan stands */
+		/* the best plan stands: nothing better, or branch and bound none */
+		solved = ms != GLP_OPT && ms != GLP_FEAS;
 	}
 	for (int op = 0; op < n; op++) {
 		int v = c.var[op];

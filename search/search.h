@@ -20,6 +20,10 @@ typedef struct pl_search_opts {
 	int threads;         /* for pricing tables and building the job search's problems;
 	                      * 0: one per online CPU (at most 16) */
 	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
+	int ilp_cost_edges;  /* 1: ilp prices each edge by one cost column and a row per
+	                      * class of the consumer's strategies (big-M) instead of
+	                      * the flow (transportation) columns; for comparison:
+	                      * docs/benchmarks.md */
 	double mem_price;    /* dp: seconds added per byte of an op's memory (a Lagrangian
 	                      * price; ilp looks for its incumbent with it); 0 = none */
 	double relax_pairs;  /* dp: leave out every edge whose table has more entries than

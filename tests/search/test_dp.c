@@ -66,20 +66,25 @@ static void assert_close(double a, double b)
 static int ilp_fractional, ilp_lagrange, ilp_mm_fixed;
 static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_result *rb)
 {
-	double bound[4];
-	for (int variant = 0; variant < 4; variant++) {
+	double bound[6];
+	/* variants 0-3: rec only or not x Lagrangian step or not; 4, 5: the
+	 * program (no Lagrangian step) with cost edges, rec only or not */
+	for (int variant = 0; variant < 6; variant++) {
 		pl_search_result ri;
 		pl_err err;
 		pl_search_opts io = *o;
 		io.ilp_rec_only = variant & 1;
-		io.ilp_no_lagrange = variant >> 1;
+		io.ilp_no_lagrange = variant >= 2;
+		io.ilp_cost_edges = variant >= 4;
 		/* a time limit that never runs out: GLPK's simplex runs without its
 		 * presolve then (which is not timed) */
 		io.time_limit_s = variant & 1 ? 1e6 : 0;
 		pl_status st = pl_search_ilp(p, &io, &ri, &err);
 		if (st)
-			fail_msg("ilp (rec_only %d, no_lagrange %d, time limit %g) failed: %s",
-			         io.ilp_rec_only, io.ilp_no_lagrange, io.time_limit_s, err.msg);
+			fail_msg("ilp (rec_only %d, no_lagrange %d, cost edges %d, time limit %g) "
+			         "failed: %s",
+			         io.ilp_rec_only, io.ilp_no_lagrange, io.ilp_cost_edges,
+			         io.time_limit_s, err.msg);
 		assert_close(ri.step_s, rb->step_s);
 		assert_true(ri.optimal);
 		if (o->memory_limit > 0)
@@ -88,10 +93,17 @@ static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_r
 		 * is at least the LP's (over the relaxation's polytope) */
 		bound[variant] = ri.bound_s;
 		assert_true(ri.bound_s <= rb->step_s * (1 + 1e-9));
-		if (variant >= 2 && o->memory_limit > 0 && bound[variant - 2] > 0 &&
-		    ri.bound_s > 0 && bound[variant - 2] < ri.bound_s * (1 - 1e-9))
+		if ((variant == 2 || variant == 3) && o->memory_limit > 0 &&
+		    bound[variant - 2] > 0 && ri.bound_s > 0 &&
+		    bound[variant - 2] < ri.bound_s * (1 - 1e-9))
 			fail_msg("Lagrangian bound %.17g below the LP's %.17g", bound[variant - 2],
 			         ri.bound_s);
+		/* the flow relaxation is the tighter: its point, r = sum C y, is
+		 * one of cost edges' */
+		if (variant >= 4 && bound[variant - 2] > 0 && ri.bound_s > 0 &&
+		    ri.bound_s > bound[variant - 2] * (1 + 1e-7))
+			fail_msg("cost edges' LP bound %.17g above the flow's %.17g", ri.bound_s,
+			         bound[variant - 2]);
 		ilp_fractional += variant == 0 && strstr(ri.why, "branch and bound") != NULL;
 		ilp_lagrange += variant == 0 && strstr(ri.why, "Lagrangian") != NULL;
 		ilp_mm_fixed += variant == 0 && strstr(ri.why, "min-marginals") &&
