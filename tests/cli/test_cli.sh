@@ -169,16 +169,17 @@ check "--dump-lp without ilp exits 2" '[ $? -eq 2 ] && [ ! -e "$T/x.lp" ]'
 check "--ilp-edges pairs exits 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected flow or cost" "$T/err"'
 "$PLANNER" search "$T/block.json" --ilp-edges cost > /dev/null 2> "$T/err"
 check "--ilp-edges without ilp exits 2" '[ $? -eq 2 ] && grep -q "goes with --mode ilp" "$T/err"'
-# both edge encodings are exact: the same proven optimum (test_dp checks them against brute)
-"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit none --mode ilp \
-  --ilp-edges cost -o "$T/gsc.plan" > /dev/null 2>&1
-"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit none -o "$T/gsn.plan" \
-  > /dev/null 2>&1
-check "--ilp-edges cost proves dp's optimum on gpt-small" \
-  '[ "$(jq .search.optimal "$T/gsc.plan")" = true ] && awk -v a="$(jq .cost.step_seconds "$T/gsc.plan")" \
-     -v b="$(jq .cost.step_seconds "$T/gsn.plan")" "BEGIN { d = a - b; exit !(d <= 1e-9 * b && -d <= 1e-9 * b) }"'
+# both edge encodings are exact: the same proven optimum (test_dp checks them against brute);
+# a small MLP, where cost edges' weak relaxation still closes (on gpt-small it does not in minutes)
+"$ZOO" mlp --batch 64 --hidden 64 --layers 2 > "$T/enc.json"
+"$PLANNER" search "$T/enc.json" --devices 8 --memory-limit none --mode ilp --ilp-edges cost \
+  -o "$T/encc.plan" > /dev/null 2>&1
+"$PLANNER" search "$T/enc.json" --devices 8 --memory-limit none -o "$T/encd.plan" > /dev/null 2>&1
+check "--ilp-edges cost proves dp's optimum on an MLP" \
+  '[ "$(jq .search.optimal "$T/encc.plan")" = true ] && awk -v a="$(jq .cost.step_seconds "$T/encc.plan")" \
+     -v b="$(jq .cost.step_seconds "$T/encd.plan")" "BEGIN { d = a - b; exit !(d <= 1e-9 * b && -d <= 1e-9 * b) }"'
 # --time-limit is a hard bound on a large instance: GPT-3 1.3B on 64 devices, which ilp needs
-# ~23 s to prove without a limit and cannot prove at 6 GiB in 60 s (release build,
+# ~24 s to prove without a limit and cannot prove at 6 GiB in 60 s (release build,
 # docs/benchmarks.md). The limit is the behaviour under test, so the test times it: the
 # search must end within the limit and a 2 s margin (process start, reading the model).
 "$ZOO" gpt3-1.3b --batch 16 > "$T/g13b.json"
@@ -187,12 +188,18 @@ for lim in none 6GiB; do
   "$PLANNER" search "$T/g13b.json" --devices 64 --memory-limit $lim --mode ilp --time-limit 2 \
     -o "$T/tl.plan" > /dev/null 2> "$T/err"
   rc=$? wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
-  check "ilp --time-limit 2 on GPT-3 1.3B, 64 devices, memory limit $lim: ends in ${wall} s with a plan, not proven, saying so" \
-    '[ $rc -eq 0 ] && num_le "$wall" 4 && [ "$(jq .search.optimal "$T/tl.plan")" = false ] &&
-     jq -r .search.why "$T/tl.plan" | grep -q "the time limit stopped"'
-  b=$("$PLANNER" cost "$T/g13b.json" --devices 64 --strategy "$T/tl.plan" | jq .step_seconds)
-  check "ilp stopped by the time limit: cost reproduces its plan" \
-    '[ "$(jq .cost.step_seconds "$T/tl.plan")" = "$b" ]'
+  # a plan (not proven, saying the limit stopped it), or, when no plan within the memory limit
+  # was found by then (6 GiB under ASan), exit 3 saying so and nothing written; without a
+  # memory limit rec's plan, made first, is always there
+  check "ilp --time-limit 2 on GPT-3 1.3B, 64 devices, memory limit $lim: ends in ${wall} s (exit $rc)" \
+    'num_le "$wall" 4 && { [ $lim != none ] || [ $rc -eq 0 ]; } && { { [ $rc -eq 0 ] && [ "$(jq .search.optimal "$T/tl.plan")" = false ] &&
+       jq -r .search.why "$T/tl.plan" | grep -q "the time limit stopped"; } ||
+     { [ $rc -eq 3 ] && grep -q "time limit ran out" "$T/err" && [ ! -e "$T/tl.plan" ]; }; }'
+  if [ -e "$T/tl.plan" ]; then
+    b=$("$PLANNER" cost "$T/g13b.json" --devices 64 --strategy "$T/tl.plan" | jq .step_seconds)
+    check "ilp stopped by the time limit: cost reproduces its plan" \
+      '[ "$(jq .cost.step_seconds "$T/tl.plan")" = "$b" ]'
+  fi
   rm -f "$T/tl.plan"
 done
 # propagate: an annotation spreads; none at all is a usage error naming what to do
