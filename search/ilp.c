@@ -215,9 +215,9 @@ static int lp_bound(glp_prob *lp, double *d, double *bound)
 /* GLPK's interior-point method cannot be interrupted: it runs only without a
  * time limit, or when the instance is small enough for it to end well inside
  * the time left (its cost grows with the nonzeros; see docs/benchmarks.md). */
-static int ipm_ok(const ilpctx *c, const pl_search_opts *o, size_t nz, int mem_row)
+static int ipm_ok(const ilpctx *c, size_t nz, int mem_row)
 {
-	if (o->time_limit_s <= 0)
+	if (c->deadline <= 0)
 		return 1;
 	double per = mem_row ? PL_ILP_IPM_S_PER_NZ_MEM : PL_ILP_IPM_S_PER_NZ;
 	if (c->cost_edges)
@@ -1430,7 +1430,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	dj = malloc(sizeof *dj * ((size_t)c.ncols + 1));
 	if (!dj)
 		goto nomem;
-	if (!solved && c.ncols && ipm_ok(&c, o, nz, mem_row)) {
+	if (!solved && c.ncols && ipm_ok(&c, nz, mem_row)) {
 		glp_iptcp ip;
 		glp_init_iptcp(&ip);
 		ip.msg_lev = GLP_MSG_OFF;
