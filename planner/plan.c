@@ -256,39 +256,36 @@ pl_status pl_plan_cluster(const cJSON *ck, pl_cluster *cl, pl_err *err)
 	                  "the plan has no cluster block; give --devices N or --cluster");
 }
 
-/* Prices a plan's whole-job fields (pipeline, optimizer_shard, recompute)
- * when it has any (*is_job); splits are the plan's strategies. */
+/* Prices a whole-job plan (pipeline, optimizer_shard, recompute). Its
+ * strategies are read on the micro-batch graph: the loops of an op can
+ * differ between the whole batch and one micro-batch (a Reshape skips
+ * dimensions of size 1), so they are parsed on the graph that is priced. */
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
-                           const pl_cluster *cl, int64_t *const *splits, pl_jobcost *out,
-                           int *is_job, pl_err *err)
+                           const pl_cluster *cl, int64_t pp, int64_t m, int zero,
+                           const int *stage, const uint8_t *rc, pl_jobcost *out, pl_err *err)
 {
-	int64_t pp, m;
-	int zero;
-	int *stage = calloc((size_t)g->nops + 1, sizeof *stage);
-	uint8_t *rc = calloc((size_t)g->nops + 1, 1);
+	int64_t D = pl_cluster_devices_total(cl);
+	pl_cluster mesh;
 	pl_graph *gm = NULL;
 	pl_problem *p = NULL;
+	int64_t **splits = NULL;
+	int *has = NULL;
 	pl_status st = PL_OK;
-	if (!stage || !rc) {
+	if (D % pp || pl_stage_mesh(cl, D / pp, &mesh))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: pipeline.stages %lld: %lld devices do not split into stages "
+		                  "that tile the nodes",
+		                  where, (long long)pp, (long long)D);
+	if ((st = pl_graph_microbatch(g, m, &gm, err))) {
+		pl_err_prefix(err, "%s: pipeline.micro_batches %lld", where, (long long)m);
+		return st;
+	}
+	if (!(splits = pl_splits_alloc(gm)) || !(has = calloc((size_t)gm->nops + 1, sizeof *has))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, is_job, err)) ||
-	    !*is_job)
+	if ((st = pl_ckpt_parse_splits(gm, plan, where, 0, splits, has, err)))
 		goto done;
-	int64_t D = pl_cluster_devices_total(cl);
-	pl_cluster mesh;
-	if (D % pp || pl_stage_mesh(cl, D / pp, &mesh)) {
-		st = pl_err_set(err, PL_EINVAL,
-		                "%s: pipeline.stages %lld: %lld devices do not split into stages "
-		                "that tile the nodes",
-		                where, (long long)pp, (long long)D);
-		goto done;
-	}
-	if ((st = pl_graph_microbatch(g, m, &gm, err))) {
-		pl_err_prefix(err, "%s: pipeline.micro_batches %lld", where, (long long)m);
-		goto done;
-	}
 	for (int o = 0; o < gm->nops; o++)
 		if ((st = pl_op_check_split(&gm->ops[o], splits[o], D / pp, err))) {
 			pl_err_prefix(err,
@@ -297,16 +294,16 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 			              where, gm->ops[o].name, (long long)(D / pp));
 			goto done;
 		}
-	pl_job job = {.micro_batches = m, .stages = pp, .zero = zero, .recompute = rc};
+	pl_job job = {.micro_batches = m, .stages = pp, .zero = zero, .recompute = (uint8_t *)rc};
 	if ((st = pl_problem_new_job(&p, gm, &mesh, &job, err)))
 		goto done;
 	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out))
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 done:
 	pl_problem_free(p);
+	free(has);
+	pl_splits_free(gm, splits);
 	pl_graph_free(gm);
-	free(stage);
-	free(rc);
 	return st;
 }
 
@@ -315,19 +312,23 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         int64_t ***splits_out, pl_err *err)
 {
 	*bubble = -1;
-	int64_t **splits = pl_splits_alloc(g);
-	int *has = calloc((size_t)g->nops + 1, sizeof *has);
+	int64_t **splits = NULL;
+	int *has = NULL;
+	int *stage = calloc((size_t)g->nops + 1, sizeof *stage);
+	uint8_t *rc = calloc((size_t)g->nops + 1, 1);
 	pl_problem *p = NULL;
 	pl_status st = PL_OK;
-	if (!splits || !has) {
+	if (!stage || !rc) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
+	if (!cJSON_IsObject(plan)) {
+		st = pl_err_set(err, PL_EINVAL, "%s: expected a JSON object", where);
 		goto cleanup;
-	int is_job = 0;
-	pl_jobcost jc;
-	if ((st = price_job(g, plan, where, cl, splits, &jc, &is_job, err)))
+	}
+	int64_t pp, m;
+	int zero, is_job = 0;
+	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, &is_job, err)))
 		goto cleanup;
 	if (is_job) {
 		if (splits_out) {
@@ -337,6 +338,9 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 			                where);
 			goto cleanup;
 		}
+		pl_jobcost jc;
+		if ((st = price_job(g, plan, where, cl, pp, m, zero, stage, rc, &jc, err)))
+			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,
 		                    .comm_s = jc.comm_s,
@@ -344,6 +348,12 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		*bubble = jc.bubble_s;
 		goto cleanup;
 	}
+	if (!(splits = pl_splits_alloc(g)) || !(has = calloc((size_t)g->nops + 1, sizeof *has))) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
+		goto cleanup;
 	int64_t D = pl_cluster_devices_total(cl);
 	for (int o = 0; o < g->nops; o++)
 		if ((st = pl_op_check_split(&g->ops[o], splits[o], D, err))) {
@@ -361,6 +371,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 cleanup:
 	pl_problem_free(p);
 	free(has);
+	free(stage);
+	free(rc);
 	pl_splits_free(g, splits);
 	return st;
 }
