@@ -3,6 +3,7 @@
 #include "costmodel/cluster.h"
 
 #include "planner/checkpoint.h"
+#include "planner/parse.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -37,7 +38,27 @@ static void h100(pl_cluster *c)
 	common_defaults(c);
 	c->devices_per_node = 8;
 	c->nodes = 1;
+	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
 	snprintf(c->source, sizeof c->source, "preset h100x8 (datasheet + recorded nccl-tests)");
+}
+
+/* The runtime's share of a GPU's memory that no tensor of the plan gets:
+ * the CUDA context with cuBLAS workspaces (1 GiB), NCCL's buffers (0.5 GiB)
+ * and the caching allocator's fragmentation (5 % of the memory). Sources and
+ * reasoning: docs/cost-model.md, "Memory reserve". */
+double pl_cluster_gpu_reserve(double memory_bytes)
+{
+	return 1.5 * 1073741824.0 + 0.05 * memory_bytes;
+}
+
+static void h200(pl_cluster *c)
+{
+	h100(c);
+	snprintf(c->device_name, sizeof c->device_name, "H200-SXM");
+	c->memory_bytes = 141e9; /* 141 GB HBM3e */
+	c->memory_bandwidth = 4.8e12;
+	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
+	snprintf(c->source, sizeof c->source, "preset h200x8 (datasheet; links as h100x8)");
 }
 
 static void a100(pl_cluster *c)
@@ -56,7 +77,21 @@ static void a100(pl_cluster *c)
 	common_defaults(c);
 	c->devices_per_node = 8;
 	c->nodes = 1;
+	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
 	snprintf(c->source, sizeof c->source, "preset a100x8 (datasheet + recorded nccl-tests)");
+}
+
+/* DGX A100 80 GB: HBM2e at 2.039 TB/s; links as the 40 GB DGX (8x 200 Gb/s
+ * HDR per node, NVSwitch) */
+static void a100_80g(pl_cluster *c)
+{
+	a100(c);
+	snprintf(c->device_name, sizeof c->device_name, "A100-SXM4-80GB");
+	c->memory_bytes = 85899345920.0;
+	c->memory_bandwidth = 2.039e12;
+	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
+	snprintf(c->source, sizeof c->source,
+	         "preset a100-80gx8 (datasheet + recorded nccl-tests)");
 }
 
 static void v100(pl_cluster *c)
@@ -75,6 +110,7 @@ static void v100(pl_cluster *c)
 	common_defaults(c);
 	c->devices_per_node = 16;
 	c->nodes = 1;
+	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
 	snprintf(c->source, sizeof c->source, "preset dgx2-v100 (datasheet)");
 }
 
@@ -135,8 +171,12 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 	}
 	if (!strcmp(base, "h100x8"))
 		h100(c);
+	else if (!strcmp(base, "h200x8"))
+		h200(c);
 	else if (!strcmp(base, "a100x8"))
 		a100(c);
+	else if (!strcmp(base, "a100-80gx8"))
+		a100_80g(c);
 	else if (!strcmp(base, "dgx2-v100"))
 		v100(c);
 	else if (!strcmp(base, "cpu"))
@@ -144,7 +184,8 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 	else
 		return pl_err_set(err, PL_EINVAL,
 		                  "--cluster %s: not a file and not a preset (presets: h100x8, "
-		                  "a100x8, dgx2-v100, cpu, each optionally ':NODES')",
+		                  "h200x8, a100x8, a100-80gx8, dgx2-v100, cpu, each optionally "
+		                  "':NODES')",
 		                  name);
 	c->nodes = nodes;
 	snprintf(c->name, sizeof c->name, "%s", name);
@@ -155,8 +196,11 @@ const char *pl_cluster_preset_for_gpu(const char *device)
 {
 	static const struct {
 		const char *key, *preset;
-	} families[] = {{"H100", "h100x8"}, {"H200", "h100x8"}, {"H800", "h100x8"},
-	                {"A100", "a100x8"}, {"A800", "a100x8"}, {"V100", "dgx2-v100"}};
+	} families[] = {{"H100", "h100x8"},         {"H200", "h200x8"},
+	                {"H800", "h100x8"},         {"A100-SXM4-80GB", "a100-80gx8"},
+	                {"A100 80GB", "a100-80gx8"}, {"A100-80GB", "a100-80gx8"},
+	                {"A100", "a100x8"},         {"A800", "a100x8"},
+	                {"V100", "dgx2-v100"}};
 	for (size_t i = 0; i < sizeof families / sizeof *families; i++)
 		if (strstr(device, families[i].key))
 			return families[i].preset;
@@ -254,11 +298,45 @@ static pl_status num(const cJSON *o, const char *key, double *out, int required,
 
 static const char *const link_keys[PL_LINK_COUNT] = {"intra_node", "inter_node"};
 
+/* Every key of object o must be one of known[0..n): a typo is an error that
+ * names the key and the nearest known one, never a silent default. */
+static pl_status check_keys(const cJSON *o, const char *const *known, int n, const char *file,
+                            const char *where, pl_err *err)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach (e, o) {
+		int k = 0;
+		while (k < n && strcmp(e->string, known[k]))
+			k++;
+		if (k < n)
+			continue;
+		char list[512] = "";
+		size_t len = 0;
+		for (int j = 0; j < n && len < sizeof list; j++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "",
+			                        known[j]);
+		return FAIL("%s: %s%s: unknown key (did you mean '%s'?); expected one of %s", file,
+		            where, e->string, pl_nearest_word(e->string, known, n), list);
+	}
+	return PL_OK;
+}
+#define CHECK_KEYS(o, where, ...)                                                          \
+	do {                                                                               \
+		static const char *const known_[] = {__VA_ARGS__};                         \
+		pl_status s_ = check_keys(o, known_, (int)(sizeof known_ / sizeof *known_), \
+		                          file, where, err);                               \
+		if (s_)                                                                    \
+			return s_;                                                         \
+	} while (0)
+
 static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const char *where,
                           pl_err *err)
 {
 	char w[256];
 	if (cJSON_IsObject(v)) {
+		char wd[256];
+		snprintf(wd, sizeof wd, "%s.", where);
+		CHECK_KEYS(v, wd, "alpha", "beta");
 		l->n = 1;
 		l->ranks[0] = 0;
 		l->max_bytes[0] = 0;
@@ -276,6 +354,11 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	l->n = 0;
 	cJSON_ArrayForEach (e, v) {
 		snprintf(w, sizeof w, "%s[%d].", where, l->n);
+		if (!cJSON_IsObject(e))
+			return FAIL("%s: %s[%d]: expected {\"ranks\", \"alpha\", \"beta\"[, "
+			            "\"max_bytes\"]}",
+			            file, where, l->n);
+		CHECK_KEYS(e, w, "ranks", "alpha", "beta", "max_bytes");
 		double ranks = 0;
 		pl_status st;
 		l->max_bytes[l->n] = 0;
@@ -297,6 +380,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
 	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.cluster/1"))
 		return FAIL("%s: format: expected \"planner.cluster/1\"", file);
+	CHECK_KEYS(root, "", "format", "name", "nodes", "devices_per_node", "device", "links",
+	           "collectives", "source", "calibration", "topology");
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->name, sizeof c->name, "%s", v->valuestring);
@@ -310,11 +395,24 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	if (dev) {
 		if (!cJSON_IsObject(dev))
 			return FAIL("%s: device: expected an object", file);
+		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
+		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
+		           "kernel_overhead", "memory_reserve_bytes");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
-		if ((st = num(dev, "memory_bytes", &c->memory_bytes, 0, 1, file, "device.", err)) ||
-		    (st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
+		/* the reserve follows the memory unless given */
+		if ((st = num(dev, "memory_bytes", &c->memory_bytes, 0, 1, file, "device.", err)))
+			return st;
+		c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
+		if ((st = num(dev, "memory_reserve_bytes", &c->memory_reserve, 0, 0, file,
+		              "device.", err)))
+			return st;
+		if (c->memory_reserve >= c->memory_bytes)
+			return FAIL("%s: device.memory_reserve_bytes %.17g: expected less than "
+			            "device.memory_bytes %.17g",
+			            file, c->memory_reserve, c->memory_bytes);
+		if ((st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
 		              err)))
 			return st;
 		if ((st = num(dev, "vector_efficiency", &c->vector_eff, 0, 1e-9, file, "device.",
@@ -330,6 +428,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				return FAIL("%s: device.gemm_efficiency: expected {\"max\", "
 				            "\"half_flops\"}",
 				            file);
+			CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops");
 			if ((st = num(ge, "max", &c->gemm_eff_max, 1, 1e-9, file,
 			              "device.gemm_efficiency.", err)) ||
 			    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
@@ -358,12 +457,19 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	}
 	const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
 	if (links) {
+		if (!cJSON_IsObject(links))
+			return FAIL("%s: links: expected an object", file);
+		CHECK_KEYS(links, "links.", "intra_node", "inter_node");
 		for (int k = 0; k < PL_LINK_COUNT; k++) {
 			const cJSON *lk = cJSON_GetObjectItemCaseSensitive(links, link_keys[k]);
 			if (!lk)
 				continue;
 			char where[64];
 			snprintf(where, sizeof where, "links.%s.", link_keys[k]);
+			if (!cJSON_IsObject(lk))
+				return FAIL("%s: links.%s: expected {\"busbw\", \"latency\"}", file,
+				            link_keys[k]);
+			CHECK_KEYS(lk, where, "busbw", "latency");
 			double bw = 1.0 / c->link[k].beta;
 			if ((st = num(lk, "busbw", &bw, 0, 1, file, where, err)) ||
 			    (st = num(lk, "latency", &c->link[k].alpha, 0, 0, file, where, err)))
@@ -373,6 +479,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	}
 	const cJSON *colls = cJSON_GetObjectItemCaseSensitive(root, "collectives");
 	if (colls) {
+		if (!cJSON_IsObject(colls))
+			return FAIL("%s: collectives: expected an object", file);
 		const cJSON *e;
 		cJSON_ArrayForEach (e, colls) {
 			int ci = -1;
@@ -383,6 +491,13 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				return FAIL("%s: collectives.%s: expected one of all_reduce, "
 				            "all_gather, reduce_scatter, all_to_all, send_recv",
 				            file, e->string);
+			char wc[64];
+			snprintf(wc, sizeof wc, "collectives.%s.", e->string);
+			if (!cJSON_IsObject(e))
+				return FAIL("%s: collectives.%s: expected an object of link class: "
+				            "alpha-beta",
+				            file, e->string);
+			CHECK_KEYS(e, wc, "intra_node", "inter_node");
 			for (int k = 0; k < PL_LINK_COUNT; k++) {
 				const cJSON *lk = cJSON_GetObjectItemCaseSensitive(e, link_keys[k]);
 				char where[128];
@@ -417,6 +532,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON *dev = cJSON_AddObjectToObject(o, "device");
 	cJSON_AddStringToObject(dev, "name", c->device_name);
 	cJSON_AddNumberToObject(dev, "memory_bytes", c->memory_bytes);
+	cJSON_AddNumberToObject(dev, "memory_reserve_bytes", c->memory_reserve);
 	cJSON *pf = cJSON_AddObjectToObject(dev, "peak_flops");
 	for (int d = 0; d < PL_DT_COUNT; d++)
 		if (c->peak_flops[d] > 0)
@@ -463,6 +579,17 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	return o;
 }
 
+pl_status pl_cluster_from_json(pl_cluster *c, const cJSON *root, const char *where, pl_err *err)
+{
+	pl_cluster tmp;
+	h100(&tmp);
+	snprintf(tmp.name, sizeof tmp.name, "cluster");
+	pl_status st = parse_cluster(&tmp, root, where, err);
+	if (!st)
+		*c = tmp;
+	return st;
+}
+
 pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)
 {
 	char *buf = NULL;
@@ -485,12 +612,7 @@ pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)
 		}
 		st = pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", path, line, col);
 	} else {
-		pl_cluster tmp;
-		h100(&tmp);
-		snprintf(tmp.name, sizeof tmp.name, "cluster");
-		st = parse_cluster(&tmp, root, path, err);
-		if (!st)
-			*c = tmp;
+		st = pl_cluster_from_json(c, root, path, err);
 	}
 	cJSON_Delete(root);
 	free(buf);

@@ -36,6 +36,7 @@ typedef struct pl_cluster {
 	int64_t nodes, devices_per_node;
 	char device_name[64];
 	double memory_bytes;
+	double memory_reserve; /* bytes of it the runtime keeps (CUDA context, NCCL, allocator) */
 	double peak_flops[PL_DT_COUNT]; /* dense, FLOP/s */
 	double memory_bandwidth;        /* bytes/s */
 	pl_ab link[PL_LINK_COUNT];      /* defaults: latency, 1/busbw */
@@ -63,11 +64,19 @@ pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err);
 pl_status pl_cluster_resolve(pl_cluster *c, const char *arg, pl_err *err);
 
 int64_t pl_cluster_devices_total(const pl_cluster *c);
+/* The default runtime reserve of a GPU with memory_bytes of memory: 1.5 GiB
+ * (CUDA context and workspaces, NCCL buffers) + 5 % (allocator
+ * fragmentation); docs/cost-model.md. */
+double pl_cluster_gpu_reserve(double memory_bytes);
 
 struct cJSON;
 /* The cluster as a planner.cluster/1 object (every field, so that loading it
  * gives back the same cluster); NULL when out of memory. */
 struct cJSON *pl_cluster_to_json(const pl_cluster *c);
+/* The cluster of a planner.cluster/1 object (a file's, or the description a
+ * checkpoint records); where names it in messages. */
+pl_status pl_cluster_from_json(pl_cluster *c, const struct cJSON *root, const char *where,
+                               pl_err *err);
 /* alpha-beta for a collective of S bytes over n ranks on a link class. */
 pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes);
 /* nccl-tests bus factor: 2(n-1)/n for all_reduce, (n-1)/n for all_gather,

@@ -444,6 +444,7 @@ static pl_status fit_cluster(calib *c, pl_cluster *cl, cJSON *raw, pl_err *err)
 	cl->kernel_overhead_s = c->overhead_s / 2; /* a forward and a backward call */
 	double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 	cl->memory_bytes = mem > 0 ? mem / (double)c->R : 1e9;
+	cl->memory_reserve = 0; /* host memory: no CUDA context, NCCL or caching allocator */
 	cl->nodes = 1;
 	cl->devices_per_node = c->R;
 	device_name(cl->device_name, sizeof cl->device_name);

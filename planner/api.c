@@ -659,7 +659,7 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 		    pg->where, sha ? sha : "none", tr->g->sha256);
 		goto done;
 	}
-	if ((st = pl_plan_cluster(plan->ck, &cl, &ctx->err)) ||
+	if ((st = pl_plan_cluster(plan->ck, pg->where, &cl, &ctx->err)) ||
 	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, &splits, &ctx->err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);

@@ -140,6 +140,8 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	cJSON_AddNumberToObject(c, "devices", (double)info->devices);
 	cJSON_AddNumberToObject(c, "nodes", (double)info->nodes);
 	cJSON_AddNumberToObject(c, "devices_per_node", (double)info->devices_per_node);
+	if (info->cluster)
+		cJSON_AddItemToObject(c, "description", cJSON_Duplicate(info->cluster, 1));
 	cJSON *s = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddStringToObject(s, "mode", info->mode);
 	/* 0.1 s resolution keeps the file byte-identical across runs of small searches */

@@ -10,6 +10,7 @@
 typedef struct pl_ckpt_info {
 	const char *cluster_name;
 	int64_t devices, nodes, devices_per_node;
+	const cJSON *cluster; /* the planner.cluster/1 description it was priced on (copied) */
 	const char *mode;
 	double seconds;
 	int optimal;

@@ -542,7 +542,7 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 {
 	pl_cluster cl;
 	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
-	                                            : pl_plan_cluster(plan, &cl, err);
+	                                            : pl_plan_cluster(plan, where, &cl, err);
 	if (!st && !(st = pl_plan_price(g, plan, where, &cl, pc, bubble, keep, err)) && cl_out)
 		*cl_out = cl;
 	return st;

@@ -61,3 +61,43 @@ int pl_parse_bytes(const char *s, double *out)
 		}
 	return -1;
 }
+
+/* Levenshtein distance of two short words (keys are far shorter than 64). */
+static int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 63 || lb > 63)
+		return 64;
+	int row[64];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *pl_nearest_word(const char *word, const char *const *known, int n)
+{
+	const char *best = NULL;
+	int bd = 1 << 30;
+	for (int k = 0; k < n; k++) {
+		int d = edit_distance(word, known[k]);
+		if (d < bd) {
+			bd = d;
+			best = known[k];
+		}
+	}
+	return best;
+}

@@ -10,4 +10,8 @@ int pl_parse_auto(const char *s, long long lo, long long hi, long long auto_valu
 /* Bytes: "80e9", "80G" (SI), "80GiB" (binary), "none" (0). */
 int pl_parse_bytes(const char *s, double *out);
 
+/* The entry of known[0..n) nearest to word by edit distance (the first of
+ * equals); NULL when n is 0. For "unknown key 'x'; did you mean 'y'?". */
+const char *pl_nearest_word(const char *word, const char *const *known, int n);
+
 #endif

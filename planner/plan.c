@@ -50,7 +50,9 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 			cm[o] = per[o].comm_s;
 			mb[o] = per[o].mem_bytes;
 		}
+		cJSON *desc = pl_cluster_to_json(cl);
 		pl_ckpt_info info = {.cluster_name = cl->name,
+		                     .cluster = desc,
 		                     .devices = pl_cluster_devices_total(cl),
 		                     .nodes = cl->nodes,
 		                     .devices_per_node = cl->devices_per_node,
@@ -67,7 +69,8 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 		                     .op_compute_s = cs,
 		                     .op_comm_s = cm,
 		                     .op_mem_bytes = mb};
-		ck = pl_ckpt_build(g, splits, &info);
+		ck = desc ? pl_ckpt_build(g, splits, &info) : NULL;
+		cJSON_Delete(desc);
 	}
 	free(per);
 	free(cs);
@@ -106,7 +109,9 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	}
 	for (int64_t s = 0; s < pp; s++)
 		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
+	cJSON *desc = pl_cluster_to_json(cl);
 	pl_ckpt_info info = {.cluster_name = cl->name,
+	                     .cluster = desc,
 	                     .devices = pl_cluster_devices_total(cl),
 	                     .nodes = cl->nodes,
 	                     .devices_per_node = cl->devices_per_node,
@@ -131,7 +136,8 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .op_recompute = p->job.recompute,
 	                     .bubble_s = jp->cost.bubble_s,
 	                     .stage_s = ts};
-	*out = pl_ckpt_build(g, sp, &info);
+	*out = desc ? pl_ckpt_build(g, sp, &info) : NULL;
+	cJSON_Delete(desc);
 	if (!*out)
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 done:
@@ -215,11 +221,25 @@ done:
 	return st;
 }
 
+pl_status pl_plan_check_model(const pl_graph *g, const cJSON *ck, const char *where, pl_err *err)
+{
+	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(ck, "model"), "sha256"));
+	if (!sha || !strcmp(sha, g->sha256))
+		return PL_OK;
+	return pl_err_set(err, PL_EINVAL,
+	                  "%s: the plan was made for another model: model.sha256 is %s, but %s "
+	                  "has sha256 %s",
+	                  where, sha, g->path, g->sha256);
+}
+
 pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_err *err)
 {
+	pl_status st = pl_plan_check_model(g, ck, where, err);
+	if (st)
+		return st;
 	int64_t **splits = pl_splits_alloc(g);
 	int *has = calloc((size_t)g->nops + 1, sizeof *has);
-	pl_status st = PL_OK;
 	if (!splits || !has)
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 	else if (!(st = pl_ckpt_parse_splits(g, ck, where, 1, splits, has, err)))
@@ -233,13 +253,19 @@ pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_e
 	return st;
 }
 
-pl_status pl_plan_cluster(const cJSON *ck, pl_cluster *cl, pl_err *err)
+pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl_err *err)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
 	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(c, "nodes");
 	const cJSON *dpn = cJSON_GetObjectItemCaseSensitive(c, "devices_per_node");
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(c, "devices");
+	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(c, "description");
+	if (desc) {
+		char w[512];
+		snprintf(w, sizeof w, "%s: cluster.description", where);
+		return pl_cluster_from_json(cl, desc, w, err);
+	}
 	if (cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK)
 		return PL_OK;
 	if (cJSON_IsNumber(dpn) && cJSON_IsNumber(nodes) && dpn->valuedouble >= 1 &&
@@ -326,6 +352,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		st = pl_err_set(err, PL_EINVAL, "%s: expected a JSON object", where);
 		goto cleanup;
 	}
+	if ((st = pl_plan_check_model(g, plan, where, err)))
+		goto cleanup;
 	int64_t pp, m;
 	int zero, is_job = 0;
 	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, &is_job, err)))

@@ -28,13 +28,18 @@ typedef struct pl_plan_opts {
 pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                          double *seconds, pl_err *err);
 
+/* PL_EINVAL naming both digests when checkpoint ck records a model.sha256
+ * other than g's; a plan without one (written by hand) passes. */
+pl_status pl_plan_check_model(const pl_graph *g, const cJSON *ck, const char *where, pl_err *err);
+
 /* Makes the strategies of the ops a checkpoint names annotations of g (kept
  * by every searcher); ops it does not name stay free. */
 pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_err *err);
 
-/* The cluster a checkpoint's cluster block names: a preset, else H100 nodes
- * of its shape, else its device count. */
-pl_status pl_plan_cluster(const cJSON *ck, pl_cluster *cl, pl_err *err);
+/* The cluster a checkpoint was priced on: the description its cluster block
+ * records, else (older checkpoints) the preset it names, else H100 nodes of
+ * its shape, else its device count. where names the checkpoint in errors. */
+pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl_err *err);
 
 /* Prices plan (a checkpoint object; only parallel_strategy_item and the
  * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan.

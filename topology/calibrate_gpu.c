@@ -287,6 +287,7 @@ static pl_status device_cluster(int dev, pl_cluster *out, cJSON *r, pl_err *err)
 	memset(out->coll, 0, sizeof out->coll);
 	snprintf(out->device_name, sizeof out->device_name, "%.63s", prop.name);
 	out->memory_bytes = (double)prop.totalGlobalMem;
+	out->memory_reserve = pl_cluster_gpu_reserve(out->memory_bytes);
 	cJSON_AddStringToObject(r, "backend", "cuda");
 	cJSON_AddStringToObject(r, "device", prop.name);
 	int v = 0;
