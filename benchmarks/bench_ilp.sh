@@ -20,10 +20,10 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 ROWS=${ROWS:-"8:none 8:36GiB 64:none 64:7GiB"}
 for row in $ROWS; do
   d=${row%%:*} lim=${row#*:}
-  "$B/planner" search "$T/m.json" --devices "$d" --memory-limit "$lim" --pareto-cap 100000 \
+  "$B/planner" search "$T/m.json" --devices "$d" --memory-limit "$lim" --memory-reserve 0 --pareto-cap 100000 \
     --time-limit 600 -o "$T/dp.json" > /dev/null
   /usr/bin/time -f "%e" -o "$T/t" "$B/planner" search "$T/m.json" --devices "$d" \
-    --memory-limit "$lim" --mode ilp --time-limit "$ILP_LIMIT_S" --progress \
+    --memory-limit "$lim" --memory-reserve 0 --mode ilp --time-limit "$ILP_LIMIT_S" --progress \
     -o "$T/ilp.json" > /dev/null 2> "$T/err" || true
   cols=$(grep -o "[0-9]* columns," "$T/err" | cut -d' ' -f1 | tail -1 || true)
   if [ -s "$T/ilp.json" ]; then
@@ -32,7 +32,7 @@ for row in $ROWS; do
   else
     ilp_step="-" ilp_res=$(grep -v "^planner: ilp:" "$T/err" | tail -1)
   fi
-  "$B/planner" search "$T/m.json" --devices "$d" --memory-limit "$lim" --mode ilp \
+  "$B/planner" search "$T/m.json" --devices "$d" --memory-limit "$lim" --memory-reserve 0 --mode ilp \
     --time-limit 30 --dump-lp "$T/i.lp" > /dev/null 2>&1 || true
   lp_cols=$(grep -o "\b[xyn][0-9][0-9_]*" "$T/i.lp" | sort -u | wc -l)
   # CBC's -sec does not bound its LP solve: stop it 60 s past the limit

@@ -20,7 +20,7 @@ for row in $ROWS; do
   d=${row%%:*} lim=${row#*:}
   for enc in flow cost; do
     /usr/bin/time -f "%e" -o "$T/t" "$B/planner" search "$T/m.json" --devices "$d" \
-      --memory-limit "$lim" --mode ilp --ilp-edges "$enc" --time-limit "$ILP_LIMIT_S" \
+      --memory-limit "$lim" --memory-reserve 0 --mode ilp --ilp-edges "$enc" --time-limit "$ILP_LIMIT_S" \
       --progress -o "$T/p.json" > /dev/null 2> "$T/err" || true
     size=$(grep -o "[0-9]* columns, [0-9]* rows, [0-9]* nonzeros" "$T/err" | tail -1 |
       awk '{print $1 " | " $3 " | " $5}' || true)

@@ -18,7 +18,7 @@ echo "| limit | Lagrangian bound s | strategies left of | columns | ilp s | ilp 
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for lim in $LIMITS; do
   /usr/bin/time -f "%e" -o "$T/t" "$B/planner" search "$T/m.json" --devices "$DEVICES" \
-    --memory-limit "$lim" --mode ilp --time-limit "$ILP_LIMIT_S" --progress \
+    --memory-limit "$lim" --memory-reserve 0 --mode ilp --time-limit "$ILP_LIMIT_S" --progress \
     -o "$T/ilp.json" > /dev/null 2> "$T/err" || true
   lag=$(grep -o "Lagrangian bound [0-9.e-]*" "$T/err" | awk '{print $3}' || true)
   kept=$(grep -o "presolve kept [0-9]* of [0-9]*" "$T/err" | tail -1 | awk '{print $3 " of " $5}' || true)
@@ -30,7 +30,7 @@ for lim in $LIMITS; do
     ilp_step="-" ilp_res=$(tail -1 "$T/err")
   fi
   /usr/bin/time -f "%e" -o "$T/td" "$B/planner" search "$T/m.json" --devices "$DEVICES" \
-    --memory-limit "$lim" -o "$T/dp.json" > /dev/null 2>&1 || true
+    --memory-limit "$lim" --memory-reserve 0 -o "$T/dp.json" > /dev/null 2>&1 || true
   printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$lim" "${lag:--}" "${kept:--}" \
     "${cols:--}" "$(tail -1 "$T/t")" "$ilp_step" "$ilp_res" "$(tail -1 "$T/td")" \
     "$(jq .cost.step_seconds "$T/dp.json")" "$(jq .search.optimal "$T/dp.json")"

@@ -19,7 +19,7 @@ for inst in 64:none 64:6GiB 64:7.5GiB 512:none; do
   for tl in $LIMITS; do
     rc=0
     /usr/bin/time -f "%e" -o "$T/t" "$B/planner" search "$T/m.json" --devices "$d" \
-      --memory-limit "$lim" --mode ilp --time-limit "$tl" -o "$T/p.json" > /dev/null 2> "$T/err" || rc=$?
+      --memory-limit "$lim" --memory-reserve 0 --mode ilp --time-limit "$tl" -o "$T/p.json" > /dev/null 2> "$T/err" || rc=$?
     wall=$(tail -1 "$T/t")
     if [ -s "$T/p.json" ]; then
       res=$(jq -r 'if .search.optimal then "optimal" else .search.why end' "$T/p.json")

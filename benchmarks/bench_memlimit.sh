@@ -18,7 +18,7 @@ echo "|---|---|---|---|---|---|---|"
 for lim in 40 36 32; do
   for cap in 256 4096; do
     /usr/bin/time -f "%e" -o "$T/t" "$B/planner" search "$T/m.json" --devices 8 \
-      --memory-limit "${lim}GiB" --pareto-cap "$cap" -o "$T/p.json" > /dev/null 2> "$T/err" || true
+      --memory-reserve 0 --memory-limit "${lim}GiB" --pareto-cap "$cap" -o "$T/p.json" > /dev/null 2> "$T/err" || true
     if [ -s "$T/p.json" ]; then
       printf "| %s | %s | %s | %.6g | %+.2f%% | %.2f | %s |\n" "$lim" "$cap" "$(tail -1 "$T/t")" \
         "$(jq .cost.step_seconds "$T/p.json")" \

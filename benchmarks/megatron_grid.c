@@ -271,8 +271,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "planner-bench-grid: %s\n", err.msg);
 		return 2;
 	}
-	if (limit < 0)
-		limit = cl.memory_bytes;
+	if (limit < 0) /* the device less the runtime reserve, as planner search */
+		limit = cl.memory_bytes - cl.memory_reserve;
 	point best = {0};
 	int feasible, invalid;
 	double t0 = ve_now();

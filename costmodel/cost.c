@@ -161,6 +161,10 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 		out->state_bytes[1] += 2 * bytes + sb / r;
 		out->state_bytes[2] += bytes + bytes / r + sb / r;
 		out->state_bytes[3] += 2 * bytes / r + sb / r;
+		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+			out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
+			out->grad_bytes[z] += z >= 2 ? bytes / r : bytes;
+		}
 		out->sync_s[0] += t_ar;
 		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
 		out->sync_s[2] += r > 1 ? t_rs + t_ag : 0;

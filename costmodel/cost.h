@@ -39,6 +39,7 @@ typedef struct pl_nodeparts {
 	double sync_s[PL_ZERO_LEVELS]; /* gradient all-reduce, or reduce-scatter (+ all-gather) */
 	double opt_s[PL_ZERO_LEVELS];  /* the optimizer update of its share */
 	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
+	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
 	double act_bytes;                   /* activations kept for the backward */
 	double out_bytes;                   /* its first output (what a checkpoint keeps) */
 } pl_nodeparts;

@@ -124,6 +124,50 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 	return 0;
 }
 
+int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out)
+{
+	int64_t pp = p->job.stages > 0 ? p->job.stages : 1;
+	int64_t m = p->job.micro_batches > 0 ? p->job.micro_batches : 1;
+	pl_membreak *per = calloc((size_t)pp, sizeof *per);
+	double *state = calloc((size_t)pp, sizeof *state), *act = calloc((size_t)pp, sizeof *act);
+	if (!per || !state || !act) {
+		free(per);
+		free(state);
+		free(act);
+		return -1;
+	}
+	int z = p->job.zero;
+	for (int o = 0; o < p->nops; o++) {
+		int s = stage ? stage[o] : 0;
+		pl_nodeparts pt;
+		pl_jobshare js;
+		pl_cost_node_parts(p, o, splits[o], &pt);
+		pl_parts_split(p, o, &pt, &js);
+		per[s].weights += pt.weight_bytes[z];
+		per[s].gradients += pt.grad_bytes[z];
+		per[s].optimizer_states += pt.state_bytes[z] - pt.weight_bytes[z] - pt.grad_bytes[z];
+		state[s] += js.state_bytes;
+		act[s] += js.act_bytes;
+	}
+	/* the peak stage as pl_job_price finds it: state + in-flight activations */
+	int best = 0;
+	double peak = -1;
+	for (int64_t s = 0; s < pp; s++) {
+		per[s].activations = (double)pl_job_inflight(pp, m, s) * act[s];
+		double total = state[s] + per[s].activations;
+		if (total > peak) {
+			peak = total;
+			best = (int)s;
+		}
+	}
+	*out = per[best];
+	out->stage = best;
+	free(per);
+	free(state);
+	free(act);
+	return 0;
+}
+
 int pl_stage_mesh(const pl_cluster *c, int64_t k, pl_cluster *out)
 {
 	*out = *c;

@@ -62,6 +62,17 @@ int pl_stage_mesh(const pl_cluster *c, int64_t k, pl_cluster *out);
 void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stagecost *acc,
                     double *act);
 
+/* The memory of one device of the peak stage (the stage pl_job_price's
+ * mem_bytes comes from) by what it holds. The categories add up to that
+ * mem_bytes; `reserved` (the runtime's) is left to the caller, and so is
+ * `transient`, which the model does not price yet (0). */
+typedef struct pl_membreak {
+	double weights, gradients, optimizer_states, activations, transient, reserved;
+	int stage;
+} pl_membreak;
+int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
+                  pl_membreak *out);
+
 /* step from per-stage costs (the formula above) */
 void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, pl_jobcost *out);
 

@@ -179,6 +179,7 @@ static const char *const help =
     "  --layers N         transformer blocks (default 2)\n"
     "  --mode MODE        search_mode: dp, rec, ilp, propagate, auto (default dp)\n"
     "  --memory-limit B   memory_limit per device, e.g. 20K (default: the device's)\n"
+    "  --memory-reserve B memory_reserve: what the runtime keeps of it, e.g. 0\n"
     "  --save FILE        strategy_ckpt_save_file: write the plan\n"
     "  --check            exit 1 if a loss differs from one device's by more than 1e-4\n"
     "                     (relative)\n"
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
 {
 	cfg c = {.batch = 8, .seq = 16, .hidden = 32, .heads = 4, .layers = 2, .vocab = 64};
 	int steps = 10, check = 0;
-	const char *devices = "4", *mode = "dp", *limit = NULL, *save = NULL;
+	const char *devices = "4", *mode = "dp", *limit = NULL, *reserve = NULL, *save = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -206,6 +207,8 @@ int main(int argc, char **argv)
 			mode = v, i++;
 		} else if (v && !strcmp(a, "--memory-limit")) {
 			limit = v, i++;
+		} else if (v && !strcmp(a, "--memory-reserve")) {
+			reserve = v, i++;
 		} else if (v && !strcmp(a, "--save")) {
 			save = v, i++;
 		} else {
@@ -229,6 +232,8 @@ int main(int argc, char **argv)
 	TRY(planner_set_auto_parallel_context(ctx, "search_mode", mode));
 	if (limit)
 		TRY(planner_set_auto_parallel_context(ctx, "memory_limit", limit));
+	if (reserve)
+		TRY(planner_set_auto_parallel_context(ctx, "memory_reserve", reserve));
 	if (save)
 		TRY(planner_set_auto_parallel_context(ctx, "strategy_ckpt_save_file", save));
 	TRY(planner_set_auto_parallel_context(ctx, "optimizer", "adam"));

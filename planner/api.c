@@ -99,6 +99,7 @@ enum {
 	K_GLOBAL_RANK,
 	K_SEARCH_MODE,
 	K_MEMORY_LIMIT,
+	K_MEMORY_RESERVE,
 	K_LOAD_FILE,
 	K_SAVE_FILE,
 	K_PIPELINE_STAGES,
@@ -127,6 +128,7 @@ static const struct key {
                        "dp, rec, ilp, propagate, auto, brute, dynamic_programming, "
                        "recursive_programming or sharding_propagation"},
     [K_MEMORY_LIMIT] = {"memory_limit", NULL, is_bytes, "bytes such as 80e9, 80G, 75GiB or 'none'"},
+    [K_MEMORY_RESERVE] = {"memory_reserve", NULL, is_bytes, "bytes such as 2G, 5.5GiB or 0"},
     [K_LOAD_FILE] = {"strategy_ckpt_load_file", NULL, is_any, "a file name"},
     [K_SAVE_FILE] = {"strategy_ckpt_save_file", NULL, is_any, "a file name"},
     [K_PIPELINE_STAGES] = {"pipeline_stages", "1", is_count_or_auto, "an integer >= 1 or 'auto'"},
@@ -248,6 +250,16 @@ static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
 		                  "set_auto_parallel_context: device_num %lld but cluster '%s' has "
 		                  "%lld devices",
 		                  d, ctx->val[K_CLUSTER], (long long)D);
+	if (ctx->val[K_MEMORY_RESERVE]) {
+		double r = 0;
+		pl_parse_bytes(ctx->val[K_MEMORY_RESERVE], &r);
+		if (r >= cl->memory_bytes)
+			return pl_err_set(&ctx->err, PL_EINVAL,
+			                  "set_auto_parallel_context: memory_reserve %s: expected "
+			                  "less than the device memory %.0f bytes",
+			                  ctx->val[K_MEMORY_RESERVE], cl->memory_bytes);
+		cl->memory_reserve = r;
+	}
 	if (get_ll(ctx, K_GLOBAL_RANK, 0) >= D)
 		return pl_err_set(&ctx->err, PL_EINVAL,
 		                  "set_auto_parallel_context: global_rank %s: expected 0 to %lld",
@@ -660,7 +672,7 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 		goto done;
 	}
 	if ((st = pl_plan_cluster(plan->ck, pg->where, &cl, &ctx->err)) ||
-	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, &splits, &ctx->err)))
+	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &splits, &ctx->err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);
 	if ((st = strcmp(get(ctx, K_BACKEND), "cuda")

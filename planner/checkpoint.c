@@ -128,6 +128,9 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 	return all;
 }
 
+const char *const pl_ckpt_mem_names[PL_CKPT_MEM] = {
+    "weights", "gradients", "optimizer_states", "activations", "transient", "reserved"};
+
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -288,6 +291,13 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	cJSON_AddNumberToObject(cost, "compute_seconds", info->compute_s);
 	cJSON_AddNumberToObject(cost, "communication_seconds", info->comm_s);
 	cJSON_AddNumberToObject(cost, "peak_memory_bytes", info->mem_bytes);
+	if (info->mem_breakdown) {
+		cJSON *mb = cJSON_AddObjectToObject(cost, "memory_breakdown_bytes");
+		for (int k = 0; k < PL_CKPT_MEM; k++)
+			cJSON_AddNumberToObject(mb, pl_ckpt_mem_names[k], info->mem_breakdown[k]);
+		if (info->stages > 0)
+			cJSON_AddNumberToObject(cost, "peak_memory_stage", info->mem_stage);
+	}
 	if (info->stages > 0)
 		cJSON_AddNumberToObject(cost, "bubble_seconds", info->bubble_s);
 	return root;

@@ -28,7 +28,14 @@ typedef struct pl_ckpt_info {
 	const uint8_t *op_recompute;
 	double bubble_s;
 	const double *stage_s; /* per stage: one micro-batch's time */
+	/* the peak device's memory by category, PL_CKPT_MEM entries in the order
+	 * of pl_ckpt_mem_names (NULL: none written) */
+	const double *mem_breakdown;
+	int mem_stage;
 } pl_ckpt_info;
+
+#define PL_CKPT_MEM 6
+extern const char *const pl_ckpt_mem_names[PL_CKPT_MEM];
 
 /* Builds the checkpoint object. Caller owns the result (cJSON_Delete). */
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info);

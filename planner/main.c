@@ -59,7 +59,11 @@ static const char *const top_help =
 typedef struct common {
 	const char *cluster;
 	long long devices;
+	int has_reserve;
+	double reserve; /* --memory-reserve */
 } common;
+
+#define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
 
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
@@ -74,16 +78,39 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->cluster = arg;
 		return 0;
 	}
+	if (ch == OPT_RESERVE) {
+		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
+			return pl_cli_usage(cmd,
+			                    "--memory-reserve %s: expected bytes such as 2G, 5.5GiB "
+			                    "or 0",
+			                    arg);
+		co->has_reserve = 1;
+		return 0;
+	}
 	return -1;
+}
+
+/* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
+static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
+{
+	if (!c->has_reserve)
+		return PL_OK;
+	if (c->reserve >= cl->memory_bytes)
+		return pl_err_set(err, PL_EINVAL,
+		                  "--memory-reserve %.0f: expected less than the device memory "
+		                  "%.0f bytes",
+		                  c->reserve, cl->memory_bytes);
+	cl->memory_reserve = c->reserve;
+	return PL_OK;
 }
 
 static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)
 {
 	if (c->cluster && c->devices)
 		return pl_err_set(err, PL_EINVAL, "give --devices or --cluster, not both");
-	if (c->cluster)
-		return pl_cluster_resolve(out, c->cluster, err);
-	return pl_cluster_devices(out, c->devices ? c->devices : 8, err);
+	pl_status st = c->cluster ? pl_cluster_resolve(out, c->cluster, err)
+	                          : pl_cluster_devices(out, c->devices ? c->devices : 8, err);
+	return st ? st : apply_reserve(c, out, err);
 }
 
 static void fmt_bytes(double b, char *buf, size_t n)
@@ -254,6 +281,9 @@ static const char *const search_help =
     "                        propagate (from annotations) | auto | brute (small graphs)\n"
     "  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
     "                        or 'none'; default: the device memory of the cluster\n"
+    "  --memory-reserve BYTES  of the limit, what the runtime keeps (CUDA context, NCCL\n"
+    "                        buffers, allocator); default: the cluster's (GPU presets:\n"
+    "                        1.5 GiB + 5 % of the memory; cpu: 0)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven)\n"
@@ -300,6 +330,7 @@ static int cmd_search(int argc, char **argv)
 	                                     {"zero", required_argument, 0, 'Z'},
 	                                     {"recompute", required_argument, 0, 'R'},
 	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"mode", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"load", required_argument, 0, 'l'},
@@ -317,7 +348,8 @@ static int cmd_search(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-		case 'c': {
+		case 'c':
+		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
 				return rc;
@@ -520,40 +552,90 @@ static const char *const cost_help =
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
     "else H100 nodes of its shape).\n";
 
-/* bubble < 0: a per-op plan without pipeline fields */
-static cJSON *cost_object(const pl_plancost *pc, double bubble)
+/* One priced plan, as 'cost' reports it. */
+typedef struct cost_result {
+	pl_plancost pc;
+	double bubble; /* < 0: a per-op plan without pipeline fields */
+	double breakdown[PL_CKPT_MEM];
+	double limit; /* the device memory it must fit in */
+} cost_result;
+
+static cJSON *cost_object(const cost_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "step_seconds", pc->step_s);
-	cJSON_AddNumberToObject(o, "compute_seconds", pc->compute_s);
-	cJSON_AddNumberToObject(o, "communication_seconds", pc->comm_s);
-	cJSON_AddNumberToObject(o, "peak_memory_bytes", pc->mem_bytes);
-	if (bubble >= 0)
-		cJSON_AddNumberToObject(o, "bubble_seconds", bubble);
+	cJSON_AddNumberToObject(o, "step_seconds", r->pc.step_s);
+	cJSON_AddNumberToObject(o, "compute_seconds", r->pc.compute_s);
+	cJSON_AddNumberToObject(o, "communication_seconds", r->pc.comm_s);
+	cJSON_AddNumberToObject(o, "peak_memory_bytes", r->pc.mem_bytes);
+	if (r->bubble >= 0)
+		cJSON_AddNumberToObject(o, "bubble_seconds", r->bubble);
+	cJSON *mb = cJSON_AddObjectToObject(o, "memory_breakdown_bytes");
+	for (int k = 0; k < PL_CKPT_MEM; k++)
+		cJSON_AddNumberToObject(mb, pl_ckpt_mem_names[k], r->breakdown[k]);
+	cJSON_AddNumberToObject(o, "memory_limit_bytes", r->limit);
+	cJSON_AddBoolToObject(o, "fits", r->pc.mem_bytes <= r->limit);
 	return o;
+}
+
+/* The cluster a plan is priced on: --devices/--cluster (saying so on stderr
+ * when the plan records another), else the one the plan records; then
+ * --memory-reserve. */
+static pl_status cost_cluster(const cJSON *plan, const char *where, const common *co,
+                              pl_cluster *cl, pl_err *err)
+{
+	pl_status st;
+	if (!co->cluster && !co->devices) {
+		if ((st = pl_plan_cluster(plan, where, cl, err)))
+			return st;
+		return apply_reserve(co, cl, err);
+	}
+	if ((st = resolve_cluster(co, cl, err)))
+		return st;
+	pl_cluster rec;
+	pl_err e2;
+	if (pl_plan_cluster(plan, where, &rec, &e2) == PL_OK) {
+		cJSON *a = pl_cluster_to_json(cl), *b = pl_cluster_to_json(&rec);
+		if (a && b && !cJSON_Compare(a, b, 1))
+			fprintf(stderr,
+			        "planner: note: %s was priced on cluster '%s' (%lld devices); "
+			        "pricing it on '%s' (%lld devices) as given\n",
+			        where, rec.name, (long long)pl_cluster_devices_total(&rec), cl->name,
+			        (long long)pl_cluster_devices_total(cl));
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+	}
+	return PL_OK;
 }
 
 /* Prices one plan object on the cluster of --devices/--cluster, else of its
  * cluster block; on failure err names the op. When keep is set, the cluster
- * and the plan's split counts (caller frees) are handed back. */
+ * and the plan's split counts (caller frees) are handed back. limit: the
+ * device memory to fit in (<= 0: the cluster's). */
 static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where, const common *co,
-                          pl_plancost *pc, double *bubble, pl_cluster *cl_out, int64_t ***keep,
+                          double limit, cost_result *r, pl_cluster *cl_out, int64_t ***keep,
                           pl_err *err)
 {
 	pl_cluster cl;
-	pl_status st = (co->cluster || co->devices) ? resolve_cluster(co, &cl, err)
-	                                            : pl_plan_cluster(plan, where, &cl, err);
-	if (!st && !(st = pl_plan_price(g, plan, where, &cl, pc, bubble, keep, err)) && cl_out)
+	pl_status st = cost_cluster(plan, where, co, &cl, err);
+	if (!st)
+		st = pl_plan_price(g, plan, where, &cl, &r->pc, &r->bubble, r->breakdown, keep, err);
+	if (st)
+		return st;
+	r->limit = limit > 0 ? limit : cl.memory_bytes;
+	if (cl_out)
 		*cl_out = cl;
-	return st;
+	return PL_OK;
 }
 
 static int cmd_cost(int argc, char **argv)
 {
 	common co = {0};
 	const char *strategy = NULL;
+	double limit = 0;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
@@ -562,12 +644,20 @@ static int cmd_cost(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
-		case 'c': {
+		case 'c':
+		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
 				return rc;
 			break;
 		}
+		case 'M':
+			if (pl_parse_bytes(optarg, &limit) || !(limit > 0))
+				return pl_cli_usage("cost",
+				                    "--memory-limit %s: expected bytes such as 80e9, "
+				                    "80G or 75GiB",
+				                    optarg);
+			break;
 		case 's': strategy = optarg; break;
 		case 'h': fputs(cost_help, stdout); return 0;
 		default:
@@ -582,74 +672,79 @@ static int cmd_cost(int argc, char **argv)
 	pl_err err = {{0}};
 	pl_graph *g = NULL;
 	pl_status st;
-	int rc = 0;
+	int rc = 0, over = 0;
 	if ((st = pl_graph_load_file(&g, argv[optind], &err)))
 		return pl_cli_fail(st, &err);
-	if (strcmp(strategy, "-")) {
-		char *text;
-		size_t len;
-		if ((st = pl_read_file(strategy, &text, &len, &err))) {
-			rc = pl_cli_fail(st, &err);
-			goto done;
-		}
-		cJSON *plan = cJSON_ParseWithLength(text, len);
-		free(text);
-		pl_plancost pc;
-		double bubble;
-		if (!plan)
-			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", strategy);
-		else
-			st = cost_one(g, plan, strategy, &co, &pc, &bubble, NULL, NULL, &err);
-		if (st) {
-			rc = pl_cli_fail(st, &err);
-		} else {
-			cJSON *o = cost_object(&pc, bubble);
-			char *s = cJSON_PrintUnformatted(o);
-			puts(s);
-			free(s);
-			cJSON_Delete(o);
-		}
-		cJSON_Delete(plan);
-		goto done;
-	}
+	int from_stdin = !strcmp(strategy, "-");
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	long lineno = 0;
-	while ((n = getline(&line, &cap, stdin)) >= 0) {
-		lineno++;
-		if (n == 0 || strspn(line, " \t\r\n") == (size_t)n)
-			continue;
+	for (;;) {
 		char where[64];
-		snprintf(where, sizeof where, "stdin:%ld", lineno);
-		cJSON *plan = cJSON_ParseWithLength(line, (size_t)n);
-		pl_plancost pc;
-		double bubble = -1;
-		if (!plan)
-			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", where);
-		else
-			st = cost_one(g, plan, where, &co, &pc, &bubble, NULL, NULL, &err);
-		cJSON *o;
+		cJSON *plan = NULL;
+		if (from_stdin) {
+			if ((n = getline(&line, &cap, stdin)) < 0)
+				break;
+			lineno++;
+			if (n == 0 || strspn(line, " \t\r\n") == (size_t)n)
+				continue;
+			snprintf(where, sizeof where, "stdin:%ld", lineno);
+			if (!(plan = cJSON_ParseWithLength(line, (size_t)n)))
+				st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", where);
+		} else {
+			char *text;
+			size_t len;
+			snprintf(where, sizeof where, "%s", strategy);
+			if (!(st = pl_read_file(strategy, &text, &len, &err))) {
+				if (!(plan = cJSON_ParseWithLength(text, len)))
+					st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", strategy);
+				free(text);
+			}
+		}
+		cost_result r;
+		if (plan)
+			st = cost_one(g, plan, from_stdin ? where : strategy, &co, limit, &r, NULL,
+			              NULL, &err);
+		cJSON_Delete(plan);
 		if (st) {
-			o = cJSON_CreateObject();
+			if (!from_stdin) {
+				rc = pl_cli_fail(st, &err);
+				break;
+			}
+			cJSON *o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "error", err.msg);
+			char *txt = cJSON_PrintUnformatted(o);
+			puts(txt ? txt : "{\"error\": \"out of memory\"}");
+			fflush(stdout);
+			free(txt);
+			cJSON_Delete(o);
 			fprintf(stderr, "planner: %s\n", err.msg);
 			if (!rc)
 				rc = pl_status_exit_code(st);
-		} else {
-			o = cost_object(&pc, bubble);
+			continue;
 		}
-		char *s = cJSON_PrintUnformatted(o);
-		puts(s);
+		cJSON *o = cost_object(&r);
+		char *txt = cJSON_PrintUnformatted(o);
+		puts(txt);
 		fflush(stdout);
-		free(s);
+		free(txt);
 		cJSON_Delete(o);
-		cJSON_Delete(plan);
+		if (r.pc.mem_bytes > r.limit) {
+			over = 1;
+			char a[32], b[32];
+			fmt_bytes(r.pc.mem_bytes, a, sizeof a);
+			fmt_bytes(r.limit, b, sizeof b);
+			fprintf(stderr, "planner: %s: the plan does not fit: %s per device of %s\n",
+			        where, a, b);
+		}
+		if (!from_stdin)
+			break;
 	}
 	free(line);
-done:
 	pl_graph_free(g);
-	return rc;
+	/* an error outranks a plan that does not fit */
+	return rc ? rc : over ? pl_status_exit_code(PL_EINFEASIBLE) : 0;
 }
 
 /* ---- strategies ---- */
@@ -863,6 +958,7 @@ static int cmd_run(int argc, char **argv)
 	pl_optimizer opt = PL_OPT_ADAM;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -879,7 +975,8 @@ static int cmd_run(int argc, char **argv)
 		switch (ch) {
 		case 'P': profile = 1; break;
 		case 'd':
-		case 'c': {
+		case 'c':
+		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)
 				return rc;
@@ -942,16 +1039,16 @@ static int cmd_run(int argc, char **argv)
 	pl_exec *ex = NULL;
 	double *times = NULL, *prof = NULL, *pm;
 	pl_cluster cl;
-	pl_plancost pc;
 	if ((st = pl_read_file(strategy, &text, &len, &err)))
 		goto done;
 	if (!(ck = cJSON_ParseWithLength(text, len))) {
 		st = pl_err_set(&err, PL_EINVAL, "%s: not valid JSON", strategy);
 		goto done;
 	}
-	double bubble;
-	if ((st = cost_one(g, ck, strategy, &co, &pc, &bubble, &cl, &splits, &err)))
+	cost_result cr;
+	if ((st = cost_one(g, ck, strategy, &co, 0, &cr, &cl, &splits, &err)))
 		goto done;
+	pl_plancost pc = cr.pc;
 	int64_t D = pl_cluster_devices_total(&cl);
 	if ((st = strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
 	                                  : pl_backend_cuda(&be, D, 0, &err)))

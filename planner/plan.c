@@ -32,6 +32,25 @@ void pl_splits_free(const pl_graph *g, int64_t **s)
 	free(s);
 }
 
+/* The peak device's memory by category (pl_ckpt_mem_names' order), with the
+ * runtime reserve of the cluster; -1 when out of memory. */
+static int plan_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
+                       double out[PL_CKPT_MEM], int *peak_stage)
+{
+	pl_membreak mb;
+	if (pl_job_memory(p, splits, stage, &mb))
+		return -1;
+	out[0] = mb.weights;
+	out[1] = mb.gradients;
+	out[2] = mb.optimizer_states;
+	out[3] = mb.activations;
+	out[4] = mb.transient;
+	out[5] = p->c->memory_reserve;
+	if (peak_stage)
+		*peak_stage = mb.stage;
+	return 0;
+}
+
 /* Prices a per-op plan and builds its checkpoint. */
 static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster *cl,
                                  const char *mode, const pl_search_result *r, double limit)
@@ -42,7 +61,8 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 	double *cs = calloc(n, sizeof *cs), *cm = calloc(n, sizeof *cm),
 	       *mb = calloc(n, sizeof *mb);
 	cJSON *ck = NULL;
-	if (per && cs && cm && mb) {
+	double brk[PL_CKPT_MEM];
+	if (per && cs && cm && mb && !plan_memory(p, splits, NULL, brk, NULL)) {
 		pl_plancost pc;
 		pl_cost_plan(p, splits, &pc, per);
 		for (int o = 0; o < g->nops; o++) {
@@ -65,7 +85,8 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 		                     .step_s = pc.step_s,
 		                     .compute_s = pc.compute_s,
 		                     .comm_s = pc.comm_s,
-		                     .mem_bytes = pc.mem_bytes,
+		                     .mem_bytes = pc.mem_bytes + cl->memory_reserve,
+		                     .mem_breakdown = brk,
 		                     .op_compute_s = cs,
 		                     .op_comm_s = cm,
 		                     .op_mem_bytes = mb};
@@ -109,6 +130,12 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	}
 	for (int64_t s = 0; s < pp; s++)
 		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
+	double brk[PL_CKPT_MEM];
+	int peak_stage = 0;
+	if (plan_memory(p, sp, jp->stage, brk, &peak_stage)) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
 	cJSON *desc = pl_cluster_to_json(cl);
 	pl_ckpt_info info = {.cluster_name = cl->name,
 	                     .cluster = desc,
@@ -124,7 +151,9 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .step_s = jp->cost.step_s,
 	                     .compute_s = jp->cost.compute_s,
 	                     .comm_s = jp->cost.comm_s,
-	                     .mem_bytes = jp->cost.mem_bytes,
+	                     .mem_bytes = jp->cost.mem_bytes + cl->memory_reserve,
+	                     .mem_breakdown = brk,
+	                     .mem_stage = peak_stage,
 	                     .op_compute_s = cs,
 	                     .op_comm_s = cm,
 	                     .op_mem_bytes = mb,
@@ -165,6 +194,19 @@ static void add_conflicts(cJSON *ck, const pl_problem *p, const pl_search_result
 	}
 }
 
+/* A search that found no plan under the limit says how the limit was split. */
+static pl_status reserve_note(pl_status st, double limit, double reserve, pl_err *err)
+{
+	if (st == PL_EINFEASIBLE && limit > 0 && reserve > 0) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n,
+		         " (the plan's tensors get the device limit %.0f bytes less the runtime "
+		         "reserve of %.0f bytes; --memory-reserve changes the reserve)",
+		         limit, reserve);
+	}
+	return st;
+}
+
 pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                          double *seconds, pl_err *err)
 {
@@ -181,13 +223,26 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		                  "recompute) plans with dp, ilp, rec or auto, without an LP dump; "
 		                  "got mode '%s'",
 		                  mode);
+	/* the limit is the device's; the plan's tensors get it less the reserve */
+	pl_search_opts so = o->so;
+	double reserve = cl->memory_reserve;
+	if (so.memory_limit > 0) {
+		so.memory_limit -= reserve;
+		if (so.memory_limit <= 0)
+			return pl_err_set(err, PL_EINVAL,
+			                  "the memory limit %.0f bytes is not above the runtime "
+			                  "reserve of %.0f bytes (CUDA context, NCCL buffers, "
+			                  "allocator); lower the reserve with --memory-reserve "
+			                  "(API: memory_reserve) or raise the limit",
+			                  o->so.memory_limit, reserve);
+	}
 	pl_status st;
 	if (o->job) {
 		pl_job_opts jo = o->jo;
 		jo.inner = s;
 		pl_job_plan jp;
-		if ((st = pl_search_job(g, cl, &o->so, &jo, &jp, err)))
-			return st;
+		if ((st = pl_search_job(g, cl, &so, &jo, &jp, err)))
+			return reserve_note(st, o->so.memory_limit, reserve, err);
 		st = job_plan_checkpoint(&jp, cl, mode, o->so.memory_limit, ck, err);
 		if (seconds)
 			*seconds = jp.seconds;
@@ -197,8 +252,12 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	pl_problem *p = NULL;
 	pl_search_result r = {0};
 	int64_t **splits = NULL;
-	if ((st = pl_problem_new(&p, g, cl, err)) || (st = s->run(p, &o->so, &r, err)))
+	if ((st = pl_problem_new(&p, g, cl, err)))
 		goto done;
+	if ((st = s->run(p, &so, &r, err))) {
+		reserve_note(st, o->so.memory_limit, reserve, err);
+		goto done;
+	}
 	if (!(splits = pl_splits_alloc(g))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
@@ -288,7 +347,8 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
  * dimensions of size 1), so they are parsed on the graph that is priced. */
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
                            const pl_cluster *cl, int64_t pp, int64_t m, int zero,
-                           const int *stage, const uint8_t *rc, pl_jobcost *out, pl_err *err)
+                           const int *stage, const uint8_t *rc, pl_jobcost *out,
+                           double *brk, pl_err *err)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_cluster mesh;
@@ -323,7 +383,8 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 	pl_job job = {.micro_batches = m, .stages = pp, .zero = zero, .recompute = (uint8_t *)rc};
 	if ((st = pl_problem_new_job(&p, gm, &mesh, &job, err)))
 		goto done;
-	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out))
+	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out) ||
+	    (brk && plan_memory(p, splits, stage, brk, NULL)))
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 done:
 	pl_problem_free(p);
@@ -335,7 +396,7 @@ done:
 
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         const pl_cluster *cl, pl_plancost *pc, double *bubble,
-                        int64_t ***splits_out, pl_err *err)
+                        double *breakdown, int64_t ***splits_out, pl_err *err)
 {
 	*bubble = -1;
 	int64_t **splits = NULL;
@@ -367,12 +428,12 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 			goto cleanup;
 		}
 		pl_jobcost jc;
-		if ((st = price_job(g, plan, where, cl, pp, m, zero, stage, rc, &jc, err)))
+		if ((st = price_job(g, plan, where, cl, pp, m, zero, stage, rc, &jc, breakdown, err)))
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,
 		                    .comm_s = jc.comm_s,
-		                    .mem_bytes = jc.mem_bytes};
+		                    .mem_bytes = jc.mem_bytes + cl->memory_reserve};
 		*bubble = jc.bubble_s;
 		goto cleanup;
 	}
@@ -392,6 +453,11 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	if ((st = pl_problem_new(&p, g, cl, err)))
 		goto cleanup;
 	pl_cost_plan(p, splits, pc, NULL);
+	pc->mem_bytes += cl->memory_reserve;
+	if (breakdown && plan_memory(p, splits, NULL, breakdown, NULL)) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
 	if (splits_out) {
 		*splits_out = splits;
 		splits = NULL;

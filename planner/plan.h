@@ -8,6 +8,7 @@
 
 #include "costmodel/cost.h"
 #include "search/job.h"
+#include "planner/checkpoint.h"
 #include "search/search.h"
 
 /* Split counts, g->nops rows of PL_MAX_LOOPS; NULL out of memory. */
@@ -42,12 +43,14 @@ pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_e
 pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl_err *err);
 
 /* Prices plan (a checkpoint object; only parallel_strategy_item and the
- * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan.
+ * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan;
+ * pc->mem_bytes includes the cluster's runtime reserve, and breakdown (NULL,
+ * or PL_CKPT_MEM entries) receives the peak device's memory by category.
  * With splits_out, the plan is to be run: whole-job plans are refused and the
  * split counts are handed back (pl_splits_free). Errors name `where` and the
  * op. */
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         const pl_cluster *cl, pl_plancost *pc, double *bubble,
-                        int64_t ***splits_out, pl_err *err);
+                        double *breakdown, int64_t ***splits_out, pl_err *err);
 
 #endif

@@ -88,9 +88,10 @@ check "cost reproduces the MoE job plan ($a = $b)" '[ -n "$a" ] && [ "$a" = "$b"
 check "checkpoints are byte-identical across runs" 'cmp -s "$T/mlp.plan" "$T/mlp.plan2"'
 
 # --- memory limit below the data-parallel footprint: a plan that fits, or exit 3
-dpmem=$(jq .cost.peak_memory_bytes "$T/mlp.plan")
+# (the model's own memory: the peak less the runtime reserve, which the tests set to 0)
+dpmem=$(jq '.cost.peak_memory_bytes - .cost.memory_breakdown_bytes.reserved' "$T/mlp.plan")
 lim=$(awk -v m="$dpmem" 'BEGIN { printf "%.0f", m * 0.6 }')
-"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit "$lim" -o "$T/lim.plan" > "$T/out" 2> "$T/err"
+"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 -o "$T/lim.plan" > "$T/out" 2> "$T/err"
 rc=$?
 if [ $rc -eq 0 ]; then
   got=$(jq .cost.peak_memory_bytes "$T/lim.plan")
@@ -99,7 +100,7 @@ if [ $rc -eq 0 ]; then
 else
   check "memory limit: exit 3 naming the least memory" '[ $rc -eq 3 ] && grep -q "least memory" "$T/err"'
 fi
-"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit 1000 -o "$T/none.plan" > /dev/null 2> "$T/err"
+"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit 1000 --memory-reserve 0 -o "$T/none.plan" > /dev/null 2> "$T/err"
 rc=$?
 check "impossible memory limit exits 3" '[ $rc -eq 3 ]'
 check "... naming the least memory any plan needs" 'grep -q "least memory any plan needs is [0-9]* bytes" "$T/err"'
@@ -152,10 +153,10 @@ check "--mode ilp proves the mlp-block optimum, the same as dp" \
 check "--dump-lp writes a CPLEX LP file" 'grep -q "^Minimize" "$T/block.lp" && grep -q "^End" "$T/block.lp"'
 # under a binding limit: the Lagrangian fixing runs, the dump is the program before it
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/gs.plan" > /dev/null 2>&1
-lim=$(jq '.cost.peak_memory_bytes * 0.8 | floor' "$T/gs.plan")
-"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" \
+lim=$(jq '(.cost.peak_memory_bytes - .cost.memory_breakdown_bytes.reserved) * 0.8 | floor' "$T/gs.plan")
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 \
   -o "$T/gsd.plan" > /dev/null 2>&1
-"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --mode ilp \
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 --mode ilp \
   --progress --dump-lp "$T/gs.lp" -o "$T/gsi.plan" > /dev/null 2> "$T/gs.err"
 check "--mode ilp under a binding limit proves dp's optimum, within the limit" \
   '[ "$(jq .search.optimal "$T/gsi.plan")" = true ] && [ "$(jq .search.optimal "$T/gsd.plan")" = true ] &&
@@ -187,7 +188,7 @@ check "--ilp-edges cost proves dp's optimum on an MLP" \
 "$ZOO" gpt3-1.3b --batch 16 > "$T/g13b.json"
 for lim in none 6GiB; do
   t0=$(date +%s.%N)
-  "$PLANNER" search "$T/g13b.json" --devices 64 --memory-limit $lim --mode ilp --time-limit 2 \
+  "$PLANNER" search "$T/g13b.json" --devices 64 --memory-limit $lim --memory-reserve 0 --mode ilp --time-limit 2 \
     -o "$T/tl.plan" > /dev/null 2> "$T/err"
   rc=$? wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
   # a plan (not proven, saying the limit stopped it), or, when no plan within the memory limit

@@ -131,6 +131,7 @@ static void test_built_equals_loaded(void **state)
 	planner_ctx *ctx = planner_ctx_new();
 	set(ctx, "device_num", "4");
 	set(ctx, "memory_limit", "40K");
+	set(ctx, "memory_reserve", "0"); /* a tiny model on a tiny device */
 	planner_graph *built = tiny_mlp(ctx, 64), *loaded;
 	char *path = source_path("examples/tiny-mlp.json");
 	ok(ctx, planner_graph_load(ctx, path, &loaded));
@@ -328,6 +329,7 @@ static void test_training(void **state)
 	float *w4 = malloc(sizeof(float) * 64 * 64), *w1 = malloc(sizeof(float) * 64 * 64);
 	set(ctx, "device_num", "4");
 	set(ctx, "memory_limit", "40K");
+	set(ctx, "memory_reserve", "0"); /* a tiny model on a tiny device */
 	train(ctx, g, STEPS, l4, w4);
 	planner_reset_auto_parallel_context(ctx);
 	set(ctx, "device_num", "1");
@@ -437,6 +439,7 @@ static void test_errors(void **state)
 	planner_reset_auto_parallel_context(ctx);
 	set(ctx, "device_num", "4");
 	set(ctx, "memory_limit", "1K");
+	set(ctx, "memory_reserve", "0");
 	assert_int_equal(planner_plan_new(ctx, g, &q), PLANNER_EINFEASIBLE);
 	has_msg(ctx, "memory");
 	planner_graph_free(bad);
