@@ -1,0 +1,218 @@
+/* planner::plan -- one truth per plan. Random job configurations (pipeline
+ * stages, micro-batches, ZeRO, recompute, searcher, cluster) over the zoo's
+ * small models and random models: the checkpoint a search writes, printed
+ * and read back as a file would be, is priced by pl_plan_price (what
+ * 'planner cost', 'planner run' and the API read) to the same numbers, bit
+ * for bit, on the cluster the checkpoint records; the memory breakdown adds
+ * up to the peak; a plan for another model is refused naming both digests. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "planner/plan.h"
+#include "tests/util/randgraph.h"
+
+static pl_graph *load_path(const char *rel)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", getenv("PL_SOURCE_DIR"), rel);
+	pl_graph *g;
+	pl_err err;
+	if (pl_graph_load_file(&g, path, &err))
+		fail_msg("%s", err.msg);
+	return g;
+}
+
+static double cost_num(const cJSON *ck, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), key);
+	if (!cJSON_IsNumber(v))
+		fail_msg("checkpoint has no cost.%s", key);
+	return v->valuedouble;
+}
+
+/* The checkpoint as a reader gets it: printed, then parsed. */
+static cJSON *reread(const cJSON *ck)
+{
+	char *text = cJSON_Print(ck);
+	cJSON *back = cJSON_Parse(text);
+	free(text);
+	assert_non_null(back);
+	return back;
+}
+
+/* Prices ck0 as 'planner cost' does (read back from its text, on the
+ * cluster it records) and compares with the numbers the search computed
+ * (ck0's own doubles: cJSON prints 15 digits where they read back within an
+ * ulp, the same way for 'search' and 'cost', so the files agree too). */
+static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *what)
+{
+	cJSON *ck = reread(ck0);
+	pl_cluster cl;
+	pl_err err;
+	pl_plancost pc;
+	double bubble, brk[PL_CKPT_MEM];
+	if (pl_plan_cluster(ck, "plan", &cl, &err) ||
+	    pl_plan_price(g, ck, "plan", &cl, &pc, &bubble, brk, NULL, &err))
+		fail_msg("%s: the search's own plan is refused: %s", what, err.msg);
+	double want[4] = {cost_num(ck0, "step_seconds"), cost_num(ck0, "compute_seconds"),
+	                  cost_num(ck0, "communication_seconds"),
+	                  cost_num(ck0, "peak_memory_bytes")};
+	double got[4] = {pc.step_s, pc.compute_s, pc.comm_s, pc.mem_bytes};
+	static const char *const names[4] = {"step", "compute", "communication", "peak memory"};
+	for (int k = 0; k < 4; k++)
+		if (want[k] != got[k])
+			fail_msg("%s: %s: search wrote %.17g, cost prices %.17g", what, names[k],
+			         want[k], got[k]);
+	if (cJSON_GetObjectItem(ck, "pipeline") && bubble != cost_num(ck0, "bubble_seconds"))
+		fail_msg("%s: bubble: search wrote %.17g, cost prices %.17g", what,
+		         cost_num(ck0, "bubble_seconds"), bubble);
+	/* the breakdown is the same in both, and adds up to the peak */
+	const cJSON *mb = cJSON_GetObjectItem(cJSON_GetObjectItem(ck0, "cost"),
+	                                      "memory_breakdown_bytes");
+	double sum = 0;
+	for (int k = 0; k < PL_CKPT_MEM; k++) {
+		const cJSON *v = cJSON_GetObjectItem(mb, pl_ckpt_mem_names[k]);
+		assert_true(cJSON_IsNumber(v));
+		assert_true(v->valuedouble == brk[k]);
+		assert_true(brk[k] >= 0);
+		sum += brk[k];
+	}
+	if (fabs(sum - pc.mem_bytes) > 1e-9 * pc.mem_bytes)
+		fail_msg("%s: the breakdown sums to %.17g, the peak is %.17g", what, sum,
+		         pc.mem_bytes);
+	assert_true(brk[5] == cl.memory_reserve);
+	cJSON_Delete(ck);
+}
+
+static const char *const modes[] = {"dp", "rec", "auto", "ilp"};
+
+/* One random configuration of g's search on cl; returns 1 when a plan came. */
+static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batch, char *what,
+                      size_t n)
+{
+	int64_t D = pl_cluster_devices_total(cl);
+	pl_plan_opts o = {.mode = modes[rg_int(r, 3 + (g->nops < 40))]};
+	o.so.memory_limit = rg_int(r, 4) ? 0 : cl->memory_bytes; /* none, or the device's */
+	o.job = rg_int(r, 5) != 0;
+	int64_t st_choices[] = {0, 1, 2, 4}, mb_choices[] = {0, 1, 2, 4, batch};
+	o.jo.stages = st_choices[rg_int(r, 4)];
+	if (o.jo.stages > 0 && D % o.jo.stages)
+		o.jo.stages = 1;
+	o.jo.micro_batches = mb_choices[rg_int(r, 5)];
+	if (o.jo.micro_batches > 0 && batch % o.jo.micro_batches)
+		o.jo.micro_batches = 1;
+	o.jo.zero = rg_int(r, 5) - 1;
+	o.jo.recompute = rg_int(r, 3) - 1;
+	snprintf(what, n, "%s on %s (%lld devices), mode %s, %s stages %lld, m %lld, zero %d, rc %d",
+	         g->name, cl->name, (long long)D, o.mode, o.job ? "job" : "per-op",
+	         (long long)o.jo.stages, (long long)o.jo.micro_batches, o.jo.zero,
+	         o.jo.recompute);
+	cJSON *ck;
+	pl_err err;
+	pl_status st = pl_plan_search(g, cl, &o, &ck, NULL, &err);
+	if (st == PL_EINFEASIBLE || (st == PL_EINVAL && o.job))
+		return 0; /* nothing fits, or (ilp's) stages that do not tile: no plan to check */
+	if (st)
+		fail_msg("%s: %s", what, err.msg);
+	cost_reproduces(g, ck, what);
+	cJSON_Delete(ck);
+	return 1;
+}
+
+static void search_then_cost_is_bit_for_bit(void **state)
+{
+	(void)state;
+	static const char *const files[] = {"examples/gpt-small.json",
+	                                    "tests/fixtures/models/gpt-tiny.json",
+	                                    "tests/fixtures/models/moe-tiny.json"};
+	static const char *const clusters[] = {"h100x8", "a100-80gx8:2", "cpu", "h200x8"};
+	rg_rng r = {20261125};
+	int planned = 0, tried = 0;
+	char what[512];
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		pl_graph *g = load_path(files[f]);
+		int64_t batch = g->tensors[g->ops[0].in[1]].shape[0];
+		if (g->tensors[g->ops[0].in[0]].role == PL_ROLE_INPUT)
+			batch = g->tensors[g->ops[0].in[0]].shape[0];
+		for (int k = 0; k < 24; k++) {
+			pl_cluster cl;
+			pl_err err;
+			if (rg_int(&r, 2)) {
+				assert_int_equal(pl_cluster_preset(&cl, clusters[rg_int(&r, 4)], &err),
+				                 PL_OK);
+			} else {
+				static const int64_t devs[] = {1, 2, 4, 6, 8};
+				assert_int_equal(pl_cluster_devices(&cl, devs[rg_int(&r, 5)], &err),
+				                 PL_OK);
+			}
+			tried++;
+			planned += one_config(g, &cl, &r, batch, what, sizeof what);
+		}
+		pl_graph_free(g);
+	}
+	/* random models: a repeated block of random ops, batch from 12 to 48 */
+	for (int k = 0; k < 48; k++) {
+		char *json = rg_model(&r, 2 + rg_int(&r, 5), 1 + rg_int(&r, 3));
+		pl_graph *g;
+		pl_err err;
+		if (pl_graph_load_json(&g, json, strlen(json), "random.json", &err))
+			fail_msg("%s", err.msg);
+		pl_cluster cl;
+		static const int64_t devs[] = {1, 2, 3, 4, 6, 8};
+		assert_int_equal(pl_cluster_devices(&cl, devs[rg_int(&r, 6)], &err), PL_OK);
+		int64_t batch = g->tensors[pl_graph_find_tensor(g, "x")].shape[0];
+		tried++;
+		planned += one_config(g, &cl, &r, batch, what, sizeof what);
+		pl_graph_free(g);
+		free(json);
+	}
+	/* most configurations plan (the rest are infeasible); all of those reprice */
+	if (planned < tried * 2 / 3)
+		fail_msg("only %d of %d configurations planned", planned, tried);
+	print_message("%d of %d configurations planned, each repriced bit for bit\n", planned,
+	              tried);
+}
+
+/* Every reader checks the model: a plan for gpt-tiny priced on moe-tiny is
+ * refused, naming both digests. */
+static void a_plan_for_another_model_is_refused(void **state)
+{
+	(void)state;
+	pl_graph *a = load_path("tests/fixtures/models/gpt-tiny.json");
+	pl_graph *b = load_path("tests/fixtures/models/moe-tiny.json");
+	pl_cluster cl;
+	pl_err err;
+	assert_int_equal(pl_cluster_devices(&cl, 2, &err), PL_OK);
+	pl_plan_opts o = {.mode = "dp"};
+	cJSON *ck;
+	assert_int_equal(pl_plan_search(a, &cl, &o, &ck, NULL, &err), PL_OK);
+	pl_plancost pc;
+	double bubble;
+	assert_int_equal(pl_plan_price(b, ck, "p.json", &cl, &pc, &bubble, NULL, NULL, &err),
+	                 PL_EINVAL);
+	assert_non_null(strstr(err.msg, a->sha256));
+	assert_non_null(strstr(err.msg, b->sha256));
+	assert_int_equal(pl_plan_annotate(b, ck, "p.json", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "another model"));
+	/* without a digest (a plan written by hand) the strategies are what counts */
+	cJSON_DeleteItemFromObject(ck, "model");
+	assert_int_equal(pl_plan_price(a, ck, "p.json", &cl, &pc, &bubble, NULL, NULL, &err), PL_OK);
+	cJSON_Delete(ck);
+	pl_graph_free(a);
+	pl_graph_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(search_then_cost_is_bit_for_bit),
+	    cmocka_unit_test(a_plan_for_another_model_is_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
