@@ -131,6 +131,111 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 const char *const pl_ckpt_mem_names[PL_CKPT_MEM] = {
     "weights", "gradients", "optimizer_states", "activations", "transient", "reserved"};
 
+/* Names equal but for their digits ("l0.fc1.w" and "l12.fc1.w"; an ONNX
+ * export's "/layers.3/mlp/MatMul"): the same place in different layers. */
+static int same_but_digits(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}
+
+/* A param of a MatMul that another param shares shape, dtype, consumer type
+ * and name but for digits with: a weight of a repeated layer (an embedding
+ * or a head is one of a kind). */
+static int layer_weight(const pl_graph *g, int t)
+{
+	const pl_tensor *a = &g->tensors[t];
+	if (a->nconsumers == 0 || g->ops[a->consumers[0]].type != PL_OP_MATMUL)
+		return 0;
+	for (int u = 0; u < g->ntensors; u++) {
+		const pl_tensor *b = &g->tensors[u];
+		if (u == t || b->role != PL_ROLE_PARAM || b->nconsumers == 0 ||
+		    b->rank != a->rank || b->dtype != a->dtype ||
+		    g->ops[b->consumers[0]].type != PL_OP_MATMUL ||
+		    memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) ||
+		    !same_but_digits(a->name, b->name))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/* The device matrix of a param's gradient layout, and which of its axes cut
+ * the param (the rest replicate it): what its dp and tp groups follow. */
+static void weight_axes(const pl_graph *g, int64_t *const *splits, int64_t mesh, int t,
+                        pl_layout *l, uint32_t *cut)
+{
+	const pl_tensor *pt = &g->tensors[t];
+	int o = pt->consumers[0];
+	pl_op_input_grad_layout(g, &g->ops[o], splits[o], mesh, pt->consumer_slots[0], l);
+	*cut = 0;
+	for (int d = 0; d < l->rank; d++)
+		for (int k = 0; k < l->nmap[d]; k++)
+			*cut |= 1u << l->map[d][k];
+}
+
+/* Among the weights of t's kind in every layer, the one whose groups most of
+ * them share (the first of equals); *except lists those that differ (NULL
+ * when none). Returns the tensor and sets its op and slot. */
+static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh, int t,
+                         int *op, int *slot, cJSON **except)
+{
+	const pl_tensor *ref = &g->tensors[t];
+	int *kin = malloc(sizeof *kin * (size_t)g->ntensors), n = 0;
+	pl_layout *l = malloc(sizeof *l * (size_t)g->ntensors);
+	uint32_t *cut = malloc(sizeof *cut * (size_t)g->ntensors);
+	*except = NULL;
+	if (!kin || !l || !cut)
+		goto done;
+	for (int u = 0; u < g->ntensors; u++) {
+		const pl_tensor *b = &g->tensors[u];
+		if (b->role != PL_ROLE_PARAM || b->nconsumers == 0 || b->rank != ref->rank ||
+		    g->ops[b->consumers[0]].type != PL_OP_MATMUL ||
+		    memcmp(b->shape, ref->shape, sizeof(int64_t) * (size_t)b->rank) ||
+		    !same_but_digits(b->name, ref->name))
+			continue;
+		weight_axes(g, splits, mesh, u, &l[n], &cut[n]);
+		kin[n++] = u;
+	}
+	int best = 0, best_count = -1;
+	for (int i = 0; i < n; i++) {
+		int c = 0;
+		for (int j = 0; j < n; j++)
+			c += cut[i] == cut[j] && pl_devmat_equal(&l[i].dm, &l[j].dm);
+		if (c > best_count) {
+			best_count = c;
+			best = i;
+		}
+	}
+	if (n > 0 && best_count < n) {
+		*except = cJSON_CreateArray();
+		for (int j = 0; j < n; j++)
+			if (!(cut[best] == cut[j] && pl_devmat_equal(&l[best].dm, &l[j].dm)))
+				cJSON_AddItemToArray(*except,
+				                     cJSON_CreateString(g->tensors[kin[j]].name));
+	}
+	if (n > 0) {
+		t = kin[best];
+		*op = g->tensors[t].consumers[0];
+		*slot = g->tensors[t].consumer_slots[0];
+	}
+done:
+	free(kin);
+	free(l);
+	free(cut);
+	return t;
+}
+
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -199,7 +304,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 
 	/* params: the layout of the op that owns them (first consumer) */
 	cJSON *layouts = cJSON_AddObjectToObject(root, "parallel_layout_item");
-	int big_op = -1, big_slot = -1;
+	int big_op = -1, big_slot = -1, big_t = -1, big_lw = -1;
 	int64_t big = -1;
 	for (int t = 0; t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
@@ -217,15 +322,29 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		cJSON_AddItemToObject(it, "tensor_map", int_array(map, pt->rank));
 		cJSON_AddItemToObject(it, "tensor_shape", int_array(pt->shape, pt->rank));
 		cJSON_AddItemToObject(it, "slice_shape", int_array(local, pt->rank));
-		if (pl_tensor_elems(pt) > big) {
+		/* the layers' weight: the largest param of a MatMul whose shape
+		 * repeats (every layer has one); the largest param if none repeats */
+		int lw = layer_weight(g, t);
+		if (lw > big_lw || (lw == big_lw && pl_tensor_elems(pt) > big)) {
 			big = pl_tensor_elems(pt);
+			big_lw = lw;
 			big_op = o;
 			big_slot = slot;
+			big_t = t;
 		}
 	}
 
-	/* groups, read off the largest param: ranks that hold the same slice and
+	/* the layers' weights may differ (a last layer that does not recompute):
+	 * the groups follow the layout most of them share; the others are named */
+	cJSON *except = NULL;
+	if (big_t >= 0 && big_lw)
+		big_t = common_layout(g, splits, mesh, big_t, &big_op, &big_slot, &except);
+	/* groups, read off the layers' weight: ranks that hold the same slice and
 	 * all-reduce its gradient (dp), ranks that hold its different slices (tp) */
+	if (big_t >= 0)
+		cJSON_AddStringToObject(root, "groups_param", g->tensors[big_t].name);
+	if (except)
+		cJSON_AddItemToObject(root, "groups_exceptions", except);
 	cJSON *groups = cJSON_AddObjectToObject(root, "groups");
 	pl_layout gl;
 	if (big_op >= 0) {

@@ -229,7 +229,10 @@ static void print_totals(const cJSON *ck, FILE *out)
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")));
 	}
 	if (cJSON_IsArray(dp) && cJSON_IsArray(tp)) {
-		fprintf(out, "largest param: dp degree %d (%d groups), tp degree %d (%d groups)",
+		const char *gp =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
+		fprintf(out, "layers (%s): dp degree %d (%d groups), tp degree %d (%d groups)",
+		        gp ? gp : "largest param",
 		        cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)), cJSON_GetArraySize(dp),
 		        cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)), cJSON_GetArraySize(tp));
 		if (cJSON_IsArray(pp))

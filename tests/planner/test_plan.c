@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -90,6 +91,114 @@ static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *wha
 	cJSON_Delete(ck);
 }
 
+/* The group of `kind` in ck's groups that holds rank r, as a bitmask over
+ * the first 64 ranks. */
+static uint64_t ck_group(const cJSON *ck, const char *kind, int r)
+{
+	const cJSON *gs = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "groups"), kind), *grp, *v;
+	cJSON_ArrayForEach (grp, gs) {
+		uint64_t m = 0;
+		int has = 0;
+		cJSON_ArrayForEach (v, grp) {
+			m |= 1ull << (int)v->valuedouble;
+			has |= (int)v->valuedouble == r;
+		}
+		if (has)
+			return m;
+	}
+	fail_msg("groups.%s has no group holding rank %d", kind, r);
+	return 0;
+}
+
+/* Equal but for digits: the same weight of another layer. */
+static int same_but_digits(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a++)
+			return 1;
+		b++;
+	}
+}
+
+/* groups describe the layers: every weight of the layers on any stage (the
+ * params named and shaped like groups_param) is cut over the tp groups and replicated
+ * over the dp groups, as its own layout says */
+static void groups_match_layers(const pl_graph *g, const cJSON *ck, const char *what)
+{
+	const char *gp = cJSON_GetStringValue(cJSON_GetObjectItem(ck, "groups_param"));
+	if (!gp)
+		return; /* a model without params */
+	const pl_tensor *ref = &g->tensors[pl_graph_find_tensor(g, gp)];
+	const cJSON *pipe = cJSON_GetObjectItem(ck, "pipeline");
+	int64_t mesh = pipe ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(pipe, "stage_devices"))
+	                    : (int64_t)cJSON_GetNumberValue(
+	                          cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "devices"));
+	int64_t pp = pipe ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(pipe, "stages")) : 1;
+	if (mesh * pp > 64 || g->ops[ref->consumers[0]].type != PL_OP_MATMUL)
+		return; /* (a model without layers: groups_param is its largest param) */
+	const cJSON *items = cJSON_GetObjectItem(ck, "parallel_strategy_item");
+	int checked = 0;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *pt = &g->tensors[t];
+		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || pt->rank != ref->rank ||
+		    memcmp(pt->shape, ref->shape, sizeof(int64_t) * (size_t)pt->rank) ||
+		    g->ops[pt->consumers[0]].type != PL_OP_MATMUL || !same_but_digits(pt->name, gp))
+			continue;
+		const cJSON *ex;
+		int listed = 0;
+		cJSON_ArrayForEach (ex, cJSON_GetObjectItem(ck, "groups_exceptions"))
+			listed |= !strcmp(ex->valuestring, pt->name);
+		if (listed)
+			continue; /* a layer cut otherwise, and the checkpoint says so */
+		const cJSON *it = cJSON_GetObjectItem(items, g->ops[pt->consumers[0]].name);
+		int64_t base = mesh * (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(it, "stage"));
+		const cJSON *lay = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "parallel_layout_item"),
+		                                       pt->name);
+		const cJSON *dmj = cJSON_GetObjectItem(lay, "dev_matrix"),
+		            *tmj = cJSON_GetObjectItem(lay, "tensor_map");
+		int n = cJSON_GetArraySize(dmj), mapped[16] = {0};
+		int64_t dm[16];
+		for (int a = 0; a < n; a++)
+			dm[a] = (int64_t)cJSON_GetNumberValue(cJSON_GetArrayItem(dmj, a));
+		const cJSON *v;
+		cJSON_ArrayForEach (v, tmj)
+			if (v->valuedouble >= 0)
+				mapped[n - 1 - (int)v->valuedouble] = 1;
+		for (int r = 0; r < mesh; r++) {
+			uint64_t tp = 0, dp = 0;
+			for (int q = 0; q < mesh; q++) {
+				int same_mapped = 1, same_rest = 1;
+				int64_t a = r, b = q;
+				for (int ax = n - 1; ax >= 0; ax--) {
+					int eq = a % dm[ax] == b % dm[ax];
+					a /= dm[ax];
+					b /= dm[ax];
+					if (mapped[ax])
+						same_mapped &= eq;
+					else
+						same_rest &= eq;
+				}
+				if (same_rest)
+					tp |= 1ull << (base + q);
+				if (same_mapped)
+					dp |= 1ull << (base + q);
+			}
+			if (tp != ck_group(ck, "tp", (int)(base + r)) ||
+			    dp != ck_group(ck, "dp", (int)(base + r)))
+				fail_msg("%s: rank %d: groups do not describe layer weight '%s'", what, r,
+				         pt->name);
+		}
+		checked++;
+	}
+	assert_true(checked > 0);
+}
+
 static const char *const modes[] = {"dp", "rec", "auto", "ilp"};
 
 /* One random configuration of g's search on cl; returns 1 when a plan came. */
@@ -121,6 +230,7 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 	if (st)
 		fail_msg("%s: %s", what, err.msg);
 	cost_reproduces(g, ck, what);
+	groups_match_layers(g, ck, what);
 	cJSON_Delete(ck);
 	return 1;
 }
