@@ -793,6 +793,19 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	const pl_searcher *inner = jo->inner ? jo->inner : pl_searcher_get("dp");
 	int64_t D = pl_cluster_devices_total(c), B = pl_graph_batch(g);
 	int64_t pps[64], ms[64];
+	if (jo->stages > 0 && D % jo->stages) {
+		char list[256] = "";
+		int nd = divisors(D, pps, 64);
+		size_t len = 0;
+		for (int k = 0; k < nd && len < sizeof list; k++)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", k ? ", " : "",
+			                        (long long)pps[k]);
+		return pl_err_set(err, PL_EINVAL,
+		                  "pipeline stages %lld do not divide the %lld devices (%lld would "
+		                  "sit idle); the divisors are %s",
+		                  (long long)jo->stages, (long long)D, (long long)(D % jo->stages),
+		                  list);
+	}
 	int npp = jo->stages > 0 ? 1 : divisors(D, pps, 64);
 	int nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, ms, 64) : 1;
 	if (jo->stages > 0)

@@ -432,8 +432,8 @@ jq '.pipeline.micro_batches = 7' "$T/job.plan" > "$T/bad.plan"
 check "cost: micro-batches that do not divide the batch exit 2 naming them" \
   '[ $? -eq 2 ] && grep -q "micro_batches 7" "$T/err"'
 "$PLANNER" search "$G13" --cluster h100x8:2 --pipeline-stages 3 > /dev/null 2> "$T/err"
-check "search: 3 stages of 16 devices exit 2 saying why" \
-  '[ $? -eq 2 ] && grep -q "3 pipeline stages" "$T/err"'
+check "search: 3 stages of 16 devices exit 2 naming the divisors" \
+  '[ $? -eq 2 ] && grep -q "pipeline stages 3 do not divide the 16 devices (1 would sit idle); the divisors are 1, 2, 4, 8, 16" "$T/err"'
 "$PLANNER" search "$G13" --zero 5 > /dev/null 2> "$T/err"
 check "search: --zero 5 exits 2" '[ $? -eq 2 ] && grep -q "zero 5" "$T/err"'
 "$PLANNER" search "$G13" --cluster h100x8:2 --job --time-limit 1e-9 -o "$T/never.plan" \
@@ -443,6 +443,36 @@ check "job search: a time limit that runs out exits 3, writes nothing" \
 "$PLANNER" search "$G13" --fastest > /dev/null 2> "$T/err"
 check "search: --fastest without a whole-job option exits 2" \
   '[ $? -eq 2 ] && grep -q "fastest goes with" "$T/err"'
+
+# --- one truth per plan: the recorded cluster, the model digest, whether it fits
+"$PLANNER" search "$SRC/examples/gpt-small.json" --cluster a100-80gx8 --micro-batches 16 \
+  -o "$T/a80.plan" > /dev/null 2>&1
+"$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/a80.plan" > "$T/c" 2> "$T/err"
+check "cost reprices a micro-batch-of-one plan on the cluster it records, without a note" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[.step_seconds, .peak_memory_bytes]" "$T/c")" = "$(jq -c "[.cost.step_seconds, .cost.peak_memory_bytes]" "$T/a80.plan")" ] && [ ! -s "$T/err" ]'
+check "... its breakdown adds up to the peak, the A100 80 GB reserve included" \
+  'num_close "$(jq "[.memory_breakdown_bytes[]] | add" "$T/c")" "$(jq .peak_memory_bytes "$T/c")" &&
+   [ "$(jq .memory_breakdown_bytes.reserved "$T/c")" = "$(jq .cluster.description.device.memory_reserve_bytes "$T/a80.plan")" ] &&
+   [ "$(jq .fits "$T/c")" = true ]'
+"$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/a80.plan" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --cluster other than the recorded one says so" \
+  '[ $? -eq 0 ] && grep -q "was priced on cluster .a100-80gx8." "$T/err"'
+"$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/a80.plan" --memory-limit 1G > "$T/c" 2> "$T/err"
+check "cost: a plan that does not fit prints fits false and exits 3" \
+  '[ $? -eq 3 ] && [ "$(jq .fits "$T/c")" = false ] && grep -q "does not fit" "$T/err"'
+"$PLANNER" cost "$T/mlp.json" --strategy "$T/a80.plan" > /dev/null 2> "$T/err"
+check "cost: a plan for another model exits 2 naming both digests" \
+  '[ $? -eq 2 ] && grep -q "$(jq -r .model.sha256 "$T/a80.plan")" "$T/err" && grep -q "$(sha256sum "$T/mlp.json" | cut -c1-64)" "$T/err"'
+printf '{"format":"planner.cluster/1","nodes":1,"devices_per_node":8,"device":{"memory_byte":1e9}}' > "$T/typo.json"
+"$PLANNER" search "$SRC/examples/gpt-small.json" --cluster "$T/typo.json" > /dev/null 2> "$T/err"
+check "cluster file: a typo exits 2 naming the key and the nearest known one" \
+  '[ $? -eq 2 ] && grep -q "device.memory_byte: unknown key (did you mean .memory_bytes.?)" "$T/err"'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit 4G > /dev/null 2> "$T/err"
+check "a memory limit below the runtime reserve exits 2 naming --memory-reserve" \
+  '[ $? -eq 2 ] && grep -q "memory-reserve" "$T/err"'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --pipeline-stages 3 > /dev/null 2> "$T/err"
+check "--pipeline-stages 3 on 8 devices exits 2 (no idle devices)" \
+  '[ $? -eq 2 ] && grep -q "2 would sit idle" "$T/err"'
 
 # --- --help on every command
 for c in search cost strategies explain run calibrate topology; do
