@@ -220,6 +220,16 @@ pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 	return PL_OK;
 }
 
+pl_status pl_cluster_set_reserve(pl_cluster *c, double reserve, const char *what, pl_err *err)
+{
+	if (!(reserve >= 0) || reserve >= c->memory_bytes)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s %.0f: expected from 0 to less than the device memory %.0f bytes",
+		                  what, reserve, c->memory_bytes);
+	c->memory_reserve = reserve;
+	return PL_OK;
+}
+
 int64_t pl_cluster_devices_total(const pl_cluster *c)
 {
 	return c->nodes * c->devices_per_node;
@@ -408,10 +418,10 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		if ((st = num(dev, "memory_reserve_bytes", &c->memory_reserve, 0, 0, file,
 		              "device.", err)))
 			return st;
-		if (c->memory_reserve >= c->memory_bytes)
-			return FAIL("%s: device.memory_reserve_bytes %.17g: expected less than "
-			            "device.memory_bytes %.17g",
-			            file, c->memory_reserve, c->memory_bytes);
+		char wr[300];
+		snprintf(wr, sizeof wr, "%s: device.memory_reserve_bytes", file);
+		if ((st = pl_cluster_set_reserve(c, c->memory_reserve, wr, err)))
+			return st;
 		if ((st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
 		              err)))
 			return st;

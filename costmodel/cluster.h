@@ -68,6 +68,9 @@ int64_t pl_cluster_devices_total(const pl_cluster *c);
  * (CUDA context and workspaces, NCCL buffers) + 5 % (allocator
  * fragmentation); docs/cost-model.md. */
 double pl_cluster_gpu_reserve(double memory_bytes);
+/* Sets the runtime reserve; PL_EINVAL naming `what` (the option or key that
+ * gave it) when it is negative or leaves no memory. */
+pl_status pl_cluster_set_reserve(pl_cluster *c, double reserve, const char *what, pl_err *err);
 
 struct cJSON;
 /* The cluster as a planner.cluster/1 object (every field, so that loading it

@@ -253,12 +253,9 @@ static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
 	if (ctx->val[K_MEMORY_RESERVE]) {
 		double r = 0;
 		pl_parse_bytes(ctx->val[K_MEMORY_RESERVE], &r);
-		if (r >= cl->memory_bytes)
-			return pl_err_set(&ctx->err, PL_EINVAL,
-			                  "set_auto_parallel_context: memory_reserve %s: expected "
-			                  "less than the device memory %.0f bytes",
-			                  ctx->val[K_MEMORY_RESERVE], cl->memory_bytes);
-		cl->memory_reserve = r;
+		if ((st = pl_cluster_set_reserve(cl, r, "set_auto_parallel_context: memory_reserve",
+		                                 &ctx->err)))
+			return st;
 	}
 	if (get_ll(ctx, K_GLOBAL_RANK, 0) >= D)
 		return pl_err_set(&ctx->err, PL_EINVAL,
@@ -663,14 +660,15 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 		goto done;
 	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(plan->ck, "model"), "sha256"));
-	if (!sha || strcmp(sha, tr->g->sha256)) {
-		st = pl_err_set(
-		    &ctx->err, PL_EINVAL,
-		    "trainer_new: %s: the plan was made for another model (sha256 %.12s, "
-		    "this one %.12s)",
-		    pg->where, sha ? sha : "none", tr->g->sha256);
+	if (!sha) { /* a trainer runs only a plan made for its model */
+		st = pl_err_set(&ctx->err, PL_EINVAL,
+		                "trainer_new: %s: the plan names no model (model.sha256); it may "
+		                "have been made for another model",
+		                pg->where);
 		goto done;
 	}
+	if ((st = pl_plan_check_model(tr->g, plan->ck, "trainer_new: plan", &ctx->err)))
+		goto done;
 	if ((st = pl_plan_cluster(plan->ck, pg->where, &cl, &ctx->err)) ||
 	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &splits, &ctx->err)))
 		goto done;

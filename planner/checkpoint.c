@@ -2,6 +2,7 @@
  * the strategies (layouts, slice shapes, groups) from the op rules; the
  * reader needs only parallel_strategy_item. */
 #include "planner/checkpoint.h"
+#include "planner/parse.h"
 
 #include <errno.h>
 #include <math.h>
@@ -131,42 +132,26 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 const char *const pl_ckpt_mem_names[PL_CKPT_MEM] = {
     "weights", "gradients", "optimizer_states", "activations", "transient", "reserved"};
 
-/* Names equal but for their digits ("l0.fc1.w" and "l12.fc1.w"; an ONNX
- * export's "/layers.3/mlp/MatMul"): the same place in different layers. */
-static int same_but_digits(const char *a, const char *b)
+/* Params a and b are the same weight of different layers: both MatMul
+ * params of one shape and dtype, named alike but for digits. */
+static int same_layer_weight(const pl_graph *g, int ta, int tb)
 {
-	for (;;) {
-		while (*a >= '0' && *a <= '9')
-			a++;
-		while (*b >= '0' && *b <= '9')
-			b++;
-		if (*a != *b)
-			return 0;
-		if (!*a)
-			return 1;
-		a++;
-		b++;
-	}
+	const pl_tensor *a = &g->tensors[ta], *b = &g->tensors[tb];
+	return b->role == PL_ROLE_PARAM && a->nconsumers > 0 && b->nconsumers > 0 &&
+	       g->ops[a->consumers[0]].type == PL_OP_MATMUL &&
+	       g->ops[b->consumers[0]].type == PL_OP_MATMUL && a->rank == b->rank &&
+	       a->dtype == b->dtype &&
+	       !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) &&
+	       pl_same_but_digits(a->name, b->name);
 }
 
-/* A param of a MatMul that another param shares shape, dtype, consumer type
- * and name but for digits with: a weight of a repeated layer (an embedding
- * or a head is one of a kind). */
+/* A weight of a repeated layer: another param is the same weight of another
+ * layer (an embedding or a head is one of a kind). */
 static int layer_weight(const pl_graph *g, int t)
 {
-	const pl_tensor *a = &g->tensors[t];
-	if (a->nconsumers == 0 || g->ops[a->consumers[0]].type != PL_OP_MATMUL)
-		return 0;
-	for (int u = 0; u < g->ntensors; u++) {
-		const pl_tensor *b = &g->tensors[u];
-		if (u == t || b->role != PL_ROLE_PARAM || b->nconsumers == 0 ||
-		    b->rank != a->rank || b->dtype != a->dtype ||
-		    g->ops[b->consumers[0]].type != PL_OP_MATMUL ||
-		    memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) ||
-		    !same_but_digits(a->name, b->name))
-			continue;
-		return 1;
-	}
+	for (int u = 0; u < g->ntensors; u++)
+		if (u != t && same_layer_weight(g, t, u))
+			return 1;
 	return 0;
 }
 
@@ -190,7 +175,6 @@ static void weight_axes(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh, int t,
                          int *op, int *slot, cJSON **except)
 {
-	const pl_tensor *ref = &g->tensors[t];
 	int *kin = malloc(sizeof *kin * (size_t)g->ntensors), n = 0;
 	pl_layout *l = malloc(sizeof *l * (size_t)g->ntensors);
 	uint32_t *cut = malloc(sizeof *cut * (size_t)g->ntensors);
@@ -198,11 +182,7 @@ static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh
 	if (!kin || !l || !cut)
 		goto done;
 	for (int u = 0; u < g->ntensors; u++) {
-		const pl_tensor *b = &g->tensors[u];
-		if (b->role != PL_ROLE_PARAM || b->nconsumers == 0 || b->rank != ref->rank ||
-		    g->ops[b->consumers[0]].type != PL_OP_MATMUL ||
-		    memcmp(b->shape, ref->shape, sizeof(int64_t) * (size_t)b->rank) ||
-		    !same_but_digits(b->name, ref->name))
+		if (u != t && !same_layer_weight(g, t, u))
 			continue;
 		weight_axes(g, splits, mesh, u, &l[n], &cut[n]);
 		kin[n++] = u;

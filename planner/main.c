@@ -93,15 +93,8 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 /* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
 static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 {
-	if (!c->has_reserve)
-		return PL_OK;
-	if (c->reserve >= cl->memory_bytes)
-		return pl_err_set(err, PL_EINVAL,
-		                  "--memory-reserve %.0f: expected less than the device memory "
-		                  "%.0f bytes",
-		                  c->reserve, cl->memory_bytes);
-	cl->memory_reserve = c->reserve;
-	return PL_OK;
+	return c->has_reserve ? pl_cluster_set_reserve(cl, c->reserve, "--memory-reserve", err)
+	                      : PL_OK;
 }
 
 static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)

@@ -101,3 +101,19 @@ const char *pl_nearest_word(const char *word, const char *const *known, int n)
 	}
 	return best;
 }
+
+int pl_same_but_digits(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a >= '0' && *a <= '9')
+			a++;
+		while (*b >= '0' && *b <= '9')
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++;
+		b++;
+	}
+}

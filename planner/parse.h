@@ -13,5 +13,9 @@ int pl_parse_bytes(const char *s, double *out);
 /* The entry of known[0..n) nearest to word by edit distance (the first of
  * equals); NULL when n is 0. For "unknown key 'x'; did you mean 'y'?". */
 const char *pl_nearest_word(const char *word, const char *const *known, int n);
+/* 1 when a and b are equal but for their digits ("l0.fc1.w" and
+ * "l12.fc1.w"; an ONNX export's "/layers.3/mlp/MatMul"): the same place in
+ * different layers. */
+int pl_same_but_digits(const char *a, const char *b);
 
 #endif

@@ -12,8 +12,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include <cjson/cJSON.h>
-
 #include "costmodel/cost.h"
 #include "tests/util/randgraph.h"
 
@@ -106,64 +104,6 @@ static void cluster_file(void **state)
 			fail_msg("%s: got '%s'", typos[k][1], err.msg);
 		unlink(p);
 		free(p);
-	}
-}
-
-static void same_cluster(const pl_cluster *a, const pl_cluster *b)
-{
-	assert_string_equal(a->name, b->name);
-	assert_string_equal(a->device_name, b->device_name);
-	assert_string_equal(a->source, b->source);
-	assert_true(a->nodes == b->nodes && a->devices_per_node == b->devices_per_node);
-	assert_true(a->memory_bytes == b->memory_bytes);
-	assert_true(a->memory_reserve == b->memory_reserve);
-	assert_true(a->memory_bandwidth == b->memory_bandwidth);
-	for (int d = 0; d < PL_DT_COUNT; d++)
-		assert_true(a->peak_flops[d] == b->peak_flops[d]);
-	for (int k = 0; k < PL_LINK_COUNT; k++) {
-		assert_true(a->link[k].alpha == b->link[k].alpha);
-		assert_true(a->link[k].beta == b->link[k].beta);
-		for (int ci = 0; ci < PL_COLL_COUNT; ci++) {
-			const pl_ab_list *x = &a->coll[ci][k], *y = &b->coll[ci][k];
-			assert_int_equal(x->n, y->n);
-			for (int i = 0; i < x->n; i++)
-				assert_true(x->ranks[i] == y->ranks[i] &&
-				            x->ab[i].alpha == y->ab[i].alpha &&
-				            x->ab[i].beta == y->ab[i].beta &&
-				            x->max_bytes[i] == y->max_bytes[i]);
-		}
-	}
-	assert_true(a->gemm_eff_max == b->gemm_eff_max && a->gemm_half_flops == b->gemm_half_flops);
-	assert_true(a->vector_eff == b->vector_eff && a->bw_eff == b->bw_eff);
-	assert_true(a->kernel_overhead_s == b->kernel_overhead_s);
-}
-
-/* The description a checkpoint records gives back the very cluster it was
- * priced on (every number bit for bit), so 'planner cost' reprices exactly. */
-static void cluster_description_round_trips(void **state)
-{
-	(void)state;
-	static const char *const names[] = {"h100x8", "h100x8:4", "a100x8", "a100-80gx8:2",
-	                                    "h200x8", "dgx2-v100", "cpu"};
-	pl_cluster a, b;
-	pl_err err;
-	for (size_t k = 0; k < sizeof names / sizeof *names + 1; k++) {
-		if (k < sizeof names / sizeof *names) {
-			assert_int_equal(pl_cluster_preset(&a, names[k], &err), PL_OK);
-		} else {
-			char path[1024];
-			snprintf(path, sizeof path, "%s/cluster/cpu-x2-calibrated.json",
-			         getenv("PL_FIXTURES"));
-			assert_int_equal(pl_cluster_load_file(&a, path, &err), PL_OK);
-		}
-		cJSON *j = pl_cluster_to_json(&a);
-		char *text = cJSON_Print(j);
-		cJSON *back = cJSON_Parse(text);
-		assert_int_equal(pl_cluster_from_json(&b, back, "description", &err), PL_OK);
-		same_cluster(&a, &b);
-		cJSON_Delete(back);
-		free(text);
-		cJSON_Delete(j);
 	}
 }
 
@@ -293,7 +233,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(bus_factors),
 	    cmocka_unit_test(cluster_file),
-	    cmocka_unit_test(cluster_description_round_trips),
 	    cmocka_unit_test(presets_and_link_classes),
 	    cmocka_unit_test(adam_memory),
 	    cmocka_unit_test(plan_equals_tables),

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "planner/parse.h"
 #include "planner/plan.h"
 #include "tests/util/randgraph.h"
 
@@ -110,22 +111,6 @@ static uint64_t ck_group(const cJSON *ck, const char *kind, int r)
 	return 0;
 }
 
-/* Equal but for digits: the same weight of another layer. */
-static int same_but_digits(const char *a, const char *b)
-{
-	for (;;) {
-		while (*a >= '0' && *a <= '9')
-			a++;
-		while (*b >= '0' && *b <= '9')
-			b++;
-		if (*a != *b)
-			return 0;
-		if (!*a++)
-			return 1;
-		b++;
-	}
-}
-
 /* groups describe the layers: every weight of the layers on any stage (the
  * params named and shaped like groups_param) is cut over the tp groups and replicated
  * over the dp groups, as its own layout says */
@@ -148,7 +133,7 @@ static void groups_match_layers(const pl_graph *g, const cJSON *ck, const char *
 		const pl_tensor *pt = &g->tensors[t];
 		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || pt->rank != ref->rank ||
 		    memcmp(pt->shape, ref->shape, sizeof(int64_t) * (size_t)pt->rank) ||
-		    g->ops[pt->consumers[0]].type != PL_OP_MATMUL || !same_but_digits(pt->name, gp))
+		    g->ops[pt->consumers[0]].type != PL_OP_MATMUL || !pl_same_but_digits(pt->name, gp))
 			continue;
 		const cJSON *ex;
 		int listed = 0;

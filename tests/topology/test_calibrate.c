@@ -81,6 +81,41 @@ static void fit_rate_curve(void **state)
 	assert_int_equal(pl_fit_rate_curve(f, r, 8, &p, &h), -1);
 }
 
+/* Every field of two clusters equal, bit for bit. */
+static void same_cluster(const pl_cluster *a, const pl_cluster *b)
+{
+	assert_string_equal(a->name, b->name);
+	assert_string_equal(a->device_name, b->device_name);
+	assert_string_equal(a->source, b->source);
+	assert_true(a->nodes == b->nodes && a->devices_per_node == b->devices_per_node);
+	assert_true(a->memory_bytes == b->memory_bytes && a->memory_bandwidth == b->memory_bandwidth);
+	assert_true(a->memory_reserve == b->memory_reserve);
+	for (int d = 0; d < PL_DT_COUNT; d++)
+		assert_true(a->peak_flops[d] == b->peak_flops[d]);
+	assert_true(a->gemm_eff_max == b->gemm_eff_max && a->gemm_half_flops == b->gemm_half_flops);
+	assert_true(a->vector_eff == b->vector_eff && a->bw_eff == b->bw_eff);
+	assert_true(a->kernel_overhead_s == b->kernel_overhead_s);
+	for (int k = 0; k < PL_LINK_COUNT; k++) {
+		assert_true(a->link[k].alpha == b->link[k].alpha);
+		assert_true(rel(b->link[k].beta, a->link[k].beta) < 1e-14); /* stored as 1/beta */
+		assert_true(a->link[k].beta == b->link[k].beta); /* and read back exactly */
+	}
+	for (int c = 0; c < PL_COLL_COUNT; c++)
+		for (int k = 0; k < PL_LINK_COUNT; k++) {
+			const pl_ab_list *x = &a->coll[c][k], *y = &b->coll[c][k];
+			assert_int_equal(x->n, y->n);
+			for (int i = 0; i < x->n; i++)
+				assert_true(x->ranks[i] == y->ranks[i] &&
+				            x->ab[i].alpha == y->ab[i].alpha &&
+				            x->ab[i].beta == y->ab[i].beta &&
+				            x->max_bytes[i] == y->max_bytes[i]);
+		}
+}
+
+/* A cluster written as planner.cluster/1 reads back as the very same
+ * cluster: through a file (what calibrate writes), and as the description a
+ * checkpoint records for every preset and the calibrated fixture, so that
+ * 'planner cost' reprices on exactly the cluster a plan was searched on. */
 static void cluster_json_round_trip(void **state)
 {
 	(void)state;
@@ -106,29 +141,29 @@ static void cluster_json_round_trip(void **state)
 	unlink(path);
 	free(text);
 	cJSON_Delete(j);
-	assert_string_equal(a.name, b.name);
-	assert_string_equal(a.device_name, b.device_name);
-	assert_true(a.nodes == b.nodes && a.devices_per_node == b.devices_per_node);
-	assert_true(a.memory_bytes == b.memory_bytes && a.memory_bandwidth == b.memory_bandwidth);
-	for (int d = 0; d < PL_DT_COUNT; d++)
-		assert_true(a.peak_flops[d] == b.peak_flops[d]);
-	assert_true(a.gemm_eff_max == b.gemm_eff_max && a.gemm_half_flops == b.gemm_half_flops);
-	assert_true(a.vector_eff == b.vector_eff && a.bw_eff == b.bw_eff);
-	assert_true(a.kernel_overhead_s == b.kernel_overhead_s);
-	for (int k = 0; k < PL_LINK_COUNT; k++) {
-		assert_true(a.link[k].alpha == b.link[k].alpha);
-		assert_true(rel(b.link[k].beta, a.link[k].beta) < 1e-14); /* stored as 1/beta */
-	}
-	for (int c = 0; c < PL_COLL_COUNT; c++)
-		for (int k = 0; k < PL_LINK_COUNT; k++) {
-			const pl_ab_list *x = &a.coll[c][k], *y = &b.coll[c][k];
-			assert_int_equal(x->n, y->n);
-			for (int i = 0; i < x->n; i++)
-				assert_true(x->ranks[i] == y->ranks[i] &&
-				            x->ab[i].alpha == y->ab[i].alpha &&
-				            x->ab[i].beta == y->ab[i].beta &&
-				            x->max_bytes[i] == y->max_bytes[i]);
+	same_cluster(&a, &b);
+
+	static const char *const names[] = {"h100x8", "h100x8:4", "a100x8", "a100-80gx8:2",
+	                                    "h200x8", "dgx2-v100", "cpu"};
+	size_t np = sizeof names / sizeof *names;
+	for (size_t k = 0; k <= np; k++) {
+		if (k < np) {
+			assert_int_equal(pl_cluster_preset(&a, names[k], &err), PL_OK);
+		} else {
+			char fx[1024];
+			snprintf(fx, sizeof fx, "%s/cluster/cpu-x2-calibrated.json",
+			         getenv("PL_FIXTURES"));
+			assert_int_equal(pl_cluster_load_file(&a, fx, &err), PL_OK);
 		}
+		j = pl_cluster_to_json(&a);
+		text = cJSON_Print(j);
+		cJSON *back = cJSON_Parse(text);
+		assert_int_equal(pl_cluster_from_json(&b, back, "description", &err), PL_OK);
+		same_cluster(&a, &b);
+		cJSON_Delete(back);
+		free(text);
+		cJSON_Delete(j);
+	}
 }
 
 static void calibrate_cpu_backend(void **state)
