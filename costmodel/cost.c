@@ -126,9 +126,12 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 	}
 	/* params this op owns: state memory, gradient sync, optimizer, by ZeRO
 	 * level over the r ranks that hold the same shard (its gradient's
-	 * all-reduce group): 1 shards the optimizer state, 2 also the gradients
-	 * (reduce-scatter + all-gather instead of the all-reduce), 3 also the
-	 * weights (gathered again in every micro-batch's forward and backward) */
+	 * all-reduce group): 1 shards the optimizer state (reduce-scatter of the
+	 * accumulated gradients and all-gather of the updated weights once a
+	 * step, as Megatron's distributed optimizer), 2 also the gradients (held
+	 * as partitions, so every micro-batch's are reduce-scattered into them),
+	 * 3 also the weights (gathered again in every micro-batch's forward and
+	 * backward, and never after the step) */
 	for (int i = 0; i < op->ninputs; i++) {
 		int t = op->in[i];
 		if (p->param_owner[t] != op_index)
@@ -167,13 +170,18 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 		}
 		out->sync_s[0] += t_ar;
 		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
-		out->sync_s[2] += r > 1 ? t_rs + t_ag : 0;
-		out->sync_s[3] += t_rs;
+		out->sync_s[2] += r > 1 ? t_ag : 0;
+		out->reduce_s += r > 1 ? t_rs : 0;
 		out->gather_s += 2 * t_ag;
 		out->opt_s[0] += upd + c->kernel_overhead_s;
 		for (int z = 1; z < PL_ZERO_LEVELS; z++)
 			out->opt_s[z] += upd / r + c->kernel_overhead_s;
 	}
+}
+
+int pl_zero_pipeline_ok(int zero, int64_t stages)
+{
+	return zero <= 1 || stages <= 1;
 }
 
 double pl_job_span(const pl_job *job)
@@ -192,7 +200,8 @@ void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobs
 {
 	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
 	out->mb_compute_s = pt->fwd_s + pt->bwd_s + (rc ? pt->fwd_s : 0);
-	out->mb_comm_s = pt->coll_s + (rc ? pt->coll_fwd_s : 0) + (z == 3 ? pt->gather_s : 0);
+	out->mb_comm_s = pt->coll_s + (rc ? pt->coll_fwd_s : 0) + (z == 3 ? pt->gather_s : 0) +
+	                 (z >= 2 ? pt->reduce_s : 0);
 	out->step_compute_s = pt->opt_s[z];
 	out->step_comm_s = pt->sync_s[z];
 	out->state_bytes = pt->state_bytes[z];
@@ -310,6 +319,7 @@ void pl_problem_free(pl_problem *p)
 	free(p->edge_class);
 	free(p->parts);
 	free((void *)p->job.recompute);
+	free(p->roles);
 	free(p->nstrat);
 	free(p->strat);
 	free(p->node);
@@ -341,6 +351,9 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
 		return 0;
 	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
+		return 0;
+	if (p->roles && memcmp(p->roles + (size_t)a * PL_MAX_LOOPS,
+	                       p->roles + (size_t)b * PL_MAX_LOOPS, PL_MAX_LOOPS))
 		return 0;
 	for (int i = 0; i < x->ninputs; i++) {
 		if (!tensor_same(&p->g->tensors[x->in[i]], &p->g->tensors[y->in[i]]))
@@ -468,6 +481,33 @@ static int classify_ops_and_edges(pl_problem *p)
 	return first_equal(p, p->nedges, edge_hash, edge_same, p->edge_class);
 }
 
+/* Drops op o's candidates that break the job's fixed degrees; PL_EINFEASIBLE
+ * naming the op when none is left. */
+static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
+{
+	const pl_op *op = &p->g->ops[o];
+	const uint8_t *roles = p->roles + (size_t)o * PL_MAX_LOOPS;
+	const pl_degrees *d = &p->job.degrees;
+	int nl = op->spec.nloops, k = 0;
+	for (int s = 0; s < p->nstrat[o]; s++) {
+		const int64_t *sp = p->strat[o] + (size_t)s * (size_t)nl;
+		if (!pl_split_keeps_degrees(p->g, op, roles, sp, d))
+			continue;
+		if (k != s)
+			memmove(p->strat[o] + (size_t)k * (size_t)nl, sp, sizeof(int64_t) * (size_t)nl);
+		k++;
+	}
+	p->nstrat[o] = k;
+	if (k)
+		return PL_OK;
+	return pl_err_set(err, PL_EINFEASIBLE,
+	                  "%s: op '%s': no strategy on %lld devices keeps to data parallel %lld, "
+	                  "tensor parallel %lld, context parallel %lld, expert parallel %lld "
+	                  "(0: free; its loops are too small to cut that way)",
+	                  p->g->path, op->name, (long long)p->devices, (long long)d->dp,
+	                  (long long)d->tp, (long long)d->cp, (long long)d->ep);
+}
+
 pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *c, pl_err *err)
 {
 	return pl_problem_new_job(out, g, c, NULL, err);
@@ -492,6 +532,8 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		memcpy(rc, job->recompute, (size_t)g->nops);
 		p->job.recompute = rc;
 	}
+	if (job)
+		p->job.degrees = job->degrees;
 	p->g = g;
 	p->c = c;
 	p->devices = pl_cluster_devices_total(c);
@@ -515,6 +557,13 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	}
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
+	if (pl_degrees_any(&p->job.degrees)) {
+		p->roles = malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+		if (!p->roles || pl_loop_roles(g, p->roles)) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+	}
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		for (int i = 0; i < op->ninputs; i++) {
@@ -602,6 +651,8 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 			goto cleanup;
 		}
 		p->nstrat[o] = pl_op_enumerate(op, p->devices, p->strat[o], n);
+		if (p->roles && (st = keep_degrees(p, o, err)))
+			goto cleanup;
 	}
 	*out = p;
 	p = NULL;

@@ -10,6 +10,7 @@
 #include "costmodel/cluster.h"
 #include "planner/graph.h"
 #include "planner/layout.h"
+#include "planner/roles.h"
 
 typedef struct pl_nodecost {
 	double compute_s; /* forward + backward kernels + optimizer */
@@ -27,6 +28,9 @@ typedef struct pl_job {
 	/* per op, or NULL: 1 drops its activations and runs its forward again in the
 	 * backward; 2 the same but keeps its first output (a layer's checkpoint) */
 	const uint8_t *recompute;
+	/* fixed degrees of one stage's mesh (0: free); candidates keep to them
+	 * (pl_split_keeps_degrees) */
+	pl_degrees degrees;
 } pl_job;
 
 /* One op under one strategy, before the job folds it: per micro-batch parts,
@@ -36,7 +40,10 @@ typedef struct pl_nodeparts {
 	double coll_s;                 /* its own collectives, one micro-batch */
 	double coll_fwd_s;             /* the forward ones (a recompute runs them again) */
 	double gather_s;               /* ZeRO-3: all-gather of its params, forward and backward */
-	double sync_s[PL_ZERO_LEVELS]; /* gradient all-reduce, or reduce-scatter (+ all-gather) */
+	double reduce_s;               /* ZeRO-2/3: every micro-batch's gradients reduce-scattered
+	                                * into the partitions (DeepSpeed stage_1_and_2.py, stage3.py) */
+	double sync_s[PL_ZERO_LEVELS]; /* once a step: gradient all-reduce (0); reduce-scatter +
+	                                * all-gather of the updated params (1); that all-gather (2) */
 	double opt_s[PL_ZERO_LEVELS];  /* the optimizer update of its share */
 	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
@@ -74,6 +81,7 @@ typedef struct pl_problem {
 	int *edge_class;
 	pl_job job;           /* micro_batches, stages >= 1; recompute owned (or NULL) */
 	pl_nodeparts **parts; /* per op class, alongside node */
+	uint8_t *roles;       /* with fixed degrees: pl_loop_roles (owned), else NULL */
 } pl_problem;
 
 /* Builds the problem: edges and candidate strategies (the annotation alone for
@@ -87,6 +95,14 @@ void pl_problem_free(pl_problem *p);
  * micro-batch. pl_cost_plan scales back to a step (see there). */
 pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
                              const pl_job *job, pl_err *err);
+/* Whether ZeRO level zero goes with pp pipeline stages: DeepSpeed's pipeline
+ * engine takes ZeRO stage 1 at most (its partitioned gradients and
+ * parameters do not go with gradient accumulation over a pipeline), and
+ * Megatron's distributed optimizer is stage 1. */
+#define PL_ZERO_PIPELINE_WHY                                                                      \
+	"DeepSpeed's pipeline engine runs ZeRO stage 1 at most (Megatron's distributed "          \
+	"optimizer is stage 1); use --zero 0 or 1 with pipeline stages"
+int pl_zero_pipeline_ok(int zero, int64_t stages);
 /* Changes the ZeRO level of a problem and refolds the node tables already
  * computed (edge tables do not depend on it). */
 void pl_problem_set_zero(pl_problem *p, int zero);

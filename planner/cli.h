@@ -10,8 +10,8 @@
 
 /* Prints "planner: <message>" and returns the exit status of st. */
 int pl_cli_fail(pl_status st, const pl_err *err);
-/* Prints "planner CMD: <fmt with arg>" and a pointer to --help; returns 2. */
-int pl_cli_usage(const char *cmd, const char *fmt, const char *arg);
+/* Prints "planner CMD: <fmt, ...>" and a pointer to --help; returns 2. */
+int pl_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 struct cJSON;
 struct pl_cluster;

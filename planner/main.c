@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,13 @@ int pl_cli_fail(pl_status st, const pl_err *err)
 	return pl_status_exit_code(st);
 }
 
-int pl_cli_usage(const char *cmd, const char *fmt, const char *arg)
+int pl_cli_usage(const char *cmd, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	fprintf(stderr, "planner %s: ", cmd);
-	fprintf(stderr, fmt, arg);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fprintf(stderr, "\nTry 'planner %s --help'.\n", cmd);
 	return 2;
 }
@@ -64,6 +68,8 @@ typedef struct common {
 } common;
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
+/* getopt codes of search's fixed degrees */
+enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
@@ -315,13 +321,18 @@ static int cmd_search(int argc, char **argv)
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
-	/* whole-job dimensions: -2 not given, -1 auto */
-	long long jstages = -2, jmicro = -2, jzero = -2, jrc = -2;
-	int jall = 0, fastest = 0;
+	pl_job_request jr = PL_JOB_REQUEST_INIT;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
 	                                     {"job", no_argument, 0, 'J'},
 	                                     {"fastest", no_argument, 0, 'F'},
 	                                     {"pipeline-stages", required_argument, 0, 'S'},
+	                                     {"pp", required_argument, 0, 'S'},
+	                                     {"dp", required_argument, 0, OPT_DP},
+	                                     {"tp", required_argument, 0, OPT_TP},
+	                                     {"cp", required_argument, 0, OPT_CP},
+	                                     {"ep", required_argument, 0, OPT_EP},
+	                                     {"micro-batch-size", required_argument, 0, OPT_MBS},
+	                                     {"virtual-stages", required_argument, 0, OPT_VS},
 	                                     {"micro-batches", required_argument, 0, 'B'},
 	                                     {"zero", required_argument, 0, 'Z'},
 	                                     {"recompute", required_argument, 0, 'R'},
@@ -341,7 +352,8 @@ static int cmd_search(int argc, char **argv)
 	                                     {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	int li = 0;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, &li)) != -1) {
 		switch (ch) {
 		case 'd':
 		case 'c':
@@ -387,34 +399,56 @@ static int cmd_search(int argc, char **argv)
 			cost_edges = !strcmp(optarg, "cost");
 			break;
 		case 'p': prog = 1; break;
-		case 'J': jall = 1; break;
-		case 'F': fastest = 1; break;
+		case 'J': jr.all = 1; break;
+		case 'F': jr.fastest = 1; break;
 		case 'S':
-			if (pl_parse_auto(optarg, 1, 1 << 20, -1, &jstages))
+			if (pl_parse_auto(optarg, 1, 1 << 20, PL_AUTO, &jr.stages))
 				return pl_cli_usage("search",
-				                    "--pipeline-stages %s: expected 'auto' or an "
-				                    "integer >= 1",
-				                    optarg);
+				                    "--%s %s: expected 'auto' or an integer >= 1",
+				                    opts[li].name, optarg);
 			break;
 		case 'B':
-			if (pl_parse_auto(optarg, 1, 1 << 30, -1, &jmicro))
+			if (pl_parse_auto(optarg, 1, 1 << 30, PL_AUTO, &jr.micro_batches))
 				return pl_cli_usage("search",
 				                    "--micro-batches %s: expected 'auto' or an "
 				                    "integer >= 1",
 				                    optarg);
 			break;
+		case OPT_DP:
+		case OPT_TP:
+		case OPT_CP:
+		case OPT_EP:
+		case OPT_MBS:
+		case OPT_VS: {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 1 || v > (1LL << 30))
+				return pl_cli_usage("search", "--%s %s: expected an integer >= 1",
+				                    opts[li].name, optarg);
+			int64_t *dst = ch == OPT_DP   ? &jr.degrees.dp
+			               : ch == OPT_TP ? &jr.degrees.tp
+			               : ch == OPT_CP ? &jr.degrees.cp
+			               : ch == OPT_EP ? &jr.degrees.ep
+			                              : NULL;
+			if (dst)
+				*dst = v;
+			else if (ch == OPT_MBS)
+				jr.micro_batch_size = v;
+			else
+				jr.virtual_stages = v;
+			break;
+		}
 		case 'Z':
-			if (pl_parse_auto(optarg, 0, 3, -1, &jzero))
+			if (pl_parse_auto(optarg, 0, 3, PL_AUTO, &jr.zero))
 				return pl_cli_usage(
 				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
 			break;
 		case 'R':
 			if (!strcmp(optarg, "none"))
-				jrc = 0;
+				jr.recompute = 0;
 			else if (!strcmp(optarg, "full"))
-				jrc = 1;
+				jr.recompute = 1;
 			else if (!strcmp(optarg, "auto"))
-				jrc = -1;
+				jr.recompute = PL_AUTO;
 			else
 				return pl_cli_usage("search",
 				                    "--recompute %s: expected none, full or auto",
@@ -433,21 +467,13 @@ static int cmd_search(int argc, char **argv)
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
 	if (cost_edges >= 0 && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--ilp-edges goes with --mode ilp%s", "");
-	int job = jall || jstages != -2 || jmicro != -2 || jzero != -2 || jrc != -2;
-	if (fastest && !job)
-		return pl_cli_usage("search",
-		                    "--fastest goes with a whole-job search (--job, "
-		                    "--pipeline-stages, --micro-batches, --zero, --recompute)%s",
-		                    "");
-	if (job && load)
-		return pl_cli_usage("search",
-		                    "a whole-job search (--job, --pipeline-stages, "
-		                    "--micro-batches, --zero, --recompute) does not take --load%s",
-		                    "");
 	if (!pl_searcher_get(mode))
 		return pl_cli_usage(
 		    "search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute", mode);
 	pl_err err = {{0}};
+	pl_plan_opts po = {.mode = mode};
+	if (pl_plan_opts_job(&po, &jr, 0, &err))
+		return pl_cli_usage("search", "%s", err.msg);
 	pl_graph *g = NULL;
 	cJSON *ck = NULL, *loaded = NULL;
 	char *text = NULL, *txt = NULL;
@@ -465,31 +491,15 @@ static int cmd_search(int argc, char **argv)
 			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load);
 			goto cleanup;
 		}
-		if ((st = pl_plan_annotate(g, loaded, load, &err)))
-			goto cleanup;
+		po.keep = loaded;
+		po.keep_where = load;
 	}
-	/* whole-job dimensions not given: auto with --job, else 1 stage, 1
-	 * micro-batch, ZeRO 0, no recompute */
-	pl_plan_opts po = {.mode = mode,
-	                   .so = {.memory_limit = limit < 0 ? cl.memory_bytes : limit,
-	                          .time_limit_s = tlimit,
-	                          .pareto_cap = cap,
-	                          .dump_lp = dump_lp,
-	                          .ilp_cost_edges = cost_edges > 0,
-	                          .progress = prog || isatty(2) ? on_progress : NULL},
-	                   .job = job,
-	                   .jo = {.stages = jstages >= 0            ? jstages
-	                                    : jstages == -1 || jall ? 0
-	                                                            : 1,
-	                          .micro_batches = jmicro >= 0            ? jmicro
-	                                           : jmicro == -1 || jall ? 0
-	                                                                  : 1,
-	                          .zero = jzero >= 0            ? (int)jzero
-	                                  : jzero == -1 || jall ? -1
-	                                                        : 0,
-	                          .recompute = jrc >= 0            ? (int)jrc
-	                                       : jrc == -1 || jall ? -1
-	                                                           : 0}};
+	po.so = (pl_search_opts){.memory_limit = limit < 0 ? cl.memory_bytes : limit,
+	                         .time_limit_s = tlimit,
+	                         .pareto_cap = cap,
+	                         .dump_lp = dump_lp,
+	                         .ilp_cost_edges = cost_edges > 0,
+	                         .progress = prog || isatty(2) ? on_progress : NULL};
 	if ((st = pl_plan_search(g, &cl, &po, &ck, &secs, &err)))
 		goto cleanup;
 	/* propagate: where fronts met, and what it costs */

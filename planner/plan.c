@@ -207,6 +207,75 @@ static pl_status reserve_note(pl_status st, double limit, double reserve, pl_err
 	return st;
 }
 
+/* option names as the command line [0] and the API [1] spell them */
+enum { N_MBS, N_MB, N_VS, N_DP, N_TP, N_PP, N_ZERO, N_CP, N_EP };
+static const char *const opt_names[][2] = {
+    [N_MBS] = {"--micro-batch-size", "micro_batch_size"},
+    [N_MB] = {"--micro-batches", "micro_batch_num"},
+    [N_VS] = {"--virtual-stages", "virtual_pipeline_stages"},
+    [N_DP] = {"--dp", "data_parallel"},
+    [N_TP] = {"--tp", "model_parallel"},
+    [N_PP] = {"--pp", "pipeline_stage"},
+    [N_ZERO] = {"--zero", "optimizer_shard_level"},
+    [N_CP] = {"--cp", "context_parallel"},
+    [N_EP] = {"--ep", "expert_parallel"},
+};
+
+pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl_err *err)
+{
+	api = api ? 1 : 0;
+#define NAME(k) opt_names[k][api]
+	const pl_degrees *d = &r->degrees;
+	int given = r->all || r->stages != PL_NOT_GIVEN || r->micro_batches != PL_NOT_GIVEN ||
+	            r->zero != PL_NOT_GIVEN || r->recompute != PL_NOT_GIVEN ||
+	            r->micro_batch_size > 0 || r->virtual_stages > 0 || pl_degrees_any(d);
+	if (r->micro_batch_size > 0 && r->micro_batches >= 1)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s and %s both fix the micro-batches; give one of them",
+		                  NAME(N_MBS), NAME(N_MB));
+	if (r->micro_batch_size > 0 && d->dp <= 0 && d->tp <= 0)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s is per data-parallel rank (batch = size x data parallel x "
+		                  "micro-batches): give %s, or %s so that data parallel is what "
+		                  "is left",
+		                  NAME(N_MBS), NAME(N_DP), NAME(N_TP));
+	if (r->virtual_stages > 1)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s %lld: the interleaved 1F1B schedule is not modelled yet; "
+		                  "the plans use 1F1B with one stage per device (%s 1)",
+		                  NAME(N_VS), r->virtual_stages, NAME(N_VS));
+	if (r->zero >= 2 && r->stages > 1)
+		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO), r->zero,
+		                  NAME(N_PP), r->stages, PL_ZERO_PIPELINE_WHY);
+	if (r->fastest && !given)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s goes with a whole-job search (%s, %s, %s, %s, ...)",
+		                  api ? "fastest" : "--fastest", api ? "job" : "--job",
+		                  NAME(N_PP), NAME(N_DP), NAME(N_TP));
+	o->job = given;
+	if (!given) {
+		o->jo = (pl_job_opts){.stages = 1, .micro_batches = 1};
+		return PL_OK;
+	}
+	o->jo = (pl_job_opts){
+	    .stages = r->stages >= 1 ? r->stages : 0,
+	    .micro_batches = r->micro_batches >= 1 ? r->micro_batches : 0,
+	    .zero = r->zero >= 0 ? (int)r->zero : -1,
+	    .recompute = r->recompute >= 0 ? (int)r->recompute : -1,
+	    .fastest = r->fastest,
+	    .degrees = *d,
+	    .micro_batch_size = r->micro_batch_size > 0 ? r->micro_batch_size : 0,
+	};
+	return PL_OK;
+#undef NAME
+}
+
+static pl_status keep_strategies(void *ud, pl_graph *gm, pl_err *err)
+{
+	const pl_plan_opts *o = ud;
+	return pl_plan_annotate(gm, o->keep, o->keep_where, err);
+}
+
 pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                          double *seconds, pl_err *err)
 {
@@ -237,9 +306,16 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 			                  o->so.memory_limit, reserve);
 	}
 	pl_status st;
+	const char *kw = o->keep_where ? o->keep_where : "the checkpoint to keep";
+	if (o->keep && (st = pl_plan_check_model(g, o->keep, kw, err)))
+		return st;
 	if (o->job) {
 		pl_job_opts jo = o->jo;
 		jo.inner = s;
+		if (o->keep) {
+			jo.annotate = keep_strategies;
+			jo.annotate_ud = (void *)o;
+		}
 		pl_job_plan jp;
 		if ((st = pl_search_job(g, cl, &so, &jo, &jp, err)))
 			return reserve_note(st, o->so.memory_limit, reserve, err);
@@ -252,7 +328,8 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	pl_problem *p = NULL;
 	pl_search_result r = {0};
 	int64_t **splits = NULL;
-	if ((st = pl_problem_new(&p, g, cl, err)))
+	if ((o->keep && (st = pl_plan_annotate(g, o->keep, kw, err))) ||
+	    (st = pl_problem_new(&p, g, cl, err)))
 		goto done;
 	if ((st = s->run(p, &so, &r, err))) {
 		reserve_note(st, o->so.memory_limit, reserve, err);
@@ -419,6 +496,11 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	int zero, is_job = 0;
 	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, &is_job, err)))
 		goto cleanup;
+	if (is_job && !pl_zero_pipeline_ok(zero, pp)) {
+		st = pl_err_set(err, PL_EINVAL, "%s: optimizer_shard %d with %lld pipeline stages: %s",
+		                where, zero, (long long)pp, PL_ZERO_PIPELINE_WHY);
+		goto cleanup;
+	}
 	if (is_job) {
 		if (splits_out) {
 			st = pl_err_set(err, PL_EINVAL,

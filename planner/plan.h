@@ -20,7 +20,37 @@ typedef struct pl_plan_opts {
 	pl_search_opts so; /* memory limit (bytes; 0 none), time limit, progress, ... */
 	int job;           /* 1: whole-job search (pipeline, micro-batches, ZeRO, recompute) */
 	pl_job_opts jo;    /* its dimensions; jo.inner is set from mode */
+	const cJSON *keep; /* a checkpoint whose ops' strategies the plan keeps (--load), or NULL */
+	const char *keep_where; /* its name, for messages */
 } pl_plan_opts;
+
+/* The whole-job dimensions as a user states them, the one options model of
+ * the command line (--job, --pp, --dp, ...) and the API (pipeline_stage,
+ * data_parallel, ...). Counts: PL_NOT_GIVEN, PL_AUTO or the value. */
+#define PL_NOT_GIVEN (-2)
+#define PL_AUTO      (-1)
+typedef struct pl_job_request {
+	int all;                          /* search every dimension not given (--job) */
+	long long stages, micro_batches;  /* PL_NOT_GIVEN, PL_AUTO or >= 1 */
+	long long zero, recompute;        /* PL_NOT_GIVEN, PL_AUTO, 0..3 / 0 none, 1 full */
+	long long micro_batch_size;       /* per data-parallel rank; 0: not given */
+	long long virtual_stages;         /* 0: not given */
+	pl_degrees degrees;               /* 0: not given */
+	int fastest;                      /* no preference for plans without pp, ZeRO, recompute */
+} pl_job_request;
+/* A request with nothing given. */
+#define PL_JOB_REQUEST_INIT                                                                       \
+	{                                                                                         \
+		.stages = PL_NOT_GIVEN, .micro_batches = PL_NOT_GIVEN, .zero = PL_NOT_GIVEN,      \
+		.recompute = PL_NOT_GIVEN                                                          \
+	}
+
+/* Sets o->job and o->jo from r: any dimension given (or r->all) makes a
+ * whole-job search in which every dimension not given is searched; nothing
+ * given, a per-op plan. PL_EINVAL saying why when r contradicts itself,
+ * naming the options as the command line (api 0) or the API's keys (api 1)
+ * state them. */
+pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl_err *err);
 
 /* Searches a plan for g on cl and builds its checkpoint (*ck, caller
  * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's

@@ -285,6 +285,7 @@ typedef struct prob {
 	int mi;          /* index of its micro-batch graph and cuts */
 	int64_t m, pp;
 	int rc;
+	pl_degrees deg; /* of its stage mesh */
 	/* as built (build_one): per ZeRO level the least memory a plan needs and
 	 * the node bound; or why not */
 	double least[PL_ZERO_LEVELS], node_bound[PL_ZERO_LEVELS];
@@ -460,7 +461,8 @@ static void build_one(void *ctx, int q)
 	}
 	pl_job job = {.micro_batches = pb->m,
 	              .stages = pb->pp,
-	              .recompute = pb->rc ? w->flags[pb->mi] : NULL};
+	              .recompute = pb->rc ? w->flags[pb->mi] : NULL,
+	              .degrees = pb->deg};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
 	for (int z = w->z0; z <= w->z1 && !pb->st; z++) {
 		pl_problem_set_zero(pb->p, z);
@@ -779,6 +781,56 @@ static pl_status timed_out(pl_err *err, const pl_search_opts *o, int points)
 	                  o->time_limit_s, points);
 }
 
+/* The degrees of a stage mesh of k devices from the fixed ones (see
+ * pl_job_opts). 0, or -1 with why[] saying why they do not fit. */
+static void degree_name(char *buf, size_t n, int64_t v)
+{
+	if (v > 0)
+		snprintf(buf, n, "%lld", (long long)v);
+	else
+		snprintf(buf, n, "(free)");
+}
+
+static int stage_degrees(const pl_degrees *fix, int64_t k, int64_t pp, pl_degrees *out, char *why,
+                         size_t n)
+{
+	*out = *fix;
+	int64_t cp = fix->cp > 0 ? fix->cp : 1;
+	if (fix->dp > 0 || fix->tp > 0) {
+		out->cp = cp;
+		int64_t known = cp * (fix->dp > 0 ? fix->dp : 1) * (fix->tp > 0 ? fix->tp : 1);
+		if (k % known || (fix->dp > 0 && fix->tp > 0 && known != k)) {
+			char d[32], t[32];
+			degree_name(d, sizeof d, fix->dp);
+			degree_name(t, sizeof t, fix->tp);
+			snprintf(why, n,
+			         "with %lld pipeline stages a stage has %lld devices, which data "
+			         "parallel %s x tensor parallel %s x context parallel %lld cannot "
+			         "fill (dp x tp x cp x pp must be the %lld devices)",
+			         (long long)pp, (long long)k, d, t, (long long)cp, (long long)(k * pp));
+			return -1;
+		}
+		if (fix->dp <= 0)
+			out->dp = k / known;
+		if (fix->tp <= 0)
+			out->tp = k / known;
+	} else if (k % cp) {
+		snprintf(why, n,
+		         "with %lld pipeline stages a stage has %lld devices, which context "
+		         "parallel %lld does not divide",
+		         (long long)pp, (long long)k, (long long)cp);
+		return -1;
+	}
+	if (fix->ep > 0 && out->dp > 0 && (out->dp * cp) % fix->ep) {
+		snprintf(why, n,
+		         "expert parallel %lld does not divide data parallel %lld x context "
+		         "parallel %lld (the experts are spread over the data-parallel ranks)",
+		         (long long)fix->ep, (long long)out->dp, (long long)cp);
+		return -1;
+	}
+	return 0;
+}
+
 /* Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
  * the batch), recompute, ZeRO. Pipeline stages, ZeRO and recompute are
  * memory measures: where the search chooses them, the best plan without them
@@ -806,11 +858,25 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		                  (long long)jo->stages, (long long)D, (long long)(D % jo->stages),
 		                  list);
 	}
+	if (jo->stages > 0 && jo->zero >= 0 && !pl_zero_pipeline_ok(jo->zero, jo->stages))
+		return pl_err_set(err, PL_EINVAL, "ZeRO %d with %lld pipeline stages: %s", jo->zero,
+		                  (long long)jo->stages, PL_ZERO_PIPELINE_WHY);
 	int npp = jo->stages > 0 ? 1 : divisors(D, pps, 64);
 	int nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, ms, 64) : 1;
 	if (jo->stages > 0)
 		pps[0] = jo->stages;
-	if (jo->micro_batches > 0)
+	if (jo->micro_batch_size > 0 && jo->degrees.dp > 0 && jo->micro_batches <= 0) {
+		/* Megatron: batch = micro-batch size x dp x micro-batches */
+		int64_t per = jo->micro_batch_size * jo->degrees.dp;
+		if (B <= 0 || B % per)
+			return pl_err_set(err, PL_EINVAL,
+			                  "micro-batch size %lld x data parallel %lld does not divide "
+			                  "the batch of %lld",
+			                  (long long)jo->micro_batch_size, (long long)jo->degrees.dp,
+			                  (long long)B);
+		nm = 1;
+		ms[0] = B / per;
+	} else if (jo->micro_batches > 0)
 		ms[0] = jo->micro_batches;
 	else if (B <= 0)
 		ms[0] = 1;
@@ -822,6 +888,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	pl_err ferr = {{0}};
 	double least_need = INFINITY;
 	int all_exact = 1, nprob = 0, npt = 0;
+	char skipped[1100] = ""; /* why the last point skipped was */
 	int stopped = 0; /* the time limit ran out with a plan: where (second pass: npt + k) */
 	int planned = 0; /* points that ran a dp */
 	pl_graph *gms[64] = {0};
@@ -847,11 +914,21 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		pl_err e2 = {{0}};
 		pl_status s2 = pl_graph_microbatch(g, m, &gms[a], &e2);
 		if (s2) {
-			if (jo->micro_batches > 0) { /* asked for: say why not */
+			if (nm == 1) { /* asked for: say why not */
 				st = s2;
 				*err = e2;
 				goto cleanup;
 			}
+			snprintf(skipped, sizeof skipped, "%s", e2.msg);
+			continue;
+		}
+		if (jo->annotate && (s2 = jo->annotate(jo->annotate_ud, gms[a], &e2))) {
+			if (nm == 1) {
+				st = s2;
+				*err = e2;
+				goto cleanup;
+			}
+			snprintf(skipped, sizeof skipped, "%s", e2.msg);
 			continue;
 		}
 		pl_graph *gm = gms[a];
@@ -865,6 +942,27 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		int K = Kv[a] = nc - 1, blocks = pl_job_recompute_flags(gm, flags);
 		for (int b = 0; b < npp; b++) {
 			int64_t pp = pps[b];
+			pl_degrees deg;
+			char why[sizeof skipped];
+			if (stage_degrees(&jo->degrees, D / pp, pp, &deg, why, sizeof why)) {
+				if (jo->stages > 0) {
+					st = pl_err_set(err, PL_EINVAL, "%s", why);
+					goto cleanup;
+				}
+				snprintf(skipped, sizeof skipped, "%s", why);
+				continue;
+			}
+			int64_t dpd = deg.dp > 0 ? deg.dp : 1;
+			if (B > 0 && ((B / m) % dpd ||
+			              (jo->micro_batch_size > 0 && jo->micro_batch_size * dpd * m != B))) {
+				snprintf(skipped, sizeof skipped,
+				         "%lld micro-batches of %lld sequences with %lld pipeline stages "
+				         "do not give each of data parallel %lld ranks %s",
+				         (long long)m, (long long)(B / m), (long long)pp, (long long)dpd,
+				         jo->micro_batch_size > 0 ? "the micro-batch size asked for"
+				                                  : "a whole number of sequences");
+				continue;
+			}
 			pl_cluster mesh;
 			if (pp > K || pl_stage_mesh(c, D / pp, &mesh)) {
 				if (jo->stages > 0) {
@@ -880,9 +978,18 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			}
 			for (int rc = r0; rc <= r1; rc++)
 				if (!rc || blocks) /* no repeated layers: nothing to recompute */
-					probs[nprob++] = (prob){
-					    .mesh = mesh, .mi = a, .m = m, .pp = pp, .rc = rc};
+					probs[nprob++] = (prob){.mesh = mesh,
+					                        .mi = a,
+					                        .m = m,
+					                        .pp = pp,
+					                        .rc = rc,
+					                        .deg = deg};
 		}
+	}
+	if (!nprob) {
+		st = pl_err_set(err, PL_EINVAL, "no whole-job configuration is possible: %s",
+		                skipped[0] ? skipped : "no micro-batch count divides the batch");
+		goto cleanup;
 	}
 	build bw = {
 	    .probs = probs, .gms = gms, .flags = flagsv, .z0 = z0, .z1 = z1, .o = o, .t0 = t0};
@@ -905,6 +1012,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			continue;
 		}
 		for (int z = z0; z <= z1; z++) {
+			if (!pl_zero_pipeline_ok(z, pb->pp))
+				continue;
 			if (pb->pp == 1 && pb->least[z] < least_need)
 				least_need = pb->least[z];
 			out->points++;

@@ -16,6 +16,17 @@ typedef struct pl_job_opts {
 	int recompute;            /* -1: search; 0 none; 1 every layer but the last of each run */
 	int fastest;              /* 1: the fastest plan, without the PL_JOB_SIMPLER preference */
 	const pl_searcher *inner; /* NULL: dp */
+	/* fixed degrees (0: free). Any of dp, tp fixed: cp is 1 unless fixed, and
+	 * dp x tp x cp is each stage's device count (the one not given is what is
+	 * left); ep divides dp x cp. */
+	pl_degrees degrees;
+	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (0: free);
+	                           * micro_batches = batch / (size x dp) */
+	/* called on every micro-batch graph before it is planned (keeps ops'
+	 * strategies: --load); an error skips the micro-batch count, or is the
+	 * answer when no count is left */
+	pl_status (*annotate)(void *ud, pl_graph *gm, pl_err *err);
+	void *annotate_ud;
 } pl_job_opts;
 
 typedef struct pl_job_plan {

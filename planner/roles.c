@@ -1,0 +1,96 @@
+#include "planner/roles.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t input_dim_role(const pl_tensor *t, int d)
+{
+	if (t->role == PL_ROLE_PARAM || t->role == PL_ROLE_CONST)
+		return PL_LOOP_MODEL;
+	if (d == 0)
+		return PL_LOOP_DATA;
+	int ids = t->dtype == PL_DT_INT32 || t->dtype == PL_DT_INT64;
+	if (d == 1 && ((ids && t->rank == 2) || t->rank == 3))
+		return PL_LOOP_SEQ;
+	return PL_LOOP_MODEL;
+}
+
+int pl_loop_roles(const pl_graph *g, uint8_t *roles)
+{
+	/* per tensor dimension, its role once its producer is seen */
+	uint8_t *dim = malloc((size_t)g->ntensors * PL_MAX_RANK + 1);
+	if (!dim)
+		return -1;
+	for (int t = 0; t < g->ntensors; t++)
+		for (int d = 0; d < PL_MAX_RANK; d++)
+			dim[(size_t)t * PL_MAX_RANK + d] = input_dim_role(&g->tensors[t], d);
+	memset(roles, PL_LOOP_MODEL, (size_t)g->nops * PL_MAX_LOOPS);
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		uint8_t *r = roles + (size_t)o * PL_MAX_LOOPS;
+		for (int i = 0; i < op->ninputs; i++) {
+			const pl_tensor *t = &g->tensors[op->in[i]];
+			for (int d = 0; d < t->rank; d++) {
+				const pl_dimmap *m = &op->spec.in[i][d];
+				uint8_t v = dim[(size_t)op->in[i] * PL_MAX_RANK + d];
+				if (m->count > 0 && v > r[m->first])
+					r[m->first] = v;
+			}
+		}
+		for (int i = 0; i < op->noutputs; i++) {
+			const pl_tensor *t = &g->tensors[op->out[i]];
+			uint8_t *od = dim + (size_t)op->out[i] * PL_MAX_RANK;
+			for (int d = 0; d < t->rank; d++) {
+				const pl_dimmap *m = &op->spec.out[i][d];
+				od[d] = m->count > 0 ? r[m->first] : PL_LOOP_MODEL;
+			}
+			/* the experts are not a loop of the dispatch (ops/moe.c) */
+			if (op->type == PL_OP_MOE_DISPATCH && i == 0)
+				od[0] = PL_LOOP_EXPERT;
+		}
+	}
+	free(dim);
+	return 0;
+}
+
+int pl_degrees_any(const pl_degrees *d)
+{
+	return d && (d->dp > 0 || d->tp > 0 || d->cp > 0 || d->ep > 0);
+}
+
+static int reads_weight(const pl_graph *g, const pl_op *op)
+{
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = &g->tensors[op->in[i]];
+		if (t->role == PL_ROLE_PARAM && t->rank >= 2)
+			return 1;
+	}
+	return 0;
+}
+
+int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
+                           const int64_t *split, const pl_degrees *d)
+{
+	int64_t cut[4] = {1, 1, 1, 1};
+	int has[4] = {0};
+	for (int l = 0; l < op->spec.nloops; l++) {
+		has[roles[l]] |= op->spec.loop[l].splittable && op->spec.loop[l].size > 1;
+		cut[roles[l]] *= split[l];
+	}
+	if (d->ep > 0 && has[PL_LOOP_EXPERT] && cut[PL_LOOP_EXPERT] != d->ep)
+		return 0;
+	if (d->dp > 0 && has[PL_LOOP_DATA]) {
+		int64_t data = cut[PL_LOOP_DATA] * (has[PL_LOOP_EXPERT] ? cut[PL_LOOP_EXPERT] : 1);
+		if (data != d->dp)
+			return 0;
+	}
+	if (d->cp > 0 && has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] % d->cp)
+		return 0;
+	if (d->tp > 0 && reads_weight(g, op)) {
+		if (has[PL_LOOP_MODEL] && cut[PL_LOOP_MODEL] != d->tp)
+			return 0;
+		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != (d->cp > 0 ? d->cp : 1))
+			return 0;
+	}
+	return 1;
+}

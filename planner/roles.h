@@ -1,0 +1,48 @@
+/* What each loop of each op cuts, read off the data flow: the batch (data
+ * parallel), the sequence (context parallel), the experts (expert parallel)
+ * or the model (tensor parallel). Fixed configurations (--dp, --tp, --cp,
+ * --ep) constrain an op's strategies by these roles. */
+#ifndef PL_ROLES_H
+#define PL_ROLES_H
+
+#include <stdint.h>
+
+#include "planner/graph.h"
+
+typedef enum pl_loop_role {
+	PL_LOOP_MODEL,  /* weights' dimensions, hidden sizes, heads, vocabulary */
+	PL_LOOP_SEQ,    /* the sequence (dimension 1 of token ids or of [b, s, h] inputs) */
+	PL_LOOP_EXPERT, /* the experts of a mixture (a MoEDispatch's output dimension 0) */
+	PL_LOOP_DATA,   /* the batch (dimension 0 of every input) */
+} pl_loop_role;
+
+/* roles[o * PL_MAX_LOOPS + l]: the role of loop l of op o. A loop takes the
+ * strongest role (data > expert > sequence > model) of the input dimensions
+ * that start at it; an output dimension the role of its first loop. Inputs:
+ * dimension 0 is the batch; dimension 1 is the sequence for token ids
+ * (integer, rank 2) and [b, s, h] activations; params and consts are the
+ * model's. Returns 0, or -1 out of memory (roles has g->nops * PL_MAX_LOOPS
+ * entries). */
+int pl_loop_roles(const pl_graph *g, uint8_t *roles);
+
+/* Fixed parallel degrees of one stage's mesh (0: the search chooses). */
+typedef struct pl_degrees {
+	int64_t dp, tp, cp, ep;
+} pl_degrees;
+
+/* Whether an op strategy keeps to the degrees, as Megatron lays a layer
+ * out: the batch loops are cut into exactly dp pieces (dp / ep where the op
+ * also cuts the experts), the experts into ep, the sequence into a multiple
+ * of cp. An op that reads a weight (a param of two or more dimensions:
+ * matmuls, embeddings, experts) cuts its model loops into exactly tp pieces
+ * and the sequence into exactly cp; any other op gives what is left of the
+ * mesh to model loops (attention heads), to the sequence (sequence
+ * parallel) or to replication. An op with no loop of a role is not held to
+ * that role's degree. */
+int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
+                           const int64_t *split, const pl_degrees *d);
+
+/* Whether any degree is fixed. */
+int pl_degrees_any(const pl_degrees *d);
+
+#endif
