@@ -481,7 +481,7 @@ static int classify_ops_and_edges(pl_problem *p)
 	return first_equal(p, p->nedges, edge_hash, edge_same, p->edge_class);
 }
 
-/* Drops op o's candidates that break the job's fixed degrees; PL_EINFEASIBLE
+/* Drops op o's candidates that break the job's fixed degrees; PL_EINVAL
  * naming the op when none is left. */
 static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 {
@@ -500,7 +500,7 @@ static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 	p->nstrat[o] = k;
 	if (k)
 		return PL_OK;
-	return pl_err_set(err, PL_EINFEASIBLE,
+	return pl_err_set(err, PL_EINVAL,
 	                  "%s: op '%s': no strategy on %lld devices keeps to data parallel %lld, "
 	                  "tensor parallel %lld, context parallel %lld, expert parallel %lld "
 	                  "(0: free; its loops are too small to cut that way)",

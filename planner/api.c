@@ -113,6 +113,14 @@ enum {
 	K_OPTIMIZER,
 	K_LEARNING_RATE,
 	K_SEED,
+	K_JOB,
+	K_DATA_PARALLEL,
+	K_MODEL_PARALLEL,
+	K_CONTEXT_PARALLEL,
+	K_EXPERT_PARALLEL,
+	K_MICRO_BATCH_SIZE,
+	K_VIRTUAL_STAGES,
+	K_SEQ_PARALLEL,
 	K_COUNT
 };
 
@@ -142,7 +150,26 @@ static const struct key {
     [K_OPTIMIZER] = {"optimizer", "adam", is_optimizer, "adam or sgd"},
     [K_LEARNING_RATE] = {"learning_rate", NULL, is_positive, "a number > 0"},
     [K_SEED] = {"seed", "1", is_index, "an integer >= 0"},
+    [K_JOB] = {"job", "false", is_bool, "true or false"},
+    [K_DATA_PARALLEL] = {"data_parallel", NULL, is_count, "an integer >= 1"},
+    [K_MODEL_PARALLEL] = {"model_parallel", NULL, is_count, "an integer >= 1"},
+    [K_CONTEXT_PARALLEL] = {"context_parallel", NULL, is_count, "an integer >= 1"},
+    [K_EXPERT_PARALLEL] = {"expert_parallel", NULL, is_count, "an integer >= 1"},
+    [K_MICRO_BATCH_SIZE] = {"micro_batch_size", NULL, is_count, "an integer >= 1"},
+    [K_VIRTUAL_STAGES] = {"virtual_pipeline_stages", NULL, is_count, "an integer >= 1"},
+    [K_SEQ_PARALLEL] = {"use_seq_parallel", "true", is_bool, "true or false"},
 };
+
+/* other names of keys: MindFormers' */
+static const char *const key_alias[][2] = {{"pipeline_stage", "pipeline_stages"}};
+
+static const char *key_name(const char *key)
+{
+	for (size_t i = 0; key && i < sizeof key_alias / sizeof *key_alias; i++)
+		if (!strcmp(key, key_alias[i][0]))
+			return key_alias[i][1];
+	return key;
+}
 
 struct planner_ctx {
 	char *val[K_COUNT]; /* NULL: the default */
@@ -163,7 +190,8 @@ static const char *get(const planner_ctx *ctx, int k)
 static long long get_ll(const planner_ctx *ctx, int k, long long auto_value)
 {
 	long long v = auto_value;
-	pl_parse_auto(get(ctx, k), 0, 1LL << 62, auto_value, &v);
+	if (get(ctx, k))
+		pl_parse_auto(get(ctx, k), 0, 1LL << 62, auto_value, &v);
 	return v;
 }
 
@@ -204,6 +232,7 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 		return code(pl_err_set(&ctx->err, PL_EINVAL,
 		                       "set_auto_parallel_context: key and value must not be "
 		                       "NULL"));
+	key = key_name(key);
 	for (int k = 0; k < K_COUNT; k++) {
 		if (strcmp(key, keys[k].name))
 			continue;
@@ -218,7 +247,7 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 		ctx->val[k] = v;
 		return 0;
 	}
-	char known[512] = "";
+	char known[1024] = "";
 	for (int k = 0; k < K_COUNT; k++)
 		snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
 		         keys[k].name);
@@ -229,6 +258,7 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 
 const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key)
 {
+	key = key_name(key);
 	for (int k = 0; key && k < K_COUNT; k++)
 		if (!strcmp(key, keys[k].name))
 			return get(ctx, k) ? get(ctx, k) : "";
@@ -491,33 +521,48 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	if ((st = ctx_cluster(ctx, &cl)) || (st = graph_import(pg, &g)))
 		goto done;
 	const char *load = ctx->val[K_LOAD_FILE];
-	if (load && ((st = read_json(ctx, load, &loaded)) ||
-	             (st = pl_plan_annotate(g, loaded, load, &ctx->err))))
+	if (load && (st = read_json(ctx, load, &loaded)))
 		goto done;
 	double limit = cl.memory_bytes;
 	if (ctx->val[K_MEMORY_LIMIT])
 		pl_parse_bytes(ctx->val[K_MEMORY_LIMIT], &limit);
-	int zero = strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true") ? 0
-	           : !strcmp(get(ctx, K_SHARD_LEVEL), "auto")     ? -1
-	                                                      : (int)get_ll(ctx, K_SHARD_LEVEL, 1);
-	const char *rc = get(ctx, K_RECOMPUTE);
+	/* the whole-job dimensions: those set fix theirs (pl_plan_opts_job) */
+	pl_job_request jr = PL_JOB_REQUEST_INIT;
+	jr.all = !strcmp(get(ctx, K_JOB), "true");
+	if (ctx->val[K_PIPELINE_STAGES])
+		jr.stages = get_ll(ctx, K_PIPELINE_STAGES, PL_AUTO);
+	if (ctx->val[K_MICRO_BATCH_NUM])
+		jr.micro_batches = get_ll(ctx, K_MICRO_BATCH_NUM, PL_AUTO);
+	if (ctx->val[K_PARALLEL_OPTIMIZER])
+		jr.zero = strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true")  ? 0
+		          : !strcmp(get(ctx, K_SHARD_LEVEL), "auto") ? PL_AUTO
+		                                                     : get_ll(ctx, K_SHARD_LEVEL, 1);
+	if (ctx->val[K_RECOMPUTE]) {
+		const char *rc = get(ctx, K_RECOMPUTE);
+		jr.recompute = !strcmp(rc, "none") ? 0 : !strcmp(rc, "full") ? 1 : PL_AUTO;
+	}
+	jr.degrees = (pl_degrees){.dp = get_ll(ctx, K_DATA_PARALLEL, 0),
+	                          .tp = get_ll(ctx, K_MODEL_PARALLEL, 0),
+	                          .cp = get_ll(ctx, K_CONTEXT_PARALLEL, 0),
+	                          .ep = get_ll(ctx, K_EXPERT_PARALLEL, 0)};
+	jr.micro_batch_size = get_ll(ctx, K_MICRO_BATCH_SIZE, 0);
+	jr.virtual_stages = get_ll(ctx, K_VIRTUAL_STAGES, 0);
+	if (strcmp(get(ctx, K_SEQ_PARALLEL), "true")) {
+		st = pl_err_set(&ctx->err, PL_EINVAL,
+		                "set_auto_parallel_context: use_seq_parallel false: the planner "
+		                "cuts every op over all of its mesh's devices where it can, so the "
+		                "norm and residual regions are sequence parallel (or cut otherwise) "
+		                "and never replicated over tensor-parallel ranks");
+		goto done;
+	}
 	pl_plan_opts po = {.mode = mode_name(get(ctx, K_SEARCH_MODE)),
 	                   .so = {.memory_limit = limit},
-	                   .jo = {.stages = get_ll(ctx, K_PIPELINE_STAGES, 0),
-	                          .micro_batches = get_ll(ctx, K_MICRO_BATCH_NUM, 0),
-	                          .zero = zero,
-	                          .recompute = !strcmp(rc, "none")   ? 0
-	                                       : !strcmp(rc, "full") ? 1
-	                                                             : -1}};
+	                   .keep = loaded,
+	                   .keep_where = load};
 	if (ctx->val[K_TIME_LIMIT])
 		po.so.time_limit_s = strtod(ctx->val[K_TIME_LIMIT], NULL);
-	po.job = po.jo.stages != 1 || po.jo.micro_batches != 1 || po.jo.zero || po.jo.recompute;
-	if (load && po.job) {
-		st = pl_err_set(
-		    &ctx->err, PL_EINVAL,
-		    "set_auto_parallel_context: strategy_ckpt_load_file does not go with "
-		    "a whole-job search (pipeline_stages, micro_batch_num, "
-		    "enable_parallel_optimizer, recompute)");
+	if ((st = pl_plan_opts_job(&po, &jr, 1, &ctx->err))) {
+		pl_err_prefix(&ctx->err, "set_auto_parallel_context");
 		goto done;
 	}
 	if ((st = pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))

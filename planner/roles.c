@@ -86,10 +86,11 @@ int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *ro
 	}
 	if (d->cp > 0 && has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] % d->cp)
 		return 0;
+	int64_t cp = d->cp > 0 ? d->cp : 1;
 	if (d->tp > 0 && reads_weight(g, op)) {
 		if (has[PL_LOOP_MODEL] && cut[PL_LOOP_MODEL] != d->tp)
 			return 0;
-		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != (d->cp > 0 ? d->cp : 1))
+		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
 			return 0;
 	}
 	return 1;

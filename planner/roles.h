@@ -37,8 +37,9 @@ typedef struct pl_degrees {
  * matmuls, embeddings, experts) cuts its model loops into exactly tp pieces
  * and the sequence into exactly cp; any other op gives what is left of the
  * mesh to model loops (attention heads), to the sequence (sequence
- * parallel) or to replication. An op with no loop of a role is not held to
- * that role's degree. */
+ * parallel) or to replication (which candidates take only when they
+ * cannot fill the mesh: pl_op_enumerate). An op with no loop of a role is
+ * not held to that role's degree. */
 int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
                            const int64_t *split, const pl_degrees *d);
 

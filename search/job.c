@@ -858,10 +858,38 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		                  (long long)jo->stages, (long long)D, (long long)(D % jo->stages),
 		                  list);
 	}
+	if (jo->degrees.ep > 1) {
+		int experts = 0;
+		for (int o = 0; o < g->nops && !experts; o++)
+			experts = g->ops[o].type == PL_OP_MOE_DISPATCH;
+		if (!experts)
+			return pl_err_set(err, PL_EINVAL,
+			                  "expert parallel %lld: %s has no experts (no MoEDispatch op)",
+			                  (long long)jo->degrees.ep, g->path);
+	}
 	if (jo->stages > 0 && jo->zero >= 0 && !pl_zero_pipeline_ok(jo->zero, jo->stages))
 		return pl_err_set(err, PL_EINVAL, "ZeRO %d with %lld pipeline stages: %s", jo->zero,
 		                  (long long)jo->stages, PL_ZERO_PIPELINE_WHY);
 	int npp = jo->stages > 0 ? 1 : divisors(D, pps, 64);
+	if (jo->stages <= 0 && pl_degrees_any(&jo->degrees)) {
+		/* the stage counts the fixed degrees leave */
+		int k = 0;
+		char why[512] = "", w[512];
+		pl_degrees deg;
+		for (int b = 0; b < npp; b++)
+			if (!stage_degrees(&jo->degrees, D / pps[b], pps[b], &deg, w, sizeof w))
+				pps[k++] = pps[b];
+			else if (!why[0])
+				memcpy(why, w, sizeof why);
+		if (!k)
+			return pl_err_set(err, PL_EINVAL,
+			                  "no pipeline stage count goes with the fixed degrees on %lld "
+			                  "devices (data parallel x tensor parallel x context parallel "
+			                  "must divide them, and expert parallel divide data parallel x "
+			                  "context parallel); for example, %s",
+			                  (long long)D, why);
+		npp = k;
+	}
 	int nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, ms, 64) : 1;
 	if (jo->stages > 0)
 		pps[0] = jo->stages;
