@@ -481,20 +481,27 @@ static int classify_ops_and_edges(pl_problem *p)
 	return first_equal(p, p->nedges, edge_hash, edge_same, p->edge_class);
 }
 
+int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
+{
+	return !p->roles ||
+	       pl_split_keeps_degrees(p->g, &p->g->ops[op], p->roles + (size_t)op * PL_MAX_LOOPS,
+	                              split, &p->job.degrees);
+}
+
 /* Drops op o's candidates that break the job's fixed degrees; PL_EINVAL
  * naming the op when none is left. */
 static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 {
 	const pl_op *op = &p->g->ops[o];
-	const uint8_t *roles = p->roles + (size_t)o * PL_MAX_LOOPS;
 	const pl_degrees *d = &p->job.degrees;
 	int nl = op->spec.nloops, k = 0;
 	for (int s = 0; s < p->nstrat[o]; s++) {
 		const int64_t *sp = p->strat[o] + (size_t)s * (size_t)nl;
-		if (!pl_split_keeps_degrees(p->g, op, roles, sp, d))
+		if (!pl_problem_admits(p, o, sp))
 			continue;
 		if (k != s)
-			memmove(p->strat[o] + (size_t)k * (size_t)nl, sp, sizeof(int64_t) * (size_t)nl);
+			memmove(p->strat[o] + (size_t)k * (size_t)nl, sp,
+			        sizeof(int64_t) * (size_t)nl);
 		k++;
 	}
 	p->nstrat[o] = k;

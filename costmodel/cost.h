@@ -36,19 +36,20 @@ typedef struct pl_job {
 /* One op under one strategy, before the job folds it: per micro-batch parts,
  * once-a-step parts by ZeRO level, and memory. */
 typedef struct pl_nodeparts {
-	double fwd_s, bwd_s;           /* kernels of one micro-batch */
-	double coll_s;                 /* its own collectives, one micro-batch */
-	double coll_fwd_s;             /* the forward ones (a recompute runs them again) */
-	double gather_s;               /* ZeRO-3: all-gather of its params, forward and backward */
-	double reduce_s;               /* ZeRO-2/3: every micro-batch's gradients reduce-scattered
-	                                * into the partitions (DeepSpeed stage_1_and_2.py, stage3.py) */
-	double sync_s[PL_ZERO_LEVELS]; /* once a step: gradient all-reduce (0); reduce-scatter +
-	                                * all-gather of the updated params (1); that all-gather (2) */
-	double opt_s[PL_ZERO_LEVELS];  /* the optimizer update of its share */
+	double fwd_s, bwd_s; /* kernels of one micro-batch */
+	double coll_s;       /* its own collectives, one micro-batch */
+	double coll_fwd_s;   /* the forward ones (a recompute runs them again) */
+	double gather_s;     /* ZeRO-3: all-gather of its params, forward and backward */
+	double reduce_s;     /* ZeRO-2/3: every micro-batch's gradients reduce-scattered
+	                      * into the partitions (DeepSpeed stage_1_and_2.py, stage3.py) */
+	double
+	    sync_s[PL_ZERO_LEVELS];   /* once a step: gradient all-reduce (0); reduce-scatter +
+	                               * all-gather of the updated params (1); that all-gather (2) */
+	double opt_s[PL_ZERO_LEVELS]; /* the optimizer update of its share */
 	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
-	double act_bytes;                   /* activations kept for the backward */
-	double out_bytes;                   /* its first output (what a checkpoint keeps) */
+	double act_bytes; /* activations kept for the backward */
+	double out_bytes; /* its first output (what a checkpoint keeps) */
 } pl_nodeparts;
 
 /* An edge carries one tensor from the op that fixes its layout (its producer,
@@ -99,10 +100,12 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
  * engine takes ZeRO stage 1 at most (its partitioned gradients and
  * parameters do not go with gradient accumulation over a pipeline), and
  * Megatron's distributed optimizer is stage 1. */
-#define PL_ZERO_PIPELINE_WHY                                                                      \
-	"DeepSpeed's pipeline engine runs ZeRO stage 1 at most (Megatron's distributed "          \
+#define PL_ZERO_PIPELINE_WHY                                                                       \
+	"DeepSpeed's pipeline engine runs ZeRO stage 1 at most (Megatron's distributed "           \
 	"optimizer is stage 1); use --zero 0 or 1 with pipeline stages"
 int pl_zero_pipeline_ok(int zero, int64_t stages);
+/* Whether split keeps to the problem's fixed degrees (always, without). */
+int pl_problem_admits(const pl_problem *p, int op, const int64_t *split);
 /* Changes the ZeRO level of a problem and refolds the node tables already
  * computed (edge tables do not depend on it). */
 void pl_problem_set_zero(pl_problem *p, int zero);

@@ -534,9 +534,10 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	if (ctx->val[K_MICRO_BATCH_NUM])
 		jr.micro_batches = get_ll(ctx, K_MICRO_BATCH_NUM, PL_AUTO);
 	if (ctx->val[K_PARALLEL_OPTIMIZER])
-		jr.zero = strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true")  ? 0
-		          : !strcmp(get(ctx, K_SHARD_LEVEL), "auto") ? PL_AUTO
-		                                                     : get_ll(ctx, K_SHARD_LEVEL, 1);
+		jr.zero = strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true") ? 0
+		          : !strcmp(get(ctx, K_SHARD_LEVEL), "auto")
+		              ? PL_AUTO
+		              : get_ll(ctx, K_SHARD_LEVEL, 1);
 	if (ctx->val[K_RECOMPUTE]) {
 		const char *rc = get(ctx, K_RECOMPUTE);
 		jr.recompute = !strcmp(rc, "none") ? 0 : !strcmp(rc, "full") ? 1 : PL_AUTO;
@@ -548,11 +549,12 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	jr.micro_batch_size = get_ll(ctx, K_MICRO_BATCH_SIZE, 0);
 	jr.virtual_stages = get_ll(ctx, K_VIRTUAL_STAGES, 0);
 	if (strcmp(get(ctx, K_SEQ_PARALLEL), "true")) {
-		st = pl_err_set(&ctx->err, PL_EINVAL,
-		                "set_auto_parallel_context: use_seq_parallel false: the planner "
-		                "cuts every op over all of its mesh's devices where it can, so the "
-		                "norm and residual regions are sequence parallel (or cut otherwise) "
-		                "and never replicated over tensor-parallel ranks");
+		st =
+		    pl_err_set(&ctx->err, PL_EINVAL,
+		               "set_auto_parallel_context: use_seq_parallel false: the planner "
+		               "cuts every op over all of its mesh's devices where it can, so the "
+		               "norm and residual regions are sequence parallel (or cut otherwise) "
+		               "and never replicated over tensor-parallel ranks");
 		goto done;
 	}
 	pl_plan_opts po = {.mode = mode_name(get(ctx, K_SEARCH_MODE)),
@@ -715,7 +717,8 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	if ((st = pl_plan_check_model(tr->g, plan->ck, "trainer_new: plan", &ctx->err)))
 		goto done;
 	if ((st = pl_plan_cluster(plan->ck, pg->where, &cl, &ctx->err)) ||
-	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &splits, &ctx->err)))
+	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &splits,
+	                        &ctx->err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);
 	if ((st = strcmp(get(ctx, K_BACKEND), "cuda")

@@ -86,10 +86,11 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 	}
 	if (ch == OPT_RESERVE) {
 		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
-			return pl_cli_usage(cmd,
-			                    "--memory-reserve %s: expected bytes such as 2G, 5.5GiB "
-			                    "or 0",
-			                    arg);
+			return pl_cli_usage(
+			    cmd,
+			    "--memory-reserve %s: expected bytes such as 2G, 5.5GiB "
+			    "or 0",
+			    arg);
 		co->has_reserve = 1;
 		return 0;
 	}
@@ -231,9 +232,9 @@ static void print_totals(const cJSON *ck, FILE *out)
 		const char *gp =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
 		fprintf(out, "layers (%s): dp degree %d (%d groups), tp degree %d (%d groups)",
-		        gp ? gp : "largest param",
-		        cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)), cJSON_GetArraySize(dp),
-		        cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)), cJSON_GetArraySize(tp));
+		        gp ? gp : "largest param", cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)),
+		        cJSON_GetArraySize(dp), cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)),
+		        cJSON_GetArraySize(tp));
 		if (cJSON_IsArray(pp))
 			fprintf(out, ", pp degree %d (%d groups)",
 			        cJSON_GetArraySize(cJSON_GetArrayItem(pp, 0)),
@@ -605,8 +606,8 @@ static pl_status cost_cluster(const cJSON *plan, const char *where, const common
 			fprintf(stderr,
 			        "planner: note: %s was priced on cluster '%s' (%lld devices); "
 			        "pricing it on '%s' (%lld devices) as given\n",
-			        where, rec.name, (long long)pl_cluster_devices_total(&rec), cl->name,
-			        (long long)pl_cluster_devices_total(cl));
+			        where, rec.name, (long long)pl_cluster_devices_total(&rec),
+			        cl->name, (long long)pl_cluster_devices_total(cl));
 		cJSON_Delete(a);
 		cJSON_Delete(b);
 	}
@@ -624,7 +625,8 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 	pl_cluster cl;
 	pl_status st = cost_cluster(plan, where, co, &cl, err);
 	if (!st)
-		st = pl_plan_price(g, plan, where, &cl, &r->pc, &r->bubble, r->breakdown, keep, err);
+		st =
+		    pl_plan_price(g, plan, where, &cl, &r->pc, &r->bubble, r->breakdown, keep, err);
 	if (st)
 		return st;
 	r->limit = limit > 0 ? limit : cl.memory_bytes;
@@ -659,10 +661,11 @@ static int cmd_cost(int argc, char **argv)
 		}
 		case 'M':
 			if (pl_parse_bytes(optarg, &limit) || !(limit > 0))
-				return pl_cli_usage("cost",
-				                    "--memory-limit %s: expected bytes such as 80e9, "
-				                    "80G or 75GiB",
-				                    optarg);
+				return pl_cli_usage(
+				    "cost",
+				    "--memory-limit %s: expected bytes such as 80e9, "
+				    "80G or 75GiB",
+				    optarg);
 			break;
 		case 's': strategy = optarg; break;
 		case 'h': fputs(cost_help, stdout); return 0;
@@ -704,7 +707,8 @@ static int cmd_cost(int argc, char **argv)
 			snprintf(where, sizeof where, "%s", strategy);
 			if (!(st = pl_read_file(strategy, &text, &len, &err))) {
 				if (!(plan = cJSON_ParseWithLength(text, len)))
-					st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", strategy);
+					st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON",
+					                strategy);
 				free(text);
 			}
 		}

@@ -250,8 +250,8 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	if (r->fastest && !given)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s goes with a whole-job search (%s, %s, %s, %s, ...)",
-		                  api ? "fastest" : "--fastest", api ? "job" : "--job",
-		                  NAME(N_PP), NAME(N_DP), NAME(N_TP));
+		                  api ? "fastest" : "--fastest", api ? "job" : "--job", NAME(N_PP),
+		                  NAME(N_DP), NAME(N_TP));
 	o->job = given;
 	if (!given) {
 		o->jo = (pl_job_opts){.stages = 1, .micro_batches = 1};
@@ -423,9 +423,8 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
  * differ between the whole batch and one micro-batch (a Reshape skips
  * dimensions of size 1), so they are parsed on the graph that is priced. */
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
-                           const pl_cluster *cl, int64_t pp, int64_t m, int zero,
-                           const int *stage, const uint8_t *rc, pl_jobcost *out,
-                           double *brk, pl_err *err)
+                           const pl_cluster *cl, int64_t pp, int64_t m, int zero, const int *stage,
+                           const uint8_t *rc, pl_jobcost *out, double *brk, pl_err *err)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_cluster mesh;
@@ -472,8 +471,8 @@ done:
 }
 
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
-                        const pl_cluster *cl, pl_plancost *pc, double *bubble,
-                        double *breakdown, int64_t ***splits_out, pl_err *err)
+                        const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
+                        int64_t ***splits_out, pl_err *err)
 {
 	*bubble = -1;
 	int64_t **splits = NULL;
@@ -497,8 +496,9 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, &is_job, err)))
 		goto cleanup;
 	if (is_job && !pl_zero_pipeline_ok(zero, pp)) {
-		st = pl_err_set(err, PL_EINVAL, "%s: optimizer_shard %d with %lld pipeline stages: %s",
-		                where, zero, (long long)pp, PL_ZERO_PIPELINE_WHY);
+		st = pl_err_set(err, PL_EINVAL,
+		                "%s: optimizer_shard %d with %lld pipeline stages: %s", where, zero,
+		                (long long)pp, PL_ZERO_PIPELINE_WHY);
 		goto cleanup;
 	}
 	if (is_job) {
@@ -510,7 +510,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 			goto cleanup;
 		}
 		pl_jobcost jc;
-		if ((st = price_job(g, plan, where, cl, pp, m, zero, stage, rc, &jc, breakdown, err)))
+		if ((st = price_job(g, plan, where, cl, pp, m, zero, stage, rc, &jc, breakdown,
+		                    err)))
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,

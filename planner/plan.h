@@ -30,18 +30,18 @@ typedef struct pl_plan_opts {
 #define PL_NOT_GIVEN (-2)
 #define PL_AUTO      (-1)
 typedef struct pl_job_request {
-	int all;                          /* search every dimension not given (--job) */
-	long long stages, micro_batches;  /* PL_NOT_GIVEN, PL_AUTO or >= 1 */
-	long long zero, recompute;        /* PL_NOT_GIVEN, PL_AUTO, 0..3 / 0 none, 1 full */
-	long long micro_batch_size;       /* per data-parallel rank; 0: not given */
-	long long virtual_stages;         /* 0: not given */
-	pl_degrees degrees;               /* 0: not given */
-	int fastest;                      /* no preference for plans without pp, ZeRO, recompute */
+	int all;                         /* search every dimension not given (--job) */
+	long long stages, micro_batches; /* PL_NOT_GIVEN, PL_AUTO or >= 1 */
+	long long zero, recompute;       /* PL_NOT_GIVEN, PL_AUTO, 0..3 / 0 none, 1 full */
+	long long micro_batch_size;      /* per data-parallel rank; 0: not given */
+	long long virtual_stages;        /* 0: not given */
+	pl_degrees degrees;              /* 0: not given */
+	int fastest;                     /* no preference for plans without pp, ZeRO, recompute */
 } pl_job_request;
 /* A request with nothing given. */
-#define PL_JOB_REQUEST_INIT                                                                       \
-	{                                                                                         \
-		.stages = PL_NOT_GIVEN, .micro_batches = PL_NOT_GIVEN, .zero = PL_NOT_GIVEN,      \
+#define PL_JOB_REQUEST_INIT                                                                        \
+	{                                                                                          \
+		.stages = PL_NOT_GIVEN, .micro_batches = PL_NOT_GIVEN, .zero = PL_NOT_GIVEN,       \
 		.recompute = PL_NOT_GIVEN                                                          \
 	}
 
@@ -80,7 +80,7 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
  * split counts are handed back (pl_splits_free). Errors name `where` and the
  * op. */
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
-                        const pl_cluster *cl, pl_plancost *pc, double *bubble,
-                        double *breakdown, int64_t ***splits_out, pl_err *err);
+                        const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
+                        int64_t ***splits_out, pl_err *err);
 
 #endif

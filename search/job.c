@@ -807,7 +807,8 @@ static int stage_degrees(const pl_degrees *fix, int64_t k, int64_t pp, pl_degree
 			         "with %lld pipeline stages a stage has %lld devices, which data "
 			         "parallel %s x tensor parallel %s x context parallel %lld cannot "
 			         "fill (dp x tp x cp x pp must be the %lld devices)",
-			         (long long)pp, (long long)k, d, t, (long long)cp, (long long)(k * pp));
+			         (long long)pp, (long long)k, d, t, (long long)cp,
+			         (long long)(k * pp));
 			return -1;
 		}
 		if (fix->dp <= 0)
@@ -850,8 +851,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		int nd = divisors(D, pps, 64);
 		size_t len = 0;
 		for (int k = 0; k < nd && len < sizeof list; k++)
-			len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", k ? ", " : "",
-			                        (long long)pps[k]);
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld",
+			                        k ? ", " : "", (long long)pps[k]);
 		return pl_err_set(err, PL_EINVAL,
 		                  "pipeline stages %lld do not divide the %lld devices (%lld would "
 		                  "sit idle); the divisors are %s",
@@ -863,9 +864,10 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		for (int o = 0; o < g->nops && !experts; o++)
 			experts = g->ops[o].type == PL_OP_MOE_DISPATCH;
 		if (!experts)
-			return pl_err_set(err, PL_EINVAL,
-			                  "expert parallel %lld: %s has no experts (no MoEDispatch op)",
-			                  (long long)jo->degrees.ep, g->path);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "expert parallel %lld: %s has no experts (no MoEDispatch op)",
+			    (long long)jo->degrees.ep, g->path);
 	}
 	if (jo->stages > 0 && jo->zero >= 0 && !pl_zero_pipeline_ok(jo->zero, jo->stages))
 		return pl_err_set(err, PL_EINVAL, "ZeRO %d with %lld pipeline stages: %s", jo->zero,
@@ -882,12 +884,13 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			else if (!why[0])
 				memcpy(why, w, sizeof why);
 		if (!k)
-			return pl_err_set(err, PL_EINVAL,
-			                  "no pipeline stage count goes with the fixed degrees on %lld "
-			                  "devices (data parallel x tensor parallel x context parallel "
-			                  "must divide them, and expert parallel divide data parallel x "
-			                  "context parallel); for example, %s",
-			                  (long long)D, why);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "no pipeline stage count goes with the fixed degrees on %lld "
+			    "devices (data parallel x tensor parallel x context parallel "
+			    "must divide them, and expert parallel divide data parallel x "
+			    "context parallel); for example, %s",
+			    (long long)D, why);
 		npp = k;
 	}
 	int nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, ms, 64) : 1;
@@ -897,11 +900,12 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		/* Megatron: batch = micro-batch size x dp x micro-batches */
 		int64_t per = jo->micro_batch_size * jo->degrees.dp;
 		if (B <= 0 || B % per)
-			return pl_err_set(err, PL_EINVAL,
-			                  "micro-batch size %lld x data parallel %lld does not divide "
-			                  "the batch of %lld",
-			                  (long long)jo->micro_batch_size, (long long)jo->degrees.dp,
-			                  (long long)B);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "micro-batch size %lld x data parallel %lld does not divide "
+			    "the batch of %lld",
+			    (long long)jo->micro_batch_size, (long long)jo->degrees.dp,
+			    (long long)B);
 		nm = 1;
 		ms[0] = B / per;
 	} else if (jo->micro_batches > 0)
@@ -981,12 +985,14 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 				continue;
 			}
 			int64_t dpd = deg.dp > 0 ? deg.dp : 1;
-			if (B > 0 && ((B / m) % dpd ||
-			              (jo->micro_batch_size > 0 && jo->micro_batch_size * dpd * m != B))) {
+			if (B > 0 && ((B / m) % dpd || (jo->micro_batch_size > 0 &&
+			                                jo->micro_batch_size * dpd * m != B))) {
 				snprintf(skipped, sizeof skipped,
-				         "%lld micro-batches of %lld sequences with %lld pipeline stages "
+				         "%lld micro-batches of %lld sequences with %lld pipeline "
+				         "stages "
 				         "do not give each of data parallel %lld ranks %s",
-				         (long long)m, (long long)(B / m), (long long)pp, (long long)dpd,
+				         (long long)m, (long long)(B / m), (long long)pp,
+				         (long long)dpd,
 				         jo->micro_batch_size > 0 ? "the micro-batch size asked for"
 				                                  : "a whole number of sequences");
 				continue;

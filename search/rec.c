@@ -105,6 +105,48 @@ static int neighbours(const pl_op *x, const int64_t *s, int64_t D, const int64_t
 
 #define MAXN 128
 
+/* Keeps the splits of cand[0..n) that the problem's fixed degrees admit,
+ * the first (the op's own) always; returns how many. */
+static int admitted(const pl_problem *p, int op, int64_t *cand, int n)
+{
+	int nl = p->g->ops[op].spec.nloops, k = 1;
+	for (int i = 1; i < n; i++)
+		if (pl_problem_admits(p, op, cand + (size_t)i * nl))
+			memmove(cand + (size_t)k++ * nl, cand + (size_t)i * nl,
+			        sizeof(int64_t) * (size_t)nl);
+	return k;
+}
+
+/* With fixed degrees (--dp, --tp, ...), an op whose cut does not keep to
+ * them takes the candidate (all keep to them) that costs least against its
+ * neighbours as they stand, heavy ops first. */
+static void keep_degrees(recctx *c, keyed *order)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	int no = 0;
+	for (int op = 0; op < g->nops; op++)
+		if (c->active[op] && !g->ops[op].has_strategy)
+			order[no++] = (keyed){heavy(&g->ops[op]) ? 1 : 0, op};
+	qsort(order, (size_t)no, sizeof *order, by_key_desc);
+	for (int i = 0; i < no; i++) {
+		int op = order[i].op, nl = g->ops[op].spec.nloops, best = -1;
+		if (pl_problem_admits(p, op, S(c, op)))
+			continue;
+		double bt = 0;
+		for (int k = 0; k < p->nstrat[op]; k++) {
+			double t = local_cost(c, op, p->strat[op] + (size_t)k * nl);
+			if (best < 0 || t < bt) {
+				best = k;
+				bt = t;
+			}
+		}
+		if (best >= 0)
+			memcpy(S(c, op), p->strat[op] + (size_t)best * nl,
+			       sizeof(int64_t) * (size_t)nl);
+	}
+}
+
 /* Large-neighbourhood polish: the exact optimum (variable elimination, as in
  * dp) over each op's neighbourhood of its current split; repeated while the
  * plan improves. Captures coordinated moves along chains that single-op
@@ -133,8 +175,9 @@ static int polish(recctx *c, const int64_t *primes, int np)
 				memcpy(cand[op], S(c, op),
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
 			else
-				dom[op] = neighbours(&g->ops[op], S(c, op), p->devices, primes, np,
-				                     cand[op], MAXN);
+				dom[op] = admitted(p, op, cand[op],
+				                   neighbours(&g->ops[op], S(c, op), p->devices,
+				                              primes, np, cand[op], MAXN));
 		}
 		ve v;
 		if (ve_init(&v, n, dom))
@@ -316,6 +359,8 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 			goto cleanup;
 		}
 	}
+	if (p->roles)
+		keep_degrees(&c, order);
 	if (polish(&c, primes, np))
 		goto nomem;
 	/* hidden blocks copy block 1 */

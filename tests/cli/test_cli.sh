@@ -474,6 +474,53 @@ check "a memory limit below the runtime reserve exits 2 naming --memory-reserve"
 check "--pipeline-stages 3 on 8 devices exits 2 (no idle devices)" \
   '[ $? -eq 2 ] && grep -q "2 would sit idle" "$T/err"'
 
+# --- fixed configurations, as Megatron and MindFormers state them
+GS="$SRC/examples/gpt-small.json"
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 -o "$T/fixed.plan" > /dev/null 2>&1
+check "--dp 2 --tp 2 --pp 4 on 2 x 8: Megatron's rank order (tp fastest, then dp, then pp)" \
+  '[ "$(jq -c "[.groups.tp[:3], .groups.dp[:3], .groups.pp[:2]]" "$T/fixed.plan")" = "[[[0,1],[2,3],[4,5]],[[0,2],[1,3],[4,6]],[[0,4,8,12],[1,5,9,13]]]" ]'
+check "... every group of the right size, 4 stages" \
+  '[ "$(jq -c "[(.groups.tp | map(length) | unique), (.groups.dp | map(length) | unique), (.groups.pp | map(length) | unique), .pipeline.stages]" "$T/fixed.plan")" = "[[2],[2],[4],4]" ]'
+check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, fc2 its input)" \
+  '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
+"$PLANNER" cost "$GS" --strategy "$T/fixed.plan" > "$T/c"
+check "cost reproduces the fixed configuration's step" \
+  '[ "$(jq .step_seconds "$T/c")" = "$(jq .cost.step_seconds "$T/fixed.plan")" ]'
+"$PLANNER" search "$GS" --cluster h100x8:2 --job --load "$T/fixed.plan" -o "$T/kept.plan" > /dev/null 2>&1
+check "--load with --job keeps every strategy of the loaded plan" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/kept.plan")" = "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/fixed.plan")" ]'
+"$PLANNER" search "$GS" --devices 8 --dp 2 --micro-batch-size 2 -o "$T/mbs.plan" > /dev/null 2>&1
+check "--micro-batch-size 2 with --dp 2: batch 16 = 2 x 2 x 4 micro-batches" \
+  '[ $? -eq 0 ] && [ "$(jq .pipeline.micro_batches "$T/mbs.plan")" = 4 ]'
+"$PLANNER" search "$GS" --devices 8 --tp 8 -o "$T/tp8.plan" > /dev/null 2>&1
+check "--tp 8 alone: data parallel is what is left (1), the weights cut 8 ways" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length)]" "$T/tp8.plan")" = "[8,1]" ]'
+"$PLANNER" search "$SRC/tests/fixtures/models/moe-tiny.json" --devices 8 --dp 4 --tp 2 --ep 2 -o "$T/ep.plan" > /dev/null 2>&1
+check "--ep 2 on a mixture of experts: the experts cut over 2 ranks" \
+  '[ $? -eq 0 ] && [ "$(jq ".groups.ep[0] | length" "$T/ep.plan")" = 2 ]'
+bad_combo() { # description, expected text, options...
+  local what="$1" text="$2"
+  shift 2
+  "$PLANNER" search "$GS" --devices 8 "$@" > /dev/null 2> "$T/err"
+  check "rejected: $what exits 2 saying why" '[ $? -eq 2 ] && grep -q -- "$text" "$T/err"'
+}
+bad_combo "--micro-batches with --micro-batch-size" "both fix the micro-batches" --dp 2 --micro-batches 4 --micro-batch-size 2
+bad_combo "--micro-batch-size without --dp or --tp" "is per data-parallel rank" --micro-batch-size 2
+bad_combo "--virtual-stages 2 (not modelled)" "interleaved 1F1B schedule is not modelled yet" --virtual-stages 2
+bad_combo "--zero 2 with --pp 2 (DeepSpeed)" "DeepSpeed's pipeline engine runs ZeRO stage 1 at most" --zero 2 --pp 2
+bad_combo "--zero 3 with --pipeline-stages 4" "ZeRO stage 1 at most" --zero 3 --pipeline-stages 4
+bad_combo "--ep on a model without experts" "has no experts" --ep 2
+bad_combo "--dp 3 on 8 devices" "no pipeline stage count goes with the fixed degrees" --dp 3
+bad_combo "--dp 2 --tp 2 --pp 4 on 8 devices" "cannot fill" --dp 2 --tp 2 --pp 4
+bad_combo "--dp 0" "--dp 0: expected an integer >= 1" --dp 0
+bad_combo "--tp 16 on 8 devices" "no pipeline stage count" --tp 16
+bad_combo "--micro-batch-size 3 with --dp 2 (batch 16)" "does not divide the batch of 16" --dp 2 --micro-batch-size 3
+bad_combo "--fastest without a whole-job option" "fastest goes with a whole-job search" --fastest
+jq '.optimizer_shard = 2' "$T/fixed.plan" > "$T/z2pp.plan"
+"$PLANNER" cost "$GS" --strategy "$T/z2pp.plan" > /dev/null 2> "$T/err"
+check "cost: a plan with ZeRO 2 over 4 pipeline stages exits 2 (DeepSpeed does not run it)" \
+  '[ $? -eq 2 ] && grep -q "optimizer_shard 2 with 4 pipeline stages" "$T/err"'
+
 # --- --help on every command
 for c in search cost strategies explain run calibrate topology; do
   "$PLANNER" $c --help > "$T/help" 2>&1

@@ -302,6 +302,57 @@ static void test_groups(void **state)
 	planner_ctx_free(ctx);
 }
 
+/* MindFormers' keys state a fixed configuration: data_parallel 2,
+ * model_parallel 2, pipeline_stage 4 on 2 nodes x 8 (batch 64: 2 ranks x 8
+ * micro-batches x 4) is what the command line's --dp 2 --tp 2 --pp 4 gives,
+ * in Megatron's rank order (tp fastest, then dp, then pp). */
+static void test_mindformers_keys(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "cluster", "h100x8:2");
+	set(ctx, "data_parallel", "2");
+	set(ctx, "model_parallel", "2");
+	set(ctx, "pipeline_stage", "2");
+	set(ctx, "micro_batch_num", "8");
+	assert_string_equal(planner_get_auto_parallel_context(ctx, "pipeline_stages"), "2");
+	set(ctx, "pipeline_stage", "4");
+	planner_graph *g = tiny_mlp(ctx, 64);
+	planner_plan *p;
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	assert_int_equal(planner_plan_degree(p, "dp"), 2);
+	assert_int_equal(planner_plan_degree(p, "tp"), 2);
+	assert_int_equal(planner_plan_degree(p, "pp"), 4);
+	int64_t grp[16];
+	assert_int_equal(planner_plan_group(p, "tp", 5, grp, 16), 2);
+	assert_true(grp[0] == 4 && grp[1] == 5);
+	assert_int_equal(planner_plan_group(p, "dp", 5, grp, 16), 2);
+	assert_true(grp[0] == 5 && grp[1] == 7);
+	assert_int_equal(planner_plan_group(p, "pp", 5, grp, 16), 4);
+	assert_true(grp[0] == 1 && grp[1] == 5 && grp[2] == 9 && grp[3] == 13);
+	cJSON *ck = cJSON_Parse(planner_plan_json(p));
+	assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(
+	                     cJSON_GetObjectItem(ck, "pipeline"), "micro_batches")),
+	                 8);
+	cJSON_Delete(ck);
+	planner_plan_free(p);
+	/* what the options model refuses, the API refuses in its own words */
+	set(ctx, "micro_batch_size", "4");
+	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
+	has_msg(ctx, "micro_batch_size and micro_batch_num both fix the micro-batches");
+	planner_reset_auto_parallel_context(ctx);
+	set(ctx, "device_num", "8");
+	set(ctx, "use_seq_parallel", "false");
+	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
+	has_msg(ctx, "use_seq_parallel");
+	set(ctx, "use_seq_parallel", "true");
+	set(ctx, "expert_parallel", "2");
+	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
+	has_msg(ctx, "no experts");
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+}
+
 static void train(planner_ctx *ctx, planner_graph *g, int steps, double *loss, float *w0)
 {
 	planner_plan *p;
@@ -453,8 +504,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_context_keys),     cmocka_unit_test(test_built_equals_loaded),
 	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_annotation_in_code),
-	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_training),
-	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_mindformers_keys),
+	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,8 +75,8 @@ static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *wha
 		fail_msg("%s: bubble: search wrote %.17g, cost prices %.17g", what,
 		         cost_num(ck0, "bubble_seconds"), bubble);
 	/* the breakdown is the same in both, and adds up to the peak */
-	const cJSON *mb = cJSON_GetObjectItem(cJSON_GetObjectItem(ck0, "cost"),
-	                                      "memory_breakdown_bytes");
+	const cJSON *mb =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck0, "cost"), "memory_breakdown_bytes");
 	double sum = 0;
 	for (int k = 0; k < PL_CKPT_MEM; k++) {
 		const cJSON *v = cJSON_GetObjectItem(mb, pl_ckpt_mem_names[k]);
@@ -121,9 +121,10 @@ static void groups_match_layers(const pl_graph *g, const cJSON *ck, const char *
 		return; /* a model without params */
 	const pl_tensor *ref = &g->tensors[pl_graph_find_tensor(g, gp)];
 	const cJSON *pipe = cJSON_GetObjectItem(ck, "pipeline");
-	int64_t mesh = pipe ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(pipe, "stage_devices"))
-	                    : (int64_t)cJSON_GetNumberValue(
-	                          cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "devices"));
+	int64_t mesh =
+	    pipe ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(pipe, "stage_devices"))
+	         : (int64_t)cJSON_GetNumberValue(
+	               cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "devices"));
 	int64_t pp = pipe ? (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(pipe, "stages")) : 1;
 	if (mesh * pp > 64 || g->ops[ref->consumers[0]].type != PL_OP_MATMUL)
 		return; /* (a model without layers: groups_param is its largest param) */
@@ -133,7 +134,8 @@ static void groups_match_layers(const pl_graph *g, const cJSON *ck, const char *
 		const pl_tensor *pt = &g->tensors[t];
 		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || pt->rank != ref->rank ||
 		    memcmp(pt->shape, ref->shape, sizeof(int64_t) * (size_t)pt->rank) ||
-		    g->ops[pt->consumers[0]].type != PL_OP_MATMUL || !pl_same_but_digits(pt->name, gp))
+		    g->ops[pt->consumers[0]].type != PL_OP_MATMUL ||
+		    !pl_same_but_digits(pt->name, gp))
 			continue;
 		const cJSON *ex;
 		int listed = 0;
@@ -142,9 +144,10 @@ static void groups_match_layers(const pl_graph *g, const cJSON *ck, const char *
 		if (listed)
 			continue; /* a layer cut otherwise, and the checkpoint says so */
 		const cJSON *it = cJSON_GetObjectItem(items, g->ops[pt->consumers[0]].name);
-		int64_t base = mesh * (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(it, "stage"));
-		const cJSON *lay = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "parallel_layout_item"),
-		                                       pt->name);
+		int64_t base =
+		    mesh * (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(it, "stage"));
+		const cJSON *lay =
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "parallel_layout_item"), pt->name);
 		const cJSON *dmj = cJSON_GetObjectItem(lay, "dev_matrix"),
 		            *tmj = cJSON_GetObjectItem(lay, "tensor_map");
 		int n = cJSON_GetArraySize(dmj), mapped[16] = {0};
@@ -176,19 +179,51 @@ static void groups_match_layers(const pl_graph *g, const cJSON *ck, const char *
 			}
 			if (tp != ck_group(ck, "tp", (int)(base + r)) ||
 			    dp != ck_group(ck, "dp", (int)(base + r)))
-				fail_msg("%s: rank %d: groups do not describe layer weight '%s'", what, r,
-				         pt->name);
+				fail_msg("%s: rank %d: groups do not describe layer weight '%s'",
+				         what, r, pt->name);
 		}
 		checked++;
 	}
 	assert_true(checked > 0);
 }
 
+/* A plan made with fixed degrees has them: the layers' weight (a matmul's,
+ * groups_param) is cut over tp ranks and replicated over dp ranks, rank 0's
+ * groups are tp [0, tp) and dp {0, tp, 2 tp, ...} (tp fastest), and the
+ * stages' meshes are consecutive ranks. */
+static void degrees_kept(const pl_graph *g, const cJSON *ck, const pl_degrees *d, const char *what)
+{
+	const char *gp = cJSON_GetStringValue(cJSON_GetObjectItem(ck, "groups_param"));
+	if (!gp || g->tensors[pl_graph_find_tensor(g, gp)].rank < 2)
+		return; /* no weights: tp cuts nothing */
+	const cJSON *gr = cJSON_GetObjectItem(ck, "groups");
+	const cJSON *tp0 = cJSON_GetArrayItem(cJSON_GetObjectItem(gr, "tp"), 0);
+	const cJSON *dp0 = cJSON_GetArrayItem(cJSON_GetObjectItem(gr, "dp"), 0);
+	const cJSON *pp0 = cJSON_GetArrayItem(cJSON_GetObjectItem(gr, "pp"), 0);
+	int tp = cJSON_GetArraySize(tp0), dp = cJSON_GetArraySize(dp0),
+	    pp = cJSON_GetArraySize(pp0);
+	if ((d->tp > 0 && tp != d->tp) || (d->dp > 0 && dp != d->dp))
+		fail_msg("%s: the plan has dp %d, tp %d for the layers' weight %s", what, dp, tp,
+		         gp);
+	for (int k = 0; k < tp; k++)
+		if (cJSON_GetArrayItem(tp0, k)->valuedouble != k)
+			fail_msg("%s: rank 0's tp group is not [0, %d)", what, tp);
+	for (int k = 0; k < dp; k++)
+		if (cJSON_GetArrayItem(dp0, k)->valuedouble != (double)k * tp)
+			fail_msg("%s: rank 0's dp group is not every %d-th rank", what, tp);
+	for (int k = 0; k < pp; k++)
+		if (cJSON_GetArrayItem(pp0, k)->valuedouble != (double)k * tp * dp)
+			fail_msg("%s: rank 0's pp group is not every %d-th rank", what, tp * dp);
+}
+
 static const char *const modes[] = {"dp", "rec", "auto", "ilp"};
 
-/* One random configuration of g's search on cl; returns 1 when a plan came. */
-static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batch, char *what,
-                      size_t n)
+/* One random configuration of g's search on cl; returns 1 when a plan came.
+ * layered: g is a transformer of the zoo (tokens in, layers of weights read
+ * by matmuls), whose groups fixed degrees determine (degrees_kept); random
+ * models may contract the batch or take x as a param. */
+static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batch, int layered,
+                      char *what, size_t n)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_plan_opts o = {.mode = modes[rg_int(r, 3 + (g->nops < 40))]};
@@ -202,11 +237,32 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 	if (o.jo.micro_batches > 0 && batch % o.jo.micro_batches)
 		o.jo.micro_batches = 1;
 	o.jo.zero = rg_int(r, 5) - 1;
+	if (o.jo.stages > 1 && o.jo.zero >= 2)
+		o.jo.zero = 1; /* ZeRO-2/3 does not go with stages (test_cli checks the refusal) */
 	o.jo.recompute = rg_int(r, 3) - 1;
-	snprintf(what, n, "%s on %s (%lld devices), mode %s, %s stages %lld, m %lld, zero %d, rc %d",
-	         g->name, cl->name, (long long)D, o.mode, o.job ? "job" : "per-op",
-	         (long long)o.jo.stages, (long long)o.jo.micro_batches, o.jo.zero,
-	         o.jo.recompute);
+	/* fixed degrees, as --dp/--tp give them: a divisor of the stage mesh
+	 * each (or free) */
+	pl_degrees *d = &o.jo.degrees;
+	if (o.job && rg_int(r, 2)) {
+		int64_t k = D / (o.jo.stages > 0 ? o.jo.stages : 1), divs[16], nd = 0;
+		for (int64_t v = 1; v <= k && nd < 16; v++)
+			if (k % v == 0)
+				divs[nd++] = v;
+		int which = rg_int(r, 3); /* dp, tp or both */
+		if (which != 1)
+			d->dp = divs[rg_int(r, (int)nd)];
+		if (which == 1)
+			d->tp = divs[rg_int(r, (int)nd)];
+		else if (which == 2)
+			d->tp = k / d->dp;
+	}
+	snprintf(
+	    what, n,
+	    "%s on %s (%lld devices), mode %s, %s stages %lld, m %lld, zero %d, rc %d, dp %lld, "
+	    "tp %lld",
+	    g->name, cl->name, (long long)D, o.mode, o.job ? "job" : "per-op",
+	    (long long)o.jo.stages, (long long)o.jo.micro_batches, o.jo.zero, o.jo.recompute,
+	    (long long)d->dp, (long long)d->tp);
 	cJSON *ck;
 	pl_err err;
 	pl_status st = pl_plan_search(g, cl, &o, &ck, NULL, &err);
@@ -216,6 +272,8 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 		fail_msg("%s: %s", what, err.msg);
 	cost_reproduces(g, ck, what);
 	groups_match_layers(g, ck, what);
+	if (pl_degrees_any(d) && layered)
+		degrees_kept(g, ck, d, what);
 	cJSON_Delete(ck);
 	return 1;
 }
@@ -239,15 +297,15 @@ static void search_then_cost_is_bit_for_bit(void **state)
 			pl_cluster cl;
 			pl_err err;
 			if (rg_int(&r, 2)) {
-				assert_int_equal(pl_cluster_preset(&cl, clusters[rg_int(&r, 4)], &err),
-				                 PL_OK);
+				assert_int_equal(
+				    pl_cluster_preset(&cl, clusters[rg_int(&r, 4)], &err), PL_OK);
 			} else {
 				static const int64_t devs[] = {1, 2, 4, 6, 8};
 				assert_int_equal(pl_cluster_devices(&cl, devs[rg_int(&r, 5)], &err),
 				                 PL_OK);
 			}
 			tried++;
-			planned += one_config(g, &cl, &r, batch, what, sizeof what);
+			planned += one_config(g, &cl, &r, batch, 1, what, sizeof what);
 		}
 		pl_graph_free(g);
 	}
@@ -263,7 +321,7 @@ static void search_then_cost_is_bit_for_bit(void **state)
 		assert_int_equal(pl_cluster_devices(&cl, devs[rg_int(&r, 6)], &err), PL_OK);
 		int64_t batch = g->tensors[pl_graph_find_tensor(g, "x")].shape[0];
 		tried++;
-		planned += one_config(g, &cl, &r, batch, what, sizeof what);
+		planned += one_config(g, &cl, &r, batch, 0, what, sizeof what);
 		pl_graph_free(g);
 		free(json);
 	}
@@ -297,7 +355,8 @@ static void a_plan_for_another_model_is_refused(void **state)
 	assert_non_null(strstr(err.msg, "another model"));
 	/* without a digest (a plan written by hand) the strategies are what counts */
 	cJSON_DeleteItemFromObject(ck, "model");
-	assert_int_equal(pl_plan_price(a, ck, "p.json", &cl, &pc, &bubble, NULL, NULL, &err), PL_OK);
+	assert_int_equal(pl_plan_price(a, ck, "p.json", &cl, &pc, &bubble, NULL, NULL, &err),
+	                 PL_OK);
 	cJSON_Delete(ck);
 	pl_graph_free(a);
 	pl_graph_free(b);
