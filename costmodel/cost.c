@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -507,11 +508,19 @@ static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 	p->nstrat[o] = k;
 	if (k)
 		return PL_OK;
+	static const char *const role[] = {"model", "sequence", "experts", "batch"};
+	char loops[256] = "";
+	size_t n = 0;
+	for (int l = 0; l < nl && n < sizeof loops; l++)
+		n += (size_t)snprintf(loops + n, sizeof loops - n, "%s%lld (%s%s)", l ? ", " : "",
+		                      (long long)op->spec.loop[l].size,
+		                      role[p->roles[(size_t)o * PL_MAX_LOOPS + l]],
+		                      op->spec.loop[l].splittable ? "" : ", kept whole");
 	return pl_err_set(err, PL_EINVAL,
-	                  "%s: op '%s': no strategy on %lld devices keeps to data parallel %lld, "
-	                  "tensor parallel %lld, context parallel %lld, expert parallel %lld "
-	                  "(0: free; its loops are too small to cut that way)",
-	                  p->g->path, op->name, (long long)p->devices, (long long)d->dp,
+	                  "%s: op '%s': no cut of its loops %s over %lld devices keeps to data "
+	                  "parallel %lld, tensor parallel %lld, context parallel %lld, expert "
+	                  "parallel %lld (0: free)",
+	                  p->g->path, op->name, loops, (long long)p->devices, (long long)d->dp,
 	                  (long long)d->tp, (long long)d->cp, (long long)d->ep);
 }
 

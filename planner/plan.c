@@ -333,6 +333,14 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		goto done;
 	if ((st = s->run(p, &so, &r, err))) {
 		reserve_note(st, o->so.memory_limit, reserve, err);
+		if (st == PL_EINFEASIBLE && so.memory_limit > 0) {
+			size_t n = strlen(err->msg);
+			snprintf(err->msg + n, sizeof err->msg - n,
+			         "; a per-op plan holds the whole batch's activations and every "
+			         "weight's optimizer state: plan the whole job (--job; API: job "
+			         "true) to add pipeline stages, micro-batches, ZeRO and recompute, "
+			         "or state a configuration (--dp, --tp, --pp, ...)");
+		}
 		goto done;
 	}
 	if (!(splits = pl_splits_alloc(g))) {
