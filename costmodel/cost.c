@@ -111,6 +111,19 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 	                                      w.kernels_bwd)
 	                           : 0;
 	out->act_bytes = w.saved_bytes;
+	if (p->kept) { /* a saved activation counts once, at its producer */
+		pl_layout l;
+		for (int i = 0; i < op->ninputs; i++)
+			if ((w.saves_in >> i & 1) && g->tensors[op->in[i]].producer >= 0) {
+				pl_op_input_layout(g, op, split, p->devices, i, &l);
+				out->act_bytes -= pl_layout_local_bytes(&l);
+			}
+		for (int i = 0; i < op->noutputs; i++) {
+			pl_op_output_layout(g, op, split, p->devices, i, &l);
+			double ob = pl_layout_local_bytes(&l);
+			out->act_bytes += (p->kept[op->out[i]] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0);
+		}
+	}
 	if (op->noutputs > 0) {
 		pl_layout ol;
 		pl_op_output_layout(g, op, split, p->devices, 0, &ol);
@@ -321,6 +334,7 @@ void pl_problem_free(pl_problem *p)
 	free(p->parts);
 	free((void *)p->job.recompute);
 	free(p->roles);
+	free(p->kept);
 	free(p->nstrat);
 	free(p->strat);
 	free(p->node);
@@ -353,6 +367,9 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 		return 0;
 	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;
+	for (int i = 0; i < x->noutputs; i++)
+		if (p->kept && p->kept[x->out[i]] != p->kept[y->out[i]])
+			return 0;
 	if (p->roles && memcmp(p->roles + (size_t)a * PL_MAX_LOOPS,
 	                       p->roles + (size_t)b * PL_MAX_LOOPS, PL_MAX_LOOPS))
 		return 0;
@@ -480,6 +497,32 @@ static int classify_ops_and_edges(pl_problem *p)
 	else if (first_equal(p, p->nops, op_hash, op_same_layouts, p->layout_class))
 		return -1;
 	return first_equal(p, p->nedges, edge_hash, edge_same, p->edge_class);
+}
+
+/* p->kept: the activations some op saves for its backward (which tensors an
+ * op saves does not depend on its strategy). -1 out of memory. */
+static int keep_saved(pl_problem *p)
+{
+	const pl_graph *g = p->g;
+	p->kept = calloc((size_t)g->ntensors + 1, 1);
+	if (!p->kept)
+		return -1;
+	int64_t ones[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		ones[l] = 1;
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		pl_opwork w;
+		memset(&w, 0, sizeof w);
+		pl_op_rule_get(op->type)->work(g, op, ones, &w);
+		for (int i = 0; i < op->ninputs; i++)
+			if (w.saves_in >> i & 1)
+				p->kept[op->in[i]] = 1;
+		for (int i = 0; i < op->noutputs; i++)
+			if (w.saves_out >> i & 1)
+				p->kept[op->out[i]] = 1;
+	}
+	return 0;
 }
 
 int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
@@ -627,6 +670,10 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		p->op_edges[s][p->op_nedges[s]++] = e;
 		if (d != s)
 			p->op_edges[d][p->op_nedges[d]++] = e;
+	}
+	if (keep_saved(p)) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
 	}
 	if (classify_ops_and_edges(p)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");

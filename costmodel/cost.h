@@ -83,6 +83,10 @@ typedef struct pl_problem {
 	pl_job job;           /* micro_batches, stages >= 1; recompute owned (or NULL) */
 	pl_nodeparts **parts; /* per op class, alongside node */
 	uint8_t *roles;       /* with fixed degrees: pl_loop_roles (owned), else NULL */
+	/* per tensor: 1 when some op keeps it for the backward (its producer counts
+	 * it once, at the producer's layout; Megatron's sequence parallelism keeps
+	 * the shard and gathers it again in the backward) */
+	uint8_t *kept;
 } pl_problem;
 
 /* Builds the problem: edges and candidate strategies (the annotation alone for

@@ -34,6 +34,11 @@ typedef struct pl_opwork {
 	double bytes_fwd, bytes_bwd;           /* memory traffic of the kernels */
 	int kernels_fwd, kernels_bwd;
 	double saved_bytes; /* activations kept from forward to backward */
+	/* which tensors saved_bytes holds, at this op's local layout: inputs
+	 * (bit i) and outputs (bit j); the rest is the op's own (dropout masks,
+	 * norm statistics, loss probabilities). The cost model counts a saved
+	 * tensor once, at its producer's layout (costmodel/cost.c). */
+	uint8_t saves_in, saves_out;
 	int ncoll;
 	pl_opcoll coll[4];
 } pl_opwork;

@@ -165,5 +165,18 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 
 int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
 {
-	return find_runs(p->g, p->job.recompute, runs, max);
+	/* blocks repeat where ops are priced alike: the same recompute flag and
+	 * the same outputs kept for the backward */
+	const pl_graph *g = p->g;
+	uint8_t *tag = calloc((size_t)g->nops + 1, 1);
+	if (!tag)
+		return 0;
+	for (int o = 0; o < g->nops; o++) {
+		tag[o] = p->job.recompute ? p->job.recompute[o] : 0;
+		for (int i = 0; p->kept && i < g->ops[o].noutputs; i++)
+			tag[o] |= (uint8_t)(p->kept[g->ops[o].out[i]] << (2 + i));
+	}
+	int n = find_runs(g, tag, runs, max);
+	free(tag);
+	return n;
 }

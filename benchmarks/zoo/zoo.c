@@ -15,43 +15,68 @@ typedef struct cfg {
 	const char *dtype;
 	long classes, tokens;
 	long experts, top_k, moe_every; /* MoE feed-forward in every moe_every-th layer */
+	/* dropout ratio where Megatron has it: on the embeddings, on the attention
+	 * probabilities, and on the attention and MLP outputs before their
+	 * residual adds. -1: by arch (GPT, BERT: 0.1, Megatron's
+	 * --attention-dropout and --hidden-dropout defaults; Llama: 0) */
+	double dropout;
 } cfg;
+
+static double dropout_of(const cfg *c)
+{
+	if (c->dropout >= 0)
+		return c->dropout;
+	return strcmp(c->arch, "llama") ? 0.1 : 0;
+}
+
+/* x -> Dropout(ratio) -> out, or out = x's name when there is no dropout */
+static const char *dropout(const cfg *c, const char *name, const char *x, const char *out);
 
 /* GPT-3 (Brown et al. 2020, table 2.1); batch in sequences of 2048 tokens
  * (0.5M..3.2M tokens); vocabulary 50257 padded to 50304 as Megatron does. */
 static const cfg zoo[] = {
-    {"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0, 0, 0, 0},
-    {"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0, 0, 0,
-     0},
+    {"gpt3-125m", "gpt", 12, 768, 12, 64, 0, 3072, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0, -1},
+    {"gpt3-350m", "gpt", 24, 1024, 16, 64, 0, 4096, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
+    {"gpt3-760m", "gpt", 24, 1536, 16, 96, 0, 6144, 2048, 50304, 256, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
+    {"gpt3-1.3b", "gpt", 24, 2048, 24, 128, 0, 8192, 2048, 50304, 512, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
+    {"gpt3-2.7b", "gpt", 32, 2560, 32, 80, 0, 10240, 2048, 50304, 512, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
+    {"gpt3-6.7b", "gpt", 32, 4096, 32, 128, 0, 16384, 2048, 50304, 1024, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
+    {"gpt3-13b", "gpt", 40, 5140, 40, 128, 0, 20560, 2048, 50304, 1024, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
+    {"gpt3-175b", "gpt", 96, 12288, 96, 128, 0, 49152, 2048, 50304, 1536, "bfloat16", 0, 0, 0, 0, 0,
+     -1},
     /* Llama 2 (Touvron et al. 2023): 4M-token batches of 4096-token sequences */
     {"llama2-7b", "llama", 32, 4096, 32, 128, 32, 11008, 4096, 32000, 1024, "bfloat16", 0, 0, 0, 0,
-     0},
+     0, -1},
     {"llama2-70b", "llama", 80, 8192, 64, 128, 8, 28672, 4096, 32000, 1024, "bfloat16", 0, 0, 0, 0,
-     0},
+     0, -1},
     /* Mixtral 8x7B (Jiang et al. 2024): Llama-style, every feed-forward 8 SwiGLU
      * experts, top 2; 4M-token batches of 4096-token sequences */
     {"mixtral-8x7b", "llama", 32, 4096, 32, 128, 8, 14336, 4096, 32000, 1024, "bfloat16", 0, 0, 8,
-     2, 1},
+     2, 1, -1},
     /* Alpa's MoE suite (GShard-style: every other layer an MoE of GELU experts,
      * top 2, ffn 4 H; sequence 1024, 16 heads, vocabulary 32000) */
-    {"moe-380m", "gpt", 8, 768, 16, 48, 0, 3072, 1024, 32000, 1024, "bfloat16", 0, 0, 8, 2, 2},
-    {"moe-1.3b", "gpt", 16, 768, 16, 48, 0, 3072, 1024, 32000, 1024, "bfloat16", 0, 0, 16, 2, 2},
-    {"moe-2.4b", "gpt", 16, 1024, 16, 64, 0, 4096, 1024, 32000, 1024, "bfloat16", 0, 0, 16, 2, 2},
-    {"moe-10b", "gpt", 24, 1024, 16, 64, 0, 4096, 1024, 32000, 1024, "bfloat16", 0, 0, 48, 2, 2},
+    {"moe-380m", "gpt", 8, 768, 16, 48, 0, 3072, 1024, 32000, 1024, "bfloat16", 0, 0, 8, 2, 2, -1},
+    {"moe-1.3b", "gpt", 16, 768, 16, 48, 0, 3072, 1024, 32000, 1024, "bfloat16", 0, 0, 16, 2, 2,
+     -1},
+    {"moe-2.4b", "gpt", 16, 1024, 16, 64, 0, 4096, 1024, 32000, 1024, "bfloat16", 0, 0, 16, 2, 2,
+     -1},
+    {"moe-10b", "gpt", 24, 1024, 16, 64, 0, 4096, 1024, 32000, 1024, "bfloat16", 0, 0, 48, 2, 2,
+     -1},
     /* BERT-large (Devlin et al. 2019): 24 layers, 1024 hidden, 16 heads, seq 512 */
-    {"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0, 0, 0, 0},
+    {"bert-large", "bert", 24, 1024, 16, 64, 0, 4096, 512, 30522, 256, "float32", 0, 0, 0, 0, 0,
+     -1},
     /* a small GPT for examples and tests */
-    {"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0, 0, 0, 0},
+    {"gpt-small", "gpt", 4, 256, 4, 64, 0, 1024, 128, 1024, 16, "float32", 0, 0, 0, 0, 0, -1},
     /* MLP: large batch, small hidden size */
-    {"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0, 0, 0, 0},
+    {"mlp", "mlp", 2, 256, 0, 0, 0, 0, 0, 0, 8192, "float32", 16, 0, 0, 0, 0, -1},
     /* one transformer MLP block with its residual: hidden 12288 (GPT-3 175B), 2048 tokens */
-    {"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048, 0, 0, 0},
+    {"mlp-block", "mlp-block", 1, 12288, 0, 0, 0, 49152, 0, 0, 0, "bfloat16", 0, 2048, 0, 0, 0, -1},
 };
 
 static int first;
@@ -119,6 +144,17 @@ static const char *Q1(const char *a)
 	char *o = qb[qbi++ % 16];
 	snprintf(o, 320, "\"%s\"", a);
 	return o;
+}
+
+static const char *dropout(const cfg *c, const char *name, const char *x, const char *out)
+{
+	double r = dropout_of(c);
+	if (!(r > 0))
+		return x;
+	char at[64];
+	snprintf(at, sizeof at, "{\"ratio\": %g}", r);
+	op(name, "Dropout", Q1(x), out, at);
+	return out;
 }
 
 static int is_moe(const cfg *c, long l)
@@ -206,7 +242,10 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		   N("l%ld.scores.out", l), NULL);
 		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)),
 		   N("l%ld.probs.out", l), "{\"axis\": -1}");
-		op(N("l%ld.ctx", l), "MatMul", Q2(N("l%ld.probs.out", l), N("l%ld.vt.out", l)),
+		op(N("l%ld.ctx", l), "MatMul",
+		   Q2(dropout(c, N("l%ld.attn_drop", l), N("l%ld.probs.out", l),
+		              N("l%ld.attn_drop.out", l)),
+		      N("l%ld.vt.out", l)),
 		   N("l%ld.ctx.out", l), NULL);
 		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
 		   "{\"perm\": [0, 2, 1, 3]}");
@@ -231,7 +270,10 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		   N("l%ld.scores.out", l), NULL);
 		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)),
 		   N("l%ld.probs.out", l), "{\"axis\": -1}");
-		op(N("l%ld.ctx", l), "MatMul", Q2(N("l%ld.probs.out", l), N("l%ld.v5.out", l)),
+		op(N("l%ld.ctx", l), "MatMul",
+		   Q2(dropout(c, N("l%ld.attn_drop", l), N("l%ld.probs.out", l),
+		              N("l%ld.attn_drop.out", l)),
+		      N("l%ld.v5.out", l)),
 		   N("l%ld.ctx.out", l), NULL);
 		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
 		   "{\"perm\": [0, 3, 1, 2, 4]}");
@@ -327,6 +369,7 @@ static void transformer(const cfg *c)
 		op("pos", "Add", Q2("embed.out", "wpe"), "x0", NULL);
 		x = "x0";
 	}
+	x = dropout(c, "embed_drop", x, "embed_drop.out");
 	char cur[96];
 	snprintf(cur, sizeof cur, "%s", x);
 	for (long l = 0; l < c->layers; l++) {
@@ -335,12 +378,16 @@ static void transformer(const cfg *c)
 		snprintf(r2, sizeof r2, "l%ld.res2", l);
 		if (post_ln) { /* BERT: x = LN(x + attn(x)); x = LN(x + mlp(x)) */
 			attention(c, l, cur, N("l%ld.attn.out", l));
-			op(N("l%ld.add1", l), "Add", Q2(cur, N("l%ld.attn.out", l)),
+			op(N("l%ld.add1", l), "Add",
+			   Q2(cur, dropout(c, N("l%ld.attn_out_drop", l), N("l%ld.attn.out", l),
+			                   N("l%ld.attn_out_drop.out", l))),
 			   N("l%ld.add1.out", l), NULL);
 			norm(c, N("l%ld.ln1", l), N("l%ld.add1.out", l), N("l%ld.ln1.g", l),
 			     N("l%ld.ln1.b", l), r1);
 			mlp(c, l, r1, N("l%ld.mlp.out", l));
-			op(N("l%ld.add2", l), "Add", Q2(r1, N("l%ld.mlp.out", l)),
+			op(N("l%ld.add2", l), "Add",
+			   Q2(r1, dropout(c, N("l%ld.mlp_drop", l), N("l%ld.mlp.out", l),
+			                  N("l%ld.mlp_drop.out", l))),
 			   N("l%ld.add2.out", l), NULL);
 			norm(c, N("l%ld.ln2", l), N("l%ld.add2.out", l), N("l%ld.ln2.g", l),
 			     N("l%ld.ln2.b", l), r2);
@@ -348,11 +395,17 @@ static void transformer(const cfg *c)
 			norm(c, N("l%ld.ln1", l), cur, N("l%ld.ln1.g", l), N("l%ld.ln1.b", l),
 			     N("l%ld.ln1.out", l));
 			attention(c, l, N("l%ld.ln1.out", l), N("l%ld.attn.out", l));
-			op(N("l%ld.add1", l), "Add", Q2(cur, N("l%ld.attn.out", l)), r1, NULL);
+			op(N("l%ld.add1", l), "Add",
+			   Q2(cur, dropout(c, N("l%ld.attn_out_drop", l), N("l%ld.attn.out", l),
+			                   N("l%ld.attn_out_drop.out", l))),
+			   r1, NULL);
 			norm(c, N("l%ld.ln2", l), r1, N("l%ld.ln2.g", l), N("l%ld.ln2.b", l),
 			     N("l%ld.ln2.out", l));
 			mlp(c, l, N("l%ld.ln2.out", l), N("l%ld.mlp.out", l));
-			op(N("l%ld.add2", l), "Add", Q2(r1, N("l%ld.mlp.out", l)), r2, NULL);
+			op(N("l%ld.add2", l), "Add",
+			   Q2(r1, dropout(c, N("l%ld.mlp_drop", l), N("l%ld.mlp.out", l),
+			                  N("l%ld.mlp_drop.out", l))),
+			   r2, NULL);
 		}
 		snprintf(cur, sizeof cur, "%s", r2);
 	}
@@ -410,9 +463,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
 	           "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
 	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
-	           "                   [--dtype float32|float16|bfloat16]\n"
+	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
 	           "       planner-zoo --list\n"
-	           "Writes a planner.model/1 JSON model to stdout.\n");
+	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
+	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
+	           "the attention and MLP outputs before their residual adds.\n");
 }
 
 int main(int argc, char **argv)
@@ -463,6 +518,13 @@ int main(int argc, char **argv)
 		                                       : NULL;
 		if (!strcmp(k, "--dtype")) {
 			c.dtype = v;
+		} else if (!strcmp(k, "--dropout")) {
+			c.dropout = strtod(v, &end);
+			if (*end || !(c.dropout >= 0 && c.dropout < 1)) {
+				fprintf(stderr, "planner-zoo: --dropout %s: expected 0 <= P < 1\n",
+				        v);
+				return 2;
+			}
 		} else if (!dst || !isnum) {
 			fprintf(stderr,
 			        "planner-zoo: %s %s: unknown option or not a positive integer\n", k,

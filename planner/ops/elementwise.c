@@ -129,13 +129,16 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_MUL:
 	case PL_OP_DIV: /* each input's gradient needs the other input */
 		for (int i = 0; i < 2; i++)
-			if (IN(g, op, 1 - i)->requires_grad && IN(g, op, i)->role != PL_ROLE_PARAM)
+			if (IN(g, op, 1 - i)->requires_grad && IN(g, op, i)->role != PL_ROLE_PARAM) {
 				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
+				w->saves_in |= (uint8_t)(1u << i);
+			}
 		w->bytes_bwd += w->saved_bytes;
 		break;
 	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
 	default: /* unary activations keep their input (or output, the same size) */
 		w->saved_bytes = in_b;
+		w->saves_in = 1;
 		w->bytes_bwd += in_b;
 		break;
 	}

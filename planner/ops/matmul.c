@@ -73,14 +73,18 @@ void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, p
 		w->gemm_flops_bwd += flops;
 		w->bytes_bwd += cb + bb + ab;
 		w->kernels_bwd++;
-		if (b->role != PL_ROLE_PARAM)
+		if (b->role != PL_ROLE_PARAM) {
 			w->saved_bytes += bb;
+			w->saves_in |= 2;
+		}
 	}
 	if (b->requires_grad) { /* dB = A^T dC needs A */
 		w->gemm_flops_bwd += flops;
 		w->bytes_bwd += cb + ab + bb;
 		w->kernels_bwd++;
-		if (a->role != PL_ROLE_PARAM && a != b)
+		if (a->role != PL_ROLE_PARAM && a != b) {
 			w->saved_bytes += ab;
+			w->saves_in |= 1;
+		}
 	}
 }

@@ -89,9 +89,11 @@ void pl__work_moe(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	w->bytes_bwd = xb + lb + ob;
 	w->kernels_bwd = 2;
 	w->saved_bytes = lb; /* the routing is recomputed from the logits */
+	w->saves_in = 2;
 	if (!dispatch) {
 		w->vec_flops_fwd += 2 * tokens * k * h;
 		w->vec_flops_bwd += 4 * tokens * k * h;
 		w->saved_bytes += xb; /* the logits' gradient reads the experts' rows */
+		w->saves_in |= 1;
 	}
 }

@@ -32,6 +32,7 @@ void pl__work_softmax(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	w->bytes_bwd = 3 * b;
 	w->kernels_bwd = 1;
 	w->saved_bytes = b; /* the output */
+	w->saves_out = 1;
 }
 
 pl_status pl__infer_norm(pl_graph *g, pl_op *op, pl_err *err)
@@ -87,6 +88,7 @@ void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	w->bytes_bwd = 3 * b + 2 * sb;
 	w->kernels_bwd = 2;                /* input gradient; scale/bias gradient reduction */
 	w->saved_bytes = b + rows * 2 * 4; /* input plus fp32 mean and rstd per row */
+	w->saves_in = 1;
 }
 
 pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err)

@@ -64,6 +64,7 @@ void pl__work_gather(const pl_graph *g, const pl_op *op, const int64_t *split, p
 	w->bytes_bwd = 2 * ob + ib + pl__local_in_bytes(g, op, 0, split);
 	w->kernels_bwd = 2; /* zero the table gradient, scatter-add */
 	w->saved_bytes = ib;
+	w->saves_in = 2;
 }
 
 /* Reshape target per ONNX: 0 copies the input dimension, -1 is inferred. */
