@@ -1006,9 +1006,15 @@ void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
                   pl_nodecost *per_op)
 {
 	memset(out, 0, sizeof *out);
+	double span = pl_job_span(&p->job);
 	for (int o = 0; o < p->nops; o++) {
 		pl_nodecost n;
-		pl_cost_node(p, o, splits[o], &n);
+		pl_nodeparts pt;
+		pl_jobshare js;
+		pl_cost_node_parts(p, o, splits[o], &pt);
+		pl_parts_split(p, o, &pt, &js);
+		pl_cost_fold(p, o, &pt, &n);
+		out->optimizer_s += js.step_compute_s / span;
 		out->compute_s += n.compute_s;
 		out->comm_s += n.comm_s;
 		out->mem_bytes += n.mem_bytes;
@@ -1026,6 +1032,7 @@ void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
 	if (scale != 1) {
 		out->compute_s *= scale;
 		out->comm_s *= scale;
+		out->optimizer_s *= scale;
 		for (int o = 0; per_op && o < p->nops; o++) {
 			per_op[o].compute_s *= scale;
 			per_op[o].comm_s *= scale;

@@ -166,6 +166,7 @@ void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const
 
 typedef struct pl_plancost {
 	double step_s, compute_s, comm_s, mem_bytes;
+	double optimizer_s; /* of compute_s: the optimizer update */
 } pl_plancost;
 
 /* Prices a plan given as split counts per op (splits[op] has nloops entries).

@@ -47,6 +47,7 @@ void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batche
 	out->step_s = sum + (m - 1) * tmax + umax;
 	const pl_stagecost *b = &st[out->bottleneck];
 	out->compute_s = m * b->mb_compute_s + b->step_compute_s;
+	out->optimizer_s = b->step_compute_s;
 	out->comm_s = m * b->mb_comm_s + b->step_comm_s;
 	out->bubble_s = out->step_s - out->compute_s - out->comm_s;
 	if (out->bubble_s < 0)

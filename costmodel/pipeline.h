@@ -25,7 +25,8 @@ typedef struct pl_jobcost {
 	double step_s;
 	/* the bottleneck stage's own work, and its idle time: they add up to step */
 	double compute_s, comm_s, bubble_s;
-	double mem_bytes; /* the largest stage's, per device */
+	double optimizer_s; /* of compute_s: the bottleneck stage's optimizer update */
+	double mem_bytes;   /* the largest stage's, per device */
 	int bottleneck;
 } pl_jobcost;
 

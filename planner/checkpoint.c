@@ -388,6 +388,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	cJSON *cost = cJSON_AddObjectToObject(root, "cost");
 	cJSON_AddNumberToObject(cost, "step_seconds", info->step_s);
 	cJSON_AddNumberToObject(cost, "compute_seconds", info->compute_s);
+	cJSON_AddNumberToObject(cost, "optimizer_seconds", info->optimizer_s);
 	cJSON_AddNumberToObject(cost, "communication_seconds", info->comm_s);
 	cJSON_AddNumberToObject(cost, "peak_memory_bytes", info->mem_bytes);
 	if (info->mem_breakdown) {

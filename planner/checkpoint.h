@@ -19,6 +19,7 @@ typedef struct pl_ckpt_info {
 	double memory_limit;
 	/* totals and per-op numbers, priced by the cost model */
 	double step_s, compute_s, comm_s, mem_bytes;
+	double optimizer_s; /* of compute_s */
 	const double *op_compute_s, *op_comm_s, *op_mem_bytes;
 	/* a whole-job plan (stages >= 1): the plan's layouts are on a mesh of
 	 * mesh_devices = devices / stages; per-op stage and recompute flags */

@@ -204,9 +204,18 @@ static void print_totals(const cJSON *ck, FILE *out)
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(s, "why");
 	if (cJSON_IsString(why))
 		fprintf(out, "  note: %s\n", why->valuestring);
-	fprintf(out,
-	        "step %.6f s = compute %.6f s + communication %.6f s; peak memory %s per device\n",
-	        step, comp, comm, mb);
+	double opt =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "optimizer_seconds"));
+	const cJSON *bj = cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds");
+	if (isnan(opt))
+		opt = 0;
+	/* the parts add up to the step: the optimizer is printed apart from the
+	 * forward and backward kernels it is counted with in compute_seconds */
+	fprintf(out, "step %.6f s = compute %.6f s + optimizer %.6f s + communication %.6f s", step,
+	        comp - opt, opt, comm);
+	if (cJSON_IsNumber(bj))
+		fprintf(out, " + bubble %.6f s", bj->valuedouble);
+	fprintf(out, "; peak memory %s per device\n", mb);
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
 	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
 	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
@@ -217,14 +226,15 @@ static void print_totals(const cJSON *ck, FILE *out)
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds"));
 		double stages =
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
+		(void)bub;
 		fprintf(
 		    out,
-		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s), bubble %.6f s; "
+		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s); "
 		    "ZeRO %g; recompute %s\n",
 		    stages, stages == 1 ? "" : "s",
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
-		    stages == 1 ? "gradient accumulation" : "1F1B", bub,
+		    stages == 1 ? "gradient accumulation" : "1F1B",
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")));
 	}
@@ -587,6 +597,7 @@ static cJSON *cost_object(const cost_result *r)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "step_seconds", r->pc.step_s);
 	cJSON_AddNumberToObject(o, "compute_seconds", r->pc.compute_s);
+	cJSON_AddNumberToObject(o, "optimizer_seconds", r->pc.optimizer_s);
 	cJSON_AddNumberToObject(o, "communication_seconds", r->pc.comm_s);
 	cJSON_AddNumberToObject(o, "peak_memory_bytes", r->pc.mem_bytes);
 	if (r->bubble >= 0)

@@ -84,6 +84,7 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 		                     .memory_limit = limit,
 		                     .step_s = pc.step_s,
 		                     .compute_s = pc.compute_s,
+		                     .optimizer_s = pc.optimizer_s,
 		                     .comm_s = pc.comm_s,
 		                     .mem_bytes = pc.mem_bytes + cl->memory_reserve,
 		                     .mem_breakdown = brk,
@@ -150,6 +151,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .memory_limit = limit,
 	                     .step_s = jp->cost.step_s,
 	                     .compute_s = jp->cost.compute_s,
+	                     .optimizer_s = jp->cost.optimizer_s,
 	                     .comm_s = jp->cost.comm_s,
 	                     .mem_bytes = jp->cost.mem_bytes + cl->memory_reserve,
 	                     .mem_breakdown = brk,
@@ -523,6 +525,7 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,
+		                    .optimizer_s = jc.optimizer_s,
 		                    .comm_s = jc.comm_s,
 		                    .mem_bytes = jc.mem_bytes + cl->memory_reserve};
 		*bubble = jc.bubble_s;

@@ -62,18 +62,27 @@ static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *wha
 	if (pl_plan_cluster(ck, "plan", &cl, &err) ||
 	    pl_plan_price(g, ck, "plan", &cl, &pc, &bubble, brk, NULL, &err))
 		fail_msg("%s: the search's own plan is refused: %s", what, err.msg);
-	double want[4] = {cost_num(ck0, "step_seconds"), cost_num(ck0, "compute_seconds"),
+	double want[5] = {cost_num(ck0, "step_seconds"), cost_num(ck0, "compute_seconds"),
 	                  cost_num(ck0, "communication_seconds"),
-	                  cost_num(ck0, "peak_memory_bytes")};
-	double got[4] = {pc.step_s, pc.compute_s, pc.comm_s, pc.mem_bytes};
-	static const char *const names[4] = {"step", "compute", "communication", "peak memory"};
-	for (int k = 0; k < 4; k++)
+	                  cost_num(ck0, "peak_memory_bytes"), cost_num(ck0, "optimizer_seconds")};
+	double got[5] = {pc.step_s, pc.compute_s, pc.comm_s, pc.mem_bytes, pc.optimizer_s};
+	static const char *const names[5] = {"step", "compute", "communication", "peak memory",
+	                                     "optimizer"};
+	for (int k = 0; k < 5; k++)
 		if (want[k] != got[k])
 			fail_msg("%s: %s: search wrote %.17g, cost prices %.17g", what, names[k],
 			         want[k], got[k]);
 	if (cJSON_GetObjectItem(ck, "pipeline") && bubble != cost_num(ck0, "bubble_seconds"))
 		fail_msg("%s: bubble: search wrote %.17g, cost prices %.17g", what,
 		         cost_num(ck0, "bubble_seconds"), bubble);
+	/* the step line adds up: compute (the optimizer of it) + communication +
+	 * bubble = step */
+	double b = bubble > 0 ? bubble : 0;
+	if (fabs(pc.compute_s + pc.comm_s + b - pc.step_s) > 1e-9 * pc.step_s ||
+	    !(pc.optimizer_s >= 0 && pc.optimizer_s <= pc.compute_s))
+		fail_msg("%s: compute %.17g (optimizer %.17g) + communication %.17g + bubble %.17g "
+		         "!= step %.17g",
+		         what, pc.compute_s, pc.optimizer_s, pc.comm_s, b, pc.step_s);
 	/* the breakdown is the same in both, and adds up to the peak */
 	const cJSON *mb =
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck0, "cost"), "memory_breakdown_bytes");
