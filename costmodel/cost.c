@@ -121,7 +121,8 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 		for (int i = 0; i < op->noutputs; i++) {
 			pl_op_output_layout(g, op, split, p->devices, i, &l);
 			double ob = pl_layout_local_bytes(&l);
-			out->act_bytes += (p->kept[op->out[i]] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0);
+			out->act_bytes +=
+			    (p->kept[op->out[i]] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0);
 		}
 	}
 	if (op->noutputs > 0) {

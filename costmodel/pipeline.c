@@ -146,7 +146,8 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 		pl_parts_split(p, o, &pt, &js);
 		per[s].weights += pt.weight_bytes[z];
 		per[s].gradients += pt.grad_bytes[z];
-		per[s].optimizer_states += pt.state_bytes[z] - pt.weight_bytes[z] - pt.grad_bytes[z];
+		per[s].optimizer_states +=
+		    pt.state_bytes[z] - pt.weight_bytes[z] - pt.grad_bytes[z];
 		state[s] += js.state_bytes;
 		act[s] += js.act_bytes;
 	}

@@ -2,6 +2,8 @@
  * the strategies (layouts, slice shapes, groups) from the op rules; the
  * reader needs only parallel_strategy_item. */
 #include "planner/checkpoint.h"
+
+#include "planner/parts.h"
 #include "planner/parse.h"
 
 #include <errno.h>
@@ -129,8 +131,8 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 	return all;
 }
 
-const char *const pl_ckpt_mem_names[PL_CKPT_MEM] = {
-    "weights", "gradients", "optimizer_states", "activations", "transient", "reserved"};
+const char *const pl_ckpt_mem_names[PL_CKPT_MEM] = {"weights",     "gradients", "optimizer_states",
+                                                    "activations", "transient", "reserved"};
 
 /* Params a and b are the same weight of different layers: both MatMul
  * params of one shape and dtype, named alike but for digits. */
@@ -172,8 +174,8 @@ static void weight_axes(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 /* Among the weights of t's kind in every layer, the one whose groups most of
  * them share (the first of equals); *except lists those that differ (NULL
  * when none). Returns the tensor and sets its op and slot. */
-static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh, int t,
-                         int *op, int *slot, cJSON **except)
+static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh, int t, int *op,
+                         int *slot, cJSON **except)
 {
 	int *kin = malloc(sizeof *kin * (size_t)g->ntensors), n = 0;
 	pl_layout *l = malloc(sizeof *l * (size_t)g->ntensors);
@@ -325,6 +327,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		cJSON_AddStringToObject(root, "groups_param", g->tensors[big_t].name);
 	if (except)
 		cJSON_AddItemToObject(root, "groups_exceptions", except);
+	cJSON *parts = pl_plan_parts(g, splits, mesh, info->op_stage);
+	if (parts)
+		cJSON_AddItemToObject(root, "parts", parts);
 	cJSON *groups = cJSON_AddObjectToObject(root, "groups");
 	pl_layout gl;
 	if (big_op >= 0) {

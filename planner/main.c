@@ -178,6 +178,48 @@ static void print_table(const cJSON *ck, FILE *out, int max_rows)
 	}
 }
 
+static double num(const cJSON *o, const char *k, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* The parts of the model as the checkpoint's "parts" describes them: how
+ * each part's weights and tokens are cut, where it sits. */
+static void print_parts(const cJSON *ck, FILE *out)
+{
+	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts"), *p;
+	if (!cJSON_IsObject(parts))
+		return;
+	fputs("parts:\n", out);
+	cJSON_ArrayForEach (p, parts) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "stages");
+		double s0 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
+		       s1 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1));
+		fprintf(out, "  %-10s", p->string);
+		double w = num(p, "weight_cut", 0), e = num(p, "experts_cut", 1),
+		       r = num(p, "replicated", 1);
+		if (w > 0)
+			fprintf(out, " weights cut %g way%s,", w, w == 1 ? "" : "s");
+		fprintf(out, " tokens cut batch %g x sequence %g", num(p, "batch_cut", 1),
+		        num(p, "sequence_cut", 1));
+		double ns = num(p, "norms_sequence_cut", 1);
+		if (ns > num(p, "sequence_cut", 1))
+			fprintf(out, " (norms: sequence %g)", ns);
+		if (e > 1)
+			fprintf(out, ", experts over %g ranks", e);
+		if (r > 1)
+			fprintf(out, ", replicated %g times", r);
+		if (cJSON_GetObjectItemCaseSensitive(ck, "pipeline")) {
+			if (s0 == s1)
+				fprintf(out, "; stage %g", s0);
+			else
+				fprintf(out, "; stages %g-%g", s0, s1);
+		}
+		fputc('\n', out);
+	}
+}
+
 static void print_totals(const cJSON *ck, FILE *out)
 {
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
@@ -271,6 +313,7 @@ static void print_totals(const cJSON *ck, FILE *out)
 			fputs("]\n", out);
 		}
 	}
+	print_parts(ck, out);
 }
 
 /* ---- search ---- */
@@ -329,7 +372,8 @@ static const char *const search_help =
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
     "\n"
-    "output:\n"    "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
+    "output:\n"
+    "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
     "  --json                print the checkpoint JSON on stdout instead of the table\n"
     "  --progress            report progress on stderr\n"
     "  -h, --help            this text\n"

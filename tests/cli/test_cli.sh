@@ -483,6 +483,11 @@ check "... every group of the right size, 4 stages" \
   '[ "$(jq -c "[(.groups.tp | map(length) | unique), (.groups.dp | map(length) | unique), (.groups.pp | map(length) | unique), .pipeline.stages]" "$T/fixed.plan")" = "[[2],[2],[4],4]" ]'
 check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, fc2 its input)" \
   '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
+check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head on the last stage" \
+  '[ "$(jq -c "[.parts.attention.weight_cut, .parts.mlp.weight_cut, .parts.attention.batch_cut, .parts.mlp.norms_sequence_cut, .parts.head.stages]" "$T/fixed.plan")" = "[2,2,2,2,[3,3]]" ]'
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 > "$T/out" 2>&1
+check "... and the summary prints them" \
+  'grep -q "^  attention  weights cut 2 ways, tokens cut batch 2 x sequence 1 (norms: sequence 2); stages" "$T/out"'
 "$PLANNER" cost "$GS" --strategy "$T/fixed.plan" > "$T/c"
 check "cost reproduces the fixed configuration's step" \
   '[ "$(jq .step_seconds "$T/c")" = "$(jq .cost.step_seconds "$T/fixed.plan")" ]'
@@ -497,7 +502,7 @@ check "--tp 8 alone: data parallel is what is left (1), the weights cut 8 ways" 
   '[ $? -eq 0 ] && [ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length)]" "$T/tp8.plan")" = "[8,1]" ]'
 "$PLANNER" search "$SRC/tests/fixtures/models/moe-tiny.json" --devices 8 --dp 4 --tp 2 --ep 2 -o "$T/ep.plan" > /dev/null 2>&1
 check "--ep 2 on a mixture of experts: the experts cut over 2 ranks" \
-  '[ $? -eq 0 ] && [ "$(jq ".groups.ep[0] | length" "$T/ep.plan")" = 2 ]'
+  '[ $? -eq 0 ] && [ "$(jq ".groups.ep[0] | length" "$T/ep.plan")" = 2 ] && [ "$(jq ".parts.experts.experts_cut" "$T/ep.plan")" = 2 ]'
 bad_combo() { # description, expected text, options...
   local what="$1" text="$2"
   shift 2

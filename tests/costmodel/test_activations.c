@@ -103,13 +103,13 @@ static char *layer_json(long b, long s, long h, long a)
 	    "{\"name\": \"add2\", \"type\": \"Add\", \"inputs\": [\"r1\", \"md\"], \"outputs\": "
 	    "[\"y\"]}],"
 	    "\"outputs\": [\"y\"]}",
-	    b, s, h,                          /* x */
-	    h, h,                             /* g1, b1 */
-	    h, h, h, h, h, h, h, h,           /* wq, wk, wv, wo */
-	    h, h,                             /* g2, b2 */
-	    h, 4 * h, 4 * h, 4 * h, h, h,     /* w1, c1, w2, c2 */
+	    b, s, h,                            /* x */
+	    h, h,                               /* g1, b1 */
+	    h, h, h, h, h, h, h, h,             /* wq, wk, wv, wo */
+	    h, h,                               /* g2, b2 */
+	    h, 4 * h, 4 * h, 4 * h, h, h,       /* w1, c1, w2, c2 */
 	    b, s, a, d, b, s, a, d, b, s, a, d, /* q4, k4, v4 */
-	    b, s, h);                         /* ctx2 */
+	    b, s, h);                           /* ctx2 */
 	return j;
 }
 
@@ -147,8 +147,8 @@ static void korthikanti(long b, long s, long h, long a, int64_t t)
 {
 	double want = (double)s * b * h * (34 + 5.0 * a * s / h) / (double)t;
 	double got = layer_activations(b, s, h, a, t);
-	print_message("s %ld b %ld h %ld a %ld t %lld: %.0f bytes, Korthikanti %.0f (%+.3f %%)\n", s,
-	              b, h, a, (long long)t, got, want, 100 * (got / want - 1));
+	print_message("s %ld b %ld h %ld a %ld t %lld: %.0f bytes, Korthikanti %.0f (%+.3f %%)\n",
+	              s, b, h, a, (long long)t, got, want, 100 * (got / want - 1));
 	if (fabs(got / want - 1) > 0.02)
 		fail_msg("activations %.0f bytes, Korthikanti et al.'s sbh(34 + 5as/h)/t %.0f", got,
 		         want);

@@ -214,6 +214,19 @@ static void degrees_kept(const pl_graph *g, const cJSON *ck, const pl_degrees *d
 	if ((d->tp > 0 && tp != d->tp) || (d->dp > 0 && dp != d->dp))
 		fail_msg("%s: the plan has dp %d, tp %d for the layers' weight %s", what, dp, tp,
 		         gp);
+	/* the parts say the same: the layers' weights cut tp ways, their batch dp ways */
+	const cJSON *parts = cJSON_GetObjectItem(ck, "parts");
+	static const char *const layer_parts[] = {"attention", "mlp"};
+	for (int k = 0; parts && k < 2; k++) {
+		const cJSON *pt = cJSON_GetObjectItem(parts, layer_parts[k]);
+		if (!pt)
+			continue;
+		double w = cJSON_GetNumberValue(cJSON_GetObjectItem(pt, "weight_cut")),
+		       b = cJSON_GetNumberValue(cJSON_GetObjectItem(pt, "batch_cut"));
+		if ((d->tp > 0 && w != (double)d->tp) || (d->dp > 0 && b != (double)d->dp))
+			fail_msg("%s: parts.%s: weights cut %g ways, batch %g ways", what,
+			         layer_parts[k], w, b);
+	}
 	for (int k = 0; k < tp; k++)
 		if (cJSON_GetArrayItem(tp0, k)->valuedouble != k)
 			fail_msg("%s: rank 0's tp group is not [0, %d)", what, tp);

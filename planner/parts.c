@@ -1,0 +1,185 @@
+/* Parts: ops before the first repeated layer are the embedding, ops after
+ * the last one the head; in each layer, the ops up to the first residual add
+ * after its softmax are the attention and the rest the MLP ("experts" when
+ * it routes tokens). Each figure of a part is the value most of its ops
+ * share (op order breaks ties), read off the ops' loops and their roles
+ * (planner/roles.h). */
+#include "planner/parts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/roles.h"
+#include "search/search.h"
+
+enum { P_EMBED, P_ATTN, P_MLP, P_EXPERTS, P_HEAD, P_COUNT };
+static const char *const part_name[P_COUNT] = {"embedding", "attention", "mlp", "experts", "head"};
+
+/* the figures of one op under its split */
+typedef struct figures {
+	int64_t weight; /* slices of the weight it reads (0: reads none) */
+	int64_t batch, seq, experts, replicated;
+	int has_experts; /* it has a loop over the experts */
+	int norm;        /* a LayerNorm or RMSNorm */
+} figures;
+
+static void op_figures(const pl_graph *g, const pl_op *op, const uint8_t *roles,
+                       const int64_t *split, int64_t mesh, figures *f)
+{
+	memset(f, 0, sizeof *f);
+	f->batch = f->seq = f->experts = 1;
+	int64_t used = 1;
+	for (int l = 0; l < op->spec.nloops; l++) {
+		used *= split[l];
+		if (roles[l] == PL_LOOP_DATA)
+			f->batch *= split[l];
+		else if (roles[l] == PL_LOOP_SEQ)
+			f->seq *= split[l];
+		else if (roles[l] == PL_LOOP_EXPERT) {
+			f->experts *= split[l];
+			f->has_experts = 1;
+		}
+	}
+	f->norm = op->type == PL_OP_LAYERNORM || op->type == PL_OP_RMSNORM;
+	f->replicated = used > 0 ? mesh / used : 1;
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = &g->tensors[op->in[i]];
+		if (t->role != PL_ROLE_PARAM || t->rank < 2)
+			continue;
+		int64_t s = 1;
+		for (int d = 0; d < t->rank; d++)
+			if (op->spec.in[i][d].count > 0)
+				s *= split[op->spec.in[i][d].first];
+		if (s > f->weight)
+			f->weight = s;
+	}
+}
+
+/* the value most of n values share; the first seen among equals */
+static int64_t mode(const int64_t *v, int n)
+{
+	int64_t best = n ? v[0] : 0;
+	int bc = 0;
+	for (int i = 0; i < n; i++) {
+		int c = 0;
+		for (int j = 0; j < n; j++)
+			c += v[j] == v[i];
+		if (c > bc) {
+			bc = c;
+			best = v[i];
+		}
+	}
+	return best;
+}
+
+static void add_part(cJSON *parts, const char *name, const figures *f, int n, int s0, int s1)
+{
+	int64_t *v = malloc(sizeof *v * (size_t)(n + 1));
+	if (!v)
+		return;
+	cJSON *o = cJSON_AddObjectToObject(parts, name);
+	cJSON_AddNumberToObject(o, "ops", n);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (f[i].weight > 0)
+			v[k++] = f[i].weight;
+	if (k)
+		cJSON_AddNumberToObject(o, "weight_cut", (double)mode(v, k));
+	static const char *const key[] = {"batch_cut", "sequence_cut", "replicated"};
+	for (int q = 0; q < 3; q++) {
+		for (int i = 0; i < n; i++)
+			v[i] = q == 0 ? f[i].batch : q == 1 ? f[i].seq : f[i].replicated;
+		cJSON_AddNumberToObject(o, key[q], (double)mode(v, n));
+	}
+	/* the expert ops' cut of the experts; the norms' cut of the sequence
+	 * (Megatron's sequence parallelism cuts it where the matmuls do not) */
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (f[i].has_experts)
+			v[k++] = f[i].experts;
+	if (k)
+		cJSON_AddNumberToObject(o, "experts_cut", (double)mode(v, k));
+	k = 0;
+	for (int i = 0; i < n; i++)
+		if (f[i].norm)
+			v[k++] = f[i].seq;
+	if (k)
+		cJSON_AddNumberToObject(o, "norms_sequence_cut", (double)mode(v, k));
+	cJSON *st = cJSON_AddArrayToObject(o, "stages");
+	cJSON_AddItemToArray(st, cJSON_CreateNumber(s0));
+	cJSON_AddItemToArray(st, cJSON_CreateNumber(s1));
+	free(v);
+}
+
+/* the part of op o of a layer starting at `first` of `len` ops */
+static int layer_part(const pl_graph *g, int first, int len, int o)
+{
+	int softmax = -1, split = -1, moe = 0;
+	for (int k = first; k < first + len; k++) {
+		const pl_op *op = &g->ops[k];
+		if (op->type == PL_OP_SOFTMAX && softmax < 0)
+			softmax = k;
+		if (op->type == PL_OP_MOE_DISPATCH || op->type == PL_OP_MOE_COMBINE)
+			moe = 1;
+		/* the residual add: both inputs computed, one of them from before the softmax */
+		if (softmax >= 0 && split < 0 && op->type == PL_OP_ADD && op->ninputs == 2 &&
+		    g->tensors[op->in[0]].role == PL_ROLE_ACTIVATION &&
+		    g->tensors[op->in[1]].role == PL_ROLE_ACTIVATION &&
+		    (g->tensors[op->in[0]].producer < softmax ||
+		     g->tensors[op->in[1]].producer < softmax))
+			split = k;
+	}
+	if (softmax < 0 || split < 0)
+		return moe ? P_EXPERTS : P_MLP;
+	return o <= split ? P_ATTN : moe ? P_EXPERTS : P_MLP;
+}
+
+cJSON *pl_plan_parts(const pl_graph *g, int64_t *const *splits, int64_t mesh, const int *stage)
+{
+	pl_run runs[64];
+	int nr = pl_find_runs(g, runs, 64);
+	if (nr < 1)
+		return NULL;
+	int lo = runs[0].first, hi = runs[nr - 1].first + runs[nr - 1].len * runs[nr - 1].count;
+	uint8_t *roles = malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+	int *part = malloc(sizeof *part * ((size_t)g->nops + 1));
+	figures *f = malloc(sizeof *f * ((size_t)g->nops + 1));
+	cJSON *parts = NULL;
+	if (!roles || !part || !f || pl_loop_roles(g, roles))
+		goto done;
+	for (int o = 0; o < g->nops; o++) {
+		part[o] = o < lo ? P_EMBED : o >= hi ? P_HEAD : -1;
+		for (int r = 0; r < nr && part[o] < 0; r++) {
+			int end = runs[r].first + runs[r].len * runs[r].count;
+			if (o >= runs[r].first && o < end) {
+				int first =
+				    runs[r].first + (o - runs[r].first) / runs[r].len * runs[r].len;
+				part[o] = layer_part(g, first, runs[r].len, o);
+			}
+		}
+		if (part[o] < 0) /* between two runs of layers */
+			part[o] = P_MLP;
+	}
+	parts = cJSON_CreateObject();
+	for (int p = 0; p < P_COUNT && parts; p++) {
+		int n = 0, s0 = -1, s1 = -1;
+		for (int o = 0; o < g->nops; o++) {
+			if (part[o] != p)
+				continue;
+			op_figures(g, &g->ops[o], roles + (size_t)o * PL_MAX_LOOPS, splits[o], mesh,
+			           &f[n++]);
+			int s = stage ? stage[o] : 0;
+			if (s0 < 0 || s < s0)
+				s0 = s;
+			if (s > s1)
+				s1 = s;
+		}
+		if (n)
+			add_part(parts, part_name[p], f, n, s0, s1);
+	}
+done:
+	free(roles);
+	free(part);
+	free(f);
+	return parts;
+}
