@@ -272,6 +272,35 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 #undef NAME
 }
 
+/* Ties go to less memory: of the plans as fast as the optimum r, dp under
+ * a memory price too small to trade any time (the whole plan's memory is
+ * worth 1e-9 of its step) finds one that needs the least memory; it replaces
+ * r when it is as fast (to 1e-12) and needs less. */
+static void prefer_less_memory(pl_problem *p, const pl_search_opts *so, pl_search_result *r)
+{
+	if (!(r->step_s > 0 && r->mem_bytes > 0))
+		return;
+	pl_search_opts o = *so;
+	o.memory_limit = 0;
+	o.progress = NULL;
+	o.mem_price = 1e-9 * r->step_s / r->mem_bytes;
+	pl_search_result t = {0};
+	pl_err err = {{0}};
+	if (pl_search_dp(p, &o, &t, &err) || t.step_s > r->step_s * (1 + 1e-12) ||
+	    !(t.mem_bytes < r->mem_bytes)) {
+		pl_search_result_free(&t);
+		return;
+	}
+	t.optimal = 1;
+	t.bound_s = r->bound_s;
+	t.seconds = r->seconds + t.seconds;
+	memcpy(t.why, r->why, sizeof t.why);
+	t.repeated_runs = r->repeated_runs;
+	t.repeated_layers = r->repeated_layers;
+	pl_search_result_free(r);
+	*r = t;
+}
+
 static pl_status keep_strategies(void *ud, pl_graph *gm, pl_err *err)
 {
 	const pl_plan_opts *o = ud;
@@ -345,6 +374,8 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		}
 		goto done;
 	}
+	if (r.optimal && !r.nconflicts)
+		prefer_less_memory(p, &so, &r);
 	if (!(splits = pl_splits_alloc(g))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;

@@ -584,7 +584,9 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	if (M > 0 && jc.mem_bytes > M)
 		goto done;
 	rc = 1;
-	if (jc.step_s >= best->cost.step_s)
+	/* the faster plan; of two as fast, the one that needs less memory */
+	if (jc.step_s > best->cost.step_s ||
+	    (jc.step_s == best->cost.step_s && jc.mem_bytes >= best->cost.mem_bytes))
 		goto done;
 	pl_search_result_free(&best->r);
 	free(best->stage);
