@@ -768,6 +768,19 @@ static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *cons
 	return 0;
 }
 
+/* One inner search's time limit: what is left of the job's (a quarter of it
+ * while no plan is found, so that a slow inner searcher such as ilp leaves
+ * time for other points and stops with its best plan), so that no inner
+ * search runs past the job's limit. */
+static void inner_deadline(pl_search_opts *io, const pl_search_opts *o, double t0,
+                           const slot *best)
+{
+	if (o->time_limit_s <= 0)
+		return;
+	double left = fmax(0.01, o->time_limit_s - (ve_now() - t0));
+	io->time_limit_s = best[0].prob < 0 && best[1].prob < 0 ? fmax(0.01, left / 4) : left;
+}
+
 /* The time limit ran out (or, in tests, job_stop_after points were planned). */
 static int out_of_time(const pl_search_opts *o, double t0, int planned)
 {
@@ -1134,6 +1147,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		}
 		pt->exact = 1;
 		finished++;
+		inner_deadline(&io, o, t0, best);
 		if (inner->run(p, &io, &r, &e2)) {
 			pt->bound = 0; /* plan it in the second pass */
 			pt->bounded = 0;
@@ -1218,6 +1232,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			lo.memory_limit = lim;
 			pl_search_result r = {0};
 			pl_err e2 = {{0}};
+			inner_deadline(&lo, o, t0, best);
 			pl_status is = inner->run(p, &lo, &r, &e2);
 			if (is) {
 				exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */

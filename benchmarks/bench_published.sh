@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Predicted against published iteration times: each published run of
+# benchmarks/published/*.csv (model, tp, pp, GPUs, batch, measured teraFLOP/s
+# per GPU) is priced by `planner search` with its configuration fixed
+# (--tp --pp, data parallel what is left, full recompute as the runs used;
+# micro-batches, ZeRO and the per-op cuts left to the search), and the
+# planner's own best plan for the same model and cluster (--job) is priced by
+# the same cost model. The published iteration time is the paper's FLOPs per
+# iteration over the measured rate. Markdown table on stdout, one JSON line
+# per run in $OUT.jsonl.
+# Usage: benchmarks/bench_published.sh [BUILD_DIR] [OUT]
+#   RUNS="gpt-1.7b gpt-18.4b" (names in the csv; default: all)
+#   CLUSTER=a100-80gx8 (the preset the runs are priced on, 8 GPUs a node)
+#   BEST=0 to skip the planner's own search
+set -euo pipefail
+B=${1:-build}
+OUT=${2:-benchmarks/results/published}
+CSV=${CSV:-$(dirname "$0")/published/megatron-2021.csv}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+: > "$OUT.jsonl"
+echo "| run | GPUs | tp·pp·dp | published s | predicted s | predicted / published | peak GiB | planner's plan | its step s | vs published config | search s |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+grep -v '^#' "$CSV" | while IFS=, read -r name layers hidden heads tp pp gpus batch tflops; do
+  if [ -n "${RUNS:-}" ] && ! grep -qw -- "$name" <<< "$RUNS"; then continue; fi
+  s=2048 v=51200
+  "$B/planner-zoo" gpt3-175b --layers "$layers" --hidden "$hidden" --heads "$heads" \
+    --head-dim $((hidden / heads)) --ffn $((4 * hidden)) --seq $s --vocab $v --batch "$batch" \
+    --dtype float16 > "$T/m.json"
+  flops=$(awk -v B="$batch" -v s=$s -v l="$layers" -v h="$hidden" -v V=$v \
+    'BEGIN { printf "%.6e", 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) }')
+  published=$(awk -v f="$flops" -v n="$gpus" -v x="$tflops" 'BEGIN { printf "%.4f", f / (n * x * 1e12) }')
+  cl="${CLUSTER:-a100-80gx8}:$((gpus / 8))"
+  t0=$(date +%s.%N)
+  "$B/planner" search "$T/m.json" --cluster "$cl" --tp "$tp" --pp "$pp" --recompute full \
+    --time-limit "${TIME_LIMIT:-300}" -o "$T/fixed.json" > /dev/null 2> "$T/err" || true
+  if [ ! -s "$T/fixed.json" ]; then
+    echo "| $name | $gpus | tp$tp·pp$pp | $published | $(head -c 80 "$T/err" | tr '\n|' '  ') | | | | | | |"
+    continue
+  fi
+  pred=$(jq .cost.step_seconds "$T/fixed.json")
+  peak=$(jq '.cost.peak_memory_bytes / 1073741824 | . * 10 | round / 10' "$T/fixed.json")
+  dp=$((gpus / tp / pp))
+  best="" bstep="" bratio="" bsec=""
+  if [ "${BEST:-1}" = 1 ]; then
+    t1=$(date +%s.%N)
+    if "$B/planner" search "$T/m.json" --cluster "$cl" --job --time-limit "${TIME_LIMIT:-300}" \
+      -o "$T/best.json" > /dev/null 2>&1; then
+      best=$(jq -r '"tp\(.groups.tp[0] | length)·pp\(.pipeline.stages)·dp\(.groups.dp[0] | length), m \(.pipeline.micro_batches), ZeRO \(.optimizer_shard), rc \(.recompute)"' "$T/best.json")
+      bstep=$(jq .cost.step_seconds "$T/best.json")
+      bratio=$(awk -v a="$bstep" -v b="$pred" 'BEGIN { printf "%.3f", a / b }')
+    fi
+    bsec=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+  fi
+  ratio=$(awk -v a="$pred" -v b="$published" 'BEGIN { printf "%.3f", a / b }')
+  echo "| $name | $gpus | tp$tp·pp$pp·dp$dp | $published | $(printf %.4f "$pred") | $ratio | $peak | $best | $bstep | $bratio | $bsec |"
+  jq -nc --arg name "$name" --argjson gpus "$gpus" --argjson tp "$tp" --argjson pp "$pp" \
+    --argjson published "$published" --argjson predicted "$pred" --argjson peak "$peak" \
+    --arg best "$best" --arg bstep "$bstep" \
+    '{run: $name, gpus: $gpus, tp: $tp, pp: $pp, published_s: $published, predicted_s: $predicted,
+      peak_gib: $peak, planner_plan: $best, planner_step_s: ($bstep | tonumber? // null)}' >> "$OUT.jsonl"
+done
