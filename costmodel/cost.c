@@ -582,6 +582,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
+	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {
 		uint8_t *rc = malloc((size_t)g->nops + 1);

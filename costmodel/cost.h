@@ -21,9 +21,12 @@ typedef struct pl_nodecost {
 /* The whole-job settings a problem is priced under (issue 6). The problem's
  * graph is one micro-batch; its mesh is one pipeline stage's devices. */
 #define PL_ZERO_LEVELS 4
+/* The most model chunks per device (interleaved 1F1B) a job has. */
+#define PL_JOB_MAX_VIRTUAL 8
 typedef struct pl_job {
 	int64_t micro_batches; /* m >= 1 (0 reads as 1) */
 	int64_t stages;        /* pp >= 1 (0 reads as 1) */
+	int64_t virtual_stages; /* v: model chunks per device, interleaved 1F1B (0 reads as 1) */
 	int zero;              /* optimizer sharding: 0 off, 1 states, 2 + grads, 3 + params */
 	/* per op, or NULL: 1 drops its activations and runs its forward again in the
 	 * backward; 2 the same but keeps its first output (a layer's checkpoint) */

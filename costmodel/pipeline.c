@@ -26,12 +26,15 @@ double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t
 	                        pl_stage_link(stage_devices, devices_per_node, to_stage));
 }
 
-void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, pl_jobcost *out)
+void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
+                    pl_jobcost *out)
 {
 	memset(out, 0, sizeof *out);
+	if (v < 1)
+		v = 1;
 	double sum = 0, tmax = -1, umax = 0;
 	for (int s = 0; s < stages; s++) {
-		double t = st[s].mb_compute_s + st[s].mb_comm_s;
+		double t = st[s].mb_compute_s + st[s].mb_comm_s + (double)(v - 1) * st[s].p2p_s;
 		double u = st[s].step_compute_s + st[s].step_comm_s;
 		sum += t;
 		if (t > tmax) {
@@ -44,11 +47,11 @@ void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batche
 			out->mem_bytes = st[s].mem_bytes;
 	}
 	double m = (double)micro_batches;
-	out->step_s = sum + (m - 1) * tmax + umax;
+	out->step_s = m * tmax + (sum - tmax) / (double)v + umax;
 	const pl_stagecost *b = &st[out->bottleneck];
 	out->compute_s = m * b->mb_compute_s + b->step_compute_s;
 	out->optimizer_s = b->step_compute_s;
-	out->comm_s = m * b->mb_comm_s + b->step_comm_s;
+	out->comm_s = m * (b->mb_comm_s + (double)(v - 1) * b->p2p_s) + b->step_comm_s;
 	out->bubble_s = out->step_s - out->compute_s - out->comm_s;
 	if (out->bubble_s < 0)
 		out->bubble_s = 0;
@@ -116,9 +119,9 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		s->p2p_s += tt;
 	}
 	for (int s = 0; s < pp; s++) {
-		st[s].mem_bytes += (double)pl_job_inflight(pp, m, s) * act[s];
+		st[s].mem_bytes += pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
 	}
-	pl_job_combine(st, pp, m, out);
+	pl_job_combine(st, pp, m, p->job.virtual_stages, out);
 	if (!per_stage)
 		free(st);
 	free(act);
@@ -155,7 +158,7 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 	int best = 0;
 	double peak = -1;
 	for (int64_t s = 0; s < pp; s++) {
-		per[s].activations = (double)pl_job_inflight(pp, m, s) * act[s];
+		per[s].activations = pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
 		double total = state[s] + per[s].activations;
 		if (total > peak) {
 			peak = total;

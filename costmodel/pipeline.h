@@ -3,6 +3,7 @@
  *
  *   step = sum_s t_s + (m - 1) max_s t_s + max_s u_s
  *
+ * (pl_job_combine has the interleaved schedule's form.)
  * t_s: one micro-batch's forward and backward on stage s (kernels, the ops'
  * collectives, redistributions, and the sends that bring its input from
  * stage s-1 and return the gradient); u_s: the once-a-step gradient sync and
@@ -48,10 +49,16 @@ double pl_p2p_link_time(const pl_cluster *c, double bytes, int requires_grad, in
 int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
                  int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out);
 
-/* Micro-batches whose activations stage s of pp holds at once under 1F1B. */
-static inline int64_t pl_job_inflight(int64_t stages, int64_t micro_batches, int64_t s)
+/* Micro-batches of its activations stage s of pp holds at once: under 1F1B
+ * min(m, pp - s); interleaved over v chunks per device, Megatron's warm-up
+ * of (pp - s - 1) * 2 + (v - 1) * pp chunk micro-batches plus the one in
+ * progress, each a v-th of the stage's (pp + (pp - 1) / v on the first
+ * stage, Korthikanti et al. 2022 §4.2.3), at most m. */
+static inline double pl_job_inflight(int64_t stages, int64_t micro_batches, int64_t v, int64_t s)
 {
-	return stages - s < micro_batches ? stages - s : micro_batches;
+	double n = v > 1 ? (double)((stages - s - 1) * 2 + (v - 1) * stages + 1) / (double)v
+	                 : (double)(stages - s);
+	return n < (double)micro_batches ? n : (double)micro_batches;
 }
 
 /* One stage's mesh of k consecutive ranks: whole nodes of c, or a part of one
@@ -71,10 +78,14 @@ typedef struct pl_membreak {
 	double weights, gradients, optimizer_states, activations, transient, reserved;
 	int stage;
 } pl_membreak;
-int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
-                  pl_membreak *out);
+int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out);
 
-/* step from per-stage costs (the formula above) */
-void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, pl_jobcost *out);
+/* step from per-stage costs (the formula above); with v > 1 chunks per device
+ * (interleaved 1F1B, Narayanan et al. 2021 §2.2.2) every micro-batch crosses
+ * v times as many stage boundaries and the fill and drain shrink v times:
+ *   step = m max_s t_s + (sum_s t_s - max_s t_s) / v + max_s u_s,
+ * t_s with v times its sends */
+void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
+                    pl_jobcost *out);
 
 #endif

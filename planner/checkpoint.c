@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "costmodel/cost.h"
 #include "planner/layout.h"
 #include "planner/ops.h"
 
@@ -250,7 +251,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		cJSON *pp = cJSON_AddObjectToObject(root, "pipeline");
 		cJSON_AddNumberToObject(pp, "stages", (double)info->stages);
 		cJSON_AddNumberToObject(pp, "micro_batches", (double)info->micro_batches);
-		cJSON_AddStringToObject(pp, "schedule", "1F1B");
+		int64_t vs = info->virtual_stages > 1 ? info->virtual_stages : 1;
+		cJSON_AddStringToObject(pp, "schedule", vs > 1 ? "interleaved-1F1B" : "1F1B");
+		cJSON_AddNumberToObject(pp, "virtual_stages", (double)vs);
 		cJSON_AddNumberToObject(pp, "stage_devices", (double)mesh);
 		if (info->stage_s) {
 			cJSON *a = cJSON_AddArrayToObject(pp, "stage_microbatch_seconds");
@@ -421,10 +424,10 @@ static int get_count(const cJSON *o, const char *k, double lo, double hi, double
 }
 
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
-                            int64_t *stages, int64_t *micro_batches, int *zero, int *stage,
-                            uint8_t *recompute, int *is_job, pl_err *err)
+                            int64_t *stages, int64_t *micro_batches, int64_t *virtual_stages,
+                            int *zero, int *stage, uint8_t *recompute, int *is_job, pl_err *err)
 {
-	*stages = *micro_batches = 1;
+	*stages = *micro_batches = *virtual_stages = 1;
 	*zero = 0;
 	*is_job = 0;
 	memset(stage, 0, sizeof *stage * (size_t)g->nops);
@@ -449,6 +452,14 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 			                  where);
 		if (r)
 			*micro_batches = (int64_t)v;
+		r = get_count(pp, "virtual_stages", 1, PL_JOB_MAX_VIRTUAL, &v);
+		if (r < 0)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: pipeline.virtual_stages: expected an integer from 1 to %d", where,
+			    PL_JOB_MAX_VIRTUAL);
+		if (r)
+			*virtual_stages = (int64_t)v;
 	}
 	int r = get_count(root, "optimizer_shard", 0, 3, &v);
 	if (r < 0)

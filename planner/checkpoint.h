@@ -24,6 +24,7 @@ typedef struct pl_ckpt_info {
 	/* a whole-job plan (stages >= 1): the plan's layouts are on a mesh of
 	 * mesh_devices = devices / stages; per-op stage and recompute flags */
 	int64_t stages, micro_batches, mesh_devices;
+	int64_t virtual_stages; /* model chunks per device (interleaved 1F1B); 0, 1: plain */
 	int zero;
 	const int *op_stage;
 	const uint8_t *op_recompute;
@@ -56,7 +57,8 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
  * PL_EINVAL naming the field when one is malformed; *is_job is set when any
  * of them is present. */
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
-                            int64_t *stages, int64_t *micro_batches, int *zero, int *stage,
+                            int64_t *stages, int64_t *micro_batches, int64_t *virtual_stages,
+                            int *zero, int *stage,
                             uint8_t *recompute, int *is_job, pl_err *err);
 
 #endif

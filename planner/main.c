@@ -269,6 +269,11 @@ static void print_totals(const cJSON *ck, FILE *out)
 		double stages =
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
 		(void)bub;
+		double vs = num(pipe, "virtual_stages", 1);
+		char sched[64];
+		snprintf(sched, sizeof sched, "%s", stages == 1 ? "gradient accumulation" : "1F1B");
+		if (vs > 1)
+			snprintf(sched, sizeof sched, "interleaved 1F1B, %g chunks a device", vs);
 		fprintf(
 		    out,
 		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s); "
@@ -276,7 +281,7 @@ static void print_totals(const cJSON *ck, FILE *out)
 		    stages, stages == 1 ? "" : "s",
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
-		    stages == 1 ? "gradient accumulation" : "1F1B",
+		    sched,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")));
 	}
@@ -364,7 +369,8 @@ static const char *const search_help =
     "  --micro-batches N|auto     micro-batches per step, N dividing the batch\n"
     "  --micro-batch-size N  sequences per micro-batch per data-parallel rank\n"
     "                        (Megatron's; batch = N x dp x micro-batches)\n"
-    "  --virtual-stages N    interleaved 1F1B; only 1 (not modelled yet)\n"
+    "  --virtual-stages N|auto   model chunks per device (interleaved 1F1B); 1: plain\n"
+    "                        1F1B; default: searched where micro-batches fill the stages\n"
     "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights;\n"
     "                        2 and 3 do not go with pipeline stages (as DeepSpeed)\n"
     "  --recompute none|full|auto  full: every repeated layer but the last recomputes\n"
@@ -484,12 +490,20 @@ static int cmd_search(int argc, char **argv)
 				                    "integer >= 1",
 				                    optarg);
 			break;
+		case OPT_VS:
+			if (pl_parse_auto(optarg, 1, PL_JOB_MAX_VIRTUAL, PL_AUTO,
+			                  &jr.virtual_stages))
+				return pl_cli_usage(
+				    "search",
+				    "--virtual-stages %s: expected 'auto' or an integer "
+				    "from 1 to %d",
+				    optarg, PL_JOB_MAX_VIRTUAL);
+			break;
 		case OPT_DP:
 		case OPT_TP:
 		case OPT_CP:
 		case OPT_EP:
-		case OPT_MBS:
-		case OPT_VS: {
+		case OPT_MBS: {
 			long long v;
 			if (pl_parse_ll(optarg, &v) || v < 1 || v > (1LL << 30))
 				return pl_cli_usage("search", "--%s %s: expected an integer >= 1",
@@ -501,10 +515,8 @@ static int cmd_search(int argc, char **argv)
 			                              : NULL;
 			if (dst)
 				*dst = v;
-			else if (ch == OPT_MBS)
-				jr.micro_batch_size = v;
 			else
-				jr.virtual_stages = v;
+				jr.micro_batch_size = v;
 			break;
 		}
 		case 'Z':

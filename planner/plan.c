@@ -126,8 +126,9 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 		double m = (double)p->job.micro_batches;
 		cs[o] = m * acc.mb_compute_s + acc.step_compute_s;
 		cm[o] = m * acc.mb_comm_s + acc.step_comm_s;
-		mb[o] = acc.mem_bytes +
-		        (double)pl_job_inflight(pp, p->job.micro_batches, jp->stage[o]) * act;
+		mb[o] = acc.mem_bytes + pl_job_inflight(pp, p->job.micro_batches,
+		                                        p->job.virtual_stages, jp->stage[o]) *
+		                            act;
 	}
 	for (int64_t s = 0; s < pp; s++)
 		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
@@ -161,6 +162,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .op_mem_bytes = mb,
 	                     .stages = pp,
 	                     .micro_batches = p->job.micro_batches,
+	                     .virtual_stages = p->job.virtual_stages,
 	                     .mesh_devices = p->devices,
 	                     .zero = p->job.zero,
 	                     .op_stage = jp->stage,
@@ -230,7 +232,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	const pl_degrees *d = &r->degrees;
 	int given = r->all || r->stages != PL_NOT_GIVEN || r->micro_batches != PL_NOT_GIVEN ||
 	            r->zero != PL_NOT_GIVEN || r->recompute != PL_NOT_GIVEN ||
-	            r->micro_batch_size > 0 || r->virtual_stages > 0 || pl_degrees_any(d);
+	            r->micro_batch_size > 0 || r->virtual_stages != 0 || pl_degrees_any(d);
 	if (r->micro_batch_size > 0 && r->micro_batches >= 1)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s and %s both fix the micro-batches; give one of them",
@@ -241,11 +243,15 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		                  "micro-batches): give %s, or %s so that data parallel is what "
 		                  "is left",
 		                  NAME(N_MBS), NAME(N_DP), NAME(N_TP));
-	if (r->virtual_stages > 1)
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s %lld: the interleaved 1F1B schedule is not modelled yet; "
-		                  "the plans use 1F1B with one stage per device (%s 1)",
-		                  NAME(N_VS), r->virtual_stages, NAME(N_VS));
+	if (r->virtual_stages > 1 && r->stages == 1)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s %lld: the interleaved schedule cuts the model into chunks over "
+		    "pipeline stages, and %s is 1",
+		    NAME(N_VS), r->virtual_stages, NAME(N_PP));
+	if (r->virtual_stages > PL_JOB_MAX_VIRTUAL)
+		return pl_err_set(err, PL_EINVAL, "%s %lld: at most %d chunks per device",
+		                  NAME(N_VS), r->virtual_stages, PL_JOB_MAX_VIRTUAL);
 	if (r->zero >= 2 && r->stages > 1)
 		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO), r->zero,
 		                  NAME(N_PP), r->stages, PL_ZERO_PIPELINE_WHY);
@@ -267,6 +273,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .fastest = r->fastest,
 	    .degrees = *d,
 	    .micro_batch_size = r->micro_batch_size > 0 ? r->micro_batch_size : 0,
+	    .virtual_stages = r->virtual_stages >= 1 ? r->virtual_stages : 0,
 	};
 	return PL_OK;
 #undef NAME
@@ -464,8 +471,9 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
  * differ between the whole batch and one micro-batch (a Reshape skips
  * dimensions of size 1), so they are parsed on the graph that is priced. */
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
-                           const pl_cluster *cl, int64_t pp, int64_t m, int zero, const int *stage,
-                           const uint8_t *rc, pl_jobcost *out, double *brk, pl_err *err)
+                           const pl_cluster *cl, int64_t pp, int64_t m, int64_t vs, int zero,
+                           const int *stage, const uint8_t *rc, pl_jobcost *out, double *brk,
+                           pl_err *err)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_cluster mesh;
@@ -497,7 +505,11 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 			              where, gm->ops[o].name, (long long)(D / pp));
 			goto done;
 		}
-	pl_job job = {.micro_batches = m, .stages = pp, .zero = zero, .recompute = (uint8_t *)rc};
+	pl_job job = {.micro_batches = m,
+	              .stages = pp,
+	              .virtual_stages = vs,
+	              .zero = zero,
+	              .recompute = (uint8_t *)rc};
 	if ((st = pl_problem_new_job(&p, gm, &mesh, &job, err)))
 		goto done;
 	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out) ||
@@ -532,10 +544,18 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	}
 	if ((st = pl_plan_check_model(g, plan, where, err)))
 		goto cleanup;
-	int64_t pp, m;
+	int64_t pp, m, vs;
 	int zero, is_job = 0;
-	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &zero, stage, rc, &is_job, err)))
+	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &vs, &zero, stage, rc, &is_job, err)))
 		goto cleanup;
+	if (vs > 1 && (pp == 1 || m % pp)) {
+		st = pl_err_set(
+		    err, PL_EINVAL,
+		    "%s: pipeline.virtual_stages %lld: the interleaved schedule needs "
+		    "pipeline stages and micro-batches a multiple of them (%lld over %lld)",
+		    where, (long long)vs, (long long)m, (long long)pp);
+		goto cleanup;
+	}
 	if (is_job && !pl_zero_pipeline_ok(zero, pp)) {
 		st = pl_err_set(err, PL_EINVAL,
 		                "%s: optimizer_shard %d with %lld pipeline stages: %s", where, zero,
@@ -551,7 +571,7 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 			goto cleanup;
 		}
 		pl_jobcost jc;
-		if ((st = price_job(g, plan, where, cl, pp, m, zero, stage, rc, &jc, breakdown,
+		if ((st = price_job(g, plan, where, cl, pp, m, vs, zero, stage, rc, &jc, breakdown,
 		                    err)))
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,

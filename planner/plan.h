@@ -34,7 +34,7 @@ typedef struct pl_job_request {
 	long long stages, micro_batches; /* PL_NOT_GIVEN, PL_AUTO or >= 1 */
 	long long zero, recompute;       /* PL_NOT_GIVEN, PL_AUTO, 0..3 / 0 none, 1 full */
 	long long micro_batch_size;      /* per data-parallel rank; 0: not given */
-	long long virtual_stages;        /* 0: not given */
+	long long virtual_stages;  /* 0: not given, PL_AUTO, or >= 1 */
 	pl_degrees degrees;              /* 0: not given */
 	int fastest;                     /* no preference for plans without pp, ZeRO, recompute */
 } pl_job_request;

@@ -40,7 +40,7 @@ static double part_dp(const double *T, const double *S, const double *A, const p
 		f[q] = inf;
 	f[0] = 0;
 	for (int s = 0; s < pp; s++) {
-		int64_t inflight = pl_job_inflight(pp, m, s);
+		double inflight = pl_job_inflight(pp, m, 1, s);
 		int link = s > 0 ? pl_stage_link(k, dpn, s) : 0;
 		double *fs = f + (size_t)s * (K + 1), *fn = f + (size_t)(s + 1) * (K + 1);
 		int *an = arg + (size_t)(s + 1) * (K + 1);
@@ -53,7 +53,7 @@ static double part_dp(const double *T, const double *S, const double *A, const p
 				double t = T[j] - T[i] + (s > 0 ? seg[i].p2p[link] : 0);
 				if (t > tmax)
 					continue;
-				double mem = S[j] - S[i] + (double)inflight * (A[j] - A[i]);
+				double mem = S[j] - S[i] + inflight * (A[j] - A[i]);
 				if (lim > 0 && mem > lim)
 					continue;
 				if (fs[i] + t < best) {
@@ -286,6 +286,7 @@ typedef struct prob {
 	int64_t m, pp;
 	int rc;
 	pl_degrees deg; /* of its stage mesh */
+	int64_t vs;     /* chunks per device: 0 chosen per plan (interleaved 1F1B), else fixed */
 	/* as built (build_one): per ZeRO level the least memory a plan needs and
 	 * the node bound; or why not */
 	double least[PL_ZERO_LEVELS], node_bound[PL_ZERO_LEVELS];
@@ -317,6 +318,7 @@ typedef struct slot {
 	pl_stagecost *stages;
 	pl_jobcost cost;
 	int prob, zero;
+	int64_t vs; /* model chunks per device (interleaved 1F1B), 1: plain 1F1B */
 } slot;
 
 /* Can a step this point could reach still change the answer? The answer is
@@ -577,11 +579,41 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	}
 	for (int op = 0; op < p->nops; op++)
 		sp[op] = (int64_t *)pl_search_result_split(p, r, op);
-	pl_jobcost jc;
-	if (pl_job_price(p, sp, stage, c->devices_per_node, sc, &jc))
+	/* the schedule: plain 1F1B, or interleaved over v chunks per device where
+	 * the micro-batches fill whole rounds of the stages (Megatron asks m to be
+	 * a multiple of pp) and every stage has v segments to make chunks of */
+	int64_t v0 = pb->vs > 0 ? pb->vs : 1, v1 = v0, vbest = 0;
+	if (pb->vs == 0 && pp > 1 && pb->m % pp == 0) {
+		v1 = PL_JOB_MAX_VIRTUAL;
+		for (int s = 0; s < pp; s++)
+			if (first[s + 1] - first[s] < v1)
+				v1 = first[s + 1] - first[s];
+	}
+	if (v0 > 1 && (pp == 1 || pb->m % pp || v1 < v0)) {
+		rc = 2;
 		goto done;
+	}
+	pl_jobcost jc = {.step_s = INFINITY}, jv;
+	pl_stagecost *sv = calloc((size_t)pp, sizeof *sv);
+	if (!sv)
+		goto done;
+	for (int64_t v = v0; v <= v1; v++) {
+		p->job.virtual_stages = v;
+		int bad = pl_job_price(p, sp, stage, c->devices_per_node, sv, &jv);
+		p->job.virtual_stages = 1;
+		if (bad) {
+			free(sv);
+			goto done;
+		}
+		if ((M > 0 && jv.mem_bytes > M) || jv.step_s >= jc.step_s)
+			continue;
+		jc = jv;
+		vbest = v;
+		memcpy(sc, sv, sizeof *sc * (size_t)pp);
+	}
+	free(sv);
 	rc = 2;
-	if (M > 0 && jc.mem_bytes > M)
+	if (!vbest)
 		goto done;
 	rc = 1;
 	/* the faster plan; of two as fast, the one that needs less memory */
@@ -598,6 +630,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	best->cost = jc;
 	best->prob = pbi;
 	best->zero = zero;
+	best->vs = vbest;
 	stage = NULL;
 	sc = NULL;
 	rc = 0;
@@ -772,8 +805,7 @@ static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *cons
  * while no plan is found, so that a slow inner searcher such as ilp leaves
  * time for other points and stops with its best plan), so that no inner
  * search runs past the job's limit. */
-static void inner_deadline(pl_search_opts *io, const pl_search_opts *o, double t0,
-                           const slot *best)
+static void inner_deadline(pl_search_opts *io, const pl_search_opts *o, double t0, const slot *best)
 {
 	if (o->time_limit_s <= 0)
 		return;
@@ -999,6 +1031,16 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 				snprintf(skipped, sizeof skipped, "%s", why);
 				continue;
 			}
+			if (jo->virtual_stages > 1 && (pp == 1 || m % pp)) {
+				snprintf(
+				    skipped, sizeof skipped,
+				    "%lld chunks per device (interleaved 1F1B) need pipeline "
+				    "stages "
+				    "and micro-batches a multiple of them (Megatron's rule); %lld "
+				    "micro-batches over %lld stages are not",
+				    (long long)jo->virtual_stages, (long long)m, (long long)pp);
+				continue;
+			}
 			int64_t dpd = deg.dp > 0 ? deg.dp : 1;
 			if (B > 0 && ((B / m) % dpd || (jo->micro_batch_size > 0 &&
 			                                jo->micro_batch_size * dpd * m != B))) {
@@ -1032,7 +1074,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 					                        .m = m,
 					                        .pp = pp,
 					                        .rc = rc,
-					                        .deg = deg};
+					                        .deg = deg,
+					                        .vs = jo->virtual_stages};
 		}
 	}
 	if (!nprob) {
@@ -1274,6 +1317,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	out->mesh = wp->mesh;
 	out->p->c = &out->mesh; /* probs[] goes away */
 	pl_problem_set_zero(out->p, best[w].zero);
+	out->p->job.virtual_stages = best[w].vs;
 	out->r = best[w].r;
 	out->stage = best[w].stage;
 	out->stages = best[w].stages;

@@ -408,8 +408,8 @@ G13="$SRC/tests/fixtures/models/gpt13b-2layers.json"
 "$PLANNER" search "$G13" --cluster h100x8:2 --pipeline-stages 2 --micro-batches auto \
   --zero auto -o "$T/job.plan" > "$T/out" 2>&1
 check "job search with 2 stages exits 0" '[ $? -eq 0 ] && grep -q "rank 0 pp group" "$T/out"'
-check "job: 2 stages, 1F1B, every op on stage 0 or 1, both used" \
-  '[ "$(jq -c "[.pipeline.stages, .pipeline.schedule, ([.parallel_strategy_item[].stage] | unique)]" "$T/job.plan")" = "[2,\"1F1B\",[0,1]]" ]'
+check "job: 2 stages, 1F1B (interleaved or not), every op on stage 0 or 1, both used" \
+  '[ "$(jq -c "[.pipeline.stages, (.pipeline.schedule | test(\"1F1B\")), ([.parallel_strategy_item[].stage] | unique)]" "$T/job.plan")" = "[2,true,[0,1]]" ]'
 for k in dp tp pp; do
   check "job: every rank in exactly one $k group" \
     '[ "$(jq -c "[.groups.$k[][]] | sort" "$T/job.plan")" = "$(jq -nc "[range(16)]")" ]'
@@ -427,7 +427,7 @@ check "job: each sp group inside one tp group" \
 "$PLANNER" cost "$G13" --strategy "$T/job.plan" > "$T/jc"
 check "cost reproduces the job plan's step, memory and bubble" \
   '[ "$(jq -c "[.step_seconds, .peak_memory_bytes, .bubble_seconds]" "$T/jc")" = "$(jq -c "[.cost.step_seconds, .cost.peak_memory_bytes, .cost.bubble_seconds]" "$T/job.plan")" ]'
-jq '.pipeline.micro_batches = 7' "$T/job.plan" > "$T/bad.plan"
+jq '.pipeline.micro_batches = 7 | .pipeline.virtual_stages = 1' "$T/job.plan" > "$T/bad.plan"
 "$PLANNER" cost "$G13" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"
 check "cost: micro-batches that do not divide the batch exit 2 naming them" \
   '[ $? -eq 2 ] && grep -q "micro_batches 7" "$T/err"'
@@ -511,7 +511,8 @@ bad_combo() { # description, expected text, options...
 }
 bad_combo "--micro-batches with --micro-batch-size" "both fix the micro-batches" --dp 2 --micro-batches 4 --micro-batch-size 2
 bad_combo "--micro-batch-size without --dp or --tp" "is per data-parallel rank" --micro-batch-size 2
-bad_combo "--virtual-stages 2 (not modelled)" "interleaved 1F1B schedule is not modelled yet" --virtual-stages 2
+bad_combo "--virtual-stages 2 with --pp 1" "the interleaved schedule cuts the model into chunks over pipeline stages" --virtual-stages 2 --pp 1
+bad_combo "--virtual-stages 9" "expected 'auto' or an integer from 1 to 8" --virtual-stages 9
 bad_combo "--zero 2 with --pp 2 (DeepSpeed)" "DeepSpeed's pipeline engine runs ZeRO stage 1 at most" --zero 2 --pp 2
 bad_combo "--zero 3 with --pipeline-stages 4" "ZeRO stage 1 at most" --zero 3 --pipeline-stages 4
 bad_combo "--ep on a model without experts" "has no experts" --ep 2
@@ -521,6 +522,16 @@ bad_combo "--dp 0" "--dp 0: expected an integer >= 1" --dp 0
 bad_combo "--tp 16 on 8 devices" "no pipeline stage count" --tp 16
 bad_combo "--micro-batch-size 3 with --dp 2 (batch 16)" "does not divide the batch of 16" --dp 2 --micro-batch-size 3
 bad_combo "--fastest without a whole-job option" "fastest goes with a whole-job search" --fastest
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --virtual-stages 2 -o "$T/vs.plan" > "$T/out" 2>&1
+check "--virtual-stages 2: interleaved 1F1B over 2 chunks a device, micro-batches a multiple of the 4 stages" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[.pipeline.schedule, .pipeline.virtual_stages, .pipeline.micro_batches % 4]" "$T/vs.plan")" = "[\"interleaved-1F1B\",2,0]" ] && grep -q "interleaved 1F1B, 2 chunks a device" "$T/out"'
+"$PLANNER" cost "$GS" --strategy "$T/vs.plan" > "$T/c"
+check "... cost reproduces it, bubble included" \
+  '[ "$(jq -c "[.step_seconds, .bubble_seconds]" "$T/c")" = "$(jq -c "[.cost.step_seconds, .cost.bubble_seconds]" "$T/vs.plan")" ]'
+jq '.pipeline.virtual_stages = 1 | .pipeline.schedule = "1F1B"' "$T/vs.plan" > "$T/vs1.plan"
+"$PLANNER" cost "$GS" --strategy "$T/vs1.plan" > "$T/c1"
+check "... the same plan without interleaving has the larger bubble" \
+  'awk -v a="$(jq .bubble_seconds "$T/c1")" -v b="$(jq .bubble_seconds "$T/c")" "BEGIN { exit !(a > b) }"'
 jq '.optimizer_shard = 2' "$T/fixed.plan" > "$T/z2pp.plan"
 "$PLANNER" cost "$GS" --strategy "$T/z2pp.plan" > /dev/null 2> "$T/err"
 check "cost: a plan with ZeRO 2 over 4 pipeline stages exits 2 (DeepSpeed does not run it)" \

@@ -471,6 +471,48 @@ static void micro_batch_graphs_divide_the_batch(void **state)
 	pl_graph_free(g);
 }
 
+/* The interleaved 1F1B schedule against Narayanan et al. 2021 (§2.2.2): with
+ * pp balanced stages of t per micro-batch, m micro-batches and v chunks per
+ * device, a step is (m + (pp - 1) / v) t plus the once-a-step work, the
+ * sends of every stage v times over; the first stage holds pp + (pp - 1) / v
+ * micro-batches of its activations (Korthikanti et al. 2022 §4.2.3), stage s
+ * ((pp - s - 1) 2 + (v - 1) pp + 1) / v (Megatron's warm-up count, plus the
+ * micro-batch in progress, in chunks of a v-th); v = 1 is plain 1F1B
+ * (pp - s). */
+static void interleaved_schedule_as_published(void **state)
+{
+	(void)state;
+	for (int64_t pp = 2; pp <= 8; pp *= 2)
+		for (int64_t v = 1; v <= 4; v++) {
+			int64_t m = 4 * pp;
+			pl_stagecost st[8];
+			memset(st, 0, sizeof st);
+			for (int s = 0; s < pp; s++) {
+				st[s].mb_compute_s = 1.0;
+				st[s].mb_comm_s = 0.25; /* of which sends */
+				st[s].p2p_s = 0.25;
+				st[s].step_comm_s = 0.5;
+			}
+			pl_jobcost jc;
+			pl_job_combine(st, pp, m, v, &jc);
+			double t = 1.25 + (double)(v - 1) * 0.25;
+			near(jc.step_s, ((double)m + (double)(pp - 1) / (double)v) * t + 0.5,
+			     1e-12);
+			near(jc.bubble_s, (double)(pp - 1) / (double)v * t, 1e-12);
+			double first = pl_job_inflight(pp, m, v, 0);
+			near(first, v > 1 ? (double)pp + (double)(pp - 1) / (double)v : (double)pp,
+			     1e-12);
+			for (int64_t s = 0; s < pp; s++)
+				near(pl_job_inflight(pp, m, v, s),
+				     v > 1
+				         ? (double)(2 * (pp - s - 1) + (v - 1) * pp + 1) / (double)v
+				         : (double)(pp - s),
+				     1e-12);
+		}
+	/* never more than the micro-batches there are */
+	near(pl_job_inflight(8, 2, 4, 0), 2, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +522,7 @@ int main(void)
 	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),
 	    cmocka_unit_test(micro_batch_graphs_divide_the_batch),
 	    cmocka_unit_test(a_stopped_search_keeps_its_best_plan),
+	    cmocka_unit_test(interleaved_schedule_as_published),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
