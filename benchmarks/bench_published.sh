@@ -12,6 +12,8 @@
 #   RUNS="gpt-1.7b gpt-18.4b" (names in the csv; default: all)
 #   CLUSTER=a100-80gx8 (the preset the runs are priced on, 8 GPUs a node)
 #   BEST=0 to skip the planner's own search
+#   VS=1 the published runs' schedule: plain 1F1B (Table 1 does not say the
+#     interleaved one was used; VS=auto lets the search choose)
 set -euo pipefail
 B=${1:-build}
 OUT=${2:-benchmarks/results/published}
@@ -33,6 +35,7 @@ grep -v '^#' "$CSV" | while IFS=, read -r name layers hidden heads tp pp gpus ba
   cl="${CLUSTER:-a100-80gx8}:$((gpus / 8))"
   t0=$(date +%s.%N)
   "$B/planner" search "$T/m.json" --cluster "$cl" --tp "$tp" --pp "$pp" --recompute full \
+    --virtual-stages "${VS:-1}" \
     --time-limit "${TIME_LIMIT:-300}" -o "$T/fixed.json" > /dev/null 2> "$T/err" || true
   if [ ! -s "$T/fixed.json" ]; then
     echo "| $name | $gpus | tp$tp·pp$pp | $published | $(head -c 80 "$T/err" | tr '\n|' '  ') | | | | | | |"
@@ -46,7 +49,7 @@ grep -v '^#' "$CSV" | while IFS=, read -r name layers hidden heads tp pp gpus ba
     t1=$(date +%s.%N)
     if "$B/planner" search "$T/m.json" --cluster "$cl" --job --time-limit "${TIME_LIMIT:-300}" \
       -o "$T/best.json" > /dev/null 2>&1; then
-      best=$(jq -r '"tp\(.groups.tp[0] | length)·pp\(.pipeline.stages)·dp\(.groups.dp[0] | length), m \(.pipeline.micro_batches), ZeRO \(.optimizer_shard), rc \(.recompute)"' "$T/best.json")
+      best=$(jq -r '"tp\(.groups.tp[0] | length)·pp\(.pipeline.stages)·dp\(.groups.dp[0] | length), m \(.pipeline.micro_batches), v \(.pipeline.virtual_stages // 1), ZeRO \(.optimizer_shard), rc \(.recompute)"' "$T/best.json")
       bstep=$(jq .cost.step_seconds "$T/best.json")
       bratio=$(awk -v a="$bstep" -v b="$pred" 'BEGIN { printf "%.3f", a / b }')
     fi
