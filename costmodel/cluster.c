@@ -187,6 +187,10 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 		                  "h200x8, a100x8, a100-80gx8, dgx2-v100, cpu, each optionally "
 		                  "':NODES')",
 		                  name);
+	if (nodes * c->devices_per_node > PL_MAX_DEVICES)
+		return pl_err_set(err, PL_EINVAL,
+		                  "--cluster %s: at most %d devices (%lld nodes of %lld)", name,
+		                  PL_MAX_DEVICES, nodes, (long long)c->devices_per_node);
 	c->nodes = nodes;
 	snprintf(c->name, sizeof c->name, "%s", name);
 	return PL_OK;
@@ -196,10 +200,10 @@ const char *pl_cluster_preset_for_gpu(const char *device)
 {
 	static const struct {
 		const char *key, *preset;
-	} families[] = {{"H100", "h100x8"},         {"H200", "h200x8"},
-	                {"H800", "h100x8"},         {"A100-SXM4-80GB", "a100-80gx8"},
+	} families[] = {{"H100", "h100x8"},          {"H200", "h200x8"},
+	                {"H800", "h100x8"},          {"A100-SXM4-80GB", "a100-80gx8"},
 	                {"A100 80GB", "a100-80gx8"}, {"A100-80GB", "a100-80gx8"},
-	                {"A100", "a100x8"},         {"A800", "a100x8"},
+	                {"A100", "a100x8"},          {"A800", "a100x8"},
 	                {"V100", "dgx2-v100"}};
 	for (size_t i = 0; i < sizeof families / sizeof *families; i++)
 		if (strstr(device, families[i].key))
@@ -209,7 +213,7 @@ const char *pl_cluster_preset_for_gpu(const char *device)
 
 pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 {
-	if (devices < 1 || devices > (1 << 24))
+	if (devices < 1 || devices > PL_MAX_DEVICES)
 		return pl_err_set(err, PL_EINVAL,
 		                  "--devices %lld: expected a positive device count",
 		                  (long long)devices);
@@ -223,9 +227,10 @@ pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 pl_status pl_cluster_set_reserve(pl_cluster *c, double reserve, const char *what, pl_err *err)
 {
 	if (!(reserve >= 0) || reserve >= c->memory_bytes)
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s %.0f: expected from 0 to less than the device memory %.0f bytes",
-		                  what, reserve, c->memory_bytes);
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s %.0f: expected from 0 to less than the device memory %.0f bytes", what,
+		    reserve, c->memory_bytes);
 	c->memory_reserve = reserve;
 	return PL_OK;
 }
@@ -300,9 +305,22 @@ static pl_status num(const cJSON *o, const char *key, double *out, int required,
 			return FAIL("%s: %s%s: missing; expected a number", file, where, key);
 		return PL_OK;
 	}
-	if (!cJSON_IsNumber(v) || v->valuedouble < min)
-		return FAIL("%s: %s%s: expected a number >= %g", file, where, key, min);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min)
+		return FAIL("%s: %s%s: expected a finite number >= %g", file, where, key, min);
 	*out = v->valuedouble;
+	return PL_OK;
+}
+
+/* A count: an integer from min to max (bounds documented in docs/formats.md). */
+static pl_status count(const cJSON *o, const char *key, double *out, int required, double min,
+                       double max, const char *file, const char *where, pl_err *err)
+{
+	pl_status st = num(o, key, out, required, min, file, where, err);
+	if (st)
+		return st;
+	if (*out > max || *out != floor(*out))
+		return FAIL("%s: %s%s: expected an integer from %.0f to %.0f", file, where, key,
+		            min, max);
 	return PL_OK;
 }
 
@@ -323,20 +341,20 @@ static pl_status check_keys(const cJSON *o, const char *const *known, int n, con
 		char list[512] = "";
 		size_t len = 0;
 		for (int j = 0; j < n && len < sizeof list; j++)
-			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", j ? ", " : "",
-			                        known[j]);
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+			                        j ? ", " : "", known[j]);
 		return FAIL("%s: %s%s: unknown key (did you mean '%s'?); expected one of %s", file,
 		            where, e->string, pl_nearest_word(e->string, known, n), list);
 	}
 	return PL_OK;
 }
-#define CHECK_KEYS(o, where, ...)                                                          \
-	do {                                                                               \
-		static const char *const known_[] = {__VA_ARGS__};                         \
-		pl_status s_ = check_keys(o, known_, (int)(sizeof known_ / sizeof *known_), \
-		                          file, where, err);                               \
-		if (s_)                                                                    \
-			return s_;                                                         \
+#define CHECK_KEYS(o, where, ...)                                                                  \
+	do {                                                                                       \
+		static const char *const known_[] = {__VA_ARGS__};                                 \
+		pl_status s_ = check_keys(o, known_, (int)(sizeof known_ / sizeof *known_), file,  \
+		                          where, err);                                             \
+		if (s_)                                                                            \
+			return s_;                                                                 \
 	} while (0)
 
 static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const char *where,
@@ -372,7 +390,7 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 		double ranks = 0;
 		pl_status st;
 		l->max_bytes[l->n] = 0;
-		if ((st = num(e, "ranks", &ranks, 1, 2, file, w, err)) ||
+		if ((st = count(e, "ranks", &ranks, 1, 2, PL_MAX_DEVICES, file, w, err)) ||
 		    (st = num(e, "alpha", &l->ab[l->n].alpha, 1, 0, file, w, err)) ||
 		    (st = num(e, "beta", &l->ab[l->n].beta, 1, 0, file, w, err)) ||
 		    (st = num(e, "max_bytes", &l->max_bytes[l->n], 0, 1, file, w, err)))
@@ -396,9 +414,12 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	if (cJSON_IsString(v))
 		snprintf(c->name, sizeof c->name, "%s", v->valuestring);
 	double nodes = 1, dpn = 8;
-	if ((st = num(root, "nodes", &nodes, 1, 1, file, "", err)) ||
-	    (st = num(root, "devices_per_node", &dpn, 1, 1, file, "", err)))
+	if ((st = count(root, "nodes", &nodes, 1, 1, PL_MAX_DEVICES, file, "", err)) ||
+	    (st = count(root, "devices_per_node", &dpn, 1, 1, PL_MAX_DEVICES, file, "", err)))
 		return st;
+	if (nodes * dpn > PL_MAX_DEVICES)
+		return FAIL("%s: nodes %g x devices_per_node %g: at most %d devices", file, nodes,
+		            dpn, PL_MAX_DEVICES);
 	c->nodes = (int64_t)nodes;
 	c->devices_per_node = (int64_t)dpn;
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");

@@ -18,6 +18,8 @@ typedef struct pl_ab {
 } pl_ab;
 
 #define PL_MAX_AB_SIZES 16
+/* The most devices a cluster has (nodes x devices per node). */
+#define PL_MAX_DEVICES (1 << 24)
 /* Measured alpha-beta lines of one collective on one link class. A line
  * holds for groups of `ranks` ranks (0: any size; otherwise the nearest
  * measured size is used) and for messages of at most max_bytes (0: no

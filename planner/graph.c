@@ -258,13 +258,15 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 		char where[256];
 		snprintf(where, sizeof where, "op '%s': attrs.%s", op->name, k);
 		if (!strcmp(k, "axis")) {
-			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble))
-				return FAIL("%s: %s: expected an integer", b->file, where);
+			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+			    fabs(e->valuedouble) > PL_MAX_RANK)
+				return FAIL("%s: %s: expected an integer from %d to %d", b->file,
+				            where, -PL_MAX_RANK, PL_MAX_RANK);
 			a->axis = (int64_t)e->valuedouble;
 			a->has_axis = 1;
 		} else if (!strcmp(k, "epsilon") || !strcmp(k, "ratio")) {
-			if (!cJSON_IsNumber(e))
-				return FAIL("%s: %s: expected a number", b->file, where);
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number", b->file, where);
 			if (!strcmp(k, "epsilon"))
 				a->epsilon = e->valuedouble;
 			else if (e->valuedouble < 0 || e->valuedouble >= 1)
@@ -293,12 +295,13 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			a->keepdims = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
 		} else if (!strcmp(k, "top_k") || !strcmp(k, "groups")) {
 			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-			    e->valuedouble < 1)
+			    e->valuedouble < 1 || e->valuedouble > 9.0e15)
 				return FAIL("%s: %s: expected a positive integer", b->file, where);
 			*(!strcmp(k, "top_k") ? &a->top_k : &a->groups) = (int64_t)e->valuedouble;
 		} else if (!strcmp(k, "capacity_factor")) {
-			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0))
-				return FAIL("%s: %s: expected a number > 0", b->file, where);
+			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
+			    !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number > 0", b->file, where);
 			a->capacity_factor = e->valuedouble;
 		} else if (!strcmp(k, "to")) {
 			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))

@@ -817,11 +817,16 @@ static int cmd_cost(int argc, char **argv)
 			continue;
 		}
 		cJSON *o = cost_object(&r);
-		char *txt = cJSON_PrintUnformatted(o);
+		char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
+		cJSON_Delete(o);
+		if (!txt) {
+			fprintf(stderr, "planner: out of memory\n");
+			rc = pl_status_exit_code(PL_ENOMEM);
+			break;
+		}
 		puts(txt);
 		fflush(stdout);
 		free(txt);
-		cJSON_Delete(o);
 		if (r.pc.mem_bytes > r.limit) {
 			over = 1;
 			char a[32], b[32];
@@ -924,7 +929,10 @@ static int cmd_strategies(int argc, char **argv)
 		cJSON_AddItemToArray(arr, e);
 	}
 	char *txt = cJSON_Print(root);
-	puts(txt);
+	if (txt)
+		puts(txt);
+	else
+		rc = pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "out of memory"), &err);
 	free(txt);
 	cJSON_Delete(root);
 done:

@@ -452,8 +452,15 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 	}
 	if (cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK)
 		return PL_OK;
+	/* counts past the bound are refused before they become integers */
 	if (cJSON_IsNumber(dpn) && cJSON_IsNumber(nodes) && dpn->valuedouble >= 1 &&
 	    nodes->valuedouble >= 1) {
+		if (!(dpn->valuedouble * nodes->valuedouble <= PL_MAX_DEVICES))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: cluster: nodes %g x devices_per_node %g: at most %d "
+			                  "devices",
+			                  where, nodes->valuedouble, dpn->valuedouble,
+			                  PL_MAX_DEVICES);
 		pl_status st = pl_cluster_devices(cl, (int64_t)dpn->valuedouble, err);
 		cl->nodes = (int64_t)nodes->valuedouble;
 		if (cJSON_IsString(name))
@@ -461,7 +468,8 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 		return st;
 	}
 	if (cJSON_IsNumber(dev) && dev->valuedouble >= 1)
-		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
+		return pl_cluster_devices(
+		    cl, dev->valuedouble <= PL_MAX_DEVICES ? (int64_t)dev->valuedouble : 0, err);
 	return pl_err_set(err, PL_EINVAL,
 	                  "the plan has no cluster block; give --devices N or --cluster");
 }

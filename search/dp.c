@@ -75,9 +75,11 @@ static int node_tables(dpctx *c, int op)
 
 static void free_tables(dpctx *c)
 {
-	for (int op = 0; op < c->p->nops && c->time_tab; op++) {
-		free(c->time_tab[op]);
-		free(c->mem_tab[op]);
+	for (int op = 0; op < c->p->nops; op++) {
+		if (c->time_tab)
+			free(c->time_tab[op]);
+		if (c->mem_tab)
+			free(c->mem_tab[op]);
 	}
 	free(c->time_tab);
 	free(c->mem_tab);

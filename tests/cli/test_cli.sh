@@ -467,6 +467,19 @@ printf '{"format":"planner.cluster/1","nodes":1,"devices_per_node":8,"device":{"
 "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster "$T/typo.json" > /dev/null 2> "$T/err"
 check "cluster file: a typo exits 2 naming the key and the nearest known one" \
   '[ $? -eq 2 ] && grep -q "device.memory_byte: unknown key (did you mean .memory_bytes.?)" "$T/err"'
+# counts from files are bounded before they become integers (nodes 1e19 once died of SIGFPE)
+for bad in '"nodes": 1e19#nodes: expected an integer from 1 to 16777216' \
+           '"nodes": 2.5#nodes: expected an integer from 1 to 16777216' \
+           '"nodes": 70000, "devices_per_node": 1000#at most 16777216 devices' \
+           '"nodes": 1e999#nodes: expected a finite number' \
+           '"nodes": 1, "devices_per_node": -3#devices_per_node: expected a finite number >= 1'; do
+  printf '{"format": "planner.cluster/1", %s}' "${bad%%#*}" > "$T/hc.json"
+  for cmd in search "strategies --op l0.q"; do
+    "$PLANNER" $cmd "$SRC/examples/gpt-small.json" --cluster "$T/hc.json" > /dev/null 2> "$T/err"
+    check "cluster file with ${bad%%#*}: $cmd exits 2 naming the field" \
+      '[ $? -eq 2 ] && grep -q "${bad#*#}" "$T/err"'
+  done
+done
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit 4G > /dev/null 2> "$T/err"
 check "a memory limit below the runtime reserve exits 2 naming --memory-reserve" \
   '[ $? -eq 2 ] && grep -q "memory-reserve" "$T/err"'
