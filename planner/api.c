@@ -45,6 +45,12 @@ static int is_bytes(const char *v)
 	return !pl_parse_bytes(v, &b);
 }
 
+static int is_limit(const char *v)
+{
+	double b;
+	return !pl_parse_limit(v, &b);
+}
+
 static int is_positive(const char *v)
 {
 	char *end;
@@ -135,7 +141,8 @@ static const struct key {
     [K_SEARCH_MODE] = {"search_mode", "dp", is_mode,
                        "dp, rec, ilp, propagate, auto, brute, dynamic_programming, "
                        "recursive_programming or sharding_propagation"},
-    [K_MEMORY_LIMIT] = {"memory_limit", NULL, is_bytes, "bytes such as 80e9, 80G, 75GiB or 'none'"},
+    [K_MEMORY_LIMIT] = {"memory_limit", NULL, is_limit,
+                        "bytes > 0 such as 80e9, 80G, 75GiB, or 'none'"},
     [K_MEMORY_RESERVE] = {"memory_reserve", NULL, is_bytes, "bytes such as 2G, 5.5GiB or 0"},
     [K_LOAD_FILE] = {"strategy_ckpt_load_file", NULL, is_any, "a file name"},
     [K_SAVE_FILE] = {"strategy_ckpt_save_file", NULL, is_any, "a file name"},

@@ -441,11 +441,11 @@ static int cmd_search(int argc, char **argv)
 		}
 		case 'm': mode = optarg; break;
 		case 'M':
-			if (pl_parse_bytes(optarg, &limit))
+			if (pl_parse_limit(optarg, &limit))
 				return pl_cli_usage(
 				    "search",
-				    "--memory-limit %s: expected bytes such as 80e9, "
-				    "80G, 75GiB or 'none'",
+				    "--memory-limit %s: expected bytes > 0 such as 80e9, "
+				    "80G, 75GiB, or 'none'",
 				    optarg);
 			break;
 		case 'l': load = optarg; break;

@@ -26,6 +26,13 @@ int pl_parse_auto(const char *s, long long lo, long long hi, long long auto_valu
 	return pl_parse_ll(s, out) || *out < lo || *out > hi ? -1 : 0;
 }
 
+int pl_parse_limit(const char *s, double *out)
+{
+	if (pl_parse_bytes(s, out))
+		return -1;
+	return *out > 0 || !strcmp(s, "none") ? 0 : -1;
+}
+
 int pl_parse_bytes(const char *s, double *out)
 {
 	if (!strcmp(s, "none")) {

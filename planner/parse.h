@@ -9,6 +9,9 @@ int pl_parse_ll(const char *s, long long *out);
 int pl_parse_auto(const char *s, long long lo, long long hi, long long auto_value, long long *out);
 /* Bytes: "80e9", "80G" (SI), "80GiB" (binary), "none" (0). */
 int pl_parse_bytes(const char *s, double *out);
+/* A memory limit: bytes > 0 as pl_parse_bytes reads them, or 'none' (0). A
+ * limit of 0 bytes is an error, not 'none'. */
+int pl_parse_limit(const char *s, double *out);
 
 /* The entry of known[0..n) nearest to word by edit distance (the first of
  * equals); NULL when n is 0. For "unknown key 'x'; did you mean 'y'?". */

@@ -467,6 +467,9 @@ printf '{"format":"planner.cluster/1","nodes":1,"devices_per_node":8,"device":{"
 "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster "$T/typo.json" > /dev/null 2> "$T/err"
 check "cluster file: a typo exits 2 naming the key and the nearest known one" \
   '[ $? -eq 2 ] && grep -q "device.memory_byte: unknown key (did you mean .memory_bytes.?)" "$T/err"'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --memory-limit 0 > /dev/null 2> "$T/err"
+check "--memory-limit 0 exits 2 (0 bytes is not 'none')" \
+  '[ $? -eq 2 ] && grep -q "memory-limit 0: expected bytes > 0" "$T/err"'
 # counts from files are bounded before they become integers (nodes 1e19 once died of SIGFPE)
 for bad in '"nodes": 1e19#nodes: expected an integer from 1 to 16777216' \
            '"nodes": 2.5#nodes: expected an integer from 1 to 16777216' \
