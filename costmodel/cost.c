@@ -185,6 +185,9 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 		}
 		out->sync_s[0] += t_ar;
 		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
+		out->reduce_step_s[0] += t_ar;
+		out->reduce_step_s[1] += r > 1 ? t_rs : 0;
+		out->grad_step_bytes += bytes;
 		out->sync_s[2] += r > 1 ? t_ag : 0;
 		out->reduce_s += r > 1 ? t_rs : 0;
 		out->gather_s += 2 * t_ag;
@@ -219,6 +222,9 @@ void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobs
 	                 (z >= 2 ? pt->reduce_s : 0);
 	out->step_compute_s = pt->opt_s[z];
 	out->step_comm_s = pt->sync_s[z];
+	out->step_reduce_s = pt->reduce_step_s[z];
+	out->grad_bytes = z <= 1 ? pt->grad_step_bytes : 0;
+	out->mb_bwd_s = pt->bwd_s + (rc ? pt->fwd_s : 0);
 	out->state_bytes = pt->state_bytes[z];
 	out->act_bytes = rc == 0 ? pt->act_bytes : rc == 2 ? pt->out_bytes : 0;
 }
@@ -583,6 +589,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
 	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
+	p->job.overlap = job && job->overlap;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {
 		uint8_t *rc = malloc((size_t)g->nops + 1);

@@ -24,17 +24,24 @@ typedef struct pl_nodecost {
 /* The most model chunks per device (interleaved 1F1B) a job has. */
 #define PL_JOB_MAX_VIRTUAL 8
 typedef struct pl_job {
-	int64_t micro_batches; /* m >= 1 (0 reads as 1) */
-	int64_t stages;        /* pp >= 1 (0 reads as 1) */
+	int64_t micro_batches;  /* m >= 1 (0 reads as 1) */
+	int64_t stages;         /* pp >= 1 (0 reads as 1) */
 	int64_t virtual_stages; /* v: model chunks per device, interleaved 1F1B (0 reads as 1) */
-	int zero;              /* optimizer sharding: 0 off, 1 states, 2 + grads, 3 + params */
+	int zero;               /* optimizer sharding: 0 off, 1 states, 2 + grads, 3 + params */
 	/* per op, or NULL: 1 drops its activations and runs its forward again in the
 	 * backward; 2 the same but keeps its first output (a layer's checkpoint) */
 	const uint8_t *recompute;
 	/* fixed degrees of one stage's mesh (0: free); candidates keep to them
 	 * (pl_split_keeps_degrees) */
 	pl_degrees degrees;
+	/* 1: the once-a-step gradient reduction overlaps the last micro-batch's
+	 * backward in buckets (PyTorch DDP, Megatron's --overlap-grad-reduce) */
+	int overlap;
 } pl_job;
+
+/* The gradient bucket of an overlapped reduction: PyTorch DDP's default
+ * bucket_cap_mb of 25 MiB. The last bucket cannot overlap anything. */
+#define PL_GRAD_BUCKET_BYTES (25.0 * 1048576)
 
 /* One op under one strategy, before the job folds it: per micro-batch parts,
  * once-a-step parts by ZeRO level, and memory. */
@@ -45,10 +52,14 @@ typedef struct pl_nodeparts {
 	double gather_s;     /* ZeRO-3: all-gather of its params, forward and backward */
 	double reduce_s;     /* ZeRO-2/3: every micro-batch's gradients reduce-scattered
 	                      * into the partitions (DeepSpeed stage_1_and_2.py, stage3.py) */
-	double
-	    sync_s[PL_ZERO_LEVELS];   /* once a step: gradient all-reduce (0); reduce-scatter +
-	                               * all-gather of the updated params (1); that all-gather (2) */
-	double opt_s[PL_ZERO_LEVELS]; /* the optimizer update of its share */
+	/* once a step: gradient all-reduce (0); reduce-scatter + all-gather of the
+	 * updated params (1); that all-gather (2) */
+	double sync_s[PL_ZERO_LEVELS];
+	/* of sync_s, the gradient reduction (the all-reduce, ZeRO-1's
+	 * reduce-scatter): what can overlap the last backward */
+	double reduce_step_s[PL_ZERO_LEVELS];
+	double grad_step_bytes;             /* the gradient it reduces, local bytes */
+	double opt_s[PL_ZERO_LEVELS];       /* the optimizer update of its share */
 	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
 	double act_bytes; /* activations kept for the backward */
@@ -150,6 +161,9 @@ void pl_cost_node_parts(const pl_problem *p, int op, const int64_t *split, pl_no
 typedef struct pl_jobshare {
 	double mb_compute_s, mb_comm_s, step_compute_s, step_comm_s;
 	double state_bytes, act_bytes; /* act: one micro-batch's */
+	double mb_bwd_s;               /* of mb_compute_s: the backward (and a recompute) */
+	double step_reduce_s;          /* of step_comm_s: the gradient reduction */
+	double grad_bytes;             /* what it reduces once a step */
 } pl_jobshare;
 void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out);
 /* Folds parts into a node cost under the problem's job for op (its recompute

@@ -1,6 +1,7 @@
 /* Pipeline pricing (see pipeline.h). */
 #include "costmodel/pipeline.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +27,18 @@ double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t
 	                        pl_stage_link(stage_devices, devices_per_node, to_stage));
 }
 
+double pl_job_exposed_reduce(const pl_stagecost *s, int overlap)
+{
+	double r = s->step_reduce_s;
+	if (!overlap || !(r > 0))
+		return r;
+	double last =
+	    s->grad_bytes > PL_GRAD_BUCKET_BYTES ? r * PL_GRAD_BUCKET_BYTES / s->grad_bytes : r;
+	return fmax(r - s->mb_bwd_s, last);
+}
+
 void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
-                    pl_jobcost *out)
+                    int overlap, pl_jobcost *out)
 {
 	memset(out, 0, sizeof *out);
 	if (v < 1)
@@ -35,7 +46,8 @@ void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batche
 	double sum = 0, tmax = -1, umax = 0;
 	for (int s = 0; s < stages; s++) {
 		double t = st[s].mb_compute_s + st[s].mb_comm_s + (double)(v - 1) * st[s].p2p_s;
-		double u = st[s].step_compute_s + st[s].step_comm_s;
+		double u = st[s].step_compute_s + st[s].step_comm_s - st[s].step_reduce_s +
+		           pl_job_exposed_reduce(&st[s], overlap);
 		sum += t;
 		if (t > tmax) {
 			tmax = t;
@@ -51,7 +63,8 @@ void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batche
 	const pl_stagecost *b = &st[out->bottleneck];
 	out->compute_s = m * b->mb_compute_s + b->step_compute_s;
 	out->optimizer_s = b->step_compute_s;
-	out->comm_s = m * (b->mb_comm_s + (double)(v - 1) * b->p2p_s) + b->step_comm_s;
+	out->comm_s = m * (b->mb_comm_s + (double)(v - 1) * b->p2p_s) + b->step_comm_s -
+	              b->step_reduce_s + pl_job_exposed_reduce(b, overlap);
 	out->bubble_s = out->step_s - out->compute_s - out->comm_s;
 	if (out->bubble_s < 0)
 		out->bubble_s = 0;
@@ -68,6 +81,9 @@ void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stageco
 	acc->mb_comm_s += js.mb_comm_s;
 	acc->step_compute_s += js.step_compute_s;
 	acc->step_comm_s += js.step_comm_s;
+	acc->mb_bwd_s += js.mb_bwd_s;
+	acc->step_reduce_s += js.step_reduce_s;
+	acc->grad_bytes += js.grad_bytes;
 	acc->mem_bytes += js.state_bytes;
 	*act += js.act_bytes;
 }
@@ -121,7 +137,7 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 	for (int s = 0; s < pp; s++) {
 		st[s].mem_bytes += pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
 	}
-	pl_job_combine(st, pp, m, p->job.virtual_stages, out);
+	pl_job_combine(st, pp, m, p->job.virtual_stages, p->job.overlap, out);
 	if (!per_stage)
 		free(st);
 	free(act);

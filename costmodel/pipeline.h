@@ -20,6 +20,9 @@ typedef struct pl_stagecost {
 	double step_compute_s, step_comm_s; /* once a step */
 	double mem_bytes;                   /* per device */
 	double p2p_s;                       /* sends into this stage (in mb_comm_s) */
+	double mb_bwd_s;                    /* of mb_compute_s: the backward */
+	double step_reduce_s;               /* of step_comm_s: the gradient reduction */
+	double grad_bytes;                  /* the gradients it reduces */
 } pl_stagecost;
 
 typedef struct pl_jobcost {
@@ -86,6 +89,10 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
  *   step = m max_s t_s + (sum_s t_s - max_s t_s) / v + max_s u_s,
  * t_s with v times its sends */
 void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
-                    pl_jobcost *out);
+                    int overlap, pl_jobcost *out);
+/* The part of a stage's gradient reduction left exposed: all of it, or with
+ * overlap what the last micro-batch's backward cannot hide, and never less
+ * than its last bucket (PL_GRAD_BUCKET_BYTES of grad_bytes). */
+double pl_job_exposed_reduce(const pl_stagecost *s, int overlap);
 
 #endif

@@ -127,6 +127,7 @@ enum {
 	K_MICRO_BATCH_SIZE,
 	K_VIRTUAL_STAGES,
 	K_SEQ_PARALLEL,
+	K_OVERLAP,
 	K_COUNT
 };
 
@@ -165,6 +166,7 @@ static const struct key {
     [K_MICRO_BATCH_SIZE] = {"micro_batch_size", NULL, is_count, "an integer >= 1"},
     [K_VIRTUAL_STAGES] = {"virtual_pipeline_stages", NULL, is_count, "an integer >= 1"},
     [K_SEQ_PARALLEL] = {"use_seq_parallel", "true", is_bool, "true or false"},
+    [K_OVERLAP] = {"overlap_grad_reduce", "false", is_bool, "true or false"},
 };
 
 /* other names of keys: MindFormers' */
@@ -554,6 +556,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	                          .cp = get_ll(ctx, K_CONTEXT_PARALLEL, 0),
 	                          .ep = get_ll(ctx, K_EXPERT_PARALLEL, 0)};
 	jr.micro_batch_size = get_ll(ctx, K_MICRO_BATCH_SIZE, 0);
+	if (ctx->val[K_OVERLAP])
+		jr.overlap = !strcmp(get(ctx, K_OVERLAP), "true");
 	jr.virtual_stages = get_ll(ctx, K_VIRTUAL_STAGES, 0);
 	if (strcmp(get(ctx, K_SEQ_PARALLEL), "true")) {
 		st =

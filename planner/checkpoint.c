@@ -254,6 +254,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		int64_t vs = info->virtual_stages > 1 ? info->virtual_stages : 1;
 		cJSON_AddStringToObject(pp, "schedule", vs > 1 ? "interleaved-1F1B" : "1F1B");
 		cJSON_AddNumberToObject(pp, "virtual_stages", (double)vs);
+		cJSON_AddBoolToObject(pp, "overlap_grad_reduce", info->overlap);
 		cJSON_AddNumberToObject(pp, "stage_devices", (double)mesh);
 		if (info->stage_s) {
 			cJSON *a = cJSON_AddArrayToObject(pp, "stage_microbatch_seconds");
@@ -425,10 +426,11 @@ static int get_count(const cJSON *o, const char *k, double lo, double hi, double
 
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
                             int64_t *stages, int64_t *micro_batches, int64_t *virtual_stages,
-                            int *zero, int *stage, uint8_t *recompute, int *is_job, pl_err *err)
+                            int *overlap, int *zero, int *stage, uint8_t *recompute, int *is_job,
+                            pl_err *err)
 {
 	*stages = *micro_batches = *virtual_stages = 1;
-	*zero = 0;
+	*zero = *overlap = 0;
 	*is_job = 0;
 	memset(stage, 0, sizeof *stage * (size_t)g->nops);
 	memset(recompute, 0, (size_t)g->nops);
@@ -460,6 +462,12 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 			    PL_JOB_MAX_VIRTUAL);
 		if (r)
 			*virtual_stages = (int64_t)v;
+		const cJSON *ov = cJSON_GetObjectItemCaseSensitive(pp, "overlap_grad_reduce");
+		if (ov && !cJSON_IsBool(ov))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: pipeline.overlap_grad_reduce: expected true or false", where);
+		*overlap = cJSON_IsTrue(ov);
 	}
 	int r = get_count(root, "optimizer_shard", 0, 3, &v);
 	if (r < 0)

@@ -25,6 +25,7 @@ typedef struct pl_ckpt_info {
 	 * mesh_devices = devices / stages; per-op stage and recompute flags */
 	int64_t stages, micro_batches, mesh_devices;
 	int64_t virtual_stages; /* model chunks per device (interleaved 1F1B); 0, 1: plain */
+	int overlap;            /* the gradient reduction overlapped with the backward */
 	int zero;
 	const int *op_stage;
 	const uint8_t *op_recompute;
@@ -58,7 +59,7 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
  * of them is present. */
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
                             int64_t *stages, int64_t *micro_batches, int64_t *virtual_stages,
-                            int *zero, int *stage,
-                            uint8_t *recompute, int *is_job, pl_err *err);
+                            int *overlap, int *zero, int *stage, uint8_t *recompute, int *is_job,
+                            pl_err *err);
 
 #endif

@@ -69,7 +69,7 @@ typedef struct common {
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
 /* getopt codes of search's fixed degrees */
-enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS };
+enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
@@ -374,6 +374,9 @@ static const char *const search_help =
     "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights;\n"
     "                        2 and 3 do not go with pipeline stages (as DeepSpeed)\n"
     "  --recompute none|full|auto  full: every repeated layer but the last recomputes\n"
+    "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
+    "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
+    "                        Megatron's --overlap-grad-reduce); default off\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
@@ -398,34 +401,36 @@ static int cmd_search(int argc, char **argv)
 	const char *dump_lp = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
-	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
-	                                     {"job", no_argument, 0, 'J'},
-	                                     {"fastest", no_argument, 0, 'F'},
-	                                     {"pipeline-stages", required_argument, 0, 'S'},
-	                                     {"pp", required_argument, 0, 'S'},
-	                                     {"dp", required_argument, 0, OPT_DP},
-	                                     {"tp", required_argument, 0, OPT_TP},
-	                                     {"cp", required_argument, 0, OPT_CP},
-	                                     {"ep", required_argument, 0, OPT_EP},
-	                                     {"micro-batch-size", required_argument, 0, OPT_MBS},
-	                                     {"virtual-stages", required_argument, 0, OPT_VS},
-	                                     {"micro-batches", required_argument, 0, 'B'},
-	                                     {"zero", required_argument, 0, 'Z'},
-	                                     {"recompute", required_argument, 0, 'R'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	                                     {"mode", required_argument, 0, 'm'},
-	                                     {"memory-limit", required_argument, 0, 'M'},
-	                                     {"load", required_argument, 0, 'l'},
-	                                     {"time-limit", required_argument, 0, 't'},
-	                                     {"output", required_argument, 0, 'o'},
-	                                     {"json", no_argument, 0, 'j'},
-	                                     {"progress", no_argument, 0, 'p'},
-	                                     {"pareto-cap", required_argument, 0, 'P'},
-	                                     {"dump-lp", required_argument, 0, 'L'},
-	                                     {"ilp-edges", required_argument, 0, 'E'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"devices", required_argument, 0, 'd'},
+	    {"job", no_argument, 0, 'J'},
+	    {"fastest", no_argument, 0, 'F'},
+	    {"pipeline-stages", required_argument, 0, 'S'},
+	    {"pp", required_argument, 0, 'S'},
+	    {"dp", required_argument, 0, OPT_DP},
+	    {"tp", required_argument, 0, OPT_TP},
+	    {"cp", required_argument, 0, OPT_CP},
+	    {"ep", required_argument, 0, OPT_EP},
+	    {"micro-batch-size", required_argument, 0, OPT_MBS},
+	    {"virtual-stages", required_argument, 0, OPT_VS},
+	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
+	    {"micro-batches", required_argument, 0, 'B'},
+	    {"zero", required_argument, 0, 'Z'},
+	    {"recompute", required_argument, 0, 'R'},
+	    {"cluster", required_argument, 0, 'c'},
+	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	    {"mode", required_argument, 0, 'm'},
+	    {"memory-limit", required_argument, 0, 'M'},
+	    {"load", required_argument, 0, 'l'},
+	    {"time-limit", required_argument, 0, 't'},
+	    {"output", required_argument, 0, 'o'},
+	    {"json", no_argument, 0, 'j'},
+	    {"progress", no_argument, 0, 'p'},
+	    {"pareto-cap", required_argument, 0, 'P'},
+	    {"dump-lp", required_argument, 0, 'L'},
+	    {"ilp-edges", required_argument, 0, 'E'},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	int li = 0;
@@ -489,6 +494,13 @@ static int cmd_search(int argc, char **argv)
 				                    "--micro-batches %s: expected 'auto' or an "
 				                    "integer >= 1",
 				                    optarg);
+			break;
+		case OPT_OVERLAP:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return pl_cli_usage("search",
+				                    "--overlap-grad-reduce %s: expected on or off",
+				                    optarg);
+			jr.overlap = !strcmp(optarg, "on");
 			break;
 		case OPT_VS:
 			if (pl_parse_auto(optarg, 1, PL_JOB_MAX_VIRTUAL, PL_AUTO,

@@ -163,6 +163,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .stages = pp,
 	                     .micro_batches = p->job.micro_batches,
 	                     .virtual_stages = p->job.virtual_stages,
+	                     .overlap = p->job.overlap,
 	                     .mesh_devices = p->devices,
 	                     .zero = p->job.zero,
 	                     .op_stage = jp->stage,
@@ -232,7 +233,8 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	const pl_degrees *d = &r->degrees;
 	int given = r->all || r->stages != PL_NOT_GIVEN || r->micro_batches != PL_NOT_GIVEN ||
 	            r->zero != PL_NOT_GIVEN || r->recompute != PL_NOT_GIVEN ||
-	            r->micro_batch_size > 0 || r->virtual_stages != 0 || pl_degrees_any(d);
+	            r->micro_batch_size > 0 || r->virtual_stages != 0 || r->overlap >= 0 ||
+	            pl_degrees_any(d);
 	if (r->micro_batch_size > 0 && r->micro_batches >= 1)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s and %s both fix the micro-batches; give one of them",
@@ -274,6 +276,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .degrees = *d,
 	    .micro_batch_size = r->micro_batch_size > 0 ? r->micro_batch_size : 0,
 	    .virtual_stages = r->virtual_stages >= 1 ? r->virtual_stages : 0,
+	    .overlap = r->overlap > 0,
 	};
 	return PL_OK;
 #undef NAME
@@ -479,9 +482,9 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
  * differ between the whole batch and one micro-batch (a Reshape skips
  * dimensions of size 1), so they are parsed on the graph that is priced. */
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
-                           const pl_cluster *cl, int64_t pp, int64_t m, int64_t vs, int zero,
-                           const int *stage, const uint8_t *rc, pl_jobcost *out, double *brk,
-                           pl_err *err)
+                           const pl_cluster *cl, int64_t pp, int64_t m, int64_t vs, int overlap,
+                           int zero, const int *stage, const uint8_t *rc, pl_jobcost *out,
+                           double *brk, pl_err *err)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_cluster mesh;
@@ -516,6 +519,7 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 	pl_job job = {.micro_batches = m,
 	              .stages = pp,
 	              .virtual_stages = vs,
+	              .overlap = overlap,
 	              .zero = zero,
 	              .recompute = (uint8_t *)rc};
 	if ((st = pl_problem_new_job(&p, gm, &mesh, &job, err)))
@@ -553,8 +557,9 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	if ((st = pl_plan_check_model(g, plan, where, err)))
 		goto cleanup;
 	int64_t pp, m, vs;
-	int zero, is_job = 0;
-	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &vs, &zero, stage, rc, &is_job, err)))
+	int zero, overlap, is_job = 0;
+	if ((st = pl_ckpt_parse_job(g, plan, where, &pp, &m, &vs, &overlap, &zero, stage, rc,
+	                            &is_job, err)))
 		goto cleanup;
 	if (vs > 1 && (pp == 1 || m % pp)) {
 		st = pl_err_set(
@@ -579,8 +584,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 			goto cleanup;
 		}
 		pl_jobcost jc;
-		if ((st = price_job(g, plan, where, cl, pp, m, vs, zero, stage, rc, &jc, breakdown,
-		                    err)))
+		if ((st = price_job(g, plan, where, cl, pp, m, vs, overlap, zero, stage, rc, &jc,
+		                    breakdown, err)))
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,

@@ -34,15 +34,16 @@ typedef struct pl_job_request {
 	long long stages, micro_batches; /* PL_NOT_GIVEN, PL_AUTO or >= 1 */
 	long long zero, recompute;       /* PL_NOT_GIVEN, PL_AUTO, 0..3 / 0 none, 1 full */
 	long long micro_batch_size;      /* per data-parallel rank; 0: not given */
-	long long virtual_stages;  /* 0: not given, PL_AUTO, or >= 1 */
+	long long virtual_stages;        /* 0: not given, PL_AUTO, or >= 1 */
 	pl_degrees degrees;              /* 0: not given */
 	int fastest;                     /* no preference for plans without pp, ZeRO, recompute */
+	int overlap; /* gradient reduction overlapped with the backward: -1 not given, 0, 1 */
 } pl_job_request;
 /* A request with nothing given. */
 #define PL_JOB_REQUEST_INIT                                                                        \
 	{                                                                                          \
 		.stages = PL_NOT_GIVEN, .micro_batches = PL_NOT_GIVEN, .zero = PL_NOT_GIVEN,       \
-		.recompute = PL_NOT_GIVEN                                                          \
+		.recompute = PL_NOT_GIVEN, .overlap = -1                                           \
 	}
 
 /* Sets o->job and o->jo from r: any dimension given (or r->all) makes a

@@ -1318,12 +1318,33 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	out->p->c = &out->mesh; /* probs[] goes away */
 	pl_problem_set_zero(out->p, best[w].zero);
 	out->p->job.virtual_stages = best[w].vs;
+	if (jo->overlap) {
+		/* plans are ranked without the overlap (every bound above holds for
+		 * that step); the chosen one is priced with it */
+		int64_t **sp = malloc(sizeof *sp * ((size_t)out->p->nops + 1));
+		if (!sp) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		for (int op = 0; op < out->p->nops; op++)
+			sp[op] = (int64_t *)pl_search_result_split(out->p, &best[w].r, op);
+		out->p->job.overlap = 1;
+		int bad = pl_job_price(out->p, sp, best[w].stage, c->devices_per_node,
+		                       best[w].stages, &best[w].cost);
+		free(sp);
+		if (bad) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+	}
 	out->r = best[w].r;
 	out->stage = best[w].stage;
 	out->stages = best[w].stages;
 	out->cost = best[w].cost;
 	memset(&best[w], 0, sizeof best[w]);
-	out->optimal = all_exact && !stopped;
+	/* each point's plan is the optimum of the step without overlap; the overlap
+	 * is priced on it afterwards */
+	out->optimal = all_exact && !stopped && !jo->overlap;
 	int n = snprintf(
 	    out->why, sizeof out->why,
 	    "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
@@ -1338,6 +1359,11 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		              o->time_limit_s, stopped > npt ? stopped - npt : stopped, npt,
 		              stopped > npt ? "planned under the memory limit"
 		                            : "bounded (best bound first)");
+	if (jo->overlap && n > 0 && (size_t)n < sizeof out->why)
+		n +=
+		    snprintf(out->why + n, sizeof out->why - (size_t)n,
+		             "; plans are ranked without the gradient reduction's overlap, and the "
+		             "chosen one is priced with it");
 	if (w == 0 && best[1].prob >= 0 && best[0].cost.step_s > best[1].cost.step_s && n > 0 &&
 	    (size_t)n < sizeof out->why)
 		snprintf(out->why + n, sizeof out->why - (size_t)n,

@@ -20,6 +20,7 @@ typedef struct pl_job_opts {
 	 * dp x tp x cp is each stage's device count (the one not given is what is
 	 * left); ep divides dp x cp. */
 	pl_degrees degrees;
+	int overlap;              /* 1: gradient reduction overlapped with the backward */
 	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): 0 chosen
 	                           * per plan, 1 plain 1F1B, v > 1 fixed */
 	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (0: free);

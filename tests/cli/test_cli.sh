@@ -548,6 +548,14 @@ jq '.pipeline.virtual_stages = 1 | .pipeline.schedule = "1F1B"' "$T/vs.plan" > "
 "$PLANNER" cost "$GS" --strategy "$T/vs1.plan" > "$T/c1"
 check "... the same plan without interleaving has the larger bubble" \
   'awk -v a="$(jq .bubble_seconds "$T/c1")" -v b="$(jq .bubble_seconds "$T/c")" "BEGIN { exit !(a > b) }"'
+"$PLANNER" search "$G13" --cluster h100x8:2 --job --overlap-grad-reduce on -o "$T/ov.plan" > "$T/out" 2>&1
+"$PLANNER" search "$G13" --cluster h100x8:2 --job -o "$T/nov.plan" > /dev/null 2>&1
+check "--overlap-grad-reduce on: the same plan, a step no longer, recorded and repriced by cost" \
+  '[ "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/ov.plan")" = "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/nov.plan")" ] &&
+   awk -v a="$(jq .cost.step_seconds "$T/ov.plan")" -v b="$(jq .cost.step_seconds "$T/nov.plan")" "BEGIN { exit !(a <= b) }" &&
+   [ "$(jq .pipeline.overlap_grad_reduce "$T/ov.plan")" = true ] &&
+   [ "$("$PLANNER" cost "$G13" --strategy "$T/ov.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/ov.plan")" ]'
+bad_combo "--overlap-grad-reduce maybe" "expected on or off" --overlap-grad-reduce maybe
 jq '.optimizer_shard = 2' "$T/fixed.plan" > "$T/z2pp.plan"
 "$PLANNER" cost "$GS" --strategy "$T/z2pp.plan" > /dev/null 2> "$T/err"
 check "cost: a plan with ZeRO 2 over 4 pipeline stages exits 2 (DeepSpeed does not run it)" \

@@ -494,7 +494,7 @@ static void interleaved_schedule_as_published(void **state)
 				st[s].step_comm_s = 0.5;
 			}
 			pl_jobcost jc;
-			pl_job_combine(st, pp, m, v, &jc);
+			pl_job_combine(st, pp, m, v, 0, &jc);
 			double t = 1.25 + (double)(v - 1) * 0.25;
 			near(jc.step_s, ((double)m + (double)(pp - 1) / (double)v) * t + 0.5,
 			     1e-12);
@@ -513,6 +513,35 @@ static void interleaved_schedule_as_published(void **state)
 	near(pl_job_inflight(8, 2, 4, 0), 2, 0);
 }
 
+/* The gradient reduction overlapped with the last backward in buckets (PyTorch
+ * DDP): what the backward cannot hide stays, and never less than the last
+ * 25 MiB bucket's share; off, all of it. */
+static void overlapped_reduction_keeps_its_last_bucket(void **state)
+{
+	(void)state;
+	pl_stagecost s = {.step_reduce_s = 1.0, .grad_bytes = 4 * PL_GRAD_BUCKET_BYTES};
+	s.mb_bwd_s = 0.6;
+	near(pl_job_exposed_reduce(&s, 0), 1.0, 0);
+	near(pl_job_exposed_reduce(&s, 1), 0.4, 1e-15);
+	s.mb_bwd_s = 0.9; /* the backward hides all but the last of 4 buckets */
+	near(pl_job_exposed_reduce(&s, 1), 0.25, 1e-15);
+	s.grad_bytes = PL_GRAD_BUCKET_BYTES / 2; /* one bucket: nothing to overlap */
+	near(pl_job_exposed_reduce(&s, 1), 1.0, 0);
+	/* in the step: once a step, u = optimizer + exposed reduction */
+	pl_stagecost st[1] = {{.mb_compute_s = 1,
+	                       .step_compute_s = 0.1,
+	                       .step_comm_s = 1.0,
+	                       .step_reduce_s = 1.0,
+	                       .mb_bwd_s = 0.9,
+	                       .grad_bytes = 4 * PL_GRAD_BUCKET_BYTES}};
+	pl_jobcost off, on;
+	pl_job_combine(st, 1, 4, 1, 0, &off);
+	pl_job_combine(st, 1, 4, 1, 1, &on);
+	near(off.step_s, 4 + 0.1 + 1.0, 1e-12);
+	near(on.step_s, 4 + 0.1 + 0.25, 1e-12);
+	near(on.comm_s, 0.25, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(micro_batch_graphs_divide_the_batch),
 	    cmocka_unit_test(a_stopped_search_keeps_its_best_plan),
 	    cmocka_unit_test(interleaved_schedule_as_published),
+	    cmocka_unit_test(overlapped_reduction_keeps_its_last_bucket),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
