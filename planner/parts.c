@@ -72,6 +72,27 @@ static int64_t mode(const int64_t *v, int n)
 	return best;
 }
 
+/* The figures a part reports: which value of an op, and whether the op
+ * counts (0: every op). */
+enum { F_WEIGHT, F_BATCH, F_SEQ, F_REPLICATED, F_EXPERTS, F_NORM_SEQ, F_COUNT };
+static const char *const figure_key[F_COUNT] = {
+    "weight_cut", "batch_cut", "sequence_cut", "replicated", "experts_cut",
+    /* the norms' cut of the sequence: Megatron's sequence parallelism cuts it
+     * where the matmuls do not */
+    "norms_sequence_cut"};
+
+static int figure(const figures *f, int which, int64_t *v)
+{
+	switch (which) {
+	case F_WEIGHT: *v = f->weight; return f->weight > 0;
+	case F_BATCH: *v = f->batch; return 1;
+	case F_SEQ: *v = f->seq; return 1;
+	case F_REPLICATED: *v = f->replicated; return 1;
+	case F_EXPERTS: *v = f->experts; return f->has_experts;
+	default: *v = f->seq; return f->norm;
+	}
+}
+
 static void add_part(cJSON *parts, const char *name, const figures *f, int n, int s0, int s1)
 {
 	int64_t *v = malloc(sizeof *v * (size_t)(n + 1));
@@ -79,32 +100,13 @@ static void add_part(cJSON *parts, const char *name, const figures *f, int n, in
 		return;
 	cJSON *o = cJSON_AddObjectToObject(parts, name);
 	cJSON_AddNumberToObject(o, "ops", n);
-	int k = 0;
-	for (int i = 0; i < n; i++)
-		if (f[i].weight > 0)
-			v[k++] = f[i].weight;
-	if (k)
-		cJSON_AddNumberToObject(o, "weight_cut", (double)mode(v, k));
-	static const char *const key[] = {"batch_cut", "sequence_cut", "replicated"};
-	for (int q = 0; q < 3; q++) {
+	for (int q = 0; q < F_COUNT; q++) {
+		int k = 0;
 		for (int i = 0; i < n; i++)
-			v[i] = q == 0 ? f[i].batch : q == 1 ? f[i].seq : f[i].replicated;
-		cJSON_AddNumberToObject(o, key[q], (double)mode(v, n));
+			k += figure(&f[i], q, &v[k]);
+		if (k) /* a figure no op of the part has is left out */
+			cJSON_AddNumberToObject(o, figure_key[q], (double)mode(v, k));
 	}
-	/* the expert ops' cut of the experts; the norms' cut of the sequence
-	 * (Megatron's sequence parallelism cuts it where the matmuls do not) */
-	k = 0;
-	for (int i = 0; i < n; i++)
-		if (f[i].has_experts)
-			v[k++] = f[i].experts;
-	if (k)
-		cJSON_AddNumberToObject(o, "experts_cut", (double)mode(v, k));
-	k = 0;
-	for (int i = 0; i < n; i++)
-		if (f[i].norm)
-			v[k++] = f[i].seq;
-	if (k)
-		cJSON_AddNumberToObject(o, "norms_sequence_cut", (double)mode(v, k));
 	cJSON *st = cJSON_AddArrayToObject(o, "stages");
 	cJSON_AddItemToArray(st, cJSON_CreateNumber(s0));
 	cJSON_AddItemToArray(st, cJSON_CreateNumber(s1));
