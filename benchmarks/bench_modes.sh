@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares search modes on the zoo: model x devices x mode -> search seconds,
 # predicted step seconds, peak memory per device, ratio to dp. No memory
-# limit (the zoo's paper batches do not fit without pipeline/ZeRO, issue 6).
+# limit (the zoo's paper batches do not fit without pipeline/ZeRO: --job).
 # Writes CSV to $OUT.csv and a markdown table to stdout.
 # Usage: benchmarks/bench_modes.sh [BUILD_DIR] [OUT]
 set -euo pipefail

@@ -18,7 +18,7 @@ typedef struct pl_nodecost {
 	double mem_bytes; /* params, grads, optimizer state, kept activations */
 } pl_nodecost;
 
-/* The whole-job settings a problem is priced under (issue 6). The problem's
+/* The whole-job settings a problem is priced under. The problem's
  * graph is one micro-batch; its mesh is one pipeline stage's devices. */
 #define PL_ZERO_LEVELS 4
 /* The most model chunks per device (interleaved 1F1B) a job has. */

@@ -1,4 +1,4 @@
-/* The outer search of a whole training job (issue 6): over pipeline stages
+/* The outer search of a whole training job: over pipeline stages
  * (pp, stage boundaries at clean cuts), micro-batches (m), optimizer-state
  * sharding (ZeRO 0-3) and recompute, each point's per-op plan on one stage's
  * mesh from an inner searcher (dp by default). Objective: the step of

@@ -12,9 +12,11 @@ ok() { pass=$((pass + 1)); echo "ok - $1"; }
 bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 # num_le A B: A <= B (floats)
-num_le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+# (an empty or non-numeric value fails: awk would read it as 0)
+isnum() { [[ "$1" =~ ^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]]; }
+num_le() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 # num_close A B: A and B agree to 1e-9 relative (floats)
-num_close() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 1e-9 * b && -d <= 1e-9 * b) }'; }
+num_close() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 1e-9 * b && -d <= 1e-9 * b) }'; }
 
 # --- a large-batch, small-hidden MLP on 8 devices gets pure data parallel
 "$ZOO" mlp --batch 8192 --hidden 256 --layers 2 > "$T/mlp.json"

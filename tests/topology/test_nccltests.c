@@ -1,7 +1,7 @@
 /* topology::nccltests -- the recorded nccl-tests logs of tests/fixtures/nccl
  * parse to the rows and devices they hold (counts and peaks read off the
  * files by hand), their busbw columns agree with the bus factors the cost
- * model uses, and the fitted cluster meets issue 5's bar on each: the
+ * model uses, and the fitted cluster meets the calibration bar on each: the
  * large-message bus bandwidth within 5% of the log's peak, alpha within a
  * factor 2 of the smallest message's time. Size-range fits recover known
  * piecewise lines; broken and mutated logs are refused, never crash. */
