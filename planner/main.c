@@ -1018,6 +1018,19 @@ static const char *const run_help =
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
+/* Prints o as one JSON line (strings escaped by cJSON) and frees it;
+ * PL_ENOMEM when it cannot. */
+static pl_status json_line(cJSON *o, pl_err *err)
+{
+	char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	if (!txt)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	puts(txt);
+	free(txt);
+	return PL_OK;
+}
+
 static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t **splits,
                                const double *prof, double steps, int json, pl_err *err)
 {
@@ -1037,21 +1050,25 @@ static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t 
 		       "comm ms", "predicted");
 	for (int o = 0; o < g->nops; o++) {
 		double mc = prof[o] / steps, mm = prof[g->nops + o] / steps;
-		if (json)
-			printf(
-			    "{\"op\": \"%s\", \"type\": \"%s\", \"compute_seconds\": %.6g, "
-			    "\"predicted_compute_seconds\": %.6g, \"communication_seconds\": %.6g, "
-			    "\"predicted_communication_seconds\": %.6g}\n",
-			    g->ops[o].name, pl_optype_name(g->ops[o].type), mc, per[o].compute_s,
-			    mm, per[o].comm_s);
-		else
+		if (json) {
+			cJSON *l = cJSON_CreateObject();
+			cJSON_AddStringToObject(l, "op", g->ops[o].name);
+			cJSON_AddStringToObject(l, "type", pl_optype_name(g->ops[o].type));
+			cJSON_AddNumberToObject(l, "compute_seconds", mc);
+			cJSON_AddNumberToObject(l, "predicted_compute_seconds", per[o].compute_s);
+			cJSON_AddNumberToObject(l, "communication_seconds", mm);
+			cJSON_AddNumberToObject(l, "predicted_communication_seconds",
+			                        per[o].comm_s);
+			if ((st = json_line(l, err)))
+				break;
+		} else
 			printf("%-28s %-20s %12.4f %12.4f %12.4f %12.4f\n", g->ops[o].name,
 			       pl_optype_name(g->ops[o].type), mc * 1e3, per[o].compute_s * 1e3,
 			       mm * 1e3, per[o].comm_s * 1e3);
 	}
 	free(per);
 	pl_problem_free(p);
-	return PL_OK;
+	return st;
 }
 
 static int cmp_seconds(const void *a, const void *b)
@@ -1192,10 +1209,14 @@ static int cmd_run(int argc, char **argv)
 			for (int o = 0; o < 2 * g->nops; o++)
 				prof[o] += pm[o];
 		}
-		if (json)
-			printf("{\"step\": %lld, \"loss\": %.9g, \"seconds\": %.6g}\n", k + 1, loss,
-			       times[k]);
-		else
+		if (json) {
+			cJSON *l = cJSON_CreateObject();
+			cJSON_AddNumberToObject(l, "step", (double)(k + 1));
+			cJSON_AddNumberToObject(l, "loss", loss);
+			cJSON_AddNumberToObject(l, "seconds", times[k]);
+			if ((st = json_line(l, &err)))
+				goto done;
+		} else
 			printf("step %lld  loss %.9g  %.6f s\n", k + 1, loss, times[k]);
 		fflush(stdout);
 	}
@@ -1206,12 +1227,18 @@ static int cmd_run(int argc, char **argv)
 	qsort(times + first, (size_t)n, sizeof *times, cmp_seconds);
 	double median =
 	    n % 2 ? times[first + n / 2] : 0.5 * (times[first + n / 2 - 1] + times[first + n / 2]);
-	if (json)
-		printf("{\"measured_step_seconds\": %.6g, \"median_step_seconds\": %.6g, "
-		       "\"min_step_seconds\": %.6g, \"predicted_step_seconds\": %.6g, "
-		       "\"cluster\": \"%s\", \"ranks\": %lld, \"backend\": \"%s\"}\n",
-		       measured, median, times[first], pc.step_s, cl.name, (long long)D, be->name);
-	else
+	if (json) {
+		cJSON *l = cJSON_CreateObject();
+		cJSON_AddNumberToObject(l, "measured_step_seconds", measured);
+		cJSON_AddNumberToObject(l, "median_step_seconds", median);
+		cJSON_AddNumberToObject(l, "min_step_seconds", times[first]);
+		cJSON_AddNumberToObject(l, "predicted_step_seconds", pc.step_s);
+		cJSON_AddStringToObject(l, "cluster", cl.name);
+		cJSON_AddNumberToObject(l, "ranks", (double)D);
+		cJSON_AddStringToObject(l, "backend", be->name);
+		if ((st = json_line(l, &err)))
+			goto done;
+	} else
 		printf(
 		    "measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
 		    "%s\n",

@@ -282,6 +282,12 @@ check "... naming the op" 'grep -q "l0.fc1" "$T/err"'
 check "run: a plan for another device count exits 2" '[ $? -eq 2 ]'
 # the cuda backend: with a GPU the 1-device plan gives the cpu losses; without
 # one (or without CUDA in this build) it says so and exits 4
+# names that JSON must escape stay valid JSON in run's output
+jq '(.ops[0].name) = "fc\"1\\x"' "$SRC/examples/tiny-mlp.json" > "$T/q.json"
+"$PLANNER" search "$T/q.json" --devices 2 -o "$T/q.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/q.json" --strategy "$T/q.plan" --steps 2 --json --profile > "$T/qrun" 2> "$T/err"
+check "run --json --profile: an op named fc\"1\\x comes out as valid JSON lines" \
+  '[ $? -eq 0 ] && jq -e -s "map(select(.op == \"fc\\\"1\\\\x\")) | length == 1" "$T/qrun" > /dev/null'
 "$PLANNER" run "$GT" --strategy "$T/gt1.plan" --backend cuda --steps 3 --json > "$T/runc" 2> "$T/err"
 rc=$?
 if [ $rc -eq 0 ]; then
