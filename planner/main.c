@@ -170,11 +170,17 @@ static void print_table(const cJSON *ck, FILE *out, int max_rows)
 		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(it, "compute_seconds");
 		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(it, "communication_seconds");
 		const cJSON *mb = cJSON_GetObjectItemCaseSensitive(it, "memory_bytes");
-		fmt_bytes(cJSON_IsNumber(mb) ? mb->valuedouble : 0, mem, sizeof mem);
-		fprintf(out, "%-28s %-20s %-28s %11.4f %11.4f %12s\n", it->string,
-		        cJSON_IsString(ty) ? ty->valuestring : "?", st,
-		        cJSON_IsNumber(cs) ? 1e3 * cs->valuedouble : 0,
-		        cJSON_IsNumber(cm) ? 1e3 * cm->valuedouble : 0, mem);
+		/* numbers a hand-written plan lacks print as '-' */
+		char cms[32] = "-", cmm[32] = "-";
+		snprintf(mem, sizeof mem, "-");
+		if (cJSON_IsNumber(mb))
+			fmt_bytes(mb->valuedouble, mem, sizeof mem);
+		if (cJSON_IsNumber(cs))
+			snprintf(cms, sizeof cms, "%.4f", 1e3 * cs->valuedouble);
+		if (cJSON_IsNumber(cm))
+			snprintf(cmm, sizeof cmm, "%.4f", 1e3 * cm->valuedouble);
+		fprintf(out, "%-28s %-20s %-28s %11s %11s %12s\n", it->string,
+		        cJSON_IsString(ty) ? ty->valuestring : "?", st, cms, cmm, mem);
 	}
 }
 
@@ -235,14 +241,28 @@ static void print_totals(const cJSON *ck, FILE *out)
 	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "peak_memory_bytes"));
 	char mb[32];
 	fmt_bytes(mem, mb, sizeof mb);
-	fprintf(out, "model %s on %s (%g devices), mode %s%s\n",
-	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name")),
-	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name")),
-	        cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cl, "devices")),
-	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode")),
-	        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal"))
-	            ? ", proven optimal"
-	            : ", not proven optimal");
+	/* a plan written by hand may lack any of these: say what is missing */
+	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name"));
+	const char *cname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
+	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode"));
+	double devs = num(cl, "devices", 0);
+	fprintf(out, "model %s on %s", mname ? mname : "(not named)",
+	        cname ? cname : "(no cluster recorded)");
+	if (devs > 0)
+		fprintf(out, " (%g devices)", devs);
+	if (mode)
+		fprintf(out, ", mode %s%s", mode,
+		        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal"))
+		            ? ", proven optimal"
+		            : ", not proven optimal");
+	fputc('\n', out);
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"))) {
+		fputs(
+		    "not priced: the checkpoint has no cost; 'planner cost MODEL --strategy CKPT' "
+		    "prices it\n",
+		    out);
+		return;
+	}
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(s, "why");
 	if (cJSON_IsString(why))
 		fprintf(out, "  note: %s\n", why->valuestring);

@@ -478,6 +478,10 @@ check "cluster file: a typo exits 2 naming the key and the nearest known one" \
 "$PLANNER" search "$SRC/examples/gpt-small.json" --memory-limit 0 > /dev/null 2> "$T/err"
 check "--memory-limit 0 exits 2 (0 bytes is not 'none')" \
   '[ $? -eq 2 ] && grep -q "memory-limit 0: expected bytes > 0" "$T/err"'
+printf '{"format":"planner.strategy/1","parallel_strategy_item":{"fc0":{"parallel_strategy":[[2,1],[1,1]]}}}' > "$T/hand.plan"
+"$PLANNER" explain "$T/hand.plan" > "$T/out" 2> "$T/err"
+check "explain on a hand-written plan says what it lacks, never (null) or nan" \
+  '[ $? -eq 0 ] && grep -q "not priced" "$T/out" && ! grep -qi "null\|nan" "$T/out"'
 # counts from files are bounded before they become integers (nodes 1e19 once died of SIGFPE)
 for bad in '"nodes": 1e19#nodes: expected an integer from 1 to 16777216' \
            '"nodes": 2.5#nodes: expected an integer from 1 to 16777216' \
