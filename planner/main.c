@@ -1223,6 +1223,14 @@ static int cmd_run(int argc, char **argv)
 		double loss, t0 = ve_now();
 		if ((st = pl_exec_step(ex, 1, &loss, &err)))
 			goto done;
+		if (!isfinite(loss)) { /* a diverged run is not a result */
+			st = pl_err_set(
+			    &err, PL_EINVAL,
+			    "run: step %lld: the loss is %g; training diverged (learning "
+			    "rate %g: try a smaller --lr)",
+			    k + 1, loss, lr > 0 ? lr : (opt == PL_OPT_ADAM ? 1e-3 : 1e-2));
+			goto done;
+		}
 		times[k] = ve_now() - t0;
 		if (profile && k >= first) {
 			pl_exec_profile(ex, pm, pm + g->nops);

@@ -478,6 +478,9 @@ check "cluster file: a typo exits 2 naming the key and the nearest known one" \
 "$PLANNER" search "$SRC/examples/gpt-small.json" --memory-limit 0 > /dev/null 2> "$T/err"
 check "--memory-limit 0 exits 2 (0 bytes is not 'none')" \
   '[ $? -eq 2 ] && grep -q "memory-limit 0: expected bytes > 0" "$T/err"'
+"$PLANNER" run "$GT" --strategy "$T/gt1.plan" --lr 1e308 --steps 3 > /dev/null 2> "$T/err"
+check "run: a diverging loss (--lr 1e308) exits 2 naming the step and the learning rate" \
+  '[ $? -eq 2 ] && grep -q "training diverged (learning rate 1e+308" "$T/err"'
 printf '{"format":"planner.strategy/1","parallel_strategy_item":{"fc0":{"parallel_strategy":[[2,1],[1,1]]}}}' > "$T/hand.plan"
 "$PLANNER" explain "$T/hand.plan" > "$T/out" 2> "$T/err"
 check "explain on a hand-written plan says what it lacks, never (null) or nan" \
