@@ -7,10 +7,12 @@
 #include "planner/parse.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "costmodel/cost.h"
@@ -506,27 +508,45 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 {
 	if (!strcmp(path, "-")) {
 		fputs(text, stdout);
-		fflush(stdout);
-		return PL_OK;
+		return fflush(stdout) || ferror(stdout)
+		           ? pl_err_set(err, PL_EWRITE, "standard output: cannot write")
+		           : PL_OK;
 	}
-	size_t n = strlen(path) + 32;
+	size_t n = strlen(path) + 64;
 	char *tmp = malloc(n);
 	if (!tmp)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "wb");
+	/* a new file beside the target, created exclusively (never through a
+	 * planted link or over a file that is there), renamed over it at the end */
+	int fd = -1;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (int k = 0; k < 64 && fd < 0; k++) {
+		snprintf(tmp, n, "%s.tmp.%ld.%lx", path, (long)getpid(),
+		         (unsigned long)(ts.tv_nsec + 7919L * k));
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
 	pl_status st = PL_OK;
+	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!f) {
-		st = pl_err_set(err, PL_EIO, "%s: cannot write: %s", path, strerror(errno));
+		st = pl_err_set(err, PL_EWRITE, "%s: cannot write: %s", path, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			remove(tmp);
+		}
 		goto cleanup;
 	}
 	size_t len = strlen(text);
 	int bad = fwrite(text, 1, len, f) != len;
 	bad |= fflush(f) != 0;
 	bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
+	int saved = errno;
 	bad |= fclose(f) != 0;
 	if (bad || rename(tmp, path)) {
-		st = pl_err_set(err, PL_EIO, "%s: cannot write: %s", path, strerror(errno));
+		st = pl_err_set(err, PL_EWRITE, "%s: cannot write: %s", path,
+		                strerror(bad ? saved : errno));
 		remove(tmp);
 	}
 cleanup:

@@ -15,6 +15,7 @@ const char *pl_status_string(pl_status st)
 	case PL_EDEVICE: return "device or system failure";
 	case PL_ETIMEOUT: return "time limit reached before a plan was found";
 	case PL_EIO: return "a file could not be read or written";
+	case PL_EWRITE: return "a file could not be written";
 	}
 	return "unknown status";
 }

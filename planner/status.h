@@ -15,7 +15,8 @@ typedef enum pl_status {
 	PL_ESOLVER = -4,     /* a solver failed (exit 4) */
 	PL_EDEVICE = -5,     /* device or system failure (exit 4) */
 	PL_ETIMEOUT = -6,    /* a time limit ran out (exit 3) */
-	PL_EIO = -7,         /* a file could not be read or written (exit 2 on read, 4 on write) */
+	PL_EIO = -7,         /* a file could not be read (exit 2) */
+	PL_EWRITE = -8,      /* a file could not be written (exit 4) */
 } pl_status;
 
 typedef struct pl_err {

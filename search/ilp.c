@@ -1343,7 +1343,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		if ((st = build(&c, o, 0, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
 			goto cleanup;
 		if (glp_write_lp(lp, NULL, o->dump_lp)) {
-			st = pl_err_set(err, PL_EIO, "%s: cannot write the LP file", o->dump_lp);
+			st = pl_err_set(err, PL_EWRITE, "%s: cannot write the LP file", o->dump_lp);
 			goto cleanup;
 		}
 		if (lagrangian) { /* fixing changes it: built again below */

@@ -137,7 +137,7 @@ echo '{"parallel_strategy_item": {"nosuch": {"parallel_strategy": [[1]]}}}' > "$
 "$PLANNER" cost "$T/mlp.json" --strategy "$T/badck.json" --devices 8 > /dev/null 2> "$T/err"
 check "cost with an unknown op exits 2 naming it" '[ $? -eq 2 ] && grep -q "nosuch" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --devices 8 -o /nonexistent-dir/plan.json > /dev/null 2> "$T/err"
-check "unwritable output exits 2 with the path" '[ $? -eq 2 ] && grep -q "/nonexistent-dir/plan.json" "$T/err"'
+check "unwritable output exits 4 (a write failure) naming the path" '[ $? -eq 4 ] && grep -q "/nonexistent-dir/plan.json: cannot write" "$T/err"'
 "$PLANNER" frobnicate > /dev/null 2>&1
 check "unknown command exits 2" '[ $? -eq 2 ]'
 
@@ -481,6 +481,10 @@ check "--memory-limit 0 exits 2 (0 bytes is not 'none')" \
 "$PLANNER" run "$GT" --strategy "$T/gt1.plan" --lr 1e308 --steps 3 > /dev/null 2> "$T/err"
 check "run: a diverging loss (--lr 1e308) exits 2 naming the step and the learning rate" \
   '[ $? -eq 2 ] && grep -q "training diverged (learning rate 1e+308" "$T/err"'
+ln -s "$T/victim" "$T/p.json.tmp.$$"
+"$PLANNER" search "$SRC/examples/gpt-small.json" -o "$T/p.json" > /dev/null 2>&1
+check "-o never writes through a link planted where a temp file could go" \
+  '[ -s "$T/p.json" ] && [ ! -e "$T/victim" ] && [ -z "$(ls "$T" | grep "^p.json.tmp" | grep -v "p.json.tmp.$$")" ]'
 printf '{"format":"planner.strategy/1","parallel_strategy_item":{"fc0":{"parallel_strategy":[[2,1],[1,1]]}}}' > "$T/hand.plan"
 "$PLANNER" explain "$T/hand.plan" > "$T/out" 2> "$T/err"
 check "explain on a hand-written plan says what it lacks, never (null) or nan" \
