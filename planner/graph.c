@@ -601,20 +601,39 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		}
 	}
 
-	/* topological order, stable in file order (Kahn, always the smallest ready op) */
+	/* topological order, stable in file order (Kahn, always the smallest ready
+	 * op: a min-heap of the ready ones, each tensor's consumers listed once) */
 	{
-		int done = 0;
-		char *placed = calloc((size_t)nops, 1);
-		if (!placed) {
+		int T = g->ntensors, done = 0, hn = 0;
+		size_t nin = 0;
+		for (int o = 0; o < nops; o++)
+			nin += (size_t)ops[o].ninputs;
+		int *cstart = calloc((size_t)T + 2, sizeof *cstart);
+		int *clist = malloc(sizeof *clist * (nin + 1));
+		int *heap = malloc(sizeof *heap * ((size_t)nops + 1));
+		char *placed = calloc((size_t)nops + 1, 1);
+		if (!cstart || !clist || !heap || !placed) {
+			free(cstart);
+			free(clist);
+			free(heap);
+			free(placed);
 			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 			goto cleanup;
 		}
+		for (int o = 0; o < nops; o++)
+			for (int i = 0; i < ops[o].ninputs; i++)
+				cstart[ops[o].in[i] + 2]++;
+		for (int t = 0; t < T; t++)
+			cstart[t + 2] += cstart[t + 1];
+		for (int o = 0; o < nops; o++)
+			for (int i = 0; i < ops[o].ninputs; i++)
+				clist[cstart[ops[o].in[i] + 1]++] = o;
+		/* now consumers of t are clist[cstart[t] .. cstart[t + 1]) */
+		for (int o = 0; o < nops; o++)
+			if (indeg[o] == 0)
+				heap[hn++] = o; /* ascending: already a min-heap */
 		while (done < nops) {
-			int pick = -1;
-			for (int o = 0; o < nops && pick < 0; o++)
-				if (!placed[o] && indeg[o] == 0)
-					pick = o;
-			if (pick < 0) {
+			if (hn == 0) {
 				int on = -1;
 				for (int o = 0; o < nops && on < 0; o++)
 					if (!placed[o])
@@ -622,18 +641,48 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 				st = FAIL("%s: op '%s': the ops form a cycle through it (an op "
 				          "consumes a tensor that depends on its own output)",
 				          file, ops[on].name);
-				free(placed);
-				goto cleanup;
+				break;
+			}
+			int pick = heap[0];
+			heap[0] = heap[--hn];
+			for (int k = 0;;) { /* sift down */
+				int l = 2 * k + 1, r = l + 1, m = k;
+				if (l < hn && heap[l] < heap[m])
+					m = l;
+				if (r < hn && heap[r] < heap[m])
+					m = r;
+				if (m == k)
+					break;
+				int tmp = heap[k];
+				heap[k] = heap[m];
+				heap[m] = tmp;
+				k = m;
 			}
 			placed[pick] = 1;
 			order[done++] = pick;
-			for (int i = 0; i < ops[pick].noutputs; i++)
-				for (int o = 0; o < nops; o++)
-					for (int j = 0; j < ops[o].ninputs; j++)
-						if (ops[o].in[j] == ops[pick].out[i])
-							indeg[o]--;
+			for (int i = 0; i < ops[pick].noutputs; i++) {
+				int t = ops[pick].out[i];
+				for (int c = cstart[t]; c < cstart[t + 1]; c++) {
+					int o = clist[c];
+					if (--indeg[o] != 0)
+						continue;
+					int k = hn++; /* sift up */
+					heap[k] = o;
+					while (k > 0 && heap[(k - 1) / 2] > heap[k]) {
+						int tmp = heap[k];
+						heap[k] = heap[(k - 1) / 2];
+						heap[(k - 1) / 2] = tmp;
+						k = (k - 1) / 2;
+					}
+				}
+			}
 		}
+		free(cstart);
+		free(clist);
+		free(heap);
 		free(placed);
+		if (st)
+			goto cleanup;
 	}
 	g->nops = nops;
 	g->ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *g->ops);
