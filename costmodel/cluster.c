@@ -2,7 +2,7 @@
  * its source in docs/cost-model.md; change both together. */
 #include "costmodel/cluster.h"
 
-#include "planner/checkpoint.h"
+#include "planner/graph.h"
 #include "planner/parse.h"
 
 #include <cjson/cJSON.h>

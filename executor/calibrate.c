@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "search/ve.h"
-#include "topology/fit.h"
+#include "planner/clock.h"
+#include "costmodel/fit.h"
 
 #define NGEMM 6
 static const int64_t gemm_n[NGEMM] = {32, 64, 128, 256, 512, 1024};
@@ -79,19 +79,19 @@ static int agree_reps(calib *c, pl_comm *cm, int idx, double one_s, long *reps)
 static int measure(calib *c, int64_t rank, pl_comm *cm, int64_t n, int (*once)(void *arg),
                    void *arg, double *out)
 {
-	double t = ve_now();
+	double t = pl_now();
 	if (once(arg))
 		return -1;
 	long reps;
-	if (agree_reps(c, cm, (int)rank, ve_now() - t, &reps) || barrier(c, cm, (int)rank))
+	if (agree_reps(c, cm, (int)rank, pl_now() - t, &reps) || barrier(c, cm, (int)rank))
 		return -1;
 	double w[WINDOWS];
 	for (int win = 0; win < WINDOWS; win++) {
-		c->start[rank] = ve_now();
+		c->start[rank] = pl_now();
 		for (long r = 0; r < reps; r++)
 			if (once(arg))
 				return -1;
-		c->end[rank] = ve_now();
+		c->end[rank] = pl_now();
 		if (barrier(c, cm, (int)rank))
 			return -1;
 		double lo = c->start[0], hi = c->end[0];

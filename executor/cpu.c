@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "search/ve.h"
+#include "planner/clock.h"
 
 struct pl_comm {
 	pl_backend *b;
@@ -66,13 +66,13 @@ static int barrier(pl_comm *cm, int idx)
 		pthread_mutex_unlock(&cm->mu);
 		return pl_ranks_failed(&c->rk) ? -1 : 0;
 	}
-	double t0 = ve_now();
+	double t0 = pl_now();
 	while (gen == cm->gen) {
 		if (pl_ranks_failed(&c->rk)) {
 			pthread_mutex_unlock(&cm->mu);
 			return -1;
 		}
-		if (ve_now() - t0 > c->timeout_s) {
+		if (pl_now() - t0 > c->timeout_s) {
 			pthread_mutex_unlock(&cm->mu);
 			char m[160];
 			snprintf(m, sizeof m,

@@ -26,7 +26,7 @@
 #include "executor/cuda_kernels.h"
 #include "executor/ranks.h"
 #include "planner/ops.h"
-#include "search/ve.h"
+#include "planner/clock.h"
 
 _Static_assert(PL_MAX_RANK == PLK_MAX_RANK, "the kernels' shapes hold every tensor rank");
 
@@ -112,7 +112,7 @@ static int wait_rank(pl_backend *b, int64_t rank, ncclComm_t *nc, const char *wh
 {
 	cuda *c = b->impl;
 	crank *r = rk(b, rank);
-	double t0 = ve_now();
+	double t0 = pl_now();
 	for (;;) {
 		ncclResult_t ns = ncclSuccess;
 		if (nc && *nc)
@@ -131,7 +131,7 @@ static int wait_rank(pl_backend *b, int64_t rank, ncclComm_t *nc, const char *wh
 			return 0;
 		} else if (pl_ranks_failed(&c->rk)) {
 			bad = "";
-		} else if (nc && ve_now() - t0 > c->timeout_s) {
+		} else if (nc && pl_now() - t0 > c->timeout_s) {
 			snprintf(m, sizeof m, "%s waited %.0f s for the other ranks", what,
 			         c->timeout_s);
 			bad = m;

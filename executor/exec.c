@@ -19,7 +19,7 @@
 
 #include "planner/layout.h"
 #include "planner/ops.h"
-#include "search/ve.h"
+#include "planner/clock.h"
 
 enum { IN_DATA, IN_ALIAS, IN_REDIST };
 
@@ -452,7 +452,7 @@ static int forward(rankctx *rc)
 			return failed(rc, m);
 		}
 		pl_xt in[PL_MAX_OP_INPUTS], out, saved;
-		double t0 = ve_now();
+		double t0 = pl_now();
 		for (int i = 0; i < op->ninputs; i++) {
 			xin *xi = &ex->in[o][i];
 			float *b = st->inb[o][i];
@@ -465,7 +465,7 @@ static int forward(rankctx *rc)
 			to_xt(&xi->l, b, &in[i]);
 		}
 		to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
-		double t1 = ve_now();
+		double t1 = pl_now();
 		pl_kctx k;
 		saved.v = st->saved[o];
 		kctx_init(rc, o, &k, &saved);
@@ -477,7 +477,7 @@ static int forward(rankctx *rc)
 			                              : failed(rc, "out of memory in a kernel");
 		if (rc->rank == 0) {
 			ex->prof[2 * o + 1] += t1 - t0;
-			ex->prof[2 * o] += ve_now() - t1;
+			ex->prof[2 * o] += pl_now() - t1;
 		}
 	}
 	return 0;
@@ -507,7 +507,7 @@ static int backward(rankctx *rc)
 			continue;
 		pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
 		memset(din, 0, sizeof din);
-		double t0 = ve_now(), tc = 0;
+		double t0 = pl_now(), tc = 0;
 		int bad = 0;
 		for (int i = 0; i < op->ninputs; i++) {
 			xin *xi = &ex->in[o][i];
@@ -533,7 +533,7 @@ static int backward(rankctx *rc)
 			int t = xi->tensor;
 			size_t n = local_elems(&ex->home[t]);
 			float *add = din[i].v;
-			double tb = ve_now();
+			double tb = pl_now();
 			if (xi->owner) {
 				if (xi->sync.naxes) {
 					int idx;
@@ -545,7 +545,7 @@ static int backward(rankctx *rc)
 				add = scratch(ex, R, n);
 				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
 			}
-			tc += ve_now() - tb;
+			tc += pl_now() - tb;
 			if (!bad)
 				bad = be->add(be, R, st->dval[t], add, n);
 			if (add != din[i].v)
@@ -554,7 +554,7 @@ static int backward(rankctx *rc)
 		for (int i = 0; i < op->ninputs; i++)
 			unscratch(ex, R, din[i].v);
 		if (rc->rank == 0) {
-			ex->prof[2 * o] += ve_now() - t0 - tc;
+			ex->prof[2 * o] += pl_now() - t0 - tc;
 			ex->prof[2 * o + 1] += tc;
 		}
 		if (bad)
@@ -580,12 +580,12 @@ static int update(rankctx *rc)
 	for (int t = 0; t < ex->g->ntensors; t++) {
 		if (ex->owner[t] < 0 || !st->dval[t])
 			continue;
-		double t0 = ve_now();
+		double t0 = pl_now();
 		if (ex->be->update(ex->be, rc->rank, &u, st->val[t], st->dval[t], st->m[t],
 		                   st->v[t], local_elems(&ex->home[t])))
 			return -1;
 		if (rc->rank == 0)
-			ex->prof[2 * ex->owner[t]] += ve_now() - t0;
+			ex->prof[2 * ex->owner[t]] += pl_now() - t0;
 	}
 	return 0;
 }

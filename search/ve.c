@@ -15,13 +15,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "planner/clock.h"
 #include "planner/parallel.h"
 
 double ve_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return pl_now();
 }
 
 int ve_init(ve *v, int nvar, const int *dom)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "topology/fit.h"
+#include "costmodel/fit.h"
 
 #define MAXDEV   64
 #define MAXSIZES 40

@@ -4,7 +4,7 @@
  * (ncclCommInitAll), or over the GPUs of several processes (one each, across
  * nodes too), 8 B up to max_bytes, timed with CUDA events after a
  * warm-up, fitted per collective and group size with the size-range alpha/
- * beta fit of topology/fit.h. With one GPU: the GEMM curve and one-rank NCCL
+ * beta fit of costmodel/fit.h. With one GPU: the GEMM curve and one-rank NCCL
  * times (no bus traffic to fit). Built when CUDA and NCCL are found;
  * otherwise it reports that and fails. */
 #ifndef PL_CALIBRATE_GPU_H

@@ -5,7 +5,7 @@
  * from the right. */
 #include "topology/nccltests.h"
 
-#include "topology/fit.h"
+#include "costmodel/fit.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

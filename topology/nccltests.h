@@ -51,7 +51,7 @@ struct cJSON;
 /* Fits the cluster's collectives to logs whose coll, ranks and hosts are
  * known (the caller fills what a log does not print): for each collective,
  * link class (intra_node when a log ran on one host) and rank count, up to
- * four alpha-beta lines over ranges of message sizes (topology/fit.h),
+ * four alpha-beta lines over ranges of message sizes (costmodel/fit.h),
  * points of logs with the same key fitted together. The link defaults
  * become the all-reduce fit of the largest group (alpha of the smallest
  * messages, beta of the largest); nodes and devices_per_node grow to hold

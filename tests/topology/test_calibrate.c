@@ -18,7 +18,7 @@
 #include "costmodel/cluster.h"
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
-#include "topology/fit.h"
+#include "costmodel/fit.h"
 
 static double rel(double a, double b)
 {

@@ -17,7 +17,7 @@
 
 #include "costmodel/cluster.h"
 #include "planner/checkpoint.h"
-#include "topology/fit.h"
+#include "costmodel/fit.h"
 #include "topology/nccltests.h"
 
 static double rel(double a, double b)

@@ -1,5 +1,5 @@
 /* Weighted linear least squares, the one fit behind the calibrations. */
-#include "topology/fit.h"
+#include "costmodel/fit.h"
 
 #include <math.h>
 #include <stdlib.h>
