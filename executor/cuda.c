@@ -644,7 +644,15 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 			                          din[0].n, 1)
 			                : 0;
 		return cu_copy(b, R, out->v, out->n, in[0].v, out->n, out->n, 1);
-	default: {
+	case PL_OP_COUNT: return -1; /* no kernel */
+	case PL_OP_RELU:
+	case PL_OP_GELU:
+	case PL_OP_SILU:
+	case PL_OP_TANH:
+	case PL_OP_SIGMOID:
+	case PL_OP_DROPOUT:
+	case PL_OP_IDENTITY:
+	case PL_OP_CAST: {
 		if (din && !din[0].v)
 			return 0;
 		int kind = pl_kernel_unary_kind(op->type);

@@ -64,8 +64,27 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_TANH: return PLK_TANH;
 	case PL_OP_SIGMOID: return PLK_SIGMOID;
 	case PL_OP_DROPOUT: return PLK_DROPOUT;
-	default: return PLK_IDENTITY; /* Identity, Cast (computed in fp32) */
+	case PL_OP_IDENTITY:
+	case PL_OP_CAST: return PLK_IDENTITY; /* computed in fp32 */
+	case PL_OP_MATMUL:
+	case PL_OP_ADD:
+	case PL_OP_SUB:
+	case PL_OP_MUL:
+	case PL_OP_DIV:
+	case PL_OP_SOFTMAX:
+	case PL_OP_LAYERNORM:
+	case PL_OP_RMSNORM:
+	case PL_OP_GATHER:
+	case PL_OP_RESHAPE:
+	case PL_OP_TRANSPOSE:
+	case PL_OP_REDUCESUM:
+	case PL_OP_REDUCEMEAN:
+	case PL_OP_SCE:
+	case PL_OP_MOE_DISPATCH:
+	case PL_OP_MOE_COMBINE:
+	case PL_OP_COUNT: break; /* not element-wise */
 	}
+	return -1;
 }
 
 /* global flat index of local element i of out (for Dropout masks) */
@@ -582,11 +601,20 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 			memcpy(out->v, in[0].v, sizeof(float) * out->n);
 		}
 		return 0;
-	default:
+	case PL_OP_RELU:
+	case PL_OP_GELU:
+	case PL_OP_SILU:
+	case PL_OP_TANH:
+	case PL_OP_SIGMOID:
+	case PL_OP_DROPOUT:
+	case PL_OP_IDENTITY:
+	case PL_OP_CAST:
 		if (din && !din[0].v)
 			return 0;
 		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_COUNT: break;
 	}
+	return -1; /* no kernel: an op type added to the IR without one */
 }
 
 int pl_kernel_forward(pl_kctx *k, pl_xt *in, pl_xt *out)
