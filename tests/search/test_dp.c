@@ -172,6 +172,12 @@ static void dp_equals_brute(void **state)
 	              free_runs, binding, ilp_fractional, ilp_mm_fixed, ilp_lagrange, infeasible);
 	assert_true(binding >= 100);
 	assert_true(free_runs >= 100);
+	/* each of ilp's paths ran on some graph: branch and bound, after dp's
+	 * min-marginal fixing, and the Lagrangian bound alone */
+	assert_true(ilp_fractional >= 10);
+	assert_true(ilp_mm_fixed >= 10);
+	assert_true(ilp_lagrange >= 1);
+	assert_true(infeasible >= 1);
 }
 
 static void repeated_blocks_equal_brute(void **state)
@@ -221,6 +227,7 @@ static void repeated_blocks_equal_brute(void **state)
 	              n, runs_seen, binding, layer_bb);
 	assert_true(binding >= 20);
 	assert_true(runs_seen >= 20); /* the compression was exercised */
+	assert_true(layer_bb >= 1);   /* and ilp's branch and bound over layers */
 }
 
 /* A mixture-of-experts layer: dispatch, a batched expert MatMul, combine.
