@@ -52,7 +52,7 @@ static const char *const top_help =
     "  run MODEL          train a few steps under a plan on CPU ranks (--strategy CKPT)\n"
     "  calibrate          measure a backend, or read nccl-tests logs; write a cluster file\n"
     "  topology           find the GPUs, NVLinks and NICs with hwloc; write a cluster file\n"
-    "  bench              planned; not in this version (benchmarks/ has the scripts)\n"
+    "  bench MODEL        run several search modes side by side (table, --csv, --plot)\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -973,6 +973,224 @@ done:
 	return rc;
 }
 
+/* ---- bench ---- */
+
+static const char *const bench_help =
+    "usage: planner bench MODEL [options]\n"
+    "\n"
+    "Runs several search modes on one model and cluster and prints them side by side:\n"
+    "search time, step time, peak memory per device, the step against the fastest mode's,\n"
+    "and whether the plan is proven optimal. A mode that fails says why in its row.\n"
+    "\n"
+    "options:\n"
+    "  --modes LIST          comma-separated: dp, rec, ilp, auto, propagate, brute\n"
+    "                        (default dp,rec,ilp,auto)\n"
+    "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
+    "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
+    "  --time-limit SECONDS  for each mode\n"
+    "  --job                 whole-job plans, each mode as the inner searcher\n"
+    "  --csv                 CSV on stdout instead of the table\n"
+    "  --plot FILE.svg       also a bar chart of step and search time (needs gnuplot;\n"
+    "                        without it the table alone, and a note on stderr)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "exit status: 0 when some mode planned (rows of the others say why), else the\n"
+    "first mode's failure (2, 3 or 4).\n"
+    "\n"
+    "example:\n"
+    "  planner bench examples/gpt-small.json --devices 8 --modes dp,rec,ilp --csv\n";
+
+typedef struct bench_row {
+	char mode[32];
+	int ok, proven;
+	double search_s, step_s, mem;
+	char why[sizeof(pl_err)];
+} bench_row;
+
+static void bench_plot(const char *file, const bench_row *rows, int n)
+{
+	FILE *gp = popen("gnuplot 2>/dev/null", "w");
+	if (!gp) {
+		fprintf(stderr, "planner bench: gnuplot not found; no plot written\n");
+		return;
+	}
+	fprintf(gp, "set terminal svg size 720,360\nset output '%s'\n", file);
+	fprintf(gp, "set style data histograms\nset style fill solid 0.8\nset boxwidth 0.8\n"
+	            "set ylabel 'seconds'\nset y2label 'search seconds'\nset ytics nomirror\n"
+	            "set y2tics\nset key top left\n$d << EOD\n");
+	for (int k = 0; k < n; k++)
+		if (rows[k].ok)
+			fprintf(gp, "%s %.9g %.9g\n", rows[k].mode, rows[k].step_s,
+			        rows[k].search_s);
+	fprintf(gp, "EOD\nplot $d using 2:xtic(1) title 'step', '' using 3 axes x1y2 title "
+	            "'search'\n");
+	if (pclose(gp) != 0)
+		fprintf(stderr,
+		        "planner bench: gnuplot failed or is not installed; no plot written\n");
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	common co = {0};
+	const char *modes = "dp,rec,ilp,auto", *plot = NULL;
+	double limit = -1, tlimit = 0;
+	int csv = 0;
+	pl_job_request jr = PL_JOB_REQUEST_INIT;
+	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	                                     {"modes", required_argument, 0, 'm'},
+	                                     {"memory-limit", required_argument, 0, 'M'},
+	                                     {"time-limit", required_argument, 0, 't'},
+	                                     {"job", no_argument, 0, 'J'},
+	                                     {"csv", no_argument, 0, 'C'},
+	                                     {"plot", required_argument, 0, 'P'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+		case 'c':
+		case OPT_RESERVE: {
+			int rc = common_opt(ch, optarg, &co, "bench");
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'm': modes = optarg; break;
+		case 'M':
+			if (pl_parse_limit(optarg, &limit))
+				return pl_cli_usage(
+				    "bench",
+				    "--memory-limit %s: expected bytes > 0 such as 80G, "
+				    "or 'none'",
+				    optarg);
+			break;
+		case 't': {
+			char *end;
+			tlimit = strtod(optarg, &end);
+			if (*end || end == optarg || !(tlimit > 0) || !isfinite(tlimit))
+				return pl_cli_usage(
+				    "bench", "--time-limit %s: expected seconds > 0", optarg);
+			break;
+		}
+		case 'J': jr.all = 1; break;
+		case 'C': csv = 1; break;
+		case 'P': plot = optarg; break;
+		case 'h': fputs(bench_help, stdout); return 0;
+		default:
+			return pl_cli_usage("bench", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return pl_cli_usage("bench", "expected one MODEL file%s",
+		                    optind < argc - 1 ? ", got more" : "");
+	/* the modes, checked before anything runs */
+	char list[256];
+	snprintf(list, sizeof list, "%s", modes);
+	bench_row rows[16];
+	int n = 0;
+	for (char *save = NULL, *m = strtok_r(list, ",", &save); m;
+	     m = strtok_r(NULL, ",", &save)) {
+		if (!pl_searcher_get(m))
+			return pl_cli_usage(
+			    "bench",
+			    "--modes: '%s' is not a mode (dp, rec, ilp, auto, propagate, "
+			    "brute)",
+			    m);
+		if (n == 16)
+			return pl_cli_usage("bench", "--modes: at most %d modes", 16);
+		memset(&rows[n], 0, sizeof rows[n]);
+		snprintf(rows[n++].mode, sizeof rows[0].mode, "%s", m);
+	}
+	if (!n)
+		return pl_cli_usage("bench", "--modes: expected at least one mode%s", "");
+	pl_err err = {{0}};
+	pl_graph *g = NULL;
+	pl_cluster cl;
+	pl_status st, first = PL_OK;
+	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
+	    (st = resolve_cluster(&co, &cl, &err))) {
+		pl_graph_free(g);
+		return pl_cli_fail(st, &err);
+	}
+	int planned = 0;
+	double best = INFINITY;
+	for (int k = 0; k < n; k++) {
+		pl_plan_opts po = {.mode = rows[k].mode,
+		                   .so = {.memory_limit = limit < 0 ? cl.memory_bytes : limit,
+		                          .time_limit_s = tlimit}};
+		cJSON *ck = NULL;
+		pl_err e = {{0}};
+		double secs = 0;
+		st = pl_plan_opts_job(&po, &jr, 0, &e);
+		if (!st)
+			st = pl_plan_search(g, &cl, &po, &ck, &secs, &e);
+		if (st) {
+			if (!first) {
+				first = st;
+				err = e;
+			}
+			snprintf(rows[k].why, sizeof rows[k].why, "%s", e.msg);
+			continue;
+		}
+		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+		rows[k].ok = 1;
+		rows[k].search_s = secs;
+		rows[k].step_s = num(cost, "step_seconds", NAN);
+		rows[k].mem = num(cost, "peak_memory_bytes", NAN);
+		rows[k].proven = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(ck, "search"), "optimal"));
+		best = fmin(best, rows[k].step_s);
+		planned++;
+		cJSON_Delete(ck);
+	}
+	if (csv)
+		puts(
+		    "mode,search_seconds,step_seconds,peak_memory_bytes,step_vs_best,proven,error");
+	else
+		printf("model %s on %s (%lld devices)%s\n%-10s %12s %14s %12s %9s %7s\n", g->name,
+		       cl.name, (long long)pl_cluster_devices_total(&cl),
+		       jr.all ? ", whole job" : "", "mode", "search s", "step s", "memory",
+		       "vs best", "proven");
+	for (int k = 0; k < n; k++) {
+		const bench_row *r = &rows[k];
+		if (csv) {
+			/* the error text quoted as CSV does ("" for a quote) */
+			char q[2 * sizeof(pl_err)];
+			size_t j = 0;
+			for (const char *c = r->why; *c && j + 3 < sizeof q; c++) {
+				if (*c == '"')
+					q[j++] = '"';
+				q[j++] = *c;
+			}
+			q[j] = 0;
+			if (r->ok)
+				printf("%s,%.6g,%.9g,%.0f,%.6f,%s,\n", r->mode, r->search_s,
+				       r->step_s, r->mem, r->step_s / best,
+				       r->proven ? "true" : "false");
+			else
+				printf("%s,,,,,,\"%s\"\n", r->mode, q);
+		} else if (r->ok) {
+			char mb[32];
+			fmt_bytes(r->mem, mb, sizeof mb);
+			printf("%-10s %12.3f %14.6f %12s %9.4f %7s\n", r->mode, r->search_s,
+			       r->step_s, mb, r->step_s / best, r->proven ? "yes" : "no");
+		} else {
+			printf("%-10s %s\n", r->mode, r->why);
+		}
+	}
+	if (plot && planned)
+		bench_plot(plot, rows, n);
+	pl_graph_free(g);
+	if (!planned)
+		return pl_cli_fail(first, &err);
+	return 0;
+}
+
 /* ---- explain ---- */
 
 static int cmd_explain(int argc, char **argv)
@@ -1314,10 +1532,8 @@ int main(int argc, char **argv)
 		return pl_cmd_calibrate(argc, argv);
 	if (!strcmp(cmd, "topology"))
 		return pl_cmd_topology(argc, argv);
-	if (!strcmp(cmd, "bench")) {
-		fprintf(stderr, "planner %s: not available in this version\n", cmd);
-		return 2;
-	}
+	if (!strcmp(cmd, "bench"))
+		return cmd_bench(argc, argv);
 	fprintf(stderr, "planner: unknown command '%s'\n%s", cmd, top_help);
 	return 2;
 }

@@ -580,8 +580,20 @@ jq '.optimizer_shard = 2' "$T/fixed.plan" > "$T/z2pp.plan"
 check "cost: a plan with ZeRO 2 over 4 pipeline stages exits 2 (DeepSpeed does not run it)" \
   '[ $? -eq 2 ] && grep -q "optimizer_shard 2 with 4 pipeline stages" "$T/err"'
 
+# --- bench: the modes side by side
+"$PLANNER" bench "$SRC/examples/gpt-small.json" --devices 8 --modes dp,rec,brute --csv > "$T/b.csv" 2> "$T/err"
+check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, brute's refusal in its row" \
+  '[ $? -eq 0 ] && [ "$(head -1 "$T/b.csv")" = "mode,search_seconds,step_seconds,peak_memory_bytes,step_vs_best,proven,error" ] &&
+   grep -q "^dp,.*,1.000000,true,$" "$T/b.csv" && grep -q "^rec,.*,false,$" "$T/b.csv" && grep -q "^brute,,,,,,\".*too many" "$T/b.csv"'
+check "... bench's dp step is search's" \
+  '[ "$(grep "^dp," "$T/b.csv" | cut -d, -f3)" = "$("$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --json | jq .cost.step_seconds | xargs printf %.9g)" ]'
+"$PLANNER" bench "$SRC/examples/gpt-small.json" --modes brute > /dev/null 2> "$T/err"
+check "bench: every mode failing exits with the first one's status" '[ $? -eq 2 ] && grep -q "too many" "$T/err"'
+"$PLANNER" bench "$SRC/examples/gpt-small.json" --modes dp,nope > /dev/null 2> "$T/err"
+check "bench: an unknown mode exits 2 naming it" '[ $? -eq 2 ] && grep -q "nope" "$T/err"'
+
 # --- --help on every command
-for c in search cost strategies explain run calibrate topology; do
+for c in search cost strategies explain run calibrate topology bench; do
   "$PLANNER" $c --help > "$T/help" 2>&1
   check "planner $c --help" '[ $? -eq 0 ] && grep -q "usage: planner $c" "$T/help"'
 done
