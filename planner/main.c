@@ -65,6 +65,9 @@ typedef struct common {
 	long long devices;
 	int has_reserve;
 	double reserve; /* --memory-reserve */
+	int has_limit;
+	double limit;  /* search's and bench's --memory-limit (0: none) */
+	double tlimit; /* --time-limit (0: none) */
 } common;
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
@@ -94,7 +97,32 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->has_reserve = 1;
 		return 0;
 	}
+	if (ch == 'M') {
+		if (pl_parse_limit(arg, &co->limit))
+			return pl_cli_usage(
+			    cmd,
+			    "--memory-limit %s: expected bytes > 0 such as 80e9, 80G, "
+			    "75GiB, or 'none'",
+			    arg);
+		co->has_limit = 1;
+		return 0;
+	}
+	if (ch == 't') {
+		char *end;
+		co->tlimit = strtod(arg, &end);
+		if (*end || end == arg || !(co->tlimit > 0) || !isfinite(co->tlimit))
+			return pl_cli_usage(cmd, "--time-limit %s: expected seconds > 0", arg);
+		return 0;
+	}
 	return -1;
+}
+
+/* The search options --memory-limit and --time-limit give (the limit: the
+ * device's memory unless given). */
+static pl_search_opts common_search_opts(const common *co, const pl_cluster *cl)
+{
+	return (pl_search_opts){.memory_limit = co->has_limit ? co->limit : cl->memory_bytes,
+	                        .time_limit_s = co->tlimit};
 }
 
 /* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
@@ -416,7 +444,6 @@ static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
 	const char *mode = "dp", *load = NULL, *out = NULL;
-	double limit = -1, tlimit = 0;
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
@@ -458,6 +485,8 @@ static int cmd_search(int argc, char **argv)
 		switch (ch) {
 		case 'd':
 		case 'c':
+		case 'M':
+		case 't':
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -465,23 +494,7 @@ static int cmd_search(int argc, char **argv)
 			break;
 		}
 		case 'm': mode = optarg; break;
-		case 'M':
-			if (pl_parse_limit(optarg, &limit))
-				return pl_cli_usage(
-				    "search",
-				    "--memory-limit %s: expected bytes > 0 such as 80e9, "
-				    "80G, 75GiB, or 'none'",
-				    optarg);
-			break;
 		case 'l': load = optarg; break;
-		case 't': {
-			char *end;
-			tlimit = strtod(optarg, &end);
-			if (*end || end == optarg || !(tlimit > 0))
-				return pl_cli_usage(
-				    "search", "--time-limit %s: expected seconds > 0", optarg);
-			break;
-		}
 		case 'o': out = optarg; break;
 		case 'P': {
 			long long v;
@@ -608,8 +621,9 @@ static int cmd_search(int argc, char **argv)
 		po.keep = loaded;
 		po.keep_where = load;
 	}
-	po.so = (pl_search_opts){.memory_limit = limit < 0 ? cl.memory_bytes : limit,
-	                         .time_limit_s = tlimit,
+	pl_search_opts lim = common_search_opts(&co, &cl);
+	po.so = (pl_search_opts){.memory_limit = lim.memory_limit,
+	                         .time_limit_s = lim.time_limit_s,
 	                         .pareto_cap = cap,
 	                         .dump_lp = dump_lp,
 	                         .ilp_cost_edges = cost_edges > 0,
@@ -1033,7 +1047,6 @@ static int cmd_bench(int argc, char **argv)
 {
 	common co = {0};
 	const char *modes = "dp,rec,ilp,auto", *plot = NULL;
-	double limit = -1, tlimit = 0;
 	int csv = 0;
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
 	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
@@ -1053,6 +1066,8 @@ static int cmd_bench(int argc, char **argv)
 		switch (ch) {
 		case 'd':
 		case 'c':
+		case 'M':
+		case 't':
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -1060,22 +1075,6 @@ static int cmd_bench(int argc, char **argv)
 			break;
 		}
 		case 'm': modes = optarg; break;
-		case 'M':
-			if (pl_parse_limit(optarg, &limit))
-				return pl_cli_usage(
-				    "bench",
-				    "--memory-limit %s: expected bytes > 0 such as 80G, "
-				    "or 'none'",
-				    optarg);
-			break;
-		case 't': {
-			char *end;
-			tlimit = strtod(optarg, &end);
-			if (*end || end == optarg || !(tlimit > 0) || !isfinite(tlimit))
-				return pl_cli_usage(
-				    "bench", "--time-limit %s: expected seconds > 0", optarg);
-			break;
-		}
 		case 'J': jr.all = 1; break;
 		case 'C': csv = 1; break;
 		case 'P': plot = optarg; break;
@@ -1120,9 +1119,7 @@ static int cmd_bench(int argc, char **argv)
 	int planned = 0;
 	double best = INFINITY;
 	for (int k = 0; k < n; k++) {
-		pl_plan_opts po = {.mode = rows[k].mode,
-		                   .so = {.memory_limit = limit < 0 ? cl.memory_bytes : limit,
-		                          .time_limit_s = tlimit}};
+		pl_plan_opts po = {.mode = rows[k].mode, .so = common_search_opts(&co, &cl)};
 		cJSON *ck = NULL;
 		pl_err e = {{0}};
 		double secs = 0;
