@@ -3,6 +3,7 @@
 #include "costmodel/cluster.h"
 
 #include "planner/graph.h"
+#include "planner/json.h"
 #include "planner/parse.h"
 
 #include <cjson/cJSON.h>
@@ -628,23 +629,10 @@ pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)
 	pl_status rs = pl_read_file(path, &buf, &len, err);
 	if (rs)
 		return rs;
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-	pl_status st;
-	if (!root) {
-		int line = 1, col = 1;
-		for (const char *p = buf; end && p < end; p++) {
-			if (*p == '\n') {
-				line++;
-				col = 1;
-			} else {
-				col++;
-			}
-		}
-		st = pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", path, line, col);
-	} else {
+	cJSON *root;
+	pl_status st = pl_json_parse(buf, len, path, &root, err);
+	if (!st)
 		st = pl_cluster_from_json(c, root, path, err);
-	}
 	cJSON_Delete(root);
 	free(buf);
 	return st;

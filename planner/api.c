@@ -9,6 +9,7 @@
 
 #include "executor/exec.h"
 #include "planner/checkpoint.h"
+#include "planner/json.h"
 #include "planner/parse.h"
 #include "planner/plan.h"
 #include "planner/planner.h"
@@ -513,9 +514,9 @@ static pl_status read_json(planner_ctx *ctx, const char *path, cJSON **out)
 	pl_status st = pl_read_file(path, &text, &len, &ctx->err);
 	if (st)
 		return st;
-	*out = cJSON_ParseWithLength(text, len);
+	st = pl_json_parse(text, len, path, out, &ctx->err);
 	free(text);
-	return *out ? PL_OK : pl_err_set(&ctx->err, PL_EINVAL, "%s: malformed JSON", path);
+	return st;
 }
 
 int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/json.h"
 #include "planner/ops.h"
 
 static const char *const dtype_names[] = {"float32", "float16", "bfloat16", "int32", "int64"};
@@ -100,20 +101,6 @@ static pl_status get_int_array(const cJSON *a, int64_t *out, int *n, int max, in
 	}
 	*n = k;
 	return PL_OK;
-}
-
-static void line_col(const char *text, size_t len, const char *at, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (const char *p = text; p < at && p < text + len; p++) {
-		if (*p == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
 }
 
 /* ---- building ---- */
@@ -800,14 +787,10 @@ cleanup:
 static pl_status load_json(pl_graph **out, const char *text, size_t len, const char *name,
                            int64_t micro, pl_err *err)
 {
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	if (!root) {
-		int line, col;
-		line_col(text, len, end ? end : text, &line, &col);
-		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", name, line, col);
-	}
-	pl_status st = PL_OK;
+	cJSON *root;
+	pl_status st = pl_json_parse(text, len, name, &root, err);
+	if (st)
+		return st;
 	pl_graph *g = NULL;
 	pl_arena *a = pl_arena_new();
 	if (a)

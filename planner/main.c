@@ -14,6 +14,7 @@
 #include "costmodel/cost.h"
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
+#include "planner/json.h"
 #include "planner/graph.h"
 #include "planner/plan.h"
 #include "executor/exec.h"
@@ -614,10 +615,8 @@ static int cmd_search(int argc, char **argv)
 	if (load) {
 		if ((st = pl_read_file(load, &text, &len, &err)))
 			goto cleanup;
-		if (!(loaded = cJSON_ParseWithLength(text, len))) {
-			st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", load);
+		if ((st = pl_json_parse(text, len, load, &loaded, &err)))
 			goto cleanup;
-		}
 		po.keep = loaded;
 		po.keep_where = load;
 	}
@@ -827,16 +826,13 @@ static int cmd_cost(int argc, char **argv)
 			if (n == 0 || strspn(line, " \t\r\n") == (size_t)n)
 				continue;
 			snprintf(where, sizeof where, "stdin:%ld", lineno);
-			if (!(plan = cJSON_ParseWithLength(line, (size_t)n)))
-				st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", where);
+			st = pl_json_parse(line, (size_t)n, where, &plan, &err);
 		} else {
 			char *text;
 			size_t len;
 			snprintf(where, sizeof where, "%s", strategy);
 			if (!(st = pl_read_file(strategy, &text, &len, &err))) {
-				if (!(plan = cJSON_ParseWithLength(text, len)))
-					st = pl_err_set(&err, PL_EINVAL, "%s: malformed JSON",
-					                strategy);
+				st = pl_json_parse(text, len, strategy, &plan, &err);
 				free(text);
 			}
 		}
@@ -1207,12 +1203,13 @@ static int cmd_explain(int argc, char **argv)
 	pl_status st = pl_read_file(argv[1], &text, &len, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
-	cJSON *ck = cJSON_ParseWithLength(text, len);
+	cJSON *ck = NULL;
+	st = pl_json_parse(text, len, argv[1], &ck, &err);
 	free(text);
 	int rc = 0;
 	const cJSON *fmt = ck ? cJSON_GetObjectItemCaseSensitive(ck, "format") : NULL;
-	if (!ck)
-		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: malformed JSON", argv[1]), &err);
+	if (st)
+		rc = pl_cli_fail(st, &err);
 	else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
 		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL,
 		                            "%s: format: expected \"planner.strategy/1\"", argv[1]),
@@ -1405,10 +1402,8 @@ static int cmd_run(int argc, char **argv)
 	pl_cluster cl;
 	if ((st = pl_read_file(strategy, &text, &len, &err)))
 		goto done;
-	if (!(ck = cJSON_ParseWithLength(text, len))) {
-		st = pl_err_set(&err, PL_EINVAL, "%s: not valid JSON", strategy);
+	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
 		goto done;
-	}
 	cost_result cr;
 	if ((st = cost_one(g, ck, strategy, &co, 0, &cr, &cl, &splits, &err)))
 		goto done;

@@ -493,7 +493,7 @@ check "explain on a hand-written plan says what it lacks, never (null) or nan" \
 for bad in '"nodes": 1e19#nodes: expected an integer from 1 to 16777216' \
            '"nodes": 2.5#nodes: expected an integer from 1 to 16777216' \
            '"nodes": 70000, "devices_per_node": 1000#at most 16777216 devices' \
-           '"nodes": 1e999#nodes: expected a finite number' \
+           '"nodes": 1e999#nodes: the number is not finite' \
            '"nodes": 1, "devices_per_node": -3#devices_per_node: expected a finite number >= 1'; do
   printf '{"format": "planner.cluster/1", %s}' "${bad%%#*}" > "$T/hc.json"
   for cmd in search "strategies --op l0.q"; do
@@ -580,6 +580,14 @@ jq '.optimizer_shard = 2' "$T/fixed.plan" > "$T/z2pp.plan"
 check "cost: a plan with ZeRO 2 over 4 pipeline stages exits 2 (DeepSpeed does not run it)" \
   '[ $? -eq 2 ] && grep -q "optimizer_shard 2 with 4 pipeline stages" "$T/err"'
 
+# checkpoints are read as strictly as models: trailing data and twice-declared keys exit 2
+{ cat "$T/fixed.plan"; echo '{}'; } > "$T/trail.plan"
+"$PLANNER" cost "$GS" --strategy "$T/trail.plan" > /dev/null 2> "$T/err"
+check "cost: a checkpoint with data after it exits 2 naming the line" \
+  '[ $? -eq 2 ] && grep -q "trail.plan:[0-9]*:1: unexpected data after the JSON document" "$T/err"'
+sed '0,/"format":[[:space:]]*"planner.strategy\/1",/s//"format": "planner.strategy\/1", "format": "x",/' "$T/fixed.plan" > "$T/dup.plan"
+"$PLANNER" explain "$T/dup.plan" > /dev/null 2> "$T/err"
+check "explain: a key declared twice exits 2 naming it" '[ $? -eq 2 ] && grep -q "format: declared twice" "$T/err"'
 # --- bench: the modes side by side
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --devices 8 --modes dp,rec,brute --csv > "$T/b.csv" 2> "$T/err"
 check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, brute's refusal in its row" \

@@ -1,0 +1,135 @@
+#include "planner/json.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = text; p < at; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* 1 when s is valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF) */
+static int utf8_ok(const unsigned char *s)
+{
+	while (*s) {
+		unsigned c = *s++;
+		if (c < 0x80)
+			continue;
+		int n = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 ? 1 : -1;
+		if (n < 0 || c > 0xF4)
+			return 0;
+		uint32_t cp = c & (0x3Fu >> n);
+		for (int k = 0; k < n; k++, s++) {
+			if ((*s & 0xC0) != 0x80)
+				return 0;
+			cp = cp << 6 | (*s & 0x3Fu);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return 0;
+	}
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* the field path of item, as "tensors.x.shape" (into buf) */
+static void path_of(char *buf, size_t n, const char *parent, const cJSON *item, int index)
+{
+	if (item->string)
+		snprintf(buf, n, "%s%s%s", parent, parent[0] ? "." : "", item->string);
+	else
+		snprintf(buf, n, "%s[%d]", parent, index);
+}
+
+static pl_status check(const cJSON *o, const char *name, const char *where, pl_err *err)
+{
+	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
+		return pl_err_set(err, PL_EINVAL, "%s: %s: the number is not finite", name,
+		                  where[0] ? where : "(document)");
+	if (cJSON_IsString(o) && !utf8_ok((const unsigned char *)o->valuestring))
+		return pl_err_set(err, PL_EINVAL, "%s: %s: the string is not valid UTF-8", name,
+		                  where[0] ? where : "(document)");
+	if (!cJSON_IsObject(o) && !cJSON_IsArray(o))
+		return PL_OK;
+	int n = cJSON_GetArraySize(o), i = 0;
+	const char **keys = NULL;
+	if (cJSON_IsObject(o) && n > 1 && !(keys = malloc(sizeof *keys * (size_t)n)))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+	const cJSON *c;
+	pl_status st = PL_OK;
+	cJSON_ArrayForEach (c, o) {
+		char w[512];
+		path_of(w, sizeof w, where, c, i);
+		if (c->string && !utf8_ok((const unsigned char *)c->string)) {
+			st = pl_err_set(err, PL_EINVAL, "%s: %s: the key is not valid UTF-8", name,
+			                w);
+			break;
+		}
+		if (keys)
+			keys[i] = c->string;
+		i++;
+		if ((st = check(c, name, w, err)))
+			break;
+	}
+	if (!st && keys) {
+		qsort(keys, (size_t)n, sizeof *keys, cmp_str);
+		for (int k = 1; k < n && !st; k++)
+			if (!strcmp(keys[k - 1], keys[k]))
+				st = pl_err_set(
+				    err, PL_EINVAL,
+				    "%s: %s%s%s: declared twice (a key may appear once in an "
+				    "object)",
+				    name, where, where[0] ? "." : "", keys[k]);
+	}
+	free(keys);
+	return st;
+}
+
+pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err)
+{
+	*out = NULL;
+	int line, col;
+	if (memchr(text, 0, len)) {
+		line_col(text, memchr(text, 0, len), &line, &col);
+		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: a NUL byte in the file", name, line,
+		                  col);
+	}
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root) {
+		line_col(text, end && end >= text && end <= text + len ? end : text, &line, &col);
+		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", name, line, col);
+	}
+	const char *p = end;
+	while (p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	pl_status st = PL_OK;
+	if (p < text + len) {
+		line_col(text, p, &line, &col);
+		st = pl_err_set(err, PL_EINVAL, "%s:%d:%d: unexpected data after the JSON document",
+		                name, line, col);
+	} else {
+		st = check(root, name, "", err);
+	}
+	if (st)
+		cJSON_Delete(root);
+	else
+		*out = root;
+	return st;
+}

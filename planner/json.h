@@ -1,0 +1,19 @@
+/* JSON documents read strictly, one way for every file the tools read
+ * (models, clusters, checkpoints, JSON lines): cJSON parses, and this adds
+ * what cJSON lets through. */
+#ifndef PL_JSON_H
+#define PL_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "planner/status.h"
+
+/* Parses text[0..len) into *out (cJSON_Delete it). PL_EINVAL naming `name`,
+ * the line and column or the field, for: malformed JSON, anything but
+ * white space after the document, a key twice in one object, a number that
+ * is not finite (1e999), a string or key that is not valid UTF-8 or holds a
+ * NUL. PL_ENOMEM when out of memory. */
+pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err);
+
+#endif
