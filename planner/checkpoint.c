@@ -49,6 +49,26 @@ static int64_t key_off_axes(const pl_devmat *dm, const int8_t *axes, int naxes, 
  * the last) of that norm's input -- Megatron's sequence parallelism, the
  * norm regions' tokens cut over the tensor-parallel ranks. NULL when there
  * is no norm or no such split (every group would be one rank). */
+typedef struct rank_key {
+	int64_t a, b, r;
+} rank_key;
+
+static int cmp_rank_key(const void *x, const void *y)
+{
+	const rank_key *p = x, *q = y;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return (p->r > q->r) - (p->r < q->r);
+}
+
+static int cmp_rank_first(const void *x, const void *y)
+{
+	const rank_key *p = x, *q = y;
+	return (p->r > q->r) - (p->r < q->r);
+}
+
 static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh, int64_t stages,
                         const pl_layout *gl, const int8_t *tp_axes, int ntp)
 {
@@ -64,45 +84,49 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 	for (int d = 0; d + 1 < nl.rank; d++)
 		for (int k = 0; k < nl.nmap[d]; k++)
 			tok[ntok++] = nl.map[d][k];
-	/* group of rank r: the first rank with its (tp group, token group) pair */
-	int64_t *key = malloc(sizeof *key * (size_t)mesh * 2),
-	        *first = malloc(sizeof *first * (size_t)mesh),
-	        *members = malloc(sizeof *members * (size_t)mesh);
+	/* a group: the ranks with the same (tp group, token group) pair. Ranks
+	 * sorted by that pair and then by rank make each group a run, its first
+	 * member first; groups are listed by first member (n log n in the mesh). */
+	rank_key *rk = malloc(sizeof *rk * (size_t)mesh);
+	int64_t *members = malloc(sizeof *members * (size_t)mesh);
+	int64_t *start = malloc(sizeof *start * ((size_t)mesh + 1));
 	cJSON *all = NULL;
-	if (!key || !first || !members)
+	if (!rk || !members || !start)
 		goto done;
-	int64_t biggest = 1;
-	for (int64_t r = 0; r < mesh; r++) {
-		key[2 * r] = key_off_axes(&gl->dm, tp_axes, ntp, r);
-		key[2 * r + 1] = key_off_axes(&nl.dm, tok, ntok, r);
-		first[r] = r;
-		for (int64_t q = 0; q < r; q++)
-			if (first[q] == q && key[2 * q] == key[2 * r] &&
-			    key[2 * q + 1] == key[2 * r + 1]) {
-				first[r] = q;
-				break;
-			}
-	}
+	for (int64_t r = 0; r < mesh; r++)
+		rk[r] = (rank_key){key_off_axes(&gl->dm, tp_axes, ntp, r),
+		                   key_off_axes(&nl.dm, tok, ntok, r), r};
+	qsort(rk, (size_t)mesh, sizeof *rk, cmp_rank_key);
+	int64_t ng = 0, biggest = 1;
+	for (int64_t i = 0; i < mesh; i++)
+		if (i == 0 || rk[i].a != rk[i - 1].a || rk[i].b != rk[i - 1].b)
+			start[ng++] = i;
+	start[ng] = mesh;
+	for (int64_t k = 0; k < ng; k++)
+		if (start[k + 1] - start[k] > biggest)
+			biggest = start[k + 1] - start[k];
+	if (biggest == 1)
+		goto done;
+	/* the groups in the order of their first members */
+	rank_key *firsts = malloc(sizeof *firsts * (size_t)(ng + 1));
+	if (!firsts)
+		goto done;
+	for (int64_t k = 0; k < ng; k++)
+		firsts[k] = (rank_key){0, k, rk[start[k]].r};
+	qsort(firsts, (size_t)ng, sizeof *firsts, cmp_rank_first);
 	all = cJSON_CreateArray();
 	for (int64_t s = 0; s < stages; s++) /* the same position in every stage */
-		for (int64_t r = 0; r < mesh; r++) {
-			if (first[r] != r)
-				continue;
-			int n = 0;
-			for (int64_t q = r; q < mesh; q++)
-				if (first[q] == r)
-					members[n++] = q + s * mesh;
-			biggest = n > biggest ? n : biggest;
-			cJSON_AddItemToArray(all, int_array(members, n));
+		for (int64_t k = 0; k < ng; k++) {
+			int64_t g0 = firsts[k].b, n = 0;
+			for (int64_t i = start[g0]; i < start[g0 + 1]; i++)
+				members[n++] = rk[i].r + s * mesh;
+			cJSON_AddItemToArray(all, int_array(members, (int)n));
 		}
-	if (biggest == 1) {
-		cJSON_Delete(all);
-		all = NULL;
-	}
+	free(firsts);
 done:
-	free(key);
-	free(first);
+	free(rk);
 	free(members);
+	free(start);
 	return all;
 }
 
@@ -122,10 +146,12 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 		return all;
 	for (int64_t s = 0; s < stages; s++)
 		for (int64_t r = 0; r < devices; r++) {
+			/* list each group once, from its first member: the rank at
+			 * coordinate 0 on the group's axes (linear in the devices) */
+			if (pl_devmat_coord(dm, p.axes, naxes, r) != 0)
+				continue;
 			int64_t idx;
 			pl_prim_group(&p, r, members, &idx);
-			if (idx != 0) /* list each group once, from its first member */
-				continue;
 			for (int64_t k = 0; k < p.group_size; k++)
 				members[k] += s * devices;
 			cJSON_AddItemToArray(all, int_array(members, (int)p.group_size));
