@@ -219,6 +219,19 @@ static double num(const cJSON *o, const char *k, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* Prints o as one JSON line (strings escaped by cJSON) and frees it;
+ * PL_ENOMEM when it cannot. */
+static pl_status json_line(cJSON *o, pl_err *err)
+{
+	char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	if (!txt)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	puts(txt);
+	free(txt);
+	return PL_OK;
+}
+
 /* The parts of the model as the checkpoint's "parts" describes them: how
  * each part's weights and tokens are cut, where it sits. */
 static void print_parts(const cJSON *ck, FILE *out)
@@ -1186,44 +1199,195 @@ static int cmd_bench(int argc, char **argv)
 
 /* ---- explain ---- */
 
+/* A strategy checkpoint read for explain: strict JSON, the format, the
+ * strategies. PL_OK with *out, or the error in err. */
+static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
+{
+	char *text;
+	size_t len;
+	*out = NULL;
+	pl_status st = pl_read_file(path, &text, &len, err);
+	if (st)
+		return st;
+	cJSON *ck = NULL;
+	st = pl_json_parse(text, len, path, &ck, err);
+	free(text);
+	if (st)
+		return st;
+	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(ck, "format");
+	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
+		st =
+		    pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
+	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
+		st = pl_err_set(err, PL_EINVAL, "%s: parallel_strategy_item: missing", path);
+	if (st)
+		cJSON_Delete(ck);
+	else
+		*out = ck;
+	return st;
+}
+
+static double item_num(const cJSON *it, const char *k)
+{
+	return num(it, k, 0);
+}
+
+/* What differs between plans a and b of one model: the totals and their
+ * differences; per op, the strategy and stage and the differences of its
+ * time and memory; and the rest of each difference (what the per-op
+ * numbers do not add up to: the pipeline's bubble and stage balance, the
+ * peak stage, the reserve), so that the lines add up to the totals'. */
+static int explain_diff(const char *pa, const char *pb, int json)
+{
+	pl_err err = {{0}};
+	cJSON *a = NULL, *b = NULL;
+	pl_status st;
+	if ((st = read_ckpt(pa, &a, &err)) || (st = read_ckpt(pb, &b, &err))) {
+		cJSON_Delete(a);
+		return pl_cli_fail(st, &err);
+	}
+	const char *sa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	               cJSON_GetObjectItemCaseSensitive(a, "model"), "sha256")),
+	           *sb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	               cJSON_GetObjectItemCaseSensitive(b, "model"), "sha256"));
+	if (sa && sb && strcmp(sa, sb)) {
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+		return pl_cli_fail(
+		    pl_err_set(&err, PL_EINVAL,
+		               "%s and %s are plans of different models (model.sha256 "
+		               "%s and %s)",
+		               pa, pb, sa, sb),
+		    &err);
+	}
+	const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "cost"),
+	            *cb = cJSON_GetObjectItemCaseSensitive(b, "cost");
+	const cJSON *ia = cJSON_GetObjectItemCaseSensitive(a, "parallel_strategy_item"),
+	            *ib = cJSON_GetObjectItemCaseSensitive(b, "parallel_strategy_item");
+	cJSON *out = cJSON_CreateObject(), *ops = cJSON_AddArrayToObject(out, "ops");
+	double dt = 0, dm = 0; /* per-op sums */
+	int changed = 0, total = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach (x, ia) {
+		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ib, x->string);
+		total++;
+		if (!y) {
+			cJSON_Delete(a);
+			cJSON_Delete(b);
+			cJSON_Delete(out);
+			return pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: op '%s' is not in %s",
+			                              pa, x->string, pb),
+			                   &err);
+		}
+		char s1[256], s2[256];
+		fmt_strategy(cJSON_GetObjectItemCaseSensitive(x, "parallel_strategy"), s1,
+		             sizeof s1);
+		fmt_strategy(cJSON_GetObjectItemCaseSensitive(y, "parallel_strategy"), s2,
+		             sizeof s2);
+		double t = item_num(y, "compute_seconds") + item_num(y, "communication_seconds") -
+		           item_num(x, "compute_seconds") - item_num(x, "communication_seconds");
+		double m = item_num(y, "memory_bytes") - item_num(x, "memory_bytes");
+		dt += t;
+		dm += m;
+		int stage_a = (int)num(x, "stage", 0), stage_b = (int)num(y, "stage", 0);
+		if (!strcmp(s1, s2) && stage_a == stage_b && t == 0 && m == 0)
+			continue;
+		changed++;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "op", x->string);
+		cJSON_AddStringToObject(o, "a", s1);
+		cJSON_AddStringToObject(o, "b", s2);
+		cJSON_AddNumberToObject(o, "stage_a", stage_a);
+		cJSON_AddNumberToObject(o, "stage_b", stage_b);
+		cJSON_AddNumberToObject(o, "seconds_delta", t);
+		cJSON_AddNumberToObject(o, "memory_bytes_delta", m);
+		cJSON_AddItemToArray(ops, o);
+	}
+	double step_d = num(cb, "step_seconds", NAN) - num(ca, "step_seconds", NAN);
+	double mem_d = num(cb, "peak_memory_bytes", NAN) - num(ca, "peak_memory_bytes", NAN);
+	cJSON_AddNumberToObject(out, "step_seconds_delta", step_d);
+	cJSON_AddNumberToObject(out, "ops_seconds_delta", dt);
+	cJSON_AddNumberToObject(out, "rest_seconds_delta", step_d - dt);
+	cJSON_AddNumberToObject(out, "peak_memory_bytes_delta", mem_d);
+	cJSON_AddNumberToObject(out, "ops_memory_bytes_delta", dm);
+	cJSON_AddNumberToObject(out, "rest_memory_bytes_delta", mem_d - dm);
+	int rc = 0;
+	if (json) {
+		if ((st = json_line(out, &err)))
+			rc = pl_cli_fail(st, &err);
+		out = NULL;
+	} else {
+		printf("A: %s\n", pa);
+		print_totals(a, stdout);
+		printf("B: %s\n", pb);
+		print_totals(b, stdout);
+		printf("\n%d of %d ops differ\n%-28s %-28s %-28s %8s %12s %12s\n", changed, total,
+		       "op", "A", "B", "stage", "time ms", "memory");
+		cJSON_ArrayForEach (x, ops) {
+			char mb[32], st2[40];
+			double m = item_num(x, "memory_bytes_delta");
+			fmt_bytes(fabs(m), mb, sizeof mb);
+			snprintf(st2, sizeof st2, "%g>%g", item_num(x, "stage_a"),
+			         item_num(x, "stage_b"));
+			printf("%-28s %-28s %-28s %8s %+12.4f %s%11s\n",
+			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")),
+			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
+			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
+			       1e3 * item_num(x, "seconds_delta"), m < 0 ? "-" : "+", mb);
+		}
+		char m1[32], m2[32], m3[32];
+		fmt_bytes(fabs(dm), m1, sizeof m1);
+		fmt_bytes(fabs(mem_d - dm), m2, sizeof m2);
+		fmt_bytes(fabs(mem_d), m3, sizeof m3);
+		printf(
+		    "\nstep: ops %+.6f s + pipeline and schedule (bubble, stage balance) %+.6f s = "
+		    "%+.6f s\n",
+		    dt, step_d - dt, step_d);
+		printf("peak memory: ops %s%s + the rest (peak stage, in-flight micro-batches, "
+		       "reserve) %s%s = %s%s\n",
+		       dm < 0 ? "-" : "+", m1, mem_d - dm < 0 ? "-" : "+", m2,
+		       mem_d < 0 ? "-" : "+", m3);
+	}
+	cJSON_Delete(out);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	return rc;
+}
+
 static int cmd_explain(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs("usage: planner explain CKPT\n\nPrints the totals and a per-op table of a "
-		      "strategy checkpoint written by 'planner search':\nstrategy, compute and "
-		      "communication milliseconds, memory per device.\n",
+		fputs("usage: planner explain CKPT\n"
+		      "       planner explain --diff A.json B.json [--json]\n\n"
+		      "Prints the totals and a per-op table of a strategy checkpoint written by\n"
+		      "'planner search': strategy, compute and communication milliseconds, memory\n"
+		      "per device. With --diff, what differs between two plans of one model: the\n"
+		      "totals, every op whose strategy, stage, time or memory differs, and the "
+		      "rest of\n"
+		      "the step's and the peak memory's difference (pipeline bubble and balance, "
+		      "peak\n"
+		      "stage, reserve), so that the lines add up; --json prints it as one JSON "
+		      "object.\n",
 		      stdout);
 		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--diff")) {
+		int json = argc == 5 && !strcmp(argv[4], "--json");
+		if (argc != 4 && !json)
+			return pl_cli_usage("explain", "--diff: expected two CKPT files%s", "");
+		return explain_diff(argv[2], argv[3], json);
 	}
 	if (argc != 2)
 		return pl_cli_usage("explain", "expected one CKPT file%s", "");
 	pl_err err = {{0}};
-	char *text;
-	size_t len;
-	pl_status st = pl_read_file(argv[1], &text, &len, &err);
+	cJSON *ck = NULL;
+	pl_status st = read_ckpt(argv[1], &ck, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
-	cJSON *ck = NULL;
-	st = pl_json_parse(text, len, argv[1], &ck, &err);
-	free(text);
-	int rc = 0;
-	const cJSON *fmt = ck ? cJSON_GetObjectItemCaseSensitive(ck, "format") : NULL;
-	if (st)
-		rc = pl_cli_fail(st, &err);
-	else if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
-		rc = pl_cli_fail(pl_err_set(&err, PL_EINVAL,
-		                            "%s: format: expected \"planner.strategy/1\"", argv[1]),
-		                 &err);
-	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
-		rc = pl_cli_fail(
-		    pl_err_set(&err, PL_EINVAL, "%s: parallel_strategy_item: missing", argv[1]),
-		    &err);
-	else {
-		print_totals(ck, stdout);
-		print_table(ck, stdout, 0);
-	}
+	print_totals(ck, stdout);
+	print_table(ck, stdout, 0);
 	cJSON_Delete(ck);
-	return rc;
+	return 0;
 }
 
 static const char *const run_help =
@@ -1250,18 +1414,6 @@ static const char *const run_help =
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
-/* Prints o as one JSON line (strings escaped by cJSON) and frees it;
- * PL_ENOMEM when it cannot. */
-static pl_status json_line(cJSON *o, pl_err *err)
-{
-	char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
-	cJSON_Delete(o);
-	if (!txt)
-		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	puts(txt);
-	free(txt);
-	return PL_OK;
-}
 
 static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t **splits,
                                const double *prof, double steps, int json, pl_err *err)

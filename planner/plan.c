@@ -130,6 +130,13 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 		                                        p->job.virtual_stages, jp->stage[o]) *
 		                            act;
 	}
+	/* an op's communication includes the redistributions of the edges that
+	 * end at it, every micro-batch, as a per-op plan's does */
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		cm[ed->dst_op] += (double)p->job.micro_batches *
+		                  pl_cost_edge(p, e, sp[ed->src_op], sp[ed->dst_op]);
+	}
 	for (int64_t s = 0; s < pp; s++)
 		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
 	double brk[PL_CKPT_MEM];

@@ -16,7 +16,7 @@ check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 isnum() { [[ "$1" =~ ^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]]; }
 num_le() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 # num_close A B: A and B agree to 1e-9 relative (floats)
-num_close() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 1e-9 * b && -d <= 1e-9 * b) }'; }
+num_close() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; t = 1e-9 * (b < 0 ? -b : b); exit !(d <= t && -d <= t) }'; }
 
 # --- a large-batch, small-hidden MLP on 8 devices gets pure data parallel
 "$ZOO" mlp --batch 8192 --hidden 256 --layers 2 > "$T/mlp.json"
@@ -588,6 +588,21 @@ check "cost: a checkpoint with data after it exits 2 naming the line" \
 sed '0,/"format":[[:space:]]*"planner.strategy\/1",/s//"format": "planner.strategy\/1", "format": "x",/' "$T/fixed.plan" > "$T/dup.plan"
 "$PLANNER" explain "$T/dup.plan" > /dev/null 2> "$T/err"
 check "explain: a key declared twice exits 2 naming it" '[ $? -eq 2 ] && grep -q "format: declared twice" "$T/err"'
+# --- explain --diff: what differs between two plans, adding up to the totals' difference
+"$PLANNER" search "$GS" --cluster h100x8:2 -o "$T/flat.plan" > /dev/null 2>&1
+"$PLANNER" explain --diff "$T/flat.plan" "$T/fixed.plan" --json > "$T/d.json" 2> "$T/err"
+check "explain --diff: the ops' deltas and the rest add up to the step's and the peak memory's" \
+  '[ $? -eq 0 ] && jq -e "(.ops | length) > 0 and
+     ((.ops | map(.seconds_delta) | add) - .ops_seconds_delta | fabs) <= 1e-12 * (.ops_seconds_delta | fabs) + 1e-15 and
+     ((.ops_seconds_delta + .rest_seconds_delta) - .step_seconds_delta | fabs) <= 1e-12 and
+     ((.ops | map(.memory_bytes_delta) | add) - .ops_memory_bytes_delta | fabs) <= 1 and
+     ((.ops_memory_bytes_delta + .rest_memory_bytes_delta) - .peak_memory_bytes_delta | fabs) <= 1" "$T/d.json" > /dev/null'
+check "... the step delta is the two checkpoints' difference" \
+  'num_close "$(jq .step_seconds_delta "$T/d.json")" "$(jq -n "$(jq .cost.step_seconds "$T/fixed.plan") - $(jq .cost.step_seconds "$T/flat.plan")")"'
+"$PLANNER" explain --diff "$T/flat.plan" "$T/mlp.plan" > /dev/null 2> "$T/err"
+check "explain --diff of plans of two models exits 2 naming both digests" \
+  '[ $? -eq 2 ] && grep -q "plans of different models" "$T/err"'
+
 # --- bench: the modes side by side
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --devices 8 --modes dp,rec,brute --csv > "$T/b.csv" 2> "$T/err"
 check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, brute's refusal in its row" \
