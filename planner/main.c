@@ -1251,14 +1251,12 @@ static int explain_diff(const char *pa, const char *pb, int json)
 	           *sb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	               cJSON_GetObjectItemCaseSensitive(b, "model"), "sha256"));
 	if (sa && sb && strcmp(sa, sb)) {
+		st = pl_err_set(&err, PL_EINVAL,
+		                "%s and %s are plans of different models (model.sha256 %s and %s)",
+		                pa, pb, sa, sb);
 		cJSON_Delete(a);
 		cJSON_Delete(b);
-		return pl_cli_fail(
-		    pl_err_set(&err, PL_EINVAL,
-		               "%s and %s are plans of different models (model.sha256 "
-		               "%s and %s)",
-		               pa, pb, sa, sb),
-		    &err);
+		return pl_cli_fail(st, &err);
 	}
 	const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "cost"),
 	            *cb = cJSON_GetObjectItemCaseSensitive(b, "cost");
@@ -1272,12 +1270,12 @@ static int explain_diff(const char *pa, const char *pb, int json)
 		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ib, x->string);
 		total++;
 		if (!y) {
+			st = pl_err_set(&err, PL_EINVAL, "%s: op '%s' is not in %s", pa, x->string,
+			                pb);
 			cJSON_Delete(a);
 			cJSON_Delete(b);
 			cJSON_Delete(out);
-			return pl_cli_fail(pl_err_set(&err, PL_EINVAL, "%s: op '%s' is not in %s",
-			                              pa, x->string, pb),
-			                   &err);
+			return pl_cli_fail(st, &err);
 		}
 		char s1[256], s2[256];
 		fmt_strategy(cJSON_GetObjectItemCaseSensitive(x, "parallel_strategy"), s1,
