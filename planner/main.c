@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1030,11 +1031,35 @@ typedef struct bench_row {
 	char why[sizeof(pl_err)];
 } bench_row;
 
+/* whether an executable named prog is on the PATH */
+static int on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		if (n > 0 && n + strlen(prog) + 2 < sizeof dir) {
+			snprintf(dir, sizeof dir, "%.*s/%s", (int)n, path, prog);
+			if (access(dir, X_OK) == 0)
+				return 1;
+		}
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
 static void bench_plot(const char *file, const bench_row *rows, int n)
 {
+	if (!on_path("gnuplot")) {
+		fprintf(stderr, "planner bench: gnuplot not found; no plot written\n");
+		return;
+	}
+	/* a gnuplot that exits early must not take this process down */
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
 	FILE *gp = popen("gnuplot 2>/dev/null", "w");
 	if (!gp) {
-		fprintf(stderr, "planner bench: gnuplot not found; no plot written\n");
+		signal(SIGPIPE, old);
+		fprintf(stderr, "planner bench: gnuplot could not be started; no plot written\n");
 		return;
 	}
 	fprintf(gp, "set terminal svg size 720,360\nset output '%s'\n", file);
@@ -1048,8 +1073,8 @@ static void bench_plot(const char *file, const bench_row *rows, int n)
 	fprintf(gp, "EOD\nplot $d using 2:xtic(1) title 'step', '' using 3 axes x1y2 title "
 	            "'search'\n");
 	if (pclose(gp) != 0)
-		fprintf(stderr,
-		        "planner bench: gnuplot failed or is not installed; no plot written\n");
+		fprintf(stderr, "planner bench: gnuplot failed; no plot written\n");
+	signal(SIGPIPE, old);
 }
 
 static int cmd_bench(int argc, char **argv)

@@ -610,6 +610,14 @@ check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, b
    grep -q "^dp,.*,1.000000,true,$" "$T/b.csv" && grep -q "^rec,.*,false,$" "$T/b.csv" && grep -q "^brute,,,,,,\".*too many" "$T/b.csv"'
 check "... bench's dp step is search's" \
   '[ "$(grep "^dp," "$T/b.csv" | cut -d, -f3)" = "$("$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --json | jq .cost.step_seconds | xargs printf %.9g)" ]'
+"$PLANNER" bench "$SRC/examples/gpt-small.json" --modes dp,rec --plot "$T/b.svg" > "$T/out" 2> "$T/err"
+rc=$?
+if command -v gnuplot > /dev/null; then
+  check "bench --plot draws the SVG with gnuplot" '[ $rc -eq 0 ] && grep -q "<svg" "$T/b.svg"'
+else
+  check "bench --plot without gnuplot: the table, a note, exit 0" \
+    '[ $rc -eq 0 ] && grep -q "^dp " "$T/out" && grep -q "gnuplot not found" "$T/err" && [ ! -e "$T/b.svg" ]'
+fi
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --modes brute > /dev/null 2> "$T/err"
 check "bench: every mode failing exits with the first one's status" '[ $? -eq 2 ] && grep -q "too many" "$T/err"'
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --modes dp,nope > /dev/null 2> "$T/err"
