@@ -1252,11 +1252,6 @@ static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
 	return st;
 }
 
-static double item_num(const cJSON *it, const char *k)
-{
-	return num(it, k, 0);
-}
-
 /* What differs between plans a and b of one model: the totals and their
  * differences; per op, the strategy and stage and the differences of its
  * time and memory; and the rest of each difference (what the per-op
@@ -1307,9 +1302,9 @@ static int explain_diff(const char *pa, const char *pb, int json)
 		             sizeof s1);
 		fmt_strategy(cJSON_GetObjectItemCaseSensitive(y, "parallel_strategy"), s2,
 		             sizeof s2);
-		double t = item_num(y, "compute_seconds") + item_num(y, "communication_seconds") -
-		           item_num(x, "compute_seconds") - item_num(x, "communication_seconds");
-		double m = item_num(y, "memory_bytes") - item_num(x, "memory_bytes");
+		double t = num(y, "compute_seconds", 0) + num(y, "communication_seconds", 0) -
+		           num(x, "compute_seconds", 0) - num(x, "communication_seconds", 0);
+		double m = num(y, "memory_bytes", 0) - num(x, "memory_bytes", 0);
 		dt += t;
 		dm += m;
 		int stage_a = (int)num(x, "stage", 0), stage_b = (int)num(y, "stage", 0);
@@ -1348,15 +1343,15 @@ static int explain_diff(const char *pa, const char *pb, int json)
 		       "op", "A", "B", "stage", "time ms", "memory");
 		cJSON_ArrayForEach (x, ops) {
 			char mb[32], st2[40];
-			double m = item_num(x, "memory_bytes_delta");
+			double m = num(x, "memory_bytes_delta", 0);
 			fmt_bytes(fabs(m), mb, sizeof mb);
-			snprintf(st2, sizeof st2, "%g>%g", item_num(x, "stage_a"),
-			         item_num(x, "stage_b"));
+			snprintf(st2, sizeof st2, "%g>%g", num(x, "stage_a", 0),
+			         num(x, "stage_b", 0));
 			printf("%-28s %-28s %-28s %8s %+12.4f %s%11s\n",
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")),
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
-			       1e3 * item_num(x, "seconds_delta"), m < 0 ? "-" : "+", mb);
+			       1e3 * num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
 		}
 		char m1[32], m2[32], m3[32];
 		fmt_bytes(fabs(dm), m1, sizeof m1);

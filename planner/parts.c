@@ -44,7 +44,7 @@ static void op_figures(const pl_graph *g, const pl_op *op, const uint8_t *roles,
 	f->replicated = used > 0 ? mesh / used : 1;
 	for (int i = 0; i < op->ninputs; i++) {
 		const pl_tensor *t = &g->tensors[op->in[i]];
-		if (t->role != PL_ROLE_PARAM || t->rank < 2)
+		if (!pl_is_weight(t))
 			continue;
 		int64_t s = 1;
 		for (int d = 0; d < t->rank; d++)

@@ -58,13 +58,16 @@ int pl_degrees_any(const pl_degrees *d)
 	return d && (d->dp > 0 || d->tp > 0 || d->cp > 0 || d->ep > 0);
 }
 
+int pl_is_weight(const pl_tensor *t)
+{
+	return t->role == PL_ROLE_PARAM && t->rank >= 2;
+}
+
 static int reads_weight(const pl_graph *g, const pl_op *op)
 {
-	for (int i = 0; i < op->ninputs; i++) {
-		const pl_tensor *t = &g->tensors[op->in[i]];
-		if (t->role == PL_ROLE_PARAM && t->rank >= 2)
+	for (int i = 0; i < op->ninputs; i++)
+		if (pl_is_weight(&g->tensors[op->in[i]]))
 			return 1;
-	}
 	return 0;
 }
 

@@ -43,6 +43,11 @@ typedef struct pl_degrees {
 int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
                            const int64_t *split, const pl_degrees *d);
 
+/* Whether t is a weight: a param of two or more dimensions (the matmuls',
+ * embeddings' and experts' tables; not norms' scales or biases). What tensor
+ * parallelism cuts. */
+int pl_is_weight(const pl_tensor *t);
+
 /* Whether any degree is fixed. */
 int pl_degrees_any(const pl_degrees *d);
 

@@ -120,7 +120,7 @@ static int admitted(const pl_problem *p, int op, int64_t *cand, int n)
 /* With fixed degrees (--dp, --tp, ...), an op whose cut does not keep to
  * them takes the candidate (all keep to them) that costs least against its
  * neighbours as they stand, heavy ops first. */
-static void keep_degrees(recctx *c, keyed *order)
+static void repair_degrees(recctx *c, keyed *order)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -360,7 +360,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		}
 	}
 	if (p->roles)
-		keep_degrees(&c, order);
+		repair_degrees(&c, order);
 	if (polish(&c, primes, np))
 		goto nomem;
 	/* hidden blocks copy block 1 */
