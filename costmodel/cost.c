@@ -13,8 +13,8 @@
 
 #include "planner/parallel.h"
 
-static double roofline(const pl_cluster *c, pl_dtype dt, double gemm, double vec, double bytes,
-                       int kernels)
+double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
+                              double bytes, int kernels)
 {
 	double t = 0;
 	if (gemm > 0) {
@@ -106,10 +106,12 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 	pl_op_rule_get(op->type)->work(g, op, split, &w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	out->fwd_s = roofline(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd, w.kernels_fwd);
-	out->bwd_s = w.kernels_bwd ? roofline(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd, w.bytes_bwd,
-	                                      w.kernels_bwd)
-	                           : 0;
+	out->fwd_s = pl_cost_kernel_seconds(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd,
+	                                    w.kernels_fwd);
+	out->bwd_s = w.kernels_bwd
+	                 ? pl_cost_kernel_seconds(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd,
+	                                          w.bytes_bwd, w.kernels_bwd)
+	                 : 0;
 	out->act_bytes = w.saved_bytes;
 	if (p->kept) { /* a saved activation counts once, at its producer */
 		pl_layout l;

@@ -176,6 +176,12 @@ double pl_cost_redist(const pl_cluster *c, const pl_redist *r);
 double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
                             const pl_layout *grad);
 double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
+/* Seconds one device spends on `kernels` kernels doing gemm tensor-core
+ * FLOPs and vec other FLOPs over `bytes` of memory traffic in dtype dt: the
+ * roofline of docs/cost-model.md ("Compute"), which every op's forward and
+ * backward is priced with. */
+double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
+                              double bytes, int kernels);
 
 /* Layouts on the two ends of edge e (forward direction). */
 void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split,

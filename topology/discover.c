@@ -7,10 +7,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "planner/graph.h"
 
 static void busid(hwloc_obj_t pci, char *out, size_t n)
 {
@@ -153,31 +158,86 @@ static void nics(hwloc_topology_t topo, pl_topo *t)
 	}
 }
 
+static int topo_open(hwloc_topology_t *topo, const char *buf, size_t len)
+{
+	if (hwloc_topology_init(topo))
+		return -1;
+	hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	hwloc_topology_set_type_filter(*topo, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
+	hwloc_topology_set_type_filter(*topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
+	if ((buf && hwloc_topology_set_xmlbuffer(*topo, buf, (int)len)) ||
+	    hwloc_topology_load(*topo)) {
+		hwloc_topology_destroy(*topo);
+		return -1;
+	}
+	return 0;
+}
+
+/* hwloc's XML reader is not hardened against hostile files (a 468-byte file
+ * found by fuzzing makes Debian's hwloc 2.9 dereference NULL), so a user's
+ * XML is first loaded in a child process: a crash there is an error here. */
+static pl_status probe_xml(const char *buf, size_t len, const char *name, pl_err *err)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return pl_err_set(err, PL_EDEVICE, "%s: cannot start a process to read it: %s",
+		                  name, strerror(errno));
+	if (pid == 0) {
+		hwloc_topology_t topo;
+		int bad = topo_open(&topo, buf, len);
+		if (!bad)
+			hwloc_topology_destroy(topo);
+		_exit(bad ? 3 : 0);
+	}
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return pl_err_set(err, PL_EINVAL, "%s: lost the process reading it", name);
+	if (WIFSIGNALED(ws))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: hwloc crashed reading it (signal %d): not a topology "
+		                  "(expected the XML that 'lstopo FILE.xml' writes)",
+		                  name, WTERMSIG(ws));
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: not a topology hwloc can read (expected the XML that "
+		                  "'lstopo FILE.xml' writes)",
+		                  name);
+	return PL_OK;
+}
+
 pl_status pl_topo_load(pl_topo *t, const char *xml, pl_err *err)
 {
+	if (!xml)
+		return pl_topo_load_xml(t, NULL, 0, "this machine", err);
+	char *buf;
+	size_t len;
+	pl_status st = pl_read_file(xml, &buf, &len, err);
+	if (st)
+		return st;
+	st = pl_topo_load_xml(t, buf, len, xml, err);
+	free(buf);
+	return st;
+}
+
+pl_status pl_topo_load_xml(pl_topo *t, const char *buf, size_t len, const char *name, pl_err *err)
+{
 	memset(t, 0, sizeof *t);
-	snprintf(t->source, sizeof t->source, "%s", xml ? xml : "this machine");
-	if (xml) {
-		FILE *f = fopen(xml, "rb");
-		if (!f)
-			return pl_err_set(err, PL_EINVAL, "%s: cannot open: %s", xml,
-			                  strerror(errno));
-		fclose(f);
-	}
+	snprintf(t->source, sizeof t->source, "%s", name);
+	pl_status st;
+	if (buf && len > INT_MAX)
+		return pl_err_set(err, PL_EINVAL, "%s: too large for a topology (%zu bytes)", name,
+		                  len);
+	if (buf && (st = probe_xml(buf, len, name, err)))
+		return st;
 	hwloc_topology_t topo;
-	if (hwloc_topology_init(&topo))
-		return pl_err_set(err, PL_ENOMEM, "topology: hwloc could not start");
-	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
-	hwloc_topology_set_type_filter(topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if ((xml && hwloc_topology_set_xml(topo, xml)) || hwloc_topology_load(topo)) {
-		hwloc_topology_destroy(topo);
-		if (xml)
-			return pl_err_set(
-			    err, PL_EINVAL,
-			    "%s: not a topology hwloc can read (expected the XML that "
-			    "'lstopo FILE.xml' writes)",
-			    xml);
+	if (topo_open(&topo, buf, len)) {
+		if (buf)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: not a topology hwloc can read (expected the XML "
+			                  "that 'lstopo FILE.xml' writes)",
+			                  name);
 		return pl_err_set(err, PL_EDEVICE, "topology: hwloc could not load this machine");
 	}
 	t->packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);

@@ -47,6 +47,11 @@ typedef struct pl_topo {
 /* Loads the topology of this machine (xml NULL) or of an lstopo XML file.
  * An unreadable or invalid file is PL_EINVAL naming it. */
 pl_status pl_topo_load(pl_topo *t, const char *xml, pl_err *err);
+/* The same from an XML document in memory (buf NULL: this machine); name is
+ * used in messages. hwloc reads it first in a child process, so an XML that
+ * crashes hwloc is PL_EINVAL here rather than the end of the caller. */
+pl_status pl_topo_load_xml(pl_topo *t, const char *buf, size_t len, const char *name,
+                           pl_err *err);
 
 /* Records CUDA ordinals: busids[i] is the PCI bus id CUDA gives device i
  * ("0000:34:00.0", any case, domain optional). Returns how many matched. */

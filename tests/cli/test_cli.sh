@@ -160,9 +160,10 @@ lim=$(jq '(.cost.peak_memory_bytes - .cost.memory_breakdown_bytes.reserved) * 0.
   -o "$T/gsd.plan" > /dev/null 2>&1
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 --mode ilp \
   --progress --dump-lp "$T/gs.lp" -o "$T/gsi.plan" > /dev/null 2> "$T/gs.err"
+# (equal optima may be different plans whose sums differ in the last bit)
 check "--mode ilp under a binding limit proves dp's optimum, within the limit" \
   '[ "$(jq .search.optimal "$T/gsi.plan")" = true ] && [ "$(jq .search.optimal "$T/gsd.plan")" = true ] &&
-   [ "$(jq .cost.step_seconds "$T/gsi.plan")" = "$(jq .cost.step_seconds "$T/gsd.plan")" ] &&
+   num_close "$(jq .cost.step_seconds "$T/gsi.plan")" "$(jq .cost.step_seconds "$T/gsd.plan")" &&
    num_le "$(jq .cost.peak_memory_bytes "$T/gsi.plan")" "$lim"'
 dumped=$(grep -o "\b[xyn][0-9][0-9_]*" "$T/gs.lp" | sort -u | wc -l)
 solved=$(grep -o "[0-9]* columns," "$T/gs.err" | tail -1 | cut -d' ' -f1)

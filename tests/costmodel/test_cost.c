@@ -228,14 +228,56 @@ static void plan_equals_tables(void **state)
 	}
 }
 
+/* GEMM rates against published measurements of cuBLAS, not against numbers
+ * this code produced. Rows of XLA's table of bf16 GEMMs measured on H100 SXM
+ * (openxla/xla, xla/service/gpu/model/matmul_interpolator_data.h, key sm_90,
+ * batch 1; TFLOP/s) and the best shapes of Bekman's Maximum Achievable
+ * Matmul FLOPS on H100 SXM and A100 SXM (ml-engineering, compute/accelerator).
+ * Each is priced as one kernel reading A and B and writing C in bf16. */
+static double gemm_tflops(const pl_cluster *c, double m, double n, double k)
+{
+	double t = pl_cost_kernel_seconds(c, PL_DT_BFLOAT16, 2 * m * n * k, 0,
+	                                  2 * (m * k + k * n + m * n), 1);
+	return 2 * m * n * k / t / 1e12;
+}
+
+static void gemm_rates_published(void **state)
+{
+	(void)state;
+	static const double xla_h100[][4] = {
+	    {4096, 4096, 4096, 783.3}, {2048, 2048, 2048, 632.0}, {1024, 1024, 1024, 236.3},
+	    {512, 512, 512, 40.7},     {4096, 4096, 256, 392.2},  {256, 2048, 4096, 285.9},
+	    {1024, 4096, 4096, 738.5}, {4096, 512, 1024, 370.8},  {2048, 4096, 256, 299.3},
+	    {1024, 2048, 512, 237.6},  {512, 4096, 2048, 522.2},  {256, 256, 4096, 84.3},
+	};
+	pl_cluster h, a;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&h, "h100x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_preset(&a, "a100-80gx8", &err), PL_OK);
+	int n = (int)(sizeof xla_h100 / sizeof xla_h100[0]);
+	double logsum = 0;
+	for (int i = 0; i < n; i++) {
+		double r = gemm_tflops(&h, xla_h100[i][0], xla_h100[i][1], xla_h100[i][2]) /
+		           xla_h100[i][3];
+		if (r < 0.75 || r > 1.3)
+			fail_msg("H100 GEMM %gx%gx%g: predicted/measured %.3f", xla_h100[i][0],
+			         xla_h100[i][1], xla_h100[i][2], r);
+		logsum += log(r);
+	}
+	double gm = exp(logsum / n); /* no bias over the shapes */
+	assert_true(gm > 0.95 && gm < 1.05);
+	double r = gemm_tflops(&h, 6144, 17920, 2816) / 792.1;
+	assert_true(r > 0.95 && r < 1.05);
+	r = gemm_tflops(&a, 6912, 16384, 2048) / 267.9;
+	assert_true(r > 0.95 && r < 1.05);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(bus_factors),
-	    cmocka_unit_test(cluster_file),
-	    cmocka_unit_test(presets_and_link_classes),
-	    cmocka_unit_test(adam_memory),
-	    cmocka_unit_test(plan_equals_tables),
+	    cmocka_unit_test(bus_factors),  cmocka_unit_test(gemm_rates_published),
+	    cmocka_unit_test(cluster_file), cmocka_unit_test(presets_and_link_classes),
+	    cmocka_unit_test(adam_memory),  cmocka_unit_test(plan_equals_tables),
 	};
 	return cmocka_run_group_tests_name("costmodel::cost", tests, NULL, NULL);
 }

@@ -130,7 +130,7 @@ static void broken_xml_is_refused(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	pl_topo *t = malloc(sizeof *t);
-	assert_int_equal(pl_topo_load(t, "/nonexistent/topo.xml", &err), PL_EINVAL);
+	assert_int_equal(pl_topo_load(t, "/nonexistent/topo.xml", &err), PL_EIO); /* exit 2 */
 	assert_non_null(strstr(err.msg, "/nonexistent/topo.xml"));
 	int refused = 0;
 	for (int k = 0; k < 40; k++) {
