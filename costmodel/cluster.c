@@ -638,18 +638,25 @@ pl_status pl_cluster_from_json(pl_cluster *c, const cJSON *root, const char *whe
 	return st;
 }
 
+pl_status pl_cluster_load_json(pl_cluster *c, const char *text, size_t len, const char *name,
+                               pl_err *err)
+{
+	cJSON *root;
+	pl_status st = pl_json_parse(text, len, name, &root, err);
+	if (!st)
+		st = pl_cluster_from_json(c, root, name, err);
+	cJSON_Delete(root);
+	return st;
+}
+
 pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	pl_status rs = pl_read_file(path, &buf, &len, err);
-	if (rs)
-		return rs;
-	cJSON *root;
-	pl_status st = pl_json_parse(buf, len, path, &root, err);
-	if (!st)
-		st = pl_cluster_from_json(c, root, path, err);
-	cJSON_Delete(root);
+	pl_status st = pl_read_file(path, &buf, &len, err);
+	if (st)
+		return st;
+	st = pl_cluster_load_json(c, buf, len, path, err);
 	free(buf);
 	return st;
 }

@@ -62,6 +62,9 @@ pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err);
 /* Reads a planner.cluster/1 file; starts from the H100 defaults for fields
  * the file leaves out. */
 pl_status pl_cluster_load_file(pl_cluster *c, const char *path, pl_err *err);
+/* The same from a document in memory; name is used in messages. */
+pl_status pl_cluster_load_json(pl_cluster *c, const char *text, size_t len, const char *name,
+                               pl_err *err);
 /* A preset name, or a path to a cluster file if it names an existing file. */
 pl_status pl_cluster_resolve(pl_cluster *c, const char *arg, pl_err *err);
 

@@ -158,6 +158,7 @@ static void nics(hwloc_topology_t topo, pl_topo *t)
 	}
 }
 
+/* buf: NUL-terminated, len bytes before the NUL; NULL for this machine */
 static int topo_open(hwloc_topology_t *topo, const char *buf, size_t len)
 {
 	if (hwloc_topology_init(topo))
@@ -165,7 +166,7 @@ static int topo_open(hwloc_topology_t *topo, const char *buf, size_t len)
 	hwloc_topology_set_io_types_filter(*topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	hwloc_topology_set_type_filter(*topo, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
 	hwloc_topology_set_type_filter(*topo, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
-	if ((buf && hwloc_topology_set_xmlbuffer(*topo, buf, (int)len)) ||
+	if ((buf && hwloc_topology_set_xmlbuffer(*topo, buf, (int)len + 1)) ||
 	    hwloc_topology_load(*topo)) {
 		hwloc_topology_destroy(*topo);
 		return -1;
@@ -226,13 +227,24 @@ pl_status pl_topo_load_xml(pl_topo *t, const char *buf, size_t len, const char *
 	memset(t, 0, sizeof *t);
 	snprintf(t->source, sizeof t->source, "%s", name);
 	pl_status st;
-	if (buf && len > INT_MAX)
+	if (buf && len >= INT_MAX)
 		return pl_err_set(err, PL_EINVAL, "%s: too large for a topology (%zu bytes)", name,
 		                  len);
-	if (buf && (st = probe_xml(buf, len, name, err)))
-		return st;
+	char *xml = NULL; /* hwloc reads a NUL-terminated copy */
+	if (buf) {
+		if (!(xml = malloc(len + 1)))
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		memcpy(xml, buf, len);
+		xml[len] = 0;
+		if ((st = probe_xml(xml, len, name, err))) {
+			free(xml);
+			return st;
+		}
+	}
 	hwloc_topology_t topo;
-	if (topo_open(&topo, buf, len)) {
+	int bad = topo_open(&topo, xml, len);
+	free(xml);
+	if (bad) {
 		if (buf)
 			return pl_err_set(err, PL_EINVAL,
 			                  "%s: not a topology hwloc can read (expected the XML "

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A fuzzing campaign: builds the libFuzzer targets with clang (build-fuzz/),
+# runs each for SECONDS (default 600) and prints executions, coverage and
+# corpus per target as a markdown table (docs/benchmarks.md records one).
+# Usage: benchmarks/bench_fuzz.sh [SECONDS] [TARGET...]
+#   JOBS=2 runs that many targets at once
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECS=${1:-600}
+shift || true
+TARGETS=${*:-model cluster checkpoint nccltests hwloc options}
+CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPL_FUZZ=ON \
+  -DPL_BUILD_TESTS=OFF -DPL_WITH_CUDA=OFF > /dev/null
+cmake --build build-fuzz -j"$(nproc)" --target $(printf 'fuzz_%s ' $TARGETS) > /dev/null
+STATS=$(mktemp)
+trap 'rm -f "$STATS"' EXIT
+fail=0
+printf '%s\n' $TARGETS | xargs -P "${JOBS:-1}" -I{} env STATS="$STATS" tests/fuzz/run.sh build-fuzz "$SECS" {} || fail=1
+echo "| target | seconds | executions | coverage (edges) | features | corpus |"
+echo "|---|---|---|---|---|---|"
+sort "$STATS" | awk '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
+exit $fail
