@@ -608,7 +608,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 			if (!co)
 				co = cJSON_AddObjectToObject(colls, pl_coll_name((pl_coll)ci));
 			if (l->n == 1 && l->ranks[0] == 0) {
-				cJSON_AddItemToObject(co, link_keys[k], ab_json(&l->ab[0]));
+				pl_json_add(co, link_keys[k], ab_json(&l->ab[0]));
 				continue;
 			}
 			cJSON *arr = cJSON_AddArrayToObject(co, link_keys[k]);
@@ -619,7 +619,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 				cJSON_AddNumberToObject(e, "beta", l->ab[i].beta);
 				if (l->max_bytes[i] > 0)
 					cJSON_AddNumberToObject(e, "max_bytes", l->max_bytes[i]);
-				cJSON_AddItemToArray(arr, e);
+				pl_json_push(arr, e);
 			}
 		}
 	}

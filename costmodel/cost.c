@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "planner/parallel.h"
+#include "planner/alloc.h"
 
 double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
                               double bytes, int kernels)
@@ -463,8 +464,8 @@ static int first_equal(const pl_problem *p, int n, uint64_t (*hash)(const pl_pro
 	size_t cap = 16;
 	while (cap < 2 * (size_t)n)
 		cap *= 2;
-	int *slot = malloc(sizeof *slot * cap);
-	uint64_t *hs = malloc(sizeof *hs * (size_t)(n + 1));
+	int *slot = pl_malloc(sizeof *slot * cap);
+	uint64_t *hs = pl_malloc(sizeof *hs * (size_t)(n + 1));
 	if (!slot || !hs) {
 		free(slot);
 		free(hs);
@@ -494,9 +495,9 @@ static int first_equal(const pl_problem *p, int n, uint64_t (*hash)(const pl_pro
  * flags ignored), slots and end kinds share a table. */
 static int classify_ops_and_edges(pl_problem *p)
 {
-	p->op_class = malloc(sizeof *p->op_class * (size_t)(p->nops + 1));
-	p->layout_class = malloc(sizeof *p->layout_class * (size_t)(p->nops + 1));
-	p->edge_class = malloc(sizeof *p->edge_class * (size_t)(p->nedges + 1));
+	p->op_class = pl_malloc(sizeof *p->op_class * (size_t)(p->nops + 1));
+	p->layout_class = pl_malloc(sizeof *p->layout_class * (size_t)(p->nops + 1));
+	p->edge_class = pl_malloc(sizeof *p->edge_class * (size_t)(p->nedges + 1));
 	if (!p->op_class || !p->layout_class || !p->edge_class)
 		return -1;
 	if (first_equal(p, p->nops, op_hash, op_same, p->op_class))
@@ -513,7 +514,7 @@ static int classify_ops_and_edges(pl_problem *p)
 static int keep_saved(pl_problem *p)
 {
 	const pl_graph *g = p->g;
-	p->kept = calloc((size_t)g->ntensors + 1, 1);
+	p->kept = pl_calloc((size_t)g->ntensors + 1, 1);
 	if (!p->kept)
 		return -1;
 	int64_t ones[PL_MAX_LOOPS];
@@ -585,7 +586,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
                              const pl_job *job, pl_err *err)
 {
 	pl_status st = PL_OK;
-	pl_problem *p = calloc(1, sizeof *p);
+	pl_problem *p = pl_calloc(1, sizeof *p);
 	if (!p)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
@@ -594,7 +595,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->job.overlap = job && job->overlap;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {
-		uint8_t *rc = malloc((size_t)g->nops + 1);
+		uint8_t *rc = pl_malloc((size_t)g->nops + 1);
 		if (!rc) {
 			free(p);
 			return pl_err_set(err, PL_ENOMEM, "out of memory");
@@ -611,15 +612,15 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	int maxe = 0;
 	for (int o = 0; o < g->nops; o++)
 		maxe += g->ops[o].ninputs;
-	p->nstrat = calloc((size_t)g->nops, sizeof *p->nstrat);
-	p->strat = calloc((size_t)g->nops, sizeof *p->strat);
-	p->node = calloc((size_t)g->nops, sizeof *p->node);
-	p->parts = calloc((size_t)g->nops, sizeof *p->parts);
-	p->op_edges = calloc((size_t)g->nops, sizeof *p->op_edges);
-	p->op_nedges = calloc((size_t)g->nops, sizeof *p->op_nedges);
-	p->edges = calloc((size_t)maxe + 1, sizeof *p->edges);
-	p->edge_tab = calloc((size_t)maxe + 1, sizeof *p->edge_tab);
-	p->param_owner = malloc(sizeof *p->param_owner * (size_t)(g->ntensors + 1));
+	p->nstrat = pl_calloc((size_t)g->nops, sizeof *p->nstrat);
+	p->strat = pl_calloc((size_t)g->nops, sizeof *p->strat);
+	p->node = pl_calloc((size_t)g->nops, sizeof *p->node);
+	p->parts = pl_calloc((size_t)g->nops, sizeof *p->parts);
+	p->op_edges = pl_calloc((size_t)g->nops, sizeof *p->op_edges);
+	p->op_nedges = pl_calloc((size_t)g->nops, sizeof *p->op_nedges);
+	p->edges = pl_calloc((size_t)maxe + 1, sizeof *p->edges);
+	p->edge_tab = pl_calloc((size_t)maxe + 1, sizeof *p->edge_tab);
+	p->param_owner = pl_malloc(sizeof *p->param_owner * (size_t)(g->ntensors + 1));
 	if (!p->nstrat || !p->strat || !p->node || !p->parts || !p->op_edges || !p->op_nedges ||
 	    !p->edges || !p->edge_tab || !p->param_owner) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
@@ -628,7 +629,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
 	if (pl_degrees_any(&p->job.degrees)) {
-		p->roles = malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		if (!p->roles || pl_loop_roles(g, p->roles)) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;
@@ -669,7 +670,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 			p->op_nedges[p->edges[e].dst_op]++;
 	}
 	for (int o = 0; o < g->nops; o++) {
-		p->op_edges[o] = malloc(sizeof(int) * (size_t)(p->op_nedges[o] + 1));
+		p->op_edges[o] = pl_malloc(sizeof(int) * (size_t)(p->op_nedges[o] + 1));
 		if (!p->op_edges[o]) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;
@@ -709,7 +710,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 				goto cleanup;
 			}
 			p->nstrat[o] = 1;
-			p->strat[o] = calloc((size_t)nl, sizeof(int64_t));
+			p->strat[o] = pl_calloc((size_t)nl, sizeof(int64_t));
 			if (!p->strat[o]) {
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 				goto cleanup;
@@ -719,7 +720,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 			continue;
 		}
 		int n = pl_op_enumerate(op, p->devices, NULL, 0);
-		p->strat[o] = calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
+		p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
 		if (!p->strat[o]) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;
@@ -741,8 +742,8 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 	if (rep != o)
 		return p->node[o] = (pl_nodecost *)pl_problem_node(p, rep);
 	if (!p->node[o]) {
-		pl_nodecost *n = malloc(sizeof *n * (size_t)p->nstrat[o]);
-		pl_nodeparts *pt = malloc(sizeof *pt * (size_t)p->nstrat[o]);
+		pl_nodecost *n = pl_malloc(sizeof *n * (size_t)p->nstrat[o]);
+		pl_nodeparts *pt = pl_malloc(sizeof *pt * (size_t)p->nstrat[o]);
 		if (!n || !pt) {
 			free(n);
 			free(pt);
@@ -762,7 +763,7 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 double pl_problem_least_plan_memory(pl_problem *p)
 {
 	/* once per op class (its ops share the node table), summed in op order */
-	double least = 0, *per = malloc(sizeof *per * ((size_t)p->nops + 1));
+	double least = 0, *per = pl_malloc(sizeof *per * ((size_t)p->nops + 1));
 	if (!per)
 		return -1;
 	for (int op = 0; op < p->nops; op++) {
@@ -864,11 +865,11 @@ static int matrix_class(pl_devmat *ms, int *n, const pl_devmat *dm)
 
 static int edge_job_matrices(edge_job *j)
 {
-	j->sm = malloc(sizeof *j->sm * ((size_t)j->nsu + 1));
-	j->dm = malloc(sizeof *j->dm * ((size_t)j->ndu + 1));
-	j->smi = malloc(sizeof *j->smi * ((size_t)j->nsu + 1));
-	j->dmi = malloc(sizeof *j->dmi * ((size_t)j->ndu + 1));
-	j->rows = malloc(sizeof *j->rows * ((size_t)j->nsu + 1));
+	j->sm = pl_malloc(sizeof *j->sm * ((size_t)j->nsu + 1));
+	j->dm = pl_malloc(sizeof *j->dm * ((size_t)j->ndu + 1));
+	j->smi = pl_malloc(sizeof *j->smi * ((size_t)j->nsu + 1));
+	j->dmi = pl_malloc(sizeof *j->dmi * ((size_t)j->ndu + 1));
+	j->rows = pl_malloc(sizeof *j->rows * ((size_t)j->nsu + 1));
 	if (!j->sm || !j->dm || !j->smi || !j->dmi || !j->rows)
 		return -1;
 	for (int a = 0; a < j->nsu; a++)
@@ -892,11 +893,12 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 	const pl_op *so = &p->g->ops[ed->src_op], *dop = &p->g->ops[ed->dst_op];
 	int nls = so->spec.nloops, nld = dop->spec.nloops;
 	*j = (edge_job){.e = e, .ns = ns, .nd = nd, .rg = p->g->tensors[ed->tensor].requires_grad};
-	pl_layout *sl = malloc(sizeof *sl * (size_t)ns), *dl = malloc(sizeof *dl * (size_t)nd * 2);
-	j->su = malloc(sizeof *j->su * (size_t)ns);
-	j->du = malloc(sizeof *j->du * (size_t)nd * 2);
-	j->si = malloc(sizeof *j->si * (size_t)ns);
-	j->di = malloc(sizeof *j->di * (size_t)nd);
+	pl_layout *sl = pl_malloc(sizeof *sl * (size_t)ns),
+	          *dl = pl_malloc(sizeof *dl * (size_t)nd * 2);
+	j->su = pl_malloc(sizeof *j->su * (size_t)ns);
+	j->du = pl_malloc(sizeof *j->du * (size_t)nd * 2);
+	j->si = pl_malloc(sizeof *j->si * (size_t)ns);
+	j->di = pl_malloc(sizeof *j->di * (size_t)nd);
 	if (!sl || !dl || !j->su || !j->du || !j->si || !j->di)
 		goto fail;
 	for (int a = 0; a < ns; a++) {
@@ -925,7 +927,7 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 		}
 		j->di[b] = k;
 	}
-	j->pair = malloc(sizeof *j->pair * (size_t)j->nsu * (size_t)j->ndu);
+	j->pair = pl_malloc(sizeof *j->pair * (size_t)j->nsu * (size_t)j->ndu);
 	if (!j->pair || edge_job_matrices(j))
 		goto fail;
 	free(sl);
@@ -944,9 +946,9 @@ fail:
 static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
 	size_t n = (size_t)j->ndm + 1;
-	pl_refinement *f = malloc(sizeof *f * n);
-	pl_layout *on = malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
-	int *ftag = malloc(sizeof *ftag * n), *etag = malloc(sizeof *etag * n);
+	pl_refinement *f = pl_malloc(sizeof *f * n);
+	pl_layout *on = pl_malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
+	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n);
 	int cached = f && on && ftag && etag;
 	for (int c = 0; cached && c < j->ndm; c++)
 		ftag[c] = etag[c] = -1;
@@ -987,7 +989,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 /* spreads the priced pairs over the candidates and publishes the table */
 static int edge_job_finish(pl_problem *p, edge_job *j)
 {
-	double *tab = malloc(sizeof *tab * (size_t)j->ns * (size_t)j->nd);
+	double *tab = pl_malloc(sizeof *tab * (size_t)j->ns * (size_t)j->nd);
 	if (tab) {
 		for (int a = 0; a < j->ns; a++)
 			for (int b = 0; b < j->nd; b++)
@@ -1092,9 +1094,10 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 {
 	/* representatives only: each table is written by exactly one thread */
 	size_t nwork = (size_t)nedges + (size_t)p->nops + 1;
-	int *work = malloc(sizeof *work * nwork);
-	edge_job *jobs = calloc(nwork, sizeof *jobs);
-	char *seen = calloc((size_t)p->nops + 1, 1), *queued = calloc((size_t)p->nedges + 1, 1);
+	int *work = pl_malloc(sizeof *work * nwork);
+	edge_job *jobs = pl_calloc(nwork, sizeof *jobs);
+	char *seen = pl_calloc((size_t)p->nops + 1, 1),
+	     *queued = pl_calloc((size_t)p->nedges + 1, 1);
 	prep_chunk *chunks = NULL;
 	int rc = -1, n = 0, ne = 0;
 	if (!work || !jobs || !seen || !queued)
@@ -1122,7 +1125,7 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 		int rows = jobs[i].ndu > 0 ? PREP_CHUNK_PAIRS / jobs[i].ndu + 1 : jobs[i].nsu;
 		nchunk += (size_t)(jobs[i].nsu + rows - 1) / (size_t)rows;
 	}
-	chunks = malloc(sizeof *chunks * (nchunk + 1));
+	chunks = pl_malloc(sizeof *chunks * (nchunk + 1));
 	if (!chunks)
 		goto done;
 	int nc = 0;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include "planner/alloc.h"
 
 /* Weighted sums of a run of points; a line's fit and its squared error
  * follow from them alone, so a segment costs O(1) with prefix sums. */
@@ -87,9 +88,9 @@ int pl_fit_ab_ranges(const double *busbytes, const double *seconds, int n, int m
 	/* P[i]: sums of the first i points, weights 1/y^2 (relative error);
 	 * E[k][j]: least error of the first j points in k segments, from[k][j]
 	 * where its last segment starts (segmented least squares, O(k n^2)) */
-	sums *P = calloc((size_t)n + 1, sizeof *P);
-	double *E = malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *E);
-	int *from = malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *from);
+	sums *P = pl_calloc((size_t)n + 1, sizeof *P);
+	double *E = pl_malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *E);
+	int *from = pl_malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *from);
 	int rc = -1;
 	if (!P || !E || !from)
 		goto out;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "planner/layout.h"
+#include "planner/alloc.h"
 
 int pl_stage_link(int64_t stage_devices, int64_t devices_per_node, int to_stage)
 {
@@ -96,8 +97,8 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 	for (int o = 0; o < p->nops; o++)
 		if (stage[o] < 0 || stage[o] >= pp || (o > 0 && stage[o] < stage[o - 1]))
 			return -1;
-	pl_stagecost *st = per_stage ? per_stage : calloc((size_t)pp, sizeof *st);
-	double *act = calloc((size_t)pp, sizeof *act);
+	pl_stagecost *st = per_stage ? per_stage : pl_calloc((size_t)pp, sizeof *st);
+	double *act = pl_calloc((size_t)pp, sizeof *act);
 	if (!st || !act) {
 		if (!per_stage)
 			free(st);
@@ -148,8 +149,9 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 {
 	int64_t pp = p->job.stages > 0 ? p->job.stages : 1;
 	int64_t m = p->job.micro_batches > 0 ? p->job.micro_batches : 1;
-	pl_membreak *per = calloc((size_t)pp, sizeof *per);
-	double *state = calloc((size_t)pp, sizeof *state), *act = calloc((size_t)pp, sizeof *act);
+	pl_membreak *per = pl_calloc((size_t)pp, sizeof *per);
+	double *state = pl_calloc((size_t)pp, sizeof *state),
+	       *act = pl_calloc((size_t)pp, sizeof *act);
 	if (!per || !state || !act) {
 		free(per);
 		free(state);

@@ -14,6 +14,8 @@
 
 #include "planner/clock.h"
 #include "costmodel/fit.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 #define NGEMM 6
 static const int64_t gemm_n[NGEMM] = {32, 64, 128, 256, 512, 1024};
@@ -409,7 +411,7 @@ static cJSON *points(const double *bytes, const double *secs, int n, const char 
 		cJSON *e = cJSON_CreateObject();
 		cJSON_AddNumberToObject(e, xk, bytes[i]);
 		cJSON_AddNumberToObject(e, "seconds", secs[i]);
-		cJSON_AddItemToArray(a, e);
+		pl_json_push(a, e);
 	}
 	return a;
 }
@@ -458,7 +460,7 @@ static pl_status fit_cluster(calib *c, pl_cluster *cl, cJSON *raw, pl_err *err)
 		cJSON_AddNumberToObject(e, "k", (double)gemm_n[i]);
 		cJSON_AddNumberToObject(e, "seconds", c->gemm_s[i]);
 		cJSON_AddNumberToObject(e, "flops_per_second", rate[i]);
-		cJSON_AddItemToArray(jg, e);
+		pl_json_push(jg, e);
 	}
 	cJSON *jk = cJSON_AddObjectToObject(raw, "kernels");
 	for (int k = 0; k < NKERN; k++) {
@@ -495,10 +497,9 @@ static pl_status fit_cluster(calib *c, pl_cluster *cl, cJSON *raw, pl_err *err)
 			l->ab[l->n++] = ab;
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddNumberToObject(e, "ranks", (double)n);
-			cJSON_AddItemToObject(
-			    e, "points",
-			    points(c->coll_b[k][gi], c->coll_s[k][gi], c->nsizes, "bytes"));
-			cJSON_AddItemToArray(arr, e);
+			pl_json_add(e, "points",
+			            points(c->coll_b[k][gi], c->coll_s[k][gi], c->nsizes, "bytes"));
+			pl_json_push(arr, e);
 		}
 		if (k == 0) /* the link default: all-reduce over the whole node */
 			cl->link[PL_LINK_INTRA] = cl->link[PL_LINK_INTER] = l->ab[l->n - 1];
@@ -517,7 +518,7 @@ pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, 
 		                  be->name);
 	if (be->nranks > (1 << 12))
 		return pl_err_set(err, PL_EINVAL, "calibrate: at most 4096 ranks");
-	calib *c = calloc(1, sizeof *c);
+	calib *c = pl_calloc(1, sizeof *c);
 	if (!c)
 		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
 	c->be = be;
@@ -537,8 +538,8 @@ pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, 
 		c->sizes[c->nsizes++] = s;
 	pl_status st;
 	cJSON *r = NULL;
-	c->start = calloc((size_t)c->R, sizeof *c->start);
-	c->end = calloc((size_t)c->R, sizeof *c->end);
+	c->start = pl_calloc((size_t)c->R, sizeof *c->start);
+	c->end = pl_calloc((size_t)c->R, sizeof *c->end);
 	if (!c->start || !c->end) {
 		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
 		goto done;

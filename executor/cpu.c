@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "planner/clock.h"
+#include "planner/alloc.h"
 
 struct pl_comm {
 	pl_backend *b;
@@ -97,8 +98,8 @@ static int barrier(pl_comm *cm, int idx)
 
 static void *cpu_make_comm(void *b, const int64_t *members, int n)
 {
-	pl_comm *cm = calloc(1, sizeof *cm);
-	if (!cm || !(cm->slot = calloc((size_t)n, sizeof *cm->slot))) {
+	pl_comm *cm = pl_calloc(1, sizeof *cm);
+	if (!cm || !(cm->slot = pl_calloc((size_t)n, sizeof *cm->slot))) {
 		free(cm);
 		return NULL;
 	}
@@ -126,7 +127,7 @@ static int cpu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int ma
 		return -1;
 	if (cap < count) { /* member 0 grows the shared result while the others wait */
 		if (idx == 0) {
-			float *nb = realloc(cm->red, sizeof(float) * count);
+			float *nb = pl_realloc(cm->red, sizeof(float) * count);
 			if (nb) {
 				cm->red = nb;
 				cm->rcap = count;
@@ -191,7 +192,7 @@ static int cpu_all_to_all(pl_comm *cm, int idx, const float *send, float *recv, 
 static float *cpu_alloc(pl_backend *b, int64_t rank, size_t elems)
 {
 	(void)b, (void)rank;
-	return calloc(elems ? elems : 1, sizeof(float));
+	return pl_calloc(elems ? elems : 1, sizeof(float));
 }
 
 static void cpu_release(pl_backend *b, int64_t rank, float *p)
@@ -297,8 +298,8 @@ static void cpu_destroy(pl_backend *b)
 
 pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
 {
-	pl_backend *b = calloc(1, sizeof *b);
-	cpu *c = calloc(1, sizeof *c);
+	pl_backend *b = pl_calloc(1, sizeof *b);
+	cpu *c = pl_calloc(1, sizeof *c);
 	if (!b || !c) {
 		free(b);
 		free(c);

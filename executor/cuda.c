@@ -27,6 +27,7 @@
 #include "executor/ranks.h"
 #include "planner/ops.h"
 #include "planner/clock.h"
+#include "planner/alloc.h"
 
 _Static_assert(PL_MAX_RANK == PLK_MAX_RANK, "the kernels' shapes hold every tensor rank");
 
@@ -239,8 +240,8 @@ static int cu_download(pl_backend *b, int64_t rank, float *host, const float *sr
 /* the group's record; each member makes its own NCCL communicator in cu_comm */
 static void *cu_make_comm(void *b, const int64_t *members, int n)
 {
-	pl_comm *cm = calloc(1, sizeof *cm);
-	if (!cm || !(cm->nc = calloc((size_t)n, sizeof *cm->nc)) ||
+	pl_comm *cm = pl_calloc(1, sizeof *cm);
+	if (!cm || !(cm->nc = pl_calloc((size_t)n, sizeof *cm->nc)) ||
 	    (n > 1 && ncclGetUniqueId(&cm->id) != ncclSuccess)) {
 		if (cm)
 			free(cm->nc);
@@ -510,22 +511,22 @@ static int host_kernel(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, c
 	hout.v = NULL;
 	for (int i = 0; i < nin; i++) {
 		hin[i] = in[i];
-		hin[i].v = malloc(sizeof(float) * (in[i].n ? in[i].n : 1));
+		hin[i].v = pl_malloc(sizeof(float) * (in[i].n ? in[i].n : 1));
 		if (!hin[i].v || cu_download(b, R, hin[i].v, in[i].v, in[i].n))
 			goto out;
 		if (din) {
 			hdin[i] = din[i];
 			hdin[i].v = NULL;
 			if (din[i].v &&
-			    !(hdin[i].v = malloc(sizeof(float) * (din[i].n ? din[i].n : 1))))
+			    !(hdin[i].v = pl_malloc(sizeof(float) * (din[i].n ? din[i].n : 1))))
 				goto out;
 		}
 	}
-	if (!(hout.v = malloc(sizeof(float) * (out->n ? out->n : 1))))
+	if (!(hout.v = pl_malloc(sizeof(float) * (out->n ? out->n : 1))))
 		goto out;
 	if (din) {
 		hdout = *dout;
-		if (!(hdout.v = malloc(sizeof(float) * (dout->n ? dout->n : 1))) ||
+		if (!(hdout.v = pl_malloc(sizeof(float) * (dout->n ? dout->n : 1))) ||
 		    cu_download(b, R, hout.v, out->v, out->n) ||
 		    cu_download(b, R, hdout.v, dout->v, dout->n))
 			goto out;
@@ -750,9 +751,9 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 		    err, PL_EDEVICE,
 		    "the plan needs %lld ranks, one GPU each; this machine has %d GPU%s",
 		    (long long)nranks, ndev, ndev == 1 ? "" : "s");
-	pl_backend *b = calloc(1, sizeof *b);
-	cuda *c = calloc(1, sizeof *c);
-	if (!b || !c || !(c->r = calloc((size_t)nranks, sizeof *c->r))) {
+	pl_backend *b = pl_calloc(1, sizeof *b);
+	cuda *c = pl_calloc(1, sizeof *c);
+	if (!b || !c || !(c->r = pl_calloc((size_t)nranks, sizeof *c->r))) {
 		free(b);
 		if (c)
 			free(c->r);

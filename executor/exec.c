@@ -20,6 +20,7 @@
 #include "planner/layout.h"
 #include "planner/ops.h"
 #include "planner/clock.h"
+#include "planner/alloc.h"
 
 enum { IN_DATA, IN_ALIAS, IN_REDIST };
 
@@ -93,7 +94,7 @@ static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 	}
 	if (st->npool == st->cappool) {
 		int nc = st->cappool ? 2 * st->cappool : 64;
-		sbuf *np = realloc(st->pool, sizeof *np * (size_t)nc);
+		sbuf *np = pl_realloc(st->pool, sizeof *np * (size_t)nc);
 		if (!np)
 			return NULL;
 		st->pool = np;
@@ -181,7 +182,7 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	const pl_graph *g = ex->g;
 	const pl_tensor *pt = &g->tensors[t];
 	size_t n = local_elems(l);
-	float *host = malloc(sizeof(float) * (n ? n : 1));
+	float *host = pl_malloc(sizeof(float) * (n ? n : 1));
 	if (!host)
 		return -1;
 	gen q = {.dst = host, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
@@ -621,7 +622,7 @@ pl_status pl_exec_step(pl_exec *ex, int upd, double *loss, pl_err *err)
 	for (int k = 0; k < ex->g->noutputs; k++) {
 		int t = ex->g->outputs[k];
 		size_t n = (size_t)pl_tensor_elems(&ex->g->tensors[t]);
-		float *v = malloc(sizeof(float) * (n ? n : 1));
+		float *v = pl_malloc(sizeof(float) * (n ? n : 1));
 		if (!v)
 			return pl_err_set(err, PL_ENOMEM, "out of memory");
 		if (!pl_exec_read(ex, t, 0, v))
@@ -671,7 +672,7 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 		if (!(used >> a & 1))
 			rep[nrep++] = (int8_t)a;
 	size_t n = local_elems(&l);
-	float *host = malloc(sizeof(float) * (n ? n : 1));
+	float *host = pl_malloc(sizeof(float) * (n ? n : 1));
 	if (!host)
 		return -1;
 	int rc = 0;
@@ -694,7 +695,7 @@ int pl_exec_write(pl_exec *ex, int t, const float *global)
 		return -1;
 	const pl_layout *l = &ex->home[t];
 	size_t n = local_elems(l);
-	float *host = malloc(sizeof(float) * (n ? n : 1));
+	float *host = pl_malloc(sizeof(float) * (n ? n : 1));
 	if (!host)
 		return -1;
 	int rc = 0;
@@ -769,12 +770,12 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 	pl_backend *be = ex->be;
 	rankst *st = &ex->rs[r];
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
-	st->val = calloc(nt, sizeof(float *));
-	st->dval = calloc(nt, sizeof(float *));
-	st->m = calloc(nt, sizeof(float *));
-	st->v = calloc(nt, sizeof(float *));
-	st->saved = calloc(no, sizeof(float *));
-	st->inb = calloc(no, sizeof *st->inb);
+	st->val = pl_calloc(nt, sizeof(float *));
+	st->dval = pl_calloc(nt, sizeof(float *));
+	st->m = pl_calloc(nt, sizeof(float *));
+	st->v = pl_calloc(nt, sizeof(float *));
+	st->saved = pl_calloc(no, sizeof(float *));
+	st->inb = pl_calloc(no, sizeof *st->inb);
 	if (!st->val || !st->dval || !st->m || !st->v || !st->saved || !st->inb)
 		return -1;
 	for (int t = 0; t < g->ntensors; t++) {
@@ -831,7 +832,7 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 			return st;
 		}
 	}
-	pl_exec *ex = calloc(1, sizeof *ex);
+	pl_exec *ex = pl_calloc(1, sizeof *ex);
 	if (!ex)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	ex->g = g;
@@ -839,21 +840,21 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	ex->be = be;
 	ex->o = *o;
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
-	ex->split = calloc(no, sizeof *ex->split);
-	ex->in = calloc(no, sizeof *ex->in);
-	ex->out_l = calloc(no, sizeof *ex->out_l);
-	ex->home = calloc(nt, sizeof *ex->home);
-	ex->has_home = calloc(nt, 1);
-	ex->owner = malloc(sizeof(int) * nt);
-	ex->range = calloc(nt, sizeof *ex->range);
-	ex->rs = calloc((size_t)D, sizeof *ex->rs);
-	ex->prof = calloc(2 * (size_t)no + 2, sizeof *ex->prof);
+	ex->split = pl_calloc(no, sizeof *ex->split);
+	ex->in = pl_calloc(no, sizeof *ex->in);
+	ex->out_l = pl_calloc(no, sizeof *ex->out_l);
+	ex->home = pl_calloc(nt, sizeof *ex->home);
+	ex->has_home = pl_calloc(nt, 1);
+	ex->owner = pl_malloc(sizeof(int) * nt);
+	ex->range = pl_calloc(nt, sizeof *ex->range);
+	ex->rs = pl_calloc((size_t)D, sizeof *ex->rs);
+	ex->prof = pl_calloc(2 * (size_t)no + 2, sizeof *ex->prof);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
 	    !ex->range || !ex->rs || !ex->prof)
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
-		if (!(ex->split[k] = malloc(sizeof(int64_t) * (size_t)(nl ? nl : 1))))
+		if (!(ex->split[k] = pl_malloc(sizeof(int64_t) * (size_t)(nl ? nl : 1))))
 			goto nomem;
 		memcpy(ex->split[k], splits[k], sizeof(int64_t) * (size_t)nl);
 	}

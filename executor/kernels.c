@@ -8,6 +8,7 @@
 
 #include "executor/kernel_math.h"
 #include "planner/ops.h"
+#include "planner/alloc.h"
 
 uint64_t pl_hash64(uint64_t x)
 {
@@ -372,7 +373,7 @@ static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
 	double scale = pl_kernel_reduce_map(k, x, ost);
 	double *acc = NULL; /* sums in double: the loss of a test is often one */
-	if (!dx && !(acc = calloc(y->n ? y->n : 1, sizeof *acc)))
+	if (!dx && !(acc = pl_calloc(y->n ? y->n : 1, sizeof *acc)))
 		return -1;
 	size_t i = 0;
 	do {
@@ -422,7 +423,7 @@ static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 		}
 		return 0;
 	}
-	float *mx = malloc(sizeof(float) * 3 * (size_t)(np ? np : 1));
+	float *mx = pl_malloc(sizeof(float) * 3 * (size_t)(np ? np : 1));
 	if (!mx)
 		return -1;
 	float *st = mx + np; /* per position: sum of exp, target logit */
@@ -510,11 +511,11 @@ static int moe(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 	int64_t tg = T / op->attrs.groups, cap = pl_moe_capacity(&op->attrs, T, E);
 	int64_t ngroups = in[1].shape[0] / tg, h = in[0].shape[in[0].rank - 1];
 	int64_t slots = ngroups * cap; /* local dim 1 of the expert rows */
-	int32_t *ex = malloc(sizeof *ex * (size_t)(tg * topk)),
-	        *slot = malloc(sizeof *slot * (size_t)(tg * topk)),
-	        *fill = malloc(sizeof *fill * (size_t)E);
-	float *w = malloc(sizeof *w * (size_t)(tg * topk));
-	double *g = malloc(sizeof *g * (size_t)topk); /* d loss / d weight of each choice */
+	int32_t *ex = pl_malloc(sizeof *ex * (size_t)(tg * topk)),
+	        *slot = pl_malloc(sizeof *slot * (size_t)(tg * topk)),
+	        *fill = pl_malloc(sizeof *fill * (size_t)E);
+	float *w = pl_malloc(sizeof *w * (size_t)(tg * topk));
+	double *g = pl_malloc(sizeof *g * (size_t)topk); /* d loss / d weight of each choice */
 	int rc = ex && slot && fill && w && g ? 0 : -1;
 	if (!din) {
 		memset(y->v, 0, sizeof(float) * y->n);

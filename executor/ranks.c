@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "planner/alloc.h"
 
 void pl_ranks_init(pl_ranks *r)
 {
@@ -33,9 +34,9 @@ void *pl_ranks_group(pl_ranks *r, const int64_t *members, int n,
 	for (; g; g = g->next)
 		if (g->n == n && !memcmp(g->members, members, sizeof(int64_t) * (size_t)n))
 			break;
-	if (!g && (g = calloc(1, sizeof *g))) {
+	if (!g && (g = pl_calloc(1, sizeof *g))) {
 		g->n = n;
-		if ((g->members = malloc(sizeof(int64_t) * (size_t)n))) {
+		if ((g->members = pl_malloc(sizeof(int64_t) * (size_t)n))) {
 			memcpy(g->members, members, sizeof(int64_t) * (size_t)n);
 			g->obj = make(ud, g->members, n);
 		}
@@ -90,9 +91,9 @@ int pl_ranks_launch(pl_ranks *r, pl_backend *b, int (*fn)(void *, int64_t), void
                     char *msg, size_t msglen)
 {
 	int64_t n = b->nranks;
-	rankarg *ra = calloc((size_t)n, sizeof *ra);
-	pthread_t *th = calloc((size_t)n, sizeof *th);
-	char *started = calloc((size_t)n, 1);
+	rankarg *ra = pl_calloc((size_t)n, sizeof *ra);
+	pthread_t *th = pl_calloc((size_t)n, sizeof *th);
+	char *started = pl_calloc((size_t)n, 1);
 	if (!ra || !th || !started) {
 		free(ra);
 		free(th);

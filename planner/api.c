@@ -13,6 +13,7 @@
 #include "planner/parse.h"
 #include "planner/plan.h"
 #include "planner/planner.h"
+#include "planner/alloc.h"
 
 /* ---- context keys ---- */
 
@@ -212,7 +213,7 @@ const char *planner_version(void)
 
 planner_ctx *planner_ctx_new(void)
 {
-	return calloc(1, sizeof(planner_ctx));
+	return pl_calloc(1, sizeof(planner_ctx));
 }
 
 void planner_reset_auto_parallel_context(planner_ctx *ctx)
@@ -250,7 +251,7 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 			return code(pl_err_set(&ctx->err, PL_EINVAL,
 			                       "set_auto_parallel_context: %s '%s': expected %s",
 			                       key, value, keys[k].expect));
-		char *v = strdup(value);
+		char *v = pl_strdup(value);
 		if (!v)
 			return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
 		free(ctx->val[k]);
@@ -314,8 +315,8 @@ struct planner_graph {
 
 static planner_graph *graph_wrap(planner_ctx *ctx, cJSON *doc, const char *where)
 {
-	planner_graph *g = calloc(1, sizeof *g);
-	if (!g || !(g->where = strdup(where))) {
+	planner_graph *g = pl_calloc(1, sizeof *g);
+	if (!g || !(g->where = pl_strdup(where))) {
 		free(g);
 		cJSON_Delete(doc);
 		pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
@@ -378,11 +379,11 @@ int planner_graph_tensor(planner_graph *g, const char *name, const char *role, c
 		                  name);
 	cJSON *t = cJSON_CreateObject(), *sh = cJSON_AddArrayToObject(t, "shape");
 	for (int d = 0; d < rank; d++)
-		cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)shape[d]));
+		pl_json_push(sh, cJSON_CreateNumber((double)shape[d]));
 	cJSON_AddStringToObject(t, "role", role);
 	if (dtype)
 		cJSON_AddStringToObject(t, "dtype", dtype);
-	cJSON_AddItemToObject(ts, name, t);
+	pl_json_add(ts, name, t);
 	return 0;
 }
 
@@ -405,11 +406,11 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
 	cJSON_AddStringToObject(op, "type", type);
 	cJSON *in = cJSON_AddArrayToObject(op, "inputs");
 	for (int i = 0; i < ninputs; i++)
-		cJSON_AddItemToArray(in, cJSON_CreateString(inputs[i] ? inputs[i] : ""));
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(op, "outputs"), cJSON_CreateString(output));
+		pl_json_push(in, cJSON_CreateString(inputs[i] ? inputs[i] : ""));
+	pl_json_push(cJSON_AddArrayToObject(op, "outputs"), cJSON_CreateString(output));
 	if (attrs)
-		cJSON_AddItemToObject(op, "attrs", attrs);
-	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op);
+		pl_json_add(op, "attrs", attrs);
+	pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op);
 	return 0;
 }
 
@@ -430,12 +431,12 @@ int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, co
 	for (int i = 0, at = 0; i < ninputs; i++) {
 		cJSON *tuple = cJSON_CreateArray();
 		for (int d = 0; d < dims[i] && d < PL_MAX_RANK; d++)
-			cJSON_AddItemToArray(tuple, cJSON_CreateNumber((double)splits[at + d]));
+			pl_json_push(tuple, cJSON_CreateNumber((double)splits[at + d]));
 		at += dims[i];
-		cJSON_AddItemToArray(s, tuple);
+		pl_json_push(s, tuple);
 	}
 	cJSON_DeleteItemFromObjectCaseSensitive(op, "strategy");
-	cJSON_AddItemToObject(op, "strategy", s);
+	pl_json_add(op, "strategy", s);
 	return 0;
 }
 
@@ -443,8 +444,8 @@ int planner_graph_output(planner_graph *g, const char *tensor)
 {
 	if (!tensor || !*tensor)
 		return graph_fail(g, "graph_output", "a tensor name; got", tensor);
-	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
-	                     cJSON_CreateString(tensor));
+	pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
+	             cJSON_CreateString(tensor));
 	return 0;
 }
 
@@ -581,7 +582,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	}
 	if ((st = pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))
 		goto done;
-	if (!(text = cJSON_Print(ck)) || !(plan = calloc(1, sizeof *plan))) {
+	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -705,7 +706,7 @@ void planner_trainer_free(planner_trainer *tr)
 int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan *plan,
                         planner_trainer **out)
 {
-	planner_trainer *tr = calloc(1, sizeof *tr);
+	planner_trainer *tr = pl_calloc(1, sizeof *tr);
 	int64_t **splits = NULL;
 	pl_cluster cl;
 	pl_plancost pc;

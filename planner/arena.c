@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "planner/alloc.h"
 
 struct block {
 	struct block *next;
@@ -19,7 +20,7 @@ struct pl_arena {
 
 pl_arena *pl_arena_new(void)
 {
-	pl_arena *a = calloc(1, sizeof *a);
+	pl_arena *a = pl_calloc(1, sizeof *a);
 	if (a)
 		a->next_cap = 16 * 1024;
 	return a;
@@ -45,7 +46,7 @@ void *pl_arena_alloc(pl_arena *a, size_t n)
 			cap = n;
 		else if (a->next_cap < (size_t)16 << 20)
 			a->next_cap *= 2;
-		struct block *b = malloc(sizeof *b + cap);
+		struct block *b = pl_malloc(sizeof *b + cap);
 		if (!b)
 			return NULL;
 		b->cap = cap;

@@ -13,6 +13,8 @@
 #include "planner/cli.h"
 #include "topology/calibrate_gpu.h"
 #include "topology/nccltests.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 /* how long a rank waits for another in a multi-process calibration (the
  * largest collectives of the slowest group, and rank 0's GEMM curve) */
@@ -126,10 +128,13 @@ pl_status pl_cli_write_cluster(const pl_cluster *c, const char *key, cJSON *extr
                                int to_stdout, pl_err *err)
 {
 	cJSON *root = pl_cluster_to_json(c);
-	if (root && extra && cJSON_AddItemToObject(root, key, extra))
-		extra = NULL;
+	if (root)
+		pl_json_add(root, key, extra);
+	else
+		cJSON_Delete(extra);
+	extra = NULL;
 	char *body = root ? cJSON_Print(root) : NULL, *text = NULL;
-	if (body && (text = malloc(strlen(body) + 2)))
+	if (body && (text = pl_malloc(strlen(body) + 2)))
 		sprintf(text, "%s\n", body);
 	free(body);
 	cJSON_Delete(extra);
@@ -154,7 +159,7 @@ static int from_logs(char **files, int nfiles, const log_opts *o, const char *ou
 {
 	pl_err err;
 	pl_status st = PL_OK;
-	pl_nccl_log *logs = calloc((size_t)nfiles, sizeof *logs);
+	pl_nccl_log *logs = pl_calloc((size_t)nfiles, sizeof *logs);
 	cJSON *raw = NULL;
 	if (!logs)
 		return pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "calibrate: out of memory"), &err);
@@ -264,7 +269,7 @@ static int from_logs(char **files, int nfiles, const log_opts *o, const char *ou
 	summary_collectives(&c, sf);
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "from", "nccl-tests");
-	cJSON_AddItemToObject(r, "logs", raw);
+	pl_json_add(r, "logs", raw);
 	raw = NULL;
 	st = pl_cli_write_cluster(&c, "calibration", r, out, !out, &err);
 done:

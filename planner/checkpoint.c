@@ -18,12 +18,14 @@
 #include "costmodel/cost.h"
 #include "planner/layout.h"
 #include "planner/ops.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 static cJSON *int_array(const int64_t *v, int n)
 {
 	cJSON *a = cJSON_CreateArray();
 	for (int i = 0; a && i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+		pl_json_push(a, cJSON_CreateNumber((double)v[i]));
 	return a;
 }
 
@@ -87,9 +89,9 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 	/* a group: the ranks with the same (tp group, token group) pair. Ranks
 	 * sorted by that pair and then by rank make each group a run, its first
 	 * member first; groups are listed by first member (n log n in the mesh). */
-	rank_key *rk = malloc(sizeof *rk * (size_t)mesh);
-	int64_t *members = malloc(sizeof *members * (size_t)mesh);
-	int64_t *start = malloc(sizeof *start * ((size_t)mesh + 1));
+	rank_key *rk = pl_malloc(sizeof *rk * (size_t)mesh);
+	int64_t *members = pl_malloc(sizeof *members * (size_t)mesh);
+	int64_t *start = pl_malloc(sizeof *start * ((size_t)mesh + 1));
 	cJSON *all = NULL;
 	if (!rk || !members || !start)
 		goto done;
@@ -108,7 +110,7 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 	if (biggest == 1)
 		goto done;
 	/* the groups in the order of their first members */
-	rank_key *firsts = malloc(sizeof *firsts * (size_t)(ng + 1));
+	rank_key *firsts = pl_malloc(sizeof *firsts * (size_t)(ng + 1));
 	if (!firsts)
 		goto done;
 	for (int64_t k = 0; k < ng; k++)
@@ -120,7 +122,7 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 			int64_t g0 = firsts[k].b, n = 0;
 			for (int64_t i = start[g0]; i < start[g0 + 1]; i++)
 				members[n++] = rk[i].r + s * mesh;
-			cJSON_AddItemToArray(all, int_array(members, (int)n));
+			pl_json_push(all, int_array(members, (int)n));
 		}
 	free(firsts);
 done:
@@ -141,7 +143,7 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 		p.axes[k] = axes[k];
 		p.group_size *= dm->size[axes[k]];
 	}
-	int64_t *members = malloc(sizeof *members * (size_t)p.group_size);
+	int64_t *members = pl_malloc(sizeof *members * (size_t)p.group_size);
 	if (!members)
 		return all;
 	for (int64_t s = 0; s < stages; s++)
@@ -154,7 +156,7 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 			pl_prim_group(&p, r, members, &idx);
 			for (int64_t k = 0; k < p.group_size; k++)
 				members[k] += s * devices;
-			cJSON_AddItemToArray(all, int_array(members, (int)p.group_size));
+			pl_json_push(all, int_array(members, (int)p.group_size));
 		}
 	free(members);
 	return all;
@@ -206,9 +208,9 @@ static void weight_axes(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh, int t, int *op,
                          int *slot, cJSON **except)
 {
-	int *kin = malloc(sizeof *kin * (size_t)g->ntensors), n = 0;
-	pl_layout *l = malloc(sizeof *l * (size_t)g->ntensors);
-	uint32_t *cut = malloc(sizeof *cut * (size_t)g->ntensors);
+	int *kin = pl_malloc(sizeof *kin * (size_t)g->ntensors), n = 0;
+	pl_layout *l = pl_malloc(sizeof *l * (size_t)g->ntensors);
+	uint32_t *cut = pl_malloc(sizeof *cut * (size_t)g->ntensors);
 	*except = NULL;
 	if (!kin || !l || !cut)
 		goto done;
@@ -232,8 +234,7 @@ static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh
 		*except = cJSON_CreateArray();
 		for (int j = 0; j < n; j++)
 			if (!(cut[best] == cut[j] && pl_devmat_equal(&l[best].dm, &l[j].dm)))
-				cJSON_AddItemToArray(*except,
-				                     cJSON_CreateString(g->tensors[kin[j]].name));
+				pl_json_push(*except, cJSON_CreateString(g->tensors[kin[j]].name));
 	}
 	if (n > 0) {
 		t = kin[best];
@@ -260,7 +261,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	cJSON_AddNumberToObject(c, "nodes", (double)info->nodes);
 	cJSON_AddNumberToObject(c, "devices_per_node", (double)info->devices_per_node);
 	if (info->cluster)
-		cJSON_AddItemToObject(c, "description", cJSON_Duplicate(info->cluster, 1));
+		pl_json_add(c, "description", cJSON_Duplicate(info->cluster, 1));
 	cJSON *s = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddStringToObject(s, "mode", info->mode);
 	/* 0.1 s resolution keeps the file byte-identical across runs of small searches */
@@ -287,7 +288,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		if (info->stage_s) {
 			cJSON *a = cJSON_AddArrayToObject(pp, "stage_microbatch_seconds");
 			for (int64_t k = 0; k < info->stages; k++)
-				cJSON_AddItemToArray(a, cJSON_CreateNumber(info->stage_s[k]));
+				pl_json_push(a, cJSON_CreateNumber(info->stage_s[k]));
 		}
 		cJSON_AddNumberToObject(root, "optimizer_shard", info->zero);
 		int any = 0;
@@ -307,7 +308,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 			cJSON_AddNumberToObject(it, "recompute", info->op_recompute[o]);
 		cJSON *ps = cJSON_AddArrayToObject(it, "parallel_strategy");
 		for (int i = 0; i < op->ninputs; i++)
-			cJSON_AddItemToArray(ps, int_array(tuples[i], g->tensors[op->in[i]].rank));
+			pl_json_push(ps, int_array(tuples[i], g->tensors[op->in[i]].rank));
 		cJSON_AddStringToObject(it, "type", pl_optype_name(op->type));
 		if (info->op_compute_s) {
 			cJSON_AddNumberToObject(it, "compute_seconds", info->op_compute_s[o]);
@@ -332,10 +333,10 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		pl_layout_ms(&l, dev, &nd, map);
 		pl_layout_local_shape(&l, local);
 		cJSON *it = cJSON_AddObjectToObject(layouts, pt->name);
-		cJSON_AddItemToObject(it, "dev_matrix", int_array(dev, nd));
-		cJSON_AddItemToObject(it, "tensor_map", int_array(map, pt->rank));
-		cJSON_AddItemToObject(it, "tensor_shape", int_array(pt->shape, pt->rank));
-		cJSON_AddItemToObject(it, "slice_shape", int_array(local, pt->rank));
+		pl_json_add(it, "dev_matrix", int_array(dev, nd));
+		pl_json_add(it, "tensor_map", int_array(map, pt->rank));
+		pl_json_add(it, "tensor_shape", int_array(pt->shape, pt->rank));
+		pl_json_add(it, "slice_shape", int_array(local, pt->rank));
 		/* the layers' weight: the largest param of a MatMul whose shape
 		 * repeats (every layer has one); the largest param if none repeats */
 		int lw = layer_weight(g, t);
@@ -358,10 +359,10 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	if (big_t >= 0)
 		cJSON_AddStringToObject(root, "groups_param", g->tensors[big_t].name);
 	if (except)
-		cJSON_AddItemToObject(root, "groups_exceptions", except);
+		pl_json_add(root, "groups_exceptions", except);
 	cJSON *parts = pl_plan_parts(g, splits, mesh, info->op_stage);
 	if (parts)
-		cJSON_AddItemToObject(root, "parts", parts);
+		pl_json_add(root, "parts", parts);
 	cJSON *groups = cJSON_AddObjectToObject(root, "groups");
 	pl_layout gl;
 	if (big_op >= 0) {
@@ -382,11 +383,11 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 			dp_axes[ndp++] = (int8_t)a;
 	}
 	int64_t pp = info->stages > 0 ? info->stages : 1;
-	cJSON_AddItemToObject(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, mesh, pp));
-	cJSON_AddItemToObject(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, mesh, pp));
+	pl_json_add(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, mesh, pp));
+	pl_json_add(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, mesh, pp));
 	cJSON *sp = sp_groups(g, splits, mesh, pp, &gl, tp_axes, ntp);
 	if (sp)
-		cJSON_AddItemToObject(groups, "sp", sp);
+		pl_json_add(groups, "sp", sp);
 	/* expert parallel, read off the largest expert weight (a param [experts,
 	 * ., .] of a batched MatMul in a model with MoE ops): the ranks that hold
 	 * different experts */
@@ -408,16 +409,15 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	if (eop >= 0) {
 		pl_layout el;
 		pl_op_input_layout(g, &g->ops[eop], splits[eop], mesh, eslot, &el);
-		cJSON_AddItemToObject(groups, "ep",
-		                      groups_json(&el.dm, el.map[0], el.nmap[0], mesh, pp));
+		pl_json_add(groups, "ep", groups_json(&el.dm, el.map[0], el.nmap[0], mesh, pp));
 	}
 	if (info->stages > 0) { /* the same position in every stage */
 		cJSON *all = cJSON_AddArrayToObject(groups, "pp");
-		int64_t *mem = malloc(sizeof *mem * (size_t)pp);
+		int64_t *mem = pl_malloc(sizeof *mem * (size_t)pp);
 		for (int64_t r = 0; mem && r < mesh; r++) {
 			for (int64_t s = 0; s < pp; s++)
 				mem[s] = s * mesh + r;
-			cJSON_AddItemToArray(all, int_array(mem, (int)pp));
+			pl_json_push(all, int_array(mem, (int)pp));
 		}
 		free(mem);
 	}
@@ -532,6 +532,9 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 
 pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 {
+	if (pl_alloc_null_count()) /* what was built may lack a part */
+		return pl_err_set(err, PL_ENOMEM, "out of memory: %s is not written",
+		                  strcmp(path, "-") ? path : "standard output");
 	if (!strcmp(path, "-")) {
 		fputs(text, stdout);
 		return fflush(stdout) || ferror(stdout)
@@ -539,7 +542,7 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 		           : PL_OK;
 	}
 	size_t n = strlen(path) + 64;
-	char *tmp = malloc(n);
+	char *tmp = pl_malloc(n);
 	if (!tmp)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	/* a new file beside the target, created exclusively (never through a

@@ -14,6 +14,7 @@
 
 #include "planner/json.h"
 #include "planner/ops.h"
+#include "planner/alloc.h"
 
 static const char *const dtype_names[] = {"float32", "float16", "bfloat16", "int32", "int64"};
 _Static_assert(sizeof dtype_names / sizeof *dtype_names == PL_DT_COUNT, "dtype names");
@@ -165,7 +166,7 @@ static int idx_add(const builder *b, nameidx *ix, name_of name, int k)
 {
 	if (2 * (ix->n + 1) > ix->cap) {
 		nameidx bigger = {.cap = ix->cap ? 2 * ix->cap : 256};
-		bigger.slot = malloc(sizeof *bigger.slot * bigger.cap);
+		bigger.slot = pl_malloc(sizeof *bigger.slot * bigger.cap);
 		if (!bigger.slot)
 			return -1;
 		for (size_t i = 0; i < bigger.cap; i++)
@@ -445,9 +446,9 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		return FAIL("%s: ops: the model has no operators", file);
 	pl_op *ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *ops);
 	b->ops = ops;
-	rawop *raw = calloc((size_t)nops, sizeof *raw);
-	int *order = calloc((size_t)nops, sizeof *order);
-	int *indeg = calloc((size_t)nops, sizeof *indeg);
+	rawop *raw = pl_calloc((size_t)nops, sizeof *raw);
+	int *order = pl_calloc((size_t)nops, sizeof *order);
+	int *indeg = pl_calloc((size_t)nops, sizeof *indeg);
 	pl_status st = PL_OK;
 	if (!ops || !raw || !order || !indeg) {
 		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
@@ -595,10 +596,10 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		size_t nin = 0;
 		for (int o = 0; o < nops; o++)
 			nin += (size_t)ops[o].ninputs;
-		int *cstart = calloc((size_t)T + 2, sizeof *cstart);
-		int *clist = malloc(sizeof *clist * (nin + 1));
-		int *heap = malloc(sizeof *heap * ((size_t)nops + 1));
-		char *placed = calloc((size_t)nops + 1, 1);
+		int *cstart = pl_calloc((size_t)T + 2, sizeof *cstart);
+		int *clist = pl_malloc(sizeof *clist * (nin + 1));
+		int *heap = pl_malloc(sizeof *heap * ((size_t)nops + 1));
+		char *placed = pl_calloc((size_t)nops + 1, 1);
 		if (!cstart || !clist || !heap || !placed) {
 			free(cstart);
 			free(clist);
@@ -882,7 +883,7 @@ pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
 	do {
 		if (cap - n < 4096) {
 			cap = cap ? 2 * cap : 65536;
-			char *nb = realloc(buf, cap + 1);
+			char *nb = pl_realloc(buf, cap + 1);
 			if (!nb) {
 				free(buf);
 				if (f != stdin)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "planner/alloc.h"
 
 static void line_col(const char *text, const char *at, int *line, int *col)
 {
@@ -69,7 +70,7 @@ static pl_status check(const cJSON *o, const char *name, const char *where, pl_e
 		return PL_OK;
 	int n = cJSON_GetArraySize(o), i = 0;
 	const char **keys = NULL;
-	if (cJSON_IsObject(o) && n > 1 && !(keys = malloc(sizeof *keys * (size_t)n)))
+	if (cJSON_IsObject(o) && n > 1 && !(keys = pl_malloc(sizeof *keys * (size_t)n)))
 		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
 	const cJSON *c;
 	pl_status st = PL_OK;
@@ -111,7 +112,10 @@ pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **
 		                  col);
 	}
 	const char *end = NULL;
+	unsigned long nulls = pl_alloc_null_count();
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root && pl_alloc_null_count() != nulls)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory reading it", name);
 	if (!root) {
 		line_col(text, end && end >= text && end <= text + len ? end : text, &line, &col);
 		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", name, line, col);
@@ -132,4 +136,20 @@ pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **
 	else
 		*out = root;
 	return st;
+}
+
+int pl_json_add(cJSON *obj, const char *key, cJSON *item)
+{
+	if (item && obj && cJSON_AddItemToObject(obj, key, item))
+		return 1;
+	cJSON_Delete(item);
+	return 0;
+}
+
+int pl_json_push(cJSON *arr, cJSON *item)
+{
+	if (item && arr && cJSON_AddItemToArray(arr, item))
+		return 1;
+	cJSON_Delete(item);
+	return 0;
 }

@@ -16,4 +16,12 @@
  * NUL. PL_ENOMEM when out of memory. */
 pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err);
 
+/* cJSON_AddItemToObject that cannot leak: item (NULL: nothing to add) is
+ * deleted when it cannot be added (the key's copy failed). Returns whether
+ * it was added. */
+int pl_json_add(cJSON *obj, const char *key, cJSON *item);
+/* cJSON_AddItemToArray likewise: item is deleted when arr is NULL (its own
+ * creation failed). Returns whether it was added. */
+int pl_json_push(cJSON *arr, cJSON *item);
+
 #endif

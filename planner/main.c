@@ -23,6 +23,7 @@
 #include "search/job.h"
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 int pl_cli_fail(pl_status st, const pl_err *err)
 {
@@ -660,7 +661,7 @@ static int cmd_search(int argc, char **argv)
 		goto cleanup;
 	}
 	size_t tl = strlen(txt);
-	char *txtn = realloc(txt, tl + 2);
+	char *txtn = pl_realloc(txt, tl + 2);
 	if (txtn) {
 		txt = txtn;
 		txt[tl] = '\n';
@@ -976,13 +977,13 @@ static int cmd_strategies(int argc, char **argv)
 		for (int i = 0; i < op->ninputs; i++) {
 			cJSON *t = cJSON_CreateArray();
 			for (int d = 0; d < g->tensors[op->in[i]].rank; d++)
-				cJSON_AddItemToArray(t, cJSON_CreateNumber((double)tuples[i][d]));
-			cJSON_AddItemToArray(ps, t);
+				pl_json_push(t, cJSON_CreateNumber((double)tuples[i][d]));
+			pl_json_push(ps, t);
 		}
 		cJSON_AddNumberToObject(e, "compute_seconds", nc[s].compute_s);
 		cJSON_AddNumberToObject(e, "communication_seconds", nc[s].comm_s);
 		cJSON_AddNumberToObject(e, "memory_bytes", nc[s].mem_bytes);
-		cJSON_AddItemToArray(arr, e);
+		pl_json_push(arr, e);
 	}
 	char *txt = cJSON_Print(root);
 	if (txt)
@@ -1319,7 +1320,7 @@ static int explain_diff(const char *pa, const char *pb, int json)
 		cJSON_AddNumberToObject(o, "stage_b", stage_b);
 		cJSON_AddNumberToObject(o, "seconds_delta", t);
 		cJSON_AddNumberToObject(o, "memory_bytes_delta", m);
-		cJSON_AddItemToArray(ops, o);
+		pl_json_push(ops, o);
 	}
 	double step_d = num(cb, "step_seconds", NAN) - num(ca, "step_seconds", NAN);
 	double mem_d = num(cb, "peak_memory_bytes", NAN) - num(ca, "peak_memory_bytes", NAN);
@@ -1440,7 +1441,7 @@ static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t 
 	pl_status st = pl_problem_new(&p, g, cl, err);
 	if (st)
 		return st;
-	pl_nodecost *per = calloc((size_t)g->nops + 1, sizeof *per);
+	pl_nodecost *per = pl_calloc((size_t)g->nops + 1, sizeof *per);
 	if (!per) {
 		pl_problem_free(p);
 		return pl_err_set(err, PL_ENOMEM, "run: out of memory");
@@ -1593,8 +1594,8 @@ static int cmd_run(int argc, char **argv)
 		       (long long)D, be->name, opt == PL_OPT_ADAM ? "Adam" : "SGD");
 	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
 	long long first = steps > 1, n = steps - first;
-	if (!(times = malloc(sizeof(double) * (size_t)steps)) ||
-	    !(prof = calloc(4 * (size_t)g->nops + 1, sizeof *prof))) {
+	if (!(times = pl_malloc(sizeof(double) * (size_t)steps)) ||
+	    !(prof = pl_calloc(4 * (size_t)g->nops + 1, sizeof *prof))) {
 		st = pl_err_set(&err, PL_ENOMEM, "run: out of memory");
 		goto done;
 	}
@@ -1666,7 +1667,7 @@ done:
 	return st ? pl_cli_fail(st, &err) : 0;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
@@ -1698,4 +1699,17 @@ int main(int argc, char **argv)
 		return cmd_bench(argc, argv);
 	fprintf(stderr, "planner: unknown command '%s'\n%s", cmd, top_help);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	pl_alloc_init();
+	int rc = dispatch(argc, argv);
+	/* an allocation that failed anywhere, however the code went on, makes
+	 * the run's output suspect: say so and exit as out of memory */
+	if (pl_alloc_null_count() && rc != pl_status_exit_code(PL_ENOMEM)) {
+		fprintf(stderr, "planner: out of memory (what was printed may be incomplete)\n");
+		rc = pl_status_exit_code(PL_ENOMEM);
+	}
+	return rc;
 }

@@ -11,6 +11,8 @@
 
 #include "planner/roles.h"
 #include "search/search.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 enum { P_EMBED, P_ATTN, P_MLP, P_EXPERTS, P_HEAD, P_COUNT };
 static const char *const part_name[P_COUNT] = {"embedding", "attention", "mlp", "experts", "head"};
@@ -95,7 +97,7 @@ static int figure(const figures *f, int which, int64_t *v)
 
 static void add_part(cJSON *parts, const char *name, const figures *f, int n, int s0, int s1)
 {
-	int64_t *v = malloc(sizeof *v * (size_t)(n + 1));
+	int64_t *v = pl_malloc(sizeof *v * (size_t)(n + 1));
 	if (!v)
 		return;
 	cJSON *o = cJSON_AddObjectToObject(parts, name);
@@ -108,8 +110,8 @@ static void add_part(cJSON *parts, const char *name, const figures *f, int n, in
 			cJSON_AddNumberToObject(o, figure_key[q], (double)mode(v, k));
 	}
 	cJSON *st = cJSON_AddArrayToObject(o, "stages");
-	cJSON_AddItemToArray(st, cJSON_CreateNumber(s0));
-	cJSON_AddItemToArray(st, cJSON_CreateNumber(s1));
+	pl_json_push(st, cJSON_CreateNumber(s0));
+	pl_json_push(st, cJSON_CreateNumber(s1));
 	free(v);
 }
 
@@ -143,9 +145,9 @@ cJSON *pl_plan_parts(const pl_graph *g, int64_t *const *splits, int64_t mesh, co
 	if (nr < 1)
 		return NULL;
 	int lo = runs[0].first, hi = runs[nr - 1].first + runs[nr - 1].len * runs[nr - 1].count;
-	uint8_t *roles = malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
-	int *part = malloc(sizeof *part * ((size_t)g->nops + 1));
-	figures *f = malloc(sizeof *f * ((size_t)g->nops + 1));
+	uint8_t *roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+	int *part = pl_malloc(sizeof *part * ((size_t)g->nops + 1));
+	figures *f = pl_malloc(sizeof *f * ((size_t)g->nops + 1));
 	cJSON *parts = NULL;
 	if (!roles || !part || !f || pl_loop_roles(g, roles))
 		goto done;

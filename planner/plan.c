@@ -9,14 +9,16 @@
 #include "planner/checkpoint.h"
 #include "planner/ops.h"
 #include "planner/plan.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 int64_t **pl_splits_alloc(const pl_graph *g)
 {
-	int64_t **s = calloc((size_t)g->nops + 1, sizeof *s);
+	int64_t **s = pl_calloc((size_t)g->nops + 1, sizeof *s);
 	if (!s)
 		return NULL;
 	for (int o = 0; o < g->nops; o++)
-		if (!(s[o] = calloc(PL_MAX_LOOPS, sizeof **s))) {
+		if (!(s[o] = pl_calloc(PL_MAX_LOOPS, sizeof **s))) {
 			pl_splits_free(g, s);
 			return NULL;
 		}
@@ -57,9 +59,9 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 {
 	const pl_graph *g = p->g;
 	size_t n = (size_t)g->nops + 1;
-	pl_nodecost *per = calloc(n, sizeof *per);
-	double *cs = calloc(n, sizeof *cs), *cm = calloc(n, sizeof *cm),
-	       *mb = calloc(n, sizeof *mb);
+	pl_nodecost *per = pl_calloc(n, sizeof *per);
+	double *cs = pl_calloc(n, sizeof *cs), *cm = pl_calloc(n, sizeof *cm),
+	       *mb = pl_calloc(n, sizeof *mb);
 	cJSON *ck = NULL;
 	double brk[PL_CKPT_MEM];
 	if (per && cs && cm && mb && !plan_memory(p, splits, NULL, brk, NULL)) {
@@ -110,9 +112,9 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	const pl_problem *p = jp->p;
 	int64_t pp = p->job.stages;
 	size_t n = (size_t)g->nops + 1;
-	int64_t **sp = calloc(n, sizeof *sp);
-	double *cs = calloc(n, sizeof *cs), *cm = calloc(n, sizeof *cm),
-	       *mb = calloc(n, sizeof *mb), *ts = calloc((size_t)pp, sizeof *ts);
+	int64_t **sp = pl_calloc(n, sizeof *sp);
+	double *cs = pl_calloc(n, sizeof *cs), *cm = pl_calloc(n, sizeof *cm),
+	       *mb = pl_calloc(n, sizeof *mb), *ts = pl_calloc((size_t)pp, sizeof *ts);
 	pl_status st = PL_OK;
 	if (!sp || !cs || !cm || !mb || !ts) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
@@ -202,7 +204,7 @@ static void add_conflicts(cJSON *ck, const pl_problem *p, const pl_search_result
 		cJSON_AddStringToObject(c, "to", g->ops[e->dst_op].name);
 		cJSON_AddStringToObject(c, "tensor", g->tensors[e->tensor].name);
 		cJSON_AddNumberToObject(c, "seconds", r->conflicts[k].seconds);
-		cJSON_AddItemToArray(arr, c);
+		pl_json_push(arr, c);
 	}
 }
 
@@ -433,7 +435,7 @@ pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_e
 	if (st)
 		return st;
 	int64_t **splits = pl_splits_alloc(g);
-	int *has = calloc((size_t)g->nops + 1, sizeof *has);
+	int *has = pl_calloc((size_t)g->nops + 1, sizeof *has);
 	if (!splits || !has)
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 	else if (!(st = pl_ckpt_parse_splits(g, ck, where, 1, splits, has, err)))
@@ -509,7 +511,8 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 		pl_err_prefix(err, "%s: pipeline.micro_batches %lld", where, (long long)m);
 		return st;
 	}
-	if (!(splits = pl_splits_alloc(gm)) || !(has = calloc((size_t)gm->nops + 1, sizeof *has))) {
+	if (!(splits = pl_splits_alloc(gm)) ||
+	    !(has = pl_calloc((size_t)gm->nops + 1, sizeof *has))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -549,8 +552,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	*bubble = -1;
 	int64_t **splits = NULL;
 	int *has = NULL;
-	int *stage = calloc((size_t)g->nops + 1, sizeof *stage);
-	uint8_t *rc = calloc((size_t)g->nops + 1, 1);
+	int *stage = pl_calloc((size_t)g->nops + 1, sizeof *stage);
+	uint8_t *rc = pl_calloc((size_t)g->nops + 1, 1);
 	pl_problem *p = NULL;
 	pl_status st = PL_OK;
 	if (!stage || !rc) {
@@ -602,7 +605,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		*bubble = jc.bubble_s;
 		goto cleanup;
 	}
-	if (!(splits = pl_splits_alloc(g)) || !(has = calloc((size_t)g->nops + 1, sizeof *has))) {
+	if (!(splits = pl_splits_alloc(g)) ||
+	    !(has = pl_calloc((size_t)g->nops + 1, sizeof *has))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}

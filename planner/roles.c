@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "planner/alloc.h"
 
 static uint8_t input_dim_role(const pl_tensor *t, int d)
 {
@@ -18,7 +19,7 @@ static uint8_t input_dim_role(const pl_tensor *t, int d)
 int pl_loop_roles(const pl_graph *g, uint8_t *roles)
 {
 	/* per tensor dimension, its role once its producer is seen */
-	uint8_t *dim = malloc((size_t)g->ntensors * PL_MAX_RANK + 1);
+	uint8_t *dim = pl_malloc((size_t)g->ntensors * PL_MAX_RANK + 1);
 	if (!dim)
 		return -1;
 	for (int t = 0; t < g->ntensors; t++)

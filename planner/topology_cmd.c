@@ -9,6 +9,7 @@
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
 #include "topology/discover.h"
+#include "planner/alloc.h"
 
 static const char *const help =
     "usage: planner topology [--xml FILE] [-o cluster.json] [--json]\n"
@@ -109,7 +110,7 @@ int pl_cmd_topology(int argc, char **argv)
 		                    "after --xml)",
 		                    argv[optind]);
 	pl_err err;
-	pl_topo *t = malloc(sizeof *t);
+	pl_topo *t = pl_malloc(sizeof *t);
 	if (!t)
 		return pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "topology: out of memory"), &err);
 	pl_status st = pl_topo_load(t, xml, &err);

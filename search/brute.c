@@ -8,6 +8,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
@@ -22,10 +23,10 @@ pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_resu
 		    "brute: %.3g combinations are too many to enumerate (at most 5e7); "
 		    "use --mode dp",
 		    combos);
-	const double **et = malloc(sizeof *et * ((size_t)p->nedges + 1));
-	const pl_nodecost **nc = malloc(sizeof *nc * ((size_t)p->nops + 1));
-	int *cur = calloc((size_t)p->nops + 1, sizeof *cur);
-	r->choice = calloc((size_t)p->nops + 1, sizeof *r->choice);
+	const double **et = pl_malloc(sizeof *et * ((size_t)p->nedges + 1));
+	const pl_nodecost **nc = pl_malloc(sizeof *nc * ((size_t)p->nops + 1));
+	int *cur = pl_calloc((size_t)p->nops + 1, sizeof *cur);
+	r->choice = pl_calloc((size_t)p->nops + 1, sizeof *r->choice);
 	pl_status st = PL_OK;
 	if (!et || !nc || !cur || !r->choice) {
 		st = pl_err_set(err, PL_ENOMEM, "brute: out of memory");

@@ -22,6 +22,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 enum { OP_EXPANDED, OP_CHAIN, OP_HIDDEN };
 
@@ -58,7 +59,7 @@ static int node_tables(dpctx *c, int op)
 		return 0;
 	const pl_nodecost *n = pl_problem_node(c->p, op);
 	int ns = c->p->nstrat[op];
-	double *t = malloc(sizeof *t * (size_t)ns), *m = malloc(sizeof *m * (size_t)ns);
+	double *t = pl_malloc(sizeof *t * (size_t)ns), *m = pl_malloc(sizeof *m * (size_t)ns);
 	if (!n || !t || !m) {
 		free(t);
 		free(m);
@@ -175,8 +176,8 @@ static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf
 		return *tf < 0 ? -1 : 0;
 	}
 	int d = p->nstrat[vin];
-	double *t = malloc(sizeof *t * (size_t)d * (size_t)d);
-	int *a = calloc((size_t)p->nops, sizeof *a);
+	double *t = pl_malloc(sizeof *t * (size_t)d * (size_t)d);
+	int *a = pl_calloc((size_t)p->nops, sizeof *a);
 	if (!t || !a) {
 		free(t);
 		free(a);
@@ -233,7 +234,7 @@ static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, 
 		const pl_run *run = &c->runs[r];
 		int d = p->nstrat[block_op(run, 0, run->out_pos)];
 		size_t stride[2] = {(size_t)d, 1};
-		chain_f[r] = calloc((size_t)run->count + 1, sizeof(int));
+		chain_f[r] = pl_calloc((size_t)run->count + 1, sizeof(int));
 		if (!chain_f[r])
 			goto done;
 		for (int b = 1; b < run->count; b++) {
@@ -266,7 +267,7 @@ static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, 
 		ve_backtrack(&v, choice);
 	}
 	/* the inside of each compressed block, from its two boundary strategies */
-	int *a = calloc((size_t)p->nops, sizeof *a);
+	int *a = pl_calloc((size_t)p->nops, sizeof *a);
 	if (!a)
 		goto done;
 	for (int r = 0; r < c->nruns; r++) {
@@ -303,7 +304,7 @@ done:
 
 static void plan_totals(pl_problem *p, const int *choice, double *t, double *m)
 {
-	int64_t **splits = malloc(sizeof *splits * (size_t)p->nops);
+	int64_t **splits = pl_malloc(sizeof *splits * (size_t)p->nops);
 	if (!splits) {
 		*t = *m = 0;
 		return;
@@ -323,12 +324,12 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	pl_status st = PL_OK;
 	dpctx c = {.p = p, .o = o};
 	memset(r, 0, sizeof *r);
-	c.kind = calloc((size_t)p->nops, sizeof *c.kind);
-	c.run_of = malloc(sizeof *c.run_of * (size_t)p->nops);
-	c.time_tab = calloc((size_t)p->nops, sizeof *c.time_tab);
-	c.mem_tab = calloc((size_t)p->nops, sizeof *c.mem_tab);
-	r->choice = calloc((size_t)p->nops, sizeof *r->choice);
-	int *alt = calloc((size_t)p->nops, sizeof *alt);
+	c.kind = pl_calloc((size_t)p->nops, sizeof *c.kind);
+	c.run_of = pl_malloc(sizeof *c.run_of * (size_t)p->nops);
+	c.time_tab = pl_calloc((size_t)p->nops, sizeof *c.time_tab);
+	c.mem_tab = pl_calloc((size_t)p->nops, sizeof *c.mem_tab);
+	r->choice = pl_calloc((size_t)p->nops, sizeof *r->choice);
+	int *alt = pl_calloc((size_t)p->nops, sizeof *alt);
 	char why[256] = "";
 	if (!c.kind || !c.run_of || !c.time_tab || !c.mem_tab || !r->choice || !alt) {
 		st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
@@ -354,7 +355,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		progress(&c, "dp: %s%g repeated blocks solved once", "",
 		         (double)r->repeated_layers);
 	{ /* price every edge the elimination will read, on all cores */
-		int *need = malloc(sizeof *need * ((size_t)p->nedges + 1)), n = 0;
+		int *need = pl_malloc(sizeof *need * ((size_t)p->nedges + 1)), n = 0;
 		if (!need) {
 			st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
 			goto cleanup;
@@ -450,8 +451,8 @@ pl_status pl_dp_min_marginals(pl_problem *p, const pl_search_opts *o, double **m
 	pl_status st = PL_OK;
 	ve v;
 	int ready = ve_init(&v, p->nops, p->nstrat) == 0;
-	c.time_tab = calloc((size_t)p->nops, sizeof *c.time_tab);
-	c.mem_tab = calloc((size_t)p->nops, sizeof *c.mem_tab);
+	c.time_tab = pl_calloc((size_t)p->nops, sizeof *c.time_tab);
+	c.mem_tab = pl_calloc((size_t)p->nops, sizeof *c.mem_tab);
 	if (!ready || !c.time_tab || !c.mem_tab)
 		goto nomem;
 	if (o->time_limit_s > 0)

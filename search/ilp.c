@@ -31,6 +31,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 #define PL_ILP_SHARE_COLUMNS 400000
 /* GLPK's tolerances are absolute (1e-7 on reduced costs): price in
@@ -94,7 +95,7 @@ typedef struct ilpctx {
 static int classes(const double *t, int nr, int nc, int by_row, int *cls, int **rep_out)
 {
 	int n = by_row ? nr : nc, len = by_row ? nc : nr, k = 0;
-	int *rep = malloc(sizeof *rep * ((size_t)n + 1));
+	int *rep = pl_malloc(sizeof *rep * ((size_t)n + 1));
 	if (!rep)
 		return -1;
 	for (int i = 0; i < n; i++) {
@@ -175,9 +176,9 @@ static int plan_fits(const ilpctx *c, const int *choice, double limit)
 static int lp_bound(glp_prob *lp, double *d, double *bound)
 {
 	int m = glp_get_num_rows(lp), nc = glp_get_num_cols(lp);
-	double *pi = malloc(sizeof *pi * ((size_t)m + 1)),
-	       *val = malloc(sizeof *val * ((size_t)m + 1));
-	int *ind = malloc(sizeof *ind * ((size_t)m + 1));
+	double *pi = pl_malloc(sizeof *pi * ((size_t)m + 1)),
+	       *val = pl_malloc(sizeof *val * ((size_t)m + 1));
+	int *ind = pl_malloc(sizeof *ind * ((size_t)m + 1));
 	if (!pi || !val || !ind) {
 		free(pi);
 		free(val);
@@ -311,8 +312,8 @@ static int lagrange(ilpctx *c, const pl_search_opts *o, int incumbents, double *
 	pl_problem *p = c->p;
 	int n = p->nops;
 	double limit = o->memory_limit, ta = 0, ma = 0, tb = 0, mb = 0, t, m;
-	int *ra = malloc(sizeof *ra * (size_t)n), *rb = malloc(sizeof *rb * (size_t)n),
-	    *rc = malloc(sizeof *rc * (size_t)n), *pv = malloc(sizeof *pv * (size_t)n);
+	int *ra = pl_malloc(sizeof *ra * (size_t)n), *rb = pl_malloc(sizeof *rb * (size_t)n),
+	    *rc = pl_malloc(sizeof *rc * (size_t)n), *pv = pl_malloc(sizeof *pv * (size_t)n);
 	*bound = -HUGE_VAL;
 	*lambda = 0;
 	*have_lo = *have_hi = 0;
@@ -378,7 +379,8 @@ static int mix(ilpctx *c, double limit, const int *lo, int *hi, int *best, doubl
 {
 	pl_problem *p = c->p;
 	int n = p->nops;
-	int *mid = malloc(sizeof *mid * (size_t)n), *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
+	int *mid = pl_malloc(sizeof *mid * (size_t)n),
+	    *cuts = pl_malloc(sizeof *cuts * ((size_t)n + 2));
 	if (!mid || !cuts) {
 		free(mid);
 		free(cuts);
@@ -451,7 +453,7 @@ static int moves(ilpctx *c, double limit, int *best, double *best_val)
 	int n = p->nops;
 	if (*best_val == HUGE_VAL)
 		return 0;
-	int *a = malloc(sizeof *a * (size_t)n);
+	int *a = pl_malloc(sizeof *a * (size_t)n);
 	if (!a)
 		return -1;
 	memcpy(a, best, sizeof *a * (size_t)n);
@@ -490,9 +492,9 @@ static pl_status mm_fix(ilpctx *c, const pl_search_opts *o, double lambda, doubl
 	pl_problem *p = c->p;
 	int n = p->nops;
 	pl_status st = PL_OK;
-	double **mm = calloc((size_t)n + 1, sizeof *mm), opt;
+	double **mm = pl_calloc((size_t)n + 1, sizeof *mm), opt;
 	for (int op = 0; mm && op < n; op++)
-		if (!(mm[op] = malloc(sizeof *mm[op] * (size_t)p->nstrat[op])))
+		if (!(mm[op] = pl_malloc(sizeof *mm[op] * (size_t)p->nstrat[op])))
 			goto nomem;
 	if (!mm)
 		goto nomem;
@@ -549,9 +551,9 @@ static int add_counts(ilpctx *c, glp_prob *lp)
 			most += (size_t)p->nstrat[cr[k].first + i];
 		layers = layers > (size_t)cr[k].count ? layers : (size_t)cr[k].count;
 	}
-	int *ind = malloc(sizeof *ind * (layers + 2));
-	double *val = malloc(sizeof *val * (layers + 2));
-	if (!(c->agg = malloc(sizeof *c->agg * 4 * most)) || !ind || !val) {
+	int *ind = pl_malloc(sizeof *ind * (layers + 2));
+	double *val = pl_malloc(sizeof *val * (layers + 2));
+	if (!(c->agg = pl_malloc(sizeof *c->agg * 4 * most)) || !ind || !val) {
 		free(ind);
 		free(val);
 		return -1;
@@ -601,10 +603,11 @@ static int cut_data(ilpctx *c, glp_prob *lp, double limit)
 {
 	pl_problem *p = c->p;
 	size_t nc1 = (size_t)c->ncols + 1;
-	if (!(c->xm = calloc(nc1, sizeof *c->xm)) || !(c->xoff = malloc(nc1)) ||
-	    !(c->xv = calloc(nc1, sizeof *c->xv)) || !(c->xa = calloc(nc1, sizeof *c->xa)) ||
-	    !(c->cv = malloc(sizeof *c->cv * nc1)) || !(c->ci = malloc(sizeof *c->ci * nc1)) ||
-	    !(c->act = malloc(sizeof *c->act * nc1)))
+	if (!(c->xm = pl_calloc(nc1, sizeof *c->xm)) || !(c->xoff = pl_malloc(nc1)) ||
+	    !(c->xv = pl_calloc(nc1, sizeof *c->xv)) || !(c->xa = pl_calloc(nc1, sizeof *c->xa)) ||
+	    !(c->cv = pl_malloc(sizeof *c->cv * nc1)) ||
+	    !(c->ci = pl_malloc(sizeof *c->ci * nc1)) ||
+	    !(c->act = pl_malloc(sizeof *c->act * nc1)))
 		return -1;
 	memset(c->xoff, 1, nc1);
 	c->room = limit - c->cmem;
@@ -737,7 +740,7 @@ static void cb(glp_tree *tree, void *info)
 	}
 	if (glp_ios_reason(tree) == GLP_IHEUR && c->incumbent && glp_ios_curr_node(tree) == 1) {
 		pl_problem *p = c->p;
-		double *x = calloc((size_t)c->ncols + (size_t)c->nagg + 1, sizeof *x);
+		double *x = pl_calloc((size_t)c->ncols + (size_t)c->nagg + 1, sizeof *x);
 		if (!x)
 			return;
 		for (int o = 0; o < p->nops; o++)
@@ -931,9 +934,9 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 		ic->src = s;
 		ic->dst = d;
 	}
-	as = malloc(sizeof *as * (size_t)maxs);
-	bs = malloc(sizeof *bs * (size_t)maxs);
-	tab = malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
+	as = pl_malloc(sizeof *as * (size_t)maxs);
+	bs = pl_malloc(sizeof *bs * (size_t)maxs);
+	tab = pl_malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
 	if (!as || !bs || !tab)
 		goto nomem;
 	for (int e = 0; e < E; e++) { /* edges: folded into objective terms, or y columns */
@@ -971,14 +974,14 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 			continue;
 		}
 		int *rrep = NULL, *crep = NULL, *rcl = NULL, *ccl = NULL;
-		ic->rc = malloc(sizeof(int) * (size_t)ns);
-		ic->cc = malloc(sizeof(int) * (size_t)nd);
-		rcl = malloc(sizeof(int) * (size_t)ka);
-		ccl = malloc(sizeof(int) * (size_t)kb);
+		ic->rc = pl_malloc(sizeof(int) * (size_t)ns);
+		ic->cc = pl_malloc(sizeof(int) * (size_t)nd);
+		rcl = pl_malloc(sizeof(int) * (size_t)ka);
+		ccl = pl_malloc(sizeof(int) * (size_t)kb);
 		if (!ic->rc || !ic->cc || !rcl || !ccl ||
 		    (ic->nr = classes(tab, ka, kb, 1, rcl, &rrep)) < 0 ||
 		    (ic->nc = classes(tab, ka, kb, 0, ccl, &crep)) < 0 ||
-		    !(ic->cost = malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
+		    !(ic->cost = pl_malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
 			free(rrep);
 			free(crep);
 			free(rcl);
@@ -1015,18 +1018,18 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 		glp_add_cols(lp, c->ncols);
 	glp_set_obj_coef(lp, 0, OBJ_SCALE * cobj);
 	size_t cap = 1024;
-	ia = malloc(sizeof *ia * cap);
-	ja = malloc(sizeof *ja * cap);
-	ar = malloc(sizeof *ar * cap);
+	ia = pl_malloc(sizeof *ia * cap);
+	ja = pl_malloc(sizeof *ja * cap);
+	ar = pl_malloc(sizeof *ar * cap);
 	if (!ia || !ja || !ar)
 		goto nomem;
 #define NZ(R, C, V)                                                                                \
 	do {                                                                                       \
 		if (nz + 2 >= cap) {                                                               \
 			cap *= 2;                                                                  \
-			int *ni = realloc(ia, sizeof *ia * cap),                                   \
-			    *nj = realloc(ja, sizeof *ja * cap);                                   \
-			double *na = realloc(ar, sizeof *ar * cap);                                \
+			int *ni = pl_realloc(ia, sizeof *ia * cap),                                \
+			    *nj = pl_realloc(ja, sizeof *ja * cap);                                \
+			double *na = pl_realloc(ar, sizeof *ar * cap);                             \
 			if (ni)                                                                    \
 				ia = ni;                                                           \
 			if (nj)                                                                    \
@@ -1193,19 +1196,19 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	int *gfirst = NULL, *gops = NULL, *best = NULL, *lo = NULL, *hi = NULL;
 	double *dj = NULL;
 	pl_search_result inc = {0};
-	c.var = malloc(sizeof *c.var * ((size_t)n + 1));
-	c.mult = calloc((size_t)n + 1, sizeof *c.mult);
-	c.xbase = calloc((size_t)n + 1, sizeof *c.xbase);
-	c.alive = calloc((size_t)n + 1, sizeof *c.alive);
-	c.repl = calloc((size_t)n + 1, sizeof *c.repl);
-	c.col = calloc((size_t)n + 1, sizeof *c.col);
-	c.uobj = calloc((size_t)n + 1, sizeof *c.uobj);
-	c.ec = calloc((size_t)E + 1, sizeof *c.ec);
-	c.erep = malloc(sizeof *c.erep * ((size_t)E + 1));
-	c.efree = calloc((size_t)E + 1, 1);
-	gfirst = calloc((size_t)n + 2, sizeof *gfirst);
-	gops = malloc(sizeof *gops * ((size_t)n + 1));
-	r->choice = calloc((size_t)n + 1, sizeof *r->choice);
+	c.var = pl_malloc(sizeof *c.var * ((size_t)n + 1));
+	c.mult = pl_calloc((size_t)n + 1, sizeof *c.mult);
+	c.xbase = pl_calloc((size_t)n + 1, sizeof *c.xbase);
+	c.alive = pl_calloc((size_t)n + 1, sizeof *c.alive);
+	c.repl = pl_calloc((size_t)n + 1, sizeof *c.repl);
+	c.col = pl_calloc((size_t)n + 1, sizeof *c.col);
+	c.uobj = pl_calloc((size_t)n + 1, sizeof *c.uobj);
+	c.ec = pl_calloc((size_t)E + 1, sizeof *c.ec);
+	c.erep = pl_malloc(sizeof *c.erep * ((size_t)E + 1));
+	c.efree = pl_calloc((size_t)E + 1, 1);
+	gfirst = pl_calloc((size_t)n + 2, sizeof *gfirst);
+	gops = pl_malloc(sizeof *gops * ((size_t)n + 1));
+	r->choice = pl_calloc((size_t)n + 1, sizeof *r->choice);
 	if (!c.var || !c.mult || !c.xbase || !c.alive || !c.repl || !c.col || !c.uobj || !c.ec ||
 	    !c.erep || !c.efree || !gfirst || !gops || !r->choice)
 		goto nomem;
@@ -1222,7 +1225,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 		goto cleanup;
 	}
 	{ /* price all edges on every core */
-		int *all = malloc(sizeof *all * ((size_t)E + 1));
+		int *all = pl_malloc(sizeof *all * ((size_t)E + 1));
 		if (!all)
 			goto nomem;
 		for (int e = 0; e < E; e++)
@@ -1282,10 +1285,10 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			continue;
 		int ns = p->nstrat[v];
 		total += ns;
-		c.alive[v] = malloc((size_t)ns);
-		c.repl[v] = malloc(sizeof(int) * (size_t)ns);
-		c.col[v] = malloc(sizeof(int) * (size_t)ns);
-		c.uobj[v] = calloc((size_t)ns, sizeof(double));
+		c.alive[v] = pl_malloc((size_t)ns);
+		c.repl[v] = pl_malloc(sizeof(int) * (size_t)ns);
+		c.col[v] = pl_malloc(sizeof(int) * (size_t)ns);
+		c.uobj[v] = pl_calloc((size_t)ns, sizeof(double));
 		if (!c.alive[v] || !c.repl[v] || !c.col[v] || !c.uobj[v])
 			goto nomem;
 		memset(c.alive[v], 1, (size_t)ns);
@@ -1306,9 +1309,9 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 
 	c.gfirst = gfirst;
 	c.gops = gops;
-	best = malloc(sizeof *best * ((size_t)n + 1));
-	lo = malloc(sizeof *lo * ((size_t)n + 1));
-	hi = malloc(sizeof *hi * ((size_t)n + 1));
+	best = pl_malloc(sizeof *best * ((size_t)n + 1));
+	lo = pl_malloc(sizeof *lo * ((size_t)n + 1));
+	hi = pl_malloc(sizeof *hi * ((size_t)n + 1));
 	if (!best || !lo || !hi)
 		goto nomem;
 	double best_val = HUGE_VAL, bound = -HUGE_VAL, lag = -HUGE_VAL, lpb = -HUGE_VAL, lambda = 0;
@@ -1427,7 +1430,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	 * optimal; else every column whose reduced cost alone exceeds the gap is
 	 * fixed at 0 (no plan better than the best one uses it) and simplex and
 	 * branch and bound run on what is left. */
-	dj = malloc(sizeof *dj * ((size_t)c.ncols + 1));
+	dj = pl_malloc(sizeof *dj * ((size_t)c.ncols + 1));
 	if (!dj)
 		goto nomem;
 	if (!solved && c.ncols && ipm_ok(&c, nz, mem_row)) {

@@ -21,6 +21,7 @@
 #include "planner/layout.h"
 #include "planner/parallel.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 #define PART_MAX_SCANS 20000
 /* first-pass bounds: relaxed dps leave out the edges with larger tables,
@@ -100,11 +101,12 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 	*proven = 1;
 	if (K < pp || pp < 1)
 		return -1;
-	double *T = malloc(sizeof *T * (size_t)(K + 1)), *S = malloc(sizeof *S * (size_t)(K + 1)),
-	       *A = malloc(sizeof *A * (size_t)(K + 1));
-	double *f = malloc(sizeof *f * (size_t)(pp + 1) * (size_t)(K + 1));
-	int *arg = malloc(sizeof *arg * (size_t)(pp + 1) * (size_t)(K + 1));
-	int *tmp = malloc(sizeof *tmp * (size_t)(pp + 1));
+	double *T = pl_malloc(sizeof *T * (size_t)(K + 1)),
+	       *S = pl_malloc(sizeof *S * (size_t)(K + 1)),
+	       *A = pl_malloc(sizeof *A * (size_t)(K + 1));
+	double *f = pl_malloc(sizeof *f * (size_t)(pp + 1) * (size_t)(K + 1));
+	int *arg = pl_malloc(sizeof *arg * (size_t)(pp + 1) * (size_t)(K + 1));
+	int *tmp = pl_malloc(sizeof *tmp * (size_t)(pp + 1));
 	size_t ncand = 0, capc = (size_t)K * (size_t)(K + 1) * 3 / 2 + 4;
 	double *cand = NULL, result = -1;
 	if (!T || !S || !A || !f || !arg || !tmp)
@@ -130,7 +132,7 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 	            arg) == INFINITY)
 		goto done;
 	/* every stage time a split can have, ascending */
-	cand = malloc(sizeof *cand * capc);
+	cand = pl_malloc(sizeof *cand * capc);
 	if (!cand)
 		goto done;
 	for (int i = 0; i < K; i++)
@@ -232,8 +234,8 @@ void pl_job_plan_free(pl_job_plan *jp)
 static pl_segcost *segments(const pl_problem *p, const pl_search_result *r, const int *cuts, int K)
 {
 	const pl_graph *g = p->g;
-	pl_segcost *seg = calloc((size_t)K + 1, sizeof *seg);
-	int *segof = malloc(sizeof *segof * ((size_t)p->nops + 1));
+	pl_segcost *seg = pl_calloc((size_t)K + 1, sizeof *seg);
+	int *segof = pl_malloc(sizeof *segof * ((size_t)p->nops + 1));
 	if (!seg || !segof) {
 		free(seg);
 		free(segof);
@@ -366,7 +368,7 @@ static int cmp_node_bound(const void *a, const void *b)
 static double node_bound(pl_problem *p)
 {
 	/* once per op class (its ops share the node table), summed in op order */
-	double sum = 0, *per = malloc(sizeof *per * ((size_t)p->nops + 1));
+	double sum = 0, *per = pl_malloc(sizeof *per * ((size_t)p->nops + 1));
 	if (!per)
 		return -1;
 	for (int op = 0; op < p->nops; op++) {
@@ -401,8 +403,8 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 	qz.job.zero = zq;
 	/* ops of one class in p and one in q differ alike: per p class, the q
 	 * class seen first (-1: none yet) and their least difference */
-	int *seen = malloc(sizeof *seen * (size_t)p->nops);
-	double *diff = malloc(sizeof *diff * (size_t)p->nops), sum = 0;
+	int *seen = pl_malloc(sizeof *seen * (size_t)p->nops);
+	double *diff = pl_malloc(sizeof *diff * (size_t)p->nops), sum = 0;
 	if (!seen || !diff) {
 		free(seen);
 		free(diff);
@@ -554,10 +556,10 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	int64_t pp = pb->pp, D = pl_cluster_devices_total(c);
 	const int *cuts = cutsv[pb->mi];
 	int K = Kv[pb->mi];
-	int *first = calloc((size_t)pp + 1, sizeof *first);
-	int *stage = calloc((size_t)p->nops + 1, sizeof *stage);
-	pl_stagecost *sc = calloc((size_t)pp, sizeof *sc);
-	int64_t **sp = malloc(sizeof *sp * (size_t)p->nops);
+	int *first = pl_calloc((size_t)pp + 1, sizeof *first);
+	int *stage = pl_calloc((size_t)p->nops + 1, sizeof *stage);
+	pl_stagecost *sc = pl_calloc((size_t)pp, sizeof *sc);
+	int64_t **sp = pl_malloc(sizeof *sp * (size_t)p->nops);
 	int rc = -1;
 	if (!first || !stage || !sc || !sp)
 		goto done;
@@ -594,7 +596,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 		goto done;
 	}
 	pl_jobcost jc = {.step_s = INFINITY}, jv;
-	pl_stagecost *sv = calloc((size_t)pp, sizeof *sv);
+	pl_stagecost *sv = pl_calloc((size_t)pp, sizeof *sv);
 	if (!sv)
 		goto done;
 	for (int64_t v = v0; v <= v1; v++) {
@@ -972,8 +974,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	int planned = 0; /* points that ran a dp */
 	pl_graph *gms[64] = {0};
 	int *cutsv[64] = {0}, Kv[64] = {0};
-	prob *probs = calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
-	point *pts = calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
+	prob *probs = pl_calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
+	point *pts = pl_calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
 	uint8_t *flagsv[64] = {0};
 	slot best[2] = {{.prob = -1}, {.prob = -1}};
 	best[0].cost.step_s = best[1].cost.step_s = INFINITY;
@@ -1011,8 +1013,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			continue;
 		}
 		pl_graph *gm = gms[a];
-		cutsv[a] = malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
-		uint8_t *flags = flagsv[a] = malloc((size_t)gm->nops + 1);
+		cutsv[a] = pl_malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
+		uint8_t *flags = flagsv[a] = pl_malloc((size_t)gm->nops + 1);
 		int nc = cutsv[a] ? pl_clean_cuts(gm, cutsv[a]) : -1;
 		if (nc < 0 || !flags) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
@@ -1321,7 +1323,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	if (jo->overlap) {
 		/* plans are ranked without the overlap (every bound above holds for
 		 * that step); the chosen one is priced with it */
-		int64_t **sp = malloc(sizeof *sp * ((size_t)out->p->nops + 1));
+		int64_t **sp = pl_malloc(sizeof *sp * ((size_t)out->p->nops + 1));
 		if (!sp) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;

@@ -14,6 +14,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 typedef struct pctx {
 	pl_problem *p;
@@ -84,10 +85,10 @@ pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_
 	const pl_graph *g = p->g;
 	pl_status st = PL_OK;
 	pctx c = {.p = p};
-	c.choice = calloc((size_t)g->nops + 1, sizeof *c.choice);
-	c.origin = calloc((size_t)g->nops + 1, sizeof *c.origin);
-	c.decided = calloc((size_t)g->nops + 1, 1);
-	int *queue = malloc(sizeof *queue * ((size_t)g->nops + 1));
+	c.choice = pl_calloc((size_t)g->nops + 1, sizeof *c.choice);
+	c.origin = pl_calloc((size_t)g->nops + 1, sizeof *c.origin);
+	c.decided = pl_calloc((size_t)g->nops + 1, 1);
+	int *queue = pl_malloc(sizeof *queue * ((size_t)g->nops + 1));
 	if (!c.choice || !c.origin || !c.decided || !queue) {
 		st = pl_err_set(err, PL_ENOMEM, "propagate: out of memory");
 		goto cleanup;
@@ -139,7 +140,7 @@ pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_
 		queue[tail++] = next;
 	}
 	/* conflicts: edges between different fronts that pay a redistribution */
-	r->conflicts = malloc(sizeof *r->conflicts * ((size_t)p->nedges + 1));
+	r->conflicts = pl_malloc(sizeof *r->conflicts * ((size_t)p->nedges + 1));
 	if (!r->conflicts) {
 		st = pl_err_set(err, PL_ENOMEM, "propagate: out of memory");
 		goto cleanup;

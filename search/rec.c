@@ -15,6 +15,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/alloc.h"
 
 typedef struct recctx {
 	pl_problem *p;
@@ -156,11 +157,11 @@ static int polish(recctx *c, const int64_t *primes, int np)
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
 	int n = g->nops, rc = -1;
-	int *dom = calloc((size_t)n, sizeof *dom), *a = calloc((size_t)n, sizeof *a);
-	int64_t **cand = calloc((size_t)n, sizeof *cand);
-	double **node = calloc((size_t)n, sizeof *node),
-	       **tab = calloc((size_t)p->nedges + 1, sizeof *tab);
-	pl_layout *ls = malloc(sizeof *ls * MAXN), *ld = malloc(sizeof *ld * 2 * MAXN);
+	int *dom = pl_calloc((size_t)n, sizeof *dom), *a = pl_calloc((size_t)n, sizeof *a);
+	int64_t **cand = pl_calloc((size_t)n, sizeof *cand);
+	double **node = pl_calloc((size_t)n, sizeof *node),
+	       **tab = pl_calloc((size_t)p->nedges + 1, sizeof *tab);
+	pl_layout *ls = pl_malloc(sizeof *ls * MAXN), *ld = pl_malloc(sizeof *ld * 2 * MAXN);
 	if (!dom || !a || !cand || !node || !tab || !ls || !ld)
 		goto out;
 	double prev = -1;
@@ -168,7 +169,7 @@ static int polish(recctx *c, const int64_t *primes, int np)
 		for (int op = 0; op < n; op++) {
 			dom[op] = 1;
 			free(cand[op]);
-			cand[op] = malloc(sizeof(int64_t) * PL_MAX_LOOPS * MAXN);
+			cand[op] = pl_malloc(sizeof(int64_t) * PL_MAX_LOOPS * MAXN);
 			if (!cand[op])
 				goto out;
 			if (!c->active[op] || g->ops[op].has_strategy)
@@ -187,7 +188,7 @@ static int polish(recctx *c, const int64_t *primes, int np)
 			if (!c->active[op])
 				continue;
 			free(node[op]);
-			node[op] = malloc(sizeof(double) * (size_t)dom[op]);
+			node[op] = pl_malloc(sizeof(double) * (size_t)dom[op]);
 			if (!node[op]) {
 				bad = 1;
 				break;
@@ -224,7 +225,7 @@ static int polish(recctx *c, const int64_t *primes, int np)
 				                        &ld[2 * k + 1]);
 			}
 			free(tab[e]);
-			tab[e] = malloc(sizeof(double) * (size_t)dom[s] * (size_t)dom[d]);
+			tab[e] = pl_malloc(sizeof(double) * (size_t)dom[s] * (size_t)dom[d]);
 			if (!tab[e]) {
 				bad = 1;
 				break;
@@ -282,11 +283,11 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	recctx c = {.p = p};
 	pl_run runs[64];
 	int nruns = o->no_repeat ? 0 : pl_problem_runs(p, runs, 64);
-	c.split = malloc(sizeof *c.split * (size_t)g->nops * PL_MAX_LOOPS);
-	c.active = calloc((size_t)g->nops, 1);
-	c.done = calloc((size_t)g->nops, 1);
-	keyed *order = malloc(sizeof *order * ((size_t)g->nops + 1));
-	r->choice = calloc((size_t)g->nops, sizeof *r->choice);
+	c.split = pl_malloc(sizeof *c.split * (size_t)g->nops * PL_MAX_LOOPS);
+	c.active = pl_calloc((size_t)g->nops, 1);
+	c.done = pl_calloc((size_t)g->nops, 1);
+	keyed *order = pl_malloc(sizeof *order * ((size_t)g->nops + 1));
+	r->choice = pl_calloc((size_t)g->nops, sizeof *r->choice);
 	if (!c.split || !c.active || !c.done || !order || !r->choice) {
 		st = pl_err_set(err, PL_ENOMEM, "rec: out of memory");
 		goto cleanup;

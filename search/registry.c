@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "search/search.h"
+#include "planner/alloc.h"
 
 static const pl_searcher searchers[] = {
     {/* .name = */ "dp", /* .run = */ pl_search_dp},
@@ -66,7 +67,7 @@ const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_resul
 
 int pl_search_result_price(const pl_problem *p, pl_search_result *r)
 {
-	int64_t **splits = malloc(sizeof *splits * ((size_t)p->nops + 1));
+	int64_t **splits = pl_malloc(sizeof *splits * ((size_t)p->nops + 1));
 	if (!splits)
 		return -1;
 	for (int o = 0; o < p->nops; o++)

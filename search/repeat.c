@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "search/search.h"
+#include "planner/alloc.h"
 
 #define MAX_PERIOD 6
 
@@ -64,8 +65,8 @@ static int block_equal(const pl_graph *g, const uint8_t *tag, int a, int b, int 
 int pl_clean_cuts(const pl_graph *g, int *cuts)
 {
 	int n = g->nops, nc = 0;
-	int *cnt = calloc((size_t)n + 1, sizeof *cnt),
-	    *params = calloc((size_t)n + 1, sizeof *params);
+	int *cnt = pl_calloc((size_t)n + 1, sizeof *cnt),
+	    *params = pl_calloc((size_t)n + 1, sizeof *params);
 	if (!cnt || !params) {
 		free(cnt);
 		free(params);
@@ -113,7 +114,7 @@ static int find_runs(const pl_graph *g, const uint8_t *tag, pl_run *runs, int ma
 	int n = g->nops, nr = 0;
 	if (n < 4)
 		return 0;
-	int *cuts = malloc(sizeof *cuts * ((size_t)n + 2));
+	int *cuts = pl_malloc(sizeof *cuts * ((size_t)n + 2));
 	int nc = cuts ? pl_clean_cuts(g, cuts) : -1;
 	if (nc < 0)
 		goto done;
@@ -168,7 +169,7 @@ int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
 	/* blocks repeat where ops are priced alike: the same recompute flag and
 	 * the same outputs kept for the backward */
 	const pl_graph *g = p->g;
-	uint8_t *tag = calloc((size_t)g->nops + 1, 1);
+	uint8_t *tag = pl_calloc((size_t)g->nops + 1, 1);
 	if (!tag)
 		return 0;
 	for (int o = 0; o < g->nops; o++) {

@@ -17,6 +17,7 @@
 
 #include "planner/clock.h"
 #include "planner/parallel.h"
+#include "planner/alloc.h"
 
 double ve_now(void)
 {
@@ -28,14 +29,14 @@ int ve_init(ve *v, int nvar, const int *dom)
 	memset(v, 0, sizeof *v);
 	v->nvar = nvar;
 	v->dom = dom;
-	v->vf = calloc((size_t)nvar + 1, sizeof *v->vf);
-	v->nvf = calloc((size_t)nvar + 1, sizeof *v->nvf);
-	v->capvf = calloc((size_t)nvar + 1, sizeof *v->capvf);
-	v->active = calloc((size_t)nvar + 1, 1);
-	v->keep = calloc((size_t)nvar + 1, 1);
-	v->done = calloc((size_t)nvar + 1, 1);
-	v->order = malloc(sizeof *v->order * ((size_t)nvar + 1));
-	v->var_factor = malloc(sizeof *v->var_factor * ((size_t)nvar + 1));
+	v->vf = pl_calloc((size_t)nvar + 1, sizeof *v->vf);
+	v->nvf = pl_calloc((size_t)nvar + 1, sizeof *v->nvf);
+	v->capvf = pl_calloc((size_t)nvar + 1, sizeof *v->capvf);
+	v->active = pl_calloc((size_t)nvar + 1, 1);
+	v->keep = pl_calloc((size_t)nvar + 1, 1);
+	v->done = pl_calloc((size_t)nvar + 1, 1);
+	v->order = pl_malloc(sizeof *v->order * ((size_t)nvar + 1));
+	v->var_factor = pl_malloc(sizeof *v->var_factor * ((size_t)nvar + 1));
 	v->max_entries = (size_t)1 << 26;
 	v->cap = 256;
 	if (!v->vf || !v->nvf || !v->capvf || !v->active || !v->keep || !v->done || !v->order ||
@@ -77,7 +78,7 @@ static int link_var(ve *v, int var, int fi)
 {
 	if (v->nvf[var] == v->capvf[var]) {
 		int cap = v->capvf[var] ? 2 * v->capvf[var] : 8;
-		int *n = realloc(v->vf[var], sizeof *n * (size_t)cap);
+		int *n = pl_realloc(v->vf[var], sizeof *n * (size_t)cap);
 		if (!n)
 			return -1;
 		v->vf[var] = n;
@@ -91,7 +92,7 @@ static int new_factor(ve *v)
 {
 	if (v->nf == v->capf) {
 		int cap = v->capf ? 2 * v->capf : 64;
-		ve_factor *n = realloc(v->f, sizeof *n * (size_t)cap);
+		ve_factor *n = pl_realloc(v->f, sizeof *n * (size_t)cap);
 		if (!n)
 			return -1;
 		v->f = n;
@@ -255,7 +256,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 	size_t c = *cap ? *cap : 256;
 	while (c < need)
 		c *= 2;
-	void *n = realloc(p, elem * c);
+	void *n = pl_realloc(p, elem * c);
 	if (n)
 		*cap = c;
 	return n;
@@ -442,12 +443,12 @@ static int pareto_entry(ve *v, ve_factor *g, const int *F, int nF, const size_t 
 		return -1;
 	/* store */
 	size_t need = g->npts + (size_t)n;
-	ve_point *np = realloc(g->pts, sizeof *np * (need + 1));
+	ve_point *np = pl_realloc(g->pts, sizeof *np * (need + 1));
 	if (!np)
 		return -1;
 	g->pts = np;
 	int32_t *nt =
-	    realloc(g->trace, sizeof *nt * (g->ntrace + (size_t)n * (size_t)(nF + 1) + 1));
+	    pl_realloc(g->trace, sizeof *nt * (g->ntrace + (size_t)n * (size_t)(nF + 1) + 1));
 	if (!nt)
 		return -1;
 	g->trace = nt;
@@ -622,8 +623,8 @@ static int scalar_entries(scalar_job *job, size_t size)
 	/* the second thread's share: whole rows */
 	size_t half = job->rows ? size / len / 2 * len : size / 2;
 	scalar_job two[2] = {*job, *job};
-	two[0].acc = malloc(sizeof *job->acc * nacc);
-	two[1].acc = malloc(sizeof *job->acc * nacc);
+	two[0].acc = pl_malloc(sizeof *job->acc * nacc);
+	two[1].acc = pl_malloc(sizeof *job->acc * nacc);
 	int rc = two[0].acc && two[1].acc ? 0 : -1;
 	if (rc == 0 && half > 0 && (double)size * job->dx * job->nF >= VE_SPLIT_WORK &&
 	    pl_threads(0) >= 2) {
@@ -675,13 +676,13 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	pbuf B = {0};
 	int rc = 0;
 	if (v->pareto) {
-		g->pstart = malloc(sizeof *g->pstart * size);
-		g->pcount = malloc(sizeof *g->pcount * size);
+		g->pstart = pl_malloc(sizeof *g->pstart * size);
+		g->pcount = pl_malloc(sizeof *g->pcount * size);
 		if (!g->pstart || !g->pcount)
 			rc = -1;
 	} else {
-		g->own_t = malloc(sizeof *g->own_t * size);
-		g->arg = x >= 0 ? malloc(sizeof *g->arg * size) : NULL;
+		g->own_t = pl_malloc(sizeof *g->own_t * size);
+		g->arg = x >= 0 ? pl_malloc(sizeof *g->arg * size) : NULL;
 		g->t = g->own_t;
 		if (!g->own_t || (x >= 0 && !g->arg))
 			rc = -1;
@@ -822,7 +823,7 @@ void ve_backtrack(const ve *v, int *a)
 int ve_min_marginals(const ve *v, double **mm)
 {
 	int rc = -1;
-	double **out = calloc((size_t)v->nf + 1, sizeof *out);
+	double **out = pl_calloc((size_t)v->nf + 1, sizeof *out);
 	if (!out)
 		return -1;
 	for (int x = 0; x < v->nvar; x++)
@@ -835,7 +836,7 @@ int ve_min_marginals(const ve *v, double **mm)
 		const ve_factor *f = &v->f[i];
 		if (!f->alive)
 			continue;
-		if (f->nv || !f->t || !(out[i] = malloc(sizeof *out[i])))
+		if (f->nv || !f->t || !(out[i] = pl_malloc(sizeof *out[i])))
 			goto done;
 		out[i][0] = 0;
 		for (int j = 0; j < v->nf; j++)
@@ -860,7 +861,7 @@ int ve_min_marginals(const ve *v, double **mm)
 				sN[j][k] = stride_of(f, g->vars[k]);
 			fo[j] = NULL;
 			if (f->elim >= 0) { /* a made table: its outside is wanted */
-				if (!(fo[j] = out[g->src[j]] = malloc(sizeof *fo[j] * f->size)))
+				if (!(fo[j] = out[g->src[j]] = pl_malloc(sizeof *fo[j] * f->size)))
 					goto done;
 				for (size_t e = 0; e < f->size; e++)
 					fo[j][e] = 1e300;

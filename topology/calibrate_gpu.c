@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "costmodel/fit.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 #define MAXDEV   64
 #define MAXSIZES 40
@@ -241,10 +243,10 @@ static void add_raw(cJSON *jc, int k, int g, const char *link, const double *at,
 		cJSON *p = cJSON_CreateObject();
 		cJSON_AddNumberToObject(p, "bytes", at[i]);
 		cJSON_AddNumberToObject(p, "seconds", secs[i]);
-		cJSON_AddItemToArray(pts, p);
+		pl_json_push(pts, p);
 	}
-	cJSON_AddItemToObject(e, "points", pts);
-	cJSON_AddItemToArray(jc, e);
+	pl_json_add(e, "points", pts);
+	pl_json_push(jc, e);
 }
 
 /* the GEMM curve into *out and the raw record */
@@ -264,7 +266,7 @@ static pl_status gemm_fit(const pl_calib_opts *o, pl_cluster *out, cJSON *r, pl_
 		cJSON_AddNumberToObject(e, "n", gemm_n[i]);
 		cJSON_AddNumberToObject(e, "seconds", gemm_s[i]);
 		cJSON_AddNumberToObject(e, "flops_per_second", rate[i]);
-		cJSON_AddItemToArray(jg, e);
+		pl_json_push(jg, e);
 	}
 	if (!pl_fit_rate_curve(f, rate, NGEMM, &peak, &half) &&
 	    out->peak_flops[PL_DT_BFLOAT16] > 0) {
@@ -329,7 +331,7 @@ pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, cJSON **raw,
 	double max_bytes = o->max_bytes > 0 ? o->max_bytes : 1073741824.0;
 	double sizes[MAXSIZES];
 	int nsizes = message_sizes(o, sizes);
-	group *G = calloc(1, sizeof *G);
+	group *G = pl_calloc(1, sizeof *G);
 	cJSON *r = cJSON_CreateObject();
 	if (!G || !r) {
 		free(G);
@@ -441,7 +443,7 @@ typedef struct rgroup {
 static int plan_groups(int world, const int *node_of, int nodes, int per_node, rgroup *out)
 {
 	int sz[MAXDEV + 2], n = 0;
-	int *by_node = malloc(sizeof *by_node * (size_t)nodes);
+	int *by_node = pl_malloc(sizeof *by_node * (size_t)nodes);
 	if (!by_node)
 		return -1;
 	for (int k = 0; k < nodes; k++)
@@ -452,7 +454,7 @@ static int plan_groups(int world, const int *node_of, int nodes, int per_node, r
 	for (int i = 0; i < ng && per_node >= 2; i++) {
 		rgroup *G = &out[n++];
 		*G = (rgroup){.n = sz[i], .link = PL_LINK_INTRA};
-		G->member = malloc(sizeof *G->member * (size_t)sz[i]);
+		G->member = pl_malloc(sizeof *G->member * (size_t)sz[i]);
 		for (int q = 0, m = 0; G->member && m < sz[i]; q++)
 			if (node_of[q] == 0)
 				G->member[m++] = q;
@@ -461,14 +463,14 @@ static int plan_groups(int world, const int *node_of, int nodes, int per_node, r
 	for (int i = 0; i < ng; i++) {
 		rgroup *G = &out[n++];
 		*G = (rgroup){.n = sz[i], .link = PL_LINK_INTER};
-		G->member = malloc(sizeof *G->member * (size_t)sz[i]);
+		G->member = pl_malloc(sizeof *G->member * (size_t)sz[i]);
 		for (int m = 0; G->member && m < sz[i]; m++)
 			G->member[m] = by_node[m];
 	}
 	if (nodes >= 2 && per_node >= 2) {
 		rgroup *G = &out[n++];
 		*G = (rgroup){.n = world, .link = PL_LINK_INTER};
-		G->member = malloc(sizeof *G->member * (size_t)world);
+		G->member = pl_malloc(sizeof *G->member * (size_t)world);
 		for (int q = 0; G->member && q < world; q++)
 			G->member[q] = q;
 	}
@@ -486,12 +488,12 @@ static pl_status find_nodes(pl_rdv *rdv, int *node_of, int *nodes, int *per_node
 {
 	char me[HOSTLEN] = {0}, *all = NULL;
 	gethostname(me, sizeof me - 1);
-	if (rdv->rank == 0 && !(all = calloc((size_t)rdv->world, HOSTLEN)))
+	if (rdv->rank == 0 && !(all = pl_calloc((size_t)rdv->world, HOSTLEN)))
 		return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
 	pl_status st = pl_rdv_gather(rdv, me, all, HOSTLEN, err);
 	int hdr[3] = {0, 0, 0}; /* nodes, ranks per node, a rank of another count */
 	if (!st && rdv->rank == 0) {
-		int *count = calloc((size_t)rdv->world, sizeof *count);
+		int *count = pl_calloc((size_t)rdv->world, sizeof *count);
 		if (!count) {
 			free(all);
 			return pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
@@ -537,9 +539,9 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 	int ndev = 0, world = rdv->world, me = rdv->rank;
 	cudaError_t ce = cudaGetDeviceCount(&ndev);
 	/* every rank says whether it has a GPU before anyone waits on NCCL */
-	int ok = ce == cudaSuccess && ndev >= 1, *oks = calloc((size_t)world, sizeof *oks);
-	int *node_of = calloc((size_t)world, sizeof *node_of);
-	rgroup *groups = calloc(2 * MAXDEV + 8, sizeof *groups);
+	int ok = ce == cudaSuccess && ndev >= 1, *oks = pl_calloc((size_t)world, sizeof *oks);
+	int *node_of = pl_calloc((size_t)world, sizeof *node_of);
+	rgroup *groups = pl_calloc(2 * MAXDEV + 8, sizeof *groups);
 	cJSON *r = cJSON_CreateObject();
 	ncclComm_t comm = NULL;
 	cudaStream_t stream = NULL;
@@ -601,7 +603,7 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 	CUDA_OK(cudaMalloc((void **)&send, (size_t)max_bytes), "cudaMalloc (send)");
 	CUDA_OK(cudaMalloc((void **)&recv, (size_t)max_bytes), "cudaMalloc (recv)");
 	CUDA_OK(cudaMemset(send, 0, (size_t)max_bytes), "cudaMemset");
-	all_secs = calloc((size_t)world * MAXSIZES, sizeof *all_secs);
+	all_secs = pl_calloc((size_t)world * MAXSIZES, sizeof *all_secs);
 	if (!all_secs) {
 		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
 		goto out;

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "planner/graph.h"
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 static void busid(hwloc_obj_t pci, char *out, size_t n)
 {
@@ -107,7 +109,7 @@ static void nvlinks(hwloc_topology_t topo, pl_topo *t)
 	for (unsigned i = 0; i < n * n; i++)
 		if (d->values[i] && (!unit || d->values[i] < unit))
 			unit = d->values[i];
-	int *idx = malloc(n * sizeof *idx);
+	int *idx = pl_malloc(n * sizeof *idx);
 	if (unit && idx) {
 		for (unsigned i = 0; i < n; i++)
 			idx[i] = gpu_index(t, d->objs[i]);
@@ -232,7 +234,7 @@ pl_status pl_topo_load_xml(pl_topo *t, const char *buf, size_t len, const char *
 		                  len);
 	char *xml = NULL; /* hwloc reads a NUL-terminated copy */
 	if (buf) {
-		if (!(xml = malloc(len + 1)))
+		if (!(xml = pl_malloc(len + 1)))
 			return pl_err_set(err, PL_ENOMEM, "out of memory");
 		memcpy(xml, buf, len);
 		xml[len] = 0;
@@ -361,9 +363,9 @@ cJSON *pl_topo_to_json(const pl_topo *t)
 				cJSON *p = cJSON_CreateObject();
 				cJSON_AddNumberToObject(p, "gpu", j);
 				cJSON_AddNumberToObject(p, "links", t->nvlink[i][j]);
-				cJSON_AddItemToArray(peers, p);
+				pl_json_push(peers, p);
 			}
-		cJSON_AddItemToArray(ga, e);
+		pl_json_push(ga, e);
 	}
 	cJSON *na = cJSON_AddArrayToObject(o, "nics");
 	for (int i = 0; i < t->nnics; i++) {
@@ -372,7 +374,7 @@ cJSON *pl_topo_to_json(const pl_topo *t)
 		cJSON_AddStringToObject(e, "busid", t->nic[i].busid);
 		cJSON_AddNumberToObject(e, "numa", t->nic[i].numa);
 		cJSON_AddNumberToObject(e, "pcie_bandwidth", t->nic[i].pcie_bw);
-		cJSON_AddItemToArray(na, e);
+		pl_json_push(na, e);
 	}
 	return o;
 }

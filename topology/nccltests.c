@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "planner/alloc.h"
+#include "planner/json.h"
 
 #define MAXTOK 32
 
@@ -222,7 +224,7 @@ pl_status pl_nccl_log_parse(pl_nccl_log *log, const char *text, size_t len, cons
 		}
 		if (log->n == cap) {
 			cap = cap ? 2 * cap : 64;
-			pl_nccl_point *np = realloc(log->pt, (size_t)cap * sizeof *np);
+			pl_nccl_point *np = pl_realloc(log->pt, (size_t)cap * sizeof *np);
 			if (!np) {
 				st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 				goto fail;
@@ -299,9 +301,9 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
 		if (l->ranks / l->hosts > dpn)
 			dpn = l->ranks / l->hosts;
 	}
-	double *xy = malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *xy);
-	double *x = malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *x);
-	char *done = calloc((size_t)(nlogs > 0 ? nlogs : 1), 1);
+	double *xy = pl_malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *xy);
+	double *x = pl_malloc((size_t)(total > 0 ? total : 1) * 2 * sizeof *x);
+	char *done = pl_calloc((size_t)(nlogs > 0 ? nlogs : 1), 1);
 	pl_status st = PL_OK;
 	if (!xy || !x || !done) {
 		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
@@ -377,10 +379,10 @@ pl_status pl_nccl_fit_cluster(pl_cluster *c, const pl_nccl_log *logs, const char
 			cJSON_AddNumberToObject(p, "bytes", logs[i].pt[k].bytes);
 			cJSON_AddNumberToObject(p, "seconds", logs[i].pt[k].seconds);
 			cJSON_AddNumberToObject(p, "busbw", logs[i].pt[k].busbw);
-			cJSON_AddItemToArray(pts, p);
+			pl_json_push(pts, p);
 		}
-		cJSON_AddItemToObject(e, "points", pts);
-		cJSON_AddItemToArray(raw, e);
+		pl_json_add(e, "points", pts);
+		pl_json_push(raw, e);
 	}
 out:
 	free(xy);

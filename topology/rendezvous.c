@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "planner/alloc.h"
 
 #define RDV_MAX_WORLD 65536
 
@@ -90,7 +91,7 @@ static void no_delay(int fd)
 pl_status pl_rdv_listen(pl_rdv *r, int world, int port, double timeout_s, pl_err *err)
 {
 	*r = (pl_rdv){.world = world, .listen_fd = -1, .fd = -1, .timeout_s = timeout_s};
-	r->peer = malloc(sizeof *r->peer * ((size_t)world + 1));
+	r->peer = pl_malloc(sizeof *r->peer * ((size_t)world + 1));
 	if (!r->peer)
 		return pl_err_set(err, PL_ENOMEM, "rendezvous: out of memory");
 	for (int k = 0; k <= world; k++)

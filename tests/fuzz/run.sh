@@ -24,10 +24,12 @@ for t in $TARGETS; do
   cp "$SRC/corpus/$t/"* "$SRC/regress/$t/"* "$OUT/$t/corpus/" 2> /dev/null
   dict=()
   [ -f "$SRC/dict/$t.dict" ] && dict=(-dict="$SRC/dict/$t.dict")
+  # -timeout=120: a plan for millions of devices lists ~100 MB of groups
+  # (15 s in a release build, several times that instrumented)
   # -close_fd_mask=3: the planner's own messages stay out of the log
   # (libFuzzer keeps its reports); leaks are findings
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
-  "$bin" "$OUT/$t/corpus" "${dict[@]}" -max_total_time="$SECS" -timeout=30 -rss_limit_mb=4096 \
+  "$bin" "$OUT/$t/corpus" "${dict[@]}" -max_total_time="$SECS" -timeout=120 -rss_limit_mb=4096 \
     -max_len=65536 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$OUT/$t/found/" \
     > "$OUT/$t/log" 2>&1
   rc=$?
