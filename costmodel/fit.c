@@ -85,51 +85,69 @@ int pl_fit_ab_ranges(const double *busbytes, const double *seconds, int n, int m
 		maxseg = MAXSEG;
 	if (n < 2 * MINPTS)
 		maxseg = 1;
-	/* P[i]: sums of the first i points, weights 1/y^2 (relative error);
-	 * E[k][j]: least error of the first j points in k segments, from[k][j]
-	 * where its last segment starts (segmented least squares, O(k n^2)) */
+	/* P[i]: sums of the first i points, weights 1/y^2 (relative error).
+	 * Segments start and end at cut points: 0, n, and the indices where the
+	 * size grows (no size is split between two segments); beyond MAXCUT of
+	 * them, MAXCUT spread evenly over the rows, so the fit stays O(k C^2)
+	 * for any log (exact below MAXCUT cuts, as every nccl-tests sweep is).
+	 * E[k][c]: least error of the points before cut c in k segments, from
+	 * the cut where its last segment starts (segmented least squares). */
+	enum { MAXCUT = 512 };
 	sums *P = pl_calloc((size_t)n + 1, sizeof *P);
-	double *E = pl_malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *E);
-	int *from = pl_malloc((size_t)(MAXSEG + 1) * ((size_t)n + 1) * sizeof *from);
+	int *cut = pl_malloc(((size_t)n + 1) * sizeof *cut);
+	double *E = pl_malloc((size_t)(MAXSEG + 1) * (MAXCUT + 2) * sizeof *E);
+	int *from = pl_malloc((size_t)(MAXSEG + 1) * (MAXCUT + 2) * sizeof *from);
 	int rc = -1;
-	if (!P || !E || !from)
+	if (!P || !E || !from || !cut)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		P[i + 1] = P[i];
 		add(&P[i + 1], busbytes[i], seconds[i], 1.0 / (seconds[i] * seconds[i]));
 	}
-#define AT(A, k, j) A[(size_t)(k) * ((size_t)n + 1) + (size_t)(j)]
+	int nc = 0;
+	for (int i = 0; i <= n; i++)
+		if (i == 0 || i == n || busbytes[i - 1] < busbytes[i])
+			cut[nc++] = i;
+	if (nc > MAXCUT) { /* keep MAXCUT of them, the first and the last included */
+		int m = 0;
+		for (int t = 0; t < MAXCUT; t++) {
+			int c = (int)((long long)t * (nc - 1) / (MAXCUT - 1));
+			if (!m || cut[c] != cut[m - 1])
+				cut[m++] = cut[c];
+		}
+		nc = m;
+	}
+#define AT(A, k, c) A[(size_t)(k) * (MAXCUT + 2) + (size_t)(c)]
 	double a, b;
-	for (int j = 0; j <= n; j++)
-		AT(E, 1, j) = j >= 2 ? segment(P, 0, j, &a, &b) : -1;
-	if (AT(E, 1, n) < 0)
+	for (int c = 0; c < nc; c++)
+		AT(E, 1, c) = cut[c] >= 2 ? segment(P, 0, cut[c], &a, &b) : -1;
+	if (AT(E, 1, nc - 1) < 0)
 		goto out;
 	for (int k = 2; k <= maxseg; k++)
-		for (int j = 0; j <= n; j++) {
-			AT(E, k, j) = -1;
-			for (int i = (k - 1) * MINPTS; i <= j - MINPTS; i++) {
-				/* no size split between two segments */
-				if (AT(E, k - 1, i) < 0 || !(busbytes[i - 1] < busbytes[i]))
+		for (int c = 0; c < nc; c++) {
+			AT(E, k, c) = -1;
+			for (int d = 1; d < c && cut[d] <= cut[c] - MINPTS; d++) {
+				if (cut[d] < (k - 1) * MINPTS || AT(E, k - 1, d) < 0)
 					continue;
-				double e = segment(P, i, j, &a, &b);
+				double e = segment(P, cut[d], cut[c], &a, &b);
 				if (e >= 0 &&
-				    (AT(E, k, j) < 0 || AT(E, k - 1, i) + e < AT(E, k, j))) {
-					AT(E, k, j) = AT(E, k - 1, i) + e;
-					AT(from, k, j) = i;
+				    (AT(E, k, c) < 0 || AT(E, k - 1, d) + e < AT(E, k, c))) {
+					AT(E, k, c) = AT(E, k - 1, d) + e;
+					AT(from, k, c) = d;
 				}
 			}
 		}
 	/* another line must earn its place: a quarter less error, and only
 	 * while the fit is worse than 1% rms */
-	int k = 1;
-	while (k < maxseg && AT(E, k + 1, n) >= 0 && AT(E, k + 1, n) < 0.75 * AT(E, k, n) &&
-	       AT(E, k, n) > n * 1e-4)
+	int k = 1, last = nc - 1;
+	while (k < maxseg && AT(E, k + 1, last) >= 0 &&
+	       AT(E, k + 1, last) < 0.75 * AT(E, k, last) && AT(E, k, last) > n * 1e-4)
 		k++;
-	int end = n;
+	int end = last;
 	for (int s = k - 1; s >= 0; s--) {
 		int start = s ? AT(from, s + 1, end) : 0;
-		segment(P, start, end, &ab[s].alpha, &ab[s].beta);
-		max_busbytes[s] = s + 1 < k ? busbytes[end - 1] : 0;
+		segment(P, cut[start], cut[end], &ab[s].alpha, &ab[s].beta);
+		max_busbytes[s] = s + 1 < k ? busbytes[cut[end] - 1] : 0;
 		end = start;
 	}
 #undef AT
@@ -137,6 +155,7 @@ int pl_fit_ab_ranges(const double *busbytes, const double *seconds, int n, int m
 	rc = 0;
 out:
 	free(P);
+	free(cut);
 	free(E);
 	free(from);
 	return rc;

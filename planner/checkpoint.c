@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,40 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 	return PL_OK;
 }
 
+/* The temporary file being written, removed if a signal ends the process
+ * before it is renamed into place (the handler then dies of the signal). */
+static char pending_tmp[4096];
+static volatile sig_atomic_t have_pending;
+static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+#define NCLEANUP (int)(sizeof cleanup_signals / sizeof cleanup_signals[0])
+
+static void remove_pending(int sig)
+{
+	if (have_pending)
+		unlink(pending_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Installs remove_pending for the signals whose action is the default (a
+ * program's own handlers are left alone), or restores what was there. */
+static void guard_signals(int on, struct sigaction *old)
+{
+	for (int k = 0; k < NCLEANUP; k++) {
+		if (on) {
+			struct sigaction sa = {.sa_handler = remove_pending};
+			sigemptyset(&sa.sa_mask);
+			if (sigaction(cleanup_signals[k], NULL, &old[k]) ||
+			    old[k].sa_handler != SIG_DFL)
+				old[k].sa_handler = SIG_ERR; /* not ours to change */
+			else
+				sigaction(cleanup_signals[k], &sa, NULL);
+		} else if (old[k].sa_handler != SIG_ERR) {
+			sigaction(cleanup_signals[k], &old[k], NULL);
+		}
+	}
+}
+
 pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 {
 	if (pl_alloc_null_count()) /* what was built may lack a part */
@@ -548,6 +583,8 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 	/* a new file beside the target, created exclusively (never through a
 	 * planted link or over a file that is there), renamed over it at the end */
 	int fd = -1;
+	struct sigaction old[NCLEANUP];
+	guard_signals(1, old);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	for (int k = 0; k < 64 && fd < 0; k++) {
@@ -556,6 +593,10 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
+	}
+	if (fd >= 0 && strlen(tmp) < sizeof pending_tmp) {
+		memcpy(pending_tmp, tmp, strlen(tmp) + 1);
+		have_pending = 1;
 	}
 	pl_status st = PL_OK;
 	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
@@ -579,6 +620,8 @@ pl_status pl_write_atomic(const char *path, const char *text, pl_err *err)
 		remove(tmp);
 	}
 cleanup:
+	have_pending = 0;
+	guard_signals(0, old);
 	free(tmp);
 	return st;
 }

@@ -49,23 +49,40 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* the field path of item, as "tensors.x.shape" (into buf) */
-static void path_of(char *buf, size_t n, const char *parent, const cJSON *item, int index)
+/* Where a value sits, as a chain up to the document; written out as
+ * "tensors.x.shape" or "ops[3].inputs" only for a message. */
+typedef struct jpath {
+	const struct jpath *up; /* NULL: the document */
+	const char *key;        /* the member's key, or NULL: element `index` */
+	int index;
+} jpath;
+
+static size_t render(const jpath *p, char *buf, size_t n)
 {
-	if (item->string)
-		snprintf(buf, n, "%s%s%s", parent, parent[0] ? "." : "", item->string);
-	else
-		snprintf(buf, n, "%s[%d]", parent, index);
+	if (!p || !p->up) {
+		buf[0] = 0;
+		return 0;
+	}
+	size_t k = render(p->up, buf, n);
+	int w = p->key ? snprintf(buf + k, n - k, "%s%s", k ? "." : "", p->key)
+	               : snprintf(buf + k, n - k, "[%d]", p->index);
+	k += w > 0 ? (size_t)w : 0;
+	return k < n ? k : n - 1;
 }
 
-static pl_status check(const cJSON *o, const char *name, const char *where, pl_err *err)
+static pl_status fail_at(pl_err *err, const char *name, const jpath *at, const char *what)
+{
+	char w[512];
+	render(at, w, sizeof w);
+	return pl_err_set(err, PL_EINVAL, "%s: %s: %s", name, w[0] ? w : "(document)", what);
+}
+
+static pl_status check(const cJSON *o, const char *name, const jpath *at, pl_err *err)
 {
 	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
-		return pl_err_set(err, PL_EINVAL, "%s: %s: the number is not finite", name,
-		                  where[0] ? where : "(document)");
+		return fail_at(err, name, at, "the number is not finite");
 	if (cJSON_IsString(o) && !utf8_ok((const unsigned char *)o->valuestring))
-		return pl_err_set(err, PL_EINVAL, "%s: %s: the string is not valid UTF-8", name,
-		                  where[0] ? where : "(document)");
+		return fail_at(err, name, at, "the string is not valid UTF-8");
 	if (!cJSON_IsObject(o) && !cJSON_IsArray(o))
 		return PL_OK;
 	int n = cJSON_GetArraySize(o), i = 0;
@@ -75,28 +92,25 @@ static pl_status check(const cJSON *o, const char *name, const char *where, pl_e
 	const cJSON *c;
 	pl_status st = PL_OK;
 	cJSON_ArrayForEach (c, o) {
-		char w[512];
-		path_of(w, sizeof w, where, c, i);
+		jpath here = {at, c->string, i};
 		if (c->string && !utf8_ok((const unsigned char *)c->string)) {
-			st = pl_err_set(err, PL_EINVAL, "%s: %s: the key is not valid UTF-8", name,
-			                w);
+			st = fail_at(err, name, &here, "the key is not valid UTF-8");
 			break;
 		}
 		if (keys)
 			keys[i] = c->string;
 		i++;
-		if ((st = check(c, name, w, err)))
+		if ((st = check(c, name, &here, err)))
 			break;
 	}
 	if (!st && keys) {
 		qsort(keys, (size_t)n, sizeof *keys, cmp_str);
 		for (int k = 1; k < n && !st; k++)
-			if (!strcmp(keys[k - 1], keys[k]))
-				st = pl_err_set(
-				    err, PL_EINVAL,
-				    "%s: %s%s%s: declared twice (a key may appear once in an "
-				    "object)",
-				    name, where, where[0] ? "." : "", keys[k]);
+			if (!strcmp(keys[k - 1], keys[k])) {
+				jpath dup = {at, keys[k], 0};
+				st = fail_at(err, name, &dup,
+				             "declared twice (a key may appear once in an object)");
+			}
 	}
 	free(keys);
 	return st;
@@ -129,7 +143,7 @@ pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **
 		st = pl_err_set(err, PL_EINVAL, "%s:%d:%d: unexpected data after the JSON document",
 		                name, line, col);
 	} else {
-		st = check(root, name, "", err);
+		st = check(root, name, &(jpath){NULL, NULL, 0}, err);
 	}
 	if (st)
 		cJSON_Delete(root);

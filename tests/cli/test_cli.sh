@@ -624,6 +624,20 @@ check "bench: every mode failing exits with the first one's status" '[ $? -eq 2 
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --modes dp,nope > /dev/null 2> "$T/err"
 check "bench: an unknown mode exits 2 naming it" '[ $? -eq 2 ] && grep -q "nope" "$T/err"'
 
+# --- hostile files: an XML that crashes hwloc itself (found by tests/fuzz), a write cut by a signal
+for x in "$SRC"/tests/fuzz/regress/hwloc/hwloc-crash-*.xml; do
+  "$PLANNER" topology --xml "$x" > /dev/null 2> "$T/err"
+  rc=$?
+  check "topology --xml $(basename "$x"): hwloc's crash is exit 2 naming the file" \
+    '[ $rc -eq 2 ] && grep -q "$x: hwloc crashed reading it" "$T/err"'
+done
+mkdir -p "$T/sig"
+(ulimit -f 1; exec "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/sig/out.json") \
+  > /dev/null 2>&1
+rc=$?
+check "a signal while writing (SIGXFSZ past ulimit -f) leaves neither the file nor a temporary" \
+  '[ $rc -eq 153 ] && [ -z "$(ls -A "$T/sig")" ]'
+
 # --- --help on every command
 for c in search cost strategies explain run calibrate topology bench; do
   "$PLANNER" $c --help > "$T/help" 2>&1

@@ -89,7 +89,8 @@ static int run_path(const char *path, int *count)
 		sprintf(names[n++], "%s/%s", path, e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp); /* the same order every run */
+	if (n)
+		qsort(names, n, sizeof *names, cmp); /* the same order every run */
 	for (size_t i = 0; i < n; i++) {
 		if (!rc)
 			rc = run_path(names[i], count);
