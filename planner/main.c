@@ -374,11 +374,17 @@ static void print_totals(const cJSON *ck, FILE *out)
 			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
 			if (!cJSON_IsArray(first))
 				continue;
+			/* ranks as integers; a long group shows its first 16 */
+			int size = cJSON_GetArraySize(first), i = 0;
 			fprintf(out, "  rank 0 %s group: [", kinds[k]);
 			const cJSON *r;
-			int i = 0;
-			cJSON_ArrayForEach (r, first)
-				fprintf(out, "%s%g", i++ ? ", " : "", r->valuedouble);
+			cJSON_ArrayForEach (r, first) {
+				if (i == 16) {
+					fprintf(out, ", ... (%d ranks)", size);
+					break;
+				}
+				fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
+			}
 			fputs("]\n", out);
 		}
 	}
