@@ -116,6 +116,48 @@ static pl_status check(const cJSON *o, const char *name, const jpath *at, pl_err
 	return st;
 }
 
+/* The sizes a document may have, checked on the text before cJSON builds a
+ * tree (64 bytes a value): no array or object holds more than
+ * PL_JSON_MAX_ITEMS values and the document no more than PL_JSON_MAX_VALUES,
+ * so a file of one huge array cannot take gigabytes to be refused. */
+static pl_status bounded(const char *text, size_t len, const char *name, pl_err *err)
+{
+	enum { DEPTH = 1024 }; /* deeper than cJSON's nesting limit, which reports it */
+	uint32_t commas[DEPTH];
+	uint64_t values = 1;
+	int depth = 0;
+	const char *bad = NULL, *what = NULL;
+	int limit = 0;
+	for (size_t i = 0; i < len && !bad; i++) {
+		char c = text[i];
+		if (c == '"') { /* skip the string, escapes included */
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+		} else if (c == '[' || c == '{') {
+			if (depth < DEPTH)
+				commas[depth] = 0;
+			depth++;
+			values++;
+		} else if (c == ']' || c == '}') {
+			depth -= depth > 0;
+		} else if (c == ',') {
+			values++;
+			if (depth > 0 && depth <= DEPTH && ++commas[depth - 1] >= PL_JSON_MAX_ITEMS)
+				bad = text + i, what = "values in one array or object",
+				limit = PL_JSON_MAX_ITEMS;
+		}
+		if (!bad && values > PL_JSON_MAX_VALUES)
+			bad = text + i, what = "values in the document", limit = PL_JSON_MAX_VALUES;
+	}
+	if (!bad)
+		return PL_OK;
+	int line, col;
+	line_col(text, bad, &line, &col);
+	return pl_err_set(err, PL_EINVAL, "%s:%d:%d: more than %d %s", name, line, col, limit,
+	                  what);
+}
+
 pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err)
 {
 	*out = NULL;
@@ -125,6 +167,9 @@ pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **
 		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: a NUL byte in the file", name, line,
 		                  col);
 	}
+	pl_status bst = bounded(text, len, name, err);
+	if (bst)
+		return bst;
 	const char *end = NULL;
 	unsigned long nulls = pl_alloc_null_count();
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);

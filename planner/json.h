@@ -14,6 +14,10 @@
  * white space after the document, a key twice in one object, a number that
  * is not finite (1e999), a string or key that is not valid UTF-8 or holds a
  * NUL. PL_ENOMEM when out of memory. */
+/* Bounds of any document read (docs/formats.md) */
+#define PL_JSON_MAX_ITEMS  (1 << 24) /* values in one array or object */
+#define PL_JSON_MAX_VALUES (1 << 26) /* values in the whole document */
+
 pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err);
 
 /* cJSON_AddItemToObject that cannot leak: item (NULL: nothing to add) is

@@ -638,6 +638,31 @@ rc=$?
 check "a signal while writing (SIGXFSZ past ulimit -f) leaves neither the file nor a temporary" \
   '[ $rc -eq 153 ] && [ -z "$(ls -A "$T/sig")" ]'
 
+# --- the fuzz targets' regression inputs, each with the exit and message it must give
+for kind in cluster checkpoint; do
+  while IFS=$'\t' read -r f want msg; do
+    case $f in '#'*|'') continue ;; esac
+    x="$SRC/tests/fuzz/regress/$kind/$f"
+    if [ $kind = cluster ]; then
+      "$PLANNER" search "$SRC/examples/tiny-mlp.json" --cluster "$x" -o "$T/rg.json" > /dev/null 2> "$T/err"
+    else
+      "$PLANNER" cost "$SRC/examples/tiny-mlp.json" --strategy "$x" > /dev/null 2> "$T/err"
+    fi
+    rc=$?
+    check "regress/$kind/$f: exit $want${msg:+, '$msg'}" \
+      '[ $rc -eq "$want" ] && { [ -z "$msg" ] || grep -qF -- "$msg" "$T/err"; }'
+  done < "$SRC/tests/fuzz/regress/$kind.expect"
+done
+
+# --- a document of one huge array is refused before it is built (not after gigabytes)
+{ printf '{"format": "planner.model/1", "name": "big", "tensors": {"x": {"shape": ['
+  yes 1 | head -n 16777217 | paste -sd, | tr -d '\n'
+  printf '], "role": "input"}}, "ops": []}'; } > "$T/bigarr.json"
+"$PLANNER" search "$T/bigarr.json" --devices 2 > /dev/null 2> "$T/err"
+check "a model with an array of 2^24+1 values exits 2 naming the file, line and column" \
+  '[ $? -eq 2 ] && grep -q "bigarr.json:1:[0-9]*: more than 16777216 values in one array or object" "$T/err"'
+rm -f "$T/bigarr.json"
+
 # --- --help on every command
 for c in search cost strategies explain run calibrate topology bench; do
   "$PLANNER" $c --help > "$T/help" 2>&1
