@@ -265,8 +265,12 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		pl_json_add(c, "description", cJSON_Duplicate(info->cluster, 1));
 	cJSON *s = cJSON_AddObjectToObject(root, "search");
 	cJSON_AddStringToObject(s, "mode", info->mode);
-	/* 0.1 s resolution keeps the file byte-identical across runs of small searches */
-	cJSON_AddNumberToObject(s, "seconds", round(info->seconds * 10) / 10);
+	/* 0.1 s resolution keeps the file byte-identical across runs of small
+	 * searches; with SOURCE_DATE_EPOCH set (reproducible-builds.org's
+	 * convention for "make the output reproducible") it is 0 */
+	const char *sde = getenv("SOURCE_DATE_EPOCH");
+	cJSON_AddNumberToObject(s, "seconds",
+	                        sde && *sde ? 0 : round(info->seconds * 10) / 10);
 	cJSON_AddBoolToObject(s, "optimal", info->optimal);
 	if (info->why && info->why[0])
 		cJSON_AddStringToObject(s, "why", info->why);

@@ -88,6 +88,13 @@ check "cost reproduces the MoE job plan ($a = $b)" '[ -n "$a" ] && [ "$a" = "$b"
 # --- deterministic output: two searches write the same bytes
 "$PLANNER" search "$T/mlp.json" --devices 8 -o "$T/mlp.plan2" > /dev/null 2>&1
 check "checkpoints are byte-identical across runs" 'cmp -s "$T/mlp.plan" "$T/mlp.plan2"'
+# with SOURCE_DATE_EPOCH the search's wall time is 0: identical however long each run took
+for k in 1 2; do
+  SOURCE_DATE_EPOCH=1 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --job \
+    -o "$T/det$k.plan" > /dev/null 2>&1
+done
+check "with SOURCE_DATE_EPOCH, whole-job checkpoints are byte-identical and record 0 s" \
+  'cmp -s "$T/det1.plan" "$T/det2.plan" && [ "$(jq .search.seconds "$T/det1.plan")" = 0 ]'
 
 # --- memory limit below the data-parallel footprint: a plan that fits, or exit 3
 # (the model's own memory: the peak less the runtime reserve, which the tests set to 0)
@@ -637,6 +644,11 @@ mkdir -p "$T/sig"
 rc=$?
 check "a signal while writing (SIGXFSZ past ulimit -f) leaves neither the file nor a temporary" \
   '[ $rc -eq 153 ] && [ -z "$(ls -A "$T/sig")" ]'
+(trap '' XFSZ; ulimit -f 1; exec "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 \
+  -o "$T/sig/out.json") > /dev/null 2> "$T/err"
+rc=$?
+check "a write that fails (EFBIG, as on a full disk) exits 4 naming the file, nothing left" \
+  '[ $rc -eq 4 ] && grep -q "sig/out.json: cannot write" "$T/err" && [ -z "$(ls -A "$T/sig")" ]'
 
 # --- the fuzz targets' regression inputs, each with the exit and message it must give
 for kind in cluster checkpoint; do
