@@ -33,6 +33,9 @@ struct pl_backend {
 	const char *name;
 	unsigned caps;
 	int64_t nranks;
+	/* The one rank this process runs (its ranks are processes, as under
+	 * mpirun), or -1: every rank is here (threads). */
+	int64_t self;
 	void *impl;
 	/* Runs fn(arg, rank) on every rank concurrently and waits for all (and
 	 * for the work each rank queued on its device). Returns 0, or -1 with msg
@@ -73,6 +76,9 @@ struct pl_backend {
 	 * in a collective returns -1 within a bounded time. */
 	void (*fail)(pl_backend *b, int64_t rank, const char *msg);
 	int (*failed)(pl_backend *b);
+	/* Processes only (self >= 0): sums a host array over all processes, in
+	 * place; every process calls it with the same n. 0, or -1. */
+	int (*sum_host)(pl_backend *b, double *buf, size_t n);
 	void (*destroy)(pl_backend *b);
 };
 
@@ -80,6 +86,17 @@ struct pl_backend {
  * collectives. timeout_s bounds how long a collective waits for the rest of
  * its group before it declares the run failed (0: 60 s). */
 pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err);
+
+/* The cpu backend with ranks as processes: MPI_COMM_WORLD's, one per
+ * process (started by mpirun, srun or any MPI launcher), MPI's collectives
+ * on communicators of the plan's groups, OpenBLAS sgemm. A failing rank ends
+ * every process (MPI_Abort, exit 4) after naming itself. PL_EDEVICE when
+ * this build has no MPI. */
+pl_status pl_backend_mpi(pl_backend **out, pl_err *err);
+/* The size of the MPI job this process was started in, read from the
+ * launcher's environment (Open MPI, MPICH/Hydra and PMI, Slurm): 0 when it
+ * was not started by one. */
+int64_t pl_mpi_launched(void);
 
 /* The cuda backend: one GPU per rank (rank r on CUDA device r), ranks are
  * threads of this process, cuBLAS for matrix products, CUDA kernels for the

@@ -310,6 +310,7 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
 	*b = (pl_backend){.name = "cpu",
 	                  .caps = PL_CAP_HOST_MEMORY | PL_CAP_THREAD_RANKS,
 	                  .nranks = nranks,
+	                  .self = -1,
 	                  .impl = c,
 	                  .launch = cpu_launch,
 	                  .alloc = cpu_alloc,

@@ -765,6 +765,7 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 	*b = (pl_backend){.name = "cuda",
 	                  .caps = PL_CAP_THREAD_RANKS,
 	                  .nranks = nranks,
+	                  .self = -1,
 	                  .impl = c,
 	                  .launch = cu_launch,
 	                  .alloc = cu_alloc,

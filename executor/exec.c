@@ -649,13 +649,20 @@ static void copy_one(void *ud, uint64_t gi, size_t i)
 		u->local[i] = u->global[gi];
 }
 
+/* Whether rank r runs in this process. */
+static int here(const pl_exec *ex, int64_t r)
+{
+	return ex->be->self < 0 || ex->be->self == r;
+}
+
 int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 {
 	if (t < 0 || t >= ex->g->ntensors || !ex->has_home[t])
 		return -1;
 	pl_layout l = ex->home[t];
+	int64_t me = ex->be->self < 0 ? 0 : ex->be->self;
 	if (what) {
-		if (!ex->rs[0].dval[t])
+		if (!ex->rs[me].dval[t])
 			return -1;
 		l.partial = 0;
 	}
@@ -677,8 +684,8 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 		return -1;
 	int rc = 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
-		if (nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0)
-			continue; /* a replica */
+		if (!here(ex, r) || (nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0))
+			continue; /* another process's, or a replica */
 		rc = ex->be->download(ex->be, r, host, what ? ex->rs[r].dval[t] : ex->rs[r].val[t],
 		                      n);
 		copyud u = {global, host, 1};
@@ -686,6 +693,21 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 			each_global(&l, r, copy_one, &u);
 	}
 	free(host);
+	if (ex->be->self >= 0) { /* the pieces of every process, summed */
+		double *sum = pl_malloc(sizeof(double) * (total + 1));
+		if (!sum)
+			return -1; /* the other processes wait: the caller aborts */
+		for (size_t e = 0; e < total; e++)
+			sum[e] = global[e];
+		sum[total] = rc ? 1 : 0;
+		if (ex->be->sum_host(ex->be, sum, total + 1))
+			rc = -1;
+		for (size_t e = 0; e < total; e++)
+			global[e] = (float)sum[e];
+		if (sum[total] > 0)
+			rc = -1;
+		free(sum);
+	}
 	return rc;
 }
 
@@ -700,6 +722,8 @@ int pl_exec_write(pl_exec *ex, int t, const float *global)
 		return -1;
 	int rc = 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
+		if (!here(ex, r))
+			continue;
 		copyud u = {(float *)global, host, 0};
 		each_global(l, r, copy_one, &u);
 		rc = ex->be->upload(ex->be, r, ex->rs[r].val[t], host, n);
@@ -931,7 +955,7 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 		}
 	}
 	for (int64_t r = 0; r < D; r++)
-		if (alloc_rank(ex, r))
+		if (here(ex, r) && alloc_rank(ex, r))
 			goto nomem;
 	*out = ex;
 	return PL_OK;

@@ -126,3 +126,19 @@ int pl_ranks_launch(pl_ranks *r, pl_backend *b, int (*fn)(void *, int64_t), void
 	free(started);
 	return rc;
 }
+
+/* executor/backend.h */
+int64_t pl_mpi_launched(void)
+{
+	/* Open MPI; MPICH/Hydra and Slurm's PMI; srun for a job step */
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+	                                   "SLURM_STEP_NUM_TASKS"};
+	for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+		const char *v = getenv(vars[k]);
+		char *end;
+		long long n = v ? strtoll(v, &end, 10) : 0;
+		if (v && *v && !*end && n > 0)
+			return n;
+	}
+	return 0;
+}

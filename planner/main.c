@@ -1427,15 +1427,21 @@ static const char *const run_help =
     "the measured step time (mean and median of steps 2..N) against the cost model's\n"
     "prediction for the cluster (the checkpoint's unless --devices/--cluster is given).\n"
     "Backends (both fp32):\n"
-    "  cpu   one thread per rank, OpenBLAS, shared-memory collectives\n"
+    "  cpu   one thread per rank, OpenBLAS, shared-memory collectives; started by an MPI\n"
+    "        launcher with several processes (mpirun -np N, srun), one rank per process and\n"
+    "        MPI's collectives, so a run spans hosts (N must be the plan's device count;\n"
+    "        rank 0 prints)\n"
     "  cuda  one GPU per rank (rank r on CUDA device r, so the plan needs at most as many\n"
     "        devices as this machine has GPUs), cuBLAS, CUDA kernels, NCCL collectives;\n"
     "        MoEDispatch/MoECombine run on the host\n"
     "--json prints one JSON object per step and a summary object. --profile adds, per op,\n"
     "the time rank 0 spent in compute and in communication (mean of steps 2..N) beside the\n"
     "cost model's per-op prediction (on cuda, compute counts the time to queue the kernels).\n"
-    "Exit status 4 when a rank fails (the message names the rank) or when the cuda backend\n"
-    "has no GPU for a rank.\n";
+    "Exit status 4 when a rank fails (the message names the rank; under MPI every process\n"
+    "stops, MPI_Abort) or when the cuda backend has no GPU for a rank; 2 on every process\n"
+    "when the plan does not match the model or the number of processes.\n"
+    "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
+    "         mpirun -np 4 planner run gpt.json --strategy plan.json\n";
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
@@ -1586,11 +1592,47 @@ static int cmd_run(int argc, char **argv)
 		goto done;
 	pl_plancost pc = cr.pc;
 	int64_t D = pl_cluster_devices_total(&cl);
-	if ((st = strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
-	                                  : pl_backend_cuda(&be, D, 0, &err)))
+	/* started by an MPI launcher with several processes: one rank each */
+	int64_t procs = pl_mpi_launched();
+	if (procs > 1 && !strcmp(backend, "cuda")) {
+		st =
+		    pl_err_set(&err, PL_EINVAL,
+		               "run: %lld processes: the cuda backend runs its ranks as threads of "
+		               "one process (start it without a launcher)",
+		               (long long)procs);
 		goto done;
+	}
+	if (procs > 1 && procs != D) {
+		st = pl_err_set(&err, PL_EINVAL,
+		                "run: %s is a plan for %lld devices, and %lld processes were "
+		                "started: start one per device",
+		                strategy, (long long)D, (long long)procs);
+		goto done;
+	}
+	if ((st = procs > 1                 ? pl_backend_mpi(&be, &err)
+	          : strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
+	                                    : pl_backend_cuda(&be, D, 0, &err)))
+		goto done;
+	if (be->nranks != D) { /* the launcher's variables and MPI disagree */
+		st = pl_err_set(&err, PL_EINVAL,
+		                "run: MPI has %lld processes, the plan %lld devices",
+		                (long long)be->nranks, (long long)D);
+		goto done;
+	}
+	if (be->self > 0 && !freopen("/dev/null", "w", stdout)) { /* rank 0 reports */
+		st = pl_err_set(&err, PL_EDEVICE, "run: cannot quiet rank %lld's output",
+		                (long long)be->self);
+		goto done;
+	}
 	pl_exec_opts eo = {
 	    .seed = (uint64_t)seed, .optimizer = opt, .lr = lr, .fail_rank = -1, .fail_op = -1};
+	/* tests: PL_FAIL_RANK=R makes rank R fail at its first op's forward */
+	const char *fr = getenv("PL_FAIL_RANK");
+	long long frank;
+	if (fr && !pl_parse_ll(fr, &frank) && frank >= 0) {
+		eo.fail_rank = frank;
+		eo.fail_op = 0;
+	}
 	if ((st = pl_exec_new(&ex, g, D, splits, be, &eo, &err))) {
 		pl_err_prefix(&err, "%s: %s", argv[optind], strategy);
 		goto done;

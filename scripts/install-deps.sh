@@ -3,7 +3,7 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libcjson-dev libglpk-dev libhwloc-dev
-      libopenblas-dev libcmocka-dev nettle-dev jq)
+      libopenblas-dev libcmocka-dev nettle-dev jq openmpi-bin libopenmpi-dev)
 [ "${PL_WITH_BENCH_TOOLS:-0}" = 1 ] && pkgs+=(gnuplot-nox coinor-cbc)
 # what only the test suite uses (.ci/run sets it): clang with libFuzzer
 [ "${PL_WITH_TEST_TOOLS:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Ranks as processes: `mpirun -np N planner run` on plans of gpt-tiny and
+# moe-tiny (data, tensor and expert parallel; from dp, rec, ilp and the
+# least-memory plan)
+# gives the losses of the same model run on one device, over 3 Adam steps
+# (relative 1e-5); a rank that fails stops every process with exit 4 within
+# 10 s, naming itself; a plan for another number of processes exits 2.
+# Usage: test_mpi.sh PLANNER SOURCE_DIR
+set -uo pipefail
+P=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+command -v mpirun > /dev/null || { echo "skipped: no mpirun"; exit 77; }
+# as root in CI; Open MPI's leak reports at exit are not ours
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+pass=0 fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+bad() { echo "not ok - $1"; fail=$((fail + 1)); }
+losses() { jq -r 'select(.loss != null) | .loss' "$1" | tr '\n' ' '; }
+close() { # two loss lists agree to 1e-5 relative, and have 3 entries
+  awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); m = split(b, y, " ");
+    if (n != 3 || m != 3) exit 1
+    for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d
+      s = y[i] < 0 ? -y[i] : y[i]; if (d > 1e-5 * s) exit 1 } }'
+}
+for model in gpt-tiny moe-tiny; do
+  M="$SRC/tests/fixtures/models/$model.json"
+  "$P" search "$M" --devices 1 -o "$T/one.json" > /dev/null 2>&1 &&
+    "$P" run "$M" --strategy "$T/one.json" --steps 3 --json > "$T/one.out" 2> "$T/err" ||
+    { bad "$model: the one-device run"; cat "$T/err"; continue; }
+  ref=$(losses "$T/one.out")
+  for np in 2 4; do
+    for how in dp rec ilp least-memory; do
+      case $how in
+        least-memory) # the most sharded plan: weights cut (tensor and expert parallel)
+          least=$("$P" search "$M" --devices "$np" --memory-limit 1 --memory-reserve 0 2>&1 |
+            grep -o "needs is [0-9]* bytes" | grep -o "[0-9]*")
+          args=(--memory-limit "$((least * 101 / 100))" --memory-reserve 0) ;;
+        *) args=(--mode "$how") ;;
+      esac
+      if ! "$P" search "$M" --devices "$np" "${args[@]}" -o "$T/p.json" > "$T/sum" 2> "$T/err"; then
+        echo "# $model, $np devices, $how: no plan ($(head -1 "$T/err"))"
+        continue
+      fi
+      timeout 120 "${MPIRUN[@]}" -np "$np" "$P" run "$M" --strategy "$T/p.json" --steps 3 --json \
+        > "$T/out" 2> "$T/err"
+      rc=$?
+      got=$(losses "$T/out")
+      deg=$(grep -o "dp degree [0-9]*.*tp degree [0-9]*" "$T/sum" 2> /dev/null | head -1)
+      if [ $rc -eq 0 ] && close "$got" "$ref"; then
+        ok "$model on $np processes, $how plan ($deg): the one-device losses ($got)"
+      else
+        bad "$model on $np processes, $how plan: exit $rc, losses '$got' against '$ref'"
+        head -5 "$T/err" | sed 's/^/# /'
+      fi
+    done
+  done
+done
+M="$SRC/tests/fixtures/models/gpt-tiny.json"
+"$P" search "$M" --devices 2 -o "$T/p2.json" > /dev/null 2>&1
+start=$(date +%s)
+PL_FAIL_RANK=1 timeout 60 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --steps 3 \
+  > /dev/null 2> "$T/err"
+rc=$?
+took=$(( $(date +%s) - start ))
+if [ $rc -eq 4 ] && [ $took -le 10 ] && grep -q "rank 1: injected fault" "$T/err"; then
+  ok "a failing rank stops every process with exit 4 in ${took} s, naming itself"
+else
+  bad "a failing rank: exit $rc after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
+fi
+timeout 60 "${MPIRUN[@]}" -np 3 "$P" run "$M" --strategy "$T/p2.json" > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "a plan for 2 devices, and 3 processes were started" "$T/err"; then
+  ok "a plan for 2 devices on 3 processes exits 2 saying so"
+else
+  bad "a plan for 2 devices on 3 processes: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
