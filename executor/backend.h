@@ -86,6 +86,9 @@ struct pl_backend {
  * collectives. timeout_s bounds how long a collective waits for the rest of
  * its group before it declares the run failed (0: 60 s). */
 pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err);
+/* The most ranks the thread backends run in one process (a thread and its
+ * buffers each); PL_EINVAL beyond it, pointing at processes (mpirun). */
+#define PL_MAX_THREAD_RANKS 4096
 
 /* The cpu backend with ranks as processes: MPI_COMM_WORLD's, one per
  * process (started by mpirun, srun or any MPI launcher), MPI's collectives

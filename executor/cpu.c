@@ -298,6 +298,13 @@ static void cpu_destroy(pl_backend *b)
 
 pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
 {
+	*out = NULL;
+	if (nranks < 1 || nranks > PL_MAX_THREAD_RANKS)
+		return pl_err_set(err, PL_EINVAL,
+		                  "the cpu backend runs 1 to %d ranks as threads of one process, "
+		                  "not %lld (start one process per rank with an MPI launcher: "
+		                  "mpirun -np %lld planner run ...)",
+		                  PL_MAX_THREAD_RANKS, (long long)nranks, (long long)nranks);
 	pl_backend *b = pl_calloc(1, sizeof *b);
 	cpu *c = pl_calloc(1, sizeof *c);
 	if (!b || !c) {

@@ -198,7 +198,7 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	pl_backend *b;
-	pl_status st = pl_backend_cpu(&b, size, 0, err);
+	pl_status st = pl_backend_cpu(&b, 1, 0, err); /* its threads are not used */
 	if (st) {
 		if (mpi.we_initialised)
 			MPI_Finalize();
@@ -209,6 +209,7 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
 	b->name = "cpu (MPI processes)";
 	b->caps = 0; /* buffers are this process's; ranks are processes */
 	b->self = rank;
+	b->nranks = size;
 	b->launch = mpi_launch;
 	b->comm = mpi_comm;
 	b->all_reduce = mpi_all_reduce;

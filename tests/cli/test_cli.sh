@@ -666,6 +666,12 @@ for kind in cluster checkpoint; do
   done < "$SRC/tests/fuzz/regress/$kind.expect"
 done
 
+# --- a checkpoint naming 4M ranks: priced, but not run as 4M threads (it took 24 GB)
+"$PLANNER" run "$SRC/examples/tiny-mlp.json" \
+  --strategy "$SRC/tests/fuzz/regress/checkpoint/ranks-4m-no-description.json" > /dev/null 2> "$T/err"
+check "run on a plan for 4194304 devices exits 2: the cpu backend's threads are bounded" \
+  '[ $? -eq 2 ] && grep -q "runs 1 to 4096 ranks as threads of one process, not 4194304" "$T/err"'
+
 # --- a document of one huge array is refused before it is built (not after gigabytes)
 { printf '{"format": "planner.model/1", "name": "big", "tensors": {"x": {"shape": ['
   yes 1 | head -n 16777217 | paste -sd, | tr -d '\n'
