@@ -3,6 +3,7 @@
  * success, 2 invalid input or usage, 3 no plan satisfies the constraints,
  * 4 system failure. Nothing is half-written: files are written atomically. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -75,7 +76,7 @@ typedef struct common {
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
 /* getopt codes of search's fixed degrees */
-enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP };
+enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
@@ -455,19 +456,115 @@ static const char *const search_help =
     "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
     "  --json                print the checkpoint JSON on stdout instead of the table\n"
     "  --progress            report progress on stderr\n"
+    "  --why-not \"OPTIONS\"  also solve with OPTIONS added (any of the above, e.g.\n"
+    "                        \"--tp 8 --pp 4\") and print, instead of the plan, how that\n"
+    "                        plan compares with the chosen one (explain --diff; --json\n"
+    "                        for its JSON) and whether it is proven best under them\n"
     "  -h, --help            this text\n"
     "\n"
     "examples:\n"
     "  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n"
+    "  planner search examples/gpt-small.json --devices 8 --why-not \"--tp 2 --pp 1\"\n"
     "  planner search gpt3-13b.json --cluster h100x8:2 --job -o plan.json\n"
     "  planner search gpt3-13b.json --cluster h100x8:2 --dp 2 --tp 2 --pp 4 -o plan.json\n";
+
+static int cmd_search(int argc, char **argv);
+static int explain_diff(const char *pa, const char *pb, int json);
+
+/* A scratch file for a checkpoint (path into buf); 0, or -1. */
+static int scratch_file(char *buf, size_t n, const char *text)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(buf, n, "%s/planner-why-not-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(buf);
+	if (fd < 0)
+		return -1;
+	size_t len = text ? strlen(text) : 0;
+	int bad = text && write(fd, text, len) != (ssize_t)len;
+	return close(fd) || bad ? (unlink(buf), -1) : 0;
+}
+
+/* search --why-not OPTS: the same search with OPTS appended to its options
+ * (the last of an option wins), its plan compared with the chosen one by
+ * explain --diff. chosen is the chosen plan's text, out where it was
+ * written (or NULL). */
+static pl_status search_why_not(int argc, char **argv, const char *why_not, const char *out,
+                                const char *chosen, int json, pl_err *err)
+{
+	char a[4096] = "", b[4096] = "";
+	char *opts = pl_strdup(why_not);
+	char **av = pl_calloc((size_t)argc + strlen(why_not) / 2 + 8, sizeof *av);
+	pl_status st = PL_OK;
+	if (!opts || !av) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((!out && scratch_file(a, sizeof a, chosen)) || scratch_file(b, sizeof b, NULL)) {
+		st = pl_err_set(err, PL_EWRITE, "--why-not: cannot write a scratch file: %s",
+		                strerror(errno));
+		goto done;
+	}
+	/* the same arguments without --why-not, -o and --json; then OPTS */
+	int n = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *x = argv[i];
+		int with_value =
+		    !strcmp(x, "--why-not") || !strcmp(x, "-o") || !strcmp(x, "--output");
+		if (with_value) {
+			i++;
+			continue;
+		}
+		if (!strncmp(x, "--why-not=", 10) || !strncmp(x, "--output=", 9) ||
+		    (!strncmp(x, "-o", 2) && x[2]) || !strcmp(x, "--json"))
+			continue;
+		av[n++] = argv[i];
+	}
+	for (char *t = strtok(opts, " \t\n"); t; t = strtok(NULL, " \t\n"))
+		av[n++] = t;
+	av[n++] = "-o";
+	av[n++] = b;
+	av[n] = NULL;
+	/* the second search quietly: its messages stay, its table does not */
+	fflush(stdout);
+	int saved = dup(1), null = open("/dev/null", O_WRONLY);
+	if (saved < 0 || null < 0 || dup2(null, 1) < 0) {
+		st = pl_err_set(err, PL_EDEVICE, "--why-not: cannot redirect output");
+		goto done;
+	}
+	close(null);
+	int save_optind = optind;
+	optind = 0;
+	int rc = cmd_search(n, av);
+	optind = save_optind;
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	if (rc) {
+		st = pl_err_set(err, rc == 3 ? PL_EINFEASIBLE : PL_EINVAL,
+		                "--why-not \"%s\": no plan under those options (above)", why_not);
+		goto done;
+	}
+	if (!json)
+		printf("why not %s:\n", why_not);
+	rc = explain_diff(out ? out : a, b, json);
+	if (rc)
+		st = pl_err_set(err, PL_EINVAL, "--why-not: the comparison failed (above)");
+done:
+	if (a[0])
+		unlink(a);
+	if (b[0])
+		unlink(b);
+	free(av);
+	free(opts);
+	return st;
+}
 
 static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	int json = 0, prog = 0, cap = 0;
-	const char *dump_lp = NULL;
+	const char *dump_lp = NULL, *why_not = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
 	static const struct option opts[] = {
@@ -498,6 +595,7 @@ static int cmd_search(int argc, char **argv)
 	    {"pareto-cap", required_argument, 0, 'P'},
 	    {"dump-lp", required_argument, 0, 'L'},
 	    {"ilp-edges", required_argument, 0, 'E'},
+	    {"why-not", required_argument, 0, OPT_WHY_NOT},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
 	int ch;
@@ -527,6 +625,7 @@ static int cmd_search(int argc, char **argv)
 			break;
 		}
 		case 'j': json = 1; break;
+		case OPT_WHY_NOT: why_not = optarg; break;
 		case 'L': dump_lp = optarg; break;
 		case 'E':
 			if (strcmp(optarg, "flow") && strcmp(optarg, "cost"))
@@ -675,6 +774,10 @@ static int cmd_search(int argc, char **argv)
 	}
 	if (out && (st = pl_write_atomic(out, txt, &err)))
 		goto cleanup;
+	if (why_not) {
+		st = search_why_not(argc, argv, why_not, out, txt, json, &err);
+		goto cleanup;
+	}
 	if (json) {
 		fputs(txt, stdout);
 	} else {

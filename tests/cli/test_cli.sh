@@ -611,6 +611,19 @@ check "... the step delta is the two checkpoints' difference" \
 check "explain --diff of plans of two models exits 2 naming both digests" \
   '[ $? -eq 2 ] && grep -q "plans of different models" "$T/err"'
 
+# --- search --why-not: the counterfactual plan is what a search with those options returns
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 2 --pp 1" --json \
+  -o "$T/wa.json" > "$T/why.json" 2> "$T/err"
+rc=$?
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --tp 2 --pp 1 -o "$T/wb.json" \
+  > /dev/null 2>&1
+check "search --why-not: the chosen plan written, the constrained one priced as search --tp 2 --pp 1 prices it" \
+  '[ $rc -eq 0 ] && num_close "$(jq ".cost.step_seconds + $(jq .step_seconds_delta "$T/why.json")" "$T/wa.json")" "$(jq .cost.step_seconds "$T/wb.json")" &&
+   [ "$(jq .step_seconds_delta "$T/why.json" | cut -c1)" != "-" ]'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 3" > /dev/null 2> "$T/err"
+check "search --why-not with options that cannot hold exits 2 saying why" \
+  '[ $? -eq 2 ] && grep -q "tp 3" "$T/err" && grep -q "why-not" "$T/err"'
+
 # --- bench: the modes side by side
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --devices 8 --modes dp,rec,brute --csv > "$T/b.csv" 2> "$T/err"
 check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, brute's refusal in its row" \
