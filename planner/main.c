@@ -1695,6 +1695,22 @@ static int cmd_run(int argc, char **argv)
 		goto done;
 	pl_plancost pc = cr.pc;
 	int64_t D = pl_cluster_devices_total(&cl);
+	/* time compared with like: on the cpu backend without --cluster or
+	 * --devices, the prediction is for CPU ranks (the built-in cpu preset,
+	 * D ranks in one node), not for the GPUs the plan was made for */
+	int builtin_cpu = !co.cluster && !co.devices && strcmp(backend, "cuda");
+	if (builtin_cpu && D <= PL_MAX_DEVICES) {
+		pl_cluster cpu;
+		double bubble;
+		if ((st = pl_cluster_preset(&cpu, "cpu", &err)))
+			goto done;
+		cpu.devices_per_node = D;
+		cpu.nodes = 1;
+		snprintf(cpu.name, sizeof cpu.name, "cpu-x%lld", (long long)D);
+		if ((st = pl_plan_price(g, ck, strategy, &cpu, &pc, &bubble, NULL, NULL, &err)))
+			goto done;
+		cl = cpu;
+	}
 	/* started by an MPI launcher with several processes: one rank each */
 	int64_t procs = pl_mpi_launched();
 	if (procs > 1 && !strcmp(backend, "cuda")) {
@@ -1801,8 +1817,12 @@ static int cmd_run(int argc, char **argv)
 	} else
 		printf(
 		    "measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
-		    "%s\n",
-		    measured, steps > 1 ? "2..N" : "1", median, pc.step_s, cl.name);
+		    "%s%s\n",
+		    measured, steps > 1 ? "2..N" : "1", median, pc.step_s, cl.name,
+		    builtin_cpu ? " (the built-in cpu preset, a 2-core VM's calibration: "
+		                  "'planner calibrate --backend cpu --ranks N' and --cluster for "
+		                  "this machine's)"
+		                : "");
 	if (profile && (st = print_profile(g, &cl, splits, prof, (double)n, json, &err)))
 		goto done;
 done:

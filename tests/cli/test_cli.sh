@@ -611,6 +611,16 @@ check "... the step delta is the two checkpoints' difference" \
 check "explain --diff of plans of two models exits 2 naming both digests" \
   '[ $? -eq 2 ] && grep -q "plans of different models" "$T/err"'
 
+# --- run compares time with like: CPU ranks are predicted on a cpu cluster unless told otherwise
+"$PLANNER" search "$SRC/tests/fixtures/models/gpt-tiny.json" --devices 2 -o "$T/rc2.json" > /dev/null 2>&1
+"$PLANNER" run "$SRC/tests/fixtures/models/gpt-tiny.json" --strategy "$T/rc2.json" --steps 2 --json \
+  > "$T/rc.out" 2> "$T/err"
+"$PLANNER" run "$SRC/tests/fixtures/models/gpt-tiny.json" --strategy "$T/rc2.json" --steps 2 --json \
+  --cluster h100x8 > "$T/rc8.out" 2> "$T/err8"
+check "run on cpu predicts for cpu-x2 by default, for the cluster given with --cluster" \
+  '[ "$(jq -r "select(.cluster) | .cluster" "$T/rc.out")" = cpu-x2 ] &&
+   [ "$(jq -r "select(.cluster) | .cluster" "$T/rc8.out")" = h100x8 ]'
+
 # --- search --why-not: the counterfactual plan is what a search with those options returns
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 2 --pp 1" --json \
   -o "$T/wa.json" > "$T/why.json" 2> "$T/err"
