@@ -48,6 +48,7 @@ typedef struct rankst {
 	float *(*inb)[PL_MAX_OP_INPUTS];
 	sbuf *pool; /* every scratch buffer of the rank, busy or free */
 	int npool, cappool;
+	double mem[PL_EXEC_MEM]; /* bytes allocated, by category (exec.h) */
 } rankst;
 
 struct pl_exec {
@@ -102,8 +103,10 @@ static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 	}
 	size_t cap = n ? n : 1;
 	float *p = ex->be->alloc(ex->be, rank, cap);
-	if (p)
+	if (p) {
 		st->pool[st->npool++] = (sbuf){cap, p, 1};
+		st->mem[PL_EXEC_MEM_TRANSIENT] += sizeof(float) * (double)cap;
+	}
 	return p;
 }
 
@@ -788,10 +791,18 @@ void pl_exec_free(pl_exec *ex)
 	free(ex);
 }
 
+/* A buffer of n floats for rank r, counted under category cat. */
+static float *counted(pl_exec *ex, int64_t r, size_t n, int cat)
+{
+	float *p = ex->be->alloc(ex->be, r, n);
+	if (p)
+		ex->rs[r].mem[cat] += sizeof(float) * (double)n;
+	return p;
+}
+
 static int alloc_rank(pl_exec *ex, int64_t r)
 {
 	const pl_graph *g = ex->g;
-	pl_backend *be = ex->be;
 	rankst *st = &ex->rs[r];
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
 	st->val = pl_calloc(nt, sizeof(float *));
@@ -806,15 +817,20 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 		if (!ex->has_home[t])
 			continue;
 		size_t n = local_elems(&ex->home[t]);
-		if (!(st->val[t] = be->alloc(be, r, n)))
+		int param = ex->owner[t] >= 0;
+		if (!(st->val[t] =
+		          counted(ex, r, n, param ? PL_EXEC_MEM_WEIGHTS : PL_EXEC_MEM_ACTIVATIONS)))
 			return -1;
-		if (g->tensors[t].requires_grad && !(st->dval[t] = be->alloc(be, r, n)))
+		if (g->tensors[t].requires_grad &&
+		    !(st->dval[t] =
+		          counted(ex, r, n, param ? PL_EXEC_MEM_GRADIENTS : PL_EXEC_MEM_TRANSIENT)))
 			return -1;
-		if (ex->owner[t] >= 0) {
+		if (param) {
 			if (fill_tensor(ex, t, &ex->home[t], r, st->val[t]))
 				return -1;
-			if (ex->o.optimizer == PL_OPT_ADAM && (!(st->m[t] = be->alloc(be, r, n)) ||
-			                                       !(st->v[t] = be->alloc(be, r, n))))
+			if (ex->o.optimizer == PL_OPT_ADAM &&
+			    (!(st->m[t] = counted(ex, r, n, PL_EXEC_MEM_OPTIMIZER)) ||
+			     !(st->v[t] = counted(ex, r, n, PL_EXEC_MEM_OPTIMIZER))))
 				return -1;
 		}
 	}
@@ -826,7 +842,8 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 			to_xt(&xi->l, NULL, &in[i]);
 			if (xi->kind == IN_ALIAS)
 				continue;
-			if (!(st->inb[o][i] = be->alloc(be, r, local_elems(&xi->l))))
+			if (!(st->inb[o][i] =
+			          counted(ex, r, local_elems(&xi->l), PL_EXEC_MEM_ACTIVATIONS)))
 				return -1;
 			if (xi->kind == IN_DATA &&
 			    fill_tensor(ex, xi->tensor, &xi->l, r, st->inb[o][i]))
@@ -834,7 +851,7 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 		}
 		pl_kctx k = {.g = g, .op = op};
 		size_t ns = pl_kernel_saved_elems(&k, in);
-		if (ns && !(st->saved[o] = be->alloc(be, r, ns)))
+		if (ns && !(st->saved[o] = counted(ex, r, ns, PL_EXEC_MEM_ACTIVATIONS)))
 			return -1;
 	}
 	return 0;
@@ -962,6 +979,13 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 nomem:
 	pl_exec_free(ex);
 	return pl_err_set(err, PL_ENOMEM, "out of memory building the per-rank programs");
+}
+
+void pl_exec_memory(const pl_exec *ex, double *bytes)
+{
+	int64_t me = ex->be->self < 0 ? 0 : ex->be->self;
+	for (int k = 0; k < PL_EXEC_MEM; k++)
+		bytes[k] = ex->rs[me].mem[k];
 }
 
 void pl_exec_profile(const pl_exec *ex, double *compute_s, double *comm_s)

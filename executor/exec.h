@@ -67,4 +67,20 @@ void pl_exec_comm_stats(const pl_exec *ex, int64_t *count, double *bytes);
  * per-op table uses. Arrays of g->nops. */
 void pl_exec_profile(const pl_exec *ex, double *compute_s, double *comm_s);
 
+/* Bytes the executor allocated for rank 0 (or this process's rank), by the
+ * categories of the cost model's breakdown (checkpoint.h's first five):
+ * params' values, their gradients, Adam's moments; activations (tensors'
+ * values, op inputs after redistribution, what backward keeps); transient
+ * (activation gradients and scratch, at their most). All fp32, and held for
+ * the whole step: the executor frees nothing early yet. */
+enum {
+	PL_EXEC_MEM_WEIGHTS,
+	PL_EXEC_MEM_GRADIENTS,
+	PL_EXEC_MEM_OPTIMIZER,
+	PL_EXEC_MEM_ACTIVATIONS,
+	PL_EXEC_MEM_TRANSIENT,
+	PL_EXEC_MEM
+};
+void pl_exec_memory(const pl_exec *ex, double *bytes);
+
 #endif

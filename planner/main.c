@@ -1825,6 +1825,31 @@ static int cmd_run(int argc, char **argv)
 		                : "");
 	if (profile && (st = print_profile(g, &cl, splits, prof, (double)n, json, &err)))
 		goto done;
+	if (profile) { /* memory: what the executor allocated against the plan's breakdown */
+		double mem[PL_EXEC_MEM];
+		pl_exec_memory(ex, mem);
+		if (json) {
+			cJSON *l = cJSON_CreateObject(),
+			      *m = cJSON_AddObjectToObject(l, "memory_bytes");
+			cJSON_AddNumberToObject(l, "rank", (double)(be->self < 0 ? 0 : be->self));
+			cJSON *a = cJSON_AddObjectToObject(m, "measured"),
+			      *p = cJSON_AddObjectToObject(m, "predicted");
+			for (int k = 0; k < PL_EXEC_MEM; k++) {
+				cJSON_AddNumberToObject(a, pl_ckpt_mem_names[k], mem[k]);
+				cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], cr.breakdown[k]);
+			}
+			if ((st = json_line(l, &err)))
+				goto done;
+		} else {
+			printf(
+			    "\nmemory of rank %lld (allocated by the executor, fp32, held for the "
+			    "step) against the plan's peak-stage prediction:\n",
+			    (long long)(be->self < 0 ? 0 : be->self));
+			for (int k = 0; k < PL_EXEC_MEM; k++)
+				printf("  %-17s %12.0f B   predicted %12.0f B\n",
+				       pl_ckpt_mem_names[k], mem[k], cr.breakdown[k]);
+		}
+	}
 done:
 	free(times);
 	free(prof);

@@ -621,6 +621,12 @@ check "run on cpu predicts for cpu-x2 by default, for the cluster given with --c
   '[ "$(jq -r "select(.cluster) | .cluster" "$T/rc.out")" = cpu-x2 ] &&
    [ "$(jq -r "select(.cluster) | .cluster" "$T/rc8.out")" = h100x8 ]'
 
+# --- run --profile: memory the executor allocated beside the plan's breakdown
+"$PLANNER" run "$SRC/tests/fixtures/models/gpt-tiny.json" --strategy "$T/rc2.json" --steps 2 --json \
+  --profile > "$T/rp.out" 2> "$T/err"
+check "run --profile: weights, gradients and Adam states allocated are the plan's predicted bytes" \
+  '[ $? -eq 0 ] && jq -e "select(.memory_bytes) | .memory_bytes as \$m | [\"weights\", \"gradients\", \"optimizer_states\"] | all(. as \$k | \$m.measured[\$k] == \$m.predicted[\$k] and \$m.measured[\$k] > 0)" "$T/rp.out" > /dev/null'
+
 # --- search --why-not: the counterfactual plan is what a search with those options returns
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 2 --pp 1" --json \
   -o "$T/wa.json" > "$T/why.json" 2> "$T/err"
