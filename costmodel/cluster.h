@@ -17,7 +17,7 @@ typedef struct pl_ab {
 	double beta;  /* s per byte of bus traffic */
 } pl_ab;
 
-#define PL_MAX_AB_SIZES 16
+#define PL_MAX_AB_SIZES 64
 /* The most devices a cluster has (nodes x devices per node). */
 #define PL_MAX_DEVICES (1 << 24)
 /* Measured alpha-beta lines of one collective on one link class. A line

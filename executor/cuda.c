@@ -94,7 +94,13 @@ static int blas_ok(pl_backend *b, int64_t rank, cublasStatus_t e)
 
 static crank *rk(pl_backend *b, int64_t rank)
 {
-	cudaSetDevice((int)rank);
+	cudaError_t e = cudaSetDevice((int)rank);
+	if (e != cudaSuccess) { /* the rank's work stops at its next check */
+		char m[160];
+		snprintf(m, sizeof m, "cudaSetDevice(%lld): %s", (long long)rank,
+		         cudaGetErrorString(e));
+		cu_fail(b, rank, m);
+	}
 	return &((cuda *)b->impl)->r[rank];
 }
 
@@ -299,7 +305,13 @@ static int nccl_call(pl_comm *cm, int idx, ncclResult_t e, const char *what)
 	if (e != ncclSuccess && e != ncclInProgress) {
 		char m[300];
 		snprintf(m, sizeof m, "NCCL error in %s: %s", what, ncclGetErrorString(e));
-		cu_fail(cm->b, rank, m);
+		cu_fail(cm->b, rank, m); /* the others see the run failed and abort theirs */
+		if (cm->nc[idx]) {
+			rk(cm->b, rank);
+			ncclCommAbort(cm->nc[idx]);
+			cm->nc[idx] = NULL;
+		}
+		atomic_store(&cm->broken, 1);
 		return -1;
 	}
 	if (wait_rank(cm->b, rank, &cm->nc[idx], what)) {
@@ -711,6 +723,17 @@ static int cu_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char 
 static void cu_drop_comm(void *b, void *obj)
 {
 	pl_comm *cm = obj;
+	/* finalize (flush what is in flight) every member's communicator at
+	 * once, as one thread must for a group it drives, then destroy; one
+	 * that failed was aborted and is NULL here */
+	if (ncclGroupStart() == ncclSuccess) {
+		for (int k = 0; k < cm->n; k++)
+			if (cm->nc[k]) {
+				rk(b, cm->members[k]);
+				ncclCommFinalize(cm->nc[k]);
+			}
+		ncclGroupEnd();
+	}
 	for (int k = 0; k < cm->n; k++)
 		if (cm->nc[k]) {
 			rk(b, cm->members[k]);
