@@ -363,6 +363,13 @@ static int graph_fail(planner_graph *g, const char *fn, const char *what, const 
 	                       what, name ? name : "(null)"));
 }
 
+/* a graph call ran out of memory: nothing of it was added */
+static int graph_oom(planner_graph *g, cJSON *partial)
+{
+	cJSON_Delete(partial);
+	return code(pl_err_set(&g->ctx->err, PL_ENOMEM, "out of memory building %s", g->where));
+}
+
 int planner_graph_tensor(planner_graph *g, const char *name, const char *role, const char *dtype,
                          int rank, const int64_t *shape)
 {
@@ -378,13 +385,15 @@ int planner_graph_tensor(planner_graph *g, const char *name, const char *role, c
 		return graph_fail(g, "graph_tensor", "a rank from 0 to 8 and a shape for tensor",
 		                  name);
 	cJSON *t = cJSON_CreateObject(), *sh = cJSON_AddArrayToObject(t, "shape");
+	int ok = sh != NULL;
 	for (int d = 0; d < rank; d++)
-		pl_json_push(sh, cJSON_CreateNumber((double)shape[d]));
-	cJSON_AddStringToObject(t, "role", role);
+		ok &= pl_json_push(sh, cJSON_CreateNumber((double)shape[d]));
+	ok &= cJSON_AddStringToObject(t, "role", role) != NULL;
 	if (dtype)
-		cJSON_AddStringToObject(t, "dtype", dtype);
-	pl_json_add(ts, name, t);
-	return 0;
+		ok &= cJSON_AddStringToObject(t, "dtype", dtype) != NULL;
+	if (!ok)
+		return graph_oom(g, t);
+	return pl_json_add(ts, name, t) ? 0 : graph_oom(g, NULL);
 }
 
 int planner_graph_op(planner_graph *g, const char *type, const char *name,
@@ -402,16 +411,20 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
 		return graph_fail(g, "graph_op", "attrs as a JSON object for op", name);
 	}
 	cJSON *op = cJSON_CreateObject();
-	cJSON_AddStringToObject(op, "name", name);
-	cJSON_AddStringToObject(op, "type", type);
+	int ok =
+	    cJSON_AddStringToObject(op, "name", name) && cJSON_AddStringToObject(op, "type", type);
 	cJSON *in = cJSON_AddArrayToObject(op, "inputs");
+	ok &= in != NULL;
 	for (int i = 0; i < ninputs; i++)
-		pl_json_push(in, cJSON_CreateString(inputs[i] ? inputs[i] : ""));
-	pl_json_push(cJSON_AddArrayToObject(op, "outputs"), cJSON_CreateString(output));
+		ok &= pl_json_push(in, cJSON_CreateString(inputs[i] ? inputs[i] : ""));
+	ok &= pl_json_push(cJSON_AddArrayToObject(op, "outputs"), cJSON_CreateString(output));
 	if (attrs)
-		pl_json_add(op, "attrs", attrs);
-	pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op);
-	return 0;
+		ok &= pl_json_add(op, "attrs", attrs);
+	if (!ok)
+		return graph_oom(g, op);
+	return pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op)
+	           ? 0
+	           : graph_oom(g, NULL);
 }
 
 int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, const int *dims,
@@ -428,16 +441,19 @@ int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, co
 	if (ninputs < 1 || ninputs > PL_MAX_OP_INPUTS || !dims || !splits)
 		return graph_fail(g, "graph_strategy", "one tuple per input for op", opname);
 	cJSON *s = cJSON_CreateArray();
+	int ok = s != NULL;
 	for (int i = 0, at = 0; i < ninputs; i++) {
 		cJSON *tuple = cJSON_CreateArray();
+		ok &= tuple != NULL;
 		for (int d = 0; d < dims[i] && d < PL_MAX_RANK; d++)
-			pl_json_push(tuple, cJSON_CreateNumber((double)splits[at + d]));
+			ok &= pl_json_push(tuple, cJSON_CreateNumber((double)splits[at + d]));
 		at += dims[i];
-		pl_json_push(s, tuple);
+		ok &= pl_json_push(s, tuple);
 	}
+	if (!ok)
+		return graph_oom(g, s);
 	cJSON_DeleteItemFromObjectCaseSensitive(op, "strategy");
-	pl_json_add(op, "strategy", s);
-	return 0;
+	return pl_json_add(op, "strategy", s) ? 0 : graph_oom(g, NULL);
 }
 
 int planner_graph_output(planner_graph *g, const char *tensor)
