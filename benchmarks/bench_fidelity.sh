@@ -8,10 +8,13 @@
 # Writes CSV to $OUT.csv, a plot to $OUT.svg (gnuplot, if installed) and a
 # markdown table to stdout.
 # Usage: benchmarks/bench_fidelity.sh [BUILD_DIR] [OUT]
+#   OUT: path prefix of the results (default build/bench/NAME, untracked; the
+#   tables in docs/benchmarks.md were recorded with OUT=benchmarks/results/NAME)
 # Env: RANKS="1 2 4", STEPS=9, ROUNDS=3, MODEL_ARGS (planner-zoo gpt-small arguments).
 set -euo pipefail
 B=${1:-build}
-OUT=${2:-benchmarks/results/fidelity}
+OUT=${2:-build/bench/fidelity}
+mkdir -p "$(dirname "$OUT")"
 STEPS=${STEPS:-9}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -8,13 +8,14 @@
 #
 # BUILD_DIR (default build-gpu) is configured and built here if it is not
 # there yet (CMAKE_CUDA_ARCHITECTURES=native, so only this GPU's code is
-# compiled). Results go to OUT_DIR (default benchmarks/results/gpu): a log per
+# compiled). Results go to OUT_DIR (default BUILD_DIR/bench-gpu; give
+# benchmarks/results/gpu to record them): a log per
 # part and summary.md. Exit status: 0 when every part ran, 1 otherwise (the
 # summary says which part failed), 4 without a GPU.
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build-gpu}
-OUT=${2:-$SRC/benchmarks/results/gpu}
+OUT=${2:-$BUILD/bench-gpu}
 mkdir -p "$OUT"
 if ! nvidia-smi -L > "$OUT/gpus.txt" 2>&1; then
   echo "bench_gpu: no GPU here (nvidia-smi failed)" >&2

@@ -5,10 +5,13 @@
 # H100 nodes of 8 at the device counts given. One JSON line per row to
 # $OUT.jsonl, a markdown table to stdout.
 # Usage: benchmarks/bench_grid.sh [BUILD_DIR] [OUT]
+#   OUT: path prefix of the results (default build/bench/NAME, untracked; the
+#   tables in docs/benchmarks.md were recorded with OUT=benchmarks/results/NAME)
 #   MODELS="gpt3-1.3b ..." DEVICES="8 64" TIME_LIMIT=120 (seconds per search)
 set -euo pipefail
 B=${1:-build}
-OUT=${2:-benchmarks/results/grid}
+OUT=${2:-build/bench/grid}
+mkdir -p "$(dirname "$OUT")"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 : > "$OUT.jsonl"

@@ -4,9 +4,12 @@
 # limit (the zoo's paper batches do not fit without pipeline/ZeRO: --job).
 # Writes CSV to $OUT.csv and a markdown table to stdout.
 # Usage: benchmarks/bench_modes.sh [BUILD_DIR] [OUT]
+#   OUT: path prefix of the results (default build/bench/NAME, untracked; the
+#   tables in docs/benchmarks.md were recorded with OUT=benchmarks/results/NAME)
 set -euo pipefail
 B=${1:-build}
-OUT=${2:-benchmarks/results/modes}
+OUT=${2:-build/bench/modes}
+mkdir -p "$(dirname "$OUT")"
 MODES=${MODES:-dp rec}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

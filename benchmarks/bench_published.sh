@@ -9,6 +9,8 @@
 # iteration over the measured rate. Markdown table on stdout, one JSON line
 # per run in $OUT.jsonl.
 # Usage: benchmarks/bench_published.sh [BUILD_DIR] [OUT]
+#   OUT: path prefix of the results (default build/bench/NAME, untracked; the
+#   tables in docs/benchmarks.md were recorded with OUT=benchmarks/results/NAME)
 #   RUNS="gpt-1.7b gpt-18.4b" (names in the csv; default: all)
 #   CLUSTER=a100-80gx8 (the preset the runs are priced on, 8 GPUs a node)
 #   BEST=0 to skip the planner's own search
@@ -16,7 +18,8 @@
 #     interleaved one was used; VS=auto lets the search choose)
 set -euo pipefail
 B=${1:-build}
-OUT=${2:-benchmarks/results/published}
+OUT=${2:-build/bench/published}
+mkdir -p "$(dirname "$OUT")"
 CSV=${CSV:-$(dirname "$0")/published/megatron-2021.csv}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
