@@ -469,7 +469,8 @@ static const char *const search_help =
     "  planner search gpt3-13b.json --cluster h100x8:2 --dp 2 --tp 2 --pp 4 -o plan.json\n";
 
 static int cmd_search(int argc, char **argv);
-static int explain_diff(const char *pa, const char *pb, int json);
+static int explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
+                        int json);
 
 /* A scratch file for a checkpoint (path into buf); 0, or -1. */
 static int scratch_file(char *buf, size_t n, const char *text)
@@ -546,7 +547,9 @@ static pl_status search_why_not(int argc, char **argv, const char *why_not, cons
 	}
 	if (!json)
 		printf("why not %s:\n", why_not);
-	rc = explain_diff(out ? out : a, b, json);
+	char label[4200];
+	snprintf(label, sizeof label, "the plan with %s", why_not);
+	rc = explain_diff(out ? out : a, out ? NULL : "the chosen plan", b, label, json);
 	if (rc)
 		st = pl_err_set(err, PL_EINVAL, "--why-not: the comparison failed (above)");
 done:
@@ -1367,7 +1370,9 @@ static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
  * time and memory; and the rest of each difference (what the per-op
  * numbers do not add up to: the pipeline's bubble and stage balance, the
  * peak stage, the reserve), so that the lines add up to the totals'. */
-static int explain_diff(const char *pa, const char *pb, int json)
+/* label_a, label_b: how to name the plans in the text (NULL: their paths) */
+static int explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
+                        int json)
 {
 	pl_err err = {{0}};
 	cJSON *a = NULL, *b = NULL;
@@ -1445,9 +1450,9 @@ static int explain_diff(const char *pa, const char *pb, int json)
 			rc = pl_cli_fail(st, &err);
 		out = NULL;
 	} else {
-		printf("A: %s\n", pa);
+		printf("A: %s\n", label_a ? label_a : pa);
 		print_totals(a, stdout);
-		printf("B: %s\n", pb);
+		printf("B: %s\n", label_b ? label_b : pb);
 		print_totals(b, stdout);
 		printf("\n%d of %d ops differ\n%-28s %-28s %-28s %8s %12s %12s\n", changed, total,
 		       "op", "A", "B", "stage", "time ms", "memory");
@@ -1503,7 +1508,7 @@ static int cmd_explain(int argc, char **argv)
 		int json = argc == 5 && !strcmp(argv[4], "--json");
 		if (argc != 4 && !json)
 			return pl_cli_usage("explain", "--diff: expected two CKPT files%s", "");
-		return explain_diff(argv[2], argv[3], json);
+		return explain_diff(argv[2], NULL, argv[3], NULL, json);
 	}
 	if (argc != 2)
 		return pl_cli_usage("explain", "expected one CKPT file%s", "");
