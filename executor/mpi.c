@@ -93,26 +93,33 @@ static pl_comm *mpi_comm(pl_backend *b, int64_t rank, const int64_t *members, in
 	return c;
 }
 
-/* MPI counts are ints */
-static int fits(size_t count, int n)
+/* This process's rank in MPI_COMM_WORLD (for messages). */
+static int me(void)
 {
-	return count <= (size_t)INT_MAX / (size_t)(n > 0 ? n : 1);
+	int r;
+	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	return r;
 }
 
-static int check(pl_comm *c, int rc, size_t count, const char *what)
+/* The counts of a collective of c must fit MPI's ints (else every process
+ * stops): the group's whole buffer is n x count floats. */
+static int count_ok(const pl_comm *c, size_t count, const char *what)
 {
-	int me;
-	MPI_Comm_rank(MPI_COMM_WORLD, &me);
-	if (!fits(count, c->n)) {
-		char m[128];
-		snprintf(m, sizeof m, "%s of %zu floats: more than MPI's int counts hold", what,
-		         count);
-		mpi_fail(NULL, me, m);
-	}
+	if (count <= (size_t)INT_MAX / (size_t)(c->n > 0 ? c->n : 1))
+		return 1;
+	char m[128];
+	snprintf(m, sizeof m, "%s of %zu floats: more than MPI's int counts hold", what, count);
+	mpi_fail(NULL, me(), m);
+	return 0;
+}
+
+/* An MPI call's result: 0, or every process stops naming it. */
+static int done(int rc, const char *what)
+{
 	if (rc != MPI_SUCCESS) {
 		char m[128];
 		snprintf(m, sizeof m, "MPI %s failed (error %d)", what, rc);
-		mpi_fail(NULL, me, m);
+		mpi_fail(NULL, me(), m);
 	}
 	return 0;
 }
@@ -120,47 +127,44 @@ static int check(pl_comm *c, int rc, size_t count, const char *what)
 static int mpi_all_reduce(pl_comm *c, int idx, float *buf, size_t count, int max)
 {
 	(void)idx;
-	check(c, MPI_SUCCESS, count, "all_reduce");
-	return check(c,
-	             MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT,
-	                           max ? MPI_MAX : MPI_SUM, c->comm),
-	             count, "all_reduce");
+	count_ok(c, count, "all_reduce");
+	return done(MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, max ? MPI_MAX : MPI_SUM,
+	                          c->comm),
+	            "all_reduce");
 }
 
 static int mpi_all_gather(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
 	(void)idx;
-	check(c, MPI_SUCCESS, count, "all_gather");
-	return check(
-	    c, MPI_Allgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm),
-	    count, "all_gather");
+	count_ok(c, count, "all_gather");
+	return done(
+	    MPI_Allgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm),
+	    "all_gather");
 }
 
 static int mpi_reduce_scatter(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
 	(void)idx;
-	check(c, MPI_SUCCESS, count, "reduce_scatter");
-	return check(c,
-	             MPI_Reduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM, c->comm),
-	             count, "reduce_scatter");
+	count_ok(c, count, "reduce_scatter");
+	return done(MPI_Reduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM, c->comm),
+	            "reduce_scatter");
 }
 
 static int mpi_all_to_all(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
 	(void)idx;
-	check(c, MPI_SUCCESS, count, "all_to_all");
-	return check(
-	    c, MPI_Alltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm),
-	    count, "all_to_all");
+	count_ok(c, count, "all_to_all");
+	return done(MPI_Alltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm),
+	            "all_to_all");
 }
 
 static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
 {
+	(void)b;
 	for (size_t at = 0; at < n;) {
 		int k = n - at > INT_MAX ? INT_MAX : (int)(n - at);
-		if (MPI_Allreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) !=
-		    MPI_SUCCESS)
-			mpi_fail(b, b->self, "MPI all_reduce of a result failed");
+		done(MPI_Allreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+		     "all_reduce of a result");
 		at += (size_t)k;
 	}
 	return 0;

@@ -843,20 +843,23 @@ pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const
 	return load_json(out, text, len, name, 1, err);
 }
 
+int64_t pl_gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 int64_t pl_graph_batch(const pl_graph *g)
 {
 	int64_t b = 0;
 	for (int t = 0; t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
-		if (pt->role != PL_ROLE_INPUT || pt->rank == 0)
-			continue;
-		int64_t x = pt->shape[0], y = b;
-		while (y) { /* gcd */
-			int64_t r = x % y;
-			x = y;
-			y = r;
-		}
-		b = x;
+		if (pt->role == PL_ROLE_INPUT && pt->rank > 0)
+			b = pl_gcd(pt->shape[0], b);
 	}
 	return b;
 }

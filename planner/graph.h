@@ -156,6 +156,9 @@ pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const
                              pl_err *err);
 void pl_graph_free(pl_graph *g);
 
+/* The greatest common divisor of a and b (gcd(a, 0) = a). */
+int64_t pl_gcd(int64_t a, int64_t b);
+
 /* The batch: the greatest common divisor of dimension 0 of the input
  * tensors (0 if the model has none). Micro-batch counts divide it. */
 int64_t pl_graph_batch(const pl_graph *g);

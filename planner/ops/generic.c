@@ -240,16 +240,6 @@ typedef struct enum_state {
 	int64_t best; /* largest product seen that divides devices */
 } enum_state;
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-	while (b) {
-		int64_t t = a % b;
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 static void enum_rec(enum_state *s, int l, int64_t prod)
 {
 	if (l == s->op->spec.nloops) {
@@ -268,7 +258,7 @@ static void enum_rec(enum_state *s, int l, int64_t prod)
 	/* the cuts of this loop: the divisors of gcd(room, size), ascending,
 	 * found up to the square root (a loop over every d <= room took
 	 * seconds per op on a million devices) */
-	int64_t g = lp->splittable ? gcd64(room, lp->size) : 1;
+	int64_t g = lp->splittable ? pl_gcd(room, lp->size) : 1;
 	int64_t lo[4096], hi[4096];
 	int nlo = 0, nhi = 0;
 	for (int64_t d = 1; d * d <= g && nlo < 4096; d++)
