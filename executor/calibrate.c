@@ -2,6 +2,7 @@
  * launch; the ranks of a measurement start together after a barrier and rank
  * 0 of the group times the window up to the closing barrier, so contention
  * between ranks (cores, memory bandwidth) is part of what is measured. */
+#include "executor/backend_impl.h"
 #include "executor/calibrate.h"
 
 #include <cjson/cJSON.h>

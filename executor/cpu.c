@@ -2,7 +2,7 @@
  * buffer in the group's slots, waits for the group, reads what it needs and
  * waits again before anyone reuses a buffer. Waits poll a failure flag, so
  * one failing rank stops the others instead of hanging them. */
-#include "executor/backend.h"
+#include "executor/backend_impl.h"
 #include "executor/ranks.h"
 
 #include <cblas.h>

@@ -11,7 +11,7 @@
  * for the other operators (this file does the bookkeeping kernels.c does).
  * MoE routing is sequential over the tokens of a group; MoEDispatch and
  * MoECombine run the host kernel on copies of their pieces. */
-#include "executor/backend.h"
+#include "executor/backend_impl.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>

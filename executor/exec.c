@@ -10,6 +10,7 @@
  *   update: SGD or Adam on each rank's piece of every param.
  * These are the cost model's edges, redistribution lists and gradient
  * all-reduces, built by the same functions. */
+#include "executor/backend_impl.h"
 #include "executor/exec.h"
 
 #include <math.h>
@@ -191,8 +192,7 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	gen q = {.dst = host, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
 	if (pt->role == PL_ROLE_PARAM) {
 		const pl_op *ow = &g->ops[ex->owner[t]];
-		int norm_scale =
-		    (ow->type == PL_OP_LAYERNORM || ow->type == PL_OP_RMSNORM) && ow->in[1] == t;
+		int norm_scale = (pl_op_traits(ow) & PL_OPT_NORM) && ow->in[1] == t;
 		double s = pt->rank >= 2 ? 1 / sqrt((double)pt->shape[pt->rank - 2]) : 0.1;
 		q.lo = (norm_scale ? 1 : 0) - s;
 		q.hi = (norm_scale ? 1 : 0) + s;
@@ -917,16 +917,12 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 				xi->kind = IN_DATA;
 				/* integer data: indices of a Gather, labels of a loss */
 				int64_t range = 0;
-				if (op->type == PL_OP_GATHER && i == 1) {
-					const pl_tensor *x = &g->tensors[op->in[0]];
-					int64_t ax = op->attrs.has_axis ? op->attrs.axis : 0;
-					range = x->shape[ax < 0 ? ax + x->rank : ax];
-				} else if (op->type == PL_OP_SCE && i == 1) {
-					const pl_tensor *x = &g->tensors[op->in[0]];
-					range = x->shape[x->rank - 1];
-				} else if (pt->dtype == PL_DT_INT32 || pt->dtype == PL_DT_INT64) {
+				const pl_op_rule *rule = pl_op_rule_get(op->type);
+				if (rule->index_range)
+					range = rule->index_range(g, op, i);
+				if (range == 0 &&
+				    (pt->dtype == PL_DT_INT32 || pt->dtype == PL_DT_INT64))
 					range = 2;
-				}
 				if (range > 0 && (ex->range[t] == 0 || range < ex->range[t]))
 					ex->range[t] = range;
 				continue;

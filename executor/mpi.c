@@ -2,7 +2,7 @@
  * rank-local work is the cpu backend's; launching, communicators and
  * collectives are MPI's, so a run spans hosts the way its launcher placed
  * the processes. One backend per process (MPI is initialised once). */
-#include "executor/backend.h"
+#include "executor/backend_impl.h"
 
 #include <limits.h>
 #include <mpi.h>

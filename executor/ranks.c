@@ -1,4 +1,5 @@
 /* Rank threads and the failure state (ranks.h). */
+#include "executor/backend_impl.h"
 #include "executor/ranks.h"
 
 #include <stdio.h>

@@ -714,7 +714,7 @@ void planner_trainer_free(planner_trainer *tr)
 		return;
 	pl_exec_free(tr->ex);
 	if (tr->be)
-		tr->be->destroy(tr->be);
+		pl_backend_free(tr->be);
 	pl_graph_free(tr->g);
 	free(tr);
 }
@@ -808,7 +808,7 @@ int planner_trainer_read(planner_trainer *tr, const char *param, float *values, 
 	if (pl_exec_read(tr->ex, t, 0, values))
 		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
 		                       "trainer_read: '%s': the %s backend failed to copy it",
-		                       param, tr->be->name));
+		                       param, pl_backend_name(tr->be)));
 	return 0;
 }
 
@@ -820,6 +820,6 @@ int planner_trainer_write(planner_trainer *tr, const char *param, const float *v
 	if (pl_exec_write(tr->ex, t, values))
 		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
 		                       "trainer_write: '%s': the %s backend failed to copy it",
-		                       param, tr->be->name));
+		                       param, pl_backend_name(tr->be)));
 	return 0;
 }

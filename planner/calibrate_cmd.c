@@ -383,6 +383,6 @@ int pl_cmd_calibrate(int argc, char **argv)
 		summary(&c, out ? stdout : stderr);
 		st = pl_cli_write_cluster(&c, "calibration", raw, out, !out, &err);
 	}
-	be->destroy(be);
+	pl_backend_free(be);
 	return st ? pl_cli_fail(st, &err) : 0;
 }

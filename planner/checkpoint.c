@@ -76,7 +76,7 @@ static cJSON *sp_groups(const pl_graph *g, int64_t *const *splits, int64_t mesh,
                         const pl_layout *gl, const int8_t *tp_axes, int ntp)
 {
 	int o = 0;
-	while (o < g->nops && g->ops[o].type != PL_OP_LAYERNORM && g->ops[o].type != PL_OP_RMSNORM)
+	while (o < g->nops && !(pl_op_traits(&g->ops[o]) & PL_OPT_NORM))
 		o++;
 	if (o == g->nops)
 		return NULL;
@@ -172,8 +172,8 @@ static int same_layer_weight(const pl_graph *g, int ta, int tb)
 {
 	const pl_tensor *a = &g->tensors[ta], *b = &g->tensors[tb];
 	return b->role == PL_ROLE_PARAM && a->nconsumers > 0 && b->nconsumers > 0 &&
-	       g->ops[a->consumers[0]].type == PL_OP_MATMUL &&
-	       g->ops[b->consumers[0]].type == PL_OP_MATMUL && a->rank == b->rank &&
+	       (pl_op_traits(&g->ops[a->consumers[0]]) & PL_OPT_GEMM) &&
+	       (pl_op_traits(&g->ops[b->consumers[0]]) & PL_OPT_GEMM) && a->rank == b->rank &&
 	       a->dtype == b->dtype &&
 	       !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) &&
 	       pl_same_but_digits(a->name, b->name);
@@ -269,8 +269,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	 * searches; with SOURCE_DATE_EPOCH set (reproducible-builds.org's
 	 * convention for "make the output reproducible") it is 0 */
 	const char *sde = getenv("SOURCE_DATE_EPOCH");
-	cJSON_AddNumberToObject(s, "seconds",
-	                        sde && *sde ? 0 : round(info->seconds * 10) / 10);
+	cJSON_AddNumberToObject(s, "seconds", sde && *sde ? 0 : round(info->seconds * 10) / 10);
 	cJSON_AddBoolToObject(s, "optimal", info->optimal);
 	if (info->why && info->why[0])
 		cJSON_AddStringToObject(s, "why", info->why);
@@ -399,12 +398,13 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	int64_t experts = 0, ebig = -1;
 	int eop = -1, eslot = -1;
 	for (int o = 0; o < g->nops; o++)
-		if (g->ops[o].type == PL_OP_MOE_DISPATCH)
+		if (pl_op_traits(&g->ops[o]) & PL_OPT_DISPATCH)
 			experts = g->tensors[g->ops[o].in[1]].shape[1];
 	for (int t = 0; experts > 0 && t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
 		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || pt->rank != 3 ||
-		    pt->shape[0] != experts || g->ops[pt->consumers[0]].type != PL_OP_MATMUL ||
+		    pt->shape[0] != experts ||
+		    !(pl_op_traits(&g->ops[pt->consumers[0]]) & PL_OPT_GEMM) ||
 		    pl_tensor_elems(pt) <= ebig)
 			continue;
 		ebig = pl_tensor_elems(pt);

@@ -556,7 +556,7 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		}
 		if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
 			goto cleanup;
-		if ((op->type == PL_OP_MOE_DISPATCH || op->type == PL_OP_MOE_COMBINE) &&
+		if ((pl_op_traits(op) & PL_OPT_EXPERTS) &&
 		    b->micro > 1) { /* a micro-batch holds whole token groups */
 			char what[256];
 			snprintf(what, sizeof what, "op '%s': attrs.groups", op->name);

@@ -1737,15 +1737,15 @@ static int cmd_run(int argc, char **argv)
 	          : strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
 	                                    : pl_backend_cuda(&be, D, 0, &err)))
 		goto done;
-	if (be->nranks != D) { /* the launcher's variables and MPI disagree */
+	if (pl_backend_ranks(be) != D) { /* the launcher's variables and MPI disagree */
 		st = pl_err_set(&err, PL_EINVAL,
 		                "run: MPI has %lld processes, the plan %lld devices",
-		                (long long)be->nranks, (long long)D);
+		                (long long)pl_backend_ranks(be), (long long)D);
 		goto done;
 	}
-	if (be->self > 0 && !freopen("/dev/null", "w", stdout)) { /* rank 0 reports */
+	if (pl_backend_self(be) > 0 && !freopen("/dev/null", "w", stdout)) { /* rank 0 reports */
 		st = pl_err_set(&err, PL_EDEVICE, "run: cannot quiet rank %lld's output",
-		                (long long)be->self);
+		                (long long)pl_backend_self(be));
 		goto done;
 	}
 	pl_exec_opts eo = {
@@ -1763,7 +1763,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (!json)
 		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name, strategy,
-		       (long long)D, be->name, opt == PL_OPT_ADAM ? "Adam" : "SGD");
+		       (long long)D, pl_backend_name(be), opt == PL_OPT_ADAM ? "Adam" : "SGD");
 	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
 	long long first = steps > 1, n = steps - first;
 	if (!(times = pl_malloc(sizeof(double) * (size_t)steps)) ||
@@ -1816,7 +1816,7 @@ static int cmd_run(int argc, char **argv)
 		cJSON_AddNumberToObject(l, "predicted_step_seconds", pc.step_s);
 		cJSON_AddStringToObject(l, "cluster", cl.name);
 		cJSON_AddNumberToObject(l, "ranks", (double)D);
-		cJSON_AddStringToObject(l, "backend", be->name);
+		cJSON_AddStringToObject(l, "backend", pl_backend_name(be));
 		if ((st = json_line(l, &err)))
 			goto done;
 	} else
@@ -1836,7 +1836,8 @@ static int cmd_run(int argc, char **argv)
 		if (json) {
 			cJSON *l = cJSON_CreateObject(),
 			      *m = cJSON_AddObjectToObject(l, "memory_bytes");
-			cJSON_AddNumberToObject(l, "rank", (double)(be->self < 0 ? 0 : be->self));
+			cJSON_AddNumberToObject(
+			    l, "rank", (double)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
 			cJSON *a = cJSON_AddObjectToObject(m, "measured"),
 			      *p = cJSON_AddObjectToObject(m, "predicted");
 			for (int k = 0; k < PL_EXEC_MEM; k++) {
@@ -1849,7 +1850,7 @@ static int cmd_run(int argc, char **argv)
 			printf(
 			    "\nmemory of rank %lld (allocated by the executor, fp32, held for the "
 			    "step) against the plan's peak-stage prediction:\n",
-			    (long long)(be->self < 0 ? 0 : be->self));
+			    (long long)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
 			for (int k = 0; k < PL_EXEC_MEM; k++)
 				printf("  %-17s %12.0f B   predicted %12.0f B\n",
 				       pl_ckpt_mem_names[k], mem[k], cr.breakdown[k]);
@@ -1860,7 +1861,7 @@ done:
 	free(prof);
 	pl_exec_free(ex);
 	if (be)
-		be->destroy(be);
+		pl_backend_free(be);
 	pl_splits_free(g, splits);
 	cJSON_Delete(ck);
 	free(text);

@@ -43,15 +43,32 @@ typedef struct pl_opwork {
 	pl_opcoll coll[4];
 } pl_opwork;
 
+/* What the rest of the planner may ask of an op type, so that no code outside
+ * planner/ops/ decides by the type itself. */
+enum {
+	PL_OPT_GEMM = 1u << 0,     /* a matrix product: its weights are a layer's */
+	PL_OPT_ANCHOR = 1u << 1,   /* holds a large weight or the loss: placed first */
+	PL_OPT_NORM = 1u << 2,     /* a normalisation: input 1 is a scale starting at one */
+	PL_OPT_EXPERTS = 1u << 3,  /* MoE routing: attrs.groups counts whole token groups */
+	PL_OPT_DISPATCH = 1u << 4, /* sends tokens to experts: output 0 leads with them */
+};
+
 typedef struct pl_op_rule {
 	const char *name;
 	int min_inputs, max_inputs, noutputs;
+	unsigned traits; /* PL_OPT_* */
 	/* Checks inputs and attributes, sets output shapes and dtypes
 	 * (g->tensors[op->out[i]]) and fills op->spec. */
 	pl_status (*infer)(pl_graph *g, pl_op *op, pl_err *err);
 	/* Work of the local shard for split counts split[nloops]. */
 	void (*work)(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+	/* The values an integer input holds lie in [0, range): a Gather's
+	 * indices, a loss's labels. NULL, or 0 for an input, when none. */
+	int64_t (*index_range)(const pl_graph *g, const pl_op *op, int input);
 } pl_op_rule;
+
+/* The traits of op's type (PL_OPT_*). */
+unsigned pl_op_traits(const pl_op *op);
 
 /* Returns the rule for a type; never NULL for a valid type. */
 const pl_op_rule *pl_op_rule_get(pl_optype t);

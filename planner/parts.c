@@ -4,6 +4,7 @@
  * it routes tokens). Each figure of a part is the value most of its ops
  * share (op order breaks ties), read off the ops' loops and their roles
  * (planner/roles.h). */
+#include "planner/ops.h"
 #include "planner/parts.h"
 
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static void op_figures(const pl_graph *g, const pl_op *op, const uint8_t *roles,
 			f->has_experts = 1;
 		}
 	}
-	f->norm = op->type == PL_OP_LAYERNORM || op->type == PL_OP_RMSNORM;
+	f->norm = (pl_op_traits(op) & PL_OPT_NORM) != 0;
 	f->replicated = used > 0 ? mesh / used : 1;
 	for (int i = 0; i < op->ninputs; i++) {
 		const pl_tensor *t = &g->tensors[op->in[i]];
@@ -123,7 +124,7 @@ static int layer_part(const pl_graph *g, int first, int len, int o)
 		const pl_op *op = &g->ops[k];
 		if (op->type == PL_OP_SOFTMAX && softmax < 0)
 			softmax = k;
-		if (op->type == PL_OP_MOE_DISPATCH || op->type == PL_OP_MOE_COMBINE)
+		if (pl_op_traits(op) & PL_OPT_EXPERTS)
 			moe = 1;
 		/* the residual add: both inputs computed, one of them from before the softmax */
 		if (softmax >= 0 && split < 0 && op->type == PL_OP_ADD && op->ninputs == 2 &&

@@ -1,3 +1,4 @@
+#include "planner/ops.h"
 #include "planner/roles.h"
 
 #include <stdlib.h>
@@ -46,7 +47,7 @@ int pl_loop_roles(const pl_graph *g, uint8_t *roles)
 				od[d] = m->count > 0 ? r[m->first] : PL_LOOP_MODEL;
 			}
 			/* the experts are not a loop of the dispatch (ops/moe.c) */
-			if (op->type == PL_OP_MOE_DISPATCH && i == 0)
+			if ((pl_op_traits(op) & PL_OPT_DISPATCH) && i == 0)
 				od[0] = PL_LOOP_EXPERT;
 		}
 	}

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/ops.h"
 #include "planner/layout.h"
 #include "planner/parallel.h"
 #include "search/ve.h"
@@ -911,7 +912,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	if (jo->degrees.ep > 1) {
 		int experts = 0;
 		for (int o = 0; o < g->nops && !experts; o++)
-			experts = g->ops[o].type == PL_OP_MOE_DISPATCH;
+			experts = (pl_op_traits(&g->ops[o]) & PL_OPT_DISPATCH) != 0;
 		if (!experts)
 			return pl_err_set(
 			    err, PL_EINVAL,

@@ -15,6 +15,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
+#include "planner/ops.h"
 #include "planner/alloc.h"
 
 typedef struct recctx {
@@ -50,12 +51,7 @@ static double local_cost(const recctx *c, int o, const int64_t *s)
 
 static int heavy(const pl_op *op)
 {
-	switch (op->type) {
-	case PL_OP_MATMUL:
-	case PL_OP_GATHER:
-	case PL_OP_SCE: return 1;
-	default: return 0;
-	}
+	return (pl_op_traits(op) & PL_OPT_ANCHOR) != 0;
 }
 
 typedef struct keyed {

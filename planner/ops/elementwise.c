@@ -94,16 +94,36 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*fwd = 0;
 		*bwd = 0;
 		break;
-	default:
+	case PL_OP_ADD:
+	case PL_OP_SUB:
+	case PL_OP_MUL:
+	case PL_OP_RELU:
+	case PL_OP_IDENTITY:
 		*fwd = 1;
 		*bwd = 1;
+		break;
+	case PL_OP_MATMUL:
+	case PL_OP_SOFTMAX:
+	case PL_OP_LAYERNORM:
+	case PL_OP_RMSNORM:
+	case PL_OP_GATHER:
+	case PL_OP_RESHAPE:
+	case PL_OP_TRANSPOSE:
+	case PL_OP_REDUCESUM:
+	case PL_OP_REDUCEMEAN:
+	case PL_OP_SCE:
+	case PL_OP_MOE_DISPATCH:
+	case PL_OP_MOE_COMBINE:
+	case PL_OP_COUNT: /* not element-wise: their own rules price them */
+		*fwd = 0;
+		*bwd = 0;
 		break;
 	}
 }
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	double n = pl__local_out(g, op, 0, split), fe, be;
+	double n = pl__local_out(g, op, 0, split), fe = 0, be = 0;
 	double out_b = pl__local_out_bytes(g, op, 0, split), in_b = 0;
 	per_elem(op->type, &fe, &be);
 	for (int i = 0; i < op->ninputs; i++)
@@ -129,18 +149,36 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_MUL:
 	case PL_OP_DIV: /* each input's gradient needs the other input */
 		for (int i = 0; i < 2; i++)
-			if (IN(g, op, 1 - i)->requires_grad && IN(g, op, i)->role != PL_ROLE_PARAM) {
+			if (IN(g, op, 1 - i)->requires_grad &&
+			    IN(g, op, i)->role != PL_ROLE_PARAM) {
 				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
 				w->saves_in |= (uint8_t)(1u << i);
 			}
 		w->bytes_bwd += w->saved_bytes;
 		break;
 	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
-	default: /* unary activations keep their input (or output, the same size) */
+	case PL_OP_RELU:
+	case PL_OP_GELU:
+	case PL_OP_SILU:
+	case PL_OP_TANH:
+	case PL_OP_SIGMOID: /* unary activations keep their input (or output, the same size) */
 		w->saved_bytes = in_b;
 		w->saves_in = 1;
 		w->bytes_bwd += in_b;
 		break;
+	case PL_OP_MATMUL:
+	case PL_OP_SOFTMAX:
+	case PL_OP_LAYERNORM:
+	case PL_OP_RMSNORM:
+	case PL_OP_GATHER:
+	case PL_OP_RESHAPE:
+	case PL_OP_TRANSPOSE:
+	case PL_OP_REDUCESUM:
+	case PL_OP_REDUCEMEAN:
+	case PL_OP_SCE:
+	case PL_OP_MOE_DISPATCH:
+	case PL_OP_MOE_COMBINE:
+	case PL_OP_COUNT: /* not element-wise: their own rules price them */ break;
 	}
 }
 

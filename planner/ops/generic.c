@@ -6,30 +6,37 @@
 #include "planner/ops/internal.h"
 
 static const pl_op_rule rules[] = {
-    [PL_OP_MATMUL] = {"MatMul", 2, 2, 1, pl__infer_matmul, pl__work_matmul},
-    [PL_OP_ADD] = {"Add", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_SUB] = {"Sub", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_MUL] = {"Mul", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_DIV] = {"Div", 2, 2, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_RELU] = {"Relu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_GELU] = {"Gelu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_SILU] = {"Silu", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_TANH] = {"Tanh", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_SIGMOID] = {"Sigmoid", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, pl__infer_softmax, pl__work_softmax},
-    [PL_OP_LAYERNORM] = {"LayerNormalization", 2, 3, 1, pl__infer_norm, pl__work_norm},
-    [PL_OP_RMSNORM] = {"RMSNormalization", 2, 2, 1, pl__infer_norm, pl__work_norm},
-    [PL_OP_GATHER] = {"Gather", 2, 2, 1, pl__infer_gather, pl__work_gather},
-    [PL_OP_RESHAPE] = {"Reshape", 1, 1, 1, pl__infer_reshape, pl__work_view},
-    [PL_OP_TRANSPOSE] = {"Transpose", 1, 1, 1, pl__infer_transpose, pl__work_transpose},
-    [PL_OP_REDUCESUM] = {"ReduceSum", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
-    [PL_OP_REDUCEMEAN] = {"ReduceMean", 1, 1, 1, pl__infer_reduce, pl__work_reduce},
-    [PL_OP_DROPOUT] = {"Dropout", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, pl__infer_sce, pl__work_sce},
-    [PL_OP_IDENTITY] = {"Identity", 1, 1, 1, pl__infer_elementwise, pl__work_view},
-    [PL_OP_CAST] = {"Cast", 1, 1, 1, pl__infer_elementwise, pl__work_elementwise},
-    [PL_OP_MOE_DISPATCH] = {"MoEDispatch", 2, 2, 1, pl__infer_moe, pl__work_moe},
-    [PL_OP_MOE_COMBINE] = {"MoECombine", 2, 2, 1, pl__infer_moe, pl__work_moe},
+    [PL_OP_MATMUL] = {"MatMul", 2, 2, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_matmul,
+                      pl__work_matmul, NULL},
+    [PL_OP_ADD] = {"Add", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SUB] = {"Sub", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_MUL] = {"Mul", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_DIV] = {"Div", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_RELU] = {"Relu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_GELU] = {"Gelu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SILU] = {"Silu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_TANH] = {"Tanh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SIGMOID] = {"Sigmoid", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, 0, pl__infer_softmax, pl__work_softmax, NULL},
+    [PL_OP_LAYERNORM] = {"LayerNormalization", 2, 3, 1, PL_OPT_NORM, pl__infer_norm, pl__work_norm,
+                         NULL},
+    [PL_OP_RMSNORM] = {"RMSNormalization", 2, 2, 1, PL_OPT_NORM, pl__infer_norm, pl__work_norm,
+                       NULL},
+    [PL_OP_GATHER] = {"Gather", 2, 2, 1, PL_OPT_ANCHOR, pl__infer_gather, pl__work_gather,
+                      pl__range_gather},
+    [PL_OP_RESHAPE] = {"Reshape", 1, 1, 1, 0, pl__infer_reshape, pl__work_view, NULL},
+    [PL_OP_TRANSPOSE] = {"Transpose", 1, 1, 1, 0, pl__infer_transpose, pl__work_transpose, NULL},
+    [PL_OP_REDUCESUM] = {"ReduceSum", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
+    [PL_OP_REDUCEMEAN] = {"ReduceMean", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
+    [PL_OP_DROPOUT] = {"Dropout", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, PL_OPT_ANCHOR, pl__infer_sce, pl__work_sce,
+                   pl__range_sce},
+    [PL_OP_IDENTITY] = {"Identity", 1, 1, 1, 0, pl__infer_elementwise, pl__work_view, NULL},
+    [PL_OP_CAST] = {"Cast", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_MOE_DISPATCH] = {"MoEDispatch", 2, 2, 1, PL_OPT_EXPERTS | PL_OPT_DISPATCH, pl__infer_moe,
+                            pl__work_moe, NULL},
+    [PL_OP_MOE_COMBINE] = {"MoECombine", 2, 2, 1, PL_OPT_EXPERTS, pl__infer_moe, pl__work_moe,
+                           NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 
@@ -44,6 +51,10 @@ const char *pl_coll_name(pl_coll c)
 const pl_op_rule *pl_op_rule_get(pl_optype t)
 {
 	return t < PL_OP_COUNT ? &rules[t] : NULL;
+}
+unsigned pl_op_traits(const pl_op *op)
+{
+	return op->type < PL_OP_COUNT ? rules[op->type].traits : 0;
 }
 const char *pl_optype_name(pl_optype t)
 {

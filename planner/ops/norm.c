@@ -122,6 +122,13 @@ pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err)
 	return PL_OK;
 }
 
+/* the labels are classes of the logits' last dimension */
+int64_t pl__range_sce(const pl_graph *g, const pl_op *op, int input)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	return input == 1 ? x->shape[x->rank - 1] : 0;
+}
+
 void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	const pl_tensor *x = IN(g, op, 0);

@@ -52,6 +52,14 @@ pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
 	return PL_OK;
 }
 
+/* the indices address the gathered axis */
+int64_t pl__range_gather(const pl_graph *g, const pl_op *op, int input)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	int64_t ax = op->attrs.has_axis ? op->attrs.axis : 0;
+	return input == 1 ? x->shape[ax < 0 ? ax + x->rank : ax] : 0;
+}
+
 void pl__work_gather(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	double ob = pl__local_out_bytes(g, op, 0, split), ib = pl__local_in_bytes(g, op, 1, split);

@@ -265,7 +265,7 @@ static void run_open(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_
 static void run_close(run *r)
 {
 	pl_exec_free(r->ex);
-	r->be->destroy(r->be);
+	pl_backend_free(r->be);
 }
 
 /* max |a - b| / max |b| */
@@ -631,7 +631,7 @@ static void a_failing_rank_stops_every_rank(void **state)
 	assert_non_null(strstr(err.msg, want));
 	assert_non_null(strstr(err.msg, g->ops[20].name));
 	pl_exec_free(ex);
-	be->destroy(be);
+	pl_backend_free(be);
 	free_splits(g, s);
 	pl_graph_free(g);
 }
@@ -652,7 +652,7 @@ static void a_strategy_that_does_not_fit_names_the_op(void **state)
 	assert_int_equal(pl_exec_new(&ex, g, 4, s, be, &o, &err), PL_EINVAL);
 	assert_null(ex);
 	assert_non_null(strstr(err.msg, g->ops[5].name));
-	be->destroy(be);
+	pl_backend_free(be);
 	free_splits(g, s);
 	pl_graph_free(g);
 }
@@ -665,7 +665,7 @@ int main(void)
 		pl_backend *be = NULL;
 		pl_err err;
 		if (pl_backend_cuda(&be, 1, 0, &err) == PL_OK)
-			be->destroy(be);
+			pl_backend_free(be);
 		printf("SKIP: the cuda backend's tests need a GPU: %s\n", err.msg);
 		return 77;
 	}

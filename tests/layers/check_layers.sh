@@ -10,15 +10,18 @@
 # Usage: check_layers.sh SOURCE_DIR [FILE INCLUDE...]  (extra pairs: a test
 # that a violation is caught). Exit 1 naming every violation.
 #        check_layers.sh SOURCE_DIR --self-test: the check itself catches an
-#        include that points up and one between search and executor.
+#        include that points up, one between search and executor and one of
+#        another folder's implementer header (internal.h, *_impl.h).
 set -euo pipefail
 if [ "${2:-}" = --self-test ]; then
   out=$("$0" "$1" planner/graph.c costmodel/cost.h executor/exec.c search/ve.h \
-    topology/hwloc.c executor/exec.h) && { echo "self-test: violations not caught"; exit 1; }
+    topology/hwloc.c executor/exec.h planner/main.c executor/backend_impl.h) &&
+    { echo "self-test: violations not caught"; exit 1; }
   grep -q "planner/graph.c (core) includes costmodel/cost.h (cost)" <<< "$out" &&
     grep -q "executor/exec.c (executor) includes search/ve.h (search)" <<< "$out" &&
+    grep -q "planner/main.c includes executor/backend_impl.h (private" <<< "$out" &&
     ! grep -q "topology/hwloc.c" <<< "$out" || { echo "self-test: wrong report: $out"; exit 1; }
-  echo "self-test: both violations caught, the allowed include passed"
+  echo "self-test: the three violations caught, the allowed include passed"
   exit 0
 fi
 cd "$1"
@@ -40,6 +43,13 @@ layer() { # path -> "rank side"
 bad=0
 check() { # file included-header
   local a b ra sa rb sb
+  case "$2" in # an implementer's header is private to its folder
+    */internal.h | *_impl.h)
+      if [ "${1%/*}" != "${2%/*}" ]; then
+        echo "layer violation: $1 includes $2 (private to ${2%/*}/)"
+        bad=1
+      fi ;;
+  esac
   a=$(layer "$1") b=$(layer "$2")
   [ -n "$a" ] && [ -n "$b" ] || return 0
   read -r ra sa <<< "$a"

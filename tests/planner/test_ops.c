@@ -256,6 +256,42 @@ static void work_is_conserved(void **state)
 	pl_graph_free(g);
 }
 
+/* Every op type has a whole rule whose name parses back to the type; the
+ * integer inputs' ranges are the gathered axis and the classes. */
+static void rules_complete(void **state)
+{
+	(void)state;
+	for (int t = 0; t < PL_OP_COUNT; t++) {
+		const pl_op_rule *r = pl_op_rule_get((pl_optype)t);
+		assert_non_null(r);
+		assert_non_null(r->name);
+		assert_non_null(r->infer);
+		assert_non_null(r->work);
+		assert_true(r->min_inputs >= 1 && r->min_inputs <= r->max_inputs);
+		pl_optype back;
+		assert_int_equal(pl_optype_parse(r->name, &back), 0);
+		assert_int_equal(back, t);
+	}
+	pl_graph *g = load(
+	    "{\"format\": \"planner.model/1\", \"name\": \"r\", \"tensors\": {"
+	    "\"ids\": {\"shape\": [4, 8], \"dtype\": \"int32\", \"role\": \"input\"},"
+	    "\"labels\": {\"shape\": [4, 8], \"dtype\": \"int32\", \"role\": \"input\"},"
+	    "\"emb\": {\"shape\": [1000, 16], \"role\": \"param\"},"
+	    "\"w\": {\"shape\": [16, 37], \"role\": \"param\"}},"
+	    "\"ops\": [{\"name\": \"g\", \"type\": \"Gather\", \"inputs\": [\"emb\", \"ids\"],"
+	    " \"outputs\": [\"x\"]},"
+	    "{\"name\": \"m\", \"type\": \"MatMul\", \"inputs\": [\"x\", \"w\"], \"outputs\": "
+	    "[\"y\"]},"
+	    "{\"name\": \"l\", \"type\": \"SoftmaxCrossEntropy\", \"inputs\": [\"y\", \"labels\"],"
+	    " \"outputs\": [\"loss\"]}], \"outputs\": [\"loss\"]}");
+	const pl_op *ga = &g->ops[0], *mm = &g->ops[1], *ce = &g->ops[2];
+	assert_int_equal(pl_op_rule_get(ga->type)->index_range(g, ga, 1), 1000);
+	assert_int_equal(pl_op_rule_get(ga->type)->index_range(g, ga, 0), 0);
+	assert_int_equal(pl_op_rule_get(ce->type)->index_range(g, ce, 1), 37);
+	assert_null(pl_op_rule_get(mm->type)->index_range);
+	pl_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +300,7 @@ int main(void)
 	    cmocka_unit_test(candidates),
 	    cmocka_unit_test(unsplittable_axes),
 	    cmocka_unit_test(work_is_conserved),
+	    cmocka_unit_test(rules_complete),
 	};
 	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
 }

@@ -88,7 +88,8 @@ static void same_cluster(const pl_cluster *a, const pl_cluster *b)
 	assert_string_equal(a->device_name, b->device_name);
 	assert_string_equal(a->source, b->source);
 	assert_true(a->nodes == b->nodes && a->devices_per_node == b->devices_per_node);
-	assert_true(a->memory_bytes == b->memory_bytes && a->memory_bandwidth == b->memory_bandwidth);
+	assert_true(a->memory_bytes == b->memory_bytes &&
+	            a->memory_bandwidth == b->memory_bandwidth);
 	assert_true(a->memory_reserve == b->memory_reserve);
 	for (int d = 0; d < PL_DT_COUNT; d++)
 		assert_true(a->peak_flops[d] == b->peak_flops[d]);
@@ -143,7 +144,7 @@ static void cluster_json_round_trip(void **state)
 	cJSON_Delete(j);
 	same_cluster(&a, &b);
 
-	static const char *const names[] = {"h100x8", "h100x8:4", "a100x8", "a100-80gx8:2",
+	static const char *const names[] = {"h100x8", "h100x8:4",  "a100x8", "a100-80gx8:2",
 	                                    "h200x8", "dgx2-v100", "cpu"};
 	size_t np = sizeof names / sizeof *names;
 	for (size_t k = 0; k <= np; k++) {
@@ -177,7 +178,7 @@ static void calibrate_cpu_backend(void **state)
 	pl_cluster c;
 	cJSON *raw;
 	assert_int_equal(pl_calibrate(be, &o, &c, &raw, &err), PL_OK);
-	be->destroy(be);
+	pl_backend_free(be);
 	assert_true(c.nodes == 1 && c.devices_per_node == R);
 	assert_true(c.peak_flops[PL_DT_FLOAT32] > 1e8 && c.memory_bandwidth > 1e7);
 	assert_true(c.vector_eff > 0 && c.memory_bytes > 0 && c.kernel_overhead_s >= 0);
