@@ -1,6 +1,5 @@
 /* Host fp32 kernels for every operator type, forward and backward, on local
  * pieces. Matrix products go through the backend's gemm (OpenBLAS on cpu). */
-#include "executor/backend.h"
 #include "executor/kernels.h"
 
 #include <math.h>
