@@ -1184,534 +1184,642 @@ static void unbuild(ilpctx *c, glp_prob *lp)
 	}
 }
 
-pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
+/* ---- the search, in phases ----
+ *
+ * setup -> variables -> presolve -> bound (Lagrangian) -> build -> bound (LP)
+ * -> fix -> branch -> assemble. Each phase is a function of the run below and
+ * keeps its invariant: `best` (per variable) is the best plan found so far
+ * that fits, of value best_val (HUGE_VAL while there is none); `bound` never
+ * exceeds the optimum (-HUGE_VAL while there is none); once `solved` is set,
+ * the phases after it change nothing and the plan is `best` (proven when
+ * `proven`, and r->why says how; else `stage` names what the time limit
+ * stopped). A phase returns PL_OK, or the search's error with err set. */
+typedef struct ilprun {
+	ilpctx c;
+	pl_problem *p;
+	const pl_search_opts *o;
+	pl_search_result *r;
+	pl_err *err;
+	double t0;
+	glp_prob *lp;
+	int *gfirst, *gops; /* per variable v: the ops gops[gfirst[v] .. gfirst[v + 1]) */
+	int *best, *lo, *hi;
+	double *dj;           /* per column: reduced cost at the LP bound */
+	pl_search_result inc; /* rec's plan */
+	pl_status rs;         /* whether rec found one */
+	pl_run runs[64];
+	int nruns, shared, maxs, total, gone;
+	long long full_cols; /* columns the program would have unshared */
+	double least, best_val, bound, lag, lpb, lambda;
+	int fixed, proven, solved, mm_fixed, folded, mem_row, lagrangian, mip;
+	size_t nz;
+	const char *stage; /* what the time limit stopped */
+} ilprun;
+
+static pl_status nomem(ilprun *s)
 {
-	double t0 = ve_now();
-	memset(r, 0, sizeof *r);
-	pl_status st = PL_OK;
-	const pl_graph *g = p->g;
-	int n = g->nops, E = p->nedges;
-	ilpctx c = {.p = p, .cost_edges = o->ilp_cost_edges};
-	glp_prob *lp = NULL;
-	int *gfirst = NULL, *gops = NULL, *best = NULL, *lo = NULL, *hi = NULL;
-	double *dj = NULL;
-	pl_search_result inc = {0};
-	c.var = pl_malloc(sizeof *c.var * ((size_t)n + 1));
-	c.mult = pl_calloc((size_t)n + 1, sizeof *c.mult);
-	c.xbase = pl_calloc((size_t)n + 1, sizeof *c.xbase);
-	c.alive = pl_calloc((size_t)n + 1, sizeof *c.alive);
-	c.repl = pl_calloc((size_t)n + 1, sizeof *c.repl);
-	c.col = pl_calloc((size_t)n + 1, sizeof *c.col);
-	c.uobj = pl_calloc((size_t)n + 1, sizeof *c.uobj);
-	c.ec = pl_calloc((size_t)E + 1, sizeof *c.ec);
-	c.erep = pl_malloc(sizeof *c.erep * ((size_t)E + 1));
-	c.efree = pl_calloc((size_t)E + 1, 1);
-	gfirst = pl_calloc((size_t)n + 2, sizeof *gfirst);
-	gops = pl_malloc(sizeof *gops * ((size_t)n + 1));
-	r->choice = pl_calloc((size_t)n + 1, sizeof *r->choice);
-	if (!c.var || !c.mult || !c.xbase || !c.alive || !c.repl || !c.col || !c.uobj || !c.ec ||
-	    !c.erep || !c.efree || !gfirst || !gops || !r->choice)
-		goto nomem;
-	if (o->time_limit_s > 0)
-		c.deadline = t0 + o->time_limit_s;
+	return pl_err_set(s->err, PL_ENOMEM, "ilp: out of memory");
+}
+
+static int better_than_bound(const ilprun *s)
+{
+	return s->best_val > s->bound + 1e-9 * fabs(s->bound) + 1e-9;
+}
+
+/* The per-op arrays, the least memory any plan needs (PL_EINVAL when even
+ * that is over the limit) and every edge's table, priced on every core. */
+static pl_status setup(ilprun *s)
+{
+	pl_problem *p = s->p;
+	ilpctx *c = &s->c;
+	int n = p->nops, E = p->nedges;
+	c->var = pl_malloc(sizeof *c->var * ((size_t)n + 1));
+	c->mult = pl_calloc((size_t)n + 1, sizeof *c->mult);
+	c->xbase = pl_calloc((size_t)n + 1, sizeof *c->xbase);
+	c->alive = pl_calloc((size_t)n + 1, sizeof *c->alive);
+	c->repl = pl_calloc((size_t)n + 1, sizeof *c->repl);
+	c->col = pl_calloc((size_t)n + 1, sizeof *c->col);
+	c->uobj = pl_calloc((size_t)n + 1, sizeof *c->uobj);
+	c->ec = pl_calloc((size_t)E + 1, sizeof *c->ec);
+	c->erep = pl_malloc(sizeof *c->erep * ((size_t)E + 1));
+	c->efree = pl_calloc((size_t)E + 1, 1);
+	s->gfirst = pl_calloc((size_t)n + 2, sizeof *s->gfirst);
+	s->gops = pl_malloc(sizeof *s->gops * ((size_t)n + 1));
+	s->r->choice = pl_calloc((size_t)n + 1, sizeof *s->r->choice);
+	if (!c->var || !c->mult || !c->xbase || !c->alive || !c->repl || !c->col || !c->uobj ||
+	    !c->ec || !c->erep || !c->efree || !s->gfirst || !s->gops || !s->r->choice)
+		return nomem(s);
+	if (s->o->time_limit_s > 0)
+		c->deadline = s->t0 + s->o->time_limit_s;
 
 	/* the least memory any plan needs (memory has no edge terms) */
-	double least = pl_problem_least_plan_memory(p);
-	if (least < 0)
-		goto nomem;
-	r->min_mem_bytes = least;
-	if (o->memory_limit > 0 && least > o->memory_limit) {
-		st = pl_search_err_no_fit(err, o->memory_limit, least);
-		goto cleanup;
-	}
-	{ /* price all edges on every core */
-		int *all = pl_malloc(sizeof *all * ((size_t)E + 1));
-		if (!all)
-			goto nomem;
-		for (int e = 0; e < E; e++)
-			all[e] = e;
-		int bad = pl_problem_prepare(p, all, E, o->threads);
-		free(all);
-		if (bad)
-			goto nomem;
-	}
-	int maxs = 1;
+	s->least = pl_problem_least_plan_memory(p);
+	if (s->least < 0)
+		return nomem(s);
+	s->r->min_mem_bytes = s->least;
+	if (s->o->memory_limit > 0 && s->least > s->o->memory_limit)
+		return pl_search_err_no_fit(s->err, s->o->memory_limit, s->least);
+	int *all = pl_malloc(sizeof *all * ((size_t)E + 1));
+	if (!all)
+		return nomem(s);
+	for (int e = 0; e < E; e++)
+		all[e] = e;
+	int bad = pl_problem_prepare(p, all, E, s->o->threads);
+	free(all);
+	if (bad)
+		return nomem(s);
+	s->maxs = 1;
 	for (int e = 0; e < E; e++) {
 		const pl_edge *ed = &p->edges[e];
 		const double *t = pl_problem_edge(p, e);
 		size_t cells = (size_t)p->nstrat[ed->src_op] * p->nstrat[ed->dst_op];
-		c.efree[e] = 1;
-		for (size_t q = 0; q < cells && c.efree[e]; q++)
-			c.efree[e] = t[q] == 0;
+		c->efree[e] = 1;
+		for (size_t q = 0; q < cells && c->efree[e]; q++)
+			c->efree[e] = t[q] == 0;
 	}
 	for (int op = 0; op < n; op++)
-		if (p->nstrat[op] > maxs)
-			maxs = p->nstrat[op];
+		if (p->nstrat[op] > s->maxs)
+			s->maxs = p->nstrat[op];
+	return PL_OK;
+}
 
-	/* variables: one per op, unless repeated layers are shared */
-	long long full_cols = 0;
+/* One variable per op, unless the program would be too large: then layers
+ * 2..k of each run of repeated layers share the variables of layer 1 (the
+ * plan repeats one strategy there). Every variable's strategies start alive. */
+static pl_status variables(ilprun *s)
+{
+	pl_problem *p = s->p;
+	ilpctx *c = &s->c;
+	int n = p->nops, E = p->nedges;
 	for (int op = 0; op < n; op++)
-		full_cols += p->nstrat[op];
+		s->full_cols += p->nstrat[op];
 	for (int e = 0; e < E; e++)
-		full_cols += (long long)p->nstrat[p->edges[e].src_op] / 2 + 1;
-	pl_run runs[64];
-	int nruns = 0, shared = 0;
+		s->full_cols += (long long)p->nstrat[p->edges[e].src_op] / 2 + 1;
 	for (int op = 0; op < n; op++)
-		c.var[op] = op;
-	if (full_cols > PL_ILP_SHARE_COLUMNS && !o->no_repeat) {
-		nruns = pl_problem_runs(p, runs, 64);
-		for (int k = 0; k < nruns; k++)
-			for (int b = 2; b < runs[k].count; b++)
-				for (int i = 0; i < runs[k].len; i++) {
-					c.var[runs[k].first + b * runs[k].len + i] =
-					    runs[k].first + runs[k].len + i;
-					shared = 1;
+		c->var[op] = op;
+	if (s->full_cols > PL_ILP_SHARE_COLUMNS && !s->o->no_repeat) {
+		s->nruns = pl_problem_runs(p, s->runs, 64);
+		for (int k = 0; k < s->nruns; k++) {
+			const pl_run *run = &s->runs[k];
+			for (int b = 2; b < run->count; b++)
+				for (int i = 0; i < run->len; i++) {
+					c->var[run->first + b * run->len + i] =
+					    run->first + run->len + i;
+					s->shared = 1;
 				}
+		}
 	}
+	int *gfirst = s->gfirst, *gops = s->gops;
 	for (int op = 0; op < n; op++) {
-		c.mult[c.var[op]] += 1;
-		gfirst[c.var[op] + 1]++;
+		c->mult[c->var[op]] += 1;
+		gfirst[c->var[op] + 1]++;
 	}
 	for (int v = 0; v < n; v++)
 		gfirst[v + 1] += gfirst[v];
 	for (int op = 0; op < n; op++)
-		gops[gfirst[c.var[op]]++] = op;
+		gops[gfirst[c->var[op]]++] = op;
 	for (int v = n; v > 0; v--)
 		gfirst[v] = gfirst[v - 1];
 	gfirst[0] = 0;
-	int total = 0;
 	for (int v = 0; v < n; v++) {
-		if (c.var[v] != v)
+		if (c->var[v] != v)
 			continue;
 		int ns = p->nstrat[v];
-		total += ns;
-		c.alive[v] = pl_malloc((size_t)ns);
-		c.repl[v] = pl_malloc(sizeof(int) * (size_t)ns);
-		c.col[v] = pl_malloc(sizeof(int) * (size_t)ns);
-		c.uobj[v] = pl_calloc((size_t)ns, sizeof(double));
-		if (!c.alive[v] || !c.repl[v] || !c.col[v] || !c.uobj[v])
-			goto nomem;
-		memset(c.alive[v], 1, (size_t)ns);
-		for (int s = 0; s < ns; s++)
-			c.repl[v][s] = -1;
+		s->total += ns;
+		c->alive[v] = pl_malloc((size_t)ns);
+		c->repl[v] = pl_malloc(sizeof(int) * (size_t)ns);
+		c->col[v] = pl_malloc(sizeof(int) * (size_t)ns);
+		c->uobj[v] = pl_calloc((size_t)ns, sizeof(double));
+		if (!c->alive[v] || !c->repl[v] || !c->col[v] || !c->uobj[v])
+			return nomem(s);
+		memset(c->alive[v], 1, (size_t)ns);
+		for (int st = 0; st < ns; st++)
+			c->repl[v][st] = -1;
 	}
-	/* the incumbent: rec's plan (mapped to the variables after the presolve),
-	 * first, so that a time limit that runs out later still has a plan */
-	pl_status rs;
+	return PL_OK;
+}
+
+/* rec's plan first (so that a time limit that runs out later still has a
+ * plan), then the dominance presolve; rec's plan, mapped onto what the
+ * presolve kept, is the first incumbent. With --dump-lp, the program as the
+ * presolve leaves it is written for other solvers. */
+static pl_status presolve_phase(ilprun *s)
+{
+	pl_problem *p = s->p;
+	const pl_search_opts *o = s->o;
+	ilpctx *c = &s->c;
+	int n = p->nops;
 	{
 		pl_search_opts ro = *o;
 		ro.progress = NULL;
-		ro.time_limit_s = time_left(&c);
+		ro.time_limit_s = time_left(c);
 		pl_err e2;
-		rs = pl_search_rec(p, &ro, &inc, &e2);
+		s->rs = pl_search_rec(p, &ro, &s->inc, &e2);
 	}
-	int gone = presolve(&c, o->memory_limit > 0, gfirst, gops);
-
-	c.gfirst = gfirst;
-	c.gops = gops;
-	best = pl_malloc(sizeof *best * ((size_t)n + 1));
-	lo = pl_malloc(sizeof *lo * ((size_t)n + 1));
-	hi = pl_malloc(sizeof *hi * ((size_t)n + 1));
-	if (!best || !lo || !hi)
-		goto nomem;
-	double best_val = HUGE_VAL, bound = -HUGE_VAL, lag = -HUGE_VAL, lpb = -HUGE_VAL, lambda = 0;
-	int ret = 0, fixed = 0, proven = 0, solved = 0, mm_fixed = 0, folded = 0, mem_row = 0;
-	int lagrangian = o->memory_limit > 0 && !o->ilp_no_lagrange;
-	size_t nz = 0;
-	const char *stage = "LP relaxation"; /* what the time limit stopped */
-
-	/* rec's plan, when it fits, with dropped strategies replaced */
-	if (rs == PL_OK) {
+	s->gone = presolve(c, o->memory_limit > 0, s->gfirst, s->gops);
+	c->gfirst = s->gfirst;
+	c->gops = s->gops;
+	s->best = pl_malloc(sizeof *s->best * ((size_t)n + 1));
+	s->lo = pl_malloc(sizeof *s->lo * ((size_t)n + 1));
+	s->hi = pl_malloc(sizeof *s->hi * ((size_t)n + 1));
+	if (!s->best || !s->lo || !s->hi)
+		return nomem(s);
+	if (s->rs == PL_OK) { /* rec's plan, when it fits, dropped strategies replaced */
 		int ok = 1;
 		for (int op = 0; op < n && ok; op++)
-			ok = !memcmp(pl_search_result_split(p, &inc, op),
-			             p->strat[op] + (size_t)inc.choice[op] * g->ops[op].spec.nloops,
-			             sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-		if (ok && as_variables(&c, inc.choice, hi) == 0)
-			keep_if_better(&c, hi, o->memory_limit, best, &best_val);
+			ok = !memcmp(pl_search_result_split(p, &s->inc, op),
+			             p->strat[op] +
+			                 (size_t)s->inc.choice[op] * p->g->ops[op].spec.nloops,
+			             sizeof(int64_t) * (size_t)p->g->ops[op].spec.nloops);
+		if (ok && as_variables(c, s->inc.choice, s->hi) == 0)
+			keep_if_better(c, s->hi, o->memory_limit, s->best, &s->best_val);
 	}
-	if (late(&c)) {
-		if (best_val == HUGE_VAL) {
-			st = pl_err_set(
-			    err, PL_ETIMEOUT,
+	if (late(c)) {
+		if (s->best_val == HUGE_VAL)
+			return pl_err_set(
+			    s->err, PL_ETIMEOUT,
 			    "ilp: the time limit ran out in the presolve, before any plan");
-			goto cleanup;
-		}
-		solved = 1; /* the best plan, not proven (said below) */
-		stage = "presolve";
+		s->solved = 1; /* the best plan, not proven (said in assemble) */
+		s->stage = "presolve";
 	}
-
-	/* the program as the dominance presolve leaves it, for other solvers */
 	if (o->dump_lp) {
-		if ((st = build(&c, o, 0, shared, maxs, &lp, &nz, &mem_row, &folded, err)))
-			goto cleanup;
-		if (glp_write_lp(lp, NULL, o->dump_lp)) {
-			st = pl_err_set(err, PL_EWRITE, "%s: cannot write the LP file", o->dump_lp);
-			goto cleanup;
-		}
-		if (lagrangian) { /* fixing changes it: built again below */
-			unbuild(&c, lp);
-			lp = NULL;
+		pl_status st = build(c, o, 0, s->shared, s->maxs, &s->lp, &s->nz, &s->mem_row,
+		                     &s->folded, s->err);
+		if (st)
+			return st;
+		if (glp_write_lp(s->lp, NULL, o->dump_lp))
+			return pl_err_set(s->err, PL_EWRITE, "%s: cannot write the LP file",
+			                  o->dump_lp);
+		if (s->lagrangian) { /* fixing changes it: built again */
+			unbuild(c, s->lp);
+			s->lp = NULL;
 		}
 	}
+	return PL_OK;
+}
 
-	/* Under a memory limit, the memory row dualized: dp under a memory price
-	 * gives the Lagrangian bound (lagrange()) and incumbents; a plan that
-	 * meets the bound is optimal. Else dp's min-marginals at the bound's
-	 * price fix every strategy that no plan faster than the best one uses
-	 * (mm_fix()), the dominance presolve runs again on what is left, and the
-	 * program is built on that. */
-	if (lagrangian && !solved) {
-		int have_lo, have_hi;
-		if (lagrange(&c, o, !o->ilp_rec_only, &lambda, &lag, lo, hi, &have_lo, &have_hi,
-		             best, &best_val))
-			goto nomem;
-		if (!o->ilp_rec_only && have_lo && have_hi && !shared &&
-		    mix(&c, o->memory_limit, lo, hi, best, &best_val))
-			goto nomem;
-		if (!o->ilp_rec_only && moves(&c, o->memory_limit, best, &best_val))
-			goto nomem;
-		if (lag > -HUGE_VAL)
-			bound = OBJ_SCALE * lag;
-		if (best_val < HUGE_VAL && lag > -HUGE_VAL) {
-			if (bound >= best_val - (1e-9 * fabs(best_val) + 1e-9)) {
-				proven = solved = 1;
-				snprintf(r->why, sizeof r->why,
-				         "the plan meets the Lagrangian bound of dp under a memory "
-				         "price");
-			} else {
-				pl_err e2;
-				pl_status fs = mm_fix(&c, o, lambda, best_val / OBJ_SCALE, best,
-				                      &mm_fixed, &e2);
-				if (fs == PL_ENOMEM)
-					goto nomem; /* out of time: no fixing */
-				if (mm_fixed)
-					gone += mm_fixed + presolve(&c, 1, gfirst, gops);
-			}
-		}
-		if (o->progress && lag > -HUGE_VAL) {
-			char msg[256];
-			snprintf(msg, sizeof msg,
-			         "ilp: Lagrangian bound %.6g s at a memory price of %.3g s/GiB (%d "
-			         "dps), best plan %.6g s; dp's min-marginals fixed %d strategies "
-			         "(%.1f s)",
-			         lag, lambda * 1073741824.0, c.dps, best_val / OBJ_SCALE, mm_fixed,
-			         ve_now() - t0);
-			o->progress(o->ud, msg);
-		}
-		if (!solved && late(&c) && best_val < HUGE_VAL) {
-			solved = 1; /* the best plan, not proven (said below) */
-			stage = "Lagrangian step";
+/* Under a memory limit, the memory row dualized: dp under a memory price
+ * gives the Lagrangian bound (lagrange()) and incumbents; a plan that meets
+ * the bound is optimal. Else dp's min-marginals at the bound's price fix
+ * every strategy that no plan faster than the best one uses (mm_fix()), and
+ * the dominance presolve runs again on what is left. */
+static pl_status bound_lagrangian(ilprun *s)
+{
+	const pl_search_opts *o = s->o;
+	ilpctx *c = &s->c;
+	if (!s->lagrangian || s->solved)
+		return PL_OK;
+	int have_lo, have_hi;
+	if (lagrange(c, o, !o->ilp_rec_only, &s->lambda, &s->lag, s->lo, s->hi, &have_lo, &have_hi,
+	             s->best, &s->best_val))
+		return nomem(s);
+	if (!o->ilp_rec_only && have_lo && have_hi && !s->shared &&
+	    mix(c, o->memory_limit, s->lo, s->hi, s->best, &s->best_val))
+		return nomem(s);
+	if (!o->ilp_rec_only && moves(c, o->memory_limit, s->best, &s->best_val))
+		return nomem(s);
+	if (s->lag > -HUGE_VAL)
+		s->bound = OBJ_SCALE * s->lag;
+	if (s->best_val < HUGE_VAL && s->lag > -HUGE_VAL) {
+		if (s->bound >= s->best_val - (1e-9 * fabs(s->best_val) + 1e-9)) {
+			s->proven = s->solved = 1;
+			snprintf(s->r->why, sizeof s->r->why,
+			         "the plan meets the Lagrangian bound of dp under a memory price");
+		} else {
+			pl_err e2;
+			pl_status fs = mm_fix(c, o, s->lambda, s->best_val / OBJ_SCALE, s->best,
+			                      &s->mm_fixed, &e2);
+			if (fs == PL_ENOMEM)
+				return nomem(s); /* out of time: no fixing */
+			if (s->mm_fixed)
+				s->gone += s->mm_fixed + presolve(c, 1, s->gfirst, s->gops);
 		}
 	}
-	if (!lp && !solved) {
-		st = build(&c, o, 1, shared, maxs, &lp, &nz, &mem_row, &folded, err);
-		if (st == PL_ETIMEOUT && best_val < HUGE_VAL) {
-			st = PL_OK;
-			solved = 1; /* the best plan, not proven (said below) */
-			stage = "building of the program";
+	if (o->progress && s->lag > -HUGE_VAL) {
+		char msg[256];
+		snprintf(msg, sizeof msg,
+		         "ilp: Lagrangian bound %.6g s at a memory price of %.3g s/GiB (%d dps), "
+		         "best plan %.6g s; dp's min-marginals fixed %d strategies (%.1f s)",
+		         s->lag, s->lambda * 1073741824.0, c->dps, s->best_val / OBJ_SCALE,
+		         s->mm_fixed, ve_now() - s->t0);
+		o->progress(o->ud, msg);
+	}
+	if (!s->solved && late(c) && s->best_val < HUGE_VAL) {
+		s->solved = 1; /* the best plan, not proven (said in assemble) */
+		s->stage = "Lagrangian step";
+	}
+	return PL_OK;
+}
+
+/* The program on what the presolve and the fixing left (build()). */
+static pl_status build_phase(ilprun *s)
+{
+	if (!s->lp && !s->solved) {
+		pl_status st = build(&s->c, s->o, 1, s->shared, s->maxs, &s->lp, &s->nz,
+		                     &s->mem_row, &s->folded, s->err);
+		if (st == PL_ETIMEOUT && s->best_val < HUGE_VAL) {
+			s->solved = 1; /* the best plan, not proven (said in assemble) */
+			s->stage = "building of the program";
 		} else if (st) {
-			goto cleanup;
+			return st;
 		}
 	}
-	if (o->progress && lp) {
+	if (s->o->progress && s->lp) {
 		char msg[256];
 		snprintf(msg, sizeof msg,
 		         "ilp: presolve kept %d of %d strategies and folded %d edges; %d columns, "
 		         "%d rows, %zu nonzeros%s",
-		         total - gone, total, folded, c.ncols, glp_get_num_rows(lp), nz,
-		         shared ? " (repeated layers share variables)" : "");
-		o->progress(o->ud, msg);
+		         s->total - s->gone, s->total, s->folded, s->c.ncols,
+		         glp_get_num_rows(s->lp), s->nz,
+		         s->shared ? " (repeated layers share variables)" : "");
+		s->o->progress(s->o->ud, msg);
 	}
+	return PL_OK;
+}
 
-	/* A bound from the LP relaxation by the interior-point method (on these
-	 * instances many times faster than simplex), and the better plan of the
-	 * incumbent and the rounded LP solution. A plan that meets the bound is
-	 * optimal; else every column whose reduced cost alone exceeds the gap is
-	 * fixed at 0 (no plan better than the best one uses it) and simplex and
-	 * branch and bound run on what is left. */
-	dj = pl_malloc(sizeof *dj * ((size_t)c.ncols + 1));
-	if (!dj)
-		goto nomem;
-	if (!solved && c.ncols && ipm_ok(&c, nz, mem_row)) {
+/* A bound from the LP relaxation by the interior-point method (on these
+ * instances many times faster than simplex), the rounded LP solution as an
+ * incumbent, and while a gap remains, more incumbents: dp under prices (when
+ * the memory row was not dualized above) and single moves. */
+static pl_status bound_lp(ilprun *s)
+{
+	pl_problem *p = s->p;
+	const pl_search_opts *o = s->o;
+	ilpctx *c = &s->c;
+	int n = p->nops;
+	s->dj = pl_malloc(sizeof *s->dj * ((size_t)c->ncols + 1));
+	if (!s->dj)
+		return nomem(s);
+	if (!s->solved && c->ncols && ipm_ok(c, s->nz, s->mem_row)) {
 		glp_iptcp ip;
 		glp_init_iptcp(&ip);
 		ip.msg_lev = GLP_MSG_OFF;
-		ret = glp_interior(lp, &ip);
-		if (ret == 0 && glp_ipt_status(lp) == GLP_NOFEAS) {
-			st = pl_search_err_no_fit(err, o->memory_limit, least);
-			goto cleanup;
-		}
+		int ret = glp_interior(s->lp, &ip);
+		if (ret == 0 && glp_ipt_status(s->lp) == GLP_NOFEAS)
+			return pl_search_err_no_fit(s->err, o->memory_limit, s->least);
 		/* near the end it often stops on numerical instability at a point
 		 * as good as optimal: the bound below is valid from any duals */
-		if ((ret == 0 && glp_ipt_status(lp) == GLP_OPT) || ret == GLP_EINSTAB ||
+		if ((ret == 0 && glp_ipt_status(s->lp) == GLP_OPT) || ret == GLP_EINSTAB ||
 		    ret == GLP_ENOCVG || ret == GLP_EITLIM) {
-			if (lp_bound(lp, dj, &lpb))
-				goto nomem;
-			bound = fmax(bound, lpb);
+			if (lp_bound(s->lp, s->dj, &s->lpb))
+				return nomem(s);
+			s->bound = fmax(s->bound, s->lpb);
+			int *rc = s->r->choice;
 			for (int v = 0; v < n; v++) { /* round: the largest x per variable */
-				if (c.var[v] != v)
+				if (c->var[v] != v)
 					continue;
 				double most = -1;
 				for (int k = 0; k < p->nstrat[v]; k++)
-					if (c.alive[v][k]) {
+					if (c->alive[v][k]) {
 						double x =
-						    c.xbase[v]
-						        ? glp_ipt_col_prim(lp, xcol(&c, v, k))
+						    c->xbase[v]
+						        ? glp_ipt_col_prim(s->lp, xcol(c, v, k))
 						        : 1;
 						if (x > most) {
 							most = x;
-							r->choice[v] = k;
+							rc[v] = k;
 						}
 					}
 			}
-			if (!o->ilp_rec_only && plan_fits(&c, r->choice, o->memory_limit) &&
-			    plan_value(&c, r->choice) < best_val) {
-				memcpy(best, r->choice, sizeof *best * (size_t)n);
-				best_val = plan_value(&c, best);
+			if (!o->ilp_rec_only && plan_fits(c, rc, o->memory_limit) &&
+			    plan_value(c, rc) < s->best_val) {
+				memcpy(s->best, rc, sizeof *s->best * (size_t)n);
+				s->best_val = plan_value(c, s->best);
 			}
 		}
 	}
-	if (!solved && !o->ilp_rec_only && lpb > -HUGE_VAL &&
-	    best_val > bound + 1e-9 * fabs(bound) + 1e-9) {
-		if (mem_row && !lagrangian) { /* incumbents from dp under prices */
+	if (!s->solved && !o->ilp_rec_only && s->lpb > -HUGE_VAL && better_than_bound(s)) {
+		if (s->mem_row && !s->lagrangian) { /* incumbents from dp under prices */
 			int have_lo, have_hi;
 			double l2, b2;
-			if (lagrange(&c, o, 1, &l2, &b2, lo, hi, &have_lo, &have_hi, best,
-			             &best_val) ||
-			    (have_lo && have_hi && !shared &&
-			     mix(&c, o->memory_limit, lo, hi, best, &best_val)))
-				goto nomem;
+			if (lagrange(c, o, 1, &l2, &b2, s->lo, s->hi, &have_lo, &have_hi, s->best,
+			             &s->best_val) ||
+			    (have_lo && have_hi && !s->shared &&
+			     mix(c, o->memory_limit, s->lo, s->hi, s->best, &s->best_val)))
+				return nomem(s);
 		}
-		if (moves(&c, o->memory_limit, best, &best_val))
-			goto nomem;
+		if (moves(c, o->memory_limit, s->best, &s->best_val))
+			return nomem(s);
 	}
-	double tol = 1e-9 * fabs(best_val) + 1e-9;
-	if (solved) {
-	} else if (best_val < HUGE_VAL && bound >= best_val - tol) {
-		proven = solved = 1;
-		snprintf(r->why, sizeof r->why,
-		         c.ncols ? "a plan met the bound of the LP relaxation"
-		                 : "presolve fixed every op (the LP relaxation was integral)");
-	} else if (best_val < HUGE_VAL && lpb > -HUGE_VAL) {
-		for (int j = 1; j <= c.ncols; j++) /* a bounded column is a cost: it stays */
-			if (glp_get_col_type(lp, j) != GLP_DB && lpb + dj[j] > best_val + tol) {
-				glp_set_col_bnds(lp, j, GLP_FX, 0, 0);
-				fixed++;
+	return PL_OK;
+}
+
+/* A plan that meets the bound is optimal; else every column whose reduced
+ * cost alone exceeds the gap is fixed at 0 (no plan better than the best
+ * one uses it). */
+static void fix(ilprun *s)
+{
+	ilpctx *c = &s->c;
+	double tol = 1e-9 * fabs(s->best_val) + 1e-9;
+	if (s->solved) {
+	} else if (s->best_val < HUGE_VAL && s->bound >= s->best_val - tol) {
+		s->proven = s->solved = 1;
+		snprintf(s->r->why, sizeof s->r->why, "%s",
+		         c->ncols ? "a plan met the bound of the LP relaxation"
+		                  : "presolve fixed every op (the LP relaxation was integral)");
+	} else if (s->best_val < HUGE_VAL && s->lpb > -HUGE_VAL) {
+		for (int j = 1; j <= c->ncols; j++) /* a bounded column is a cost: it stays */
+			if (glp_get_col_type(s->lp, j) != GLP_DB &&
+			    s->lpb + s->dj[j] > s->best_val + tol) {
+				glp_set_col_bnds(s->lp, j, GLP_FX, 0, 0);
+				s->fixed++;
 			}
 	}
-	if (best_val < HUGE_VAL)
-		c.incumbent = best;
-	if (o->progress && lpb > -HUGE_VAL) {
+	if (s->best_val < HUGE_VAL)
+		c->incumbent = s->best;
+	if (s->o->progress && s->lpb > -HUGE_VAL) {
 		char msg[200];
 		snprintf(
 		    msg, sizeof msg,
 		    "ilp: LP bound %.6g s, best plan %.6g s; %d of %d columns fixed by reduced "
 		    "cost (%.1f s)",
-		    lpb / OBJ_SCALE, best_val / OBJ_SCALE, fixed, c.ncols, ve_now() - t0);
-		o->progress(o->ud, msg);
+		    s->lpb / OBJ_SCALE, s->best_val / OBJ_SCALE, s->fixed, c->ncols,
+		    ve_now() - s->t0);
+		s->o->progress(s->o->ud, msg);
 	}
-	int mip = 0;
-	if (!solved && mem_row && !shared && add_counts(&c, lp))
-		goto nomem;
-	if (!solved) { /* simplex on what is left */
-		int run = 1;
-		glp_smcp sm;
-		glp_init_smcp(&sm);
-		sm.msg_lev = GLP_MSG_OFF;
-		sm.presolve = GLP_ON;
-		if (c.deadline > 0) {
-			/* GLPK's presolve is not timed (1.6 s on GPT-3 1.3B on 64
-			 * devices, 4 million nonzeros; over 3 minutes with cost edges):
-			 * off, and the copy in comes off tm_lim */
-			sm.presolve = GLP_OFF;
-			double left =
-			    0.95 * (c.deadline - ve_now()) - PL_ILP_SIMPLEX_S_PER_NZ * (double)nz;
-			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
-			run = left > 0.001 || best_val == HUGE_VAL; /* else not one iteration */
-		}
-		ret = run ? glp_simplex(lp, &sm) : GLP_ETMLIM;
-		if (ret == GLP_ENOPFS || glp_get_status(lp) == GLP_NOFEAS) {
-			if ((fixed || mm_fixed) && best_val < HUGE_VAL) { /* none beats the best */
-				proven = solved = 1;
-				snprintf(r->why, sizeof r->why,
-				         "%s ruled out every plan better than the best one",
-				         fixed ? "reduced costs" : "dp's min-marginals");
-			} else {
-				st = pl_search_err_no_fit(err, o->memory_limit, least);
-				goto cleanup;
-			}
-		} else if ((ret == GLP_ETMLIM || late(&c)) && best_val < HUGE_VAL) {
-			solved = 1; /* the best plan, not proven (said below) */
-		} else if (ret == GLP_ETMLIM || late(&c)) {
-			st = pl_err_set(
-			    err, PL_ETIMEOUT,
-			    "ilp: the time limit ran out in the LP relaxation (%d columns); "
-			    "raise --time-limit or use --mode dp or rec",
-			    c.ncols - fixed);
-			goto cleanup;
-		} else if (ret != 0 || glp_get_status(lp) != GLP_OPT) {
-			st = pl_err_set(err, PL_ESOLVER,
-			                "ilp: GLPK's simplex failed (code %d, status %d)", ret,
-			                glp_get_status(lp));
-			goto cleanup;
-		}
+}
+
+/* Simplex on what is left; an integral solution is optimal, else s->mip. */
+static pl_status relax(ilprun *s)
+{
+	pl_problem *p = s->p;
+	ilpctx *c = &s->c;
+	if (s->solved)
+		return PL_OK;
+	if (s->mem_row && !s->shared && add_counts(c, s->lp))
+		return nomem(s);
+	int run = 1;
+	glp_smcp sm;
+	glp_init_smcp(&sm);
+	sm.msg_lev = GLP_MSG_OFF;
+	sm.presolve = GLP_ON;
+	if (c->deadline > 0) {
+		/* GLPK's presolve is not timed (1.6 s on GPT-3 1.3B on 64 devices, 4
+		 * million nonzeros; over 3 minutes with cost edges): off, and the
+		 * copy in comes off tm_lim */
+		sm.presolve = GLP_OFF;
+		double left =
+		    0.95 * (c->deadline - ve_now()) - PL_ILP_SIMPLEX_S_PER_NZ * (double)s->nz;
+		sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
+		run = left > 0.001 || s->best_val == HUGE_VAL; /* else not one iteration */
 	}
-	if (!solved) {
-		int integral = 1;
-		for (int v = 0; v < n && integral; v++) {
-			if (c.var[v] != v || !c.xbase[v])
+	int ret = run ? glp_simplex(s->lp, &sm) : GLP_ETMLIM;
+	if (ret == GLP_ENOPFS || glp_get_status(s->lp) == GLP_NOFEAS) {
+		if ((s->fixed || s->mm_fixed) && s->best_val < HUGE_VAL) { /* none beats the best */
+			s->proven = s->solved = 1;
+			snprintf(s->r->why, sizeof s->r->why,
+			         "%s ruled out every plan better than the best one",
+			         s->fixed ? "reduced costs" : "dp's min-marginals");
+			return PL_OK;
+		}
+		return pl_search_err_no_fit(s->err, s->o->memory_limit, s->least);
+	}
+	if ((ret == GLP_ETMLIM || late(c)) && s->best_val < HUGE_VAL) {
+		s->solved = 1; /* the best plan, not proven (said in assemble) */
+		return PL_OK;
+	}
+	if (ret == GLP_ETMLIM || late(c))
+		return pl_err_set(s->err, PL_ETIMEOUT,
+		                  "ilp: the time limit ran out in the LP relaxation (%d columns); "
+		                  "raise --time-limit or use --mode dp or rec",
+		                  c->ncols - s->fixed);
+	if (ret != 0 || glp_get_status(s->lp) != GLP_OPT)
+		return pl_err_set(s->err, PL_ESOLVER,
+		                  "ilp: GLPK's simplex failed (code %d, status %d)", ret,
+		                  glp_get_status(s->lp));
+	int integral = 1;
+	for (int v = 0; v < p->nops && integral; v++) {
+		if (c->var[v] != v || !c->xbase[v])
+			continue;
+		for (int k = 0; k < p->nstrat[v] && integral; k++) {
+			if (!c->alive[v][k])
 				continue;
-			for (int k = 0; k < p->nstrat[v] && integral; k++) {
-				if (!c.alive[v][k])
-					continue;
-				double x = glp_get_col_prim(lp, xcol(&c, v, k));
-				integral = x < 1e-9 || x > 1 - 1e-9;
-			}
+			double x = glp_get_col_prim(s->lp, xcol(c, v, k));
+			integral = x < 1e-9 || x > 1 - 1e-9;
 		}
-		mip = !integral;
-		proven = 1;
-		snprintf(r->why, sizeof r->why, "the LP relaxation was integral");
 	}
-	if (mip) {
-		glp_iocp io;
-		glp_init_iocp(&io);
-		io.msg_lev = GLP_MSG_OFF;
-		io.cb_func = cb;
-		io.cb_info = &c;
-		io.mip_gap = 0;
-		/* GLPK's default branching (Driebeck-Tomlin) evaluates a tableau row
-		 * per fractional column at each node, untimed: minutes on a program
-		 * of 2 million nonzeros. There, the most fractional column instead. */
-		if (nz > PL_ILP_DTH_NZ)
-			io.br_tech = GLP_BR_MFV;
-		if (c.deadline > 0) { /* the callback stops it; GLPK's own limit as well */
-			double left = c.deadline - ve_now();
-			io.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
-		}
-		if (mem_row && cut_data(&c, lp, o->memory_limit))
-			goto nomem;
-		ret = glp_intopt(lp, &io);
-		int ms = glp_mip_status(lp);
-		if (ms == GLP_NOFEAS && !((fixed || mm_fixed) && best_val < HUGE_VAL)) {
-			st = pl_search_err_no_fit(err, o->memory_limit, least);
-			goto cleanup;
-		}
-		int stopped = c.stopped || ret == GLP_ETMLIM;
-		if (ms != GLP_OPT && ms != GLP_FEAS && ms != GLP_NOFEAS &&
-		    !(stopped && best_val < HUGE_VAL)) {
-			st = pl_err_set(err, stopped ? PL_ETIMEOUT : PL_ESOLVER,
-			                stopped
-			                    ? "ilp: the time limit ran out before a plan was found"
-			                    : "ilp: GLPK's branch and bound failed (code %d)",
-			                ret);
-			goto cleanup;
-		}
-		proven = (ms == GLP_OPT || ms == GLP_NOFEAS) && !stopped && ret == 0;
-		if (!proven)
-			snprintf(r->why, sizeof r->why,
-			         "the time limit stopped branch and bound: feasible, not proven "
-			         "optimal");
-		else
-			snprintf(r->why, sizeof r->why,
-			         "branch and bound proved it optimal (%d subproblems, %d memory "
-			         "cuts, %d strategies fixed by dp's min-marginals)",
-			         c.nodes, c.cuts, mm_fixed);
-		/* the best plan stands: nothing better, or branch and bound none */
-		solved = ms != GLP_OPT && ms != GLP_FEAS;
+	s->mip = !integral;
+	s->proven = 1;
+	snprintf(s->r->why, sizeof s->r->why, "the LP relaxation was integral");
+	return PL_OK;
+}
+
+/* Branch and bound (glp_intopt, started from the best plan, memory cuts and
+ * the time limit in its callback) when the relaxation was fractional. */
+static pl_status branch(ilprun *s)
+{
+	ilpctx *c = &s->c;
+	if (!s->mip)
+		return PL_OK;
+	glp_iocp io;
+	glp_init_iocp(&io);
+	io.msg_lev = GLP_MSG_OFF;
+	io.cb_func = cb;
+	io.cb_info = c;
+	io.mip_gap = 0;
+	/* GLPK's default branching (Driebeck-Tomlin) evaluates a tableau row per
+	 * fractional column at each node, untimed: minutes on a program of 2
+	 * million nonzeros. There, the most fractional column instead. */
+	if (s->nz > PL_ILP_DTH_NZ)
+		io.br_tech = GLP_BR_MFV;
+	if (c->deadline > 0) { /* the callback stops it; GLPK's own limit as well */
+		double left = c->deadline - ve_now();
+		io.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 	}
+	if (s->mem_row && cut_data(c, s->lp, s->o->memory_limit))
+		return nomem(s);
+	int ret = glp_intopt(s->lp, &io);
+	int ms = glp_mip_status(s->lp);
+	if (ms == GLP_NOFEAS && !((s->fixed || s->mm_fixed) && s->best_val < HUGE_VAL))
+		return pl_search_err_no_fit(s->err, s->o->memory_limit, s->least);
+	int stopped = c->stopped || ret == GLP_ETMLIM;
+	if (ms != GLP_OPT && ms != GLP_FEAS && ms != GLP_NOFEAS &&
+	    !(stopped && s->best_val < HUGE_VAL))
+		return pl_err_set(s->err, stopped ? PL_ETIMEOUT : PL_ESOLVER,
+		                  stopped ? "ilp: the time limit ran out before a plan was found"
+		                          : "ilp: GLPK's branch and bound failed (code %d)",
+		                  ret);
+	s->proven = (ms == GLP_OPT || ms == GLP_NOFEAS) && !stopped && ret == 0;
+	if (!s->proven)
+		snprintf(s->r->why, sizeof s->r->why,
+		         "the time limit stopped branch and bound: feasible, not proven optimal");
+	else
+		snprintf(s->r->why, sizeof s->r->why,
+		         "branch and bound proved it optimal (%d subproblems, %d memory cuts, %d "
+		         "strategies fixed by dp's min-marginals)",
+		         c->nodes, c->cuts, s->mm_fixed);
+	/* the best plan stands: nothing better, or branch and bound none */
+	s->solved = ms != GLP_OPT && ms != GLP_FEAS;
+	return PL_OK;
+}
+
+/* The plan per op (the best one, or the program's solution when it is no
+ * worse), what it is (why, optimal, the bound) and its price. */
+static pl_status assemble(ilprun *s)
+{
+	pl_problem *p = s->p;
+	ilpctx *c = &s->c;
+	pl_search_result *r = s->r;
+	int n = p->nops;
 	for (int op = 0; op < n; op++) {
-		int v = c.var[op];
-		if (solved) {
-			r->choice[op] = best[v];
+		int v = c->var[op];
+		if (s->solved) {
+			r->choice[op] = s->best[v];
 			continue;
 		}
 		for (int k = 0; k < p->nstrat[v]; k++) {
-			if (!c.alive[v][k])
+			if (!c->alive[v][k])
 				continue;
-			if (!c.xbase[v] || (mip ? glp_mip_col_val(lp, xcol(&c, v, k))
-			                        : glp_get_col_prim(lp, xcol(&c, v, k))) > 0.5)
+			if (!c->xbase[v] || (s->mip ? glp_mip_col_val(s->lp, xcol(c, v, k))
+			                            : glp_get_col_prim(s->lp, xcol(c, v, k))) > 0.5)
 				r->choice[op] = k;
 		}
 	}
-	if (!solved && best_val < plan_value(&c, r->choice)) /* never worse than the best */
+	if (!s->solved && s->best_val < plan_value(c, r->choice)) /* never worse than the best */
 		for (int op = 0; op < n; op++)
-			r->choice[op] = best[c.var[op]];
-	if (!proven && bound > -HUGE_VAL) {
-		double v = plan_value(&c, r->choice);
+			r->choice[op] = s->best[c->var[op]];
+	if (!s->proven && s->bound > -HUGE_VAL) {
+		double v = plan_value(c, r->choice);
 		snprintf(r->why, sizeof r->why,
 		         "the time limit stopped the %s: feasible, at most %.3g%% slower than "
 		         "optimal (bound %.6g s)",
-		         mip ? "branch and bound" : stage, 100 * (v - bound) / bound,
-		         bound / OBJ_SCALE);
-	} else if (!proven) {
-		snprintf(r->why, sizeof r->why,
-		         "the time limit stopped the %s before a bound: feasible, not proven "
-		         "optimal",
-		         stage);
+		         s->mip ? "branch and bound" : s->stage, 100 * (v - s->bound) / s->bound,
+		         s->bound / OBJ_SCALE);
+	} else if (!s->proven) {
+		snprintf(
+		    r->why, sizeof r->why,
+		    "the time limit stopped the %s before a bound: feasible, not proven optimal",
+		    s->stage);
 	}
 	if (pl_search_result_price(p, r))
-		goto nomem;
-	r->optimal = proven && !shared;
-	{ /* the root's bound; with shared layers the LP's holds for such plans only */
-		double b = shared ? OBJ_SCALE * lag : bound;
-		r->bound_s = b > -HUGE_VAL ? b / OBJ_SCALE * pl_job_step_scale(&p->job) : 0;
-	}
-	if (shared) {
+		return nomem(s);
+	r->optimal = s->proven && !s->shared;
+	/* the root's bound; with shared layers the LP's holds for such plans only */
+	double b = s->shared ? OBJ_SCALE * s->lag : s->bound;
+	r->bound_s = b > -HUGE_VAL ? b / OBJ_SCALE * pl_job_step_scale(&p->job) : 0;
+	if (s->shared) {
 		snprintf(r->why, sizeof r->why,
 		         "repeated layers share one strategy (the instance has %lld columns "
 		         "unshared); %s among such plans",
-		         full_cols, proven ? "optimal" : "feasible");
-		for (int k = 0; k < nruns; k++)
-			r->repeated_layers += runs[k].count;
+		         s->full_cols, s->proven ? "optimal" : "feasible");
+		for (int k = 0; k < s->nruns; k++)
+			r->repeated_layers += s->runs[k].count;
 	}
-	goto cleanup;
-nomem:
-	st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
-cleanup:
-	if (lp)
-		glp_delete_prob(lp);
-	for (int e = 0; c.ec && e < E; e++) {
-		free(c.ec[e].rc);
-		free(c.ec[e].cc);
-		free(c.ec[e].cost);
+	return PL_OK;
+}
+
+static void run_free(ilprun *s)
+{
+	ilpctx *c = &s->c;
+	int n = s->p->nops, E = s->p->nedges;
+	if (s->lp)
+		glp_delete_prob(s->lp);
+	for (int e = 0; c->ec && e < E; e++) {
+		free(c->ec[e].rc);
+		free(c->ec[e].cc);
+		free(c->ec[e].cost);
 	}
-	free(c.agg);
-	free(c.xm);
-	free(c.xoff);
-	free(c.act);
-	free(c.xv);
-	free(c.xa);
-	free(c.cv);
-	free(c.ci);
+	free(c->agg);
+	free(c->xm);
+	free(c->xoff);
+	free(c->act);
+	free(c->xv);
+	free(c->xa);
+	free(c->cv);
+	free(c->ci);
 	for (int v = 0; v < n; v++) {
-		if (c.alive)
-			free(c.alive[v]);
-		if (c.repl)
-			free(c.repl[v]);
-		if (c.col)
-			free(c.col[v]);
-		if (c.uobj)
-			free(c.uobj[v]);
+		if (c->alive)
+			free(c->alive[v]);
+		if (c->repl)
+			free(c->repl[v]);
+		if (c->col)
+			free(c->col[v]);
+		if (c->uobj)
+			free(c->uobj[v]);
 	}
-	free(c.alive);
-	free(c.repl);
-	free(c.col);
-	free(c.uobj);
-	free(c.efree);
-	free(c.ec);
-	free(c.erep);
-	free(c.var);
-	free(c.mult);
-	free(c.xbase);
-	free(gfirst);
-	free(gops);
-	free(best);
-	free(lo);
-	free(hi);
-	free(dj);
-	pl_search_result_free(&inc);
-	r->seconds = ve_now() - t0;
+	free(c->alive);
+	free(c->repl);
+	free(c->col);
+	free(c->uobj);
+	free(c->efree);
+	free(c->ec);
+	free(c->erep);
+	free(c->var);
+	free(c->mult);
+	free(c->xbase);
+	free(s->gfirst);
+	free(s->gops);
+	free(s->best);
+	free(s->lo);
+	free(s->hi);
+	free(s->dj);
+	pl_search_result_free(&s->inc);
+}
+
+pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
+{
+	memset(r, 0, sizeof *r);
+	ilprun s = {.c = {.p = p, .cost_edges = o->ilp_cost_edges},
+	            .p = p,
+	            .o = o,
+	            .r = r,
+	            .err = err,
+	            .t0 = ve_now(),
+	            .best_val = HUGE_VAL,
+	            .bound = -HUGE_VAL,
+	            .lag = -HUGE_VAL,
+	            .lpb = -HUGE_VAL,
+	            .lagrangian = o->memory_limit > 0 && !o->ilp_no_lagrange,
+	            .stage = "LP relaxation"};
+	pl_status st;
+	if (!(st = setup(&s)) && !(st = variables(&s)) && !(st = presolve_phase(&s)) &&
+	    !(st = bound_lagrangian(&s)) && !(st = build_phase(&s)) && !(st = bound_lp(&s))) {
+		fix(&s);
+		if (!(st = relax(&s)) && !(st = branch(&s)))
+			st = assemble(&s);
+	}
+	run_free(&s);
+	r->seconds = ve_now() - s.t0;
 	if (st)
 		pl_search_result_free(r);
 	return st;
