@@ -117,8 +117,8 @@ typedef struct builder {
 	pl_graph *g;
 	const char *file;
 	int cap_tensors;
-	int64_t micro; /* > 1: build one micro-batch (batch dimension divided by it) */
-	const pl_op *ops;
+	int64_t micro;            /* > 1: build one micro-batch (batch dimension divided by it) */
+	pl_op *ops;               /* the ops as read, in file order */
 	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
 } builder;
 
@@ -371,7 +371,8 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 	return PL_OK;
 }
 
-static pl_status build(builder *b, const cJSON *root, pl_err *err)
+/* The model file's top: format, name, dtype. */
+static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 {
 	pl_graph *g = b->g;
 	const char *file = b->file;
@@ -389,8 +390,15 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 	if (jdt && (!cJSON_IsString(jdt) || pl_dtype_parse(jdt->valuestring, &g->dtype)))
 		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64",
 		            file);
+	return PL_OK;
+}
 
-	/* declared tensors */
+/* The declared tensors: inputs, params and consts with shapes and dtypes
+ * (an input's batch divided among micro-batches). */
+static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
+{
+	pl_graph *g = b->g;
+	const char *file = b->file;
 	const cJSON *jt = cJSON_GetObjectItemCaseSensitive(root, "tensors");
 	if (!cJSON_IsObject(jt))
 		return FAIL("%s: tensors: expected an object of tensor declarations", file);
@@ -423,9 +431,10 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		else if (!strcmp(r->valuestring, "const"))
 			t->role = PL_ROLE_CONST;
 		else
-			return FAIL("%s: tensors.%s.role: \"%s\" is not one of \"input\", "
-			            "\"param\", \"const\"",
-			            file, e->string, r->valuestring);
+			return FAIL(
+			    "%s: tensors.%s.role: \"%s\" is not one of \"input\", \"param\", "
+			    "\"const\"",
+			    file, e->string, r->valuestring);
 		t->requires_grad = t->role == PL_ROLE_PARAM;
 		if (t->role == PL_ROLE_INPUT && t->rank > 0 &&
 		    (st = micro_dim0(b, &t->shape[0], where, err)))
@@ -436,251 +445,218 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			            "bfloat16, int32, int64",
 			            file, e->string);
 	}
+	return PL_OK;
+}
 
-	/* ops: first pass reads names and creates output tensors */
-	const cJSON *jops = cJSON_GetObjectItemCaseSensitive(root, "ops");
-	if (!cJSON_IsArray(jops))
-		return FAIL("%s: ops: expected an array of operators", file);
-	int nops = cJSON_GetArraySize(jops);
-	if (nops == 0)
-		return FAIL("%s: ops: the model has no operators", file);
-	pl_op *ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *ops);
-	b->ops = ops;
-	rawop *raw = pl_calloc((size_t)nops, sizeof *raw);
-	int *order = pl_calloc((size_t)nops, sizeof *order);
-	int *indeg = pl_calloc((size_t)nops, sizeof *indeg);
-	pl_status st = PL_OK;
-	if (!ops || !raw || !order || !indeg) {
-		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
-		goto cleanup;
+/* One op of the file (ops[k]): its name, type, input and output names
+ * (outputs become new activation tensors) and attributes, into b->ops[k]
+ * and raw (what is linked and inferred later). */
+static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *err)
+{
+	pl_graph *g = b->g;
+	const char *file = b->file;
+	pl_op *op = &b->ops[k];
+	pl_status st;
+	r->j = e;
+	if (!cJSON_IsObject(e))
+		return FAIL("%s: ops[%d]: expected an object", file, k);
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
+	if (!cJSON_IsString(n) || !n->valuestring[0])
+		return FAIL("%s: ops[%d].name: expected a non-empty string", file, k);
+	op->name = pl_arena_strdup(g->arena, n->valuestring);
+	int same = op->name ? idx_find(b, &b->op_ix, op_name, op->name) : -1;
+	if (same >= 0)
+		return FAIL("%s: op '%s': the name is used by ops[%d] and ops[%d]", file, op->name,
+		            same, k);
+	if (!op->name || idx_add(b, &b->op_ix, op_name, k))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+	const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
+	if (!cJSON_IsString(ty))
+		return FAIL("%s: op '%s': type: expected an operator type name", file, op->name);
+	int known = pl_optype_parse(ty->valuestring, &op->type);
+	if (known == -2)
+		return FAIL("%s: op '%s': type '%s' is not supported yet", file, op->name,
+		            ty->valuestring);
+	if (known < 0)
+		return FAIL("%s: op '%s': unknown op type '%s' (expected an ONNX operator such as "
+		            "MatMul, Add, Gelu, LayerNormalization, ... or SoftmaxCrossEntropy, "
+		            "RMSNormalization, Silu)",
+		            file, op->name, ty->valuestring);
+	if ((st = read_names(b, op->name, "inputs", cJSON_GetObjectItemCaseSensitive(e, "inputs"),
+	                     r->inputs, NULL, &r->ninputs, PL_MAX_OP_INPUTS, err)) ||
+	    (st = read_names(b, op->name, "outputs", cJSON_GetObjectItemCaseSensitive(e, "outputs"),
+	                     r->outputs, r->out_shape, &r->noutputs, PL_MAX_OP_OUTPUTS, err)))
+		return st;
+	const pl_op_rule *rule = pl_op_rule_get(op->type);
+	if (r->ninputs < rule->min_inputs || r->ninputs > rule->max_inputs) {
+		if (rule->min_inputs == rule->max_inputs)
+			return FAIL("%s: op '%s': %s takes %d input%s, got %d", file, op->name,
+			            rule->name, rule->min_inputs, rule->min_inputs == 1 ? "" : "s",
+			            r->ninputs);
+		return FAIL("%s: op '%s': %s takes %d to %d inputs, got %d", file, op->name,
+		            rule->name, rule->min_inputs, rule->max_inputs, r->ninputs);
 	}
-	int k = 0;
-	cJSON_ArrayForEach (e, jops) {
-		pl_op *op = &ops[k];
-		rawop *r = &raw[k];
-		r->j = e;
-		if (!cJSON_IsObject(e)) {
-			st = FAIL("%s: ops[%d]: expected an object", file, k);
-			goto cleanup;
-		}
-		const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
-		if (!cJSON_IsString(n) || !n->valuestring[0]) {
-			st = FAIL("%s: ops[%d].name: expected a non-empty string", file, k);
-			goto cleanup;
-		}
-		op->name = pl_arena_strdup(g->arena, n->valuestring);
-		int same = op->name ? idx_find(b, &b->op_ix, op_name, op->name) : -1;
-		if (same >= 0) {
-			st = FAIL("%s: op '%s': the name is used by ops[%d] and ops[%d]", file,
-			          op->name, same, k);
-			goto cleanup;
-		}
-		if (!op->name || idx_add(b, &b->op_ix, op_name, k)) {
-			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
-			goto cleanup;
-		}
-		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(e, "type");
-		if (!cJSON_IsString(ty)) {
-			st = FAIL("%s: op '%s': type: expected an operator type name", file,
-			          op->name);
-			goto cleanup;
-		}
-		int known = pl_optype_parse(ty->valuestring, &op->type);
-		if (known == -2) {
-			st = FAIL("%s: op '%s': type '%s' is not supported yet", file, op->name,
-			          ty->valuestring);
-			goto cleanup;
-		}
-		if (known < 0) {
-			st = FAIL("%s: op '%s': unknown op type '%s' (expected an ONNX operator "
-			          "such as MatMul, Add, Gelu, LayerNormalization, ... or "
-			          "SoftmaxCrossEntropy, RMSNormalization, Silu)",
-			          file, op->name, ty->valuestring);
-			goto cleanup;
-		}
-		if ((st = read_names(b, op->name, "inputs",
-		                     cJSON_GetObjectItemCaseSensitive(e, "inputs"), r->inputs, NULL,
-		                     &r->ninputs, PL_MAX_OP_INPUTS, err)) ||
-		    (st = read_names(b, op->name, "outputs",
-		                     cJSON_GetObjectItemCaseSensitive(e, "outputs"), r->outputs,
-		                     r->out_shape, &r->noutputs, PL_MAX_OP_OUTPUTS, err)))
-			goto cleanup;
-		const pl_op_rule *rule = pl_op_rule_get(op->type);
-		if (r->ninputs < rule->min_inputs || r->ninputs > rule->max_inputs) {
-			if (rule->min_inputs == rule->max_inputs)
-				st = FAIL("%s: op '%s': %s takes %d input%s, got %d", file,
-				          op->name, rule->name, rule->min_inputs,
-				          rule->min_inputs == 1 ? "" : "s", r->ninputs);
-			else
-				st = FAIL("%s: op '%s': %s takes %d to %d inputs, got %d", file,
-				          op->name, rule->name, rule->min_inputs, rule->max_inputs,
-				          r->ninputs);
-			goto cleanup;
-		}
-		if (r->noutputs != rule->noutputs) {
-			st = FAIL("%s: op '%s': %s has %d output%s, got %d", file, op->name,
-			          rule->name, rule->noutputs, rule->noutputs == 1 ? "" : "s",
-			          r->noutputs);
-			goto cleanup;
-		}
-		const cJSON *os = cJSON_GetObjectItemCaseSensitive(e, "shape");
-		if (os && r->noutputs == 1 && !r->out_shape[0])
-			r->out_shape[0] = os;
-		r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
-		op->ninputs = r->ninputs;
-		op->noutputs = r->noutputs;
-		for (int i = 0; i < r->noutputs; i++) {
-			if (find_tensor(b, r->outputs[i]) >= 0) {
-				int t = find_tensor(b, r->outputs[i]);
-				if (g->tensors[t].producer >= 0)
-					st = FAIL("%s: op '%s': output '%s' is also produced by op "
-					          "'%s'",
-					          file, op->name, r->outputs[i],
-					          ops[g->tensors[t].producer].name);
-				else
-					st = FAIL("%s: op '%s': output '%s' is declared in tensors "
-					          "as %s; outputs must be new names",
-					          file, op->name, r->outputs[i],
-					          pl_role_name(g->tensors[t].role));
-				goto cleanup;
-			}
-			int ti = add_tensor(b, r->outputs[i]);
-			if (ti < 0) {
-				st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
-				goto cleanup;
-			}
-			g->tensors[ti].role = PL_ROLE_ACTIVATION;
-			g->tensors[ti].producer = k;
-			g->tensors[ti].producer_slot = i;
-			op->out[i] = ti;
-		}
-		if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
-			goto cleanup;
-		if ((pl_op_traits(op) & PL_OPT_EXPERTS) &&
-		    b->micro > 1) { /* a micro-batch holds whole token groups */
-			char what[256];
-			snprintf(what, sizeof what, "op '%s': attrs.groups", op->name);
-			if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
-				goto cleanup;
-		}
-		if (op->type == PL_OP_RESHAPE && op->attrs.nshape > 0 && op->attrs.shape[0] > 0) {
-			char what[256];
-			snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
-			if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
-				goto cleanup;
-		}
-		k++;
+	if (r->noutputs != rule->noutputs)
+		return FAIL("%s: op '%s': %s has %d output%s, got %d", file, op->name, rule->name,
+		            rule->noutputs, rule->noutputs == 1 ? "" : "s", r->noutputs);
+	const cJSON *os = cJSON_GetObjectItemCaseSensitive(e, "shape");
+	if (os && r->noutputs == 1 && !r->out_shape[0])
+		r->out_shape[0] = os;
+	r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
+	op->ninputs = r->ninputs;
+	op->noutputs = r->noutputs;
+	for (int i = 0; i < r->noutputs; i++) {
+		int t = find_tensor(b, r->outputs[i]);
+		if (t >= 0 && g->tensors[t].producer >= 0)
+			return FAIL("%s: op '%s': output '%s' is also produced by op '%s'", file,
+			            op->name, r->outputs[i], b->ops[g->tensors[t].producer].name);
+		if (t >= 0)
+			return FAIL(
+			    "%s: op '%s': output '%s' is declared in tensors as %s; outputs "
+			    "must be new names",
+			    file, op->name, r->outputs[i], pl_role_name(g->tensors[t].role));
+		int ti = add_tensor(b, r->outputs[i]);
+		if (ti < 0)
+			return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+		g->tensors[ti].role = PL_ROLE_ACTIVATION;
+		g->tensors[ti].producer = k;
+		g->tensors[ti].producer_slot = i;
+		op->out[i] = ti;
 	}
+	if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
+		return st;
+	char what[256];
+	if ((pl_op_traits(op) & PL_OPT_EXPERTS) && b->micro > 1) {
+		/* a micro-batch holds whole token groups */
+		snprintf(what, sizeof what, "op '%s': attrs.groups", op->name);
+		if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
+			return st;
+	}
+	if (op->type == PL_OP_RESHAPE && op->attrs.nshape > 0 && op->attrs.shape[0] > 0) {
+		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
+		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
+			return st;
+	}
+	return PL_OK;
+}
 
-	/* link inputs */
+/* Every op's inputs resolved to tensors; indeg[o]: its inputs an op makes. */
+static pl_status link_inputs(builder *b, const rawop *raw, int nops, int *indeg, pl_err *err)
+{
+	pl_graph *g = b->g;
+	pl_op *ops = b->ops;
 	for (int o = 0; o < nops; o++) {
 		for (int i = 0; i < raw[o].ninputs; i++) {
 			int ti = find_tensor(b, raw[o].inputs[i]);
-			if (ti < 0) {
-				st = FAIL("%s: op '%s': input '%s' is neither declared in tensors "
-				          "nor produced by an op",
-				          file, ops[o].name, raw[o].inputs[i]);
-				goto cleanup;
-			}
+			if (ti < 0)
+				return FAIL(
+				    "%s: op '%s': input '%s' is neither declared in tensors nor "
+				    "produced by an op",
+				    b->file, ops[o].name, raw[o].inputs[i]);
 			ops[o].in[i] = ti;
 			g->tensors[ti].nconsumers++;
 			if (g->tensors[ti].producer >= 0)
 				indeg[o]++;
 		}
 	}
+	return PL_OK;
+}
 
-	/* topological order, stable in file order (Kahn, always the smallest ready
-	 * op: a min-heap of the ready ones, each tensor's consumers listed once) */
-	{
-		int T = g->ntensors, done = 0, hn = 0;
-		size_t nin = 0;
-		for (int o = 0; o < nops; o++)
-			nin += (size_t)ops[o].ninputs;
-		int *cstart = pl_calloc((size_t)T + 2, sizeof *cstart);
-		int *clist = pl_malloc(sizeof *clist * (nin + 1));
-		int *heap = pl_malloc(sizeof *heap * ((size_t)nops + 1));
-		char *placed = pl_calloc((size_t)nops + 1, 1);
-		if (!cstart || !clist || !heap || !placed) {
-			free(cstart);
-			free(clist);
-			free(heap);
-			free(placed);
-			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
-			goto cleanup;
+/* Topological order into order[], stable in file order (Kahn, always the
+ * smallest ready op: a min-heap of the ready ones, each tensor's consumers
+ * listed once); indeg[] is used up. PL_EINVAL naming an op on a cycle. */
+static pl_status topo_order(builder *b, int nops, int *indeg, int *order, pl_err *err)
+{
+	const pl_op *ops = b->ops;
+	int T = b->g->ntensors, done = 0, hn = 0;
+	pl_status st = PL_OK;
+	size_t nin = 0;
+	for (int o = 0; o < nops; o++)
+		nin += (size_t)ops[o].ninputs;
+	int *cstart = pl_calloc((size_t)T + 2, sizeof *cstart);
+	int *clist = pl_malloc(sizeof *clist * (nin + 1));
+	int *heap = pl_malloc(sizeof *heap * ((size_t)nops + 1));
+	char *placed = pl_calloc((size_t)nops + 1, 1);
+	if (!cstart || !clist || !heap || !placed) {
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", b->file);
+		goto done;
+	}
+	for (int o = 0; o < nops; o++)
+		for (int i = 0; i < ops[o].ninputs; i++)
+			cstart[ops[o].in[i] + 2]++;
+	for (int t = 0; t < T; t++)
+		cstart[t + 2] += cstart[t + 1];
+	for (int o = 0; o < nops; o++)
+		for (int i = 0; i < ops[o].ninputs; i++)
+			clist[cstart[ops[o].in[i] + 1]++] = o;
+	/* now consumers of t are clist[cstart[t] .. cstart[t + 1]) */
+	for (int o = 0; o < nops; o++)
+		if (indeg[o] == 0)
+			heap[hn++] = o; /* ascending: already a min-heap */
+	while (done < nops) {
+		if (hn == 0) {
+			int on = -1;
+			for (int o = 0; o < nops && on < 0; o++)
+				if (!placed[o])
+					on = o;
+			st = FAIL("%s: op '%s': the ops form a cycle through it (an op consumes a "
+			          "tensor that depends on its own output)",
+			          b->file, ops[on].name);
+			break;
 		}
-		for (int o = 0; o < nops; o++)
-			for (int i = 0; i < ops[o].ninputs; i++)
-				cstart[ops[o].in[i] + 2]++;
-		for (int t = 0; t < T; t++)
-			cstart[t + 2] += cstart[t + 1];
-		for (int o = 0; o < nops; o++)
-			for (int i = 0; i < ops[o].ninputs; i++)
-				clist[cstart[ops[o].in[i] + 1]++] = o;
-		/* now consumers of t are clist[cstart[t] .. cstart[t + 1]) */
-		for (int o = 0; o < nops; o++)
-			if (indeg[o] == 0)
-				heap[hn++] = o; /* ascending: already a min-heap */
-		while (done < nops) {
-			if (hn == 0) {
-				int on = -1;
-				for (int o = 0; o < nops && on < 0; o++)
-					if (!placed[o])
-						on = o;
-				st = FAIL("%s: op '%s': the ops form a cycle through it (an op "
-				          "consumes a tensor that depends on its own output)",
-				          file, ops[on].name);
+		int pick = heap[0];
+		heap[0] = heap[--hn];
+		for (int k = 0;;) { /* sift down */
+			int l = 2 * k + 1, r = l + 1, m = k;
+			if (l < hn && heap[l] < heap[m])
+				m = l;
+			if (r < hn && heap[r] < heap[m])
+				m = r;
+			if (m == k)
 				break;
-			}
-			int pick = heap[0];
-			heap[0] = heap[--hn];
-			for (int k = 0;;) { /* sift down */
-				int l = 2 * k + 1, r = l + 1, m = k;
-				if (l < hn && heap[l] < heap[m])
-					m = l;
-				if (r < hn && heap[r] < heap[m])
-					m = r;
-				if (m == k)
-					break;
-				int tmp = heap[k];
-				heap[k] = heap[m];
-				heap[m] = tmp;
-				k = m;
-			}
-			placed[pick] = 1;
-			order[done++] = pick;
-			for (int i = 0; i < ops[pick].noutputs; i++) {
-				int t = ops[pick].out[i];
-				for (int c = cstart[t]; c < cstart[t + 1]; c++) {
-					int o = clist[c];
-					if (--indeg[o] != 0)
-						continue;
-					int k = hn++; /* sift up */
-					heap[k] = o;
-					while (k > 0 && heap[(k - 1) / 2] > heap[k]) {
-						int tmp = heap[k];
-						heap[k] = heap[(k - 1) / 2];
-						heap[(k - 1) / 2] = tmp;
-						k = (k - 1) / 2;
-					}
+			int tmp = heap[k];
+			heap[k] = heap[m];
+			heap[m] = tmp;
+			k = m;
+		}
+		placed[pick] = 1;
+		order[done++] = pick;
+		for (int i = 0; i < ops[pick].noutputs; i++) {
+			int t = ops[pick].out[i];
+			for (int c = cstart[t]; c < cstart[t + 1]; c++) {
+				int o = clist[c];
+				if (--indeg[o] != 0)
+					continue;
+				int k = hn++; /* sift up */
+				heap[k] = o;
+				while (k > 0 && heap[(k - 1) / 2] > heap[k]) {
+					int tmp = heap[k];
+					heap[k] = heap[(k - 1) / 2];
+					heap[(k - 1) / 2] = tmp;
+					k = (k - 1) / 2;
 				}
 			}
 		}
-		free(cstart);
-		free(clist);
-		free(heap);
-		free(placed);
-		if (st)
-			goto cleanup;
 	}
+done:
+	free(cstart);
+	free(clist);
+	free(heap);
+	free(placed);
+	return st;
+}
+
+/* g->ops in topological order; producers renumbered and every tensor's
+ * consumers listed (newidx: scratch of nops). */
+static pl_status place_ops(builder *b, int nops, const int *order, int *newidx, pl_err *err)
+{
+	pl_graph *g = b->g;
 	g->nops = nops;
 	g->ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *g->ops);
-	int *newidx = indeg; /* reuse: old index -> new index */
-	if (!g->ops) {
-		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
-		goto cleanup;
-	}
+	if (!g->ops)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", b->file);
 	for (int i = 0; i < nops; i++) {
-		g->ops[i] = ops[order[i]];
+		g->ops[i] = b->ops[order[i]];
 		newidx[order[i]] = i;
 	}
 	for (int t = 0; t < g->ntensors; t++) {
@@ -691,10 +667,8 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 		    pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
 		tt->consumer_slots =
 		    pl_arena_alloc(g->arena, (size_t)(tt->nconsumers + 1) * sizeof(int));
-		if (!tt->consumers || !tt->consumer_slots) {
-			st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
-			goto cleanup;
-		}
+		if (!tt->consumers || !tt->consumer_slots)
+			return pl_err_set(err, PL_ENOMEM, "%s: out of memory", b->file);
 		tt->nconsumers = 0;
 	}
 	for (int o = 0; o < nops; o++)
@@ -703,9 +677,44 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			tt->consumers[tt->nconsumers] = o;
 			tt->consumer_slots[tt->nconsumers++] = i;
 		}
+	return PL_OK;
+}
 
-	/* shape inference in topological order, then declared output shapes */
-	for (int o = 0; o < nops; o++) {
+/* An op's strategy annotation: MindSpore tuples, one per input. */
+static pl_status read_strategy(builder *b, pl_op *op, const cJSON *js, pl_err *err)
+{
+	const char *file = b->file;
+	int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+	int ranks[PL_MAX_OP_INPUTS] = {0};
+	int nt = 0;
+	pl_status st;
+	if (!cJSON_IsArray(js) || cJSON_GetArraySize(js) > PL_MAX_OP_INPUTS)
+		return FAIL("%s: op '%s': strategy: expected one array of split counts per input",
+		            file, op->name);
+	const cJSON *tu;
+	cJSON_ArrayForEach (tu, js) {
+		char where[256];
+		snprintf(where, sizeof where, "op '%s': strategy[%d]", op->name, nt);
+		if ((st = get_int_array(tu, tuples[nt], &ranks[nt], PL_MAX_RANK, 1, file, where,
+		                        err)))
+			return st;
+		nt++;
+	}
+	if ((st = pl_op_tuples_to_split(b->g, op, tuples, ranks, nt, op->strategy, err))) {
+		pl_err_prefix(err, "%s: op '%s': strategy", file, op->name);
+		return st;
+	}
+	op->has_strategy = 1;
+	return PL_OK;
+}
+
+/* Shape inference in topological order (each op's rule), then the output
+ * shapes the file declares checked and the strategy annotations read. */
+static pl_status infer_shapes(builder *b, const rawop *raw, const int *order, pl_err *err)
+{
+	pl_graph *g = b->g;
+	pl_status st;
+	for (int o = 0; o < g->nops; o++) {
 		pl_op *op = &g->ops[o];
 		const rawop *r = &raw[order[o]];
 		for (int i = 0; i < op->noutputs; i++) {
@@ -715,69 +724,80 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 			g->tensors[op->out[i]].requires_grad = rg;
 		}
 		if ((st = pl_op_rule_get(op->type)->infer(g, op, err))) {
-			pl_err_prefix(err, "%s: op '%s' (%s)", file, op->name,
+			pl_err_prefix(err, "%s: op '%s' (%s)", b->file, op->name,
 			              pl_optype_name(op->type));
-			goto cleanup;
+			return st;
 		}
 		for (int i = 0; i < op->noutputs; i++)
 			if (r->out_shape[i] && b->micro <= 1 &&
 			    (st =
 			         check_shape(b, op, &g->tensors[op->out[i]], r->out_shape[i], err)))
-				goto cleanup;
-		if (r->strategy) {
-			int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
-			int ranks[PL_MAX_OP_INPUTS] = {0};
-			int nt = 0;
-			if (!cJSON_IsArray(r->strategy) ||
-			    cJSON_GetArraySize(r->strategy) > PL_MAX_OP_INPUTS) {
-				st = FAIL("%s: op '%s': strategy: expected one array of split "
-				          "counts per input",
-				          file, op->name);
-				goto cleanup;
-			}
-			const cJSON *tu;
-			cJSON_ArrayForEach (tu, r->strategy) {
-				char where[256];
-				snprintf(where, sizeof where, "op '%s': strategy[%d]", op->name,
-				         nt);
-				if ((st = get_int_array(tu, tuples[nt], &ranks[nt], PL_MAX_RANK, 1,
-				                        file, where, err)))
-					goto cleanup;
-				nt++;
-			}
-			if ((st = pl_op_tuples_to_split(g, op, tuples, ranks, nt, op->strategy,
-			                                err))) {
-				pl_err_prefix(err, "%s: op '%s': strategy", file, op->name);
-				goto cleanup;
-			}
-			op->has_strategy = 1;
-		}
+				return st;
+		if (r->strategy && (st = read_strategy(b, op, r->strategy, err)))
+			return st;
 	}
+	return PL_OK;
+}
 
-	/* model outputs */
-	const cJSON *jo = cJSON_GetObjectItemCaseSensitive(root, "outputs");
-	if (jo) {
-		if (!cJSON_IsArray(jo)) {
-			st = FAIL("%s: outputs: expected an array of tensor names", file);
-			goto cleanup;
-		}
-		g->noutputs = cJSON_GetArraySize(jo);
-		g->outputs = pl_arena_alloc(g->arena, (size_t)(g->noutputs + 1) * sizeof(int));
-		int i = 0;
-		cJSON_ArrayForEach (e, jo) {
-			int ti = cJSON_IsString(e) ? find_tensor(b, e->valuestring) : -1;
-			if (!cJSON_IsString(e)) {
-				st = FAIL("%s: outputs[%d]: expected a tensor name", file, i);
-				goto cleanup;
-			}
-			if (ti < 0 || g->tensors[ti].producer < 0) {
-				st = FAIL("%s: outputs[%d]: no op produces '%s'", file, i,
-				          e->valuestring);
-				goto cleanup;
-			}
-			g->outputs[i++] = ti;
-		}
+/* The model's outputs: tensors some op produces. */
+static pl_status read_outputs(builder *b, const cJSON *root, pl_err *err)
+{
+	pl_graph *g = b->g;
+	const char *file = b->file;
+	const cJSON *jo = cJSON_GetObjectItemCaseSensitive(root, "outputs"), *e;
+	if (!jo)
+		return PL_OK;
+	if (!cJSON_IsArray(jo))
+		return FAIL("%s: outputs: expected an array of tensor names", file);
+	g->noutputs = cJSON_GetArraySize(jo);
+	g->outputs = pl_arena_alloc(g->arena, (size_t)(g->noutputs + 1) * sizeof(int));
+	int i = 0;
+	cJSON_ArrayForEach (e, jo) {
+		int ti = cJSON_IsString(e) ? find_tensor(b, e->valuestring) : -1;
+		if (!cJSON_IsString(e))
+			return FAIL("%s: outputs[%d]: expected a tensor name", file, i);
+		if (ti < 0 || g->tensors[ti].producer < 0)
+			return FAIL("%s: outputs[%d]: no op produces '%s'", file, i,
+			            e->valuestring);
+		g->outputs[i++] = ti;
 	}
+	return PL_OK;
+}
+
+/* The graph of a model file: header, tensors, ops (read in file order), inputs
+ * linked, ops placed in topological order, shapes inferred, outputs. */
+static pl_status build(builder *b, const cJSON *root, pl_err *err)
+{
+	pl_graph *g = b->g;
+	const char *file = b->file;
+	pl_status st;
+	if ((st = read_header(b, root, err)) || (st = read_tensors(b, root, err)))
+		return st;
+	const cJSON *jops = cJSON_GetObjectItemCaseSensitive(root, "ops"), *e;
+	if (!cJSON_IsArray(jops))
+		return FAIL("%s: ops: expected an array of operators", file);
+	int nops = cJSON_GetArraySize(jops);
+	if (nops == 0)
+		return FAIL("%s: ops: the model has no operators", file);
+	b->ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *b->ops);
+	rawop *raw = pl_calloc((size_t)nops, sizeof *raw);
+	int *order = pl_calloc((size_t)nops, sizeof *order);
+	int *indeg = pl_calloc((size_t)nops, sizeof *indeg);
+	if (!b->ops || !raw || !order || !indeg) {
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+		goto cleanup;
+	}
+	int k = 0;
+	cJSON_ArrayForEach (e, jops) {
+		if ((st = read_op(b, e, k, &raw[k], err)))
+			goto cleanup;
+		k++;
+	}
+	if (!(st = link_inputs(b, raw, nops, indeg, err)) &&
+	    !(st = topo_order(b, nops, indeg, order, err)) &&
+	    !(st = place_ops(b, nops, order, indeg, err)) &&
+	    !(st = infer_shapes(b, raw, order, err)))
+		st = read_outputs(b, root, err);
 cleanup:
 	free(raw);
 	free(order);

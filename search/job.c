@@ -882,27 +882,67 @@ static int stage_degrees(const pl_degrees *fix, int64_t k, int64_t pp, pl_degree
 	return 0;
 }
 
-/* Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
- * the batch), recompute, ZeRO. Pipeline stages, ZeRO and recompute are
- * memory measures: where the search chooses them, the best plan without them
- * is kept if it is within PL_JOB_SIMPLER of the best with them (unless
- * jo->fastest). */
-pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
-                        const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
+/* ---- the search, in phases ----
+ *
+ * Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
+ * the batch), recompute, ZeRO. enumerate -> bound -> solve -> assemble, over
+ * the run below. Invariant after each phase: best[0] is the best plan found
+ * without pipeline stages, ZeRO or recompute beyond what was asked (plain),
+ * best[1] the best with them (prob -1 while none), each priced by
+ * pl_job_price; a point marked done needs no more work (planned to its
+ * optimum, or bounded out); all_exact says whether every plan so far is its
+ * point's proven optimum. Pipeline stages, ZeRO and recompute are memory
+ * measures: where the search chooses them, the best plan without them is kept
+ * if it is within PL_JOB_SIMPLER of the best with them (unless jo->fastest).
+ * A phase returns PL_OK, or the search's error with err set. */
+typedef struct jobrun {
+	const pl_graph *g;
+	const pl_cluster *c;
+	const pl_search_opts *o;
+	const pl_job_opts *jo;
+	pl_job_plan *out;
+	pl_err *err;
+	double t0, margin, M;
+	const pl_searcher *inner;
+	pl_search_opts io; /* the inner searches' options: exact, no limit */
+	int64_t D, B;
+	int64_t pps[64], ms[64]; /* stage counts and micro-batch counts tried */
+	int npp, nm, z0, z1, r0, r1;
+	pl_status first_err; /* the first point that failed to build, and why */
+	pl_err ferr;
+	double least_need; /* the least memory any one-stage point needs */
+	int all_exact, nprob, npt;
+	char skipped[1100]; /* why the last point skipped was */
+	int stopped;        /* the time limit ran out with a plan: where (second pass: npt + k) */
+	int planned;        /* points that ran a dp */
+	pl_graph *gms[64];
+	int *cutsv[64], Kv[64];
+	uint8_t *flagsv[64];
+	prob *probs;
+	point *pts;
+	slot best[2];
+} jobrun;
+
+static pl_status job_nomem(jobrun *s)
 {
-	double t0 = ve_now();
-	const double margin = jo->fastest ? 0 : PL_JOB_SIMPLER;
-	memset(out, 0, sizeof *out);
-	const pl_searcher *inner = jo->inner ? jo->inner : pl_searcher_get("dp");
-	int64_t D = pl_cluster_devices_total(c), B = pl_graph_batch(g);
-	int64_t pps[64], ms[64];
+	return pl_err_set(s->err, PL_ENOMEM, "out of memory");
+}
+
+/* The fixed dimensions checked against each other and the devices; the
+ * stage counts (pps) and micro-batch counts (ms) to try. */
+static pl_status job_options(jobrun *s)
+{
+	const pl_graph *g = s->g;
+	const pl_job_opts *jo = s->jo;
+	pl_err *err = s->err;
+	int64_t D = s->D, B = s->B;
 	if (jo->stages > 0 && D % jo->stages) {
 		char list[256] = "";
-		int nd = divisors(D, pps, 64);
+		int nd = divisors(D, s->pps, 64);
 		size_t len = 0;
 		for (int k = 0; k < nd && len < sizeof list; k++)
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld",
-			                        k ? ", " : "", (long long)pps[k]);
+			                        k ? ", " : "", (long long)s->pps[k]);
 		return pl_err_set(err, PL_EINVAL,
 		                  "pipeline stages %lld do not divide the %lld devices (%lld would "
 		                  "sit idle); the divisors are %s",
@@ -922,15 +962,16 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	if (jo->stages > 0 && jo->zero >= 0 && !pl_zero_pipeline_ok(jo->zero, jo->stages))
 		return pl_err_set(err, PL_EINVAL, "ZeRO %d with %lld pipeline stages: %s", jo->zero,
 		                  (long long)jo->stages, PL_ZERO_PIPELINE_WHY);
-	int npp = jo->stages > 0 ? 1 : divisors(D, pps, 64);
+	s->npp = jo->stages > 0 ? 1 : divisors(D, s->pps, 64);
 	if (jo->stages <= 0 && pl_degrees_any(&jo->degrees)) {
 		/* the stage counts the fixed degrees leave */
 		int k = 0;
 		char why[512] = "", w[512];
 		pl_degrees deg;
-		for (int b = 0; b < npp; b++)
-			if (!stage_degrees(&jo->degrees, D / pps[b], pps[b], &deg, w, sizeof w))
-				pps[k++] = pps[b];
+		for (int b = 0; b < s->npp; b++)
+			if (!stage_degrees(&jo->degrees, D / s->pps[b], s->pps[b], &deg, w,
+			                   sizeof w))
+				s->pps[k++] = s->pps[b];
 			else if (!why[0])
 				memcpy(why, w, sizeof why);
 		if (!k)
@@ -941,11 +982,11 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			    "must divide them, and expert parallel divide data parallel x "
 			    "context parallel); for example, %s",
 			    (long long)D, why);
-		npp = k;
+		s->npp = k;
 	}
-	int nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, ms, 64) : 1;
+	s->nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, s->ms, 64) : 1;
 	if (jo->stages > 0)
-		pps[0] = jo->stages;
+		s->pps[0] = jo->stages;
 	if (jo->micro_batch_size > 0 && jo->degrees.dp > 0 && jo->micro_batches <= 0) {
 		/* Megatron: batch = micro-batch size x dp x micro-batches */
 		int64_t per = jo->micro_batch_size * jo->degrees.dp;
@@ -956,165 +997,150 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			    "the batch of %lld",
 			    (long long)jo->micro_batch_size, (long long)jo->degrees.dp,
 			    (long long)B);
-		nm = 1;
-		ms[0] = B / per;
-	} else if (jo->micro_batches > 0)
-		ms[0] = jo->micro_batches;
-	else if (B <= 0)
-		ms[0] = 1;
-	int z0 = jo->zero >= 0 ? jo->zero : 0, z1 = jo->zero >= 0 ? jo->zero : PL_ZERO_LEVELS - 1;
-	int r0 = jo->recompute >= 0 ? jo->recompute : 0,
-	    r1 = jo->recompute >= 0 ? jo->recompute : 1;
-	double M = o->memory_limit;
-	pl_status st = PL_OK, first_err = PL_OK;
-	pl_err ferr = {{0}};
-	double least_need = INFINITY;
-	int all_exact = 1, nprob = 0, npt = 0;
-	char skipped[1100] = ""; /* why the last point skipped was */
-	int stopped = 0; /* the time limit ran out with a plan: where (second pass: npt + k) */
-	int planned = 0; /* points that ran a dp */
-	pl_graph *gms[64] = {0};
-	int *cutsv[64] = {0}, Kv[64] = {0};
-	prob *probs = pl_calloc((size_t)nm * (size_t)npp * 2 + 1, sizeof *probs);
-	point *pts = pl_calloc((size_t)nm * (size_t)npp * 2 * PL_ZERO_LEVELS + 1, sizeof *pts);
-	uint8_t *flagsv[64] = {0};
-	slot best[2] = {{.prob = -1}, {.prob = -1}};
-	best[0].cost.step_s = best[1].cost.step_s = INFINITY;
-	if (!probs || !pts) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
+		s->nm = 1;
+		s->ms[0] = B / per;
+	} else if (jo->micro_batches > 0) {
+		s->ms[0] = jo->micro_batches;
+	} else if (B <= 0) {
+		s->ms[0] = 1;
 	}
-	pl_search_opts io = *o;
-	io.progress = NULL;
-	io.memory_limit = 0;
-	io.relax_pairs = 0; /* the inner searches are exact */
+	s->z0 = jo->zero >= 0 ? jo->zero : 0;
+	s->z1 = jo->zero >= 0 ? jo->zero : PL_ZERO_LEVELS - 1;
+	s->r0 = jo->recompute >= 0 ? jo->recompute : 0;
+	s->r1 = jo->recompute >= 0 ? jo->recompute : 1;
+	return PL_OK;
+}
 
-	/* the points: per micro-batch count (its graph, clean cuts and recompute
-	 * flags), stage count and recompute a problem, built on the threads */
-	for (int a = 0; a < nm; a++) {
-		int64_t m = ms[a];
+/* The problems of stage count pp for micro-batch graph a (and recompute),
+ * appended to s->probs; a fixed configuration that cannot be is an error, a
+ * searched one is skipped (s->skipped says why). */
+static pl_status enumerate_stages(jobrun *s, int a, int blocks)
+{
+	const pl_job_opts *jo = s->jo;
+	int64_t m = s->ms[a], D = s->D, B = s->B;
+	int K = s->Kv[a];
+	for (int b = 0; b < s->npp; b++) {
+		int64_t pp = s->pps[b];
+		pl_degrees deg;
+		char why[sizeof s->skipped];
+		if (stage_degrees(&jo->degrees, D / pp, pp, &deg, why, sizeof why)) {
+			if (jo->stages > 0)
+				return pl_err_set(s->err, PL_EINVAL, "%s", why);
+			snprintf(s->skipped, sizeof s->skipped, "%s", why);
+			continue;
+		}
+		if (jo->virtual_stages > 1 && (pp == 1 || m % pp)) {
+			snprintf(
+			    s->skipped, sizeof s->skipped,
+			    "%lld chunks per device (interleaved 1F1B) need pipeline stages and "
+			    "micro-batches a multiple of them (Megatron's rule); %lld "
+			    "micro-batches over %lld stages are not",
+			    (long long)jo->virtual_stages, (long long)m, (long long)pp);
+			continue;
+		}
+		int64_t dpd = deg.dp > 0 ? deg.dp : 1;
+		if (B > 0 && ((B / m) % dpd ||
+		              (jo->micro_batch_size > 0 && jo->micro_batch_size * dpd * m != B))) {
+			snprintf(
+			    s->skipped, sizeof s->skipped,
+			    "%lld micro-batches of %lld sequences with %lld pipeline stages do "
+			    "not give each of data parallel %lld ranks %s",
+			    (long long)m, (long long)(B / m), (long long)pp, (long long)dpd,
+			    jo->micro_batch_size > 0 ? "the micro-batch size asked for"
+			                             : "a whole number of sequences");
+			continue;
+		}
+		pl_cluster mesh;
+		if (pp > K || pl_stage_mesh(s->c, D / pp, &mesh)) {
+			if (jo->stages > 0)
+				return pl_err_set(
+				    s->err, PL_EINVAL, "%lld pipeline stages: %s", (long long)pp,
+				    pp > K ? "the model has fewer clean cuts (one activation, "
+				             "no param crossing)"
+				           : "a stage's devices do not tile the nodes");
+			continue;
+		}
+		for (int rc = s->r0; rc <= s->r1; rc++)
+			if (!rc || blocks) /* no repeated layers: nothing to recompute */
+				s->probs[s->nprob++] = (prob){.mesh = mesh,
+				                              .mi = a,
+				                              .m = m,
+				                              .pp = pp,
+				                              .rc = rc,
+				                              .deg = deg,
+				                              .vs = jo->virtual_stages};
+	}
+	return PL_OK;
+}
+
+/* The points: per micro-batch count its graph, clean cuts and recompute
+ * flags; per stage count and recompute a problem, built on the threads; per
+ * ZeRO level a point, with its node bound, unless no plan of it fits. */
+static pl_status enumerate(jobrun *s)
+{
+	const pl_job_opts *jo = s->jo;
+	pl_status st;
+	s->probs = pl_calloc((size_t)s->nm * (size_t)s->npp * 2 + 1, sizeof *s->probs);
+	s->pts = pl_calloc((size_t)s->nm * (size_t)s->npp * 2 * PL_ZERO_LEVELS + 1, sizeof *s->pts);
+	if (!s->probs || !s->pts)
+		return job_nomem(s);
+	for (int a = 0; a < s->nm; a++) {
 		pl_err e2 = {{0}};
-		pl_status s2 = pl_graph_microbatch(g, m, &gms[a], &e2);
+		pl_status s2 = pl_graph_microbatch(s->g, s->ms[a], &s->gms[a], &e2);
+		if (!s2 && jo->annotate)
+			s2 = jo->annotate(jo->annotate_ud, s->gms[a], &e2);
 		if (s2) {
-			if (nm == 1) { /* asked for: say why not */
-				st = s2;
-				*err = e2;
-				goto cleanup;
+			if (s->nm == 1) { /* asked for: say why not */
+				*s->err = e2;
+				return s2;
 			}
-			snprintf(skipped, sizeof skipped, "%s", e2.msg);
+			snprintf(s->skipped, sizeof s->skipped, "%s", e2.msg);
 			continue;
 		}
-		if (jo->annotate && (s2 = jo->annotate(jo->annotate_ud, gms[a], &e2))) {
-			if (nm == 1) {
-				st = s2;
-				*err = e2;
-				goto cleanup;
-			}
-			snprintf(skipped, sizeof skipped, "%s", e2.msg);
-			continue;
-		}
-		pl_graph *gm = gms[a];
-		cutsv[a] = pl_malloc(sizeof *cutsv[a] * ((size_t)gm->nops + 2));
-		uint8_t *flags = flagsv[a] = pl_malloc((size_t)gm->nops + 1);
-		int nc = cutsv[a] ? pl_clean_cuts(gm, cutsv[a]) : -1;
-		if (nc < 0 || !flags) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		int K = Kv[a] = nc - 1, blocks = pl_job_recompute_flags(gm, flags);
-		for (int b = 0; b < npp; b++) {
-			int64_t pp = pps[b];
-			pl_degrees deg;
-			char why[sizeof skipped];
-			if (stage_degrees(&jo->degrees, D / pp, pp, &deg, why, sizeof why)) {
-				if (jo->stages > 0) {
-					st = pl_err_set(err, PL_EINVAL, "%s", why);
-					goto cleanup;
-				}
-				snprintf(skipped, sizeof skipped, "%s", why);
-				continue;
-			}
-			if (jo->virtual_stages > 1 && (pp == 1 || m % pp)) {
-				snprintf(
-				    skipped, sizeof skipped,
-				    "%lld chunks per device (interleaved 1F1B) need pipeline "
-				    "stages "
-				    "and micro-batches a multiple of them (Megatron's rule); %lld "
-				    "micro-batches over %lld stages are not",
-				    (long long)jo->virtual_stages, (long long)m, (long long)pp);
-				continue;
-			}
-			int64_t dpd = deg.dp > 0 ? deg.dp : 1;
-			if (B > 0 && ((B / m) % dpd || (jo->micro_batch_size > 0 &&
-			                                jo->micro_batch_size * dpd * m != B))) {
-				snprintf(skipped, sizeof skipped,
-				         "%lld micro-batches of %lld sequences with %lld pipeline "
-				         "stages "
-				         "do not give each of data parallel %lld ranks %s",
-				         (long long)m, (long long)(B / m), (long long)pp,
-				         (long long)dpd,
-				         jo->micro_batch_size > 0 ? "the micro-batch size asked for"
-				                                  : "a whole number of sequences");
-				continue;
-			}
-			pl_cluster mesh;
-			if (pp > K || pl_stage_mesh(c, D / pp, &mesh)) {
-				if (jo->stages > 0) {
-					st = pl_err_set(
-					    err, PL_EINVAL, "%lld pipeline stages: %s",
-					    (long long)pp,
-					    pp > K ? "the model has fewer clean cuts "
-					             "(one activation, no param crossing)"
-					           : "a stage's devices do not tile the nodes");
-					goto cleanup;
-				}
-				continue;
-			}
-			for (int rc = r0; rc <= r1; rc++)
-				if (!rc || blocks) /* no repeated layers: nothing to recompute */
-					probs[nprob++] = (prob){.mesh = mesh,
-					                        .mi = a,
-					                        .m = m,
-					                        .pp = pp,
-					                        .rc = rc,
-					                        .deg = deg,
-					                        .vs = jo->virtual_stages};
-		}
+		pl_graph *gm = s->gms[a];
+		s->cutsv[a] = pl_malloc(sizeof *s->cutsv[a] * ((size_t)gm->nops + 2));
+		s->flagsv[a] = pl_malloc((size_t)gm->nops + 1);
+		int nc = s->cutsv[a] ? pl_clean_cuts(gm, s->cutsv[a]) : -1;
+		if (nc < 0 || !s->flagsv[a])
+			return job_nomem(s);
+		s->Kv[a] = nc - 1;
+		if ((st = enumerate_stages(s, a, pl_job_recompute_flags(gm, s->flagsv[a]))))
+			return st;
 	}
-	if (!nprob) {
-		st = pl_err_set(err, PL_EINVAL, "no whole-job configuration is possible: %s",
-		                skipped[0] ? skipped : "no micro-batch count divides the batch");
-		goto cleanup;
-	}
-	build bw = {
-	    .probs = probs, .gms = gms, .flags = flagsv, .z0 = z0, .z1 = z1, .o = o, .t0 = t0};
-	pl_parallel_for(nprob, o->threads, build_one, &bw);
-	for (int q = 0; q < nprob; q++) {
-		prob *pb = &probs[q];
-		if (pb->oom) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		if (pb->late) {
-			st = timed_out(err, o, out->points);
-			goto cleanup;
-		}
+	if (!s->nprob)
+		return pl_err_set(s->err, PL_EINVAL, "no whole-job configuration is possible: %s",
+		                  s->skipped[0] ? s->skipped
+		                                : "no micro-batch count divides the batch");
+	build bw = {.probs = s->probs,
+	            .gms = s->gms,
+	            .flags = s->flagsv,
+	            .z0 = s->z0,
+	            .z1 = s->z1,
+	            .o = s->o,
+	            .t0 = s->t0};
+	pl_parallel_for(s->nprob, s->o->threads, build_one, &bw);
+	for (int q = 0; q < s->nprob; q++) {
+		prob *pb = &s->probs[q];
+		if (pb->oom)
+			return job_nomem(s);
+		if (pb->late)
+			return timed_out(s->err, s->o, s->out->points);
 		if (pb->st) {
-			if (!first_err) {
-				first_err = pb->st;
-				ferr = pb->err;
+			if (!s->first_err) {
+				s->first_err = pb->st;
+				s->ferr = pb->err;
 			}
 			continue;
 		}
-		for (int z = z0; z <= z1; z++) {
+		for (int z = s->z0; z <= s->z1; z++) {
 			if (!pl_zero_pipeline_ok(z, pb->pp))
 				continue;
-			if (pb->pp == 1 && pb->least[z] < least_need)
-				least_need = pb->least[z];
-			out->points++;
-			if (M > 0 && pb->least[z] > M * (double)pb->pp)
+			if (pb->pp == 1 && pb->least[z] < s->least_need)
+				s->least_need = pb->least[z];
+			s->out->points++;
+			if (s->M > 0 && pb->least[z] > s->M * (double)pb->pp)
 				continue; /* no plan of this point fits */
-			point *pt = &pts[npt++];
+			point *pt = &s->pts[s->npt++];
 			pt->prob = q;
 			pt->zero = z;
 			pt->plain = (jo->stages > 0 || pb->pp == 1) && (jo->zero >= 0 || z == 0) &&
@@ -1122,31 +1148,37 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 			pt->node_bound = pb->node_bound[z];
 		}
 	}
+	return PL_OK;
+}
 
-	/* First pass, best first: every point's unconstrained optimum, a lower
-	 * bound of it; where that plan fits it is the point's optimum. Each round
-	 * takes the point of least bound (its node bound, its dps' and its
-	 * siblings'), unless that bound cannot beat the best plan so far (then
-	 * the point is out). On large stage meshes the exact dp prices tables of
-	 * millions of entries, so a point climbs rungs of relaxed dps first
-	 * (next_rung): each keeps larger tables, its bound rises towards the
-	 * optimum, and the tables it priced stay for the next. The exact dp runs
-	 * when no rung would save pricing. So only points whose bounds stay below
-	 * the best plan pay for their largest tables. */
-	qsort(pts, (size_t)npt, sizeof *pts, cmp_node_bound);
-	for (int k = 0; k < npt; k++)
+/* First pass, best first: every point's unconstrained optimum, a lower bound
+ * of it; where that plan fits it is the point's optimum. Each round takes the
+ * point of least bound (its node bound, its dps' and its siblings'), unless
+ * that bound cannot beat the best plan so far (then the point is out). On
+ * large stage meshes the exact dp prices tables of millions of entries, so a
+ * point climbs rungs of relaxed dps first (next_rung): each keeps larger
+ * tables, its bound rises towards the optimum, and the tables it priced stay
+ * for the next. The exact dp runs when no rung would save pricing. So only
+ * points whose bounds stay below the best plan pay for their largest tables. */
+static pl_status bound(jobrun *s)
+{
+	const pl_search_opts *o = s->o;
+	point *pts = s->pts;
+	slot *best = s->best;
+	qsort(pts, (size_t)s->npt, sizeof *pts, cmp_node_bound);
+	for (int k = 0; k < s->npt; k++)
 		pts[k].nsib = -1;
 	const double first_rung = o->relax_pairs > 0 ? o->relax_pairs : RELAX_FIRST;
 	for (int finished = 0, rounds = 0;; rounds++) {
 		int k = -1;
 		double klb = INFINITY;
-		for (int i = 0; i < npt; i++) {
+		for (int i = 0; i < s->npt; i++) {
 			point *pt = &pts[i];
 			if (pt->done || pt->exact)
 				continue;
-			double lb = point_lb(pts, npt, probs, i);
-			if (lb >= useful_below(best, pt->plain, margin)) {
-				out->pruned++;
+			double lb = point_lb(pts, s->npt, s->probs, i);
+			if (lb >= useful_below(best, pt->plain, s->margin)) {
+				s->out->pruned++;
 				pt->done = 1;
 				finished++;
 			} else if (k < 0 || lb < klb) {
@@ -1156,45 +1188,43 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		}
 		if (k < 0)
 			break;
-		if (out_of_time(o, t0, planned)) {
-			if (best[0].prob < 0 && best[1].prob < 0) {
-				st = timed_out(err, o, out->points);
-				goto cleanup;
-			}
-			stopped = finished + 1; /* keep the best plan so far */
+		if (out_of_time(o, s->t0, s->planned)) {
+			if (best[0].prob < 0 && best[1].prob < 0)
+				return timed_out(s->err, o, s->out->points);
+			s->stopped = finished + 1; /* keep the best plan so far */
 			break;
 		}
 		if (rounds % 16 == 0)
-			progress(o,
-			         "job: %d of %d points bounded or planned, least bound %.6g s "
-			         "(best step so far %.6g s)",
-			         finished, npt, klb,
-			         fmin(best[0].cost.step_s, best[1].cost.step_s));
+			progress(
+			    o,
+			    "job: %d of %d points bounded or planned, least bound %.6g s (best "
+			    "step so far %.6g s)",
+			    finished, s->npt, klb, fmin(best[0].cost.step_s, best[1].cost.step_s));
 		point *pt = &pts[k];
-		prob *pb = &probs[pt->prob];
+		prob *pb = &s->probs[pt->prob];
 		pl_problem *p = pb->p;
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_result r = {0};
 		pl_err e2 = {{0}};
-		planned++;
+		s->planned++;
 		double rung =
-		    inner == pl_searcher_get("dp") ? next_rung(p, pt->rung, first_rung) : 0;
+		    s->inner == pl_searcher_get("dp") ? next_rung(p, pt->rung, first_rung) : 0;
 		if (rung > 0) {
-			pl_search_opts ro = io;
+			pl_search_opts ro = s->io;
 			ro.relax_pairs = rung;
 			if (!pl_search_dp(p, &ro, &r, &e2)) {
 				pt->bound = pt->bounded ? fmax(pt->bound, r.bound_s) : r.bound_s;
 				pt->bounded = 1;
 				pt->rung = rung;
-				out->relaxed++;
+				s->out->relaxed++;
 				pl_search_result_free(&r);
 				continue;
 			}
 		}
 		pt->exact = 1;
 		finished++;
-		inner_deadline(&io, o, t0, best);
-		if (inner->run(p, &io, &r, &e2)) {
+		inner_deadline(&s->io, o, s->t0, best);
+		if (s->inner->run(p, &s->io, &r, &e2)) {
 			pt->bound = 0; /* plan it in the second pass */
 			pt->bounded = 0;
 			continue;
@@ -1204,43 +1234,82 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		pt->mem = r.mem_bytes;
 		int ropt = r.optimal;
 		double rstep = r.step_s;
-		int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M, &proven,
-		                           &best[!pt->plain]);
-		if (fit < 0) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		int proven, fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
+		                           &proven, &best[!pt->plain]);
+		if (fit < 0)
+			return job_nomem(s);
 		/* the unconstrained optimum fits: the point's optimum (with one
 		 * stage; with more, its stages are one split of one relaxed plan) */
 		pt->fit = fit == 0 || fit == 1;
-		pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, margin)) && ropt &&
-		           pb->pp == 1 && proven;
+		pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, s->margin)) &&
+		           ropt && pb->pp == 1 && proven;
 		if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
-			all_exact = 0;
+			s->all_exact = 0;
 	}
+	return PL_OK;
+}
 
-	/* second pass, best bound first: plan under the memory limit where the
-	 * unconstrained optimum did not fit, while the bound can still matter */
-	qsort(pts, (size_t)npt, sizeof *pts, cmp_point);
-	for (int k = 0; k < npt && !stopped; k++) {
+/* One point under the memory limit: the inner search with the limit (and
+ * tighter ones while its plan's stages do not fit). */
+static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo, double lim)
+{
+	int fitted = 0, exact = 0;
+	for (int tries = 0; tries < 6 && !fitted; tries++, lim *= 0.8) {
+		lo->memory_limit = lim;
+		pl_search_result r = {0};
+		pl_err e2 = {{0}};
+		inner_deadline(lo, s->o, s->t0, s->best);
+		pl_status is = s->inner->run(pb->p, lo, &r, &e2);
+		if (is) {
+			exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
+			break;
+		}
+		if (r.optimal && r.step_s >= useful_below(s->best, pt->plain, s->margin)) {
+			pl_search_result_free(&r);
+			exact = tries == 0; /* its optimum, or a bound of it: no better */
+			break;
+		}
+		int ropt = r.optimal;
+		int proven, fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
+		                           &proven, &s->best[!pt->plain]);
+		if (fit < 0)
+			return job_nomem(s);
+		fitted = fit == 0 || pb->pp == 1;
+		exact = pb->pp == 1 && ropt && proven;
+	}
+	if (!exact)
+		s->all_exact = 0;
+	return PL_OK;
+}
+
+/* Second pass, best bound first: plan under the memory limit where the
+ * unconstrained optimum did not fit, while the bound can still matter: by
+ * memory prices (lagrange(), priced_stages()) where the inner search is dp,
+ * else by the inner search under the limit (solve_point()). */
+static pl_status solve(jobrun *s)
+{
+	const pl_search_opts *o = s->o;
+	point *pts = s->pts;
+	slot *best = s->best;
+	int is_dp = s->inner == pl_searcher_get("dp");
+	qsort(pts, (size_t)s->npt, sizeof *pts, cmp_point);
+	for (int k = 0; k < s->npt && !s->stopped; k++) {
 		point *pt = &pts[k];
 		if (pt->done)
 			continue;
-		if (fmax(pt->bound, pt->node_bound) >= useful_below(best, pt->plain, margin)) {
-			out->pruned++;
+		if (fmax(pt->bound, pt->node_bound) >= useful_below(best, pt->plain, s->margin)) {
+			s->out->pruned++;
 			continue;
 		}
-		if (out_of_time(o, t0, planned)) {
-			if (best[0].prob < 0 && best[1].prob < 0) {
-				st = timed_out(err, o, out->points);
-				goto cleanup;
-			}
-			stopped = npt + k + 1;
+		if (out_of_time(o, s->t0, s->planned)) {
+			if (best[0].prob < 0 && best[1].prob < 0)
+				return timed_out(s->err, o, s->out->points);
+			s->stopped = s->npt + k + 1;
 			break;
 		}
-		prob *pb = &probs[pt->prob];
+		prob *pb = &s->probs[pt->prob];
 		pl_problem *p = pb->p;
-		planned++;
+		s->planned++;
 		progress(o, "job: pp %lld, m %lld, zero %d, recompute %s: planning under the limit",
 		         (long long)pb->pp, (long long)pb->m, pt->zero,
 		         p->job.recompute ? "full" : "none");
@@ -1248,75 +1317,56 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
 		lo.relax_pairs = 0;
-		double lim = M > 0 ? M * (double)pb->pp : 0;
-		int fitted = 0, exact = 0;
-		if (lim > 0 && inner == pl_searcher_get("dp") && pt->bound > 0 && pt->mem > lim) {
-			int lr =
-			    lagrange(c, pb, pt->prob, cutsv, Kv, pt, &io, lim, M, margin, best);
-			if (lr < 0) {
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
-				goto cleanup;
-			}
+		double lim = s->M > 0 ? s->M * (double)pb->pp : 0;
+		if (lim > 0 && is_dp && pt->bound > 0 && pt->mem > lim) {
+			int lr = lagrange(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io, lim,
+			                  s->M, s->margin, best);
+			if (lr < 0)
+				return job_nomem(s);
 			if (lr == 1) {
-				out->pruned++;
+				s->out->pruned++;
 				continue;
 			}
 			if (lr == 2 && pb->pp == 1)
 				continue; /* its optimum, taken if it was the best */
 		}
-		if (pb->pp > 1 && inner == pl_searcher_get("dp") && pt->bound > 0) {
-			all_exact = 0;
+		if (pb->pp > 1 && is_dp && pt->bound > 0) {
+			s->all_exact = 0;
 			if (pt->fit)
 				continue; /* planned in the first pass */
-			if (priced_stages(c, pb, pt->prob, cutsv, Kv, pt, &io, M, margin, best)) {
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
-				goto cleanup;
-			}
+			if (priced_stages(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io, s->M,
+			                  s->margin, best))
+				return job_nomem(s);
 			continue;
 		}
-		for (int tries = 0; tries < 6 && !fitted; tries++, lim *= 0.8) {
-			lo.memory_limit = lim;
-			pl_search_result r = {0};
-			pl_err e2 = {{0}};
-			inner_deadline(&lo, o, t0, best);
-			pl_status is = inner->run(p, &lo, &r, &e2);
-			if (is) {
-				exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
-				break;
-			}
-			if (r.optimal && r.step_s >= useful_below(best, pt->plain, margin)) {
-				pl_search_result_free(&r);
-				exact = tries == 0; /* its optimum, or a bound of it: no better */
-				break;
-			}
-			int ropt = r.optimal;
-			int proven, fit = try_plan(c, pb, pt->prob, cutsv, Kv, pt->zero, &r, M,
-			                           &proven, &best[!pt->plain]);
-			if (fit < 0) {
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
-				goto cleanup;
-			}
-			fitted = fit == 0 || pb->pp == 1;
-			exact = pb->pp == 1 && ropt && proven;
-		}
-		if (!exact)
-			all_exact = 0;
+		pl_status st = solve_point(s, pt, pb, &lo, lim);
+		if (st)
+			return st;
 	}
-	int w =
-	    best[0].prob >= 0 && best[0].cost.step_s <= best[1].cost.step_s * (1 + margin) ? 0 : 1;
+	return PL_OK;
+}
+
+/* The winner handed over to out (priced with the overlap when asked for),
+ * and what it is (why, optimal). */
+static pl_status assemble(jobrun *s)
+{
+	const pl_job_opts *jo = s->jo;
+	pl_job_plan *out = s->out;
+	slot *best = s->best;
+	int w = best[0].prob >= 0 && best[0].cost.step_s <= best[1].cost.step_s * (1 + s->margin)
+	            ? 0
+	            : 1;
 	if (best[w].prob < 0) {
-		if (first_err && least_need == INFINITY) {
-			st = first_err;
-			*err = ferr;
-		} else {
-			st = pl_search_err_no_fit(err, M, least_need < INFINITY ? least_need : 0);
+		if (s->first_err && s->least_need == INFINITY) {
+			*s->err = s->ferr;
+			return s->first_err;
 		}
-		goto cleanup;
+		return pl_search_err_no_fit(s->err, s->M,
+		                            s->least_need < INFINITY ? s->least_need : 0);
 	}
-	/* hand the winner over */
-	prob *wp = &probs[best[w].prob];
+	prob *wp = &s->probs[best[w].prob];
 	out->p = wp->p;
-	out->g = gms[wp->mi];
+	out->g = s->gms[wp->mi];
 	out->mesh = wp->mesh;
 	out->p->c = &out->mesh; /* probs[] goes away */
 	pl_problem_set_zero(out->p, best[w].zero);
@@ -1325,20 +1375,16 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		/* plans are ranked without the overlap (every bound above holds for
 		 * that step); the chosen one is priced with it */
 		int64_t **sp = pl_malloc(sizeof *sp * ((size_t)out->p->nops + 1));
-		if (!sp) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!sp)
+			return job_nomem(s);
 		for (int op = 0; op < out->p->nops; op++)
 			sp[op] = (int64_t *)pl_search_result_split(out->p, &best[w].r, op);
 		out->p->job.overlap = 1;
-		int bad = pl_job_price(out->p, sp, best[w].stage, c->devices_per_node,
+		int bad = pl_job_price(out->p, sp, best[w].stage, s->c->devices_per_node,
 		                       best[w].stages, &best[w].cost);
 		free(sp);
-		if (bad) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (bad)
+			return job_nomem(s);
 	}
 	out->r = best[w].r;
 	out->stage = best[w].stage;
@@ -1347,50 +1393,85 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	memset(&best[w], 0, sizeof best[w]);
 	/* each point's plan is the optimum of the step without overlap; the overlap
 	 * is priced on it afterwards */
-	out->optimal = all_exact && !stopped && !jo->overlap;
+	out->optimal = s->all_exact && !s->stopped && !jo->overlap;
 	int n = snprintf(
 	    out->why, sizeof out->why,
 	    "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
 	    out->points, out->pruned,
-	    all_exact ? ""
-	              : "; not proven optimal: pipelined points split one relaxed plan "
-	                "into stages, or a point's plan under the limit is not proven");
+	    s->all_exact ? ""
+	                 : "; not proven optimal: pipelined points split one relaxed plan into "
+	                   "stages, or a point's plan under the limit is not proven");
+	int stopped = s->stopped, npt = s->npt;
 	if (stopped && n > 0 && (size_t)n < sizeof out->why)
 		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
 		              "; the time limit of %g s ran out at point %d of %d %s: the best "
 		              "plan so far",
-		              o->time_limit_s, stopped > npt ? stopped - npt : stopped, npt,
+		              s->o->time_limit_s, stopped > npt ? stopped - npt : stopped, npt,
 		              stopped > npt ? "planned under the memory limit"
 		                            : "bounded (best bound first)");
 	if (jo->overlap && n > 0 && (size_t)n < sizeof out->why)
-		n +=
-		    snprintf(out->why + n, sizeof out->why - (size_t)n,
-		             "; plans are ranked without the gradient reduction's overlap, and the "
-		             "chosen one is priced with it");
+		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
+		              "; plans are ranked without the gradient reduction's overlap, and "
+		              "the chosen one is priced with it");
 	if (w == 0 && best[1].prob >= 0 && best[0].cost.step_s > best[1].cost.step_s && n > 0 &&
 	    (size_t)n < sizeof out->why)
 		snprintf(out->why + n, sizeof out->why - (size_t)n,
-		         "; within %g%% of the best plan with pipeline stages, ZeRO or "
-		         "recompute (%.6g s), so without them",
-		         100 * margin, best[1].cost.step_s);
-cleanup:
+		         "; within %g%% of the best plan with pipeline stages, ZeRO or recompute "
+		         "(%.6g s), so without them",
+		         100 * s->margin, best[1].cost.step_s);
+	return PL_OK;
+}
+
+static void jobrun_free(jobrun *s)
+{
 	for (int k = 0; k < 2; k++) {
-		pl_search_result_free(&best[k].r);
-		free(best[k].stage);
-		free(best[k].stages);
+		pl_search_result_free(&s->best[k].r);
+		free(s->best[k].stage);
+		free(s->best[k].stages);
 	}
-	for (int q = 0; probs && q < nprob; q++)
-		if (probs[q].p != out->p)
-			pl_problem_free(probs[q].p);
-	for (int a = 0; a < nm; a++) {
-		if (gms[a] != out->g)
-			pl_graph_free(gms[a]);
-		free(cutsv[a]);
-		free(flagsv[a]);
+	for (int q = 0; s->probs && q < s->nprob; q++)
+		if (s->probs[q].p != s->out->p)
+			pl_problem_free(s->probs[q].p);
+	for (int a = 0; a < s->nm; a++) {
+		if (s->gms[a] != s->out->g)
+			pl_graph_free(s->gms[a]);
+		free(s->cutsv[a]);
+		free(s->flagsv[a]);
 	}
-	free(probs);
-	free(pts);
-	out->seconds = ve_now() - t0;
+	free(s->probs);
+	free(s->pts);
+}
+
+pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
+                        const pl_job_opts *jo, pl_job_plan *out, pl_err *err)
+{
+	memset(out, 0, sizeof *out);
+	jobrun run = {.g = g,
+	              .c = c,
+	              .o = o,
+	              .jo = jo,
+	              .out = out,
+	              .err = err,
+	              .t0 = ve_now(),
+	              .margin = jo->fastest ? 0 : PL_JOB_SIMPLER,
+	              .M = o->memory_limit,
+	              .inner = jo->inner ? jo->inner : pl_searcher_get("dp"),
+	              .io = *o,
+	              .D = pl_cluster_devices_total(c),
+	              .B = pl_graph_batch(g),
+	              .least_need = INFINITY,
+	              .all_exact = 1,
+	              .best = {{.prob = -1}, {.prob = -1}}};
+	jobrun *s = &run;
+	s->best[0].cost.step_s = s->best[1].cost.step_s = INFINITY;
+	s->io.progress = NULL;
+	s->io.memory_limit = 0;
+	s->io.relax_pairs = 0; /* the inner searches are exact */
+	pl_status st;
+	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) && !(st = solve(s)))
+		st = assemble(s);
+	jobrun_free(s);
+	out->seconds = ve_now() - s->t0;
 	if (st)
 		pl_job_plan_free(out);
 	return st;
