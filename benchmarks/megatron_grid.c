@@ -297,11 +297,8 @@ int main(int argc, char **argv)
 		pl_plan_opts po = {.mode = "dp",
 		                   .so = {.memory_limit = limit, .time_limit_s = tlimit},
 		                   .job = 1,
-		                   .jo = {.stages = 0,
-		                          .micro_batches = 0,
-		                          .zero = -1,
-		                          .recompute = -1,
-		                          .fastest = fastest}};
+		                   .jo = PL_JOB_OPTS_AUTO};
+		po.jo.fastest = fastest;
 		cJSON *ck = NULL;
 		double secs = 0;
 		t0 = ve_now();

@@ -273,18 +273,21 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		                  NAME(N_DP), NAME(N_TP));
 	o->job = given;
 	if (!given) {
-		o->jo = (pl_job_opts){.stages = 1, .micro_batches = 1};
+		o->jo = (pl_job_opts){.stages = 1,
+		                      .micro_batches = 1,
+		                      .virtual_stages = 1,
+		                      .micro_batch_size = PL_AUTO};
 		return PL_OK;
 	}
 	o->jo = (pl_job_opts){
-	    .stages = r->stages >= 1 ? r->stages : 0,
-	    .micro_batches = r->micro_batches >= 1 ? r->micro_batches : 0,
-	    .zero = r->zero >= 0 ? (int)r->zero : -1,
-	    .recompute = r->recompute >= 0 ? (int)r->recompute : -1,
+	    .stages = r->stages >= 1 ? r->stages : PL_AUTO,
+	    .micro_batches = r->micro_batches >= 1 ? r->micro_batches : PL_AUTO,
+	    .zero = r->zero >= 0 ? (int)r->zero : PL_AUTO,
+	    .recompute = r->recompute >= 0 ? (int)r->recompute : PL_AUTO,
 	    .fastest = r->fastest,
 	    .degrees = *d,
-	    .micro_batch_size = r->micro_batch_size > 0 ? r->micro_batch_size : 0,
-	    .virtual_stages = r->virtual_stages >= 1 ? r->virtual_stages : 0,
+	    .micro_batch_size = r->micro_batch_size > 0 ? r->micro_batch_size : PL_AUTO,
+	    .virtual_stages = r->virtual_stages >= 1 ? r->virtual_stages : PL_AUTO,
 	    .overlap = r->overlap > 0,
 	};
 	return PL_OK;

@@ -27,8 +27,7 @@ typedef struct pl_plan_opts {
 /* The whole-job dimensions as a user states them, the one options model of
  * the command line (--job, --pp, --dp, ...) and the API (pipeline_stage,
  * data_parallel, ...). Counts: PL_NOT_GIVEN, PL_AUTO or the value. */
-#define PL_NOT_GIVEN (-2)
-#define PL_AUTO      (-1)
+#define PL_NOT_GIVEN (-2) /* PL_AUTO (search/job.h): searched */
 typedef struct pl_job_request {
 	int all;                         /* search every dimension not given (--job) */
 	long long stages, micro_batches; /* PL_NOT_GIVEN, PL_AUTO or >= 1 */

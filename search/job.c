@@ -289,7 +289,7 @@ typedef struct prob {
 	int64_t m, pp;
 	int rc;
 	pl_degrees deg; /* of its stage mesh */
-	int64_t vs;     /* chunks per device: 0 chosen per plan (interleaved 1F1B), else fixed */
+	int64_t vs; /* chunks per device: PL_AUTO chosen per plan (interleaved 1F1B), else fixed */
 	/* as built (build_one): per ZeRO level the least memory a plan needs and
 	 * the node bound; or why not */
 	double least[PL_ZERO_LEVELS], node_bound[PL_ZERO_LEVELS];
@@ -586,7 +586,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	 * the micro-batches fill whole rounds of the stages (Megatron asks m to be
 	 * a multiple of pp) and every stage has v segments to make chunks of */
 	int64_t v0 = pb->vs > 0 ? pb->vs : 1, v1 = v0, vbest = 0;
-	if (pb->vs == 0 && pp > 1 && pb->m % pp == 0) {
+	if (pb->vs == PL_AUTO && pp > 1 && pb->m % pp == 0) {
 		v1 = PL_JOB_MAX_VIRTUAL;
 		for (int s = 0; s < pp; s++)
 			if (first[s + 1] - first[s] < v1)
@@ -936,7 +936,25 @@ static pl_status job_options(jobrun *s)
 	const pl_job_opts *jo = s->jo;
 	pl_err *err = s->err;
 	int64_t D = s->D, B = s->B;
-	if (jo->stages > 0 && D % jo->stages) {
+	/* the caller's contract (search/job.h): PL_AUTO or a value, never 0 */
+	const struct {
+		const char *name;
+		int64_t v, lo, hi;
+	} dim[] = {{"stages", jo->stages, 1, INT64_MAX},
+	           {"micro_batches", jo->micro_batches, 1, INT64_MAX},
+	           {"virtual_stages", jo->virtual_stages, 1, INT64_MAX},
+	           {"micro_batch_size", jo->micro_batch_size, 1, INT64_MAX},
+	           {"zero", jo->zero, 0, PL_ZERO_LEVELS - 1},
+	           {"recompute", jo->recompute, 0, 1}};
+	for (size_t i = 0; i < sizeof dim / sizeof *dim; i++)
+		if (dim[i].v != PL_AUTO && (dim[i].v < dim[i].lo || dim[i].v > dim[i].hi))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "job options: %s %lld: expected PL_AUTO (searched) or %lld to "
+			    "%lld",
+			    dim[i].name, (long long)dim[i].v, (long long)dim[i].lo,
+			    (long long)dim[i].hi);
+	if (jo->stages != PL_AUTO && D % jo->stages) {
 		char list[256] = "";
 		int nd = divisors(D, s->pps, 64);
 		size_t len = 0;
@@ -959,11 +977,12 @@ static pl_status job_options(jobrun *s)
 			    "expert parallel %lld: %s has no experts (no MoEDispatch op)",
 			    (long long)jo->degrees.ep, g->path);
 	}
-	if (jo->stages > 0 && jo->zero >= 0 && !pl_zero_pipeline_ok(jo->zero, jo->stages))
+	if (jo->stages != PL_AUTO && jo->zero != PL_AUTO &&
+	    !pl_zero_pipeline_ok(jo->zero, jo->stages))
 		return pl_err_set(err, PL_EINVAL, "ZeRO %d with %lld pipeline stages: %s", jo->zero,
 		                  (long long)jo->stages, PL_ZERO_PIPELINE_WHY);
-	s->npp = jo->stages > 0 ? 1 : divisors(D, s->pps, 64);
-	if (jo->stages <= 0 && pl_degrees_any(&jo->degrees)) {
+	s->npp = jo->stages != PL_AUTO ? 1 : divisors(D, s->pps, 64);
+	if (jo->stages == PL_AUTO && pl_degrees_any(&jo->degrees)) {
 		/* the stage counts the fixed degrees leave */
 		int k = 0;
 		char why[512] = "", w[512];
@@ -984,10 +1003,10 @@ static pl_status job_options(jobrun *s)
 			    (long long)D, why);
 		s->npp = k;
 	}
-	s->nm = jo->micro_batches > 0 ? 1 : B > 0 ? divisors(B, s->ms, 64) : 1;
-	if (jo->stages > 0)
+	s->nm = jo->micro_batches != PL_AUTO ? 1 : B > 0 ? divisors(B, s->ms, 64) : 1;
+	if (jo->stages != PL_AUTO)
 		s->pps[0] = jo->stages;
-	if (jo->micro_batch_size > 0 && jo->degrees.dp > 0 && jo->micro_batches <= 0) {
+	if (jo->micro_batch_size != PL_AUTO && jo->degrees.dp > 0 && jo->micro_batches == PL_AUTO) {
 		/* Megatron: batch = micro-batch size x dp x micro-batches */
 		int64_t per = jo->micro_batch_size * jo->degrees.dp;
 		if (B <= 0 || B % per)
@@ -999,15 +1018,15 @@ static pl_status job_options(jobrun *s)
 			    (long long)B);
 		s->nm = 1;
 		s->ms[0] = B / per;
-	} else if (jo->micro_batches > 0) {
+	} else if (jo->micro_batches != PL_AUTO) {
 		s->ms[0] = jo->micro_batches;
 	} else if (B <= 0) {
 		s->ms[0] = 1;
 	}
-	s->z0 = jo->zero >= 0 ? jo->zero : 0;
-	s->z1 = jo->zero >= 0 ? jo->zero : PL_ZERO_LEVELS - 1;
-	s->r0 = jo->recompute >= 0 ? jo->recompute : 0;
-	s->r1 = jo->recompute >= 0 ? jo->recompute : 1;
+	s->z0 = jo->zero != PL_AUTO ? jo->zero : 0;
+	s->z1 = jo->zero != PL_AUTO ? jo->zero : PL_ZERO_LEVELS - 1;
+	s->r0 = jo->recompute != PL_AUTO ? jo->recompute : 0;
+	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : 1;
 	return PL_OK;
 }
 
@@ -1024,7 +1043,7 @@ static pl_status enumerate_stages(jobrun *s, int a, int blocks)
 		pl_degrees deg;
 		char why[sizeof s->skipped];
 		if (stage_degrees(&jo->degrees, D / pp, pp, &deg, why, sizeof why)) {
-			if (jo->stages > 0)
+			if (jo->stages != PL_AUTO)
 				return pl_err_set(s->err, PL_EINVAL, "%s", why);
 			snprintf(s->skipped, sizeof s->skipped, "%s", why);
 			continue;
@@ -1039,20 +1058,20 @@ static pl_status enumerate_stages(jobrun *s, int a, int blocks)
 			continue;
 		}
 		int64_t dpd = deg.dp > 0 ? deg.dp : 1;
-		if (B > 0 && ((B / m) % dpd ||
-		              (jo->micro_batch_size > 0 && jo->micro_batch_size * dpd * m != B))) {
+		if (B > 0 && ((B / m) % dpd || (jo->micro_batch_size != PL_AUTO &&
+		                                jo->micro_batch_size * dpd * m != B))) {
 			snprintf(
 			    s->skipped, sizeof s->skipped,
 			    "%lld micro-batches of %lld sequences with %lld pipeline stages do "
 			    "not give each of data parallel %lld ranks %s",
 			    (long long)m, (long long)(B / m), (long long)pp, (long long)dpd,
-			    jo->micro_batch_size > 0 ? "the micro-batch size asked for"
-			                             : "a whole number of sequences");
+			    jo->micro_batch_size != PL_AUTO ? "the micro-batch size asked for"
+			                                    : "a whole number of sequences");
 			continue;
 		}
 		pl_cluster mesh;
 		if (pp > K || pl_stage_mesh(s->c, D / pp, &mesh)) {
-			if (jo->stages > 0)
+			if (jo->stages != PL_AUTO)
 				return pl_err_set(
 				    s->err, PL_EINVAL, "%lld pipeline stages: %s", (long long)pp,
 				    pp > K ? "the model has fewer clean cuts (one activation, "
@@ -1143,8 +1162,9 @@ static pl_status enumerate(jobrun *s)
 			point *pt = &s->pts[s->npt++];
 			pt->prob = q;
 			pt->zero = z;
-			pt->plain = (jo->stages > 0 || pb->pp == 1) && (jo->zero >= 0 || z == 0) &&
-			            (jo->recompute >= 0 || pb->rc == 0);
+			pt->plain = (jo->stages != PL_AUTO || pb->pp == 1) &&
+			            (jo->zero != PL_AUTO || z == 0) &&
+			            (jo->recompute != PL_AUTO || pb->rc == 0);
 			pt->node_bound = pb->node_bound[z];
 		}
 	}

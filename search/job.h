@@ -9,11 +9,16 @@
 #include "costmodel/pipeline.h"
 #include "search/search.h"
 
+/* A dimension of the whole job the search chooses; any other value fixes it.
+ * Every count of pl_job_opts below reads it the same way (the cost model's
+ * pl_job holds what was chosen: values only). */
+#define PL_AUTO (-1)
+
 typedef struct pl_job_opts {
-	int64_t stages;           /* 0: search the divisors of the device count */
-	int64_t micro_batches;    /* 0: search the divisors of the batch */
-	int zero;                 /* -1: search 0..3 */
-	int recompute;            /* -1: search; 0 none; 1 every layer but the last of each run */
+	int64_t stages;           /* PL_AUTO: the divisors of the device count; else >= 1 */
+	int64_t micro_batches;    /* PL_AUTO: the divisors of the batch; else >= 1 */
+	int zero;                 /* PL_AUTO: 0..3; else the level */
+	int recompute;            /* PL_AUTO; 0 none; 1 every layer but the last of each run */
 	int fastest;              /* 1: the fastest plan, without the PL_JOB_SIMPLER preference */
 	const pl_searcher *inner; /* NULL: dp */
 	/* fixed degrees (0: free). Any of dp, tp fixed: cp is 1 unless fixed, and
@@ -21,16 +26,23 @@ typedef struct pl_job_opts {
 	 * left); ep divides dp x cp. */
 	pl_degrees degrees;
 	int overlap;              /* 1: gradient reduction overlapped with the backward */
-	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): 0 chosen
-	                           * per plan, 1 plain 1F1B, v > 1 fixed */
-	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (0: free);
-	                           * micro_batches = batch / (size x dp) */
+	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): PL_AUTO
+	                           * chosen per plan, 1 plain 1F1B, v > 1 fixed */
+	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (PL_AUTO:
+	                           * free); micro_batches = batch / (size x dp) */
 	/* called on every micro-batch graph before it is planned (keeps ops'
 	 * strategies: --load); an error skips the micro-batch count, or is the
 	 * answer when no count is left */
 	pl_status (*annotate)(void *ud, pl_graph *gm, pl_err *err);
 	void *annotate_ud;
 } pl_job_opts;
+/* Every dimension searched, nothing fixed. */
+#define PL_JOB_OPTS_AUTO                                                                           \
+	(pl_job_opts)                                                                              \
+	{                                                                                          \
+		.stages = PL_AUTO, .micro_batches = PL_AUTO, .zero = PL_AUTO,                      \
+		.recompute = PL_AUTO, .virtual_stages = PL_AUTO, .micro_batch_size = PL_AUTO       \
+	}
 
 typedef struct pl_job_plan {
 	pl_graph *g;        /* the micro-batch graph (owned) */

@@ -251,7 +251,8 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 	pl_plan_opts o = {.mode = modes[rg_int(r, 3 + (g->nops < 40))]};
 	o.so.memory_limit = rg_int(r, 4) ? 0 : cl->memory_bytes; /* none, or the device's */
 	o.job = rg_int(r, 5) != 0;
-	int64_t st_choices[] = {0, 1, 2, 4}, mb_choices[] = {0, 1, 2, 4, batch};
+	o.jo = PL_JOB_OPTS_AUTO;
+	int64_t st_choices[] = {PL_AUTO, 1, 2, 4}, mb_choices[] = {PL_AUTO, 1, 2, 4, batch};
 	o.jo.stages = st_choices[rg_int(r, 4)];
 	if (o.jo.stages > 0 && D % o.jo.stages)
 		o.jo.stages = 1;

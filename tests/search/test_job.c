@@ -247,10 +247,9 @@ static void one_stage_search_equals_brute_force(void **state)
 					static const double relax_pairs[] = {0, 1, 6};
 					pl_search_opts o = {.memory_limit = lim,
 					                    .relax_pairs = relax_pairs[relax]};
-					pl_job_opts jo = {.stages = 1,
-					                  .zero = -1,
-					                  .recompute = -1,
-					                  .fastest = fastest};
+					pl_job_opts jo = PL_JOB_OPTS_AUTO;
+					jo.stages = 1;
+					jo.fastest = fastest;
 					pl_job_plan jp;
 					pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
 					if (want == INFINITY) {
@@ -291,7 +290,8 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 	if (pl_graph_load_file(&g, path, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
-	pl_job_opts jo = {.stages = 1, .zero = -1, .recompute = -1};
+	pl_job_opts jo = PL_JOB_OPTS_AUTO;
+	jo.stages = 1;
 	pl_search_opts o = {.relax_pairs = 1e300}; /* no rung: exact dps only */
 	pl_job_plan free_plan, want, jr;
 	assert_int_equal(pl_search_job(g, &c, &o, &jo, &free_plan, &err), PL_OK);
@@ -300,7 +300,7 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 		jo.fastest = k >= 5; /* without the preference for simpler plans too */
 		/* and, without a limit (every plan fits), pipeline stages searched
 		 * too: the first point planned is not the best one */
-		jo.stages = k >= 10 ? 0 : 1;
+		jo.stages = k >= 10 ? PL_AUTO : 1;
 		double lim =
 		    k % 5 == 4 || k >= 10 ? 0 : free_plan.cost.mem_bytes * (0.2 + 0.25 * (k % 5));
 		o = (pl_search_opts){.memory_limit = lim, .relax_pairs = 1e300};
@@ -369,7 +369,7 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 	assert_int_equal(pl_search_dp(p, &o, &fast, &err), PL_OK);
 	assert_true(fast.mem_bytes > 1.5 * least); /* the fastest plan replicates weights */
 
-	pl_job_opts jo = {.zero = -1, .recompute = -1};
+	pl_job_opts jo = PL_JOB_OPTS_AUTO;
 	pl_job_plan jp;
 	/* the fastest per-op plan fits: one stage, no ZeRO, the same step */
 	o.memory_limit = 1.01 * fast.mem_bytes;
@@ -418,7 +418,7 @@ static void a_stopped_search_keeps_its_best_plan(void **state)
 	pl_cluster c;
 	pl_err err;
 	pl_graph *g = big_mlp(&c);
-	pl_job_opts jo = {.zero = -1, .recompute = -1};
+	pl_job_opts jo = PL_JOB_OPTS_AUTO;
 	pl_search_opts o = {.memory_limit = 40.0 * (1 << 30)};
 	pl_job_plan all, some;
 	assert_int_equal(pl_search_job(g, &c, &o, &jo, &all, &err), PL_OK);
