@@ -180,12 +180,47 @@ static int same_layer_weight(const pl_graph *g, int ta, int tb)
 }
 
 /* A weight of a repeated layer: another param is the same weight of another
- * layer (an embedding or a head is one of a kind). */
-static int layer_weight(const pl_graph *g, int t)
+ * layer (an embedding or a head is one of a kind). Per tensor into flag[],
+ * by sorting the candidates on what same_layer_weight compares: O(T log T). */
+typedef struct lw_key {
+	const pl_tensor *t;
+	int idx;
+} lw_key;
+
+static int lw_cmp(const void *x, const void *y)
 {
-	for (int u = 0; u < g->ntensors; u++)
-		if (u != t && same_layer_weight(g, t, u))
-			return 1;
+	const pl_tensor *a = ((const lw_key *)x)->t, *b = ((const lw_key *)y)->t;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->dtype != b->dtype)
+		return a->dtype < b->dtype ? -1 : 1;
+	for (int d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return a->shape[d] < b->shape[d] ? -1 : 1;
+	return pl_cmp_but_digits(a->name, b->name);
+}
+
+static int layer_weights(const pl_graph *g, uint8_t *flag)
+{
+	lw_key *k = pl_malloc(sizeof *k * ((size_t)g->ntensors + 1));
+	if (!k)
+		return -1;
+	int n = 0;
+	for (int u = 0; u < g->ntensors; u++) {
+		const pl_tensor *t = &g->tensors[u];
+		flag[u] = 0;
+		if (t->role == PL_ROLE_PARAM && t->nconsumers > 0 &&
+		    (pl_op_traits(&g->ops[t->consumers[0]]) & PL_OPT_GEMM))
+			k[n++] = (lw_key){t, u};
+	}
+	qsort(k, (size_t)n, sizeof *k, lw_cmp);
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !lw_cmp(&k[i], &k[j]); j++)
+			;
+		for (int q = i; q < j && j - i > 1; q++)
+			flag[k[q].idx] = 1;
+	}
+	free(k);
 	return 0;
 }
 
@@ -325,6 +360,12 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	cJSON *layouts = cJSON_AddObjectToObject(root, "parallel_layout_item");
 	int big_op = -1, big_slot = -1, big_t = -1, big_lw = -1;
 	int64_t big = -1;
+	uint8_t *lwf = pl_malloc((size_t)g->ntensors + 1);
+	if (!lwf || layer_weights(g, lwf)) { /* out of memory: the caller's document is
+		                              * incomplete, and pl_alloc_null_count says so */
+		free(lwf);
+		return root;
+	}
 	for (int t = 0; t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
 		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0)
@@ -343,7 +384,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		pl_json_add(it, "slice_shape", int_array(local, pt->rank));
 		/* the layers' weight: the largest param of a MatMul whose shape
 		 * repeats (every layer has one); the largest param if none repeats */
-		int lw = layer_weight(g, t);
+		int lw = lwf[t];
 		if (lw > big_lw || (lw == big_lw && pl_tensor_elems(pt) > big)) {
 			big = pl_tensor_elems(pt);
 			big_lw = lw;
@@ -355,6 +396,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 
 	/* the layers' weights may differ (a last layer that does not recompute):
 	 * the groups follow the layout most of them share; the others are named */
+	free(lwf);
 	cJSON *except = NULL;
 	if (big_t >= 0 && big_lw)
 		big_t = common_layout(g, splits, mesh, big_t, &big_op, &big_slot, &except);

@@ -109,7 +109,7 @@ const char *pl_nearest_word(const char *word, const char *const *known, int n)
 	return best;
 }
 
-int pl_same_but_digits(const char *a, const char *b)
+int pl_cmp_but_digits(const char *a, const char *b)
 {
 	for (;;) {
 		while (*a >= '0' && *a <= '9')
@@ -117,10 +117,15 @@ int pl_same_but_digits(const char *a, const char *b)
 		while (*b >= '0' && *b <= '9')
 			b++;
 		if (*a != *b)
-			return 0;
+			return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
 		if (!*a)
-			return 1;
+			return 0;
 		a++;
 		b++;
 	}
+}
+
+int pl_same_but_digits(const char *a, const char *b)
+{
+	return pl_cmp_but_digits(a, b) == 0;
 }

@@ -20,5 +20,7 @@ const char *pl_nearest_word(const char *word, const char *const *known, int n);
  * "l12.fc1.w"; an ONNX export's "/layers.3/mlp/MatMul"): the same place in
  * different layers. */
 int pl_same_but_digits(const char *a, const char *b);
+/* The order of a and b with their digits left out (0: the same but digits). */
+int pl_cmp_but_digits(const char *a, const char *b);
 
 #endif

@@ -59,20 +59,37 @@ static void op_figures(const pl_graph *g, const pl_op *op, const uint8_t *roles,
 }
 
 /* the value most of n values share; the first seen among equals */
-static int64_t mode(const int64_t *v, int n)
+/* the most frequent value of v (of equals, the one seen first), by sorting
+ * (value, position) pairs: O(n log n) */
+typedef struct vpos {
+	int64_t v;
+	int pos;
+} vpos;
+
+static int vpos_cmp(const void *x, const void *y)
 {
-	int64_t best = n ? v[0] : 0;
-	int bc = 0;
-	for (int i = 0; i < n; i++) {
-		int c = 0;
-		for (int j = 0; j < n; j++)
-			c += v[j] == v[i];
-		if (c > bc) {
-			bc = c;
-			best = v[i];
+	const vpos *a = x, *b = y;
+	if (a->v != b->v)
+		return a->v < b->v ? -1 : 1;
+	return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int64_t mode(const int64_t *v, int n, vpos *s)
+{
+	for (int i = 0; i < n; i++)
+		s[i] = (vpos){v[i], i};
+	qsort(s, (size_t)n, sizeof *s, vpos_cmp);
+	int best = -1, bc = 0;
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && s[j].v == s[i].v; j++)
+			;
+		/* s[i].pos: the value's first position */
+		if (j - i > bc || (j - i == bc && s[i].pos < best)) {
+			bc = j - i;
+			best = s[i].pos;
 		}
 	}
-	return best;
+	return best >= 0 ? v[best] : 0;
 }
 
 /* The figures a part reports: which value of an op, and whether the op
@@ -99,8 +116,12 @@ static int figure(const figures *f, int which, int64_t *v)
 static void add_part(cJSON *parts, const char *name, const figures *f, int n, int s0, int s1)
 {
 	int64_t *v = pl_malloc(sizeof *v * (size_t)(n + 1));
-	if (!v)
+	vpos *sc = pl_malloc(sizeof *sc * (size_t)(n + 1));
+	if (!v || !sc) {
+		free(v);
+		free(sc);
 		return;
+	}
 	cJSON *o = cJSON_AddObjectToObject(parts, name);
 	cJSON_AddNumberToObject(o, "ops", n);
 	for (int q = 0; q < F_COUNT; q++) {
@@ -108,12 +129,13 @@ static void add_part(cJSON *parts, const char *name, const figures *f, int n, in
 		for (int i = 0; i < n; i++)
 			k += figure(&f[i], q, &v[k]);
 		if (k) /* a figure no op of the part has is left out */
-			cJSON_AddNumberToObject(o, figure_key[q], (double)mode(v, k));
+			cJSON_AddNumberToObject(o, figure_key[q], (double)mode(v, k, sc));
 	}
 	cJSON *st = cJSON_AddArrayToObject(o, "stages");
 	pl_json_push(st, cJSON_CreateNumber(s0));
 	pl_json_push(st, cJSON_CreateNumber(s1));
 	free(v);
+	free(sc);
 }
 
 /* the part of op o of a layer starting at `first` of `len` ops */

@@ -1,6 +1,6 @@
 /* CUDA's PCI bus ids, to match CUDA ordinals to hwloc's PCI devices (Debian's
- * hwloc has no CUDA or NVML backend). Built only when CUDA is found; see
- * cuda_busid_none.c. */
+ * hwloc has no CUDA or NVML backend). Built into the cuda module
+ * (executor/cuda_module.h); gpu_load.c calls it. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 

@@ -307,6 +307,23 @@ else
     '[ $rc -eq 4 ] && grep -Eq "cuda backend (found no GPU|.*has no)|no cuda backend" "$T/err"'
 fi
 
+# --- the GPU parts are a module loaded on demand: the command links no CUDA
+#     library, and a missing or broken module is exit 4 naming it
+if [ -e "$(dirname "$PLANNER")/libplanner-cuda.so" ]; then
+  check "planner links no CUDA library (the cuda module does)" \
+    '! ldd "$PLANNER" | grep -Eq "libcudart|libcublas|libnccl"'
+  check "the cuda module exports its table alone" \
+    '[ "$(nm -D --defined-only "$(dirname "$PLANNER")/libplanner-cuda.so" | awk "{ print \$3 }")" = pl_cuda_module_v1 ]'
+fi
+PL_CUDA_MODULE="$T/none.so" "$PLANNER" run "$GT" --strategy "$T/gt1.plan" --backend cuda --steps 1 \
+  > /dev/null 2> "$T/err"
+check "PL_CUDA_MODULE naming no file: exit 4 naming it" \
+  '[ $? -eq 4 ] && grep -q "PL_CUDA_MODULE names $T/none.so, which does not exist\|no cuda backend" "$T/err"'
+echo "not a library" > "$T/broken.so"
+PL_CUDA_MODULE="$T/broken.so" "$PLANNER" calibrate --backend cuda -o "$T/cal.json" > /dev/null 2> "$T/err"
+check "a broken cuda module: exit 4 saying why, nothing written" \
+  '[ $? -eq 4 ] && grep -q "cannot load $T/broken.so\|no cuda backend" "$T/err" && [ ! -e "$T/cal.json" ]'
+
 # --- run --profile: a row per op, measured beside predicted
 "$PLANNER" run "$GT" --strategy "$T/gt6.plan" --steps 2 --json --profile > "$T/prof" 2> "$T/err"
 check "run --profile exits 0" '[ $? -eq 0 ]'

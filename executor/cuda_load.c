@@ -1,0 +1,109 @@
+/* The loader of libplanner-cuda.so (executor/cuda_module.h) and the cuda
+ * backend's entry points on top of it. */
+#define _GNU_SOURCE
+#include "executor/cuda_module.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MODULE_FILE "libplanner-cuda.so"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const pl_cuda_module *module;
+static char module_why[1024];
+
+/* Tries one path; 0 when the module is loaded, 1 when the file is not
+ * there, -1 when it is but cannot be used (module_why says why). */
+static int try_path(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 1;
+	fclose(f);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(module_why, sizeof module_why, "cannot load %s: %s", path, dlerror());
+		return -1;
+	}
+	const pl_cuda_module *m = dlsym(h, "pl_cuda_module_v1");
+	if (!m || m->abi != PL_CUDA_MODULE_ABI || m->sizes[0] != sizeof(pl_calib_opts) ||
+	    m->sizes[1] != sizeof(pl_cluster) || m->sizes[2] != sizeof(pl_err) ||
+	    strcmp(m->version, PL_PROJECT_VERSION)) {
+		snprintf(module_why, sizeof module_why,
+		         "%s is not the cuda module of this planner (version %s): rebuild it, or "
+		         "point PL_CUDA_MODULE at the one built with this planner",
+		         path, PL_PROJECT_VERSION);
+		dlclose(h);
+		return -1;
+	}
+	module = m; /* stays loaded for the life of the process */
+	return 0;
+}
+
+static void load(void)
+{
+#ifndef PL_CUDA_MODULE_BUILT
+	snprintf(module_why, sizeof module_why,
+	         "this build has no cuda backend: the CUDA toolkit, its compiler (nvcc) or NCCL "
+	         "was not found when planner was built");
+#else
+	const char *env = getenv("PL_CUDA_MODULE");
+	if (env && env[0]) {
+		if (try_path(env) > 0)
+			snprintf(module_why, sizeof module_why,
+			         "PL_CUDA_MODULE names %s, which does not exist", env);
+		return;
+	}
+	/* beside the program or library this code is in (the build tree), then
+	 * where `cmake --install` puts it */
+	char here[4096] = "", beside[4200] = "";
+	Dl_info info;
+	if (dladdr((void *)pl_cuda_module_get, &info) && info.dli_fname) {
+		snprintf(here, sizeof here, "%s", info.dli_fname);
+		char *slash = strrchr(here, '/');
+		if (slash)
+			slash[1] = 0;
+		else
+			snprintf(here, sizeof here, "./");
+		snprintf(beside, sizeof beside, "%s%s", here, MODULE_FILE);
+		int r = try_path(beside);
+		if (r <= 0)
+			return;
+	}
+	int r = try_path(PL_CUDA_MODULE_INSTALLED);
+	if (r > 0)
+		snprintf(
+		    module_why, sizeof module_why,
+		    "the cuda backend is a module of its own (%s) and it was found neither at %s "
+		    "nor at %s; PL_CUDA_MODULE names another path",
+		    MODULE_FILE, beside[0] ? beside : "(beside this program)",
+		    PL_CUDA_MODULE_INSTALLED);
+#endif
+}
+
+const pl_cuda_module *pl_cuda_module_get(char *why, size_t n)
+{
+	pthread_once(&once, load);
+	if (!module && why && n)
+		snprintf(why, n, "%s", module_why);
+	return module;
+}
+
+pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
+{
+	char why[1024];
+	const pl_cuda_module *m = pl_cuda_module_get(why, sizeof why);
+	*out = NULL;
+	if (!m)
+		return pl_err_set(err, PL_EDEVICE, "%s", why);
+	return m->backend(out, nranks, timeout_s, err);
+}
+
+int pl_cuda_devices(void)
+{
+	const pl_cuda_module *m = pl_cuda_module_get(NULL, 0);
+	return m ? m->devices() : 0;
+}
