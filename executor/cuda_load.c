@@ -13,7 +13,7 @@
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const pl_cuda_module *module;
-static char module_why[1024];
+static char module_why[4096];
 
 /* Tries one path; 0 when the module is loaded, 1 when the file is not
  * there, -1 when it is but cannot be used (module_why says why). */
@@ -25,7 +25,7 @@ static int try_path(const char *path)
 	fclose(f);
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(module_why, sizeof module_why, "cannot load %s: %s", path, dlerror());
+		snprintf(module_why, sizeof module_why, "cannot load %.1024s: %.1024s", path, dlerror());
 		return -1;
 	}
 	const pl_cuda_module *m = dlsym(h, "pl_cuda_module_v1");
@@ -33,7 +33,7 @@ static int try_path(const char *path)
 	    m->sizes[1] != sizeof(pl_cluster) || m->sizes[2] != sizeof(pl_err) ||
 	    strcmp(m->version, PL_PROJECT_VERSION)) {
 		snprintf(module_why, sizeof module_why,
-		         "%s is not the cuda module of this planner (version %s): rebuild it, or "
+		         "%.1024s is not the cuda module of this planner (version %s): rebuild it, or "
 		         "point PL_CUDA_MODULE at the one built with this planner",
 		         path, PL_PROJECT_VERSION);
 		dlclose(h);
@@ -54,12 +54,13 @@ static void load(void)
 	if (env && env[0]) {
 		if (try_path(env) > 0)
 			snprintf(module_why, sizeof module_why,
-			         "PL_CUDA_MODULE names %s, which does not exist", env);
+			         "PL_CUDA_MODULE names %.1024s, which does not exist", env);
 		return;
 	}
-	/* beside the program or library this code is in (the build tree), then
-	 * where `cmake --install` puts it */
-	char here[4096] = "", beside[4200] = "";
+	/* beside the program or library this code is in (the build tree), in
+	 * planner/ beside it (an installed libplanner), in the library folder of
+	 * an installed planner's prefix, then where `cmake --install` puts it */
+	char here[4096] = "", tried[3][4200] = {"", "", ""};
 	Dl_info info;
 	if (dladdr((void *)pl_cuda_module_get, &info) && info.dli_fname) {
 		snprintf(here, sizeof here, "%s", info.dli_fname);
@@ -68,19 +69,21 @@ static void load(void)
 			slash[1] = 0;
 		else
 			snprintf(here, sizeof here, "./");
-		snprintf(beside, sizeof beside, "%s%s", here, MODULE_FILE);
-		int r = try_path(beside);
-		if (r <= 0)
-			return;
+		snprintf(tried[0], sizeof tried[0], "%s%s", here, MODULE_FILE);
+		snprintf(tried[1], sizeof tried[1], "%splanner/%s", here, MODULE_FILE);
+		snprintf(tried[2], sizeof tried[2], "%s%s/planner/%s", here,
+		         PL_CUDA_MODULE_BIN_TO_LIB, MODULE_FILE);
+		for (int i = 0; i < 3; i++)
+			if (try_path(tried[i]) <= 0)
+				return;
 	}
 	int r = try_path(PL_CUDA_MODULE_INSTALLED);
 	if (r > 0)
 		snprintf(
 		    module_why, sizeof module_why,
-		    "the cuda backend is a module of its own (%s) and it was found neither at %s "
-		    "nor at %s; PL_CUDA_MODULE names another path",
-		    MODULE_FILE, beside[0] ? beside : "(beside this program)",
-		    PL_CUDA_MODULE_INSTALLED);
+		    "the cuda backend is a module of its own (%s) and it was found neither beside "
+		    "this program (%.1024s) nor at %s; PL_CUDA_MODULE names another path",
+		    MODULE_FILE, tried[0][0] ? tried[0] : "?", PL_CUDA_MODULE_INSTALLED);
 #endif
 }
 
@@ -94,7 +97,7 @@ const pl_cuda_module *pl_cuda_module_get(char *why, size_t n)
 
 pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
 {
-	char why[1024];
+	char why[4096];
 	const pl_cuda_module *m = pl_cuda_module_get(why, sizeof why);
 	*out = NULL;
 	if (!m)

@@ -18,7 +18,7 @@ int pl_calibrate_gpu_built(void)
 
 pl_status pl_calibrate_gpu(const pl_calib_opts *o, pl_cluster *out, struct cJSON **raw, pl_err *err)
 {
-	char why[1024];
+	char why[4096];
 	const pl_cuda_module *m = pl_cuda_module_get(why, sizeof why);
 	if (raw)
 		*raw = NULL;

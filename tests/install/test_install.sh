@@ -20,6 +20,16 @@ if nm -D --defined-only "$T/prefix/lib/libplanner.so" | awk '{print $3}' | grep 
 	exit 1
 fi
 
+# the cuda module, when built, is found from the installed command (wherever
+# the prefix is): a machine without a GPU gets the GPU's error, not the module's
+if [ -e "$build/libplanner-cuda.so" ]; then
+	[ -e "$T/prefix/lib/planner/libplanner-cuda.so" ] || { echo "not installed: the cuda module"; exit 1; }
+	"$T/prefix/bin/planner" calibrate --backend cuda -o "$T/cal.json" > /dev/null 2> "$T/cuda.err" || true
+	if grep -q "module of its own\|cannot load" "$T/cuda.err"; then
+		echo "the installed planner does not find its cuda module:"; cat "$T/cuda.err"; exit 1
+	fi
+fi
+
 echo "== find_package(planner)"
 cmake -S "$src" -B "$T/cmake-build" -DCMAKE_PREFIX_PATH="$T/prefix" \
 	-DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" > "$T/configure.log" \
