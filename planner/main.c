@@ -76,7 +76,9 @@ typedef struct common {
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
 /* getopt codes of search's fixed degrees */
-enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT };
+enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT, OPT_TOP };
+/* search --top: the most configurations listed */
+#define PL_MAX_TOP 64
 
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
@@ -465,6 +467,7 @@ static const char *const search_help =
     "examples:\n"
     "  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n"
     "  planner search examples/gpt-small.json --devices 8 --why-not \"--tp 2 --pp 1\"\n"
+    "  planner search examples/gpt-small.json --devices 8 --job --top 5 -o plan.json\n"
     "  planner search gpt3-13b.json --cluster h100x8:2 --job -o plan.json\n"
     "  planner search gpt3-13b.json --cluster h100x8:2 --dp 2 --tp 2 --pp 4 -o plan.json\n";
 
@@ -562,6 +565,224 @@ done:
 	return st;
 }
 
+/* A checkpoint's text as search writes it (a newline at the end); NULL when
+ * out of memory. */
+static char *ck_text(const cJSON *ck)
+{
+	char *txt = cJSON_Print(ck);
+	size_t tl = txt ? strlen(txt) : 0;
+	char *txtn = txt ? pl_realloc(txt, tl + 2) : NULL;
+	if (!txtn) {
+		free(txt);
+		return NULL;
+	}
+	txtn[tl] = '\n';
+	txtn[tl + 1] = 0;
+	return txtn;
+}
+
+/* ---- search --top K ---- */
+
+/* A plan's size of group `name` (1 when it has none). */
+static long long group_size(const cJSON *ck, const char *name)
+{
+	const cJSON *g = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "groups"), name);
+	int n = cJSON_GetArraySize(cJSON_GetArrayItem(g, 0));
+	return n > 0 ? n : 1;
+}
+
+static double ck_num(const cJSON *ck, const char *obj, const char *key, double dflt)
+{
+	const cJSON *o = obj ? cJSON_GetObjectItem(ck, obj) : ck;
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* The checkpoint's whole-job configuration, as the alternatives list it. */
+static void ck_config(const cJSON *ck, long long *pp, long long *m, int *zero, int *rc)
+{
+	*pp = (long long)ck_num(ck, "pipeline", "stages", 1);
+	*m = (long long)ck_num(ck, "pipeline", "micro_batches", 1);
+	*zero = (int)ck_num(ck, NULL, "optimizer_shard", 0);
+	const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(ck, "recompute"));
+	*rc = r && strcmp(r, "none");
+}
+
+/* What makes two plans' configurations differ: dp, tp, pp, ep, micro-batches,
+ * interleaving, recompute and ZeRO where it shards anything (dp > 1). */
+static void config_key(const cJSON *ck, long long key[8])
+{
+	long long pp, m;
+	int z, rc;
+	ck_config(ck, &pp, &m, &z, &rc);
+	key[0] = group_size(ck, "dp");
+	key[1] = group_size(ck, "tp");
+	key[2] = pp;
+	key[3] = group_size(ck, "ep");
+	key[4] = m;
+	key[5] = (long long)ck_num(ck, "pipeline", "virtual_stages", 1);
+	key[6] = rc;
+	key[7] = key[0] > 1 ? z : 0;
+}
+
+/* path "plan.json" and rank k: "plan.k.json" (".k" at the end without an extension) */
+static void ranked_path(char *buf, size_t n, const char *path, int k)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	if (dot && (!slash || dot > slash) && dot != path && dot[-1] != '/')
+		snprintf(buf, n, "%.*s.%d%s", (int)(dot - path), path, k, dot);
+	else
+		snprintf(buf, n, "%s.%d", path, k);
+}
+
+/* search --top K: ck is the chosen plan (rank 1, the search's plan as without
+ * --top); the same search keeping K points apart lists the points it planned
+ * (search.alternatives), and the best K - 1 other configurations are solved
+ * again with their dimensions fixed (what `search` with those options
+ * returns), ranked by step, written beside out, and listed. */
+static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po, cJSON *ck,
+                            int k, const char *out, int json, pl_err *err)
+{
+	cJSON *cks[PL_MAX_TOP] = {ck};
+	char paths[PL_MAX_TOP][4200] = {{0}};
+	int n = 1;
+	pl_status st = PL_OK;
+	long long pp0, m0;
+	int z0, r0;
+	ck_config(ck, &pp0, &m0, &z0, &r0);
+	/* the points: the same search keeping the best k apart (it may explore
+	 * more of them than the search whose plan is rank 1) */
+	cJSON *all = NULL;
+	if (k > 1) {
+		pl_plan_opts o = *po;
+		o.top = k;
+		o.so.progress = NULL;
+		if ((st = pl_plan_search(g, cl, &o, &all, NULL, err)))
+			goto done;
+	}
+	const cJSON *a;
+	cJSON_ArrayForEach (
+	    a, cJSON_GetObjectItem(cJSON_GetObjectItem(all, "search"), "alternatives")) {
+		if (n >= k)
+			break;
+		long long pp = (long long)ck_num(a, NULL, "pipeline_stages", 1),
+		          m = (long long)ck_num(a, NULL, "micro_batches", 1);
+		int z = (int)ck_num(a, NULL, "optimizer_shard", 0);
+		const char *rs = cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute"));
+		int rc = rs && strcmp(rs, "none");
+		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
+			continue; /* the chosen plan's point */
+		pl_plan_opts o = *po;
+		o.top = 0;
+		o.so.progress = NULL;
+		o.jo.stages = pp;
+		o.jo.micro_batches = m;
+		o.jo.micro_batch_size = PL_AUTO;
+		o.jo.zero = z;
+		o.jo.recompute = rc;
+		cJSON *c = NULL;
+		pl_err e2 = {{0}};
+		pl_status s2 = pl_plan_search(g, cl, &o, &c, NULL, &e2);
+		if (s2 == PL_ENOMEM) {
+			*err = e2;
+			st = s2;
+			goto done;
+		}
+		if (s2) /* no plan at this point after all: the next one */
+			continue;
+		long long key[8], other[8];
+		int same = 0;
+		config_key(c, key);
+		for (int i = 0; i < n && !same; i++) {
+			config_key(cks[i], other);
+			same = !memcmp(key, other, sizeof key);
+		}
+		if (same) { /* ZeRO without data parallelism, say: the same plan */
+			cJSON_Delete(c);
+			continue;
+		}
+		cks[n++] = c;
+	}
+	/* ranks 2..n by step (the re-solved plans' own prices) */
+	for (int i = 2; i < n; i++)
+		for (int j = i; j > 1 && ck_num(cks[j], "cost", "step_seconds", 0) <
+		                             ck_num(cks[j - 1], "cost", "step_seconds", 0);
+		     j--) {
+			cJSON *t = cks[j];
+			cks[j] = cks[j - 1];
+			cks[j - 1] = t;
+		}
+	for (int i = 1; out && i < n; i++) {
+		ranked_path(paths[i], sizeof paths[i], out, i + 1);
+		char *txt = ck_text(cks[i]);
+		if (!txt) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto done;
+		}
+		st = pl_write_atomic(paths[i], txt, err);
+		free(txt);
+		if (st)
+			goto done;
+	}
+	if (out)
+		snprintf(paths[0], sizeof paths[0], "%s", out);
+	cJSON *list = json ? cJSON_CreateArray() : NULL;
+	if (!json)
+		printf("the %d best configurations (each the best plan with it; 1 is the chosen "
+		       "plan)\n"
+		       " # %5s %5s %5s %5s %5s %7s %9s %11s %12s %10s  %s\n",
+		       n, "dp", "tp", "pp", "ep", "zero", "recomp", "micro", "step s", "memory GiB",
+		       "proven", out ? "file" : "");
+	for (int i = 0; i < n; i++) {
+		const cJSON *c = cks[i];
+		long long pp, m;
+		int z, rc;
+		ck_config(c, &pp, &m, &z, &rc);
+		double step = ck_num(c, "cost", "step_seconds", 0);
+		double mem = ck_num(c, "cost", "peak_memory_bytes", 0);
+		int proven =
+		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "search"), "optimal"));
+		if (json) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "rank", i + 1);
+			cJSON_AddNumberToObject(e, "dp", (double)group_size(c, "dp"));
+			cJSON_AddNumberToObject(e, "tp", (double)group_size(c, "tp"));
+			cJSON_AddNumberToObject(e, "pp", (double)pp);
+			cJSON_AddNumberToObject(e, "ep", (double)group_size(c, "ep"));
+			cJSON_AddNumberToObject(e, "zero", z);
+			cJSON_AddStringToObject(e, "recompute", rc ? "full" : "none");
+			cJSON_AddNumberToObject(e, "micro_batches", (double)m);
+			cJSON_AddNumberToObject(e, "step_seconds", step);
+			cJSON_AddNumberToObject(e, "peak_memory_bytes", mem);
+			cJSON_AddBoolToObject(e, "optimal", proven);
+			if (out)
+				cJSON_AddStringToObject(e, "file", paths[i]);
+			pl_json_push(list, e);
+		} else {
+			printf("%2d %5lld %5lld %5lld %5lld %5d %7s %9lld %11.6g %12.2f %10s  %s\n",
+			       i + 1, group_size(c, "dp"), group_size(c, "tp"), pp,
+			       group_size(c, "ep"), z, rc ? "full" : "none", m, step,
+			       mem / 1073741824.0, proven ? "yes" : "no", paths[i]);
+		}
+	}
+	if (json) {
+		cJSON *root = cJSON_CreateObject();
+		pl_json_add(root, "top", list);
+		char *txt = cJSON_Print(root);
+		if (txt)
+			puts(txt);
+		free(txt);
+		cJSON_Delete(root);
+	}
+	if (n < k && !json)
+		printf("(%d asked for: the search found plans at %d points)\n", k, n);
+done:
+	for (int i = 1; i < n; i++)
+		cJSON_Delete(cks[i]);
+	cJSON_Delete(all);
+	return st;
+}
+
 static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
@@ -569,6 +790,7 @@ static int cmd_search(int argc, char **argv)
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL, *why_not = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
+	int top = 0;         /* --top K */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
 	static const struct option opts[] = {
 	    {"devices", required_argument, 0, 'd'},
@@ -599,6 +821,7 @@ static int cmd_search(int argc, char **argv)
 	    {"dump-lp", required_argument, 0, 'L'},
 	    {"ilp-edges", required_argument, 0, 'E'},
 	    {"why-not", required_argument, 0, OPT_WHY_NOT},
+	    {"top", required_argument, 0, OPT_TOP},
 	    {"help", no_argument, 0, 'h'},
 	    {0, 0, 0, 0}};
 	int ch;
@@ -629,6 +852,15 @@ static int cmd_search(int argc, char **argv)
 		}
 		case 'j': json = 1; break;
 		case OPT_WHY_NOT: why_not = optarg; break;
+		case OPT_TOP: {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 1 || v > PL_MAX_TOP)
+				return pl_cli_usage("search",
+				                    "--top %s: expected an integer from 1 to %d",
+				                    optarg, PL_MAX_TOP);
+			top = (int)v;
+			break;
+		}
 		case 'L': dump_lp = optarg; break;
 		case 'E':
 			if (strcmp(optarg, "flow") && strcmp(optarg, "cost"))
@@ -725,6 +957,14 @@ static int cmd_search(int argc, char **argv)
 	pl_plan_opts po = {.mode = mode};
 	if (pl_plan_opts_job(&po, &jr, 0, &err))
 		return pl_cli_usage("search", "%s", err.msg);
+	if (top && !po.job)
+		return pl_cli_usage("search",
+		                    "--top ranks whole-job configurations: it goes with --job or a "
+		                    "fixed dimension (--pp, --dp, --tp, --zero, ...)%s",
+		                    "");
+	if (top && why_not)
+		return pl_cli_usage("search", "--top and --why-not: one at a time%s", "");
+
 	pl_graph *g = NULL;
 	cJSON *ck = NULL, *loaded = NULL;
 	char *text = NULL, *txt = NULL;
@@ -764,21 +1004,18 @@ static int cmd_search(int argc, char **argv)
 		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "tensor")),
 		        cJSON_GetNumberValue(cJSON_GetObjectItem(conf, "seconds")));
 	}
-	if (!(txt = cJSON_Print(ck))) {
+	if (!(txt = ck_text(ck))) {
 		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
 		goto cleanup;
-	}
-	size_t tl = strlen(txt);
-	char *txtn = pl_realloc(txt, tl + 2);
-	if (txtn) {
-		txt = txtn;
-		txt[tl] = '\n';
-		txt[tl + 1] = 0;
 	}
 	if (out && (st = pl_write_atomic(out, txt, &err)))
 		goto cleanup;
 	if (why_not) {
 		st = search_why_not(argc, argv, why_not, out, txt, json, &err);
+		goto cleanup;
+	}
+	if (top) {
+		st = search_top(g, &cl, &po, ck, top, out, json, &err);
 		goto cleanup;
 	}
 	if (json) {

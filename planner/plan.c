@@ -105,6 +105,28 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 
 /* The checkpoint of a whole-job plan: per-op numbers for all m micro-batches
  * of the op's stage, memory with the op's in-flight activations. */
+/* search.alternatives: every point of a top-K job search with a plan that
+ * fits, best first, as the search priced it (planner search --top re-solves
+ * the best of them with their configuration fixed). */
+static pl_status add_alternatives(cJSON *ck, const pl_job_plan *jp, pl_err *err)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (int i = 0; i < jp->nalts; i++) {
+		const pl_job_alt *a = &jp->alts[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "pipeline_stages", (double)a->pp);
+		cJSON_AddNumberToObject(e, "micro_batches", (double)a->m);
+		cJSON_AddNumberToObject(e, "virtual_stages", (double)(a->vs > 1 ? a->vs : 1));
+		cJSON_AddNumberToObject(e, "optimizer_shard", a->zero);
+		cJSON_AddStringToObject(e, "recompute", a->recompute ? "full" : "none");
+		cJSON_AddNumberToObject(e, "step_seconds", a->step_s);
+		cJSON_AddNumberToObject(e, "peak_memory_bytes", a->mem_bytes);
+		pl_json_push(list, e);
+	}
+	pl_json_add(cJSON_GetObjectItem(ck, "search"), "alternatives", list);
+	return pl_alloc_null_count() ? pl_err_set(err, PL_ENOMEM, "out of memory") : PL_OK;
+}
+
 static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl, const char *mode,
                                      double limit, cJSON **out, pl_err *err)
 {
@@ -365,6 +387,7 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	if (o->job) {
 		pl_job_opts jo = o->jo;
 		jo.inner = s;
+		jo.top = o->top;
 		if (o->keep) {
 			jo.annotate = keep_strategies;
 			jo.annotate_ud = (void *)o;
@@ -373,6 +396,8 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		if ((st = pl_search_job(g, cl, &so, &jo, &jp, err)))
 			return reserve_note(st, o->so.memory_limit, reserve, err);
 		st = job_plan_checkpoint(&jp, cl, mode, o->so.memory_limit, ck, err);
+		if (!st && jp.nalts && (st = add_alternatives(*ck, &jp, err)))
+			cJSON_Delete(*ck), *ck = NULL;
 		if (seconds)
 			*seconds = jp.seconds;
 		pl_job_plan_free(&jp);

@@ -22,6 +22,7 @@ typedef struct pl_plan_opts {
 	pl_job_opts jo;    /* its dimensions; jo.inner is set from mode */
 	const cJSON *keep; /* a checkpoint whose ops' strategies the plan keeps (--load), or NULL */
 	const char *keep_where; /* its name, for messages */
+	int top; /* > 1 (whole job): list the points' best plans in search.alternatives */
 } pl_plan_opts;
 
 /* The whole-job dimensions as a user states them, the one options model of

@@ -228,6 +228,7 @@ void pl_job_plan_free(pl_job_plan *jp)
 	pl_graph_free(jp->g);
 	free(jp->stage);
 	free(jp->stages);
+	free(jp->alts);
 	memset(jp, 0, sizeof *jp);
 }
 
@@ -314,6 +315,44 @@ typedef struct point {
 	double sib_diff[MAX_SIBLINGS]; /* sibling_bound's difference; NAN: not yet */
 } point;
 
+/* With pl_job_opts.top > 1: per point (prob x ZeRO level) the best step of
+ * a plan that fits (INFINITY: none yet), its memory and interleaving, and the
+ * k-th best of those steps, below which a point can still be among them. */
+typedef struct topk {
+	int k, n;
+	double *step, *mem;
+	int64_t *vs;
+	double kth;
+} topk;
+
+static void topk_offer(topk *t, int at, double step, double mem, int64_t vs)
+{
+	if (!(step < t->step[at]))
+		return;
+	t->step[at] = step;
+	t->mem[at] = mem;
+	t->vs[at] = vs;
+	/* the k-th best: k passes of "least above the last", O(k n) per offer */
+	double last = -INFINITY;
+	int taken = 0;
+	for (int r = 0; r < t->k; r++) {
+		double least = INFINITY;
+		int count = 0;
+		for (int i = 0; i < t->n; i++)
+			if (t->step[i] > last && t->step[i] < least)
+				least = t->step[i];
+		for (int i = 0; i < t->n; i++)
+			count += t->step[i] == least;
+		if (least == INFINITY)
+			break;
+		taken += count;
+		last = least;
+		if (taken >= t->k)
+			break;
+	}
+	t->kth = taken >= t->k ? last : INFINITY;
+}
+
 /* the best plan of plain points [0] and of the others [1] */
 typedef struct slot {
 	pl_search_result r;
@@ -322,6 +361,7 @@ typedef struct slot {
 	pl_jobcost cost;
 	int prob, zero;
 	int64_t vs; /* model chunks per device (interleaved 1F1B), 1: plain 1F1B */
+	topk *tk;   /* the run's, or NULL (both slots point at it) */
 } slot;
 
 /* Can a step this point could reach still change the answer? The answer is
@@ -329,9 +369,8 @@ typedef struct slot {
 static double useful_below(const slot *b, int plain, double margin)
 {
 	double s0 = b[0].cost.step_s, s1 = b[1].cost.step_s;
-	if (plain)
-		return fmin(s0, s1 * (1 + margin));
-	return fmin(s1, s0 / (1 + margin));
+	double u = plain ? fmin(s0, s1 * (1 + margin)) : fmin(s1, s0 / (1 + margin));
+	return b[0].tk ? fmax(u, b[0].tk->kth) : u; /* or be among the top points */
 }
 
 static void progress(const pl_search_opts *o, const char *fmt, ...)
@@ -619,6 +658,8 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	if (!vbest)
 		goto done;
 	rc = 1;
+	if (best->tk)
+		topk_offer(best->tk, pbi * PL_ZERO_LEVELS + zero, jc.step_s, jc.mem_bytes, vbest);
 	/* the faster plan; of two as fast, the one that needs less memory */
 	if (jc.step_s > best->cost.step_s ||
 	    (jc.step_s == best->cost.step_s && jc.mem_bytes >= best->cost.mem_bytes))
@@ -921,6 +962,7 @@ typedef struct jobrun {
 	prob *probs;
 	point *pts;
 	slot best[2];
+	topk tk; /* with jo->top > 1 */
 } jobrun;
 
 static pl_status job_nomem(jobrun *s)
@@ -1103,6 +1145,18 @@ static pl_status enumerate(jobrun *s)
 	s->pts = pl_calloc((size_t)s->nm * (size_t)s->npp * 2 * PL_ZERO_LEVELS + 1, sizeof *s->pts);
 	if (!s->probs || !s->pts)
 		return job_nomem(s);
+	if (jo->top > 1) {
+		size_t n = (size_t)s->nm * (size_t)s->npp * 2 * PL_ZERO_LEVELS;
+		s->tk = (topk){.k = jo->top, .n = (int)n, .kth = INFINITY};
+		s->tk.step = pl_malloc(sizeof *s->tk.step * (n + 1));
+		s->tk.mem = pl_malloc(sizeof *s->tk.mem * (n + 1));
+		s->tk.vs = pl_malloc(sizeof *s->tk.vs * (n + 1));
+		if (!s->tk.step || !s->tk.mem || !s->tk.vs)
+			return job_nomem(s);
+		for (size_t i = 0; i < n; i++)
+			s->tk.step[i] = INFINITY;
+		s->best[0].tk = s->best[1].tk = &s->tk;
+	}
 	for (int a = 0; a < s->nm; a++) {
 		pl_err e2 = {{0}};
 		pl_status s2 = pl_graph_microbatch(s->g, s->ms[a], &s->gms[a], &e2);
@@ -1460,6 +1514,45 @@ static void jobrun_free(jobrun *s)
 	}
 	free(s->probs);
 	free(s->pts);
+	free(s->tk.step);
+	free(s->tk.mem);
+	free(s->tk.vs);
+}
+
+static int alt_cmp(const void *x, const void *y)
+{
+	const pl_job_alt *a = x, *b = y;
+	if (a->step_s != b->step_s)
+		return a->step_s < b->step_s ? -1 : 1;
+	return (a->mem_bytes > b->mem_bytes) - (a->mem_bytes < b->mem_bytes);
+}
+
+/* Every point with a plan that fits, by step, into out->alts. */
+static pl_status list_alts(jobrun *s)
+{
+	topk *t = &s->tk;
+	if (!t->step)
+		return PL_OK;
+	pl_job_alt *a = pl_malloc(sizeof *a * ((size_t)t->n + 1));
+	if (!a)
+		return job_nomem(s);
+	int n = 0;
+	for (int i = 0; i < t->n; i++) {
+		if (t->step[i] == INFINITY)
+			continue;
+		const prob *pb = &s->probs[i / PL_ZERO_LEVELS];
+		a[n++] = (pl_job_alt){.pp = pb->pp,
+		                      .m = pb->m,
+		                      .vs = t->vs[i],
+		                      .zero = i % PL_ZERO_LEVELS,
+		                      .recompute = pb->rc,
+		                      .step_s = t->step[i],
+		                      .mem_bytes = t->mem[i]};
+	}
+	qsort(a, (size_t)n, sizeof *a, alt_cmp);
+	s->out->alts = a;
+	s->out->nalts = n;
+	return PL_OK;
 }
 
 pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
@@ -1488,8 +1581,9 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	s->io.memory_limit = 0;
 	s->io.relax_pairs = 0; /* the inner searches are exact */
 	pl_status st;
-	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) && !(st = solve(s)))
-		st = assemble(s);
+	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) &&
+	    !(st = solve(s)) && !(st = assemble(s)))
+		st = list_alts(s);
 	jobrun_free(s);
 	out->seconds = ve_now() - s->t0;
 	if (st)

@@ -35,6 +35,10 @@ typedef struct pl_job_opts {
 	 * answer when no count is left */
 	pl_status (*annotate)(void *ud, pl_graph *gm, pl_err *err);
 	void *annotate_ud;
+	/* > 1: the best plans of this many points are kept apart (a point is
+	 * bounded out only when it cannot be among them) and listed in
+	 * pl_job_plan.alts; 0 or 1: the best plan alone, as always */
+	int top;
 } pl_job_opts;
 /* Every dimension searched, nothing fixed. */
 #define PL_JOB_OPTS_AUTO                                                                           \
@@ -43,6 +47,15 @@ typedef struct pl_job_opts {
 		.stages = PL_AUTO, .micro_batches = PL_AUTO, .zero = PL_AUTO,                      \
 		.recompute = PL_AUTO, .virtual_stages = PL_AUTO, .micro_batch_size = PL_AUTO       \
 	}
+
+/* A point of the search (pipeline stages x micro-batches x ZeRO x recompute)
+ * and the best plan found on it that fits: its step and memory, and the
+ * interleaving it chose. */
+typedef struct pl_job_alt {
+	int64_t pp, m, vs;
+	int zero, recompute;
+	double step_s, mem_bytes;
+} pl_job_alt;
 
 typedef struct pl_job_plan {
 	pl_graph *g;        /* the micro-batch graph (owned) */
@@ -57,6 +70,10 @@ typedef struct pl_job_plan {
 	int optimal;        /* every point was planned exactly or bounded out */
 	char why[512];
 	double seconds;
+	/* with pl_job_opts.top > 1: every point with a plan that fits, by step
+	 * (the chosen plan's point among them); owned */
+	pl_job_alt *alts;
+	int nalts;
 } pl_job_plan;
 
 /* Where the search chooses pipeline stages, ZeRO or recompute, a plan without

@@ -657,6 +657,31 @@ check "search --why-not: the chosen plan written, the constrained one priced as 
 check "search --why-not with options that cannot hold exits 2 saying why" \
   '[ $? -eq 2 ] && grep -q "tp 3" "$T/err" && grep -q "why-not" "$T/err"'
 
+# --- search --top K: rank 1 is the search's plan, the others distinct, sorted, and each
+#     the plan a search with its configuration fixed returns
+mkdir -p "$T/top"
+SOURCE_DATE_EPOCH=0 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --job \
+  -o "$T/top/plain.json" > /dev/null 2>&1
+SOURCE_DATE_EPOCH=0 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --job --top 4 \
+  --json -o "$T/top/plan.json" > "$T/top.out" 2> "$T/err"
+rc=$?
+check "search --top 4: four ranked plans, rank 1 the search's plan as without --top" \
+  '[ $rc -eq 0 ] && [ "$(jq ".top | length" "$T/top.out")" = 4 ] && cmp -s "$T/top/plain.json" "$T/top/plan.json"'
+check "search --top: ranks 2.. sorted by step, and no two configurations alike" \
+  '[ "$(jq "[.top[1:][].step_seconds] | . == sort" "$T/top.out")" = true ] &&
+   [ "$(jq "[.top[] | [.dp, .tp, .pp, .ep, .micro_batches, .recompute, (if .dp > 1 then .zero else 0 end)]] | (unique | length) == length" "$T/top.out")" = true ]'
+agree=1
+for k in 2 3 4; do
+  set -- $(jq -r ".top[$((k - 1))] | \"\(.pp) \(.micro_batches) \(.zero) \(.recompute) \(.file)\"" "$T/top.out")
+  SOURCE_DATE_EPOCH=0 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --pp "$1" \
+    --micro-batches "$2" --zero "$3" --recompute "$4" -o "$T/top/fixed.json" > /dev/null 2>&1
+  cmp -s "$T/top/fixed.json" "$5" || { agree=0; echo "# rank $k differs from search --pp $1 --micro-batches $2 --zero $3 --recompute $4"; }
+done
+check "search --top: each ranked plan is what search with its configuration fixed writes" '[ $agree = 1 ]'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --top 3 > /dev/null 2> "$T/err"
+check "search --top without a whole-job search exits 2 saying so" \
+  '[ $? -eq 2 ] && grep -q -- "--top ranks whole-job configurations" "$T/err"'
+
 # --- bench: the modes side by side
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --devices 8 --modes dp,rec,brute --csv > "$T/b.csv" 2> "$T/err"
 check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, brute's refusal in its row" \
