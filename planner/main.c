@@ -19,6 +19,7 @@
 #include "planner/json.h"
 #include "planner/graph.h"
 #include "planner/plan.h"
+#include "planner/report.h"
 #include "executor/exec.h"
 #include "costmodel/pipeline.h"
 #include "search/job.h"
@@ -57,6 +58,7 @@ static const char *const top_help =
     "  calibrate          measure a backend, or read nccl-tests logs; write a cluster file\n"
     "  topology           find the GPUs, NVLinks and NICs with hwloc; write a cluster file\n"
     "  bench MODEL        run several search modes side by side (table, --csv, --plot)\n"
+    "  report CKPT        a checkpoint as one self-contained HTML page (-o PAGE.html)\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -1724,6 +1726,60 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 	return rc;
 }
 
+/* ---- report ---- */
+static int cmd_report(int argc, char **argv)
+{
+	static const char *const help =
+	    "usage: planner report CKPT -o PAGE.html\n\n"
+	    "Writes a strategy checkpoint as one self-contained HTML page (inline SVG and\n"
+	    "CSS; no script, nothing fetched, so it opens offline and can be mailed): the\n"
+	    "step and where it goes, the device mesh coloured by each kind of group over\n"
+	    "the nodes, the pipeline schedule (1F1B per stage: forward, backward, bubble,\n"
+	    "optimizer), the peak device's memory by category against its capacity and\n"
+	    "reserve, the strategies by part of the model and of the dearest ops, and the\n"
+	    "groups' link classes. Every number is the checkpoint's.\n\n"
+	    "options:\n"
+	    "  -o, --output PAGE.html  where to write the page (atomically)\n"
+	    "  -h, --help              this text\n\n"
+	    "example:\n"
+	    "  planner search gpt3-13b.json --cluster h100x8:2 --job -o plan.json\n"
+	    "  planner report plan.json -o plan.html\n";
+	const char *out = NULL, *in = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(help, stdout);
+			return 0;
+		}
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+			out = argv[++i];
+		else if (!strncmp(argv[i], "--output=", 9))
+			out = argv[i] + 9;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return pl_cli_usage("report", "unknown or incomplete option '%s'", argv[i]);
+		else if (in)
+			return pl_cli_usage("report", "expected one CKPT file, got more%s", "");
+		else
+			in = argv[i];
+	}
+	if (!in)
+		return pl_cli_usage("report", "expected one CKPT file%s", "");
+	if (!out)
+		return pl_cli_usage("report", "-o PAGE.html: where to write the page%s", "");
+	pl_err err = {{0}};
+	cJSON *ck = NULL;
+	char *page = NULL;
+	pl_status st = read_ckpt(in, &ck, &err);
+	if (!st)
+		st = pl_report_html(ck, in, &page, &err);
+	if (!st)
+		st = pl_write_atomic(out, page, &err);
+	if (!st)
+		printf("wrote %s\n", out);
+	free(page);
+	cJSON_Delete(ck);
+	return st ? pl_cli_fail(st, &err) : 0;
+}
+
 static int cmd_explain(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -2136,6 +2192,8 @@ static int dispatch(int argc, char **argv)
 		return pl_cmd_topology(argc, argv);
 	if (!strcmp(cmd, "bench"))
 		return cmd_bench(argc, argv);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(argc, argv);
 	fprintf(stderr, "planner: unknown command '%s'\n%s", cmd, top_help);
 	return 2;
 }

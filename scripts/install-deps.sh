@@ -6,7 +6,7 @@ pkgs=(build-essential cmake pkg-config libcjson-dev libglpk-dev libhwloc-dev
       libopenblas-dev libcmocka-dev nettle-dev jq openmpi-bin libopenmpi-dev)
 [ "${PL_WITH_BENCH_TOOLS:-0}" = 1 ] && pkgs+=(gnuplot-nox coinor-cbc)
 # what only the test suite uses (.ci/run sets it): clang with libFuzzer
-[ "${PL_WITH_TEST_TOOLS:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev)
+[ "${PL_WITH_TEST_TOOLS:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,516 @@
+/* planner report: one self-contained HTML page (inline SVG and CSS, no
+ * script, nothing fetched) that shows a strategy checkpoint: the step and
+ * where it goes, the device mesh coloured by each kind of group over the
+ * nodes, the pipeline schedule, the memory of a device against its capacity,
+ * the strategies by part of the model and per op, and the groups'
+ * communication links. Everything is read from the checkpoint, so the page
+ * shows the numbers `search` and `cost` print. */
+#define _GNU_SOURCE
+#include "planner/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/alloc.h"
+
+#define GIB 1073741824.0
+
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+#define NPAL ((int)(sizeof palette / sizeof *palette))
+
+static double num(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* element i of a number array (0 when it is not a number) */
+static double item(const cJSON *a, int i)
+{
+	const cJSON *v = cJSON_GetArrayItem(a, i);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *str(const cJSON *o, const char *key, const char *dflt)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+	return s ? s : dflt;
+}
+
+/* text with &, <, >, " escaped */
+static void esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+}
+
+static void summary(FILE *f, const cJSON *ck)
+{
+	const cJSON *cost = cJSON_GetObjectItem(ck, "cost"),
+	            *cl = cJSON_GetObjectItem(ck, "cluster");
+	const cJSON *pp = cJSON_GetObjectItem(ck, "pipeline");
+	double step = num(cost, "step_seconds", 0);
+	const char *names[] = {"compute", "communication", "optimizer", "bubble"};
+	const char *keys[] = {"compute_seconds", "communication_seconds", "optimizer_seconds",
+	                      "bubble_seconds"};
+	double part[4], sum = 0;
+	for (int i = 0; i < 4; i++)
+		sum += part[i] = num(cost, keys[i], 0);
+	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
+	fprintf(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", step,
+	        str(cl, "name", "?"), (int)num(cl, "devices", 0), (int)num(cl, "nodes", 1),
+	        (int)num(cl, "devices_per_node", 0));
+	if (pp)
+		fprintf(f, "; %d pipeline stages, %d micro-batches, %s", (int)num(pp, "stages", 1),
+		        (int)num(pp, "micro_batches", 1), str(pp, "schedule", "1F1B"));
+	fprintf(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
+	        (int)num(ck, "optimizer_shard", 0), str(ck, "recompute", "none"),
+	        num(cost, "peak_memory_bytes", 0) / GIB);
+	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
+	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
+	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",
+	      f);
+	for (int i = 0; i < 4; i++) {
+		double pw = part[i] * scale;
+		if (pw <= 0)
+			continue;
+		fprintf(f,
+		        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
+		        "<title>%s %.6g s</title></rect>",
+		        x, pw, palette[i], names[i], part[i]);
+		x += pw;
+	}
+	x = 0;
+	for (int i = 0; i < 4; i++)
+		if (part[i] > 0) {
+			fprintf(f,
+			        "<rect x=\"%.0f\" y=\"32\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			        "<text x=\"%.0f\" y=\"41\">%s %.4g s</text>",
+			        x, palette[i], x + 14, names[i], part[i]);
+			x += 190;
+		}
+	fputs("</svg>", f);
+	const char *why = str(cJSON_GetObjectItem(ck, "search"), "why", NULL);
+	fprintf(f, "<p class=\"note\">search: %s, %s",
+	        str(cJSON_GetObjectItem(ck, "search"), "mode", "?"),
+	        cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "optimal"))
+	            ? "proven optimal"
+	            : "not proven optimal");
+	if (why) {
+		fputs(" (", f);
+		esc(f, why);
+		fputs(")", f);
+	}
+	fputs("</p></section>\n", f);
+}
+
+/* group index of rank r in the groups of one kind (-1: in none) */
+static int group_of(const cJSON *groups, int r)
+{
+	int k = 0;
+	const cJSON *gr;
+	cJSON_ArrayForEach (gr, groups) {
+		const cJSON *m;
+		cJSON_ArrayForEach (m, gr)
+			if ((int)m->valuedouble == r)
+				return k;
+		k++;
+	}
+	return -1;
+}
+
+/* one mesh per kind of group: nodes as rows, each device coloured by the
+ * group it is in */
+static void mesh(FILE *f, const cJSON *ck)
+{
+	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
+	            *groups = cJSON_GetObjectItem(ck, "groups");
+	int D = (int)num(cl, "devices", 1), per = (int)num(cl, "devices_per_node", D);
+	if (per < 1)
+		per = D;
+	int nodes = (D + per - 1) / per, shown = nodes > 64 ? 64 : nodes;
+	int cell = per > 16 ? 12 : 22;
+	fputs(
+	    "<section id=\"mesh\"><h2>Device mesh</h2><p class=\"note\">Rows are nodes, squares "
+	    "devices (rank order as Megatron's: tp fastest, then cp, dp, pp); each picture colours "
+	    "the devices by the group of that kind they are in.</p><div class=\"meshes\">",
+	    f);
+	const cJSON *kind;
+	cJSON_ArrayForEach (kind, groups) {
+		int n = cJSON_GetArraySize(kind),
+		    size = cJSON_GetArraySize(cJSON_GetArrayItem(kind, 0));
+		double wd = per * (cell + 2) + 50, ht = shown * (cell + 2) + 24;
+		fprintf(
+		    f,
+		    "<figure class=\"mesh\" data-kind=\"%s\"><svg width=\"%.0f\" height=\"%.0f\">",
+		    kind->string, wd, ht);
+		for (int nd = 0; nd < shown; nd++) {
+			fprintf(f, "<text x=\"0\" y=\"%d\">n%d</text>", 14 + nd * (cell + 2), nd);
+			for (int d = 0; d < per && nd * per + d < D; d++) {
+				int r = nd * per + d, gi = group_of(kind, r);
+				fprintf(f,
+				        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				        "fill=\"%s\">"
+				        "<title>rank %d: %s group %d</title></rect>",
+				        40 + d * (cell + 2), nd * (cell + 2), cell, cell,
+				        gi < 0 ? "#eee" : palette[gi % NPAL], r, kind->string, gi);
+			}
+		}
+		fprintf(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>",
+		        kind->string, n, n == 1 ? "" : "s", size,
+		        shown < nodes ? " (first 64 nodes)" : "");
+	}
+	fputs("</div></section>\n", f);
+}
+
+/* 1F1B on pp stages and m micro-batches, forward a third of a stage's
+ * micro-batch time and backward two thirds: per stage the order of its
+ * passes (warm-up forwards, one forward one backward, cool-down backwards),
+ * each starting when its stage is free and its input has arrived. */
+static void schedule(FILE *f, const cJSON *ck)
+{
+	const cJSON *pp = cJSON_GetObjectItem(ck, "pipeline"),
+	            *cost = cJSON_GetObjectItem(ck, "cost");
+	fputs("<section id=\"schedule\"><h2>Pipeline schedule</h2>", f);
+	const cJSON *ts = cJSON_GetObjectItem(pp, "stage_microbatch_seconds");
+	int P = (int)num(pp, "stages", 1), M = (int)num(pp, "micro_batches", 1);
+	if (!pp || P < 1 || cJSON_GetArraySize(ts) != P) {
+		double step = num(cost, "step_seconds", 0), opt = num(cost, "optimizer_seconds", 0);
+		fputs("<p class=\"note\">One stage, no pipeline: every device runs the whole "
+		      "step.</p><svg width=\"780\" height=\"40\">",
+		      f);
+		double s = step > 0 ? 700 / step : 0;
+		fprintf(
+		    f,
+		    "<text x=\"0\" y=\"16\">s0</text><rect class=\"fwd\" x=\"40\" y=\"4\" "
+		    "width=\"%.1f\" height=\"16\"><title>forward and backward %.6g s</title>"
+		    "</rect><rect class=\"opt\" x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"16\">"
+		    "<title>optimizer %.6g s</title></rect></svg></section>\n",
+		    (step - opt) * s, step - opt, 40 + (step - opt) * s, fmax(opt * s, 1), opt);
+		return;
+	}
+	int m = M > 48 ? 48 : M, n = 2 * m;
+	double *tf = pl_calloc((size_t)P, sizeof *tf), *st = pl_calloc((size_t)P * n, sizeof *st);
+	int *kind = pl_calloc((size_t)P * n, sizeof *kind),
+	    *mb = pl_calloc((size_t)P * n, sizeof *mb);
+	if (!tf || !st || !kind || !mb)
+		goto done;
+	for (int s = 0; s < P; s++) {
+		tf[s] = item(ts, s);
+		int warm = P - s - 1 < m ? P - s - 1 : m, k = 0, fi = 0, bi = 0;
+		for (; fi < warm; fi++, k++)
+			kind[s * n + k] = 0, mb[s * n + k] = fi;
+		while (k < n) {
+			if (fi < m)
+				kind[s * n + k] = 0, mb[s * n + k] = fi++, k++;
+			if (bi < m && k < n)
+				kind[s * n + k] = 1, mb[s * n + k] = bi++, k++;
+		}
+	}
+	/* start times: relax until nothing moves (dependencies point both ways) */
+	for (int pass = 0, moved = 1; moved && pass < 4 * P * n; pass++) {
+		moved = 0;
+		for (int s = 0; s < P; s++)
+			for (int k = 0; k < n; k++) {
+				int i = s * n + k, b = kind[i];
+				double t = 0;
+				if (k > 0) {
+					int j = i - 1;
+					t = st[j] + (kind[j] ? 2 * tf[s] / 3 : tf[s] / 3);
+				}
+				int s2 = b ? s + 1 : s - 1; /* where the input comes from */
+				if (s2 >= 0 && s2 < P)
+					for (int q = 0; q < n; q++)
+						if (kind[s2 * n + q] == b &&
+						    mb[s2 * n + q] == mb[i]) {
+							double d2 = b ? 2 * tf[s2] / 3 : tf[s2] / 3;
+							t = fmax(t, st[s2 * n + q] + d2);
+						}
+				if (t > st[i] + 1e-15) {
+					st[i] = t;
+					moved = 1;
+				}
+			}
+	}
+	double end = 0;
+	for (int s = 0; s < P; s++) {
+		int i = s * n + n - 1;
+		end = fmax(end, st[i] + (kind[i] ? 2 * tf[s] / 3 : tf[s] / 3));
+	}
+	double opt = num(cost, "optimizer_seconds", 0), total = end + opt,
+	       sc = total > 0 ? 700 / total : 0;
+	fprintf(f,
+	        "<p class=\"note\">%s over %d stages%s: forward (light) a third of a stage's "
+	        "micro-batch time, backward (dark) two thirds, idle time the bubble, then the "
+	        "optimizer step%s.</p>",
+	        str(pp, "schedule", "1F1B"), P, M > m ? "" : "",
+	        M > m ? "; the first 48 micro-batches drawn" : "");
+	if (strcmp(str(pp, "schedule", "1F1B"), "1F1B"))
+		fputs("<p class=\"note\">Drawn as plain 1F1B over the same stage times; the "
+		      "interleaved schedule's smaller bubble is in the cost model's bubble "
+		      "figure.</p>",
+		      f);
+	fprintf(f, "<svg width=\"780\" height=\"%d\">", P * 22 + 20);
+	for (int s = 0; s < P; s++) {
+		fprintf(f, "<text x=\"0\" y=\"%d\">s%d</text>", s * 22 + 15, s);
+		for (int k = 0; k < n; k++) {
+			int i = s * n + k;
+			double d = kind[i] ? 2 * tf[s] / 3 : tf[s] / 3;
+			fprintf(
+			    f,
+			    "<rect class=\"%s\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
+			    "<title>stage %d %s micro-batch %d</title></rect>",
+			    kind[i] ? "bwd" : "fwd", 40 + st[i] * sc, s * 22, fmax(d * sc, 0.5), s,
+			    kind[i] ? "backward" : "forward", mb[i]);
+		}
+		fprintf(f,
+		        "<rect class=\"opt\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
+		        "<title>optimizer %.6g s</title></rect>",
+		        40 + end * sc, s * 22, fmax(opt * sc, 1), opt);
+	}
+	fprintf(f, "<text x=\"40\" y=\"%d\">0</text><text x=\"700\" y=\"%d\">%.4g s</text></svg>",
+	        P * 22 + 16, P * 22 + 16, total);
+done:
+	free(tf);
+	free(st);
+	free(kind);
+	free(mb);
+	fputs("</section>\n", f);
+}
+
+/* the peak device's memory by category against the capacity; per stage the
+ * ops' own memory */
+static void memory(FILE *f, const cJSON *ck)
+{
+	const cJSON *cost = cJSON_GetObjectItem(ck, "cost");
+	const cJSON *br = cJSON_GetObjectItem(cost, "memory_breakdown_bytes");
+	const cJSON *dev = cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"), "device");
+	double cap = num(dev, "memory_bytes", 0), peak = num(cost, "peak_memory_bytes", 0);
+	double full = fmax(cap, peak);
+	fputs("<section id=\"memory\"><h2>Memory per device</h2>", f);
+	fprintf(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB,
+	        (int)num(cost, "peak_memory_stage", 0));
+	if (cap > 0)
+		fprintf(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
+	fputs(".</p><svg width=\"780\" height=\"60\">", f);
+	double x = 0, sc = full > 0 ? 760 / full : 0;
+	int i = 0;
+	const cJSON *c;
+	cJSON_ArrayForEach (c, br) {
+		double w = c->valuedouble * sc;
+		fprintf(f,
+		        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
+		        "<title>%s %.3f GiB</title></rect>",
+		        x, w, palette[i % NPAL], c->string, c->valuedouble / GIB);
+		fprintf(f,
+		        "<rect x=\"%d\" y=\"34\" width=\"10\" height=\"10\" fill=\"%s\"/><text "
+		        "x=\"%d\" y=\"43\">%s %.2f</text>",
+		        (i % 6) * 128, palette[i % NPAL], (i % 6) * 128 + 13, c->string,
+		        c->valuedouble / GIB);
+		x += w;
+		i++;
+	}
+	if (cap > 0)
+		fprintf(f,
+		        "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"28\" stroke=\"#000\" "
+		        "stroke-width=\"2\"><title>capacity %.2f GiB</title></line>",
+		        cap * sc, cap * sc, cap / GIB);
+	fputs("</svg><p class=\"note\">GiB; the line is the device's capacity; <i>reserved</i> is "
+	      "the runtime reserve (CUDA context, NCCL buffers, allocator).</p>",
+	      f);
+	/* per stage: the ops' memory */
+	int P = (int)num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
+	if (P > 1 && P <= 256) {
+		double *sm = pl_calloc((size_t)P, sizeof *sm);
+		const cJSON *op;
+		cJSON_ArrayForEach (op, cJSON_GetObjectItem(ck, "parallel_strategy_item")) {
+			int s = (int)num(op, "stage", 0);
+			if (sm && s >= 0 && s < P)
+				sm[s] += num(op, "memory_bytes", 0);
+		}
+		if (sm) {
+			double most = 0;
+			for (int s = 0; s < P; s++)
+				most = fmax(most, sm[s]);
+			fprintf(f, "<svg width=\"780\" height=\"%d\">", P * 16 + 4);
+			for (int s = 0; s < P; s++)
+				fprintf(f,
+				        "<text x=\"0\" y=\"%d\">s%d</text><rect x=\"40\" y=\"%d\" "
+				        "width=\"%.1f\" height=\"12\" fill=\"%s\"><title>stage %d: "
+				        "%.3f "
+				        "GiB</title></rect>",
+				        s * 16 + 11, s, s * 16, most > 0 ? 600 * sm[s] / most : 0,
+				        palette[0], s, sm[s] / GIB);
+			fputs("</svg><p class=\"note\">Per stage, the memory its ops hold for one "
+			      "micro-batch (the peak stage's total is above).</p>",
+			      f);
+			free(sm);
+		}
+	}
+	fputs("</section>\n", f);
+}
+
+static void strategies(FILE *f, const cJSON *ck)
+{
+	fputs("<section id=\"strategies\"><h2>Strategies</h2><table><tr><th>part</th><th>ops</th>"
+	      "<th>weights cut</th><th>batch cut</th><th>sequence cut</th><th>experts cut</th>"
+	      "<th>replicated</th><th>stages</th></tr>",
+	      f);
+	const cJSON *p;
+	cJSON_ArrayForEach (p, cJSON_GetObjectItem(ck, "parts")) {
+		const cJSON *sg = cJSON_GetObjectItem(p, "stages");
+		fputs("<tr><td>", f);
+		esc(f, p->string);
+		fprintf(f,
+		        "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
+		        "<td>%d&ndash;%d</td></tr>",
+		        (int)num(p, "ops", 0), num(p, "weight_cut", 1), num(p, "batch_cut", 1),
+		        num(p, "sequence_cut", 1),
+		        cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "&ndash;",
+		        num(p, "replicated", 1), (int)item(sg, 0), (int)item(sg, 1));
+	}
+	fputs("</table><h3>Ops (the 60 dearest)</h3><table id=\"ops\"><tr><th>op</th><th>type</th>"
+	      "<th>stage</th><th>strategy</th><th>compute ms</th><th>comm ms</th><th>memory "
+	      "MiB</th></tr>",
+	      f);
+	/* the 60 ops with the most compute + communication, in graph order */
+	const cJSON *ops = cJSON_GetObjectItem(ck, "parallel_strategy_item"), *op;
+	int n = cJSON_GetArraySize(ops), k = 0;
+	double *t = pl_calloc((size_t)n + 1, sizeof *t), cut = -1;
+	if (t) {
+		cJSON_ArrayForEach (op, ops)
+			t[k++] =
+			    num(op, "compute_seconds", 0) + num(op, "communication_seconds", 0);
+		if (n > 60) { /* the 60th largest */
+			double *s = pl_malloc(sizeof *s * (size_t)n);
+			if (s) {
+				memcpy(s, t, sizeof *s * (size_t)n);
+				for (int i = 0; i < 60; i++) /* partial selection */
+					for (int j = i + 1; j < n; j++)
+						if (s[j] > s[i]) {
+							double x = s[i];
+							s[i] = s[j];
+							s[j] = x;
+						}
+				cut = s[59];
+				free(s);
+			}
+		}
+	}
+	k = 0;
+	int shown = 0;
+	cJSON_ArrayForEach (op, ops) {
+		if ((t && t[k++] < cut) || shown >= 60)
+			continue;
+		shown++;
+		fputs("<tr><td>", f);
+		esc(f, op->string);
+		fputs("</td><td>", f);
+		esc(f, str(op, "type", ""));
+		fprintf(f, "</td><td>%d</td><td>", (int)num(op, "stage", 0));
+		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(op, "parallel_strategy"));
+		esc(f, s ? s : "");
+		free(s);
+		fprintf(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>",
+		        1e3 * num(op, "compute_seconds", 0),
+		        1e3 * num(op, "communication_seconds", 0),
+		        num(op, "memory_bytes", 0) / 1048576);
+	}
+	free(t);
+	fputs("</table></section>\n", f);
+}
+
+/* each kind of group: inside a node (NVLink class) or across nodes */
+static void communication(FILE *f, const cJSON *ck)
+{
+	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
+	            *cost = cJSON_GetObjectItem(ck, "cost");
+	const cJSON *links = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "description"), "links");
+	int per = (int)num(cl, "devices_per_node", 0);
+	fprintf(f,
+	        "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
+	        "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
+	        "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
+	        "<th>bus bandwidth GB/s</th></tr>",
+	        num(cost, "communication_seconds", 0),
+	        100 * num(cost, "communication_seconds", 0) /
+	            fmax(num(cost, "step_seconds", 1), 1e-30));
+	const cJSON *kind;
+	cJSON_ArrayForEach (kind, cJSON_GetObjectItem(ck, "groups")) {
+		const cJSON *g0 = cJSON_GetArrayItem(kind, 0);
+		int size = cJSON_GetArraySize(g0), inter = 0;
+		const cJSON *m;
+		int first = -1;
+		cJSON_ArrayForEach (m, g0) {
+			int node = per > 0 ? (int)m->valuedouble / per : 0;
+			if (first < 0)
+				first = node;
+			inter |= node != first;
+		}
+		const char *cls = size < 2 ? "none" : inter ? "inter_node" : "intra_node";
+		double bw = num(cJSON_GetObjectItem(links, cls), "busbw", 0);
+		fprintf(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", kind->string,
+		        cJSON_GetArraySize(kind), size,
+		        size < 2 ? "&ndash;"
+		        : inter  ? "across nodes"
+		                 : "inside a node",
+		        bw > 0 ? "" : "&ndash;");
+		if (bw > 0)
+			fprintf(f, "%.0f", bw / 1e9);
+		fputs("</td></tr>", f);
+	}
+	fputs("</table></section>\n", f);
+}
+
+pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	*out = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	const cJSON *model = cJSON_GetObjectItem(ck, "model");
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>planner: ",
+	      f);
+	esc(f, str(model, "name", "plan"));
+	fputs("</title><style>\n"
+	      "body{font:14px/1.4 sans-serif;margin:24px;max-width:1000px;color:#222}\n"
+	      "h1{font-size:20px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}\n"
+	      "svg text{font:11px sans-serif}.note{color:#555;font-size:12px}\n"
+	      "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
+	      "padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}\n"
+	      ".meshes{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0}\n"
+	      ".fwd{fill:#9ecae1}.bwd{fill:#3182bd}.opt{fill:#e6550d}\n"
+	      "</style></head><body>\n<h1>",
+	      f);
+	esc(f, str(model, "name", "plan"));
+	fputs(" &mdash; parallel plan</h1><p class=\"note\">", f);
+	esc(f, source);
+	fputs(" (model sha256 ", f);
+	esc(f, str(model, "sha256", "?"));
+	fputs("), written by planner search.</p>\n", f);
+	summary(f, ck);
+	mesh(f, ck);
+	schedule(f, ck);
+	memory(f, ck);
+	strategies(f, ck);
+	communication(f, ck);
+	fputs("</body></html>\n", f);
+	if (fclose(f) || !buf || pl_alloc_null_count()) {
+		free(buf);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	*out = buf;
+	return PL_OK;
+}
