@@ -19,15 +19,12 @@ echo "|---|---|---|---|---|---|---|---|"
 for m in ${MODELS:-gpt3-1.3b gpt3-13b gpt3-175b llama2-7b bert-large}; do
   "$B/planner-zoo" "$m" > "$T/m.json"
   for d in ${DEVICES:-8 64 512}; do
-    dp=""
-    for mode in $MODES; do
-      "$B/planner" search "$T/m.json" --devices "$d" --mode "$mode" --memory-limit none \
-        --time-limit "${TIME_LIMIT:-120}" -o "$T/p.json" > "$T/out" 2> "$T/err" || { echo "| $m | $d | $mode | $(head -c 80 "$T/err") |||||"; continue; }
-      secs=$(sed -n 's/^search took \([0-9.]*\) s/\1/p' "$T/out")
-      step=$(jq .cost.step_seconds "$T/p.json")
-      mem=$(jq .cost.peak_memory_bytes "$T/p.json")
-      opt=$(jq .search.optimal "$T/p.json")
-      [ "$mode" = dp ] && dp=$step
+    # the modes side by side: planner bench (one row per mode, or why it failed)
+    "$B/planner" bench "$T/m.json" --devices "$d" --modes "$(echo $MODES | tr ' ' ,)" \
+      --memory-limit none --time-limit "${TIME_LIMIT:-120}" --csv > "$T/b.csv" 2> "$T/err" || true
+    dp=$(awk -F, '$1 == "dp" { print $3 }' "$T/b.csv")
+    tail -n +2 "$T/b.csv" | while IFS=, read -r mode secs step mem _ opt error; do
+      if [ -n "$error" ]; then echo "| $m | $d | $mode | $(echo "$error" | head -c 80) |||||"; continue; fi
       ratio=$( [ -n "$dp" ] && awk -v a="$step" -v b="$dp" 'BEGIN { printf "%.4f", a / b }' || echo "")
       echo "$m,$d,$mode,$secs,$step,$mem,$ratio,$opt" >> "$OUT.csv"
       printf "| %s | %s | %s | %s | %.5g | %.1f | %s | %s |\n" "$m" "$d" "$mode" "$secs" "$step" \

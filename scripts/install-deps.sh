@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libcjson-dev libglpk-dev libhwloc-dev
       libopenblas-dev libcmocka-dev nettle-dev jq openmpi-bin libopenmpi-dev)
 [ "${PL_WITH_BENCH_TOOLS:-0}" = 1 ] && pkgs+=(gnuplot-nox coinor-cbc)
-# what only the test suite uses (.ci/run sets it): clang with libFuzzer
+# what only the test suite uses (.ci/run sets it): clang with libFuzzer, chromium
+# (headless) for the report pages
 [ "${PL_WITH_TEST_TOOLS:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev chromium)
 missing=()
 for p in "${pkgs[@]}"; do
