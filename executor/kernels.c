@@ -67,23 +67,12 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_DROPOUT: return PLK_DROPOUT;
 	case PL_OP_IDENTITY:
 	case PL_OP_CAST: return PLK_IDENTITY; /* computed in fp32 */
-	case PL_OP_MATMUL:
 	case PL_OP_ADD:
 	case PL_OP_SUB:
 	case PL_OP_MUL:
-	case PL_OP_DIV:
-	case PL_OP_SOFTMAX:
-	case PL_OP_LAYERNORM:
-	case PL_OP_RMSNORM:
-	case PL_OP_GATHER:
-	case PL_OP_RESHAPE:
-	case PL_OP_TRANSPOSE:
-	case PL_OP_REDUCESUM:
-	case PL_OP_REDUCEMEAN:
-	case PL_OP_SCE:
-	case PL_OP_MOE_DISPATCH:
-	case PL_OP_MOE_COMBINE:
-	case PL_OP_COUNT: break; /* not element-wise */
+	case PL_OP_DIV: /* binary: their own kernels */
+	PL_CASES_NOT_ELEMENTWISE:
+		break;
 	}
 	return -1;
 }

@@ -67,6 +67,24 @@ typedef struct pl_op_rule {
 	int64_t (*index_range)(const pl_graph *g, const pl_op *op, int input);
 } pl_op_rule;
 
+/* The case labels of every op type that is not element-wise, for switches
+ * over the element-wise ones: they end with it and stay exhaustive, so the
+ * compiler names a new type that one of them misses. */
+#define PL_CASES_NOT_ELEMENTWISE                                                                   \
+	case PL_OP_MATMUL:                                                                         \
+	case PL_OP_SOFTMAX:                                                                        \
+	case PL_OP_LAYERNORM:                                                                      \
+	case PL_OP_RMSNORM:                                                                        \
+	case PL_OP_GATHER:                                                                         \
+	case PL_OP_RESHAPE:                                                                        \
+	case PL_OP_TRANSPOSE:                                                                      \
+	case PL_OP_REDUCESUM:                                                                      \
+	case PL_OP_REDUCEMEAN:                                                                     \
+	case PL_OP_SCE:                                                                            \
+	case PL_OP_MOE_DISPATCH:                                                                   \
+	case PL_OP_MOE_COMBINE:                                                                    \
+	case PL_OP_COUNT
+
 /* The traits of op's type (PL_OPT_*). */
 unsigned pl_op_traits(const pl_op *op);
 

@@ -102,19 +102,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*fwd = 1;
 		*bwd = 1;
 		break;
-	case PL_OP_MATMUL:
-	case PL_OP_SOFTMAX:
-	case PL_OP_LAYERNORM:
-	case PL_OP_RMSNORM:
-	case PL_OP_GATHER:
-	case PL_OP_RESHAPE:
-	case PL_OP_TRANSPOSE:
-	case PL_OP_REDUCESUM:
-	case PL_OP_REDUCEMEAN:
-	case PL_OP_SCE:
-	case PL_OP_MOE_DISPATCH:
-	case PL_OP_MOE_COMBINE:
-	case PL_OP_COUNT: /* not element-wise: their own rules price them */
+	PL_CASES_NOT_ELEMENTWISE: /* their own rules price them */
 		*fwd = 0;
 		*bwd = 0;
 		break;
@@ -166,19 +154,8 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 		w->saves_in = 1;
 		w->bytes_bwd += in_b;
 		break;
-	case PL_OP_MATMUL:
-	case PL_OP_SOFTMAX:
-	case PL_OP_LAYERNORM:
-	case PL_OP_RMSNORM:
-	case PL_OP_GATHER:
-	case PL_OP_RESHAPE:
-	case PL_OP_TRANSPOSE:
-	case PL_OP_REDUCESUM:
-	case PL_OP_REDUCEMEAN:
-	case PL_OP_SCE:
-	case PL_OP_MOE_DISPATCH:
-	case PL_OP_MOE_COMBINE:
-	case PL_OP_COUNT: /* not element-wise: their own rules price them */ break;
+	PL_CASES_NOT_ELEMENTWISE: /* their own rules price them */
+		break;
 	}
 }
 

@@ -7,16 +7,8 @@ set -u
 PLANNER=$1 ZOO=$2 SRC=$3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-# num_le A B: A <= B (floats)
-# (an empty or non-numeric value fails: awk would read it as 0)
-isnum() { [[ "$1" =~ ^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]]; }
-num_le() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-# num_close A B: A and B agree to 1e-9 relative (floats)
-num_close() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; t = 1e-9 * (b < 0 ? -b : b); exit !(d <= t && -d <= t) }'; }
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 
 # --- a large-batch, small-hidden MLP on 8 devices gets pure data parallel
 "$ZOO" mlp --batch 8192 --hidden 256 --layers 2 > "$T/mlp.json"
@@ -760,5 +752,4 @@ done
 "$PLANNER" --help > "$T/help" 2>&1
 check "planner --help" '[ $? -eq 0 ] && grep -q "commands:" "$T/help"'
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -11,10 +11,8 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || { echo "skipped: no chromium (Debian: apt-get install chromium)"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 # no network, no GPU, no sandbox (root in CI), a profile of its own
 browse() { # PAGE, then --dump-dom or --screenshot=FILE
   timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
@@ -73,5 +71,4 @@ check "report of a file that is not a checkpoint exits 2, nothing written" \
 "$PLANNER" report --help | grep -q "usage: planner report"
 check "report --help" '[ $? -eq 0 ]'
 
-echo "# $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -16,9 +16,8 @@ command -v mpirun > /dev/null || { echo "skipped: no mpirun"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0
 MPIRUN=(mpirun --oversubscribe --bind-to none)
-pass=0 fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-bad() { echo "not ok - $1"; fail=$((fail + 1)); }
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
 losses() { jq -r 'select(.loss != null) | .loss' "$1" | tr '\n' ' '; }
 close() { # two loss lists agree to 1e-5 relative, and have 3 entries
   awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); m = split(b, y, " ");
@@ -78,5 +77,4 @@ if [ $rc -eq 2 ] && grep -q "a plan for 2 devices, and 3 processes were started"
 else
   bad "a plan for 2 devices on 3 processes: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
