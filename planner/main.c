@@ -637,6 +637,59 @@ static void ranked_path(char *buf, size_t n, const char *path, int k)
 		snprintf(buf, n, "%s.%d", path, k);
 }
 
+/* search --top's table (or {"top": [...]} with json) of the n ranked plans */
+static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, int json)
+{
+	cJSON *list = json ? cJSON_CreateArray() : NULL;
+	if (!json)
+		printf("the %d best configurations (each the best plan with it; 1 is the chosen "
+		       "plan)\n"
+		       " # %5s %5s %5s %5s %5s %7s %9s %11s %12s %10s  %s\n",
+		       n, "dp", "tp", "pp", "ep", "zero", "recomp", "micro", "step s", "memory GiB",
+		       "proven", files ? "file" : "");
+	for (int i = 0; i < n; i++) {
+		const cJSON *c = cks[i];
+		long long pp, m;
+		int z, rc;
+		ck_config(c, &pp, &m, &z, &rc);
+		double step = ck_num(c, "cost", "step_seconds", 0);
+		double mem = ck_num(c, "cost", "peak_memory_bytes", 0);
+		int proven =
+		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "search"), "optimal"));
+		if (json) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "rank", i + 1);
+			cJSON_AddNumberToObject(e, "dp", (double)group_size(c, "dp"));
+			cJSON_AddNumberToObject(e, "tp", (double)group_size(c, "tp"));
+			cJSON_AddNumberToObject(e, "pp", (double)pp);
+			cJSON_AddNumberToObject(e, "ep", (double)group_size(c, "ep"));
+			cJSON_AddNumberToObject(e, "zero", z);
+			cJSON_AddStringToObject(e, "recompute", rc ? "full" : "none");
+			cJSON_AddNumberToObject(e, "micro_batches", (double)m);
+			cJSON_AddNumberToObject(e, "step_seconds", step);
+			cJSON_AddNumberToObject(e, "peak_memory_bytes", mem);
+			cJSON_AddBoolToObject(e, "optimal", proven);
+			if (files)
+				cJSON_AddStringToObject(e, "file", paths[i]);
+			pl_json_push(list, e);
+		} else {
+			printf("%2d %5lld %5lld %5lld %5lld %5d %7s %9lld %11.6g %12.2f %10s  %s\n",
+			       i + 1, group_size(c, "dp"), group_size(c, "tp"), pp,
+			       group_size(c, "ep"), z, rc ? "full" : "none", m, step,
+			       mem / 1073741824.0, proven ? "yes" : "no", paths[i]);
+		}
+	}
+	if (json) {
+		cJSON *root = cJSON_CreateObject();
+		pl_json_add(root, "top", list);
+		char *txt = cJSON_Print(root);
+		if (txt)
+			puts(txt);
+		free(txt);
+		cJSON_Delete(root);
+	}
+}
+
 /* search --top K: ck is the chosen plan (rank 1, the search's plan as without
  * --top); the same search keeping K points apart lists the points it planned
  * (search.alternatives), and the best K - 1 other configurations are solved
@@ -728,54 +781,7 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 	}
 	if (out)
 		snprintf(paths[0], sizeof paths[0], "%s", out);
-	cJSON *list = json ? cJSON_CreateArray() : NULL;
-	if (!json)
-		printf("the %d best configurations (each the best plan with it; 1 is the chosen "
-		       "plan)\n"
-		       " # %5s %5s %5s %5s %5s %7s %9s %11s %12s %10s  %s\n",
-		       n, "dp", "tp", "pp", "ep", "zero", "recomp", "micro", "step s", "memory GiB",
-		       "proven", out ? "file" : "");
-	for (int i = 0; i < n; i++) {
-		const cJSON *c = cks[i];
-		long long pp, m;
-		int z, rc;
-		ck_config(c, &pp, &m, &z, &rc);
-		double step = ck_num(c, "cost", "step_seconds", 0);
-		double mem = ck_num(c, "cost", "peak_memory_bytes", 0);
-		int proven =
-		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "search"), "optimal"));
-		if (json) {
-			cJSON *e = cJSON_CreateObject();
-			cJSON_AddNumberToObject(e, "rank", i + 1);
-			cJSON_AddNumberToObject(e, "dp", (double)group_size(c, "dp"));
-			cJSON_AddNumberToObject(e, "tp", (double)group_size(c, "tp"));
-			cJSON_AddNumberToObject(e, "pp", (double)pp);
-			cJSON_AddNumberToObject(e, "ep", (double)group_size(c, "ep"));
-			cJSON_AddNumberToObject(e, "zero", z);
-			cJSON_AddStringToObject(e, "recompute", rc ? "full" : "none");
-			cJSON_AddNumberToObject(e, "micro_batches", (double)m);
-			cJSON_AddNumberToObject(e, "step_seconds", step);
-			cJSON_AddNumberToObject(e, "peak_memory_bytes", mem);
-			cJSON_AddBoolToObject(e, "optimal", proven);
-			if (out)
-				cJSON_AddStringToObject(e, "file", paths[i]);
-			pl_json_push(list, e);
-		} else {
-			printf("%2d %5lld %5lld %5lld %5lld %5d %7s %9lld %11.6g %12.2f %10s  %s\n",
-			       i + 1, group_size(c, "dp"), group_size(c, "tp"), pp,
-			       group_size(c, "ep"), z, rc ? "full" : "none", m, step,
-			       mem / 1073741824.0, proven ? "yes" : "no", paths[i]);
-		}
-	}
-	if (json) {
-		cJSON *root = cJSON_CreateObject();
-		pl_json_add(root, "top", list);
-		char *txt = cJSON_Print(root);
-		if (txt)
-			puts(txt);
-		free(txt);
-		cJSON_Delete(root);
-	}
+	print_top(cks, n, paths, out != NULL, json);
 	if (n < k && !json)
 		printf("(%d asked for: the search found plans at %d points)\n", k, n);
 done:
