@@ -6,7 +6,7 @@
 #   1 costmodel  costmodel/
 #   2 search     search/        2 executor  executor/
 #   3 topology   topology/
-#   4 app        planner/{plan,checkpoint,parts,api,main,cli,*_cmd,planner}
+#   4 app        planner/{plan,checkpoint,parts,report,api,main,cli,*_cmd,planner}
 # Usage: check_layers.sh SOURCE_DIR [FILE INCLUDE...]  (extra pairs: a test
 # that a violation is caught). Exit 1 naming every violation.
 #        check_layers.sh SOURCE_DIR --self-test: the check itself catches an
