@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS=${1:-600}
 shift || true
-TARGETS=${*:-model cluster checkpoint nccltests hwloc options}
+TARGETS=${*:-model cluster checkpoint nccltests hwloc options onnx}
 CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPL_FUZZ=ON \
   -DPL_BUILD_TESTS=OFF -DPL_WITH_CUDA=OFF > /dev/null
 cmake --build build-fuzz -j"$(nproc)" --target $(printf 'fuzz_%s ' $TARGETS) > /dev/null

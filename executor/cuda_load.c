@@ -15,6 +15,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const pl_cuda_module *module;
 static char module_why[4096];
 
+#ifdef PL_CUDA_MODULE_BUILT
 /* Tries one path; 0 when the module is loaded, 1 when the file is not
  * there, -1 when it is but cannot be used (module_why says why). */
 static int try_path(const char *path)
@@ -42,6 +43,8 @@ static int try_path(const char *path)
 	module = m; /* stays loaded for the life of the process */
 	return 0;
 }
+
+#endif
 
 static void load(void)
 {

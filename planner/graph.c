@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "planner/json.h"
+#include "planner/onnx.h"
 #include "planner/ops.h"
 #include "planner/alloc.h"
 
@@ -931,14 +932,38 @@ pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
 	return PL_OK;
 }
 
-pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err)
+int pl_onnx_path(const char *path)
+{
+	size_t n = strlen(path);
+	return n > 5 && !strcmp(path + n - 5, ".onnx");
+}
+
+pl_status pl_graph_load_file_opts(pl_graph **out, const char *path, const pl_onnx_opts *o,
+                                  pl_err *err)
 {
 	char *buf;
 	size_t len;
 	pl_status st = pl_read_file(path, &buf, &len, err);
 	if (st)
 		return st;
+	if (pl_onnx_path(path)) { /* imported, then read like any model file */
+		cJSON *doc = NULL;
+		st = pl_onnx_to_model((const unsigned char *)buf, len, path, o, &doc, err);
+		free(buf);
+		if (st)
+			return st;
+		buf = cJSON_PrintUnformatted(doc);
+		cJSON_Delete(doc);
+		if (!buf)
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		len = strlen(buf);
+	}
 	st = pl_graph_load_json(out, buf, len, path, err);
 	free(buf);
 	return st;
+}
+
+pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err)
+{
+	return pl_graph_load_file_opts(out, path, NULL, err);
 }

@@ -148,6 +148,11 @@ typedef struct pl_graph {
 /* Loads a planner.model/1 file. On success *out owns a graph to be released
  * with pl_graph_free. Errors name the file and the op or field. */
 pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
+/* The same, and a file named *.onnx imported first (planner/onnx.h) with
+ * options o (NULL: the defaults). */
+struct pl_onnx_opts;
+pl_status pl_graph_load_file_opts(pl_graph **out, const char *path, const struct pl_onnx_opts *o,
+                                  pl_err *err);
 /* Reads a whole file ("-": stdin) into a NUL-terminated buffer the caller
  * frees; errors name the file. */
 pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);

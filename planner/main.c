@@ -18,6 +18,7 @@
 #include "planner/cli.h"
 #include "planner/json.h"
 #include "planner/graph.h"
+#include "planner/onnx.h"
 #include "planner/plan.h"
 #include "planner/report.h"
 #include "executor/exec.h"
@@ -59,6 +60,7 @@ static const char *const top_help =
     "  topology           find the GPUs, NVLinks and NICs with hwloc; write a cluster file\n"
     "  bench MODEL        run several search modes side by side (table, --csv, --plot)\n"
     "  report CKPT        a checkpoint as one self-contained HTML page (-o PAGE.html)\n"
+    "  import MODEL.onnx  an ONNX model as a planner.model/1 file (-o MODEL.json)\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -72,11 +74,20 @@ typedef struct common {
 	int has_reserve;
 	double reserve; /* --memory-reserve */
 	int has_limit;
-	double limit;  /* search's and bench's --memory-limit (0: none) */
-	double tlimit; /* --time-limit (0: none) */
+	double limit;      /* search's and bench's --memory-limit (0: none) */
+	double tlimit;     /* --time-limit (0: none) */
+	pl_onnx_opts onnx; /* --batch, --loss: how a MODEL.onnx is imported */
 } common;
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
+#define OPT_BATCH   1002 /* --batch N: an ONNX model's symbolic batch */
+#define OPT_LOSS    1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
+/* the options of every command that reads a MODEL, for ONNX files */
+#define ONNX_OPTIONS                                                                               \
+	{"batch", required_argument, 0, OPT_BATCH},                                                \
+	{                                                                                          \
+		"loss", required_argument, 0, OPT_LOSS                                             \
+	}
 /* getopt codes of search's fixed degrees */
 enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT, OPT_TOP };
 /* search --top: the most configurations listed */
@@ -93,6 +104,19 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 	}
 	if (ch == 'c') {
 		co->cluster = arg;
+		return 0;
+	}
+	if (ch == OPT_BATCH) {
+		long long v;
+		if (pl_parse_ll(arg, &v) || v < 1 || v > (1LL << 40))
+			return pl_cli_usage(cmd, "--batch %s: expected a positive integer", arg);
+		co->onnx.batch = v;
+		return 0;
+	}
+	if (ch == OPT_LOSS) {
+		if (strcmp(arg, "cross-entropy") && strcmp(arg, "none"))
+			return pl_cli_usage(cmd, "--loss %s: expected cross-entropy or none", arg);
+		co->onnx.loss = arg;
 		return 0;
 	}
 	if (ch == OPT_RESERVE) {
@@ -801,6 +825,7 @@ static int cmd_search(int argc, char **argv)
 	int top = 0;         /* --top K */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
 	static const struct option opts[] = {
+	    ONNX_OPTIONS,
 	    {"devices", required_argument, 0, 'd'},
 	    {"job", no_argument, 0, 'J'},
 	    {"fastest", no_argument, 0, 'F'},
@@ -837,6 +862,8 @@ static int cmd_search(int argc, char **argv)
 	int li = 0;
 	while ((ch = getopt_long(argc, argv, "ho:", opts, &li)) != -1) {
 		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -980,7 +1007,7 @@ static int cmd_search(int argc, char **argv)
 	pl_status st;
 	size_t len;
 	double secs = 0;
-	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err)))
 		goto cleanup;
 	if (load) {
@@ -1139,7 +1166,8 @@ static int cmd_cost(int argc, char **argv)
 	common co = {0};
 	const char *strategy = NULL;
 	double limit = 0;
-	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"memory-limit", required_argument, 0, 'M'},
@@ -1150,6 +1178,8 @@ static int cmd_cost(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
 		case 'd':
 		case 'c':
 		case OPT_RESERVE: {
@@ -1181,7 +1211,7 @@ static int cmd_cost(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_status st;
 	int rc = 0, over = 0;
-	if ((st = pl_graph_load_file(&g, argv[optind], &err)))
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)))
 		return pl_cli_fail(st, &err);
 	int from_stdin = !strcmp(strategy, "-");
 	char *line = NULL;
@@ -1270,7 +1300,8 @@ static int cmd_strategies(int argc, char **argv)
 {
 	common co = {0};
 	const char *opname = NULL;
-	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"op", required_argument, 0, 'o'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1279,6 +1310,8 @@ static int cmd_strategies(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
 		case 'd':
 		case 'c': {
 			int rc = common_opt(ch, optarg, &co, "strategies");
@@ -1301,7 +1334,7 @@ static int cmd_strategies(int argc, char **argv)
 	pl_cluster cl;
 	pl_status st;
 	int rc = 0;
-	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
 		rc = pl_cli_fail(st, &err);
 		goto done;
@@ -1441,7 +1474,8 @@ static int cmd_bench(int argc, char **argv)
 	const char *modes = "dp,rec,ilp,auto", *plot = NULL;
 	int csv = 0;
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
-	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"modes", required_argument, 0, 'm'},
@@ -1456,6 +1490,8 @@ static int cmd_bench(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -1503,7 +1539,7 @@ static int cmd_bench(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_cluster cl;
 	pl_status st, first = PL_OK;
-	if ((st = pl_graph_load_file(&g, argv[optind], &err)) ||
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
 		pl_graph_free(g);
 		return pl_cli_fail(st, &err);
@@ -1732,6 +1768,82 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 	return rc;
 }
 
+/* ---- import ---- */
+static int cmd_import(int argc, char **argv)
+{
+	static const char *const help =
+	    "usage: planner import MODEL.onnx -o MODEL.json [--batch N] [--loss "
+	    "cross-entropy|none]\n\n"
+	    "Writes an ONNX model as a planner.model/1 file (every command that takes a\n"
+	    "MODEL also takes MODEL.onnx directly, with the same options). Initializers\n"
+	    "become params (their data are never read: dims are enough), graph inputs\n"
+	    "inputs; Gemm, MatMul, element-wise ops, Softmax, Transpose, Gather, ReduceMean\n"
+	    "and GELU in its Erf form are imported, Identity and Dropout dropped (eval\n"
+	    "exports); anything else exits 2 naming the node, its op type and opset.\n\n"
+	    "options:\n"
+	    "  -o, --output MODEL.json  where to write it (atomically)\n"
+	    "  --batch N             the batch where an input's dimension 0 is symbolic\n"
+	    "  --loss cross-entropy|none  training semantics: SoftmaxCrossEntropy of the\n"
+	    "                        first output against an int64 labels input (default),\n"
+	    "                        or none when the graph already ends in its loss\n"
+	    "  -h, --help            this text\n\n"
+	    "example:\n"
+	    "  planner import mlp.onnx --batch 64 -o mlp.json\n"
+	    "  planner search mlp.onnx --batch 64 --devices 8\n";
+	common co = {0};
+	const char *out = NULL;
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"output", required_argument, 0, 'o'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS: {
+			int rc = common_opt(ch, optarg, &co, "import");
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'o': out = optarg; break;
+		case 'h': fputs(help, stdout); return 0;
+		default:
+			return pl_cli_usage("import", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return pl_cli_usage("import", "expected one MODEL.onnx file%s",
+		                    optind < argc - 1 ? ", got more" : "");
+	if (!out)
+		return pl_cli_usage("import", "-o MODEL.json: where to write the model%s", "");
+	pl_err err = {{0}};
+	char *buf = NULL, *txt = NULL;
+	size_t len;
+	cJSON *doc = NULL;
+	pl_graph *g = NULL;
+	pl_status st = pl_read_file(argv[optind], &buf, &len, &err);
+	if (!st)
+		st = pl_onnx_to_model((const unsigned char *)buf, len, argv[optind], &co.onnx, &doc,
+		                      &err);
+	if (!st && !(txt = ck_text(doc)))
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+	/* checked as every model is before it is written */
+	if (!st)
+		st = pl_graph_load_json(&g, txt, strlen(txt), argv[optind], &err);
+	if (!st)
+		st = pl_write_atomic(out, txt, &err);
+	if (!st)
+		printf("wrote %s: %d ops, %d tensors\n", out, g->nops, g->ntensors);
+	pl_graph_free(g);
+	free(txt);
+	cJSON_Delete(doc);
+	free(buf);
+	return st ? pl_cli_fail(st, &err) : 0;
+}
+
 /* ---- report ---- */
 static int cmd_report(int argc, char **argv)
 {
@@ -1907,7 +2019,8 @@ static int cmd_run(int argc, char **argv)
 	double lr = 0;
 	int json = 0, profile = 0;
 	pl_optimizer opt = PL_OPT_ADAM;
-	static const struct option opts[] = {{"devices", required_argument, 0, 'd'},
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"strategy", required_argument, 0, 's'},
@@ -1925,6 +2038,8 @@ static int cmd_run(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P': profile = 1; break;
+		case OPT_BATCH:
+		case OPT_LOSS:
 		case 'd':
 		case 'c':
 		case OPT_RESERVE: {
@@ -1979,7 +2094,7 @@ static int cmd_run(int argc, char **argv)
 		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", backend);
 	pl_err err;
 	pl_graph *g = NULL;
-	pl_status st = pl_graph_load_file(&g, argv[optind], &err);
+	pl_status st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
 	char *text = NULL;
@@ -2200,6 +2315,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_bench(argc, argv);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(argc, argv);
+	if (!strcmp(cmd, "import"))
+		return cmd_import(argc, argv);
 	fprintf(stderr, "planner: unknown command '%s'\n%s", cmd, top_help);
 	return 2;
 }

@@ -3,7 +3,8 @@
 # Idempotent: does nothing (and needs no network) when all are present.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libcjson-dev libglpk-dev libhwloc-dev
-      libopenblas-dev libcmocka-dev nettle-dev jq openmpi-bin libopenmpi-dev)
+      libopenblas-dev libcmocka-dev nettle-dev jq openmpi-bin libopenmpi-dev
+      protobuf-c-compiler libprotobuf-c-dev libonnx-dev)
 [ "${PL_WITH_BENCH_TOOLS:-0}" = 1 ] && pkgs+=(gnuplot-nox coinor-cbc)
 # what only the test suite uses (.ci/run sets it): clang with libFuzzer, chromium
 # (headless) for the report pages

@@ -674,6 +674,33 @@ check "search --top: each ranked plan is what search with its configuration fixe
 check "search --top without a whole-job search exits 2 saying so" \
   '[ $? -eq 2 ] && grep -q -- "--top ranks whole-job configurations" "$T/err"'
 
+# --- ONNX in: the MLP exported by tests/fixtures/onnx/make_fixtures.py (torch Linear(64, 256),
+#     GELU, Linear(256, 10)) imports with its four initializers as params, GELU fused back
+O=$SRC/tests/fixtures/onnx
+"$PLANNER" import "$O/mlp.onnx" --batch 64 -o "$T/mlp-onnx.json" > /dev/null 2> "$T/err"
+check "import mlp.onnx --batch 64 exits 0" '[ $? -eq 0 ]'
+check "import: the params are the ONNX initializers, with their dims" \
+  '[ "$(jq -c "[.tensors | to_entries[] | select(.value.role == \"param\") | [.key, .value.shape]]" "$T/mlp-onnx.json")" = "[[\"fc1.weight\",[256,64]],[\"fc1.bias\",[256]],[\"fc2.weight\",[10,256]],[\"fc2.bias\",[10]]]" ]'
+check "import: Erf-form GELU fused into one Gelu, the loss appended against int64 labels of [64]" \
+  '[ "$(jq -c "[.ops[].type] | [(map(select(. == \"Gelu\")) | length), (map(select(. == \"Erf\")) | length), .[-1]]" "$T/mlp-onnx.json")" = "[1,0,\"SoftmaxCrossEntropy\"]" ] &&
+   [ "$(jq -c ".tensors.labels | [.shape, .dtype]" "$T/mlp-onnx.json")" = "[[64],\"int64\"]" ]'
+"$PLANNER" search "$O/mlp.onnx" --batch 64 --devices 4 -o "$T/onnx-direct.plan" > /dev/null 2>&1
+"$PLANNER" search "$T/mlp-onnx.json" --devices 4 -o "$T/onnx-json.plan" > /dev/null 2>&1
+check "search MODEL.onnx plans as search on its import does" \
+  '[ "$(jq -c "[.cost.step_seconds, .parallel_strategy_item]" "$T/onnx-direct.plan")" = "$(jq -c "[.cost.step_seconds, .parallel_strategy_item]" "$T/onnx-json.plan")" ]'
+"$PLANNER" import "$O/mlp.onnx" --batch 64 --loss none -o "$T/mlp-noloss.json" > /dev/null 2>&1
+check "import --loss none: the graph's own output, no loss appended" \
+  '[ "$(jq -c ".outputs, ([.ops[].type] | index(\"SoftmaxCrossEntropy\"))" "$T/mlp-noloss.json" | tr "\n" " ")" = "[\"out\"] null " ]'
+"$PLANNER" search "$O/mlp.onnx" --devices 4 > /dev/null 2> "$T/err"
+check "a symbolic batch without --batch exits 2 naming the input and the option" \
+  '[ $? -eq 2 ] && grep -q "input .x.: dimension 0 is symbolic (.batch.); --batch N" "$T/err"'
+"$PLANNER" import "$O/gpt.onnx" --batch 4 -o "$T/gpt-onnx.json" > /dev/null 2> "$T/err"
+check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
+  '[ $? -eq 2 ] && grep -q "node ./blocks/layers.0/norm1/Pow. (Pow, opset 14): not supported; the importer knows MatMul, Gemm" "$T/err" && [ ! -e "$T/gpt-onnx.json" ]'
+echo '{"format": "planner.model/1"}' > "$T/fake.onnx"
+"$PLANNER" search "$T/fake.onnx" --devices 2 > /dev/null 2> "$T/err"
+check "a .onnx file that is not ONNX exits 2 saying so" '[ $? -eq 2 ] && grep -q "fake.onnx: not an ONNX model" "$T/err"'
+
 # --- bench: the modes side by side
 "$PLANNER" bench "$SRC/examples/gpt-small.json" --devices 8 --modes dp,rec,brute --csv > "$T/b.csv" 2> "$T/err"
 check "bench --csv: a row per mode, dp proven and the fastest, rec not proven, brute's refusal in its row" \

@@ -14,7 +14,7 @@ B=${1:?usage: tests/fuzz/run.sh BUILD_FUZZ_DIR [SECONDS] [TARGET...]}
 SECS=${2:-20}
 shift $(( $# >= 2 ? 2 : $# ))
 SRC=$(cd "$(dirname "$0")" && pwd)
-TARGETS=${*:-model cluster checkpoint nccltests hwloc options}
+TARGETS=${*:-model cluster checkpoint nccltests hwloc options onnx}
 OUT=$(mktemp -d /tmp/pl-fuzz-XXXXXX)
 fail=0
 for t in $TARGETS; do

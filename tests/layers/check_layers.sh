@@ -2,7 +2,7 @@
 # The layers, bottom up (docs/architecture.md): a file may include headers of
 # its own layer and the layers below, never above; search and executor sit
 # side by side and do not include each other.
-#   0 core       planner/{status,alloc,arena,clock,parallel,parse,json,graph,layout,roles}, planner/ops/
+#   0 core       planner/{status,alloc,arena,clock,parallel,parse,json,graph,onnx,layout,roles}, planner/ops/
 #   1 costmodel  costmodel/
 #   2 search     search/        2 executor  executor/
 #   3 topology   topology/
@@ -31,7 +31,7 @@ layer() { # path -> "rank side"
     planner/ops/*) echo "0 core" ;;
     planner/status.* | planner/alloc.* | planner/arena.* | planner/clock.* | planner/parallel.* | planner/parse.* | \
     planner/json.* | \
-    planner/graph.* | planner/layout.* | planner/roles.* | planner/ops.*) echo "0 core" ;;
+    planner/graph.* | planner/layout.* | planner/roles.* | planner/ops.* | planner/onnx*) echo "0 core" ;;
     costmodel/*) echo "1 cost" ;;
     search/*) echo "2 search" ;;
     executor/*) echo "2 executor" ;;

@@ -1,0 +1,29 @@
+/* ONNX models in: a ModelProto as a planner.model/1 document (planner/onnx.c).
+ * Built when protobuf-c and the onnx.proto Debian ships (libonnx-dev) are
+ * found; otherwise the reader says so. */
+#ifndef PL_ONNX_H
+#define PL_ONNX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "planner/status.h"
+
+typedef struct pl_onnx_opts {
+	int64_t batch;    /* the batch where dimension 0 of an input is symbolic (0: none) */
+	const char *loss; /* "cross-entropy" (NULL: the default) or "none" */
+} pl_onnx_opts;
+
+/* The model in data[0..len) (an ONNX file named path) as a planner.model/1
+ * document (*out; the caller deletes it). PL_EINVAL naming the file and the
+ * node, op type and opset of what it cannot import, or the symbolic
+ * dimension --batch should set; PL_ENOMEM. */
+pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
+                           const pl_onnx_opts *o, cJSON **out, pl_err *err);
+
+/* 1 when path names an ONNX file (by its extension, .onnx). */
+int pl_onnx_path(const char *path);
+
+#endif
