@@ -488,6 +488,8 @@ static const char *const search_help =
     "                        \"--tp 8 --pp 4\") and print, instead of the plan, how that\n"
     "                        plan compares with the chosen one (explain --diff; --json\n"
     "                        for its JSON) and whether it is proven best under them\n"
+    "  --batch N, --loss cross-entropy|none   a MODEL.onnx's batch and appended loss\n"
+    "                        (planner import --help)\n"
     "  -h, --help            this text\n"
     "\n"
     "examples:\n"
@@ -1082,7 +1084,9 @@ static const char *const cost_help =
     "JSON object) per line and stdout gets one result per line; a bad line gets\n"
     "{\"error\": \"...\"} and the exit status is 2 at the end.\n"
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
-    "else H100 nodes of its shape).\n";
+    "else H100 nodes of its shape).\n"
+    "MODEL may be an ONNX file: --batch N and --loss cross-entropy|none as for\n"
+    "'planner import'.\n";
 
 /* One priced plan, as 'cost' reports it. */
 typedef struct cost_result {
@@ -1294,7 +1298,9 @@ static const char *const strategies_help =
     "usage: planner strategies MODEL --op NAME [--devices N | --cluster FILE|PRESET]\n"
     "\n"
     "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
-    "per-input split tuples, its compute and communication seconds and its memory per device.\n";
+    "per-input split tuples, its compute and communication seconds and its memory per device.\n"
+    "MODEL may be an ONNX file: --batch N and --loss cross-entropy|none as for\n"
+    "'planner import'.\n";
 
 static int cmd_strategies(int argc, char **argv)
 {
@@ -1407,6 +1413,8 @@ static const char *const bench_help =
     "  --csv                 CSV on stdout instead of the table\n"
     "  --plot FILE.svg       also a bar chart of step and search time (needs gnuplot;\n"
     "                        without it the table alone, and a note on stderr)\n"
+    "  --batch N, --loss cross-entropy|none   a MODEL.onnx's batch and appended loss\n"
+    "                        (planner import --help)\n"
     "  -h, --help            this text\n"
     "\n"
     "exit status: 0 when some mode planned (rows of the others say why), else the\n"
@@ -1960,7 +1968,9 @@ static const char *const run_help =
     "stops, MPI_Abort) or when the cuda backend has no GPU for a rank; 2 on every process\n"
     "when the plan does not match the model or the number of processes.\n"
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
-    "         mpirun -np 4 planner run gpt.json --strategy plan.json\n";
+    "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
+    "MODEL may be an ONNX file: --batch N and --loss cross-entropy|none as for\n"
+    "'planner import'.\n";
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
