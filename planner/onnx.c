@@ -7,7 +7,8 @@
  *   MatMul, Gemm (transB as a Transpose of the weight, then the bias added),
  *   Add/Sub/Mul/Div (a scalar constant operand becomes a const tensor),
  *   Relu, Tanh, Sigmoid, Softmax, Transpose, Gather, ReduceMean, Erf-form
- *   GELU (x * 0.5 * (1 + erf(x / sqrt 2)), fused back into Gelu); Identity
+ *   GELU (x * 0.5 * (1 + erf(x / sqrt 2)), fused back into Gelu), LayerNorm
+ *   decomposed over the last axis (fused back into LayerNormalization); Identity
  *   and Dropout are dropped (eval exports); Constant nodes feed the above.
  *
  * Anything else is refused naming the node, its op type and the opset, with
@@ -27,7 +28,8 @@
 
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Softmax, Transpose, Gather, "      \
-	"ReduceMean, Erf (in GELU's form), Identity, Dropout, Constant"
+	"ReduceMean, Erf (in GELU's form), Pow and Sqrt (in LayerNorm's form), Identity, "         \
+	"Dropout, Constant"
 
 typedef struct imp {
 	const Onnx__GraphProto *g;
@@ -187,6 +189,91 @@ static int gelu_at(const imp *m, int i)
 	return q;
 }
 
+/* the nodes that read name (at most max), into who; how many */
+static int consumers(const imp *m, const char *name, int *who, int max)
+{
+	int n = 0;
+	for (size_t i = 0; i < m->g->n_node; i++)
+		for (size_t k = 0; k < m->g->node[i]->n_input; k++)
+			if (!strcmp(m->g->node[i]->input[k], name)) {
+				if (n < max)
+					who[n] = (int)i;
+				n++;
+				break;
+			}
+	return n;
+}
+
+static int is_op(const imp *m, int i, const char *type, size_t inputs)
+{
+	const Onnx__NodeProto *n = i >= 0 ? m->g->node[i] : NULL;
+	return n && n->op_type && !strcmp(n->op_type, type) && n->n_input == inputs &&
+	       n->n_output >= 1;
+}
+
+/* the input of two-input node i that is not `other` (NULL when neither is) */
+static const char *other_input(const imp *m, int i, const char *other)
+{
+	const Onnx__NodeProto *n = m->g->node[i];
+	return !strcmp(n->input[0], other)   ? n->input[1]
+	       : !strcmp(n->input[1], other) ? n->input[0]
+	                                     : NULL;
+}
+
+static int is_param(const imp *m, const char *name)
+{
+	const cJSON *t = cJSON_GetObjectItem(m->tensors, name);
+	return t && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "role")), "param");
+}
+
+/* LayerNorm as exports before opset 17 write it, over the last axis:
+ * m = ReduceMean(x); d = x - m; v = ReduceMean(d ^ 2); y = d / sqrt(v + eps)
+ * * gamma + beta. The final Add's index (the others marked skipped), the
+ * parts into *gamma, *beta, *eps; or -1. */
+static int layernorm_at(imp *m, int i, const char **gamma, const char **beta, double *eps)
+{
+	const Onnx__NodeProto *r = m->g->node[i];
+	const Onnx__AttributeProto *ax = attr(r, "axes");
+	if (!is_op(m, i, "ReduceMean", 1) || !ax || ax->n_ints != 1 || ax->ints[0] != -1)
+		return -1;
+	const char *x = r->input[0];
+	int w[4];
+	if (consumers(m, r->output[0], w, 4) != 1 || !is_op(m, w[0], "Sub", 2) ||
+	    strcmp(m->g->node[w[0]]->input[0], x) ||
+	    strcmp(m->g->node[w[0]]->input[1], r->output[0]))
+		return -1;
+	int sub = w[0], pw = -1, dv = -1;
+	const char *d = m->g->node[sub]->output[0];
+	if (consumers(m, d, w, 4) != 2)
+		return -1;
+	for (int k = 0; k < 2; k++) {
+		if (is_op(m, w[k], "Pow", 2) && !strcmp(m->g->node[w[k]]->input[0], d) &&
+		    is_scalar(m, m->g->node[w[k]]->input[1], 2))
+			pw = w[k];
+		if (is_op(m, w[k], "Div", 2) && !strcmp(m->g->node[w[k]]->input[0], d))
+			dv = w[k];
+	}
+	int rv, ad, sq, mu, bi;
+	if (pw < 0 || dv < 0 || consumers(m, m->g->node[pw]->output[0], &rv, 1) != 1 ||
+	    !is_op(m, rv, "ReduceMean", 1) ||
+	    consumers(m, m->g->node[rv]->output[0], &ad, 1) != 1 || !is_op(m, ad, "Add", 2) ||
+	    consumers(m, m->g->node[ad]->output[0], &sq, 1) != 1 || !is_op(m, sq, "Sqrt", 1) ||
+	    strcmp(m->g->node[dv]->input[1], m->g->node[sq]->output[0]) ||
+	    consumers(m, m->g->node[dv]->output[0], &mu, 1) != 1 || !is_op(m, mu, "Mul", 2) ||
+	    consumers(m, m->g->node[mu]->output[0], &bi, 1) != 1 || !is_op(m, bi, "Add", 2))
+		return -1;
+	const char *e = other_input(m, ad, m->g->node[rv]->output[0]);
+	*gamma = other_input(m, mu, m->g->node[dv]->output[0]);
+	*beta = other_input(m, bi, m->g->node[mu]->output[0]);
+	if (!e || scalar_of(m, e, eps) || !*gamma || !*beta || !is_param(m, *gamma) ||
+	    !is_param(m, *beta))
+		return -1;
+	int parts[] = {sub, pw, rv, ad, sq, dv, mu};
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+		m->skip[parts[k]] = 1;
+	return bi;
+}
+
 static const char *dtype_name(int32_t t)
 {
 	switch (t) {
@@ -266,6 +353,23 @@ static pl_status node(imp *m, int i)
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
 		m->alias_from[m->nalias] = n->output[0];
 		m->alias_to[m->nalias++] = n->input[0];
+		return PL_OK;
+	}
+	const char *gamma, *beta;
+	double eps;
+	int ln = layernorm_at(m, i, &gamma, &beta, &eps);
+	if (ln >= 0) { /* named after the node that ends it */
+		const Onnx__NodeProto *last = m->g->node[ln];
+		cJSON *o = add_op(m, last->name && last->name[0] ? last->name : last->output[0],
+		                  "LayerNormalization");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", gamma);
+		io(m, o, "inputs", beta);
+		io(m, o, "outputs", last->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddNumberToObject(at, "axis", -1);
+		cJSON_AddNumberToObject(at, "epsilon", eps);
+		m->skip[ln] = 1;
 		return PL_OK;
 	}
 	int q = gelu_at(m, i);
