@@ -417,6 +417,8 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	return PL_OK;
 }
 
+/* Long (140 lines): one block per key of the cluster format, checked in the
+ * order docs/formats.md lists them. */
 static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *file, pl_err *err)
 {
 	pl_status st;

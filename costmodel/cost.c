@@ -582,6 +582,10 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 	return pl_problem_new_job(out, g, c, NULL, err);
 }
 
+/* Long (150 lines): a problem is built in one order, each step needing the
+ * ones before: the job's settings and recompute flags, the edges, the param
+ * owners, the kept activations, the op classes, then each class's candidates
+ * (kept to the fixed degrees). */
 pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
                              const pl_job *job, pl_err *err)
 {

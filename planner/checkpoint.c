@@ -284,6 +284,9 @@ done:
 	return t;
 }
 
+/* Long (200 lines): it writes the checkpoint's sections in the order the format
+ * lists them (model, cluster, search, pipeline, ops, layouts, groups, cost),
+ * each a few lines; the groups and parts are functions of their own. */
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
 {
 	cJSON *root = cJSON_CreateObject();

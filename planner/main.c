@@ -817,6 +817,9 @@ done:
 	return st;
 }
 
+/* Long (250 lines) as a command is: its option table and a switch with one
+ * short case per option (about 40 options), then load, search, write, print in
+ * order. The work is in plan.c; --why-not and --top have functions of their own. */
 static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
@@ -1165,6 +1168,7 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 	return PL_OK;
 }
 
+/* Long (125 lines) as a command is: options, load, price, print. */
 static int cmd_cost(int argc, char **argv)
 {
 	common co = {0};
@@ -1476,6 +1480,7 @@ static void bench_plot(const char *file, const bench_row *rows, int n)
 	signal(SIGPIPE, old);
 }
 
+/* Long (145 lines) as a command is: options, one search per mode, the table. */
 static int cmd_bench(int argc, char **argv)
 {
 	common co = {0};
@@ -2022,6 +2027,9 @@ static int cmp_seconds(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Long (270 lines) as a command is: its options, then the steps a run takes in
+ * order (load, price, launch the backend, run, profile, report); each is a few
+ * lines calling the executor. */
 static int cmd_run(int argc, char **argv)
 {
 	common co = {0};

@@ -490,6 +490,7 @@ static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor
 	return PL_OK;
 }
 
+/* Long (130 lines): declarations, nodes, then the loss the user asked for. */
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
                            const pl_onnx_opts *o, cJSON **out, pl_err *err)
 {

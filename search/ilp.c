@@ -885,6 +885,10 @@ static void add_obj(ilpctx *c, double *cobj, int v, int s, double val)
  * the edges folded. unbuild() undoes it. timed: PL_ETIMEOUT, and no program,
  * when the time limit runs out on the way (the edge columns made so far are
  * freed by unbuild() or the search's cleanup). */
+/* One pass on purpose (280 lines): columns are numbered as they are made (x, then
+ * each edge's y or cost columns) and the rows name those numbers, so the steps
+ * (columns, folded edges, one-hot rows, transportation rows, memory row) share
+ * a dozen running counters and arrays; each step is marked below. */
 static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared, int maxs,
                        glp_prob **lpo, size_t *nzo, int *mem_row_o, int *folded_o, pl_err *err)
 {

@@ -556,6 +556,9 @@ static pl_status find_nodes(pl_rdv *rdv, int *node_of, int *nodes, int *per_node
 	return PL_OK;
 }
 
+/* Long (165 lines): a collective procedure every rank runs in the same order
+ * (agree on GPUs, place ranks, make communicators, time, gather at rank 0,
+ * fit); splitting it would hide the order the ranks must keep. */
 pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster *out, cJSON **raw,
                                  pl_err *err)
 {
