@@ -113,19 +113,22 @@ static void summary(FILE *f, const cJSON *ck)
 	fputs("</p></section>\n", f);
 }
 
-/* group index of rank r in the groups of one kind (-1: in none) */
-static int group_of(const cJSON *groups, int r)
+/* into gi[r] for the ranks r < n drawn: the index of r's group of this kind
+ * (-1: in none); one pass over the members */
+static void group_index(const cJSON *groups, int *gi, int n)
 {
+	for (int r = 0; r < n; r++)
+		gi[r] = -1;
 	int k = 0;
-	const cJSON *gr;
+	const cJSON *gr, *m;
 	cJSON_ArrayForEach (gr, groups) {
-		const cJSON *m;
-		cJSON_ArrayForEach (m, gr)
-			if ((int)m->valuedouble == r)
-				return k;
+		cJSON_ArrayForEach (m, gr) {
+			double r = cJSON_IsNumber(m) ? m->valuedouble : -1;
+			if (r >= 0 && r < n)
+				gi[(int)r] = k;
+		}
 		k++;
 	}
-	return -1;
 }
 
 /* one mesh per kind of group: nodes as rows, each device coloured by the
@@ -137,8 +140,15 @@ static void mesh(FILE *f, const cJSON *ck)
 	int D = (int)num(cl, "devices", 1), per = (int)num(cl, "devices_per_node", D);
 	if (per < 1)
 		per = D;
+	if (D < 1)
+		D = 1;
 	int nodes = (D + per - 1) / per, shown = nodes > 64 ? 64 : nodes;
-	int cell = per > 16 ? 12 : 22;
+	int cols = per > 64 ? 64 : per; /* at most 64 x 64 devices drawn */
+	int cell = cols > 16 ? 12 : 22;
+	int drawn = shown * per < 4096 ? shown * per : 4096;
+	int *gi = pl_malloc(sizeof *gi * (size_t)drawn + 1);
+	if (!gi)
+		return;
 	fputs(
 	    "<section id=\"mesh\"><h2>Device mesh</h2><p class=\"note\">Rows are nodes, squares "
 	    "devices (rank order as Megatron's: tp fastest, then cp, dp, pp); each picture colours "
@@ -148,27 +158,31 @@ static void mesh(FILE *f, const cJSON *ck)
 	cJSON_ArrayForEach (kind, groups) {
 		int n = cJSON_GetArraySize(kind),
 		    size = cJSON_GetArraySize(cJSON_GetArrayItem(kind, 0));
-		double wd = per * (cell + 2) + 50, ht = shown * (cell + 2) + 24;
+		double wd = cols * (cell + 2) + 50, ht = shown * (cell + 2) + 24;
+		group_index(kind, gi, drawn);
 		fprintf(
 		    f,
 		    "<figure class=\"mesh\" data-kind=\"%s\"><svg width=\"%.0f\" height=\"%.0f\">",
 		    kind->string, wd, ht);
 		for (int nd = 0; nd < shown; nd++) {
 			fprintf(f, "<text x=\"0\" y=\"%d\">n%d</text>", 14 + nd * (cell + 2), nd);
-			for (int d = 0; d < per && nd * per + d < D; d++) {
-				int r = nd * per + d, gi = group_of(kind, r);
+			for (int d = 0; d < cols && nd * per + d < D; d++) {
+				int r = nd * per + d, g = r < drawn ? gi[r] : -1;
 				fprintf(f,
 				        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 				        "fill=\"%s\">"
 				        "<title>rank %d: %s group %d</title></rect>",
 				        40 + d * (cell + 2), nd * (cell + 2), cell, cell,
-				        gi < 0 ? "#eee" : palette[gi % NPAL], r, kind->string, gi);
+				        g < 0 ? "#eee" : palette[g % NPAL], r, kind->string, g);
 			}
 		}
 		fprintf(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>",
 		        kind->string, n, n == 1 ? "" : "s", size,
-		        shown < nodes ? " (first 64 nodes)" : "");
+		        shown < nodes || cols < per
+		            ? " (the first 64 nodes and devices a node drawn)"
+		            : "");
 	}
+	free(gi);
 	fputs("</div></section>\n", f);
 }
 
@@ -198,11 +212,20 @@ static void schedule(FILE *f, const cJSON *ck)
 		    (step - opt) * s, step - opt, 40 + (step - opt) * s, fmax(opt * s, 1), opt);
 		return;
 	}
+	if (P > 64) {
+		fprintf(
+		    f,
+		    "<p class=\"note\">%d stages: too many to draw; the bubble is %.6g s of the "
+		    "step.</p></section>\n",
+		    P, num(cost, "bubble_seconds", 0));
+		return;
+	}
 	int m = M > 48 ? 48 : M, n = 2 * m;
+	int *pos = pl_malloc(sizeof *pos * (size_t)P * 2 * (size_t)m + 1); /* (s, kind, mb) -> k */
 	double *tf = pl_calloc((size_t)P, sizeof *tf), *st = pl_calloc((size_t)P * n, sizeof *st);
 	int *kind = pl_calloc((size_t)P * n, sizeof *kind),
 	    *mb = pl_calloc((size_t)P * n, sizeof *mb);
-	if (!tf || !st || !kind || !mb)
+	if (!tf || !st || !kind || !mb || !pos)
 		goto done;
 	for (int s = 0; s < P; s++) {
 		tf[s] = item(ts, s);
@@ -216,6 +239,8 @@ static void schedule(FILE *f, const cJSON *ck)
 				kind[s * n + k] = 1, mb[s * n + k] = bi++, k++;
 		}
 	}
+	for (int i = 0; i < P * n; i++)
+		pos[((i / n) * 2 + kind[i]) * m + mb[i]] = i % n;
 	/* start times: relax until nothing moves (dependencies point both ways) */
 	for (int pass = 0, moved = 1; moved && pass < 4 * P * n; pass++) {
 		moved = 0;
@@ -228,13 +253,11 @@ static void schedule(FILE *f, const cJSON *ck)
 					t = st[j] + (kind[j] ? 2 * tf[s] / 3 : tf[s] / 3);
 				}
 				int s2 = b ? s + 1 : s - 1; /* where the input comes from */
-				if (s2 >= 0 && s2 < P)
-					for (int q = 0; q < n; q++)
-						if (kind[s2 * n + q] == b &&
-						    mb[s2 * n + q] == mb[i]) {
-							double d2 = b ? 2 * tf[s2] / 3 : tf[s2] / 3;
-							t = fmax(t, st[s2 * n + q] + d2);
-						}
+				if (s2 >= 0 && s2 < P) {
+					int q = pos[(s2 * 2 + b) * m + mb[i]];
+					double d2 = b ? 2 * tf[s2] / 3 : tf[s2] / 3;
+					t = fmax(t, st[s2 * n + q] + d2);
+				}
 				if (t > st[i] + 1e-15) {
 					st[i] = t;
 					moved = 1;
@@ -284,6 +307,7 @@ done:
 	free(st);
 	free(kind);
 	free(mb);
+	free(pos);
 	fputs("</section>\n", f);
 }
 
