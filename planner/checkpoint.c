@@ -166,30 +166,17 @@ static cJSON *groups_json(const pl_devmat *dm, const int8_t *axes, int naxes, in
 const char *const pl_ckpt_mem_names[PL_CKPT_MEM] = {"weights",     "gradients", "optimizer_states",
                                                     "activations", "transient", "reserved"};
 
-/* Params a and b are the same weight of different layers: both MatMul
- * params of one shape and dtype, named alike but for digits. */
-static int same_layer_weight(const pl_graph *g, int ta, int tb)
+/* A param a matrix product reads first: what a layer's weight is. */
+static int gemm_param(const pl_graph *g, const pl_tensor *t)
 {
-	const pl_tensor *a = &g->tensors[ta], *b = &g->tensors[tb];
-	return b->role == PL_ROLE_PARAM && a->nconsumers > 0 && b->nconsumers > 0 &&
-	       (pl_op_traits(&g->ops[a->consumers[0]]) & PL_OPT_GEMM) &&
-	       (pl_op_traits(&g->ops[b->consumers[0]]) & PL_OPT_GEMM) && a->rank == b->rank &&
-	       a->dtype == b->dtype &&
-	       !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank) &&
-	       pl_same_but_digits(a->name, b->name);
+	return t->role == PL_ROLE_PARAM && t->nconsumers > 0 &&
+	       (pl_op_traits(&g->ops[t->consumers[0]]) & PL_OPT_GEMM);
 }
 
-/* A weight of a repeated layer: another param is the same weight of another
- * layer (an embedding or a head is one of a kind). Per tensor into flag[],
- * by sorting the candidates on what same_layer_weight compares: O(T log T). */
-typedef struct lw_key {
-	const pl_tensor *t;
-	int idx;
-} lw_key;
-
-static int lw_cmp(const void *x, const void *y)
+/* Two such params in the order of what makes them the same weight of
+ * different layers: shape and dtype, and names alike but for digits (0). */
+static int weight_cmp(const pl_tensor *a, const pl_tensor *b)
 {
-	const pl_tensor *a = ((const lw_key *)x)->t, *b = ((const lw_key *)y)->t;
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
 	if (a->dtype != b->dtype)
@@ -198,6 +185,26 @@ static int lw_cmp(const void *x, const void *y)
 		if (a->shape[d] != b->shape[d])
 			return a->shape[d] < b->shape[d] ? -1 : 1;
 	return pl_cmp_but_digits(a->name, b->name);
+}
+
+/* Params a and b are the same weight of different layers. */
+static int same_layer_weight(const pl_graph *g, int ta, int tb)
+{
+	const pl_tensor *a = &g->tensors[ta], *b = &g->tensors[tb];
+	return gemm_param(g, a) && gemm_param(g, b) && !weight_cmp(a, b);
+}
+
+/* A weight of a repeated layer: another param is the same weight of another
+ * layer (an embedding or a head is one of a kind). Per tensor into flag[],
+ * by sorting the candidates on weight_cmp: O(T log T). */
+typedef struct lw_key {
+	const pl_tensor *t;
+	int idx;
+} lw_key;
+
+static int lw_cmp(const void *x, const void *y)
+{
+	return weight_cmp(((const lw_key *)x)->t, ((const lw_key *)y)->t);
 }
 
 static int layer_weights(const pl_graph *g, uint8_t *flag)
@@ -209,8 +216,7 @@ static int layer_weights(const pl_graph *g, uint8_t *flag)
 	for (int u = 0; u < g->ntensors; u++) {
 		const pl_tensor *t = &g->tensors[u];
 		flag[u] = 0;
-		if (t->role == PL_ROLE_PARAM && t->nconsumers > 0 &&
-		    (pl_op_traits(&g->ops[t->consumers[0]]) & PL_OPT_GEMM))
+		if (gemm_param(g, t))
 			k[n++] = (lw_key){t, u};
 	}
 	qsort(k, (size_t)n, sizeof *k, lw_cmp);

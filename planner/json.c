@@ -212,3 +212,9 @@ int pl_json_push(cJSON *arr, cJSON *item)
 	cJSON_Delete(item);
 	return 0;
 }
+
+double pl_json_num(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}

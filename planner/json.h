@@ -27,5 +27,8 @@ int pl_json_add(cJSON *obj, const char *key, cJSON *item);
 /* cJSON_AddItemToArray likewise: item is deleted when arr is NULL (its own
  * creation failed). Returns whether it was added. */
 int pl_json_push(cJSON *arr, cJSON *item);
+/* The number at key of object o (case-sensitive), or dflt when o is NULL or
+ * the value is missing or not a number. */
+double pl_json_num(const cJSON *o, const char *key, double dflt);
 
 #endif

@@ -244,12 +244,6 @@ static void print_table(const cJSON *ck, FILE *out, int max_rows)
 	}
 }
 
-static double num(const cJSON *o, const char *k, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 /* Prints o as one JSON line (strings escaped by cJSON) and frees it;
  * PL_ENOMEM when it cannot. */
 static pl_status json_line(cJSON *o, pl_err *err)
@@ -276,14 +270,14 @@ static void print_parts(const cJSON *ck, FILE *out)
 		double s0 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
 		       s1 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1));
 		fprintf(out, "  %-10s", p->string);
-		double w = num(p, "weight_cut", 0), e = num(p, "experts_cut", 1),
-		       r = num(p, "replicated", 1);
+		double w = pl_json_num(p, "weight_cut", 0), e = pl_json_num(p, "experts_cut", 1),
+		       r = pl_json_num(p, "replicated", 1);
 		if (w > 0)
 			fprintf(out, " weights cut %g way%s,", w, w == 1 ? "" : "s");
-		fprintf(out, " tokens cut batch %g x sequence %g", num(p, "batch_cut", 1),
-		        num(p, "sequence_cut", 1));
-		double ns = num(p, "norms_sequence_cut", 1);
-		if (ns > num(p, "sequence_cut", 1))
+		fprintf(out, " tokens cut batch %g x sequence %g", pl_json_num(p, "batch_cut", 1),
+		        pl_json_num(p, "sequence_cut", 1));
+		double ns = pl_json_num(p, "norms_sequence_cut", 1);
+		if (ns > pl_json_num(p, "sequence_cut", 1))
 			fprintf(out, " (norms: sequence %g)", ns);
 		if (e > 1)
 			fprintf(out, ", experts over %g ranks", e);
@@ -318,7 +312,7 @@ static void print_totals(const cJSON *ck, FILE *out)
 	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name"));
 	const char *cname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
 	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode"));
-	double devs = num(cl, "devices", 0);
+	double devs = pl_json_num(cl, "devices", 0);
 	fprintf(out, "model %s on %s", mname ? mname : "(not named)",
 	        cname ? cname : "(no cluster recorded)");
 	if (devs > 0)
@@ -362,7 +356,7 @@ static void print_totals(const cJSON *ck, FILE *out)
 		double stages =
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
 		(void)bub;
-		double vs = num(pipe, "virtual_stages", 1);
+		double vs = pl_json_num(pipe, "virtual_stages", 1);
 		char sched[64];
 		snprintf(sched, sizeof sched, "%s", stages == 1 ? "gradient accumulation" : "1F1B");
 		if (vs > 1)
@@ -593,9 +587,9 @@ done:
 	return st;
 }
 
-/* A checkpoint's text as search writes it (a newline at the end); NULL when
+/* A document's text as search and import write it (a newline at the end); NULL when
  * out of memory. */
-static char *ck_text(const cJSON *ck)
+static char *doc_text(const cJSON *ck)
 {
 	char *txt = cJSON_Print(ck);
 	size_t tl = txt ? strlen(txt) : 0;
@@ -619,19 +613,12 @@ static long long group_size(const cJSON *ck, const char *name)
 	return n > 0 ? n : 1;
 }
 
-static double ck_num(const cJSON *ck, const char *obj, const char *key, double dflt)
-{
-	const cJSON *o = obj ? cJSON_GetObjectItem(ck, obj) : ck;
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 /* The checkpoint's whole-job configuration, as the alternatives list it. */
 static void ck_config(const cJSON *ck, long long *pp, long long *m, int *zero, int *rc)
 {
-	*pp = (long long)ck_num(ck, "pipeline", "stages", 1);
-	*m = (long long)ck_num(ck, "pipeline", "micro_batches", 1);
-	*zero = (int)ck_num(ck, NULL, "optimizer_shard", 0);
+	*pp = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
+	*m = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "micro_batches", 1);
+	*zero = (int)pl_json_num(ck, "optimizer_shard", 0);
 	const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(ck, "recompute"));
 	*rc = r && strcmp(r, "none");
 }
@@ -648,7 +635,7 @@ static void config_key(const cJSON *ck, long long key[8])
 	key[2] = pp;
 	key[3] = group_size(ck, "ep");
 	key[4] = m;
-	key[5] = (long long)ck_num(ck, "pipeline", "virtual_stages", 1);
+	key[5] = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "virtual_stages", 1);
 	key[6] = rc;
 	key[7] = key[0] > 1 ? z : 0;
 }
@@ -678,8 +665,8 @@ static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, 
 		long long pp, m;
 		int z, rc;
 		ck_config(c, &pp, &m, &z, &rc);
-		double step = ck_num(c, "cost", "step_seconds", 0);
-		double mem = ck_num(c, "cost", "peak_memory_bytes", 0);
+		double step = pl_json_num(cJSON_GetObjectItem(c, "cost"), "step_seconds", 0);
+		double mem = pl_json_num(cJSON_GetObjectItem(c, "cost"), "peak_memory_bytes", 0);
 		int proven =
 		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "search"), "optimal"));
 		if (json) {
@@ -746,9 +733,9 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 	    a, cJSON_GetObjectItem(cJSON_GetObjectItem(all, "search"), "alternatives")) {
 		if (n >= k)
 			break;
-		long long pp = (long long)ck_num(a, NULL, "pipeline_stages", 1),
-		          m = (long long)ck_num(a, NULL, "micro_batches", 1);
-		int z = (int)ck_num(a, NULL, "optimizer_shard", 0);
+		long long pp = (long long)pl_json_num(a, "pipeline_stages", 1),
+		          m = (long long)pl_json_num(a, "micro_batches", 1);
+		int z = (int)pl_json_num(a, "optimizer_shard", 0);
 		const char *rs = cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute"));
 		int rc = rs && strcmp(rs, "none");
 		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
@@ -786,8 +773,10 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 	}
 	/* ranks 2..n by step (the re-solved plans' own prices) */
 	for (int i = 2; i < n; i++)
-		for (int j = i; j > 1 && ck_num(cks[j], "cost", "step_seconds", 0) <
-		                             ck_num(cks[j - 1], "cost", "step_seconds", 0);
+		for (int j = i;
+		     j > 1 &&
+		     pl_json_num(cJSON_GetObjectItem(cks[j], "cost"), "step_seconds", 0) <
+		         pl_json_num(cJSON_GetObjectItem(cks[j - 1], "cost"), "step_seconds", 0);
 		     j--) {
 			cJSON *t = cks[j];
 			cks[j] = cks[j - 1];
@@ -795,7 +784,7 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		}
 	for (int i = 1; out && i < n; i++) {
 		ranked_path(paths[i], sizeof paths[i], out, i + 1);
-		char *txt = ck_text(cks[i]);
+		char *txt = doc_text(cks[i]);
 		if (!txt) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto done;
@@ -1044,7 +1033,7 @@ static int cmd_search(int argc, char **argv)
 		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "tensor")),
 		        cJSON_GetNumberValue(cJSON_GetObjectItem(conf, "seconds")));
 	}
-	if (!(txt = ck_text(ck))) {
+	if (!(txt = doc_text(ck))) {
 		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
@@ -1578,8 +1567,8 @@ static int cmd_bench(int argc, char **argv)
 		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
 		rows[k].ok = 1;
 		rows[k].search_s = secs;
-		rows[k].step_s = num(cost, "step_seconds", NAN);
-		rows[k].mem = num(cost, "peak_memory_bytes", NAN);
+		rows[k].step_s = pl_json_num(cost, "step_seconds", NAN);
+		rows[k].mem = pl_json_num(cost, "peak_memory_bytes", NAN);
 		rows[k].proven = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
 		    cJSON_GetObjectItemCaseSensitive(ck, "search"), "optimal"));
 		best = fmin(best, rows[k].step_s);
@@ -1711,12 +1700,15 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		             sizeof s1);
 		fmt_strategy(cJSON_GetObjectItemCaseSensitive(y, "parallel_strategy"), s2,
 		             sizeof s2);
-		double t = num(y, "compute_seconds", 0) + num(y, "communication_seconds", 0) -
-		           num(x, "compute_seconds", 0) - num(x, "communication_seconds", 0);
-		double m = num(y, "memory_bytes", 0) - num(x, "memory_bytes", 0);
+		double t = pl_json_num(y, "compute_seconds", 0) +
+		           pl_json_num(y, "communication_seconds", 0) -
+		           pl_json_num(x, "compute_seconds", 0) -
+		           pl_json_num(x, "communication_seconds", 0);
+		double m = pl_json_num(y, "memory_bytes", 0) - pl_json_num(x, "memory_bytes", 0);
 		dt += t;
 		dm += m;
-		int stage_a = (int)num(x, "stage", 0), stage_b = (int)num(y, "stage", 0);
+		int stage_a = (int)pl_json_num(x, "stage", 0),
+		    stage_b = (int)pl_json_num(y, "stage", 0);
 		if (!strcmp(s1, s2) && stage_a == stage_b && t == 0 && m == 0)
 			continue;
 		changed++;
@@ -1730,8 +1722,9 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		cJSON_AddNumberToObject(o, "memory_bytes_delta", m);
 		pl_json_push(ops, o);
 	}
-	double step_d = num(cb, "step_seconds", NAN) - num(ca, "step_seconds", NAN);
-	double mem_d = num(cb, "peak_memory_bytes", NAN) - num(ca, "peak_memory_bytes", NAN);
+	double step_d = pl_json_num(cb, "step_seconds", NAN) - pl_json_num(ca, "step_seconds", NAN);
+	double mem_d =
+	    pl_json_num(cb, "peak_memory_bytes", NAN) - pl_json_num(ca, "peak_memory_bytes", NAN);
 	cJSON_AddNumberToObject(out, "step_seconds_delta", step_d);
 	cJSON_AddNumberToObject(out, "ops_seconds_delta", dt);
 	cJSON_AddNumberToObject(out, "rest_seconds_delta", step_d - dt);
@@ -1752,15 +1745,15 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		       "op", "A", "B", "stage", "time ms", "memory");
 		cJSON_ArrayForEach (x, ops) {
 			char mb[32], st2[40];
-			double m = num(x, "memory_bytes_delta", 0);
+			double m = pl_json_num(x, "memory_bytes_delta", 0);
 			fmt_bytes(fabs(m), mb, sizeof mb);
-			snprintf(st2, sizeof st2, "%g>%g", num(x, "stage_a", 0),
-			         num(x, "stage_b", 0));
+			snprintf(st2, sizeof st2, "%g>%g", pl_json_num(x, "stage_a", 0),
+			         pl_json_num(x, "stage_b", 0));
 			printf("%-28s %-28s %-28s %8s %+12.4f %s%11s\n",
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")),
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
-			       1e3 * num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+			       1e3 * pl_json_num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
 		}
 		char m1[32], m2[32], m3[32];
 		fmt_bytes(fabs(dm), m1, sizeof m1);
@@ -1842,7 +1835,7 @@ static int cmd_import(int argc, char **argv)
 	if (!st)
 		st = pl_onnx_to_model((const unsigned char *)buf, len, argv[optind], &co.onnx, &doc,
 		                      &err);
-	if (!st && !(txt = ck_text(doc)))
+	if (!st && !(txt = doc_text(doc)))
 		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
 	/* checked as every model is before it is written */
 	if (!st)

@@ -133,62 +133,6 @@ static int is_scalar(const imp *m, const char *name, double want)
 	return scalar_of(m, name, &v) == 0 && fabs(v - want) <= 1e-3 * fabs(want);
 }
 
-/* the one node that reads name, or -1; it has a type, two inputs (one for
- * unary) and an output, as the GELU pattern needs */
-static int only_consumer(const imp *m, const char *name)
-{
-	int who = -1;
-	for (size_t i = 0; i < m->g->n_node; i++)
-		for (size_t k = 0; k < m->g->node[i]->n_input; k++)
-			if (!strcmp(m->g->node[i]->input[k], name)) {
-				if (who >= 0 && who != (int)i)
-					return -1;
-				who = (int)i;
-			}
-	if (who >= 0) {
-		const Onnx__NodeProto *n = m->g->node[who];
-		int unary = n->op_type && !strcmp(n->op_type, "Erf");
-		if (!n->op_type || n->n_output < 1 || n->n_input < (unary ? 1u : 2u))
-			return -1;
-	}
-	return who;
-}
-
-/* Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (either Mul first):
- * the last node's index, or -1 */
-static int gelu_at(const imp *m, int i)
-{
-	const Onnx__NodeProto *d = m->g->node[i];
-	if (!d->op_type || strcmp(d->op_type, "Div") || d->n_input != 2 || d->n_output < 1 ||
-	    !is_scalar(m, d->input[1], M_SQRT2))
-		return -1;
-	const char *x = d->input[0];
-	int e = only_consumer(m, d->output[0]);
-	if (e < 0 || strcmp(m->g->node[e]->op_type, "Erf"))
-		return -1;
-	int a = only_consumer(m, m->g->node[e]->output[0]);
-	if (a < 0 || strcmp(m->g->node[a]->op_type, "Add"))
-		return -1;
-	const Onnx__NodeProto *an = m->g->node[a];
-	if (!is_scalar(m, an->input[0], 1) && !is_scalar(m, an->input[1], 1))
-		return -1;
-	int p = only_consumer(m, an->output[0]);
-	if (p < 0 || strcmp(m->g->node[p]->op_type, "Mul"))
-		return -1;
-	const Onnx__NodeProto *pn = m->g->node[p];
-	int q = only_consumer(m, pn->output[0]);
-	if (q < 0 || strcmp(m->g->node[q]->op_type, "Mul"))
-		return -1;
-	const Onnx__NodeProto *qn = m->g->node[q];
-	/* x * (1 + erf) then * 0.5, or (x * 0.5 earlier is another form: not here) */
-	int has_x = !strcmp(pn->input[0], x) || !strcmp(pn->input[1], x);
-	int half = is_scalar(m, qn->input[0], 0.5) || is_scalar(m, qn->input[1], 0.5);
-	if (!has_x || !half)
-		return -1;
-	m->skip[e] = m->skip[a] = m->skip[p] = 1;
-	return q;
-}
-
 /* the nodes that read name (at most max), into who; how many */
 static int consumers(const imp *m, const char *name, int *who, int max)
 {
@@ -224,6 +168,30 @@ static int is_param(const imp *m, const char *name)
 {
 	const cJSON *t = cJSON_GetObjectItem(m->tensors, name);
 	return t && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "role")), "param");
+}
+
+/* Div(x, sqrt 2) -> Erf -> Add 1 -> Mul x -> Mul 0.5 (either Mul first):
+ * the last node's index, or -1 */
+static int gelu_at(const imp *m, int i)
+{
+	const Onnx__NodeProto *d = m->g->node[i];
+	int e, a, p, q;
+	if (!is_op(m, i, "Div", 2) || !is_scalar(m, d->input[1], M_SQRT2) ||
+	    consumers(m, d->output[0], &e, 1) != 1 || !is_op(m, e, "Erf", 1) ||
+	    consumers(m, m->g->node[e]->output[0], &a, 1) != 1 || !is_op(m, a, "Add", 2) ||
+	    consumers(m, m->g->node[a]->output[0], &p, 1) != 1 || !is_op(m, p, "Mul", 2) ||
+	    consumers(m, m->g->node[p]->output[0], &q, 1) != 1 || !is_op(m, q, "Mul", 2))
+		return -1;
+	const Onnx__NodeProto *an = m->g->node[a], *pn = m->g->node[p], *qn = m->g->node[q];
+	const char *x = d->input[0];
+	int one = is_scalar(m, an->input[0], 1) || is_scalar(m, an->input[1], 1);
+	/* x * (1 + erf) then * 0.5 (x * 0.5 first is another form: not here) */
+	int has_x = !strcmp(pn->input[0], x) || !strcmp(pn->input[1], x);
+	int half = is_scalar(m, qn->input[0], 0.5) || is_scalar(m, qn->input[1], 0.5);
+	if (!one || !has_x || !half)
+		return -1;
+	m->skip[e] = m->skip[a] = m->skip[p] = 1;
+	return q;
 }
 
 /* LayerNorm as exports before opset 17 write it, over the last axis:

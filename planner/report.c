@@ -14,18 +14,13 @@
 #include <string.h>
 
 #include "planner/alloc.h"
+#include "planner/json.h"
 
 #define GIB 1073741824.0
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 #define NPAL ((int)(sizeof palette / sizeof *palette))
-
-static double num(const cJSON *o, const char *key, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
 
 /* element i of a number array (0 when it is not a number) */
 static double item(const cJSON *a, int i)
@@ -58,23 +53,24 @@ static void summary(FILE *f, const cJSON *ck)
 	const cJSON *cost = cJSON_GetObjectItem(ck, "cost"),
 	            *cl = cJSON_GetObjectItem(ck, "cluster");
 	const cJSON *pp = cJSON_GetObjectItem(ck, "pipeline");
-	double step = num(cost, "step_seconds", 0);
+	double step = pl_json_num(cost, "step_seconds", 0);
 	const char *names[] = {"compute", "communication", "optimizer", "bubble"};
 	const char *keys[] = {"compute_seconds", "communication_seconds", "optimizer_seconds",
 	                      "bubble_seconds"};
 	double part[4], sum = 0;
 	for (int i = 0; i < 4; i++)
-		sum += part[i] = num(cost, keys[i], 0);
+		sum += part[i] = pl_json_num(cost, keys[i], 0);
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
 	fprintf(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", step,
-	        str(cl, "name", "?"), (int)num(cl, "devices", 0), (int)num(cl, "nodes", 1),
-	        (int)num(cl, "devices_per_node", 0));
+	        str(cl, "name", "?"), (int)pl_json_num(cl, "devices", 0),
+	        (int)pl_json_num(cl, "nodes", 1), (int)pl_json_num(cl, "devices_per_node", 0));
 	if (pp)
-		fprintf(f, "; %d pipeline stages, %d micro-batches, %s", (int)num(pp, "stages", 1),
-		        (int)num(pp, "micro_batches", 1), str(pp, "schedule", "1F1B"));
+		fprintf(f, "; %d pipeline stages, %d micro-batches, %s",
+		        (int)pl_json_num(pp, "stages", 1), (int)pl_json_num(pp, "micro_batches", 1),
+		        str(pp, "schedule", "1F1B"));
 	fprintf(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
-	        (int)num(ck, "optimizer_shard", 0), str(ck, "recompute", "none"),
-	        num(cost, "peak_memory_bytes", 0) / GIB);
+	        (int)pl_json_num(ck, "optimizer_shard", 0), str(ck, "recompute", "none"),
+	        pl_json_num(cost, "peak_memory_bytes", 0) / GIB);
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
 	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",
@@ -137,7 +133,8 @@ static void mesh(FILE *f, const cJSON *ck)
 {
 	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
 	            *groups = cJSON_GetObjectItem(ck, "groups");
-	int D = (int)num(cl, "devices", 1), per = (int)num(cl, "devices_per_node", D);
+	int D = (int)pl_json_num(cl, "devices", 1),
+	    per = (int)pl_json_num(cl, "devices_per_node", D);
 	if (per < 1)
 		per = D;
 	if (D < 1)
@@ -196,9 +193,10 @@ static void schedule(FILE *f, const cJSON *ck)
 	            *cost = cJSON_GetObjectItem(ck, "cost");
 	fputs("<section id=\"schedule\"><h2>Pipeline schedule</h2>", f);
 	const cJSON *ts = cJSON_GetObjectItem(pp, "stage_microbatch_seconds");
-	int P = (int)num(pp, "stages", 1), M = (int)num(pp, "micro_batches", 1);
+	int P = (int)pl_json_num(pp, "stages", 1), M = (int)pl_json_num(pp, "micro_batches", 1);
 	if (!pp || P < 1 || cJSON_GetArraySize(ts) != P) {
-		double step = num(cost, "step_seconds", 0), opt = num(cost, "optimizer_seconds", 0);
+		double step = pl_json_num(cost, "step_seconds", 0),
+		       opt = pl_json_num(cost, "optimizer_seconds", 0);
 		fputs("<p class=\"note\">One stage, no pipeline: every device runs the whole "
 		      "step.</p><svg width=\"780\" height=\"40\">",
 		      f);
@@ -217,7 +215,7 @@ static void schedule(FILE *f, const cJSON *ck)
 		    f,
 		    "<p class=\"note\">%d stages: too many to draw; the bubble is %.6g s of the "
 		    "step.</p></section>\n",
-		    P, num(cost, "bubble_seconds", 0));
+		    P, pl_json_num(cost, "bubble_seconds", 0));
 		return;
 	}
 	int m = M > 48 ? 48 : M, n = 2 * m;
@@ -269,7 +267,7 @@ static void schedule(FILE *f, const cJSON *ck)
 		int i = s * n + n - 1;
 		end = fmax(end, st[i] + (kind[i] ? 2 * tf[s] / 3 : tf[s] / 3));
 	}
-	double opt = num(cost, "optimizer_seconds", 0), total = end + opt,
+	double opt = pl_json_num(cost, "optimizer_seconds", 0), total = end + opt,
 	       sc = total > 0 ? 700 / total : 0;
 	fprintf(f,
 	        "<p class=\"note\">%s over %d stages%s: forward (light) a third of a stage's "
@@ -319,11 +317,12 @@ static void memory(FILE *f, const cJSON *ck)
 	const cJSON *br = cJSON_GetObjectItem(cost, "memory_breakdown_bytes");
 	const cJSON *dev = cJSON_GetObjectItem(
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"), "device");
-	double cap = num(dev, "memory_bytes", 0), peak = num(cost, "peak_memory_bytes", 0);
+	double cap = pl_json_num(dev, "memory_bytes", 0),
+	       peak = pl_json_num(cost, "peak_memory_bytes", 0);
 	double full = fmax(cap, peak);
 	fputs("<section id=\"memory\"><h2>Memory per device</h2>", f);
 	fprintf(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB,
-	        (int)num(cost, "peak_memory_stage", 0));
+	        (int)pl_json_num(cost, "peak_memory_stage", 0));
 	if (cap > 0)
 		fprintf(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
 	fputs(".</p><svg width=\"780\" height=\"60\">", f);
@@ -353,14 +352,14 @@ static void memory(FILE *f, const cJSON *ck)
 	      "the runtime reserve (CUDA context, NCCL buffers, allocator).</p>",
 	      f);
 	/* per stage: the ops' memory */
-	int P = (int)num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
+	int P = (int)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
 	if (P > 1 && P <= 256) {
 		double *sm = pl_calloc((size_t)P, sizeof *sm);
 		const cJSON *op;
 		cJSON_ArrayForEach (op, cJSON_GetObjectItem(ck, "parallel_strategy_item")) {
-			int s = (int)num(op, "stage", 0);
+			int s = (int)pl_json_num(op, "stage", 0);
 			if (sm && s >= 0 && s < P)
-				sm[s] += num(op, "memory_bytes", 0);
+				sm[s] += pl_json_num(op, "memory_bytes", 0);
 		}
 		if (sm) {
 			double most = 0;
@@ -398,10 +397,10 @@ static void strategies(FILE *f, const cJSON *ck)
 		fprintf(f,
 		        "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
 		        "<td>%d&ndash;%d</td></tr>",
-		        (int)num(p, "ops", 0), num(p, "weight_cut", 1), num(p, "batch_cut", 1),
-		        num(p, "sequence_cut", 1),
+		        (int)pl_json_num(p, "ops", 0), pl_json_num(p, "weight_cut", 1),
+		        pl_json_num(p, "batch_cut", 1), pl_json_num(p, "sequence_cut", 1),
 		        cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "&ndash;",
-		        num(p, "replicated", 1), (int)item(sg, 0), (int)item(sg, 1));
+		        pl_json_num(p, "replicated", 1), (int)item(sg, 0), (int)item(sg, 1));
 	}
 	fputs("</table><h3>Ops (the 60 dearest)</h3><table id=\"ops\"><tr><th>op</th><th>type</th>"
 	      "<th>stage</th><th>strategy</th><th>compute ms</th><th>comm ms</th><th>memory "
@@ -413,8 +412,8 @@ static void strategies(FILE *f, const cJSON *ck)
 	double *t = pl_calloc((size_t)n + 1, sizeof *t), cut = -1;
 	if (t) {
 		cJSON_ArrayForEach (op, ops)
-			t[k++] =
-			    num(op, "compute_seconds", 0) + num(op, "communication_seconds", 0);
+			t[k++] = pl_json_num(op, "compute_seconds", 0) +
+			         pl_json_num(op, "communication_seconds", 0);
 		if (n > 60) { /* the 60th largest */
 			double *s = pl_malloc(sizeof *s * (size_t)n);
 			if (s) {
@@ -441,14 +440,14 @@ static void strategies(FILE *f, const cJSON *ck)
 		esc(f, op->string);
 		fputs("</td><td>", f);
 		esc(f, str(op, "type", ""));
-		fprintf(f, "</td><td>%d</td><td>", (int)num(op, "stage", 0));
+		fprintf(f, "</td><td>%d</td><td>", (int)pl_json_num(op, "stage", 0));
 		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(op, "parallel_strategy"));
 		esc(f, s ? s : "");
 		free(s);
 		fprintf(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>",
-		        1e3 * num(op, "compute_seconds", 0),
-		        1e3 * num(op, "communication_seconds", 0),
-		        num(op, "memory_bytes", 0) / 1048576);
+		        1e3 * pl_json_num(op, "compute_seconds", 0),
+		        1e3 * pl_json_num(op, "communication_seconds", 0),
+		        pl_json_num(op, "memory_bytes", 0) / 1048576);
 	}
 	free(t);
 	fputs("</table></section>\n", f);
@@ -460,15 +459,15 @@ static void communication(FILE *f, const cJSON *ck)
 	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
 	            *cost = cJSON_GetObjectItem(ck, "cost");
 	const cJSON *links = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "description"), "links");
-	int per = (int)num(cl, "devices_per_node", 0);
+	int per = (int)pl_json_num(cl, "devices_per_node", 0);
 	fprintf(f,
 	        "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
 	        "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
 	        "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
 	        "<th>bus bandwidth GB/s</th></tr>",
-	        num(cost, "communication_seconds", 0),
-	        100 * num(cost, "communication_seconds", 0) /
-	            fmax(num(cost, "step_seconds", 1), 1e-30));
+	        pl_json_num(cost, "communication_seconds", 0),
+	        100 * pl_json_num(cost, "communication_seconds", 0) /
+	            fmax(pl_json_num(cost, "step_seconds", 1), 1e-30));
 	const cJSON *kind;
 	cJSON_ArrayForEach (kind, cJSON_GetObjectItem(ck, "groups")) {
 		const cJSON *g0 = cJSON_GetArrayItem(kind, 0);
@@ -482,7 +481,7 @@ static void communication(FILE *f, const cJSON *ck)
 			inter |= node != first;
 		}
 		const char *cls = size < 2 ? "none" : inter ? "inter_node" : "intra_node";
-		double bw = num(cJSON_GetObjectItem(links, cls), "busbw", 0);
+		double bw = pl_json_num(cJSON_GetObjectItem(links, cls), "busbw", 0);
 		fprintf(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", kind->string,
 		        cJSON_GetArraySize(kind), size,
 		        size < 2 ? "&ndash;"
