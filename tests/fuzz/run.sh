@@ -14,7 +14,9 @@ B=${1:?usage: tests/fuzz/run.sh BUILD_FUZZ_DIR [SECONDS] [TARGET...]}
 SECS=${2:-20}
 shift $(( $# >= 2 ? 2 : $# ))
 SRC=$(cd "$(dirname "$0")" && pwd)
-TARGETS=${*:-model cluster checkpoint nccltests hwloc options onnx}
+# by default every target built (tests/fuzz/CMakeLists.txt lists them)
+TARGETS=${*:-$(ls "$B/tests/fuzz" 2> /dev/null | sed -n 's/^fuzz_//p' | sort)}
+[ -n "$TARGETS" ] || { echo "fuzz: no fuzz_* binaries in $B/tests/fuzz (cmake --build $B --target fuzzers)" >&2; exit 2; }
 OUT=$(mktemp -d /tmp/pl-fuzz-XXXXXX)
 fail=0
 for t in $TARGETS; do
