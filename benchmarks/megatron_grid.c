@@ -182,7 +182,7 @@ static int grid(const pl_graph *g, const pl_cluster *cl, double limit, point *be
 				pl_problem *p[2] = {NULL, NULL};
 				pl_search_result r = {0};
 				int64_t **splits = pl_splits_alloc(gm);
-				pl_job_recompute_flags(gm, rcflags);
+				pl_job_recompute_flags(gm, PL_RECOMPUTE_FULL, rcflags);
 				even_stages(gm, layers, pp, stage);
 				pl_job job = {.micro_batches = m, .stages = pp, .recompute = none};
 				pl_search_opts so = {0};

@@ -64,6 +64,32 @@ double pl_cost_redist(const pl_cluster *c, const pl_redist *r)
 	return t;
 }
 
+static const char *const recompute_names[PL_RECOMPUTE_MODES] = {"none", "full", "selective"};
+
+const char *pl_recompute_name(int mode)
+{
+	return mode >= 0 && mode < PL_RECOMPUTE_MODES ? recompute_names[mode] : NULL;
+}
+
+int pl_recompute_parse(const char *name)
+{
+	for (int k = 0; name && k < PL_RECOMPUTE_MODES; k++)
+		if (!strcmp(name, recompute_names[k]))
+			return k;
+	return -1;
+}
+
+int pl_recompute_of_flags(const uint8_t *flags, int n)
+{
+	int mode = PL_RECOMPUTE_NONE;
+	for (int o = 0; flags && o < n; o++)
+		if (flags[o] == 2)
+			return PL_RECOMPUTE_FULL; /* only full keeps a recomputed op's output */
+		else if (flags[o])
+			mode = PL_RECOMPUTE_SELECTIVE;
+	return mode;
+}
+
 /* bytes of optimizer state per param element (Adam: fp32 m and v, plus an
  * fp32 master copy for 16-bit params), and bytes moved by its update */
 static void adam_bytes(pl_dtype dt, double *state, double *traffic)

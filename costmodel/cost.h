@@ -20,6 +20,21 @@ typedef struct pl_nodecost {
 
 /* The whole-job settings a problem is priced under. The problem's
  * graph is one micro-batch; its mesh is one pipeline stage's devices. */
+/* Activation recomputation of a whole-job plan, as its checkpoint's
+ * "recompute" names it. Per op the plan holds a flag: 0 keeps what its
+ * backward reads, 1 re-runs its forward in the backward and keeps nothing,
+ * 2 re-runs it and keeps its output (a recomputed layer's output, the next
+ * layer's input). full: every repeated layer but the last of each run (flags
+ * 1 and 2); selective: each attention core (flags 1 only; Korthikanti et al.
+ * 2022, section 5). */
+enum { PL_RECOMPUTE_NONE, PL_RECOMPUTE_FULL, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_MODES };
+/* "none", "full" or "selective" (NULL for anything else) */
+const char *pl_recompute_name(int mode);
+/* The mode of a name (-1: none of the three) */
+int pl_recompute_parse(const char *name);
+/* The mode a plan's per-op flags (n of them, NULL: none) describe */
+int pl_recompute_of_flags(const uint8_t *flags, int n);
+
 #define PL_ZERO_LEVELS 4
 /* The most model chunks per device (interleaved 1F1B) a job has. */
 #define PL_JOB_MAX_VIRTUAL 8

@@ -88,7 +88,7 @@ static int is_shard_level(const char *v)
 
 static int is_recompute(const char *v)
 {
-	return !strcmp(v, "none") || !strcmp(v, "full") || !strcmp(v, "auto");
+	return pl_recompute_parse(v) >= 0 || !strcmp(v, "auto");
 }
 
 static int is_backend(const char *v)
@@ -153,7 +153,7 @@ static const struct key {
     [K_MICRO_BATCH_NUM] = {"micro_batch_num", "1", is_count_or_auto, "an integer >= 1 or 'auto'"},
     [K_PARALLEL_OPTIMIZER] = {"enable_parallel_optimizer", "false", is_bool, "true or false"},
     [K_SHARD_LEVEL] = {"optimizer_shard_level", "1", is_shard_level, "1, 2, 3 or 'auto'"},
-    [K_RECOMPUTE] = {"recompute", "none", is_recompute, "none, full or auto"},
+    [K_RECOMPUTE] = {"recompute", "none", is_recompute, "none, full, selective or auto"},
     [K_GRADIENTS_MEAN] = {"gradients_mean", "false", is_bool, "true or false"},
     [K_TIME_LIMIT] = {"time_limit", NULL, is_positive, "seconds > 0"},
     [K_BACKEND] = {"backend", "cpu", is_backend, "cpu or cuda"},
@@ -567,7 +567,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		              : get_ll(ctx, K_SHARD_LEVEL, 1);
 	if (ctx->val[K_RECOMPUTE]) {
 		const char *rc = get(ctx, K_RECOMPUTE);
-		jr.recompute = !strcmp(rc, "none") ? 0 : !strcmp(rc, "full") ? 1 : PL_AUTO;
+		jr.recompute = strcmp(rc, "auto") ? pl_recompute_parse(rc) : PL_AUTO;
 	}
 	jr.degrees = (pl_degrees){.dp = get_ll(ctx, K_DATA_PARALLEL, 0),
 	                          .tp = get_ll(ctx, K_MODEL_PARALLEL, 0),

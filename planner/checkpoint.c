@@ -339,10 +339,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 				pl_json_push(a, cJSON_CreateNumber(info->stage_s[k]));
 		}
 		cJSON_AddNumberToObject(root, "optimizer_shard", info->zero);
-		int any = 0;
-		for (int o = 0; info->op_recompute && o < g->nops; o++)
-			any |= info->op_recompute[o] != 0;
-		cJSON_AddStringToObject(root, "recompute", any ? "full" : "none");
+		cJSON_AddStringToObject(
+		    root, "recompute",
+		    pl_recompute_name(pl_recompute_of_flags(info->op_recompute, g->nops)));
 	}
 
 	cJSON *items = cJSON_AddObjectToObject(root, "parallel_strategy_item");

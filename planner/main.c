@@ -466,7 +466,9 @@ static const char *const search_help =
     "                        1F1B; default: searched where micro-batches fill the stages\n"
     "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights;\n"
     "                        2 and 3 do not go with pipeline stages (as DeepSpeed)\n"
-    "  --recompute none|full|auto  full: every repeated layer but the last recomputes\n"
+    "  --recompute none|full|selective|auto  full: every repeated layer but the last\n"
+    "                        recomputes; selective: each attention core (QK^T, softmax,\n"
+    "                        dropout, xV) recomputes, as Megatron's selective recompute\n"
     "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
     "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
     "                        Megatron's --overlap-grad-reduce); default off\n"
@@ -619,8 +621,9 @@ static void ck_config(const cJSON *ck, long long *pp, long long *m, int *zero, i
 	*pp = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
 	*m = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "micro_batches", 1);
 	*zero = (int)pl_json_num(ck, "optimizer_shard", 0);
-	const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(ck, "recompute"));
-	*rc = r && strcmp(r, "none");
+	*rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(ck, "recompute")));
+	if (*rc < 0)
+		*rc = PL_RECOMPUTE_NONE;
 }
 
 /* What makes two plans' configurations differ: dp, tp, pp, ep, micro-batches,
@@ -657,7 +660,7 @@ static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, 
 	if (!json)
 		printf("the %d best configurations (each the best plan with it; 1 is the chosen "
 		       "plan)\n"
-		       " # %5s %5s %5s %5s %5s %7s %9s %11s %12s %10s  %s\n",
+		       " # %5s %5s %5s %5s %5s %9s %9s %11s %12s %10s  %s\n",
 		       n, "dp", "tp", "pp", "ep", "zero", "recomp", "micro", "step s", "memory GiB",
 		       "proven", files ? "file" : "");
 	for (int i = 0; i < n; i++) {
@@ -677,7 +680,7 @@ static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, 
 			cJSON_AddNumberToObject(e, "pp", (double)pp);
 			cJSON_AddNumberToObject(e, "ep", (double)group_size(c, "ep"));
 			cJSON_AddNumberToObject(e, "zero", z);
-			cJSON_AddStringToObject(e, "recompute", rc ? "full" : "none");
+			cJSON_AddStringToObject(e, "recompute", pl_recompute_name(rc));
 			cJSON_AddNumberToObject(e, "micro_batches", (double)m);
 			cJSON_AddNumberToObject(e, "step_seconds", step);
 			cJSON_AddNumberToObject(e, "peak_memory_bytes", mem);
@@ -686,9 +689,9 @@ static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, 
 				cJSON_AddStringToObject(e, "file", paths[i]);
 			pl_json_push(list, e);
 		} else {
-			printf("%2d %5lld %5lld %5lld %5lld %5d %7s %9lld %11.6g %12.2f %10s  %s\n",
+			printf("%2d %5lld %5lld %5lld %5lld %5d %9s %9lld %11.6g %12.2f %10s  %s\n",
 			       i + 1, group_size(c, "dp"), group_size(c, "tp"), pp,
-			       group_size(c, "ep"), z, rc ? "full" : "none", m, step,
+			       group_size(c, "ep"), z, pl_recompute_name(rc), m, step,
 			       mem / 1073741824.0, proven ? "yes" : "no", paths[i]);
 		}
 	}
@@ -736,8 +739,9 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		long long pp = (long long)pl_json_num(a, "pipeline_stages", 1),
 		          m = (long long)pl_json_num(a, "micro_batches", 1);
 		int z = (int)pl_json_num(a, "optimizer_shard", 0);
-		const char *rs = cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute"));
-		int rc = rs && strcmp(rs, "none");
+		int rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute")));
+		if (rc < 0)
+			rc = PL_RECOMPUTE_NONE;
 		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
 			continue; /* the chosen plan's point */
 		pl_plan_opts o = *po;
@@ -955,16 +959,12 @@ static int cmd_search(int argc, char **argv)
 				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
 			break;
 		case 'R':
-			if (!strcmp(optarg, "none"))
-				jr.recompute = 0;
-			else if (!strcmp(optarg, "full"))
-				jr.recompute = 1;
-			else if (!strcmp(optarg, "auto"))
+			if (!strcmp(optarg, "auto"))
 				jr.recompute = PL_AUTO;
-			else
-				return pl_cli_usage("search",
-				                    "--recompute %s: expected none, full or auto",
-				                    optarg);
+			else if ((jr.recompute = pl_recompute_parse(optarg)) < 0)
+				return pl_cli_usage(
+				    "search", "--recompute %s: expected none, full, selective or auto",
+				    optarg);
 			break;
 		case 'h': fputs(search_help, stdout); return 0;
 		default:

@@ -118,7 +118,7 @@ static pl_status add_alternatives(cJSON *ck, const pl_job_plan *jp, pl_err *err)
 		cJSON_AddNumberToObject(e, "micro_batches", (double)a->m);
 		cJSON_AddNumberToObject(e, "virtual_stages", (double)(a->vs > 1 ? a->vs : 1));
 		cJSON_AddNumberToObject(e, "optimizer_shard", a->zero);
-		cJSON_AddStringToObject(e, "recompute", a->recompute ? "full" : "none");
+		cJSON_AddStringToObject(e, "recompute", pl_recompute_name(a->recompute));
 		cJSON_AddNumberToObject(e, "step_seconds", a->step_s);
 		cJSON_AddNumberToObject(e, "peak_memory_bytes", a->mem_bytes);
 		pl_json_push(list, e);

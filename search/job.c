@@ -201,11 +201,85 @@ done:
 
 /* ---- recompute ---- */
 
-int pl_job_recompute_flags(const pl_graph *g, uint8_t *flags)
+/* an activation computed by the model (not data, a param or a constant) */
+static int computed(const pl_graph *g, int t)
 {
-	pl_run runs[64];
-	int nr = pl_find_runs(g, runs, 64), blocks = 0;
+	return g->tensors[t].producer >= 0;
+}
+
+/* a product of two computed activations (attention's Q.K^T and P.V) */
+static int activation_product(const pl_graph *g, const pl_op *op)
+{
+	return (pl_op_traits(op) & PL_OPT_GEMM) && op->ninputs == 2 && computed(g, op->in[0]) &&
+	       computed(g, op->in[1]);
+}
+
+/* op's one computed input of its output's shape when every other input is
+ * not computed (a scale, a mask, a bias): the chain an attention core's
+ * element-wise steps form; -1 otherwise */
+static int chain_input(const pl_graph *g, const pl_op *op)
+{
+	const pl_tensor *o = &g->tensors[op->out[0]];
+	int found = -1;
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = &g->tensors[op->in[i]];
+		if (!computed(g, op->in[i]))
+			continue;
+		if (found >= 0 || t->rank != o->rank ||
+		    memcmp(t->shape, o->shape, sizeof(int64_t) * (size_t)o->rank))
+			return -1;
+		found = op->in[i];
+	}
+	return found;
+}
+
+/* Flags the attention core around Softmax op sm (see pl_job_recompute_flags);
+ * 0 when the ops around it are not one. */
+static int attention_core(const pl_graph *g, int sm, uint8_t *flags)
+{
+	enum { MAX_CHAIN = 8 };
+	int core[2 * MAX_CHAIN + 1], n = 0, o = sm;
+	for (int k = 0;; k++) { /* back to Q.K^T */
+		const pl_op *op = &g->ops[o];
+		core[n++] = o;
+		if (o != sm && activation_product(g, op))
+			break;
+		int t = o == sm ? op->in[0] : chain_input(g, op);
+		if (k == MAX_CHAIN || t < 0 || !computed(g, t) || op->noutputs != 1)
+			return 0;
+		o = g->tensors[t].producer;
+	}
+	for (int k = 0, t = g->ops[sm].out[0];; k++) { /* forward to P.V */
+		if (k == MAX_CHAIN || g->tensors[t].nconsumers != 1)
+			return 0;
+		o = g->tensors[t].consumers[0];
+		const pl_op *op = &g->ops[o];
+		core[n++] = o;
+		if (activation_product(g, op))
+			break;
+		if (chain_input(g, op) != t || op->noutputs != 1)
+			return 0;
+		t = op->out[0];
+	}
+	for (int i = 0; i < n; i++)
+		flags[core[i]] = 1;
+	return 1;
+}
+
+int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags)
+{
+	int blocks = 0;
 	memset(flags, 0, (size_t)g->nops);
+	if (mode == PL_RECOMPUTE_SELECTIVE) {
+		for (int o = 0; o < g->nops; o++)
+			if (g->ops[o].type == PL_OP_SOFTMAX)
+				blocks += attention_core(g, o, flags);
+		return blocks;
+	}
+	if (mode != PL_RECOMPUTE_FULL)
+		return 0;
+	pl_run runs[64];
+	int nr = pl_find_runs(g, runs, 64);
 	for (int k = 0; k < nr; k++)
 		for (int b = 0; b + 1 < runs[k].count; b++) {
 			int first = runs[k].first + b * runs[k].len;
@@ -279,8 +353,8 @@ static pl_segcost *segments(const pl_problem *p, const pl_search_result *r, cons
 	return seg;
 }
 
-/* points of one m and pp: the ZeRO levels, with and without recompute */
-#define MAX_SIBLINGS (2 * PL_ZERO_LEVELS)
+/* points of one m and pp: the ZeRO levels, with each recompute mode */
+#define MAX_SIBLINGS (PL_RECOMPUTE_MODES * PL_ZERO_LEVELS)
 
 /* a problem per (m, pp, recompute); points add the ZeRO level */
 typedef struct prob {
@@ -487,7 +561,7 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 typedef struct build {
 	prob *probs;
 	pl_graph *const *gms;
-	uint8_t *const *flags;
+	uint8_t *(*flags)[PL_RECOMPUTE_MODES]; /* per micro-batch graph and mode */
 	int z0, z1;
 	const pl_search_opts *o;
 	double t0;
@@ -505,7 +579,7 @@ static void build_one(void *ctx, int q)
 	}
 	pl_job job = {.micro_batches = pb->m,
 	              .stages = pb->pp,
-	              .recompute = pb->rc ? w->flags[pb->mi] : NULL,
+	              .recompute = pb->rc ? w->flags[pb->mi][pb->rc] : NULL,
 	              .degrees = pb->deg};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
 	for (int z = w->z0; z <= w->z1 && !pb->st; z++) {
@@ -958,7 +1032,7 @@ typedef struct jobrun {
 	int planned;        /* points that ran a dp */
 	pl_graph *gms[64];
 	int *cutsv[64], Kv[64];
-	uint8_t *flagsv[64];
+	uint8_t *flagsv[64][PL_RECOMPUTE_MODES]; /* [0]: none */
 	prob *probs;
 	point *pts;
 	slot best[2];
@@ -987,7 +1061,7 @@ static pl_status job_options(jobrun *s)
 	           {"virtual_stages", jo->virtual_stages, 1, INT64_MAX},
 	           {"micro_batch_size", jo->micro_batch_size, 1, INT64_MAX},
 	           {"zero", jo->zero, 0, PL_ZERO_LEVELS - 1},
-	           {"recompute", jo->recompute, 0, 1}};
+	           {"recompute", jo->recompute, 0, PL_RECOMPUTE_MODES - 1}};
 	for (size_t i = 0; i < sizeof dim / sizeof *dim; i++)
 		if (dim[i].v != PL_AUTO && (dim[i].v < dim[i].lo || dim[i].v > dim[i].hi))
 			return pl_err_set(
@@ -1068,14 +1142,14 @@ static pl_status job_options(jobrun *s)
 	s->z0 = jo->zero != PL_AUTO ? jo->zero : 0;
 	s->z1 = jo->zero != PL_AUTO ? jo->zero : PL_ZERO_LEVELS - 1;
 	s->r0 = jo->recompute != PL_AUTO ? jo->recompute : 0;
-	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : 1;
+	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : PL_RECOMPUTE_MODES - 1;
 	return PL_OK;
 }
 
 /* The problems of stage count pp for micro-batch graph a (and recompute),
  * appended to s->probs; a fixed configuration that cannot be is an error, a
  * searched one is skipped (s->skipped says why). */
-static pl_status enumerate_stages(jobrun *s, int a, int blocks)
+static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 {
 	const pl_job_opts *jo = s->jo;
 	int64_t m = s->ms[a], D = s->D, B = s->B;
@@ -1122,7 +1196,7 @@ static pl_status enumerate_stages(jobrun *s, int a, int blocks)
 			continue;
 		}
 		for (int rc = s->r0; rc <= s->r1; rc++)
-			if (!rc || blocks) /* no repeated layers: nothing to recompute */
+			if (!rc || blocks[rc]) /* nothing this mode recomputes */
 				s->probs[s->nprob++] = (prob){.mesh = mesh,
 				                              .mi = a,
 				                              .m = m,
@@ -1141,8 +1215,9 @@ static pl_status enumerate(jobrun *s)
 {
 	const pl_job_opts *jo = s->jo;
 	pl_status st;
-	s->probs = pl_calloc((size_t)s->nm * (size_t)s->npp * 2 + 1, sizeof *s->probs);
-	s->pts = pl_calloc((size_t)s->nm * (size_t)s->npp * 2 * PL_ZERO_LEVELS + 1, sizeof *s->pts);
+	size_t nprob = (size_t)s->nm * (size_t)s->npp * PL_RECOMPUTE_MODES;
+	s->probs = pl_calloc(nprob + 1, sizeof *s->probs);
+	s->pts = pl_calloc(nprob * PL_ZERO_LEVELS + 1, sizeof *s->pts);
 	if (!s->probs || !s->pts)
 		return job_nomem(s);
 	if (jo->top > 1) {
@@ -1172,12 +1247,23 @@ static pl_status enumerate(jobrun *s)
 		}
 		pl_graph *gm = s->gms[a];
 		s->cutsv[a] = pl_malloc(sizeof *s->cutsv[a] * ((size_t)gm->nops + 2));
-		s->flagsv[a] = pl_malloc((size_t)gm->nops + 1);
+		int blocks[PL_RECOMPUTE_MODES] = {0};
+		for (int r = 1; r < PL_RECOMPUTE_MODES; r++)
+			if ((s->flagsv[a][r] = pl_malloc((size_t)gm->nops + 1)))
+				blocks[r] = pl_job_recompute_flags(gm, r, s->flagsv[a][r]);
 		int nc = s->cutsv[a] ? pl_clean_cuts(gm, s->cutsv[a]) : -1;
-		if (nc < 0 || !s->flagsv[a])
+		if (nc < 0 || !s->flagsv[a][PL_RECOMPUTE_FULL] || !s->flagsv[a][PL_RECOMPUTE_SELECTIVE])
 			return job_nomem(s);
 		s->Kv[a] = nc - 1;
-		if ((st = enumerate_stages(s, a, pl_job_recompute_flags(gm, s->flagsv[a]))))
+		int r = jo->recompute;
+		if (r != PL_AUTO && r != PL_RECOMPUTE_NONE && !blocks[r])
+			return pl_err_set(
+			    s->err, PL_EINVAL, "recompute %s: the model has %s", pl_recompute_name(r),
+			    r == PL_RECOMPUTE_FULL
+			        ? "no repeated layers (full recompute re-runs every layer but the last)"
+			        : "no attention core (a product of two activations into a Softmax, "
+			          "on into a product with another activation) to recompute");
+		if ((st = enumerate_stages(s, a, blocks)))
 			return st;
 	}
 	if (!s->nprob)
@@ -1386,7 +1472,7 @@ static pl_status solve(jobrun *s)
 		s->planned++;
 		progress(o, "job: pp %lld, m %lld, zero %d, recompute %s: planning under the limit",
 		         (long long)pb->pp, (long long)pb->m, pt->zero,
-		         p->job.recompute ? "full" : "none");
+		         pl_recompute_name(pb->rc));
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
@@ -1510,7 +1596,8 @@ static void jobrun_free(jobrun *s)
 		if (s->gms[a] != s->out->g)
 			pl_graph_free(s->gms[a]);
 		free(s->cutsv[a]);
-		free(s->flagsv[a]);
+		for (int r = 0; r < PL_RECOMPUTE_MODES; r++)
+			free(s->flagsv[a][r]);
 	}
 	free(s->probs);
 	free(s->pts);

@@ -18,7 +18,7 @@ typedef struct pl_job_opts {
 	int64_t stages;           /* PL_AUTO: the divisors of the device count; else >= 1 */
 	int64_t micro_batches;    /* PL_AUTO: the divisors of the batch; else >= 1 */
 	int zero;                 /* PL_AUTO: 0..3; else the level */
-	int recompute;            /* PL_AUTO; 0 none; 1 every layer but the last of each run */
+	int recompute;            /* PL_AUTO or PL_RECOMPUTE_* (none, full, selective) */
 	int fastest;              /* 1: the fastest plan, without the PL_JOB_SIMPLER preference */
 	const pl_searcher *inner; /* NULL: dp */
 	/* fixed degrees (0: free). Any of dp, tp fixed: cp is 1 unless fixed, and
@@ -86,11 +86,17 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
                         const pl_job_opts *jo, pl_job_plan *out, pl_err *err);
 void pl_job_plan_free(pl_job_plan *jp);
 
-/* The recompute flags of `full` recompute for g: ops of every block of each
- * repeated run but the last get 1, each such block's output op 2 (its output
- * is the checkpoint the next layer starts from). Returns the number of
- * recomputed blocks; flags has g->nops entries. */
-int pl_job_recompute_flags(const pl_graph *g, uint8_t *flags);
+/* The recompute flags of mode (costmodel/cost.h) for g, g->nops of them.
+ * PL_RECOMPUTE_FULL: ops of every block of each repeated run but the last get
+ * 1, each such block's output op 2 (its output is the checkpoint the next
+ * layer starts from). PL_RECOMPUTE_SELECTIVE (Megatron's selective
+ * recompute): the ops of each attention core get 1 -- from the product of
+ * two activations that feeds a Softmax (through ops that keep the shape), the
+ * Softmax, up to the product of its result with another activation -- so its
+ * sequence x sequence tensors are not kept and their forward re-runs; the
+ * core's inputs (queries, keys, values) stay kept by their producers.
+ * Returns the number of recomputed blocks or cores (0: nothing to recompute). */
+int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags);
 
 /* Stage boundaries (Alpa's inter-operator DP). Segment j costs t[j] per
  * micro-batch, holds state[j] bytes and act[j] bytes of one micro-batch's

@@ -592,6 +592,26 @@ check "--overlap-grad-reduce on: the same plan, a step no longer, recorded and r
    [ "$(jq .pipeline.overlap_grad_reduce "$T/ov.plan")" = true ] &&
    [ "$("$PLANNER" cost "$G13" --strategy "$T/ov.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/ov.plan")" ]'
 bad_combo "--overlap-grad-reduce maybe" "expected on or off" --overlap-grad-reduce maybe
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --recompute selective -o "$T/sel.plan" > /dev/null 2>&1
+check "--recompute selective: each layer's attention core (scores, softmax, x V; gpt-small has no attention dropout) recomputes, nothing else" \
+  '[ $? -eq 0 ] && [ "$(jq -r .recompute "$T/sel.plan")" = selective ] &&
+   [ "$(jq -c "[.parallel_strategy_item | to_entries[] | select(.value.recompute) | .key | sub(\"^l[0-9]+[.]\"; \"\") ] | unique" "$T/sel.plan")" = "[\"ctx\",\"probs\",\"scores\"]" ]'
+check "... 3 ops a layer, every layer" \
+  '[ "$(jq "[.parallel_strategy_item | to_entries[] | select(.value.recompute)] | length" "$T/sel.plan")" = "$(jq "[.parallel_strategy_item | to_entries[] | select(.key | endswith(\".probs\"))] | length * 3" "$T/sel.plan")" ]'
+"$PLANNER" cost "$GS" --strategy "$T/sel.plan" > "$T/c"
+jq 'del(.parallel_strategy_item[].recompute) | .recompute = "none"' "$T/sel.plan" > "$T/nosel.plan"
+"$PLANNER" cost "$GS" --strategy "$T/nosel.plan" > "$T/c0"
+check "... cost reproduces it; the same cuts without recompute keep more activations and step faster" \
+  '[ "$(jq .step_seconds "$T/c")" = "$(jq .cost.step_seconds "$T/sel.plan")" ] &&
+   awk -v a="$(jq .memory_breakdown_bytes.activations "$T/c")" -v b="$(jq .memory_breakdown_bytes.activations "$T/c0")" \
+       -v s="$(jq .step_seconds "$T/c")" -v t="$(jq .step_seconds "$T/c0")" "BEGIN { exit !(a < b && s > t) }"'
+bad_combo "--recompute some" "expected none, full, selective or auto" --recompute some
+"$PLANNER" search "$SRC/examples/mlp.json" --devices 4 --recompute selective > /dev/null 2> "$T/err"
+check "--recompute selective on a model without attention exits 2 saying so" \
+  '[ $? -eq 2 ] && grep -q "recompute selective: the model has no attention core" "$T/err"'
+"$PLANNER" search "$SRC/examples/mlp.json" --devices 4 --recompute full > /dev/null 2> "$T/err"
+check "--recompute full on a model without repeated layers exits 2 saying so" \
+  '[ $? -eq 2 ] && grep -q "recompute full: the model has no repeated layers" "$T/err"'
 jq '.optimizer_shard = 2' "$T/fixed.plan" > "$T/z2pp.plan"
 "$PLANNER" cost "$GS" --strategy "$T/z2pp.plan" > /dev/null 2> "$T/err"
 check "cost: a plan with ZeRO 2 over 4 pipeline stages exits 2 (DeepSpeed does not run it)" \

@@ -10,7 +10,12 @@
  * for sequence s, micro-batch b, hidden h and a heads: 11 sbh + 5 as^2 b in
  * attention, 19 sbh in the MLP, 4 sbh in the two LayerNorms. The planner's
  * accounting (what each op rule saves, a tensor saved by several ops counted
- * once at its producer's layout) must give the same within 2 %. */
+ * once at its producer's layout) must give the same within 2 %.
+ *
+ * With selective recomputation (section 5: the attention core -- Q K^T,
+ * softmax, dropout, x V -- re-runs in the backward) the 5 a s^2 b term goes:
+ * the layer keeps 34 s b h bytes, / t with tensor and sequence parallelism;
+ * the recomputed ops found in the layer must be exactly those four. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +27,7 @@
 #include <cmocka.h>
 
 #include "costmodel/cost.h"
+#include "search/job.h"
 #include "search/search.h"
 
 /* One pre-LN GPT layer, as Megatron builds it: x -> LN -> q, k, v ->
@@ -114,8 +120,9 @@ static char *layer_json(long b, long s, long h, long a)
 }
 
 /* The activations the layer keeps per device under the plan of a search on
- * t devices with tensor parallel t (t = 1: one device). */
-static double layer_activations(long b, long s, long h, long a, int64_t t)
+ * t devices with tensor parallel t (t = 1: one device), recomputing as mode
+ * says (PL_RECOMPUTE_NONE or _SELECTIVE). */
+static double layer_activations(long b, long s, long h, long a, int64_t t, int mode)
 {
 	char *json = layer_json(b, s, h, a);
 	pl_graph *g;
@@ -125,7 +132,26 @@ static double layer_activations(long b, long s, long h, long a, int64_t t)
 	free(json);
 	pl_cluster c;
 	assert_int_equal(pl_cluster_devices(&c, t, &err), PL_OK);
-	pl_job job = {.micro_batches = 1, .stages = 1, .degrees = {.dp = 1, .tp = t}};
+	uint8_t flags[64];
+	assert_true(g->nops <= 64);
+	int cores = pl_job_recompute_flags(g, mode, flags);
+	if (mode == PL_RECOMPUTE_SELECTIVE) {
+		assert_int_equal(cores, 1);
+		static const char *const core[] = {"scores", "probs", "attn_drop", "ctx"};
+		int n = 0;
+		for (int op = 0; op < g->nops; op++) {
+			if (!flags[op])
+				continue;
+			assert_int_equal(flags[op], 1);
+			assert_true(n < 4);
+			assert_string_equal(g->ops[op].name, core[n++]);
+		}
+		assert_int_equal(n, 4);
+	}
+	pl_job job = {.micro_batches = 1,
+	              .stages = 1,
+	              .degrees = {.dp = 1, .tp = t},
+	              .recompute = mode ? flags : NULL};
 	pl_problem *p;
 	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
 	pl_search_opts o = {0};
@@ -134,8 +160,10 @@ static double layer_activations(long b, long s, long h, long a, int64_t t)
 	double act = 0;
 	for (int op = 0; op < g->nops; op++) {
 		pl_nodeparts pt;
+		pl_jobshare js;
 		pl_cost_node_parts(p, op, pl_search_result_split(p, &r, op), &pt);
-		act += pt.act_bytes;
+		pl_parts_split(p, op, &pt, &js);
+		act += js.act_bytes;
 	}
 	pl_search_result_free(&r);
 	pl_problem_free(p);
@@ -146,7 +174,7 @@ static double layer_activations(long b, long s, long h, long a, int64_t t)
 static void korthikanti(long b, long s, long h, long a, int64_t t)
 {
 	double want = (double)s * b * h * (34 + 5.0 * a * s / h) / (double)t;
-	double got = layer_activations(b, s, h, a, t);
+	double got = layer_activations(b, s, h, a, t, PL_RECOMPUTE_NONE);
 	print_message("s %ld b %ld h %ld a %ld t %lld: %.0f bytes, Korthikanti %.0f (%+.3f %%)\n",
 	              s, b, h, a, (long long)t, got, want, 100 * (got / want - 1));
 	if (fabs(got / want - 1) > 0.02)
@@ -174,11 +202,34 @@ static void tensor_and_sequence_parallel(void **state)
 	korthikanti(1, 2048, 12288, 96, 8);
 }
 
+/* selective recomputation: 34 sbh / t, on one device and with tp 2, 4, 8 */
+static void selective(long b, long s, long h, long a, int64_t t)
+{
+	double want = 34.0 * s * b * h / (double)t;
+	double got = layer_activations(b, s, h, a, t, PL_RECOMPUTE_SELECTIVE);
+	print_message("selective s %ld b %ld h %ld a %ld t %lld: %.0f bytes, Korthikanti %.0f "
+	              "(%+.3f %%)\n",
+	              s, b, h, a, (long long)t, got, want, 100 * (got / want - 1));
+	if (fabs(got / want - 1) > 0.02)
+		fail_msg("selective: activations %.0f bytes, Korthikanti et al.'s 34 sbh/t %.0f", got,
+		         want);
+}
+
+static void selective_recompute(void **state)
+{
+	(void)state;
+	selective(1, 2048, 2048, 16, 1);
+	selective(4, 2048, 12288, 96, 1);
+	selective(1, 2048, 2048, 16, 4);
+	selective(1, 2048, 12288, 96, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(one_device),
 	    cmocka_unit_test(tensor_and_sequence_parallel),
+	    cmocka_unit_test(selective_recompute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

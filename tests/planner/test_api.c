@@ -336,6 +336,11 @@ static void test_mindformers_keys(void **state)
 	                 8);
 	cJSON_Delete(ck);
 	planner_plan_free(p);
+	/* recompute selective on a model without attention: refused, saying why */
+	set(ctx, "recompute", "selective");
+	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
+	has_msg(ctx, "no attention core");
+	set(ctx, "recompute", "none");
 	/* what the options model refuses, the API refuses in its own words */
 	set(ctx, "micro_batch_size", "4");
 	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);

@@ -262,7 +262,7 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 	o.jo.zero = rg_int(r, 5) - 1;
 	if (o.jo.stages > 1 && o.jo.zero >= 2)
 		o.jo.zero = 1; /* ZeRO-2/3 does not go with stages (test_cli checks the refusal) */
-	o.jo.recompute = rg_int(r, 3) - 1;
+	o.jo.recompute = rg_int(r, PL_RECOMPUTE_MODES + 1) - 1; /* auto, none, full, selective */
 	o.jo.overlap = o.job && rg_int(r, 3) == 0;
 	/* fixed degrees, as --dp/--tp give them: a divisor of the stage mesh
 	 * each (or free) */

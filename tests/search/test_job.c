@@ -154,7 +154,8 @@ static pl_problem *job_problem(pl_graph *gm, const pl_cluster *c, int64_t m, int
 {
 	pl_job job = {.micro_batches = m, .stages = 1, .zero = zero, .recompute = NULL};
 	if (rc) {
-		assert_true(pl_job_recompute_flags(gm, flags) > 0);
+		if (!pl_job_recompute_flags(gm, rc, flags))
+			return NULL; /* nothing this mode recomputes: no such point */
 		job.recompute = flags;
 	}
 	pl_problem *p;
@@ -177,9 +178,11 @@ static double brute_job(const pl_graph *g, const pl_cluster *c, double lim, int 
 		pl_err err;
 		assert_int_equal(pl_graph_microbatch(g, m, &gm, &err), PL_OK);
 		uint8_t flags[64];
-		for (int rc = 0; rc <= measures; rc++)
+		for (int rc = 0; rc < (measures ? PL_RECOMPUTE_MODES : 1); rc++)
 			for (int z = 0; z < (measures ? PL_ZERO_LEVELS : 1); z++) {
 				pl_problem *p = job_problem(gm, c, m, z, rc, flags);
+				if (!p)
+					continue;
 				pl_search_opts o = {.memory_limit = lim};
 				pl_search_result r;
 				pl_status st = pl_search_brute(p, &o, &r, &err);
