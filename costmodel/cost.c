@@ -287,17 +287,26 @@ void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const
 	pl_op_input_layout(p->g, d, dst_split, p->devices, ed->dst_slot, dst);
 }
 
+/* How many times edge e's forward redistribution runs a step: twice when
+ * its consumer is recomputed (the recomputed forward redistributes its input
+ * again, as Megatron's checkpointed layer re-runs its tensor-parallel
+ * all-reduces), else once. */
+static int edge_fwd_times(const pl_problem *p, int e)
+{
+	return p->job.recompute && p->job.recompute[p->edges[e].dst_op] ? 2 : 1;
+}
+
 /* An edge's price from layouts put on f (pl_refine_layout): src -> dst
- * forward and, with gradients, grad -> back (src without its partial sums)
- * backward; src and back are on side 0, dst and grad on side 1 (an op's
- * input and its gradient have one matrix). */
+ * forward (fwd_times of it) and, with gradients, grad -> back (src without
+ * its partial sums) backward; src and back are on side 0, dst and grad on
+ * side 1 (an op's input and its gradient have one matrix). */
 static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl_layout *src,
                            const pl_layout *back, const pl_layout *dst, const pl_layout *grad,
-                           int requires_grad)
+                           int requires_grad, int fwd_times)
 {
 	pl_redist r;
 	pl_redistribute_on(f, src, dst, &r);
-	double t = pl_cost_redist(p->c, &r);
+	double t = pl_cost_redist(p->c, &r) * fwd_times;
 	if (requires_grad) {
 		pl_redistribute_on(f, grad, back, &r);
 		t += pl_cost_redist(p->c, &r);
@@ -306,11 +315,11 @@ static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl
 }
 
 static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
-                                const pl_layout *grad, int requires_grad)
+                                const pl_layout *grad, int requires_grad, int fwd_times)
 {
 	pl_redist r;
 	pl_redistribute(src, dst, &r);
-	double t = pl_cost_redist(p->c, &r);
+	double t = pl_cost_redist(p->c, &r) * fwd_times;
 	if (requires_grad) {
 		pl_layout back = *src;
 		back.partial = 0;
@@ -323,8 +332,8 @@ static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const
 double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
                             const pl_layout *grad)
 {
-	return edge_cost_layouts(p, src, dst, grad,
-	                         p->g->tensors[p->edges[e].tensor].requires_grad);
+	return edge_cost_layouts(p, src, dst, grad, p->g->tensors[p->edges[e].tensor].requires_grad,
+	                         edge_fwd_times(p, e));
 }
 
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
@@ -341,7 +350,8 @@ double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const 
 	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
 	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
 	                        &grad);
-	return edge_cost_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad);
+	return edge_cost_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
+	                         edge_fwd_times(p, e));
 }
 
 /* ---- the problem ---- */
@@ -456,8 +466,9 @@ static uint64_t op_hash(const pl_problem *p, int o)
 	return h;
 }
 
-/* the key of an edge's class: its ends' layout classes, slots and end kind */
-static void edge_key(const pl_problem *p, int e, int key[5])
+/* the key of an edge's class: its ends' layout classes, slots and end
+ * kind, and how often its forward redistribution runs */
+static void edge_key(const pl_problem *p, int e, int key[6])
 {
 	const pl_edge *a = &p->edges[e];
 	key[0] = p->layout_class[a->src_op];
@@ -465,18 +476,19 @@ static void edge_key(const pl_problem *p, int e, int key[5])
 	key[2] = a->src_slot;
 	key[3] = a->dst_slot;
 	key[4] = a->src_is_input;
+	key[5] = edge_fwd_times(p, e);
 }
 
 static uint64_t edge_hash(const pl_problem *p, int e)
 {
-	int key[5];
+	int key[6];
 	edge_key(p, e, key);
 	return fnv(14695981039346656037ULL, key, sizeof key);
 }
 
 static int edge_same(const pl_problem *p, int a, int b)
 {
-	int ka[5], kb[5];
+	int ka[6], kb[6];
 	edge_key(p, a, ka);
 	edge_key(p, b, kb);
 	return !memcmp(ka, kb, sizeof ka);
@@ -518,7 +530,7 @@ static int first_equal(const pl_problem *p, int n, uint64_t (*hash)(const pl_pro
 
 /* Ops with equal type, spec and tensors share candidates and node tables;
  * edges between the same layout classes (the op classes with recompute
- * flags ignored), slots and end kinds share a table. */
+ * flags ignored), slots, end kinds and consumer recompute share a table. */
 static int classify_ops_and_edges(pl_problem *p)
 {
 	p->op_class = pl_malloc(sizeof *p->op_class * (size_t)(p->nops + 1));
@@ -858,7 +870,7 @@ static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
  * on them only: rows go in the order of their matrix (rows), so that a run
  * of rows shares the refinements against each consumer matrix. */
 typedef struct edge_job {
-	int e, ns, nd, nsu, ndu, rg, nsm, ndm;
+	int e, ns, nd, nsu, ndu, rg, fwd_times, nsm, ndm;
 	pl_layout *su, *du; /* du: input layout and gradient layout, side by side */
 	int *si, *di;
 	pl_devmat *sm, *dm; /* the distinct matrices of su and du */
@@ -922,7 +934,11 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 	int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
 	const pl_op *so = &p->g->ops[ed->src_op], *dop = &p->g->ops[ed->dst_op];
 	int nls = so->spec.nloops, nld = dop->spec.nloops;
-	*j = (edge_job){.e = e, .ns = ns, .nd = nd, .rg = p->g->tensors[ed->tensor].requires_grad};
+	*j = (edge_job){.e = e,
+	                .ns = ns,
+	                .nd = nd,
+	                .rg = p->g->tensors[ed->tensor].requires_grad,
+	                .fwd_times = edge_fwd_times(p, e)};
 	pl_layout *sl = pl_malloc(sizeof *sl * (size_t)ns),
 	          *dl = pl_malloc(sizeof *dl * (size_t)nd * 2);
 	j->su = pl_malloc(sizeof *j->su * (size_t)ns);
@@ -989,7 +1005,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 			const pl_layout *dst = &j->du[2 * b], *grad = &j->du[2 * b + 1];
 			double *out = &j->pair[(size_t)a * j->ndu + b];
 			if (!cached || cd < 0) {
-				*out = edge_cost_layouts(p, &j->su[a], dst, grad, j->rg);
+				*out = edge_cost_layouts(p, &j->su[a], dst, grad, j->rg, j->fwd_times);
 				continue;
 			}
 			if (ftag[cd] != cs) {
@@ -1007,7 +1023,8 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 			pl_refine_layout(&f[cd], 1, dst, &d);
 			if (j->rg)
 				pl_refine_layout(&f[cd], 1, grad, &g);
-			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &d, &g, j->rg);
+			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &d, &g, j->rg,
+			                    j->fwd_times);
 		}
 	}
 	free(f);

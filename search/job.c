@@ -503,13 +503,29 @@ static double node_bound(pl_problem *p)
 	return sum * pl_job_step_scale(&p->job);
 }
 
+/* A lower bound of the difference between p's and q's price of edge e over
+ * its candidate pairs: 0 when p runs its forward redistribution at least as
+ * often as q (the same table, or p's is q's plus that redistribution again,
+ * as for an edge into an op p recomputes); -INFINITY when p runs it less
+ * (the difference needs both tables priced, which costs more than the bound
+ * saves). */
+static double edge_least_diff(const pl_problem *p, const pl_problem *q, int e)
+{
+	const pl_edge *ed = &p->edges[e];
+	int rp = p->job.recompute && p->job.recompute[ed->dst_op],
+	    rq = q->job.recompute && q->job.recompute[ed->dst_op];
+	return rp >= rq ? 0 : -INFINITY;
+}
+
 /* Points of one micro-batch count and stage count (siblings: ZeRO level and
- * recompute differ) have the same candidates and the same edge tables, and
- * differ only in node costs. For any plan, time_P = time_Q + sum over ops of
- * (node_P - node_Q), so P's optimum is at least Q's plus the sum over ops of
- * the least difference: a bound for P from a sibling's optimum (q_opt, or any
- * lower bound of it) without a dp. -INFINITY when the candidates differ or
- * out of memory. */
+ * recompute differ) have the same candidates, differ in node costs, and in
+ * the price of the edges into ops one recomputes and the other does not
+ * (their forward redistribution runs twice). For any plan, time_P = time_Q +
+ * the sum over ops of (node_P - node_Q) and over edges of (edge_P - edge_Q),
+ * so P's optimum is at least Q's plus the sum of the least differences: a
+ * bound for P from a sibling's optimum (q_opt, or any lower bound of it)
+ * without a dp. -INFINITY when the candidates differ, q recomputes an op p
+ * does not and an edge leads into it, or out of memory. */
 static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double q_opt)
 {
 	pl_problem pz = *p, qz = *q;
@@ -552,6 +568,8 @@ static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double
 		}
 		sum += least;
 	}
+	for (int e = 0; e < p->nedges && sum > -INFINITY; e++)
+		sum += edge_least_diff(p, q, e);
 	free(seen);
 	free(diff);
 	return q_opt + sum * pl_job_step_scale(&p->job);
