@@ -1005,7 +1005,8 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 			const pl_layout *dst = &j->du[2 * b], *grad = &j->du[2 * b + 1];
 			double *out = &j->pair[(size_t)a * j->ndu + b];
 			if (!cached || cd < 0) {
-				*out = edge_cost_layouts(p, &j->su[a], dst, grad, j->rg, j->fwd_times);
+				*out =
+				    edge_cost_layouts(p, &j->su[a], dst, grad, j->rg, j->fwd_times);
 				continue;
 			}
 			if (ftag[cd] != cs) {

@@ -46,6 +46,11 @@ typedef struct sbuf {
 
 typedef struct rankst {
 	float **val, **dval, **m, **v, **saved;
+	/* per param reduced over replicas (sync): the complete gradients of its
+	 * other consumers (cacc), ZeRO >= 2's accumulated gradient shard (gsh),
+	 * ZeRO 3's weight shard (wsh) */
+	float **cacc, **gsh, **wsh;
+	double *lacc; /* per graph output's element: the step's sum over micro-batches */
 	float *(*inb)[PL_MAX_OP_INPUTS];
 	sbuf *pool; /* every scratch buffer of the rank, busy or free */
 	int npool, cappool;
@@ -66,6 +71,12 @@ struct pl_exec {
 	int64_t *range; /* per integer data tensor: values are in [0, range) */
 	rankst *rs;
 	int step, adam_t;
+	/* a whole-job plan (pl_exec_job) */
+	int64_t m;     /* micro-batches a step */
+	int zero;      /* ZeRO level */
+	uint8_t *rc;   /* per op: recomputed (NULL: none) */
+	pl_prim *sync; /* per tensor: a param's gradient reduction over its replicas */
+	char *other;   /* per tensor: a param another op than its owner reads with a gradient */
 	int64_t stat_count[PL_PRIM_COUNT];
 	double stat_bytes[PL_PRIM_COUNT];
 	double *prof; /* per op on rank 0, the last step: compute, communication */
@@ -163,7 +174,7 @@ static void each_global(const pl_layout *l, int64_t rank, void (*fn)(void *, uin
 
 typedef struct gen {
 	float *dst;
-	uint64_t key;
+	uint64_t key, off; /* off: added to the global index (earlier micro-batches' elements) */
 	double lo, hi;
 	int64_t range; /* > 0: integers in [0, range) */
 } gen;
@@ -171,7 +182,7 @@ typedef struct gen {
 static void gen_one(void *ud, uint64_t gi, size_t i)
 {
 	gen *q = ud;
-	uint64_t h = pl_hash64(q->key ^ pl_hash64(gi));
+	uint64_t h = pl_hash64(q->key ^ pl_hash64(gi + q->off));
 	if (q->range > 0) {
 		q->dst[i] = (float)(h % (uint64_t)q->range);
 		return;
@@ -180,8 +191,10 @@ static void gen_one(void *ud, uint64_t gi, size_t i)
 	q->dst[i] = (float)(q->lo + (q->hi - q->lo) * u);
 }
 
-/* the synthetic value of rank's piece (layout l) of tensor t, into buffer dst */
-static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t rank, float *dst)
+/* the synthetic value of rank's piece (layout l) of tensor t, into buffer
+ * dst; data inputs of micro-batch mb (rows after the earlier ones') */
+static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t rank, int mb,
+                       float *dst)
 {
 	const pl_graph *g = ex->g;
 	const pl_tensor *pt = &g->tensors[t];
@@ -190,6 +203,8 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	if (!host)
 		return -1;
 	gen q = {.dst = host, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
+	if (pt->role != PL_ROLE_PARAM)
+		q.off = (uint64_t)mb * (uint64_t)pl_tensor_elems(pt);
 	if (pt->role == PL_ROLE_PARAM) {
 		const pl_op *ow = &g->ops[ex->owner[t]];
 		int norm_scale = (pl_op_traits(ow) & PL_OPT_NORM) && ow->in[1] == t;
@@ -247,6 +262,7 @@ static int put_pieces(pl_backend *be, int64_t r, const float *parts, const int64
 typedef struct rankctx {
 	pl_exec *ex;
 	int64_t rank;
+	int mb; /* the micro-batch running */
 } rankctx;
 
 static int failed(rankctx *rc, const char *what)
@@ -418,6 +434,8 @@ static void kctx_init(rankctx *rc, int o, pl_kctx *k, pl_xt *saved)
 	for (int i = 0; i < op->ninputs; i++)
 		piece_offsets(&ex->in[o][i].l, rc->rank, k->in_off[i]);
 	piece_offsets(&ex->out_l[o], rc->rank, k->out_off);
+	if (ex->g->tensors[op->out[0]].rank > 0)
+		k->out_off[0] += rc->mb * ex->g->tensors[op->out[0]].shape[0];
 	k->loss_share = 1;
 	k->saved = saved;
 }
@@ -443,47 +461,221 @@ static int op_coll_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
 	return 0;
 }
 
+/* Op o's forward on the rank: each input produced in the layout the op
+ * reads, then its kernel. */
+static int op_forward(rankctx *rc, int o)
+{
+	pl_exec *ex = rc->ex;
+	const pl_op *op = &ex->g->ops[o];
+	rankst *st = &ex->rs[rc->rank];
+	pl_xt in[PL_MAX_OP_INPUTS], out, saved;
+	double t0 = pl_now();
+	for (int i = 0; i < op->ninputs; i++) {
+		xin *xi = &ex->in[o][i];
+		float *b = st->inb[o][i];
+		if (xi->kind == IN_ALIAS)
+			b = st->val[xi->tensor];
+		else if (xi->kind == IN_REDIST &&
+		         run_redist(rc, &ex->home[xi->tensor], &xi->fwd, st->val[xi->tensor], b,
+		                    local_elems(&xi->l)))
+			return -1;
+		to_xt(&xi->l, b, &in[i]);
+	}
+	to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
+	double t1 = pl_now();
+	pl_kctx k;
+	saved.v = st->saved[o];
+	kctx_init(rc, o, &k, &saved);
+	sce_ud u = {0};
+	if (op_coll_group(rc, o, &u, &k))
+		return -1;
+	if (ex->be->forward(ex->be, &k, in, &out))
+		return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in a kernel");
+	if (rc->rank == 0) {
+		ex->prof[2 * o + 1] += t1 - t0;
+		ex->prof[2 * o] += pl_now() - t1;
+	}
+	return 0;
+}
+
+/* the rank's place in param t's replica group: its comm and index, the
+ * group size and the shard length c (the local piece of n elements padded
+ * to a multiple of the group) */
+static pl_comm *replicas(rankctx *rc, int t, int *idx, size_t *r, size_t *c)
+{
+	const pl_prim *p = &rc->ex->sync[t];
+	size_t n = local_elems(&rc->ex->home[t]);
+	*r = (size_t)p->group_size;
+	*c = (n + *r - 1) / *r;
+	return group_comm(rc, p, idx);
+}
+
+/* elements of shard idx (length c) that lie inside the n of the piece */
+static size_t shard_len(size_t n, size_t c, int idx)
+{
+	size_t lo = (size_t)idx * c;
+	return lo >= n ? 0 : n - lo < c ? n - lo : c;
+}
+
+/* ZeRO: every replica's shard (c elements at shard, padded) gathered into
+ * the param's whole local piece w */
+static int gather_shards(rankctx *rc, int t, const float *shard, float *w)
+{
+	pl_exec *ex = rc->ex;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	int idx;
+	size_t r, c, n = local_elems(&ex->home[t]);
+	pl_comm *cm = replicas(rc, t, &idx, &r, &c);
+	float *send = scratch(ex, R, c), *recv = scratch(ex, R, r * c);
+	pl_prim q = ex->sync[t];
+	q.kind = PL_PRIM_ALL_GATHER;
+	count_prim(rc, &q);
+	int bad = !cm || !send || !recv || be->copy(be, R, send, c, shard, c, c, 1) ||
+	          be->all_gather(cm, idx, send, recv, c) || be->copy(be, R, w, n, recv, n, n, 1);
+	unscratch(ex, R, send);
+	unscratch(ex, R, recv);
+	return bad ? (be->failed(be) ? -1 : failed(rc, "out of memory gathering weights")) : 0;
+}
+
+/* ZeRO 3: each param's weights gathered from its replicas' shards (before a
+ * micro-batch's forward, and again before its backward) */
+static int gather_weights(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	for (int t = 0; t < ex->g->ntensors; t++) {
+		if (!st->wsh[t])
+			continue;
+		double t0 = pl_now();
+		if (gather_shards(rc, t, st->wsh[t], st->val[t]))
+			return -1;
+		if (rc->rank == 0)
+			ex->prof[2 * ex->owner[t] + 1] += pl_now() - t0;
+	}
+	return 0;
+}
+
 static int forward(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
 	const pl_graph *g = ex->g;
 	rankst *st = &ex->rs[rc->rank];
+	if (ex->zero == 3 && gather_weights(rc))
+		return -1;
 	for (int o = 0; o < g->nops; o++) {
-		const pl_op *op = &g->ops[o];
 		if (ex->o.fail_rank == rc->rank && ex->o.fail_op == o) {
 			char m[300];
-			snprintf(m, sizeof m, "injected fault in the forward of op '%s'", op->name);
+			snprintf(m, sizeof m, "injected fault in the forward of op '%s'",
+			         g->ops[o].name);
 			return failed(rc, m);
 		}
-		pl_xt in[PL_MAX_OP_INPUTS], out, saved;
-		double t0 = pl_now();
-		for (int i = 0; i < op->ninputs; i++) {
-			xin *xi = &ex->in[o][i];
-			float *b = st->inb[o][i];
-			if (xi->kind == IN_ALIAS)
-				b = st->val[xi->tensor];
-			else if (xi->kind == IN_REDIST &&
-			         run_redist(rc, &ex->home[xi->tensor], &xi->fwd,
-			                    st->val[xi->tensor], b, local_elems(&xi->l)))
+		for (int i = 0; ex->m > 1 && i < g->ops[o].ninputs;
+		     i++) /* this micro-batch's rows */
+			if (ex->in[o][i].kind == IN_DATA &&
+			    fill_tensor(ex, ex->in[o][i].tensor, &ex->in[o][i].l, rc->rank, rc->mb,
+			                st->inb[o][i]))
 				return -1;
-			to_xt(&xi->l, b, &in[i]);
-		}
-		to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
-		double t1 = pl_now();
-		pl_kctx k;
-		saved.v = st->saved[o];
-		kctx_init(rc, o, &k, &saved);
-		sce_ud u = {0};
-		if (op_coll_group(rc, o, &u, &k))
+		if (op_forward(rc, o))
 			return -1;
-		if (ex->be->forward(ex->be, &k, in, &out))
-			return ex->be->failed(ex->be) ? -1
-			                              : failed(rc, "out of memory in a kernel");
-		if (rc->rank == 0) {
-			ex->prof[2 * o + 1] += t1 - t0;
-			ex->prof[2 * o] += pl_now() - t1;
-		}
 	}
+	if (ex->m == 1)
+		return 0;
+	for (int k = 0, at = 0; k < g->noutputs; k++) { /* the step's loss: the mean */
+		int t = g->outputs[k];
+		size_t n = local_elems(&ex->home[t]);
+		float *host = pl_malloc(sizeof(float) * (n ? n : 1));
+		if (!host || ex->be->download(ex->be, rc->rank, host, st->val[t], n)) {
+			free(host);
+			return host ? -1 : failed(rc, "out of memory");
+		}
+		for (size_t e = 0; e < n; e++)
+			st->lacc[at + (int)e] += host[e] / (double)ex->m;
+		at += (int)n;
+		free(host);
+	}
+	return 0;
+}
+
+/* After the step's micro-batches: each output holds the step's mean. */
+static int set_outputs(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	for (int k = 0, at = 0; ex->m > 1 && k < ex->g->noutputs; k++) {
+		int t = ex->g->outputs[k];
+		size_t n = local_elems(&ex->home[t]);
+		float *host = pl_malloc(sizeof(float) * (n ? n : 1));
+		if (!host)
+			return failed(rc, "out of memory");
+		for (size_t e = 0; e < n; e++) {
+			host[e] = (float)st->lacc[at + (int)e];
+			st->lacc[at + (int)e] = 0;
+		}
+		int bad = ex->be->upload(ex->be, rc->rank, st->val[t], host, n);
+		free(host);
+		if (bad)
+			return -1;
+		at += (int)n;
+	}
+	return 0;
+}
+
+/* The gradient reduction over each param's replicas once its micro-batch's
+ * backward is done: ZeRO 2 and 3 reduce-scatter every micro-batch's
+ * gradients into the shard; ZeRO 0 all-reduces the accumulated gradients
+ * after the last micro-batch (ZeRO 1 reduce-scatters them in update). Then
+ * the other consumers' complete contributions are added. */
+static int reduce_grads(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	rankst *st = &ex->rs[R];
+	int last = rc->mb == ex->m - 1;
+	for (int t = 0; t < ex->g->ntensors; t++) {
+		if (ex->owner[t] < 0 || !st->dval[t] || !ex->sync[t].naxes)
+			continue;
+		size_t n = local_elems(&ex->home[t]);
+		double t0 = pl_now();
+		int bad = 0;
+		if (ex->zero >= 2) {
+			int idx;
+			size_t r, c;
+			pl_comm *cm = replicas(rc, t, &idx, &r, &c);
+			float *send = scratch(ex, R, r * c), *part = scratch(ex, R, c);
+			pl_prim q = ex->sync[t];
+			q.kind = PL_PRIM_REDUCE_SCATTER;
+			count_prim(rc, &q);
+			bad = !cm || !send || !part || be->fill(be, R, send, r * c, 0) ||
+			      be->copy(be, R, send, n, st->dval[t], n, n, 1) ||
+			      be->reduce_scatter(cm, idx, send, part, c) ||
+			      be->add(be, R, st->gsh[t], part, c);
+			unscratch(ex, R, send);
+			unscratch(ex, R, part);
+		} else if (ex->zero == 0 && last) {
+			int idx;
+			pl_comm *cm = group_comm(rc, &ex->sync[t], &idx);
+			count_prim(rc, &ex->sync[t]);
+			bad = !cm || be->all_reduce(cm, idx, st->dval[t], n, 0) ||
+			      (st->cacc[t] && be->add(be, R, st->dval[t], st->cacc[t], n));
+		}
+		if (rc->rank == 0)
+			ex->prof[2 * ex->owner[t] + 1] += pl_now() - t0;
+		if (bad)
+			return be->failed(be) ? -1 : failed(rc, "out of memory reducing gradients");
+	}
+	return 0;
+}
+
+/* Recompute: the forward of every recomputed op (its input redistributions
+ * included) runs again before the backward, as the cost model prices it. */
+static int recompute(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	for (int o = 0; ex->rc && o < ex->g->nops; o++)
+		if (ex->rc[o] && op_forward(rc, o))
+			return -1;
 	return 0;
 }
 
@@ -494,12 +686,23 @@ static int backward(rankctx *rc)
 	pl_backend *be = ex->be;
 	int64_t R = rc->rank;
 	rankst *st = &ex->rs[R];
-	for (int t = 0; t < g->ntensors; t++)
-		if (st->dval[t] && be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), 0))
+	if ((ex->zero == 3 && gather_weights(rc)) || recompute(rc))
+		return -1;
+	/* activations' gradients start at zero; params' accumulate over the
+	 * step's micro-batches (ZeRO 2 and 3 move them to the shard each time) */
+	for (int t = 0; t < g->ntensors; t++) {
+		int param = ex->owner[t] >= 0, shard = param && ex->zero >= 2 && ex->sync[t].naxes;
+		size_t n = local_elems(&ex->home[t]);
+		if (st->dval[t] && (!param || rc->mb == 0 || shard) &&
+		    be->fill(be, R, st->dval[t], n, 0))
 			return -1;
-	for (int k = 0; k < g->noutputs; k++) {
+		if (st->cacc && st->cacc[t] && rc->mb == 0 && be->fill(be, R, st->cacc[t], n, 0))
+			return -1;
+	}
+	for (int k = 0; k < g->noutputs; k++) { /* the step's loss is the micro-batches' mean */
 		int t = g->outputs[k];
-		if (st->dval[t] && be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), 1))
+		if (st->dval[t] &&
+		    be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), (float)(1.0 / ex->m)))
 			return -1;
 	}
 	for (int o = g->nops - 1; o >= 0; o--) {
@@ -536,22 +739,18 @@ static int backward(rankctx *rc)
 				continue;
 			int t = xi->tensor;
 			size_t n = local_elems(&ex->home[t]);
-			float *add = din[i].v;
+			float *add = din[i].v, *into = st->dval[t];
 			double tb = pl_now();
-			if (xi->owner) {
-				if (xi->sync.naxes) {
-					int idx;
-					pl_comm *cm = group_comm(rc, &xi->sync, &idx);
-					count_prim(rc, &xi->sync);
-					bad = !cm || be->all_reduce(cm, idx, add, n, 0);
-				}
-			} else {
+			if (!xi->owner) { /* (the owner's part is reduced in reduce_grads) */
 				add = scratch(ex, R, n);
 				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
+				if (st->cacc && st->cacc[t])
+					into =
+					    st->cacc[t]; /* complete already: not reduced again */
 			}
 			tc += pl_now() - tb;
 			if (!bad)
-				bad = be->add(be, R, st->dval[t], add, n);
+				bad = be->add(be, R, into, add, n);
 			if (add != din[i].v)
 				unscratch(ex, R, add);
 		}
@@ -564,7 +763,52 @@ static int backward(rankctx *rc)
 		if (bad)
 			return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
 	}
-	return 0;
+	return reduce_grads(rc);
+}
+
+/* ZeRO: the rank's shard of param t's gradient (ZeRO 1 reduce-scatters
+ * the accumulated gradients now; 2 and 3 hold it), its other consumers'
+ * contributions added, updates its shard of the weights with its shard of
+ * Adam's state; ZeRO 1 and 2 then all-gather the weights (3 gathers them
+ * before the next use). */
+static int update_shard(rankctx *rc, int t, const pl_update *u)
+{
+	pl_exec *ex = rc->ex;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	rankst *st = &ex->rs[R];
+	int idx;
+	size_t r, c, n = local_elems(&ex->home[t]);
+	pl_comm *cm = replicas(rc, t, &idx, &r, &c);
+	size_t len = shard_len(n, c, idx), lo = (size_t)idx * c;
+	float *g = scratch(ex, R, c), *send = ex->zero == 1 ? scratch(ex, R, r * c) : NULL;
+	int bad = !cm || !g || (ex->zero == 1 && !send);
+	if (!bad && ex->zero == 1) {
+		pl_prim q = ex->sync[t];
+		q.kind = PL_PRIM_REDUCE_SCATTER;
+		count_prim(rc, &q);
+		bad = be->fill(be, R, send, r * c, 0) ||
+		      be->copy(be, R, send, n, st->dval[t], n, n, 1) ||
+		      be->reduce_scatter(cm, idx, send, g, c);
+	} else if (!bad) {
+		bad =
+		    be->copy(be, R, g, c, st->gsh[t], c, c, 1) || be->fill(be, R, st->gsh[t], c, 0);
+	}
+	if (!bad && len && st->cacc[t])
+		bad = be->add(be, R, g, st->cacc[t] + lo, len);
+	float *w = ex->zero == 3 ? st->wsh[t] : st->val[t] + lo;
+	if (!bad && len)
+		bad = be->update(be, R, u, w, g, st->m[t], st->v[t], len);
+	if (!bad && ex->zero < 3) {
+		float *shard = scratch(ex, R, c);
+		bad = !shard || be->fill(be, R, shard, c, 0) ||
+		      (len && be->copy(be, R, shard, len, w, len, len, 1)) ||
+		      gather_shards(rc, t, shard, st->val[t]);
+		unscratch(ex, R, shard);
+	}
+	unscratch(ex, R, g);
+	unscratch(ex, R, send);
+	return bad ? (be->failed(be) ? -1 : failed(rc, "out of memory updating a shard")) : 0;
 }
 
 static int update(rankctx *rc)
@@ -585,13 +829,15 @@ static int update(rankctx *rc)
 		if (ex->owner[t] < 0 || !st->dval[t])
 			continue;
 		double t0 = pl_now();
-		if (ex->be->update(ex->be, rc->rank, &u, st->val[t], st->dval[t], st->m[t],
-		                   st->v[t], local_elems(&ex->home[t])))
+		if (ex->zero && ex->sync[t].naxes
+		        ? update_shard(rc, t, &u)
+		        : ex->be->update(ex->be, rc->rank, &u, st->val[t], st->dval[t], st->m[t],
+		                         st->v[t], local_elems(&ex->home[t])))
 			return -1;
 		if (rc->rank == 0)
 			ex->prof[2 * ex->owner[t]] += pl_now() - t0;
 	}
-	return 0;
+	return set_outputs(rc);
 }
 
 typedef struct steparg {
@@ -602,10 +848,12 @@ typedef struct steparg {
 static int rank_step(void *arg, int64_t rank)
 {
 	steparg *sa = arg;
-	rankctx rc = {sa->ex, rank};
-	if (forward(&rc) || backward(&rc))
-		return -1;
-	return sa->update ? update(&rc) : 0;
+	rankctx rc = {sa->ex, rank, 0};
+	for (; rc.mb < sa->ex->m; rc.mb++)
+		if (forward(&rc) || backward(&rc))
+			return -1;
+	rc.mb = 0;
+	return sa->update ? update(&rc) : set_outputs(&rc);
 }
 
 pl_status pl_exec_step(pl_exec *ex, int upd, double *loss, pl_err *err)
@@ -686,11 +934,27 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 	if (!host)
 		return -1;
 	int rc = 0;
+	/* ZeRO 3's weights: each replica adds its shard (the whole ones are stale
+	 * after an update) */
+	int shards = !what && ex->zero == 3 && ex->owner[t] >= 0 && ex->sync[t].naxes;
+	size_t c =
+	    shards ? (n + (size_t)ex->sync[t].group_size - 1) / (size_t)ex->sync[t].group_size : 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
-		if (!here(ex, r) || (nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0))
+		if (!here(ex, r) || (!shards && nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0))
 			continue; /* another process's, or a replica */
-		rc = ex->be->download(ex->be, r, host, what ? ex->rs[r].dval[t] : ex->rs[r].val[t],
-		                      n);
+		if (shards) {
+			int64_t members[4096], id = 0;
+			if (ex->sync[t].group_size <= 4096)
+				pl_prim_group(&ex->sync[t], r, members, &id);
+			size_t len = shard_len(n, c, (int)id);
+			memset(host, 0, sizeof(float) * n);
+			rc = len ? ex->be->download(ex->be, r, host + (size_t)id * c,
+			                            ex->rs[r].wsh[t], len)
+			         : 0;
+		} else {
+			rc = ex->be->download(ex->be, r, host,
+			                      what ? ex->rs[r].dval[t] : ex->rs[r].val[t], n);
+		}
 		copyud u = {global, host, 1};
 		if (!rc)
 			each_global(&l, r, copy_one, &u);
@@ -730,6 +994,16 @@ int pl_exec_write(pl_exec *ex, int t, const float *global)
 		copyud u = {(float *)global, host, 0};
 		each_global(l, r, copy_one, &u);
 		rc = ex->be->upload(ex->be, r, ex->rs[r].val[t], host, n);
+		if (!rc && ex->rs[r].wsh[t]) { /* ZeRO 3: the rank's shard of it */
+			int64_t members[4096], id = 0;
+			size_t g = (size_t)ex->sync[t].group_size, c = (n + g - 1) / g;
+			if (g <= 4096)
+				pl_prim_group(&ex->sync[t], r, members, &id);
+			size_t len = shard_len(n, c, (int)id);
+			rc = len ? ex->be->upload(ex->be, r, ex->rs[r].wsh[t],
+			                          host + (size_t)id * c, len)
+			         : 0;
+		}
 	}
 	free(host);
 	return rc;
@@ -760,6 +1034,12 @@ void pl_exec_free(pl_exec *ex)
 				be->release(be, r, st->m[t]);
 			if (st->v)
 				be->release(be, r, st->v[t]);
+			if (st->cacc)
+				be->release(be, r, st->cacc[t]);
+			if (st->gsh)
+				be->release(be, r, st->gsh[t]);
+			if (st->wsh)
+				be->release(be, r, st->wsh[t]);
 		}
 		for (int o = 0; o < g->nops; o++) {
 			if (st->saved)
@@ -773,6 +1053,10 @@ void pl_exec_free(pl_exec *ex)
 		free(st->v);
 		free(st->saved);
 		free(st->inb);
+		free(st->cacc);
+		free(st->gsh);
+		free(st->wsh);
+		free(st->lacc);
 		for (int i = 0; i < st->npool; i++)
 			be->release(be, r, st->pool[i].p);
 		free(st->pool);
@@ -788,6 +1072,9 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->owner);
 	free(ex->range);
 	free(ex->prof);
+	free(ex->sync);
+	free(ex->other);
+	free(ex->rc);
 	free(ex);
 }
 
@@ -811,26 +1098,67 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 	st->v = pl_calloc(nt, sizeof(float *));
 	st->saved = pl_calloc(no, sizeof(float *));
 	st->inb = pl_calloc(no, sizeof *st->inb);
-	if (!st->val || !st->dval || !st->m || !st->v || !st->saved || !st->inb)
+	st->cacc = pl_calloc(nt, sizeof(float *));
+	st->gsh = pl_calloc(nt, sizeof(float *));
+	st->wsh = pl_calloc(nt, sizeof(float *));
+	size_t nout = 1;
+	for (int k = 0; k < g->noutputs; k++)
+		nout += local_elems(&ex->home[g->outputs[k]]);
+	st->lacc = pl_calloc(nout, sizeof *st->lacc);
+	if (!st->val || !st->dval || !st->m || !st->v || !st->saved || !st->inb || !st->cacc ||
+	    !st->gsh || !st->wsh || !st->lacc)
 		return -1;
 	for (int t = 0; t < g->ntensors; t++) {
 		if (!ex->has_home[t])
 			continue;
-		size_t n = local_elems(&ex->home[t]);
+		size_t n = local_elems(&ex->home[t]), state = n;
 		int param = ex->owner[t] >= 0;
-		if (!(st->val[t] =
-		          counted(ex, r, n, param ? PL_EXEC_MEM_WEIGHTS : PL_EXEC_MEM_ACTIVATIONS)))
+		/* ZeRO shards over the param's replicas: Adam's state (1), the
+		 * accumulated gradients (2; the whole ones live for one micro-batch's
+		 * backward) and the weights (3; the whole ones only while gathered) */
+		int zero = param && ex->sync[t].naxes ? ex->zero : 0;
+		size_t c = n;
+		if (zero) {
+			size_t rr = (size_t)ex->sync[t].group_size;
+			c = (n + rr - 1) / rr;
+			state = c;
+		}
+		if (!(st->val[t] = counted(ex, r, n,
+		                           !param      ? PL_EXEC_MEM_ACTIVATIONS
+		                           : zero == 3 ? PL_EXEC_MEM_TRANSIENT
+		                                       : PL_EXEC_MEM_WEIGHTS)))
 			return -1;
 		if (g->tensors[t].requires_grad &&
-		    !(st->dval[t] =
-		          counted(ex, r, n, param ? PL_EXEC_MEM_GRADIENTS : PL_EXEC_MEM_TRANSIENT)))
+		    !(st->dval[t] = counted(ex, r, n,
+		                            param && zero < 2 ? PL_EXEC_MEM_GRADIENTS
+		                                              : PL_EXEC_MEM_TRANSIENT)))
 			return -1;
-		if (param) {
-			if (fill_tensor(ex, t, &ex->home[t], r, st->val[t]))
+		if (!param)
+			continue;
+		if (fill_tensor(ex, t, &ex->home[t], r, 0, st->val[t]))
+			return -1;
+		if (ex->o.optimizer == PL_OPT_ADAM &&
+		    (!(st->m[t] = counted(ex, r, state, PL_EXEC_MEM_OPTIMIZER)) ||
+		     !(st->v[t] = counted(ex, r, state, PL_EXEC_MEM_OPTIMIZER)) ||
+		     ex->be->fill(ex->be, r, st->m[t], state, 0) ||
+		     ex->be->fill(ex->be, r, st->v[t], state, 0)))
+			return -1;
+		if (ex->sync[t].naxes && ex->other[t] &&
+		    !(st->cacc[t] = counted(ex, r, n, PL_EXEC_MEM_GRADIENTS)))
+			return -1;
+		if (zero >= 2 && (!(st->gsh[t] = counted(ex, r, c, PL_EXEC_MEM_GRADIENTS)) ||
+		                  ex->be->fill(ex->be, r, st->gsh[t], c, 0)))
+			return -1;
+		if (zero == 3) { /* the rank's shard of the weights it was given */
+			int64_t members[4096], id;
+			if (ex->sync[t].group_size > 4096)
 				return -1;
-			if (ex->o.optimizer == PL_OPT_ADAM &&
-			    (!(st->m[t] = counted(ex, r, n, PL_EXEC_MEM_OPTIMIZER)) ||
-			     !(st->v[t] = counted(ex, r, n, PL_EXEC_MEM_OPTIMIZER))))
+			pl_prim_group(&ex->sync[t], r, members, &id);
+			size_t len = shard_len(n, c, (int)id);
+			if (!(st->wsh[t] = counted(ex, r, c, PL_EXEC_MEM_WEIGHTS)) ||
+			    ex->be->fill(ex->be, r, st->wsh[t], c, 0) ||
+			    (len && ex->be->copy(ex->be, r, st->wsh[t], len,
+			                         st->val[t] + (size_t)id * c, len, len, 1)))
 				return -1;
 		}
 	}
@@ -846,7 +1174,7 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 			          counted(ex, r, local_elems(&xi->l), PL_EXEC_MEM_ACTIVATIONS)))
 				return -1;
 			if (xi->kind == IN_DATA &&
-			    fill_tensor(ex, xi->tensor, &xi->l, r, st->inb[o][i]))
+			    fill_tensor(ex, xi->tensor, &xi->l, r, 0, st->inb[o][i]))
 				return -1;
 		}
 		pl_kctx k = {.g = g, .op = op};
@@ -860,7 +1188,21 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
                       pl_backend *be, const pl_exec_opts *o, pl_err *err)
 {
+	return pl_exec_new_job(out, g, D, splits, NULL, be, o, err);
+}
+
+pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
+                          const pl_exec_job *job, pl_backend *be, const pl_exec_opts *o,
+                          pl_err *err)
+{
 	*out = NULL;
+	pl_exec_job none = {.micro_batches = 1};
+	if (!job)
+		job = &none;
+	if (job->micro_batches < 1 || job->zero < 0 || job->zero > 3)
+		return pl_err_set(err, PL_EINVAL,
+		                  "executor: micro-batches %lld, ZeRO %d: expected >= 1 and 0..3",
+		                  (long long)job->micro_batches, job->zero);
 	if (be->nranks != D)
 		return pl_err_set(err, PL_EINVAL,
 		                  "the %s backend has %lld ranks, the plan needs %lld", be->name,
@@ -880,6 +1222,8 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	ex->D = D;
 	ex->be = be;
 	ex->o = *o;
+	ex->m = job->micro_batches;
+	ex->zero = job->zero;
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
 	ex->split = pl_calloc(no, sizeof *ex->split);
 	ex->in = pl_calloc(no, sizeof *ex->in);
@@ -890,8 +1234,13 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	ex->range = pl_calloc(nt, sizeof *ex->range);
 	ex->rs = pl_calloc((size_t)D, sizeof *ex->rs);
 	ex->prof = pl_calloc(2 * (size_t)no + 2, sizeof *ex->prof);
+	ex->sync = pl_calloc(nt, sizeof *ex->sync);
+	ex->other = pl_calloc(nt, 1);
+	if (job->recompute && (ex->rc = pl_malloc(no)))
+		memcpy(ex->rc, job->recompute, (size_t)g->nops);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
-	    !ex->range || !ex->rs || !ex->prof)
+	    !ex->range || !ex->rs || !ex->prof || !ex->sync || !ex->other ||
+	    (job->recompute && !ex->rc))
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -960,7 +1309,9 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 			if (xi->owner) {
 				if (!pl_layout_partial_allreduce(&xi->gl, &xi->sync))
 					xi->sync.naxes = 0;
+				ex->sync[xi->tensor] = xi->sync;
 			} else {
+				ex->other[xi->tensor] |= ex->owner[xi->tensor] >= 0;
 				pl_layout back = *h;
 				back.partial = 0;
 				pl_redistribute(&xi->gl, &back, &xi->bwd);

@@ -32,11 +32,36 @@ typedef struct pl_exec_opts {
 
 typedef struct pl_exec pl_exec;
 
+/* A whole-job plan's settings, as the cost model prices them
+ * (costmodel/cost.h's pl_job) for one stage:
+ *   micro_batches  m >= 1: g is one micro-batch's graph (pl_graph_microbatch);
+ *                  a step runs m forward and backward passes, accumulating the
+ *                  params' gradients, and reduces them once (ZeRO 0, 1);
+ *   zero           0..3 over each param's replicas (the ranks its gradient is
+ *                  reduced over): 1 reduce-scatters the accumulated gradients,
+ *                  updates a shard of the weights with a shard of Adam's state
+ *                  and all-gathers them; 2 reduce-scatters every micro-batch's
+ *                  gradients into a shard; 3 also keeps a shard of the weights,
+ *                  all-gathered before every micro-batch's forward and backward;
+ *   recompute      per op (NULL: none): its forward, input redistributions
+ *                  included, runs again before the backward.
+ * The data of micro-batch k are rows k*B/m.. of the whole batch, so a plan's
+ * losses equal the one-device, one-micro-batch losses. */
+typedef struct pl_exec_job {
+	int64_t micro_batches;
+	int zero;
+	const uint8_t *recompute;
+} pl_exec_job;
+
 /* splits[op] holds nloops split counts for `devices` ranks (checked here:
  * PL_EINVAL naming the op when one does not fit). The backend must have
- * `devices` ranks; the executor does not own it. */
+ * `devices` ranks; the executor does not own it. job: NULL for a per-op plan
+ * (one micro-batch, no ZeRO, no recompute). */
 pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t devices, int64_t *const *splits,
                       pl_backend *be, const pl_exec_opts *o, pl_err *err);
+pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t devices,
+                          int64_t *const *splits, const pl_exec_job *job, pl_backend *be,
+                          const pl_exec_opts *o, pl_err *err);
 void pl_exec_free(pl_exec *ex);
 
 /* One training step: forward, backward and (if update) the optimizer.
@@ -71,8 +96,9 @@ void pl_exec_profile(const pl_exec *ex, double *compute_s, double *comm_s);
  * categories of the cost model's breakdown (checkpoint.h's first five):
  * params' values, their gradients, Adam's moments; activations (tensors'
  * values, op inputs after redistribution, what backward keeps); transient
- * (activation gradients and scratch, at their most). All fp32, and held for
- * the whole step: the executor frees nothing early yet. */
+ * (activation gradients and scratch, at their most; ZeRO 3's gathered
+ * weights). All fp32, and held for the whole step: the executor frees
+ * nothing early yet. */
 enum {
 	PL_EXEC_MEM_WEIGHTS,
 	PL_EXEC_MEM_GRADIENTS,

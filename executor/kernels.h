@@ -29,7 +29,9 @@ typedef struct pl_kctx {
 	const pl_op *op;
 	pl_gemm_fn gemm;
 	int64_t rank; /* the rank running it (device backends find their device by it) */
-	/* global offset of the local piece, per dimension */
+	/* global offset of the local piece, per dimension; out_off's first
+	 * dimension counts the rows of the step's earlier micro-batches too
+	 * (Dropout masks are a function of the whole step's index) */
 	int64_t in_off[PL_MAX_OP_INPUTS][PL_MAX_RANK];
 	int64_t out_off[PL_MAX_RANK];
 	uint64_t seed; /* Dropout masks: a function of (seed, op, global index) */

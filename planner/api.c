@@ -704,6 +704,7 @@ void planner_plan_free(planner_plan *p)
 struct planner_trainer {
 	planner_ctx *ctx;
 	pl_graph *g;
+	pl_graph *gm; /* a whole-job plan's micro-batch graph, which the executor runs */
 	pl_backend *be;
 	pl_exec *ex;
 };
@@ -716,6 +717,7 @@ void planner_trainer_free(planner_trainer *tr)
 	if (tr->be)
 		pl_backend_free(tr->be);
 	pl_graph_free(tr->g);
+	pl_graph_free(tr->gm);
 	free(tr);
 }
 
@@ -723,7 +725,7 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
                         planner_trainer **out)
 {
 	planner_trainer *tr = pl_calloc(1, sizeof *tr);
-	int64_t **splits = NULL;
+	pl_run_plan run = {0};
 	pl_cluster cl;
 	pl_plancost pc;
 	double bubble;
@@ -746,8 +748,7 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	if ((st = pl_plan_check_model(tr->g, plan->ck, "trainer_new: plan", &ctx->err)))
 		goto done;
 	if ((st = pl_plan_cluster(plan->ck, pg->where, &cl, &ctx->err)) ||
-	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &splits,
-	                        &ctx->err)))
+	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &run, &ctx->err)))
 		goto done;
 	int64_t D = pl_cluster_devices_total(&cl);
 	if ((st = strcmp(get(ctx, K_BACKEND), "cuda")
@@ -763,13 +764,18 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	    .grad_scale = strcmp(get(ctx, K_GRADIENTS_MEAN), "true") ? 1 : 1.0 / (double)D,
 	    .fail_rank = -1,
 	    .fail_op = -1};
-	st = pl_exec_new(&tr->ex, tr->g, D, splits, tr->be, &eo, &ctx->err);
-	pl_splits_free(tr->g, splits);
+	st = pl_exec_new_job(&tr->ex, pl_run_plan_graph(&run, tr->g), D, run.splits, &run.job,
+	                     tr->be, &eo, &ctx->err);
+	pl_splits_free(pl_run_plan_graph(&run, tr->g), run.splits);
+	run.splits = NULL;
+	tr->gm = run.g; /* the executor reads the micro-batch graph: kept with it */
+	run.g = NULL;
 	if (!st) {
 		*out = tr;
 		tr = NULL;
 	}
 done:
+	pl_run_plan_free(&run, tr ? tr->g : NULL); /* what was not handed over */
 	planner_trainer_free(tr);
 	return code(st);
 }

@@ -739,7 +739,8 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		long long pp = (long long)pl_json_num(a, "pipeline_stages", 1),
 		          m = (long long)pl_json_num(a, "micro_batches", 1);
 		int z = (int)pl_json_num(a, "optimizer_shard", 0);
-		int rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute")));
+		int rc =
+		    pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute")));
 		if (rc < 0)
 			rc = PL_RECOMPUTE_NONE;
 		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
@@ -963,7 +964,8 @@ static int cmd_search(int argc, char **argv)
 				jr.recompute = PL_AUTO;
 			else if ((jr.recompute = pl_recompute_parse(optarg)) < 0)
 				return pl_cli_usage(
-				    "search", "--recompute %s: expected none, full, selective or auto",
+				    "search",
+				    "--recompute %s: expected none, full, selective or auto",
 				    optarg);
 			break;
 		case 'h': fputs(search_help, stdout); return 0;
@@ -1137,11 +1139,11 @@ static pl_status cost_cluster(const cJSON *plan, const char *where, const common
 }
 
 /* Prices one plan object on the cluster of --devices/--cluster, else of its
- * cluster block; on failure err names the op. When keep is set, the cluster
- * and the plan's split counts (caller frees) are handed back. limit: the
+ * cluster block; on failure err names the op. When keep is set, the plan is
+ * lowered for the executor into it (pl_run_plan_free). limit: the
  * device memory to fit in (<= 0: the cluster's). */
 static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *where, const common *co,
-                          double limit, cost_result *r, pl_cluster *cl_out, int64_t ***keep,
+                          double limit, cost_result *r, pl_cluster *cl_out, pl_run_plan *keep,
                           pl_err *err)
 {
 	pl_cluster cl;
@@ -1974,11 +1976,17 @@ static const char *const run_help =
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
 
-static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t **splits,
+static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, const pl_run_plan *run,
                                const double *prof, double steps, int json, pl_err *err)
 {
 	pl_problem *p = NULL;
-	pl_status st = pl_problem_new(&p, g, cl, err);
+	int64_t **splits = run->splits, m = run->job.micro_batches;
+	pl_job job = {.micro_batches = m,
+	              .stages = 1,
+	              .zero = run->job.zero,
+	              .recompute = (uint8_t *)run->job.recompute};
+	pl_status st =
+	    run->g ? pl_problem_new_job(&p, g, cl, &job, err) : pl_problem_new(&p, g, cl, err);
 	if (st)
 		return st;
 	pl_nodecost *per = pl_calloc((size_t)g->nops + 1, sizeof *per);
@@ -1988,6 +1996,10 @@ static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, int64_t 
 	}
 	pl_plancost pc;
 	pl_cost_plan(p, splits, &pc, per);
+	for (int o = 0; o < g->nops; o++) { /* per op, the step's m micro-batches */
+		per[o].compute_s *= (double)m;
+		per[o].comm_s *= (double)m;
+	}
 	if (!json)
 		printf("%-28s %-20s %12s %12s %12s %12s\n", "op", "type", "compute ms", "predicted",
 		       "comm ms", "predicted");
@@ -2112,7 +2124,8 @@ static int cmd_run(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0;
 	cJSON *ck = NULL;
-	int64_t **splits = NULL;
+	pl_run_plan run = {0};
+	const pl_graph *rg = g;
 	pl_backend *be = NULL;
 	pl_exec *ex = NULL;
 	double *times = NULL, *prof = NULL, *pm;
@@ -2122,8 +2135,9 @@ static int cmd_run(int argc, char **argv)
 	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
 		goto done;
 	cost_result cr;
-	if ((st = cost_one(g, ck, strategy, &co, 0, &cr, &cl, &splits, &err)))
+	if ((st = cost_one(g, ck, strategy, &co, 0, &cr, &cl, &run, &err)))
 		goto done;
+	rg = pl_run_plan_graph(&run, g);
 	pl_plancost pc = cr.pc;
 	int64_t D = pl_cluster_devices_total(&cl);
 	/* time compared with like: on the cpu backend without --cluster or
@@ -2183,7 +2197,7 @@ static int cmd_run(int argc, char **argv)
 		eo.fail_rank = frank;
 		eo.fail_op = 0;
 	}
-	if ((st = pl_exec_new(&ex, g, D, splits, be, &eo, &err))) {
+	if ((st = pl_exec_new_job(&ex, rg, D, run.splits, &run.job, be, &eo, &err))) {
 		pl_err_prefix(&err, "%s: %s", argv[optind], strategy);
 		goto done;
 	}
@@ -2254,7 +2268,7 @@ static int cmd_run(int argc, char **argv)
 		                  "'planner calibrate --backend cpu --ranks N' and --cluster for "
 		                  "this machine's)"
 		                : "");
-	if (profile && (st = print_profile(g, &cl, splits, prof, (double)n, json, &err)))
+	if (profile && (st = print_profile(rg, &cl, &run, prof, (double)n, json, &err)))
 		goto done;
 	if (profile) { /* memory: what the executor allocated against the plan's breakdown */
 		double mem[PL_EXEC_MEM];
@@ -2288,7 +2302,7 @@ done:
 	pl_exec_free(ex);
 	if (be)
 		pl_backend_free(be);
-	pl_splits_free(g, splits);
+	pl_run_plan_free(&run, g);
 	cJSON_Delete(ck);
 	free(text);
 	pl_graph_free(g);

@@ -521,7 +521,7 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
                            const pl_cluster *cl, int64_t pp, int64_t m, int64_t vs, int overlap,
                            int zero, const int *stage, const uint8_t *rc, pl_jobcost *out,
-                           double *brk, pl_err *err)
+                           double *brk, pl_run_plan *run, pl_err *err)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_cluster mesh;
@@ -565,6 +565,20 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out) ||
 	    (brk && plan_memory(p, splits, stage, brk, NULL)))
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+	if (!st && run) { /* handed to the executor: one stage's mesh is every device */
+		uint8_t *flags = pl_malloc((size_t)gm->nops + 1);
+		if (!flags) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto done;
+		}
+		memcpy(flags, rc, (size_t)gm->nops);
+		*run = (pl_run_plan){.g = gm,
+		                     .splits = splits,
+		                     .devices = D,
+		                     .job = {.micro_batches = m, .zero = zero, .recompute = flags}};
+		gm = NULL;
+		splits = NULL;
+	}
 done:
 	pl_problem_free(p);
 	free(has);
@@ -573,9 +587,22 @@ done:
 	return st;
 }
 
+const pl_graph *pl_run_plan_graph(const pl_run_plan *r, const pl_graph *model)
+{
+	return r->g ? r->g : model;
+}
+
+void pl_run_plan_free(pl_run_plan *r, const pl_graph *model)
+{
+	pl_splits_free(pl_run_plan_graph(r, model), r->splits);
+	pl_graph_free(r->g);
+	free((void *)r->job.recompute);
+	memset(r, 0, sizeof *r);
+}
+
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
-                        int64_t ***splits_out, pl_err *err)
+                        pl_run_plan *run, pl_err *err)
 {
 	*bubble = -1;
 	int64_t **splits = NULL;
@@ -614,16 +641,17 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		goto cleanup;
 	}
 	if (is_job) {
-		if (splits_out) {
-			st = pl_err_set(err, PL_EINVAL,
-			                "%s: a pipelined or micro-batched plan cannot run on the "
-			                "executor yet; it runs per-op plans",
-			                where);
+		if (run && pp > 1) {
+			st = pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: a plan of %lld pipeline stages cannot run on the executor "
+			    "yet (micro-batches, ZeRO and recompute do)",
+			    where, (long long)pp);
 			goto cleanup;
 		}
 		pl_jobcost jc;
 		if ((st = price_job(g, plan, where, cl, pp, m, vs, overlap, zero, stage, rc, &jc,
-		                    breakdown, err)))
+		                    breakdown, run, err)))
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,
@@ -655,8 +683,8 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	if (splits_out) {
-		*splits_out = splits;
+	if (run) {
+		*run = (pl_run_plan){.splits = splits, .devices = D, .job = {.micro_batches = 1}};
 		splits = NULL;
 	}
 cleanup:

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "costmodel/cost.h"
+#include "executor/exec.h"
 #include "search/job.h"
 #include "planner/checkpoint.h"
 #include "search/search.h"
@@ -73,15 +74,30 @@ pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_e
  * its shape, else its device count. where names the checkpoint in errors. */
 pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl_err *err);
 
+/* A plan lowered for the executor: the graph its strategies are for (a
+ * whole-job plan's micro-batch graph, with the model's op and tensor
+ * indices; NULL: the model itself), the split counts per op of it, the ranks
+ * and the whole-job settings. */
+typedef struct pl_run_plan {
+	pl_graph *g;
+	int64_t **splits;
+	int64_t devices;
+	pl_exec_job job; /* its recompute flags owned */
+} pl_run_plan;
+/* the graph to run: r->g, else the model */
+const pl_graph *pl_run_plan_graph(const pl_run_plan *r, const pl_graph *model);
+void pl_run_plan_free(pl_run_plan *r, const pl_graph *model);
+
 /* Prices plan (a checkpoint object; only parallel_strategy_item and the
  * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan;
  * pc->mem_bytes includes the cluster's runtime reserve, and breakdown (NULL,
  * or PL_CKPT_MEM entries) receives the peak device's memory by category.
- * With splits_out, the plan is to be run: whole-job plans are refused and the
- * split counts are handed back (pl_splits_free). Errors name `where` and the
+ * With run, the plan is to be run and is lowered into it (pl_run_plan_free):
+ * micro-batches, ZeRO and recompute run; a plan of several pipeline stages is
+ * refused (the executor does not run stages yet). Errors name `where` and the
  * op. */
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
-                        int64_t ***splits_out, pl_err *err);
+                        pl_run_plan *run, pl_err *err);
 
 #endif

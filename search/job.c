@@ -1270,15 +1270,18 @@ static pl_status enumerate(jobrun *s)
 			if ((s->flagsv[a][r] = pl_malloc((size_t)gm->nops + 1)))
 				blocks[r] = pl_job_recompute_flags(gm, r, s->flagsv[a][r]);
 		int nc = s->cutsv[a] ? pl_clean_cuts(gm, s->cutsv[a]) : -1;
-		if (nc < 0 || !s->flagsv[a][PL_RECOMPUTE_FULL] || !s->flagsv[a][PL_RECOMPUTE_SELECTIVE])
+		if (nc < 0 || !s->flagsv[a][PL_RECOMPUTE_FULL] ||
+		    !s->flagsv[a][PL_RECOMPUTE_SELECTIVE])
 			return job_nomem(s);
 		s->Kv[a] = nc - 1;
 		int r = jo->recompute;
 		if (r != PL_AUTO && r != PL_RECOMPUTE_NONE && !blocks[r])
 			return pl_err_set(
-			    s->err, PL_EINVAL, "recompute %s: the model has %s", pl_recompute_name(r),
+			    s->err, PL_EINVAL, "recompute %s: the model has %s",
+			    pl_recompute_name(r),
 			    r == PL_RECOMPUTE_FULL
-			        ? "no repeated layers (full recompute re-runs every layer but the last)"
+			        ? "no repeated layers (full recompute re-runs every layer but the "
+			          "last)"
 			        : "no attention core (a product of two activations into a Softmax, "
 			          "on into a product with another activation) to recompute");
 		if ((st = enumerate_stages(s, a, blocks)))
@@ -1489,8 +1492,7 @@ static pl_status solve(jobrun *s)
 		pl_problem *p = pb->p;
 		s->planned++;
 		progress(o, "job: pp %lld, m %lld, zero %d, recompute %s: planning under the limit",
-		         (long long)pb->pp, (long long)pb->m, pt->zero,
-		         pl_recompute_name(pb->rc));
+		         (long long)pb->pp, (long long)pb->m, pt->zero, pl_recompute_name(pb->rc));
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_opts lo = *o;
 		lo.progress = NULL;

@@ -273,6 +273,22 @@ check "run MoE with experts split 4 ways exits 0" '[ $? -eq 0 ]'
 same=$(jq -s --slurpfile b "$T/mrun4" '[., $b] | transpose | map(select(.[0].loss))
         | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/mrun1")
 check "run: expert-parallel MoE losses equal the 1-rank losses" '[ "$same" = true ]'
+# whole-job plans run too: micro-batches (gradient accumulation), ZeRO 1-3, full and selective recompute
+for cfg in "--micro-batches 2 --zero 1 --recompute full" "--micro-batches 4 --zero 2" \
+           "--micro-batches 2 --zero 3 --recompute selective" "--tp 2 --micro-batches 2 --zero 1"; do
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$GT" --devices 4 --pp 1 $cfg -o "$T/job.plan" > /dev/null 2>&1
+  "$PLANNER" run "$GT" --strategy "$T/job.plan" --steps 3 --json > "$T/jrun" 2> "$T/err"
+  rc=$?
+  same=$(jq -s --slurpfile b "$T/jrun" '[., $b] | transpose | map(select(.[0].loss))
+          | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/run1")
+  check "run a whole-job plan ($cfg, 4 ranks): the 1-rank losses" \
+    '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -r .recompute "$T/job.plan")" != null ]'
+done
+"$PLANNER" search "$GT" --devices 4 --pp 2 -o "$T/pp.plan" > /dev/null 2>&1
+"$PLANNER" run "$GT" --strategy "$T/pp.plan" > /dev/null 2> "$T/err"
+check "run: a plan of 2 pipeline stages exits 2 saying the executor does not run stages yet" \
+  '[ $? -eq 2 ] && grep -q "2 pipeline stages cannot run on the executor yet" "$T/err"'
 jq '.parallel_strategy_item |= with_entries(if .key == "l0.fc1" then .value.parallel_strategy[0][0] = 5 else . end)' \
   "$T/gt6.plan" > "$T/bad.plan"
 "$PLANNER" run "$GT" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"

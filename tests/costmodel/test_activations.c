@@ -211,8 +211,8 @@ static void selective(long b, long s, long h, long a, int64_t t)
 	              "(%+.3f %%)\n",
 	              s, b, h, a, (long long)t, got, want, 100 * (got / want - 1));
 	if (fabs(got / want - 1) > 0.02)
-		fail_msg("selective: activations %.0f bytes, Korthikanti et al.'s 34 sbh/t %.0f", got,
-		         want);
+		fail_msg("selective: activations %.0f bytes, Korthikanti et al.'s 34 sbh/t %.0f",
+		         got, want);
 }
 
 static void selective_recompute(void **state)

@@ -23,6 +23,7 @@
 
 #include "executor/exec.h"
 #include "planner/ops.h"
+#include "search/job.h"
 #include "search/search.h"
 
 typedef struct opcase {
@@ -244,17 +245,23 @@ static int usable(int64_t D)
 #endif
 }
 
-static void run_open_on(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt,
-                        int ref)
+static void run_open_job(run *r, const pl_graph *g, int64_t D, int64_t **splits,
+                         const pl_exec_job *job, pl_optimizer opt, int ref)
 {
 	pl_err err;
 	pl_exec_opts o = {.seed = 7, .optimizer = opt, .fail_rank = -1, .fail_op = -1};
 	pl_status bs = open_backend(&r->be, D, 0, ref, &err);
 	if (bs)
 		fail_msg("%s", err.msg);
-	pl_status st = pl_exec_new(&r->ex, g, D, splits, r->be, &o, &err);
+	pl_status st = pl_exec_new_job(&r->ex, g, D, splits, job, r->be, &o, &err);
 	if (st)
 		fail_msg("%s", err.msg);
+}
+
+static void run_open_on(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt,
+                        int ref)
+{
+	run_open_job(r, g, D, splits, NULL, opt, ref);
 }
 
 static void run_open(run *r, const pl_graph *g, int64_t D, int64_t **splits, pl_optimizer opt)
@@ -413,15 +420,21 @@ static pl_graph *fixture_model(const char *name)
 	return g;
 }
 
-static void train3(const pl_graph *g, int64_t D, int64_t **splits, double *loss, int ref)
+static void train3_job(const pl_graph *g, int64_t D, int64_t **splits, const pl_exec_job *job,
+                       double *loss, int ref)
 {
 	run r;
-	run_open_on(&r, g, D, splits, PL_OPT_ADAM, ref);
+	run_open_job(&r, g, D, splits, job, PL_OPT_ADAM, ref);
 	pl_err err;
 	for (int s = 0; s < 3; s++)
 		if (pl_exec_step(r.ex, 1, &loss[s], &err))
 			fail_msg("%s", err.msg);
 	run_close(&r);
+}
+
+static void train3(const pl_graph *g, int64_t D, int64_t **splits, double *loss, int ref)
+{
+	train3_job(g, D, splits, NULL, loss, ref);
 }
 
 static void check_losses(const double *l, const double *ref, const char *ctx)
@@ -518,6 +531,72 @@ static void moe_training_matches_one_rank(void **state)
 {
 	(void)state;
 	training_matches_one_rank("moe-tiny.json");
+}
+
+/* Whole-job plans: m micro-batches (gradient accumulation), ZeRO 0-3 and
+ * full or selective recompute, under random per-op cuts of one micro-batch
+ * on 2 and 4 ranks, train with the losses of the whole batch on one rank
+ * (3 Adam steps). */
+static void job_training_matches_one_rank(const char *fixture)
+{
+	pl_graph *g = fixture_model(fixture);
+	unsigned seed = 11;
+	int64_t **one = random_splits(g, 1, &seed);
+	double ref[3];
+	train3(g, 1, one, ref, 1);
+	free_splits(g, one);
+	int64_t B = pl_graph_batch(g);
+	int runs = 0;
+	for (int64_t D = 2; D <= 4; D *= 2) {
+		if (!usable(D))
+			continue;
+		for (int64_t m = 1; m <= B && m <= 4; m *= 2) {
+			if (B % m)
+				continue;
+			pl_graph *gm;
+			pl_err err;
+			if (pl_graph_microbatch(g, m, &gm, &err))
+				fail_msg("%s", err.msg);
+			uint8_t *flags = calloc((size_t)gm->nops + 1, 1);
+			for (int rc = 0; rc < PL_RECOMPUTE_MODES; rc++) {
+				if (rc && !pl_job_recompute_flags(gm, rc, flags))
+					continue;
+				for (int zero = 0; zero < 4; zero++) {
+					int64_t **s = random_splits(gm, D, &seed);
+					pl_exec_job job = {.micro_batches = m,
+					                   .zero = zero,
+					                   .recompute = rc ? flags : NULL};
+					double l[3];
+					train3_job(gm, D, s, &job, l, 0);
+					char ctx[160];
+					snprintf(ctx, sizeof ctx,
+					         "%s: %lld ranks, %lld micro-batches, ZeRO %d, "
+					         "recompute %s",
+					         fixture, (long long)D, (long long)m, zero,
+					         pl_recompute_name(rc));
+					check_losses(l, ref, ctx);
+					free_splits(gm, s);
+					runs++;
+				}
+			}
+			free(flags);
+			pl_graph_free(gm);
+		}
+	}
+	pl_graph_free(g);
+	assert_true(runs >= 24 || !usable(2));
+}
+
+static void gpt_job_training_matches_one_rank(void **state)
+{
+	(void)state;
+	job_training_matches_one_rank("gpt-tiny.json");
+}
+
+static void moe_job_training_matches_one_rank(void **state)
+{
+	(void)state;
+	job_training_matches_one_rank("moe-tiny.json");
 }
 
 /* The collectives one step runs are the ones the cost model prices: per
@@ -681,6 +760,8 @@ int main(void)
 #endif
 	    cmocka_unit_test(gpt_training_matches_one_rank),
 	    cmocka_unit_test(moe_training_matches_one_rank),
+	    cmocka_unit_test(gpt_job_training_matches_one_rank),
+	    cmocka_unit_test(moe_job_training_matches_one_rank),
 	    cmocka_unit_test(collectives_are_the_cost_models),
 	    cmocka_unit_test(a_failing_rank_stops_every_rank),
 #ifndef PL_TEST_CUDA

@@ -3,7 +3,8 @@
 # moe-tiny (data, tensor and expert parallel; from dp, rec, ilp and the
 # least-memory plan)
 # gives the losses of the same model run on one device, over 3 Adam steps
-# (relative 1e-5); a rank that fails stops every process with exit 4 within
+# (relative 1e-5), and so do whole-job plans (micro-batches, ZeRO 1-3,
+# recompute); a rank that fails stops every process with exit 4 within
 # 10 s, naming itself; a plan for another number of processes exits 2.
 # Usage: test_mpi.sh PLANNER SOURCE_DIR
 set -uo pipefail
@@ -58,7 +59,30 @@ for model in gpt-tiny moe-tiny; do
     done
   done
 done
+# whole-job plans as processes: gradient accumulation, ZeRO's reduce-scatter
+# and all-gather over MPI, recompute
 M="$SRC/tests/fixtures/models/gpt-tiny.json"
+"$P" search "$M" --devices 1 -o "$T/one.json" > /dev/null 2>&1
+"$P" run "$M" --strategy "$T/one.json" --steps 3 --json > "$T/one.out" 2> /dev/null
+ref=$(losses "$T/one.out")
+for spec in "2 --micro-batches 2 --zero 1 --recompute full" "4 --micro-batches 2 --zero 3 --recompute selective" \
+            "4 --micro-batches 4 --zero 2"; do
+  set -- $spec
+  np=$1
+  shift
+  "$P" search "$M" --devices "$np" --pp 1 "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
+    { bad "gpt-tiny, $np devices, $*: no plan"; continue; }
+  timeout 120 "${MPIRUN[@]}" -np "$np" "$P" run "$M" --strategy "$T/p.json" --steps 3 --json \
+    > "$T/out" 2> "$T/err"
+  rc=$?
+  got=$(losses "$T/out")
+  if [ $rc -eq 0 ] && close "$got" "$ref"; then
+    ok "gpt-tiny on $np processes, $*: the one-device losses ($got)"
+  else
+    bad "gpt-tiny on $np processes, $*: exit $rc, losses '$got' against '$ref'"
+    head -5 "$T/err" | sed 's/^/# /'
+  fi
+done
 "$P" search "$M" --devices 2 -o "$T/p2.json" > /dev/null 2>&1
 start=$(date +%s)
 PL_FAIL_RANK=1 timeout 60 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --steps 3 \

@@ -29,10 +29,10 @@ static void price(const char *text, size_t len)
 	    !pl_plan_cluster(ck, "fuzz.json", &cl, &err)) {
 		pl_plancost pc;
 		double bubble, breakdown[PL_CKPT_MEM];
-		int64_t **splits = NULL;
+		pl_run_plan run = {0};
 		pl_plan_price(g, ck, "fuzz.json", &cl, &pc, &bubble, breakdown, NULL, &err);
-		if (!pl_plan_price(g, ck, "fuzz.json", &cl, &pc, &bubble, NULL, &splits, &err))
-			pl_splits_free(g, splits);
+		if (!pl_plan_price(g, ck, "fuzz.json", &cl, &pc, &bubble, NULL, &run, &err))
+			pl_run_plan_free(&run, g);
 		pl_plan_annotate(g, ck, "fuzz.json", &err);
 	}
 	pl_graph_free(g);

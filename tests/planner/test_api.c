@@ -485,8 +485,22 @@ static void test_errors(void **state)
 	ok(ctx, planner_plan_new(ctx, g, &q));
 	assert_int_equal(planner_plan_degree(q, "pp"), 2);
 	assert_int_equal(planner_trainer_new(ctx, g, q, &tr), PLANNER_EINVAL);
-	has_msg(ctx, "pipelined");
+	has_msg(ctx, "pipeline stages cannot run on the executor yet");
 	planner_plan_free(q);
+	/* micro-batches and ZeRO run */
+	set(ctx, "pipeline_stages", "1");
+	set(ctx, "micro_batch_num", "2");
+	set(ctx, "enable_parallel_optimizer", "true");
+	ok(ctx, planner_plan_new(ctx, g, &q));
+	ok(ctx, planner_trainer_new(ctx, g, q, &tr));
+	double l;
+	ok(ctx, planner_train_step(tr, &l));
+	assert_true(isfinite(l));
+	planner_trainer_free(tr);
+	tr = NULL;
+	planner_plan_free(q);
+	set(ctx, "micro_batch_num", "auto");
+	set(ctx, "enable_parallel_optimizer", "false");
 	/* whole-job search with propagate */
 	set(ctx, "search_mode", "sharding_propagation");
 	assert_int_equal(planner_plan_new(ctx, g, &q), PLANNER_EINVAL);
