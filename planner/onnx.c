@@ -9,7 +9,12 @@
  *   Relu, Tanh, Sigmoid, Softmax, Transpose, Gather, ReduceMean, Erf-form
  *   GELU (x * 0.5 * (1 + erf(x / sqrt 2)), fused back into Gelu), LayerNorm
  *   decomposed over the last axis (fused back into LayerNormalization); Identity
- *   and Dropout are dropped (eval exports); Constant nodes feed the above.
+ *   and Dropout are dropped (eval exports); Constant nodes feed the above;
+ *   Reshape to a shape known at import; computations on shapes (Shape, Gather,
+ *   Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, arithmetic on their
+ *   values) folded, with the shapes the importer infers as ONNX defines them;
+ *   Slice of a linear layer's output along its last axis (a fused q, k, v
+ *   projection) imported as that layer's weight and bias cut into slices.
  *
  * Anything else is refused naming the node, its op type and the opset, with
  * the list above. ONNX exports are forward graphs: --loss cross-entropy
@@ -28,11 +33,27 @@
 
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Softmax, Transpose, Gather, "      \
-	"ReduceMean, Erf (in GELU's form), Pow and Sqrt (in LayerNorm's form), Identity, "         \
-	"Dropout, Constant"
+	"ReduceMean, Reshape, Erf (in GELU's form), Pow and Sqrt (in LayerNorm's form), Slice "    \
+	"(of a linear layer's output), Identity, Dropout, Constant, and on shapes Shape, "         \
+	"Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape and arithmetic (folded)"
+
+/* What the importer knows of a tensor, as ONNX defines it: its shape, and
+ * for the small integer tensors of shape computations (Shape, Gather,
+ * Unsqueeze, Concat, ... of a shape) their values, folded at import. */
+#define MAX_VALUES 64
+typedef struct tinfo {
+	const char *name; /* NULL: a free slot */
+	int known;        /* the shape is known */
+	int rank;
+	int64_t dims[16];
+	int nval; /* > 0: the values are known (row-major, nval = elements) */
+	double val[MAX_VALUES];
+} tinfo;
 
 typedef struct imp {
 	const Onnx__GraphProto *g;
+	tinfo *info; /* open addressing by name */
+	size_t ninfo;
 	const char *path;
 	int64_t opset, batch;
 	cJSON *tensors, *ops;
@@ -56,6 +77,434 @@ static const char *resolve(const imp *m, const char *name)
 			}
 	}
 	return name;
+}
+
+/* ---- shapes and folded values ---- */
+
+static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name);
+static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt);
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* the entry of name (created empty when add), or NULL */
+static tinfo *info_at(imp *m, const char *name, int add)
+{
+	if (!name || !m->info)
+		return NULL;
+	name = resolve(m, name);
+	for (size_t i = name_hash(name) & (m->ninfo - 1), k = 0; k < m->ninfo;
+	     i = (i + 1) & (m->ninfo - 1), k++) {
+		if (!m->info[i].name) {
+			if (!add)
+				return NULL;
+			m->info[i].name = name;
+			return &m->info[i];
+		}
+		if (!strcmp(m->info[i].name, name))
+			return &m->info[i];
+	}
+	return NULL;
+}
+
+static tinfo *known(imp *m, const char *name)
+{
+	tinfo *t = info_at(m, name, 0);
+	return t && t->known ? t : NULL;
+}
+
+static tinfo *valued(imp *m, const char *name)
+{
+	tinfo *t = known(m, name);
+	return t && t->nval > 0 ? t : NULL;
+}
+
+static int64_t elems(const tinfo *t)
+{
+	int64_t n = 1;
+	for (int d = 0; d < t->rank; d++)
+		n *= t->dims[d];
+	return n;
+}
+
+/* records name's shape (and values, nval of them: 0 for none) */
+static void set_info(imp *m, const char *name, int rank, const int64_t *dims, int nval,
+                     const double *val)
+{
+	tinfo *t = info_at(m, name, 1);
+	if (!t || rank < 0 || rank > 16)
+		return;
+	t->known = 1;
+	t->rank = rank;
+	memcpy(t->dims, dims, sizeof(int64_t) * (size_t)rank);
+	t->nval = nval > 0 && nval <= MAX_VALUES ? nval : 0;
+	if (t->nval)
+		memcpy(t->val, val, sizeof(double) * (size_t)nval);
+}
+
+/* a TensorProto's values when it is small and numeric: their count, or 0 */
+static int tensor_values(const Onnx__TensorProto *t, double *v)
+{
+	int64_t n = 1;
+	for (size_t d = 0; d < t->n_dims; d++)
+		n *= t->dims[d];
+	if (n < 1 || n > MAX_VALUES)
+		return 0;
+	size_t k = (size_t)n;
+#define TAKE(arr, cnt)                                                                             \
+	if (t->cnt == k) {                                                                         \
+		for (size_t i = 0; i < k; i++)                                                     \
+			v[i] = (double)t->arr[i];                                                  \
+		return (int)k;                                                                     \
+	}
+	TAKE(int64_data, n_int64_data)
+	TAKE(int32_data, n_int32_data)
+	TAKE(float_data, n_float_data)
+	TAKE(double_data, n_double_data)
+#undef TAKE
+	if (!t->has_raw_data)
+		return 0;
+	const unsigned char *r = t->raw_data.data;
+	size_t len = t->raw_data.len;
+	for (size_t i = 0; i < k; i++) {
+		switch (t->data_type) {
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: {
+			int64_t x;
+			if (len != 8 * k)
+				return 0;
+			memcpy(&x, r + 8 * i, 8);
+			v[i] = (double)x;
+			break;
+		}
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: {
+			int32_t x;
+			if (len != 4 * k)
+				return 0;
+			memcpy(&x, r + 4 * i, 4);
+			v[i] = x;
+			break;
+		}
+		case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: {
+			float x;
+			if (len != 4 * k)
+				return 0;
+			memcpy(&x, r + 4 * i, 4);
+			v[i] = x;
+			break;
+		}
+		case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+			if (len != 8 * k)
+				return 0;
+			memcpy(&v[i], r + 8 * i, 8);
+			break;
+		default: return 0;
+		}
+	}
+	return (int)k;
+}
+
+/* records a TensorProto's shape and (small) values under name */
+static void set_tensor(imp *m, const char *name, const Onnx__TensorProto *t)
+{
+	if (t->n_dims > 16)
+		return;
+	int64_t dims[16];
+	for (size_t d = 0; d < t->n_dims; d++)
+		dims[d] = t->dims[d];
+	double v[MAX_VALUES];
+	set_info(m, name, (int)t->n_dims, dims, tensor_values(t, v), v);
+}
+
+/* numpy broadcasting of a and b into out; -1 when they do not broadcast */
+static int broadcast(const tinfo *a, const tinfo *b, int64_t *out)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	for (int d = 0; d < r; d++) {
+		int da = d - (r - a->rank), db = d - (r - b->rank);
+		int64_t x = da >= 0 ? a->dims[da] : 1, y = db >= 0 ? b->dims[db] : 1;
+		if (x != y && x != 1 && y != 1)
+			return -1;
+		out[d] = x == 1 ? y : x;
+	}
+	return r;
+}
+
+/* the element of t (a broadcast operand of rank r) at index i of out */
+static double bval(const tinfo *t, const int64_t *out, int r, int64_t i)
+{
+	int64_t at = 0, stride = 1;
+	for (int d = r - 1; d >= 0; d--) {
+		int64_t c = i % out[d];
+		i /= out[d];
+		int dt = d - (r - t->rank);
+		if (dt >= 0) {
+			at += (t->dims[dt] == 1 ? 0 : c) * stride;
+			stride *= t->dims[dt];
+		}
+	}
+	return t->val[at];
+}
+
+static int64_t axis_of(int64_t a, int rank)
+{
+	return a < 0 ? a + rank : a;
+}
+
+/* the int list of an attribute or (opsets that moved it) of input k */
+static int ints_of(imp *m, const Onnx__NodeProto *n, const char *at, size_t k, int64_t *v, int max)
+{
+	const Onnx__AttributeProto *a = attr(n, at);
+	if (a && a->n_ints) {
+		if (a->n_ints > (size_t)max)
+			return -1;
+		for (size_t i = 0; i < a->n_ints; i++)
+			v[i] = a->ints[i];
+		return (int)a->n_ints;
+	}
+	tinfo *t = k < n->n_input && n->input[k][0] ? valued(m, n->input[k]) : NULL;
+	if (!t || t->nval > max)
+		return t ? -1 : 0;
+	for (int i = 0; i < t->nval; i++)
+		v[i] = (int64_t)t->val[i];
+	return t->nval;
+}
+
+/* Folds node n when it computes on known values only (a shape computation):
+ * records its output's shape and values, emits nothing. 1 folded, 0 not. */
+static int fold(imp *m, const Onnx__NodeProto *n)
+{
+	const char *t = n->op_type;
+	tinfo *a = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	double v[MAX_VALUES];
+	int64_t dims[16];
+	if (!strcmp(t, "Constant")) {
+		for (size_t k = 0; k < n->n_attribute; k++)
+			if (n->attribute[k]->t && n->attribute[k]->name &&
+			    !strcmp(n->attribute[k]->name, "value"))
+				set_tensor(m, n->output[0], n->attribute[k]->t);
+		return 1;
+	}
+	if (!strcmp(t, "Shape")) {
+		if (!a)
+			return 0;
+		int64_t lo = axis_of(attr_i(n, "start", 0), a->rank),
+		        hi = axis_of(attr_i(n, "end", a->rank), a->rank);
+		lo = lo < 0 ? 0 : lo > a->rank ? a->rank : lo;
+		hi = hi < lo ? lo : hi > a->rank ? a->rank : hi;
+		for (int64_t d = lo; d < hi; d++)
+			v[d - lo] = (double)a->dims[d];
+		dims[0] = hi - lo;
+		set_info(m, n->output[0], 1, dims, (int)(hi - lo), v);
+		return 1;
+	}
+	for (size_t k = 0; k < n->n_input; k++) /* every input's values known */
+		if (n->input[k][0] && !valued(m, n->input[k]))
+			return 0;
+	if (!a || n->n_input < 1)
+		return 0;
+	int64_t ne = elems(a);
+	if (!strcmp(t, "Cast") || !strcmp(t, "Identity") || !strcmp(t, "Floor") ||
+	    !strcmp(t, "Sqrt") || !strcmp(t, "Neg")) {
+		int64_t to = attr_i(n, "to", 1);
+		for (int64_t i = 0; i < ne; i++) {
+			double x = a->val[i];
+			v[i] = !strcmp(t, "Cast") && to != 1 && to != 10 && to != 11 ? trunc(x)
+			       : !strcmp(t, "Floor")                                 ? floor(x)
+			       : !strcmp(t, "Sqrt")                                  ? sqrt(x)
+			       : !strcmp(t, "Neg")                                   ? -x
+			                                                             : x;
+		}
+		set_info(m, n->output[0], a->rank, a->dims, (int)ne, v);
+		return 1;
+	}
+	static const char *const bin[] = {"Add", "Sub", "Mul", "Div", "Equal", "Pow"};
+	for (size_t k = 0; k < sizeof bin / sizeof *bin; k++) {
+		if (strcmp(t, bin[k]) || n->n_input != 2)
+			continue;
+		tinfo *b = valued(m, n->input[1]);
+		int r = broadcast(a, b, dims);
+		int64_t no = 1;
+		for (int d = 0; d < r; d++)
+			no *= dims[d];
+		if (r < 0 || no > MAX_VALUES)
+			return 0;
+		for (int64_t i = 0; i < no; i++) {
+			double x = bval(a, dims, r, i), y = bval(b, dims, r, i);
+			v[i] = k == 0   ? x + y
+			       : k == 1 ? x - y
+			       : k == 2 ? x * y
+			       : k == 3 ? (y != 0 ? x / y : 0)
+			       : k == 4 ? (x == y)
+			                : pow(x, y);
+			if (k == 3 && x == trunc(x) && y == trunc(y)) /* integer division */
+				v[i] = trunc(v[i]);
+		}
+		set_info(m, n->output[0], r, dims, (int)no, v);
+		return 1;
+	}
+	if (!strcmp(t, "Gather") && n->n_input == 2) {
+		tinfo *ix = valued(m, n->input[1]);
+		if (a->rank != 1)
+			return 0;
+		for (int i = 0; i < ix->nval; i++) {
+			int64_t j = axis_of((int64_t)ix->val[i], (int)a->dims[0]);
+			if (j < 0 || j >= a->dims[0])
+				return 0;
+			v[i] = a->val[j];
+		}
+		set_info(m, n->output[0], ix->rank, ix->dims, ix->nval, v);
+		return 1;
+	}
+	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze")) {
+		int64_t ax[16];
+		int na = ints_of(m, n, "axes", 1, ax, 16), r = 0;
+		if (na < 0)
+			return 0;
+		if (!strcmp(t, "Unsqueeze")) {
+			int out = a->rank + na, src = 0;
+			if (out > 16)
+				return 0;
+			for (int d = 0; d < out; d++) {
+				int ins = 0;
+				for (int k = 0; k < na; k++)
+					ins |= axis_of(ax[k], out) == d;
+				dims[r++] = ins || src >= a->rank ? 1 : a->dims[src++];
+			}
+		} else {
+			for (int d = 0; d < a->rank; d++) {
+				int drop = na == 0 && a->dims[d] == 1;
+				for (int k = 0; k < na; k++)
+					drop |= axis_of(ax[k], a->rank) == d;
+				if (!drop)
+					dims[r++] = a->dims[d];
+			}
+		}
+		set_info(m, n->output[0], r, dims, (int)ne, a->val);
+		return 1;
+	}
+	if (!strcmp(t, "Concat")) {
+		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), at = 0;
+		if (a->rank != 1 || ax != 0)
+			return 0;
+		for (size_t k = 0; k < n->n_input; k++) {
+			tinfo *x = valued(m, n->input[k]);
+			if (x->rank != 1 || at + x->nval > MAX_VALUES)
+				return 0;
+			memcpy(v + at, x->val, sizeof(double) * (size_t)x->nval);
+			at += x->nval;
+		}
+		dims[0] = at;
+		set_info(m, n->output[0], 1, dims, (int)at, v);
+		return 1;
+	}
+	if (!strcmp(t, "ConstantOfShape")) {
+		double fill = 0, one[MAX_VALUES];
+		const Onnx__AttributeProto *va = attr(n, "value");
+		if (va && va->t && tensor_values(va->t, one) == 1)
+			fill = one[0];
+		int64_t no = 1;
+		if (a->rank != 1 || a->nval > 16)
+			return 0;
+		for (int i = 0; i < a->nval; i++) {
+			dims[i] = (int64_t)a->val[i];
+			no *= dims[i];
+		}
+		if (no > MAX_VALUES || no < 0)
+			return 0;
+		for (int64_t i = 0; i < no; i++)
+			v[i] = fill;
+		set_info(m, n->output[0], a->nval, dims, (int)no, v);
+		return 1;
+	}
+	return 0;
+}
+
+/* ONNX's output shape of an op the importer emits (node n): 0, or -1 when
+ * it cannot tell (a later Shape of it is then refused) */
+static int infer(imp *m, const Onnx__NodeProto *n)
+{
+	const char *t = n->op_type;
+	tinfo *a = n->n_input > 0 ? known(m, n->input[0]) : NULL,
+	      *b = n->n_input > 1 ? known(m, n->input[1]) : NULL;
+	int64_t dims[16];
+	int r = -1;
+	if (!a)
+		return -1;
+	if (!strcmp(t, "MatMul") && b && a->rank >= 2 && b->rank >= 2) {
+		tinfo ba = *a, bb = *b; /* the batch dimensions broadcast */
+		ba.rank -= 2;
+		bb.rank -= 2;
+		r = broadcast(&ba, &bb, dims);
+		if (r < 0 || r + 2 > 16)
+			return -1;
+		dims[r] = a->dims[a->rank - 2];
+		dims[r + 1] = b->dims[b->rank - 1];
+		r += 2;
+	} else if (!strcmp(t, "Gemm") && b && a->rank == 2 && b->rank == 2) {
+		dims[0] = a->dims[0];
+		dims[1] = attr_i(n, "transB", 0) ? b->dims[0] : b->dims[1];
+		r = 2;
+	} else if ((!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") ||
+	            !strcmp(t, "Div") || !strcmp(t, "Pow")) &&
+	           b) {
+		r = broadcast(a, b, dims);
+	} else if (!strcmp(t, "Transpose")) {
+		int64_t perm[16];
+		int np = ints_of(m, n, "perm", 99, perm, 16);
+		for (int d = 0; d < a->rank; d++)
+			dims[d] =
+			    a->dims[np == a->rank ? axis_of(perm[d], a->rank) : a->rank - 1 - d];
+		r = a->rank;
+	} else if (!strcmp(t, "Gather") && b) {
+		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank);
+		r = 0;
+		for (int d = 0; d < a->rank; d++)
+			if (d == ax)
+				for (int e = 0; e < b->rank && r < 16; e++)
+					dims[r++] = b->dims[e];
+			else if (r < 16)
+				dims[r++] = a->dims[d];
+	} else if (!strcmp(t, "ReduceMean")) {
+		int64_t ax[16];
+		int na = ints_of(m, n, "axes", 1, ax, 16), keep = (int)attr_i(n, "keepdims", 1);
+		r = 0;
+		for (int d = 0; d < a->rank; d++) {
+			int red = na <= 0;
+			for (int k = 0; k < na; k++)
+				red |= axis_of(ax[k], a->rank) == d;
+			if (!red)
+				dims[r++] = a->dims[d];
+			else if (keep)
+				dims[r++] = 1;
+		}
+	} else if (!strcmp(t, "Reshape") && b && b->nval && b->nval <= 16) {
+		int64_t prod = elems(a), rest = 1;
+		int neg = -1;
+		r = b->nval;
+		for (int d = 0; d < r; d++) {
+			int64_t x = (int64_t)b->val[d];
+			dims[d] =
+			    x == 0 && !attr_i(n, "allowzero", 0) && d < a->rank ? a->dims[d] : x;
+			if (dims[d] == -1)
+				neg = d;
+			else
+				rest *= dims[d];
+		}
+		if (neg >= 0)
+			dims[neg] = rest > 0 ? prod / rest : 0;
+	} else { /* element-wise and normalisations: the first input's shape */
+		r = a->rank;
+		memcpy(dims, a->dims, sizeof(int64_t) * (size_t)r);
+	}
+	if (r < 0)
+		return -1;
+	set_info(m, n->output[0], r, dims, 0, NULL);
+	return 0;
 }
 
 static const Onnx__NodeProto *constant_node(const imp *m, const char *name)
@@ -102,6 +551,13 @@ static int tensor_scalar(const Onnx__TensorProto *t, double *v)
 /* the value of a scalar Constant node's output, or of a scalar initializer */
 static int scalar_of(const imp *m, const char *name, double *v)
 {
+	tinfo *t = valued((imp *)m, name);
+	if (t) {
+		if (t->nval != 1)
+			return -1;
+		*v = t->val[0];
+		return 0;
+	}
 	const Onnx__NodeProto *c = constant_node(m, name);
 	for (size_t a = 0; c && a < c->n_attribute; a++)
 		if (c->attribute[a]->name && !strcmp(c->attribute[a]->name, "value") &&
@@ -221,7 +677,7 @@ static int layernorm_at(imp *m, int i, const char **gamma, const char **beta, do
 		if (is_op(m, w[k], "Div", 2) && !strcmp(m->g->node[w[k]]->input[0], d))
 			dv = w[k];
 	}
-	int rv, ad, sq, mu, bi;
+	int rv = -1, ad = -1, sq = -1, mu = -1, bi = -1;
 	if (pw < 0 || dv < 0 || consumers(m, m->g->node[pw]->output[0], &rv, 1) != 1 ||
 	    !is_op(m, rv, "ReduceMean", 1) ||
 	    consumers(m, m->g->node[rv]->output[0], &ad, 1) != 1 || !is_op(m, ad, "Add", 2) ||
@@ -282,10 +738,14 @@ static void io(imp *m, cJSON *o, const char *key, const char *name)
 static void operand(imp *m, cJSON *o, const char *name)
 {
 	double v;
-	if (!cJSON_GetObjectItem(m->tensors, name) && scalar_of(m, name, &v) == 0) {
+	tinfo *k = valued(m, name);
+	if (!cJSON_GetObjectItem(m->tensors, name) && (k || scalar_of(m, name, &v) == 0)) {
 		cJSON *t = cJSON_CreateObject();
 		int64_t one = 1;
-		pl_json_add(t, "shape", int_list(&one, 1));
+		if (k && k->rank > 0)
+			pl_json_add(t, "shape", int_list(k->dims, (size_t)k->rank));
+		else
+			pl_json_add(t, "shape", int_list(&one, 1));
 		cJSON_AddStringToObject(t, "role", "const");
 		pl_json_add(m->tensors, name, t);
 	}
@@ -298,6 +758,160 @@ static pl_status unsupported(imp *m, const Onnx__NodeProto *n, const char *why)
 	                  "%s: node '%s' (%s, opset %lld): %s; the importer knows " SUPPORTED,
 	                  m->path, n->name && n->name[0] ? n->name : "(unnamed)", n->op_type,
 	                  (long long)m->opset, why);
+}
+
+/* the emitted op whose first output is name, or NULL */
+static cJSON *producer(imp *m, const char *name)
+{
+	cJSON *o;
+	cJSON_ArrayForEach (o, m->ops) {
+		cJSON *out = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0);
+		if (cJSON_IsString(out) && !strcmp(out->valuestring, name))
+			return o;
+	}
+	return NULL;
+}
+
+static const char *op_input(cJSON *o, int k)
+{
+	return cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "inputs"), k));
+}
+
+static int op_is(cJSON *o, const char *type)
+{
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItem(o, "type"));
+	return t && !strcmp(t, type);
+}
+
+static cJSON *param_decl(imp *m, const char *name)
+{
+	cJSON *t = name ? cJSON_GetObjectItem(m->tensors, name) : NULL;
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
+	return role && !strcmp(role, "param") ? t : NULL;
+}
+
+/* a param holding columns lo..hi of param w (its last dimension cut),
+ * declared under a name of its own; its name, or NULL */
+static const char *param_slice(imp *m, const char *w, int64_t lo, int64_t hi)
+{
+	cJSON *t = param_decl(m, w), *shape = cJSON_GetObjectItem(t, "shape");
+	int r = cJSON_GetArraySize(shape);
+	if (r < 1 || r > 16)
+		return NULL;
+	int64_t dims[16];
+	for (int d = 0; d < r; d++)
+		dims[d] = (int64_t)cJSON_GetNumberValue(cJSON_GetArrayItem(shape, d));
+	dims[r - 1] = hi - lo;
+	char name[600];
+	snprintf(name, sizeof name, "%s[%lld:%lld]", w, (long long)lo, (long long)hi);
+	if (!cJSON_GetObjectItem(m->tensors, name)) {
+		cJSON *n = cJSON_Duplicate(t, 1);
+		cJSON_ReplaceItemInObject(n, "shape", int_list(dims, (size_t)r));
+		pl_json_add(m->tensors, name, n);
+	}
+	cJSON *got = cJSON_GetObjectItem(m->tensors, name);
+	return got ? got->string : NULL;
+}
+
+/* Slice of a linear layer's output along its last axis (torch's
+ * MultiheadAttention computes q, k and v with one in_proj and slices them
+ * apart): the layer's weight and bias are cut instead, each slice its own
+ * MatMul (and bias Add) of the layer's input, so every weight stays a param
+ * and the tensors keep the shapes the op rules know. The whole layer, no
+ * longer read, is dropped at the end (drop_unread). -1 when the slice is
+ * not of one. */
+static int split_linear(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]);
+	int64_t st[16], en[16], ax[16] = {0}, sp[16] = {1};
+	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
+	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
+	if (!x || x->rank < 1 || ns != 1 || ne != 1 || (na != 1 && na != 0) ||
+	    (nt != 1 && nt != 0) || (nt == 1 && sp[0] != 1) ||
+	    axis_of(na ? ax[0] : 0, x->rank) != x->rank - 1)
+		return -1;
+	int64_t N = x->dims[x->rank - 1];
+	int64_t lo = st[0] < 0 ? st[0] + N : st[0], hi = en[0] < 0 ? en[0] + N : en[0];
+	lo = lo < 0 ? 0 : lo > N ? N : lo;
+	hi = hi > N ? N : hi;
+	if (hi <= lo)
+		return -1;
+	cJSON *add = producer(m, resolve(m, n->input[0])), *mm = add;
+	const char *bias = NULL;
+	if (add && op_is(add, "Add")) {
+		const char *y = NULL;
+		for (int k = 0; k < 2 && !bias; k++)
+			if (param_decl(m, op_input(add, k))) {
+				bias = op_input(add, k);
+				y = op_input(add, 1 - k);
+			}
+		mm = y ? producer(m, y) : NULL;
+	}
+	if (!mm || !op_is(mm, "MatMul") || !param_decl(m, op_input(mm, 1)) ||
+	    (bias && cJSON_GetArraySize(cJSON_GetObjectItem(param_decl(m, bias), "shape")) != 1))
+		return -1;
+	const char *w = param_slice(m, op_input(mm, 1), lo, hi),
+	           *b = bias ? param_slice(m, bias, lo, hi) : NULL;
+	if (!w || (bias && !b))
+		return -1;
+	char mmname[600], mmout[600];
+	snprintf(mmname, sizeof mmname, "%s.mm", name);
+	snprintf(mmout, sizeof mmout, "%s.mm", n->output[0]);
+	cJSON *o = add_op(m, bias ? mmname : name, "MatMul");
+	io(m, o, "inputs", op_input(mm, 0));
+	io(m, o, "inputs", w);
+	io(m, o, "outputs", bias ? mmout : n->output[0]);
+	if (bias) {
+		o = add_op(m, name, "Add");
+		io(m, o, "inputs", mmout);
+		io(m, o, "inputs", b);
+		io(m, o, "outputs", n->output[0]);
+	}
+	int64_t dims[16];
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	dims[x->rank - 1] = hi - lo;
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return 0;
+}
+
+/* whether an emitted op reads name, or it is one of outs */
+static int is_read(imp *m, cJSON *outs, const char *name)
+{
+	cJSON *p, *in;
+	cJSON_ArrayForEach (p, outs)
+		if (!strcmp(cJSON_GetStringValue(p), name))
+			return 1;
+	cJSON_ArrayForEach (p, m->ops)
+		cJSON_ArrayForEach (in, cJSON_GetObjectItem(p, "inputs"))
+			if (!strcmp(cJSON_GetStringValue(in), name))
+				return 1;
+	return 0;
+}
+
+/* Drops what nothing reads any more (a linear layer split by split_linear):
+ * ops none of whose outputs is read or a graph output, then params no op
+ * reads. */
+static void drop_unread(imp *m, cJSON *outs)
+{
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (cJSON *o = m->ops->child, *next; o; o = next) {
+			next = o->next;
+			cJSON *out;
+			int read = 0;
+			cJSON_ArrayForEach (out, cJSON_GetObjectItem(o, "outputs"))
+				read |= is_read(m, outs, cJSON_GetStringValue(out));
+			if (!read) {
+				cJSON_Delete(cJSON_DetachItemViaPointer(m->ops, o));
+				changed = 1;
+			}
+		}
+	}
+	for (cJSON *t = m->tensors->child, *next; t; t = next) {
+		next = t->next;
+		if (param_decl(m, t->string) && !is_read(m, NULL, t->string))
+			cJSON_Delete(cJSON_DetachItemViaPointer(m->tensors, t));
+	}
 }
 
 static pl_status node(imp *m, int i)
@@ -316,11 +930,40 @@ static pl_status node(imp *m, int i)
 	                                      {"Tanh", "Tanh"},       {"Sigmoid", "Sigmoid"},
 	                                      {"Softmax", "Softmax"}, {"Transpose", "Transpose"},
 	                                      {"Gather", "Gather"},   {"ReduceMean", "ReduceMean"}};
-	if (!strcmp(t, "Constant"))
-		return PL_OK; /* read where it is used */
+	if (fold(m, n))
+		return PL_OK; /* a constant, or a computation on shapes: folded */
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
 		m->alias_from[m->nalias] = n->output[0];
 		m->alias_to[m->nalias++] = n->input[0];
+		return PL_OK;
+	}
+	if (!strcmp(t, "Shape"))
+		return unsupported(m, n,
+		                   "the importer does not know its input's shape (export with "
+		                   "static shapes, or --batch N for a symbolic batch)");
+	if (!strcmp(t, "Slice")) {
+		if (n->n_input < 1 || split_linear(m, n, name))
+			return unsupported(
+			    m, n,
+			    "a Slice is imported only as the last-axis cut of a linear "
+			    "layer's output (a fused q, k, v projection)");
+		return PL_OK;
+	}
+	if (!strcmp(t, "Reshape")) {
+		tinfo *sh = n->n_input > 1 ? valued(m, n->input[1]) : NULL;
+		if (!sh || sh->rank != 1 || sh->nval > 16)
+			return unsupported(m, n,
+			                   "its target shape is not a constant the importer "
+			                   "can fold");
+		int64_t target[16];
+		for (int d = 0; d < sh->nval; d++)
+			target[d] = (int64_t)sh->val[d];
+		cJSON *o = add_op(m, name, "Reshape");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
+		            int_list(target, (size_t)sh->nval));
+		infer(m, n);
 		return PL_OK;
 	}
 	const char *gamma, *beta;
@@ -338,6 +981,9 @@ static pl_status node(imp *m, int i)
 		cJSON_AddNumberToObject(at, "axis", -1);
 		cJSON_AddNumberToObject(at, "epsilon", eps);
 		m->skip[ln] = 1;
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, last->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
 	int q = gelu_at(m, i);
@@ -348,6 +994,9 @@ static pl_status node(imp *m, int i)
 		io(m, o, "inputs", n->input[0]);
 		io(m, o, "outputs", m->g->node[q]->output[0]);
 		m->skip[q] = 1;
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, m->g->node[q]->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Gemm")) {
@@ -378,6 +1027,7 @@ static pl_status node(imp *m, int i)
 			io(m, o, "inputs", n->input[2]);
 			io(m, o, "outputs", n->output[0]);
 		}
+		infer(m, n);
 		return PL_OK;
 	}
 	for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
@@ -402,6 +1052,7 @@ static pl_status node(imp *m, int i)
 			pl_json_add(o, "attrs", at);
 		else
 			cJSON_Delete(at);
+		infer(m, n);
 		return PL_OK;
 	}
 	return unsupported(m, n, "not supported");
@@ -449,6 +1100,10 @@ static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor
 			        : "?");
 		}
 	}
+	if (init)
+		set_tensor(m, name, init);
+	else
+		set_info(m, name, (int)n, shape, 0, NULL);
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", int_list(shape, n));
 	int is_float = et == 1 || et == 10 || et == 16;
@@ -481,8 +1136,14 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	m.alias_from = pl_calloc(g->n_node + 1, sizeof *m.alias_from);
 	m.alias_to = pl_calloc(g->n_node + 1, sizeof *m.alias_to);
 	m.skip = pl_calloc(g->n_node + 1, 1);
+	size_t names = g->n_initializer + g->n_input + 1;
+	for (size_t i = 0; i < g->n_node; i++)
+		names += g->node[i]->n_output;
+	for (m.ninfo = 64; m.ninfo < 2 * names; m.ninfo *= 2)
+		;
+	m.info = pl_calloc(m.ninfo, sizeof *m.info);
 	pl_status st = PL_OK;
-	if (!m.alias_from || !m.alias_to || !m.skip) {
+	if (!m.alias_from || !m.alias_to || !m.skip || !m.info) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -570,6 +1231,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		st = pl_err_set(err, PL_EINVAL, "--loss %s: expected cross-entropy or none", loss);
 		goto done;
 	}
+	drop_unread(&m, outs);
 	cJSON_AddStringToObject(root, "format", "planner.model/1");
 	cJSON_AddStringToObject(root, "name", g->name && g->name[0] ? g->name : "onnx");
 	pl_json_add(root, "tensors", m.tensors);
@@ -585,6 +1247,7 @@ done:
 	free(m.alias_from);
 	free(m.alias_to);
 	free(m.skip);
+	free(m.info);
 	onnx__model_proto__free_unpacked(mp, NULL);
 	if (st)
 		cJSON_Delete(root);

@@ -735,9 +735,28 @@ check "import: LayerNorm decomposed below opset 17 (torch's LayerNorm(256)) fuse
 "$PLANNER" search "$O/mlp.onnx" --devices 4 > /dev/null 2> "$T/err"
 check "a symbolic batch without --batch exits 2 naming the input and the option" \
   '[ $? -eq 2 ] && grep -q "input .x.: dimension 0 is symbolic (.batch.); --batch N" "$T/err"'
-"$PLANNER" import "$O/gpt.onnx" --batch 4 -o "$T/gpt-onnx.json" > /dev/null 2> "$T/err"
+# torch.nn.TransformerEncoder exports (GPT: causal mask; BERT): shape subgraphs folded,
+# the fused q, k, v projection's Slices imported as its weight cut in three
+for f in gpt bert; do
+  "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
+  want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
+  got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
+  check "import $f.onnx: every float initializer's elements are params ($got of onnx's $want)" \
+    '[ -n "$want" ] && [ "$got" = "$want" ]'
+  check "import $f.onnx: each layer's in_proj weight and bias (192 wide) cut into q, k, v slices of 64, the whole ones gone" \
+    '[ "$(jq "[.tensors | keys[] | select(endswith(\"[0:64]\") or endswith(\"[64:128]\") or endswith(\"[128:192]\"))] | length" "$T/$f-onnx.json")" = 12 ] &&
+     [ "$(jq ".tensors[\"blocks.layers.0.self_attn.in_proj_bias\"]" "$T/$f-onnx.json")" = null ]'
+  "$PLANNER" search "$O/$f.onnx" --batch 4 --devices 1 -o "$T/$f-1.plan" > /dev/null 2>&1
+  "$PLANNER" search "$O/$f.onnx" --batch 4 --devices 4 -o "$T/$f-4.plan" > /dev/null 2>&1
+  "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-1.plan" --steps 3 --json > "$T/$f-r1" 2> "$T/err"
+  "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-4.plan" --steps 3 --json > "$T/$f-r4" 2> "$T/err"
+  same=$(jq -s --slurpfile b "$T/$f-r4" '[., $b] | transpose | map(select(.[0].loss))
+          | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/$f-r1")
+  check "$f.onnx plans and trains on 4 CPU ranks with the 1-rank losses" '[ "$same" = true ]'
+done
+"$PLANNER" import "$O/cnn.onnx" --batch 4 -o "$T/cnn-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
-  '[ $? -eq 2 ] && grep -q "node ./blocks/layers.0/self_attn/Shape. (Shape, opset 14): not supported; the importer knows MatMul, Gemm" "$T/err" && [ ! -e "$T/gpt-onnx.json" ]'
+  '[ $? -eq 2 ] && grep -q "node ./conv/Conv. (Conv, opset 14): not supported; the importer knows MatMul, Gemm" "$T/err" && [ ! -e "$T/cnn-onnx.json" ]'
 echo '{"format": "planner.model/1"}' > "$T/fake.onnx"
 "$PLANNER" search "$T/fake.onnx" --devices 2 > /dev/null 2> "$T/err"
 check "a .onnx file that is not ONNX exits 2 saying so" '[ $? -eq 2 ] && grep -q "fake.onnx: not an ONNX model" "$T/err"'
