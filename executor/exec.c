@@ -45,12 +45,19 @@ typedef struct sbuf {
 } sbuf;
 
 typedef struct rankst {
+	/* val, inb and saved are those of the micro-batch running: one of the
+	 * stage's slots (sval, sinb, ssaved; a pipeline stage holds several
+	 * micro-batches in flight), whose param entries are shared */
 	float **val, **dval, **m, **v, **saved;
+	float ***sval, ***ssaved;
+	float *(**sinb)[PL_MAX_OP_INPUTS];
+	int nslot;
 	/* per param reduced over replicas (sync): the complete gradients of its
 	 * other consumers (cacc), ZeRO >= 2's accumulated gradient shard (gsh),
 	 * ZeRO 3's weight shard (wsh) */
 	float **cacc, **gsh, **wsh;
 	double *lacc; /* per graph output's element: the step's sum over micro-batches */
+	float *pend;  /* the gradients the next stage sent (boundary_elems after its stage) */
 	float *(*inb)[PL_MAX_OP_INPUTS];
 	sbuf *pool; /* every scratch buffer of the rank, busy or free */
 	int npool, cappool;
@@ -76,7 +83,12 @@ struct pl_exec {
 	int zero;      /* ZeRO level */
 	uint8_t *rc;   /* per op: recomputed (NULL: none) */
 	pl_prim *sync; /* per tensor: a param's gradient reduction over its replicas */
-	char *other;   /* per tensor: a param another op than its owner reads with a gradient */
+	/* pipeline stages: pp of M ranks each; per op its stage; per tensor the
+	 * stages that hold it (a computed one: its producer's to its last
+	 * consumer's; a param: its owner's), -1 for data */
+	int64_t pp, M;
+	int *stage, *tlo, *thi;
+	char *other; /* per tensor: a param another op than its owner reads with a gradient */
 	int64_t stat_count[PL_PRIM_COUNT];
 	double stat_bytes[PL_PRIM_COUNT];
 	double *prof; /* per op on rank 0, the last step: compute, communication */
@@ -217,7 +229,7 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 		q.lo = -1;
 		q.hi = 1;
 	}
-	each_global(l, rank, gen_one, &q);
+	each_global(l, rank % ex->M, gen_one, &q); /* the piece of the rank in its stage */
 	int rc = ex->be->upload(ex->be, rank, dst, host, n);
 	free(host);
 	return rc;
@@ -261,8 +273,10 @@ static int put_pieces(pl_backend *be, int64_t r, const float *parts, const int64
 
 typedef struct rankctx {
 	pl_exec *ex;
-	int64_t rank;
-	int mb; /* the micro-batch running */
+	int64_t rank; /* the backend's rank */
+	int mb;       /* the micro-batch running */
+	int64_t lr;   /* the rank in its stage's mesh (layouts and groups are of it) */
+	int s;        /* its stage */
 } rankctx;
 
 static int failed(rankctx *rc, const char *what)
@@ -276,7 +290,9 @@ static pl_comm *group_comm(rankctx *rc, const pl_prim *p, int *idx)
 	int64_t members[4096], id;
 	if (p->group_size > 4096)
 		return NULL;
-	int64_t n = pl_prim_group(p, rc->rank, members, &id);
+	int64_t n = pl_prim_group(p, rc->lr, members, &id);
+	for (int64_t k = 0; k < n; k++) /* the stage's mesh ranks, as the backend's */
+		members[k] += rc->rank - rc->lr;
 	*idx = (int)id;
 	return rc->ex->be->comm(rc->ex->be, rc->rank, members, (int)n);
 }
@@ -319,7 +335,7 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				unscratch(ex, R, cur);
 				return failed(rc, "a rank group larger than 4096");
 			}
-			pl_prim_group(p, R, members, &id);
+			pl_prim_group(p, rc->lr, members, &id);
 			idx = (int)id;
 		} else if (!(cm = group_comm(rc, p, &idx))) {
 			unscratch(ex, R, cur);
@@ -432,8 +448,8 @@ static void kctx_init(rankctx *rc, int o, pl_kctx *k, pl_xt *saved)
 	k->rank = rc->rank;
 	k->seed = pl_hash64(ex->o.seed ^ (uint64_t)ex->step * 0x5851f42d4c957f2dULL);
 	for (int i = 0; i < op->ninputs; i++)
-		piece_offsets(&ex->in[o][i].l, rc->rank, k->in_off[i]);
-	piece_offsets(&ex->out_l[o], rc->rank, k->out_off);
+		piece_offsets(&ex->in[o][i].l, rc->lr, k->in_off[i]);
+	piece_offsets(&ex->out_l[o], rc->lr, k->out_off);
 	if (ex->g->tensors[op->out[0]].rank > 0)
 		k->out_off[0] += rc->mb * ex->g->tensors[op->out[0]].shape[0];
 	k->loss_share = 1;
@@ -450,7 +466,7 @@ static int op_coll_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
 	pl_prim p;
 	memset(&w, 0, sizeof w);
 	pl_op_rule_get(op->type)->work(ex->g, op, ex->split[o], &w);
-	if (!w.ncoll || !pl_op_coll_prim(op, ex->split[o], ex->D, &w.coll[0], &p))
+	if (!w.ncoll || !pl_op_coll_prim(op, ex->split[o], ex->M, &w.coll[0], &p))
 		return 0;
 	u->rc = rc;
 	if (!(u->cm = group_comm(rc, &p, &u->idx)))
@@ -556,6 +572,105 @@ static int gather_weights(rankctx *rc)
 	return 0;
 }
 
+/* ---- pipeline stages ---- */
+
+/* whether computed tensor t crosses the boundary after stage s: held there
+ * and by a later stage */
+static int crosses(const pl_exec *ex, int t, int s)
+{
+	return ex->owner[t] < 0 && ex->tlo[t] >= 0 && ex->tlo[t] <= s && s < ex->thi[t];
+}
+
+/* floats of the boundary after stage s: every crossing tensor's local piece */
+static size_t boundary_elems(const pl_exec *ex, int s)
+{
+	size_t n = 0;
+	for (int t = 0; t < ex->g->ntensors; t++)
+		if (crosses(ex, t, s))
+			n += local_elems(&ex->home[t]);
+	return n;
+}
+
+/* The micro-batch i's slot becomes the rank's current activations. */
+static void use_slot(rankctx *rc, int i)
+{
+	rankst *st = &rc->ex->rs[rc->rank];
+	int k = i % st->nslot;
+	st->val = st->sval[k];
+	st->inb = st->sinb[k];
+	st->saved = st->ssaved[k];
+}
+
+enum { X_ACT = 1, X_GRAD = 2 };
+
+/* One exchange over the boundary after the rank's stage (up) or before it
+ * (!up), with the rank at the same place of the neighbour stage's mesh, as
+ * an all-gather of the two: what it sends (X_ACT: the crossing tensors'
+ * values of micro-batch slot's, going up; X_GRAD: their gradients, going
+ * down; 0: zeros) and what it takes (X_ACT into slot's values; X_GRAD into
+ * the pending gradients the next backward adds; 0: nothing). */
+static int exchange(rankctx *rc, int up, int send, int take, int slot)
+{
+	pl_exec *ex = rc->ex;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	rankst *st = &ex->rs[R];
+	int lo = up ? rc->s : rc->s - 1, idx = up ? 0 : 1;
+	size_t n = boundary_elems(ex, lo);
+	if (!n)
+		return 0;
+	int64_t members[2] = {lo * ex->M + rc->lr, (lo + 1) * ex->M + rc->lr};
+	pl_comm *cm = be->comm(be, R, members, 2);
+	float *mine = scratch(ex, R, n), *both = scratch(ex, R, 2 * n);
+	float **vals = slot >= 0 ? st->sval[slot % st->nslot] : NULL;
+	double t0 = pl_now();
+	int bad = !cm || !mine || !both || be->fill(be, R, mine, n, 0);
+	size_t at = 0;
+	for (int t = 0; t < ex->g->ntensors && !bad; t++) {
+		if (!crosses(ex, t, lo))
+			continue;
+		size_t k = local_elems(&ex->home[t]);
+		const float *src = send == X_ACT ? vals[t] : send == X_GRAD ? st->dval[t] : NULL;
+		if (src)
+			bad = be->copy(be, R, mine + at, k, src, k, k, 1);
+		at += k;
+	}
+	bad = bad || be->all_gather(cm, idx, mine, both, n);
+	const float *theirs = bad ? NULL : both + (size_t)(1 - idx) * n;
+	at = 0;
+	for (int t = 0; t < ex->g->ntensors && !bad && take; t++) {
+		if (!crosses(ex, t, lo))
+			continue;
+		size_t k = local_elems(&ex->home[t]);
+		float *dst = take == X_ACT ? vals[t] : st->pend + at;
+		if (dst)
+			bad = be->copy(be, R, dst, k, theirs + at, k, k, 1);
+		at += k;
+	}
+	unscratch(ex, R, mine);
+	unscratch(ex, R, both);
+	if (rc->rank == 0)
+		ex->prof[2 * (ex->g->nops)] += pl_now() - t0;
+	return bad ? (be->failed(be) ? -1 : failed(rc, "out of memory between stages")) : 0;
+}
+
+/* backward: the gradients the next stage sent for what it read, added */
+static int take_pending(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	size_t at = 0;
+	for (int t = 0; t < ex->g->ntensors; t++) {
+		if (!crosses(ex, t, rc->s))
+			continue;
+		size_t k = local_elems(&ex->home[t]);
+		if (st->dval[t] && ex->be->add(ex->be, rc->rank, st->dval[t], st->pend + at, k))
+			return -1;
+		at += k;
+	}
+	return 0;
+}
+
 static int forward(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
@@ -564,6 +679,8 @@ static int forward(rankctx *rc)
 	if (ex->zero == 3 && gather_weights(rc))
 		return -1;
 	for (int o = 0; o < g->nops; o++) {
+		if (ex->stage[o] != rc->s)
+			continue; /* another pipeline stage's */
 		if (ex->o.fail_rank == rc->rank && ex->o.fail_op == o) {
 			char m[300];
 			snprintf(m, sizeof m, "injected fault in the forward of op '%s'",
@@ -584,6 +701,10 @@ static int forward(rankctx *rc)
 	for (int k = 0, at = 0; k < g->noutputs; k++) { /* the step's loss: the mean */
 		int t = g->outputs[k];
 		size_t n = local_elems(&ex->home[t]);
+		if (!st->val[t]) { /* another stage's */
+			at += (int)n;
+			continue;
+		}
 		float *host = pl_malloc(sizeof(float) * (n ? n : 1));
 		if (!host || ex->be->download(ex->be, rc->rank, host, st->val[t], n)) {
 			free(host);
@@ -605,6 +726,10 @@ static int set_outputs(rankctx *rc)
 	for (int k = 0, at = 0; ex->m > 1 && k < ex->g->noutputs; k++) {
 		int t = ex->g->outputs[k];
 		size_t n = local_elems(&ex->home[t]);
+		if (!st->val[t]) {
+			at += (int)n;
+			continue;
+		}
 		float *host = pl_malloc(sizeof(float) * (n ? n : 1));
 		if (!host)
 			return failed(rc, "out of memory");
@@ -674,7 +799,7 @@ static int recompute(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
 	for (int o = 0; ex->rc && o < ex->g->nops; o++)
-		if (ex->rc[o] && op_forward(rc, o))
+		if (ex->rc[o] && ex->stage[o] == rc->s && op_forward(rc, o))
 			return -1;
 	return 0;
 }
@@ -705,9 +830,13 @@ static int backward(rankctx *rc)
 		    be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), (float)(1.0 / ex->m)))
 			return -1;
 	}
+	if (rc->s + 1 < ex->pp && take_pending(rc))
+		return -1; /* the gradients of what the next stage read */
 	for (int o = g->nops - 1; o >= 0; o--) {
 		const pl_op *op = &g->ops[o];
 		int any = 0;
+		if (ex->stage[o] != rc->s)
+			continue;
 		for (int i = 0; i < op->ninputs; i++)
 			any |= ex->in[o][i].grad;
 		if (!any || !st->dval[op->out[0]])
@@ -764,6 +893,54 @@ static int backward(rankctx *rc)
 			return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
 	}
 	return reduce_grads(rc);
+}
+
+/* A micro-batch's forward on the rank's stage, in its slot. */
+static int run_forward(rankctx *rc, int i)
+{
+	rc->mb = i;
+	use_slot(rc, i);
+	return forward(rc);
+}
+
+static int run_backward(rankctx *rc, int i)
+{
+	rc->mb = i;
+	use_slot(rc, i);
+	return backward(rc);
+}
+
+/* Megatron's 1F1B schedule (schedules.py, forward_backward_pipelining_
+ * without_interleaving) on the rank's stage s of pp: w = min(pp - s - 1, m)
+ * forwards, then m - w times one forward and one backward, then the w
+ * backwards left. Every exchange pairs with the neighbour's at the same
+ * point of its schedule: recv_forward with send_forward,
+ * send_forward_recv_backward with send_backward_recv_forward, recv_backward
+ * with send_backward. With one stage: each micro-batch's forward and
+ * backward in turn. */
+static int schedule(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	int m = (int)ex->m, s = rc->s, up = s + 1 < ex->pp, down = s > 0;
+	int warm = (int)(ex->pp - s - 1) < m ? (int)(ex->pp - s - 1) : m, rem = m - warm;
+	for (int i = 0; i < warm; i++)
+		if ((down && exchange(rc, 0, 0, X_ACT, i)) || run_forward(rc, i) ||
+		    (up && exchange(rc, 1, X_ACT, 0, i)))
+			return -1;
+	if (rem > 0 && down && exchange(rc, 0, 0, X_ACT, warm))
+		return -1;
+	for (int i = 0; i < rem; i++) {
+		int f = warm + i;
+		if (run_forward(rc, f) || (up && exchange(rc, 1, X_ACT, X_GRAD, f)) ||
+		    run_backward(rc, i) ||
+		    (down && exchange(rc, 0, X_GRAD, i + 1 < rem ? X_ACT : 0, f + 1)))
+			return -1;
+	}
+	for (int i = rem; i < m; i++)
+		if ((up && exchange(rc, 1, 0, X_GRAD, -1)) || run_backward(rc, i) ||
+		    (down && exchange(rc, 0, X_GRAD, 0, -1)))
+			return -1;
+	return 0;
 }
 
 /* ZeRO: the rank's shard of param t's gradient (ZeRO 1 reduce-scatters
@@ -848,11 +1025,11 @@ typedef struct steparg {
 static int rank_step(void *arg, int64_t rank)
 {
 	steparg *sa = arg;
-	rankctx rc = {sa->ex, rank, 0};
-	for (; rc.mb < sa->ex->m; rc.mb++)
-		if (forward(&rc) || backward(&rc))
-			return -1;
+	rankctx rc = {sa->ex, rank, 0, rank % sa->ex->M, (int)(rank / sa->ex->M)};
+	if (schedule(&rc))
+		return -1;
 	rc.mb = 0;
+	use_slot(&rc, 0);
 	return sa->update ? update(&rc) : set_outputs(&rc);
 }
 
@@ -940,12 +1117,14 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 	size_t c =
 	    shards ? (n + (size_t)ex->sync[t].group_size - 1) / (size_t)ex->sync[t].group_size : 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
-		if (!here(ex, r) || (!shards && nrep && pl_devmat_coord(&l.dm, rep, nrep, r) != 0))
-			continue; /* another process's, or a replica */
+		int64_t lr = r % ex->M;
+		if (!here(ex, r) || r / ex->M != ex->tlo[t] ||
+		    (!shards && nrep && pl_devmat_coord(&l.dm, rep, nrep, lr) != 0))
+			continue; /* another process's or stage's, or a replica */
 		if (shards) {
 			int64_t members[4096], id = 0;
 			if (ex->sync[t].group_size <= 4096)
-				pl_prim_group(&ex->sync[t], r, members, &id);
+				pl_prim_group(&ex->sync[t], lr, members, &id);
 			size_t len = shard_len(n, c, (int)id);
 			memset(host, 0, sizeof(float) * n);
 			rc = len ? ex->be->download(ex->be, r, host + (size_t)id * c,
@@ -957,7 +1136,7 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 		}
 		copyud u = {global, host, 1};
 		if (!rc)
-			each_global(&l, r, copy_one, &u);
+			each_global(&l, lr, copy_one, &u);
 	}
 	free(host);
 	if (ex->be->self >= 0) { /* the pieces of every process, summed */
@@ -989,16 +1168,16 @@ int pl_exec_write(pl_exec *ex, int t, const float *global)
 		return -1;
 	int rc = 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
-		if (!here(ex, r))
+		if (!here(ex, r) || r / ex->M != ex->tlo[t])
 			continue;
 		copyud u = {(float *)global, host, 0};
-		each_global(l, r, copy_one, &u);
+		each_global(l, r % ex->M, copy_one, &u);
 		rc = ex->be->upload(ex->be, r, ex->rs[r].val[t], host, n);
 		if (!rc && ex->rs[r].wsh[t]) { /* ZeRO 3: the rank's shard of it */
 			int64_t members[4096], id = 0;
 			size_t g = (size_t)ex->sync[t].group_size, c = (n + g - 1) / g;
 			if (g <= 4096)
-				pl_prim_group(&ex->sync[t], r, members, &id);
+				pl_prim_group(&ex->sync[t], r % ex->M, members, &id);
 			size_t len = shard_len(n, c, (int)id);
 			rc = len ? ex->be->upload(ex->be, r, ex->rs[r].wsh[t],
 			                          host + (size_t)id * c, len)
@@ -1025,9 +1204,30 @@ void pl_exec_free(pl_exec *ex)
 	pl_backend *be = ex->be;
 	for (int64_t r = 0; ex->rs && r < ex->D; r++) {
 		rankst *st = &ex->rs[r];
+		for (int k = 0; st->sval && k < st->nslot; k++) {
+			for (int t = 0; st->sval[k] && t < g->ntensors; t++)
+				if (k == 0 || !ex->owner ||
+				    ex->owner[t] < 0) /* params: shared by slots */
+					be->release(be, r, st->sval[k][t]);
+			for (int o = 0; o < g->nops; o++) {
+				if (st->ssaved && st->ssaved[k])
+					be->release(be, r, st->ssaved[k][o]);
+				for (int i = 0; st->sinb && st->sinb[k] && i < PL_MAX_OP_INPUTS;
+				     i++)
+					be->release(be, r, st->sinb[k][o][i]);
+			}
+			if (st->sval[k])
+				free(st->sval[k]);
+			if (st->ssaved && st->ssaved[k])
+				free(st->ssaved[k]);
+			if (st->sinb && st->sinb[k])
+				free(st->sinb[k]);
+		}
+		free(st->sval);
+		free(st->ssaved);
+		free(st->sinb);
+		be->release(be, r, st->pend);
 		for (int t = 0; t < g->ntensors; t++) {
-			if (st->val)
-				be->release(be, r, st->val[t]);
 			if (st->dval)
 				be->release(be, r, st->dval[t]);
 			if (st->m)
@@ -1041,18 +1241,9 @@ void pl_exec_free(pl_exec *ex)
 			if (st->wsh)
 				be->release(be, r, st->wsh[t]);
 		}
-		for (int o = 0; o < g->nops; o++) {
-			if (st->saved)
-				be->release(be, r, st->saved[o]);
-			for (int i = 0; st->inb && i < PL_MAX_OP_INPUTS; i++)
-				be->release(be, r, st->inb[o][i]);
-		}
-		free(st->val);
 		free(st->dval);
 		free(st->m);
 		free(st->v);
-		free(st->saved);
-		free(st->inb);
 		free(st->cacc);
 		free(st->gsh);
 		free(st->wsh);
@@ -1074,6 +1265,9 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->prof);
 	free(ex->sync);
 	free(ex->other);
+	free(ex->stage);
+	free(ex->tlo);
+	free(ex->thi);
 	free(ex->rc);
 	free(ex);
 }
@@ -1087,17 +1281,120 @@ static float *counted(pl_exec *ex, int64_t r, size_t n, int cat)
 	return p;
 }
 
-static int alloc_rank(pl_exec *ex, int64_t r)
+/* whether rank r's stage holds tensor t (its value) */
+static int holds(const pl_exec *ex, int64_t r, int t)
+{
+	int s = (int)(r / ex->M);
+	return ex->has_home[t] && ex->tlo[t] >= 0 && ex->tlo[t] <= s && s <= ex->thi[t];
+}
+
+/* A param's buffers on rank r (its owner's stage): weights, gradients,
+ * Adam's moments, and the ZeRO shards (Adam's state (1), the accumulated
+ * gradients (2; the whole ones live for one micro-batch's backward) and the
+ * weights (3; the whole ones only while gathered)). */
+static int alloc_param(pl_exec *ex, int64_t r, int t)
+{
+	rankst *st = &ex->rs[r];
+	size_t n = local_elems(&ex->home[t]), state = n, c = n;
+	int zero = ex->sync[t].naxes ? ex->zero : 0;
+	if (zero) {
+		size_t rr = (size_t)ex->sync[t].group_size;
+		c = (n + rr - 1) / rr;
+		state = c;
+	}
+	if (!(st->val[t] =
+	          counted(ex, r, n, zero == 3 ? PL_EXEC_MEM_TRANSIENT : PL_EXEC_MEM_WEIGHTS)) ||
+	    (ex->g->tensors[t].requires_grad &&
+	     !(st->dval[t] =
+	           counted(ex, r, n, zero < 2 ? PL_EXEC_MEM_GRADIENTS : PL_EXEC_MEM_TRANSIENT))) ||
+	    fill_tensor(ex, t, &ex->home[t], r, 0, st->val[t]))
+		return -1;
+	if (ex->o.optimizer == PL_OPT_ADAM &&
+	    (!(st->m[t] = counted(ex, r, state, PL_EXEC_MEM_OPTIMIZER)) ||
+	     !(st->v[t] = counted(ex, r, state, PL_EXEC_MEM_OPTIMIZER)) ||
+	     ex->be->fill(ex->be, r, st->m[t], state, 0) ||
+	     ex->be->fill(ex->be, r, st->v[t], state, 0)))
+		return -1;
+	if (ex->sync[t].naxes && ex->other[t] &&
+	    !(st->cacc[t] = counted(ex, r, n, PL_EXEC_MEM_GRADIENTS)))
+		return -1;
+	if (zero >= 2 && (!(st->gsh[t] = counted(ex, r, c, PL_EXEC_MEM_GRADIENTS)) ||
+	                  ex->be->fill(ex->be, r, st->gsh[t], c, 0)))
+		return -1;
+	if (zero == 3) { /* the rank's shard of the weights it was given */
+		int64_t members[4096], id;
+		if (ex->sync[t].group_size > 4096)
+			return -1;
+		pl_prim_group(&ex->sync[t], r % ex->M, members, &id);
+		size_t len = shard_len(n, c, (int)id);
+		if (!(st->wsh[t] = counted(ex, r, c, PL_EXEC_MEM_WEIGHTS)) ||
+		    ex->be->fill(ex->be, r, st->wsh[t], c, 0) ||
+		    (len && ex->be->copy(ex->be, r, st->wsh[t], len, st->val[t] + (size_t)id * c,
+		                         len, len, 1)))
+			return -1;
+	}
+	return 0;
+}
+
+/* Slot k's activations on rank r: the computed tensors its stage holds,
+ * its ops' redistributed inputs and data, what they keep (param entries
+ * are the shared ones). */
+static int alloc_slot(pl_exec *ex, int64_t r, int k)
 {
 	const pl_graph *g = ex->g;
 	rankst *st = &ex->rs[r];
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
-	st->val = pl_calloc(nt, sizeof(float *));
+	float **val = st->sval[k] = pl_calloc(nt, sizeof(float *));
+	float *(*inb)[PL_MAX_OP_INPUTS] = st->sinb[k] = pl_calloc(no, sizeof *inb);
+	float **saved = st->ssaved[k] = pl_calloc(no, sizeof(float *));
+	if (!val || !inb || !saved)
+		return -1;
+	for (int t = 0; t < g->ntensors; t++) {
+		if (ex->owner[t] >= 0)
+			val[t] = st->sval[0][t]; /* NULL in slot 0 until alloc_param */
+		else if (holds(ex, r, t) && !(val[t] = counted(ex, r, local_elems(&ex->home[t]),
+		                                               PL_EXEC_MEM_ACTIVATIONS)))
+			return -1;
+	}
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		if (ex->stage[o] != (int)(r / ex->M))
+			continue;
+		pl_xt in[PL_MAX_OP_INPUTS];
+		for (int i = 0; i < op->ninputs; i++) {
+			xin *xi = &ex->in[o][i];
+			to_xt(&xi->l, NULL, &in[i]);
+			if (xi->kind == IN_ALIAS)
+				continue;
+			if (!(inb[o][i] =
+			          counted(ex, r, local_elems(&xi->l), PL_EXEC_MEM_ACTIVATIONS)))
+				return -1;
+			if (xi->kind == IN_DATA &&
+			    fill_tensor(ex, xi->tensor, &xi->l, r, 0, inb[o][i]))
+				return -1;
+		}
+		pl_kctx kc = {.g = g, .op = op};
+		size_t ns = pl_kernel_saved_elems(&kc, in);
+		if (ns && !(saved[o] = counted(ex, r, ns, PL_EXEC_MEM_ACTIVATIONS)))
+			return -1;
+	}
+	return 0;
+}
+
+static int alloc_rank(pl_exec *ex, int64_t r)
+{
+	const pl_graph *g = ex->g;
+	rankst *st = &ex->rs[r];
+	int s = (int)(r / ex->M);
+	size_t nt = (size_t)g->ntensors + 1;
+	/* 1F1B: stage s holds at most pp - s micro-batches in flight */
+	st->nslot = (int)(ex->pp - s < ex->m ? ex->pp - s : ex->m);
+	st->sval = pl_calloc((size_t)st->nslot, sizeof *st->sval);
+	st->ssaved = pl_calloc((size_t)st->nslot, sizeof *st->ssaved);
+	st->sinb = pl_calloc((size_t)st->nslot, sizeof *st->sinb);
 	st->dval = pl_calloc(nt, sizeof(float *));
 	st->m = pl_calloc(nt, sizeof(float *));
 	st->v = pl_calloc(nt, sizeof(float *));
-	st->saved = pl_calloc(no, sizeof(float *));
-	st->inb = pl_calloc(no, sizeof *st->inb);
 	st->cacc = pl_calloc(nt, sizeof(float *));
 	st->gsh = pl_calloc(nt, sizeof(float *));
 	st->wsh = pl_calloc(nt, sizeof(float *));
@@ -1105,83 +1402,29 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 	for (int k = 0; k < g->noutputs; k++)
 		nout += local_elems(&ex->home[g->outputs[k]]);
 	st->lacc = pl_calloc(nout, sizeof *st->lacc);
-	if (!st->val || !st->dval || !st->m || !st->v || !st->saved || !st->inb || !st->cacc ||
-	    !st->gsh || !st->wsh || !st->lacc)
+	size_t np = s + 1 < ex->pp ? boundary_elems(ex, s) : 0;
+	st->pend = np ? counted(ex, r, np, PL_EXEC_MEM_TRANSIENT) : NULL;
+	if (!st->sval || !st->ssaved || !st->sinb || !st->dval || !st->m || !st->v || !st->cacc ||
+	    !st->gsh || !st->wsh || !st->lacc || (np && !st->pend) || alloc_slot(ex, r, 0))
 		return -1;
+	st->val = st->sval[0];
 	for (int t = 0; t < g->ntensors; t++) {
-		if (!ex->has_home[t])
+		if (!holds(ex, r, t))
 			continue;
-		size_t n = local_elems(&ex->home[t]), state = n;
-		int param = ex->owner[t] >= 0;
-		/* ZeRO shards over the param's replicas: Adam's state (1), the
-		 * accumulated gradients (2; the whole ones live for one micro-batch's
-		 * backward) and the weights (3; the whole ones only while gathered) */
-		int zero = param && ex->sync[t].naxes ? ex->zero : 0;
-		size_t c = n;
-		if (zero) {
-			size_t rr = (size_t)ex->sync[t].group_size;
-			c = (n + rr - 1) / rr;
-			state = c;
-		}
-		if (!(st->val[t] = counted(ex, r, n,
-		                           !param      ? PL_EXEC_MEM_ACTIVATIONS
-		                           : zero == 3 ? PL_EXEC_MEM_TRANSIENT
-		                                       : PL_EXEC_MEM_WEIGHTS)))
-			return -1;
-		if (g->tensors[t].requires_grad &&
-		    !(st->dval[t] = counted(ex, r, n,
-		                            param && zero < 2 ? PL_EXEC_MEM_GRADIENTS
-		                                              : PL_EXEC_MEM_TRANSIENT)))
-			return -1;
-		if (!param)
-			continue;
-		if (fill_tensor(ex, t, &ex->home[t], r, 0, st->val[t]))
-			return -1;
-		if (ex->o.optimizer == PL_OPT_ADAM &&
-		    (!(st->m[t] = counted(ex, r, state, PL_EXEC_MEM_OPTIMIZER)) ||
-		     !(st->v[t] = counted(ex, r, state, PL_EXEC_MEM_OPTIMIZER)) ||
-		     ex->be->fill(ex->be, r, st->m[t], state, 0) ||
-		     ex->be->fill(ex->be, r, st->v[t], state, 0)))
-			return -1;
-		if (ex->sync[t].naxes && ex->other[t] &&
-		    !(st->cacc[t] = counted(ex, r, n, PL_EXEC_MEM_GRADIENTS)))
-			return -1;
-		if (zero >= 2 && (!(st->gsh[t] = counted(ex, r, c, PL_EXEC_MEM_GRADIENTS)) ||
-		                  ex->be->fill(ex->be, r, st->gsh[t], c, 0)))
-			return -1;
-		if (zero == 3) { /* the rank's shard of the weights it was given */
-			int64_t members[4096], id;
-			if (ex->sync[t].group_size > 4096)
+		if (ex->owner[t] >= 0) {
+			if (alloc_param(ex, r, t))
 				return -1;
-			pl_prim_group(&ex->sync[t], r, members, &id);
-			size_t len = shard_len(n, c, (int)id);
-			if (!(st->wsh[t] = counted(ex, r, c, PL_EXEC_MEM_WEIGHTS)) ||
-			    ex->be->fill(ex->be, r, st->wsh[t], c, 0) ||
-			    (len && ex->be->copy(ex->be, r, st->wsh[t], len,
-			                         st->val[t] + (size_t)id * c, len, len, 1)))
-				return -1;
+		} else if (g->tensors[t].requires_grad &&
+		           !(st->dval[t] = counted(ex, r, local_elems(&ex->home[t]),
+		                                   PL_EXEC_MEM_TRANSIENT))) {
+			return -1;
 		}
 	}
-	for (int o = 0; o < g->nops; o++) {
-		const pl_op *op = &g->ops[o];
-		pl_xt in[PL_MAX_OP_INPUTS];
-		for (int i = 0; i < op->ninputs; i++) {
-			xin *xi = &ex->in[o][i];
-			to_xt(&xi->l, NULL, &in[i]);
-			if (xi->kind == IN_ALIAS)
-				continue;
-			if (!(st->inb[o][i] =
-			          counted(ex, r, local_elems(&xi->l), PL_EXEC_MEM_ACTIVATIONS)))
-				return -1;
-			if (xi->kind == IN_DATA &&
-			    fill_tensor(ex, xi->tensor, &xi->l, r, 0, st->inb[o][i]))
-				return -1;
-		}
-		pl_kctx k = {.g = g, .op = op};
-		size_t ns = pl_kernel_saved_elems(&k, in);
-		if (ns && !(st->saved[o] = counted(ex, r, ns, PL_EXEC_MEM_ACTIVATIONS)))
+	for (int k = 1; k < st->nslot; k++)
+		if (alloc_slot(ex, r, k))
 			return -1;
-	}
+	st->inb = st->sinb[0];
+	st->saved = st->ssaved[0];
 	return 0;
 }
 
@@ -1207,11 +1450,23 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 		return pl_err_set(err, PL_EINVAL,
 		                  "the %s backend has %lld ranks, the plan needs %lld", be->name,
 		                  (long long)be->nranks, (long long)D);
+	int64_t pp = job->stages > 1 ? job->stages : 1, M = D / pp;
+	if (D % pp)
+		return pl_err_set(err, PL_EINVAL, "executor: %lld ranks do not make %lld stages",
+		                  (long long)D, (long long)pp);
+	for (int k = 0; k < g->nops && pp > 1; k++)
+		if (!job->stage || job->stage[k] < 0 || job->stage[k] >= pp ||
+		    (k && job->stage[k] < job->stage[k - 1]))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "executor: op '%s': stage %d: expected 0..%lld, not below the "
+			    "stage of the op before",
+			    g->ops[k].name, job->stage ? job->stage[k] : -1, (long long)pp - 1);
 	for (int k = 0; k < g->nops; k++) {
-		pl_status st = pl_op_check_split(&g->ops[k], splits[k], D, err);
+		pl_status st = pl_op_check_split(&g->ops[k], splits[k], M, err);
 		if (st) {
 			pl_err_prefix(err, "op '%s': the strategy does not fit %lld devices",
-			              g->ops[k].name, (long long)D);
+			              g->ops[k].name, (long long)M);
 			return st;
 		}
 	}
@@ -1220,6 +1475,8 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	ex->g = g;
 	ex->D = D;
+	ex->pp = pp;
+	ex->M = M;
 	ex->be = be;
 	ex->o = *o;
 	ex->m = job->micro_batches;
@@ -1235,12 +1492,15 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	ex->rs = pl_calloc((size_t)D, sizeof *ex->rs);
 	ex->prof = pl_calloc(2 * (size_t)no + 2, sizeof *ex->prof);
 	ex->sync = pl_calloc(nt, sizeof *ex->sync);
+	ex->stage = pl_calloc(no, sizeof *ex->stage);
+	ex->tlo = pl_malloc(sizeof *ex->tlo * nt);
+	ex->thi = pl_malloc(sizeof *ex->thi * nt);
 	ex->other = pl_calloc(nt, 1);
 	if (job->recompute && (ex->rc = pl_malloc(no)))
 		memcpy(ex->rc, job->recompute, (size_t)g->nops);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
-	    !ex->range || !ex->rs || !ex->prof || !ex->sync || !ex->other ||
-	    (job->recompute && !ex->rc))
+	    !ex->range || !ex->rs || !ex->prof || !ex->sync || !ex->other || !ex->stage ||
+	    !ex->tlo || !ex->thi || (job->recompute && !ex->rc))
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -1253,7 +1513,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	/* homes: producers' outputs, params' owners (first consumer) */
 	for (int k = 0; k < g->nops; k++) {
 		const pl_op *op = &g->ops[k];
-		pl_op_output_layout(g, op, ex->split[k], D, 0, &ex->out_l[k]);
+		pl_op_output_layout(g, op, ex->split[k], M, 0, &ex->out_l[k]);
 		ex->home[op->out[0]] = ex->out_l[k];
 		ex->has_home[op->out[0]] = 1;
 		for (int i = 0; i < op->ninputs; i++) {
@@ -1261,7 +1521,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			const pl_tensor *pt = &g->tensors[t];
 			xin *xi = &ex->in[k][i];
 			xi->tensor = t;
-			pl_op_input_layout(g, op, ex->split[k], D, i, &xi->l);
+			pl_op_input_layout(g, op, ex->split[k], M, i, &xi->l);
 			if (pt->producer < 0 && pt->role != PL_ROLE_PARAM) {
 				xi->kind = IN_DATA;
 				/* integer data: indices of a Gather, labels of a loss */
@@ -1305,7 +1565,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			}
 			if (!xi->grad)
 				continue;
-			pl_op_input_grad_layout(g, op, ex->split[k], D, i, &xi->gl);
+			pl_op_input_grad_layout(g, op, ex->split[k], M, i, &xi->gl);
 			if (xi->owner) {
 				if (!pl_layout_partial_allreduce(&xi->gl, &xi->sync))
 					xi->sync.naxes = 0;
@@ -1318,6 +1578,32 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			}
 		}
 	}
+	/* stages: per op (copied), per tensor the stages that hold it */
+	for (int k = 0; pp > 1 && k < g->nops; k++)
+		ex->stage[k] = job->stage[k];
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *pt = &g->tensors[t];
+		ex->tlo[t] = ex->thi[t] = -1;
+		if (ex->owner[t] >= 0)
+			ex->tlo[t] = ex->thi[t] = ex->stage[ex->owner[t]];
+		else if (pt->producer >= 0)
+			ex->tlo[t] = ex->thi[t] = ex->stage[pt->producer];
+		for (int c = 0; pt->producer >= 0 && c < pt->nconsumers; c++)
+			if (ex->stage[pt->consumers[c]] > ex->thi[t])
+				ex->thi[t] = ex->stage[pt->consumers[c]];
+	}
+	for (int k = 0; k < g->nops; k++) /* a param read on another stage than its owner's */
+		for (int i = 0; i < g->ops[k].ninputs; i++) {
+			int t = g->ops[k].in[i];
+			if (ex->owner[t] >= 0 && ex->stage[k] != ex->stage[ex->owner[t]]) {
+				pl_exec_free(ex);
+				return pl_err_set(
+				    err, PL_EINVAL,
+				    "executor: param '%s' is read on stages %d and %d "
+				    "(tied weights across stages do not run yet)",
+				    g->tensors[t].name, ex->stage[ex->owner[t]], ex->stage[k]);
+			}
+		}
 	for (int64_t r = 0; r < D; r++)
 		if (here(ex, r) && alloc_rank(ex, r))
 			goto nomem;

@@ -51,17 +51,27 @@ typedef struct pl_exec_job {
 	int64_t micro_batches;
 	int zero;
 	const uint8_t *recompute;
+	/* pipeline stages (0, 1: none) and per op its stage (non-decreasing);
+	 * the splits are then for devices / stages ranks, and rank R is rank
+	 * R % (devices / stages) of stage R / (devices / stages) (pp outermost,
+	 * as Megatron numbers them). Each stage runs Megatron's 1F1B schedule
+	 * over the micro-batches, holding at most stages - s of them; the
+	 * tensors that cross a stage boundary (relayed through the stages
+	 * between producer and consumer) and their gradients move between the
+	 * same local rank of neighbouring stages. */
+	int64_t stages;
+	const int *stage;
 } pl_exec_job;
 
 /* splits[op] holds nloops split counts for `devices` ranks (checked here:
  * PL_EINVAL naming the op when one does not fit). The backend must have
  * `devices` ranks; the executor does not own it. job: NULL for a per-op plan
- * (one micro-batch, no ZeRO, no recompute). */
+ * (one micro-batch, no ZeRO, no recompute, one stage). */
 pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t devices, int64_t *const *splits,
                       pl_backend *be, const pl_exec_opts *o, pl_err *err);
-pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t devices,
-                          int64_t *const *splits, const pl_exec_job *job, pl_backend *be,
-                          const pl_exec_opts *o, pl_err *err);
+pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t devices, int64_t *const *splits,
+                          const pl_exec_job *job, pl_backend *be, const pl_exec_opts *o,
+                          pl_err *err);
 void pl_exec_free(pl_exec *ex);
 
 /* One training step: forward, backward and (if update) the optimizer.

@@ -1985,8 +1985,11 @@ static pl_status print_profile(const pl_graph *g, const pl_cluster *cl, const pl
 	              .stages = 1,
 	              .zero = run->job.zero,
 	              .recompute = (uint8_t *)run->job.recompute};
+	pl_cluster mesh = *cl; /* per op, as one stage's mesh prices it */
+	if (run->job.stages > 1 && pl_stage_mesh(cl, run->devices / run->job.stages, &mesh))
+		return pl_err_set(err, PL_EINVAL, "run: the pipeline stages do not tile the nodes");
 	pl_status st =
-	    run->g ? pl_problem_new_job(&p, g, cl, &job, err) : pl_problem_new(&p, g, cl, err);
+	    run->g ? pl_problem_new_job(&p, g, &mesh, &job, err) : pl_problem_new(&p, g, cl, err);
 	if (st)
 		return st;
 	pl_nodecost *per = pl_calloc((size_t)g->nops + 1, sizeof *per);

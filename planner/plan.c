@@ -565,17 +565,25 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out) ||
 	    (brk && plan_memory(p, splits, stage, brk, NULL)))
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-	if (!st && run) { /* handed to the executor: one stage's mesh is every device */
+	if (!st && run) { /* handed to the executor */
 		uint8_t *flags = pl_malloc((size_t)gm->nops + 1);
-		if (!flags) {
+		int *stages = pl_malloc(sizeof *stages * ((size_t)gm->nops + 1));
+		if (!flags || !stages) {
+			free(flags);
+			free(stages);
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto done;
 		}
 		memcpy(flags, rc, (size_t)gm->nops);
+		memcpy(stages, stage, sizeof *stages * (size_t)gm->nops);
 		*run = (pl_run_plan){.g = gm,
 		                     .splits = splits,
 		                     .devices = D,
-		                     .job = {.micro_batches = m, .zero = zero, .recompute = flags}};
+		                     .job = {.micro_batches = m,
+		                             .zero = zero,
+		                             .recompute = flags,
+		                             .stages = pp,
+		                             .stage = stages}};
 		gm = NULL;
 		splits = NULL;
 	}
@@ -597,6 +605,7 @@ void pl_run_plan_free(pl_run_plan *r, const pl_graph *model)
 	pl_splits_free(pl_run_plan_graph(r, model), r->splits);
 	pl_graph_free(r->g);
 	free((void *)r->job.recompute);
+	free((void *)r->job.stage);
 	memset(r, 0, sizeof *r);
 }
 
@@ -641,12 +650,12 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		goto cleanup;
 	}
 	if (is_job) {
-		if (run && pp > 1) {
+		if (run && vs > 1) {
 			st = pl_err_set(
 			    err, PL_EINVAL,
-			    "%s: a plan of %lld pipeline stages cannot run on the executor "
-			    "yet (micro-batches, ZeRO and recompute do)",
-			    where, (long long)pp);
+			    "%s: the interleaved schedule (pipeline.virtual_stages %lld) "
+			    "does not run on the executor yet (plain 1F1B plans do)",
+			    where, (long long)vs);
 			goto cleanup;
 		}
 		pl_jobcost jc;

@@ -93,9 +93,9 @@ void pl_run_plan_free(pl_run_plan *r, const pl_graph *model);
  * pc->mem_bytes includes the cluster's runtime reserve, and breakdown (NULL,
  * or PL_CKPT_MEM entries) receives the peak device's memory by category.
  * With run, the plan is to be run and is lowered into it (pl_run_plan_free):
- * micro-batches, ZeRO and recompute run; a plan of several pipeline stages is
- * refused (the executor does not run stages yet). Errors name `where` and the
- * op. */
+ * pipeline stages (1F1B), micro-batches, ZeRO and recompute run; the
+ * interleaved schedule is refused (the executor does not run it yet). Errors
+ * name `where` and the op. */
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
                         pl_run_plan *run, pl_err *err);

@@ -285,10 +285,22 @@ for cfg in "--micro-batches 2 --zero 1 --recompute full" "--micro-batches 4 --ze
   check "run a whole-job plan ($cfg, 4 ranks): the 1-rank losses" \
     '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -r .recompute "$T/job.plan")" != null ]'
 done
-"$PLANNER" search "$GT" --devices 4 --pp 2 -o "$T/pp.plan" > /dev/null 2>&1
-"$PLANNER" run "$GT" --strategy "$T/pp.plan" > /dev/null 2> "$T/err"
-check "run: a plan of 2 pipeline stages exits 2 saying the executor does not run stages yet" \
-  '[ $? -eq 2 ] && grep -q "2 pipeline stages cannot run on the executor yet" "$T/err"'
+# pipeline stages: Megatron's 1F1B over the micro-batches, activations and gradients between stages
+for cfg in "--pp 2 --micro-batches 4" "--pp 4 --micro-batches 4 --recompute selective" \
+           "--pp 2 --dp 2 --micro-batches 2 --zero 1 --recompute full"; do
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$GT" --devices 4 --virtual-stages 1 $cfg -o "$T/pp.plan" > /dev/null 2>&1
+  "$PLANNER" run "$GT" --strategy "$T/pp.plan" --steps 3 --json > "$T/prun" 2> "$T/err"
+  rc=$?
+  same=$(jq -s --slurpfile b "$T/prun" '[., $b] | transpose | map(select(.[0].loss))
+          | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/run1")
+  check "run a pipelined plan ($cfg, 4 ranks): the 1-rank losses" \
+    '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq .pipeline.stages "$T/pp.plan")" -gt 1 ]'
+done
+"$PLANNER" search "$GT" --devices 4 --pp 2 --micro-batches 4 --virtual-stages 2 -o "$T/vs.plan" > /dev/null 2>&1
+"$PLANNER" run "$GT" --strategy "$T/vs.plan" > /dev/null 2> "$T/err"
+check "run: the interleaved schedule exits 2 saying it does not run yet" \
+  '[ $? -eq 2 ] && grep -q "interleaved schedule (pipeline.virtual_stages 2) does not run on the executor yet" "$T/err"'
 jq '.parallel_strategy_item |= with_entries(if .key == "l0.fc1" then .value.parallel_strategy[0][0] = 5 else . end)' \
   "$T/gt6.plan" > "$T/bad.plan"
 "$PLANNER" run "$GT" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"

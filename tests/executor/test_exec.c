@@ -533,10 +533,11 @@ static void moe_training_matches_one_rank(void **state)
 	training_matches_one_rank("moe-tiny.json");
 }
 
-/* Whole-job plans: m micro-batches (gradient accumulation), ZeRO 0-3 and
+/* Whole-job plans: pipeline stages (1F1B) at random clean cuts, m
+ * micro-batches (gradient accumulation), ZeRO 0-3 (0-1 with stages) and
  * full or selective recompute, under random per-op cuts of one micro-batch
- * on 2 and 4 ranks, train with the losses of the whole batch on one rank
- * (3 Adam steps). */
+ * on each stage's ranks (2 and 4 ranks in all), train with the losses of
+ * the whole batch on one rank (3 Adam steps). */
 static void job_training_matches_one_rank(const char *fixture)
 {
 	pl_graph *g = fixture_model(fixture);
@@ -546,7 +547,7 @@ static void job_training_matches_one_rank(const char *fixture)
 	train3(g, 1, one, ref, 1);
 	free_splits(g, one);
 	int64_t B = pl_graph_batch(g);
-	int runs = 0;
+	int runs = 0, piped = 0;
 	for (int64_t D = 2; D <= 4; D *= 2) {
 		if (!usable(D))
 			continue;
@@ -558,33 +559,54 @@ static void job_training_matches_one_rank(const char *fixture)
 			if (pl_graph_microbatch(g, m, &gm, &err))
 				fail_msg("%s", err.msg);
 			uint8_t *flags = calloc((size_t)gm->nops + 1, 1);
-			for (int rc = 0; rc < PL_RECOMPUTE_MODES; rc++) {
-				if (rc && !pl_job_recompute_flags(gm, rc, flags))
+			int *cuts = calloc((size_t)gm->nops + 2, sizeof *cuts),
+			    *stage = calloc((size_t)gm->nops + 1, sizeof *stage);
+			int K = pl_clean_cuts(gm, cuts) - 1; /* segments [cuts[j], cuts[j + 1]) */
+			for (int64_t pp = 1; pp <= D; pp *= 2) {
+				if (pp > K)
 					continue;
-				for (int zero = 0; zero < 4; zero++) {
-					int64_t **s = random_splits(gm, D, &seed);
-					pl_exec_job job = {.micro_batches = m,
-					                   .zero = zero,
-					                   .recompute = rc ? flags : NULL};
-					double l[3];
-					train3_job(gm, D, s, &job, l, 0);
-					char ctx[160];
-					snprintf(ctx, sizeof ctx,
-					         "%s: %lld ranks, %lld micro-batches, ZeRO %d, "
-					         "recompute %s",
-					         fixture, (long long)D, (long long)m, zero,
-					         pl_recompute_name(rc));
-					check_losses(l, ref, ctx);
-					free_splits(gm, s);
-					runs++;
+				/* pp - 1 distinct boundaries among the cuts 1..K-1 */
+				memset(stage, 0, sizeof *stage * (size_t)gm->nops);
+				for (int64_t k = 1, left = pp - 1; k < K && left > 0; k++)
+					if ((int64_t)(rand_r(&seed) % (unsigned)(K - k)) < left) {
+						for (int o = cuts[k]; o < gm->nops; o++)
+							stage[o]++;
+						left--;
+					}
+				for (int rc = 0; rc < PL_RECOMPUTE_MODES; rc++) {
+					if (rc && !pl_job_recompute_flags(gm, rc, flags))
+						continue;
+					for (int zero = 0; zero < (pp > 1 ? 2 : 4); zero++) {
+						int64_t **s = random_splits(gm, D / pp, &seed);
+						pl_exec_job job = {.micro_batches = m,
+						                   .zero = zero,
+						                   .recompute = rc ? flags : NULL,
+						                   .stages = pp,
+						                   .stage = stage};
+						double l[3];
+						train3_job(gm, D, s, &job, l, 0);
+						char ctx[200];
+						snprintf(ctx, sizeof ctx,
+						         "%s: %lld ranks, %lld stages, %lld "
+						         "micro-batches, "
+						         "ZeRO %d, recompute %s",
+						         fixture, (long long)D, (long long)pp,
+						         (long long)m, zero, pl_recompute_name(rc));
+						check_losses(l, ref, ctx);
+						free_splits(gm, s);
+						runs++;
+						piped += pp > 1;
+					}
 				}
 			}
 			free(flags);
+			free(cuts);
+			free(stage);
 			pl_graph_free(gm);
 		}
 	}
 	pl_graph_free(g);
-	assert_true(runs >= 24 || !usable(2));
+	assert_true((runs >= 24 && piped >= 12) || !usable(2));
 }
 
 static void gpt_job_training_matches_one_rank(void **state)

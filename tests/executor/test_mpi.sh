@@ -65,12 +65,14 @@ M="$SRC/tests/fixtures/models/gpt-tiny.json"
 "$P" search "$M" --devices 1 -o "$T/one.json" > /dev/null 2>&1
 "$P" run "$M" --strategy "$T/one.json" --steps 3 --json > "$T/one.out" 2> /dev/null
 ref=$(losses "$T/one.out")
-for spec in "2 --micro-batches 2 --zero 1 --recompute full" "4 --micro-batches 2 --zero 3 --recompute selective" \
-            "4 --micro-batches 4 --zero 2"; do
+for spec in "2 --pp 1 --micro-batches 2 --zero 1 --recompute full" \
+            "4 --pp 1 --micro-batches 2 --zero 3 --recompute selective" "4 --pp 1 --micro-batches 4 --zero 2" \
+            "2 --pp 2 --micro-batches 4 --virtual-stages 1" \
+            "4 --pp 2 --dp 2 --micro-batches 2 --zero 1 --recompute full --virtual-stages 1"; do
   set -- $spec
   np=$1
   shift
-  "$P" search "$M" --devices "$np" --pp 1 "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
+  "$P" search "$M" --devices "$np" "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
     { bad "gpt-tiny, $np devices, $*: no plan"; continue; }
   timeout 120 "${MPIRUN[@]}" -np "$np" "$P" run "$M" --strategy "$T/p.json" --steps 3 --json \
     > "$T/out" 2> "$T/err"
