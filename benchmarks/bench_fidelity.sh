@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Cost-model fidelity on the cpu backend: calibrates the backend for 1, 2 and
 # 4 ranks (`planner calibrate --backend cpu`), plans one GPT-style model
-# (fp32) with several search modes and hand-made plans on each rank count,
+# (fp32) with several search modes, hand-made plans and whole-job plans
+# (micro-batches, ZeRO 1 and 3, recompute, pipeline stages) on each rank count,
 # runs every plan (`planner run`: the median of steps 2..N, the least over
 # ROUNDS passes) and reports predicted
 # against measured step time and their Spearman rank correlation.
@@ -46,6 +47,19 @@ for r in ${RANKS:-1 2 4}; do
     # every op unsplit: each rank computes the whole step
     jq '.parallel_strategy_item |= map_values(.parallel_strategy |= map(map(1)))' \
       "$T/dp-$r.json" > "$T/replicated-$r.json"
+    # whole-job plans: micro-batches, ZeRO, recompute, pipeline stages (1F1B)
+    job() { # NAME OPTIONS...
+      local name=$1
+      shift
+      "$B/planner" search "$T/m.json" --cluster "$T/cpu$r.json" "$@" -o "$T/$name-$r.json" > /dev/null
+      plans="$plans $name"
+    }
+    job micro2 --pp 1 --micro-batches 2
+    job zero1 --pp 1 --zero 1 --micro-batches 2
+    job zero3 --pp 1 --zero 3
+    job recompute --pp 1 --recompute full
+    job pp2 --pp 2 --micro-batches 4 --virtual-stages 1
+    if [ "$r" -ge 4 ]; then job pp2dp2zero1 --pp 2 --dp 2 --zero 1 --micro-batches 2 --virtual-stages 1; fi
   fi
   for p in $plans; do list="$list $p-$r"; done
 done
