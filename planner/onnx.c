@@ -124,11 +124,22 @@ static tinfo *valued(imp *m, const char *name)
 	return t && t->nval > 0 ? t : NULL;
 }
 
+/* Dimensions and folded values are kept within +-2^40: a hostile file's
+ * huge numbers cannot overflow the arithmetic on them (the model reader
+ * refuses such shapes later) */
+#define BIG ((int64_t)1 << 40)
+
+static int64_t to_i64(double x)
+{
+	return x != x ? 0 : x > (double)BIG ? BIG : x < -(double)BIG ? -BIG : (int64_t)x;
+}
+
 static int64_t elems(const tinfo *t)
 {
 	int64_t n = 1;
 	for (int d = 0; d < t->rank; d++)
-		n *= t->dims[d];
+		if (__builtin_mul_overflow(n, t->dims[d], &n) || n > BIG)
+			return BIG;
 	return n;
 }
 
@@ -141,7 +152,8 @@ static void set_info(imp *m, const char *name, int rank, const int64_t *dims, in
 		return;
 	t->known = 1;
 	t->rank = rank;
-	memcpy(t->dims, dims, sizeof(int64_t) * (size_t)rank);
+	for (int d = 0; d < rank; d++)
+		t->dims[d] = dims[d] < 0 ? 0 : dims[d] > BIG ? BIG : dims[d];
 	t->nval = nval > 0 && nval <= MAX_VALUES ? nval : 0;
 	if (t->nval)
 		memcpy(t->val, val, sizeof(double) * (size_t)nval);
@@ -152,8 +164,9 @@ static int tensor_values(const Onnx__TensorProto *t, double *v)
 {
 	int64_t n = 1;
 	for (size_t d = 0; d < t->n_dims; d++)
-		n *= t->dims[d];
-	if (n < 1 || n > MAX_VALUES)
+		if (t->dims[d] < 0 || t->dims[d] > MAX_VALUES || (n *= t->dims[d]) > MAX_VALUES)
+			return 0;
+	if (n < 1)
 		return 0;
 	size_t k = (size_t)n;
 #define TAKE(arr, cnt)                                                                             \
@@ -270,7 +283,7 @@ static int ints_of(imp *m, const Onnx__NodeProto *n, const char *at, size_t k, i
 	if (!t || t->nval > max)
 		return t ? -1 : 0;
 	for (int i = 0; i < t->nval; i++)
-		v[i] = (int64_t)t->val[i];
+		v[i] = to_i64(t->val[i]);
 	return t->nval;
 }
 
@@ -352,7 +365,7 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		if (a->rank != 1)
 			return 0;
 		for (int i = 0; i < ix->nval; i++) {
-			int64_t j = axis_of((int64_t)ix->val[i], (int)a->dims[0]);
+			int64_t j = axis_of(to_i64(ix->val[i]), (int)a->dims[0]);
 			if (j < 0 || j >= a->dims[0])
 				return 0;
 			v[i] = a->val[j];
@@ -411,8 +424,9 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		if (a->rank != 1 || a->nval > 16)
 			return 0;
 		for (int i = 0; i < a->nval; i++) {
-			dims[i] = (int64_t)a->val[i];
-			no *= dims[i];
+			dims[i] = to_i64(a->val[i]);
+			if (dims[i] < 0 || dims[i] > MAX_VALUES || (no *= dims[i]) > MAX_VALUES)
+				return 0;
 		}
 		if (no > MAX_VALUES || no < 0)
 			return 0;
@@ -487,13 +501,13 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 		int neg = -1;
 		r = b->nval;
 		for (int d = 0; d < r; d++) {
-			int64_t x = (int64_t)b->val[d];
+			int64_t x = to_i64(b->val[d]);
 			dims[d] =
 			    x == 0 && !attr_i(n, "allowzero", 0) && d < a->rank ? a->dims[d] : x;
 			if (dims[d] == -1)
 				neg = d;
-			else
-				rest *= dims[d];
+			else if (__builtin_mul_overflow(rest, dims[d], &rest) || rest > BIG)
+				return -1;
 		}
 		if (neg >= 0)
 			dims[neg] = rest > 0 ? prod / rest : 0;
@@ -957,7 +971,7 @@ static pl_status node(imp *m, int i)
 			                   "can fold");
 		int64_t target[16];
 		for (int d = 0; d < sh->nval; d++)
-			target[d] = (int64_t)sh->val[d];
+			target[d] = to_i64(sh->val[d]);
 		cJSON *o = add_op(m, name, "Reshape");
 		io(m, o, "inputs", n->input[0]);
 		io(m, o, "outputs", n->output[0]);

@@ -479,30 +479,23 @@ static void test_errors(void **state)
 	assert_null(tr);
 	has_msg(ctx, "another model");
 	planner_plan_free(q);
-	/* a pipelined plan runs (1F1B over its stages) */
-	set(ctx, "pipeline_stages", "2");
+	/* a pipelined plan runs (1F1B over its stages), and one of micro-batches and ZeRO */
 	set(ctx, "memory_limit", "none");
-	ok(ctx, planner_plan_new(ctx, g, &q));
-	assert_int_equal(planner_plan_degree(q, "pp"), 2);
-	ok(ctx, planner_trainer_new(ctx, g, q, &tr));
-	double lp;
-	ok(ctx, planner_train_step(tr, &lp));
-	assert_true(isfinite(lp));
-	planner_trainer_free(tr);
-	tr = NULL;
-	planner_plan_free(q);
-	/* micro-batches and ZeRO run */
-	set(ctx, "pipeline_stages", "1");
-	set(ctx, "micro_batch_num", "2");
-	set(ctx, "enable_parallel_optimizer", "true");
-	ok(ctx, planner_plan_new(ctx, g, &q));
-	ok(ctx, planner_trainer_new(ctx, g, q, &tr));
-	double l;
-	ok(ctx, planner_train_step(tr, &l));
-	assert_true(isfinite(l));
-	planner_trainer_free(tr);
-	tr = NULL;
-	planner_plan_free(q);
+	static const char *const jobs[][3] = {{"2", "auto", "false"}, {"1", "2", "true"}};
+	for (int k = 0; k < 2; k++) {
+		set(ctx, "pipeline_stages", jobs[k][0]);
+		set(ctx, "micro_batch_num", jobs[k][1]);
+		set(ctx, "enable_parallel_optimizer", jobs[k][2]);
+		ok(ctx, planner_plan_new(ctx, g, &q));
+		assert_int_equal(planner_plan_degree(q, "pp"), k ? 1 : 2);
+		ok(ctx, planner_trainer_new(ctx, g, q, &tr));
+		double l;
+		ok(ctx, planner_train_step(tr, &l));
+		assert_true(isfinite(l));
+		planner_trainer_free(tr);
+		tr = NULL;
+		planner_plan_free(q);
+	}
 	set(ctx, "micro_batch_num", "auto");
 	set(ctx, "enable_parallel_optimizer", "false");
 	/* whole-job search with propagate */
