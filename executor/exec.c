@@ -51,7 +51,7 @@ typedef struct rankst {
 	float **val, **dval, **m, **v, **saved;
 	float ***sval, ***ssaved;
 	float *(**sinb)[PL_MAX_OP_INPUTS];
-	int nslot;
+	int nslot, cur; /* slots, and the one running */
 	/* per param reduced over replicas (sync): the complete gradients of its
 	 * other consumers (cacc), ZeRO >= 2's accumulated gradient shard (gsh),
 	 * ZeRO 3's weight shard (wsh) */
@@ -62,6 +62,14 @@ typedef struct rankst {
 	sbuf *pool; /* every scratch buffer of the rank, busy or free */
 	int npool, cappool;
 	double mem[PL_EXEC_MEM]; /* bytes allocated, by category (exec.h) */
+	/* bytes live now and at most, by category, as a framework's allocator
+	 * counts what its tensors hold (buffers stay cached for the next
+	 * micro-batch, as a caching allocator keeps them): per slot which
+	 * values, redistributed inputs and kept scratch are live, per tensor
+	 * whether its gradient is */
+	double live[PL_EXEC_MEM], peak[PL_EXEC_MEM];
+	char **vlive, **ilive, *glive, *wlive; /* wlive: ZeRO 3's gathered weights */
+	char *segdone; /* per recomputed segment (its first op): recomputed this micro-batch */
 } rankst;
 
 struct pl_exec {
@@ -88,6 +96,13 @@ struct pl_exec {
 	 * consumer's; a param: its owner's), -1 for data */
 	int64_t pp, M;
 	int *stage, *tlo, *thi;
+	/* live-memory accounting: per computed tensor whether it is held until
+	 * the backward (kept by the op rules and not recomputed, a recomputed
+	 * layer's output, or sent to a later stage) and its last consumer; per
+	 * op the inputs its backward reads */
+	char *held;
+	int *last, *seg_lo; /* seg_lo: a recomputed op's segment's first op */
+	uint8_t *keep_in;
 	char *other; /* per tensor: a param another op than its owner reads with a gradient */
 	int64_t stat_count[PL_PRIM_COUNT];
 	double stat_bytes[PL_PRIM_COUNT];
@@ -104,6 +119,25 @@ static size_t local_elems(const pl_layout *l)
 	return n;
 }
 
+static void mem_take(rankst *st, int cat, double bytes)
+{
+	st->live[cat] += bytes;
+	if (st->live[cat] > st->peak[cat])
+		st->peak[cat] = st->live[cat];
+}
+
+/* flag *on becomes 1 (taking bytes under cat) or 0 (giving them back) */
+static void mem_mark(rankst *st, char *on, int want, int cat, double bytes)
+{
+	if (!on || *on == want)
+		return;
+	*on = (char)want;
+	if (want)
+		mem_take(st, cat, bytes);
+	else
+		st->live[cat] -= bytes;
+}
+
 /* A buffer of at least n floats: the smallest free one that fits, else a new one. */
 static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 {
@@ -115,6 +149,7 @@ static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 			best = i;
 	if (best >= 0) {
 		st->pool[best].busy = 1;
+		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)st->pool[best].cap);
 		return st->pool[best].p;
 	}
 	if (st->npool == st->cappool) {
@@ -129,6 +164,7 @@ static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 	float *p = ex->be->alloc(ex->be, rank, cap);
 	if (p) {
 		st->pool[st->npool++] = (sbuf){cap, p, 1};
+		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)cap);
 		st->mem[PL_EXEC_MEM_TRANSIENT] += sizeof(float) * (double)cap;
 	}
 	return p;
@@ -141,6 +177,7 @@ static void unscratch(pl_exec *ex, int64_t rank, float *p)
 	for (int i = 0; p && i < st->npool; i++)
 		if (st->pool[i].p == p) {
 			st->pool[i].busy = 0;
+			st->live[PL_EXEC_MEM_TRANSIENT] -= sizeof(float) * (double)st->pool[i].cap;
 			return;
 		}
 }
@@ -479,15 +516,41 @@ static int op_coll_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
 
 /* Op o's forward on the rank: each input produced in the layout the op
  * reads, then its kernel. */
-static int op_forward(rankctx *rc, int o)
+/* the live flags of slot k: tensor t's value, op o's input i (i =
+ * PL_MAX_OP_INPUTS: what it keeps) */
+static char *vflag(rankst *st, int t)
+{
+	return st->vlive ? &st->vlive[st->cur][t] : NULL;
+}
+
+static char *iflag(rankst *st, int o, int i)
+{
+	return st->ilive ? &st->ilive[st->cur][(size_t)o * (PL_MAX_OP_INPUTS + 1) + (size_t)i]
+	                 : NULL;
+}
+
+static double bytes_of(const pl_layout *l)
+{
+	return sizeof(float) * (double)local_elems(l);
+}
+
+/* Op o's forward on the rank: each input produced in the layout the op
+ * reads, then its kernel. Live memory: its output and what it keeps become
+ * live; an input copy its backward does not read, and a value whose last
+ * reader this is and that nothing keeps, are given back (not while
+ * recomputing: those live until the backward). */
+static int op_forward_as(rankctx *rc, int o, int recomputing)
 {
 	pl_exec *ex = rc->ex;
 	const pl_op *op = &ex->g->ops[o];
 	rankst *st = &ex->rs[rc->rank];
 	pl_xt in[PL_MAX_OP_INPUTS], out, saved;
 	double t0 = pl_now();
+	enum { A = PL_EXEC_MEM_ACTIVATIONS };
 	for (int i = 0; i < op->ninputs; i++) {
 		xin *xi = &ex->in[o][i];
+		if (xi->kind != IN_ALIAS)
+			mem_mark(st, iflag(st, o, i), 1, A, bytes_of(&xi->l));
 		float *b = st->inb[o][i];
 		if (xi->kind == IN_ALIAS)
 			b = st->val[xi->tensor];
@@ -511,7 +574,56 @@ static int op_forward(rankctx *rc, int o)
 		ex->prof[2 * o + 1] += t1 - t0;
 		ex->prof[2 * o] += pl_now() - t1;
 	}
+	mem_mark(st, vflag(st, op->out[0]), 1, A, bytes_of(&ex->out_l[o]));
+	if (st->saved[o])
+		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 1, A,
+		         sizeof(float) * (double)pl_kernel_saved_elems(&k, in));
+	int keeps = !ex->rc || !ex->rc[o]; /* a recomputed op keeps nothing */
+	for (int i = 0; i < op->ninputs && !recomputing; i++) {
+		xin *xi = &ex->in[o][i];
+		if (xi->kind != IN_ALIAS && !(keeps && (ex->keep_in[o] >> i & 1)))
+			mem_mark(st, iflag(st, o, i), 0, A, bytes_of(&xi->l));
+		int t = xi->tensor;
+		if (ex->owner[t] < 0 && ex->has_home[t] && !ex->held[t] && ex->last[t] == o)
+			mem_mark(st, vflag(st, t), 0, A, bytes_of(&ex->home[t]));
+	}
 	return 0;
+}
+
+static int op_forward(rankctx *rc, int o)
+{
+	return op_forward_as(rc, o, 0);
+}
+
+/* After a micro-batch's backward: its activations and activation gradients
+ * are given back. */
+static void drop_micro_batch(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	for (int t = 0; st->vlive && t < ex->g->ntensors; t++) {
+		if (ex->has_home[t] && ex->owner[t] < 0)
+			mem_mark(st, vflag(st, t), 0, PL_EXEC_MEM_ACTIVATIONS,
+			         bytes_of(&ex->home[t]));
+		if (ex->has_home[t] && ex->owner[t] < 0)
+			mem_mark(st, &st->glive[t], 0, PL_EXEC_MEM_TRANSIENT,
+			         bytes_of(&ex->home[t]));
+	}
+	for (int o = 0; st->ilive && o < ex->g->nops; o++)
+		for (int i = 0; i <= PL_MAX_OP_INPUTS; i++) {
+			char *f = iflag(st, o, i);
+			if (!*f)
+				continue;
+			double b = i < PL_MAX_OP_INPUTS ? bytes_of(&ex->in[o][i].l) : 0;
+			if (i == PL_MAX_OP_INPUTS) { /* what the op kept: its own count */
+				pl_xt in[PL_MAX_OP_INPUTS];
+				for (int j = 0; j < ex->g->ops[o].ninputs; j++)
+					to_xt(&ex->in[o][j].l, NULL, &in[j]);
+				pl_kctx k = {.g = ex->g, .op = &ex->g->ops[o]};
+				b = sizeof(float) * (double)pl_kernel_saved_elems(&k, in);
+			}
+			mem_mark(st, f, 0, PL_EXEC_MEM_ACTIVATIONS, b);
+		}
 }
 
 /* the rank's place in param t's replica group: its comm and index, the
@@ -554,6 +666,17 @@ static int gather_shards(rankctx *rc, int t, const float *shard, float *w)
 	return bad ? (be->failed(be) ? -1 : failed(rc, "out of memory gathering weights")) : 0;
 }
 
+/* ZeRO 3's gathered weights given back (after a forward or backward) */
+static void drop_weights(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	for (int t = 0; st->wlive && t < ex->g->ntensors; t++)
+		if (st->wlive[t])
+			mem_mark(st, &st->wlive[t], 0, PL_EXEC_MEM_TRANSIENT,
+			         bytes_of(&ex->home[t]));
+}
+
 /* ZeRO 3: each param's weights gathered from its replicas' shards (before a
  * micro-batch's forward, and again before its backward) */
 static int gather_weights(rankctx *rc)
@@ -566,6 +689,7 @@ static int gather_weights(rankctx *rc)
 		double t0 = pl_now();
 		if (gather_shards(rc, t, st->wsh[t], st->val[t]))
 			return -1;
+		mem_mark(st, &st->wlive[t], 1, PL_EXEC_MEM_TRANSIENT, bytes_of(&ex->home[t]));
 		if (rc->rank == 0)
 			ex->prof[2 * ex->owner[t] + 1] += pl_now() - t0;
 	}
@@ -596,6 +720,7 @@ static void use_slot(rankctx *rc, int i)
 {
 	rankst *st = &rc->ex->rs[rc->rank];
 	int k = i % st->nslot;
+	st->cur = k;
 	st->val = st->sval[k];
 	st->inb = st->sinb[k];
 	st->saved = st->ssaved[k];
@@ -666,6 +791,9 @@ static int take_pending(rankctx *rc)
 		size_t k = local_elems(&ex->home[t]);
 		if (st->dval[t] && ex->be->add(ex->be, rc->rank, st->dval[t], st->pend + at, k))
 			return -1;
+		if (st->dval[t])
+			mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
+			         sizeof(float) * (double)k);
 		at += k;
 	}
 	return 0;
@@ -696,6 +824,7 @@ static int forward(rankctx *rc)
 		if (op_forward(rc, o))
 			return -1;
 	}
+	drop_weights(rc);
 	if (ex->m == 1)
 		return 0;
 	for (int k = 0, at = 0; k < g->noutputs; k++) { /* the step's loss: the mean */
@@ -776,6 +905,8 @@ static int reduce_grads(rankctx *rc)
 			      be->copy(be, R, send, n, st->dval[t], n, n, 1) ||
 			      be->reduce_scatter(cm, idx, send, part, c) ||
 			      be->add(be, R, st->gsh[t], part, c);
+			mem_mark(st, &st->glive[t], 0, PL_EXEC_MEM_TRANSIENT,
+			         sizeof(float) * (double)n);
 			unscratch(ex, R, send);
 			unscratch(ex, R, part);
 		} else if (ex->zero == 0 && last) {
@@ -793,15 +924,43 @@ static int reduce_grads(rankctx *rc)
 	return 0;
 }
 
-/* Recompute: the forward of every recomputed op (its input redistributions
- * included) runs again before the backward, as the cost model prices it. */
-static int recompute(rankctx *rc)
+/* Recompute, as Megatron's checkpointed layers run it: when the backward
+ * reaches a recomputed segment (a run of recomputed ops, a layer of full
+ * recompute or an attention core of selective), the segment's forward (its
+ * input redistributions included) runs again first. */
+static int recompute_at(rankctx *rc, int o)
 {
 	pl_exec *ex = rc->ex;
-	for (int o = 0; ex->rc && o < ex->g->nops; o++)
-		if (ex->rc[o] && ex->stage[o] == rc->s && op_forward(rc, o))
+	rankst *st = &ex->rs[rc->rank];
+	if (!ex->rc || !ex->rc[o] || st->segdone[ex->seg_lo[o]])
+		return 0;
+	st->segdone[ex->seg_lo[o]] = 1;
+	for (int k = ex->seg_lo[o]; k <= o; k++)
+		if (ex->stage[k] == rc->s && op_forward_as(rc, k, 1))
 			return -1;
 	return 0;
+}
+
+/* After op o's backward nothing reads its output, its input copies or
+ * what it kept: given back. */
+static void drop_after_backward(rankctx *rc, int o)
+{
+	pl_exec *ex = rc->ex;
+	rankst *st = &ex->rs[rc->rank];
+	const pl_op *op = &ex->g->ops[o];
+	enum { A = PL_EXEC_MEM_ACTIVATIONS };
+	mem_mark(st, vflag(st, op->out[0]), 0, A, bytes_of(&ex->out_l[o]));
+	for (int i = 0; i < op->ninputs; i++)
+		if (ex->in[o][i].kind != IN_ALIAS)
+			mem_mark(st, iflag(st, o, i), 0, A, bytes_of(&ex->in[o][i].l));
+	char *f = iflag(st, o, PL_MAX_OP_INPUTS);
+	if (f && *f) {
+		pl_xt in[PL_MAX_OP_INPUTS];
+		for (int j = 0; j < op->ninputs; j++)
+			to_xt(&ex->in[o][j].l, NULL, &in[j]);
+		pl_kctx k = {.g = ex->g, .op = op};
+		mem_mark(st, f, 0, A, sizeof(float) * (double)pl_kernel_saved_elems(&k, in));
+	}
 }
 
 static int backward(rankctx *rc)
@@ -811,8 +970,10 @@ static int backward(rankctx *rc)
 	pl_backend *be = ex->be;
 	int64_t R = rc->rank;
 	rankst *st = &ex->rs[R];
-	if ((ex->zero == 3 && gather_weights(rc)) || recompute(rc))
+	if (ex->zero == 3 && gather_weights(rc))
 		return -1;
+	if (st->segdone)
+		memset(st->segdone, 0, (size_t)g->nops);
 	/* activations' gradients start at zero; params' accumulate over the
 	 * step's micro-batches (ZeRO 2 and 3 move them to the shard each time) */
 	for (int t = 0; t < g->ntensors; t++) {
@@ -821,6 +982,9 @@ static int backward(rankctx *rc)
 		if (st->dval[t] && (!param || rc->mb == 0 || shard) &&
 		    be->fill(be, R, st->dval[t], n, 0))
 			return -1;
+		if (shard) /* the whole gradients live until reduce-scattered */
+			mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
+			         sizeof(float) * (double)n);
 		if (st->cacc && st->cacc[t] && rc->mb == 0 && be->fill(be, R, st->cacc[t], n, 0))
 			return -1;
 	}
@@ -829,6 +993,9 @@ static int backward(rankctx *rc)
 		if (st->dval[t] &&
 		    be->fill(be, R, st->dval[t], local_elems(&ex->home[t]), (float)(1.0 / ex->m)))
 			return -1;
+		if (st->dval[t])
+			mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
+			         bytes_of(&ex->home[t]));
 	}
 	if (rc->s + 1 < ex->pp && take_pending(rc))
 		return -1; /* the gradients of what the next stage read */
@@ -837,6 +1004,8 @@ static int backward(rankctx *rc)
 		int any = 0;
 		if (ex->stage[o] != rc->s)
 			continue;
+		if (recompute_at(rc, o))
+			return -1;
 		for (int i = 0; i < op->ninputs; i++)
 			any |= ex->in[o][i].grad;
 		if (!any || !st->dval[op->out[0]])
@@ -880,11 +1049,18 @@ static int backward(rankctx *rc)
 			tc += pl_now() - tb;
 			if (!bad)
 				bad = be->add(be, R, into, add, n);
+			if (into == st->dval[t] && ex->owner[t] < 0)
+				mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
+				         sizeof(float) * (double)n);
 			if (add != din[i].v)
 				unscratch(ex, R, add);
 		}
 		for (int i = 0; i < op->ninputs; i++)
 			unscratch(ex, R, din[i].v);
+		/* its output's gradient is spent, and what its backward read */
+		mem_mark(st, &st->glive[op->out[0]], 0, PL_EXEC_MEM_TRANSIENT,
+		         bytes_of(&ex->out_l[o]));
+		drop_after_backward(rc, o);
 		if (rc->rank == 0) {
 			ex->prof[2 * o] += pl_now() - t0 - tc;
 			ex->prof[2 * o + 1] += tc;
@@ -892,7 +1068,10 @@ static int backward(rankctx *rc)
 		if (bad)
 			return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
 	}
-	return reduce_grads(rc);
+	drop_weights(rc);
+	int bad = reduce_grads(rc);
+	drop_micro_batch(rc);
+	return bad;
 }
 
 /* A micro-batch's forward on the rank's stage, in its slot. */
@@ -1248,6 +1427,17 @@ void pl_exec_free(pl_exec *ex)
 		free(st->gsh);
 		free(st->wsh);
 		free(st->lacc);
+		for (int k = 0; k < st->nslot; k++) {
+			if (st->vlive)
+				free(st->vlive[k]);
+			if (st->ilive)
+				free(st->ilive[k]);
+		}
+		free(st->vlive);
+		free(st->ilive);
+		free(st->glive);
+		free(st->wlive);
+		free(st->segdone);
 		for (int i = 0; i < st->npool; i++)
 			be->release(be, r, st->pool[i].p);
 		free(st->pool);
@@ -1268,6 +1458,10 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->stage);
 	free(ex->tlo);
 	free(ex->thi);
+	free(ex->held);
+	free(ex->last);
+	free(ex->seg_lo);
+	free(ex->keep_in);
 	free(ex->rc);
 	free(ex);
 }
@@ -1425,6 +1619,22 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 			return -1;
 	st->inb = st->sinb[0];
 	st->saved = st->ssaved[0];
+	/* live memory: the persistent buffers from the start */
+	st->vlive = pl_calloc((size_t)st->nslot, sizeof *st->vlive);
+	st->ilive = pl_calloc((size_t)st->nslot, sizeof *st->ilive);
+	st->glive = pl_calloc(nt, 1);
+	st->wlive = pl_calloc(nt, 1);
+	st->segdone = pl_calloc((size_t)g->nops + 1, 1);
+	if (!st->vlive || !st->ilive || !st->glive || !st->wlive || !st->segdone)
+		return -1;
+	for (int k = 0; k < st->nslot; k++)
+		if (!(st->vlive[k] = pl_calloc(nt, 1)) ||
+		    !(st->ilive[k] = pl_calloc(((size_t)g->nops + 1) * (PL_MAX_OP_INPUTS + 1), 1)))
+			return -1;
+	for (int c = PL_EXEC_MEM_WEIGHTS; c <= PL_EXEC_MEM_OPTIMIZER; c++)
+		st->live[c] = st->peak[c] = st->mem[c];
+	if (st->pend)
+		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)np);
 	return 0;
 }
 
@@ -1495,12 +1705,17 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	ex->stage = pl_calloc(no, sizeof *ex->stage);
 	ex->tlo = pl_malloc(sizeof *ex->tlo * nt);
 	ex->thi = pl_malloc(sizeof *ex->thi * nt);
+	ex->held = pl_calloc(nt, 1);
+	ex->last = pl_malloc(sizeof *ex->last * nt);
+	ex->seg_lo = pl_malloc(sizeof *ex->seg_lo * no);
+	ex->keep_in = pl_calloc(no, 1);
 	ex->other = pl_calloc(nt, 1);
 	if (job->recompute && (ex->rc = pl_malloc(no)))
 		memcpy(ex->rc, job->recompute, (size_t)g->nops);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
 	    !ex->range || !ex->rs || !ex->prof || !ex->sync || !ex->other || !ex->stage ||
-	    !ex->tlo || !ex->thi || (job->recompute && !ex->rc))
+	    !ex->tlo || !ex->thi || !ex->held || !ex->last || !ex->keep_in || !ex->seg_lo ||
+	    (job->recompute && !ex->rc))
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -1592,6 +1807,46 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			if (ex->stage[pt->consumers[c]] > ex->thi[t])
 				ex->thi[t] = ex->stage[pt->consumers[c]];
 	}
+	/* live memory: what each op's backward reads (as the cost model counts
+	 * kept activations), each tensor's last reader, whether it is held */
+	int64_t ones[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		ones[l] = 1;
+	for (int t = 0; t < g->ntensors; t++)
+		ex->last[t] = -1;
+	for (int k = 0; k < g->nops; k++) {
+		const pl_op *op = &g->ops[k];
+		pl_opwork w;
+		memset(&w, 0, sizeof w);
+		pl_op_rule_get(op->type)->work(g, op, ones, &w);
+		ex->keep_in[k] = w.saves_in;
+		int keeps = !ex->rc || !ex->rc[k];
+		for (int i = 0; i < op->ninputs; i++) {
+			int t = op->in[i];
+			ex->last[t] = k;
+			/* kept by a reader, unless its producer is recomputed (as the
+			 * cost model counts a kept tensor: once, at its producer) */
+			int p = g->tensors[t].producer;
+			if ((w.saves_in >> i & 1) && (p < 0 || !ex->rc || !ex->rc[p]))
+				ex->held[t] = 1;
+		}
+		for (int i = 0; i < op->noutputs; i++)
+			if ((keeps && (w.saves_out >> i & 1)) || (ex->rc && ex->rc[k] == 2))
+				ex->held[op->out[i]] = 1;
+	}
+	/* recomputed segments: runs of recomputed ops, each ending after an op
+	 * that keeps its output (a layer of full recompute) */
+	for (int k = 0; k < g->nops; k++)
+		ex->seg_lo[k] =
+		    !ex->rc || !ex->rc[k] ? -1
+		    : k && ex->rc[k - 1] && ex->rc[k - 1] != 2 && ex->stage[k - 1] == ex->stage[k]
+		        ? ex->seg_lo[k - 1]
+		        : k;
+	for (int t = 0; t < g->ntensors; t++) /* sent to a later stage, or a graph output */
+		if (ex->thi[t] > ex->tlo[t])
+			ex->held[t] = 1;
+	for (int k = 0; k < g->noutputs; k++)
+		ex->held[g->outputs[k]] = 1;
 	for (int k = 0; k < g->nops; k++) /* a param read on another stage than its owner's */
 		for (int i = 0; i < g->ops[k].ninputs; i++) {
 			int t = g->ops[k].in[i];
@@ -1612,6 +1867,13 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 nomem:
 	pl_exec_free(ex);
 	return pl_err_set(err, PL_ENOMEM, "out of memory building the per-rank programs");
+}
+
+void pl_exec_memory_peak(const pl_exec *ex, double *bytes)
+{
+	int64_t me = ex->be->self < 0 ? 0 : ex->be->self;
+	for (int k = 0; k < PL_EXEC_MEM; k++)
+		bytes[k] = ex->rs[me].peak[k];
 }
 
 void pl_exec_memory(const pl_exec *ex, double *bytes)

@@ -119,4 +119,17 @@ enum {
 };
 void pl_exec_memory(const pl_exec *ex, double *bytes);
 
+/* The most bytes live at once on that rank, by the same categories, as a
+ * framework's allocator counts its tensors (PyTorch's max_memory_allocated):
+ * weights, gradients and optimizer state for the whole run; an activation
+ * from the op that computes it until its last reader's forward, or, when a
+ * backward reads it (the op rules' saved inputs and outputs, a recomputed
+ * layer's output, what goes to a later stage), until its micro-batch's
+ * backward ends; a recomputed op's outputs again from the recompute; an
+ * activation gradient from its first contribution until its producer's
+ * backward; scratch while in use; ZeRO 3's gathered weights while gathered,
+ * ZeRO 2 and 3's whole gradients until reduce-scattered. Buffers themselves
+ * stay cached for the next micro-batch, as a caching allocator keeps them. */
+void pl_exec_memory_peak(const pl_exec *ex, double *bytes);
+
 #endif

@@ -2273,30 +2273,35 @@ static int cmd_run(int argc, char **argv)
 		                : "");
 	if (profile && (st = print_profile(rg, &cl, &run, prof, (double)n, json, &err)))
 		goto done;
-	if (profile) { /* memory: what the executor allocated against the plan's breakdown */
-		double mem[PL_EXEC_MEM];
+	if (profile) { /* memory: the executor's peak against the plan's breakdown */
+		double mem[PL_EXEC_MEM], peak[PL_EXEC_MEM];
 		pl_exec_memory(ex, mem);
+		pl_exec_memory_peak(ex, peak);
 		if (json) {
 			cJSON *l = cJSON_CreateObject(),
 			      *m = cJSON_AddObjectToObject(l, "memory_bytes");
 			cJSON_AddNumberToObject(
 			    l, "rank", (double)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
 			cJSON *a = cJSON_AddObjectToObject(m, "measured"),
+			      *c = cJSON_AddObjectToObject(m, "allocated"),
 			      *p = cJSON_AddObjectToObject(m, "predicted");
 			for (int k = 0; k < PL_EXEC_MEM; k++) {
-				cJSON_AddNumberToObject(a, pl_ckpt_mem_names[k], mem[k]);
+				cJSON_AddNumberToObject(a, pl_ckpt_mem_names[k], peak[k]);
+				cJSON_AddNumberToObject(c, pl_ckpt_mem_names[k], mem[k]);
 				cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], cr.breakdown[k]);
 			}
 			if ((st = json_line(l, &err)))
 				goto done;
 		} else {
-			printf(
-			    "\nmemory of rank %lld (allocated by the executor, fp32, held for the "
-			    "step) against the plan's peak-stage prediction:\n",
-			    (long long)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
+			printf("\nmemory of rank %lld: the most live at once (as a framework's "
+			       "allocator "
+			       "counts its tensors; fp32), the buffers allocated, and the plan's "
+			       "peak-stage prediction:\n",
+			       (long long)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
 			for (int k = 0; k < PL_EXEC_MEM; k++)
-				printf("  %-17s %12.0f B   predicted %12.0f B\n",
-				       pl_ckpt_mem_names[k], mem[k], cr.breakdown[k]);
+				printf(
+				    "  %-17s %12.0f B   allocated %12.0f B   predicted %12.0f B\n",
+				    pl_ckpt_mem_names[k], peak[k], mem[k], cr.breakdown[k]);
 		}
 	}
 done:
