@@ -669,11 +669,19 @@ check "run on cpu predicts for cpu-x2 by default, for the cluster given with --c
   '[ "$(jq -r "select(.cluster) | .cluster" "$T/rc.out")" = cpu-x2 ] &&
    [ "$(jq -r "select(.cluster) | .cluster" "$T/rc8.out")" = h100x8 ]'
 
-# --- run --profile: memory the executor allocated beside the plan's breakdown
+# --- run --profile: memory the executor spends beside the plan's breakdown
 "$PLANNER" run "$SRC/tests/fixtures/models/gpt-tiny.json" --strategy "$T/rc2.json" --steps 2 --json \
   --profile > "$T/rp.out" 2> "$T/err"
 check "run --profile: weights, gradients and Adam states allocated are the plan's predicted bytes" \
   '[ $? -eq 0 ] && jq -e "select(.memory_bytes) | .memory_bytes as \$m | [\"weights\", \"gradients\", \"optimizer_states\"] | all(. as \$k | \$m.measured[\$k] == \$m.predicted[\$k] and \$m.measured[\$k] > 0)" "$T/rp.out" > /dev/null'
+for cfg in "--mode dp" "--dp 4 --pp 1 --recompute selective"; do
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$SRC/tests/fixtures/models/gpt-tiny.json" --devices 4 $cfg -o "$T/mp.json" > /dev/null 2>&1
+  "$PLANNER" run "$SRC/tests/fixtures/models/gpt-tiny.json" --strategy "$T/mp.json" --steps 2 --json \
+    --profile > "$T/rp.out" 2> "$T/err"
+  check "run --profile ($cfg): the most activation bytes live at once within 5 % of the plan's, and no more than allocated" \
+    'jq -e "select(.memory_bytes) | .memory_bytes as \$m | (\$m.measured.activations / \$m.predicted.activations - 1 | fabs) <= 0.05 and \$m.measured.activations <= \$m.allocated.activations" "$T/rp.out" > /dev/null'
+done
 
 # --- search --why-not: the counterfactual plan is what a search with those options returns
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 2 --pp 1" --json \
