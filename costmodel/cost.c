@@ -91,13 +91,20 @@ int pl_recompute_of_flags(const uint8_t *flags, int n)
 }
 
 /* bytes of optimizer state per param element (Adam: fp32 m and v, plus an
- * fp32 master copy for 16-bit params), and bytes moved by its update */
+ * fp32 master copy for 16-bit params), and bytes an optimizer step moves per
+ * element, as Megatron's optimizer runs it (megatron/core/optimizer/
+ * optimizer.py, MixedPrecisionOptimizer.step; docs/cost-model.md): for
+ * 16-bit params the gradient copied into the fp32 main gradient (w read, 4
+ * written), fp16's unscale and inf check (4 + 4), the gradient norm for
+ * clipping (4 read), Adam on the fp32 master (weights, gradients, m, v read;
+ * weights, m, v written: 28), the master copied back (4 read, w written);
+ * for 32-bit params the norm and Adam (4 + 28) */
 static void adam_bytes(pl_dtype dt, double *state, double *traffic)
 {
 	int w = pl_dtype_bytes(dt);
-	int master = (dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16) ? 4 : 0;
-	*state = 8 + master;
-	*traffic = 2 * w + w + 2 * 8 + 2 * master; /* w r/w, g r, m,v r/w, master r/w */
+	int half = dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16;
+	*state = 8 + (half ? 4 : 0);
+	*traffic = half ? (w + 4) + (dt == PL_DT_FLOAT16 ? 8 : 0) + 4 + 28 + (4 + w) : 4 + 28;
 }
 
 /* The index of split among op o's candidates when it points into the

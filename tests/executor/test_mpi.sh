@@ -26,6 +26,20 @@ close() { # two loss lists agree to 1e-5 relative, and have 3 entries
     for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d
       s = y[i] < 0 ? -y[i] : y[i]; if (d > 1e-5 * s) exit 1 } }'
 }
+# runs plan $2 of model $3 on $1 processes; its losses must be $4's (label $5)
+mpi_matches() {
+  local np=$1 plan=$2 model=$3 ref=$4 what=$5 rc got
+  timeout 120 "${MPIRUN[@]}" -np "$np" "$P" run "$model" --strategy "$plan" --steps 3 --json \
+    > "$T/out" 2> "$T/err"
+  rc=$?
+  got=$(losses "$T/out")
+  if [ $rc -eq 0 ] && close "$got" "$ref"; then
+    ok "$what: the one-device losses ($got)"
+  else
+    bad "$what: exit $rc, losses '$got' against '$ref'"
+    head -5 "$T/err" | sed 's/^/# /'
+  fi
+}
 for model in gpt-tiny moe-tiny; do
   M="$SRC/tests/fixtures/models/$model.json"
   "$P" search "$M" --devices 1 -o "$T/one.json" > /dev/null 2>&1 &&
@@ -45,17 +59,8 @@ for model in gpt-tiny moe-tiny; do
         echo "# $model, $np devices, $how: no plan ($(head -1 "$T/err"))"
         continue
       fi
-      timeout 120 "${MPIRUN[@]}" -np "$np" "$P" run "$M" --strategy "$T/p.json" --steps 3 --json \
-        > "$T/out" 2> "$T/err"
-      rc=$?
-      got=$(losses "$T/out")
       deg=$(grep -o "dp degree [0-9]*.*tp degree [0-9]*" "$T/sum" 2> /dev/null | head -1)
-      if [ $rc -eq 0 ] && close "$got" "$ref"; then
-        ok "$model on $np processes, $how plan ($deg): the one-device losses ($got)"
-      else
-        bad "$model on $np processes, $how plan: exit $rc, losses '$got' against '$ref'"
-        head -5 "$T/err" | sed 's/^/# /'
-      fi
+      mpi_matches "$np" "$T/p.json" "$M" "$ref" "$model on $np processes, $how plan ($deg)"
     done
   done
 done
@@ -74,16 +79,7 @@ for spec in "2 --pp 1 --micro-batches 2 --zero 1 --recompute full" \
   shift
   "$P" search "$M" --devices "$np" "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
     { bad "gpt-tiny, $np devices, $*: no plan"; continue; }
-  timeout 120 "${MPIRUN[@]}" -np "$np" "$P" run "$M" --strategy "$T/p.json" --steps 3 --json \
-    > "$T/out" 2> "$T/err"
-  rc=$?
-  got=$(losses "$T/out")
-  if [ $rc -eq 0 ] && close "$got" "$ref"; then
-    ok "gpt-tiny on $np processes, $*: the one-device losses ($got)"
-  else
-    bad "gpt-tiny on $np processes, $*: exit $rc, losses '$got' against '$ref'"
-    head -5 "$T/err" | sed 's/^/# /'
-  fi
+  mpi_matches "$np" "$T/p.json" "$M" "$ref" "gpt-tiny on $np processes, $*"
 done
 "$P" search "$M" --devices 2 -o "$T/p2.json" > /dev/null 2>&1
 start=$(date +%s)
