@@ -13,8 +13,10 @@
  *   Reshape to a shape known at import; computations on shapes (Shape, Gather,
  *   Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, arithmetic on their
  *   values) folded, with the shapes the importer infers as ONNX defines them;
- *   Slice of a linear layer's output along its last axis (a fused q, k, v
- *   projection) imported as that layer's weight and bias cut into slices.
+ *   Slice or Split of a linear layer's output along its last axis (a fused
+ *   q, k, v projection) imported as that layer's weight and bias cut into
+ *   slices; Slice of an initializer (a mask sliced to the sequence);
+ *   LayerNormalization (opset 17); GELU in its tanh form fused into Gelu.
  *
  * Anything else is refused naming the node, its op type and the opset, with
  * the list above. ONNX exports are forward graphs: --loss cross-entropy
@@ -33,9 +35,11 @@
 
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Softmax, Transpose, Gather, "      \
-	"ReduceMean, Reshape, Erf (in GELU's form), Pow and Sqrt (in LayerNorm's form), Slice "    \
-	"(of a linear layer's output), Identity, Dropout, Constant, and on shapes Shape, "         \
-	"Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape and arithmetic (folded)"
+	"ReduceMean, Reshape, LayerNormalization, Erf (in GELU's form), Pow and Tanh (in tanh "    \
+	"GELU's form), Pow and Sqrt (in LayerNorm's form), Slice and Split (of a linear "          \
+	"layer's output, or Slice of an initializer), Identity, Dropout, Constant, and on "        \
+	"shapes Shape, Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape and arithmetic "  \
+	"(folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
  * for the small integer tensors of shape computations (Shape, Gather,
@@ -664,6 +668,50 @@ static int gelu_at(const imp *m, int i)
 	return q;
 }
 
+/* GELU in its tanh form (GPT-2's gelu_new, torch's approximate="tanh"):
+ * 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), from the Pow of x to the
+ * final product, as 0.5 x times (1 + tanh) or x times (1 + tanh) then 0.5.
+ * The final node's index (the others marked skipped; a Mul of x by 0.5
+ * emitted before, no longer read, is dropped at the end), or -1. */
+static int gelu_tanh_at(imp *m, int i)
+{
+	const Onnx__NodeProto *pw = m->g->node[i];
+	int q = -1, r = -1, t = -1, u = -1, v = -1, f = -1;
+	if (!is_op(m, i, "Pow", 2) || !is_scalar(m, pw->input[1], 3))
+		return -1;
+	const char *x = pw->input[0];
+	if (consumers(m, pw->output[0], &q, 1) != 1 || !is_op(m, q, "Mul", 2) ||
+	    !is_scalar(m, other_input(m, q, pw->output[0]), 0.044715) ||
+	    consumers(m, m->g->node[q]->output[0], &r, 1) != 1 || !is_op(m, r, "Add", 2) ||
+	    !other_input(m, r, m->g->node[q]->output[0]) ||
+	    strcmp(other_input(m, r, m->g->node[q]->output[0]), x) ||
+	    consumers(m, m->g->node[r]->output[0], &t, 1) != 1 || !is_op(m, t, "Mul", 2) ||
+	    !is_scalar(m, other_input(m, t, m->g->node[r]->output[0]), 0.7978845608) ||
+	    consumers(m, m->g->node[t]->output[0], &u, 1) != 1 || !is_op(m, u, "Tanh", 1) ||
+	    consumers(m, m->g->node[u]->output[0], &v, 1) != 1 || !is_op(m, v, "Add", 2) ||
+	    !is_scalar(m, other_input(m, v, m->g->node[u]->output[0]), 1) ||
+	    consumers(m, m->g->node[v]->output[0], &f, 1) != 1 || !is_op(m, f, "Mul", 2))
+		return -1;
+	const char *w = other_input(m, f, m->g->node[v]->output[0]);
+	int h = -1, last = f;
+	for (size_t k = 0; w && k < m->g->n_node && h < 0; k++) /* w = x * 0.5 ? */
+		if (m->g->node[k]->n_output && !strcmp(m->g->node[k]->output[0], w))
+			h = (int)k;
+	int halved = h >= 0 && is_op(m, h, "Mul", 2) && other_input(m, h, x) &&
+	             is_scalar(m, other_input(m, h, x), 0.5);
+	if (!halved) { /* x * (1 + tanh), then * 0.5 */
+		int g = -1;
+		if (!w || strcmp(w, x) || consumers(m, m->g->node[f]->output[0], &g, 1) != 1 ||
+		    !is_op(m, g, "Mul", 2) ||
+		    !is_scalar(m, other_input(m, g, m->g->node[f]->output[0]), 0.5))
+			return -1;
+		last = g;
+		m->skip[f] = 1;
+	}
+	m->skip[q] = m->skip[r] = m->skip[t] = m->skip[u] = m->skip[v] = 1;
+	return last;
+}
+
 /* LayerNorm as exports before opset 17 write it, over the last axis:
  * m = ReduceMean(x); d = x - m; v = ReduceMean(d ^ 2); y = d / sqrt(v + eps)
  * * gamma + beta. The final Add's index (the others marked skipped), the
@@ -827,30 +875,20 @@ static const char *param_slice(imp *m, const char *w, int64_t lo, int64_t hi)
 	return got ? got->string : NULL;
 }
 
-/* Slice of a linear layer's output along its last axis (torch's
- * MultiheadAttention computes q, k and v with one in_proj and slices them
- * apart): the layer's weight and bias are cut instead, each slice its own
- * MatMul (and bias Add) of the layer's input, so every weight stays a param
- * and the tensors keep the shapes the op rules know. The whole layer, no
- * longer read, is dropped at the end (drop_unread). -1 when the slice is
- * not of one. */
-static int split_linear(imp *m, const Onnx__NodeProto *n, const char *name)
+/* Columns lo..hi of a linear layer's output x (torch's MultiheadAttention
+ * computes q, k and v with one in_proj and slices them apart; GPT-2's c_attn
+ * splits them): the layer's weight and bias are cut instead, the slice its
+ * own MatMul (and bias Add) of the layer's input named `name` with output
+ * `out`, so every weight stays a param and the tensors keep the shapes the
+ * op rules know. The whole layer, once nothing reads it, is dropped at the
+ * end (drop_unread). -1 when x is not such a layer's output. */
+static int linear_columns(imp *m, const char *x_name, int64_t lo, int64_t hi, const char *name,
+                          const char *out)
 {
-	tinfo *x = known(m, n->input[0]);
-	int64_t st[16], en[16], ax[16] = {0}, sp[16] = {1};
-	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
-	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
-	if (!x || x->rank < 1 || ns != 1 || ne != 1 || (na != 1 && na != 0) ||
-	    (nt != 1 && nt != 0) || (nt == 1 && sp[0] != 1) ||
-	    axis_of(na ? ax[0] : 0, x->rank) != x->rank - 1)
+	tinfo *x = known(m, x_name);
+	if (!x || x->rank < 1 || lo < 0 || hi > x->dims[x->rank - 1] || hi <= lo)
 		return -1;
-	int64_t N = x->dims[x->rank - 1];
-	int64_t lo = st[0] < 0 ? st[0] + N : st[0], hi = en[0] < 0 ? en[0] + N : en[0];
-	lo = lo < 0 ? 0 : lo > N ? N : lo;
-	hi = hi > N ? N : hi;
-	if (hi <= lo)
-		return -1;
-	cJSON *add = producer(m, resolve(m, n->input[0])), *mm = add;
+	cJSON *add = producer(m, resolve(m, x_name)), *mm = add;
 	const char *bias = NULL;
 	if (add && op_is(add, "Add")) {
 		const char *y = NULL;
@@ -870,22 +908,112 @@ static int split_linear(imp *m, const Onnx__NodeProto *n, const char *name)
 		return -1;
 	char mmname[600], mmout[600];
 	snprintf(mmname, sizeof mmname, "%s.mm", name);
-	snprintf(mmout, sizeof mmout, "%s.mm", n->output[0]);
+	snprintf(mmout, sizeof mmout, "%s.mm", out);
 	cJSON *o = add_op(m, bias ? mmname : name, "MatMul");
 	io(m, o, "inputs", op_input(mm, 0));
 	io(m, o, "inputs", w);
-	io(m, o, "outputs", bias ? mmout : n->output[0]);
+	io(m, o, "outputs", bias ? mmout : out);
 	if (bias) {
 		o = add_op(m, name, "Add");
 		io(m, o, "inputs", mmout);
 		io(m, o, "inputs", b);
-		io(m, o, "outputs", n->output[0]);
+		io(m, o, "outputs", out);
 	}
 	int64_t dims[16];
 	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
 	dims[x->rank - 1] = hi - lo;
+	set_info(m, out, x->rank, dims, 0, NULL);
+	return 0;
+}
+
+/* A Slice of initializer t (a param or const: an attention mask sliced to
+ * the sequence) is the initializer itself when it keeps every element, else
+ * a tensor of its own declared with the sliced shape (its data are not
+ * needed). -1 when t is not an initializer or the slice not known. */
+static int slice_initializer(imp *m, const Onnx__NodeProto *n)
+{
+	cJSON *t = cJSON_GetObjectItem(m->tensors, resolve(m, n->input[0]));
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
+	tinfo *x = known(m, n->input[0]);
+	if (!t || !role || !strcmp(role, "input") || !x)
+		return -1;
+	int64_t st[16], en[16], ax[16], sp[16], dims[16];
+	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
+	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
+	if (ns < 1 || ne != ns || (na && na != ns) || (nt && nt != ns))
+		return -1;
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	for (int k = 0; k < ns; k++) {
+		int64_t a = axis_of(na ? ax[k] : k, x->rank);
+		if (a < 0 || a >= x->rank || (nt && sp[k] != 1))
+			return -1;
+		int64_t N = x->dims[a], lo = st[k] < 0 ? st[k] + N : st[k],
+		        hi = en[k] < 0 ? en[k] + N : en[k];
+		lo = lo < 0 ? 0 : lo > N ? N : lo;
+		hi = hi > N ? N : hi < lo ? lo : hi;
+		dims[a] = hi - lo;
+	}
+	if (!memcmp(dims, x->dims, sizeof(int64_t) * (size_t)x->rank)) { /* all of it */
+		m->alias_from[m->nalias] = n->output[0];
+		m->alias_to[m->nalias++] = n->input[0];
+		return 0;
+	}
+	cJSON *d = cJSON_Duplicate(t, 1);
+	cJSON_ReplaceItemInObject(d, "shape", int_list(dims, (size_t)x->rank));
+	pl_json_add(m->tensors, n->output[0], d);
 	set_info(m, n->output[0], x->rank, dims, 0, NULL);
 	return 0;
+}
+
+/* Slice along the last axis of a linear layer's output, or of an
+ * initializer; -1 when neither. */
+static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]);
+	int64_t st[16], en[16], ax[16] = {0}, sp[16] = {1};
+	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
+	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
+	if (slice_initializer(m, n) == 0)
+		return 0;
+	if (!x || x->rank < 1 || ns != 1 || ne != 1 || (na != 1 && na != 0) ||
+	    (nt != 1 && nt != 0) || (nt == 1 && sp[0] != 1) ||
+	    axis_of(na ? ax[0] : 0, x->rank) != x->rank - 1)
+		return -1;
+	int64_t N = x->dims[x->rank - 1];
+	int64_t lo = st[0] < 0 ? st[0] + N : st[0], hi = en[0] < 0 ? en[0] + N : en[0];
+	lo = lo < 0 ? 0 : lo > N ? N : lo;
+	hi = hi > N ? N : hi;
+	return linear_columns(m, n->input[0], lo, hi, name, n->output[0]);
+}
+
+/* Split along the last axis of a linear layer's output (GPT-2's q, k, v):
+ * each output its columns (linear_columns); -1 when not such a split. */
+static int import_split(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]);
+	if (!x || x->rank < 1 || axis_of(attr_i(n, "axis", 0), x->rank) != x->rank - 1 ||
+	    n->n_output < 1 || n->n_output > 16)
+		return -1;
+	int64_t sizes[16], N = x->dims[x->rank - 1];
+	int k = ints_of(m, n, "split", 1, sizes, 16);
+	if (k == 0) { /* equal parts */
+		if (N % (int64_t)n->n_output)
+			return -1;
+		for (size_t j = 0; j < n->n_output; j++)
+			sizes[j] = N / (int64_t)n->n_output;
+		k = (int)n->n_output;
+	}
+	if (k != (int)n->n_output)
+		return -1;
+	int64_t at = 0;
+	for (int j = 0; j < k; j++) {
+		char part[600];
+		snprintf(part, sizeof part, "%s.%d", name, j);
+		if (linear_columns(m, n->input[0], at, at + sizes[j], part, n->output[j]))
+			return -1;
+		at += sizes[j];
+	}
+	return at == N ? 0 : -1;
 }
 
 /* whether an emitted op reads name, or it is one of outs */
@@ -956,11 +1084,35 @@ static pl_status node(imp *m, int i)
 		                   "the importer does not know its input's shape (export with "
 		                   "static shapes, or --batch N for a symbolic batch)");
 	if (!strcmp(t, "Slice")) {
-		if (n->n_input < 1 || split_linear(m, n, name))
+		if (n->n_input < 1 || import_slice(m, n, name))
 			return unsupported(
 			    m, n,
 			    "a Slice is imported only as the last-axis cut of a linear "
+			    "layer's output (a fused q, k, v projection) or of an "
+			    "initializer");
+		return PL_OK;
+	}
+	if (!strcmp(t, "Split")) {
+		if (n->n_input < 1 || import_split(m, n, name))
+			return unsupported(
+			    m, n,
+			    "a Split is imported only as the last-axis cut of a linear "
 			    "layer's output (a fused q, k, v projection)");
+		return PL_OK;
+	}
+	if (!strcmp(t, "LayerNormalization")) { /* opset 17 */
+		tinfo *x = known(m, n->input[0]);
+		if (n->n_input < 2 || !x || axis_of(attr_i(n, "axis", -1), x->rank) != x->rank - 1)
+			return unsupported(m, n, "only over the last axis, with a scale");
+		const Onnx__AttributeProto *ep = attr(n, "epsilon");
+		cJSON *o = add_op(m, name, "LayerNormalization");
+		for (size_t k = 0; k < n->n_input && k < 3; k++)
+			io(m, o, "inputs", n->input[k]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddNumberToObject(at, "axis", -1);
+		cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Reshape")) {
@@ -1001,7 +1153,9 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	int q = gelu_at(m, i);
-	if (q >= 0) { /* named after the node that ends it */
+	if (q < 0 && (q = gelu_tanh_at(m, i)) >= 0)
+		n = m->g->node[i]; /* named after the final node, reading the Pow's x */
+	if (q >= 0) {              /* named after the node that ends it */
 		const Onnx__NodeProto *last = m->g->node[q];
 		cJSON *o =
 		    add_op(m, last->name && last->name[0] ? last->name : last->output[0], "Gelu");
