@@ -534,6 +534,17 @@ static double bytes_of(const pl_layout *l)
 	return sizeof(float) * (double)local_elems(l);
 }
 
+/* bytes op o keeps from its forward to its backward in its own buffer
+ * (SoftmaxCrossEntropy's log-sum-exp) */
+static double saved_bytes(const pl_exec *ex, int o)
+{
+	pl_xt in[PL_MAX_OP_INPUTS];
+	for (int j = 0; j < ex->g->ops[o].ninputs; j++)
+		to_xt(&ex->in[o][j].l, NULL, &in[j]);
+	pl_kctx k = {.g = ex->g, .op = &ex->g->ops[o]};
+	return sizeof(float) * (double)pl_kernel_saved_elems(&k, in);
+}
+
 /* Op o's forward on the rank: each input produced in the layout the op
  * reads, then its kernel. Live memory: its output and what it keeps become
  * live; an input copy its backward does not read, and a value whose last
@@ -576,8 +587,7 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 	}
 	mem_mark(st, vflag(st, op->out[0]), 1, A, bytes_of(&ex->out_l[o]));
 	if (st->saved[o])
-		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 1, A,
-		         sizeof(float) * (double)pl_kernel_saved_elems(&k, in));
+		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 1, A, saved_bytes(ex, o));
 	int keeps = !ex->rc || !ex->rc[o]; /* a recomputed op keeps nothing */
 	for (int i = 0; i < op->ninputs && !recomputing; i++) {
 		xin *xi = &ex->in[o][i];
@@ -601,28 +611,20 @@ static void drop_micro_batch(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
 	rankst *st = &ex->rs[rc->rank];
-	for (int t = 0; st->vlive && t < ex->g->ntensors; t++) {
-		if (ex->has_home[t] && ex->owner[t] < 0)
+	for (int t = 0; st->vlive && t < ex->g->ntensors; t++)
+		if (ex->has_home[t] && ex->owner[t] < 0) {
 			mem_mark(st, vflag(st, t), 0, PL_EXEC_MEM_ACTIVATIONS,
 			         bytes_of(&ex->home[t]));
-		if (ex->has_home[t] && ex->owner[t] < 0)
 			mem_mark(st, &st->glive[t], 0, PL_EXEC_MEM_TRANSIENT,
 			         bytes_of(&ex->home[t]));
-	}
+		}
 	for (int o = 0; st->ilive && o < ex->g->nops; o++)
 		for (int i = 0; i <= PL_MAX_OP_INPUTS; i++) {
 			char *f = iflag(st, o, i);
-			if (!*f)
-				continue;
-			double b = i < PL_MAX_OP_INPUTS ? bytes_of(&ex->in[o][i].l) : 0;
-			if (i == PL_MAX_OP_INPUTS) { /* what the op kept: its own count */
-				pl_xt in[PL_MAX_OP_INPUTS];
-				for (int j = 0; j < ex->g->ops[o].ninputs; j++)
-					to_xt(&ex->in[o][j].l, NULL, &in[j]);
-				pl_kctx k = {.g = ex->g, .op = &ex->g->ops[o]};
-				b = sizeof(float) * (double)pl_kernel_saved_elems(&k, in);
-			}
-			mem_mark(st, f, 0, PL_EXEC_MEM_ACTIVATIONS, b);
+			if (*f)
+				mem_mark(st, f, 0, PL_EXEC_MEM_ACTIVATIONS,
+				         i < PL_MAX_OP_INPUTS ? bytes_of(&ex->in[o][i].l)
+				                              : saved_bytes(ex, o));
 		}
 }
 
@@ -953,14 +955,7 @@ static void drop_after_backward(rankctx *rc, int o)
 	for (int i = 0; i < op->ninputs; i++)
 		if (ex->in[o][i].kind != IN_ALIAS)
 			mem_mark(st, iflag(st, o, i), 0, A, bytes_of(&ex->in[o][i].l));
-	char *f = iflag(st, o, PL_MAX_OP_INPUTS);
-	if (f && *f) {
-		pl_xt in[PL_MAX_OP_INPUTS];
-		for (int j = 0; j < op->ninputs; j++)
-			to_xt(&ex->in[o][j].l, NULL, &in[j]);
-		pl_kctx k = {.g = ex->g, .op = op};
-		mem_mark(st, f, 0, A, sizeof(float) * (double)pl_kernel_saved_elems(&k, in));
-	}
+	mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 0, A, saved_bytes(ex, o));
 }
 
 static int backward(rankctx *rc)
