@@ -112,7 +112,9 @@ const char *planner_errmsg(const planner_ctx *ctx);
  * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
  * recompute set away from its default makes planner_plan_new search the
  * whole job (stages, micro-batches, ZeRO, recompute) instead of one per-op
- * plan; such plans are priced and saved but cannot run on the executor yet. */
+ * plan; such plans are priced, saved and run by planner_trainer_new (pipeline
+ * stages with 1F1B, micro-batches, ZeRO, recompute; not the interleaved
+ * schedule). */
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
 /* The current value of a key as a string (its default if never set; "" for
  * cluster, memory_limit, the checkpoint files, time_limit and learning_rate
@@ -176,7 +178,9 @@ void planner_plan_free(planner_plan *p);
 
 /* An executor running g under plan on the context's backend (device_num
  * ranks), with the context's optimizer, learning rate, seed and
- * gradients_mean. g must be the graph the plan was made for. */
+ * gradients_mean. g must be the graph the plan was made for. A whole-job
+ * plan runs as planned (pipeline stages with 1F1B, micro-batches, ZeRO 0-3,
+ * recompute); the interleaved schedule fails with PLANNER_EINVAL. */
 int planner_trainer_new(planner_ctx *ctx, planner_graph *g, const planner_plan *plan,
                         planner_trainer **out);
 /* One step: forward, backward, optimizer update; *loss (may be NULL) gets
