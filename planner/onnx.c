@@ -344,6 +344,8 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		if (strcmp(t, bin[k]) || n->n_input != 2)
 			continue;
 		tinfo *b = valued(m, n->input[1]);
+		if (!b) /* an input left out ("") */
+			return 0;
 		int r = broadcast(a, b, dims);
 		int64_t no = 1;
 		for (int d = 0; d < r; d++)
@@ -366,7 +368,7 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 	}
 	if (!strcmp(t, "Gather") && n->n_input == 2) {
 		tinfo *ix = valued(m, n->input[1]);
-		if (a->rank != 1)
+		if (!ix || a->rank != 1)
 			return 0;
 		for (int i = 0; i < ix->nval; i++) {
 			int64_t j = axis_of(to_i64(ix->val[i]), (int)a->dims[0]);
@@ -410,7 +412,7 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 			return 0;
 		for (size_t k = 0; k < n->n_input; k++) {
 			tinfo *x = valued(m, n->input[k]);
-			if (x->rank != 1 || at + x->nval > MAX_VALUES)
+			if (!x || x->rank != 1 || at + x->nval > MAX_VALUES)
 				return 0;
 			memcpy(v + at, x->val, sizeof(double) * (size_t)x->nval);
 			at += x->nval;
@@ -474,9 +476,12 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 	} else if (!strcmp(t, "Transpose")) {
 		int64_t perm[16];
 		int np = ints_of(m, n, "perm", 99, perm, 16);
-		for (int d = 0; d < a->rank; d++)
-			dims[d] =
-			    a->dims[np == a->rank ? axis_of(perm[d], a->rank) : a->rank - 1 - d];
+		for (int d = 0; d < a->rank; d++) {
+			int64_t from = np == a->rank ? axis_of(perm[d], a->rank) : a->rank - 1 - d;
+			if (from < 0 || from >= a->rank)
+				return -1; /* not a permutation: the model reader says so */
+			dims[d] = a->dims[from];
+		}
 		r = a->rank;
 	} else if (!strcmp(t, "Gather") && b) {
 		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank);
@@ -569,6 +574,8 @@ static int tensor_scalar(const Onnx__TensorProto *t, double *v)
 /* the value of a scalar Constant node's output, or of a scalar initializer */
 static int scalar_of(const imp *m, const char *name, double *v)
 {
+	if (!name)
+		return -1;
 	tinfo *t = valued((imp *)m, name);
 	if (t) {
 		if (t->nval != 1)
