@@ -647,6 +647,20 @@ static size_t shard_len(size_t n, size_t c, int idx)
 	return lo >= n ? 0 : n - lo < c ? n - lo : c;
 }
 
+/* Where stage-mesh rank lr's ZeRO shard of param t lies in its local piece:
+ * the shard length c into *c and the rank's index in the replica group
+ * (returned; -1 for a group larger than 4096). */
+static int shard_of(const pl_exec *ex, int t, int64_t lr, size_t *c)
+{
+	size_t n = local_elems(&ex->home[t]), g = (size_t)ex->sync[t].group_size;
+	int64_t members[4096], id;
+	*c = (n + g - 1) / g;
+	if (g > 4096)
+		return -1;
+	pl_prim_group(&ex->sync[t], lr, members, &id);
+	return (int)id;
+}
+
 /* ZeRO: every replica's shard (c elements at shard, padded) gathered into
  * the param's whole local piece w */
 static int gather_shards(rankctx *rc, int t, const float *shard, float *w)
@@ -1288,18 +1302,15 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 	/* ZeRO 3's weights: each replica adds its shard (the whole ones are stale
 	 * after an update) */
 	int shards = !what && ex->zero == 3 && ex->owner[t] >= 0 && ex->sync[t].naxes;
-	size_t c =
-	    shards ? (n + (size_t)ex->sync[t].group_size - 1) / (size_t)ex->sync[t].group_size : 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
 		int64_t lr = r % ex->M;
 		if (!here(ex, r) || r / ex->M != ex->tlo[t] ||
 		    (!shards && nrep && pl_devmat_coord(&l.dm, rep, nrep, lr) != 0))
 			continue; /* another process's or stage's, or a replica */
 		if (shards) {
-			int64_t members[4096], id = 0;
-			if (ex->sync[t].group_size <= 4096)
-				pl_prim_group(&ex->sync[t], lr, members, &id);
-			size_t len = shard_len(n, c, (int)id);
+			size_t c;
+			int id = shard_of(ex, t, lr, &c);
+			size_t len = id < 0 ? 0 : shard_len(n, c, id);
 			memset(host, 0, sizeof(float) * n);
 			rc = len ? ex->be->download(ex->be, r, host + (size_t)id * c,
 			                            ex->rs[r].wsh[t], len)
@@ -1348,11 +1359,9 @@ int pl_exec_write(pl_exec *ex, int t, const float *global)
 		each_global(l, r % ex->M, copy_one, &u);
 		rc = ex->be->upload(ex->be, r, ex->rs[r].val[t], host, n);
 		if (!rc && ex->rs[r].wsh[t]) { /* ZeRO 3: the rank's shard of it */
-			int64_t members[4096], id = 0;
-			size_t g = (size_t)ex->sync[t].group_size, c = (n + g - 1) / g;
-			if (g <= 4096)
-				pl_prim_group(&ex->sync[t], r % ex->M, members, &id);
-			size_t len = shard_len(n, c, (int)id);
+			size_t c;
+			int id = shard_of(ex, t, r % ex->M, &c);
+			size_t len = id < 0 ? 0 : shard_len(n, c, id);
 			rc = len ? ex->be->upload(ex->be, r, ex->rs[r].wsh[t],
 			                          host + (size_t)id * c, len)
 			         : 0;
@@ -1511,11 +1520,10 @@ static int alloc_param(pl_exec *ex, int64_t r, int t)
 	                  ex->be->fill(ex->be, r, st->gsh[t], c, 0)))
 		return -1;
 	if (zero == 3) { /* the rank's shard of the weights it was given */
-		int64_t members[4096], id;
-		if (ex->sync[t].group_size > 4096)
+		int id = shard_of(ex, t, r % ex->M, &c);
+		if (id < 0)
 			return -1;
-		pl_prim_group(&ex->sync[t], r % ex->M, members, &id);
-		size_t len = shard_len(n, c, (int)id);
+		size_t len = shard_len(n, c, id);
 		if (!(st->wsh[t] = counted(ex, r, c, PL_EXEC_MEM_WEIGHTS)) ||
 		    ex->be->fill(ex->be, r, st->wsh[t], c, 0) ||
 		    (len && ex->be->copy(ex->be, r, st->wsh[t], len, st->val[t] + (size_t)id * c,

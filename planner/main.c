@@ -615,15 +615,20 @@ static long long group_size(const cJSON *ck, const char *name)
 	return n > 0 ? n : 1;
 }
 
+/* An object's "recompute" (a checkpoint or an alternative): none when absent */
+static int recompute_of(const cJSON *o)
+{
+	int rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "recompute")));
+	return rc < 0 ? PL_RECOMPUTE_NONE : rc;
+}
+
 /* The checkpoint's whole-job configuration, as the alternatives list it. */
 static void ck_config(const cJSON *ck, long long *pp, long long *m, int *zero, int *rc)
 {
 	*pp = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
 	*m = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "micro_batches", 1);
 	*zero = (int)pl_json_num(ck, "optimizer_shard", 0);
-	*rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(ck, "recompute")));
-	if (*rc < 0)
-		*rc = PL_RECOMPUTE_NONE;
+	*rc = recompute_of(ck);
 }
 
 /* What makes two plans' configurations differ: dp, tp, pp, ep, micro-batches,
@@ -739,10 +744,7 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		long long pp = (long long)pl_json_num(a, "pipeline_stages", 1),
 		          m = (long long)pl_json_num(a, "micro_batches", 1);
 		int z = (int)pl_json_num(a, "optimizer_shard", 0);
-		int rc =
-		    pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(a, "recompute")));
-		if (rc < 0)
-			rc = PL_RECOMPUTE_NONE;
+		int rc = recompute_of(a);
 		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
 			continue; /* the chosen plan's point */
 		pl_plan_opts o = *po;

@@ -933,6 +933,32 @@ static int linear_columns(imp *m, const char *x_name, int64_t lo, int64_t hi, co
 	return 0;
 }
 
+/* A Slice node's ranges on x: per sliced axis its index and [lo, hi)
+ * clamped to the dimension, into axis, lo and hi (16 at most). Their count,
+ * or -1 when the arguments are not known, disagree in length, name an axis x
+ * does not have or step other than 1. */
+static int slice_ranges(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *axis,
+                        int64_t *lo, int64_t *hi)
+{
+	int64_t st[16], en[16], ax[16], sp[16];
+	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
+	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
+	if (ns < 1 || ne != ns || (na && na != ns) || (nt && nt != ns))
+		return -1;
+	for (int k = 0; k < ns; k++) {
+		int64_t a = axis_of(na ? ax[k] : k, x->rank);
+		if (a < 0 || a >= x->rank || (nt && sp[k] != 1))
+			return -1;
+		int64_t N = x->dims[a], l = st[k] < 0 ? st[k] + N : st[k],
+		        h = en[k] < 0 ? en[k] + N : en[k];
+		l = l < 0 ? 0 : l > N ? N : l;
+		axis[k] = a;
+		lo[k] = l;
+		hi[k] = h > N ? N : h < l ? l : h;
+	}
+	return ns;
+}
+
 /* A Slice of initializer t (a param or const: an attention mask sliced to
  * the sequence) is the initializer itself when it keeps every element, else
  * a tensor of its own declared with the sliced shape (its data are not
@@ -942,24 +968,13 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 	cJSON *t = cJSON_GetObjectItem(m->tensors, resolve(m, n->input[0]));
 	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
 	tinfo *x = known(m, n->input[0]);
-	if (!t || !role || !strcmp(role, "input") || !x)
-		return -1;
-	int64_t st[16], en[16], ax[16], sp[16], dims[16];
-	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
-	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
-	if (ns < 1 || ne != ns || (na && na != ns) || (nt && nt != ns))
+	int64_t axis[16], lo[16], hi[16], dims[16];
+	int ns = t && role && strcmp(role, "input") && x ? slice_ranges(m, n, x, axis, lo, hi) : -1;
+	if (ns < 0)
 		return -1;
 	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
-	for (int k = 0; k < ns; k++) {
-		int64_t a = axis_of(na ? ax[k] : k, x->rank);
-		if (a < 0 || a >= x->rank || (nt && sp[k] != 1))
-			return -1;
-		int64_t N = x->dims[a], lo = st[k] < 0 ? st[k] + N : st[k],
-		        hi = en[k] < 0 ? en[k] + N : en[k];
-		lo = lo < 0 ? 0 : lo > N ? N : lo;
-		hi = hi > N ? N : hi < lo ? lo : hi;
-		dims[a] = hi - lo;
-	}
+	for (int k = 0; k < ns; k++)
+		dims[axis[k]] = hi[k] - lo[k];
 	if (!memcmp(dims, x->dims, sizeof(int64_t) * (size_t)x->rank)) { /* all of it */
 		m->alias_from[m->nalias] = n->output[0];
 		m->alias_to[m->nalias++] = n->input[0];
@@ -976,21 +991,13 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
  * initializer; -1 when neither. */
 static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 {
-	tinfo *x = known(m, n->input[0]);
-	int64_t st[16], en[16], ax[16] = {0}, sp[16] = {1};
-	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
-	    na = ints_of(m, n, "axes", 3, ax, 16), nt = ints_of(m, n, "steps", 4, sp, 16);
 	if (slice_initializer(m, n) == 0)
 		return 0;
-	if (!x || x->rank < 1 || ns != 1 || ne != 1 || (na != 1 && na != 0) ||
-	    (nt != 1 && nt != 0) || (nt == 1 && sp[0] != 1) ||
-	    axis_of(na ? ax[0] : 0, x->rank) != x->rank - 1)
+	tinfo *x = known(m, n->input[0]);
+	int64_t axis[16], lo[16], hi[16];
+	if (!x || x->rank < 1 || slice_ranges(m, n, x, axis, lo, hi) != 1 || axis[0] != x->rank - 1)
 		return -1;
-	int64_t N = x->dims[x->rank - 1];
-	int64_t lo = st[0] < 0 ? st[0] + N : st[0], hi = en[0] < 0 ? en[0] + N : en[0];
-	lo = lo < 0 ? 0 : lo > N ? N : lo;
-	hi = hi > N ? N : hi;
-	return linear_columns(m, n->input[0], lo, hi, name, n->output[0]);
+	return linear_columns(m, n->input[0], lo[0], hi[0], name, n->output[0]);
 }
 
 /* Split along the last axis of a linear layer's output (GPT-2's q, k, v):
