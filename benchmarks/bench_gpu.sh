@@ -95,13 +95,14 @@ part mfu bash -c "'$BUILD/planner-gpt-layer-mfu' --hidden 5120 --heads 40 --seq 
 #    GPT-3 125M-shaped model, planned for this machine's calibration
 step_times() {
   "$ZOO" gpt3-125m --batch 2 --dtype float32 > "$OUT/m125.json" || return 1
-  for d in 1 "$NGPU"; do
-    "$P" search "$OUT/m125.json" --cluster "$OUT/cluster.json" --devices "$d" \
-      -o "$OUT/p125.json" > /dev/null || return 1
-    "$P" run "$OUT/m125.json" --strategy "$OUT/p125.json" --backend cuda --steps 5 \
-      --profile || return 1
-    [ "$NGPU" -gt 1 ] || break
-  done
+  # the calibrated cluster is this machine: all its GPUs
+  "$P" search "$OUT/m125.json" --cluster "$OUT/cluster.json" -o "$OUT/p125.json" \
+    > /dev/null || return 1
+  # the step as it runs, then op by op (--profile waits for each op's work)
+  "$P" run "$OUT/m125.json" --strategy "$OUT/p125.json" --cluster "$OUT/cluster.json" \
+    --backend cuda --steps 5 || return 1
+  "$P" run "$OUT/m125.json" --strategy "$OUT/p125.json" --cluster "$OUT/cluster.json" \
+    --backend cuda --steps 3 --profile
 }
 part step_times step_times
 

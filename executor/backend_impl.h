@@ -44,6 +44,9 @@ struct pl_backend {
 	int (*add)(pl_backend *b, int64_t rank, float *y, const float *x, size_t n); /* y += x */
 	int (*update)(pl_backend *b, int64_t rank, const pl_update *u, float *w, const float *g,
 	              float *m, float *v, size_t n);
+	/* Waits until the work queued for rank is done: 0, or -1 (failed).
+	 * NULL: work is done when it returns. */
+	int (*wait)(pl_backend *b, int64_t rank);
 	/* Host memory to a buffer and back (waits until the data is there). */
 	int (*upload)(pl_backend *b, int64_t rank, float *dst, const float *host, size_t n);
 	int (*download)(pl_backend *b, int64_t rank, float *host, const float *src, size_t n);

@@ -158,18 +158,32 @@ static int wait_rank(pl_backend *b, int64_t rank, ncclComm_t *nc, const char *wh
 
 /* ---- buffers and rank-local work ---- */
 
-/* zeroed in the rank's stream, so the rank's later work sees the zeros */
+/* The device's pool keeps what is given back (its default gives memory back
+ * to the driver at every synchronisation, and takes it again after) */
+static int keep_pool(int dev)
+{
+	cudaMemPool_t pool;
+	uint64_t keep = UINT64_MAX;
+	return cudaDeviceGetDefaultMemPool(&pool, dev) != cudaSuccess ||
+	       cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess;
+}
+
+/* Buffers come from the device's memory pool in the rank's stream order
+ * (cudaMallocAsync), as frameworks' caching allocators do: a buffer given back
+ * is reused by the rank's later work without a device-wide synchronisation
+ * (cudaFree waits for the whole device). Zeroed in the rank's stream, so the
+ * rank's later work sees the zeros. */
 static float *cu_alloc(pl_backend *b, int64_t rank, size_t elems)
 {
 	crank *r = rk(b, rank);
 	void *p = NULL;
 	size_t bytes = sizeof(float) * (elems ? elems : 1);
-	if (cudaMalloc(&p, bytes) != cudaSuccess) {
+	if (cudaMallocAsync(&p, bytes, r->s) != cudaSuccess) {
 		cudaGetLastError(); /* out of memory is not sticky */
 		return NULL;
 	}
 	if (cudaMemsetAsync(p, 0, bytes, r->s) != cudaSuccess) {
-		cudaFree(p);
+		cudaFreeAsync(p, r->s);
 		return NULL;
 	}
 	return p;
@@ -179,8 +193,14 @@ static void cu_release(pl_backend *b, int64_t rank, float *p)
 {
 	if (!p)
 		return;
-	rk(b, rank);
-	cudaFree(p);
+	crank *r = rk(b, rank);
+	cudaFreeAsync(p, r->s);
+}
+
+static int cu_wait(pl_backend *b, int64_t rank)
+{
+	crank *r = rk(b, rank);
+	return cuda_ok(b, rank, cudaStreamSynchronize(r->s), "waiting for the GPU");
 }
 
 static int cu_copy(pl_backend *b, int64_t rank, float *dst, size_t dpitch, const float *src,
@@ -808,6 +828,7 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 	                  .all_to_all = cu_all_to_all,
 	                  .fail = cu_fail,
 	                  .failed = cu_failed,
+	                  .wait = cu_wait,
 	                  .destroy = cu_destroy};
 	for (int64_t r = 0; r < nranks; r++) {
 		crank *cr = &c->r[r];
@@ -816,6 +837,8 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 			what = "selecting the GPU";
 		else if (cudaStreamCreateWithFlags(&cr->s, cudaStreamNonBlocking) != cudaSuccess)
 			what = "creating a stream";
+		else if (keep_pool((int)r))
+			what = "setting up its memory pool";
 		else if (cublasCreate(&cr->h) != CUBLAS_STATUS_SUCCESS ||
 		         cublasSetStream(cr->h, cr->s) != CUBLAS_STATUS_SUCCESS)
 			what = "starting cuBLAS";

@@ -1,5 +1,5 @@
 // The cuda backend's kernels: the operators of kernels.c on device memory,
-// one thread per element (or per row for the row-wise operators), the same
+// one thread per element (one block per row for the row-wise operators), the same
 // formulas in the same precision (sums in double where kernels.c keeps them
 // in double). Launchers are declared in cuda_kernels.h.
 #include <cuda_runtime.h>
@@ -132,6 +132,7 @@ extern "C" int plk_unary(void *stream, int kind, const float *x, float *y, const
 
 struct strides {
 	int64_t a[PLK_MAX_RANK], b[PLK_MAX_RANK];
+	int a_own, b_own; // the input's element o is output element o's alone
 };
 
 __global__ static void k_binary(int kind, const float *a, const float *b, float *y, const float *dy,
@@ -155,13 +156,25 @@ __global__ static void k_binary(int kind, const float *a, const float *b, float 
 			continue;
 		}
 		float g = dy[o];
-		if (da)
-			atomicAdd(&da[ia], kind == PLK_MUL ? g * vb : kind == PLK_DIV ? g / vb : g);
-		if (db)
-			atomicAdd(&db[ib], kind == PLK_ADD   ? g
-			                   : kind == PLK_SUB ? -g
-			                   : kind == PLK_MUL ? g * va
-			                                     : -g * va / (vb * vb));
+		// an input read by this output element alone takes its gradient
+		// without an atomic; a broadcast one sums its readers' atomically
+		if (da) {
+			float v = kind == PLK_MUL ? g * vb : kind == PLK_DIV ? g / vb : g;
+			if (st.a_own)
+				da[ia] += v;
+			else
+				atomicAdd(&da[ia], v);
+		}
+		if (db) {
+			float v = kind == PLK_ADD   ? g
+			          : kind == PLK_SUB ? -g
+			          : kind == PLK_MUL ? g * va
+			                            : -g * va / (vb * vb);
+			if (st.b_own)
+				db[ib] += v;
+			else
+				atomicAdd(&db[ib], v);
+		}
 	}
 }
 
@@ -171,9 +184,12 @@ extern "C" int plk_binary(void *stream, int kind, const float *a, const float *b
 {
 	strides st;
 	size_t n = 1;
-	for (int d = 0; d < out->rank; d++) {
+	st.a_own = st.b_own = 1;
+	for (int d = out->rank - 1; d >= 0; d--) { // row-major: the last stride is 1
 		st.a[d] = sa[d];
 		st.b[d] = sb[d];
+		st.a_own &= out->s[d] == 1 || sa[d] == (int64_t)n;
+		st.b_own &= out->s[d] == 1 || sb[d] == (int64_t)n;
 		n *= (size_t)out->s[d];
 	}
 	if (n)
@@ -184,17 +200,83 @@ extern "C" int plk_binary(void *stream, int kind, const float *a, const float *b
 
 // ---- row-wise ----
 
+// One block per row: its threads read the row together (coalesced where the
+// row is contiguous) and reduce in a fixed tree, in double as kernels.c sums;
+// only the order of the sums differs from kernels.c's.
+
+// the block's reduction of v (a sum, or with max a maximum); every thread
+// gets it. sh holds THREADS / 32 doubles.
+__device__ static double block_reduce(double v, int max, double *sh)
+{
+	for (int o = 16; o > 0; o >>= 1) {
+		double w = __shfl_down_sync(0xffffffffu, v, o);
+		v = max ? fmax(v, w) : v + w;
+	}
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarp = (blockDim.x + 31) >> 5;
+	__syncthreads(); // sh is free again (an earlier reduction has been read)
+	if (!lane)
+		sh[warp] = v;
+	__syncthreads();
+	if (!warp) {
+		v = lane < nwarp ? sh[lane] : (max ? -INFINITY : 0.0);
+		for (int o = 16; o > 0; o >>= 1) {
+			double w = __shfl_down_sync(0xffffffffu, v, o);
+			v = max ? fmax(v, w) : v + w;
+		}
+		if (!lane)
+			sh[0] = v;
+	}
+	__syncthreads();
+	return sh[0];
+}
+
+#define EACH_ROW(r, rows) for (size_t r = blockIdx.x; r < (rows); r += gridDim.x)
+#define EACH_COL(j, n)    for (int64_t j = threadIdx.x; j < (n); j += blockDim.x)
+
+static unsigned row_blocks(size_t rows)
+{
+	return rows > (1u << 20) ? (1u << 20) : rows ? (unsigned)rows : 1u;
+}
+
 __global__ static void k_softmax(const float *x, float *y, const float *dy, float *dx,
                                  int64_t outer, int64_t n, int64_t inner)
 {
-	EACH(r, (size_t)(outer * inner))
+	__shared__ double sh[THREADS / 32];
+	EACH_ROW(r, (size_t)(outer * inner))
 	{
 		int64_t o = (int64_t)r / inner, q = (int64_t)r % inner;
 		size_t base = (size_t)(o * n * inner + q);
-		if (!dx)
-			plk_softmax_row(x + base, y + base, n, inner);
-		else
-			plk_softmax_row_grad(y + base, dy + base, dx + base, n, inner);
+		double s = 0;
+		if (!dx) {
+			const float *xr = x + base;
+			float *yr = y + base;
+			float mx = -INFINITY;
+			EACH_COL(j, n)
+			{
+				mx = fmaxf(mx, xr[j * inner]);
+			}
+			mx = (float)block_reduce(mx, 1, sh);
+			EACH_COL(j, n)
+			{
+				s += yr[j * inner] = expf(xr[j * inner] - mx);
+			}
+			s = block_reduce(s, 0, sh);
+			EACH_COL(j, n)
+			{
+				yr[j * inner] = (float)(yr[j * inner] / s);
+			}
+		} else {
+			const float *yr = y + base, *gr = dy + base;
+			EACH_COL(j, n)
+			{
+				s += (double)gr[j * inner] * yr[j * inner];
+			}
+			s = block_reduce(s, 0, sh);
+			EACH_COL(j, n)
+			{
+				dx[base + j * inner] = yr[j * inner] * (float)(gr[j * inner] - s);
+			}
+		}
 	}
 }
 
@@ -202,8 +284,8 @@ extern "C" int plk_softmax(void *stream, const float *x, float *y, const float *
                            int64_t outer, int64_t n, int64_t inner)
 {
 	if (outer * inner > 0)
-		k_softmax<<<blocks((size_t)(outer * inner)), THREADS, 0, (cudaStream_t)stream>>>(
-		    x, y, dy, dx, outer, n, inner);
+		k_softmax<<<row_blocks((size_t)(outer * inner)), THREADS, 0,
+		            (cudaStream_t)stream>>>(x, y, dy, dx, outer, n, inner);
 	return launched();
 }
 
@@ -211,19 +293,35 @@ __global__ static void k_norm(int rms, const float *x, const float *s, const flo
                               const float *dy, float *dx, float *ds, float *db, int64_t rows,
                               int64_t cols, double eps)
 {
-	EACH(r, (size_t)rows)
+	__shared__ double sh[THREADS / 32];
+	EACH_ROW(r, (size_t)rows)
 	{
 		const float *xr = x + r * cols;
-		double mean, rstd = plk_norm_stats(xr, cols, rms, eps, &mean);
+		double mean = 0, var = 0;
+		if (!rms) {
+			EACH_COL(j, cols)
+			{
+				mean += xr[j];
+			}
+			mean = block_reduce(mean, 0, sh) / (double)cols;
+		}
+		EACH_COL(j, cols)
+		{
+			var += (xr[j] - mean) * (xr[j] - mean);
+		}
+		double rstd = 1 / sqrt(block_reduce(var, 0, sh) / (double)cols + eps);
 		if (!dy) {
 			float *yr = y + r * cols;
-			for (int64_t j = 0; j < cols; j++)
+			EACH_COL(j, cols)
+			{
 				yr[j] = (float)((xr[j] - mean) * rstd) * s[j] + (b ? b[j] : 0);
+			}
 			continue;
 		}
 		const float *gr = dy + r * cols;
 		double m1 = 0, m2 = 0;
-		for (int64_t j = 0; j < cols; j++) {
+		EACH_COL(j, cols)
+		{
 			double xh = (xr[j] - mean) * rstd, g = (double)gr[j] * s[j];
 			m1 += g;
 			m2 += g * xh;
@@ -232,10 +330,11 @@ __global__ static void k_norm(int rms, const float *x, const float *s, const flo
 			if (db)
 				atomicAdd(&db[j], gr[j]);
 		}
-		m1 /= (double)cols;
-		m2 /= (double)cols;
+		m1 = block_reduce(m1, 0, sh) / (double)cols;
+		m2 = block_reduce(m2, 0, sh) / (double)cols;
 		if (dx)
-			for (int64_t j = 0; j < cols; j++) {
+			EACH_COL(j, cols)
+			{
 				double xh = (xr[j] - mean) * rstd, g = (double)gr[j] * s[j];
 				dx[r * cols + j] = (float)(rstd * (g - (rms ? 0 : m1) - xh * m2));
 			}
@@ -247,7 +346,7 @@ extern "C" int plk_norm(void *stream, int rms, const float *x, const float *s, c
                         int64_t cols, double eps)
 {
 	if (rows)
-		k_norm<<<blocks((size_t)rows), THREADS, 0, (cudaStream_t)stream>>>(
+		k_norm<<<row_blocks((size_t)rows), THREADS, 0, (cudaStream_t)stream>>>(
 		    rms, x, s, b, y, dy, dx, ds, db, rows, cols, eps);
 	return launched();
 }

@@ -457,6 +457,16 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 
 /* ---- the program ---- */
 
+/* The clock of the per-op profile (rank 0 only): when profiling on a device
+ * that queues its work, after that work is done, so each op is charged its own */
+static double prof_now(const rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	if (ex->o.profile && rc->rank == 0 && ex->be->wait)
+		ex->be->wait(ex->be, 0);
+	return pl_now();
+}
+
 typedef struct sce_ud {
 	rankctx *rc;
 	pl_comm *cm;
@@ -556,7 +566,7 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 	const pl_op *op = &ex->g->ops[o];
 	rankst *st = &ex->rs[rc->rank];
 	pl_xt in[PL_MAX_OP_INPUTS], out, saved;
-	double t0 = pl_now();
+	double t0 = prof_now(rc);
 	enum { A = PL_EXEC_MEM_ACTIVATIONS };
 	for (int i = 0; i < op->ninputs; i++) {
 		xin *xi = &ex->in[o][i];
@@ -572,7 +582,7 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 		to_xt(&xi->l, b, &in[i]);
 	}
 	to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
-	double t1 = pl_now();
+	double t1 = prof_now(rc);
 	pl_kctx k;
 	saved.v = st->saved[o];
 	kctx_init(rc, o, &k, &saved);
@@ -583,7 +593,7 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 		return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in a kernel");
 	if (rc->rank == 0) {
 		ex->prof[2 * o + 1] += t1 - t0;
-		ex->prof[2 * o] += pl_now() - t1;
+		ex->prof[2 * o] += prof_now(rc) - t1;
 	}
 	mem_mark(st, vflag(st, op->out[0]), 1, A, bytes_of(&ex->out_l[o]));
 	if (st->saved[o])
@@ -702,12 +712,12 @@ static int gather_weights(rankctx *rc)
 	for (int t = 0; t < ex->g->ntensors; t++) {
 		if (!st->wsh[t])
 			continue;
-		double t0 = pl_now();
+		double t0 = prof_now(rc);
 		if (gather_shards(rc, t, st->wsh[t], st->val[t]))
 			return -1;
 		mem_mark(st, &st->wlive[t], 1, PL_EXEC_MEM_TRANSIENT, bytes_of(&ex->home[t]));
 		if (rc->rank == 0)
-			ex->prof[2 * ex->owner[t] + 1] += pl_now() - t0;
+			ex->prof[2 * ex->owner[t] + 1] += prof_now(rc) - t0;
 	}
 	return 0;
 }
@@ -764,7 +774,7 @@ static int exchange(rankctx *rc, int up, int send, int take, int slot)
 	pl_comm *cm = be->comm(be, R, members, 2);
 	float *mine = scratch(ex, R, n), *both = scratch(ex, R, 2 * n);
 	float **vals = slot >= 0 ? st->sval[slot % st->nslot] : NULL;
-	double t0 = pl_now();
+	double t0 = prof_now(rc);
 	int bad = !cm || !mine || !both || be->fill(be, R, mine, n, 0);
 	size_t at = 0;
 	for (int t = 0; t < ex->g->ntensors && !bad; t++) {
@@ -791,7 +801,7 @@ static int exchange(rankctx *rc, int up, int send, int take, int slot)
 	unscratch(ex, R, mine);
 	unscratch(ex, R, both);
 	if (rc->rank == 0)
-		ex->prof[2 * (ex->g->nops)] += pl_now() - t0;
+		ex->prof[2 * (ex->g->nops)] += prof_now(rc) - t0;
 	return bad ? (be->failed(be) ? -1 : failed(rc, "out of memory between stages")) : 0;
 }
 
@@ -907,7 +917,7 @@ static int reduce_grads(rankctx *rc)
 		if (ex->owner[t] < 0 || !st->dval[t] || !ex->sync[t].naxes)
 			continue;
 		size_t n = local_elems(&ex->home[t]);
-		double t0 = pl_now();
+		double t0 = prof_now(rc);
 		int bad = 0;
 		if (ex->zero >= 2) {
 			int idx;
@@ -933,7 +943,7 @@ static int reduce_grads(rankctx *rc)
 			      (st->cacc[t] && be->add(be, R, st->dval[t], st->cacc[t], n));
 		}
 		if (rc->rank == 0)
-			ex->prof[2 * ex->owner[t] + 1] += pl_now() - t0;
+			ex->prof[2 * ex->owner[t] + 1] += prof_now(rc) - t0;
 		if (bad)
 			return be->failed(be) ? -1 : failed(rc, "out of memory reducing gradients");
 	}
@@ -1021,7 +1031,7 @@ static int backward(rankctx *rc)
 			continue;
 		pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
 		memset(din, 0, sizeof din);
-		double t0 = pl_now(), tc = 0;
+		double t0 = prof_now(rc), tc = 0;
 		int bad = 0;
 		for (int i = 0; i < op->ninputs; i++) {
 			xin *xi = &ex->in[o][i];
@@ -1047,7 +1057,7 @@ static int backward(rankctx *rc)
 			int t = xi->tensor;
 			size_t n = local_elems(&ex->home[t]);
 			float *add = din[i].v, *into = st->dval[t];
-			double tb = pl_now();
+			double tb = prof_now(rc);
 			if (!xi->owner) { /* (the owner's part is reduced in reduce_grads) */
 				add = scratch(ex, R, n);
 				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
@@ -1055,7 +1065,7 @@ static int backward(rankctx *rc)
 					into =
 					    st->cacc[t]; /* complete already: not reduced again */
 			}
-			tc += pl_now() - tb;
+			tc += prof_now(rc) - tb;
 			if (!bad)
 				bad = be->add(be, R, into, add, n);
 			if (into == st->dval[t] && ex->owner[t] < 0)
@@ -1071,7 +1081,7 @@ static int backward(rankctx *rc)
 		         bytes_of(&ex->out_l[o]));
 		drop_after_backward(rc, o);
 		if (rc->rank == 0) {
-			ex->prof[2 * o] += pl_now() - t0 - tc;
+			ex->prof[2 * o] += prof_now(rc) - t0 - tc;
 			ex->prof[2 * o + 1] += tc;
 		}
 		if (bad)
@@ -1193,14 +1203,14 @@ static int update(rankctx *rc)
 	for (int t = 0; t < ex->g->ntensors; t++) {
 		if (ex->owner[t] < 0 || !st->dval[t])
 			continue;
-		double t0 = pl_now();
+		double t0 = prof_now(rc);
 		if (ex->zero && ex->sync[t].naxes
 		        ? update_shard(rc, t, &u)
 		        : ex->be->update(ex->be, rc->rank, &u, st->val[t], st->dval[t], st->m[t],
 		                         st->v[t], local_elems(&ex->home[t])))
 			return -1;
 		if (rc->rank == 0)
-			ex->prof[2 * ex->owner[t]] += pl_now() - t0;
+			ex->prof[2 * ex->owner[t]] += prof_now(rc) - t0;
 	}
 	return set_outputs(rc);
 }

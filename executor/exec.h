@@ -28,6 +28,11 @@ typedef struct pl_exec_opts {
 	/* tests: this rank fails when it reaches this op's forward (-1: none) */
 	int64_t fail_rank;
 	int fail_op;
+	/* pl_exec_profile's per-op times: on a device that queues its work
+	 * (cuda), rank 0 waits for each op's work before reading the clock, so
+	 * each op is charged its own time (a slower step; off: the times are
+	 * those of the host queueing the work) */
+	int profile;
 } pl_exec_opts;
 
 typedef struct pl_exec pl_exec;

@@ -114,9 +114,12 @@ static void summary(const pl_cluster *c, FILE *f)
 {
 	fprintf(f, "%s: %lld ranks of %s\n", c->name, (long long)c->devices_per_node,
 	        c->device_name);
-	fprintf(f,
-	        "  GEMM          %.3g GFLOP/s peak per rank, half of it at %.3g MFLOP per call\n",
-	        c->peak_flops[PL_DT_FLOAT32] * c->gemm_eff_max / 1e9, c->gemm_half_flops / 1e6);
+	/* the GEMM calibrated is the device's fastest type (bf16 on GPUs) */
+	pl_dtype g = c->peak_flops[PL_DT_BFLOAT16] > c->peak_flops[PL_DT_FLOAT32] ? PL_DT_BFLOAT16
+	                                                                          : PL_DT_FLOAT32;
+	fprintf(f, "  GEMM (%s) %.3g GFLOP/s peak per rank, half of it at %.3g MFLOP per call\n",
+	        pl_dtype_name(g), c->peak_flops[g] * c->gemm_eff_max / 1e9,
+	        c->gemm_half_flops / 1e6);
 	fprintf(f, "  memory        %.3g GB/s per rank\n", c->memory_bandwidth * c->bw_eff / 1e9);
 	fprintf(f, "  vector        %.3g GFLOP/s per rank\n",
 	        c->peak_flops[PL_DT_FLOAT32] * c->vector_eff / 1e9);

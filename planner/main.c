@@ -2198,8 +2198,12 @@ static int cmd_run(int argc, char **argv)
 		                (long long)pl_backend_self(be));
 		goto done;
 	}
-	pl_exec_opts eo = {
-	    .seed = (uint64_t)seed, .optimizer = opt, .lr = lr, .fail_rank = -1, .fail_op = -1};
+	pl_exec_opts eo = {.seed = (uint64_t)seed,
+	                   .optimizer = opt,
+	                   .lr = lr,
+	                   .fail_rank = -1,
+	                   .fail_op = -1,
+	                   .profile = profile};
 	/* tests: PL_FAIL_RANK=R makes rank R fail at its first op's forward */
 	const char *fr = getenv("PL_FAIL_RANK");
 	long long frank;

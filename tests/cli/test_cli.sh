@@ -355,9 +355,13 @@ check "cost reproduces that plan's step time on the calibrated cluster" \
   '[ "$("$PLANNER" cost "$GT" --strategy "$T/gtc.plan" --cluster "$T/cpu2.json" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/gtc.plan")" ]'
 "$PLANNER" run "$GT" --strategy "$T/gtc.plan" --cluster "$T/cpu2.json" --steps 2 > /dev/null 2> "$T/err"
 check "run with the calibrated cluster exits 0" '[ $? -eq 0 ]'
-"$PLANNER" calibrate > /dev/null 2> "$T/err"
-check "calibrate without --backend and no GPU: exit 4 saying so" \
-  '[ $? -eq 4 ] && grep -q "GPU" "$T/err"'
+if nvidia-smi -L > /dev/null 2>&1; then
+  ok "# skip calibrate without --backend and no GPU: this machine has a GPU (bench_gpu.sh calibrates it)"
+else
+  "$PLANNER" calibrate > /dev/null 2> "$T/err"
+  check "calibrate without --backend and no GPU: exit 4 saying so" \
+    '[ $? -eq 4 ] && grep -q "GPU" "$T/err"'
+fi
 # launched as two processes (as torchrun would) without two GPUs: the ranks
 # meet, and both stop with exit 4 and a message instead of waiting
 port=$((20000 + RANDOM % 20000))
@@ -770,8 +774,13 @@ check "import gpt2.onnx: tanh GELU fused into Gelu, opset 17's LayerNormalizatio
   '[ "$(jq -c "[.ops[].type] | [(map(select(. == \"Gelu\")) | length), (map(select(. == \"LayerNormalization\")) | length), (map(select(. == \"Tanh\" or . == \"Pow\")) | length)]" "$T/gpt2-onnx.json")" = "[2,5,0]" ]'
 "$PLANNER" search "$O/gpt2.onnx" --batch 4 --devices 4 --tp 2 --pp 1 -o "$T/g2tp.plan" > /dev/null 2>&1
 "$PLANNER" run "$O/gpt2.onnx" --batch 4 --strategy "$T/g2tp.plan" --steps 3 --json > "$T/g2tp" 2> "$T/err"
+# step 1's losses differ by the sums' order alone; Adam's updates then carry
+# that difference on (a parameter whose gradient is ~0 moves by +-lr on its
+# sign), so later steps are compared at 1e-3: on a 16-core Xeon with
+# OpenBLAS's AVX-512 kernels step 3 differed by 1.7e-4
 same=$(jq -s --slurpfile b "$T/g2tp" '[., $b] | transpose | map(select(.[0].loss))
-        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/gpt2-r1")
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs))
+        | (.[0] <= 1e-5) and (map(. <= 1e-3) | all)' "$T/gpt2-r1")
 check "gpt2.onnx with --tp 2 (Megatron's column/row pairs on the imported layers) trains with the 1-rank losses" \
   '[ "$same" = true ] && [ "$(jq ".groups.tp[0] | length" "$T/g2tp.plan")" = 2 ]'
 "$PLANNER" import "$O/cnn.onnx" --batch 4 -o "$T/cnn-onnx.json" > /dev/null 2> "$T/err"
@@ -805,8 +814,10 @@ check "bench: an unknown mode exits 2 naming it" '[ $? -eq 2 ] && grep -q "nope"
 for x in "$SRC"/tests/fuzz/regress/hwloc/hwloc-crash-*.xml; do
   "$PLANNER" topology --xml "$x" > /dev/null 2> "$T/err"
   rc=$?
-  check "topology --xml $(basename "$x"): hwloc's crash is exit 2 naming the file" \
-    '[ $rc -eq 2 ] && grep -q "$x: hwloc crashed reading it" "$T/err"'
+  # hwloc's XML readers differ (libxml2's or its own, by what is installed):
+  # one crashes where the other refuses
+  check "topology --xml $(basename "$x"): hwloc's crash or refusal is exit 2 naming the file" \
+    '[ $rc -eq 2 ] && grep -qE "$x: (hwloc crashed reading it|not a topology hwloc can read)" "$T/err"'
 done
 mkdir -p "$T/sig"
 (ulimit -f 1; exec "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/sig/out.json") \
