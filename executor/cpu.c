@@ -36,8 +36,8 @@ typedef struct cpu {
 	double timeout_s;
 } cpu;
 
-static void cpu_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-                     int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
+void pl_cpu_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                 int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc)
 {
 	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
 	            (blasint)m, (blasint)n, (blasint)k, alpha, a, (blasint)lda, b, (blasint)ldb,
@@ -335,7 +335,7 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
 	                  .all_gather = cpu_all_gather,
 	                  .reduce_scatter = cpu_reduce_scatter,
 	                  .all_to_all = cpu_all_to_all,
-	                  .gemm = cpu_gemm,
+	                  .gemm = pl_cpu_gemm,
 	                  .fail = cpu_fail,
 	                  .failed = cpu_failed,
 	                  .destroy = cpu_destroy};

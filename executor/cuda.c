@@ -564,7 +564,7 @@ static int host_kernel(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, c
 			goto out;
 	}
 	pl_kctx hk = *k;
-	hk.gemm = NULL; /* MoE has no matrix product */
+	hk.gemm = pl_cpu_gemm;
 	if (din ? pl_kernel_backward(&hk, hin, &hout, &hdout, hdin)
 	        : pl_kernel_forward(&hk, hin, &hout))
 		goto out;
@@ -670,7 +670,13 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 		return reduce(b, k, &in[0], out, dout, din ? &din[0] : NULL);
 	case PL_OP_SCE: return sce(b, k, in, out, dout, din);
 	case PL_OP_MOE_DISPATCH:
-	case PL_OP_MOE_COMBINE: return host_kernel(b, k, in, out, dout, din);
+	case PL_OP_MOE_COMBINE:
+	/* on the host for now: a copy each way around the cpu backend's kernel
+	 * (correct, and slow; docs/benchmarks.md) */
+	case PL_OP_CONV:
+	case PL_OP_MAXPOOL:
+	case PL_OP_AVGPOOL:
+	case PL_OP_CLIP: return host_kernel(b, k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din)
 			return din[0].v ? cu_copy(b, R, din[0].v, din[0].n, dout->v, din[0].n,

@@ -257,7 +257,17 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	if (pt->role == PL_ROLE_PARAM) {
 		const pl_op *ow = &g->ops[ex->owner[t]];
 		int norm_scale = (pl_op_traits(ow) & PL_OPT_NORM) && ow->in[1] == t;
-		double s = pt->rank >= 2 ? 1 / sqrt((double)pt->shape[pt->rank - 2]) : 0.1;
+		/* a product's weight: uniform over +-1/sqrt(fan-in), the fan-in its
+		 * contraction (a MatMul's rows, a Conv's input channels of a group
+		 * times its kernel) */
+		double fan = pt->rank >= 2 ? (double)pt->shape[pt->rank - 2] : 0;
+		if ((pl_op_traits(ow) & PL_OPT_GEMM) && ow->in[1] == t) {
+			fan = 1;
+			for (int l = 0; l < ow->spec.nloops; l++)
+				if (ow->spec.loop[l].kind == PL_LOOP_REDUCE)
+					fan *= (double)ow->spec.loop[l].size;
+		}
+		double s = fan > 0 ? 1 / sqrt(fan) : 0.1;
 		q.lo = (norm_scale ? 1 : 0) - s;
 		q.hi = (norm_scale ? 1 : 0) + s;
 	} else if (ex->range[t] > 0) {

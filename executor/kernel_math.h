@@ -14,7 +14,15 @@
 #endif
 
 /* the element-wise operator kinds (Identity also stands for Cast) */
-enum { PLK_IDENTITY, PLK_RELU, PLK_GELU, PLK_SILU, PLK_TANH, PLK_SIGMOID, PLK_DROPOUT };
+enum { PLK_IDENTITY, PLK_RELU, PLK_GELU, PLK_SILU, PLK_TANH, PLK_SIGMOID, PLK_DROPOUT, PLK_CLIP };
+
+/* Clip to [lo, hi] (ReLU6 is [0, 6]); the gradient passes inside, bounds
+ * included, as torch.clamp's does */
+static inline PL_HD float plk_clip(float v, double lo, double hi, float *d)
+{
+	*d = v >= lo && v <= hi;
+	return v < lo ? (float)lo : v > hi ? (float)hi : v;
+}
 
 /* splitmix64 */
 static inline PL_HD uint64_t plk_hash64(uint64_t x)

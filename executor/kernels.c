@@ -67,6 +67,7 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_DROPOUT: return PLK_DROPOUT;
 	case PL_OP_IDENTITY:
 	case PL_OP_CAST: return PLK_IDENTITY; /* computed in fp32 */
+	case PL_OP_CLIP: return PLK_CLIP;
 	case PL_OP_ADD:
 	case PL_OP_SUB:
 	case PL_OP_MUL:
@@ -105,6 +106,8 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 			        ? (float)(1 / (1 - ratio))
 			        : 0;
 			r = v * d;
+		} else if (kind == PLK_CLIP) {
+			r = plk_clip(v, k->op->attrs.min, k->op->attrs.max, &d);
 		} else {
 			r = plk_elementwise(kind, v, &d);
 		}
@@ -564,6 +567,199 @@ static int moe(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 	return rc;
 }
 
+/* ---- Conv, MaxPool, AveragePool: 1 to 3 spatial dimensions, each seen as
+ * three (the missing ones of size 1) ---- */
+
+typedef struct geom {
+	int64_t n, c, co; /* batch, input channels, output channels (local) */
+	int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
+	int64_t nin, nout, nk; /* positions of input, output, kernel */
+} geom;
+
+static void geom_of(const pl_op *op, const pl_xt *x, const pl_xt *y, const int64_t *kernel, geom *q)
+{
+	const pl_attrs *a = &op->attrs;
+	int nsp = x->rank - 2;
+	q->n = x->shape[0];
+	q->c = x->shape[1];
+	q->co = y->shape[1];
+	q->nin = q->nout = q->nk = 1;
+	for (int i = 0; i < 3; i++) {
+		int on = i < nsp;
+		q->in[i] = on ? x->shape[2 + i] : 1;
+		q->out[i] = on ? y->shape[2 + i] : 1;
+		q->k[i] = on ? kernel[i] : 1;
+		q->s[i] = on && a->nstrides ? a->strides[i] : 1;
+		q->d[i] = on && a->ndilations ? a->dilations[i] : 1;
+		q->pb[i] = on && a->npads ? a->pads[i] : 0;
+		q->nin *= q->in[i];
+		q->nout *= q->out[i];
+		q->nk *= q->k[i];
+	}
+}
+
+/* the input position that kernel position kk of output position o reads,
+ * or -1 in the padding */
+static int64_t tap(const geom *q, int64_t o, int64_t kk)
+{
+	int64_t o2 = o % q->out[2], o1 = o / q->out[2] % q->out[1], o0 = o / q->out[2] / q->out[1];
+	int64_t k2 = kk % q->k[2], k1 = kk / q->k[2] % q->k[1], k0 = kk / q->k[2] / q->k[1];
+	int64_t i0 = o0 * q->s[0] - q->pb[0] + k0 * q->d[0],
+	        i1 = o1 * q->s[1] - q->pb[1] + k1 * q->d[1],
+	        i2 = o2 * q->s[2] - q->pb[2] + k2 * q->d[2];
+	if (i0 < 0 || i0 >= q->in[0] || i1 < 0 || i1 >= q->in[1] || i2 < 0 || i2 >= q->in[2])
+		return -1;
+	return (i0 * q->in[1] + i1) * q->in[2] + i2;
+}
+
+/* col[c * nk + kk][o] = x[c][tap(o, kk)] for the cg channels at x */
+static void im2col(const geom *q, const float *x, int64_t cg, float *col)
+{
+	for (int64_t c = 0; c < cg; c++)
+		for (int64_t kk = 0; kk < q->nk; kk++) {
+			float *row = col + (c * q->nk + kk) * q->nout;
+			for (int64_t o = 0; o < q->nout; o++) {
+				int64_t t = tap(q, o, kk);
+				row[o] = t < 0 ? 0 : x[c * q->nin + t];
+			}
+		}
+}
+
+/* dx[c][tap(o, kk)] += col[c * nk + kk][o] */
+static void col2im(const geom *q, const float *col, int64_t cg, float *dx)
+{
+	for (int64_t c = 0; c < cg; c++)
+		for (int64_t kk = 0; kk < q->nk; kk++) {
+			const float *row = col + (c * q->nk + kk) * q->nout;
+			for (int64_t o = 0; o < q->nout; o++) {
+				int64_t t = tap(q, o, kk);
+				if (t >= 0)
+					dx[c * q->nin + t] += row[o];
+			}
+		}
+}
+
+/* Conv (X, W[, B]) as a matrix product per sample and group over the
+ * unfolded input. The bias is added (and its gradient taken) by the piece
+ * holding the first input channels only: the others hold partial sums. */
+static int conv(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *w = &in[1], *b = k->op->ninputs > 2 ? &in[2] : NULL;
+	geom q;
+	geom_of(k->op, x, dy ? dy : y, w->shape + 2, &q);
+	int64_t cig = w->shape[1], G = q.c / cig, cog = q.co / G, rows = cig * q.nk;
+	int bias = b && k->in_off[1][1] == 0;
+	size_t ncol = (size_t)rows * (size_t)q.nout;
+	float *col = pl_malloc(sizeof(float) * (ncol ? ncol : 1));
+	if (!col)
+		return -1;
+	if (din)
+		for (int i = 0; i < k->op->ninputs; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	for (int64_t n = 0; n < q.n; n++)
+		for (int64_t gi = 0; gi < G; gi++) {
+			const float *xg = x->v + (n * q.c + gi * cig) * q.nin;
+			const float *wg = w->v + gi * cog * rows;
+			size_t yo = (size_t)((n * q.co + gi * cog) * q.nout);
+			if (!dy) {
+				im2col(&q, xg, cig, col);
+				k->gemm(0, 0, cog, q.nout, rows, 1, wg, rows, col, q.nout, 0,
+				        y->v + yo, q.nout);
+				for (int64_t c = 0; bias && c < cog; c++)
+					for (int64_t o = 0; o < q.nout; o++)
+						y->v[yo + (size_t)(c * q.nout + o)] +=
+						    b->v[gi * cog + c];
+				continue;
+			}
+			const float *g = dy->v + yo;
+			if (din[1].v) { /* dW_g += dY_g col^T */
+				im2col(&q, xg, cig, col);
+				k->gemm(0, 1, cog, rows, q.nout, 1, g, q.nout, col, q.nout, 1,
+				        din[1].v + gi * cog * rows, rows);
+			}
+			if (din[0].v) { /* dcol = W_g^T dY_g, folded back */
+				k->gemm(1, 0, rows, q.nout, cog, 1, wg, rows, g, q.nout, 0, col,
+				        q.nout);
+				col2im(&q, col, cig, din[0].v + (n * q.c + gi * cig) * q.nin);
+			}
+			for (int64_t c = 0; bias && din[2].v && c < cog; c++) {
+				double s = 0;
+				for (int64_t o = 0; o < q.nout; o++)
+					s += g[c * q.nout + o];
+				din[2].v[gi * cog + c] += (float)s;
+			}
+		}
+	free(col);
+	return 0;
+}
+
+/* MaxPool (the first maximum of a window takes its gradient) and
+ * AveragePool (over the window's positions in the input, or with
+ * count_include_pad over those in the padded input too) */
+static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_attrs *a = &k->op->attrs;
+	int max = k->op->type == PL_OP_MAXPOOL;
+	geom q;
+	geom_of(k->op, x, dy ? dy : y, a->kernel, &q);
+	if (dx)
+		memset(dx->v, 0, sizeof(float) * dx->n);
+	int nsp = x->rank - 2;
+	for (int64_t p = 0; p < q.n * q.c; p++) {
+		const float *xp = x->v + p * q.nin;
+		for (int64_t o = 0; o < q.nout; o++) {
+			double acc = max ? -INFINITY : 0;
+			int64_t at = -1, cnt = 0;
+			for (int64_t kk = 0; kk < q.nk; kk++) {
+				int64_t t = tap(&q, o, kk);
+				if (t < 0)
+					continue;
+				cnt++;
+				if (!max)
+					acc += xp[t];
+				else if (xp[t] > acc || at < 0) {
+					acc = xp[t];
+					at = t;
+				}
+			}
+			if (!max && a->count_include_pad) { /* positions inside the padded input */
+				cnt = 1;
+				for (int i = 0; i < nsp; i++) {
+					int64_t oi = o, div = 1;
+					for (int j = nsp - 1; j > i; j--)
+						div *= q.out[j];
+					oi = oi / div % q.out[i];
+					int64_t lo = oi * q.s[i] - q.pb[i], m = 0;
+					for (int64_t ki = 0; ki < q.k[i]; ki++) {
+						int64_t pos = lo + ki * q.d[i];
+						m += pos <
+						     q.in[i] + (a->npads ? a->pads[nsp + i] : 0);
+					}
+					cnt *= m;
+				}
+			}
+			size_t yi = (size_t)(p * q.nout + o);
+			if (!dy) {
+				y->v[yi] = (float)(max ? acc : acc / (double)cnt);
+				continue;
+			}
+			float g = dy->v[yi];
+			if (max) {
+				if (at >= 0)
+					dx->v[p * q.nin + at] += g;
+				continue;
+			}
+			for (int64_t kk = 0; kk < q.nk; kk++) {
+				int64_t t = tap(&q, o, kk);
+				if (t >= 0)
+					dx->v[p * q.nin + t] += g / (float)cnt;
+			}
+		}
+	}
+	return 0;
+}
+
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
@@ -583,6 +779,12 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_SCE: return sce(k, in, out, dout, din);
 	case PL_OP_MOE_DISPATCH:
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
+	case PL_OP_CONV: return conv(k, in, din ? NULL : out, dout, din);
+	case PL_OP_MAXPOOL:
+	case PL_OP_AVGPOOL:
+		if (din && !din[0].v)
+			return 0;
+		return pool(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din) {
 			if (din[0].v)
@@ -599,6 +801,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_DROPOUT:
 	case PL_OP_IDENTITY:
 	case PL_OP_CAST:
+	case PL_OP_CLIP:
 		if (din && !din[0].v)
 			return 0;
 		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);

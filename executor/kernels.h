@@ -24,6 +24,11 @@ typedef void (*pl_gemm_fn)(int ta, int tb, int64_t m, int64_t n, int64_t k, floa
                            const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                            float *c, int64_t ldc);
 
+/* OpenBLAS's sgemm as a pl_gemm_fn (the cpu backend's; device backends
+ * running a host kernel use it too) */
+void pl_cpu_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                 int64_t lda, const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+
 typedef struct pl_kctx {
 	const pl_graph *g;
 	const pl_op *op;

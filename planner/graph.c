@@ -237,6 +237,9 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->top_k = 2;
 	a->groups = 1;
 	a->capacity_factor = 1.25;
+	a->group = 1;
+	a->min = -INFINITY;
+	a->max = INFINITY;
 	if (!jattrs)
 		return PL_OK;
 	if (!cJSON_IsObject(jattrs))
@@ -292,6 +295,41 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			    !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number > 0", b->file, where);
 			a->capacity_factor = e->valuedouble;
+		} else if (!strcmp(k, "kernel_shape") || !strcmp(k, "strides") ||
+		           !strcmp(k, "dilations") || !strcmp(k, "pads")) {
+			int pads = !strcmp(k, "pads");
+			int64_t *v = pads                      ? a->pads
+			             : !strcmp(k, "strides")   ? a->strides
+			             : !strcmp(k, "dilations") ? a->dilations
+			                                       : a->kernel;
+			int *n = pads                      ? &a->npads
+			         : !strcmp(k, "strides")   ? &a->nstrides
+			         : !strcmp(k, "dilations") ? &a->ndilations
+			                                   : &a->nkernel;
+			pl_status st =
+			    get_int_array(e, v, n, pads ? 2 * PL_MAX_SPATIAL : PL_MAX_SPATIAL,
+			                  !pads, b->file, where, err);
+			if (st)
+				return st;
+			for (int i = 0; i < *n; i++)
+				if (v[i] < 0 || v[i] > 1000000)
+					return FAIL(
+					    "%s: %s[%d]: expected an integer from %d to 1000000",
+					    b->file, where, i, pads ? 0 : 1);
+		} else if (!strcmp(k, "group")) {
+			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+			    e->valuedouble < 1 || e->valuedouble > 9.0e15)
+				return FAIL("%s: %s: expected a positive integer", b->file, where);
+			a->group = (int64_t)e->valuedouble;
+		} else if (!strcmp(k, "ceil_mode") || !strcmp(k, "count_include_pad")) {
+			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
+				return FAIL("%s: %s: expected 0 or 1", b->file, where);
+			*(!strcmp(k, "ceil_mode") ? &a->ceil_mode : &a->count_include_pad) =
+			    cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
+		} else if (!strcmp(k, "min") || !strcmp(k, "max")) {
+			if (!cJSON_IsNumber(e) || isnan(e->valuedouble))
+				return FAIL("%s: %s: expected a number", b->file, where);
+			*(!strcmp(k, "min") ? &a->min : &a->max) = e->valuedouble;
 		} else if (!strcmp(k, "to")) {
 			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
 				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "

@@ -12,6 +12,7 @@
 
 #define PL_MAX_RANK       8
 #define PL_MAX_LOOPS      12
+#define PL_MAX_SPATIAL    3 /* Conv and pools: 1-, 2- and 3-d */
 #define PL_MAX_OP_INPUTS  4
 #define PL_MAX_OP_OUTPUTS 2
 
@@ -57,6 +58,10 @@ typedef enum pl_optype {
 	PL_OP_CAST,
 	PL_OP_MOE_DISPATCH,
 	PL_OP_MOE_COMBINE,
+	PL_OP_CONV,
+	PL_OP_MAXPOOL,
+	PL_OP_AVGPOOL,
+	PL_OP_CLIP,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -103,6 +108,18 @@ typedef struct pl_attrs {
 	 * tokens of every one of `groups` consecutive token groups */
 	int64_t top_k, groups;
 	double capacity_factor;
+	/* Conv, MaxPool, AveragePool over the trailing nspatial dimensions, as
+	 * ONNX states them: kernel_shape (Conv's is its weight's), strides, pads
+	 * (the begins, then the ends), dilations, Conv's channel groups (group),
+	 * the pools' ceil_mode and count_include_pad. nkernel/nstrides/npads/
+	 * ndilations: how many were given (0: the defaults) */
+	int nkernel, nstrides, npads, ndilations;
+	int64_t kernel[PL_MAX_SPATIAL], strides[PL_MAX_SPATIAL], pads[2 * PL_MAX_SPATIAL],
+	    dilations[PL_MAX_SPATIAL];
+	int64_t group;
+	int ceil_mode, count_include_pad;
+	/* Clip: the bounds (-inf, +inf when not given) */
+	double min, max;
 } pl_attrs;
 
 typedef struct pl_tensor {

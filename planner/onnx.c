@@ -34,7 +34,9 @@
 #include "planner/json.h"
 
 #define SUPPORTED                                                                                  \
-	"MatMul, Gemm, Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, Softmax, Transpose, Gather, "      \
+	"MatMul, Gemm, Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Flatten, "    \
+	"Clip, Pad (of zeros, before a Conv or AveragePool), Add, Sub, Mul, Div, Relu, Tanh, "     \
+	"Sigmoid, Softmax, Transpose, Gather, "                                                    \
 	"ReduceMean, Reshape, LayerNormalization, Erf (in GELU's form), Pow and Tanh (in tanh "    \
 	"GELU's form), Pow and Sqrt (in LayerNorm's form), Slice and Split (of a linear "          \
 	"layer's output, or Slice of an initializer), Identity, Dropout, Constant, and on "        \
@@ -64,6 +66,14 @@ typedef struct imp {
 	char **alias_from, **alias_to; /* dropped nodes: output name -> input name */
 	int nalias;
 	unsigned char *skip; /* per node: folded into another */
+	/* Pads folded into the window op that reads them: output name -> input
+	 * name, the spatial pads (begins, then ends) */
+	struct padded {
+		const char *out, *in;
+		int nsp;
+		int64_t p[6];
+	} * padded;
+	int npadded;
 	int nconst;
 	pl_err *err;
 } imp;
@@ -1070,6 +1080,210 @@ static void drop_unread(imp *m, cJSON *outs)
 	}
 }
 
+/* ints_of for a window attribute of nsp entries (dflt when absent): 0, or -1
+ * when it has another count or a value out of [lo, 2^20] */
+static int window_ints(imp *m, const Onnx__NodeProto *n, const char *at, int count, int64_t dflt,
+                       int64_t lo, int64_t *v)
+{
+	int got = ints_of(m, n, at, 99, v, 2 * 3);
+	if (got == 0)
+		for (int i = 0; i < count; i++)
+			v[i] = dflt;
+	else if (got != count)
+		return -1;
+	for (int i = 0; i < count; i++)
+		if (v[i] < lo || v[i] > (1 << 20))
+			return -1;
+	return 0;
+}
+
+/* A Pad of zeros on the spatial dimensions whose one reader is a Conv or an
+ * AveragePool (torch exports AvgPool2d(count_include_pad=True) so) becomes
+ * that op's padding: 0, or -1 when it is not such a Pad */
+static int fold_pad(imp *m, const Onnx__NodeProto *n)
+{
+	tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	const Onnx__AttributeProto *mode = attr(n, "mode");
+	const Onnx__AttributeProto *val = attr(n, "value");
+	double v = 0;
+	int64_t p[16];
+	if (!x || x->rank < 3 || x->rank > 5 ||
+	    (mode && mode->has_s && (mode->s.len != 8 || memcmp(mode->s.data, "constant", 8))))
+		return -1;
+	if ((n->n_input > 2 && n->input[2][0] && (scalar_of(m, n->input[2], &v) || v != 0)) ||
+	    (val && val->has_f && val->f != 0))
+		return -1;
+	int r = x->rank, who;
+	if (ints_of(m, n, "pads", 1, p, 16) != 2 * r || p[0] || p[1] || p[r] || p[r + 1] ||
+	    consumers(m, n->output[0], &who, 1) != 1)
+		return -1;
+	const char *c = m->g->node[who]->op_type;
+	if (!c || (strcmp(c, "Conv") && strcmp(c, "AveragePool")) ||
+	    strcmp(m->g->node[who]->input[0], n->output[0]))
+		return -1;
+	struct padded *d = &m->padded[m->npadded];
+	d->out = n->output[0];
+	d->in = n->input[0];
+	d->nsp = r - 2;
+	for (int i = 0; i < r - 2; i++) {
+		if (p[2 + i] < 0 || p[2 + i] > (1 << 20) || p[r + 2 + i] < 0 ||
+		    p[r + 2 + i] > (1 << 20))
+			return -1;
+		d->p[i] = p[2 + i];
+		d->p[r - 2 + i] = p[r + 2 + i];
+	}
+	m->npadded++;
+	return 0;
+}
+
+/* Conv, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool: the
+ * window written out as the model format states it (auto_pad turned into
+ * pads, a global pool into a window over the whole input), the output's
+ * shape recorded. 0, or -1 with *why */
+static int import_window(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const char *t = n->op_type;
+	int conv = !strcmp(t, "Conv"), global = !strncmp(t, "Global", 6),
+	    maxp = strstr(t, "MaxPool") != NULL;
+	const char *xname = n->n_input > 0 ? n->input[0] : "";
+	const struct padded *pad = NULL;
+	for (int i = 0; i < m->npadded && !pad; i++)
+		if (!strcmp(m->padded[i].out, xname))
+			pad = &m->padded[i];
+	if (pad)
+		xname = pad->in;
+	tinfo *x = xname[0] ? known(m, xname) : NULL;
+	tinfo *w = conv && n->n_input > 1 ? known(m, n->input[1]) : NULL;
+	*why = "its input's shape is not known as [batch, channels, 1 to 3 spatial dimensions]";
+	if (!x || x->rank < 3 || x->rank > 5)
+		return -1;
+	int nsp = x->rank - 2;
+	*why = "its weight's shape is not known as [output channels, input channels of a group, "
+	       "the kernel]";
+	if (conv && (!w || w->rank != x->rank))
+		return -1;
+	int64_t k[3], s[3], d[3], p[6], dims[5] = {x->dims[0], conv ? w->dims[0] : x->dims[1]};
+	*why = "kernel_shape, strides, dilations or pads has the wrong count or an out-of-range "
+	       "value";
+	if (conv || global)
+		for (int i = 0; i < nsp; i++)
+			k[i] = conv ? w->dims[2 + i] : x->dims[2 + i];
+	else if (window_ints(m, n, "kernel_shape", nsp, 0, 1, k))
+		return -1;
+	if (window_ints(m, n, "strides", nsp, 1, 1, s) ||
+	    window_ints(m, n, "dilations", nsp, 1, 1, d) ||
+	    window_ints(m, n, "pads", 2 * nsp, 0, 0, p))
+		return -1;
+	int include_pad = (int)attr_i(n, "count_include_pad", 0);
+	if (pad) { /* a Pad of zeros before: its zeros count in an average */
+		*why = "a Pad before it with pads of its own that do not count in its average";
+		if (!conv && !include_pad)
+			for (int i = 0; i < 2 * nsp; i++)
+				if (p[i])
+					return -1;
+		for (int i = 0; i < 2 * nsp; i++)
+			p[i] += pad->p[i];
+		include_pad = 1;
+	}
+	const Onnx__AttributeProto *ap = attr(n, "auto_pad");
+	char mode[16] = "NOTSET";
+	if (ap && ap->has_s && ap->s.len && ap->s.len < sizeof mode) {
+		memcpy(mode, ap->s.data, ap->s.len);
+		mode[ap->s.len] = 0;
+	}
+	int same = !strncmp(mode, "SAME_", 5);
+	*why = "auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER";
+	if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
+		return -1;
+	for (int i = 0; i < nsp; i++) {
+		int64_t span = (k[i] - 1) * d[i] + 1, in = x->dims[2 + i];
+		if (same) { /* the output keeps ceil(in / stride) positions */
+			int64_t out = (in + s[i] - 1) / s[i], total = (out - 1) * s[i] + span - in;
+			total = total < 0 ? 0 : total;
+			p[i] = !strcmp(mode, "SAME_LOWER") ? (total + 1) / 2 : total / 2;
+			p[nsp + i] = total - p[i];
+		} else if (!strcmp(mode, "VALID")) {
+			p[i] = p[nsp + i] = 0;
+		}
+		int64_t room = in + p[i] + p[nsp + i] - span;
+		*why = "its window is larger than the padded input";
+		if (room < 0)
+			return -1;
+		dims[2 + i] = room / s[i] + 1;
+		if (!conv && attr_i(n, "ceil_mode", 0) && room % s[i] &&
+		    dims[2 + i] * s[i] < in + p[i])
+			dims[2 + i]++;
+	}
+	*why = "its Indices output is not supported";
+	if (maxp && n->n_output > 1 && n->output[1][0])
+		return -1;
+	cJSON *o = add_op(m, name, conv ? "Conv" : maxp ? "MaxPool" : "AveragePool");
+	io(m, o, "inputs", xname);
+	for (size_t i = 1; i < n->n_input && i < (conv ? 3u : 1u); i++)
+		if (n->input[i][0])
+			io(m, o, "inputs", n->input[i]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	if (!conv)
+		pl_json_add(at, "kernel_shape", int_list(k, (size_t)nsp));
+	pl_json_add(at, "strides", int_list(s, (size_t)nsp));
+	pl_json_add(at, "pads", int_list(p, (size_t)(2 * nsp)));
+	pl_json_add(at, "dilations", int_list(d, (size_t)nsp));
+	if (conv)
+		cJSON_AddNumberToObject(at, "group", (double)attr_i(n, "group", 1));
+	else
+		cJSON_AddNumberToObject(at, "ceil_mode", (double)attr_i(n, "ceil_mode", 0));
+	if (!conv && !maxp)
+		cJSON_AddNumberToObject(at, "count_include_pad", include_pad);
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return 0;
+}
+
+/* Flatten: a Reshape to [the dimensions before axis, those from it] */
+static int import_flatten(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	if (!x)
+		return -1;
+	int64_t ax = axis_of(attr_i(n, "axis", 1), x->rank), two[2] = {1, 1};
+	if (ax < 0 || ax > x->rank)
+		return -1;
+	for (int d = 0; d < x->rank; d++)
+		if (__builtin_mul_overflow(two[d >= ax], x->dims[d], &two[d >= ax]) ||
+		    two[d >= ax] > BIG)
+			return -1;
+	cJSON *o = add_op(m, name, "Reshape");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(two, 2));
+	set_info(m, n->output[0], 2, two, 0, NULL);
+	return 0;
+}
+
+/* Clip: its bounds, inputs 1 and 2 from opset 11 (attributes before), must be
+ * constants */
+static int import_clip(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	double b[2] = {-INFINITY, INFINITY};
+	for (int i = 0; i < 2; i++) {
+		const char *in = n->n_input > (size_t)(i + 1) ? n->input[i + 1] : "";
+		const Onnx__AttributeProto *a = attr(n, i ? "max" : "min");
+		if (in[0] && scalar_of(m, in, &b[i]))
+			return -1;
+		if (!in[0] && a && a->has_f)
+			b[i] = a->f;
+	}
+	cJSON *o = add_op(m, name, "Clip");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	for (int i = 0; i < 2; i++)
+		if (isfinite(b[i]))
+			cJSON_AddNumberToObject(at, i ? "max" : "min", b[i]);
+	infer(m, n);
+	return 0;
+}
+
 static pl_status node(imp *m, int i)
 {
 	const Onnx__NodeProto *n = m->g->node[i];
@@ -1181,6 +1395,27 @@ static pl_status node(imp *m, int i)
 			set_info(m, m->g->node[q]->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
+	if (!strcmp(t, "Conv") || !strcmp(t, "MaxPool") || !strcmp(t, "AveragePool") ||
+	    !strcmp(t, "GlobalAveragePool") || !strcmp(t, "GlobalMaxPool")) {
+		const char *why;
+		return import_window(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+	}
+	if (!strcmp(t, "Pad"))
+		return fold_pad(m, n) ? unsupported(m, n,
+		                                    "a Pad is imported only as zeros around the "
+		                                    "spatial dimensions of a Conv's or an "
+		                                    "AveragePool's input")
+		                      : PL_OK;
+	if (!strcmp(t, "Flatten"))
+		return import_flatten(m, n, name)
+		           ? unsupported(m, n,
+		                         "its input's shape is not known, or axis is out of "
+		                         "range")
+		           : PL_OK;
+	if (!strcmp(t, "Clip"))
+		return n->n_input < 1 || import_clip(m, n, name)
+		           ? unsupported(m, n, "its bounds must be constants")
+		           : PL_OK;
 	if (!strcmp(t, "Gemm")) {
 		if (attr_i(n, "transA", 0) || n->n_input < 2)
 			return unsupported(m, n, "transA is not supported");
@@ -1318,6 +1553,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	m.alias_from = pl_calloc(g->n_node + 1, sizeof *m.alias_from);
 	m.alias_to = pl_calloc(g->n_node + 1, sizeof *m.alias_to);
 	m.skip = pl_calloc(g->n_node + 1, 1);
+	m.padded = pl_calloc(g->n_node + 1, sizeof *m.padded);
 	size_t names = g->n_initializer + g->n_input + 1;
 	for (size_t i = 0; i < g->n_node; i++)
 		names += g->node[i]->n_output;
@@ -1325,7 +1561,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		;
 	m.info = pl_calloc(m.ninfo, sizeof *m.info);
 	pl_status st = PL_OK;
-	if (!m.alias_from || !m.alias_to || !m.skip || !m.info) {
+	if (!m.alias_from || !m.alias_to || !m.skip || !m.padded || !m.info) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -1429,6 +1665,7 @@ done:
 	free(m.alias_from);
 	free(m.alias_to);
 	free(m.skip);
+	free(m.padded);
 	free(m.info);
 	onnx__model_proto__free_unpacked(mp, NULL);
 	if (st)

@@ -102,6 +102,10 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*fwd = 1;
 		*bwd = 1;
 		break;
+	case PL_OP_CLIP:
+		*fwd = 2;
+		*bwd = 1;
+		break;
 	PL_CASES_NOT_ELEMENTWISE: /* their own rules price them */
 		*fwd = 0;
 		*bwd = 0;
@@ -146,6 +150,7 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 		break;
 	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
 	case PL_OP_RELU:
+	case PL_OP_CLIP:
 	case PL_OP_GELU:
 	case PL_OP_SILU:
 	case PL_OP_TANH:

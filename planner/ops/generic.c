@@ -37,6 +37,11 @@ static const pl_op_rule rules[] = {
                             pl__work_moe, NULL},
     [PL_OP_MOE_COMBINE] = {"MoECombine", 2, 2, 1, PL_OPT_EXPERTS, pl__infer_moe, pl__work_moe,
                            NULL},
+    [PL_OP_CONV] = {"Conv", 2, 3, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_conv, pl__work_conv,
+                    NULL},
+    [PL_OP_MAXPOOL] = {"MaxPool", 1, 1, 1, 0, pl__infer_pool, pl__work_pool, NULL},
+    [PL_OP_AVGPOOL] = {"AveragePool", 1, 1, 1, 0, pl__infer_pool, pl__work_pool, NULL},
+    [PL_OP_CLIP] = {"Clip", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 
@@ -68,7 +73,7 @@ int pl_optype_parse(const char *s, pl_optype *out)
 			*out = (pl_optype)i;
 			return 0;
 		}
-	static const char *const later[] = {"Conv", "Concat", "Split"};
+	static const char *const later[] = {"Concat", "Split"};
 	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
 		if (!strcmp(s, later[i]))
 			return -2;

@@ -783,9 +783,34 @@ same=$(jq -s --slurpfile b "$T/g2tp" '[., $b] | transpose | map(select(.[0].loss
         | (.[0] <= 1e-5) and (map(. <= 1e-3) | all)' "$T/gpt2-r1")
 check "gpt2.onnx with --tp 2 (Megatron's column/row pairs on the imported layers) trains with the 1-rank losses" \
   '[ "$same" = true ] && [ "$(jq ".groups.tp[0] | length" "$T/g2tp.plan")" = 2 ]'
-"$PLANNER" import "$O/cnn.onnx" --batch 4 -o "$T/cnn-onnx.json" > /dev/null 2> "$T/err"
+"$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
-  '[ $? -eq 2 ] && grep -q "node ./conv/Conv. (Conv, opset 14): not supported; the importer knows MatMul, Gemm" "$T/err" && [ ! -e "$T/cnn-onnx.json" ]'
+  '[ $? -eq 2 ] && grep -q "node ./up/Resize. (Resize, opset 14): not supported; the importer knows MatMul, Gemm, Conv" "$T/err" && [ ! -e "$T/up-onnx.json" ]'
+# convolutional networks: torchvision's ResNet-18 and MobileNetV2 (depthwise
+# convolutions, ReLU6 as Clip), a small CNN, and ConvZoo (grouped, 1-d,
+# strided, dilated; pools with ceil_mode and count_include_pad, the latter
+# exported as Pad + AveragePool)
+for f in cnn convzoo resnet18 mobilenet_v2; do
+  want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
+  "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
+  got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
+  check "import $f.onnx: every float initializer's elements are params ($got of onnx's $want)" \
+    '[ -n "$want" ] && [ "$got" = "$want" ]'
+  "$PLANNER" search "$O/$f.onnx" --batch 4 --devices 1 -o "$T/$f-1.plan" > /dev/null 2>&1
+  "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-1.plan" --steps 3 --json > "$T/$f-r1" 2> "$T/err"
+  for opts in "--devices 4" "--devices 4 --dp 2 --tp 2"; do
+    "$PLANNER" search "$O/$f.onnx" --batch 4 $opts -o "$T/$f-4.plan" > /dev/null 2> "$T/err"
+    "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-4.plan" --steps 3 --json > "$T/$f-r4" 2> "$T/err"
+    same=$(jq -s --slurpfile b "$T/$f-r4" '[., $b] | transpose | map(select(.[0].loss))
+            | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/$f-r1")
+    check "$f.onnx ($opts) plans and trains on 4 CPU ranks with the 1-rank losses" '[ "$same" = true ]'
+  done
+done
+check "convzoo.onnx: Pad + AveragePool imported as one AveragePool counting the pads" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"AveragePool\") | .attrs | [.pads, .count_include_pad]]" "$T/convzoo-onnx.json")" = "[[[1,1,1,1],1]]" ]'
+check "mobilenet_v2.onnx: depthwise convolutions (group = channels) and ReLU6 as Clip [0, 6]" \
+  '[ "$(jq "[.ops[] | select(.type == \"Conv\" and .attrs.group > 1)] | length" "$T/mobilenet_v2-onnx.json")" = 17 ] &&
+   [ "$(jq -c "[.ops[] | select(.type == \"Clip\") | [.attrs.min, .attrs.max]] | unique" "$T/mobilenet_v2-onnx.json")" = "[[0,6]]" ]'
 echo '{"format": "planner.model/1"}' > "$T/fake.onnx"
 "$PLANNER" search "$T/fake.onnx" --devices 2 > /dev/null 2> "$T/err"
 check "a .onnx file that is not ONNX exits 2 saying so" '[ $? -eq 2 ] && grep -q "fake.onnx: not an ONNX model" "$T/err"'

@@ -148,6 +148,54 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"MoECombine\", \"inputs\": [\"e\", \"lg\"], "
      "\"outputs\": [\"y\"], \"attrs\": {\"top_k\": 2, \"groups\": 6}}",
      "[24, 8]"},
+    /* convolutions: batch, output channels and (one group) input channels
+     * cut; a depthwise one's channels; a grouped one with several channels a
+     * group, 1-d, strides, dilations and uneven pads */
+    {"Conv",
+     "\"w\": {\"shape\": [8, 4, 3, 3], \"role\": \"param\"}, "
+     "\"b\": {\"shape\": [8], \"role\": \"param\"}",
+     "[4, 4, 6, 5]",
+     "{\"name\": \"op\", \"type\": \"Conv\", \"inputs\": [\"A\", \"w\", \"b\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"strides\": [2, 1], \"pads\": [1, 1, 0, 1]}}",
+     "[4, 8, 3, 5]"},
+    {"Conv depthwise",
+     "\"w\": {\"shape\": [8, 1, 3, 3], \"role\": \"param\"}, "
+     "\"b\": {\"shape\": [8], \"role\": \"param\"}",
+     "[4, 4, 5, 5]",
+     "{\"name\": \"op\", \"type\": \"Conv\", \"inputs\": [\"A\", \"w\", \"b\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"group\": 4, \"pads\": [1, 1, 1, 1]}}",
+     "[4, 8, 5, 5]"},
+    {"Conv grouped", "\"w\": {\"shape\": [6, 2, 2, 3], \"role\": \"param\"}", "[4, 4, 6, 6]",
+     "{\"name\": \"op\", \"type\": \"Conv\", \"inputs\": [\"A\", \"w\"], \"outputs\": "
+     "[\"y\"], \"attrs\": {\"group\": 2, \"dilations\": [2, 1], \"pads\": [2, 0, 1, 1]}}",
+     "[4, 6, 7, 5]"},
+    {"Conv 1-d",
+     "\"w\": {\"shape\": [6, 4, 3], \"role\": \"param\"}, "
+     "\"b\": {\"shape\": [6], \"role\": \"param\"}",
+     "[4, 4, 9]",
+     "{\"name\": \"op\", \"type\": \"Conv\", \"inputs\": [\"A\", \"w\", \"b\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"strides\": [2], \"dilations\": [2], "
+     "\"pads\": [2, 1]}}",
+     "[4, 6, 4]"},
+    {"MaxPool", NULL, "[4, 6, 7, 6]",
+     "{\"name\": \"op\", \"type\": \"MaxPool\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"kernel_shape\": [3, 2], \"strides\": [2, 2], \"pads\": [1, 0, 1, 0], "
+     "\"ceil_mode\": 1}}",
+     "[4, 6, 4, 3]"},
+    {"AveragePool", NULL, "[4, 6, 7, 6]",
+     "{\"name\": \"op\", \"type\": \"AveragePool\", \"inputs\": [\"A\"], \"outputs\": "
+     "[\"y\"], \"attrs\": {\"kernel_shape\": [3, 3], \"strides\": [2, 2], \"pads\": [1, 1, 1, "
+     "1]}}",
+     "[4, 6, 4, 3]"},
+    {"AveragePool count_include_pad", NULL, "[4, 6, 7, 6]",
+     "{\"name\": \"op\", \"type\": \"AveragePool\", \"inputs\": [\"A\"], \"outputs\": "
+     "[\"y\"], \"attrs\": {\"kernel_shape\": [3, 3], \"strides\": [2, 2], \"pads\": [1, 1, 1, "
+     "1], \"count_include_pad\": 1}}",
+     "[4, 6, 4, 3]"},
+    {"Clip", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Clip\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"min\": -0.01, \"max\": 0.02}}",
+     "[4, 6, 8]"},
     {"SoftmaxCrossEntropy",
      "\"lab\": {\"shape\": [4, 6], \"dtype\": \"int32\", \"role\": "
      "\"input\"}",
@@ -408,6 +456,108 @@ static void gradients_match_finite_differences(void **state)
 	}
 }
 #endif
+
+/* The 1-rank forward of the window ops against plain loops over ONNX's
+ * definition, written here apart from the kernels (which unfold the input and
+ * multiply matrices): every output element, within 1e-5 of the output's
+ * largest. */
+static float direct(const pl_graph *g, const pl_op *op, const float *x, const float *w,
+                    const float *b, const int64_t *o)
+{
+	const pl_attrs *at = &op->attrs;
+	const pl_tensor *xt = &g->tensors[op->in[0]], *yt = &g->tensors[op->out[0]];
+	int nsp = xt->rank - 2, conv = op->type == PL_OP_CONV, maxp = op->type == PL_OP_MAXPOOL;
+	/* 1-d as 2-d of height 1 */
+	int64_t C = xt->shape[1], H = nsp == 2 ? xt->shape[2] : 1, W = xt->shape[xt->rank - 1];
+	int64_t k[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {0, 0};
+	for (int i = 0; i < nsp; i++) {
+		int a = 2 - nsp + i;
+		k[a] = conv ? g->tensors[op->in[1]].shape[2 + i] : at->kernel[i];
+		st[a] = at->nstrides ? at->strides[i] : 1;
+		dl[a] = at->ndilations ? at->dilations[i] : 1;
+		pb[a] = at->npads ? at->pads[i] : 0;
+		pe[a] = at->npads ? at->pads[nsp + i] : 0;
+	}
+	int64_t G = conv ? at->group : 1, cig = C / G, cog = yt->shape[1] / G;
+	int64_t n = o[0], c = o[1], oh = nsp == 2 ? o[2] : 0, ow = o[1 + nsp];
+	double acc = maxp ? -INFINITY : 0;
+	int64_t cnt = 0, cntpad = 0;
+	for (int64_t ci = 0; ci < (conv ? cig : 1); ci++)
+		for (int64_t i = 0; i < k[0]; i++)
+			for (int64_t j = 0; j < k[1]; j++) {
+				int64_t yy = oh * st[0] - pb[0] + i * dl[0],
+				        xx = ow * st[1] - pb[1] + j * dl[1];
+				cntpad += yy < H + pe[0] && xx < W + pe[1];
+				if (yy < 0 || yy >= H || xx < 0 || xx >= W)
+					continue;
+				float v =
+				    x[((n * C + (conv ? c / cog * cig + ci : c)) * H + yy) * W +
+				      xx];
+				if (conv)
+					acc +=
+					    (double)v * w[((c * cig + ci) * k[0] + i) * k[1] + j];
+				else if (maxp)
+					acc = v > acc ? v : acc;
+				else
+					acc += v;
+				cnt++;
+			}
+	if (conv)
+		return (float)(acc + (b ? b[c] : 0));
+	return (float)(maxp ? acc : acc / (double)(at->count_include_pad ? cntpad : cnt));
+}
+
+static void window_ops_match_direct_loops(void **state)
+{
+	(void)state;
+	unsigned seed = 7;
+	int checked = 0;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		if (strncmp(cases[c].name, "Conv", 4) && !strstr(cases[c].name, "Pool"))
+			continue;
+		pl_graph *g = case_graph(&cases[c]);
+		int64_t **one = random_splits(g, 1, &seed);
+		run r;
+		run_open(&r, g, 1, one, PL_OPT_SGD);
+		pl_err err;
+		double l;
+		assert_int_equal(pl_exec_step(r.ex, 0, &l, &err), PL_OK);
+		const pl_op *op = &g->ops[pl_graph_find_op(g, "op")];
+		const pl_tensor *yt = &g->tensors[op->out[0]];
+		float *v[4] = {0};
+		for (int i = 0; i < op->ninputs; i++) {
+			v[i] =
+			    malloc(sizeof(float) * (size_t)pl_tensor_elems(&g->tensors[op->in[i]]));
+			assert_int_equal(pl_exec_read(r.ex, op->in[i], 0, v[i]), 0);
+		}
+		size_t ny = (size_t)pl_tensor_elems(yt);
+		float *y = malloc(sizeof(float) * ny);
+		assert_int_equal(pl_exec_read(r.ex, op->out[0], 0, y), 0);
+		/* fp32 sums against double ones: relative to the output's scale */
+		float scale = 0;
+		for (size_t e = 0; e < ny; e++)
+			scale = fmaxf(scale, fabsf(y[e]));
+		for (size_t e = 0; e < ny; e++) {
+			int64_t o[PL_MAX_RANK], rem = (int64_t)e;
+			for (int d = yt->rank - 1; d >= 0; d--) {
+				o[d] = rem % yt->shape[d];
+				rem /= yt->shape[d];
+			}
+			float want = direct(g, op, v[0], v[1], op->ninputs > 2 ? v[2] : NULL, o);
+			if (fabsf(y[e] - want) > 1e-5f * fmaxf(fabsf(want), scale))
+				fail_msg("%s: output element %zu is %.8g, plain loops give %.8g",
+				         cases[c].name, e, y[e], want);
+		}
+		checked++;
+		for (int i = 0; i < 4; i++)
+			free(v[i]);
+		free(y);
+		run_close(&r);
+		free_splits(g, one);
+		pl_graph_free(g);
+	}
+	assert_int_equal(checked, 7);
+}
 
 static pl_graph *fixture_model(const char *name)
 {
@@ -780,6 +930,7 @@ int main(void)
 #ifndef PL_TEST_CUDA
 	    cmocka_unit_test(gradients_match_finite_differences),
 #endif
+	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
 	    cmocka_unit_test(moe_training_matches_one_rank),
 	    cmocka_unit_test(gpt_job_training_matches_one_rank),

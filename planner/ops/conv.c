@@ -1,0 +1,254 @@
+/* Convolution and pooling over the trailing 1 to 3 spatial dimensions, as
+ * ONNX defines Conv, MaxPool and AveragePool (NCHW order).
+ *
+ * Conv's loops: the batch n, the channel groups g and the output channels of
+ * a group, the output positions, then the input channels of a group and the
+ * kernel positions (the contraction). What can be cut:
+ *   - n (data parallel),
+ *   - with one group: the output channels (the weight's rows, as a
+ *     column-parallel linear layer) and the input channels (a contraction:
+ *     partial sums in the output, as a row-parallel one),
+ *   - depthwise (one input channel a group): the groups (channels of input,
+ *     weight and output together);
+ * never a spatial dimension (a window reaches into its neighbour's piece:
+ * that would need halo exchange, which the layouts do not express), nor the
+ * channels of a grouped convolution with several input channels a group.
+ * Pools cut n and the channels. */
+#include <math.h>
+#include <stdio.h>
+
+#include "planner/ops/internal.h"
+
+/* the op's spatial attributes for nsp dimensions, defaults filled in; an
+ * error names the attribute whose count is off */
+typedef struct window {
+	int nsp;
+	int64_t k[PL_MAX_SPATIAL], s[PL_MAX_SPATIAL], d[PL_MAX_SPATIAL], pb[PL_MAX_SPATIAL],
+	    pe[PL_MAX_SPATIAL], o[PL_MAX_SPATIAL];
+} window;
+
+static pl_status window_of(const pl_op *op, const pl_tensor *x, const int64_t *kernel, int pool,
+                           window *w, pl_err *err)
+{
+	const pl_attrs *a = &op->attrs;
+	int nsp = x->rank - 2;
+	w->nsp = nsp;
+	if (a->nstrides && a->nstrides != nsp)
+		return pl_err_set(err, PL_EINVAL, "attrs.strides has %d entries, expected %d",
+		                  a->nstrides, nsp);
+	if (a->ndilations && a->ndilations != nsp)
+		return pl_err_set(err, PL_EINVAL, "attrs.dilations has %d entries, expected %d",
+		                  a->ndilations, nsp);
+	if (a->npads && a->npads != 2 * nsp)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.pads has %d entries, expected %d (the begins, then the "
+		                  "ends)",
+		                  a->npads, 2 * nsp);
+	for (int i = 0; i < nsp; i++) {
+		w->k[i] = kernel[i];
+		w->s[i] = a->nstrides ? a->strides[i] : 1;
+		w->d[i] = a->ndilations ? a->dilations[i] : 1;
+		w->pb[i] = a->npads ? a->pads[i] : 0;
+		w->pe[i] = a->npads ? a->pads[nsp + i] : 0;
+		int64_t in = x->shape[2 + i], span = (w->k[i] - 1) * w->d[i] + 1,
+		        room = in + w->pb[i] + w->pe[i] - span;
+		if (w->pb[i] >= span || w->pe[i] >= span)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "spatial dimension %d: padding %lld/%lld reaches past the "
+			    "window of %lld (every window must touch the input)",
+			    i, (long long)w->pb[i], (long long)w->pe[i], (long long)span);
+		if (room < 0)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "spatial dimension %d: the window (%lld with dilation) is "
+			    "larger than the padded input (%lld)",
+			    i, (long long)span, (long long)(in + w->pb[i] + w->pe[i]));
+		int64_t o = room / w->s[i] + 1;
+		if (pool && a->ceil_mode && room % w->s[i]) {
+			o++;
+			if ((o - 1) * w->s[i] >=
+			    in + w->pb[i]) /* the last window starts in the input */
+				o--;
+		}
+		w->o[i] = o;
+	}
+	return PL_OK;
+}
+
+static pl_status check_x(const pl_tensor *x, pl_err *err)
+{
+	if (x->rank < 3 || x->rank > 2 + PL_MAX_SPATIAL)
+		return pl_err_set(err, PL_EINVAL,
+		                  "input '%s' has %d dimensions; expected 3 to %d (batch, "
+		                  "channels, 1 to %d spatial)",
+		                  x->name, x->rank, 2 + PL_MAX_SPATIAL, PL_MAX_SPATIAL);
+	return PL_OK;
+}
+
+pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0), *wt = IN(g, op, 1);
+	const pl_tensor *b = op->ninputs > 2 ? IN(g, op, 2) : NULL;
+	pl_status st = check_x(x, err);
+	if (st)
+		return st;
+	int nsp = x->rank - 2;
+	if (wt->rank != x->rank)
+		return pl_err_set(err, PL_EINVAL,
+		                  "weight '%s' has %d dimensions; expected %d (output channels, "
+		                  "input channels of a group, the kernel)",
+		                  wt->name, wt->rank, x->rank);
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return pl_err_set(err, PL_EINVAL, "input, weight and bias differ in dtype");
+	int64_t G = op->attrs.group, ci = x->shape[1], co = wt->shape[0], cig = wt->shape[1];
+	if (ci % G || co % G)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.group %lld does not divide the %lld input and %lld output "
+		                  "channels",
+		                  (long long)G, (long long)ci, (long long)co);
+	if (cig * G != ci)
+		return pl_err_set(err, PL_EINVAL,
+		                  "weight '%s' has %lld input channels a group; input '%s' has "
+		                  "%lld channels in %lld groups",
+		                  wt->name, (long long)cig, x->name, (long long)ci, (long long)G);
+	if (b && (b->rank != 1 || b->shape[0] != co))
+		return pl_err_set(err, PL_EINVAL, "bias '%s' must have shape [%lld]", b->name,
+		                  (long long)co);
+	if (op->attrs.nkernel) {
+		if (op->attrs.nkernel != nsp)
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.kernel_shape has %d entries, expected %d",
+			                  op->attrs.nkernel, nsp);
+		for (int i = 0; i < nsp; i++)
+			if (op->attrs.kernel[i] != wt->shape[2 + i])
+				return pl_err_set(err, PL_EINVAL,
+				                  "attrs.kernel_shape[%d] is %lld; weight '%s' has "
+				                  "%lld",
+				                  i, (long long)op->attrs.kernel[i], wt->name,
+				                  (long long)wt->shape[2 + i]);
+	}
+	window w;
+	if ((st = window_of(op, x, wt->shape + 2, 0, &w, err)))
+		return st;
+	int64_t shape[PL_MAX_RANK] = {x->shape[0], co};
+	for (int i = 0; i < nsp; i++)
+		shape[2 + i] = w.o[i];
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+
+	int one = G == 1, depthwise = G > 1 && cig == 1;
+	int ln = pl__loop_add(op, x->shape[0], PL_LOOP_PARALLEL, 1);
+	pl__map(op, 1, 0, 0, ln);
+	pl__map(op, 0, 0, 0, ln);
+	int lg = pl__loop_add(op, G, PL_LOOP_PARALLEL, depthwise);
+	int lc = pl__loop_add(op, co / G, PL_LOOP_PARALLEL, one);
+	/* the output channels (and the weight's rows, the bias) are g-major */
+	for (int t = 0; t < 3; t++) {
+		pl_dimmap *m = t == 0 ? &op->spec.out[0][1] : &op->spec.in[t][0];
+		if (t == 2 && !b)
+			break;
+		m->first = (int8_t)(one ? lc : lg);
+		m->count = one || co == G ? 1 : (depthwise ? 2 : 0);
+	}
+	for (int i = 0; i < nsp; i++)
+		pl__map(op, 1, 0, 2 + i, pl__loop_add(op, w.o[i], PL_LOOP_PARALLEL, 0));
+	int lk = pl__loop_add(op, cig, PL_LOOP_REDUCE, one);
+	if (one) {
+		pl__map(op, 0, 0, 1, lk);
+		pl__map(op, 0, 1, 1, lk);
+	} else if (depthwise) {
+		pl__map(op, 0, 0, 1, lg);
+	}
+	for (int i = 0; i < nsp; i++)
+		pl__loop_add(op, w.k[i], PL_LOOP_REDUCE, 0);
+	return PL_OK;
+}
+
+void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double flops = 2;
+	for (int l = 0; l < op->spec.nloops; l++)
+		flops *= (double)(op->spec.loop[l].size / split[l]);
+	double xb = pl__local_in_bytes(g, op, 0, split), wb = pl__local_in_bytes(g, op, 1, split);
+	double yb = pl__local_out_bytes(g, op, 0, split);
+	double bb = op->ninputs > 2 ? pl__local_in_bytes(g, op, 2, split) : 0;
+	w->gemm_flops_fwd = flops;
+	w->bytes_fwd = xb + wb + bb + yb;
+	w->kernels_fwd = 1;
+	const pl_tensor *x = IN(g, op, 0), *wt = IN(g, op, 1);
+	if (x->requires_grad) { /* dx = the transposed convolution of dy with w */
+		w->gemm_flops_bwd += flops;
+		w->bytes_bwd += yb + wb + xb;
+		w->kernels_bwd++;
+		if (wt->role != PL_ROLE_PARAM) {
+			w->saved_bytes += wb;
+			w->saves_in |= 2;
+		}
+	}
+	if (wt->requires_grad) { /* dw = the correlation of x with dy */
+		w->gemm_flops_bwd += flops;
+		w->bytes_bwd += yb + xb + wb;
+		w->kernels_bwd++;
+		if (x->role != PL_ROLE_PARAM) {
+			w->saved_bytes += xb;
+			w->saves_in |= 1;
+		}
+	}
+	if (op->ninputs > 2 && IN(g, op, 2)->requires_grad) { /* db: dy summed */
+		w->vec_flops_bwd += pl__local_out(g, op, 0, split);
+		w->bytes_bwd += yb + bb;
+		w->kernels_bwd++;
+	}
+}
+
+pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	pl_status st = check_x(x, err);
+	if (st)
+		return st;
+	int nsp = x->rank - 2;
+	if (op->attrs.nkernel != nsp)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.kernel_shape has %d entries; expected %d (one per spatial "
+		                  "dimension of '%s')",
+		                  op->attrs.nkernel, nsp, x->name);
+	window w;
+	if ((st = window_of(op, x, op->attrs.kernel, 1, &w, err)))
+		return st;
+	int64_t shape[PL_MAX_RANK] = {x->shape[0], x->shape[1]};
+	for (int i = 0; i < nsp; i++)
+		shape[2 + i] = w.o[i];
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	for (int d = 0; d < 2; d++) {
+		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 0, d, l);
+		pl__map(op, 1, 0, d, l);
+	}
+	for (int i = 0; i < nsp; i++)
+		pl__map(op, 1, 0, 2 + i, pl__loop_add(op, w.o[i], PL_LOOP_PARALLEL, 0));
+	for (int i = 0; i < nsp; i++)
+		pl__loop_add(op, w.k[i], PL_LOOP_REDUCE, 0);
+	return PL_OK;
+}
+
+void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double window = 1;
+	for (int i = 0; i < op->attrs.nkernel; i++)
+		window *= (double)op->attrs.kernel[i];
+	double out = pl__local_out(g, op, 0, split);
+	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
+	w->vec_flops_fwd = out * window;
+	w->bytes_fwd = xb + yb;
+	w->kernels_fwd = 1;
+	if (IN(g, op, 0)->requires_grad) {
+		w->vec_flops_bwd = out * window;
+		w->bytes_bwd = yb + xb;
+		w->kernels_bwd = 1;
+		if (op->type == PL_OP_MAXPOOL) { /* the window's maximum is found again in x */
+			w->saved_bytes = xb;
+			w->saves_in = 1;
+		}
+	}
+}
