@@ -532,12 +532,32 @@ static int reduce(pl_backend *b, pl_kctx *k, const pl_xt *x, const pl_xt *y, con
 }
 
 /* MoE on the host: the pieces copied out, kernels.c's kernel, the results back */
+/* A host kernel's collective: its host buffer through a device one */
+typedef struct host_coll {
+	pl_backend *b;
+	int64_t rank;
+	int (*allreduce)(void *ud, float *buf, size_t n, int max);
+	void *ud;
+} host_coll;
+
+static int host_allreduce(void *ud, float *buf, size_t n, int max)
+{
+	host_coll *h = ud;
+	float *d = cu_alloc(h->b, h->rank, n);
+	int rc = !d || cu_upload(h->b, h->rank, d, buf, n) || h->allreduce(h->ud, d, n, max) ||
+	                 cu_download(h->b, h->rank, buf, d, n)
+	             ? -1
+	             : 0;
+	cu_release(h->b, h->rank, d);
+	return rc;
+}
+
 static int host_kernel(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
                        pl_xt *din)
 {
 	int64_t R = k->rank;
 	int nin = k->op->ninputs, rc = -1;
-	pl_xt hin[PL_MAX_OP_INPUTS], hout = *out, hdout = {0}, hdin[PL_MAX_OP_INPUTS];
+	pl_xt hin[PL_MAX_OP_INPUTS], hout = *out, hdout = {0}, hdin[PL_MAX_OP_INPUTS], hsaved = {0};
 	memset(hin, 0, sizeof hin);
 	memset(hdin, 0, sizeof hdin);
 	hout.v = NULL;
@@ -565,12 +585,25 @@ static int host_kernel(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, c
 	}
 	pl_kctx hk = *k;
 	hk.gemm = pl_cpu_gemm;
+	host_coll hc = {b, R, k->class_allreduce, k->ud};
+	if (k->class_allreduce) {
+		hk.class_allreduce = host_allreduce;
+		hk.ud = &hc;
+	}
+	if (k->saved && k->saved->v) { /* the op's scratch kept from forward to backward */
+		hsaved = *k->saved;
+		if (!(hsaved.v = pl_malloc(sizeof(float) * (hsaved.n ? hsaved.n : 1))) ||
+		    (din && cu_download(b, R, hsaved.v, k->saved->v, hsaved.n)))
+			goto out;
+		hk.saved = &hsaved;
+	}
 	if (din ? pl_kernel_backward(&hk, hin, &hout, &hdout, hdin)
 	        : pl_kernel_forward(&hk, hin, &hout))
 		goto out;
 	rc = 0;
 	if (!din)
-		rc = cu_upload(b, R, out->v, hout.v, out->n);
+		rc = cu_upload(b, R, out->v, hout.v, out->n) ||
+		     (hsaved.v && cu_upload(b, R, k->saved->v, hsaved.v, hsaved.n));
 	for (int i = 0; din && i < nin && !rc; i++)
 		if (din[i].v)
 			rc = cu_upload(b, R, din[i].v, hdin[i].v, din[i].n);
@@ -581,6 +614,7 @@ out:
 	}
 	free(hout.v);
 	free(hdout.v);
+	free(hsaved.v);
 	return rc;
 }
 
@@ -676,6 +710,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_CONV:
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:
+	case PL_OP_BATCHNORM:
 	case PL_OP_CLIP: return host_kernel(b, k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din)

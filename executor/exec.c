@@ -1058,6 +1058,9 @@ static int backward(rankctx *rc)
 		pl_kctx k;
 		saved.v = st->saved[o];
 		kctx_init(rc, o, &k, &saved);
+		sce_ud u = {0}; /* the op's own collectives (BatchNormalization's sums) */
+		if (!bad && op_coll_group(rc, o, &u, &k))
+			bad = 1;
 		if (!bad)
 			bad = be->backward(be, &k, in, &out, &dout, din) ? 1 : 0;
 		for (int i = 0; i < op->ninputs && !bad; i++) {

@@ -453,6 +453,8 @@ static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 
 size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 {
+	if (k->op->type == PL_OP_BATCHNORM) /* per channel: mean, 1/std */
+		return 2 * (size_t)in[0].shape[1];
 	if (k->op->type != PL_OP_SCE)
 		return 0;
 	return in[0].n / (size_t)in[0].shape[in[0].rank - 1];
@@ -760,6 +762,112 @@ static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_
 	return 0;
 }
 
+/* BatchNormalization over [N, C, S] (S the spatial positions). Training: the
+ * batch's statistics, summed here and over the ranks holding the batch's
+ * other pieces (class_allreduce), kept in saved ([mean, 1/std] per local
+ * channel) for the backward. Inference: the running statistics (inputs 3, 4). */
+static int batchnorm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_op *op = k->op;
+	const pl_xt *x = &in[0], *sc = &in[1], *b = &in[2];
+	int64_t N = x->shape[0], C = x->shape[1], S = 1;
+	for (int d = 2; d < x->rank; d++)
+		S *= x->shape[d];
+	double M = (double)k->g->tensors[op->in[0]].shape[0] * (double)S; /* per channel, global */
+	int train = op->attrs.training_mode;
+	float *st = k->saved && k->saved->v ? k->saved->v : NULL, *sum = NULL;
+	if (!st)
+		return -1;
+	if (!(sum = pl_malloc(sizeof(float) * (size_t)(C > 0 ? 2 * C : 1))))
+		return -1;
+	int rc = -1;
+	if (!dy) {
+		for (int64_t c = 0; c < C; c++) {
+			double mean = train ? 0 : in[3].v[c], var = train ? 0 : in[4].v[c];
+			st[c] = (float)mean; /* set below in training */
+			if (!train)
+				st[C + c] = (float)(1 / sqrt(var + op->attrs.epsilon));
+		}
+		for (int pass = 0; train && pass < 2; pass++) { /* the mean, then the variance */
+			for (int64_t c = 0; c < C; c++) {
+				double a = 0, m = st[c];
+				for (int64_t n = 0; n < N; n++) {
+					const float *xc = x->v + (n * C + c) * S;
+					for (int64_t i = 0; i < S; i++)
+						a += pass ? (xc[i] - m) * (xc[i] - m) : xc[i];
+				}
+				sum[c] = (float)a;
+			}
+			if (k->class_allreduce && k->class_allreduce(k->ud, sum, (size_t)C, 0))
+				goto out;
+			for (int64_t c = 0; c < C; c++)
+				if (pass)
+					st[C + c] =
+					    (float)(1 / sqrt(sum[c] / M + op->attrs.epsilon));
+				else
+					st[c] = (float)(sum[c] / M);
+		}
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t c = 0; c < C; c++) {
+				const float *xc = x->v + (n * C + c) * S;
+				float *yc = y->v + (n * C + c) * S, m = st[c], r = st[C + c];
+				for (int64_t i = 0; i < S; i++)
+					yc[i] = (xc[i] - m) * r * sc->v[c] + b->v[c];
+			}
+		rc = 0;
+		goto out;
+	}
+	/* sums of dy and dy * xhat per channel: the bias's and the scale's
+	 * gradients here, and (all-reduced) the mean terms of dx in training */
+	for (int64_t c = 0; c < C; c++) {
+		double g = 0, gx = 0, m = st[c], r = st[C + c];
+		for (int64_t n = 0; n < N; n++) {
+			const float *xc = x->v + (n * C + c) * S, *gc = dy->v + (n * C + c) * S;
+			for (int64_t i = 0; i < S; i++) {
+				g += gc[i];
+				gx += gc[i] * (xc[i] - m) * r;
+			}
+		}
+		sum[c] = (float)g;
+		sum[C + c] = (float)gx;
+	}
+	for (int i = 1; i < op->ninputs; i++)
+		if (din[i].v)
+			memset(din[i].v, 0, sizeof(float) * din[i].n);
+	for (int64_t c = 0; c < C; c++) {
+		if (din[2].v)
+			din[2].v[c] = sum[c];
+		if (din[1].v)
+			din[1].v[c] = sum[C + c];
+		/* inference: the running statistics' own gradients, should they
+		 * be computed (y = (x - mean) s / sqrt(var + eps) + b) */
+		double r = st[C + c];
+		if (op->ninputs > 3 && din[3].v)
+			din[3].v[c] = (float)(-sc->v[c] * r * sum[c]);
+		if (op->ninputs > 4 && din[4].v)
+			din[4].v[c] = (float)(-0.5 * sc->v[c] * r * r * sum[C + c]);
+	}
+	if (din[0].v) {
+		if (train && k->class_allreduce &&
+		    k->class_allreduce(k->ud, sum, (size_t)(2 * C), 0))
+			goto out;
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t c = 0; c < C; c++) {
+				const float *xc = x->v + (n * C + c) * S,
+				            *gc = dy->v + (n * C + c) * S;
+				float *dc = din[0].v + (n * C + c) * S, m = st[c], r = st[C + c];
+				double g = train ? sum[c] / M : 0, gx = train ? sum[C + c] / M : 0;
+				for (int64_t i = 0; i < S; i++)
+					dc[i] = (float)(sc->v[c] * r *
+					                (gc[i] - g - (xc[i] - m) * r * gx));
+			}
+	}
+	rc = 0;
+out:
+	free(sum);
+	return rc;
+}
+
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
@@ -780,6 +888,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_MOE_DISPATCH:
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
 	case PL_OP_CONV: return conv(k, in, din ? NULL : out, dout, din);
+	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:
 		if (din && !din[0].v)

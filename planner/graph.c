@@ -321,10 +321,13 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			    e->valuedouble < 1 || e->valuedouble > 9.0e15)
 				return FAIL("%s: %s: expected a positive integer", b->file, where);
 			a->group = (int64_t)e->valuedouble;
-		} else if (!strcmp(k, "ceil_mode") || !strcmp(k, "count_include_pad")) {
+		} else if (!strcmp(k, "ceil_mode") || !strcmp(k, "count_include_pad") ||
+		           !strcmp(k, "training_mode")) {
 			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
 				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			*(!strcmp(k, "ceil_mode") ? &a->ceil_mode : &a->count_include_pad) =
+			*(!strcmp(k, "ceil_mode")           ? &a->ceil_mode
+			  : !strcmp(k, "count_include_pad") ? &a->count_include_pad
+			                                    : &a->training_mode) =
 			    cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
 		} else if (!strcmp(k, "min") || !strcmp(k, "max")) {
 			if (!cJSON_IsNumber(e) || isnan(e->valuedouble))

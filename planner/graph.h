@@ -13,7 +13,7 @@
 #define PL_MAX_RANK       8
 #define PL_MAX_LOOPS      12
 #define PL_MAX_SPATIAL    3 /* Conv and pools: 1-, 2- and 3-d */
-#define PL_MAX_OP_INPUTS  4
+#define PL_MAX_OP_INPUTS  5
 #define PL_MAX_OP_OUTPUTS 2
 
 typedef enum pl_dtype {
@@ -62,6 +62,7 @@ typedef enum pl_optype {
 	PL_OP_MAXPOOL,
 	PL_OP_AVGPOOL,
 	PL_OP_CLIP,
+	PL_OP_BATCHNORM,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -120,6 +121,9 @@ typedef struct pl_attrs {
 	int ceil_mode, count_include_pad;
 	/* Clip: the bounds (-inf, +inf when not given) */
 	double min, max;
+	/* BatchNormalization: 1 normalises by the batch's statistics (training),
+	 * 0 by the running ones its inputs 3 and 4 hold (ONNX's default) */
+	int training_mode;
 } pl_attrs;
 
 typedef struct pl_tensor {

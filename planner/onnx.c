@@ -35,7 +35,8 @@
 
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Flatten, "    \
-	"Clip, Pad (of zeros, before a Conv or AveragePool), Add, Sub, Mul, Div, Relu, Tanh, "     \
+	"Clip, BatchNormalization, Pad (of zeros, before a Conv or AveragePool), Add, Sub, Mul, "  \
+	"Div, Relu, Tanh, "                                                                        \
 	"Sigmoid, Softmax, Transpose, Gather, "                                                    \
 	"ReduceMean, Reshape, LayerNormalization, Erf (in GELU's form), Pow and Tanh (in tanh "    \
 	"GELU's form), Pow and Sqrt (in LayerNorm's form), Slice and Split (of a linear "          \
@@ -1284,6 +1285,41 @@ static int import_clip(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
+/* BatchNormalization: in training mode (an export with training=TRAINING:
+ * training_mode 1, or below opset 14 the running statistics' outputs) the
+ * batch's statistics, the running ones unused; in inference mode the running
+ * statistics as constants (no gradient reaches them). Those outputs must be
+ * unread. 0, or -1 */
+static int import_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input < 5 || !known(m, n->input[0]))
+		return -1;
+	for (size_t k = 1; k < n->n_output; k++) {
+		int who;
+		if (n->output[k][0] && consumers(m, n->output[k], &who, 1))
+			return -1;
+		for (size_t i = 0; n->output[k][0] && i < m->g->n_output; i++)
+			if (!strcmp(m->g->output[i]->name, n->output[k]))
+				return -1;
+	}
+	const Onnx__AttributeProto *tm = attr(n, "training_mode"), *ep = attr(n, "epsilon");
+	int train = tm && tm->has_i ? tm->i != 0 : n->n_output > 1;
+	cJSON *o = add_op(m, name, "BatchNormalization");
+	for (size_t k = 0; k < (train ? 3u : 5u); k++)
+		io(m, o, "inputs", n->input[k]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	cJSON_AddNumberToObject(at, "training_mode", train);
+	for (size_t k = 3; !train && k < 5; k++) {
+		cJSON *t = cJSON_GetObjectItem(m->tensors, resolve(m, n->input[k]));
+		if (t && cJSON_GetObjectItem(t, "role"))
+			cJSON_ReplaceItemInObject(t, "role", cJSON_CreateString("const"));
+	}
+	infer(m, n);
+	return 0;
+}
+
 static pl_status node(imp *m, int i)
 {
 	const Onnx__NodeProto *n = m->g->node[i];
@@ -1411,6 +1447,12 @@ static pl_status node(imp *m, int i)
 		           ? unsupported(m, n,
 		                         "its input's shape is not known, or axis is out of "
 		                         "range")
+		           : PL_OK;
+	if (!strcmp(t, "BatchNormalization"))
+		return import_batchnorm(m, n, name)
+		           ? unsupported(m, n,
+		                         "its input's shape must be known and its running "
+		                         "statistics' outputs unread")
 		           : PL_OK;
 	if (!strcmp(t, "Clip"))
 		return n->n_input < 1 || import_clip(m, n, name)

@@ -86,6 +86,7 @@ typedef struct pl_op_rule {
 	case PL_OP_CONV:                                                                           \
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \
+	case PL_OP_BATCHNORM:                                                                      \
 	case PL_OP_COUNT
 
 /* The traits of op's type (PL_OPT_*). */

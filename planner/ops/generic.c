@@ -42,6 +42,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_MAXPOOL] = {"MaxPool", 1, 1, 1, 0, pl__infer_pool, pl__work_pool, NULL},
     [PL_OP_AVGPOOL] = {"AveragePool", 1, 1, 1, 0, pl__infer_pool, pl__work_pool, NULL},
     [PL_OP_CLIP] = {"Clip", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_BATCHNORM] = {"BatchNormalization", 3, 5, 1, PL_OPT_NORM, pl__infer_batchnorm,
+                         pl__work_batchnorm, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -35,6 +35,7 @@ pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_batchnorm(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
@@ -50,5 +51,6 @@ int64_t pl__range_sce(const pl_graph *g, const pl_op *op, int input);
 void pl__work_moe(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

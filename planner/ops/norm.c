@@ -148,3 +148,69 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 		w->coll[1] = (pl_opcoll){PL_COLL_ALL_REDUCE, lc, 0, 8 * positions};
 	}
 }
+
+/* BatchNormalization (X [N, C, spatial...], scale, B[, mean, var], each [C]):
+ * per channel over the batch and the spatial positions. Loops: N, C, the
+ * spatial dimensions (kept whole: their statistics are the channel's). In
+ * training mode the statistics are the batch's: cut N and each piece sums its
+ * part, then the pieces all-reduce the sums (synchronised batch norm, so a
+ * sharded step computes what one device does): C floats twice forward (the
+ * mean, then the variance about it), 2C backward. In inference mode the
+ * running statistics (inputs 3 and 4) are constants: an affine map. */
+pl_status pl__infer_batchnorm(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	if (x->rank < 2)
+		return pl_err_set(err, PL_EINVAL,
+		                  "input '%s' has %d dimensions; expected [batch, channels, ...]",
+		                  x->name, x->rank);
+	if (!op->attrs.training_mode && op->ninputs < 5)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "in inference mode (attrs.training_mode 0, the default) the running "
+		    "mean and variance are inputs 3 and 4");
+	for (int i = 1; i < op->ninputs; i++) {
+		const pl_tensor *t = IN(g, op, i);
+		if (t->rank != 1 || t->shape[0] != x->shape[1])
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "input %d '%s' must have shape [%lld] (the channels of '%s')", i,
+			    t->name, (long long)x->shape[1], x->name);
+		if (t->dtype != x->dtype && t->dtype != PL_DT_FLOAT32)
+			return pl_err_set(err, PL_EINVAL, "input %d '%s' has dtype %s", i, t->name,
+			                  pl_dtype_name(t->dtype));
+	}
+	pl__set_out(g, op, 0, x->rank, x->shape, x->dtype);
+	for (int d = 0; d < x->rank; d++) {
+		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, d < 2);
+		pl__map(op, 0, 0, d, l);
+		pl__map(op, 1, 0, d, l);
+		for (int i = 1; d == 1 && i < op->ninputs; i++)
+			pl__map(op, 0, i, 0, l);
+	}
+	return PL_OK;
+}
+
+void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double n = pl__local_in(g, op, 0, split), b = pl__local_in_bytes(g, op, 0, split);
+	double c = (double)(IN(g, op, 0)->shape[1] / split[1]);
+	int train = op->attrs.training_mode;
+	/* training: a pass for the mean, one for the variance, one to write */
+	w->vec_flops_fwd = (train ? 5 : 2) * n;
+	w->bytes_fwd = (train ? 3 : 2) * b;
+	w->kernels_fwd = train ? 3 : 1;
+	if (!OUT(g, op, 0)->requires_grad)
+		return;
+	w->vec_flops_bwd = 6 * n;
+	w->bytes_bwd = 3 * b; /* x, dy, dx */
+	w->kernels_bwd = 2;
+	w->saved_bytes = b + 8 * c; /* x, and the channels' mean and 1/std */
+	w->saves_in = 1;
+	if (train && split[0] > 1) {
+		w->ncoll = 3;
+		w->coll[0] = (pl_opcoll){PL_COLL_ALL_REDUCE, 0, 0, 4 * c};
+		w->coll[1] = (pl_opcoll){PL_COLL_ALL_REDUCE, 0, 0, 4 * c};
+		w->coll[2] = (pl_opcoll){PL_COLL_ALL_REDUCE, 0, 1, 8 * c};
+	}
+}

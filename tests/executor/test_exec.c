@@ -192,6 +192,28 @@ static const opcase cases[] = {
      "[\"y\"], \"attrs\": {\"kernel_shape\": [3, 3], \"strides\": [2, 2], \"pads\": [1, 1, 1, "
      "1], \"count_include_pad\": 1}}",
      "[4, 6, 4, 3]"},
+    /* batch norm: in training the batch's statistics, all-reduced over the
+     * ranks that hold the batch's pieces; in inference the running ones */
+    {"BatchNormalization",
+     "\"s\": {\"shape\": [6], \"role\": \"param\"}, \"c\": {\"shape\": [6], \"role\": \"param\"}",
+     "[4, 6, 3, 2]",
+     "{\"name\": \"op\", \"type\": \"BatchNormalization\", \"inputs\": [\"A\", \"s\", \"c\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"training_mode\": 1, \"epsilon\": 0.001}}",
+     "[4, 6, 3, 2]"},
+    {"BatchNormalization 1-d",
+     "\"s\": {\"shape\": [6], \"role\": \"param\"}, \"c\": {\"shape\": [6], \"role\": \"param\"}",
+     "[8, 6]",
+     "{\"name\": \"op\", \"type\": \"BatchNormalization\", \"inputs\": [\"A\", \"s\", \"c\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"training_mode\": 1}}",
+     "[8, 6]"},
+    {"BatchNormalization inference",
+     "\"s\": {\"shape\": [6], \"role\": \"param\"}, \"c\": {\"shape\": [6], \"role\": \"param\"}, "
+     "\"mu\": {\"shape\": [6], \"role\": \"param\"}, \"v2\": {\"shape\": [6], \"role\": \"param\"}",
+     "[4, 6, 3, 2]",
+     "{\"name\": \"sq\", \"type\": \"Sigmoid\", \"inputs\": [\"v2\"], \"outputs\": [\"var\"]},"
+     "{\"name\": \"op\", \"type\": \"BatchNormalization\", \"inputs\": [\"A\", \"s\", \"c\", "
+     "\"mu\", \"var\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 3, 2]"},
     {"Clip", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Clip\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"min\": -0.01, \"max\": 0.02}}",
@@ -404,7 +426,7 @@ static void gradients_match_finite_differences(void **state)
 	(void)state;
 	unsigned seed = 99;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		if (!strcmp(cases[c].name, "Relu")) /* kinks */
+		if (!strcmp(cases[c].name, "Relu") || !strcmp(cases[c].name, "Clip")) /* kinks */
 			continue;
 		pl_graph *g = case_graph(&cases[c]);
 		int64_t **one = random_splits(g, 1, &seed);
@@ -507,13 +529,40 @@ static float direct(const pl_graph *g, const pl_op *op, const float *x, const fl
 	return (float)(maxp ? acc : acc / (double)(at->count_include_pad ? cntpad : cnt));
 }
 
+/* BatchNormalization's output element o: its channel's statistics (the
+ * batch's in training, the running ones in inference) */
+static float normalized(const pl_graph *g, const pl_op *op, float *const *v, const int64_t *o)
+{
+	const pl_tensor *xt = &g->tensors[op->in[0]];
+	int64_t N = xt->shape[0], C = xt->shape[1], S = pl_tensor_elems(xt) / (N * C), c = o[1];
+	double mean = 0, var = 0;
+	for (int pass = 0; op->attrs.training_mode && pass < 2; pass++)
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t i = 0; i < S; i++) {
+				double x = v[0][(n * C + c) * S + i];
+				if (pass)
+					var += (x - mean) * (x - mean) / (double)(N * S);
+				else
+					mean += x / (double)(N * S);
+			}
+	if (!op->attrs.training_mode) {
+		mean = v[3][c];
+		var = v[4][c];
+	}
+	int64_t at = 0;
+	for (int d = 0; d < xt->rank; d++)
+		at = at * xt->shape[d] + o[d];
+	return (float)((v[0][at] - mean) / sqrt(var + op->attrs.epsilon) * v[1][c] + v[2][c]);
+}
+
 static void window_ops_match_direct_loops(void **state)
 {
 	(void)state;
 	unsigned seed = 7;
 	int checked = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		if (strncmp(cases[c].name, "Conv", 4) && !strstr(cases[c].name, "Pool"))
+		if (strncmp(cases[c].name, "Conv", 4) && !strstr(cases[c].name, "Pool") &&
+		    strncmp(cases[c].name, "BatchNorm", 9))
 			continue;
 		pl_graph *g = case_graph(&cases[c]);
 		int64_t **one = random_splits(g, 1, &seed);
@@ -524,7 +573,7 @@ static void window_ops_match_direct_loops(void **state)
 		assert_int_equal(pl_exec_step(r.ex, 0, &l, &err), PL_OK);
 		const pl_op *op = &g->ops[pl_graph_find_op(g, "op")];
 		const pl_tensor *yt = &g->tensors[op->out[0]];
-		float *v[4] = {0};
+		float *v[PL_MAX_OP_INPUTS] = {0};
 		for (int i = 0; i < op->ninputs; i++) {
 			v[i] =
 			    malloc(sizeof(float) * (size_t)pl_tensor_elems(&g->tensors[op->in[i]]));
@@ -543,20 +592,23 @@ static void window_ops_match_direct_loops(void **state)
 				o[d] = rem % yt->shape[d];
 				rem /= yt->shape[d];
 			}
-			float want = direct(g, op, v[0], v[1], op->ninputs > 2 ? v[2] : NULL, o);
+			float want =
+			    op->type == PL_OP_BATCHNORM
+			        ? normalized(g, op, v, o)
+			        : direct(g, op, v[0], v[1], op->ninputs > 2 ? v[2] : NULL, o);
 			if (fabsf(y[e] - want) > 1e-5f * fmaxf(fabsf(want), scale))
 				fail_msg("%s: output element %zu is %.8g, plain loops give %.8g",
 				         cases[c].name, e, y[e], want);
 		}
 		checked++;
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < PL_MAX_OP_INPUTS; i++)
 			free(v[i]);
 		free(y);
 		run_close(&r);
 		free_splits(g, one);
 		pl_graph_free(g);
 	}
-	assert_int_equal(checked, 7);
+	assert_int_equal(checked, 10);
 }
 
 static pl_graph *fixture_model(const char *name)

@@ -100,4 +100,22 @@ if [ $rc -eq 2 ] && grep -q "a plan for 2 devices, and 3 processes were started"
 else
   bad "a plan for 2 devices on 3 processes: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
 fi
+# batch norms cut over processes: their statistics all-reduced over MPI
+# (ResNet-18 exported for training; SGD at 1e-6, see test_cli.sh; 1e-4)
+R="$SRC/tests/fixtures/onnx/resnet18_train.onnx"
+opts=(--batch 4 --steps 3 --json --optimizer sgd --lr 1e-6)
+"$P" search "$R" --batch 4 --devices 1 -o "$T/r1.json" > /dev/null 2>&1
+"$P" run "$R" --strategy "$T/r1.json" "${opts[@]}" > "$T/r1.out" 2> /dev/null
+"$P" search "$R" --batch 4 --devices 4 --dp 4 -o "$T/r4.json" > /dev/null 2>&1
+timeout 120 "${MPIRUN[@]}" -np 4 "$P" run "$R" --strategy "$T/r4.json" "${opts[@]}" \
+  > "$T/r4.out" 2> "$T/err"
+rc=$?
+a=$(losses "$T/r1.out") b=$(losses "$T/r4.out")
+if [ $rc -eq 0 ] && awk -v a="$a" -v b="$b" 'BEGIN { n = split(a, x, " "); m = split(b, y, " ")
+     if (n != 3 || m != 3) exit 1
+     for (i = 1; i <= n; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-4 * x[i]) exit 1 } }'; then
+  ok "resnet18_train (batch norms) data parallel on 4 processes: the one-device losses ($b)"
+else
+  bad "resnet18_train on 4 processes: exit $rc, losses '$b' against '$a'"; head -5 "$T/err" | sed 's/^/# /'
+fi
 finish
