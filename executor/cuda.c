@@ -592,6 +592,7 @@ static int host_kernel(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, c
 	}
 	if (k->saved && k->saved->v) { /* the op's scratch kept from forward to backward */
 		hsaved = *k->saved;
+		hsaved.n = pl_kernel_saved_elems(k, in); /* (the executor sets .v alone) */
 		if (!(hsaved.v = pl_malloc(sizeof(float) * (hsaved.n ? hsaved.n : 1))) ||
 		    (din && cu_download(b, R, hsaved.v, k->saved->v, hsaved.n)))
 			goto out;
