@@ -868,6 +868,50 @@ out:
 	return rc;
 }
 
+/* Expand: y[i] = x[its broadcast index]; dx sums dy over the broadcast */
+static int expand(const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_xt *o = dy ? dy : y;
+	int64_t bs[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	pl_kernel_bcast_strides(x, o, bs);
+	if (dx)
+		memset(dx->v, 0, sizeof(float) * dx->n);
+	size_t i = 0;
+	if (o->n)
+		do {
+			int64_t at = 0;
+			for (int d = 0; d < o->rank; d++)
+				at += ix[d] * bs[d];
+			if (dx)
+				dx->v[at] += dy->v[i];
+			else
+				y->v[i] = x->v[at];
+			i++;
+		} while (next_index(ix, o->shape, o->rank));
+	return 0;
+}
+
+/* Concat along the op's axis: each input's stretch copied in (forward) or
+ * out of the output's gradient (backward) */
+static int concat(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *o = dy ? dy : y;
+	int64_t axis = pl_kernel_axis(k->op, o->rank, 0), outer, n, inner, at = 0;
+	pl_kernel_split3(o, axis, &outer, &n, &inner);
+	for (int i = 0; i < k->op->ninputs; i++) {
+		int64_t ni = in[i].shape[axis], len = ni * inner;
+		for (int64_t r = 0; r < outer; r++) {
+			size_t oo = (size_t)((r * n + at) * inner), io = (size_t)(r * len);
+			if (!dy)
+				memcpy(y->v + oo, in[i].v + io, sizeof(float) * (size_t)len);
+			else if (din[i].v)
+				memcpy(din[i].v + io, dy->v + oo, sizeof(float) * (size_t)len);
+		}
+		at += ni;
+	}
+	return 0;
+}
+
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
@@ -889,6 +933,11 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
 	case PL_OP_CONV: return conv(k, in, din ? NULL : out, dout, din);
 	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
+	case PL_OP_EXPAND:
+		if (din && !din[0].v)
+			return 0;
+		return expand(&in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_CONCAT: return concat(k, in, din ? NULL : out, dout, din);
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:
 		if (din && !din[0].v)

@@ -574,7 +574,11 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 		if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
 			return st;
 	}
-	if (op->type == PL_OP_RESHAPE && op->attrs.nshape > 0 && op->attrs.shape[0] > 0) {
+	/* a Reshape's target names the batch, and an Expand's unless it is 1 (a
+	 * broadcast leaves the input's) */
+	if (op->attrs.nshape > 0 &&
+	    ((op->type == PL_OP_RESHAPE && op->attrs.shape[0] > 0) ||
+	     (op->type == PL_OP_EXPAND && op->attrs.shape[0] > 1))) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
 		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
 			return st;

@@ -63,6 +63,8 @@ typedef enum pl_optype {
 	PL_OP_AVGPOOL,
 	PL_OP_CLIP,
 	PL_OP_BATCHNORM,
+	PL_OP_EXPAND,
+	PL_OP_CONCAT,
 	PL_OP_COUNT
 } pl_optype;
 

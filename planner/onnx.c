@@ -33,9 +33,11 @@
 #include "planner/alloc.h"
 #include "planner/json.h"
 
+#define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Flatten, "    \
-	"Clip, BatchNormalization, Pad (of zeros, before a Conv or AveragePool), Add, Sub, Mul, "  \
+	"Clip, BatchNormalization, Expand, Concat (of up to 5 tensors), Pad (of zeros, before a "  \
+	"Conv or AveragePool), Add, Sub, Mul, "                                                    \
 	"Div, Relu, Tanh, "                                                                        \
 	"Sigmoid, Softmax, Transpose, Gather, "                                                    \
 	"ReduceMean, Reshape, LayerNormalization, Erf (in GELU's form), Pow and Tanh (in tanh "    \
@@ -98,6 +100,7 @@ static const char *resolve(const imp *m, const char *name)
 
 static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name);
 static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt);
+static int infer(imp *m, const Onnx__NodeProto *n);
 
 static uint64_t name_hash(const char *s)
 {
@@ -432,6 +435,35 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		set_info(m, n->output[0], 1, dims, (int)at, v);
 		return 1;
 	}
+	if (!strcmp(t, "Where") && n->n_input == 3) { /* cond ? x : y, broadcast */
+		tinfo *x = valued(m, n->input[1]), *y = valued(m, n->input[2]), xy;
+		int64_t d2[16];
+		int r = x && y ? broadcast(x, y, d2) : -1;
+		if (r < 0)
+			return 0;
+		xy.rank = r;
+		memcpy(xy.dims, d2, sizeof(int64_t) * (size_t)r);
+		if ((r = broadcast(a, &xy, dims)) < 0)
+			return 0;
+		int64_t no = 1;
+		for (int d = 0; d < r && no <= MAX_VALUES; d++)
+			no *= dims[d];
+		if (no > MAX_VALUES)
+			return 0;
+		for (int64_t i = 0; i < no; i++)
+			v[i] = bval(a, dims, r, i) != 0 ? bval(x, dims, r, i) : bval(y, dims, r, i);
+		set_info(m, n->output[0], r, dims, (int)no, v);
+		return 1;
+	}
+	if (!strcmp(t, "Reshape") && n->n_input == 2) { /* values kept, shape changed */
+		if (infer(m, n))
+			return 0;
+		tinfo *o = known(m, n->output[0]);
+		if (!o || elems(o) != ne)
+			return 0;
+		set_info(m, n->output[0], o->rank, o->dims, (int)ne, a->val);
+		return 1;
+	}
 	if (!strcmp(t, "ConstantOfShape")) {
 		double fill = 0, one[MAX_VALUES];
 		const Onnx__AttributeProto *va = attr(n, "value");
@@ -658,7 +690,7 @@ static const char *other_input(const imp *m, int i, const char *other)
 
 static int is_param(const imp *m, const char *name)
 {
-	const cJSON *t = cJSON_GetObjectItem(m->tensors, name);
+	const cJSON *t = cJSON_GetObjectItem(m->tensors, resolve(m, name));
 	return t && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "role")), "param");
 }
 
@@ -1336,6 +1368,22 @@ static pl_status node(imp *m, int i)
 	                                      {"Tanh", "Tanh"},       {"Sigmoid", "Sigmoid"},
 	                                      {"Softmax", "Softmax"}, {"Transpose", "Transpose"},
 	                                      {"Gather", "Gather"},   {"ReduceMean", "ReduceMean"}};
+	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
+	    strncmp(n->output[0], "onnx::", 6) && !cJSON_GetObjectItem(m->tensors, n->output[0])) {
+		/* The exporter merges initializers of equal values (a fresh model's
+		 * LayerNorm weights, all ones) and makes each other one an Identity
+		 * of the kept one named as the model names that weight: they are the
+		 * model's own weights, each a param as the model has them (a constant
+		 * the exporter made, "onnx::...", stays one tensor; before folding: a
+		 * small weight's values are known) */
+		cJSON *w =
+		    cJSON_Duplicate(cJSON_GetObjectItem(m->tensors, resolve(m, n->input[0])), 1);
+		pl_json_add(m->tensors, n->output[0], w);
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
 	if (fold(m, n))
 		return PL_OK; /* a constant, or a computation on shapes: folded */
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
@@ -1448,6 +1496,69 @@ static pl_status node(imp *m, int i)
 		                         "its input's shape is not known, or axis is out of "
 		                         "range")
 		           : PL_OK;
+	if (!strcmp(t, "Gather") && n->n_input == 2 && valued(m, n->input[1]) &&
+	    !cJSON_GetObjectItem(m->tensors, n->input[1])) {
+		/* constant indices into a tensor (ViT's x[:, 0]): an int64 const of
+		 * their shape (a scalar's is [], and the axis goes) */
+		tinfo *ix = valued(m, n->input[1]);
+		cJSON *c = cJSON_CreateObject();
+		pl_json_add(c, "shape", int_list(ix->dims, (size_t)ix->rank));
+		cJSON_AddStringToObject(c, "dtype", "int64");
+		cJSON_AddStringToObject(c, "role", "const");
+		pl_json_add(m->tensors, n->input[1], c);
+		cJSON *o = add_op(m, name, "Gather");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", n->input[1]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
+		                        (double)attr_i(n, "axis", 0));
+		infer(m, n);
+		return PL_OK;
+	}
+	if (!strcmp(t, "Expand")) { /* of a tensor (on shapes it is folded) */
+		tinfo *sh = n->n_input > 1 ? valued(m, n->input[1]) : NULL;
+		if (!sh || sh->rank != 1 || sh->nval > 8)
+			return unsupported(m, n,
+			                   "its shape is not a constant the importer can fold");
+		int64_t target[8];
+		for (int d = 0; d < sh->nval; d++)
+			target[d] = to_i64(sh->val[d]);
+		cJSON *o = add_op(m, name, "Expand");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
+		            int_list(target, (size_t)sh->nval));
+		tinfo *x = known(m, n->input[0]), tg = {.rank = sh->nval};
+		int64_t dims[16];
+		memcpy(tg.dims, target, sizeof(int64_t) * (size_t)sh->nval);
+		int r = x ? broadcast(x, &tg, dims) : -1;
+		if (r >= 0)
+			set_info(m, n->output[0], r, dims, 0, NULL);
+		return PL_OK;
+	}
+	if (!strcmp(t, "Concat")) { /* of tensors (on shapes it is folded) */
+		tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+		if (!x || n->n_input > PL_ONNX_MAX_CONCAT)
+			return unsupported(m, n,
+			                   "a Concat of tensors takes at most 5 inputs of known "
+			                   "shapes");
+		int64_t ax = axis_of(attr_i(n, "axis", 0), x->rank), dims[16];
+		if (ax < 0 || ax >= x->rank)
+			return unsupported(m, n, "its axis is out of range");
+		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+		dims[ax] = 0;
+		cJSON *o = add_op(m, name, "Concat");
+		for (size_t k = 0; k < n->n_input; k++) {
+			tinfo *xi = known(m, n->input[k]);
+			if (xi && xi->rank == x->rank)
+				dims[ax] += xi->dims[ax];
+			operand(m, o, n->input[k]);
+		}
+		io(m, o, "outputs", n->output[0]);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
+		set_info(m, n->output[0], x->rank, dims, 0, NULL);
+		return PL_OK;
+	}
 	if (!strcmp(t, "BatchNormalization"))
 		return import_batchnorm(m, n, name)
 		           ? unsupported(m, n,

@@ -87,6 +87,8 @@ typedef struct pl_op_rule {
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \
 	case PL_OP_BATCHNORM:                                                                      \
+	case PL_OP_EXPAND:                                                                         \
+	case PL_OP_CONCAT:                                                                         \
 	case PL_OP_COUNT
 
 /* The traits of op's type (PL_OPT_*). */
@@ -95,7 +97,7 @@ unsigned pl_op_traits(const pl_op *op);
 /* Returns the rule for a type; never NULL for a valid type. */
 const pl_op_rule *pl_op_rule_get(pl_optype t);
 /* Maps an ONNX-style name to a type; returns -1 if unknown, -2 if known but
- * not supported yet (Concat, Split). */
+ * not supported yet (Split). */
 int pl_optype_parse(const char *s, pl_optype *out);
 
 /* Checks split counts against the loop space and the device count.

@@ -44,6 +44,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_CLIP] = {"Clip", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_BATCHNORM] = {"BatchNormalization", 3, 5, 1, PL_OPT_NORM, pl__infer_batchnorm,
                          pl__work_batchnorm, NULL},
+    [PL_OP_EXPAND] = {"Expand", 1, 1, 1, 0, pl__infer_expand, pl__work_copy, NULL},
+    [PL_OP_CONCAT] = {"Concat", 1, PL_MAX_OP_INPUTS, 1, 0, pl__infer_concat, pl__work_copy, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 
@@ -75,7 +77,7 @@ int pl_optype_parse(const char *s, pl_optype *out)
 			*out = (pl_optype)i;
 			return 0;
 		}
-	static const char *const later[] = {"Concat", "Split"};
+	static const char *const later[] = {"Split"};
 	for (size_t i = 0; i < sizeof later / sizeof *later; i++)
 		if (!strcmp(s, later[i]))
 			return -2;

@@ -36,6 +36,8 @@ pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_batchnorm(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_expand(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_concat(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
@@ -52,5 +54,6 @@ void pl__work_moe(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

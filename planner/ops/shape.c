@@ -271,3 +271,85 @@ void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, p
 		w->kernels_bwd = 1;
 	}
 }
+
+/* Expand: x broadcast (numpy's rule, both ways) with attrs.shape. One loop per
+ * output dimension; a dimension x has is cut with it, one x broadcasts is
+ * kept whole. The gradient sums over the broadcast. */
+pl_status pl__infer_expand(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	const pl_attrs *a = &op->attrs;
+	int rank = x->rank > a->nshape ? x->rank : a->nshape;
+	int64_t shape[PL_MAX_RANK] = {0};
+	for (int d = 0; d < rank; d++) {
+		int dx = d - (rank - x->rank), ds = d - (rank - a->nshape);
+		int64_t sx = dx >= 0 ? x->shape[dx] : 1, ss = ds >= 0 ? a->shape[ds] : 1;
+		if (ss < 1 || (sx != ss && sx != 1 && ss != 1))
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.shape dimension %d (%lld) does not broadcast with "
+			                  "'%s' (%lld)",
+			                  d, (long long)ss, x->name, (long long)sx);
+		shape[d] = sx > ss ? sx : ss;
+	}
+	pl__set_out(g, op, 0, rank, shape, x->dtype);
+	for (int d = 0; d < rank; d++) {
+		int dx = d - (rank - x->rank), has = dx >= 0 && x->shape[dx] == shape[d];
+		/* a dimension x broadcasts is kept whole: the checkpoint states a
+		 * strategy by the inputs' cuts, and x has none to show it */
+		int l = pl__loop_add(op, shape[d], PL_LOOP_PARALLEL, has);
+		pl__map(op, 1, 0, d, l);
+		if (has && shape[d] > 1)
+			pl__map(op, 0, 0, dx, l);
+	}
+	return PL_OK;
+}
+
+/* Concat along attrs.axis: one loop per output dimension, the axis kept
+ * whole (each input holds a stretch of it) */
+pl_status pl__infer_concat(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *a = IN(g, op, 0);
+	int64_t axis;
+	pl_status st = pl__check_axis(op, a, 0, &axis, err);
+	if (st)
+		return st;
+	int64_t shape[PL_MAX_RANK];
+	for (int d = 0; d < a->rank; d++)
+		shape[d] = a->shape[d];
+	shape[axis] = 0;
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = IN(g, op, i);
+		int ok = t->rank == a->rank && t->dtype == a->dtype;
+		for (int d = 0; ok && d < a->rank; d++)
+			ok = d == axis || t->shape[d] == a->shape[d];
+		if (!ok)
+			return pl_err_set(err, PL_EINVAL,
+			                  "input '%s' does not match '%s' in dtype, rank or a "
+			                  "dimension other than axis %lld",
+			                  t->name, a->name, (long long)axis);
+		shape[axis] += t->shape[axis];
+	}
+	pl__set_out(g, op, 0, a->rank, shape, a->dtype);
+	for (int d = 0; d < a->rank; d++) {
+		int l = pl__loop_add(op, shape[d], PL_LOOP_PARALLEL, d != axis);
+		pl__map(op, 1, 0, d, l);
+		for (int i = 0; d != axis && i < op->ninputs; i++)
+			pl__map(op, 0, i, d, l);
+	}
+	return PL_OK;
+}
+
+/* both copy: every input read, the output written (and back in backward) */
+void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double in = 0, out = pl__local_out_bytes(g, op, 0, split);
+	for (int i = 0; i < op->ninputs; i++)
+		in += pl__local_in_bytes(g, op, i, split);
+	w->bytes_fwd = in + out;
+	w->kernels_fwd = 1;
+	if (OUT(g, op, 0)->requires_grad) {
+		w->bytes_bwd = in + out;
+		w->vec_flops_bwd = op->type == PL_OP_EXPAND ? pl__local_out(g, op, 0, split) : 0;
+		w->kernels_bwd = 1;
+	}
+}

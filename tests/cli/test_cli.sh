@@ -757,7 +757,7 @@ for f in gpt bert gpt2; do
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
-  check "import $f.onnx: every float initializer's elements are params ($got of onnx's $want)" \
+  check "import $f.onnx: every weight's elements are params ($got of the $want make_fixtures counted)" \
     '[ -n "$want" ] && [ "$got" = "$want" ]'
   check "import $f.onnx: each layer's fused q, k, v weight and bias (192 wide) cut into slices of 64, the whole ones gone" \
     '[ "$(jq "[.tensors | keys[] | select(endswith(\"[0:64]\") or endswith(\"[64:128]\") or endswith(\"[128:192]\"))] | length" "$T/$f-onnx.json")" = 12 ] &&
@@ -792,11 +792,11 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in cnn convzoo resnet18 mobilenet_v2 resnet18_train; do
+for f in cnn convzoo resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
-  check "import $f.onnx: every float initializer's elements are params ($got of onnx's $want)" \
+  check "import $f.onnx: every weight's elements are params ($got of the $want make_fixtures counted)" \
     '[ -n "$want" ] && [ "$got" = "$want" ]'
   # batch norms over 4 samples (layer4's over 4 values a channel) divide by
   # tiny deviations: their gradients are ~1e6 and Adam's or a usual step size
@@ -813,6 +813,27 @@ for f in cnn convzoo resnet18 mobilenet_v2 resnet18_train; do
             | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/$f-r1")
     check "$f.onnx ($opts) plans and trains on 4 CPU ranks with the 1-rank losses" '[ "$same" = true ]'
   done
+done
+check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
+# every fixture plans on 8 and 64 devices in every mode (propagate from dp's
+# plan), and cost reproduces each plan
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
+  fails=""
+  for D in 8 64; do
+    for mode in dp rec ilp auto propagate; do
+      extra=()
+      [ "$mode" = propagate ] && extra=(--load "$T/$f-$D-dp.plan")
+      if ! "$PLANNER" search "$O/$f.onnx" --batch 64 --devices "$D" --mode "$mode" "${extra[@]}" \
+        -o "$T/$f-$D-$mode.plan" > /dev/null 2> "$T/err" ||
+        [ "$("$PLANNER" cost "$O/$f.onnx" --batch 64 --strategy "$T/$f-$D-$mode.plan" | jq .step_seconds)" != \
+          "$(jq .cost.step_seconds "$T/$f-$D-$mode.plan")" ]; then
+        fails="$fails $D/$mode($(head -c 120 "$T/err"))"
+      fi
+    done
+  done
+  check "$f.onnx plans on 8 and 64 devices with dp, rec, ilp, auto and propagate, each reproduced by cost${fails:+: failed$fails}" \
+    '[ -z "$fails" ]'
 done
 check "resnet18_train.onnx: 20 batch norms in training mode, their running statistics dropped" \
   '[ "$(jq "[.ops[] | select(.type == \"BatchNormalization\" and .attrs.training_mode == 1 and (.inputs | length) == 3)] | length" "$T/resnet18_train-onnx.json")" = 20 ] &&

@@ -214,6 +214,14 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"BatchNormalization\", \"inputs\": [\"A\", \"s\", \"c\", "
      "\"mu\", \"var\"], \"outputs\": [\"y\"]}",
      "[4, 6, 3, 2]"},
+    {"Expand", NULL, "[1, 6, 1]",
+     "{\"name\": \"op\", \"type\": \"Expand\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [4, 1, 8]}}",
+     "[4, 6, 8]"},
+    {"Concat", "\"b\": {\"shape\": [4, 2, 8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Concat\", \"inputs\": [\"A\", \"b\", \"A\"], \"outputs\": "
+     "[\"y\"], \"attrs\": {\"axis\": 1}}",
+     "[4, 14, 8]"},
     {"Clip", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Clip\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"min\": -0.01, \"max\": 0.02}}",
@@ -478,6 +486,34 @@ static void gradients_match_finite_differences(void **state)
 	}
 }
 #endif
+
+/* A checkpoint states an op's strategy by its inputs' cuts (MindSpore's
+ * per-input tuples), so every loop an op may cut must show in an input's
+ * dimension: otherwise cost could not read back what a search chose. Every
+ * op of every case. */
+static void every_cut_shows_in_an_input(void **state)
+{
+	(void)state;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		pl_graph *g = case_graph(&cases[c]);
+		for (int o = 0; o < g->nops; o++) {
+			const pl_op *op = &g->ops[o];
+			for (int l = 0; l < op->spec.nloops; l++) {
+				int seen = !op->spec.loop[l].splittable;
+				for (int i = 0; !seen && i < op->ninputs; i++)
+					for (int d = 0; d < g->tensors[op->in[i]].rank; d++)
+						seen |= op->spec.in[i][d].count > 0 &&
+						        op->spec.in[i][d].first == l;
+				if (!seen)
+					fail_msg("%s: op '%s' (%s) can cut loop %d, which no input "
+					         "shows",
+					         cases[c].name, op->name, pl_optype_name(op->type),
+					         l);
+			}
+		}
+		pl_graph_free(g);
+	}
+}
 
 /* The 1-rank forward of the window ops against plain loops over ONNX's
  * definition, written here apart from the kernels (which unfold the input and
@@ -983,6 +1019,7 @@ int main(void)
 	    cmocka_unit_test(gradients_match_finite_differences),
 #endif
 	    cmocka_unit_test(window_ops_match_direct_loops),
+	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
 	    cmocka_unit_test(moe_training_matches_one_rank),
 	    cmocka_unit_test(gpt_job_training_matches_one_rank),
