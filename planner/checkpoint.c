@@ -390,6 +390,28 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		pl_json_add(it, "tensor_map", int_array(map, pt->rank));
 		pl_json_add(it, "tensor_shape", int_array(pt->shape, pt->rank));
 		pl_json_add(it, "slice_shape", int_array(local, pt->rank));
+		/* what MindSpore's strategy reader requires too: field (an
+		 * embedding's field split: none), and the optimizer shard of ZeRO
+		 * (its group: the ranks holding the same piece, the device-matrix
+		 * axes no dimension uses; step: the rank distance between members,
+		 * the product of the axes right of them; both 0 without ZeRO) */
+		int64_t shard = 1, step = 1;
+		int last = -1;
+		for (int a = 0; a < nd; a++) {
+			int used = 0;
+			for (int d = 0; d < pt->rank; d++)
+				used |= map[d] == nd - 1 - a;
+			if (!used && dev[a] > 1) {
+				shard *= dev[a];
+				last = a;
+			}
+		}
+		for (int a = last + 1; last >= 0 && a < nd; a++)
+			step *= dev[a];
+		int zs = info->zero > 0 && shard > 1;
+		cJSON_AddNumberToObject(it, "field", 0);
+		cJSON_AddNumberToObject(it, "opt_weight_shard_step", zs ? (double)step : 0);
+		cJSON_AddNumberToObject(it, "opt_weight_shard_size", zs ? (double)shard : 0);
 		/* the layers' weight: the largest param of a MatMul whose shape
 		 * repeats (every layer has one); the largest param if none repeats */
 		int lw = lwf[t];

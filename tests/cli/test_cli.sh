@@ -843,6 +843,29 @@ check "convzoo.onnx: Pad + AveragePool imported as one AveragePool counting the 
 check "mobilenet_v2.onnx: depthwise convolutions (group = channels) and ReLU6 as Clip [0, 6]" \
   '[ "$(jq "[.ops[] | select(.type == \"Conv\" and .attrs.group > 1)] | length" "$T/mobilenet_v2-onnx.json")" = 17 ] &&
    [ "$(jq -c "[.ops[] | select(.type == \"Clip\") | [.attrs.min, .attrs.max]] | unique" "$T/mobilenet_v2-onnx.json")" = "[[0,6]]" ]'
+# MindSpore's strategy reader (StrategyCheckpointInfo::from_json, mindspore
+# ccsrc/frontend/parallel/strategy_checkpoint) reads these keys with .at() and
+# these types; every checkpoint kind must have them. ZeRO's optimizer shard
+# group (size, step) is the ranks holding the same piece: the dp group here.
+ms_ok='(.current_stage | type == "number" and . == floor) and
+  ([.parallel_strategy_item[] | (.stage | type == "number" and . == floor) and
+     (.parallel_strategy | type == "array" and all(type == "array" and all(type == "number" and . == floor and . >= 1)))] | all) and
+  ([.parallel_layout_item[] | (.dev_matrix | type == "array" and all(type == "number" and . >= 1)) and
+     (.tensor_map | type == "array" and length > 0 or . == []) and (.tensor_shape | type == "array") and
+     (.tensor_map | length) == (.tensor_shape | length) and
+     (. as $it | .tensor_map | all(. >= -1 and . < ($it.dev_matrix | length))) and
+     ([.field, .opt_weight_shard_step, .opt_weight_shard_size] | all(type == "number" and . == floor and . >= 0))] | all)'
+bad=""
+for opts in "--devices 8" "--devices 8 --dp 4 --tp 2 --zero 1" "--devices 8 --pp 2 --dp 2 --tp 2 --micro-batches 4 --zero 1" \
+  "--devices 8 --job"; do
+  "$PLANNER" search "$SRC/examples/gpt-small.json" $opts -o "$T/ms.json" > /dev/null 2>&1 &&
+    [ "$(jq "$ms_ok" "$T/ms.json")" = true ] || bad="$bad [$opts]"
+done
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --dp 4 --tp 2 --zero 1 -o "$T/ms.json" > /dev/null 2>&1
+check "checkpoints carry every key MindSpore's from_json reads, of its type (4 plan kinds)${bad:+: failed$bad}" '[ -z "$bad" ]'
+check "ZeRO 1 on dp 4 x tp 2: a replicated weight's optimizer shard is its dp group (size 4, step 2), a whole one's all 8" \
+  '[ "$(jq -c "[.parallel_layout_item.wte | .opt_weight_shard_size, .opt_weight_shard_step], .groups.dp[0]" "$T/ms.json" | tr -d "\n")" = "[4,2][0,2,4,6]" ] &&
+   [ "$(jq -c "[.parallel_layout_item[\"l0.ln1.g\"] | .opt_weight_shard_size, .opt_weight_shard_step]" "$T/ms.json")" = "[8,1]" ]'
 # hostile and unknown ONNX: every model of unsupported/ names its node and op
 # type; every fixture cut short, and protobuf no exporter writes, exit 2
 # naming the file; nothing is written
