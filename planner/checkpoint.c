@@ -702,6 +702,83 @@ cleanup:
 	return st;
 }
 
+/* Where op names differ (a strategy file MindSpore wrote for its own graph),
+ * the params' layouts by name: an op whose weight has a layout there cuts the
+ * weight's dimensions as the layout does (dimension d: the device-matrix axis
+ * its tensor_map entry counts from the right), and its batch over the
+ * devices left (MindSpore's data parallel); ops that do not fit, and ops
+ * without such a weight, are left to the search. */
+static void by_param_names(const pl_graph *g, const cJSON *layouts, int64_t **splits, int *has)
+{
+	if (!cJSON_IsObject(layouts))
+		return;
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		if (has[o])
+			continue;
+		int64_t sp[PL_MAX_LOOPS], cut = 1, devices = 0;
+		for (int l = 0; l < op->spec.nloops; l++)
+			sp[l] = 0;
+		for (int i = 0; i < op->ninputs; i++) {
+			const pl_tensor *t = &g->tensors[op->in[i]];
+			const cJSON *li = cJSON_GetObjectItemCaseSensitive(layouts, t->name);
+			const cJSON *dm = li ? cJSON_GetObjectItemCaseSensitive(li, "dev_matrix")
+			                     : NULL,
+			            *tm = li ? cJSON_GetObjectItemCaseSensitive(li, "tensor_map")
+			                     : NULL;
+			int nd = cJSON_GetArraySize(dm);
+			if (t->role != PL_ROLE_PARAM || !cJSON_IsArray(dm) || !cJSON_IsArray(tm) ||
+			    cJSON_GetArraySize(tm) != t->rank || nd < 1 || nd > PL_MAX_AXES)
+				continue;
+			int64_t dev[PL_MAX_AXES], all = 1;
+			for (int a = 0; a < nd; a++) {
+				double v = cJSON_GetNumberValue(cJSON_GetArrayItem(dm, a));
+				dev[a] = v >= 1 && v <= 1e9 ? (int64_t)v : 1;
+				all *= dev[a];
+			}
+			devices = all;
+			for (int d = 0; d < t->rank; d++) {
+				double m = cJSON_GetNumberValue(cJSON_GetArrayItem(tm, d));
+				const pl_dimmap *dmap = &op->spec.in[i][d];
+				int64_t n = m >= 0 && m < nd ? dev[nd - 1 - (int)m] : 1;
+				if (!dmap->count)
+					continue;
+				if (sp[dmap->first] && sp[dmap->first] != n)
+					cut = 0; /* two weights disagree */
+				sp[dmap->first] = n;
+			}
+		}
+		if (!devices || !cut)
+			continue;
+		for (int l = 0; l < op->spec.nloops; l++)
+			cut *= sp[l] ? sp[l] : 1;
+		const pl_dimmap *batch = g->tensors[op->in[0]].rank > 0 ? &op->spec.in[0][0] : NULL;
+		for (int l = 0; l < op->spec.nloops; l++)
+			if (!sp[l])
+				sp[l] = batch && batch->count && batch->first == l &&
+				                g->tensors[op->in[0]].role != PL_ROLE_PARAM &&
+				                devices % cut == 0
+				            ? devices / cut
+				            : 1;
+		pl_err err;
+		if (pl_op_check_split(op, sp, devices, &err))
+			continue;
+		memcpy(splits[o], sp, sizeof(int64_t) * (size_t)op->spec.nloops);
+		has[o] = 1;
+	}
+}
+
+int pl_ckpt_is_mindspore(const pl_graph *g, const cJSON *root)
+{
+	if (cJSON_GetObjectItemCaseSensitive(root, "format"))
+		return 0;
+	const cJSON *it;
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item"))
+		if (it->string && pl_graph_find_op(g, it->string) >= 0)
+			return 0;
+	return 1;
+}
+
 pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where, int partial,
                                int64_t **splits, int *has, pl_err *err)
 {
@@ -715,9 +792,12 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 		                  where);
 	for (int o = 0; o < g->nops; o++)
 		has[o] = 0;
+	int foreign = partial && pl_ckpt_is_mindspore(g, root);
 	const cJSON *it;
 	cJSON_ArrayForEach (it, items) {
 		int o = pl_graph_find_op(g, it->string);
+		if (o < 0 && foreign)
+			continue;
 		if (o < 0)
 			return pl_err_set(
 			    err, PL_EINVAL,
@@ -770,5 +850,20 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 				    "%s: parallel_strategy_item: op '%s' of the model has "
 				    "no strategy",
 				    where, g->ops[o].name);
+	if (foreign) {
+		by_param_names(g, cJSON_GetObjectItemCaseSensitive(root, "parallel_layout_item"),
+		               splits, has);
+		int any = 0;
+		for (int o = 0; o < g->nops; o++)
+			any |= has[o];
+		const cJSON *first = items->child;
+		if (!any)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: none of its ops%s%s%s is an op of the model '%s', and no "
+			    "param of it has a layout in parallel_layout_item",
+			    where, first ? " ('" : "", first ? first->string : "",
+			    first ? "', ...)" : "", g->name);
+	}
 	return PL_OK;
 }

@@ -46,6 +46,11 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
  * path "-" writes to stdout. */
 pl_status pl_write_atomic(const char *path, const char *text, pl_err *err);
 
+/* A strategy file MindSpore wrote for its own graph: no "format", and none of
+ * its op names is one of g's (its ops are matched through their params'
+ * layouts, by name, where --load or cost reads it) */
+int pl_ckpt_is_mindspore(const pl_graph *g, const cJSON *root);
+
 /* Reads parallel_strategy_item from a parsed checkpoint into splits[op]
  * (nloops each, caller-allocated). Every op of the model must appear unless
  * partial is set; then missing ops get has[op] = 0. where names the source in

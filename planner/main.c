@@ -1150,9 +1150,26 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 {
 	pl_cluster cl;
 	pl_status st = cost_cluster(plan, where, co, &cl, err);
+	cJSON *made = NULL;
+	if (!st && pl_ckpt_is_mindspore(g, plan)) {
+		/* MindSpore's own strategy file: its op names are its graph's; the
+		 * params' layouts, matched by name, are kept and the rest of the plan
+		 * propagated from them, as search --mode propagate --load does */
+		pl_plan_opts po = {.mode = "propagate", .keep = plan, .keep_where = where};
+		double secs;
+		fprintf(
+		    stderr,
+		    "planner: note: %s is a MindSpore strategy file (no \"format\", none of the "
+		    "model's op names): its params' layouts are matched by name, the rest of the "
+		    "plan propagated from them\n",
+		    where);
+		if (!(st = pl_plan_search((pl_graph *)g, &cl, &po, &made, &secs, err)))
+			plan = made;
+	}
 	if (!st)
 		st =
 		    pl_plan_price(g, plan, where, &cl, &r->pc, &r->bubble, r->breakdown, keep, err);
+	cJSON_Delete(made);
 	if (st)
 		return st;
 	r->limit = limit > 0 ? limit : cl.memory_bytes;

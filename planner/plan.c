@@ -511,7 +511,9 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 		return pl_cluster_devices(
 		    cl, dev->valuedouble <= PL_MAX_DEVICES ? (int64_t)dev->valuedouble : 0, err);
 	return pl_err_set(err, PL_EINVAL,
-	                  "the plan has no cluster block; give --devices N or --cluster");
+	                  "%s: the plan has no cluster block (a MindSpore strategy file has "
+	                  "none); give --devices N or --cluster",
+	                  where);
 }
 
 /* Prices a whole-job plan (pipeline, optimizer_shard, recompute). Its

@@ -866,6 +866,27 @@ check "checkpoints carry every key MindSpore's from_json reads, of its type (4 p
 check "ZeRO 1 on dp 4 x tp 2: a replicated weight's optimizer shard is its dp group (size 4, step 2), a whole one's all 8" \
   '[ "$(jq -c "[.parallel_layout_item.wte | .opt_weight_shard_size, .opt_weight_shard_step], .groups.dp[0]" "$T/ms.json" | tr -d "\n")" = "[4,2][0,2,4,6]" ] &&
    [ "$(jq -c "[.parallel_layout_item[\"l0.ln1.g\"] | .opt_weight_shard_size, .opt_weight_shard_step]" "$T/ms.json")" = "[8,1]" ]'
+# a strategy file as MindSpore writes it for its own graph: its op names are
+# MindSpore's ("Default/network-WithLossCell/...-op0"), its keys only those
+# from_json reads; --load matches the params' layouts by name, so every weight
+# the dp 4 x tp 2 plan cuts is cut the same way again
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --dp 4 --tp 2 -o "$T/orig.json" > /dev/null 2>&1
+jq '{current_stage, parallel_strategy_item: (.parallel_strategy_item | with_entries(.key = "Default/network-WithLossCell/" + .key + "-op0" | .value = {stage: .value.stage, parallel_strategy: .value.parallel_strategy})), parallel_layout_item: (.parallel_layout_item | map_values({dev_matrix, tensor_map, tensor_shape, field, opt_weight_shard_step, opt_weight_shard_size}))}' \
+  "$T/orig.json" > "$T/mindspore.json"
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --load "$T/mindspore.json" -o "$T/back.json" > /dev/null 2> "$T/err"
+rc=$?
+cuts='[.parallel_layout_item | to_entries[] | select(any(.value.tensor_map[]; . >= 0)) | [.key, .value.dev_matrix, .value.tensor_map]]'
+check "--load of a MindSpore-written strategy file (MindSpore's op names): the 31 weights the plan cut, cut again by their names" \
+  '[ $rc -eq 0 ] && [ "$(jq -c "$cuts | length" "$T/orig.json")" = 31 ] && [ "$(jq -c "$cuts" "$T/orig.json")" = "$(jq -c "$cuts" "$T/back.json")" ]'
+"$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/mindspore.json" --devices 8 > "$T/c.json" 2> "$T/err"
+rc=$?
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --mode propagate --load "$T/mindspore.json" \
+  -o "$T/prop.json" > /dev/null 2>&1
+check "cost of a MindSpore-written strategy file: its weights' layouts kept, the rest propagated (propagate --load's step, said on stderr)" \
+  '[ $rc -eq 0 ] && [ "$(jq .step_seconds "$T/c.json")" = "$(jq .cost.step_seconds "$T/prop.json")" ] && grep -q "is a MindSpore strategy file" "$T/err"'
+"$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/mindspore.json" > /dev/null 2> "$T/err"
+check "cost of a MindSpore strategy file without --devices/--cluster: exit 2 naming the file" \
+  '[ $? -eq 2 ] && grep -q "mindspore.json: the plan has no cluster block" "$T/err"'
 # hostile and unknown ONNX: every model of unsupported/ names its node and op
 # type; every fixture cut short, and protobuf no exporter writes, exit 2
 # naming the file; nothing is written
