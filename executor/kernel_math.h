@@ -14,7 +14,29 @@
 #endif
 
 /* the element-wise operator kinds (Identity also stands for Cast) */
-enum { PLK_IDENTITY, PLK_RELU, PLK_GELU, PLK_SILU, PLK_TANH, PLK_SIGMOID, PLK_DROPOUT, PLK_CLIP };
+enum {
+	PLK_IDENTITY,
+	PLK_RELU,
+	PLK_GELU,
+	PLK_SILU,
+	PLK_TANH,
+	PLK_SIGMOID,
+	PLK_DROPOUT,
+	PLK_CLIP,
+	PLK_HARDSIGMOID,
+	PLK_HARDSWISH
+};
+
+/* HardSigmoid max(0, min(1, a v + b)); with swish, v times it (ONNX's
+ * HardSwish: a = 1/6, b = 1/2). The gradient where the clamp is active: 0
+ * (HardSigmoid), HardSigmoid's value (HardSwish) */
+static inline PL_HD float plk_hard(int swish, float v, double a, double b, float *d)
+{
+	double t = a * v + b, h = t < 0 ? 0 : t > 1 ? 1 : t;
+	int in = t > 0 && t < 1;
+	*d = (float)(swish ? h + (in ? v * a : 0) : (in ? a : 0));
+	return (float)(swish ? v * h : h);
+}
 
 /* Clip to [lo, hi] (ReLU6 is [0, 6]); the gradient passes inside, bounds
  * included, as torch.clamp's does */

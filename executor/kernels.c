@@ -68,6 +68,8 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_IDENTITY:
 	case PL_OP_CAST: return PLK_IDENTITY; /* computed in fp32 */
 	case PL_OP_CLIP: return PLK_CLIP;
+	case PL_OP_HARDSIGMOID: return PLK_HARDSIGMOID;
+	case PL_OP_HARDSWISH: return PLK_HARDSWISH;
 	case PL_OP_ADD:
 	case PL_OP_SUB:
 	case PL_OP_MUL:
@@ -108,6 +110,9 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 			r = v * d;
 		} else if (kind == PLK_CLIP) {
 			r = plk_clip(v, k->op->attrs.min, k->op->attrs.max, &d);
+		} else if (kind == PLK_HARDSIGMOID || kind == PLK_HARDSWISH) {
+			r = plk_hard(kind == PLK_HARDSWISH, v, k->op->attrs.alpha,
+			             k->op->attrs.beta, &d);
 		} else {
 			r = plk_elementwise(kind, v, &d);
 		}
@@ -912,6 +917,33 @@ static int concat(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt 
 	return 0;
 }
 
+/* Slice: the range of the op's sliced axes copied out (forward), the
+ * output's gradient put back in a zeroed input gradient (backward) */
+static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_attrs *a = &k->op->attrs;
+	const pl_xt *o = dy ? dy : y;
+	int64_t lo[PL_MAX_RANK] = {0}, st[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	for (int i = 0; i < a->nslices; i++)
+		lo[a->axes[i]] = a->starts[i];
+	pl_kernel_row_strides(x, st);
+	if (dx)
+		memset(dx->v, 0, sizeof(float) * dx->n);
+	size_t i = 0;
+	if (o->n)
+		do {
+			int64_t at = 0;
+			for (int d = 0; d < o->rank; d++)
+				at += (ix[d] + lo[d]) * st[d];
+			if (dx)
+				dx->v[at] = dy->v[i];
+			else
+				y->v[i] = x->v[at];
+			i++;
+		} while (next_index(ix, o->shape, o->rank));
+	return 0;
+}
+
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
@@ -938,6 +970,10 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 			return 0;
 		return expand(&in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_CONCAT: return concat(k, in, din ? NULL : out, dout, din);
+	case PL_OP_SLICE:
+		if (din && !din[0].v)
+			return 0;
+		return slice(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:
 		if (din && !din[0].v)
@@ -960,6 +996,8 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_IDENTITY:
 	case PL_OP_CAST:
 	case PL_OP_CLIP:
+	case PL_OP_HARDSIGMOID:
+	case PL_OP_HARDSWISH:
 		if (din && !din[0].v)
 			return 0;
 		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);

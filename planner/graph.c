@@ -238,6 +238,8 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->groups = 1;
 	a->capacity_factor = 1.25;
 	a->group = 1;
+	a->alpha = 1.0 / 6;
+	a->beta = 0.5;
 	a->min = -INFINITY;
 	a->max = INFINITY;
 	if (!jattrs)
@@ -316,6 +318,21 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 					return FAIL(
 					    "%s: %s[%d]: expected an integer from %d to 1000000",
 					    b->file, where, i, pads ? 0 : 1);
+		} else if (!strcmp(k, "starts") || !strcmp(k, "ends")) {
+			int n = 0;
+			pl_status st = get_int_array(e, !strcmp(k, "starts") ? a->starts : a->ends,
+			                             &n, PL_MAX_RANK, 0, b->file, where, err);
+			if (st)
+				return st;
+			if (a->nslices && a->nslices != n)
+				return FAIL(
+				    "%s: op '%s': attrs.starts and attrs.ends differ in length",
+				    b->file, op->name);
+			a->nslices = n;
+		} else if (!strcmp(k, "alpha") || !strcmp(k, "beta")) {
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number", b->file, where);
+			*(!strcmp(k, "alpha") ? &a->alpha : &a->beta) = e->valuedouble;
 		} else if (!strcmp(k, "group")) {
 			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
 			    e->valuedouble < 1 || e->valuedouble > 9.0e15)
@@ -576,9 +593,8 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	}
 	/* a Reshape's target names the batch, and an Expand's unless it is 1 (a
 	 * broadcast leaves the input's) */
-	if (op->attrs.nshape > 0 &&
-	    ((op->type == PL_OP_RESHAPE && op->attrs.shape[0] > 0) ||
-	     (op->type == PL_OP_EXPAND && op->attrs.shape[0] > 1))) {
+	if (op->attrs.nshape > 0 && ((op->type == PL_OP_RESHAPE && op->attrs.shape[0] > 0) ||
+	                             (op->type == PL_OP_EXPAND && op->attrs.shape[0] > 1))) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
 		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
 			return st;

@@ -65,6 +65,9 @@ typedef enum pl_optype {
 	PL_OP_BATCHNORM,
 	PL_OP_EXPAND,
 	PL_OP_CONCAT,
+	PL_OP_SLICE,
+	PL_OP_HARDSIGMOID,
+	PL_OP_HARDSWISH,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -123,6 +126,13 @@ typedef struct pl_attrs {
 	int ceil_mode, count_include_pad;
 	/* Clip: the bounds (-inf, +inf when not given) */
 	double min, max;
+	/* Slice: per axis (axes[i]) the range [starts[i], ends[i]) (step 1),
+	 * normalised to the input's shape; nslices of them */
+	int nslices;
+	int64_t starts[PL_MAX_RANK], ends[PL_MAX_RANK];
+	/* HardSigmoid: max(0, min(1, alpha x + beta)) (ONNX: 0.2, 0.5; torch's
+	 * hardsigmoid is 1/6, 0.5); HardSwish: x HardSigmoid(x) with 1/6, 0.5 */
+	double alpha, beta;
 	/* BatchNormalization: 1 normalises by the batch's statistics (training),
 	 * 0 by the running ones its inputs 3 and 4 hold (ONNX's default) */
 	int training_mode;

@@ -36,14 +36,13 @@
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Flatten, "    \
-	"Clip, BatchNormalization, Expand, Concat (of up to 5 tensors), Pad (of zeros, before a "  \
-	"Conv or AveragePool), Add, Sub, Mul, "                                                    \
-	"Div, Relu, Tanh, "                                                                        \
-	"Sigmoid, Softmax, Transpose, Gather, "                                                    \
-	"ReduceMean, Reshape, LayerNormalization, Erf (in GELU's form), Pow and Tanh (in tanh "    \
-	"GELU's form), Pow and Sqrt (in LayerNorm's form), Slice and Split (of a linear "          \
-	"layer's output, or Slice of an initializer), Identity, Dropout, Constant, and on "        \
-	"shapes Shape, Gather, Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape and arithmetic "  \
+	"Clip, HardSigmoid, HardSwish, BatchNormalization, Expand, Concat, Slice (steps of 1), "   \
+	"Pad (of zeros, before a Conv or AveragePool), Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, "  \
+	"Softmax, Transpose, Gather, ReduceMean, Reshape, LayerNormalization, Erf (in GELU's "     \
+	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's form), Split "    \
+	"(of "                                                                                     \
+	"a linear layer's output), Identity, Dropout, Constant, and on shapes Shape, Gather, "     \
+	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Equal, Where, Mod and arithmetic "     \
 	"(folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
@@ -77,6 +76,7 @@ typedef struct imp {
 		int64_t p[6];
 	} * padded;
 	int npadded;
+	char scratch_name[600]; /* a name made for an op between two of a node's */
 	int nconst;
 	pl_err *err;
 } imp;
@@ -305,6 +305,37 @@ static int ints_of(imp *m, const Onnx__NodeProto *n, const char *at, size_t k, i
 	return t->nval;
 }
 
+/* Unsqueeze / Squeeze of a: the output's shape (and a's values, if known)
+ * recorded. 0, or -1 when the axes are not known */
+static int fold_unsqueeze(imp *m, const Onnx__NodeProto *n, const tinfo *a)
+{
+	int64_t ax[16], dims[16];
+	int na = ints_of(m, n, "axes", 1, ax, 16), r = 0;
+	if (na < 0)
+		return -1;
+	if (!strcmp(n->op_type, "Unsqueeze")) {
+		int out = a->rank + na, src = 0;
+		if (out > 16)
+			return -1;
+		for (int d = 0; d < out; d++) {
+			int ins = 0;
+			for (int k = 0; k < na; k++)
+				ins |= axis_of(ax[k], out) == d;
+			dims[r++] = ins || src >= a->rank ? 1 : a->dims[src++];
+		}
+	} else {
+		for (int d = 0; d < a->rank; d++) {
+			int drop = na == 0 && a->dims[d] == 1;
+			for (int k = 0; k < na; k++)
+				drop |= axis_of(ax[k], a->rank) == d;
+			if (!drop)
+				dims[r++] = a->dims[d];
+		}
+	}
+	set_info(m, n->output[0], r, dims, a->nval ? (int)elems(a) : 0, a->val);
+	return 0;
+}
+
 /* Folds node n when it computes on known values only (a shape computation):
  * records its output's shape and values, emits nothing. 1 folded, 0 not. */
 static int fold(imp *m, const Onnx__NodeProto *n)
@@ -353,7 +384,7 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		set_info(m, n->output[0], a->rank, a->dims, (int)ne, v);
 		return 1;
 	}
-	static const char *const bin[] = {"Add", "Sub", "Mul", "Div", "Equal", "Pow"};
+	static const char *const bin[] = {"Add", "Sub", "Mul", "Div", "Equal", "Pow", "Mod"};
 	for (size_t k = 0; k < sizeof bin / sizeof *bin; k++) {
 		if (strcmp(t, bin[k]) || n->n_input != 2)
 			continue;
@@ -373,7 +404,10 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 			       : k == 2 ? x * y
 			       : k == 3 ? (y != 0 ? x / y : 0)
 			       : k == 4 ? (x == y)
-			                : pow(x, y);
+			       : k == 5 ? pow(x, y)
+			       : y != 0
+			           ? x - y * floor(x / y) /* Mod (fmod 0): the divisor's sign */
+			           : 0;
 			if (k == 3 && x == trunc(x) && y == trunc(y)) /* integer division */
 				v[i] = trunc(v[i]);
 		}
@@ -393,33 +427,8 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		set_info(m, n->output[0], ix->rank, ix->dims, ix->nval, v);
 		return 1;
 	}
-	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze")) {
-		int64_t ax[16];
-		int na = ints_of(m, n, "axes", 1, ax, 16), r = 0;
-		if (na < 0)
-			return 0;
-		if (!strcmp(t, "Unsqueeze")) {
-			int out = a->rank + na, src = 0;
-			if (out > 16)
-				return 0;
-			for (int d = 0; d < out; d++) {
-				int ins = 0;
-				for (int k = 0; k < na; k++)
-					ins |= axis_of(ax[k], out) == d;
-				dims[r++] = ins || src >= a->rank ? 1 : a->dims[src++];
-			}
-		} else {
-			for (int d = 0; d < a->rank; d++) {
-				int drop = na == 0 && a->dims[d] == 1;
-				for (int k = 0; k < na; k++)
-					drop |= axis_of(ax[k], a->rank) == d;
-				if (!drop)
-					dims[r++] = a->dims[d];
-			}
-		}
-		set_info(m, n->output[0], r, dims, (int)ne, a->val);
-		return 1;
-	}
+	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze"))
+		return fold_unsqueeze(m, n, a) == 0;
 	if (!strcmp(t, "Concat")) {
 		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), at = 0;
 		if (a->rank != 1 || ax != 0)
@@ -1038,9 +1047,29 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 		return 0;
 	tinfo *x = known(m, n->input[0]);
 	int64_t axis[16], lo[16], hi[16];
-	if (!x || x->rank < 1 || slice_ranges(m, n, x, axis, lo, hi) != 1 || axis[0] != x->rank - 1)
+	int ns = x && x->rank >= 1 ? slice_ranges(m, n, x, axis, lo, hi) : -1;
+	if (ns < 1 || ns > x->rank)
 		return -1;
-	return linear_columns(m, n->input[0], lo[0], hi[0], name, n->output[0]);
+	if (ns == 1 && axis[0] == x->rank - 1 &&
+	    !linear_columns(m, n->input[0], lo[0], hi[0], name, n->output[0]))
+		return 0;
+	/* any other range of a tensor: the Slice op (its sliced axes kept whole) */
+	int64_t dims[16];
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	for (int k = 0; k < ns; k++) {
+		if (hi[k] <= lo[k])
+			return -1;
+		dims[axis[k]] = hi[k] - lo[k];
+	}
+	cJSON *o = add_op(m, name, "Slice");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(at, "axes", int_list(axis, (size_t)ns));
+	pl_json_add(at, "starts", int_list(lo, (size_t)ns));
+	pl_json_add(at, "ends", int_list(hi, (size_t)ns));
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return 0;
 }
 
 /* Split along the last axis of a linear layer's output (GPT-2's q, k, v):
@@ -1397,11 +1426,10 @@ static pl_status node(imp *m, int i)
 		                   "static shapes, or --batch N for a symbolic batch)");
 	if (!strcmp(t, "Slice")) {
 		if (n->n_input < 1 || import_slice(m, n, name))
-			return unsupported(
-			    m, n,
-			    "a Slice is imported only as the last-axis cut of a linear "
-			    "layer's output (a fused q, k, v projection) or of an "
-			    "initializer");
+			return unsupported(m, n,
+			                   "its input's shape is not known, or its starts, ends, "
+			                   "axes and steps are not constants with steps of 1 and "
+			                   "ranges that are not empty");
 		return PL_OK;
 	}
 	if (!strcmp(t, "Split")) {
@@ -1538,24 +1566,37 @@ static pl_status node(imp *m, int i)
 	}
 	if (!strcmp(t, "Concat")) { /* of tensors (on shapes it is folded) */
 		tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
-		if (!x || n->n_input > PL_ONNX_MAX_CONCAT)
-			return unsupported(m, n,
-			                   "a Concat of tensors takes at most 5 inputs of known "
-			                   "shapes");
+		if (!x)
+			return unsupported(m, n, "its first input's shape is not known");
 		int64_t ax = axis_of(attr_i(n, "axis", 0), x->rank), dims[16];
 		if (ax < 0 || ax >= x->rank)
 			return unsupported(m, n, "its axis is out of range");
 		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
 		dims[ax] = 0;
-		cJSON *o = add_op(m, name, "Concat");
-		for (size_t k = 0; k < n->n_input; k++) {
-			tinfo *xi = known(m, n->input[k]);
-			if (xi && xi->rank == x->rank)
-				dims[ax] += xi->dims[ax];
-			operand(m, o, n->input[k]);
+		/* more inputs than an op takes (DenseNet's, Inception's): a chain,
+		 * each link the previous one's output and the next four inputs */
+		char link[600];
+		for (size_t k = 0, part = 0; k < n->n_input; part++) {
+			int last = n->n_input - k <= PL_ONNX_MAX_CONCAT - (part > 0);
+			if (!last)
+				snprintf(link, sizeof link, "%s.part%zu", n->output[0], part);
+			cJSON *o = add_op(m, last ? name : link, "Concat");
+			if (part)
+				io(m, o, "inputs", m->scratch_name);
+			for (int j = part > 0; j < PL_ONNX_MAX_CONCAT && k < n->n_input; j++, k++) {
+				tinfo *xi = known(m, n->input[k]);
+				if (xi && xi->rank == x->rank)
+					dims[ax] += xi->dims[ax];
+				operand(m, o, n->input[k]);
+			}
+			io(m, o, "outputs", last ? n->output[0] : link);
+			cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
+			                        (double)ax);
+			if (!last) {
+				set_info(m, link, x->rank, dims, 0, NULL);
+				snprintf(m->scratch_name, sizeof m->scratch_name, "%s", link);
+			}
 		}
-		io(m, o, "outputs", n->output[0]);
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
 		set_info(m, n->output[0], x->rank, dims, 0, NULL);
 		return PL_OK;
 	}
@@ -1565,6 +1606,32 @@ static pl_status node(imp *m, int i)
 		                         "its input's shape must be known and its running "
 		                         "statistics' outputs unread")
 		           : PL_OK;
+	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze")) { /* of a tensor: a Reshape */
+		tinfo *x = known(m, n->input[0]), *o;
+		if (!x || fold_unsqueeze(m, n, x) || !(o = known(m, n->output[0])))
+			return unsupported(m, n, "its input's shape or its axes are not known");
+		cJSON *op = add_op(m, name, "Reshape");
+		io(m, op, "inputs", n->input[0]);
+		io(m, op, "outputs", n->output[0]);
+		pl_json_add(cJSON_AddObjectToObject(op, "attrs"), "shape",
+		            int_list(o->dims, (size_t)o->rank));
+		return PL_OK;
+	}
+	if (!strcmp(t, "HardSigmoid") || !strcmp(t, "HardSwish")) {
+		const Onnx__AttributeProto *al = attr(n, "alpha"), *be = attr(n, "beta");
+		int swish = !strcmp(t, "HardSwish");
+		cJSON *o = add_op(m, name, t);
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs"); /* ONNX's defaults */
+		cJSON_AddNumberToObject(at, "alpha",
+		                        swish             ? 1.0 / 6
+		                        : al && al->has_f ? al->f
+		                                          : 0.2);
+		cJSON_AddNumberToObject(at, "beta", !swish && be && be->has_f ? be->f : 0.5);
+		infer(m, n);
+		return PL_OK;
+	}
 	if (!strcmp(t, "Clip"))
 		return n->n_input < 1 || import_clip(m, n, name)
 		           ? unsupported(m, n, "its bounds must be constants")

@@ -383,9 +383,10 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	}
 	double value, mem_unused;
 	if (solve(&c, 0, r->choice, &value, &mem_unused, NULL, why, sizeof why)) {
-		st = pl_err_set(err,
-		                c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
-		                "dp: %s", why[0] ? why : "out of memory");
+		int late = c.deadline > 0 && ve_now() > c.deadline;
+		st = pl_err_set(err, late ? PL_ETIMEOUT : PL_ESOLVER, "dp: %s%s",
+		                why[0] ? why : "out of memory",
+		                why[0] && !late ? " (--mode rec or auto plans it, unproven)" : "");
 		goto cleanup;
 	}
 	plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);

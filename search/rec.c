@@ -235,9 +235,14 @@ static int polish(recctx *c, const int64_t *primes, int np)
 			bad |=
 			    ve_add(&v, 2, vars, stride, (size_t)dom[s] * dom[d], tab[e], NULL) != 0;
 		}
-		if (bad || ve_run(&v)) {
+		if (bad) {
 			ve_free(&v);
 			goto out;
+		}
+		if (ve_run(&v)) { /* neighbourhoods too entangled to solve exactly
+			           * (DenseNet's concatenations): the plan so far */
+			ve_free(&v);
+			break;
 		}
 		memset(a, 0, sizeof *a * (size_t)n);
 		double val = ve_value(&v, a);

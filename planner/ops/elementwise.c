@@ -103,8 +103,13 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*bwd = 1;
 		break;
 	case PL_OP_CLIP:
+	case PL_OP_HARDSIGMOID:
 		*fwd = 2;
 		*bwd = 1;
+		break;
+	case PL_OP_HARDSWISH:
+		*fwd = 4;
+		*bwd = 3;
 		break;
 	PL_CASES_NOT_ELEMENTWISE: /* their own rules price them */
 		*fwd = 0;
@@ -151,6 +156,8 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
 	case PL_OP_RELU:
 	case PL_OP_CLIP:
+	case PL_OP_HARDSIGMOID:
+	case PL_OP_HARDSWISH:
 	case PL_OP_GELU:
 	case PL_OP_SILU:
 	case PL_OP_TANH:

@@ -46,6 +46,11 @@ static const pl_op_rule rules[] = {
                          pl__work_batchnorm, NULL},
     [PL_OP_EXPAND] = {"Expand", 1, 1, 1, 0, pl__infer_expand, pl__work_copy, NULL},
     [PL_OP_CONCAT] = {"Concat", 1, PL_MAX_OP_INPUTS, 1, 0, pl__infer_concat, pl__work_copy, NULL},
+    [PL_OP_SLICE] = {"Slice", 1, 1, 1, 0, pl__infer_slice, pl__work_copy, NULL},
+    [PL_OP_HARDSIGMOID] = {"HardSigmoid", 1, 1, 1, 0, pl__infer_elementwise,
+                           pl__work_elementwise, NULL},
+    [PL_OP_HARDSWISH] = {"HardSwish", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise,
+                         NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

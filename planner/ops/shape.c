@@ -353,3 +353,50 @@ void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 		w->kernels_bwd = 1;
 	}
 }
+
+/* Slice: a range of each of some axes (step 1). One loop per output
+ * dimension; a sliced axis is kept whole (its piece would not line up with
+ * the input's), the others cut input and output together. */
+pl_status pl__infer_slice(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	pl_attrs *a = &op->attrs;
+	if (!a->has_axes || a->naxes != a->nslices || a->nslices < 1)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "attrs.axes, attrs.starts and attrs.ends must give one entry each "
+		    "per sliced axis");
+	int64_t shape[PL_MAX_RANK] = {0};
+	int sliced[PL_MAX_RANK] = {0};
+	for (int d = 0; d < x->rank; d++)
+		shape[d] = x->shape[d];
+	for (int i = 0; i < a->nslices; i++) {
+		int64_t ax = pl__norm_axis(a->axes[i], x->rank);
+		if (ax < 0 || ax >= x->rank || sliced[ax])
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "attrs.axes[%d] (%lld) is out of range for '%s' or repeated", i,
+			    (long long)a->axes[i], x->name);
+		int64_t N = x->shape[ax], lo = a->starts[i] < 0 ? a->starts[i] + N : a->starts[i],
+		        hi = a->ends[i] < 0 ? a->ends[i] + N : a->ends[i];
+		lo = lo < 0 ? 0 : lo > N ? N : lo;
+		hi = hi > N ? N : hi;
+		if (hi <= lo)
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs: axis %lld's range [%lld, %lld) is empty",
+			                  (long long)ax, (long long)lo, (long long)hi);
+		a->axes[i] = ax; /* normalised for the kernels */
+		a->starts[i] = lo;
+		a->ends[i] = hi;
+		shape[ax] = hi - lo;
+		sliced[ax] = 1;
+	}
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	for (int d = 0; d < x->rank; d++) {
+		int l = pl__loop_add(op, shape[d], PL_LOOP_PARALLEL, !sliced[d]);
+		pl__map(op, 1, 0, d, l);
+		if (!sliced[d])
+			pl__map(op, 0, 0, d, l);
+	}
+	return PL_OK;
+}

@@ -792,7 +792,7 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in cnn convzoo resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
+for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -818,7 +818,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -838,6 +838,8 @@ done
 check "resnet18_train.onnx: 20 batch norms in training mode, their running statistics dropped" \
   '[ "$(jq "[.ops[] | select(.type == \"BatchNormalization\" and .attrs.training_mode == 1 and (.inputs | length) == 3)] | length" "$T/resnet18_train-onnx.json")" = 20 ] &&
    [ "$(jq "[.tensors | keys[] | select(test(\"running\"))] | length" "$T/resnet18_train-onnx.json")" = 0 ]'
+check "convzoo2.onnx: a Concat of 6 as a chain of two, channel and spatial Slices, HardSwish, HardSigmoid, Unsqueeze as a Reshape" \
+  '[ "$(jq -c "[.ops[].type | select(. == \"Concat\" or . == \"Slice\" or . == \"HardSwish\" or . == \"HardSigmoid\")] | group_by(.) | map([.[0], length])" "$T/convzoo2-onnx.json")" = "[[\"Concat\",2],[\"HardSigmoid\",1],[\"HardSwish\",1],[\"Slice\",7]]" ]'
 check "convzoo.onnx: Pad + AveragePool imported as one AveragePool counting the pads" \
   '[ "$(jq -c "[.ops[] | select(.type == \"AveragePool\") | .attrs | [.pads, .count_include_pad]]" "$T/convzoo-onnx.json")" = "[[[1,1,1,1],1]]" ]'
 check "mobilenet_v2.onnx: depthwise convolutions (group = channels) and ReLU6 as Clip [0, 6]" \

@@ -222,6 +222,17 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Concat\", \"inputs\": [\"A\", \"b\", \"A\"], \"outputs\": "
      "[\"y\"], \"attrs\": {\"axis\": 1}}",
      "[4, 14, 8]"},
+    {"Slice", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Slice\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axes\": [1, -1], \"starts\": [1, 2], \"ends\": [5, -1]}}",
+     "[4, 4, 5]"},
+    {"HardSigmoid", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"HardSigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"alpha\": 2.0, \"beta\": 0.5}}",
+     "[4, 6, 8]"},
+    {"HardSwish", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"HardSwish\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     {"Clip", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Clip\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"min\": -0.01, \"max\": 0.02}}",
