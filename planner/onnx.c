@@ -76,7 +76,6 @@ typedef struct imp {
 		int64_t p[6];
 	} * padded;
 	int npadded;
-	char scratch_name[600]; /* a name made for an op between two of a node's */
 	int nconst;
 	pl_err *err;
 } imp;
@@ -1576,13 +1575,14 @@ static pl_status node(imp *m, int i)
 		/* more inputs than an op takes (DenseNet's, Inception's): a chain,
 		 * each link the previous one's output and the next four inputs */
 		char link[600];
+		const char *prev = NULL; /* the last link's output: the op keeps its copy */
 		for (size_t k = 0, part = 0; k < n->n_input; part++) {
 			int last = n->n_input - k <= PL_ONNX_MAX_CONCAT - (part > 0);
 			if (!last)
 				snprintf(link, sizeof link, "%s.part%zu", n->output[0], part);
 			cJSON *o = add_op(m, last ? name : link, "Concat");
 			if (part)
-				io(m, o, "inputs", m->scratch_name);
+				io(m, o, "inputs", prev);
 			for (int j = part > 0; j < PL_ONNX_MAX_CONCAT && k < n->n_input; j++, k++) {
 				tinfo *xi = known(m, n->input[k]);
 				if (xi && xi->rank == x->rank)
@@ -1592,9 +1592,10 @@ static pl_status node(imp *m, int i)
 			io(m, o, "outputs", last ? n->output[0] : link);
 			cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
 			                        (double)ax);
-			if (!last) {
-				set_info(m, link, x->rank, dims, 0, NULL);
-				snprintf(m->scratch_name, sizeof m->scratch_name, "%s", link);
+			if (!last) { /* (tinfo keeps the name's pointer: the op's string) */
+				prev = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)
+				           ->valuestring;
+				set_info(m, prev, x->rank, dims, 0, NULL);
 			}
 		}
 		set_info(m, n->output[0], x->rank, dims, 0, NULL);
