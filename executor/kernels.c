@@ -873,26 +873,35 @@ out:
 	return rc;
 }
 
-/* Expand: y[i] = x[its broadcast index]; dx sums dy over the broadcast */
-static int expand(const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+/* y[i] = x[base + the output index times st] over the output (forward), or
+ * the same place of dx given dy[i], summed (backward; dx zeroed first) */
+static void strided(const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx, int64_t base,
+                    const int64_t *st)
 {
 	const pl_xt *o = dy ? dy : y;
-	int64_t bs[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
-	pl_kernel_bcast_strides(x, o, bs);
+	int64_t ix[PL_MAX_RANK] = {0};
 	if (dx)
 		memset(dx->v, 0, sizeof(float) * dx->n);
 	size_t i = 0;
 	if (o->n)
 		do {
-			int64_t at = 0;
+			int64_t at = base;
 			for (int d = 0; d < o->rank; d++)
-				at += ix[d] * bs[d];
+				at += ix[d] * st[d];
 			if (dx)
 				dx->v[at] += dy->v[i];
 			else
 				y->v[i] = x->v[at];
 			i++;
 		} while (next_index(ix, o->shape, o->rank));
+}
+
+/* Expand: x at its broadcast index (stride 0 where it broadcasts) */
+static int expand(const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	int64_t bs[PL_MAX_RANK];
+	pl_kernel_bcast_strides(x, dy ? dy : y, bs);
+	strided(x, y, dy, dx, 0, bs);
 	return 0;
 }
 
@@ -917,30 +926,15 @@ static int concat(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt 
 	return 0;
 }
 
-/* Slice: the range of the op's sliced axes copied out (forward), the
- * output's gradient put back in a zeroed input gradient (backward) */
+/* Slice: x from the sliced axes' starts on */
 static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	const pl_attrs *a = &k->op->attrs;
-	const pl_xt *o = dy ? dy : y;
-	int64_t lo[PL_MAX_RANK] = {0}, st[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
-	for (int i = 0; i < a->nslices; i++)
-		lo[a->axes[i]] = a->starts[i];
+	int64_t st[PL_MAX_RANK], base = 0;
 	pl_kernel_row_strides(x, st);
-	if (dx)
-		memset(dx->v, 0, sizeof(float) * dx->n);
-	size_t i = 0;
-	if (o->n)
-		do {
-			int64_t at = 0;
-			for (int d = 0; d < o->rank; d++)
-				at += (ix[d] + lo[d]) * st[d];
-			if (dx)
-				dx->v[at] = dy->v[i];
-			else
-				y->v[i] = x->v[at];
-			i++;
-		} while (next_index(ix, o->shape, o->rank));
+	for (int i = 0; i < a->nslices; i++)
+		base += a->starts[i] * st[a->axes[i]];
+	strided(x, y, dy, dx, base, st);
 	return 0;
 }
 

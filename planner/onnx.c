@@ -1380,6 +1380,29 @@ static int import_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
+/* An op of type whose attrs.shape is node n's input 1, a constant (Reshape's
+ * target, Expand's shape); *target (if given) gets it. 0, or -1 when it is
+ * not one the importer folded */
+static int shape_op(imp *m, const Onnx__NodeProto *n, const char *name, const char *type,
+                    tinfo *target)
+{
+	tinfo *sh = n->n_input > 1 ? valued(m, n->input[1]) : NULL;
+	if (!sh || sh->rank != 1 || sh->nval > 16)
+		return -1;
+	int64_t v[16];
+	for (int d = 0; d < sh->nval; d++)
+		v[d] = to_i64(sh->val[d]);
+	cJSON *o = add_op(m, name, type);
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(v, (size_t)sh->nval));
+	if (target) {
+		target->rank = sh->nval;
+		memcpy(target->dims, v, sizeof(int64_t) * (size_t)sh->nval);
+	}
+	return 0;
+}
+
 static pl_status node(imp *m, int i)
 {
 	const Onnx__NodeProto *n = m->g->node[i];
@@ -1455,19 +1478,10 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	if (!strcmp(t, "Reshape")) {
-		tinfo *sh = n->n_input > 1 ? valued(m, n->input[1]) : NULL;
-		if (!sh || sh->rank != 1 || sh->nval > 16)
+		if (shape_op(m, n, name, "Reshape", NULL))
 			return unsupported(m, n,
 			                   "its target shape is not a constant the importer "
 			                   "can fold");
-		int64_t target[16];
-		for (int d = 0; d < sh->nval; d++)
-			target[d] = to_i64(sh->val[d]);
-		cJSON *o = add_op(m, name, "Reshape");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", n->output[0]);
-		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
-		            int_list(target, (size_t)sh->nval));
 		infer(m, n);
 		return PL_OK;
 	}
@@ -1543,21 +1557,11 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	if (!strcmp(t, "Expand")) { /* of a tensor (on shapes it is folded) */
-		tinfo *sh = n->n_input > 1 ? valued(m, n->input[1]) : NULL;
-		if (!sh || sh->rank != 1 || sh->nval > 8)
+		tinfo tg = {0}, *x = known(m, n->input[0]);
+		if (shape_op(m, n, name, "Expand", &tg))
 			return unsupported(m, n,
 			                   "its shape is not a constant the importer can fold");
-		int64_t target[8];
-		for (int d = 0; d < sh->nval; d++)
-			target[d] = to_i64(sh->val[d]);
-		cJSON *o = add_op(m, name, "Expand");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", n->output[0]);
-		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
-		            int_list(target, (size_t)sh->nval));
-		tinfo *x = known(m, n->input[0]), tg = {.rank = sh->nval};
 		int64_t dims[16];
-		memcpy(tg.dims, target, sizeof(int64_t) * (size_t)sh->nval);
 		int r = x ? broadcast(x, &tg, dims) : -1;
 		if (r >= 0)
 			set_info(m, n->output[0], r, dims, 0, NULL);

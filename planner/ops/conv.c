@@ -166,38 +166,15 @@ pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err)
 
 void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	double flops = 2;
-	for (int l = 0; l < op->spec.nloops; l++)
-		flops *= (double)(op->spec.loop[l].size / split[l]);
-	double xb = pl__local_in_bytes(g, op, 0, split), wb = pl__local_in_bytes(g, op, 1, split);
-	double yb = pl__local_out_bytes(g, op, 0, split);
-	double bb = op->ninputs > 2 ? pl__local_in_bytes(g, op, 2, split) : 0;
-	w->gemm_flops_fwd = flops;
-	w->bytes_fwd = xb + wb + bb + yb;
-	w->kernels_fwd = 1;
-	const pl_tensor *x = IN(g, op, 0), *wt = IN(g, op, 1);
-	if (x->requires_grad) { /* dx = the transposed convolution of dy with w */
-		w->gemm_flops_bwd += flops;
-		w->bytes_bwd += yb + wb + xb;
-		w->kernels_bwd++;
-		if (wt->role != PL_ROLE_PARAM) {
-			w->saved_bytes += wb;
-			w->saves_in |= 2;
+	pl__work_product(g, op, split, w); /* dx: the transposed convolution; dw: x with dy */
+	if (op->ninputs > 2) {
+		double bb = pl__local_in_bytes(g, op, 2, split);
+		w->bytes_fwd += bb;
+		if (IN(g, op, 2)->requires_grad) { /* db: dy summed */
+			w->vec_flops_bwd += pl__local_out(g, op, 0, split);
+			w->bytes_bwd += pl__local_out_bytes(g, op, 0, split) + bb;
+			w->kernels_bwd++;
 		}
-	}
-	if (wt->requires_grad) { /* dw = the correlation of x with dy */
-		w->gemm_flops_bwd += flops;
-		w->bytes_bwd += yb + xb + wb;
-		w->kernels_bwd++;
-		if (x->role != PL_ROLE_PARAM) {
-			w->saved_bytes += xb;
-			w->saves_in |= 1;
-		}
-	}
-	if (op->ninputs > 2 && IN(g, op, 2)->requires_grad) { /* db: dy summed */
-		w->vec_flops_bwd += pl__local_out(g, op, 0, split);
-		w->bytes_bwd += yb + bb;
-		w->kernels_bwd++;
 	}
 }
 

@@ -58,7 +58,10 @@ pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err)
 	return PL_OK;
 }
 
-void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+/* A product's work: 2 FLOPs per point of its loop space, each input's
+ * gradient another product of as many; an input's gradient needs the other
+ * input, kept unless it is a param. Shared by MatMul and Conv. */
+void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	double flops = 2;
 	for (int l = 0; l < op->spec.nloops; l++)
@@ -69,7 +72,7 @@ void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, p
 	w->bytes_fwd = ab + bb + cb;
 	w->kernels_fwd = 1;
 	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
-	if (a->requires_grad) { /* dA = dC B^T needs B */
+	if (a->requires_grad) { /* dA from dC and B */
 		w->gemm_flops_bwd += flops;
 		w->bytes_bwd += cb + bb + ab;
 		w->kernels_bwd++;
@@ -78,7 +81,7 @@ void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, p
 			w->saves_in |= 2;
 		}
 	}
-	if (b->requires_grad) { /* dB = A^T dC needs A */
+	if (b->requires_grad) { /* dB from A and dC */
 		w->gemm_flops_bwd += flops;
 		w->bytes_bwd += cb + ab + bb;
 		w->kernels_bwd++;
@@ -87,4 +90,9 @@ void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, p
 			w->saves_in |= 1;
 		}
 	}
+}
+
+void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	pl__work_product(g, op, split, w);
 }
