@@ -118,8 +118,40 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	}
 }
 
+/* A bias added to a product's output, or the output scaled by a constant,
+ * where nothing else reads that output: done in the product's epilogue, as
+ * cuBLASLt's bias epilogue (and its bias-gradient one) and the GEMM's alpha do
+ * it, and as PyTorch's addmm/baddbmm and compiled frameworks (MindSpore's
+ * graph kernel fusion, XLA) run a linear layer: no kernel and no pass over the
+ * output of its own (docs/cost-model.md, "Epilogues") */
+static int in_epilogue(const pl_graph *g, const pl_op *op)
+{
+	if (op->type != PL_OP_ADD && op->type != PL_OP_MUL && op->type != PL_OP_DIV)
+		return 0;
+	for (int i = 0; i < (op->type == PL_OP_DIV ? 1 : 2); i++) { /* the product either side */
+		const pl_tensor *a = IN(g, op, i), *b = IN(g, op, 1 - i);
+		if (a->producer < 0 || a->nconsumers != 1 ||
+		    !(pl_op_traits(&g->ops[a->producer]) & PL_OPT_GEMM) || b->producer >= 0 ||
+		    a->rank < 1 || OUT(g, op, 0)->rank != a->rank)
+			continue;
+		int64_t nb = pl_tensor_elems(b);
+		if (nb == 1 || (op->type == PL_OP_ADD && nb == a->shape[a->rank - 1] &&
+		                b->shape[b->rank - 1] == nb))
+			return 1 + (1 - i); /* 1 + the operand's input index */
+	}
+	return 0;
+}
+
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
+	int ep = in_epilogue(g, op);
+	if (ep) { /* the bias (or scale) read; its gradient a sum the product's
+		   * weight-gradient epilogue takes */
+		w->bytes_fwd = pl__local_in_bytes(g, op, ep - 1, split);
+		if (OUT(g, op, 0)->requires_grad && IN(g, op, ep - 1)->requires_grad)
+			w->bytes_bwd = w->bytes_fwd;
+		return;
+	}
 	double n = pl__local_out(g, op, 0, split), fe = 0, be = 0;
 	double out_b = pl__local_out_bytes(g, op, 0, split), in_b = 0;
 	per_elem(op->type, &fe, &be);
