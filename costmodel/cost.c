@@ -587,15 +587,6 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 	                              split, &p->job.degrees);
 }
 
-/* op has a loop of this role that can be cut */
-static int has_role(const pl_op *op, const uint8_t *roles, int role)
-{
-	for (int l = 0; l < op->spec.nloops; l++)
-		if (roles[l] == role && op->spec.loop[l].splittable && op->spec.loop[l].size > 1)
-			return 1;
-	return 0;
-}
-
 /* Drops op o's candidates that break the job's fixed degrees; PL_EINVAL
  * naming the op when none is left. */
 static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
@@ -782,7 +773,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		 * over the groups */
 		int64_t dev = p->devices, dp = p->job.degrees.dp;
 		if (p->roles && dp > 1 && dev % dp == 0 &&
-		    !has_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
+		    !pl_op_can_cut_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
 			dev /= dp;
 		int n = pl_op_enumerate(op, dev, NULL, 0);
 		p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));

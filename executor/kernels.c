@@ -579,7 +579,7 @@ static int moe(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 
 typedef struct geom {
 	int64_t n, c, co; /* batch, input channels, output channels (local) */
-	int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
+	int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
 	int64_t nin, nout, nk; /* positions of input, output, kernel */
 } geom;
 
@@ -599,6 +599,7 @@ static void geom_of(const pl_op *op, const pl_xt *x, const pl_xt *y, const int64
 		q->s[i] = on && a->nstrides ? a->strides[i] : 1;
 		q->d[i] = on && a->ndilations ? a->dilations[i] : 1;
 		q->pb[i] = on && a->npads ? a->pads[i] : 0;
+		q->pe[i] = on && a->npads ? a->pads[nsp + i] : 0;
 		q->nin *= q->in[i];
 		q->nout *= q->out[i];
 		q->nk *= q->k[i];
@@ -712,7 +713,6 @@ static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_
 	geom_of(k->op, x, dy ? dy : y, a->kernel, &q);
 	if (dx)
 		memset(dx->v, 0, sizeof(float) * dx->n);
-	int nsp = x->rank - 2;
 	for (int64_t p = 0; p < q.n * q.c; p++) {
 		const float *xp = x->v + p * q.nin;
 		for (int64_t o = 0; o < q.nout; o++) {
@@ -731,18 +731,14 @@ static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_
 				}
 			}
 			if (!max && a->count_include_pad) { /* positions inside the padded input */
+				int64_t oi[3] = {o / q.out[2] / q.out[1], o / q.out[2] % q.out[1],
+				                 o % q.out[2]};
 				cnt = 1;
-				for (int i = 0; i < nsp; i++) {
-					int64_t oi = o, div = 1;
-					for (int j = nsp - 1; j > i; j--)
-						div *= q.out[j];
-					oi = oi / div % q.out[i];
-					int64_t lo = oi * q.s[i] - q.pb[i], m = 0;
-					for (int64_t ki = 0; ki < q.k[i]; ki++) {
-						int64_t pos = lo + ki * q.d[i];
-						m += pos <
-						     q.in[i] + (a->npads ? a->pads[nsp + i] : 0);
-					}
+				for (int i = 0; i < 3; i++) {
+					int64_t m = 0;
+					for (int64_t ki = 0; ki < q.k[i]; ki++)
+						m += oi[i] * q.s[i] - q.pb[i] + ki * q.d[i] <
+						     q.in[i] + q.pe[i];
 					cnt *= m;
 				}
 			}

@@ -73,15 +73,23 @@ static int reads_weight(const pl_graph *g, const pl_op *op)
 	return 0;
 }
 
+int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role)
+{
+	for (int l = 0; l < op->spec.nloops; l++)
+		if (roles[l] == role && op->spec.loop[l].splittable && op->spec.loop[l].size > 1)
+			return 1;
+	return 0;
+}
+
 int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
                            const int64_t *split, const pl_degrees *d)
 {
 	int64_t cut[4] = {1, 1, 1, 1};
-	int has[4] = {0};
-	for (int l = 0; l < op->spec.nloops; l++) {
-		has[roles[l]] |= op->spec.loop[l].splittable && op->spec.loop[l].size > 1;
+	int has[4];
+	for (int r = 0; r < 4; r++)
+		has[r] = pl_op_can_cut_role(op, roles, r);
+	for (int l = 0; l < op->spec.nloops; l++)
 		cut[roles[l]] *= split[l];
-	}
 	if (d->ep > 0 && has[PL_LOOP_EXPERT] && cut[PL_LOOP_EXPERT] != d->ep)
 		return 0;
 	if (d->dp > 0 && has[PL_LOOP_DATA]) {

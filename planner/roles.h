@@ -30,6 +30,9 @@ typedef struct pl_degrees {
 	int64_t dp, tp, cp, ep;
 } pl_degrees;
 
+/* op has a loop of this role (PL_LOOP_*) that it can cut */
+int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role);
+
 /* Whether an op strategy keeps to the degrees, as Megatron lays a layer
  * out: the batch loops are cut into exactly dp pieces (dp / ep where the op
  * also cuts the experts), the experts into ep, the sequence into a multiple
