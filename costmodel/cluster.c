@@ -343,6 +343,11 @@ static pl_status count(const cJSON *o, const char *key, double *out, int require
 
 static const char *const link_keys[PL_LINK_COUNT] = {"intra_node", "inter_node"};
 
+const char *pl_link_name(int link)
+{
+	return link >= 0 && link < PL_LINK_COUNT ? link_keys[link] : "?";
+}
+
 /* Every key of object o must be one of known[0..n): a typo is an error that
  * names the key and the nearest known one, never a silent default. */
 static pl_status check_keys(const cJSON *o, const char *const *known, int n, const char *file,

@@ -12,6 +12,9 @@
 
 enum { PL_LINK_INTRA = 0, PL_LINK_INTER = 1, PL_LINK_COUNT = 2 };
 
+/* "intra_node" or "inter_node": the link class's key in cluster files */
+const char *pl_link_name(int link);
+
 typedef struct pl_ab {
 	double alpha; /* s */
 	double beta;  /* s per byte of bus traffic */

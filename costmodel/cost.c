@@ -32,35 +32,86 @@ double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, dou
 	return t + kernels * c->kernel_overhead_s;
 }
 
-double pl_cost_prim(const pl_cluster *c, const pl_prim *p)
+/* bk (NULL: none) receives times x each collective's seconds and bus bytes
+ * under its link class */
+static void book_add(pl_commbook *bk, pl_coll coll, int link, int64_t n, double bytes, double t,
+                     double times)
 {
-	if (p->kind == PL_PRIM_SLICE)
-		return p->bytes / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
+	if (!bk || times == 0)
+		return;
+	bk->seconds[coll][link] += times * t;
+	bk->bus_bytes[coll][link] += times * bytes * pl_bus_factor(coll, n);
+}
+
+/* A primitive's seconds; with bk, times of it booked there */
+static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_commbook *bk)
+{
+	if (p->kind == PL_PRIM_SLICE) {
+		double t = p->bytes / (c->memory_bandwidth * c->bw_eff) + c->kernel_overhead_s;
+		if (bk)
+			bk->slice_s += times * t;
+		return t;
+	}
 	pl_coll coll = pl_prim_coll(p->kind);
-	if (pl_prim_intra_node(p, c->devices_per_node))
-		return pl_cluster_coll_time(c, coll, PL_LINK_INTRA, p->group_size, p->bytes);
-	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, p->group_size, p->bytes);
+	int64_t n = p->group_size;
+	if (pl_prim_intra_node(p, c->devices_per_node)) {
+		double t = pl_cluster_coll_time(c, coll, PL_LINK_INTRA, n, p->bytes);
+		book_add(bk, coll, PL_LINK_INTRA, n, p->bytes, t, times);
+		return t;
+	}
+	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, p->bytes);
 	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
 	if (coll == PL_COLL_ALL_REDUCE && k > 1 && m > 1) {
 		/* hierarchical: reduce-scatter in the node, all-reduce of the
 		 * 1/k shards across nodes (k groups at once, one rank per node
 		 * each, on their own NICs), all-gather in the node */
-		double h =
-		    pl_cluster_coll_time(c, PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA, k, p->bytes) +
-		    pl_cluster_coll_time(c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, m,
-		                         p->bytes / (double)k) +
-		    pl_cluster_coll_time(c, PL_COLL_ALL_GATHER, PL_LINK_INTRA, k, p->bytes);
-		if (h < t)
-			t = h;
+		double rs = pl_cluster_coll_time(c, PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA, k,
+		                                 p->bytes),
+		       ar = pl_cluster_coll_time(c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, m,
+		                                 p->bytes / (double)k),
+		       ag = pl_cluster_coll_time(c, PL_COLL_ALL_GATHER, PL_LINK_INTRA, k, p->bytes);
+		if (rs + ar + ag < t) {
+			book_add(bk, PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA, k, p->bytes, rs, times);
+			book_add(bk, PL_COLL_ALL_REDUCE, PL_LINK_INTER, m, p->bytes / (double)k, ar,
+			         times);
+			book_add(bk, PL_COLL_ALL_GATHER, PL_LINK_INTRA, k, p->bytes, ag, times);
+			return rs + ar + ag;
+		}
 	}
+	book_add(bk, coll, PL_LINK_INTER, n, p->bytes, t, times);
+	return t;
+}
+
+double pl_cost_prim(const pl_cluster *c, const pl_prim *p)
+{
+	return prim_cost(c, p, 0, NULL);
+}
+
+static double redist_cost(const pl_cluster *c, const pl_redist *r, double times, pl_commbook *bk)
+{
+	double t = 0;
+	for (int i = 0; i < r->n; i++)
+		t += prim_cost(c, &r->p[i], times, bk);
 	return t;
 }
 
 double pl_cost_redist(const pl_cluster *c, const pl_redist *r)
 {
-	double t = 0;
-	for (int i = 0; i < r->n; i++)
-		t += pl_cost_prim(c, &r->p[i]);
+	return redist_cost(c, r, 0, NULL);
+}
+
+void pl_commbook_add(pl_commbook *bk, pl_coll coll, int link, int64_t n, double bytes, double t,
+                     double times)
+{
+	book_add(bk, coll, link, n, bytes, t, times);
+}
+
+double pl_commbook_total(const pl_commbook *bk)
+{
+	double t = bk->slice_s - bk->hidden_s;
+	for (int k = 0; k < PL_COLL_COUNT; k++)
+		for (int l = 0; l < PL_LINK_COUNT; l++)
+			t += bk->seconds[k][l];
 	return t;
 }
 
@@ -124,14 +175,36 @@ static int candidate_of(const pl_problem *p, int o, const int64_t *split)
 	return (int)((at - lo) / (sizeof(int64_t) * (size_t)nl));
 }
 
-void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out)
+/* How often each communication term of an op's parts runs in a step under
+ * the problem's job, as pl_parts_split and pl_job_combine fold them: its own
+ * collectives (a recompute runs the forward ones again) every micro-batch;
+ * the gradient all-reduce once a step (ZeRO 0); ZeRO-1's reduce-scatter and
+ * all-gather once; ZeRO-2's reduce-scatter every micro-batch and
+ * all-gather once; ZeRO-3's reduce-scatter and two all-gathers every
+ * micro-batch. */
+typedef struct comm_times {
+	double coll_fwd, coll_bwd, all_reduce, reduce_scatter, all_gather;
+} comm_times;
+
+static void comm_times_of(const pl_problem *p, int op, comm_times *t)
 {
-	const pl_nodeparts *known = p->parts ? p->parts[p->op_class[op_index]] : NULL;
-	int k = known ? candidate_of(p, op_index, split) : -1;
-	if (k >= 0) {
-		*out = known[k];
-		return;
-	}
+	double m = (double)(p->job.micro_batches > 0 ? p->job.micro_batches : 1);
+	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
+	t->coll_bwd = m;
+	t->coll_fwd = rc ? 2 * m : m;
+	t->all_reduce = z == 0;
+	t->reduce_scatter = z == 1 ? 1 : z >= 2 ? m : 0;
+	t->all_gather = z == 1 || z == 2 ? 1 : z == 3 ? 2 * m : 0;
+}
+
+/* pl_cost_node_parts from scratch; with bk, the communication a step of the
+ * job runs (comm_times_of) booked there */
+static void node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out,
+                       pl_commbook *bk)
+{
+	comm_times ct = {0};
+	if (bk)
+		comm_times_of(p, op_index, &ct);
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
 	const pl_cluster *c = p->c;
@@ -169,7 +242,8 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 	for (int k = 0; k < w.ncoll; k++) {
 		pl_prim pr;
 		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr)) {
-			double t = pl_cost_prim(c, &pr);
+			double t =
+			    prim_cost(c, &pr, w.coll[k].backward ? ct.coll_bwd : ct.coll_fwd, bk);
 			out->coll_s += t;
 			if (!w.coll[k].backward)
 				out->coll_fwd_s += t;
@@ -204,11 +278,11 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 		if (pl_layout_partial_allreduce(&gl, &ar)) {
 			pl_prim x = ar;
 			r = (double)ar.group_size;
-			t_ar = pl_cost_prim(c, &ar);
+			t_ar = prim_cost(c, &ar, ct.all_reduce, bk);
 			x.kind = PL_PRIM_REDUCE_SCATTER;
-			t_rs = pl_cost_prim(c, &x);
+			t_rs = prim_cost(c, &x, ct.reduce_scatter, bk);
 			x.kind = PL_PRIM_ALL_GATHER;
-			t_ag = pl_cost_prim(c, &x);
+			t_ag = prim_cost(c, &x, ct.all_gather, bk);
 		}
 		double sb = elems * state;
 		out->state_bytes[0] += 2 * bytes + sb;
@@ -231,6 +305,22 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 		for (int z = 1; z < PL_ZERO_LEVELS; z++)
 			out->opt_s[z] += upd / r + c->kernel_overhead_s;
 	}
+}
+
+void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out)
+{
+	const pl_nodeparts *known = p->parts ? p->parts[p->op_class[op_index]] : NULL;
+	int k = known ? candidate_of(p, op_index, split) : -1;
+	if (k >= 0)
+		*out = known[k];
+	else
+		node_parts(p, op_index, split, out, NULL);
+}
+
+void pl_cost_node_comm(const pl_problem *p, int op, const int64_t *split, pl_commbook *bk)
+{
+	pl_nodeparts pt;
+	node_parts(p, op, split, &pt, bk);
 }
 
 int pl_zero_pipeline_ok(int zero, int64_t stages)
@@ -321,19 +411,28 @@ static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl
 	return t;
 }
 
-static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
-                                const pl_layout *grad, int requires_grad, int fwd_times)
+/* with bk, times of the edge's step booked there (times x fwd_times of the
+ * forward redistribution) */
+static double edge_book_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
+                                const pl_layout *grad, int requires_grad, int fwd_times,
+                                double times, pl_commbook *bk)
 {
 	pl_redist r;
 	pl_redistribute(src, dst, &r);
-	double t = pl_cost_redist(p->c, &r) * fwd_times;
+	double t = redist_cost(p->c, &r, times * fwd_times, bk) * fwd_times;
 	if (requires_grad) {
 		pl_layout back = *src;
 		back.partial = 0;
 		pl_redistribute(grad, &back, &r);
-		t += pl_cost_redist(p->c, &r);
+		t += redist_cost(p->c, &r, times, bk);
 	}
 	return t;
+}
+
+static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
+                                const pl_layout *grad, int requires_grad, int fwd_times)
+{
+	return edge_book_layouts(p, src, dst, grad, requires_grad, fwd_times, 0, NULL);
 }
 
 double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
@@ -341,6 +440,25 @@ double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, co
 {
 	return edge_cost_layouts(p, src, dst, grad, p->g->tensors[p->edges[e].tensor].requires_grad,
 	                         edge_fwd_times(p, e));
+}
+
+/* pl_cost_edge from scratch; with bk, times of it booked there */
+static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
+                           const int64_t *dst_split, double times, pl_commbook *bk)
+{
+	const pl_edge *ed = &p->edges[e];
+	pl_layout src, dst, grad;
+	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
+	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
+	                        &grad);
+	return edge_book_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
+	                         edge_fwd_times(p, e), times, bk);
+}
+
+void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
+                       const int64_t *dst_split, double times, pl_commbook *bk)
+{
+	edge_scratch(p, e, src_split, dst_split, times, bk);
 }
 
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
@@ -353,12 +471,7 @@ double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const 
 		if (b >= 0)
 			return tab[(size_t)a * (size_t)p->nstrat[ed->dst_op] + (size_t)b];
 	}
-	pl_layout src, dst, grad;
-	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
-	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
-	                        &grad);
-	return edge_cost_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
-	                         edge_fwd_times(p, e));
+	return edge_scratch(p, e, src_split, dst_split, 0, NULL);
 }
 
 /* ---- the problem ---- */

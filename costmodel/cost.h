@@ -202,6 +202,31 @@ double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, dou
 void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split,
                      pl_layout *src, pl_layout *dst);
 
+/* A plan's communication by NCCL collective and link class: the seconds a
+ * step spends in each (hierarchical all-reduces booked as their three parts),
+ * and the bus bytes one device moves in them (S x nccl-tests' bus factor).
+ * slice_s: local slices of redistributions, priced as memory copies;
+ * hidden_s: the part of the gradient reduction overlapped with the backward
+ * (booked above, not exposed). pl_commbook_total is then the exposed
+ * communication a plan's comm_s holds. */
+typedef struct pl_commbook {
+	double seconds[PL_COLL_COUNT][PL_LINK_COUNT];
+	double bus_bytes[PL_COLL_COUNT][PL_LINK_COUNT];
+	double slice_s, hidden_s;
+} pl_commbook;
+/* sum of seconds + slice_s - hidden_s */
+double pl_commbook_total(const pl_commbook *bk);
+/* books times x a collective of S = bytes over n ranks that takes t seconds */
+void pl_commbook_add(pl_commbook *bk, pl_coll coll, int link, int64_t n, double bytes, double t,
+                     double times);
+/* Books what op o's own collectives, gradient sync and ZeRO gathers run in a
+ * step of the problem's job (m micro-batches, its ZeRO level and recompute
+ * flag), as pl_parts_split and pl_job_combine count them. */
+void pl_cost_node_comm(const pl_problem *p, int op, const int64_t *split, pl_commbook *bk);
+/* Books times x edge e's redistributions (pl_cost_edge's). */
+void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
+                       const int64_t *dst_split, double times, pl_commbook *bk);
+
 typedef struct pl_plancost {
 	double step_s, compute_s, comm_s, mem_bytes;
 	double optimizer_s; /* of compute_s: the optimizer update */

@@ -89,6 +89,68 @@ void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stageco
 	*act += js.act_bytes;
 }
 
+/* What edge e does across a stage boundary: nothing (both ends on one stage,
+ * or a tensor already sent to its stage: one send per tensor and stage,
+ * however many ops there read it), a param read on two stages (its
+ * gradients summed once a step), or a send of the activation (and its
+ * gradient back); *bytes: the tensor's bytes per rank. */
+enum { CROSS_NONE, CROSS_PARAM, CROSS_SEND };
+static int edge_crossing(const pl_problem *p, int64_t *const *splits, const int *stage, int e,
+                         double *bytes)
+{
+	const pl_edge *ed = &p->edges[e];
+	int ds = stage[ed->dst_op];
+	*bytes = 0;
+	if (stage[ed->src_op] == ds)
+		return CROSS_NONE;
+	pl_layout src, dst;
+	pl_edge_layouts(p, e, splits[ed->src_op], splits[ed->dst_op], &src, &dst);
+	*bytes = pl_layout_local_bytes(&src);
+	if (ed->src_is_input)
+		return CROSS_PARAM;
+	const pl_tensor *t = &p->g->tensors[ed->tensor];
+	for (int k = 0; k < t->nconsumers; k++)
+		if (t->consumers[k] < ed->dst_op && stage[t->consumers[k]] == ds)
+			return CROSS_NONE;
+	return CROSS_SEND;
+}
+
+void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
+                 int64_t devices_per_node, int s, pl_commbook *out)
+{
+	memset(out, 0, sizeof *out);
+	double m = (double)(p->job.micro_batches > 0 ? p->job.micro_batches : 1);
+	double v = (double)(p->job.virtual_stages > 1 ? p->job.virtual_stages : 1);
+	pl_stagecost sc = {0};
+	for (int o = 0; o < p->nops; o++)
+		if ((stage ? stage[o] : 0) == s) {
+			double act = 0;
+			pl_cost_node_comm(p, o, splits[o], out);
+			pl_job_op_cost(p, o, splits[o], &sc, &act);
+		}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		if ((stage ? stage[ed->dst_op] : 0) != s)
+			continue;
+		pl_cost_edge_comm(p, e, splits[ed->src_op], splits[ed->dst_op], m, out);
+		double bytes;
+		int cross = stage ? edge_crossing(p, splits, stage, e, &bytes) : CROSS_NONE;
+		if (cross == CROSS_PARAM) {
+			pl_commbook_add(
+			    out, PL_COLL_ALL_REDUCE, PL_LINK_INTER, 2, bytes,
+			    pl_cluster_coll_time(p->c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, 2, bytes),
+			    1);
+		} else if (cross == CROSS_SEND) {
+			int link = pl_stage_link(p->devices, devices_per_node, s);
+			double one = pl_cluster_coll_time(p->c, PL_COLL_SEND_RECV, link, 2, bytes);
+			/* every micro-batch, each of the v chunks; the gradient back */
+			pl_commbook_add(out, PL_COLL_SEND_RECV, link, 2, bytes, one,
+			                m * v * (p->g->tensors[ed->tensor].requires_grad ? 2 : 1));
+		}
+	}
+	out->hidden_s = sc.step_reduce_s - pl_job_exposed_reduce(&sc, p->job.overlap);
+}
+
 int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
                  int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out)
 {
@@ -113,27 +175,21 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		int ds = stage[ed->dst_op];
 		pl_stagecost *s = &st[ds];
 		s->mb_comm_s += pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
-		if (stage[ed->src_op] == ds)
-			continue;
-		pl_layout src, dst;
-		pl_edge_layouts(p, e, splits[ed->src_op], splits[ed->dst_op], &src, &dst);
-		double bytes = pl_layout_local_bytes(&src);
-		if (ed->src_is_input) { /* a param read on two stages: sum its gradients */
+		double bytes;
+		switch (edge_crossing(p, splits, stage, e, &bytes)) {
+		case CROSS_NONE: break;
+		case CROSS_PARAM:
 			s->step_comm_s +=
 			    pl_cluster_coll_time(p->c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, 2, bytes);
-			continue;
+			break;
+		case CROSS_SEND: {
+			double tt = pl_p2p_time(p->c, bytes, g->tensors[ed->tensor].requires_grad,
+			                        p->devices, devices_per_node, ds);
+			s->mb_comm_s += tt;
+			s->p2p_s += tt;
+			break;
 		}
-		/* one send per tensor and stage, however many ops there read it */
-		const pl_tensor *t = &g->tensors[ed->tensor];
-		int dup = 0;
-		for (int k = 0; k < t->nconsumers && !dup; k++)
-			dup = t->consumers[k] < ed->dst_op && stage[t->consumers[k]] == ds;
-		if (dup)
-			continue;
-		double tt =
-		    pl_p2p_time(p->c, bytes, t->requires_grad, p->devices, devices_per_node, ds);
-		s->mb_comm_s += tt;
-		s->p2p_s += tt;
+		}
 	}
 	for (int s = 0; s < pp; s++) {
 		st[s].mem_bytes += pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
@@ -145,7 +201,8 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 	return 0;
 }
 
-int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out)
+int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out,
+                  pl_membreak *per_stage)
 {
 	int64_t pp = p->job.stages > 0 ? p->job.stages : 1;
 	int64_t m = p->job.micro_batches > 0 ? p->job.micro_batches : 1;
@@ -185,6 +242,10 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 	}
 	*out = per[best];
 	out->stage = best;
+	for (int64_t s = 0; per_stage && s < pp; s++) {
+		per_stage[s] = per[s];
+		per_stage[s].stage = (int)s;
+	}
 	free(per);
 	free(state);
 	free(act);

@@ -52,6 +52,15 @@ double pl_p2p_link_time(const pl_cluster *c, double bytes, int requires_grad, in
 int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
                  int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out);
 
+/* Stage s's communication in a step (the bottleneck stage's is the plan's
+ * comm_s; a plan without stages: stage NULL, s 0) by collective and link
+ * class: the ops' own collectives, gradient sync and ZeRO gathers, the
+ * redistributions and sends into it, and the part of the gradient reduction
+ * the backward hides. pl_commbook_total(out) is pl_job_combine's comm_s of
+ * that stage. */
+void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
+                 int64_t devices_per_node, int s, pl_commbook *out);
+
 /* Micro-batches of its activations stage s of pp holds at once: under 1F1B
  * min(m, pp - s); interleaved over v chunks per device, Megatron's warm-up
  * of (pp - s - 1) * 2 + (v - 1) * pp chunk micro-batches plus the one in
@@ -81,7 +90,9 @@ typedef struct pl_membreak {
 	double weights, gradients, optimizer_states, activations, transient, reserved;
 	int stage;
 } pl_membreak;
-int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out);
+/* per_stage (NULL, or the job's stages entries) receives every stage's */
+int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out,
+                  pl_membreak *per_stage);
 
 /* step from per-stage costs (the formula above); with v > 1 chunks per device
  * (interleaved 1F1B, Narayanan et al. 2021 §2.2.2) every micro-batch crosses

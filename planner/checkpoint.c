@@ -293,6 +293,45 @@ done:
 /* Long (200 lines): it writes the checkpoint's sections in the order the format
  * lists them (model, cluster, search, pipeline, ops, layouts, groups, cost),
  * each a few lines; the groups and parts are functions of their own. */
+void pl_ckpt_add_comm(cJSON *cost, const pl_commbook *bk)
+{
+	cJSON *a = cJSON_AddArrayToObject(cost, "communication_by_collective");
+	for (int k = 0; k < PL_COLL_COUNT; k++)
+		for (int l = 0; l < PL_LINK_COUNT; l++) {
+			if (!(bk->seconds[k][l] > 0))
+				continue;
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "collective", pl_coll_name((pl_coll)k));
+			cJSON_AddStringToObject(e, "link", pl_link_name(l));
+			cJSON_AddNumberToObject(e, "seconds", bk->seconds[k][l]);
+			cJSON_AddNumberToObject(e, "bus_bytes", bk->bus_bytes[k][l]);
+			pl_json_push(a, e);
+		}
+	if (bk->slice_s > 0) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "collective", "slice");
+		cJSON_AddStringToObject(e, "link", "local");
+		cJSON_AddNumberToObject(e, "seconds", bk->slice_s);
+		cJSON_AddNumberToObject(e, "bus_bytes", 0);
+		pl_json_push(a, e);
+	}
+	cJSON_AddNumberToObject(cost, "communication_hidden_seconds", bk->hidden_s);
+}
+
+cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int64_t s = 0; s < stages; s++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "weights", per[s].weights);
+		cJSON_AddNumberToObject(e, "gradients", per[s].gradients);
+		cJSON_AddNumberToObject(e, "optimizer_states", per[s].optimizer_states);
+		cJSON_AddNumberToObject(e, "activations", per[s].activations);
+		pl_json_push(a, e);
+	}
+	return a;
+}
+
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -338,6 +377,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 			for (int64_t k = 0; k < info->stages; k++)
 				pl_json_push(a, cJSON_CreateNumber(info->stage_s[k]));
 		}
+		if (info->stage_mem)
+			pl_json_add(pp, "stage_memory_bytes",
+			            pl_ckpt_stage_memory(info->stage_mem, info->stages));
 		cJSON_AddNumberToObject(root, "optimizer_shard", info->zero);
 		cJSON_AddStringToObject(
 		    root, "recompute",
@@ -345,6 +387,11 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	}
 
 	cJSON *items = cJSON_AddObjectToObject(root, "parallel_strategy_item");
+	int *part = pl_malloc(sizeof *part * ((size_t)g->nops + 1));
+	if (part && pl_op_parts(g, part)) {
+		free(part);
+		part = NULL;
+	}
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		int64_t tuples[PL_MAX_OP_INPUTS][PL_MAX_RANK];
@@ -357,12 +404,16 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		for (int i = 0; i < op->ninputs; i++)
 			pl_json_push(ps, int_array(tuples[i], g->tensors[op->in[i]].rank));
 		cJSON_AddStringToObject(it, "type", pl_optype_name(op->type));
+		if (part)
+			cJSON_AddStringToObject(it, "part", pl_part_name(part[o]));
 		if (info->op_compute_s) {
 			cJSON_AddNumberToObject(it, "compute_seconds", info->op_compute_s[o]);
 			cJSON_AddNumberToObject(it, "communication_seconds", info->op_comm_s[o]);
 			cJSON_AddNumberToObject(it, "memory_bytes", info->op_mem_bytes[o]);
 		}
 	}
+
+	free(part);
 
 	/* params: the layout of the op that owns them (first consumer) */
 	cJSON *layouts = cJSON_AddObjectToObject(root, "parallel_layout_item");
@@ -514,6 +565,8 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	}
 	if (info->stages > 0)
 		cJSON_AddNumberToObject(cost, "bubble_seconds", info->bubble_s);
+	if (info->comm)
+		pl_ckpt_add_comm(cost, info->comm);
 	return root;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "costmodel/pipeline.h"
 #include "planner/graph.h"
 
 typedef struct pl_ckpt_info {
@@ -35,10 +36,21 @@ typedef struct pl_ckpt_info {
 	 * of pl_ckpt_mem_names (NULL: none written) */
 	const double *mem_breakdown;
 	int mem_stage;
+	const pl_membreak *stage_mem; /* a whole-job plan's every stage (NULL: none) */
+	const pl_commbook *comm;      /* the bottleneck stage's communication (NULL: none) */
 } pl_ckpt_info;
 
 #define PL_CKPT_MEM 6
 extern const char *const pl_ckpt_mem_names[PL_CKPT_MEM];
+
+/* cost.communication_by_collective: one entry per collective and link class
+ * that runs (seconds of a step, bus bytes per device), and the local slices;
+ * their seconds less cost.communication_hidden_seconds are
+ * communication_seconds. Adds both to cost. */
+void pl_ckpt_add_comm(cJSON *cost, const pl_commbook *bk);
+/* pipeline.stage_memory_bytes: per stage, its device's weights, gradients,
+ * optimizer states and activations */
+cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages);
 
 /* Builds the checkpoint object. Caller owns the result (cJSON_Delete). */
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info);

@@ -1087,9 +1087,9 @@ static const char *const cost_help =
 /* One priced plan, as 'cost' reports it. */
 typedef struct cost_result {
 	pl_plancost pc;
-	double bubble; /* < 0: a per-op plan without pipeline fields */
-	double breakdown[PL_CKPT_MEM];
-	double limit; /* the device memory it must fit in */
+	double bubble;         /* < 0: a per-op plan without pipeline fields */
+	pl_plan_detail detail; /* pl_plan_detail_free */
+	double limit;          /* the device memory it must fit in */
 } cost_result;
 
 static cJSON *cost_object(const cost_result *r)
@@ -1104,7 +1104,11 @@ static cJSON *cost_object(const cost_result *r)
 		cJSON_AddNumberToObject(o, "bubble_seconds", r->bubble);
 	cJSON *mb = cJSON_AddObjectToObject(o, "memory_breakdown_bytes");
 	for (int k = 0; k < PL_CKPT_MEM; k++)
-		cJSON_AddNumberToObject(mb, pl_ckpt_mem_names[k], r->breakdown[k]);
+		cJSON_AddNumberToObject(mb, pl_ckpt_mem_names[k], r->detail.mem[k]);
+	if (r->detail.stages > 1)
+		pl_json_add(o, "stage_memory_bytes",
+		            pl_ckpt_stage_memory(r->detail.stage_mem, r->detail.stages));
+	pl_ckpt_add_comm(o, &r->detail.comm);
 	cJSON_AddNumberToObject(o, "memory_limit_bytes", r->limit);
 	cJSON_AddBoolToObject(o, "fits", r->pc.mem_bytes <= r->limit);
 	return o;
@@ -1149,6 +1153,7 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
                           pl_err *err)
 {
 	pl_cluster cl;
+	memset(r, 0, sizeof *r);
 	pl_status st = cost_cluster(plan, where, co, &cl, err);
 	cJSON *made = NULL;
 	if (!st && pl_ckpt_is_mindspore(g, plan)) {
@@ -1167,11 +1172,12 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 			plan = made;
 	}
 	if (!st)
-		st =
-		    pl_plan_price(g, plan, where, &cl, &r->pc, &r->bubble, r->breakdown, keep, err);
+		st = pl_plan_price(g, plan, where, &cl, &r->pc, &r->bubble, &r->detail, keep, err);
 	cJSON_Delete(made);
-	if (st)
+	if (st) {
+		pl_plan_detail_free(&r->detail);
 		return st;
+	}
 	r->limit = limit > 0 ? limit : cl.memory_bytes;
 	if (cl_out)
 		*cl_out = cl;
@@ -1279,6 +1285,7 @@ static int cmd_cost(int argc, char **argv)
 			continue;
 		}
 		cJSON *o = cost_object(&r);
+		pl_plan_detail_free(&r.detail);
 		char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
 		cJSON_Delete(o);
 		if (!txt) {
@@ -1641,6 +1648,92 @@ static int cmd_bench(int argc, char **argv)
 
 /* ---- explain ---- */
 
+/* A checkpoint's communication by collective and link class (its
+ * cost.communication_by_collective) as rows: index k * PL_LINK_COUNT + l for
+ * collective k on link l, PL_COMM_ROWS - 1 for the local slices. Unknown
+ * entries are skipped. Returns 0 when the checkpoint has none (written
+ * before it, or by hand). */
+#define PL_COMM_ROWS (PL_COLL_COUNT * PL_LINK_COUNT + 1)
+static int comm_rows(const cJSON *ck, double *sec, double *bytes, double *hidden)
+{
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(cost, "communication_by_collective"), *e;
+	for (int r = 0; r < PL_COMM_ROWS; r++)
+		sec[r] = bytes[r] = 0;
+	*hidden = pl_json_num(cost, "communication_hidden_seconds", 0);
+	if (!cJSON_IsArray(a))
+		return 0;
+	cJSON_ArrayForEach (e, a) {
+		const char *c = cJSON_GetStringValue(
+		               cJSON_GetObjectItemCaseSensitive(e, "collective")),
+		           *l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "link"));
+		int r = c && !strcmp(c, "slice") ? PL_COMM_ROWS - 1 : -1;
+		for (int k = 0; c && l && r < 0 && k < PL_COLL_COUNT; k++)
+			for (int j = 0; j < PL_LINK_COUNT; j++)
+				if (!strcmp(c, pl_coll_name((pl_coll)k)) &&
+				    !strcmp(l, pl_link_name(j)))
+					r = k * PL_LINK_COUNT + j;
+		if (r < 0)
+			continue;
+		sec[r] += pl_json_num(e, "seconds", 0);
+		bytes[r] += pl_json_num(e, "bus_bytes", 0);
+	}
+	return 1;
+}
+
+static void comm_row_name(int r, char *buf, size_t n)
+{
+	if (r == PL_COMM_ROWS - 1)
+		snprintf(buf, n, "%-15s %-11s", "slice", "local");
+	else
+		snprintf(buf, n, "%-15s %-11s", pl_coll_name((pl_coll)(r / PL_LINK_COUNT)),
+		         pl_link_name(r % PL_LINK_COUNT));
+}
+
+/* explain: where the communication goes (the bottleneck stage's, per device
+ * a step) and, for a pipelined plan, every stage's memory by category */
+static void print_comm_memory(const cJSON *ck, FILE *out)
+{
+	double sec[PL_COMM_ROWS], bytes[PL_COMM_ROWS], hidden;
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+	if (comm_rows(ck, sec, bytes, &hidden)) {
+		fprintf(out, "communication by collective and link class (per device a step%s):\n",
+		        cJSON_GetObjectItemCaseSensitive(ck, "pipeline") ? ", bottleneck stage"
+		                                                         : "");
+		fprintf(out, "  %-15s %-11s %12s %12s\n", "collective", "link", "seconds",
+		        "bus bytes");
+		for (int r = 0; r < PL_COMM_ROWS; r++) {
+			if (!(sec[r] > 0))
+				continue;
+			char name[64], b[32];
+			comm_row_name(r, name, sizeof name);
+			fmt_bytes(bytes[r], b, sizeof b);
+			fprintf(out, "  %s %12.6f %12s\n", name, sec[r],
+			        r == PL_COMM_ROWS - 1 ? "-" : b);
+		}
+		if (hidden > 0)
+			fprintf(out, "  %-27s %12.6f\n", "hidden behind the backward", -hidden);
+		fprintf(out, "  %-27s %12.6f\n", "= communication",
+		        pl_json_num(cost, "communication_seconds", 0));
+	}
+	const cJSON *sm = cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(ck, "pipeline"), "stage_memory_bytes"),
+	            *e;
+	if (!cJSON_IsArray(sm))
+		return;
+	fprintf(out,
+	        "memory per device by stage (the peak stage's, with the reserve, is the peak):\n");
+	fprintf(out, "  %-6s %12s %12s %17s %12s\n", "stage", "weights", "gradients",
+	        "optimizer_states", "activations");
+	int k = 0;
+	cJSON_ArrayForEach (e, sm) {
+		char c[4][32];
+		for (int j = 0; j < 4; j++)
+			fmt_bytes(pl_json_num(e, pl_ckpt_mem_names[j], 0), c[j], sizeof c[j]);
+		fprintf(out, "  %-6d %12s %12s %17s %12s\n", k++, c[0], c[1], c[2], c[3]);
+	}
+}
+
 /* A strategy checkpoint read for explain: strict JSON, the format, the
  * strategies. PL_OK with *out, or the error in err. */
 static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
@@ -1702,6 +1795,8 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 	const cJSON *ia = cJSON_GetObjectItemCaseSensitive(a, "parallel_strategy_item"),
 	            *ib = cJSON_GetObjectItemCaseSensitive(b, "parallel_strategy_item");
 	cJSON *out = cJSON_CreateObject(), *ops = cJSON_AddArrayToObject(out, "ops");
+	/* per part of the model (the ops' "part"), the ops' sums */
+	cJSON *parts = cJSON_CreateObject();
 	double dt = 0, dm = 0; /* per-op sums */
 	int changed = 0, total = 0;
 	const cJSON *x;
@@ -1730,7 +1825,27 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		dm += m;
 		int stage_a = (int)pl_json_num(x, "stage", 0),
 		    stage_b = (int)pl_json_num(y, "stage", 0);
-		if (!strcmp(s1, s2) && stage_a == stage_b && t == 0 && m == 0)
+		int same = !strcmp(s1, s2) && stage_a == stage_b && t == 0 && m == 0;
+		const char *pn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "part"));
+		if (pn) {
+			cJSON *pe = cJSON_GetObjectItemCaseSensitive(parts, pn);
+			if (!pe) {
+				pe = cJSON_AddObjectToObject(parts, pn);
+				cJSON_AddNumberToObject(pe, "ops", 0);
+				cJSON_AddNumberToObject(pe, "ops_changed", 0);
+				cJSON_AddNumberToObject(pe, "seconds_delta", 0);
+				cJSON_AddNumberToObject(pe, "memory_bytes_delta", 0);
+			}
+			const char *k[4] = {"ops", "ops_changed", "seconds_delta",
+			                    "memory_bytes_delta"};
+			double add[4] = {1, !same, t, m};
+			for (int j = 0; pe && j < 4; j++) {
+				cJSON *v = cJSON_GetObjectItemCaseSensitive(pe, k[j]);
+				if (v)
+					cJSON_SetNumberValue(v, v->valuedouble + add[j]);
+			}
+		}
+		if (same)
 			continue;
 		changed++;
 		cJSON *o = cJSON_CreateObject();
@@ -1743,9 +1858,40 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		cJSON_AddNumberToObject(o, "memory_bytes_delta", m);
 		pl_json_push(ops, o);
 	}
+	if (cJSON_GetArraySize(parts) > 0)
+		pl_json_add(out, "parts", parts);
+	else
+		cJSON_Delete(parts);
 	double step_d = pl_json_num(cb, "step_seconds", NAN) - pl_json_num(ca, "step_seconds", NAN);
 	double mem_d =
 	    pl_json_num(cb, "peak_memory_bytes", NAN) - pl_json_num(ca, "peak_memory_bytes", NAN);
+	/* communication by collective and link class: the rows' deltas less the
+	 * hidden part's add up to the communication's */
+	double sa_[PL_COMM_ROWS], ba_[PL_COMM_ROWS], ha, sb_[PL_COMM_ROWS], bb_[PL_COMM_ROWS], hb;
+	int have_comm = comm_rows(a, sa_, ba_, &ha) && comm_rows(b, sb_, bb_, &hb);
+	double comm_d = pl_json_num(cb, "communication_seconds", NAN) -
+	                pl_json_num(ca, "communication_seconds", NAN);
+	cJSON_AddNumberToObject(out, "communication_seconds_delta", comm_d);
+	if (have_comm) {
+		cJSON *cl = cJSON_AddArrayToObject(out, "communication");
+		for (int r = 0; r < PL_COMM_ROWS; r++) {
+			if (!(sa_[r] > 0) && !(sb_[r] > 0))
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			int slice = r == PL_COMM_ROWS - 1;
+			cJSON_AddStringToObject(o, "collective",
+			                        slice ? "slice"
+			                              : pl_coll_name((pl_coll)(r / PL_LINK_COUNT)));
+			cJSON_AddStringToObject(o, "link",
+			                        slice ? "local" : pl_link_name(r % PL_LINK_COUNT));
+			cJSON_AddNumberToObject(o, "a_seconds", sa_[r]);
+			cJSON_AddNumberToObject(o, "b_seconds", sb_[r]);
+			cJSON_AddNumberToObject(o, "seconds_delta", sb_[r] - sa_[r]);
+			cJSON_AddNumberToObject(o, "bus_bytes_delta", bb_[r] - ba_[r]);
+			pl_json_push(cl, o);
+		}
+		cJSON_AddNumberToObject(out, "communication_hidden_seconds_delta", hb - ha);
+	}
 	cJSON_AddNumberToObject(out, "step_seconds_delta", step_d);
 	cJSON_AddNumberToObject(out, "ops_seconds_delta", dt);
 	cJSON_AddNumberToObject(out, "rest_seconds_delta", step_d - dt);
@@ -1762,6 +1908,19 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		print_totals(a, stdout);
 		printf("B: %s\n", label_b ? label_b : pb);
 		print_totals(b, stdout);
+		const cJSON *pe;
+		if (cJSON_GetObjectItem(out, "parts"))
+			printf("\nby part of the model\n%-12s %12s %12s %12s\n", "part",
+			       "ops differ", "time ms", "memory");
+		cJSON_ArrayForEach (pe, cJSON_GetObjectItem(out, "parts")) {
+			char mb[32], n[32];
+			double m = pl_json_num(pe, "memory_bytes_delta", 0);
+			fmt_bytes(fabs(m), mb, sizeof mb);
+			snprintf(n, sizeof n, "%g/%g", pl_json_num(pe, "ops_changed", 0),
+			         pl_json_num(pe, "ops", 0));
+			printf("%-12s %12s %+12.4f %s%11s\n", pe->string, n,
+			       1e3 * pl_json_num(pe, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+		}
 		printf("\n%d of %d ops differ\n%-28s %-28s %-28s %8s %12s %12s\n", changed, total,
 		       "op", "A", "B", "stage", "time ms", "memory");
 		cJSON_ArrayForEach (x, ops) {
@@ -1775,6 +1934,28 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
 			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
 			       1e3 * pl_json_num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+		}
+		if (have_comm) {
+			printf("\ncommunication by collective and link class (per device a step)\n"
+			       "%-15s %-11s %12s %12s %12s %14s\n",
+			       "collective", "link", "A s", "B s", "delta s", "bus bytes");
+			cJSON_ArrayForEach (x, cJSON_GetObjectItem(out, "communication")) {
+				double d = pl_json_num(x, "bus_bytes_delta", 0);
+				char bb[32];
+				fmt_bytes(fabs(d), bb, sizeof bb);
+				printf("%-15s %-11s %12.6f %12.6f %+12.6f %s%13s\n",
+				       cJSON_GetStringValue(cJSON_GetObjectItem(x, "collective")),
+				       cJSON_GetStringValue(cJSON_GetObjectItem(x, "link")),
+				       pl_json_num(x, "a_seconds", 0),
+				       pl_json_num(x, "b_seconds", 0),
+				       pl_json_num(x, "seconds_delta", 0), d < 0 ? "-" : "+", bb);
+			}
+			if (ha > 0 || hb > 0)
+				printf("%-27s %12.6f %12.6f %+12.6f\n",
+				       "hidden behind the backward", -ha, -hb, ha - hb);
+			printf("%-27s %12.6f %12.6f %+12.6f\n", "= communication",
+			       pl_json_num(ca, "communication_seconds", 0),
+			       pl_json_num(cb, "communication_seconds", 0), comm_d);
 		}
 		char m1[32], m2[32], m3[32];
 		fmt_bytes(fabs(dm), m1, sizeof m1);
@@ -1957,6 +2138,7 @@ static int cmd_explain(int argc, char **argv)
 	if (st)
 		return pl_cli_fail(st, &err);
 	print_totals(ck, stdout);
+	print_comm_memory(ck, stdout);
 	print_table(ck, stdout, 0);
 	cJSON_Delete(ck);
 	return 0;
@@ -2152,6 +2334,7 @@ static int cmd_run(int argc, char **argv)
 	size_t len = 0;
 	cJSON *ck = NULL;
 	pl_run_plan run = {0};
+	cost_result cr = {0};
 	const pl_graph *rg = g;
 	pl_backend *be = NULL;
 	pl_exec *ex = NULL;
@@ -2161,7 +2344,6 @@ static int cmd_run(int argc, char **argv)
 		goto done;
 	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
 		goto done;
-	cost_result cr;
 	if ((st = cost_one(g, ck, strategy, &co, 0, &cr, &cl, &run, &err)))
 		goto done;
 	rg = pl_run_plan_graph(&run, g);
@@ -2316,7 +2498,7 @@ static int cmd_run(int argc, char **argv)
 			for (int k = 0; k < PL_EXEC_MEM; k++) {
 				cJSON_AddNumberToObject(a, pl_ckpt_mem_names[k], peak[k]);
 				cJSON_AddNumberToObject(c, pl_ckpt_mem_names[k], mem[k]);
-				cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], cr.breakdown[k]);
+				cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], cr.detail.mem[k]);
 			}
 			if ((st = json_line(l, &err)))
 				goto done;
@@ -2329,7 +2511,7 @@ static int cmd_run(int argc, char **argv)
 			for (int k = 0; k < PL_EXEC_MEM; k++)
 				printf(
 				    "  %-17s %12.0f B   allocated %12.0f B   predicted %12.0f B\n",
-				    pl_ckpt_mem_names[k], peak[k], mem[k], cr.breakdown[k]);
+				    pl_ckpt_mem_names[k], peak[k], mem[k], cr.detail.mem[k]);
 		}
 	}
 done:
@@ -2339,6 +2521,7 @@ done:
 	if (be)
 		pl_backend_free(be);
 	pl_run_plan_free(&run, g);
+	pl_plan_detail_free(&cr.detail);
 	cJSON_Delete(ck);
 	free(text);
 	pl_graph_free(g);

@@ -161,19 +161,18 @@ static int layer_part(const pl_graph *g, int first, int len, int o)
 	return o <= split ? P_ATTN : moe ? P_EXPERTS : P_MLP;
 }
 
-cJSON *pl_plan_parts(const pl_graph *g, int64_t *const *splits, int64_t mesh, const int *stage)
+const char *pl_part_name(int part)
+{
+	return part >= 0 && part < P_COUNT ? part_name[part] : NULL;
+}
+
+int pl_op_parts(const pl_graph *g, int *part)
 {
 	pl_run runs[64];
 	int nr = pl_find_runs(g, runs, 64);
 	if (nr < 1)
-		return NULL;
+		return -1;
 	int lo = runs[0].first, hi = runs[nr - 1].first + runs[nr - 1].len * runs[nr - 1].count;
-	uint8_t *roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
-	int *part = pl_malloc(sizeof *part * ((size_t)g->nops + 1));
-	figures *f = pl_malloc(sizeof *f * ((size_t)g->nops + 1));
-	cJSON *parts = NULL;
-	if (!roles || !part || !f || pl_loop_roles(g, roles))
-		goto done;
 	for (int o = 0; o < g->nops; o++) {
 		part[o] = o < lo ? P_EMBED : o >= hi ? P_HEAD : -1;
 		for (int r = 0; r < nr && part[o] < 0; r++) {
@@ -187,6 +186,17 @@ cJSON *pl_plan_parts(const pl_graph *g, int64_t *const *splits, int64_t mesh, co
 		if (part[o] < 0) /* between two runs of layers */
 			part[o] = P_MLP;
 	}
+	return 0;
+}
+
+cJSON *pl_plan_parts(const pl_graph *g, int64_t *const *splits, int64_t mesh, const int *stage)
+{
+	uint8_t *roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+	int *part = pl_malloc(sizeof *part * ((size_t)g->nops + 1));
+	figures *f = pl_malloc(sizeof *f * ((size_t)g->nops + 1));
+	cJSON *parts = NULL;
+	if (!roles || !part || !f || pl_op_parts(g, part) || pl_loop_roles(g, roles))
+		goto done;
 	parts = cJSON_CreateObject();
 	for (int p = 0; p < P_COUNT && parts; p++) {
 		int n = 0, s0 = -1, s1 = -1;

@@ -15,5 +15,10 @@
  * `mesh` devices; stage per op, or NULL for one stage); NULL when the model
  * has no repeated layers to read parts off, or out of memory. */
 cJSON *pl_plan_parts(const pl_graph *g, int64_t *const *splits, int64_t mesh, const int *stage);
+/* Each op's part (g->nops entries; pl_part_name names it); -1 when the model
+ * has no repeated layers. */
+int pl_op_parts(const pl_graph *g, int *part);
+/* "embedding", "attention", "mlp", "experts", "head"; NULL for another */
+const char *pl_part_name(int part);
 
 #endif

@@ -34,23 +34,32 @@ void pl_splits_free(const pl_graph *g, int64_t **s)
 	free(s);
 }
 
-/* The peak device's memory by category (pl_ckpt_mem_names' order), with the
- * runtime reserve of the cluster; -1 when out of memory. */
-static int plan_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
-                       double out[PL_CKPT_MEM], int *peak_stage)
+int pl_plan_detail_of(const pl_problem *p, int64_t *const *splits, const int *stage,
+                      int64_t devices_per_node, int bottleneck, pl_plan_detail *d)
 {
+	memset(d, 0, sizeof *d);
+	d->stages = stage && p->job.stages > 1 ? p->job.stages : 1;
 	pl_membreak mb;
-	if (pl_job_memory(p, splits, stage, &mb))
+	if (!(d->stage_mem = pl_calloc((size_t)d->stages, sizeof *d->stage_mem)) ||
+	    pl_job_memory(p, splits, stage, &mb, d->stage_mem)) {
+		pl_plan_detail_free(d);
 		return -1;
-	out[0] = mb.weights;
-	out[1] = mb.gradients;
-	out[2] = mb.optimizer_states;
-	out[3] = mb.activations;
-	out[4] = mb.transient;
-	out[5] = p->c->memory_reserve;
-	if (peak_stage)
-		*peak_stage = mb.stage;
+	}
+	d->mem[0] = mb.weights;
+	d->mem[1] = mb.gradients;
+	d->mem[2] = mb.optimizer_states;
+	d->mem[3] = mb.activations;
+	d->mem[4] = mb.transient;
+	d->mem[5] = p->c->memory_reserve;
+	d->mem_stage = mb.stage;
+	pl_job_comm(p, splits, stage, devices_per_node, bottleneck, &d->comm);
 	return 0;
+}
+
+void pl_plan_detail_free(pl_plan_detail *d)
+{
+	free(d->stage_mem);
+	d->stage_mem = NULL;
 }
 
 /* Prices a per-op plan and builds its checkpoint. */
@@ -63,8 +72,9 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 	double *cs = pl_calloc(n, sizeof *cs), *cm = pl_calloc(n, sizeof *cm),
 	       *mb = pl_calloc(n, sizeof *mb);
 	cJSON *ck = NULL;
-	double brk[PL_CKPT_MEM];
-	if (per && cs && cm && mb && !plan_memory(p, splits, NULL, brk, NULL)) {
+	pl_plan_detail det = {0};
+	if (per && cs && cm && mb &&
+	    !pl_plan_detail_of(p, splits, NULL, cl->devices_per_node, 0, &det)) {
 		pl_plancost pc;
 		pl_cost_plan(p, splits, &pc, per);
 		for (int o = 0; o < g->nops; o++) {
@@ -89,13 +99,15 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 		                     .optimizer_s = pc.optimizer_s,
 		                     .comm_s = pc.comm_s,
 		                     .mem_bytes = pc.mem_bytes + cl->memory_reserve,
-		                     .mem_breakdown = brk,
+		                     .mem_breakdown = det.mem,
+		                     .comm = &det.comm,
 		                     .op_compute_s = cs,
 		                     .op_comm_s = cm,
 		                     .op_mem_bytes = mb};
 		ck = desc ? pl_ckpt_build(g, splits, &info) : NULL;
 		cJSON_Delete(desc);
 	}
+	pl_plan_detail_free(&det);
 	free(per);
 	free(cs);
 	free(cm);
@@ -138,6 +150,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	double *cs = pl_calloc(n, sizeof *cs), *cm = pl_calloc(n, sizeof *cm),
 	       *mb = pl_calloc(n, sizeof *mb), *ts = pl_calloc((size_t)pp, sizeof *ts);
 	pl_status st = PL_OK;
+	pl_plan_detail det = {0};
 	if (!sp || !cs || !cm || !mb || !ts) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
@@ -163,9 +176,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	}
 	for (int64_t s = 0; s < pp; s++)
 		ts[s] = jp->stages[s].mb_compute_s + jp->stages[s].mb_comm_s;
-	double brk[PL_CKPT_MEM];
-	int peak_stage = 0;
-	if (plan_memory(p, sp, jp->stage, brk, &peak_stage)) {
+	if (pl_plan_detail_of(p, sp, jp->stage, cl->devices_per_node, jp->cost.bottleneck, &det)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
@@ -186,8 +197,10 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .optimizer_s = jp->cost.optimizer_s,
 	                     .comm_s = jp->cost.comm_s,
 	                     .mem_bytes = jp->cost.mem_bytes + cl->memory_reserve,
-	                     .mem_breakdown = brk,
-	                     .mem_stage = peak_stage,
+	                     .mem_breakdown = det.mem,
+	                     .mem_stage = det.mem_stage,
+	                     .stage_mem = det.stage_mem,
+	                     .comm = &det.comm,
 	                     .op_compute_s = cs,
 	                     .op_comm_s = cm,
 	                     .op_mem_bytes = mb,
@@ -206,6 +219,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	if (!*out)
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 done:
+	pl_plan_detail_free(&det);
 	free(sp);
 	free(cs);
 	free(cm);
@@ -523,7 +537,7 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *where,
                            const pl_cluster *cl, int64_t pp, int64_t m, int64_t vs, int overlap,
                            int zero, const int *stage, const uint8_t *rc, pl_jobcost *out,
-                           double *brk, pl_run_plan *run, pl_err *err)
+                           pl_plan_detail *detail, pl_run_plan *run, pl_err *err)
 {
 	int64_t D = pl_cluster_devices_total(cl);
 	pl_cluster mesh;
@@ -565,7 +579,8 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 	if ((st = pl_problem_new_job(&p, gm, &mesh, &job, err)))
 		goto done;
 	if (pl_job_price(p, splits, stage, cl->devices_per_node, NULL, out) ||
-	    (brk && plan_memory(p, splits, stage, brk, NULL)))
+	    (detail &&
+	     pl_plan_detail_of(p, splits, stage, cl->devices_per_node, out->bottleneck, detail)))
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 	if (!st && run) { /* handed to the executor */
 		uint8_t *flags = pl_malloc((size_t)gm->nops + 1);
@@ -612,8 +627,8 @@ void pl_run_plan_free(pl_run_plan *r, const pl_graph *model)
 }
 
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
-                        const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
-                        pl_run_plan *run, pl_err *err)
+                        const pl_cluster *cl, pl_plancost *pc, double *bubble,
+                        pl_plan_detail *detail, pl_run_plan *run, pl_err *err)
 {
 	*bubble = -1;
 	int64_t **splits = NULL;
@@ -662,7 +677,7 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		}
 		pl_jobcost jc;
 		if ((st = price_job(g, plan, where, cl, pp, m, vs, overlap, zero, stage, rc, &jc,
-		                    breakdown, run, err)))
+		                    detail, run, err)))
 			goto cleanup;
 		*pc = (pl_plancost){.step_s = jc.step_s,
 		                    .compute_s = jc.compute_s,
@@ -690,7 +705,7 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		goto cleanup;
 	pl_cost_plan(p, splits, pc, NULL);
 	pc->mem_bytes += cl->memory_reserve;
-	if (breakdown && plan_memory(p, splits, NULL, breakdown, NULL)) {
+	if (detail && pl_plan_detail_of(p, splits, NULL, cl->devices_per_node, 0, detail)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "costmodel/cost.h"
+#include "costmodel/pipeline.h"
 #include "executor/exec.h"
 #include "search/job.h"
 #include "planner/checkpoint.h"
@@ -88,16 +89,33 @@ typedef struct pl_run_plan {
 const pl_graph *pl_run_plan_graph(const pl_run_plan *r, const pl_graph *model);
 void pl_run_plan_free(pl_run_plan *r, const pl_graph *model);
 
+/* What a checkpoint says about a plan beyond its totals, computed where the
+ * plan is priced: the peak device's memory by category (with the runtime
+ * reserve), every stage's, and the bottleneck stage's communication by
+ * collective and link class. */
+typedef struct pl_plan_detail {
+	double mem[PL_CKPT_MEM];
+	int mem_stage;
+	int64_t stages;
+	pl_membreak *stage_mem; /* stages entries, owned */
+	pl_commbook comm;
+} pl_plan_detail;
+/* Fills d for a plan of p (stage NULL: one stage; bottleneck: the stage
+ * whose communication the plan's comm_s is); -1 when out of memory. */
+int pl_plan_detail_of(const pl_problem *p, int64_t *const *splits, const int *stage,
+                      int64_t devices_per_node, int bottleneck, pl_plan_detail *d);
+void pl_plan_detail_free(pl_plan_detail *d);
+
 /* Prices plan (a checkpoint object; only parallel_strategy_item and the
  * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan;
- * pc->mem_bytes includes the cluster's runtime reserve, and breakdown (NULL,
- * or PL_CKPT_MEM entries) receives the peak device's memory by category.
+ * pc->mem_bytes includes the cluster's runtime reserve, and detail (NULL, or
+ * freed with pl_plan_detail_free) receives the rest of what a checkpoint says.
  * With run, the plan is to be run and is lowered into it (pl_run_plan_free):
  * pipeline stages (1F1B), micro-batches, ZeRO and recompute run; the
  * interleaved schedule is refused (the executor does not run it yet). Errors
  * name `where` and the op. */
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
-                        const pl_cluster *cl, pl_plancost *pc, double *bubble, double *breakdown,
-                        pl_run_plan *run, pl_err *err);
+                        const pl_cluster *cl, pl_plancost *pc, double *bubble,
+                        pl_plan_detail *detail, pl_run_plan *run, pl_err *err);
 
 #endif

@@ -351,34 +351,54 @@ static void memory(FILE *f, const cJSON *ck)
 	fputs("</svg><p class=\"note\">GiB; the line is the device's capacity; <i>reserved</i> is "
 	      "the runtime reserve (CUDA context, NCCL buffers, allocator).</p>",
 	      f);
-	/* per stage: the ops' memory */
-	int P = (int)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
+	/* per stage: its device's memory by category, on the same scale */
+	const cJSON *sm =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "stage_memory_bytes");
+	int P = cJSON_GetArraySize(sm);
+	double reserve = pl_json_num(br, "reserved", 0);
 	if (P > 1 && P <= 256) {
-		double *sm = pl_calloc((size_t)P, sizeof *sm);
-		const cJSON *op;
-		cJSON_ArrayForEach (op, cJSON_GetObjectItem(ck, "parallel_strategy_item")) {
-			int s = (int)pl_json_num(op, "stage", 0);
-			if (sm && s >= 0 && s < P)
-				sm[s] += pl_json_num(op, "memory_bytes", 0);
-		}
-		if (sm) {
-			double most = 0;
-			for (int s = 0; s < P; s++)
-				most = fmax(most, sm[s]);
-			fprintf(f, "<svg width=\"780\" height=\"%d\">", P * 16 + 4);
-			for (int s = 0; s < P; s++)
+		double sc2 = full > 0 ? 700 / full : 0;
+		fprintf(f, "<svg id=\"stage-memory\" width=\"780\" height=\"%d\">", P * 18 + 4);
+		int s = 0;
+		cJSON_ArrayForEach (c, sm) {
+			double xs = 40, tot = reserve;
+			fprintf(f, "<g data-stage=\"%d\"><text x=\"0\" y=\"%d\">s%d</text>", s,
+			        s * 18 + 12, s);
+			int k = 0;
+			const cJSON *v;
+			cJSON_ArrayForEach (v, c) {
+				double w = v->valuedouble * sc2;
+				fprintf(
+				    f,
+				    "<rect class=\"mem\" data-category=\"%s\" x=\"%.1f\" y=\"%d\" "
+				    "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d %s "
+				    "%.3f GiB</title></rect>",
+				    v->string, xs, s * 18, w, palette[k % NPAL], s, v->string,
+				    v->valuedouble / GIB);
+				xs += w;
+				tot += v->valuedouble;
+				k++;
+			}
+			fprintf(
+			    f,
+			    "<rect class=\"mem\" data-category=\"reserved\" x=\"%.1f\" y=\"%d\" "
+			    "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d reserved "
+			    "%.3f GiB (total %.3f GiB)</title></rect>",
+			    xs, s * 18, reserve * sc2, palette[5 % NPAL], s, reserve / GIB,
+			    tot / GIB);
+			if (cap > 0)
 				fprintf(f,
-				        "<text x=\"0\" y=\"%d\">s%d</text><rect x=\"40\" y=\"%d\" "
-				        "width=\"%.1f\" height=\"12\" fill=\"%s\"><title>stage %d: "
-				        "%.3f "
-				        "GiB</title></rect>",
-				        s * 16 + 11, s, s * 16, most > 0 ? 600 * sm[s] / most : 0,
-				        palette[0], s, sm[s] / GIB);
-			fputs("</svg><p class=\"note\">Per stage, the memory its ops hold for one "
-			      "micro-batch (the peak stage's total is above).</p>",
-			      f);
-			free(sm);
+				        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+				        "stroke=\"#000\" stroke-width=\"2\"/>",
+				        40 + cap * sc2, s * 18 - 1, 40 + cap * sc2, s * 18 + 15);
+			fputs("</g>", f);
+			s++;
 		}
+		fputs(
+		    "</svg><p class=\"note\">Per stage, one device's weights, gradients, optimizer "
+		    "states, activations of the micro-batches it holds at once, and the runtime "
+		    "reserve (colours as above); the line is the capacity.</p>",
+		    f);
 	}
 	fputs("</section>\n", f);
 }
@@ -492,7 +512,40 @@ static void communication(FILE *f, const cJSON *ck)
 			fprintf(f, "%.0f", bw / 1e9);
 		fputs("</td></tr>", f);
 	}
-	fputs("</table></section>\n", f);
+	fputs("</table>", f);
+	/* where the time goes: by collective and link class */
+	const cJSON *bc = cJSON_GetObjectItem(cost, "communication_by_collective"), *e;
+	if (cJSON_IsArray(bc)) {
+		double comm = pl_json_num(cost, "communication_seconds", 0),
+		       hidden = pl_json_num(cost, "communication_hidden_seconds", 0);
+		fprintf(f,
+		        "<table id=\"comm-by-collective\"><tr><th>collective</th><th>link "
+		        "class</th><th>seconds a step</th><th>%% of communication</th><th>bus GB "
+		        "per device</th></tr>");
+		cJSON_ArrayForEach (e, bc) {
+			double sec = pl_json_num(e, "seconds", 0);
+			fputs("<tr data-link=\"", f);
+			esc(f, str(e, "link", ""));
+			fputs("\"><td>", f);
+			esc(f, str(e, "collective", ""));
+			fputs("</td><td>", f);
+			esc(f, str(e, "link", ""));
+			fprintf(f, "</td><td>%.6g</td><td>%.1f</td><td>%.3f</td></tr>", sec,
+			        comm > 0 ? 100 * sec / comm : 0,
+			        pl_json_num(e, "bus_bytes", 0) / 1e9);
+		}
+		if (hidden > 0)
+			fprintf(f,
+			        "<tr><td>hidden behind the backward</td><td></td><td>%.6g</td>"
+			        "<td>%.1f</td><td></td></tr>",
+			        -hidden, comm > 0 ? -100 * hidden / comm : 0);
+		fprintf(f,
+		        "</table><p class=\"note\">%s: per device a step; the rows less the "
+		        "hidden part add up to the communication above.</p>",
+		        cJSON_GetObjectItem(ck, "pipeline") ? "The bottleneck stage's"
+		                                            : "The plan's");
+	}
+	fputs("</section>\n", f);
 }
 
 pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err *err)
@@ -511,7 +564,8 @@ pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err
 	      "body{font:14px/1.4 sans-serif;margin:24px;max-width:1000px;color:#222}\n"
 	      "h1{font-size:20px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}\n"
 	      "svg text{font:11px sans-serif}.note{color:#555;font-size:12px}\n"
-	      "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;"
+	      "table{border-collapse:collapse;font-size:12px;margin-bottom:10px}td,th{border:1px "
+	      "solid #ddd;"
 	      "padding:2px 6px;text-align:right}td:first-child,th:first-child{text-align:left}\n"
 	      ".meshes{display:flex;flex-wrap:wrap;gap:16px}figure{margin:0}\n"
 	      ".fwd{fill:#9ecae1}.bwd{fill:#3182bd}.opt{fill:#e6550d}\n"
@@ -527,8 +581,8 @@ pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err
 	mesh(f, ck);
 	schedule(f, ck);
 	memory(f, ck);
-	strategies(f, ck);
 	communication(f, ck);
+	strategies(f, ck);
 	fputs("</body></html>\n", f);
 	if (fclose(f) || !buf || pl_alloc_null_count()) {
 		free(buf);

@@ -659,6 +659,37 @@ check "explain --diff: the ops' deltas and the rest add up to the step's and the
      ((.ops_memory_bytes_delta + .rest_memory_bytes_delta) - .peak_memory_bytes_delta | fabs) <= 1" "$T/d.json" > /dev/null'
 check "... the step delta is the two checkpoints' difference" \
   'num_close "$(jq .step_seconds_delta "$T/d.json")" "$(jq -n "$(jq .cost.step_seconds "$T/fixed.plan") - $(jq .cost.step_seconds "$T/flat.plan")")"'
+check "explain --diff: communication by collective and link class, its deltas less the hidden part's add up to the communication's" \
+  'jq -e "(.communication | length) > 0 and
+     ((.communication | map(.seconds_delta) | add) - .communication_hidden_seconds_delta
+       - .communication_seconds_delta | fabs) <= 1e-9 * ([.communication[] | .a_seconds, .b_seconds] | add) and
+     all(.communication[]; (.collective | test(\"^(all_reduce|all_gather|reduce_scatter|all_to_all|send_recv|slice)$\")) and
+                            (.link | test(\"^(intra_node|inter_node|local)$\")))" "$T/d.json" > /dev/null'
+check "explain --diff: per part of the model (embedding, attention, mlp, head), its ops' deltas, adding up to the ops'" \
+  'jq -e "(.parts | keys | sort) == [\"attention\", \"embedding\", \"head\", \"mlp\"] and
+     ([.parts[].ops] | add) == $(jq ".parallel_strategy_item | length" "$T/flat.plan") and
+     (([.parts[].seconds_delta] | add) - .ops_seconds_delta | fabs) <= 1e-12 * (.ops_seconds_delta | fabs) + 1e-15 and
+     (([.parts[].memory_bytes_delta] | add) - .ops_memory_bytes_delta | fabs) <= 1 and
+     ([.parts[].ops_changed] | add) == (.ops | length)" "$T/d.json" > /dev/null'
+check "... the pipelined plan sends between stages (send_recv) and the flat one does not" \
+  'jq -e "any(.communication[]; .collective == \"send_recv\" and .a_seconds == 0 and .b_seconds > 0)" "$T/d.json" > /dev/null'
+# nccl-tests' bus bytes (PERFORMANCE.md: all-reduce moves 2(n-1)/n of the message per rank): a
+# data-parallel MLP on 8 GPUs all-reduces every fp32 gradient once a step inside the node
+"$PLANNER" search "$SRC/examples/mlp.json" --devices 8 --dp 8 -o "$T/dp8.plan" > /dev/null 2>&1
+check "communication by collective: dp 8 all-reduces 2*7/8 of the fp32 gradients' bytes, inside the node" \
+  '[ "$(jq -c "[.cost.communication_by_collective[] | [.collective, .link, .bus_bytes]]" "$T/dp8.plan")" = \
+     "$(jq -c "[[\"all_reduce\", \"intra_node\", ([.tensors[] | select(.role == \"param\") | .shape | reduce .[] as \$x (1; . * \$x)] | add) * 4 * 2 * 7 / 8]]" "$SRC/examples/mlp.json")" ]'
+"$PLANNER" explain --diff "$T/flat.plan" "$T/fixed.plan" > "$T/d.txt" 2> "$T/err"
+check "explain --diff (text): the communication table ends in the communication's delta" \
+  'grep -q "^= communication .* $(jq -r ".communication_seconds_delta" "$T/d.json" | awk "{ printf \"%+.6f\", \$1 }")$" "$T/d.txt"'
+"$PLANNER" explain "$T/fixed.plan" > "$T/e.txt" 2> "$T/err"
+check "explain: communication by collective and link class, and every stage's memory by category" \
+  'grep -q "^communication by collective and link class" "$T/e.txt" &&
+   [ "$(sed -n "/^memory per device by stage/,/^op /p" "$T/e.txt" | grep -c "^  [0-9]")" = "$(jq .pipeline.stages "$T/fixed.plan")" ]'
+"$PLANNER" cost "$GS" --strategy "$T/fixed.plan" > "$T/c.json" 2> "$T/err"
+check "cost: the same communication by collective and stage memory as the search wrote" \
+  '[ "$(jq -c "[.communication_by_collective, .communication_hidden_seconds, .stage_memory_bytes]" "$T/c.json")" = \
+     "$(jq -c "[.cost.communication_by_collective, .cost.communication_hidden_seconds, .pipeline.stage_memory_bytes]" "$T/fixed.plan")" ]'
 "$PLANNER" explain --diff "$T/flat.plan" "$T/mlp.plan" > /dev/null 2> "$T/err"
 check "explain --diff of plans of two models exits 2 naming both digests" \
   '[ $? -eq 2 ] && grep -q "plans of different models" "$T/err"'

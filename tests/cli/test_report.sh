@@ -46,6 +46,17 @@ done
 check "pipelined plan: forward, backward and optimizer passes drawn for each of 2 stages" \
   '[ "$(grep -o "<title>stage 1 forward" "$T/pp.dom" | wc -l)" = 4 ] && grep -q "class=\"bwd\"" "$T/pp.dom" && grep -q "class=\"opt\"" "$T/pp.dom"'
 check "MoE plan: an expert-parallel mesh" 'grep -q "data-kind=\"ep\"" "$T/moe.dom"'
+for kind in op pp moe; do
+  plan=$T/$kind.json
+  [ $kind = moe ] && plan=$T/moe.plan
+  check "$kind plan: communication by collective and link class, a row for each the checkpoint has" \
+    '[ "$(sed -n "/id=\"comm-by-collective\"/,/<\/table>/p" "$T/$kind.dom" | grep -o "<tr data-link=\"[a-z_]*\"><td>[a-z_]*" | sed "s/<tr data-link=\"\([a-z_]*\)\"><td>/\1 /" | tr "\n" ";")" = \
+       "$(jq -r ".cost.communication_by_collective[] | \"\(.link) \(.collective)\"" "$plan" | tr "\n" ";")" ]'
+done
+check "pipelined plan: every stage's memory drawn by category (weights, gradients, optimizer states, activations, reserve)" \
+  '[ "$(grep -o "data-stage=\"[0-9]*\"" "$T/pp.dom" | sort -u | wc -l)" = "$(jq .pipeline.stages "$T/pp.json")" ] &&
+   [ "$(grep -o "data-category=\"[a-z_]*\"" "$T/pp.dom" | sort | uniq -c | awk "{ print \$1 }" | sort -u | tr "\n" " ")" = "$(jq .pipeline.stages "$T/pp.json") " ] &&
+   [ "$(grep -o "data-category=\"[a-z_]*\"" "$T/pp.dom" | sort -u | wc -l)" = 5 ]'
 browse "$T/pp.html" --screenshot="$T/shot.png" > /dev/null
 check "a screenshot of the page" '[ -s "$T/shot.png" ]'
 

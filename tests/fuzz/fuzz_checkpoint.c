@@ -28,9 +28,11 @@ static void price(const char *text, size_t len)
 	if (!pl_plan_check_model(g, ck, "fuzz.json", &err) &&
 	    !pl_plan_cluster(ck, "fuzz.json", &cl, &err)) {
 		pl_plancost pc;
-		double bubble, breakdown[PL_CKPT_MEM];
+		double bubble;
+		pl_plan_detail detail;
 		pl_run_plan run = {0};
-		pl_plan_price(g, ck, "fuzz.json", &cl, &pc, &bubble, breakdown, NULL, &err);
+		if (!pl_plan_price(g, ck, "fuzz.json", &cl, &pc, &bubble, &detail, NULL, &err))
+			pl_plan_detail_free(&detail);
 		if (!pl_plan_price(g, ck, "fuzz.json", &cl, &pc, &bubble, NULL, &run, &err))
 			pl_run_plan_free(&run, g);
 		pl_plan_annotate(g, ck, "fuzz.json", &err);

@@ -58,10 +58,12 @@ static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *wha
 	pl_cluster cl;
 	pl_err err;
 	pl_plancost pc;
-	double bubble, brk[PL_CKPT_MEM];
+	double bubble;
+	pl_plan_detail det;
 	if (pl_plan_cluster(ck, "plan", &cl, &err) ||
-	    pl_plan_price(g, ck, "plan", &cl, &pc, &bubble, brk, NULL, &err))
+	    pl_plan_price(g, ck, "plan", &cl, &pc, &bubble, &det, NULL, &err))
 		fail_msg("%s: the search's own plan is refused: %s", what, err.msg);
+	const double *brk = det.mem;
 	double want[5] = {cost_num(ck0, "step_seconds"), cost_num(ck0, "compute_seconds"),
 	                  cost_num(ck0, "communication_seconds"),
 	                  cost_num(ck0, "peak_memory_bytes"), cost_num(ck0, "optimizer_seconds")};
@@ -98,6 +100,41 @@ static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *wha
 		fail_msg("%s: the breakdown sums to %.17g, the peak is %.17g", what, sum,
 		         pc.mem_bytes);
 	assert_true(brk[5] == cl.memory_reserve);
+	/* every stage's memory: the peak stage's is the breakdown's */
+	const cJSON *sm =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck0, "pipeline"), "stage_memory_bytes");
+	if (det.stages > 1) {
+		assert_int_equal(cJSON_GetArraySize(sm), det.stages);
+		const cJSON *peak = cJSON_GetArrayItem(sm, det.mem_stage);
+		for (int k = 0; k < 4; k++) {
+			double v = cJSON_GetObjectItem(peak, pl_ckpt_mem_names[k])->valuedouble;
+			if (v != brk[k])
+				fail_msg("%s: stage %d's %s is %.17g, the breakdown's %.17g", what,
+				         det.mem_stage, pl_ckpt_mem_names[k], v, brk[k]);
+		}
+	}
+	/* the communication by collective and link class: the same in both,
+	 * and it adds up to the communication (less what overlap hides) */
+	const cJSON *cost = cJSON_GetObjectItem(ck0, "cost"),
+	            *cc = cJSON_GetObjectItem(cost, "communication_by_collective"), *e;
+	double csum = 0;
+	int n = 0;
+	cJSON_ArrayForEach (e, cc) {
+		csum += cJSON_GetObjectItem(e, "seconds")->valuedouble;
+		n++;
+		assert_true(cJSON_GetObjectItem(e, "bus_bytes")->valuedouble >= 0);
+	}
+	double hidden = cJSON_GetObjectItem(cost, "communication_hidden_seconds")->valuedouble;
+	assert_true(hidden == det.comm.hidden_s && hidden >= 0);
+	if (fabs(csum - hidden - pc.comm_s) > 1e-9 * pc.comm_s + 1e-15)
+		fail_msg("%s: communication by collective sums to %.17g (hidden %.17g), the "
+		         "plan's is %.17g",
+		         what, csum, hidden, pc.comm_s);
+	if (fabs(pl_commbook_total(&det.comm) - pc.comm_s) > 1e-9 * pc.comm_s + 1e-15)
+		fail_msg("%s: cost's communication by collective sums to %.17g, its total %.17g",
+		         what, pl_commbook_total(&det.comm), pc.comm_s);
+	(void)n;
+	pl_plan_detail_free(&det);
 	cJSON_Delete(ck);
 }
 
