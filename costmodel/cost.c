@@ -5,6 +5,7 @@
  * predicted cost is reproducible by `planner cost`. */
 #include "costmodel/cost.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -158,6 +159,37 @@ static void adam_bytes(pl_dtype dt, double *state, double *traffic)
 	*traffic = half ? (w + 4) + (dt == PL_DT_FLOAT16 ? 8 : 0) + 4 + 28 + (4 + w) : 4 + 28;
 }
 
+/* The share of one optimizer kernel launch a param's update takes: fused
+ * optimizers (PyTorch's foreach/fused Adam, apex and Megatron's FusedAdam)
+ * run multi_tensor_apply, one launch for up to 36 tensors of Adam's four
+ * lists (g, p, m, v) and up to 320 chunks of 65536 elements
+ * (MultiTensorApply.cuh: depth_to_max_tensors, depth_to_max_blocks,
+ * kChunkSize); docs/cost-model.md ("Optimizer"). */
+#define OPT_TENSORS_PER_LAUNCH 36.0
+#define OPT_CHUNKS_PER_LAUNCH  320.0
+#define OPT_CHUNK_ELEMS        65536.0
+static double launch_share(double elems)
+{
+	return fmax(1 / OPT_TENSORS_PER_LAUNCH,
+	            ceil(elems / OPT_CHUNK_ELEMS) / OPT_CHUNKS_PER_LAUNCH);
+}
+
+/* A gradient's (or ZeRO's weight's) collective run as frameworks run them:
+ * packed with the others of its group into buckets of PL_GRAD_BUCKET_BYTES
+ * (PyTorch DDP's bucket_cap_mb; Megatron's and DeepSpeed's buckets are no
+ * smaller), so a tensor smaller than a bucket takes its share of a full
+ * bucket's collective, latency included, and a larger one is its own
+ * bucket; docs/cost-model.md ("Gradient buckets"). */
+static double bucketed_cost(const pl_cluster *c, const pl_prim *p, double times, pl_commbook *bk)
+{
+	if (!(p->bytes < PL_GRAD_BUCKET_BYTES) || !(p->bytes > 0))
+		return prim_cost(c, p, times, bk);
+	pl_prim q = *p;
+	q.bytes = PL_GRAD_BUCKET_BYTES;
+	double f = p->bytes / PL_GRAD_BUCKET_BYTES;
+	return prim_cost(c, &q, times * f, bk) * f;
+}
+
 /* The index of split among op o's candidates when it points into the
  * problem's own list (as a searcher's plan does), else -1. Such a plan is
  * priced from the tables the search filled, which hold exactly what pricing
@@ -278,11 +310,11 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		if (pl_layout_partial_allreduce(&gl, &ar)) {
 			pl_prim x = ar;
 			r = (double)ar.group_size;
-			t_ar = prim_cost(c, &ar, ct.all_reduce, bk);
+			t_ar = bucketed_cost(c, &ar, ct.all_reduce, bk);
 			x.kind = PL_PRIM_REDUCE_SCATTER;
-			t_rs = prim_cost(c, &x, ct.reduce_scatter, bk);
+			t_rs = bucketed_cost(c, &x, ct.reduce_scatter, bk);
 			x.kind = PL_PRIM_ALL_GATHER;
-			t_ag = prim_cost(c, &x, ct.all_gather, bk);
+			t_ag = bucketed_cost(c, &x, ct.all_gather, bk);
 		}
 		double sb = elems * state;
 		out->state_bytes[0] += 2 * bytes + sb;
@@ -301,9 +333,9 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		out->sync_s[2] += r > 1 ? t_ag : 0;
 		out->reduce_s += r > 1 ? t_rs : 0;
 		out->gather_s += 2 * t_ag;
-		out->opt_s[0] += upd + c->kernel_overhead_s;
+		out->opt_s[0] += upd + c->kernel_overhead_s * launch_share(elems);
 		for (int z = 1; z < PL_ZERO_LEVELS; z++)
-			out->opt_s[z] += upd / r + c->kernel_overhead_s;
+			out->opt_s[z] += upd / r + c->kernel_overhead_s * launch_share(elems / r);
 	}
 }
 

@@ -68,6 +68,9 @@ static const char *const top_help =
 
 /* ---- shared option handling ---- */
 
+/* the most --const patterns */
+#define PL_MAX_CONSTS 32
+
 typedef struct common {
 	const char *cluster;
 	long long devices;
@@ -76,17 +79,19 @@ typedef struct common {
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
-	pl_onnx_opts onnx; /* --batch, --loss: how a MODEL.onnx is imported */
+	pl_onnx_opts onnx; /* --batch, --loss, --const: how a MODEL.onnx is imported */
+	const char *consts[PL_MAX_CONSTS];
 } common;
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
 #define OPT_BATCH   1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS    1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
+#define OPT_CONST   1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
 /* the options of every command that reads a MODEL, for ONNX files */
 #define ONNX_OPTIONS                                                                               \
-	{"batch", required_argument, 0, OPT_BATCH},                                                \
+	{"batch", required_argument, 0, OPT_BATCH}, {"loss", required_argument, 0, OPT_LOSS},      \
 	{                                                                                          \
-		"loss", required_argument, 0, OPT_LOSS                                             \
+		"const", required_argument, 0, OPT_CONST                                           \
 	}
 /* getopt codes of search's fixed degrees */
 enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT, OPT_TOP };
@@ -111,6 +116,13 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		if (pl_parse_ll(arg, &v) || v < 1 || v > (1LL << 40))
 			return pl_cli_usage(cmd, "--batch %s: expected a positive integer", arg);
 		co->onnx.batch = v;
+		return 0;
+	}
+	if (ch == OPT_CONST) {
+		if (co->onnx.nconsts >= PL_MAX_CONSTS)
+			return pl_cli_usage(cmd, "--const %s: at most 32 patterns", arg);
+		co->consts[co->onnx.nconsts++] = arg;
+		co->onnx.consts = co->consts;
 		return 0;
 	}
 	if (ch == OPT_LOSS) {
@@ -484,8 +496,8 @@ static const char *const search_help =
     "                        \"--tp 8 --pp 4\") and print, instead of the plan, how that\n"
     "                        plan compares with the chosen one (explain --diff; --json\n"
     "                        for its JSON) and whether it is proven best under them\n"
-    "  --batch N, --loss cross-entropy|none   a MODEL.onnx's batch and appended loss\n"
-    "                        (planner import --help)\n"
+    "  --batch N, --loss cross-entropy|none, --const PATTERN   a MODEL.onnx's batch,\n"
+    "                        appended loss and constant initializers (planner import --help)\n"
     "  -h, --help            this text\n"
     "\n"
     "examples:\n"
@@ -865,6 +877,7 @@ static int cmd_search(int argc, char **argv)
 		switch (ch) {
 		case OPT_BATCH:
 		case OPT_LOSS:
+		case OPT_CONST:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -1081,7 +1094,7 @@ static const char *const cost_help =
     "{\"error\": \"...\"} and the exit status is 2 at the end.\n"
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
     "else H100 nodes of its shape).\n"
-    "MODEL may be an ONNX file: --batch N and --loss cross-entropy|none as for\n"
+    "MODEL may be an ONNX file: --batch N, --loss cross-entropy|none and --const as for\n"
     "'planner import'.\n";
 
 /* One priced plan, as 'cost' reports it. */
@@ -1204,6 +1217,7 @@ static int cmd_cost(int argc, char **argv)
 		switch (ch) {
 		case OPT_BATCH:
 		case OPT_LOSS:
+		case OPT_CONST:
 		case 'd':
 		case 'c':
 		case OPT_RESERVE: {
@@ -1320,7 +1334,7 @@ static const char *const strategies_help =
     "\n"
     "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
     "per-input split tuples, its compute and communication seconds and its memory per device.\n"
-    "MODEL may be an ONNX file: --batch N and --loss cross-entropy|none as for\n"
+    "MODEL may be an ONNX file: --batch N, --loss cross-entropy|none and --const as for\n"
     "'planner import'.\n";
 
 static int cmd_strategies(int argc, char **argv)
@@ -1339,6 +1353,7 @@ static int cmd_strategies(int argc, char **argv)
 		switch (ch) {
 		case OPT_BATCH:
 		case OPT_LOSS:
+		case OPT_CONST:
 		case 'd':
 		case 'c': {
 			int rc = common_opt(ch, optarg, &co, "strategies");
@@ -1434,8 +1449,8 @@ static const char *const bench_help =
     "  --csv                 CSV on stdout instead of the table\n"
     "  --plot FILE.svg       also a bar chart of step and search time (needs gnuplot;\n"
     "                        without it the table alone, and a note on stderr)\n"
-    "  --batch N, --loss cross-entropy|none   a MODEL.onnx's batch and appended loss\n"
-    "                        (planner import --help)\n"
+    "  --batch N, --loss cross-entropy|none, --const PATTERN   a MODEL.onnx's batch,\n"
+    "                        appended loss and constant initializers (planner import --help)\n"
     "  -h, --help            this text\n"
     "\n"
     "exit status: 0 when some mode planned (rows of the others say why), else the\n"
@@ -1522,6 +1537,7 @@ static int cmd_bench(int argc, char **argv)
 		switch (ch) {
 		case OPT_BATCH:
 		case OPT_LOSS:
+		case OPT_CONST:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -1981,24 +1997,34 @@ static int cmd_import(int argc, char **argv)
 {
 	static const char *const help =
 	    "usage: planner import MODEL.onnx -o MODEL.json [--batch N] [--loss "
-	    "cross-entropy|none]\n\n"
+	    "cross-entropy|none]\n"
+	    "                      [--const PATTERN]...\n\n"
 	    "Writes an ONNX model as a planner.model/1 file (every command that takes a\n"
 	    "MODEL also takes MODEL.onnx directly, with the same options). Initializers\n"
 	    "become params (their data are never read: dims are enough), graph inputs\n"
-	    "inputs; Gemm, MatMul, element-wise ops, Softmax, Transpose, Gather, ReduceMean,\n"
-	    "GELU in its Erf form and decomposed LayerNorm are imported, Identity and Dropout\n"
-	    "dropped (eval\n"
-	    "exports); anything else exits 2 naming the node, its op type and opset.\n\n"
+	    "inputs; shape subgraphs are folded, GELU (Erf or tanh form) and decomposed\n"
+	    "LayerNorm recognised, Identity and Dropout of eval exports dropped. The ops of\n"
+	    "transformer and torchvision exports (Gemm, MatMul, Conv, BatchNormalization,\n"
+	    "pools, element-wise ops, Softmax, Transpose, Reshape, Gather, Concat, Slice,\n"
+	    "Expand, ReduceMean, ...) are imported; anything else exits 2 naming the node,\n"
+	    "its op type and opset, and the supported ops.\n\n"
 	    "options:\n"
 	    "  -o, --output MODEL.json  where to write it (atomically)\n"
 	    "  --batch N             the batch where an input's dimension 0 is symbolic\n"
 	    "  --loss cross-entropy|none  training semantics: SoftmaxCrossEntropy of the\n"
 	    "                        first output against an int64 labels input (default),\n"
 	    "                        or none when the graph already ends in its loss\n"
+	    "  --const PATTERN       initializers whose names match (shell pattern: *, ?,\n"
+	    "                        [...]; * matches dots too) stay constant: buffers, such\n"
+	    "                        as a causal mask,\n"
+	    "                        that exporters write like weights (no gradient, no\n"
+	    "                        optimizer state); repeatable; one matching nothing\n"
+	    "                        exits 2\n"
 	    "  -h, --help            this text\n\n"
 	    "example:\n"
 	    "  planner import mlp.onnx --batch 64 -o mlp.json\n"
-	    "  planner search mlp.onnx --batch 64 --devices 8\n";
+	    "  planner search mlp.onnx --batch 64 --devices 8\n"
+	    "  planner import gpt2.onnx --batch 8 --const 'h.[0-9].bias' -o gpt2.json\n";
 	common co = {0};
 	const char *out = NULL;
 	static const struct option opts[] = {ONNX_OPTIONS,
@@ -2010,7 +2036,8 @@ static int cmd_import(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_BATCH:
-		case OPT_LOSS: {
+		case OPT_LOSS:
+		case OPT_CONST: {
 			int rc = common_opt(ch, optarg, &co, "import");
 			if (rc)
 				return rc;
@@ -2176,7 +2203,7 @@ static const char *const run_help =
     "when the plan does not match the model or the number of processes.\n"
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
-    "MODEL may be an ONNX file: --batch N and --loss cross-entropy|none as for\n"
+    "MODEL may be an ONNX file: --batch N, --loss cross-entropy|none and --const as for\n"
     "'planner import'.\n";
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
@@ -2273,6 +2300,7 @@ static int cmd_run(int argc, char **argv)
 		case 'P': profile = 1; break;
 		case OPT_BATCH:
 		case OPT_LOSS:
+		case OPT_CONST:
 		case 'd':
 		case 'c':
 		case OPT_RESERVE: {

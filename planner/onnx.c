@@ -26,6 +26,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1755,6 +1756,31 @@ static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor
 	return PL_OK;
 }
 
+/* --const: the params whose names match one of the patterns become const
+ * (a buffer the exporter wrote as an initializer: no gradient, no optimizer
+ * state). A pattern that matches no param is an error naming it. */
+static pl_status keep_constant(imp *m, const pl_onnx_opts *o)
+{
+	for (int k = 0; o && k < o->nconsts; k++) {
+		int hit = 0;
+		cJSON *t;
+		cJSON_ArrayForEach (t, m->tensors) {
+			const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
+			if (role && !strcmp(role, "param") &&
+			    !fnmatch(o->consts[k], t->string, 0)) {
+				cJSON_ReplaceItemInObject(t, "role", cJSON_CreateString("const"));
+				hit = 1;
+			}
+		}
+		if (!hit)
+			return pl_err_set(m->err, PL_EINVAL,
+			                  "%s: --const '%s': no initializer the model trains is "
+			                  "named so (shell patterns: *, ?, [...])",
+			                  m->path, o->consts[k]);
+	}
+	return PL_OK;
+}
+
 /* Long (130 lines): declarations, nodes, then the loss the user asked for. */
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
                            const pl_onnx_opts *o, cJSON **out, pl_err *err)
@@ -1874,6 +1900,8 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		st = pl_err_set(err, PL_EINVAL, "--loss %s: expected cross-entropy or none", loss);
 		goto done;
 	}
+	if ((st = keep_constant(&m, o)))
+		goto done;
 	drop_unread(&m, outs);
 	cJSON_AddStringToObject(root, "format", "planner.model/1");
 	cJSON_AddStringToObject(root, "name", g->name && g->name[0] ? g->name : "onnx");

@@ -14,6 +14,10 @@
 typedef struct pl_onnx_opts {
 	int64_t batch;    /* the batch where dimension 0 of an input is symbolic (0: none) */
 	const char *loss; /* "cross-entropy" (NULL: the default) or "none" */
+	/* initializers to keep constant (buffers such as attention masks, which
+	 * exporters write like weights): fnmatch patterns of their names */
+	const char *const *consts;
+	int nconsts;
 } pl_onnx_opts;
 
 /* The model in data[0..len) (an ONNX file named path) as a planner.model/1

@@ -1608,6 +1608,18 @@ static pl_status relax(ilprun *s)
 		run = left > 0.001 || s->best_val == HUGE_VAL; /* else not one iteration */
 	}
 	int ret = run ? glp_simplex(s->lp, &sm) : GLP_ETMLIM;
+	if (ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND) {
+		/* a numerical failure (costs spanning many orders of magnitude):
+		 * once more on the scaled program from an advanced basis, as glpsol
+		 * runs it (glp_scale_prob, glp_adv_basis) */
+		glp_scale_prob(s->lp, GLP_SF_AUTO);
+		glp_adv_basis(s->lp, 0);
+		if (c->deadline > 0) {
+			double left = 0.95 * (c->deadline - ve_now());
+			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
+		}
+		ret = glp_simplex(s->lp, &sm);
+	}
 	if (ret == GLP_ENOPFS || glp_get_status(s->lp) == GLP_NOFEAS) {
 		if ((s->fixed || s->mm_fixed) && s->best_val < HUGE_VAL) { /* none beats the best */
 			s->proven = s->solved = 1;

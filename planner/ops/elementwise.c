@@ -142,8 +142,34 @@ static int in_epilogue(const pl_graph *g, const pl_op *op)
 	return 0;
 }
 
+/* A constant mask added to attention scores that only a Softmax reads:
+ * done in the softmax kernel, as Megatron's FusedScaleMaskSoftmax and
+ * PyTorch's scaled_dot_product_attention (attn_mask) do it: the mask is
+ * read, the scores are not passed over again, and the backward hands the
+ * softmax's gradient through (docs/cost-model.md, "Epilogues"). Returns 1 +
+ * the mask's input index, else 0. */
+static int in_softmax(const pl_graph *g, const pl_op *op)
+{
+	const pl_tensor *y = OUT(g, op, 0);
+	if (op->type != PL_OP_ADD || y->nconsumers != 1 ||
+	    g->ops[y->consumers[0]].type != PL_OP_SOFTMAX)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		const pl_tensor *a = IN(g, op, i), *mask = IN(g, op, 1 - i);
+		if (a->producer >= 0 && a->nconsumers == 1 && a->rank == y->rank &&
+		    mask->producer < 0 && !mask->requires_grad && mask->role != PL_ROLE_PARAM)
+			return 1 + (1 - i);
+	}
+	return 0;
+}
+
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
+	int mk = in_softmax(g, op);
+	if (mk) {
+		w->bytes_fwd = pl__local_in_bytes(g, op, mk - 1, split);
+		return;
+	}
 	int ep = in_epilogue(g, op);
 	if (ep) { /* the bias (or scale) read; its gradient a sum the product's
 		   * weight-gradient epilogue takes */

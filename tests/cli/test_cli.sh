@@ -814,6 +814,29 @@ same=$(jq -s --slurpfile b "$T/g2tp" '[., $b] | transpose | map(select(.[0].loss
         | (.[0] <= 1e-5) and (map(. <= 1e-3) | all)' "$T/gpt2-r1")
 check "gpt2.onnx with --tp 2 (Megatron's column/row pairs on the imported layers) trains with the 1-rank losses" \
   '[ "$same" = true ] && [ "$(jq ".groups.tp[0] | length" "$T/g2tp.plan")" = 2 ]'
+# the GPT-2-style export against the zoo's GPT of its shape: with its causal mask buffer kept
+# constant (--const; the exporter writes buffers like weights), the same step within 1 % on
+# every configuration (its attention biases in the products' epilogues, the mask in the
+# softmax, its small gradients in DDP's buckets, its optimizer in multi-tensor launches)
+"$PLANNER" import "$O/gpt2.onnx" --batch 8 --const 'h.[0-9].bias' -o "$T/g2c.json" > /dev/null 2> "$T/err"
+check "import --const 'h.[0-9].bias': the two 32x32 mask buffers constant, every other weight a param" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[.tensors | to_entries[] | select(.value.role == \"const\" and .value.shape == [32, 32]) | .key]" "$T/g2c.json")" = "[\"h.0.bias\",\"h.1.bias\"]" ] &&
+   [ "$(jq "[.tensors[] | select(.role == \"param\") | .shape | reduce .[] as \$d (1; . * \$d)] | add" "$T/g2c.json")" = $(( $(awk "\$1 == \"gpt2\" { print \$2 }" "$O/PARAMS") - 2048 )) ]'
+"$ZOO" gpt3-125m --layers 2 --hidden 64 --heads 4 --head-dim 16 --seq 32 --vocab 512 --ffn 256 \
+  --dropout 0 --dtype float32 --batch 8 > "$T/g2zoo.json"
+far=""
+for cfg in "--devices 1" "--devices 8" "--devices 64" "--devices 8 --job" "--devices 8 --tp 2" \
+           "--devices 8 --tp 4 --pp 2" "--cluster h100x8:2 --job"; do
+  # shellcheck disable=SC2086
+  a=$("$PLANNER" search "$T/g2c.json" $cfg -o "$T/g2c.plan" > /dev/null 2>&1 && jq .cost.step_seconds "$T/g2c.plan")
+  # shellcheck disable=SC2086
+  b=$("$PLANNER" search "$T/g2zoo.json" $cfg -o "$T/g2zoo.plan" > /dev/null 2>&1 && jq .cost.step_seconds "$T/g2zoo.plan")
+  awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && b > 0 && a <= 1.01 * b && b <= 1.01 * a) }' || far="$far [$cfg: $a vs $b]"
+done
+check "the GPT-2 export plans within 1 % of the zoo's GPT of its shape on 1-64 devices, per-op and whole-job${far}" '[ -z "$far" ]'
+"$PLANNER" import "$O/gpt2.onnx" --batch 8 --const 'h.*.mask' -o "$T/g2x.json" > /dev/null 2> "$T/err"
+check "import --const matching no weight exits 2 naming the pattern, nothing written" \
+  '[ $? -eq 2 ] && grep -q "gpt2.onnx: --const .h\.\*\.mask.: no initializer the model trains is named so" "$T/err" && [ ! -e "$T/g2x.json" ]'
 "$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
   '[ $? -eq 2 ] && grep -q "node ./up/Resize. (Resize, opset 14): not supported; the importer knows MatMul, Gemm, Conv" "$T/err" && [ ! -e "$T/up-onnx.json" ]'

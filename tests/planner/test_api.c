@@ -180,13 +180,14 @@ static void test_checkpoint_files(void **state)
 	fclose(f);
 	text[n] = 0;
 	assert_string_equal(text, planner_plan_json(p));
-	/* fc0 pinned to data parallel ((4,1),(1,1)), unlike the free plan */
+	/* fc0 pinned to its weight's columns cut 4 ways ((1,1),(1,4)), unlike the
+	 * free plan (data parallel) */
 	cJSON *items = strategies(p);
-	cJSON *want = cJSON_Parse("[[4, 1], [1, 1]]");
+	cJSON *want = cJSON_Parse("[[1, 1], [1, 4]]");
 	assert_false(cJSON_Compare(
 	    cJSON_GetObjectItem(cJSON_GetObjectItem(items, "fc0"), "parallel_strategy"), want, 1));
 	f = fopen(load, "w");
-	fputs("{\"parallel_strategy_item\": {\"fc0\": {\"parallel_strategy\": [[4, 1], [1, 1]]}}}",
+	fputs("{\"parallel_strategy_item\": {\"fc0\": {\"parallel_strategy\": [[1, 1], [1, 4]]}}}",
 	      f);
 	fclose(f);
 	set(ctx, "strategy_ckpt_load_file", load);
