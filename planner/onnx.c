@@ -57,6 +57,9 @@ typedef struct tinfo {
 	int64_t dims[16];
 	int nval; /* > 0: the values are known (row-major, nval = elements) */
 	double val[MAX_VALUES];
+	/* a constant whose values are not kept (more than MAX_VALUES of them, or
+	 * computed from such): a mask built from shapes, an int64 initializer */
+	int cons;
 } tinfo;
 
 typedef struct imp {
@@ -136,10 +139,19 @@ static tinfo *known(imp *m, const char *name)
 	return t && t->known ? t : NULL;
 }
 
+static int64_t elems(const tinfo *t);
+/* its values known: kept, or none to keep (an empty slice of a shape) */
 static tinfo *valued(imp *m, const char *name)
 {
 	tinfo *t = known(m, name);
-	return t && t->nval > 0 ? t : NULL;
+	return t && (t->nval > 0 || (t->rank > 0 && elems(t) == 0)) ? t : NULL;
+}
+
+/* a constant: its values known, or computed from constants only */
+static tinfo *constlike(imp *m, const char *name)
+{
+	tinfo *t = known(m, name);
+	return t && (t->nval > 0 || t->cons) ? t : NULL;
 }
 
 /* Dimensions and folded values are kept within +-2^40: a hostile file's
@@ -336,9 +348,194 @@ static int fold_unsqueeze(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 	return 0;
 }
 
+/* Slice of known values a (ONNX's semantics: negative starts and ends
+ * count from the end and are clamped, negative steps walk back; torch's pad
+ * reverses its pads so): the output's values recorded. 0, or -1 when the
+ * ranges are not constants */
+static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
+{
+	int64_t st[16], en[16], ax[16], sp[16], lo[16], step[16], dims[16], at[16] = {0};
+	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16);
+	int na = ints_of(m, n, "axes", 3, ax, 16), nsp = ints_of(m, n, "steps", 4, sp, 16);
+	if (ns < 1 || ne != ns || (na && na != ns) || (nsp && nsp != ns) || a->rank > 16)
+		return -1;
+	for (int d = 0; d < a->rank; d++) {
+		lo[d] = 0;
+		step[d] = 1;
+		dims[d] = a->dims[d];
+	}
+	for (int k = 0; k < ns; k++) {
+		int64_t d = na ? axis_of(ax[k], a->rank) : k, len, s = nsp ? sp[k] : 1, b, e;
+		if (d < 0 || d >= a->rank || s == 0)
+			return -1;
+		len = a->dims[d];
+		b = st[k] < 0 ? st[k] + len : st[k];
+		e = en[k] < 0 ? en[k] + len : en[k];
+		if (s > 0) {
+			b = b < 0 ? 0 : b > len ? len : b;
+			e = e < 0 ? 0 : e > len ? len : e;
+			dims[d] = e > b ? (e - b + s - 1) / s : 0;
+		} else {
+			b = b < 0 ? -1 : b > len - 1 ? len - 1 : b;
+			e = e < -1 ? -1 : e > len - 1 ? len - 1 : e;
+			dims[d] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+		}
+		lo[d] = b;
+		step[d] = s;
+	}
+	int64_t no = 1;
+	for (int d = 0; d < a->rank; d++)
+		no *= dims[d];
+	if (!a->nval) { /* a constant's shape alone */
+		set_info(m, n->output[0], a->rank, dims, 0, NULL);
+		return 0;
+	}
+	if (no > MAX_VALUES)
+		return -1;
+	double v[MAX_VALUES];
+	for (int64_t i = 0; i < no; i++) {
+		int64_t src = 0, stride = 1;
+		for (int d = a->rank - 1; d >= 0; d--) {
+			src += (lo[d] + at[d] * step[d]) * stride;
+			stride *= a->dims[d];
+		}
+		v[i] = a->val[src];
+		for (int d = a->rank - 1; d >= 0 && ++at[d] == dims[d]; d--)
+			at[d] = 0;
+	}
+	set_info(m, n->output[0], a->rank, dims, (int)no, v);
+	return 0;
+}
+
+/* Node n on constants only, some of them with values not kept (a shifted
+ * window's attention mask, built from zeros by slice assignments and
+ * compared; an int64 index buffer reshaped): its output is a constant of
+ * the shape ONNX gives it, values not kept (the planner needs none; the
+ * executor fills consts itself). 1 folded, 0 not (not every input is a
+ * constant, or an op the importer cannot shape). */
+static int fold_constant(imp *m, const Onnx__NodeProto *n)
+{
+	static const char *const same[] = {
+	    "Cast", "Not", "Neg",  "Identity", "Sqrt",       "Floor",     "Ceil",           "Abs",
+	    "Exp",  "Log", "Relu", "Sign",     "Reciprocal", "ScatterND", "ScatterElements"};
+	static const char *const bin[] = {"Add",
+	                                  "Sub",
+	                                  "Mul",
+	                                  "Div",
+	                                  "Pow",
+	                                  "Mod",
+	                                  "Equal",
+	                                  "Less",
+	                                  "Greater",
+	                                  "LessOrEqual",
+	                                  "GreaterOrEqual",
+	                                  "And",
+	                                  "Or",
+	                                  "Xor",
+	                                  "Max",
+	                                  "Min"};
+	const char *t = n->op_type;
+	if (n->n_input < 1 || n->n_output < 1 || !n->output[0][0])
+		return 0;
+	for (size_t k = 0; k < n->n_input; k++)
+		if (n->input[k][0] && !constlike(m, n->input[k]))
+			return 0;
+	for (size_t k = 0; k < n->n_input; k++) {
+		/* a weight whose values the file holds is still trained */
+		cJSON *d = n->input[k][0] ? cJSON_GetObjectItem(m->tensors, resolve(m, n->input[k]))
+		                          : NULL;
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(d, "role"));
+		if (role && strcmp(role, "const"))
+			return 0;
+	}
+	tinfo *a = known(m, n->input[0]);
+	int64_t dims[16];
+	int r = -1;
+	if (!a)
+		return 0;
+	for (size_t k = 0; k < sizeof same / sizeof *same && r < 0; k++)
+		if (!strcmp(t, same[k])) {
+			r = a->rank;
+			memcpy(dims, a->dims, sizeof(int64_t) * (size_t)r);
+		}
+	for (size_t k = 0; k < sizeof bin / sizeof *bin && r < 0; k++)
+		if (!strcmp(t, bin[k]) && n->n_input == 2)
+			r = broadcast(a, known(m, n->input[1]), dims);
+	if (r < 0 && !strcmp(t, "Where") && n->n_input == 3) {
+		tinfo xy = {.known = 1};
+		xy.rank = broadcast(known(m, n->input[1]), known(m, n->input[2]), xy.dims);
+		r = xy.rank < 0 ? -1 : broadcast(a, &xy, dims);
+	}
+	if (r < 0 && !strcmp(t, "ConstantOfShape") && a->nval > 0 && a->rank == 1 &&
+	    a->nval <= 16) {
+		r = a->nval;
+		for (int d = 0; d < r; d++)
+			if ((dims[d] = to_i64(a->val[d])) < 0)
+				return 0;
+	}
+	if (r < 0 && !strcmp(t, "Range") && n->n_input == 3) {
+		tinfo *lo = valued(m, n->input[0]), *hi = valued(m, n->input[1]),
+		      *st = valued(m, n->input[2]);
+		if (!lo || !hi || !st || lo->nval != 1 || hi->nval != 1 || st->nval != 1 ||
+		    st->val[0] == 0)
+			return 0;
+		double k = ceil((hi->val[0] - lo->val[0]) / st->val[0]);
+		r = 1;
+		dims[0] = k > 0 ? to_i64(k) : 0;
+		if (dims[0] <= MAX_VALUES) { /* few: the values themselves */
+			double v[MAX_VALUES];
+			for (int64_t i = 0; i < dims[0]; i++)
+				v[i] = lo->val[0] + (double)i * st->val[0];
+			set_info(m, n->output[0], 1, dims, (int)dims[0], v);
+			return 1;
+		}
+	}
+	if (r < 0 && !strcmp(t, "Expand") && n->n_input == 2) {
+		tinfo *sh = valued(m, n->input[1]), e = {.known = 1};
+		if (!sh || sh->rank != 1 || sh->nval > 16)
+			return 0;
+		e.rank = sh->nval;
+		for (int d = 0; d < e.rank; d++)
+			e.dims[d] = to_i64(sh->val[d]);
+		r = broadcast(a, &e, dims);
+	}
+	if (r < 0 && !strcmp(t, "Concat")) {
+		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank);
+		if (ax < 0 || ax >= a->rank)
+			return 0;
+		r = a->rank;
+		memcpy(dims, a->dims, sizeof(int64_t) * (size_t)r);
+		dims[ax] = 0;
+		for (size_t k = 0; k < n->n_input; k++) {
+			tinfo *x = known(m, n->input[k]);
+			if (!x || x->rank != r)
+				return 0;
+			dims[ax] += x->dims[ax];
+		}
+	}
+	if (r >= 0) {
+		set_info(m, n->output[0], r, dims, 0, NULL);
+	} else if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze")) {
+		if (fold_unsqueeze(m, n, a))
+			return 0;
+	} else if (!strcmp(t, "Slice") && n->n_input >= 3) {
+		if (fold_slice(m, n, a))
+			return 0;
+	} else if ((!strcmp(t, "Reshape") || !strcmp(t, "Transpose")) && !infer(m, n)) {
+	} else {
+		return 0;
+	}
+	tinfo *o = known(m, n->output[0]);
+	if (!o)
+		return 0;
+	o->nval = 0;
+	o->cons = 1;
+	return 1;
+}
+
 /* Folds node n when it computes on known values only (a shape computation):
  * records its output's shape and values, emits nothing. 1 folded, 0 not. */
-static int fold(imp *m, const Onnx__NodeProto *n)
+static int fold_values(imp *m, const Onnx__NodeProto *n)
 {
 	const char *t = n->op_type;
 	tinfo *a = n->n_input > 0 ? known(m, n->input[0]) : NULL;
@@ -473,6 +670,35 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		set_info(m, n->output[0], o->rank, o->dims, (int)ne, a->val);
 		return 1;
 	}
+	if (!strcmp(t, "Slice") && n->n_input >= 3) /* on values: any steps (a reversal) */
+		return fold_slice(m, n, a) == 0;
+	if (!strcmp(t, "Transpose")) {
+		int64_t perm[16], at[16] = {0};
+		int np = ints_of(m, n, "perm", 99, perm, 16);
+		if (a->rank > 16 || (np && np != a->rank))
+			return 0;
+		for (int d = 0; d < a->rank; d++) {
+			if (!np)
+				perm[d] = a->rank - 1 - d;
+			if (perm[d] < 0 || perm[d] >= a->rank)
+				return 0;
+			dims[d] = a->dims[perm[d]];
+		}
+		for (int64_t i = 0; i < ne; i++) { /* output element i: its input index */
+			int64_t src = 0, stride = 1, in_at[16];
+			for (int d = 0; d < a->rank; d++)
+				in_at[perm[d]] = at[d];
+			for (int d = a->rank - 1; d >= 0; d--) {
+				src += in_at[d] * stride;
+				stride *= a->dims[d];
+			}
+			v[i] = a->val[src];
+			for (int d = a->rank - 1; d >= 0 && ++at[d] == dims[d]; d--)
+				at[d] = 0;
+		}
+		set_info(m, n->output[0], a->rank, dims, (int)ne, v);
+		return 1;
+	}
 	if (!strcmp(t, "ConstantOfShape")) {
 		double fill = 0, one[MAX_VALUES];
 		const Onnx__AttributeProto *va = attr(n, "value");
@@ -494,6 +720,13 @@ static int fold(imp *m, const Onnx__NodeProto *n)
 		return 1;
 	}
 	return 0;
+}
+
+/* Folds node n when it computes on constants only: their values when they
+ * are known and few, else a constant of known shape (fold_constant). */
+static int fold(imp *m, const Onnx__NodeProto *n)
+{
+	return fold_values(m, n) || fold_constant(m, n);
 }
 
 /* ONNX's output shape of an op the importer emits (node n): 0, or -1 when
@@ -852,7 +1085,16 @@ static cJSON *add_op(imp *m, const char *name, const char *type)
 
 static void io(imp *m, cJSON *o, const char *key, const char *name)
 {
-	pl_json_push(cJSON_GetObjectItem(o, key), cJSON_CreateString(resolve(m, name)));
+	const char *r = resolve(m, name);
+	tinfo *c = known(m, r);
+	if (c && c->cons && !cJSON_GetObjectItem(m->tensors, r)) {
+		/* a constant computed at import, read by an op: declared */
+		cJSON *t = cJSON_CreateObject();
+		pl_json_add(t, "shape", int_list(c->dims, (size_t)c->rank));
+		cJSON_AddStringToObject(t, "role", "const");
+		pl_json_add(m->tensors, r, t);
+	}
+	pl_json_push(cJSON_GetObjectItem(o, key), cJSON_CreateString(r));
 }
 
 /* an operand: a scalar constant becomes a const tensor of shape [1] */
@@ -989,8 +1231,8 @@ static int linear_columns(imp *m, const char *x_name, int64_t lo, int64_t hi, co
  * clamped to the dimension, into axis, lo and hi (16 at most). Their count,
  * or -1 when the arguments are not known, disagree in length, name an axis x
  * does not have or step other than 1. */
-static int slice_ranges(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *axis,
-                        int64_t *lo, int64_t *hi)
+static int slice_ranges_steps(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *axis,
+                              int64_t *lo, int64_t *hi, int64_t *step)
 {
 	int64_t st[16], en[16], ax[16], sp[16];
 	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16),
@@ -999,7 +1241,8 @@ static int slice_ranges(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_
 		return -1;
 	for (int k = 0; k < ns; k++) {
 		int64_t a = axis_of(na ? ax[k] : k, x->rank);
-		if (a < 0 || a >= x->rank || (nt && sp[k] != 1))
+		step[k] = nt ? sp[k] : 1;
+		if (a < 0 || a >= x->rank || step[k] < 1)
 			return -1;
 		int64_t N = x->dims[a], l = st[k] < 0 ? st[k] + N : st[k],
 		        h = en[k] < 0 ? en[k] + N : en[k];
@@ -1009,6 +1252,88 @@ static int slice_ranges(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_
 		hi[k] = h > N ? N : h < l ? l : h;
 	}
 	return ns;
+}
+
+/* slice_ranges_steps for slices with steps of 1 (-1 for any other) */
+static int slice_ranges(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *axis,
+                        int64_t *lo, int64_t *hi)
+{
+	int64_t step[16];
+	int ns = slice_ranges_steps(m, n, x, axis, lo, hi, step);
+	for (int k = 0; k < ns; k++)
+		if (step[k] != 1)
+			return -1;
+	return ns;
+}
+
+/* A strided Slice of an activation (Swin's patch merging, x[:, 0::2, 1::2]):
+ * every stepped axis of N elements cut by its step s into [N/s, s] (a
+ * Reshape), the start's element taken of each group of s (a Slice), the
+ * groups' axes merged back (a Reshape). Exact when the slice runs to the end
+ * of an axis that s divides and starts within the first group. 0, or -1
+ * when it is not such a slice */
+static int import_strided_slice(imp *m, const Onnx__NodeProto *n, const char *name, const tinfo *x,
+                                int ns, const int64_t *axis, const int64_t *lo, const int64_t *hi,
+                                const int64_t *step)
+{
+	int64_t split[16], out[16], sax[16], slo[16], shi[16];
+	int r = 0, at[16];
+	for (int d = 0; d < x->rank; d++) {
+		int k = -1;
+		for (int j = 0; j < ns; j++)
+			if (axis[j] == d)
+				k = j;
+		at[d] = r;
+		out[d] = x->dims[d];
+		if (r >= 15)
+			return -1;
+		if (k >= 0 && step[k] > 1) {
+			if (lo[k] >= step[k] || hi[k] != x->dims[d] || x->dims[d] % step[k])
+				return -1;
+			split[r++] = x->dims[d] / step[k];
+			split[r++] = step[k];
+			out[d] = x->dims[d] / step[k];
+		} else {
+			split[r++] = x->dims[d];
+			if (k >= 0) {
+				if (hi[k] <= lo[k])
+					return -1;
+				out[d] = hi[k] - lo[k];
+			}
+		}
+	}
+	if (r > 8) /* the planner's tensors have at most 8 dimensions */
+		return -1;
+	int nsl = 0;
+	for (int k = 0; k < ns; k++) {
+		int d = (int)axis[k], inner = step[k] > 1;
+		sax[nsl] = at[d] + inner;
+		slo[nsl] = inner ? lo[k] : lo[k];
+		shi[nsl] = inner ? lo[k] + 1 : hi[k];
+		nsl++;
+	}
+	char a[600], b[600], nm[600];
+	snprintf(a, sizeof a, "%s.split", n->output[0]);
+	snprintf(b, sizeof b, "%s.pick", n->output[0]);
+	snprintf(nm, sizeof nm, "%s.split", name);
+	cJSON *o = add_op(m, nm, "Reshape");
+	io(m, o, "inputs", n->input[0]);
+	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(a));
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(split, (size_t)r));
+	o = add_op(m, name, "Slice");
+	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(a));
+	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(b));
+	cJSON *att = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(att, "axes", int_list(sax, (size_t)nsl));
+	pl_json_add(att, "starts", int_list(slo, (size_t)nsl));
+	pl_json_add(att, "ends", int_list(shi, (size_t)nsl));
+	snprintf(nm, sizeof nm, "%s.merge", name);
+	o = add_op(m, nm, "Reshape");
+	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(b));
+	io(m, o, "outputs", n->output[0]);
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(out, (size_t)x->rank));
+	set_info(m, n->output[0], x->rank, out, 0, NULL);
+	return 0;
 }
 
 /* A Slice of initializer t (a param or const: an attention mask sliced to
@@ -1046,10 +1371,13 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	if (slice_initializer(m, n) == 0)
 		return 0;
 	tinfo *x = known(m, n->input[0]);
-	int64_t axis[16], lo[16], hi[16];
-	int ns = x && x->rank >= 1 ? slice_ranges(m, n, x, axis, lo, hi) : -1;
+	int64_t axis[16], lo[16], hi[16], step[16];
+	int ns = x && x->rank >= 1 ? slice_ranges_steps(m, n, x, axis, lo, hi, step) : -1;
 	if (ns < 1 || ns > x->rank)
 		return -1;
+	for (int k = 0; k < ns; k++)
+		if (step[k] != 1)
+			return import_strided_slice(m, n, name, x, ns, axis, lo, hi, step);
 	if (ns == 1 && axis[0] == x->rank - 1 &&
 	    !linear_columns(m, n->input[0], lo[0], hi[0], name, n->output[0]))
 		return 0;
@@ -1157,6 +1485,21 @@ static int window_ints(imp *m, const Onnx__NodeProto *n, const char *at, int cou
 		if (v[i] < lo || v[i] > (1 << 20))
 			return -1;
 	return 0;
+}
+
+/* A Pad whose pads are all known and 0 (Swin pads its windows' input to a
+ * multiple of the window, by nothing where the size is one) */
+static int pads_nothing(imp *m, const Onnx__NodeProto *n)
+{
+	int64_t p[32];
+	int np = ints_of(m, n, "pads", 1, p, 32);
+	tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	if (!x || np != 2 * x->rank)
+		return 0;
+	for (int i = 0; i < np; i++)
+		if (p[i])
+			return 0;
+	return 1;
 }
 
 /* A Pad of zeros on the spatial dimensions whose one reader is a Conv or an
@@ -1526,6 +1869,11 @@ static pl_status node(imp *m, int i)
 		const char *why;
 		return import_window(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
 	}
+	if (!strcmp(t, "Pad") && pads_nothing(m, n)) { /* torch pads to a multiple: here by 0 */
+		m->alias_from[m->nalias] = n->output[0];
+		m->alias_to[m->nalias++] = n->input[0];
+		return PL_OK;
+	}
 	if (!strcmp(t, "Pad"))
 		return fold_pad(m, n) ? unsupported(m, n,
 		                                    "a Pad is imported only as zeros around the "
@@ -1538,11 +1886,12 @@ static pl_status node(imp *m, int i)
 		                         "its input's shape is not known, or axis is out of "
 		                         "range")
 		           : PL_OK;
-	if (!strcmp(t, "Gather") && n->n_input == 2 && valued(m, n->input[1]) &&
+	if (!strcmp(t, "Gather") && n->n_input == 2 && constlike(m, n->input[1]) &&
 	    !cJSON_GetObjectItem(m->tensors, n->input[1])) {
-		/* constant indices into a tensor (ViT's x[:, 0]): an int64 const of
-		 * their shape (a scalar's is [], and the axis goes) */
-		tinfo *ix = valued(m, n->input[1]);
+		/* constant indices into a tensor (ViT's x[:, 0]; Swin's relative
+		 * position index, reshaped): an int64 const of their shape (a
+		 * scalar's is [], and the axis goes) */
+		tinfo *ix = constlike(m, n->input[1]);
 		cJSON *c = cJSON_CreateObject();
 		pl_json_add(c, "shape", int_list(ix->dims, (size_t)ix->rank));
 		cJSON_AddStringToObject(c, "dtype", "int64");
@@ -1747,9 +2096,12 @@ static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor
 		set_tensor(m, name, init);
 	else
 		set_info(m, name, (int)n, shape, 0, NULL);
+	tinfo *ti = known(m, name);
+	int is_float = et == 1 || et == 10 || et == 16;
+	if (init && !is_float && ti && !ti->nval) /* an index buffer: a constant */
+		ti->cons = 1;
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", int_list(shape, n));
-	int is_float = et == 1 || et == 10 || et == 16;
 	cJSON_AddStringToObject(t, "role", !init ? "input" : is_float ? "param" : "const");
 	cJSON_AddStringToObject(t, "dtype", dt);
 	pl_json_add(m->tensors, name, t);

@@ -846,7 +846,7 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
+for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -872,7 +872,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -889,6 +889,13 @@ for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 res
   check "$f.onnx plans on 8 and 64 devices with dp, rec, ilp, auto and propagate, each reproduced by cost${fails:+: failed$fails}" \
     '[ -z "$fails" ]'
 done
+# Swin: the shifted windows' attention mask computed at import (a constant of its
+# shape), the relative position bias a Gather from its table by a constant index,
+# patch merging's strided slices as Reshape + Slice + Reshape
+check "swin.onnx: the shifted window's mask a constant [1,4,1,16,16], 4 bias Gathers from the tables, patch merging's 6 strided slices as Reshape + Slice + Reshape" \
+  '[ "$(jq "[.tensors[] | select(.role == \"const\" and .shape == [1, 4, 1, 16, 16])] | length" "$T/swin-onnx.json")" = 1 ] &&
+   [ "$(jq "[.ops[] | select(.type == \"Gather\") | .inputs[0] | select(test(\"relative_position_bias_table\"))] | length" "$T/swin-onnx.json")" = 4 ] &&
+   [ "$(jq -c "[.ops[] | select(.name | test(\"features.2/Slice_[0-9]+(.split|.merge)?$\")) | .type] | group_by(.) | map([.[0], length])" "$T/swin-onnx.json")" = "[[\"Reshape\",12],[\"Slice\",6]]" ]'
 check "resnet18_train.onnx: 20 batch norms in training mode, their running statistics dropped" \
   '[ "$(jq "[.ops[] | select(.type == \"BatchNormalization\" and .attrs.training_mode == 1 and (.inputs | length) == 3)] | length" "$T/resnet18_train-onnx.json")" = 20 ] &&
    [ "$(jq "[.tensors | keys[] | select(test(\"running\"))] | length" "$T/resnet18_train-onnx.json")" = 0 ]'
@@ -956,7 +963,7 @@ done
 check "unsupported ONNX (LSTM, ConvTranspose, InstanceNormalization, a reflect pad): exit 2 naming the node and its type${bad:+: failed$bad}" \
   '[ -z "$bad" ]'
 bad=""
-for f in mlp gpt2 convzoo resnet18_train vit; do
+for f in mlp gpt2 convzoo resnet18_train vit swin; do
   size=$(stat -c %s "$O/$f.onnx")
   for part in 1 2 3 5 7; do
     head -c $((size * part / 8)) "$O/$f.onnx" > "$T/cut.onnx"
@@ -976,7 +983,7 @@ for x in m1 m2 m3; do
   rc=$?
   [ $rc -eq 2 ] && grep -q "^planner: $T/$x.onnx: " "$T/err" && [ ! -e "$T/u.json" ] || bad="$bad $x(exit $rc)"
 done
-check "truncated and malformed ONNX (5 fixtures cut at 1/8 to 7/8, 3 hand-made protobufs): exit 2 naming the file, nothing written${bad:+: failed$bad}" \
+check "truncated and malformed ONNX (6 fixtures cut at 1/8 to 7/8, 3 hand-made protobufs): exit 2 naming the file, nothing written${bad:+: failed$bad}" \
   '[ -z "$bad" ]'
 echo '{"format": "planner.model/1"}' > "$T/fake.onnx"
 "$PLANNER" search "$T/fake.onnx" --devices 2 > /dev/null 2> "$T/err"
