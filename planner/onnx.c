@@ -348,6 +348,15 @@ static int fold_unsqueeze(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 	return 0;
 }
 
+/* A weight (or graph input) whose values the file holds: still trained (or
+ * fed), never folded as a constant. */
+static int trained(imp *m, const char *name)
+{
+	cJSON *d = cJSON_GetObjectItem(m->tensors, resolve(m, name));
+	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(d, "role"));
+	return role && strcmp(role, "const");
+}
+
 /* Slice of known values a (ONNX's semantics: negative starts and ends
  * count from the end and are clamped, negative steps walk back; torch's pad
  * reverses its pads so): the output's values recorded. 0, or -1 when the
@@ -440,14 +449,9 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 	for (size_t k = 0; k < n->n_input; k++)
 		if (n->input[k][0] && !constlike(m, n->input[k]))
 			return 0;
-	for (size_t k = 0; k < n->n_input; k++) {
-		/* a weight whose values the file holds is still trained */
-		cJSON *d = n->input[k][0] ? cJSON_GetObjectItem(m->tensors, resolve(m, n->input[k]))
-		                          : NULL;
-		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(d, "role"));
-		if (role && strcmp(role, "const"))
+	for (size_t k = 0; k < n->n_input; k++)
+		if (n->input[k][0] && trained(m, n->input[k]))
 			return 0;
-	}
 	tinfo *a = known(m, n->input[0]);
 	int64_t dims[16];
 	int r = -1;
@@ -561,8 +565,8 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		set_info(m, n->output[0], 1, dims, (int)(hi - lo), v);
 		return 1;
 	}
-	for (size_t k = 0; k < n->n_input; k++) /* every input's values known */
-		if (n->input[k][0] && !valued(m, n->input[k]))
+	for (size_t k = 0; k < n->n_input; k++) /* every input's values known, none trained */
+		if (n->input[k][0] && (!valued(m, n->input[k]) || trained(m, n->input[k])))
 			return 0;
 	if (!a || n->n_input < 1)
 		return 0;
@@ -1400,15 +1404,197 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
+/* An op of one input and one output (name, type) with an int-list
+ * attribute; its output is named as the op (in out), which it returns */
+static const char *emit_shaped(imp *m, const char *name, const char *type, const char *in,
+                               const char *key, const int64_t *v, int n, char *out, size_t cap)
+{
+	snprintf(out, cap, "%s", name);
+	cJSON *o = add_op(m, name, type);
+	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(resolve(m, in)));
+	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(out));
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), key, int_list(v, (size_t)n));
+	return out;
+}
+
+/* Einsum of two operands that is a (batched) matrix product, as attention
+ * written with einsum spells it ("bhid,bhjd->bhij"): each operand
+ * transposed to [batch, its free indices, the contracted ones] and
+ * reshaped to three dimensions' worth, one MatMul, reshaped and transposed
+ * into the output's order. Every index of an operand is a batch index (in
+ * both and the output), free (in it and the output) or contracted (in both,
+ * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
+ * -1 with *why. */
+static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const Onnx__AttributeProto *eq = attr(n, "equation");
+	char ix[3][16];
+	int nix[3] = {0, 0, 0}, part = 0;
+	*why = "only a product of two operands whose indices are each batch, free or contracted "
+	       "(no ellipsis, no index summed in one operand alone)";
+	if (!eq || !eq->has_s || n->n_input != 2 || n->n_output != 1)
+		return -1;
+	for (size_t i = 0; i < eq->s.len; i++) {
+		char c = (char)eq->s.data[i];
+		if (c == ' ')
+			continue;
+		if (c == ',' && part == 0)
+			part = 1;
+		else if (c == '-' && part == 1 && i + 1 < eq->s.len && eq->s.data[i + 1] == '>') {
+			part = 2;
+			i++;
+		} else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && nix[part] < 16) {
+			for (int k = 0; k < nix[part]; k++)
+				if (ix[part][k] == c)
+					return -1;
+			ix[part][nix[part]++] = c;
+		} else
+			return -1;
+	}
+	tinfo *x[2] = {known(m, n->input[0]), known(m, n->input[1])};
+	if (part != 2 || !x[0] || !x[1] || x[0]->rank != nix[0] || x[1]->rank != nix[1])
+		return -1;
+	/* each index: its size, and where it is in the operands and output */
+	char bat[16], fa[16], fb[16], con[16];
+	int nb = 0, na = 0, nfb = 0, nc = 0;
+	int64_t size[128] = {0};
+	for (int o = 0; o < 2; o++)
+		for (int k = 0; k < nix[o]; k++) {
+			int c = (unsigned char)ix[o][k];
+			if (size[c] && size[c] != x[o]->dims[k])
+				return -1;
+			size[c] = x[o]->dims[k];
+		}
+	for (int o = 0; o < 2; o++)
+		for (int k = 0; k < nix[o]; k++) {
+			char c = ix[o][k];
+			int in_other = memchr(ix[1 - o], c, (size_t)nix[1 - o]) != NULL,
+			    in_out = memchr(ix[2], c, (size_t)nix[2]) != NULL;
+			if (!in_other && !in_out)
+				return -1; /* summed in one operand alone */
+			if (o == 1 && in_other)
+				continue; /* met with the first operand */
+			if (in_other && in_out)
+				bat[nb++] = c;
+			else if (in_other)
+				con[nc++] = c;
+			else if (o == 0)
+				fa[na++] = c;
+			else
+				fb[nfb++] = c;
+		}
+	if (nb + na + nfb != nix[2] || nb + 2 > 8)
+		return -1;
+	for (int k = 0; k < nix[2]; k++)
+		if (!size[(unsigned char)ix[2][k]])
+			return -1;
+	/* A to [batch, free of A, contracted], B to [batch, contracted, free of B] */
+	char seq[2][16];
+	int len[2] = {0, 0};
+	for (int o = 0; o < 2; o++) {
+		int l = 0;
+		for (int k = 0; k < nb; k++)
+			seq[o][l++] = bat[k];
+		const char *first = o == 0 ? fa : con, *second = o == 0 ? con : fb;
+		int n1 = o == 0 ? na : nc, n2 = o == 0 ? nc : nfb;
+		for (int k = 0; k < n1; k++)
+			seq[o][l++] = first[k];
+		for (int k = 0; k < n2; k++)
+			seq[o][l++] = second[k];
+		len[o] = l;
+	}
+	char buf[6][600];
+	const char *in[2];
+	int64_t M = 1, N = 1, K = 1;
+	for (int k = 0; k < na; k++)
+		M *= size[(unsigned char)fa[k]];
+	for (int k = 0; k < nfb; k++)
+		N *= size[(unsigned char)fb[k]];
+	for (int k = 0; k < nc; k++)
+		K *= size[(unsigned char)con[k]];
+	for (int o = 0; o < 2; o++) {
+		int64_t perm[16], shape[16];
+		int moved = 0;
+		for (int k = 0; k < len[o]; k++) {
+			perm[k] = (const char *)memchr(ix[o], seq[o][k], (size_t)nix[o]) - ix[o];
+			moved |= perm[k] != k;
+		}
+		in[o] = n->input[o];
+		if (moved) {
+			char nm[600];
+			snprintf(nm, sizeof nm, "%s.t%d", name, o);
+			in[o] = emit_shaped(m, nm, "Transpose", in[o], "perm", perm, len[o], buf[o],
+			                    sizeof buf[o]);
+		}
+		for (int k = 0; k < nb; k++)
+			shape[k] = size[(unsigned char)bat[k]];
+		shape[nb] = o == 0 ? M : K;
+		shape[nb + 1] = o == 0 ? K : N;
+		if (len[o] != nb + 2 || (o == 0 ? na != 1 || nc != 1 : nc != 1 || nfb != 1)) {
+			char nm[600];
+			snprintf(nm, sizeof nm, "%s.r%d", name, o);
+			in[o] = emit_shaped(m, nm, "Reshape", in[o], "shape", shape, nb + 2,
+			                    buf[2 + o], sizeof buf[2 + o]);
+		}
+	}
+	/* the product [batch, M, N], then the output's shape and order */
+	int64_t perm[16], shape[16];
+	int moved = 0, direct = na == 1 && nfb == 1;
+	char mm[600], seqo[16];
+	int l = 0;
+	for (int k = 0; k < nb; k++)
+		seqo[l++] = bat[k];
+	for (int k = 0; k < na; k++)
+		seqo[l++] = fa[k];
+	for (int k = 0; k < nfb; k++)
+		seqo[l++] = fb[k];
+	for (int k = 0; k < l; k++) {
+		perm[k] = (const char *)memchr(seqo, ix[2][k], (size_t)l) - seqo;
+		moved |= perm[k] != k;
+		shape[k] = size[(unsigned char)seqo[k]];
+	}
+	snprintf(mm, sizeof mm, "%s.mm", name);
+	cJSON *o = add_op(m, !direct || moved ? mm : name, "MatMul");
+	io(m, o, "inputs", in[0]);
+	io(m, o, "inputs", in[1]);
+	const char *y = !direct || moved ? mm : n->output[0];
+	if (!direct || moved)
+		pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(mm));
+	else
+		io(m, o, "outputs", n->output[0]);
+	if (!direct) {
+		char nm[600];
+		snprintf(nm, sizeof nm, "%s.r", name);
+		y = emit_shaped(m, moved ? nm : name, "Reshape", y, "shape", shape, l, buf[4],
+		                sizeof buf[4]);
+		if (!moved) { /* the output itself */
+			cJSON *last = cJSON_GetArrayItem(m->ops, cJSON_GetArraySize(m->ops) - 1);
+			cJSON_ReplaceItemInArray(cJSON_GetObjectItem(last, "outputs"), 0,
+			                         cJSON_CreateString(n->output[0]));
+		}
+	}
+	if (moved) {
+		cJSON *t = add_op(m, name, "Transpose");
+		pl_json_push(cJSON_GetObjectItem(t, "inputs"), cJSON_CreateString(y));
+		io(m, t, "outputs", n->output[0]);
+		pl_json_add(cJSON_AddObjectToObject(t, "attrs"), "perm", int_list(perm, l));
+	}
+	int64_t od[16];
+	for (int k = 0; k < nix[2]; k++)
+		od[k] = size[(unsigned char)ix[2][k]];
+	set_info(m, n->output[0], nix[2], od, 0, NULL);
+	return 0;
+}
+
 /* Split along the last axis of a linear layer's output (GPT-2's q, k, v):
  * each output its columns (linear_columns); -1 when not such a split. */
 static int import_split(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = known(m, n->input[0]);
-	if (!x || x->rank < 1 || axis_of(attr_i(n, "axis", 0), x->rank) != x->rank - 1 ||
-	    n->n_output < 1 || n->n_output > 16)
+	int64_t ax = x ? axis_of(attr_i(n, "axis", 0), x->rank) : -1;
+	if (!x || x->rank < 1 || ax < 0 || ax >= x->rank || n->n_output < 1 || n->n_output > 16)
 		return -1;
-	int64_t sizes[16], N = x->dims[x->rank - 1];
+	int64_t sizes[16], N = x->dims[ax];
 	int k = ints_of(m, n, "split", 1, sizes, 16);
 	if (k == 0) { /* equal parts */
 		if (N % (int64_t)n->n_output)
@@ -1417,17 +1603,42 @@ static int import_split(imp *m, const Onnx__NodeProto *n, const char *name)
 			sizes[j] = N / (int64_t)n->n_output;
 		k = (int)n->n_output;
 	}
-	if (k != (int)n->n_output)
+	int64_t total = 0;
+	for (int j = 0; j < k; j++)
+		total += sizes[j] > 0 ? sizes[j] : -BIG;
+	if (k != (int)n->n_output || total != N)
 		return -1;
 	int64_t at = 0;
-	for (int j = 0; j < k; j++) {
-		char part[600];
-		snprintf(part, sizeof part, "%s.%d", name, j);
-		if (linear_columns(m, n->input[0], at, at + sizes[j], part, n->output[j]))
-			return -1;
-		at += sizes[j];
+	char part[600];
+	if (ax == x->rank - 1) { /* a linear layer's output: its weight's columns */
+		snprintf(part, sizeof part, "%s.0", name);
+		if (!linear_columns(m, n->input[0], 0, sizes[0], part, n->output[0])) {
+			for (int j = 1; j < k; j++) {
+				at += sizes[j - 1];
+				snprintf(part, sizeof part, "%s.%d", name, j);
+				if (linear_columns(m, n->input[0], at, at + sizes[j], part,
+				                   n->output[j]))
+					return -1;
+			}
+			return 0;
+		}
 	}
-	return at == N ? 0 : -1;
+	for (int j = 0; j < k; j++) { /* any other tensor: a Slice each */
+		int64_t dims[16], lo = at, hi = at + sizes[j];
+		snprintf(part, sizeof part, "%s.%d", name, j);
+		cJSON *o = add_op(m, part, "Slice");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[j]);
+		cJSON *a = cJSON_AddObjectToObject(o, "attrs");
+		pl_json_add(a, "axes", int_list(&ax, 1));
+		pl_json_add(a, "starts", int_list(&lo, 1));
+		pl_json_add(a, "ends", int_list(&hi, 1));
+		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+		dims[ax] = sizes[j];
+		set_info(m, n->output[j], x->rank, dims, 0, NULL);
+		at = hi;
+	}
+	return 0;
 }
 
 /* whether an emitted op reads name, or it is one of outs */
@@ -1798,12 +2009,14 @@ static pl_status node(imp *m, int i)
 			                   "ranges that are not empty");
 		return PL_OK;
 	}
+	if (!strcmp(t, "Einsum")) {
+		const char *why;
+		return import_einsum(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+	}
 	if (!strcmp(t, "Split")) {
 		if (n->n_input < 1 || import_split(m, n, name))
-			return unsupported(
-			    m, n,
-			    "a Split is imported only as the last-axis cut of a linear "
-			    "layer's output (a fused q, k, v projection)");
+			return unsupported(m, n,
+			                   "its input's shape or its parts' sizes are not known");
 		return PL_OK;
 	}
 	if (!strcmp(t, "LayerNormalization")) { /* opset 17 */
@@ -2217,13 +2430,15 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 			goto done;
 		}
 		int64_t ls[16];
+		tinfo *yi = known(&m, y->name); /* the shape the import inferred, if any */
 		for (size_t d = 0; d + 1 < sh->n_dim; d++) {
 			const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
 			ls[d] = dim->value_case ==
 			                    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
 			                dim->dim_value > 0
 			            ? dim->dim_value
-			            : m.batch;
+			        : yi && yi->rank == (int)sh->n_dim ? yi->dims[d]
+			                                           : m.batch;
 			if (ls[d] <= 0) {
 				st = pl_err_set(
 				    err, PL_EINVAL,

@@ -846,7 +846,7 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin; do
+for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -872,7 +872,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -892,6 +892,11 @@ done
 # Swin: the shifted windows' attention mask computed at import (a constant of its
 # shape), the relative position bias a Gather from its table by a constant index,
 # patch merging's strided slices as Reshape + Slice + Reshape
+check "mobilenet_v3_fresh.onnx: the shared zero bias its convolutions read through Identities is one param, read by each" \
+  '[ "$(jq "[.ops[] | select(.type == \"Conv\") | .inputs[2] // empty] | group_by(.) | map(length) | max" "$T/mobilenet_v3_fresh-onnx.json")" -gt 1 ]'
+check "einsum.onnx: each Einsum a MatMul with the transposes and reshapes its indices need, a tensor unpacked by Split as Slices" \
+  '[ "$(jq -c "[.ops[] | select(.name | test(\"Einsum\")) | .type]" "$T/einsum-onnx.json")" = "[\"Transpose\",\"MatMul\",\"MatMul\",\"Transpose\",\"Reshape\",\"Reshape\",\"MatMul\",\"Reshape\"]" ] &&
+   [ "$(jq -c "[.ops[] | select(.name | test(\"Split\")) | .attrs.starts[0]]" "$T/einsum-onnx.json")" = "[0,1,2]" ]'
 check "swin.onnx: the shifted window's mask a constant [1,4,1,16,16], 4 bias Gathers from the tables, patch merging's 6 strided slices as Reshape + Slice + Reshape" \
   '[ "$(jq "[.tensors[] | select(.role == \"const\" and .shape == [1, 4, 1, 16, 16])] | length" "$T/swin-onnx.json")" = 1 ] &&
    [ "$(jq "[.ops[] | select(.type == \"Gather\") | .inputs[0] | select(test(\"relative_position_bias_table\"))] | length" "$T/swin-onnx.json")" = 4 ] &&
