@@ -425,8 +425,10 @@ static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 static int fold_constant(imp *m, const Onnx__NodeProto *n)
 {
 	static const char *const same[] = {
-	    "Cast", "Not", "Neg",  "Identity", "Sqrt",       "Floor",     "Ceil",           "Abs",
-	    "Exp",  "Log", "Relu", "Sign",     "Reciprocal", "ScatterND", "ScatterElements"};
+	    "Cast",  "Not",  "Neg",        "Identity",  "Sqrt",
+	    "Floor", "Ceil", "Abs",        "Exp",       "Log",
+	    "Relu",  "Sign", "Reciprocal", "ScatterND", "ScatterElements",
+	    "Trilu"};
 	static const char *const bin[] = {"Add",
 	                                  "Sub",
 	                                  "Mul",
@@ -1064,6 +1066,10 @@ static const char *dtype_name(int32_t t)
 	case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: return "bfloat16";
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return "int32";
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return "int64";
+	/* a boolean mask fed to the model: integers 0 and 1 (data; no gradient) */
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: return "int64";
 	default: return NULL;
 	}
 }
