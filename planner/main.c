@@ -87,11 +87,13 @@ typedef struct common {
 #define OPT_BATCH   1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS    1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST   1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
+#define OPT_DROPOUT 1005 /* --dropout keep|drop|auto: an ONNX model's Dropout nodes */
 /* the options of every command that reads a MODEL, for ONNX files */
 #define ONNX_OPTIONS                                                                               \
 	{"batch", required_argument, 0, OPT_BATCH}, {"loss", required_argument, 0, OPT_LOSS},      \
+	    {"const", required_argument, 0, OPT_CONST},                                            \
 	{                                                                                          \
-		"const", required_argument, 0, OPT_CONST                                           \
+		"dropout", required_argument, 0, OPT_DROPOUT                                       \
 	}
 /* getopt codes of search's fixed degrees */
 enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT, OPT_TOP };
@@ -116,6 +118,12 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		if (pl_parse_ll(arg, &v) || v < 1 || v > (1LL << 40))
 			return pl_cli_usage(cmd, "--batch %s: expected a positive integer", arg);
 		co->onnx.batch = v;
+		return 0;
+	}
+	if (ch == OPT_DROPOUT) {
+		if (strcmp(arg, "keep") && strcmp(arg, "drop") && strcmp(arg, "auto"))
+			return pl_cli_usage(cmd, "--dropout %s: expected keep, drop or auto", arg);
+		co->onnx.dropout = arg;
 		return 0;
 	}
 	if (ch == OPT_CONST) {
@@ -496,8 +504,9 @@ static const char *const search_help =
     "                        \"--tp 8 --pp 4\") and print, instead of the plan, how that\n"
     "                        plan compares with the chosen one (explain --diff; --json\n"
     "                        for its JSON) and whether it is proven best under them\n"
-    "  --batch N, --loss cross-entropy|none, --const PATTERN   a MODEL.onnx's batch,\n"
-    "                        appended loss and constant initializers (planner import --help)\n"
+    "  --batch N, --loss cross-entropy|none, --const PATTERN, --dropout auto|keep|drop\n"
+    "                        a MODEL.onnx's batch, appended loss, constant initializers\n"
+    "                        and Dropout nodes (planner import --help)\n"
     "  -h, --help            this text\n"
     "\n"
     "examples:\n"
@@ -878,6 +887,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
+		case OPT_DROPOUT:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -1094,7 +1104,7 @@ static const char *const cost_help =
     "{\"error\": \"...\"} and the exit status is 2 at the end.\n"
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
     "else H100 nodes of its shape).\n"
-    "MODEL may be an ONNX file: --batch N, --loss cross-entropy|none and --const as for\n"
+    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
     "'planner import'.\n";
 
 /* One priced plan, as 'cost' reports it. */
@@ -1218,6 +1228,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
+		case OPT_DROPOUT:
 		case 'd':
 		case 'c':
 		case OPT_RESERVE: {
@@ -1334,7 +1345,7 @@ static const char *const strategies_help =
     "\n"
     "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
     "per-input split tuples, its compute and communication seconds and its memory per device.\n"
-    "MODEL may be an ONNX file: --batch N, --loss cross-entropy|none and --const as for\n"
+    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
     "'planner import'.\n";
 
 static int cmd_strategies(int argc, char **argv)
@@ -1354,6 +1365,7 @@ static int cmd_strategies(int argc, char **argv)
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
+		case OPT_DROPOUT:
 		case 'd':
 		case 'c': {
 			int rc = common_opt(ch, optarg, &co, "strategies");
@@ -1449,8 +1461,9 @@ static const char *const bench_help =
     "  --csv                 CSV on stdout instead of the table\n"
     "  --plot FILE.svg       also a bar chart of step and search time (needs gnuplot;\n"
     "                        without it the table alone, and a note on stderr)\n"
-    "  --batch N, --loss cross-entropy|none, --const PATTERN   a MODEL.onnx's batch,\n"
-    "                        appended loss and constant initializers (planner import --help)\n"
+    "  --batch N, --loss cross-entropy|none, --const PATTERN, --dropout auto|keep|drop\n"
+    "                        a MODEL.onnx's batch, appended loss, constant initializers\n"
+    "                        and Dropout nodes (planner import --help)\n"
     "  -h, --help            this text\n"
     "\n"
     "exit status: 0 when some mode planned (rows of the others say why), else the\n"
@@ -1538,6 +1551,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
+		case OPT_DROPOUT:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -1998,12 +2012,12 @@ static int cmd_import(int argc, char **argv)
 	static const char *const help =
 	    "usage: planner import MODEL.onnx -o MODEL.json [--batch N] [--loss "
 	    "cross-entropy|none]\n"
-	    "                      [--const PATTERN]...\n\n"
+	    "                      [--const PATTERN]... [--dropout auto|keep|drop]\n\n"
 	    "Writes an ONNX model as a planner.model/1 file (every command that takes a\n"
 	    "MODEL also takes MODEL.onnx directly, with the same options). Initializers\n"
 	    "become params (their data are never read: dims are enough), graph inputs\n"
 	    "inputs; shape subgraphs are folded, GELU (Erf or tanh form) and decomposed\n"
-	    "LayerNorm recognised, Identity and Dropout of eval exports dropped. The ops of\n"
+	    "LayerNorm recognised, Identity dropped, Dropout as --dropout says. The ops of\n"
 	    "transformer and torchvision exports (Gemm, MatMul, Conv, BatchNormalization,\n"
 	    "pools, element-wise ops, Softmax, Transpose, Reshape, Gather, Concat, Slice,\n"
 	    "Expand, ReduceMean, ...) are imported; anything else exits 2 naming the node,\n"
@@ -2015,11 +2029,13 @@ static int cmd_import(int argc, char **argv)
 	    "                        first output against an int64 labels input (default),\n"
 	    "                        or none when the graph already ends in its loss\n"
 	    "  --const PATTERN       initializers whose names match (shell pattern: *, ?,\n"
-	    "                        [...]; * matches dots too) stay constant: buffers, such\n"
-	    "                        as a causal mask,\n"
-	    "                        that exporters write like weights (no gradient, no\n"
-	    "                        optimizer state); repeatable; one matching nothing\n"
-	    "                        exits 2\n"
+	    "                        [...]; * matches dots too) stay constant: buffers,\n"
+	    "                        such as a causal mask, that exporters write like\n"
+	    "                        weights (no gradient, no optimizer state);\n"
+	    "                        repeatable; one matching nothing exits 2\n"
+	    "  --dropout auto|keep|drop  Dropout nodes: kept as the planner's Dropout where\n"
+	    "                        the export trains with them (training_mode true and\n"
+	    "                        a ratio above 0; auto, the default), always, or never\n"
 	    "  -h, --help            this text\n\n"
 	    "example:\n"
 	    "  planner import mlp.onnx --batch 64 -o mlp.json\n"
@@ -2037,7 +2053,8 @@ static int cmd_import(int argc, char **argv)
 		switch (ch) {
 		case OPT_BATCH:
 		case OPT_LOSS:
-		case OPT_CONST: {
+		case OPT_CONST:
+		case OPT_DROPOUT: {
 			int rc = common_opt(ch, optarg, &co, "import");
 			if (rc)
 				return rc;
@@ -2203,7 +2220,7 @@ static const char *const run_help =
     "when the plan does not match the model or the number of processes.\n"
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
-    "MODEL may be an ONNX file: --batch N, --loss cross-entropy|none and --const as for\n"
+    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
     "'planner import'.\n";
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
@@ -2301,6 +2318,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
+		case OPT_DROPOUT:
 		case 'd':
 		case 'c':
 		case OPT_RESERVE: {

@@ -81,6 +81,7 @@ typedef struct imp {
 	} * padded;
 	int npadded;
 	int nconst;
+	const char *dropout; /* --dropout: keep, drop or auto (NULL) */
 	pl_err *err;
 } imp;
 
@@ -232,6 +233,17 @@ static int tensor_values(const Onnx__TensorProto *t, double *v)
 			v[i] = x;
 			break;
 		}
+		case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+		case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+			if (len != k)
+				return 0;
+			v[i] = r[i];
+			break;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+			if (len != k)
+				return 0;
+			v[i] = (signed char)r[i];
+			break;
 		case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: {
 			float x;
 			if (len != 4 * k)
@@ -1941,6 +1953,28 @@ static int import_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
+/* Dropout node n's ratio (input 1 from opset 12, the attribute before; 0.5
+ * when neither): 0, or -1 when it is not a constant */
+static int dropout_ratio(const imp *m, const Onnx__NodeProto *n, double *ratio)
+{
+	const Onnx__AttributeProto *ra = attr(n, "ratio");
+	*ratio = ra && ra->has_f ? ra->f : 0.5;
+	return n->n_input > 1 && n->input[1][0] ? scalar_of(m, n->input[1], ratio) : 0;
+}
+
+/* Whether Dropout node n is kept: --dropout keep or drop says so; by default
+ * (auto) when the export trains with it (its training_mode input a constant
+ * true, and a ratio above 0; an eval export has none, or false) */
+static int keep_dropout(imp *m, const Onnx__NodeProto *n)
+{
+	const char *d = m->dropout ? m->dropout : "auto";
+	if (!strcmp(d, "keep") || !strcmp(d, "drop"))
+		return !strcmp(d, "keep");
+	double on = 0, ratio;
+	return n->n_input > 2 && n->input[2][0] && !scalar_of(m, n->input[2], &on) && on != 0 &&
+	       !dropout_ratio(m, n, &ratio) && ratio > 0;
+}
+
 /* An op of type whose attrs.shape is node n's input 1, a constant (Reshape's
  * target, Expand's shape); *target (if given) gets it. 0, or -1 when it is
  * not one the importer folded */
@@ -1998,6 +2032,26 @@ static pl_status node(imp *m, int i)
 	}
 	if (fold(m, n))
 		return PL_OK; /* a constant, or a computation on shapes: folded */
+	if (!strcmp(t, "Dropout") && keep_dropout(m, n)) {
+		/* a training export's dropout (or --dropout keep): the planner's
+		 * Dropout, its ratio input 1 (an attribute before opset 12) */
+		double ratio;
+		if (dropout_ratio(m, n, &ratio))
+			return unsupported(m, n, "its ratio is not a constant");
+		if (!(ratio >= 0 && ratio < 1))
+			return unsupported(m, n, "its ratio is not in [0, 1)");
+		int who;
+		if (n->n_output > 1 && n->output[1][0] && consumers(m, n->output[1], &who, 1) > 0)
+			return unsupported(m, n, "its mask output is read");
+		cJSON *o = add_op(m, name, "Dropout");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "ratio", ratio);
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
 		m->alias_from[m->nalias] = n->output[0];
 		m->alias_to[m->nalias++] = n->input[0];
@@ -2365,7 +2419,11 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		                  "%s: not an ONNX model (no ModelProto with a graph)", path);
 	}
 	const Onnx__GraphProto *g = mp->graph;
-	imp m = {.g = g, .path = path, .batch = o ? o->batch : 0, .err = err};
+	imp m = {.g = g,
+	         .path = path,
+	         .batch = o ? o->batch : 0,
+	         .dropout = o ? o->dropout : NULL,
+	         .err = err};
 	for (size_t i = 0; i < mp->n_opset_import; i++)
 		if (!mp->opset_import[i]->domain || !mp->opset_import[i]->domain[0])
 			m.opset = mp->opset_import[i]->version;

@@ -18,6 +18,9 @@ typedef struct pl_onnx_opts {
 	 * exporters write like weights): fnmatch patterns of their names */
 	const char *const *consts;
 	int nconsts;
+	/* Dropout nodes: "keep" (the planner's Dropout), "drop", or NULL / "auto":
+	 * kept where the export trains (training_mode true) */
+	const char *dropout;
 } pl_onnx_opts;
 
 /* The model in data[0..len) (an ONNX file named path) as a planner.model/1

@@ -846,7 +846,7 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq; do
+for f in cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -872,7 +872,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -897,6 +897,15 @@ check "mobilenet_v3_fresh.onnx: the shared zero bias its convolutions read throu
 check "einsum.onnx: each Einsum a MatMul with the transposes and reshapes its indices need, a tensor unpacked by Split as Slices" \
   '[ "$(jq -c "[.ops[] | select(.name | test(\"Einsum\")) | .type]" "$T/einsum-onnx.json")" = "[\"Transpose\",\"MatMul\",\"MatMul\",\"Transpose\",\"Reshape\",\"Reshape\",\"MatMul\",\"Reshape\"]" ] &&
    [ "$(jq -c "[.ops[] | select(.name | test(\"Split\")) | .attrs.starts[0]]" "$T/einsum-onnx.json")" = "[0,1,2]" ]'
+# Dropout: a training export's kept as the planner's (its ratio), an eval export's
+# (training_mode false) dropped; --dropout keep / drop say otherwise
+drops() { "$PLANNER" import "$O/$1.onnx" --batch 4 ${2:+--dropout $2} -o "$T/dr.json" > /dev/null 2>&1 &&
+  jq -c "[.ops[] | select(.type == \"Dropout\") | .attrs.ratio * 100 | round]" "$T/dr.json"; }
+check "--dropout: kept where the export trains, dropped in an eval export, keep and drop as asked" \
+  '[ "$(drops mlp_dropout)" = "[10]" ] && [ "$(drops mlp_dropout drop)" = "[]" ] &&
+   [ "$(drops swin)" = "[]" ] && [ "$(drops swin keep)" = "[0,0,0,0,0,0,0,0]" ]'
+"$PLANNER" import "$O/mlp_dropout.onnx" --batch 4 --dropout sometimes -o "$T/dr.json" > /dev/null 2> "$T/err"
+check "--dropout sometimes exits 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected keep, drop or auto" "$T/err"'
 check "swin.onnx: the shifted window's mask a constant [1,4,1,16,16], 4 bias Gathers from the tables, patch merging's 6 strided slices as Reshape + Slice + Reshape" \
   '[ "$(jq "[.tensors[] | select(.role == \"const\" and .shape == [1, 4, 1, 16, 16])] | length" "$T/swin-onnx.json")" = 1 ] &&
    [ "$(jq "[.ops[] | select(.type == \"Gather\") | .inputs[0] | select(test(\"relative_position_bias_table\"))] | length" "$T/swin-onnx.json")" = 4 ] &&
