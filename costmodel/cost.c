@@ -369,7 +369,12 @@ double pl_job_span(const pl_job *job)
 
 double pl_job_step_scale(const pl_job *job)
 {
-	return pl_job_span(job) / (double)(job->stages > 0 ? job->stages : 1);
+	int64_t m = job->micro_batches > 0 ? job->micro_batches : 1;
+	int64_t pp = job->stages > 0 ? job->stages : 1;
+	int64_t v = job->max_virtual > 0 ? job->max_virtual : job->virtual_stages;
+	if (v <= 1) /* plain 1F1B: (m + pp - 1) / pp */
+		return pl_job_span(job) / (double)pp;
+	return ((double)m + (double)(pp - 1) / (double)v) / (double)pp;
 }
 
 void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out)
@@ -786,6 +791,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
 	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
+	p->job.max_virtual = job && job->max_virtual > 1 ? job->max_virtual : 0;
 	p->job.overlap = job && job->overlap;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {

@@ -42,7 +42,11 @@ typedef struct pl_job {
 	int64_t micro_batches;  /* m >= 1 (0 reads as 1) */
 	int64_t stages;         /* pp >= 1 (0 reads as 1) */
 	int64_t virtual_stages; /* v: model chunks per device, interleaved 1F1B (0 reads as 1) */
-	int zero;               /* optimizer sharding: 0 off, 1 states, 2 + grads, 3 + params */
+	/* the most chunks per device a plan of the job may be scheduled with (a
+	 * whole-job search's point that chooses v; 0 reads as virtual_stages):
+	 * what pl_job_step_scale's lower bound allows for */
+	int64_t max_virtual;
+	int zero; /* optimizer sharding: 0 off, 1 states, 2 + grads, 3 + params */
 	/* per op, or NULL: 1 drops its activations and runs its forward again in the
 	 * backward; 2 the same but keeps its first output (a layer's checkpoint) */
 	const uint8_t *recompute;
@@ -144,8 +148,12 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split);
 void pl_problem_set_zero(pl_problem *p, int zero);
 /* m + pp - 1: how many micro-batch times a balanced 1F1B step takes. */
 double pl_job_span(const pl_job *job);
-/* span / stages: the factor from a problem's per-micro-batch table sums to
- * a step (pl_cost_plan applies it). */
+/* The factor from a problem's per-micro-batch table sums to a step
+ * (pl_cost_plan applies it): (m + (pp - 1) / V) / pp, V the most chunks per
+ * device the job may use (max_virtual, else virtual_stages). With one stage
+ * that is m, the step; with pp stages a lower bound of any schedule's step:
+ * interleaved 1F1B over v <= V chunks takes m max_s t_s + (sum_s t_s -
+ * max_s t_s) / v, least when the stages are balanced (docs/cost-model.md). */
 double pl_job_step_scale(const pl_job *job);
 /* The parts of the op's candidate k (computed with the node table). */
 const pl_nodeparts *pl_problem_parts(pl_problem *p, int op);

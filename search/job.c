@@ -595,8 +595,14 @@ static void build_one(void *ctx, int q)
 		pb->late = 1;
 		return;
 	}
+	/* the schedules try_plan may choose: interleaved over up to
+	 * PL_JOB_MAX_VIRTUAL chunks where m fills rounds of the stages */
+	int64_t vmax = pb->vs == PL_AUTO
+	                   ? (pb->pp > 1 && pb->m % pb->pp == 0 ? PL_JOB_MAX_VIRTUAL : 1)
+	                   : (pb->vs > 1 ? pb->vs : 1);
 	pl_job job = {.micro_batches = pb->m,
 	              .stages = pb->pp,
+	              .max_virtual = vmax,
 	              .recompute = pb->rc ? w->flags[pb->mi][pb->rc] : NULL,
 	              .degrees = pb->deg};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);

@@ -648,6 +648,24 @@ check "cost: a checkpoint with data after it exits 2 naming the line" \
 sed '0,/"format":[[:space:]]*"planner.strategy\/1",/s//"format": "planner.strategy\/1", "format": "x",/' "$T/fixed.plan" > "$T/dup.plan"
 "$PLANNER" explain "$T/dup.plan" > /dev/null 2> "$T/err"
 check "explain: a key declared twice exits 2 naming it" '[ $? -eq 2 ] && grep -q "format: declared twice" "$T/err"'
+# --- the whole-job search's bounds hold for interleaved schedules: no configuration it could
+# choose is bounded out below a plan the search finds with that configuration fixed (a 22B
+# GPT on 8 and 16 A100s, where interleaving 8 chunks beats every plain schedule; the bound
+# used to assume plain 1F1B's fill and drain and claimed a slower plan proven optimal)
+"$ZOO" gpt3-175b --layers 48 --hidden 6144 --heads 64 --head-dim 96 --ffn 24576 --seq 2048 \
+  --vocab 51200 --batch 4 --dtype float16 > "$T/g22.json"
+worse=""
+for cl in a100-80gx8:1 a100-80gx8:2; do
+  free=$("$PLANNER" search "$T/g22.json" --cluster "$cl" --job --fastest -o "$T/g22.plan" > /dev/null 2>&1 &&
+    jq .cost.step_seconds "$T/g22.plan")
+  for pp in 2 4 8; do
+    "$PLANNER" search "$T/g22.json" --cluster "$cl" --pp "$pp" --fastest -o "$T/g22pp.plan" > /dev/null 2>&1 || continue
+    fixed=$(jq .cost.step_seconds "$T/g22pp.plan")
+    awk -v a="$free" -v b="$fixed" 'BEGIN { exit !(a > 0 && a <= b * (1 + 1e-9)) }' || worse="$worse [$cl pp $pp: $free vs $fixed]"
+  done
+done
+check "--job --fastest is at least as fast as every --pp it could choose, interleaved schedules included${worse}" '[ -z "$worse" ]'
+
 # --- explain --diff: what differs between two plans, adding up to the totals' difference
 "$PLANNER" search "$GS" --cluster h100x8:2 -o "$T/flat.plan" > /dev/null 2>&1
 "$PLANNER" explain --diff "$T/flat.plan" "$T/fixed.plan" --json > "$T/d.json" 2> "$T/err"
