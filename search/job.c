@@ -365,6 +365,7 @@ typedef struct prob {
 	int rc;
 	pl_degrees deg; /* of its stage mesh */
 	int64_t vs; /* chunks per device: PL_AUTO chosen per plan (interleaved 1F1B), else fixed */
+	int64_t vmax; /* the most chunks per device a plan of it may be given */
 	/* as built (build_one): per ZeRO level the least memory a plan needs and
 	 * the node bound; or why not */
 	double least[PL_ZERO_LEVELS], node_bound[PL_ZERO_LEVELS];
@@ -595,14 +596,9 @@ static void build_one(void *ctx, int q)
 		pb->late = 1;
 		return;
 	}
-	/* the schedules try_plan may choose: interleaved over up to
-	 * PL_JOB_MAX_VIRTUAL chunks where m fills rounds of the stages */
-	int64_t vmax = pb->vs == PL_AUTO
-	                   ? (pb->pp > 1 && pb->m % pb->pp == 0 ? PL_JOB_MAX_VIRTUAL : 1)
-	                   : (pb->vs > 1 ? pb->vs : 1);
 	pl_job job = {.micro_batches = pb->m,
 	              .stages = pb->pp,
-	              .max_virtual = vmax,
+	              .max_virtual = pb->vmax,
 	              .recompute = pb->rc ? w->flags[pb->mi][pb->rc] : NULL,
 	              .degrees = pb->deg};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
@@ -1170,6 +1166,21 @@ static pl_status job_options(jobrun *s)
 	return PL_OK;
 }
 
+/* The most chunks per device (interleaved 1F1B) a plan of pp stages and m
+ * micro-batches may be given (try_plan's choice): the fixed count, or with
+ * the count free up to PL_JOB_MAX_VIRTUAL where m fills rounds of the stages,
+ * and never more than each stage has segments of the K between clean cuts
+ * (some stage has at most K / pp). What the point's lower bound allows for. */
+static int64_t most_chunks(const pl_job_opts *jo, int64_t m, int64_t pp, int K)
+{
+	if (jo->virtual_stages != PL_AUTO)
+		return jo->virtual_stages > 1 ? jo->virtual_stages : 1;
+	if (pp <= 1 || m % pp)
+		return 1;
+	int64_t v = K / pp;
+	return v < 1 ? 1 : v > PL_JOB_MAX_VIRTUAL ? PL_JOB_MAX_VIRTUAL : v;
+}
+
 /* The problems of stage count pp for micro-batch graph a (and recompute),
  * appended to s->probs; a fixed configuration that cannot be is an error, a
  * searched one is skipped (s->skipped says why). */
@@ -1227,7 +1238,8 @@ static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 				                              .pp = pp,
 				                              .rc = rc,
 				                              .deg = deg,
-				                              .vs = jo->virtual_stages};
+				                              .vs = jo->virtual_stages,
+				                              .vmax = most_chunks(jo, m, pp, K)};
 	}
 	return PL_OK;
 }
