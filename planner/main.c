@@ -2107,8 +2107,9 @@ static int cmd_report(int argc, char **argv)
 	    "step and where it goes, the device mesh coloured by each kind of group over\n"
 	    "the nodes, the pipeline schedule (1F1B per stage: forward, backward, bubble,\n"
 	    "optimizer), the peak device's memory by category against its capacity and\n"
-	    "reserve, the strategies by part of the model and of the dearest ops, and the\n"
-	    "groups' link classes. Every number is the checkpoint's.\n\n"
+	    "reserve and every stage's by the same categories, the groups' link classes and\n"
+	    "the communication by collective and link class, and the strategies by part of\n"
+	    "the model and of the dearest ops. Every number is the checkpoint's.\n\n"
 	    "options:\n"
 	    "  -o, --output PAGE.html  where to write the page (atomically)\n"
 	    "  -h, --help              this text\n\n"
@@ -2156,15 +2157,16 @@ static int cmd_explain(int argc, char **argv)
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs("usage: planner explain CKPT\n"
 		      "       planner explain --diff A.json B.json [--json]\n\n"
-		      "Prints the totals and a per-op table of a strategy checkpoint written by\n"
-		      "'planner search': strategy, compute and communication milliseconds, memory\n"
-		      "per device. With --diff, what differs between two plans of one model: the\n"
-		      "totals, every op whose strategy, stage, time or memory differs, and the "
-		      "rest of\n"
-		      "the step's and the peak memory's difference (pipeline bubble and balance, "
-		      "peak\n"
-		      "stage, reserve), so that the lines add up; --json prints it as one JSON "
-		      "object.\n",
+		      "Prints the totals, the communication by collective and link class, every\n"
+		      "stage's memory by category, and a per-op table of a strategy checkpoint\n"
+		      "written by 'planner search': strategy, compute and communication\n"
+		      "milliseconds, memory per device. With --diff, what differs between two\n"
+		      "plans of one model: the totals, the differences summed by part of the model\n"
+		      "(embedding, attention, mlp or experts, head), every op whose strategy, stage,\n"
+		      "time or memory differs, the communication's difference by collective and\n"
+		      "link class, and the rest of the step's and the peak memory's difference\n"
+		      "(pipeline bubble and balance, peak stage, reserve), so that the lines add\n"
+		      "up; --json prints it as one JSON object.\n",
 		      stdout);
 		return 0;
 	}

@@ -1350,6 +1350,16 @@ static pl_status enumerate(jobrun *s)
 	return PL_OK;
 }
 
+/* How much looser a point's bound is for the interleaved schedules it may
+ * be given than for plain 1F1B: (m + pp - 1) / (m + (pp - 1) / V) >= 1 */
+static double plain_ratio(const prob *pb)
+{
+	pl_job plain = pb->p->job;
+	plain.max_virtual = 1;
+	plain.virtual_stages = 1;
+	return pl_job_step_scale(&plain) / pl_job_step_scale(&pb->p->job);
+}
+
 /* First pass, best first: every point's unconstrained optimum, a lower bound
  * of it; where that plan fits it is the point's optimum. Each round takes the
  * point of least bound (its node bound, its dps' and its siblings'), unless
@@ -1376,13 +1386,18 @@ static pl_status bound(jobrun *s)
 			if (pt->done || pt->exact)
 				continue;
 			double lb = point_lb(pts, s->npt, s->probs, i);
+			/* refined first: the least bound its plain 1F1B schedule allows
+			 * (interleaving's looser bound prunes, it does not lead: points
+			 * whose plain schedules look best usually hold the answer, and
+			 * the sooner it is known the more points it prunes) */
+			double key = lb * plain_ratio(&s->probs[pt->prob]);
 			if (lb >= useful_below(best, pt->plain, s->margin)) {
 				s->out->pruned++;
 				pt->done = 1;
 				finished++;
-			} else if (k < 0 || lb < klb) {
+			} else if (k < 0 || key < klb) {
 				k = i;
-				klb = lb;
+				klb = key;
 			}
 		}
 		if (k < 0)
