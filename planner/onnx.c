@@ -369,13 +369,34 @@ static int trained(imp *m, const char *name)
 	return role && strcmp(role, "const");
 }
 
+/* The n values of a view of known values a (its rank; output shape dims):
+ * output coordinate d walks input dimension src[d] from lo[d] by step[d]
+ * (a Slice: src the identity; a Transpose: src the permutation, lo 0, step 1) */
+static void view_values(const tinfo *a, const int64_t *dims, const int64_t *src, const int64_t *lo,
+                        const int64_t *step, int64_t n, double *v)
+{
+	int64_t at[16] = {0};
+	for (int64_t i = 0; i < n; i++) {
+		int64_t in_at[16], k = 0, stride = 1;
+		for (int d = 0; d < a->rank; d++)
+			in_at[src[d]] = lo[d] + at[d] * step[d];
+		for (int d = a->rank - 1; d >= 0; d--) {
+			k += in_at[d] * stride;
+			stride *= a->dims[d];
+		}
+		v[i] = a->val[k];
+		for (int d = a->rank - 1; d >= 0 && ++at[d] == dims[d]; d--)
+			at[d] = 0;
+	}
+}
+
 /* Slice of known values a (ONNX's semantics: negative starts and ends
  * count from the end and are clamped, negative steps walk back; torch's pad
  * reverses its pads so): the output's values recorded. 0, or -1 when the
  * ranges are not constants */
 static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 {
-	int64_t st[16], en[16], ax[16], sp[16], lo[16], step[16], dims[16], at[16] = {0};
+	int64_t st[16], en[16], ax[16], sp[16], lo[16], step[16], dims[16];
 	int ns = ints_of(m, n, "starts", 1, st, 16), ne = ints_of(m, n, "ends", 2, en, 16);
 	int na = ints_of(m, n, "axes", 3, ax, 16), nsp = ints_of(m, n, "steps", 4, sp, 16);
 	if (ns < 1 || ne != ns || (na && na != ns) || (nsp && nsp != ns) || a->rank > 16)
@@ -414,16 +435,10 @@ static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 	if (no > MAX_VALUES)
 		return -1;
 	double v[MAX_VALUES];
-	for (int64_t i = 0; i < no; i++) {
-		int64_t src = 0, stride = 1;
-		for (int d = a->rank - 1; d >= 0; d--) {
-			src += (lo[d] + at[d] * step[d]) * stride;
-			stride *= a->dims[d];
-		}
-		v[i] = a->val[src];
-		for (int d = a->rank - 1; d >= 0 && ++at[d] == dims[d]; d--)
-			at[d] = 0;
-	}
+	int64_t same[16] = {0};
+	for (int d = 0; d < a->rank; d++)
+		same[d] = d;
+	view_values(a, dims, same, lo, step, no, v);
 	set_info(m, n->output[0], a->rank, dims, (int)no, v);
 	return 0;
 }
@@ -691,7 +706,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 	if (!strcmp(t, "Slice") && n->n_input >= 3) /* on values: any steps (a reversal) */
 		return fold_slice(m, n, a) == 0;
 	if (!strcmp(t, "Transpose")) {
-		int64_t perm[16], at[16] = {0};
+		int64_t perm[16];
 		int np = ints_of(m, n, "perm", 99, perm, 16);
 		if (a->rank > 16 || (np && np != a->rank))
 			return 0;
@@ -702,18 +717,10 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 				return 0;
 			dims[d] = a->dims[perm[d]];
 		}
-		for (int64_t i = 0; i < ne; i++) { /* output element i: its input index */
-			int64_t src = 0, stride = 1, in_at[16];
-			for (int d = 0; d < a->rank; d++)
-				in_at[perm[d]] = at[d];
-			for (int d = a->rank - 1; d >= 0; d--) {
-				src += in_at[d] * stride;
-				stride *= a->dims[d];
-			}
-			v[i] = a->val[src];
-			for (int d = a->rank - 1; d >= 0 && ++at[d] == dims[d]; d--)
-				at[d] = 0;
-		}
+		int64_t zero[16] = {0}, one[16];
+		for (int d = 0; d < a->rank; d++)
+			one[d] = 1;
+		view_values(a, dims, perm, zero, one, ne, v);
 		set_info(m, n->output[0], a->rank, dims, (int)ne, v);
 		return 1;
 	}
