@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "costmodel/cost.h"
 #include "planner/layout.h"
 #include "planner/ops.h"
 #include "planner/clock.h"
@@ -916,6 +917,59 @@ static int set_outputs(rankctx *rc)
  * gradients into the shard; ZeRO 0 all-reduces the accumulated gradients
  * after the last micro-batch (ZeRO 1 reduce-scatters them in update). Then
  * the other consumers' complete contributions are added. */
+/* A gradient bucket being filled: params whose reduction runs over one group
+ * (comm, idx), their gradients packed into one all-reduce as PyTorch DDP and
+ * Megatron pack them (PL_GRAD_BUCKET_BYTES, the size the cost model prices) */
+typedef struct gbucket {
+	pl_comm *cm;
+	int idx, n;
+	int t[256];
+	size_t elems;
+} gbucket;
+
+/* all-reduces the bucket's gradients as one buffer, then adds each param's
+ * complete contributions of its other consumers; the time is each param's
+ * share by elements */
+static int flush_bucket(rankctx *rc, gbucket *b)
+{
+	pl_exec *ex = rc->ex;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	rankst *st = &ex->rs[R];
+	if (!b->n)
+		return 0;
+	double t0 = prof_now(rc);
+	int one = b->n == 1;
+	float *buf = one ? st->dval[b->t[0]] : scratch(ex, R, b->elems);
+	int bad = !buf;
+	size_t at = 0;
+	for (int i = 0; i < b->n && !bad && !one; i++) {
+		size_t k = local_elems(&ex->home[b->t[i]]);
+		bad = be->copy(be, R, buf + at, k, st->dval[b->t[i]], k, k, 1);
+		at += k;
+	}
+	bad = bad || be->all_reduce(b->cm, b->idx, buf, b->elems, 0);
+	at = 0;
+	for (int i = 0; i < b->n && !bad; i++) {
+		int t = b->t[i];
+		size_t k = local_elems(&ex->home[t]);
+		if (!one)
+			bad = be->copy(be, R, st->dval[t], k, buf + at, k, k, 1);
+		if (!bad && st->cacc[t])
+			bad = be->add(be, R, st->dval[t], st->cacc[t], k);
+		at += k;
+	}
+	if (!one)
+		unscratch(ex, R, buf);
+	double dt = prof_now(rc) - t0;
+	for (int i = 0; i < b->n && rc->rank == 0; i++)
+		ex->prof[2 * ex->owner[b->t[i]] + 1] +=
+		    dt * (double)local_elems(&ex->home[b->t[i]]) / (double)b->elems;
+	b->n = 0;
+	b->elems = 0;
+	return bad ? (be->failed(be) ? -1 : failed(rc, "out of memory reducing gradients")) : 0;
+}
+
 static int reduce_grads(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
@@ -923,6 +977,8 @@ static int reduce_grads(rankctx *rc)
 	int64_t R = rc->rank;
 	rankst *st = &ex->rs[R];
 	int last = rc->mb == ex->m - 1;
+	gbucket b = {0};
+	const size_t cap = (size_t)(PL_GRAD_BUCKET_BYTES / sizeof(float));
 	for (int t = 0; t < ex->g->ntensors; t++) {
 		if (ex->owner[t] < 0 || !st->dval[t] || !ex->sync[t].naxes)
 			continue;
@@ -945,19 +1001,29 @@ static int reduce_grads(rankctx *rc)
 			         sizeof(float) * (double)n);
 			unscratch(ex, R, send);
 			unscratch(ex, R, part);
-		} else if (ex->zero == 0 && last) {
+			if (rc->rank == 0)
+				ex->prof[2 * ex->owner[t] + 1] += prof_now(rc) - t0;
+		} else if (ex->zero == 0 && last) { /* into the bucket of its group */
 			int idx;
 			pl_comm *cm = group_comm(rc, &ex->sync[t], &idx);
 			count_prim(rc, &ex->sync[t]);
-			bad = !cm || be->all_reduce(cm, idx, st->dval[t], n, 0) ||
-			      (st->cacc[t] && be->add(be, R, st->dval[t], st->cacc[t], n));
+			if (!cm)
+				bad = 1;
+			else if (b.n &&
+			         (cm != b.cm || idx != b.idx || b.n == 256 || b.elems + n > cap) &&
+			         flush_bucket(rc, &b))
+				return -1;
+			if (!bad) {
+				b.cm = cm;
+				b.idx = idx;
+				b.t[b.n++] = t;
+				b.elems += n;
+			}
 		}
-		if (rc->rank == 0)
-			ex->prof[2 * ex->owner[t] + 1] += prof_now(rc) - t0;
 		if (bad)
 			return be->failed(be) ? -1 : failed(rc, "out of memory reducing gradients");
 	}
-	return 0;
+	return flush_bucket(rc, &b);
 }
 
 /* Recompute, as Megatron's checkpointed layers run it: when the backward
