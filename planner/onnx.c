@@ -36,15 +36,15 @@
 
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
-	"MatMul, Gemm, Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, Flatten, "    \
-	"Clip, HardSigmoid, HardSwish, BatchNormalization, Expand, Concat, Slice (steps of 1), "   \
-	"Pad (of zeros, before a Conv or AveragePool), Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, "  \
+	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, GlobalAveragePool, "  \
+	"GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, BatchNormalization, Expand, "       \
+	"Concat, Slice (steps of 1, or a step that divides the axis), Split, Pad (of zeros, "      \
+	"before a Conv or AveragePool, or by nothing), Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, "  \
 	"Softmax, Transpose, Gather, ReduceMean, Reshape, LayerNormalization, Erf (in GELU's "     \
-	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's form), Split "    \
-	"(of "                                                                                     \
-	"a linear layer's output), Identity, Dropout, Constant, and on shapes Shape, Gather, "     \
-	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Equal, Where, Mod and arithmetic "     \
-	"(folded)"
+	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's form), "          \
+	"Identity, Dropout, Constant, and on constants Shape, Gather, Unsqueeze, Squeeze, "        \
+	"Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Transpose, Reshape, Expand, "         \
+	"ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
  * for the small integer tensors of shape computations (Shape, Gather,
