@@ -253,7 +253,7 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	if (!host)
 		return -1;
 	gen q = {.dst = host, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
-	if (pt->role != PL_ROLE_PARAM)
+	if (pt->role == PL_ROLE_INPUT) /* a constant is the same in every micro-batch */
 		q.off = (uint64_t)mb * (uint64_t)pl_tensor_elems(pt);
 	if (pt->role == PL_ROLE_PARAM) {
 		const pl_op *ow = &g->ops[ex->owner[t]];

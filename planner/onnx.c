@@ -2076,6 +2076,21 @@ static pl_status node(imp *m, int i)
 			                   "ranges that are not empty");
 		return PL_OK;
 	}
+	if (!strcmp(t, "Cast")) { /* of a tensor computed at run time (a mask from an input) */
+		const char *to = dtype_name((int32_t)attr_i(n, "to", 1));
+		if (!to)
+			return unsupported(m, n,
+			                   "it casts to a type other than float32, float16, "
+			                   "bfloat16, int32, int64 or bool");
+		cJSON *o = add_op(m, name, "Cast");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "attrs"), "to", to);
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
 	if (!strcmp(t, "Einsum")) {
 		const char *why;
 		return import_einsum(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;

@@ -855,6 +855,14 @@ check "the GPT-2 export plans within 1 % of the zoo's GPT of its shape on 1-64 d
 "$PLANNER" import "$O/gpt2.onnx" --batch 8 --const 'h.*.mask' -o "$T/g2x.json" > /dev/null 2> "$T/err"
 check "import --const matching no weight exits 2 naming the pattern, nothing written" \
   '[ $? -eq 2 ] && grep -q "gpt2.onnx: --const .h\.\*\.mask.: no initializer the model trains is named so" "$T/err" && [ ! -e "$T/g2x.json" ]'
+# a model's constants (GPT-2's 1/sqrt(d), its mask) are the same in every micro-batch: 2
+# micro-batches of the export train with the losses of one (they used to draw constants anew
+# per micro-batch, as they draw data)
+"$PLANNER" search "$O/gpt2.onnx" --batch 4 --devices 1 --micro-batches 2 -o "$T/g2m.plan" > /dev/null 2>&1
+"$PLANNER" run "$O/gpt2.onnx" --batch 4 --strategy "$T/g2m.plan" --steps 3 --json > "$T/g2m" 2> "$T/err"
+same=$(jq -s --slurpfile b "$T/g2m" '[., $b] | transpose | map(select(.[0].loss))
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-5) | (length == 3 and all)' "$T/gpt2-r1")
+check "gpt2.onnx in 2 micro-batches trains with the losses of one" '[ "$same" = true ]'
 "$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
   '[ $? -eq 2 ] && grep -q "node ./up/Resize. (Resize, opset 14): not supported; the importer knows MatMul, Gemm, Einsum (of two operands), Conv" "$T/err" && [ ! -e "$T/up-onnx.json" ]'
@@ -864,7 +872,7 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -890,7 +898,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -924,6 +932,9 @@ check "--dropout: kept where the export trains, dropped in an eval export, keep 
    [ "$(drops swin)" = "[]" ] && [ "$(drops swin keep)" = "[0,0,0,0,0,0,0,0]" ]'
 "$PLANNER" import "$O/mlp_dropout.onnx" --batch 4 --dropout sometimes -o "$T/dr.json" > /dev/null 2> "$T/err"
 check "--dropout sometimes exits 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected keep, drop or auto" "$T/err"'
+check "hf_bert.onnx: its mask input cast to float at run time, (1 - mask) * -10000 computed per step" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Cast\" or .type == \"Sub\" or .type == \"Mul\") | [.type, .attrs.to]]" "$T/hf_bert-onnx.json")" = "[[\"Cast\",\"float32\"],[\"Sub\",null],[\"Mul\",null]]" ] &&
+   [ "$(jq -c ".tensors.mask | [.role, .dtype]" "$T/hf_bert-onnx.json")" = "[\"input\",\"int64\"]" ]'
 check "swin.onnx: the shifted window's mask a constant [1,4,1,16,16], 4 bias Gathers from the tables, patch merging's 6 strided slices as Reshape + Slice + Reshape" \
   '[ "$(jq "[.tensors[] | select(.role == \"const\" and .shape == [1, 4, 1, 16, 16])] | length" "$T/swin-onnx.json")" = 1 ] &&
    [ "$(jq "[.ops[] | select(.type == \"Gather\") | .inputs[0] | select(test(\"relative_position_bias_table\"))] | length" "$T/swin-onnx.json")" = 4 ] &&
