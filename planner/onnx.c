@@ -1960,6 +1960,18 @@ static int import_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
+/* An op of node n's first input and output, of its shape: its attrs object */
+static cJSON *emit_unary(imp *m, const Onnx__NodeProto *n, const char *name, const char *type)
+{
+	cJSON *o = add_op(m, name, type);
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	tinfo *x = known(m, n->input[0]);
+	if (x)
+		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return cJSON_AddObjectToObject(o, "attrs");
+}
+
 /* Dropout node n's ratio (input 1 from opset 12, the attribute before; 0.5
  * when neither): 0, or -1 when it is not a constant */
 static int dropout_ratio(const imp *m, const Onnx__NodeProto *n, double *ratio)
@@ -2050,13 +2062,7 @@ static pl_status node(imp *m, int i)
 		int who;
 		if (n->n_output > 1 && n->output[1][0] && consumers(m, n->output[1], &who, 1) > 0)
 			return unsupported(m, n, "its mask output is read");
-		cJSON *o = add_op(m, name, "Dropout");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", n->output[0]);
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "ratio", ratio);
-		tinfo *x = known(m, n->input[0]);
-		if (x)
-			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		cJSON_AddNumberToObject(emit_unary(m, n, name, "Dropout"), "ratio", ratio);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
@@ -2082,13 +2088,7 @@ static pl_status node(imp *m, int i)
 			return unsupported(m, n,
 			                   "it casts to a type other than float32, float16, "
 			                   "bfloat16, int32, int64 or bool");
-		cJSON *o = add_op(m, name, "Cast");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", n->output[0]);
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "attrs"), "to", to);
-		tinfo *x = known(m, n->input[0]);
-		if (x)
-			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		cJSON_AddStringToObject(emit_unary(m, n, name, "Cast"), "to", to);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Einsum")) {
