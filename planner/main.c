@@ -1684,6 +1684,15 @@ static int cmd_bench(int argc, char **argv)
  * entries are skipped. Returns 0 when the checkpoint has none (written
  * before it, or by hand). */
 #define PL_COMM_ROWS (PL_COLL_COUNT * PL_LINK_COUNT + 1)
+
+/* row r's collective and link class, as the checkpoint names them */
+static void comm_row_keys(int r, const char **coll, const char **link)
+{
+	int slice = r == PL_COMM_ROWS - 1;
+	*coll = slice ? "slice" : pl_coll_name((pl_coll)(r / PL_LINK_COUNT));
+	*link = slice ? "local" : pl_link_name(r % PL_LINK_COUNT);
+}
+
 static int comm_rows(const cJSON *ck, double *sec, double *bytes, double *hidden)
 {
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
@@ -1697,12 +1706,13 @@ static int comm_rows(const cJSON *ck, double *sec, double *bytes, double *hidden
 		const char *c = cJSON_GetStringValue(
 		               cJSON_GetObjectItemCaseSensitive(e, "collective")),
 		           *l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "link"));
-		int r = c && !strcmp(c, "slice") ? PL_COMM_ROWS - 1 : -1;
-		for (int k = 0; c && l && r < 0 && k < PL_COLL_COUNT; k++)
-			for (int j = 0; j < PL_LINK_COUNT; j++)
-				if (!strcmp(c, pl_coll_name((pl_coll)k)) &&
-				    !strcmp(l, pl_link_name(j)))
-					r = k * PL_LINK_COUNT + j;
+		int r = -1;
+		for (int k = 0; c && l && r < 0 && k < PL_COMM_ROWS; k++) {
+			const char *kc, *kl;
+			comm_row_keys(k, &kc, &kl);
+			if (!strcmp(c, kc) && !strcmp(l, kl))
+				r = k;
+		}
 		if (r < 0)
 			continue;
 		sec[r] += pl_json_num(e, "seconds", 0);
@@ -1713,11 +1723,9 @@ static int comm_rows(const cJSON *ck, double *sec, double *bytes, double *hidden
 
 static void comm_row_name(int r, char *buf, size_t n)
 {
-	if (r == PL_COMM_ROWS - 1)
-		snprintf(buf, n, "%-15s %-11s", "slice", "local");
-	else
-		snprintf(buf, n, "%-15s %-11s", pl_coll_name((pl_coll)(r / PL_LINK_COUNT)),
-		         pl_link_name(r % PL_LINK_COUNT));
+	const char *c, *l;
+	comm_row_keys(r, &c, &l);
+	snprintf(buf, n, "%-15s %-11s", c, l);
 }
 
 /* explain: where the communication goes (the bottleneck stage's, per device
@@ -1908,12 +1916,10 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 			if (!(sa_[r] > 0) && !(sb_[r] > 0))
 				continue;
 			cJSON *o = cJSON_CreateObject();
-			int slice = r == PL_COMM_ROWS - 1;
-			cJSON_AddStringToObject(o, "collective",
-			                        slice ? "slice"
-			                              : pl_coll_name((pl_coll)(r / PL_LINK_COUNT)));
-			cJSON_AddStringToObject(o, "link",
-			                        slice ? "local" : pl_link_name(r % PL_LINK_COUNT));
+			const char *c, *l;
+			comm_row_keys(r, &c, &l);
+			cJSON_AddStringToObject(o, "collective", c);
+			cJSON_AddStringToObject(o, "link", l);
 			cJSON_AddNumberToObject(o, "a_seconds", sa_[r]);
 			cJSON_AddNumberToObject(o, "b_seconds", sb_[r]);
 			cJSON_AddNumberToObject(o, "seconds_delta", sb_[r] - sa_[r]);
@@ -2155,19 +2161,21 @@ static int cmd_report(int argc, char **argv)
 static int cmd_explain(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs("usage: planner explain CKPT\n"
-		      "       planner explain --diff A.json B.json [--json]\n\n"
-		      "Prints the totals, the communication by collective and link class, every\n"
-		      "stage's memory by category, and a per-op table of a strategy checkpoint\n"
-		      "written by 'planner search': strategy, compute and communication\n"
-		      "milliseconds, memory per device. With --diff, what differs between two\n"
-		      "plans of one model: the totals, the differences summed by part of the model\n"
-		      "(embedding, attention, mlp or experts, head), every op whose strategy, stage,\n"
-		      "time or memory differs, the communication's difference by collective and\n"
-		      "link class, and the rest of the step's and the peak memory's difference\n"
-		      "(pipeline bubble and balance, peak stage, reserve), so that the lines add\n"
-		      "up; --json prints it as one JSON object.\n",
-		      stdout);
+		fputs(
+		    "usage: planner explain CKPT\n"
+		    "       planner explain --diff A.json B.json [--json]\n\n"
+		    "Prints the totals, the communication by collective and link class, every\n"
+		    "stage's memory by category, and a per-op table of a strategy checkpoint\n"
+		    "written by 'planner search': strategy, compute and communication\n"
+		    "milliseconds, memory per device. With --diff, what differs between two\n"
+		    "plans of one model: the totals, the differences summed by part of the model\n"
+		    "(embedding, attention, mlp or experts, head), every op whose strategy, "
+		    "stage,\n"
+		    "time or memory differs, the communication's difference by collective and\n"
+		    "link class, and the rest of the step's and the peak memory's difference\n"
+		    "(pipeline bubble and balance, peak stage, reserve), so that the lines add\n"
+		    "up; --json prints it as one JSON object.\n",
+		    stdout);
 		return 0;
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--diff")) {

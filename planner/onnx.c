@@ -1295,6 +1295,18 @@ static int slice_ranges(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_
 	return ns;
 }
 
+/* Emits op `name` of type reading in and writing out, its attribute key the
+ * list v of n ints; returns out */
+static const char *emit_shaped(imp *m, const char *name, const char *type, const char *in,
+                               const char *out, const char *key, const int64_t *v, int n)
+{
+	cJSON *o = add_op(m, name, type);
+	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(resolve(m, in)));
+	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(resolve(m, out)));
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), key, int_list(v, (size_t)n));
+	return out;
+}
+
 /* A strided Slice of an activation (Swin's patch merging, x[:, 0::2, 1::2]):
  * every stepped axis of N elements cut by its step s into [N/s, s] (a
  * Reshape), the start's element taken of each group of s (a Slice), the
@@ -1337,7 +1349,7 @@ static int import_strided_slice(imp *m, const Onnx__NodeProto *n, const char *na
 	for (int k = 0; k < ns; k++) {
 		int d = (int)axis[k], inner = step[k] > 1;
 		sax[nsl] = at[d] + inner;
-		slo[nsl] = inner ? lo[k] : lo[k];
+		slo[nsl] = lo[k];
 		shi[nsl] = inner ? lo[k] + 1 : hi[k];
 		nsl++;
 	}
@@ -1345,11 +1357,8 @@ static int import_strided_slice(imp *m, const Onnx__NodeProto *n, const char *na
 	snprintf(a, sizeof a, "%s.split", n->output[0]);
 	snprintf(b, sizeof b, "%s.pick", n->output[0]);
 	snprintf(nm, sizeof nm, "%s.split", name);
-	cJSON *o = add_op(m, nm, "Reshape");
-	io(m, o, "inputs", n->input[0]);
-	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(a));
-	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(split, (size_t)r));
-	o = add_op(m, name, "Slice");
+	emit_shaped(m, nm, "Reshape", n->input[0], a, "shape", split, r);
+	cJSON *o = add_op(m, name, "Slice");
 	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(a));
 	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(b));
 	cJSON *att = cJSON_AddObjectToObject(o, "attrs");
@@ -1357,10 +1366,7 @@ static int import_strided_slice(imp *m, const Onnx__NodeProto *n, const char *na
 	pl_json_add(att, "starts", int_list(slo, (size_t)nsl));
 	pl_json_add(att, "ends", int_list(shi, (size_t)nsl));
 	snprintf(nm, sizeof nm, "%s.merge", name);
-	o = add_op(m, nm, "Reshape");
-	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(b));
-	io(m, o, "outputs", n->output[0]);
-	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(out, (size_t)x->rank));
+	emit_shaped(m, nm, "Reshape", b, n->output[0], "shape", out, x->rank);
 	set_info(m, n->output[0], x->rank, out, 0, NULL);
 	return 0;
 }
@@ -1427,19 +1433,6 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	pl_json_add(at, "ends", int_list(hi, (size_t)ns));
 	set_info(m, n->output[0], x->rank, dims, 0, NULL);
 	return 0;
-}
-
-/* An op of one input and one output (name, type) with an int-list
- * attribute; its output is named as the op (in out), which it returns */
-static const char *emit_shaped(imp *m, const char *name, const char *type, const char *in,
-                               const char *key, const int64_t *v, int n, char *out, size_t cap)
-{
-	snprintf(out, cap, "%s", name);
-	cJSON *o = add_op(m, name, type);
-	pl_json_push(cJSON_GetObjectItem(o, "inputs"), cJSON_CreateString(resolve(m, in)));
-	pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(out));
-	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), key, int_list(v, (size_t)n));
-	return out;
 }
 
 /* Einsum of two operands that is a (batched) matrix product, as attention
@@ -1528,7 +1521,7 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 			seq[o][l++] = second[k];
 		len[o] = l;
 	}
-	char buf[6][600];
+	char buf[4][600];
 	const char *in[2];
 	int64_t M = 1, N = 1, K = 1;
 	for (int k = 0; k < na; k++)
@@ -1546,20 +1539,18 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 		}
 		in[o] = n->input[o];
 		if (moved) {
-			char nm[600];
-			snprintf(nm, sizeof nm, "%s.t%d", name, o);
-			in[o] = emit_shaped(m, nm, "Transpose", in[o], "perm", perm, len[o], buf[o],
-			                    sizeof buf[o]);
+			snprintf(buf[o], sizeof buf[o], "%s.t%d", name, o);
+			in[o] = emit_shaped(m, buf[o], "Transpose", in[o], buf[o], "perm", perm,
+			                    len[o]);
 		}
 		for (int k = 0; k < nb; k++)
 			shape[k] = size[(unsigned char)bat[k]];
 		shape[nb] = o == 0 ? M : K;
 		shape[nb + 1] = o == 0 ? K : N;
 		if (len[o] != nb + 2 || (o == 0 ? na != 1 || nc != 1 : nc != 1 || nfb != 1)) {
-			char nm[600];
-			snprintf(nm, sizeof nm, "%s.r%d", name, o);
-			in[o] = emit_shaped(m, nm, "Reshape", in[o], "shape", shape, nb + 2,
-			                    buf[2 + o], sizeof buf[2 + o]);
+			snprintf(buf[2 + o], sizeof buf[2 + o], "%s.r%d", name, o);
+			in[o] = emit_shaped(m, buf[2 + o], "Reshape", in[o], buf[2 + o], "shape",
+			                    shape, nb + 2);
 		}
 	}
 	/* the product [batch, M, N], then the output's shape and order */
@@ -1578,32 +1569,22 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 		moved |= perm[k] != k;
 		shape[k] = size[(unsigned char)seqo[k]];
 	}
-	snprintf(mm, sizeof mm, "%s.mm", name);
-	cJSON *o = add_op(m, !direct || moved ? mm : name, "MatMul");
+	/* the last of MatMul, Reshape (unless the free indices are one each) and
+	 * Transpose (unless the order is the output's) writes the output, and
+	 * is named as the node */
+	int reshape = !direct;
+	char rs[600];
+	snprintf(mm, sizeof mm, reshape || moved ? "%s.mm" : "%s", name);
+	snprintf(rs, sizeof rs, moved ? "%s.r" : "%s", name);
+	const char *y = reshape || moved ? mm : n->output[0];
+	cJSON *o = add_op(m, mm, "MatMul");
 	io(m, o, "inputs", in[0]);
 	io(m, o, "inputs", in[1]);
-	const char *y = !direct || moved ? mm : n->output[0];
-	if (!direct || moved)
-		pl_json_push(cJSON_GetObjectItem(o, "outputs"), cJSON_CreateString(mm));
-	else
-		io(m, o, "outputs", n->output[0]);
-	if (!direct) {
-		char nm[600];
-		snprintf(nm, sizeof nm, "%s.r", name);
-		y = emit_shaped(m, moved ? nm : name, "Reshape", y, "shape", shape, l, buf[4],
-		                sizeof buf[4]);
-		if (!moved) { /* the output itself */
-			cJSON *last = cJSON_GetArrayItem(m->ops, cJSON_GetArraySize(m->ops) - 1);
-			cJSON_ReplaceItemInArray(cJSON_GetObjectItem(last, "outputs"), 0,
-			                         cJSON_CreateString(n->output[0]));
-		}
-	}
-	if (moved) {
-		cJSON *t = add_op(m, name, "Transpose");
-		pl_json_push(cJSON_GetObjectItem(t, "inputs"), cJSON_CreateString(y));
-		io(m, t, "outputs", n->output[0]);
-		pl_json_add(cJSON_AddObjectToObject(t, "attrs"), "perm", int_list(perm, l));
-	}
+	io(m, o, "outputs", y);
+	if (reshape)
+		y = emit_shaped(m, rs, "Reshape", y, moved ? rs : n->output[0], "shape", shape, l);
+	if (moved)
+		emit_shaped(m, name, "Transpose", y, n->output[0], "perm", perm, l);
 	int64_t od[16];
 	for (int k = 0; k < nix[2]; k++)
 		od[k] = size[(unsigned char)ix[2][k]];

@@ -364,6 +364,30 @@ static void run_close(run *r)
 	pl_backend_free(r->be);
 }
 
+/* One op case on one rank with random (trivial) splits, stepped once
+ * without an update; one_rank_close frees it all */
+typedef struct one_rank {
+	pl_graph *g;
+	int64_t **splits;
+	run r;
+} one_rank;
+
+static void one_rank_open(const opcase *c, unsigned *seed, one_rank *o, double *loss)
+{
+	o->g = case_graph(c);
+	o->splits = random_splits(o->g, 1, seed);
+	run_open(&o->r, o->g, 1, o->splits, PL_OPT_SGD);
+	pl_err err;
+	assert_int_equal(pl_exec_step(o->r.ex, 0, loss, &err), PL_OK);
+}
+
+static void one_rank_close(one_rank *o)
+{
+	run_close(&o->r);
+	free_splits(o->g, o->splits);
+	pl_graph_free(o->g);
+}
+
 /* max |a - b| / max |b| */
 static double rel_err(const float *a, const float *b, size_t n)
 {
@@ -447,13 +471,12 @@ static void gradients_match_finite_differences(void **state)
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		if (!strcmp(cases[c].name, "Relu") || !strcmp(cases[c].name, "Clip")) /* kinks */
 			continue;
-		pl_graph *g = case_graph(&cases[c]);
-		int64_t **one = random_splits(g, 1, &seed);
-		run r;
-		run_open(&r, g, 1, one, PL_OPT_SGD);
-		pl_err err;
+		one_rank o;
 		double l0;
-		assert_int_equal(pl_exec_step(r.ex, 0, &l0, &err), PL_OK);
+		one_rank_open(&cases[c], &seed, &o, &l0);
+		pl_graph *g = o.g;
+		run r = o.r;
+		pl_err err;
 		for (int t = 0; t < g->ntensors; t++) {
 			if (g->tensors[t].role != PL_ROLE_PARAM)
 				continue;
@@ -491,9 +514,7 @@ static void gradients_match_finite_differences(void **state)
 			free(w);
 			free(gr);
 		}
-		run_close(&r);
-		free_splits(g, one);
-		pl_graph_free(g);
+		one_rank_close(&o);
 	}
 }
 #endif
@@ -611,13 +632,11 @@ static void window_ops_match_direct_loops(void **state)
 		if (strncmp(cases[c].name, "Conv", 4) && !strstr(cases[c].name, "Pool") &&
 		    strncmp(cases[c].name, "BatchNorm", 9))
 			continue;
-		pl_graph *g = case_graph(&cases[c]);
-		int64_t **one = random_splits(g, 1, &seed);
-		run r;
-		run_open(&r, g, 1, one, PL_OPT_SGD);
-		pl_err err;
+		one_rank o;
 		double l;
-		assert_int_equal(pl_exec_step(r.ex, 0, &l, &err), PL_OK);
+		one_rank_open(&cases[c], &seed, &o, &l);
+		pl_graph *g = o.g;
+		run r = o.r;
 		const pl_op *op = &g->ops[pl_graph_find_op(g, "op")];
 		const pl_tensor *yt = &g->tensors[op->out[0]];
 		float *v[PL_MAX_OP_INPUTS] = {0};
@@ -651,9 +670,7 @@ static void window_ops_match_direct_loops(void **state)
 		for (int i = 0; i < PL_MAX_OP_INPUTS; i++)
 			free(v[i]);
 		free(y);
-		run_close(&r);
-		free_splits(g, one);
-		pl_graph_free(g);
+		one_rank_close(&o);
 	}
 	assert_int_equal(checked, 10);
 }
