@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "search/price.h"
 #include "search/search.h"
 #include "search/ve.h"
 #include "planner/alloc.h"
@@ -290,86 +291,81 @@ static void keep_if_better(const ilpctx *c, const int *plan, double limit, int *
 	}
 }
 
-/* The Lagrangian dual of the memory row, solved by dp. For a price lambda
- * (seconds per byte), dp's least time + lambda x memory, less lambda x the
- * limit, bounds every plan within the limit from below. In lambda each plan
- * is a line T + lambda (M - limit) and the bound is their lower envelope,
- * concave, whose peak is where the line of a plan over the limit (a) meets
- * that of one within it (b). From the fastest plan (a) and the first plan
- * to fit as the price rises 4x at a time (b), each round prices dp at the
- * crossing of the two lines: its plan replaces the one on its side, until it
- * is no lower than the crossing, which is then the peak (Kelley's method in
- * one dimension; every plan is met once at most). Into *lambda the peak's
- * price, *bound (seconds) the best bound; lo and hi (per variable) the last
- * a and b as plans for the incumbent search, when they respect the sharing
+/* The Lagrangian dual of the memory row, solved by dp under memory prices
+ * (search/price.h: the bound is the lower envelope of the plans' lines, its
+ * peak found by cutting planes). Into *lambda the peak's price, *bound
+ * (seconds) the best bound; lo and hi (per variable) the last plans over and
+ * within the limit, for the incumbent search, when they respect the sharing
  * (*have_lo, *have_hi); the plans within the limit are tried as incumbents
  * when `incumbents`. 0, or -1 when out of memory; a failed dp ends early
  * with what it has (*bound -HUGE_VAL when none). */
+typedef struct lagctx {
+	ilpctx *c;
+	const pl_search_opts *o;
+	int incumbents;
+	int *rc, *pv, *ra, *rb; /* the last plan; as variables; a's and b's */
+	int *best;
+	double *best_val;
+} lagctx;
+
+static int lag_plan(void *ud, double lambda, double bound, pl_priced *out)
+{
+	lagctx *x = ud;
+	(void)bound;
+	if (late(x->c) || priced_plan(x->c, x->o, lambda, x->rc, &out->t, &out->m))
+		return -1;
+	double limit = x->o->memory_limit;
+	out->fits = out->m <= limit;
+	if (out->fits && x->incumbents && as_variables(x->c, x->rc, x->pv) == 0)
+		keep_if_better(x->c, x->pv, limit, x->best, x->best_val);
+	return 0;
+}
+
+static void lag_keep(void *ud, int side)
+{
+	lagctx *x = ud;
+	memcpy(side ? x->rb : x->ra, x->rc, sizeof *x->rc * (size_t)x->c->p->nops);
+}
+
 static int lagrange(ilpctx *c, const pl_search_opts *o, int incumbents, double *lambda,
                     double *bound, int *lo, int *hi, int *have_lo, int *have_hi, int *best,
                     double *best_val)
 {
-	pl_problem *p = c->p;
-	int n = p->nops;
-	double limit = o->memory_limit, ta = 0, ma = 0, tb = 0, mb = 0, t, m;
-	int *ra = pl_malloc(sizeof *ra * (size_t)n), *rb = pl_malloc(sizeof *rb * (size_t)n),
-	    *rc = pl_malloc(sizeof *rc * (size_t)n), *pv = pl_malloc(sizeof *pv * (size_t)n);
+	int n = c->p->nops;
+	lagctx x = {.c = c,
+	            .o = o,
+	            .incumbents = incumbents,
+	            .rc = pl_malloc(sizeof(int) * (size_t)n),
+	            .pv = pl_malloc(sizeof(int) * (size_t)n),
+	            .ra = pl_malloc(sizeof(int) * (size_t)n),
+	            .rb = pl_malloc(sizeof(int) * (size_t)n),
+	            .best = best,
+	            .best_val = best_val};
 	*bound = -HUGE_VAL;
 	*lambda = 0;
 	*have_lo = *have_hi = 0;
-	if (!ra || !rb || !rc || !pv) {
-		free(ra);
-		free(rb);
-		free(rc);
-		free(pv);
-		return -1;
+	int rcode = -1;
+	if (x.rc && x.pv && x.ra && x.rb) {
+		pl_price_result r;
+		pl_price_search(&(pl_price_opts){.limit = o->memory_limit,
+		                                 .max_plans = 100,
+		                                 .plan = lag_plan,
+		                                 .keep = lag_keep,
+		                                 .ud = &x},
+		                &r);
+		*bound = r.bound;
+		*lambda = r.lambda;
+		if (r.have_a)
+			*have_lo = as_variables(c, x.ra, lo) == 0;
+		if (r.have_b)
+			*have_hi = as_variables(c, x.rb, hi) == 0;
+		rcode = 0;
 	}
-	int have_b = 0;
-	double l = 0;
-	for (int round = 0; round < 100; round++) {
-		if (late(c))
-			break;
-		if (priced_plan(c, o, l, rc, &t, &m))
-			break;
-		double lc = t + l * (m - limit);
-		if (lc > *bound) {
-			*bound = lc;
-			*lambda = l;
-		}
-		if (m <= limit && incumbents && as_variables(c, rc, pv) == 0)
-			keep_if_better(c, pv, limit, best, best_val);
-		if (round == 0 && m <= limit)
-			break;              /* the fastest plan fits: it is optimal */
-		if (!have_b && m > limit) { /* raise the price */
-			memcpy(ra, rc, sizeof *ra * (size_t)n);
-			ta = t;
-			ma = m;
-			l = l > 0 ? 4 * l : fmax(1e-3 * t / m, 1e-300);
-			continue;
-		}
-		if (have_b && lc >= ta + l * (ma - limit) - 1e-12 * fabs(lc))
-			break; /* nothing below the crossing: the peak */
-		if (m > limit) {
-			memcpy(ra, rc, sizeof *ra * (size_t)n);
-			ta = t;
-			ma = m;
-		} else {
-			memcpy(rb, rc, sizeof *rb * (size_t)n);
-			tb = t;
-			mb = m;
-			have_b = 1;
-		}
-		l = (tb - ta) / (ma - mb); /* where the lines of a and b cross */
-	}
-	if (ma > 0)
-		*have_lo = as_variables(c, ra, lo) == 0;
-	if (have_b)
-		*have_hi = as_variables(c, rb, hi) == 0;
-	free(ra);
-	free(rb);
-	free(rc);
-	free(pv);
-	return 0;
+	free(x.rc);
+	free(x.pv);
+	free(x.ra);
+	free(x.rb);
+	return rcode;
 }
 
 /* Mixing: segments (between clean cuts) of the faster plan lo, which does

@@ -21,6 +21,7 @@
 #include "planner/ops.h"
 #include "planner/layout.h"
 #include "planner/parallel.h"
+#include "search/price.h"
 #include "search/ve.h"
 #include "planner/alloc.h"
 
@@ -783,160 +784,111 @@ done:
 
 /* dp's plan of a point's inner problem minimising time + lambda * memory
  * (unconstrained otherwise); 0, or -1 when dp failed. */
-static int priced_dp(const prob *pb, const pl_search_opts *io, double lambda, pl_search_result *r)
+/* A point's plans under memory prices (search/price.h), each tried as the
+ * point's plan where it fits. */
+typedef struct pricectx {
+	const pl_cluster *c;
+	const prob *pb;
+	int pbi;
+	int *const *cutsv;
+	const int *Kv;
+	const point *pt;
+	const pl_search_opts *io;
+	double lim, M, margin, scale;
+	slot *best;
+	int stages;   /* fits: the plan's stages fit (else: its memory is within lim) */
+	double m_out; /* the memory of the last plan that did not fit (stages) */
+	int proven, nomem;
+} pricectx;
+
+static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 {
-	pl_search_opts d = *io;
+	pricectx *x = ud;
+	double useful = useful_below(x->best, x->pt->plain, x->margin);
+	if (!x->stages && x->scale * bound >= useful)
+		return PL_PRICE_DONE; /* the bound alone settles the point */
+	pl_search_opts d = *x->io;
 	d.mem_price = lambda;
+	pl_search_result r = {0};
 	pl_err err = {{0}};
-	return pl_search_dp(pb->p, &d, r, &err) ? -1 : 0;
+	if (pl_search_dp(x->pb->p, &d, &r, &err))
+		return -1;
+	if (!r.optimal) {
+		pl_search_result_free(&r);
+		return -1;
+	}
+	out->t = r.step_s / x->scale;
+	out->m = r.mem_bytes;
+	int tried = !x->stages && out->m <= x->lim;
+	if (x->stages || tried) {
+		int fit = try_plan(x->c, x->pb, x->pbi, x->cutsv, x->Kv, x->pt->zero, &r, x->M,
+		                   &x->proven, &x->best[!x->pt->plain]);
+		if (fit < 0) {
+			x->nomem = 1;
+			return -1;
+		}
+		out->fits = x->stages ? fit == 0 || fit == 1 : 1;
+	} else {
+		pl_search_result_free(&r);
+		out->fits = 0;
+	}
+	if (x->stages && !out->fits) {
+		/* the price buys no more memory, or costs too much time */
+		if (!(out->m < x->m_out) || out->t * x->scale >= useful)
+			return PL_PRICE_DONE;
+		x->m_out = out->m;
+	}
+	return 0;
 }
 
 /* Lagrangian bounds for a point's inner problem under memory `lim`, before
- * its (much slower) Pareto dp. For any price lambda >= 0, dp's plan minimising
- * raw time + lambda * memory (raw: the tables' time, step = scale * raw) gives
- *
- *   optimum under lim >= step + scale * lambda * (memory - lim),
- *
- * since the optimum's own memory is at most lim. The best such bound over
- * lambda is found by cutting planes: between the price of a plan over the
- * limit (a) and one within it (b), the next price is where their lines meet.
- * Plans within the limit are tried as the point's plans. Returns 1 when the
- * bound reaches `useful_below` (nothing here can change the answer), 2 when a
- * plan within the limit is as fast as the bound (the inner optimum; with one
- * stage the point's), 0 when the Pareto dp is still needed, -1 out of memory. */
-#define LAGRANGE_ITERS 16
+ * its (much slower) Pareto dp: for any price, dp's plan minimising raw time
+ * + price x memory gives optimum under lim >= scale x (time + price x
+ * (memory - lim)) (raw: the tables' time, step = scale x raw). Plans within
+ * the limit are tried as the point's plans. Returns 1 when the bound reaches
+ * `useful_below` (nothing here can change the answer), 2 when a plan within
+ * the limit is as fast as the bound (the inner optimum; with one stage the
+ * point's), 0 when the Pareto dp is still needed, -1 out of memory. */
 static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
                     const point *pt, const pl_search_opts *io, double lim, double M, double margin,
                     slot *best)
 {
-	pl_problem *p = pb->p;
-	double scale = pl_job_step_scale(&p->job);
-	double ta = pt->bound / scale, ma = pt->mem, tb = 0, mb = 0, la = 0, lb = 0;
-	double bound = pt->bound;
-	int have_b = 0;
-	for (int it = 0; it < LAGRANGE_ITERS; it++) {
-		if (bound >= useful_below(best, pt->plain, margin))
-			return 1;
-		double lambda;
-		if (!have_b)
-			lambda = la > 0 ? 4 * la : ta / (ma - lim);
-		else
-			lambda = (tb - ta) / (ma - mb);
-		if (!(lambda > la) || (have_b && !(lambda < lb)))
-			break; /* the lines meet at an end: no better price between */
-		pl_search_result r = {0};
-		if (priced_dp(pb, io, lambda, &r))
-			break;
-		if (!r.optimal) {
-			pl_search_result_free(&r);
-			break;
-		}
-		double t = r.step_s / scale, m = r.mem_bytes;
-		double value = scale * (t + lambda * (m - lim));
-		if (value > bound)
-			bound = value;
-		/* dp found nothing below the envelope of a and b: the dual optimum */
-		int top = have_b && t + lambda * m >= ta + lambda * ma - 1e-12 * (ta + tb);
-		if (m <= lim) {
-			int proven, fit = try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven,
-			                           &best[!pt->plain]);
-			if (fit < 0)
-				return -1;
-			if (t * scale <= bound * (1 + 1e-12))
-				return pb->pp == 1 && proven ? 2 : 0;
-			tb = t;
-			mb = m;
-			lb = lambda;
-			have_b = 1;
-		} else {
-			ta = t;
-			ma = m;
-			la = lambda;
-		}
-		pl_search_result_free(&r);
-		if (top)
-			break;
-	}
-	return bound >= useful_below(best, pt->plain, margin);
+	double scale = pl_job_step_scale(&pb->p->job);
+	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, lim, M, margin, scale, best, 0, 0, 0, 0};
+	pl_priced at0 = {pt->bound / scale, pt->mem, pt->mem <= lim};
+	pl_price_result r;
+	pl_price_search(
+	    &(pl_price_opts){
+	        .limit = lim, .max_plans = 16, .at0 = &at0, .plan = price_plan, .ud = &x},
+	    &r);
+	if (x.nomem)
+		return -1;
+	if (r.optimal)
+		return pb->pp == 1 && x.proven ? 2 : 0;
+	return scale * r.bound >= useful_below(best, pt->plain, margin);
 }
 
 /* With pipeline stages the inner problem sums memory over the stages with
  * one micro-batch in flight; it does not see 1F1B stack micro-batches on the
- * first stages, so its plan may not split into stages that fit. Plans under a
- * memory price trade time for memory along the inner problem's convex hull:
- * the price grows until the plan's stages fit, then the hull is walked back
- * between the last plan that did not fit (lo) and the first that did (hi):
- * the next price is where their lines (raw time + price * memory) meet, and
- * the walk ends when dp finds nothing below that meeting point (no hull
- * vertex between them). Each plan is tried as the point's. A plan's step is
- * at least its inner time (scaled), which grows with the price: once lo's
- * reaches `useful_below`, nothing the walk could find can change the answer.
- * A heuristic, as the split of one relaxed plan into stages is. 0, or -1 out
- * of memory. priced_try: try_plan's answer for the plan at one price, 3 if
- * dp failed; *t and *m its raw time and memory. */
-#define PRICED_GROW 16
-#define PRICED_WALK 16
-static int priced_try(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
-                      const int *Kv, const point *pt, const pl_search_opts *io, double M,
-                      double lambda, slot *best, double *t, double *m)
-{
-	pl_search_result r = {0};
-	if (priced_dp(pb, io, lambda, &r))
-		return 3;
-	*t = r.step_s / pl_job_step_scale(&pb->p->job);
-	*m = r.mem_bytes;
-	int proven;
-	return try_plan(c, pb, pbi, cutsv, Kv, pt->zero, &r, M, &proven, &best[!pt->plain]);
-}
-
+ * first stages, so its plan may not split into stages that fit. Plans under
+ * a memory price trade time for memory along the inner problem's convex
+ * hull: the price search runs with "fits" meaning the plan's stages fit, so
+ * it ends between the last plan that did not and the first that did. It
+ * stops early when a price buys no more memory, or when a plan that does
+ * not fit is as slow as `useful_below` (a plan's step is at least its inner
+ * time, which grows with the price). A heuristic, as the split of one
+ * relaxed plan into stages is. 0, or -1 out of memory. */
 static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
                          const int *Kv, const point *pt, const pl_search_opts *io, double M,
                          double margin, slot *best)
 {
 	double scale = pl_job_step_scale(&pb->p->job);
-	/* lo starts at price 0: the unconstrained optimum; the first price: a
-	 * byte costs what that plan's time per byte is */
-	double tlo = pt->bound / scale, mlo = pt->mem, thi = 0, mhi = 0, t, m;
-	double lo = 0, hi = tlo / mlo;
-	int fit = 2;
-	for (int it = 0; it < PRICED_GROW; it++, hi *= 4) {
-		fit = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, hi, best, &t, &m);
-		if (fit < 0)
-			return -1;
-		if (fit != 2)
-			break; /* fits, or dp failed */
-		if ((it > 0 && !(m < mlo)) || t * scale >= useful_below(best, pt->plain, margin))
-			return 0; /* the price buys no more memory, or costs too much time */
-		lo = hi;
-		tlo = t;
-		mlo = m;
-	}
-	if (fit != 0 && fit != 1)
-		return 0;
-	thi = t;
-	mhi = m;
-	for (int it = 0; it < PRICED_WALK && mlo > mhi; it++) {
-		if (tlo * scale >= useful_below(best, pt->plain, margin))
-			break;
-		double lambda = (thi - tlo) / (mlo - mhi);
-		if (!(lambda > lo && lambda < hi))
-			break;
-		int f = priced_try(c, pb, pbi, cutsv, Kv, pt, io, M, lambda, best, &t, &m);
-		if (f < 0)
-			return -1;
-		if (f == 3 || t + lambda * m >= tlo + lambda * mlo - 1e-12 * (tlo + thi))
-			break; /* nothing below the meeting point: lo and hi are adjacent */
-		if (f == 2) {
-			lo = lambda;
-			tlo = t;
-			mlo = m;
-		} else {
-			hi = lambda;
-			thi = t;
-			mhi = m;
-		}
-	}
-	return 0;
+	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, 0, M, margin, scale, best, 1, INFINITY, 0, 0};
+	pl_priced at0 = {pt->bound / scale, pt->mem, 0};
+	pl_price_result r;
+	pl_price_search(
+	    &(pl_price_opts){.max_plans = 32, .at0 = &at0, .plan = price_plan, .ud = &x}, &r);
+	return x.nomem ? -1 : 0;
 }
 
 /* One inner search's time limit: what is left of the job's (a quarter of it
