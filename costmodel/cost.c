@@ -529,8 +529,10 @@ void pl_problem_free(pl_problem *p)
 			free(p->op_edges[o]);
 	}
 	for (int e = 0; e < p->nedges && p->edge_tab; e++)
-		if (!p->edge_class || p->edge_class[e] == e)
+		if ((!p->edge_class || p->edge_class[e] == e) &&
+		    !(p->edge_borrowed && p->edge_borrowed[e]))
 			free(p->edge_tab[e]);
+	free(p->edge_borrowed);
 	free(p->op_class);
 	free(p->layout_class);
 	free(p->edge_class);
@@ -1214,12 +1216,88 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
 	return tab ? 0 : -1;
 }
 
+/* Whether a sibling has the table of class representative e: then p takes
+ * it. */
+static int borrow(pl_problem *p, int e)
+{
+	int ft = edge_fwd_times(p, e);
+	for (const pl_problem *q = p->share_next; q && q != p; q = q->share_next) {
+		double *t = q->edge_tab[q->edge_class[e]];
+		if (t && edge_fwd_times(q, e) == ft) {
+			p->edge_tab[e] = t;
+			p->edge_borrowed[e] = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int pl_problem_edge_priced(const pl_problem *p, int e)
+{
+	int ft = edge_fwd_times(p, e);
+	if (p->edge_tab[p->edge_class[e]])
+		return 1;
+	for (const pl_problem *q = p->share_next; q && q != p; q = q->share_next)
+		if (q->edge_tab[q->edge_class[e]] && edge_fwd_times(q, e) == ft)
+			return 1;
+	return 0;
+}
+
+int pl_problem_share(pl_problem *a, pl_problem *b)
+{
+	if (a == b || a->g != b->g || a->devices != b->devices || a->c != b->c)
+		return -1;
+	for (int o = 0; o < a->nops; o++)
+		if (a->nstrat[o] != b->nstrat[o] || memcmp(a->strat[o], b->strat[o],
+		                                           sizeof(int64_t) * (size_t)a->nstrat[o] *
+		                                               (size_t)a->g->ops[o].spec.nloops))
+			return -1;
+	if (!a->edge_borrowed)
+		a->edge_borrowed = pl_calloc((size_t)a->nedges + 1, 1);
+	if (!b->edge_borrowed)
+		b->edge_borrowed = pl_calloc((size_t)b->nedges + 1, 1);
+	if (!a->edge_borrowed || !b->edge_borrowed)
+		return -1;
+	/* b (alone) goes in after a */
+	b->share_next = a->share_next ? a->share_next : a;
+	a->share_next = b;
+	return 0;
+}
+
+int pl_problem_unshare(pl_problem *p)
+{
+	if (!p->share_next)
+		return 0;
+	for (int e = 0; e < p->nedges; e++)
+		if (p->edge_borrowed[e]) {
+			const pl_edge *ed = &p->edges[e];
+			size_t n = (size_t)p->nstrat[ed->src_op] * (size_t)p->nstrat[ed->dst_op];
+			double *t = pl_malloc(sizeof *t * (n + 1));
+			if (!t)
+				return -1;
+			memcpy(t, p->edge_tab[e], sizeof *t * n);
+			p->edge_tab[e] = t;
+			p->edge_borrowed[e] = 0;
+		}
+	for (int e = 0; e < p->nedges; e++) /* members of a class point at its table */
+		if (p->edge_class[e] != e && p->edge_tab[e])
+			p->edge_tab[e] = p->edge_tab[p->edge_class[e]];
+	pl_problem *q = p->share_next;
+	while (q->share_next != p)
+		q = q->share_next;
+	q->share_next = p->share_next == q ? NULL : p->share_next;
+	p->share_next = NULL;
+	return 0;
+}
+
 const double *pl_problem_edge(pl_problem *p, int e)
 {
 	if (p->edge_tab[e])
 		return p->edge_tab[e];
 	if (p->edge_class[e] != e)
 		return p->edge_tab[e] = (double *)pl_problem_edge(p, p->edge_class[e]);
+	if (p->share_next && borrow(p, e))
+		return p->edge_tab[e];
 	edge_job j;
 	if (edge_job_plan(p, e, &j))
 		return NULL;
@@ -1317,7 +1395,7 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 		goto done;
 	for (int i = 0; i < nedges; i++) {
 		int e = p->edge_class[edges[i]];
-		if (!p->edge_tab[e] && !queued[e]) {
+		if (!p->edge_tab[e] && !queued[e] && !(p->share_next && borrow(p, e))) {
 			queued[e] = 1;
 			work[n++] = e;
 		}

@@ -120,6 +120,11 @@ typedef struct pl_problem {
 	 * it once, at the producer's layout; Megatron's sequence parallelism keeps
 	 * the shard and gathers it again in the backward) */
 	uint8_t *kept;
+	/* problems of the same graph, mesh and candidates whose edge tables this
+	 * one borrows (pl_problem_share): a ring through them, or NULL; per edge,
+	 * 1 where its table is a sibling's */
+	struct pl_problem *share_next;
+	uint8_t *edge_borrowed;
 } pl_problem;
 
 /* Builds the problem: edges and candidate strategies (the annotation alone for
@@ -171,6 +176,20 @@ double pl_problem_least_plan_memory(pl_problem *p);
 
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);
+/* Puts b in a's ring of problems that price an edge once between them: a
+ * table one prices, another with the same table (the same candidates at
+ * both ends, the forward redistribution run as often: siblings that differ
+ * in recompute or ZeRO) takes instead of pricing it. a and b must have the
+ * same graph, mesh and candidates (-1 and nothing shared when they do not;
+ * 0 shared, -1 out of memory). A ring's problems are freed together, after
+ * any that outlives them is taken out with pl_problem_unshare. */
+int pl_problem_share(pl_problem *a, pl_problem *b);
+/* Takes p out of its ring, with its own copies of the tables it borrowed
+ * (the others keep what they borrowed from p until they are freed). 0, or
+ * -1 out of memory (p then keeps borrowing). */
+int pl_problem_unshare(pl_problem *p);
+/* Whether edge e's table is priced, by p or by a problem of its ring. */
+int pl_problem_edge_priced(const pl_problem *p, int e);
 
 /* Computes the edge tables of the given edges (and the node tables of their
  * ends) on `threads` threads (0: one per online CPU). Returns 0, or -1 when

@@ -585,7 +585,48 @@ typedef struct build {
 	int z0, z1;
 	const pl_search_opts *o;
 	double t0;
+	double M; /* the memory limit per device (0: none) */
 } build;
+
+/* The least state and the least activations of one micro-batch (bytes per
+ * device) any plan of p holds, over all its ops, as pl_job_op_cost counts
+ * them: each op on its candidate of least state, and of least activations.
+ * -1 out of memory. */
+static int least_state_act(pl_problem *p, double *state, double *act)
+{
+	*state = *act = 0;
+	for (int op = 0; op < p->nops; op++) {
+		const pl_nodeparts *pt = pl_problem_parts(p, op);
+		if (!pt)
+			return -1;
+		double s = INFINITY, a = INFINITY;
+		for (int k = 0; k < p->nstrat[op]; k++) {
+			pl_jobshare js;
+			pl_parts_split(p, op, &pt[k], &js);
+			s = fmin(s, js.state_bytes);
+			a = fmin(a, js.act_bytes);
+		}
+		*state += s;
+		*act += a;
+	}
+	return 0;
+}
+
+/* The most chunks per device (interleaved 1F1B), at most vmax, with which
+ * a plan of pp stages and m micro-batches could fit M per device: with v
+ * chunks every stage holds at least the last stage's micro-batches in
+ * flight (pl_job_inflight falls with the stage), so the stages together
+ * hold at least the least state plus that many times the least
+ * activations; above pp x M some stage is over M. 1 when no v > 1 could
+ * fit (plain 1F1B, which the point's own memory check covers). */
+static int64_t chunks_within(int64_t pp, int64_t m, int64_t vmax, double M, double state,
+                             double act)
+{
+	int64_t v = vmax;
+	while (v > 1 && M > 0 && state + pl_job_inflight(pp, m, v, pp - 1) * act > M * (double)pp)
+		v--;
+	return v;
+}
 
 /* Builds problem q with its node tables and, per ZeRO level, the least
  * memory and the node bound; writes only probs[q]. */
@@ -603,11 +644,31 @@ static void build_one(void *ctx, int q)
 	              .recompute = pb->rc ? w->flags[pb->mi][pb->rc] : NULL,
 	              .degrees = pb->deg};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
-	for (int z = w->z0; z <= w->z1 && !pb->st; z++) {
+	if (pb->st)
+		return;
+	/* the chunks a plan within the limit can have, at its least state (the
+	 * ZeRO level that holds least): the bounds allow for no more */
+	int64_t vfit = 1;
+	for (int z = w->z0; z <= w->z1; z++) {
 		pl_problem_set_zero(pb->p, z);
+		double state, act;
 		pb->least[z] = pl_problem_least_plan_memory(pb->p);
-		pb->node_bound[z] = node_bound(pb->p);
-		if (pb->least[z] < 0 || pb->node_bound[z] < 0) {
+		if (pb->least[z] < 0 || least_state_act(pb->p, &state, &act)) {
+			pb->oom = 1;
+			return;
+		}
+		if (pl_zero_pipeline_ok(z, pb->pp)) {
+			int64_t v = chunks_within(pb->pp, pb->m, pb->vmax, w->M, state, act);
+			vfit = v > vfit ? v : vfit;
+		}
+	}
+	if (vfit < pb->vmax) {
+		pb->vmax = vfit;
+		pb->p->job.max_virtual = vfit > 1 ? vfit : 0;
+	}
+	for (int z = w->z0; z <= w->z1; z++) {
+		pl_problem_set_zero(pb->p, z);
+		if ((pb->node_bound[z] = node_bound(pb->p)) < 0) {
 			pb->oom = 1;
 			return;
 		}
@@ -621,7 +682,7 @@ static int relax_saves(const pl_problem *p, double relax)
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
 		if ((double)p->nstrat[ed->src_op] * (double)p->nstrat[ed->dst_op] > relax &&
-		    !p->edge_tab[p->edge_class[e]])
+		    !pl_problem_edge_priced(p, e))
 			return 1;
 	}
 	return 0;
@@ -1267,8 +1328,19 @@ static pl_status enumerate(jobrun *s)
 	            .z0 = s->z0,
 	            .z1 = s->z1,
 	            .o = s->o,
-	            .t0 = s->t0};
+	            .t0 = s->t0,
+	            .M = s->M};
 	pl_parallel_for(s->nprob, s->o->threads, build_one, &bw);
+	/* problems of one micro-batch count and stage count (recompute differs)
+	 * price each edge table they share once */
+	for (int q = 0; q < s->nprob; q++)
+		for (int r = 0; r < q && s->probs[q].p && !s->probs[q].st; r++)
+			if (s->probs[r].p && !s->probs[r].st && s->probs[r].mi == s->probs[q].mi &&
+			    s->probs[r].pp == s->probs[q].pp) {
+				s->probs[q].p->c = s->probs[r].p->c; /* the same stage mesh */
+				pl_problem_share(s->probs[r].p, s->probs[q].p);
+				break;
+			}
 	for (int q = 0; q < s->nprob; q++) {
 		prob *pb = &s->probs[q];
 		if (pb->oom)
@@ -1530,6 +1602,8 @@ static pl_status assemble(jobrun *s)
 		                            s->least_need < INFINITY ? s->least_need : 0);
 	}
 	prob *wp = &s->probs[best[w].prob];
+	if (pl_problem_unshare(wp->p)) /* it outlives the others */
+		return job_nomem(s);
 	out->p = wp->p;
 	out->g = s->gms[wp->mi];
 	out->mesh = wp->mesh;

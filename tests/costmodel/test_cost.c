@@ -240,6 +240,68 @@ static void plan_equals_tables(void **state)
 	}
 }
 
+/* Problems that differ only in recompute share edge tables (the job search
+ * links each micro-batch and stage count's problems): a table one prices, the
+ * other takes where its forward redistribution runs as often, and every
+ * table read through the ring equals the one a problem of its own prices.
+ * Taken out of the ring, a problem keeps copies of what it borrowed and
+ * outlives the others. */
+static void shared_tables(void **state)
+{
+	(void)state;
+	rg_rng r = {7};
+	int borrowed = 0;
+	for (int i = 0; i < 30; i++) {
+		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c, c2;
+		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
+		free(json);
+		assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+		uint8_t *flags = calloc((size_t)g->nops + 1, 1);
+		for (int o = 0; o < g->nops; o++)
+			flags[o] = (uint8_t)rg_int(&r, 2);
+		pl_job plain = {.micro_batches = 2, .stages = 1};
+		pl_job rc = {.micro_batches = 2, .stages = 1, .recompute = flags};
+		pl_problem *a, *b, *own, *other;
+		assert_int_equal(pl_problem_new_job(&a, g, &c, &plain, &err), PL_OK);
+		assert_int_equal(pl_problem_new_job(&b, g, &c, &rc, &err), PL_OK);
+		assert_int_equal(pl_problem_new_job(&own, g, &c, &rc, &err), PL_OK);
+		assert_int_equal(pl_cluster_preset(&c2, "h100x8", &err), PL_OK);
+		c2.devices_per_node = 4; /* another mesh: another problem */
+		assert_int_equal(pl_problem_new_job(&other, g, &c2, &plain, &err), PL_OK);
+		assert_int_equal(pl_problem_share(a, other), -1);
+		assert_int_equal(pl_problem_share(a, b), 0);
+		for (int e = 0; e < a->nedges; e++)
+			assert_non_null(pl_problem_edge(a, e));
+		for (int e = 0; e < b->nedges; e++) {
+			assert_true(pl_problem_edge_priced(b, e) ||
+			            (b->job.recompute[b->edges[e].dst_op] && !a->job.recompute));
+			const double *tb = pl_problem_edge(b, e), *to = pl_problem_edge(own, e);
+			size_t n = (size_t)b->nstrat[b->edges[e].src_op] *
+			           (size_t)b->nstrat[b->edges[e].dst_op];
+			assert_memory_equal(tb, to, n * sizeof *tb);
+			borrowed += b->edge_borrowed[b->edge_class[e]];
+		}
+		assert_int_equal(pl_problem_unshare(b), 0);
+		assert_null(a->share_next);
+		pl_problem_free(a); /* b keeps its copies */
+		for (int e = 0; e < b->nedges; e++) {
+			size_t n = (size_t)b->nstrat[b->edges[e].src_op] *
+			           (size_t)b->nstrat[b->edges[e].dst_op];
+			assert_memory_equal(pl_problem_edge(b, e), pl_problem_edge(own, e),
+			                    n * sizeof(double));
+		}
+		pl_problem_free(b);
+		pl_problem_free(own);
+		pl_problem_free(other);
+		free(flags);
+		pl_graph_free(g);
+	}
+	assert_true(borrowed > 0);
+}
+
 /* GEMM rates against published measurements of cuBLAS, not against numbers
  * this code produced. Rows of XLA's table of bf16 GEMMs measured on H100 SXM
  * (openxla/xla, xla/service/gpu/model/matmul_interpolator_data.h, key sm_90,
@@ -287,9 +349,10 @@ static void gemm_rates_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(bus_factors),  cmocka_unit_test(gemm_rates_published),
-	    cmocka_unit_test(cluster_file), cmocka_unit_test(presets_and_link_classes),
-	    cmocka_unit_test(adam_memory),  cmocka_unit_test(plan_equals_tables),
+	    cmocka_unit_test(bus_factors),   cmocka_unit_test(gemm_rates_published),
+	    cmocka_unit_test(cluster_file),  cmocka_unit_test(presets_and_link_classes),
+	    cmocka_unit_test(adam_memory),   cmocka_unit_test(plan_equals_tables),
+	    cmocka_unit_test(shared_tables),
 	};
 	return cmocka_run_group_tests_name("costmodel::cost", tests, NULL, NULL);
 }
