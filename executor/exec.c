@@ -26,6 +26,17 @@
 
 enum { IN_DATA, IN_ALIAS, IN_REDIST };
 
+/* the most pipeline stages an interleaved plan runs on */
+#define PL_EXEC_MAX_STAGES 256
+
+/* one step of a stage's interleaved program: a chunk's forward or backward
+ * of micro-batch mb (k: the chunk), or an exchange over the boundary after
+ * chunk k (activations up, gradients down) */
+enum { XA_FWD, XA_BWD, XA_ACT, XA_GRAD };
+typedef struct xact {
+	int kind, mb, k;
+} xact;
+
 typedef struct xin {
 	int tensor, kind;
 	pl_layout l;     /* the layout the op reads */
@@ -97,6 +108,11 @@ struct pl_exec {
 	 * consumer's; a param: its owner's), -1 for data */
 	int64_t pp, M;
 	int *stage, *tlo, *thi;
+	/* interleaved 1F1B: V model chunks a stage (stage[] holds chunks, chunk j
+	 * on stage j % pp); per stage its program (interleaved()) */
+	int64_t V;
+	struct xact *prog[PL_EXEC_MAX_STAGES];
+	int nprog[PL_EXEC_MAX_STAGES];
 	/* live-memory accounting: per computed tensor whether it is held until
 	 * the backward (kept by the op rules and not recomputed, a recomputed
 	 * layer's output, or sent to a later stage) and its last consumer; per
@@ -325,6 +341,7 @@ typedef struct rankctx {
 	int mb;       /* the micro-batch running */
 	int64_t lr;   /* the rank in its stage's mesh (layouts and groups are of it) */
 	int s;        /* its stage */
+	int k;        /* the model chunk running (the stage, with plain 1F1B) */
 } rankctx;
 
 static int failed(rankctx *rc, const char *what)
@@ -633,14 +650,16 @@ static void drop_micro_batch(rankctx *rc)
 	pl_exec *ex = rc->ex;
 	rankst *st = &ex->rs[rc->rank];
 	for (int t = 0; st->vlive && t < ex->g->ntensors; t++)
-		if (ex->has_home[t] && ex->owner[t] < 0) {
+		if (ex->has_home[t] && ex->owner[t] < 0 &&
+		    (ex->V <= 1 || (ex->tlo[t] <= rc->k && rc->k <= ex->thi[t]))) {
 			mem_mark(st, vflag(st, t), 0, PL_EXEC_MEM_ACTIVATIONS,
 			         bytes_of(&ex->home[t]));
 			mem_mark(st, &st->glive[t], 0, PL_EXEC_MEM_TRANSIENT,
 			         bytes_of(&ex->home[t]));
 		}
 	for (int o = 0; st->ilive && o < ex->g->nops; o++)
-		for (int i = 0; i <= PL_MAX_OP_INPUTS; i++) {
+		for (int i = 0; i <= PL_MAX_OP_INPUTS && (ex->V <= 1 || ex->stage[o] == rc->k);
+		     i++) {
 			char *f = iflag(st, o, i);
 			if (*f)
 				mem_mark(st, f, 0, PL_EXEC_MEM_ACTIVATIONS,
@@ -752,6 +771,23 @@ static size_t boundary_elems(const pl_exec *ex, int s)
 	return n;
 }
 
+/* Where in the rank's pending gradients those of the boundary after chunk
+ * k, micro-batch slot `slot`, go: with plain 1F1B one buffer of the
+ * boundary after the stage; interleaved, per slot the boundaries after each
+ * of the stage's chunks, in chunk order. */
+static size_t pend_at(const pl_exec *ex, int64_t s, int slot, int k)
+{
+	if (ex->V <= 1)
+		return 0;
+	size_t per = 0, at = 0;
+	for (int64_t j = s; j + 1 < ex->pp * ex->V; j += ex->pp) {
+		if (j < k)
+			at += boundary_elems(ex, (int)j);
+		per += boundary_elems(ex, (int)j);
+	}
+	return (size_t)slot * per + at;
+}
+
 /* The micro-batch i's slot becomes the rank's current activations. */
 static void use_slot(rankctx *rc, int i)
 {
@@ -765,23 +801,24 @@ static void use_slot(rankctx *rc, int i)
 
 enum { X_ACT = 1, X_GRAD = 2 };
 
-/* One exchange over the boundary after the rank's stage (up) or before it
- * (!up), with the rank at the same place of the neighbour stage's mesh, as
- * an all-gather of the two: what it sends (X_ACT: the crossing tensors'
- * values of micro-batch slot's, going up; X_GRAD: their gradients, going
- * down; 0: zeros) and what it takes (X_ACT into slot's values; X_GRAD into
- * the pending gradients the next backward adds; 0: nothing). */
-static int exchange(rankctx *rc, int up, int send, int take, int slot)
+/* One exchange over the boundary after chunk lo (a stage, with plain
+ * 1F1B), between the rank at the same place of the two stages' meshes, as an
+ * all-gather of the two: what it sends (X_ACT: the crossing tensors' values
+ * of micro-batch slot's, going up; X_GRAD: their gradients, going down; 0:
+ * zeros) and what it takes (X_ACT into slot's values; X_GRAD into the
+ * pending gradients the backward of slot adds; 0: nothing). */
+static int exchange(rankctx *rc, int lo, int send, int take, int slot)
 {
 	pl_exec *ex = rc->ex;
 	pl_backend *be = ex->be;
 	int64_t R = rc->rank;
 	rankst *st = &ex->rs[R];
-	int lo = up ? rc->s : rc->s - 1, idx = up ? 0 : 1;
+	int64_t below = lo % ex->pp, above = (lo + 1) % ex->pp;
+	int idx = rc->s == below ? 0 : 1;
 	size_t n = boundary_elems(ex, lo);
 	if (!n)
 		return 0;
-	int64_t members[2] = {lo * ex->M + rc->lr, (lo + 1) * ex->M + rc->lr};
+	int64_t members[2] = {below * ex->M + rc->lr, above * ex->M + rc->lr};
 	pl_comm *cm = be->comm(be, R, members, 2);
 	float *mine = scratch(ex, R, n), *both = scratch(ex, R, 2 * n);
 	float **vals = slot >= 0 ? st->sval[slot % st->nslot] : NULL;
@@ -804,7 +841,10 @@ static int exchange(rankctx *rc, int up, int send, int take, int slot)
 		if (!crosses(ex, t, lo))
 			continue;
 		size_t k = local_elems(&ex->home[t]);
-		float *dst = take == X_ACT ? vals[t] : st->pend + at;
+		float *dst =
+		    take == X_ACT
+		        ? vals[t]
+		        : st->pend + pend_at(ex, rc->s, slot < 0 ? 0 : slot % st->nslot, lo) + at;
 		if (dst)
 			bad = be->copy(be, R, dst, k, theirs + at, k, k, 1);
 		at += k;
@@ -821,9 +861,9 @@ static int take_pending(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
 	rankst *st = &ex->rs[rc->rank];
-	size_t at = 0;
+	size_t at = pend_at(ex, rc->s, st->cur, rc->k);
 	for (int t = 0; t < ex->g->ntensors; t++) {
-		if (!crosses(ex, t, rc->s))
+		if (!crosses(ex, t, rc->k))
 			continue;
 		size_t k = local_elems(&ex->home[t]);
 		if (st->dval[t] && ex->be->add(ex->be, rc->rank, st->dval[t], st->pend + at, k))
@@ -844,8 +884,8 @@ static int forward(rankctx *rc)
 	if (ex->zero == 3 && gather_weights(rc))
 		return -1;
 	for (int o = 0; o < g->nops; o++) {
-		if (ex->stage[o] != rc->s)
-			continue; /* another pipeline stage's */
+		if (ex->stage[o] != rc->k)
+			continue; /* another pipeline stage's (or chunk's) */
 		if (ex->o.fail_rank == rc->rank && ex->o.fail_op == o) {
 			char m[300];
 			snprintf(m, sizeof m, "injected fault in the forward of op '%s'",
@@ -867,7 +907,7 @@ static int forward(rankctx *rc)
 	for (int k = 0, at = 0; k < g->noutputs; k++) { /* the step's loss: the mean */
 		int t = g->outputs[k];
 		size_t n = local_elems(&ex->home[t]);
-		if (!st->val[t]) { /* another stage's */
+		if (!st->val[t] || ex->tlo[t] != rc->k) { /* another stage's, or chunk's */
 			at += (int)n;
 			continue;
 		}
@@ -1038,7 +1078,7 @@ static int recompute_at(rankctx *rc, int o)
 		return 0;
 	st->segdone[ex->seg_lo[o]] = 1;
 	for (int k = ex->seg_lo[o]; k <= o; k++)
-		if (ex->stage[k] == rc->s && op_forward_as(rc, k, 1))
+		if (ex->stage[k] == rc->k && op_forward_as(rc, k, 1))
 			return -1;
 	return 0;
 }
@@ -1073,14 +1113,15 @@ static int backward(rankctx *rc)
 	 * step's micro-batches (ZeRO 2 and 3 move them to the shard each time) */
 	for (int t = 0; t < g->ntensors; t++) {
 		int param = ex->owner[t] >= 0, shard = param && ex->zero >= 2 && ex->sync[t].naxes;
+		/* the first micro-batch of the param's chunk */
+		int first = param && rc->mb == 0 && ex->tlo[t] == rc->k;
 		size_t n = local_elems(&ex->home[t]);
-		if (st->dval[t] && (!param || rc->mb == 0 || shard) &&
-		    be->fill(be, R, st->dval[t], n, 0))
+		if (st->dval[t] && (!param || first || shard) && be->fill(be, R, st->dval[t], n, 0))
 			return -1;
 		if (shard) /* the whole gradients live until reduce-scattered */
 			mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
 			         sizeof(float) * (double)n);
-		if (st->cacc && st->cacc[t] && rc->mb == 0 && be->fill(be, R, st->cacc[t], n, 0))
+		if (st->cacc && st->cacc[t] && first && be->fill(be, R, st->cacc[t], n, 0))
 			return -1;
 	}
 	for (int k = 0; k < g->noutputs; k++) { /* the step's loss is the micro-batches' mean */
@@ -1092,12 +1133,12 @@ static int backward(rankctx *rc)
 			mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
 			         bytes_of(&ex->home[t]));
 	}
-	if (rc->s + 1 < ex->pp && take_pending(rc))
+	if (rc->k + 1 < ex->pp * ex->V && take_pending(rc))
 		return -1; /* the gradients of what the next stage read */
 	for (int o = g->nops - 1; o >= 0; o--) {
 		const pl_op *op = &g->ops[o];
 		int any = 0;
-		if (ex->stage[o] != rc->s)
+		if (ex->stage[o] != rc->k)
 			continue;
 		if (recompute_at(rc, o))
 			return -1;
@@ -1167,7 +1208,7 @@ static int backward(rankctx *rc)
 			return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
 	}
 	drop_weights(rc);
-	int bad = reduce_grads(rc);
+	int bad = ex->V > 1 ? 0 : reduce_grads(rc); /* interleaved: after the schedule */
 	drop_micro_batch(rc);
 	return bad;
 }
@@ -1201,23 +1242,146 @@ static int schedule(rankctx *rc)
 	int m = (int)ex->m, s = rc->s, up = s + 1 < ex->pp, down = s > 0;
 	int warm = (int)(ex->pp - s - 1) < m ? (int)(ex->pp - s - 1) : m, rem = m - warm;
 	for (int i = 0; i < warm; i++)
-		if ((down && exchange(rc, 0, 0, X_ACT, i)) || run_forward(rc, i) ||
-		    (up && exchange(rc, 1, X_ACT, 0, i)))
+		if ((down && exchange(rc, s - 1, 0, X_ACT, i)) || run_forward(rc, i) ||
+		    (up && exchange(rc, s, X_ACT, 0, i)))
 			return -1;
-	if (rem > 0 && down && exchange(rc, 0, 0, X_ACT, warm))
+	if (rem > 0 && down && exchange(rc, s - 1, 0, X_ACT, warm))
 		return -1;
 	for (int i = 0; i < rem; i++) {
 		int f = warm + i;
-		if (run_forward(rc, f) || (up && exchange(rc, 1, X_ACT, X_GRAD, f)) ||
+		if (run_forward(rc, f) || (up && exchange(rc, s, X_ACT, X_GRAD, f)) ||
 		    run_backward(rc, i) ||
-		    (down && exchange(rc, 0, X_GRAD, i + 1 < rem ? X_ACT : 0, f + 1)))
+		    (down && exchange(rc, s - 1, X_GRAD, i + 1 < rem ? X_ACT : 0, f + 1)))
 			return -1;
 	}
 	for (int i = rem; i < m; i++)
-		if ((up && exchange(rc, 1, 0, X_GRAD, -1)) || run_backward(rc, i) ||
-		    (down && exchange(rc, 0, X_GRAD, 0, -1)))
+		if ((up && exchange(rc, s, 0, X_GRAD, -1)) || run_backward(rc, i) ||
+		    (down && exchange(rc, s - 1, X_GRAD, 0, -1)))
 			return -1;
 	return 0;
+}
+
+/* Stage s's program of the interleaved schedule (Megatron's order of chunk
+ * forwards and backwards: forward number f is micro-batch
+ * (f / (pp v)) pp + f % pp of local chunk (f % (pp v)) / pp, a backward the
+ * same with the chunks from the last) and the exchanges, all stages' steps
+ * put in one order: each stage runs on while its next step has what it
+ * needs, each exchange goes in right after the step that computes what it
+ * carries, into both stages' programs. The stages then meet at every
+ * exchange in the same order, so none waits on one that waits on it. -1 out
+ * of memory, or when the order stalls (it does not for micro-batches a
+ * multiple of the stages). */
+static int interleaved(pl_exec *ex)
+{
+	int pp = (int)ex->pp, V = (int)ex->V, m = (int)ex->m, K = pp * V, total = m * V;
+	xact *task[PL_EXEC_MAX_STAGES];
+	int at[PL_EXEC_MAX_STAGES] = {0}, cap = 2 * total + 4 * total + 1, rc = -1;
+	char *done =
+	    pl_calloc((size_t)m * (size_t)K * 4 + 1, 1); /* per mb, chunk: F, B, act, grad */
+	for (int d = 0; d < pp; d++) {
+		task[d] = pl_malloc(sizeof *task[d] * (size_t)(2 * total + 1));
+		ex->prog[d] = pl_malloc(sizeof *ex->prog[d] * (size_t)cap);
+		ex->nprog[d] = 0;
+	}
+	for (int d = 0; d < pp; d++)
+		if (!task[d] || !ex->prog[d])
+			goto out;
+	if (!done)
+		goto out;
+	for (int d = 0; d < pp; d++) {
+		int warm = m == pp ? total : (pp - d - 1) * 2 + (V - 1) * pp, n = 0, f = 0, b = 0;
+		warm = warm < total ? warm : total;
+		for (int i = 0; i < 2 * total; i++) {
+			int fwd = i < warm     ? 1
+			          : f == total ? 0
+			          : b == total ? 1
+			                       : (i - warm) % 2 == 0;
+			int x = fwd ? f++ : b++, c = (x % K) / pp;
+			task[d][n++] = (xact){fwd ? XA_FWD : XA_BWD, (x / K) * pp + x % pp,
+			                      (fwd ? c : V - 1 - c) * pp + d};
+		}
+	}
+#define DONE(mb, k, w) done[((size_t)(mb) * (size_t)K + (size_t)(k)) * 4 + (w)]
+	for (int left = 2 * total * pp; left > 0;) {
+		int moved = 0;
+		for (int d = 0; d < pp; d++)
+			while (at[d] < 2 * total) {
+				xact t = task[d][at[d]];
+				int ready = t.kind == XA_FWD
+				                ? t.k == 0 || DONE(t.mb, t.k - 1, 2)
+				                : DONE(t.mb, t.k, 0) &&
+				                      (t.k == K - 1 || DONE(t.mb, t.k, 3));
+				if (!ready)
+					break;
+				ex->prog[d][ex->nprog[d]++] = t;
+				DONE(t.mb, t.k, t.kind == XA_FWD ? 0 : 1) = 1;
+				at[d]++;
+				left--;
+				moved = 1;
+				/* what it computed goes on to the next chunk's (previous
+				 * chunk's) stage */
+				int kb = t.kind == XA_FWD ? t.k : t.k - 1;
+				if ((t.kind == XA_FWD && t.k + 1 < K) ||
+				    (t.kind == XA_BWD && t.k > 0)) {
+					xact x = {t.kind == XA_FWD ? XA_ACT : XA_GRAD, t.mb, kb};
+					int other = (t.kind == XA_FWD ? t.k + 1 : t.k - 1) % pp;
+					ex->prog[d][ex->nprog[d]++] = x;
+					ex->prog[other][ex->nprog[other]++] = x;
+					if (t.kind == XA_FWD)
+						DONE(t.mb, kb, 2) =
+						    1; /* chunk kb's output is there */
+					else
+						DONE(t.mb, kb, 3) =
+						    1; /* chunk kb's output's gradient */
+				}
+			}
+		if (!moved)
+			goto out;
+	}
+#undef DONE
+	rc = 0;
+out:
+	for (int d = 0; d < pp; d++)
+		free(task[d]);
+	free(done);
+	return rc;
+}
+
+/* Stage s's program: its chunks' forwards and backwards and its part of
+ * every exchange; then the gradients of its params reduced, as after the
+ * last micro-batch's backward with plain 1F1B. */
+static int schedule_interleaved(rankctx *rc)
+{
+	pl_exec *ex = rc->ex;
+	for (int i = 0; i < ex->nprog[rc->s]; i++) {
+		const xact *a = &ex->prog[rc->s][i];
+		int r;
+		switch (a->kind) {
+		case XA_FWD:
+			rc->k = a->k;
+			r = run_forward(rc, a->mb);
+			break;
+		case XA_BWD:
+			rc->k = a->k;
+			r = run_backward(rc, a->mb);
+			break;
+		case XA_ACT: {
+			int below = a->k % ex->pp == rc->s;
+			r = exchange(rc, a->k, below ? X_ACT : 0, below ? 0 : X_ACT, a->mb);
+			break;
+		}
+		case XA_GRAD: {
+			int below = a->k % ex->pp == rc->s;
+			r = exchange(rc, a->k, below ? 0 : X_GRAD, below ? X_GRAD : 0, a->mb);
+			break;
+		}
+		default: r = -1;
+		}
+		if (r)
+			return -1;
+	}
+	rc->mb = (int)ex->m - 1;
+	return reduce_grads(rc);
 }
 
 /* ZeRO: the rank's shard of param t's gradient (ZeRO 1 reduce-scatters
@@ -1302,8 +1466,9 @@ typedef struct steparg {
 static int rank_step(void *arg, int64_t rank)
 {
 	steparg *sa = arg;
-	rankctx rc = {sa->ex, rank, 0, rank % sa->ex->M, (int)(rank / sa->ex->M)};
-	if (schedule(&rc))
+	int s = (int)(rank / sa->ex->M);
+	rankctx rc = {sa->ex, rank, 0, rank % sa->ex->M, s, s};
+	if (sa->ex->V > 1 ? schedule_interleaved(&rc) : schedule(&rc))
 		return -1;
 	rc.mb = 0;
 	use_slot(&rc, 0);
@@ -1393,7 +1558,7 @@ int pl_exec_read(const pl_exec *ex, int t, int what, float *global)
 	int shards = !what && ex->zero == 3 && ex->owner[t] >= 0 && ex->sync[t].naxes;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
 		int64_t lr = r % ex->M;
-		if (!here(ex, r) || r / ex->M != ex->tlo[t] ||
+		if (!here(ex, r) || r / ex->M != ex->tlo[t] % ex->pp ||
 		    (!shards && nrep && pl_devmat_coord(&l.dm, rep, nrep, lr) != 0))
 			continue; /* another process's or stage's, or a replica */
 		if (shards) {
@@ -1442,7 +1607,7 @@ int pl_exec_write(pl_exec *ex, int t, const float *global)
 		return -1;
 	int rc = 0;
 	for (int64_t r = 0; r < ex->D && !rc; r++) {
-		if (!here(ex, r) || r / ex->M != ex->tlo[t])
+		if (!here(ex, r) || r / ex->M != ex->tlo[t] % ex->pp)
 			continue;
 		copyud u = {(float *)global, host, 0};
 		each_global(l, r % ex->M, copy_one, &u);
@@ -1549,6 +1714,8 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->sync);
 	free(ex->other);
 	free(ex->stage);
+	for (int d = 0; d < PL_EXEC_MAX_STAGES; d++)
+		free(ex->prog[d]);
 	free(ex->tlo);
 	free(ex->thi);
 	free(ex->held);
@@ -1572,7 +1739,12 @@ static float *counted(pl_exec *ex, int64_t r, size_t n, int cat)
 static int holds(const pl_exec *ex, int64_t r, int t)
 {
 	int s = (int)(r / ex->M);
-	return ex->has_home[t] && ex->tlo[t] >= 0 && ex->tlo[t] <= s && s <= ex->thi[t];
+	if (!ex->has_home[t] || ex->tlo[t] < 0)
+		return 0;
+	for (int k = ex->tlo[t]; k <= ex->thi[t]; k++) /* a chunk of its on the stage */
+		if (k % ex->pp == s)
+			return 1;
+	return 0;
 }
 
 /* A param's buffers on rank r (its owner's stage): weights, gradients,
@@ -1644,7 +1816,7 @@ static int alloc_slot(pl_exec *ex, int64_t r, int k)
 	}
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
-		if (ex->stage[o] != (int)(r / ex->M))
+		if (ex->stage[o] % ex->pp != r / ex->M)
 			continue;
 		pl_xt in[PL_MAX_OP_INPUTS];
 		for (int i = 0; i < op->ninputs; i++) {
@@ -1673,8 +1845,9 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 	rankst *st = &ex->rs[r];
 	int s = (int)(r / ex->M);
 	size_t nt = (size_t)g->ntensors + 1;
-	/* 1F1B: stage s holds at most pp - s micro-batches in flight */
-	st->nslot = (int)(ex->pp - s < ex->m ? ex->pp - s : ex->m);
+	/* 1F1B: stage s holds at most pp - s micro-batches in flight; the
+	 * interleaved program may hold any of them */
+	st->nslot = (int)(ex->V > 1 ? ex->m : ex->pp - s < ex->m ? ex->pp - s : ex->m);
 	st->sval = pl_calloc((size_t)st->nslot, sizeof *st->sval);
 	st->ssaved = pl_calloc((size_t)st->nslot, sizeof *st->ssaved);
 	st->sinb = pl_calloc((size_t)st->nslot, sizeof *st->sinb);
@@ -1688,7 +1861,9 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 	for (int k = 0; k < g->noutputs; k++)
 		nout += local_elems(&ex->home[g->outputs[k]]);
 	st->lacc = pl_calloc(nout, sizeof *st->lacc);
-	size_t np = s + 1 < ex->pp ? boundary_elems(ex, s) : 0;
+	size_t np = ex->V > 1        ? pend_at(ex, s, st->nslot, 0)
+	            : s + 1 < ex->pp ? boundary_elems(ex, s)
+	                             : 0;
 	st->pend = np ? counted(ex, r, np, PL_EXEC_MEM_TRANSIENT) : NULL;
 	if (!st->sval || !st->ssaved || !st->sinb || !st->dval || !st->m || !st->v || !st->cacc ||
 	    !st->gsh || !st->wsh || !st->lacc || (np && !st->pend) || alloc_slot(ex, r, 0))
@@ -1756,14 +1931,24 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	if (D % pp)
 		return pl_err_set(err, PL_EINVAL, "executor: %lld ranks do not make %lld stages",
 		                  (long long)D, (long long)pp);
+	int64_t V = job->virtual_stages > 1 && pp > 1 ? job->virtual_stages : 1;
+	if (V > 1 && (job->micro_batches % pp || pp > PL_EXEC_MAX_STAGES))
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "executor: the interleaved schedule needs micro-batches a "
+		    "multiple of the stages and at most %d stages (%lld micro-batches, "
+		    "%lld stages)",
+		    PL_EXEC_MAX_STAGES, (long long)job->micro_batches, (long long)pp);
 	for (int k = 0; k < g->nops && pp > 1; k++)
-		if (!job->stage || job->stage[k] < 0 || job->stage[k] >= pp ||
+		if (!job->stage || job->stage[k] < 0 || job->stage[k] >= pp * V ||
 		    (k && job->stage[k] < job->stage[k - 1]))
 			return pl_err_set(
 			    err, PL_EINVAL,
-			    "executor: op '%s': stage %d: expected 0..%lld, not below the "
-			    "stage of the op before",
-			    g->ops[k].name, job->stage ? job->stage[k] : -1, (long long)pp - 1);
+			    "executor: op '%s': %s %d: expected 0..%lld, not below the "
+			    "%s of the op before",
+			    g->ops[k].name, V > 1 ? "model chunk" : "stage",
+			    job->stage ? job->stage[k] : -1, (long long)(pp * V) - 1,
+			    V > 1 ? "chunk" : "stage");
 	for (int k = 0; k < g->nops; k++) {
 		pl_status st = pl_op_check_split(&g->ops[k], splits[k], M, err);
 		if (st) {
@@ -1779,6 +1964,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	ex->D = D;
 	ex->pp = pp;
 	ex->M = M;
+	ex->V = V;
 	ex->be = be;
 	ex->o = *o;
 	ex->m = job->micro_batches;
@@ -1951,6 +2137,8 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 				    g->tensors[t].name, ex->stage[ex->owner[t]], ex->stage[k]);
 			}
 		}
+	if (V > 1 && interleaved(ex))
+		goto nomem;
 	for (int64_t r = 0; r < D; r++)
 		if (here(ex, r) && alloc_rank(ex, r))
 			goto nomem;

@@ -63,9 +63,22 @@ typedef struct pl_exec_job {
 	 * over the micro-batches, holding at most stages - s of them; the
 	 * tensors that cross a stage boundary (relayed through the stages
 	 * between producer and consumer) and their gradients move between the
-	 * same local rank of neighbouring stages. */
+	 * same local rank of neighbouring stages.
+	 * With virtual_stages v > 1 (interleaved 1F1B, Narayanan et al. 2021
+	 * §2.2.2) stage[] holds each op's model chunk, 0..stages x v - 1 in op
+	 * order, and chunk j runs on stage j mod stages; every stage runs
+	 * Megatron's interleaved schedule (schedules.py,
+	 * forward_backward_pipelining_with_interleaving: its warm-up of
+	 * (stages - s - 1) x 2 + (v - 1) x stages chunk forwards, then one
+	 * forward and one backward in turn), with micro-batches a multiple of
+	 * the stages. Each exchange between chunks is a meeting of the two
+	 * stages at the same place of one order of every forward, backward and
+	 * exchange of the step (the schedules run together, each exchange right
+	 * after what it carries is computed), so no stage waits on one that waits
+	 * on it. */
 	int64_t stages;
 	const int *stage;
+	int64_t virtual_stages; /* 0, 1: plain 1F1B */
 } pl_exec_job;
 
 /* splits[op] holds nloops split counts for `devices` ranks (checked here:

@@ -11,6 +11,7 @@
 #include "planner/plan.h"
 #include "planner/alloc.h"
 #include "planner/json.h"
+#include "search/search.h"
 
 int64_t **pl_splits_alloc(const pl_graph *g)
 {
@@ -530,6 +531,48 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 	                  where);
 }
 
+/* An interleaved plan as the executor runs it: each stage's ops cut into v
+ * model chunks at its clean cuts (as evenly in clean segments as they
+ * divide), the model's chunk j (stage j / v's chunk j % v) on stage j mod
+ * pp: into out[op], j. The cost model prices the same chunks (a stage's v
+ * pieces, each a v-th of it, on every stage). */
+static pl_status model_chunks(const pl_graph *g, const int *stage, int64_t pp, int64_t v,
+                              const char *where, int *out, pl_err *err)
+{
+	int *cuts = pl_malloc(sizeof *cuts * ((size_t)g->nops + 2));
+	int nc = cuts ? pl_clean_cuts(g, cuts) : -1;
+	if (nc < 0) {
+		free(cuts);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	for (int s = 0, a = 0; s < pp; s++) {
+		int b = a;
+		while (b < g->nops && stage[b] == s)
+			b++;
+		int lo = 0, n = 0;
+		while (lo < nc && cuts[lo] < a)
+			lo++;
+		while (lo + n < nc && cuts[lo + n] < b)
+			n++;
+		if (n < v || lo >= nc || cuts[lo] != a) {
+			free(cuts);
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: pipeline.virtual_stages %lld: stage %d has %d clean "
+			                  "segments (a cut with one activation and no param "
+			                  "crossing), fewer than its model chunks",
+			                  where, (long long)v, s, n);
+		}
+		for (int o = a, i = 0; o < b; o++) {
+			while (i + 1 < n && cuts[lo + i + 1] <= o)
+				i++;
+			out[o] = (int)(s * v + (int64_t)i * v / n);
+		}
+		a = b;
+	}
+	free(cuts);
+	return PL_OK;
+}
+
 /* Prices a whole-job plan (pipeline, optimizer_shard, recompute). Its
  * strategies are read on the micro-batch graph: the loops of an op can
  * differ between the whole batch and one micro-batch (a Reshape skips
@@ -593,6 +636,11 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 		}
 		memcpy(flags, rc, (size_t)gm->nops);
 		memcpy(stages, stage, sizeof *stages * (size_t)gm->nops);
+		if (vs > 1 && (st = model_chunks(gm, stage, pp, vs, where, stages, err))) {
+			free(flags);
+			free(stages);
+			goto done;
+		}
 		*run = (pl_run_plan){.g = gm,
 		                     .splits = splits,
 		                     .devices = D,
@@ -600,7 +648,8 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 		                             .zero = zero,
 		                             .recompute = flags,
 		                             .stages = pp,
-		                             .stage = stages}};
+		                             .stage = stages,
+		                             .virtual_stages = vs}};
 		gm = NULL;
 		splits = NULL;
 	}
@@ -667,14 +716,6 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		goto cleanup;
 	}
 	if (is_job) {
-		if (run && vs > 1) {
-			st = pl_err_set(
-			    err, PL_EINVAL,
-			    "%s: the interleaved schedule (pipeline.virtual_stages %lld) "
-			    "does not run on the executor yet (plain 1F1B plans do)",
-			    where, (long long)vs);
-			goto cleanup;
-		}
 		pl_jobcost jc;
 		if ((st = price_job(g, plan, where, cl, pp, m, vs, overlap, zero, stage, rc, &jc,
 		                    detail, run, err)))

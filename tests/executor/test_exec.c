@@ -799,10 +799,10 @@ static void moe_training_matches_one_rank(void **state)
 	training_matches_one_rank("moe-tiny.json");
 }
 
-/* Whole-job plans: pipeline stages (1F1B) at random clean cuts, m
- * micro-batches (gradient accumulation), ZeRO 0-3 (0-1 with stages) and
- * full or selective recompute, under random per-op cuts of one micro-batch
- * on each stage's ranks (2 and 4 ranks in all), train with the losses of
+/* Whole-job plans: pipeline stages (1F1B, and interleaved over 2 or 3
+ * model chunks a stage) at random clean cuts, m micro-batches (gradient
+ * accumulation), ZeRO 0-3 (0-1 with stages) and full or selective recompute, under random per-op
+ * cuts of one micro-batch on each stage's ranks (2 and 4 ranks in all), train with the losses of
  * the whole batch on one rank (3 Adam steps). */
 static void job_training_matches_one_rank(const char *fixture)
 {
@@ -813,7 +813,7 @@ static void job_training_matches_one_rank(const char *fixture)
 	train3(g, 1, one, ref, 1);
 	free_splits(g, one);
 	int64_t B = pl_graph_batch(g);
-	int runs = 0, piped = 0;
+	int runs = 0, piped = 0, inter = 0;
 	for (int64_t D = 2; D <= 4; D *= 2) {
 		if (!usable(D))
 			continue;
@@ -864,6 +864,48 @@ static void job_training_matches_one_rank(const char *fixture)
 						piped += pp > 1;
 					}
 				}
+				/* interleaved 1F1B: pp x v model chunks at random clean
+				 * cuts, chunk j on stage j % pp, micro-batches a
+				 * multiple of the stages */
+				for (int64_t v = 2; pp > 1 && m % pp == 0 && v <= 3 && pp * v <= K;
+				     v++)
+					for (int rc = 0; rc < 2; rc++) {
+						if (rc && !pl_job_recompute_flags(
+						              gm, PL_RECOMPUTE_FULL, flags))
+							continue;
+						int *chunk =
+						    calloc((size_t)gm->nops + 1, sizeof *chunk);
+						for (int64_t k = 1, left = pp * v - 1;
+						     k < K && left > 0; k++)
+							if ((int64_t)(rand_r(&seed) %
+							              (unsigned)(K - k)) < left) {
+								for (int o = cuts[k]; o < gm->nops;
+								     o++)
+									chunk[o]++;
+								left--;
+							}
+						int64_t **s = random_splits(gm, D / pp, &seed);
+						pl_exec_job job = {.micro_batches = m,
+						                   .zero = rc,
+						                   .recompute = rc ? flags : NULL,
+						                   .stages = pp,
+						                   .stage = chunk,
+						                   .virtual_stages = v};
+						double l[3];
+						train3_job(gm, D, s, &job, l, 0);
+						char ctx[200];
+						snprintf(ctx, sizeof ctx,
+						         "%s: %lld ranks, %lld stages of %lld "
+						         "chunks, %lld "
+						         "micro-batches, ZeRO %d, recompute %s",
+						         fixture, (long long)D, (long long)pp,
+						         (long long)v, (long long)m, rc,
+						         rc ? "full" : "none");
+						check_losses(l, ref, ctx);
+						free_splits(gm, s);
+						free(chunk);
+						inter++;
+					}
 			}
 			free(flags);
 			free(cuts);
@@ -872,7 +914,7 @@ static void job_training_matches_one_rank(const char *fixture)
 		}
 	}
 	pl_graph_free(g);
-	assert_true((runs >= 24 && piped >= 12) || !usable(2));
+	assert_true((runs >= 24 && piped >= 12 && inter >= 4) || !usable(2));
 }
 
 static void gpt_job_training_matches_one_rank(void **state)

@@ -3,8 +3,8 @@
 # moe-tiny (data, tensor and expert parallel; from dp, rec, ilp and the
 # least-memory plan)
 # gives the losses of the same model run on one device, over 3 Adam steps
-# (relative 1e-5), and so do whole-job plans on 1 to 8 processes (pipeline stages, micro-batches, ZeRO 1-3,
-# recompute); a rank that fails stops every process with exit 4 within
+# (relative 1e-5), and so do whole-job plans on 1 to 8 processes (pipeline stages, plain and
+# interleaved 1F1B, micro-batches, ZeRO 1-3, recompute); a rank that fails stops every process with exit 4 within
 # 10 s, naming itself; a plan for another number of processes exits 2.
 # Usage: test_mpi.sh PLANNER SOURCE_DIR
 set -uo pipefail
@@ -74,7 +74,9 @@ for spec in "2 --pp 1 --micro-batches 2 --zero 1 --recompute full" \
             "4 --pp 1 --micro-batches 2 --zero 3 --recompute selective" "4 --pp 1 --micro-batches 4 --zero 2" \
             "2 --pp 2 --micro-batches 4 --virtual-stages 1" \
             "4 --pp 2 --dp 2 --micro-batches 2 --zero 1 --recompute full --virtual-stages 1" \
-            "1 --pp 1 --micro-batches 2" "8 --pp 2 --micro-batches 2 --zero 1 --virtual-stages 1"; do
+            "1 --pp 1 --micro-batches 2" "8 --pp 2 --micro-batches 2 --zero 1 --virtual-stages 1" \
+            "4 --pp 2 --micro-batches 4 --virtual-stages 2" \
+            "8 --pp 2 --dp 2 --micro-batches 2 --zero 1 --recompute full --virtual-stages 2"; do
   set -- $spec
   np=$1
   shift
