@@ -799,6 +799,40 @@ static void moe_training_matches_one_rank(void **state)
 	training_matches_one_rank("moe-tiny.json");
 }
 
+/* A whole-job plan under random cuts of one micro-batch on each stage's
+ * ranks: the one-rank losses over 3 Adam steps (rc names its recompute) */
+static void job_matches(const char *fixture, const pl_graph *gm, int64_t D, const pl_exec_job *job,
+                        const char *rc, const double *ref, unsigned *seed)
+{
+	int64_t pp = job->stages > 1 ? job->stages : 1;
+	int64_t **s = random_splits(gm, D / pp, seed);
+	double l[3];
+	train3_job(gm, D, s, job, l, 0);
+	char ctx[200];
+	snprintf(ctx, sizeof ctx,
+	         "%s: %lld ranks, %lld stages of %lld chunks, %lld micro-batches, ZeRO %d, "
+	         "recompute %s",
+	         fixture, (long long)D, (long long)pp,
+	         (long long)(job->virtual_stages > 1 ? job->virtual_stages : 1),
+	         (long long)job->micro_batches, job->zero, rc);
+	check_losses(l, ref, ctx);
+	free_splits(gm, s);
+}
+
+/* The ops cut into n pieces (numbered in op order) at n - 1 distinct
+ * boundaries chosen at random among the clean cuts 1..K-1 */
+static void random_pieces(const pl_graph *g, const int *cuts, int K, int64_t n, int *piece,
+                          unsigned *seed)
+{
+	memset(piece, 0, sizeof *piece * (size_t)g->nops);
+	for (int64_t k = 1, left = n - 1; k < K && left > 0; k++)
+		if ((int64_t)(rand_r(seed) % (unsigned)(K - k)) < left) {
+			for (int o = cuts[k]; o < g->nops; o++)
+				piece[o]++;
+			left--;
+		}
+}
+
 /* Whole-job plans: pipeline stages (1F1B, and interleaved over 2 or 3
  * model chunks a stage) at random clean cuts, m micro-batches (gradient
  * accumulation), ZeRO 0-3 (0-1 with stages) and full or selective recompute, under random per-op
@@ -831,35 +865,18 @@ static void job_training_matches_one_rank(const char *fixture)
 			for (int64_t pp = 1; pp <= D; pp *= 2) {
 				if (pp > K)
 					continue;
-				/* pp - 1 distinct boundaries among the cuts 1..K-1 */
-				memset(stage, 0, sizeof *stage * (size_t)gm->nops);
-				for (int64_t k = 1, left = pp - 1; k < K && left > 0; k++)
-					if ((int64_t)(rand_r(&seed) % (unsigned)(K - k)) < left) {
-						for (int o = cuts[k]; o < gm->nops; o++)
-							stage[o]++;
-						left--;
-					}
+				random_pieces(gm, cuts, K, pp, stage, &seed);
 				for (int rc = 0; rc < PL_RECOMPUTE_MODES; rc++) {
 					if (rc && !pl_job_recompute_flags(gm, rc, flags))
 						continue;
 					for (int zero = 0; zero < (pp > 1 ? 2 : 4); zero++) {
-						int64_t **s = random_splits(gm, D / pp, &seed);
 						pl_exec_job job = {.micro_batches = m,
 						                   .zero = zero,
 						                   .recompute = rc ? flags : NULL,
 						                   .stages = pp,
 						                   .stage = stage};
-						double l[3];
-						train3_job(gm, D, s, &job, l, 0);
-						char ctx[200];
-						snprintf(ctx, sizeof ctx,
-						         "%s: %lld ranks, %lld stages, %lld "
-						         "micro-batches, "
-						         "ZeRO %d, recompute %s",
-						         fixture, (long long)D, (long long)pp,
-						         (long long)m, zero, pl_recompute_name(rc));
-						check_losses(l, ref, ctx);
-						free_splits(gm, s);
+						job_matches(fixture, gm, D, &job,
+						            pl_recompute_name(rc), ref, &seed);
 						runs++;
 						piped += pp > 1;
 					}
@@ -875,34 +892,15 @@ static void job_training_matches_one_rank(const char *fixture)
 							continue;
 						int *chunk =
 						    calloc((size_t)gm->nops + 1, sizeof *chunk);
-						for (int64_t k = 1, left = pp * v - 1;
-						     k < K && left > 0; k++)
-							if ((int64_t)(rand_r(&seed) %
-							              (unsigned)(K - k)) < left) {
-								for (int o = cuts[k]; o < gm->nops;
-								     o++)
-									chunk[o]++;
-								left--;
-							}
-						int64_t **s = random_splits(gm, D / pp, &seed);
+						random_pieces(gm, cuts, K, pp * v, chunk, &seed);
 						pl_exec_job job = {.micro_batches = m,
 						                   .zero = rc,
 						                   .recompute = rc ? flags : NULL,
 						                   .stages = pp,
 						                   .stage = chunk,
 						                   .virtual_stages = v};
-						double l[3];
-						train3_job(gm, D, s, &job, l, 0);
-						char ctx[200];
-						snprintf(ctx, sizeof ctx,
-						         "%s: %lld ranks, %lld stages of %lld "
-						         "chunks, %lld "
-						         "micro-batches, ZeRO %d, recompute %s",
-						         fixture, (long long)D, (long long)pp,
-						         (long long)v, (long long)m, rc,
-						         rc ? "full" : "none");
-						check_losses(l, ref, ctx);
-						free_splits(gm, s);
+						job_matches(fixture, gm, D, &job,
+						            rc ? "full" : "none", ref, &seed);
 						free(chunk);
 						inter++;
 					}
