@@ -59,6 +59,9 @@ static int arg_ll(int argc, char **argv, int *i, long long *v)
 	return *end || *v < 1 ? -1 : 0;
 }
 
+/* Long on purpose (about 180 lines): a benchmark program read top to bottom:
+ * options, the layer's buffers, the timed products forward and backward, the
+ * report. */
 int main(int argc, char **argv)
 {
 	long long h = 5120, a = 40, s = 2048, b = 4, iters = 20;

@@ -619,6 +619,9 @@ out:
 	return rc;
 }
 
+/* Long on purpose (about 135 lines): one case per operator type of the cuda
+ * backend (a kernel launch each, or the host kernel), the switch without a
+ * default so that the compiler names a type left out. */
 static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
                pl_xt *din)
 {

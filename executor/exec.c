@@ -1911,6 +1911,11 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	return pl_exec_new_job(out, g, D, splits, NULL, be, o, err);
 }
 
+/* Long on purpose (about 240 lines): the lowering in the order each step needs
+ * the ones before it (checks; homes and owners; per op its input layouts,
+ * redistributions and gradient paths; stages and each tensor's range of
+ * them; live-memory flags; recomputed segments; the interleaved program;
+ * the ranks' buffers), every step reading and writing most of pl_exec. */
 pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
                           const pl_exec_job *job, pl_backend *be, const pl_exec_opts *o,
                           pl_err *err)

@@ -158,6 +158,9 @@ typedef struct log_opts {
 	const char *coll, *base;
 } log_opts;
 
+/* Long on purpose (about 125 lines): `calibrate --from-nccl-tests` read top to
+ * bottom: the logs, the preset they refine, the fit, the report, the cluster
+ * file written atomically. */
 static int from_logs(char **files, int nfiles, const log_opts *o, const char *out)
 {
 	pl_err err;

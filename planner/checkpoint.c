@@ -332,6 +332,10 @@ cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages)
 	return a;
 }
 
+/* Long on purpose (about 240 lines): the checkpoint's fields written in the
+ * order docs/formats.md lists them (search, cost, pipeline, per-op
+ * strategies, params, groups, parts), each block short and independent of
+ * the others, all adding to the one document under construction. */
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
 {
 	cJSON *root = cJSON_CreateObject();

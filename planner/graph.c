@@ -227,6 +227,8 @@ static int add_tensor(builder *b, const char *name)
 	return g->ntensors++;
 }
 
+/* Long on purpose (about 135 lines): one branch per attribute name the format
+ * knows, each checking its JSON type and range with the same error. */
 static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
 {
 	pl_attrs *a = &op->attrs;

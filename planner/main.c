@@ -1805,7 +1805,10 @@ static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
  * time and memory; and the rest of each difference (what the per-op
  * numbers do not add up to: the pipeline's bubble and stage balance, the
  * peak stage, the reserve), so that the lines add up to the totals'. */
-/* label_a, label_b: how to name the plans in the text (NULL: their paths) */
+/* label_a, label_b: how to name the plans in the text (NULL: their paths)
+ * Long on purpose (about 205 lines): each line of the comparison is written to
+ * the text and to the JSON in the same place, so that the two cannot
+ * disagree; split, the halves would share every total and difference. */
 static int explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
                         int json)
 {

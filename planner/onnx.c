@@ -567,7 +567,10 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 }
 
 /* Folds node n when it computes on known values only (a shape computation):
- * records its output's shape and values, emits nothing. 1 folded, 0 not. */
+ * records its output's shape and values, emits nothing. 1 folded, 0 not.
+ * Long on purpose (about 180 lines): one branch per operator that computes on
+ * shapes and constants (Constant, Shape, Gather, Slice, Concat, Reshape,
+ * Where, arithmetic, ...), each a few lines over the known values. */
 static int fold_values(imp *m, const Onnx__NodeProto *n)
 {
 	const char *t = n->op_type;
@@ -1442,7 +1445,11 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
  * into the output's order. Every index of an operand is a batch index (in
  * both and the output), free (in it and the output) or contracted (in both,
  * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
- * -1 with *why. */
+ * -1 with *why.
+ * Long on purpose (about 150 lines): one transformation in its order (parse the
+ * equation, classify the indices, transpose and reshape each operand, one
+ * MatMul, reshape and transpose back), each step using the index tables of
+ * the ones before. */
 static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
 {
 	const Onnx__AttributeProto *eq = attr(n, "equation");
@@ -1998,6 +2005,11 @@ static int shape_op(imp *m, const Onnx__NodeProto *n, const char *name, const ch
 	return 0;
 }
 
+/* Long on purpose (about 330 lines): one branch per ONNX operator the importer
+ * maps, each a few lines that read attributes and emit planner ops, after the
+ * checks that come first for every node (an Identity of a merged weight,
+ * constant folding, a kept Dropout); a function per operator would take the
+ * same arguments, and a dispatch table over them would say no more. */
 static pl_status node(imp *m, int i)
 {
 	const Onnx__NodeProto *n = m->g->node[i];

@@ -186,7 +186,10 @@ static void mesh(FILE *f, const cJSON *ck)
 /* 1F1B on pp stages and m micro-batches, forward a third of a stage's
  * micro-batch time and backward two thirds: per stage the order of its
  * passes (warm-up forwards, one forward one backward, cool-down backwards),
- * each starting when its stage is free and its input has arrived. */
+ * each starting when its stage is free and its input has arrived.
+ * Long on purpose (about 120 lines): the section's answers in order (one stage;
+ * too many stages to draw; the schedule simulated, then drawn as boxes), each
+ * writing into the same section. */
 static void schedule(FILE *f, const cJSON *ck)
 {
 	const cJSON *pp = cJSON_GetObjectItem(ck, "pipeline"),

@@ -147,7 +147,10 @@ static void repair_degrees(recctx *c, keyed *order)
 /* Large-neighbourhood polish: the exact optimum (variable elimination, as in
  * dp) over each op's neighbourhood of its current split; repeated while the
  * plan improves. Captures coordinated moves along chains that single-op
- * changes cannot make. Returns -1 when out of memory. */
+ * changes cannot make. Returns -1 when out of memory.
+ * Long on purpose (about 125 lines): per op its neighbourhood's candidates,
+ * node and edge tables and elimination in one pass, the tables freed as the
+ * op is done. */
 static int polish(recctx *c, const int64_t *primes, int np)
 {
 	pl_problem *p = c->p;
@@ -275,6 +278,10 @@ out:
 	return rc;
 }
 
+/* Long on purpose (about 130 lines): rec's passes in their order (the repeated
+ * layers, the prime factors of the devices, each factor's assignment op by op,
+ * the degrees kept, the polish, the hidden blocks copied, the result), each
+ * a few lines over the same context. */
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	double t0 = ve_now();
