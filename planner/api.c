@@ -2,6 +2,7 @@
  * string keys, models built as planner.model/1 JSON and imported like a
  * file, plans from planner/plan.c, training on the executor. */
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -556,27 +557,35 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	/* the whole-job dimensions: those set fix theirs (pl_plan_opts_job) */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
 	jr.all = !strcmp(get(ctx, K_JOB), "true");
-	if (ctx->val[K_PIPELINE_STAGES])
-		jr.stages = get_ll(ctx, K_PIPELINE_STAGES, PL_AUTO);
-	if (ctx->val[K_MICRO_BATCH_NUM])
-		jr.micro_batches = get_ll(ctx, K_MICRO_BATCH_NUM, PL_AUTO);
-	if (ctx->val[K_PARALLEL_OPTIMIZER])
-		jr.zero = strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true") ? 0
-		          : !strcmp(get(ctx, K_SHARD_LEVEL), "auto")
-		              ? PL_AUTO
-		              : get_ll(ctx, K_SHARD_LEVEL, 1);
+	/* each key set gives its dimension (checked by the key table already) */
+	static const struct {
+		int key;
+		size_t at;
+	} dims[] = {{K_PIPELINE_STAGES, offsetof(pl_job_request, stages)},
+	            {K_MICRO_BATCH_NUM, offsetof(pl_job_request, micro_batches)},
+	            {K_DATA_PARALLEL, offsetof(pl_job_request, dp)},
+	            {K_MODEL_PARALLEL, offsetof(pl_job_request, tp)},
+	            {K_CONTEXT_PARALLEL, offsetof(pl_job_request, cp)},
+	            {K_EXPERT_PARALLEL, offsetof(pl_job_request, ep)},
+	            {K_MICRO_BATCH_SIZE, offsetof(pl_job_request, micro_batch_size)},
+	            {K_VIRTUAL_STAGES, offsetof(pl_job_request, virtual_stages)}};
+	for (size_t i = 0; i < sizeof dims / sizeof *dims; i++)
+		if (ctx->val[dims[i].key])
+			pl_dim_parse(ctx->val[dims[i].key], 0, 1LL << 62,
+			             (pl_dim *)((char *)&jr + dims[i].at));
+	if (ctx->val[K_PARALLEL_OPTIMIZER]) {
+		if (strcmp(get(ctx, K_PARALLEL_OPTIMIZER), "true"))
+			jr.zero = pl_dim_value(0);
+		else
+			pl_dim_parse(get(ctx, K_SHARD_LEVEL), 0, 3, &jr.zero);
+	}
 	if (ctx->val[K_RECOMPUTE]) {
 		const char *rc = get(ctx, K_RECOMPUTE);
-		jr.recompute = strcmp(rc, "auto") ? pl_recompute_parse(rc) : PL_AUTO;
+		jr.recompute = strcmp(rc, "auto") ? pl_dim_value(pl_recompute_parse(rc))
+		                                  : (pl_dim){PL_GIVEN_AUTO, 0};
 	}
-	jr.degrees = (pl_degrees){.dp = get_ll(ctx, K_DATA_PARALLEL, 0),
-	                          .tp = get_ll(ctx, K_MODEL_PARALLEL, 0),
-	                          .cp = get_ll(ctx, K_CONTEXT_PARALLEL, 0),
-	                          .ep = get_ll(ctx, K_EXPERT_PARALLEL, 0)};
-	jr.micro_batch_size = get_ll(ctx, K_MICRO_BATCH_SIZE, 0);
 	if (ctx->val[K_OVERLAP])
-		jr.overlap = !strcmp(get(ctx, K_OVERLAP), "true");
-	jr.virtual_stages = get_ll(ctx, K_VIRTUAL_STAGES, 0);
+		jr.overlap = pl_dim_value(!strcmp(get(ctx, K_OVERLAP), "true"));
 	if (strcmp(get(ctx, K_SEQ_PARALLEL), "true")) {
 		st =
 		    pl_err_set(&ctx->err, PL_EINVAL,

@@ -931,13 +931,13 @@ static int cmd_search(int argc, char **argv)
 		case 'J': jr.all = 1; break;
 		case 'F': jr.fastest = 1; break;
 		case 'S':
-			if (pl_parse_auto(optarg, 1, 1 << 20, PL_AUTO, &jr.stages))
+			if (pl_dim_parse(optarg, 1, 1 << 20, &jr.stages))
 				return pl_cli_usage("search",
 				                    "--%s %s: expected 'auto' or an integer >= 1",
 				                    opts[li].name, optarg);
 			break;
 		case 'B':
-			if (pl_parse_auto(optarg, 1, 1 << 30, PL_AUTO, &jr.micro_batches))
+			if (pl_dim_parse(optarg, 1, 1 << 30, &jr.micro_batches))
 				return pl_cli_usage("search",
 				                    "--micro-batches %s: expected 'auto' or an "
 				                    "integer >= 1",
@@ -948,11 +948,10 @@ static int cmd_search(int argc, char **argv)
 				return pl_cli_usage("search",
 				                    "--overlap-grad-reduce %s: expected on or off",
 				                    optarg);
-			jr.overlap = !strcmp(optarg, "on");
+			jr.overlap = pl_dim_value(!strcmp(optarg, "on"));
 			break;
 		case OPT_VS:
-			if (pl_parse_auto(optarg, 1, PL_JOB_MAX_VIRTUAL, PL_AUTO,
-			                  &jr.virtual_stages))
+			if (pl_dim_parse(optarg, 1, PL_JOB_MAX_VIRTUAL, &jr.virtual_stages))
 				return pl_cli_usage(
 				    "search",
 				    "--virtual-stages %s: expected 'auto' or an integer "
@@ -968,30 +967,28 @@ static int cmd_search(int argc, char **argv)
 			if (pl_parse_ll(optarg, &v) || v < 1 || v > (1LL << 30))
 				return pl_cli_usage("search", "--%s %s: expected an integer >= 1",
 				                    opts[li].name, optarg);
-			int64_t *dst = ch == OPT_DP   ? &jr.degrees.dp
-			               : ch == OPT_TP ? &jr.degrees.tp
-			               : ch == OPT_CP ? &jr.degrees.cp
-			               : ch == OPT_EP ? &jr.degrees.ep
-			                              : NULL;
-			if (dst)
-				*dst = v;
-			else
-				jr.micro_batch_size = v;
+			*(ch == OPT_DP   ? &jr.dp
+			  : ch == OPT_TP ? &jr.tp
+			  : ch == OPT_CP ? &jr.cp
+			  : ch == OPT_EP ? &jr.ep
+			                 : &jr.micro_batch_size) = pl_dim_value(v);
 			break;
 		}
 		case 'Z':
-			if (pl_parse_auto(optarg, 0, 3, PL_AUTO, &jr.zero))
+			if (pl_dim_parse(optarg, 0, 3, &jr.zero))
 				return pl_cli_usage(
 				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
 			break;
 		case 'R':
 			if (!strcmp(optarg, "auto"))
-				jr.recompute = PL_AUTO;
-			else if ((jr.recompute = pl_recompute_parse(optarg)) < 0)
+				jr.recompute = (pl_dim){PL_GIVEN_AUTO, 0};
+			else if (pl_recompute_parse(optarg) < 0)
 				return pl_cli_usage(
 				    "search",
 				    "--recompute %s: expected none, full, selective or auto",
 				    optarg);
+			else
+				jr.recompute = pl_dim_value(pl_recompute_parse(optarg));
 			break;
 		case 'h': fputs(search_help, stdout); return 0;
 		default:

@@ -11,6 +11,7 @@
 #include "planner/plan.h"
 #include "planner/alloc.h"
 #include "planner/json.h"
+#include "planner/parse.h"
 #include "search/search.h"
 
 int64_t **pl_splits_alloc(const pl_graph *g)
@@ -272,37 +273,51 @@ static const char *const opt_names[][2] = {
     [N_EP] = {"--ep", "expert_parallel"},
 };
 
+int pl_dim_parse(const char *s, long long lo, long long hi, pl_dim *out)
+{
+	long long v;
+	if (s && !strcmp(s, "auto")) {
+		*out = (pl_dim){PL_GIVEN_AUTO, 0};
+		return 0;
+	}
+	if (!s || pl_parse_ll(s, &v) || v < lo || v > hi)
+		return -1;
+	*out = pl_dim_value(v);
+	return 0;
+}
+
 pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl_err *err)
 {
 	api = api ? 1 : 0;
-#define NAME(k) opt_names[k][api]
-	const pl_degrees *d = &r->degrees;
-	int given = r->all || r->stages != PL_NOT_GIVEN || r->micro_batches != PL_NOT_GIVEN ||
-	            r->zero != PL_NOT_GIVEN || r->recompute != PL_NOT_GIVEN ||
-	            r->micro_batch_size > 0 || r->virtual_stages != 0 || r->overlap >= 0 ||
-	            pl_degrees_any(d);
-	if (r->micro_batch_size > 0 && r->micro_batches >= 1)
+#define NAME(k)  opt_names[k][api]
+#define GIVEN(d) ((d).how != PL_GIVEN_NOT)
+#define VALUE(d) ((d).how == PL_GIVEN_VALUE)
+	int given = r->all || GIVEN(r->stages) || GIVEN(r->micro_batches) || GIVEN(r->zero) ||
+	            GIVEN(r->recompute) || GIVEN(r->micro_batch_size) || GIVEN(r->virtual_stages) ||
+	            GIVEN(r->overlap) || GIVEN(r->dp) || GIVEN(r->tp) || GIVEN(r->cp) ||
+	            GIVEN(r->ep);
+	if (VALUE(r->micro_batch_size) && VALUE(r->micro_batches))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s and %s both fix the micro-batches; give one of them",
 		                  NAME(N_MBS), NAME(N_MB));
-	if (r->micro_batch_size > 0 && d->dp <= 0 && d->tp <= 0)
+	if (VALUE(r->micro_batch_size) && !VALUE(r->dp) && !VALUE(r->tp))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s is per data-parallel rank (batch = size x data parallel x "
 		                  "micro-batches): give %s, or %s so that data parallel is what "
 		                  "is left",
 		                  NAME(N_MBS), NAME(N_DP), NAME(N_TP));
-	if (r->virtual_stages > 1 && r->stages == 1)
+	if (pl_dim_or(r->virtual_stages, 1) > 1 && pl_dim_or(r->stages, 0) == 1)
 		return pl_err_set(
 		    err, PL_EINVAL,
 		    "%s %lld: the interleaved schedule cuts the model into chunks over "
 		    "pipeline stages, and %s is 1",
-		    NAME(N_VS), r->virtual_stages, NAME(N_PP));
-	if (r->virtual_stages > PL_JOB_MAX_VIRTUAL)
+		    NAME(N_VS), r->virtual_stages.v, NAME(N_PP));
+	if (pl_dim_or(r->virtual_stages, 1) > PL_JOB_MAX_VIRTUAL)
 		return pl_err_set(err, PL_EINVAL, "%s %lld: at most %d chunks per device",
-		                  NAME(N_VS), r->virtual_stages, PL_JOB_MAX_VIRTUAL);
-	if (r->zero >= 2 && r->stages > 1)
-		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO), r->zero,
-		                  NAME(N_PP), r->stages, PL_ZERO_PIPELINE_WHY);
+		                  NAME(N_VS), r->virtual_stages.v, PL_JOB_MAX_VIRTUAL);
+	if (pl_dim_or(r->zero, 0) >= 2 && pl_dim_or(r->stages, 1) > 1)
+		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO),
+		                  r->zero.v, NAME(N_PP), r->stages.v, PL_ZERO_PIPELINE_WHY);
 	if (r->fastest && !given)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s goes with a whole-job search (%s, %s, %s, %s, ...)",
@@ -316,18 +331,25 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		                      .micro_batch_size = PL_AUTO};
 		return PL_OK;
 	}
+	/* in the search: a value fixes a dimension, PL_AUTO searches it (and a
+	 * degree not given is free, 0) */
 	o->jo = (pl_job_opts){
-	    .stages = r->stages >= 1 ? r->stages : PL_AUTO,
-	    .micro_batches = r->micro_batches >= 1 ? r->micro_batches : PL_AUTO,
-	    .zero = r->zero >= 0 ? (int)r->zero : PL_AUTO,
-	    .recompute = r->recompute >= 0 ? (int)r->recompute : PL_AUTO,
+	    .stages = pl_dim_or(r->stages, PL_AUTO),
+	    .micro_batches = pl_dim_or(r->micro_batches, PL_AUTO),
+	    .zero = (int)pl_dim_or(r->zero, PL_AUTO),
+	    .recompute = (int)pl_dim_or(r->recompute, PL_AUTO),
 	    .fastest = r->fastest,
-	    .degrees = *d,
-	    .micro_batch_size = r->micro_batch_size > 0 ? r->micro_batch_size : PL_AUTO,
-	    .virtual_stages = r->virtual_stages >= 1 ? r->virtual_stages : PL_AUTO,
-	    .overlap = r->overlap > 0,
+	    .degrees = {.dp = pl_dim_or(r->dp, 0),
+	                .tp = pl_dim_or(r->tp, 0),
+	                .cp = pl_dim_or(r->cp, 0),
+	                .ep = pl_dim_or(r->ep, 0)},
+	    .micro_batch_size = pl_dim_or(r->micro_batch_size, PL_AUTO),
+	    .virtual_stages = pl_dim_or(r->virtual_stages, PL_AUTO),
+	    .overlap = pl_dim_or(r->overlap, 0) > 0,
 	};
 	return PL_OK;
+#undef VALUE
+#undef GIVEN
 #undef NAME
 }
 

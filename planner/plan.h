@@ -27,25 +27,42 @@ typedef struct pl_plan_opts {
 	int top; /* > 1 (whole job): list the points' best plans in search.alternatives */
 } pl_plan_opts;
 
+/* How a user gave one whole-job dimension: not at all (the default), 'auto'
+ * (the search chooses it), or a value. */
+typedef enum pl_given { PL_GIVEN_NOT = 0, PL_GIVEN_AUTO, PL_GIVEN_VALUE } pl_given;
+typedef struct pl_dim {
+	pl_given how;
+	long long v; /* with PL_GIVEN_VALUE */
+} pl_dim;
+static inline pl_dim pl_dim_value(long long v)
+{
+	return (pl_dim){PL_GIVEN_VALUE, v};
+}
+/* its value, or `otherwise` when none was given */
+static inline long long pl_dim_or(pl_dim d, long long otherwise)
+{
+	return d.how == PL_GIVEN_VALUE ? d.v : otherwise;
+}
+/* "auto" or an integer in [lo, hi] into *out: 0, or -1 (out untouched) */
+int pl_dim_parse(const char *s, long long lo, long long hi, pl_dim *out);
+
 /* The whole-job dimensions as a user states them, the one options model of
  * the command line (--job, --pp, --dp, ...) and the API (pipeline_stage,
- * data_parallel, ...). Counts: PL_NOT_GIVEN, PL_AUTO or the value. */
-#define PL_NOT_GIVEN (-2) /* PL_AUTO (search/job.h): searched */
+ * data_parallel, ...): each not given, 'auto' or a value. */
 typedef struct pl_job_request {
-	int all;                         /* search every dimension not given (--job) */
-	long long stages, micro_batches; /* PL_NOT_GIVEN, PL_AUTO or >= 1 */
-	long long zero, recompute;       /* PL_NOT_GIVEN, PL_AUTO, 0..3 / 0 none, 1 full */
-	long long micro_batch_size;      /* per data-parallel rank; 0: not given */
-	long long virtual_stages;        /* 0: not given, PL_AUTO, or >= 1 */
-	pl_degrees degrees;              /* 0: not given */
-	int fastest;                     /* no preference for plans without pp, ZeRO, recompute */
-	int overlap; /* gradient reduction overlapped with the backward: -1 not given, 0, 1 */
+	int all; /* search every dimension not given (--job) */
+	/* a value or auto: pp >= 1, m >= 1, ZeRO 0..3, recompute (PL_RECOMPUTE_*),
+	 * chunks per device >= 1 */
+	pl_dim stages, micro_batches, zero, recompute, virtual_stages;
+	/* values: sequences per micro-batch per data-parallel rank, the degrees */
+	pl_dim micro_batch_size, dp, tp, cp, ep;
+	pl_dim overlap; /* gradient reduction overlapped with the backward: 0 or 1 */
+	int fastest;    /* no preference for plans without pp, ZeRO, recompute */
 } pl_job_request;
 /* A request with nothing given. */
 #define PL_JOB_REQUEST_INIT                                                                        \
 	{                                                                                          \
-		.stages = PL_NOT_GIVEN, .micro_batches = PL_NOT_GIVEN, .zero = PL_NOT_GIVEN,       \
-		.recompute = PL_NOT_GIVEN, .overlap = -1                                           \
+		0                                                                                  \
 	}
 
 /* Sets o->job and o->jo from r: any dimension given (or r->all) makes a
