@@ -44,6 +44,15 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err);
  * launcher's environment (Open MPI, MPICH/Hydra and PMI, Slurm): 0 when it
  * was not started by one. */
 int64_t pl_mpi_launched(void);
+/* A rank started by a launcher stands guard over itself: the process forks,
+ * the child goes on to run the rank (it returns -1 there), and the process
+ * the launcher started waits for it, passing on SIGTERM and SIGINT. When the
+ * child dies of a signal (killed, out of memory, a crash) the guard names the
+ * rank and the signal on stderr and returns 4, so that the launcher ends
+ * every rank with exit 4, as it does for a rank that fails (MPI_Abort);
+ * otherwise it returns the child's exit status. The child dies with its
+ * guard. Call before MPI_Init; where fork fails, -1 (no guard). */
+int pl_rank_guard(void);
 
 /* The cuda backend: one GPU per rank (rank r on CUDA device r), ranks are
  * threads of this process, cuBLAS for matrix products, CUDA kernels for the

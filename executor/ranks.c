@@ -4,6 +4,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+#include <signal.h>
+#include <errno.h>
 #include <string.h>
 #include "planner/alloc.h"
 
@@ -142,4 +149,49 @@ int64_t pl_mpi_launched(void)
 			return n;
 	}
 	return 0;
+}
+
+static volatile sig_atomic_t guarded = 0, passed = 0;
+
+static void pass_on(int sig)
+{
+	passed = sig;
+	if (guarded > 0)
+		kill((pid_t)guarded, sig);
+}
+
+int pl_rank_guard(void)
+{
+	fflush(NULL); /* nothing buffered is written twice */
+	pid_t child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the rank dies with its guard */
+		if (getppid() == 1)
+			_exit(4); /* the guard died before this line */
+#endif
+		return -1;
+	}
+	guarded = child;
+	signal(SIGTERM, pass_on);
+	signal(SIGINT, pass_on);
+	int st;
+	while (waitpid(child, &st, 0) < 0)
+		if (errno != EINTR)
+			return 4;
+	if (!WIFSIGNALED(st))
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
+	if (passed)
+		return 4; /* the launcher is stopping the job: said where it started */
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+	const char *rank = NULL;
+	for (size_t k = 0; k < sizeof vars / sizeof vars[0] && !rank; k++)
+		rank = getenv(vars[k]);
+	fprintf(stderr,
+	        "planner run: rank %s (process %ld) was ended by signal %d (%s); every rank stops "
+	        "(exit 4)\n",
+	        rank ? rank : "?", (long)child, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	return 4;
 }

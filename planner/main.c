@@ -2438,6 +2438,11 @@ static int cmd_run(int argc, char **argv)
 		                strategy, (long long)D, (long long)procs);
 		goto done;
 	}
+	if (procs > 1) { /* a rank that is killed or crashes ends the job with exit 4 */
+		int guard = pl_rank_guard();
+		if (guard >= 0)
+			_exit(guard); /* the guard: the rank ran in its child */
+	}
 	if ((st = procs > 1                 ? pl_backend_mpi(&be, &err)
 	          : strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
 	                                    : pl_backend_cuda(&be, D, 0, &err)))

@@ -4,8 +4,9 @@
 # least-memory plan)
 # gives the losses of the same model run on one device, over 3 Adam steps
 # (relative 1e-5), and so do whole-job plans on 1 to 8 processes (pipeline stages, plain and
-# interleaved 1F1B, micro-batches, ZeRO 1-3, recompute); a rank that fails stops every process with exit 4 within
-# 10 s, naming itself; a plan for another number of processes exits 2.
+# interleaved 1F1B, micro-batches, ZeRO 1-3, recompute); a rank that fails, or whose process is
+# killed, stops every process with exit 4 within 10 s, naming itself; a plan for another number
+# of processes exits 2.
 # Usage: test_mpi.sh PLANNER SOURCE_DIR
 set -uo pipefail
 P=$1
@@ -94,6 +95,27 @@ if [ $rc -eq 4 ] && [ $took -le 10 ] && grep -q "rank 1: injected fault" "$T/err
   ok "a failing rank stops every process with exit 4 in ${took} s, naming itself"
 else
   bad "a failing rank: exit $rc after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
+fi
+# a rank whose process is killed (SIGKILL, as the out-of-memory killer does): its guard names it
+# and exits 4, and the launcher ends the others
+timeout 60 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --steps 100000 \
+  > /dev/null 2> "$T/err" &
+job=$!
+for _ in $(seq 50); do # the newest planner process: a rank (the child of its guard)
+  victim=$(pgrep -n -f "^$P run $M --strategy $T/p2.json --steps 100000") &&
+    [ "$(pgrep -c -f "^$P run $M --strategy $T/p2.json --steps 100000")" -ge 4 ] && break
+  sleep 0.2
+done
+sleep 1
+start=$(date +%s)
+kill -9 "$victim" 2> /dev/null
+wait "$job"
+rc=$?
+took=$(( $(date +%s) - start ))
+if [ $rc -eq 4 ] && [ $took -le 10 ] && grep -q "was ended by signal 9" "$T/err"; then
+  ok "a killed rank stops every process with exit 4 within 10 s of the kill, naming itself"
+else
+  bad "a killed rank: exit $rc after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
 fi
 timeout 60 "${MPIRUN[@]}" -np 3 "$P" run "$M" --strategy "$T/p2.json" > /dev/null 2> "$T/err"
 rc=$?
