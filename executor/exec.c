@@ -123,7 +123,7 @@ struct pl_exec {
 	char *other; /* per tensor: a param another op than its owner reads with a gradient */
 	int64_t stat_count[PL_PRIM_COUNT];
 	double stat_bytes[PL_PRIM_COUNT];
-	double *prof; /* per op on rank 0, the last step: compute, communication */
+	double *prof; /* per op on its stage's first rank, the last step: compute, communication */
 };
 
 static size_t local_elems(const pl_layout *l)
@@ -485,13 +485,14 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 
 /* ---- the program ---- */
 
-/* The clock of the per-op profile (rank 0 only): when profiling on a device
- * that queues its work, after that work is done, so each op is charged its own */
+/* The clock of the per-op profile (each stage's first rank records its
+ * ops): when profiling on a device that queues its work, after that work is
+ * done, so each op is charged its own */
 static double prof_now(const rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
-	if (ex->o.profile && rc->rank == 0 && ex->be->wait)
-		ex->be->wait(ex->be, 0);
+	if (ex->o.profile && rc->lr == 0 && ex->be->wait)
+		ex->be->wait(ex->be, rc->rank);
 	return pl_now();
 }
 
@@ -619,7 +620,7 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 		return -1;
 	if (ex->be->forward(ex->be, &k, in, &out))
 		return ex->be->failed(ex->be) ? -1 : failed(rc, "out of memory in a kernel");
-	if (rc->rank == 0) {
+	if (rc->lr == 0) {
 		ex->prof[2 * o + 1] += t1 - t0;
 		ex->prof[2 * o] += prof_now(rc) - t1;
 	}
@@ -746,7 +747,7 @@ static int gather_weights(rankctx *rc)
 		if (gather_shards(rc, t, st->wsh[t], st->val[t]))
 			return -1;
 		mem_mark(st, &st->wlive[t], 1, PL_EXEC_MEM_TRANSIENT, bytes_of(&ex->home[t]));
-		if (rc->rank == 0)
+		if (rc->lr == 0)
 			ex->prof[2 * ex->owner[t] + 1] += prof_now(rc) - t0;
 	}
 	return 0;
@@ -1002,7 +1003,7 @@ static int flush_bucket(rankctx *rc, gbucket *b)
 	if (!one)
 		unscratch(ex, R, buf);
 	double dt = prof_now(rc) - t0;
-	for (int i = 0; i < b->n && rc->rank == 0; i++)
+	for (int i = 0; i < b->n && rc->lr == 0; i++)
 		ex->prof[2 * ex->owner[b->t[i]] + 1] +=
 		    dt * (double)local_elems(&ex->home[b->t[i]]) / (double)b->elems;
 	b->n = 0;
@@ -1041,7 +1042,7 @@ static int reduce_grads(rankctx *rc)
 			         sizeof(float) * (double)n);
 			unscratch(ex, R, send);
 			unscratch(ex, R, part);
-			if (rc->rank == 0)
+			if (rc->lr == 0)
 				ex->prof[2 * ex->owner[t] + 1] += prof_now(rc) - t0;
 		} else if (ex->zero == 0 && last) { /* into the bucket of its group */
 			int idx;
@@ -1200,7 +1201,7 @@ static int backward(rankctx *rc)
 		mem_mark(st, &st->glive[op->out[0]], 0, PL_EXEC_MEM_TRANSIENT,
 		         bytes_of(&ex->out_l[o]));
 		drop_after_backward(rc, o);
-		if (rc->rank == 0) {
+		if (rc->lr == 0) {
 			ex->prof[2 * o] += prof_now(rc) - t0 - tc;
 			ex->prof[2 * o + 1] += tc;
 		}
@@ -1452,7 +1453,7 @@ static int update(rankctx *rc)
 		        : ex->be->update(ex->be, rc->rank, &u, st->val[t], st->dval[t], st->m[t],
 		                         st->v[t], local_elems(&ex->home[t])))
 			return -1;
-		if (rc->rank == 0)
+		if (rc->lr == 0)
 			ex->prof[2 * ex->owner[t]] += prof_now(rc) - t0;
 	}
 	return set_outputs(rc);
@@ -1488,6 +1489,11 @@ pl_status pl_exec_step(pl_exec *ex, int upd, double *loss, pl_err *err)
 	ex->step += upd; /* Dropout masks change with each training step */
 	if (rc)
 		return pl_err_set(err, PL_EDEVICE, "%s backend: %s", ex->be->name, msg);
+	/* ranks as processes: each op's times are its stage's first process's */
+	if (ex->o.profile && ex->be->self >= 0 &&
+	    ex->be->sum_host(ex->be, ex->prof, 2 * (size_t)ex->g->nops + 1))
+		return pl_err_set(err, PL_EDEVICE, "%s backend: summing the profile failed",
+		                  ex->be->name);
 	double l = 0;
 	for (int k = 0; k < ex->g->noutputs; k++) {
 		int t = ex->g->outputs[k];

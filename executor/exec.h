@@ -29,7 +29,7 @@ typedef struct pl_exec_opts {
 	int64_t fail_rank;
 	int fail_op;
 	/* pl_exec_profile's per-op times: on a device that queues its work
-	 * (cuda), rank 0 waits for each op's work before reading the clock, so
+	 * (cuda), each stage's first rank waits for each op's work before reading the clock, so
 	 * each op is charged its own time (a slower step; off: the times are
 	 * those of the host queueing the work) */
 	int profile;
@@ -113,7 +113,8 @@ int pl_exec_write(pl_exec *ex, int tensor, const float *global);
  * rank 0, by kind (pl_prim_kind, without SLICE). */
 void pl_exec_comm_stats(const pl_exec *ex, int64_t *count, double *bytes);
 
-/* Wall time rank 0 spent per op in the last step: compute (forward and
+/* Wall time per op in the last step, on the first rank of its stage (ranks
+ * as processes: every process has every op's, summed): compute (forward and
  * backward kernels, gradient accumulation, the optimizer for the params the
  * op owns) and communication (redistributing its inputs, forward and
  * backward, and its gradient all-reduces) -- the split the cost model's

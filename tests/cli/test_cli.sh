@@ -343,6 +343,13 @@ check "run --profile: one row per op of the model" \
   '[ "$(jq -s "map(select(.op)) | map(.op) | sort" "$T/prof")" = "$(jq "[.ops[].name] | sort" "$GT")" ]'
 check "run --profile: predicted and measured compute for every op" \
   '[ "$(jq -s "map(select(.op) | .compute_seconds >= 0 and .predicted_compute_seconds >= 0) | all" "$T/prof")" = true ]'
+# every stage's ops are timed (by the stage's first rank), not only stage 0's
+"$PLANNER" search "$GT" --devices 4 --pp 2 --micro-batches 4 --virtual-stages 1 -o "$T/pp.plan" \
+  > /dev/null 2>&1
+"$PLANNER" run "$GT" --strategy "$T/pp.plan" --steps 2 --json --profile > "$T/prof" 2> "$T/err"
+check "run --profile on 2 stages: every op that computes is timed, the last stage's too" \
+  '[ "$(jq -s "map(select(.op and .predicted_compute_seconds > 0) | .compute_seconds > 0) | all" "$T/prof")" = true ] &&
+   [ "$(jq -s "map(select(.op == \"loss\")) | .[0].compute_seconds > 0" "$T/prof")" = true ]'
 
 # --- calibrate: the cpu backend gives a cluster file search, cost and run accept
 "$PLANNER" calibrate --backend cpu --ranks 2 --max-bytes 64KiB -o "$T/cpu2.json" > "$T/out" 2> "$T/err"
