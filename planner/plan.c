@@ -609,7 +609,7 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 	pl_graph *gm = NULL;
 	pl_problem *p = NULL;
 	int64_t **splits = NULL;
-	int *has = NULL;
+	int *has = NULL, *chunk = NULL;
 	pl_status st = PL_OK;
 	if (D % pp || pl_stage_mesh(cl, D / pp, &mesh))
 		return pl_err_set(err, PL_EINVAL,
@@ -635,6 +635,15 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 			              where, gm->ops[o].name, (long long)(D / pp));
 			goto done;
 		}
+	/* interleaved: each op's model chunk as the executor runs it; a plan
+	 * whose stages cannot be cut into its chunks is refused by cost and run
+	 * alike */
+	if (vs > 1 && !(chunk = pl_malloc(sizeof *chunk * ((size_t)gm->nops + 1)))) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (vs > 1 && (st = model_chunks(gm, stage, pp, vs, where, chunk, err)))
+		goto done;
 	pl_job job = {.micro_batches = m,
 	              .stages = pp,
 	              .virtual_stages = vs,
@@ -657,12 +666,7 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 			goto done;
 		}
 		memcpy(flags, rc, (size_t)gm->nops);
-		memcpy(stages, stage, sizeof *stages * (size_t)gm->nops);
-		if (vs > 1 && (st = model_chunks(gm, stage, pp, vs, where, stages, err))) {
-			free(flags);
-			free(stages);
-			goto done;
-		}
+		memcpy(stages, chunk ? chunk : stage, sizeof *stages * (size_t)gm->nops);
 		*run = (pl_run_plan){.g = gm,
 		                     .splits = splits,
 		                     .devices = D,
@@ -678,6 +682,7 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 done:
 	pl_problem_free(p);
 	free(has);
+	free(chunk);
 	pl_splits_free(gm, splits);
 	pl_graph_free(gm);
 	return st;

@@ -615,6 +615,10 @@ jq '.pipeline.virtual_stages = 1 | .pipeline.schedule = "1F1B"' "$T/vs.plan" > "
 "$PLANNER" cost "$GS" --strategy "$T/vs1.plan" > "$T/c1"
 check "... the same plan without interleaving has the larger bubble" \
   'awk -v a="$(jq .bubble_seconds "$T/c1")" -v b="$(jq .bubble_seconds "$T/c")" "BEGIN { exit !(a > b) }"'
+jq '.pipeline.virtual_stages = 8' "$T/vs.plan" > "$T/vs8.plan"
+"$PLANNER" cost "$GS" --strategy "$T/vs8.plan" > /dev/null 2> "$T/err"
+check "... with more chunks than a stage has clean segments, cost refuses it as run does (exit 2)" \
+  '[ $? -eq 2 ] && grep -q "pipeline.virtual_stages 8: stage 0 has [0-9]* clean segments" "$T/err"'
 "$PLANNER" search "$G13" --cluster h100x8:2 --job --overlap-grad-reduce on -o "$T/ov.plan" > "$T/out" 2>&1
 "$PLANNER" search "$G13" --cluster h100x8:2 --job -o "$T/nov.plan" > /dev/null 2>&1
 check "--overlap-grad-reduce on: the same plan, a step no longer, recorded and repriced by cost" \
