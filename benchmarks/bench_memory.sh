@@ -51,5 +51,6 @@ moe-tiny|ep 2|--devices 4 --dp 2 --ep 2 --pp 1
 gpt-small|dp 2|--devices 2 --mode dp
 gpt-small|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
+gpt-small|pp 2 of 2 chunks, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 2
 gpt-small|full recompute, 2 micro-batches|--devices 4 --dp 4 --pp 1 --micro-batches 2 --recompute full
 PLANS
