@@ -163,15 +163,15 @@ static void pass_on(int sig)
 int pl_rank_guard(void)
 {
 	fflush(NULL); /* nothing buffered is written twice */
-	pid_t child = fork();
+	pid_t guard = getpid(), child = fork();
 	if (child < 0)
 		return -1;
 	if (child == 0) {
 #ifdef __linux__
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* the rank dies with its guard */
-		if (getppid() == 1)
-			_exit(4); /* the guard died before this line */
 #endif
+		if (getppid() != guard)
+			_exit(4); /* the guard died before that */
 		return -1;
 	}
 	guarded = child;
