@@ -85,17 +85,20 @@ for spec in "2 --pp 1 --micro-batches 2 --zero 1 --recompute full" \
     { bad "gpt-tiny, $np devices, $*: no plan"; continue; }
   mpi_matches "$np" "$T/p.json" "$M" "$ref" "gpt-tiny on $np processes, $*"
 done
+# WHAT ended every process with exit 4 within 10 s of START, its stderr naming it (PATTERN)
+stopped() { # WHAT PATTERN RC START
+  local took=$(($(date +%s) - $4))
+  if [ "$3" -eq 4 ] && [ $took -le 10 ] && grep -q "$2" "$T/err"; then
+    ok "$1 stops every process with exit 4 in ${took} s, naming itself"
+  else
+    bad "$1: exit $3 after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
+  fi
+}
 "$P" search "$M" --devices 2 -o "$T/p2.json" > /dev/null 2>&1
 start=$(date +%s)
 PL_FAIL_RANK=1 timeout 60 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --steps 3 \
   > /dev/null 2> "$T/err"
-rc=$?
-took=$(( $(date +%s) - start ))
-if [ $rc -eq 4 ] && [ $took -le 10 ] && grep -q "rank 1: injected fault" "$T/err"; then
-  ok "a failing rank stops every process with exit 4 in ${took} s, naming itself"
-else
-  bad "a failing rank: exit $rc after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
-fi
+stopped "a failing rank" "rank 1: injected fault" $? "$start"
 # a rank whose process is killed (SIGKILL, as the out-of-memory killer does): its guard names it
 # and exits 4, and the launcher ends the others
 timeout 60 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --steps 100000 \
@@ -110,13 +113,7 @@ sleep 1
 start=$(date +%s)
 kill -9 "$victim" 2> /dev/null
 wait "$job"
-rc=$?
-took=$(( $(date +%s) - start ))
-if [ $rc -eq 4 ] && [ $took -le 10 ] && grep -q "was ended by signal 9" "$T/err"; then
-  ok "a killed rank stops every process with exit 4 within 10 s of the kill, naming itself"
-else
-  bad "a killed rank: exit $rc after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
-fi
+stopped "a killed rank" "was ended by signal 9" $? "$start"
 timeout 60 "${MPIRUN[@]}" -np 3 "$P" run "$M" --strategy "$T/p2.json" > /dev/null 2> "$T/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "a plan for 2 devices, and 3 processes were started" "$T/err"; then
