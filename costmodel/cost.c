@@ -1216,31 +1216,34 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
 	return tab ? 0 : -1;
 }
 
-/* Whether a sibling has the table of class representative e: then p takes
- * it. */
-static int borrow(pl_problem *p, int e)
+/* A sibling's table of edge e, the same as p's would be (the forward
+ * redistribution run as often), or NULL. */
+static double *sibling_table(const pl_problem *p, int e)
 {
 	int ft = edge_fwd_times(p, e);
 	for (const pl_problem *q = p->share_next; q && q != p; q = q->share_next) {
 		double *t = q->edge_tab[q->edge_class[e]];
-		if (t && edge_fwd_times(q, e) == ft) {
-			p->edge_tab[e] = t;
-			p->edge_borrowed[e] = 1;
-			return 1;
-		}
+		if (t && edge_fwd_times(q, e) == ft)
+			return t;
 	}
-	return 0;
+	return NULL;
+}
+
+/* Whether a sibling has the table of class representative e: then p takes
+ * it. */
+static int borrow(pl_problem *p, int e)
+{
+	double *t = sibling_table(p, e);
+	if (t) {
+		p->edge_tab[e] = t;
+		p->edge_borrowed[e] = 1;
+	}
+	return t != NULL;
 }
 
 int pl_problem_edge_priced(const pl_problem *p, int e)
 {
-	int ft = edge_fwd_times(p, e);
-	if (p->edge_tab[p->edge_class[e]])
-		return 1;
-	for (const pl_problem *q = p->share_next; q && q != p; q = q->share_next)
-		if (q->edge_tab[q->edge_class[e]] && edge_fwd_times(q, e) == ft)
-			return 1;
-	return 0;
+	return p->edge_tab[p->edge_class[e]] || sibling_table(p, e);
 }
 
 int pl_problem_share(pl_problem *a, pl_problem *b)

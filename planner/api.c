@@ -581,8 +581,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	}
 	if (ctx->val[K_RECOMPUTE]) {
 		const char *rc = get(ctx, K_RECOMPUTE);
-		jr.recompute = strcmp(rc, "auto") ? pl_dim_value(pl_recompute_parse(rc))
-		                                  : (pl_dim){PL_GIVEN_AUTO, 0};
+		jr.recompute =
+		    strcmp(rc, "auto") ? pl_dim_value(pl_recompute_parse(rc)) : pl_dim_auto();
 	}
 	if (ctx->val[K_OVERLAP])
 		jr.overlap = pl_dim_value(!strcmp(get(ctx, K_OVERLAP), "true"));

@@ -981,7 +981,7 @@ static int cmd_search(int argc, char **argv)
 			break;
 		case 'R':
 			if (!strcmp(optarg, "auto"))
-				jr.recompute = (pl_dim){PL_GIVEN_AUTO, 0};
+				jr.recompute = pl_dim_auto();
 			else if (pl_recompute_parse(optarg) < 0)
 				return pl_cli_usage(
 				    "search",

@@ -277,7 +277,7 @@ int pl_dim_parse(const char *s, long long lo, long long hi, pl_dim *out)
 {
 	long long v;
 	if (s && !strcmp(s, "auto")) {
-		*out = (pl_dim){PL_GIVEN_AUTO, 0};
+		*out = pl_dim_auto();
 		return 0;
 	}
 	if (!s || pl_parse_ll(s, &v) || v < lo || v > hi)

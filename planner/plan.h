@@ -38,6 +38,10 @@ static inline pl_dim pl_dim_value(long long v)
 {
 	return (pl_dim){PL_GIVEN_VALUE, v};
 }
+static inline pl_dim pl_dim_auto(void)
+{
+	return (pl_dim){PL_GIVEN_AUTO, 0};
+}
 /* its value, or `otherwise` when none was given */
 static inline long long pl_dim_or(pl_dim d, long long otherwise)
 {

@@ -590,25 +590,35 @@ typedef struct build {
 
 /* The least state and the least activations of one micro-batch (bytes per
  * device) any plan of p holds, over all its ops, as pl_job_op_cost counts
- * them: each op on its candidate of least state, and of least activations.
- * -1 out of memory. */
+ * them: each op on its candidate of least state, and of least activations
+ * (once per op class: its ops share the candidates and their parts). -1 out
+ * of memory. */
 static int least_state_act(pl_problem *p, double *state, double *act)
 {
+	double *per = pl_malloc(sizeof *per * 2 * ((size_t)p->nops + 1));
+	if (!per)
+		return -1;
 	*state = *act = 0;
 	for (int op = 0; op < p->nops; op++) {
-		const pl_nodeparts *pt = pl_problem_parts(p, op);
-		if (!pt)
-			return -1;
-		double s = INFINITY, a = INFINITY;
-		for (int k = 0; k < p->nstrat[op]; k++) {
-			pl_jobshare js;
-			pl_parts_split(p, op, &pt[k], &js);
-			s = fmin(s, js.state_bytes);
-			a = fmin(a, js.act_bytes);
+		int c = p->op_class[op];
+		if (c == op) {
+			const pl_nodeparts *pt = pl_problem_parts(p, op);
+			if (!pt) {
+				free(per);
+				return -1;
+			}
+			per[2 * c] = per[2 * c + 1] = INFINITY;
+			for (int k = 0; k < p->nstrat[op]; k++) {
+				pl_jobshare js;
+				pl_parts_split(p, op, &pt[k], &js);
+				per[2 * c] = fmin(per[2 * c], js.state_bytes);
+				per[2 * c + 1] = fmin(per[2 * c + 1], js.act_bytes);
+			}
 		}
-		*state += s;
-		*act += a;
+		*state += per[2 * c];
+		*act += per[2 * c + 1];
 	}
+	free(per);
 	return 0;
 }
 
