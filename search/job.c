@@ -478,33 +478,6 @@ static int cmp_node_bound(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* No plan of a problem is faster than every op on its fastest candidate with
- * free redistribution (edges cost nothing less than 0): a bound from the node
- * tables alone, which the memory check has computed. -1 out of memory. */
-static double node_bound(pl_problem *p)
-{
-	/* once per op class (its ops share the node table), summed in op order */
-	double sum = 0, *per = pl_malloc(sizeof *per * ((size_t)p->nops + 1));
-	if (!per)
-		return -1;
-	for (int op = 0; op < p->nops; op++) {
-		int c = p->op_class[op];
-		if (c == op) {
-			const pl_nodecost *n = pl_problem_node(p, op);
-			if (!n) {
-				free(per);
-				return -1;
-			}
-			per[c] = INFINITY;
-			for (int k = 0; k < p->nstrat[op]; k++)
-				per[c] = fmin(per[c], n[k].compute_s + n[k].comm_s);
-		}
-		sum += per[c];
-	}
-	free(per);
-	return sum * pl_job_step_scale(&p->job);
-}
-
 /* A lower bound of the difference between p's and q's price of edge e over
  * its candidate pairs: 0 when p runs its forward redistribution at least as
  * often as q (the same table, or p's is q's plus that redistribution again,
@@ -588,35 +561,40 @@ typedef struct build {
 	double M; /* the memory limit per device (0: none) */
 } build;
 
-/* The least state and the least activations of one micro-batch (bytes per
- * device) any plan of p holds, over all its ops, as pl_job_op_cost counts
- * them: each op on its candidate of least state, and of least activations
- * (once per op class: its ops share the candidates and their parts). -1 out
- * of memory. */
-static int least_state_act(pl_problem *p, double *state, double *act)
+/* Per op class (its ops share the candidates, node tables and parts), the
+ * least over its candidates of the op's time (node table: compute and its
+ * own communication), state and activations of one micro-batch (as
+ * pl_job_op_cost counts them), summed over the ops in op order into
+ * least[0..2]. least[0] times the step scale bounds every plan of p from below
+ * (edges cost nothing less than 0: the node bound); least[1] and least[2]
+ * are what any plan holds at the least. -1 out of memory. */
+static int class_least(pl_problem *p, double least[3])
 {
-	double *per = pl_malloc(sizeof *per * 2 * ((size_t)p->nops + 1));
+	double *per = pl_malloc(sizeof *per * 3 * ((size_t)p->nops + 1));
 	if (!per)
 		return -1;
-	*state = *act = 0;
+	least[0] = least[1] = least[2] = 0;
 	for (int op = 0; op < p->nops; op++) {
 		int c = p->op_class[op];
+		double *q = per + 3 * (size_t)c;
 		if (c == op) {
+			const pl_nodecost *n = pl_problem_node(p, op);
 			const pl_nodeparts *pt = pl_problem_parts(p, op);
-			if (!pt) {
+			if (!n || !pt) {
 				free(per);
 				return -1;
 			}
-			per[2 * c] = per[2 * c + 1] = INFINITY;
+			q[0] = q[1] = q[2] = INFINITY;
 			for (int k = 0; k < p->nstrat[op]; k++) {
 				pl_jobshare js;
 				pl_parts_split(p, op, &pt[k], &js);
-				per[2 * c] = fmin(per[2 * c], js.state_bytes);
-				per[2 * c + 1] = fmin(per[2 * c + 1], js.act_bytes);
+				q[0] = fmin(q[0], n[k].compute_s + n[k].comm_s);
+				q[1] = fmin(q[1], js.state_bytes);
+				q[2] = fmin(q[2], js.act_bytes);
 			}
 		}
-		*state += per[2 * c];
-		*act += per[2 * c + 1];
+		for (int i = 0; i < 3; i++)
+			least[i] += q[i];
 	}
 	free(per);
 	return 0;
@@ -659,16 +637,19 @@ static void build_one(void *ctx, int q)
 	/* the chunks a plan within the limit can have, at its least state (the
 	 * ZeRO level that holds least): the bounds allow for no more */
 	int64_t vfit = 1;
+	double times[PL_ZERO_LEVELS];
 	for (int z = w->z0; z <= w->z1; z++) {
 		pl_problem_set_zero(pb->p, z);
-		double state, act;
+		double least[3];
 		pb->least[z] = pl_problem_least_plan_memory(pb->p);
-		if (pb->least[z] < 0 || least_state_act(pb->p, &state, &act)) {
+		if (pb->least[z] < 0 || class_least(pb->p, least)) {
 			pb->oom = 1;
 			return;
 		}
+		times[z] = least[0];
 		if (pl_zero_pipeline_ok(z, pb->pp)) {
-			int64_t v = chunks_within(pb->pp, pb->m, pb->vmax, w->M, state, act);
+			int64_t v =
+			    chunks_within(pb->pp, pb->m, pb->vmax, w->M, least[1], least[2]);
 			vfit = v > vfit ? v : vfit;
 		}
 	}
@@ -676,13 +657,9 @@ static void build_one(void *ctx, int q)
 		pb->vmax = vfit;
 		pb->p->job.max_virtual = vfit > 1 ? vfit : 0;
 	}
-	for (int z = w->z0; z <= w->z1; z++) {
-		pl_problem_set_zero(pb->p, z);
-		if ((pb->node_bound[z] = node_bound(pb->p)) < 0) {
-			pb->oom = 1;
-			return;
-		}
-	}
+	/* the node bound under the chunks allowed for */
+	for (int z = w->z0; z <= w->z1; z++)
+		pb->node_bound[z] = times[z] * pl_job_step_scale(&pb->p->job);
 }
 
 /* Whether the relaxation would leave an edge out whose table is not priced
