@@ -96,6 +96,7 @@ struct pl_exec {
 	char *has_home;
 	int *owner;     /* per tensor: owning op of a param, else -1 */
 	int64_t *range; /* per integer data tensor: values are in [0, range) */
+	char *positive; /* per data tensor: values drawn in [0.5, 1.5) (a variance, a divisor) */
 	rankst *rs;
 	int step, adam_t;
 	/* a whole-job plan (pl_exec_job) */
@@ -289,6 +290,9 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 		q.hi = (norm_scale ? 1 : 0) + s;
 	} else if (ex->range[t] > 0) {
 		q.range = ex->range[t];
+	} else if (ex->positive[t]) {
+		q.lo = 0.5;
+		q.hi = 1.5;
 	} else {
 		q.lo = -1;
 		q.hi = 1;
@@ -1716,6 +1720,7 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->has_home);
 	free(ex->owner);
 	free(ex->range);
+	free(ex->positive);
 	free(ex->prof);
 	free(ex->sync);
 	free(ex->other);
@@ -1988,6 +1993,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	ex->has_home = pl_calloc(nt, 1);
 	ex->owner = pl_malloc(sizeof(int) * nt);
 	ex->range = pl_calloc(nt, sizeof *ex->range);
+	ex->positive = pl_calloc(nt, 1);
 	ex->rs = pl_calloc((size_t)D, sizeof *ex->rs);
 	ex->prof = pl_calloc(2 * (size_t)no + 2, sizeof *ex->prof);
 	ex->sync = pl_calloc(nt, sizeof *ex->sync);
@@ -2002,9 +2008,9 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	if (job->recompute && (ex->rc = pl_malloc(no)))
 		memcpy(ex->rc, job->recompute, (size_t)g->nops);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
-	    !ex->range || !ex->rs || !ex->prof || !ex->sync || !ex->other || !ex->stage ||
-	    !ex->tlo || !ex->thi || !ex->held || !ex->last || !ex->keep_in || !ex->seg_lo ||
-	    (job->recompute && !ex->rc))
+	    !ex->range || !ex->positive || !ex->rs || !ex->prof || !ex->sync || !ex->other ||
+	    !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->last || !ex->keep_in ||
+	    !ex->seg_lo || (job->recompute && !ex->rc))
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -2038,6 +2044,8 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 					range = 2;
 				if (range > 0 && (ex->range[t] == 0 || range < ex->range[t]))
 					ex->range[t] = range;
+				if (rule->positive_input && rule->positive_input(g, op, i))
+					ex->positive[t] = 1;
 				continue;
 			}
 			if (pt->role == PL_ROLE_PARAM && (ex->owner[t] < 0 || ex->owner[t] == k)) {

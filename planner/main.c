@@ -2490,6 +2490,14 @@ static int cmd_run(int argc, char **argv)
 		double loss, t0 = ve_now();
 		if ((st = pl_exec_step(ex, 1, &loss, &err)))
 			goto done;
+		if (!isfinite(loss) && k == 0) { /* before any update: not the learning rate */
+			st = pl_err_set(&err, PL_EINVAL,
+			                "run: step 1: the loss is %g before any update: the model's "
+			                "forward computes it from the synthetic data and parameters "
+			                "(an op given values outside its domain)",
+			                loss);
+			goto done;
+		}
 		if (!isfinite(loss)) { /* a diverged run is not a result */
 			st = pl_err_set(
 			    &err, PL_EINVAL,

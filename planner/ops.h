@@ -65,6 +65,10 @@ typedef struct pl_op_rule {
 	/* The values an integer input holds lie in [0, range): a Gather's
 	 * indices, a loss's labels. NULL, or 0 for an input, when none. */
 	int64_t (*index_range)(const pl_graph *g, const pl_op *op, int input);
+	/* Whether an input's values must be positive (a batch norm's running
+	 * variance, a divisor): synthetic values of it, drawn where it holds
+	 * none of its own, are then drawn in [0.5, 1.5). NULL when none is. */
+	int (*positive_input)(const pl_graph *g, const pl_op *op, int input);
 } pl_op_rule;
 
 /* The case labels of every op type that is not element-wise, for switches

@@ -1045,6 +1045,8 @@ typedef struct jobrun {
 	int npp, nm, z0, z1, r0, r1;
 	pl_status first_err; /* the first point that failed to build, and why */
 	pl_err ferr;
+	pl_status solver_st; /* the first inner search that failed other than by memory */
+	pl_err solver_err;
 	double least_need; /* the least memory any one-stage point needs */
 	int all_exact, nprob, npt;
 	char skipped[1100]; /* why the last point skipped was */
@@ -1062,6 +1064,17 @@ typedef struct jobrun {
 static pl_status job_nomem(jobrun *s)
 {
 	return pl_err_set(s->err, PL_ENOMEM, "out of memory");
+}
+
+/* An inner search failed: kept when it is the first that failed other than
+ * by memory or time (a graph too entangled for exact dp), so that a job
+ * without a plan says why rather than that none fits. */
+static void inner_failed(jobrun *s, pl_status st, const pl_err *e)
+{
+	if (!s->solver_st && st != PL_EINFEASIBLE && st != PL_ETIMEOUT) {
+		s->solver_st = st;
+		s->solver_err = *e;
+	}
 }
 
 /* The fixed dimensions checked against each other and the devices; the
@@ -1449,7 +1462,9 @@ static pl_status bound(jobrun *s)
 		pt->exact = 1;
 		finished++;
 		inner_deadline(&s->io, o, s->t0, best);
-		if (s->inner->run(p, &s->io, &r, &e2)) {
+		pl_status is = s->inner->run(p, &s->io, &r, &e2);
+		if (is) {
+			inner_failed(s, is, &e2);
 			pt->bound = 0; /* plan it in the second pass */
 			pt->bounded = 0;
 			continue;
@@ -1486,6 +1501,7 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 		inner_deadline(lo, s->o, s->t0, s->best);
 		pl_status is = s->inner->run(pb->p, lo, &r, &e2);
 		if (is) {
+			inner_failed(s, is, &e2);
 			exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
 			break;
 		}
@@ -1584,6 +1600,10 @@ static pl_status assemble(jobrun *s)
 		if (s->first_err && s->least_need == INFINITY) {
 			*s->err = s->ferr;
 			return s->first_err;
+		}
+		if (s->solver_st && (s->M <= 0 || s->least_need <= s->M)) {
+			*s->err = s->solver_err; /* not memory: the inner search could not plan */
+			return s->solver_st;
 		}
 		return pl_search_err_no_fit(s->err, s->M,
 		                            s->least_need < INFINITY ? s->least_need : 0);

@@ -169,7 +169,9 @@ int ve_add_pareto(ve *v, int nv, const int *vars, const size_t *stride, size_t s
 	return register_factor(v, fi);
 }
 
-/* The live tables mentioning x and the union of their scopes without x. */
+/* The live tables mentioning x and the union of their scopes without x;
+ * -1 when more than VE_MAXF tables mention x, -2 when their scopes hold more
+ * than VE_MAXK other variables. */
 static int gather(const ve *v, int x, int *F, int *nF, int *N, int *nN, double *size)
 {
 	*nF = 0;
@@ -194,7 +196,7 @@ static int gather(const ve *v, int x, int *F, int *nF, int *N, int *nN, double *
 				seen = N[j] == u;
 			if (!seen) {
 				if (*nN == VE_MAXK)
-					return -1;
+					return -2;
 				N[(*nN)++] = u;
 				*size *= v->dom[u];
 			}
@@ -780,13 +782,19 @@ int ve_run(ve *v)
 		if (best < 0)
 			return 0;
 		double size;
-		if (gather(v, best, F, &nF, N, &nN, &size)) {
+		int wide = gather(v, best, F, &nF, N, &nN, &size);
+		if (wide == -1)
 			snprintf(v->fail, sizeof v->fail,
 			         "an op has more than %d neighbouring tables: the graph is too "
 			         "entangled for exact dp",
 			         VE_MAXF);
+		else if (wide)
+			snprintf(v->fail, sizeof v->fail,
+			         "every op left would join more than %d others in one table: the "
+			         "graph is too entangled for exact dp",
+			         VE_MAXK);
+		if (wide)
 			return -1;
-		}
 		if (combine(v, best, F, nF, N, nN, size) < 0)
 			return -1;
 	}

@@ -458,6 +458,23 @@ echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device
 check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \
   '[ $? -eq 2 ] && grep -q "device.gemm_efficiency.max" "$T/err"'
 
+# a DenseNet-style block is too entangled for exact dp: dp says so (exit 4,
+# not "no plan fits"), and so does a whole-job search with dp inside it (it
+# said exit 3 "no plan fits the memory limit" with a least need of 52 KB);
+# auto plans it with rec
+DB="$SRC/tests/fixtures/models/dense-block.json"
+"$PLANNER" search "$DB" --devices 8 -o "$T/db.plan" > /dev/null 2> "$T/err"
+check "dp on a graph too entangled: exit 4 saying so and what plans it, nothing written" \
+  '[ $? -eq 4 ] && grep -q "too entangled for exact dp (--mode rec or auto plans it" "$T/err" && [ ! -e "$T/db.plan" ]'
+"$PLANNER" search "$DB" --devices 8 --job -o "$T/db.plan" > /dev/null 2> "$T/err"
+check "--job with dp inside on a graph too entangled: exit 4 with dp's reason, not 'no plan fits'" \
+  '[ $? -eq 4 ] && grep -q "too entangled for exact dp" "$T/err" && ! grep -q "no plan fits" "$T/err"'
+"$PLANNER" search "$DB" --devices 8 --mode auto -o "$T/db.plan" > "$T/out" 2>&1
+check "auto plans the entangled block with rec, saying why" \
+  '[ $? -eq 0 ] && grep -q "auto fell back to rec because dp failed" "$T/out" && [ -s "$T/db.plan" ]'
+"$PLANNER" search "$DB" --devices 8 --job --mode rec -o "$T/db.plan" > /dev/null 2>&1
+check "--job --mode rec plans the entangled block" '[ $? -eq 0 ] && [ -s "$T/db.plan" ]'
+
 # --- whole-job plans: GPT-3-13B-shaped layers on 2 nodes x 8 with two
 # pipeline stages; rank groups consistent, `cost` reproduces the step
 G13="$SRC/tests/fixtures/models/gpt13b-2layers.json"
@@ -884,12 +901,14 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
   check "import $f.onnx: every weight's elements are params ($got of the $want make_fixtures counted)" \
     '[ -n "$want" ] && [ "$got" = "$want" ]'
+  # preact.onnx: an inference-mode batch norm's running variance is drawn
+  # positive (drawn in [-1, 1) it made every loss NaN)
   # batch norms over 4 samples (layer4's over 4 values a channel) divide by
   # tiny deviations: their gradients are ~1e6 and Adam's or a usual step size
   # makes the runs chaotic after one update, so that model trains with SGD at
@@ -902,7 +921,7 @@ for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vi
     "$PLANNER" search "$O/$f.onnx" --batch 4 $opts -o "$T/$f-4.plan" > /dev/null 2> "$T/err"
     "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-4.plan" --steps 3 --json $ro > "$T/$f-r4" 2> "$T/err"
     same=$(jq -s --slurpfile b "$T/$f-r4" '[., $b] | transpose | map(select(.[0].loss))
-            | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/$f-r1")
+            | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/$f-r1")
     check "$f.onnx ($opts) plans and trains on 4 CPU ranks with the 1-rank losses" '[ "$same" = true ]'
   done
 done
@@ -910,7 +929,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
