@@ -182,8 +182,8 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 		if (errno || *end || nodes < 1 || nodes > 1000000)
 			return pl_err_set(
 			    err, PL_EINVAL,
-			    "--cluster %s: the node count after ':' must be a positive "
-			    "integer",
+			    "--cluster %s: the node count after ':' must be an integer from 1 "
+			    "to 1000000",
 			    name);
 	}
 	if (!strcmp(base, "h100x8"))
@@ -232,8 +232,8 @@ pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err)
 {
 	if (devices < 1 || devices > PL_MAX_DEVICES)
 		return pl_err_set(err, PL_EINVAL,
-		                  "--devices %lld: expected a positive device count",
-		                  (long long)devices);
+		                  "--devices %lld: expected a device count from 1 to %d",
+		                  (long long)devices, PL_MAX_DEVICES);
 	h100(c);
 	c->devices_per_node = devices;
 	c->nodes = 1;

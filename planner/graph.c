@@ -92,9 +92,12 @@ static pl_status get_int_array(const cJSON *a, int64_t *out, int *n, int max, in
 	int i = 0;
 	const cJSON *e;
 	cJSON_ArrayForEach (e, a) {
-		if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-		    fabs(e->valuedouble) > 9.0e15)
+		if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble))
 			return FAIL("%s: %s[%d]: expected an integer", file, where, i);
+		if (fabs(e->valuedouble) > 9.0e15) /* exact in a double */
+			return FAIL("%s: %s[%d]: %.17g is out of range: expected an integer of at "
+			            "most 9e15 in magnitude",
+			            file, where, i, e->valuedouble);
 		out[i] = (int64_t)e->valuedouble;
 		if (positive && out[i] <= 0)
 			return FAIL("%s: %s[%d]: dimension %lld is not positive", file, where, i,
@@ -968,8 +971,10 @@ pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
 	char *buf = NULL;
 	size_t n = 0, cap = 0, k;
 	do {
-		if (cap - n < 4096) {
+		if (cap - n < 4096) { /* up to one byte past the longest file */
 			cap = cap ? 2 * cap : 65536;
+			if (cap > PL_MAX_FILE_BYTES + 1)
+				cap = PL_MAX_FILE_BYTES + 1;
 			char *nb = pl_realloc(buf, cap + 1);
 			if (!nb) {
 				free(buf);
@@ -981,13 +986,19 @@ pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)
 		}
 		k = fread(buf + n, 1, cap - n, f);
 		n += k;
-	} while (k > 0);
+	} while (k > 0 && n <= PL_MAX_FILE_BYTES);
 	int bad = ferror(f);
 	if (f != stdin)
 		fclose(f);
 	if (bad) {
 		free(buf);
 		return pl_err_set(err, PL_EIO, "%s: read error", path);
+	}
+	if (n > PL_MAX_FILE_BYTES) { /* /dev/zero, a stream that never ends */
+		free(buf);
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: longer than %lld bytes: not a model, plan or cluster file",
+		                  path, (long long)PL_MAX_FILE_BYTES);
 	}
 	buf[n] = 0;
 	*text = buf;

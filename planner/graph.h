@@ -186,8 +186,11 @@ pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
 struct pl_onnx_opts;
 pl_status pl_graph_load_file_opts(pl_graph **out, const char *path, const struct pl_onnx_opts *o,
                                   pl_err *err);
+/* The longest file read: ONNX's own limit (a protobuf message of 2 GiB). */
+#define PL_MAX_FILE_BYTES ((size_t)2 << 30)
 /* Reads a whole file ("-": stdin) into a NUL-terminated buffer the caller
- * frees; errors name the file. */
+ * frees; errors name the file; a file longer than PL_MAX_FILE_BYTES is
+ * refused (PL_EINVAL) once that much is read. */
 pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);
 /* Same from a buffer; name is used in messages. */
 pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,

@@ -126,6 +126,17 @@ check "bad model writes nothing" '[ ! -e "$T/x.plan" ]'
 check "missing model exits 2" '[ $? -eq 2 ] && grep -q "/nonexistent.json: cannot open" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --devices 0 > /dev/null 2>&1
 check "--devices 0 exits 2" '[ $? -eq 2 ]'
+# a stream that never ends is read up to ONNX's 2 GiB and refused (it was
+# read until the OOM killer ended the process)
+"$PLANNER" search /dev/zero > /dev/null 2> "$T/err"
+check "a model file that never ends (/dev/zero) exits 2 naming it" \
+  '[ $? -eq 2 ] && grep -q "/dev/zero: longer than 2147483648 bytes" "$T/err"'
+"$PLANNER" search "$T/mlp.json" --devices 16777217 > /dev/null 2> "$T/err"
+check "--devices past the largest count exits 2 saying the range" \
+  '[ $? -eq 2 ] && grep -q "expected a device count from 1 to 16777216" "$T/err"'
+"$PLANNER" search "$T/mlp.json" --cluster h100x8:1000001 > /dev/null 2> "$T/err"
+check "a preset's node count past the largest exits 2 saying the range" \
+  '[ $? -eq 2 ] && grep -q "node count after .:. must be an integer from 1 to 1000000" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --cluster nosuch > /dev/null 2> "$T/err"
 check "unknown preset exits 2 and lists presets" '[ $? -eq 2 ] && grep -q h100x8 "$T/err"'
 "$PLANNER" search "$T/mlp.json" --mode nosuch > /dev/null 2> "$T/err"
