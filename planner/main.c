@@ -2342,7 +2342,7 @@ static int cmd_run(int argc, char **argv)
 		case 'n':
 			if (pl_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
 				return pl_cli_usage(
-				    "run", "--steps: expected a positive count, got '%s'", optarg);
+				    "run", "--steps: expected a count from 1 to 1000000, got '%s'", optarg);
 			break;
 		case 'S':
 			if (pl_parse_ll(optarg, &seed) || seed < 0)
