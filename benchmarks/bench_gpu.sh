@@ -68,6 +68,29 @@ runs() {
 }
 part losses runs
 
+# 2b. the cuda backend with its ranks as processes (mpirun -np NGPU, one GPU
+#     each, NCCL's unique ids over MPI): per-op, pipelined and ZeRO plans of
+#     gpt-tiny and moe-tiny against the cpu backend's single-process losses
+procs() {
+  local mpi=(mpirun --oversubscribe -np "$NGPU")
+  [ "$(id -u)" = 0 ] && mpi=(mpirun --allow-run-as-root --oversubscribe -np "$NGPU")
+  for m in "$GT" "$MT"; do
+    for cfg in "" "--pp 2 --micro-batches 4" "--dp $NGPU --zero 1 --micro-batches 2"; do
+      # shellcheck disable=SC2086
+      "$P" search "$m" --devices "$NGPU" $cfg -o "$OUT/plan.json" > /dev/null || return 1
+      "$P" run "$m" --strategy "$OUT/plan.json" --steps 3 --json > "$OUT/run-cpu.json" || return 1
+      "${mpi[@]}" "$P" run "$m" --strategy "$OUT/plan.json" --backend cuda --steps 3 --json \
+        > "$OUT/run-cuda.json" || return 1
+      jq -rs --slurpfile c "$OUT/run-cpu.json" --arg m "$(basename "$m")" --arg cfg "$cfg" \
+        '[., $c] | transpose | map(select(.[0].loss))
+         | "\($m) [\($cfg)] as processes: max relative loss difference cuda/cpu " +
+           (map(((.[0].loss - .[1].loss) | fabs) / (.[1].loss | fabs)) | max | tostring)' \
+        "$OUT/run-cuda.json"
+    done
+  done
+}
+[ "$NGPU" -lt 2 ] || ! command -v mpirun > /dev/null || part cuda_processes procs
+
 # 3. calibration on the GPUs: cuBLAS GEMM curve, NCCL collectives (one rank
 #    when there is one GPU)
 part calibrate "$P" calibrate -o "$OUT/cluster.json"

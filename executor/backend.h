@@ -60,6 +60,13 @@ int pl_rank_guard(void);
  * message when this build has no CUDA, or the machine has fewer GPUs than
  * ranks; timeout_s as for cpu. */
 pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err);
+/* The cuda backend with ranks as processes (mpirun, srun: one rank per
+ * process, MPI_COMM_WORLD's), each on the GPU of its place among the job's
+ * processes on its node; NCCL communicators of the plan's groups, their
+ * unique ids carried by MPI; a failing rank ends every process (exit 4)
+ * after naming itself. PL_EDEVICE when this build has no MPI or no CUDA, or a
+ * node runs more ranks than it has GPUs. */
+pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err);
 /* CUDA devices this process sees (0 when none, or no CUDA in this build). */
 int pl_cuda_devices(void);
 

@@ -7,6 +7,12 @@
  * flag and a timeout, and aborts its communicator when the run fails: one
  * failing rank stops the others instead of leaving them in an NCCL kernel.
  *
+ * With its ranks as processes (pl_backend_cuda_procs: mpirun, srun), this
+ * process runs one rank on the GPU its launcher's node order gives it; the
+ * first member of a group draws the unique id and the processes' runtime
+ * (MPI) carries it to the others; a failure, or a wait past the timeout,
+ * stops every process through that runtime.
+ *
  * Kernels: cuBLAS for matrix products, the CUDA kernels of cuda_kernels.cu
  * for the other operators (this file does the bookkeeping kernels.c does).
  * MoE routing is sequential over the tokens of a group; MoEDispatch and
@@ -48,8 +54,21 @@ typedef struct crank {
 typedef struct cuda {
 	pl_ranks rk; /* failures and the communicators */
 	double timeout_s;
-	crank *r;
+	crank *r;  /* per rank; with procs, this process's rank's alone */
+	int procs; /* ranks are processes: pr says which one this is */
+	pl_procs pr;
 } cuda;
+
+/* The device of a rank, and its slot of r */
+static int device_of(const cuda *c, int64_t rank)
+{
+	return c->procs ? c->pr.device : (int)rank;
+}
+
+static size_t slot_of(const cuda *c, int64_t rank)
+{
+	return c->procs ? 0 : (size_t)rank;
+}
 
 int pl_cuda_devices(void)
 {
@@ -61,7 +80,10 @@ int pl_cuda_devices(void)
 
 static void cu_fail(pl_backend *b, int64_t rank, const char *msg)
 {
-	pl_ranks_fail(&((cuda *)b->impl)->rk, rank, msg);
+	cuda *c = b->impl;
+	if (c->procs)
+		c->pr.abort(c->pr.ud, rank, msg); /* every process stops */
+	pl_ranks_fail(&c->rk, rank, msg);
 }
 
 static int cu_failed(pl_backend *b)
@@ -75,7 +97,7 @@ static int cuda_ok(pl_backend *b, int64_t rank, cudaError_t e, const char *what)
 	if (e == cudaSuccess)
 		return 0;
 	char m[300];
-	snprintf(m, sizeof m, "CUDA error in %s on GPU %lld: %s", what, (long long)rank,
+	snprintf(m, sizeof m, "CUDA error in %s on GPU %d: %s", what, device_of(b->impl, rank),
 	         cudaGetErrorString(e));
 	cu_fail(b, rank, m);
 	return -1;
@@ -94,14 +116,15 @@ static int blas_ok(pl_backend *b, int64_t rank, cublasStatus_t e)
 
 static crank *rk(pl_backend *b, int64_t rank)
 {
-	cudaError_t e = cudaSetDevice((int)rank);
+	cuda *c = b->impl;
+	cudaError_t e = cudaSetDevice(device_of(c, rank));
 	if (e != cudaSuccess) { /* the rank's work stops at its next check */
 		char m[160];
-		snprintf(m, sizeof m, "cudaSetDevice(%lld): %s", (long long)rank,
+		snprintf(m, sizeof m, "cudaSetDevice(%d): %s", device_of(c, rank),
 		         cudaGetErrorString(e));
 		cu_fail(b, rank, m);
 	}
-	return &((cuda *)b->impl)->r[rank];
+	return &c->r[slot_of(c, rank)];
 }
 
 static void nap(void)
@@ -267,8 +290,9 @@ static int cu_download(pl_backend *b, int64_t rank, float *host, const float *sr
 static void *cu_make_comm(void *b, const int64_t *members, int n)
 {
 	pl_comm *cm = pl_calloc(1, sizeof *cm);
+	int procs = ((cuda *)((pl_backend *)b)->impl)->procs; /* then cu_comm draws it */
 	if (!cm || !(cm->nc = pl_calloc((size_t)n, sizeof *cm->nc)) ||
-	    (n > 1 && ncclGetUniqueId(&cm->id) != ncclSuccess)) {
+	    (n > 1 && !procs && ncclGetUniqueId(&cm->id) != ncclSuccess)) {
 		if (cm)
 			free(cm->nc);
 		free(cm);
@@ -278,6 +302,24 @@ static void *cu_make_comm(void *b, const int64_t *members, int n)
 	cm->n = n;
 	cm->members = members;
 	return cm;
+}
+
+/* With ranks as processes: the group's first member draws the unique id,
+ * the processes' runtime carries it to the others. 0, or -1 (failed). */
+static int share_id(pl_backend *b, pl_comm *cm, int64_t rank, int idx)
+{
+	cuda *c = b->impl;
+	const char *bad = NULL;
+	if (idx == 0 && ncclGetUniqueId(&cm->id) != ncclSuccess)
+		bad = "cannot draw an NCCL unique id";
+	else if (c->pr.bcast(c->pr.ud, cm->members, cm->n, &cm->id, sizeof cm->id))
+		bad = "cannot pass the NCCL unique id to the group's processes";
+	if (bad) {
+		atomic_store(&cm->broken, 1);
+		cu_fail(b, rank, bad);
+		return -1;
+	}
+	return 0;
 }
 
 static pl_comm *cu_comm(pl_backend *b, int64_t rank, const int64_t *members, int n)
@@ -298,6 +340,8 @@ static pl_comm *cu_comm(pl_backend *b, int64_t rank, const int64_t *members, int
 	}
 	if (!cm || n == 1 || cm->nc[idx])
 		return cm;
+	if (c->procs && share_id(b, cm, rank, idx))
+		return NULL;
 	/* every member joins here; the call returns at once (non-blocking) */
 	rk(b, rank);
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
@@ -786,8 +830,21 @@ static int rank_leave(pl_backend *b, int64_t rank)
 
 static int cu_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char *msg, size_t msglen)
 {
-	return pl_ranks_launch(&((cuda *)b->impl)->rk, b, fn, arg, rank_enter, rank_leave, msg,
-	                       msglen);
+	cuda *c = b->impl;
+	if (c->procs) { /* this process's rank; a failure stops every process */
+		rank_enter(b, b->self);
+		int bad = fn(arg, b->self);
+		if (rank_leave(b, b->self) || bad)
+			cu_fail(b, b->self, "the step failed");
+		return 0;
+	}
+	return pl_ranks_launch(&c->rk, b, fn, arg, rank_enter, rank_leave, msg, msglen);
+}
+
+static int cu_sum_host(pl_backend *b, double *buf, size_t n)
+{
+	cuda *c = b->impl;
+	return c->pr.sum_host(c->pr.ud, buf, n);
 }
 
 static void cu_drop_comm(void *b, void *obj)
@@ -819,19 +876,23 @@ static void cu_destroy(pl_backend *b)
 		return;
 	cuda *c = b->impl;
 	pl_ranks_destroy(&c->rk, cu_drop_comm, b);
-	for (int64_t r = 0; c->r && r < b->nranks; r++) {
-		rk(b, r);
-		if (c->r[r].h)
-			cublasDestroy(c->r[r].h);
-		if (c->r[r].s)
-			cudaStreamDestroy(c->r[r].s);
+	for (int64_t r = 0; c->r && r < (c->procs ? 1 : b->nranks); r++) {
+		crank *cr = &c->r[r];
+		cudaSetDevice(device_of(c, r)); /* (as it was made; nothing to report) */
+		if (cr->h)
+			cublasDestroy(cr->h);
+		if (cr->s)
+			cudaStreamDestroy(cr->s);
 	}
 	free(c->r);
 	free(c);
 	free(b);
 }
 
-pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
+/* The backend of nranks ranks, threads of this process on GPUs 0..nranks-1,
+ * or (pr) of one rank, this process's, on GPU pr->device */
+static pl_status start(pl_backend **out, int64_t nranks, const pl_procs *pr, double timeout_s,
+                       pl_err *err)
 {
 	*out = NULL;
 	int ndev = 0;
@@ -839,14 +900,21 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 	if (e != cudaSuccess || ndev == 0)
 		return pl_err_set(err, PL_EDEVICE, "the cuda backend found no GPU (%s)",
 		                  e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA devices");
-	if (nranks < 1 || nranks > ndev)
+	if (!pr && (nranks < 1 || nranks > ndev))
 		return pl_err_set(
 		    err, PL_EDEVICE,
 		    "the plan needs %lld ranks, one GPU each; this machine has %d GPU%s",
 		    (long long)nranks, ndev, ndev == 1 ? "" : "s");
+	if (pr && (pr->device < 0 || pr->device >= ndev))
+		return pl_err_set(
+		    err, PL_EDEVICE,
+		    "rank %lld: its node runs more ranks than it has GPUs (%d); start "
+		    "one process per GPU",
+		    (long long)pr->self, ndev);
+	int64_t slots = pr ? 1 : nranks;
 	pl_backend *b = pl_calloc(1, sizeof *b);
 	cuda *c = pl_calloc(1, sizeof *c);
-	if (!b || !c || !(c->r = pl_calloc((size_t)nranks, sizeof *c->r))) {
+	if (!b || !c || !(c->r = pl_calloc((size_t)slots, sizeof *c->r))) {
 		free(b);
 		if (c)
 			free(c->r);
@@ -855,10 +923,14 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 	}
 	pl_ranks_init(&c->rk);
 	c->timeout_s = timeout_s > 0 ? timeout_s : 60;
-	*b = (pl_backend){.name = "cuda",
-	                  .caps = PL_CAP_THREAD_RANKS,
-	                  .nranks = nranks,
-	                  .self = -1,
+	if (pr) {
+		c->procs = 1;
+		c->pr = *pr;
+	}
+	*b = (pl_backend){.name = pr ? "cuda (MPI processes)" : "cuda",
+	                  .caps = pr ? 0 : PL_CAP_THREAD_RANKS,
+	                  .nranks = pr ? pr->nranks : nranks,
+	                  .self = pr ? pr->self : -1,
 	                  .impl = c,
 	                  .launch = cu_launch,
 	                  .alloc = cu_alloc,
@@ -878,26 +950,38 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 	                  .all_to_all = cu_all_to_all,
 	                  .fail = cu_fail,
 	                  .failed = cu_failed,
+	                  .sum_host = pr ? cu_sum_host : NULL,
 	                  .wait = cu_wait,
 	                  .destroy = cu_destroy};
-	for (int64_t r = 0; r < nranks; r++) {
-		crank *cr = &c->r[r];
+	for (int64_t k = 0; k < slots; k++) {
+		crank *cr = &c->r[k];
+		int dev = pr ? pr->device : (int)k;
 		const char *what = NULL;
-		if (cudaSetDevice((int)r) != cudaSuccess)
+		if (cudaSetDevice(dev) != cudaSuccess)
 			what = "selecting the GPU";
 		else if (cudaStreamCreateWithFlags(&cr->s, cudaStreamNonBlocking) != cudaSuccess)
 			what = "creating a stream";
-		else if (keep_pool((int)r))
+		else if (keep_pool(dev))
 			what = "setting up its memory pool";
 		else if (cublasCreate(&cr->h) != CUBLAS_STATUS_SUCCESS ||
 		         cublasSetStream(cr->h, cr->s) != CUBLAS_STATUS_SUCCESS)
 			what = "starting cuBLAS";
 		if (what) {
 			cu_destroy(b);
-			return pl_err_set(err, PL_EDEVICE, "the cuda backend: GPU %lld: %s failed",
-			                  (long long)r, what);
+			return pl_err_set(err, PL_EDEVICE, "the cuda backend: GPU %d: %s failed",
+			                  dev, what);
 		}
 	}
 	*out = b;
 	return PL_OK;
+}
+
+pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
+{
+	return start(out, nranks, NULL, timeout_s, err);
+}
+
+pl_status pl_backend_cuda_procs(pl_backend **out, const pl_procs *pr, double timeout_s, pl_err *err)
+{
+	return start(out, 0, pr, timeout_s, err);
 }

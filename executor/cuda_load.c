@@ -26,17 +26,19 @@ static int try_path(const char *path)
 	fclose(f);
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(module_why, sizeof module_why, "cannot load %.1024s: %.1024s", path, dlerror());
+		snprintf(module_why, sizeof module_why, "cannot load %.1024s: %.1024s", path,
+		         dlerror());
 		return -1;
 	}
 	const pl_cuda_module *m = dlsym(h, "pl_cuda_module_v1");
 	if (!m || m->abi != PL_CUDA_MODULE_ABI || m->sizes[0] != sizeof(pl_calib_opts) ||
 	    m->sizes[1] != sizeof(pl_cluster) || m->sizes[2] != sizeof(pl_err) ||
 	    strcmp(m->version, PL_PROJECT_VERSION)) {
-		snprintf(module_why, sizeof module_why,
-		         "%.1024s is not the cuda module of this planner (version %s): rebuild it, or "
-		         "point PL_CUDA_MODULE at the one built with this planner",
-		         path, PL_PROJECT_VERSION);
+		snprintf(
+		    module_why, sizeof module_why,
+		    "%.1024s is not the cuda module of this planner (version %s): rebuild it, or "
+		    "point PL_CUDA_MODULE at the one built with this planner",
+		    path, PL_PROJECT_VERSION);
 		dlclose(h);
 		return -1;
 	}
@@ -106,6 +108,16 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 	if (!m)
 		return pl_err_set(err, PL_EDEVICE, "%s", why);
 	return m->backend(out, nranks, timeout_s, err);
+}
+
+pl_status pl_backend_cuda_procs(pl_backend **out, const pl_procs *pr, double timeout_s, pl_err *err)
+{
+	char why[4096];
+	const pl_cuda_module *m = pl_cuda_module_get(why, sizeof why);
+	*out = NULL;
+	if (!m)
+		return pl_err_set(err, PL_EDEVICE, "%s", why);
+	return m->backend_procs(out, pr, timeout_s, err);
 }
 
 int pl_cuda_devices(void)

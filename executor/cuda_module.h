@@ -6,20 +6,22 @@
 #ifndef PL_CUDA_MODULE_H
 #define PL_CUDA_MODULE_H
 
-#include "executor/backend.h"
+#include "executor/backend_impl.h"
 #include "executor/calibrate.h"
 
 struct cJSON;
 struct pl_rdv;
 
 /* Bumped when the table or a structure it passes changes. */
-#define PL_CUDA_MODULE_ABI 1
+#define PL_CUDA_MODULE_ABI 2
 
 typedef struct pl_cuda_module {
 	int abi;             /* PL_CUDA_MODULE_ABI of the module */
 	size_t sizes[3];     /* sizeof pl_calib_opts, pl_cluster, pl_err as it was built */
 	const char *version; /* the project version it was built from */
 	pl_status (*backend)(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err);
+	pl_status (*backend_procs)(pl_backend **out, const pl_procs *pr, double timeout_s,
+	                           pl_err *err);
 	int (*devices)(void);
 	int (*busids)(char (*busids)[16], int max);
 	pl_status (*calibrate)(const pl_calib_opts *o, pl_cluster *out, struct cJSON **raw,

@@ -21,7 +21,7 @@ struct pl_comm {
 };
 
 static struct {
-	void (*cpu_destroy)(pl_backend *b);
+	void (*inner_destroy)(pl_backend *b); /* the cpu or the cuda backend's */
 	pl_comm *comms;
 	int we_initialised;
 } mpi;
@@ -170,7 +170,8 @@ static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
 	return 0;
 }
 
-static void mpi_destroy(pl_backend *b)
+/* The communicators made, and MPI itself when this started it */
+static void mpi_end(void)
 {
 	while (mpi.comms) {
 		pl_comm *c = mpi.comms;
@@ -179,15 +180,21 @@ static void mpi_destroy(pl_backend *b)
 		free(c->members);
 		free(c);
 	}
-	mpi.cpu_destroy(b);
 	if (mpi.we_initialised)
 		MPI_Finalize();
 	mpi.we_initialised = 0;
 }
 
-pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
+static void mpi_destroy(pl_backend *b)
 {
-	*out = NULL;
+	mpi.inner_destroy(b);
+	mpi_end();
+}
+
+/* MPI started (once); errors are returned to the caller, which reports them
+ * and stops every process (mpi_fail) */
+static pl_status mpi_start(int *rank, int *size, pl_err *err)
+{
 	int inited;
 	MPI_Initialized(&inited);
 	if (!inited) {
@@ -196,20 +203,26 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
 			return pl_err_set(err, PL_EDEVICE, "MPI could not start");
 		mpi.we_initialised = 1;
 	}
-	/* errors are reported, then every process is stopped (mpi_fail) */
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_size(MPI_COMM_WORLD, size);
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	return PL_OK;
+}
+
+pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
+{
+	*out = NULL;
 	int size, rank;
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	pl_status st = mpi_start(&rank, &size, err);
+	if (st)
+		return st;
 	pl_backend *b;
-	pl_status st = pl_backend_cpu(&b, 1, 0, err); /* its threads are not used */
+	st = pl_backend_cpu(&b, 1, 0, err); /* its threads are not used */
 	if (st) {
-		if (mpi.we_initialised)
-			MPI_Finalize();
-		mpi.we_initialised = 0;
+		mpi_end();
 		return st;
 	}
-	mpi.cpu_destroy = b->destroy;
+	mpi.inner_destroy = b->destroy;
 	b->name = "cpu (MPI processes)";
 	b->caps = 0; /* buffers are this process's; ranks are processes */
 	b->self = rank;
@@ -223,6 +236,66 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
 	b->fail = mpi_fail;
 	b->failed = mpi_failed;
 	b->sum_host = mpi_sum_host;
+	b->destroy = mpi_destroy;
+	*out = b;
+	return PL_OK;
+}
+
+/* ---- the cuda backend with its ranks as processes ---- */
+
+/* the group's NCCL unique id from its first member to the others */
+static int cuda_bcast(void *ud, const int64_t *members, int n, void *buf, size_t len)
+{
+	(void)ud;
+	pl_comm *c = mpi_comm(NULL, me(), members, n);
+	return c && len <= INT_MAX && MPI_Bcast(buf, (int)len, MPI_BYTE, 0, c->comm) == MPI_SUCCESS
+	           ? 0
+	           : -1;
+}
+
+static void cuda_abort(void *ud, int64_t rank, const char *msg)
+{
+	(void)ud;
+	mpi_fail(NULL, rank, msg);
+}
+
+static int cuda_sum_host(void *ud, double *buf, size_t n)
+{
+	(void)ud;
+	return mpi_sum_host(NULL, buf, n);
+}
+
+pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
+{
+	*out = NULL;
+	int size, rank, local;
+	pl_status st = mpi_start(&rank, &size, err);
+	if (st)
+		return st;
+	/* the GPU: this process's place among the job's processes on its node
+	 * (MPI's shared-memory split: the launcher's node order, whatever the
+	 * launcher) */
+	MPI_Comm node;
+	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
+	    MPI_SUCCESS) {
+		mpi_end();
+		return pl_err_set(err, PL_EDEVICE, "rank %d: MPI could not tell the node's ranks",
+		                  rank);
+	}
+	MPI_Comm_rank(node, &local);
+	MPI_Comm_free(&node);
+	pl_procs pr = {.self = rank,
+	               .nranks = size,
+	               .device = local,
+	               .bcast = cuda_bcast,
+	               .abort = cuda_abort,
+	               .sum_host = cuda_sum_host};
+	pl_backend *b;
+	if ((st = pl_backend_cuda_procs(&b, &pr, 0, err))) {
+		mpi_end();
+		return st;
+	}
+	mpi.inner_destroy = b->destroy;
 	b->destroy = mpi_destroy;
 	*out = b;
 	return PL_OK;

@@ -8,3 +8,8 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
 	                  "this build has no MPI (install libopenmpi-dev and rebuild) to run ranks "
 	                  "as processes");
 }
+
+pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
+{
+	return pl_backend_mpi(out, err);
+}

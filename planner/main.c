@@ -2216,10 +2216,12 @@ static const char *const run_help =
     "        rank 0 prints)\n"
     "  cuda  one GPU per rank (rank r on CUDA device r, so the plan needs at most as many\n"
     "        devices as this machine has GPUs), cuBLAS, CUDA kernels, NCCL collectives;\n"
-    "        MoEDispatch/MoECombine run on the host\n"
-    "Whole-job plans run as planned: pipeline stages with 1F1B (rank R is rank R mod M of\n"
-    "stage R div M, M = devices / stages), micro-batches, ZeRO 0-3, full or selective\n"
-    "recompute; the interleaved schedule exits 2 (not run yet).\n"
+    "        MoEDispatch/MoECombine run on the host; under an MPI launcher one rank per\n"
+    "        process, each on the GPU of its place among the job's processes on its node,\n"
+    "        NCCL's unique ids carried by MPI\n"
+    "Whole-job plans run as planned: pipeline stages with 1F1B or interleaved 1F1B (rank\n"
+    "R is rank R mod M of stage R div M, M = devices / stages), micro-batches, ZeRO 0-3,\n"
+    "full or selective recompute.\n"
     "--json prints one JSON object per step and a summary object. --profile adds, per op,\n"
     "the time rank 0 spent in compute and in communication (mean of steps 2..N) beside the\n"
     "cost model's per-op prediction (on cuda, compute counts the time to queue the kernels),\n"
@@ -2342,7 +2344,8 @@ static int cmd_run(int argc, char **argv)
 		case 'n':
 			if (pl_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
 				return pl_cli_usage(
-				    "run", "--steps: expected a count from 1 to 1000000, got '%s'", optarg);
+				    "run", "--steps: expected a count from 1 to 1000000, got '%s'",
+				    optarg);
 			break;
 		case 'S':
 			if (pl_parse_ll(optarg, &seed) || seed < 0)
@@ -2423,14 +2426,6 @@ static int cmd_run(int argc, char **argv)
 	}
 	/* started by an MPI launcher with several processes: one rank each */
 	int64_t procs = pl_mpi_launched();
-	if (procs > 1 && !strcmp(backend, "cuda")) {
-		st =
-		    pl_err_set(&err, PL_EINVAL,
-		               "run: %lld processes: the cuda backend runs its ranks as threads of "
-		               "one process (start it without a launcher)",
-		               (long long)procs);
-		goto done;
-	}
 	if (procs > 1 && procs != D) {
 		st = pl_err_set(&err, PL_EINVAL,
 		                "run: %s is a plan for %lld devices, and %lld processes were "
@@ -2443,9 +2438,10 @@ static int cmd_run(int argc, char **argv)
 		if (guard >= 0)
 			_exit(guard); /* the guard: the rank ran in its child */
 	}
-	if ((st = procs > 1                 ? pl_backend_mpi(&be, &err)
-	          : strcmp(backend, "cuda") ? pl_backend_cpu(&be, D, 0, &err)
-	                                    : pl_backend_cuda(&be, D, 0, &err)))
+	int cuda = !strcmp(backend, "cuda");
+	if ((st = procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, &err) : pl_backend_mpi(&be, &err))
+	          : cuda    ? pl_backend_cuda(&be, D, 0, &err)
+	                    : pl_backend_cpu(&be, D, 0, &err)))
 		goto done;
 	if (pl_backend_ranks(be) != D) { /* the launcher's variables and MPI disagree */
 		st = pl_err_set(&err, PL_EINVAL,
@@ -2491,11 +2487,12 @@ static int cmd_run(int argc, char **argv)
 		if ((st = pl_exec_step(ex, 1, &loss, &err)))
 			goto done;
 		if (!isfinite(loss) && k == 0) { /* before any update: not the learning rate */
-			st = pl_err_set(&err, PL_EINVAL,
-			                "run: step 1: the loss is %g before any update: the model's "
-			                "forward computes it from the synthetic data and parameters "
-			                "(an op given values outside its domain)",
-			                loss);
+			st =
+			    pl_err_set(&err, PL_EINVAL,
+			               "run: step 1: the loss is %g before any update: the model's "
+			               "forward computes it from the synthetic data and parameters "
+			               "(an op given values outside its domain)",
+			               loss);
 			goto done;
 		}
 		if (!isfinite(loss)) { /* a diverged run is not a result */

@@ -10,6 +10,7 @@ __attribute__((visibility("default"))) const pl_cuda_module pl_cuda_module_v1 = 
     .sizes = {sizeof(pl_calib_opts), sizeof(pl_cluster), sizeof(pl_err)},
     .version = PL_PROJECT_VERSION,
     .backend = pl_backend_cuda,
+    .backend_procs = pl_backend_cuda_procs,
     .devices = pl_cuda_devices,
     .busids = pl_topo_cuda_busids,
     .calibrate = pl_calibrate_gpu,

@@ -121,6 +121,25 @@ if [ $rc -eq 2 ] && grep -q "a plan for 2 devices, and 3 processes were started"
 else
   bad "a plan for 2 devices on 3 processes: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
 fi
+# the cuda backend as processes: one GPU each. Without a GPU (or a cuda
+# module) every rank exits 4 saying why (it refused launchers with exit 2
+# before); with one GPU, two ranks on one node exit 4 saying so; with two or
+# more, the losses are the cpu backend's
+timeout 120 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --backend cuda --steps 3 \
+  --json > "$T/cuda.out" 2> "$T/err"
+rc=$?
+ngpu=$( (nvidia-smi -L 2> /dev/null || true) | grep -c '^GPU ')
+if [ "$ngpu" -ge 2 ]; then
+  "$P" run "$M" --strategy "$T/p2.json" --steps 3 --json > "$T/cpu.out" 2>&1
+  same=$(jq -s --slurpfile c "$T/cpu.out" '[., $c] | transpose | map(select(.[0].loss))
+          | map(((.[0].loss - .[1].loss) | fabs) / (.[1].loss | fabs) <= 1e-5) | (length == 3 and all)' "$T/cuda.out")
+  [ $rc -eq 0 ] && [ "$same" = true ] && ok "cuda backend on 2 processes, one GPU each: the cpu losses" ||
+    bad "cuda backend on 2 processes: exit $rc, losses as cpu: $same"
+elif [ $rc -eq 4 ] && grep -Eq "cuda backend found no GPU|no cuda backend|cuda module|more ranks than it has GPUs" "$T/err"; then
+  ok "cuda backend on 2 processes with $ngpu GPUs: exit 4 saying why"
+else
+  bad "cuda backend on 2 processes with $ngpu GPUs: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
+fi
 # batch norms cut over processes: their statistics all-reduced over MPI
 # (ResNet-18 exported for training; SGD at 1e-6, see test_cli.sh; 1e-4)
 R="$SRC/tests/fixtures/onnx/resnet18_train.onnx"
