@@ -1,7 +1,11 @@
 /* GPU calibration with CUDA events, cuBLAS and NCCL: in one process, one
  * communicator per group size over the first g GPUs (ncclCommInitAll); in
  * several, one GPU each, a communicator per group from a unique id that rank
- * 0 broadcasts over the rendezvous (ncclCommInitRank). */
+ * 0 broadcasts over the rendezvous (ncclCommInitRankConfig, non-blocking:
+ * every wait on another rank -- the communicator, each collective, the
+ * timed run -- polls NCCL's state against the rendezvous timeout and aborts
+ * the communicator past it, so a rank that dies stops the others instead of
+ * leaving them in NCCL). */
 #include "topology/calibrate_gpu.h"
 
 #include <cjson/cJSON.h>
@@ -17,6 +21,7 @@
 
 #include "costmodel/fit.h"
 #include "planner/alloc.h"
+#include "planner/clock.h"
 #include "planner/json.h"
 
 #define MAXDEV   64
@@ -147,9 +152,19 @@ typedef struct group {
 	float *send[MAXDEV], *recv[MAXDEV];
 } group;
 
-/* releases what a group holds (any part may be missing) and clears it */
+/* releases what a group holds (any part may be missing) and clears it; its
+ * communicators finalized together (one thread drives them all), then
+ * destroyed */
 static void group_free(group *G)
 {
+	if (ncclGroupStart() == ncclSuccess) {
+		for (int i = 0; i < G->g; i++)
+			if (G->comm[i]) {
+				cudaSetDevice(i);
+				ncclCommFinalize(G->comm[i]);
+			}
+		ncclGroupEnd();
+	}
 	for (int i = 0; i < G->g; i++) {
 		cudaSetDevice(i);
 		cudaFree(G->send[i]);
@@ -559,6 +574,63 @@ static pl_status find_nodes(pl_rdv *rdv, int *node_of, int *nodes, int *per_node
 /* Long (165 lines): a collective procedure every rank runs in the same order
  * (agree on GPUs, place ranks, make communicators, time, gather at rank 0,
  * fit); splitting it would hide the order the ranks must keep. */
+/* Waits, polling, until the non-blocking communicator has done what was
+ * asked of it and (ev) the stream has passed ev. Past timeout_s, or on an
+ * NCCL error, the communicator is aborted (*comm = NULL) and PL_EDEVICE
+ * says what waited. */
+static pl_status nccl_wait(ncclComm_t *comm, cudaEvent_t ev, double timeout_s, const char *what,
+                           pl_err *err)
+{
+	double t0 = pl_now();
+	const char *bad = NULL;
+	char m[200] = "";
+	for (;;) {
+		ncclResult_t ns = ncclSuccess;
+		ncclCommGetAsyncError(*comm, &ns);
+		if (ns != ncclSuccess && ns != ncclInProgress) {
+			snprintf(m, sizeof m, "%s", ncclGetErrorString(ns));
+			bad = m;
+		} else if (ns == ncclSuccess) {
+			cudaError_t e = ev ? cudaEventQuery(ev) : cudaSuccess;
+			if (e == cudaSuccess)
+				return PL_OK;
+			if (e != cudaErrorNotReady) {
+				snprintf(m, sizeof m, "%s", cudaGetErrorString(e));
+				bad = m;
+			}
+		}
+		if (!bad && pl_now() - t0 > timeout_s) {
+			snprintf(m, sizeof m,
+			         "waited %.0f s for the other ranks (one of them stopped?)",
+			         timeout_s);
+			bad = m;
+		}
+		if (bad) {
+			ncclCommAbort(*comm);
+			*comm = NULL;
+			return pl_err_set(err, PL_EDEVICE, "calibrate: %s: %s", what, bad);
+		}
+		struct timespec ts = {0, 50 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* A communicator's end: finalized (what is in flight flushed), then
+ * destroyed; aborted if the finalize does not finish in time */
+static void comm_end(ncclComm_t *comm, double timeout_s)
+{
+	pl_err e2;
+	if (!*comm)
+		return;
+	ncclResult_t f = ncclCommFinalize(*comm);
+	if (f != ncclSuccess && f != ncclInProgress) {
+		ncclCommAbort(*comm);
+	} else if (nccl_wait(comm, NULL, timeout_s, "finalizing", &e2) == PL_OK) {
+		ncclCommDestroy(*comm); /* (nccl_wait aborted it otherwise) */
+	}
+	*comm = NULL;
+}
+
 pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster *out, cJSON **raw,
                                  pl_err *err)
 {
@@ -578,6 +650,9 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 	float *send = NULL, *recv = NULL;
 	double *all_secs = NULL;
 	int ngroups = 0;
+	/* how long a rank waits for the others in NCCL (every rank is there
+	 * once the rendezvous is done: a longer wait means one stopped) */
+	double wait_s = rdv->timeout_s > 0 && rdv->timeout_s < 300 ? rdv->timeout_s : 300;
 	if (!oks || !node_of || !groups || !r) {
 		st = pl_err_set(err, PL_ENOMEM, "calibrate: out of memory");
 		goto out;
@@ -649,8 +724,14 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 			NCCL_OK(ncclGetUniqueId(&id), "ncclGetUniqueId");
 		if ((st = pl_rdv_bcast(rdv, &id, sizeof id, err)))
 			goto out;
-		if (idx >= 0)
-			NCCL_OK(ncclCommInitRank(&comm, G->n, id, idx), "ncclCommInitRank");
+		if (idx >= 0) {
+			ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+			cfg.blocking = 0;
+			ncclResult_t ie = ncclCommInitRankConfig(&comm, G->n, id, idx, &cfg);
+			NCCL_OK(ie == ncclInProgress ? ncclSuccess : ie, "ncclCommInitRankConfig");
+			if ((st = nccl_wait(&comm, NULL, wait_s, "creating a communicator", err)))
+				goto out;
+		}
 		for (int k = 0; k < NCOLL; k++) {
 			char what[80];
 			snprintf(what, sizeof what,
@@ -678,11 +759,18 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 					ncclResult_t pr =
 					    post(comm, stream, send, recv, G->n, idx, k, S);
 					ncclResult_t pe = ncclGroupEnd();
-					NCCL_OK(pr != ncclSuccess ? pr : pe,
+					if (pe == ncclInProgress) /* queued once NCCL says so */
+						pe = ncclSuccess;
+					NCCL_OK(pr != ncclSuccess && pr != ncclInProgress ? pr : pe,
 					        pl_coll_name(coll_kind[k]));
+					if ((st = nccl_wait(&comm, NULL, wait_s,
+					                    pl_coll_name(coll_kind[k]), err)))
+						goto out;
 				}
 				CUDA_OK(cudaEventRecord(e1, stream), "cudaEventRecord");
-				CUDA_OK(cudaEventSynchronize(e1), "cudaEventSynchronize");
+				if ((st = nccl_wait(&comm, e1, wait_s, pl_coll_name(coll_kind[k]),
+				                    err)))
+					goto out;
 				float ms;
 				CUDA_OK(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
 				secs[n++] = ms * 1e-3 / reps;
@@ -700,14 +788,15 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 			        at, secs, n);
 			add_fit(out, k, G->link, G->n, at, secs, n);
 		}
-		if (comm)
-			ncclCommDestroy(comm);
-		comm = NULL;
+		comm_end(&comm, wait_s);
 	}
 	name_source(out, nodes, per_node);
 out:
-	if (comm)
-		ncclCommDestroy(comm);
+	if (comm && st) { /* a failure: the others may be gone */
+		ncclCommAbort(comm);
+		comm = NULL;
+	}
+	comm_end(&comm, wait_s);
 	cudaFree(send);
 	cudaFree(recv);
 	if (e0)
