@@ -905,12 +905,18 @@ static pl_status start(pl_backend **out, int64_t nranks, const pl_procs *pr, dou
 		    err, PL_EDEVICE,
 		    "the plan needs %lld ranks, one GPU each; this machine has %d GPU%s",
 		    (long long)nranks, ndev, ndev == 1 ? "" : "s");
-	if (pr && (pr->device < 0 || pr->device >= ndev))
-		return pl_err_set(
-		    err, PL_EDEVICE,
-		    "rank %lld: its node runs more ranks than it has GPUs (%d); start "
-		    "one process per GPU",
-		    (long long)pr->self, ndev);
+	pl_procs here;
+	if (pr) { /* a process that sees one GPU (Slurm's --gpus-per-task) runs on it */
+		here = *pr;
+		here.device = pr->device < ndev ? pr->device : ndev == 1 ? 0 : -1;
+		if (here.device < 0)
+			return pl_err_set(
+			    err, PL_EDEVICE,
+			    "rank %lld: its node runs more ranks than it has GPUs (%d); "
+			    "start one process per GPU",
+			    (long long)pr->self, ndev);
+		pr = &here;
+	}
 	int64_t slots = pr ? 1 : nranks;
 	pl_backend *b = pl_calloc(1, sizeof *b);
 	cuda *c = pl_calloc(1, sizeof *c);
