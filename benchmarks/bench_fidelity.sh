@@ -11,7 +11,9 @@
 # Usage: benchmarks/bench_fidelity.sh [BUILD_DIR] [OUT]
 #   OUT: path prefix of the results (default build/bench/NAME, untracked; the
 #   tables in docs/benchmarks.md were recorded with OUT=benchmarks/results/NAME)
-# Env: RANKS="1 2 4", STEPS=9, ROUNDS=3, MODEL_ARGS (planner-zoo gpt-small arguments).
+# Env: RANKS="1 2 4", STEPS=9, ROUNDS=3, MODEL_ARGS (planner-zoo gpt-small arguments),
+#   LAUNCH=mpi: plans of several ranks run as processes (mpirun -np R: MPI's
+#   collectives) instead of threads; the calibration is still the threads'.
 set -euo pipefail
 B=${1:-build}
 OUT=${2:-build/bench/fidelity}
@@ -66,9 +68,13 @@ done
 
 # ROUNDS passes over all plans, so a burst of noise on a shared machine hits
 # different plans in different passes; a plan's time is its least median
+MPI=(mpirun --oversubscribe --bind-to none)
+[ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)
 for round in $(seq "${ROUNDS:-3}"); do
   for pr in $list; do
-    "$B/planner" run "$T/m.json" --strategy "$T/$pr.json" --cluster "$T/cpu${pr##*-}.json" \
+    launch=()
+    [ "${LAUNCH:-}" = mpi ] && [ "${pr##*-}" -gt 1 ] && launch=("${MPI[@]}" -np "${pr##*-}")
+    "${launch[@]}" "$B/planner" run "$T/m.json" --strategy "$T/$pr.json" --cluster "$T/cpu${pr##*-}.json" \
       --steps "$STEPS" --json > "$T/run.out"
     tail -n 1 "$T/run.out" | jq -r '[.predicted_step_seconds, .median_step_seconds] | @csv' \
       > "$T/row"
