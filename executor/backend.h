@@ -44,6 +44,10 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err);
  * launcher's environment (Open MPI, MPICH/Hydra and PMI, Slurm): 0 when it
  * was not started by one. */
 int64_t pl_mpi_launched(void);
+/* The size of the job when this process was started by torchrun (or
+ * another torch elastic agent: TORCHELASTIC_RUN_ID or LOCAL_WORLD_SIZE with
+ * WORLD_SIZE) and not by an MPI launcher; 0 otherwise. */
+int64_t pl_torchrun_launched(void);
 /* A rank started by a launcher stands guard over itself: the process forks,
  * the child goes on to run the rank (it returns -1 there), and the process
  * the launcher started waits for it, passing on SIGTERM and SIGINT. When the

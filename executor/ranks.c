@@ -151,6 +151,16 @@ int64_t pl_mpi_launched(void)
 	return 0;
 }
 
+int64_t pl_torchrun_launched(void)
+{
+	if (pl_mpi_launched() || (!getenv("TORCHELASTIC_RUN_ID") && !getenv("LOCAL_WORLD_SIZE")))
+		return 0;
+	const char *v = getenv("WORLD_SIZE");
+	char *end;
+	long long n = v ? strtoll(v, &end, 10) : 0;
+	return v && *v && !*end && n > 0 ? n : 0;
+}
+
 static volatile sig_atomic_t guarded = 0, passed = 0;
 
 static void pass_on(int sig)

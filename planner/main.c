@@ -2426,6 +2426,17 @@ static int cmd_run(int argc, char **argv)
 	}
 	/* started by an MPI launcher with several processes: one rank each */
 	int64_t procs = pl_mpi_launched();
+	if (pl_torchrun_launched() > 1) { /* each process would run every rank */
+		st = pl_err_set(
+		    &err, PL_EINVAL,
+		    "run: started by torchrun as %lld processes: run's ranks as processes "
+		    "need an MPI launcher (mpirun -np N, srun), whose collectives they "
+		    "use; under torchrun start one process (--nproc-per-node 1), which "
+		    "runs every rank as a thread (planner calibrate does take torchrun's "
+		    "processes)",
+		    (long long)pl_torchrun_launched());
+		goto done;
+	}
 	if (procs > 1 && procs != D) {
 		st = pl_err_set(&err, PL_EINVAL,
 		                "run: %s is a plan for %lld devices, and %lld processes were "
