@@ -43,7 +43,7 @@
 	"Softmax, Transpose, Gather, ReduceMean, Reshape, LayerNormalization, Erf (in GELU's "     \
 	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's form), "          \
 	"Identity, Dropout, Constant, and on constants Shape, Gather, Unsqueeze, Squeeze, "        \
-	"Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Transpose, Reshape, Expand, "         \
+	"Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, Transpose, Reshape, Expand, "  \
 	"ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
@@ -443,6 +443,37 @@ static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 	return 0;
 }
 
+static int split_sizes(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *ax,
+                       int64_t *sizes);
+
+/* Split node n on a constant a: each output's shape, and its values where
+ * a's are known and few. 0, or -1 (not folded). */
+static int fold_split(imp *m, const Onnx__NodeProto *n, const tinfo *a)
+{
+	int64_t ax, sizes[16], at = 0;
+	int k = split_sizes(m, n, a, &ax, sizes);
+	if (k < 0 || a->rank > 16)
+		return -1;
+	for (int j = 0; j < k; j++) {
+		int64_t dims[16], lo[16], step[16], same[16], no = 1;
+		for (int d = 0; d < a->rank; d++) {
+			dims[d] = d == ax ? sizes[j] : a->dims[d];
+			lo[d] = d == ax ? at : 0;
+			step[d] = 1;
+			same[d] = d;
+			no *= dims[d];
+		}
+		at += sizes[j];
+		if (a->nval && no > MAX_VALUES)
+			return -1;
+		double v[MAX_VALUES];
+		if (a->nval)
+			view_values(a, dims, same, lo, step, no, v);
+		set_info(m, n->output[j], a->rank, dims, a->nval ? (int)no : 0, v);
+	}
+	return 0;
+}
+
 /* Node n on constants only, some of them with values not kept (a shifted
  * window's attention mask, built from zeros by slice assignments and
  * compared; an int64 index buffer reshaped): its output is a constant of
@@ -554,6 +585,17 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 	} else if (!strcmp(t, "Slice") && n->n_input >= 3) {
 		if (fold_slice(m, n, a))
 			return 0;
+	} else if (!strcmp(t, "Split")) { /* every output a constant */
+		if (fold_split(m, n, a))
+			return 0;
+		for (size_t j = 0; j < n->n_output; j++) {
+			tinfo *o = known(m, n->output[j]);
+			if (!o)
+				return 0;
+			o->nval = 0;
+			o->cons = 1;
+		}
+		return 1;
 	} else if ((!strcmp(t, "Reshape") || !strcmp(t, "Transpose")) && !infer(m, n)) {
 	} else {
 		return 0;
@@ -708,6 +750,26 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 	}
 	if (!strcmp(t, "Slice") && n->n_input >= 3) /* on values: any steps (a reversal) */
 		return fold_slice(m, n, a) == 0;
+	if (!strcmp(t, "Split"))
+		return fold_split(m, n, a) == 0;
+	if (!strcmp(t, "Expand") && n->n_input == 2) { /* values broadcast to a shape */
+		tinfo *sh = valued(m, n->input[1]), e = {.known = 1};
+		if (!sh || sh->rank != 1 || sh->nval > 16)
+			return 0;
+		e.rank = sh->nval;
+		for (int d = 0; d < e.rank; d++)
+			e.dims[d] = to_i64(sh->val[d]);
+		int r = broadcast(a, &e, dims);
+		int64_t no = 1;
+		for (int d = 0; d < r && no <= MAX_VALUES; d++)
+			no *= dims[d];
+		if (r < 0 || no > MAX_VALUES)
+			return 0;
+		for (int64_t i = 0; i < no; i++)
+			v[i] = bval(a, dims, r, i);
+		set_info(m, n->output[0], r, dims, (int)no, v);
+		return 1;
+	}
 	if (!strcmp(t, "Transpose")) {
 		int64_t perm[16];
 		int np = ints_of(m, n, "perm", 99, perm, 16);
@@ -1599,27 +1661,43 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 	return 0;
 }
 
+/* The axis (*ax) and the parts' sizes of Split node n of input x, as ONNX
+ * gives them (the `split` input or attribute; else equal parts, the last one
+ * smaller where opset 18's num_outputs does not divide the axis): their
+ * count, one per output, or -1. */
+static int split_sizes(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *ax,
+                       int64_t *sizes)
+{
+	*ax = x ? axis_of(attr_i(n, "axis", 0), x->rank) : -1;
+	if (!x || x->rank < 1 || *ax < 0 || *ax >= x->rank || n->n_output < 1 || n->n_output > 16)
+		return -1;
+	int64_t N = x->dims[*ax], parts = (int64_t)n->n_output;
+	if (n->n_input > 1 && n->input[1][0] && !valued(m, n->input[1]))
+		return -1; /* sizes given, not known */
+	int k = ints_of(m, n, "split", 1, sizes, 16);
+	if (k == 0) { /* equal parts */
+		int64_t each =
+		    N % parts == 0 || !attr(n, "num_outputs") ? N / parts : (N + parts - 1) / parts;
+		if (each * parts != N && !attr(n, "num_outputs"))
+			return -1;
+		for (int64_t j = 0; j < parts; j++)
+			sizes[j] = j < parts - 1 ? each : N - each * (parts - 1);
+		k = (int)parts;
+	}
+	int64_t total = 0;
+	for (int j = 0; j < k; j++)
+		total += sizes[j] > 0 ? sizes[j] : -BIG;
+	return k == (int)n->n_output && total == N ? k : -1;
+}
+
 /* Split along the last axis of a linear layer's output (GPT-2's q, k, v):
  * each output its columns (linear_columns); -1 when not such a split. */
 static int import_split(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = known(m, n->input[0]);
-	int64_t ax = x ? axis_of(attr_i(n, "axis", 0), x->rank) : -1;
-	if (!x || x->rank < 1 || ax < 0 || ax >= x->rank || n->n_output < 1 || n->n_output > 16)
-		return -1;
-	int64_t sizes[16], N = x->dims[ax];
-	int k = ints_of(m, n, "split", 1, sizes, 16);
-	if (k == 0) { /* equal parts */
-		if (N % (int64_t)n->n_output)
-			return -1;
-		for (size_t j = 0; j < n->n_output; j++)
-			sizes[j] = N / (int64_t)n->n_output;
-		k = (int)n->n_output;
-	}
-	int64_t total = 0;
-	for (int j = 0; j < k; j++)
-		total += sizes[j] > 0 ? sizes[j] : -BIG;
-	if (k != (int)n->n_output || total != N)
+	int64_t ax, sizes[16];
+	int k = split_sizes(m, n, x, &ax, sizes);
+	if (k < 0)
 		return -1;
 	int64_t at = 0;
 	char part[600];
