@@ -764,6 +764,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_SLICE:
 	case PL_OP_HARDSIGMOID:
 	case PL_OP_HARDSWISH:
+	case PL_OP_RESIZE:
 	case PL_OP_CLIP: return host_kernel(b, k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din)

@@ -763,6 +763,104 @@ static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_
 	return 0;
 }
 
+/* Resize along one spatial axis of `in` elements to `out`: output position
+ * i reads input i0 with weight 1 - w1 and i1 with w1 (nearest: i1 = i0, w1
+ * = 0), as ONNX maps and rounds coordinates (pl_attrs); neighbours past an
+ * edge read the edge. */
+static void resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, int64_t *i0,
+                        int64_t *i1, double *w1)
+{
+	double s = (double)out / (double)in, x = 0;
+	switch (a->resize_coord) {
+	case PL_COORD_PYTORCH_HALF_PIXEL: x = out > 1 ? ((double)i + 0.5) / s - 0.5 : 0; break;
+	case PL_COORD_ALIGN_CORNERS:
+		x = out > 1 ? (double)i * (double)(in - 1) / (double)(out - 1) : 0;
+		break;
+	case PL_COORD_ASYMMETRIC: x = (double)i / s; break;
+	default: x = ((double)i + 0.5) / s - 0.5; break; /* half_pixel */
+	}
+	double f = floor(x), fr = x - f, r;
+	if (a->resize_mode == PL_RESIZE_LINEAR) {
+		*w1 = fr;
+		r = f;
+	} else {
+		*w1 = 0;
+		switch (a->resize_nearest) {
+		case PL_NEAREST_FLOOR: r = f; break;
+		case PL_NEAREST_CEIL: r = ceil(x); break;
+		case PL_NEAREST_ROUND_PREFER_CEIL: r = fr >= 0.5 ? f + 1 : f; break;
+		default: r = fr > 0.5 ? f + 1 : f; break; /* round_prefer_floor */
+		}
+	}
+	int64_t lo = (int64_t)r, hi = a->resize_mode == PL_RESIZE_LINEAR ? lo + 1 : lo;
+	*i0 = lo < 0 ? 0 : lo > in - 1 ? in - 1 : lo;
+	*i1 = hi < 0 ? 0 : hi > in - 1 ? in - 1 : hi;
+}
+
+/* Resize of the local pieces (whole in their spatial dimensions): each
+ * output element the weighted sum of its 1 (nearest) or 2^d (linear)
+ * input neighbours; the gradient scattered back with the same weights. */
+static int resize(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_attrs *a = &k->op->attrs;
+	const pl_xt *o = dy ? dy : y;
+	int nsp = x->rank - 2, lin = a->resize_mode == PL_RESIZE_LINEAR;
+	int64_t nin = 1, nout = 1, tot = 0, in_st[PL_MAX_SPATIAL];
+	for (int d = nsp - 1; d >= 0; d--) {
+		in_st[d] = nin;
+		nin *= x->shape[2 + d];
+		nout *= o->shape[2 + d];
+		tot += o->shape[2 + d];
+	}
+	int64_t *ix = pl_malloc(sizeof *ix * (size_t)(2 * tot + 1));
+	double *wt = pl_malloc(sizeof *wt * (size_t)(tot + 1));
+	if (!ix || !wt) {
+		free(ix);
+		free(wt);
+		return -1;
+	}
+	int64_t at[PL_MAX_SPATIAL]; /* where each axis's table starts */
+	for (int d = 0, off = 0; d < nsp; off += (int)o->shape[2 + d], d++) {
+		at[d] = off;
+		for (int64_t i = 0; i < o->shape[2 + d]; i++)
+			resize_axis(a, x->shape[2 + d], o->shape[2 + d], i, &ix[2 * (off + i)],
+			            &ix[2 * (off + i) + 1], &wt[off + i]);
+	}
+	if (dx)
+		memset(dx->v, 0, sizeof(float) * dx->n);
+	int corners = lin ? 1 << nsp : 1;
+	for (int64_t p = 0; p < x->shape[0] * x->shape[1]; p++) {
+		const float *xp = dy ? NULL : x->v + p * nin; /* (backward: not kept) */
+		for (int64_t q = 0; q < nout; q++) {
+			int64_t pos[PL_MAX_SPATIAL], rem = q;
+			for (int d = nsp - 1; d >= 0; d--) {
+				pos[d] = at[d] + rem % o->shape[2 + d];
+				rem /= o->shape[2 + d];
+			}
+			double acc = 0;
+			float g = dy ? dy->v[p * nout + q] : 0;
+			for (int c = 0; c < corners; c++) {
+				double w = 1;
+				int64_t t = 0;
+				for (int d = 0; d < nsp; d++) {
+					int up = c >> d & 1;
+					w *= up ? wt[pos[d]] : 1 - wt[pos[d]];
+					t += ix[2 * pos[d] + up] * in_st[d];
+				}
+				if (dy)
+					dx->v[p * nin + t] += (float)(w * g);
+				else
+					acc += w * xp[t];
+			}
+			if (!dy)
+				y->v[p * nout + q] = (float)acc;
+		}
+	}
+	free(ix);
+	free(wt);
+	return 0;
+}
+
 /* BatchNormalization over [N, C, S] (S the spatial positions). Training: the
  * batch's statistics, summed here and over the ranks holding the batch's
  * other pieces (class_allreduce), kept in saved ([mean, 1/std] per local
@@ -969,6 +1067,10 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 		if (din && !din[0].v)
 			return 0;
 		return pool(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_RESIZE:
+		if (din && !din[0].v)
+			return 0;
+		return resize(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din) {
 			if (din[0].v)

@@ -355,6 +355,28 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) || isnan(e->valuedouble))
 				return FAIL("%s: %s: expected a number", b->file, where);
 			*(!strcmp(k, "min") ? &a->min : &a->max) = e->valuedouble;
+		} else if (op->type == PL_OP_RESIZE &&
+		           (!strcmp(k, "mode") || !strcmp(k, "coordinate_transformation_mode") ||
+		            !strcmp(k, "nearest_mode"))) {
+			const char *(*name)(int) = !strcmp(k, "mode") ? pl_resize_mode_name
+			                           : !strcmp(k, "nearest_mode")
+			                               ? pl_resize_nearest_name
+			                               : pl_resize_coord_name;
+			int *dst = !strcmp(k, "mode")           ? &a->resize_mode
+			           : !strcmp(k, "nearest_mode") ? &a->resize_nearest
+			                                        : &a->resize_coord;
+			int v = 0;
+			while (name(v) && !(cJSON_IsString(e) && !strcmp(e->valuestring, name(v))))
+				v++;
+			if (!name(v)) {
+				char known[200] = "";
+				for (int i = 0; name(i); i++)
+					snprintf(known + strlen(known),
+					         sizeof known - strlen(known), "%s%s",
+					         i ? ", " : "", name(i));
+				return FAIL("%s: %s: expected one of %s", b->file, where, known);
+			}
+			*dst = v;
 		} else if (!strcmp(k, "to")) {
 			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
 				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "

@@ -68,6 +68,7 @@ typedef enum pl_optype {
 	PL_OP_SLICE,
 	PL_OP_HARDSIGMOID,
 	PL_OP_HARDSWISH,
+	PL_OP_RESIZE,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -136,7 +137,32 @@ typedef struct pl_attrs {
 	/* BatchNormalization: 1 normalises by the batch's statistics (training),
 	 * 0 by the running ones its inputs 3 and 4 hold (ONNX's default) */
 	int training_mode;
+	/* Resize of the trailing spatial dimensions to shape[0..nshape): how an
+	 * output position maps to an input one and what it reads there, as ONNX
+	 * states them (PL_RESIZE_*) */
+	int resize_mode, resize_coord, resize_nearest;
 } pl_attrs;
+
+enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR };
+/* x_in from x_out, s = out/in: (x + 1/2)/s - 1/2; the same but 0 where the
+ * output has one element; x (in - 1)/(out - 1); x/s */
+enum {
+	PL_COORD_HALF_PIXEL,
+	PL_COORD_PYTORCH_HALF_PIXEL,
+	PL_COORD_ALIGN_CORNERS,
+	PL_COORD_ASYMMETRIC
+};
+/* nearest: how x_in is rounded (halves down, halves up, floor, ceil) */
+enum {
+	PL_NEAREST_ROUND_PREFER_FLOOR,
+	PL_NEAREST_ROUND_PREFER_CEIL,
+	PL_NEAREST_FLOOR,
+	PL_NEAREST_CEIL
+};
+/* the names of the three, as ONNX spells them (NULL past the last) */
+const char *pl_resize_mode_name(int v);
+const char *pl_resize_coord_name(int v);
+const char *pl_resize_nearest_name(int v);
 
 typedef struct pl_tensor {
 	const char *name;

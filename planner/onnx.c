@@ -32,12 +32,14 @@
 
 #include "onnx.pb-c.h"
 #include "planner/alloc.h"
+#include "planner/graph.h"
 #include "planner/json.h"
 
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, GlobalAveragePool, "  \
-	"GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, BatchNormalization, Expand, "       \
+	"GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, BatchNormalization, Resize and "    \
+	"Upsample (nearest, linear), Expand, "                                                     \
 	"Concat, Slice (steps of 1, or a step that divides the axis), Split, Pad (of zeros, "      \
 	"before a Conv or AveragePool, or by nothing), Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, "  \
 	"Softmax, Transpose, Gather, ReduceMean, Reshape, LayerNormalization, Erf (in GELU's "     \
@@ -1946,6 +1948,98 @@ static int import_window(imp *m, const Onnx__NodeProto *n, const char *name, con
 	return 0;
 }
 
+/* The string attribute `at` of n into buf ("" when absent or too long) */
+static void attr_str(const Onnx__NodeProto *n, const char *at, char *buf, size_t len)
+{
+	const Onnx__AttributeProto *a = attr(n, at);
+	buf[0] = 0;
+	if (a && a->has_s && a->s.len < len) {
+		memcpy(buf, a->s.data, a->s.len);
+		buf[a->s.len] = 0;
+	}
+}
+
+/* Resize (opset 10 on) and Upsample (before): the spatial dimensions to the
+ * sizes, or the scales times the input's; nearest or linear, in the
+ * coordinate modes the planner's Resize has. 0, or -1 with *why. */
+static int import_resize(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	tinfo *x = known(m, n->input[0]);
+	int up = !strcmp(n->op_type, "Upsample"), old = up || m->opset < 11;
+	char mode[32], coord[32], near[32];
+	attr_str(n, "mode", mode, sizeof mode);
+	attr_str(n, "coordinate_transformation_mode", coord, sizeof coord);
+	attr_str(n, "nearest_mode", near, sizeof near);
+	if (!mode[0])
+		snprintf(mode, sizeof mode, "nearest");
+	if (!strcmp(mode, "bilinear") || !strcmp(mode, "trilinear")) /* Upsample-7's names */
+		snprintf(mode, sizeof mode, "linear");
+	/* before opset 11: x_in = x_out / scale, nearest rounding down */
+	if (!coord[0])
+		snprintf(coord, sizeof coord, old ? "asymmetric" : "half_pixel");
+	if (!near[0])
+		snprintf(near, sizeof near, old ? "floor" : "round_prefer_floor");
+	*why = "its input's shape is not known, or it is not 3- to 5-d";
+	if (!x || x->rank < 3 || x->rank > 5)
+		return -1;
+	*why = "mode cubic, exclude_outside, antialias, axes and the tf_* coordinate modes are not "
+	       "supported";
+	int ok_mode = !strcmp(mode, "nearest") || !strcmp(mode, "linear");
+	int ok_coord = 0, ok_near = 0;
+	for (int v = 0; pl_resize_coord_name(v); v++)
+		ok_coord |= !strcmp(coord, pl_resize_coord_name(v));
+	for (int v = 0; pl_resize_nearest_name(v); v++)
+		ok_near |= !strcmp(near, pl_resize_nearest_name(v));
+	if (!ok_mode || !ok_coord || !ok_near || attr_i(n, "exclude_outside", 0) ||
+	    attr_i(n, "antialias", 0) || attr(n, "axes"))
+		return -1;
+	/* the sizes (input 3), or the scales (input 2 from opset 11, 1 before,
+	 * Upsample-7's attribute) */
+	int64_t dims[16];
+	double sc[16];
+	int r = x->rank, ns = 0;
+	tinfo *sz = !old && n->n_input > 3 && n->input[3][0] ? valued(m, n->input[3]) : NULL;
+	size_t si = old ? 1 : 2;
+	tinfo *st = n->n_input > si && n->input[si][0] ? valued(m, n->input[si]) : NULL;
+	const Onnx__AttributeProto *sa = attr(n, "scales");
+	*why = "its sizes or scales are not constants the importer can fold, or they change the "
+	       "batch or the channels, or a scale gives a fraction of an element";
+	if (sz && sz->nval == r) {
+		for (int d = 0; d < r; d++)
+			dims[d] = to_i64(sz->val[d]);
+	} else {
+		if (st && st->nval == r)
+			for (int d = 0; d < r; d++)
+				sc[ns++] = st->val[d];
+		else if (sa && (int)sa->n_floats == r)
+			for (int d = 0; d < r; d++)
+				sc[ns++] = sa->floats[d];
+		if (ns != r)
+			return -1;
+		for (int d = 0; d < r; d++) {
+			double o = (double)x->dims[d] * sc[d];
+			if (!(sc[d] > 0) || o != floor(o) || o > (double)BIG)
+				return -1;
+			dims[d] = (int64_t)o;
+		}
+	}
+	if (dims[0] != x->dims[0] || dims[1] != x->dims[1])
+		return -1;
+	for (int d = 2; d < r; d++)
+		if (dims[d] < 1)
+			return -1;
+	cJSON *o = add_op(m, name, "Resize");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(at, "shape", int_list(dims + 2, (size_t)(r - 2)));
+	cJSON_AddStringToObject(at, "mode", mode);
+	cJSON_AddStringToObject(at, "coordinate_transformation_mode", coord);
+	cJSON_AddStringToObject(at, "nearest_mode", near);
+	set_info(m, n->output[0], r, dims, 0, NULL);
+	return 0;
+}
+
 /* Flatten: a Reshape to [the dimensions before axis, those from it] */
 static int import_flatten(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -2234,6 +2328,10 @@ static pl_status node(imp *m, int i)
 	    !strcmp(t, "GlobalAveragePool") || !strcmp(t, "GlobalMaxPool")) {
 		const char *why;
 		return import_window(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+	}
+	if (!strcmp(t, "Resize") || !strcmp(t, "Upsample")) {
+		const char *why;
+		return import_resize(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
 	}
 	if (!strcmp(t, "Pad") && pads_nothing(m, n)) { /* torch pads to a multiple: here by 0 */
 		m->alias_from[m->nalias] = n->output[0];

@@ -94,6 +94,7 @@ typedef struct pl_op_rule {
 	case PL_OP_EXPAND:                                                                         \
 	case PL_OP_CONCAT:                                                                         \
 	case PL_OP_SLICE:                                                                          \
+	case PL_OP_RESIZE:                                                                         \
 	case PL_OP_COUNT
 
 /* The traits of op's type (PL_OPT_*). */

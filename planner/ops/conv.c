@@ -229,3 +229,75 @@ void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 		}
 	}
 }
+
+/* Resize: the batch and channels cut as the pools cut them; each output
+ * position reads its input neighbourhood, so the spatial dimensions stay
+ * whole. */
+pl_status pl__infer_resize(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	pl_status st = check_x(x, err);
+	if (st)
+		return st;
+	int nsp = x->rank - 2;
+	if (op->attrs.nshape != nsp)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.shape has %d entries; expected %d (the output's size in "
+		                  "each spatial dimension of '%s')",
+		                  op->attrs.nshape, nsp, x->name);
+	int64_t shape[PL_MAX_RANK] = {x->shape[0], x->shape[1]};
+	for (int i = 0; i < nsp; i++) {
+		if (op->attrs.shape[i] < 1)
+			return pl_err_set(err, PL_EINVAL, "attrs.shape[%d] is %lld; expected >= 1",
+			                  i, (long long)op->attrs.shape[i]);
+		shape[2 + i] = op->attrs.shape[i];
+	}
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	for (int d = 0; d < 2; d++) {
+		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 0, d, l);
+		pl__map(op, 1, 0, d, l);
+	}
+	for (int i = 0; i < nsp; i++)
+		pl__map(op, 1, 0, 2 + i, pl__loop_add(op, shape[2 + i], PL_LOOP_PARALLEL, 0));
+	return PL_OK;
+}
+
+void pl__work_resize(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double reads = 1; /* input elements an output element reads */
+	if (op->attrs.resize_mode == PL_RESIZE_LINEAR)
+		for (int i = 0; i < op->attrs.nshape; i++)
+			reads *= 2;
+	double out = pl__local_out(g, op, 0, split);
+	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
+	w->vec_flops_fwd = 2 * out * reads;
+	w->bytes_fwd = xb + yb;
+	w->kernels_fwd = 1;
+	if (IN(g, op, 0)->requires_grad) { /* the gradient scattered back: no input read */
+		w->vec_flops_bwd = 2 * out * reads;
+		w->bytes_bwd = yb + xb;
+		w->kernels_bwd = 1;
+	}
+}
+
+static const char *const resize_modes[] = {"nearest", "linear", NULL};
+static const char *const resize_coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                            "asymmetric", NULL};
+static const char *const resize_nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+                                              "ceil", NULL};
+
+const char *pl_resize_mode_name(int v)
+{
+	return v >= 0 && v < 2 ? resize_modes[v] : NULL;
+}
+
+const char *pl_resize_coord_name(int v)
+{
+	return v >= 0 && v < 4 ? resize_coords[v] : NULL;
+}
+
+const char *pl_resize_nearest_name(int v)
+{
+	return v >= 0 && v < 4 ? resize_nearests[v] : NULL;
+}

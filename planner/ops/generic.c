@@ -52,6 +52,7 @@ static const pl_op_rule rules[] = {
                            NULL},
     [PL_OP_HARDSWISH] = {"HardSwish", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise,
                          NULL},
+    [PL_OP_RESIZE] = {"Resize", 1, 1, 1, 0, pl__infer_resize, pl__work_resize, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

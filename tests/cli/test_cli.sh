@@ -909,16 +909,21 @@ check "import --const matching no weight exits 2 naming the pattern, nothing wri
 same=$(jq -s --slurpfile b "$T/g2m" '[., $b] | transpose | map(select(.[0].loss))
         | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-5) | (length == 3 and all)' "$T/gpt2-r1")
 check "gpt2.onnx in 2 micro-batches trains with the losses of one" '[ "$same" = true ]'
-"$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
+"$PLANNER" import "$O/unsupported/lstm.onnx" --batch 4 -o "$T/lstm-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
-  '[ $? -eq 2 ] && grep -q "node ./up/Resize. (Resize, opset 14): not supported; the importer knows MatMul, Gemm, Einsum (of two operands), Conv" "$T/err" && [ ! -e "$T/up-onnx.json" ]'
+  '[ $? -eq 2 ] && grep -q "node ./rnn/LSTM. (LSTM, opset 14): not supported; the importer knows MatMul, Gemm, Einsum (of two operands), Conv" "$T/err" && [ ! -e "$T/lstm-onnx.json" ]'
+# torch's Upsample (nearest, x2) exported as Resize: the planner's Resize,
+# torch's coordinate mode and rounding kept
+"$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
+check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmetric, floor" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Resize\") | .attrs]" "$T/up-onnx.json")" = "[{\"shape\":[16,16],\"mode\":\"nearest\",\"coordinate_transformation_mode\":\"asymmetric\",\"nearest_mode\":\"floor\"}]" ]'
 # convolutional networks: torchvision's ResNet-18 and MobileNetV2 (depthwise
 # convolutions, ReLU6 as Clip), ResNet-18 exported for training (its batch
 # norms kept, normalising by the batch: cut over ranks, they all-reduce their
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -948,7 +953,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do

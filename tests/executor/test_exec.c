@@ -244,6 +244,27 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"SoftmaxCrossEntropy\", \"inputs\": [\"A\", \"lab\"], "
      "\"outputs\": [\"y\"]}",
      NULL},
+    /* Resize: nearest as torch's Upsample exports it, linear (bilinear,
+     * trilinear) in ONNX's coordinate modes, up and down */
+    {"Resize nearest", NULL, "[4, 6, 3, 5]",
+     "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [6, 10], \"coordinate_transformation_mode\": \"asymmetric\", "
+     "\"nearest_mode\": \"floor\"}}",
+     "[4, 6, 6, 10]"},
+    {"Resize linear", NULL, "[4, 6, 7, 6]",
+     "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [10, 4], \"mode\": \"linear\"}}",
+     "[4, 6, 10, 4]"},
+    {"Resize linear align_corners 3-d", NULL, "[4, 2, 3, 2, 3]",
+     "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [5, 4, 2], \"mode\": \"linear\", "
+     "\"coordinate_transformation_mode\": \"align_corners\"}}",
+     "[4, 2, 5, 4, 2]"},
+    {"Resize nearest 1-d", NULL, "[4, 6, 5]",
+     "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [8], \"coordinate_transformation_mode\": "
+     "\"pytorch_half_pixel\", \"nearest_mode\": \"round_prefer_ceil\"}}",
+     "[4, 6, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -675,6 +696,59 @@ static void window_ops_match_direct_loops(void **state)
 	assert_int_equal(checked, 10);
 }
 
+/* Resize against the examples of ONNX's operator documentation (X = [[1,
+ * 2], [3, 4]]): resize_upsample_scales_linear, ..._linear_align_corners and
+ * resize_upsample_scales_nearest (scales 2 x 3, half_pixel,
+ * round_prefer_floor), their outputs as the documentation lists them */
+static void resize_matches_onnx_examples(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attrs, *y_shape;
+		float y[24];
+	} ex[] = {
+	    {"\"shape\": [4, 4], \"mode\": \"linear\"",
+	     "[1, 1, 4, 4]",
+	     {1, 1.25f, 1.75f, 2, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f,
+	      3.75f, 4}},
+	    {"\"shape\": [4, 4], \"mode\": \"linear\", \"coordinate_transformation_mode\": "
+	     "\"align_corners\"",
+	     "[1, 1, 4, 4]",
+	     {1, 1.33333333f, 1.66666667f, 2, 1.66666667f, 2, 2.33333333f, 2.66666667f, 2.33333333f,
+	      2.66666667f, 3, 3.33333333f, 3, 3.33333333f, 3.66666667f, 4}},
+	    {"\"shape\": [4, 6]", "[1, 1, 4, 6]", {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
+	                                           3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4}},
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		char op[512];
+		snprintf(op, sizeof op,
+		         "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], "
+		         "\"outputs\": [\"y\"], \"attrs\": {%s}}",
+		         ex[i].attrs);
+		opcase c = {"Resize example", NULL, "[1, 1, 2, 2]", op, ex[i].y_shape};
+		unsigned seed = 3;
+		one_rank o;
+		double l;
+		one_rank_open(&c, &seed, &o, &l);
+		const float x[4] = {1, 2, 3, 4};
+		int a = pl_graph_find_tensor(o.g, "a");
+		assert_true(a >= 0);
+		pl_exec_write(o.r.ex, a, x);
+		pl_err err;
+		assert_int_equal(pl_exec_step(o.r.ex, 0, &l, &err), PL_OK);
+		const pl_op *rop = &o.g->ops[pl_graph_find_op(o.g, "op")];
+		size_t n = (size_t)pl_tensor_elems(&o.g->tensors[rop->out[0]]);
+		float y[24];
+		assert_true(n <= 24);
+		assert_int_equal(pl_exec_read(o.r.ex, rop->out[0], 0, y), 0);
+		for (size_t e = 0; e < n; e++)
+			if (fabsf(y[e] - ex[i].y[e]) > 1e-6f)
+				fail_msg("example %zu (%s): y[%zu] = %.8g, ONNX's is %.8g", i,
+				         ex[i].attrs, e, y[e], ex[i].y[e]);
+		one_rank_close(&o);
+	}
+}
+
 static pl_graph *fixture_model(const char *name)
 {
 	char path[1024];
@@ -1086,6 +1160,7 @@ int main(void)
 #ifndef PL_TEST_CUDA
 	    cmocka_unit_test(gradients_match_finite_differences),
 #endif
+	    cmocka_unit_test(resize_matches_onnx_examples),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
