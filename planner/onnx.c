@@ -37,16 +37,16 @@
 
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
-	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, GlobalAveragePool, "  \
-	"GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, BatchNormalization, Resize and "    \
-	"Upsample (nearest, linear), Expand, "                                                     \
-	"Concat, Slice (steps of 1, or a step that divides the axis), Split, Pad (of zeros, "      \
-	"before a Conv or AveragePool, or by nothing), Add, Sub, Mul, Div, Relu, Tanh, Sigmoid, "  \
+	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
+	"GlobalAveragePool, GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, "                \
+	"BatchNormalization, Resize and Upsample (nearest, linear), Expand, Concat, Slice "        \
+	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
+	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Relu, Tanh, Sigmoid, "           \
 	"Softmax, Transpose, Gather, ReduceMean, Reshape, LayerNormalization, Erf (in GELU's "     \
-	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's form), "          \
-	"Identity, Dropout, Constant, and on constants Shape, Gather, Unsqueeze, Squeeze, "        \
-	"Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, Transpose, Reshape, Expand, "  \
-	"ScatterND, Equal, Where, Mod and arithmetic (folded)"
+	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's and "             \
+	"RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "          \
+	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \
+	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
  * for the small integer tensors of shape computations (Shape, Gather,
@@ -1033,7 +1033,7 @@ static int is_param(const imp *m, const char *name)
 static int gelu_at(const imp *m, int i)
 {
 	const Onnx__NodeProto *d = m->g->node[i];
-	int e, a, p, q;
+	int e = -1, a = -1, p = -1, q = -1;
 	if (!is_op(m, i, "Div", 2) || !is_scalar(m, d->input[1], M_SQRT2) ||
 	    consumers(m, d->output[0], &e, 1) != 1 || !is_op(m, e, "Erf", 1) ||
 	    consumers(m, m->g->node[e]->output[0], &a, 1) != 1 || !is_op(m, a, "Add", 2) ||
@@ -1142,6 +1142,57 @@ static int layernorm_at(imp *m, int i, const char **gamma, const char **beta, do
 	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
 		m->skip[parts[k]] = 1;
 	return bi;
+}
+
+/* RMSNorm as exports write it (LLaMA's, T5's), over the last axis: v =
+ * ReduceMean(x ^ 2); y = x * (1 / sqrt(v + eps)) * gamma, the reciprocal a
+ * Reciprocal, a Div of 1, or a Div of x itself; i is the Pow. The final
+ * Mul's index (the others marked skipped), its parts into *gamma, *eps; or
+ * -1. */
+static int rmsnorm_at(imp *m, int i, const char **gamma, double *eps)
+{
+	const Onnx__NodeProto *pw = m->g->node[i];
+	if (!is_op(m, i, "Pow", 2) || !is_scalar(m, pw->input[1], 2))
+		return -1;
+	const char *x = pw->input[0];
+	tinfo *xi = known(m, x);
+	int rv = -1, ad = -1, sq = -1, inv = -1, mu = -1, mw = -1;
+	if (!xi || consumers(m, pw->output[0], &rv, 1) != 1 || !is_op(m, rv, "ReduceMean", 1))
+		return -1;
+	const Onnx__AttributeProto *ax = attr(m->g->node[rv], "axes");
+	if (!ax || ax->n_ints != 1 || (ax->ints[0] != -1 && ax->ints[0] != xi->rank - 1) ||
+	    !attr_i(m->g->node[rv], "keepdims", 1))
+		return -1;
+	if (consumers(m, m->g->node[rv]->output[0], &ad, 1) != 1 || !is_op(m, ad, "Add", 2) ||
+	    consumers(m, m->g->node[ad]->output[0], &sq, 1) != 1 || !is_op(m, sq, "Sqrt", 1) ||
+	    consumers(m, m->g->node[sq]->output[0], &inv, 1) != 1)
+		return -1;
+	const char *s = m->g->node[sq]->output[0];
+	const Onnx__NodeProto *iv = m->g->node[inv];
+	if (is_op(m, inv, "Div", 2) && !strcmp(iv->input[0], x) && !strcmp(iv->input[1], s)) {
+		mu = inv; /* x / sqrt(v + eps) */
+		inv = -1;
+	} else if ((is_op(m, inv, "Reciprocal", 1) ||
+	            (is_op(m, inv, "Div", 2) && is_scalar(m, iv->input[0], 1) &&
+	             !strcmp(iv->input[1], s))) &&
+	           consumers(m, iv->output[0], &mu, 1) == 1 && is_op(m, mu, "Mul", 2)) {
+		const char *o = other_input(m, mu, iv->output[0]);
+		if (!o || strcmp(o, x))
+			return -1;
+	} else {
+		return -1;
+	}
+	if (consumers(m, m->g->node[mu]->output[0], &mw, 1) != 1 || !is_op(m, mw, "Mul", 2))
+		return -1;
+	const char *e = other_input(m, ad, m->g->node[rv]->output[0]);
+	*gamma = other_input(m, mw, m->g->node[mu]->output[0]);
+	if (!e || scalar_of(m, e, eps) || !*gamma || !is_param(m, *gamma))
+		return -1;
+	int parts[] = {i, rv, ad, sq, inv, mu};
+	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+		if (parts[k] >= 0)
+			m->skip[parts[k]] = 1;
+	return mw;
 }
 
 static const char *dtype_name(int32_t t)
@@ -2309,6 +2360,23 @@ static pl_status node(imp *m, int i)
 			set_info(m, last->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
+	int rms = rmsnorm_at(m, i, &gamma, &eps);
+	if (rms >= 0) { /* named after the node that ends it */
+		const Onnx__NodeProto *last = m->g->node[rms];
+		cJSON *o = add_op(m, last->name && last->name[0] ? last->name : last->output[0],
+		                  "RMSNormalization");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", gamma);
+		io(m, o, "outputs", last->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddNumberToObject(at, "axis", -1);
+		cJSON_AddNumberToObject(at, "epsilon", eps);
+		m->skip[rms] = 1;
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, last->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
 	int q = gelu_at(m, i);
 	if (q < 0 && (q = gelu_tanh_at(m, i)) >= 0)
 		n = m->g->node[i]; /* named after the final node, reading the Pow's x */
@@ -2484,6 +2552,25 @@ static pl_status node(imp *m, int i)
 			io(m, o, "outputs", n->output[0]);
 		}
 		infer(m, n);
+		return PL_OK;
+	}
+	if (!strcmp(t, "Neg") && n->n_input == 1) { /* x times a constant of one element */
+		char c[600];
+		snprintf(c, sizeof c, "%s.minus_one", name);
+		if (cJSON_GetObjectItem(m->tensors, c))
+			return unsupported(m, n, "its constant's name is taken");
+		cJSON *ct = cJSON_CreateObject();
+		int64_t one = 1;
+		pl_json_add(ct, "shape", int_list(&one, 1));
+		cJSON_AddStringToObject(ct, "role", "const");
+		pl_json_add(m->tensors, c, ct);
+		cJSON *o = add_op(m, name, "Mul");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", c);
+		io(m, o, "outputs", n->output[0]);
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
 	for (size_t k = 0; k < sizeof same / sizeof *same; k++) {

@@ -912,6 +912,9 @@ check "gpt2.onnx in 2 micro-batches trains with the losses of one" '[ "$same" = 
 "$PLANNER" import "$O/unsupported/lstm.onnx" --batch 4 -o "$T/lstm-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
   '[ $? -eq 2 ] && grep -q "node ./rnn/LSTM. (LSTM, opset 14): not supported; the importer knows MatMul, Gemm, Einsum (of two operands), Conv" "$T/err" && [ ! -e "$T/lstm-onnx.json" ]'
+"$PLANNER" import "$O/llama.onnx" --batch 4 -o "$T/llama-rms.json" > /dev/null 2> "$T/err"
+check "llama.onnx: its 5 RMSNorms (Pow, ReduceMean, Add, Sqrt, Div, Mul, Mul) are RMSNormalization ops, eps kept" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"RMSNormalization\") | .attrs.epsilon | . > 9.9e-7 and . < 1.01e-6] | [length, all]" "$T/llama-rms.json")" = "[5,true]" ] && ! jq -e ".ops[] | select(.type == \"Pow\")" "$T/llama-rms.json" > /dev/null'
 # torch's Upsample (nearest, x2) exported as Resize: the planner's Resize,
 # torch's coordinate mode and rounding kept
 "$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
@@ -923,12 +926,14 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
   check "import $f.onnx: every weight's elements are params ($got of the $want make_fixtures counted)" \
     '[ -n "$want" ] && [ "$got" = "$want" ]'
+  # llama.onnx: LLaMA's layer (RMSNorm fused from its Pow ... Mul, rotary
+  # embeddings with a Neg, SwiGLU)
   # shape_split.onnx: its Reshape's target computed from constants through
   # Split, Expand of values, Mul and Concat, all folded at import
   # preact.onnx: an inference-mode batch norm's running variance is drawn
@@ -953,7 +958,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
