@@ -624,8 +624,12 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 	if (!strcmp(t, "Constant")) {
 		for (size_t k = 0; k < n->n_attribute; k++)
 			if (n->attribute[k]->t && n->attribute[k]->name &&
-			    !strcmp(n->attribute[k]->name, "value"))
+			    !strcmp(n->attribute[k]->name, "value")) {
 				set_tensor(m, n->output[0], n->attribute[k]->t);
+				tinfo *c = known(m, n->output[0]);
+				if (c && !c->nval) /* too many values to keep: a constant still */
+					c->cons = 1;
+			}
 		return 1;
 	}
 	if (!strcmp(t, "Shape")) {
