@@ -84,6 +84,7 @@ typedef struct imp {
 	int npadded;
 	int nconst;
 	const char *dropout; /* --dropout: keep, drop or auto (NULL) */
+	int ce_loss;         /* cross-entropy is appended to output 0 */
 	pl_err *err;
 } imp;
 
@@ -873,7 +874,7 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 					dims[r++] = b->dims[e];
 			else if (r < 16)
 				dims[r++] = a->dims[d];
-	} else if (!strcmp(t, "ReduceMean")) {
+	} else if (!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum")) {
 		int64_t ax[16];
 		int na = ints_of(m, n, "axes", 1, ax, 16), keep = (int)attr_i(n, "keepdims", 1);
 		r = 0;
@@ -2252,7 +2253,7 @@ static pl_status node(imp *m, int i)
 	                                      {"Div", "Div"},         {"Relu", "Relu"},
 	                                      {"Tanh", "Tanh"},       {"Sigmoid", "Sigmoid"},
 	                                      {"Softmax", "Softmax"}, {"Transpose", "Transpose"},
-	                                      {"Gather", "Gather"},   {"ReduceMean", "ReduceMean"}};
+	                                      {"Gather", "Gather"}};
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
 	    strncmp(n->output[0], "onnx::", 6) && !cJSON_GetObjectItem(m->tensors, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's
@@ -2558,6 +2559,50 @@ static pl_status node(imp *m, int i)
 		infer(m, n);
 		return PL_OK;
 	}
+	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean")) && n->n_input >= 1) {
+		/* axes an attribute, or (ReduceSum from opset 13, ReduceMean from
+		 * 18) input 1 */
+		int64_t ax[16];
+		int na = ints_of(m, n, "axes", 1, ax, 16);
+		if (na < 0 || (n->n_input > 1 && n->input[1][0] && !valued(m, n->input[1])) ||
+		    (na == 0 && attr_i(n, "noop_with_empty_axes", 0)))
+			return unsupported(m, n,
+			                   "its axes are not a constant the importer can fold");
+		cJSON *o = add_op(m, name, t);
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		if (na > 0)
+			pl_json_add(at, "axes", int_list(ax, (size_t)na));
+		cJSON_AddNumberToObject(at, "keepdims", (double)attr_i(n, "keepdims", 1));
+		infer(m, n);
+		return PL_OK;
+	}
+	if (!strcmp(t, "Pow") && n->n_input == 2 && is_scalar(m, n->input[1], 2)) {
+		cJSON *o = add_op(m, name, "Mul"); /* x ^ 2: x times x */
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		tinfo *x = known(m, n->input[0]);
+		if (x)
+			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	if (!strcmp(t, "LogSoftmax") && m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&
+	    !strcmp(n->output[0], m->g->output[0]->name)) {
+		tinfo *x = known(m, n->input[0]);
+		int64_t ax = x ? axis_of(attr_i(n, "axis", -1), x->rank) : -1;
+		if (!x || ax != x->rank - 1)
+			return unsupported(m, n,
+			                   "a LogSoftmax is imported only over the last axis");
+		/* the model's output, which the appended cross-entropy reads: its
+		 * loss on log-probabilities is its loss on the logits
+		 * (log_softmax(log_softmax(z)) = log_softmax(z)) */
+		m->alias_from[m->nalias] = n->output[0];
+		m->alias_to[m->nalias++] = n->input[0];
+		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
 	if (!strcmp(t, "Neg") && n->n_input == 1) { /* x times a constant of one element */
 		char c[600];
 		snprintf(c, sizeof c, "%s.minus_one", name);
@@ -2705,6 +2750,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	         .path = path,
 	         .batch = o ? o->batch : 0,
 	         .dropout = o ? o->dropout : NULL,
+	         .ce_loss = !o || !o->loss || !strcmp(o->loss, "cross-entropy"),
 	         .err = err};
 	for (size_t i = 0; i < mp->n_opset_import; i++)
 		if (!mp->opset_import[i]->domain || !mp->opset_import[i]->domain[0])

@@ -915,6 +915,12 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 "$PLANNER" import "$O/llama.onnx" --batch 4 -o "$T/llama-rms.json" > /dev/null 2> "$T/err"
 check "llama.onnx: its 5 RMSNorms (Pow, ReduceMean, Add, Sqrt, Div, Mul, Mul) are RMSNormalization ops, eps kept" \
   '[ "$(jq -c "[.ops[] | select(.type == \"RMSNormalization\") | .attrs.epsilon | . > 9.9e-7 and . < 1.01e-6] | [length, all]" "$T/llama-rms.json")" = "[5,true]" ] && ! jq -e ".ops[] | select(.type == \"Pow\")" "$T/llama-rms.json" > /dev/null'
+"$PLANNER" import "$O/sumpool.onnx" --batch 4 -o "$T/sumpool-ops.json" > /dev/null 2> "$T/err"
+check "sumpool.onnx: x ** 2 a Mul of x by x, ReduceSum over axis 1 (axes an input), the final LogSoftmax read by the cross-entropy as logits" \
+  '[ "$(jq -c "[.ops[] | .type] | [index(\"ReduceSum\") != null, (map(select(. == \"Pow\" or . == \"LogSoftmax\")) | length), .[-1]]" "$T/sumpool-ops.json")" = "[true,0,\"SoftmaxCrossEntropy\"]" ] && [ "$(jq -c "[.ops[] | select(.type == \"ReduceSum\") | .attrs]" "$T/sumpool-ops.json")" = "[{\"axes\":[1],\"keepdims\":0}]" ]'
+"$PLANNER" import "$O/sumpool.onnx" --batch 4 --loss none -o "$T/sumpool-none.json" > /dev/null 2> "$T/err"
+check "sumpool.onnx --loss none: the final LogSoftmax is refused, naming it (nothing reads it as logits)" \
+  '[ $? -eq 2 ] && grep -q "(LogSoftmax, opset 13)" "$T/err"'
 # torch's Upsample (nearest, x2) exported as Resize: the planner's Resize,
 # torch's coordinate mode and rounding kept
 "$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
@@ -926,7 +932,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -961,7 +967,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
