@@ -449,6 +449,19 @@ static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 static int split_sizes(imp *m, const Onnx__NodeProto *n, const tinfo *x, int64_t *ax,
                        int64_t *sizes);
 
+/* Expand node n of a: its output's dimensions (a broadcast with the shape
+ * its input 1 holds) into dims, their count; -1 when not known */
+static int expand_dims(imp *m, const Onnx__NodeProto *n, const tinfo *a, int64_t *dims)
+{
+	tinfo *sh = valued(m, n->input[1]), e = {.known = 1};
+	if (!sh || sh->rank != 1 || sh->nval > 16)
+		return -1;
+	e.rank = sh->nval;
+	for (int d = 0; d < e.rank; d++)
+		e.dims[d] = to_i64(sh->val[d]);
+	return broadcast(a, &e, dims);
+}
+
 /* Split node n on a constant a: each output's shape, and its values where
  * a's are known and few. 0, or -1 (not folded). */
 static int fold_split(imp *m, const Onnx__NodeProto *n, const tinfo *a)
@@ -557,15 +570,9 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 			return 1;
 		}
 	}
-	if (r < 0 && !strcmp(t, "Expand") && n->n_input == 2) {
-		tinfo *sh = valued(m, n->input[1]), e = {.known = 1};
-		if (!sh || sh->rank != 1 || sh->nval > 16)
-			return 0;
-		e.rank = sh->nval;
-		for (int d = 0; d < e.rank; d++)
-			e.dims[d] = to_i64(sh->val[d]);
-		r = broadcast(a, &e, dims);
-	}
+	if (r < 0 && !strcmp(t, "Expand") && n->n_input == 2 &&
+	    (r = expand_dims(m, n, a, dims)) < 0)
+		return 0;
 	if (r < 0 && !strcmp(t, "Concat")) {
 		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank);
 		if (ax < 0 || ax >= a->rank)
@@ -760,13 +767,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 	if (!strcmp(t, "Split"))
 		return fold_split(m, n, a) == 0;
 	if (!strcmp(t, "Expand") && n->n_input == 2) { /* values broadcast to a shape */
-		tinfo *sh = valued(m, n->input[1]), e = {.known = 1};
-		if (!sh || sh->rank != 1 || sh->nval > 16)
-			return 0;
-		e.rank = sh->nval;
-		for (int d = 0; d < e.rank; d++)
-			e.dims[d] = to_i64(sh->val[d]);
-		int r = broadcast(a, &e, dims);
+		int r = expand_dims(m, n, a, dims);
 		int64_t no = 1;
 		for (int d = 0; d < r && no <= MAX_VALUES; d++)
 			no *= dims[d];
@@ -1247,6 +1248,28 @@ static void io(imp *m, cJSON *o, const char *key, const char *name)
 		pl_json_add(m->tensors, r, t);
 	}
 	pl_json_push(cJSON_GetObjectItem(o, key), cJSON_CreateString(r));
+}
+
+/* A norm fused from the nodes that end at node `last` (named after it):
+ * x, its scale and (LayerNorm) its bias, over the last axis */
+static pl_status emit_norm(imp *m, const char *x, int last, const char *type, const char *gamma,
+                           const char *beta, double eps)
+{
+	const Onnx__NodeProto *l = m->g->node[last];
+	cJSON *o = add_op(m, l->name && l->name[0] ? l->name : l->output[0], type);
+	io(m, o, "inputs", x);
+	io(m, o, "inputs", gamma);
+	if (beta)
+		io(m, o, "inputs", beta);
+	io(m, o, "outputs", l->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", -1);
+	cJSON_AddNumberToObject(at, "epsilon", eps);
+	m->skip[last] = 1;
+	tinfo *xi = known(m, x);
+	if (xi)
+		set_info(m, l->output[0], xi->rank, xi->dims, 0, NULL);
+	return PL_OK;
 }
 
 /* an operand: a scalar constant becomes a const tensor of shape [1] */
@@ -2345,43 +2368,14 @@ static pl_status node(imp *m, int i)
 		infer(m, n);
 		return PL_OK;
 	}
-	const char *gamma, *beta;
+	const char *gamma, *beta = NULL;
 	double eps;
 	int ln = layernorm_at(m, i, &gamma, &beta, &eps);
-	if (ln >= 0) { /* named after the node that ends it */
-		const Onnx__NodeProto *last = m->g->node[ln];
-		cJSON *o = add_op(m, last->name && last->name[0] ? last->name : last->output[0],
-		                  "LayerNormalization");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "inputs", gamma);
-		io(m, o, "inputs", beta);
-		io(m, o, "outputs", last->output[0]);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-		cJSON_AddNumberToObject(at, "axis", -1);
-		cJSON_AddNumberToObject(at, "epsilon", eps);
-		m->skip[ln] = 1;
-		tinfo *x = known(m, n->input[0]);
-		if (x)
-			set_info(m, last->output[0], x->rank, x->dims, 0, NULL);
-		return PL_OK;
-	}
+	if (ln >= 0)
+		return emit_norm(m, n->input[0], ln, "LayerNormalization", gamma, beta, eps);
 	int rms = rmsnorm_at(m, i, &gamma, &eps);
-	if (rms >= 0) { /* named after the node that ends it */
-		const Onnx__NodeProto *last = m->g->node[rms];
-		cJSON *o = add_op(m, last->name && last->name[0] ? last->name : last->output[0],
-		                  "RMSNormalization");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "inputs", gamma);
-		io(m, o, "outputs", last->output[0]);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-		cJSON_AddNumberToObject(at, "axis", -1);
-		cJSON_AddNumberToObject(at, "epsilon", eps);
-		m->skip[rms] = 1;
-		tinfo *x = known(m, n->input[0]);
-		if (x)
-			set_info(m, last->output[0], x->rank, x->dims, 0, NULL);
-		return PL_OK;
-	}
+	if (rms >= 0)
+		return emit_norm(m, n->input[0], rms, "RMSNormalization", gamma, NULL, eps);
 	int q = gelu_at(m, i);
 	if (q < 0 && (q = gelu_tanh_at(m, i)) >= 0)
 		n = m->g->node[i]; /* named after the final node, reading the Pow's x */

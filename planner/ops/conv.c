@@ -178,6 +178,22 @@ void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	}
 }
 
+/* A window op's or Resize's output of `shape` (batch, channels, spatial),
+ * and its loops: the batch and the channels cut through input and output,
+ * each output spatial dimension a loop of its own, never cut (each output
+ * position reads a neighbourhood of the input) */
+static void spatial_out(pl_graph *g, pl_op *op, const pl_tensor *x, const int64_t *shape)
+{
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	for (int d = 0; d < 2; d++) {
+		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
+		pl__map(op, 0, 0, d, l);
+		pl__map(op, 1, 0, d, l);
+	}
+	for (int i = 0; i < x->rank - 2; i++)
+		pl__map(op, 1, 0, 2 + i, pl__loop_add(op, shape[2 + i], PL_LOOP_PARALLEL, 0));
+}
+
 pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
@@ -196,14 +212,7 @@ pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err)
 	int64_t shape[PL_MAX_RANK] = {x->shape[0], x->shape[1]};
 	for (int i = 0; i < nsp; i++)
 		shape[2 + i] = w.o[i];
-	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
-	for (int d = 0; d < 2; d++) {
-		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
-		pl__map(op, 0, 0, d, l);
-		pl__map(op, 1, 0, d, l);
-	}
-	for (int i = 0; i < nsp; i++)
-		pl__map(op, 1, 0, 2 + i, pl__loop_add(op, w.o[i], PL_LOOP_PARALLEL, 0));
+	spatial_out(g, op, x, shape);
 	for (int i = 0; i < nsp; i++)
 		pl__loop_add(op, w.k[i], PL_LOOP_REDUCE, 0);
 	return PL_OK;
@@ -252,14 +261,7 @@ pl_status pl__infer_resize(pl_graph *g, pl_op *op, pl_err *err)
 			                  i, (long long)op->attrs.shape[i]);
 		shape[2 + i] = op->attrs.shape[i];
 	}
-	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
-	for (int d = 0; d < 2; d++) {
-		int l = pl__loop_add(op, x->shape[d], PL_LOOP_PARALLEL, 1);
-		pl__map(op, 0, 0, d, l);
-		pl__map(op, 1, 0, d, l);
-	}
-	for (int i = 0; i < nsp; i++)
-		pl__map(op, 1, 0, 2 + i, pl__loop_add(op, shape[2 + i], PL_LOOP_PARALLEL, 0));
+	spatial_out(g, op, x, shape);
 	return PL_OK;
 }
 
