@@ -780,6 +780,12 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_SIGMOID:
 	case PL_OP_DROPOUT:
 	case PL_OP_IDENTITY:
+	case PL_OP_NEG:
+	case PL_OP_EXP:
+	case PL_OP_LOG:
+	case PL_OP_SQRT:
+	case PL_OP_ABS:
+	case PL_OP_SOFTPLUS:
 	case PL_OP_CAST: {
 		if (din && !din[0].v)
 			return 0;

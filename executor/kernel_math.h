@@ -24,7 +24,13 @@ enum {
 	PLK_DROPOUT,
 	PLK_CLIP,
 	PLK_HARDSIGMOID,
-	PLK_HARDSWISH
+	PLK_HARDSWISH,
+	PLK_NEG,
+	PLK_EXP,
+	PLK_LOG,
+	PLK_SQRT,
+	PLK_ABS,
+	PLK_SOFTPLUS
 };
 
 /* HardSigmoid max(0, min(1, a v + b)); with swish, v times it (ONNX's
@@ -90,6 +96,30 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 	case PLK_SIGMOID:
 		r = 1 / (1 + expf(-v));
 		*d = r * (1 - r);
+		break;
+	case PLK_NEG:
+		r = -v;
+		*d = -1;
+		break;
+	case PLK_EXP:
+		r = expf(v);
+		*d = r;
+		break;
+	case PLK_LOG:
+		r = logf(v);
+		*d = 1 / v;
+		break;
+	case PLK_SQRT:
+		r = sqrtf(v);
+		*d = r > 0 ? 0.5f / r : 0;
+		break;
+	case PLK_ABS:
+		r = fabsf(v);
+		*d = (float)((v > 0) - (v < 0));
+		break;
+	case PLK_SOFTPLUS: /* log(1 + e^v), for large v v itself; its slope the sigmoid */
+		r = v > 20 ? v : log1pf(expf(v));
+		*d = 1 / (1 + expf(-v));
 		break;
 	default: break;
 	}

@@ -70,6 +70,12 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_CLIP: return PLK_CLIP;
 	case PL_OP_HARDSIGMOID: return PLK_HARDSIGMOID;
 	case PL_OP_HARDSWISH: return PLK_HARDSWISH;
+	case PL_OP_NEG: return PLK_NEG;
+	case PL_OP_EXP: return PLK_EXP;
+	case PL_OP_LOG: return PLK_LOG;
+	case PL_OP_SQRT: return PLK_SQRT;
+	case PL_OP_ABS: return PLK_ABS;
+	case PL_OP_SOFTPLUS: return PLK_SOFTPLUS;
 	case PL_OP_ADD:
 	case PL_OP_SUB:
 	case PL_OP_MUL:
@@ -1090,6 +1096,12 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_CLIP:
 	case PL_OP_HARDSIGMOID:
 	case PL_OP_HARDSWISH:
+	case PL_OP_NEG:
+	case PL_OP_EXP:
+	case PL_OP_LOG:
+	case PL_OP_SQRT:
+	case PL_OP_ABS:
+	case PL_OP_SOFTPLUS:
 		if (din && !din[0].v)
 			return 0;
 		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);

@@ -69,6 +69,12 @@ typedef enum pl_optype {
 	PL_OP_HARDSIGMOID,
 	PL_OP_HARDSWISH,
 	PL_OP_RESIZE,
+	PL_OP_NEG,
+	PL_OP_EXP,
+	PL_OP_LOG,
+	PL_OP_SQRT,
+	PL_OP_ABS,
+	PL_OP_SOFTPLUS,
 	PL_OP_COUNT
 } pl_optype;
 

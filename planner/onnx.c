@@ -41,10 +41,11 @@
 	"GlobalAveragePool, GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, "                \
 	"BatchNormalization, Resize and Upsample (nearest, linear), Expand, Concat, Slice "        \
 	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
-	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Relu, Tanh, Sigmoid, "           \
-	"Softmax, Transpose, Gather, ReduceMean, Reshape, LayerNormalization, Erf (in GELU's "     \
-	"form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's and "             \
-	"RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "          \
+	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "     \
+	"Softplus, Tanh, Sigmoid, Softmax, Transpose, Gather, ReduceSum, ReduceMean, "             \
+	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
+	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
+	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
 	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
@@ -2271,12 +2272,15 @@ static pl_status node(imp *m, int i)
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout") || !strcmp(t, "Gemm"))
 		if (n->n_input < 1 || (!strcmp(t, "Gemm") && n->n_input < 2))
 			return unsupported(m, n, "too few inputs");
-	static const char *const same[][2] = {{"MatMul", "MatMul"},   {"Add", "Add"},
-	                                      {"Sub", "Sub"},         {"Mul", "Mul"},
-	                                      {"Div", "Div"},         {"Relu", "Relu"},
-	                                      {"Tanh", "Tanh"},       {"Sigmoid", "Sigmoid"},
-	                                      {"Softmax", "Softmax"}, {"Transpose", "Transpose"},
-	                                      {"Gather", "Gather"}};
+	static const char *const same[][2] = {{"MatMul", "MatMul"},    {"Add", "Add"},
+	                                      {"Sub", "Sub"},          {"Mul", "Mul"},
+	                                      {"Div", "Div"},          {"Relu", "Relu"},
+	                                      {"Tanh", "Tanh"},        {"Sigmoid", "Sigmoid"},
+	                                      {"Softmax", "Softmax"},  {"Transpose", "Transpose"},
+	                                      {"Gather", "Gather"},    {"Neg", "Neg"},
+	                                      {"Exp", "Exp"},          {"Log", "Log"},
+	                                      {"Sqrt", "Sqrt"},        {"Abs", "Abs"},
+	                                      {"Softplus", "Softplus"}};
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
 	    strncmp(n->output[0], "onnx::", 6) && !cJSON_GetObjectItem(m->tensors, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's
@@ -2595,25 +2599,6 @@ static pl_status node(imp *m, int i)
 		m->alias_from[m->nalias] = n->output[0];
 		m->alias_to[m->nalias++] = n->input[0];
 		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Neg") && n->n_input == 1) { /* x times a constant of one element */
-		char c[600];
-		snprintf(c, sizeof c, "%s.minus_one", name);
-		if (cJSON_GetObjectItem(m->tensors, c))
-			return unsupported(m, n, "its constant's name is taken");
-		cJSON *ct = cJSON_CreateObject();
-		int64_t one = 1;
-		pl_json_add(ct, "shape", int_list(&one, 1));
-		cJSON_AddStringToObject(ct, "role", "const");
-		pl_json_add(m->tensors, c, ct);
-		cJSON *o = add_op(m, name, "Mul");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "inputs", c);
-		io(m, o, "outputs", n->output[0]);
-		tinfo *x = known(m, n->input[0]);
-		if (x)
-			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
 	for (size_t k = 0; k < sizeof same / sizeof *same; k++) {

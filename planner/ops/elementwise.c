@@ -82,6 +82,19 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*fwd = 4;
 		*bwd = 3;
 		break;
+	case PL_OP_EXP:
+	case PL_OP_LOG:
+		*fwd = 4;
+		*bwd = 1;
+		break;
+	case PL_OP_SQRT:
+		*fwd = 4;
+		*bwd = 2;
+		break;
+	case PL_OP_SOFTPLUS:
+		*fwd = 8;
+		*bwd = 5;
+		break;
 	case PL_OP_DIV:
 		*fwd = 1;
 		*bwd = 3;
@@ -99,6 +112,8 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	case PL_OP_MUL:
 	case PL_OP_RELU:
 	case PL_OP_IDENTITY:
+	case PL_OP_NEG:
+	case PL_OP_ABS:
 		*fwd = 1;
 		*bwd = 1;
 		break;
@@ -163,6 +178,14 @@ static int in_softmax(const pl_graph *g, const pl_op *op)
 	return 0;
 }
 
+/* Log's and Sqrt's operand */
+int pl__positive_operand(const pl_graph *g, const pl_op *op, int input)
+{
+	(void)g;
+	(void)op;
+	return input == 0;
+}
+
 int pl__positive_divisor(const pl_graph *g, const pl_op *op, int input)
 {
 	(void)g;
@@ -207,6 +230,7 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_ADD:
 	case PL_OP_SUB:
 	case PL_OP_IDENTITY:
+	case PL_OP_NEG:
 	case PL_OP_CAST: break; /* backward needs no forward value */
 	case PL_OP_MUL:
 	case PL_OP_DIV: /* each input's gradient needs the other input */
@@ -226,6 +250,11 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_GELU:
 	case PL_OP_SILU:
 	case PL_OP_TANH:
+	case PL_OP_EXP:
+	case PL_OP_LOG:
+	case PL_OP_SQRT:
+	case PL_OP_ABS:
+	case PL_OP_SOFTPLUS:
 	case PL_OP_SIGMOID: /* unary activations keep their input (or output, the same size) */
 		w->saved_bytes = in_b;
 		w->saves_in = 1;

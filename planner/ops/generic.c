@@ -53,6 +53,14 @@ static const pl_op_rule rules[] = {
     [PL_OP_HARDSWISH] = {"HardSwish", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise,
                          NULL},
     [PL_OP_RESIZE] = {"Resize", 1, 1, 1, 0, pl__infer_resize, pl__work_resize, NULL},
+    [PL_OP_NEG] = {"Neg", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_EXP] = {"Exp", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_LOG] = {"Log", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                   pl__positive_operand},
+    [PL_OP_SQRT] = {"Sqrt", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                    pl__positive_operand},
+    [PL_OP_ABS] = {"Abs", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SOFTPLUS] = {"Softplus", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

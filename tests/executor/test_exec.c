@@ -265,6 +265,27 @@ static const opcase cases[] = {
      "\"attrs\": {\"shape\": [8], \"coordinate_transformation_mode\": "
      "\"pytorch_half_pixel\", \"nearest_mode\": \"round_prefer_ceil\"}}",
      "[4, 6, 8]"},
+    /* element-wise: Log and Sqrt read a Sigmoid's (positive) output */
+    {"Neg", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Neg\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Exp", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Exp\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Log", NULL, "[4, 6, 8]",
+     "{\"name\": \"sg\", \"type\": \"Sigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"P\"]},"
+     "{\"name\": \"op\", \"type\": \"Log\", \"inputs\": [\"P\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Sqrt", NULL, "[4, 6, 8]",
+     "{\"name\": \"sg\", \"type\": \"Sigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"P\"]},"
+     "{\"name\": \"op\", \"type\": \"Sqrt\", \"inputs\": [\"P\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Abs", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Abs\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Softplus", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Softplus\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -490,7 +511,8 @@ static void gradients_match_finite_differences(void **state)
 	(void)state;
 	unsigned seed = 99;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		if (!strcmp(cases[c].name, "Relu") || !strcmp(cases[c].name, "Clip")) /* kinks */
+		if (!strcmp(cases[c].name, "Relu") || !strcmp(cases[c].name, "Clip") ||
+		    !strcmp(cases[c].name, "Abs")) /* kinks */
 			continue;
 		one_rank o;
 		double l0;
@@ -747,6 +769,47 @@ static void resize_matches_onnx_examples(void **state)
 				         ex[i].attrs, e, y[e], ex[i].y[e]);
 		one_rank_close(&o);
 	}
+}
+
+/* The element-wise ops against libm on their input's values (Log and Sqrt
+ * read a Sigmoid's output: P) */
+static void unary_ops_match_libm(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"Neg", "Exp", "Log", "Sqrt", "Abs", "Softplus"};
+	int checked = 0;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		int f = -1;
+		for (int k = 0; k < 6; k++)
+			if (!strcmp(cases[c].name, names[k]))
+				f = k;
+		if (f < 0)
+			continue;
+		unsigned seed = 5;
+		one_rank o;
+		double l;
+		one_rank_open(&cases[c], &seed, &o, &l);
+		const pl_op *op = &o.g->ops[pl_graph_find_op(o.g, "op")];
+		size_t n = (size_t)pl_tensor_elems(&o.g->tensors[op->out[0]]);
+		float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+		assert_int_equal(pl_exec_read(o.r.ex, op->in[0], 0, x), 0);
+		assert_int_equal(pl_exec_read(o.r.ex, op->out[0], 0, y), 0);
+		for (size_t i = 0; i < n; i++) {
+			double v = x[i], want = f == 0   ? -v
+			                        : f == 1 ? exp(v)
+			                        : f == 2 ? log(v)
+			                        : f == 3 ? sqrt(v)
+			                        : f == 4 ? fabs(v)
+			                                 : log1p(exp(v));
+			if (fabs(y[i] - want) > 1e-6 * fmax(1, fabs(want)))
+				fail_msg("%s(%.8g) = %.8g, libm's %.8g", names[f], v, y[i], want);
+		}
+		free(x);
+		free(y);
+		one_rank_close(&o);
+		checked++;
+	}
+	assert_int_equal(checked, 6);
 }
 
 static pl_graph *fixture_model(const char *name)
@@ -1161,6 +1224,7 @@ int main(void)
 	    cmocka_unit_test(gradients_match_finite_differences),
 #endif
 	    cmocka_unit_test(resize_matches_onnx_examples),
+	    cmocka_unit_test(unary_ops_match_libm),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
