@@ -1135,19 +1135,26 @@ static int layernorm_at(imp *m, int i, const char **gamma, const char **beta, do
 	    !is_op(m, rv, "ReduceMean", 1) ||
 	    consumers(m, m->g->node[rv]->output[0], &ad, 1) != 1 || !is_op(m, ad, "Add", 2) ||
 	    consumers(m, m->g->node[ad]->output[0], &sq, 1) != 1 || !is_op(m, sq, "Sqrt", 1) ||
-	    strcmp(m->g->node[dv]->input[1], m->g->node[sq]->output[0]) ||
-	    consumers(m, m->g->node[dv]->output[0], &mu, 1) != 1 || !is_op(m, mu, "Mul", 2) ||
-	    consumers(m, m->g->node[mu]->output[0], &bi, 1) != 1 || !is_op(m, bi, "Add", 2))
+	    strcmp(m->g->node[dv]->input[1], m->g->node[sq]->output[0]))
 		return -1;
 	const char *e = other_input(m, ad, m->g->node[rv]->output[0]);
-	*gamma = other_input(m, mu, m->g->node[dv]->output[0]);
-	*beta = other_input(m, bi, m->g->node[mu]->output[0]);
-	if (!e || scalar_of(m, e, eps) || !*gamma || !*beta || !is_param(m, *gamma) ||
-	    !is_param(m, *beta))
+	if (!e || scalar_of(m, e, eps))
 		return -1;
+	*gamma = *beta = NULL;
+	if (consumers(m, m->g->node[dv]->output[0], &mu, 1) == 1 && is_op(m, mu, "Mul", 2) &&
+	    consumers(m, m->g->node[mu]->output[0], &bi, 1) == 1 && is_op(m, bi, "Add", 2)) {
+		*gamma = other_input(m, mu, m->g->node[dv]->output[0]);
+		*beta = other_input(m, bi, m->g->node[mu]->output[0]);
+	}
+	if (!*gamma || !*beta || !is_param(m, *gamma) || !is_param(m, *beta)) {
+		*gamma = *beta = NULL; /* without affine parameters: the Div ends it */
+		mu = bi = dv;
+		dv = -1;
+	}
 	int parts[] = {sub, pw, rv, ad, sq, dv, mu};
 	for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
-		m->skip[parts[k]] = 1;
+		if (parts[k] >= 0)
+			m->skip[parts[k]] = 1;
 	return bi;
 }
 
@@ -1251,13 +1258,37 @@ static void io(imp *m, cJSON *o, const char *key, const char *name)
 	pl_json_push(cJSON_GetObjectItem(o, key), cJSON_CreateString(r));
 }
 
+static pl_status unsupported(imp *m, const Onnx__NodeProto *n, const char *why);
+
+/* A constant scale for the norm `op` of input x (a LayerNorm without
+ * affine parameters): its name in buf, declared [x's last dimension]; NULL
+ * when x's shape is not known or the name is taken */
+static const char *const_scale(imp *m, const char *op, const tinfo *x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.scale", op);
+	if (!x || x->rank < 1 || cJSON_GetObjectItem(m->tensors, buf))
+		return NULL;
+	cJSON *t = cJSON_CreateObject();
+	pl_json_add(t, "shape", int_list(&x->dims[x->rank - 1], 1));
+	cJSON_AddStringToObject(t, "role", "const");
+	pl_json_add(m->tensors, buf, t);
+	return buf;
+}
+
 /* A norm fused from the nodes that end at node `last` (named after it):
  * x, its scale and (LayerNorm) its bias, over the last axis */
 static pl_status emit_norm(imp *m, const char *x, int last, const char *type, const char *gamma,
                            const char *beta, double eps)
 {
 	const Onnx__NodeProto *l = m->g->node[last];
-	cJSON *o = add_op(m, l->name && l->name[0] ? l->name : l->output[0], type);
+	const char *opname = l->name && l->name[0] ? l->name : l->output[0];
+	char scale[600];
+	tinfo *xi = known(m, x);
+	if (!gamma) /* no affine parameters: a constant scale */
+		gamma = const_scale(m, opname, xi, scale, sizeof scale);
+	if (!gamma)
+		return unsupported(m, l, "its input's shape is not known");
+	cJSON *o = add_op(m, opname, type);
 	io(m, o, "inputs", x);
 	io(m, o, "inputs", gamma);
 	if (beta)
@@ -1267,7 +1298,6 @@ static pl_status emit_norm(imp *m, const char *x, int last, const char *type, co
 	cJSON_AddNumberToObject(at, "axis", -1);
 	cJSON_AddNumberToObject(at, "epsilon", eps);
 	m->skip[last] = 1;
-	tinfo *xi = known(m, x);
 	if (xi)
 		set_info(m, l->output[0], xi->rank, xi->dims, 0, NULL);
 	return PL_OK;
@@ -2353,12 +2383,20 @@ static pl_status node(imp *m, int i)
 	}
 	if (!strcmp(t, "LayerNormalization")) { /* opset 17 */
 		tinfo *x = known(m, n->input[0]);
-		if (n->n_input < 2 || !x || axis_of(attr_i(n, "axis", -1), x->rank) != x->rank - 1)
-			return unsupported(m, n, "only over the last axis, with a scale");
+		if (!x || axis_of(attr_i(n, "axis", -1), x->rank) != x->rank - 1)
+			return unsupported(m, n, "only over the last axis");
 		const Onnx__AttributeProto *ep = attr(n, "epsilon");
+		char scale[600];
+		const char *g = n->n_input > 1 && n->input[1][0]
+		                    ? n->input[1]
+		                    : const_scale(m, name, x, scale, sizeof scale); /* none given */
+		if (!g)
+			return unsupported(m, n, "its scale's name is taken");
 		cJSON *o = add_op(m, name, "LayerNormalization");
-		for (size_t k = 0; k < n->n_input && k < 3; k++)
-			io(m, o, "inputs", n->input[k]);
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", g);
+		if (n->n_input > 2 && n->input[2][0])
+			io(m, o, "inputs", n->input[2]);
 		io(m, o, "outputs", n->output[0]);
 		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
 		cJSON_AddNumberToObject(at, "axis", -1);

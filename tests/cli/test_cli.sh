@@ -924,6 +924,9 @@ check "sumpool.onnx --loss none: the final LogSoftmax is refused, naming it (not
 "$PLANNER" import "$O/unary.onnx" --batch 4 -o "$T/unary-ops.json" > /dev/null 2> "$T/err"
 check "unary.onnx: Softplus, Log, Exp, Abs, Sqrt and Neg on activations imported as those ops" \
   '[ "$(jq -c "[.ops[] | .type | select(. == \"Softplus\" or . == \"Log\" or . == \"Exp\" or . == \"Abs\" or . == \"Sqrt\" or . == \"Neg\")]" "$T/unary-ops.json")" = "[\"Softplus\",\"Log\",\"Exp\",\"Abs\",\"Sqrt\",\"Neg\"]" ]'
+"$PLANNER" import "$O/adaln.onnx" --batch 4 -o "$T/adaln-ops.json" > /dev/null 2> "$T/err"
+check "adaln.onnx: a LayerNorm without affine parameters fused, its scale a constant of the hidden size" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"LayerNormalization\") | .inputs[1]] as \$s | [\$s[] as \$n | .tensors[\$n] | [.role, .shape]]" "$T/adaln-ops.json")" = "[[\"const\",[32]]]" ] && ! jq -e ".ops[] | select(.type == \"Sqrt\")" "$T/adaln-ops.json" > /dev/null'
 # torch's Upsample (nearest, x2) exported as Resize: the planner's Resize,
 # torch's coordinate mode and rounding kept
 "$PLANNER" import "$O/upsample.onnx" --batch 4 -o "$T/up-onnx.json" > /dev/null 2> "$T/err"
@@ -935,7 +938,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -970,7 +973,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
