@@ -663,7 +663,36 @@ out:
 	return rc;
 }
 
-/* Long on purpose (about 135 lines): one case per operator type of the cuda
+/* The element-wise ops plk_elementwise computes: one kernel (Dropout's mask
+ * a function of the element's global index) */
+static int unary(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
+                 pl_xt *din)
+{
+	const pl_op *op = k->op;
+	crank *r = rk(b, k->rank);
+	if (din && !din[0].v)
+		return 0;
+	int kind = pl_kernel_unary_kind(op->type);
+	plk_dropout dr;
+	memset(&dr, 0, sizeof dr);
+	if (kind == PLK_DROPOUT) {
+		const pl_tensor *t = &k->g->tensors[op->out[0]];
+		dr.seed = k->seed;
+		dr.op = (int)(op - k->g->ops);
+		dr.ratio = op->attrs.ratio;
+		shape_of(&in[0], &dr.local);
+		dr.global.rank = t->rank;
+		memcpy(dr.global.s, t->shape, sizeof(int64_t) * (size_t)t->rank);
+		memcpy(dr.off, k->out_off, sizeof dr.off);
+	}
+	return cuda_ok(b, k->rank,
+	               (cudaError_t)plk_unary(r->s, kind, in[0].v, din ? NULL : out->v,
+	                                      din ? dout->v : NULL, din ? din[0].v : NULL, in[0].n,
+	                                      &dr),
+	               op->name);
+}
+
+/* Long on purpose (about 112 lines): one case per operator type of the cuda
  * backend (a kernel launch each, or the host kernel), the switch without a
  * default so that the compiler names a type left out. */
 static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,
@@ -772,40 +801,10 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 			                          din[0].n, 1)
 			                : 0;
 		return cu_copy(b, R, out->v, out->n, in[0].v, out->n, out->n, 1);
-	case PL_OP_COUNT: return -1; /* no kernel */
-	case PL_OP_RELU:
-	case PL_OP_GELU:
-	case PL_OP_SILU:
-	case PL_OP_TANH:
-	case PL_OP_SIGMOID:
-	case PL_OP_DROPOUT:
-	case PL_OP_IDENTITY:
-	case PL_OP_NEG:
-	case PL_OP_EXP:
-	case PL_OP_LOG:
-	case PL_OP_SQRT:
-	case PL_OP_ABS:
-	case PL_OP_SOFTPLUS:
-	case PL_OP_CAST: {
-		if (din && !din[0].v)
-			return 0;
-		int kind = pl_kernel_unary_kind(op->type);
-		plk_dropout dr;
-		memset(&dr, 0, sizeof dr);
-		if (kind == PLK_DROPOUT) {
-			const pl_tensor *t = &k->g->tensors[op->out[0]];
-			dr.seed = k->seed;
-			dr.op = (int)(op - k->g->ops);
-			dr.ratio = op->attrs.ratio;
-			shape_of(&in[0], &dr.local);
-			dr.global.rank = t->rank;
-			memcpy(dr.global.s, t->shape, sizeof(int64_t) * (size_t)t->rank);
-			memcpy(dr.off, k->out_off, sizeof dr.off);
-		}
-		e = plk_unary(r->s, kind, in[0].v, din ? NULL : out->v, din ? dout->v : NULL,
-		              din ? din[0].v : NULL, in[0].n, &dr);
-		break;
-	}
+	case PL_OP_COUNT:
+		return -1; /* no kernel */
+	PL_CASES_UNARY_MATH:
+		return unary(b, k, in, out, dout, din);
 	}
 	return cuda_ok(b, R, e, op->name);
 }

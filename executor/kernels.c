@@ -1085,23 +1085,10 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 			memcpy(out->v, in[0].v, sizeof(float) * out->n);
 		}
 		return 0;
-	case PL_OP_RELU:
-	case PL_OP_GELU:
-	case PL_OP_SILU:
-	case PL_OP_TANH:
-	case PL_OP_SIGMOID:
-	case PL_OP_DROPOUT:
-	case PL_OP_IDENTITY:
-	case PL_OP_CAST:
 	case PL_OP_CLIP:
 	case PL_OP_HARDSIGMOID:
 	case PL_OP_HARDSWISH:
-	case PL_OP_NEG:
-	case PL_OP_EXP:
-	case PL_OP_LOG:
-	case PL_OP_SQRT:
-	case PL_OP_ABS:
-	case PL_OP_SOFTPLUS:
+	PL_CASES_UNARY_MATH:
 		if (din && !din[0].v)
 			return 0;
 		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);

@@ -12,6 +12,25 @@
 
 #include "planner/graph.h"
 
+/* The case labels of the element-wise op types whose formula is
+ * plk_elementwise's (executor/kernel_math.h), for both backends' kernel
+ * switches: one unary kernel each runs them all. */
+#define PL_CASES_UNARY_MATH                                                                        \
+	case PL_OP_RELU:                                                                           \
+	case PL_OP_GELU:                                                                           \
+	case PL_OP_SILU:                                                                           \
+	case PL_OP_TANH:                                                                           \
+	case PL_OP_SIGMOID:                                                                        \
+	case PL_OP_DROPOUT:                                                                        \
+	case PL_OP_IDENTITY:                                                                       \
+	case PL_OP_CAST:                                                                           \
+	case PL_OP_NEG:                                                                            \
+	case PL_OP_EXP:                                                                            \
+	case PL_OP_LOG:                                                                            \
+	case PL_OP_SQRT:                                                                           \
+	case PL_OP_ABS:                                                                            \
+	case PL_OP_SOFTPLUS
+
 typedef struct pl_xt {
 	int rank;
 	int64_t shape[PL_MAX_RANK];

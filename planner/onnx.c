@@ -986,6 +986,24 @@ static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *na
 	return NULL;
 }
 
+/* The string attribute `at` of n into buf ("" when absent or too long) */
+static void attr_str(const Onnx__NodeProto *n, const char *at, char *buf, size_t len)
+{
+	const Onnx__AttributeProto *a = attr(n, at);
+	buf[0] = 0;
+	if (a && a->has_s && a->s.len < len) {
+		memcpy(buf, a->s.data, a->s.len);
+		buf[a->s.len] = 0;
+	}
+}
+
+/* Node n dropped: its output stands for its input 0 from now on */
+static void drop_node(imp *m, const Onnx__NodeProto *n)
+{
+	m->alias_from[m->nalias] = n->output[0];
+	m->alias_to[m->nalias++] = n->input[0];
+}
+
 static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt)
 {
 	const Onnx__AttributeProto *a = attr(n, name);
@@ -1565,8 +1583,7 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 	for (int k = 0; k < ns; k++)
 		dims[axis[k]] = hi[k] - lo[k];
 	if (!memcmp(dims, x->dims, sizeof(int64_t) * (size_t)x->rank)) { /* all of it */
-		m->alias_from[m->nalias] = n->output[0];
-		m->alias_to[m->nalias++] = n->input[0];
+		drop_node(m, n);
 		return 0;
 	}
 	cJSON *d = cJSON_Duplicate(t, 1);
@@ -2004,12 +2021,10 @@ static int import_window(imp *m, const Onnx__NodeProto *n, const char *name, con
 			p[i] += pad->p[i];
 		include_pad = 1;
 	}
-	const Onnx__AttributeProto *ap = attr(n, "auto_pad");
-	char mode[16] = "NOTSET";
-	if (ap && ap->has_s && ap->s.len && ap->s.len < sizeof mode) {
-		memcpy(mode, ap->s.data, ap->s.len);
-		mode[ap->s.len] = 0;
-	}
+	char mode[16];
+	attr_str(n, "auto_pad", mode, sizeof mode);
+	if (!mode[0])
+		snprintf(mode, sizeof mode, "NOTSET");
 	int same = !strncmp(mode, "SAME_", 5);
 	*why = "auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER";
 	if (!same && strcmp(mode, "NOTSET") && strcmp(mode, "VALID"))
@@ -2056,17 +2071,6 @@ static int import_window(imp *m, const Onnx__NodeProto *n, const char *name, con
 		cJSON_AddNumberToObject(at, "count_include_pad", include_pad);
 	set_info(m, n->output[0], x->rank, dims, 0, NULL);
 	return 0;
-}
-
-/* The string attribute `at` of n into buf ("" when absent or too long) */
-static void attr_str(const Onnx__NodeProto *n, const char *at, char *buf, size_t len)
-{
-	const Onnx__AttributeProto *a = attr(n, at);
-	buf[0] = 0;
-	if (a && a->has_s && a->s.len < len) {
-		memcpy(buf, a->s.data, a->s.len);
-		buf[a->s.len] = 0;
-	}
 }
 
 /* Resize (opset 10 on) and Upsample (before): the spatial dimensions to the
@@ -2346,8 +2350,7 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
-		m->alias_from[m->nalias] = n->output[0];
-		m->alias_to[m->nalias++] = n->input[0];
+		drop_node(m, n);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Shape"))
@@ -2445,8 +2448,7 @@ static pl_status node(imp *m, int i)
 		return import_resize(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
 	}
 	if (!strcmp(t, "Pad") && pads_nothing(m, n)) { /* torch pads to a multiple: here by 0 */
-		m->alias_from[m->nalias] = n->output[0];
-		m->alias_to[m->nalias++] = n->input[0];
+		drop_node(m, n);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Pad"))
@@ -2636,8 +2638,7 @@ static pl_status node(imp *m, int i)
 		/* the model's output, which the appended cross-entropy reads: its
 		 * loss on log-probabilities is its loss on the logits
 		 * (log_softmax(log_softmax(z)) = log_softmax(z)) */
-		m->alias_from[m->nalias] = n->output[0];
-		m->alias_to[m->nalias++] = n->input[0];
+		drop_node(m, n);
 		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
