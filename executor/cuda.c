@@ -703,15 +703,9 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	const pl_op *op = k->op;
 	cudaError_t e = cudaSuccess;
 	switch (op->type) {
-	case PL_OP_MATMUL: return matmul(b, k, in, (pl_xt *)out, dout, din);
-	case PL_OP_ADD:
-	case PL_OP_SUB:
-	case PL_OP_MUL:
-	case PL_OP_DIV: {
-		static const int kind[] = {[PL_OP_ADD] = PLK_ADD,
-		                           [PL_OP_SUB] = PLK_SUB,
-		                           [PL_OP_MUL] = PLK_MUL,
-		                           [PL_OP_DIV] = PLK_DIV};
+	case PL_OP_MATMUL:
+		return matmul(b, k, in, (pl_xt *)out, dout, din);
+	PL_CASES_BINARY : {
 		const pl_xt *ref = din ? dout : out;
 		int64_t sa[PL_MAX_RANK], sb[PL_MAX_RANK];
 		pl_kernel_bcast_strides(&in[0], ref, sa);
@@ -720,9 +714,9 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 		shape_of(ref, &os);
 		if (din && (zero(b, R, &din[0]) || zero(b, R, &din[1])))
 			return -1;
-		e = plk_binary(r->s, kind[op->type], in[0].v, in[1].v, din ? NULL : out->v,
-		               din ? dout->v : NULL, din ? din[0].v : NULL, din ? din[1].v : NULL,
-		               &os, sa, sb);
+		e = plk_binary(r->s, pl_kernel_binary_kind(op->type), in[0].v, in[1].v,
+		               din ? NULL : out->v, din ? dout->v : NULL, din ? din[0].v : NULL,
+		               din ? din[1].v : NULL, &os, sa, sb);
 		break;
 	}
 	case PL_OP_SOFTMAX: {
@@ -794,6 +788,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_HARDSIGMOID:
 	case PL_OP_HARDSWISH:
 	case PL_OP_RESIZE:
+	case PL_OP_WHERE:
 	case PL_OP_CLIP: return host_kernel(b, k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din)

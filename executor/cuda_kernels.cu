@@ -149,31 +149,24 @@ __global__ static void k_binary(int kind, const float *a, const float *b, float 
 		}
 		float va = a[ia], vb = b[ib];
 		if (!dy) {
-			y[o] = kind == PLK_ADD   ? va + vb
-			       : kind == PLK_SUB ? va - vb
-			       : kind == PLK_MUL ? va * vb
-			                         : va / vb;
+			y[o] = plk_binary_value(kind, va, vb);
 			continue;
 		}
-		float g = dy[o];
+		float ga, gb;
+		plk_binary_grad(kind, va, vb, dy[o], &ga, &gb);
 		// an input read by this output element alone takes its gradient
 		// without an atomic; a broadcast one sums its readers' atomically
 		if (da) {
-			float v = kind == PLK_MUL ? g * vb : kind == PLK_DIV ? g / vb : g;
 			if (st.a_own)
-				da[ia] += v;
+				da[ia] += ga;
 			else
-				atomicAdd(&da[ia], v);
+				atomicAdd(&da[ia], ga);
 		}
 		if (db) {
-			float v = kind == PLK_ADD   ? g
-			          : kind == PLK_SUB ? -g
-			          : kind == PLK_MUL ? g * va
-			                            : -g * va / (vb * vb);
 			if (st.b_own)
-				db[ib] += v;
+				db[ib] += gb;
 			else
-				atomicAdd(&db[ib], v);
+				atomicAdd(&db[ib], gb);
 		}
 	}
 }

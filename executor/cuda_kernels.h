@@ -24,8 +24,6 @@ typedef struct plk_shape {
 	int64_t s[PLK_MAX_RANK];
 } plk_shape;
 
-enum { PLK_ADD, PLK_SUB, PLK_MUL, PLK_DIV };
-
 /* Dropout: the keep decision of a global element, as pl_dropout_keep. */
 typedef struct plk_dropout {
 	uint64_t seed;

@@ -168,4 +168,46 @@ static inline PL_HD double plk_norm_stats(const float *xr, int64_t cols, int rms
 	return 1 / sqrt(var + eps);
 }
 
+/* the binary operator kinds: arithmetic, the larger and the smaller
+ * (torch.maximum, torch.minimum) and comparisons (1 where the relation
+ * holds, else 0: a mask, without gradient) */
+enum { PLK_ADD, PLK_SUB, PLK_MUL, PLK_DIV, PLK_MAX, PLK_MIN, PLK_EQUAL, PLK_LESS, PLK_GREATER };
+
+static inline PL_HD float plk_binary_value(int kind, float a, float b)
+{
+	switch (kind) {
+	case PLK_ADD: return a + b;
+	case PLK_SUB: return a - b;
+	case PLK_MUL: return a * b;
+	case PLK_DIV: return a / b;
+	case PLK_MAX: return a > b ? a : b;
+	case PLK_MIN: return a < b ? a : b;
+	case PLK_EQUAL: return (float)(a == b);
+	case PLK_LESS: return (float)(a < b);
+	default: return (float)(a > b);
+	}
+}
+
+/* the gradients of a and b from the output's g; a tie of Max or Min splits
+ * it in halves, as torch.maximum's backward does */
+static inline PL_HD void plk_binary_grad(int kind, float a, float b, float g, float *ga, float *gb)
+{
+	float h = 0.5f * g;
+	switch (kind) {
+	case PLK_ADD: *ga = g, *gb = g; break;
+	case PLK_SUB: *ga = g, *gb = -g; break;
+	case PLK_MUL: *ga = g * b, *gb = g * a; break;
+	case PLK_DIV: *ga = g / b, *gb = -g * a / (b * b); break;
+	case PLK_MAX:
+		*ga = a > b ? g : a == b ? h : 0;
+		*gb = b > a ? g : a == b ? h : 0;
+		break;
+	case PLK_MIN:
+		*ga = a < b ? g : a == b ? h : 0;
+		*gb = b < a ? g : a == b ? h : 0;
+		break;
+	default: *ga = *gb = 0; /* comparisons */
+	}
+}
+
 #endif

@@ -76,10 +76,31 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_SQRT: return PLK_SQRT;
 	case PL_OP_ABS: return PLK_ABS;
 	case PL_OP_SOFTPLUS: return PLK_SOFTPLUS;
-	case PL_OP_ADD:
-	case PL_OP_SUB:
-	case PL_OP_MUL:
-	case PL_OP_DIV: /* binary: their own kernels */
+	    PL_CASES_BINARY:
+	case PL_OP_WHERE: /* their own kernels */
+	PL_CASES_NOT_ELEMENTWISE:
+		break;
+	}
+	return -1;
+}
+
+int pl_kernel_binary_kind(pl_optype t)
+{
+	switch (t) {
+	case PL_OP_ADD: return PLK_ADD;
+	case PL_OP_SUB: return PLK_SUB;
+	case PL_OP_MUL: return PLK_MUL;
+	case PL_OP_DIV: return PLK_DIV;
+	case PL_OP_MAX: return PLK_MAX;
+	case PL_OP_MIN: return PLK_MIN;
+	case PL_OP_EQUAL: return PLK_EQUAL;
+	case PL_OP_LESS: return PLK_LESS;
+	case PL_OP_GREATER: return PLK_GREATER;
+	    PL_CASES_UNARY_MATH:
+	case PL_OP_CLIP:
+	case PL_OP_HARDSIGMOID:
+	case PL_OP_HARDSWISH:
+	case PL_OP_WHERE:
 	PL_CASES_NOT_ELEMENTWISE:
 		break;
 	}
@@ -141,7 +162,7 @@ static int binary(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, 
 			if (din[i].v)
 				memset(din[i].v, 0, sizeof(float) * din[i].n);
 	}
-	pl_optype t = k->op->type;
+	int kind = pl_kernel_binary_kind(k->op->type);
 	size_t o = 0;
 	do {
 		int64_t ia = 0, ib = 0;
@@ -151,22 +172,43 @@ static int binary(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, 
 		}
 		float a = in[0].v[ia], b = in[1].v[ib];
 		if (!din) {
-			y->v[o] = t == PL_OP_ADD   ? a + b
-			          : t == PL_OP_SUB ? a - b
-			          : t == PL_OP_MUL ? a * b
-			                           : a / b;
+			y->v[o] = plk_binary_value(kind, a, b);
 		} else {
-			float g = dy->v[o];
-			float ga = t == PL_OP_MUL ? g * b : t == PL_OP_DIV ? g / b : g;
-			float gb = t == PL_OP_ADD   ? g
-			           : t == PL_OP_SUB ? -g
-			           : t == PL_OP_MUL ? g * a
-			                            : -g * a / (b * b);
+			float ga, gb;
+			plk_binary_grad(kind, a, b, dy->v[o], &ga, &gb);
 			if (din[0].v)
 				din[0].v[ia] += ga;
 			if (din[1].v)
 				din[1].v[ib] += gb;
 		}
+		o++;
+	} while (ref->rank > 0 && next_index(ix, ref->shape, ref->rank));
+	return 0;
+}
+
+/* cond ? x : y (inputs 0, 1, 2), broadcast; backward: the gradient to x
+ * where cond holds, to y where not, none to cond */
+static int where(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	(void)k;
+	int64_t s[3][PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	const pl_xt *ref = y ? y : dy;
+	for (int i = 0; i < 3; i++) {
+		pl_kernel_bcast_strides(&in[i], ref, s[i]);
+		if (din && din[i].v)
+			memset(din[i].v, 0, sizeof(float) * din[i].n);
+	}
+	size_t o = 0;
+	do {
+		int64_t at[3] = {0, 0, 0};
+		for (int d = 0; d < ref->rank; d++)
+			for (int i = 0; i < 3; i++)
+				at[i] += ix[d] * s[i][d];
+		int c = in[0].v[at[0]] != 0, from = c ? 1 : 2;
+		if (!din)
+			y->v[o] = in[from].v[at[from]];
+		else if (din[from].v)
+			din[from].v[at[from]] += dy->v[o];
 		o++;
 	} while (ref->rank > 0 && next_index(ix, ref->shape, ref->rank));
 	return 0;
@@ -1041,11 +1083,11 @@ static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
-	case PL_OP_MATMUL: return matmul(k, in, (pl_xt *)out, dout, din);
-	case PL_OP_ADD:
-	case PL_OP_SUB:
-	case PL_OP_MUL:
-	case PL_OP_DIV: return binary(k, in, din ? NULL : out, dout, din);
+	case PL_OP_MATMUL:
+		return matmul(k, in, (pl_xt *)out, dout, din);
+	PL_CASES_BINARY:
+		return binary(k, in, din ? NULL : out, dout, din);
+	case PL_OP_WHERE: return where(k, in, din ? NULL : out, dout, din);
 	case PL_OP_SOFTMAX: return softmax(k, &in[0], out, dout, din ? &din[0] : NULL);
 	case PL_OP_LAYERNORM:
 	case PL_OP_RMSNORM: return norm(k, in, out, dout, din);

@@ -31,6 +31,19 @@
 	case PL_OP_ABS:                                                                            \
 	case PL_OP_SOFTPLUS
 
+/* The binary element-wise op types, whose formulas are plk_binary_value's
+ * and plk_binary_grad's (kernel_math.h; kinds by pl_kernel_binary_kind). */
+#define PL_CASES_BINARY                                                                            \
+	case PL_OP_ADD:                                                                            \
+	case PL_OP_SUB:                                                                            \
+	case PL_OP_MUL:                                                                            \
+	case PL_OP_DIV:                                                                            \
+	case PL_OP_MAX:                                                                            \
+	case PL_OP_MIN:                                                                            \
+	case PL_OP_EQUAL:                                                                          \
+	case PL_OP_LESS:                                                                           \
+	case PL_OP_GREATER
+
 typedef struct pl_xt {
 	int rank;
 	int64_t shape[PL_MAX_RANK];
@@ -97,6 +110,8 @@ double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost);
 double pl_kernel_sce_dims(const pl_kctx *k, const pl_xt *x, int64_t *cl, int64_t *c0, int64_t *np);
 /* the element-wise kind (kernel_math.h) of an op type */
 int pl_kernel_unary_kind(pl_optype t);
+/* PLK_ADD... for a binary op type (PL_CASES_BINARY), else -1 */
+int pl_kernel_binary_kind(pl_optype t);
 
 /* The splitmix64 hash the executor uses for synthetic data and masks. */
 uint64_t pl_hash64(uint64_t x);

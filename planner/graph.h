@@ -75,6 +75,12 @@ typedef enum pl_optype {
 	PL_OP_SQRT,
 	PL_OP_ABS,
 	PL_OP_SOFTPLUS,
+	PL_OP_MAX,
+	PL_OP_MIN,
+	PL_OP_EQUAL,
+	PL_OP_LESS,
+	PL_OP_GREATER,
+	PL_OP_WHERE,
 	PL_OP_COUNT
 } pl_optype;
 

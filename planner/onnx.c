@@ -42,7 +42,8 @@
 	"BatchNormalization, Resize and Upsample (nearest, linear), Expand, Concat, Slice "        \
 	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
 	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "     \
-	"Softplus, Tanh, Sigmoid, Softmax, Transpose, Gather, ReduceSum, ReduceMean, "             \
+	"Softplus, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, Softmax, "    \
+	"Transpose, Gather, ReduceSum, ReduceMean, "                                               \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
@@ -63,6 +64,7 @@ typedef struct tinfo {
 	/* a constant whose values are not kept (more than MAX_VALUES of them, or
 	 * computed from such): a mask built from shapes, an int64 initializer */
 	int cons;
+	int32_t elem; /* an initializer's or Constant's element type (0: not known) */
 } tinfo;
 
 typedef struct imp {
@@ -277,6 +279,9 @@ static void set_tensor(imp *m, const char *name, const Onnx__TensorProto *t)
 		dims[d] = t->dims[d];
 	double v[MAX_VALUES];
 	set_info(m, name, (int)t->n_dims, dims, tensor_values(t, v), v);
+	tinfo *k = known(m, name);
+	if (k)
+		k->elem = t->data_type;
 }
 
 /* numpy broadcasting of a and b into out; -1 when they do not broadcast */
@@ -854,9 +859,15 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 		dims[1] = attr_i(n, "transB", 0) ? b->dims[0] : b->dims[1];
 		r = 2;
 	} else if ((!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") ||
-	            !strcmp(t, "Div") || !strcmp(t, "Pow")) &&
+	            !strcmp(t, "Div") || !strcmp(t, "Pow") || !strcmp(t, "Max") ||
+	            !strcmp(t, "Min") || !strcmp(t, "Equal") || !strcmp(t, "Less") ||
+	            !strcmp(t, "Greater")) &&
 	           b) {
 		r = broadcast(a, b, dims);
+	} else if (!strcmp(t, "Where") && b && n->n_input == 3 && known(m, n->input[2])) {
+		tinfo xy = {.known = 1};
+		xy.rank = broadcast(b, known(m, n->input[2]), xy.dims);
+		r = xy.rank < 0 ? -1 : broadcast(a, &xy, dims);
 	} else if (!strcmp(t, "Transpose")) {
 		int64_t perm[16];
 		int np = ints_of(m, n, "perm", 99, perm, 16);
@@ -1334,6 +1345,10 @@ static void operand(imp *m, cJSON *o, const char *name)
 		else
 			pl_json_add(t, "shape", int_list(&one, 1));
 		cJSON_AddStringToObject(t, "role", "const");
+		/* an integer constant compared with an integer input keeps its type */
+		const char *dt = k ? dtype_name(k->elem) : NULL;
+		if (dt && !strncmp(dt, "int", 3))
+			cJSON_AddStringToObject(t, "dtype", dt);
 		pl_json_add(m->tensors, name, t);
 	}
 	io(m, o, "inputs", name);
@@ -2308,15 +2323,22 @@ static pl_status node(imp *m, int i)
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout") || !strcmp(t, "Gemm"))
 		if (n->n_input < 1 || (!strcmp(t, "Gemm") && n->n_input < 2))
 			return unsupported(m, n, "too few inputs");
-	static const char *const same[][2] = {{"MatMul", "MatMul"},    {"Add", "Add"},
-	                                      {"Sub", "Sub"},          {"Mul", "Mul"},
-	                                      {"Div", "Div"},          {"Relu", "Relu"},
-	                                      {"Tanh", "Tanh"},        {"Sigmoid", "Sigmoid"},
-	                                      {"Softmax", "Softmax"},  {"Transpose", "Transpose"},
-	                                      {"Gather", "Gather"},    {"Neg", "Neg"},
-	                                      {"Exp", "Exp"},          {"Log", "Log"},
-	                                      {"Sqrt", "Sqrt"},        {"Abs", "Abs"},
-	                                      {"Softplus", "Softplus"}};
+	/* Max to Where: on tensors computed at run time (a padding mask from an
+	 * input, a masked_fill); on constants they fold */
+	static const char *const same[][2] = {{"MatMul", "MatMul"},     {"Add", "Add"},
+	                                      {"Sub", "Sub"},           {"Mul", "Mul"},
+	                                      {"Div", "Div"},           {"Relu", "Relu"},
+	                                      {"Tanh", "Tanh"},         {"Sigmoid", "Sigmoid"},
+	                                      {"Softmax", "Softmax"},   {"Transpose", "Transpose"},
+	                                      {"Gather", "Gather"},     {"Neg", "Neg"},
+	                                      {"Exp", "Exp"},           {"Log", "Log"},
+	                                      {"Sqrt", "Sqrt"},         {"Abs", "Abs"},
+	                                      {"Softplus", "Softplus"}, {"Max", "Max"},
+	                                      {"Min", "Min"},           {"Equal", "Equal"},
+	                                      {"Less", "Less"},         {"Greater", "Greater"},
+	                                      {"Where", "Where"}};
+	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
+		return unsupported(m, n, "only of two inputs");
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
 	    strncmp(n->output[0], "onnx::", 6) && !cJSON_GetObjectItem(m->tensors, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's

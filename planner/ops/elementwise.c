@@ -1,13 +1,16 @@
-/* Element-wise operators (unary, binary with numpy broadcasting, Dropout,
- * Cast, Identity): one parallel loop per output dimension; a broadcast input
- * dimension is never split, so that input is replicated along the loop. */
+/* Element-wise operators (unary; binary and Where with numpy broadcasting;
+ * comparisons; Dropout, Cast, Identity): one parallel loop per output
+ * dimension; a broadcast input dimension is never split, so that input is
+ * replicated along the loop. */
 #include <stdio.h>
 
 #include "planner/ops/internal.h"
 
-static int is_binary(pl_optype t)
+/* Equal, Less, Greater: 1 where the relation holds, else 0, as int64 (a
+ * mask: no gradient) */
+static int is_compare(pl_optype t)
 {
-	return t == PL_OP_ADD || t == PL_OP_SUB || t == PL_OP_MUL || t == PL_OP_DIV;
+	return t == PL_OP_EQUAL || t == PL_OP_LESS || t == PL_OP_GREATER;
 }
 
 static void shape_str(const pl_tensor *t, char *buf, size_t n)
@@ -22,36 +25,52 @@ static void shape_str(const pl_tensor *t, char *buf, size_t n)
 
 pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 {
-	const pl_tensor *a = IN(g, op, 0);
-	int64_t shape[PL_MAX_RANK];
-	int rank = a->rank;
-	for (int d = 0; d < rank; d++)
-		shape[d] = a->shape[d];
-	if (is_binary(op->type)) {
-		const pl_tensor *b = IN(g, op, 1);
+	/* Where's condition (input 0) is read as true where not 0, of any dtype */
+	int where = op->type == PL_OP_WHERE, first = where;
+	const pl_tensor *a = IN(g, op, first);
+	for (int i = first + 1; i < op->ninputs; i++) {
+		const pl_tensor *b = IN(g, op, i);
 		if (a->dtype != b->dtype)
 			return pl_err_set(
 			    err, PL_EINVAL, "inputs '%s' (%s) and '%s' (%s) differ in dtype",
 			    a->name, pl_dtype_name(a->dtype), b->name, pl_dtype_name(b->dtype));
-		rank = a->rank > b->rank ? a->rank : b->rank;
-		for (int d = 0; d < rank; d++) {
-			int da = d - (rank - a->rank), db = d - (rank - b->rank);
-			int64_t sa = da >= 0 ? a->shape[da] : 1, sb = db >= 0 ? b->shape[db] : 1;
-			if (sa != sb && sa != 1 && sb != 1) {
+	}
+	int64_t shape[PL_MAX_RANK];
+	int rank = 0;
+	for (int i = 0; i < op->ninputs; i++)
+		rank = IN(g, op, i)->rank > rank ? IN(g, op, i)->rank : rank;
+	for (int d = 0; d < rank; d++) { /* numpy broadcasting over every input */
+		const pl_tensor *wide = NULL;
+		shape[d] = 1;
+		for (int i = 0; i < op->ninputs; i++) {
+			const pl_tensor *t = IN(g, op, i);
+			int dt = d - (rank - t->rank);
+			int64_t s = dt >= 0 ? t->shape[dt] : 1;
+			if (s != 1 && shape[d] != 1 && s != shape[d]) {
 				char bufa[128], bufb[128];
-				shape_str(a, bufa, sizeof bufa);
-				shape_str(b, bufb, sizeof bufb);
+				shape_str(wide, bufa, sizeof bufa);
+				shape_str(t, bufb, sizeof bufb);
 				return pl_err_set(err, PL_EINVAL,
 				                  "inputs '%s' %s and '%s' %s do not broadcast: "
 				                  "dimension %d is %lld against %lld",
-				                  a->name, bufa, b->name, bufb, d, (long long)sa,
-				                  (long long)sb);
+				                  wide->name, bufa, t->name, bufb, d,
+				                  (long long)shape[d], (long long)s);
 			}
-			shape[d] = sa > sb ? sa : sb;
+			if (s != 1) {
+				shape[d] = s;
+				wide = t;
+			}
 		}
 	}
-	pl_dtype dt = op->type == PL_OP_CAST ? op->attrs.to : a->dtype;
+	pl_dtype dt = op->type == PL_OP_CAST ? op->attrs.to
+	              : is_compare(op->type) ? PL_DT_INT64
+	                                     : a->dtype;
 	pl__set_out(g, op, 0, rank, shape, dt);
+	if (is_compare(op->type)) /* a mask */
+		g->tensors[op->out[0]].requires_grad = 0;
+	if (where) /* no gradient reaches the condition */
+		g->tensors[op->out[0]].requires_grad =
+		    IN(g, op, 1)->requires_grad || IN(g, op, 2)->requires_grad;
 	for (int d = 0; d < rank; d++) {
 		int l = pl__loop_add(op, shape[d], PL_LOOP_PARALLEL, 1);
 		pl__map(op, 1, 0, d, l);
@@ -114,8 +133,17 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	case PL_OP_IDENTITY:
 	case PL_OP_NEG:
 	case PL_OP_ABS:
+	case PL_OP_MAX:
+	case PL_OP_MIN:
+	case PL_OP_WHERE: /* a select */
 		*fwd = 1;
 		*bwd = 1;
+		break;
+	case PL_OP_EQUAL:
+	case PL_OP_LESS:
+	case PL_OP_GREATER: /* no backward */
+		*fwd = 1;
+		*bwd = 0;
 		break;
 	case PL_OP_CLIP:
 	case PL_OP_HARDSIGMOID:
@@ -157,8 +185,10 @@ static int in_epilogue(const pl_graph *g, const pl_op *op)
 	return 0;
 }
 
-/* A constant mask added to attention scores that only a Softmax reads:
- * done in the softmax kernel, as Megatron's FusedScaleMaskSoftmax and
+/* A constant mask added to attention scores that only a Softmax reads, or
+ * scores filled with a constant where a mask says (masked_fill: a Where
+ * whose condition needs no gradient): done in the softmax kernel, as
+ * Megatron's FusedScaleMaskSoftmax (a masked_fill with its mask input) and
  * PyTorch's scaled_dot_product_attention (attn_mask) do it: the mask is
  * read, the scores are not passed over again, and the backward hands the
  * softmax's gradient through (docs/cost-model.md, "Epilogues"). Returns 1 +
@@ -166,9 +196,20 @@ static int in_epilogue(const pl_graph *g, const pl_op *op)
 static int in_softmax(const pl_graph *g, const pl_op *op)
 {
 	const pl_tensor *y = OUT(g, op, 0);
-	if (op->type != PL_OP_ADD || y->nconsumers != 1 ||
+	if ((op->type != PL_OP_ADD && op->type != PL_OP_WHERE) || y->nconsumers != 1 ||
 	    g->ops[y->consumers[0]].type != PL_OP_SOFTMAX)
 		return 0;
+	if (op->type == PL_OP_WHERE) {
+		const pl_tensor *c = IN(g, op, 0);
+		for (int i = 1; i < 3 && !c->requires_grad; i++) {
+			const pl_tensor *a = IN(g, op, i), *fill = IN(g, op, 3 - i);
+			if (a->producer >= 0 && a->nconsumers == 1 && a->rank == y->rank &&
+			    fill->producer < 0 && !fill->requires_grad &&
+			    fill->role != PL_ROLE_PARAM)
+				return 1;
+		}
+		return 0;
+	}
 	for (int i = 0; i < 2; i++) {
 		const pl_tensor *a = IN(g, op, i), *mask = IN(g, op, 1 - i);
 		if (a->producer >= 0 && a->nconsumers == 1 && a->rank == y->rank &&
@@ -231,7 +272,21 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_SUB:
 	case PL_OP_IDENTITY:
 	case PL_OP_NEG:
-	case PL_OP_CAST: break; /* backward needs no forward value */
+	case PL_OP_CAST:
+	case PL_OP_EQUAL:
+	case PL_OP_LESS:
+	case PL_OP_GREATER: break; /* backward needs no forward value */
+	case PL_OP_WHERE:          /* which of x and y takes the gradient: the condition */
+	case PL_OP_MAX:
+	case PL_OP_MIN: /* which input takes it: both values, as torch.maximum keeps */
+		for (int i = 0; i < (op->type == PL_OP_WHERE ? 1 : 2); i++)
+			if (IN(g, op, i)->role != PL_ROLE_PARAM &&
+			    IN(g, op, i)->role != PL_ROLE_CONST) {
+				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
+				w->saves_in |= (uint8_t)(1u << i);
+			}
+		w->bytes_bwd += w->saved_bytes;
+		break;
 	case PL_OP_MUL:
 	case PL_OP_DIV: /* each input's gradient needs the other input */
 		for (int i = 0; i < 2; i++)

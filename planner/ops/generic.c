@@ -61,6 +61,12 @@ static const pl_op_rule rules[] = {
                     pl__positive_operand},
     [PL_OP_ABS] = {"Abs", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_SOFTPLUS] = {"Softplus", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_MAX] = {"Max", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_MIN] = {"Min", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_EQUAL] = {"Equal", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_LESS] = {"Less", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_GREATER] = {"Greater", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_WHERE] = {"Where", 3, 3, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

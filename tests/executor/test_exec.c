@@ -286,6 +286,40 @@ static const opcase cases[] = {
     {"Softplus", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Softplus\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
+    /* selections (select_ops_route_gradients checks their values and
+     * gradients; kinks keep them from finite differences) */
+    {"Max", "\"b\": {\"shape\": [6, 8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Max\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Min", "\"b\": {\"shape\": [4, 1, 8], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Min\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Where",
+     "\"b\": {\"shape\": [8], \"role\": \"param\"}, "
+     "\"c\": {\"shape\": [6, 8], \"role\": \"param\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"gt\", \"type\": \"Greater\", \"inputs\": [\"A\", \"b\"], \"outputs\": "
+     "[\"M\"]}, {\"name\": \"op\", \"type\": \"Where\", \"inputs\": [\"M\", \"A\", \"c\"], "
+     "\"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    /* a padding mask fed to the model (0s and 1s), as masked_fill exports it */
+    {"Where mask",
+     "\"m\": {\"shape\": [4, 6, 1], \"role\": \"input\", \"dtype\": \"int64\"}, "
+     "\"zero\": {\"shape\": [1], \"role\": \"const\", \"dtype\": \"int64\"}, "
+     "\"c\": {\"shape\": [8], \"role\": \"param\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"eq\", \"type\": \"Equal\", \"inputs\": [\"m\", \"zero\"], \"outputs\": "
+     "[\"M\"]}, {\"name\": \"op\", \"type\": \"Where\", \"inputs\": "
+     "[\"M\", \"c\", \"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Where less",
+     "\"b\": {\"shape\": [8], \"role\": \"param\"}, "
+     "\"c\": {\"shape\": [6, 8], \"role\": \"param\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"lt\", \"type\": \"Less\", \"inputs\": [\"A\", \"b\"], \"outputs\": "
+     "[\"M\"]}, {\"name\": \"op\", \"type\": \"Where\", \"inputs\": [\"M\", \"A\", \"c\"], "
+     "\"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -512,7 +546,9 @@ static void gradients_match_finite_differences(void **state)
 	unsigned seed = 99;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		if (!strcmp(cases[c].name, "Relu") || !strcmp(cases[c].name, "Clip") ||
-		    !strcmp(cases[c].name, "Abs")) /* kinks */
+		    !strcmp(cases[c].name, "Abs") || !strcmp(cases[c].name, "Max") ||
+		    !strcmp(cases[c].name, "Min") ||
+		    !strncmp(cases[c].name, "Where", 5)) /* kinks, steps */
 			continue;
 		one_rank o;
 		double l0;
@@ -810,6 +846,101 @@ static void unary_ops_match_libm(void **state)
 		checked++;
 	}
 	assert_int_equal(checked, 6);
+}
+
+/* value (what 0) or gradient (what 1) of the case's tensor `name` */
+static float *case_read(const one_rank *o, const char *name, int what)
+{
+	int t = pl_graph_find_tensor(o->g, name);
+	assert_true(t >= 0);
+	size_t n = (size_t)pl_tensor_elems(&o->g->tensors[t]);
+	float *v = malloc(sizeof(float) * n);
+	assert_int_equal(pl_exec_read(o->r.ex, t, what, v), 0);
+	return v;
+}
+
+/* Max, Min and Where on one rank against their definitions, over y [4, 6,
+ * 8] and loss = sum(y * r): y = max(A, b), min(A, b), A > b ? A : c,
+ * mask == zero ? c : A (a data input and a constant, 0s and 1s), or
+ * A < b ? A : c; the gradient of A is r where y took A
+ * and 0 elsewhere, the other operand's sums r where y took it (broadcast),
+ * and a comparison passes none back */
+static void select_ops_route_gradients(void **state)
+{
+	(void)state;
+	int checked = 0;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const char *nm = cases[c].name;
+		int kind = !strcmp(nm, "Max")          ? 0
+		           : !strcmp(nm, "Min")        ? 1
+		           : !strcmp(nm, "Where")      ? 2
+		           : !strcmp(nm, "Where mask") ? 3
+		           : !strcmp(nm, "Where less") ? 4
+		                                       : -1;
+		if (kind < 0)
+			continue;
+		unsigned seed = 7;
+		one_rank o;
+		double l;
+		one_rank_open(&cases[c], &seed, &o, &l);
+		const char *other = kind >= 2 ? "c" : "b";
+		float *A = case_read(&o, "a", 0), *dA = case_read(&o, "a", 1),
+		      *y = case_read(&o, "y", 0), *r = case_read(&o, "r", 0),
+		      *B = case_read(&o, other, 0), *dB = case_read(&o, other, 1),
+		      *T = kind == 2 || kind == 4 ? case_read(&o, "b", 0) : NULL;
+		int bt = pl_graph_find_tensor(o.g, other);
+		size_t nb = (size_t)pl_tensor_elems(&o.g->tensors[bt]);
+		double *want = calloc(nb, sizeof *want);
+		int took[2] = {0, 0};
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 6; j++)
+				for (int k = 0; k < 8; k++) {
+					size_t e = (size_t)(i * 48 + j * 8 + k);
+					/* the other operand's element e reads: its broadcast */
+					size_t ob = kind == 0   ? (size_t)(j * 8 + k)
+					            : kind == 1 ? (size_t)(i * 8 + k)
+					            : kind == 3 ? (size_t)k
+					                        : (size_t)(j * 8 + k);
+					float a = A[e], b = B[ob];
+					int from_a = kind == 0   ? a > b
+					             : kind == 1 ? a < b
+					             : kind == 2 ? a > T[k]
+					             : kind == 4 ? a < T[k]
+					                         : y[e] == a && y[e] != b;
+					if (kind == 3 && !from_a && y[e] != b)
+						fail_msg("%s: y[%zu] = %.8g is neither A's %.8g "
+						         "nor c's %.8g",
+						         nm, e, y[e], a, b);
+					if (y[e] != (from_a ? a : b))
+						fail_msg("%s: y[%zu] = %.8g, want %.8g", nm, e,
+						         y[e], from_a ? a : b);
+					if (dA[e] != (from_a ? r[e] : 0.0f))
+						fail_msg("%s: d loss / d A[%zu] = %.8g, want %.8g",
+						         nm, e, dA[e], from_a ? r[e] : 0.0f);
+					if (!from_a)
+						want[ob] += r[e];
+					took[from_a]++;
+				}
+		for (size_t e = 0; e < nb; e++)
+			if (fabs(dB[e] - want[e]) > 1e-5 * fmax(1, fabs(want[e])))
+				fail_msg("%s: d loss / d %s[%zu] = %.8g, want %.8g", nm, other, e,
+				         dB[e], want[e]);
+		if (T) { /* a comparison passes no gradient to its threshold */
+			float *dT = case_read(&o, "b", 1);
+			for (int k = 0; k < 8; k++)
+				if (dT[k] != 0)
+					fail_msg(
+					    "%s: d loss / d b[%d] = %.8g through the comparison",
+					    nm, k, dT[k]);
+			free(dT);
+		}
+		if (!took[0] || !took[1])
+			fail_msg("%s: y took %s only", nm, took[1] ? "A" : "the other operand");
+		free(A), free(dA), free(y), free(r), free(B), free(dB), free(T), free(want);
+		one_rank_close(&o);
+		checked++;
+	}
+	assert_int_equal(checked, 5);
 }
 
 static pl_graph *fixture_model(const char *name)
@@ -1225,6 +1356,7 @@ int main(void)
 #endif
 	    cmocka_unit_test(resize_matches_onnx_examples),
 	    cmocka_unit_test(unary_ops_match_libm),
+	    cmocka_unit_test(select_ops_route_gradients),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
