@@ -619,9 +619,13 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 			return st;
 	}
 	/* a Reshape's target names the batch, and an Expand's unless it is 1 (a
-	 * broadcast leaves the input's) */
-	if (op->attrs.nshape > 0 && ((op->type == PL_OP_RESHAPE && op->attrs.shape[0] > 0) ||
-	                             (op->type == PL_OP_EXPAND && op->attrs.shape[0] > 1))) {
+	 * broadcast leaves the input's); not a weight's or a constant's */
+	int in0 = r->ninputs > 0 ? find_tensor(b, r->inputs[0]) : -1;
+	int whole = in0 >= 0 && (g->tensors[in0].role == PL_ROLE_PARAM ||
+	                         g->tensors[in0].role == PL_ROLE_CONST);
+	if (op->attrs.nshape > 0 && !whole &&
+	    ((op->type == PL_OP_RESHAPE && op->attrs.shape[0] > 0) ||
+	     (op->type == PL_OP_EXPAND && op->attrs.shape[0] > 1))) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
 		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
 			return st;

@@ -39,7 +39,8 @@
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, "                \
-	"BatchNormalization, Resize and Upsample (nearest, linear), Expand, Concat, Slice "        \
+	"BatchNormalization, InstanceNormalization (GroupNorm's export too), Resize and Upsample " \
+	"(nearest, linear), Expand, Concat, Slice "                                                \
 	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
 	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "     \
 	"Softplus, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, Softmax, "    \
@@ -2190,6 +2191,79 @@ static int import_flatten(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
+/* whether every value of tensor name is known and equals v */
+static int all_values(imp *m, const char *name, double v)
+{
+	tinfo *t = valued(m, name);
+	for (int i = 0; t && i < t->nval; i++)
+		if (t->val[i] != v)
+			return 0;
+	return t != NULL && t->nval > 0;
+}
+
+/* InstanceNormalization of x [N, C, S...] (scale and B [C], epsilon): a
+ * LayerNormalization over the dimensions from 2 on with a constant scale
+ * (no affine parameters of its own), then times the scale and plus B, each
+ * reshaped to [C, 1...] — left out when they are the constant ones and
+ * zeros PyTorch's GroupNorm export gives the InstanceNormalization between its
+ * Reshapes to [N, groups, -1] and back (its affine parameters follow as a
+ * Mul and an Add). -1 when x's shape is not known or under rank 3. */
+static int import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]);
+	if (!x || x->rank < 3 || x->rank > PL_MAX_RANK || n->n_input < 3)
+		return -1;
+	const Onnx__AttributeProto *ep = attr(n, "epsilon");
+	char sc[600], y[600], buf[600];
+	snprintf(sc, sizeof sc, "%s.scale", name);
+	snprintf(y, sizeof y, "%s.normalized", name);
+	if (cJSON_GetObjectItem(m->tensors, sc))
+		return -1;
+	cJSON *t = cJSON_CreateObject();
+	pl_json_add(t, "shape", int_list(x->dims + 2, (size_t)x->rank - 2));
+	cJSON_AddStringToObject(t, "role", "const");
+	pl_json_add(m->tensors, sc, t);
+	/* a model's own weights stay, whatever their values (a fresh one's are
+	 * ones and zeros too) */
+	int affine = is_param(m, n->input[1]) || is_param(m, n->input[2]) ||
+	             !all_values(m, n->input[1], 1) || !all_values(m, n->input[2], 0);
+	cJSON *o = add_op(m, name, "LayerNormalization");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", sc);
+	io(m, o, "outputs", affine ? y : n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", 2);
+	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	if (!affine)
+		return 0;
+	int64_t cshape[PL_MAX_RANK];
+	cshape[0] = x->dims[1];
+	for (int d = 1; d < x->rank - 1; d++)
+		cshape[d] = 1;
+	/* normalized * scale -> scaled, scaled + B -> the output */
+	static const char *const part[2] = {"scale", "bias"}, *const type[2] = {"Mul", "Add"};
+	char scaled[600];
+	snprintf(scaled, sizeof scaled, "%s.scaled", name);
+	const char *from[2] = {y, scaled}, *to[2] = {scaled, n->output[0]};
+	for (int i = 0; i < 2; i++) {
+		char pc[600];
+		snprintf(pc, sizeof pc, "%s.%s_c", name, part[i]);
+		snprintf(buf, sizeof buf, "%s.%s_reshape", name, part[i]);
+		o = add_op(m, buf, "Reshape");
+		operand(m, o, n->input[1 + i]);
+		io(m, o, "outputs", pc);
+		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
+		            int_list(cshape, (size_t)x->rank - 1));
+		snprintf(buf, sizeof buf, "%s.%s", name, type[i]);
+		o = add_op(m, buf, type[i]);
+		io(m, o, "inputs", from[i]);
+		io(m, o, "inputs", pc);
+		io(m, o, "outputs", to[i]);
+	}
+	return 0;
+}
+
 /* Clip: its bounds, inputs 1 and 2 from opset 11 (attributes before), must be
  * constants */
 static int import_clip(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -2404,6 +2478,13 @@ static pl_status node(imp *m, int i)
 		if (n->n_input < 1 || import_split(m, n, name))
 			return unsupported(m, n,
 			                   "its input's shape or its parts' sizes are not known");
+		return PL_OK;
+	}
+	if (!strcmp(t, "InstanceNormalization")) {
+		if (import_instancenorm(m, n, name))
+			return unsupported(m, n,
+			                   "its input's shape is not known, or it has fewer than 3 "
+			                   "dimensions or 3 inputs");
 		return PL_OK;
 	}
 	if (!strcmp(t, "LayerNormalization")) { /* opset 17 */
