@@ -30,7 +30,9 @@ enum {
 	PLK_LOG,
 	PLK_SQRT,
 	PLK_ABS,
-	PLK_SOFTPLUS
+	PLK_SOFTPLUS,
+	PLK_SIN,
+	PLK_COS
 };
 
 /* HardSigmoid max(0, min(1, a v + b)); with swish, v times it (ONNX's
@@ -116,6 +118,14 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 	case PLK_ABS:
 		r = fabsf(v);
 		*d = (float)((v > 0) - (v < 0));
+		break;
+	case PLK_SIN:
+		r = sinf(v);
+		*d = cosf(v);
+		break;
+	case PLK_COS:
+		r = cosf(v);
+		*d = -sinf(v);
 		break;
 	case PLK_SOFTPLUS: /* log(1 + e^v), for large v v itself; its slope the sigmoid */
 		r = v > 20 ? v : log1pf(expf(v));

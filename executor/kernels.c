@@ -76,6 +76,8 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_SQRT: return PLK_SQRT;
 	case PL_OP_ABS: return PLK_ABS;
 	case PL_OP_SOFTPLUS: return PLK_SOFTPLUS;
+	case PL_OP_SIN: return PLK_SIN;
+	case PL_OP_COS: return PLK_COS;
 	    PL_CASES_BINARY:
 	case PL_OP_WHERE: /* their own kernels */
 	PL_CASES_NOT_ELEMENTWISE:

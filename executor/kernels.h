@@ -29,7 +29,9 @@
 	case PL_OP_LOG:                                                                            \
 	case PL_OP_SQRT:                                                                           \
 	case PL_OP_ABS:                                                                            \
-	case PL_OP_SOFTPLUS
+	case PL_OP_SOFTPLUS:                                                                       \
+	case PL_OP_SIN:                                                                            \
+	case PL_OP_COS
 
 /* The binary element-wise op types, whose formulas are plk_binary_value's
  * and plk_binary_grad's (kernel_math.h; kinds by pl_kernel_binary_kind). */

@@ -81,6 +81,8 @@ typedef enum pl_optype {
 	PL_OP_LESS,
 	PL_OP_GREATER,
 	PL_OP_WHERE,
+	PL_OP_SIN,
+	PL_OP_COS,
 	PL_OP_COUNT
 } pl_optype;
 

@@ -43,7 +43,8 @@
 	"(nearest, linear), Expand, Concat, Slice "                                                \
 	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
 	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "     \
-	"Softplus, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, Softmax, "    \
+	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
+	"Softmax, "                                                                                \
 	"Transpose, Gather, ReduceSum, ReduceMean, "                                               \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
@@ -509,7 +510,7 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 	    "Cast",  "Not",  "Neg",        "Identity",  "Sqrt",
 	    "Floor", "Ceil", "Abs",        "Exp",       "Log",
 	    "Relu",  "Sign", "Reciprocal", "ScatterND", "ScatterElements",
-	    "Trilu"};
+	    "Trilu", "Sin",  "Cos"};
 	static const char *const bin[] = {"Add",
 	                                  "Sub",
 	                                  "Mul",
@@ -2399,18 +2400,31 @@ static pl_status node(imp *m, int i)
 			return unsupported(m, n, "too few inputs");
 	/* Max to Where: on tensors computed at run time (a padding mask from an
 	 * input, a masked_fill); on constants they fold */
-	static const char *const same[][2] = {{"MatMul", "MatMul"},     {"Add", "Add"},
-	                                      {"Sub", "Sub"},           {"Mul", "Mul"},
-	                                      {"Div", "Div"},           {"Relu", "Relu"},
-	                                      {"Tanh", "Tanh"},         {"Sigmoid", "Sigmoid"},
-	                                      {"Softmax", "Softmax"},   {"Transpose", "Transpose"},
-	                                      {"Gather", "Gather"},     {"Neg", "Neg"},
-	                                      {"Exp", "Exp"},           {"Log", "Log"},
-	                                      {"Sqrt", "Sqrt"},         {"Abs", "Abs"},
-	                                      {"Softplus", "Softplus"}, {"Max", "Max"},
-	                                      {"Min", "Min"},           {"Equal", "Equal"},
-	                                      {"Less", "Less"},         {"Greater", "Greater"},
-	                                      {"Where", "Where"}};
+	static const char *const same[][2] = {{"MatMul", "MatMul"},
+	                                      {"Add", "Add"},
+	                                      {"Sub", "Sub"},
+	                                      {"Mul", "Mul"},
+	                                      {"Div", "Div"},
+	                                      {"Relu", "Relu"},
+	                                      {"Tanh", "Tanh"},
+	                                      {"Sigmoid", "Sigmoid"},
+	                                      {"Softmax", "Softmax"},
+	                                      {"Transpose", "Transpose"},
+	                                      {"Gather", "Gather"},
+	                                      {"Neg", "Neg"},
+	                                      {"Exp", "Exp"},
+	                                      {"Log", "Log"},
+	                                      {"Sqrt", "Sqrt"},
+	                                      {"Abs", "Abs"},
+	                                      {"Softplus", "Softplus"},
+	                                      {"Max", "Max"},
+	                                      {"Min", "Min"},
+	                                      {"Equal", "Equal"},
+	                                      {"Less", "Less"},
+	                                      {"Greater", "Greater"},
+	                                      {"Where", "Where"},
+	                                      {"Sin", "Sin"},
+	                                      {"Cos", "Cos"}};
 	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
 		return unsupported(m, n, "only of two inputs");
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&

@@ -110,6 +110,11 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*fwd = 4;
 		*bwd = 2;
 		break;
+	case PL_OP_SIN:
+	case PL_OP_COS: /* the backward's derivative a transcendental too */
+		*fwd = 4;
+		*bwd = 5;
+		break;
 	case PL_OP_SOFTPLUS:
 		*fwd = 8;
 		*bwd = 5;
@@ -308,6 +313,8 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_EXP:
 	case PL_OP_LOG:
 	case PL_OP_SQRT:
+	case PL_OP_SIN:
+	case PL_OP_COS:
 	case PL_OP_ABS:
 	case PL_OP_SOFTPLUS:
 	case PL_OP_SIGMOID: /* unary activations keep their input (or output, the same size) */

@@ -320,6 +320,13 @@ static const opcase cases[] = {
      "[\"M\"]}, {\"name\": \"op\", \"type\": \"Where\", \"inputs\": [\"M\", \"A\", \"c\"], "
      "\"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
+    /* a diffusion model's timestep embedding: sin and cos of scaled inputs */
+    {"Sin", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Sin\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Cos", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Cos\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -812,11 +819,12 @@ static void resize_matches_onnx_examples(void **state)
 static void unary_ops_match_libm(void **state)
 {
 	(void)state;
-	static const char *const names[] = {"Neg", "Exp", "Log", "Sqrt", "Abs", "Softplus"};
+	static const char *const names[] = {"Neg", "Exp",      "Log", "Sqrt",
+	                                    "Abs", "Softplus", "Sin", "Cos"};
 	int checked = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		int f = -1;
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < 8; k++)
 			if (!strcmp(cases[c].name, names[k]))
 				f = k;
 		if (f < 0)
@@ -836,7 +844,9 @@ static void unary_ops_match_libm(void **state)
 			                        : f == 2 ? log(v)
 			                        : f == 3 ? sqrt(v)
 			                        : f == 4 ? fabs(v)
-			                                 : log1p(exp(v));
+			                        : f == 5 ? log1p(exp(v))
+			                        : f == 6 ? sin(v)
+			                                 : cos(v);
 			if (fabs(y[i] - want) > 1e-6 * fmax(1, fabs(want)))
 				fail_msg("%s(%.8g) = %.8g, libm's %.8g", names[f], v, y[i], want);
 		}
@@ -845,7 +855,7 @@ static void unary_ops_match_libm(void **state)
 		one_rank_close(&o);
 		checked++;
 	}
-	assert_int_equal(checked, 6);
+	assert_int_equal(checked, 8);
 }
 
 /* value (what 0) or gradient (what 1) of the case's tensor `name` */
