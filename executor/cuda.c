@@ -779,6 +779,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	/* on the host for now: a copy each way around the cpu backend's kernel
 	 * (correct, and slow; docs/benchmarks.md) */
 	case PL_OP_CONV:
+	case PL_OP_CONVTRANSPOSE:
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:
 	case PL_OP_BATCHNORM:

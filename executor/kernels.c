@@ -752,6 +752,60 @@ static int conv(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 	return 0;
 }
 
+/* ConvTranspose (X, W[, B]), one group: per sample the columns W^T X folded
+ * into Y (col2im), the Conv from Y to X read backwards (its geometry: Y the
+ * input, X the output); backward dX = W im2col(dY), dW += X im2col(dY)^T,
+ * dB the sums of dY. The bias goes to the piece holding the first input
+ * channels (the others are partial sums). */
+static int convtranspose(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *w = &in[1], *b = k->op->ninputs > 2 ? &in[2] : NULL;
+	const pl_xt *yy = dy ? dy : y;
+	geom q; /* q.c: Y's channels (Co), q.co: X's (Ci), q.nin: Y's positions, q.nout X's */
+	geom_of(k->op, yy, x, w->shape + 2, &q);
+	int64_t rows = q.c * q.nk;
+	int bias = b && k->in_off[1][0] == 0;
+	size_t ncol = (size_t)rows * (size_t)q.nout;
+	float *col = pl_malloc(sizeof(float) * (ncol ? ncol : 1));
+	if (!col)
+		return -1;
+	if (din) {
+		for (int i = 0; i < k->op->ninputs; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	} else {
+		memset(y->v, 0, sizeof(float) * y->n);
+	}
+	for (int64_t n = 0; n < q.n; n++) {
+		const float *xn = x->v + n * q.co * q.nout;
+		size_t yo = (size_t)(n * q.c * q.nin);
+		if (!dy) {
+			k->gemm(1, 0, rows, q.nout, q.co, 1, w->v, rows, xn, q.nout, 0, col,
+			        q.nout);
+			col2im(&q, col, q.c, y->v + yo);
+			for (int64_t c = 0; bias && c < q.c; c++)
+				for (int64_t o = 0; o < q.nin; o++)
+					y->v[yo + (size_t)(c * q.nin + o)] += b->v[c];
+			continue;
+		}
+		im2col(&q, dy->v + yo, q.c, col);
+		if (din[0].v) /* dX_n = W col */
+			k->gemm(0, 0, q.co, q.nout, rows, 1, w->v, rows, col, q.nout, 0,
+			        din[0].v + n * q.co * q.nout, q.nout);
+		if (din[1].v) /* dW += X_n col^T */
+			k->gemm(0, 1, q.co, rows, q.nout, 1, xn, q.nout, col, q.nout, 1, din[1].v,
+			        rows);
+		for (int64_t c = 0; bias && din[2].v && c < q.c; c++) {
+			double s = 0;
+			for (int64_t o = 0; o < q.nin; o++)
+				s += dy->v[yo + (size_t)(c * q.nin + o)];
+			din[2].v[c] += (float)s;
+		}
+	}
+	free(col);
+	return 0;
+}
+
 /* MaxPool (the first maximum of a window takes its gradient) and
  * AveragePool (over the window's positions in the input, or with
  * count_include_pad over those in the padded input too) */
@@ -1102,6 +1156,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_MOE_DISPATCH:
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
 	case PL_OP_CONV: return conv(k, in, din ? NULL : out, dout, din);
+	case PL_OP_CONVTRANSPOSE: return convtranspose(k, in, din ? NULL : out, dout, din);
 	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
 	case PL_OP_EXPAND:
 		if (din && !din[0].v)

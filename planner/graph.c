@@ -303,26 +303,29 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				return FAIL("%s: %s: expected a finite number > 0", b->file, where);
 			a->capacity_factor = e->valuedouble;
 		} else if (!strcmp(k, "kernel_shape") || !strcmp(k, "strides") ||
-		           !strcmp(k, "dilations") || !strcmp(k, "pads")) {
-			int pads = !strcmp(k, "pads");
+		           !strcmp(k, "dilations") || !strcmp(k, "pads") ||
+		           !strcmp(k, "output_padding")) {
+			int pads = !strcmp(k, "pads"), opad = !strcmp(k, "output_padding");
 			int64_t *v = pads                      ? a->pads
+			             : opad                    ? a->output_padding
 			             : !strcmp(k, "strides")   ? a->strides
 			             : !strcmp(k, "dilations") ? a->dilations
 			                                       : a->kernel;
 			int *n = pads                      ? &a->npads
+			         : opad                    ? &a->noutput_padding
 			         : !strcmp(k, "strides")   ? &a->nstrides
 			         : !strcmp(k, "dilations") ? &a->ndilations
 			                                   : &a->nkernel;
 			pl_status st =
 			    get_int_array(e, v, n, pads ? 2 * PL_MAX_SPATIAL : PL_MAX_SPATIAL,
-			                  !pads, b->file, where, err);
+			                  !pads && !opad, b->file, where, err);
 			if (st)
 				return st;
 			for (int i = 0; i < *n; i++)
 				if (v[i] < 0 || v[i] > 1000000)
 					return FAIL(
 					    "%s: %s[%d]: expected an integer from %d to 1000000",
-					    b->file, where, i, pads ? 0 : 1);
+					    b->file, where, i, pads || opad ? 0 : 1);
 		} else if (!strcmp(k, "starts") || !strcmp(k, "ends")) {
 			int n = 0;
 			pl_status st = get_int_array(e, !strcmp(k, "starts") ? a->starts : a->ends,

@@ -83,6 +83,7 @@ typedef enum pl_optype {
 	PL_OP_WHERE,
 	PL_OP_SIN,
 	PL_OP_COS,
+	PL_OP_CONVTRANSPOSE,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -132,11 +133,12 @@ typedef struct pl_attrs {
 	/* Conv, MaxPool, AveragePool over the trailing nspatial dimensions, as
 	 * ONNX states them: kernel_shape (Conv's is its weight's), strides, pads
 	 * (the begins, then the ends), dilations, Conv's channel groups (group),
-	 * the pools' ceil_mode and count_include_pad. nkernel/nstrides/npads/
-	 * ndilations: how many were given (0: the defaults) */
-	int nkernel, nstrides, npads, ndilations;
+	 * the pools' ceil_mode and count_include_pad, ConvTranspose's
+	 * output_padding. nkernel/nstrides/npads/ndilations/noutput_padding: how
+	 * many were given (0: the defaults) */
+	int nkernel, nstrides, npads, ndilations, noutput_padding;
 	int64_t kernel[PL_MAX_SPATIAL], strides[PL_MAX_SPATIAL], pads[2 * PL_MAX_SPATIAL],
-	    dilations[PL_MAX_SPATIAL];
+	    dilations[PL_MAX_SPATIAL], output_padding[PL_MAX_SPATIAL];
 	int64_t group;
 	int ceil_mode, count_include_pad;
 	/* Clip: the bounds (-inf, +inf when not given) */

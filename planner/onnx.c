@@ -38,7 +38,8 @@
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
-	"GlobalAveragePool, GlobalMaxPool, Flatten, Clip, HardSigmoid, HardSwish, "                \
+	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), Flatten, Clip, "          \
+	"HardSigmoid, HardSwish, "                                                                 \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), Resize and Upsample " \
 	"(nearest, linear), Expand, Concat, Slice "                                                \
 	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
@@ -1935,6 +1936,66 @@ static int window_ints(imp *m, const Onnx__NodeProto *n, const char *at, int cou
 	return 0;
 }
 
+/* ConvTranspose of one group: the planner's op with its strides, dilations,
+ * pads (auto_pad's resolved as ONNX states: the output stride x input, the
+ * total padding split with the larger half at the end for SAME_UPPER) and
+ * output_padding. 0, or -1 with *why */
+static int import_convtranspose(imp *m, const Onnx__NodeProto *n, const char *name,
+                                const char **why)
+{
+	tinfo *x = known(m, n->input[0]), *w = n->n_input > 1 ? known(m, n->input[1]) : NULL;
+	*why = "its input's or weight's shape is not known as [batch, channels, 1 to 3 spatial "
+	       "dimensions] and [input channels, output channels, the kernel]";
+	if (!x || !w || x->rank < 3 || x->rank > 5 || w->rank != x->rank)
+		return -1;
+	int nsp = x->rank - 2;
+	int64_t s[3], d[3], p[6], op[3], dims[5] = {x->dims[0], w->dims[1]};
+	*why = "it has more than one group, or an output_shape (give pads instead)";
+	if (attr_i(n, "group", 1) != 1 || attr(n, "output_shape"))
+		return -1;
+	*why = "strides, dilations, pads or output_padding has the wrong count or an "
+	       "out-of-range value";
+	if (window_ints(m, n, "strides", nsp, 1, 1, s) ||
+	    window_ints(m, n, "dilations", nsp, 1, 1, d) ||
+	    window_ints(m, n, "pads", 2 * nsp, 0, 0, p) ||
+	    window_ints(m, n, "output_padding", nsp, 0, 0, op))
+		return -1;
+	char mode[16];
+	attr_str(n, "auto_pad", mode, sizeof mode);
+	*why = "auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER";
+	if (mode[0] && strcmp(mode, "NOTSET") && strcmp(mode, "VALID") && strncmp(mode, "SAME_", 5))
+		return -1;
+	for (int i = 0; i < nsp; i++) {
+		int64_t span = (w->dims[2 + i] - 1) * d[i] + 1,
+		        full = s[i] * (x->dims[2 + i] - 1) + op[i] + span;
+		if (!strcmp(mode, "VALID")) {
+			p[i] = p[nsp + i] = 0;
+		} else if (!strncmp(mode, "SAME_", 5)) {
+			int64_t total = full - x->dims[2 + i] * s[i];
+			total = total < 0 ? 0 : total;
+			p[i] = !strcmp(mode, "SAME_UPPER") ? total / 2 : total - total / 2;
+			p[nsp + i] = total - p[i];
+		}
+		dims[2 + i] = full - p[i] - p[nsp + i];
+		*why = "its pads leave no output position";
+		if (dims[2 + i] < 1)
+			return -1;
+	}
+	cJSON *o = add_op(m, name, "ConvTranspose");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", n->input[1]);
+	if (n->n_input > 2 && n->input[2][0])
+		io(m, o, "inputs", n->input[2]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(at, "strides", int_list(s, (size_t)nsp));
+	pl_json_add(at, "dilations", int_list(d, (size_t)nsp));
+	pl_json_add(at, "pads", int_list(p, (size_t)(2 * nsp)));
+	pl_json_add(at, "output_padding", int_list(op, (size_t)nsp));
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return 0;
+}
+
 /* A Pad whose pads are all known and 0 (Swin pads its windows' input to a
  * multiple of the window, by nothing where the size is one) */
 static int pads_nothing(imp *m, const Onnx__NodeProto *n)
@@ -2563,6 +2624,10 @@ static pl_status node(imp *m, int i)
 	if (!strcmp(t, "Resize") || !strcmp(t, "Upsample")) {
 		const char *why;
 		return import_resize(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+	}
+	if (!strcmp(t, "ConvTranspose")) {
+		const char *why;
+		return import_convtranspose(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
 	}
 	if (!strcmp(t, "Pad") && pads_nothing(m, n)) { /* torch pads to a multiple: here by 0 */
 		drop_node(m, n);

@@ -164,6 +164,93 @@ pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err)
 	return PL_OK;
 }
 
+/* ConvTranspose (one group): x [N, Ci, X...], weight [Ci, Co, K...], bias
+ * [Co]; each input position scatters its kernel's taps into the output,
+ * Y = s (X - 1) + output_padding + (K - 1) d + 1 - pads, as ONNX defines it
+ * (the gradient of a Conv from Y to X with the same attributes). Loops: the
+ * batch and the output channels (the weight's columns) cut as a Conv's, the
+ * input channels a contraction (partial sums in the output, the weight's
+ * rows), the input and kernel positions never (an output position gathers
+ * taps of several input positions): 2 N Co Ci X K FLOPs, as the product of
+ * its loops. */
+pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0), *wt = IN(g, op, 1);
+	const pl_tensor *b = op->ninputs > 2 ? IN(g, op, 2) : NULL;
+	const pl_attrs *a = &op->attrs;
+	pl_status st = check_x(x, err);
+	if (st)
+		return st;
+	int nsp = x->rank - 2;
+	if (wt->rank != x->rank || wt->shape[0] != x->shape[1])
+		return pl_err_set(err, PL_EINVAL,
+		                  "weight '%s' must be [input channels %lld, output channels, the "
+		                  "kernel] with %d dimensions",
+		                  wt->name, (long long)x->shape[1], x->rank);
+	if (a->group != 1)
+		return pl_err_set(err, PL_EINVAL, "attrs.group %lld: only one group is supported",
+		                  (long long)a->group);
+	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
+		return pl_err_set(err, PL_EINVAL, "input, weight and bias differ in dtype");
+	int64_t co = wt->shape[1];
+	if (b && (b->rank != 1 || b->shape[0] != co))
+		return pl_err_set(err, PL_EINVAL, "bias '%s' must have shape [%lld]", b->name,
+		                  (long long)co);
+	if ((a->nkernel && a->nkernel != nsp) || (a->nstrides && a->nstrides != nsp) ||
+	    (a->ndilations && a->ndilations != nsp) || (a->npads && a->npads != 2 * nsp) ||
+	    (a->noutput_padding && a->noutput_padding != nsp))
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs kernel_shape, strides, dilations and output_padding need "
+		                  "%d entries each, pads %d",
+		                  nsp, 2 * nsp);
+	int64_t shape[PL_MAX_RANK] = {x->shape[0], co};
+	for (int i = 0; i < nsp; i++) {
+		int64_t k = wt->shape[2 + i], s = a->nstrides ? a->strides[i] : 1,
+		        d = a->ndilations ? a->dilations[i] : 1,
+		        op_ = a->noutput_padding ? a->output_padding[i] : 0;
+		if (a->nkernel && a->kernel[i] != k)
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.kernel_shape[%d] is %lld; weight '%s' has %lld", i,
+			                  (long long)a->kernel[i], wt->name, (long long)k);
+		if (op_ >= s && op_ >= d)
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.output_padding[%d] is %lld; it must be below the "
+			                  "stride or the dilation",
+			                  i, (long long)op_);
+		int64_t grown;
+		if (__builtin_mul_overflow(s, x->shape[2 + i] - 1, &grown) ||
+		    grown > (INT64_C(1) << 50))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "spatial dimension %d: %lld positions at stride %lld are too "
+			    "many",
+			    i, (long long)x->shape[2 + i], (long long)s);
+		shape[2 + i] =
+		    grown + op_ + (k - 1) * d + 1 - (a->npads ? a->pads[i] + a->pads[nsp + i] : 0);
+		if (shape[2 + i] < 1)
+			return pl_err_set(err, PL_EINVAL,
+			                  "spatial dimension %d: the pads leave no output position",
+			                  i);
+	}
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	int ln = pl__loop_add(op, x->shape[0], PL_LOOP_PARALLEL, 1);
+	pl__map(op, 0, 0, 0, ln);
+	pl__map(op, 1, 0, 0, ln);
+	int lc = pl__loop_add(op, co, PL_LOOP_PARALLEL, 1);
+	pl__map(op, 1, 0, 1, lc);
+	pl__map(op, 0, 1, 1, lc);
+	if (b)
+		pl__map(op, 0, 2, 0, lc);
+	for (int i = 0; i < nsp; i++)
+		pl__map(op, 0, 0, 2 + i, pl__loop_add(op, x->shape[2 + i], PL_LOOP_REDUCE, 0));
+	int li = pl__loop_add(op, x->shape[1], PL_LOOP_REDUCE, 1);
+	pl__map(op, 0, 0, 1, li);
+	pl__map(op, 0, 1, 0, li);
+	for (int i = 0; i < nsp; i++)
+		pl__loop_add(op, wt->shape[2 + i], PL_LOOP_REDUCE, 0);
+	return PL_OK;
+}
+
 void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	pl__work_product(g, op, split, w); /* dx: the transposed convolution; dw: x with dy */

@@ -34,6 +34,7 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_batchnorm(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_expand(pl_graph *g, pl_op *op, pl_err *err);

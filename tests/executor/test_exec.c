@@ -327,6 +327,20 @@ static const opcase cases[] = {
     {"Cos", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Cos\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
+    /* a decoder's upsampling: stride 2, overlapping taps (kernel 3), pads
+     * and output_padding; 1-d with a dilation */
+    {"ConvTranspose",
+     "\"w\": {\"shape\": [4, 6, 3, 3], \"role\": \"param\"}, "
+     "\"b\": {\"shape\": [6], \"role\": \"param\"}",
+     "[2, 4, 3, 4]",
+     "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", \"w\", \"b\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"strides\": [2, 2], \"pads\": [1, 0, 1, 1], "
+     "\"output_padding\": [1, 0]}}",
+     "[2, 6, 6, 8]"},
+    {"ConvTranspose 1-d", "\"w\": {\"shape\": [6, 4, 2], \"role\": \"param\"}", "[4, 6, 5]",
+     "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", \"w\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"strides\": [3], \"dilations\": [2]}}",
+     "[4, 4, 15]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -643,12 +657,13 @@ static float direct(const pl_graph *g, const pl_op *op, const float *x, const fl
 	const pl_attrs *at = &op->attrs;
 	const pl_tensor *xt = &g->tensors[op->in[0]], *yt = &g->tensors[op->out[0]];
 	int nsp = xt->rank - 2, conv = op->type == PL_OP_CONV, maxp = op->type == PL_OP_MAXPOOL;
+	int tconv = op->type == PL_OP_CONVTRANSPOSE;
 	/* 1-d as 2-d of height 1 */
 	int64_t C = xt->shape[1], H = nsp == 2 ? xt->shape[2] : 1, W = xt->shape[xt->rank - 1];
 	int64_t k[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {0, 0};
 	for (int i = 0; i < nsp; i++) {
 		int a = 2 - nsp + i;
-		k[a] = conv ? g->tensors[op->in[1]].shape[2 + i] : at->kernel[i];
+		k[a] = conv || tconv ? g->tensors[op->in[1]].shape[2 + i] : at->kernel[i];
 		st[a] = at->nstrides ? at->strides[i] : 1;
 		dl[a] = at->ndilations ? at->dilations[i] : 1;
 		pb[a] = at->npads ? at->pads[i] : 0;
@@ -657,6 +672,25 @@ static float direct(const pl_graph *g, const pl_op *op, const float *x, const fl
 	int64_t G = conv ? at->group : 1, cig = C / G, cog = yt->shape[1] / G;
 	int64_t n = o[0], c = o[1], oh = nsp == 2 ? o[2] : 0, ow = o[1 + nsp];
 	double acc = maxp ? -INFINITY : 0;
+	if (tconv) { /* y[oh, ow] sums x[ih, iw] w[i, j] where ih s - pb + i d = oh */
+		int64_t Co = yt->shape[1];
+		for (int64_t ci = 0; ci < C; ci++)
+			for (int64_t ih = 0; ih < H; ih++)
+				for (int64_t iw = 0; iw < W; iw++)
+					for (int64_t i = 0; i < k[0]; i++)
+						for (int64_t j = 0; j < k[1]; j++)
+							if (ih * st[0] - pb[0] + i * dl[0] == oh &&
+							    iw * st[1] - pb[1] + j * dl[1] == ow)
+								acc +=
+								    (double)
+								        x[((n * C + ci) * H + ih) *
+								              W +
+								          iw] *
+								    w[((ci * Co + c) * k[0] + i) *
+								          k[1] +
+								      j];
+		return (float)(acc + (b ? b[c] : 0));
+	}
 	int64_t cnt = 0, cntpad = 0;
 	for (int64_t ci = 0; ci < (conv ? cig : 1); ci++)
 		for (int64_t i = 0; i < k[0]; i++)
@@ -758,7 +792,7 @@ static void window_ops_match_direct_loops(void **state)
 		free(y);
 		one_rank_close(&o);
 	}
-	assert_int_equal(checked, 10);
+	assert_int_equal(checked, 12);
 }
 
 /* Resize against the examples of ONNX's operator documentation (X = [[1,
@@ -810,6 +844,59 @@ static void resize_matches_onnx_examples(void **state)
 			if (fabsf(y[e] - ex[i].y[e]) > 1e-6f)
 				fail_msg("example %zu (%s): y[%zu] = %.8g, ONNX's is %.8g", i,
 				         ex[i].attrs, e, y[e], ex[i].y[e]);
+		one_rank_close(&o);
+	}
+}
+
+/* ConvTranspose on ONNX's example (x = 0..8 as [1, 1, 3, 3], a weight of
+ * ones [1, 2, 3, 3]; the operator's documentation gives y), and the same with
+ * strides [3, 2], pads [1, 2, 1, 2] and output_padding [1, 1] (y from
+ * PyTorch's conv_transpose2d, an implementation of its own) */
+static void convtranspose_matches_examples(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attrs, *y_shape;
+		float y[64];
+	} ex[] = {
+	    {"", "[1, 2, 5, 5]", {0,  1,  3, 3,  2,  3,  8,  15, 12, 7,  9,  21, 36,
+	                          27, 15, 9, 20, 33, 24, 13, 6,  13, 21, 15, 8}},
+	    {"\"strides\": [3, 2], \"pads\": [1, 2, 1, 2], \"output_padding\": [1, 1]",
+	     "[1, 2, 8, 4]",
+	     {1, 1, 3, 2, 1,  1, 3,  2, 7,  4, 9,  5, 7,  4, 9,  5,
+	      7, 4, 9, 5, 13, 7, 15, 8, 13, 7, 15, 8, 13, 7, 15, 8}},
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		char op[512];
+		snprintf(op, sizeof op,
+		         "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", "
+		         "\"w\"], \"outputs\": [\"y\"], \"attrs\": {%s}}",
+		         ex[i].attrs);
+		opcase c = {"ConvTranspose example",
+		            "\"w\": {\"shape\": [1, 2, 3, 3], \"role\": \"param\"}", "[1, 1, 3, 3]",
+		            op, ex[i].y_shape};
+		unsigned seed = 3;
+		one_rank o;
+		double l;
+		one_rank_open(&c, &seed, &o, &l);
+		float x[9], w[18];
+		for (int e = 0; e < 9; e++)
+			x[e] = (float)e;
+		for (int e = 0; e < 18; e++)
+			w[e] = 1;
+		pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, "a"), x);
+		pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, "w"), w);
+		pl_err err;
+		assert_int_equal(pl_exec_step(o.r.ex, 0, &l, &err), PL_OK);
+		const pl_op *rop = &o.g->ops[pl_graph_find_op(o.g, "op")];
+		size_t n = (size_t)pl_tensor_elems(&o.g->tensors[rop->out[0]]);
+		float y[64];
+		assert_true(n <= 64);
+		assert_int_equal(pl_exec_read(o.r.ex, rop->out[0], 0, y), 0);
+		for (size_t e = 0; e < n; e++) /* both output channels alike */
+			if (fabsf(y[e] - ex[i].y[e % (n / 2)]) > 1e-6f)
+				fail_msg("example %zu (%s): y[%zu] = %.8g, want %.8g", i,
+				         ex[i].attrs, e, y[e], ex[i].y[e % (n / 2)]);
 		one_rank_close(&o);
 	}
 }
@@ -1367,6 +1454,7 @@ int main(void)
 	    cmocka_unit_test(resize_matches_onnx_examples),
 	    cmocka_unit_test(unary_ops_match_libm),
 	    cmocka_unit_test(select_ops_route_gradients),
+	    cmocka_unit_test(convtranspose_matches_examples),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
