@@ -2455,7 +2455,9 @@ static pl_status node(imp *m, int i)
 		                  n->name ? n->name : "", n->op_type ? "no output" : "no op type");
 	const char *t = n->op_type, *name = n->name && n->name[0] ? n->name : n->output[0];
 	if (n->n_input < 1 && strcmp(t, "Constant")) /* every op read below has an input 0 */
-		return unsupported(m, n, "it has no inputs");
+		return unsupported(m, n,
+		                   "not supported: it has no inputs, and the only op without "
+		                   "inputs the importer reads is Constant");
 	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout") || !strcmp(t, "Gemm"))
 		if (n->n_input < 1 || (!strcmp(t, "Gemm") && n->n_input < 2))
 			return unsupported(m, n, "too few inputs");
