@@ -806,6 +806,49 @@ static int convtranspose(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy,
 	return 0;
 }
 
+/* Pad: each output element the input element it copies (a padded dimension
+ * is whole on every rank, the others line up with the input's piece), or
+ * -1 for a constant one */
+static int64_t pad_source(const pl_attrs *a, const pl_xt *x, const int64_t *ix)
+{
+	int64_t at = 0;
+	for (int d = 0; d < x->rank; d++) {
+		int64_t n = x->shape[d], i = ix[d] - a->pads[d];
+		if (i < 0 || i >= n) {
+			if (a->pad_mode == PL_PAD_CONSTANT)
+				return -1;
+			int64_t p = 2 * (n - 1); /* reflect: mirrored as often as it takes */
+			if (a->pad_mode == PL_PAD_EDGE || p == 0)
+				i = i < 0 ? 0 : n - 1;
+			else if ((i = (i % p + p) % p) >= n)
+				i = p - i;
+		}
+		at = at * n + i;
+	}
+	return at;
+}
+
+/* forward: y copies x (or the constant); backward: dx sums the gradients of
+ * the output elements that copy each input element */
+static int pad(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_attrs *a = &k->op->attrs;
+	const pl_xt *ref = y ? y : dy;
+	int64_t ix[PL_MAX_RANK] = {0};
+	if (dx)
+		memset(dx->v, 0, sizeof(float) * dx->n);
+	size_t o = 0;
+	do {
+		int64_t s = pad_source(a, x, ix);
+		if (!dx)
+			y->v[o] = s < 0 ? (float)a->pad_value : x->v[s];
+		else if (s >= 0)
+			dx->v[s] += dy->v[o];
+		o++;
+	} while (ref->rank > 0 && next_index(ix, ref->shape, ref->rank));
+	return 0;
+}
+
 /* MaxPool (the first maximum of a window takes its gradient) and
  * AveragePool (over the window's positions in the input, or with
  * count_include_pad over those in the padded input too) */
@@ -1157,6 +1200,10 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
 	case PL_OP_CONV: return conv(k, in, din ? NULL : out, dout, din);
 	case PL_OP_CONVTRANSPOSE: return convtranspose(k, in, din ? NULL : out, dout, din);
+	case PL_OP_PAD:
+		if (din && !din[0].v)
+			return 0;
+		return pad(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
 	case PL_OP_EXPAND:
 		if (din && !din[0].v)

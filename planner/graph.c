@@ -317,7 +317,7 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			         : !strcmp(k, "dilations") ? &a->ndilations
 			                                   : &a->nkernel;
 			pl_status st =
-			    get_int_array(e, v, n, pads ? 2 * PL_MAX_SPATIAL : PL_MAX_SPATIAL,
+			    get_int_array(e, v, n, pads ? 2 * PL_MAX_RANK : PL_MAX_SPATIAL,
 			                  !pads && !opad, b->file, where, err);
 			if (st)
 				return st;
@@ -358,6 +358,19 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) || isnan(e->valuedouble))
 				return FAIL("%s: %s: expected a number", b->file, where);
 			*(!strcmp(k, "min") ? &a->min : &a->max) = e->valuedouble;
+		} else if (op->type == PL_OP_PAD && !strcmp(k, "value")) {
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number", b->file, where);
+			a->pad_value = e->valuedouble;
+		} else if (op->type == PL_OP_PAD && !strcmp(k, "mode")) {
+			int v = 0;
+			while (pl_pad_mode_name(v) &&
+			       !(cJSON_IsString(e) && !strcmp(e->valuestring, pl_pad_mode_name(v))))
+				v++;
+			if (!pl_pad_mode_name(v))
+				return FAIL("%s: %s: expected one of constant, reflect, edge",
+				            b->file, where);
+			a->pad_mode = v;
 		} else if (op->type == PL_OP_RESIZE &&
 		           (!strcmp(k, "mode") || !strcmp(k, "coordinate_transformation_mode") ||
 		            !strcmp(k, "nearest_mode"))) {

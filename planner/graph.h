@@ -84,6 +84,7 @@ typedef enum pl_optype {
 	PL_OP_SIN,
 	PL_OP_COS,
 	PL_OP_CONVTRANSPOSE,
+	PL_OP_PAD,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -134,11 +135,15 @@ typedef struct pl_attrs {
 	 * ONNX states them: kernel_shape (Conv's is its weight's), strides, pads
 	 * (the begins, then the ends), dilations, Conv's channel groups (group),
 	 * the pools' ceil_mode and count_include_pad, ConvTranspose's
-	 * output_padding. nkernel/nstrides/npads/ndilations/noutput_padding: how
-	 * many were given (0: the defaults) */
+	 * output_padding (Pad's pads: the begins and ends of every dimension).
+	 * nkernel/nstrides/npads/ndilations/noutput_padding: how many were given
+	 * (0: the defaults) */
 	int nkernel, nstrides, npads, ndilations, noutput_padding;
-	int64_t kernel[PL_MAX_SPATIAL], strides[PL_MAX_SPATIAL], pads[2 * PL_MAX_SPATIAL],
+	int64_t kernel[PL_MAX_SPATIAL], strides[PL_MAX_SPATIAL], pads[2 * PL_MAX_RANK],
 	    dilations[PL_MAX_SPATIAL], output_padding[PL_MAX_SPATIAL];
+	/* Pad: how the new elements are filled (PL_PAD_*), and with what */
+	int pad_mode;
+	double pad_value;
 	int64_t group;
 	int ceil_mode, count_include_pad;
 	/* Clip: the bounds (-inf, +inf when not given) */
@@ -177,6 +182,11 @@ enum {
 };
 /* the names of the three, as ONNX spells them (NULL past the last) */
 const char *pl_resize_mode_name(int v);
+/* Pad's modes, as ONNX names them: constant (value), reflect (mirrored
+ * about the edge element, which is not repeated), edge (the edge element
+ * repeated) */
+enum { PL_PAD_CONSTANT, PL_PAD_REFLECT, PL_PAD_EDGE };
+const char *pl_pad_mode_name(int v);
 const char *pl_resize_coord_name(int v);
 const char *pl_resize_nearest_name(int v);
 

@@ -42,8 +42,8 @@
 	"HardSigmoid, HardSwish, "                                                                 \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), Resize and Upsample " \
 	"(nearest, linear), Expand, Concat, Slice "                                                \
-	"(steps of 1, or a step that divides the axis), Split, Pad (of zeros, before a Conv "      \
-	"or AveragePool, or by nothing), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "     \
+	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge; "     \
+	"not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "                  \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, "                                                                                \
 	"Transpose, Gather, ReduceSum, ReduceMean, "                                               \
@@ -2050,6 +2050,54 @@ static int fold_pad(imp *m, const Onnx__NodeProto *n)
 	return 0;
 }
 
+/* Any other Pad: the planner's Pad (constant, reflect or edge; pads an
+ * attribute before opset 11, then input 1, the constant input 2 or the
+ * value attribute). 0, or -1 with *why */
+static int import_pad(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	tinfo *x = known(m, n->input[0]);
+	int64_t p[2 * PL_MAX_RANK];
+	*why = "its input's shape is not known";
+	if (!x || x->rank > PL_MAX_RANK)
+		return -1;
+	*why = "its pads are not a constant of two non-negative entries a dimension (negative "
+	       "pads crop), or it has axes";
+	if (ints_of(m, n, "pads", 1, p, 2 * PL_MAX_RANK) != 2 * x->rank ||
+	    (n->n_input > 3 && n->input[3][0]))
+		return -1;
+	int64_t dims[16];
+	for (int d = 0; d < x->rank; d++) {
+		if (p[d] < 0 || p[x->rank + d] < 0 || p[d] > (1 << 20) ||
+		    p[x->rank + d] > (1 << 20))
+			return -1;
+		dims[d] = x->dims[d] + p[d] + p[x->rank + d];
+	}
+	*why = "it pads the batch (dimension 0)";
+	if (p[0] || p[x->rank])
+		return -1;
+	char mode[16];
+	attr_str(n, "mode", mode, sizeof mode);
+	*why = "mode must be constant, reflect or edge (wrap is not supported)";
+	if (mode[0] && strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
+		return -1;
+	double v = 0;
+	const Onnx__AttributeProto *va = attr(n, "value");
+	*why = "its constant value is not a known number";
+	if (va && va->has_f)
+		v = va->f;
+	if (n->n_input > 2 && n->input[2][0] && scalar_of(m, n->input[2], &v))
+		return -1;
+	cJSON *o = add_op(m, name, "Pad");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(at, "pads", int_list(p, (size_t)(2 * x->rank)));
+	cJSON_AddStringToObject(at, "mode", mode[0] ? mode : "constant");
+	cJSON_AddNumberToObject(at, "value", v);
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return 0;
+}
+
 /* Conv, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool: the
  * window written out as the model format states it (auto_pad turned into
  * pads, a global pool into a window over the whole input), the output's
@@ -2635,12 +2683,11 @@ static pl_status node(imp *m, int i)
 		drop_node(m, n);
 		return PL_OK;
 	}
-	if (!strcmp(t, "Pad"))
-		return fold_pad(m, n) ? unsupported(m, n,
-		                                    "a Pad is imported only as zeros around the "
-		                                    "spatial dimensions of a Conv's or an "
-		                                    "AveragePool's input")
-		                      : PL_OK;
+	if (!strcmp(t, "Pad")) { /* zeros before a Conv or AveragePool: its padding */
+		const char *why;
+		return fold_pad(m, n) && import_pad(m, n, name, &why) ? unsupported(m, n, why)
+		                                                      : PL_OK;
+	}
 	if (!strcmp(t, "Flatten"))
 		return import_flatten(m, n, name)
 		           ? unsupported(m, n,

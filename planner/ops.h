@@ -89,6 +89,7 @@ typedef struct pl_op_rule {
 	case PL_OP_MOE_COMBINE:                                                                    \
 	case PL_OP_CONV:                                                                           \
 	case PL_OP_CONVTRANSPOSE:                                                                  \
+	case PL_OP_PAD:                                                                            \
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \
 	case PL_OP_BATCHNORM:                                                                      \

@@ -71,6 +71,7 @@ static const pl_op_rule rules[] = {
     [PL_OP_COS] = {"Cos", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_CONVTRANSPOSE] = {"ConvTranspose", 2, 3, 1, PL_OPT_GEMM | PL_OPT_ANCHOR,
                              pl__infer_convtranspose, pl__work_conv, NULL},
+    [PL_OP_PAD] = {"Pad", 1, 1, 1, 0, pl__infer_pad, pl__work_copy, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

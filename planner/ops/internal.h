@@ -40,6 +40,7 @@ pl_status pl__infer_batchnorm(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_expand(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_concat(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_slice(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);

@@ -354,6 +354,44 @@ void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	}
 }
 
+static const char *const pad_modes[] = {"constant", "reflect", "edge", NULL};
+
+const char *pl_pad_mode_name(int v)
+{
+	return v >= 0 && v < 3 ? pad_modes[v] : NULL;
+}
+
+/* Pad: attrs.pads the begins, then the ends, of every dimension (ONNX's
+ * order); a padded dimension is kept whole (its new elements copy or mirror
+ * the input's edges; reflect mirrors again past the far edge, as numpy.pad
+ * and ONNX's reference do), the others cut input and output together. Not
+ * the batch (dimension 0): micro-batches cut it. */
+pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err)
+{
+	const pl_tensor *x = IN(g, op, 0);
+	const pl_attrs *a = &op->attrs;
+	if (a->npads != 2 * x->rank)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.pads has %d entries; expected %d (the begins, then the "
+		                  "ends, of every dimension of '%s')",
+		                  a->npads, 2 * x->rank, x->name);
+	if (a->pads[0] || a->pads[x->rank])
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.pads: the batch (dimension 0) cannot be padded");
+	int64_t shape[PL_MAX_RANK];
+	for (int d = 0; d < x->rank; d++)
+		shape[d] = x->shape[d] + a->pads[d] + a->pads[x->rank + d];
+	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	for (int d = 0; d < x->rank; d++) {
+		int whole = a->pads[d] || a->pads[x->rank + d];
+		int l = pl__loop_add(op, shape[d], PL_LOOP_PARALLEL, !whole);
+		pl__map(op, 1, 0, d, l);
+		if (!whole)
+			pl__map(op, 0, 0, d, l);
+	}
+	return PL_OK;
+}
+
 /* Slice: a range of each of some axes (step 1). One loop per output
  * dimension; a sliced axis is kept whole (its piece would not line up with
  * the input's), the others cut input and output together. */

@@ -938,7 +938,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -979,11 +979,13 @@ check "timestep.onnx: a diffusion block's sinusoidal timestep embedding (Cos, Si
   '[ "$(jq -c "[.ops[] | select(.type == \"Cos\" or .type == \"Sin\" or .type == \"Cast\") | .type]" "$T/timestep-onnx.json")" = "[\"Cast\",\"Cos\",\"Sin\"]" ]'
 check "unet.onnx: each ConvTranspose2d an op of its own with its strides, pads and output_padding (UNet's up-convolutions)" \
   '[ "$(jq -c "[.ops[] | select(.type == \"ConvTranspose\") | [.attrs.strides, .attrs.pads, .attrs.output_padding]]" "$T/unet-onnx.json")" = "[[[2,2],[1,1,1,1],[1,1]],[[2,2],[0,0,0,0],[0,0]]]" ]'
+check "stylepad.onnx: ReflectionPad2d, ReplicationPad2d and a constant pad of -1 each a Pad op of its mode over the spatial dimensions" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Pad\") | [.attrs.mode, .attrs.value, .attrs.pads]]" "$T/stylepad-onnx.json")" = "[[\"reflect\",0,[0,0,3,3,0,0,3,3]],[\"reflect\",0,[0,0,1,1,0,0,1,1]],[\"edge\",0,[0,0,1,1,0,0,1,1]],[\"constant\",-1,[0,0,0,0,0,0,1,1]]]" ]'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -1088,7 +1090,7 @@ for x in "$O"/unsupported/*.onnx; do
   grep -q "^planner: $x: node '[^']*' ([A-Za-z]*, opset [0-9]*): " "$T/err" && [ $rc -eq 2 ] &&
     [ ! -e "$T/u.json" ] || bad="$bad $(basename "$x")(exit $rc)"
 done
-check "unsupported ONNX (LSTM, a reflect pad): exit 2 naming the node and its type${bad:+: failed$bad}" \
+check "unsupported ONNX (LSTM): exit 2 naming the node and its type${bad:+: failed$bad}" \
   '[ -z "$bad" ]'
 bad=""
 for f in mlp gpt2 convzoo resnet18_train vit swin; do

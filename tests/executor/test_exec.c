@@ -341,6 +341,19 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", \"w\"], "
      "\"outputs\": [\"y\"], \"attrs\": {\"strides\": [3], \"dilations\": [2]}}",
      "[4, 4, 15]"},
+    /* padding a feature map (dimension 1 left whole for the others to cut) */
+    {"Pad reflect", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"pads\": [0, 0, 3, 0, 0, 2], \"mode\": \"reflect\"}}",
+     "[4, 6, 13]"},
+    {"Pad edge", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"pads\": [0, 1, 2, 0, 2, 1], \"mode\": \"edge\"}}",
+     "[4, 9, 11]"},
+    {"Pad constant", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"pads\": [0, 2, 0, 0, 1, 0], \"value\": 0.5}}",
+     "[4, 9, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -901,6 +914,46 @@ static void convtranspose_matches_examples(void **state)
 	}
 }
 
+/* Pad on the examples of ONNX's operator documentation: x = [[1.0, 1.2],
+ * [2.3, 3.4], [4.5, 5.7]], pads [0, 2, 0, 0], modes constant (0), reflect
+ * and edge, the outputs as it lists them */
+static void pad_matches_onnx_examples(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *mode;
+		float y[12];
+	} ex[] = {
+	    {"constant", {0, 0, 1.0f, 1.2f, 0, 0, 2.3f, 3.4f, 0, 0, 4.5f, 5.7f}},
+	    {"reflect", {1.0f, 1.2f, 1.0f, 1.2f, 2.3f, 3.4f, 2.3f, 3.4f, 4.5f, 5.7f, 4.5f, 5.7f}},
+	    {"edge", {1.0f, 1.0f, 1.0f, 1.2f, 2.3f, 2.3f, 2.3f, 3.4f, 4.5f, 4.5f, 4.5f, 5.7f}},
+	};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		char op[512];
+		snprintf(op, sizeof op,
+		         "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": "
+		         "[\"y\"], \"attrs\": {\"pads\": [0, 2, 0, 0], \"mode\": \"%s\"}}",
+		         ex[i].mode);
+		opcase c = {"Pad example", NULL, "[3, 2]", op, "[3, 4]"};
+		unsigned seed = 3;
+		one_rank o;
+		double l;
+		one_rank_open(&c, &seed, &o, &l);
+		const float x[6] = {1.0f, 1.2f, 2.3f, 3.4f, 4.5f, 5.7f};
+		pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, "a"), x);
+		pl_err err;
+		assert_int_equal(pl_exec_step(o.r.ex, 0, &l, &err), PL_OK);
+		const pl_op *rop = &o.g->ops[pl_graph_find_op(o.g, "op")];
+		float y[12];
+		assert_int_equal(pl_exec_read(o.r.ex, rop->out[0], 0, y), 0);
+		for (size_t e = 0; e < 12; e++)
+			if (y[e] != ex[i].y[e])
+				fail_msg("%s: y[%zu] = %.8g, ONNX's is %.8g", ex[i].mode, e, y[e],
+				         ex[i].y[e]);
+		one_rank_close(&o);
+	}
+}
+
 /* The element-wise ops against libm on their input's values (Log and Sqrt
  * read a Sigmoid's output: P) */
 static void unary_ops_match_libm(void **state)
@@ -1455,6 +1508,7 @@ int main(void)
 	    cmocka_unit_test(unary_ops_match_libm),
 	    cmocka_unit_test(select_ops_route_gradients),
 	    cmocka_unit_test(convtranspose_matches_examples),
+	    cmocka_unit_test(pad_matches_onnx_examples),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
