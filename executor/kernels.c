@@ -818,7 +818,9 @@ static int64_t pad_source(const pl_attrs *a, const pl_xt *x, const int64_t *ix)
 			if (a->pad_mode == PL_PAD_CONSTANT)
 				return -1;
 			int64_t p = 2 * (n - 1); /* reflect: mirrored as often as it takes */
-			if (a->pad_mode == PL_PAD_EDGE || p == 0)
+			if (a->pad_mode == PL_PAD_WRAP)
+				i = (i % n + n) % n;
+			else if (a->pad_mode == PL_PAD_EDGE || p == 0)
 				i = i < 0 ? 0 : n - 1;
 			else if ((i = (i % p + p) % p) >= n)
 				i = p - i;

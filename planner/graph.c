@@ -368,7 +368,7 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			       !(cJSON_IsString(e) && !strcmp(e->valuestring, pl_pad_mode_name(v))))
 				v++;
 			if (!pl_pad_mode_name(v))
-				return FAIL("%s: %s: expected one of constant, reflect, edge",
+				return FAIL("%s: %s: expected one of constant, reflect, edge, wrap",
 				            b->file, where);
 			a->pad_mode = v;
 		} else if (op->type == PL_OP_RESIZE &&

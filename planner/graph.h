@@ -184,8 +184,8 @@ enum {
 const char *pl_resize_mode_name(int v);
 /* Pad's modes, as ONNX names them: constant (value), reflect (mirrored
  * about the edge element, which is not repeated), edge (the edge element
- * repeated) */
-enum { PL_PAD_CONSTANT, PL_PAD_REFLECT, PL_PAD_EDGE };
+ * repeated), wrap (the other end's elements: circular) */
+enum { PL_PAD_CONSTANT, PL_PAD_REFLECT, PL_PAD_EDGE, PL_PAD_WRAP };
 const char *pl_pad_mode_name(int v);
 const char *pl_resize_coord_name(int v);
 const char *pl_resize_nearest_name(int v);

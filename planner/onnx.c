@@ -42,8 +42,8 @@
 	"HardSigmoid, HardSwish, "                                                                 \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), Resize and Upsample " \
 	"(nearest, linear), Expand, Concat, Slice "                                                \
-	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge; "     \
-	"not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "                  \
+	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
+	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, "                                                                                \
 	"Transpose, Gather, ReduceSum, ReduceMean, "                                               \
@@ -2077,8 +2077,9 @@ static int import_pad(imp *m, const Onnx__NodeProto *n, const char *name, const 
 		return -1;
 	char mode[16];
 	attr_str(n, "mode", mode, sizeof mode);
-	*why = "mode must be constant, reflect or edge (wrap is not supported)";
-	if (mode[0] && strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
+	*why = "mode must be constant, reflect, edge or wrap";
+	if (mode[0] && strcmp(mode, "constant") && strcmp(mode, "reflect") &&
+	    strcmp(mode, "edge") && strcmp(mode, "wrap"))
 		return -1;
 	double v = 0;
 	const Onnx__AttributeProto *va = attr(n, "value");

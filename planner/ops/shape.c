@@ -354,11 +354,11 @@ void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	}
 }
 
-static const char *const pad_modes[] = {"constant", "reflect", "edge", NULL};
+static const char *const pad_modes[] = {"constant", "reflect", "edge", "wrap", NULL};
 
 const char *pl_pad_mode_name(int v)
 {
-	return v >= 0 && v < 3 ? pad_modes[v] : NULL;
+	return v >= 0 && v < 4 ? pad_modes[v] : NULL;
 }
 
 /* Pad: attrs.pads the begins, then the ends, of every dimension (ONNX's

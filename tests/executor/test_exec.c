@@ -354,6 +354,10 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"pads\": [0, 2, 0, 0, 1, 0], \"value\": 0.5}}",
      "[4, 9, 8]"},
+    {"Pad wrap", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"pads\": [0, 0, 9, 0, 0, 2], \"mode\": \"wrap\"}}",
+     "[4, 6, 19]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -908,8 +912,8 @@ static void convtranspose_matches_examples(void **state)
 /* Pad on the examples of ONNX's operator documentation: x = [[1.0, 1.2],
  * [2.3, 3.4], [4.5, 5.7]], pads [0, 2, 0, 0], modes constant (0), reflect
  * and edge, the outputs as it lists them; and x = [[1, 2, 3]] padded by 3
- * and 4, the outputs numpy.pad's (its documentation's definition of the
- * modes, mirrored past the far edge as often as it takes) */
+ * and 4 (wrap too), the outputs numpy.pad's (its documentation's definition
+ * of the modes, mirrored past the far edge as often as it takes) */
 static void pad_matches_onnx_examples(void **state)
 {
 	(void)state;
@@ -935,6 +939,7 @@ static void pad_matches_onnx_examples(void **state)
 	    {"constant", {0, 0, 0, 1, 2, 3, 0, 0, 0, 0}},
 	    {"reflect", {2, 3, 2, 1, 2, 3, 2, 1, 2, 3}},
 	    {"edge", {1, 1, 1, 1, 2, 3, 3, 3, 3, 3}},
+	    {"wrap", {1, 2, 3, 1, 2, 3, 1, 2, 3, 1}},
 	};
 	const float x3[3] = {1, 2, 3};
 	for (size_t i = 0; i < sizeof np / sizeof np[0]; i++) {
