@@ -40,7 +40,8 @@
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), Flatten, Clip, "          \
 	"HardSigmoid, HardSwish, "                                                                 \
-	"BatchNormalization, InstanceNormalization (GroupNorm's export too), Resize and Upsample " \
+	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
+	"Gelu, Resize and Upsample "                                                               \
 	"(nearest, linear), Expand, Concat, Slice "                                                \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
@@ -2312,66 +2313,137 @@ static int all_values(imp *m, const char *name, double v)
 	return t != NULL && t->nval > 0;
 }
 
+/* A Reshape op `opname` of `in` to dims (rank entries) into `out` */
+static void emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims, int rank,
+                         const char *out)
+{
+	cJSON *o = add_op(m, opname, "Reshape");
+	operand(m, o, in);
+	io(m, o, "outputs", out);
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape", int_list(dims, (size_t)rank));
+}
+
+/* A LayerNormalization `name` of x (shape dims, rank) over its dimensions
+ * from `axis` on, with a constant scale (no affine parameters of its own),
+ * into out. -1 when the scale's name is taken. */
+static int emit_plain_norm(imp *m, const char *name, const char *x, const int64_t *dims, int rank,
+                           int axis, double eps, const char *out)
+{
+	char sc[600];
+	snprintf(sc, sizeof sc, "%s.scale", name);
+	if (cJSON_GetObjectItem(m->tensors, sc))
+		return -1;
+	cJSON *t = cJSON_CreateObject();
+	pl_json_add(t, "shape", int_list(dims + axis, (size_t)(rank - axis)));
+	cJSON_AddStringToObject(t, "role", "const");
+	pl_json_add(m->tensors, sc, t);
+	cJSON *o = add_op(m, name, "LayerNormalization");
+	io(m, o, "inputs", x);
+	io(m, o, "inputs", sc);
+	io(m, o, "outputs", out);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", axis);
+	cJSON_AddNumberToObject(at, "epsilon", eps);
+	return 0;
+}
+
+/* from * scale + bias into out, scale and bias [c] reshaped to [c, 1...]
+ * against dimension 1 of a tensor of `rank` dimensions (ops named after
+ * `name`) */
+static void emit_channel_affine(imp *m, const char *name, const char *from, const char *scale,
+                                const char *bias, int64_t c, int rank, const char *out)
+{
+	int64_t cshape[PL_MAX_RANK];
+	cshape[0] = c;
+	for (int d = 1; d < rank - 1; d++)
+		cshape[d] = 1;
+	static const char *const part[2] = {"scale", "bias"}, *const type[2] = {"Mul", "Add"};
+	char scaled[600];
+	snprintf(scaled, sizeof scaled, "%s.scaled", name);
+	const char *in[2] = {from, scaled}, *to[2] = {scaled, out}, *by[2] = {scale, bias};
+	for (int i = 0; i < 2; i++) {
+		char pc[600], buf[600];
+		snprintf(pc, sizeof pc, "%s.%s_c", name, part[i]);
+		snprintf(buf, sizeof buf, "%s.%s_reshape", name, part[i]);
+		emit_reshape(m, buf, by[i], cshape, rank - 1, pc);
+		snprintf(buf, sizeof buf, "%s.%s", name, type[i]);
+		cJSON *o = add_op(m, buf, type[i]);
+		io(m, o, "inputs", in[i]);
+		io(m, o, "inputs", pc);
+		io(m, o, "outputs", to[i]);
+	}
+}
+
 /* InstanceNormalization of x [N, C, S...] (scale and B [C], epsilon): a
- * LayerNormalization over the dimensions from 2 on with a constant scale
- * (no affine parameters of its own), then times the scale and plus B, each
- * reshaped to [C, 1...] — left out when they are the constant ones and
- * zeros PyTorch's GroupNorm export gives the InstanceNormalization between its
- * Reshapes to [N, groups, -1] and back (its affine parameters follow as a
- * Mul and an Add). -1 when x's shape is not known or under rank 3. */
+ * LayerNormalization over the dimensions from 2 on with a constant scale,
+ * then times the scale and plus B per channel — left out when they are the
+ * constant ones and zeros PyTorch's GroupNorm export gives the
+ * InstanceNormalization between its Reshapes to [N, groups, -1] and back
+ * (its affine parameters follow as a Mul and an Add). -1 when x's shape is
+ * not known or under rank 3. */
 static int import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = known(m, n->input[0]);
 	if (!x || x->rank < 3 || x->rank > PL_MAX_RANK || n->n_input < 3)
 		return -1;
 	const Onnx__AttributeProto *ep = attr(n, "epsilon");
-	char sc[600], y[600], buf[600];
-	snprintf(sc, sizeof sc, "%s.scale", name);
+	char y[600];
 	snprintf(y, sizeof y, "%s.normalized", name);
-	if (cJSON_GetObjectItem(m->tensors, sc))
-		return -1;
-	cJSON *t = cJSON_CreateObject();
-	pl_json_add(t, "shape", int_list(x->dims + 2, (size_t)x->rank - 2));
-	cJSON_AddStringToObject(t, "role", "const");
-	pl_json_add(m->tensors, sc, t);
 	/* a model's own weights stay, whatever their values (a fresh one's are
 	 * ones and zeros too) */
 	int affine = is_param(m, n->input[1]) || is_param(m, n->input[2]) ||
 	             !all_values(m, n->input[1], 1) || !all_values(m, n->input[2], 0);
-	cJSON *o = add_op(m, name, "LayerNormalization");
-	io(m, o, "inputs", n->input[0]);
-	io(m, o, "inputs", sc);
-	io(m, o, "outputs", affine ? y : n->output[0]);
-	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	cJSON_AddNumberToObject(at, "axis", 2);
-	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	if (emit_plain_norm(m, name, n->input[0], x->dims, x->rank, 2,
+	                    ep && ep->has_f ? ep->f : 1e-5, affine ? y : n->output[0]))
+		return -1;
 	set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
-	if (!affine)
-		return 0;
-	int64_t cshape[PL_MAX_RANK];
-	cshape[0] = x->dims[1];
-	for (int d = 1; d < x->rank - 1; d++)
-		cshape[d] = 1;
-	/* normalized * scale -> scaled, scaled + B -> the output */
-	static const char *const part[2] = {"scale", "bias"}, *const type[2] = {"Mul", "Add"};
-	char scaled[600];
-	snprintf(scaled, sizeof scaled, "%s.scaled", name);
-	const char *from[2] = {y, scaled}, *to[2] = {scaled, n->output[0]};
-	for (int i = 0; i < 2; i++) {
-		char pc[600];
-		snprintf(pc, sizeof pc, "%s.%s_c", name, part[i]);
-		snprintf(buf, sizeof buf, "%s.%s_reshape", name, part[i]);
-		o = add_op(m, buf, "Reshape");
-		operand(m, o, n->input[1 + i]);
-		io(m, o, "outputs", pc);
-		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
-		            int_list(cshape, (size_t)x->rank - 1));
-		snprintf(buf, sizeof buf, "%s.%s", name, type[i]);
-		o = add_op(m, buf, type[i]);
-		io(m, o, "inputs", from[i]);
-		io(m, o, "inputs", pc);
-		io(m, o, "outputs", to[i]);
+	if (affine)
+		emit_channel_affine(m, name, y, n->input[1], n->input[2], x->dims[1], x->rank,
+		                    n->output[0]);
+	return 0;
+}
+
+/* GroupNormalization (opset 18) of x [N, C, S...] in num_groups groups: x
+ * reshaped to [N, G, C/G x S], a LayerNormalization over its last
+ * dimension with a constant scale, then scale and bias: per group on the
+ * grouped tensor where they have G elements (opsets 18 to 20), per channel
+ * after reshaping back where they have C (opset 21). -1 when x's shape is
+ * not known, under rank 3, the groups do not divide the channels, or the
+ * scale has neither count. */
+static int import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]), *sc = n->n_input > 1 ? known(m, n->input[1]) : NULL;
+	int64_t G = attr_i(n, "num_groups", 0);
+	if (!x || !sc || n->n_input < 3 || x->rank < 3 || x->rank > PL_MAX_RANK || G < 1 ||
+	    x->dims[1] % G)
+		return -1;
+	int64_t C = x->dims[1], ns = elems(sc), g3[3] = {x->dims[0], G, 1};
+	if (ns != C && ns != G)
+		return -1;
+	for (int d = 1; d < x->rank; d++)
+		g3[2] *= x->dims[d];
+	g3[2] /= G;
+	const Onnx__AttributeProto *ep = attr(n, "epsilon");
+	char grouped[600], norm3[600], buf[600], back[600];
+	snprintf(grouped, sizeof grouped, "%s.grouped", name);
+	snprintf(norm3, sizeof norm3, "%s.normalized3", name);
+	snprintf(back, sizeof back, "%s.normalized", name);
+	snprintf(buf, sizeof buf, "%s.group_reshape", name);
+	emit_reshape(m, buf, n->input[0], g3, 3, grouped);
+	if (emit_plain_norm(m, name, grouped, g3, 3, 2, ep && ep->has_f ? ep->f : 1e-5, norm3))
+		return -1;
+	snprintf(buf, sizeof buf, "%s.ungroup_reshape", name);
+	if (ns == G && G != C) { /* per group: on the grouped tensor, then back */
+		char aff[600];
+		snprintf(aff, sizeof aff, "%s.affine3", name);
+		emit_channel_affine(m, name, norm3, n->input[1], n->input[2], G, 3, aff);
+		emit_reshape(m, buf, aff, x->dims, x->rank, n->output[0]);
+	} else {
+		emit_reshape(m, buf, norm3, x->dims, x->rank, back);
+		emit_channel_affine(m, name, back, n->input[1], n->input[2], C, x->rank,
+		                    n->output[0]);
 	}
+	set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return 0;
 }
 
@@ -2512,31 +2584,19 @@ static pl_status node(imp *m, int i)
 			return unsupported(m, n, "too few inputs");
 	/* Max to Where: on tensors computed at run time (a padding mask from an
 	 * input, a masked_fill); on constants they fold */
-	static const char *const same[][2] = {{"MatMul", "MatMul"},
-	                                      {"Add", "Add"},
-	                                      {"Sub", "Sub"},
-	                                      {"Mul", "Mul"},
-	                                      {"Div", "Div"},
-	                                      {"Relu", "Relu"},
-	                                      {"Tanh", "Tanh"},
-	                                      {"Sigmoid", "Sigmoid"},
-	                                      {"Softmax", "Softmax"},
-	                                      {"Transpose", "Transpose"},
-	                                      {"Gather", "Gather"},
-	                                      {"Neg", "Neg"},
-	                                      {"Exp", "Exp"},
-	                                      {"Log", "Log"},
-	                                      {"Sqrt", "Sqrt"},
-	                                      {"Abs", "Abs"},
-	                                      {"Softplus", "Softplus"},
-	                                      {"Max", "Max"},
-	                                      {"Min", "Min"},
-	                                      {"Equal", "Equal"},
-	                                      {"Less", "Less"},
-	                                      {"Greater", "Greater"},
-	                                      {"Where", "Where"},
-	                                      {"Sin", "Sin"},
-	                                      {"Cos", "Cos"}};
+	static const char *const same[][2] = {{"MatMul", "MatMul"},     {"Add", "Add"},
+	                                      {"Sub", "Sub"},           {"Mul", "Mul"},
+	                                      {"Div", "Div"},           {"Relu", "Relu"},
+	                                      {"Tanh", "Tanh"},         {"Sigmoid", "Sigmoid"},
+	                                      {"Softmax", "Softmax"},   {"Transpose", "Transpose"},
+	                                      {"Gather", "Gather"},     {"Neg", "Neg"},
+	                                      {"Exp", "Exp"},           {"Log", "Log"},
+	                                      {"Sqrt", "Sqrt"},         {"Abs", "Abs"},
+	                                      {"Softplus", "Softplus"}, {"Max", "Max"},
+	                                      {"Min", "Min"},           {"Equal", "Equal"},
+	                                      {"Less", "Less"},         {"Greater", "Greater"},
+	                                      {"Where", "Where"},       {"Sin", "Sin"},
+	                                      {"Cos", "Cos"},           {"Gelu", "Gelu"}};
 	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
 		return unsupported(m, n, "only of two inputs");
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
@@ -2604,6 +2664,15 @@ static pl_status node(imp *m, int i)
 		if (n->n_input < 1 || import_split(m, n, name))
 			return unsupported(m, n,
 			                   "its input's shape or its parts' sizes are not known");
+		return PL_OK;
+	}
+	if (!strcmp(t, "GroupNormalization")) {
+		if (import_groupnorm(m, n, name))
+			return unsupported(
+			    m, n,
+			    "its input's shape is not known, or num_groups does not "
+			    "divide its channels, or its scale has neither a group's "
+			    "nor a channel's count of elements");
 		return PL_OK;
 	}
 	if (!strcmp(t, "InstanceNormalization")) {

@@ -938,7 +938,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -981,11 +981,15 @@ check "unet.onnx: each ConvTranspose2d an op of its own with its strides, pads a
   '[ "$(jq -c "[.ops[] | select(.type == \"ConvTranspose\") | [.attrs.strides, .attrs.pads, .attrs.output_padding]]" "$T/unet-onnx.json")" = "[[[2,2],[1,1,1,1],[1,1]],[[2,2],[0,0,0,0],[0,0]]]" ]'
 check "stylepad.onnx: ReflectionPad2d, ReplicationPad2d and a constant pad of -1 each a Pad op of its mode over the spatial dimensions" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Pad\") | [.attrs.mode, .attrs.value, .attrs.pads]]" "$T/stylepad-onnx.json")" = "[[\"reflect\",0,[0,0,3,3,0,0,3,3]],[\"reflect\",0,[0,0,1,1,0,0,1,1]],[\"edge\",0,[0,0,1,1,0,0,1,1]],[\"constant\",-1,[0,0,0,0,0,0,1,1]]]" ]'
+check "opset20.onnx / opset21.onnx: GroupNormalization over [N, groups, -1], its scale and bias per group (opsets 18-20, on the grouped tensor) or per channel (21, after reshaping back); Gelu (opset 20)" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Mul\" and (.name | test(\"^g\"))) | .inputs[0]]" "$T/opset20-onnx.json")" = "[\"g.normalized3\"]" ] &&
+   [ "$(jq -c "[.ops[] | select(.type == \"Mul\" and (.name | test(\"^g\"))) | .inputs[0]]" "$T/opset21-onnx.json")" = "[\"g.normalized\"]" ] &&
+   jq -e ".ops[] | select(.type == \"Gelu\")" "$T/opset20-onnx.json" > /dev/null'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
