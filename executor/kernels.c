@@ -912,12 +912,27 @@ static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_
 	return 0;
 }
 
+/* the cubic convolution kernel of coefficient A at distance t (Keys 1981,
+ * as ONNX's Resize and PyTorch's bicubic weigh their 4 taps) */
+static double cubic_weight(double A, double t)
+{
+	t = fabs(t);
+	if (t <= 1)
+		return ((A + 2) * t - (A + 3)) * t * t + 1;
+	if (t < 2)
+		return ((A * t - 5 * A) * t + 8 * A) * t - 4 * A;
+	return 0;
+}
+
+#define RESIZE_TAPS 4 /* the most an axis reads (cubic) */
+
 /* Resize along one spatial axis of `in` elements to `out`: output position
- * i reads input i0 with weight 1 - w1 and i1 with w1 (nearest: i1 = i0, w1
- * = 0), as ONNX maps and rounds coordinates (pl_attrs); neighbours past an
- * edge read the edge. */
-static void resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, int64_t *i0,
-                        int64_t *i1, double *w1)
+ * i reads its taps (1 nearest, 2 linear, 4 cubic) idx[k] with weights w[k],
+ * as ONNX maps and rounds coordinates (pl_attrs); a tap past an edge reads
+ * the edge, or with exclude_outside (cubic) is dropped and the others
+ * renormalised. Returns the number of taps. */
+static int resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, int64_t *idx,
+                       double *w)
 {
 	double s = (double)out / (double)in, x = 0;
 	switch (a->resize_coord) {
@@ -928,12 +943,27 @@ static void resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, i
 	case PL_COORD_ASYMMETRIC: x = (double)i / s; break;
 	default: x = ((double)i + 0.5) / s - 0.5; break; /* half_pixel */
 	}
-	double f = floor(x), fr = x - f, r;
+	double f = floor(x), fr = x - f, r = f;
+	int n = 1;
 	if (a->resize_mode == PL_RESIZE_LINEAR) {
-		*w1 = fr;
-		r = f;
+		n = 2;
+		w[0] = 1 - fr;
+		w[1] = fr;
+	} else if (a->resize_mode == PL_RESIZE_CUBIC) {
+		n = 4;
+		r = f - 1;
+		double sum = 0;
+		for (int k = 0; k < 4; k++) {
+			int64_t at = (int64_t)f - 1 + k;
+			w[k] = cubic_weight(a->cubic_coeff_a, fr - (double)(k - 1));
+			if (a->exclude_outside && (at < 0 || at >= in))
+				w[k] = 0;
+			sum += w[k];
+		}
+		for (int k = 0; a->exclude_outside && sum != 0 && k < 4; k++)
+			w[k] /= sum;
 	} else {
-		*w1 = 0;
+		w[0] = 1;
 		switch (a->resize_nearest) {
 		case PL_NEAREST_FLOOR: r = f; break;
 		case PL_NEAREST_CEIL: r = ceil(x); break;
@@ -941,19 +971,22 @@ static void resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, i
 		default: r = fr > 0.5 ? f + 1 : f; break; /* round_prefer_floor */
 		}
 	}
-	int64_t lo = (int64_t)r, hi = a->resize_mode == PL_RESIZE_LINEAR ? lo + 1 : lo;
-	*i0 = lo < 0 ? 0 : lo > in - 1 ? in - 1 : lo;
-	*i1 = hi < 0 ? 0 : hi > in - 1 ? in - 1 : hi;
+	for (int k = 0; k < n; k++) {
+		int64_t at = (int64_t)r + k;
+		idx[k] = at < 0 ? 0 : at > in - 1 ? in - 1 : at;
+	}
+	return n;
 }
 
 /* Resize of the local pieces (whole in their spatial dimensions): each
- * output element the weighted sum of its 1 (nearest) or 2^d (linear)
- * input neighbours; the gradient scattered back with the same weights. */
+ * output element the weighted sum of its taps' product over the axes (1
+ * nearest, 2^d linear, 4^d cubic); the gradient scattered back with the
+ * same weights. */
 static int resize(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	const pl_attrs *a = &k->op->attrs;
 	const pl_xt *o = dy ? dy : y;
-	int nsp = x->rank - 2, lin = a->resize_mode == PL_RESIZE_LINEAR;
+	int nsp = x->rank - 2, taps = 1;
 	int64_t nin = 1, nout = 1, tot = 0, in_st[PL_MAX_SPATIAL];
 	for (int d = nsp - 1; d >= 0; d--) {
 		in_st[d] = nin;
@@ -961,8 +994,8 @@ static int resize(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 		nout *= o->shape[2 + d];
 		tot += o->shape[2 + d];
 	}
-	int64_t *ix = pl_malloc(sizeof *ix * (size_t)(2 * tot + 1));
-	double *wt = pl_malloc(sizeof *wt * (size_t)(tot + 1));
+	int64_t *ix = pl_malloc(sizeof *ix * (size_t)(RESIZE_TAPS * tot + 1));
+	double *wt = pl_malloc(sizeof *wt * (size_t)(RESIZE_TAPS * tot + 1));
 	if (!ix || !wt) {
 		free(ix);
 		free(wt);
@@ -972,12 +1005,15 @@ static int resize(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	for (int d = 0, off = 0; d < nsp; off += (int)o->shape[2 + d], d++) {
 		at[d] = off;
 		for (int64_t i = 0; i < o->shape[2 + d]; i++)
-			resize_axis(a, x->shape[2 + d], o->shape[2 + d], i, &ix[2 * (off + i)],
-			            &ix[2 * (off + i) + 1], &wt[off + i]);
+			taps =
+			    resize_axis(a, x->shape[2 + d], o->shape[2 + d], i,
+			                &ix[RESIZE_TAPS * (off + i)], &wt[RESIZE_TAPS * (off + i)]);
 	}
 	if (dx)
 		memset(dx->v, 0, sizeof(float) * dx->n);
-	int corners = lin ? 1 << nsp : 1;
+	int combos = 1;
+	for (int d = 0; d < nsp; d++)
+		combos *= taps;
 	for (int64_t p = 0; p < x->shape[0] * x->shape[1]; p++) {
 		const float *xp = dy ? NULL : x->v + p * nin; /* (backward: not kept) */
 		for (int64_t q = 0; q < nout; q++) {
@@ -988,13 +1024,13 @@ static int resize(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 			}
 			double acc = 0;
 			float g = dy ? dy->v[p * nout + q] : 0;
-			for (int c = 0; c < corners; c++) {
+			for (int c = 0; c < combos; c++) {
 				double w = 1;
 				int64_t t = 0;
-				for (int d = 0; d < nsp; d++) {
-					int up = c >> d & 1;
-					w *= up ? wt[pos[d]] : 1 - wt[pos[d]];
-					t += ix[2 * pos[d] + up] * in_st[d];
+				for (int d = 0, cc = c; d < nsp; d++, cc /= taps) {
+					int kk = cc % taps;
+					w *= wt[RESIZE_TAPS * pos[d] + kk];
+					t += ix[RESIZE_TAPS * pos[d] + kk] * in_st[d];
 				}
 				if (dy)
 					dx->v[p * nin + t] += (float)(w * g);

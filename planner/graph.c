@@ -247,6 +247,7 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->beta = 0.5;
 	a->min = -INFINITY;
 	a->max = INFINITY;
+	a->cubic_coeff_a = -0.75;
 	if (!jattrs)
 		return PL_OK;
 	if (!cJSON_IsObject(jattrs))
@@ -358,6 +359,14 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) || isnan(e->valuedouble))
 				return FAIL("%s: %s: expected a number", b->file, where);
 			*(!strcmp(k, "min") ? &a->min : &a->max) = e->valuedouble;
+		} else if (op->type == PL_OP_RESIZE && !strcmp(k, "cubic_coeff_a")) {
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number", b->file, where);
+			a->cubic_coeff_a = e->valuedouble;
+		} else if (op->type == PL_OP_RESIZE && !strcmp(k, "exclude_outside")) {
+			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
+				return FAIL("%s: %s: expected 0 or 1", b->file, where);
+			a->exclude_outside = (int)e->valuedouble;
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "value")) {
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number", b->file, where);

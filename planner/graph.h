@@ -162,9 +162,14 @@ typedef struct pl_attrs {
 	 * output position maps to an input one and what it reads there, as ONNX
 	 * states them (PL_RESIZE_*) */
 	int resize_mode, resize_coord, resize_nearest;
+	/* cubic: the coefficient a of the cubic convolution (ONNX's default
+	 * -0.75, PyTorch's bicubic), and whether taps past the input's edges
+	 * are dropped and the rest renormalised (else they read the edge) */
+	double cubic_coeff_a;
+	int exclude_outside;
 } pl_attrs;
 
-enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR };
+enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };
 /* x_in from x_out, s = out/in: (x + 1/2)/s - 1/2; the same but 0 where the
  * output has one element; x (in - 1)/(out - 1); x/s */
 enum {

@@ -42,7 +42,7 @@
 	"HardSigmoid, HardSwish, "                                                                 \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
-	"(nearest, linear), Expand, Concat, Slice "                                                \
+	"(nearest, linear, cubic), Expand, Concat, Slice "                                         \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
@@ -2202,7 +2202,7 @@ static int import_window(imp *m, const Onnx__NodeProto *n, const char *name, con
 }
 
 /* Resize (opset 10 on) and Upsample (before): the spatial dimensions to the
- * sizes, or the scales times the input's; nearest or linear, in the
+ * sizes, or the scales times the input's; nearest, linear or cubic, in the
  * coordinate modes the planner's Resize has. 0, or -1 with *why. */
 static int import_resize(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
 {
@@ -2224,15 +2224,15 @@ static int import_resize(imp *m, const Onnx__NodeProto *n, const char *name, con
 	*why = "its input's shape is not known, or it is not 3- to 5-d";
 	if (!x || x->rank < 3 || x->rank > 5)
 		return -1;
-	*why = "mode cubic, exclude_outside, antialias, axes and the tf_* coordinate modes are not "
-	       "supported";
-	int ok_mode = !strcmp(mode, "nearest") || !strcmp(mode, "linear");
+	*why = "antialias, axes and the tf_* coordinate modes are not supported";
+	int ok_mode = !strcmp(mode, "nearest") || !strcmp(mode, "linear") || !strcmp(mode, "cubic");
 	int ok_coord = 0, ok_near = 0;
 	for (int v = 0; pl_resize_coord_name(v); v++)
 		ok_coord |= !strcmp(coord, pl_resize_coord_name(v));
 	for (int v = 0; pl_resize_nearest_name(v); v++)
 		ok_near |= !strcmp(near, pl_resize_nearest_name(v));
-	if (!ok_mode || !ok_coord || !ok_near || attr_i(n, "exclude_outside", 0) ||
+	int64_t exclude = attr_i(n, "exclude_outside", 0);
+	if (!ok_mode || !ok_coord || !ok_near || (exclude != 0 && exclude != 1) ||
 	    attr_i(n, "antialias", 0) || attr(n, "axes"))
 		return -1;
 	/* the sizes (input 3), or the scales (input 2 from opset 11, 1 before,
@@ -2278,6 +2278,11 @@ static int import_resize(imp *m, const Onnx__NodeProto *n, const char *name, con
 	cJSON_AddStringToObject(at, "mode", mode);
 	cJSON_AddStringToObject(at, "coordinate_transformation_mode", coord);
 	cJSON_AddStringToObject(at, "nearest_mode", near);
+	if (!strcmp(mode, "cubic")) {
+		const Onnx__AttributeProto *ca = attr(n, "cubic_coeff_a");
+		cJSON_AddNumberToObject(at, "cubic_coeff_a", ca && ca->has_f ? ca->f : -0.75);
+		cJSON_AddNumberToObject(at, "exclude_outside", (double)exclude);
+	}
 	set_info(m, n->output[0], r, dims, 0, NULL);
 	return 0;
 }

@@ -355,9 +355,10 @@ pl_status pl__infer_resize(pl_graph *g, pl_op *op, pl_err *err)
 void pl__work_resize(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	double reads = 1; /* input elements an output element reads */
-	if (op->attrs.resize_mode == PL_RESIZE_LINEAR)
-		for (int i = 0; i < op->attrs.nshape; i++)
-			reads *= 2;
+	for (int i = 0; i < op->attrs.nshape; i++)
+		reads *= op->attrs.resize_mode == PL_RESIZE_CUBIC    ? 4
+		         : op->attrs.resize_mode == PL_RESIZE_LINEAR ? 2
+		                                                     : 1;
 	double out = pl__local_out(g, op, 0, split);
 	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
 	w->vec_flops_fwd = 2 * out * reads;
@@ -370,7 +371,7 @@ void pl__work_resize(const pl_graph *g, const pl_op *op, const int64_t *split, p
 	}
 }
 
-static const char *const resize_modes[] = {"nearest", "linear", NULL};
+static const char *const resize_modes[] = {"nearest", "linear", "cubic", NULL};
 static const char *const resize_coords[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
                                             "asymmetric", NULL};
 static const char *const resize_nearests[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
@@ -378,7 +379,7 @@ static const char *const resize_nearests[] = {"round_prefer_floor", "round_prefe
 
 const char *pl_resize_mode_name(int v)
 {
-	return v >= 0 && v < 2 ? resize_modes[v] : NULL;
+	return v >= 0 && v < 3 ? resize_modes[v] : NULL;
 }
 
 const char *pl_resize_coord_name(int v)

@@ -938,7 +938,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -985,11 +985,13 @@ check "opset20.onnx / opset21.onnx: GroupNormalization over [N, groups, -1], its
   '[ "$(jq -c "[.ops[] | select(.type == \"Mul\" and (.name | test(\"^g\"))) | .inputs[0]]" "$T/opset20-onnx.json")" = "[\"g.normalized3\"]" ] &&
    [ "$(jq -c "[.ops[] | select(.type == \"Mul\" and (.name | test(\"^g\"))) | .inputs[0]]" "$T/opset21-onnx.json")" = "[\"g.normalized\"]" ] &&
    jq -e ".ops[] | select(.type == \"Gelu\")" "$T/opset20-onnx.json" > /dev/null'
+check "bicubic.onnx: F.interpolate(mode=bicubic) a cubic Resize with PyTorch's coefficient -0.75, taps past the edges reading the edge" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Resize\") | [.attrs.mode, .attrs.cubic_coeff_a, .attrs.exclude_outside, .attrs.shape]]" "$T/bicubic-onnx.json")" = "[[\"cubic\",-0.75,0,[12,12]]]" ]'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do

@@ -354,6 +354,15 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"pads\": [0, 2, 0, 0, 1, 0], \"value\": 0.5}}",
      "[4, 9, 8]"},
+    {"Resize cubic", NULL, "[2, 3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [7, 3], \"mode\": \"cubic\"}}",
+     "[2, 3, 7, 3]"},
+    {"Resize cubic exclude_outside", NULL, "[2, 3, 6]",
+     "{\"name\": \"op\", \"type\": \"Resize\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"shape\": [9], \"mode\": \"cubic\", \"exclude_outside\": 1, "
+     "\"cubic_coeff_a\": -0.5}}",
+     "[2, 3, 9]"},
     {"Pad wrap", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"pads\": [0, 0, 9, 0, 0, 2], \"mode\": \"wrap\"}}",
@@ -814,11 +823,12 @@ static void window_ops_match_direct_loops(void **state)
 
 /* One op of a documented example on one rank: x (and, where w is not
  * NULL, the weight "w") written, the op's output read back against want
- * within 1e-6 (want's nwant values repeated over the output, an example
- * whose channels are alike; 0: as many as the output has) */
+ * within tol relative to want's largest (want's nwant values repeated over
+ * the output, an example whose channels are alike; 0: as many as the
+ * output has) */
 static void check_example(const char *type, const char *attrs, const char *tensors,
                           const char *x_shape, const float *x, const float *w, const char *y_shape,
-                          const float *want, size_t nwant)
+                          const float *want, size_t nwant, float tol)
 {
 	char op[512];
 	snprintf(op, sizeof op,
@@ -840,8 +850,11 @@ static void check_example(const char *type, const char *attrs, const char *tenso
 	float *y = malloc(sizeof(float) * n);
 	assert_int_equal(pl_exec_read(o.r.ex, rop->out[0], 0, y), 0);
 	nwant = nwant ? nwant : n;
+	float scale = 1;
+	for (size_t e = 0; e < nwant; e++)
+		scale = fmaxf(scale, fabsf(want[e]));
 	for (size_t e = 0; e < n; e++)
-		if (fabsf(y[e] - want[e % nwant]) > 1e-6f)
+		if (fabsf(y[e] - want[e % nwant]) > tol * scale)
 			fail_msg("%s {%s}: y[%zu] = %.8g, want %.8g", type, attrs, e, y[e],
 			         want[e % nwant]);
 	free(y);
@@ -874,7 +887,43 @@ static void resize_matches_onnx_examples(void **state)
 	const float x[4] = {1, 2, 3, 4};
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
 		check_example("Resize", ex[i].attrs, NULL, "[1, 1, 2, 2]", x, NULL, ex[i].y_shape,
-		              ex[i].y, 0);
+		              ex[i].y, 0, 1e-6f);
+}
+
+/* cubic Resize against PyTorch's bicubic interpolation (F.interpolate,
+ * an implementation of its own; the same cubic convolution, a = -0.75, taps
+ * past the edges reading the edge): x = 0..15 as [1, 1, 4, 4] to 6 x 6,
+ * half_pixel and align_corners, and [1, 5, 2, 7] to 7 */
+static void resize_cubic_matches_pytorch(void **state)
+{
+	(void)state;
+	float x[16];
+	for (int e = 0; e < 16; e++)
+		x[e] = (float)e;
+	static const float half[36] = {
+	    -0.434028f, 0.059028f,  0.865741f,  1.439815f,  2.246528f,  2.739584f,
+	    1.538195f,  2.03125f,   2.837963f,  3.412037f,  4.21875f,   4.711805f,
+	    4.765046f,  5.258101f,  6.064814f,  6.638889f,  7.445601f,  7.938657f,
+	    7.061344f,  7.554398f,  8.361111f,  8.935186f,  9.741899f,  10.234954f,
+	    10.288197f, 10.781251f, 11.587965f, 12.162039f, 12.96875f,  13.461806f,
+	    12.260419f, 12.753471f, 13.560188f, 14.134261f, 14.940972f, 15.434028f};
+	static const float corners[36] = {
+	    0,          0.504f,     1.248f,     1.752001f,  2.496001f,  3.0f,
+	    2.016f,     2.52f,      3.264f,     3.768001f,  4.512001f,  5.016001f,
+	    4.992002f,  5.496001f,  6.240003f,  6.744003f,  7.488003f,  7.992002f,
+	    7.008003f,  7.512004f,  8.256005f,  8.760005f,  9.504004f,  10.008004f,
+	    9.984002f,  10.488002f, 11.232004f, 11.736005f, 12.480003f, 12.984003f,
+	    12.000001f, 12.504001f, 13.248003f, 13.752003f, 14.496001f, 15.000003f};
+	check_example("Resize", "\"shape\": [6, 6], \"mode\": \"cubic\"", NULL, "[1, 1, 4, 4]", x,
+	              NULL, "[1, 1, 6, 6]", half, 0, 1e-5f);
+	check_example("Resize",
+	              "\"shape\": [6, 6], \"mode\": \"cubic\", \"coordinate_transformation_mode\": "
+	              "\"align_corners\"",
+	              NULL, "[1, 1, 4, 4]", x, NULL, "[1, 1, 6, 6]", corners, 0, 1e-5f);
+	static const float x4[4] = {1, 5, 2, 7}, y7[7] = {0.603135f, 2.547467f, 4.909712f, 3.40625f,
+	                                                  2.147503f, 5.111789f, 7.496082f};
+	check_example("Resize", "\"shape\": [7], \"mode\": \"cubic\"", NULL, "[1, 1, 4]", x4, NULL,
+	              "[1, 1, 7]", y7, 0, 1e-5f);
 }
 
 /* ConvTranspose on ONNX's example (x = 0..8 as [1, 1, 3, 3], a weight of
@@ -906,7 +955,7 @@ static void convtranspose_matches_examples(void **state)
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) /* both output channels alike */
 		check_example("ConvTranspose", ex[i].attrs,
 		              "\"w\": {\"shape\": [1, 2, 3, 3], \"role\": \"param\"}",
-		              "[1, 1, 3, 3]", x, w, ex[i].y_shape, ex[i].y, ex[i].n);
+		              "[1, 1, 3, 3]", x, w, ex[i].y_shape, ex[i].y, ex[i].n, 1e-6f);
 }
 
 /* Pad on the examples of ONNX's operator documentation: x = [[1.0, 1.2],
@@ -930,7 +979,7 @@ static void pad_matches_onnx_examples(void **state)
 		char attrs[128];
 		snprintf(attrs, sizeof attrs, "\"pads\": [0, 2, 0, 0], \"mode\": \"%s\"",
 		         ex[i].mode);
-		check_example("Pad", attrs, NULL, "[3, 2]", x, NULL, "[3, 4]", ex[i].y, 12);
+		check_example("Pad", attrs, NULL, "[3, 2]", x, NULL, "[3, 4]", ex[i].y, 12, 0);
 	}
 	static const struct {
 		const char *mode;
@@ -946,7 +995,7 @@ static void pad_matches_onnx_examples(void **state)
 		char attrs[128];
 		snprintf(attrs, sizeof attrs, "\"pads\": [0, 3, 0, 4], \"mode\": \"%s\"",
 		         np[i].mode);
-		check_example("Pad", attrs, NULL, "[1, 3]", x3, NULL, "[1, 10]", np[i].y, 10);
+		check_example("Pad", attrs, NULL, "[1, 3]", x3, NULL, "[1, 10]", np[i].y, 10, 0);
 	}
 }
 
@@ -1503,6 +1552,7 @@ int main(void)
 	    cmocka_unit_test(resize_matches_onnx_examples),
 	    cmocka_unit_test(unary_ops_match_libm),
 	    cmocka_unit_test(select_ops_route_gradients),
+	    cmocka_unit_test(resize_cubic_matches_pytorch),
 	    cmocka_unit_test(convtranspose_matches_examples),
 	    cmocka_unit_test(pad_matches_onnx_examples),
 	    cmocka_unit_test(window_ops_match_direct_loops),
