@@ -46,12 +46,13 @@ pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.groups %lld does not divide the %lld tokens of '%s'",
 		                  (long long)a->groups, (long long)T, lg->name);
-	int64_t C = a->groups * pl_moe_capacity(a, T, E), h = x->shape[x->rank - 1];
+	int64_t C = a->groups * pl_moe_capacity(a, T, E);
 	if (!dispatch && (x->rank != 3 || x->shape[0] != E || x->shape[1] != C))
 		return pl_err_set(err, PL_EINVAL,
 		                  "expert outputs '%s' must be [%lld experts, %lld slots, hidden] "
 		                  "(groups x capacity for these attrs)",
 		                  x->name, (long long)E, (long long)C);
+	int64_t h = x->shape[x->rank - 1]; /* rank 2 (dispatch) or 3, checked above */
 	int lgp = pl__loop_add(op, a->groups, PL_LOOP_PARALLEL, 1);
 	int lh = pl__loop_add(op, h, PL_LOOP_PARALLEL, 1);
 	pl__map(op, 0, 1, 0, lgp); /* logits: tokens by group, experts whole */
