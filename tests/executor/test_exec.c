@@ -821,6 +821,15 @@ static void window_ops_match_direct_loops(void **state)
 	assert_int_equal(checked, 12);
 }
 
+/* the index of name among n names, or -1 (a test's own cases by name) */
+static int name_index(const char *name, const char *const *names, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(name, names[k]))
+			return k;
+	return -1;
+}
+
 /* One op of a documented example on one rank: x (and, where w is not
  * NULL, the weight "w") written, the op's output read back against want
  * within tol relative to want's largest (want's nwant values repeated over
@@ -1008,10 +1017,7 @@ static void unary_ops_match_libm(void **state)
 	                                    "Abs", "Softplus", "Sin", "Cos"};
 	int checked = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		int f = -1;
-		for (int k = 0; k < 8; k++)
-			if (!strcmp(cases[c].name, names[k]))
-				f = k;
+		int f = name_index(cases[c].name, names, 8);
 		if (f < 0)
 			continue;
 		unsigned seed = 5;
@@ -1066,12 +1072,9 @@ static void select_ops_route_gradients(void **state)
 	int checked = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		const char *nm = cases[c].name;
-		int kind = !strcmp(nm, "Max")          ? 0
-		           : !strcmp(nm, "Min")        ? 1
-		           : !strcmp(nm, "Where")      ? 2
-		           : !strcmp(nm, "Where mask") ? 3
-		           : !strcmp(nm, "Where less") ? 4
-		                                       : -1;
+		static const char *const kinds[] = {"Max", "Min", "Where", "Where mask",
+		                                    "Where less"};
+		int kind = name_index(nm, kinds, 5);
 		if (kind < 0)
 			continue;
 		unsigned seed = 7;
