@@ -739,13 +739,10 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 	                              split, &p->job.degrees);
 }
 
-/* Drops op o's candidates that break the job's fixed degrees; PL_EINVAL
- * naming the op when none is left. */
-static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
+/* Keeps op o's candidates that keep the job's fixed degrees; how many */
+static int admitted(pl_problem *p, int o)
 {
-	const pl_op *op = &p->g->ops[o];
-	const pl_degrees *d = &p->job.degrees;
-	int nl = op->spec.nloops, k = 0;
+	int nl = p->g->ops[o].spec.nloops, k = 0;
 	for (int s = 0; s < p->nstrat[o]; s++) {
 		const int64_t *sp = p->strat[o] + (size_t)s * (size_t)nl;
 		if (!pl_problem_admits(p, o, sp))
@@ -755,7 +752,33 @@ static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 			        sizeof(int64_t) * (size_t)nl);
 		k++;
 	}
-	p->nstrat[o] = k;
+	return p->nstrat[o] = k;
+}
+
+/* Drops op o's candidates that break the job's fixed degrees. When none
+ * keeps them on every device (an op whose only cut is the batch under dp x
+ * tp), the op replicated: its cuts over the largest divisor of the devices
+ * that keeps them (Megatron replicates such ops over the tensor-parallel
+ * group). PL_EINVAL naming the op when none is left; -1 out of memory. */
+static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
+{
+	const pl_op *op = &p->g->ops[o];
+	const pl_degrees *d = &p->job.degrees;
+	int nl = op->spec.nloops, k = admitted(p, o);
+	for (int64_t q = 2; !k && q <= p->devices; q++) {
+		if (p->devices % q)
+			continue;
+		int n = pl_op_enumerate_product(op, p->devices, p->devices / q, NULL, 0);
+		if (!n)
+			continue;
+		int64_t *st =
+		    pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)n * (size_t)nl + 1));
+		if (!st)
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		p->strat[o] = st;
+		p->nstrat[o] = pl_op_enumerate_product(op, p->devices, p->devices / q, st, n);
+		k = admitted(p, o);
+	}
 	if (k)
 		return PL_OK;
 	static const char *const role[] = {"model", "sequence", "experts", "batch"};
@@ -1162,7 +1185,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
 	size_t n = (size_t)j->ndm + 1, nu = (size_t)j->ndu + 1;
 	pl_refinement *f = pl_malloc(sizeof *f * n);
-	pl_layout *on = pl_malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
+	pl_layout *on = pl_malloc(sizeof *on * 2 * n);  /* the row's layout, and without partials */
 	pl_layout *dg = pl_malloc(sizeof *dg * 2 * nu); /* consumer layout and gradient, on f */
 	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n);
 	int *dtag = pl_malloc(sizeof *dtag * nu);

@@ -510,6 +510,9 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 {
 	if (k->op->type == PL_OP_BATCHNORM) /* per channel: mean, 1/std */
 		return 2 * (size_t)in[0].shape[1];
+	if (k->op->type == PL_OP_RNN || k->op->type == PL_OP_GRU || k->op->type == PL_OP_LSTM)
+		return (size_t)(in[0].shape[0] * in[0].shape[1] * in[1].shape[0]) *
+		       (size_t)(in[1].shape[1] + in[2].shape[2]); /* per step: gates, H more */
 	if (k->op->type != PL_OP_SCE)
 		return 0;
 	return in[0].n / (size_t)in[0].shape[in[0].rank - 1];
@@ -848,6 +851,249 @@ static int pad(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_x
 			dx->v[s] += dy->v[o];
 		o++;
 	} while (ref->rank > 0 && next_index(ix, ref->shape, ref->rank));
+	return 0;
+}
+
+/* ---- recurrent layers (see planner/ops/rnn.c) ---- */
+
+/* One local direction of a recurrent layer: X [S, N, I]; W [G H, I], R
+ * [G H, H] and B [2 G H] (or NULL) of its direction; Y's rows of the
+ * direction, step t's at y + t * ys (N rows of H); the scratch kept for the
+ * backward, step t's at sv + t * N * (G H + H): per sample the gates after
+ * their activations, then H more (LSTM: the cell; GRU: the recurrent part
+ * of the new gate, Rh h + Rbh, when the reset follows it, else r h). */
+typedef struct rnn_dir {
+	pl_optype type;
+	int lbr, reverse;
+	int64_t S, N, I, H, G;
+	const float *x, *w, *r, *b;
+	float *y, *sv;
+	int64_t ys;
+} rnn_dir;
+
+static float sigm(float v)
+{
+	return 1 / (1 + expf(-v));
+}
+
+/* the step before t in the direction's order, or -1 */
+static int64_t rnn_prev(const rnn_dir *q, int64_t t)
+{
+	int64_t p = q->reverse ? t + 1 : t - 1;
+	return p >= 0 && p < q->S ? p : -1;
+}
+
+static int rnn_forward(pl_kctx *k, const rnn_dir *q)
+{
+	int64_t N = q->N, H = q->H, GH = q->G * H, ld = GH + H;
+	float *xw = pl_malloc(sizeof(float) * (size_t)(q->S * N * GH + 1));
+	if (!xw)
+		return -1;
+	k->gemm(0, 1, q->S * N, GH, q->I, 1, q->x, q->I, q->w, q->I, 0, xw, GH);
+	int gru = q->type == PL_OP_GRU;
+	for (int64_t s = 0; s < q->S; s++) {
+		int64_t t = q->reverse ? q->S - 1 - s : s, tp = rnn_prev(q, t);
+		float *g = q->sv + t * N * ld, *y = q->y + t * q->ys;
+		const float *hp = tp >= 0 ? q->y + tp * q->ys : NULL;
+		const float *gp = tp >= 0 ? q->sv + tp * N * ld : NULL;
+		for (int64_t n = 0; n < N; n++)
+			for (int64_t j = 0; j < GH; j++) {
+				/* GRU with the reset after the product: Rbh goes with it */
+				int rb = !(gru && q->lbr && j >= 2 * H);
+				g[n * ld + j] = xw[(t * N + n) * GH + j] +
+				                (q->b ? q->b[j] + (rb ? q->b[GH + j] : 0) : 0);
+			}
+		int64_t cols = gru ? 2 * H : GH; /* GRU's new gate below */
+		if (hp)
+			k->gemm(0, 1, N, cols, H, 1, hp, H, q->r, H, 1, g, ld);
+		for (int64_t n = 0; n < N; n++) {
+			float *gn = g + n * ld, *e = gn + GH, *yn = y + n * H;
+			const float *hn = hp ? hp + n * H : NULL;
+			if (q->type == PL_OP_RNN) {
+				for (int64_t h = 0; h < H; h++)
+					yn[h] = gn[h] = tanhf(gn[h]);
+				continue;
+			}
+			if (q->type == PL_OP_LSTM) { /* gates i, o, f, c */
+				for (int64_t h = 0; h < H; h++) {
+					float i = sigm(gn[h]), o = sigm(gn[H + h]),
+					      f = sigm(gn[2 * H + h]), c = tanhf(gn[3 * H + h]);
+					float cp = gp ? gp[n * ld + GH + h] : 0;
+					gn[h] = i;
+					gn[H + h] = o;
+					gn[2 * H + h] = f;
+					gn[3 * H + h] = c;
+					e[h] = f * cp + i * c;
+					yn[h] = o * tanhf(e[h]);
+				}
+				continue;
+			}
+			for (int64_t h = 0; h < 2 * H; h++) /* GRU: gates z, r, then n */
+				gn[h] = sigm(gn[h]);
+			for (int64_t h = 0; h < H; h++)
+				e[h] = q->lbr ? (q->b ? q->b[GH + 2 * H + h] : 0)
+				              : (hn ? gn[H + h] * hn[h] : 0);
+		}
+		if (gru && hp) /* the new gate's recurrent product: of h, or of r h */
+			k->gemm(0, 1, N, H, H, 1, q->lbr ? hp : g + GH, q->lbr ? H : ld,
+			        q->r + 2 * H * H, H, 1, q->lbr ? g + GH : g + 2 * H, ld);
+		for (int64_t n = 0; gru && n < N; n++) {
+			float *gn = g + n * ld, *e = gn + GH, *yn = y + n * H;
+			const float *hn = hp ? hp + n * H : NULL;
+			for (int64_t h = 0; h < H; h++) {
+				float z = gn[h], r = gn[H + h];
+				float nv = tanhf(gn[2 * H + h] + (q->lbr ? r * e[h] : 0));
+				gn[2 * H + h] = nv;
+				yn[h] = (1 - z) * nv + z * (hn ? hn[h] : 0);
+			}
+		}
+	}
+	free(xw);
+	return 0;
+}
+
+/* Backpropagation through time of one direction: dy its rows of Y's
+ * gradient (like y); dx, dw, dr, db (any NULL) receive the gradient,
+ * added. */
+static int rnn_backward(pl_kctx *k, const rnn_dir *q, const float *dy, float *dx, float *dw,
+                        float *dr, float *db)
+{
+	int64_t N = q->N, H = q->H, GH = q->G * H, ld = GH + H;
+	int gru = q->type == PL_OP_GRU;
+	float *da = pl_calloc((size_t)(q->S * N * GH + 1), sizeof(float)); /* input parts */
+	float *dar = pl_malloc(sizeof(float) * (size_t)(N * GH + 1));      /* recurrent parts */
+	float *dh = pl_calloc((size_t)(N * H + 1), sizeof(float));  /* into the next step back */
+	float *dc = pl_calloc((size_t)(N * H + 1), sizeof(float));  /* LSTM's cell */
+	float *dq = pl_malloc(sizeof(float) * (size_t)(N * H + 1)); /* GRU: of r h */
+	int rc = -1;
+	if (!da || !dar || !dh || !dc || !dq)
+		goto out;
+	for (int64_t s = q->S - 1; s >= 0; s--) {
+		int64_t t = q->reverse ? q->S - 1 - s : s, tp = rnn_prev(q, t);
+		const float *g = q->sv + t * N * ld, *y = q->y + t * q->ys, *dyt = dy + t * q->ys;
+		const float *hp = tp >= 0 ? q->y + tp * q->ys : NULL;
+		const float *gp = tp >= 0 ? q->sv + tp * N * ld : NULL;
+		float *dat = da + t * N * GH;
+		for (int64_t n = 0; n < N; n++) {
+			const float *gn = g + n * ld, *e = gn + GH, *yn = y + n * H;
+			const float *hn = hp ? hp + n * H : NULL;
+			float *an = dat + n * GH, *rn = dar + n * GH, *dhn = dh + n * H;
+			for (int64_t h = 0; h < H; h++) {
+				float d = dyt[n * H + h] + dhn[h];
+				if (q->type == PL_OP_RNN) {
+					an[h] = rn[h] = d * (1 - yn[h] * yn[h]);
+					dhn[h] = 0;
+				} else if (q->type == PL_OP_LSTM) {
+					float i = gn[h], o = gn[H + h], f = gn[2 * H + h],
+					      c = gn[3 * H + h];
+					float tc = tanhf(e[h]), cp = gp ? gp[n * ld + GH + h] : 0;
+					float dcell = dc[n * H + h] + d * o * (1 - tc * tc);
+					an[h] = dcell * c * i * (1 - i);
+					an[H + h] = d * tc * o * (1 - o);
+					an[2 * H + h] = dcell * cp * f * (1 - f);
+					an[3 * H + h] = dcell * i * (1 - c * c);
+					dc[n * H + h] = dcell * f;
+					for (int j = 0; j < 4; j++)
+						rn[j * H + h] = an[j * H + h];
+					dhn[h] = 0;
+				} else {
+					float z = gn[h], r = gn[H + h], nv = gn[2 * H + h];
+					float hv = hn ? hn[h] : 0;
+					float dn = d * (1 - z) * (1 - nv * nv);
+					an[h] = rn[h] = d * (hv - nv) * z * (1 - z);
+					an[2 * H + h] = dn;
+					if (q->lbr) {
+						an[H + h] = rn[H + h] = dn * e[h] * r * (1 - r);
+						rn[2 * H + h] = dn * r;
+					} else {
+						rn[2 * H + h] =
+						    dn; /* for Rbh; Rh's product below */
+					}
+					dhn[h] =
+					    d * z; /* through the blend; R's part added below */
+				}
+			}
+		}
+		if (gru && !q->lbr) { /* the new gate read r h: its gradient, then r's */
+			k->gemm(0, 0, N, H, H, 1, dat + 2 * H, GH, q->r + 2 * H * H, H, 0, dq, H);
+			for (int64_t n = 0; n < N; n++)
+				for (int64_t h = 0; h < H; h++) {
+					float r = g[n * ld + H + h], hv = hp ? hp[n * H + h] : 0;
+					dat[n * GH + H + h] = dar[n * GH + H + h] =
+					    dq[n * H + h] * hv * r * (1 - r);
+					dh[n * H + h] += dq[n * H + h] * r;
+				}
+			if (dr && hp) /* Rh's gradient from r h (kept in the scratch) */
+				k->gemm(1, 0, H, H, N, 1, dat + 2 * H, GH, g + GH, ld, 1,
+				        dr + 2 * H * H, H);
+		}
+		int64_t cols = gru && !q->lbr ? 2 * H : GH; /* R's rows the product used */
+		for (int64_t n = 0; db && n < N; n++)
+			for (int64_t j = 0; j < GH; j++)
+				db[GH + j] += dar[n * GH + j];
+		if (hp) {
+			k->gemm(0, 0, N, H, cols, 1, dar, GH, q->r, H, 1, dh, H);
+			if (dr)
+				k->gemm(1, 0, cols, H, N, 1, dar, GH, hp, H, 1, dr, H);
+		}
+	}
+	int64_t rows = q->S * N;
+	if (dw)
+		k->gemm(1, 0, GH, q->I, rows, 1, da, GH, q->x, q->I, 1, dw, q->I);
+	for (int64_t i = 0; db && i < rows; i++)
+		for (int64_t j = 0; j < GH; j++)
+			db[j] += da[i * GH + j];
+	if (dx)
+		k->gemm(0, 0, rows, q->I, GH, 1, da, GH, q->w, q->I, 1, dx, q->I);
+	rc = 0;
+out:
+	free(da);
+	free(dar);
+	free(dh);
+	free(dc);
+	free(dq);
+	return rc;
+}
+
+/* RNN, GRU, LSTM over the local directions (the first's global index from
+ * W's offset) and samples; the backward's gradients overwrite din */
+static int recurrent(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_op *op = k->op;
+	const pl_xt *x = &in[0], *w = &in[1], *r = &in[2], *b = op->ninputs > 3 ? &in[3] : NULL;
+	if (!k->saved || !k->saved->v)
+		return -1;
+	int64_t D = w->shape[0], GH = w->shape[1], H = r->shape[2];
+	rnn_dir q = {.type = op->type,
+	             .lbr = op->attrs.linear_before_reset,
+	             .S = x->shape[0],
+	             .N = x->shape[1],
+	             .I = x->shape[2],
+	             .H = H,
+	             .G = GH / H,
+	             .ys = D * x->shape[1] * H};
+	if (din)
+		for (int i = 0; i < op->ninputs; i++)
+			if (din[i].v)
+				memset(din[i].v, 0, sizeof(float) * din[i].n);
+	for (int64_t d = 0; d < D; d++) {
+		int64_t gd = k->in_off[1][0] + d;
+		q.reverse = op->attrs.rnn_direction == PL_RNN_REVERSE ||
+		            (op->attrs.rnn_direction == PL_RNN_BIDIRECTIONAL && gd == 1);
+		q.x = x->v;
+		q.w = w->v + d * GH * q.I;
+		q.r = r->v + d * GH * H;
+		q.b = b ? b->v + d * 2 * GH : NULL;
+		q.y = y->v + d * q.N * H;
+		q.sv = k->saved->v + d * q.S * q.N * (GH + H);
+		int rc = din ? rnn_backward(k, &q, dy->v + d * q.N * H, din[0].v,
+		                            din[1].v ? din[1].v + d * GH * q.I : NULL,
+		                            din[2].v ? din[2].v + d * GH * H : NULL,
+		                            b && din[3].v ? din[3].v + d * 2 * GH : NULL)
+		             : rnn_forward(k, &q);
+		if (rc)
+			return rc;
+	}
 	return 0;
 }
 
@@ -1238,6 +1484,9 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
 	case PL_OP_CONV: return conv(k, in, din ? NULL : out, dout, din);
 	case PL_OP_CONVTRANSPOSE: return convtranspose(k, in, din ? NULL : out, dout, din);
+	case PL_OP_RNN:
+	case PL_OP_GRU:
+	case PL_OP_LSTM: return recurrent(k, in, out, dout, din);
 	case PL_OP_PAD:
 		if (din && !din[0].v)
 			return 0;

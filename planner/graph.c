@@ -248,6 +248,7 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->min = -INFINITY;
 	a->max = INFINITY;
 	a->cubic_coeff_a = -0.75;
+	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
 	if (!jattrs)
 		return PL_OK;
 	if (!cJSON_IsObject(jattrs))
@@ -367,6 +368,10 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
 				return FAIL("%s: %s: expected 0 or 1", b->file, where);
 			a->exclude_outside = (int)e->valuedouble;
+		} else if (op->type == PL_OP_GRU && !strcmp(k, "linear_before_reset")) {
+			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
+				return FAIL("%s: %s: expected 0 or 1", b->file, where);
+			a->linear_before_reset = (int)e->valuedouble;
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "value")) {
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number", b->file, where);
@@ -380,14 +385,17 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				return FAIL("%s: %s: expected one of constant, reflect, edge, wrap",
 				            b->file, where);
 			a->pad_mode = v;
-		} else if (op->type == PL_OP_RESIZE &&
-		           (!strcmp(k, "mode") || !strcmp(k, "coordinate_transformation_mode") ||
-		            !strcmp(k, "nearest_mode"))) {
-			const char *(*name)(int) = !strcmp(k, "mode") ? pl_resize_mode_name
+		} else if ((op->type == PL_OP_RESIZE &&
+		            (!strcmp(k, "mode") || !strcmp(k, "coordinate_transformation_mode") ||
+		             !strcmp(k, "nearest_mode"))) ||
+		           (recurrent && !strcmp(k, "direction"))) {
+			const char *(*name)(int) = recurrent            ? pl_rnn_direction_name
+			                           : !strcmp(k, "mode") ? pl_resize_mode_name
 			                           : !strcmp(k, "nearest_mode")
 			                               ? pl_resize_nearest_name
 			                               : pl_resize_coord_name;
-			int *dst = !strcmp(k, "mode")           ? &a->resize_mode
+			int *dst = recurrent                    ? &a->rnn_direction
+			           : !strcmp(k, "mode")         ? &a->resize_mode
 			           : !strcmp(k, "nearest_mode") ? &a->resize_nearest
 			                                        : &a->resize_coord;
 			int v = 0;

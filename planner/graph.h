@@ -85,6 +85,9 @@ typedef enum pl_optype {
 	PL_OP_COS,
 	PL_OP_CONVTRANSPOSE,
 	PL_OP_PAD,
+	PL_OP_RNN,
+	PL_OP_GRU,
+	PL_OP_LSTM,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -167,6 +170,11 @@ typedef struct pl_attrs {
 	 * are dropped and the rest renormalised (else they read the edge) */
 	double cubic_coeff_a;
 	int exclude_outside;
+	/* RNN, GRU, LSTM: the direction of a one-direction layer (PL_RNN_*; two
+	 * directions are bidirectional), and GRU's linear_before_reset (the
+	 * reset gate applied after the recurrent product, as PyTorch's GRU) */
+	int rnn_direction;
+	int linear_before_reset;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };
@@ -192,6 +200,9 @@ const char *pl_resize_mode_name(int v);
  * repeated), wrap (the other end's elements: circular) */
 enum { PL_PAD_CONSTANT, PL_PAD_REFLECT, PL_PAD_EDGE, PL_PAD_WRAP };
 const char *pl_pad_mode_name(int v);
+/* A recurrent layer's direction, as ONNX names them */
+enum { PL_RNN_FORWARD, PL_RNN_REVERSE, PL_RNN_BIDIRECTIONAL };
+const char *pl_rnn_direction_name(int v);
 const char *pl_resize_coord_name(int v);
 const char *pl_resize_nearest_name(int v);
 

@@ -38,7 +38,8 @@
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
-	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), Flatten, Clip, "          \
+	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
+	"(zero initial states, default activations; not LSTM's Y_c), Flatten, Clip, "              \
 	"HardSigmoid, HardSwish, "                                                                 \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
@@ -1997,6 +1998,156 @@ static int import_convtranspose(imp *m, const Onnx__NodeProto *n, const char *na
 	return 0;
 }
 
+static int all_values(imp *m, const char *name, double v);
+
+/* Whether tensor `name` holds zeros: absent (""), zeros whose values are
+ * known, or a ConstantOfShape of zeros or an Expand of such (PyTorch's
+ * initial states, too many values to keep) */
+static int zeros(imp *m, const char *name, int depth)
+{
+	if (!name[0] || all_values(m, name, 0))
+		return 1;
+	for (size_t i = 0; depth < 8 && i < m->g->n_node; i++) {
+		const Onnx__NodeProto *n = m->g->node[i];
+		if (n->n_output < 1 || strcmp(n->output[0], name) || !n->op_type)
+			continue;
+		if (!strcmp(n->op_type, "Expand") && n->n_input == 2)
+			return zeros(m, n->input[0], depth + 1);
+		if (!strcmp(n->op_type, "ConstantOfShape")) {
+			const Onnx__AttributeProto *va = attr(n, "value");
+			double one[MAX_VALUES];
+			return !va || !va->t || (tensor_values(va->t, one) == 1 && one[0] == 0);
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* Whether a node or the graph's outputs read tensor `name` */
+static int onnx_read(const imp *m, const char *name)
+{
+	int who[1];
+	for (size_t k = 0; k < m->g->n_output; k++)
+		if (m->g->output[k]->name && !strcmp(m->g->output[k]->name, name))
+			return 1;
+	return name[0] && consumers(m, name, who, 1) > 0;
+}
+
+/* Whether the activations list of a recurrent node is ONNX's default for it
+ * (per direction: Tanh for RNN; Sigmoid, Tanh for GRU; Sigmoid, Tanh, Tanh
+ * for LSTM) or absent */
+static int default_activations(const Onnx__NodeProto *n, int gates_kind, int dirs)
+{
+	static const char *const dflt[3][3] = {
+	    {"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
+	const Onnx__AttributeProto *a = attr(n, "activations");
+	if (!a)
+		return 1;
+	size_t per = (size_t)gates_kind + 1;
+	if (a->n_strings != per * (size_t)dirs)
+		return 0;
+	for (size_t k = 0; k < a->n_strings; k++) {
+		const char *want = dflt[gates_kind][k % per];
+		if (a->strings[k].len != strlen(want) ||
+		    strncmp((const char *)a->strings[k].data, want, strlen(want)))
+			return 0;
+	}
+	return 1;
+}
+
+/* RNN, GRU and LSTM as the planner's op of the same name (see
+ * planner/ops/rnn.c for what it computes): layout 0, the default
+ * activations, no clip, peepholes, input_forget or sequence lengths, initial
+ * states of zeros. Y_h, when read, is the last step of each direction of Y
+ * (step S-1 forward, 0 reverse): sliced out, the directions side by side,
+ * made [directions, batch, hidden]; LSTM's Y_c must not be read. 0, or -1
+ * with *why */
+static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const char *t = n->op_type;
+	int kind = !strcmp(t, "RNN") ? 0 : !strcmp(t, "GRU") ? 1 : 2;
+	int64_t G = kind == 0 ? 1 : kind == 1 ? 3 : 4;
+	tinfo *x = known(m, n->input[0]), *w = n->n_input > 2 ? known(m, n->input[1]) : NULL,
+	      *r = n->n_input > 2 ? known(m, n->input[2]) : NULL;
+	*why = "its input's, W's or R's shape is not known as [sequence, batch, input], "
+	       "[directions, gates x hidden, input], [directions, gates x hidden, hidden]";
+	if (!x || !w || !r || x->rank != 3 || w->rank != 3 || r->rank != 3 || w->dims[1] % G ||
+	    w->dims[1] < G || w->dims[0] < 1 || w->dims[0] > 2)
+		return -1;
+	int64_t D = w->dims[0], H = w->dims[1] / G, S = x->dims[0];
+	char dir[32];
+	attr_str(n, "direction", dir, sizeof dir);
+	*why = "its direction must be forward, reverse or bidirectional (with W of 2 "
+	       "directions), and hidden_size W's";
+	if ((dir[0] && strcmp(dir, "forward") && strcmp(dir, "reverse") &&
+	     strcmp(dir, "bidirectional")) ||
+	    (D == 2) != !strcmp(dir, "bidirectional") || attr_i(n, "hidden_size", H) != H)
+		return -1;
+	*why = "only layout 0, the default activations, no clip, no input_forget are supported";
+	if (attr_i(n, "layout", 0) != 0 || attr(n, "clip") || attr_i(n, "input_forget", 0) ||
+	    attr(n, "activation_alpha") || attr(n, "activation_beta") ||
+	    !default_activations(n, kind, (int)D))
+		return -1;
+	*why = "sequence_lens, initial states other than zeros and peepholes are not supported";
+	for (size_t k = 4; k < n->n_input; k++)
+		if (!zeros(m, n->input[k], 0) && !(k == 4 && all_values(m, n->input[k], (double)S)))
+			return -1;
+	*why = "its last cell state (Y_c) is read; the planner's LSTM gives its states Y alone";
+	if (n->n_output > 2 && onnx_read(m, n->output[2]))
+		return -1;
+	char yname[600];
+	const char *y = n->output[0][0] ? n->output[0] : yname;
+	snprintf(yname, sizeof yname, "%s.Y", name);
+	cJSON *o = add_op(m, name, t);
+	for (size_t k = 0; k < 4 && k < n->n_input; k++)
+		if (n->input[k][0])
+			io(m, o, "inputs", n->input[k]);
+	io(m, o, "outputs", y);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddStringToObject(at, "direction", dir[0] ? dir : "forward");
+	if (kind == 1)
+		cJSON_AddNumberToObject(at, "linear_before_reset",
+		                        attr_i(n, "linear_before_reset", 0) != 0);
+	int64_t ydims[4] = {S, D, x->dims[1], H};
+	set_info(m, y, 4, ydims, 0, NULL);
+	if (n->n_output < 2 || !onnx_read(m, n->output[1]))
+		return 0;
+	/* Y_h: per direction Y[last, d] ([1, 1, batch, hidden]), side by side on
+	 * axis 1, axes 0 and 1 swapped, then [directions, batch, hidden] with
+	 * dimension 0 copied (a micro-batch cuts the batch, dimension 2) */
+	char part[2][600], cat[600], tr[600], buf[600];
+	for (int64_t d = 0; d < D; d++) {
+		int64_t last = d == 1 || !strcmp(dir, "reverse") ? 0 : S - 1;
+		int64_t axes[2] = {0, 1}, lo[2] = {last, d}, hi[2] = {last + 1, d + 1};
+		snprintf(part[d], sizeof part[d], "%s.Y_h%lld", name, (long long)d);
+		cJSON *so = add_op(m, part[d], "Slice");
+		io(m, so, "inputs", y);
+		io(m, so, "outputs", part[d]);
+		cJSON *sa = cJSON_AddObjectToObject(so, "attrs");
+		pl_json_add(sa, "axes", int_list(axes, 2));
+		pl_json_add(sa, "starts", int_list(lo, 2));
+		pl_json_add(sa, "ends", int_list(hi, 2));
+	}
+	const char *both = part[0];
+	if (D == 2) {
+		snprintf(cat, sizeof cat, "%s.Y_h", name);
+		cJSON *co = add_op(m, cat, "Concat");
+		io(m, co, "inputs", part[0]);
+		io(m, co, "inputs", part[1]);
+		io(m, co, "outputs", cat);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(co, "attrs"), "axis", 1);
+		both = cat;
+	}
+	snprintf(tr, sizeof tr, "%s.Y_h_directions", name);
+	int64_t perm[4] = {1, 0, 2, 3}, hd[3] = {0, -1, H};
+	emit_shaped(m, tr, "Transpose", both, tr, "perm", perm, 4);
+	snprintf(buf, sizeof buf, "%s.Y_h_reshape", name);
+	emit_shaped(m, buf, "Reshape", tr, n->output[1], "shape", hd, 3);
+	int64_t hdims[3] = {D, x->dims[1], H};
+	set_info(m, n->output[1], 3, hdims, 0, NULL);
+	return 0;
+}
+
 /* A Pad whose pads are all known and 0 (Swin pads its windows' input to a
  * multiple of the window, by nothing where the size is one) */
 static int pads_nothing(imp *m, const Onnx__NodeProto *n)
@@ -2754,6 +2905,10 @@ static pl_status node(imp *m, int i)
 		const char *why;
 		return import_convtranspose(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
 	}
+	if (!strcmp(t, "RNN") || !strcmp(t, "GRU") || !strcmp(t, "LSTM")) {
+		const char *why;
+		return import_recurrent(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+	}
 	if (!strcmp(t, "Pad") && pads_nothing(m, n)) { /* torch pads to a multiple: here by 0 */
 		drop_node(m, n);
 		return PL_OK;
@@ -2851,8 +3006,19 @@ static pl_status node(imp *m, int i)
 		cJSON *op = add_op(m, name, "Reshape");
 		io(m, op, "inputs", n->input[0]);
 		io(m, op, "outputs", n->output[0]);
+		/* axis 1 squeezed out: dimension 0 copied (0) and the one moving
+		 * into its place inferred (-1), so that the batch, at either (a
+		 * recurrent layer's Y is [steps, directions, batch, hidden]), follows
+		 * a micro-batch's (which cuts a Reshape's dimension 0 alone) */
+		int64_t dims[16];
+		memcpy(dims, o->dims, sizeof(int64_t) * (size_t)o->rank);
+		if (x->rank > 1 && o->rank == x->rank - 1 && x->dims[0] == o->dims[0] &&
+		    x->dims[1] == 1 && o->dims[1] != 1) {
+			dims[0] = 0;
+			dims[1] = -1;
+		}
 		pl_json_add(cJSON_AddObjectToObject(op, "attrs"), "shape",
-		            int_list(o->dims, (size_t)o->rank));
+		            int_list(dims, (size_t)o->rank));
 		return PL_OK;
 	}
 	if (!strcmp(t, "HardSigmoid") || !strcmp(t, "HardSwish")) {

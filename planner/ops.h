@@ -89,6 +89,9 @@ typedef struct pl_op_rule {
 	case PL_OP_MOE_COMBINE:                                                                    \
 	case PL_OP_CONV:                                                                           \
 	case PL_OP_CONVTRANSPOSE:                                                                  \
+	case PL_OP_RNN:                                                                            \
+	case PL_OP_GRU:                                                                            \
+	case PL_OP_LSTM:                                                                           \
 	case PL_OP_PAD:                                                                            \
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \
@@ -126,6 +129,9 @@ pl_status pl_op_tuples_to_split(const pl_graph *g, const pl_op *op,
  * split dividing its loop and only splittable loops split. Writes up to max
  * strategies (nloops each) into out and returns how many exist. */
 int pl_op_enumerate(const pl_op *op, int64_t devices, int64_t *out, int max);
+/* The same with product `want` (a divisor of devices): the op replicated
+ * over devices / want copies. */
+int pl_op_enumerate_product(const pl_op *op, int64_t devices, int64_t want, int64_t *out, int max);
 
 int64_t pl_split_product(const pl_op *op, const int64_t *split);
 

@@ -72,6 +72,10 @@ static const pl_op_rule rules[] = {
     [PL_OP_CONVTRANSPOSE] = {"ConvTranspose", 2, 3, 1, PL_OPT_GEMM | PL_OPT_ANCHOR,
                              pl__infer_convtranspose, pl__work_conv, NULL},
     [PL_OP_PAD] = {"Pad", 1, 1, 1, 0, pl__infer_pad, pl__work_copy, NULL},
+    [PL_OP_RNN] = {"RNN", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn, NULL},
+    [PL_OP_GRU] = {"GRU", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn, NULL},
+    [PL_OP_LSTM] = {"LSTM", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn,
+                    NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 
@@ -318,6 +322,13 @@ static void enum_rec(enum_state *s, int l, int64_t prod)
 		s->cur[l] = d;
 		enum_rec(s, l + 1, prod * d);
 	}
+}
+
+int pl_op_enumerate_product(const pl_op *op, int64_t devices, int64_t want, int64_t *out, int max)
+{
+	enum_state s = {.op = op, .devices = devices, .want = want, .out = out, .max = max};
+	enum_rec(&s, 0, 1);
+	return s.n;
 }
 
 int pl_op_enumerate(const pl_op *op, int64_t devices, int64_t *out, int max)

@@ -41,6 +41,7 @@ pl_status pl__infer_expand(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_concat(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_slice(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
@@ -64,5 +65,6 @@ void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

@@ -367,6 +367,42 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"pads\": [0, 0, 9, 0, 0, 2], \"mode\": \"wrap\"}}",
      "[4, 6, 19]"},
+    {"LSTM bidirectional",
+     "\"wx\": {\"shape\": [2, 12, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [2, 12, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [2, 24], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"bidirectional\"}}",
+     "[3, 2, 4, 3]"},
+    {"GRU linear_before_reset",
+     "\"wx\": {\"shape\": [2, 9, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [2, 9, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [2, 18], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"GRU\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"bidirectional\", "
+     "\"linear_before_reset\": 1}}",
+     "[3, 2, 4, 3]"},
+    {"GRU reverse",
+     "\"wx\": {\"shape\": [1, 9, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [1, 9, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [1, 18], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"GRU\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"reverse\"}}",
+     "[3, 1, 4, 3]"},
+    {"RNN bidirectional",
+     "\"wx\": {\"shape\": [2, 3, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [2, 3, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [2, 6], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"RNN\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"bidirectional\"}}",
+     "[3, 2, 4, 3]"},
+    {"LSTM reverse without bias",
+     "\"wx\": {\"shape\": [1, 12, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [1, 12, 3], "
+     "\"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"reverse\"}}",
+     "[3, 1, 4, 3]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -619,8 +655,13 @@ static void gradients_match_finite_differences(void **state)
 			assert_int_equal(pl_exec_step(r.ex, 0, &l0, &err), PL_OK);
 			assert_int_equal(pl_exec_read(r.ex, t, 0, w), 0);
 			assert_int_equal(pl_exec_read(r.ex, t, 1, gr), 0);
-			for (int k = 0; k < 4; k++) {
-				size_t i = (size_t)rand_r(&seed) % n;
+			/* every element of a recurrent layer's params (a wrong step of
+			 * its backpropagation through time shows in few of them) */
+			int every = !strncmp(cases[c].name, "LSTM", 4) ||
+			            !strncmp(cases[c].name, "GRU", 3) ||
+			            !strncmp(cases[c].name, "RNN", 3);
+			for (size_t k = 0; k < (every ? n : 4); k++) {
+				size_t i = every ? k : (size_t)rand_r(&seed) % n;
 				const float h = 1e-2f, w0 = w[i];
 				double lp, lm;
 				w[i] = w0 + h;
@@ -830,28 +871,36 @@ static int name_index(const char *name, const char *const *names, int n)
 	return -1;
 }
 
-/* One op of a documented example on one rank: x (and, where w is not
- * NULL, the weight "w") written, the op's output read back against want
- * within tol relative to want's largest (want's nwant values repeated over
- * the output, an example whose channels are alike; 0: as many as the
- * output has) */
+/* A tensor's name and the values a test writes into it */
+typedef struct named_vals {
+	const char *name;
+	const float *v;
+} named_vals;
+
+/* One op of a documented example on one rank: x (and the inputs `more`
+ * lists, up to one with a NULL name, when not NULL) written, the op's output
+ * read back against want within tol relative to want's largest (want's
+ * nwant values repeated over the output, an example whose channels are
+ * alike; 0: as many as the output has) */
 static void check_example(const char *type, const char *attrs, const char *tensors,
-                          const char *x_shape, const float *x, const float *w, const char *y_shape,
-                          const float *want, size_t nwant, float tol)
+                          const char *x_shape, const float *x, const named_vals *more,
+                          const char *y_shape, const float *want, size_t nwant, float tol)
 {
-	char op[512];
+	char op[512], ins[128] = "";
+	for (int i = 0; more && more[i].name; i++)
+		snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ", \"%s\"", more[i].name);
 	snprintf(op, sizeof op,
 	         "{\"name\": \"op\", \"type\": \"%s\", \"inputs\": [\"A\"%s], \"outputs\": "
 	         "[\"y\"], \"attrs\": {%s}}",
-	         type, w ? ", \"w\"" : "", attrs);
+	         type, ins, attrs);
 	opcase c = {type, tensors, x_shape, op, y_shape};
 	unsigned seed = 3;
 	one_rank o;
 	double l;
 	one_rank_open(&c, &seed, &o, &l);
 	pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, "a"), x);
-	if (w)
-		pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, "w"), w);
+	for (int i = 0; more && more[i].name; i++)
+		pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, more[i].name), more[i].v);
 	pl_err err;
 	assert_int_equal(pl_exec_step(o.r.ex, 0, &l, &err), PL_OK);
 	const pl_op *rop = &o.g->ops[pl_graph_find_op(o.g, "op")];
@@ -964,7 +1013,75 @@ static void convtranspose_matches_examples(void **state)
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) /* both output channels alike */
 		check_example("ConvTranspose", ex[i].attrs,
 		              "\"w\": {\"shape\": [1, 2, 3, 3], \"role\": \"param\"}",
-		              "[1, 1, 3, 3]", x, w, ex[i].y_shape, ex[i].y, ex[i].n, 1e-6f);
+		              "[1, 1, 3, 3]", x, (const named_vals[]){{"w", w}, {0}}, ex[i].y_shape,
+		              ex[i].y, ex[i].n, 1e-6f);
+}
+
+/* n values ((k * a) % m - m / 2) * scale, as tests/executor/rnn_reference.py
+ * writes them */
+static void formula(float *v, int n, int a, int m, float scale)
+{
+	for (int k = 0; k < n; k++)
+		v[k] = (float)((k * a) % m - m / 2) * scale;
+}
+
+/* RNN, GRU and LSTM (S 3 steps, N 2 samples, I 3 inputs, H 2 hidden) on
+ * inputs of a formula against PyTorch's nn.LSTM (bidirectional), nn.GRU
+ * (linear_before_reset 1) and nn.RNN given the same weights, and ONNX's
+ * documented equations (numpy) for a GRU with linear_before_reset 0 and a
+ * reverse LSTM without bias; the values printed by
+ * tests/executor/rnn_reference.py */
+static void recurrent_matches_references(void **state)
+{
+	(void)state;
+	static const float lstm_bi_y[24] = {
+	    -0.25300181f,   0.082980759f, 0.026298098f, -0.10196535f, 0.13508616f,
+	    0.11587059f,    -0.16984187f, 0.068473779f, -0.12236182f, -0.030414024f,
+	    -0.0028326258f, -0.14929946f, -0.10048512f, 0.060622025f, -0.11840359f,
+	    0.084279388f,   0.024503384f, 0.056219604f, 0.045750607f, -0.0022230975f,
+	    0.072112381f,   -0.11386547f, 0.069565892f, -0.10624234f};
+	static const float gru_y[12] = {-0.12028635f, -0.29380098f,  0.20686787f, 0.075357735f,
+	                                0.17937446f,  -0.051885381f, 0.39680403f, 0.068490282f,
+	                                0.27371618f,  0.066132441f,  0.42868158f, 0.13182838f};
+	static const float gru_lbr0_reverse_y[12] = {
+	    0.019177184f, -0.22286502f, 0.28001222f, 0.085702904f, 0.30328637f, 0.09779416f,
+	    0.37383243f,  0.079020523f, 0.1586215f,  0.10897788f,  0.1974729f,  0.10482614f};
+	static const float rnn_y[12] = {0.19737533f,  0.19737531f,  -0.7856639f,  -0.62914515f,
+	                                -0.79644668f, -0.62962073f, -0.52733856f, -0.80728245f,
+	                                0.34380481f,  0.13520902f,  0.28884196f,  0.22012743f};
+	static const float lstm_reverse_y[12] = {
+	    -0.19269331f, 0.054536503f,  0.10197524f,  -0.16565676f, 0.13080646f,  -0.066678144f,
+	    0.10071148f,  -0.061632015f, 0.097580023f, 0.06518551f,  0.086313896f, 0.062060952f};
+	static const struct {
+		const char *type, *attrs;
+		int D, G, bias;
+		const float *y;
+	} ex[] = {
+	    {"LSTM", "\"direction\": \"bidirectional\"", 2, 4, 1, lstm_bi_y},
+	    {"GRU", "\"linear_before_reset\": 1", 1, 3, 1, gru_y},
+	    {"GRU", "\"direction\": \"reverse\"", 1, 3, 1, gru_lbr0_reverse_y},
+	    {"RNN", "\"direction\": \"forward\"", 1, 1, 1, rnn_y},
+	    {"LSTM", "\"direction\": \"reverse\"", 1, 4, 0, lstm_reverse_y},
+	};
+	enum { S = 3, N = 2, I = 3, H = 2 };
+	float x[S * N * I], w[2 * 4 * H * I], r[2 * 4 * H * H], b[2 * 2 * 4 * H];
+	formula(x, S * N * I, 7, 11, 0.2f);
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+		int D = ex[i].D, G = ex[i].G;
+		formula(w, D * G * H * I, 5, 13, 0.1f);
+		formula(r, D * G * H * H, 3, 7, 0.15f);
+		formula(b, D * 2 * G * H, 2, 9, 0.05f);
+		char tensors[400], y_shape[32];
+		snprintf(tensors, sizeof tensors,
+		         "\"wx\": {\"shape\": [%d, %d, %d], \"role\": \"param\"}, "
+		         "\"wh\": {\"shape\": [%d, %d, %d], \"role\": \"param\"}, "
+		         "\"wb\": {\"shape\": [%d, %d], \"role\": \"param\"}",
+		         D, G * H, I, D, G * H, H, D, 2 * G * H);
+		snprintf(y_shape, sizeof y_shape, "[%d, %d, %d, %d]", S, D, N, H);
+		named_vals in[] = {{"wx", w}, {"wh", r}, {ex[i].bias ? "wb" : NULL, b}, {0}};
+		check_example(ex[i].type, ex[i].attrs, tensors, "[3, 2, 3]", x, in, y_shape,
+		              ex[i].y, 0, 2e-6f);
+	}
 }
 
 /* Pad on the examples of ONNX's operator documentation: x = [[1.0, 1.2],
@@ -1558,6 +1675,7 @@ int main(void)
 	    cmocka_unit_test(resize_cubic_matches_pytorch),
 	    cmocka_unit_test(convtranspose_matches_examples),
 	    cmocka_unit_test(pad_matches_onnx_examples),
+	    cmocka_unit_test(recurrent_matches_references),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
