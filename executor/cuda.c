@@ -794,6 +794,10 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_HARDSWISH:
 	case PL_OP_RESIZE:
 	case PL_OP_WHERE:
+	case PL_OP_LEAKYRELU:
+	case PL_OP_ELU:
+	case PL_OP_SELU:
+	case PL_OP_CELU:
 	case PL_OP_CLIP: return host_kernel(b, k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din)

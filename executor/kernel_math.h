@@ -32,8 +32,31 @@ enum {
 	PLK_ABS,
 	PLK_SOFTPLUS,
 	PLK_SIN,
-	PLK_COS
+	PLK_COS,
+	PLK_LEAKYRELU,
+	PLK_ELU,
+	PLK_SELU,
+	PLK_CELU
 };
+
+/* The activations with parameters, as ONNX defines them: LeakyRelu (v, or
+ * a v below 0), Elu (a (e^v - 1) below 0), Selu (g times Elu's), Celu
+ * (a (e^(v/a) - 1) below 0); *d receives the slope (at 0 the one from
+ * below, as PyTorch's backward takes it for LeakyRelu; Elu's and Celu's are
+ * continuous there) */
+static inline PL_HD float plk_param_unit(int kind, float v, double a, double g, float *d)
+{
+	if (v > 0) {
+		*d = (float)(kind == PLK_SELU ? g : 1);
+		return kind == PLK_SELU ? (float)(g * v) : v;
+	}
+	switch (kind) {
+	case PLK_LEAKYRELU: *d = (float)a; return (float)(a * v);
+	case PLK_CELU: *d = expf((float)(v / a)); return (float)(a * expm1(v / a));
+	case PLK_SELU: *d = (float)(g * a * exp(v)); return (float)(g * a * expm1(v));
+	default: *d = (float)(a * exp(v)); return (float)(a * expm1(v)); /* Elu */
+	}
+}
 
 /* HardSigmoid max(0, min(1, a v + b)); with swish, v times it (ONNX's
  * HardSwish: a = 1/6, b = 1/2). The gradient where the clamp is active: 0
@@ -181,7 +204,18 @@ static inline PL_HD double plk_norm_stats(const float *xr, int64_t cols, int rms
 /* the binary operator kinds: arithmetic, the larger and the smaller
  * (torch.maximum, torch.minimum) and comparisons (1 where the relation
  * holds, else 0: a mask, without gradient) */
-enum { PLK_ADD, PLK_SUB, PLK_MUL, PLK_DIV, PLK_MAX, PLK_MIN, PLK_EQUAL, PLK_LESS, PLK_GREATER };
+enum {
+	PLK_ADD,
+	PLK_SUB,
+	PLK_MUL,
+	PLK_DIV,
+	PLK_MAX,
+	PLK_MIN,
+	PLK_EQUAL,
+	PLK_LESS,
+	PLK_GREATER,
+	PLK_PRELU /* a, or a b below 0 (b the slope, ONNX's PRelu) */
+};
 
 static inline PL_HD float plk_binary_value(int kind, float a, float b)
 {
@@ -194,6 +228,7 @@ static inline PL_HD float plk_binary_value(int kind, float a, float b)
 	case PLK_MIN: return a < b ? a : b;
 	case PLK_EQUAL: return (float)(a == b);
 	case PLK_LESS: return (float)(a < b);
+	case PLK_PRELU: return a > 0 ? a : a * b;
 	default: return (float)(a > b);
 	}
 }
@@ -215,6 +250,10 @@ static inline PL_HD void plk_binary_grad(int kind, float a, float b, float g, fl
 	case PLK_MIN:
 		*ga = a < b ? g : a == b ? h : 0;
 		*gb = b < a ? g : a == b ? h : 0;
+		break;
+	case PLK_PRELU:
+		*ga = a > 0 ? g : g * b;
+		*gb = a > 0 ? 0 : g * a;
 		break;
 	default: *ga = *gb = 0; /* comparisons */
 	}

@@ -78,6 +78,10 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_SOFTPLUS: return PLK_SOFTPLUS;
 	case PL_OP_SIN: return PLK_SIN;
 	case PL_OP_COS: return PLK_COS;
+	case PL_OP_LEAKYRELU: return PLK_LEAKYRELU;
+	case PL_OP_ELU: return PLK_ELU;
+	case PL_OP_SELU: return PLK_SELU;
+	case PL_OP_CELU: return PLK_CELU;
 	    PL_CASES_BINARY:
 	case PL_OP_WHERE: /* their own kernels */
 	PL_CASES_NOT_ELEMENTWISE:
@@ -98,7 +102,12 @@ int pl_kernel_binary_kind(pl_optype t)
 	case PL_OP_EQUAL: return PLK_EQUAL;
 	case PL_OP_LESS: return PLK_LESS;
 	case PL_OP_GREATER: return PLK_GREATER;
-	    PL_CASES_UNARY_MATH:
+	case PL_OP_PRELU: return PLK_PRELU;
+	case PL_OP_LEAKYRELU:
+	case PL_OP_ELU:
+	case PL_OP_SELU:
+	case PL_OP_CELU:
+	PL_CASES_UNARY_MATH:
 	case PL_OP_CLIP:
 	case PL_OP_HARDSIGMOID:
 	case PL_OP_HARDSWISH:
@@ -142,6 +151,8 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 		} else if (kind == PLK_HARDSIGMOID || kind == PLK_HARDSWISH) {
 			r = plk_hard(kind == PLK_HARDSWISH, v, k->op->attrs.alpha,
 			             k->op->attrs.beta, &d);
+		} else if (kind >= PLK_LEAKYRELU) {
+			r = plk_param_unit(kind, v, k->op->attrs.alpha, k->op->attrs.gamma, &d);
 		} else {
 			r = plk_elementwise(kind, v, &d);
 		}
@@ -1521,6 +1532,10 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_CLIP:
 	case PL_OP_HARDSIGMOID:
 	case PL_OP_HARDSWISH:
+	case PL_OP_LEAKYRELU:
+	case PL_OP_ELU:
+	case PL_OP_SELU:
+	case PL_OP_CELU:
 	PL_CASES_UNARY_MATH:
 		if (din && !din[0].v)
 			return 0;

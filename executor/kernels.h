@@ -44,7 +44,8 @@
 	case PL_OP_MIN:                                                                            \
 	case PL_OP_EQUAL:                                                                          \
 	case PL_OP_LESS:                                                                           \
-	case PL_OP_GREATER
+	case PL_OP_GREATER:                                                                        \
+	case PL_OP_PRELU
 
 typedef struct pl_xt {
 	int rank;

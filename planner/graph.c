@@ -248,6 +248,15 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->min = -INFINITY;
 	a->max = INFINITY;
 	a->cubic_coeff_a = -0.75;
+	/* ONNX's defaults of the activations with parameters */
+	if (op->type == PL_OP_LEAKYRELU)
+		a->alpha = 0.01;
+	else if (op->type == PL_OP_ELU || op->type == PL_OP_CELU)
+		a->alpha = 1;
+	if (op->type == PL_OP_SELU) {
+		a->alpha = 1.67326319217681884765625;
+		a->gamma = 1.05070102214813232421875;
+	}
 	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
 	if (!jattrs)
 		return PL_OK;
@@ -339,10 +348,12 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				    "%s: op '%s': attrs.starts and attrs.ends differ in length",
 				    b->file, op->name);
 			a->nslices = n;
-		} else if (!strcmp(k, "alpha") || !strcmp(k, "beta")) {
+		} else if (!strcmp(k, "alpha") || !strcmp(k, "beta") || !strcmp(k, "gamma")) {
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number", b->file, where);
-			*(!strcmp(k, "alpha") ? &a->alpha : &a->beta) = e->valuedouble;
+			*(!strcmp(k, "alpha")  ? &a->alpha
+			  : !strcmp(k, "beta") ? &a->beta
+			                       : &a->gamma) = e->valuedouble;
 		} else if (!strcmp(k, "group")) {
 			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
 			    e->valuedouble < 1 || e->valuedouble > 9.0e15)

@@ -88,6 +88,11 @@ typedef enum pl_optype {
 	PL_OP_RNN,
 	PL_OP_GRU,
 	PL_OP_LSTM,
+	PL_OP_LEAKYRELU,
+	PL_OP_ELU,
+	PL_OP_SELU,
+	PL_OP_CELU,
+	PL_OP_PRELU,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -156,8 +161,10 @@ typedef struct pl_attrs {
 	int nslices;
 	int64_t starts[PL_MAX_RANK], ends[PL_MAX_RANK];
 	/* HardSigmoid: max(0, min(1, alpha x + beta)) (ONNX: 0.2, 0.5; torch's
-	 * hardsigmoid is 1/6, 0.5); HardSwish: x HardSigmoid(x) with 1/6, 0.5 */
-	double alpha, beta;
+	 * hardsigmoid is 1/6, 0.5); HardSwish: x HardSigmoid(x) with 1/6, 0.5.
+	 * LeakyRelu's slope below 0 (alpha, 0.01), Elu's and Celu's scale
+	 * (alpha, 1), Selu's alpha and gamma (ONNX's defaults, SELU's constants) */
+	double alpha, beta, gamma;
 	/* BatchNormalization: 1 normalises by the batch's statistics (training),
 	 * 0 by the running ones its inputs 3 and 4 hold (ONNX's default) */
 	int training_mode;

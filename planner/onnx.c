@@ -40,7 +40,7 @@
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(zero initial states, default activations; not LSTM's Y_c), Flatten, Clip, "              \
-	"HardSigmoid, HardSwish, "                                                                 \
+	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, "                              \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
 	"(nearest, linear, cubic), Expand, Concat, Slice "                                         \
@@ -866,7 +866,7 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 	} else if ((!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") ||
 	            !strcmp(t, "Div") || !strcmp(t, "Pow") || !strcmp(t, "Max") ||
 	            !strcmp(t, "Min") || !strcmp(t, "Equal") || !strcmp(t, "Less") ||
-	            !strcmp(t, "Greater")) &&
+	            !strcmp(t, "Greater") || !strcmp(t, "PRelu")) &&
 	           b) {
 		r = broadcast(a, b, dims);
 	} else if (!strcmp(t, "Where") && b && n->n_input == 3 && known(m, n->input[2])) {
@@ -2752,7 +2752,8 @@ static pl_status node(imp *m, int i)
 	                                      {"Min", "Min"},           {"Equal", "Equal"},
 	                                      {"Less", "Less"},         {"Greater", "Greater"},
 	                                      {"Where", "Where"},       {"Sin", "Sin"},
-	                                      {"Cos", "Cos"},           {"Gelu", "Gelu"}};
+	                                      {"Cos", "Cos"},           {"Gelu", "Gelu"},
+	                                      {"PRelu", "PRelu"}};
 	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
 		return unsupported(m, n, "only of two inputs");
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
@@ -3034,6 +3035,22 @@ static pl_status node(imp *m, int i)
 		                                          : 0.2);
 		cJSON_AddNumberToObject(at, "beta", !swish && be && be->has_f ? be->f : 0.5);
 		infer(m, n);
+		return PL_OK;
+	}
+	if (!strcmp(t, "LeakyRelu") || !strcmp(t, "Elu") || !strcmp(t, "Selu") ||
+	    !strcmp(t, "Celu")) { /* with ONNX's defaults of alpha and gamma */
+		const Onnx__AttributeProto *al = attr(n, "alpha"), *ga = attr(n, "gamma");
+		double a = al && al->has_f           ? al->f
+		           : !strcmp(t, "LeakyRelu") ? 0.01
+		           : !strcmp(t, "Selu")      ? 1.67326319217681884765625
+		                                     : 1;
+		if (!strcmp(t, "Celu") && !(a != 0))
+			return unsupported(m, n, "its alpha is 0");
+		cJSON *at = emit_unary(m, n, name, t);
+		cJSON_AddNumberToObject(at, "alpha", a);
+		if (!strcmp(t, "Selu"))
+			cJSON_AddNumberToObject(
+			    at, "gamma", ga && ga->has_f ? ga->f : 1.05070102214813232421875);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Clip"))

@@ -103,8 +103,15 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		break;
 	case PL_OP_EXP:
 	case PL_OP_LOG:
+	case PL_OP_ELU: /* an exponential below 0 (as Exp counts it), its slope from it */
+	case PL_OP_SELU:
+	case PL_OP_CELU:
 		*fwd = 4;
 		*bwd = 1;
+		break;
+	case PL_OP_PRELU: /* a select and a product; backward both inputs' */
+		*fwd = 1;
+		*bwd = 2;
 		break;
 	case PL_OP_SQRT:
 		*fwd = 4;
@@ -135,6 +142,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	case PL_OP_SUB:
 	case PL_OP_MUL:
 	case PL_OP_RELU:
+	case PL_OP_LEAKYRELU:
 	case PL_OP_IDENTITY:
 	case PL_OP_NEG:
 	case PL_OP_ABS:
@@ -302,6 +310,15 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 			}
 		w->bytes_bwd += w->saved_bytes;
 		break;
+	case PL_OP_PRELU: /* x (its sign picks the slope) and a computed slope */
+		for (int i = 0; i < 2; i++)
+			if (IN(g, op, i)->role != PL_ROLE_PARAM &&
+			    IN(g, op, i)->role != PL_ROLE_CONST) {
+				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
+				w->saves_in |= (uint8_t)(1u << i);
+			}
+		w->bytes_bwd += w->saved_bytes;
+		break;
 	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
 	case PL_OP_RELU:
 	case PL_OP_CLIP:
@@ -317,6 +334,10 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_COS:
 	case PL_OP_ABS:
 	case PL_OP_SOFTPLUS:
+	case PL_OP_LEAKYRELU:
+	case PL_OP_ELU:
+	case PL_OP_SELU:
+	case PL_OP_CELU:
 	case PL_OP_SIGMOID: /* unary activations keep their input (or output, the same size) */
 		w->saved_bytes = in_b;
 		w->saves_in = 1;

@@ -74,6 +74,12 @@ static const pl_op_rule rules[] = {
     [PL_OP_PAD] = {"Pad", 1, 1, 1, 0, pl__infer_pad, pl__work_copy, NULL},
     [PL_OP_RNN] = {"RNN", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn, NULL},
     [PL_OP_GRU] = {"GRU", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn, NULL},
+    [PL_OP_LEAKYRELU] = {"LeakyRelu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise,
+                         NULL},
+    [PL_OP_ELU] = {"Elu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SELU] = {"Selu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_CELU] = {"Celu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_PRELU] = {"PRelu", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_LSTM] = {"LSTM", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn,
                     NULL},
 };

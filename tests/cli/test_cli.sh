@@ -941,7 +941,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -998,11 +998,14 @@ check "recurrent.onnx: nn.LSTM (bidirectional), nn.GRU (linear_before_reset 1) a
 same=$(jq -s --slurpfile b "$T/recm" '[., $b] | transpose | map(select(.[0].loss))
         | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-5) | (length == 3 and all)' "$T/recurrent-r1")
 check "recurrent.onnx in 2 micro-batches (its steps-first tensors cut by the batch, not the steps) trains with the losses of one" '[ "$same" = true ]'
+check "activations.onnx: LeakyReLU, PReLU (per channel and shared, its slope a param), ELU, SELU and CELU each an op with its alpha (and SELU's gamma)" \
+  '[ "$(jq -c "[.ops[] | select(.type | test(\"Relu|Elu|Selu|Celu\")) | [.type, (.attrs.alpha // 0 | . * 100 | round), (.attrs.gamma // 0 | . * 100 | round)]]" "$T/activations-onnx.json")" = "[[\"LeakyRelu\",20,0],[\"PRelu\",0,0],[\"Elu\",50,0],[\"Selu\",167,105],[\"PRelu\",0,0],[\"Celu\",150,0]]" ] &&
+   [ "$(jq -c "[.ops[] | select(.type == \"PRelu\") | .inputs[1]] as \$s | [\$s[] as \$n | .tensors[\$n] | [.role, .shape]]" "$T/activations-onnx.json")" = "[[\"param\",[8,1,1]],[\"param\",[1,1,1]]]" ]'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do

@@ -403,6 +403,23 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\"], "
      "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"reverse\"}}",
      "[3, 1, 4, 3]"},
+    {"LeakyRelu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"LeakyRelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"alpha\": 0.2}}",
+     "[4, 6, 8]"},
+    {"Elu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Elu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Selu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Selu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Celu", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Celu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"alpha\": 1.5}}",
+     "[4, 6, 8]"},
+    {"PRelu", "\"b\": {\"shape\": [6, 1], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"PRelu\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -630,7 +647,8 @@ static void gradients_match_finite_differences(void **state)
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		if (!strcmp(cases[c].name, "Relu") || !strcmp(cases[c].name, "Clip") ||
 		    !strcmp(cases[c].name, "Abs") || !strcmp(cases[c].name, "Max") ||
-		    !strcmp(cases[c].name, "Min") ||
+		    !strcmp(cases[c].name, "Min") || !strcmp(cases[c].name, "LeakyRelu") ||
+		    !strcmp(cases[c].name, "Selu") || !strcmp(cases[c].name, "PRelu") ||
 		    !strncmp(cases[c].name, "Where", 5)) /* kinks, steps */
 			continue;
 		one_rank o;
@@ -1015,6 +1033,32 @@ static void convtranspose_matches_examples(void **state)
 		              "\"w\": {\"shape\": [1, 2, 3, 3], \"role\": \"param\"}",
 		              "[1, 1, 3, 3]", x, (const named_vals[]){{"w", w}, {0}}, ex[i].y_shape,
 		              ex[i].y, ex[i].n, 1e-6f);
+}
+
+/* The activations with parameters on their examples in ONNX's operator
+ * documentation (x = -1, 0, 1: LeakyRelu alpha 0.1, Elu alpha 2, Selu alpha
+ * 2 gamma 3), Celu (alpha 2) by its definition max(0, x) + min(0, alpha
+ * (exp(x / alpha) - 1)), and PRelu with one slope broadcast (ONNX's
+ * prelu_broadcast: max(x, 0) + min(x, 0) slope) */
+static void activations_match_onnx_examples(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *type, *attrs;
+		float y[3];
+	} ex[] = {
+	    {"LeakyRelu", "\"alpha\": 0.1", {-0.1f, 0, 1}},
+	    {"Elu", "\"alpha\": 2", {-1.2642411f, 0, 1}},
+	    {"Selu", "\"alpha\": 2, \"gamma\": 3", {-3.79272318f, 0, 3}},
+	    {"Celu", "\"alpha\": 2", {-0.78693868f, 0, 1}},
+	};
+	const float x[3] = {-1, 0, 1};
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
+		check_example(ex[i].type, ex[i].attrs, NULL, "[1, 3]", x, NULL, "[1, 3]", ex[i].y,
+		              0, 1e-6f);
+	const float xp[4] = {-2, -1, 0, 3}, slope[1] = {0.25f}, yp[4] = {-0.5f, -0.25f, 0, 3};
+	check_example("PRelu", "", "\"w\": {\"shape\": [1], \"role\": \"param\"}", "[1, 4]", xp,
+	              (const named_vals[]){{"w", slope}, {0}}, "[1, 4]", yp, 0, 1e-6f);
 }
 
 /* n values ((k * a) % m - m / 2) * scale, as tests/executor/rnn_reference.py
@@ -1676,6 +1720,7 @@ int main(void)
 	    cmocka_unit_test(convtranspose_matches_examples),
 	    cmocka_unit_test(pad_matches_onnx_examples),
 	    cmocka_unit_test(recurrent_matches_references),
+	    cmocka_unit_test(activations_match_onnx_examples),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
