@@ -865,6 +865,34 @@ static int pad(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_x
 	return 0;
 }
 
+/* CumSum along the op's axis (whole on every piece): forward the running
+ * sum from the start (or the end when reverse), each element itself
+ * included unless exclusive; backward the same sum of dy from the other
+ * end (an element's gradient is the sum of the gradients of the outputs
+ * that include it) */
+static int cumsum(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	const pl_op *op = k->op;
+	const pl_xt *src = dy ? dy : x, *dst = dy ? dx : y;
+	int64_t outer, len, inner;
+	pl_kernel_split3(src, pl_kernel_axis(op, src->rank, -1), &outer, &len, &inner);
+	int back = op->attrs.reverse != (dy != NULL); /* from the end */
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++) {
+			double s = 0;
+			for (int64_t j = 0; j < len; j++) {
+				int64_t at = (o * len + (back ? len - 1 - j : j)) * inner + i;
+				double v = src->v[at];
+				if (!op->attrs.exclusive)
+					s += v;
+				dst->v[at] = (float)s;
+				if (op->attrs.exclusive)
+					s += v;
+			}
+		}
+	return 0;
+}
+
 /* ---- recurrent layers (see planner/ops/rnn.c) ---- */
 
 /* One local direction of a recurrent layer: X [S, N, I]; W [G H, I], R
@@ -1498,6 +1526,10 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_RNN:
 	case PL_OP_GRU:
 	case PL_OP_LSTM: return recurrent(k, in, out, dout, din);
+	case PL_OP_CUMSUM:
+		if (din && !din[0].v)
+			return 0;
+		return cumsum(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_PAD:
 		if (din && !din[0].v)
 			return 0;

@@ -379,10 +379,14 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
 				return FAIL("%s: %s: expected 0 or 1", b->file, where);
 			a->exclude_outside = (int)e->valuedouble;
-		} else if (op->type == PL_OP_GRU && !strcmp(k, "linear_before_reset")) {
+		} else if ((op->type == PL_OP_GRU && !strcmp(k, "linear_before_reset")) ||
+		           (op->type == PL_OP_CUMSUM &&
+		            (!strcmp(k, "exclusive") || !strcmp(k, "reverse")))) {
 			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
 				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			a->linear_before_reset = (int)e->valuedouble;
+			*(!strcmp(k, "exclusive") ? &a->exclusive
+			  : !strcmp(k, "reverse") ? &a->reverse
+			                          : &a->linear_before_reset) = (int)e->valuedouble;
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "value")) {
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number", b->file, where);

@@ -93,6 +93,7 @@ typedef enum pl_optype {
 	PL_OP_SELU,
 	PL_OP_CELU,
 	PL_OP_PRELU,
+	PL_OP_CUMSUM,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -182,6 +183,9 @@ typedef struct pl_attrs {
 	 * reset gate applied after the recurrent product, as PyTorch's GRU) */
 	int rnn_direction;
 	int linear_before_reset;
+	/* CumSum along axis: each element the sum of those before it (and
+	 * itself unless exclusive), counted from the end when reverse */
+	int exclusive, reverse;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };

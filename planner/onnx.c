@@ -40,7 +40,7 @@
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(zero initial states, default activations; not LSTM's Y_c), Flatten, Clip, "              \
-	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, "                              \
+	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, "                      \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
 	"(nearest, linear, cubic), Expand, Concat, Slice "                                         \
@@ -48,7 +48,7 @@
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, "                                                                                \
-	"Transpose, Gather, ReduceSum, ReduceMean, "                                               \
+	"Transpose, Gather, ReduceSum, ReduceMean, ReduceL2, ReduceL1, ReduceSumSquare, "          \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
@@ -892,7 +892,8 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 					dims[r++] = b->dims[e];
 			else if (r < 16)
 				dims[r++] = a->dims[d];
-	} else if (!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum")) {
+	} else if (!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum") || !strcmp(t, "ReduceL2") ||
+	           !strcmp(t, "ReduceL1") || !strcmp(t, "ReduceSumSquare")) {
 		int64_t ax[16];
 		int na = ints_of(m, n, "axes", 1, ax, 16), keep = (int)attr_i(n, "keepdims", 1);
 		r = 0;
@@ -3053,6 +3054,19 @@ static pl_status node(imp *m, int i)
 			    at, "gamma", ga && ga->has_f ? ga->f : 1.05070102214813232421875);
 		return PL_OK;
 	}
+	if (!strcmp(t, "CumSum")) { /* its axis a constant input */
+		double ax;
+		tinfo *x = known(m, n->input[0]);
+		if (n->n_input < 2 || !x || scalar_of(m, n->input[1], &ax) ||
+		    axis_of((int64_t)ax, x->rank) < 0 || axis_of((int64_t)ax, x->rank) >= x->rank)
+			return unsupported(m, n,
+			                   "its axis is not a constant within its input's rank");
+		cJSON *at = emit_unary(m, n, name, "CumSum");
+		cJSON_AddNumberToObject(at, "axis", (double)axis_of((int64_t)ax, x->rank));
+		cJSON_AddNumberToObject(at, "exclusive", attr_i(n, "exclusive", 0) != 0);
+		cJSON_AddNumberToObject(at, "reverse", attr_i(n, "reverse", 0) != 0);
+		return PL_OK;
+	}
 	if (!strcmp(t, "Clip"))
 		return n->n_input < 1 || import_clip(m, n, name)
 		           ? unsupported(m, n, "its bounds must be constants")
@@ -3088,22 +3102,48 @@ static pl_status node(imp *m, int i)
 		infer(m, n);
 		return PL_OK;
 	}
-	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean")) && n->n_input >= 1) {
-		/* axes an attribute, or (ReduceSum from opset 13, ReduceMean from
-		 * 18) input 1 */
+	int l2 = !strcmp(t, "ReduceL2"), l1 = !strcmp(t, "ReduceL1"),
+	    sq = !strcmp(t, "ReduceSumSquare");
+	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean") || l2 || l1 || sq) &&
+	    n->n_input >= 1) {
+		/* axes an attribute, or (ReduceSum from opset 13, the others from
+		 * 18) input 1. ReduceL2 (F.normalize's norm) is the square root of
+		 * the sum of squares, ReduceL1 the sum of absolute values,
+		 * ReduceSumSquare the sum of squares: a Mul or an Abs, the
+		 * ReduceSum, a Sqrt */
 		int64_t ax[16];
 		int na = ints_of(m, n, "axes", 1, ax, 16);
 		if (na < 0 || (n->n_input > 1 && n->input[1][0] && !valued(m, n->input[1])) ||
 		    (na == 0 && attr_i(n, "noop_with_empty_axes", 0)))
 			return unsupported(m, n,
 			                   "its axes are not a constant the importer can fold");
-		cJSON *o = add_op(m, name, t);
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", n->output[0]);
+		const char *in = n->input[0], *out = n->output[0];
+		char pre[600], sum[600];
+		if (l2 || l1 || sq) {
+			snprintf(pre, sizeof pre, "%s.%s", name, l1 ? "abs" : "square");
+			cJSON *p = add_op(m, pre, l1 ? "Abs" : "Mul");
+			io(m, p, "inputs", in);
+			if (!l1)
+				io(m, p, "inputs", in);
+			io(m, p, "outputs", pre);
+			in = pre;
+		}
+		if (l2) {
+			snprintf(sum, sizeof sum, "%s.sum", name);
+			out = sum;
+		}
+		cJSON *o = add_op(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t);
+		io(m, o, "inputs", in);
+		io(m, o, "outputs", out);
 		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
 		if (na > 0)
 			pl_json_add(at, "axes", int_list(ax, (size_t)na));
 		cJSON_AddNumberToObject(at, "keepdims", (double)attr_i(n, "keepdims", 1));
+		if (l2) {
+			cJSON *r = add_op(m, name, "Sqrt");
+			io(m, r, "inputs", sum);
+			io(m, r, "outputs", n->output[0]);
+		}
 		infer(m, n);
 		return PL_OK;
 	}

@@ -92,6 +92,7 @@ typedef struct pl_op_rule {
 	case PL_OP_RNN:                                                                            \
 	case PL_OP_GRU:                                                                            \
 	case PL_OP_LSTM:                                                                           \
+	case PL_OP_CUMSUM:                                                                         \
 	case PL_OP_PAD:                                                                            \
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \

@@ -65,6 +65,7 @@ void pl__work_conv(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_cumsum(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

@@ -35,6 +35,22 @@ void pl__work_softmax(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	w->saves_out = 1;
 }
 
+/* CumSum: the axis kept whole (every element reads those before it), the
+ * other dimensions cut as an element-wise op's; one addition an element
+ * each way (the backward is the sum from the other end), nothing kept */
+void pl__work_cumsum(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+{
+	double n = pl__local_out(g, op, 0, split), b = pl__local_out_bytes(g, op, 0, split);
+	w->vec_flops_fwd = n;
+	w->bytes_fwd = 2 * b;
+	w->kernels_fwd = 1;
+	if (!OUT(g, op, 0)->requires_grad)
+		return;
+	w->vec_flops_bwd = n;
+	w->bytes_bwd = 2 * b;
+	w->kernels_bwd = 1;
+}
+
 pl_status pl__infer_norm(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);

@@ -420,6 +420,14 @@ static const opcase cases[] = {
     {"PRelu", "\"b\": {\"shape\": [6, 1], \"role\": \"param\"}", "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"PRelu\", \"inputs\": [\"A\", \"b\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
+    {"CumSum", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"CumSum\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axis\": 1}}",
+     "[4, 6, 8]"},
+    {"CumSum reverse exclusive", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"CumSum\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axis\": 2, \"exclusive\": 1, \"reverse\": 1}}",
+     "[4, 6, 8]"},
 };
 
 static pl_graph *case_graph(const opcase *c)
@@ -1039,7 +1047,8 @@ static void convtranspose_matches_examples(void **state)
  * documentation (x = -1, 0, 1: LeakyRelu alpha 0.1, Elu alpha 2, Selu alpha
  * 2 gamma 3), Celu (alpha 2) by its definition max(0, x) + min(0, alpha
  * (exp(x / alpha) - 1)), and PRelu with one slope broadcast (ONNX's
- * prelu_broadcast: max(x, 0) + min(x, 0) slope) */
+ * prelu_broadcast: max(x, 0) + min(x, 0) slope); CumSum on ONNX's four
+ * examples (x = 1..5) */
 static void activations_match_onnx_examples(void **state)
 {
 	(void)state;
@@ -1056,6 +1065,20 @@ static void activations_match_onnx_examples(void **state)
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
 		check_example(ex[i].type, ex[i].attrs, NULL, "[1, 3]", x, NULL, "[1, 3]", ex[i].y,
 		              0, 1e-6f);
+	/* CumSum: ONNX's cumsum_1d, _exclusive, _reverse, _reverse_exclusive */
+	static const struct {
+		const char *attrs;
+		float y[5];
+	} cs[] = {
+	    {"\"axis\": 1", {1, 3, 6, 10, 15}},
+	    {"\"axis\": 1, \"exclusive\": 1", {0, 1, 3, 6, 10}},
+	    {"\"axis\": 1, \"reverse\": 1", {15, 14, 12, 9, 5}},
+	    {"\"axis\": 1, \"exclusive\": 1, \"reverse\": 1", {14, 12, 9, 5, 0}},
+	};
+	const float xc[5] = {1, 2, 3, 4, 5};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+		check_example("CumSum", cs[i].attrs, NULL, "[1, 5]", xc, NULL, "[1, 5]", cs[i].y, 0,
+		              1e-6f);
 	const float xp[4] = {-2, -1, 0, 3}, slope[1] = {0.25f}, yp[4] = {-0.5f, -0.25f, 0, 3};
 	check_example("PRelu", "", "\"w\": {\"shape\": [1], \"role\": \"param\"}", "[1, 4]", xp,
 	              (const named_vals[]){{"w", slope}, {0}}, "[1, 4]", yp, 0, 1e-6f);
