@@ -795,6 +795,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_HARDSWISH:
 	case PL_OP_RESIZE:
 	case PL_OP_WHERE:
+	case PL_OP_POW:
 	case PL_OP_LEAKYRELU:
 	case PL_OP_ELU:
 	case PL_OP_SELU:

@@ -243,12 +243,17 @@ typedef struct gen {
 	float *dst;
 	uint64_t key, off; /* off: added to the global index (earlier micro-batches' elements) */
 	double lo, hi;
-	int64_t range; /* > 0: integers in [0, range) */
+	int64_t range;       /* > 0: integers in [0, range) */
+	const float *values; /* a const's own (by global index), or NULL */
 } gen;
 
 static void gen_one(void *ud, uint64_t gi, size_t i)
 {
 	gen *q = ud;
+	if (q->values) {
+		q->dst[i] = q->values[gi];
+		return;
+	}
 	uint64_t h = pl_hash64(q->key ^ pl_hash64(gi + q->off));
 	if (q->range > 0) {
 		q->dst[i] = (float)(h % (uint64_t)q->range);
@@ -269,7 +274,9 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	float *host = pl_malloc(sizeof(float) * (n ? n : 1));
 	if (!host)
 		return -1;
-	gen q = {.dst = host, .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t)};
+	gen q = {.dst = host,
+	         .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t),
+	         .values = pt->values};
 	if (pt->role == PL_ROLE_INPUT) /* a constant is the same in every micro-batch */
 		q.off = (uint64_t)mb * (uint64_t)pl_tensor_elems(pt);
 	if (pt->role == PL_ROLE_PARAM) {

@@ -36,16 +36,21 @@ enum {
 	PLK_LEAKYRELU,
 	PLK_ELU,
 	PLK_SELU,
-	PLK_CELU
+	PLK_CELU,
+	PLK_POW
 };
 
 /* The activations with parameters, as ONNX defines them: LeakyRelu (v, or
  * a v below 0), Elu (a (e^v - 1) below 0), Selu (g times Elu's), Celu
- * (a (e^(v/a) - 1) below 0); *d receives the slope (at 0 the one from
+ * (a (e^(v/a) - 1) below 0); and v to the power a; *d receives the slope (at 0 the one from
  * below, as PyTorch's backward takes it for LeakyRelu; Elu's and Celu's are
  * continuous there) */
 static inline PL_HD float plk_param_unit(int kind, float v, double a, double g, float *d)
 {
+	if (kind == PLK_POW) { /* v^a (Pow by a constant); its slope a v^(a-1) */
+		*d = (float)(a * pow(v, a - 1));
+		return (float)pow(v, a);
+	}
 	if (v > 0) {
 		*d = (float)(kind == PLK_SELU ? g : 1);
 		return kind == PLK_SELU ? (float)(g * v) : v;

@@ -82,6 +82,7 @@ int pl_kernel_unary_kind(pl_optype t)
 	case PL_OP_ELU: return PLK_ELU;
 	case PL_OP_SELU: return PLK_SELU;
 	case PL_OP_CELU: return PLK_CELU;
+	case PL_OP_POW: return PLK_POW;
 	    PL_CASES_BINARY:
 	case PL_OP_WHERE: /* their own kernels */
 	PL_CASES_NOT_ELEMENTWISE:
@@ -103,6 +104,7 @@ int pl_kernel_binary_kind(pl_optype t)
 	case PL_OP_LESS: return PLK_LESS;
 	case PL_OP_GREATER: return PLK_GREATER;
 	case PL_OP_PRELU: return PLK_PRELU;
+	case PL_OP_POW:
 	case PL_OP_LEAKYRELU:
 	case PL_OP_ELU:
 	case PL_OP_SELU:
@@ -152,7 +154,9 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 			r = plk_hard(kind == PLK_HARDSWISH, v, k->op->attrs.alpha,
 			             k->op->attrs.beta, &d);
 		} else if (kind >= PLK_LEAKYRELU) {
-			r = plk_param_unit(kind, v, k->op->attrs.alpha, k->op->attrs.gamma, &d);
+			r = plk_param_unit(
+			    kind, v, kind == PLK_POW ? k->op->attrs.exponent : k->op->attrs.alpha,
+			    k->op->attrs.gamma, &d);
 		} else {
 			r = plk_elementwise(kind, v, &d);
 		}
@@ -1568,6 +1572,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_ELU:
 	case PL_OP_SELU:
 	case PL_OP_CELU:
+	case PL_OP_POW:
 	PL_CASES_UNARY_MATH:
 		if (din && !din[0].v)
 			return 0;

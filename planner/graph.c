@@ -253,6 +253,8 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 		a->alpha = 0.01;
 	else if (op->type == PL_OP_ELU || op->type == PL_OP_CELU)
 		a->alpha = 1;
+	if (op->type == PL_OP_POW)
+		a->exponent = 1;
 	if (op->type == PL_OP_SELU) {
 		a->alpha = 1.67326319217681884765625;
 		a->gamma = 1.05070102214813232421875;
@@ -387,6 +389,10 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			*(!strcmp(k, "exclusive") ? &a->exclusive
 			  : !strcmp(k, "reverse") ? &a->reverse
 			                          : &a->linear_before_reset) = (int)e->valuedouble;
+		} else if (op->type == PL_OP_POW && !strcmp(k, "exponent")) {
+			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number", b->file, where);
+			a->exponent = e->valuedouble;
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "value")) {
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number", b->file, where);
@@ -527,6 +533,37 @@ static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 	return PL_OK;
 }
 
+/* A const's "values": one finite number per element (row-major), at most
+ * 2^16 of them; none: the executor draws them */
+static pl_status read_values(builder *b, const cJSON *e, pl_tensor *t, pl_err *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "values");
+	if (!v)
+		return PL_OK;
+	const char *file = b->file;
+	int64_t n = pl_tensor_elems(t);
+	if (t->role != PL_ROLE_CONST)
+		return FAIL("%s: tensors.%s.values: only a const's values are given", file,
+		            e->string);
+	if (!cJSON_IsArray(v) || n > 65536 || cJSON_GetArraySize(v) != n)
+		return FAIL("%s: tensors.%s.values: expected an array of its %lld elements "
+		            "(at most 65536)",
+		            file, e->string, (long long)n);
+	float *f = pl_arena_alloc(b->g->arena, sizeof(float) * (size_t)(n ? n : 1));
+	if (!f)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+	int64_t i = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach (x, v) {
+		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 3e38)
+			return FAIL("%s: tensors.%s.values[%lld]: expected a finite float", file,
+			            e->string, (long long)i);
+		f[i++] = (float)x->valuedouble;
+	}
+	t->values = f;
+	return PL_OK;
+}
+
 /* The declared tensors: inputs, params and consts with shapes and dtypes
  * (an input's batch divided among micro-batches). */
 static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
@@ -578,6 +615,8 @@ static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
 			return FAIL("%s: tensors.%s.dtype: expected one of float32, float16, "
 			            "bfloat16, int32, int64",
 			            file, e->string);
+		if ((st = read_values(b, e, t, err)))
+			return st;
 	}
 	return PL_OK;
 }
@@ -666,14 +705,14 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 		if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
 			return st;
 	}
-	/* a Reshape's target names the batch, and an Expand's unless it is 1 (a
-	 * broadcast leaves the input's); not a weight's or a constant's */
+	/* a Reshape's or an Expand's target names the batch unless it is 1 (a
+	 * broadcast leaves the input's; a batch of 1 has no micro-batches: a
+	 * scalar reshaped to [1, 1, ...]); not a weight's or a constant's */
 	int in0 = r->ninputs > 0 ? find_tensor(b, r->inputs[0]) : -1;
 	int whole = in0 >= 0 && (g->tensors[in0].role == PL_ROLE_PARAM ||
 	                         g->tensors[in0].role == PL_ROLE_CONST);
 	if (op->attrs.nshape > 0 && !whole &&
-	    ((op->type == PL_OP_RESHAPE && op->attrs.shape[0] > 0) ||
-	     (op->type == PL_OP_EXPAND && op->attrs.shape[0] > 1))) {
+	    (op->type == PL_OP_RESHAPE || op->type == PL_OP_EXPAND) && op->attrs.shape[0] > 1) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
 		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
 			return st;

@@ -94,6 +94,7 @@ typedef enum pl_optype {
 	PL_OP_CELU,
 	PL_OP_PRELU,
 	PL_OP_CUMSUM,
+	PL_OP_POW,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -186,6 +187,8 @@ typedef struct pl_attrs {
 	/* CumSum along axis: each element the sum of those before it (and
 	 * itself unless exclusive), counted from the end when reverse */
 	int exclusive, reverse;
+	/* Pow: x to a constant power (Reciprocal's is -1) */
+	double exponent;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };
@@ -227,6 +230,9 @@ typedef struct pl_tensor {
 	int nconsumers;
 	int *consumers, *consumer_slots;
 	int requires_grad; /* a param, or computed from one */
+	/* a const's values when the model gives them (row-major, every element;
+	 * NULL: the executor draws them), owned by the graph */
+	const float *values;
 } pl_tensor;
 
 typedef struct pl_op {

@@ -40,7 +40,10 @@
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(zero initial states, default activations; not LSTM's Y_c), Flatten, Clip, "              \
-	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, "                      \
+	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Pow by a constant, "   \
+	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like) and "                    \
+	"RandomUniform(Like) "                                                                     \
+	"(as drawn data), "                                                                        \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
 	"(nearest, linear, cubic), Expand, Concat, Slice "                                         \
@@ -684,6 +687,17 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		set_info(m, n->output[0], a->rank, a->dims, (int)ne, v);
 		return 1;
 	}
+	if ((!strcmp(t, "ReduceProd") || !strcmp(t, "ReduceSum")) && a->rank == 1 &&
+	    (n->n_input < 2 || !n->input[1][0])) {
+		/* of a shape's entries (torch.std's count of the reduced elements) */
+		int keep = (int)attr_i(n, "keepdims", 1);
+		double r = !strcmp(t, "ReduceProd");
+		for (int64_t i = 0; i < ne; i++)
+			r = !strcmp(t, "ReduceProd") ? r * a->val[i] : r + a->val[i];
+		dims[0] = 1;
+		set_info(m, n->output[0], keep, dims, 1, &r);
+		return 1;
+	}
 	static const char *const bin[] = {"Add", "Sub", "Mul", "Div", "Equal", "Pow", "Mod"};
 	for (size_t k = 0; k < sizeof bin / sizeof *bin; k++) {
 		if (strcmp(t, bin[k]) || n->n_input != 2)
@@ -1295,6 +1309,17 @@ static void io(imp *m, cJSON *o, const char *key, const char *name)
 
 static pl_status unsupported(imp *m, const Onnx__NodeProto *n, const char *why);
 
+/* A const's "values" on its declaration t: the n of v, or n times `fill`
+ * (v NULL); none past the model format's 65536 */
+static void const_values(cJSON *t, const double *v, int64_t n, double fill)
+{
+	if (n < 1 || n > 65536)
+		return;
+	cJSON *a = cJSON_AddArrayToObject(t, "values");
+	for (int64_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v ? v[i] : fill));
+}
+
 /* A constant scale for the norm `op` of input x (a LayerNorm without
  * affine parameters): its name in buf, declared [x's last dimension]; NULL
  * when x's shape is not known or the name is taken */
@@ -1306,6 +1331,7 @@ static const char *const_scale(imp *m, const char *op, const tinfo *x, char *buf
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", int_list(&x->dims[x->rank - 1], 1));
 	cJSON_AddStringToObject(t, "role", "const");
+	const_values(t, NULL, x->dims[x->rank - 1], 1);
 	pl_json_add(m->tensors, buf, t);
 	return buf;
 }
@@ -1341,7 +1367,7 @@ static pl_status emit_norm(imp *m, const char *x, int last, const char *type, co
 /* an operand: a scalar constant becomes a const tensor of shape [1] */
 static void operand(imp *m, cJSON *o, const char *name)
 {
-	double v;
+	double v = 0;
 	tinfo *k = valued(m, name);
 	if (!cJSON_GetObjectItem(m->tensors, name) && (k || scalar_of(m, name, &v) == 0)) {
 		cJSON *t = cJSON_CreateObject();
@@ -1351,6 +1377,11 @@ static void operand(imp *m, cJSON *o, const char *name)
 		else
 			pl_json_add(t, "shape", int_list(&one, 1));
 		cJSON_AddStringToObject(t, "role", "const");
+		/* its values, which the executor computes with */
+		if (k && k->nval > 0 && k->nval == elems(k))
+			const_values(t, k->val, k->nval, 0);
+		else if (!k || k->rank == 0)
+			const_values(t, NULL, 1, v);
 		/* an integer constant compared with an integer input keeps its type */
 		const char *dt = k ? dtype_name(k->elem) : NULL;
 		if (dt && !strncmp(dt, "int", 3))
@@ -2146,6 +2177,82 @@ static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, 
 	emit_shaped(m, buf, "Reshape", tr, n->output[1], "shape", hd, 3);
 	int64_t hdims[3] = {D, x->dims[1], H};
 	set_info(m, n->output[1], 3, hdims, 0, NULL);
+	return 0;
+}
+
+static void emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims, int rank,
+                         const char *out);
+
+/* Tile (torch's repeat) of x by constant repeats: x with a dimension of 1
+ * before each repeated one (a Reshape), that expanded to the repeats (an
+ * Expand), the pairs merged (a Reshape): each repeated dimension the whole
+ * of it `repeats` times over. 0, or -1 when the shape or the repeats are
+ * not known */
+static int import_tile(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]), *rp = n->n_input > 1 ? valued(m, n->input[1]) : NULL;
+	if (!x || !rp || rp->rank != 1 || rp->nval != x->rank || x->rank > 8)
+		return -1;
+	int64_t split[16], grown[16], out[16];
+	int k = 0;
+	for (int d = 0; d < x->rank; d++) {
+		int64_t r = to_i64(rp->val[d]);
+		if (r < 1 || r > 1000000)
+			return -1;
+		if (r > 1) {
+			split[k] = 1;
+			grown[k++] = r;
+		}
+		split[k] = x->dims[d];
+		grown[k++] = x->dims[d];
+		out[d] = r * x->dims[d];
+	}
+	char a[600], b[600];
+	snprintf(a, sizeof a, "%s.split", name);
+	snprintf(b, sizeof b, "%s.grown", name);
+	emit_reshape(m, a, n->input[0], split, k, a);
+	emit_shaped(m, b, "Expand", a, b, "shape", grown, k);
+	emit_reshape(m, name, b, out, x->rank, n->output[0]);
+	set_info(m, n->output[0], x->rank, out, 0, NULL);
+	return 0;
+}
+
+/* DepthToSpace (PixelShuffle: blocksize r, mode DCR or CRD) and
+ * SpaceToDepth of x [N, C, H, W]: a Reshape, a Transpose and a Reshape, as
+ * ONNX defines them. 0, or -1 when the shape is not known or r does not
+ * divide it */
+static int import_depth_space(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]);
+	int64_t r = attr_i(n, "blocksize", 0);
+	char mode[8];
+	attr_str(n, "mode", mode, sizeof mode);
+	int to_space = !strcmp(n->op_type, "DepthToSpace"), crd = !strcmp(mode, "CRD");
+	if (!x || x->rank != 4 || r < 1 || r > 4096 ||
+	    (to_space ? x->dims[1] % (r * r) : x->dims[2] % r || x->dims[3] % r))
+		return -1;
+	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
+	int64_t six[6], out[4], perm[6];
+	if (to_space) {
+		int64_t c = C / (r * r);
+		int64_t dcr[6] = {N, r, r, c, H, W}, crd6[6] = {N, c, r, r, H, W};
+		int64_t pd[6] = {0, 3, 4, 1, 5, 2}, pc[6] = {0, 1, 4, 2, 5, 3};
+		memcpy(six, crd ? crd6 : dcr, sizeof six);
+		memcpy(perm, crd ? pc : pd, sizeof perm);
+		out[0] = N, out[1] = c, out[2] = H * r, out[3] = W * r;
+	} else {
+		int64_t s6[6] = {N, C, H / r, r, W / r, r}, p6[6] = {0, 3, 5, 1, 2, 4};
+		memcpy(six, s6, sizeof six);
+		memcpy(perm, p6, sizeof perm);
+		out[0] = N, out[1] = C * r * r, out[2] = H / r, out[3] = W / r;
+	}
+	char a[600], b[600];
+	snprintf(a, sizeof a, "%s.blocks", name);
+	snprintf(b, sizeof b, "%s.moved", name);
+	emit_reshape(m, a, n->input[0], six, 6, a);
+	emit_shaped(m, b, "Transpose", a, b, "perm", perm, 6);
+	emit_reshape(m, name, b, out, 4, n->output[0]);
+	set_info(m, n->output[0], 4, out, 0, NULL);
 	return 0;
 }
 
@@ -3155,6 +3262,42 @@ static pl_status node(imp *m, int i)
 		tinfo *x = known(m, n->input[0]);
 		if (x)
 			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	double pe = -1; /* x to a constant power; Reciprocal's is -1 */
+	if ((!strcmp(t, "Pow") && n->n_input == 2 && scalar_of(m, n->input[1], &pe) == 0) ||
+	    !strcmp(t, "Reciprocal")) {
+		cJSON_AddNumberToObject(emit_unary(m, n, name, "Pow"), "exponent", pe);
+		return PL_OK;
+	}
+	if (!strcmp(t, "Tile"))
+		return import_tile(m, n, name)
+		           ? unsupported(m, n,
+		                         "its input's shape or its repeats are not "
+		                         "known")
+		           : PL_OK;
+	if (!strcmp(t, "DepthToSpace") || !strcmp(t, "SpaceToDepth"))
+		return import_depth_space(m, n, name)
+		           ? unsupported(m, n,
+		                         "its input's shape must be known as [N, C, H, W] with the "
+		                         "block dividing it")
+		           : PL_OK;
+	if (!strncmp(t, "Random", 6)) { /* noise (a VAE's, a diffusion step's): drawn data */
+		tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+		int64_t dims[16];
+		int r = x ? x->rank : ints_of(m, n, "shape", 99, dims, 16);
+		if (x)
+			memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
+		if (strcmp(t, "RandomNormalLike") && strcmp(t, "RandomUniformLike") &&
+		    strcmp(t, "RandomNormal") && strcmp(t, "RandomUniform"))
+			return unsupported(m, n, "not supported");
+		if (r < 1 || cJSON_GetObjectItem(m->tensors, n->output[0]))
+			return unsupported(m, n, "its shape is not known");
+		cJSON *d = cJSON_CreateObject();
+		pl_json_add(d, "shape", int_list(dims, (size_t)r));
+		cJSON_AddStringToObject(d, "role", "input");
+		pl_json_add(m->tensors, n->output[0], d);
+		set_info(m, n->output[0], r, dims, 0, NULL);
 		return PL_OK;
 	}
 	if (!strcmp(t, "LogSoftmax") && m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&

@@ -2,6 +2,7 @@
  * comparisons; Dropout, Cast, Identity): one parallel loop per output
  * dimension; a broadcast input dimension is never split, so that input is
  * replicated along the loop. */
+#include <math.h>
 #include <stdio.h>
 
 #include "planner/ops/internal.h"
@@ -117,6 +118,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*fwd = 4;
 		*bwd = 2;
 		break;
+	case PL_OP_POW: /* exp(e log x), as Exp counts it; the slope the same again */
 	case PL_OP_SIN:
 	case PL_OP_COS: /* the backward's derivative a transcendental too */
 		*fwd = 4;
@@ -240,6 +242,15 @@ int pl__positive_operand(const pl_graph *g, const pl_op *op, int input)
 	return input == 0;
 }
 
+/* Pow's operand under a power that is not a whole number (x^1.5 is real for
+ * x >= 0 alone), or a negative one (no zero to divide by) */
+int pl__positive_power(const pl_graph *g, const pl_op *op, int input)
+{
+	(void)g;
+	double e = op->attrs.exponent;
+	return input == 0 && (e != floor(e) || e < 0);
+}
+
 int pl__positive_divisor(const pl_graph *g, const pl_op *op, int input)
 {
 	(void)g;
@@ -338,6 +349,7 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_ELU:
 	case PL_OP_SELU:
 	case PL_OP_CELU:
+	case PL_OP_POW:
 	case PL_OP_SIGMOID: /* unary activations keep their input (or output, the same size) */
 		w->saved_bytes = in_b;
 		w->saves_in = 1;

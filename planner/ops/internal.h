@@ -58,6 +58,7 @@ int64_t pl__range_sce(const pl_graph *g, const pl_op *op, int input);
 pl_status pl__infer_resize(pl_graph *g, pl_op *op, pl_err *err);
 void pl__work_resize(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 int pl__positive_divisor(const pl_graph *g, const pl_op *op, int input);
+int pl__positive_power(const pl_graph *g, const pl_op *op, int input);
 int pl__positive_operand(const pl_graph *g, const pl_op *op, int input);
 int pl__positive_batchnorm(const pl_graph *g, const pl_op *op, int input);
 void pl__work_moe(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);

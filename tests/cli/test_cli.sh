@@ -941,7 +941,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -1004,11 +1004,23 @@ check "activations.onnx: LeakyReLU, PReLU (per channel and shared, its slope a p
 check "embedder.onnx: torch.cumsum a CumSum op on its axis; F.normalize's ReduceL2 the square root of a sum of squares (Mul, ReduceSum, Sqrt), torch.norm(p=1)'s ReduceL1 a sum of absolute values (Abs, ReduceSum)" \
   '[ "$(jq -c "[.ops[] | select(.type == \"CumSum\") | .attrs]" "$T/embedder-onnx.json")" = "[{\"axis\":1,\"exclusive\":0,\"reverse\":0}]" ] &&
    [ "$(jq -c "[.ops[] | select(.name | test(\"Reduce\")) | .type]" "$T/embedder-onnx.json")" = "[\"Mul\",\"ReduceSum\",\"Sqrt\",\"Abs\",\"ReduceSum\"]" ]'
+check "generator.onnx: PixelShuffle's DepthToSpace (CRD) a Reshape, Transpose, Reshape; repeat's Tile a Reshape, Expand, Reshape; randn_like drawn data (an input); Pow by 1.5; torch.std's count folded into a const that carries its value" \
+  '[ "$(jq -c "[.ops[] | select(.name | test(\"DepthToSpace|Tile\")) | [.type, .attrs]]" "$T/generator-onnx.json")" = "[[\"Reshape\",{\"shape\":[4,8,2,2,6,6]}],[\"Transpose\",{\"perm\":[0,1,4,2,5,3]}],[\"Reshape\",{\"shape\":[4,8,12,12]}],[\"Reshape\",{\"shape\":[1,1,1,1,1,1,1]}],[\"Expand\",{\"shape\":[4,1,1,12,1,12,1]}],[\"Reshape\",{\"shape\":[4,1,12,12]}]]" ] &&
+   [ "$(jq -c "[.tensors | to_entries[] | select(.value.role == \"input\") | .key]" "$T/generator-onnx.json")" = "[\"x\",\"/RandomNormalLike_output_0\",\"labels\"]" ] &&
+   [ "$(jq -c "[.ops[] | select(.type == \"Pow\") | .attrs.exponent]" "$T/generator-onnx.json")" = "[1.5]" ] &&
+   [ "$(jq -c ".tensors[\"/Sub_1_output_0\"].values" "$T/generator-onnx.json")" = "[3]" ]'
+"$PLANNER" search "$O/generator.onnx" --batch 4 --devices 2 --micro-batches 2 -o "$T/genm.plan" > /dev/null 2>&1
+check "generator.onnx in 2 micro-batches: its scalar reshaped to [1, 1, 1, 1] and its repeat of the batch cut as they should be, and it trains (the std's count a const of its value, no NaN)" \
+  '"$PLANNER" run "$O/generator.onnx" --batch 4 --strategy "$T/genm.plan" --steps 2 > /dev/null 2> "$T/err"'
+printf '{"format": "planner.model/1", "tensors": {"x": {"shape": [2, 3], "role": "input"}, "c": {"shape": [3], "role": "const", "values": [1, 2]}}, "ops": [{"name": "o", "type": "Add", "inputs": ["x", "c"], "outputs": ["y"]}]}' > "$T/vals.json"
+"$PLANNER" search "$T/vals.json" --devices 1 -o "$T/vals.plan" > /dev/null 2> "$T/err"
+check "a const with the wrong count of values: exit 2 naming the tensor and what was expected" \
+  '[ $? -eq 2 ] && grep -q "tensors.c.values: expected an array of its 3 elements" "$T/err"'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do

@@ -424,6 +424,10 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"CumSum\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axis\": 1}}",
      "[4, 6, 8]"},
+    {"Pow", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Pow\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"exponent\": 3}}",
+     "[4, 6, 8]"},
     {"CumSum reverse exclusive", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"CumSum\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axis\": 2, \"exclusive\": 1, \"reverse\": 1}}",
@@ -1048,7 +1052,7 @@ static void convtranspose_matches_examples(void **state)
  * 2 gamma 3), Celu (alpha 2) by its definition max(0, x) + min(0, alpha
  * (exp(x / alpha) - 1)), and PRelu with one slope broadcast (ONNX's
  * prelu_broadcast: max(x, 0) + min(x, 0) slope); CumSum on ONNX's four
- * examples (x = 1..5) */
+ * examples (x = 1..5); Pow by a constant */
 static void activations_match_onnx_examples(void **state)
 {
 	(void)state;
@@ -1079,6 +1083,19 @@ static void activations_match_onnx_examples(void **state)
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
 		check_example("CumSum", cs[i].attrs, NULL, "[1, 5]", xc, NULL, "[1, 5]", cs[i].y, 0,
 		              1e-6f);
+	/* Pow by a constant: ONNX's pow_broadcast (x = 1, 2, 3 squared),
+	 * reciprocal's example (-4, 2), and 1.5 of 1, 4, 9 */
+	static const struct {
+		const char *attrs;
+		float x[3], y[3];
+	} pw[] = {
+	    {"\"exponent\": 2", {1, 2, 3}, {1, 4, 9}},
+	    {"\"exponent\": -1", {-4, 2, 1}, {-0.25f, 0.5f, 1}},
+	    {"\"exponent\": 1.5", {1, 4, 9}, {1, 8, 27}},
+	};
+	for (size_t i = 0; i < sizeof pw / sizeof pw[0]; i++)
+		check_example("Pow", pw[i].attrs, NULL, "[1, 3]", pw[i].x, NULL, "[1, 3]", pw[i].y,
+		              0, 1e-6f);
 	const float xp[4] = {-2, -1, 0, 3}, slope[1] = {0.25f}, yp[4] = {-0.5f, -0.25f, 0, 3};
 	check_example("PRelu", "", "\"w\": {\"shape\": [1], \"role\": \"param\"}", "[1, 4]", xp,
 	              (const named_vals[]){{"w", slope}, {0}}, "[1, 4]", yp, 0, 1e-6f);
