@@ -1178,22 +1178,16 @@ fail:
 
 /* Prices the rows rows[i0..i1) of the distinct producer layouts. Per
  * consumer matrix it keeps the refinement against the current row's matrix
- * (ftag: which one) and the row's layout put on it (etag: which row); per
- * consumer layout, that layout and its gradient's put on the refinement
- * (dtag: against which row matrix). */
+ * (ftag: which one) and the row's layout put on it (etag: which row). */
 static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
-	size_t n = (size_t)j->ndm + 1, nu = (size_t)j->ndu + 1;
+	size_t n = (size_t)j->ndm + 1;
 	pl_refinement *f = pl_malloc(sizeof *f * n);
-	pl_layout *on = pl_malloc(sizeof *on * 2 * n);  /* the row's layout, and without partials */
-	pl_layout *dg = pl_malloc(sizeof *dg * 2 * nu); /* consumer layout and gradient, on f */
+	pl_layout *on = pl_malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
 	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n);
-	int *dtag = pl_malloc(sizeof *dtag * nu);
-	int cached = f && on && dg && ftag && etag && dtag;
+	int cached = f && on && ftag && etag;
 	for (int c = 0; cached && c < j->ndm; c++)
 		ftag[c] = etag[c] = -1;
-	for (int b = 0; cached && b < j->ndu; b++)
-		dtag[b] = -1;
 	for (int i = i0; i < i1; i++) {
 		int a = j->rows[i], cs = j->smi[a];
 		for (int b = 0; b < j->ndu; b++) {
@@ -1216,22 +1210,18 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 				on[2 * cd + 1].partial = 0;
 				etag[cd] = a;
 			}
-			if (dtag[b] != cs) {
-				pl_refine_layout(&f[cd], 1, dst, &dg[2 * b]);
-				if (j->rg)
-					pl_refine_layout(&f[cd], 1, grad, &dg[2 * b + 1]);
-				dtag[b] = cs;
-			}
-			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &dg[2 * b],
-			                    &dg[2 * b + 1], j->rg, j->fwd_times);
+			pl_layout d, g;
+			pl_refine_layout(&f[cd], 1, dst, &d);
+			if (j->rg)
+				pl_refine_layout(&f[cd], 1, grad, &g);
+			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &d, &g, j->rg,
+			                    j->fwd_times);
 		}
 	}
 	free(f);
 	free(on);
-	free(dg);
 	free(ftag);
 	free(etag);
-	free(dtag);
 }
 
 /* spreads the priced pairs over the candidates and publishes the table */
