@@ -784,6 +784,8 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_GRU:
 	case PL_OP_LSTM:
 	case PL_OP_CUMSUM:
+	case PL_OP_REDUCEMAX:
+	case PL_OP_REDUCEMIN:
 	case PL_OP_PAD:
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:

@@ -95,6 +95,8 @@ typedef enum pl_optype {
 	PL_OP_PRELU,
 	PL_OP_CUMSUM,
 	PL_OP_POW,
+	PL_OP_REDUCEMAX,
+	PL_OP_REDUCEMIN,
 	PL_OP_COUNT
 } pl_optype;
 

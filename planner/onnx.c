@@ -51,7 +51,8 @@
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, "                                                                                \
-	"Transpose, Gather, ReduceSum, ReduceMean, ReduceL2, ReduceL1, ReduceSumSquare, "          \
+	"Transpose, Gather, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "     \
+	"ReduceSumSquare, "                                                                        \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
@@ -907,7 +908,8 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 			else if (r < 16)
 				dims[r++] = a->dims[d];
 	} else if (!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum") || !strcmp(t, "ReduceL2") ||
-	           !strcmp(t, "ReduceL1") || !strcmp(t, "ReduceSumSquare")) {
+	           !strcmp(t, "ReduceL1") || !strcmp(t, "ReduceSumSquare") ||
+	           !strcmp(t, "ReduceMax") || !strcmp(t, "ReduceMin")) {
 		int64_t ax[16];
 		int na = ints_of(m, n, "axes", 1, ax, 16), keep = (int)attr_i(n, "keepdims", 1);
 		r = 0;
@@ -3211,7 +3213,8 @@ static pl_status node(imp *m, int i)
 	}
 	int l2 = !strcmp(t, "ReduceL2"), l1 = !strcmp(t, "ReduceL1"),
 	    sq = !strcmp(t, "ReduceSumSquare");
-	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean") || l2 || l1 || sq) &&
+	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean") || !strcmp(t, "ReduceMax") ||
+	     !strcmp(t, "ReduceMin") || l2 || l1 || sq) &&
 	    n->n_input >= 1) {
 		/* axes an attribute, or (ReduceSum from opset 13, the others from
 		 * 18) input 1. ReduceL2 (F.normalize's norm) is the square root of

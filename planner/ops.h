@@ -93,6 +93,8 @@ typedef struct pl_op_rule {
 	case PL_OP_GRU:                                                                            \
 	case PL_OP_LSTM:                                                                           \
 	case PL_OP_CUMSUM:                                                                         \
+	case PL_OP_REDUCEMAX:                                                                      \
+	case PL_OP_REDUCEMIN:                                                                      \
 	case PL_OP_PAD:                                                                            \
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \

@@ -80,6 +80,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_SELU] = {"Selu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_CELU] = {"Celu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_PRELU] = {"PRelu", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_REDUCEMAX] = {"ReduceMax", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
+    [PL_OP_REDUCEMIN] = {"ReduceMin", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
     [PL_OP_POW] = {"Pow", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
                    pl__positive_power},
     [PL_OP_CUMSUM] = {"CumSum", 1, 1, 1, 0, pl__infer_softmax, pl__work_cumsum, NULL},

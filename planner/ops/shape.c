@@ -248,9 +248,13 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
 		}
 	}
 	pl__set_out(g, op, 0, o, shape, x->dtype);
+	/* a maximum or minimum keeps its reduced axes whole: its pieces would
+	 * need a max-reduce, and a cut leaves partial sums */
+	int extreme = op->type == PL_OP_REDUCEMAX || op->type == PL_OP_REDUCEMIN;
 	for (int d = 0; d < x->rank; d++) {
-		int l = pl__loop_add(op, x->shape[d],
-		                     reduced[d] ? PL_LOOP_REDUCE : PL_LOOP_PARALLEL, 1);
+		int l =
+		    pl__loop_add(op, x->shape[d], reduced[d] ? PL_LOOP_REDUCE : PL_LOOP_PARALLEL,
+		                 !(reduced[d] && extreme));
 		pl__map(op, 0, 0, d, l);
 		if (outdim[d] >= 0)
 			pl__map(op, 1, 0, outdim[d], l);
@@ -269,6 +273,15 @@ void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, p
 		w->vec_flops_bwd = op->type == PL_OP_REDUCEMEAN ? n : 0;
 		w->bytes_bwd = ib + ob;
 		w->kernels_bwd = 1;
+		if (op->type == PL_OP_REDUCEMAX || op->type == PL_OP_REDUCEMIN) {
+			/* the gradient goes to the first extreme: the input read
+			 * against the output (both kept) */
+			w->vec_flops_bwd = n;
+			w->bytes_bwd += ib;
+			w->saved_bytes = ib + ob;
+			w->saves_in = 1;
+			w->saves_out = 1;
+		}
 	}
 }
 

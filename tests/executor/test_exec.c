@@ -428,6 +428,14 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Pow\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"exponent\": 3}}",
      "[4, 6, 8]"},
+    {"ReduceMax", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"ReduceMax\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axes\": [2], \"keepdims\": 0}}",
+     "[4, 6]"},
+    {"ReduceMin keepdims", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"ReduceMin\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"axes\": [1], \"keepdims\": 1}}",
+     "[4, 1, 8]"},
     {"CumSum reverse exclusive", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"CumSum\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axis\": 2, \"exclusive\": 1, \"reverse\": 1}}",
@@ -1052,7 +1060,8 @@ static void convtranspose_matches_examples(void **state)
  * 2 gamma 3), Celu (alpha 2) by its definition max(0, x) + min(0, alpha
  * (exp(x / alpha) - 1)), and PRelu with one slope broadcast (ONNX's
  * prelu_broadcast: max(x, 0) + min(x, 0) slope); CumSum on ONNX's four
- * examples (x = 1..5); Pow by a constant */
+ * examples (x = 1..5); Pow by a constant; ReduceMax and ReduceMin on ONNX's
+ * data */
 static void activations_match_onnx_examples(void **state)
 {
 	(void)state;
@@ -1083,6 +1092,13 @@ static void activations_match_onnx_examples(void **state)
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
 		check_example("CumSum", cs[i].attrs, NULL, "[1, 5]", xc, NULL, "[1, 5]", cs[i].y, 0,
 		              1e-6f);
+	/* ReduceMax and ReduceMin: ONNX's do_not_keepdims/keepdims data, axis 1 */
+	const float xr[12] = {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2};
+	const float rmax[6] = {20, 2, 40, 2, 60, 2}, rmin[6] = {5, 1, 30, 1, 55, 1};
+	check_example("ReduceMax", "\"axes\": [1], \"keepdims\": 1", NULL, "[3, 2, 2]", xr, NULL,
+	              "[3, 1, 2]", rmax, 0, 0);
+	check_example("ReduceMin", "\"axes\": [1], \"keepdims\": 0", NULL, "[3, 2, 2]", xr, NULL,
+	              "[3, 2]", rmin, 0, 0);
 	/* Pow by a constant: ONNX's pow_broadcast (x = 1, 2, 3 squared),
 	 * reciprocal's example (-4, 2), and 1.5 of 1, 4, 9 */
 	static const struct {
