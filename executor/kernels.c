@@ -430,16 +430,20 @@ double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost)
 	return op->type == PL_OP_REDUCEMEAN ? 1 / count : 1;
 }
 
-/* ReduceMax and ReduceMin over the local piece (their reduced axes are
- * whole on it): each output the extreme of its inputs; backward its
- * gradient to the first input equal to it (y kept from the forward) */
-static int reduce_extreme(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+/* ReduceSum and ReduceMean (sums in double: the loss of a test is often
+ * one), ReduceMax and ReduceMin (their reduced axes whole on the piece; the
+ * backward's gradient to the first input equal to the output kept from the
+ * forward) */
+static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
-	pl_kernel_reduce_map(k, x, ost);
+	double scale = pl_kernel_reduce_map(k, x, ost);
+	int ext = k->op->type == PL_OP_REDUCEMAX || k->op->type == PL_OP_REDUCEMIN;
 	int mx = k->op->type == PL_OP_REDUCEMAX;
-	unsigned char *seen = pl_calloc(y->n ? y->n : 1, 1);
-	if (!seen)
+	double *acc = NULL;
+	unsigned char *seen = NULL; /* an extreme: the output has its first value */
+	if ((!dx && !ext && !(acc = pl_calloc(y->n ? y->n : 1, sizeof *acc))) ||
+	    (ext && !(seen = pl_calloc(y->n ? y->n : 1, 1))))
 		return -1;
 	size_t i = 0;
 	do {
@@ -447,7 +451,11 @@ static int reduce_extreme(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_x
 		for (int d = 0; d < x->rank; d++)
 			o += ix[d] * ost[d];
 		float v = x->v[i];
-		if (dx) {
+		if (!ext && !dx) {
+			acc[o] += v;
+		} else if (!ext) {
+			dx->v[i] = (float)(dy->v[o] * scale);
+		} else if (dx) {
 			dx->v[i] = !seen[o] && v == y->v[o] ? dy->v[o] : 0;
 			seen[o] |= v == y->v[o];
 		} else if (!seen[o] || (mx ? v > y->v[o] : v < y->v[o])) {
@@ -456,31 +464,10 @@ static int reduce_extreme(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_x
 		}
 		i++;
 	} while (x->rank > 0 && next_index(ix, x->shape, x->rank));
-	free(seen);
-	return 0;
-}
-
-static int reduce(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
-{
-	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
-	double scale = pl_kernel_reduce_map(k, x, ost);
-	double *acc = NULL; /* sums in double: the loss of a test is often one */
-	if (!dx && !(acc = pl_calloc(y->n ? y->n : 1, sizeof *acc)))
-		return -1;
-	size_t i = 0;
-	do {
-		int64_t o = 0;
-		for (int d = 0; d < x->rank; d++)
-			o += ix[d] * ost[d];
-		if (!dx)
-			acc[o] += x->v[i];
-		else
-			dx->v[i] = (float)(dy->v[o] * scale);
-		i++;
-	} while (x->rank > 0 && next_index(ix, x->shape, x->rank));
 	for (size_t e = 0; acc && e < y->n; e++)
 		y->v[e] = (float)(acc[e] * scale);
 	free(acc);
+	free(seen);
 	return 0;
 }
 
@@ -1551,12 +1538,12 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_TRANSPOSE:
 		return transpose(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
 	case PL_OP_REDUCESUM:
-	case PL_OP_REDUCEMEAN: return reduce(k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_REDUCEMEAN:
 	case PL_OP_REDUCEMAX:
 	case PL_OP_REDUCEMIN:
 		if (din && !din[0].v)
 			return 0;
-		return reduce_extreme(k, &in[0], out, dout, din ? &din[0] : NULL);
+		return reduce(k, &in[0], out, dout, din ? &din[0] : NULL);
 	case PL_OP_SCE: return sce(k, in, out, dout, din);
 	case PL_OP_MOE_DISPATCH:
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);

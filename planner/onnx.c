@@ -1649,11 +1649,56 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 
 /* Slice along the last axis of a linear layer's output, or of an
  * initializer; -1 when neither. */
+/* A Slice of one axis with a negative step (torch.flip, x[::-1]): a Gather
+ * of the indices it visits, an int64 const carrying them (start clamped to
+ * [0, N - 1], end to [-1, N - 1], as ONNX). 0, or -1 when it is not such a
+ * slice */
+static int import_reversed_slice(imp *m, const Onnx__NodeProto *n, const char *name, tinfo *x)
+{
+	int64_t st, en, ax = 0, sp;
+	if (ints_of(m, n, "starts", 1, &st, 1) != 1 || ints_of(m, n, "ends", 2, &en, 1) != 1 ||
+	    ints_of(m, n, "axes", 3, &ax, 1) < 0 || ints_of(m, n, "steps", 4, &sp, 1) != 1 ||
+	    sp >= 0 || (ax = axis_of(ax, x->rank)) < 0 || ax >= x->rank)
+		return -1;
+	int64_t N = x->dims[ax], lo = st < 0 ? st + N : st, hi = en < 0 ? en + N : en;
+	lo = lo < 0 ? -1 : lo > N - 1 ? N - 1 : lo;
+	hi = hi < -1 ? -1 : hi > N - 1 ? N - 1 : hi;
+	int64_t k = lo > hi ? (lo - hi - 1) / -sp + 1 : 0;
+	if (k < 1 || k > 65536)
+		return -1;
+	double *ix = pl_malloc(sizeof *ix * (size_t)k);
+	if (!ix)
+		return -1;
+	for (int64_t i = 0; i < k; i++)
+		ix[i] = (double)(lo + i * sp);
+	char iname[600];
+	snprintf(iname, sizeof iname, "%s.indices", name);
+	cJSON *c = cJSON_CreateObject();
+	pl_json_add(c, "shape", int_list(&k, 1));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	const_values(c, ix, k, 0);
+	free(ix);
+	pl_json_add(m->tensors, iname, c);
+	cJSON *o = add_op(m, name, "Gather");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", iname);
+	io(m, o, "outputs", n->output[0]);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
+	int64_t dims[16];
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	dims[ax] = k;
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return 0;
+}
+
 static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	if (slice_initializer(m, n) == 0)
 		return 0;
 	tinfo *x = known(m, n->input[0]);
+	if (x && x->rank >= 1 && import_reversed_slice(m, n, name, x) == 0)
+		return 0;
 	int64_t axis[16], lo[16], hi[16], step[16];
 	int ns = x && x->rank >= 1 ? slice_ranges_steps(m, n, x, axis, lo, hi, step) : -1;
 	if (ns < 1 || ns > x->rank)
@@ -3045,6 +3090,8 @@ static pl_status node(imp *m, int i)
 		pl_json_add(c, "shape", int_list(ix->dims, (size_t)ix->rank));
 		cJSON_AddStringToObject(c, "dtype", "int64");
 		cJSON_AddStringToObject(c, "role", "const");
+		if (ix->nval > 0 && ix->nval == elems(ix))
+			const_values(c, ix->val, ix->nval, 0);
 		pl_json_add(m->tensors, n->input[1], c);
 		cJSON *o = add_op(m, name, "Gather");
 		io(m, o, "inputs", n->input[0]);

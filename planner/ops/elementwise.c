@@ -302,7 +302,8 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_GREATER: break; /* backward needs no forward value */
 	case PL_OP_WHERE:          /* which of x and y takes the gradient: the condition */
 	case PL_OP_MAX:
-	case PL_OP_MIN: /* which input takes it: both values, as torch.maximum keeps */
+	case PL_OP_MIN:   /* which input takes it: both values, as torch.maximum keeps */
+	case PL_OP_PRELU: /* x (its sign picks the slope) and a computed slope */
 		for (int i = 0; i < (op->type == PL_OP_WHERE ? 1 : 2); i++)
 			if (IN(g, op, i)->role != PL_ROLE_PARAM &&
 			    IN(g, op, i)->role != PL_ROLE_CONST) {
@@ -316,15 +317,6 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 		for (int i = 0; i < 2; i++)
 			if (IN(g, op, 1 - i)->requires_grad &&
 			    IN(g, op, i)->role != PL_ROLE_PARAM) {
-				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
-				w->saves_in |= (uint8_t)(1u << i);
-			}
-		w->bytes_bwd += w->saved_bytes;
-		break;
-	case PL_OP_PRELU: /* x (its sign picks the slope) and a computed slope */
-		for (int i = 0; i < 2; i++)
-			if (IN(g, op, i)->role != PL_ROLE_PARAM &&
-			    IN(g, op, i)->role != PL_ROLE_CONST) {
 				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
 				w->saves_in |= (uint8_t)(1u << i);
 			}
