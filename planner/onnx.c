@@ -52,7 +52,7 @@
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, "                                                                                \
 	"Transpose, Gather, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "     \
-	"ReduceSumSquare, "                                                                        \
+	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
@@ -909,7 +909,8 @@ static int infer(imp *m, const Onnx__NodeProto *n)
 				dims[r++] = a->dims[d];
 	} else if (!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum") || !strcmp(t, "ReduceL2") ||
 	           !strcmp(t, "ReduceL1") || !strcmp(t, "ReduceSumSquare") ||
-	           !strcmp(t, "ReduceMax") || !strcmp(t, "ReduceMin")) {
+	           !strcmp(t, "ReduceMax") || !strcmp(t, "ReduceMin") ||
+	           !strcmp(t, "ReduceLogSumExp")) {
 		int64_t ax[16];
 		int na = ints_of(m, n, "axes", 1, ax, 16), keep = (int)attr_i(n, "keepdims", 1);
 		r = 0;
@@ -2624,6 +2625,37 @@ static int all_values(imp *m, const char *name, double v)
 	return t != NULL && t->nval > 0;
 }
 
+/* A reduction op `opname` of `type` reading in, writing out, over the na
+ * axes (none: all) */
+static void emit_reduce(imp *m, const char *opname, const char *type, const char *in,
+                        const char *out, const int64_t *ax, int na, int keepdims)
+{
+	cJSON *o = add_op(m, opname, type);
+	io(m, o, "inputs", in);
+	io(m, o, "outputs", out);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	if (na > 0)
+		pl_json_add(at, "axes", int_list(ax, (size_t)na));
+	cJSON_AddNumberToObject(at, "keepdims", keepdims);
+}
+
+/* An op `opname` of `type` reading a (and b), writing out */
+static void emit_binary(imp *m, const char *opname, const char *type, const char *a, const char *b,
+                        const char *out)
+{
+	cJSON *o = add_op(m, opname, type);
+	io(m, o, "inputs", a);
+	if (b)
+		io(m, o, "inputs", b);
+	io(m, o, "outputs", out);
+}
+
+static void emit_unary_op(imp *m, const char *opname, const char *type, const char *a,
+                          const char *out)
+{
+	emit_binary(m, opname, type, a, NULL, out);
+}
+
 /* A Reshape op `opname` of `in` to dims (rank entries) into `out` */
 static void emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims, int rank,
                          const char *out)
@@ -3259,48 +3291,59 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	int l2 = !strcmp(t, "ReduceL2"), l1 = !strcmp(t, "ReduceL1"),
-	    sq = !strcmp(t, "ReduceSumSquare");
+	    sq = !strcmp(t, "ReduceSumSquare"), lse = !strcmp(t, "ReduceLogSumExp");
 	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean") || !strcmp(t, "ReduceMax") ||
-	     !strcmp(t, "ReduceMin") || l2 || l1 || sq) &&
+	     !strcmp(t, "ReduceMin") || l2 || l1 || sq || lse) &&
 	    n->n_input >= 1) {
 		/* axes an attribute, or (ReduceSum from opset 13, the others from
 		 * 18) input 1. ReduceL2 (F.normalize's norm) is the square root of
 		 * the sum of squares, ReduceL1 the sum of absolute values,
 		 * ReduceSumSquare the sum of squares: a Mul or an Abs, the
-		 * ReduceSum, a Sqrt */
+		 * ReduceSum, a Sqrt. ReduceLogSumExp as torch.logsumexp computes
+		 * it: the maximum m (kept dims) subtracted, Exp, ReduceSum, Log,
+		 * plus m */
 		int64_t ax[16];
 		int na = ints_of(m, n, "axes", 1, ax, 16);
 		if (na < 0 || (n->n_input > 1 && n->input[1][0] && !valued(m, n->input[1])) ||
 		    (na == 0 && attr_i(n, "noop_with_empty_axes", 0)))
 			return unsupported(m, n,
 			                   "its axes are not a constant the importer can fold");
+		int keep = attr_i(n, "keepdims", 1) != 0;
+		if (lse) {
+			char mk[600], d[600], e[600], s[600], l[600], mx[600];
+			const char *x = n->input[0];
+			snprintf(mk, sizeof mk, "%s.max_kept", name);
+			snprintf(d, sizeof d, "%s.shifted", name);
+			snprintf(e, sizeof e, "%s.exp", name);
+			snprintf(s, sizeof s, "%s.sum", name);
+			snprintf(l, sizeof l, "%s.log", name);
+			snprintf(mx, sizeof mx, "%s.max", name);
+			emit_reduce(m, mk, "ReduceMax", x, mk, ax, na, 1);
+			emit_binary(m, d, "Sub", x, mk, d);
+			emit_unary_op(m, e, "Exp", d, e);
+			emit_reduce(m, s, "ReduceSum", e, s, ax, na, keep);
+			emit_unary_op(m, l, "Log", s, l);
+			if (!keep)
+				emit_reduce(m, mx, "ReduceMax", x, mx, ax, na, 0);
+			emit_binary(m, name, "Add", l, keep ? mk : mx, n->output[0]);
+			infer(m, n);
+			return PL_OK;
+		}
 		const char *in = n->input[0], *out = n->output[0];
 		char pre[600], sum[600];
 		if (l2 || l1 || sq) {
 			snprintf(pre, sizeof pre, "%s.%s", name, l1 ? "abs" : "square");
-			cJSON *p = add_op(m, pre, l1 ? "Abs" : "Mul");
-			io(m, p, "inputs", in);
-			if (!l1)
-				io(m, p, "inputs", in);
-			io(m, p, "outputs", pre);
+			emit_binary(m, pre, l1 ? "Abs" : "Mul", in, l1 ? NULL : in, pre);
 			in = pre;
 		}
 		if (l2) {
 			snprintf(sum, sizeof sum, "%s.sum", name);
 			out = sum;
 		}
-		cJSON *o = add_op(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t);
-		io(m, o, "inputs", in);
-		io(m, o, "outputs", out);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-		if (na > 0)
-			pl_json_add(at, "axes", int_list(ax, (size_t)na));
-		cJSON_AddNumberToObject(at, "keepdims", (double)attr_i(n, "keepdims", 1));
-		if (l2) {
-			cJSON *r = add_op(m, name, "Sqrt");
-			io(m, r, "inputs", sum);
-			io(m, r, "outputs", n->output[0]);
-		}
+		emit_reduce(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t, in, out, ax, na,
+		            keep);
+		if (l2)
+			emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
 		infer(m, n);
 		return PL_OK;
 	}

@@ -1018,8 +1018,9 @@ printf '{"format": "planner.model/1", "tensors": {"x": {"shape": [2, 3], "role":
 "$PLANNER" search "$T/vals.json" --devices 1 -o "$T/vals.plan" > /dev/null 2> "$T/err"
 check "a const with the wrong count of values: exit 2 naming the tensor and what was expected" \
   '[ $? -eq 2 ] && grep -q "tensors.c.values: expected an array of its 3 elements" "$T/err"'
-check "pointnet.onnx: PointNet's max over the points a ReduceMax, amin a ReduceMin (their reduced axis kept whole)" \
-  '[ "$(jq -c "[.ops[] | select(.type | test(\"ReduceM\")) | [.type, .attrs.axes, .attrs.keepdims]]" "$T/pointnet-onnx.json")" = "[[\"ReduceMax\",[2],0],[\"ReduceMin\",[2],0]]" ]'
+check "pointnet.onnx: PointNet's max over the points a ReduceMax, amin a ReduceMin (their reduced axis kept whole), logsumexp its maximum subtracted, Exp, ReduceSum, Log and the maximum added" \
+  '[ "$(jq -c "[.ops[] | select(.type | test(\"ReduceM\")) | [.type, .attrs.axes, .attrs.keepdims]]" "$T/pointnet-onnx.json")" = "[[\"ReduceMax\",[2],0],[\"ReduceMin\",[2],0],[\"ReduceMax\",[2],1],[\"ReduceMax\",[2],0]]" ] &&
+   [ "$(jq -c "[.ops[] | select(.name | test(\"LogSumExp\")) | .type]" "$T/pointnet-onnx.json")" = "[\"ReduceMax\",\"Sub\",\"Exp\",\"ReduceSum\",\"Log\",\"ReduceMax\",\"Add\"]" ]'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
