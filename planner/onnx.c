@@ -40,7 +40,8 @@
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(zero initial states, default activations; not LSTM's Y_c), Flatten, Clip, "              \
-	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Pow by a constant, "   \
+	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not (of a mask), "     \
+	"Pow by a constant, "                                                                      \
 	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like) and "                    \
 	"RandomUniform(Like) "                                                                     \
 	"(as drawn data), "                                                                        \
@@ -3240,6 +3241,22 @@ static pl_status node(imp *m, int i)
 		if (!strcmp(t, "Selu"))
 			cJSON_AddNumberToObject(
 			    at, "gamma", ga && ga->has_f ? ga->f : 1.05070102214813232421875);
+		return PL_OK;
+	}
+	if (!strcmp(t, "Not") && n->n_input == 1) { /* of a mask at run time: Equal to 0 */
+		char zero[600];
+		snprintf(zero, sizeof zero, "%s.zero", name);
+		if (cJSON_GetObjectItem(m->tensors, zero))
+			return unsupported(m, n, "its constant's name is taken");
+		cJSON *c = cJSON_CreateObject();
+		int64_t one = 1;
+		pl_json_add(c, "shape", int_list(&one, 1));
+		cJSON_AddStringToObject(c, "dtype", "int64");
+		cJSON_AddStringToObject(c, "role", "const");
+		const_values(c, NULL, 1, 0);
+		pl_json_add(m->tensors, zero, c);
+		emit_binary(m, name, "Equal", n->input[0], zero, n->output[0]);
+		infer(m, n);
 		return PL_OK;
 	}
 	if (!strcmp(t, "CumSum")) { /* its axis a constant input */
