@@ -1662,17 +1662,21 @@ static int import_reversed_slice(imp *m, const Onnx__NodeProto *n, const char *n
 	    ints_of(m, n, "axes", 3, &ax, 1) < 0 || ints_of(m, n, "steps", 4, &sp, 1) != 1 ||
 	    sp >= 0 || (ax = axis_of(ax, x->rank)) < 0 || ax >= x->rank)
 		return -1;
-	int64_t N = x->dims[ax], lo = st < 0 ? st + N : st, hi = en < 0 ? en + N : en;
+	int64_t N = x->dims[ax];
+	if (st < -N || st > N || en < -N - 1 || en > N) /* clamped as ONNX clamps them */
+		st = st < -N ? -N : st > N ? N : st, en = en < -N - 1 ? -N - 1 : en > N ? N : en;
+	int64_t lo = st < 0 ? st + N : st, hi = en < 0 ? en + N : en;
 	lo = lo < 0 ? -1 : lo > N - 1 ? N - 1 : lo;
 	hi = hi < -1 ? -1 : hi > N - 1 ? N - 1 : hi;
-	int64_t k = lo > hi ? (lo - hi - 1) / -sp + 1 : 0;
+	int64_t by = sp < -N ? N + 1 : -sp; /* the step's size (no negation of INT64_MIN) */
+	int64_t k = lo > hi ? (lo - hi - 1) / by + 1 : 0;
 	if (k < 1 || k > 65536)
 		return -1;
 	double *ix = pl_malloc(sizeof *ix * (size_t)k);
 	if (!ix)
 		return -1;
 	for (int64_t i = 0; i < k; i++)
-		ix[i] = (double)(lo + i * sp);
+		ix[i] = (double)(lo - i * by);
 	char iname[600];
 	snprintf(iname, sizeof iname, "%s.indices", name);
 	cJSON *c = cJSON_CreateObject();
@@ -2254,7 +2258,8 @@ static int import_tile(imp *m, const Onnx__NodeProto *n, const char *name)
 		}
 		split[k] = x->dims[d];
 		grown[k++] = x->dims[d];
-		out[d] = r * x->dims[d];
+		if (__builtin_mul_overflow(r, x->dims[d], &out[d]) || out[d] > (INT64_C(1) << 50))
+			return -1;
 	}
 	char a[600], b[600];
 	snprintf(a, sizeof a, "%s.split", name);
@@ -2281,7 +2286,9 @@ static int import_depth_space(imp *m, const Onnx__NodeProto *n, const char *name
 	    (to_space ? x->dims[1] % (r * r) : x->dims[2] % r || x->dims[3] % r))
 		return -1;
 	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3];
-	int64_t six[6], out[4], perm[6];
+	int64_t six[6], out[4], perm[6], big = INT64_C(1) << 40;
+	if (H > big || W > big || C > big) /* r (at most 4096) times them stays exact */
+		return -1;
 	if (to_space) {
 		int64_t c = C / (r * r);
 		int64_t dcr[6] = {N, r, r, c, H, W}, crd6[6] = {N, c, r, r, H, W};
