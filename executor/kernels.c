@@ -1482,8 +1482,9 @@ static void strided(const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx, 
 }
 
 /* Expand: x at its broadcast index (stride 0 where it broadcasts) */
-static int expand(const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+static int expand(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
+	(void)k;
 	int64_t bs[PL_MAX_RANK];
 	pl_kernel_bcast_strides(x, dy ? dy : y, bs);
 	strided(x, y, dy, dx, 0, bs);
@@ -1523,6 +1524,19 @@ static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 	return 0;
 }
 
+/* A one-input op's kernel: f(k, x, y, dy, dx) forward (dy, dx NULL) and
+ * backward (y NULL unless the backward reads the output) */
+typedef int (*kernel1)(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx);
+
+/* f on input 0; nothing to do backward when it needs no gradient */
+static int one_input(kernel1 f, int reads_y, pl_kctx *k, pl_xt *in, const pl_xt *out,
+                     const pl_xt *dout, pl_xt *din)
+{
+	if (din && !din[0].v)
+		return 0;
+	return f(k, &in[0], din && !reads_y ? NULL : out, dout, din ? &din[0] : NULL);
+}
+
 static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt *din)
 {
 	switch (k->op->type) {
@@ -1535,15 +1549,11 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_LAYERNORM:
 	case PL_OP_RMSNORM: return norm(k, in, out, dout, din);
 	case PL_OP_GATHER: return gather(k, in, out, dout, din);
-	case PL_OP_TRANSPOSE:
-		return transpose(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_TRANSPOSE: return one_input(transpose, 0, k, in, out, dout, din);
 	case PL_OP_REDUCESUM:
 	case PL_OP_REDUCEMEAN:
 	case PL_OP_REDUCEMAX:
-	case PL_OP_REDUCEMIN:
-		if (din && !din[0].v)
-			return 0;
-		return reduce(k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_REDUCEMIN: return one_input(reduce, 1, k, in, out, dout, din);
 	case PL_OP_SCE: return sce(k, in, out, dout, din);
 	case PL_OP_MOE_DISPATCH:
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);
@@ -1552,33 +1562,15 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_RNN:
 	case PL_OP_GRU:
 	case PL_OP_LSTM: return recurrent(k, in, out, dout, din);
-	case PL_OP_CUMSUM:
-		if (din && !din[0].v)
-			return 0;
-		return cumsum(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
-	case PL_OP_PAD:
-		if (din && !din[0].v)
-			return 0;
-		return pad(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_CUMSUM: return one_input(cumsum, 0, k, in, out, dout, din);
+	case PL_OP_PAD: return one_input(pad, 0, k, in, out, dout, din);
 	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
-	case PL_OP_EXPAND:
-		if (din && !din[0].v)
-			return 0;
-		return expand(&in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_EXPAND: return one_input(expand, 0, k, in, out, dout, din);
 	case PL_OP_CONCAT: return concat(k, in, din ? NULL : out, dout, din);
-	case PL_OP_SLICE:
-		if (din && !din[0].v)
-			return 0;
-		return slice(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_SLICE: return one_input(slice, 0, k, in, out, dout, din);
 	case PL_OP_MAXPOOL:
-	case PL_OP_AVGPOOL:
-		if (din && !din[0].v)
-			return 0;
-		return pool(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
-	case PL_OP_RESIZE:
-		if (din && !din[0].v)
-			return 0;
-		return resize(k, &in[0], din ? NULL : out, dout, din ? &din[0] : NULL);
+	case PL_OP_AVGPOOL: return one_input(pool, 0, k, in, out, dout, din);
+	case PL_OP_RESIZE: return one_input(resize, 0, k, in, out, dout, din);
 	case PL_OP_RESHAPE: /* the local pieces keep their element order */
 		if (din) {
 			if (din[0].v)
@@ -1596,9 +1588,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_CELU:
 	case PL_OP_POW:
 	PL_CASES_UNARY_MATH:
-		if (din && !din[0].v)
-			return 0;
-		return unary(k, &in[0], out, dout, din ? &din[0] : NULL);
+		return one_input(unary, 1, k, in, out, dout, din);
 	case PL_OP_COUNT: break;
 	}
 	return -1; /* no kernel: an op type added to the IR without one */

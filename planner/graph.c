@@ -232,9 +232,8 @@ static int add_tensor(builder *b, const char *name)
 
 /* Long on purpose (about 135 lines): one branch per attribute name the format
  * knows, each checking its JSON type and range with the same error. */
-static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
+void pl_attrs_default(pl_optype type, pl_attrs *a)
 {
-	pl_attrs *a = &op->attrs;
 	a->epsilon = 1e-5;
 	a->ratio = 0.5;
 	a->keepdims = 1;
@@ -249,16 +248,22 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 	a->max = INFINITY;
 	a->cubic_coeff_a = -0.75;
 	/* ONNX's defaults of the activations with parameters */
-	if (op->type == PL_OP_LEAKYRELU)
+	if (type == PL_OP_LEAKYRELU)
 		a->alpha = 0.01;
-	else if (op->type == PL_OP_ELU || op->type == PL_OP_CELU)
+	else if (type == PL_OP_ELU || type == PL_OP_CELU)
 		a->alpha = 1;
-	if (op->type == PL_OP_POW)
+	if (type == PL_OP_POW)
 		a->exponent = 1;
-	if (op->type == PL_OP_SELU) {
+	if (type == PL_OP_SELU) {
 		a->alpha = 1.67326319217681884765625;
 		a->gamma = 1.05070102214813232421875;
 	}
+}
+
+static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
+{
+	pl_attrs *a = &op->attrs;
+	pl_attrs_default(op->type, a);
 	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
 	if (!jattrs)
 		return PL_OK;

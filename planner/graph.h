@@ -219,6 +219,9 @@ const char *pl_pad_mode_name(int v);
 /* A recurrent layer's direction, as ONNX names them */
 enum { PL_RNN_FORWARD, PL_RNN_REVERSE, PL_RNN_BIDIRECTIONAL };
 const char *pl_rnn_direction_name(int v);
+/* The attributes an op of type has where its model gives none (ONNX's
+ * defaults): set on a, the others left */
+void pl_attrs_default(pl_optype type, pl_attrs *a);
 const char *pl_resize_coord_name(int v);
 const char *pl_resize_nearest_name(int v);
 

@@ -33,6 +33,7 @@
 #include "onnx.pb-c.h"
 #include "planner/alloc.h"
 #include "planner/graph.h"
+#include "planner/ops.h"
 #include "planner/json.h"
 
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
@@ -3235,19 +3236,19 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	if (!strcmp(t, "LeakyRelu") || !strcmp(t, "Elu") || !strcmp(t, "Selu") ||
-	    !strcmp(t, "Celu")) { /* with ONNX's defaults of alpha and gamma */
+	    !strcmp(t, "Celu")) {
 		const Onnx__AttributeProto *al = attr(n, "alpha"), *ga = attr(n, "gamma");
-		double a = al && al->has_f           ? al->f
-		           : !strcmp(t, "LeakyRelu") ? 0.01
-		           : !strcmp(t, "Selu")      ? 1.67326319217681884765625
-		                                     : 1;
+		pl_optype ty = PL_OP_COUNT;
+		pl_attrs d = {0};
+		pl_optype_parse(t, &ty);
+		pl_attrs_default(ty, &d); /* ONNX's, where the node gives none */
+		double a = al && al->has_f ? al->f : d.alpha;
 		if (!strcmp(t, "Celu") && !(a != 0))
 			return unsupported(m, n, "its alpha is 0");
 		cJSON *at = emit_unary(m, n, name, t);
 		cJSON_AddNumberToObject(at, "alpha", a);
 		if (!strcmp(t, "Selu"))
-			cJSON_AddNumberToObject(
-			    at, "gamma", ga && ga->has_f ? ga->f : 1.05070102214813232421875);
+			cJSON_AddNumberToObject(at, "gamma", ga && ga->has_f ? ga->f : d.gamma);
 		return PL_OK;
 	}
 	if (!strcmp(t, "Not") && n->n_input == 1) { /* of a mask at run time: Equal to 0 */

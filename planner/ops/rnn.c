@@ -11,8 +11,6 @@
  * weights' over the batch); the steps, the gates, the hidden units and the
  * input features never (each step needs the whole hidden state of the one
  * before). */
-#include <string.h>
-
 #include "planner/ops/internal.h"
 
 /* gates per hidden unit */
