@@ -21,8 +21,11 @@ typedef struct pl_ab {
 } pl_ab;
 
 #define PL_MAX_AB_SIZES 64
-/* The most devices a cluster has (nodes x devices per node). */
-#define PL_MAX_DEVICES (1 << 24)
+/* The most devices a cluster has (nodes x devices per node): 2^20, five
+ * times the largest GPU clusters built (about 200k). A plan lists every rank
+ * in its groups, so the checkpoint of a 2^20-device plan is already ~25 MB;
+ * beyond it writing the plan alone would outlast any --time-limit. */
+#define PL_MAX_DEVICES (1 << 20)
 /* Measured alpha-beta lines of one collective on one link class. A line
  * holds for groups of `ranks` ranks (0: any size; otherwise the nearest
  * measured size is used) and for messages of at most max_bytes (0: no
