@@ -424,10 +424,21 @@ void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const
 /* How many times edge e's forward redistribution runs a step: twice when
  * its consumer is recomputed (the recomputed forward redistributes its input
  * again, as Megatron's checkpointed layer re-runs its tensor-parallel
- * all-reduces), else once. */
-static int edge_fwd_times(const pl_problem *p, int e)
+ * all-reduces); twice when its consumer keeps the tensor for its backward and
+ * the tensor has a producer, not recomputed (a kept tensor is held once, at its
+ * producer's layout, and the backward redistributes it again: Megatron's
+ * sequence parallelism keeps the shard and all-gathers it again in the
+ * backward); else once. The executor runs the same (executor/exec.c,
+ * `regathered`). */
+int pl_problem_edge_fwd_times(const pl_problem *p, int e)
 {
-	return p->job.recompute && p->job.recompute[p->edges[e].dst_op] ? 2 : 1;
+	const pl_edge *ed = &p->edges[e];
+	const uint8_t *rc = p->job.recompute;
+	if (rc && rc[ed->dst_op])
+		return 2;
+	int prod = p->g->tensors[ed->tensor].producer;
+	return (p->saves_in[ed->dst_op] >> ed->dst_slot & 1) && prod >= 0 && !(rc && rc[prod]) ? 2
+	                                                                                       : 1;
 }
 
 /* An edge's price from layouts put on f (pl_refine_layout): src -> dst
@@ -476,7 +487,7 @@ double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, co
                             const pl_layout *grad)
 {
 	return edge_cost_layouts(p, src, dst, grad, p->g->tensors[p->edges[e].tensor].requires_grad,
-	                         edge_fwd_times(p, e));
+	                         pl_problem_edge_fwd_times(p, e));
 }
 
 /* pl_cost_edge from scratch; with bk, times of it booked there */
@@ -489,7 +500,7 @@ static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
 	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
 	                        &grad);
 	return edge_book_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
-	                         edge_fwd_times(p, e), times, bk);
+	                         pl_problem_edge_fwd_times(p, e), times, bk);
 }
 
 void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
@@ -540,6 +551,7 @@ void pl_problem_free(pl_problem *p)
 	free((void *)p->job.recompute);
 	free(p->roles);
 	free(p->kept);
+	free(p->saves_in);
 	free(p->nstrat);
 	free(p->strat);
 	free(p->node);
@@ -635,7 +647,7 @@ static void edge_key(const pl_problem *p, int e, int key[6])
 	key[2] = a->src_slot;
 	key[3] = a->dst_slot;
 	key[4] = a->src_is_input;
-	key[5] = edge_fwd_times(p, e);
+	key[5] = pl_problem_edge_fwd_times(p, e);
 }
 
 static uint64_t edge_hash(const pl_problem *p, int e)
@@ -712,7 +724,8 @@ static int keep_saved(pl_problem *p)
 {
 	const pl_graph *g = p->g;
 	p->kept = pl_calloc((size_t)g->ntensors + 1, 1);
-	if (!p->kept)
+	p->saves_in = pl_calloc((size_t)g->nops + 1, 1);
+	if (!p->kept || !p->saves_in)
 		return -1;
 	int64_t ones[PL_MAX_LOOPS];
 	for (int l = 0; l < PL_MAX_LOOPS; l++)
@@ -722,6 +735,7 @@ static int keep_saved(pl_problem *p)
 		pl_opwork w;
 		memset(&w, 0, sizeof w);
 		pl_op_rule_get(op->type)->work(g, op, ones, &w);
+		p->saves_in[o] = w.saves_in;
 		for (int i = 0; i < op->ninputs; i++)
 			if (w.saves_in >> i & 1)
 				p->kept[op->in[i]] = 1;
@@ -1128,7 +1142,7 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 	                .ns = ns,
 	                .nd = nd,
 	                .rg = p->g->tensors[ed->tensor].requires_grad,
-	                .fwd_times = edge_fwd_times(p, e)};
+	                .fwd_times = pl_problem_edge_fwd_times(p, e)};
 	pl_layout *sl = pl_malloc(sizeof *sl * (size_t)ns),
 	          *dl = pl_malloc(sizeof *dl * (size_t)nd * 2);
 	j->su = pl_malloc(sizeof *j->su * (size_t)ns);
@@ -1243,10 +1257,10 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
  * redistribution run as often), or NULL. */
 static double *sibling_table(const pl_problem *p, int e)
 {
-	int ft = edge_fwd_times(p, e);
+	int ft = pl_problem_edge_fwd_times(p, e);
 	for (const pl_problem *q = p->share_next; q && q != p; q = q->share_next) {
 		double *t = q->edge_tab[q->edge_class[e]];
-		if (t && edge_fwd_times(q, e) == ft)
+		if (t && pl_problem_edge_fwd_times(q, e) == ft)
 			return t;
 	}
 	return NULL;

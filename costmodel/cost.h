@@ -120,6 +120,7 @@ typedef struct pl_problem {
 	 * it once, at the producer's layout; Megatron's sequence parallelism keeps
 	 * the shard and gathers it again in the backward) */
 	uint8_t *kept;
+	uint8_t *saves_in; /* per op: the inputs its backward reads (bit per slot) */
 	/* problems of the same graph, mesh and candidates whose edge tables this
 	 * one borrows (pl_problem_share): a ring through them, or NULL; per edge,
 	 * 1 where its table is a sibling's */
@@ -174,6 +175,12 @@ double pl_problem_least_memory(pl_problem *p, int op);
  * (-1: out of memory). */
 double pl_problem_least_plan_memory(pl_problem *p);
 
+/* How many times a step runs edge e's forward redistribution per micro-batch:
+ * 2 when its consumer is recomputed, or keeps the tensor for its backward
+ * while its producer (not recomputed) holds it (the backward redistributes it
+ * again, as Megatron's sequence parallelism gathers its kept shard again);
+ * else 1. The executor runs it as often. */
+int pl_problem_edge_fwd_times(const pl_problem *p, int e);
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);
 /* Puts b in a's ring of problems that price an edge once between them: a

@@ -595,6 +595,19 @@ static double saved_bytes(const pl_exec *ex, int o)
 	return sizeof(float) * (double)pl_kernel_saved_elems(&k, in);
 }
 
+/* Whether op o's input i is redistributed again for its backward: the op
+ * keeps it, and its producer holds it in its own layout (neither is
+ * recomputed), so the copy in the layout the op reads is given back after the
+ * forward and made again before the backward, as Megatron's sequence
+ * parallelism gathers the kept shard again. The cost model prices the same
+ * (costmodel/cost.c, edge_fwd_times). */
+static int regathered(const pl_exec *ex, int o, int i)
+{
+	int t = ex->in[o][i].tensor, p = ex->g->tensors[t].producer;
+	return ex->in[o][i].kind == IN_REDIST && (ex->keep_in[o] >> i & 1) && p >= 0 &&
+	       !(ex->rc && (ex->rc[o] || ex->rc[p]));
+}
+
 /* Op o's forward on the rank: each input produced in the layout the op
  * reads, then its kernel. Live memory: its output and what it keeps become
  * live; an input copy its backward does not read, and a value whose last
@@ -641,7 +654,8 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 	int keeps = !ex->rc || !ex->rc[o]; /* a recomputed op keeps nothing */
 	for (int i = 0; i < op->ninputs && !recomputing; i++) {
 		xin *xi = &ex->in[o][i];
-		if (xi->kind != IN_ALIAS && !(keeps && (ex->keep_in[o] >> i & 1)))
+		if (xi->kind != IN_ALIAS &&
+		    (!(keeps && (ex->keep_in[o] >> i & 1)) || regathered(ex, o, i)))
 			mem_mark(st, iflag(st, o, i), 0, A, bytes_of(&xi->l));
 		int t = xi->tensor;
 		if (ex->owner[t] < 0 && ex->has_home[t] && !ex->held[t] && ex->last[t] == o)
@@ -1162,8 +1176,17 @@ static int backward(rankctx *rc)
 		memset(din, 0, sizeof din);
 		double t0 = prof_now(rc), tc = 0;
 		int bad = 0;
-		for (int i = 0; i < op->ninputs; i++) {
+		for (int i = 0; i < op->ninputs && !bad; i++) {
 			xin *xi = &ex->in[o][i];
+			if (regathered(ex, o, i)) {
+				double tb = prof_now(rc);
+				mem_mark(st, iflag(st, o, i), 1, PL_EXEC_MEM_ACTIVATIONS,
+				         bytes_of(&xi->l));
+				bad = run_redist(rc, &ex->home[xi->tensor], &xi->fwd,
+				                 st->val[xi->tensor], st->inb[o][i],
+				                 local_elems(&xi->l));
+				tc += prof_now(rc) - tb;
+			}
 			to_xt(&xi->l, xi->kind == IN_ALIAS ? st->val[xi->tensor] : st->inb[o][i],
 			      &in[i]);
 			if (xi->grad) {

@@ -144,7 +144,11 @@ void pl_exec_memory(const pl_exec *ex, double *bytes);
  * from the op that computes it until its last reader's forward, or, when a
  * backward reads it (the op rules' saved inputs and outputs, a recomputed
  * layer's output, what goes to a later stage), until its micro-batch's
- * backward ends; a recomputed op's outputs again from the recompute; an
+ * backward ends; an op's copy of an input in the layout it reads (gathered,
+ * exchanged) during its forward and, when its backward reads it and the
+ * producer holds the tensor, made again for its backward (as Megatron's
+ * sequence parallelism gathers again); a recomputed op's outputs again from
+ * the recompute; an
  * activation gradient from its first contribution until its producer's
  * backward; scratch while in use; ZeRO 3's gathered weights while gathered,
  * ZeRO 2 and 3's whole gradients until reduce-scattered. Buffers themselves

@@ -486,21 +486,19 @@ static int cmp_node_bound(const void *a, const void *b)
  * saves). */
 static double edge_least_diff(const pl_problem *p, const pl_problem *q, int e)
 {
-	const pl_edge *ed = &p->edges[e];
-	int rp = p->job.recompute && p->job.recompute[ed->dst_op],
-	    rq = q->job.recompute && q->job.recompute[ed->dst_op];
-	return rp >= rq ? 0 : -INFINITY;
+	return pl_problem_edge_fwd_times(p, e) >= pl_problem_edge_fwd_times(q, e) ? 0 : -INFINITY;
 }
 
 /* Points of one micro-batch count and stage count (siblings: ZeRO level and
  * recompute differ) have the same candidates, differ in node costs, and in
- * the price of the edges into ops one recomputes and the other does not
- * (their forward redistribution runs twice). For any plan, time_P = time_Q +
+ * the price of the edges whose forward redistribution one runs more often
+ * (into an op one recomputes, or out of one that holds what its consumer
+ * keeps, pl_problem_edge_fwd_times). For any plan, time_P = time_Q +
  * the sum over ops of (node_P - node_Q) and over edges of (edge_P - edge_Q),
  * so P's optimum is at least Q's plus the sum of the least differences: a
  * bound for P from a sibling's optimum (q_opt, or any lower bound of it)
- * without a dp. -INFINITY when the candidates differ, q recomputes an op p
- * does not and an edge leads into it, or out of memory. */
+ * without a dp. -INFINITY when the candidates differ, q runs an edge's
+ * forward redistribution more often than p, or out of memory. */
 static double sibling_bound(pl_problem *p, int zp, pl_problem *q, int zq, double q_opt)
 {
 	pl_problem pz = *p, qz = *q;

@@ -276,8 +276,14 @@ static void shared_tables(void **state)
 		for (int e = 0; e < a->nedges; e++)
 			assert_non_null(pl_problem_edge(a, e));
 		for (int e = 0; e < b->nedges; e++) {
-			assert_true(pl_problem_edge_priced(b, e) ||
-			            (b->job.recompute[b->edges[e].dst_op] && !a->job.recompute));
+			/* priced by a, unless b runs its forward redistribution once
+			 * more (a recomputed consumer) or less (a recomputed producer
+			 * of what the consumer keeps) */
+			const pl_edge *ed = &b->edges[e];
+			int prod = g->tensors[ed->tensor].producer;
+			assert_true(pl_problem_edge_priced(b, e) || b->job.recompute[ed->dst_op] ||
+			            (prod >= 0 && b->job.recompute[prod] &&
+			             pl_problem_edge_fwd_times(a, e) == 2));
 			const double *tb = pl_problem_edge(b, e), *to = pl_problem_edge(own, e);
 			size_t n = (size_t)b->nstrat[b->edges[e].src_op] *
 			           (size_t)b->nstrat[b->edges[e].dst_op];

@@ -1611,7 +1611,9 @@ static void moe_job_training_matches_one_rank(void **state)
 }
 
 /* The collectives one step runs are the ones the cost model prices: per
- * edge the forward list and (with a gradient) the backward list, per op its
+ * edge the forward list (twice where the consumer keeps the tensor its
+ * producer holds: made again for the backward) and (with a gradient) the
+ * backward list, per op its
  * own collectives and the owner's gradient all-reduce -- same kinds, same
  * bytes. */
 static void collectives_are_the_cost_models(void **state)
@@ -1638,8 +1640,10 @@ static void collectives_are_the_cost_models(void **state)
 				pl_redist r;
 				pl_edge_layouts(p, e, s[ed->src_op], s[ed->dst_op], &src, &dst);
 				pl_redistribute(&src, &dst, &r);
+				int times = pl_problem_edge_fwd_times(p, e);
 				for (int k = 0; k < r.n; k++)
-					want_n[r.p[k].kind]++, want_b[r.p[k].kind] += r.p[k].bytes;
+					want_n[r.p[k].kind] += times,
+					    want_b[r.p[k].kind] += times * r.p[k].bytes;
 				if (!g->tensors[ed->tensor].requires_grad)
 					continue;
 				pl_op_input_grad_layout(g, &g->ops[ed->dst_op], s[ed->dst_op], D,

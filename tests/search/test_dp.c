@@ -99,9 +99,11 @@ static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_r
 			fail_msg("Lagrangian bound %.17g below the LP's %.17g", bound[variant - 2],
 			         ri.bound_s);
 		/* the flow relaxation is the tighter: its point, r = sum C y, is
-		 * one of cost edges' */
+		 * one of cost edges' (to 1e-6: both are simplex optima within
+		 * GLPK's feasibility tolerances, 1e-7 of the scaled rows; seen
+		 * apart by 5e-7, 1e-10 s, on one instance) */
 		if (variant >= 4 && bound[variant - 2] > 0 && ri.bound_s > 0 &&
-		    ri.bound_s > bound[variant - 2] * (1 + 1e-7))
+		    ri.bound_s > bound[variant - 2] * (1 + 1e-6))
 			fail_msg("cost edges' LP bound %.17g above the flow's %.17g", ri.bound_s,
 			         bound[variant - 2]);
 		ilp_fractional += variant == 0 && strstr(ri.why, "branch and bound") != NULL;

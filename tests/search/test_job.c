@@ -374,12 +374,16 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 
 	pl_job_opts jo = PL_JOB_OPTS_AUTO;
 	pl_job_plan jp;
-	/* the fastest per-op plan fits: one stage, no ZeRO, the same step */
+	/* the fastest per-op plan fits: one stage, and no ZeRO unless sharding
+	 * the optimizer step makes a plan more than PL_JOB_SIMPLER faster
+	 * (otherwise the same step) */
 	o.memory_limit = 1.01 * fast.mem_bytes;
 	assert_int_equal(pl_search_job(g, &c, &o, &jo, &jp, &err), PL_OK);
 	assert_int_equal(jp.p->job.stages, 1);
-	assert_int_equal(jp.p->job.zero, 0);
-	near(jp.cost.step_s, fast.step_s, 1e-9 * fast.step_s);
+	if (jp.p->job.zero)
+		assert_true(jp.cost.step_s * (1 + PL_JOB_SIMPLER) < fast.step_s);
+	else
+		near(jp.cost.step_s, fast.step_s, 1e-9 * fast.step_s);
 	pl_job_plan_free(&jp);
 	/* it does not: per-op planning alone must cut the weights (tensor
 	 * parallel everywhere); sharding the optimizer state or splitting the
