@@ -13,7 +13,8 @@
 #   tables in docs/benchmarks.md were recorded with OUT=benchmarks/results/NAME)
 # Env: RANKS="1 2 4", STEPS=9, ROUNDS=3, MODEL_ARGS (planner-zoo gpt-small arguments),
 #   LAUNCH=mpi: plans of several ranks run as processes (mpirun -np R: MPI's
-#   collectives) instead of threads; the calibration is still the threads'.
+#   collectives) instead of threads, and are priced on a calibration taken the
+#   same way (mpirun -np R planner calibrate --backend cpu).
 set -euo pipefail
 B=${1:-build}
 OUT=${2:-build/bench/fidelity}
@@ -29,9 +30,15 @@ annotate() { # NAME STRATEGY -> a partial checkpoint
   printf '{"format": "planner.strategy/1", "parallel_strategy_item": {"%s": {"parallel_strategy": %s}}}\n' "$1" "$2"
 }
 
+MPI=(mpirun --oversubscribe --bind-to none)
+[ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)
 list=""
 for r in ${RANKS:-1 2 4}; do
-  "$B/planner" calibrate --backend cpu --ranks "$r" -o "$T/cpu$r.json" > /dev/null 2>&1
+  if [ "${LAUNCH:-}" = mpi ] && [ "$r" -gt 1 ]; then
+    "${MPI[@]}" -np "$r" "$B/planner" calibrate --backend cpu -o "$T/cpu$r.json" > /dev/null 2>&1
+  else
+    "$B/planner" calibrate --backend cpu --ranks "$r" -o "$T/cpu$r.json" > /dev/null 2>&1
+  fi
   cp "$T/cpu$r.json" "$OUT-cpu$r.json"
   plans="dp"
   "$B/planner" search "$T/m.json" --cluster "$T/cpu$r.json" --mode dp -o "$T/dp-$r.json" > /dev/null
@@ -68,8 +75,6 @@ done
 
 # ROUNDS passes over all plans, so a burst of noise on a shared machine hits
 # different plans in different passes; a plan's time is its least median
-MPI=(mpirun --oversubscribe --bind-to none)
-[ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)
 for round in $(seq "${ROUNDS:-3}"); do
   for pr in $list; do
     launch=()

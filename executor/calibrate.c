@@ -95,6 +95,13 @@ static int measure(calib *c, int64_t rank, pl_comm *cm, int64_t n, int (*once)(v
 			if (once(arg))
 				return -1;
 		c->end[rank] = pl_now();
+		if (c->be->self >= 0) { /* processes: the longest member's window */
+			float span = (float)(c->end[rank] - c->start[rank]);
+			if (c->be->all_reduce(cm, (int)rank, &span, 1, 1))
+				return -1;
+			w[win] = span / (double)reps;
+			continue; /* the all-reduce ended the window for every member */
+		}
 		if (barrier(c, cm, (int)rank))
 			return -1;
 		double lo = c->start[0], hi = c->end[0];
@@ -513,7 +520,9 @@ pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, 
 {
 	if (raw)
 		*raw = NULL;
-	if (!(be->caps & PL_CAP_HOST_MEMORY))
+	/* host buffers: the cpu backend's threads, or its processes (each rank
+	 * reads only its own) */
+	if (!(be->caps & PL_CAP_HOST_MEMORY) && !(be->self >= 0 && be->gemm))
 		return pl_err_set(err, PL_EDEVICE,
 		                  "calibrate: the %s backend is not supported (host memory needed)",
 		                  be->name);
@@ -553,6 +562,10 @@ pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, 
 		st = pl_err_set(err, PL_EDEVICE, "calibrate: %s", msg);
 		goto done;
 	}
+	if (be->self > 0) { /* processes: rank 0 holds the measurements and fits */
+		st = PL_OK;
+		goto done;
+	}
 	r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "backend", be->name);
 	cJSON_AddNumberToObject(r, "ranks", (double)c->R);
@@ -561,9 +574,11 @@ pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, 
 	time_t now = time(NULL);
 	char day[32];
 	strftime(day, sizeof day, "%Y-%m-%d", gmtime(&now));
-	snprintf(out->name, sizeof out->name, "%s-x%lld", be->name, (long long)c->R);
-	snprintf(out->source, sizeof out->source, "planner calibrate --backend %s, %lld ranks, %s",
-	         be->name, (long long)c->R, day);
+	int procs = be->self >= 0;
+	snprintf(out->name, sizeof out->name, "%s-x%lld", procs ? "cpu-mpi" : be->name,
+	         (long long)c->R);
+	snprintf(out->source, sizeof out->source, "planner calibrate --backend cpu, %lld %s, %s",
+	         (long long)c->R, procs ? "MPI processes" : "ranks", day);
 	if (raw) {
 		*raw = r;
 		r = NULL;

@@ -22,7 +22,9 @@ typedef struct pl_calib_opts {
 
 /* Fills *out with one node of be->nranks devices fitted to the measurements;
  * *raw (if raw is non-NULL) receives them as a JSON object (caller frees
- * with cJSON_Delete). Needs PL_CAP_HOST_MEMORY (the cpu backend). */
+ * with cJSON_Delete). Needs host buffers: the cpu backend, as threads or as
+ * MPI processes (pl_backend_mpi; every process calls it, and only rank 0's
+ * *out and *raw are filled: the others get PL_OK and nothing). */
 pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, struct cJSON **raw,
                        pl_err *err);
 

@@ -37,8 +37,12 @@ static const char *const help =
     "\"calibration\", every measurement; without -o the JSON goes to stdout. A summary and\n"
     "progress go to stderr.\n"
     "\n"
-    "  --backend cpu       the cpu backend (threads, OpenBLAS, shared-memory collectives)\n"
-    "  --ranks N           ranks to calibrate for (default: the online CPUs)\n"
+    "  --backend cpu       the cpu backend (threads, OpenBLAS, shared-memory collectives);\n"
+    "                      started by an MPI launcher (mpirun -np N), one rank per process\n"
+    "                      and MPI's collectives, as `planner run` runs them there; rank 0\n"
+    "                      writes the cluster (named cpu-mpi-xN)\n"
+    "  --ranks N           ranks to calibrate for (default: the online CPUs; under MPI, the\n"
+    "                      processes)\n"
     "  --max-bytes BYTES   largest collective message (e.g. 256MiB; cpu default 64MiB)\n"
     "  -o, --output FILE   write the cluster file (atomically)\n"
     "\n"
@@ -75,6 +79,7 @@ static const char *const help =
     "\n"
     "examples:\n"
     "  planner calibrate --backend cpu --ranks 2 -o cpu2.json\n"
+    "  mpirun -np 4 planner calibrate --backend cpu -o cpu-mpi4.json\n"
     "  planner calibrate --from-nccl-tests all_reduce.txt all_gather.txt -o h100.json\n"
     "  planner calibrate --from-nccl-tests ib-allreduce.txt --ranks 16 --nodes 2 \\\n"
     "      --cluster a100x8:2 -o a100x2.json\n"
@@ -354,6 +359,7 @@ int pl_cmd_calibrate(int argc, char **argv)
 		    "--nodes, --collective and --cluster go with --from-nccl-tests");
 	if (optind != argc)
 		return pl_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+	int ranks_given = ranks > 0;
 	if (!ranks)
 		ranks = sysconf(_SC_NPROCESSORS_ONLN);
 	pl_err err;
@@ -382,13 +388,23 @@ int pl_cmd_calibrate(int argc, char **argv)
 	if (strcmp(backend, "cpu"))
 		return pl_cli_usage("calibrate", "--backend: expected cpu or cuda, got '%s'",
 		                    backend);
+	/* started by an MPI launcher with several processes: one rank each,
+	 * MPI's collectives measured; rank 0 writes */
+	int64_t procs = pl_mpi_launched();
+	if (procs > 1 && ranks_given && ranks != procs)
+		return pl_cli_usage("calibrate",
+		                    "--ranks %lld: the MPI launcher started %lld processes, one "
+		                    "rank each",
+		                    ranks, (long long)procs);
 	pl_backend *be = NULL;
-	if ((st = pl_backend_cpu(&be, ranks, 0, &err)))
+	if ((st = procs > 1 ? pl_backend_mpi(&be, &err) : pl_backend_cpu(&be, ranks, 0, &err)))
 		return pl_cli_fail(st, &err);
-	if (!(st = pl_calibrate(be, &o, &c, &raw, &err))) {
+	if (!(st = pl_calibrate(be, &o, &c, &raw, &err)) && pl_backend_self(be) <= 0) {
 		summary(&c, out ? stdout : stderr);
 		st = pl_cli_write_cluster(&c, "calibration", raw, out, !out, &err);
+		raw = NULL; /* written, or freed */
 	}
+	cJSON_Delete(raw);
 	pl_backend_free(be);
 	return st ? pl_cli_fail(st, &err) : 0;
 }

@@ -6,7 +6,7 @@
 # (relative 1e-5), and so do whole-job plans on 1 to 8 processes (pipeline stages, plain and
 # interleaved 1F1B, micro-batches, ZeRO 1-3, recompute); a rank that fails, or whose process is
 # killed, stops every process with exit 4 within 10 s, naming itself; a plan for another number
-# of processes exits 2.
+# of processes exits 2; `planner calibrate --backend cpu` measures MPI's collectives as processes.
 # Usage: test_mpi.sh PLANNER SOURCE_DIR
 set -uo pipefail
 P=$1
@@ -140,6 +140,25 @@ elif [ $rc -eq 4 ] && grep -Eq "cuda backend found no GPU|no cuda backend|cuda m
 else
   bad "cuda backend on 2 processes with $ngpu GPUs: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
 fi
+# calibration as processes: MPI's collectives measured, rank 0 writes the cluster
+timeout 120 "${MPIRUN[@]}" -np 2 "$P" calibrate --backend cpu --max-bytes 64KiB -o "$T/cm.json" \
+  > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(jq -r '.name' "$T/cm.json")" = cpu-mpi-x2 ] &&
+  [ "$(jq '[.collectives[] | .intra_node[] | select(.ranks == 2)] | length' "$T/cm.json")" = 4 ] &&
+  "$P" search "$SRC/tests/fixtures/models/gpt-tiny.json" --cluster "$T/cm.json" > /dev/null 2>&1; then
+  ok "mpirun -np 2 planner calibrate: a cluster of 2 MPI ranks, every collective fitted, usable"
+else
+  bad "mpirun -np 2 planner calibrate: exit $rc"; head -5 "$T/err" | sed 's/^/# /'
+fi
+timeout 60 "${MPIRUN[@]}" -np 2 "$P" calibrate --backend cpu --ranks 3 > /dev/null 2> "$T/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q -- "--ranks 3: the MPI launcher started 2 processes" "$T/err"; then
+  ok "calibrate --ranks 3 under 2 MPI processes exits 2 saying why"
+else
+  bad "calibrate --ranks 3 under 2 MPI processes: exit $rc"; head -3 "$T/err" | sed 's/^/# /'
+fi
+
 # batch norms cut over processes: their statistics all-reduced over MPI
 # (ResNet-18 exported for training; SGD at 1e-6, see test_cli.sh; 1e-4)
 R="$SRC/tests/fixtures/onnx/resnet18_train.onnx"
