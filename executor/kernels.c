@@ -139,12 +139,17 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 {
 	int kind = pl_kernel_unary_kind(k->op->type);
 	double ratio = k->op->attrs.ratio;
-	for (size_t i = 0; i < x->n; i++) {
+	/* Dropout: the global index of a row's first element, then one more per
+	 * element along the row (the last dim is contiguous in both) */
+	size_t row = x->rank > 0 && x->shape[x->rank - 1] > 0 ? (size_t)x->shape[x->rank - 1] : 1;
+	uint64_t gi = 0;
+	for (size_t i = 0; i < x->n; i++, gi++) {
 		float v = x->v[i], r, d;
 		if (kind == PLK_DROPOUT) {
+			if (i % row == 0)
+				gi = global_index(k, x, (int64_t)i);
 			d = ratio <= 0 ? 1
-			    : pl_dropout_keep(k->seed, (int)(k->op - k->g->ops),
-			                      global_index(k, x, (int64_t)i), ratio)
+			    : pl_dropout_keep(k->seed, (int)(k->op - k->g->ops), gi, ratio)
 			        ? (float)(1 / (1 - ratio))
 			        : 0;
 			r = v * d;
@@ -180,26 +185,34 @@ static int binary(pl_kctx *k, const pl_xt *in, const pl_xt *y, const pl_xt *dy, 
 				memset(din[i].v, 0, sizeof(float) * din[i].n);
 	}
 	int kind = pl_kernel_binary_kind(k->op->type);
+	/* rows along the last dim (strides la, lb there); the outer index walks
+	 * the dims before it */
+	int outer = ref->rank > 0 ? ref->rank - 1 : 0;
+	int64_t len = ref->rank > 0 ? ref->shape[outer] : 1;
+	int64_t la = ref->rank > 0 ? sa[outer] : 0, lb = ref->rank > 0 ? sb[outer] : 0;
 	size_t o = 0;
+	if (len <= 0)
+		return 0;
 	do {
 		int64_t ia = 0, ib = 0;
-		for (int d = 0; d < ref->rank; d++) {
+		for (int d = 0; d < outer; d++) {
 			ia += ix[d] * sa[d];
 			ib += ix[d] * sb[d];
 		}
-		float a = in[0].v[ia], b = in[1].v[ib];
-		if (!din) {
-			y->v[o] = plk_binary_value(kind, a, b);
-		} else {
-			float ga, gb;
-			plk_binary_grad(kind, a, b, dy->v[o], &ga, &gb);
-			if (din[0].v)
-				din[0].v[ia] += ga;
-			if (din[1].v)
-				din[1].v[ib] += gb;
+		for (int64_t j = 0; j < len; j++, o++, ia += la, ib += lb) {
+			float a = in[0].v[ia], b = in[1].v[ib];
+			if (!din) {
+				y->v[o] = plk_binary_value(kind, a, b);
+			} else {
+				float ga, gb;
+				plk_binary_grad(kind, a, b, dy->v[o], &ga, &gb);
+				if (din[0].v)
+					din[0].v[ia] += ga;
+				if (din[1].v)
+					din[1].v[ib] += gb;
+			}
 		}
-		o++;
-	} while (ref->rank > 0 && next_index(ix, ref->shape, ref->rank));
+	} while (outer > 0 && next_index(ix, ref->shape, outer));
 	return 0;
 }
 
