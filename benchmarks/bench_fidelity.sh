@@ -92,24 +92,32 @@ for pr in $list; do
     awk -F, -v OFS=, '{ n = split($1, a, "-"); r = a[n]; sub("-[0-9]+$", "", $1); print $1, r, $2, $3, $4 }' >> "$OUT.csv"
 done
 
-# Spearman: rank both columns (ties share their mean rank), Pearson of the ranks
-spearman=$(awk -F, 'NR > 1 { n++; p[n] = $3; m[n] = $4 }
+# Spearman: rank both columns (ties share their mean rank), Pearson of the
+# ranks; over every plan, or (RANKS_OF=R) the plans of R ranks only
+spearman_of() {
+  awk -F, -v only="${1:-}" 'NR > 1 && (only == "" || $2 == only) { n++; p[n] = $3; m[n] = $4 }
   function rank(v, r,   i, j, less, eq) {
     for (i = 1; i <= n; i++) { less = 0; eq = 0
       for (j = 1; j <= n; j++) { if (v[j] < v[i]) less++; else if (v[j] == v[i]) eq++ }
       r[i] = less + (eq + 1) / 2 }
   }
-  END { rank(p, rp); rank(m, rm)
+  END { if (n < 3) { printf "-"; exit }
+    rank(p, rp); rank(m, rm)
     for (i = 1; i <= n; i++) { sp += rp[i]; sm += rm[i] }
     sp /= n; sm /= n
     for (i = 1; i <= n; i++) { a += (rp[i] - sp) * (rm[i] - sm); b += (rp[i] - sp)^2; c += (rm[i] - sm)^2 }
-    printf "%.3f", a / sqrt(b * c) }' "$OUT.csv")
+    printf "%.3f (%d plans)", a / sqrt(b * c), n }' "$OUT.csv"
+}
+spearman=$(spearman_of)
 
 echo "| plan | ranks | predicted s | measured s | measured / predicted | loss after $STEPS steps |"
 echo "|---|---|---|---|---|---|"
 awk -F, 'NR > 1 { printf "| %s | %s | %.4f | %.4f | %.2f | %s |\n", $1, $2, $3, $4, $4 / $3, $5 }' "$OUT.csv"
 echo
-echo "Spearman rank correlation (predicted vs measured, $(($(wc -l < "$OUT.csv") - 1)) plans): $spearman"
+echo "Spearman rank correlation (predicted vs measured): $spearman over every plan;"
+for r in ${RANKS:-1 2 4}; do
+  echo "  $r ranks: $(spearman_of "$r")"
+done
 
 if command -v gnuplot > /dev/null; then
   gnuplot <<GP

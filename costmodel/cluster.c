@@ -422,6 +422,33 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	return PL_OK;
 }
 
+/* device.kernel_scale (absent: every op type 1): {op type: a positive finite
+ * factor}, an unknown type named with the nearest known one */
+static pl_status parse_kernel_scale(pl_cluster *c, const cJSON *ks, const char *file, pl_err *err)
+{
+	if (!ks)
+		return PL_OK;
+	if (!cJSON_IsObject(ks))
+		return FAIL("%s: device.kernel_scale: expected an object of op type: factor", file);
+	const cJSON *e;
+	cJSON_ArrayForEach (e, ks) {
+		pl_optype t;
+		if (pl_optype_parse(e->string, &t)) {
+			const char *names[PL_OP_COUNT];
+			for (int k = 0; k < PL_OP_COUNT; k++)
+				names[k] = pl_optype_name((pl_optype)k);
+			return FAIL(
+			    "%s: device.kernel_scale.%s: not an op type (did you mean '%s'?)", file,
+			    e->string, pl_nearest_word(e->string, names, PL_OP_COUNT));
+		}
+		if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || !isfinite(e->valuedouble))
+			return FAIL("%s: device.kernel_scale.%s: expected a positive finite number",
+			            file, e->string);
+		c->kernel_scale[t] = e->valuedouble;
+	}
+	return PL_OK;
+}
+
 /* Long (140 lines): one block per key of the cluster format, checked in the
  * order docs/formats.md lists them. */
 static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *file, pl_err *err)
@@ -452,7 +479,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			return FAIL("%s: device: expected an object", file);
 		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
-		           "kernel_overhead", "memory_reserve_bytes");
+		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -490,6 +517,9 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			              "device.gemm_efficiency.", err)))
 				return st;
 		}
+		if ((st = parse_kernel_scale(
+		         c, cJSON_GetObjectItemCaseSensitive(dev, "kernel_scale"), file, err)))
+			return st;
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
 			if (!cJSON_IsObject(pf))
@@ -599,6 +629,14 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddNumberToObject(dev, "vector_efficiency", c->vector_eff);
 	cJSON_AddNumberToObject(dev, "bandwidth_efficiency", c->bw_eff);
 	cJSON_AddNumberToObject(dev, "kernel_overhead", c->kernel_overhead_s);
+	cJSON *ks = NULL;
+	for (int k = 0; k < PL_OP_COUNT; k++)
+		if (c->kernel_scale[k] > 0) {
+			if (!ks)
+				ks = cJSON_AddObjectToObject(dev, "kernel_scale");
+			cJSON_AddNumberToObject(ks, pl_optype_name((pl_optype)k),
+			                        c->kernel_scale[k]);
+		}
 	cJSON *links = cJSON_AddObjectToObject(o, "links");
 	for (int k = 0; k < PL_LINK_COUNT; k++) {
 		cJSON *l = cJSON_AddObjectToObject(links, link_keys[k]);

@@ -52,6 +52,12 @@ typedef struct pl_cluster {
 	/* compute efficiency: achieved GEMM rate = peak * gemm_eff_max * f/(f + gemm_half_flops) */
 	double gemm_eff_max, gemm_half_flops;
 	double vector_eff, bw_eff, kernel_overhead_s;
+	/* per op type: its kernels' measured time over the roofline's (0: 1).
+	 * Calibration measures it where one rate per class (vector FLOPs,
+	 * memory bytes) does not describe every kernel: a cpu's Gelu (erf) costs
+	 * more per FLOP than its LayerNorm, its Dropout draws a random number
+	 * per element. Multiplies the op's forward and backward compute. */
+	double kernel_scale[PL_OP_COUNT];
 	char source[256];
 } pl_cluster;
 

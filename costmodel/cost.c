@@ -251,6 +251,10 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 	                 ? pl_cost_kernel_seconds(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd,
 	                                          w.bytes_bwd, w.kernels_bwd)
 	                 : 0;
+	if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
+		out->fwd_s *= c->kernel_scale[op->type];
+		out->bwd_s *= c->kernel_scale[op->type];
+	}
 	out->act_bytes = w.saved_bytes;
 	if (p->kept) { /* a saved activation counts once, at its producer */
 		pl_layout l;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "planner/clock.h"
+#include "costmodel/cost.h"
 #include "costmodel/fit.h"
 #include "planner/alloc.h"
 #include "planner/json.h"
@@ -33,11 +34,18 @@ static const char *const kern_op[NKERN] = {"add", "gelu", "softmax", "ln"};
 #define NCOLL    4 /* all_reduce, all_gather, reduce_scatter, all_to_all */
 #define MAXSIZES 32
 
+/* the kernels whose own rate is measured against the fitted model (each op
+ * of the `mid` graph, in this order): activations of 2 MiB, the size of a
+ * small model's on a cpu */
+enum { S_ADD, S_GELU, S_SOFTMAX, S_LN, S_DROPOUT, S_TRANSPOSE, NSCALE };
+
 typedef struct calib {
 	pl_backend *be;
 	pl_calib_opts o;
 	int64_t R;
-	pl_graph *small, *big; /* the kernels' graphs: cache-resident and streaming */
+	pl_graph *small, *big;  /* the kernels' graphs: cache-resident and streaming */
+	pl_graph *mid;          /* the scaled kernels' */
+	double scale_s[NSCALE]; /* forward + backward of mid's op k */
 	int ngroups;
 	int64_t group[PL_MAX_AB_SIZES];
 	int nsizes;
@@ -244,6 +252,9 @@ static int phase_kernels(calib *c, int64_t rank, pl_comm *world)
 		if (time_kernel(c, rank, world, k == K_ADD ? c->big : c->small, k, 0,
 		                &c->kern_s[k]))
 			return -1;
+	for (int k = 0; k < NSCALE; k++)
+		if (time_kernel(c, rank, world, c->mid, k, 0, &c->scale_s[k]))
+			return -1;
 	return time_kernel(c, rank, world, c->small, K_ADD, 1, &c->overhead_s);
 }
 
@@ -378,15 +389,64 @@ static pl_status kernel_graph(pl_graph **g, int64_t rows, int64_t cols, pl_err *
 	return pl_graph_load_json(g, text, strlen(text), "calibrate", err);
 }
 
-/* the op rule's work of op k of g, unsplit, forward plus backward */
-static void step_work(const pl_graph *g, int k, double *vec_flops, double *bytes)
+/* the op rule's work of op k of g, unsplit */
+static void unsplit_work(const pl_graph *g, int k, pl_opwork *w)
 {
 	int64_t ones[PL_MAX_LOOPS];
 	for (int i = 0; i < PL_MAX_LOOPS; i++)
 		ones[i] = 1;
+	memset(w, 0, sizeof *w);
+	pl_op_rule_get(g->ops[k].type)->work(g, &g->ops[k], ones, w);
+}
+
+/* The kernels measured one by one against the fitted model (S_*): an Add,
+ * Gelu, Softmax, LayerNorm and Dropout of [1024, 512] and a Transpose of
+ * [32, 32, 512] (attention's head shuffle) */
+static pl_status scale_graph(pl_graph **g, pl_err *err)
+{
+	static const char text[] =
+	    "{\"format\": \"planner.model/1\", \"name\": \"calibrate-kernels\", "
+	    "\"dtype\": \"float32\", \"tensors\": {"
+	    "\"x\": {\"shape\": [1024, 512], \"role\": \"param\"},"
+	    "\"y\": {\"shape\": [1024, 512], \"role\": \"param\"},"
+	    "\"g\": {\"shape\": [512], \"role\": \"param\"},"
+	    "\"b\": {\"shape\": [512], \"role\": \"param\"},"
+	    "\"z\": {\"shape\": [32, 32, 512], \"role\": \"param\"}}, \"ops\": ["
+	    "{\"name\": \"add\", \"type\": \"Add\", \"inputs\": [\"x\", \"y\"], "
+	    "\"outputs\": [\"a\"]},"
+	    "{\"name\": \"gelu\", \"type\": \"Gelu\", \"inputs\": [\"x\"], \"outputs\": "
+	    "[\"ge\"]},"
+	    "{\"name\": \"softmax\", \"type\": \"Softmax\", \"inputs\": [\"x\"], "
+	    "\"outputs\": [\"s\"], \"attrs\": {\"axis\": -1}},"
+	    "{\"name\": \"ln\", \"type\": \"LayerNormalization\", \"inputs\": [\"x\", "
+	    "\"g\", \"b\"], \"outputs\": [\"l\"], \"attrs\": {\"axis\": -1, \"epsilon\": "
+	    "1e-5}},"
+	    "{\"name\": \"dropout\", \"type\": \"Dropout\", \"inputs\": [\"x\"], "
+	    "\"outputs\": [\"d\"], \"attrs\": {\"ratio\": 0.1}},"
+	    "{\"name\": \"transpose\", \"type\": \"Transpose\", \"inputs\": [\"z\"], "
+	    "\"outputs\": [\"t\"], \"attrs\": {\"perm\": [1, 0, 2]}}]}";
+	return pl_graph_load_json(g, text, strlen(text), "calibrate", err);
+}
+
+/* seconds the fitted model gives op k of g, unsplit, forward plus backward
+ * (without a kernel scale: what the scale corrects) */
+static double model_seconds(const pl_cluster *cl, const pl_graph *g, int k)
+{
 	pl_opwork w;
-	memset(&w, 0, sizeof w);
-	pl_op_rule_get(g->ops[k].type)->work(g, &g->ops[k], ones, &w);
+	unsplit_work(g, k, &w);
+	double t = pl_cost_kernel_seconds(cl, PL_DT_FLOAT32, w.gemm_flops_fwd, w.vec_flops_fwd,
+	                                  w.bytes_fwd, w.kernels_fwd);
+	if (w.kernels_bwd)
+		t += pl_cost_kernel_seconds(cl, PL_DT_FLOAT32, w.gemm_flops_bwd, w.vec_flops_bwd,
+		                            w.bytes_bwd, w.kernels_bwd);
+	return t;
+}
+
+/* the op rule's work of op k of g, unsplit, forward plus backward */
+static void step_work(const pl_graph *g, int k, double *vec_flops, double *bytes)
+{
+	pl_opwork w;
+	unsplit_work(g, k, &w);
 	*vec_flops = w.vec_flops_fwd + w.vec_flops_bwd;
 	*bytes = w.bytes_fwd + w.bytes_bwd;
 }
@@ -482,6 +542,20 @@ static pl_status fit_cluster(calib *c, pl_cluster *cl, cJSON *raw, pl_err *err)
 		cJSON_AddNumberToObject(e, "bytes", by);
 	}
 	cJSON_AddNumberToObject(raw, "kernel_call_seconds", c->overhead_s);
+	/* each scaled kernel: measured over what the fit above prices it at */
+	cJSON *js = cJSON_AddObjectToObject(raw, "kernel_scale");
+	for (int k = 0; k < NSCALE; k++) {
+		const pl_op *op = &c->mid->ops[k];
+		double model = model_seconds(cl, c->mid, k);
+		if (!(model > 0) || !(c->scale_s[k] > 0))
+			continue;
+		cl->kernel_scale[op->type] = c->scale_s[k] / model;
+		cJSON *e = cJSON_AddObjectToObject(js, pl_optype_name(op->type));
+		cJSON_AddNumberToObject(e, "elements",
+		                        (double)pl_tensor_elems(&c->mid->tensors[op->out[0]]));
+		cJSON_AddNumberToObject(e, "seconds", c->scale_s[k]);
+		cJSON_AddNumberToObject(e, "model_seconds", model);
+	}
 
 	cJSON *jc = cJSON_AddObjectToObject(raw, "collectives");
 	for (int k = 0; k < NCOLL && c->R > 1; k++) {
@@ -555,7 +629,7 @@ pl_status pl_calibrate(pl_backend *be, const pl_calib_opts *o, pl_cluster *out, 
 		goto done;
 	}
 	if ((st = kernel_graph(&c->small, 128, 256, err)) ||
-	    (st = kernel_graph(&c->big, 4096, 1024, err)))
+	    (st = kernel_graph(&c->big, 4096, 1024, err)) || (st = scale_graph(&c->mid, err)))
 		goto done;
 	char msg[512] = "";
 	if (be->launch(be, calib_rank, c, msg, sizeof msg)) {
@@ -587,6 +661,7 @@ done:
 	cJSON_Delete(r);
 	pl_graph_free(c->small);
 	pl_graph_free(c->big);
+	pl_graph_free(c->mid);
 	free(c->start);
 	free(c->end);
 	free(c);

@@ -129,6 +129,14 @@ static void summary(const pl_cluster *c, FILE *f)
 	fprintf(f, "  vector        %.3g GFLOP/s per rank\n",
 	        c->peak_flops[PL_DT_FLOAT32] * c->vector_eff / 1e9);
 	fprintf(f, "  kernel call   %.3g us\n", c->kernel_overhead_s * 1e6);
+	const char *sep = "  kernel scale  ";
+	for (int k = 0; k < PL_OP_COUNT; k++)
+		if (c->kernel_scale[k] > 0) {
+			fprintf(f, "%s%s %.3g", sep, pl_optype_name((pl_optype)k), c->kernel_scale[k]);
+			sep = ", ";
+		}
+	if (sep[0] == ',')
+		fputc('\n', f);
 	summary_collectives(c, f);
 }
 

@@ -576,7 +576,9 @@ for bad in '"nodes": 1e19#nodes: expected an integer from 1 to 1048576' \
            '"nodes": 2.5#nodes: expected an integer from 1 to 1048576' \
            '"nodes": 70000, "devices_per_node": 1000#at most 1048576 devices' \
            '"nodes": 1e999#nodes: the number is not finite' \
-           '"nodes": 1, "devices_per_node": -3#devices_per_node: expected a finite number >= 1'; do
+           '"nodes": 1, "devices_per_node": -3#devices_per_node: expected a finite number >= 1' \
+           '"nodes": 1, "devices_per_node": 2, "device": {"kernel_scale": {"Gelo": 2}}#device.kernel_scale.Gelo: not an op type (did you mean .Gelu.' \
+           '"nodes": 1, "devices_per_node": 2, "device": {"kernel_scale": {"Gelu": 0}}#device.kernel_scale.Gelu: expected a positive finite number'; do
   printf '{"format": "planner.cluster/1", %s}' "${bad%%#*}" > "$T/hc.json"
   for cmd in search "strategies --op l0.q"; do
     "$PLANNER" $cmd "$SRC/examples/gpt-small.json" --cluster "$T/hc.json" > /dev/null 2> "$T/err"

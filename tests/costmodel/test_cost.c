@@ -240,6 +240,45 @@ static void plan_equals_tables(void **state)
 	}
 }
 
+/* A calibrated kernel scale multiplies the forward and backward compute of
+ * its op type's ops, every candidate, and nothing else: not their
+ * collectives, not other types' compute */
+static void kernel_scale_multiplies_its_ops(void **state)
+{
+	(void)state;
+	rg_rng r = {5};
+	for (int i = 0; i < 10; i++) {
+		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c0, c1;
+		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
+		free(json);
+		assert_int_equal(pl_cluster_preset(&c0, "h100x8", &err), PL_OK);
+		c1 = c0;
+		pl_optype scaled = g->ops[rg_int(&r, g->nops)].type;
+		c1.kernel_scale[scaled] = 2.5;
+		pl_problem *p0, *p1;
+		assert_int_equal(pl_problem_new(&p0, g, &c0, &err), PL_OK);
+		assert_int_equal(pl_problem_new(&p1, g, &c1, &err), PL_OK);
+		for (int o = 0; o < g->nops; o++)
+			for (int k = 0; k < p0->nstrat[o]; k++) {
+				const int64_t *sp =
+				    p0->strat[o] + (size_t)k * g->ops[o].spec.nloops;
+				pl_nodeparts a, b;
+				pl_cost_node_parts(p0, o, sp, &a);
+				pl_cost_node_parts(p1, o, sp, &b);
+				double f = g->ops[o].type == scaled ? 2.5 : 1;
+				assert_true(fabs(b.fwd_s - f * a.fwd_s) <= 1e-12 * b.fwd_s);
+				assert_true(fabs(b.bwd_s - f * a.bwd_s) <= 1e-12 * b.bwd_s);
+				assert_true(b.coll_s == a.coll_s && b.act_bytes == a.act_bytes);
+			}
+		pl_problem_free(p0);
+		pl_problem_free(p1);
+		pl_graph_free(g);
+	}
+}
+
 /* Problems that differ only in recompute share edge tables (the job search
  * links each micro-batch and stage count's problems): a table one prices, the
  * other takes where its forward redistribution runs as often, and every
@@ -358,7 +397,7 @@ int main(void)
 	    cmocka_unit_test(bus_factors),   cmocka_unit_test(gemm_rates_published),
 	    cmocka_unit_test(cluster_file),  cmocka_unit_test(presets_and_link_classes),
 	    cmocka_unit_test(adam_memory),   cmocka_unit_test(plan_equals_tables),
-	    cmocka_unit_test(shared_tables),
+	    cmocka_unit_test(shared_tables), cmocka_unit_test(kernel_scale_multiplies_its_ops),
 	};
 	return cmocka_run_group_tests_name("costmodel::cost", tests, NULL, NULL);
 }

@@ -96,6 +96,8 @@ static void same_cluster(const pl_cluster *a, const pl_cluster *b)
 	assert_true(a->gemm_eff_max == b->gemm_eff_max && a->gemm_half_flops == b->gemm_half_flops);
 	assert_true(a->vector_eff == b->vector_eff && a->bw_eff == b->bw_eff);
 	assert_true(a->kernel_overhead_s == b->kernel_overhead_s);
+	for (int k = 0; k < PL_OP_COUNT; k++)
+		assert_true(a->kernel_scale[k] == b->kernel_scale[k]);
 	for (int k = 0; k < PL_LINK_COUNT; k++) {
 		assert_true(a->link[k].alpha == b->link[k].alpha);
 		assert_true(rel(b->link[k].beta, a->link[k].beta) < 1e-14); /* stored as 1/beta */
@@ -131,6 +133,8 @@ static void cluster_json_round_trip(void **state)
 	a.coll[PL_COLL_ALL_REDUCE][PL_LINK_INTER] = (pl_ab_list){.n = 1, .ab = {{4e-5, 5e-11}}};
 	a.gemm_half_flops = 1.25e9;
 	a.vector_eff = 0.3;
+	a.kernel_scale[PL_OP_GELU] = 1.884602999600264;
+	a.kernel_scale[PL_OP_DROPOUT] = 4.5;
 	cJSON *j = pl_cluster_to_json(&a);
 	char *text = cJSON_Print(j);
 	char path[] = "/tmp/pl-cluster-rt-XXXXXX";
@@ -182,6 +186,18 @@ static void calibrate_cpu_backend(void **state)
 	assert_true(c.nodes == 1 && c.devices_per_node == R);
 	assert_true(c.peak_flops[PL_DT_FLOAT32] > 1e8 && c.memory_bandwidth > 1e7);
 	assert_true(c.vector_eff > 0 && c.memory_bytes > 0 && c.kernel_overhead_s >= 0);
+	/* each scaled kernel: its measured time over what the fit prices it at */
+	static const pl_optype scaled[] = {PL_OP_ADD,       PL_OP_GELU,    PL_OP_SOFTMAX,
+	                                   PL_OP_LAYERNORM, PL_OP_DROPOUT, PL_OP_TRANSPOSE};
+	const cJSON *ks = cJSON_GetObjectItem(raw, "kernel_scale");
+	for (size_t i = 0; i < sizeof scaled / sizeof *scaled; i++) {
+		const cJSON *e = cJSON_GetObjectItem(ks, pl_optype_name(scaled[i]));
+		assert_non_null(e);
+		double s = cJSON_GetObjectItem(e, "seconds")->valuedouble,
+		       m = cJSON_GetObjectItem(e, "model_seconds")->valuedouble;
+		assert_true(s > 0 && m > 0);
+		assert_true(rel(c.kernel_scale[scaled[i]], s / m) < 1e-12);
+	}
 	/* one line per collective and group size 2..R, each near its points */
 	static const char *names[] = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
 	const cJSON *colls = cJSON_GetObjectItem(raw, "collectives");
