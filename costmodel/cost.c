@@ -752,9 +752,18 @@ static int keep_saved(pl_problem *p)
 
 int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 {
-	return !p->roles ||
-	       pl_split_keeps_degrees(p->g, &p->g->ops[op], p->roles + (size_t)op * PL_MAX_LOOPS,
-	                              split, &p->job.degrees);
+	if (!p->roles)
+		return 1;
+	const uint8_t *roles = p->roles + (size_t)op * PL_MAX_LOOPS;
+	if (p->max_model > 0) {
+		int64_t model = 1;
+		for (int l = 0; l < p->g->ops[op].spec.nloops; l++)
+			if (roles[l] == PL_LOOP_MODEL)
+				model *= split[l];
+		if (model > p->max_model)
+			return 0;
+	}
+	return pl_split_keeps_degrees(p->g, &p->g->ops[op], roles, split, &p->job.degrees);
 }
 
 /* Keeps op o's candidates that keep the job's fixed degrees; how many */
@@ -846,8 +855,10 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		memcpy(rc, job->recompute, (size_t)g->nops);
 		p->job.recompute = rc;
 	}
-	if (job)
+	if (job) {
 		p->job.degrees = job->degrees;
+		p->job.max_tp = job->max_tp;
+	}
 	p->g = g;
 	p->c = c;
 	p->devices = pl_cluster_devices_total(c);
@@ -871,7 +882,16 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	}
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
-	if (pl_degrees_any(&p->job.degrees)) {
+	/* a mesh that spans nodes keeps each op's model-parallel cut inside one
+	 * (or within a fixed tp, or the job's max_tp) */
+	int64_t dpn = c->devices_per_node > 0 ? c->devices_per_node : p->devices;
+	p->max_model = p->job.max_tp > 0                        ? p->job.max_tp
+	               : p->job.max_tp < 0 || p->devices <= dpn ? 0
+	               : p->job.degrees.tp > dpn                ? p->job.degrees.tp
+	                                                        : dpn;
+	if (p->max_model >= p->devices)
+		p->max_model = 0;
+	if (pl_degrees_any(&p->job.degrees) || p->max_model > 0) {
 		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		if (!p->roles || pl_loop_roles(g, p->roles)) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");

@@ -56,6 +56,10 @@ typedef struct pl_job {
 	/* 1: the once-a-step gradient reduction overlaps the last micro-batch's
 	 * backward in buckets (PyTorch DDP, Megatron's --overlap-grad-reduce) */
 	int overlap;
+	/* the most devices one op's model-parallel cut spans (pl_problem's
+	 * max_model): 0 one node's when the mesh spans nodes (or degrees.tp if
+	 * larger), < 0 no limit */
+	int64_t max_tp;
 } pl_job;
 
 /* The gradient bucket of an overlapped reduction: PyTorch DDP's default
@@ -97,6 +101,10 @@ typedef struct pl_problem {
 	const pl_graph *g;
 	const pl_cluster *c;
 	int64_t devices;
+	/* the most devices the model loops (pl_loop_roles: weights' dimensions,
+	 * hidden sizes, heads, vocabulary) of one op's candidate are cut over,
+	 * or 0: any. Tensor parallelism stays inside a node unless asked */
+	int64_t max_model;
 	int nops;
 	int *nstrat;        /* candidates per op */
 	int64_t **strat;    /* per op: nstrat x nloops split counts */

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "costmodel/cost.h"
+#include "planner/roles.h"
 #include "tests/util/randgraph.h"
 
 static void bus_factors(void **state)
@@ -279,6 +280,66 @@ static void kernel_scale_multiplies_its_ops(void **state)
 	}
 }
 
+/* the most devices any candidate of p cuts an op's model loops over */
+static int64_t widest_model_cut(const pl_problem *p, const uint8_t *roles)
+{
+	int64_t most = 1;
+	for (int o = 0; o < p->nops; o++)
+		for (int k = 0; k < p->nstrat[o]; k++) {
+			const int64_t *sp = p->strat[o] + (size_t)k * p->g->ops[o].spec.nloops;
+			int64_t cut = 1;
+			for (int l = 0; l < p->g->ops[o].spec.nloops; l++)
+				if (roles[(size_t)o * PL_MAX_LOOPS + l] == PL_LOOP_MODEL)
+					cut *= sp[l];
+			most = cut > most ? cut : most;
+		}
+	return most;
+}
+
+/* On a mesh that spans nodes no candidate cuts an op's model loops (weights'
+ * dimensions, heads, vocabulary) over more devices than a node holds --
+ * tensor parallelism inside a node, as Megatron-LM lays it out -- unless the
+ * job fixes a larger tp or lifts the limit; one node keeps every candidate */
+static void model_parallel_stays_in_a_node(void **state)
+{
+	(void)state;
+	rg_rng r = {17};
+	int wider = 0;
+	for (int i = 0; i < 10; i++) {
+		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
+		pl_graph *g;
+		pl_err err;
+		pl_cluster two, one;
+		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
+		free(json);
+		uint8_t *roles = malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+		assert_int_equal(pl_loop_roles(g, roles), 0);
+		assert_int_equal(pl_cluster_devices(&two, 8, &err), PL_OK);
+		two.nodes = 2;
+		assert_int_equal(pl_cluster_devices(&one, 16, &err), PL_OK);
+		pl_job any = {.max_tp = -1}, tp16 = {.degrees = {.tp = 16}};
+		pl_problem *p, *q, *s1, *t;
+		assert_int_equal(pl_problem_new(&p, g, &two, &err), PL_OK);
+		assert_int_equal(pl_problem_new_job(&q, g, &two, &any, &err), PL_OK);
+		assert_int_equal(pl_problem_new(&s1, g, &one, &err), PL_OK);
+		assert_true(p->max_model == 8 && widest_model_cut(p, roles) <= 8);
+		assert_true(q->max_model == 0 && s1->max_model == 0);
+		/* a fixed tp of 16 (where the graph can keep it) is not held to 8 */
+		if (pl_problem_new_job(&t, g, &two, &tp16, &err) == PL_OK) {
+			assert_true(t->max_model == 0);
+			pl_problem_free(t);
+		}
+		assert_int_equal(widest_model_cut(q, roles), widest_model_cut(s1, roles));
+		wider += widest_model_cut(q, roles) > 8;
+		pl_problem_free(p);
+		pl_problem_free(q);
+		pl_problem_free(s1);
+		free(roles);
+		pl_graph_free(g);
+	}
+	assert_true(wider >= 3); /* the limit dropped something */
+}
+
 /* Problems that differ only in recompute share edge tables (the job search
  * links each micro-batch and stage count's problems): a table one prices, the
  * other takes where its forward redistribution runs as often, and every
@@ -394,10 +455,15 @@ static void gemm_rates_published(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(bus_factors),   cmocka_unit_test(gemm_rates_published),
-	    cmocka_unit_test(cluster_file),  cmocka_unit_test(presets_and_link_classes),
-	    cmocka_unit_test(adam_memory),   cmocka_unit_test(plan_equals_tables),
-	    cmocka_unit_test(shared_tables), cmocka_unit_test(kernel_scale_multiplies_its_ops),
+	    cmocka_unit_test(bus_factors),
+	    cmocka_unit_test(gemm_rates_published),
+	    cmocka_unit_test(cluster_file),
+	    cmocka_unit_test(presets_and_link_classes),
+	    cmocka_unit_test(adam_memory),
+	    cmocka_unit_test(plan_equals_tables),
+	    cmocka_unit_test(shared_tables),
+	    cmocka_unit_test(kernel_scale_multiplies_its_ops),
+	    cmocka_unit_test(model_parallel_stays_in_a_node),
 	};
 	return cmocka_run_group_tests_name("costmodel::cost", tests, NULL, NULL);
 }

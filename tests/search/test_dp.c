@@ -34,7 +34,10 @@ static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
 		free(json);
 		assert_int_equal(pl_cluster_devices(&in->c, D / nodes, &err), PL_OK);
 		in->c.nodes = nodes;
-		assert_int_equal(pl_problem_new(&in->p, in->g, &in->c, &err), PL_OK);
+		/* every candidate, model-parallel cuts across nodes included: the
+		 * searchers must agree over any candidate set */
+		pl_job any = {.max_tp = -1};
+		assert_int_equal(pl_problem_new_job(&in->p, in->g, &in->c, &any, &err), PL_OK);
 		double combos = 1;
 		for (int o = 0; o < in->p->nops; o++)
 			combos *= in->p->nstrat[o];
