@@ -131,6 +131,7 @@ enum {
 	K_VIRTUAL_STAGES,
 	K_SEQ_PARALLEL,
 	K_OVERLAP,
+	K_MAX_TP,
 	K_COUNT
 };
 
@@ -170,6 +171,8 @@ static const struct key {
     [K_VIRTUAL_STAGES] = {"virtual_pipeline_stages", NULL, is_count, "an integer >= 1"},
     [K_SEQ_PARALLEL] = {"use_seq_parallel", "true", is_bool, "true or false"},
     [K_OVERLAP] = {"overlap_grad_reduce", "false", is_bool, "true or false"},
+    [K_MAX_TP] = {"max_tensor_parallel", NULL, is_index,
+                  "an integer >= 0 (the most devices an op's tensor-parallel cut spans; 0: any)"},
 };
 
 /* other names of keys: MindFormers' */
@@ -586,6 +589,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	}
 	if (ctx->val[K_OVERLAP])
 		jr.overlap = pl_dim_value(!strcmp(get(ctx, K_OVERLAP), "true"));
+	if (ctx->val[K_MAX_TP])
+		pl_dim_parse(get(ctx, K_MAX_TP), 0, 1LL << 62, &jr.max_tp);
 	if (strcmp(get(ctx, K_SEQ_PARALLEL), "true")) {
 		st =
 		    pl_err_set(&ctx->err, PL_EINVAL,

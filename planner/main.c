@@ -96,7 +96,18 @@ typedef struct common {
 		"dropout", required_argument, 0, OPT_DROPOUT                                       \
 	}
 /* getopt codes of search's fixed degrees */
-enum { OPT_DP = 1100, OPT_TP, OPT_CP, OPT_EP, OPT_MBS, OPT_VS, OPT_OVERLAP, OPT_WHY_NOT, OPT_TOP };
+enum {
+	OPT_DP = 1100,
+	OPT_TP,
+	OPT_CP,
+	OPT_EP,
+	OPT_MBS,
+	OPT_VS,
+	OPT_OVERLAP,
+	OPT_WHY_NOT,
+	OPT_TOP,
+	OPT_MAX_TP
+};
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64
 
@@ -492,6 +503,9 @@ static const char *const search_help =
     "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
     "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
     "                        Megatron's --overlap-grad-reduce); default off\n"
+    "  --max-tp N            the most devices one op's tensor-parallel cut (its weights',\n"
+    "                        heads' or vocabulary's pieces) may span; default: one node's\n"
+    "                        where the mesh spans nodes (as Megatron-LM); 0: any. Any mode\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
@@ -860,6 +874,7 @@ static int cmd_search(int argc, char **argv)
 	    {"micro-batch-size", required_argument, 0, OPT_MBS},
 	    {"virtual-stages", required_argument, 0, OPT_VS},
 	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
+	    {"max-tp", required_argument, 0, OPT_MAX_TP},
 	    {"micro-batches", required_argument, 0, 'B'},
 	    {"zero", required_argument, 0, 'Z'},
 	    {"recompute", required_argument, 0, 'R'},
@@ -943,6 +958,15 @@ static int cmd_search(int argc, char **argv)
 				                    "integer >= 1",
 				                    optarg);
 			break;
+		case OPT_MAX_TP: {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 0 || v > PL_MAX_DEVICES)
+				return pl_cli_usage("search",
+				                    "--max-tp %s: expected a device count (0: any)",
+				                    optarg);
+			jr.max_tp = pl_dim_value(v);
+			break;
+		}
 		case OPT_OVERLAP:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
 				return pl_cli_usage("search",

@@ -324,11 +324,13 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		                  api ? "fastest" : "--fastest", api ? "job" : "--job", NAME(N_PP),
 		                  NAME(N_DP), NAME(N_TP));
 	o->job = given;
+	int64_t max_tp = VALUE(r->max_tp) ? (r->max_tp.v > 0 ? r->max_tp.v : -1) : 0;
 	if (!given) {
 		o->jo = (pl_job_opts){.stages = 1,
 		                      .micro_batches = 1,
 		                      .virtual_stages = 1,
-		                      .micro_batch_size = PL_AUTO};
+		                      .micro_batch_size = PL_AUTO,
+		                      .max_tp = max_tp};
 		return PL_OK;
 	}
 	/* in the search: a value fixes a dimension, PL_AUTO searches it (and a
@@ -346,6 +348,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .micro_batch_size = pl_dim_or(r->micro_batch_size, PL_AUTO),
 	    .virtual_stages = pl_dim_or(r->virtual_stages, PL_AUTO),
 	    .overlap = pl_dim_or(r->overlap, 0) > 0,
+	    .max_tp = max_tp,
 	};
 	return PL_OK;
 #undef VALUE
@@ -443,8 +446,9 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	pl_problem *p = NULL;
 	pl_search_result r = {0};
 	int64_t **splits = NULL;
+	pl_job limits = {.max_tp = o->jo.max_tp};
 	if ((o->keep && (st = pl_plan_annotate(g, o->keep, kw, err))) ||
-	    (st = pl_problem_new(&p, g, cl, err)))
+	    (st = pl_problem_new_job(&p, g, cl, &limits, err)))
 		goto done;
 	if ((st = s->run(p, &so, &r, err))) {
 		reserve_note(st, o->so.memory_limit, reserve, err);

@@ -61,7 +61,10 @@ typedef struct pl_job_request {
 	/* values: sequences per micro-batch per data-parallel rank, the degrees */
 	pl_dim micro_batch_size, dp, tp, cp, ep;
 	pl_dim overlap; /* gradient reduction overlapped with the backward: 0 or 1 */
-	int fastest;    /* no preference for plans without pp, ZeRO, recompute */
+	/* the most devices one op's tensor-parallel cut spans (0: any; not given:
+	 * one node's where the mesh spans nodes); any search, not a job dimension */
+	pl_dim max_tp;
+	int fastest; /* no preference for plans without pp, ZeRO, recompute */
 } pl_job_request;
 /* A request with nothing given. */
 #define PL_JOB_REQUEST_INIT                                                                        \

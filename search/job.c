@@ -555,6 +555,7 @@ typedef struct build {
 	uint8_t *(*flags)[PL_RECOMPUTE_MODES]; /* per micro-batch graph and mode */
 	int z0, z1;
 	const pl_search_opts *o;
+	int64_t max_tp; /* pl_job_opts's */
 	double t0;
 	double M; /* the memory limit per device (0: none) */
 } build;
@@ -628,7 +629,8 @@ static void build_one(void *ctx, int q)
 	              .stages = pb->pp,
 	              .max_virtual = pb->vmax,
 	              .recompute = pb->rc ? w->flags[pb->mi][pb->rc] : NULL,
-	              .degrees = pb->deg};
+	              .degrees = pb->deg,
+	              .max_tp = w->max_tp};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
 	if (pb->st)
 		return;
@@ -1326,6 +1328,7 @@ static pl_status enumerate(jobrun *s)
 	            .z0 = s->z0,
 	            .z1 = s->z1,
 	            .o = s->o,
+	            .max_tp = s->jo->max_tp,
 	            .t0 = s->t0,
 	            .M = s->M};
 	pl_parallel_for(s->nprob, s->o->threads, build_one, &bw);

@@ -25,7 +25,10 @@ typedef struct pl_job_opts {
 	 * dp x tp x cp is each stage's device count (the one not given is what is
 	 * left); ep divides dp x cp. */
 	pl_degrees degrees;
-	int overlap;              /* 1: gradient reduction overlapped with the backward */
+	int overlap; /* 1: gradient reduction overlapped with the backward */
+	/* the most devices one op's model-parallel cut spans (pl_job.max_tp): 0
+	 * one node's where a stage's mesh spans nodes, -1 any */
+	int64_t max_tp;
 	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): PL_AUTO
 	                           * chosen per plan, 1 plain 1F1B, v > 1 fixed */
 	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (PL_AUTO:

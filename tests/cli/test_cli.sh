@@ -106,6 +106,15 @@ rc=$?
 check "impossible memory limit exits 3" '[ $rc -eq 3 ]'
 check "... naming the least memory any plan needs" 'grep -q "least memory any plan needs is [0-9]* bytes" "$T/err"'
 check "... and writes no checkpoint" '[ ! -e "$T/none.plan" ]'
+# on 2 nodes of 8 a tensor-parallel cut stays inside a node unless --max-tp says otherwise:
+# the least memory (weights cut as far as allowed) falls with 16, rises with 2
+least_mem() { "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster h100x8:2 "$@" \
+  --memory-limit 1 --memory-reserve 0 2>&1 | grep -o "needs is [0-9]*" | grep -o "[0-9]*"; }
+m8=$(least_mem) m16=$(least_mem --max-tp 0) m2=$(least_mem --max-tp 2) m8b=$(least_mem --max-tp 8)
+check "--max-tp: the least memory on 2 nodes is 16-way's ($m16) < one node's ($m8, the default) < 2-way's ($m2)" \
+  '[ -n "$m16" ] && [ -n "$m8" ] && [ -n "$m2" ] && [ "$m16" -lt "$m8" ] && [ "$m8" -lt "$m2" ] && [ "$m8b" = "$m8" ]'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --max-tp -1 > /dev/null 2> "$T/err"
+check "--max-tp -1 exits 2 saying what it expects" '[ $? -eq 2 ] && grep -q "max-tp -1: expected a device count (0: any)" "$T/err"'
 
 # --- JSON lines on stdin: one result per line, errors per line, exit 2 at the end
 { jq -c . "$T/mlp.plan"; echo '{"parallel_strategy_item": {"fc0": {"parallel_strategy": [[3, 1], [1, 1]]}}, "cluster": {"name": "h100x8"}}'; jq -c . "$T/mlp.plan"; } \

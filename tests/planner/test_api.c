@@ -102,7 +102,8 @@ static void test_context_keys(void **state)
 	                                     {"learning_rate", "-1"},
 	                                     {"enable_parallel_optimizer", "1"},
 	                                     {"optimizer", "lamb"},
-	                                     {"time_limit", "0"}};
+	                                     {"time_limit", "0"},
+	                                     {"max_tensor_parallel", "-1"}};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		assert_int_equal(planner_set_auto_parallel_context(ctx, bad[i][0], bad[i][1]),
 		                 PLANNER_EINVAL);
