@@ -184,6 +184,17 @@ static void adam_memory(void **state)
 	pl_graph_free(g);
 }
 
+/* a random model of 3 to 6 ops (tests/util/randgraph.h), loaded */
+static pl_graph *random_graph(rg_rng *r)
+{
+	char *json = rg_model(r, 3 + rg_int(r, 4), 1);
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
+	free(json);
+	return g;
+}
+
 /* A searcher's plan points into the problem's candidate lists and is priced
  * from the filled tables; a copy of it (as a loaded checkpoint is) is priced
  * from scratch. Both must equal the sum of the tables. */
@@ -192,13 +203,10 @@ static void plan_equals_tables(void **state)
 	(void)state;
 	rg_rng r = {99};
 	for (int i = 0; i < 60; i++) {
-		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
-		pl_graph *g;
+		pl_graph *g = random_graph(&r);
 		pl_err err;
 		pl_cluster c;
 		pl_problem *p;
-		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
-		free(json);
 		assert_int_equal(pl_cluster_preset(&c, i % 2 ? "h100x8" : "a100x8:2", &err), PL_OK);
 		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
 		int64_t **splits = malloc(sizeof *splits * (size_t)g->nops);
@@ -249,12 +257,9 @@ static void kernel_scale_multiplies_its_ops(void **state)
 	(void)state;
 	rg_rng r = {5};
 	for (int i = 0; i < 10; i++) {
-		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
-		pl_graph *g;
+		pl_graph *g = random_graph(&r);
 		pl_err err;
 		pl_cluster c0, c1;
-		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
-		free(json);
 		assert_int_equal(pl_cluster_preset(&c0, "h100x8", &err), PL_OK);
 		c1 = c0;
 		pl_optype scaled = g->ops[rg_int(&r, g->nops)].type;
@@ -306,12 +311,9 @@ static void model_parallel_stays_in_a_node(void **state)
 	rg_rng r = {17};
 	int wider = 0;
 	for (int i = 0; i < 10; i++) {
-		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
-		pl_graph *g;
+		pl_graph *g = random_graph(&r);
 		pl_err err;
 		pl_cluster two, one;
-		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
-		free(json);
 		uint8_t *roles = malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		assert_int_equal(pl_loop_roles(g, roles), 0);
 		assert_int_equal(pl_cluster_devices(&two, 8, &err), PL_OK);
@@ -352,12 +354,9 @@ static void shared_tables(void **state)
 	rg_rng r = {7};
 	int borrowed = 0;
 	for (int i = 0; i < 30; i++) {
-		char *json = rg_model(&r, 3 + rg_int(&r, 4), 1);
-		pl_graph *g;
+		pl_graph *g = random_graph(&r);
 		pl_err err;
 		pl_cluster c, c2;
-		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "r.json", &err), PL_OK);
-		free(json);
 		assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
 		uint8_t *flags = calloc((size_t)g->nops + 1, 1);
 		for (int o = 0; o < g->nops; o++)
