@@ -119,6 +119,10 @@ struct pl_exec {
 	 * layer's output, or sent to a later stage) and its last consumer; per
 	 * op the inputs its backward reads */
 	char *held;
+	/* the same in a recomputed forward: what the segment's backward reads
+	 * (its ops' saved inputs and outputs) lives until then, as autograd
+	 * keeps a checkpointed layer's saved tensors and frees the rest */
+	char *held_re;
 	int *last, *seg_lo; /* seg_lo: a recomputed op's segment's first op */
 	uint8_t *keep_in;
 	char *other; /* per tensor: a param another op than its owner reads with a gradient */
@@ -611,8 +615,8 @@ static int regathered(const pl_exec *ex, int o, int i)
 /* Op o's forward on the rank: each input produced in the layout the op
  * reads, then its kernel. Live memory: its output and what it keeps become
  * live; an input copy its backward does not read, and a value whose last
- * reader this is and that nothing keeps, are given back (not while
- * recomputing: those live until the backward). */
+ * reader this is and that nothing keeps, are given back (in a recompute,
+ * nothing the segment's backward reads: held_re). */
 static int op_forward_as(rankctx *rc, int o, int recomputing)
 {
 	pl_exec *ex = rc->ex;
@@ -651,14 +655,17 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 	mem_mark(st, vflag(st, op->out[0]), 1, A, bytes_of(&ex->out_l[o]));
 	if (st->saved[o])
 		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 1, A, saved_bytes(ex, o));
-	int keeps = !ex->rc || !ex->rc[o]; /* a recomputed op keeps nothing */
-	for (int i = 0; i < op->ninputs && !recomputing; i++) {
+	/* a recomputed op keeps nothing, but in its recompute what its backward
+	 * reads */
+	int keeps = recomputing || !ex->rc || !ex->rc[o];
+	const char *held = recomputing ? ex->held_re : ex->held;
+	for (int i = 0; i < op->ninputs; i++) {
 		xin *xi = &ex->in[o][i];
 		if (xi->kind != IN_ALIAS &&
 		    (!(keeps && (ex->keep_in[o] >> i & 1)) || regathered(ex, o, i)))
 			mem_mark(st, iflag(st, o, i), 0, A, bytes_of(&xi->l));
 		int t = xi->tensor;
-		if (ex->owner[t] < 0 && ex->has_home[t] && !ex->held[t] && ex->last[t] == o)
+		if (ex->owner[t] < 0 && ex->has_home[t] && !held[t] && ex->last[t] == o)
 			mem_mark(st, vflag(st, t), 0, A, bytes_of(&ex->home[t]));
 	}
 	return 0;
@@ -1760,6 +1767,7 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->tlo);
 	free(ex->thi);
 	free(ex->held);
+	free(ex->held_re);
 	free(ex->last);
 	free(ex->seg_lo);
 	free(ex->keep_in);
@@ -2031,6 +2039,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	ex->tlo = pl_malloc(sizeof *ex->tlo * nt);
 	ex->thi = pl_malloc(sizeof *ex->thi * nt);
 	ex->held = pl_calloc(nt, 1);
+	ex->held_re = pl_calloc(nt, 1);
 	ex->last = pl_malloc(sizeof *ex->last * nt);
 	ex->seg_lo = pl_malloc(sizeof *ex->seg_lo * no);
 	ex->keep_in = pl_calloc(no, 1);
@@ -2039,8 +2048,8 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 		memcpy(ex->rc, job->recompute, (size_t)g->nops);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
 	    !ex->range || !ex->positive || !ex->rs || !ex->prof || !ex->sync || !ex->other ||
-	    !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->last || !ex->keep_in ||
-	    !ex->seg_lo || (job->recompute && !ex->rc))
+	    !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->held_re || !ex->last ||
+	    !ex->keep_in || !ex->seg_lo || (job->recompute && !ex->rc))
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -2156,10 +2165,15 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			int p = g->tensors[t].producer;
 			if ((w.saves_in >> i & 1) && (p < 0 || !ex->rc || !ex->rc[p]))
 				ex->held[t] = 1;
+			if (w.saves_in >> i & 1)
+				ex->held_re[t] = 1;
 		}
-		for (int i = 0; i < op->noutputs; i++)
+		for (int i = 0; i < op->noutputs; i++) {
 			if ((keeps && (w.saves_out >> i & 1)) || (ex->rc && ex->rc[k] == 2))
 				ex->held[op->out[i]] = 1;
+			if (w.saves_out >> i & 1)
+				ex->held_re[op->out[i]] = 1;
+		}
 	}
 	/* recomputed segments: runs of recomputed ops, each ending after an op
 	 * that keeps its output (a layer of full recompute) */
@@ -2174,6 +2188,8 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			ex->held[t] = 1;
 	for (int k = 0; k < g->noutputs; k++)
 		ex->held[g->outputs[k]] = 1;
+	for (int t = 0; t < g->ntensors; t++)
+		ex->held_re[t] |= ex->held[t];
 	for (int k = 0; k < g->nops; k++) /* a param read on another stage than its owner's */
 		for (int i = 0; i < g->ops[k].ninputs; i++) {
 			int t = g->ops[k].in[i];

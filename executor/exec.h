@@ -148,7 +148,8 @@ void pl_exec_memory(const pl_exec *ex, double *bytes);
  * exchanged) during its forward and, when its backward reads it and the
  * producer holds the tensor, made again for its backward (as Megatron's
  * sequence parallelism gathers again); a recomputed op's outputs again from
- * the recompute; an
+ * the recompute, as long as its own forward would keep them (what the
+ * segment's backward reads; the rest freed as in a forward); an
  * activation gradient from its first contribution until its producer's
  * backward; scratch while in use; ZeRO 3's gathered weights while gathered,
  * ZeRO 2 and 3's whole gradients until reduce-scattered. Buffers themselves
