@@ -1363,9 +1363,12 @@ static int cmd_cost(int argc, char **argv)
 
 static const char *const strategies_help =
     "usage: planner strategies MODEL --op NAME [--devices N | --cluster FILE|PRESET]\n"
+    "                          [--max-tp N]\n"
     "\n"
     "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
     "per-input split tuples, its compute and communication seconds and its memory per device.\n"
+    "They are the candidates 'planner search' chooses from: on a cluster of several nodes\n"
+    "a tensor-parallel cut stays inside one unless --max-tp N says otherwise (0: any).\n"
     "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
     "'planner import'.\n";
 
@@ -1373,10 +1376,12 @@ static int cmd_strategies(int argc, char **argv)
 {
 	common co = {0};
 	const char *opname = NULL;
+	pl_job limits = {0};
 	static const struct option opts[] = {ONNX_OPTIONS,
 	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"op", required_argument, 0, 'o'},
+	                                     {"max-tp", required_argument, 0, OPT_MAX_TP},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int ch;
@@ -1395,6 +1400,15 @@ static int cmd_strategies(int argc, char **argv)
 			break;
 		}
 		case 'o': opname = optarg; break;
+		case OPT_MAX_TP: {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 0 || v > PL_MAX_DEVICES)
+				return pl_cli_usage("strategies",
+				                    "--max-tp %s: expected a device count (0: any)",
+				                    optarg);
+			limits.max_tp = v > 0 ? v : -1;
+			break;
+		}
 		case 'h': fputs(strategies_help, stdout); return 0;
 		default:
 			return pl_cli_usage("strategies", "unknown or incomplete option '%s'",
@@ -1422,7 +1436,7 @@ static int cmd_strategies(int argc, char **argv)
 		                 &err);
 		goto done;
 	}
-	if ((st = pl_problem_new(&p, g, &cl, &err))) {
+	if ((st = pl_problem_new_job(&p, g, &cl, &limits, &err))) {
 		rc = pl_cli_fail(st, &err);
 		goto done;
 	}

@@ -113,6 +113,11 @@ least_mem() { "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster h100x8:
 m8=$(least_mem) m16=$(least_mem --max-tp 0) m2=$(least_mem --max-tp 2) m8b=$(least_mem --max-tp 8)
 check "--max-tp: the least memory on 2 nodes is 16-way's ($m16) < one node's ($m8, the default) < 2-way's ($m2)" \
   '[ -n "$m16" ] && [ -n "$m8" ] && [ -n "$m2" ] && [ "$m16" -lt "$m8" ] && [ "$m8" -lt "$m2" ] && [ "$m8b" = "$m8" ]'
+ns=$("$PLANNER" strategies "$SRC/examples/gpt-small.json" --op l0.q --cluster h100x8:2 | jq '.strategies | length')
+na=$("$PLANNER" strategies "$SRC/examples/gpt-small.json" --op l0.q --cluster h100x8:2 --max-tp 0 | jq '.strategies | length')
+n2=$("$PLANNER" strategies "$SRC/examples/gpt-small.json" --op l0.q --cluster h100x8:2 --max-tp 2 | jq '.strategies | length')
+check "strategies lists the candidates search has: $n2 (--max-tp 2) < $ns (a node) < $na (--max-tp 0)" \
+  '[ -n "$ns" ] && [ "$n2" -lt "$ns" ] && [ "$ns" -lt "$na" ]'
 "$PLANNER" search "$SRC/examples/gpt-small.json" --max-tp -1 > /dev/null 2> "$T/err"
 check "--max-tp -1 exits 2 saying what it expects" '[ $? -eq 2 ] && grep -q "max-tp -1: expected a device count (0: any)" "$T/err"'
 
