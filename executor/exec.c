@@ -396,6 +396,8 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 	int64_t s[PL_MAX_RANK];
 	pl_layout_local_shape(l, s);
 	size_t n = local_elems(l);
+	if (r->n == 0 && dst_n == n) /* nothing to exchange: one copy */
+		return be->copy(be, R, dst, n, src, n, n, 1);
 	float *cur = scratch(ex, R, n);
 	if (!cur)
 		return failed(rc, "out of memory in a redistribution");
@@ -1220,9 +1222,14 @@ static int backward(rankctx *rc)
 			size_t n = local_elems(&ex->home[t]);
 			float *add = din[i].v, *into = st->dval[t];
 			double tb = prof_now(rc);
-			if (!xi->owner) { /* (the owner's part is reduced in reduce_grads) */
-				add = scratch(ex, R, n);
-				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
+			/* (the owner's part is reduced in reduce_grads); a gradient in
+			 * the home layout already is added as it is */
+			if (!xi->owner) {
+				if (xi->bwd.n > 0 || local_elems(&xi->gl) != n) {
+					add = scratch(ex, R, n);
+					bad = !add ||
+					      run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
+				}
 				if (st->cacc && st->cacc[t])
 					into =
 					    st->cacc[t]; /* complete already: not reduced again */
