@@ -848,6 +848,13 @@ done:
 	return st;
 }
 
+/* --max-tp N: a device count, 0 for any; nonzero when it is not one */
+#define MAX_TP_EXPECTED "--max-tp %s: expected a device count (0: any)"
+static int parse_max_tp(const char *arg, long long *v)
+{
+	return pl_parse_ll(arg, v) || *v < 0 || *v > PL_MAX_DEVICES;
+}
+
 /* Long (250 lines) as a command is: its option table and a switch with one
  * short case per option (about 40 options), then load, search, write, print in
  * order. The work is in plan.c; --why-not and --top have functions of their own. */
@@ -960,10 +967,8 @@ static int cmd_search(int argc, char **argv)
 			break;
 		case OPT_MAX_TP: {
 			long long v;
-			if (pl_parse_ll(optarg, &v) || v < 0 || v > PL_MAX_DEVICES)
-				return pl_cli_usage("search",
-				                    "--max-tp %s: expected a device count (0: any)",
-				                    optarg);
+			if (parse_max_tp(optarg, &v))
+				return pl_cli_usage("search", MAX_TP_EXPECTED, optarg);
 			jr.max_tp = pl_dim_value(v);
 			break;
 		}
@@ -1402,10 +1407,8 @@ static int cmd_strategies(int argc, char **argv)
 		case 'o': opname = optarg; break;
 		case OPT_MAX_TP: {
 			long long v;
-			if (pl_parse_ll(optarg, &v) || v < 0 || v > PL_MAX_DEVICES)
-				return pl_cli_usage("strategies",
-				                    "--max-tp %s: expected a device count (0: any)",
-				                    optarg);
+			if (parse_max_tp(optarg, &v))
+				return pl_cli_usage("strategies", MAX_TP_EXPECTED, optarg);
 			limits.max_tp = v > 0 ? v : -1;
 			break;
 		}
