@@ -33,6 +33,23 @@ double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, dou
 	return t + kernels * c->kernel_overhead_s;
 }
 
+void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
+                          double *bwd)
+{
+	*fwd = pl_cost_kernel_seconds(c, dt, w->gemm_flops_fwd, w->vec_flops_fwd, w->bytes_fwd,
+	                              w->kernels_fwd);
+	*bwd = w->kernels_bwd ? pl_cost_kernel_seconds(c, dt, w->gemm_flops_bwd, w->vec_flops_bwd,
+	                                               w->bytes_bwd, w->kernels_bwd)
+	                      : 0;
+}
+
+int pl_regathers(const pl_graph *g, const uint8_t *recompute, int op, int slot, uint8_t saves_in)
+{
+	int prod = g->tensors[g->ops[op].in[slot]].producer;
+	return (saves_in >> slot & 1) && prod >= 0 &&
+	       !(recompute && (recompute[op] || recompute[prod]));
+}
+
 /* bk (NULL: none) receives times x each collective's seconds and bus bytes
  * under its link class */
 static void book_add(pl_commbook *bk, pl_coll coll, int link, int64_t n, double bytes, double t,
@@ -245,12 +262,7 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 	pl_op_rule_get(op->type)->work(g, op, split, &w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	out->fwd_s = pl_cost_kernel_seconds(c, dt, w.gemm_flops_fwd, w.vec_flops_fwd, w.bytes_fwd,
-	                                    w.kernels_fwd);
-	out->bwd_s = w.kernels_bwd
-	                 ? pl_cost_kernel_seconds(c, dt, w.gemm_flops_bwd, w.vec_flops_bwd,
-	                                          w.bytes_bwd, w.kernels_bwd)
-	                 : 0;
+	pl_cost_work_seconds(c, dt, &w, &out->fwd_s, &out->bwd_s);
 	if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
@@ -428,21 +440,15 @@ void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const
 /* How many times edge e's forward redistribution runs a step: twice when
  * its consumer is recomputed (the recomputed forward redistributes its input
  * again, as Megatron's checkpointed layer re-runs its tensor-parallel
- * all-reduces); twice when its consumer keeps the tensor for its backward and
- * the tensor has a producer, not recomputed (a kept tensor is held once, at its
- * producer's layout, and the backward redistributes it again: Megatron's
- * sequence parallelism keeps the shard and all-gathers it again in the
- * backward); else once. The executor runs the same (executor/exec.c,
- * `regathered`). */
+ * all-reduces) or regathers it (pl_regathers); else once. */
 int pl_problem_edge_fwd_times(const pl_problem *p, int e)
 {
 	const pl_edge *ed = &p->edges[e];
 	const uint8_t *rc = p->job.recompute;
-	if (rc && rc[ed->dst_op])
-		return 2;
-	int prod = p->g->tensors[ed->tensor].producer;
-	return (p->saves_in[ed->dst_op] >> ed->dst_slot & 1) && prod >= 0 && !(rc && rc[prod]) ? 2
-	                                                                                       : 1;
+	return (rc && rc[ed->dst_op]) ||
+	               pl_regathers(p->g, rc, ed->dst_op, ed->dst_slot, p->saves_in[ed->dst_op])
+	           ? 2
+	           : 1;
 }
 
 /* An edge's price from layouts put on f (pl_refine_layout): src -> dst
@@ -766,6 +772,21 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 	return pl_split_keeps_degrees(p->g, &p->g->ops[op], roles, split, &p->job.degrees);
 }
 
+/* The most devices one op's model loops may be cut over on a mesh of
+ * `devices` (0: any): the job's max_tp when set (< 0: any); else, on a mesh
+ * that spans nodes, one node's devices, or a fixed tp larger than that. */
+static int64_t model_span(const pl_job *job, const pl_cluster *c, int64_t devices)
+{
+	int64_t node = c->devices_per_node > 0 ? c->devices_per_node : devices, span;
+	if (job->max_tp != 0)
+		span = job->max_tp > 0 ? job->max_tp : 0;
+	else if (devices <= node)
+		span = 0;
+	else
+		span = job->degrees.tp > node ? job->degrees.tp : node;
+	return span >= devices ? 0 : span;
+}
+
 /* Keeps op o's candidates that keep the job's fixed degrees; how many */
 static int admitted(pl_problem *p, int o)
 {
@@ -882,15 +903,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	}
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
-	/* a mesh that spans nodes keeps each op's model-parallel cut inside one
-	 * (or within a fixed tp, or the job's max_tp) */
-	int64_t dpn = c->devices_per_node > 0 ? c->devices_per_node : p->devices;
-	p->max_model = p->job.max_tp > 0                        ? p->job.max_tp
-	               : p->job.max_tp < 0 || p->devices <= dpn ? 0
-	               : p->job.degrees.tp > dpn                ? p->job.degrees.tp
-	                                                        : dpn;
-	if (p->max_model >= p->devices)
-		p->max_model = 0;
+	p->max_model = model_span(&p->job, c, p->devices);
 	if (pl_degrees_any(&p->job.degrees) || p->max_model > 0) {
 		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		if (!p->roles || pl_loop_roles(g, p->roles)) {

@@ -189,6 +189,13 @@ double pl_problem_least_plan_memory(pl_problem *p);
  * again, as Megatron's sequence parallelism gathers its kept shard again);
  * else 1. The executor runs it as often. */
 int pl_problem_edge_fwd_times(const pl_problem *p, int e);
+/* Whether op's input `slot` is redistributed again for its backward: the op
+ * keeps it (saves_in, the op rule's bits), the tensor has a producer that
+ * holds it at its own layout, and neither op is recomputed (recompute: per
+ * op, or NULL). A kept tensor is held once; the consumer's copy in the layout
+ * it reads is made again, as Megatron's sequence parallelism all-gathers its
+ * kept shard again in the backward. The executor runs it (executor/exec.c). */
+int pl_regathers(const pl_graph *g, const uint8_t *recompute, int op, int slot, uint8_t saves_in);
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);
 /* Puts b in a's ring of problems that price an edge once between them: a
@@ -239,6 +246,10 @@ double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
  * backward is priced with. */
 double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
                               double bytes, int kernels);
+/* An op's forward and backward on one device from its op rule's work (the
+ * roofline above; before any calibrated kernel scale). */
+void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
+                          double *bwd);
 
 /* Layouts on the two ends of edge e (forward direction). */
 void pl_edge_layouts(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split,

@@ -433,13 +433,10 @@ static pl_status scale_graph(pl_graph **g, pl_err *err)
 static double model_seconds(const pl_cluster *cl, const pl_graph *g, int k)
 {
 	pl_opwork w;
+	double fwd, bwd;
 	unsplit_work(g, k, &w);
-	double t = pl_cost_kernel_seconds(cl, PL_DT_FLOAT32, w.gemm_flops_fwd, w.vec_flops_fwd,
-	                                  w.bytes_fwd, w.kernels_fwd);
-	if (w.kernels_bwd)
-		t += pl_cost_kernel_seconds(cl, PL_DT_FLOAT32, w.gemm_flops_bwd, w.vec_flops_bwd,
-		                            w.bytes_bwd, w.kernels_bwd);
-	return t;
+	pl_cost_work_seconds(cl, PL_DT_FLOAT32, &w, &fwd, &bwd);
+	return fwd + bwd;
 }
 
 /* the op rule's work of op k of g, unsplit, forward plus backward */

@@ -601,17 +601,12 @@ static double saved_bytes(const pl_exec *ex, int o)
 	return sizeof(float) * (double)pl_kernel_saved_elems(&k, in);
 }
 
-/* Whether op o's input i is redistributed again for its backward: the op
- * keeps it, and its producer holds it in its own layout (neither is
- * recomputed), so the copy in the layout the op reads is given back after the
- * forward and made again before the backward, as Megatron's sequence
- * parallelism gathers the kept shard again. The cost model prices the same
- * (costmodel/cost.c, edge_fwd_times). */
+/* Whether op o's input i is redistributed again for its backward
+ * (pl_regathers, as the cost model prices it): its copy in the layout the op
+ * reads is given back after the forward and made again before the backward. */
 static int regathered(const pl_exec *ex, int o, int i)
 {
-	int t = ex->in[o][i].tensor, p = ex->g->tensors[t].producer;
-	return ex->in[o][i].kind == IN_REDIST && (ex->keep_in[o] >> i & 1) && p >= 0 &&
-	       !(ex->rc && (ex->rc[o] || ex->rc[p]));
+	return ex->in[o][i].kind == IN_REDIST && pl_regathers(ex->g, ex->rc, o, i, ex->keep_in[o]);
 }
 
 /* Op o's forward on the rank: each input produced in the layout the op
