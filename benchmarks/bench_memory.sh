@@ -21,7 +21,7 @@ trap 'rm -rf "$T"' EXIT
 "$B/planner-zoo" gpt-small --layers 4 --hidden 128 --heads 4 --head-dim 32 --ffn 512 --seq 64 \
   --vocab 512 --batch 8 --dtype float32 > "$T/gpt-small.json"
 cp "$SRC/tests/fixtures/models/gpt-tiny.json" "$SRC/tests/fixtures/models/moe-tiny.json" "$T/"
-echo "| model | plan | weights | gradients | optimizer | activations measured / predicted | transient measured | all measured / predicted |"
+echo "| model | plan | weights | gradients | optimizer | activations measured / predicted | transient measured / predicted | peak measured / predicted |"
 echo "|---|---|---|---|---|---|---|---|"
 while IFS='|' read -r model name opts; do
   # shellcheck disable=SC2086
@@ -30,11 +30,11 @@ while IFS='|' read -r model name opts; do
   "$B/planner" run "$T/$model.json" --strategy "$T/p.json" --steps 2 --profile --json \
     > "$T/run" 2> "$T/err"
   jq -c --arg model "$model" --arg plan "$name" \
-    'select(.memory_bytes) | {model: $model, plan: $plan, measured: .memory_bytes.measured, predicted: .memory_bytes.predicted}' \
+    'select(.memory_bytes) | {model: $model, plan: $plan, measured: .memory_bytes.measured, predicted: .memory_bytes.predicted, peak: .memory_bytes.peak}' \
     "$T/run" | tee -a "$OUT.jsonl" |
     jq -r '. as $r | def ratio(a; b): if b > 0 then (a / b * 100 | round / 100 | tostring) else "-" end;
-      def all(x): x.weights + x.gradients + x.optimizer_states + x.activations + x.transient;
-      "| \($r.model) | \($r.plan) | \(ratio($r.measured.weights; $r.predicted.weights)) | \(ratio($r.measured.gradients; $r.predicted.gradients)) | \(ratio($r.measured.optimizer_states; $r.predicted.optimizer_states)) | \($r.measured.activations) / \($r.predicted.activations) = \(ratio($r.measured.activations; $r.predicted.activations)) | \($r.measured.transient) | \(ratio(all($r.measured); all($r.predicted))) |"'
+      def mp(a; b): "\(a) / \(b) = \(ratio(a; b))";
+      "| \($r.model) | \($r.plan) | \(ratio($r.measured.weights; $r.predicted.weights)) | \(ratio($r.measured.gradients; $r.predicted.gradients)) | \(ratio($r.measured.optimizer_states; $r.predicted.optimizer_states)) | \(mp($r.measured.activations; $r.predicted.activations)) | \(mp($r.peak.measured - $r.measured.weights - $r.measured.gradients - $r.measured.optimizer_states - $r.measured.activations; $r.predicted.transient)) | \(mp($r.peak.measured; $r.peak.predicted)) |"'
 done <<'PLANS'
 gpt-tiny|1 device|--devices 1
 gpt-tiny|dp 4|--devices 4 --mode dp

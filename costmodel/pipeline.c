@@ -191,14 +191,245 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		}
 		}
 	}
+	int bad = 0;
 	for (int s = 0; s < pp; s++) {
-		st[s].mem_bytes += pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
+		double a = pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s],
+		       tr = pl_job_transient(p, splits, stage, s, a);
+		bad |= tr < 0;
+		st[s].mem_bytes += a + tr;
 	}
 	pl_job_combine(st, pp, m, p->job.virtual_stages, p->job.overlap, out);
 	if (!per_stage)
 		free(st);
 	free(act);
-	return 0;
+	return bad ? -1 : 0;
+}
+
+/* the op that writes tensor t (its producer) and its output layout's local bytes */
+static double home_bytes(const pl_problem *p, int64_t *const *splits, int t, pl_layout *home)
+{
+	const pl_tensor *x = &p->g->tensors[t];
+	const pl_op *op = &p->g->ops[x->producer];
+	pl_op_output_layout(p->g, op, splits[x->producer], p->devices, x->producer_slot, home);
+	return pl_layout_local_bytes(home);
+}
+
+/* the stages tensor t lives on: its producer's to its last consumer's */
+static void tensor_stages(const pl_graph *g, const int *stage, int t, int *lo, int *hi)
+{
+	const pl_tensor *x = &g->tensors[t];
+	*lo = *hi = stage ? stage[x->producer] : 0;
+	for (int k = 0; stage && k < x->nconsumers; k++)
+		if (stage[x->consumers[k]] > *hi)
+			*hi = stage[x->consumers[k]];
+}
+
+/* One op's backward in the sweep of pl_job_transient: what it needs at once
+ * beyond the gradients live before it (*add: the first contributions that
+ * become live), marking them live; and its kept inputs read in another
+ * layout, gathered again for it (pl_regathers). */
+static double backward_need(const pl_problem *p, int64_t *const *splits, int o, uint8_t *live,
+                            double *add)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[o];
+	double tmp = 0, staging = 0;
+	*add = 0;
+	for (int i = 0; i < op->ninputs; i++) { /* kept inputs gathered again */
+		int t = op->in[i];
+		pl_layout in, home;
+		if (g->tensors[t].producer < 0 ||
+		    !pl_regathers(g, p->job.recompute, o, i, p->saves_in[o]))
+			continue;
+		pl_op_input_layout(g, op, splits[o], p->devices, i, &in);
+		home_bytes(p, splits, t, &home);
+		if (!pl_layout_equal(&in, &home))
+			tmp += pl_layout_local_bytes(&in);
+	}
+	for (int i = 0; i < op->ninputs; i++) {
+		int t = op->in[i], again = 0;
+		if (!g->tensors[t].requires_grad)
+			continue;
+		for (int j = 0; j < i; j++)
+			again |= op->in[j] == t;
+		pl_layout gl, home;
+		pl_op_input_grad_layout(g, op, splits[o], p->devices, i, &gl);
+		double gb = pl_layout_local_bytes(&gl);
+		if (g->tensors[t].producer < 0) { /* a param's: added into its gradient */
+			tmp += gb;
+			continue;
+		}
+		double hb = home_bytes(p, splits, t, &home);
+		int same = pl_layout_equal(&gl, &home);
+		if (!same && hb > staging)
+			staging = hb;
+		if (!live[t] && !again) {
+			live[t] = 1;
+			*add += hb;
+			if (same)
+				continue; /* written in place */
+		}
+		tmp += gb;
+	}
+	return tmp + staging + *add;
+}
+
+double pl_job_transient(const pl_problem *p, int64_t *const *splits, const int *stage, int s,
+                        double act)
+{
+	const pl_graph *g = p->g;
+	uint8_t *live = pl_calloc((size_t)g->ntensors + 1, 1);
+	if (!live)
+		return -1;
+	int z = p->job.zero, last = stage ? stage[g->nops - 1] : 0;
+	double elem = pl_dtype_bytes(g->dtype), live_b = 0, pend = 0, zgrad = 0, zw = 0, dpg = 0;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *x = &g->tensors[t];
+		int lo, hi;
+		if (x->producer < 0 || !x->requires_grad)
+			continue;
+		tensor_stages(g, stage, t, &lo, &hi);
+		pl_layout home;
+		if (lo <= s && s < hi) { /* its gradient comes back from a later stage */
+			double b = home_bytes(p, splits, t, &home);
+			pend += b;
+			live_b += b;
+			live[t] = 1;
+		}
+	}
+	for (int k = 0; k < g->noutputs; k++) { /* the loss's gradient */
+		int t = g->outputs[k];
+		pl_layout home;
+		if (g->tensors[t].producer >= 0 && g->tensors[t].requires_grad && !live[t] &&
+		    (stage ? stage[g->tensors[t].producer] : 0) == s && s == last) {
+			live_b += home_bytes(p, splits, t, &home);
+			live[t] = 1;
+		}
+	}
+	for (int o = 0; o < g->nops; o++) { /* the stage's params, sharded or reduced */
+		if ((stage ? stage[o] : 0) != s)
+			continue;
+		pl_nodeparts pt;
+		pl_cost_node_parts(p, o, splits[o], &pt);
+		if (z >= 2 && pt.grad_bytes[z] < pt.grad_bytes[0])
+			zgrad += pt.grad_bytes[0];
+		if (z == 3 && pt.weight_bytes[z] < pt.weight_bytes[0])
+			zw += pt.weight_bytes[0];
+		if (z == 0 && pt.grad_bytes[2] < pt.grad_bytes[0])
+			dpg += pt.grad_bytes[0];
+	}
+	live_b += fmin(zgrad, PL_ZERO_REDUCE_BUCKET * elem) + fmin(zw, PL_ZERO3_MAX_LIVE * elem);
+	/* freed: the kept activations the backward has given back so far (an
+	 * op's, after its backward), which the gradients may take the place of */
+	double peak = live_b, freed = 0;
+	for (int o = g->nops - 1; o >= 0; o--) {
+		const pl_op *op = &g->ops[o];
+		int out = op->out[0];
+		if ((stage ? stage[o] : 0) != s)
+			continue;
+		pl_nodeparts pt;
+		pl_jobshare js;
+		pl_cost_node_parts(p, o, splits[o], &pt);
+		pl_parts_split(p, o, &pt, &js);
+		if (!g->tensors[out].requires_grad) {
+			freed += js.act_bytes;
+			continue;
+		}
+		double add, need = backward_need(p, splits, o, live, &add);
+		peak = fmax(peak, live_b + need - freed);
+		freed += js.act_bytes;
+		live_b += add;
+		if (live[out]) {
+			pl_layout home;
+			live_b -= home_bytes(p, splits, out, &home);
+			live[out] = 0;
+		}
+	}
+	free(live);
+	/* the step's end, the activations given back: the gradients of the
+	 * data-parallel all-reduce packed into a bucket; what it holds beyond the
+	 * backward's peak counts */
+	return fmax(peak, pend + fmin(dpg, PL_GRAD_BUCKET_BYTES) - act);
+}
+
+double pl_job_transient_floor(const pl_problem *p)
+{
+	const pl_graph *g = p->g;
+	double *least = pl_malloc(sizeof *least * ((size_t)g->ntensors + 1));
+	uint8_t *live = pl_calloc((size_t)g->ntensors + 1, 1);
+	if (!least || !live) {
+		free(least);
+		free(live);
+		return -1;
+	}
+	/* every tensor at its producer's smallest output piece */
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		for (int k = 0; k < op->noutputs; k++) {
+			double b = INFINITY;
+			for (int c = 0; c < p->nstrat[o]; c++) {
+				pl_layout l;
+				pl_op_output_layout(g, op,
+				                    p->strat[o] + (size_t)c * op->spec.nloops,
+				                    p->devices, k, &l);
+				b = fmin(b, pl_layout_local_bytes(&l));
+			}
+			least[op->out[k]] = b;
+		}
+	}
+	double live_b = 0, peak = 0, freed = 0;
+	for (int k = 0; k < g->noutputs; k++) {
+		int t = g->outputs[k];
+		if (g->tensors[t].producer >= 0 && g->tensors[t].requires_grad && !live[t]) {
+			live[t] = 1;
+			live_b += least[t];
+		}
+	}
+	for (int o = g->nops - 1; o >= 0; o--) { /* the sweep of pl_job_transient, at least */
+		const pl_op *op = &g->ops[o];
+		double most = 0; /* the most activations its backward can give back */
+		for (int c = 0; c < p->nstrat[o]; c++) {
+			pl_nodeparts pt;
+			pl_jobshare js;
+			pl_cost_node_parts(p, o, p->strat[o] + (size_t)c * op->spec.nloops, &pt);
+			pl_parts_split(p, o, &pt, &js);
+			most = fmax(most, js.act_bytes);
+		}
+		if (!g->tensors[op->out[0]].requires_grad) {
+			freed += most;
+			continue;
+		}
+		double add = 0, params = 0;
+		for (int i = 0; i < op->ninputs; i++) {
+			int t = op->in[i];
+			if (!g->tensors[t].requires_grad)
+				continue;
+			if (g->tensors[t].producer < 0) {
+				double b = INFINITY;
+				for (int c = 0; c < p->nstrat[o]; c++) {
+					pl_layout gl;
+					pl_op_input_grad_layout(
+					    g, op, p->strat[o] + (size_t)c * op->spec.nloops,
+					    p->devices, i, &gl);
+					b = fmin(b, pl_layout_local_bytes(&gl));
+				}
+				params += b;
+			} else if (!live[t]) {
+				live[t] = 1;
+				add += least[t];
+			}
+		}
+		peak = fmax(peak, live_b + add + params - freed);
+		freed += most;
+		live_b += add;
+		if (live[op->out[0]]) {
+			live[op->out[0]] = 0;
+			live_b -= least[op->out[0]];
+		}
+	}
+	free(least);
+	free(live);
+	return peak;
 }
 
 int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage, pl_membreak *out,
@@ -229,12 +460,20 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 		state[s] += js.state_bytes;
 		act[s] += js.act_bytes;
 	}
-	/* the peak stage as pl_job_price finds it: state + in-flight activations */
+	/* the peak stage as pl_job_price finds it: state + in-flight activations
+	 * + transient */
 	int best = 0;
 	double peak = -1;
 	for (int64_t s = 0; s < pp; s++) {
 		per[s].activations = pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
-		double total = state[s] + per[s].activations;
+		per[s].transient = pl_job_transient(p, splits, stage, (int)s, per[s].activations);
+		if (per[s].transient < 0) {
+			free(per);
+			free(state);
+			free(act);
+			return -1;
+		}
+		double total = state[s] + per[s].activations + per[s].transient;
 		if (total > peak) {
 			peak = total;
 			best = (int)s;

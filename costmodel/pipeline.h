@@ -82,10 +82,40 @@ int pl_stage_mesh(const pl_cluster *c, int64_t k, pl_cluster *out);
 void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stagecost *acc,
                     double *act);
 
+/* The most bytes of gradients and scratch one device of stage s (stage
+ * NULL: one stage) holds at once beside its state and its act bytes of
+ * in-flight activations: at most, a micro-batch's backward as an autograd
+ * engine runs it (reverse op order):
+ * every activation's gradient from its first contribution until its
+ * producer's backward; during op o's backward, the gradients of its inputs
+ * (a first contribution in the tensor's own layout is written in place; a
+ * later one, or one in another layout, is a temporary, and one in another
+ * layout is redistributed into a buffer of the tensor's layout); the
+ * gradients the next stage sends back (a buffer held for the step); ZeRO 2
+ * and 3's whole gradients until reduce-scattered, at most DeepSpeed's
+ * reduce_bucket_size of them, and ZeRO 3's gathered weights, at most its
+ * stage3_max_live_parameters; and, for ZeRO 0 with data parallel, one
+ * gradient bucket at the step's end (PL_GRAD_BUCKET_BYTES), when the
+ * activations are given back (what it needs beyond them counts). Returns -1
+ * out of memory. */
+double pl_job_transient(const pl_problem *p, int64_t *const *splits, const int *stage, int s,
+                        double act);
+/* A floor under pl_job_transient of every plan of one stage p can make:
+ * the same sweep with each tensor at its producer's smallest output piece,
+ * each param's gradient at its reader's smallest and each op giving back
+ * the most activations any of its candidates keeps (which tensors are live
+ * where does not depend on the plan). A plan fits in M only if its tensors
+ * fit in M less this, so a search of their sum under that limit is a
+ * relaxation of the search with the transient bytes. -1 out of memory. */
+double pl_job_transient_floor(const pl_problem *p);
+/* DeepSpeed's defaults (docs: DeepSpeed configuration JSON): elements of a
+ * reduce-scatter bucket, and the most gathered params live at once */
+#define PL_ZERO_REDUCE_BUCKET 5e8
+#define PL_ZERO3_MAX_LIVE     1e9
+
 /* The memory of one device of the peak stage (the stage pl_job_price's
  * mem_bytes comes from) by what it holds. The categories add up to that
- * mem_bytes; `reserved` (the runtime's) is left to the caller, and so is
- * `transient`, which the model does not price yet (0). */
+ * mem_bytes; `reserved` (the runtime's) is left to the caller. */
 typedef struct pl_membreak {
 	double weights, gradients, optimizer_states, activations, transient, reserved;
 	int stage;

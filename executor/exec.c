@@ -51,7 +51,7 @@ typedef struct xin {
  * in the same order, so buffers freed in one step serve the next: after the
  * first step a rank allocates (and page-faults) nothing. */
 typedef struct sbuf {
-	size_t cap;
+	size_t cap, used; /* used: the floats asked for (what the live bytes count) */
 	float *p;
 	int busy;
 } sbuf;
@@ -80,6 +80,7 @@ typedef struct rankst {
 	 * values, redistributed inputs and kept scratch are live, per tensor
 	 * whether its gradient is */
 	double live[PL_EXEC_MEM], peak[PL_EXEC_MEM];
+	double peak_all, at_peak[PL_EXEC_MEM]; /* the most of all live at once; then */
 	char **vlive, **ilive, *glive, *wlive; /* wlive: ZeRO 3's gathered weights */
 	char *segdone; /* per recomputed segment (its first op): recomputed this micro-batch */
 } rankst;
@@ -146,6 +147,13 @@ static void mem_take(rankst *st, int cat, double bytes)
 	st->live[cat] += bytes;
 	if (st->live[cat] > st->peak[cat])
 		st->peak[cat] = st->live[cat];
+	double all = 0;
+	for (int k = 0; k < PL_EXEC_MEM; k++)
+		all += st->live[k];
+	if (all > st->peak_all) {
+		st->peak_all = all;
+		memcpy(st->at_peak, st->live, sizeof st->at_peak);
+	}
 }
 
 /* flag *on becomes 1 (taking bytes under cat) or 0 (giving them back) */
@@ -169,9 +177,10 @@ static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 		if (!st->pool[i].busy && st->pool[i].cap >= n &&
 		    (best < 0 || st->pool[i].cap < st->pool[best].cap))
 			best = i;
-	if (best >= 0) {
+	if (best >= 0) { /* as a caching allocator splits a larger block: n counted */
 		st->pool[best].busy = 1;
-		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)st->pool[best].cap);
+		st->pool[best].used = n;
+		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)n);
 		return st->pool[best].p;
 	}
 	if (st->npool == st->cappool) {
@@ -185,8 +194,8 @@ static float *scratch(pl_exec *ex, int64_t rank, size_t n)
 	size_t cap = n ? n : 1;
 	float *p = ex->be->alloc(ex->be, rank, cap);
 	if (p) {
-		st->pool[st->npool++] = (sbuf){cap, p, 1};
-		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)cap);
+		st->pool[st->npool++] = (sbuf){cap, n, p, 1};
+		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)n);
 		st->mem[PL_EXEC_MEM_TRANSIENT] += sizeof(float) * (double)cap;
 	}
 	return p;
@@ -199,7 +208,7 @@ static void unscratch(pl_exec *ex, int64_t rank, float *p)
 	for (int i = 0; p && i < st->npool; i++)
 		if (st->pool[i].p == p) {
 			st->pool[i].busy = 0;
-			st->live[PL_EXEC_MEM_TRANSIENT] -= sizeof(float) * (double)st->pool[i].cap;
+			st->live[PL_EXEC_MEM_TRANSIENT] -= sizeof(float) * (double)st->pool[i].used;
 			return;
 		}
 }
@@ -1128,6 +1137,23 @@ static void drop_after_backward(rankctx *rc, int o)
 	mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 0, A, saved_bytes(ex, o));
 }
 
+/* Whether op o's backward writes input i's gradient straight into the
+ * tensor's gradient, as an autograd engine keeps a first contribution: an
+ * activation's, the first (nothing added yet), in the tensor's own layout,
+ * and no other input of o the same tensor. */
+static int first_in_place(const pl_exec *ex, const rankst *st, int o, int i)
+{
+	const xin *xi = &ex->in[o][i];
+	int t = xi->tensor;
+	if (ex->owner[t] >= 0 || st->glive[t] || !st->dval[t] || xi->bwd.n > 0 ||
+	    local_elems(&xi->gl) != local_elems(&ex->home[t]) || (st->cacc && st->cacc[t]))
+		return 0;
+	for (int j = 0; j < ex->g->ops[o].ninputs; j++)
+		if (j != i && ex->in[o][j].tensor == t)
+			return 0;
+	return 1;
+}
+
 static int backward(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
@@ -1177,6 +1203,7 @@ static int backward(rankctx *rc)
 		if (!any || !st->dval[op->out[0]])
 			continue;
 		pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
+		char direct[PL_MAX_OP_INPUTS] = {0};
 		memset(din, 0, sizeof din);
 		double t0 = prof_now(rc), tc = 0;
 		int bad = 0;
@@ -1195,7 +1222,15 @@ static int backward(rankctx *rc)
 			      &in[i]);
 			if (xi->grad) {
 				to_xt(&xi->gl, NULL, &din[i]);
-				din[i].v = scratch(ex, R, din[i].n);
+				direct[i] = first_in_place(ex, st, o, i);
+				if (direct[i]) {
+					din[i].v = st->dval[xi->tensor];
+					mem_mark(st, &st->glive[xi->tensor], 1,
+					         PL_EXEC_MEM_TRANSIENT,
+					         bytes_of(&ex->home[xi->tensor]));
+				} else {
+					din[i].v = scratch(ex, R, din[i].n);
+				}
 				bad |= !din[i].v;
 			}
 		}
@@ -1211,7 +1246,7 @@ static int backward(rankctx *rc)
 			bad = be->backward(be, &k, in, &out, &dout, din) ? 1 : 0;
 		for (int i = 0; i < op->ninputs && !bad; i++) {
 			xin *xi = &ex->in[o][i];
-			if (!xi->grad)
+			if (!xi->grad || direct[i])
 				continue;
 			int t = xi->tensor;
 			size_t n = local_elems(&ex->home[t]);
@@ -1239,7 +1274,8 @@ static int backward(rankctx *rc)
 				unscratch(ex, R, add);
 		}
 		for (int i = 0; i < op->ninputs; i++)
-			unscratch(ex, R, din[i].v);
+			if (!direct[i])
+				unscratch(ex, R, din[i].v);
 		/* its output's gradient is spent, and what its backward read */
 		mem_mark(st, &st->glive[op->out[0]], 0, PL_EXEC_MEM_TRANSIENT,
 		         bytes_of(&ex->out_l[o]));
@@ -1951,6 +1987,7 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 			return -1;
 	for (int c = PL_EXEC_MEM_WEIGHTS; c <= PL_EXEC_MEM_OPTIMIZER; c++)
 		st->live[c] = st->peak[c] = st->mem[c];
+	mem_take(st, PL_EXEC_MEM_WEIGHTS, 0); /* the total so far */
 	if (st->pend)
 		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)np);
 	return 0;
@@ -2221,6 +2258,14 @@ void pl_exec_memory_peak(const pl_exec *ex, double *bytes)
 	int64_t me = ex->be->self < 0 ? 0 : ex->be->self;
 	for (int k = 0; k < PL_EXEC_MEM; k++)
 		bytes[k] = ex->rs[me].peak[k];
+}
+
+double pl_exec_memory_peak_total(const pl_exec *ex, double *at)
+{
+	const rankst *st = &ex->rs[ex->be->self < 0 ? 0 : ex->be->self];
+	if (at)
+		memcpy(at, st->at_peak, sizeof st->at_peak);
+	return st->peak_all;
 }
 
 void pl_exec_memory(const pl_exec *ex, double *bytes)

@@ -155,5 +155,11 @@ void pl_exec_memory(const pl_exec *ex, double *bytes);
  * ZeRO 2 and 3's whole gradients until reduce-scattered. Buffers themselves
  * stay cached for the next micro-batch, as a caching allocator keeps them. */
 void pl_exec_memory_peak(const pl_exec *ex, double *bytes);
+/* The most bytes of every category live at once on that rank (each
+ * category's own most, above, may come at different times): what the plan's
+ * peak memory less its runtime reserve predicts; at (NULL, or PL_EXEC_MEM
+ * doubles) receives the categories at that moment, what its breakdown
+ * predicts. */
+double pl_exec_memory_peak_total(const pl_exec *ex, double *at);
 
 #endif

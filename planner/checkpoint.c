@@ -327,6 +327,7 @@ cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages)
 		cJSON_AddNumberToObject(e, "gradients", per[s].gradients);
 		cJSON_AddNumberToObject(e, "optimizer_states", per[s].optimizer_states);
 		cJSON_AddNumberToObject(e, "activations", per[s].activations);
+		cJSON_AddNumberToObject(e, "transient", per[s].transient);
 		pl_json_push(a, e);
 	}
 	return a;

@@ -1799,14 +1799,15 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 		return;
 	fprintf(out,
 	        "memory per device by stage (the peak stage's, with the reserve, is the peak):\n");
-	fprintf(out, "  %-6s %12s %12s %17s %12s\n", "stage", "weights", "gradients",
-	        "optimizer_states", "activations");
+	fprintf(out, "  %-6s %12s %12s %17s %12s %12s\n", "stage", "weights", "gradients",
+	        "optimizer_states", "activations", "transient");
 	int k = 0;
 	cJSON_ArrayForEach (e, sm) {
-		char c[4][32];
-		for (int j = 0; j < 4; j++)
+		char c[5][32];
+		for (int j = 0; j < 5; j++)
 			fmt_bytes(pl_json_num(e, pl_ckpt_mem_names[j], 0), c[j], sizeof c[j]);
-		fprintf(out, "  %-6d %12s %12s %17s %12s\n", k++, c[0], c[1], c[2], c[3]);
+		fprintf(out, "  %-6d %12s %12s %17s %12s %12s\n", k++, c[0], c[1], c[2], c[3],
+		        c[4]);
 	}
 }
 
@@ -1842,7 +1843,8 @@ static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
  * differences; per op, the strategy and stage and the differences of its
  * time and memory; and the rest of each difference (what the per-op
  * numbers do not add up to: the pipeline's bubble and stage balance, the
- * peak stage, the reserve), so that the lines add up to the totals'. */
+ * peak stage, the transient bytes, the reserve), so that the lines add up
+ * to the totals'. */
 /* label_a, label_b: how to name the plans in the text (NULL: their paths)
  * Long on purpose (about 205 lines): each line of the comparison is written to
  * the text and to the JSON in the same place, so that the two cannot
@@ -2043,7 +2045,7 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 		    "%+.6f s\n",
 		    dt, step_d - dt, step_d);
 		printf("peak memory: ops %s%s + the rest (peak stage, in-flight micro-batches, "
-		       "reserve) %s%s = %s%s\n",
+		       "transient, reserve) %s%s = %s%s\n",
 		       dm < 0 ? "-" : "+", m1, mem_d - dm < 0 ? "-" : "+", m2,
 		       mem_d < 0 ? "-" : "+", m3);
 	}
@@ -2214,8 +2216,8 @@ static int cmd_explain(int argc, char **argv)
 		    "stage,\n"
 		    "time or memory differs, the communication's difference by collective and\n"
 		    "link class, and the rest of the step's and the peak memory's difference\n"
-		    "(pipeline bubble and balance, peak stage, reserve), so that the lines add\n"
-		    "up; --json prints it as one JSON object.\n",
+		    "(pipeline bubble and balance, peak stage, transient, reserve), so that the\n"
+		    "lines add up; --json prints it as one JSON object.\n",
 		    stdout);
 		return 0;
 	}
@@ -2602,7 +2604,9 @@ static int cmd_run(int argc, char **argv)
 	if (profile && (st = print_profile(rg, &cl, &run, prof, (double)n, json, &err)))
 		goto done;
 	if (profile) { /* memory: the executor's peak against the plan's breakdown */
-		double mem[PL_EXEC_MEM], peak[PL_EXEC_MEM];
+		double mem[PL_EXEC_MEM], peak[PL_EXEC_MEM], predicted_peak = 0;
+		for (int k = 0; k < PL_EXEC_MEM; k++) /* the plan's peak less the reserve */
+			predicted_peak += cr.detail.mem[k];
 		pl_exec_memory(ex, mem);
 		pl_exec_memory_peak(ex, peak);
 		if (json) {
@@ -2618,6 +2622,14 @@ static int cmd_run(int argc, char **argv)
 				cJSON_AddNumberToObject(c, pl_ckpt_mem_names[k], mem[k]);
 				cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], cr.detail.mem[k]);
 			}
+			/* all at once: the total, and the categories then */
+			double at[PL_EXEC_MEM];
+			cJSON *t = cJSON_AddObjectToObject(m, "peak");
+			cJSON_AddNumberToObject(t, "measured", pl_exec_memory_peak_total(ex, at));
+			cJSON_AddNumberToObject(t, "predicted", predicted_peak);
+			cJSON *tb = cJSON_AddObjectToObject(t, "measured_by_category");
+			for (int k = 0; k < PL_EXEC_MEM; k++)
+				cJSON_AddNumberToObject(tb, pl_ckpt_mem_names[k], at[k]);
 			if ((st = json_line(l, &err)))
 				goto done;
 		} else {
@@ -2630,6 +2642,8 @@ static int cmd_run(int argc, char **argv)
 				printf(
 				    "  %-17s %12.0f B   allocated %12.0f B   predicted %12.0f B\n",
 				    pl_ckpt_mem_names[k], peak[k], mem[k], cr.detail.mem[k]);
+			printf("  %-17s %12.0f B   (all at once)            predicted %12.0f B\n",
+			       "peak", pl_exec_memory_peak_total(ex, NULL), predicted_peak);
 		}
 	}
 done:

@@ -100,7 +100,7 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 		                     .compute_s = pc.compute_s,
 		                     .optimizer_s = pc.optimizer_s,
 		                     .comm_s = pc.comm_s,
-		                     .mem_bytes = pc.mem_bytes + cl->memory_reserve,
+		                     .mem_bytes = pc.mem_bytes + det.mem[4] + cl->memory_reserve,
 		                     .mem_breakdown = det.mem,
 		                     .comm = &det.comm,
 		                     .op_compute_s = cs,
@@ -391,6 +391,65 @@ static pl_status keep_strategies(void *ud, pl_graph *gm, pl_err *err)
 	return pl_plan_annotate(gm, o->keep, o->keep_where, err);
 }
 
+/* A per-op search whose plan fits with its transient bytes. The searches
+ * plan a plan's tensors (a sum over ops); its transient bytes are a maximum
+ * over the backward. The first round searches under the limit less the
+ * least transient bytes any plan needs (pl_job_transient_floor): a
+ * relaxation, so its plan, when it fits, is the answer and keeps the
+ * searcher's proof. A plan that does not fit beside its own transient bytes
+ * is searched again under the limit less those, or halfway to a limit
+ * known to leave no plan (a few rounds); such a plan fits but is not
+ * proven. */
+static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
+                                       const pl_search_opts *so, pl_search_result *r, pl_err *err)
+{
+	double M = so->memory_limit, floor = M > 0 ? pl_job_transient_floor(p) : 0, t = floor;
+	if (floor < 0)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	pl_search_opts o = *so;
+	o.memory_limit = M - floor;
+	double over = o.memory_limit, none = 0; /* a limit whose plan did not fit; none did */
+	for (int round = 0; round < 8; round++) {
+		pl_status st =
+		    M > 0 && o.memory_limit <= 0 ? PL_EINFEASIBLE : s->run(p, &o, r, err);
+		if (st == PL_EINFEASIBLE && round > 0) {
+			none = o.memory_limit;
+			o.memory_limit = 0.5 * (none + over);
+			continue;
+		}
+		if (st == PL_EINFEASIBLE) { /* the least any plan needs, in the user's terms */
+			double least = floor;
+			for (int op = 0; op < p->nops; op++)
+				least += pl_problem_least_memory(p, op);
+			pl_search_err_no_fit(err, M, least);
+			size_t n = strlen(err->msg);
+			snprintf(err->msg + n, sizeof err->msg - n,
+			         " (at least %.0f of them gradients and scratch in the backward)",
+			         floor);
+			return st;
+		}
+		if (st)
+			return st;
+		if (r->optimal && !r->nconflicts)
+			prefer_less_memory(p, &o, r);
+		if ((t = pl_search_result_transient(p, r)) < 0)
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		if (M <= 0 || r->mem_bytes + t <= M) {
+			r->optimal &= round == 0;
+			return PL_OK;
+		}
+		pl_search_result_free(r);
+		memset(r, 0, sizeof *r);
+		over = o.memory_limit;
+		o.memory_limit = M - t > none && M - t < over ? M - t : 0.5 * (none + over);
+	}
+	return pl_err_set(err, PL_EINFEASIBLE,
+	                  "no plan fits the memory limit of %.0f bytes per device beside its "
+	                  "gradients and scratch in the backward (every plan needs at least "
+	                  "%.0f bytes of them; the last plan tried %.0f)",
+	                  M, floor, t);
+}
+
 pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                          double *seconds, pl_err *err)
 {
@@ -450,7 +509,7 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	if ((o->keep && (st = pl_plan_annotate(g, o->keep, kw, err))) ||
 	    (st = pl_problem_new_job(&p, g, cl, &limits, err)))
 		goto done;
-	if ((st = s->run(p, &so, &r, err))) {
+	if ((st = search_with_transient(p, s, &so, &r, err))) {
 		reserve_note(st, o->so.memory_limit, reserve, err);
 		if (st == PL_EINFEASIBLE && so.memory_limit > 0) {
 			size_t n = strlen(err->msg);
@@ -462,8 +521,6 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		}
 		goto done;
 	}
-	if (r.optimal && !r.nconflicts)
-		prefer_less_memory(p, &so, &r);
 	if (!(splits = pl_splits_alloc(g))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
@@ -776,7 +833,12 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 	if ((st = pl_problem_new(&p, g, cl, err)))
 		goto cleanup;
 	pl_cost_plan(p, splits, pc, NULL);
-	pc->mem_bytes += cl->memory_reserve;
+	pl_membreak mb;
+	if (pl_job_memory(p, splits, NULL, &mb, NULL)) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	pc->mem_bytes += mb.transient + cl->memory_reserve;
 	if (detail && pl_plan_detail_of(p, splits, NULL, cl->devices_per_node, 0, detail)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;

@@ -373,6 +373,10 @@ typedef struct prob {
 	pl_status st;
 	pl_err err;
 	int oom, late;
+	/* one stage: the floor of its plans' transient bytes
+	 * (pl_job_transient_floor), once known */
+	double tfloor;
+	int tfloor_known;
 } prob;
 
 typedef struct point {
@@ -875,7 +879,7 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 			x->nomem = 1;
 			return -1;
 		}
-		out->fits = x->stages ? fit == 0 || fit == 1 : 1;
+		out->fits = fit == 0 || fit == 1;
 	} else {
 		pl_search_result_free(&r);
 		out->fits = 0;
@@ -903,7 +907,9 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 {
 	double scale = pl_job_step_scale(&pb->p->job);
 	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, lim, M, margin, scale, best, 0, 0, 0, 0};
-	pl_priced at0 = {pt->bound / scale, pt->mem, pt->mem <= lim};
+	/* "fits" is the plan's: its tensors and its transient bytes (a plan
+	 * within lim may not fit beside them) */
+	pl_priced at0 = {pt->bound / scale, pt->mem, pt->fit};
 	pl_price_result r;
 	pl_price_search(
 	    &(pl_price_opts){
@@ -1495,7 +1501,7 @@ static pl_status bound(jobrun *s)
 static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo, double lim)
 {
 	int fitted = 0, exact = 0;
-	for (int tries = 0; tries < 6 && !fitted; tries++, lim *= 0.8) {
+	for (int tries = 0; tries < 6 && !fitted; tries++) {
 		lo->memory_limit = lim;
 		pl_search_result r = {0};
 		pl_err e2 = {{0}};
@@ -1512,12 +1518,19 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 			break;
 		}
 		int ropt = r.optimal;
-		int proven, fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
-		                           &proven, &s->best[!pt->plain]);
-		if (fit < 0)
+		double tr = pb->pp == 1 ? pl_search_result_transient(pb->p, &r) : 0;
+		int proven, fit = tr < 0 ? -1
+		                         : try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero,
+		                                    &r, s->M, &proven, &s->best[!pt->plain]);
+		if (fit < 0) {
+			pl_search_result_free(&r);
 			return job_nomem(s);
-		fitted = fit == 0 || pb->pp == 1;
-		exact = pb->pp == 1 && ropt && proven;
+		}
+		/* one stage: a plan within the limit whose transient bytes do not
+		 * fit beside it is tried again with room for them */
+		fitted = fit == 0 || (pb->pp == 1 && fit == 1);
+		exact = pb->pp == 1 && ropt && proven && fit != 2 && tries == 0;
+		lim = pb->pp == 1 && s->M - tr > 0 && s->M - tr < lim ? s->M - tr : lim * 0.8;
 	}
 	if (!exact)
 		s->all_exact = 0;
@@ -1558,8 +1571,21 @@ static pl_status solve(jobrun *s)
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
 		lo.relax_pairs = 0;
-		double lim = s->M > 0 ? s->M * (double)pb->pp : 0;
-		if (lim > 0 && is_dp && pt->bound > 0 && pt->mem > lim) {
+		/* one stage: a plan fits only if its tensors fit beside the least
+		 * transient bytes any plan of it needs (a relaxation: its answer
+		 * proves a plan that fits) */
+		if (pb->pp == 1 && s->M > 0 && !pb->tfloor_known) {
+			if ((pb->tfloor = pl_job_transient_floor(p)) < 0)
+				return job_nomem(s);
+			pb->tfloor_known = 1;
+		}
+		double lim = s->M > 0 ? s->M * (double)pb->pp - (pb->pp == 1 ? pb->tfloor : 0) : 0;
+		if (s->M > 0 && lim <= 0)
+			continue; /* nothing of it fits */
+		/* over the limit, or (one stage) within it but not beside its
+		 * transient bytes */
+		if (lim > 0 && is_dp && pt->bound > 0 &&
+		    (pt->mem > lim || (pb->pp == 1 && pt->exact && !pt->fit))) {
 			int lr = lagrange(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io, lim,
 			                  s->M, s->margin, best);
 			if (lr < 0)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "search/search.h"
+#include "costmodel/pipeline.h"
 #include "planner/alloc.h"
 
 static const pl_searcher searchers[] = {
@@ -63,6 +64,19 @@ const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_resul
 	if (r->splits)
 		return r->splits + (size_t)o * PL_MAX_LOOPS;
 	return p->strat[o] + (size_t)r->choice[o] * (size_t)p->g->ops[o].spec.nloops;
+}
+
+double pl_search_result_transient(const pl_problem *p, const pl_search_result *r)
+{
+	int64_t **sp = pl_malloc(sizeof *sp * ((size_t)p->nops + 1));
+	if (!sp)
+		return -1;
+	for (int o = 0; o < p->nops; o++)
+		sp[o] = (int64_t *)pl_search_result_split(p, r, o);
+	pl_membreak mb;
+	double t = pl_job_memory(p, sp, NULL, &mb, NULL) ? -1 : mb.transient;
+	free(sp);
+	return t;
 }
 
 int pl_search_result_price(const pl_problem *p, pl_search_result *r)

@@ -84,6 +84,9 @@ pl_status pl_search_err_over_limit(pl_err *err, const char *whose, double need, 
                                    const char *instead);
 /* Split counts of op o in a result: r->splits if set, else the chosen candidate. */
 const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_result *r, int o);
+/* The transient bytes of a one-stage result's plan (pl_job_transient), or
+ * -1 out of memory. */
+double pl_search_result_transient(const pl_problem *p, const pl_search_result *r);
 /* Prices the result's plan (pl_cost_plan) into r->step_s and r->mem_bytes. */
 int pl_search_result_price(const pl_problem *p, pl_search_result *r);
 

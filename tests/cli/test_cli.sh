@@ -798,6 +798,19 @@ for cfg in "--mode dp" "--dp 4 --pp 1 --recompute selective"; do
     'jq -e "select(.memory_bytes) | .memory_bytes as \$m | (\$m.measured.activations / \$m.predicted.activations - 1 | fabs) <= 0.05 and \$m.measured.activations <= \$m.allocated.activations" "$T/rp.out" > /dev/null'
 done
 
+# the most bytes live at once (every category together, gradients and scratch included) is
+# what the plan's peak less its reserve predicts: data parallel, ZeRO 3, stages, full recompute
+for cfg in "--devices 1" "--devices 4 --mode dp" "--devices 4 --dp 4 --pp 1 --zero 3" \
+           "--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1" \
+           "--devices 4 --dp 4 --pp 1 --recompute full"; do
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$SRC/tests/fixtures/models/gpt-tiny.json" $cfg -o "$T/mp.json" > /dev/null 2>&1
+  "$PLANNER" run "$SRC/tests/fixtures/models/gpt-tiny.json" --strategy "$T/mp.json" --steps 2 --json \
+    --profile > "$T/rp.out" 2> "$T/err"
+  check "run --profile ($cfg): the peak of all bytes live at once within 5 % of the plan's, transient predicted" \
+    'jq -e "select(.memory_bytes) | .memory_bytes as \$m | (\$m.peak.measured / \$m.peak.predicted - 1 | fabs) <= 0.05 and \$m.predicted.transient > 0" "$T/rp.out" > /dev/null'
+done
+
 # --- search --why-not: the counterfactual plan is what a search with those options returns
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 2 --pp 1" --json \
   -o "$T/wa.json" > "$T/why.json" 2> "$T/err"
