@@ -271,12 +271,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "planner-bench-grid: %s\n", err.msg);
 		return 2;
 	}
-	if (limit < 0) /* the device less the runtime reserve, as planner search */
-		limit = cl.memory_bytes - cl.memory_reserve;
+	/* the device's limit (--memory-limit as planner search takes it); a
+	 * plan's tensors get it less the runtime reserve, the grid's points and
+	 * the search's alike (pl_plan_search takes the reserve off itself) */
+	if (limit < 0)
+		limit = cl.memory_bytes;
 	point best = {0};
 	int feasible, invalid;
 	double t0 = ve_now();
-	int tried = grid(g, &cl, limit, &best, &feasible, &invalid);
+	int tried = grid(g, &cl, limit - cl.memory_reserve, &best, &feasible, &invalid);
 	double grid_s = ve_now() - t0;
 
 	printf("{\"model\": \"%s\", \"cluster\": \"%s\", \"devices\": %lld, "

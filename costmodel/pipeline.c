@@ -352,30 +352,61 @@ double pl_job_transient(const pl_problem *p, int64_t *const *splits, const int *
 	return fmax(peak, pend + fmin(dpg, PL_GRAD_BUCKET_BYTES) - act);
 }
 
+/* Over an op's candidates: its outputs' smallest pieces, the most
+ * activations it keeps, its params' smallest gradient pieces. */
+typedef struct opfloor {
+	double out[PL_MAX_OP_OUTPUTS], act, grad[PL_MAX_OP_INPUTS];
+} opfloor;
+
+static void op_floor(const pl_problem *p, int o, opfloor *f)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[o];
+	for (int k = 0; k < PL_MAX_OP_OUTPUTS; k++)
+		f->out[k] = INFINITY;
+	for (int i = 0; i < PL_MAX_OP_INPUTS; i++)
+		f->grad[i] = INFINITY;
+	f->act = 0;
+	for (int c = 0; c < p->nstrat[o]; c++) {
+		const int64_t *sp = p->strat[o] + (size_t)c * op->spec.nloops;
+		pl_layout l;
+		for (int k = 0; k < op->noutputs; k++) {
+			pl_op_output_layout(g, op, sp, p->devices, k, &l);
+			f->out[k] = fmin(f->out[k], pl_layout_local_bytes(&l));
+		}
+		for (int i = 0; i < op->ninputs; i++)
+			if (g->tensors[op->in[i]].requires_grad &&
+			    g->tensors[op->in[i]].producer < 0) {
+				pl_op_input_grad_layout(g, op, sp, p->devices, i, &l);
+				f->grad[i] = fmin(f->grad[i], pl_layout_local_bytes(&l));
+			}
+		pl_nodeparts pt;
+		pl_jobshare js;
+		pl_cost_node_parts(p, o, sp, &pt);
+		pl_parts_split(p, o, &pt, &js);
+		f->act = fmax(f->act, js.act_bytes);
+	}
+}
+
 double pl_job_transient_floor(const pl_problem *p)
 {
 	const pl_graph *g = p->g;
 	double *least = pl_malloc(sizeof *least * ((size_t)g->ntensors + 1));
 	uint8_t *live = pl_calloc((size_t)g->ntensors + 1, 1);
-	if (!least || !live) {
+	opfloor *fl = pl_malloc(sizeof *fl * ((size_t)g->nops + 1));
+	if (!least || !live || !fl) {
 		free(least);
 		free(live);
+		free(fl);
 		return -1;
 	}
-	/* every tensor at its producer's smallest output piece */
-	for (int o = 0; o < g->nops; o++) {
-		const pl_op *op = &g->ops[o];
-		for (int k = 0; k < op->noutputs; k++) {
-			double b = INFINITY;
-			for (int c = 0; c < p->nstrat[o]; c++) {
-				pl_layout l;
-				pl_op_output_layout(g, op,
-				                    p->strat[o] + (size_t)c * op->spec.nloops,
-				                    p->devices, k, &l);
-				b = fmin(b, pl_layout_local_bytes(&l));
-			}
-			least[op->out[k]] = b;
-		}
+	for (int o = 0; o < g->nops; o++) { /* an op class's candidates once */
+		if (p->op_class && p->op_class[o] != o)
+			fl[o] = fl[p->op_class[o]];
+		else
+			op_floor(p, o, &fl[o]);
+		for (int k = 0; k < g->ops[o].noutputs; k++)
+			least[g->ops[o].out[k]] = fl[o].out[k];
 	}
 	double live_b = 0, peak = 0, freed = 0;
 	for (int k = 0; k < g->noutputs; k++) {
@@ -387,16 +418,8 @@ double pl_job_transient_floor(const pl_problem *p)
 	}
 	for (int o = g->nops - 1; o >= 0; o--) { /* the sweep of pl_job_transient, at least */
 		const pl_op *op = &g->ops[o];
-		double most = 0; /* the most activations its backward can give back */
-		for (int c = 0; c < p->nstrat[o]; c++) {
-			pl_nodeparts pt;
-			pl_jobshare js;
-			pl_cost_node_parts(p, o, p->strat[o] + (size_t)c * op->spec.nloops, &pt);
-			pl_parts_split(p, o, &pt, &js);
-			most = fmax(most, js.act_bytes);
-		}
 		if (!g->tensors[op->out[0]].requires_grad) {
-			freed += most;
+			freed += fl[o].act;
 			continue;
 		}
 		double add = 0, params = 0;
@@ -405,22 +428,14 @@ double pl_job_transient_floor(const pl_problem *p)
 			if (!g->tensors[t].requires_grad)
 				continue;
 			if (g->tensors[t].producer < 0) {
-				double b = INFINITY;
-				for (int c = 0; c < p->nstrat[o]; c++) {
-					pl_layout gl;
-					pl_op_input_grad_layout(
-					    g, op, p->strat[o] + (size_t)c * op->spec.nloops,
-					    p->devices, i, &gl);
-					b = fmin(b, pl_layout_local_bytes(&gl));
-				}
-				params += b;
+				params += fl[o].grad[i];
 			} else if (!live[t]) {
 				live[t] = 1;
 				add += least[t];
 			}
 		}
 		peak = fmax(peak, live_b + add + params - freed);
-		freed += most;
+		freed += fl[o].act;
 		live_b += add;
 		if (live[op->out[0]]) {
 			live[op->out[0]] = 0;
@@ -429,6 +444,7 @@ double pl_job_transient_floor(const pl_problem *p)
 	}
 	free(least);
 	free(live);
+	free(fl);
 	return peak;
 }
 
