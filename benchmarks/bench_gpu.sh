@@ -91,6 +91,31 @@ procs() {
 }
 [ "$NGPU" -lt 2 ] || ! command -v mpirun > /dev/null || part cuda_processes procs
 
+# 2c. the same launched as torchrun launches them (one process per GPU, RANK,
+#     WORLD_SIZE, LOCAL_RANK, MASTER_ADDR/PORT; NCCL's unique ids over the
+#     store rank 0 serves): per-op and pipelined plans of gpt-tiny
+torchrun_like() {
+  for cfg in "" "--pp 2 --micro-batches 4"; do
+    # shellcheck disable=SC2086
+    "$P" search "$GT" --devices "$NGPU" $cfg -o "$OUT/plan.json" > /dev/null || return 1
+    "$P" run "$GT" --strategy "$OUT/plan.json" --steps 3 --json > "$OUT/run-cpu.json" || return 1
+    local port=$((29600 + RANDOM % 300)) pids=()
+    for r in $(seq 0 $((NGPU - 1))); do
+      TORCHELASTIC_RUN_ID=bench WORLD_SIZE=$NGPU RANK=$r LOCAL_RANK=$r LOCAL_WORLD_SIZE=$NGPU \
+        MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$P" run "$GT" --strategy "$OUT/plan.json" \
+        --backend cuda --steps 3 --json > "$OUT/run-tr$r.json" &
+      pids+=($!)
+    done
+    for pid in "${pids[@]}"; do wait "$pid" || return 1; done
+    jq -rs --slurpfile c "$OUT/run-cpu.json" --arg cfg "$cfg" \
+      '[., $c] | transpose | map(select(.[0].loss))
+       | "gpt-tiny [\($cfg)] under torchrun: max relative loss difference cuda/cpu " +
+         (map(((.[0].loss - .[1].loss) | fabs) / (.[1].loss | fabs)) | max | tostring)' \
+      "$OUT/run-tr0.json"
+  done
+}
+[ "$NGPU" -lt 2 ] || part cuda_torchrun torchrun_like
+
 # 3. calibration on the GPUs: cuBLAS GEMM curve, NCCL collectives (one rank
 #    when there is one GPU)
 part calibrate "$P" calibrate -o "$OUT/cluster.json"

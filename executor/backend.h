@@ -71,6 +71,28 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
  * after naming itself. PL_EDEVICE when this build has no MPI or no CUDA, or a
  * node runs more ranks than it has GPUs. */
 pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err);
+/* A launcher's processes, one rank each, hand the cuda backend what it
+ * needs of them: which rank and GPU this process is, and the job-wide calls
+ * that need the processes' runtime (MPI: executor/mpi.c; torchrun's
+ * rendezvous: topology/store.h), so that the cuda module links neither. */
+typedef struct pl_procs {
+	int64_t self, nranks; /* this process's rank of the job's */
+	int device;           /* this process's CUDA device */
+	void *ud;
+	/* members[0]'s len bytes at buf copied to buf on every member of the
+	 * group (NCCL's unique id); every member calls it for the same groups
+	 * in the same order. 0, or -1. */
+	int (*bcast)(void *ud, const int64_t *members, int n, void *buf, size_t len);
+	/* names the rank and msg and stops every process (exit 4); no return */
+	void (*abort)(void *ud, int64_t rank, const char *msg);
+	int (*sum_host)(void *ud, double *buf, size_t n); /* as pl_backend's */
+} pl_procs;
+
+/* The cuda backend with one rank, pr->self, in this process, on GPU
+ * pr->device; NCCL communicators of the plan's groups made with unique ids
+ * pr->bcast carries (executor/cuda.c). */
+pl_status pl_backend_cuda_procs(pl_backend **out, const pl_procs *pr, double timeout_s,
+                                pl_err *err);
 /* CUDA devices this process sees (0 when none, or no CUDA in this build). */
 int pl_cuda_devices(void);
 

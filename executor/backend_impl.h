@@ -75,27 +75,4 @@ struct pl_backend {
 	void (*destroy)(pl_backend *b);
 };
 
-/* A backend whose ranks are processes, one each (mpi.c), hands the cuda
- * backend what it needs from the launcher: which rank and GPU this process
- * is, and the job-wide calls that need the processes' runtime (MPI), so that
- * the cuda module itself links no MPI. */
-typedef struct pl_procs {
-	int64_t self, nranks; /* this process's rank of the job's */
-	int device;           /* this process's CUDA device */
-	void *ud;
-	/* members[0]'s len bytes at buf copied to buf on every member of the
-	 * group (NCCL's unique id); every member calls it for the same groups
-	 * in the same order. 0, or -1. */
-	int (*bcast)(void *ud, const int64_t *members, int n, void *buf, size_t len);
-	/* names the rank and msg and stops every process (exit 4); no return */
-	void (*abort)(void *ud, int64_t rank, const char *msg);
-	int (*sum_host)(void *ud, double *buf, size_t n); /* as pl_backend's */
-} pl_procs;
-
-/* The cuda backend with one rank, pr->self, in this process, on GPU
- * pr->device; NCCL communicators of the plan's groups made with unique ids
- * pr->bcast carries (executor/cuda.c). */
-pl_status pl_backend_cuda_procs(pl_backend **out, const pl_procs *pr, double timeout_s,
-                                pl_err *err);
-
 #endif

@@ -195,7 +195,8 @@ int pl_rank_guard(void)
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
 	if (passed)
 		return 4; /* the launcher is stopping the job: said where it started */
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+	                                   "RANK"};
 	const char *rank = NULL;
 	for (size_t k = 0; k < sizeof vars / sizeof vars[0] && !rank; k++)
 		rank = getenv(vars[k]);

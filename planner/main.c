@@ -26,6 +26,7 @@
 #include "search/job.h"
 #include "search/search.h"
 #include "search/ve.h"
+#include "topology/store.h"
 #include "planner/alloc.h"
 
 int pl_cli_fail(pl_status st, const pl_err *err)
@@ -2261,7 +2262,9 @@ static const char *const run_help =
     "        devices as this machine has GPUs), cuBLAS, CUDA kernels, NCCL collectives;\n"
     "        MoEDispatch/MoECombine run on the host; under an MPI launcher one rank per\n"
     "        process, each on the GPU of its place among the job's processes on its node,\n"
-    "        NCCL's unique ids carried by MPI\n"
+    "        NCCL's unique ids carried by MPI; under torchrun (--nproc-per-node N) one rank\n"
+    "        per process on GPU LOCAL_RANK, the ids carried by a store rank 0 serves at\n"
+    "        MASTER_PORT + 1 (PLANNER_PORT to choose)\n"
     "Whole-job plans run as planned: pipeline stages with 1F1B or interleaved 1F1B (rank\n"
     "R is rank R mod M of stage R div M, M = devices / stages), micro-batches, ZeRO 0-3,\n"
     "full or selective recompute.\n"
@@ -2275,6 +2278,8 @@ static const char *const run_help =
     "when the plan does not match the model or the number of processes.\n"
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
+    "         torchrun --no-python --nproc-per-node 4 planner run gpt.json \\\n"
+    "             --strategy plan.json --backend cuda\n"
     "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
     "'planner import'.\n";
 
@@ -2343,6 +2348,29 @@ static int cmp_seconds(const void *a, const void *b)
 /* Long (270 lines) as a command is: its options, then the steps a run takes in
  * order (load, price, launch the backend, run, profile, report); each is a few
  * lines calling the executor. */
+/* Under torchrun (its RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and
+ * MASTER_PORT): the processes meet over TCP (topology/rendezvous.h, at
+ * MASTER_PORT + 1 or PLANNER_PORT), rank 0 serves a store of the NCCL
+ * unique ids (topology/store.h), and this process is one rank of the cuda
+ * backend on GPU LOCAL_RANK. */
+static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, pl_backend **be, pl_err *err)
+{
+	int joined;
+	pl_status st = pl_rdv_from_env(rdv, 120, &joined, err);
+	if (!st && !joined)
+		st = pl_err_set(err, PL_EINVAL, "run: torchrun's WORLD_SIZE says one process");
+	if (!st)
+		st = pl_store_open(store, rdv, err);
+	if (st) {
+		pl_err_prefix(err, "run (rank %s of torchrun's)",
+		              getenv("RANK") ? getenv("RANK") : "?");
+		return st;
+	}
+	pl_procs pr;
+	pl_store_procs(*store, rdv->local_rank, &pr);
+	return pl_backend_cuda_procs(be, &pr, 0, err);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	common co = {0};
@@ -2442,6 +2470,8 @@ static int cmd_run(int argc, char **argv)
 	pl_exec *ex = NULL;
 	double *times = NULL, *prof = NULL, *pm;
 	pl_cluster cl;
+	pl_rdv rdv = {.listen_fd = -1, .fd = -1}; /* under torchrun: the processes met */
+	pl_store *store = NULL;
 	if ((st = pl_read_file(strategy, &text, &len, &err)))
 		goto done;
 	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
@@ -2467,19 +2497,23 @@ static int cmd_run(int argc, char **argv)
 			goto done;
 		cl = cpu;
 	}
-	/* started by an MPI launcher with several processes: one rank each */
-	int64_t procs = pl_mpi_launched();
-	if (pl_torchrun_launched() > 1) { /* each process would run every rank */
+	/* started by an MPI launcher (or, with cuda, torchrun) with several
+	 * processes: one rank each */
+	int cuda = !strcmp(backend, "cuda");
+	int64_t procs = pl_mpi_launched(), torch = pl_torchrun_launched();
+	if (torch > 1 && !cuda) { /* each process would run every rank */
 		st = pl_err_set(
 		    &err, PL_EINVAL,
-		    "run: started by torchrun as %lld processes: run's ranks as processes "
-		    "need an MPI launcher (mpirun -np N, srun), whose collectives they "
-		    "use; under torchrun start one process (--nproc-per-node 1), which "
-		    "runs every rank as a thread (planner calibrate does take torchrun's "
-		    "processes)",
-		    (long long)pl_torchrun_launched());
+		    "run: started by torchrun as %lld processes: the cpu backend's ranks as "
+		    "processes need an MPI launcher (mpirun -np N, srun), whose collectives "
+		    "they use; under torchrun run --backend cuda (NCCL, its unique ids over "
+		    "torchrun's rendezvous), or start one process (--nproc-per-node 1), which "
+		    "runs every rank as a thread",
+		    (long long)torch);
 		goto done;
 	}
+	if (torch > 1)
+		procs = torch;
 	if (procs > 1 && procs != D) {
 		st = pl_err_set(&err, PL_EINVAL,
 		                "run: %s is a plan for %lld devices, and %lld processes were "
@@ -2492,10 +2526,10 @@ static int cmd_run(int argc, char **argv)
 		if (guard >= 0)
 			_exit(guard); /* the guard: the rank ran in its child */
 	}
-	int cuda = !strcmp(backend, "cuda");
-	if ((st = procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, &err) : pl_backend_mpi(&be, &err))
-	          : cuda    ? pl_backend_cuda(&be, D, 0, &err)
-	                    : pl_backend_cpu(&be, D, 0, &err)))
+	if ((st = torch > 1   ? backend_cuda_torchrun(&rdv, &store, &be, &err)
+	          : procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, &err) : pl_backend_mpi(&be, &err))
+	          : cuda      ? pl_backend_cuda(&be, D, 0, &err)
+	                      : pl_backend_cpu(&be, D, 0, &err)))
 		goto done;
 	if (pl_backend_ranks(be) != D) { /* the launcher's variables and MPI disagree */
 		st = pl_err_set(&err, PL_EINVAL,
@@ -2652,6 +2686,8 @@ done:
 	pl_exec_free(ex);
 	if (be)
 		pl_backend_free(be);
+	pl_store_close(store);
+	pl_rdv_close(&rdv);
 	pl_run_plan_free(&run, g);
 	pl_plan_detail_free(&cr.detail);
 	cJSON_Delete(ck);

@@ -399,8 +399,9 @@ static void memory(FILE *f, const cJSON *ck)
 		}
 		fputs(
 		    "</svg><p class=\"note\">Per stage, one device's weights, gradients, optimizer "
-		    "states, activations of the micro-batches it holds at once, and the runtime "
-		    "reserve (colours as above); the line is the capacity.</p>",
+		    "states, activations of the micro-batches it holds at once, transient bytes "
+		    "(gradients and scratch at their most) and the runtime reserve (colours as "
+		    "above); the line is the capacity.</p>",
 		    f);
 	}
 	fputs("</section>\n", f);

@@ -577,6 +577,25 @@ TORCHELASTIC_RUN_ID=t WORLD_SIZE=2 RANK=1 LOCAL_RANK=1 LOCAL_WORLD_SIZE=2 \
   "$PLANNER" run "$GT" --strategy "$T/gt1.plan" --steps 1 > "$T/out" 2> "$T/err"
 check "run under torchrun with 2 processes exits 2 pointing at an MPI launcher, nothing printed" \
   '[ $? -eq 2 ] && grep -q "started by torchrun as 2 processes: .*need an MPI launcher (mpirun -np N, srun)" "$T/err" && [ ! -s "$T/out" ]'
+# with --backend cuda, torchrun's processes are one rank each: they meet (a store of NCCL ids
+# at MASTER_PORT + 1), and on a machine without a GPU every one exits 4 saying so
+port=$((29700 + RANDOM % 200))
+"$PLANNER" search "$GT" --devices 2 -o "$T/gt2.plan" > /dev/null 2>&1
+for r in 0 1; do
+  TORCHELASTIC_RUN_ID=t WORLD_SIZE=2 RANK=$r LOCAL_RANK=$r LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 \
+    MASTER_PORT=$port timeout 60 "$PLANNER" run "$GT" --strategy "$T/gt2.plan" --backend cuda \
+    --steps 2 --json > "$T/tr$r.out" 2> "$T/tr$r.err" &
+  eval "trpid$r=\$!"
+done
+wait "$trpid0"; tr0=$?
+wait "$trpid1"; tr1=$?
+if [ $tr0 -eq 4 ]; then
+  check "run --backend cuda under torchrun, no GPU: both ranks meet, exit 4 naming it" \
+    '[ $tr1 -eq 4 ] && grep -q "found no GPU" "$T/tr0.err" && grep -q "found no GPU" "$T/tr1.err"'
+else
+  check "run --backend cuda under torchrun: both ranks run the plan, rank 0 reports the 1-rank losses" \
+    '[ $tr0 -eq 0 ] && [ $tr1 -eq 0 ] && [ "$(jq -s "map(select(.loss)) | length" "$T/tr0.out")" = 2 ]'
+fi
 ln -s "$T/victim" "$T/p.json.tmp.$$"
 "$PLANNER" search "$SRC/examples/gpt-small.json" -o "$T/p.json" > /dev/null 2>&1
 check "-o never writes through a link planted where a temp file could go" \

@@ -53,10 +53,10 @@ for kind in op pp moe; do
     '[ "$(sed -n "/id=\"comm-by-collective\"/,/<\/table>/p" "$T/$kind.dom" | grep -o "<tr data-link=\"[a-z_]*\"><td>[a-z_]*" | sed "s/<tr data-link=\"\([a-z_]*\)\"><td>/\1 /" | tr "\n" ";")" = \
        "$(jq -r ".cost.communication_by_collective[] | \"\(.link) \(.collective)\"" "$plan" | tr "\n" ";")" ]'
 done
-check "pipelined plan: every stage's memory drawn by category (weights, gradients, optimizer states, activations, reserve)" \
+check "pipelined plan: every stage's memory drawn by category (weights, gradients, optimizer states, activations, transient, reserve)" \
   '[ "$(grep -o "data-stage=\"[0-9]*\"" "$T/pp.dom" | sort -u | wc -l)" = "$(jq .pipeline.stages "$T/pp.json")" ] &&
    [ "$(grep -o "data-category=\"[a-z_]*\"" "$T/pp.dom" | sort | uniq -c | awk "{ print \$1 }" | sort -u | tr "\n" " ")" = "$(jq .pipeline.stages "$T/pp.json") " ] &&
-   [ "$(grep -o "data-category=\"[a-z_]*\"" "$T/pp.dom" | sort -u | wc -l)" = 5 ]'
+   [ "$(grep -o "data-category=\"[a-z_]*\"" "$T/pp.dom" | sort -u | wc -l)" = 6 ]'
 browse "$T/pp.html" --screenshot="$T/shot.png" > /dev/null
 check "a screenshot of the page" '[ -s "$T/shot.png" ]'
 

@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "topology/rendezvous.h"
+#include "topology/store.h"
+#include "planner/clock.h"
 
 #define WORLD 5
 #define BLOB  (4 << 20) /* more than the sockets buffer: sent and received in parts */
@@ -207,12 +209,164 @@ static void a_rank_without_rank_0_gives_up_in_time(void **state)
 	pl_rdv_close(&r);
 }
 
+/* ---- the store on a rendezvous (topology/store.h) ---- */
+
+/* what every rank does with the store: its own key, every other rank's
+ * (waiting until set), a group's NCCL-id-sized blocks from its first member
+ * (twice, in order), a sum over every rank; 0, or where it went wrong */
+static int store_round(pl_store *s, int rank)
+{
+	pl_err err;
+	char key[32];
+	int v = rank * 7, w;
+	snprintf(key, sizeof key, "k/%d", rank);
+	if (pl_store_set(s, key, &v, sizeof v, 0, &err))
+		return 20;
+	for (int k = WORLD - 1; k >= 0; k--) { /* some before their rank set them */
+		snprintf(key, sizeof key, "k/%d", k);
+		if (pl_store_get(s, key, &w, sizeof w, &err) || w != k * 7)
+			return 21;
+	}
+	if (!pl_store_get(s, "k/0", &w, 2, &err) || !strstr(err.msg, "4 bytes, 2 expected"))
+		return 22; /* the size is checked */
+	pl_procs pr;
+	pl_store_procs(s, 0, &pr);
+	if (pr.self != rank || pr.nranks != WORLD)
+		return 23;
+	static const int64_t group[] = {3, 1, 4}; /* rank 3 sends */
+	for (int round = 0; round < 2; round++) {
+		unsigned char id[128], want[128];
+		fill(want, sizeof want, 90u + (unsigned)round);
+		memcpy(id, want, sizeof id);
+		if (rank != 3)
+			memset(id, 0, sizeof id);
+		int in = rank == 1 || rank == 3 || rank == 4;
+		if (in && (pr.bcast(pr.ud, group, 3, id, sizeof id) || memcmp(id, want, sizeof id)))
+			return 24 + round;
+	}
+	double sum[2] = {rank, 1};
+	if (pr.sum_host(pr.ud, sum, 2) || sum[0] != WORLD * (WORLD - 1) / 2 || sum[1] != WORLD)
+		return 26;
+	return 0;
+}
+
+static int store_child(int rank, int port)
+{
+	pl_rdv r;
+	pl_err err;
+	pl_store *s;
+	if (pl_rdv_join(&r, rank, WORLD, "127.0.0.1", port, 20, &err) ||
+	    pl_store_open(&s, &r, &err))
+		return 10;
+	int rc = store_round(s, rank);
+	pl_store_close(s);
+	pl_rdv_close(&r);
+	return rc;
+}
+
+static void the_store_carries_ids_and_sums(void **state)
+{
+	(void)state;
+	pl_rdv r;
+	pl_err err;
+	pl_store *s;
+	assert_int_equal(pl_rdv_listen(&r, WORLD, 0, 20, &err), PL_OK);
+	pid_t pid[WORLD];
+	for (int k = 1; k < WORLD; k++) {
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0)
+			_exit(store_child(k, r.port));
+	}
+	assert_int_equal(pl_rdv_accept(&r, &err), PL_OK);
+	assert_int_equal(pl_store_open(&s, &r, &err), PL_OK);
+	int rc = store_round(s, 0);
+	if (rc)
+		fail_msg("rank 0: step %d", rc);
+	pl_store_close(s); /* after every other rank closed */
+	pl_rdv_close(&r);
+	for (int k = 1; k < WORLD; k++) {
+		int status;
+		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
+		assert_true(WIFEXITED(status));
+		if (WEXITSTATUS(status))
+			fail_msg("rank %d: step %d", k, WEXITSTATUS(status));
+	}
+}
+
+/* a key nobody sets: the get gives up at the timeout, naming it */
+static void a_get_nobody_answers_gives_up(void **state)
+{
+	(void)state;
+	pl_rdv r;
+	pl_err err;
+	pl_store *s;
+	assert_int_equal(pl_rdv_listen(&r, 2, 0, 0.3, &err), PL_OK);
+	r.world = 1; /* alone: rank 0's own get */
+	assert_int_equal(pl_store_open(&s, &r, &err), PL_OK);
+	int v;
+	assert_int_equal(pl_store_get(s, "never", &v, sizeof v, &err), PL_EDEVICE);
+	assert_non_null(strstr(err.msg, "'never'"));
+	/* a value read twice is forgotten after the second */
+	assert_int_equal(pl_store_set(s, "twice", &v, sizeof v, 2, &err), PL_OK);
+	assert_int_equal(pl_store_get(s, "twice", &v, sizeof v, &err), PL_OK);
+	assert_int_equal(pl_store_get(s, "twice", &v, sizeof v, &err), PL_OK);
+	assert_int_equal(pl_store_get(s, "twice", &v, sizeof v, &err), PL_EDEVICE);
+	pl_store_close(s);
+	r.world = 2;
+	pl_rdv_close(&r);
+}
+
+/* a run's processes (pl_store_procs): one that dies makes the others exit 4
+ * within a second or so, whether it is rank 0 or not */
+static void a_lost_rank_ends_the_others(void **state)
+{
+	(void)state;
+	for (int dies = 0; dies < 2; dies++) {
+		int port = free_port();
+		pid_t pid[2];
+		for (int k = 0; k < 2; k++) {
+			pid[k] = fork();
+			assert_true(pid[k] >= 0);
+			if (pid[k])
+				continue;
+			pl_rdv r;
+			pl_err err;
+			pl_store *s;
+			if ((k ? pl_rdv_join(&r, 1, 2, "127.0.0.1", port, 20, &err)
+			       : pl_rdv_listen(&r, 2, port, 20, &err) || pl_rdv_accept(&r, &err)) ||
+			    pl_store_open(&s, &r, &err))
+				_exit(10);
+			pl_procs pr;
+			pl_store_procs(s, 0, &pr);
+			if (k == dies)
+				_exit(9); /* killed: no goodbye */
+			int v;
+			pl_store_get(s, "never", &v, sizeof v, &err); /* waits, up to 20 s */
+			_exit(11);
+		}
+		double t0 = pl_now();
+		int status[2];
+		for (int k = 0; k < 2; k++)
+			assert_int_equal(waitpid(pid[k], &status[k], 0), pid[k]);
+		assert_true(pl_now() - t0 < 10);
+		assert_true(WIFEXITED(status[dies]) && WEXITSTATUS(status[dies]) == 9);
+		assert_true(WIFEXITED(status[!dies]));
+		if (WEXITSTATUS(status[!dies]) != 4)
+			fail_msg("rank %d died, rank %d exited %d", dies, !dies,
+			         WEXITSTATUS(status[!dies]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(ranks_broadcast_and_gather),
 	    cmocka_unit_test(the_launch_comes_from_the_environment),
 	    cmocka_unit_test(a_rank_without_rank_0_gives_up_in_time),
+	    cmocka_unit_test(the_store_carries_ids_and_sums),
+	    cmocka_unit_test(a_get_nobody_answers_gives_up),
+	    cmocka_unit_test(a_lost_rank_ends_the_others),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
