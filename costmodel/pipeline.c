@@ -8,6 +8,9 @@
 #include "planner/layout.h"
 #include "planner/alloc.h"
 
+static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
+                          const double *act, double *out);
+
 int pl_stage_link(int64_t stage_devices, int64_t devices_per_node, int to_stage)
 {
 	int64_t a = (int64_t)(to_stage - 1) * stage_devices, b = (int64_t)to_stage * stage_devices;
@@ -191,13 +194,13 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		}
 		}
 	}
-	int bad = 0;
-	for (int s = 0; s < pp; s++) {
-		double a = pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s],
-		       tr = pl_job_transient(p, splits, stage, s, a);
-		bad |= tr < 0;
-		st[s].mem_bytes += a + tr;
-	}
+	double *tr = pl_calloc((size_t)pp, sizeof *tr);
+	for (int s = 0; s < pp; s++)
+		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
+	int bad = !tr || job_transients(p, splits, stage, pp, act, tr);
+	for (int s = 0; !bad && s < pp; s++)
+		st[s].mem_bytes += act[s] + tr[s];
+	free(tr);
 	pl_job_combine(st, pp, m, p->job.virtual_stages, p->job.overlap, out);
 	if (!per_stage)
 		free(st);
@@ -274,82 +277,113 @@ static double backward_need(const pl_problem *p, int64_t *const *splits, int o, 
 	return tmp + staging + *add;
 }
 
+/* pl_job_transient of stages 0..pp-1 at once (ops of a stage are a run of
+ * the op order): out[s] beside act[s]. 0, or -1 out of memory. */
+static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
+                          const double *act, double *out)
+{
+	const pl_graph *g = p->g;
+	size_t nt = (size_t)g->ntensors + 1, np = (size_t)pp;
+	double *home = pl_calloc(nt, sizeof *home), *pend = pl_calloc(np, sizeof *pend),
+	       *dpg = pl_calloc(np, sizeof *dpg), *zg = pl_calloc(np, sizeof *zg),
+	       *zw = pl_calloc(np, sizeof *zw);
+	int *lo = pl_malloc(sizeof *lo * nt), *hi = pl_malloc(sizeof *hi * nt);
+	uint8_t *live = pl_calloc(nt, 1);
+	int rc = home && pend && dpg && zg && zw && lo && hi && live ? 0 : -1;
+	int z = p->job.zero;
+	double elem = pl_dtype_bytes(g->dtype);
+	for (int o = 0; !rc && o < g->nops; o++) { /* every tensor's piece, where it lives */
+		const pl_op *op = &g->ops[o];
+		for (int k = 0; k < op->noutputs; k++) {
+			pl_layout l;
+			pl_op_output_layout(g, op, splits[o], p->devices, k, &l);
+			home[op->out[k]] = pl_layout_local_bytes(&l);
+		}
+		pl_nodeparts pt; /* the stage's params, sharded or reduced */
+		int s = stage ? stage[o] : 0;
+		pl_cost_node_parts(p, o, splits[o], &pt);
+		if (z >= 2 && pt.grad_bytes[z] < pt.grad_bytes[0])
+			zg[s] += pt.grad_bytes[0];
+		if (z == 3 && pt.weight_bytes[z] < pt.weight_bytes[0])
+			zw[s] += pt.weight_bytes[0];
+		if (z == 0 && pt.grad_bytes[2] < pt.grad_bytes[0])
+			dpg[s] += pt.grad_bytes[0];
+	}
+	for (int t = 0; !rc && t < g->ntensors; t++) {
+		lo[t] = hi[t] = -1;
+		if (g->tensors[t].producer < 0 || !g->tensors[t].requires_grad)
+			continue;
+		tensor_stages(g, stage, t, &lo[t], &hi[t]);
+		for (int s = lo[t]; s < hi[t]; s++) /* its gradient comes back from a later stage */
+			pend[s] += home[t];
+	}
+	for (int64_t s = 0, a = 0; !rc && s < pp; s++) {
+		int b = (int)a;
+		while (b < g->nops && (stage ? stage[b] : 0) == s)
+			b++;
+		memset(live, 0, nt);
+		double live_b = pend[s];
+		for (int t = 0; t < g->ntensors; t++)
+			if (lo[t] <= s && s < hi[t])
+				live[t] = 1;
+		for (int k = 0; k < g->noutputs; k++) { /* the loss's gradient, on the last stage */
+			int t = g->outputs[k];
+			if (lo[t] == s && s == pp - 1 && !live[t]) {
+				live_b += home[t];
+				live[t] = 1;
+			}
+		}
+		live_b += fmin(zg[s], PL_ZERO_REDUCE_BUCKET * elem) +
+		          fmin(zw[s], PL_ZERO3_MAX_LIVE * elem);
+		/* freed: the kept activations the backward has given back so far
+		 * (an op's, after its backward), which the gradients may take the
+		 * place of */
+		double peak = live_b, freed = 0;
+		for (int o = b - 1; o >= (int)a; o--) {
+			int y = g->ops[o].out[0];
+			pl_nodeparts pt;
+			pl_jobshare js;
+			pl_cost_node_parts(p, o, splits[o], &pt);
+			pl_parts_split(p, o, &pt, &js);
+			if (g->tensors[y].requires_grad) {
+				double add, need = backward_need(p, splits, o, live, &add);
+				peak = fmax(peak, live_b + need - freed);
+				live_b += add - (live[y] ? home[y] : 0);
+				live[y] = 0;
+			}
+			freed += js.act_bytes;
+		}
+		/* the step's end, the activations given back: the gradients of the
+		 * data-parallel all-reduce packed into a bucket; what it holds
+		 * beyond the backward's peak counts */
+		out[s] = fmax(peak, pend[s] + fmin(dpg[s], PL_GRAD_BUCKET_BYTES) - act[s]);
+		a = b;
+	}
+	free(home);
+	free(pend);
+	free(dpg);
+	free(zg);
+	free(zw);
+	free(lo);
+	free(hi);
+	free(live);
+	return rc;
+}
+
 double pl_job_transient(const pl_problem *p, int64_t *const *splits, const int *stage, int s,
                         double act)
 {
-	const pl_graph *g = p->g;
-	uint8_t *live = pl_calloc((size_t)g->ntensors + 1, 1);
-	if (!live)
-		return -1;
-	int z = p->job.zero, last = stage ? stage[g->nops - 1] : 0;
-	double elem = pl_dtype_bytes(g->dtype), live_b = 0, pend = 0, zgrad = 0, zw = 0, dpg = 0;
-	for (int t = 0; t < g->ntensors; t++) {
-		const pl_tensor *x = &g->tensors[t];
-		int lo, hi;
-		if (x->producer < 0 || !x->requires_grad)
-			continue;
-		tensor_stages(g, stage, t, &lo, &hi);
-		pl_layout home;
-		if (lo <= s && s < hi) { /* its gradient comes back from a later stage */
-			double b = home_bytes(p, splits, t, &home);
-			pend += b;
-			live_b += b;
-			live[t] = 1;
-		}
+	int64_t pp = stage ? stage[p->g->nops - 1] + 1 : 1;
+	double *a = pl_calloc((size_t)pp, sizeof *a), *t = pl_calloc((size_t)pp, sizeof *t);
+	double r = -1;
+	if (a && t) {
+		a[s] = act;
+		if (!job_transients(p, splits, stage, pp, a, t))
+			r = t[s];
 	}
-	for (int k = 0; k < g->noutputs; k++) { /* the loss's gradient */
-		int t = g->outputs[k];
-		pl_layout home;
-		if (g->tensors[t].producer >= 0 && g->tensors[t].requires_grad && !live[t] &&
-		    (stage ? stage[g->tensors[t].producer] : 0) == s && s == last) {
-			live_b += home_bytes(p, splits, t, &home);
-			live[t] = 1;
-		}
-	}
-	for (int o = 0; o < g->nops; o++) { /* the stage's params, sharded or reduced */
-		if ((stage ? stage[o] : 0) != s)
-			continue;
-		pl_nodeparts pt;
-		pl_cost_node_parts(p, o, splits[o], &pt);
-		if (z >= 2 && pt.grad_bytes[z] < pt.grad_bytes[0])
-			zgrad += pt.grad_bytes[0];
-		if (z == 3 && pt.weight_bytes[z] < pt.weight_bytes[0])
-			zw += pt.weight_bytes[0];
-		if (z == 0 && pt.grad_bytes[2] < pt.grad_bytes[0])
-			dpg += pt.grad_bytes[0];
-	}
-	live_b += fmin(zgrad, PL_ZERO_REDUCE_BUCKET * elem) + fmin(zw, PL_ZERO3_MAX_LIVE * elem);
-	/* freed: the kept activations the backward has given back so far (an
-	 * op's, after its backward), which the gradients may take the place of */
-	double peak = live_b, freed = 0;
-	for (int o = g->nops - 1; o >= 0; o--) {
-		const pl_op *op = &g->ops[o];
-		int out = op->out[0];
-		if ((stage ? stage[o] : 0) != s)
-			continue;
-		pl_nodeparts pt;
-		pl_jobshare js;
-		pl_cost_node_parts(p, o, splits[o], &pt);
-		pl_parts_split(p, o, &pt, &js);
-		if (!g->tensors[out].requires_grad) {
-			freed += js.act_bytes;
-			continue;
-		}
-		double add, need = backward_need(p, splits, o, live, &add);
-		peak = fmax(peak, live_b + need - freed);
-		freed += js.act_bytes;
-		live_b += add;
-		if (live[out]) {
-			pl_layout home;
-			live_b -= home_bytes(p, splits, out, &home);
-			live[out] = 0;
-		}
-	}
-	free(live);
-	/* the step's end, the activations given back: the gradients of the
-	 * data-parallel all-reduce packed into a bucket; what it holds beyond the
-	 * backward's peak counts */
-	return fmax(peak, pend + fmin(dpg, PL_GRAD_BUCKET_BYTES) - act);
+	free(a);
+	free(t);
+	return r;
 }
 
 /* Over an op's candidates: its outputs' smallest pieces, the most
@@ -480,15 +514,19 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 	 * + transient */
 	int best = 0;
 	double peak = -1;
+	double *tr = pl_calloc((size_t)pp, sizeof *tr);
+	for (int64_t s = 0; s < pp; s++)
+		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
+	if (!tr || job_transients(p, splits, stage, pp, act, tr)) {
+		free(per);
+		free(state);
+		free(act);
+		free(tr);
+		return -1;
+	}
 	for (int64_t s = 0; s < pp; s++) {
-		per[s].activations = pl_job_inflight(pp, m, p->job.virtual_stages, s) * act[s];
-		per[s].transient = pl_job_transient(p, splits, stage, (int)s, per[s].activations);
-		if (per[s].transient < 0) {
-			free(per);
-			free(state);
-			free(act);
-			return -1;
-		}
+		per[s].activations = act[s];
+		per[s].transient = tr[s];
 		double total = state[s] + per[s].activations + per[s].transient;
 		if (total > peak) {
 			peak = total;
@@ -504,6 +542,7 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 	free(per);
 	free(state);
 	free(act);
+	free(tr);
 	return 0;
 }
 

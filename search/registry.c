@@ -66,26 +66,30 @@ const int64_t *pl_search_result_split(const pl_problem *p, const pl_search_resul
 	return p->strat[o] + (size_t)r->choice[o] * (size_t)p->g->ops[o].spec.nloops;
 }
 
-double pl_search_result_transient(const pl_problem *p, const pl_search_result *r)
+/* the result's plan as per-op split pointers (into r or the candidates),
+ * NULL out of memory; the caller frees the array */
+static int64_t **result_splits(const pl_problem *p, const pl_search_result *r)
 {
 	int64_t **sp = pl_malloc(sizeof *sp * ((size_t)p->nops + 1));
-	if (!sp)
-		return -1;
-	for (int o = 0; o < p->nops; o++)
+	for (int o = 0; sp && o < p->nops; o++)
 		sp[o] = (int64_t *)pl_search_result_split(p, r, o);
+	return sp;
+}
+
+double pl_search_result_transient(const pl_problem *p, const pl_search_result *r)
+{
+	int64_t **sp = result_splits(p, r);
 	pl_membreak mb;
-	double t = pl_job_memory(p, sp, NULL, &mb, NULL) ? -1 : mb.transient;
+	double t = !sp || pl_job_memory(p, sp, NULL, &mb, NULL) ? -1 : mb.transient;
 	free(sp);
 	return t;
 }
 
 int pl_search_result_price(const pl_problem *p, pl_search_result *r)
 {
-	int64_t **splits = pl_malloc(sizeof *splits * ((size_t)p->nops + 1));
+	int64_t **splits = result_splits(p, r);
 	if (!splits)
 		return -1;
-	for (int o = 0; o < p->nops; o++)
-		splits[o] = (int64_t *)pl_search_result_split(p, r, o);
 	pl_plancost pc;
 	pl_cost_plan(p, splits, &pc, NULL);
 	r->step_s = pc.step_s;
