@@ -10,6 +10,7 @@
 #include "planner/ops.h"
 #include "planner/plan.h"
 #include "planner/alloc.h"
+#include "planner/clock.h"
 #include "planner/json.h"
 #include "planner/parse.h"
 #include "search/search.h"
@@ -409,7 +410,17 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 	pl_search_opts o = *so;
 	o.memory_limit = M - floor;
 	double over = o.memory_limit, none = 0; /* a limit whose plan did not fit; none did */
+	double t0 = pl_now(), spent = 0;
 	for (int round = 0; round < 8; round++) {
+		/* the rounds share --time-limit */
+		if (so->time_limit_s > 0 && round > 0 &&
+		    (o.time_limit_s = so->time_limit_s - (spent = pl_now() - t0)) < 0.01)
+			return pl_err_set(
+			    err, PL_ETIMEOUT,
+			    "the time limit of %g s ran out (%.3g s) before a plan fit "
+			    "the memory limit of %.0f bytes per device beside its "
+			    "gradients and scratch in the backward",
+			    so->time_limit_s, spent, M);
 		pl_status st =
 		    M > 0 && o.memory_limit <= 0 ? PL_EINFEASIBLE : s->run(p, &o, r, err);
 		if (st == PL_EINFEASIBLE && round > 0) {
