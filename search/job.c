@@ -47,10 +47,19 @@ static double part_dp(const double *T, const double *S, const double *A, const p
 		int link = s > 0 ? pl_stage_link(k, dpn, s) : 0;
 		double *fs = f + (size_t)s * (K + 1), *fn = f + (size_t)(s + 1) * (K + 1);
 		int *an = arg + (size_t)(s + 1) * (K + 1);
+		/* the first i whose stage [i, j) is within tmax, and within the
+		 * memory limit, only grow with j (prefix sums): the i before them
+		 * are skipped as the checks below would skip them */
+		int i_t = s, i_m = s;
 		for (int j = s + 1; j <= K - (int)(pp - s - 1); j++) {
 			double best = inf;
 			int bi = -1;
-			for (int i = s; i < j; i++) {
+			while (i_t < j && T[j] - T[i_t] > tmax)
+				i_t++;
+			while (lim > 0 && i_m < j &&
+			       S[j] - S[i_m] + inflight * (A[j] - A[i_m]) > lim)
+				i_m++;
+			for (int i = i_t > i_m ? i_t : i_m; i < j; i++) {
 				if (fs[i] == inf)
 					continue;
 				double t = T[j] - T[i] + (s > 0 ? seg[i].p2p[link] : 0);
