@@ -394,8 +394,21 @@ static void count_prim(rankctx *rc, const pl_prim *p)
 	rc->ex->stat_bytes[p->kind] += p->bytes;
 }
 
-/* runs r on src (local piece of layout l), leaving the result in dst
- * (sized for the target layout) */
+/* whether dim is the outermost of shape s that is cut into pieces (every
+ * dim before it of size 1): its pieces are contiguous blocks */
+static int outermost(const int64_t *s, int dim)
+{
+	for (int d = 0; d < dim; d++)
+		if (s[d] != 1)
+			return 0;
+	return 1;
+}
+
+/* Runs r on src (local piece of layout l), leaving the result in dst (sized
+ * for the target layout). As a framework's collectives do, each step reads
+ * the last one's buffer and the last writes dst: a scratch buffer only
+ * where a collective needs its pieces packed (a gather or scatter along a
+ * dimension that is not the outermost cut) and between steps. */
 static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const float *src,
                       float *dst, size_t dst_n)
 {
@@ -407,13 +420,8 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 	size_t n = local_elems(l);
 	if (r->n == 0 && dst_n == n) /* nothing to exchange: one copy */
 		return be->copy(be, R, dst, n, src, n, n, 1);
-	float *cur = scratch(ex, R, n);
-	if (!cur)
-		return failed(rc, "out of memory in a redistribution");
-	if (be->copy(be, R, cur, n, src, n, n, 1)) {
-		unscratch(ex, R, cur);
-		return -1;
-	}
+	const float *cur = src;
+	float *own = NULL; /* cur, when it is a scratch buffer of this call */
 	for (int i = 0; i < r->n; i++) {
 		const pl_prim *p = &r->p[i];
 		int idx = 0;
@@ -423,89 +431,96 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 		if (p->kind == PL_PRIM_SLICE) {
 			int64_t members[4096], id;
 			if (g > 4096) {
-				unscratch(ex, R, cur);
+				unscratch(ex, R, own);
 				return failed(rc, "a rank group larger than 4096");
 			}
 			pl_prim_group(p, rc->lr, members, &id);
 			idx = (int)id;
 		} else if (!(cm = group_comm(rc, p, &idx))) {
-			unscratch(ex, R, cur);
+			unscratch(ex, R, own);
 			return be->failed(be) ? -1
 			                      : failed(rc, "cannot create a communicator (out of "
 			                                   "memory, or a group larger than 4096)");
 		}
-		size_t nn = n;
-		if (p->kind == PL_PRIM_ALL_GATHER || p->kind == PL_PRIM_ALL_TO_ALL)
+		size_t nn = n; /* this step's output */
+		if (p->kind == PL_PRIM_ALL_GATHER)
 			nn = n * (size_t)g;
-		float *nx = scratch(ex, R, nn);
-		float *tmp = scratch(ex, R, nn);
-		int bad = !nx || !tmp;
+		else if (p->kind == PL_PRIM_SLICE || p->kind == PL_PRIM_REDUCE_SCATTER)
+			nn = n / (size_t)g;
+		int last = i == r->n - 1 && nn == dst_n;
+		float *nx = last ? dst : scratch(ex, R, nn), *tmp = NULL, *recv = NULL;
+		int bad = !nx;
 		if (!bad) {
 			switch (p->kind) {
 			case PL_PRIM_SLICE:
 				bad = take_piece(be, R, cur, s, l->rank, p->dim, idx, g, nx);
 				s[p->dim] /= g;
-				n /= (size_t)g;
 				break;
 			case PL_PRIM_ALL_REDUCE:
 				bad = be->copy(be, R, nx, n, cur, n, n, 1) ||
 				      be->all_reduce(cm, idx, nx, n, 0);
 				break;
 			case PL_PRIM_ALL_GATHER:
-				bad = be->all_gather(cm, idx, cur, tmp, n) ||
-				      put_pieces(be, R, tmp, s, l->rank, p->dim, g, nx);
+				if (outermost(s, p->dim)) { /* the pieces concatenate in place */
+					bad = be->all_gather(cm, idx, cur, nx, n);
+				} else {
+					bad = !(tmp = scratch(ex, R, nn)) ||
+					      be->all_gather(cm, idx, cur, tmp, n) ||
+					      put_pieces(be, R, tmp, s, l->rank, p->dim, g, nx);
+				}
 				s[p->dim] *= g;
-				n *= (size_t)g;
 				break;
 			case PL_PRIM_REDUCE_SCATTER: {
-				int64_t ps[PL_MAX_RANK];
-				memcpy(ps, s, sizeof ps);
-				ps[p->dim] /= g;
-				for (int64_t k = 0; k < g && !bad;
-				     k++) /* chunk k: piece k along dim */
-					bad = take_piece(be, R, cur, s, l->rank, p->dim, k, g,
-					                 tmp + (size_t)k * (n / (size_t)g));
-				bad = bad || be->reduce_scatter(cm, idx, tmp, nx, n / (size_t)g);
-				memcpy(s, ps, sizeof ps);
-				n /= (size_t)g;
+				const float *packed = cur;
+				if (!outermost(s, p->dim)) { /* chunk k: piece k along dim */
+					bad = !(tmp = scratch(ex, R, n));
+					for (int64_t k = 0; k < g && !bad; k++)
+						bad = take_piece(be, R, cur, s, l->rank, p->dim, k,
+						                 g, tmp + (size_t)k * nn);
+					packed = tmp;
+				}
+				bad = bad || be->reduce_scatter(cm, idx, packed, nx, nn);
+				s[p->dim] /= g;
 				break;
 			}
 			case PL_PRIM_ALL_TO_ALL: {
 				size_t c = n / (size_t)g;
-				/* send chunk k along dim2 to member k */
-				for (int64_t k = 0; k < g && !bad; k++)
-					bad = take_piece(be, R, cur, s, l->rank, p->dim2, k, g,
-					                 tmp + (size_t)k * c);
-				float *recv = bad ? NULL : scratch(ex, R, n);
 				int64_t ps[PL_MAX_RANK];
 				memcpy(ps, s, sizeof ps);
 				ps[p->dim2] /= g;
-				bad = bad || !recv || be->all_to_all(cm, idx, tmp, recv, c) ||
+				/* send chunk k along dim2 to member k; put what comes along dim */
+				bad = !(tmp = scratch(ex, R, n)) || !(recv = scratch(ex, R, n));
+				for (int64_t k = 0; k < g && !bad; k++)
+					bad = take_piece(be, R, cur, s, l->rank, p->dim2, k, g,
+					                 tmp + (size_t)k * c);
+				bad = bad || be->all_to_all(cm, idx, tmp, recv, c) ||
 				      put_pieces(be, R, recv, ps, l->rank, p->dim, g, nx);
 				memcpy(s, ps, sizeof ps);
 				s[p->dim] *= g;
-				unscratch(ex, R, recv);
 				break;
 			}
 			default: bad = 1;
 			}
 		}
+		unscratch(ex, R, recv);
 		unscratch(ex, R, tmp);
-		unscratch(ex, R, cur);
+		unscratch(ex, R, own);
+		own = nx == dst ? NULL : nx;
 		cur = nx;
+		n = nn;
 		if (bad) {
-			unscratch(ex, R, cur);
+			unscratch(ex, R, own);
 			if (be->failed(be))
 				return -1;
 			return failed(rc, "out of memory in a redistribution");
 		}
 	}
 	if (n != dst_n) {
-		unscratch(ex, R, cur);
+		unscratch(ex, R, own);
 		return failed(rc, "internal error: a redistribution ended with the wrong size");
 	}
-	int bad = be->copy(be, R, dst, n, cur, n, n, 1);
-	unscratch(ex, R, cur);
+	int bad = cur != dst && be->copy(be, R, dst, n, cur, n, n, 1);
+	unscratch(ex, R, own);
 	return bad ? -1 : 0;
 }
 

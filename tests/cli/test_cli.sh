@@ -818,8 +818,10 @@ for cfg in "--mode dp" "--dp 4 --pp 1 --recompute selective"; do
 done
 
 # the most bytes live at once (every category together, gradients and scratch included) is
-# what the plan's peak less its reserve predicts: data parallel, ZeRO 3, stages, full recompute
-for cfg in "--devices 1" "--devices 4 --mode dp" "--devices 4 --dp 4 --pp 1 --zero 3" \
+# what the plan's peak less its reserve predicts: data and tensor parallel, ZeRO 3, stages, full
+# recompute
+for cfg in "--devices 1" "--devices 4 --mode dp" "--devices 4 --tp 4 --pp 1" \
+           "--devices 4 --dp 4 --pp 1 --zero 3" \
            "--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1" \
            "--devices 4 --dp 4 --pp 1 --recompute full"; do
   # shellcheck disable=SC2086
