@@ -356,7 +356,7 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		/* the step's end, the activations given back: the gradients of the
 		 * data-parallel all-reduce packed into a bucket; what it holds
 		 * beyond the backward's peak counts */
-		out[s] = fmax(peak, pend[s] + fmin(dpg[s], PL_GRAD_BUCKET_BYTES) - act[s]);
+		out[s] = fmax(peak, fmin(dpg[s], PL_GRAD_BUCKET_BYTES) - act[s]);
 		a = b;
 	}
 	free(home);

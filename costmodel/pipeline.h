@@ -91,7 +91,7 @@ void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stageco
  * (a first contribution in the tensor's own layout is written in place; a
  * later one, or one in another layout, is a temporary, and one in another
  * layout is redistributed into a buffer of the tensor's layout); the
- * gradients the next stage sends back (a buffer held for the step); ZeRO 2
+ * gradients the next stage sends back, from the backward's start; ZeRO 2
  * and 3's whole gradients until reduce-scattered, at most DeepSpeed's
  * reduce_bucket_size of them, and ZeRO 3's gathered weights, at most its
  * stage3_max_live_parameters; and, for ZeRO 0 with data parallel, one

@@ -903,6 +903,8 @@ static int exchange(rankctx *rc, int lo, int send, int take, int slot)
 			bad = be->copy(be, R, dst, k, theirs + at, k, k, 1);
 		at += k;
 	}
+	if (!bad && take == X_GRAD) /* held until its backward takes it */
+		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)n);
 	unscratch(ex, R, mine);
 	unscratch(ex, R, both);
 	if (rc->rank == 0)
@@ -927,6 +929,8 @@ static int take_pending(rankctx *rc)
 			         sizeof(float) * (double)k);
 		at += k;
 	}
+	/* the received gradients are given back */
+	st->live[PL_EXEC_MEM_TRANSIENT] -= sizeof(float) * (double)boundary_elems(ex, rc->k);
 	return 0;
 }
 
@@ -2003,8 +2007,6 @@ static int alloc_rank(pl_exec *ex, int64_t r)
 	for (int c = PL_EXEC_MEM_WEIGHTS; c <= PL_EXEC_MEM_OPTIMIZER; c++)
 		st->live[c] = st->peak[c] = st->mem[c];
 	mem_take(st, PL_EXEC_MEM_WEIGHTS, 0); /* the total so far */
-	if (st->pend)
-		mem_take(st, PL_EXEC_MEM_TRANSIENT, sizeof(float) * (double)np);
 	return 0;
 }
 
