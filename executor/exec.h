@@ -126,8 +126,8 @@ void pl_exec_profile(const pl_exec *ex, double *compute_s, double *comm_s);
  * params' values, their gradients, Adam's moments; activations (tensors'
  * values, op inputs after redistribution, what backward keeps); transient
  * (activation gradients and scratch, at their most; ZeRO 3's gathered
- * weights). All fp32, and held for the whole step: the executor frees
- * nothing early yet. */
+ * weights). All fp32; buffers stay allocated for the run, as a caching
+ * allocator keeps them (what is live when: pl_exec_memory_peak). */
 enum {
 	PL_EXEC_MEM_WEIGHTS,
 	PL_EXEC_MEM_GRADIENTS,
