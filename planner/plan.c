@@ -428,7 +428,10 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 			o.memory_limit = 0.5 * (none + over);
 			continue;
 		}
-		if (st == PL_EINFEASIBLE) { /* the least any plan needs, in the user's terms */
+		int none_fits = M > 0 && o.memory_limit <= 0; /* not even searched */
+		if (st == PL_EINFEASIBLE &&
+		    (none_fits || strstr(err->msg, "no plan fits the memory limit"))) {
+			/* the least any plan needs, in the user's terms */
 			double least = floor;
 			for (int op = 0; op < p->nops; op++)
 				least += pl_problem_least_memory(p, op);
@@ -436,6 +439,14 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 			size_t n = strlen(err->msg);
 			snprintf(err->msg + n, sizeof err->msg - n,
 			         " (at least %.0f of them gradients and scratch in the backward)",
+			         floor);
+			return st;
+		}
+		if (st == PL_EINFEASIBLE) { /* a heuristic's plan over it: what it was given */
+			size_t n = strlen(err->msg);
+			snprintf(err->msg + n, sizeof err->msg - n,
+			         " (searched under the limit less the %.0f bytes of gradients and "
+			         "scratch every plan needs in the backward)",
 			         floor);
 			return st;
 		}
