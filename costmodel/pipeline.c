@@ -11,6 +11,22 @@
 static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
                           const double *act, double *out);
 
+/* act[s] (one micro-batch's kept activations of stage s) becomes the
+ * in-flight micro-batches' of stage s; returns each stage's transient bytes
+ * beside them (pp doubles the caller frees), NULL out of memory */
+static double *stage_activations(const pl_problem *p, int64_t *const *splits, const int *stage,
+                                 int64_t pp, int64_t m, double *act)
+{
+	double *tr = pl_calloc((size_t)pp, sizeof *tr);
+	for (int64_t s = 0; s < pp; s++)
+		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
+	if (tr && job_transients(p, splits, stage, pp, act, tr)) {
+		free(tr);
+		tr = NULL;
+	}
+	return tr;
+}
+
 int pl_stage_link(int64_t stage_devices, int64_t devices_per_node, int to_stage)
 {
 	int64_t a = (int64_t)(to_stage - 1) * stage_devices, b = (int64_t)to_stage * stage_devices;
@@ -194,10 +210,8 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		}
 		}
 	}
-	double *tr = pl_calloc((size_t)pp, sizeof *tr);
-	for (int s = 0; s < pp; s++)
-		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
-	int bad = !tr || job_transients(p, splits, stage, pp, act, tr);
+	double *tr = stage_activations(p, splits, stage, pp, m, act);
+	int bad = !tr;
 	for (int s = 0; !bad && s < pp; s++)
 		st[s].mem_bytes += act[s] + tr[s];
 	free(tr);
@@ -514,14 +528,11 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
 	 * + transient */
 	int best = 0;
 	double peak = -1;
-	double *tr = pl_calloc((size_t)pp, sizeof *tr);
-	for (int64_t s = 0; s < pp; s++)
-		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
-	if (!tr || job_transients(p, splits, stage, pp, act, tr)) {
+	double *tr = stage_activations(p, splits, stage, pp, m, act);
+	if (!tr) {
 		free(per);
 		free(state);
 		free(act);
-		free(tr);
 		return -1;
 	}
 	for (int64_t s = 0; s < pp; s++) {

@@ -71,6 +71,37 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC's time `seconds` from now, for pthread_cond_timedwait */
+static struct timespec after(double seconds)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (seconds < 0)
+		seconds = 0;
+	ts.tv_sec += (time_t)seconds;
+	ts.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* room for one more of n elements of elem bytes in *arr (capacity *cap,
+ * doubled from first): 0, or -1 out of memory */
+static int room(void *arr, int *cap, int n, size_t elem, int first)
+{
+	if (n < *cap)
+		return 0;
+	int c = *cap ? 2 * *cap : first;
+	void *q = pl_realloc(*(void **)arr, elem * (size_t)c);
+	if (!q)
+		return -1;
+	*(void **)arr = q;
+	*cap = c;
+	return 0;
+}
+
 /* n bytes over fd, sending or receiving, by the deadline: 0, or -1 */
 static int xfer(int fd, void *buf, size_t n, int sending, double deadline)
 {
@@ -157,14 +188,8 @@ static int put(pl_store *s, const char *key, const void *val, size_t n, int read
 {
 	entry *e = find(s, key);
 	if (!e) {
-		if (s->nkeys == s->capkeys) {
-			int c = s->capkeys ? 2 * s->capkeys : 64;
-			entry *k = pl_realloc(s->keys, sizeof *k * (size_t)c);
-			if (!k)
-				return -1;
-			s->keys = k;
-			s->capkeys = c;
-		}
+		if (room(&s->keys, &s->capkeys, s->nkeys, sizeof *s->keys, 64))
+			return -1;
 		e = &s->keys[s->nkeys++];
 		snprintf(e->key, sizeof e->key, "%s", key);
 		e->val = NULL;
@@ -229,13 +254,8 @@ static int serve_one(pl_store *s, int k)
 		entry *e = find(s, key);
 		if (e) {
 			rc = answer(s, k, e);
-		} else if (s->nwait == s->capwait) {
-			int c = s->capwait ? 2 * s->capwait : 16;
-			waiter *w = pl_realloc(s->wait, sizeof *w * (size_t)c);
-			if (!w)
-				rc = -1;
-			else
-				s->wait = w, s->capwait = c;
+		} else {
+			rc = room(&s->wait, &s->capwait, s->nwait, sizeof *s->wait, 16);
 		}
 		if (!e && !rc) {
 			s->wait[s->nwait].rank = k;
@@ -408,14 +428,7 @@ pl_status pl_store_get(pl_store *s, const char *key, void *val, size_t n, pl_err
 	entry *e;
 	while (!(e = find(s, key))) {
 		double left = deadline - now();
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += (time_t)left;
-		ts.tv_nsec += (long)((left - (double)(time_t)left) * 1e9);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		struct timespec ts = after(left);
 		if (left <= 0 ||
 		    (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT && !find(s, key))) {
 			pthread_mutex_unlock(&s->mu);
@@ -451,13 +464,7 @@ void pl_store_close(pl_store *s)
 		double deadline = now() + s->r->timeout_s;
 		pthread_mutex_lock(&s->mu);
 		while (s->nclosed < s->r->world - 1 && now() < deadline) {
-			struct timespec ts;
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			ts.tv_nsec += 100000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
+			struct timespec ts = after(0.1);
 			pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		}
 		pthread_mutex_unlock(&s->mu);
@@ -495,14 +502,8 @@ static int procs_bcast(void *ud, const int64_t *members, int n, void *buf, size_
 	while (i < s->nseq && s->seq[i].group != h)
 		i++;
 	if (i == s->nseq) {
-		if (s->nseq == s->capseq) {
-			int c = s->capseq ? 2 * s->capseq : 16;
-			seqn *q = pl_realloc(s->seq, sizeof *q * (size_t)c);
-			if (!q)
-				return -1;
-			s->seq = q;
-			s->capseq = c;
-		}
+		if (room(&s->seq, &s->capseq, s->nseq, sizeof *s->seq, 16))
+			return -1;
 		s->seq[s->nseq++] = (seqn){h, 0};
 	}
 	char key[64];
