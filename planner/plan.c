@@ -1,6 +1,7 @@
 /* Planning end to end: search, checkpoint, reading a checkpoint back and
  * pricing it (planner/plan.h). The command line and the auto-parallel API
  * both go through here, so a plan made either way is the same plan. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,10 +638,12 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 }
 
 /* An interleaved plan as the executor runs it: each stage's ops cut into v
- * model chunks at its clean cuts (as evenly in clean segments as they
- * divide), the model's chunk j (stage j / v's chunk j % v) on stage j mod
- * pp: into out[op], j. The cost model prices the same chunks (a stage's v
- * pieces, each a v-th of it, on every stage). */
+ * model chunks at its clean cuts, the i-th cut the clean one nearest to i/v
+ * of the stage's ops (at least one segment a chunk), the model's chunk j
+ * (stage j / v's chunk j % v) on stage j mod pp: into out[op], j. The cost
+ * model prices a stage's v chunks as v-ths of it, which chunks of as many
+ * repeated layers each are (Megatron's, the embedding with the first and the
+ * head with the last). */
 static pl_status model_chunks(const pl_graph *g, const int *stage, int64_t pp, int64_t v,
                               const char *where, int *out, pl_err *err)
 {
@@ -667,10 +670,23 @@ static pl_status model_chunks(const pl_graph *g, const int *stage, int64_t pp, i
 			                  "crossing), fewer than its model chunks",
 			                  where, (long long)v, s, n);
 		}
-		for (int o = a, i = 0; o < b; o++) {
-			while (i + 1 < n && cuts[lo + i + 1] <= o)
-				i++;
-			out[o] = (int)(s * v + (int64_t)i * v / n);
+		/* chunk i starts at segment first[i]: the nearest to its share of
+		 * the ops, after chunk i-1's and leaving one for each chunk after */
+		int first = 0, k = 0;
+		for (int i = 0; i < v; i++) {
+			int next = n; /* chunk i+1's first segment */
+			if (i + 1 < v) {
+				double want = a + (double)(b - a) * (double)(i + 1) / (double)v;
+				next = first + 1;
+				for (int c = next + 1; c <= n - (int)(v - i - 1); c++)
+					if (fabs(cuts[lo + c] - want) <
+					    fabs(cuts[lo + next] - want))
+						next = c;
+			}
+			int end = next < n ? cuts[lo + next] : b;
+			for (; a + k < end; k++)
+				out[a + k] = (int)(s * v + i);
+			first = next;
 		}
 		a = b;
 	}

@@ -831,6 +831,15 @@ for cfg in "--devices 1" "--devices 4 --mode dp" "--devices 4 --tp 4 --pp 1" \
   check "run --profile ($cfg): the peak of all bytes live at once within 5 % of the plan's, transient predicted" \
     'jq -e "select(.memory_bytes) | .memory_bytes as \$m | (\$m.peak.measured / \$m.peak.predicted - 1 | fabs) <= 0.05 and \$m.predicted.transient > 0" "$T/rp.out" > /dev/null'
 done
+# interleaved 1F1B: rank 0 holds model chunks 0 and 2 of 4 (Megatron's placement); the chunks
+# the executor cuts are the v-ths of each stage the plan prices, so its state is the plan's
+"$ZOO" gpt-small --layers 4 --hidden 128 --heads 4 --head-dim 32 --ffn 512 --seq 64 --vocab 512 \
+  --batch 8 --dtype float32 > "$T/gs4.json"
+"$PLANNER" search "$T/gs4.json" --devices 4 --pp 2 --micro-batches 4 --virtual-stages 2 \
+  -o "$T/gs4.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/gs4.json" --strategy "$T/gs4.plan" --steps 2 --json --profile > "$T/rp.out" 2> "$T/err"
+check "run --profile (2 stages of 2 model chunks): weights, gradients, Adam states as the plan's; the peak within 5 %" \
+  'jq -e "select(.memory_bytes) | .memory_bytes as \$m | ([\"weights\", \"gradients\", \"optimizer_states\"] | all(\$m.measured[.] == \$m.predicted[.])) and (\$m.peak.measured / \$m.peak.predicted - 1 | fabs) <= 0.05" "$T/rp.out" > /dev/null'
 
 # --- search --why-not: the counterfactual plan is what a search with those options returns
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --why-not "--tp 2 --pp 1" --json \
