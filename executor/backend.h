@@ -40,6 +40,21 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
  * every process (MPI_Abort, exit 4) after naming itself. PL_EDEVICE when
  * this build has no MPI. */
 pl_status pl_backend_mpi(pl_backend **out, pl_err *err);
+/* The cpu backend with ranks as processes that no MPI launcher started
+ * (torchrun): each process starts MPI alone, and they make one world by
+ * connecting in rank order through MPI's name service, at most timeout_s
+ * waiting for a turn (Open MPI: an ompi-server every process reaches, its
+ * URI in OMPI_MCA_pmix_server_uri before this call; pl_mpi_name_server
+ * starts one). Otherwise as pl_backend_mpi. */
+typedef struct pl_mpi_join {
+	int64_t rank, size;
+	double timeout_s;
+} pl_mpi_join;
+pl_status pl_backend_mpi_join(pl_backend **out, const pl_mpi_join *join, pl_err *err);
+/* Starts Open MPI's name server (ompi-server) as a child of this process,
+ * which ends with it: its URI (for OMPI_MCA_pmix_server_uri) into uri, its
+ * process id into *pid. PL_EDEVICE naming what is missing when it cannot. */
+pl_status pl_mpi_name_server(char *uri, size_t n, long *pid, pl_err *err);
 /* The size of the MPI job this process was started in, read from the
  * launcher's environment (Open MPI, MPICH/Hydra and PMI, Slurm): 0 when it
  * was not started by one. */

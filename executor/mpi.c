@@ -4,12 +4,20 @@
  * the processes. One backend per process (MPI is initialised once). */
 #include "executor/backend_impl.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "planner/alloc.h"
 
@@ -24,6 +32,7 @@ static struct {
 	void (*inner_destroy)(pl_backend *b); /* the cpu or the cuda backend's */
 	pl_comm *comms;
 	int we_initialised;
+	MPI_Comm world; /* MPI_COMM_WORLD, or the world processes made by joining */
 } mpi;
 
 static void mpi_fail(pl_backend *b, int64_t rank, const char *msg)
@@ -31,7 +40,7 @@ static void mpi_fail(pl_backend *b, int64_t rank, const char *msg)
 	(void)b;
 	fprintf(stderr, "planner: rank %lld: %s; stopping every rank\n", (long long)rank, msg);
 	fflush(stderr);
-	MPI_Abort(MPI_COMM_WORLD, 4);
+	MPI_Abort(mpi.world, 4);
 }
 
 static int mpi_failed(pl_backend *b)
@@ -76,9 +85,9 @@ static pl_comm *mpi_comm(pl_backend *b, int64_t rank, const int64_t *members, in
 	memcpy(c->members, members, sizeof *members * (size_t)n);
 	c->n = n;
 	MPI_Group world, sub;
-	MPI_Comm_group(MPI_COMM_WORLD, &world);
+	MPI_Comm_group(mpi.world, &world);
 	MPI_Group_incl(world, n, ranks, &sub);
-	int rc = MPI_Comm_create_group(MPI_COMM_WORLD, sub, (int)(tag & 0x7fff), &c->comm);
+	int rc = MPI_Comm_create_group(mpi.world, sub, (int)(tag & 0x7fff), &c->comm);
 	MPI_Group_free(&sub);
 	MPI_Group_free(&world);
 	free(ranks);
@@ -93,11 +102,11 @@ static pl_comm *mpi_comm(pl_backend *b, int64_t rank, const int64_t *members, in
 	return c;
 }
 
-/* This process's rank in MPI_COMM_WORLD (for messages). */
+/* This process's rank in the world (for messages). */
 static int me(void)
 {
 	int r;
-	MPI_Comm_rank(MPI_COMM_WORLD, &r);
+	MPI_Comm_rank(mpi.world, &r);
 	return r;
 }
 
@@ -163,7 +172,7 @@ static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
 	(void)b;
 	for (size_t at = 0; at < n;) {
 		int k = n - at > INT_MAX ? INT_MAX : (int)(n - at);
-		done(MPI_Allreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+		done(MPI_Allreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, mpi.world),
 		     "all_reduce of a result");
 		at += (size_t)k;
 	}
@@ -180,6 +189,9 @@ static void mpi_end(void)
 		free(c->members);
 		free(c);
 	}
+	if (mpi.world != MPI_COMM_NULL && mpi.world != MPI_COMM_WORLD)
+		MPI_Comm_free(&mpi.world);
+	mpi.world = MPI_COMM_NULL;
 	if (mpi.we_initialised)
 		MPI_Finalize();
 	mpi.we_initialised = 0;
@@ -191,9 +203,68 @@ static void mpi_destroy(pl_backend *b)
 	mpi_end();
 }
 
+/* The processes of a job no MPI launcher started, each MPI alone: rank 0
+ * opens a port and, for r = 1 .. size - 1 in turn, publishes it as
+ * "planner-join-r" in MPI's name service; rank r looks it up (waiting at
+ * most timeout_s) and connects; the ranks joined so far accept it, and the
+ * two sides merge, r last. The world is then the processes in rank order. */
+static pl_status mpi_join(int rank, int size, double timeout_s, pl_err *err)
+{
+	char port[MPI_MAX_PORT_NAME] = "", name[64];
+	MPI_Comm comm = MPI_COMM_SELF, inter, merged;
+	int rc = rank == 0 ? MPI_Open_port(MPI_INFO_NULL, port) : MPI_SUCCESS;
+	for (int r = 1; rc == MPI_SUCCESS && r < size; r++) {
+		if (rank > r)
+			continue;
+		snprintf(name, sizeof name, "planner-join-%d", r);
+		if (rank == 0 && (rc = MPI_Publish_name(name, MPI_INFO_NULL, port)) != MPI_SUCCESS)
+			break;
+		if (rank < r) {
+			rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, comm, &inter);
+		} else {
+			/* rank r's turn comes when the ranks before it have joined */
+			for (double waited = 0;
+			     (rc = MPI_Lookup_name(name, MPI_INFO_NULL, port)) != MPI_SUCCESS &&
+			     waited < timeout_s;
+			     waited += 0.01)
+				nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+			if (rc == MPI_SUCCESS)
+				rc =
+				    MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter);
+		}
+		if (rank == 0)
+			MPI_Unpublish_name(name, MPI_INFO_NULL, port);
+		if (rc != MPI_SUCCESS)
+			break;
+		rc = MPI_Intercomm_merge(inter, rank == r, &merged);
+		MPI_Comm_free(&inter);
+		if (comm != MPI_COMM_SELF)
+			MPI_Comm_free(&comm);
+		comm = merged;
+	}
+	if (rank == 0 && port[0])
+		MPI_Close_port(port);
+	int n = 0;
+	if (rc == MPI_SUCCESS)
+		MPI_Comm_size(comm, &n);
+	if (rc != MPI_SUCCESS || n != size) {
+		char msg[MPI_MAX_ERROR_STRING] = "";
+		int len = 0;
+		if (rc != MPI_SUCCESS)
+			MPI_Error_string(rc, msg, &len);
+		return pl_err_set(err, PL_EDEVICE,
+		                  "rank %d: the %d processes could not make one MPI world through "
+		                  "MPI's name service%s%s",
+		                  rank, size, len ? ": " : " (no name server?)", msg);
+	}
+	mpi.world = comm;
+	return PL_OK;
+}
+
 /* MPI started (once); errors are returned to the caller, which reports them
- * and stops every process (mpi_fail) */
-static pl_status mpi_start(int *rank, int *size, pl_err *err)
+ * and stops every process (mpi_fail). join: the job's processes were not
+ * started by an MPI launcher (mpi_join). */
+static pl_status mpi_start(int *rank, int *size, const pl_mpi_join *join, pl_err *err)
 {
 	int inited;
 	MPI_Initialized(&inited);
@@ -204,16 +275,25 @@ static pl_status mpi_start(int *rank, int *size, pl_err *err)
 		mpi.we_initialised = 1;
 	}
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-	MPI_Comm_size(MPI_COMM_WORLD, size);
-	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	mpi.world = MPI_COMM_WORLD;
+	if (join) {
+		pl_status st = mpi_join((int)join->rank, (int)join->size, join->timeout_s, err);
+		if (st) {
+			mpi_end();
+			return st;
+		}
+		MPI_Comm_set_errhandler(mpi.world, MPI_ERRORS_RETURN);
+	}
+	MPI_Comm_size(mpi.world, size);
+	MPI_Comm_rank(mpi.world, rank);
 	return PL_OK;
 }
 
-pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
+static pl_status backend_mpi(pl_backend **out, const pl_mpi_join *join, pl_err *err)
 {
 	*out = NULL;
 	int size, rank;
-	pl_status st = mpi_start(&rank, &size, err);
+	pl_status st = mpi_start(&rank, &size, join, err);
 	if (st)
 		return st;
 	pl_backend *b;
@@ -239,6 +319,16 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
 	b->destroy = mpi_destroy;
 	*out = b;
 	return PL_OK;
+}
+
+pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
+{
+	return backend_mpi(out, NULL, err);
+}
+
+pl_status pl_backend_mpi_join(pl_backend **out, const pl_mpi_join *join, pl_err *err)
+{
+	return backend_mpi(out, join, err);
 }
 
 /* ---- the cuda backend with its ranks as processes ---- */
@@ -269,14 +359,14 @@ pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
 {
 	*out = NULL;
 	int size, rank, local;
-	pl_status st = mpi_start(&rank, &size, err);
+	pl_status st = mpi_start(&rank, &size, NULL, err);
 	if (st)
 		return st;
 	/* the GPU: this process's place among the job's processes on its node
 	 * (MPI's shared-memory split: the launcher's node order, whatever the
 	 * launcher) */
 	MPI_Comm node;
-	if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
+	if (MPI_Comm_split_type(mpi.world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node) !=
 	    MPI_SUCCESS) {
 		mpi_end();
 		return pl_err_set(err, PL_EDEVICE, "rank %d: MPI could not tell the node's ranks",
@@ -299,4 +389,72 @@ pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
 	b->destroy = mpi_destroy;
 	*out = b;
 	return PL_OK;
+}
+
+/* ---- Open MPI's name server, for processes no MPI launcher started ---- */
+
+pl_status pl_mpi_name_server(char *uri, size_t n, long *pid, pl_err *err)
+{
+	char dir[] = "/tmp/planner-ompi-XXXXXX", file[64];
+	if (!mkdtemp(dir))
+		return pl_err_set(err, PL_EDEVICE, "cannot make a directory for ompi-server's URI");
+	snprintf(file, sizeof file, "%s/uri", dir);
+	pid_t parent = getpid(), child = fork();
+	if (child == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGTERM); /* it ends with this process */
+#endif
+		if (getppid() != parent)
+			_exit(127);
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		execlp("ompi-server", "ompi-server", "--no-daemonize", "-r", file, (char *)NULL);
+		_exit(127);
+	}
+	pl_status st = PL_OK;
+	if (child < 0)
+		st = pl_err_set(err, PL_EDEVICE, "cannot start ompi-server (fork failed)");
+	/* the URI is a line of the file once the server listens (at most 20 s) */
+	for (int k = 0; !st && k < 2000; k++) {
+		FILE *f = fopen(file, "r");
+		size_t len = 0;
+		if (f) {
+			len = fread(uri, 1, n - 1, f);
+			fclose(f);
+		}
+		uri[len] = 0;
+		if (len && uri[len - 1] == '\n') {
+			uri[len - 1] = 0;
+			break;
+		}
+		int status;
+		if (waitpid(child, &status, WNOHANG) == child) {
+			st = pl_err_set(
+			    err, PL_EDEVICE,
+			    "ompi-server (Open MPI's name server, package openmpi-bin) %s: "
+			    "the cpu backend's ranks under torchrun need it",
+			    WIFEXITED(status) && WEXITSTATUS(status) == 127
+			        ? "is not installed"
+			        : "stopped before it listened");
+			child = -1;
+			break;
+		}
+		nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+		if (k == 1999)
+			st = pl_err_set(err, PL_EDEVICE,
+			                "ompi-server did not say where it listens in 20 s");
+	}
+	unlink(file);
+	rmdir(dir);
+	if (st && child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	if (st)
+		uri[0] = 0;
+	*pid = st ? -1 : (long)child;
+	return st;
 }

@@ -13,3 +13,19 @@ pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
 {
 	return pl_backend_mpi(out, err);
 }
+
+pl_status pl_backend_mpi_join(pl_backend **out, const pl_mpi_join *join, pl_err *err)
+{
+	(void)join;
+	return pl_backend_mpi(out, err);
+}
+
+pl_status pl_mpi_name_server(char *uri, size_t n, long *pid, pl_err *err)
+{
+	(void)n;
+	*uri = 0;
+	*pid = -1;
+	return pl_err_set(err, PL_EDEVICE,
+	                  "this build has no MPI (install libopenmpi-dev and rebuild) to run ranks "
+	                  "as processes");
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "costmodel/cost.h"
@@ -2260,7 +2261,9 @@ static const char *const run_help =
     "  cpu   one thread per rank, OpenBLAS, shared-memory collectives; started by an MPI\n"
     "        launcher with several processes (mpirun -np N, srun), one rank per process and\n"
     "        MPI's collectives, so a run spans hosts (N must be the plan's device count;\n"
-    "        rank 0 prints)\n"
+    "        rank 0 prints); under torchrun the same, the processes making their MPI world\n"
+    "        themselves (rank 0 starts Open MPI's ompi-server, its address handed over the\n"
+    "        store at MASTER_PORT + 1)\n"
     "  cuda  one GPU per rank (rank r on CUDA device r, so the plan needs at most as many\n"
     "        devices as this machine has GPUs), cuBLAS, CUDA kernels, NCCL collectives;\n"
     "        MoEDispatch/MoECombine run on the host; under an MPI launcher one rank per\n"
@@ -2282,7 +2285,7 @@ static const char *const run_help =
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
     "         torchrun --no-python --nproc-per-node 4 planner run gpt.json \\\n"
-    "             --strategy plan.json --backend cuda\n"
+    "             --strategy plan.json [--backend cuda]\n"
     "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
     "'planner import'.\n";
 
@@ -2348,15 +2351,12 @@ static int cmp_seconds(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Long (270 lines) as a command is: its options, then the steps a run takes in
- * order (load, price, launch the backend, run, profile, report); each is a few
- * lines calling the executor. */
 /* Under torchrun (its RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and
  * MASTER_PORT): the processes meet over TCP (topology/rendezvous.h, at
- * MASTER_PORT + 1 or PLANNER_PORT), rank 0 serves a store of the NCCL
- * unique ids (topology/store.h), and this process is one rank of the cuda
- * backend on GPU LOCAL_RANK. */
-static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, pl_backend **be, pl_err *err)
+ * MASTER_PORT + 1 or PLANNER_PORT) and rank 0 serves a store
+ * (topology/store.h), open for the whole run: a rank that loses rank 0, or
+ * rank 0 that loses a rank, ends with exit 4. */
+static pl_status torchrun_store(pl_rdv *rdv, pl_store **store, pl_err *err)
 {
 	int joined;
 	pl_status st = pl_rdv_from_env(rdv, 120, &joined, err);
@@ -2364,16 +2364,63 @@ static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, pl_backend
 		st = pl_err_set(err, PL_EINVAL, "run: torchrun's WORLD_SIZE says one process");
 	if (!st)
 		st = pl_store_open(store, rdv, err);
-	if (st) {
+	if (st)
 		pl_err_prefix(err, "run (rank %s of torchrun's)",
 		              getenv("RANK") ? getenv("RANK") : "?");
+	return st;
+}
+
+/* The cuda backend under torchrun: one rank on GPU LOCAL_RANK, NCCL's
+ * unique ids carried by the store. */
+static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, pl_backend **be, pl_err *err)
+{
+	pl_status st = torchrun_store(rdv, store, err);
+	if (st)
 		return st;
-	}
 	pl_procs pr;
 	pl_store_procs(*store, rdv->local_rank, &pr);
 	return pl_backend_cuda_procs(be, &pr, 0, err);
 }
 
+/* The cpu backend under torchrun: MPI's collectives, as under mpirun, in a
+ * world the processes make themselves (pl_backend_mpi_join). Rank 0 starts
+ * Open MPI's name server (*server: its process) and hands its URI to the
+ * others through the store. */
+static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *server, pl_backend **be,
+                                      pl_err *err)
+{
+	char uri[1024] = "";
+	pl_status st = torchrun_store(rdv, store, err);
+	if (st)
+		return st;
+	if (rdv->rank == 0) { /* an empty URI tells the others it failed */
+		st = pl_mpi_name_server(uri, sizeof uri, server, err);
+		pl_err e2;
+		pl_status st2 = pl_store_set(*store, "ompi-server", uri, sizeof uri,
+		                             (int)(rdv->world - 1), st ? &e2 : err);
+		st = st ? st : st2;
+	} else if (!(st = pl_store_get(*store, "ompi-server", uri, sizeof uri, err)) && !uri[0]) {
+		st = pl_err_set(err, PL_EDEVICE,
+		                "rank 0 could not start Open MPI's name server (its message says "
+		                "why)");
+	}
+	if (!st)
+		pl_store_guard(*store);
+	if (!st && setenv("OMPI_MCA_pmix_server_uri", uri, 1))
+		st = pl_err_set(err, PL_EDEVICE, "run: cannot set OMPI_MCA_pmix_server_uri");
+	if (!st)
+		st = pl_backend_mpi_join(
+		    be, &(pl_mpi_join){.rank = rdv->rank, .size = rdv->world, .timeout_s = 120},
+		    err);
+	if (st)
+		pl_err_prefix(err, "run (rank %lld of torchrun's %lld)", (long long)rdv->rank,
+		              (long long)rdv->world);
+	return st;
+}
+
+/* Long (270 lines) as a command is: its options, then the steps a run takes in
+ * order (load, price, launch the backend, run, profile, report); each is a few
+ * lines calling the executor. */
 static int cmd_run(int argc, char **argv)
 {
 	common co = {0};
@@ -2475,6 +2522,7 @@ static int cmd_run(int argc, char **argv)
 	pl_cluster cl;
 	pl_rdv rdv = {.listen_fd = -1, .fd = -1}; /* under torchrun: the processes met */
 	pl_store *store = NULL;
+	long server = -1; /* under torchrun with cpu: Open MPI's name server, on rank 0 */
 	if ((st = pl_read_file(strategy, &text, &len, &err)))
 		goto done;
 	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
@@ -2504,17 +2552,6 @@ static int cmd_run(int argc, char **argv)
 	 * processes: one rank each */
 	int cuda = !strcmp(backend, "cuda");
 	int64_t procs = pl_mpi_launched(), torch = pl_torchrun_launched();
-	if (torch > 1 && !cuda) { /* each process would run every rank */
-		st = pl_err_set(
-		    &err, PL_EINVAL,
-		    "run: started by torchrun as %lld processes: the cpu backend's ranks as "
-		    "processes need an MPI launcher (mpirun -np N, srun), whose collectives "
-		    "they use; under torchrun run --backend cuda (NCCL, its unique ids over "
-		    "torchrun's rendezvous), or start one process (--nproc-per-node 1), which "
-		    "runs every rank as a thread",
-		    (long long)torch);
-		goto done;
-	}
 	if (torch > 1)
 		procs = torch;
 	if (procs > 1 && procs != D) {
@@ -2529,7 +2566,8 @@ static int cmd_run(int argc, char **argv)
 		if (guard >= 0)
 			_exit(guard); /* the guard: the rank ran in its child */
 	}
-	if ((st = torch > 1   ? backend_cuda_torchrun(&rdv, &store, &be, &err)
+	if ((st = torch > 1   ? (cuda ? backend_cuda_torchrun(&rdv, &store, &be, &err)
+	                              : backend_cpu_torchrun(&rdv, &store, &server, &be, &err))
 	          : procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, &err) : pl_backend_mpi(&be, &err))
 	          : cuda      ? pl_backend_cuda(&be, D, 0, &err)
 	                      : pl_backend_cpu(&be, D, 0, &err)))
@@ -2689,6 +2727,10 @@ done:
 	pl_exec_free(ex);
 	if (be)
 		pl_backend_free(be);
+	if (server > 0) {
+		kill((pid_t)server, SIGTERM);
+		waitpid((pid_t)server, NULL, 0);
+	}
 	pl_store_close(store);
 	pl_rdv_close(&rdv);
 	pl_run_plan_free(&run, g);

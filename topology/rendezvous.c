@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -82,10 +83,14 @@ static pl_status recv_all(const pl_rdv *r, int fd, int other, void *buf, size_t 
 	return xfer(r, fd, other, buf, n, 0, err);
 }
 
+/* a connection's options: no delay for small messages, and not handed to
+ * programs this process starts (MPI's helper daemons, a name server), so
+ * that it closes when the rank does */
 static void no_delay(int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
 pl_status pl_rdv_listen(pl_rdv *r, int world, int port, double timeout_s, pl_err *err)
@@ -101,7 +106,7 @@ pl_status pl_rdv_listen(pl_rdv *r, int world, int port, double timeout_s, pl_err
 	socklen_t len = 0;
 	int fd = -1;
 	for (int v6 = 1; v6 >= 0 && fd < 0; v6--) {
-		fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+		fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
 		int one = 1, zero = 0;
@@ -191,7 +196,7 @@ pl_status pl_rdv_join(pl_rdv *r, int rank, int world, const char *addr, int port
 	int fd = -1;
 	while (fd < 0 && now() < deadline) {
 		for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
-			fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+			fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
 			if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen)) {
 				close(fd);
 				fd = -1;

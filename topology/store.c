@@ -564,8 +564,12 @@ void pl_store_procs(pl_store *s, int device, pl_procs *out)
 	                  .bcast = procs_bcast,
 	                  .abort = procs_abort,
 	                  .sum_host = procs_sum};
-	/* from now on a lost rank, or rank 0, ends this process (one lost
-	 * already, too) */
+	pl_store_guard(s);
+}
+
+void pl_store_guard(pl_store *s)
+{
+	/* one lost already ends it too */
 	pthread_mutex_lock(&s->mu);
 	atomic_store(&s->exit_on_loss, 1);
 	int gone = s->gone;

@@ -40,7 +40,13 @@ pl_status pl_store_get(pl_store *s, const char *key, void *val, size_t n, pl_err
 void pl_store_close(pl_store *s);
 
 /* The calls the cuda backend needs of the processes' runtime, on the store:
- * rank and world from the rendezvous, device the GPU of this process. */
+ * rank and world from the rendezvous, device the GPU of this process.
+ * Guards the store (pl_store_guard). */
 void pl_store_procs(pl_store *s, int device, pl_procs *out);
+/* From now on a rank that loses rank 0, or rank 0 that loses a rank (one
+ * that dies, or closes before pl_store_close is called here), says so and
+ * exits 4: a job whose other runtime (MPI in a world its processes made)
+ * cannot end every process itself still stops within seconds. */
+void pl_store_guard(pl_store *s);
 
 #endif

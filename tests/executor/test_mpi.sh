@@ -6,7 +6,8 @@
 # (relative 1e-5), and so do whole-job plans on 1 to 8 processes (pipeline stages, plain and
 # interleaved 1F1B, micro-batches, ZeRO 1-3, recompute); a rank that fails, or whose process is
 # killed, stops every process with exit 4 within 10 s, naming itself; a plan for another number
-# of processes exits 2; `planner calibrate --backend cpu` measures MPI's collectives as processes.
+# of processes exits 2; `planner calibrate --backend cpu` measures MPI's collectives as processes;
+# processes started as torchrun starts them (no MPI launcher) do the same.
 # Usage: test_mpi.sh PLANNER SOURCE_DIR
 set -uo pipefail
 P=$1
@@ -157,6 +158,58 @@ if [ $rc -eq 2 ] && grep -q -- "--ranks 3: the MPI launcher started 2 processes"
   ok "calibrate --ranks 3 under 2 MPI processes exits 2 saying why"
 else
   bad "calibrate --ranks 3 under 2 MPI processes: exit $rc"; head -3 "$T/err" | sed 's/^/# /'
+fi
+
+# torchrun's processes (its variables: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT;
+# no MPI launcher): they meet over TCP, rank 0 starts Open MPI's name server, and they make one
+# MPI world themselves; every plan kind gives the one-device losses, and a failing rank stops
+# every process with exit 4 within 10 s. torchrun_run NP PLAN [VAR=VALUE...]: each rank's exit
+# status in $T/rc, rank 0's output in $T/out, every stderr in $T/err
+torchrun_run() {
+  local np=$1 plan=$2 port=$((29000 + RANDOM % 600)) pids=() r
+  shift 2
+  for r in $(seq 0 $((np - 1))); do
+    env "$@" TORCHELASTIC_RUN_ID=test WORLD_SIZE="$np" RANK="$r" LOCAL_RANK="$r" \
+      LOCAL_WORLD_SIZE="$np" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
+      timeout 120 "$P" run "$M" --strategy "$plan" --steps 3 --json > "$T/out$r" 2> "$T/err$r" &
+    pids+=($!)
+  done
+  : > "$T/rc"
+  for r in $(seq 0 $((np - 1))); do
+    wait "${pids[$r]}"
+    echo $? >> "$T/rc"
+  done
+  cp "$T/out0" "$T/out"
+  cat "$T"/err[0-9]* > "$T/err"
+}
+if command -v ompi-server > /dev/null; then
+  for spec in "2 --mode dp" "4 --pp 2 --dp 2 --micro-batches 2 --zero 1 --recompute full --virtual-stages 1" \
+              "4 --pp 2 --micro-batches 4 --virtual-stages 2" "4 --pp 1 --micro-batches 2 --zero 3"; do
+    set -- $spec
+    np=$1
+    shift
+    "$P" search "$M" --devices "$np" "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
+      { bad "gpt-tiny, $np devices, $*: no plan"; continue; }
+    torchrun_run "$np" "$T/p.json"
+    got=$(losses "$T/out")
+    if [ "$(sort -u "$T/rc")" = 0 ] && close "$got" "$ref"; then
+      ok "torchrun's $np processes, cpu backend, $*: the one-device losses ($got)"
+    else
+      bad "torchrun's $np processes, $*: exits $(tr '\n' ' ' < "$T/rc"), losses '$got'"
+      head -5 "$T/err" | sed 's/^/# /'
+    fi
+  done
+  start=$(date +%s)
+  torchrun_run 4 "$T/p.json" PL_FAIL_RANK=1
+  took=$(($(date +%s) - start))
+  if [ "$(sort -u "$T/rc")" = 4 ] && [ $took -le 10 ] && grep -q "rank 1: injected fault" "$T/err"; then
+    ok "torchrun's 4 processes: a failing rank stops every process with exit 4 in ${took} s, naming itself"
+  else
+    bad "torchrun, a failing rank: exits $(tr '\n' ' ' < "$T/rc") after ${took} s"
+    head -5 "$T/err" | sed 's/^/# /'
+  fi
+else
+  echo "# no ompi-server (openmpi-bin): the cpu backend under torchrun not tested"
 fi
 
 # batch norms cut over processes: their statistics all-reduced over MPI
