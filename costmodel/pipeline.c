@@ -9,7 +9,14 @@
 #include "planner/alloc.h"
 
 static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
-                          const double *act, double *out);
+                          double *peak, double *bucket);
+
+/* A stage's transient bytes beside act bytes of in-flight activations: its
+ * backward's peak, or what the step-end bucket needs beyond them. */
+static double transient_beside(double peak, double bucket, double act)
+{
+	return fmax(peak, bucket - act);
+}
 
 /* act[s] (one micro-batch's kept activations of stage s) becomes the
  * in-flight micro-batches' of stage s; returns each stage's transient bytes
@@ -17,13 +24,18 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 static double *stage_activations(const pl_problem *p, int64_t *const *splits, const int *stage,
                                  int64_t pp, int64_t m, double *act)
 {
-	double *tr = pl_calloc((size_t)pp, sizeof *tr);
-	for (int64_t s = 0; s < pp; s++)
-		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
-	if (tr && job_transients(p, splits, stage, pp, act, tr)) {
+	double *tr = pl_calloc((size_t)pp, sizeof *tr),
+	       *bucket = pl_calloc((size_t)pp, sizeof *bucket);
+	if (!tr || !bucket || job_transients(p, splits, stage, pp, tr, bucket)) {
 		free(tr);
-		tr = NULL;
+		free(bucket);
+		return NULL;
 	}
+	for (int64_t s = 0; s < pp; s++) {
+		act[s] *= pl_job_inflight(pp, m, p->job.virtual_stages, s);
+		tr[s] = transient_beside(tr[s], bucket[s], act[s]);
+	}
+	free(bucket);
 	return tr;
 }
 
@@ -170,25 +182,45 @@ void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
 	out->hidden_s = sc.step_reduce_s - pl_job_exposed_reduce(&sc, p->job.overlap);
 }
 
-int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
-                 int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out)
+/* What pricing a plan finds that its schedule (chunks per device) does not
+ * change: each stage's costs with its state, one micro-batch's kept
+ * activations, and its transient sweep's peak and step-end bucket. */
+typedef struct job_base {
+	int64_t pp;
+	pl_stagecost *st;
+	double *act, *peak, *bucket;
+} job_base;
+
+static void job_base_free(job_base *b)
+{
+	free(b->st);
+	free(b->act);
+	free(b->peak);
+	free(b->bucket);
+}
+
+/* 0, or -1 when stage[] is not a valid assignment or out of memory */
+static int job_base_new(const pl_problem *p, int64_t *const *splits, const int *stage,
+                        int64_t devices_per_node, job_base *b)
 {
 	const pl_graph *g = p->g;
-	int64_t pp = p->job.stages, m = p->job.micro_batches;
+	int64_t pp = p->job.stages;
+	*b = (job_base){.pp = pp};
 	for (int o = 0; o < p->nops; o++)
 		if (stage[o] < 0 || stage[o] >= pp || (o > 0 && stage[o] < stage[o - 1]))
 			return -1;
-	pl_stagecost *st = per_stage ? per_stage : pl_calloc((size_t)pp, sizeof *st);
-	double *act = pl_calloc((size_t)pp, sizeof *act);
-	if (!st || !act) {
-		if (!per_stage)
-			free(st);
-		free(act);
+	size_t n = (size_t)pp;
+	b->st = pl_calloc(n, sizeof *b->st);
+	b->act = pl_calloc(n, sizeof *b->act);
+	b->peak = pl_calloc(n, sizeof *b->peak);
+	b->bucket = pl_calloc(n, sizeof *b->bucket);
+	if (!b->st || !b->act || !b->peak || !b->bucket) {
+		job_base_free(b);
 		return -1;
 	}
-	memset(st, 0, sizeof *st * (size_t)pp);
+	pl_stagecost *st = b->st;
 	for (int o = 0; o < p->nops; o++)
-		pl_job_op_cost(p, o, splits[o], &st[stage[o]], &act[stage[o]]);
+		pl_job_op_cost(p, o, splits[o], &st[stage[o]], &b->act[stage[o]]);
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
 		int ds = stage[ed->dst_op];
@@ -210,16 +242,71 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 		}
 		}
 	}
-	double *tr = stage_activations(p, splits, stage, pp, m, act);
-	int bad = !tr;
-	for (int s = 0; !bad && s < pp; s++)
-		st[s].mem_bytes += act[s] + tr[s];
-	free(tr);
-	pl_job_combine(st, pp, m, p->job.virtual_stages, p->job.overlap, out);
+	if (job_transients(p, splits, stage, pp, b->peak, b->bucket)) {
+		job_base_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+/* the plan with v chunks per device: st (pp entries) and out */
+static void job_finish(const pl_problem *p, const job_base *b, int64_t v, pl_stagecost *st,
+                       pl_jobcost *out)
+{
+	int64_t m = p->job.micro_batches;
+	memcpy(st, b->st, sizeof *st * (size_t)b->pp);
+	for (int64_t s = 0; s < b->pp; s++) {
+		double act = b->act[s] * pl_job_inflight(b->pp, m, v, s);
+		st[s].mem_bytes += act + transient_beside(b->peak[s], b->bucket[s], act);
+	}
+	pl_job_combine(st, b->pp, m, v, p->job.overlap, out);
+}
+
+int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
+                 int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out)
+{
+	job_base b;
+	if (job_base_new(p, splits, stage, devices_per_node, &b))
+		return -1;
+	pl_stagecost *st = per_stage ? per_stage : pl_calloc((size_t)b.pp, sizeof *st);
+	if (st)
+		job_finish(p, &b, p->job.virtual_stages, st, out);
 	if (!per_stage)
 		free(st);
-	free(act);
-	return bad ? -1 : 0;
+	job_base_free(&b);
+	return st ? 0 : -1;
+}
+
+int64_t pl_job_price_schedules(const pl_problem *p, int64_t *const *splits, const int *stage,
+                               int64_t devices_per_node, int64_t v0, int64_t v1, double limit,
+                               pl_stagecost *per_stage, pl_jobcost *out)
+{
+	job_base b;
+	if (job_base_new(p, splits, stage, devices_per_node, &b))
+		return -1;
+	pl_stagecost *sv = pl_calloc((size_t)b.pp, sizeof *sv);
+	if (!sv) {
+		job_base_free(&b);
+		return -1;
+	}
+	int64_t best = 0;
+	double step = INFINITY;
+	if (v0 < 1)
+		v0 = 1;
+	for (int64_t v = v0; v <= v1; v++) {
+		pl_jobcost jv;
+		job_finish(p, &b, v, sv, &jv);
+		if ((limit > 0 && jv.mem_bytes > limit) || jv.step_s >= step)
+			continue;
+		step = jv.step_s;
+		*out = jv;
+		best = v;
+		if (per_stage)
+			memcpy(per_stage, sv, sizeof *sv * (size_t)b.pp);
+	}
+	free(sv);
+	job_base_free(&b);
+	return best;
 }
 
 /* the op that writes tensor t (its producer) and its output layout's local bytes */
@@ -294,7 +381,7 @@ static double backward_need(const pl_problem *p, int64_t *const *splits, int o, 
 /* pl_job_transient of stages 0..pp-1 at once (ops of a stage are a run of
  * the op order): out[s] beside act[s]. 0, or -1 out of memory. */
 static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
-                          const double *act, double *out)
+                          double *peak_out, double *bucket)
 {
 	const pl_graph *g = p->g;
 	size_t nt = (size_t)g->ntensors + 1, np = (size_t)pp;
@@ -369,8 +456,9 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		}
 		/* the step's end, the activations given back: the gradients of the
 		 * data-parallel all-reduce packed into a bucket; what it holds
-		 * beyond the backward's peak counts */
-		out[s] = fmax(peak, fmin(dpg[s], PL_GRAD_BUCKET_BYTES) - act[s]);
+		 * beyond the backward's peak counts (transient_beside) */
+		peak_out[s] = peak;
+		bucket[s] = fmin(dpg[s], PL_GRAD_BUCKET_BYTES);
 		a = b;
 	}
 	free(home);
@@ -388,15 +476,13 @@ double pl_job_transient(const pl_problem *p, int64_t *const *splits, const int *
                         double act)
 {
 	int64_t pp = stage ? stage[p->g->nops - 1] + 1 : 1;
-	double *a = pl_calloc((size_t)pp, sizeof *a), *t = pl_calloc((size_t)pp, sizeof *t);
+	double *peak = pl_calloc((size_t)pp, sizeof *peak),
+	       *bucket = pl_calloc((size_t)pp, sizeof *bucket);
 	double r = -1;
-	if (a && t) {
-		a[s] = act;
-		if (!job_transients(p, splits, stage, pp, a, t))
-			r = t[s];
-	}
-	free(a);
-	free(t);
+	if (peak && bucket && !job_transients(p, splits, stage, pp, peak, bucket))
+		r = transient_beside(peak[s], bucket[s], act);
+	free(peak);
+	free(bucket);
 	return r;
 }
 

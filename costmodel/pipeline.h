@@ -51,6 +51,14 @@ double pl_p2p_link_time(const pl_cluster *c, double bytes, int requires_grad, in
  * Returns 0, or -1 if stage[] is not a valid assignment. */
 int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
                  int64_t devices_per_node, pl_stagecost *per_stage, pl_jobcost *out);
+/* The same plan under each schedule of v0..v1 chunks per device (the
+ * problem's own virtual_stages ignored): the fastest whose largest stage fits
+ * in limit (0: any), the first of equals, into out and per_stage. Returns
+ * its chunks per device, 0 when none fits, -1 when stage[] is not valid or
+ * out of memory. What does not depend on the schedule is priced once. */
+int64_t pl_job_price_schedules(const pl_problem *p, int64_t *const *splits, const int *stage,
+                               int64_t devices_per_node, int64_t v0, int64_t v1, double limit,
+                               pl_stagecost *per_stage, pl_jobcost *out);
 
 /* Stage s's communication in a step (the bottleneck stage's is the plan's
  * comm_s; a plan without stages: stage NULL, s 0) by collective and link

@@ -791,25 +791,10 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 		rc = 2;
 		goto done;
 	}
-	pl_jobcost jc = {.step_s = INFINITY}, jv;
-	pl_stagecost *sv = pl_calloc((size_t)pp, sizeof *sv);
-	if (!sv)
+	pl_jobcost jc;
+	vbest = pl_job_price_schedules(p, sp, stage, c->devices_per_node, v0, v1, M, sc, &jc);
+	if (vbest < 0)
 		goto done;
-	for (int64_t v = v0; v <= v1; v++) {
-		p->job.virtual_stages = v;
-		int bad = pl_job_price(p, sp, stage, c->devices_per_node, sv, &jv);
-		p->job.virtual_stages = 1;
-		if (bad) {
-			free(sv);
-			goto done;
-		}
-		if ((M > 0 && jv.mem_bytes > M) || jv.step_s >= jc.step_s)
-			continue;
-		jc = jv;
-		vbest = v;
-		memcpy(sc, sv, sizeof *sc * (size_t)pp);
-	}
-	free(sv);
 	rc = 2;
 	if (!vbest)
 		goto done;
