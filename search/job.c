@@ -905,10 +905,13 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	 * within lim may not fit beside them) */
 	pl_priced at0 = {pt->bound / scale, pt->mem, pt->fit};
 	pl_price_result r;
-	pl_price_search(
-	    &(pl_price_opts){
-	        .limit = lim, .max_plans = 16, .at0 = &at0, .plan = price_plan, .ud = &x},
-	    &r);
+	pl_price_search(&(pl_price_opts){.limit = lim,
+	                                 .max_plans = 16,
+	                                 .least_m = pb->least[pt->zero],
+	                                 .at0 = &at0,
+	                                 .plan = price_plan,
+	                                 .ud = &x},
+	                &r);
 	if (x.nomem)
 		return -1;
 	if (r.optimal)

@@ -71,6 +71,8 @@ void pl_price_search(const pl_price_opts *o, pl_price_result *r)
 			lb = lam;
 			break;
 		}
+		if (o->least_m > 0 && p.m <= o->least_m * (1 + 1e-9))
+			return; /* the least memory, and it does not fit */
 		la = lam;
 	}
 	/* walk: where the lines of a and b cross, until nothing is below it */

@@ -34,7 +34,11 @@ typedef struct pl_price_opts {
 	/* the Lagrangian bound against this memory (fits must then be m <= limit);
 	 * 0: no bound, fits is the caller's own test */
 	double limit;
-	int max_plans;        /* prices tried at most, the plan at 0 included */
+	int max_plans; /* prices tried at most, the plan at 0 included */
+	/* the least memory any plan has (0: unknown): a plan of it that does
+	 * not fit ends the growth, since every higher price gives a plan of
+	 * that memory and time */
+	double least_m;
 	const pl_priced *at0; /* the plan at price 0 when known, else asked for */
 	pl_price_fn plan;
 	pl_price_keep_fn keep;
