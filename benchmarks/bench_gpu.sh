@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything that needs a GPU, in one run (the device tool lends a machine for
 # minutes at a time): the cuda backend's tests, cuda against cpu losses, GPU
-# calibration (cuBLAS GEMM curve, NCCL), the MFU of a GPT-style layer, and
-# predicted against measured step time on the GPU.
+# calibration (cuBLAS GEMM curve, NCCL), the MFU of a GPT-style layer,
+# predicted against measured step time on the GPU, and (on its many CPU
+# cores) the cpu backend's fidelity with 1-8 ranks as processes.
 #
 #   benchmarks/bench_gpu.sh [BUILD_DIR] [OUT_DIR]
 #
@@ -154,6 +155,21 @@ step_times() {
 }
 part step_times step_times
 
+# 6. the cost model's fidelity on this machine's CPU cores (it has many; the
+#    project's VM has 2): the cpu backend's ranks as processes, a core each,
+#    on 1, 2, 4 and 8 ranks where the cores allow, calibrated the same way;
+#    Spearman of predicted against measured step time per rank count
+#    (issue: >= 0.9 over >= 12 plans on 1-8 processes). Last: it needs no GPU
+fidelity() {
+  local r="1 2" cores
+  cores=$(nproc)
+  [ "$cores" -ge 4 ] && r="$r 4"
+  [ "$cores" -ge 8 ] && r="$r 8"
+  LAUNCH=mpi ROUNDS=2 STEPS=6 RANKS="$r" bash "$SRC/benchmarks/bench_fidelity.sh" "$BUILD" \
+    "$OUT/fidelity"
+}
+! command -v mpirun > /dev/null || part fidelity_cpu fidelity
+
 {
   echo "# bench_gpu.sh on $(hostname), $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
@@ -168,6 +184,11 @@ part step_times step_times
   echo
   echo "## mfu"
   grep -E "layer step|GPT-style" "$OUT/mfu.log"
+  if [ -s "$OUT/fidelity_cpu.log" ]; then
+    echo
+    echo "## fidelity (cpu backend, ranks as processes)"
+    grep -E "Spearman|ranks:" "$OUT/fidelity_cpu.log"
+  fi
 } > "$OUT/summary.md"
 cat "$OUT/summary.md"
 exit $status
