@@ -212,6 +212,8 @@ static pl_status mpi_join(int rank, int size, double timeout_s, pl_err *err)
 {
 	char port[MPI_MAX_PORT_NAME] = "", name[64];
 	MPI_Comm comm = MPI_COMM_SELF, inter, merged;
+	/* a failed accept or connect comes back here, to be reported */
+	MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 	int rc = rank == 0 ? MPI_Open_port(MPI_INFO_NULL, port) : MPI_SUCCESS;
 	for (int r = 1; rc == MPI_SUCCESS && r < size; r++) {
 		if (rank > r)
@@ -248,6 +250,8 @@ static pl_status mpi_join(int rank, int size, double timeout_s, pl_err *err)
 	if (rc == MPI_SUCCESS)
 		MPI_Comm_size(comm, &n);
 	if (rc != MPI_SUCCESS || n != size) {
+		if (comm != MPI_COMM_SELF)
+			MPI_Comm_free(&comm);
 		char msg[MPI_MAX_ERROR_STRING] = "";
 		int len = 0;
 		if (rc != MPI_SUCCESS)
