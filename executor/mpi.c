@@ -20,6 +20,7 @@
 #endif
 
 #include "planner/alloc.h"
+#include "planner/clock.h"
 
 struct pl_comm {
 	MPI_Comm comm;
@@ -225,10 +226,9 @@ static pl_status mpi_join(int rank, int size, double timeout_s, pl_err *err)
 			rc = MPI_Comm_accept(port, MPI_INFO_NULL, 0, comm, &inter);
 		} else {
 			/* rank r's turn comes when the ranks before it have joined */
-			for (double waited = 0;
-			     (rc = MPI_Lookup_name(name, MPI_INFO_NULL, port)) != MPI_SUCCESS &&
-			     waited < timeout_s;
-			     waited += 0.01)
+			double until = pl_now() + timeout_s;
+			while ((rc = MPI_Lookup_name(name, MPI_INFO_NULL, port)) != MPI_SUCCESS &&
+			       pl_now() < until)
 				nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
 			if (rc == MPI_SUCCESS)
 				rc =
