@@ -24,8 +24,8 @@ typedef struct pl_nodecost {
  * "recompute" names it. Per op the plan holds a flag: 0 keeps what its
  * backward reads, 1 re-runs its forward in the backward and keeps nothing,
  * 2 re-runs it and keeps its output (a recomputed layer's output, the next
- * layer's input). full: every repeated layer but the last of each run (flags
- * 1 and 2); selective: each attention core (flags 1 only; Korthikanti et al.
+ * layer's input). full: every repeated layer of each run, the last too, as
+ * Megatron checkpoints every layer of every stage (flags 1 and 2); selective: each attention core (flags 1 only; Korthikanti et al.
  * 2022, section 5). */
 enum { PL_RECOMPUTE_NONE, PL_RECOMPUTE_FULL, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_MODES };
 /* "none", "full" or "selective" (NULL for anything else) */

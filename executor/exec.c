@@ -156,16 +156,19 @@ static void mem_take(rankst *st, int cat, double bytes)
 	}
 }
 
-/* flag *on becomes 1 (taking bytes under cat) or 0 (giving them back) */
+/* flag *on becomes live (taking bytes under cat; *on is then 1 + cat) or 0
+ * (giving them back to the category they were taken under) */
 static void mem_mark(rankst *st, char *on, int want, int cat, double bytes)
 {
-	if (!on || *on == want)
+	if (!on || (*on != 0) == (want != 0))
 		return;
-	*on = (char)want;
-	if (want)
+	if (want) {
+		*on = (char)(1 + cat);
 		mem_take(st, cat, bytes);
-	else
-		st->live[cat] -= bytes;
+	} else {
+		st->live[*on - 1] -= bytes;
+		*on = 0;
+	}
 }
 
 /* A buffer of at least n floats: the smallest free one that fits, else a new one. */
@@ -645,7 +648,9 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 	rankst *st = &ex->rs[rc->rank];
 	pl_xt in[PL_MAX_OP_INPUTS], out, saved;
 	double t0 = prof_now(rc);
-	enum { A = PL_EXEC_MEM_ACTIVATIONS };
+	/* what a recompute brings back lives for the backward that reads it: the
+	 * backward's working set (transient), as the cost model counts it */
+	const int A = recomputing ? PL_EXEC_MEM_TRANSIENT : PL_EXEC_MEM_ACTIVATIONS;
 	for (int i = 0; i < op->ninputs; i++) {
 		xin *xi = &ex->in[o][i];
 		if (xi->kind != IN_ALIAS)

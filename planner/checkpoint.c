@@ -480,7 +480,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		}
 	}
 
-	/* the layers' weights may differ (a last layer that does not recompute):
+	/* the layers' weights may differ (a layer cut otherwise than the rest):
 	 * the groups follow the layout most of them share; the others are named */
 	free(lwf);
 	cJSON *except = NULL;

@@ -1,7 +1,7 @@
 /* The outer search of a whole training job (see job.h).
  *
  * Points: pp (divisors of D whose stage mesh tiles the nodes), m (divisors of
- * the batch), recompute (none, or every layer but the last of each run) and
+ * the batch), recompute (none, every repeated layer, or attention cores) and
  * ZeRO 0..3. For each point the inner searcher plans one stage mesh on one
  * micro-batch with the job folded into the node costs (pl_problem_new_job).
  * With one stage that plan's price is the step and the inner searcher's
@@ -291,7 +291,7 @@ int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags)
 	pl_run runs[64];
 	int nr = pl_find_runs(g, runs, 64);
 	for (int k = 0; k < nr; k++)
-		for (int b = 0; b + 1 < runs[k].count; b++) {
+		for (int b = 0; b < runs[k].count; b++) {
 			int first = runs[k].first + b * runs[k].len;
 			for (int i = 0; i < runs[k].len; i++)
 				flags[first + i] = 1;

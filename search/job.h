@@ -90,9 +90,11 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 void pl_job_plan_free(pl_job_plan *jp);
 
 /* The recompute flags of mode (costmodel/cost.h) for g, g->nops of them.
- * PL_RECOMPUTE_FULL: ops of every block of each repeated run but the last get
- * 1, each such block's output op 2 (its output is the checkpoint the next
- * layer starts from). PL_RECOMPUTE_SELECTIVE (Megatron's selective
+ * PL_RECOMPUTE_FULL: ops of every block of each repeated run get 1, each
+ * block's output op 2 (its output is the checkpoint the next layer, or what
+ * follows the run, starts from): Megatron's --recompute-granularity full,
+ * uniform, one layer at a time, which checkpoints the last layer of every
+ * stage too. PL_RECOMPUTE_SELECTIVE (Megatron's selective
  * recompute): the ops of each attention core get 1 -- from the product of
  * two activations that feeds a Softmax (through ops that keep the shape), the
  * Softmax, up to the product of its result with another activation -- so its
