@@ -379,7 +379,10 @@ static double backward_need(const pl_problem *p, int64_t *const *splits, int o, 
 }
 
 /* pl_job_transient of stages 0..pp-1 at once (ops of a stage are a run of
- * the op order): out[s] beside act[s]. 0, or -1 out of memory. */
+ * the op order), before the in-flight activations are known: stage s's
+ * backward peak into peak_out[s], its step-end gradient bucket into
+ * bucket[s] (transient_beside puts them beside the activations). 0, or -1
+ * out of memory. */
 static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
                           double *peak_out, double *bucket)
 {
