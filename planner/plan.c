@@ -672,7 +672,7 @@ static pl_status model_chunks(const pl_graph *g, const int *stage, int64_t pp, i
 		}
 		/* chunk i starts at segment first[i]: the nearest to its share of
 		 * the ops, after chunk i-1's and leaving one for each chunk after */
-		int first = 0, k = 0;
+		int first = 0, o = a;
 		for (int i = 0; i < v; i++) {
 			int next = n; /* chunk i+1's first segment */
 			if (i + 1 < v) {
@@ -684,8 +684,8 @@ static pl_status model_chunks(const pl_graph *g, const int *stage, int64_t pp, i
 						next = c;
 			}
 			int end = next < n ? cuts[lo + next] : b;
-			for (; a + k < end; k++)
-				out[a + k] = (int)(s * v + i);
+			for (; o < end; o++)
+				out[o] = (int)(s * v + i);
 			first = next;
 		}
 		a = b;
