@@ -50,6 +50,9 @@ static void h100(pl_cluster *c)
 	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 3.68e11}; /* nccl-tests, 8x H100 NVSwitch */
 	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 4.8e10};  /* 400 Gb/s NDR per GPU */
 	common_defaults(c);
+	/* fused attention: FlashAttention-3 reaches up to 75 % of peak in FP16
+	 * (Shah et al. 2024), the GEMM curve's asymptote 0.782 */
+	c->kernel_scale[PL_OP_ATTENTION] = GEMM_H100_MAX / 0.75;
 	c->devices_per_node = 8;
 	c->nodes = 1;
 	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
@@ -92,6 +95,9 @@ static void a100(pl_cluster *c)
 	/* MAMF (Bekman, ml-engineering): 267.9 of 312 TFLOP/s on A100 SXM, less
 	 * the 2.4 % H100's fitted asymptote lies below its own MAMF (792.1/989) */
 	gemm_curve(c, 0.84);
+	/* fused attention: FlashAttention-2 reaches 50-73 % of A100's peak
+	 * (Dao 2023): its best, against the GEMM curve's 0.84 */
+	c->kernel_scale[PL_OP_ATTENTION] = 0.84 / 0.73;
 	c->devices_per_node = 8;
 	c->nodes = 1;
 	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
@@ -422,10 +428,12 @@ static pl_status parse_ab(const cJSON *v, pl_ab_list *l, const char *file, const
 	return PL_OK;
 }
 
-/* device.kernel_scale (absent: every op type 1): {op type: a positive finite
- * factor}, an unknown type named with the nearest known one */
+/* device.kernel_scale (absent: every op type 1, whatever the defaults
+ * held): {op type: a positive finite factor}, an unknown type named with the
+ * nearest known one */
 static pl_status parse_kernel_scale(pl_cluster *c, const cJSON *ks, const char *file, pl_err *err)
 {
+	memset(c->kernel_scale, 0, sizeof c->kernel_scale);
 	if (!ks)
 		return PL_OK;
 	if (!cJSON_IsObject(ks))

@@ -780,6 +780,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	 * (correct, and slow; docs/benchmarks.md) */
 	case PL_OP_CONV:
 	case PL_OP_CONVTRANSPOSE:
+	case PL_OP_ATTENTION:
 	case PL_OP_RNN:
 	case PL_OP_GRU:
 	case PL_OP_LSTM:

@@ -558,8 +558,8 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 	if (k->op->type == PL_OP_RNN || k->op->type == PL_OP_GRU || k->op->type == PL_OP_LSTM)
 		return (size_t)(in[0].shape[0] * in[0].shape[1] * in[1].shape[0]) *
 		       (size_t)(in[1].shape[1] + in[2].shape[2]); /* per step: gates, H more */
-	if (k->op->type != PL_OP_SCE)
-		return 0;
+	if (k->op->type != PL_OP_SCE && k->op->type != PL_OP_ATTENTION)
+		return 0; /* SCE's and Attention's: a log-sum-exp per row */
 	return in[0].n / (size_t)in[0].shape[in[0].rank - 1];
 }
 
@@ -1537,6 +1537,75 @@ static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 	return 0;
 }
 
+/* Attention (planner/ops/attention.c), as FlashAttention computes it: per
+ * query head, P = softmax(scale Q K^T) with keys after the query's global
+ * position masked under is_causal, Y = P V; the log-sum-exp of each row is
+ * kept (k->saved) and the backward recomputes P from it rather than keeping
+ * the scores. K and V are whole along the keys, Q may be a slice of the
+ * queries (its offset in_off[0][2]). */
+static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *Q = &in[0], *K = &in[1], *V = &in[2];
+	int64_t nb = Q->shape[0], hq = Q->shape[1], s = Q->shape[2], d = Q->shape[3];
+	int64_t hkv = K->shape[1], t = K->shape[2], dv = V->shape[3], grp = hq / hkv;
+	int64_t q0 = k->in_off[0][2];
+	float scale = (float)(k->op->attrs.has_scale ? k->op->attrs.scale : 1 / sqrt((double)d));
+	float *lse = k->saved->v;
+	float *P = pl_malloc(sizeof(float) * (size_t)(s * t) * (dy ? 2 : 1));
+	if (!P)
+		return -1;
+	float *dP = dy ? P + s * t : NULL;
+	for (int i = 1; dy && i < 3; i++)
+		if (din[i].v)
+			memset(din[i].v, 0, sizeof(float) * din[i].n);
+	for (int64_t bh = 0; bh < nb * hq; bh++) {
+		int64_t b = bh / hq, kvh = b * hkv + bh % hq / grp;
+		const float *q = Q->v + bh * s * d, *kk = K->v + kvh * t * d,
+		            *v = V->v + kvh * t * dv;
+		float *l = lse + bh * s;
+		k->gemm(0, 1, s, t, d, scale, q, d, kk, d, 0, P, t);
+		for (int64_t r = 0; r < s; r++) {
+			float *p = P + r * t;
+			int64_t n = k->op->attrs.causal ? (q0 + r + 1 < t ? q0 + r + 1 : t) : t;
+			if (dy) { /* P again from the kept log-sum-exp */
+				for (int64_t c = 0; c < t; c++)
+					p[c] = c < n ? expf(p[c] - l[r]) : 0;
+				continue;
+			}
+			float mx = p[0];
+			for (int64_t c = 1; c < n; c++)
+				mx = p[c] > mx ? p[c] : mx;
+			double sum = 0;
+			for (int64_t c = 0; c < n; c++)
+				sum += p[c] = expf(p[c] - mx);
+			for (int64_t c = 0; c < t; c++)
+				p[c] = c < n ? (float)(p[c] / sum) : 0;
+			l[r] = mx + (float)log(sum);
+		}
+		if (!dy) {
+			k->gemm(0, 0, s, dv, t, 1, P, t, v, dv, 0, y->v + bh * s * dv, dv);
+			continue;
+		}
+		const float *g = dy->v + bh * s * dv, *o = y->v + bh * s * dv;
+		if (din[2].v) /* dV += P^T dY */
+			k->gemm(1, 0, t, dv, s, 1, P, t, g, dv, 1, din[2].v + kvh * t * dv, dv);
+		k->gemm(0, 1, s, t, dv, 1, g, dv, v, dv, 0, dP, t); /* dP = dY V^T */
+		for (int64_t r = 0; r < s; r++) {                   /* dS = P (dP - rowsum(dY Y)) */
+			double D = 0;
+			for (int64_t c = 0; c < dv; c++)
+				D += (double)g[r * dv + c] * o[r * dv + c];
+			for (int64_t c = 0; c < t; c++)
+				dP[r * t + c] = P[r * t + c] * (dP[r * t + c] - (float)D);
+		}
+		if (din[0].v) /* dQ = scale dS K */
+			k->gemm(0, 0, s, d, t, scale, dP, t, kk, d, 0, din[0].v + bh * s * d, d);
+		if (din[1].v) /* dK += scale dS^T Q */
+			k->gemm(1, 0, t, d, s, scale, dP, t, q, d, 1, din[1].v + kvh * t * d, d);
+	}
+	free(P);
+	return 0;
+}
+
 /* A one-input op's kernel: f(k, x, y, dy, dx) forward (dy, dx NULL) and
  * backward (y NULL unless the backward reads the output) */
 typedef int (*kernel1)(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx);
@@ -1559,6 +1628,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 		return binary(k, in, din ? NULL : out, dout, din);
 	case PL_OP_WHERE: return where(k, in, din ? NULL : out, dout, din);
 	case PL_OP_SOFTMAX: return softmax(k, &in[0], out, dout, din ? &din[0] : NULL);
+	case PL_OP_ATTENTION: return attention(k, in, out, dout, din);
 	case PL_OP_LAYERNORM:
 	case PL_OP_RMSNORM: return norm(k, in, out, dout, din);
 	case PL_OP_GATHER: return gather(k, in, out, dout, din);

@@ -394,6 +394,16 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			*(!strcmp(k, "exclusive") ? &a->exclusive
 			  : !strcmp(k, "reverse") ? &a->reverse
 			                          : &a->linear_before_reset) = (int)e->valuedouble;
+		} else if (op->type == PL_OP_ATTENTION && !strcmp(k, "is_causal")) {
+			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
+				return FAIL("%s: %s: expected 0 or 1", b->file, where);
+			a->causal = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
+		} else if (op->type == PL_OP_ATTENTION && !strcmp(k, "scale")) {
+			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
+			    !isfinite(e->valuedouble))
+				return FAIL("%s: %s: expected a finite number > 0", b->file, where);
+			a->scale = e->valuedouble;
+			a->has_scale = 1;
 		} else if (op->type == PL_OP_POW && !strcmp(k, "exponent")) {
 			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
 				return FAIL("%s: %s: expected a finite number", b->file, where);

@@ -97,6 +97,7 @@ typedef enum pl_optype {
 	PL_OP_POW,
 	PL_OP_REDUCEMAX,
 	PL_OP_REDUCEMIN,
+	PL_OP_ATTENTION,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -191,6 +192,10 @@ typedef struct pl_attrs {
 	int exclusive, reverse;
 	/* Pow: x to a constant power (Reciprocal's is -1) */
 	double exponent;
+	/* Attention: query i sees keys 0..i only (is_causal), and the scores
+	 * are scaled by `scale` (has_scale; else 1/sqrt(head size)) */
+	int causal, has_scale;
+	double scale;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };

@@ -51,6 +51,9 @@ enum {
 	PL_OPT_NORM = 1u << 2,     /* a normalisation: input 1 is a scale starting at one */
 	PL_OPT_EXPERTS = 1u << 3,  /* MoE routing: attrs.groups counts whole token groups */
 	PL_OPT_DISPATCH = 1u << 4, /* sends tokens to experts: output 0 leads with them */
+	/* the attention's softmax, or the fused attention: where a layer's
+	 * attention part sits (planner/parts.c) */
+	PL_OPT_ATTENTION = 1u << 5,
 };
 
 typedef struct pl_op_rule {
@@ -103,6 +106,7 @@ typedef struct pl_op_rule {
 	case PL_OP_CONCAT:                                                                         \
 	case PL_OP_SLICE:                                                                          \
 	case PL_OP_RESIZE:                                                                         \
+	case PL_OP_ATTENTION:                                                                      \
 	case PL_OP_COUNT
 
 /* The traits of op's type (PL_OPT_*). */

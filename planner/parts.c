@@ -144,7 +144,7 @@ static int layer_part(const pl_graph *g, int first, int len, int o)
 	int softmax = -1, split = -1, moe = 0;
 	for (int k = first; k < first + len; k++) {
 		const pl_op *op = &g->ops[k];
-		if (op->type == PL_OP_SOFTMAX && softmax < 0)
+		if ((pl_op_traits(op) & PL_OPT_ATTENTION) && softmax < 0)
 			softmax = k;
 		if (pl_op_traits(op) & PL_OPT_EXPERTS)
 			moe = 1;

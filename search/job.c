@@ -1314,10 +1314,11 @@ static pl_status enumerate(jobrun *s)
 			    s->err, PL_EINVAL, "recompute %s: the model has %s",
 			    pl_recompute_name(r),
 			    r == PL_RECOMPUTE_FULL
-			        ? "no repeated layers (full recompute re-runs every layer but the "
-			          "last)"
+			        ? "no repeated layers (full recompute re-runs every repeated layer)"
 			        : "no attention core (a product of two activations into a Softmax, "
-			          "on into a product with another activation) to recompute");
+			          "on into a product with another activation) to recompute; a "
+			          "fused Attention keeps no scores, so it has nothing to "
+			          "recompute");
 		if ((st = enumerate_stages(s, a, blocks)))
 			return st;
 	}

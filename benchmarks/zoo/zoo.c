@@ -22,6 +22,12 @@ typedef struct cfg {
 	double dropout;
 } cfg;
 
+/* --attention fused: each layer's attention as one fused Attention op
+ * (FlashAttention: no scores kept, causal for the decoders, no dropout of
+ * the probabilities); else MatMul, Softmax, Dropout, MatMul as Megatron's
+ * unfused path */
+static int fused;
+
 static double dropout_of(const cfg *c)
 {
 	if (c->dropout >= 0)
@@ -219,6 +225,31 @@ static void norm(const cfg *c, const char *name, const char *x, const char *g, c
 		   "{\"axis\": -1, \"epsilon\": 1e-5}");
 }
 
+/* q, k, v [B, S, heads * dh] -> [B, heads, S, dh] -> Attention -> ctxt
+ * [B, S, A, dh]: key/value heads as many as their weights give */
+static void fused_attention(const cfg *c, long l)
+{
+	long B = c->batch, S = c->seq, A = c->heads, dh = c->head_dim;
+	long KV = c->kv_heads ? c->kv_heads : A;
+	char sh[128];
+	static const char *const fmt[3][3] = {{"l%ld.q.out", "l%ld.q4", "l%ld.q4.out"},
+	                                      {"l%ld.k.out", "l%ld.k4", "l%ld.k4.out"},
+	                                      {"l%ld.v.out", "l%ld.v4", "l%ld.v4.out"}};
+	static const char *const tfmt[3][2] = {
+	    {"l%ld.qt", "l%ld.qt.out"}, {"l%ld.kt", "l%ld.kt.out"}, {"l%ld.vt", "l%ld.vt.out"}};
+	for (int i = 0; i < 3; i++) {
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, i ? KV : A, dh);
+		op(N(fmt[i][1], l), "Reshape", Q1(N(fmt[i][0], l)), N(fmt[i][2], l), sh);
+		op(N(tfmt[i][0], l), "Transpose", Q1(N(fmt[i][2], l)), N(tfmt[i][1], l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+	}
+	op(N("l%ld.attn", l), "Attention",
+	   Q3(N("l%ld.qt.out", l), N("l%ld.kt.out", l), N("l%ld.vt.out", l)), N("l%ld.ctx.out", l),
+	   strcmp(c->arch, "bert") ? "{\"is_causal\": 1}" : NULL);
+	op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
+	   "{\"perm\": [0, 2, 1, 3]}");
+}
+
 static void attention(const cfg *c, long l, const char *x, const char *out)
 {
 	long B = c->batch, S = c->seq, A = c->heads, dh = c->head_dim;
@@ -227,7 +258,9 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 	op(N("l%ld.q", l), "MatMul", Q2(x, N("l%ld.wq", l)), N("l%ld.q.out", l), NULL);
 	op(N("l%ld.k", l), "MatMul", Q2(x, N("l%ld.wk", l)), N("l%ld.k.out", l), NULL);
 	op(N("l%ld.v", l), "MatMul", Q2(x, N("l%ld.wv", l)), N("l%ld.v.out", l), NULL);
-	if (!KV) {
+	if (fused) {
+		fused_attention(c, l);
+	} else if (!KV) {
 		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, A, dh);
 		op(N("l%ld.q4", l), "Reshape", Q1(N("l%ld.q.out", l)), N("l%ld.q4.out", l), sh);
 		op(N("l%ld.k4", l), "Reshape", Q1(N("l%ld.k.out", l)), N("l%ld.k4.out", l), sh);
@@ -464,10 +497,13 @@ static void usage(FILE *f)
 	           "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
 	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
 	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
+	           "                   [--attention unfused|fused]\n"
 	           "       planner-zoo --list\n"
 	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
 	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
-	           "the attention and MLP outputs before their residual adds.\n");
+	           "the attention and MLP outputs before their residual adds. --attention fused\n"
+	           "computes each layer's attention as one Attention op (FlashAttention: the\n"
+	           "scores are not kept, decoders are causal, no dropout of the probabilities).\n");
 }
 
 int main(int argc, char **argv)
@@ -518,6 +554,14 @@ int main(int argc, char **argv)
 		                                       : NULL;
 		if (!strcmp(k, "--dtype")) {
 			c.dtype = v;
+		} else if (!strcmp(k, "--attention")) {
+			if (strcmp(v, "fused") && strcmp(v, "unfused")) {
+				fprintf(stderr,
+				        "planner-zoo: --attention %s: expected fused or unfused\n",
+				        v);
+				return 2;
+			}
+			fused = !strcmp(v, "fused");
 		} else if (!strcmp(k, "--dropout")) {
 			c.dropout = strtod(v, &end);
 			if (*end || !(c.dropout >= 0 && c.dropout < 1)) {

@@ -18,7 +18,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_SILU] = {"Silu", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_TANH] = {"Tanh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_SIGMOID] = {"Sigmoid", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
-    [PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, 0, pl__infer_softmax, pl__work_softmax, NULL},
+    [PL_OP_SOFTMAX] = {"Softmax", 1, 1, 1, PL_OPT_ATTENTION, pl__infer_softmax, pl__work_softmax,
+                       NULL},
     [PL_OP_LAYERNORM] = {"LayerNormalization", 2, 3, 1, PL_OPT_NORM, pl__infer_norm, pl__work_norm,
                          NULL},
     [PL_OP_RMSNORM] = {"RMSNormalization", 2, 2, 1, PL_OPT_NORM, pl__infer_norm, pl__work_norm,
@@ -87,6 +88,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_CUMSUM] = {"CumSum", 1, 1, 1, 0, pl__infer_softmax, pl__work_cumsum, NULL},
     [PL_OP_LSTM] = {"LSTM", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn,
                     NULL},
+    [PL_OP_ATTENTION] = {"Attention", 3, 3, 1, PL_OPT_ATTENTION, pl__infer_attention,
+                         pl__work_attention, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -42,6 +42,7 @@ pl_status pl__infer_concat(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_slice(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err);
+pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
@@ -68,5 +69,6 @@ void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split
 void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_cumsum(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

@@ -84,6 +84,23 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Softmax\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axis\": 1}}",
      "[4, 6, 8]"},
+    /* grouped-query (4 query heads, 2 key/value heads), causal: a cut of
+     * the queries masks by their global positions */
+    {"Attention",
+     "\"k\": {\"shape\": [2, 2, 6, 8], \"role\": \"param\"}, "
+     "\"v\": {\"shape\": [2, 2, 6, 4], \"role\": \"param\"}",
+     "[2, 4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Attention\", \"inputs\": [\"A\", \"k\", \"v\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"is_causal\": 1}}",
+     "[2, 4, 6, 4]"},
+    /* more keys than queries, a given scale, no mask */
+    {"Attention cross",
+     "\"k\": {\"shape\": [2, 2, 7, 4], \"role\": \"param\"}, "
+     "\"v\": {\"shape\": [2, 2, 7, 3], \"role\": \"param\"}",
+     "[2, 2, 6, 4]",
+     "{\"name\": \"op\", \"type\": \"Attention\", \"inputs\": [\"A\", \"k\", \"v\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"scale\": 0.3}}",
+     "[2, 2, 6, 3]"},
     {"LayerNormalization",
      "\"s\": {\"shape\": [8], \"role\": \"param\"}, \"c\": {\"shape\": [8], \"role\": \"param\"}",
      "[4, 6, 8]",

@@ -49,8 +49,13 @@ static const char *every_op =
     "\"g\":{\"shape\":[24],\"role\":\"param\"},\"b\":{\"shape\":[24],\"role\":\"param\"},"
     "\"emb\":{\"shape\":[100,12],\"role\":\"param\"},"
     "\"ids\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int64\"},"
-    "\"labels\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int32\"}},"
+    "\"labels\":{\"shape\":[2,6],\"role\":\"input\",\"dtype\":\"int32\"},"
+    "\"aq\":{\"shape\":[2,4,6,8],\"role\":\"input\"},"
+    "\"ak\":{\"shape\":[2,2,6,8],\"role\":\"param\"},"
+    "\"av\":{\"shape\":[2,2,6,4],\"role\":\"param\"}},"
     "\"ops\":["
+    "{\"name\":\"att\",\"type\":\"Attention\",\"inputs\":[\"aq\",\"ak\",\"av\"],"
+    "\"outputs\":[\"ay\"],\"attrs\":{\"is_causal\":1}},"
     "{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"a\"]},"
     "{\"name\":\"bmm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"bw\"],\"outputs\":[\"bm\"]},"
     "{\"name\":\"add\",\"type\":\"Add\",\"inputs\":[\"a\",\"bias\"],\"outputs\":[\"c\"]},"
@@ -256,6 +261,56 @@ static void work_is_conserved(void **state)
 	pl_graph_free(g);
 }
 
+/* Attention: FLOPs as FlashAttention-2's benchmark counts them (Dao 2023,
+ * benchmarks/benchmark_flash_attention.py: 4 * batch * seqlen^2 * nheads *
+ * headdim forward, halved under a causal mask; the backward 2.5 times the
+ * forward); only batch, key/value heads and queries are cut; what it keeps
+ * is Q, the output and a log-sum-exp per query row (K and V are params
+ * here), never the scores; shapes that do not agree are refused. */
+static void attention_rule(void **state)
+{
+	(void)state;
+	const char *fmt = "{\"format\":\"planner.model/1\",\"tensors\":{"
+	                  "\"q\":{\"shape\":[2,8,16,32],\"role\":\"input\"},"
+	                  "\"k\":{\"shape\":[2,%d,16,32],\"role\":\"param\"},"
+	                  "\"v\":{\"shape\":[2,2,16,32],\"role\":\"param\"}},\"ops\":["
+	                  "{\"name\":\"a\",\"type\":\"Attention\",\"inputs\":[\"q\",\"k\",\"v\"],"
+	                  "\"outputs\":[\"y\"],\"attrs\":{\"is_causal\":%d}}]}";
+	char j[1024];
+	for (int causal = 0; causal < 2; causal++) {
+		snprintf(j, sizeof j, fmt, 2, causal);
+		pl_graph *g = load(j);
+		const pl_op *a = &g->ops[0];
+		SHAPE(g, "y", 2, 8, 16, 32);
+		int64_t one[PL_MAX_LOOPS], c[4096];
+		for (int l = 0; l < PL_MAX_LOOPS; l++)
+			one[l] = 1;
+		pl_opwork w = {0};
+		pl_op_rule_get(a->type)->work(g, a, one, &w);
+		double fwd = 4.0 * 2 * 16 * 16 * 8 * 32 / (causal ? 2 : 1);
+		assert_true(w.gemm_flops_fwd == fwd);
+		assert_true(w.gemm_flops_bwd == 2.5 * fwd);
+		double q = 2.0 * 8 * 16 * 32 * 4, lse = 2.0 * 8 * 16 * 4;
+		assert_true(w.saved_bytes == q + q + lse); /* Q, Y and the log-sum-exps */
+		assert_int_equal(w.saves_in, 1);
+		assert_int_equal(w.saves_out, 1);
+		int n = pl_op_enumerate(a, 16, c, 1024);
+		assert_true(n > 0);
+		for (int k = 0; k < n; k++) {
+			const int64_t *s = c + (size_t)k * a->spec.nloops;
+			/* the group's query heads, the keys and the head sizes whole */
+			assert_true(s[2] == 1 && s[4] == 1 && s[5] == 1 && s[6] == 1);
+			assert_true(s[1] <= 2); /* heads cut by key/value heads only */
+		}
+		pl_graph_free(g);
+	}
+	snprintf(j, sizeof j, fmt, 3, 0); /* 8 query heads over 3 key heads */
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "a.json", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "do not agree"));
+}
+
 /* Every op type has a whole rule whose name parses back to the type; the
  * integer inputs' ranges are the gathered axis and the classes. */
 static void rules_complete(void **state)
@@ -301,6 +356,7 @@ int main(void)
 	    cmocka_unit_test(unsplittable_axes),
 	    cmocka_unit_test(work_is_conserved),
 	    cmocka_unit_test(rules_complete),
+	    cmocka_unit_test(attention_rule),
 	};
 	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
 }
