@@ -16,7 +16,8 @@
  *   Slice or Split of a linear layer's output along its last axis (a fused
  *   q, k, v projection) imported as that layer's weight and bias cut into
  *   slices; Slice of an initializer (a mask sliced to the sequence);
- *   LayerNormalization (opset 17); GELU in its tanh form fused into Gelu.
+ *   LayerNormalization (opset 17); GELU in its tanh form fused into Gelu;
+ *   Attention (opset 23) in its 4-D form, without mask or key/value cache.
  *
  * Anything else is refused naming the node, its op type and the opset, with
  * the list above. ONNX exports are forward graphs: --loss cross-entropy
@@ -52,7 +53,7 @@
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
-	"Softmax, "                                                                                \
+	"Softmax, Attention (opset 23: 4-D Q, K, V; no mask or cache), "                           \
 	"Transpose, Gather, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "     \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
@@ -2762,6 +2763,46 @@ static int import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *nam
  * after reshaping back where they have C (opset 21). -1 when x's shape is
  * not known, under rank 3, the groups do not divide the channels, or the
  * scale has neither count. */
+/* ONNX's Attention (opset 23) in its 4-D form: Q [b, hq, s, d], K and V
+ * [b, hkv, t, .] as the planner's Attention, with is_causal and scale; no
+ * mask, no past key/value cache, no soft cap, its other outputs unread.
+ * NULL, or why not. */
+static const char *import_attention(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input < 3 || !n->input[1][0] || !n->input[2][0])
+		return "it needs Q, K and V";
+	for (size_t k = 3; k < n->n_input; k++)
+		if (n->input[k][0])
+			return "with an attention mask or a past key/value cache (only Q, K and V "
+			       "are read)";
+	for (size_t k = 1; k < n->n_output; k++) {
+		int who;
+		if (n->output[k][0] && consumers(m, n->output[k], &who, 1) > 0)
+			return "its present key/value or score outputs are read";
+	}
+	const Onnx__AttributeProto *cap = attr(n, "softcap"), *sc = attr(n, "scale");
+	if (cap && cap->has_f && cap->f != 0)
+		return "with a soft cap";
+	tinfo *q = known(m, n->input[0]), *k = known(m, n->input[1]), *v = known(m, n->input[2]);
+	if (!q || !k || !v)
+		return "its inputs' shapes are not known";
+	if (q->rank != 4 || k->rank != 4 || v->rank != 4)
+		return "only its 4-D form is read (Q, K, V as [batch, heads, sequence, head "
+		       "size])";
+	cJSON *o = add_op(m, name, "Attention");
+	for (int i = 0; i < 3; i++)
+		operand(m, o, n->input[i]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_CreateObject();
+	cJSON_AddNumberToObject(at, "is_causal", attr_i(n, "is_causal", 0) != 0);
+	if (sc && sc->has_f)
+		cJSON_AddNumberToObject(at, "scale", sc->f);
+	pl_json_add(o, "attrs", at);
+	int64_t dims[4] = {q->dims[0], q->dims[1], q->dims[2], v->dims[3]};
+	set_info(m, n->output[0], 4, dims, 0, NULL);
+	return NULL;
+}
+
 static int import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = known(m, n->input[0]), *sc = n->n_input > 1 ? known(m, n->input[1]) : NULL;
@@ -3008,6 +3049,10 @@ static pl_status node(imp *m, int i)
 			                   "bfloat16, int32, int64 or bool");
 		cJSON_AddStringToObject(emit_unary(m, n, name, "Cast"), "to", to);
 		return PL_OK;
+	}
+	if (!strcmp(t, "Attention")) {
+		const char *why = import_attention(m, n, name);
+		return why ? unsupported(m, n, why) : PL_OK;
 	}
 	if (!strcmp(t, "Einsum")) {
 		const char *why;

@@ -1000,7 +1000,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -1081,11 +1081,13 @@ check "a const with the wrong count of values: exit 2 naming the tensor and what
 check "pointnet.onnx: PointNet's max over the points a ReduceMax, amin a ReduceMin (their reduced axis kept whole), logsumexp its maximum subtracted, Exp, ReduceSum, Log and the maximum added" \
   '[ "$(jq -c "[.ops[] | select(.type | test(\"ReduceM\")) | [.type, .attrs.axes, .attrs.keepdims]]" "$T/pointnet-onnx.json")" = "[[\"ReduceMax\",[2],0],[\"ReduceMin\",[2],0],[\"ReduceMax\",[2],1],[\"ReduceMax\",[2],0]]" ] &&
    [ "$(jq -c "[.ops[] | select(.name | test(\"LogSumExp\")) | .type]" "$T/pointnet-onnx.json")" = "[\"ReduceMax\",\"Sub\",\"Exp\",\"ReduceSum\",\"Log\",\"ReduceMax\",\"Add\"]" ]'
+check "attention23.onnx: ONNX's Attention (opset 23, 4-D, 4 query heads over 2 key/value heads) one Attention op with is_causal and scale" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Attention\") | [.inputs, .attrs]]" "$T/attention23-onnx.json")" = "[[[\"qt\",\"kt\",\"vt\"],{\"is_causal\":1,\"scale\":0.5}]]" ]'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
