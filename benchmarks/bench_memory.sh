@@ -2,7 +2,7 @@
 # Memory the executor spends against the plan's prediction: for plans of
 # gpt-tiny, moe-tiny and a small zoo GPT (data, tensor and expert parallel,
 # micro-batches, ZeRO 1 and 3, full and selective recompute, pipeline
-# stages), `planner run --profile --json` reports per category the most
+# stages; the small GPT with its attention fused too), `planner run --profile --json` reports per category the most
 # bytes live at once on rank 0 (as a framework's allocator counts its
 # tensors; fp32 models, so the executor's fp32 buffers are the model's
 # bytes) beside the plan's peak-stage prediction. Markdown table on stdout,
@@ -20,6 +20,8 @@ trap 'rm -rf "$T"' EXIT
 : > "$OUT.jsonl"
 "$B/planner-zoo" gpt-small --layers 4 --hidden 128 --heads 4 --head-dim 32 --ffn 512 --seq 64 \
   --vocab 512 --batch 8 --dtype float32 > "$T/gpt-small.json"
+"$B/planner-zoo" gpt-small --layers 4 --hidden 128 --heads 4 --head-dim 32 --ffn 512 --seq 64 \
+  --vocab 512 --batch 8 --dtype float32 --attention fused > "$T/gpt-small-fused.json"
 cp "$SRC/tests/fixtures/models/gpt-tiny.json" "$SRC/tests/fixtures/models/moe-tiny.json" "$T/"
 echo "| model | plan | weights | gradients | optimizer | activations measured / predicted | transient measured / predicted | peak measured / predicted |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -53,4 +55,7 @@ gpt-small|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
 gpt-small|pp 2 of 2 chunks, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 2
 gpt-small|full recompute, 2 micro-batches|--devices 4 --dp 4 --pp 1 --micro-batches 2 --recompute full
+gpt-small-fused|dp 2|--devices 2 --mode dp
+gpt-small-fused|tp 2 cp 2|--devices 4 --tp 2 --cp 2 --pp 1
+gpt-small-fused|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
 PLANS
