@@ -36,8 +36,12 @@ int pl_recompute_parse(const char *name);
 int pl_recompute_of_flags(const uint8_t *flags, int n);
 
 #define PL_ZERO_LEVELS 4
-/* The most model chunks per device (interleaved 1F1B) a job has. */
-#define PL_JOB_MAX_VIRTUAL 8
+/* The most model chunks per device (interleaved 1F1B) a job states (each
+ * stage must also have as many clean segments: Megatron's recipes run up to
+ * one layer a chunk, 20 on Llama-2 70B), and the most a search that chooses
+ * the count tries. */
+#define PL_JOB_MAX_VIRTUAL  128
+#define PL_JOB_AUTO_VIRTUAL 8
 typedef struct pl_job {
 	int64_t micro_batches;  /* m >= 1 (0 reads as 1) */
 	int64_t stages;         /* pp >= 1 (0 reads as 1) */

@@ -782,7 +782,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	 * a multiple of pp) and every stage has v segments to make chunks of */
 	int64_t v0 = pb->vs > 0 ? pb->vs : 1, v1 = v0, vbest = 0;
 	if (pb->vs == PL_AUTO && pp > 1 && pb->m % pp == 0) {
-		v1 = PL_JOB_MAX_VIRTUAL;
+		v1 = PL_JOB_AUTO_VIRTUAL;
 		for (int s = 0; s < pp; s++)
 			if (first[s + 1] - first[s] < v1)
 				v1 = first[s + 1] - first[s];
@@ -1184,7 +1184,7 @@ static pl_status job_options(jobrun *s)
 
 /* The most chunks per device (interleaved 1F1B) a plan of pp stages and m
  * micro-batches may be given (try_plan's choice): the fixed count, or with
- * the count free up to PL_JOB_MAX_VIRTUAL where m fills rounds of the stages,
+ * the count free up to PL_JOB_AUTO_VIRTUAL where m fills rounds of the stages,
  * and never more than each stage has segments of the K between clean cuts
  * (some stage has at most K / pp). What the point's lower bound allows for. */
 static int64_t most_chunks(const pl_job_opts *jo, int64_t m, int64_t pp, int K)
@@ -1194,7 +1194,7 @@ static int64_t most_chunks(const pl_job_opts *jo, int64_t m, int64_t pp, int K)
 	if (pp <= 1 || m % pp)
 		return 1;
 	int64_t v = K / pp;
-	return v < 1 ? 1 : v > PL_JOB_MAX_VIRTUAL ? PL_JOB_MAX_VIRTUAL : v;
+	return v < 1 ? 1 : v > PL_JOB_AUTO_VIRTUAL ? PL_JOB_AUTO_VIRTUAL : v;
 }
 
 /* The problems of stage count pp for micro-batch graph a (and recompute),

@@ -318,6 +318,21 @@ for cfg in "--pp 1 --micro-batches 2 --zero 1 --recompute full" "--pp 1 --micro-
     '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq .pipeline.stages "$T/job.plan")" = "${cfg:5:1}" ] &&
      [ "$(jq ".pipeline.virtual_stages // 1" "$T/job.plan")" = "$vs" ]'
 done
+# more chunks a device than the search tries (Megatron's recipes run one layer a chunk: 20 on
+# Llama-2 70B's 4 stages): a 10-layer GPT on 2 stages of 10 chunks, each a layer's attention or
+# MLP, trains with the losses of one device, and cost reprices it
+"$ZOO" gpt-small --layers 10 --hidden 32 --heads 4 --head-dim 8 --ffn 64 --seq 8 --vocab 64 \
+  --batch 4 --dtype float32 > "$T/g10.json"
+"$PLANNER" search "$T/g10.json" --devices 1 -o "$T/g10-1.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/g10.json" --strategy "$T/g10-1.plan" --steps 3 --json > "$T/g10-r1" 2> "$T/err"
+"$PLANNER" search "$T/g10.json" --devices 2 --pp 2 --micro-batches 2 --virtual-stages 10 -o "$T/g10v.plan" > /dev/null 2> "$T/err"
+"$PLANNER" run "$T/g10.json" --strategy "$T/g10v.plan" --steps 3 --json > "$T/g10-rv" 2> "$T/err"
+rc=$?
+same=$(jq -s --slurpfile b "$T/g10-rv" '[., $b] | transpose | map(select(.[0].loss))
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/g10-r1")
+check "--virtual-stages 10 (beyond the 8 a search tries): interleaved over 10 chunks a device, the 1-device losses, repriced by cost" \
+  '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -c "[.pipeline.schedule, .pipeline.virtual_stages]" "$T/g10v.plan")" = "[\"interleaved-1F1B\",10]" ] &&
+   [ "$("$PLANNER" cost "$T/g10.json" --strategy "$T/g10v.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/g10v.plan")" ]'
 jq '.parallel_strategy_item |= with_entries(if .key == "l0.fc1" then .value.parallel_strategy[0][0] = 5 else . end)' \
   "$T/gt6.plan" > "$T/bad.plan"
 "$PLANNER" run "$GT" --strategy "$T/bad.plan" > /dev/null 2> "$T/err"
@@ -664,7 +679,7 @@ bad_combo() { # description, expected text, options...
 bad_combo "--micro-batches with --micro-batch-size" "both fix the micro-batches" --dp 2 --micro-batches 4 --micro-batch-size 2
 bad_combo "--micro-batch-size without --dp or --tp" "is per data-parallel rank" --micro-batch-size 2
 bad_combo "--virtual-stages 2 with --pp 1" "the interleaved schedule cuts the model into chunks over pipeline stages" --virtual-stages 2 --pp 1
-bad_combo "--virtual-stages 9" "expected 'auto' or an integer from 1 to 8" --virtual-stages 9
+bad_combo "--virtual-stages 129" "expected 'auto' or an integer from 1 to 128" --virtual-stages 129
 bad_combo "--zero 2 with --pp 2 (DeepSpeed)" "DeepSpeed's pipeline engine runs ZeRO stage 1 at most" --zero 2 --pp 2
 bad_combo "--zero 3 with --pipeline-stages 4" "ZeRO stage 1 at most" --zero 3 --pipeline-stages 4
 bad_combo "--ep on a model without experts" "has no experts" --ep 2
