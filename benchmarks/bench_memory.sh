@@ -57,5 +57,6 @@ gpt-small|pp 2 of 2 chunks, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4
 gpt-small|full recompute, 2 micro-batches|--devices 4 --dp 4 --pp 1 --micro-batches 2 --recompute full
 gpt-small-fused|dp 2|--devices 2 --mode dp
 gpt-small-fused|tp 2 cp 2|--devices 4 --tp 2 --cp 2 --pp 1
+gpt-small-fused|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small-fused|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
 PLANS

@@ -54,6 +54,9 @@ enum {
 	/* the attention's softmax, or the fused attention: where a layer's
 	 * attention part sits (planner/parts.c) */
 	PL_OPT_ATTENTION = 1u << 5,
+	/* a whole attention core by itself (the fused attention): selective
+	 * recompute runs it again alone */
+	PL_OPT_ATTENTION_CORE = 1u << 6,
 };
 
 typedef struct pl_op_rule {

@@ -281,9 +281,13 @@ int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags)
 	int blocks = 0;
 	memset(flags, 0, (size_t)g->nops);
 	if (mode == PL_RECOMPUTE_SELECTIVE) {
-		for (int o = 0; o < g->nops; o++)
-			if (g->ops[o].type == PL_OP_SOFTMAX)
+		for (int o = 0; o < g->nops; o++) {
+			unsigned tr = pl_op_traits(&g->ops[o]);
+			if (tr & PL_OPT_ATTENTION_CORE) /* a fused core: itself */
+				blocks += flags[o] = 1;
+			else if (tr & PL_OPT_ATTENTION)
 				blocks += attention_core(g, o, flags);
+		}
 		return blocks;
 	}
 	if (mode != PL_RECOMPUTE_FULL)
@@ -1316,9 +1320,8 @@ static pl_status enumerate(jobrun *s)
 			    r == PL_RECOMPUTE_FULL
 			        ? "no repeated layers (full recompute re-runs every repeated layer)"
 			        : "no attention core (a product of two activations into a Softmax, "
-			          "on into a product with another activation) to recompute; a "
-			          "fused Attention keeps no scores, so it has nothing to "
-			          "recompute");
+			          "on into a product with another activation, or a fused "
+			          "Attention) to recompute");
 		if ((st = enumerate_stages(s, a, blocks)))
 			return st;
 	}

@@ -99,7 +99,10 @@ void pl_job_plan_free(pl_job_plan *jp);
  * two activations that feeds a Softmax (through ops that keep the shape), the
  * Softmax, up to the product of its result with another activation -- so its
  * sequence x sequence tensors are not kept and their forward re-runs; the
- * core's inputs (queries, keys, values) stay kept by their producers.
+ * core's inputs (queries, keys, values) stay kept by their producers. A
+ * fused Attention is a core by itself (its output and log-sum-exps not
+ * kept, its forward run again, as Megatron's selective recompute of
+ * FlashAttention's core attention).
  * Returns the number of recomputed blocks or cores (0: nothing to recompute). */
 int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags);
 

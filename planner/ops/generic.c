@@ -88,8 +88,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_CUMSUM] = {"CumSum", 1, 1, 1, 0, pl__infer_softmax, pl__work_cumsum, NULL},
     [PL_OP_LSTM] = {"LSTM", 3, 4, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_rnn, pl__work_rnn,
                     NULL},
-    [PL_OP_ATTENTION] = {"Attention", 3, 3, 1, PL_OPT_ATTENTION, pl__infer_attention,
-                         pl__work_attention, NULL},
+    [PL_OP_ATTENTION] = {"Attention", 3, 3, 1, PL_OPT_ATTENTION | PL_OPT_ATTENTION_CORE,
+                         pl__infer_attention, pl__work_attention, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -318,6 +318,19 @@ for cfg in "--pp 1 --micro-batches 2 --zero 1 --recompute full" "--pp 1 --micro-
     '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq .pipeline.stages "$T/job.plan")" = "${cfg:5:1}" ] &&
      [ "$(jq ".pipeline.virtual_stages // 1" "$T/job.plan")" = "$vs" ]'
 done
+# a fused Attention is an attention core by itself: selective recompute runs it again alone (its
+# output and log-sum-exps not kept), with the one-device losses, on tensor-parallel stages too
+"$ZOO" gpt-small --layers 2 --hidden 32 --heads 4 --head-dim 8 --ffn 64 --seq 8 --vocab 64 \
+  --batch 4 --dtype float32 --attention fused > "$T/gf.json"
+"$PLANNER" search "$T/gf.json" --devices 1 -o "$T/gf-1.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/gf.json" --strategy "$T/gf-1.plan" --steps 3 --json > "$T/gf-r1" 2> "$T/err"
+"$PLANNER" search "$T/gf.json" --devices 4 --pp 2 --tp 2 --micro-batches 2 --recompute selective -o "$T/gfs.plan" > /dev/null 2> "$T/err"
+"$PLANNER" run "$T/gf.json" --strategy "$T/gfs.plan" --steps 3 --json > "$T/gf-rs" 2> "$T/err"
+rc=$?
+same=$(jq -s --slurpfile b "$T/gf-rs" '[., $b] | transpose | map(select(.[0].loss))
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/gf-r1")
+check "fused attention, --recompute selective (pp 2, tp 2): the Attention ops run again alone, the 1-device losses" \
+  '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -r .recompute "$T/gfs.plan")" = selective ]'
 # more chunks a device than the search tries (Megatron's recipes run one layer a chunk: 20 on
 # Llama-2 70B's 4 stages): a 10-layer GPT on 2 stages of 10 chunks, each a layer's attention or
 # MLP, trains with the losses of one device, and cost reprices it
