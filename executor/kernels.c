@@ -551,6 +551,49 @@ static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 	return 0;
 }
 
+/* Attention's local sizes (planner/ops/attention.c): batch, query heads,
+ * key/value heads, queries, keys, head size, value head size; whether the
+ * form is 3-D ([b, s, heads x d]); the row strides of Q, K, V and Y. */
+typedef struct attn_dims {
+	int64_t b, hq, hkv, s, t, d, dv;
+	int flat;
+	int64_t lq, lk, lv, ly;
+} attn_dims;
+
+static void attention_dims(const pl_kctx *k, const pl_xt *in, attn_dims *a)
+{
+	const pl_xt *Q = &in[0], *K = &in[1], *V = &in[2];
+	a->flat = Q->rank == 3;
+	a->b = Q->shape[0];
+	if (a->flat) { /* the head sizes from the global shapes and the head counts */
+		const pl_graph *g = k->g;
+		a->d = g->tensors[k->op->in[0]].shape[2] / k->op->attrs.q_heads;
+		a->dv = g->tensors[k->op->in[2]].shape[2] / k->op->attrs.kv_heads;
+		a->s = Q->shape[1];
+		a->t = K->shape[1];
+		a->hq = Q->shape[2] / a->d;
+		a->hkv = K->shape[2] / a->d;
+	} else {
+		a->hq = Q->shape[1];
+		a->hkv = K->shape[1];
+		a->s = Q->shape[2];
+		a->t = K->shape[2];
+		a->d = Q->shape[3];
+		a->dv = V->shape[3];
+	}
+	a->lq = a->flat ? a->hq * a->d : a->d;
+	a->lk = a->flat ? a->hkv * a->d : a->d;
+	a->lv = a->flat ? a->hkv * a->dv : a->dv;
+	a->ly = a->flat ? a->hq * a->dv : a->dv;
+}
+
+/* where head h (of n heads, each `size` wide) of batch b starts, rows of ld */
+static int64_t head_at(const attn_dims *a, int64_t b, int64_t h, int64_t n, int64_t rows,
+                       int64_t size)
+{
+	return a->flat ? b * rows * n * size + h * size : (b * n + h) * rows * size;
+}
+
 size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 {
 	if (k->op->type == PL_OP_BATCHNORM) /* per channel: mean, 1/std */
@@ -558,9 +601,14 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 	if (k->op->type == PL_OP_RNN || k->op->type == PL_OP_GRU || k->op->type == PL_OP_LSTM)
 		return (size_t)(in[0].shape[0] * in[0].shape[1] * in[1].shape[0]) *
 		       (size_t)(in[1].shape[1] + in[2].shape[2]); /* per step: gates, H more */
-	if (k->op->type != PL_OP_SCE && k->op->type != PL_OP_ATTENTION)
-		return 0; /* SCE's and Attention's: a log-sum-exp per row */
-	return in[0].n / (size_t)in[0].shape[in[0].rank - 1];
+	if (k->op->type == PL_OP_ATTENTION) {                     /* a log-sum-exp per query row */
+		attn_dims a;
+		attention_dims(k, in, &a);
+		return (size_t)(a.b * a.hq * a.s);
+	}
+	if (k->op->type != PL_OP_SCE)
+		return 0;
+	return in[0].n / (size_t)in[0].shape[in[0].rank - 1]; /* a log-sum-exp per row */
 }
 
 /* ---- mixture of experts (see planner/ops/moe.c) ---- */
@@ -1537,19 +1585,18 @@ static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 	return 0;
 }
 
-/* Attention (planner/ops/attention.c), as FlashAttention computes it: per
- * query head, P = softmax(scale Q K^T) with keys after the query's global
- * position masked under is_causal, Y = P V; the log-sum-exp of each row is
- * kept (k->saved) and the backward recomputes P from it rather than keeping
- * the scores. K and V are whole along the keys, Q may be a slice of the
- * queries (its offset in_off[0][2]). */
+/* Attention, as FlashAttention computes it: per query head, P =
+ * softmax(scale Q K^T) with keys after the query's global position masked
+ * under is_causal, Y = P V; the log-sum-exp of each row is kept (k->saved)
+ * and the backward recomputes P from it rather than keeping the scores. K
+ * and V are whole along the keys, Q may be a slice of the queries (its
+ * offset in_off[0] along the sequence). */
 static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
 {
-	const pl_xt *Q = &in[0], *K = &in[1], *V = &in[2];
-	int64_t nb = Q->shape[0], hq = Q->shape[1], s = Q->shape[2], d = Q->shape[3];
-	int64_t hkv = K->shape[1], t = K->shape[2], dv = V->shape[3], grp = hq / hkv;
-	int64_t q0 = k->in_off[0][2];
-	float scale = (float)(k->op->attrs.has_scale ? k->op->attrs.scale : 1 / sqrt((double)d));
+	attn_dims a;
+	attention_dims(k, in, &a);
+	int64_t s = a.s, t = a.t, grp = a.hq / a.hkv, q0 = k->in_off[0][a.flat ? 1 : 2];
+	float scale = (float)(k->op->attrs.has_scale ? k->op->attrs.scale : 1 / sqrt((double)a.d));
 	float *lse = k->saved->v;
 	float *P = pl_malloc(sizeof(float) * (size_t)(s * t) * (dy ? 2 : 1));
 	if (!P)
@@ -1558,12 +1605,15 @@ static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 	for (int i = 1; dy && i < 3; i++)
 		if (din[i].v)
 			memset(din[i].v, 0, sizeof(float) * din[i].n);
-	for (int64_t bh = 0; bh < nb * hq; bh++) {
-		int64_t b = bh / hq, kvh = b * hkv + bh % hq / grp;
-		const float *q = Q->v + bh * s * d, *kk = K->v + kvh * t * d,
-		            *v = V->v + kvh * t * dv;
+	for (int64_t bh = 0; bh < a.b * a.hq; bh++) {
+		int64_t b = bh / a.hq, h = bh % a.hq, kvh = h / grp;
+		int64_t oq = head_at(&a, b, h, a.hq, s, a.d),
+		        ok = head_at(&a, b, kvh, a.hkv, t, a.d),
+		        ov = head_at(&a, b, kvh, a.hkv, t, a.dv),
+		        oy = head_at(&a, b, h, a.hq, s, a.dv);
+		const float *q = in[0].v + oq, *kk = in[1].v + ok, *v = in[2].v + ov;
 		float *l = lse + bh * s;
-		k->gemm(0, 1, s, t, d, scale, q, d, kk, d, 0, P, t);
+		k->gemm(0, 1, s, t, a.d, scale, q, a.lq, kk, a.lk, 0, P, t);
 		for (int64_t r = 0; r < s; r++) {
 			float *p = P + r * t;
 			int64_t n = k->op->attrs.causal ? (q0 + r + 1 < t ? q0 + r + 1 : t) : t;
@@ -1583,24 +1633,24 @@ static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 			l[r] = mx + (float)log(sum);
 		}
 		if (!dy) {
-			k->gemm(0, 0, s, dv, t, 1, P, t, v, dv, 0, y->v + bh * s * dv, dv);
+			k->gemm(0, 0, s, a.dv, t, 1, P, t, v, a.lv, 0, y->v + oy, a.ly);
 			continue;
 		}
-		const float *g = dy->v + bh * s * dv, *o = y->v + bh * s * dv;
+		const float *g = dy->v + oy, *o = y->v + oy;
 		if (din[2].v) /* dV += P^T dY */
-			k->gemm(1, 0, t, dv, s, 1, P, t, g, dv, 1, din[2].v + kvh * t * dv, dv);
-		k->gemm(0, 1, s, t, dv, 1, g, dv, v, dv, 0, dP, t); /* dP = dY V^T */
-		for (int64_t r = 0; r < s; r++) {                   /* dS = P (dP - rowsum(dY Y)) */
+			k->gemm(1, 0, t, a.dv, s, 1, P, t, g, a.ly, 1, din[2].v + ov, a.lv);
+		k->gemm(0, 1, s, t, a.dv, 1, g, a.ly, v, a.lv, 0, dP, t); /* dP = dY V^T */
+		for (int64_t r = 0; r < s; r++) { /* dS = P (dP - rowsum(dY Y)) */
 			double D = 0;
-			for (int64_t c = 0; c < dv; c++)
-				D += (double)g[r * dv + c] * o[r * dv + c];
+			for (int64_t c = 0; c < a.dv; c++)
+				D += (double)g[r * a.ly + c] * o[r * a.ly + c];
 			for (int64_t c = 0; c < t; c++)
 				dP[r * t + c] = P[r * t + c] * (dP[r * t + c] - (float)D);
 		}
 		if (din[0].v) /* dQ = scale dS K */
-			k->gemm(0, 0, s, d, t, scale, dP, t, kk, d, 0, din[0].v + bh * s * d, d);
+			k->gemm(0, 0, s, a.d, t, scale, dP, t, kk, a.lk, 0, din[0].v + oq, a.lq);
 		if (din[1].v) /* dK += scale dS^T Q */
-			k->gemm(1, 0, t, d, s, scale, dP, t, q, d, 1, din[1].v + kvh * t * d, d);
+			k->gemm(1, 0, t, a.d, s, scale, dP, t, q, a.lq, 1, din[1].v + ok, a.lk);
 	}
 	free(P);
 	return 0;

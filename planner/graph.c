@@ -398,6 +398,13 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
 				return FAIL("%s: %s: expected 0 or 1", b->file, where);
 			a->causal = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
+		} else if (op->type == PL_OP_ATTENTION &&
+		           (!strcmp(k, "q_num_heads") || !strcmp(k, "kv_num_heads"))) {
+			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+			    e->valuedouble < 1 || e->valuedouble > 1e9)
+				return FAIL("%s: %s: expected a positive integer", b->file, where);
+			*(!strcmp(k, "q_num_heads") ? &a->q_heads : &a->kv_heads) =
+			    (int64_t)e->valuedouble;
 		} else if (op->type == PL_OP_ATTENTION && !strcmp(k, "scale")) {
 			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
 			    !isfinite(e->valuedouble))

@@ -193,9 +193,11 @@ typedef struct pl_attrs {
 	/* Pow: x to a constant power (Reciprocal's is -1) */
 	double exponent;
 	/* Attention: query i sees keys 0..i only (is_causal), and the scores
-	 * are scaled by `scale` (has_scale; else 1/sqrt(head size)) */
+	 * are scaled by `scale` (has_scale; else 1/sqrt(head size)); in the
+	 * 3-D form the query and key/value heads (q_num_heads, kv_num_heads) */
 	int causal, has_scale;
 	double scale;
+	int64_t q_heads, kv_heads;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };

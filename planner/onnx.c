@@ -17,7 +17,7 @@
  *   q, k, v projection) imported as that layer's weight and bias cut into
  *   slices; Slice of an initializer (a mask sliced to the sequence);
  *   LayerNormalization (opset 17); GELU in its tanh form fused into Gelu;
- *   Attention (opset 23) in its 4-D form, without mask or key/value cache.
+ *   Attention (opset 23), 4-D or 3-D, without mask or key/value cache.
  *
  * Anything else is refused naming the node, its op type and the opset, with
  * the list above. ONNX exports are forward graphs: --loss cross-entropy
@@ -53,7 +53,7 @@
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
-	"Softmax, Attention (opset 23: 4-D Q, K, V; no mask or cache), "                           \
+	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "     \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
@@ -2763,9 +2763,10 @@ static int import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *nam
  * after reshaping back where they have C (opset 21). -1 when x's shape is
  * not known, under rank 3, the groups do not divide the channels, or the
  * scale has neither count. */
-/* ONNX's Attention (opset 23) in its 4-D form: Q [b, hq, s, d], K and V
- * [b, hkv, t, .] as the planner's Attention, with is_causal and scale; no
- * mask, no past key/value cache, no soft cap, its other outputs unread.
+/* ONNX's Attention (opset 23) as the planner's: its 4-D form (Q [b, hq, s,
+ * d], K and V [b, hkv, t, .]) or its 3-D form (Q [b, s, hq x d], K and V
+ * [b, t, hkv x .], with q_num_heads and kv_num_heads), is_causal and scale;
+ * no mask, no past key/value cache, no soft cap, its other outputs unread.
  * NULL, or why not. */
 static const char *import_attention(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -2786,9 +2787,13 @@ static const char *import_attention(imp *m, const Onnx__NodeProto *n, const char
 	tinfo *q = known(m, n->input[0]), *k = known(m, n->input[1]), *v = known(m, n->input[2]);
 	if (!q || !k || !v)
 		return "its inputs' shapes are not known";
-	if (q->rank != 4 || k->rank != 4 || v->rank != 4)
-		return "only its 4-D form is read (Q, K, V as [batch, heads, sequence, head "
-		       "size])";
+	int64_t hq = attr_i(n, "q_num_heads", 0), hkv = attr_i(n, "kv_num_heads", 0);
+	if (!((q->rank == 4 && k->rank == 4 && v->rank == 4) ||
+	      (q->rank == 3 && k->rank == 3 && v->rank == 3 && hq > 0 && hkv > 0 &&
+	       q->dims[2] % hq == 0 && v->dims[2] % hkv == 0)))
+		return "Q, K and V must be all 4-D ([batch, heads, sequence, head size]) or all "
+		       "3-D ([batch, sequence, heads x head size], with q_num_heads and "
+		       "kv_num_heads)";
 	cJSON *o = add_op(m, name, "Attention");
 	for (int i = 0; i < 3; i++)
 		operand(m, o, n->input[i]);
@@ -2797,9 +2802,15 @@ static const char *import_attention(imp *m, const Onnx__NodeProto *n, const char
 	cJSON_AddNumberToObject(at, "is_causal", attr_i(n, "is_causal", 0) != 0);
 	if (sc && sc->has_f)
 		cJSON_AddNumberToObject(at, "scale", sc->f);
+	if (q->rank == 3) {
+		cJSON_AddNumberToObject(at, "q_num_heads", (double)hq);
+		cJSON_AddNumberToObject(at, "kv_num_heads", (double)hkv);
+	}
 	pl_json_add(o, "attrs", at);
 	int64_t dims[4] = {q->dims[0], q->dims[1], q->dims[2], v->dims[3]};
-	set_info(m, n->output[0], 4, dims, 0, NULL);
+	if (q->rank == 3) /* [b, s, hq x dv] */
+		dims[2] = hq * (v->dims[2] / hkv);
+	set_info(m, n->output[0], q->rank, dims, 0, NULL);
 	return NULL;
 }
 

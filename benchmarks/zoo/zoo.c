@@ -225,29 +225,17 @@ static void norm(const cfg *c, const char *name, const char *x, const char *g, c
 		   "{\"axis\": -1, \"epsilon\": 1e-5}");
 }
 
-/* q, k, v [B, S, heads * dh] -> [B, heads, S, dh] -> Attention -> ctxt
- * [B, S, A, dh]: key/value heads as many as their weights give */
+/* q, k, v [B, S, heads * dh] -> Attention in its 3-D form (the layout the
+ * projections write, FlashAttention's own) -> ctx2 [B, S, A * dh] */
 static void fused_attention(const cfg *c, long l)
 {
-	long B = c->batch, S = c->seq, A = c->heads, dh = c->head_dim;
-	long KV = c->kv_heads ? c->kv_heads : A;
-	char sh[128];
-	static const char *const fmt[3][3] = {{"l%ld.q.out", "l%ld.q4", "l%ld.q4.out"},
-	                                      {"l%ld.k.out", "l%ld.k4", "l%ld.k4.out"},
-	                                      {"l%ld.v.out", "l%ld.v4", "l%ld.v4.out"}};
-	static const char *const tfmt[3][2] = {
-	    {"l%ld.qt", "l%ld.qt.out"}, {"l%ld.kt", "l%ld.kt.out"}, {"l%ld.vt", "l%ld.vt.out"}};
-	for (int i = 0; i < 3; i++) {
-		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, i ? KV : A, dh);
-		op(N(fmt[i][1], l), "Reshape", Q1(N(fmt[i][0], l)), N(fmt[i][2], l), sh);
-		op(N(tfmt[i][0], l), "Transpose", Q1(N(fmt[i][2], l)), N(tfmt[i][1], l),
-		   "{\"perm\": [0, 2, 1, 3]}");
-	}
+	char at[128];
+	snprintf(at, sizeof at, "{\"q_num_heads\": %ld, \"kv_num_heads\": %ld%s}", c->heads,
+	         c->kv_heads ? c->kv_heads : c->heads,
+	         strcmp(c->arch, "bert") ? ", \"is_causal\": 1" : "");
 	op(N("l%ld.attn", l), "Attention",
-	   Q3(N("l%ld.qt.out", l), N("l%ld.kt.out", l), N("l%ld.vt.out", l)), N("l%ld.ctx.out", l),
-	   strcmp(c->arch, "bert") ? "{\"is_causal\": 1}" : NULL);
-	op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
-	   "{\"perm\": [0, 2, 1, 3]}");
+	   Q3(N("l%ld.q.out", l), N("l%ld.k.out", l), N("l%ld.v.out", l)), N("l%ld.ctx2.out", l),
+	   at);
 }
 
 static void attention(const cfg *c, long l, const char *x, const char *out)
@@ -311,8 +299,11 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		op(N("l%ld.ctxt", l), "Transpose", Q1(N("l%ld.ctx.out", l)), N("l%ld.ctxt.out", l),
 		   "{\"perm\": [0, 3, 1, 2, 4]}");
 	}
-	snprintf(a, sizeof a, "{\"shape\": [%ld, %ld, %ld]}", B, S, A * dh);
-	op(N("l%ld.ctx2", l), "Reshape", Q1(N("l%ld.ctxt.out", l)), N("l%ld.ctx2.out", l), a);
+	if (!fused) {
+		snprintf(a, sizeof a, "{\"shape\": [%ld, %ld, %ld]}", B, S, A * dh);
+		op(N("l%ld.ctx2", l), "Reshape", Q1(N("l%ld.ctxt.out", l)), N("l%ld.ctx2.out", l),
+		   a);
+	}
 	op(N("l%ld.proj", l), "MatMul", Q2(N("l%ld.ctx2.out", l), N("l%ld.wo", l)), out, NULL);
 }
 

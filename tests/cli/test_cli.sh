@@ -1109,8 +1109,8 @@ check "a const with the wrong count of values: exit 2 naming the tensor and what
 check "pointnet.onnx: PointNet's max over the points a ReduceMax, amin a ReduceMin (their reduced axis kept whole), logsumexp its maximum subtracted, Exp, ReduceSum, Log and the maximum added" \
   '[ "$(jq -c "[.ops[] | select(.type | test(\"ReduceM\")) | [.type, .attrs.axes, .attrs.keepdims]]" "$T/pointnet-onnx.json")" = "[[\"ReduceMax\",[2],0],[\"ReduceMin\",[2],0],[\"ReduceMax\",[2],1],[\"ReduceMax\",[2],0]]" ] &&
    [ "$(jq -c "[.ops[] | select(.name | test(\"LogSumExp\")) | .type]" "$T/pointnet-onnx.json")" = "[\"ReduceMax\",\"Sub\",\"Exp\",\"ReduceSum\",\"Log\",\"ReduceMax\",\"Add\"]" ]'
-check "attention23.onnx: ONNX's Attention (opset 23, 4-D, 4 query heads over 2 key/value heads) one Attention op with is_causal and scale" \
-  '[ "$(jq -c "[.ops[] | select(.type == \"Attention\") | [.inputs, .attrs]]" "$T/attention23-onnx.json")" = "[[[\"qt\",\"kt\",\"vt\"],{\"is_causal\":1,\"scale\":0.5}]]" ]'
+check "attention23.onnx: ONNX's Attention (opset 23; 4 query heads over 2 key/value heads) each an Attention op: the 4-D form with is_causal and scale, the 3-D form with its head counts" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Attention\") | [.inputs, .attrs]]" "$T/attention23-onnx.json")" = "[[[\"qt\",\"kt\",\"vt\"],{\"is_causal\":1,\"scale\":0.5}],[[\"q2\",\"k2\",\"v2\"],{\"is_causal\":0,\"q_num_heads\":4,\"kv_num_heads\":2}]]" ]'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's

@@ -93,6 +93,16 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Attention\", \"inputs\": [\"A\", \"k\", \"v\"], "
      "\"outputs\": [\"y\"], \"attrs\": {\"is_causal\": 1}}",
      "[2, 4, 6, 4]"},
+    /* the 3-D form: heads inside the last dimension (4 query heads of 4 over
+     * 2 key/value heads, values of 3), causal */
+    {"Attention 3-D",
+     "\"k\": {\"shape\": [2, 6, 8], \"role\": \"param\"}, "
+     "\"v\": {\"shape\": [2, 6, 6], \"role\": \"param\"}",
+     "[2, 6, 16]",
+     "{\"name\": \"op\", \"type\": \"Attention\", \"inputs\": [\"A\", \"k\", \"v\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"is_causal\": 1, \"q_num_heads\": 4, "
+     "\"kv_num_heads\": 2}}",
+     "[2, 6, 12]"},
     /* more keys than queries, a given scale, no mask */
     {"Attention cross",
      "\"k\": {\"shape\": [2, 2, 7, 4], \"role\": \"param\"}, "
@@ -715,7 +725,14 @@ static void gradients_match_finite_differences(void **state)
 			int every = !strncmp(cases[c].name, "LSTM", 4) ||
 			            !strncmp(cases[c].name, "GRU", 3) ||
 			            !strncmp(cases[c].name, "RNN", 3);
-			for (size_t k = 0; k < (every ? n : 4); k++) {
+			/* else 4 random elements where the loss is smooth: a point whose
+			 * one-sided quotients disagree straddles a kink (the MoE layer's
+			 * routing flips when its input moves) and says nothing */
+			size_t checked = 0, tries = 0;
+			for (size_t k = 0; every ? k < n : checked < 4; k++) {
+				if (!every && ++tries > 32)
+					fail_msg("%s: %s: no smooth point in 32 tries",
+					         cases[c].name, g->tensors[t].name);
 				size_t i = every ? k : (size_t)rand_r(&seed) % n;
 				const float h = 1e-2f, w0 = w[i];
 				double lp, lm;
@@ -727,7 +744,11 @@ static void gradients_match_finite_differences(void **state)
 				assert_int_equal(pl_exec_step(r.ex, 0, &lm, &err), PL_OK);
 				w[i] = w0;
 				pl_exec_write(r.ex, t, w);
-				double fd = (lp - lm) / (2.0 * h);
+				double fd = (lp - lm) / (2.0 * h), up = (lp - l0) / h,
+				       down = (l0 - lm) / h;
+				if (!every && fabs(up - down) > 0.2 * fmax(fabs(fd), 5e-2))
+					continue;
+				checked++;
 				if (fabs(fd - gr[i]) > 2e-2 * fmax(fabs(gr[i]), 5e-2))
 					fail_msg("%s: d loss / d %s[%zu]: backward %.6g, central "
 					         "difference %.6g",

@@ -304,6 +304,27 @@ static void attention_rule(void **state)
 		}
 		pl_graph_free(g);
 	}
+	/* the 3-D form: the same work, its heads dimension cut by key/value heads */
+	const char *flat =
+	    "{\"format\":\"planner.model/1\",\"tensors\":{"
+	    "\"q\":{\"shape\":[2,16,256],\"role\":\"input\"},"
+	    "\"k\":{\"shape\":[2,16,64],\"role\":\"param\"},"
+	    "\"v\":{\"shape\":[2,16,64],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"a\",\"type\":\"Attention\",\"inputs\":[\"q\",\"k\",\"v\"],"
+	    "\"outputs\":[\"y\"],\"attrs\":{\"q_num_heads\":8,\"kv_num_heads\":2}}]}";
+	pl_graph *f = load(flat);
+	SHAPE(f, "y", 2, 16, 256);
+	int64_t ones[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		ones[l] = 1;
+	pl_opwork fw = {0};
+	pl_op_rule_get(f->ops[0].type)->work(f, &f->ops[0], ones, &fw);
+	assert_true(fw.gemm_flops_fwd == 4.0 * 2 * 16 * 16 * 8 * 32);
+	int64_t cut[PL_MAX_LOOPS] = {1, 2, 1, 1, 1, 1, 1};
+	pl_layout lk;
+	pl_op_input_layout(f, &f->ops[0], cut, 2, 1, &lk);
+	assert_int_equal(pl_layout_local_bytes(&lk), 2.0 * 16 * 32 * 4); /* one key head of two */
+	pl_graph_free(f);
 	snprintf(j, sizeof j, fmt, 3, 0); /* 8 query heads over 3 key heads */
 	pl_graph *g;
 	pl_err err;
