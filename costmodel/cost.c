@@ -159,21 +159,26 @@ int pl_recompute_of_flags(const uint8_t *flags, int n)
 	return mode;
 }
 
-/* bytes of optimizer state per param element (Adam: fp32 m and v, plus an
- * fp32 master copy for 16-bit params), and bytes an optimizer step moves per
- * element, as Megatron's optimizer runs it (megatron/core/optimizer/
- * optimizer.py, MixedPrecisionOptimizer.step; docs/cost-model.md): for
- * 16-bit params the gradient copied into the fp32 main gradient (w read, 4
- * written), fp16's unscale and inf check (4 + 4), the gradient norm for
- * clipping (4 read), Adam on the fp32 master (weights, gradients, m, v read;
- * weights, m, v written: 28), the master copied back (4 read, w written);
- * for 32-bit params the norm and Adam (4 + 28) */
-static void adam_bytes(pl_dtype dt, double *state, double *traffic)
+/* Per param element, as Megatron-LM keeps and steps them (its distributed
+ * optimizer's table of bytes per parameter, docs/distrib_optimizer.md: fp16
+ * param and grads 20, or 4 + 16/d distributed; bf16 param and fp32 grads
+ * 18, 6 + 12/d; fp32 16, 8 + 8/d; docs/cost-model.md): the gradient's bytes
+ * (bf16 params accumulate and reduce their gradients in fp32: Megatron sets
+ * accumulate_allreduce_grads_in_fp32 for bf16), the optimizer state's (fp32
+ * m and v, an fp32 master for 16-bit params, and fp16's fp32 main gradient
+ * beside its fp16 one), and the bytes a step moves (megatron/core/optimizer/
+ * optimizer.py, MixedPrecisionOptimizer.step): fp16's gradient copied into
+ * the fp32 main gradient (w read, 4 written) with its unscale and inf check
+ * (4 + 4), the gradient norm for clipping (4 read), Adam on the fp32 master
+ * (weights, gradients, m, v read; weights, m, v written: 28), a 16-bit
+ * param's master copied back (4 read, w written) */
+static void adam_bytes(pl_dtype dt, double *grad, double *state, double *traffic)
 {
-	int w = pl_dtype_bytes(dt);
-	int half = dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16;
-	*state = 8 + (half ? 4 : 0);
-	*traffic = half ? (w + 4) + (dt == PL_DT_FLOAT16 ? 8 : 0) + 4 + 28 + (4 + w) : 4 + 28;
+	int w = pl_dtype_bytes(dt), fp16 = dt == PL_DT_FLOAT16;
+	int half = fp16 || dt == PL_DT_BFLOAT16;
+	*grad = half && !fp16 ? 4 : w;
+	*state = 8 + (half ? 4 : 0) + (fp16 ? 4 : 0);
+	*traffic = (fp16 ? (w + 4) + 8 : 0) + 4 + 28 + (half ? 4 + w : 0);
 }
 
 /* The share of one optimizer kernel launch a param's update takes: fused
@@ -318,34 +323,36 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		pl_layout gl;
 		pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
 		double bytes = pl_layout_local_bytes(&gl);
-		double elems = bytes / pl_dtype_bytes(pt->dtype), state, traffic;
-		adam_bytes(pt->dtype, &state, &traffic);
-		double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff);
+		double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
+		adam_bytes(pt->dtype, &grad, &state, &traffic);
+		double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
 		pl_prim ar;
 		double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
 		if (pl_layout_partial_allreduce(&gl, &ar)) {
-			pl_prim x = ar;
+			pl_prim x = ar; /* the weights gathered in their own dtype */
 			r = (double)ar.group_size;
+			x.kind = PL_PRIM_ALL_GATHER;
+			t_ag = bucketed_cost(c, &x, ct.all_gather, bk);
+			ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
+			x = ar;
 			t_ar = bucketed_cost(c, &ar, ct.all_reduce, bk);
 			x.kind = PL_PRIM_REDUCE_SCATTER;
 			t_rs = bucketed_cost(c, &x, ct.reduce_scatter, bk);
-			x.kind = PL_PRIM_ALL_GATHER;
-			t_ag = bucketed_cost(c, &x, ct.all_gather, bk);
 		}
 		double sb = elems * state;
-		out->state_bytes[0] += 2 * bytes + sb;
-		out->state_bytes[1] += 2 * bytes + sb / r;
-		out->state_bytes[2] += bytes + bytes / r + sb / r;
-		out->state_bytes[3] += 2 * bytes / r + sb / r;
+		out->state_bytes[0] += bytes + gb + sb;
+		out->state_bytes[1] += bytes + gb + sb / r;
+		out->state_bytes[2] += bytes + gb / r + sb / r;
+		out->state_bytes[3] += bytes / r + gb / r + sb / r;
 		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
 			out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
-			out->grad_bytes[z] += z >= 2 ? bytes / r : bytes;
+			out->grad_bytes[z] += z >= 2 ? gb / r : gb;
 		}
 		out->sync_s[0] += t_ar;
 		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
 		out->reduce_step_s[0] += t_ar;
 		out->reduce_step_s[1] += r > 1 ? t_rs : 0;
-		out->grad_step_bytes += bytes;
+		out->grad_step_bytes += gb;
 		out->sync_s[2] += r > 1 ? t_ag : 0;
 		out->reduce_s += r > 1 ? t_rs : 0;
 		out->gather_s += 2 * t_ag;

@@ -137,8 +137,8 @@ static void presets_and_link_classes(void **state)
 static void adam_memory(void **state)
 {
 	(void)state;
-	/* one bf16 MatMul, replicated on 1 device: weights 2 + grads 2 + fp32 master,
-	 * m, v 12 = 16 bytes per parameter; x is data and is kept for dW */
+	/* one bf16 MatMul, replicated on 1 device: weights 2 + fp32 grads 4 + fp32
+	 * master, m, v 12 = 18 bytes per parameter; x is data and is kept for dW */
 	const char *j =
 	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
 	    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
@@ -152,15 +152,17 @@ static void adam_memory(void **state)
 	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
 	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
 	const pl_nodecost *n = pl_problem_node(p, 0);
-	assert_true(n[0].mem_bytes == 16.0 * 16 * 32 + 8 * 16 * 2);
+	assert_true(n[0].mem_bytes == 18.0 * 16 * 32 + 8 * 16 * 2);
 	assert_true(n[0].comm_s == 0);
-	/* its update: Megatron's mixed-precision step moves 44 bytes a bf16
-	 * parameter, in a multi-tensor launch of up to 36 tensors (apex's and
+	/* its update: Megatron's mixed-precision step moves 38 bytes a bf16
+	 * parameter (its gradient already the fp32 main gradient: the norm 4,
+	 * Adam 28, the master copied back 4 + 2), in a multi-tensor launch of up
+	 * to 36 tensors (apex's and
 	 * PyTorch's depth_to_max_tensors for Adam's 4 lists), a 36th of one
 	 * launch's overhead */
 	pl_nodeparts pt;
 	pl_cost_node_parts(p, 0, p->strat[0], &pt);
-	double upd = 512.0 * 44 / (c.memory_bandwidth * c.bw_eff) + c.kernel_overhead_s / 36;
+	double upd = 512.0 * 38 / (c.memory_bandwidth * c.bw_eff) + c.kernel_overhead_s / 36;
 	assert_true(fabs(pt.opt_s[0] - upd) <= 1e-12 * upd);
 	pl_problem_free(p);
 	/* pure data parallel on 4: same weights per device, a gradient all-reduce */
@@ -171,10 +173,10 @@ static void adam_memory(void **state)
 	for (int s = 0; s < p->nstrat[0]; s++)
 		if (p->strat[0][s * 3] == 4) { /* m split 4 */
 			found = 1;
-			assert_true(n[s].mem_bytes == 16.0 * 16 * 32 + 2 * 16 * 2);
-			/* the 1 KiB gradient rides in a 25 MiB bucket (PyTorch DDP's
+			assert_true(n[s].mem_bytes == 18.0 * 16 * 32 + 2 * 16 * 2);
+			/* the 2 KiB fp32 gradient rides in a 25 MiB bucket (PyTorch DDP's
 			 * bucket_cap_mb) with others: its share of that bucket's all-reduce */
-			double bucket = 25.0 * 1048576, S = 16 * 32 * 2;
+			double bucket = 25.0 * 1048576, S = 16 * 32 * 4;
 			double ar =
 			    S / bucket *
 			    pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTRA, 4, bucket);
@@ -183,6 +185,50 @@ static void adam_memory(void **state)
 	assert_true(found);
 	pl_problem_free(p);
 	pl_graph_free(g);
+}
+
+/* Bytes per parameter as Megatron-LM's distributed optimizer documents them
+ * (docs/distrib_optimizer.md, "bytes per parameter", d the data-parallel
+ * size): fp16 param and grads 20 (non-distributed), 4 + 16/d (distributed);
+ * bf16 param with fp32 grads 18, 6 + 12/d; fp32 16, 8 + 8/d. Here ZeRO 0 and
+ * ZeRO 1 of a weight held whole on every one of d ranks. */
+static void megatron_bytes_per_parameter(void **state)
+{
+	(void)state;
+	static const char *const dt[] = {"float16", "bfloat16", "float32"};
+	static const double whole[] = {20, 18, 16}, fixed[] = {4, 6, 8}, shard[] = {16, 12, 8};
+	for (int k = 0; k < 3; k++)
+		for (int d = 1; d <= 8; d *= 2) {
+			char j[512];
+			snprintf(j, sizeof j,
+			         "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
+			         "\"x\":{\"shape\":[64,16],\"role\":\"input\"},"
+			         "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
+			         "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
+			         "\"outputs\":[\"y\"]}]}",
+			         dt[k]);
+			pl_graph *g;
+			pl_err err;
+			pl_cluster c;
+			pl_problem *p;
+			assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+			assert_int_equal(pl_cluster_devices(&c, d, &err), PL_OK);
+			assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+			int found = 0;
+			for (int s = 0; s < p->nstrat[0]; s++) {
+				if (p->strat[0][s * 3] != d) /* the batch cut d ways: w whole */
+					continue;
+				pl_nodeparts pt;
+				pl_cost_node_parts(p, 0, p->strat[0] + s * 3, &pt);
+				double n = 16 * 32;
+				assert_true(fabs(pt.state_bytes[0] - whole[k] * n) < 1e-9);
+				assert_true(fabs(pt.state_bytes[1] - (fixed[k] + shard[k] / d) * n) < 1e-9);
+				found = 1;
+			}
+			assert_true(found);
+			pl_problem_free(p);
+			pl_graph_free(g);
+		}
 }
 
 /* The transient bytes of a plan, counted by hand: an MLP on one device
@@ -524,6 +570,7 @@ int main(void)
 	    cmocka_unit_test(cluster_file),
 	    cmocka_unit_test(presets_and_link_classes),
 	    cmocka_unit_test(adam_memory),
+	    cmocka_unit_test(megatron_bytes_per_parameter),
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
 	    cmocka_unit_test(shared_tables),
