@@ -329,15 +329,15 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		pl_prim ar;
 		double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
 		if (pl_layout_partial_allreduce(&gl, &ar)) {
-			pl_prim x = ar; /* the weights gathered in their own dtype */
 			r = (double)ar.group_size;
-			x.kind = PL_PRIM_ALL_GATHER;
-			t_ag = bucketed_cost(c, &x, ct.all_gather, bk);
+			pl_prim ag = ar; /* the weights gathered in their own dtype */
+			ag.kind = PL_PRIM_ALL_GATHER;
+			t_ag = bucketed_cost(c, &ag, ct.all_gather, bk);
 			ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
-			x = ar;
+			pl_prim rs = ar;
+			rs.kind = PL_PRIM_REDUCE_SCATTER;
 			t_ar = bucketed_cost(c, &ar, ct.all_reduce, bk);
-			x.kind = PL_PRIM_REDUCE_SCATTER;
-			t_rs = bucketed_cost(c, &x, ct.reduce_scatter, bk);
+			t_rs = bucketed_cost(c, &rs, ct.reduce_scatter, bk);
 		}
 		double sb = elems * state;
 		out->state_bytes[0] += bytes + gb + sb;

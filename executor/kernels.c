@@ -562,25 +562,14 @@ typedef struct attn_dims {
 
 static void attention_dims(const pl_kctx *k, const pl_xt *in, attn_dims *a)
 {
-	const pl_xt *Q = &in[0], *K = &in[1], *V = &in[2];
+	const pl_xt *Q = &in[0], *K = &in[1];
+	pl_attention_head_sizes(k->op, &a->d, &a->dv);
 	a->flat = Q->rank == 3;
 	a->b = Q->shape[0];
-	if (a->flat) { /* the head sizes from the global shapes and the head counts */
-		const pl_graph *g = k->g;
-		a->d = g->tensors[k->op->in[0]].shape[2] / k->op->attrs.q_heads;
-		a->dv = g->tensors[k->op->in[2]].shape[2] / k->op->attrs.kv_heads;
-		a->s = Q->shape[1];
-		a->t = K->shape[1];
-		a->hq = Q->shape[2] / a->d;
-		a->hkv = K->shape[2] / a->d;
-	} else {
-		a->hq = Q->shape[1];
-		a->hkv = K->shape[1];
-		a->s = Q->shape[2];
-		a->t = K->shape[2];
-		a->d = Q->shape[3];
-		a->dv = V->shape[3];
-	}
+	a->s = Q->shape[a->flat ? 1 : 2];
+	a->t = K->shape[a->flat ? 1 : 2];
+	a->hq = a->flat ? Q->shape[2] / a->d : Q->shape[1];
+	a->hkv = a->flat ? K->shape[2] / a->d : K->shape[1];
 	a->lq = a->flat ? a->hq * a->d : a->d;
 	a->lk = a->flat ? a->hkv * a->d : a->d;
 	a->lv = a->flat ? a->hkv * a->dv : a->dv;

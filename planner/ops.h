@@ -112,6 +112,9 @@ typedef struct pl_op_rule {
 	case PL_OP_ATTENTION:                                                                      \
 	case PL_OP_COUNT
 
+/* An Attention op's head size and value head size (whole on every rank). */
+void pl_attention_head_sizes(const pl_op *op, int64_t *d, int64_t *dv);
+
 /* The traits of op's type (PL_OPT_*). */
 unsigned pl_op_traits(const pl_op *op);
 

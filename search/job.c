@@ -283,10 +283,12 @@ int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags)
 	if (mode == PL_RECOMPUTE_SELECTIVE) {
 		for (int o = 0; o < g->nops; o++) {
 			unsigned tr = pl_op_traits(&g->ops[o]);
-			if (tr & PL_OPT_ATTENTION_CORE) /* a fused core: itself */
-				blocks += flags[o] = 1;
-			else if (tr & PL_OPT_ATTENTION)
+			if (tr & PL_OPT_ATTENTION_CORE) { /* a fused core: itself */
+				flags[o] = 1;
+				blocks++;
+			} else if (tr & PL_OPT_ATTENTION) {
 				blocks += attention_core(g, o, flags);
+			}
 		}
 		return blocks;
 	}

@@ -59,6 +59,12 @@ static int attention_dims(const pl_graph *g, const pl_op *op, int64_t dims[7])
 	return 0;
 }
 
+void pl_attention_head_sizes(const pl_op *op, int64_t *d, int64_t *dv)
+{
+	*d = op->spec.loop[L_D].size;
+	*dv = op->spec.loop[L_DV].size;
+}
+
 pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *q = IN(g, op, 0), *k = IN(g, op, 1), *v = IN(g, op, 2);
