@@ -29,7 +29,7 @@ trap 'rm -rf "$T"' EXIT
 echo "| run | GPUs | tp·pp·dp, recompute | published s | predicted s | predicted / published | peak GiB | planner's plan | its step s | vs published config | search s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 # shellcheck disable=SC2086
-grep -hv '^#' $CSV | while IFS=, read -r name layers hidden heads tp pp gpus batch mb vs rc tflops seconds; do
+grep -hv '^#' $CSV | while IFS=, read -r name layers hidden heads tp pp gpus batch mb vs rc tflops seconds sp; do
   if [ -n "${RUNS:-}" ] && ! grep -qw -- "$name" <<< "$RUNS"; then continue; fi
   s=2048 v=51200
   "$B/planner-zoo" gpt3-175b --layers "$layers" --hidden "$hidden" --heads "$heads" \
@@ -47,7 +47,7 @@ grep -hv '^#' $CSV | while IFS=, read -r name layers hidden heads tp pp gpus bat
   cl="${CLUSTER:-a100-80gx8}:$(((gpus + 7) / 8))"
   t0=$(date +%s.%N)
   "$B/planner" search "$T/m.json" --cluster "$cl" --tp "$tp" --pp "$pp" --recompute "$rc" \
-    --virtual-stages "${VS:-$vs}" "${mbs[@]}" \
+    --virtual-stages "${VS:-$vs}" --sequence-parallel "${sp:-on}" "${mbs[@]}" \
     --time-limit "${TIME_LIMIT:-300}" -o "$T/fixed.json" > /dev/null 2> "$T/err" || true
   if [ ! -s "$T/fixed.json" ]; then
     echo "| $name | $gpus | tp$tp·pp$pp, $rc | $published | $(head -c 80 "$T/err" | tr '\n|' '  ') | | | | | | |"

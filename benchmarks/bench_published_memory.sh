@@ -23,10 +23,11 @@ trap 'rm -rf "$T"' EXIT
 echo "| run | mbs | global batch | dp·pp·tp | measured GiB | predicted GiB | predicted / measured | weights | gradients | optimizer | activations | transient |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 grep -hv '^#' "$(dirname "$0")"/published-memory/*.csv |
-  while IFS=, read -r name mb gbs dp pp tp measured; do
+  while IFS=, read -r name mb gbs dp pp tp measured sp; do
     "$B/planner-zoo" llama2-7b --attention fused --seq 2048 --batch "$gbs" > "$T/m.json"
     if ! "$B/planner" search "$T/m.json" --cluster h100x8 --dp "$dp" --pp "$pp" --tp "$tp" \
-      --micro-batch-size "$mb" --zero 1 --recompute none --virtual-stages 1 -o "$T/p.json" \
+      --micro-batch-size "$mb" --zero 1 --recompute none --virtual-stages 1 \
+      --sequence-parallel "${sp:-on}" -o "$T/p.json" \
       > /dev/null 2> "$T/err"; then
       echo "| $name | $mb | $gbs | dp$dp·pp$pp·tp$tp | $measured | $(head -c 80 "$T/err" | tr '\n|' '  ') | | | | | | |"
       continue

@@ -567,6 +567,7 @@ void pl_problem_free(pl_problem *p)
 	free(p->parts);
 	free((void *)p->job.recompute);
 	free(p->roles);
+	free(p->stream);
 	free(p->kept);
 	free(p->saves_in);
 	free(p->nstrat);
@@ -594,7 +595,8 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 {
 	const pl_op *x = &p->g->ops[a], *y = &p->g->ops[b];
 	if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
-	    x->has_strategy != y->has_strategy || memcmp(&x->spec, &y->spec, sizeof x->spec) ||
+	    x->has_strategy != y->has_strategy || x->replica_minor != y->replica_minor ||
+	    memcmp(&x->spec, &y->spec, sizeof x->spec) ||
 	    memcmp(&x->attrs, &y->attrs, sizeof x->attrs))
 		return 0;
 	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
@@ -606,6 +608,9 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 			return 0;
 	if (p->roles && memcmp(p->roles + (size_t)a * PL_MAX_LOOPS,
 	                       p->roles + (size_t)b * PL_MAX_LOOPS, PL_MAX_LOOPS))
+		return 0;
+	if (p->stream && memcmp(p->stream + (size_t)a * PL_MAX_LOOPS,
+	                        p->stream + (size_t)b * PL_MAX_LOOPS, PL_MAX_LOOPS))
 		return 0;
 	for (int i = 0; i < x->ninputs; i++) {
 		if (!tensor_same(&p->g->tensors[x->in[i]], &p->g->tensors[y->in[i]]))
@@ -785,7 +790,9 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 		if (model > p->max_model)
 			return 0;
 	}
-	return pl_split_keeps_degrees(p->g, &p->g->ops[op], roles, split, &p->job.degrees);
+	return pl_split_keeps_degrees(p->g, &p->g->ops[op], roles,
+	                              p->stream ? p->stream + (size_t)op * PL_MAX_LOOPS : NULL,
+	                              split, &p->job.degrees);
 }
 
 /* The most devices one op's model loops may be cut over on a mesh of
@@ -923,6 +930,13 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	if (pl_degrees_any(&p->job.degrees) || p->max_model > 0) {
 		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		if (!p->roles || pl_loop_roles(g, p->roles)) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
+	}
+	if (p->job.degrees.no_seq_parallel) {
+		p->stream = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+		if (!p->stream || pl_stream_loops(g, p->roles, p->stream)) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;
 		}

@@ -591,15 +591,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		jr.overlap = pl_dim_value(!strcmp(get(ctx, K_OVERLAP), "true"));
 	if (ctx->val[K_MAX_TP])
 		pl_dim_parse(get(ctx, K_MAX_TP), 0, 1LL << 62, &jr.max_tp);
-	if (strcmp(get(ctx, K_SEQ_PARALLEL), "true")) {
-		st =
-		    pl_err_set(&ctx->err, PL_EINVAL,
-		               "set_auto_parallel_context: use_seq_parallel false: the planner "
-		               "cuts every op over all of its mesh's devices where it can, so the "
-		               "norm and residual regions are sequence parallel (or cut otherwise) "
-		               "and never replicated over tensor-parallel ranks");
-		goto done;
-	}
+	if (ctx->val[K_SEQ_PARALLEL])
+		jr.seq_parallel = pl_dim_value(!strcmp(get(ctx, K_SEQ_PARALLEL), "true"));
 	pl_plan_opts po = {.mode = mode_name(get(ctx, K_SEARCH_MODE)),
 	                   .so = {.memory_limit = limit},
 	                   .keep = loaded,

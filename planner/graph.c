@@ -14,6 +14,7 @@
 
 #include "planner/json.h"
 #include "planner/onnx.h"
+#include "planner/roles.h"
 #include "planner/ops.h"
 #include "planner/alloc.h"
 
@@ -930,6 +931,10 @@ static pl_status infer_shapes(builder *b, const rawop *raw, const int *order, pl
 			              pl_optype_name(op->type));
 			return st;
 		}
+		op->replica_minor = 1;
+		for (int i = 0; i < op->ninputs; i++)
+			if (pl_is_weight(&g->tensors[op->in[i]]))
+				op->replica_minor = 0;
 		for (int i = 0; i < op->noutputs; i++)
 			if (r->out_shape[i] && b->micro <= 1 &&
 			    (st =

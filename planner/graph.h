@@ -256,6 +256,12 @@ typedef struct pl_op {
 	int has_strategy; /* user annotation, kept by every searcher */
 	int64_t strategy[PL_MAX_LOOPS];
 	pl_loopspec spec;
+	/* 1: a strategy that leaves devices over puts its replicas on the minor
+	 * axis of its device matrix (ops that read no weight, replicated over
+	 * the tensor-parallel ranks that come fastest in Megatron's rank order);
+	 * 0: on the major one (ops that read a weight, replicated over the
+	 * data-parallel groups). Set with the shapes (pl_is_weight). */
+	int replica_minor;
 } pl_op;
 
 typedef struct pl_graph {

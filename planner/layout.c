@@ -57,7 +57,7 @@ void pl_op_devmat(const pl_op *op, const int64_t *split, int64_t devices, pl_dev
 {
 	memset(dm, 0, sizeof *dm);
 	int64_t rep = devices / pl_split_product(op, split);
-	if (rep > 1)
+	if (rep > 1 && !op->replica_minor)
 		dm->size[dm->n++] = rep;
 	for (int l = 0; l < op->spec.nloops; l++) {
 		loop_axis[l] = -1;
@@ -66,6 +66,8 @@ void pl_op_devmat(const pl_op *op, const int64_t *split, int64_t devices, pl_dev
 			dm->size[dm->n++] = split[l];
 		}
 	}
+	if (rep > 1 && op->replica_minor)
+		dm->size[dm->n++] = rep;
 }
 
 static void base_layout(const pl_tensor *t, const pl_dimmap *m, const int *loop_axis,

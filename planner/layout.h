@@ -62,8 +62,9 @@ pl_coll pl_prim_coll(pl_prim_kind k);
 
 int64_t pl_devmat_product(const pl_devmat *dm);
 
-/* The device matrix of an op strategy: a replication axis (if the splits use
- * fewer than D devices) then one axis per split loop, in loop order.
+/* The device matrix of an op strategy: one axis per split loop, in loop
+ * order, and a replication axis if the splits use fewer than D devices:
+ * the first (major) axis, or the last where op->replica_minor.
  * loop_axis[l] receives the axis of loop l or -1. */
 void pl_op_devmat(const pl_op *op, const int64_t *split, int64_t devices, pl_devmat *dm,
                   int *loop_axis);

@@ -106,6 +106,7 @@ enum {
 	OPT_MBS,
 	OPT_VS,
 	OPT_OVERLAP,
+	OPT_SP,
 	OPT_WHY_NOT,
 	OPT_TOP,
 	OPT_MAX_TP
@@ -508,6 +509,10 @@ static const char *const search_help =
     "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
     "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
     "                        Megatron's --overlap-grad-reduce); default off\n"
+    "  --sequence-parallel on|off  off: norms, dropouts and residual adds are\n"
+    "                        replicated over the tensor-parallel ranks, the sequence\n"
+    "                        cut only by --cp (Megatron-LM without --sequence-\n"
+    "                        parallel); default on: the search may cut them\n"
     "  --max-tp N            the most devices one op's tensor-parallel cut (its weights',\n"
     "                        heads' or vocabulary's pieces) may span; default: one node's\n"
     "                        where the mesh spans nodes (as Megatron-LM); 0: any. Any mode\n"
@@ -886,6 +891,7 @@ static int cmd_search(int argc, char **argv)
 	    {"micro-batch-size", required_argument, 0, OPT_MBS},
 	    {"virtual-stages", required_argument, 0, OPT_VS},
 	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
+	    {"sequence-parallel", required_argument, 0, OPT_SP},
 	    {"max-tp", required_argument, 0, OPT_MAX_TP},
 	    {"micro-batches", required_argument, 0, 'B'},
 	    {"zero", required_argument, 0, 'Z'},
@@ -983,6 +989,13 @@ static int cmd_search(int argc, char **argv)
 				                    "--overlap-grad-reduce %s: expected on or off",
 				                    optarg);
 			jr.overlap = pl_dim_value(!strcmp(optarg, "on"));
+			break;
+		case OPT_SP:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return pl_cli_usage("search",
+				                    "--sequence-parallel %s: expected on or off",
+				                    optarg);
+			jr.seq_parallel = pl_dim_value(!strcmp(optarg, "on"));
 			break;
 		case OPT_VS:
 			if (pl_dim_parse(optarg, 1, PL_JOB_MAX_VIRTUAL, &jr.virtual_stages))

@@ -212,6 +212,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .micro_batches = p->job.micro_batches,
 	                     .virtual_stages = p->job.virtual_stages,
 	                     .overlap = p->job.overlap,
+	                     .no_seq_parallel = p->job.degrees.no_seq_parallel,
 	                     .mesh_devices = p->devices,
 	                     .zero = p->job.zero,
 	                     .op_stage = jp->stage,
@@ -297,7 +298,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	int given = r->all || GIVEN(r->stages) || GIVEN(r->micro_batches) || GIVEN(r->zero) ||
 	            GIVEN(r->recompute) || GIVEN(r->micro_batch_size) || GIVEN(r->virtual_stages) ||
 	            GIVEN(r->overlap) || GIVEN(r->dp) || GIVEN(r->tp) || GIVEN(r->cp) ||
-	            GIVEN(r->ep);
+	            GIVEN(r->ep) || GIVEN(r->seq_parallel);
 	if (VALUE(r->micro_batch_size) && VALUE(r->micro_batches))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s and %s both fix the micro-batches; give one of them",
@@ -346,7 +347,8 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .degrees = {.dp = pl_dim_or(r->dp, 0),
 	                .tp = pl_dim_or(r->tp, 0),
 	                .cp = pl_dim_or(r->cp, 0),
-	                .ep = pl_dim_or(r->ep, 0)},
+	                .ep = pl_dim_or(r->ep, 0),
+	                .no_seq_parallel = pl_dim_or(r->seq_parallel, 1) == 0},
 	    .micro_batch_size = pl_dim_or(r->micro_batch_size, PL_AUTO),
 	    .virtual_stages = pl_dim_or(r->virtual_stages, PL_AUTO),
 	    .overlap = pl_dim_or(r->overlap, 0) > 0,

@@ -57,7 +57,82 @@ int pl_loop_roles(const pl_graph *g, uint8_t *roles)
 
 int pl_degrees_any(const pl_degrees *d)
 {
-	return d && (d->dp > 0 || d->tp > 0 || d->cp > 0 || d->ep > 0);
+	return d && (d->dp > 0 || d->tp > 0 || d->cp > 0 || d->ep > 0 || d->no_seq_parallel);
+}
+
+static int uf_find(int *up, int x)
+{
+	while (up[x] != x)
+		x = up[x] = up[up[x]];
+	return x;
+}
+
+/* Union-find over tensor dimensions (t * PL_MAX_RANK + d): the dimensions
+ * one loop of an op runs over are one class; a residual Add's model
+ * dimensions mark their classes. */
+int pl_stream_loops(const pl_graph *g, const uint8_t *roles, uint8_t *stream)
+{
+	size_t n = (size_t)g->ntensors * PL_MAX_RANK;
+	int *up = pl_malloc(sizeof(int) * n + 1);
+	uint8_t *mark = pl_calloc(n + 1, 1);
+	if (!up || !mark) {
+		free(up);
+		free(mark);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		up[i] = (int)i;
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		int first[PL_MAX_LOOPS];
+		for (int l = 0; l < PL_MAX_LOOPS; l++)
+			first[l] = -1;
+		for (int k = 0; k < op->ninputs + op->noutputs; k++) {
+			int io = k < op->ninputs, i = io ? k : k - op->ninputs;
+			int t = io ? op->in[i] : op->out[i];
+			const pl_dimmap *m = io ? op->spec.in[i] : op->spec.out[i];
+			for (int d = 0; d < g->tensors[t].rank; d++) {
+				if (!m[d].count)
+					continue;
+				int x = uf_find(up, t * PL_MAX_RANK + d), l = m[d].first;
+				if (first[l] < 0)
+					first[l] = x;
+				else
+					up[x] = uf_find(up, first[l]);
+			}
+		}
+	}
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		if (op->type != PL_OP_ADD || op->ninputs != 2)
+			continue;
+		const pl_tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->in[1]];
+		if (a->role == PL_ROLE_PARAM || a->role == PL_ROLE_CONST ||
+		    b->role == PL_ROLE_PARAM || b->role == PL_ROLE_CONST || a->rank != b->rank ||
+		    memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank))
+			continue;
+		for (int d = 0; d < a->rank; d++) {
+			const pl_dimmap *m = &op->spec.in[0][d];
+			if (m->count && roles[(size_t)o * PL_MAX_LOOPS + m->first] == PL_LOOP_MODEL)
+				mark[uf_find(up, op->in[0] * PL_MAX_RANK + d)] = 1;
+		}
+	}
+	memset(stream, 0, (size_t)g->nops * PL_MAX_LOOPS);
+	for (int o = 0; o < g->nops; o++) {
+		const pl_op *op = &g->ops[o];
+		for (int k = 0; k < op->ninputs + op->noutputs; k++) {
+			int io = k < op->ninputs, i = io ? k : k - op->ninputs;
+			int t = io ? op->in[i] : op->out[i];
+			const pl_dimmap *m = io ? op->spec.in[i] : op->spec.out[i];
+			for (int d = 0; d < g->tensors[t].rank; d++)
+				if (m[d].count && mark[uf_find(up, t * PL_MAX_RANK + d)] &&
+				    roles[(size_t)o * PL_MAX_LOOPS + m[d].first] == PL_LOOP_MODEL)
+					stream[(size_t)o * PL_MAX_LOOPS + m[d].first] = 1;
+		}
+	}
+	free(up);
+	free(mark);
+	return 0;
 }
 
 int pl_is_weight(const pl_tensor *t)
@@ -82,7 +157,7 @@ int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role)
 }
 
 int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
-                           const int64_t *split, const pl_degrees *d)
+                           const uint8_t *stream, const int64_t *split, const pl_degrees *d)
 {
 	int64_t cut[4] = {1, 1, 1, 1};
 	int has[4];
@@ -105,6 +180,13 @@ int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *ro
 			return 0;
 		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
 			return 0;
+	}
+	if (d->no_seq_parallel && !reads_weight(g, op)) {
+		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
+			return 0;
+		for (int l = 0; stream && l < op->spec.nloops; l++)
+			if (stream[l] && split[l] > 1)
+				return 0;
 	}
 	return 1;
 }

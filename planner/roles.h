@@ -25,10 +25,25 @@ typedef enum pl_loop_role {
  * entries). */
 int pl_loop_roles(const pl_graph *g, uint8_t *roles);
 
-/* Fixed parallel degrees of one stage's mesh (0: the search chooses). */
+/* Fixed parallel degrees of one stage's mesh (0: the search chooses), and
+ * whether sequence parallelism is off. */
 typedef struct pl_degrees {
 	int64_t dp, tp, cp, ep;
+	/* 1: as Megatron-LM without --sequence-parallel: ops that read no weight
+	 * cut the sequence only as context parallelism does and never the
+	 * residual stream's width (pl_stream_loops); what their cuts leave of the
+	 * mesh replicates them (norms, dropouts and residual adds computed on
+	 * every tensor-parallel rank) */
+	int no_seq_parallel;
 } pl_degrees;
+
+/* stream[o * PL_MAX_LOOPS + l] = 1 where loop l of op o runs over the width
+ * of the residual stream: the model dimensions of the two activations a
+ * residual connection (an Add of two activations of one shape) sums, and
+ * every dimension some op's loop ties to one of them (through the norms,
+ * dropouts and adds on the way, the matmuls' contracted or output
+ * dimensions on either end). Returns 0, or -1 out of memory. */
+int pl_stream_loops(const pl_graph *g, const uint8_t *roles, uint8_t *stream);
 
 /* op has a loop of this role (PL_LOOP_*) that it can cut */
 int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role);
@@ -41,10 +56,12 @@ int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role);
  * and the sequence into exactly cp; any other op gives what is left of the
  * mesh to model loops (attention heads), to the sequence (sequence
  * parallel) or to replication (which candidates take only when they
- * cannot fill the mesh: pl_op_enumerate). An op with no loop of a role is
- * not held to that role's degree. */
+ * cannot fill the mesh: pl_op_enumerate). With no_seq_parallel an op that
+ * reads no weight cuts the sequence into exactly cp and no stream loop
+ * (stream: the op's pl_stream_loops, may be NULL without it). An op with no
+ * loop of a role is not held to that role's degree. */
 int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
-                           const int64_t *split, const pl_degrees *d);
+                           const uint8_t *stream, const int64_t *split, const pl_degrees *d);
 
 /* Whether t is a weight: a param of two or more dimensions (the matmuls',
  * embeddings' and experts' tables; not norms' scales or biases). What tensor

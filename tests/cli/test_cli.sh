@@ -724,6 +724,31 @@ check "--overlap-grad-reduce on: the same plan, a step no longer, recorded and r
    [ "$(jq .pipeline.overlap_grad_reduce "$T/ov.plan")" = true ] &&
    [ "$("$PLANNER" cost "$G13" --strategy "$T/ov.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/ov.plan")" ]'
 bad_combo "--overlap-grad-reduce maybe" "expected on or off" --overlap-grad-reduce maybe
+# --sequence-parallel off (Megatron-LM without --sequence-parallel): the norms, residual adds and
+# the bias after the row-parallel product cut the batch over dp alone and are replicated over the
+# 4 tensor-parallel ranks, the MLP's GELU stays cut 4 ways; with it on the same ops cut the
+# sequence; the checkpoint says so, cost reproduces both
+"$PLANNER" search "$GS" --devices 8 --dp 2 --tp 4 --sequence-parallel off -o "$T/nosp.plan" > /dev/null 2>&1
+"$PLANNER" search "$GS" --devices 8 --dp 2 --tp 4 -o "$T/sp.plan" > /dev/null 2>&1
+cuts() { jq -c '[.parallel_strategy_item | to_entries[] | select(.key | test("^l[0-9]+[.](ln1|add1|ln2|bias2|add2|gelu)$"))
+                 | .value.parallel_strategy[0] | join("x")] | unique' "$1"; }
+check "--sequence-parallel off: norms and residual adds [2,1,1] (replicated over tp 4), GELU [2,1,4], recorded" \
+  '[ "$(cuts "$T/nosp.plan")" = "[\"2x1x1\",\"2x1x4\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/nosp.plan")" = false ] &&
+   [ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length)]" "$T/nosp.plan")" = "[4,2]" ]'
+check "... with it on, the same ops cut the sequence 4 ways ([2,4,1]), nothing recorded" \
+  '[ "$(cuts "$T/sp.plan")" = "[\"2x1x4\",\"2x4x1\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/sp.plan")" = null ]'
+for f in nosp sp; do
+  check "... cost reproduces the $f plan" \
+    '[ "$("$PLANNER" cost "$GS" --strategy "$T/$f.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/$f.plan")" ]'
+done
+"$PLANNER" search "$GT" --devices 4 --pp 2 --tp 2 --micro-batches 2 --recompute full --sequence-parallel off -o "$T/nosp4.plan" > /dev/null 2>&1
+"$PLANNER" run "$GT" --strategy "$T/nosp4.plan" --steps 3 --json > "$T/nosp-run" 2> "$T/err"
+rc=$?
+same=$(jq -s --slurpfile b "$T/nosp-run" '[., $b] | transpose | map(select(.[0].loss))
+        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/run1")
+check "--sequence-parallel off, pp 2 x tp 2, full recompute: runs with the 1-rank losses" \
+  '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -c "[.parallel_strategy_item[\"l0.ln1\"].parallel_strategy[0][]]" "$T/nosp4.plan")" = "[1,1,1]" ]'
+bad_combo "--sequence-parallel maybe" "expected on or off" --sequence-parallel maybe
 "$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --recompute selective -o "$T/sel.plan" > /dev/null 2>&1
 check "--recompute selective: each layer's attention core (scores, softmax, x V; gpt-small has no attention dropout) recomputes, nothing else" \
   '[ $? -eq 0 ] && [ "$(jq -r .recompute "$T/sel.plan")" = selective ] &&

@@ -121,8 +121,9 @@ static char *layer_json(long b, long s, long h, long a)
 
 /* The activations the layer keeps per device under the plan of a search on
  * t devices with tensor parallel t (t = 1: one device), recomputing as mode
- * says (PL_RECOMPUTE_NONE or _SELECTIVE). */
-static double layer_activations(long b, long s, long h, long a, int64_t t, int mode)
+ * says (PL_RECOMPUTE_NONE or _SELECTIVE), with sequence parallelism or
+ * without (sp 0). */
+static double layer_activations_sp(long b, long s, long h, long a, int64_t t, int mode, int sp)
 {
 	char *json = layer_json(b, s, h, a);
 	pl_graph *g;
@@ -150,7 +151,7 @@ static double layer_activations(long b, long s, long h, long a, int64_t t, int m
 	}
 	pl_job job = {.micro_batches = 1,
 	              .stages = 1,
-	              .degrees = {.dp = 1, .tp = t},
+	              .degrees = {.dp = 1, .tp = t, .no_seq_parallel = !sp},
 	              .recompute = mode ? flags : NULL};
 	pl_problem *p;
 	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
@@ -169,6 +170,11 @@ static double layer_activations(long b, long s, long h, long a, int64_t t, int m
 	pl_problem_free(p);
 	pl_graph_free(g);
 	return act;
+}
+
+static double layer_activations(long b, long s, long h, long a, int64_t t, int mode)
+{
+	return layer_activations_sp(b, s, h, a, t, mode, 1);
 }
 
 static void korthikanti(long b, long s, long h, long a, int64_t t)
@@ -202,6 +208,34 @@ static void tensor_and_sequence_parallel(void **state)
 	korthikanti(1, 2048, 12288, 96, 8);
 }
 
+/* tensor parallel without sequence parallelism over 2, 4 and 8 ranks: the
+ * norms' and dropouts' inputs and the dropout masks outside the attention
+ * and MLP blocks kept whole on every rank, Korthikanti et al.'s
+ * sbh(10 + 24/t + 5as/(ht)) */
+static void tensor_parallel_only(void **state)
+{
+	(void)state;
+	static const long shapes[][5] = {{1, 2048, 2048, 16, 2},
+	                                 {1, 2048, 2048, 16, 4},
+	                                 {1, 2048, 12288, 96, 8},
+	                                 {4, 1024, 4096, 32, 8}};
+	for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+		long b = shapes[i][0], s = shapes[i][1], h = shapes[i][2], a = shapes[i][3];
+		int64_t t = shapes[i][4];
+		double want =
+		    (double)s * b * h * (10 + 24.0 / (double)t + 5.0 * a * s / (h * (double)t));
+		double got = layer_activations_sp(b, s, h, a, t, PL_RECOMPUTE_NONE, 0);
+		print_message("no sequence parallel: s %ld b %ld h %ld a %ld t %lld: %.0f bytes, "
+		              "Korthikanti %.0f (%+.3f %%)\n",
+		              s, b, h, a, (long long)t, got, want, 100 * (got / want - 1));
+		if (fabs(got / want - 1) > 0.02)
+			fail_msg(
+			    "activations %.0f bytes, Korthikanti et al.'s sbh(10 + 24/t + 5as/ht) "
+			    "%.0f",
+			    got, want);
+	}
+}
+
 /* selective recomputation: 34 sbh / t, on one device and with tp 2, 4, 8 */
 static void selective(long b, long s, long h, long a, int64_t t)
 {
@@ -229,6 +263,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(one_device),
 	    cmocka_unit_test(tensor_and_sequence_parallel),
+	    cmocka_unit_test(tensor_parallel_only),
 	    cmocka_unit_test(selective_recompute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

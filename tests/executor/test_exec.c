@@ -500,7 +500,10 @@ static pl_graph *case_graph(const opcase *c)
 	return g;
 }
 
-/* every op's strategy: a random candidate for D devices */
+/* every op's strategy: a random candidate for D devices; one time in three
+ * one that cuts over a random divisor of D and replicates over the rest (its
+ * replicas the major axis of its device matrix where it reads a weight, the
+ * minor one elsewhere: pl_op_devmat) */
 static int64_t **random_splits(const pl_graph *g, int64_t D, unsigned *seed)
 {
 	int64_t **s = calloc((size_t)g->nops, sizeof *s);
@@ -508,7 +511,13 @@ static int64_t **random_splits(const pl_graph *g, int64_t D, unsigned *seed)
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		s[o] = calloc(PL_MAX_LOOPS, sizeof(int64_t));
-		int n = pl_op_enumerate(op, D, cand, 512);
+		int64_t want = D;
+		if (D > 1 && rand_r(seed) % 3 == 0)
+			for (want = D / 2; D % want; want--)
+				;
+		int n = want < D ? pl_op_enumerate_product(op, D, want, cand, 512) : 0;
+		if (n < 1)
+			n = pl_op_enumerate(op, D, cand, 512);
 		assert_true(n >= 1);
 		if (n > 512)
 			n = 512;

@@ -349,9 +349,18 @@ static void test_mindformers_keys(void **state)
 	has_msg(ctx, "micro_batch_size and micro_batch_num both fix the micro-batches");
 	planner_reset_auto_parallel_context(ctx);
 	set(ctx, "device_num", "8");
+	/* use_seq_parallel false: the whole-job search without sequence
+	 * parallelism, as the checkpoint says */
 	set(ctx, "use_seq_parallel", "false");
-	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
-	has_msg(ctx, "use_seq_parallel");
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	ck = cJSON_Parse(planner_plan_json(p));
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"),
+	                                              "sequence_parallel")));
+	cJSON_Delete(ck);
+	planner_plan_free(p);
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "use_seq_parallel", "maybe"),
+	                 PLANNER_EINVAL);
+	has_msg(ctx, "use_seq_parallel 'maybe': expected true or false");
 	set(ctx, "use_seq_parallel", "true");
 	set(ctx, "expert_parallel", "2");
 	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
