@@ -86,7 +86,7 @@ for model in gpt-tiny moe-tiny; do
               "1 --pp 1 --micro-batches 2" "8 --pp 2 --micro-batches 2 --zero 1 --virtual-stages 1" \
               "4 --pp 2 --micro-batches 4 --virtual-stages 2" \
               "8 --pp 2 --dp 2 --micro-batches 2 --zero 1 --recompute full --virtual-stages 2" \
-              "4 --job"; do
+              "4 --dp 2 --tp 2 --micro-batches 2 --sequence-parallel off" "4 --job"; do
     set -- $spec
     np=$1
     shift
