@@ -398,13 +398,16 @@ static void print_totals(const cJSON *ck, FILE *out)
 		fprintf(
 		    out,
 		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s); "
-		    "ZeRO %g; recompute %s\n",
+		    "ZeRO %g; recompute %s%s\n",
 		    stages, stages == 1 ? "" : "s",
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
 		    sched,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")));
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
+		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
+		        ? "; no sequence parallelism"
+		        : "");
 	}
 	if (cJSON_IsArray(dp) && cJSON_IsArray(tp)) {
 		const char *gp =

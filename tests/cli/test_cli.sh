@@ -734,7 +734,8 @@ cuts() { jq -c '[.parallel_strategy_item | to_entries[] | select(.key | test("^l
                  | .value.parallel_strategy[0] | join("x")] | unique' "$1"; }
 check "--sequence-parallel off: norms and residual adds [2,1,1] (replicated over tp 4), GELU [2,1,4], recorded" \
   '[ "$(cuts "$T/nosp.plan")" = "[\"2x1x1\",\"2x1x4\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/nosp.plan")" = false ] &&
-   [ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length)]" "$T/nosp.plan")" = "[4,2]" ]'
+   [ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length)]" "$T/nosp.plan")" = "[4,2]" ] &&
+   "$PLANNER" explain "$T/nosp.plan" | grep -q "recompute none; no sequence parallelism$"'
 check "... with it on, the same ops cut the sequence 4 ways ([2,4,1]), nothing recorded" \
   '[ "$(cuts "$T/sp.plan")" = "[\"2x1x4\",\"2x4x1\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/sp.plan")" = null ]'
 for f in nosp sp; do
