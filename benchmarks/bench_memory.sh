@@ -41,6 +41,7 @@ done <<'PLANS'
 gpt-tiny|1 device|--devices 1
 gpt-tiny|dp 4|--devices 4 --mode dp
 gpt-tiny|tp 4|--devices 4 --tp 4 --pp 1
+gpt-tiny|tp 4, no sequence parallelism|--devices 4 --tp 4 --pp 1 --sequence-parallel off
 gpt-tiny|2 micro-batches|--devices 4 --pp 1 --micro-batches 2
 gpt-tiny|ZeRO 1|--devices 4 --dp 4 --pp 1 --zero 1
 gpt-tiny|ZeRO 3|--devices 4 --dp 4 --pp 1 --zero 3
@@ -55,6 +56,7 @@ gpt-small|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
 gpt-small|pp 2 of 2 chunks, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 2
 gpt-small|full recompute, 2 micro-batches|--devices 4 --dp 4 --pp 1 --micro-batches 2 --recompute full
+gpt-small|dp 2 tp 2, no sequence parallelism|--devices 4 --dp 2 --tp 2 --pp 1 --sequence-parallel off
 gpt-small-fused|dp 2|--devices 2 --mode dp
 gpt-small-fused|tp 2 cp 2|--devices 4 --tp 2 --cp 2 --pp 1
 gpt-small-fused|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective

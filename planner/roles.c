@@ -67,6 +67,17 @@ static int uf_find(int *up, int x)
 	return x;
 }
 
+/* Tensor and dimension map of slot k of op: its inputs, then its outputs */
+static const pl_dimmap *slot(const pl_op *op, int k, int *t)
+{
+	if (k < op->ninputs) {
+		*t = op->in[k];
+		return op->spec.in[k];
+	}
+	*t = op->out[k - op->ninputs];
+	return op->spec.out[k - op->ninputs];
+}
+
 /* Union-find over tensor dimensions (t * PL_MAX_RANK + d): the dimensions
  * one loop of an op runs over are one class; a residual Add's model
  * dimensions mark their classes. */
@@ -87,10 +98,8 @@ int pl_stream_loops(const pl_graph *g, const uint8_t *roles, uint8_t *stream)
 		int first[PL_MAX_LOOPS];
 		for (int l = 0; l < PL_MAX_LOOPS; l++)
 			first[l] = -1;
-		for (int k = 0; k < op->ninputs + op->noutputs; k++) {
-			int io = k < op->ninputs, i = io ? k : k - op->ninputs;
-			int t = io ? op->in[i] : op->out[i];
-			const pl_dimmap *m = io ? op->spec.in[i] : op->spec.out[i];
+		for (int k = 0, t; k < op->ninputs + op->noutputs; k++) {
+			const pl_dimmap *m = slot(op, k, &t);
 			for (int d = 0; d < g->tensors[t].rank; d++) {
 				if (!m[d].count)
 					continue;
@@ -109,7 +118,7 @@ int pl_stream_loops(const pl_graph *g, const uint8_t *roles, uint8_t *stream)
 		const pl_tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->in[1]];
 		if (a->role == PL_ROLE_PARAM || a->role == PL_ROLE_CONST ||
 		    b->role == PL_ROLE_PARAM || b->role == PL_ROLE_CONST || a->rank != b->rank ||
-		    memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank))
+		    a->rank > 3 || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->rank))
 			continue;
 		for (int d = 0; d < a->rank; d++) {
 			const pl_dimmap *m = &op->spec.in[0][d];
@@ -120,10 +129,8 @@ int pl_stream_loops(const pl_graph *g, const uint8_t *roles, uint8_t *stream)
 	memset(stream, 0, (size_t)g->nops * PL_MAX_LOOPS);
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
-		for (int k = 0; k < op->ninputs + op->noutputs; k++) {
-			int io = k < op->ninputs, i = io ? k : k - op->ninputs;
-			int t = io ? op->in[i] : op->out[i];
-			const pl_dimmap *m = io ? op->spec.in[i] : op->spec.out[i];
+		for (int k = 0, t; k < op->ninputs + op->noutputs; k++) {
+			const pl_dimmap *m = slot(op, k, &t);
 			for (int d = 0; d < g->tensors[t].rank; d++)
 				if (m[d].count && mark[uf_find(up, t * PL_MAX_RANK + d)] &&
 				    roles[(size_t)o * PL_MAX_LOOPS + m[d].first] == PL_LOOP_MODEL)

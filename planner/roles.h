@@ -39,7 +39,8 @@ typedef struct pl_degrees {
 
 /* stream[o * PL_MAX_LOOPS + l] = 1 where loop l of op o runs over the width
  * of the residual stream: the model dimensions of the two activations a
- * residual connection (an Add of two activations of one shape) sums, and
+ * residual connection (an Add of two activations of one shape, [b, s, h] or
+ * [tokens, h]: not the rank-4 heads of a rotary embedding) sums, and
  * every dimension some op's loop ties to one of them (through the norms,
  * dropouts and adds on the way, the matmuls' contracted or output
  * dimensions on either end). Returns 0, or -1 out of memory. */
