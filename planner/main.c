@@ -987,18 +987,14 @@ static int cmd_search(int argc, char **argv)
 			break;
 		}
 		case OPT_OVERLAP:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return pl_cli_usage("search",
-				                    "--overlap-grad-reduce %s: expected on or off",
-				                    optarg);
-			jr.overlap = pl_dim_value(!strcmp(optarg, "on"));
-			break;
 		case OPT_SP:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return pl_cli_usage("search",
-				                    "--sequence-parallel %s: expected on or off",
+				return pl_cli_usage("search", "--%s %s: expected on or off",
+				                    ch == OPT_SP ? "sequence-parallel"
+				                                 : "overlap-grad-reduce",
 				                    optarg);
-			jr.seq_parallel = pl_dim_value(!strcmp(optarg, "on"));
+			*(ch == OPT_SP ? &jr.seq_parallel : &jr.overlap) =
+			    pl_dim_value(!strcmp(optarg, "on"));
 			break;
 		case OPT_VS:
 			if (pl_dim_parse(optarg, 1, PL_JOB_MAX_VIRTUAL, &jr.virtual_stages))
