@@ -826,6 +826,32 @@ static int admitted(pl_problem *p, int o)
 	return p->nstrat[o] = k;
 }
 
+/* Sequence parallelism left to the search: op o (reading no weight, its k
+ * candidates kept to the degrees) may also be replicated over the
+ * tensor-parallel ranks as without it; appends those candidates. The new
+ * count, or -1 out of memory. */
+static int add_replicated(pl_problem *p, int o, int k)
+{
+	const pl_op *op = &p->g->ops[o];
+	int64_t want = p->devices / p->job.degrees.tp;
+	int nl = op->spec.nloops, n = pl_op_enumerate_product(op, p->devices, want, NULL, 0);
+	int64_t *st = pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)(k + n) * (size_t)nl + 1));
+	if (!st)
+		return -1;
+	p->strat[o] = st;
+	pl_op_enumerate_product(op, p->devices, want, st + (size_t)k * (size_t)nl, n);
+	pl_degrees off = p->job.degrees;
+	off.seq_parallel = PL_SEQ_PAR_OFF;
+	int kept = k;
+	for (int s = k; s < k + n; s++) {
+		const int64_t *sp = st + (size_t)s * (size_t)nl;
+		if (pl_split_keeps_degrees(p->g, op, p->roles + (size_t)o * PL_MAX_LOOPS,
+		                           p->stream + (size_t)o * PL_MAX_LOOPS, sp, &off))
+			memmove(st + (size_t)kept++ * (size_t)nl, sp, sizeof(int64_t) * (size_t)nl);
+	}
+	return p->nstrat[o] = kept;
+}
+
 /* Drops op o's candidates that break the job's fixed degrees. When none
  * keeps them on every device (an op whose only cut is the batch under dp x
  * tp), the op replicated: its cuts over the largest divisor of the devices
@@ -836,6 +862,9 @@ static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 	const pl_op *op = &p->g->ops[o];
 	const pl_degrees *d = &p->job.degrees;
 	int nl = op->spec.nloops, k = admitted(p, o);
+	if (k && d->tp > 1 && d->seq_parallel == PL_SEQ_PAR_AUTO && p->stream &&
+	    !pl_op_reads_weight(p->g, op) && (k = add_replicated(p, o, k)) < 0)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	for (int64_t q = 2; !k && q <= p->devices; q++) {
 		if (p->devices % q)
 			continue;
@@ -934,7 +963,8 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 			goto cleanup;
 		}
 	}
-	if (p->job.degrees.no_seq_parallel) {
+	if (p->job.degrees.seq_parallel == PL_SEQ_PAR_OFF ||
+	    (p->job.degrees.seq_parallel == PL_SEQ_PAR_AUTO && p->job.degrees.tp > 1)) {
 		p->stream = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		if (!p->stream || pl_stream_loops(g, p->roles, p->stream)) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");

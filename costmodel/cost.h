@@ -128,7 +128,7 @@ typedef struct pl_problem {
 	pl_job job;           /* micro_batches, stages >= 1; recompute owned (or NULL) */
 	pl_nodeparts **parts; /* per op class, alongside node */
 	uint8_t *roles;       /* with fixed degrees: pl_loop_roles (owned), else NULL */
-	uint8_t *stream;      /* without sequence parallelism: pl_stream_loops, else NULL */
+	uint8_t *stream;      /* sequence parallelism off or auto: pl_stream_loops, else NULL */
 	/* per tensor: 1 when some op keeps it for the backward (its producer counts
 	 * it once, at the producer's layout; Megatron's sequence parallelism keeps
 	 * the shard and gathers it again in the backward) */

@@ -169,7 +169,7 @@ static const struct key {
     [K_EXPERT_PARALLEL] = {"expert_parallel", NULL, is_count, "an integer >= 1"},
     [K_MICRO_BATCH_SIZE] = {"micro_batch_size", NULL, is_count, "an integer >= 1"},
     [K_VIRTUAL_STAGES] = {"virtual_pipeline_stages", NULL, is_count, "an integer >= 1"},
-    [K_SEQ_PARALLEL] = {"use_seq_parallel", "true", is_bool, "true or false"},
+    [K_SEQ_PARALLEL] = {"use_seq_parallel", NULL, is_bool, "true or false"},
     [K_OVERLAP] = {"overlap_grad_reduce", "false", is_bool, "true or false"},
     [K_MAX_TP] = {"max_tensor_parallel", NULL, is_index,
                   "an integer >= 0 (the most devices an op's tensor-parallel cut spans; 0: any)"},

@@ -376,8 +376,9 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		cJSON_AddStringToObject(pp, "schedule", vs > 1 ? "interleaved-1F1B" : "1F1B");
 		cJSON_AddNumberToObject(pp, "virtual_stages", (double)vs);
 		cJSON_AddBoolToObject(pp, "overlap_grad_reduce", info->overlap);
-		if (info->no_seq_parallel)
-			cJSON_AddBoolToObject(pp, "sequence_parallel", 0);
+		if (info->seq_parallel != PL_SEQ_PAR_AUTO)
+			cJSON_AddBoolToObject(pp, "sequence_parallel",
+			                      info->seq_parallel == PL_SEQ_PAR_ON);
 		cJSON_AddNumberToObject(pp, "stage_devices", (double)mesh);
 		if (info->stage_s) {
 			cJSON *a = cJSON_AddArrayToObject(pp, "stage_microbatch_seconds");

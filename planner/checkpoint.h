@@ -27,7 +27,7 @@ typedef struct pl_ckpt_info {
 	int64_t stages, micro_batches, mesh_devices;
 	int64_t virtual_stages; /* model chunks per device (interleaved 1F1B); 0, 1: plain */
 	int overlap;            /* the gradient reduction overlapped with the backward */
-	int no_seq_parallel;    /* searched without sequence parallelism (pl_degrees) */
+	int seq_parallel;       /* the search's sequence parallelism (PL_SEQ_PAR_*) */
 	int zero;
 	const int *op_stage;
 	const uint8_t *op_recompute;

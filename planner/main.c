@@ -512,10 +512,11 @@ static const char *const search_help =
     "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
     "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
     "                        Megatron's --overlap-grad-reduce); default off\n"
-    "  --sequence-parallel on|off  off: norms, dropouts and residual adds are\n"
-    "                        replicated over the tensor-parallel ranks, the sequence\n"
-    "                        cut only by --cp (Megatron-LM without --sequence-\n"
-    "                        parallel); default on: the search may cut them\n"
+    "  --sequence-parallel on|off|auto  with tensor parallelism, the ops that read\n"
+    "                        no weight (norms, dropouts, residual adds): on cuts them\n"
+    "                        over the tensor-parallel ranks (Megatron's --sequence-\n"
+    "                        parallel), off replicates them there, the sequence cut\n"
+    "                        only by --cp; default auto: the search chooses per op\n"
     "  --max-tp N            the most devices one op's tensor-parallel cut (its weights',\n"
     "                        heads' or vocabulary's pieces) may span; default: one node's\n"
     "                        where the mesh spans nodes (as Megatron-LM); 0: any. Any mode\n"
@@ -987,15 +988,17 @@ static int cmd_search(int argc, char **argv)
 			break;
 		}
 		case OPT_OVERLAP:
-		case OPT_SP:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return pl_cli_usage("search", "--%s %s: expected on or off",
-				                    ch == OPT_SP ? "sequence-parallel"
-				                                 : "overlap-grad-reduce",
-				                    optarg);
-			*(ch == OPT_SP ? &jr.seq_parallel : &jr.overlap) =
-			    pl_dim_value(!strcmp(optarg, "on"));
+		case OPT_SP: {
+			int sp = ch == OPT_SP, auto_ok = sp && !strcmp(optarg, "auto");
+			if (strcmp(optarg, "on") && strcmp(optarg, "off") && !auto_ok)
+				return pl_cli_usage("search", "--%s %s: expected on or off%s",
+				                    sp ? "sequence-parallel"
+				                       : "overlap-grad-reduce",
+				                    optarg, sp ? " or auto" : "");
+			*(sp ? &jr.seq_parallel : &jr.overlap) =
+			    auto_ok ? pl_dim_auto() : pl_dim_value(!strcmp(optarg, "on"));
 			break;
+		}
 		case OPT_VS:
 			if (pl_dim_parse(optarg, 1, PL_JOB_MAX_VIRTUAL, &jr.virtual_stages))
 				return pl_cli_usage(

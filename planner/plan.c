@@ -212,7 +212,7 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	                     .micro_batches = p->job.micro_batches,
 	                     .virtual_stages = p->job.virtual_stages,
 	                     .overlap = p->job.overlap,
-	                     .no_seq_parallel = p->job.degrees.no_seq_parallel,
+	                     .seq_parallel = p->job.degrees.seq_parallel,
 	                     .mesh_devices = p->devices,
 	                     .zero = p->job.zero,
 	                     .op_stage = jp->stage,
@@ -348,7 +348,9 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	                .tp = pl_dim_or(r->tp, 0),
 	                .cp = pl_dim_or(r->cp, 0),
 	                .ep = pl_dim_or(r->ep, 0),
-	                .no_seq_parallel = pl_dim_or(r->seq_parallel, 1) == 0},
+	                .seq_parallel = !VALUE(r->seq_parallel) ? PL_SEQ_PAR_AUTO
+	                                : r->seq_parallel.v     ? PL_SEQ_PAR_ON
+	                                                        : PL_SEQ_PAR_OFF},
 	    .micro_batch_size = pl_dim_or(r->micro_batch_size, PL_AUTO),
 	    .virtual_stages = pl_dim_or(r->virtual_stages, PL_AUTO),
 	    .overlap = pl_dim_or(r->overlap, 0) > 0,

@@ -61,8 +61,9 @@ typedef struct pl_job_request {
 	/* values: sequences per micro-batch per data-parallel rank, the degrees */
 	pl_dim micro_batch_size, dp, tp, cp, ep;
 	pl_dim overlap; /* gradient reduction overlapped with the backward: 0 or 1 */
-	/* sequence parallelism: 1 (not given: on) or 0, norms and dropouts
-	 * replicated over the tensor-parallel ranks (pl_degrees.no_seq_parallel) */
+	/* sequence parallelism: 1 on, 0 off (norms and dropouts replicated over
+	 * the tensor-parallel ranks), not given or auto: the search chooses
+	 * (pl_degrees.seq_parallel) */
 	pl_dim seq_parallel;
 	/* the most devices one op's tensor-parallel cut spans (0: any; not given:
 	 * one node's where the mesh spans nodes); any search, not a job dimension */

@@ -57,7 +57,8 @@ int pl_loop_roles(const pl_graph *g, uint8_t *roles)
 
 int pl_degrees_any(const pl_degrees *d)
 {
-	return d && (d->dp > 0 || d->tp > 0 || d->cp > 0 || d->ep > 0 || d->no_seq_parallel);
+	return d && (d->dp > 0 || d->tp > 0 || d->cp > 0 || d->ep > 0 ||
+	             d->seq_parallel == PL_SEQ_PAR_OFF);
 }
 
 static int uf_find(int *up, int x)
@@ -147,7 +148,7 @@ int pl_is_weight(const pl_tensor *t)
 	return t->role == PL_ROLE_PARAM && t->rank >= 2;
 }
 
-static int reads_weight(const pl_graph *g, const pl_op *op)
+int pl_op_reads_weight(const pl_graph *g, const pl_op *op)
 {
 	for (int i = 0; i < op->ninputs; i++)
 		if (pl_is_weight(&g->tensors[op->in[i]]))
@@ -182,13 +183,13 @@ int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *ro
 	if (d->cp > 0 && has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] % d->cp)
 		return 0;
 	int64_t cp = d->cp > 0 ? d->cp : 1;
-	if (d->tp > 0 && reads_weight(g, op)) {
+	if (d->tp > 0 && pl_op_reads_weight(g, op)) {
 		if (has[PL_LOOP_MODEL] && cut[PL_LOOP_MODEL] != d->tp)
 			return 0;
 		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
 			return 0;
 	}
-	if (d->no_seq_parallel && !reads_weight(g, op)) {
+	if (d->seq_parallel == PL_SEQ_PAR_OFF && !pl_op_reads_weight(g, op)) {
 		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
 			return 0;
 		for (int l = 0; stream && l < op->spec.nloops; l++)

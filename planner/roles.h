@@ -25,16 +25,21 @@ typedef enum pl_loop_role {
  * entries). */
 int pl_loop_roles(const pl_graph *g, uint8_t *roles);
 
+/* Sequence parallelism (pl_degrees.seq_parallel). OFF, as Megatron-LM
+ * without --sequence-parallel: ops that read no weight cut the sequence only
+ * as context parallelism does and never the residual stream's width
+ * (pl_stream_loops); what their cuts leave of the mesh replicates them
+ * (norms, dropouts and residual adds computed on every tensor-parallel
+ * rank). ON: they fill the mesh wherever they can (along the sequence, as
+ * Megatron's --sequence-parallel, or another loop). AUTO: with tensor
+ * parallelism fixed, each such op may do either, the search chooses. */
+enum { PL_SEQ_PAR_AUTO = 0, PL_SEQ_PAR_ON, PL_SEQ_PAR_OFF };
+
 /* Fixed parallel degrees of one stage's mesh (0: the search chooses), and
- * whether sequence parallelism is off. */
+ * sequence parallelism (PL_SEQ_PAR_*). */
 typedef struct pl_degrees {
 	int64_t dp, tp, cp, ep;
-	/* 1: as Megatron-LM without --sequence-parallel: ops that read no weight
-	 * cut the sequence only as context parallelism does and never the
-	 * residual stream's width (pl_stream_loops); what their cuts leave of the
-	 * mesh replicates them (norms, dropouts and residual adds computed on
-	 * every tensor-parallel rank) */
-	int no_seq_parallel;
+	int seq_parallel;
 } pl_degrees;
 
 /* stream[o * PL_MAX_LOOPS + l] = 1 where loop l of op o runs over the width
@@ -57,9 +62,9 @@ int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role);
  * and the sequence into exactly cp; any other op gives what is left of the
  * mesh to model loops (attention heads), to the sequence (sequence
  * parallel) or to replication (which candidates take only when they
- * cannot fill the mesh: pl_op_enumerate). With no_seq_parallel an op that
+ * cannot fill the mesh: pl_op_enumerate). With seq_parallel OFF an op that
  * reads no weight cuts the sequence into exactly cp and no stream loop
- * (stream: the op's pl_stream_loops, may be NULL without it). An op with no
+ * (stream: the op's pl_stream_loops, may be NULL otherwise). An op with no
  * loop of a role is not held to that role's degree. */
 int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *roles,
                            const uint8_t *stream, const int64_t *split, const pl_degrees *d);
@@ -68,6 +73,9 @@ int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *ro
  * embeddings' and experts' tables; not norms' scales or biases). What tensor
  * parallelism cuts. */
 int pl_is_weight(const pl_tensor *t);
+
+/* Whether op reads a weight (pl_is_weight). */
+int pl_op_reads_weight(const pl_graph *g, const pl_op *op);
 
 /* Whether any degree is fixed. */
 int pl_degrees_any(const pl_degrees *d);

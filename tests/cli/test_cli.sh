@@ -656,7 +656,9 @@ check "--pipeline-stages 3 on 8 devices exits 2 (no idle devices)" \
 
 # --- fixed configurations, as Megatron and MindFormers state them
 GS="$SRC/examples/gpt-small.json"
-"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 -o "$T/fixed.plan" > /dev/null 2>&1
+# (--sequence-parallel on: Megatron's layout with --sequence-parallel; left to the search, this
+# small model's norms are cheaper replicated)
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --sequence-parallel on -o "$T/fixed.plan" > /dev/null 2>&1
 check "--dp 2 --tp 2 --pp 4 on 2 x 8: Megatron's rank order (tp fastest, then dp, then pp)" \
   '[ "$(jq -c "[.groups.tp[:3], .groups.dp[:3], .groups.pp[:2]]" "$T/fixed.plan")" = "[[[0,1],[2,3],[4,5]],[[0,2],[1,3],[4,6]],[[0,4,8,12],[1,5,9,13]]]" ]'
 check "... every group of the right size, 4 stages" \
@@ -665,7 +667,7 @@ check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, f
   '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
 check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head on the last stage" \
   '[ "$(jq -c "[.parts.attention.weight_cut, .parts.mlp.weight_cut, .parts.attention.batch_cut, .parts.mlp.norms_sequence_cut, .parts.head.stages]" "$T/fixed.plan")" = "[2,2,2,2,[3,3]]" ]'
-"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 > "$T/out" 2>&1
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --sequence-parallel on > "$T/out" 2>&1
 check "... and the summary prints them" \
   'grep -q "^  attention  weights cut 2 ways, tokens cut batch 2 x sequence 1 (norms: sequence 2); stages" "$T/out"'
 "$PLANNER" cost "$GS" --strategy "$T/fixed.plan" > "$T/c"
@@ -726,19 +728,25 @@ check "--overlap-grad-reduce on: the same plan, a step no longer, recorded and r
 bad_combo "--overlap-grad-reduce maybe" "expected on or off" --overlap-grad-reduce maybe
 # --sequence-parallel off (Megatron-LM without --sequence-parallel): the norms, residual adds and
 # the bias after the row-parallel product cut the batch over dp alone and are replicated over the
-# 4 tensor-parallel ranks, the MLP's GELU stays cut 4 ways; with it on the same ops cut the
-# sequence; the checkpoint says so, cost reproduces both
+# 4 tensor-parallel ranks, the MLP's GELU stays cut 4 ways; on: the same ops cut the sequence;
+# auto (the default): the search chooses per op, never slower than either; the checkpoint says
+# which was asked, cost reproduces all three
 "$PLANNER" search "$GS" --devices 8 --dp 2 --tp 4 --sequence-parallel off -o "$T/nosp.plan" > /dev/null 2>&1
-"$PLANNER" search "$GS" --devices 8 --dp 2 --tp 4 -o "$T/sp.plan" > /dev/null 2>&1
+"$PLANNER" search "$GS" --devices 8 --dp 2 --tp 4 --sequence-parallel on -o "$T/sp.plan" > /dev/null 2>&1
+"$PLANNER" search "$GS" --devices 8 --dp 2 --tp 4 -o "$T/spauto.plan" > /dev/null 2>&1
 cuts() { jq -c '[.parallel_strategy_item | to_entries[] | select(.key | test("^l[0-9]+[.](ln1|add1|ln2|bias2|add2|gelu)$"))
                  | .value.parallel_strategy[0] | join("x")] | unique' "$1"; }
 check "--sequence-parallel off: norms and residual adds [2,1,1] (replicated over tp 4), GELU [2,1,4], recorded" \
   '[ "$(cuts "$T/nosp.plan")" = "[\"2x1x1\",\"2x1x4\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/nosp.plan")" = false ] &&
    [ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length)]" "$T/nosp.plan")" = "[4,2]" ] &&
    "$PLANNER" explain "$T/nosp.plan" | grep -q "recompute none; no sequence parallelism$"'
-check "... with it on, the same ops cut the sequence 4 ways ([2,4,1]), nothing recorded" \
-  '[ "$(cuts "$T/sp.plan")" = "[\"2x1x4\",\"2x4x1\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/sp.plan")" = null ]'
-for f in nosp sp; do
+check "... on: the same ops cut the sequence 4 ways ([2,4,1]), recorded" \
+  '[ "$(cuts "$T/sp.plan")" = "[\"2x1x4\",\"2x4x1\"]" ] && [ "$(jq .pipeline.sequence_parallel "$T/sp.plan")" = true ]'
+check "... auto (default): no slower than on or off, nothing recorded" \
+  '[ "$(jq .pipeline.sequence_parallel "$T/spauto.plan")" = null ] &&
+   num_le "$(jq .cost.step_seconds "$T/spauto.plan")" "$(jq .cost.step_seconds "$T/sp.plan")" &&
+   num_le "$(jq .cost.step_seconds "$T/spauto.plan")" "$(jq .cost.step_seconds "$T/nosp.plan")"'
+for f in nosp sp spauto; do
   check "... cost reproduces the $f plan" \
     '[ "$("$PLANNER" cost "$GS" --strategy "$T/$f.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/$f.plan")" ]'
 done
@@ -749,7 +757,7 @@ same=$(jq -s --slurpfile b "$T/nosp-run" '[., $b] | transpose | map(select(.[0].
         | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/run1")
 check "--sequence-parallel off, pp 2 x tp 2, full recompute: runs with the 1-rank losses" \
   '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -c "[.parallel_strategy_item[\"l0.ln1\"].parallel_strategy[0][]]" "$T/nosp4.plan")" = "[1,1,1]" ]'
-bad_combo "--sequence-parallel maybe" "expected on or off" --sequence-parallel maybe
+bad_combo "--sequence-parallel maybe" "expected on or off or auto" --sequence-parallel maybe
 "$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --recompute selective -o "$T/sel.plan" > /dev/null 2>&1
 check "--recompute selective: each layer's attention core (scores, softmax, x V; gpt-small has no attention dropout) recomputes, nothing else" \
   '[ $? -eq 0 ] && [ "$(jq -r .recompute "$T/sel.plan")" = selective ] &&

@@ -149,10 +149,11 @@ static double layer_activations_sp(long b, long s, long h, long a, int64_t t, in
 		}
 		assert_int_equal(n, 4);
 	}
-	pl_job job = {.micro_batches = 1,
-	              .stages = 1,
-	              .degrees = {.dp = 1, .tp = t, .no_seq_parallel = !sp},
-	              .recompute = mode ? flags : NULL};
+	pl_job job = {
+	    .micro_batches = 1,
+	    .stages = 1,
+	    .degrees = {.dp = 1, .tp = t, .seq_parallel = sp ? PL_SEQ_PAR_ON : PL_SEQ_PAR_OFF},
+	    .recompute = mode ? flags : NULL};
 	pl_problem *p;
 	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
 	pl_search_opts o = {0};

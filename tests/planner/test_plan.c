@@ -317,15 +317,16 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 		else if (which == 2)
 			d->tp = k / d->dp;
 	}
-	/* without sequence parallelism (--sequence-parallel off), one job in four */
-	d->no_seq_parallel = o.job && rg_int(r, 4) == 0;
+	/* sequence parallelism left to the search, on or off (--sequence-parallel) */
+	d->seq_parallel = o.job ? rg_int(r, 3) : PL_SEQ_PAR_AUTO;
 	snprintf(
 	    what, n,
 	    "%s on %s (%lld devices), mode %s, %s stages %lld, m %lld, zero %d, rc %d, dp %lld, "
 	    "tp %lld%s",
 	    g->name, cl->name, (long long)D, o.mode, o.job ? "job" : "per-op",
 	    (long long)o.jo.stages, (long long)o.jo.micro_batches, o.jo.zero, o.jo.recompute,
-	    (long long)d->dp, (long long)d->tp, d->no_seq_parallel ? ", no sequence parallel" : "");
+	    (long long)d->dp, (long long)d->tp,
+	    (const char *[]){"", ", sequence parallel", ", no sequence parallel"}[d->seq_parallel]);
 	cJSON *ck;
 	pl_err err;
 	pl_status st = pl_plan_search(g, cl, &o, &ck, NULL, &err);
