@@ -40,7 +40,7 @@ while IFS='|' read -r model name opts; do
 done <<'PLANS'
 gpt-tiny|1 device|--devices 1
 gpt-tiny|dp 4|--devices 4 --mode dp
-gpt-tiny|tp 4|--devices 4 --tp 4 --pp 1
+gpt-tiny|tp 4|--devices 4 --tp 4 --pp 1 --sequence-parallel on
 gpt-tiny|tp 4, no sequence parallelism|--devices 4 --tp 4 --pp 1 --sequence-parallel off
 gpt-tiny|2 micro-batches|--devices 4 --pp 1 --micro-batches 2
 gpt-tiny|ZeRO 1|--devices 4 --dp 4 --pp 1 --zero 1
@@ -50,7 +50,7 @@ gpt-tiny|selective recompute|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-tiny|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
 gpt-tiny|pp 2 dp 2 ZeRO 1|--devices 4 --pp 2 --dp 2 --micro-batches 2 --zero 1 --virtual-stages 1
 moe-tiny|dp 4|--devices 4 --mode dp
-moe-tiny|ep 2|--devices 4 --dp 2 --ep 2 --pp 1
+moe-tiny|ep 2|--devices 4 --dp 2 --ep 2 --pp 1 --sequence-parallel on
 gpt-small|dp 2|--devices 2 --mode dp
 gpt-small|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
@@ -58,7 +58,7 @@ gpt-small|pp 2 of 2 chunks, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4
 gpt-small|full recompute, 2 micro-batches|--devices 4 --dp 4 --pp 1 --micro-batches 2 --recompute full
 gpt-small|dp 2 tp 2, no sequence parallelism|--devices 4 --dp 2 --tp 2 --pp 1 --sequence-parallel off
 gpt-small-fused|dp 2|--devices 2 --mode dp
-gpt-small-fused|tp 2 cp 2|--devices 4 --tp 2 --cp 2 --pp 1
+gpt-small-fused|tp 2 cp 2|--devices 4 --tp 2 --cp 2 --pp 1 --sequence-parallel on
 gpt-small-fused|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small-fused|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
 PLANS

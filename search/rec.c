@@ -326,6 +326,21 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		primes[i] = primes[np - 1 - i];
 		primes[np - 1 - i] = t;
 	}
+	/* The steps price partial cuts, the devices not yet cut standing as
+	 * replicas: on one convention for every op (the major axis), so that
+	 * neighbours cut alike meet without a redistribution whatever they read;
+	 * the plan itself is priced on the problem's. The copies are read only
+	 * (pl_cost_node and pl_cost_edge fill no table). */
+	pl_graph gu = *g;
+	pl_problem pu = *p;
+	gu.ops = pl_malloc(sizeof *gu.ops * ((size_t)g->nops + 1));
+	if (!gu.ops)
+		goto nomem;
+	memcpy(gu.ops, g->ops, sizeof *gu.ops * (size_t)g->nops);
+	for (int op = 0; op < g->nops; op++)
+		gu.ops[op].replica_minor = 0;
+	pu.g = &gu;
+	c.p = &pu;
 	for (int step = 0; step < np; step++) {
 		int64_t f = primes[step];
 		int no = 0;
@@ -333,7 +348,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 			if (!c.active[op] || g->ops[op].has_strategy)
 				continue;
 			pl_nodecost nc;
-			pl_cost_node(p, op, S(&c, op), &nc);
+			pl_cost_node(&pu, op, S(&c, op), &nc);
 			/* heavy ops first, by cost; then the rest in graph order */
 			order[no++] = (keyed){
 			    heavy(&g->ops[op]) ? 1e300 - 1e290 + nc.compute_s : -(double)op, op};
@@ -363,11 +378,14 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 				s[best_l] *= f;
 		}
 		if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
+			free(gu.ops);
 			st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %g s ran out",
 			                o->time_limit_s);
 			goto cleanup;
 		}
 	}
+	c.p = p;
+	free(gu.ops);
 	if (p->roles)
 		repair_degrees(&c, order);
 	if (polish(&c, primes, np))
