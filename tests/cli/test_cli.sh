@@ -9,6 +9,9 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
+# three steps' losses in run output B within relative TOL (default 1e-4) of reference A's: true/false
+same3() { jq -s --slurpfile b "$2" --argjson tol "${3:-1e-4}" '[., $b] | transpose | map(select(.[0].loss))
+            | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= $tol) | (length == 3 and all)' "$1"; }
 
 # --- a large-batch, small-hidden MLP on 8 devices gets pure data parallel
 "$ZOO" mlp --batch 8192 --hidden 256 --layers 2 > "$T/mlp.json"
@@ -327,8 +330,7 @@ done
 "$PLANNER" search "$T/gf.json" --devices 4 --pp 2 --tp 2 --micro-batches 2 --recompute selective -o "$T/gfs.plan" > /dev/null 2> "$T/err"
 "$PLANNER" run "$T/gf.json" --strategy "$T/gfs.plan" --steps 3 --json > "$T/gf-rs" 2> "$T/err"
 rc=$?
-same=$(jq -s --slurpfile b "$T/gf-rs" '[., $b] | transpose | map(select(.[0].loss))
-        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/gf-r1")
+same=$(same3 "$T/gf-r1" "$T/gf-rs")
 check "fused attention, --recompute selective (pp 2, tp 2): the Attention ops run again alone, the 1-device losses" \
   '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -r .recompute "$T/gfs.plan")" = selective ]'
 # more chunks a device than the search tries (Megatron's recipes run one layer a chunk: 20 on
@@ -341,8 +343,7 @@ check "fused attention, --recompute selective (pp 2, tp 2): the Attention ops ru
 "$PLANNER" search "$T/g10.json" --devices 2 --pp 2 --micro-batches 2 --virtual-stages 10 -o "$T/g10v.plan" > /dev/null 2> "$T/err"
 "$PLANNER" run "$T/g10.json" --strategy "$T/g10v.plan" --steps 3 --json > "$T/g10-rv" 2> "$T/err"
 rc=$?
-same=$(jq -s --slurpfile b "$T/g10-rv" '[., $b] | transpose | map(select(.[0].loss))
-        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/g10-r1")
+same=$(same3 "$T/g10-r1" "$T/g10-rv")
 check "--virtual-stages 10 (beyond the 8 a search tries): interleaved over 10 chunks a device, the 1-device losses, repriced by cost" \
   '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -c "[.pipeline.schedule, .pipeline.virtual_stages]" "$T/g10v.plan")" = "[\"interleaved-1F1B\",10]" ] &&
    [ "$("$PLANNER" cost "$T/g10.json" --strategy "$T/g10v.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/g10v.plan")" ]'
@@ -753,8 +754,7 @@ done
 "$PLANNER" search "$GT" --devices 4 --pp 2 --tp 2 --micro-batches 2 --recompute full --sequence-parallel off -o "$T/nosp4.plan" > /dev/null 2>&1
 "$PLANNER" run "$GT" --strategy "$T/nosp4.plan" --steps 3 --json > "$T/nosp-run" 2> "$T/err"
 rc=$?
-same=$(jq -s --slurpfile b "$T/nosp-run" '[., $b] | transpose | map(select(.[0].loss))
-        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/run1")
+same=$(same3 "$T/run1" "$T/nosp-run")
 check "--sequence-parallel off, pp 2 x tp 2, full recompute: runs with the 1-rank losses" \
   '[ $rc -eq 0 ] && [ "$same" = true ] && [ "$(jq -c "[.parallel_strategy_item[\"l0.ln1\"].parallel_strategy[0][]]" "$T/nosp4.plan")" = "[1,1,1]" ]'
 bad_combo "--sequence-parallel maybe" "expected on or off or auto" --sequence-parallel maybe
@@ -1027,8 +1027,7 @@ check "import --const matching no weight exits 2 naming the pattern, nothing wri
 # per micro-batch, as they draw data)
 "$PLANNER" search "$O/gpt2.onnx" --batch 4 --devices 1 --micro-batches 2 -o "$T/g2m.plan" > /dev/null 2>&1
 "$PLANNER" run "$O/gpt2.onnx" --batch 4 --strategy "$T/g2m.plan" --steps 3 --json > "$T/g2m" 2> "$T/err"
-same=$(jq -s --slurpfile b "$T/g2m" '[., $b] | transpose | map(select(.[0].loss))
-        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-5) | (length == 3 and all)' "$T/gpt2-r1")
+same=$(same3 "$T/gpt2-r1" "$T/g2m" 1e-5)
 check "gpt2.onnx in 2 micro-batches trains with the losses of one" '[ "$same" = true ]'
 "$PLANNER" import "$O/unsupported/topk.onnx" --batch 4 -o "$T/topk-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
@@ -1088,8 +1087,7 @@ for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vi
   for opts in "--devices 4" "--devices 4 --dp 2 --tp 2" "--devices 4 --dp 4"; do
     "$PLANNER" search "$O/$f.onnx" --batch 4 $opts -o "$T/$f-4.plan" > /dev/null 2> "$T/err"
     "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-4.plan" --steps 3 --json $ro > "$T/$f-r4" 2> "$T/err"
-    same=$(jq -s --slurpfile b "$T/$f-r4" '[., $b] | transpose | map(select(.[0].loss))
-            | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | (length == 3 and all)' "$T/$f-r1")
+    same=$(same3 "$T/$f-r1" "$T/$f-r4")
     check "$f.onnx ($opts) plans and trains on 4 CPU ranks with the 1-rank losses" '[ "$same" = true ]'
   done
 done
@@ -1116,8 +1114,7 @@ check "recurrent.onnx: nn.LSTM (bidirectional), nn.GRU (linear_before_reset 1) a
    [ "$(jq -c "[.ops[] | select(.name | test(\"GRU.Y_h\")) | [.type, .attrs]]" "$T/recurrent-onnx.json")" = "[[\"Slice\",{\"axes\":[0,1],\"starts\":[6,0],\"ends\":[7,1]}],[\"Transpose\",{\"perm\":[1,0,2,3]}],[\"Reshape\",{\"shape\":[0,-1,10]}]]" ]'
 "$PLANNER" search "$O/recurrent.onnx" --batch 4 --devices 1 --micro-batches 2 -o "$T/recm.plan" > /dev/null 2>&1
 "$PLANNER" run "$O/recurrent.onnx" --batch 4 --strategy "$T/recm.plan" --steps 3 --json > "$T/recm" 2> "$T/err"
-same=$(jq -s --slurpfile b "$T/recm" '[., $b] | transpose | map(select(.[0].loss))
-        | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-5) | (length == 3 and all)' "$T/recurrent-r1")
+same=$(same3 "$T/recurrent-r1" "$T/recm" 1e-5)
 check "recurrent.onnx in 2 micro-batches (its steps-first tensors cut by the batch, not the steps) trains with the losses of one" '[ "$same" = true ]'
 check "activations.onnx: LeakyReLU, PReLU (per channel and shared, its slope a param), ELU, SELU and CELU each an op with its alpha (and SELU's gamma)" \
   '[ "$(jq -c "[.ops[] | select(.type | test(\"Relu|Elu|Selu|Celu\")) | [.type, (.attrs.alpha // 0 | . * 100 | round), (.attrs.gamma // 0 | . * 100 | round)]]" "$T/activations-onnx.json")" = "[[\"LeakyRelu\",20,0],[\"PRelu\",0,0],[\"Elu\",50,0],[\"Selu\",167,105],[\"PRelu\",0,0],[\"Celu\",150,0]]" ] &&
