@@ -777,10 +777,9 @@ static int keep_saved(pl_problem *p)
 	return 0;
 }
 
-int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
+/* Whether split keeps to degrees d and the problem's model span. */
+static int admits_with(const pl_problem *p, int op, const int64_t *split, const pl_degrees *d)
 {
-	if (!p->roles)
-		return 1;
 	const uint8_t *roles = p->roles + (size_t)op * PL_MAX_LOOPS;
 	if (p->max_model > 0) {
 		int64_t model = 1;
@@ -792,7 +791,12 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 	}
 	return pl_split_keeps_degrees(p->g, &p->g->ops[op], roles,
 	                              p->stream ? p->stream + (size_t)op * PL_MAX_LOOPS : NULL,
-	                              split, &p->job.degrees);
+	                              split, d);
+}
+
+int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
+{
+	return !p->roles || admits_with(p, op, split, &p->job.degrees);
 }
 
 /* The most devices one op's model loops may be cut over on a mesh of
@@ -810,13 +814,14 @@ static int64_t model_span(const pl_job *job, const pl_cluster *c, int64_t device
 	return span >= devices ? 0 : span;
 }
 
-/* Keeps op o's candidates that keep the job's fixed degrees; how many */
-static int admitted(pl_problem *p, int o)
+/* Keeps op o's candidates from `from` on that keep degrees d (those
+ * before stay); the new count */
+static int keep_from(pl_problem *p, int o, int from, const pl_degrees *d)
 {
-	int nl = p->g->ops[o].spec.nloops, k = 0;
-	for (int s = 0; s < p->nstrat[o]; s++) {
+	int nl = p->g->ops[o].spec.nloops, k = from;
+	for (int s = from; s < p->nstrat[o]; s++) {
 		const int64_t *sp = p->strat[o] + (size_t)s * (size_t)nl;
-		if (!pl_problem_admits(p, o, sp))
+		if (!admits_with(p, o, sp, d))
 			continue;
 		if (k != s)
 			memmove(p->strat[o] + (size_t)k * (size_t)nl, sp,
@@ -826,59 +831,97 @@ static int admitted(pl_problem *p, int o)
 	return p->nstrat[o] = k;
 }
 
-/* Sequence parallelism left to the search: op o (reading no weight, its k
- * candidates kept to the degrees) may also be replicated over the
- * tensor-parallel ranks as without it; appends those candidates. The new
- * count, or -1 out of memory. */
-static int add_replicated(pl_problem *p, int o, int k)
+/* Appends after op o's first `from` candidates its cuts over `want` of the
+ * devices (replicated over the rest) that keep degrees d; the new count, or
+ * -1 out of memory. */
+static int append_product(pl_problem *p, int o, int from, int64_t want, const pl_degrees *d)
 {
 	const pl_op *op = &p->g->ops[o];
-	int64_t want = p->devices / p->job.degrees.tp;
 	int nl = op->spec.nloops, n = pl_op_enumerate_product(op, p->devices, want, NULL, 0);
-	int64_t *st = pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)(k + n) * (size_t)nl + 1));
+	int64_t *st =
+	    pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)(from + n) * (size_t)nl + 1));
 	if (!st)
 		return -1;
 	p->strat[o] = st;
-	pl_op_enumerate_product(op, p->devices, want, st + (size_t)k * (size_t)nl, n);
-	pl_degrees off = p->job.degrees;
-	off.seq_parallel = PL_SEQ_PAR_OFF;
-	int kept = k;
-	for (int s = k; s < k + n; s++) {
-		const int64_t *sp = st + (size_t)s * (size_t)nl;
-		if (pl_split_keeps_degrees(p->g, op, p->roles + (size_t)o * PL_MAX_LOOPS,
-		                           p->stream + (size_t)o * PL_MAX_LOOPS, sp, &off))
-			memmove(st + (size_t)kept++ * (size_t)nl, sp, sizeof(int64_t) * (size_t)nl);
+	p->nstrat[o] =
+	    from + pl_op_enumerate_product(op, p->devices, want, st + (size_t)from * (size_t)nl, n);
+	return keep_from(p, o, from, d);
+}
+
+/* The same over the largest divisor D/q (q >= 2) of the devices that has
+ * such cuts: the new count (from: none), or -1 out of memory. */
+static int replicated_from(pl_problem *p, int o, int from, const pl_degrees *d)
+{
+	for (int64_t q = 2; q <= p->devices; q++) {
+		if (p->devices % q)
+			continue;
+		int k = append_product(p, o, from, p->devices / q, d);
+		if (k != from)
+			return k;
+	}
+	return from;
+}
+
+/* Drops op o's candidates from `from` on that one before it already is. */
+static int drop_repeats(pl_problem *p, int o, int from)
+{
+	int nl = p->g->ops[o].spec.nloops, kept = from;
+	size_t row = sizeof(int64_t) * (size_t)nl;
+	for (int s = from; s < p->nstrat[o]; s++) {
+		const int64_t *sp = p->strat[o] + (size_t)s * (size_t)nl;
+		int dup = 0;
+		for (int t = 0; t < from && !dup; t++)
+			dup = !memcmp(p->strat[o] + (size_t)t * (size_t)nl, sp, row);
+		if (!dup)
+			memmove(p->strat[o] + (size_t)kept++ * (size_t)nl, sp, row);
 	}
 	return p->nstrat[o] = kept;
+}
+
+/* Sequence parallelism left to the search: op o, reading no weight, also
+ * gets its cuts over D/tp replicated over the tensor-parallel ranks, and
+ * every candidate it would have without sequence parallelism (its k
+ * candidates hold those that fill the mesh; the replicated ones of the
+ * fallback are appended), so that the search is never worse than with
+ * either. The new count, or -1 out of memory. */
+static int add_unsequenced(pl_problem *p, int o, int k)
+{
+	int nl = p->g->ops[o].spec.nloops;
+	pl_degrees off = p->job.degrees;
+	off.seq_parallel = PL_SEQ_PAR_OFF;
+	int covered = 0;
+	for (int s = 0; s < k && !covered; s++) {
+		const int64_t *sp = p->strat[o] + (size_t)s * (size_t)nl;
+		covered = pl_split_product(&p->g->ops[o], sp) == p->devices &&
+		          admits_with(p, o, sp, &off);
+	}
+	int n = append_product(p, o, k, p->devices / p->job.degrees.tp, &off);
+	if (n >= 0)
+		n = drop_repeats(p, o, k);
+	if (n >= 0 && !covered && (n = replicated_from(p, o, n, &off)) >= 0)
+		n = drop_repeats(p, o, k);
+	return n;
 }
 
 /* Drops op o's candidates that break the job's fixed degrees. When none
  * keeps them on every device (an op whose only cut is the batch under dp x
  * tp), the op replicated: its cuts over the largest divisor of the devices
  * that keeps them (Megatron replicates such ops over the tensor-parallel
- * group). PL_EINVAL naming the op when none is left; -1 out of memory. */
+ * group). With sequence parallelism left to the search, an op that reads no
+ * weight has the candidates of both (add_unsequenced). PL_EINVAL naming the
+ * op when none is left; -1 out of memory. */
 static pl_status keep_degrees(pl_problem *p, int o, pl_err *err)
 {
 	const pl_op *op = &p->g->ops[o];
 	const pl_degrees *d = &p->job.degrees;
-	int nl = op->spec.nloops, k = admitted(p, o);
-	if (k && d->tp > 1 && d->seq_parallel == PL_SEQ_PAR_AUTO && p->stream &&
-	    !pl_op_reads_weight(p->g, op) && (k = add_replicated(p, o, k)) < 0)
+	int nl = op->spec.nloops, k = keep_from(p, o, 0, d);
+	if (!k)
+		k = replicated_from(p, o, 0, d);
+	if (k > 0 && d->tp > 1 && d->seq_parallel == PL_SEQ_PAR_AUTO && p->stream &&
+	    !pl_op_reads_weight(p->g, op))
+		k = add_unsequenced(p, o, k);
+	if (k < 0)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	for (int64_t q = 2; !k && q <= p->devices; q++) {
-		if (p->devices % q)
-			continue;
-		int n = pl_op_enumerate_product(op, p->devices, p->devices / q, NULL, 0);
-		if (!n)
-			continue;
-		int64_t *st =
-		    pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)n * (size_t)nl + 1));
-		if (!st)
-			return pl_err_set(err, PL_ENOMEM, "out of memory");
-		p->strat[o] = st;
-		p->nstrat[o] = pl_op_enumerate_product(op, p->devices, p->devices / q, st, n);
-		k = admitted(p, o);
-	}
 	if (k)
 		return PL_OK;
 	static const char *const role[] = {"model", "sequence", "experts", "batch"};

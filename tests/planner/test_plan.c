@@ -513,12 +513,63 @@ static void ties_go_to_less_memory(void **state)
 	              checked, ties);
 }
 
+/* Sequence parallelism left to the search (auto) offers the ops that read
+ * no weight the candidates of both on and off, so dp's step under auto is
+ * never above either's; the small models, where the collectives' latency
+ * outweighs the replicated work, make the three differ. */
+static void auto_sequence_parallel_is_never_worse(void **state)
+{
+	(void)state;
+	static const char *const files[] = {"examples/gpt-small.json",
+	                                    "tests/fixtures/models/gpt-tiny.json",
+	                                    "tests/fixtures/models/moe-tiny.json"};
+	static const int64_t tps[][2] = {{8, 2}, {8, 4}, {4, 2}, {4, 4}};
+	int differ = 0;
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		pl_graph *g = load_path(files[f]);
+		for (size_t k = 0; k < sizeof tps / sizeof *tps; k++) {
+			pl_cluster cl;
+			pl_err err;
+			assert_int_equal(
+			    pl_cluster_preset(&cl, tps[k][0] == 8 ? "h100x8" : "cpu", &err), PL_OK);
+			if (tps[k][0] == 4)
+				assert_int_equal(pl_cluster_devices(&cl, 4, &err), PL_OK);
+			double step[3];
+			for (int sp = 0; sp < 3; sp++) {
+				pl_plan_opts o = {.mode = "dp", .job = 1, .jo = PL_JOB_OPTS_AUTO};
+				o.jo.stages = o.jo.micro_batches = 1;
+				o.jo.zero = 0;
+				o.jo.recompute = PL_RECOMPUTE_NONE;
+				o.jo.degrees.tp = tps[k][1];
+				o.jo.degrees.seq_parallel = sp;
+				cJSON *ck;
+				if (pl_plan_search(g, &cl, &o, &ck, NULL, &err))
+					fail_msg("%s, tp %lld, sequence parallel %d: %s", files[f],
+					         (long long)tps[k][1], sp, err.msg);
+				step[sp] = cost_num(ck, "step_seconds");
+				cJSON_Delete(ck);
+			}
+			if (step[PL_SEQ_PAR_AUTO] > step[PL_SEQ_PAR_ON] ||
+			    step[PL_SEQ_PAR_AUTO] > step[PL_SEQ_PAR_OFF])
+				fail_msg("%s on %lld devices, tp %lld: auto %.9g s, on %.9g s, off "
+				         "%.9g s",
+				         files[f], (long long)tps[k][0], (long long)tps[k][1],
+				         step[PL_SEQ_PAR_AUTO], step[PL_SEQ_PAR_ON],
+				         step[PL_SEQ_PAR_OFF]);
+			differ += step[PL_SEQ_PAR_ON] != step[PL_SEQ_PAR_OFF];
+		}
+		pl_graph_free(g);
+	}
+	assert_true(differ > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(search_then_cost_is_bit_for_bit),
 	    cmocka_unit_test(a_plan_for_another_model_is_refused),
 	    cmocka_unit_test(ties_go_to_less_memory),
+	    cmocka_unit_test(auto_sequence_parallel_is_never_worse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
