@@ -182,19 +182,16 @@ int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *ro
 	}
 	if (d->cp > 0 && has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] % d->cp)
 		return 0;
-	int64_t cp = d->cp > 0 ? d->cp : 1;
-	if (d->tp > 0 && pl_op_reads_weight(g, op)) {
-		if (has[PL_LOOP_MODEL] && cut[PL_LOOP_MODEL] != d->tp)
+	/* weight ops under tp, and every other op without sequence
+	 * parallelism, cut the sequence exactly as cp does */
+	int weight = pl_op_reads_weight(g, op), off = d->seq_parallel == PL_SEQ_PAR_OFF;
+	if (weight && d->tp > 0 && has[PL_LOOP_MODEL] && cut[PL_LOOP_MODEL] != d->tp)
+		return 0;
+	if (((weight && d->tp > 0) || (!weight && off)) && has[PL_LOOP_SEQ] &&
+	    cut[PL_LOOP_SEQ] != (d->cp > 0 ? d->cp : 1))
+		return 0;
+	for (int l = 0; !weight && off && stream && l < op->spec.nloops; l++)
+		if (stream[l] && split[l] > 1)
 			return 0;
-		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
-			return 0;
-	}
-	if (d->seq_parallel == PL_SEQ_PAR_OFF && !pl_op_reads_weight(g, op)) {
-		if (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != cp)
-			return 0;
-		for (int l = 0; stream && l < op->spec.nloops; l++)
-			if (stream[l] && split[l] > 1)
-				return 0;
-	}
 	return 1;
 }

@@ -72,6 +72,14 @@ for model in gpt-tiny moe-tiny; do
     done
   done
 done
+# plan_on NAME NP OPTIONS...: $M's plan on NP devices into $T/p.json, or a
+# failed check naming it
+plan_on() {
+  local name=$1 n=$2
+  shift 2
+  "$P" search "$M" --devices "$n" "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
+    { bad "$name, $n devices, $*: no plan"; return 1; }
+}
 # whole-job plans as processes: gradient accumulation, ZeRO's reduce-scatter
 # and all-gather over MPI, recompute
 for model in gpt-tiny moe-tiny; do
@@ -90,8 +98,7 @@ for model in gpt-tiny moe-tiny; do
     set -- $spec
     np=$1
     shift
-    "$P" search "$M" --devices "$np" "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
-      { bad "$model, $np devices, $*: no plan"; continue; }
+    plan_on "$model" "$np" "$@" || continue
     mpi_matches "$np" "$T/p.json" "$M" "$ref" "$model on $np processes, $*"
   done
 done
@@ -201,8 +208,7 @@ if command -v ompi-server > /dev/null; then
     set -- $spec
     np=$1
     shift
-    "$P" search "$M" --devices "$np" "$@" -o "$T/p.json" > /dev/null 2> "$T/err" ||
-      { bad "gpt-tiny, $np devices, $*: no plan"; continue; }
+    plan_on gpt-tiny "$np" "$@" || continue
     torchrun_run "$np" "$T/p.json"
     got=$(losses "$T/out")
     if [ "$(sort -u "$T/rc")" = 0 ] && close "$got" "$ref"; then
