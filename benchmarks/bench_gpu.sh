@@ -13,6 +13,8 @@
 # benchmarks/results/gpu to record them): a log per
 # part and summary.md. Exit status: 0 when every part ran, 1 otherwise (the
 # summary says which part failed), 4 without a GPU.
+# Env: TESTS (default 'test_exec_cuda|test_cli'): the ctest regex of part 1,
+#   for a lease too short for the CLI suite (TESTS=test_exec_cuda).
 set -u
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$SRC/build-gpu}
@@ -47,7 +49,7 @@ MT=$SRC/tests/fixtures/models/moe-tiny.json
 
 # 1. the cuda backend's tests: every op under random plans on 1..NGPU ranks,
 #    training under every search mode's plan, collectives, a failing rank
-part test_exec_cuda bash -c "cd '$BUILD' && ctest -R 'test_exec_cuda|test_cli' --output-on-failure"
+part test_exec_cuda bash -c "cd '$BUILD' && ctest -R '${TESTS:-test_exec_cuda|test_cli}' --output-on-failure"
 
 # 2. losses on cuda against cpu: gpt-tiny and moe-tiny, 1 rank and NGPU ranks
 runs() {
