@@ -15,6 +15,10 @@
 #   LAUNCH=mpi: plans of several ranks run as processes (mpirun -np R: MPI's
 #   collectives) instead of threads, and are priced on a calibration taken the
 #   same way (mpirun -np R planner calibrate --backend cpu).
+#   CALIBRATED=PREFIX: take PREFIX-cpuR.json (an earlier run's OUT-cpuR.json on
+#   the same machine) instead of calibrating again.
+# Every run's row is appended to $OUT.runs.csv as it is measured, so an
+# interrupted run keeps what it measured.
 set -euo pipefail
 B=${1:-build}
 OUT=${2:-build/bench/fidelity}
@@ -34,12 +38,14 @@ MPI=(mpirun --oversubscribe --bind-to none)
 [ "$(id -u)" = 0 ] && MPI+=(--allow-run-as-root)
 list=""
 for r in ${RANKS:-1 2 4}; do
-  if [ "${LAUNCH:-}" = mpi ] && [ "$r" -gt 1 ]; then
+  if [ -n "${CALIBRATED:-}" ]; then
+    cp "$CALIBRATED-cpu$r.json" "$T/cpu$r.json"
+  elif [ "${LAUNCH:-}" = mpi ] && [ "$r" -gt 1 ]; then
     "${MPI[@]}" -np "$r" "$B/planner" calibrate --backend cpu -o "$T/cpu$r.json" > /dev/null 2>&1
   else
     "$B/planner" calibrate --backend cpu --ranks "$r" -o "$T/cpu$r.json" > /dev/null 2>&1
   fi
-  cp "$T/cpu$r.json" "$OUT-cpu$r.json"
+  [ "$T/cpu$r.json" -ef "$OUT-cpu$r.json" ] || cp "$T/cpu$r.json" "$OUT-cpu$r.json"
   plans="dp"
   "$B/planner" search "$T/m.json" --cluster "$T/cpu$r.json" --mode dp -o "$T/dp-$r.json" > /dev/null
   if [ "$r" -gt 1 ]; then
@@ -75,6 +81,7 @@ done
 
 # ROUNDS passes over all plans, so a burst of noise on a shared machine hits
 # different plans in different passes; a plan's time is its least median
+echo "plan-ranks,predicted_seconds,measured_seconds,final_loss" > "$OUT.runs.csv"
 for round in $(seq "${ROUNDS:-3}"); do
   for pr in $list; do
     launch=()
@@ -83,12 +90,12 @@ for round in $(seq "${ROUNDS:-3}"); do
       --steps "$STEPS" --json > "$T/run.out"
     tail -n 1 "$T/run.out" | jq -r '[.predicted_step_seconds, .median_step_seconds] | @csv' \
       > "$T/row"
-    echo "$pr,$(cat "$T/row"),$(tail -n 2 "$T/run.out" | head -n 1 | jq .loss)" >> "$T/all.csv"
+    echo "$pr,$(cat "$T/row"),$(tail -n 2 "$T/run.out" | head -n 1 | jq .loss)" >> "$OUT.runs.csv"
   done
 done
 echo "plan,ranks,predicted_seconds,measured_seconds,final_loss" > "$OUT.csv"
 for pr in $list; do
-  grep "^$pr," "$T/all.csv" | sort -t, -k3 -g | head -n 1 |
+  grep "^$pr," "$OUT.runs.csv" | sort -t, -k3 -g | head -n 1 |
     awk -F, -v OFS=, '{ n = split($1, a, "-"); r = a[n]; sub("-[0-9]+$", "", $1); print $1, r, $2, $3, $4 }' >> "$OUT.csv"
 done
 
