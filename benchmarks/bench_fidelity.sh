@@ -125,6 +125,16 @@ echo "Spearman rank correlation (predicted vs measured): $spearman over every pl
 for r in ${RANKS:-1 2 4}; do
   echo "  $r ranks: $(spearman_of "$r")"
 done
+# Whether each rank had a core of its own: the replicated plan computes the
+# whole step on every rank, as the 1-rank plan does, so its step on R ranks
+# over the 1-rank step is 1 where they do (the model's setting) and grows as
+# ranks share cores
+one=$(awk -F, '$1 == "dp" && $2 == 1 { print $4 }' "$OUT.csv")
+if [ -n "$one" ]; then
+  echo
+  echo "Cores of their own (replicated plan's step on R ranks / the 1-rank step; 1 where each rank has a core):"
+  awk -F, -v one="$one" '$1 == "replicated" { printf "  %s ranks: %.2f\n", $2, $4 / one }' "$OUT.csv"
+fi
 
 if command -v gnuplot > /dev/null; then
   gnuplot <<GP

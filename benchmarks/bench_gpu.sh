@@ -189,7 +189,7 @@ fidelity() {
   if [ -s "$OUT/fidelity_cpu.log" ]; then
     echo
     echo "## fidelity (cpu backend, ranks as processes)"
-    grep -E "Spearman|ranks:" "$OUT/fidelity_cpu.log"
+    grep -E "Spearman|ranks:|Cores of" "$OUT/fidelity_cpu.log"
   fi
 } > "$OUT/summary.md"
 cat "$OUT/summary.md"

@@ -1178,6 +1178,106 @@ static int first_in_place(const pl_exec *ex, const rankst *st, int o, int i)
 	return 1;
 }
 
+/* One op's backward on its rank: inputs regathered where the forward freed
+ * them, the kernel, and each input's gradient brought home and added
+ * (directly into the home buffer when it is the first and in place). */
+static int backward_op(rankctx *rc, int o)
+{
+	pl_exec *ex = rc->ex;
+	const pl_graph *g = ex->g;
+	pl_backend *be = ex->be;
+	int64_t R = rc->rank;
+	rankst *st = &ex->rs[R];
+	const pl_op *op = &g->ops[o];
+	int any = 0;
+	if (ex->stage[o] != rc->k)
+		return 0;
+	if (recompute_at(rc, o))
+		return -1;
+	for (int i = 0; i < op->ninputs; i++)
+		any |= ex->in[o][i].grad;
+	if (!any || !st->dval[op->out[0]])
+		return 0;
+	pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
+	char direct[PL_MAX_OP_INPUTS] = {0};
+	memset(din, 0, sizeof din);
+	double t0 = prof_now(rc), tc = 0;
+	int bad = 0;
+	for (int i = 0; i < op->ninputs && !bad; i++) {
+		xin *xi = &ex->in[o][i];
+		if (regathered(ex, o, i)) {
+			double tb = prof_now(rc);
+			mem_mark(st, iflag(st, o, i), 1, PL_EXEC_MEM_ACTIVATIONS, bytes_of(&xi->l));
+			bad = run_redist(rc, &ex->home[xi->tensor], &xi->fwd, st->val[xi->tensor],
+			                 st->inb[o][i], local_elems(&xi->l));
+			tc += prof_now(rc) - tb;
+		}
+		to_xt(&xi->l, xi->kind == IN_ALIAS ? st->val[xi->tensor] : st->inb[o][i], &in[i]);
+		if (xi->grad) {
+			to_xt(&xi->gl, NULL, &din[i]);
+			direct[i] = first_in_place(ex, st, o, i);
+			if (direct[i]) {
+				din[i].v = st->dval[xi->tensor];
+				mem_mark(st, &st->glive[xi->tensor], 1, PL_EXEC_MEM_TRANSIENT,
+				         bytes_of(&ex->home[xi->tensor]));
+			} else {
+				din[i].v = scratch(ex, R, din[i].n);
+			}
+			bad |= !din[i].v;
+		}
+	}
+	to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
+	to_xt(&ex->out_l[o], st->dval[op->out[0]], &dout);
+	pl_kctx k;
+	saved.v = st->saved[o];
+	kctx_init(rc, o, &k, &saved);
+	sce_ud u = {0}; /* the op's own collectives (BatchNormalization's sums) */
+	if (!bad && op_coll_group(rc, o, &u, &k))
+		bad = 1;
+	if (!bad)
+		bad = be->backward(be, &k, in, &out, &dout, din) ? 1 : 0;
+	for (int i = 0; i < op->ninputs && !bad; i++) {
+		xin *xi = &ex->in[o][i];
+		if (!xi->grad || direct[i])
+			continue;
+		int t = xi->tensor;
+		size_t n = local_elems(&ex->home[t]);
+		float *add = din[i].v, *into = st->dval[t];
+		double tb = prof_now(rc);
+		/* (the owner's part is reduced in reduce_grads); a gradient in
+		 * the home layout already is added as it is */
+		if (!xi->owner) {
+			if (xi->bwd.n > 0 || local_elems(&xi->gl) != n) {
+				add = scratch(ex, R, n);
+				bad = !add || run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
+			}
+			if (st->cacc && st->cacc[t])
+				into = st->cacc[t]; /* complete already: not reduced again */
+		}
+		tc += prof_now(rc) - tb;
+		if (!bad)
+			bad = be->add(be, R, into, add, n);
+		if (into == st->dval[t] && ex->owner[t] < 0)
+			mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
+			         sizeof(float) * (double)n);
+		if (add != din[i].v)
+			unscratch(ex, R, add);
+	}
+	for (int i = 0; i < op->ninputs; i++)
+		if (!direct[i])
+			unscratch(ex, R, din[i].v);
+	/* its output's gradient is spent, and what its backward read */
+	mem_mark(st, &st->glive[op->out[0]], 0, PL_EXEC_MEM_TRANSIENT, bytes_of(&ex->out_l[o]));
+	drop_after_backward(rc, o);
+	if (rc->lr == 0) {
+		ex->prof[2 * o] += prof_now(rc) - t0 - tc;
+		ex->prof[2 * o + 1] += tc;
+	}
+	if (bad)
+		return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
+	return 0;
+}
+
 static int backward(rankctx *rc)
 {
 	pl_exec *ex = rc->ex;
@@ -1215,102 +1315,9 @@ static int backward(rankctx *rc)
 	}
 	if (rc->k + 1 < ex->pp * ex->V && take_pending(rc))
 		return -1; /* the gradients of what the next stage read */
-	for (int o = g->nops - 1; o >= 0; o--) {
-		const pl_op *op = &g->ops[o];
-		int any = 0;
-		if (ex->stage[o] != rc->k)
-			continue;
-		if (recompute_at(rc, o))
+	for (int o = g->nops - 1; o >= 0; o--)
+		if (backward_op(rc, o))
 			return -1;
-		for (int i = 0; i < op->ninputs; i++)
-			any |= ex->in[o][i].grad;
-		if (!any || !st->dval[op->out[0]])
-			continue;
-		pl_xt in[PL_MAX_OP_INPUTS], out, dout, din[PL_MAX_OP_INPUTS], saved;
-		char direct[PL_MAX_OP_INPUTS] = {0};
-		memset(din, 0, sizeof din);
-		double t0 = prof_now(rc), tc = 0;
-		int bad = 0;
-		for (int i = 0; i < op->ninputs && !bad; i++) {
-			xin *xi = &ex->in[o][i];
-			if (regathered(ex, o, i)) {
-				double tb = prof_now(rc);
-				mem_mark(st, iflag(st, o, i), 1, PL_EXEC_MEM_ACTIVATIONS,
-				         bytes_of(&xi->l));
-				bad = run_redist(rc, &ex->home[xi->tensor], &xi->fwd,
-				                 st->val[xi->tensor], st->inb[o][i],
-				                 local_elems(&xi->l));
-				tc += prof_now(rc) - tb;
-			}
-			to_xt(&xi->l, xi->kind == IN_ALIAS ? st->val[xi->tensor] : st->inb[o][i],
-			      &in[i]);
-			if (xi->grad) {
-				to_xt(&xi->gl, NULL, &din[i]);
-				direct[i] = first_in_place(ex, st, o, i);
-				if (direct[i]) {
-					din[i].v = st->dval[xi->tensor];
-					mem_mark(st, &st->glive[xi->tensor], 1,
-					         PL_EXEC_MEM_TRANSIENT,
-					         bytes_of(&ex->home[xi->tensor]));
-				} else {
-					din[i].v = scratch(ex, R, din[i].n);
-				}
-				bad |= !din[i].v;
-			}
-		}
-		to_xt(&ex->out_l[o], st->val[op->out[0]], &out);
-		to_xt(&ex->out_l[o], st->dval[op->out[0]], &dout);
-		pl_kctx k;
-		saved.v = st->saved[o];
-		kctx_init(rc, o, &k, &saved);
-		sce_ud u = {0}; /* the op's own collectives (BatchNormalization's sums) */
-		if (!bad && op_coll_group(rc, o, &u, &k))
-			bad = 1;
-		if (!bad)
-			bad = be->backward(be, &k, in, &out, &dout, din) ? 1 : 0;
-		for (int i = 0; i < op->ninputs && !bad; i++) {
-			xin *xi = &ex->in[o][i];
-			if (!xi->grad || direct[i])
-				continue;
-			int t = xi->tensor;
-			size_t n = local_elems(&ex->home[t]);
-			float *add = din[i].v, *into = st->dval[t];
-			double tb = prof_now(rc);
-			/* (the owner's part is reduced in reduce_grads); a gradient in
-			 * the home layout already is added as it is */
-			if (!xi->owner) {
-				if (xi->bwd.n > 0 || local_elems(&xi->gl) != n) {
-					add = scratch(ex, R, n);
-					bad = !add ||
-					      run_redist(rc, &xi->gl, &xi->bwd, din[i].v, add, n);
-				}
-				if (st->cacc && st->cacc[t])
-					into =
-					    st->cacc[t]; /* complete already: not reduced again */
-			}
-			tc += prof_now(rc) - tb;
-			if (!bad)
-				bad = be->add(be, R, into, add, n);
-			if (into == st->dval[t] && ex->owner[t] < 0)
-				mem_mark(st, &st->glive[t], 1, PL_EXEC_MEM_TRANSIENT,
-				         sizeof(float) * (double)n);
-			if (add != din[i].v)
-				unscratch(ex, R, add);
-		}
-		for (int i = 0; i < op->ninputs; i++)
-			if (!direct[i])
-				unscratch(ex, R, din[i].v);
-		/* its output's gradient is spent, and what its backward read */
-		mem_mark(st, &st->glive[op->out[0]], 0, PL_EXEC_MEM_TRANSIENT,
-		         bytes_of(&ex->out_l[o]));
-		drop_after_backward(rc, o);
-		if (rc->lr == 0) {
-			ex->prof[2 * o] += prof_now(rc) - t0 - tc;
-			ex->prof[2 * o + 1] += tc;
-		}
-		if (bad)
-			return be->failed(be) ? -1 : failed(rc, "out of memory in backward");
-	}
 	drop_weights(rc);
 	int bad = ex->V > 1 ? 0 : reduce_grads(rc); /* interleaved: after the schedule */
 	drop_micro_batch(rc);

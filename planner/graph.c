@@ -261,6 +261,9 @@ void pl_attrs_default(pl_optype type, pl_attrs *a)
 	}
 }
 
+/* An op's attrs over its type's defaults. Long (200 lines): one branch per
+ * attribute key, each with its own range and message (the keys that only
+ * some op types read are checked only there); unknown keys are ignored. */
 static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
 {
 	pl_attrs *a = &op->attrs;

@@ -327,6 +327,83 @@ static void print_parts(const cJSON *ck, FILE *out)
 	}
 }
 
+/* The whole-job line of 'explain': stages, micro-batches, schedule, ZeRO,
+ * recompute (per-op plans have no "pipeline"). */
+static void print_pipeline(const cJSON *ck, FILE *out)
+{
+	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
+	if (cJSON_IsObject(pipe)) {
+		double stages =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
+		double vs = pl_json_num(pipe, "virtual_stages", 1);
+		char sched[64];
+		snprintf(sched, sizeof sched, "%s", stages == 1 ? "gradient accumulation" : "1F1B");
+		if (vs > 1)
+			snprintf(sched, sizeof sched, "interleaved 1F1B, %g chunks a device", vs);
+		fprintf(
+		    out,
+		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s); "
+		    "ZeRO %g; recompute %s%s\n",
+		    stages, stages == 1 ? "" : "s",
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
+		    sched,
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
+		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
+		        ? "; no sequence parallelism"
+		        : "");
+	}
+}
+
+/* The layers' parallel groups: degrees and counts, then rank 0's groups. */
+static void print_groups(const cJSON *ck, FILE *out)
+{
+	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
+	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
+	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(groups, "pp");
+	if (cJSON_IsArray(dp) && cJSON_IsArray(tp)) {
+		const char *gp =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
+		fprintf(out, "layers (%s): dp degree %d (%d groups), tp degree %d (%d groups)",
+		        gp ? gp : "largest param", cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)),
+		        cJSON_GetArraySize(dp), cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)),
+		        cJSON_GetArraySize(tp));
+		if (cJSON_IsArray(pp))
+			fprintf(out, ", pp degree %d (%d groups)",
+			        cJSON_GetArraySize(cJSON_GetArrayItem(pp, 0)),
+			        cJSON_GetArraySize(pp));
+		const cJSON *ep = cJSON_GetObjectItemCaseSensitive(groups, "ep");
+		if (cJSON_IsArray(ep))
+			fprintf(out, "; experts: ep degree %d (%d groups)",
+			        cJSON_GetArraySize(cJSON_GetArrayItem(ep, 0)),
+			        cJSON_GetArraySize(ep));
+		fputc('\n', out);
+		/* the groups of rank 0, the way launchers print them */
+		const char *kinds[] = {"dp", "tp", "pp", "ep", "sp"};
+		const cJSON *arrs[] = {dp, tp, pp, cJSON_GetObjectItemCaseSensitive(groups, "ep"),
+		                       cJSON_GetObjectItemCaseSensitive(groups, "sp")};
+		for (int k = 0; k < 5; k++) {
+			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
+			if (!cJSON_IsArray(first))
+				continue;
+			/* ranks as integers; a long group shows its first 16 */
+			int size = cJSON_GetArraySize(first), i = 0;
+			fprintf(out, "  rank 0 %s group: [", kinds[k]);
+			const cJSON *r;
+			cJSON_ArrayForEach (r, first) {
+				if (i == 16) {
+					fprintf(out, ", ... (%d ranks)", size);
+					break;
+				}
+				fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
+			}
+			fputs("]\n", out);
+		}
+	}
+}
+
 static void print_totals(const cJSON *ck, FILE *out)
 {
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
@@ -379,75 +456,8 @@ static void print_totals(const cJSON *ck, FILE *out)
 	if (cJSON_IsNumber(bj))
 		fprintf(out, " + bubble %.6f s", bj->valuedouble);
 	fprintf(out, "; peak memory %s per device\n", mb);
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
-	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
-	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
-	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(groups, "pp");
-	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
-	if (cJSON_IsObject(pipe)) {
-		double bub =
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds"));
-		double stages =
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
-		(void)bub;
-		double vs = pl_json_num(pipe, "virtual_stages", 1);
-		char sched[64];
-		snprintf(sched, sizeof sched, "%s", stages == 1 ? "gradient accumulation" : "1F1B");
-		if (vs > 1)
-			snprintf(sched, sizeof sched, "interleaved 1F1B, %g chunks a device", vs);
-		fprintf(
-		    out,
-		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s); "
-		    "ZeRO %g; recompute %s%s\n",
-		    stages, stages == 1 ? "" : "s",
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
-		    sched,
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
-		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
-		        ? "; no sequence parallelism"
-		        : "");
-	}
-	if (cJSON_IsArray(dp) && cJSON_IsArray(tp)) {
-		const char *gp =
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
-		fprintf(out, "layers (%s): dp degree %d (%d groups), tp degree %d (%d groups)",
-		        gp ? gp : "largest param", cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)),
-		        cJSON_GetArraySize(dp), cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)),
-		        cJSON_GetArraySize(tp));
-		if (cJSON_IsArray(pp))
-			fprintf(out, ", pp degree %d (%d groups)",
-			        cJSON_GetArraySize(cJSON_GetArrayItem(pp, 0)),
-			        cJSON_GetArraySize(pp));
-		const cJSON *ep = cJSON_GetObjectItemCaseSensitive(groups, "ep");
-		if (cJSON_IsArray(ep))
-			fprintf(out, "; experts: ep degree %d (%d groups)",
-			        cJSON_GetArraySize(cJSON_GetArrayItem(ep, 0)),
-			        cJSON_GetArraySize(ep));
-		fputc('\n', out);
-		/* the groups of rank 0, the way launchers print them */
-		const char *kinds[] = {"dp", "tp", "pp", "ep", "sp"};
-		const cJSON *arrs[] = {dp, tp, pp, cJSON_GetObjectItemCaseSensitive(groups, "ep"),
-		                       cJSON_GetObjectItemCaseSensitive(groups, "sp")};
-		for (int k = 0; k < 5; k++) {
-			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
-			if (!cJSON_IsArray(first))
-				continue;
-			/* ranks as integers; a long group shows its first 16 */
-			int size = cJSON_GetArraySize(first), i = 0;
-			fprintf(out, "  rank 0 %s group: [", kinds[k]);
-			const cJSON *r;
-			cJSON_ArrayForEach (r, first) {
-				if (i == 16) {
-					fprintf(out, ", ... (%d ranks)", size);
-					break;
-				}
-				fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
-			}
-			fputs("]\n", out);
-		}
-	}
+	print_pipeline(ck, out);
+	print_groups(ck, out);
 	print_parts(ck, out);
 }
 

@@ -66,6 +66,24 @@ void pl_plan_detail_free(pl_plan_detail *d)
 	d->stage_mem = NULL;
 }
 
+/* A checkpoint's cluster and search fields; the caller adds the prices. */
+static pl_ckpt_info searched(const pl_cluster *cl, const cJSON *desc, const char *mode,
+                             double seconds, int optimal, const char *why, int repeated_layers,
+                             double limit)
+{
+	return (pl_ckpt_info){.cluster_name = cl->name,
+	                      .cluster = desc,
+	                      .devices = pl_cluster_devices_total(cl),
+	                      .nodes = cl->nodes,
+	                      .devices_per_node = cl->devices_per_node,
+	                      .mode = mode,
+	                      .seconds = seconds,
+	                      .optimal = optimal,
+	                      .why = why,
+	                      .repeated_layers = repeated_layers,
+	                      .memory_limit = limit};
+}
+
 /* Prices a per-op plan and builds its checkpoint. */
 static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_cluster *cl,
                                  const char *mode, const pl_search_result *r, double limit)
@@ -87,27 +105,18 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 			mb[o] = per[o].mem_bytes;
 		}
 		cJSON *desc = pl_cluster_to_json(cl);
-		pl_ckpt_info info = {.cluster_name = cl->name,
-		                     .cluster = desc,
-		                     .devices = pl_cluster_devices_total(cl),
-		                     .nodes = cl->nodes,
-		                     .devices_per_node = cl->devices_per_node,
-		                     .mode = mode,
-		                     .seconds = r->seconds,
-		                     .optimal = r->optimal,
-		                     .why = r->why,
-		                     .repeated_layers = r->repeated_layers,
-		                     .memory_limit = limit,
-		                     .step_s = pc.step_s,
-		                     .compute_s = pc.compute_s,
-		                     .optimizer_s = pc.optimizer_s,
-		                     .comm_s = pc.comm_s,
-		                     .mem_bytes = pc.mem_bytes + det.mem[4] + cl->memory_reserve,
-		                     .mem_breakdown = det.mem,
-		                     .comm = &det.comm,
-		                     .op_compute_s = cs,
-		                     .op_comm_s = cm,
-		                     .op_mem_bytes = mb};
+		pl_ckpt_info info = searched(cl, desc, mode, r->seconds, r->optimal, r->why,
+		                             r->repeated_layers, limit);
+		info.step_s = pc.step_s;
+		info.compute_s = pc.compute_s;
+		info.optimizer_s = pc.optimizer_s;
+		info.comm_s = pc.comm_s;
+		info.mem_bytes = pc.mem_bytes + det.mem[4] + cl->memory_reserve;
+		info.mem_breakdown = det.mem;
+		info.comm = &det.comm;
+		info.op_compute_s = cs;
+		info.op_comm_s = cm;
+		info.op_mem_bytes = mb;
 		ck = desc ? pl_ckpt_build(g, splits, &info) : NULL;
 		cJSON_Delete(desc);
 	}
@@ -185,40 +194,31 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 		goto done;
 	}
 	cJSON *desc = pl_cluster_to_json(cl);
-	pl_ckpt_info info = {.cluster_name = cl->name,
-	                     .cluster = desc,
-	                     .devices = pl_cluster_devices_total(cl),
-	                     .nodes = cl->nodes,
-	                     .devices_per_node = cl->devices_per_node,
-	                     .mode = mode,
-	                     .seconds = jp->seconds,
-	                     .optimal = jp->optimal,
-	                     .why = jp->why,
-	                     .repeated_layers = jp->r.repeated_layers,
-	                     .memory_limit = limit,
-	                     .step_s = jp->cost.step_s,
-	                     .compute_s = jp->cost.compute_s,
-	                     .optimizer_s = jp->cost.optimizer_s,
-	                     .comm_s = jp->cost.comm_s,
-	                     .mem_bytes = jp->cost.mem_bytes + cl->memory_reserve,
-	                     .mem_breakdown = det.mem,
-	                     .mem_stage = det.mem_stage,
-	                     .stage_mem = det.stage_mem,
-	                     .comm = &det.comm,
-	                     .op_compute_s = cs,
-	                     .op_comm_s = cm,
-	                     .op_mem_bytes = mb,
-	                     .stages = pp,
-	                     .micro_batches = p->job.micro_batches,
-	                     .virtual_stages = p->job.virtual_stages,
-	                     .overlap = p->job.overlap,
-	                     .seq_parallel = p->job.degrees.seq_parallel,
-	                     .mesh_devices = p->devices,
-	                     .zero = p->job.zero,
-	                     .op_stage = jp->stage,
-	                     .op_recompute = p->job.recompute,
-	                     .bubble_s = jp->cost.bubble_s,
-	                     .stage_s = ts};
+	pl_ckpt_info info = searched(cl, desc, mode, jp->seconds, jp->optimal, jp->why,
+	                             jp->r.repeated_layers, limit);
+	info.step_s = jp->cost.step_s;
+	info.compute_s = jp->cost.compute_s;
+	info.optimizer_s = jp->cost.optimizer_s;
+	info.comm_s = jp->cost.comm_s;
+	info.mem_bytes = jp->cost.mem_bytes + cl->memory_reserve;
+	info.mem_breakdown = det.mem;
+	info.mem_stage = det.mem_stage;
+	info.stage_mem = det.stage_mem;
+	info.comm = &det.comm;
+	info.op_compute_s = cs;
+	info.op_comm_s = cm;
+	info.op_mem_bytes = mb;
+	info.stages = pp;
+	info.micro_batches = p->job.micro_batches;
+	info.virtual_stages = p->job.virtual_stages;
+	info.overlap = p->job.overlap;
+	info.seq_parallel = p->job.degrees.seq_parallel;
+	info.mesh_devices = p->devices;
+	info.zero = p->job.zero;
+	info.op_stage = jp->stage;
+	info.op_recompute = p->job.recompute;
+	info.bubble_s = jp->cost.bubble_s;
+	info.stage_s = ts;
 	*out = desc ? pl_ckpt_build(g, sp, &info) : NULL;
 	cJSON_Delete(desc);
 	if (!*out)

@@ -631,6 +631,11 @@ static void comm_end(ncclComm_t *comm, double timeout_s)
 	*comm = NULL;
 }
 
+/* Long (180 lines): every rank takes the same rendezvous and NCCL steps in
+ * the same order (a rank that skipped one would leave the others waiting
+ * until the timeout), and every handle it makes is released at out:. The
+ * steps: who has a GPU, the nodes, the device, the GEMM fit (rank 0), then
+ * per group and collective the timed sizes, the slowest member's time. */
 pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster *out, cJSON **raw,
                                  pl_err *err)
 {
