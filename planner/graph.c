@@ -261,9 +261,137 @@ void pl_attrs_default(pl_optype type, pl_attrs *a)
 	}
 }
 
-/* An op's attrs over its type's defaults. Long (200 lines): one branch per
- * attribute key, each with its own range and message (the keys that only
- * some op types read are checked only there); unknown keys are ignored. */
+/* The scalar attributes: each a key (for one op type, or any: -1), what
+ * it must be, and where it goes in pl_attrs (with the flag that says it was
+ * given, if any). What each kind checks, and its message: */
+typedef enum attr_kind {
+	ATTR_AXIS,    /* int64: an integer from -PL_MAX_RANK to PL_MAX_RANK */
+	ATTR_FINITE,  /* double: a finite number */
+	ATTR_RATIO,   /* double: a number in [0, 1) */
+	ATTR_POSREAL, /* double: a finite number > 0 */
+	ATTR_NUMBER,  /* double: any number but NaN */
+	ATTR_BOOL,    /* int: true/false, or a number (nonzero: 1) */
+	ATTR_FLAG,    /* int: the number 0 or 1 */
+	ATTR_POSINT,  /* int64: an integer from 1 to 9e15 */
+	ATTR_HEADS    /* int64: an integer from 1 to 1e9 */
+} attr_kind;
+
+typedef struct attr_rule {
+	const char *key;
+	int type;
+	attr_kind kind;
+	size_t off;
+	ptrdiff_t given; /* offset of the int set to 1, or -1 */
+} attr_rule;
+
+#define AT(key, type, kind, field)                                                                 \
+	{                                                                                          \
+		key, type, kind, offsetof(pl_attrs, field), -1                                     \
+	}
+#define AT_GIVEN(key, type, kind, field, flag)                                                     \
+	{                                                                                          \
+		key, type, kind, offsetof(pl_attrs, field), offsetof(pl_attrs, flag)               \
+	}
+static const attr_rule attr_rules[] = {
+    AT_GIVEN("axis", -1, ATTR_AXIS, axis, has_axis),
+    AT("epsilon", -1, ATTR_FINITE, epsilon),
+    AT("ratio", -1, ATTR_RATIO, ratio),
+    AT("keepdims", -1, ATTR_BOOL, keepdims),
+    AT("top_k", -1, ATTR_POSINT, top_k),
+    AT("groups", -1, ATTR_POSINT, groups),
+    AT("capacity_factor", -1, ATTR_POSREAL, capacity_factor),
+    AT("alpha", -1, ATTR_FINITE, alpha),
+    AT("beta", -1, ATTR_FINITE, beta),
+    AT("gamma", -1, ATTR_FINITE, gamma),
+    AT("group", -1, ATTR_POSINT, group),
+    AT("ceil_mode", -1, ATTR_BOOL, ceil_mode),
+    AT("count_include_pad", -1, ATTR_BOOL, count_include_pad),
+    AT("training_mode", -1, ATTR_BOOL, training_mode),
+    AT("min", -1, ATTR_NUMBER, min),
+    AT("max", -1, ATTR_NUMBER, max),
+    AT("cubic_coeff_a", PL_OP_RESIZE, ATTR_FINITE, cubic_coeff_a),
+    AT("exclude_outside", PL_OP_RESIZE, ATTR_FLAG, exclude_outside),
+    AT("linear_before_reset", PL_OP_GRU, ATTR_FLAG, linear_before_reset),
+    AT("exclusive", PL_OP_CUMSUM, ATTR_FLAG, exclusive),
+    AT("reverse", PL_OP_CUMSUM, ATTR_FLAG, reverse),
+    AT("is_causal", PL_OP_ATTENTION, ATTR_BOOL, causal),
+    AT("q_num_heads", PL_OP_ATTENTION, ATTR_HEADS, q_heads),
+    AT("kv_num_heads", PL_OP_ATTENTION, ATTR_HEADS, kv_heads),
+    AT_GIVEN("scale", PL_OP_ATTENTION, ATTR_POSREAL, scale, has_scale),
+    AT("exponent", PL_OP_POW, ATTR_FINITE, exponent),
+    AT("value", PL_OP_PAD, ATTR_FINITE, pad_value),
+};
+#undef AT
+#undef AT_GIVEN
+
+/* The rule of key for op type, or NULL. */
+static const attr_rule *attr_rule_of(const char *key, int type)
+{
+	for (size_t i = 0; i < sizeof attr_rules / sizeof *attr_rules; i++)
+		if ((attr_rules[i].type < 0 || attr_rules[i].type == type) &&
+		    !strcmp(attr_rules[i].key, key))
+			return &attr_rules[i];
+	return NULL;
+}
+
+/* Checks e against its rule and stores it; "" when it is right, else what
+ * was expected. */
+static const char *attr_scalar(const attr_rule *r, const cJSON *e, pl_attrs *a, char *buf, size_t n)
+{
+	char *at = (char *)a + r->off;
+	double v = e->valuedouble;
+	int num = cJSON_IsNumber(e), whole = num && v == floor(v);
+	switch (r->kind) {
+	case ATTR_AXIS:
+		if (!whole || fabs(v) > PL_MAX_RANK) {
+			snprintf(buf, n, "an integer from %d to %d", -PL_MAX_RANK, PL_MAX_RANK);
+			return buf;
+		}
+		*(int64_t *)at = (int64_t)v;
+		break;
+	case ATTR_FINITE:
+	case ATTR_RATIO:
+		if (!num || !isfinite(v))
+			return "a finite number";
+		if (r->kind == ATTR_RATIO && (v < 0 || v >= 1))
+			return "a number in [0, 1)";
+		*(double *)at = v;
+		break;
+	case ATTR_POSREAL:
+		if (!num || !(v > 0) || !isfinite(v))
+			return "a finite number > 0";
+		*(double *)at = v;
+		break;
+	case ATTR_NUMBER:
+		if (!num || isnan(v))
+			return "a number";
+		*(double *)at = v;
+		break;
+	case ATTR_BOOL:
+		if (!num && !cJSON_IsBool(e))
+			return "0 or 1";
+		*(int *)at = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
+		break;
+	case ATTR_FLAG:
+		if (!num || (v != 0 && v != 1))
+			return "0 or 1";
+		*(int *)at = (int)v;
+		break;
+	case ATTR_POSINT:
+	case ATTR_HEADS:
+		if (!whole || v < 1 || v > (r->kind == ATTR_HEADS ? 1e9 : 9.0e15))
+			return "a positive integer";
+		*(int64_t *)at = (int64_t)v;
+		break;
+	}
+	if (r->given >= 0)
+		*(int *)((char *)a + r->given) = 1;
+	return "";
+}
+
+/* An op's attrs over its type's defaults: the scalar ones by attr_rules,
+ * arrays and names here (the keys that only some op types read are checked
+ * only there); unknown keys are ignored. */
 static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
 {
 	pl_attrs *a = &op->attrs;
@@ -278,23 +406,15 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 		const char *k = e->string;
 		char where[256];
 		snprintf(where, sizeof where, "op '%s': attrs.%s", op->name, k);
-		if (!strcmp(k, "axis")) {
-			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-			    fabs(e->valuedouble) > PL_MAX_RANK)
-				return FAIL("%s: %s: expected an integer from %d to %d", b->file,
-				            where, -PL_MAX_RANK, PL_MAX_RANK);
-			a->axis = (int64_t)e->valuedouble;
-			a->has_axis = 1;
-		} else if (!strcmp(k, "epsilon") || !strcmp(k, "ratio")) {
-			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number", b->file, where);
-			if (!strcmp(k, "epsilon"))
-				a->epsilon = e->valuedouble;
-			else if (e->valuedouble < 0 || e->valuedouble >= 1)
-				return FAIL("%s: %s: expected a number in [0, 1)", b->file, where);
-			else
-				a->ratio = e->valuedouble;
-		} else if (!strcmp(k, "perm")) {
+		const attr_rule *r = attr_rule_of(k, op->type);
+		if (r) {
+			char buf[64];
+			const char *want = attr_scalar(r, e, a, buf, sizeof buf);
+			if (*want)
+				return FAIL("%s: %s: expected %s", b->file, where, want);
+			continue;
+		}
+		if (!strcmp(k, "perm")) {
 			pl_status st = get_int_array(e, a->perm, &a->nperm, PL_MAX_RANK, 0, b->file,
 			                             where, err);
 			if (st)
@@ -310,20 +430,6 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 			                             b->file, where, err);
 			if (st)
 				return st;
-		} else if (!strcmp(k, "keepdims")) {
-			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
-				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			a->keepdims = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
-		} else if (!strcmp(k, "top_k") || !strcmp(k, "groups")) {
-			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-			    e->valuedouble < 1 || e->valuedouble > 9.0e15)
-				return FAIL("%s: %s: expected a positive integer", b->file, where);
-			*(!strcmp(k, "top_k") ? &a->top_k : &a->groups) = (int64_t)e->valuedouble;
-		} else if (!strcmp(k, "capacity_factor")) {
-			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
-			    !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number > 0", b->file, where);
-			a->capacity_factor = e->valuedouble;
 		} else if (!strcmp(k, "kernel_shape") || !strcmp(k, "strides") ||
 		           !strcmp(k, "dilations") || !strcmp(k, "pads") ||
 		           !strcmp(k, "output_padding")) {
@@ -359,70 +465,6 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				    "%s: op '%s': attrs.starts and attrs.ends differ in length",
 				    b->file, op->name);
 			a->nslices = n;
-		} else if (!strcmp(k, "alpha") || !strcmp(k, "beta") || !strcmp(k, "gamma")) {
-			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number", b->file, where);
-			*(!strcmp(k, "alpha")  ? &a->alpha
-			  : !strcmp(k, "beta") ? &a->beta
-			                       : &a->gamma) = e->valuedouble;
-		} else if (!strcmp(k, "group")) {
-			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-			    e->valuedouble < 1 || e->valuedouble > 9.0e15)
-				return FAIL("%s: %s: expected a positive integer", b->file, where);
-			a->group = (int64_t)e->valuedouble;
-		} else if (!strcmp(k, "ceil_mode") || !strcmp(k, "count_include_pad") ||
-		           !strcmp(k, "training_mode")) {
-			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
-				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			*(!strcmp(k, "ceil_mode")           ? &a->ceil_mode
-			  : !strcmp(k, "count_include_pad") ? &a->count_include_pad
-			                                    : &a->training_mode) =
-			    cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
-		} else if (!strcmp(k, "min") || !strcmp(k, "max")) {
-			if (!cJSON_IsNumber(e) || isnan(e->valuedouble))
-				return FAIL("%s: %s: expected a number", b->file, where);
-			*(!strcmp(k, "min") ? &a->min : &a->max) = e->valuedouble;
-		} else if (op->type == PL_OP_RESIZE && !strcmp(k, "cubic_coeff_a")) {
-			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number", b->file, where);
-			a->cubic_coeff_a = e->valuedouble;
-		} else if (op->type == PL_OP_RESIZE && !strcmp(k, "exclude_outside")) {
-			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
-				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			a->exclude_outside = (int)e->valuedouble;
-		} else if ((op->type == PL_OP_GRU && !strcmp(k, "linear_before_reset")) ||
-		           (op->type == PL_OP_CUMSUM &&
-		            (!strcmp(k, "exclusive") || !strcmp(k, "reverse")))) {
-			if (!cJSON_IsNumber(e) || (e->valuedouble != 0 && e->valuedouble != 1))
-				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			*(!strcmp(k, "exclusive") ? &a->exclusive
-			  : !strcmp(k, "reverse") ? &a->reverse
-			                          : &a->linear_before_reset) = (int)e->valuedouble;
-		} else if (op->type == PL_OP_ATTENTION && !strcmp(k, "is_causal")) {
-			if (!cJSON_IsNumber(e) && !cJSON_IsBool(e))
-				return FAIL("%s: %s: expected 0 or 1", b->file, where);
-			a->causal = cJSON_IsBool(e) ? cJSON_IsTrue(e) : e->valueint != 0;
-		} else if (op->type == PL_OP_ATTENTION &&
-		           (!strcmp(k, "q_num_heads") || !strcmp(k, "kv_num_heads"))) {
-			if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
-			    e->valuedouble < 1 || e->valuedouble > 1e9)
-				return FAIL("%s: %s: expected a positive integer", b->file, where);
-			*(!strcmp(k, "q_num_heads") ? &a->q_heads : &a->kv_heads) =
-			    (int64_t)e->valuedouble;
-		} else if (op->type == PL_OP_ATTENTION && !strcmp(k, "scale")) {
-			if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) ||
-			    !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number > 0", b->file, where);
-			a->scale = e->valuedouble;
-			a->has_scale = 1;
-		} else if (op->type == PL_OP_POW && !strcmp(k, "exponent")) {
-			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number", b->file, where);
-			a->exponent = e->valuedouble;
-		} else if (op->type == PL_OP_PAD && !strcmp(k, "value")) {
-			if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble))
-				return FAIL("%s: %s: expected a finite number", b->file, where);
-			a->pad_value = e->valuedouble;
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "mode")) {
 			int v = 0;
 			while (pl_pad_mode_name(v) &&
