@@ -356,51 +356,49 @@ static void print_pipeline(const cJSON *ck, FILE *out)
 	}
 }
 
+/* "KIND degree D (N groups)" of a checkpoint's groups.KIND, after lead */
+static void print_degree(FILE *out, const char *lead, const char *kind, const cJSON *groups)
+{
+	fprintf(out, "%s%s degree %d (%d groups)", lead, kind,
+	        cJSON_GetArraySize(cJSON_GetArrayItem(groups, 0)), cJSON_GetArraySize(groups));
+}
+
 /* The layers' parallel groups: degrees and counts, then rank 0's groups. */
 static void print_groups(const cJSON *ck, FILE *out)
 {
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
-	const cJSON *dp = cJSON_GetObjectItemCaseSensitive(groups, "dp");
-	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(groups, "tp");
-	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(groups, "pp");
-	if (cJSON_IsArray(dp) && cJSON_IsArray(tp)) {
-		const char *gp =
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
-		fprintf(out, "layers (%s): dp degree %d (%d groups), tp degree %d (%d groups)",
-		        gp ? gp : "largest param", cJSON_GetArraySize(cJSON_GetArrayItem(dp, 0)),
-		        cJSON_GetArraySize(dp), cJSON_GetArraySize(cJSON_GetArrayItem(tp, 0)),
-		        cJSON_GetArraySize(tp));
-		if (cJSON_IsArray(pp))
-			fprintf(out, ", pp degree %d (%d groups)",
-			        cJSON_GetArraySize(cJSON_GetArrayItem(pp, 0)),
-			        cJSON_GetArraySize(pp));
-		const cJSON *ep = cJSON_GetObjectItemCaseSensitive(groups, "ep");
-		if (cJSON_IsArray(ep))
-			fprintf(out, "; experts: ep degree %d (%d groups)",
-			        cJSON_GetArraySize(cJSON_GetArrayItem(ep, 0)),
-			        cJSON_GetArraySize(ep));
-		fputc('\n', out);
-		/* the groups of rank 0, the way launchers print them */
-		const char *kinds[] = {"dp", "tp", "pp", "ep", "sp"};
-		const cJSON *arrs[] = {dp, tp, pp, cJSON_GetObjectItemCaseSensitive(groups, "ep"),
-		                       cJSON_GetObjectItemCaseSensitive(groups, "sp")};
-		for (int k = 0; k < 5; k++) {
-			const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
-			if (!cJSON_IsArray(first))
-				continue;
-			/* ranks as integers; a long group shows its first 16 */
-			int size = cJSON_GetArraySize(first), i = 0;
-			fprintf(out, "  rank 0 %s group: [", kinds[k]);
-			const cJSON *r;
-			cJSON_ArrayForEach (r, first) {
-				if (i == 16) {
-					fprintf(out, ", ... (%d ranks)", size);
-					break;
-				}
-				fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
+	const char *kinds[] = {"dp", "tp", "pp", "ep", "sp"};
+	const cJSON *arrs[5];
+	for (int k = 0; k < 5; k++)
+		arrs[k] = cJSON_GetObjectItemCaseSensitive(groups, kinds[k]);
+	if (!cJSON_IsArray(arrs[0]) || !cJSON_IsArray(arrs[1]))
+		return;
+	const char *gp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
+	fprintf(out, "layers (%s): ", gp ? gp : "largest param");
+	print_degree(out, "", "dp", arrs[0]);
+	print_degree(out, ", ", "tp", arrs[1]);
+	if (cJSON_IsArray(arrs[2]))
+		print_degree(out, ", ", "pp", arrs[2]);
+	if (cJSON_IsArray(arrs[3]))
+		print_degree(out, "; experts: ", "ep", arrs[3]);
+	fputc('\n', out);
+	/* the groups of rank 0, the way launchers print them */
+	for (int k = 0; k < 5; k++) {
+		const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
+		if (!cJSON_IsArray(first))
+			continue;
+		/* ranks as integers; a long group shows its first 16 */
+		int size = cJSON_GetArraySize(first), i = 0;
+		fprintf(out, "  rank 0 %s group: [", kinds[k]);
+		const cJSON *r;
+		cJSON_ArrayForEach (r, first) {
+			if (i == 16) {
+				fprintf(out, ", ... (%d ranks)", size);
+				break;
 			}
-			fputs("]\n", out);
+			fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
 		}
+		fputs("]\n", out);
 	}
 }
 
