@@ -10,6 +10,7 @@
 
 #include "executor/exec.h"
 #include "planner/checkpoint.h"
+#include "planner/output.h"
 #include "planner/json.h"
 #include "planner/parse.h"
 #include "planner/plan.h"
@@ -506,7 +507,7 @@ int planner_graph_save(planner_graph *g, const char *path)
 	char *text = cJSON_Print(g->doc);
 	if (!text)
 		return code(pl_err_set(&g->ctx->err, PL_ENOMEM, "out of memory"));
-	st = pl_write_atomic(path, text, &g->ctx->err);
+	st = pl_output_write(path, text, &g->ctx->err);
 	free(text);
 	return code(st);
 }
@@ -610,7 +611,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		goto done;
 	}
 	const char *save = ctx->val[K_SAVE_FILE];
-	if (save && (st = pl_write_atomic(save, text, &ctx->err)))
+	if (save && (st = pl_output_write(save, text, &ctx->err)))
 		goto done;
 	plan->ck = ck;
 	plan->json = text;

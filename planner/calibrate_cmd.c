@@ -10,6 +10,7 @@
 
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
+#include "planner/output.h"
 #include "planner/cli.h"
 #include "topology/calibrate_gpu.h"
 #include "topology/nccltests.h"
@@ -159,7 +160,7 @@ pl_status pl_cli_write_cluster(const pl_cluster *c, const char *key, cJSON *extr
 		return pl_err_set(err, PL_ENOMEM, "out of memory writing the cluster file");
 	pl_status st = PL_OK;
 	if (out)
-		st = pl_write_atomic(out, text, err);
+		st = pl_output_write(out, text, err);
 	if (!st && to_stdout)
 		fputs(text, stdout);
 	free(text);

@@ -55,9 +55,6 @@ cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages);
 
 /* Builds the checkpoint object. Caller owns the result (cJSON_Delete). */
 cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info);
-/* Writes text to path atomically (temp file in the same folder + rename).
- * path "-" writes to stdout. */
-pl_status pl_write_atomic(const char *path, const char *text, pl_err *err);
 
 /* A strategy file MindSpore wrote for its own graph: no "format", and none of
  * its op names is one of g's (its ops are matched through their params'

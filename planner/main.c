@@ -16,6 +16,7 @@
 
 #include "costmodel/cost.h"
 #include "planner/checkpoint.h"
+#include "planner/output.h"
 #include "planner/cli.h"
 #include "planner/json.h"
 #include "planner/graph.h"
@@ -853,7 +854,7 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto done;
 		}
-		st = pl_write_atomic(paths[i], txt, err);
+		st = pl_output_write(paths[i], txt, err);
 		free(txt);
 		if (st)
 			goto done;
@@ -1118,7 +1119,7 @@ static int cmd_search(int argc, char **argv)
 		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
-	if (out && (st = pl_write_atomic(out, txt, &err)))
+	if (out && (st = pl_output_write(out, txt, &err)))
 		goto cleanup;
 	if (why_not) {
 		st = search_why_not(argc, argv, why_not, out, txt, json, &err);
@@ -1128,14 +1129,18 @@ static int cmd_search(int argc, char **argv)
 		st = search_top(g, &cl, &po, ck, top, out, json, &err);
 		goto cleanup;
 	}
+	/* with the plan on standard output (-o -, -o /dev/stdout) the summary
+	 * goes to standard error, so that the output stays one JSON document */
+	FILE *say = out && pl_output_is_stdout(out) ? stderr : stdout;
 	if (json) {
-		fputs(txt, stdout);
+		if (say == stdout)
+			fputs(txt, stdout);
 	} else {
-		print_totals(ck, stdout);
-		printf("search took %.3f s\n", secs);
-		print_table(ck, stdout, 60);
+		print_totals(ck, say);
+		fprintf(say, "search took %.3f s\n", secs);
+		print_table(ck, say, 60);
 		if (out)
-			printf("wrote %s\n", out);
+			fprintf(say, "wrote %s\n", out);
 	}
 cleanup:
 	free(txt);
@@ -2164,9 +2169,10 @@ static int cmd_import(int argc, char **argv)
 	if (!st)
 		st = pl_graph_load_json(&g, txt, strlen(txt), argv[optind], &err);
 	if (!st)
-		st = pl_write_atomic(out, txt, &err);
+		st = pl_output_write(out, txt, &err);
 	if (!st)
-		printf("wrote %s: %d ops, %d tensors\n", out, g->nops, g->ntensors);
+		fprintf(pl_output_is_stdout(out) ? stderr : stdout, "wrote %s: %d ops, %d tensors\n",
+		        out, g->nops, g->ntensors);
 	pl_graph_free(g);
 	free(txt);
 	cJSON_Delete(doc);
@@ -2221,9 +2227,9 @@ static int cmd_report(int argc, char **argv)
 	if (!st)
 		st = pl_report_html(ck, in, &page, &err);
 	if (!st)
-		st = pl_write_atomic(out, page, &err);
+		st = pl_output_write(out, page, &err);
 	if (!st)
-		printf("wrote %s\n", out);
+		fprintf(pl_output_is_stdout(out) ? stderr : stdout, "wrote %s\n", out);
 	free(page);
 	cJSON_Delete(ck);
 	return st ? pl_cli_fail(st, &err) : 0;
@@ -2805,6 +2811,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	pl_alloc_init();
+	signal(SIGXFSZ, SIG_IGN); /* past ulimit -f: a write error (exit 4), not a death */
 	int rc = dispatch(argc, argv);
 	/* an allocation that failed anywhere, however the code went on, makes
 	 * the run's output suspect: say so and exit as out of memory */
@@ -2812,5 +2819,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "planner: out of memory (what was printed may be incomplete)\n");
 		rc = pl_status_exit_code(PL_ENOMEM);
 	}
-	return rc;
+	return pl_output_close_stdout("planner", rc);
 }

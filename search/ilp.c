@@ -23,16 +23,20 @@
  * Large instances (more than PL_ILP_SHARE_COLUMNS columns) share variables
  * across repeated layers 2..k, which restricts them to repeat one strategy;
  * the result then says it is optimal among such plans only. */
+#include <errno.h>
 #include <glpk.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "search/price.h"
 #include "search/search.h"
 #include "search/ve.h"
 #include "planner/alloc.h"
+#include "planner/graph.h"
+#include "planner/output.h"
 
 #define PL_ILP_SHARE_COLUMNS 400000
 /* GLPK's tolerances are absolute (1e-7 on reduced costs): price in
@@ -1338,6 +1342,31 @@ static pl_status variables(ilprun *s)
 	}
 	return PL_OK;
 }
+/* GLPK writes the LP file by name; it is written to a private scratch file
+ * and then to path by the rule every output follows (planner/output.h):
+ * never through a planted link, never over a device, atomically. */
+static pl_status dump_lp(glp_prob *lp, const char *path, pl_err *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char scratch[4096];
+	snprintf(scratch, sizeof scratch, "%s/planner-lp-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(scratch);
+	if (fd < 0)
+		return pl_err_set(err, PL_EWRITE, "%s: cannot write a scratch file for the LP: %s",
+		                  scratch, strerror(errno));
+	close(fd);
+	char *text = NULL;
+	size_t len;
+	pl_status st = glp_write_lp(lp, NULL, scratch)
+	                   ? pl_err_set(err, PL_EWRITE, "%s: GLPK cannot write the LP file", scratch)
+	                   : pl_read_file(scratch, &text, &len, err);
+	unlink(scratch);
+	if (st == PL_OK)
+		st = pl_output_write(path, text, err);
+	free(text);
+	return st;
+}
+
 
 /* rec's plan first (so that a time limit that runs out later still has a
  * plan), then the dominance presolve; rec's plan, mapped onto what the
@@ -1387,9 +1416,8 @@ static pl_status presolve_phase(ilprun *s)
 		                     &s->folded, s->err);
 		if (st)
 			return st;
-		if (glp_write_lp(s->lp, NULL, o->dump_lp))
-			return pl_err_set(s->err, PL_EWRITE, "%s: cannot write the LP file",
-			                  o->dump_lp);
+		if ((st = dump_lp(s->lp, o->dump_lp, s->err)))
+			return st;
 		if (s->lagrangian) { /* fixing changes it: built again */
 			unbuild(c, s->lp);
 			s->lp = NULL;

@@ -4,9 +4,12 @@
  * (Mixtral 8x7B and Alpa's GShard-style MoE suite).
  * Usage: planner-zoo NAME [--layers L --hidden H --heads A --seq S --vocab V
  *        --batch B --dtype T ...] > model.json;  planner-zoo --list */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "planner/output.h"
 
 typedef struct cfg {
 	const char *name;
@@ -497,7 +500,7 @@ static void usage(FILE *f)
 	           "scores are not kept, decoders are causal, no dropout of the probabilities).\n");
 }
 
-int main(int argc, char **argv)
+static int zoo_main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -580,4 +583,13 @@ int main(int argc, char **argv)
 	else
 		transformer(&c);
 	return 0;
+}
+
+/* the model goes to standard output (planner-zoo NAME > model.json): a write
+ * that failed there (a full disk, ulimit -f) is exit 4, never a truncated
+ * model with exit 0 */
+int main(int argc, char **argv)
+{
+	signal(SIGXFSZ, SIG_IGN);
+	return pl_output_close_stdout("planner-zoo", zoo_main(argc, argv));
 }

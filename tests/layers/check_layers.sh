@@ -2,7 +2,7 @@
 # The layers, bottom up (docs/architecture.md): a file may include headers of
 # its own layer and the layers below, never above; search and executor sit
 # side by side and do not include each other.
-#   0 core       planner/{status,alloc,arena,clock,parallel,parse,json,graph,onnx,layout,roles}, planner/ops/
+#   0 core       planner/{status,alloc,arena,clock,output,parallel,parse,json,graph,onnx,layout,roles}, planner/ops/
 #   1 costmodel  costmodel/
 #   2 search     search/        2 executor  executor/
 #   3 topology   topology/
@@ -29,7 +29,7 @@ shift
 layer() { # path -> "rank side"
   case "$1" in
     planner/ops/*) echo "0 core" ;;
-    planner/status.* | planner/alloc.* | planner/arena.* | planner/clock.* | planner/parallel.* | planner/parse.* | \
+    planner/status.* | planner/alloc.* | planner/arena.* | planner/clock.* | planner/output.* | planner/parallel.* | planner/parse.* | \
     planner/json.* | \
     planner/graph.* | planner/layout.* | planner/roles.* | planner/ops.* | planner/onnx*) echo "0 core" ;;
     costmodel/*) echo "1 cost" ;;

@@ -18,6 +18,7 @@
 #include "costmodel/cluster.h"
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
+#include "planner/output.h"
 #include "costmodel/fit.h"
 
 static double rel(double a, double b)
@@ -141,7 +142,7 @@ static void cluster_json_round_trip(void **state)
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(pl_write_atomic(path, text, &err), PL_OK);
+	assert_int_equal(pl_output_write(path, text, &err), PL_OK);
 	assert_int_equal(pl_cluster_load_file(&b, path, &err), PL_OK);
 	unlink(path);
 	free(text);
