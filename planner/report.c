@@ -8,7 +8,9 @@
 #define _GNU_SOURCE
 #include "planner/report.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "planner/json.h"
 
 #define GIB 1073741824.0
+#define BIG (1 << 30) /* no count on the page is larger */
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
@@ -35,7 +38,9 @@ static const char *str(const cJSON *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
-/* text with &, <, >, " escaped */
+/* The one way a string reaches the page: &, <, >, " and ' as entities, so
+ * that no checkpoint string (a name, a mode, a group's key) can open a tag or
+ * leave an attribute, in text and in quoted attributes alike. */
 static void esc(FILE *f, const char *s)
 {
 	for (; s && *s; s++)
@@ -44,8 +49,59 @@ static void esc(FILE *f, const char *s)
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f);
 		}
+}
+
+/* printf for the page: the format is markup, every %s argument is text and
+ * goes through esc (NULL is empty); %d takes an int, %f, %g and %e a
+ * double, with the usual flags, width and precision. */
+static void h(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void h(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			fputc(*p, f);
+			continue;
+		}
+		char spec[16] = "%";
+		size_t n = 1;
+		while (p[1] && strchr("-+ #0123456789.", p[1]) && n < sizeof spec - 2)
+			spec[n++] = *++p;
+		char c = *++p;
+		spec[n++] = c;
+		spec[n] = 0;
+		switch (c) {
+		case 's': esc(f, va_arg(ap, const char *)); break;
+		case 'd': fprintf(f, spec, va_arg(ap, int)); break;
+		case 'f':
+		case 'g':
+		case 'e': fprintf(f, spec, va_arg(ap, double)); break;
+		case '%': fputc('%', f); break;
+		default: assert(!"report: a conversion h() does not know"); p--; break;
+		}
+		if (!c)
+			break;
+	}
+	va_end(ap);
+}
+
+/* obj.key as an int when it is an integer-valued number in [lo, hi], else
+ * dflt: a checkpoint's counts are checked before any cast */
+static int inum(const cJSON *obj, const char *key, int dflt, int lo, int hi)
+{
+	double v = pl_json_num(obj, key, dflt);
+	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
+}
+
+/* element i of an array as an int in [lo, hi], else dflt */
+static int iitem(const cJSON *a, int i, int dflt, int lo, int hi)
+{
+	double v = item(a, i);
+	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
 static void summary(FILE *f, const cJSON *ck)
@@ -61,15 +117,15 @@ static void summary(FILE *f, const cJSON *ck)
 	for (int i = 0; i < 4; i++)
 		sum += part[i] = pl_json_num(cost, keys[i], 0);
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
-	fprintf(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", step,
-	        str(cl, "name", "?"), (int)pl_json_num(cl, "devices", 0),
-	        (int)pl_json_num(cl, "nodes", 1), (int)pl_json_num(cl, "devices_per_node", 0));
+	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", step,
+	        str(cl, "name", "?"), inum(cl, "devices", 0, 0, BIG),
+	        inum(cl, "nodes", 1, 0, BIG), inum(cl, "devices_per_node", 0, 0, BIG));
 	if (pp)
-		fprintf(f, "; %d pipeline stages, %d micro-batches, %s",
-		        (int)pl_json_num(pp, "stages", 1), (int)pl_json_num(pp, "micro_batches", 1),
+		h(f, "; %d pipeline stages, %d micro-batches, %s",
+		        inum(pp, "stages", 1, 0, BIG), inum(pp, "micro_batches", 1, 0, BIG),
 		        str(pp, "schedule", "1F1B"));
-	fprintf(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
-	        (int)pl_json_num(ck, "optimizer_shard", 0), str(ck, "recompute", "none"),
+	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
+	        inum(ck, "optimizer_shard", 0, 0, 3), str(ck, "recompute", "none"),
 	        pl_json_num(cost, "peak_memory_bytes", 0) / GIB);
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
@@ -79,7 +135,7 @@ static void summary(FILE *f, const cJSON *ck)
 		double pw = part[i] * scale;
 		if (pw <= 0)
 			continue;
-		fprintf(f,
+		h(f,
 		        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
 		        "<title>%s %.6g s</title></rect>",
 		        x, pw, palette[i], names[i], part[i]);
@@ -88,7 +144,7 @@ static void summary(FILE *f, const cJSON *ck)
 	x = 0;
 	for (int i = 0; i < 4; i++)
 		if (part[i] > 0) {
-			fprintf(f,
+			h(f,
 			        "<rect x=\"%.0f\" y=\"32\" width=\"10\" height=\"10\" fill=\"%s\"/>"
 			        "<text x=\"%.0f\" y=\"41\">%s %.4g s</text>",
 			        x, palette[i], x + 14, names[i], part[i]);
@@ -96,7 +152,7 @@ static void summary(FILE *f, const cJSON *ck)
 		}
 	fputs("</svg>", f);
 	const char *why = str(cJSON_GetObjectItem(ck, "search"), "why", NULL);
-	fprintf(f, "<p class=\"note\">search: %s, %s",
+	h(f, "<p class=\"note\">search: %s, %s",
 	        str(cJSON_GetObjectItem(ck, "search"), "mode", "?"),
 	        cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "optimal"))
 	            ? "proven optimal"
@@ -133,8 +189,7 @@ static void mesh(FILE *f, const cJSON *ck)
 {
 	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
 	            *groups = cJSON_GetObjectItem(ck, "groups");
-	int D = (int)pl_json_num(cl, "devices", 1),
-	    per = (int)pl_json_num(cl, "devices_per_node", D);
+	int D = inum(cl, "devices", 1, 1, BIG), per = inum(cl, "devices_per_node", D, 1, D);
 	if (per < 1)
 		per = D;
 	if (D < 1)
@@ -157,15 +212,15 @@ static void mesh(FILE *f, const cJSON *ck)
 		    size = cJSON_GetArraySize(cJSON_GetArrayItem(kind, 0));
 		double wd = cols * (cell + 2) + 50, ht = shown * (cell + 2) + 24;
 		group_index(kind, gi, drawn);
-		fprintf(
+		h(
 		    f,
 		    "<figure class=\"mesh\" data-kind=\"%s\"><svg width=\"%.0f\" height=\"%.0f\">",
 		    kind->string, wd, ht);
 		for (int nd = 0; nd < shown; nd++) {
-			fprintf(f, "<text x=\"0\" y=\"%d\">n%d</text>", 14 + nd * (cell + 2), nd);
+			h(f, "<text x=\"0\" y=\"%d\">n%d</text>", 14 + nd * (cell + 2), nd);
 			for (int d = 0; d < cols && nd * per + d < D; d++) {
 				int r = nd * per + d, g = r < drawn ? gi[r] : -1;
-				fprintf(f,
+				h(f,
 				        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 				        "fill=\"%s\">"
 				        "<title>rank %d: %s group %d</title></rect>",
@@ -173,7 +228,7 @@ static void mesh(FILE *f, const cJSON *ck)
 				        g < 0 ? "#eee" : palette[g % NPAL], r, kind->string, g);
 			}
 		}
-		fprintf(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>",
+		h(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>",
 		        kind->string, n, n == 1 ? "" : "s", size,
 		        shown < nodes || cols < per
 		            ? " (the first 64 nodes and devices a node drawn)"
@@ -196,7 +251,7 @@ static void schedule(FILE *f, const cJSON *ck)
 	            *cost = cJSON_GetObjectItem(ck, "cost");
 	fputs("<section id=\"schedule\"><h2>Pipeline schedule</h2>", f);
 	const cJSON *ts = cJSON_GetObjectItem(pp, "stage_microbatch_seconds");
-	int P = (int)pl_json_num(pp, "stages", 1), M = (int)pl_json_num(pp, "micro_batches", 1);
+	int P = inum(pp, "stages", 1, 1, BIG), M = inum(pp, "micro_batches", 1, 1, BIG);
 	if (!pp || P < 1 || cJSON_GetArraySize(ts) != P) {
 		double step = pl_json_num(cost, "step_seconds", 0),
 		       opt = pl_json_num(cost, "optimizer_seconds", 0);
@@ -204,7 +259,7 @@ static void schedule(FILE *f, const cJSON *ck)
 		      "step.</p><svg width=\"780\" height=\"40\">",
 		      f);
 		double s = step > 0 ? 700 / step : 0;
-		fprintf(
+		h(
 		    f,
 		    "<text x=\"0\" y=\"16\">s0</text><rect class=\"fwd\" x=\"40\" y=\"4\" "
 		    "width=\"%.1f\" height=\"16\"><title>forward and backward %.6g s</title>"
@@ -214,7 +269,7 @@ static void schedule(FILE *f, const cJSON *ck)
 		return;
 	}
 	if (P > 64) {
-		fprintf(
+		h(
 		    f,
 		    "<p class=\"note\">%d stages: too many to draw; the bubble is %.6g s of the "
 		    "step.</p></section>\n",
@@ -272,7 +327,7 @@ static void schedule(FILE *f, const cJSON *ck)
 	}
 	double opt = pl_json_num(cost, "optimizer_seconds", 0), total = end + opt,
 	       sc = total > 0 ? 700 / total : 0;
-	fprintf(f,
+	h(f,
 	        "<p class=\"note\">%s over %d stages%s: forward (light) a third of a stage's "
 	        "micro-batch time, backward (dark) two thirds, idle time the bubble, then the "
 	        "optimizer step%s.</p>",
@@ -283,25 +338,25 @@ static void schedule(FILE *f, const cJSON *ck)
 		      "interleaved schedule's smaller bubble is in the cost model's bubble "
 		      "figure.</p>",
 		      f);
-	fprintf(f, "<svg width=\"780\" height=\"%d\">", P * 22 + 20);
+	h(f, "<svg width=\"780\" height=\"%d\">", P * 22 + 20);
 	for (int s = 0; s < P; s++) {
-		fprintf(f, "<text x=\"0\" y=\"%d\">s%d</text>", s * 22 + 15, s);
+		h(f, "<text x=\"0\" y=\"%d\">s%d</text>", s * 22 + 15, s);
 		for (int k = 0; k < n; k++) {
 			int i = s * n + k;
 			double d = kind[i] ? 2 * tf[s] / 3 : tf[s] / 3;
-			fprintf(
+			h(
 			    f,
 			    "<rect class=\"%s\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
 			    "<title>stage %d %s micro-batch %d</title></rect>",
 			    kind[i] ? "bwd" : "fwd", 40 + st[i] * sc, s * 22, fmax(d * sc, 0.5), s,
 			    kind[i] ? "backward" : "forward", mb[i]);
 		}
-		fprintf(f,
+		h(f,
 		        "<rect class=\"opt\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
 		        "<title>optimizer %.6g s</title></rect>",
 		        40 + end * sc, s * 22, fmax(opt * sc, 1), opt);
 	}
-	fprintf(f, "<text x=\"40\" y=\"%d\">0</text><text x=\"700\" y=\"%d\">%.4g s</text></svg>",
+	h(f, "<text x=\"40\" y=\"%d\">0</text><text x=\"700\" y=\"%d\">%.4g s</text></svg>",
 	        P * 22 + 16, P * 22 + 16, total);
 done:
 	free(tf);
@@ -324,21 +379,21 @@ static void memory(FILE *f, const cJSON *ck)
 	       peak = pl_json_num(cost, "peak_memory_bytes", 0);
 	double full = fmax(cap, peak);
 	fputs("<section id=\"memory\"><h2>Memory per device</h2>", f);
-	fprintf(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB,
-	        (int)pl_json_num(cost, "peak_memory_stage", 0));
+	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB,
+	        inum(cost, "peak_memory_stage", 0, 0, BIG));
 	if (cap > 0)
-		fprintf(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
+		h(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
 	fputs(".</p><svg width=\"780\" height=\"60\">", f);
 	double x = 0, sc = full > 0 ? 760 / full : 0;
 	int i = 0;
 	const cJSON *c;
 	cJSON_ArrayForEach (c, br) {
 		double w = c->valuedouble * sc;
-		fprintf(f,
+		h(f,
 		        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
 		        "<title>%s %.3f GiB</title></rect>",
 		        x, w, palette[i % NPAL], c->string, c->valuedouble / GIB);
-		fprintf(f,
+		h(f,
 		        "<rect x=\"%d\" y=\"34\" width=\"10\" height=\"10\" fill=\"%s\"/><text "
 		        "x=\"%d\" y=\"43\">%s %.2f</text>",
 		        (i % 6) * 128, palette[i % NPAL], (i % 6) * 128 + 13, c->string,
@@ -347,7 +402,7 @@ static void memory(FILE *f, const cJSON *ck)
 		i++;
 	}
 	if (cap > 0)
-		fprintf(f,
+		h(f,
 		        "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"28\" stroke=\"#000\" "
 		        "stroke-width=\"2\"><title>capacity %.2f GiB</title></line>",
 		        cap * sc, cap * sc, cap / GIB);
@@ -361,17 +416,17 @@ static void memory(FILE *f, const cJSON *ck)
 	double reserve = pl_json_num(br, "reserved", 0);
 	if (P > 1 && P <= 256) {
 		double sc2 = full > 0 ? 700 / full : 0;
-		fprintf(f, "<svg id=\"stage-memory\" width=\"780\" height=\"%d\">", P * 18 + 4);
+		h(f, "<svg id=\"stage-memory\" width=\"780\" height=\"%d\">", P * 18 + 4);
 		int s = 0;
 		cJSON_ArrayForEach (c, sm) {
 			double xs = 40, tot = reserve;
-			fprintf(f, "<g data-stage=\"%d\"><text x=\"0\" y=\"%d\">s%d</text>", s,
+			h(f, "<g data-stage=\"%d\"><text x=\"0\" y=\"%d\">s%d</text>", s,
 			        s * 18 + 12, s);
 			int k = 0;
 			const cJSON *v;
 			cJSON_ArrayForEach (v, c) {
 				double w = v->valuedouble * sc2;
-				fprintf(
+				h(
 				    f,
 				    "<rect class=\"mem\" data-category=\"%s\" x=\"%.1f\" y=\"%d\" "
 				    "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d %s "
@@ -382,7 +437,7 @@ static void memory(FILE *f, const cJSON *ck)
 				tot += v->valuedouble;
 				k++;
 			}
-			fprintf(
+			h(
 			    f,
 			    "<rect class=\"mem\" data-category=\"reserved\" x=\"%.1f\" y=\"%d\" "
 			    "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d reserved "
@@ -390,7 +445,7 @@ static void memory(FILE *f, const cJSON *ck)
 			    xs, s * 18, reserve * sc2, palette[5 % NPAL], s, reserve / GIB,
 			    tot / GIB);
 			if (cap > 0)
-				fprintf(f,
+				h(f,
 				        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
 				        "stroke=\"#000\" stroke-width=\"2\"/>",
 				        40 + cap * sc2, s * 18 - 1, 40 + cap * sc2, s * 18 + 15);
@@ -418,13 +473,13 @@ static void strategies(FILE *f, const cJSON *ck)
 		const cJSON *sg = cJSON_GetObjectItem(p, "stages");
 		fputs("<tr><td>", f);
 		esc(f, p->string);
-		fprintf(f,
+		h(f,
 		        "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
 		        "<td>%d&ndash;%d</td></tr>",
-		        (int)pl_json_num(p, "ops", 0), pl_json_num(p, "weight_cut", 1),
+		        inum(p, "ops", 0, 0, BIG), pl_json_num(p, "weight_cut", 1),
 		        pl_json_num(p, "batch_cut", 1), pl_json_num(p, "sequence_cut", 1),
-		        cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "&ndash;",
-		        pl_json_num(p, "replicated", 1), (int)item(sg, 0), (int)item(sg, 1));
+		        cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "–",
+		        pl_json_num(p, "replicated", 1), iitem(sg, 0, 0, 0, BIG), iitem(sg, 1, 0, 0, BIG));
 	}
 	fputs("</table><h3>Ops (the 60 dearest)</h3><table id=\"ops\"><tr><th>op</th><th>type</th>"
 	      "<th>stage</th><th>strategy</th><th>compute ms</th><th>comm ms</th><th>memory "
@@ -464,11 +519,11 @@ static void strategies(FILE *f, const cJSON *ck)
 		esc(f, op->string);
 		fputs("</td><td>", f);
 		esc(f, str(op, "type", ""));
-		fprintf(f, "</td><td>%d</td><td>", (int)pl_json_num(op, "stage", 0));
+		h(f, "</td><td>%d</td><td>", inum(op, "stage", 0, 0, BIG));
 		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(op, "parallel_strategy"));
 		esc(f, s ? s : "");
 		free(s);
-		fprintf(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>",
+		h(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>",
 		        1e3 * pl_json_num(op, "compute_seconds", 0),
 		        1e3 * pl_json_num(op, "communication_seconds", 0),
 		        pl_json_num(op, "memory_bytes", 0) / 1048576);
@@ -483,8 +538,8 @@ static void communication(FILE *f, const cJSON *ck)
 	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
 	            *cost = cJSON_GetObjectItem(ck, "cost");
 	const cJSON *links = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "description"), "links");
-	int per = (int)pl_json_num(cl, "devices_per_node", 0);
-	fprintf(f,
+	int per = inum(cl, "devices_per_node", 0, 0, BIG);
+	h(f,
 	        "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
 	        "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
 	        "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
@@ -499,21 +554,22 @@ static void communication(FILE *f, const cJSON *ck)
 		const cJSON *m;
 		int first = -1;
 		cJSON_ArrayForEach (m, g0) {
-			int node = per > 0 ? (int)m->valuedouble / per : 0;
+			double r = cJSON_IsNumber(m) ? m->valuedouble : 0;
+			int node = per > 0 && r >= 0 && r <= BIG ? (int)r / per : 0;
 			if (first < 0)
 				first = node;
 			inter |= node != first;
 		}
 		const char *cls = size < 2 ? "none" : inter ? "inter_node" : "intra_node";
 		double bw = pl_json_num(cJSON_GetObjectItem(links, cls), "busbw", 0);
-		fprintf(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", kind->string,
+		h(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", kind->string,
 		        cJSON_GetArraySize(kind), size,
-		        size < 2 ? "&ndash;"
+		        size < 2 ? "–"
 		        : inter  ? "across nodes"
 		                 : "inside a node",
-		        bw > 0 ? "" : "&ndash;");
+		        bw > 0 ? "" : "–");
 		if (bw > 0)
-			fprintf(f, "%.0f", bw / 1e9);
+			h(f, "%.0f", bw / 1e9);
 		fputs("</td></tr>", f);
 	}
 	fputs("</table>", f);
@@ -522,7 +578,7 @@ static void communication(FILE *f, const cJSON *ck)
 	if (cJSON_IsArray(bc)) {
 		double comm = pl_json_num(cost, "communication_seconds", 0),
 		       hidden = pl_json_num(cost, "communication_hidden_seconds", 0);
-		fprintf(f,
+		h(f,
 		        "<table id=\"comm-by-collective\"><tr><th>collective</th><th>link "
 		        "class</th><th>seconds a step</th><th>%% of communication</th><th>bus GB "
 		        "per device</th></tr>");
@@ -534,16 +590,16 @@ static void communication(FILE *f, const cJSON *ck)
 			esc(f, str(e, "collective", ""));
 			fputs("</td><td>", f);
 			esc(f, str(e, "link", ""));
-			fprintf(f, "</td><td>%.6g</td><td>%.1f</td><td>%.3f</td></tr>", sec,
+			h(f, "</td><td>%.6g</td><td>%.1f</td><td>%.3f</td></tr>", sec,
 			        comm > 0 ? 100 * sec / comm : 0,
 			        pl_json_num(e, "bus_bytes", 0) / 1e9);
 		}
 		if (hidden > 0)
-			fprintf(f,
+			h(f,
 			        "<tr><td>hidden behind the backward</td><td></td><td>%.6g</td>"
 			        "<td>%.1f</td><td></td></tr>",
 			        -hidden, comm > 0 ? -100 * hidden / comm : 0);
-		fprintf(f,
+		h(f,
 		        "</table><p class=\"note\">%s: per device a step; the rows less the "
 		        "hidden part add up to the communication above.</p>",
 		        cJSON_GetObjectItem(ck, "pipeline") ? "The bottleneck stage's"

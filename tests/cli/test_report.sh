@@ -73,6 +73,33 @@ browse "$T/odd.html" --dump-dom > "$T/odd.dom"
 check "names with <, & and \" are text on the page" \
   'grep -q "<td>a&lt;b&amp;\"c</td>" "$T/odd.dom" && grep -q "odd&lt;model&gt;" "$T/odd.dom"'
 
+# hostile checkpoints (tests/fuzz/regress/report): every string the page shows
+# (cluster, mode, schedule, recompute, group, part, category, collective, op
+# names and types) carries markup whose handlers would mark the body if they
+# ran; every count is out of range. Chromium renders them and runs nothing.
+H=$SRC/tests/fuzz/regress/report
+"$PLANNER" report "$H/hostile-strings.json" -o "$T/hostile.html" > /dev/null 2> "$T/err"
+check "hostile strings: report exits 0" '[ $? -eq 0 ]'
+browse "$T/hostile.html" --dump-dom > "$T/hostile.dom"
+check "hostile strings: chromium renders the page and no injected handler ran" \
+  'grep -q "</html>" "$T/hostile.dom" && ! grep -q "data-pwned=\"1\"" "$T/hostile.dom"'
+check "hostile strings: the rendered DOM holds only the report's own elements and attributes" \
+  'python3 "$SRC/tests/cli/dom_check.py" "$T/hostile.dom"'
+check "hostile strings: the injected markup shows as text" \
+  'grep -q "per step on c\"&gt;&lt;img src=x onerror=" "$T/hostile.dom"'
+"$PLANNER" report "$H/hostile-numbers.json" -o "$T/numbers.html" > /dev/null 2> "$T/err"
+check "hostile numbers (1e300, negative, strings as counts): a page, no crash" \
+  '[ $? -eq 0 ] && python3 "$SRC/tests/cli/dom_check.py" "$T/numbers.html"'
+# the project's fuzz corpus of checkpoints: every page it makes, as Chromium builds its DOM
+n=0
+for ck in "$SRC"/tests/fuzz/corpus/checkpoint/* "$SRC"/tests/fuzz/corpus/report/* "$H"/*; do
+  "$PLANNER" report "$ck" -o "$T/c.html" > /dev/null 2>&1 || continue
+  browse "$T/c.html" --dump-dom > "$T/c.dom"
+  python3 "$SRC/tests/cli/dom_check.py" "$T/c.dom" || { bad "fuzz corpus: $ck: a foreign element or attribute in the DOM"; continue; }
+  n=$((n + 1))
+done
+check "fuzz corpus: $n pages, each DOM only the report's own markup" '[ $n -ge 4 ]'
+
 "$PLANNER" report "$T/op.json" > /dev/null 2> "$T/err"
 check "report without -o exits 2 saying so" '[ $? -eq 2 ] && grep -q -- "-o PAGE.html" "$T/err"'
 echo '{"format": "nope"}' > "$T/bad.json"
