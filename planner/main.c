@@ -2812,6 +2812,7 @@ int main(int argc, char **argv)
 {
 	pl_alloc_init();
 	signal(SIGXFSZ, SIG_IGN); /* past ulimit -f: a write error (exit 4), not a death */
+	pl_output_escape_controls(); /* names from files never drive the terminal */
 	int rc = dispatch(argc, argv);
 	/* an allocation that failed anywhere, however the code went on, makes
 	 * the run's output suspect: say so and exit as out of memory */

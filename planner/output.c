@@ -256,6 +256,70 @@ pl_status pl_output_write(const char *path, const char *text, pl_err *err)
 	return r;
 }
 
+/* A stream over a descriptor that escapes control characters (fopencookie).
+ * c2 remembers a 0xC2 byte at the end of one write, the start of a C1
+ * control if the next byte is 0x80-0x9F. */
+typedef struct escaping {
+	int fd;
+	int c2;
+} escaping;
+
+static ssize_t escaping_write(void *cookie, const char *buf, size_t size)
+{
+	escaping *e = cookie;
+	char out[8192];
+	size_t n = 0;
+	for (size_t i = 0; i < size; i++) {
+		unsigned char b = (unsigned char)buf[i];
+		int c1 = e->c2 && b >= 0x80 && b <= 0x9f;
+		if (e->c2 && !c1)
+			out[n++] = (char)0xc2;
+		e->c2 = 0;
+		if (b == 0xc2 && !c1) {
+			e->c2 = 1;
+		} else if (c1 || (b < 0x20 && b != '\n' && b != '\t') || b == 0x7f) {
+			n += (size_t)snprintf(out + n, sizeof out - n, "\\u%04x", b);
+		} else {
+			out[n++] = (char)b;
+		}
+		if (n > sizeof out - 16 || i + 1 == size) {
+			if (write_all(e->fd, out, n)) {
+				e->c2 = 0;
+				return 0; /* errno says why */
+			}
+			n = 0;
+		}
+	}
+	return (ssize_t)size;
+}
+
+static int escaping_close(void *cookie)
+{
+	escaping *e = cookie;
+	int r = e->c2 ? write_all(e->fd, "\xc2", 1) : 0;
+	e->c2 = 0;
+	if (r) {
+		errno = r;
+		return -1;
+	}
+	return 0;
+}
+
+void pl_output_escape_controls(void)
+{
+	static escaping out = {STDOUT_FILENO, 0}, err = {STDERR_FILENO, 0};
+	cookie_io_functions_t io = {.write = escaping_write, .close = escaping_close};
+	FILE *o = fopencookie(&out, "w", io), *e = fopencookie(&err, "w", io);
+	if (o) {
+		setvbuf(o, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+		stdout = o;
+	}
+	if (e) {
+		setvbuf(e, NULL, _IONBF, 0);
+		stderr = e;
+	}
+}
+
 int pl_output_is_stdout(const char *path)
 {
 	struct stat st;

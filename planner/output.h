@@ -30,6 +30,13 @@ pl_status pl_output_write(const char *path, const char *text, pl_err *err);
  * stdout is): a command then keeps its other words off standard output. */
 int pl_output_is_stdout(const char *path);
 
+/* Makes stdout and stderr escape what a terminal would act on: C0 control
+ * bytes other than newline and tab, DEL, and the C1 controls U+0080-U+009F
+ * as UTF-8, each written as \u00XX (readable as text, and a valid escape in
+ * a JSON string). A name from a model or checkpoint can then never set a
+ * window title or clear the screen. Called once, first thing in main. */
+void pl_output_escape_controls(void);
+
 /* At the end of a command: flushes and closes standard output and returns
  * rc, or, when anything written to it was lost (a full disk, a closed
  * descriptor), prints "prog: standard output: cannot write: why" and returns

@@ -7,8 +7,8 @@ pkgs=(build-essential cmake pkg-config libcjson-dev libglpk-dev libhwloc-dev
       protobuf-c-compiler libprotobuf-c-dev libonnx-dev)
 [ "${PL_WITH_BENCH_TOOLS:-0}" = 1 ] && pkgs+=(gnuplot-nox coinor-cbc)
 # what only the test suite uses (.ci/run sets it): clang with libFuzzer, chromium
-# (headless) for the report pages
-[ "${PL_WITH_TEST_TOOLS:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev chromium)
+# (headless) for the report pages, python3 (its standard library only) for their DOM check
+[ "${PL_WITH_TEST_TOOLS:-0}" = 1 ] && pkgs+=(clang libclang-rt-14-dev chromium python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

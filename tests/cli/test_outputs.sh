@@ -118,4 +118,21 @@ search -o "$T/k.json" > /dev/null 2>&1
 check "after a SIGKILLed writer, the next write leaves the plan and no temporary file" \
   'plan_ok "$T/k.json" && [ -z "$(ls "$T" | grep "^k.json.tmp")" ]'
 
+# --- terminal output: names' control characters are escaped, JSON stays JSON
+printf '%s' '{"format": "planner.model/1", "name": "odd\u001b]0;TITLE\u0007", "tensors": {
+  "x": {"shape": [8, 16], "role": "input"}, "w": {"shape": [16, 16], "role": "param"}},
+ "ops": [{"name": "a\u001b[2J\u009bb\u007f", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]}],
+ "outputs": ["y"]}' > "$T/esc.json"
+controls() { LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]\|\xc2[\x80-\x9f]' "$1"; }
+"$PLANNER" search "$T/esc.json" --devices 2 -o "$T/esc.plan" > "$T/esc.out" 2>&1
+"$PLANNER" explain "$T/esc.plan" >> "$T/esc.out" 2>&1
+"$PLANNER" report "$T/esc.plan" -o "$T/esc.html" >> "$T/esc.out" 2>&1
+sed 's/"MatMul"/"Nope"/' "$T/esc.json" > "$T/esc-bad.json"
+"$PLANNER" search "$T/esc-bad.json" >> "$T/esc.out" 2>&1
+check "search, explain and errors print names' ESC, BEL, DEL and C1 controls escaped (\\u001b)" \
+  '[ "$(controls "$T/esc.out")" = 0 ] && grep -q "a\\\\u001b\[2J\\\\u009bb\\\\u007f" "$T/esc.out" && grep -q "op .a\\\\u001b\[2J" "$T/esc.out"'
+"$PLANNER" search "$T/esc.json" --devices 2 --json > "$T/esc-json.out" 2>&1
+check "--json: no raw control byte, and the name reads back as it was" \
+  '[ "$(controls "$T/esc-json.out")" = 0 ] && [ "$(jq -r ".parallel_strategy_item | keys[0]" "$T/esc-json.out")" = "$(jq -r ".ops[0].name" "$T/esc.json")" ]'
+
 finish
