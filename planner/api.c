@@ -1,6 +1,10 @@
 /* The auto-parallel API (planner/planner.h) over the library: a context of
  * string keys, models built as planner.model/1 JSON and imported like a
- * file, plans from planner/plan.c, training on the executor. */
+ * file, plans from planner/plan.c, training on the executor. Every entry
+ * point checks its handles (a tag of their kind, cleared when freed) and its
+ * pointers and counts before it touches anything, and fails with
+ * PLANNER_EINVAL, or NULL, NaN or -1, instead of crashing. */
+#include <math.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -187,7 +191,26 @@ static const char *key_name(const char *key)
 	return key;
 }
 
+/* Each handle opens with a tag of its kind, set when it is made and changed
+ * when it is freed, so that a call given a handle of another kind, or a freed
+ * one whose memory still reads as it was left, fails instead of running on
+ * it. Best effort: a freed handle is still undefined behaviour (its memory may
+ * be reused for a new handle of the same kind). */
+enum {
+	TAG_CTX = 0x78636c70,       /* "plcx" */
+	TAG_CTX_FREED = 0x46636c70, /* "plcF": freed by its owner, held by graphs or trainers */
+	TAG_GRAPH = 0x72676c70,     /* "plgr" */
+	TAG_PLAN = 0x6c706c70,      /* "plpl" */
+	TAG_TRAINER = 0x72746c70,   /* "pltr" */
+	TAG_FREED = 0x64656164,     /* "dead" */
+};
+
+/* A context is reference-counted: its owner's reference (until
+ * planner_ctx_free) and one per graph and trainer, which write their messages
+ * into it, so that the context may be freed before them. */
 struct planner_ctx {
+	uint32_t tag;
+	int refs;
 	char *val[K_COUNT]; /* NULL: the default */
 	pl_err err;
 };
@@ -196,6 +219,41 @@ struct planner_ctx {
 static int code(pl_status st)
 {
 	return st ? pl_status_exit_code(st) : 0;
+}
+
+/* A handle argument that is not a live handle of its kind: fails; the message
+ * goes to err when there is one. */
+static int bad_handle(pl_err *err, const char *fn, const char *arg, const char *kind, const void *h)
+{
+	if (!h)
+		return code(
+		    pl_err_set(err, PL_EINVAL, "%s: %s: expected a %s, got NULL", fn, arg, kind));
+	return code(pl_err_set(err, PL_EINVAL,
+	                       "%s: %s: not a live %s (freed, or a handle of another kind)", fn,
+	                       arg, kind));
+}
+
+/* A required pointer argument that is NULL. */
+static int null_arg(pl_err *err, const char *fn, const char *arg, const char *what)
+{
+	return code(pl_err_set(err, PL_EINVAL, "%s: %s: expected %s, got NULL", fn, arg, what));
+}
+
+/* Whether ctx is a live context (its owner has not freed it). */
+static int ctx_ok(const planner_ctx *ctx)
+{
+	return ctx && ctx->tag == TAG_CTX;
+}
+
+/* Drops one reference; the last frees the context. */
+static void ctx_unref(planner_ctx *ctx)
+{
+	if (--ctx->refs > 0)
+		return;
+	for (int k = 0; k < K_COUNT; k++)
+		free(ctx->val[k]);
+	ctx->tag = TAG_FREED;
+	free(ctx);
 }
 
 static const char *get(const planner_ctx *ctx, int k)
@@ -218,11 +276,18 @@ const char *planner_version(void)
 
 planner_ctx *planner_ctx_new(void)
 {
-	return pl_calloc(1, sizeof(planner_ctx));
+	planner_ctx *ctx = pl_calloc(1, sizeof(planner_ctx));
+	if (ctx) {
+		ctx->tag = TAG_CTX;
+		ctx->refs = 1;
+	}
+	return ctx;
 }
 
 void planner_reset_auto_parallel_context(planner_ctx *ctx)
 {
+	if (!ctx_ok(ctx))
+		return;
 	for (int k = 0; k < K_COUNT; k++) {
 		free(ctx->val[k]);
 		ctx->val[k] = NULL;
@@ -231,23 +296,33 @@ void planner_reset_auto_parallel_context(planner_ctx *ctx)
 
 void planner_ctx_free(planner_ctx *ctx)
 {
-	if (!ctx)
+	if (!ctx_ok(ctx)) /* NULL, or already freed by its owner */
 		return;
-	planner_reset_auto_parallel_context(ctx);
-	free(ctx);
+	ctx->tag = TAG_CTX_FREED;
+	ctx_unref(ctx);
 }
 
 const char *planner_errmsg(const planner_ctx *ctx)
 {
-	return ctx ? ctx->err.msg : "no context";
+	if (!ctx)
+		return "planner_errmsg: ctx: the context is NULL";
+	if (ctx->tag == TAG_CTX_FREED)
+		return "planner_errmsg: ctx: the context was freed (planner_ctx_free)";
+	if (ctx->tag != TAG_CTX)
+		return "planner_errmsg: ctx: not a live context (freed, or a handle of another "
+		       "kind)";
+	return ctx->err.msg;
 }
 
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value)
 {
-	if (!key || !value)
-		return code(pl_err_set(&ctx->err, PL_EINVAL,
-		                       "set_auto_parallel_context: key and value must not be "
-		                       "NULL"));
+	static const char fn[] = "planner_set_auto_parallel_context";
+	if (!ctx_ok(ctx))
+		return PLANNER_EINVAL;
+	if (!key)
+		return null_arg(&ctx->err, fn, "key", "a key name");
+	if (!value)
+		return null_arg(&ctx->err, fn, "value", "a string");
 	key = key_name(key);
 	for (int k = 0; k < K_COUNT; k++) {
 		if (strcmp(key, keys[k].name))
@@ -274,10 +349,21 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 
 const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key)
 {
+	static const char fn[] = "planner_get_auto_parallel_context";
+	if (!ctx_ok(ctx))
+		return NULL;
+	/* the message is not part of what const promises: the context is the
+	 * library's, made non-const by planner_ctx_new */
+	pl_err *err = (pl_err *)&ctx->err;
+	if (!key) {
+		null_arg(err, fn, "key", "a key name");
+		return NULL;
+	}
 	key = key_name(key);
-	for (int k = 0; key && k < K_COUNT; k++)
+	for (int k = 0; k < K_COUNT; k++)
 		if (!strcmp(key, keys[k].name))
 			return get(ctx, k) ? get(ctx, k) : "";
+	pl_err_set(err, PL_EINVAL, "%s: unknown key '%s'", fn, key);
 	return NULL;
 }
 
@@ -313,10 +399,16 @@ static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
 /* ---- models ---- */
 
 struct planner_graph {
-	planner_ctx *ctx;
+	uint32_t tag;
+	planner_ctx *ctx; /* holds a reference: its messages go there */
 	cJSON *doc;
 	char *where; /* the file, or "model 'NAME' (built in code)" */
 };
+
+static int graph_ok(const planner_graph *g)
+{
+	return g && g->tag == TAG_GRAPH;
+}
 
 static planner_graph *graph_wrap(planner_ctx *ctx, cJSON *doc, const char *where)
 {
@@ -327,23 +419,31 @@ static planner_graph *graph_wrap(planner_ctx *ctx, cJSON *doc, const char *where
 		pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		return NULL;
 	}
+	g->tag = TAG_GRAPH;
 	g->ctx = ctx;
+	ctx->refs++;
 	g->doc = doc;
 	return g;
 }
 
 planner_graph *planner_graph_new(planner_ctx *ctx, const char *name, const char *dtype)
 {
+	static const char fn[] = "planner_graph_new";
 	pl_dtype dt;
-	if (!name || !*name) {
-		pl_err_set(&ctx->err, PL_EINVAL, "graph_new: the model needs a name");
+	if (!ctx_ok(ctx))
+		return NULL;
+	if (!name) {
+		null_arg(&ctx->err, fn, "name", "a model name");
+		return NULL;
+	}
+	if (!*name) {
+		pl_err_set(&ctx->err, PL_EINVAL, "%s: the model needs a name", fn);
 		return NULL;
 	}
 	if (dtype && pl_dtype_parse(dtype, &dt)) {
-		pl_err_set(
-		    &ctx->err, PL_EINVAL,
-		    "graph_new: model '%s': dtype '%s': expected float32, float16 or bfloat16",
-		    name, dtype);
+		pl_err_set(&ctx->err, PL_EINVAL,
+		           "%s: model '%s': dtype '%s': expected float32, float16 or bfloat16", fn,
+		           name, dtype);
 		return NULL;
 	}
 	cJSON *doc = cJSON_CreateObject();
@@ -375,20 +475,41 @@ static int graph_oom(planner_graph *g, cJSON *partial)
 	return code(pl_err_set(&g->ctx->err, PL_ENOMEM, "out of memory building %s", g->where));
 }
 
+/* The largest dimension or split count a model file may hold: exact in a
+ * double, as the loader reads it (graph.c's get_int_array). */
+#define MAX_DIM 9000000000000000LL
+
 int planner_graph_tensor(planner_graph *g, const char *name, const char *role, const char *dtype,
                          int rank, const int64_t *shape)
 {
+	static const char fn[] = "planner_graph_tensor";
+	if (!graph_ok(g))
+		return PLANNER_EINVAL;
+	pl_err *err = &g->ctx->err;
+	if (!name)
+		return null_arg(err, fn, "name", "a tensor name");
+	if (!role)
+		return null_arg(err, fn, "role", "input, param or const");
 	cJSON *ts = cJSON_GetObjectItemCaseSensitive(g->doc, "tensors");
 	pl_dtype dt;
-	if (!name || !*name || cJSON_GetObjectItemCaseSensitive(ts, name))
-		return graph_fail(g, "graph_tensor", "a new, non-empty tensor name; got", name);
-	if (!role || (strcmp(role, "input") && strcmp(role, "param") && strcmp(role, "const")))
-		return graph_fail(g, "graph_tensor", "role input, param or const; got", role);
+	if (!*name || cJSON_GetObjectItemCaseSensitive(ts, name))
+		return graph_fail(g, fn, "a new, non-empty tensor name; got", name);
+	if (strcmp(role, "input") && strcmp(role, "param") && strcmp(role, "const"))
+		return graph_fail(g, fn, "role input, param or const; got", role);
 	if (dtype && pl_dtype_parse(dtype, &dt))
-		return graph_fail(g, "graph_tensor", "a dtype (float32, int32, ...); got", dtype);
-	if (rank < 0 || rank > PL_MAX_RANK || (rank && !shape))
-		return graph_fail(g, "graph_tensor", "a rank from 0 to 8 and a shape for tensor",
-		                  name);
+		return graph_fail(g, fn, "a dtype (float32, int32, ...); got", dtype);
+	if (rank < 0 || rank > PL_MAX_RANK)
+		return code(pl_err_set(err, PL_EINVAL,
+		                       "%s: %s: tensor '%s': rank %d: expected 0 to %d", fn,
+		                       g->where, name, rank, PL_MAX_RANK));
+	if (rank && !shape)
+		return null_arg(err, fn, "shape", "an array of rank dimensions");
+	for (int d = 0; d < rank; d++)
+		if (shape[d] < 1 || shape[d] > MAX_DIM)
+			return code(pl_err_set(err, PL_EINVAL,
+			                       "%s: %s: tensor '%s': shape[%d] %lld: expected a "
+			                       "dimension from 1 to 9e15",
+			                       fn, g->where, name, d, (long long)shape[d]));
 	cJSON *t = cJSON_CreateObject(), *sh = cJSON_AddArrayToObject(t, "shape");
 	int ok = sh != NULL;
 	for (int d = 0; d < rank; d++)
@@ -405,15 +526,37 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
                      const char *const *inputs, int ninputs, const char *output,
                      const char *attrs_json)
 {
-	if (!name || !*name)
-		return graph_fail(g, "graph_op", "an op name; got", name);
-	if (!type || !output || !*output || ninputs < 1 || ninputs > PL_MAX_OP_INPUTS || !inputs)
-		return graph_fail(g, "graph_op", "a type, 1 to 4 inputs and an output for op",
-		                  name);
+	static const char fn[] = "planner_graph_op";
+	if (!graph_ok(g))
+		return PLANNER_EINVAL;
+	pl_err *err = &g->ctx->err;
+	if (!type)
+		return null_arg(err, fn, "type", "an op type");
+	if (!name)
+		return null_arg(err, fn, "name", "an op name");
+	if (!*name)
+		return graph_fail(g, fn, "an op name; got", name);
+	if (ninputs < 1 || ninputs > PL_MAX_OP_INPUTS)
+		return code(pl_err_set(err, PL_EINVAL,
+		                       "%s: %s: op '%s': ninputs %d: expected 1 to %d", fn,
+		                       g->where, name, ninputs, PL_MAX_OP_INPUTS));
+	if (!inputs)
+		return null_arg(err, fn, "inputs", "an array of ninputs tensor names");
+	for (int i = 0; i < ninputs; i++)
+		if (!inputs[i] || !*inputs[i])
+			return code(
+			    pl_err_set(err, PL_EINVAL,
+			               "%s: %s: op '%s': inputs[%d]: expected a tensor name, "
+			               "got %s",
+			               fn, g->where, name, i, inputs[i] ? "''" : "NULL"));
+	if (!output)
+		return null_arg(err, fn, "output", "a tensor name");
+	if (!*output)
+		return graph_fail(g, fn, "an output tensor name for op", name);
 	cJSON *attrs = NULL;
 	if (attrs_json && !cJSON_IsObject(attrs = cJSON_Parse(attrs_json))) {
 		cJSON_Delete(attrs);
-		return graph_fail(g, "graph_op", "attrs as a JSON object for op", name);
+		return graph_fail(g, fn, "attrs as a JSON object for op", name);
 	}
 	cJSON *op = cJSON_CreateObject();
 	int ok =
@@ -421,7 +564,7 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
 	cJSON *in = cJSON_AddArrayToObject(op, "inputs");
 	ok &= in != NULL;
 	for (int i = 0; i < ninputs; i++)
-		ok &= pl_json_push(in, cJSON_CreateString(inputs[i] ? inputs[i] : ""));
+		ok &= pl_json_push(in, cJSON_CreateString(inputs[i]));
 	ok &= pl_json_push(cJSON_AddArrayToObject(op, "outputs"), cJSON_CreateString(output));
 	if (attrs)
 		ok &= pl_json_add(op, "attrs", attrs);
@@ -435,22 +578,51 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
 int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, const int *dims,
                            const int64_t *splits)
 {
+	static const char fn[] = "planner_graph_strategy";
+	if (!graph_ok(g))
+		return PLANNER_EINVAL;
+	pl_err *err = &g->ctx->err;
+	if (!opname)
+		return null_arg(err, fn, "op", "an op name");
+	if (!dims)
+		return null_arg(err, fn, "dims", "an array of ninputs tuple lengths");
+	if (!splits)
+		return null_arg(err, fn, "splits", "an array of split counts");
 	cJSON *op = NULL, *it;
 	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(g->doc, "ops")) {
 		const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name"));
-		if (n && opname && !strcmp(n, opname))
+		if (n && !strcmp(n, opname))
 			op = it;
 	}
 	if (!op)
-		return graph_fail(g, "graph_strategy", "an op added before; no op", opname);
-	if (ninputs < 1 || ninputs > PL_MAX_OP_INPUTS || !dims || !splits)
-		return graph_fail(g, "graph_strategy", "one tuple per input for op", opname);
+		return graph_fail(g, fn, "an op added before; no op", opname);
+	if (ninputs < 1 || ninputs > PL_MAX_OP_INPUTS)
+		return code(pl_err_set(err, PL_EINVAL,
+		                       "%s: %s: op '%s': ninputs %d: expected one tuple per input, "
+		                       "1 to %d",
+		                       fn, g->where, opname, ninputs, PL_MAX_OP_INPUTS));
+	/* every count and entry checked before splits is read past them */
+	for (int i = 0, at = 0; i < ninputs; i++) {
+		if (dims[i] < 0 || dims[i] > PL_MAX_RANK)
+			return code(
+			    pl_err_set(err, PL_EINVAL,
+			               "%s: %s: op '%s': dims[%d] %d: expected 0 to %d split "
+			               "counts (the input's rank)",
+			               fn, g->where, opname, i, dims[i], PL_MAX_RANK));
+		for (int d = 0; d < dims[i]; d++, at++)
+			if (splits[at] < 1 || splits[at] > MAX_DIM)
+				return code(pl_err_set(
+				    err, PL_EINVAL,
+				    "%s: %s: op '%s': splits[%d] %lld (input %d, dimension %d): "
+				    "expected a split count from 1 to 9e15 (how many slices)",
+				    fn, g->where, opname, at, (long long)splits[at], i, d));
+	}
 	cJSON *s = cJSON_CreateArray();
 	int ok = s != NULL;
 	for (int i = 0, at = 0; i < ninputs; i++) {
 		cJSON *tuple = cJSON_CreateArray();
 		ok &= tuple != NULL;
-		for (int d = 0; d < dims[i] && d < PL_MAX_RANK; d++)
+		for (int d = 0; d < dims[i]; d++)
 			ok &= pl_json_push(tuple, cJSON_CreateNumber((double)splits[at + d]));
 		at += dims[i];
 		ok &= pl_json_push(s, tuple);
@@ -463,28 +635,42 @@ int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, co
 
 int planner_graph_output(planner_graph *g, const char *tensor)
 {
-	if (!tensor || !*tensor)
-		return graph_fail(g, "graph_output", "a tensor name; got", tensor);
-	pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
-	             cJSON_CreateString(tensor));
-	return 0;
+	if (!graph_ok(g))
+		return PLANNER_EINVAL;
+	if (!tensor)
+		return null_arg(&g->ctx->err, "planner_graph_output", "tensor", "a tensor name");
+	if (!*tensor)
+		return graph_fail(g, "planner_graph_output", "a tensor name; got", tensor);
+	return pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
+	                    cJSON_CreateString(tensor))
+	           ? 0
+	           : graph_oom(g, NULL);
 }
 
-/* Imports the model as the file loader does (shapes, op rules, checks). */
-static pl_status graph_import(planner_graph *pg, pl_graph **out)
+/* Imports the model as the file loader does (shapes, op rules, checks); the
+ * messages go to err, the context of the call. */
+static pl_status graph_import(const planner_graph *pg, pl_err *err, pl_graph **out)
 {
 	char *text = cJSON_PrintUnformatted(pg->doc);
 	if (!text)
-		return pl_err_set(&pg->ctx->err, PL_ENOMEM, "out of memory");
-	pl_status st = pl_graph_load_json(out, text, strlen(text), pg->where, &pg->ctx->err);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	pl_status st = pl_graph_load_json(out, text, strlen(text), pg->where, err);
 	free(text);
 	return st;
 }
 
 int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
 {
+	static const char fn[] = "planner_graph_load";
 	pl_graph *g = NULL;
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!ctx_ok(ctx))
+		return PLANNER_EINVAL;
+	if (!path)
+		return null_arg(&ctx->err, fn, "path", "a file name");
+	if (!out)
+		return null_arg(&ctx->err, fn, "out", "where to put the graph");
 	/* the loader's checks and messages; the graph keeps the JSON it came from */
 	pl_status st = pl_graph_load_file(&g, path, &ctx->err);
 	if (st)
@@ -499,8 +685,12 @@ int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
 
 int planner_graph_save(planner_graph *g, const char *path)
 {
+	if (!graph_ok(g))
+		return PLANNER_EINVAL;
+	if (!path)
+		return null_arg(&g->ctx->err, "planner_graph_save", "path", "a file name or \"-\"");
 	pl_graph *ig = NULL;
-	pl_status st = graph_import(g, &ig);
+	pl_status st = graph_import(g, &g->ctx->err, &ig);
 	pl_graph_free(ig);
 	if (st)
 		return code(st);
@@ -514,16 +704,20 @@ int planner_graph_save(planner_graph *g, const char *path)
 
 void planner_graph_free(planner_graph *g)
 {
-	if (!g)
+	if (!graph_ok(g))
 		return;
 	cJSON_Delete(g->doc);
 	free(g->where);
+	ctx_unref(g->ctx);
+	g->tag = TAG_FREED;
 	free(g);
 }
 
 /* ---- plans ---- */
 
+/* A plan holds no reference to its context or graph. */
 struct planner_plan {
+	uint32_t tag;
 	cJSON *ck;
 	char *json;
 	int64_t rank; /* global_rank at planning time */
@@ -541,16 +735,29 @@ static pl_status read_json(planner_ctx *ctx, const char *path, cJSON **out)
 	return st;
 }
 
+static int plan_ok(const planner_plan *p)
+{
+	return p && p->tag == TAG_PLAN;
+}
+
 int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 {
+	static const char fn[] = "planner_plan_new";
 	pl_cluster cl;
 	pl_graph *g = NULL;
 	cJSON *loaded = NULL, *ck = NULL;
 	planner_plan *plan = NULL;
 	char *text = NULL;
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	if (!ctx_ok(ctx))
+		return PLANNER_EINVAL;
+	if (!graph_ok(pg))
+		return bad_handle(&ctx->err, fn, "g", "graph", pg);
+	if (!out)
+		return null_arg(&ctx->err, fn, "out", "where to put the plan");
 	pl_status st;
-	if ((st = ctx_cluster(ctx, &cl)) || (st = graph_import(pg, &g)))
+	if ((st = ctx_cluster(ctx, &cl)) || (st = graph_import(pg, &ctx->err, &g)))
 		goto done;
 	const char *load = ctx->val[K_LOAD_FILE];
 	if (load && (st = read_json(ctx, load, &loaded)))
@@ -613,6 +820,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	const char *save = ctx->val[K_SAVE_FILE];
 	if (save && (st = pl_output_write(save, text, &ctx->err)))
 		goto done;
+	plan->tag = TAG_PLAN;
 	plan->ck = ck;
 	plan->json = text;
 	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
@@ -631,7 +839,7 @@ done:
 
 const char *planner_plan_json(const planner_plan *p)
 {
-	return p->json;
+	return plan_ok(p) ? p->json : NULL;
 }
 
 static double cost_field(const planner_plan *p, const char *name)
@@ -642,12 +850,22 @@ static double cost_field(const planner_plan *p, const char *name)
 
 double planner_plan_step_seconds(const planner_plan *p)
 {
-	return cost_field(p, "step_seconds");
+	return plan_ok(p) ? cost_field(p, "step_seconds") : NAN;
 }
 
 double planner_plan_memory_bytes(const planner_plan *p)
 {
-	return cost_field(p, "peak_memory_bytes");
+	return plan_ok(p) ? cost_field(p, "peak_memory_bytes") : NAN;
+}
+
+/* Whether kind names a kind of group a plan can have. */
+static int group_kind(const char *kind)
+{
+	static const char *const known[] = {"dp", "tp", "pp", "ep", "sp"};
+	for (size_t i = 0; kind && i < sizeof known / sizeof *known; i++)
+		if (!strcmp(kind, known[i]))
+			return 1;
+	return 0;
 }
 
 /* The group of `rank` in groups.<kind>, or NULL. */
@@ -665,6 +883,8 @@ static const cJSON *find_group(const planner_plan *p, const char *kind, int64_t 
 
 int64_t planner_plan_degree(const planner_plan *p, const char *kind)
 {
+	if (!plan_ok(p) || !group_kind(kind))
+		return -1;
 	const cJSON *grp = find_group(p, kind, 0);
 	return grp ? cJSON_GetArraySize(grp) : 1;
 }
@@ -672,11 +892,7 @@ int64_t planner_plan_degree(const planner_plan *p, const char *kind)
 int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
                            size_t max)
 {
-	static const char *const known[] = {"dp", "tp", "pp", "ep", "sp"};
-	int ok = 0;
-	for (size_t i = 0; kind && i < sizeof known / sizeof *known; i++)
-		ok |= !strcmp(kind, known[i]);
-	if (!ok)
+	if (!plan_ok(p) || !group_kind(kind) || (max && !ranks))
 		return -1;
 	if (rank < 0)
 		rank = p->rank;
@@ -700,60 +916,84 @@ int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank
 
 void planner_plan_free(planner_plan *p)
 {
-	if (!p)
+	if (!plan_ok(p))
 		return;
 	cJSON_Delete(p->ck);
 	free(p->json);
+	p->tag = TAG_FREED;
 	free(p);
 }
 
 /* ---- training ---- */
 
+/* A trainer copies what it needs from its graph and plan; it holds a
+ * reference to its context, where its messages go. */
 struct planner_trainer {
+	uint32_t tag;
 	planner_ctx *ctx;
+	long long steps; /* steps run, for messages */
 	pl_graph *g;
 	pl_graph *gm; /* a whole-job plan's micro-batch graph, which the executor runs */
 	pl_backend *be;
 	pl_exec *ex;
 };
 
+static int trainer_ok(const planner_trainer *tr)
+{
+	return tr && tr->tag == TAG_TRAINER;
+}
+
 void planner_trainer_free(planner_trainer *tr)
 {
-	if (!tr)
+	if (!trainer_ok(tr))
 		return;
 	pl_exec_free(tr->ex);
 	if (tr->be)
 		pl_backend_free(tr->be);
 	pl_graph_free(tr->g);
 	pl_graph_free(tr->gm);
+	ctx_unref(tr->ctx);
+	tr->tag = TAG_FREED;
 	free(tr);
 }
 
 int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan *plan,
                         planner_trainer **out)
 {
-	planner_trainer *tr = pl_calloc(1, sizeof *tr);
+	static const char fn[] = "planner_trainer_new";
+	planner_trainer *tr = NULL;
 	pl_run_plan run = {0};
 	pl_cluster cl;
 	pl_plancost pc;
 	double bubble;
 	pl_status st;
-	*out = NULL;
-	if (!tr)
+	if (out)
+		*out = NULL;
+	if (!ctx_ok(ctx))
+		return PLANNER_EINVAL;
+	if (!graph_ok(pg))
+		return bad_handle(&ctx->err, fn, "g", "graph", pg);
+	if (!plan_ok(plan))
+		return bad_handle(&ctx->err, fn, "plan", "plan", plan);
+	if (!out)
+		return null_arg(&ctx->err, fn, "out", "where to put the trainer");
+	if (!(tr = pl_calloc(1, sizeof *tr)))
 		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
+	tr->tag = TAG_TRAINER;
 	tr->ctx = ctx;
-	if ((st = graph_import(pg, &tr->g)))
+	ctx->refs++;
+	if ((st = graph_import(pg, &ctx->err, &tr->g)))
 		goto done;
 	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(plan->ck, "model"), "sha256"));
 	if (!sha) { /* a trainer runs only a plan made for its model */
 		st = pl_err_set(&ctx->err, PL_EINVAL,
-		                "trainer_new: %s: the plan names no model (model.sha256); it may "
+		                "%s: %s: the plan names no model (model.sha256); it may "
 		                "have been made for another model",
-		                pg->where);
+		                fn, pg->where);
 		goto done;
 	}
-	if ((st = pl_plan_check_model(tr->g, plan->ck, "trainer_new: plan", &ctx->err)))
+	if ((st = pl_plan_check_model(tr->g, plan->ck, "planner_trainer_new: plan", &ctx->err)))
 		goto done;
 	if ((st = pl_plan_cluster(plan->ck, pg->where, &cl, &ctx->err)) ||
 	    (st = pl_plan_price(tr->g, plan->ck, "plan", &cl, &pc, &bubble, NULL, &run, &ctx->err)))
@@ -762,7 +1002,7 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	if ((st = strcmp(get(ctx, K_BACKEND), "cuda")
 	              ? pl_backend_cpu(&tr->be, D, 0, &ctx->err)
 	              : pl_backend_cuda(&tr->be, D, 0, &ctx->err))) {
-		pl_err_prefix(&ctx->err, "trainer_new");
+		pl_err_prefix(&ctx->err, "%s", fn);
 		goto done;
 	}
 	pl_exec_opts eo = {
@@ -790,19 +1030,44 @@ done:
 
 int planner_train_step(planner_trainer *tr, double *loss)
 {
+	if (!trainer_ok(tr))
+		return PLANNER_EINVAL;
 	double l;
 	pl_status st = pl_exec_step(tr->ex, 1, &l, &tr->ctx->err);
-	if (!st && loss)
+	if (st)
+		return code(st);
+	tr->steps++;
+	if (loss)
 		*loss = l;
-	return code(st);
+	/* as `planner run` does: a diverged run is not a result. The update
+	 * has been applied by now (the loss is read after it). */
+	if (!isfinite(l))
+		return code(pl_err_set(&tr->ctx->err, PL_EINVAL,
+		                       "planner_train_step: step %lld: the loss is %s: training "
+		                       "diverged, or a param holds non-finite values (as written "
+		                       "by planner_trainer_write); this step's update was applied",
+		                       tr->steps,
+		                       isnan(l) ? "NaN"
+		                       : l > 0  ? "+inf"
+		                                : "-inf"));
+	return 0;
 }
 
-static int param_of(planner_trainer *tr, const char *fn, const char *name, size_t n)
+static int param_of(planner_trainer *tr, const char *fn, const char *name, const void *values,
+                    size_t n)
 {
-	int t = name ? pl_graph_find_tensor(tr->g, name) : -1;
+	if (!name) {
+		null_arg(&tr->ctx->err, fn, "param", "a param name");
+		return -1;
+	}
+	if (!values) {
+		null_arg(&tr->ctx->err, fn, "values", "an array of the param's elements");
+		return -1;
+	}
+	int t = pl_graph_find_tensor(tr->g, name);
 	if (t < 0 || tr->g->tensors[t].role != PL_ROLE_PARAM) {
 		pl_err_set(&tr->ctx->err, PL_EINVAL, "%s: '%s' is not a param of the model", fn,
-		           name ? name : "(null)");
+		           name);
 		return -1;
 	}
 	size_t want = (size_t)pl_tensor_elems(&tr->g->tensors[t]);
@@ -816,24 +1081,30 @@ static int param_of(planner_trainer *tr, const char *fn, const char *name, size_
 
 int planner_trainer_read(planner_trainer *tr, const char *param, float *values, size_t n)
 {
-	int t = param_of(tr, "trainer_read", param, n);
+	if (!trainer_ok(tr))
+		return PLANNER_EINVAL;
+	int t = param_of(tr, "planner_trainer_read", param, values, n);
 	if (t < 0)
 		return PLANNER_EINVAL;
 	if (pl_exec_read(tr->ex, t, 0, values))
-		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
-		                       "trainer_read: '%s': the %s backend failed to copy it",
-		                       param, pl_backend_name(tr->be)));
+		return code(
+		    pl_err_set(&tr->ctx->err, PL_EDEVICE,
+		               "planner_trainer_read: '%s': the %s backend failed to copy it",
+		               param, pl_backend_name(tr->be)));
 	return 0;
 }
 
 int planner_trainer_write(planner_trainer *tr, const char *param, const float *values, size_t n)
 {
-	int t = param_of(tr, "trainer_write", param, n);
+	if (!trainer_ok(tr))
+		return PLANNER_EINVAL;
+	int t = param_of(tr, "planner_trainer_write", param, values, n);
 	if (t < 0)
 		return PLANNER_EINVAL;
 	if (pl_exec_write(tr->ex, t, values))
-		return code(pl_err_set(&tr->ctx->err, PL_EDEVICE,
-		                       "trainer_write: '%s': the %s backend failed to copy it",
-		                       param, pl_backend_name(tr->be)));
+		return code(
+		    pl_err_set(&tr->ctx->err, PL_EDEVICE,
+		               "planner_trainer_write: '%s': the %s backend failed to copy it",
+		               param, pl_backend_name(tr->be)));
 	return 0;
 }

@@ -20,12 +20,50 @@
  *     for (int step = 0; step < 100; step++)
  *             planner_train_step(tr, &loss);
  *
- * Every function that can fail returns 0 on success or the status the
- * command line would exit with: PLANNER_EINVAL (2) invalid input, with the
- * key, op or field named in planner_errmsg(); PLANNER_EINFEASIBLE (3) no plan
- * satisfies the constraints; PLANNER_ESYSTEM (4) out of memory, a solver, a
- * device or a file write failed. Objects belong to one context and one
- * thread at a time; contexts are independent.
+ * Errors. Every function that can fail returns 0 on success or the status
+ * the command line would exit with: PLANNER_EINVAL (2) invalid input, with
+ * the key, op or field named in planner_errmsg(); PLANNER_EINFEASIBLE (3) no
+ * plan satisfies the constraints; PLANNER_ESYSTEM (4) out of memory, a
+ * solver, a device or a file write failed. Failed calls leave their out
+ * parameters NULL and write no file.
+ *
+ * Arguments. Every function checks its arguments before it touches
+ * anything and never crashes on a NULL one: a NULL (or not live, see below)
+ * handle, a NULL required pointer, a count out of its range fail with
+ * PLANNER_EINVAL, or with NULL, NaN or -1 where a function returns a
+ * pointer, a double or an int64_t (said at each); void functions do nothing;
+ * *_free(NULL) is a no-op. Where the call has a live context (its ctx
+ * argument, or the graph's or trainer's), planner_errmsg() names the function
+ * and the argument ("planner_graph_op: name: expected an op name, got NULL").
+ * The planner_plan_* readers have none: their result says it. Arrays come
+ * with their counts, which are checked; an array must hold as many elements
+ * as its count says (that the library cannot check).
+ *
+ * Ownership and lifetimes. Each *_new and planner_graph_load gives the
+ * caller a handle that it releases with the matching *_free, once.
+ *   - A context may be freed before its graphs and trainers: they hold a
+ *     reference to it (it is reference-counted) and go on working; it goes
+ *     with the last of them. Their messages then have nowhere to be read
+ *     (return codes still say what failed). The caller's ctx pointer is dead
+ *     after planner_ctx_free, whoever still holds the context.
+ *   - A graph may be freed once its plans and trainers are made: they copy
+ *     what they need. It may be planned under another context than its own
+ *     (the messages go to the context of the call).
+ *   - A plan refers to nothing: it outlives its context and graph; a trainer
+ *     does not keep it either.
+ *   - Strings returned belong to the library: planner_errmsg()'s until the
+ *     next failure in that context or its planner_ctx_free, planner_get_auto_parallel_context()'s
+ * until the key is set again or the context reset or freed, planner_plan_json()'s until the plan is
+ * freed, planner_version()'s always. Handles carry a tag of their kind, set when made and changed
+ * when freed: a call given a handle of another kind, a context its owner has freed while graphs or
+ * trainers still hold it, or a freed handle whose memory has not been reused, fails as a NULL
+ * handle does (and a second *_free is ignored). That is best effort, a help in finding bugs: using
+ * a freed handle remains undefined behaviour, and one whose memory went to a new handle of the same
+ * kind is not caught.
+ *
+ * Threads. A context, its graphs and its trainers are used from one thread
+ * at a time (freeing included: they share the context's count and message);
+ * plans and separate contexts are independent.
  *
  * Build with pkg-config (`pkg-config --cflags --libs planner`) or CMake
  * (`find_package(planner)` and `target_link_libraries(app PRIVATE
@@ -63,8 +101,12 @@ const char *planner_version(void);
 
 /* NULL when out of memory. */
 planner_ctx *planner_ctx_new(void);
+/* Releases the caller's context; graphs and trainers that hold it keep it
+ * until they are freed (see lifetimes above). */
 void planner_ctx_free(planner_ctx *ctx);
-/* The message of the last failure in this context ("" if none). */
+/* The message of the last failure in this context ("" if none); for a NULL
+ * or not live ctx, a fixed string that says so ("planner_errmsg: ctx: the
+ * context is NULL"). Never NULL. */
 const char *planner_errmsg(const planner_ctx *ctx);
 
 /* Sets one key of the context; values are strings, checked here (an unknown
@@ -102,7 +144,7 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *   time_limit                seconds a search may take (default none)
  *   backend                   cpu (default) | cuda: device_num ranks in
  *                             this process; cuda puts rank r on GPU r
- *                             (trainer_new fails with PLANNER_EDEVICE
+ *                             (trainer_new fails with PLANNER_ESYSTEM
  *                             when there are fewer GPUs than ranks).
  *   optimizer                 adam | sgd (default adam)
  *   learning_rate             > 0 (default 1e-3 for Adam, 1e-2 for SGD)
@@ -118,10 +160,10 @@ const char *planner_errmsg(const planner_ctx *ctx);
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
 /* The current value of a key as a string (its default if never set; "" for
  * cluster, memory_limit, the checkpoint files, time_limit and learning_rate
- * when unset), or NULL
- * for an unknown key. Valid until the key is set again. */
+ * when unset), or NULL for an unknown or NULL key (with a message) or a NULL
+ * ctx. Valid until the key is set again or the context reset or freed. */
 const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key);
-/* Every key back to its default. */
+/* Every key back to its default (nothing for a NULL ctx). */
 void planner_reset_auto_parallel_context(planner_ctx *ctx);
 
 /* ---- models ---- */
@@ -129,24 +171,30 @@ void planner_reset_auto_parallel_context(planner_ctx *ctx);
 /* A model built in code: tensors, ops and outputs added in any order that
  * names existing tensors; it is checked (shapes inferred, op rules applied)
  * when planned or saved. dtype: float32, float16, bfloat16 (default float32
- * when NULL). NULL when out of memory or a bad name (see planner_errmsg). */
+ * when NULL). NULL when out of memory, a NULL ctx or a bad name (see
+ * planner_errmsg). The graph holds a reference to ctx. */
 planner_graph *planner_graph_new(planner_ctx *ctx, const char *name, const char *dtype);
-/* role: "input", "param" or "const"; dtype NULL: the model's. */
+/* role: "input", "param" or "const"; dtype NULL: the model's. rank 0 to 8;
+ * shape: rank dimensions, each from 1 to 9e15 (may be NULL when rank is 0). */
 int planner_graph_tensor(planner_graph *g, const char *name, const char *role, const char *dtype,
                          int rank, const int64_t *shape);
 /* One op with a single output tensor named `output`. type as in the model
  * format (MatMul, Add, Gelu, LayerNormalization, SoftmaxCrossEntropy, ...);
- * attrs_json: its attributes as a JSON object ("{\"axis\": -1}") or NULL. */
+ * inputs: ninputs (1 to 5) tensor names, none NULL or empty; attrs_json: its
+ * attributes as a JSON object ("{\"axis\": -1}") or NULL. */
 int planner_graph_op(planner_graph *g, const char *type, const char *name,
                      const char *const *inputs, int ninputs, const char *output,
                      const char *attrs_json);
 /* Annotates an op with a strategy (MindSpore convention: one tuple of split
- * counts per input): dims[i] entries of splits for input i, concatenated. */
+ * counts per input): ninputs (1 to 5) tuples, dims[i] (0 to 8, the input's
+ * rank) entries of splits for input i, concatenated; every entry is a split
+ * count >= 1 (how many slices that dimension is cut into). Whether they fit
+ * the op and the devices is checked when planned. */
 int planner_graph_strategy(planner_graph *g, const char *op, int ninputs, const int *dims,
                            const int64_t *splits);
 /* Marks a tensor as a model output (the loss is the sum of the outputs). */
 int planner_graph_output(planner_graph *g, const char *tensor);
-/* Loads a planner.model/1 file. */
+/* Loads a planner.model/1 file. The graph holds a reference to ctx. */
 int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out);
 /* Writes the model as planner.model/1 JSON (atomically; "-" is stdout). */
 int planner_graph_save(planner_graph *g, const char *path);
@@ -155,21 +203,25 @@ void planner_graph_free(planner_graph *g);
 /* ---- plans ---- */
 
 /* Plans g under the context: loads strategy_ckpt_load_file, searches,
- * writes strategy_ckpt_save_file. The plan keeps no reference to g. */
+ * writes strategy_ckpt_save_file. The plan keeps no reference to ctx or g. */
 int planner_plan_new(planner_ctx *ctx, planner_graph *g, planner_plan **out);
-/* The plan's strategy checkpoint (the format of `planner search -o`). */
+/* The plan's strategy checkpoint (the format of `planner search -o`); NULL
+ * for a NULL plan. */
 const char *planner_plan_json(const planner_plan *p);
-/* Predicted step time (seconds) and peak memory per device (bytes). */
+/* Predicted step time (seconds) and peak memory per device (bytes); NaN for
+ * a NULL plan. */
 double planner_plan_step_seconds(const planner_plan *p);
 double planner_plan_memory_bytes(const planner_plan *p);
 /* Degrees of the plan: kind "dp", "tp", "pp", "ep" (expert parallel, in
  * models with MoE ops) or "sp" (sequence parallel: tp ranks that also split
- * the tokens of the norm regions); 1 when absent. */
+ * the tokens of the norm regions); 1 when absent; -1 for a NULL plan or a
+ * NULL or unknown kind. */
 int64_t planner_plan_degree(const planner_plan *p, const char *kind);
 /* The ranks of `rank`'s group of a kind ("dp", "tp", "pp", "ep", "sp"; rank < 0: the
  * context's global_rank at planning time), ascending, into ranks (room for
- * max); returns the group's size (which may exceed max), or -1 for an unknown
- * kind or rank. */
+ * max; never more are written, and ranks may be NULL when max is 0, to ask
+ * the size); returns the group's size (which may exceed max), or -1 for an
+ * unknown kind or rank, a NULL plan or kind, or NULL ranks with max > 0. */
 int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
                            size_t max);
 void planner_plan_free(planner_plan *p);
@@ -180,14 +232,22 @@ void planner_plan_free(planner_plan *p);
  * ranks), with the context's optimizer, learning rate, seed and
  * gradients_mean. g must be the graph the plan was made for. A whole-job
  * plan runs as planned (pipeline stages with 1F1B, micro-batches, ZeRO 0-3,
- * recompute); the interleaved schedule fails with PLANNER_EINVAL. */
+ * recompute); the interleaved schedule fails with PLANNER_EINVAL. The
+ * trainer holds a reference to ctx and none to g or plan. */
 int planner_trainer_new(planner_ctx *ctx, planner_graph *g, const planner_plan *plan,
                         planner_trainer **out);
 /* One step: forward, backward, optimizer update; *loss (may be NULL) gets
- * the loss before the update. */
+ * the loss before the update. A loss that is not finite (NaN or inf: the
+ * training diverged, or a param holds such values) fails with PLANNER_EINVAL
+ * and a message naming the step (counted from 1 for this trainer) and the
+ * value; the step has run and *loss still gets the value, but the update
+ * was applied, so the params are likely no longer finite either: write them
+ * again (planner_trainer_write) or start over. Other failures leave *loss
+ * alone. */
 int planner_train_step(planner_trainer *tr, double *loss);
-/* Reads the whole value of a param (n: its element count) assembled from the
- * ranks' pieces, or writes it to every rank. */
+/* Reads the whole value of a param (n: its element count, which must match)
+ * assembled from the ranks' pieces, or writes it to every rank (any float
+ * values, including non-finite ones). */
 int planner_trainer_read(planner_trainer *tr, const char *param, float *values, size_t n);
 int planner_trainer_write(planner_trainer *tr, const char *param, const float *values, size_t n);
 void planner_trainer_free(planner_trainer *tr);

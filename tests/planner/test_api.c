@@ -4,7 +4,11 @@
  * back as annotations; every rank is in one group of each kind; training
  * under a sharded plan gives the single-device losses, and gradients_mean
  * divides the update by device_num; bad keys, values, models and plans fail
- * with status 2 and a message that names them. */
+ * with status 2 and a message that names them. Every function survives a
+ * NULL for each pointer argument and counts out of range (status 2, NULL,
+ * NaN or -1, and a message naming the function and the argument); a
+ * non-finite loss is an error; a context may be freed before its graphs and
+ * trainers, and handles of another kind are refused. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -526,6 +530,338 @@ static void test_errors(void **state)
 	planner_ctx_free(ctx);
 }
 
+/* call fails with PLANNER_EINVAL and ctx's message has part */
+#define EINVAL_MSG(ctx, call, part)                                                                \
+	do {                                                                                       \
+		assert_int_equal((call), PLANNER_EINVAL);                                          \
+		has_msg((ctx), (part));                                                            \
+	} while (0)
+
+/* every public function, NULL in each pointer argument in turn */
+static void test_null_arguments(void **state)
+{
+	(void)state;
+	/* no context: fixed answers, no crash */
+	assert_string_equal(planner_errmsg(NULL), "planner_errmsg: ctx: the context is NULL");
+	planner_ctx_free(NULL);
+	planner_graph_free(NULL);
+	planner_plan_free(NULL);
+	planner_trainer_free(NULL);
+	planner_reset_auto_parallel_context(NULL);
+	assert_int_equal(planner_set_auto_parallel_context(NULL, "device_num", "4"),
+	                 PLANNER_EINVAL);
+	assert_null(planner_get_auto_parallel_context(NULL, "device_num"));
+	assert_null(planner_graph_new(NULL, "m", NULL));
+	planner_graph *g = (planner_graph *)1;
+	char *path = source_path("examples/tiny-mlp.json");
+	assert_int_equal(planner_graph_load(NULL, path, &g), PLANNER_EINVAL);
+	assert_null(g);
+
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "4");
+	EINVAL_MSG(ctx, planner_set_auto_parallel_context(ctx, NULL, "4"),
+	           "planner_set_auto_parallel_context: key: expected a key name, got NULL");
+	EINVAL_MSG(ctx, planner_set_auto_parallel_context(ctx, "device_num", NULL),
+	           "planner_set_auto_parallel_context: value: expected a string, got NULL");
+	assert_string_equal(planner_get_auto_parallel_context(ctx, "device_num"), "4");
+	assert_null(planner_get_auto_parallel_context(ctx, NULL));
+	has_msg(ctx, "planner_get_auto_parallel_context: key: expected a key name, got NULL");
+	assert_null(planner_graph_new(ctx, NULL, NULL));
+	has_msg(ctx, "planner_graph_new: name: expected a model name, got NULL");
+
+	/* models */
+	g = tiny_mlp(ctx, 64);
+	const int64_t s2[2] = {4, 4};
+	assert_int_equal(planner_graph_tensor(NULL, "t", "param", NULL, 2, s2), PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_graph_tensor(g, NULL, "param", NULL, 2, s2),
+	           "planner_graph_tensor: name: expected a tensor name, got NULL");
+	EINVAL_MSG(ctx, planner_graph_tensor(g, "t", NULL, NULL, 2, s2),
+	           "planner_graph_tensor: role: expected input, param or const, got NULL");
+	EINVAL_MSG(ctx, planner_graph_tensor(g, "t", "param", NULL, 2, NULL),
+	           "planner_graph_tensor: shape: expected an array of rank dimensions, got NULL");
+	ok(ctx, planner_graph_tensor(g, "scalar", "const", NULL, 0, NULL)); /* rank 0: no shape */
+	const char *in2[] = {"x", "w0"}, *in_null[] = {"x", NULL};
+	assert_int_equal(planner_graph_op(NULL, "MatMul", "m", in2, 2, "m.out", NULL),
+	                 PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_graph_op(g, NULL, "m", in2, 2, "m.out", NULL),
+	           "planner_graph_op: type: expected an op type, got NULL");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", NULL, in2, 2, "m.out", NULL),
+	           "planner_graph_op: name: expected an op name, got NULL");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", NULL, 2, "m.out", NULL),
+	           "planner_graph_op: inputs: expected an array of ninputs tensor names, got NULL");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", in_null, 2, "m.out", NULL),
+	           "planner_graph_op: model 'mlp' (built in code): op 'm': inputs[1]: expected a "
+	           "tensor name, got NULL");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", in2, 2, NULL, NULL),
+	           "planner_graph_op: output: expected a tensor name, got NULL");
+	const int dims[2] = {2, 2};
+	const int64_t dp4[4] = {4, 1, 1, 1};
+	assert_int_equal(planner_graph_strategy(NULL, "fc0", 2, dims, dp4), PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_graph_strategy(g, NULL, 2, dims, dp4),
+	           "planner_graph_strategy: op: expected an op name, got NULL");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 2, NULL, dp4),
+	           "planner_graph_strategy: dims: expected an array of ninputs tuple lengths, "
+	           "got NULL");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 2, dims, NULL),
+	           "planner_graph_strategy: splits: expected an array of split counts, got NULL");
+	assert_int_equal(planner_graph_output(NULL, "loss.out"), PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_graph_output(g, NULL),
+	           "planner_graph_output: tensor: expected a tensor name, got NULL");
+	planner_graph *loaded = (planner_graph *)1;
+	EINVAL_MSG(ctx, planner_graph_load(ctx, NULL, &loaded),
+	           "planner_graph_load: path: expected a file name, got NULL");
+	assert_null(loaded);
+	EINVAL_MSG(ctx, planner_graph_load(ctx, path, NULL),
+	           "planner_graph_load: out: expected where to put the graph, got NULL");
+	assert_int_equal(planner_graph_save(NULL, "-"), PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_graph_save(g, NULL),
+	           "planner_graph_save: path: expected a file name or \"-\", got NULL");
+
+	/* plans */
+	planner_plan *p = (planner_plan *)1;
+	assert_int_equal(planner_plan_new(NULL, g, &p), PLANNER_EINVAL);
+	assert_null(p);
+	EINVAL_MSG(ctx, planner_plan_new(ctx, NULL, &p),
+	           "planner_plan_new: g: expected a graph, got NULL");
+	EINVAL_MSG(ctx, planner_plan_new(ctx, g, NULL),
+	           "planner_plan_new: out: expected where to put the plan, got NULL");
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	assert_null(planner_plan_json(NULL));
+	assert_true(isnan(planner_plan_step_seconds(NULL)));
+	assert_true(isnan(planner_plan_memory_bytes(NULL)));
+	assert_int_equal(planner_plan_degree(NULL, "dp"), -1);
+	assert_int_equal(planner_plan_degree(p, NULL), -1);
+	int64_t ranks[4];
+	assert_int_equal(planner_plan_group(NULL, "dp", 0, ranks, 4), -1);
+	assert_int_equal(planner_plan_group(p, NULL, 0, ranks, 4), -1);
+	assert_int_equal(planner_plan_group(p, "dp", 0, NULL, 4), -1);
+	/* no room asked for: the size alone */
+	assert_int_equal(planner_plan_group(p, "dp", 0, NULL, 0), planner_plan_degree(p, "dp"));
+
+	/* training */
+	planner_trainer *tr = (planner_trainer *)1;
+	assert_int_equal(planner_trainer_new(NULL, g, p, &tr), PLANNER_EINVAL);
+	assert_null(tr);
+	EINVAL_MSG(ctx, planner_trainer_new(ctx, NULL, p, &tr),
+	           "planner_trainer_new: g: expected a graph, got NULL");
+	EINVAL_MSG(ctx, planner_trainer_new(ctx, g, NULL, &tr),
+	           "planner_trainer_new: plan: expected a plan, got NULL");
+	EINVAL_MSG(ctx, planner_trainer_new(ctx, g, p, NULL),
+	           "planner_trainer_new: out: expected where to put the trainer, got NULL");
+	ok(ctx, planner_trainer_new(ctx, g, p, &tr));
+	double l = 0;
+	assert_int_equal(planner_train_step(NULL, &l), PLANNER_EINVAL);
+	ok(ctx, planner_train_step(tr, NULL)); /* the loss is optional */
+	float *w = calloc(64 * 64, sizeof(float));
+	assert_int_equal(planner_trainer_read(NULL, "w0", w, 64 * 64), PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_trainer_read(tr, NULL, w, 64 * 64),
+	           "planner_trainer_read: param: expected a param name, got NULL");
+	EINVAL_MSG(ctx, planner_trainer_read(tr, "w0", NULL, 64 * 64),
+	           "planner_trainer_read: values: expected an array of the param's elements, got "
+	           "NULL");
+	assert_int_equal(planner_trainer_write(NULL, "w0", w, 64 * 64), PLANNER_EINVAL);
+	EINVAL_MSG(ctx, planner_trainer_write(tr, NULL, w, 64 * 64),
+	           "planner_trainer_write: param: expected a param name, got NULL");
+	EINVAL_MSG(ctx, planner_trainer_write(tr, "w0", NULL, 64 * 64),
+	           "planner_trainer_write: values: expected an array of the param's elements, "
+	           "got NULL");
+	free(w);
+	free(path);
+	planner_trainer_free(tr);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+}
+
+/* counts out of range and dimensions < 1 fail before anything is read past
+ * them or added; the group buffer's capacity and the params' element counts
+ * are honoured */
+static void test_bounds(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "4");
+	planner_graph *g = tiny_mlp(ctx, 64);
+	const int64_t zero[2] = {4, 0}, neg[2] = {-3, 4}, s9[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+	EINVAL_MSG(ctx, planner_graph_tensor(g, "t", "param", NULL, -1, s9), "rank -1");
+	EINVAL_MSG(ctx, planner_graph_tensor(g, "t", "param", NULL, 9, s9), "rank 9");
+	EINVAL_MSG(ctx, planner_graph_tensor(g, "t", "param", NULL, 2, zero), "shape[1] 0");
+	EINVAL_MSG(ctx, planner_graph_tensor(g, "t", "param", NULL, 2, neg), "shape[0] -3");
+	const char *in[] = {"x", "w0", "b0", "wout", "labels", "x"}, *empty[] = {"x", ""};
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", in, 0, "m.out", NULL), "ninputs 0");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", in, -1, "m.out", NULL), "ninputs -1");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", in, 6, "m.out", NULL), "ninputs 6");
+	EINVAL_MSG(ctx, planner_graph_op(g, "MatMul", "m", empty, 2, "m.out", NULL),
+	           "inputs[1]: expected a tensor name, got ''");
+	/* strategies: the counts (the tester's case: a negative dims, which the
+	 * old code read past), then each entry is how many slices: >= 1 */
+	const int64_t sp[4] = {4, 1, 1, 1}, sp0[4] = {4, 0, 1, 1}, spn[4] = {4, 1, -2, 1};
+	const int dneg[2] = {-1, 2}, dbig[2] = {2, 9}, d22[2] = {2, 2};
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 0, d22, sp), "ninputs 0");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", -2, d22, sp), "ninputs -2");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 6, d22, sp), "ninputs 6");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 2, dneg, sp), "dims[0] -1");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 2, dbig, sp), "dims[1] 9");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 2, d22, sp0),
+	           "splits[1] 0 (input 0, dimension 1): expected a split count from 1 to 9e15");
+	EINVAL_MSG(ctx, planner_graph_strategy(g, "fc0", 2, d22, spn), "splits[2] -2");
+	/* nothing of the refused calls was added: propagate finds no annotation */
+	planner_plan *p;
+	set(ctx, "search_mode", "sharding_propagation");
+	EINVAL_MSG(ctx, planner_plan_new(ctx, g, &p), "propagate needs at least one annotated op");
+	planner_reset_auto_parallel_context(ctx);
+	set(ctx, "device_num", "4");
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	/* an unknown kind has no degree (it had 1) */
+	assert_int_equal(planner_plan_degree(p, "cp"), -1);
+	/* the group's ranks: never more than max written */
+	int64_t dp = planner_plan_degree(p, "dp");
+	assert_true(dp == 4);
+	int64_t ranks[4] = {-7, -7, -7, -7};
+	assert_int_equal(planner_plan_group(p, "dp", 1, ranks, 2), 4);
+	assert_true(ranks[0] == 0 && ranks[1] == 1 && ranks[2] == -7 && ranks[3] == -7);
+	assert_int_equal(planner_plan_group(p, "dp", 4, ranks, 4), -1); /* no rank 4 */
+	/* params: the element count must match */
+	planner_trainer *tr;
+	ok(ctx, planner_trainer_new(ctx, g, p, &tr));
+	float *w = calloc(64 * 64 + 1, sizeof(float));
+	EINVAL_MSG(ctx, planner_trainer_read(tr, "w0", w, 0), "has 4096 elements, not 0");
+	EINVAL_MSG(ctx, planner_trainer_read(tr, "w0", w, 64 * 64 + 1), "not 4097");
+	EINVAL_MSG(ctx, planner_trainer_write(tr, "w0", w, 4095), "not 4095");
+	EINVAL_MSG(ctx, planner_trainer_write(tr, "labels", w, 64), "'labels' is not a param");
+	free(w);
+	planner_trainer_free(tr);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+}
+
+/* a loss that is not finite is an error naming the step, and *loss has it:
+ * from NaN weights written in, and from training that diverges */
+static void test_nonfinite_loss(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "4");
+	planner_graph *g = tiny_mlp(ctx, 64);
+	planner_plan *p;
+	planner_trainer *tr;
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	ok(ctx, planner_trainer_new(ctx, g, p, &tr));
+	double l = 0;
+	ok(ctx, planner_train_step(tr, &l));
+	assert_true(isfinite(l));
+	/* the output layer's weights (a NaN before the Relu would not reach the
+	 * loss: the executor's Relu maps NaN to 0) */
+	float *w = malloc(sizeof(float) * 64 * 8);
+	for (int i = 0; i < 64 * 8; i++)
+		w[i] = NAN;
+	ok(ctx, planner_trainer_write(tr, "wout", w, 64 * 8)); /* any values may be written */
+	EINVAL_MSG(ctx, planner_train_step(tr, &l), "planner_train_step: step 2: the loss is NaN");
+	assert_true(isnan(l));
+	planner_trainer_free(tr);
+	/* SGD at a learning rate of 1e30: the first step is fine, the weights
+	 * then overflow */
+	set(ctx, "optimizer", "sgd");
+	set(ctx, "learning_rate", "1e30");
+	ok(ctx, planner_trainer_new(ctx, g, p, &tr));
+	int rc = 0, step;
+	for (step = 1; step <= 4 && !rc; step++)
+		rc = planner_train_step(tr, &l);
+	assert_int_equal(rc, PLANNER_EINVAL);
+	assert_false(isfinite(l));
+	char want[64];
+	snprintf(want, sizeof want, "step %d: the loss is %s", step - 1,
+	         isnan(l) ? "NaN"
+	         : l > 0  ? "+inf"
+	                  : "-inf");
+	has_msg(ctx, want);
+	free(w);
+	planner_trainer_free(tr);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+}
+
+/* a context freed before its graphs and trainers stays theirs; plans and
+ * trainers outlive the graph and plan they came from; a graph planned under
+ * another context reports there; handles of another kind and a freed
+ * context still held are refused */
+static void test_lifetimes(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "4");
+	planner_graph *g = tiny_mlp(ctx, 64);
+	planner_plan *p, *none;
+	planner_trainer *tr;
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	/* the handle of another kind (each opens with its own tag) */
+	EINVAL_MSG(ctx, planner_plan_new(ctx, (planner_graph *)p, &none),
+	           "planner_plan_new: g: not a live graph (freed, or a handle of another kind)");
+	assert_null(none);
+	EINVAL_MSG(ctx, planner_trainer_new(ctx, g, (const planner_plan *)g, &tr),
+	           "planner_trainer_new: plan: not a live plan");
+	assert_null(tr);
+	ok(ctx, planner_trainer_new(ctx, g, p, &tr));
+	assert_int_equal(planner_graph_output((planner_graph *)tr, "loss.out"), PLANNER_EINVAL);
+	assert_int_equal(planner_train_step((planner_trainer *)g, NULL), PLANNER_EINVAL);
+	assert_null(planner_plan_json((const planner_plan *)tr));
+	assert_int_equal(planner_plan_degree((const planner_plan *)g, "dp"), -1);
+	planner_plan_free((planner_plan *)g); /* ignored: not a plan */
+	planner_graph_free((planner_graph *)p);
+	assert_string_equal(planner_errmsg((const planner_ctx *)g),
+	                    "planner_errmsg: ctx: not a live context (freed, or a handle of "
+	                    "another kind)");
+
+	/* plan and graph freed: the trainer copied what it needs; the plan
+	 * needs neither its context nor its graph */
+	char *json = strdup(planner_plan_json(p));
+	planner_plan *q;
+	ok(ctx, planner_plan_new(ctx, g, &q));
+	planner_plan_free(p);
+	/* the context freed by its owner: the graph and trainer still hold it */
+	planner_ctx_free(ctx);
+	double l0, l1;
+	ok(NULL, planner_train_step(tr, &l0));
+	ok(NULL, planner_graph_output(g, "loss.out"));
+	assert_int_equal(planner_graph_tensor(g, "x", "input", NULL, 0, NULL), PLANNER_EINVAL);
+	/* ... and the caller's pointer is refused while they hold it */
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "device_num", "2"), PLANNER_EINVAL);
+	assert_null(planner_graph_new(ctx, "m", NULL));
+	assert_string_equal(planner_errmsg(ctx),
+	                    "planner_errmsg: ctx: the context was freed (planner_ctx_free)");
+	planner_ctx_free(ctx); /* a second free is ignored */
+	planner_graph_free(g);
+	ok(NULL, planner_train_step(tr, &l1));
+	assert_true(isfinite(l0) && isfinite(l1) && l1 < l0);
+	float *w = malloc(sizeof(float) * 64 * 64);
+	ok(NULL, planner_trainer_read(tr, "w0", w, 64 * 64));
+	assert_int_equal(planner_trainer_read(tr, "nope", w, 64 * 64), PLANNER_EINVAL);
+	free(w);
+	planner_trainer_free(tr); /* the last holder: the context goes */
+	assert_string_equal(planner_plan_json(q), json);
+	assert_true(planner_plan_step_seconds(q) > 0);
+	planner_plan_free(q);
+	free(json);
+
+	/* a graph planned under another context: the messages go there */
+	planner_ctx *a = planner_ctx_new(), *b = planner_ctx_new();
+	planner_graph *bad = planner_graph_new(a, "bad", NULL);
+	const int64_t xs[2] = {8, 8};
+	ok(a, planner_graph_tensor(bad, "x", "input", NULL, 2, xs));
+	const char *mm[] = {"x", "nowhere"};
+	ok(a, planner_graph_op(bad, "MatMul", "mm", mm, 2, "y", NULL));
+	ok(a, planner_graph_output(bad, "y"));
+	planner_plan *r = NULL;
+	assert_int_equal(planner_plan_new(b, bad, &r), PLANNER_EINVAL);
+	has_msg(b, "nowhere");
+	assert_string_equal(planner_errmsg(a), "");
+	planner_graph_free(bad);
+	planner_ctx_free(b);
+	planner_ctx_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -533,6 +869,8 @@ int main(void)
 	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_annotation_in_code),
 	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_mindformers_keys),
 	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_null_arguments),   cmocka_unit_test(test_bounds),
+	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
