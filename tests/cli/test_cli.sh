@@ -1079,9 +1079,12 @@ for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vi
   # batch norms over 4 samples (layer4's over 4 values a channel) divide by
   # tiny deviations: their gradients are ~1e6 and Adam's or a usual step size
   # makes the runs chaotic after one update, so that model trains with SGD at
-  # 1e-6 (the first step's loss, before any update, agrees to 5e-6 either way)
+  # 1e-7 (the first step's loss, before any update, agrees to 5e-6 either way;
+  # the loss still falls 10.2 -> 7.0 in three steps). At 1e-6 the third
+  # step's losses of 1 and 4 ranks differ by 1.0e-4 to 1.2e-4 relative
+  # depending on the processor's OpenBLAS kernels (issue 50's batch-norm drift)
   ro=""
-  [ "$f" = resnet18_train ] && ro="--optimizer sgd --lr 1e-6"
+  [ "$f" = resnet18_train ] && ro="--optimizer sgd --lr 1e-7"
   "$PLANNER" search "$O/$f.onnx" --batch 4 --devices 1 -o "$T/$f-1.plan" > /dev/null 2>&1
   "$PLANNER" run "$O/$f.onnx" --batch 4 --strategy "$T/$f-1.plan" --steps 3 --json $ro > "$T/$f-r1" 2> "$T/err"
   for opts in "--devices 4" "--devices 4 --dp 2 --tp 2" "--devices 4 --dp 4"; do
@@ -1311,10 +1314,10 @@ for x in "$SRC"/tests/fuzz/regress/hwloc/hwloc-crash-*.xml; do
 done
 mkdir -p "$T/sig"
 (ulimit -f 1; exec "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/sig/out.json") \
-  > /dev/null 2>&1
+  > /dev/null 2> "$T/err"
 rc=$?
-check "a signal while writing (SIGXFSZ past ulimit -f) leaves neither the file nor a temporary" \
-  '[ $rc -eq 153 ] && [ -z "$(ls -A "$T/sig")" ]'
+check "past ulimit -f (SIGXFSZ at its default): exit 4 naming the limit, neither the file nor a temporary" \
+  '[ $rc -eq 4 ] && grep -q "file size limit" "$T/err" && [ -z "$(ls -A "$T/sig")" ]'
 (trap '' XFSZ; ulimit -f 1; exec "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 \
   -o "$T/sig/out.json") > /dev/null 2> "$T/err"
 rc=$?
