@@ -2447,6 +2447,18 @@ static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *serve
 	return st;
 }
 
+/* Standard output to /dev/null, below the stream (which may be the escaping
+ * one of pl_output_escape_controls): 0, or -1. */
+static int quiet_stdout(void)
+{
+	fflush(stdout);
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int bad = fd < 0 || dup2(fd, STDOUT_FILENO) < 0;
+	if (fd >= 0)
+		close(fd);
+	return bad ? -1 : 0;
+}
+
 /* Long (270 lines) as a command is: its options, then the steps a run takes in
  * order (load, price, launch the backend, run, profile, report); each is a few
  * lines calling the executor. */
@@ -2607,7 +2619,7 @@ static int cmd_run(int argc, char **argv)
 		                (long long)pl_backend_ranks(be), (long long)D);
 		goto done;
 	}
-	if (pl_backend_self(be) > 0 && !freopen("/dev/null", "w", stdout)) { /* rank 0 reports */
+	if (pl_backend_self(be) > 0 && quiet_stdout()) { /* rank 0 reports */
 		st = pl_err_set(&err, PL_EDEVICE, "run: cannot quiet rank %lld's output",
 		                (long long)pl_backend_self(be));
 		goto done;
