@@ -26,6 +26,15 @@ int64_t pl_backend_ranks(const pl_backend *b);
  * when every rank is a thread here. */
 int64_t pl_backend_self(const pl_backend *b);
 
+/* Whether the job's processes hold the same n values (their arguments, as
+ * the caller fingerprints them: v[i] integers below 2^53), compared before
+ * any rank runs a step. *at: the first index where some process differs
+ * from rank 0, or -1 when all agree (always so when ranks are threads of one
+ * process); *who: the one process that differs there, or -1 when several
+ * do; *how_many: how many do. */
+void pl_backend_agree(pl_backend *b, const double *v, int n, int *at, int64_t *who,
+                      int64_t *how_many);
+
 /* The cpu backend: one thread per rank, OpenBLAS sgemm, shared-memory
  * collectives. timeout_s bounds how long a collective waits for the rest of
  * its group before it declares the run failed (0: 60 s). */
@@ -37,9 +46,12 @@ pl_status pl_backend_cpu(pl_backend **out, int64_t nranks, double timeout_s, pl_
 /* The cpu backend with ranks as processes: MPI_COMM_WORLD's, one per
  * process (started by mpirun, srun or any MPI launcher), MPI's collectives
  * on communicators of the plan's groups, OpenBLAS sgemm. A failing rank ends
- * every process (MPI_Abort, exit 4) after naming itself. PL_EDEVICE when
- * this build has no MPI. */
-pl_status pl_backend_mpi(pl_backend **out, pl_err *err);
+ * every process (MPI_Abort, exit 4) after naming itself; a collective that
+ * waits more than timeout_s (0: 60 s) for its group (making the group's
+ * communicator included) names the ranks that do not answer a ping within
+ * 2 s more (stopped, stuck outside a collective, dead) and ends every
+ * process the same way. PL_EDEVICE when this build has no MPI. */
+pl_status pl_backend_mpi(pl_backend **out, double timeout_s, pl_err *err);
 /* The cpu backend with ranks as processes that no MPI launcher started
  * (torchrun): each process starts MPI alone, and they make one world by
  * connecting in rank order through MPI's name service, at most timeout_s
@@ -48,7 +60,8 @@ pl_status pl_backend_mpi(pl_backend **out, pl_err *err);
  * starts one). Otherwise as pl_backend_mpi. */
 typedef struct pl_mpi_join {
 	int64_t rank, size;
-	double timeout_s;
+	double timeout_s;            /* to join */
+	double collective_timeout_s; /* as pl_backend_mpi's timeout_s */
 } pl_mpi_join;
 pl_status pl_backend_mpi_join(pl_backend **out, const pl_mpi_join *join, pl_err *err);
 /* Starts Open MPI's name server (ompi-server) as a child of this process,
@@ -66,12 +79,14 @@ int64_t pl_torchrun_launched(void);
 /* A rank started by a launcher stands guard over itself: the process forks,
  * the child goes on to run the rank (it returns -1 there), and the process
  * the launcher started waits for it, passing on SIGTERM and SIGINT. When the
- * child dies of a signal (killed, out of memory, a crash) the guard names the
- * rank and the signal on stderr and returns 4, so that the launcher ends
- * every rank with exit 4, as it does for a rank that fails (MPI_Abort);
- * otherwise it returns the child's exit status. The child dies with its
- * guard. Call before MPI_Init; where fork fails, -1 (no guard). */
-int pl_rank_guard(void);
+ * child dies of a signal (killed, out of memory, a crash), or stays stopped
+ * (SIGSTOP, SIGTSTP of the rank alone) for more than stop_timeout_s, the
+ * guard names the rank and the signal on stderr, kills a stopped child and
+ * returns 4, so that the launcher ends every rank with exit 4, as it does
+ * for a rank that fails (MPI_Abort); otherwise it returns the child's exit
+ * status. The child dies with its guard. Call before MPI_Init; where fork
+ * fails, -1 (no guard). */
+int pl_rank_guard(double stop_timeout_s);
 
 /* The cuda backend: one GPU per rank (rank r on CUDA device r), ranks are
  * threads of this process, cuBLAS for matrix products, CUDA kernels for the
@@ -85,7 +100,7 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
  * unique ids carried by MPI; a failing rank ends every process (exit 4)
  * after naming itself. PL_EDEVICE when this build has no MPI or no CUDA, or a
  * node runs more ranks than it has GPUs. */
-pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err);
+pl_status pl_backend_cuda_mpi(pl_backend **out, double timeout_s, pl_err *err);
 /* A launcher's processes, one rank each, hand the cuda backend what it
  * needs of them: which rank and GPU this process is, and the job-wide calls
  * that need the processes' runtime (MPI: executor/mpi.c; torchrun's

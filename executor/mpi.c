@@ -34,7 +34,13 @@ static struct {
 	pl_comm *comms;
 	int we_initialised;
 	MPI_Comm world; /* MPI_COMM_WORLD, or the world processes made by joining */
+	double timeout_s; /* how long a collective waits for its group */
 } mpi;
+
+/* Tags of the liveness check a collective that waited too long makes: a
+ * rank waiting in any collective answers a ping, one stopped, stuck in its
+ * own work or dead does not. */
+enum { TAG_PING = 32001, TAG_PONG = 32002 };
 
 static void mpi_fail(pl_backend *b, int64_t rank, const char *msg)
 {
@@ -58,6 +64,39 @@ static int mpi_launch(pl_backend *b, int (*fn)(void *, int64_t), void *arg, char
 	if (fn(arg, b->self))
 		mpi_fail(b, b->self, "the step failed");
 	return 0;
+}
+
+static int me(void);
+static int done(int rc, const char *what);
+static int wait_for(int rc, MPI_Request *q, const int64_t *members, int n, const char *what);
+
+/* Before MPI makes a group's communicator (MPI_Comm_create_group blocks until
+ * every member calls it, with no timeout): every member sends a token to the
+ * group's first member, which waits for them all and then releases them; each
+ * wait has the timeout, so a member that never arrives is named (by the first
+ * member, and by the others' pings) instead of hanging the group. */
+static void arrive_together(const int64_t *members, int n, unsigned tag)
+{
+	int self = me(), root = (int)members[0], token = self;
+	int arrive = (int)(0x4000 | (tag & 0xfff)), release = (int)(0x5000 | (tag & 0xfff));
+	MPI_Request q;
+	if (n < 2)
+		return;
+	if (self != root) { /* below the groups' tags and TAG_PING */
+		wait_for(MPI_Isend(&token, 1, MPI_INT, root, arrive, mpi.world, &q), &q, members, n,
+		         "making a communicator");
+		wait_for(MPI_Irecv(&token, 1, MPI_INT, root, release, mpi.world, &q), &q, members, n,
+		         "making a communicator");
+		return;
+	}
+	for (int k = 1; k < n; k++)
+		wait_for(MPI_Irecv(&token, 1, MPI_INT, (int)members[k], arrive, mpi.world, &q), &q,
+		         members, n, "making a communicator");
+	for (int k = 1; k < n; k++) {
+		int zero = 0;
+		wait_for(MPI_Isend(&zero, 1, MPI_INT, (int)members[k], release, mpi.world, &q), &q,
+		         members, n, "making a communicator");
+	}
 }
 
 static pl_comm *mpi_comm(pl_backend *b, int64_t rank, const int64_t *members, int n)
@@ -85,10 +124,11 @@ static pl_comm *mpi_comm(pl_backend *b, int64_t rank, const int64_t *members, in
 	}
 	memcpy(c->members, members, sizeof *members * (size_t)n);
 	c->n = n;
+	arrive_together(members, n, tag);
 	MPI_Group world, sub;
 	MPI_Comm_group(mpi.world, &world);
 	MPI_Group_incl(world, n, ranks, &sub);
-	int rc = MPI_Comm_create_group(mpi.world, sub, (int)(tag & 0x7fff), &c->comm);
+	int rc = MPI_Comm_create_group(mpi.world, sub, (int)(tag & 0x3fff) /* below TAG_PING */, &c->comm);
 	MPI_Group_free(&sub);
 	MPI_Group_free(&world);
 	free(ranks);
@@ -134,38 +174,130 @@ static int done(int rc, const char *what)
 	return 0;
 }
 
+/* Pings from ranks whose collective waited too long, answered. */
+static void answer_pings(void)
+{
+	int flag = 1, token;
+	MPI_Status s;
+	while (flag && MPI_Iprobe(MPI_ANY_SOURCE, TAG_PING, mpi.world, &flag, &s) == MPI_SUCCESS &&
+	       flag) {
+		MPI_Request r;
+		MPI_Recv(&token, 1, MPI_INT, s.MPI_SOURCE, TAG_PING, mpi.world, MPI_STATUS_IGNORE);
+		if (MPI_Isend(&token, 1, MPI_INT, s.MPI_SOURCE, TAG_PONG, mpi.world, &r) ==
+		    MPI_SUCCESS)
+			MPI_Request_free(&r);
+	}
+}
+
+/* After a wait past the timeout: pings every other member of the group
+ * (world ranks, or every rank when members is NULL) and waits up to 2 s for
+ * answers; the ranks that give none are named, and every process stops. */
+static void name_the_stuck(const int64_t *members, int n, const char *what)
+{
+	int self = me(), size;
+	MPI_Comm_size(mpi.world, &size);
+	int count = members ? n : size, token = self, silent = 0;
+	char *answered = pl_calloc((size_t)size + 1, 1);
+	for (int k = 0; answered && k < count; k++) {
+		int r = members ? (int)members[k] : k;
+		MPI_Request q;
+		if (r != self && r >= 0 && r < size &&
+		    MPI_Isend(&token, 1, MPI_INT, r, TAG_PING, mpi.world, &q) == MPI_SUCCESS)
+			MPI_Request_free(&q);
+	}
+	for (double t0 = pl_now(); answered && pl_now() - t0 < 2;) {
+		int flag = 0, got;
+		MPI_Status s;
+		answer_pings();
+		if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_PONG, mpi.world, &flag, &s) == MPI_SUCCESS &&
+		    flag) {
+			MPI_Recv(&got, 1, MPI_INT, s.MPI_SOURCE, TAG_PONG, mpi.world,
+			         MPI_STATUS_IGNORE);
+			answered[s.MPI_SOURCE] = 1;
+		} else {
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+		}
+	}
+	char m[512];
+	int at = snprintf(m, sizeof m, "%s waited %g s for its group; ", what, mpi.timeout_s);
+	for (int k = 0; answered && k < count && at < (int)sizeof m - 64; k++) {
+		int r = members ? (int)members[k] : k;
+		if (r != self && r >= 0 && r < size && !answered[r])
+			at += snprintf(m + at, sizeof m - (size_t)at, "%s%d", silent++ ? ", " : "rank ",
+			               r);
+	}
+	if (silent)
+		snprintf(m + at, sizeof m - (size_t)at,
+		         " %s not answer (stopped, stuck outside a collective, or dead)",
+		         silent > 1 ? "do" : "does");
+	else
+		snprintf(m + at, sizeof m - (size_t)at,
+		         "every rank of it answers, so they wait in different collectives "
+		         "(ranks running different plans or arguments?)");
+	free(answered);
+	mpi_fail(NULL, self, m);
+}
+
+/* A non-blocking collective waited for (MPI_Test, spinning for the first
+ * millisecond, then napping 20 us a test), pings answered meanwhile; past
+ * the timeout the ranks that do not answer are named and every process
+ * stops (exit 4). */
+static int wait_for(int rc, MPI_Request *q, const int64_t *members, int n, const char *what)
+{
+	done(rc, what);
+	double t0 = pl_now();
+	for (int flag = 0, k = 0;; k++) {
+		done(MPI_Test(q, &flag, MPI_STATUS_IGNORE), what);
+		if (flag)
+			return 0;
+		if (k > 1000)
+			nanosleep(&(struct timespec){.tv_nsec = 20000}, NULL);
+		if ((k & 63) == 0) {
+			answer_pings();
+			if (pl_now() - t0 > mpi.timeout_s)
+				name_the_stuck(members, n, what);
+		}
+	}
+}
+
 static int mpi_all_reduce(pl_comm *c, int idx, float *buf, size_t count, int max)
 {
 	(void)idx;
 	count_ok(c, count, "all_reduce");
-	return done(MPI_Allreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, max ? MPI_MAX : MPI_SUM,
-	                          c->comm),
-	            "all_reduce");
+	MPI_Request q;
+	return wait_for(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT,
+	                               max ? MPI_MAX : MPI_SUM, c->comm, &q),
+	                &q, c->members, c->n, "all_reduce");
 }
 
 static int mpi_all_gather(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
 	(void)idx;
 	count_ok(c, count, "all_gather");
-	return done(
-	    MPI_Allgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm),
-	    "all_gather");
+	MPI_Request q;
+	return wait_for(MPI_Iallgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT,
+	                               c->comm, &q),
+	                &q, c->members, c->n, "all_gather");
 }
 
 static int mpi_reduce_scatter(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
 	(void)idx;
 	count_ok(c, count, "reduce_scatter");
-	return done(MPI_Reduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM, c->comm),
-	            "reduce_scatter");
+	MPI_Request q;
+	return wait_for(MPI_Ireduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM,
+	                                          c->comm, &q),
+	                &q, c->members, c->n, "reduce_scatter");
 }
 
 static int mpi_all_to_all(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
 	(void)idx;
 	count_ok(c, count, "all_to_all");
-	return done(MPI_Alltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm),
-	            "all_to_all");
+	MPI_Request q;
+	return wait_for(MPI_Ialltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT,
+	                              c->comm, &q),
+	                &q, c->members, c->n, "all_to_all");
 }
 
 static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
@@ -173,8 +305,10 @@ static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
 	(void)b;
 	for (size_t at = 0; at < n;) {
 		int k = n - at > INT_MAX ? INT_MAX : (int)(n - at);
-		done(MPI_Allreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, mpi.world),
-		     "all_reduce of a result");
+		MPI_Request q;
+		wait_for(MPI_Iallreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, mpi.world,
+		                        &q),
+		         &q, NULL, 0, "all_reduce of a result");
 		at += (size_t)k;
 	}
 	return 0;
@@ -293,9 +427,11 @@ static pl_status mpi_start(int *rank, int *size, const pl_mpi_join *join, pl_err
 	return PL_OK;
 }
 
-static pl_status backend_mpi(pl_backend **out, const pl_mpi_join *join, pl_err *err)
+static pl_status backend_mpi(pl_backend **out, double timeout_s, const pl_mpi_join *join,
+                             pl_err *err)
 {
 	*out = NULL;
+	mpi.timeout_s = timeout_s > 0 ? timeout_s : 60;
 	int size, rank;
 	pl_status st = mpi_start(&rank, &size, join, err);
 	if (st)
@@ -325,14 +461,14 @@ static pl_status backend_mpi(pl_backend **out, const pl_mpi_join *join, pl_err *
 	return PL_OK;
 }
 
-pl_status pl_backend_mpi(pl_backend **out, pl_err *err)
+pl_status pl_backend_mpi(pl_backend **out, double timeout_s, pl_err *err)
 {
-	return backend_mpi(out, NULL, err);
+	return backend_mpi(out, timeout_s, NULL, err);
 }
 
 pl_status pl_backend_mpi_join(pl_backend **out, const pl_mpi_join *join, pl_err *err)
 {
-	return backend_mpi(out, join, err);
+	return backend_mpi(out, join->collective_timeout_s, join, err);
 }
 
 /* ---- the cuda backend with its ranks as processes ---- */
@@ -359,9 +495,10 @@ static int cuda_sum_host(void *ud, double *buf, size_t n)
 	return mpi_sum_host(NULL, buf, n);
 }
 
-pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
+pl_status pl_backend_cuda_mpi(pl_backend **out, double timeout_s, pl_err *err)
 {
 	*out = NULL;
+	mpi.timeout_s = timeout_s > 0 ? timeout_s : 60;
 	int size, rank, local;
 	pl_status st = mpi_start(&rank, &size, NULL, err);
 	if (st)
@@ -385,7 +522,7 @@ pl_status pl_backend_cuda_mpi(pl_backend **out, pl_err *err)
 	               .abort = cuda_abort,
 	               .sum_host = cuda_sum_host};
 	pl_backend *b;
-	if ((st = pl_backend_cuda_procs(&b, &pr, 0, err))) {
+	if ((st = pl_backend_cuda_procs(&b, &pr, timeout_s, err))) {
 		mpi_end();
 		return st;
 	}

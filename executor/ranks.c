@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <time.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 #include "planner/alloc.h"
+#include "planner/clock.h"
 
 void pl_ranks_init(pl_ranks *r)
 {
@@ -170,7 +172,54 @@ static void pass_on(int sig)
 		kill((pid_t)guarded, sig);
 }
 
-int pl_rank_guard(void)
+/* The rank this process is, from its launcher's environment (or "?"). */
+static const char *rank_name(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
+	                                   "RANK"};
+	for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++)
+		if (getenv(vars[k]))
+			return getenv(vars[k]);
+	return "?";
+}
+
+/* Waits for the child to end; a stop that lasts stop_timeout_s kills it.
+ * The child's wait status, or -1 when waiting failed; *stopped_by the
+ * signal that stopped a child killed so. */
+static int watch(pid_t child, double stop_timeout_s, int *stopped_by)
+{
+	int st;
+	*stopped_by = 0;
+	for (;;) {
+		pid_t r = waitpid(child, &st, WUNTRACED);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (!WIFSTOPPED(st))
+			return st;
+		/* stopped: poll for a SIGCONT (or an end) until the timeout */
+		int sig = WSTOPSIG(st), resumed = 0;
+		for (double t0 = pl_now(); !resumed && pl_now() - t0 < stop_timeout_s;) {
+			nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+			r = waitpid(child, &st, WNOHANG | WCONTINUED | WUNTRACED);
+			if (r == child && !WIFSTOPPED(st)) {
+				if (!WIFCONTINUED(st))
+					return st; /* ended while stopped (SIGKILL) */
+				resumed = 1;
+			}
+		}
+		if (resumed)
+			continue;
+		*stopped_by = sig;
+		kill(child, SIGKILL);
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		return st;
+	}
+}
+
+int pl_rank_guard(double stop_timeout_s)
 {
 	fflush(NULL); /* nothing buffered is written twice */
 	pid_t guard = getpid(), child = fork();
@@ -187,22 +236,61 @@ int pl_rank_guard(void)
 	guarded = child;
 	signal(SIGTERM, pass_on);
 	signal(SIGINT, pass_on);
-	int st;
-	while (waitpid(child, &st, 0) < 0)
-		if (errno != EINTR)
-			return 4;
+	int stopped_by, st = watch(child, stop_timeout_s > 0 ? stop_timeout_s : 60, &stopped_by);
+	if (st < 0)
+		return 4;
+	if (stopped_by) {
+		fprintf(stderr,
+		        "planner run: rank %s (process %ld) was stopped by signal %d (%s) for %g s; "
+		        "every rank stops (exit 4)\n",
+		        rank_name(), (long)child, stopped_by, strsignal(stopped_by),
+		        stop_timeout_s > 0 ? stop_timeout_s : 60);
+		return 4;
+	}
 	if (!WIFSIGNALED(st))
 		return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
 	if (passed)
 		return 4; /* the launcher is stopping the job: said where it started */
-	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID",
-	                                   "RANK"};
-	const char *rank = NULL;
-	for (size_t k = 0; k < sizeof vars / sizeof vars[0] && !rank; k++)
-		rank = getenv(vars[k]);
 	fprintf(stderr,
 	        "planner run: rank %s (process %ld) was ended by signal %d (%s); every rank stops "
 	        "(exit 4)\n",
-	        rank ? rank : "?", (long)child, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	        rank_name(), (long)child, WTERMSIG(st), strsignal(WTERMSIG(st)));
 	return 4;
+}
+
+void pl_backend_agree(pl_backend *b, const double *v, int n, int *at, int64_t *who,
+                      int64_t *how_many)
+{
+	*at = -1;
+	*who = -1;
+	*how_many = 0;
+	if (b->self < 0 || b->nranks < 2 || n < 1 || !b->sum_host)
+		return;
+	/* rank 0's values to every process (a sum where only rank 0 adds), then
+	 * per index how many processes differ and the sum of their ranks + 1 */
+	double *zero = pl_calloc((size_t)n, sizeof *zero),
+	       *diff = pl_calloc(2 * (size_t)n, sizeof *diff);
+	if (!zero || !diff) {
+		free(zero);
+		free(diff);
+		*at = 0; /* cannot tell: the caller stops */
+		return;
+	}
+	if (b->self == 0)
+		memcpy(zero, v, sizeof *v * (size_t)n);
+	b->sum_host(b, zero, (size_t)n);
+	for (int i = 0; i < n; i++)
+		if (v[i] != zero[i]) {
+			diff[i] = 1;
+			diff[n + i] = (double)b->self + 1;
+		}
+	b->sum_host(b, diff, 2 * (size_t)n);
+	for (int i = 0; i < n && *at < 0; i++)
+		if (diff[i] > 0) {
+			*at = i;
+			*how_many = (int64_t)diff[i];
+			*who = diff[i] == 1 ? (int64_t)diff[n + i] - 1 : -1;
+		}
+	free(zero);
+	free(diff);
 }

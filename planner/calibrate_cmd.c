@@ -406,7 +406,7 @@ int pl_cmd_calibrate(int argc, char **argv)
 		                    "rank each",
 		                    ranks, (long long)procs);
 	pl_backend *be = NULL;
-	if ((st = procs > 1 ? pl_backend_mpi(&be, &err) : pl_backend_cpu(&be, ranks, 0, &err)))
+	if ((st = procs > 1 ? pl_backend_mpi(&be, 0, &err) : pl_backend_cpu(&be, ranks, 0, &err)))
 		return pl_cli_fail(st, &err);
 	if (!(st = pl_calibrate(be, &o, &c, &raw, &err)) && pl_backend_self(be) <= 0) {
 		summary(&c, out ? stdout : stderr);

@@ -2278,7 +2278,7 @@ static int cmd_explain(int argc, char **argv)
 static const char *const run_help =
     "usage: planner run MODEL --strategy CKPT [--backend cpu|cuda] [--steps N] [--seed S]\n"
     "                  [--optimizer adam|sgd] [--lr RATE] [--devices N | --cluster FILE|PRESET]\n"
-    "                  [--json] [--profile]\n"
+    "                  [--json] [--profile] [--timeout SECONDS]\n"
     "\n"
     "Runs N training steps (default 3) of MODEL under the plan in CKPT on as many ranks as\n"
     "the plan has devices: parameters and a fixed synthetic batch are drawn from the seed\n"
@@ -2310,7 +2310,13 @@ static const char *const run_help =
     "allocator counts its tensors, the bytes allocated, and the plan's prediction.\n"
     "Exit status 4 when a rank fails (the message names the rank; under MPI every process\n"
     "stops, MPI_Abort) or when the cuda backend has no GPU for a rank; 2 on every process\n"
-    "when the plan does not match the model or the number of processes.\n"
+    "when the plan does not match the model or the number of processes, or when the\n"
+    "processes were started with different arguments (compared before the first step:\n"
+    "the model's and the plan's contents, every option).\n"
+    "--timeout SECONDS (default 60): a collective that waits longer than this for the\n"
+    "rest of its group ends the run with exit 4, naming the ranks that do not answer\n"
+    "(stopped, stuck outside a collective, dead); a rank process stopped (SIGSTOP) this\n"
+    "long is killed and named; a rank that dies is named at once.\n"
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
     "         torchrun --no-python --nproc-per-node 4 planner run gpt.json \\\n"
@@ -2401,22 +2407,23 @@ static pl_status torchrun_store(pl_rdv *rdv, pl_store **store, pl_err *err)
 
 /* The cuda backend under torchrun: one rank on GPU LOCAL_RANK, NCCL's
  * unique ids carried by the store. */
-static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, pl_backend **be, pl_err *err)
+static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, double timeout_s,
+                                       pl_backend **be, pl_err *err)
 {
 	pl_status st = torchrun_store(rdv, store, err);
 	if (st)
 		return st;
 	pl_procs pr;
 	pl_store_procs(*store, rdv->local_rank, &pr);
-	return pl_backend_cuda_procs(be, &pr, 0, err);
+	return pl_backend_cuda_procs(be, &pr, timeout_s, err);
 }
 
 /* The cpu backend under torchrun: MPI's collectives, as under mpirun, in a
  * world the processes make themselves (pl_backend_mpi_join). Rank 0 starts
  * Open MPI's name server (*server: its process) and hands its URI to the
  * others through the store. */
-static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *server, pl_backend **be,
-                                      pl_err *err)
+static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *server,
+                                      double timeout_s, pl_backend **be, pl_err *err)
 {
 	char uri[1024] = "";
 	pl_status st = torchrun_store(rdv, store, err);
@@ -2439,12 +2446,80 @@ static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *serve
 		st = pl_err_set(err, PL_EDEVICE, "run: cannot set OMPI_MCA_pmix_server_uri");
 	if (!st)
 		st = pl_backend_mpi_join(
-		    be, &(pl_mpi_join){.rank = rdv->rank, .size = rdv->world, .timeout_s = 120},
+		    be,
+		    &(pl_mpi_join){.rank = rdv->rank,
+		                   .size = rdv->world,
+		                   .timeout_s = 120,
+		                   .collective_timeout_s = timeout_s},
 		    err);
 	if (st)
 		pl_err_prefix(err, "run (rank %lld of torchrun's %lld)", (long long)rdv->rank,
 		              (long long)rdv->world);
 	return st;
+}
+
+/* 48 bits of FNV-1a over n bytes: exact as a double */
+static double fingerprint(const void *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+	return (double)(h >> 16);
+}
+
+/* The job's processes compare their arguments before the first step (the
+ * model's and the plan's contents for their paths, every other argument as
+ * written): a process started with another --steps, --seed or plan would
+ * hang the job at its end or train silently wrong. PL_EINVAL naming the
+ * argument that differs; every process reaches the same answer. */
+static pl_status same_arguments(pl_backend *be, int argc, char **argv, const char *model,
+                                const pl_graph *g, const char *strategy, const char *plan_text,
+                                pl_err *err)
+{
+	enum { MAX_ARGS = 64 };
+	double v[MAX_ARGS + 1] = {(double)argc};
+	for (int i = 1; i < argc && i <= MAX_ARGS; i++)
+		v[i] = argv[i] == model      ? fingerprint(g->sha256, sizeof g->sha256)
+		       : argv[i] == strategy ? fingerprint(plan_text, strlen(plan_text))
+		                             : fingerprint(argv[i], strlen(argv[i]));
+	int at;
+	int64_t who, how_many;
+	pl_backend_agree(be, v, MAX_ARGS + 1, &at, &who, &how_many);
+	if (at < 0)
+		return PL_OK;
+	char rank[64];
+	if (who >= 0)
+		snprintf(rank, sizeof rank, "rank %lld", (long long)who);
+	else
+		snprintf(rank, sizeof rank, "%lld ranks", (long long)how_many);
+	if (at == 0)
+		return pl_err_set(err, PL_EINVAL,
+		                  "run: %s %s started with another number of arguments than rank 0 "
+		                  "(%d here): start every process with the same arguments",
+		                  rank, who >= 0 ? "was" : "were", argc - 1);
+	/* the option the argument belongs to, when it is a value */
+	const char *opt = at > 1 && at < argc && argv[at - 1][0] == '-' && argv[at][0] != '-'
+	                      ? argv[at - 1]
+	                      : "";
+	return pl_err_set(
+	    err, PL_EINVAL,
+	    "run: %s %s argument %d different from rank 0's (here '%s%s%s'%s): start every "
+	    "process with the same model, plan and options",
+	    rank, who >= 0 ? "has" : "have", at, opt, *opt ? " " : "", at < argc ? argv[at] : "",
+	    at < argc && (argv[at] == model || argv[at] == strategy) ? ", by content" : "");
+}
+
+/* tests: PL_STALL_RANK=R (or R:K) makes rank R stop doing anything before
+ * its first (K-th) step, a rank stuck outside the collectives, so that the
+ * others' timeout is seen to name it: before step 1 they wait to make a
+ * communicator, later in a collective */
+static void stall_if_asked(const pl_backend *be, long long step)
+{
+	const char *v = getenv("PL_STALL_RANK");
+	long long r, k = 1;
+	if (v && sscanf(v, "%lld:%lld", &r, &k) >= 1 && r == pl_backend_self(be) && k == step)
+		for (;;)
+			pause();
 }
 
 /* Standard output to /dev/null, below the stream (which may be the escaping
@@ -2482,13 +2557,24 @@ static int cmd_run(int argc, char **argv)
 	                                     {"lr", required_argument, 0, 'l'},
 	                                     {"json", no_argument, 0, 'j'},
 	                                     {"profile", no_argument, 0, 'P'},
+	                                     {"timeout", required_argument, 0, 'T'},
 	                                     {"help", no_argument, 0, 'h'},
 	                                     {0, 0, 0, 0}};
 	int ch;
+	double timeout_s = 60;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P': profile = 1; break;
+		case 'T': {
+			char *end;
+			errno = 0;
+			timeout_s = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(timeout_s > 0) || timeout_s > 1e6)
+				return pl_cli_usage(
+				    "run", "--timeout: expected seconds from 0 to 1e6, got '%s'", optarg);
+			break;
+		}
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
@@ -2603,15 +2689,18 @@ static int cmd_run(int argc, char **argv)
 		goto done;
 	}
 	if (procs > 1) { /* a rank that is killed or crashes ends the job with exit 4 */
-		int guard = pl_rank_guard();
+		int guard = pl_rank_guard(timeout_s);
 		if (guard >= 0)
 			_exit(guard); /* the guard: the rank ran in its child */
 	}
-	if ((st = torch > 1   ? (cuda ? backend_cuda_torchrun(&rdv, &store, &be, &err)
-	                              : backend_cpu_torchrun(&rdv, &store, &server, &be, &err))
-	          : procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, &err) : pl_backend_mpi(&be, &err))
-	          : cuda      ? pl_backend_cuda(&be, D, 0, &err)
-	                      : pl_backend_cpu(&be, D, 0, &err)))
+	if ((st = torch > 1 ? (cuda ? backend_cuda_torchrun(&rdv, &store, timeout_s, &be, &err)
+	                            : backend_cpu_torchrun(&rdv, &store, &server, timeout_s, &be,
+	                                                   &err))
+	          : procs > 1
+	              ? (cuda ? pl_backend_cuda_mpi(&be, timeout_s, &err)
+	                      : pl_backend_mpi(&be, timeout_s, &err))
+	          : cuda ? pl_backend_cuda(&be, D, timeout_s, &err)
+	                 : pl_backend_cpu(&be, D, timeout_s, &err)))
 		goto done;
 	if (pl_backend_ranks(be) != D) { /* the launcher's variables and MPI disagree */
 		st = pl_err_set(&err, PL_EINVAL,
@@ -2624,6 +2713,8 @@ static int cmd_run(int argc, char **argv)
 		                (long long)pl_backend_self(be));
 		goto done;
 	}
+	if ((st = same_arguments(be, argc, argv, argv[optind], g, strategy, text, &err)))
+		goto done;
 	pl_exec_opts eo = {.seed = (uint64_t)seed,
 	                   .optimizer = opt,
 	                   .lr = lr,
@@ -2653,6 +2744,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	pm = prof + 2 * g->nops;
 	for (long long k = 0; k < steps; k++) {
+		stall_if_asked(be, k + 1);
 		double loss, t0 = ve_now();
 		if ((st = pl_exec_step(ex, 1, &loss, &err)))
 			goto done;

@@ -135,6 +135,53 @@ start=$(date +%s)
 kill -9 "$victim" 2> /dev/null
 wait "$job"
 stopped "a killed rank" "was ended by signal 9" $? "$start"
+# a rank stuck outside the collectives (PL_STALL_RANK=R[:K]: rank R stops doing
+# anything before its step K) or stopped (SIGSTOP): with --timeout 3 the others
+# name it and every process ends with exit 4 (3 s, 2 s of pings, MPI's abort;
+# 30 s allowed for a loaded machine) -- before step 1 they wait to make a
+# communicator, before step 2 in a collective
+"$P" search "$M" --devices 4 -o "$T/p4.json" > /dev/null 2>&1
+ended() { # WHAT PATTERN RC START
+  local took=$(($(date +%s) - $4))
+  if [ "$3" -eq 4 ] && [ $took -le 30 ] && grep -q "$2" "$T/err"; then
+    ok "$1: every process ends with exit 4 in ${took} s, the message naming it"
+  else
+    bad "$1: exit $3 after ${took} s"; grep -v "^ *$" "$T/err" | head -5 | sed 's/^/# /'
+  fi
+}
+for stall in 2 1:2; do
+  start=$(date +%s)
+  PL_STALL_RANK=$stall timeout 90 "${MPIRUN[@]}" -x PL_STALL_RANK -np 4 "$P" run "$M" \
+    --strategy "$T/p4.json" --steps 3 --timeout 3 > /dev/null 2> "$T/err"
+  ended "a rank stuck before step ${stall#*:} (PL_STALL_RANK=$stall) of 4" \
+    "rank ${stall%%:*} does not answer" $? "$start"
+done
+timeout 90 "${MPIRUN[@]}" -np 4 "$P" run "$M" --strategy "$T/p4.json" --steps 100000 --timeout 3 \
+  > /dev/null 2> "$T/err" &
+job=$!
+for _ in $(seq 50); do # a rank: the newest planner process of the job (a guard's child)
+  [ "$(pgrep -c -f "^$P run $M --strategy $T/p4.json --steps 100000")" -ge 8 ] && break
+  sleep 0.2
+done
+sleep 1
+victim=$(pgrep -n -f "^$P run $M --strategy $T/p4.json --steps 100000")
+start=$(date +%s)
+kill -STOP "$victim" 2> /dev/null
+wait "$job"
+ended "a rank stopped by SIGSTOP of 4" "was stopped by signal 19" $? "$start"
+# ranks started with different arguments stop before the first step, all with exit 2
+for pair in "--steps 3|--steps 4" "--seed 1|--seed 2"; do
+  a=${pair%|*} b=${pair#*|}
+  # shellcheck disable=SC2086
+  timeout 60 "${MPIRUN[@]}" -np 1 "$P" run "$M" --strategy "$T/p2.json" $a : \
+    -np 1 "$P" run "$M" --strategy "$T/p2.json" $b > /dev/null 2> "$T/err"
+  rc=$?
+  if [ $rc -eq 2 ] && grep -q "rank 1 has argument 4 different from rank 0's (here '$b')" "$T/err"; then
+    ok "ranks started with '$a' and '$b': exit 2 before the first step, naming rank 1's $b"
+  else
+    bad "ranks started with '$a' and '$b': exit $rc"; head -5 "$T/err" | sed 's/^/# /'
+  fi
+done
 timeout 60 "${MPIRUN[@]}" -np 3 "$P" run "$M" --strategy "$T/p2.json" > /dev/null 2> "$T/err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "a plan for 2 devices, and 3 processes were started" "$T/err"; then
@@ -185,13 +232,15 @@ fi
 # MPI world themselves; every plan kind gives the one-device losses, and a failing rank stops
 # every process with exit 4 within 10 s. torchrun_run NP PLAN [VAR=VALUE...]: each rank's exit
 # status in $T/rc, rank 0's output in $T/out, every stderr in $T/err
+TR_EXTRA=()
 torchrun_run() {
   local np=$1 plan=$2 port=$((29000 + RANDOM % 600)) pids=() r
   shift 2
   for r in $(seq 0 $((np - 1))); do
     env "$@" TORCHELASTIC_RUN_ID=test WORLD_SIZE="$np" RANK="$r" LOCAL_RANK="$r" \
       LOCAL_WORLD_SIZE="$np" MASTER_ADDR=127.0.0.1 MASTER_PORT="$port" \
-      timeout 120 "$P" run "$M" --strategy "$plan" --steps 3 --json > "$T/out$r" 2> "$T/err$r" &
+      timeout 120 "$P" run "$M" --strategy "$plan" --steps 3 --json "${TR_EXTRA[@]}" \
+      > "$T/out$r" 2> "$T/err$r" &
     pids+=($!)
   done
   : > "$T/rc"
@@ -225,6 +274,19 @@ if command -v ompi-server > /dev/null; then
     ok "torchrun's 4 processes: a failing rank stops every process with exit 4 in ${took} s, naming itself"
   else
     bad "torchrun, a failing rank: exits $(tr '\n' ' ' < "$T/rc") after ${took} s"
+    head -5 "$T/err" | sed 's/^/# /'
+  fi
+  "$P" search "$M" --devices 4 -o "$T/p4.json" > /dev/null 2>&1
+  start=$(date +%s)
+  TR_EXTRA=(--timeout 3)
+  torchrun_run 4 "$T/p4.json" PL_STALL_RANK=3:2
+  TR_EXTRA=()
+  took=$(($(date +%s) - start))
+  # rank 3 itself waits for its timeout (120 s) unless MPI's abort reaches it
+  if grep -q "rank 3 does not answer" "$T/err" && [ "$(head -3 "$T/rc" | sort -u)" = 4 ] && [ $took -le 130 ]; then
+    ok "torchrun's 4 processes: a rank stuck before step 2 is named, the others exit 4 (${took} s)"
+  else
+    bad "torchrun, a stuck rank: exits $(tr '\n' ' ' < "$T/rc") after ${took} s"
     head -5 "$T/err" | sed 's/^/# /'
   fi
 else
