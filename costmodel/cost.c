@@ -79,6 +79,20 @@ static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_
 	}
 	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, p->bytes);
 	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
+	if ((coll == PL_COLL_ALL_GATHER || coll == PL_COLL_REDUCE_SCATTER) && k > 1 && m > 1) {
+		/* in two steps, as NCCL's rings spread one collective over every
+		 * NIC of a node: across nodes among the k ranks of the same place
+		 * (k groups at once, each on its own NIC) on S/k, and inside the
+		 * node on S -- all-gather across then inside, reduce-scatter
+		 * inside then across */
+		double across = pl_cluster_coll_time(c, coll, PL_LINK_INTER, m, p->bytes / (double)k),
+		       inside = pl_cluster_coll_time(c, coll, PL_LINK_INTRA, k, p->bytes);
+		if (across + inside < t) {
+			book_add(bk, coll, PL_LINK_INTER, m, p->bytes / (double)k, across, times);
+			book_add(bk, coll, PL_LINK_INTRA, k, p->bytes, inside, times);
+			return across + inside;
+		}
+	}
 	if (coll == PL_COLL_ALL_REDUCE && k > 1 && m > 1) {
 		/* hierarchical: reduce-scatter in the node, all-reduce of the
 		 * 1/k shards across nodes (k groups at once, one rank per node

@@ -1,0 +1,387 @@
+#!/usr/bin/env python3
+"""Prices the validation set (benchmarks/validation/: published measured runs
+and layout sweeps the cost model was not built from) with the planner, one
+`planner search` per run with the run's layout fixed, and prints how the
+predictions hold:
+
+  - runs.csv: predicted / measured step per run (measured step from the
+    published step time or tokens/s per GPU; rows that publish only TFLOP/s
+    or MFU are converted through the model-FLOPs formula below and counted
+    apart), within 10 % and 25 %, per framework and GPU;
+  - sweep.csv: per sweep group, Spearman's rank correlation between
+    predicted and measured throughput over the layouts that ran, the
+    planner's pick (the fastest layout it predicts to fit) against the
+    measured best, and fit/OOM agreement (measured OOM predicted to fit,
+    measured run predicted not to fit);
+  - beside each run, the planner's own whole-job plan (--job) and its MFU
+    with JOB=1 (slow: a search per run).
+
+What cannot be stated to the planner is skipped with the reason: FP8 GEMMs,
+missing architecture fields. Assumptions, each printed in the table's notes:
+Hagemann et al.'s global batch (not published in the readable sources) is
+taken as 2^22 tokens (2048 sequences of 2048), which only moves the pipeline
+bubble; a run's recompute left empty is the search's choice.
+
+Model FLOPs per token (MFU): 6 x (the matrix products' parameters, embedding
+excluded, + the logits' h x V) + 12 x layers x hidden x seq (the attention's
+scores and values, forward and backward, not halved for causality), as
+PaLM's appendix B counts them (Chowdhery et al. 2022, arXiv:2204.02311).
+
+Usage: benchmarks/bench_validation.py [--build DIR] [--out PREFIX]
+                                      [--limit N] [--only runs|sweep]
+                                      [--jobs N] [--time-limit S]
+Writes PREFIX.jsonl (one object per row priced) and prints Markdown tables.
+"""
+import argparse
+import concurrent.futures as cf
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VAL = os.path.join(HERE, "validation")
+
+# Dense peak FLOP/s of the 16-bit tensor cores (datasheets: A100 312 TFLOP/s,
+# H100 SXM 989, H200 989) and the preset each GPU is priced on
+GPUS = {
+    "A100-40GB": ("a100x8", 312e12),
+    "A100-80GB": ("a100-80gx8", 312e12),
+    "H100": ("h100x8", 989e12),
+    "H100-80GB": ("h100x8", 989e12),
+    "H100-SXM-80GB": ("h100x8", 989e12),
+    "H100-96GB-HBM2e": ("h100x8", 989e12),
+    "H100-94GB-HBM2e": ("h100x8", 989e12),
+    "H200": ("h200x8", 989e12),
+}
+HAGEMANN_TOKENS = 1 << 22
+
+
+def rows(name):
+    with open(os.path.join(VAL, name)) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def num(r, k):
+    v = r.get(k, "").strip()
+    try:
+        return float(v) if v else None
+    except ValueError:
+        return None
+
+
+def integer(r, k, default=None):
+    v = num(r, k)
+    return int(v) if v is not None else default
+
+
+def llama_like(r):
+    m = r["model"].lower()
+    ffn, h = integer(r, "ffn"), integer(r, "hidden")
+    return any(k in m for k in ("llama", "mistral", "nemotron", "mixtral")) or (
+        ffn is not None and h and ffn != 4 * h)
+
+
+def flops_per_token(r):
+    L, h, a = integer(r, "layers"), integer(r, "hidden"), integer(r, "heads")
+    kv, ffn, V, s = integer(r, "kv_heads", a), integer(r, "ffn"), integer(r, "vocab"), integer(r, "seq")
+    if None in (L, h, a, s):
+        return None
+    ffn = ffn or 4 * h
+    hd = h // a
+    mlp = (3 if llama_like(r) else 2) * h * ffn
+    per_layer = h * (h + 2 * (kv or a) * hd) + h * h + mlp
+    return 6 * (L * per_layer + h * (V or 0)) + 12 * L * h * s
+
+
+def global_batch(r):
+    b = integer(r, "global_batch")
+    if b:
+        return b, None
+    if r["id"].startswith("hag23"):
+        return max(1, HAGEMANN_TOKENS // integer(r, "seq")), "global batch assumed 2^22 tokens"
+    return None, None
+
+
+def measured_step(r, gb):
+    """(seconds, how) from what the row publishes"""
+    gpus, s = integer(r, "gpus"), integer(r, "seq")
+    if num(r, "measured_step_s"):
+        return num(r, "measured_step_s"), "step"
+    tps = num(r, "measured_tokens_per_s_per_gpu")
+    if tps and gb and s:
+        return gb * s / (tps * gpus), "tokens/s"
+    f = flops_per_token(r)
+    tf = num(r, "measured_tflops_per_gpu")
+    if tf and f and gb:
+        return gb * s * f / (gpus * tf * 1e12), "TFLOP/s (converted)"
+    mfu = num(r, "measured_mfu")
+    peak = GPUS.get(r["gpu"], (None, None))[1]
+    if mfu and f and gb and peak:
+        return gb * s * f / (gpus * mfu * peak), "MFU (converted)"
+    return None, None
+
+
+def why_not(r):
+    if r["precision"] == "fp8":
+        return "FP8 GEMMs cannot be stated to the planner"
+    if r["gpu"] not in GPUS:
+        return f"no preset for {r['gpu']}"
+    for k in ("layers", "hidden", "heads", "seq", "gpus", "tp", "pp"):
+        if integer(r, k) is None:
+            return f"{k} not published"
+    if integer(r, "ep", 1) > 1:
+        return "expert parallel: the model's experts are not in the row"
+    return None
+
+
+def zoo_args(r, gb):
+    a = ["llama2-7b" if llama_like(r) else "gpt3-175b",
+         "--layers", r["layers"], "--hidden", r["hidden"], "--heads", r["heads"],
+         "--head-dim", str(integer(r, "hidden") // integer(r, "heads")),
+         "--seq", r["seq"], "--batch", str(gb),
+         "--dtype", "float16" if r["precision"] == "fp16" else "bfloat16"]
+    if r["kv_heads"]:
+        a += ["--kv-heads", r["kv_heads"]]
+    a += ["--ffn", r["ffn"] or str(4 * integer(r, "hidden"))]
+    a += ["--vocab", r["vocab"] or "50304"]
+    if r["attention"] in ("flash1", "flash2", "flash3", "cudnn"):
+        a += ["--attention", "fused"]
+    if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
+        a += ["--dropout", "0"]
+    return a
+
+
+def search_args(r):
+    gpus = integer(r, "gpus")
+    preset = GPUS[r["gpu"]][0]
+    a = ["--cluster", f"{preset}:{max(1, -(-gpus // 8))}", "--tp", r["tp"], "--pp", r["pp"]]
+    cp = integer(r, "cp", 1)
+    if cp > 1:
+        a += ["--cp", str(cp)]
+    tp, pp = integer(r, "tp"), integer(r, "pp")
+    a += ["--dp", str(integer(r, "dp") or gpus // (tp * pp * cp))]
+    if integer(r, "micro_batch"):
+        a += ["--micro-batch-size", r["micro_batch"]]
+    a += ["--virtual-stages", r["vp"] or "1"]
+    zero = {"full_shard": "3", "hybrid_shard": "3", "shard_grad_op": "2"}.get(r["fsdp"])
+    zero = zero or (r["zero"] if r["zero"] in ("0", "1", "2", "3") else None)
+    if zero:
+        a += ["--zero", zero]
+    if r["recompute"] in ("none", "full", "selective"):
+        a += ["--recompute", r["recompute"]]
+    if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):
+        a += ["--sequence-parallel", "on" if r["sequence_parallel"] in ("on", "yes", "true") else "off"]
+    return a
+
+
+def price(task):
+    r, build, limit, job = task
+    out = {"id": r["id"], "framework": r["framework"], "gpu": r["gpu"], "gpus": r["gpus"],
+           "oom": r["oom"], "group": group_of(r)}
+    skip = why_not(r)
+    gb, assumed = global_batch(r)
+    if not skip and not gb:
+        skip = "global batch not published"
+    if skip:
+        out["skipped"] = skip
+        return out
+    out["assumed"] = assumed
+    meas, how = measured_step(r, gb)
+    out["measured_step_s"], out["measured_from"] = meas, how
+    f = flops_per_token(r)
+    with tempfile.TemporaryDirectory() as t:
+        model, plan = os.path.join(t, "m.json"), os.path.join(t, "p.json")
+        with open(model, "w") as m:
+            z = subprocess.run([os.path.join(build, "planner-zoo")] + zoo_args(r, gb), stdout=m,
+                               stderr=subprocess.PIPE, text=True)
+        if z.returncode:
+            out["skipped"] = "planner-zoo: " + z.stderr.strip()[:200]
+            return out
+        cmd = [os.path.join(build, "planner"), "search", model] + search_args(r) + [
+            "--time-limit", str(limit), "-o", plan]
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        out["args"] = " ".join(search_args(r))
+        if p.returncode == 3:
+            out["predicted_fits"] = False
+            out["error"] = p.stderr.strip().splitlines()[-1][:300] if p.stderr.strip() else ""
+            return out
+        if p.returncode:
+            out["error"] = (p.stderr.strip() or f"exit {p.returncode}")[:300]
+            return out
+        with open(plan) as pf:
+            ck = json.load(pf)
+        c = ck["cost"]
+        out["predicted_step_s"] = c["step_seconds"]
+        out["predicted_peak_gib"] = c["peak_memory_bytes"] / 2**30
+        out["predicted_fits"] = c["peak_memory_bytes"] <= c.get("memory_limit_bytes", math.inf)
+        peak = GPUS[r["gpu"]][1]
+        toks = gb * integer(r, "seq")
+        if f:
+            out["predicted_mfu"] = toks * f / (integer(r, "gpus") * c["step_seconds"] * peak)
+            if meas:
+                out["measured_mfu"] = toks * f / (integer(r, "gpus") * meas * peak)
+        if meas:
+            out["ratio"] = c["step_seconds"] / meas
+        if job:
+            jp = os.path.join(t, "j.json")
+            q = subprocess.run([os.path.join(build, "planner"), "search", model, "--cluster",
+                                search_args(r)[1], "--job", "--time-limit", str(limit), "-o", jp],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if q.returncode == 0:
+                with open(jp) as jf:
+                    js = json.load(jf)["cost"]["step_seconds"]
+                out["job_step_s"] = js
+                if f:
+                    out["job_mfu"] = toks * f / (integer(r, "gpus") * js * peak)
+    return out
+
+
+def group_of(r):
+    for part in r["notes"].split(";"):
+        part = part.strip()
+        if part.startswith("group="):
+            return part[6:]
+    return None
+
+
+def spearman(a, b):
+    def ranks(x):
+        order = sorted(range(len(x)), key=lambda i: x[i])
+        rk = [0.0] * len(x)
+        i = 0
+        while i < len(x):
+            j = i
+            while j + 1 < len(x) and x[order[j + 1]] == x[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                rk[order[k]] = (i + j) / 2
+            i = j + 1
+        return rk
+    ra, rb = ranks(a), ranks(b)
+    n = len(a)
+    ma, mb = sum(ra) / n, sum(rb) / n
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = math.sqrt(sum((x - ma) ** 2 for x in ra))
+    vb = math.sqrt(sum((y - mb) ** 2 for y in rb))
+    return cov / (va * vb) if va and vb else float("nan")
+
+
+def geomean(x):
+    return math.exp(sum(math.log(v) for v in x) / len(x)) if x else float("nan")
+
+
+def report_runs(res):
+    priced = [x for x in res if "ratio" in x]
+    clean = [x for x in priced if x["measured_from"] in ("step", "tokens/s")]
+    print("## runs.csv: predicted / measured step\n")
+    print("| set | runs | within 10 % | within 25 % | geomean | min | max |")
+    print("|---|---|---|---|---|---|---|")
+    for name, s in (("step or tokens/s published", clean),
+                    ("converted from TFLOP/s or MFU", [x for x in priced if x not in clean])):
+        if not s:
+            continue
+        r = [x["ratio"] for x in s]
+        w10 = sum(abs(v - 1) <= 0.10 for v in r)
+        w25 = sum(abs(v - 1) <= 0.25 for v in r)
+        print(f"| {name} | {len(s)} | {w10} ({100 * w10 / len(s):.0f} %) | {w25} "
+              f"({100 * w25 / len(s):.0f} %) | {geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
+    print("\n| framework, GPU | runs | within 10 % | geomean | min | max |")
+    print("|---|---|---|---|---|---|")
+    keys = sorted({(x["framework"], x["gpu"]) for x in priced})
+    for k in keys:
+        r = [x["ratio"] for x in priced if (x["framework"], x["gpu"]) == k]
+        print(f"| {k[0]}, {k[1]} | {len(r)} | {sum(abs(v - 1) <= .1 for v in r)} | "
+              f"{geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
+    skipped = {}
+    for x in res:
+        if "skipped" in x or "error" in x:
+            k = x.get("skipped") or ("error: " + x["error"][:80])
+            skipped[k] = skipped.get(k, 0) + 1
+    nofit = [x for x in res if x.get("predicted_fits") is False and "ratio" not in x]
+    print(f"\nNot priced: {sum(skipped.values())} rows; predicted not to fit although they ran: "
+          f"{sum(1 for x in nofit if x['oom'] != 'yes')}")
+    for k, v in sorted(skipped.items(), key=lambda kv: -kv[1])[:12]:
+        print(f"- {v} x {k}")
+
+
+def report_sweep(res):
+    print("\n## sweep.csv: ranking and fit per group\n")
+    print("| group | layouts ran | measured OOM | Spearman | pick / best (measured) | "
+          "OOM predicted to fit | ran predicted not to fit |")
+    print("|---|---|---|---|---|---|---|")
+    groups = sorted({x["group"] for x in res if x["group"]})
+    tot = {"oom": 0, "oom_fit": 0, "ran": 0, "ran_nofit": 0}
+    rhos = []
+    for g in groups:
+        s = [x for x in res if x["group"] == g and "skipped" not in x]
+        ran = [x for x in s if x["oom"] == "no" and x.get("measured_step_s") and "predicted_step_s" in x]
+        ooms = [x for x in s if x["oom"] == "yes"]
+        oom_fit = sum(1 for x in ooms if x.get("predicted_fits"))
+        ran_all = [x for x in s if x["oom"] == "no"]
+        ran_nofit = sum(1 for x in ran_all if x.get("predicted_fits") is False)
+        tot["oom"] += len(ooms)
+        tot["oom_fit"] += oom_fit
+        tot["ran"] += len(ran_all)
+        tot["ran_nofit"] += ran_nofit
+        rho, pick = "", ""
+        if len(ran) >= 3:
+            r = spearman([1 / x["predicted_step_s"] for x in ran], [1 / x["measured_step_s"] for x in ran])
+            rhos.append(r)
+            rho = f"{r:.2f}"
+        fit = [x for x in s if x.get("predicted_fits") and "predicted_step_s" in x]
+        if fit and ran:
+            p = min(fit, key=lambda x: x["predicted_step_s"])
+            best = min(x["measured_step_s"] for x in ran)
+            pick = ("measured OOM" if p["oom"] == "yes" else
+                    f"{best / p['measured_step_s']:.3f}" if p.get("measured_step_s") else "not measured")
+        print(f"| {g} | {len(ran_all)} | {len(ooms)} | {rho} | {pick} | {oom_fit} | {ran_nofit} |")
+    if tot["oom"] or tot["ran"]:
+        print(f"\nAll groups: {tot['oom_fit']} of {tot['oom']} measured OOMs predicted to fit "
+              f"({100 * tot['oom_fit'] / max(1, tot['oom']):.0f} %); {tot['ran_nofit']} of "
+              f"{tot['ran']} layouts that ran predicted not to fit "
+              f"({100 * tot['ran_nofit'] / max(1, tot['ran']):.0f} %); Spearman median "
+              f"{sorted(rhos)[len(rhos) // 2]:.2f} over {len(rhos)} groups" if rhos else "")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default="build/bench/validation")
+    ap.add_argument("--limit", type=int, default=0, help="price the first N rows of each file")
+    ap.add_argument("--only", choices=("runs", "sweep"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--time-limit", type=float, default=60)
+    ap.add_argument("--job", action="store_true", help="also the planner's own whole-job plan")
+    a = ap.parse_args()
+    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
+    results = {}
+    for name in ("runs", "sweep"):
+        if a.only and a.only != name:
+            continue
+        rs = rows(name + ".csv")
+        if a.limit:
+            rs = rs[:a.limit]
+        tasks = [(r, a.build, a.time_limit, a.job) for r in rs]
+        done = []
+        with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+            for k, x in enumerate(ex.map(price, tasks)):
+                done.append(x)
+                if (k + 1) % 50 == 0:
+                    print(f"{name}: {k + 1} of {len(tasks)} priced", file=sys.stderr)
+        results[name] = done
+    with open(a.out + ".jsonl", "w") as f:
+        for name, res in results.items():
+            for x in res:
+                f.write(json.dumps(dict(x, file=name)) + "\n")
+    if "runs" in results:
+        report_runs(results["runs"])
+    if "sweep" in results:
+        report_sweep(results["sweep"])
+
+
+if __name__ == "__main__":
+    main()
