@@ -46,15 +46,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VAL = os.path.join(HERE, "validation")
 
 # Dense peak FLOP/s of the 16-bit tensor cores (datasheets: A100 312 TFLOP/s,
-# H100 SXM 989, H200 989) and the preset each GPU is priced on
+# H100 SXM 989, H200 989), the preset each GPU is priced on, and the memory
+# of a variant the preset does not have (torchtitan's 500 W H100s with HBM2e)
 GPUS = {
     "A100-40GB": ("a100x8", 312e12),
     "A100-80GB": ("a100-80gx8", 312e12),
     "H100": ("h100x8", 989e12),
     "H100-80GB": ("h100x8", 989e12),
     "H100-SXM-80GB": ("h100x8", 989e12),
-    "H100-96GB-HBM2e": ("h100x8", 989e12),
-    "H100-94GB-HBM2e": ("h100x8", 989e12),
+    "H100-96GB-HBM2e": ("h100x8", 989e12, "96GiB"),
+    "H100-94GB-HBM2e": ("h100x8", 989e12, "94GiB"),
     "H200": ("h200x8", 989e12),
 }
 HAGEMANN_TOKENS = 1 << 22
@@ -148,7 +149,7 @@ def zoo_args(r, gb):
         a += ["--kv-heads", r["kv_heads"]]
     a += ["--ffn", r["ffn"] or str(4 * integer(r, "hidden"))]
     a += ["--vocab", r["vocab"] or "50304"]
-    if r["attention"] in ("flash1", "flash2", "flash3", "cudnn"):
+    if r["attention"] in ("flash", "flash1", "flash2", "flash3", "cudnn"):
         a += ["--attention", "fused"]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
         a += ["--dropout", "0"]
@@ -159,6 +160,8 @@ def search_args(r):
     gpus = integer(r, "gpus")
     preset = GPUS[r["gpu"]][0]
     a = ["--cluster", f"{preset}:{max(1, -(-gpus // 8))}", "--tp", r["tp"], "--pp", r["pp"]]
+    if len(GPUS[r["gpu"]]) > 2:
+        a += ["--memory-limit", GPUS[r["gpu"]][2]]
     cp = integer(r, "cp", 1)
     if cp > 1:
         a += ["--cp", str(cp)]
