@@ -858,6 +858,21 @@ double planner_plan_memory_bytes(const planner_plan *p)
 	return plan_ok(p) ? cost_field(p, "peak_memory_bytes") : NAN;
 }
 
+double planner_plan_mfu(const planner_plan *p)
+{
+	return plan_ok(p) ? cost_field(p, "mfu") : NAN;
+}
+
+double planner_plan_tflops_per_device(const planner_plan *p)
+{
+	return plan_ok(p) ? cost_field(p, "model_tflops_per_device") : NAN;
+}
+
+double planner_plan_tokens_per_second_per_device(const planner_plan *p)
+{
+	return plan_ok(p) ? cost_field(p, "tokens_per_second_per_device") : NAN;
+}
+
 /* Whether kind names a kind of group a plan can have. */
 static int group_kind(const char *kind)
 {

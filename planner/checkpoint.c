@@ -575,7 +575,49 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		cJSON_AddNumberToObject(cost, "bubble_seconds", info->bubble_s);
 	if (info->comm)
 		pl_ckpt_add_comm(cost, info->comm);
+	if (info->cl)
+		pl_ckpt_add_utilisation(cost, g, info->cl, info->step_s);
 	return root;
+}
+
+void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c, double step_s)
+{
+	if (!(step_s > 0) || !c)
+		return;
+	double flops = 0, tokens = 0, biggest = 0;
+	int64_t ones[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		ones[l] = 1;
+	for (int o = 0; o < g->nops; o++) {
+		pl_opwork w;
+		memset(&w, 0, sizeof w);
+		pl_op_rule_get(g->ops[o].type)->work(g, &g->ops[o], ones, &w);
+		flops += w.gemm_flops_fwd + w.gemm_flops_bwd;
+	}
+	pl_dtype dt = PL_DT_FLOAT32;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *x = &g->tensors[t];
+		double n = (double)pl_tensor_elems(x);
+		if (x->role == PL_ROLE_PARAM && n > biggest) {
+			biggest = n;
+			dt = x->dtype;
+		}
+		if (x->role == PL_ROLE_INPUT && x->rank >= 2 &&
+		    (x->dtype == PL_DT_INT32 || x->dtype == PL_DT_INT64) && n > tokens)
+			tokens = n; /* token ids [batch, sequence] */
+	}
+	double m = g->micro_batches > 1 ? (double)g->micro_batches : 1;
+	double devices = (double)pl_cluster_devices_total(c);
+	double peak = c->peak_flops[dt] > 0 ? c->peak_flops[dt] : c->peak_flops[PL_DT_FLOAT32];
+	flops *= m;
+	cJSON_AddNumberToObject(cost, "model_flops_per_step", flops);
+	if (peak > 0)
+		cJSON_AddNumberToObject(cost, "mfu", flops / (step_s * devices * peak));
+	cJSON_AddNumberToObject(cost, "model_tflops_per_device", flops / (step_s * devices) / 1e12);
+	cJSON_AddNumberToObject(cost, "samples_per_second", (double)pl_graph_batch(g) * m / step_s);
+	if (tokens > 0)
+		cJSON_AddNumberToObject(cost, "tokens_per_second_per_device",
+		                        tokens * m / (step_s * devices));
 }
 
 static int get_count(const cJSON *o, const char *k, double lo, double hi, double *v)

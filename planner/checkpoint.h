@@ -9,6 +9,7 @@
 #include "planner/graph.h"
 
 typedef struct pl_ckpt_info {
+	const pl_cluster *cl; /* the cluster priced on (utilisation) */
 	const char *cluster_name;
 	int64_t devices, nodes, devices_per_node;
 	const cJSON *cluster; /* the planner.cluster/1 description it was priced on (copied) */
@@ -40,6 +41,17 @@ typedef struct pl_ckpt_info {
 	const pl_membreak *stage_mem; /* a whole-job plan's every stage (NULL: none) */
 	const pl_commbook *comm;      /* the bottleneck stage's communication (NULL: none) */
 } pl_ckpt_info;
+
+/* What a step does per device, beside its time (cost.model_flops_per_step,
+ * mfu, model_tflops_per_device, samples_per_second and, for a model whose
+ * input holds token ids, tokens_per_second_per_device): the model's FLOPs
+ * are its matrix products' forward and backward (attention's under a causal
+ * mask halved, as FlashAttention counts them; recompute not counted), at
+ * full size, times the micro-batches the graph is one of; MFU divides them by
+ * the step, the devices and the peak FLOP/s of the dtype of the model's
+ * largest parameter. Adds the keys to cost (nothing when step_s is not
+ * positive). */
+void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c, double step_s);
 
 #define PL_CKPT_MEM 6
 extern const char *const pl_ckpt_mem_names[PL_CKPT_MEM];

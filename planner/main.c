@@ -403,6 +403,24 @@ static void print_groups(const cJSON *ck, FILE *out)
 	}
 }
 
+/* MFU, model TFLOP/s, tokens and samples a second, when the cost has them
+ * (pl_ckpt_add_utilisation), each checked before it is printed */
+static void print_utilisation(const cJSON *cost, FILE *out)
+{
+	double mfu = pl_json_num(cost, "mfu", NAN),
+	       tf = pl_json_num(cost, "model_tflops_per_device", NAN),
+	       tok = pl_json_num(cost, "tokens_per_second_per_device", NAN),
+	       smp = pl_json_num(cost, "samples_per_second", NAN);
+	if (!(isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0))
+		return;
+	fprintf(out, "utilisation: MFU %.1f %%, %.1f model TFLOP/s per device", 100 * mfu, tf);
+	if (isfinite(tok) && tok > 0)
+		fprintf(out, ", %.0f tokens/s per device", tok);
+	if (isfinite(smp) && smp > 0)
+		fprintf(out, ", %.4g samples/s", smp);
+	fputc('\n', out);
+}
+
 static void print_totals(const cJSON *ck, FILE *out)
 {
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
@@ -455,6 +473,7 @@ static void print_totals(const cJSON *ck, FILE *out)
 	if (cJSON_IsNumber(bj))
 		fprintf(out, " + bubble %.6f s", bj->valuedouble);
 	fprintf(out, "; peak memory %s per device\n", mb);
+	print_utilisation(cost, out);
 	print_pipeline(ck, out);
 	print_groups(ck, out);
 	print_parts(ck, out);
@@ -1174,7 +1193,7 @@ typedef struct cost_result {
 	double limit;          /* the device memory it must fit in */
 } cost_result;
 
-static cJSON *cost_object(const cost_result *r)
+static cJSON *cost_object(const cost_result *r, const pl_graph *g, const pl_cluster *cl)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "step_seconds", r->pc.step_s);
@@ -1193,6 +1212,7 @@ static cJSON *cost_object(const cost_result *r)
 	pl_ckpt_add_comm(o, &r->detail.comm);
 	cJSON_AddNumberToObject(o, "memory_limit_bytes", r->limit);
 	cJSON_AddBoolToObject(o, "fits", r->pc.mem_bytes <= r->limit);
+	pl_ckpt_add_utilisation(o, g, cl, r->pc.step_s);
 	return o;
 }
 
@@ -1347,8 +1367,9 @@ static int cmd_cost(int argc, char **argv)
 			}
 		}
 		cost_result r;
+		pl_cluster pcl;
 		if (plan)
-			st = cost_one(g, plan, from_stdin ? where : strategy, &co, limit, &r, NULL,
+			st = cost_one(g, plan, from_stdin ? where : strategy, &co, limit, &r, &pcl,
 			              NULL, &err);
 		cJSON_Delete(plan);
 		if (st) {
@@ -1368,7 +1389,7 @@ static int cmd_cost(int argc, char **argv)
 				rc = pl_status_exit_code(st);
 			continue;
 		}
-		cJSON *o = cost_object(&r);
+		cJSON *o = cost_object(&r, g, &pcl);
 		pl_plan_detail_free(&r.detail);
 		char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
 		cJSON_Delete(o);

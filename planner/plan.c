@@ -71,7 +71,8 @@ static pl_ckpt_info searched(const pl_cluster *cl, const cJSON *desc, const char
                              double seconds, int optimal, const char *why, int repeated_layers,
                              double limit)
 {
-	return (pl_ckpt_info){.cluster_name = cl->name,
+	return (pl_ckpt_info){.cl = cl,
+	                      .cluster_name = cl->name,
 	                      .cluster = desc,
 	                      .devices = pl_cluster_devices_total(cl),
 	                      .nodes = cl->nodes,

@@ -212,6 +212,15 @@ const char *planner_plan_json(const planner_plan *p);
  * a NULL plan. */
 double planner_plan_step_seconds(const planner_plan *p);
 double planner_plan_memory_bytes(const planner_plan *p);
+/* What the predicted step does per device: model FLOPs utilisation (the
+ * model's matrix-product FLOPs forward and backward, recompute not counted,
+ * over step x devices x the dtype's peak), model TFLOP/s per device, and
+ * tokens/s per device for a model whose input holds token ids (NaN when it
+ * has none); NaN for a NULL plan. The checkpoint's cost object has the same
+ * numbers (mfu, model_tflops_per_device, tokens_per_second_per_device). */
+double planner_plan_mfu(const planner_plan *p);
+double planner_plan_tflops_per_device(const planner_plan *p);
+double planner_plan_tokens_per_second_per_device(const planner_plan *p);
 /* Degrees of the plan: kind "dp", "tp", "pp", "ep" (expert parallel, in
  * models with MoE ops) or "sp" (sequence parallel: tp ranks that also split
  * the tokens of the norm regions); 1 when absent; -1 for a NULL plan or a

@@ -127,6 +127,15 @@ static void summary(FILE *f, const cJSON *ck)
 	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
 	        inum(ck, "optimizer_shard", 0, 0, 3), str(ck, "recompute", "none"),
 	        pl_json_num(cost, "peak_memory_bytes", 0) / GIB);
+	double mfu = pl_json_num(cost, "mfu", NAN), tf = pl_json_num(cost, "model_tflops_per_device", NAN),
+	       tok = pl_json_num(cost, "tokens_per_second_per_device", NAN);
+	if (isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0) {
+		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device", 100 * mfu,
+		  tf);
+		if (isfinite(tok) && tok > 0)
+			h(f, ", %.0f tokens/s per device", tok);
+		fputs(".</p>\n", f);
+	}
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
 	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",

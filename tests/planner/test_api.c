@@ -147,6 +147,15 @@ static void test_built_equals_loaded(void **state)
 	assert_true(cJSON_Compare(sa, sb, 1));
 	assert_true(planner_plan_step_seconds(a) == planner_plan_step_seconds(b));
 	assert_true(planner_plan_memory_bytes(a) <= 56e3);
+	/* utilisation: the checkpoint's numbers; an MLP of floats has no token ids */
+	cJSON *ck = cJSON_Parse(planner_plan_json(a));
+	const cJSON *cost = cJSON_GetObjectItem(ck, "cost");
+	assert_true(planner_plan_mfu(a) > 0 && planner_plan_mfu(a) < 1);
+	assert_true(planner_plan_mfu(a) == cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "mfu")));
+	assert_true(planner_plan_tflops_per_device(a) ==
+	            cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_tflops_per_device")));
+	assert_true(isnan(planner_plan_tokens_per_second_per_device(a)));
+	cJSON_Delete(ck);
 	/* the limit binds: the plan is not the unconstrained one */
 	set(ctx, "memory_limit", "none");
 	planner_plan *c;
@@ -629,6 +638,9 @@ static void test_null_arguments(void **state)
 	assert_null(planner_plan_json(NULL));
 	assert_true(isnan(planner_plan_step_seconds(NULL)));
 	assert_true(isnan(planner_plan_memory_bytes(NULL)));
+	assert_true(isnan(planner_plan_mfu(NULL)));
+	assert_true(isnan(planner_plan_tflops_per_device(NULL)));
+	assert_true(isnan(planner_plan_tokens_per_second_per_device(NULL)));
 	assert_int_equal(planner_plan_degree(NULL, "dp"), -1);
 	assert_int_equal(planner_plan_degree(p, NULL), -1);
 	int64_t ranks[4];
