@@ -318,6 +318,7 @@ double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t
 /* ---- cluster.json ---- */
 
 #define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)
+#define NUM_MAX   1e18 /* an exabyte, an exaFLOP/s: no device's number is larger */
 
 static pl_status num(const cJSON *o, const char *key, double *out, int required, double min,
                      const char *file, const char *where, pl_err *err)
@@ -328,8 +329,13 @@ static pl_status num(const cJSON *o, const char *key, double *out, int required,
 			return FAIL("%s: %s%s: missing; expected a number", file, where, key);
 		return PL_OK;
 	}
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min)
-		return FAIL("%s: %s%s: expected a finite number >= %g", file, where, key, min);
+	/* efficiencies are fractions; everything else (bytes, FLOP/s, bytes/s,
+	 * seconds) stays below 1e18, so that a file written back reads back */
+	double max = strstr(key, "efficiency") || !strcmp(key, "max") ? 1 : NUM_MAX;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min ||
+	    v->valuedouble > max)
+		return FAIL("%s: %s%s: expected a finite number from %g to %g", file, where, key,
+		            min, max);
 	*out = v->valuedouble;
 	return PL_OK;
 }
@@ -540,10 +546,10 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				if (pl_dtype_parse(e->string, &dt))
 					return FAIL("%s: device.peak_flops.%s: not a dtype", file,
 					            e->string);
-				if (!cJSON_IsNumber(e) || e->valuedouble <= 0)
+				if (!cJSON_IsNumber(e) || !(e->valuedouble > 0 && e->valuedouble <= NUM_MAX))
 					return FAIL("%s: device.peak_flops.%s: expected a positive "
-					            "number",
-					            file, e->string);
+					            "number up to %g",
+					            file, e->string, NUM_MAX);
 				c->peak_flops[dt] = e->valuedouble;
 			}
 		}

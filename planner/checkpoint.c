@@ -620,6 +620,93 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 		                        tokens * m / (step_s * devices));
 }
 
+/* o.key, when present: a number in [lo, hi] (integer when whole is set) */
+static int bad_number(const cJSON *o, const char *key, double lo, double hi, int whole)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return 0;
+	double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+	return !(isfinite(x) && x >= lo && x <= hi && (!whole || x == floor(x)));
+}
+
+pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
+{
+	static const char *const op_numbers[] = {"compute_seconds", "communication_seconds",
+	                                         "memory_bytes"};
+	const cJSON *it;
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item")) {
+		if (!cJSON_IsObject(it))
+			return pl_err_set(err, PL_EINVAL, "%s: op '%s': expected an object", where,
+			                  it->string);
+		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), *in, *d;
+		int ok = !ps || (cJSON_IsArray(ps) && cJSON_GetArraySize(ps) <= PL_MAX_OP_INPUTS);
+		if (ok && ps)
+			cJSON_ArrayForEach (in, ps) {
+				ok &= cJSON_IsArray(in) && cJSON_GetArraySize(in) <= PL_MAX_RANK;
+				if (ok)
+					cJSON_ArrayForEach (d, in)
+						ok &= cJSON_IsNumber(d) && d->valuedouble >= 1 &&
+						      d->valuedouble <= PL_MAX_DEVICES &&
+						      d->valuedouble == floor(d->valuedouble);
+			}
+		if (!ok)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: op '%s': parallel_strategy: expected one list per input of "
+			                  "integer slice counts from 1 to %d",
+			                  where, it->string, PL_MAX_DEVICES);
+		if (bad_number(it, "stage", 0, PL_MAX_DEVICES, 1))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: op '%s': stage: expected an integer from 0 to %d", where,
+			                  it->string, PL_MAX_DEVICES);
+		for (size_t k = 0; k < sizeof op_numbers / sizeof *op_numbers; k++)
+			if (bad_number(it, op_numbers[k], 0, HUGE_VAL, 0))
+				return pl_err_set(err, PL_EINVAL,
+				                  "%s: op '%s': %s: expected a finite number >= 0", where,
+				                  it->string, op_numbers[k]);
+	}
+	pl_status st = pl_ckpt_check_cluster(root, where, err);
+	if (st)
+		return st;
+	const cJSON *e;
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(root, "cost"))
+		if (cJSON_IsNumber(e) ? !(isfinite(e->valuedouble) && e->valuedouble >= 0)
+		                      : !(cJSON_IsObject(e) || cJSON_IsArray(e) || cJSON_IsBool(e)))
+			return pl_err_set(err, PL_EINVAL, "%s: cost.%s: expected a finite number >= 0",
+			                  where, e->string);
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
+	static const char *const pcounts[] = {"stages", "micro_batches", "virtual_stages"};
+	for (size_t k = 0; k < sizeof pcounts / sizeof *pcounts; k++)
+		if (bad_number(pp, pcounts[k], 1, PL_MAX_DEVICES, 1))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: pipeline.%s: expected an integer from 1 to %d", where,
+			                  pcounts[k], PL_MAX_DEVICES);
+	return PL_OK;
+}
+
+pl_status pl_ckpt_check_cluster(const cJSON *root, const char *where, pl_err *err)
+{
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
+	static const char *const counts[] = {"devices", "nodes", "devices_per_node"};
+	for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+		if (bad_number(cl, counts[k], 1, PL_MAX_DEVICES, 1))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: cluster.%s: expected an integer from 1 to %d", where,
+			                  counts[k], PL_MAX_DEVICES);
+	double dev = pl_json_num(cl, "devices", 0), nodes = pl_json_num(cl, "nodes", 0),
+	       per = pl_json_num(cl, "devices_per_node", 0);
+	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(cl, "description");
+	if (desc && (nodes <= 0 || per <= 0)) {
+		nodes = pl_json_num(desc, "nodes", 0);
+		per = pl_json_num(desc, "devices_per_node", 0);
+	}
+	if (dev > 0 && nodes > 0 && per > 0 && dev != nodes * per)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: cluster.devices: %g, but nodes x devices_per_node is %g x %g",
+		                  where, dev, nodes, per);
+	return PL_OK;
+}
+
 static int get_count(const cJSON *o, const char *k, double lo, double hi, double *v)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);

@@ -77,6 +77,18 @@ int pl_ckpt_is_mindspore(const pl_graph *g, const cJSON *root);
  * (nloops each, caller-allocated). Every op of the model must appear unless
  * partial is set; then missing ops get has[op] = 0. where names the source in
  * messages. */
+/* A checkpoint read for what it says (explain, report, diff) rather than
+ * priced against a model: every number it holds is one it can mean. Per op,
+ * parallel_strategy lists of integer slice counts from 1 to PL_MAX_DEVICES,
+ * stage a non-negative integer, the op's seconds and bytes finite and not
+ * negative; cluster.devices, nodes and devices_per_node integers from 1 to
+ * PL_MAX_DEVICES that agree with each other and with the description; every
+ * cost number finite and not negative; pipeline counts positive integers.
+ * PL_EINVAL naming the field and what was expected. */
+pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err);
+/* The cluster block's part of pl_ckpt_check (also what cost and run read). */
+pl_status pl_ckpt_check_cluster(const cJSON *root, const char *where, pl_err *err);
+
 pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char *where, int partial,
                                int64_t **splits, int *has, pl_err *err);
 /* The whole-job fields of a checkpoint: pipeline.stages and micro_batches

@@ -1886,6 +1886,8 @@ static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
 		    pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
 	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
 		st = pl_err_set(err, PL_EINVAL, "%s: parallel_strategy_item: missing", path);
+	else
+		st = pl_ckpt_check(ck, path, err);
 	if (st)
 		cJSON_Delete(ck);
 	else

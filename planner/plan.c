@@ -611,6 +611,9 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 	const cJSON *dpn = cJSON_GetObjectItemCaseSensitive(c, "devices_per_node");
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(c, "devices");
 	const cJSON *desc = cJSON_GetObjectItemCaseSensitive(c, "description");
+	pl_status cst = pl_ckpt_check_cluster(ck, where, err);
+	if (cst)
+		return cst;
 	if (desc) {
 		char w[512];
 		snprintf(w, sizeof w, "%s: cluster.description", where);
@@ -633,9 +636,13 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 			snprintf(cl->name, sizeof cl->name, "%s", name->valuestring);
 		return st;
 	}
-	if (cJSON_IsNumber(dev) && dev->valuedouble >= 1)
-		return pl_cluster_devices(
-		    cl, dev->valuedouble <= PL_MAX_DEVICES ? (int64_t)dev->valuedouble : 0, err);
+	if (cJSON_IsNumber(dev) && !(dev->valuedouble >= 1 && dev->valuedouble <= PL_MAX_DEVICES &&
+	                             dev->valuedouble == floor(dev->valuedouble)))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: cluster.devices: %g: expected an integer from 1 to %d", where,
+		                  dev->valuedouble, PL_MAX_DEVICES);
+	if (cJSON_IsNumber(dev))
+		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
 	return pl_err_set(err, PL_EINVAL,
 	                  "%s: the plan has no cluster block (a MindSpore strategy file has "
 	                  "none); give --devices N or --cluster",

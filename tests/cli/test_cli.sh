@@ -1363,6 +1363,38 @@ done
 "$PLANNER" --help > "$T/help" 2>&1
 check "planner --help" '[ $? -eq 0 ] && grep -q "commands:" "$T/help"'
 
+# --- every accepted number means something: a checkpoint read for what it says (explain,
+#     report) and the cluster of cost/run are checked field by field, exit 2 naming the field
+"$ZOO" mlp --batch 64 --hidden 64 --layers 1 > "$T/n.json"
+"$PLANNER" search "$T/n.json" --devices 2 -o "$T/n.plan" > /dev/null 2>&1
+bad=""
+for edit in '.parallel_strategy_item.fc0.parallel_strategy = [[1e300, 1], [1, 1]]|op .fc0.: parallel_strategy' \
+            '.parallel_strategy_item.fc0.parallel_strategy = "x"|op .fc0.: parallel_strategy' \
+            '.parallel_strategy_item.fc0.parallel_strategy = [null, [1, 1]]|op .fc0.: parallel_strategy' \
+            '.parallel_strategy_item.fc0.compute_seconds = -1|op .fc0.: compute_seconds' \
+            '.cluster.devices = 1e12|cluster.devices: expected an integer' \
+            '.cluster.devices = 4|cluster.devices: 4, but nodes x devices_per_node' \
+            '.cost.step_seconds = "fast"|cost.step_seconds' '.pipeline.stages = 0.5|pipeline.stages'; do
+  IFS='|' read -r expr want <<< "$edit"
+  jq "$expr" "$T/n.plan" > "$T/n-bad.plan"
+  for cmd in explain report; do
+    out=(); [ $cmd = report ] && out=(-o "$T/n-bad.html")
+    "$PLANNER" $cmd "$T/n-bad.plan" "${out[@]}" > /dev/null 2> "$T/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "$want" "$T/err" && [ ! -e "$T/n-bad.html" ] || bad="$bad $cmd:'$expr'(exit $rc)"
+  done
+done
+check "explain and report refuse out-of-range strategies, counts and costs, naming the field (exit 2)${bad:+:$bad}" '[ -z "$bad" ]'
+jq 'del(.cluster.description) | del(.cluster.nodes) | del(.cluster.devices_per_node) | .cluster.name = "x" | .cluster.devices = 1e12' \
+  "$T/n.plan" > "$T/n-bad.plan"
+"$PLANNER" cost "$T/n.json" --strategy "$T/n-bad.plan" > /dev/null 2> "$T/err"
+check "cost of a plan whose cluster.devices is past the cap names the field (not '--devices 0')" \
+  '[ $? -eq 2 ] && grep -q "cluster.devices: expected an integer from 1 to" "$T/err"'
+"$PLANNER" search "$T/n.json" --devices 2 --json 2> /dev/null | jq '.cluster.description | .device.memory_bytes = 1.7976931348623157e308' > "$T/huge-cluster.json"
+"$PLANNER" search "$T/n.json" --cluster "$T/huge-cluster.json" -o "$T/n-huge.plan" > /dev/null 2> "$T/err"
+check "a cluster with DBL_MAX bytes of memory is refused (exit 2), never written into a plan the tool cannot read back" \
+  '[ $? -eq 2 ] && grep -q "device.memory_bytes: expected a finite number from 1 to 1e+18" "$T/err" && [ ! -e "$T/n-huge.plan" ]'
+
 # --- utilisation: search, cost and explain state MFU, model TFLOP/s and tokens/s per device;
 #     no plan claims an MFU above what the cluster's matrix kernels reach (the GEMM curve's
 #     asymptote, which attention's kernels stay under too)
