@@ -149,11 +149,24 @@ def zoo_args(r, gb):
         a += ["--kv-heads", r["kv_heads"]]
     a += ["--ffn", r["ffn"] or str(4 * integer(r, "hidden"))]
     a += ["--vocab", r["vocab"] or "50304"]
-    if r["attention"] in ("flash", "flash1", "flash2", "flash3", "cudnn"):
+    if r["attention"] != "unfused":  # fused unless the row says otherwise
         a += ["--attention", "fused"]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
         a += ["--dropout", "0"]
     return a
+
+
+def attention_kernel(r):
+    """the fused kernel a run used: as the row states it (flash1, flash2,
+    flash3, cudnn), else its framework's: Megatron-LM and NeMo run Transformer
+    Engine's cuDNN attention, the others PyTorch's FlashAttention-2 (the
+    presets' default); None for unfused attention"""
+    a = r["attention"]
+    if a in ("flash1", "flash2", "flash3", "cudnn"):
+        return a
+    if a == "unfused":
+        return None
+    return "cudnn" if r["framework"] in ("nemo", "megatron-lm") else "flash2"
 
 
 def search_args(r):
@@ -174,6 +187,9 @@ def search_args(r):
     zero = zero or (r["zero"] if r["zero"] in ("0", "1", "2", "3") else None)
     if zero:
         a += ["--zero", zero]
+    kernel = attention_kernel(r)
+    if kernel:
+        a += ["--attention-kernel", kernel]
     if r["recompute"] in ("none", "full", "selective"):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):

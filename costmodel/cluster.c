@@ -1,6 +1,7 @@
 /* Cluster presets and cluster.json. Every built-in number is documented with
  * its source in docs/cost-model.md; change both together. */
 #include "costmodel/cluster.h"
+#include "costmodel/attention.h"
 
 #include "planner/graph.h"
 #include "planner/json.h"
@@ -53,6 +54,9 @@ static void h100(pl_cluster *c)
 	/* fused attention: FlashAttention-3 reaches up to 75 % of peak in FP16
 	 * (Shah et al. 2024), the GEMM curve's asymptote 0.782 */
 	c->kernel_scale[PL_OP_ATTENTION] = GEMM_H100_MAX / 0.75;
+	/* FlashAttention-2: PyTorch's SDPA flash backend, llm-foundry, Hugging
+	 * Face; the measured rates of costmodel/attention_measured.csv */
+	snprintf(c->attention_kernel, sizeof c->attention_kernel, "flash2");
 	c->devices_per_node = 8;
 	c->nodes = 1;
 	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
@@ -98,6 +102,7 @@ static void a100(pl_cluster *c)
 	/* fused attention: FlashAttention-2 reaches 50-73 % of A100's peak
 	 * (Dao 2023): its best, against the GEMM curve's 0.84 */
 	c->kernel_scale[PL_OP_ATTENTION] = 0.84 / 0.73;
+	snprintf(c->attention_kernel, sizeof c->attention_kernel, "flash2");
 	c->devices_per_node = 8;
 	c->nodes = 1;
 	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
@@ -261,6 +266,20 @@ pl_status pl_cluster_set_reserve(pl_cluster *c, double reserve, const char *what
 int64_t pl_cluster_devices_total(const pl_cluster *c)
 {
 	return c->nodes * c->devices_per_node;
+}
+
+pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char *what,
+                                   pl_err *err)
+{
+	if (*kernel && (strlen(kernel) >= sizeof c->attention_kernel ||
+	                !pl_attention_kernel_known(kernel)))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: '%s': expected an attention kernel of the measured table "
+		                  "(flash1, flash2, flash3, cudnn, triton, flash_triton, xformers) "
+		                  "or none (\"\" in a cluster file)",
+		                  what, kernel);
+	snprintf(c->attention_kernel, sizeof c->attention_kernel, "%s", kernel);
+	return PL_OK;
 }
 
 double pl_bus_factor(pl_coll coll, int64_t n)
@@ -493,7 +512,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			return FAIL("%s: device: expected an object", file);
 		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
-		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale");
+		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -533,6 +552,13 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		}
 		if ((st = parse_kernel_scale(
 		         c, cJSON_GetObjectItemCaseSensitive(dev, "kernel_scale"), file, err)))
+			return st;
+		const cJSON *ak = cJSON_GetObjectItemCaseSensitive(dev, "attention_kernel");
+		char wk[300];
+		snprintf(wk, sizeof wk, "%s: device.attention_kernel", file);
+		if (ak && !cJSON_IsString(ak))
+			return FAIL("%s: expected a string", wk);
+		if (ak && (st = pl_cluster_set_attention(c, ak->valuestring, wk, err)))
 			return st;
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
@@ -651,6 +677,8 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 			cJSON_AddNumberToObject(ks, pl_optype_name((pl_optype)k),
 			                        c->kernel_scale[k]);
 		}
+	/* always written: a reader starts from the H100 defaults */
+	cJSON_AddStringToObject(dev, "attention_kernel", c->attention_kernel);
 	cJSON *links = cJSON_AddObjectToObject(o, "links");
 	for (int k = 0; k < PL_LINK_COUNT; k++) {
 		cJSON *l = cJSON_AddObjectToObject(links, link_keys[k]);

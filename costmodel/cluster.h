@@ -58,8 +58,18 @@ typedef struct pl_cluster {
 	 * more per FLOP than its LayerNorm, its Dropout draws a random number
 	 * per element. Multiplies the op's forward and backward compute. */
 	double kernel_scale[PL_OP_COUNT];
+	/* the fused attention kernel the runtime uses ("flash2", "flash3",
+	 * "cudnn", ...: costmodel/attention.h), priced by its measured rate at
+	 * the op's shape; "" (or a GPU the table lacks): by the GEMM curve and
+	 * kernel_scale */
+	char attention_kernel[24];
 	char source[256];
 } pl_cluster;
+
+/* Sets the attention kernel ("" for none); PL_EINVAL naming what is known
+ * otherwise. what names the setting in the message. */
+pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char *what,
+                                   pl_err *err);
 
 /* Fills c from a preset name: "h100x8", "a100x8", "dgx2-v100", "cpu" (the
  * cpu backend calibrated on the development machine, 2 ranks per node),

@@ -4,6 +4,7 @@
  * built from the same functions that price a single plan, so a plan's
  * predicted cost is reproducible by `planner cost`. */
 #include "costmodel/cost.h"
+#include "costmodel/attention.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -282,7 +283,19 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
 	pl_cost_work_seconds(c, dt, &w, &out->fwd_s, &out->bwd_s);
-	if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
+	double rf = 0, rb = 0; /* a fused attention at its kernel's measured rate */
+	if (w.attn_head_dim > 0 && c->attention_kernel[0] && dt != PL_DT_FLOAT32) {
+		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w.attn_causal,
+		                       w.attn_head_dim, w.attn_seq);
+		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w.attn_causal,
+		                       w.attn_head_dim, w.attn_seq);
+	}
+	if (rf > 0 && rb > 0) {
+		out->fwd_s = w.gemm_flops_fwd / rf + w.kernels_fwd * c->kernel_overhead_s;
+		out->bwd_s = w.gemm_flops_bwd > 0
+		                 ? w.gemm_flops_bwd / rb + w.kernels_bwd * c->kernel_overhead_s
+		                 : 0;
+	} else if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
 	}

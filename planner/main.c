@@ -79,6 +79,7 @@ typedef struct common {
 	long long devices;
 	int has_reserve;
 	double reserve; /* --memory-reserve */
+	const char *attention; /* --attention-kernel (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -87,6 +88,7 @@ typedef struct common {
 } common;
 
 #define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
+#define OPT_ATTN    1006 /* --attention-kernel NAME */
 #define OPT_BATCH   1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS    1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST   1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -154,6 +156,16 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->onnx.loss = arg;
 		return 0;
 	}
+	if (ch == OPT_ATTN) {
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (pl_cluster_set_attention(&probe, strcmp(arg, "none") ? arg : "", "--attention-kernel",
+		                             &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		co->attention = strcmp(arg, "none") ? arg : "";
+		return 0;
+	}
 	if (ch == OPT_RESERVE) {
 		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
 			return pl_cli_usage(
@@ -193,10 +205,15 @@ static pl_search_opts common_search_opts(const common *co, const pl_cluster *cl)
 }
 
 /* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
+/* --memory-reserve and --attention-kernel over the cluster's own */
 static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 {
-	return c->has_reserve ? pl_cluster_set_reserve(cl, c->reserve, "--memory-reserve", err)
-	                      : PL_OK;
+	pl_status st = c->has_reserve
+	                   ? pl_cluster_set_reserve(cl, c->reserve, "--memory-reserve", err)
+	                   : PL_OK;
+	if (!st && c->attention)
+		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
+	return st;
 }
 
 static pl_status resolve_cluster(const common *c, pl_cluster *out, pl_err *err)
@@ -506,6 +523,10 @@ static const char *const search_help =
     "  --memory-reserve BYTES  of the limit, what the runtime keeps (CUDA context, NCCL\n"
     "                        buffers, allocator); default: the cluster's (GPU presets:\n"
     "                        1.5 GiB + 5 % of the memory; cpu: 0)\n"
+    "  --attention-kernel K  the fused attention kernel the job runs, priced at its\n"
+    "                        measured rate for the op's shape: flash2 (the GPU presets'\n"
+    "                        default), flash3, cudnn (Transformer Engine), flash1, triton,\n"
+    "                        or none (the GEMM curve)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven)\n"
@@ -930,6 +951,7 @@ static int cmd_search(int argc, char **argv)
 	    {"recompute", required_argument, 0, 'R'},
 	    {"cluster", required_argument, 0, 'c'},
 	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	    {"attention-kernel", required_argument, 0, OPT_ATTN},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -957,6 +979,7 @@ static int cmd_search(int argc, char **argv)
 		case 'c':
 		case 'M':
 		case 't':
+		case OPT_ATTN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -1296,6 +1319,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1310,6 +1334,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_DROPOUT:
 		case 'd':
 		case 'c':
+		case OPT_ATTN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
@@ -1628,6 +1653,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -1648,6 +1674,7 @@ static int cmd_bench(int argc, char **argv)
 		case 'c':
 		case 'M':
 		case 't':
+		case OPT_ATTN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -2572,6 +2599,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -2604,6 +2632,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_DROPOUT:
 		case 'd':
 		case 'c':
+		case OPT_ATTN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)

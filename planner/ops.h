@@ -41,6 +41,11 @@ typedef struct pl_opwork {
 	uint8_t saves_in, saves_out;
 	int ncoll;
 	pl_opcoll coll[4];
+	/* a fused attention's shape, for kernels priced by their measured rate
+	 * (costmodel/attention.h): local query length, head dimension, causal
+	 * mask; head_dim 0 for every other op */
+	double attn_seq, attn_head_dim;
+	int attn_causal;
 } pl_opwork;
 
 /* What the rest of the planner may ask of an op type, so that no code outside

@@ -140,6 +140,9 @@ void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split
 	w->vec_flops_fwd = 5 * scores; /* scale, max, exp, sum, rescale */
 	w->bytes_fwd = qb + kb + vb + yb + lse;
 	w->kernels_fwd = 1;
+	w->attn_seq = (double)(L[L_S].size / split[L_S]);
+	w->attn_head_dim = d;
+	w->attn_causal = op->attrs.causal != 0;
 	if (!OUT(g, op, 0)->requires_grad)
 		return;
 	/* scores again, dV = P^T dY, dP = dY V^T, dQ = dS K, dK = dS^T Q */

@@ -1,0 +1,108 @@
+/* Attention kernels' measured rates by shape (attention.h): look-ups in the
+ * table generated from costmodel/attention_measured.csv. */
+#include "costmodel/attention.h"
+
+#include <math.h>
+#include <string.h>
+
+/* the table's GPU for a device name: its family's measured part */
+static const char *family(const char *device)
+{
+	if (strstr(device, "H100") || strstr(device, "H200") || strstr(device, "H800") ||
+	    strstr(device, "GH200"))
+		return "H100";
+	if (strstr(device, "A100") || strstr(device, "A800"))
+		return "A100";
+	return NULL;
+}
+
+/* the rate at (dir, causal, d exactly, s) interpolated in log2 s; 0: none */
+static double at_seq(const char *fam, const char *kernel, const char *dir, int causal, int d,
+                     double s)
+{
+	double lo_s = 0, lo_r = 0, hi_s = INFINITY, hi_r = 0, min_s = INFINITY, min_r = 0,
+	       max_s = 0, max_r = 0;
+	int any = 0;
+	for (int i = 0; i < pl_attn_nrows; i++) {
+		const pl_attn_row *r = &pl_attn_rows[i];
+		if (r->causal != causal || r->head_dim != d || strcmp(r->direction, dir) ||
+		    strcmp(r->kernel, kernel) || strncmp(r->gpu, fam, strlen(fam)))
+			continue;
+		double x = r->seqlen;
+		any = 1;
+		if (x <= s && x > lo_s)
+			lo_s = x, lo_r = r->flops;
+		if (x >= s && x < hi_s)
+			hi_s = x, hi_r = r->flops;
+		if (x < min_s)
+			min_s = x, min_r = r->flops;
+		if (x > max_s)
+			max_s = x, max_r = r->flops;
+	}
+	if (!any)
+		return 0;
+	if (lo_s == 0)
+		return min_r; /* shorter than any measured: the shortest's */
+	if (!isfinite(hi_s))
+		return max_r;
+	if (hi_s == lo_s)
+		return lo_r;
+	double f = (log2(s) - log2(lo_s)) / (log2(hi_s) - log2(lo_s));
+	return lo_r + f * (hi_r - lo_r);
+}
+
+/* one direction ("fwd", "bwd") at an exact head dimension, with the
+ * fallbacks of attention.h */
+static double direction(const char *fam, const char *k, int bwd, int causal, int d, double s)
+{
+	double r = at_seq(fam, k, bwd ? "bwd" : "fwd", causal, d, s);
+	if (r > 0)
+		return r;
+	double fb = at_seq(fam, k, "fwd_bwd", causal, d, s);
+	if (bwd) {
+		double f = at_seq(fam, k, "fwd", causal, d, s);
+		if (fb > 0 && f > 0 && 3.5 / fb > 1 / f) /* t_fb = t_f + t_b */
+			return 2.5 / (3.5 / fb - 1 / f);
+		double nb = at_seq(fam, k, "bwd", !causal, d, s), cf = at_seq(fam, k, "fwd", causal, d, s),
+		       nf = at_seq(fam, k, "fwd", !causal, d, s);
+		if (nb > 0 && cf > 0 && nf > 0)
+			return nb * cf / nf;
+	}
+	return fb; /* forward+backward alone: one rate for both */
+}
+
+double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
+                         double s)
+{
+	const char *fam = device && kernel ? family(device) : NULL;
+	if (!fam || !(d > 0) || !(s > 0))
+		return 0;
+	/* the measured head dimensions around d */
+	int lo = 0, hi = 0;
+	for (int i = 0; i < pl_attn_nrows; i++) {
+		const pl_attn_row *r = &pl_attn_rows[i];
+		if (strcmp(r->kernel, kernel) || strncmp(r->gpu, fam, strlen(fam)))
+			continue;
+		if (r->head_dim <= d && r->head_dim > lo)
+			lo = r->head_dim;
+		if (r->head_dim >= d && (!hi || r->head_dim < hi))
+			hi = r->head_dim;
+	}
+	if (!lo && !hi)
+		return 0;
+	double rl = lo ? direction(fam, kernel, bwd, causal, lo, s) : 0,
+	       rh = hi ? direction(fam, kernel, bwd, causal, hi, s) : 0;
+	if (!lo || rl <= 0)
+		return rh;
+	if (!hi || rh <= 0 || hi == lo)
+		return rl;
+	return rl + (d - lo) / (double)(hi - lo) * (rh - rl);
+}
+
+int pl_attention_kernel_known(const char *kernel)
+{
+	for (int i = 0; kernel && i < pl_attn_nrows; i++)
+		if (!strcmp(pl_attn_rows[i].kernel, kernel))
+			return 1;
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* Fused attention priced by its shape: the measured throughput of each
+ * kernel (FlashAttention-1, -2, -3, cuDNN, Triton, xformers) on each GPU by
+ * direction, causal mask, head dimension and sequence length, as the
+ * FlashAttention papers and repository publish it
+ * (costmodel/attention_measured.csv, compiled into pl_attn_rows). FLOPs are
+ * counted as they count them: forward 4 s^2 d per head (halved under a
+ * causal mask), backward 2.5 times that. */
+#ifndef PL_ATTENTION_H
+#define PL_ATTENTION_H
+
+typedef struct pl_attn_row {
+	const char *gpu, *kernel, *direction; /* direction: "fwd", "bwd", "fwd_bwd" */
+	int causal, head_dim, seqlen;
+	double flops; /* FLOP/s measured */
+} pl_attn_row;
+
+extern const pl_attn_row pl_attn_rows[];
+extern const int pl_attn_nrows;
+
+/* The FLOP/s of `kernel` on the GPU named `device` (the table's GPU of the
+ * same family: A100 for any A100, H100 for H100 and H200), forward (bwd 0)
+ * or backward (bwd 1), with or without a causal mask, at head dimension d
+ * and sequence length s: interpolated linearly in log2(s) between the
+ * measured lengths (the nearest at either end) and linearly in d between
+ * the measured head dimensions. Where the table has only forward+backward
+ * (A100), that rate serves both; a backward without its causal measurement
+ * is derived from forward and forward+backward, or from the non-causal
+ * backward times the forward's causal/non-causal ratio. 0 when the table has
+ * nothing for the kernel on that GPU. */
+double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
+                         double s);
+
+/* Whether `kernel` names a kernel of the table (for any GPU). */
+int pl_attention_kernel_known(const char *kernel);
+
+#endif

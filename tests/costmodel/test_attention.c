@@ -1,0 +1,178 @@
+/* costmodel::attention -- fused attention priced by its kernel's measured
+ * rate: the compiled table is the published one (every fp16 row of
+ * costmodel/attention_measured.csv read back at its own shape), lengths
+ * between measured ones fall between their rates, a backward without its
+ * own measurement is derived as attention.h says, and an op of a benchmark's
+ * shape is priced at its FLOPs over the measured rate, within the launch
+ * overheads. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "costmodel/attention.h"
+#include "costmodel/cost.h"
+#include "planner/graph.h"
+
+static FILE *csv(void)
+{
+	const char *dir = getenv("PL_SOURCE_DIR");
+	assert_non_null(dir);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/costmodel/attention_measured.csv", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	return f;
+}
+
+/* every fp16 row of a fused kernel, read at its own shape, is its printed
+ * rate (the one direction it was measured in) */
+static void table_is_the_csv(void **state)
+{
+	(void)state;
+	FILE *f = csv();
+	char line[4096];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || !strncmp(line, "gpu,", 4))
+			continue;
+		char gpu[64], kernel[32], dtype[16], dir[16];
+		int causal, hd, seq, batch, heads;
+		double tflops;
+		assert_int_equal(sscanf(line, "%63[^,],%31[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%lf",
+		                        gpu, kernel, dtype, dir, &causal, &hd, &seq, &batch, &heads,
+		                        &tflops),
+		                 10);
+		if (strcmp(dtype, "fp16") || !strcmp(kernel, "pytorch"))
+			continue;
+		int k;
+		for (k = 0; k < pl_attn_nrows; k++) {
+			const pl_attn_row *r = &pl_attn_rows[k];
+			if (!strcmp(r->gpu, gpu) && !strcmp(r->kernel, kernel) &&
+			    !strcmp(r->direction, dir) && r->causal == causal && r->head_dim == hd &&
+			    r->seqlen == seq)
+				break;
+		}
+		if (k == pl_attn_nrows)
+			fail_msg("not in the table: %s", line);
+		assert_true(fabs(pl_attn_rows[k].flops - tflops * 1e12) <= 1e-6 * tflops * 1e12);
+		if (strcmp(dir, "fwd_bwd")) { /* the look-up answers it where it was measured */
+			double r = pl_attention_rate(gpu, kernel, !strcmp(dir, "bwd"), causal, hd, seq);
+			if (fabs(r - tflops * 1e12) > 1e-6 * tflops * 1e12)
+				fail_msg("%s %s %s causal %d d %d s %d: %g, measured %g", gpu, kernel, dir,
+				         causal, hd, seq, r, tflops * 1e12);
+		}
+		n++;
+	}
+	fclose(f);
+	assert_int_equal(n, pl_attn_nrows);
+}
+
+/* between two measured lengths the rate lies between theirs; past the ends
+ * it is the end's; H200 reads H100's measurements */
+static void interpolation(void **state)
+{
+	(void)state;
+	double a = pl_attention_rate("H100-SXM", "flash2", 0, 1, 128, 2048),
+	       b = pl_attention_rate("H100-SXM", "flash2", 0, 1, 128, 4096),
+	       m = pl_attention_rate("H100-SXM", "flash2", 0, 1, 128, 3000);
+	assert_true(a > 0 && b > a && m > a && m < b);
+	assert_true(pl_attention_rate("H100-SXM", "flash2", 0, 1, 128, 131072) ==
+	            pl_attention_rate("H100-SXM", "flash2", 0, 1, 128, 16384));
+	assert_true(pl_attention_rate("H200", "flash3", 0, 0, 128, 8192) ==
+	            pl_attention_rate("H100-SXM", "flash3", 0, 0, 128, 8192));
+	/* a head dimension between measured ones: between their rates */
+	double d64 = pl_attention_rate("H100-SXM", "flash3", 0, 0, 64, 8192),
+	       d128 = pl_attention_rate("H100-SXM", "flash3", 0, 0, 128, 8192),
+	       d96 = pl_attention_rate("H100-SXM", "flash3", 0, 0, 96, 8192);
+	assert_true(fabs(d96 - (d64 + d128) / 2) <= 1e-9 * d96);
+	/* nothing measured for this GPU or kernel: 0 (the GEMM curve prices it) */
+	assert_true(pl_attention_rate("Tesla V100-SXM3-32GB", "flash2", 0, 0, 128, 4096) == 0);
+	assert_true(pl_attention_rate("H100-SXM", "nosuch", 0, 0, 128, 4096) == 0);
+	assert_false(pl_attention_kernel_known("nosuch"));
+	assert_true(pl_attention_kernel_known("cudnn"));
+}
+
+/* H100 flash2 has no causal backward: t_fb = t_f + t_b with the
+ * forward+backward and forward measurements (FLOPs 3.5 and 1) */
+static void derived_backward(void **state)
+{
+	(void)state;
+	double fb = 0, f = pl_attention_rate("H100-SXM", "flash2", 0, 1, 128, 4096);
+	for (int k = 0; k < pl_attn_nrows; k++) {
+		const pl_attn_row *r = &pl_attn_rows[k];
+		if (!strcmp(r->gpu, "H100-SXM5-80GB") && !strcmp(r->kernel, "flash2") &&
+		    !strcmp(r->direction, "fwd_bwd") && r->causal && r->head_dim == 128 &&
+		    r->seqlen == 4096)
+			fb = r->flops;
+	}
+	assert_true(fb > 0 && f > 0);
+	double b = pl_attention_rate("H100-SXM", "flash2", 1, 1, 128, 4096);
+	assert_true(fabs(3.5 / fb - (1 / f + 2.5 / b)) <= 1e-9 * (3.5 / fb));
+	/* A100 has forward+backward only: both directions at that rate */
+	assert_true(pl_attention_rate("A100-SXM4-80GB", "flash2", 0, 1, 128, 4096) ==
+	            pl_attention_rate("A100-SXM4-80GB", "flash2", 1, 1, 128, 4096));
+}
+
+/* an Attention op of the FlashAttention benchmark's shape (16k tokens,
+ * hidden 2048, head dimension 128, causal) on one H100: forward and backward
+ * take their FLOPs over the measured rate, plus one launch and two */
+static void op_priced_at_the_measured_rate(void **state)
+{
+	(void)state;
+	const int s = 4096, b = 16384 / 4096, h = 16, d = 128;
+	char text[2048];
+	snprintf(text, sizeof text,
+	         "{\"format\": \"planner.model/1\", \"name\": \"attn\", \"dtype\": \"bfloat16\","
+	         " \"tensors\": {\"q\": {\"shape\": [%d, %d, %d, %d], \"role\": \"input\"},"
+	         " \"k\": {\"shape\": [%d, %d, %d, %d], \"role\": \"input\"},"
+	         " \"v\": {\"shape\": [%d, %d, %d, %d], \"role\": \"input\"},"
+	         " \"w\": {\"shape\": [%d], \"role\": \"param\"}},"
+	         " \"ops\": [{\"name\": \"scale\", \"type\": \"Mul\", \"inputs\": [\"q\", \"w\"],"
+	         " \"outputs\": [\"qs\"]}, {\"name\": \"attn\", \"type\": \"Attention\","
+	         " \"inputs\": [\"qs\", \"k\", \"v\"], \"outputs\": [\"y\"], \"attrs\": {\"is_causal\": 1}}],"
+	         " \"outputs\": [\"y\"]}",
+	         b, h, s, d, b, h, s, d, b, h, s, d, d);
+	pl_graph *g;
+	pl_err err;
+	if (pl_graph_load_json(&g, text, strlen(text), "attn.json", &err))
+		fail_msg("%s", err.msg);
+	pl_cluster c;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+	assert_string_equal(c.attention_kernel, "flash2");
+	pl_problem *p;
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	int op = 1;
+	assert_string_equal(g->ops[op].name, "attn");
+	int64_t split[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		split[l] = 1;
+	pl_nodeparts np;
+	pl_cost_node_parts(p, op, split, &np);
+	double fwd_flops = 4.0 * s * s * d * h * b / 2; /* causal: half */
+	double rf = pl_attention_rate(c.device_name, "flash2", 0, 1, d, s),
+	       rb = pl_attention_rate(c.device_name, "flash2", 1, 1, d, s);
+	if (!(fabs(np.fwd_s - (fwd_flops / rf + c.kernel_overhead_s)) <= 1e-9 * np.fwd_s))
+		fail_msg("fwd %.6g s, expected %.6g (rate %.4g)", np.fwd_s, fwd_flops / rf + c.kernel_overhead_s, rf);
+	assert_true(fabs(np.bwd_s - (2.5 * fwd_flops / rb + 2 * c.kernel_overhead_s)) <=
+	            1e-9 * np.bwd_s);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(table_is_the_csv),
+	    cmocka_unit_test(interpolation),
+	    cmocka_unit_test(derived_backward),
+	    cmocka_unit_test(op_priced_at_the_measured_rate),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
