@@ -339,8 +339,9 @@ double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t
 #define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)
 #define NUM_MAX   1e18 /* an exabyte, an exaFLOP/s: no device's number is larger */
 
-static pl_status num(const cJSON *o, const char *key, double *out, int required, double min,
-                     const char *file, const char *where, pl_err *err)
+/* o.key into *out: a finite number from min to max */
+static pl_status num_in(const cJSON *o, const char *key, double *out, int required, double min,
+                        double max, const char *file, const char *where, pl_err *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	if (!v) {
@@ -348,22 +349,31 @@ static pl_status num(const cJSON *o, const char *key, double *out, int required,
 			return FAIL("%s: %s%s: missing; expected a number", file, where, key);
 		return PL_OK;
 	}
-	/* efficiencies are fractions; everything else (bytes, FLOP/s, bytes/s,
-	 * seconds) stays below 1e18, so that a file written back reads back */
-	double max = strstr(key, "efficiency") || !strcmp(key, "max") ? 1 : NUM_MAX;
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min ||
 	    v->valuedouble > max)
-		return FAIL("%s: %s%s: expected a finite number from %g to %g", file, where, key,
-		            min, max);
+		return isinf(max) ? FAIL("%s: %s%s: expected a finite number >= %g", file, where, key,
+		                         min)
+		                  : FAIL("%s: %s%s: expected a finite number from %g to %g", file,
+		                         where, key, min, max);
 	*out = v->valuedouble;
 	return PL_OK;
+}
+
+/* A quantity: efficiencies are fractions; everything else (bytes, FLOP/s,
+ * bytes/s, seconds) stays below 1e18, so that a file written back reads
+ * back. */
+static pl_status num(const cJSON *o, const char *key, double *out, int required, double min,
+                     const char *file, const char *where, pl_err *err)
+{
+	double max = strstr(key, "efficiency") || !strcmp(key, "max") ? 1 : NUM_MAX;
+	return num_in(o, key, out, required, min, max, file, where, err);
 }
 
 /* A count: an integer from min to max (bounds documented in docs/formats.md). */
 static pl_status count(const cJSON *o, const char *key, double *out, int required, double min,
                        double max, const char *file, const char *where, pl_err *err)
 {
-	pl_status st = num(o, key, out, required, min, file, where, err);
+	pl_status st = num_in(o, key, out, required, min, HUGE_VAL, file, where, err);
 	if (st)
 		return st;
 	if (*out > max || *out != floor(*out))
