@@ -331,7 +331,7 @@ double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t
 	if (n <= 1)
 		return 0;
 	pl_ab ab = pl_cluster_ab(c, coll, link, n, bytes);
-	return ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta;
+	return (ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta) / pl_fit(c->fit_comm);
 }
 
 /* ---- cluster.json ---- */
@@ -503,7 +503,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.cluster/1"))
 		return FAIL("%s: format: expected \"planner.cluster/1\"", file);
 	CHECK_KEYS(root, "", "format", "name", "nodes", "devices_per_node", "device", "links",
-	           "collectives", "source", "calibration", "topology");
+	           "collectives", "source", "calibration", "topology", "fitted", "fit_from_runs");
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->name, sizeof c->name, "%s", v->valuestring);
@@ -589,6 +589,20 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				c->peak_flops[dt] = e->valuedouble;
 			}
 		}
+	}
+	/* factors `calibrate --from-runs` fitted (what else it records is
+	 * information: runs, errors, the runs file) */
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted");
+	if (fit) {
+		if (!cJSON_IsObject(fit))
+			return FAIL("%s: fitted: expected an object of factors", file);
+		if ((st = num_in(fit, "compute", &c->fit_compute, 0, PL_FIT_MIN, PL_FIT_MAX, file,
+		                 "fitted.", err)) ||
+		    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX, file,
+		                 "fitted.", err)) ||
+		    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file, "fitted.",
+		                 err)))
+			return st;
 	}
 	const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
 	if (links) {
@@ -689,6 +703,12 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 		}
 	/* always written: a reader starts from the H100 defaults */
 	cJSON_AddStringToObject(dev, "attention_kernel", c->attention_kernel);
+	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1) {
+		cJSON *f = cJSON_AddObjectToObject(o, "fitted");
+		cJSON_AddNumberToObject(f, "compute", pl_fit(c->fit_compute));
+		cJSON_AddNumberToObject(f, "communication", pl_fit(c->fit_comm));
+		cJSON_AddNumberToObject(f, "memory", pl_fit(c->fit_memory));
+	}
 	cJSON *links = cJSON_AddObjectToObject(o, "links");
 	for (int k = 0; k < PL_LINK_COUNT; k++) {
 		cJSON *l = cJSON_AddObjectToObject(links, link_keys[k]);

@@ -63,8 +63,24 @@ typedef struct pl_cluster {
 	 * the op's shape; "" (or a GPU the table lacks): by the GEMM curve and
 	 * kernel_scale */
 	char attention_kernel[24];
+	/* fitted by `planner calibrate --from-runs` to a user's measured runs
+	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
+	 * collectives at fit_comm times theirs, kept activations take fit_memory
+	 * times their bytes (the allocator's fragmentation). Bounds: compute and
+	 * communication 0.25 to 4, memory 1 to 2 (docs/cost-model.md) */
+	double fit_compute, fit_comm, fit_memory;
 	char source[256];
 } pl_cluster;
+
+/* the bounds of the fitted factors */
+#define PL_FIT_MIN     0.25
+#define PL_FIT_MAX     4.0
+#define PL_FIT_MEM_MAX 2.0
+/* a factor as used: 1 when unset */
+static inline double pl_fit(double f)
+{
+	return f > 0 ? f : 1;
+}
 
 /* Sets the attention kernel ("" for none); PL_EINVAL naming what is known
  * otherwise. what names the setting in the message. */

@@ -299,6 +299,8 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
 	}
+	out->fwd_s /= pl_fit(c->fit_compute);
+	out->bwd_s /= pl_fit(c->fit_compute);
 	out->act_bytes = w.saved_bytes;
 	if (p->kept) { /* a saved activation counts once, at its producer */
 		pl_layout l;
@@ -319,6 +321,8 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		pl_op_output_layout(g, op, split, p->devices, 0, &ol);
 		out->out_bytes = pl_layout_local_bytes(&ol);
 	}
+	out->act_bytes *= pl_fit(c->fit_memory);
+	out->out_bytes *= pl_fit(c->fit_memory);
 	for (int k = 0; k < w.ncoll; k++) {
 		pl_prim pr;
 		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr)) {
@@ -383,9 +387,11 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		out->sync_s[2] += r > 1 ? t_ag : 0;
 		out->reduce_s += r > 1 ? t_rs : 0;
 		out->gather_s += 2 * t_ag;
-		out->opt_s[0] += upd + c->kernel_overhead_s * launch_share(elems);
+		double fc = pl_fit(c->fit_compute);
+		out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
 		for (int z = 1; z < PL_ZERO_LEVELS; z++)
-			out->opt_s[z] += upd / r + c->kernel_overhead_s * launch_share(elems / r);
+			out->opt_s[z] +=
+			    (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
 	}
 }
 

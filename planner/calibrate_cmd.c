@@ -26,6 +26,7 @@ static const char *const help =
     "       planner calibrate --from-nccl-tests LOG... [--ranks N] [--nodes N]\n"
     "                         [--collective NAME] [--cluster BASE] [-o cluster.json]\n"
     "       planner calibrate [-o cluster.json]   (GPUs with CUDA and NCCL)\n"
+    "       planner calibrate --from-runs RUNS.jsonl [-o cluster.json]\n"
     "\n"
     "Measures a backend and fits the cost model to it: the GEMM rate curve (peak and the\n"
     "size at which half of it is reached), memory bandwidth (the Add kernel), the rate of\n"
@@ -63,6 +64,15 @@ static const char *const help =
     "  --nodes N           (logs) hosts of logs without \"Using devices\" lines (default 1)\n"
     "  --collective NAME   (logs) the collective of logs that do not name theirs\n"
     "  --cluster BASE      (logs) preset or cluster file for the device and the rest\n"
+    "  --from-runs RUNS    fit the cost model to measured training steps: RUNS has one JSON\n"
+    "                      object a line, {\"model\": PATH, \"plan\": PATH, \"step_seconds\": S,\n"
+    "                      \"peak_memory_bytes\": B (optional), \"name\": ...} (paths relative\n"
+    "                      to RUNS; the plan is the strategy checkpoint of the layout that ran,\n"
+    "                      e.g. from 'planner search MODEL --tp .. --pp .. -o PLAN'). Fits three\n"
+    "                      bounded factors (kernels' rate 0.25-4, collectives' rate 0.25-4,\n"
+    "                      kept activations' bytes 1-2; docs/cost-model.md), prints every run\n"
+    "                      before and after and the leave-one-out error, and writes the plans'\n"
+    "                      cluster with the factors (\"fitted\") to -o\n"
     "\n"
     "Without --backend (or with --backend cuda) and without logs, calibrate measures the GPUs of\n"
     "this process: cuBLAS bf16 GEMMs of 256^3..8192^3 (the efficiency curve) and NCCL\n"
@@ -306,12 +316,14 @@ int pl_cmd_calibrate(int argc, char **argv)
 	long long ranks = 0;
 	double max_bytes = 0;
 	int from_nccl = 0;
+	const char *from_runs = NULL;
 	log_opts lo = {0};
 	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
 	                                     {"ranks", required_argument, 0, 'r'},
 	                                     {"max-bytes", required_argument, 0, 'm'},
 	                                     {"output", required_argument, 0, 'o'},
 	                                     {"from-nccl-tests", no_argument, 0, 'n'},
+	                                     {"from-runs", required_argument, 0, 'R'},
 	                                     {"nodes", required_argument, 0, 'N'},
 	                                     {"collective", required_argument, 0, 'C'},
 	                                     {"cluster", required_argument, 0, 'c'},
@@ -344,6 +356,7 @@ int pl_cmd_calibrate(int argc, char **argv)
 			break;
 		case 'o': out = optarg; break;
 		case 'n': from_nccl = 1; break;
+		case 'R': from_runs = optarg; break;
 		case 'C': lo.coll = optarg; break;
 		case 'c': lo.base = optarg; break;
 		case 'h': fputs(help, stdout); return 0;
@@ -351,6 +364,13 @@ int pl_cmd_calibrate(int argc, char **argv)
 			return pl_cli_usage("calibrate", "unknown or incomplete option '%s'",
 			                    argv[optind - 1]);
 		}
+	}
+	if (from_runs) {
+		if (backend || from_nccl || ranks || lo.nodes || lo.coll || lo.base || optind != argc)
+			return pl_cli_usage("calibrate", "%s",
+			                    "--from-runs FILE takes only -o (the runs' plans record "
+			                    "their cluster)");
+		return pl_cmd_calibrate_runs(from_runs, out);
 	}
 	if (from_nccl) {
 		if (backend)

@@ -22,6 +22,8 @@ pl_status pl_cli_write_cluster(const struct pl_cluster *c, const char *key, stru
                                const char *out, int to_stdout, pl_err *err);
 
 int pl_cmd_calibrate(int argc, char **argv);
+/* calibrate --from-runs FILE [-o OUT] (planner/fit_cmd.c) */
+int pl_cmd_calibrate_runs(const char *file, const char *out);
 int pl_cmd_topology(int argc, char **argv);
 
 #endif

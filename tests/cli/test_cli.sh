@@ -1395,6 +1395,46 @@ check "cost of a plan whose cluster.devices is past the cap names the field (not
 check "a cluster with DBL_MAX bytes of memory is refused (exit 2), never written into a plan the tool cannot read back" \
   '[ $? -eq 2 ] && grep -q "device.memory_bytes: expected a finite number from 1 to 1e+18" "$T/err" && [ ! -e "$T/n-huge.plan" ]'
 
+# --- calibrate --from-runs: runs "measured" on a cluster with planted factors (kernels at 0.7 of
+#     the model's rate, collectives at 0.5, activations 1.2 times their bytes) give those factors
+#     back; the written cluster prices every run at its measured step; bad runs files exit 2
+mkdir -p "$T/fit"
+"$ZOO" gpt3-1.3b --layers 4 --batch 64 > "$T/fit/a.json"
+"$ZOO" llama2-7b --layers 2 --batch 64 --attention fused > "$T/fit/b.json"
+: > "$T/fit/runs.jsonl"
+i=0
+for spec in "a.json|--tp 1 --pp 1 --dp 16" "a.json|--tp 8 --pp 1 --dp 2" "b.json|--tp 2 --pp 1 --dp 8 --zero 3" \
+            "b.json|--tp 4 --pp 2 --dp 2"; do
+  IFS='|' read -r m o <<< "$spec"
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$T/fit/$m" --cluster h100x8:2 $o --job -o "$T/fit/p$i.json" > /dev/null 2>&1
+  jq '.cluster.description + {fitted: {compute: 0.7, communication: 0.5, memory: 1.2}}' "$T/fit/p$i.json" > "$T/fit/planted.json"
+  "$PLANNER" cost "$T/fit/$m" --strategy "$T/fit/p$i.json" --cluster "$T/fit/planted.json" 2> /dev/null |
+    jq -c --arg m "$m" --arg p "p$i.json" '{model: $m, plan: $p, step_seconds, peak_memory_bytes}' >> "$T/fit/runs.jsonl"
+done
+"$PLANNER" calibrate --from-runs "$T/fit/runs.jsonl" -o "$T/fit/fitted.json" > "$T/fit/out" 2> "$T/err"
+check "calibrate --from-runs recovers planted factors (0.7, 0.5, 1.2) within 1 %" \
+  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005 and (.memory - 1.2 | fabs) < 0.012" "$T/fit/fitted.json" > /dev/null'
+check "calibrate --from-runs prints each run and the leave-one-out error" \
+  'grep -q "leave-one-out" "$T/fit/out" && [ "$(grep -c "^p[0-9].json " "$T/fit/out")" = 4 ]'
+bad=""
+for k in 1 2 3 4; do
+  m=$(sed -n "${k}p" "$T/fit/runs.jsonl" | jq -r .model)
+  want=$(sed -n "${k}p" "$T/fit/runs.jsonl" | jq .step_seconds)
+  got=$("$PLANNER" cost "$T/fit/$m" --strategy "$T/fit/p$k.json" --cluster "$T/fit/fitted.json" 2> /dev/null | jq .step_seconds)
+  awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0.99 * b && a < 1.01 * b) }' || bad="$bad p$k($got vs $want)"
+done
+check "the fitted cluster prices every run at its measured step (1 %)${bad:+:$bad}" '[ -z "$bad" ]'
+echo '{"model": "a.json", "plan": "p1.json"}' > "$T/fit/bad.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/bad.jsonl" > /dev/null 2> "$T/err"
+check "a run without its measured step: exit 2 naming the line and the field" \
+  '[ $? -eq 2 ] && grep -q "bad.jsonl:1: step_seconds: expected the measured step" "$T/err"'
+jq '.fitted.compute = 10' "$T/fit/fitted.json" > "$T/fit/bad-cluster.json"
+"$PLANNER" cost "$T/fit/a.json" --strategy "$T/fit/p1.json" --cluster "$T/fit/bad-cluster.json" > /dev/null 2> "$T/err"
+check "a cluster's fitted factor out of its bounds: exit 2 naming it" \
+  '[ $? -eq 2 ] && grep -q "fitted.compute: expected a finite number from 0.25 to 4" "$T/err"'
+
 # --- utilisation: search, cost and explain state MFU, model TFLOP/s and tokens/s per device;
 #     no plan claims an MFU above what the cluster's matrix kernels reach (the GEMM curve's
 #     asymptote, which attention's kernels stay under too)

@@ -1,0 +1,339 @@
+/* planner calibrate --from-runs: the only place an end-to-end measurement
+ * sets a number. A user's measured steps (each a model, the plan it ran and
+ * the step time, optionally the peak memory) fit three named, bounded
+ * factors of their cluster (costmodel/cluster.h: kernels' rate, collectives'
+ * rate, kept activations' bytes); each run is priced again under candidate
+ * factors, so every term of the model keeps its shape and only the factor
+ * moves. The fit minimises the squared log error of the step times by
+ * coordinate descent (golden section on each factor in log space, within its
+ * bounds); the memory factor is the median that makes each run's predicted
+ * peak its measured one. Leave-one-out: each run predicted from the others'
+ * fit, the error reported. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "costmodel/cluster.h"
+#include "planner/alloc.h"
+#include "planner/checkpoint.h"
+#include "planner/cli.h"
+#include "planner/graph.h"
+#include "planner/json.h"
+#include "planner/output.h"
+#include "planner/plan.h"
+
+typedef struct run {
+	char name[128];
+	pl_graph *g;
+	cJSON *plan;
+	char where[512];
+	double step_s, peak_bytes; /* measured; peak 0: not given */
+} run;
+
+typedef struct fitctx {
+	run *r;
+	int n;
+	pl_cluster base; /* the runs' cluster, without factors */
+	pl_err *err;
+	int failed;
+} fitctx;
+
+/* run k priced under the factors (compute, communication, memory) */
+static int price(fitctx *f, int k, const double fac[3], double *step, double *peak)
+{
+	pl_cluster c = f->base;
+	c.fit_compute = fac[0];
+	c.fit_comm = fac[1];
+	c.fit_memory = fac[2];
+	pl_plancost pc;
+	double bubble;
+	if (pl_plan_price(f->r[k].g, f->r[k].plan, f->r[k].where, &c, &pc, &bubble, NULL, NULL,
+	                  f->err)) {
+		f->failed = 1;
+		return -1;
+	}
+	*step = pc.step_s;
+	*peak = pc.mem_bytes; /* the reserve included, as cost answers it */
+	return 0;
+}
+
+/* the log errors of the step times (r[k], 0 for skip) and their derivatives
+ * by the log factors (central differences) at fac; 0, or -1 */
+static int residuals(fitctx *f, const double fac[3], int skip, double *r, double (*jac)[2])
+{
+	const double h = 1e-4;
+	for (int k = 0; k < f->n; k++) {
+		double step, peak, t[3];
+		r[k] = jac[k][0] = jac[k][1] = 0;
+		if (k == skip)
+			continue;
+		if (price(f, k, fac, &step, &peak))
+			return -1;
+		r[k] = log(step / f->r[k].step_s);
+		for (int i = 0; i < 2; i++) {
+			double up, down;
+			memcpy(t, fac, sizeof t);
+			t[i] = fac[i] * exp(h);
+			if (price(f, k, t, &up, &peak))
+				return -1;
+			t[i] = fac[i] * exp(-h);
+			if (price(f, k, t, &down, &peak))
+				return -1;
+			jac[k][i] = (log(up) - log(down)) / (2 * h);
+		}
+	}
+	return 0;
+}
+
+/* the step factors fitted on every run but skip (-1: all): Gauss-Newton on
+ * the log factors with a little damping, each step clamped to the bounds */
+static void fit_steps(fitctx *f, double fac[3], int skip)
+{
+	fac[0] = fac[1] = 1;
+	double *r = pl_calloc((size_t)f->n + 1, sizeof *r);
+	double(*jac)[2] = pl_calloc((size_t)f->n + 1, sizeof *jac);
+	for (int it = 0; r && jac && it < 50; it++) {
+		if (residuals(f, fac, skip, r, jac))
+			break;
+		double a = 0, b = 0, d = 0, g0 = 0, g1 = 0; /* J^T J = [a b; b d], J^T r */
+		for (int k = 0; k < f->n; k++) {
+			a += jac[k][0] * jac[k][0];
+			b += jac[k][0] * jac[k][1];
+			d += jac[k][1] * jac[k][1];
+			g0 += jac[k][0] * r[k];
+			g1 += jac[k][1] * r[k];
+		}
+		double lam = 1e-6 * (a + d) + 1e-12;
+		a += lam;
+		d += lam;
+		double det = a * d - b * b;
+		if (!(fabs(det) > 0))
+			break;
+		double s0 = (d * g0 - b * g1) / det, s1 = (a * g1 - b * g0) / det;
+		double lo = log(PL_FIT_MIN), hi = log(PL_FIT_MAX);
+		double x0 = fmin(fmax(log(fac[0]) - s0, lo), hi), x1 = fmin(fmax(log(fac[1]) - s1, lo), hi);
+		double moved = fabs(x0 - log(fac[0])) + fabs(x1 - log(fac[1]));
+		fac[0] = exp(x0);
+		fac[1] = exp(x1);
+		if (moved < 1e-7)
+			break;
+	}
+	free(r);
+	free(jac);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* the memory factor: per run with a measured peak, the factor of its kept
+ * activations that makes the predicted peak the measured one (the peak is
+ * linear in it); the median, within [1, PL_FIT_MEM_MAX]; 1 without any */
+static double fit_memory(fitctx *f, const double fac[3])
+{
+	double *v = pl_malloc(sizeof *v * (size_t)(f->n + 1));
+	int m = 0;
+	for (int k = 0; v && k < f->n; k++) {
+		double one[3] = {fac[0], fac[1], 1}, two[3] = {fac[0], fac[1], 2}, s, p1, p2;
+		if (!(f->r[k].peak_bytes > 0) || price(f, k, one, &s, &p1) || price(f, k, two, &s, &p2) ||
+		    !(p2 > p1))
+			continue;
+		v[m++] = 1 + (f->r[k].peak_bytes - p1) / (p2 - p1);
+	}
+	double r = 1;
+	if (m) {
+		qsort(v, (size_t)m, sizeof *v, cmp_double);
+		r = m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+	}
+	free(v);
+	return fmin(fmax(r, 1), PL_FIT_MEM_MAX);
+}
+
+/* one line of RUNS: {"model", "plan", "step_seconds"[, "peak_memory_bytes", "name"]}, paths
+ * relative to RUNS's folder */
+static pl_status read_run(const cJSON *o, const char *file, int line, const char *dir, run *r,
+                          pl_err *err)
+{
+	const char *model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "model")),
+	           *plan = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "plan")),
+	           *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "name"));
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "step_seconds"),
+	            *pk = cJSON_GetObjectItemCaseSensitive(o, "peak_memory_bytes");
+	if (!cJSON_IsObject(o) || !model || !plan)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: expected {\"model\": PATH, \"plan\": PATH, \"step_seconds\": "
+		                  "S} (paths relative to the runs file)",
+		                  file, line);
+	if (!cJSON_IsNumber(st) || !(st->valuedouble > 0) || !isfinite(st->valuedouble))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: step_seconds: expected the measured step, seconds > 0", file,
+		                  line);
+	if (pk && (!cJSON_IsNumber(pk) || !(pk->valuedouble > 0) || !(pk->valuedouble < 1e18)))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: peak_memory_bytes: expected bytes > 0 (or leave it out)",
+		                  file, line);
+	snprintf(r->name, sizeof r->name, "%s", name ? name : plan);
+	r->step_s = st->valuedouble;
+	r->peak_bytes = pk ? pk->valuedouble : 0;
+	char path[4096];
+	snprintf(path, sizeof path, "%s%s", model[0] == '/' ? "" : dir, model);
+	pl_status s = pl_graph_load_file(&r->g, path, err);
+	if (s)
+		return s;
+	snprintf(r->where, sizeof r->where, "%s%s", plan[0] == '/' ? "" : dir, plan);
+	char *text;
+	size_t len;
+	if ((s = pl_read_file(r->where, &text, &len, err)))
+		return s;
+	s = pl_json_parse(text, len, r->where, &r->plan, err);
+	free(text);
+	return s;
+}
+
+static void print_row(const char *name, double meas, double before, double after, double loo)
+{
+	printf("%-32.32s %10.4f %10.4f %7.3f %10.4f %7.3f %7.3f\n", name, meas, before,
+	       before / meas, after, after / meas, loo / meas);
+}
+
+/* Long on purpose (about 130 lines): the command's steps in order -- read the
+ * runs, check they share a cluster, fit, leave each out, report, write. */
+int pl_cmd_calibrate_runs(const char *file, const char *out)
+{
+	pl_err err = {{0}};
+	fitctx f = {.err = &err};
+	char *text = NULL, dir[4096] = "";
+	size_t len;
+	pl_status st = pl_read_file(file, &text, &len, &err);
+	const char *slash = strrchr(file, '/');
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s/", (int)(slash - file), file);
+	int cap = 0, line = 0;
+	for (char *p = text, *nl; !st && p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		line++;
+		size_t k = 0;
+		while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r'))
+			k++;
+		if (k == n || p[k] == '#')
+			continue;
+		cJSON *o = NULL;
+		char where[4200];
+		snprintf(where, sizeof where, "%s:%d", file, line);
+		if ((st = pl_json_parse(p, n, where, &o, &err)))
+			break;
+		if (f.n == cap) {
+			cap = cap ? 2 * cap : 16;
+			run *nr = pl_realloc(f.r, sizeof *nr * (size_t)cap);
+			if (!nr) {
+				cJSON_Delete(o);
+				st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+				break;
+			}
+			f.r = nr;
+		}
+		memset(&f.r[f.n], 0, sizeof f.r[f.n]);
+		st = read_run(o, file, line, dir, &f.r[f.n], &err);
+		f.n++;
+		cJSON_Delete(o);
+	}
+	free(text);
+	if (!st && f.n == 0)
+		st = pl_err_set(&err, PL_EINVAL, "%s: no runs (one JSON object a line)", file);
+	/* one cluster for all: the first run's, and every other's device the same */
+	for (int k = 0; !st && k < f.n; k++) {
+		pl_cluster c;
+		if ((st = pl_plan_cluster(f.r[k].plan, f.r[k].where, &c, &err)))
+			break;
+		if (k == 0)
+			f.base = c;
+		else if (strcmp(c.device_name, f.base.device_name))
+			st = pl_err_set(&err, PL_EINVAL,
+			                "%s: the plan is for %s, the first run's for %s: fit each "
+			                "device's runs apart",
+			                f.r[k].where, c.device_name, f.base.device_name);
+	}
+	if (!st && (pl_fit(f.base.fit_compute) != 1 || pl_fit(f.base.fit_comm) != 1 ||
+	            pl_fit(f.base.fit_memory) != 1)) {
+		fprintf(stderr, "planner: note: the runs' cluster has fitted factors already; the "
+		                "fit starts from the model without them\n");
+		f.base.fit_compute = f.base.fit_comm = f.base.fit_memory = 0;
+	}
+	double one[3] = {1, 1, 1}, fac[3] = {1, 1, 1};
+	double *before = NULL, *loo = NULL;
+	if (!st && (!(before = pl_calloc((size_t)f.n, sizeof *before)) ||
+	            !(loo = pl_calloc((size_t)f.n, sizeof *loo))))
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+	for (int k = 0; !st && k < f.n; k++) {
+		double peak;
+		if (price(&f, k, one, &before[k], &peak))
+			st = PL_EINVAL;
+	}
+	if (!st) {
+		fit_steps(&f, fac, -1);
+		fac[2] = fit_memory(&f, fac);
+		for (int k = 0; f.n > 1 && k < f.n; k++) { /* leave-one-out */
+			double t[3] = {1, 1, fac[2]}, peak;
+			fit_steps(&f, t, k);
+			price(&f, k, t, &loo[k], &peak);
+		}
+		st = f.failed ? PL_EINVAL : PL_OK;
+	}
+	if (!st) {
+		printf("%d run%s on %s (%s)\n", f.n, f.n == 1 ? "" : "s", f.base.name,
+		       f.base.device_name);
+		printf("%-32s %10s %10s %7s %10s %7s %7s\n", "run", "measured", "model", "ratio",
+		       "fitted", "ratio", "loo");
+		double e0 = 0, e1 = 0, el = 0, w0 = 0, wl = 0;
+		for (int k = 0; k < f.n; k++) {
+			double after = NAN, peak;
+			price(&f, k, fac, &after, &peak);
+			print_row(f.r[k].name, f.r[k].step_s, before[k], after,
+			          f.n > 1 ? loo[k] : NAN);
+			e0 += fabs(before[k] / f.r[k].step_s - 1) / f.n;
+			e1 += fabs(after / f.r[k].step_s - 1) / f.n;
+			el += fabs(loo[k] / f.r[k].step_s - 1) / f.n;
+			w0 += fabs(before[k] / f.r[k].step_s - 1) <= 0.1;
+			wl += fabs(loo[k] / f.r[k].step_s - 1) <= 0.1;
+		}
+		printf("fitted: compute %.3f, communication %.3f, memory %.3f (bounds %.2f-%.0f, "
+		       "%.2f-%.0f, 1-%.0f)\n",
+		       fac[0], fac[1], fac[2], PL_FIT_MIN, PL_FIT_MAX, PL_FIT_MIN, PL_FIT_MAX,
+		       PL_FIT_MEM_MAX);
+		printf("mean |error|: model %.1f %% (%d of %d within 10 %%), fitted in-sample %.1f %%",
+		       100 * e0, (int)w0, f.n, 100 * e1);
+		if (f.n > 1)
+			printf(", leave-one-out %.1f %% (%d of %d within 10 %%)", 100 * el, (int)wl, f.n);
+		putchar('\n');
+		f.base.fit_compute = fac[0];
+		f.base.fit_comm = fac[1];
+		f.base.fit_memory = fac[2];
+		snprintf(f.base.source, sizeof f.base.source,
+		         "planner calibrate --from-runs %s (%d runs)", file, f.n);
+		if (out) {
+			cJSON *info = cJSON_CreateObject();
+			cJSON_AddStringToObject(info, "runs_file", file);
+			cJSON_AddNumberToObject(info, "runs", f.n);
+			cJSON_AddNumberToObject(info, "mean_abs_error_before", e0);
+			cJSON_AddNumberToObject(info, "mean_abs_error_fitted", e1);
+			if (f.n > 1)
+				cJSON_AddNumberToObject(info, "mean_abs_error_leave_one_out", el);
+			st = pl_cli_write_cluster(&f.base, "fit_from_runs", info, out, 0, &err);
+			if (!st)
+				printf("wrote %s\n", out);
+		}
+	}
+	for (int k = 0; k < f.n; k++) {
+		pl_graph_free(f.r[k].g);
+		cJSON_Delete(f.r[k].plan);
+	}
+	free(f.r);
+	free(before);
+	free(loo);
+	return st ? pl_cli_fail(st, &err) : 0;
+}
