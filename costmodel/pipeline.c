@@ -378,6 +378,27 @@ static double backward_need(const pl_problem *p, int64_t *const *splits, int o, 
 	return tmp + staging + *add;
 }
 
+/* The forward's need at op o beyond the kept activations: its inputs and
+ * outputs that no backward keeps live while it runs (a Resize's output the
+ * next op reads and drops still takes its bytes), each at its home layout. */
+static double forward_need(const pl_problem *p, int o, const double *home)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[o];
+	double need = 0;
+	for (int k = 0; k < op->noutputs; k++)
+		if (!p->kept[op->out[k]])
+			need += home[op->out[k]];
+	for (int i = 0; i < op->ninputs; i++) {
+		int t = op->in[i], again = 0;
+		for (int j = 0; j < i; j++)
+			again |= op->in[j] == t;
+		if (!again && g->tensors[t].producer >= 0 && !p->kept[t])
+			need += home[t];
+	}
+	return need;
+}
+
 /* pl_job_transient of stages 0..pp-1 at once (ops of a stage are a run of
  * the op order), before the in-flight activations are known: stage s's
  * backward peak into peak_out[s], its step-end gradient bucket into
@@ -460,6 +481,8 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		/* the step's end, the activations given back: the gradients of the
 		 * data-parallel all-reduce packed into a bucket; what it holds
 		 * beyond the backward's peak counts (transient_beside) */
+		for (int o = (int)a; p->kept && o < b; o++) /* or the forward's, if more */
+			peak = fmax(peak, forward_need(p, o, home));
 		peak_out[s] = peak;
 		bucket[s] = fmin(dpg[s], PL_GRAD_BUCKET_BYTES);
 		a = b;

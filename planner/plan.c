@@ -425,7 +425,8 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 			    err, PL_ETIMEOUT,
 			    "the time limit of %g s ran out (%.3g s) before a plan fit "
 			    "the memory limit of %.0f bytes per device beside its "
-			    "gradients and scratch in the backward",
+			    "transient bytes (gradients and scratch in the backward, or the "
+			    "forward's tensors no backward keeps)",
 			    so->time_limit_s, spent, M);
 		pl_status st =
 		    M > 0 && o.memory_limit <= 0 ? PL_EINFEASIBLE : s->run(p, &o, r, err);
@@ -473,7 +474,8 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 	}
 	return pl_err_set(err, PL_EINFEASIBLE,
 	                  "no plan fits the memory limit of %.0f bytes per device beside its "
-	                  "gradients and scratch in the backward (every plan needs at least "
+	                  "transient bytes (gradients and scratch in the backward, or the "
+	                  "forward's tensors no backward keeps: every plan needs at least "
 	                  "%.0f bytes of them; the last plan tried %.0f)",
 	                  M, floor, t);
 }

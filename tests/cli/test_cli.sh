@@ -1435,6 +1435,31 @@ jq '.fitted.compute = 10' "$T/fit/fitted.json" > "$T/fit/bad-cluster.json"
 check "a cluster's fitted factor out of its bounds: exit 2 naming it" \
   '[ $? -eq 2 ] && grep -q "fitted.compute: expected a finite number from 0.25 to 4" "$T/err"'
 
+printf '%s' '{"format": "planner.model/1", "name": "x", "tensors": {"x": {"shape": [8, 16], "role": "input"},
+ "w": {"shape": [16, 16], "role": "param"}}, "ops": [{"name": "mm", "type": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]},
+ {"name": "c", "type": "Clip", "inputs": ["y"], "outputs": ["z"], "attrs": {"min": 2, "max": 1}}], "outputs": ["z"]}' > "$T/clip.json"
+"$PLANNER" search "$T/clip.json" --devices 2 > /dev/null 2> "$T/err"
+check "Clip with min above max: exit 2 naming the op and both bounds" \
+  '[ $? -eq 2 ] && grep -q "op .c.: attrs.min 2 is above attrs.max 1" "$T/err"'
+printf '%s' '{"format": "planner.model/1", "name": "x", "tensors": {"emb": {"shape": [10, 16], "role": "param"},
+ "idx": {"shape": [4], "dtype": "int64", "role": "const", "values": [0, 3, 10, 2]}},
+ "ops": [{"name": "g", "type": "Gather", "inputs": ["emb", "idx"], "outputs": ["y"]}], "outputs": ["y"]}' > "$T/gather.json"
+"$PLANNER" search "$T/gather.json" --devices 2 > /dev/null 2> "$T/err"
+check "constant Gather indices outside the axis: exit 2 naming the index and the range" \
+  '[ $? -eq 2 ] && grep -q "constant indices .idx.\[2\] = 10: outside axis 0 of .emb. (size 10): expected -10 to 9" "$T/err"'
+sed 's/\[0, 3, 10, 2\]/[0, 3, 9, -10]/' "$T/gather.json" > "$T/gather-ok.json"
+"$PLANNER" search "$T/gather-ok.json" --devices 2 > /dev/null 2>&1
+check "constant Gather indices from -n to n-1 are accepted" '[ $? -eq 0 ]'
+# a 10^9 x 10^9 Resize that a ReduceSum reads and drops: no backward keeps it, yet it lives
+printf '%s' '{"format": "planner.model/1", "name": "rz", "tensors": {"x": {"shape": [1, 1, 4, 4], "role": "input"},
+ "w": {"shape": [1], "role": "param"}}, "ops": [{"name": "r", "type": "Resize", "inputs": ["x"], "outputs": ["z"],
+ "attrs": {"mode": "nearest", "shape": [1000000000, 1000000000]}}, {"name": "s", "type": "ReduceSum", "inputs": ["z"],
+ "outputs": ["q"], "attrs": {"keepdims": 0}}, {"name": "m", "type": "Mul", "inputs": ["q", "w"], "outputs": ["l"]}],
+ "outputs": ["l"]}' > "$T/resize.json"
+"$PLANNER" search "$T/resize.json" --devices 2 > /dev/null 2> "$T/err"
+check "a forward output no backward keeps still counts while it lives (a 10^18-element Resize does not fit: exit 3)" \
+  '[ $? -eq 3 ] && grep -q "no plan fits the memory limit" "$T/err"'
+
 # --- utilisation: search, cost and explain state MFU, model TFLOP/s and tokens/s per device;
 #     no plan claims an MFU above what the cluster's matrix kernels reach (the GEMM curve's
 #     asymptote, which attention's kernels stay under too)
