@@ -803,6 +803,56 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
  * its tensor_map entry counts from the right), and its batch over the
  * devices left (MindSpore's data parallel); ops that do not fit, and ops
  * without such a weight, are left to the search. */
+/* A MindSpore layout of one of the model's params must be one: dev_matrix
+ * 1 to PL_MAX_AXES axes of integer sizes >= 1 (their product at most
+ * PL_MAX_DEVICES), tensor_map one integer per dimension of the param from -1
+ * to the axes' count - 1, no axis twice. Layouts of names the model does not
+ * have are MindSpore's graph's own and stay unread. */
+static pl_status check_layouts(const pl_graph *g, const cJSON *layouts, const char *where,
+                               pl_err *err)
+{
+	const cJSON *li;
+	if (!cJSON_IsObject(layouts))
+		return PL_OK;
+	cJSON_ArrayForEach (li, layouts) {
+		int t = pl_graph_find_tensor(g, li->string);
+		if (t < 0 || g->tensors[t].role != PL_ROLE_PARAM)
+			continue;
+		const pl_tensor *x = &g->tensors[t];
+		const cJSON *dm = cJSON_GetObjectItemCaseSensitive(li, "dev_matrix"),
+		            *tm = cJSON_GetObjectItemCaseSensitive(li, "tensor_map"), *e;
+		int nd = cJSON_GetArraySize(dm), ok = cJSON_IsArray(dm) && nd >= 1 && nd <= PL_MAX_AXES;
+		double all = 1;
+		if (ok)
+			cJSON_ArrayForEach (e, dm) {
+				ok &= cJSON_IsNumber(e) && e->valuedouble >= 1 &&
+				      e->valuedouble == floor(e->valuedouble);
+				all *= ok ? e->valuedouble : 1;
+			}
+		if (!ok || all > PL_MAX_DEVICES)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: parallel_layout_item.%s.dev_matrix: expected 1 to %d "
+			                  "integer axis sizes >= 1, at most %d devices in all",
+			                  where, li->string, PL_MAX_AXES, PL_MAX_DEVICES);
+		unsigned used = 0;
+		ok = cJSON_IsArray(tm) && cJSON_GetArraySize(tm) == x->rank;
+		if (ok)
+			cJSON_ArrayForEach (e, tm) {
+				double m = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+				ok &= m >= -1 && m < nd && m == floor(m) &&
+				      (m < 0 || !(used >> (int)m & 1));
+				if (ok && m >= 0)
+					used |= 1u << (int)m;
+			}
+		if (!ok)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: parallel_layout_item.%s.tensor_map: expected %d integers "
+			                  "(one per dimension of the param) from -1 to %d, no axis twice",
+			                  where, li->string, x->rank, nd - 1);
+	}
+	return PL_OK;
+}
+
 static void by_param_names(const pl_graph *g, const cJSON *layouts, int64_t **splits, int *has)
 {
 	if (!cJSON_IsObject(layouts))
@@ -946,8 +996,11 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 				    "no strategy",
 				    where, g->ops[o].name);
 	if (foreign) {
-		by_param_names(g, cJSON_GetObjectItemCaseSensitive(root, "parallel_layout_item"),
-		               splits, has);
+		const cJSON *layouts = cJSON_GetObjectItemCaseSensitive(root, "parallel_layout_item");
+		pl_status st = check_layouts(g, layouts, where, err);
+		if (st)
+			return st;
+		by_param_names(g, layouts, splits, has);
 		int any = 0;
 		for (int o = 0; o < g->nops; o++)
 			any |= has[o];

@@ -1241,6 +1241,19 @@ rc=$?
   -o "$T/prop.json" > /dev/null 2>&1
 check "cost of a MindSpore-written strategy file: its weights' layouts kept, the rest propagated (propagate --load's step, said on stderr)" \
   '[ $rc -eq 0 ] && [ "$(jq .step_seconds "$T/c.json")" = "$(jq .cost.step_seconds "$T/prop.json")" ] && grep -q "is a MindSpore strategy file" "$T/err"'
+bad=""
+for edit in '.parallel_layout_item.wte.dev_matrix = [0, 2]|parallel_layout_item.wte.dev_matrix' \
+            '.parallel_layout_item.wte.dev_matrix = "x"|parallel_layout_item.wte.dev_matrix' \
+            '.parallel_layout_item.wte.tensor_map = [7, -1]|parallel_layout_item.wte.tensor_map' \
+            '.parallel_layout_item.wte.tensor_map = [0]|parallel_layout_item.wte.tensor_map' \
+            '.parallel_layout_item.wte.tensor_map = [0, 0]|parallel_layout_item.wte.tensor_map'; do
+  IFS='|' read -r expr want <<< "$edit"
+  jq "$expr" "$T/mindspore.json" > "$T/ms-bad.json"
+  "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --load "$T/ms-bad.json" -o "$T/ms-bad.plan" > /dev/null 2> "$T/err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "$want" "$T/err" && [ ! -e "$T/ms-bad.plan" ] || bad="$bad '$expr'(exit $rc)"
+done
+check "a MindSpore strategy file whose layout of a model param cannot be one: exit 2 naming the param and field (not searched instead)${bad:+:$bad}" '[ -z "$bad" ]'
 "$PLANNER" cost "$SRC/examples/gpt-small.json" --strategy "$T/mindspore.json" > /dev/null 2> "$T/err"
 check "cost of a MindSpore strategy file without --devices/--cluster: exit 2 naming the file" \
   '[ $? -eq 2 ] && grep -q "mindspore.json: the plan has no cluster block" "$T/err"'
