@@ -1,6 +1,7 @@
 /* Strategy checkpoint writer and reader. The writer derives everything but
  * the strategies (layouts, slice shapes, groups) from the op rules; the
  * reader needs only parallel_strategy_item. */
+#define _GNU_SOURCE /* qsort_r */
 #include "planner/checkpoint.h"
 
 #include "planner/parts.h"
@@ -244,6 +245,31 @@ static void weight_axes(const pl_graph *g, int64_t *const *splits, int64_t mesh,
 			*cut |= 1u << l->map[d][k];
 }
 
+/* common_layout's sort: by cut, then device matrix, then index */
+typedef struct layout_keys {
+	const pl_layout *l;
+	const uint32_t *cut;
+} layout_keys;
+
+static int layout_key_diff(const layout_keys *k, int a, int b)
+{
+	const pl_devmat *x = &k->l[a].dm, *y = &k->l[b].dm;
+	if (k->cut[a] != k->cut[b])
+		return k->cut[a] < k->cut[b] ? -1 : 1;
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	for (int i = 0; i < x->n; i++)
+		if (x->size[i] != y->size[i])
+			return x->size[i] < y->size[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_layout_key(const void *pa, const void *pb, void *keys)
+{
+	int a = *(const int *)pa, b = *(const int *)pb, d = layout_key_diff(keys, a, b);
+	return d ? d : (a > b) - (a < b);
+}
+
 /* Among the weights of t's kind in every layer, the one whose groups most of
  * them share (the first of equals); *except lists those that differ (NULL
  * when none). Returns the tensor and sets its op and slot. */
@@ -262,16 +288,26 @@ static int common_layout(const pl_graph *g, int64_t *const *splits, int64_t mesh
 		weight_axes(g, splits, mesh, u, &l[n], &cut[n]);
 		kin[n++] = u;
 	}
+	/* the most common (cut, device matrix), the first of equals: sorted, so
+	 * that a model of many layers is not n^2 (one entry per layer) */
 	int best = 0, best_count = -1;
-	for (int i = 0; i < n; i++) {
-		int c = 0;
-		for (int j = 0; j < n; j++)
-			c += cut[i] == cut[j] && pl_devmat_equal(&l[i].dm, &l[j].dm);
-		if (c > best_count) {
-			best_count = c;
-			best = i;
+	int *ix = pl_malloc(sizeof *ix * ((size_t)n + 1));
+	if (!ix)
+		goto done;
+	for (int i = 0; i < n; i++)
+		ix[i] = i;
+	layout_keys keys = {l, cut};
+	qsort_r(ix, (size_t)n, sizeof *ix, cmp_layout_key, &keys);
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i; j < n && !layout_key_diff(&keys, ix[i], ix[j]); j++)
+			;
+		/* a run holds one key, in index order: ix[i] is its first */
+		if (j - i > best_count || (j - i == best_count && ix[i] < best)) {
+			best_count = j - i;
+			best = ix[i];
 		}
 	}
+	free(ix);
 	if (n > 0 && best_count < n) {
 		*except = cJSON_CreateArray();
 		for (int j = 0; j < n; j++)

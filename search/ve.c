@@ -759,34 +759,90 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	return register_factor(v, gi) ? -1 : gi;
 }
 
-int ve_run(ve *v)
+/* ve_run's queue of candidates: the cheapest elimination first (least work,
+ * then fewest tables, then the lowest variable, as a scan in variable order
+ * would pick), entries of a variable whose tables changed since skipped */
+typedef struct cand {
+	double work;
+	int nf, x;
+	unsigned ver;
+} cand;
+
+static int cand_less(const cand *a, const cand *b)
+{
+	return a->work != b->work ? a->work < b->work : a->nf != b->nf ? a->nf < b->nf : a->x < b->x;
+}
+
+static void heap_push(cand *h, size_t *n, cand c)
+{
+	size_t i = (*n)++;
+	while (i > 0 && cand_less(&c, &h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = c;
+}
+
+static cand heap_pop(cand *h, size_t *n)
+{
+	cand top = h[0], last = h[--*n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && cand_less(&h[c + 1], &h[c]))
+			c++;
+		if (!cand_less(&h[c], &last))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+/* x's candidate at its current tables */
+static cand candidate(const ve *v, int x, unsigned ver)
 {
 	int F[VE_MAXF], N[VE_MAXK], nF, nN;
-	for (;;) {
-		if (v->deadline > 0 && ve_now() > v->deadline) {
+	double size;
+	if (gather(v, x, F, &nF, N, &nN, &size))
+		size = 1e300; /* too wide for now; maybe later */
+	return (cand){.work = size * v->dom[x], .nf = nF, .x = x, .ver = ver};
+}
+
+/* Greedy elimination, the cheapest variable first. An elimination changes
+ * the tables of the variables in its new table's scope and no others, so
+ * only those are priced again (a version per variable marks the stale
+ * queue entries): O((n + n K) log n) for n variables and scopes of K, where
+ * scanning every variable at each step was O(n^2). */
+int ve_run(ve *v)
+{
+	int F[VE_MAXF], N[VE_MAXK], nF, nN, rc = 0;
+	size_t cap = (size_t)v->nvar * (VE_MAXK + 1) + 16, n = 0;
+	cand *h = pl_malloc(sizeof *h * cap);
+	unsigned *ver = pl_calloc((size_t)v->nvar + 1, sizeof *ver);
+	if (!h || !ver) {
+		snprintf(v->fail, sizeof v->fail, "out of memory");
+		rc = -1;
+		goto done;
+	}
+	for (int x = 0; x < v->nvar; x++)
+		if (v->active[x] && !v->keep[x] && !v->done[x])
+			heap_push(h, &n, candidate(v, x, 0));
+	for (unsigned long step = 0; n > 0; step++) {
+		if ((step & 255) == 0 && v->deadline > 0 && ve_now() > v->deadline) {
 			snprintf(v->fail, sizeof v->fail, "the time limit ran out");
-			return -1;
+			rc = -1;
+			break;
 		}
-		int best = -1;
-		double best_size = 0;
-		int best_nf = 0;
-		for (int x = 0; x < v->nvar; x++) {
-			if (!v->active[x] || v->keep[x] || v->done[x])
-				continue;
-			double size;
-			if (gather(v, x, F, &nF, N, &nN, &size))
-				size = 1e300; /* too wide for now; maybe later */
-			double work = size * v->dom[x];
-			if (best < 0 || work < best_size || (work == best_size && nF < best_nf)) {
-				best = x;
-				best_size = work;
-				best_nf = nF;
-			}
-		}
-		if (best < 0)
-			return 0;
+		cand c = heap_pop(h, &n);
+		if (c.ver != ver[c.x] || v->done[c.x])
+			continue;
 		double size;
-		int wide = gather(v, best, F, &nF, N, &nN, &size);
+		int best = c.x, wide = gather(v, best, F, &nF, N, &nN, &size);
 		if (wide == -1)
 			snprintf(v->fail, sizeof v->fail,
 			         "an op has more than %d neighbouring tables: the graph is too "
@@ -797,11 +853,30 @@ int ve_run(ve *v)
 			         "every op left would join more than %d others in one table: the "
 			         "graph is too entangled for exact dp",
 			         VE_MAXK);
-		if (wide)
-			return -1;
-		if (combine(v, best, F, nF, N, nN, size) < 0)
-			return -1;
+		if (wide || combine(v, best, F, nF, N, nN, size) < 0) {
+			rc = -1;
+			break;
+		}
+		for (int k = 0; k < nN; k++) { /* the new table's scope: priced again */
+			int u = N[k];
+			if (!v->active[u] || v->keep[u] || v->done[u])
+				continue;
+			if (n == cap) {
+				cand *nh = pl_realloc(h, sizeof *nh * (cap *= 2));
+				if (!nh) {
+					snprintf(v->fail, sizeof v->fail, "out of memory");
+					rc = -1;
+					goto done;
+				}
+				h = nh;
+			}
+			heap_push(h, &n, candidate(v, u, ++ver[u]));
+		}
 	}
+done:
+	free(h);
+	free(ver);
+	return rc;
 }
 
 static size_t index_of(const ve_factor *f, const int *a)
