@@ -925,6 +925,7 @@ static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
 	const char *mode = "dp", *load = NULL, *out = NULL;
+	int mode_given = 0;
 	int json = 0, prog = 0, cap = 0;
 	const char *dump_lp = NULL, *why_not = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
@@ -986,7 +987,10 @@ static int cmd_search(int argc, char **argv)
 				return rc;
 			break;
 		}
-		case 'm': mode = optarg; break;
+		case 'm':
+			mode = optarg;
+			mode_given = 1;
+			break;
 		case 'l': load = optarg; break;
 		case 'o': out = optarg; break;
 		case 'P': {
@@ -1143,7 +1147,16 @@ static int cmd_search(int argc, char **argv)
 	                         .dump_lp = dump_lp,
 	                         .ilp_cost_edges = cost_edges > 0,
 	                         .progress = prog || isatty(2) ? on_progress : NULL};
-	if ((st = pl_plan_search(g, &cl, &po, &ck, &secs, &err)))
+	st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	if (st && !mode_given && strstr(err.msg, "too entangled for exact dp")) {
+		/* the default search plans every graph: dp where its tables stay
+		 * small, else auto's fall-back (rec, its gap to a lower bound said) */
+		fprintf(stderr, "planner: note: %s; the default search plans it with --mode auto\n",
+		        err.msg);
+		po.mode = "auto";
+		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	}
+	if (st)
 		goto cleanup;
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;

@@ -9,9 +9,12 @@
  * the faster plan is kept. If dp cannot solve the graph (a table too large,
  * the time limit), rec's plan is returned: rec is fast and runs to its end
  * even when the time limit has run out. The result's why says what ran. */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "planner/alloc.h"
 #include "search/search.h"
 #include "search/ve.h"
 
@@ -37,6 +40,69 @@ static double left(const pl_search_opts *o, double t0)
 	return l > 1e-3 ? l : 1e-3;
 }
 
+/* the summed objective of a choice (node + edge tables, as dp sums them),
+ * its memory into *mem */
+static double objective(pl_problem *p, const int *choice, double *mem)
+{
+	double t = 0, m = 0;
+	for (int o = 0; o < p->nops; o++) {
+		const pl_nodecost *nc = pl_problem_node(p, o) + choice[o];
+		t += nc->compute_s + nc->comm_s;
+		m += nc->mem_bytes;
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		t += pl_problem_edge(p, e)[(size_t)choice[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
+		                           (size_t)choice[ed->dst_op]];
+	}
+	*mem = m;
+	return t;
+}
+
+/* Iterated conditional modes: each op in turn takes the candidate that is
+ * cheapest with its neighbours' fixed (its node and incident edges), the
+ * memory limit kept, until a sweep changes nothing. A local optimum: no op
+ * alone can improve the plan. */
+static void polish(pl_problem *p, int *choice, double limit)
+{
+	double mem, cur = objective(p, choice, &mem);
+	for (int sweep = 0, changed = 1; changed && sweep < 100; sweep++) {
+		changed = 0;
+		for (int o = 0; o < p->nops; o++) {
+			const pl_nodecost *nc = pl_problem_node(p, o);
+			int best = choice[o];
+			double best_d = 0;
+			for (int k = 0; k < p->nstrat[o]; k++) {
+				if (k == choice[o])
+					continue;
+				double d = nc[k].compute_s + nc[k].comm_s -
+				           (nc[choice[o]].compute_s + nc[choice[o]].comm_s);
+				double dm = nc[k].mem_bytes - nc[choice[o]].mem_bytes;
+				if (limit > 0 && mem + dm > limit)
+					continue;
+				for (int i = 0; i < p->op_nedges[o]; i++) {
+					const pl_edge *ed = &p->edges[p->op_edges[o][i]];
+					const double *tab = pl_problem_edge(p, p->op_edges[o][i]);
+					size_t nd = (size_t)p->nstrat[ed->dst_op];
+					int a = choice[ed->src_op], b = choice[ed->dst_op];
+					int a2 = ed->src_op == o ? k : a, b2 = ed->dst_op == o ? k : b;
+					d += tab[(size_t)a2 * nd + (size_t)b2] - tab[(size_t)a * nd + (size_t)b];
+				}
+				if (d < best_d - 1e-15 * fabs(cur)) {
+					best_d = d;
+					best = k;
+				}
+			}
+			if (best != choice[o]) {
+				mem += nc[best].mem_bytes - nc[choice[o]].mem_bytes;
+				cur += best_d;
+				choice[o] = best;
+				changed = 1;
+			}
+		}
+	}
+}
+
 /* rec's plan after dp failed with dperr. rec runs without the time limit:
  * it is the last resort, and it takes about 0.1 s on GPT-3 175B and 512
  * devices, so a plan that comes back a little late beats no plan. */
@@ -46,7 +112,74 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 	pl_search_opts ro = *o;
 	ro.time_limit_s = 0;
 	pl_status st = pl_search_rec(p, &ro, r, err);
-	if (st == PL_OK)
+	if (st != PL_OK)
+		return st;
+	/* rec's partial cuts may be off the candidates: a local search over the
+	 * candidates, from each op's cheapest alone and from data parallel, is
+	 * priced beside it and the fastest plan kept (an entangled graph is where rec's splits go wrong:
+	 * DenseNet's concatenations) */
+	for (int start = 0; start < 2; start++) {
+		int *c = pl_calloc((size_t)p->nops + 1, sizeof *c);
+		if (!c)
+			break;
+		for (int o = 0; o < p->nops; o++) {
+			/* each op's cheapest alone; or its deepest cut of its first
+			 * input's first dimension (the batch: data parallel), cheapest
+			 * of those */
+			const pl_nodecost *nc = pl_problem_node(p, o);
+			const pl_op *op = &p->g->ops[o];
+			int nl = op->spec.nloops, lb = -1;
+			if (start == 1 && op->ninputs > 0 && p->g->tensors[op->in[0]].rank > 0 &&
+			    op->spec.in[0][0].count)
+				lb = op->spec.in[0][0].first;
+			for (int k = 1; k < p->nstrat[o]; k++) {
+				int64_t bk = lb >= 0 ? p->strat[o][(size_t)k * nl + lb] : 0,
+				        bc = lb >= 0 ? p->strat[o][(size_t)c[o] * nl + lb] : 0;
+				double tk = nc[k].compute_s + nc[k].comm_s,
+				       tc = nc[c[o]].compute_s + nc[c[o]].comm_s;
+				if (bk > bc || (bk == bc && tk < tc))
+					c[o] = k;
+			}
+		}
+		double mem;
+		polish(p, c, o->memory_limit);
+		objective(p, c, &mem);
+		pl_search_result q = {.choice = c};
+		if ((o->memory_limit <= 0 || mem <= o->memory_limit) && !pl_search_result_price(p, &q) &&
+		    q.step_s < r->step_s) {
+			free(r->choice);
+			free(r->splits);
+			r->choice = c;
+			r->splits = NULL;
+			r->step_s = q.step_s;
+			r->mem_bytes = q.mem_bytes;
+			c = NULL;
+		}
+		free(c);
+	}
+	/* a lower bound of every plan's step: each op's kernels at its cheapest
+	 * candidate, no communication (kernels of one device run one at a time);
+	 * the gap says how far rec's plan may be from the optimum */
+	double lb = 0;
+	for (int op = 0; op < p->nops; op++) {
+		const pl_nodecost *nc = pl_problem_node(p, op);
+		double least = HUGE_VAL;
+		for (int k = 0; nc && k < p->nstrat[op]; k++)
+			least = fmin(least, nc[k].compute_s);
+		lb += isfinite(least) ? least : 0;
+	}
+	lb *= pl_job_step_scale(&p->job);
+	if (lb > 0 && r->step_s >= lb) {
+		char why[512];
+		snprintf(why, sizeof why,
+		         "auto fell back to rec and a local search, within %.1f %% of %.4g s (a bound "
+		         "no plan beats: each op's kernels at their cheapest), because dp failed: "
+		         "%.300s",
+		         100 * (r->step_s / lb - 1), lb, dperr->msg);
+		size_t n = strlen(why) < sizeof r->why ? strlen(why) : sizeof r->why - 1;
+		memcpy(r->why, why, n);
+		r->why[n] = 0;
+	} else
 		snprintf(r->why, sizeof r->why, "auto fell back to rec because dp failed: %.200s",
 		         dperr->msg);
 	return st;

@@ -517,15 +517,21 @@ check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \
 # said exit 3 "no plan fits the memory limit" with a least need of 52 KB);
 # auto plans it with rec
 DB="$SRC/tests/fixtures/models/dense-block.json"
-"$PLANNER" search "$DB" --devices 8 -o "$T/db.plan" > /dev/null 2> "$T/err"
-check "dp on a graph too entangled: exit 4 saying so and what plans it, nothing written" \
+"$PLANNER" search "$DB" --devices 8 --mode dp -o "$T/db.plan" > /dev/null 2> "$T/err"
+check "--mode dp on a graph too entangled: exit 4 saying so and what plans it, nothing written" \
   '[ $? -eq 4 ] && grep -q "too entangled for exact dp (--mode rec or auto plans it" "$T/err" && [ ! -e "$T/db.plan" ]'
-"$PLANNER" search "$DB" --devices 8 --job -o "$T/db.plan" > /dev/null 2> "$T/err"
-check "--job with dp inside on a graph too entangled: exit 4 with dp's reason, not 'no plan fits'" \
+"$PLANNER" search "$DB" --devices 8 --job --mode dp -o "$T/db.plan" > /dev/null 2> "$T/err"
+check "--job --mode dp on a graph too entangled: exit 4 with dp's reason, not 'no plan fits'" \
   '[ $? -eq 4 ] && grep -q "too entangled for exact dp" "$T/err" && ! grep -q "no plan fits" "$T/err"'
+for job in "" --job; do
+  "$PLANNER" search "$DB" --devices 8 $job -o "$T/db.plan" > /dev/null 2> "$T/err"
+  check "the default search${job:+ $job} plans the entangled block (exit 0, auto, unproven), saying why" \
+    '[ $? -eq 0 ] && grep -q "the default search plans it with --mode auto" "$T/err" && jq -e ".search.mode == \"auto\" and .search.optimal == false" "$T/db.plan" > /dev/null'
+  rm -f "$T/db.plan"
+done
 "$PLANNER" search "$DB" --devices 8 --mode auto -o "$T/db.plan" > "$T/out" 2>&1
 check "auto plans the entangled block with rec, saying why" \
-  '[ $? -eq 0 ] && grep -q "auto fell back to rec because dp failed" "$T/out" && [ -s "$T/db.plan" ]'
+  '[ $? -eq 0 ] && grep -q "auto fell back to rec" "$T/out" && grep -q "because dp failed" "$T/out" && [ -s "$T/db.plan" ]'
 "$PLANNER" search "$DB" --devices 8 --job --mode rec -o "$T/db.plan" > /dev/null 2>&1
 check "--job --mode rec plans the entangled block" '[ $? -eq 0 ] && [ -s "$T/db.plan" ]'
 
@@ -1472,6 +1478,21 @@ printf '%s' '{"format": "planner.model/1", "name": "rz", "tensors": {"x": {"shap
 "$PLANNER" search "$T/resize.json" --devices 2 > /dev/null 2> "$T/err"
 check "a forward output no backward keeps still counts while it lives (a 10^18-element Resize does not fit: exit 3)" \
   '[ $? -eq 3 ] && grep -q "no plan fits the memory limit" "$T/err"'
+
+# --- every graph gets a plan by default: a DenseNet-121-shaped model that exact dp cannot solve
+#     (its concatenations entangle every layer of a block) plans with the default search, exit 0,
+#     not claimed proven, its gap to a lower bound stated, and no slower than data parallel
+python3 "$SRC/tests/cli/densenet_like.py" 64 > "$T/densenet.json"
+"$PLANNER" search "$T/densenet.json" --devices 8 --mode dp > /dev/null 2> "$T/err"
+check "densenet-like: exact dp alone cannot solve it (too entangled)" 'grep -q "too entangled for exact dp" "$T/err"'
+"$PLANNER" search "$T/densenet.json" --devices 8 -o "$T/densenet.plan" > /dev/null 2> "$T/err"
+check "densenet-like: the default search plans it (exit 0), unproven, its gap to a lower bound in search.why" \
+  '[ $? -eq 0 ] && jq -e ".search.optimal == false and (.search.why | test(\"within [0-9.]+ % of [0-9.e-]+ s \\\\(a bound no plan beats\"))" "$T/densenet.plan" > /dev/null'
+"$PLANNER" search "$T/densenet.json" --devices 8 --dp 8 --mode rec -o "$T/densenet-dp.plan" > /dev/null 2>&1
+check "densenet-like: the default plan is no slower than data parallel (ResNet-class nets train data-parallel)" \
+  'awk -v a="$(jq .cost.step_seconds "$T/densenet.plan")" -v b="$(jq .cost.step_seconds "$T/densenet-dp.plan")" "BEGIN { exit !(a <= b * (1 + 1e-9)) }"'
+"$PLANNER" cost "$T/densenet.json" --strategy "$T/densenet.plan" > "$T/densenet.cost" 2> /dev/null
+check "densenet-like: cost reproduces the default plan" '[ "$(jq .step_seconds "$T/densenet.cost")" = "$(jq .cost.step_seconds "$T/densenet.plan")" ]'
 
 # --- utilisation: search, cost and explain state MFU, model TFLOP/s and tokens/s per device;
 #     no plan claims an MFU above what the cluster's matrix kernels reach (the GEMM curve's
