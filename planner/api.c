@@ -863,6 +863,11 @@ double planner_plan_mfu(const planner_plan *p)
 	return plan_ok(p) ? cost_field(p, "mfu") : NAN;
 }
 
+double planner_plan_flops_per_step(const planner_plan *p)
+{
+	return plan_ok(p) ? cost_field(p, "model_flops_per_step") : NAN;
+}
+
 double planner_plan_tflops_per_device(const planner_plan *p)
 {
 	return plan_ok(p) ? cost_field(p, "model_tflops_per_device") : NAN;

@@ -23,6 +23,23 @@
 #include "planner/alloc.h"
 #include "planner/json.h"
 
+/* An op's matrix-product FLOPs (what profilers count: MatMul, Conv,
+ * attention's two products, the way FlashAttention counts them) forward
+ * and backward at full size, for a step: times the micro-batches the graph
+ * is one of. Recompute not counted. */
+static void op_flops(const pl_graph *g, const pl_op *op, double *fwd, double *bwd)
+{
+	int64_t ones[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		ones[l] = 1;
+	pl_opwork w;
+	memset(&w, 0, sizeof w);
+	pl_op_rule_get(op->type)->work(g, op, ones, &w);
+	double m = g->micro_batches > 1 ? (double)g->micro_batches : 1;
+	*fwd = m * w.gemm_flops_fwd;
+	*bwd = m * w.gemm_flops_bwd;
+}
+
 static cJSON *int_array(const int64_t *v, int n)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -454,6 +471,10 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 			cJSON_AddNumberToObject(it, "compute_seconds", info->op_compute_s[o]);
 			cJSON_AddNumberToObject(it, "communication_seconds", info->op_comm_s[o]);
 			cJSON_AddNumberToObject(it, "memory_bytes", info->op_mem_bytes[o]);
+			double f, b;
+			op_flops(g, op, &f, &b);
+			cJSON_AddNumberToObject(it, "flops_forward", f);
+			cJSON_AddNumberToObject(it, "flops_backward", b);
 		}
 	}
 
@@ -621,14 +642,10 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 	if (!(step_s > 0) || !c)
 		return;
 	double flops = 0, tokens = 0, biggest = 0;
-	int64_t ones[PL_MAX_LOOPS];
-	for (int l = 0; l < PL_MAX_LOOPS; l++)
-		ones[l] = 1;
 	for (int o = 0; o < g->nops; o++) {
-		pl_opwork w;
-		memset(&w, 0, sizeof w);
-		pl_op_rule_get(g->ops[o].type)->work(g, &g->ops[o], ones, &w);
-		flops += w.gemm_flops_fwd + w.gemm_flops_bwd;
+		double f, b;
+		op_flops(g, &g->ops[o], &f, &b);
+		flops += f + b;
 	}
 	pl_dtype dt = PL_DT_FLOAT32;
 	for (int t = 0; t < g->ntensors; t++) {
@@ -645,7 +662,6 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 	double m = g->micro_batches > 1 ? (double)g->micro_batches : 1;
 	double devices = (double)pl_cluster_devices_total(c);
 	double peak = c->peak_flops[dt] > 0 ? c->peak_flops[dt] : c->peak_flops[PL_DT_FLOAT32];
-	flops *= m;
 	cJSON_AddNumberToObject(cost, "model_flops_per_step", flops);
 	if (peak > 0)
 		cJSON_AddNumberToObject(cost, "mfu", flops / (step_s * devices * peak));
@@ -669,7 +685,7 @@ static int bad_number(const cJSON *o, const char *key, double lo, double hi, int
 pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 {
 	static const char *const op_numbers[] = {"compute_seconds", "communication_seconds",
-	                                         "memory_bytes"};
+	                                         "memory_bytes", "flops_forward", "flops_backward"};
 	const cJSON *it;
 	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item")) {
 		if (!cJSON_IsObject(it))

@@ -271,8 +271,8 @@ static void print_table(const cJSON *ck, FILE *out, int max_rows)
 		        n);
 		return;
 	}
-	fprintf(out, "%-28s %-20s %-28s %11s %11s %12s\n", "op", "type", "strategy", "compute ms",
-	        "comm ms", "memory");
+	fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", "op", "type", "strategy",
+	        "compute ms", "comm ms", "memory", "GFLOP f+b");
 	const cJSON *it;
 	cJSON_ArrayForEach (it, items) {
 		char st[256], mem[32];
@@ -291,8 +291,13 @@ static void print_table(const cJSON *ck, FILE *out, int max_rows)
 			snprintf(cms, sizeof cms, "%.4f", 1e3 * cs->valuedouble);
 		if (cJSON_IsNumber(cm))
 			snprintf(cmm, sizeof cmm, "%.4f", 1e3 * cm->valuedouble);
-		fprintf(out, "%-28s %-20s %-28s %11s %11s %12s\n", it->string,
-		        cJSON_IsString(ty) ? ty->valuestring : "?", st, cms, cmm, mem);
+		const cJSON *ff = cJSON_GetObjectItemCaseSensitive(it, "flops_forward"),
+		            *fb = cJSON_GetObjectItemCaseSensitive(it, "flops_backward");
+		char gf[32] = "-";
+		if (cJSON_IsNumber(ff) && cJSON_IsNumber(fb))
+			snprintf(gf, sizeof gf, "%.4g", (ff->valuedouble + fb->valuedouble) / 1e9);
+		fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", it->string,
+		        cJSON_IsString(ty) ? ty->valuestring : "?", st, cms, cmm, mem, gf);
 	}
 }
 

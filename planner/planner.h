@@ -219,6 +219,10 @@ double planner_plan_memory_bytes(const planner_plan *p);
  * has none); NaN for a NULL plan. The checkpoint's cost object has the same
  * numbers (mfu, model_tflops_per_device, tokens_per_second_per_device). */
 double planner_plan_mfu(const planner_plan *p);
+/* The model's matrix-product FLOPs of a step, forward and backward (the
+ * checkpoint's cost.model_flops_per_step; per op: parallel_strategy_item's
+ * flops_forward and flops_backward); NaN for a NULL plan. */
+double planner_plan_flops_per_step(const planner_plan *p);
 double planner_plan_tflops_per_device(const planner_plan *p);
 double planner_plan_tokens_per_second_per_device(const planner_plan *p);
 /* Degrees of the plan: kind "dp", "tp", "pp", "ep" (expert parallel, in

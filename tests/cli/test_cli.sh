@@ -1494,6 +1494,27 @@ check "densenet-like: the default plan is no slower than data parallel (ResNet-c
 "$PLANNER" cost "$T/densenet.json" --strategy "$T/densenet.plan" > "$T/densenet.cost" 2> /dev/null
 check "densenet-like: cost reproduces the default plan" '[ "$(jq .step_seconds "$T/densenet.cost")" = "$(jq .cost.step_seconds "$T/densenet.plan")" ]'
 
+# --- FLOPs per op, against hand counts: a 3x3 Conv 2 N Cout H W Cin k^2 forward (its weight's
+#     gradient the same again; the input's not, an input needs none), a MatMul 2 M N K forward and
+#     twice that backward, a causal Attention 4 s^2 d h b / 2 forward (FlashAttention's count) and
+#     2.5 times that backward
+printf '%s' '{"format": "planner.model/1", "name": "f", "tensors": {"x": {"shape": [8, 16, 32, 32], "role": "input"},
+ "w": {"shape": [64, 16, 3, 3], "role": "param"}, "w2": {"shape": [65536, 10], "role": "param"},
+ "q": {"shape": [2, 4, 128, 32], "role": "input"}, "k": {"shape": [2, 4, 128, 32], "role": "input"},
+ "v": {"shape": [2, 4, 128, 32], "role": "input"}, "s": {"shape": [32], "role": "param"}},
+ "ops": [{"name": "conv", "type": "Conv", "inputs": ["x", "w"], "outputs": ["y"], "attrs": {"pads": [1, 1, 1, 1]}},
+ {"name": "flat", "type": "Reshape", "inputs": ["y"], "outputs": ["z"], "attrs": {"shape": [8, 65536]}},
+ {"name": "mm", "type": "MatMul", "inputs": ["z", "w2"], "outputs": ["o"]},
+ {"name": "qs", "type": "Mul", "inputs": ["q", "s"], "outputs": ["q2"]},
+ {"name": "attn", "type": "Attention", "inputs": ["q2", "k", "v"], "outputs": ["a"], "attrs": {"is_causal": 1}}],
+ "outputs": ["o", "a"]}' > "$T/flops.json"
+"$PLANNER" search "$T/flops.json" --devices 2 -o "$T/flops.plan" > "$T/flops.out" 2> "$T/err"
+check "per-op FLOPs in the checkpoint equal hand counts (Conv, MatMul, causal Attention)" \
+  '[ "$(jq -c "[.parallel_strategy_item | .conv, .mm, .attn | .flops_forward, .flops_backward]" "$T/flops.plan")" = \
+     "[$((2 * 8 * 64 * 32 * 32 * 16 * 9)),$((2 * 8 * 64 * 32 * 32 * 16 * 9)),$((2 * 8 * 65536 * 10)),$((4 * 8 * 65536 * 10)),$((4 * 128 * 128 * 32 * 4 * 2 / 2)),$((10 * 128 * 128 * 32 * 4 * 2 / 2))]" ]'
+check "explain's per-op table has each op's GFLOP forward + backward" \
+  'grep -q "GFLOP f+b" "$T/flops.out" && grep -Eq "^conv .* 0\.302$" "$T/flops.out"'
+
 # --- utilisation: search, cost and explain state MFU, model TFLOP/s and tokens/s per device;
 #     no plan claims an MFU above what the cluster's matrix kernels reach (the GEMM curve's
 #     asymptote, which attention's kernels stay under too)

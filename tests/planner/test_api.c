@@ -155,6 +155,9 @@ static void test_built_equals_loaded(void **state)
 	assert_true(planner_plan_tflops_per_device(a) ==
 	            cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_tflops_per_device")));
 	assert_true(isnan(planner_plan_tokens_per_second_per_device(a)));
+	/* the checkpoint's number (test_cli checks per-op FLOPs against hand counts) */
+	assert_true(planner_plan_flops_per_step(a) > 0 && planner_plan_flops_per_step(a) ==
+	            cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_flops_per_step")));
 	cJSON_Delete(ck);
 	/* the limit binds: the plan is not the unconstrained one */
 	set(ctx, "memory_limit", "none");
@@ -639,6 +642,7 @@ static void test_null_arguments(void **state)
 	assert_true(isnan(planner_plan_step_seconds(NULL)));
 	assert_true(isnan(planner_plan_memory_bytes(NULL)));
 	assert_true(isnan(planner_plan_mfu(NULL)));
+	assert_true(isnan(planner_plan_flops_per_step(NULL)));
 	assert_true(isnan(planner_plan_tflops_per_device(NULL)));
 	assert_true(isnan(planner_plan_tokens_per_second_per_device(NULL)));
 	assert_int_equal(planner_plan_degree(NULL, "dp"), -1);
