@@ -93,10 +93,12 @@ typedef struct common {
 #define OPT_LOSS    1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST   1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
 #define OPT_DROPOUT 1005 /* --dropout keep|drop|auto: an ONNX model's Dropout nodes */
+#define OPT_LOSS_AXIS 1007 /* --loss-axis 1|last|auto: the appended loss's classes */
 /* the options of every command that reads a MODEL, for ONNX files */
 #define ONNX_OPTIONS                                                                               \
 	{"batch", required_argument, 0, OPT_BATCH}, {"loss", required_argument, 0, OPT_LOSS},      \
 	    {"const", required_argument, 0, OPT_CONST},                                            \
+	    {"loss-axis", required_argument, 0, OPT_LOSS_AXIS},                                    \
 	{                                                                                          \
 		"dropout", required_argument, 0, OPT_DROPOUT                                       \
 	}
@@ -148,6 +150,12 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 			return pl_cli_usage(cmd, "--const %s: at most 32 patterns", arg);
 		co->consts[co->onnx.nconsts++] = arg;
 		co->onnx.consts = co->consts;
+		return 0;
+	}
+	if (ch == OPT_LOSS_AXIS) {
+		if (strcmp(arg, "1") && strcmp(arg, "last") && strcmp(arg, "auto"))
+			return pl_cli_usage(cmd, "--loss-axis %s: expected 1, last or auto", arg);
+		co->onnx.loss_axis = !strcmp(arg, "1") ? 1 : !strcmp(arg, "last") ? -1 : 0;
 		return 0;
 	}
 	if (ch == OPT_LOSS) {
@@ -586,7 +594,8 @@ static const char *const search_help =
     "                        \"--tp 8 --pp 4\") and print, instead of the plan, how that\n"
     "                        plan compares with the chosen one (explain --diff; --json\n"
     "                        for its JSON) and whether it is proven best under them\n"
-    "  --batch N, --loss cross-entropy|none, --const PATTERN, --dropout auto|keep|drop\n"
+    "  --batch N, --loss cross-entropy|none, --loss-axis 1|last|auto, --const PATTERN,\n"
+    "  --dropout auto|keep|drop\n"
     "                        a MODEL.onnx's batch, appended loss, constant initializers\n"
     "                        and Dropout nodes (planner import --help)\n"
     "  -h, --help            this text\n"
@@ -981,6 +990,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_LOSS:
 		case OPT_CONST:
 		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -1350,6 +1360,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_LOSS:
 		case OPT_CONST:
 		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
 		case 'd':
 		case 'c':
 		case OPT_ATTN:
@@ -1494,6 +1505,7 @@ static int cmd_strategies(int argc, char **argv)
 		case OPT_LOSS:
 		case OPT_CONST:
 		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
 		case 'd':
 		case 'c': {
 			int rc = common_opt(ch, optarg, &co, "strategies");
@@ -1596,7 +1608,8 @@ static const char *const bench_help =
     "  --csv                 CSV on stdout instead of the table\n"
     "  --plot FILE.svg       also a bar chart of step and search time (needs gnuplot;\n"
     "                        without it the table alone, and a note on stderr)\n"
-    "  --batch N, --loss cross-entropy|none, --const PATTERN, --dropout auto|keep|drop\n"
+    "  --batch N, --loss cross-entropy|none, --loss-axis 1|last|auto, --const PATTERN,\n"
+    "  --dropout auto|keep|drop\n"
     "                        a MODEL.onnx's batch, appended loss, constant initializers\n"
     "                        and Dropout nodes (planner import --help)\n"
     "  -h, --help            this text\n"
@@ -1688,6 +1701,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_LOSS:
 		case OPT_CONST:
 		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
 		case 'd':
 		case 'c':
 		case 'M':
@@ -2178,6 +2192,11 @@ static int cmd_import(int argc, char **argv)
 	    "  --loss cross-entropy|none  training semantics: SoftmaxCrossEntropy of the\n"
 	    "                        first output against an int64 labels input (default),\n"
 	    "                        or none when the graph already ends in its loss\n"
+	    "  --loss-axis 1|last|auto  the first output's axis of classes for that loss:\n"
+	    "                        auto (default) takes dimension 1 of a rank-4+ output\n"
+	    "                        (segmentation [N, C, H, W], as PyTorch's\n"
+	    "                        CrossEntropyLoss) and the last of others (a language\n"
+	    "                        model's [B, S, vocabulary])\n"
 	    "  --const PATTERN       initializers whose names match (shell pattern: *, ?,\n"
 	    "                        [...]; * matches dots too) stay constant: buffers,\n"
 	    "                        such as a causal mask, that exporters write like\n"
@@ -2204,6 +2223,7 @@ static int cmd_import(int argc, char **argv)
 		case OPT_BATCH:
 		case OPT_LOSS:
 		case OPT_CONST:
+		case OPT_LOSS_AXIS:
 		case OPT_DROPOUT: {
 			int rc = common_opt(ch, optarg, &co, "import");
 			if (rc)
@@ -2648,6 +2668,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_LOSS:
 		case OPT_CONST:
 		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
 		case 'd':
 		case 'c':
 		case OPT_ATTN:

@@ -3689,7 +3689,13 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		}
 		int64_t ls[16];
 		tinfo *yi = known(&m, y->name); /* the shape the import inferred, if any */
-		for (size_t d = 0; d + 1 < sh->n_dim; d++) {
+		int rank = (int)sh->n_dim;
+		/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
+		 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
+		 * [B, S, V] keeps the last) */
+		int ax = o ? o->loss_axis : 0;
+		int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
+		for (size_t d = 0; d < sh->n_dim; d++) {
 			const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
 			ls[d] = dim->value_case ==
 			                    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
@@ -3706,13 +3712,38 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 				goto done;
 			}
 		}
+		/* the labels: the output's dimensions but the classes' */
+		int64_t lab[16];
+		int nl = 0;
+		for (int d = 0; d < rank; d++)
+			if (d != (on1 ? 1 : rank - 1))
+				lab[nl++] = ls[d];
 		cJSON *lt = cJSON_CreateObject();
-		pl_json_add(lt, "shape", int_list(ls, sh->n_dim - 1));
+		pl_json_add(lt, "shape", int_list(lab, nl));
 		cJSON_AddStringToObject(lt, "role", "input");
 		cJSON_AddStringToObject(lt, "dtype", "int64");
 		pl_json_add(m.tensors, "labels", lt);
+		const char *logits = y->name;
+		if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
+			int64_t perm[16];
+			int k = 0;
+			perm[k++] = 0;
+			for (int d = 2; d < rank; d++)
+				perm[k++] = d;
+			perm[k++] = 1;
+			cJSON *tr = add_op(&m, "loss.classes_last", "Transpose");
+			io(&m, tr, "inputs", y->name);
+			pl_json_push(cJSON_GetObjectItem(tr, "outputs"),
+			             cJSON_CreateString("loss.logits"));
+			cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
+			pl_json_add(at, "perm", int_list(perm, rank));
+			logits = "loss.logits";
+		}
 		cJSON *op = add_op(&m, "loss", "SoftmaxCrossEntropy");
-		io(&m, op, "inputs", y->name);
+		if (on1)
+			pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
+		else
+			io(&m, op, "inputs", y->name);
 		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
 		pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString("loss"));
 		pl_json_push(outs, cJSON_CreateString("loss"));

@@ -14,6 +14,12 @@
 typedef struct pl_onnx_opts {
 	int64_t batch;    /* the batch where dimension 0 of an input is symbolic (0: none) */
 	const char *loss; /* "cross-entropy" (NULL: the default) or "none" */
+	/* the axis of the first output the appended cross-entropy takes as its
+	 * classes: 1 or -1 (the last); 0: 1 for outputs of rank 4 or more
+	 * (images: PyTorch's CrossEntropyLoss and ONNX's SoftmaxCrossEntropyLoss
+	 * take classes on dimension 1), the last otherwise (a language model's
+	 * [batch, sequence, vocabulary]) */
+	int loss_axis;
 	/* initializers to keep constant (buffers such as attention masks, which
 	 * exporters write like weights): fnmatch patterns of their names */
 	const char *const *consts;

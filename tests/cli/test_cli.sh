@@ -1515,6 +1515,25 @@ check "per-op FLOPs in the checkpoint equal hand counts (Conv, MatMul, causal At
 check "explain's per-op table has each op's GFLOP forward + backward" \
   'grep -q "GFLOP f+b" "$T/flops.out" && grep -Eq "^conv .* 0\.302$" "$T/flops.out"'
 
+# --- the appended loss takes classes where frameworks do: dimension 1 of a segmentation output
+#     [N, C, H, W] (segment.onnx, made by make_segment.py), the last of a language model's [B, S, V];
+#     --loss-axis chooses; the segmentation model trains sharded at the one-rank losses
+"$PLANNER" import "$O/segment.onnx" --batch 2 -o "$T/seg.json" > /dev/null 2>&1
+check "segmentation [N, C, H, W]: labels [N, H, W], the classes moved last by a Transpose before the loss" \
+  '[ "$(jq -c "[.tensors.labels.shape, [.ops[] | select(.type == \"Transpose\") | .attrs.perm], [.ops[-1].inputs[0]]]" "$T/seg.json")" = "[[2,8,8],[[0,2,3,1]],[\"loss.logits\"]]" ]'
+"$PLANNER" import "$O/segment.onnx" --batch 2 --loss-axis last -o "$T/seg-last.json" > /dev/null 2>&1
+check "--loss-axis last keeps the old reading (labels [N, C, H])" '[ "$(jq -c .tensors.labels.shape "$T/seg-last.json")" = "[2,4,8]" ]'
+"$PLANNER" import "$O/gpt.onnx" --batch 2 -o "$T/gpt-loss.json" > /dev/null 2>&1
+check "a language model [B, S, V]: classes last (labels [B, S], no Transpose)" \
+  '[ "$(jq -c "[.tensors.labels.shape, ([.ops[] | select(.name == \"loss.classes_last\")] | length)]" "$T/gpt-loss.json")" = "[[2,32],0]" ]'
+"$PLANNER" import "$O/segment.onnx" --batch 2 --loss-axis 2 -o "$T/x.json" > /dev/null 2> "$T/err"
+check "--loss-axis 2: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected 1, last or auto" "$T/err"'
+"$PLANNER" search "$O/segment.onnx" --batch 4 --devices 1 -o "$T/seg1.plan" > /dev/null 2>&1
+"$PLANNER" run "$O/segment.onnx" --batch 4 --strategy "$T/seg1.plan" --steps 3 --json > "$T/seg-r1" 2> /dev/null
+"$PLANNER" search "$O/segment.onnx" --batch 4 --devices 4 -o "$T/seg4.plan" > /dev/null 2>&1
+"$PLANNER" run "$O/segment.onnx" --batch 4 --strategy "$T/seg4.plan" --steps 3 --json > "$T/seg-r4" 2> /dev/null
+check "segment.onnx on 4 CPU ranks: the one-rank losses" '[ "$(same3 "$T/seg-r1" "$T/seg-r4")" = true ]'
+
 # --- utilisation: search, cost and explain state MFU, model TFLOP/s and tokens/s per device;
 #     no plan claims an MFU above what the cluster's matrix kernels reach (the GEMM curve's
 #     asymptote, which attention's kernels stay under too)
