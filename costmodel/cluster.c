@@ -268,11 +268,10 @@ int64_t pl_cluster_devices_total(const pl_cluster *c)
 	return c->nodes * c->devices_per_node;
 }
 
-pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char *what,
-                                   pl_err *err)
+pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
 {
-	if (*kernel && (strlen(kernel) >= sizeof c->attention_kernel ||
-	                !pl_attention_kernel_known(kernel)))
+	if (*kernel &&
+	    (strlen(kernel) >= sizeof c->attention_kernel || !pl_attention_kernel_known(kernel)))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s: '%s': expected an attention kernel of the measured table "
 		                  "(flash1, flash2, flash3, cudnn, triton, flash_triton, xformers) "
@@ -351,22 +350,20 @@ static pl_status num_in(const cJSON *o, const char *key, double *out, int requir
 	}
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min ||
 	    v->valuedouble > max)
-		return isinf(max) ? FAIL("%s: %s%s: expected a finite number >= %g", file, where, key,
-		                         min)
-		                  : FAIL("%s: %s%s: expected a finite number from %g to %g", file,
-		                         where, key, min, max);
+		return isinf(max)
+		           ? FAIL("%s: %s%s: expected a finite number >= %g", file, where, key, min)
+		           : FAIL("%s: %s%s: expected a finite number from %g to %g", file, where,
+		                  key, min, max);
 	*out = v->valuedouble;
 	return PL_OK;
 }
 
-/* A quantity: efficiencies are fractions; everything else (bytes, FLOP/s,
- * bytes/s, seconds) stays below 1e18, so that a file written back reads
- * back. */
+/* A quantity (bytes, FLOP/s, bytes/s, seconds): below 1e18, so that a file
+ * written back reads back. Efficiencies are fractions: num_in to 1. */
 static pl_status num(const cJSON *o, const char *key, double *out, int required, double min,
                      const char *file, const char *where, pl_err *err)
 {
-	double max = strstr(key, "efficiency") || !strcmp(key, "max") ? 1 : NUM_MAX;
-	return num_in(o, key, out, required, min, max, file, where, err);
+	return num_in(o, key, out, required, min, NUM_MAX, file, where, err);
 }
 
 /* A count: an integer from min to max (bounds documented in docs/formats.md). */
@@ -522,7 +519,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			return FAIL("%s: device: expected an object", file);
 		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
-		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel");
+		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
+		           "attention_kernel");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -540,10 +538,10 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		if ((st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
 		              err)))
 			return st;
-		if ((st = num(dev, "vector_efficiency", &c->vector_eff, 0, 1e-9, file, "device.",
-		              err)) ||
-		    (st = num(dev, "bandwidth_efficiency", &c->bw_eff, 0, 1e-9, file, "device.",
-		              err)) ||
+		if ((st = num_in(dev, "vector_efficiency", &c->vector_eff, 0, 1e-9, 1, file,
+		                 "device.", err)) ||
+		    (st = num_in(dev, "bandwidth_efficiency", &c->bw_eff, 0, 1e-9, 1, file,
+		                 "device.", err)) ||
 		    (st = num(dev, "kernel_overhead", &c->kernel_overhead_s, 0, 0, file, "device.",
 		              err)))
 			return st;
@@ -554,8 +552,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				            "\"half_flops\"}",
 				            file);
 			CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops");
-			if ((st = num(ge, "max", &c->gemm_eff_max, 1, 1e-9, file,
-			              "device.gemm_efficiency.", err)) ||
+			if ((st = num_in(ge, "max", &c->gemm_eff_max, 1, 1e-9, 1, file,
+			                 "device.gemm_efficiency.", err)) ||
 			    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
 			              "device.gemm_efficiency.", err)))
 				return st;
@@ -582,7 +580,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				if (pl_dtype_parse(e->string, &dt))
 					return FAIL("%s: device.peak_flops.%s: not a dtype", file,
 					            e->string);
-				if (!cJSON_IsNumber(e) || !(e->valuedouble > 0 && e->valuedouble <= NUM_MAX))
+				if (!cJSON_IsNumber(e) ||
+				    !(e->valuedouble > 0 && e->valuedouble <= NUM_MAX))
 					return FAIL("%s: device.peak_flops.%s: expected a positive "
 					            "number up to %g",
 					            file, e->string, NUM_MAX);
@@ -598,10 +597,10 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			return FAIL("%s: fitted: expected an object of factors", file);
 		if ((st = num_in(fit, "compute", &c->fit_compute, 0, PL_FIT_MIN, PL_FIT_MAX, file,
 		                 "fitted.", err)) ||
-		    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX, file,
-		                 "fitted.", err)) ||
-		    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file, "fitted.",
-		                 err)))
+		    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX,
+		                 file, "fitted.", err)) ||
+		    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file,
+		                 "fitted.", err)))
 			return st;
 	}
 	const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");

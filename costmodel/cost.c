@@ -62,6 +62,33 @@ static void book_add(pl_commbook *bk, pl_coll coll, int link, int64_t n, double 
 	bk->bus_bytes[coll][link] += times * bytes * pl_bus_factor(coll, n);
 }
 
+/* A collective over k > 1 ranks in each of m > 1 nodes, as NCCL runs it
+ * over every NIC of a node: in steps inside the node (PL_LINK_INTRA, k ranks,
+ * the whole S) and across nodes (PL_LINK_INTER, m ranks, S/k: the k groups of
+ * the ranks of the same place at once, each on its own NIC). All-reduce:
+ * reduce-scatter inside, all-reduce across, all-gather inside; all-gather:
+ * across, then inside; reduce-scatter: inside, then across. Priced as the
+ * cheaper of these and the flat ring (docs/cost-model.md). */
+typedef struct level {
+	pl_coll coll;
+	int link;
+} level;
+static const struct {
+	int n;
+	level step[3];
+} levels[PL_COLL_COUNT] = {
+    [PL_COLL_ALL_REDUCE] = {3,
+                            {{PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA},
+                             {PL_COLL_ALL_REDUCE, PL_LINK_INTER},
+                             {PL_COLL_ALL_GATHER, PL_LINK_INTRA}}},
+    [PL_COLL_ALL_GATHER] = {2,
+                            {{PL_COLL_ALL_GATHER, PL_LINK_INTER},
+                             {PL_COLL_ALL_GATHER, PL_LINK_INTRA}}},
+    [PL_COLL_REDUCE_SCATTER] = {2,
+                                {{PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA},
+                                 {PL_COLL_REDUCE_SCATTER, PL_LINK_INTER}}},
+};
+
 /* A primitive's seconds; with bk, times of it booked there */
 static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_commbook *bk)
 {
@@ -80,35 +107,24 @@ static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_
 	}
 	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, p->bytes);
 	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
-	if ((coll == PL_COLL_ALL_GATHER || coll == PL_COLL_REDUCE_SCATTER) && k > 1 && m > 1) {
-		/* in two steps, as NCCL's rings spread one collective over every
-		 * NIC of a node: across nodes among the k ranks of the same place
-		 * (k groups at once, each on its own NIC) on S/k, and inside the
-		 * node on S -- all-gather across then inside, reduce-scatter
-		 * inside then across */
-		double across = pl_cluster_coll_time(c, coll, PL_LINK_INTER, m, p->bytes / (double)k),
-		       inside = pl_cluster_coll_time(c, coll, PL_LINK_INTRA, k, p->bytes);
-		if (across + inside < t) {
-			book_add(bk, coll, PL_LINK_INTER, m, p->bytes / (double)k, across, times);
-			book_add(bk, coll, PL_LINK_INTRA, k, p->bytes, inside, times);
-			return across + inside;
+	if (k > 1 && m > 1 && levels[coll].n) {
+		/* in steps: the node's part on S over its k ranks, the nodes' part on
+		 * S/k over m ranks (the k such groups at once, each on its own NIC) */
+		double ts[3], sum = 0;
+		for (int i = 0; i < levels[coll].n; i++) {
+			const level *l = &levels[coll].step[i];
+			sum += ts[i] = pl_cluster_coll_time(
+			    c, l->coll, l->link, l->link == PL_LINK_INTER ? m : k,
+			    l->link == PL_LINK_INTER ? p->bytes / (double)k : p->bytes);
 		}
-	}
-	if (coll == PL_COLL_ALL_REDUCE && k > 1 && m > 1) {
-		/* hierarchical: reduce-scatter in the node, all-reduce of the
-		 * 1/k shards across nodes (k groups at once, one rank per node
-		 * each, on their own NICs), all-gather in the node */
-		double rs = pl_cluster_coll_time(c, PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA, k,
-		                                 p->bytes),
-		       ar = pl_cluster_coll_time(c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, m,
-		                                 p->bytes / (double)k),
-		       ag = pl_cluster_coll_time(c, PL_COLL_ALL_GATHER, PL_LINK_INTRA, k, p->bytes);
-		if (rs + ar + ag < t) {
-			book_add(bk, PL_COLL_REDUCE_SCATTER, PL_LINK_INTRA, k, p->bytes, rs, times);
-			book_add(bk, PL_COLL_ALL_REDUCE, PL_LINK_INTER, m, p->bytes / (double)k, ar,
-			         times);
-			book_add(bk, PL_COLL_ALL_GATHER, PL_LINK_INTRA, k, p->bytes, ag, times);
-			return rs + ar + ag;
+		if (sum < t) {
+			for (int i = 0; i < levels[coll].n; i++) {
+				const level *l = &levels[coll].step[i];
+				book_add(bk, l->coll, l->link, l->link == PL_LINK_INTER ? m : k,
+				         l->link == PL_LINK_INTER ? p->bytes / (double)k : p->bytes,
+				         ts[i], times);
+			}
+			return sum;
 		}
 	}
 	book_add(bk, coll, PL_LINK_INTER, n, p->bytes, t, times);

@@ -672,14 +672,25 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 		                        tokens * m / (step_s * devices));
 }
 
-/* o.key, when present: a number in [lo, hi] (integer when whole is set) */
-static int bad_number(const cJSON *o, const char *key, double lo, double hi, int whole)
+/* o.k, when present: an integer in [lo, hi] into *v (1), absent (0), or
+ * anything else (-1) */
+static int get_count(const cJSON *o, const char *k, double lo, double hi, double *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!x)
+		return 0;
+	if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble) || x->valuedouble < lo ||
+	    x->valuedouble > hi)
+		return -1;
+	*v = x->valuedouble;
+	return 1;
+}
+
+/* o.key, when present, is not a finite number >= 0 */
+static int bad_amount(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!v)
-		return 0;
-	double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-	return !(isfinite(x) && x >= lo && x <= hi && (!whole || x == floor(x)));
+	return v && !(cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble >= 0);
 }
 
 pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
@@ -687,6 +698,7 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 	static const char *const op_numbers[] = {"compute_seconds", "communication_seconds",
 	                                         "memory_bytes", "flops_forward", "flops_backward"};
 	const cJSON *it;
+	double v;
 	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item")) {
 		if (!cJSON_IsObject(it))
 			return pl_err_set(err, PL_EINVAL, "%s: op '%s': expected an object", where,
@@ -707,12 +719,12 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 			                  "%s: op '%s': parallel_strategy: expected one list per input of "
 			                  "integer slice counts from 1 to %d",
 			                  where, it->string, PL_MAX_DEVICES);
-		if (bad_number(it, "stage", 0, PL_MAX_DEVICES, 1))
+		if (get_count(it, "stage", 0, PL_MAX_DEVICES, &v) < 0)
 			return pl_err_set(err, PL_EINVAL,
 			                  "%s: op '%s': stage: expected an integer from 0 to %d", where,
 			                  it->string, PL_MAX_DEVICES);
 		for (size_t k = 0; k < sizeof op_numbers / sizeof *op_numbers; k++)
-			if (bad_number(it, op_numbers[k], 0, HUGE_VAL, 0))
+			if (bad_amount(it, op_numbers[k]))
 				return pl_err_set(err, PL_EINVAL,
 				                  "%s: op '%s': %s: expected a finite number >= 0", where,
 				                  it->string, op_numbers[k]);
@@ -729,7 +741,7 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
 	static const char *const pcounts[] = {"stages", "micro_batches", "virtual_stages"};
 	for (size_t k = 0; k < sizeof pcounts / sizeof *pcounts; k++)
-		if (bad_number(pp, pcounts[k], 1, PL_MAX_DEVICES, 1))
+		if (get_count(pp, pcounts[k], 1, PL_MAX_DEVICES, &v) < 0)
 			return pl_err_set(err, PL_EINVAL,
 			                  "%s: pipeline.%s: expected an integer from 1 to %d", where,
 			                  pcounts[k], PL_MAX_DEVICES);
@@ -740,8 +752,9 @@ pl_status pl_ckpt_check_cluster(const cJSON *root, const char *where, pl_err *er
 {
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
 	static const char *const counts[] = {"devices", "nodes", "devices_per_node"};
+	double v;
 	for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
-		if (bad_number(cl, counts[k], 1, PL_MAX_DEVICES, 1))
+		if (get_count(cl, counts[k], 1, PL_MAX_DEVICES, &v) < 0)
 			return pl_err_set(err, PL_EINVAL,
 			                  "%s: cluster.%s: expected an integer from 1 to %d", where,
 			                  counts[k], PL_MAX_DEVICES);
@@ -759,17 +772,6 @@ pl_status pl_ckpt_check_cluster(const cJSON *root, const char *where, pl_err *er
 	return PL_OK;
 }
 
-static int get_count(const cJSON *o, const char *k, double lo, double hi, double *v)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-	if (!x)
-		return 0;
-	if (!cJSON_IsNumber(x) || x->valuedouble != floor(x->valuedouble) || x->valuedouble < lo ||
-	    x->valuedouble > hi)
-		return -1;
-	*v = x->valuedouble;
-	return 1;
-}
 
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
                             int64_t *stages, int64_t *micro_batches, int64_t *virtual_stages,
@@ -849,12 +851,6 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 	return PL_OK;
 }
 
-/* Where op names differ (a strategy file MindSpore wrote for its own graph),
- * the params' layouts by name: an op whose weight has a layout there cuts the
- * weight's dimensions as the layout does (dimension d: the device-matrix axis
- * its tensor_map entry counts from the right), and its batch over the
- * devices left (MindSpore's data parallel); ops that do not fit, and ops
- * without such a weight, are left to the search. */
 /* A MindSpore layout of one of the model's params must be one: dev_matrix
  * 1 to PL_MAX_AXES axes of integer sizes >= 1 (their product at most
  * PL_MAX_DEVICES), tensor_map one integer per dimension of the param from -1
@@ -905,6 +901,12 @@ static pl_status check_layouts(const pl_graph *g, const cJSON *layouts, const ch
 	return PL_OK;
 }
 
+/* Where op names differ (a strategy file MindSpore wrote for its own graph),
+ * the params' layouts by name: an op whose weight has a layout there cuts the
+ * weight's dimensions as the layout does (dimension d: the device-matrix axis
+ * its tensor_map entry counts from the right), and its batch over the
+ * devices left (MindSpore's data parallel); ops that do not fit, and ops
+ * without such a weight, are left to the search. */
 static void by_param_names(const pl_graph *g, const cJSON *layouts, int64_t **splits, int *has)
 {
 	if (!cJSON_IsObject(layouts))
