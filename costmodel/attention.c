@@ -63,7 +63,8 @@ static double direction(const char *fam, const char *k, int bwd, int causal, int
 		double f = at_seq(fam, k, "fwd", causal, d, s);
 		if (fb > 0 && f > 0 && 3.5 / fb > 1 / f) /* t_fb = t_f + t_b */
 			return 2.5 / (3.5 / fb - 1 / f);
-		double nb = at_seq(fam, k, "bwd", !causal, d, s), cf = at_seq(fam, k, "fwd", causal, d, s),
+		double nb = at_seq(fam, k, "bwd", !causal, d, s),
+		       cf = at_seq(fam, k, "fwd", causal, d, s),
 		       nf = at_seq(fam, k, "fwd", !causal, d, s);
 		if (nb > 0 && cf > 0 && nf > 0)
 			return nb * cf / nf;

@@ -33,7 +33,7 @@ static struct {
 	void (*inner_destroy)(pl_backend *b); /* the cpu or the cuda backend's */
 	pl_comm *comms;
 	int we_initialised;
-	MPI_Comm world; /* MPI_COMM_WORLD, or the world processes made by joining */
+	MPI_Comm world;   /* MPI_COMM_WORLD, or the world processes made by joining */
 	double timeout_s; /* how long a collective waits for its group */
 } mpi;
 
@@ -85,8 +85,8 @@ static void arrive_together(const int64_t *members, int n, unsigned tag)
 	if (self != root) { /* below the groups' tags and TAG_PING */
 		wait_for(MPI_Isend(&token, 1, MPI_INT, root, arrive, mpi.world, &q), &q, members, n,
 		         "making a communicator");
-		wait_for(MPI_Irecv(&token, 1, MPI_INT, root, release, mpi.world, &q), &q, members, n,
-		         "making a communicator");
+		wait_for(MPI_Irecv(&token, 1, MPI_INT, root, release, mpi.world, &q), &q, members,
+		         n, "making a communicator");
 		return;
 	}
 	for (int k = 1; k < n; k++)
@@ -128,7 +128,8 @@ static pl_comm *mpi_comm(pl_backend *b, int64_t rank, const int64_t *members, in
 	MPI_Group world, sub;
 	MPI_Comm_group(mpi.world, &world);
 	MPI_Group_incl(world, n, ranks, &sub);
-	int rc = MPI_Comm_create_group(mpi.world, sub, (int)(tag & 0x3fff) /* below TAG_PING */, &c->comm);
+	int rc = MPI_Comm_create_group(mpi.world, sub, (int)(tag & 0x3fff) /* below TAG_PING */,
+	                               &c->comm);
 	MPI_Group_free(&sub);
 	MPI_Group_free(&world);
 	free(ranks);
@@ -223,8 +224,8 @@ static void name_the_stuck(const int64_t *members, int n, const char *what)
 	for (int k = 0; answered && k < count && at < (int)sizeof m - 64; k++) {
 		int r = members ? (int)members[k] : k;
 		if (r != self && r >= 0 && r < size && !answered[r])
-			at += snprintf(m + at, sizeof m - (size_t)at, "%s%d", silent++ ? ", " : "rank ",
-			               r);
+			at += snprintf(m + at, sizeof m - (size_t)at, "%s%d",
+			               silent++ ? ", " : "rank ", r);
 	}
 	if (silent)
 		snprintf(m + at, sizeof m - (size_t)at,
@@ -275,9 +276,9 @@ static int mpi_all_gather(pl_comm *c, int idx, const float *send, float *recv, s
 	(void)idx;
 	count_ok(c, count, "all_gather");
 	MPI_Request q;
-	return wait_for(MPI_Iallgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT,
-	                               c->comm, &q),
-	                &q, c->members, c->n, "all_gather");
+	return wait_for(
+	    MPI_Iallgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm, &q),
+	    &q, c->members, c->n, "all_gather");
 }
 
 static int mpi_reduce_scatter(pl_comm *c, int idx, const float *send, float *recv, size_t count)
@@ -285,9 +286,9 @@ static int mpi_reduce_scatter(pl_comm *c, int idx, const float *send, float *rec
 	(void)idx;
 	count_ok(c, count, "reduce_scatter");
 	MPI_Request q;
-	return wait_for(MPI_Ireduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM,
-	                                          c->comm, &q),
-	                &q, c->members, c->n, "reduce_scatter");
+	return wait_for(
+	    MPI_Ireduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM, c->comm, &q), &q,
+	    c->members, c->n, "reduce_scatter");
 }
 
 static int mpi_all_to_all(pl_comm *c, int idx, const float *send, float *recv, size_t count)
@@ -295,9 +296,9 @@ static int mpi_all_to_all(pl_comm *c, int idx, const float *send, float *recv, s
 	(void)idx;
 	count_ok(c, count, "all_to_all");
 	MPI_Request q;
-	return wait_for(MPI_Ialltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT,
-	                              c->comm, &q),
-	                &q, c->members, c->n, "all_to_all");
+	return wait_for(
+	    MPI_Ialltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm, &q),
+	    &q, c->members, c->n, "all_to_all");
 }
 
 static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
@@ -306,9 +307,9 @@ static int mpi_sum_host(pl_backend *b, double *buf, size_t n)
 	for (size_t at = 0; at < n;) {
 		int k = n - at > INT_MAX ? INT_MAX : (int)(n - at);
 		MPI_Request q;
-		wait_for(MPI_Iallreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, mpi.world,
-		                        &q),
-		         &q, NULL, 0, "all_reduce of a result");
+		wait_for(
+		    MPI_Iallreduce(MPI_IN_PLACE, buf + at, k, MPI_DOUBLE, MPI_SUM, mpi.world, &q),
+		    &q, NULL, 0, "all_reduce of a result");
 		at += (size_t)k;
 	}
 	return 0;

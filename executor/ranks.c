@@ -240,11 +240,12 @@ int pl_rank_guard(double stop_timeout_s)
 	if (st < 0)
 		return 4;
 	if (stopped_by) {
-		fprintf(stderr,
-		        "planner run: rank %s (process %ld) was stopped by signal %d (%s) for %g s; "
-		        "every rank stops (exit 4)\n",
-		        rank_name(), (long)child, stopped_by, strsignal(stopped_by),
-		        stop_timeout_s > 0 ? stop_timeout_s : 60);
+		fprintf(
+		    stderr,
+		    "planner run: rank %s (process %ld) was stopped by signal %d (%s) for %g s; "
+		    "every rank stops (exit 4)\n",
+		    rank_name(), (long)child, stopped_by, strsignal(stopped_by),
+		    stop_timeout_s > 0 ? stop_timeout_s : 60);
 		return 4;
 	}
 	if (!WIFSIGNALED(st))

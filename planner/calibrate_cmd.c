@@ -143,7 +143,8 @@ static void summary(const pl_cluster *c, FILE *f)
 	const char *sep = "  kernel scale  ";
 	for (int k = 0; k < PL_OP_COUNT; k++)
 		if (c->kernel_scale[k] > 0) {
-			fprintf(f, "%s%s %.3g", sep, pl_optype_name((pl_optype)k), c->kernel_scale[k]);
+			fprintf(f, "%s%s %.3g", sep, pl_optype_name((pl_optype)k),
+			        c->kernel_scale[k]);
 			sep = ", ";
 		}
 	if (sep[0] == ',')
@@ -366,10 +367,12 @@ int pl_cmd_calibrate(int argc, char **argv)
 		}
 	}
 	if (from_runs) {
-		if (backend || from_nccl || ranks || lo.nodes || lo.coll || lo.base || optind != argc)
-			return pl_cli_usage("calibrate", "%s",
-			                    "--from-runs FILE takes only -o (the runs' plans record "
-			                    "their cluster)");
+		if (backend || from_nccl || ranks || lo.nodes || lo.coll || lo.base ||
+		    optind != argc)
+			return pl_cli_usage(
+			    "calibrate", "%s",
+			    "--from-runs FILE takes only -o (the runs' plans record "
+			    "their cluster)");
 		return pl_cmd_calibrate_runs(from_runs, out);
 	}
 	if (from_nccl) {

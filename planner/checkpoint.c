@@ -703,7 +703,8 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 		if (!cJSON_IsObject(it))
 			return pl_err_set(err, PL_EINVAL, "%s: op '%s': expected an object", where,
 			                  it->string);
-		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), *in, *d;
+		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), *in,
+		            *d;
 		int ok = !ps || (cJSON_IsArray(ps) && cJSON_GetArraySize(ps) <= PL_MAX_OP_INPUTS);
 		if (ok && ps)
 			cJSON_ArrayForEach (in, ps) {
@@ -715,19 +716,20 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 						      d->valuedouble == floor(d->valuedouble);
 			}
 		if (!ok)
-			return pl_err_set(err, PL_EINVAL,
-			                  "%s: op '%s': parallel_strategy: expected one list per input of "
-			                  "integer slice counts from 1 to %d",
-			                  where, it->string, PL_MAX_DEVICES);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: op '%s': parallel_strategy: expected one list per input of "
+			    "integer slice counts from 1 to %d",
+			    where, it->string, PL_MAX_DEVICES);
 		if (get_count(it, "stage", 0, PL_MAX_DEVICES, &v) < 0)
 			return pl_err_set(err, PL_EINVAL,
-			                  "%s: op '%s': stage: expected an integer from 0 to %d", where,
-			                  it->string, PL_MAX_DEVICES);
+			                  "%s: op '%s': stage: expected an integer from 0 to %d",
+			                  where, it->string, PL_MAX_DEVICES);
 		for (size_t k = 0; k < sizeof op_numbers / sizeof *op_numbers; k++)
 			if (bad_amount(it, op_numbers[k]))
 				return pl_err_set(err, PL_EINVAL,
-				                  "%s: op '%s': %s: expected a finite number >= 0", where,
-				                  it->string, op_numbers[k]);
+				                  "%s: op '%s': %s: expected a finite number >= 0",
+				                  where, it->string, op_numbers[k]);
 	}
 	pl_status st = pl_ckpt_check_cluster(root, where, err);
 	if (st)
@@ -736,15 +738,16 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(root, "cost"))
 		if (cJSON_IsNumber(e) ? !(isfinite(e->valuedouble) && e->valuedouble >= 0)
 		                      : !(cJSON_IsObject(e) || cJSON_IsArray(e) || cJSON_IsBool(e)))
-			return pl_err_set(err, PL_EINVAL, "%s: cost.%s: expected a finite number >= 0",
-			                  where, e->string);
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: cost.%s: expected a finite number >= 0", where,
+			                  e->string);
 	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
 	static const char *const pcounts[] = {"stages", "micro_batches", "virtual_stages"};
 	for (size_t k = 0; k < sizeof pcounts / sizeof *pcounts; k++)
 		if (get_count(pp, pcounts[k], 1, PL_MAX_DEVICES, &v) < 0)
 			return pl_err_set(err, PL_EINVAL,
-			                  "%s: pipeline.%s: expected an integer from 1 to %d", where,
-			                  pcounts[k], PL_MAX_DEVICES);
+			                  "%s: pipeline.%s: expected an integer from 1 to %d",
+			                  where, pcounts[k], PL_MAX_DEVICES);
 	return PL_OK;
 }
 
@@ -766,12 +769,12 @@ pl_status pl_ckpt_check_cluster(const cJSON *root, const char *where, pl_err *er
 		per = pl_json_num(desc, "devices_per_node", 0);
 	}
 	if (dev > 0 && nodes > 0 && per > 0 && dev != nodes * per)
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: cluster.devices: %g, but nodes x devices_per_node is %g x %g",
-		                  where, dev, nodes, per);
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s: cluster.devices: %g, but nodes x devices_per_node is %g x %g", where, dev,
+		    nodes, per);
 	return PL_OK;
 }
-
 
 pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *where,
                             int64_t *stages, int64_t *micro_batches, int64_t *virtual_stages,
@@ -869,7 +872,8 @@ static pl_status check_layouts(const pl_graph *g, const cJSON *layouts, const ch
 		const pl_tensor *x = &g->tensors[t];
 		const cJSON *dm = cJSON_GetObjectItemCaseSensitive(li, "dev_matrix"),
 		            *tm = cJSON_GetObjectItemCaseSensitive(li, "tensor_map"), *e;
-		int nd = cJSON_GetArraySize(dm), ok = cJSON_IsArray(dm) && nd >= 1 && nd <= PL_MAX_AXES;
+		int nd = cJSON_GetArraySize(dm),
+		    ok = cJSON_IsArray(dm) && nd >= 1 && nd <= PL_MAX_AXES;
 		double all = 1;
 		if (ok)
 			cJSON_ArrayForEach (e, dm) {
@@ -878,10 +882,11 @@ static pl_status check_layouts(const pl_graph *g, const cJSON *layouts, const ch
 				all *= ok ? e->valuedouble : 1;
 			}
 		if (!ok || all > PL_MAX_DEVICES)
-			return pl_err_set(err, PL_EINVAL,
-			                  "%s: parallel_layout_item.%s.dev_matrix: expected 1 to %d "
-			                  "integer axis sizes >= 1, at most %d devices in all",
-			                  where, li->string, PL_MAX_AXES, PL_MAX_DEVICES);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: parallel_layout_item.%s.dev_matrix: expected 1 to %d "
+			    "integer axis sizes >= 1, at most %d devices in all",
+			    where, li->string, PL_MAX_AXES, PL_MAX_DEVICES);
 		unsigned used = 0;
 		ok = cJSON_IsArray(tm) && cJSON_GetArraySize(tm) == x->rank;
 		if (ok)
@@ -893,10 +898,11 @@ static pl_status check_layouts(const pl_graph *g, const cJSON *layouts, const ch
 					used |= 1u << (int)m;
 			}
 		if (!ok)
-			return pl_err_set(err, PL_EINVAL,
-			                  "%s: parallel_layout_item.%s.tensor_map: expected %d integers "
-			                  "(one per dimension of the param) from -1 to %d, no axis twice",
-			                  where, li->string, x->rank, nd - 1);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: parallel_layout_item.%s.tensor_map: expected %d integers "
+			    "(one per dimension of the param) from -1 to %d, no axis twice",
+			    where, li->string, x->rank, nd - 1);
 	}
 	return PL_OK;
 }
@@ -1050,7 +1056,8 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 				    "no strategy",
 				    where, g->ops[o].name);
 	if (foreign) {
-		const cJSON *layouts = cJSON_GetObjectItemCaseSensitive(root, "parallel_layout_item");
+		const cJSON *layouts =
+		    cJSON_GetObjectItemCaseSensitive(root, "parallel_layout_item");
 		pl_status st = check_layouts(g, layouts, where, err);
 		if (st)
 			return st;

@@ -113,7 +113,8 @@ static void fit_steps(fitctx *f, double fac[3], int skip)
 			break;
 		double s0 = (d * g0 - b * g1) / det, s1 = (a * g1 - b * g0) / det;
 		double lo = log(PL_FIT_MIN), hi = log(PL_FIT_MAX);
-		double x0 = fmin(fmax(log(fac[0]) - s0, lo), hi), x1 = fmin(fmax(log(fac[1]) - s1, lo), hi);
+		double x0 = fmin(fmax(log(fac[0]) - s0, lo), hi),
+		       x1 = fmin(fmax(log(fac[1]) - s1, lo), hi);
 		double moved = fabs(x0 - log(fac[0])) + fabs(x1 - log(fac[1]));
 		fac[0] = exp(x0);
 		fac[1] = exp(x1);
@@ -139,8 +140,8 @@ static double fit_memory(fitctx *f, const double fac[3])
 	int m = 0;
 	for (int k = 0; v && k < f->n; k++) {
 		double one[3] = {fac[0], fac[1], 1}, two[3] = {fac[0], fac[1], 2}, s, p1, p2;
-		if (!(f->r[k].peak_bytes > 0) || price(f, k, one, &s, &p1) || price(f, k, two, &s, &p2) ||
-		    !(p2 > p1))
+		if (!(f->r[k].peak_bytes > 0) || price(f, k, one, &s, &p1) ||
+		    price(f, k, two, &s, &p2) || !(p2 > p1))
 			continue;
 		v[m++] = 1 + (f->r[k].peak_bytes - p1) / (p2 - p1);
 	}
@@ -164,14 +165,15 @@ static pl_status read_run(const cJSON *o, const char *file, int line, const char
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "step_seconds"),
 	            *pk = cJSON_GetObjectItemCaseSensitive(o, "peak_memory_bytes");
 	if (!cJSON_IsObject(o) || !model || !plan)
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s:%d: expected {\"model\": PATH, \"plan\": PATH, \"step_seconds\": "
-		                  "S} (paths relative to the runs file)",
-		                  file, line);
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s:%d: expected {\"model\": PATH, \"plan\": PATH, \"step_seconds\": "
+		    "S} (paths relative to the runs file)",
+		    file, line);
 	if (!cJSON_IsNumber(st) || !(st->valuedouble > 0) || !isfinite(st->valuedouble))
 		return pl_err_set(err, PL_EINVAL,
-		                  "%s:%d: step_seconds: expected the measured step, seconds > 0", file,
-		                  line);
+		                  "%s:%d: step_seconds: expected the measured step, seconds > 0",
+		                  file, line);
 	if (pk && (!cJSON_IsNumber(pk) || !(pk->valuedouble > 0) || !(pk->valuedouble < 1e18)))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s:%d: peak_memory_bytes: expected bytes > 0 (or leave it out)",
@@ -305,10 +307,12 @@ int pl_cmd_calibrate_runs(const char *file, const char *out)
 		       "%.2f-%.0f, 1-%.0f)\n",
 		       fac[0], fac[1], fac[2], PL_FIT_MIN, PL_FIT_MAX, PL_FIT_MIN, PL_FIT_MAX,
 		       PL_FIT_MEM_MAX);
-		printf("mean |error|: model %.1f %% (%d of %d within 10 %%), fitted in-sample %.1f %%",
-		       100 * e0, (int)w0, f.n, 100 * e1);
+		printf(
+		    "mean |error|: model %.1f %% (%d of %d within 10 %%), fitted in-sample %.1f %%",
+		    100 * e0, (int)w0, f.n, 100 * e1);
 		if (f.n > 1)
-			printf(", leave-one-out %.1f %% (%d of %d within 10 %%)", 100 * el, (int)wl, f.n);
+			printf(", leave-one-out %.1f %% (%d of %d within 10 %%)", 100 * el, (int)wl,
+			       f.n);
 		putchar('\n');
 		f.base.fit_compute = fac[0];
 		f.base.fit_comm = fac[1];

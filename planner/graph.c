@@ -508,10 +508,11 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 		/* other attributes are accepted and ignored (forward compatible) */
 	}
 	if (op->type == PL_OP_CLIP && a->min > a->max)
-		return FAIL("%s: op '%s': attrs.min %g is above attrs.max %g: expected min <= max "
-		            "(the output would be max everywhere, as ONNX defines it, which no model "
-		            "means)",
-		            b->file, op->name, a->min, a->max);
+		return FAIL(
+		    "%s: op '%s': attrs.min %g is above attrs.max %g: expected min <= max "
+		    "(the output would be max everywhere, as ONNX defines it, which no model "
+		    "means)",
+		    b->file, op->name, a->min, a->max);
 	return PL_OK;
 }
 

@@ -78,7 +78,7 @@ typedef struct common {
 	const char *cluster;
 	long long devices;
 	int has_reserve;
-	double reserve; /* --memory-reserve */
+	double reserve;        /* --memory-reserve */
 	const char *attention; /* --attention-kernel (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
@@ -87,12 +87,12 @@ typedef struct common {
 	const char *consts[PL_MAX_CONSTS];
 } common;
 
-#define OPT_RESERVE 1001 /* getopt code of --memory-reserve */
-#define OPT_ATTN    1006 /* --attention-kernel NAME */
-#define OPT_BATCH   1002 /* --batch N: an ONNX model's symbolic batch */
-#define OPT_LOSS    1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
-#define OPT_CONST   1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
-#define OPT_DROPOUT 1005 /* --dropout keep|drop|auto: an ONNX model's Dropout nodes */
+#define OPT_RESERVE   1001 /* getopt code of --memory-reserve */
+#define OPT_ATTN      1006 /* --attention-kernel NAME */
+#define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
+#define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
+#define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
+#define OPT_DROPOUT   1005 /* --dropout keep|drop|auto: an ONNX model's Dropout nodes */
 #define OPT_LOSS_AXIS 1007 /* --loss-axis 1|last|auto: the appended loss's classes */
 /* the options of every command that reads a MODEL, for ONNX files */
 #define ONNX_OPTIONS                                                                               \
@@ -168,8 +168,8 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		pl_cluster probe;
 		pl_err e;
 		memset(&probe, 0, sizeof probe);
-		if (pl_cluster_set_attention(&probe, strcmp(arg, "none") ? arg : "", "--attention-kernel",
-		                             &e))
+		if (pl_cluster_set_attention(&probe, strcmp(arg, "none") ? arg : "",
+		                             "--attention-kernel", &e))
 			return pl_cli_usage(cmd, "%s", e.msg);
 		co->attention = strcmp(arg, "none") ? arg : "";
 		return 0;
@@ -2259,8 +2259,8 @@ static int cmd_import(int argc, char **argv)
 	if (!st)
 		st = pl_output_write(out, txt, &err);
 	if (!st)
-		fprintf(pl_output_is_stdout(out) ? stderr : stdout, "wrote %s: %d ops, %d tensors\n",
-		        out, g->nops, g->ntensors);
+		fprintf(pl_output_is_stdout(out) ? stderr : stdout,
+		        "wrote %s: %d ops, %d tensors\n", out, g->nops, g->ntensors);
 	pl_graph_free(g);
 	free(txt);
 	cJSON_Delete(doc);
@@ -2510,8 +2510,8 @@ static pl_status backend_cuda_torchrun(pl_rdv *rdv, pl_store **store, double tim
  * world the processes make themselves (pl_backend_mpi_join). Rank 0 starts
  * Open MPI's name server (*server: its process) and hands its URI to the
  * others through the store. */
-static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *server,
-                                      double timeout_s, pl_backend **be, pl_err *err)
+static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *server, double timeout_s,
+                                      pl_backend **be, pl_err *err)
 {
 	char uri[1024] = "";
 	pl_status st = torchrun_store(rdv, store, err);
@@ -2533,13 +2533,12 @@ static pl_status backend_cpu_torchrun(pl_rdv *rdv, pl_store **store, long *serve
 	if (!st && setenv("OMPI_MCA_pmix_server_uri", uri, 1))
 		st = pl_err_set(err, PL_EDEVICE, "run: cannot set OMPI_MCA_pmix_server_uri");
 	if (!st)
-		st = pl_backend_mpi_join(
-		    be,
-		    &(pl_mpi_join){.rank = rdv->rank,
-		                   .size = rdv->world,
-		                   .timeout_s = 120,
-		                   .collective_timeout_s = timeout_s},
-		    err);
+		st = pl_backend_mpi_join(be,
+		                         &(pl_mpi_join){.rank = rdv->rank,
+		                                        .size = rdv->world,
+		                                        .timeout_s = 120,
+		                                        .collective_timeout_s = timeout_s},
+		                         err);
 	if (st)
 		pl_err_prefix(err, "run (rank %lld of torchrun's %lld)", (long long)rdv->rank,
 		              (long long)rdv->world);
@@ -2586,9 +2585,8 @@ static pl_status same_arguments(pl_backend *be, int argc, char **argv, const cha
 		                  "(%d here): start every process with the same arguments",
 		                  rank, who >= 0 ? "was" : "were", argc - 1);
 	/* the option the argument belongs to, when it is a value */
-	const char *opt = at > 1 && at < argc && argv[at - 1][0] == '-' && argv[at][0] != '-'
-	                      ? argv[at - 1]
-	                      : "";
+	const char *opt =
+	    at > 1 && at < argc && argv[at - 1][0] == '-' && argv[at][0] != '-' ? argv[at - 1] : "";
 	return pl_err_set(
 	    err, PL_EINVAL,
 	    "run: %s %s argument %d different from rank 0's (here '%s%s%s'%s): start every "
@@ -2661,7 +2659,8 @@ static int cmd_run(int argc, char **argv)
 			timeout_s = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(timeout_s > 0) || timeout_s > 1e6)
 				return pl_cli_usage(
-				    "run", "--timeout: expected seconds from 0 to 1e6, got '%s'", optarg);
+				    "run", "--timeout: expected seconds from 0 to 1e6, got '%s'",
+				    optarg);
 			break;
 		}
 		case OPT_BATCH:
@@ -2784,14 +2783,13 @@ static int cmd_run(int argc, char **argv)
 		if (guard >= 0)
 			_exit(guard); /* the guard: the rank ran in its child */
 	}
-	if ((st = torch > 1 ? (cuda ? backend_cuda_torchrun(&rdv, &store, timeout_s, &be, &err)
-	                            : backend_cpu_torchrun(&rdv, &store, &server, timeout_s, &be,
-	                                                   &err))
-	          : procs > 1
-	              ? (cuda ? pl_backend_cuda_mpi(&be, timeout_s, &err)
-	                      : pl_backend_mpi(&be, timeout_s, &err))
-	          : cuda ? pl_backend_cuda(&be, D, timeout_s, &err)
-	                 : pl_backend_cpu(&be, D, timeout_s, &err)))
+	if ((st = torch > 1
+	              ? (cuda ? backend_cuda_torchrun(&rdv, &store, timeout_s, &be, &err)
+	                      : backend_cpu_torchrun(&rdv, &store, &server, timeout_s, &be, &err))
+	          : procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, timeout_s, &err)
+	                              : pl_backend_mpi(&be, timeout_s, &err))
+	          : cuda      ? pl_backend_cuda(&be, D, timeout_s, &err)
+	                      : pl_backend_cpu(&be, D, timeout_s, &err)))
 		goto done;
 	if (pl_backend_ranks(be) != D) { /* the launcher's variables and MPI disagree */
 		st = pl_err_set(&err, PL_EINVAL,
@@ -3006,7 +3004,7 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	pl_alloc_init();
-	signal(SIGXFSZ, SIG_IGN); /* past ulimit -f: a write error (exit 4), not a death */
+	signal(SIGXFSZ, SIG_IGN);    /* past ulimit -f: a write error (exit 4), not a death */
 	pl_output_escape_controls(); /* names from files never drive the terminal */
 	int rc = dispatch(argc, argv);
 	/* an allocation that failed anywhere, however the code went on, makes

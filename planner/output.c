@@ -45,8 +45,8 @@ static void guard_signals(int on, struct sigaction *old)
 {
 	for (int k = 0; k < NSIG_GUARDED; k++) {
 		if (on) {
-			struct sigaction sa = {
-			    .sa_handler = ignored_signals[k] ? SIG_IGN : remove_pending};
+			struct sigaction sa = {.sa_handler =
+			                           ignored_signals[k] ? SIG_IGN : remove_pending};
 			sigemptyset(&sa.sa_mask);
 			if (sigaction(cleanup_signals[k], NULL, &old[k]) ||
 			    old[k].sa_handler != SIG_DFL)
@@ -124,8 +124,7 @@ static void remove_stale(const char *path)
 /* A new file beside path, created exclusively (never through a planted link
  * or over a file that is there), given old's mode and owner when path was a
  * file, renamed over path at the end. */
-static pl_status replace(const char *path, const struct stat *old, const char *text,
-                         pl_err *err)
+static pl_status replace(const char *path, const struct stat *old, const char *text, pl_err *err)
 {
 	remove_stale(path);
 	char host[256] = "";
@@ -242,8 +241,8 @@ pl_status pl_output_write(const char *path, const char *text, pl_err *err)
 		    "%s: is a %s; expected a regular file (replaced), a character device or FIFO "
 		    "(written through) or - (standard output)",
 		    path,
-		    S_ISDIR(st.st_mode)   ? "directory"
-		    : S_ISBLK(st.st_mode) ? "block device (never written)"
+		    S_ISDIR(st.st_mode)    ? "directory"
+		    : S_ISBLK(st.st_mode)  ? "block device (never written)"
 		    : S_ISSOCK(st.st_mode) ? "socket"
 		                           : "special file");
 	if (!S_ISLNK(ls.st_mode))

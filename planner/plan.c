@@ -641,8 +641,8 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 	if (cJSON_IsNumber(dev) && !(dev->valuedouble >= 1 && dev->valuedouble <= PL_MAX_DEVICES &&
 	                             dev->valuedouble == floor(dev->valuedouble)))
 		return pl_err_set(err, PL_EINVAL,
-		                  "%s: cluster.devices: %g: expected an integer from 1 to %d", where,
-		                  dev->valuedouble, PL_MAX_DEVICES);
+		                  "%s: cluster.devices: %g: expected an integer from 1 to %d",
+		                  where, dev->valuedouble, PL_MAX_DEVICES);
 	if (cJSON_IsNumber(dev))
 		return pl_cluster_devices(cl, (int64_t)dev->valuedouble, err);
 	return pl_err_set(err, PL_EINVAL,

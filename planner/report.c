@@ -81,7 +81,10 @@ static void h(FILE *f, const char *fmt, ...)
 		case 'g':
 		case 'e': fprintf(f, spec, va_arg(ap, double)); break;
 		case '%': fputc('%', f); break;
-		default: assert(!"report: a conversion h() does not know"); p--; break;
+		default:
+			assert(!"report: a conversion h() does not know");
+			p--;
+			break;
 		}
 		if (!c)
 			break;
@@ -118,20 +121,20 @@ static void summary(FILE *f, const cJSON *ck)
 		sum += part[i] = pl_json_num(cost, keys[i], 0);
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
 	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", step,
-	        str(cl, "name", "?"), inum(cl, "devices", 0, 0, BIG),
-	        inum(cl, "nodes", 1, 0, BIG), inum(cl, "devices_per_node", 0, 0, BIG));
+	  str(cl, "name", "?"), inum(cl, "devices", 0, 0, BIG), inum(cl, "nodes", 1, 0, BIG),
+	  inum(cl, "devices_per_node", 0, 0, BIG));
 	if (pp)
-		h(f, "; %d pipeline stages, %d micro-batches, %s",
-		        inum(pp, "stages", 1, 0, BIG), inum(pp, "micro_batches", 1, 0, BIG),
-		        str(pp, "schedule", "1F1B"));
+		h(f, "; %d pipeline stages, %d micro-batches, %s", inum(pp, "stages", 1, 0, BIG),
+		  inum(pp, "micro_batches", 1, 0, BIG), str(pp, "schedule", "1F1B"));
 	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
-	        inum(ck, "optimizer_shard", 0, 0, 3), str(ck, "recompute", "none"),
-	        pl_json_num(cost, "peak_memory_bytes", 0) / GIB);
-	double mfu = pl_json_num(cost, "mfu", NAN), tf = pl_json_num(cost, "model_tflops_per_device", NAN),
+	  inum(ck, "optimizer_shard", 0, 0, 3), str(ck, "recompute", "none"),
+	  pl_json_num(cost, "peak_memory_bytes", 0) / GIB);
+	double mfu = pl_json_num(cost, "mfu", NAN),
+	       tf = pl_json_num(cost, "model_tflops_per_device", NAN),
 	       tok = pl_json_num(cost, "tokens_per_second_per_device", NAN);
 	if (isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0) {
-		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device", 100 * mfu,
-		  tf);
+		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device",
+		  100 * mfu, tf);
 		if (isfinite(tok) && tok > 0)
 			h(f, ", %.0f tokens/s per device", tok);
 		fputs(".</p>\n", f);
@@ -145,27 +148,27 @@ static void summary(FILE *f, const cJSON *ck)
 		if (pw <= 0)
 			continue;
 		h(f,
-		        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
-		        "<title>%s %.6g s</title></rect>",
-		        x, pw, palette[i], names[i], part[i]);
+		  "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
+		  "<title>%s %.6g s</title></rect>",
+		  x, pw, palette[i], names[i], part[i]);
 		x += pw;
 	}
 	x = 0;
 	for (int i = 0; i < 4; i++)
 		if (part[i] > 0) {
 			h(f,
-			        "<rect x=\"%.0f\" y=\"32\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-			        "<text x=\"%.0f\" y=\"41\">%s %.4g s</text>",
-			        x, palette[i], x + 14, names[i], part[i]);
+			  "<rect x=\"%.0f\" y=\"32\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			  "<text x=\"%.0f\" y=\"41\">%s %.4g s</text>",
+			  x, palette[i], x + 14, names[i], part[i]);
 			x += 190;
 		}
 	fputs("</svg>", f);
 	const char *why = str(cJSON_GetObjectItem(ck, "search"), "why", NULL);
 	h(f, "<p class=\"note\">search: %s, %s",
-	        str(cJSON_GetObjectItem(ck, "search"), "mode", "?"),
-	        cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "optimal"))
-	            ? "proven optimal"
-	            : "not proven optimal");
+	  str(cJSON_GetObjectItem(ck, "search"), "mode", "?"),
+	  cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "optimal"))
+	      ? "proven optimal"
+	      : "not proven optimal");
 	if (why) {
 		fputs(" (", f);
 		esc(f, why);
@@ -221,27 +224,24 @@ static void mesh(FILE *f, const cJSON *ck)
 		    size = cJSON_GetArraySize(cJSON_GetArrayItem(kind, 0));
 		double wd = cols * (cell + 2) + 50, ht = shown * (cell + 2) + 24;
 		group_index(kind, gi, drawn);
-		h(
-		    f,
-		    "<figure class=\"mesh\" data-kind=\"%s\"><svg width=\"%.0f\" height=\"%.0f\">",
-		    kind->string, wd, ht);
+		h(f, "<figure class=\"mesh\" data-kind=\"%s\"><svg width=\"%.0f\" height=\"%.0f\">",
+		  kind->string, wd, ht);
 		for (int nd = 0; nd < shown; nd++) {
 			h(f, "<text x=\"0\" y=\"%d\">n%d</text>", 14 + nd * (cell + 2), nd);
 			for (int d = 0; d < cols && nd * per + d < D; d++) {
 				int r = nd * per + d, g = r < drawn ? gi[r] : -1;
 				h(f,
-				        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-				        "fill=\"%s\">"
-				        "<title>rank %d: %s group %d</title></rect>",
-				        40 + d * (cell + 2), nd * (cell + 2), cell, cell,
-				        g < 0 ? "#eee" : palette[g % NPAL], r, kind->string, g);
+				  "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				  "fill=\"%s\">"
+				  "<title>rank %d: %s group %d</title></rect>",
+				  40 + d * (cell + 2), nd * (cell + 2), cell, cell,
+				  g < 0 ? "#eee" : palette[g % NPAL], r, kind->string, g);
 			}
 		}
-		h(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>",
-		        kind->string, n, n == 1 ? "" : "s", size,
-		        shown < nodes || cols < per
-		            ? " (the first 64 nodes and devices a node drawn)"
-		            : "");
+		h(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>", kind->string,
+		  n, n == 1 ? "" : "s", size,
+		  shown < nodes || cols < per ? " (the first 64 nodes and devices a node drawn)"
+		                              : "");
 	}
 	free(gi);
 	fputs("</div></section>\n", f);
@@ -268,21 +268,19 @@ static void schedule(FILE *f, const cJSON *ck)
 		      "step.</p><svg width=\"780\" height=\"40\">",
 		      f);
 		double s = step > 0 ? 700 / step : 0;
-		h(
-		    f,
-		    "<text x=\"0\" y=\"16\">s0</text><rect class=\"fwd\" x=\"40\" y=\"4\" "
-		    "width=\"%.1f\" height=\"16\"><title>forward and backward %.6g s</title>"
-		    "</rect><rect class=\"opt\" x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"16\">"
-		    "<title>optimizer %.6g s</title></rect></svg></section>\n",
-		    (step - opt) * s, step - opt, 40 + (step - opt) * s, fmax(opt * s, 1), opt);
+		h(f,
+		  "<text x=\"0\" y=\"16\">s0</text><rect class=\"fwd\" x=\"40\" y=\"4\" "
+		  "width=\"%.1f\" height=\"16\"><title>forward and backward %.6g s</title>"
+		  "</rect><rect class=\"opt\" x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"16\">"
+		  "<title>optimizer %.6g s</title></rect></svg></section>\n",
+		  (step - opt) * s, step - opt, 40 + (step - opt) * s, fmax(opt * s, 1), opt);
 		return;
 	}
 	if (P > 64) {
-		h(
-		    f,
-		    "<p class=\"note\">%d stages: too many to draw; the bubble is %.6g s of the "
-		    "step.</p></section>\n",
-		    P, pl_json_num(cost, "bubble_seconds", 0));
+		h(f,
+		  "<p class=\"note\">%d stages: too many to draw; the bubble is %.6g s of the "
+		  "step.</p></section>\n",
+		  P, pl_json_num(cost, "bubble_seconds", 0));
 		return;
 	}
 	int m = M > 48 ? 48 : M, n = 2 * m;
@@ -337,11 +335,11 @@ static void schedule(FILE *f, const cJSON *ck)
 	double opt = pl_json_num(cost, "optimizer_seconds", 0), total = end + opt,
 	       sc = total > 0 ? 700 / total : 0;
 	h(f,
-	        "<p class=\"note\">%s over %d stages%s: forward (light) a third of a stage's "
-	        "micro-batch time, backward (dark) two thirds, idle time the bubble, then the "
-	        "optimizer step%s.</p>",
-	        str(pp, "schedule", "1F1B"), P, M > m ? "" : "",
-	        M > m ? "; the first 48 micro-batches drawn" : "");
+	  "<p class=\"note\">%s over %d stages%s: forward (light) a third of a stage's "
+	  "micro-batch time, backward (dark) two thirds, idle time the bubble, then the "
+	  "optimizer step%s.</p>",
+	  str(pp, "schedule", "1F1B"), P, M > m ? "" : "",
+	  M > m ? "; the first 48 micro-batches drawn" : "");
 	if (strcmp(str(pp, "schedule", "1F1B"), "1F1B"))
 		fputs("<p class=\"note\">Drawn as plain 1F1B over the same stage times; the "
 		      "interleaved schedule's smaller bubble is in the cost model's bubble "
@@ -353,20 +351,19 @@ static void schedule(FILE *f, const cJSON *ck)
 		for (int k = 0; k < n; k++) {
 			int i = s * n + k;
 			double d = kind[i] ? 2 * tf[s] / 3 : tf[s] / 3;
-			h(
-			    f,
-			    "<rect class=\"%s\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
-			    "<title>stage %d %s micro-batch %d</title></rect>",
-			    kind[i] ? "bwd" : "fwd", 40 + st[i] * sc, s * 22, fmax(d * sc, 0.5), s,
-			    kind[i] ? "backward" : "forward", mb[i]);
+			h(f,
+			  "<rect class=\"%s\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
+			  "<title>stage %d %s micro-batch %d</title></rect>",
+			  kind[i] ? "bwd" : "fwd", 40 + st[i] * sc, s * 22, fmax(d * sc, 0.5), s,
+			  kind[i] ? "backward" : "forward", mb[i]);
 		}
 		h(f,
-		        "<rect class=\"opt\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
-		        "<title>optimizer %.6g s</title></rect>",
-		        40 + end * sc, s * 22, fmax(opt * sc, 1), opt);
+		  "<rect class=\"opt\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"18\">"
+		  "<title>optimizer %.6g s</title></rect>",
+		  40 + end * sc, s * 22, fmax(opt * sc, 1), opt);
 	}
 	h(f, "<text x=\"40\" y=\"%d\">0</text><text x=\"700\" y=\"%d\">%.4g s</text></svg>",
-	        P * 22 + 16, P * 22 + 16, total);
+	  P * 22 + 16, P * 22 + 16, total);
 done:
 	free(tf);
 	free(st);
@@ -388,8 +385,7 @@ static void memory(FILE *f, const cJSON *ck)
 	       peak = pl_json_num(cost, "peak_memory_bytes", 0);
 	double full = fmax(cap, peak);
 	fputs("<section id=\"memory\"><h2>Memory per device</h2>", f);
-	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB,
-	        inum(cost, "peak_memory_stage", 0, 0, BIG));
+	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB, inum(cost, "peak_memory_stage", 0, 0, BIG));
 	if (cap > 0)
 		h(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
 	fputs(".</p><svg width=\"780\" height=\"60\">", f);
@@ -399,22 +395,22 @@ static void memory(FILE *f, const cJSON *ck)
 	cJSON_ArrayForEach (c, br) {
 		double w = c->valuedouble * sc;
 		h(f,
-		        "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
-		        "<title>%s %.3f GiB</title></rect>",
-		        x, w, palette[i % NPAL], c->string, c->valuedouble / GIB);
+		  "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
+		  "<title>%s %.3f GiB</title></rect>",
+		  x, w, palette[i % NPAL], c->string, c->valuedouble / GIB);
 		h(f,
-		        "<rect x=\"%d\" y=\"34\" width=\"10\" height=\"10\" fill=\"%s\"/><text "
-		        "x=\"%d\" y=\"43\">%s %.2f</text>",
-		        (i % 6) * 128, palette[i % NPAL], (i % 6) * 128 + 13, c->string,
-		        c->valuedouble / GIB);
+		  "<rect x=\"%d\" y=\"34\" width=\"10\" height=\"10\" fill=\"%s\"/><text "
+		  "x=\"%d\" y=\"43\">%s %.2f</text>",
+		  (i % 6) * 128, palette[i % NPAL], (i % 6) * 128 + 13, c->string,
+		  c->valuedouble / GIB);
 		x += w;
 		i++;
 	}
 	if (cap > 0)
 		h(f,
-		        "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"28\" stroke=\"#000\" "
-		        "stroke-width=\"2\"><title>capacity %.2f GiB</title></line>",
-		        cap * sc, cap * sc, cap / GIB);
+		  "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"28\" stroke=\"#000\" "
+		  "stroke-width=\"2\"><title>capacity %.2f GiB</title></line>",
+		  cap * sc, cap * sc, cap / GIB);
 	fputs("</svg><p class=\"note\">GiB; the line is the device's capacity; <i>reserved</i> is "
 	      "the runtime reserve (CUDA context, NCCL buffers, allocator).</p>",
 	      f);
@@ -430,34 +426,32 @@ static void memory(FILE *f, const cJSON *ck)
 		cJSON_ArrayForEach (c, sm) {
 			double xs = 40, tot = reserve;
 			h(f, "<g data-stage=\"%d\"><text x=\"0\" y=\"%d\">s%d</text>", s,
-			        s * 18 + 12, s);
+			  s * 18 + 12, s);
 			int k = 0;
 			const cJSON *v;
 			cJSON_ArrayForEach (v, c) {
 				double w = v->valuedouble * sc2;
-				h(
-				    f,
-				    "<rect class=\"mem\" data-category=\"%s\" x=\"%.1f\" y=\"%d\" "
-				    "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d %s "
-				    "%.3f GiB</title></rect>",
-				    v->string, xs, s * 18, w, palette[k % NPAL], s, v->string,
-				    v->valuedouble / GIB);
+				h(f,
+				  "<rect class=\"mem\" data-category=\"%s\" x=\"%.1f\" y=\"%d\" "
+				  "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d %s "
+				  "%.3f GiB</title></rect>",
+				  v->string, xs, s * 18, w, palette[k % NPAL], s, v->string,
+				  v->valuedouble / GIB);
 				xs += w;
 				tot += v->valuedouble;
 				k++;
 			}
-			h(
-			    f,
-			    "<rect class=\"mem\" data-category=\"reserved\" x=\"%.1f\" y=\"%d\" "
-			    "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d reserved "
-			    "%.3f GiB (total %.3f GiB)</title></rect>",
-			    xs, s * 18, reserve * sc2, palette[5 % NPAL], s, reserve / GIB,
-			    tot / GIB);
+			h(f,
+			  "<rect class=\"mem\" data-category=\"reserved\" x=\"%.1f\" y=\"%d\" "
+			  "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d reserved "
+			  "%.3f GiB (total %.3f GiB)</title></rect>",
+			  xs, s * 18, reserve * sc2, palette[5 % NPAL], s, reserve / GIB,
+			  tot / GIB);
 			if (cap > 0)
 				h(f,
-				        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-				        "stroke=\"#000\" stroke-width=\"2\"/>",
-				        40 + cap * sc2, s * 18 - 1, 40 + cap * sc2, s * 18 + 15);
+				  "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+				  "stroke=\"#000\" stroke-width=\"2\"/>",
+				  40 + cap * sc2, s * 18 - 1, 40 + cap * sc2, s * 18 + 15);
 			fputs("</g>", f);
 			s++;
 		}
@@ -483,12 +477,13 @@ static void strategies(FILE *f, const cJSON *ck)
 		fputs("<tr><td>", f);
 		esc(f, p->string);
 		h(f,
-		        "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
-		        "<td>%d&ndash;%d</td></tr>",
-		        inum(p, "ops", 0, 0, BIG), pl_json_num(p, "weight_cut", 1),
-		        pl_json_num(p, "batch_cut", 1), pl_json_num(p, "sequence_cut", 1),
-		        cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "–",
-		        pl_json_num(p, "replicated", 1), iitem(sg, 0, 0, 0, BIG), iitem(sg, 1, 0, 0, BIG));
+		  "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
+		  "<td>%d&ndash;%d</td></tr>",
+		  inum(p, "ops", 0, 0, BIG), pl_json_num(p, "weight_cut", 1),
+		  pl_json_num(p, "batch_cut", 1), pl_json_num(p, "sequence_cut", 1),
+		  cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "–",
+		  pl_json_num(p, "replicated", 1), iitem(sg, 0, 0, 0, BIG),
+		  iitem(sg, 1, 0, 0, BIG));
 	}
 	fputs("</table><h3>Ops (the 60 dearest)</h3><table id=\"ops\"><tr><th>op</th><th>type</th>"
 	      "<th>stage</th><th>strategy</th><th>compute ms</th><th>comm ms</th><th>memory "
@@ -533,9 +528,9 @@ static void strategies(FILE *f, const cJSON *ck)
 		esc(f, s ? s : "");
 		free(s);
 		h(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>",
-		        1e3 * pl_json_num(op, "compute_seconds", 0),
-		        1e3 * pl_json_num(op, "communication_seconds", 0),
-		        pl_json_num(op, "memory_bytes", 0) / 1048576);
+		  1e3 * pl_json_num(op, "compute_seconds", 0),
+		  1e3 * pl_json_num(op, "communication_seconds", 0),
+		  pl_json_num(op, "memory_bytes", 0) / 1048576);
 	}
 	free(t);
 	fputs("</table></section>\n", f);
@@ -549,13 +544,13 @@ static void communication(FILE *f, const cJSON *ck)
 	const cJSON *links = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "description"), "links");
 	int per = inum(cl, "devices_per_node", 0, 0, BIG);
 	h(f,
-	        "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
-	        "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
-	        "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
-	        "<th>bus bandwidth GB/s</th></tr>",
-	        pl_json_num(cost, "communication_seconds", 0),
-	        100 * pl_json_num(cost, "communication_seconds", 0) /
-	            fmax(pl_json_num(cost, "step_seconds", 1), 1e-30));
+	  "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
+	  "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
+	  "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
+	  "<th>bus bandwidth GB/s</th></tr>",
+	  pl_json_num(cost, "communication_seconds", 0),
+	  100 * pl_json_num(cost, "communication_seconds", 0) /
+	      fmax(pl_json_num(cost, "step_seconds", 1), 1e-30));
 	const cJSON *kind;
 	cJSON_ArrayForEach (kind, cJSON_GetObjectItem(ck, "groups")) {
 		const cJSON *g0 = cJSON_GetArrayItem(kind, 0);
@@ -572,11 +567,11 @@ static void communication(FILE *f, const cJSON *ck)
 		const char *cls = size < 2 ? "none" : inter ? "inter_node" : "intra_node";
 		double bw = pl_json_num(cJSON_GetObjectItem(links, cls), "busbw", 0);
 		h(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", kind->string,
-		        cJSON_GetArraySize(kind), size,
-		        size < 2 ? "–"
-		        : inter  ? "across nodes"
-		                 : "inside a node",
-		        bw > 0 ? "" : "–");
+		  cJSON_GetArraySize(kind), size,
+		  size < 2 ? "–"
+		  : inter  ? "across nodes"
+		           : "inside a node",
+		  bw > 0 ? "" : "–");
 		if (bw > 0)
 			h(f, "%.0f", bw / 1e9);
 		fputs("</td></tr>", f);
@@ -587,10 +582,9 @@ static void communication(FILE *f, const cJSON *ck)
 	if (cJSON_IsArray(bc)) {
 		double comm = pl_json_num(cost, "communication_seconds", 0),
 		       hidden = pl_json_num(cost, "communication_hidden_seconds", 0);
-		h(f,
-		        "<table id=\"comm-by-collective\"><tr><th>collective</th><th>link "
-		        "class</th><th>seconds a step</th><th>%% of communication</th><th>bus GB "
-		        "per device</th></tr>");
+		h(f, "<table id=\"comm-by-collective\"><tr><th>collective</th><th>link "
+		     "class</th><th>seconds a step</th><th>%% of communication</th><th>bus GB "
+		     "per device</th></tr>");
 		cJSON_ArrayForEach (e, bc) {
 			double sec = pl_json_num(e, "seconds", 0);
 			fputs("<tr data-link=\"", f);
@@ -600,19 +594,17 @@ static void communication(FILE *f, const cJSON *ck)
 			fputs("</td><td>", f);
 			esc(f, str(e, "link", ""));
 			h(f, "</td><td>%.6g</td><td>%.1f</td><td>%.3f</td></tr>", sec,
-			        comm > 0 ? 100 * sec / comm : 0,
-			        pl_json_num(e, "bus_bytes", 0) / 1e9);
+			  comm > 0 ? 100 * sec / comm : 0, pl_json_num(e, "bus_bytes", 0) / 1e9);
 		}
 		if (hidden > 0)
 			h(f,
-			        "<tr><td>hidden behind the backward</td><td></td><td>%.6g</td>"
-			        "<td>%.1f</td><td></td></tr>",
-			        -hidden, comm > 0 ? -100 * hidden / comm : 0);
+			  "<tr><td>hidden behind the backward</td><td></td><td>%.6g</td>"
+			  "<td>%.1f</td><td></td></tr>",
+			  -hidden, comm > 0 ? -100 * hidden / comm : 0);
 		h(f,
-		        "</table><p class=\"note\">%s: per device a step; the rows less the "
-		        "hidden part add up to the communication above.</p>",
-		        cJSON_GetObjectItem(ck, "pipeline") ? "The bottleneck stage's"
-		                                            : "The plan's");
+		  "</table><p class=\"note\">%s: per device a step; the rows less the "
+		  "hidden part add up to the communication above.</p>",
+		  cJSON_GetObjectItem(ck, "pipeline") ? "The bottleneck stage's" : "The plan's");
 	}
 	fputs("</section>\n", f);
 }

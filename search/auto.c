@@ -52,8 +52,9 @@ static double objective(pl_problem *p, const int *choice, double *mem)
 	}
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
-		t += pl_problem_edge(p, e)[(size_t)choice[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
-		                           (size_t)choice[ed->dst_op]];
+		t += pl_problem_edge(p,
+		                     e)[(size_t)choice[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
+		                        (size_t)choice[ed->dst_op]];
 	}
 	*mem = m;
 	return t;
@@ -85,8 +86,10 @@ static void polish(pl_problem *p, int *choice, double limit)
 					const double *tab = pl_problem_edge(p, p->op_edges[o][i]);
 					size_t nd = (size_t)p->nstrat[ed->dst_op];
 					int a = choice[ed->src_op], b = choice[ed->dst_op];
-					int a2 = ed->src_op == o ? k : a, b2 = ed->dst_op == o ? k : b;
-					d += tab[(size_t)a2 * nd + (size_t)b2] - tab[(size_t)a * nd + (size_t)b];
+					int a2 = ed->src_op == o ? k : a,
+					    b2 = ed->dst_op == o ? k : b;
+					d += tab[(size_t)a2 * nd + (size_t)b2] -
+					     tab[(size_t)a * nd + (size_t)b];
 				}
 				if (d < best_d - 1e-15 * fabs(cur)) {
 					best_d = d;
@@ -116,8 +119,8 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 		return st;
 	/* rec's partial cuts may be off the candidates: a local search over the
 	 * candidates, from each op's cheapest alone and from data parallel, is
-	 * priced beside it and the fastest plan kept (an entangled graph is where rec's splits go wrong:
-	 * DenseNet's concatenations) */
+	 * priced beside it and the fastest plan kept (an entangled graph is where rec's splits go
+	 * wrong: DenseNet's concatenations) */
 	for (int start = 0; start < 2; start++) {
 		int *c = pl_calloc((size_t)p->nops + 1, sizeof *c);
 		if (!c)
@@ -145,8 +148,8 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 		polish(p, c, o->memory_limit);
 		objective(p, c, &mem);
 		pl_search_result q = {.choice = c};
-		if ((o->memory_limit <= 0 || mem <= o->memory_limit) && !pl_search_result_price(p, &q) &&
-		    q.step_s < r->step_s) {
+		if ((o->memory_limit <= 0 || mem <= o->memory_limit) &&
+		    !pl_search_result_price(p, &q) && q.step_s < r->step_s) {
 			free(r->choice);
 			free(r->splits);
 			r->choice = c;
@@ -171,11 +174,12 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 	lb *= pl_job_step_scale(&p->job);
 	if (lb > 0 && r->step_s >= lb) {
 		char why[512];
-		snprintf(why, sizeof why,
-		         "auto fell back to rec and a local search, within %.1f %% of %.4g s (a bound "
-		         "no plan beats: each op's kernels at their cheapest), because dp failed: "
-		         "%.300s",
-		         100 * (r->step_s / lb - 1), lb, dperr->msg);
+		snprintf(
+		    why, sizeof why,
+		    "auto fell back to rec and a local search, within %.1f %% of %.4g s (a bound "
+		    "no plan beats: each op's kernels at their cheapest), because dp failed: "
+		    "%.300s",
+		    100 * (r->step_s / lb - 1), lb, dperr->msg);
 		size_t n = strlen(why) < sizeof r->why ? strlen(why) : sizeof r->why - 1;
 		memcpy(r->why, why, n);
 		r->why[n] = 0;

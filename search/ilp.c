@@ -1357,16 +1357,16 @@ static pl_status dump_lp(glp_prob *lp, const char *path, pl_err *err)
 	close(fd);
 	char *text = NULL;
 	size_t len;
-	pl_status st = glp_write_lp(lp, NULL, scratch)
-	                   ? pl_err_set(err, PL_EWRITE, "%s: GLPK cannot write the LP file", scratch)
-	                   : pl_read_file(scratch, &text, &len, err);
+	pl_status st =
+	    glp_write_lp(lp, NULL, scratch)
+	        ? pl_err_set(err, PL_EWRITE, "%s: GLPK cannot write the LP file", scratch)
+	        : pl_read_file(scratch, &text, &len, err);
 	unlink(scratch);
 	if (st == PL_OK)
 		st = pl_output_write(path, text, err);
 	free(text);
 	return st;
 }
-
 
 /* rec's plan first (so that a time limit that runs out later still has a
  * plan), then the dominance presolve; rec's plan, mapped onto what the

@@ -770,7 +770,9 @@ typedef struct cand {
 
 static int cand_less(const cand *a, const cand *b)
 {
-	return a->work != b->work ? a->work < b->work : a->nf != b->nf ? a->nf < b->nf : a->x < b->x;
+	return a->work != b->work ? a->work < b->work
+	       : a->nf != b->nf   ? a->nf < b->nf
+	                          : a->x < b->x;
 }
 
 static void heap_push(cand *h, size_t *n, cand c)

@@ -54,18 +54,19 @@ static void table_is_the_csv(void **state)
 		for (k = 0; k < pl_attn_nrows; k++) {
 			const pl_attn_row *r = &pl_attn_rows[k];
 			if (!strcmp(r->gpu, gpu) && !strcmp(r->kernel, kernel) &&
-			    !strcmp(r->direction, dir) && r->causal == causal && r->head_dim == hd &&
-			    r->seqlen == seq)
+			    !strcmp(r->direction, dir) && r->causal == causal &&
+			    r->head_dim == hd && r->seqlen == seq)
 				break;
 		}
 		if (k == pl_attn_nrows)
 			fail_msg("not in the table: %s", line);
 		assert_true(fabs(pl_attn_rows[k].flops - tflops * 1e12) <= 1e-6 * tflops * 1e12);
 		if (strcmp(dir, "fwd_bwd")) { /* the look-up answers it where it was measured */
-			double r = pl_attention_rate(gpu, kernel, !strcmp(dir, "bwd"), causal, hd, seq);
+			double r =
+			    pl_attention_rate(gpu, kernel, !strcmp(dir, "bwd"), causal, hd, seq);
 			if (fabs(r - tflops * 1e12) > 1e-6 * tflops * 1e12)
-				fail_msg("%s %s %s causal %d d %d s %d: %g, measured %g", gpu, kernel, dir,
-				         causal, hd, seq, r, tflops * 1e12);
+				fail_msg("%s %s %s causal %d d %d s %d: %g, measured %g", gpu,
+				         kernel, dir, causal, hd, seq, r, tflops * 1e12);
 		}
 		n++;
 	}
@@ -135,7 +136,8 @@ static void op_priced_at_the_measured_rate(void **state)
 	         " \"w\": {\"shape\": [%d], \"role\": \"param\"}},"
 	         " \"ops\": [{\"name\": \"scale\", \"type\": \"Mul\", \"inputs\": [\"q\", \"w\"],"
 	         " \"outputs\": [\"qs\"]}, {\"name\": \"attn\", \"type\": \"Attention\","
-	         " \"inputs\": [\"qs\", \"k\", \"v\"], \"outputs\": [\"y\"], \"attrs\": {\"is_causal\": 1}}],"
+	         " \"inputs\": [\"qs\", \"k\", \"v\"], \"outputs\": [\"y\"], \"attrs\": "
+	         "{\"is_causal\": 1}}],"
 	         " \"outputs\": [\"y\"]}",
 	         b, h, s, d, b, h, s, d, b, h, s, d, d);
 	pl_graph *g;
@@ -159,7 +161,8 @@ static void op_priced_at_the_measured_rate(void **state)
 	double rf = pl_attention_rate(c.device_name, "flash2", 0, 1, d, s),
 	       rb = pl_attention_rate(c.device_name, "flash2", 1, 1, d, s);
 	if (!(fabs(np.fwd_s - (fwd_flops / rf + c.kernel_overhead_s)) <= 1e-9 * np.fwd_s))
-		fail_msg("fwd %.6g s, expected %.6g (rate %.4g)", np.fwd_s, fwd_flops / rf + c.kernel_overhead_s, rf);
+		fail_msg("fwd %.6g s, expected %.6g (rate %.4g)", np.fwd_s,
+		         fwd_flops / rf + c.kernel_overhead_s, rf);
 	assert_true(fabs(np.bwd_s - (2.5 * fwd_flops / rb + 2 * c.kernel_overhead_s)) <=
 	            1e-9 * np.bwd_s);
 	pl_problem_free(p);

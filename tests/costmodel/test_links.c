@@ -130,8 +130,8 @@ static void cross_node_collectives_match_a_recorded_run(void **state)
 		double t = pl_cost_prim(&c, &p), want = cases[k].share * measured;
 		double flat = pl_cluster_coll_time(&c, cases[k].coll, PL_LINK_INTER, 16, S);
 		if (!(t < 1.5 * want && t > want / 1.5))
-			fail_msg("case %zu: priced %.4g s, recorded %.4g s (flat ring %.4g s)", k, t,
-			         want, flat);
+			fail_msg("case %zu: priced %.4g s, recorded %.4g s (flat ring %.4g s)", k,
+			         t, want, flat);
 		assert_true(flat > 5 * want);
 	}
 }

@@ -15,13 +15,14 @@
 #include "tests/fuzz/fuzz.h"
 
 static const char *const tags[] = {
-    "!DOCTYPE", "html", "head", "meta",  "title", "style",  "body",       "h1",  "h2",
-    "h3",       "p",    "b",    "i",     "section", "svg",  "rect",       "text", "g",
-    "line",     "figure", "figcaption", "div", "table", "tr", "th",       "td",  NULL};
+    "!DOCTYPE", "html",   "head",       "meta", "title",   "style", "body", "h1",   "h2",
+    "h3",       "p",      "b",          "i",    "section", "svg",   "rect", "text", "g",
+    "line",     "figure", "figcaption", "div",  "table",   "tr",    "th",   "td",   NULL};
 static const char *const attrs[] = {
-    "lang", "charset", "class", "id", "x", "y", "width", "height", "fill", "role",
-    "aria-label", "data-kind", "data-stage", "data-category", "data-link", "x1", "y1",
-    "x2", "y2", "stroke", "stroke-width", "html", NULL};
+    "lang",       "charset",       "class",        "id",   "x",          "y",
+    "width",      "height",        "fill",         "role", "aria-label", "data-kind",
+    "data-stage", "data-category", "data-link",    "x1",   "y1",         "x2",
+    "y2",         "stroke",        "stroke-width", "html", NULL};
 
 static int listed(const char *const *list, const char *s, size_t n)
 {

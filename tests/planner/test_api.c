@@ -156,8 +156,9 @@ static void test_built_equals_loaded(void **state)
 	            cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_tflops_per_device")));
 	assert_true(isnan(planner_plan_tokens_per_second_per_device(a)));
 	/* the checkpoint's number (test_cli checks per-op FLOPs against hand counts) */
-	assert_true(planner_plan_flops_per_step(a) > 0 && planner_plan_flops_per_step(a) ==
-	            cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_flops_per_step")));
+	assert_true(planner_plan_flops_per_step(a) > 0 &&
+	            planner_plan_flops_per_step(a) ==
+	                cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_flops_per_step")));
 	cJSON_Delete(ck);
 	/* the limit binds: the plan is not the unconstrained one */
 	set(ctx, "memory_limit", "none");
@@ -370,8 +371,8 @@ static void test_mindformers_keys(void **state)
 	set(ctx, "use_seq_parallel", "false");
 	ok(ctx, planner_plan_new(ctx, g, &p));
 	ck = cJSON_Parse(planner_plan_json(p));
-	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"),
-	                                              "sequence_parallel")));
+	assert_true(cJSON_IsFalse(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "sequence_parallel")));
 	cJSON_Delete(ck);
 	planner_plan_free(p);
 	assert_int_equal(planner_set_auto_parallel_context(ctx, "use_seq_parallel", "maybe"),
