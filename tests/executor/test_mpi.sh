@@ -5,7 +5,7 @@
 # gives the losses of the same model run on one device, over 3 Adam steps
 # (relative 1e-5), and so do whole-job plans of both on 1 to 8 processes (pipeline stages, plain
 # and interleaved 1F1B, micro-batches, ZeRO 1-3, recompute, --job); a rank that fails, or whose process is
-# killed, stops every process with exit 4 within 10 s, naming itself; a plan for another number
+# killed, stops every process with exit 4 within 60 s (about a second here; the margin is for a loaded machine), naming itself; a plan for another number
 # of processes exits 2; `planner calibrate --backend cpu` measures MPI's collectives as processes;
 # processes started as torchrun starts them (no MPI launcher) do the same.
 # Usage: test_mpi.sh PLANNER SOURCE_DIR
@@ -106,10 +106,10 @@ M="$SRC/tests/fixtures/models/gpt-tiny.json"
 "$P" search "$M" --devices 1 -o "$T/one.json" > /dev/null 2>&1
 "$P" run "$M" --strategy "$T/one.json" --steps 3 --json > "$T/one.out" 2> /dev/null
 ref=$(losses "$T/one.out")
-# WHAT ended every process with exit 4 within 10 s of START, its stderr naming it (PATTERN)
+# WHAT ended every process with exit 4 within 60 s of START, its stderr naming it (PATTERN)
 stopped() { # WHAT PATTERN RC START
   local took=$(($(date +%s) - $4))
-  if [ "$3" -eq 4 ] && [ $took -le 10 ] && grep -q "$2" "$T/err"; then
+  if [ "$3" -eq 4 ] && [ $took -le 60 ] && grep -q "$2" "$T/err"; then
     ok "$1 stops every process with exit 4 in ${took} s, naming itself"
   else
     bad "$1: exit $3 after ${took} s"; head -5 "$T/err" | sed 's/^/# /'
@@ -137,13 +137,13 @@ wait "$job"
 stopped "a killed rank" "was ended by signal 9" $? "$start"
 # a rank stuck outside the collectives (PL_STALL_RANK=R[:K]: rank R stops doing
 # anything before its step K) or stopped (SIGSTOP): with --timeout 3 the others
-# name it and every process ends with exit 4 (3 s, 2 s of pings, MPI's abort;
-# 30 s allowed for a loaded machine) -- before step 1 they wait to make a
+# name it and every process ends with exit 4 (3 s, 2 s of pings, MPI's abort:
+# 5-8 s here; 120 s allowed, for a loaded machine) -- before step 1 they wait to make a
 # communicator, before step 2 in a collective
 "$P" search "$M" --devices 4 -o "$T/p4.json" > /dev/null 2>&1
 ended() { # WHAT PATTERN RC START
   local took=$(($(date +%s) - $4))
-  if [ "$3" -eq 4 ] && [ $took -le 30 ] && grep -q "$2" "$T/err"; then
+  if [ "$3" -eq 4 ] && [ $took -le 120 ] && grep -q "$2" "$T/err"; then
     ok "$1: every process ends with exit 4 in ${took} s, the message naming it"
   else
     bad "$1: exit $3 after ${took} s"; grep -v "^ *$" "$T/err" | head -5 | sed 's/^/# /'
@@ -151,12 +151,12 @@ ended() { # WHAT PATTERN RC START
 }
 for stall in 2 1:2; do
   start=$(date +%s)
-  PL_STALL_RANK=$stall timeout 90 "${MPIRUN[@]}" -x PL_STALL_RANK -np 4 "$P" run "$M" \
+  PL_STALL_RANK=$stall timeout 240 "${MPIRUN[@]}" -x PL_STALL_RANK -np 4 "$P" run "$M" \
     --strategy "$T/p4.json" --steps 3 --timeout 3 > /dev/null 2> "$T/err"
   ended "a rank stuck before step ${stall#*:} (PL_STALL_RANK=$stall) of 4" \
     "rank ${stall%%:*} does not answer" $? "$start"
 done
-timeout 90 "${MPIRUN[@]}" -np 4 "$P" run "$M" --strategy "$T/p4.json" --steps 100000 --timeout 3 \
+timeout 240 "${MPIRUN[@]}" -np 4 "$P" run "$M" --strategy "$T/p4.json" --steps 100000 --timeout 3 \
   > /dev/null 2> "$T/err" &
 job=$!
 for _ in $(seq 50); do # a rank: the newest planner process of the job (a guard's child)
@@ -230,7 +230,7 @@ fi
 # torchrun's processes (its variables: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT;
 # no MPI launcher): they meet over TCP, rank 0 starts Open MPI's name server, and they make one
 # MPI world themselves; every plan kind gives the one-device losses, and a failing rank stops
-# every process with exit 4 within 10 s. torchrun_run NP PLAN [VAR=VALUE...]: each rank's exit
+# every process with exit 4 within 60 s. torchrun_run NP PLAN [VAR=VALUE...]: each rank's exit
 # status in $T/rc, rank 0's output in $T/out, every stderr in $T/err
 TR_EXTRA=()
 torchrun_run() {
@@ -270,7 +270,7 @@ if command -v ompi-server > /dev/null; then
   start=$(date +%s)
   torchrun_run 4 "$T/p.json" PL_FAIL_RANK=1
   took=$(($(date +%s) - start))
-  if [ "$(sort -u "$T/rc")" = 4 ] && [ $took -le 10 ] && grep -q "rank 1: injected fault" "$T/err"; then
+  if [ "$(sort -u "$T/rc")" = 4 ] && [ $took -le 60 ] && grep -q "rank 1: injected fault" "$T/err"; then
     ok "torchrun's 4 processes: a failing rank stops every process with exit 4 in ${took} s, naming itself"
   else
     bad "torchrun, a failing rank: exits $(tr '\n' ' ' < "$T/rc") after ${took} s"
