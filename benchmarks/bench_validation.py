@@ -169,6 +169,16 @@ def attention_kernel(r):
     return "cudnn" if r["framework"] in ("nemo", "megatron-lm") else "flash2"
 
 
+def loss_kernel(r):
+    """how the run computes its cross-entropy, by its framework's default:
+    llm-foundry's MPT runs flash-attn's fused kernel (loss_fn
+    'fused_crossentropy', llmfoundry/models/mpt/modeling_mpt.py), NeMo's
+    GPTConfig sets cross_entropy_loss_fusion True; Megatron-LM
+    (--cross-entropy-loss-fusion off by default), torchtitan and the others
+    run PyTorch's cross_entropy on fp32 logits"""
+    return "fused" if r["framework"] in ("llm-foundry", "nemo") else "unfused"
+
+
 def search_args(r):
     gpus = integer(r, "gpus")
     preset = GPUS[r["gpu"]][0]
@@ -190,6 +200,7 @@ def search_args(r):
     kernel = attention_kernel(r)
     if kernel:
         a += ["--attention-kernel", kernel]
+    a += ["--loss-kernel", loss_kernel(r)]
     if r["recompute"] in ("none", "full", "selective"):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):

@@ -281,6 +281,22 @@ pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char
 	return PL_OK;
 }
 
+pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
+{
+	if (strcmp(kernel, "fused") && strcmp(kernel, "unfused"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: '%s': expected fused (one kernel, the logits in their "
+		                  "dtype) or unfused (PyTorch's cross_entropy, in fp32)",
+		                  what, kernel);
+	c->loss_fused = !strcmp(kernel, "fused");
+	return PL_OK;
+}
+
+const char *pl_cluster_loss_name(const pl_cluster *c)
+{
+	return c->loss_fused ? "fused" : "unfused";
+}
+
 double pl_bus_factor(pl_coll coll, int64_t n)
 {
 	if (n <= 1)
@@ -520,7 +536,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
-		           "attention_kernel");
+		           "attention_kernel", "loss_kernel");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -567,6 +583,12 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		if (ak && !cJSON_IsString(ak))
 			return FAIL("%s: expected a string", wk);
 		if (ak && (st = pl_cluster_set_attention(c, ak->valuestring, wk, err)))
+			return st;
+		const cJSON *lk = cJSON_GetObjectItemCaseSensitive(dev, "loss_kernel");
+		snprintf(wk, sizeof wk, "%s: device.loss_kernel", file);
+		if (lk && !cJSON_IsString(lk))
+			return FAIL("%s: expected a string", wk);
+		if (lk && (st = pl_cluster_set_loss(c, lk->valuestring, wk, err)))
 			return st;
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
@@ -702,6 +724,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 		}
 	/* always written: a reader starts from the H100 defaults */
 	cJSON_AddStringToObject(dev, "attention_kernel", c->attention_kernel);
+	cJSON_AddStringToObject(dev, "loss_kernel", pl_cluster_loss_name(c));
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");
 		cJSON_AddNumberToObject(f, "compute", pl_fit(c->fit_compute));

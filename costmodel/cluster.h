@@ -63,6 +63,12 @@ typedef struct pl_cluster {
 	 * the op's shape; "" (or a GPU the table lacks): by the GEMM curve and
 	 * kernel_scale */
 	char attention_kernel[24];
+	/* how the runtime computes a SoftmaxCrossEntropy: 0 "unfused", as
+	 * PyTorch's cross_entropy (16-bit logits cast to an fp32 copy; fp32
+	 * probabilities kept); 1 "fused", one kernel that reads the logits in
+	 * their dtype and keeps them with an fp32 log-sum-exp per row
+	 * (flash-attn's and Liger's cross entropy, llm-foundry's default) */
+	int loss_fused;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
 	 * collectives at fit_comm times theirs, kept activations take fit_memory
@@ -71,6 +77,10 @@ typedef struct pl_cluster {
 	double fit_compute, fit_comm, fit_memory;
 	char source[256];
 } pl_cluster;
+
+/* "fused" or "unfused" (what): the loss kernel; PL_EINVAL otherwise */
+pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
+const char *pl_cluster_loss_name(const pl_cluster *c);
 
 /* the bounds of the fitted factors */
 #define PL_FIT_MIN     0.25

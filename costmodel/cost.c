@@ -295,6 +295,7 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 	const pl_cluster *c = p->c;
 	pl_opwork w;
 	memset(&w, 0, sizeof w);
+	w.fused_loss = c->loss_fused;
 	pl_op_rule_get(op->type)->work(g, op, split, &w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
@@ -339,6 +340,8 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 	}
 	out->act_bytes *= pl_fit(c->fit_memory);
 	out->out_bytes *= pl_fit(c->fit_memory);
+	out->scratch_fwd = w.scratch_fwd;
+	out->scratch_bwd = w.scratch_bwd;
 	for (int k = 0; k < w.ncoll; k++) {
 		pl_prim pr;
 		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr)) {
@@ -814,6 +817,7 @@ static int keep_saved(pl_problem *p)
 		const pl_op *op = &g->ops[o];
 		pl_opwork w;
 		memset(&w, 0, sizeof w);
+		w.fused_loss = p->c->loss_fused;
 		pl_op_rule_get(op->type)->work(g, op, ones, &w);
 		p->saves_in[o] = w.saves_in;
 		for (int i = 0; i < op->ninputs; i++)

@@ -91,6 +91,7 @@ typedef struct pl_nodeparts {
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
 	double act_bytes; /* activations kept for the backward */
 	double out_bytes; /* its first output (what a checkpoint keeps) */
+	double scratch_fwd, scratch_bwd; /* its kernels' workspace (pl_opwork) */
 } pl_nodeparts;
 
 /* An edge carries one tensor from the op that fixes its layout (its producer,

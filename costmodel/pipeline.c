@@ -414,7 +414,10 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 	       *zw = pl_calloc(np, sizeof *zw);
 	int *lo = pl_malloc(sizeof *lo * nt), *hi = pl_malloc(sizeof *hi * nt);
 	uint8_t *live = pl_calloc(nt, 1);
-	int rc = home && pend && dpg && zg && zw && lo && hi && live ? 0 : -1;
+	/* per op its kernels' workspace forward and backward */
+	double *sf = pl_calloc((size_t)g->nops + 1, sizeof *sf),
+	       *sb = pl_calloc((size_t)g->nops + 1, sizeof *sb);
+	int rc = home && pend && dpg && zg && zw && lo && hi && live && sf && sb ? 0 : -1;
 	int z = p->job.zero;
 	double elem = pl_dtype_bytes(g->dtype);
 	for (int o = 0; !rc && o < g->nops; o++) { /* every tensor's piece, where it lives */
@@ -427,6 +430,8 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		pl_nodeparts pt; /* the stage's params, sharded or reduced */
 		int s = stage ? stage[o] : 0;
 		pl_cost_node_parts(p, o, splits[o], &pt);
+		sf[o] = pt.scratch_fwd;
+		sb[o] = pt.scratch_bwd;
 		if (z >= 2 && pt.grad_bytes[z] < pt.grad_bytes[0])
 			zg[s] += pt.grad_bytes[0];
 		if (z == 3 && pt.weight_bytes[z] < pt.weight_bytes[0])
@@ -471,7 +476,7 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 			pl_cost_node_parts(p, o, splits[o], &pt);
 			pl_parts_split(p, o, &pt, &js);
 			if (g->tensors[y].requires_grad) {
-				double add, need = backward_need(p, splits, o, live, &add);
+				double add, need = backward_need(p, splits, o, live, &add) + sb[o];
 				peak = fmax(peak, live_b + need - freed);
 				live_b += add - (live[y] ? home[y] : 0);
 				live[y] = 0;
@@ -481,8 +486,8 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		/* the step's end, the activations given back: the gradients of the
 		 * data-parallel all-reduce packed into a bucket; what it holds
 		 * beyond the backward's peak counts (transient_beside) */
-		for (int o = (int)a; p->kept && o < b; o++) /* or the forward's, if more */
-			peak = fmax(peak, forward_need(p, o, home));
+		for (int o = (int)a; o < b; o++) /* or the forward's, if more, with its workspace */
+			peak = fmax(peak, sf[o] + (p->kept ? forward_need(p, o, home) : 0));
 		peak_out[s] = peak;
 		bucket[s] = fmin(dpg[s], PL_GRAD_BUCKET_BYTES);
 		a = b;
@@ -495,6 +500,8 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 	free(lo);
 	free(hi);
 	free(live);
+	free(sf);
+	free(sb);
 	return rc;
 }
 

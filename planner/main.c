@@ -80,6 +80,7 @@ typedef struct common {
 	int has_reserve;
 	double reserve;        /* --memory-reserve */
 	const char *attention; /* --attention-kernel (NULL: the cluster's) */
+	const char *loss;      /* --loss-kernel (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -89,6 +90,7 @@ typedef struct common {
 
 #define OPT_RESERVE   1001 /* getopt code of --memory-reserve */
 #define OPT_ATTN      1006 /* --attention-kernel NAME */
+#define OPT_LOSS_KERN 1008 /* --loss-kernel fused|unfused */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -174,6 +176,15 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->attention = strcmp(arg, "none") ? arg : "";
 		return 0;
 	}
+	if (ch == OPT_LOSS_KERN) {
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (pl_cluster_set_loss(&probe, arg, "--loss-kernel", &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		co->loss = arg;
+		return 0;
+	}
 	if (ch == OPT_RESERVE) {
 		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
 			return pl_cli_usage(
@@ -213,7 +224,7 @@ static pl_search_opts common_search_opts(const common *co, const pl_cluster *cl)
 }
 
 /* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
-/* --memory-reserve and --attention-kernel over the cluster's own */
+/* --memory-reserve, --attention-kernel and --loss-kernel over the cluster's own */
 static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 {
 	pl_status st = c->has_reserve
@@ -221,6 +232,8 @@ static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 	                   : PL_OK;
 	if (!st && c->attention)
 		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
+	if (!st && c->loss)
+		st = pl_cluster_set_loss(cl, c->loss, "--loss-kernel", err);
 	return st;
 }
 
@@ -540,6 +553,11 @@ static const char *const search_help =
     "                        measured rate for the op's shape: flash2 (the GPU presets'\n"
     "                        default), flash3, cudnn (Transformer Engine), flash1, triton,\n"
     "                        or none (the GEMM curve)\n"
+    "  --loss-kernel K       how the job computes its cross-entropy loss: unfused (the\n"
+    "                        default: PyTorch's cross_entropy, 16-bit logits in fp32,\n"
+    "                        as Megatron-LM, torchtitan and autocast run it) or fused\n"
+    "                        (one kernel on the logits' dtype: flash-attn's or Liger's,\n"
+    "                        llm-foundry's default)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven)\n"
@@ -967,6 +985,7 @@ static int cmd_search(int argc, char **argv)
 	    {"cluster", required_argument, 0, 'c'},
 	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	    {"attention-kernel", required_argument, 0, OPT_ATTN},
+	    {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -996,6 +1015,7 @@ static int cmd_search(int argc, char **argv)
 		case 'M':
 		case 't':
 		case OPT_ATTN:
+		case OPT_LOSS_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -1348,6 +1368,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
+	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1364,6 +1385,7 @@ static int cmd_cost(int argc, char **argv)
 		case 'd':
 		case 'c':
 		case OPT_ATTN:
+		case OPT_LOSS_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
@@ -1603,6 +1625,7 @@ static const char *const bench_help =
     "                        (default dp,rec,ilp,auto)\n"
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
+    "  --attention-kernel K  --loss-kernel K   as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
     "  --csv                 CSV on stdout instead of the table\n"
@@ -1685,6 +1708,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
+	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -1707,6 +1731,7 @@ static int cmd_bench(int argc, char **argv)
 		case 'M':
 		case 't':
 		case OPT_ATTN:
+		case OPT_LOSS_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -2636,6 +2661,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
+	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -2671,6 +2697,7 @@ static int cmd_run(int argc, char **argv)
 		case 'd':
 		case 'c':
 		case OPT_ATTN:
+		case OPT_LOSS_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)

@@ -34,6 +34,13 @@ typedef struct pl_opwork {
 	double bytes_fwd, bytes_bwd;           /* memory traffic of the kernels */
 	int kernels_fwd, kernels_bwd;
 	double saved_bytes; /* activations kept from forward to backward */
+	/* workspace the kernels hold while they run, beyond the op's inputs,
+	 * outputs and saved bytes (a 16-bit loss's fp32 copy of the logits);
+	 * transient memory at the op's forward and backward */
+	double scratch_fwd, scratch_bwd;
+	/* in, set by the caller before work(): the loss runs as one fused kernel
+	 * (pl_cluster.loss_kernel); 0: as PyTorch's cross_entropy */
+	int fused_loss;
 	/* which tensors saved_bytes holds, at this op's local layout: inputs
 	 * (bit i) and outputs (bit j); the rest is the op's own (dropout masks,
 	 * norm statistics, loss probabilities). The cost model counts a saved

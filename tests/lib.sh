@@ -12,6 +12,7 @@ bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 isnum() { [[ "$1" =~ ^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]]; }
 num_le() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+num_lt() { isnum "$1" && isnum "$2" && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 num_close() {
   isnum "$1" && isnum "$2" &&
     awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; t = 1e-9 * (b < 0 ? -b : b); exit !(d <= t && -d <= t) }'

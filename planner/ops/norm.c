@@ -159,13 +159,37 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	double n = pl__local_in(g, op, 0, split), b = pl__local_in_bytes(g, op, 0, split);
 	int lc = op->spec.in[0][x->rank - 1].first;
 	double positions = n / (double)(x->shape[x->rank - 1] / split[lc]);
+	double lb = pl__local_in_bytes(g, op, 1, split);
 	w->vec_flops_fwd = 6 * n;
-	w->bytes_fwd = 2 * b + pl__local_in_bytes(g, op, 1, split);
-	w->kernels_fwd = 2;
 	w->vec_flops_bwd = 2 * n;
-	w->bytes_bwd = 2 * b;
-	w->kernels_bwd = 1;
-	w->saved_bytes = b;  /* softmax probabilities */
+	w->kernels_fwd = w->kernels_bwd = 1;
+	if (w->fused_loss) {
+		/* one kernel each way (flash-attn's cross_entropy, Liger's): it
+		 * reads the logits in their dtype, computes in fp32 registers and
+		 * keeps the logits themselves and an fp32 log-sum-exp per row; the
+		 * backward reads them again and writes the gradient */
+		w->bytes_fwd = b + lb;
+		w->bytes_bwd = 2 * b;
+		w->saved_bytes = b + 4 * positions;
+		w->saves_in = 1;
+	} else {
+		/* as PyTorch's cross_entropy (log-softmax, then the picked
+		 * log-probabilities): 16-bit logits run in float32, as every
+		 * framework runs them by default (autocast's float32 list has
+		 * cross_entropy; Megatron-LM's loss takes logits.float() unless
+		 * --fp16-lm-cross-entropy; torchtitan casts with .float()): a cast
+		 * writes an fp32 copy that the softmax reads, the probabilities
+		 * are kept in fp32, and the backward's fp32 gradient is cast back */
+		int cast = x->dtype == PL_DT_FLOAT16 || x->dtype == PL_DT_BFLOAT16;
+		double pb = cast ? 4 * n : b; /* the probabilities' bytes */
+		w->bytes_fwd = b + pb + (cast ? 2 * pb : 0) + lb;
+		w->kernels_fwd = 2 + cast;
+		w->bytes_bwd = 2 * pb + (cast ? pb + b : 0);
+		w->kernels_bwd = 1 + cast;
+		w->saved_bytes = pb;
+		w->scratch_fwd = cast ? pb : 0; /* the fp32 copy, beside the probabilities */
+		w->scratch_bwd = cast ? pb : 0; /* the fp32 gradient, beside its cast */
+	}
 	if (split[lc] > 1) { /* vocab-parallel: max, then sum-exp and target logit */
 		w->ncoll = 2;
 		w->coll[0] = (pl_opcoll){PL_COLL_ALL_REDUCE, lc, 0, 4 * positions};

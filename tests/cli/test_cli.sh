@@ -1562,4 +1562,23 @@ check "explain prints MFU, model TFLOP/s and samples/s" 'grep -Eq "^utilisation:
 check "a language model's tokens/s per device: its batch x sequence / step / devices" \
   '[ "$(jq ".cost.tokens_per_second_per_device * .cost.step_seconds * 8 | round" "$T/u.plan")" = $((32 * 2048)) ]'
 
+# --- the loss as the runtime computes it: PyTorch's cross_entropy on 16-bit logits runs in fp32
+#     (a cast, fp32 probabilities kept, an fp32 gradient cast back), a fused kernel on the logits'
+#     own dtype; the choice is the cluster's (--loss-kernel, device.loss_kernel) and travels with
+#     the checkpoint, so cost reproduces each
+"$ZOO" gpt3-1.3b --layers 2 --batch 16 --vocab 50304 > "$T/lk.json"
+for k in unfused fused; do
+  "$PLANNER" search "$T/lk.json" --cluster h100x8 --dp 8 --loss-kernel "$k" -o "$T/lk-$k.plan" > /dev/null 2>&1
+  "$PLANNER" cost "$T/lk.json" --strategy "$T/lk-$k.plan" > "$T/lk-$k.cost" 2> /dev/null
+done
+check "--loss-kernel: unfused costs more time and memory than fused on bf16 logits" \
+  'num_lt "$(jq .cost.step_seconds "$T/lk-fused.plan")" "$(jq .cost.step_seconds "$T/lk-unfused.plan")" &&
+   num_lt "$(jq .cost.peak_memory_bytes "$T/lk-fused.plan")" "$(jq .cost.peak_memory_bytes "$T/lk-unfused.plan")"'
+check "--loss-kernel: the checkpoint's cluster names the kernel and cost reproduces each step" \
+  '[ "$(jq -r .cluster.description.device.loss_kernel "$T/lk-fused.plan")" = fused ] &&
+   [ "$(jq .step_seconds "$T/lk-fused.cost")" = "$(jq .cost.step_seconds "$T/lk-fused.plan")" ] &&
+   [ "$(jq .step_seconds "$T/lk-unfused.cost")" = "$(jq .cost.step_seconds "$T/lk-unfused.plan")" ]'
+"$PLANNER" search "$T/lk.json" --loss-kernel fast > /dev/null 2> "$T/lk.err"
+check "--loss-kernel fast: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/lk.err"'
+
 finish

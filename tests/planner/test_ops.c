@@ -332,6 +332,66 @@ static void attention_rule(void **state)
 	assert_non_null(strstr(err.msg, "do not agree"));
 }
 
+/* The cross-entropy loss as the runtime computes it, counted by hand. Logits
+ * [4, 8, 100] in bfloat16: n = 3200 elements of 2 bytes, 32 positions.
+ * Unfused (PyTorch's cross_entropy under autocast, Megatron-LM's default): a
+ * cast writes an fp32 copy (2n read, 4n written), the log-softmax reads it
+ * and writes fp32 probabilities (4n + 4n), which are kept; the backward reads
+ * them and writes an fp32 gradient (4n + 4n), which a cast reads and turns
+ * back into bf16 (4n + 2n); the fp32 copy and the fp32 gradient are workspace.
+ * Fused (flash-attn's kernel): the logits read once forward, read and the
+ * gradient written backward, the logits and an fp32 log-sum-exp per
+ * position kept. In float32 both keep the fp32 counts of one kernel pair. */
+static void loss_kernels(void **state)
+{
+	(void)state;
+	const char *fmt =
+	    "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
+	    "\"x\":{\"shape\":[4,8,100],\"role\":\"input\"},"
+	    "\"w\":{\"shape\":[100,100],\"role\":\"param\"},"
+	    "\"labels\":{\"shape\":[4,8],\"dtype\":\"int64\",\"role\":\"input\"}},"
+	    "\"ops\":[{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
+	    "\"outputs\":[\"y\"]},{\"name\":\"loss\",\"type\":"
+	    "\"SoftmaxCrossEntropy\",\"inputs\":[\"y\",\"labels\"],\"outputs\":[\"l\"]}]}";
+	char j[1024];
+	int64_t one[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		one[l] = 1;
+	const double n = 3200, labels = 32 * 8;
+	snprintf(j, sizeof j, fmt, "bfloat16");
+	pl_graph *g = load(j);
+	const pl_op *op = &g->ops[1];
+	pl_opwork w = {0};
+	pl_op_rule_get(op->type)->work(g, op, one, &w);
+	assert_true(w.bytes_fwd == 2 * n + 4 * n + 4 * n + 4 * n + labels);
+	assert_true(w.bytes_bwd == 4 * n + 4 * n + 4 * n + 2 * n);
+	assert_true(w.saved_bytes == 4 * n);
+	assert_true(w.scratch_fwd == 4 * n && w.scratch_bwd == 4 * n);
+	assert_int_equal(w.kernels_fwd, 3);
+	assert_int_equal(w.kernels_bwd, 2);
+	assert_int_equal(w.saves_in, 0);
+	pl_opwork f = {.fused_loss = 1};
+	pl_op_rule_get(op->type)->work(g, op, one, &f);
+	assert_true(f.bytes_fwd == 2 * n + labels);
+	assert_true(f.bytes_bwd == 2 * n + 2 * n);
+	assert_true(f.saved_bytes == 2 * n + 4 * 32);
+	assert_true(f.scratch_fwd == 0 && f.scratch_bwd == 0);
+	assert_int_equal(f.kernels_fwd, 1);
+	assert_int_equal(f.saves_in, 1); /* the logits themselves */
+	assert_true(f.vec_flops_fwd == w.vec_flops_fwd && f.vec_flops_bwd == w.vec_flops_bwd);
+	pl_graph_free(g);
+	snprintf(j, sizeof j, fmt, "float32");
+	g = load(j);
+	op = &g->ops[1];
+	pl_opwork u = {0};
+	pl_op_rule_get(op->type)->work(g, op, one, &u);
+	assert_true(u.bytes_fwd == 4 * n + 4 * n + labels); /* no cast */
+	assert_true(u.bytes_bwd == 4 * n + 4 * n);
+	assert_true(u.saved_bytes == 4 * n);
+	assert_true(u.scratch_fwd == 0 && u.scratch_bwd == 0);
+	pl_graph_free(g);
+}
+
 /* Every op type has a whole rule whose name parses back to the type; the
  * integer inputs' ranges are the gathered axis and the classes. */
 static void rules_complete(void **state)
@@ -378,6 +438,7 @@ int main(void)
 	    cmocka_unit_test(work_is_conserved),
 	    cmocka_unit_test(rules_complete),
 	    cmocka_unit_test(attention_rule),
+	    cmocka_unit_test(loss_kernels),
 	};
 	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
 }
