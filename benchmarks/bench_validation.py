@@ -149,7 +149,7 @@ def zoo_args(r, gb):
         a += ["--kv-heads", r["kv_heads"]]
     a += ["--ffn", r["ffn"] or str(4 * integer(r, "hidden"))]
     a += ["--vocab", r["vocab"] or "50304"]
-    if r["attention"] != "unfused":  # fused unless the row says otherwise
+    if attention_kernel(r):  # fused unless the row or its framework says otherwise
         a += ["--attention", "fused"]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
         a += ["--dropout", "0"]
@@ -159,12 +159,17 @@ def zoo_args(r, gb):
 def attention_kernel(r):
     """the fused kernel a run used: as the row states it (flash1, flash2,
     flash3, cudnn), else its framework's: Megatron-LM and NeMo run Transformer
-    Engine's cuDNN attention, the others PyTorch's FlashAttention-2 (the
+    Engine's cuDNN attention, Megatron-DeepSpeed unfused attention (flash
+    only with --use-flash-attn), the others PyTorch's FlashAttention-2 (the
     presets' default); None for unfused attention"""
     a = r["attention"]
     if a in ("flash1", "flash2", "flash3", "cudnn"):
         return a
     if a == "unfused":
+        return None
+    if r["framework"] == "megatron-deepspeed":
+        # FlashAttention is opt-in there (--use-flash-attn), and MT-NLG's
+        # runs (2021) predate it (Dao et al., May 2022): unfused
         return None
     return "cudnn" if r["framework"] in ("nemo", "megatron-lm") else "flash2"
 

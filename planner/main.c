@@ -560,7 +560,9 @@ static const char *const search_help =
     "                        llm-foundry's default)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
-    "                        searches keep the best plan found by then (not proven)\n"
+    "                        searches keep the best plan found by then (not proven).\n"
+    "                        Without it and without --mode, exact dp gets 60 s, then\n"
+    "                        the search plans with auto and prints the gap to a bound\n"
     "  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
     "                        limit binds (default 256); a cut set makes the plan unproven\n"
     "  --dump-lp FILE        ilp: write the instance in CPLEX LP format\n"
@@ -953,6 +955,18 @@ static int parse_max_tp(const char *arg, long long *v)
 /* Long (250 lines) as a command is: its option table and a switch with one
  * short case per option (about 40 options), then load, search, write, print in
  * order. The work is in plan.c; --why-not and --top have functions of their own. */
+/* How long the default search (no --mode, no --time-limit) gives exact dp
+ * before it plans with auto: PL_DEFAULT_DP_SECONDS, 60 s; the environment
+ * variable of the same name sets another (tests). */
+#define PL_DEFAULT_DP_SECONDS 60.0
+static double default_dp_seconds(void)
+{
+	const char *v = getenv("PL_DEFAULT_DP_SECONDS");
+	char *end;
+	double s = v ? strtod(v, &end) : 0;
+	return v && *v && !*end && s > 0 && isfinite(s) ? s : PL_DEFAULT_DP_SECONDS;
+}
+
 static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
@@ -1182,13 +1196,29 @@ static int cmd_search(int argc, char **argv)
 	                         .dump_lp = dump_lp,
 	                         .ilp_cost_edges = cost_edges > 0,
 	                         .progress = prog || isatty(2) ? on_progress : NULL};
+	/* the default search is bounded: exact dp for at most default_dp_seconds
+	 * (unless --time-limit says otherwise), then auto's plan */
+	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
+	if (bound > 0)
+		po.so.time_limit_s = bound;
 	st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
-	if (st && !mode_given && strstr(err.msg, "too entangled for exact dp")) {
+	int timed_out = st == PL_ETIMEOUT && bound > 0;
+	if (st && !mode_given && (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
-		 * small, else auto's fall-back (rec, its gap to a lower bound said) */
-		fprintf(stderr, "planner: note: %s; the default search plans it with --mode auto\n",
-		        err.msg);
+		 * small and it ends in time, else auto's fall-back (rec and a local
+		 * search, the gap to a lower bound said) */
+		if (timed_out)
+			fprintf(stderr,
+			        "planner: note: exact dp did not end within the default search's "
+			        "%g s (--time-limit S gives it longer); the default search plans it "
+			        "with --mode auto\n",
+			        bound);
+		else
+			fprintf(stderr,
+			        "planner: note: %s; the default search plans it with --mode auto\n",
+			        err.msg);
 		po.mode = "auto";
+		po.so.time_limit_s = lim.time_limit_s;
 		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
 	}
 	if (st)

@@ -1581,4 +1581,16 @@ check "--loss-kernel: the checkpoint's cluster names the kernel and cost reprodu
 "$PLANNER" search "$T/lk.json" --loss-kernel fast > /dev/null 2> "$T/lk.err"
 check "--loss-kernel fast: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/lk.err"'
 
+# --- the default search is bounded: exact dp gets PL_DEFAULT_DP_SECONDS (60 s; the variable sets
+#     another for tests), then it plans with auto and says so; --mode dp or --time-limit are the user's
+PL_DEFAULT_DP_SECONDS=0.000001 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 \
+  -o "$T/bound.plan" > /dev/null 2> "$T/bound.err"
+check "default search past its dp bound: exit 0, a note, the plan by auto" \
+  '[ $? -eq 0 ] && grep -q "did not end within the default search" "$T/bound.err" &&
+   [ "$(jq -r .search.mode "$T/bound.plan")" = auto ]'
+PL_DEFAULT_DP_SECONDS=0.000001 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --mode dp \
+  -o "$T/bound-dp.plan" > /dev/null 2> "$T/bound.err"
+check "--mode dp is not bounded by the default search's limit" \
+  '[ $? -eq 0 ] && [ "$(jq -r .search.mode "$T/bound-dp.plan")" = dp ] && ! grep -q "default search" "$T/bound.err"'
+
 finish
