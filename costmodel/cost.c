@@ -915,6 +915,37 @@ static int replicated_from(pl_problem *p, int o, int from, const pl_degrees *d)
 	return from;
 }
 
+/* The free search's cuts over fewer than all devices: after op o's
+ * candidates (each with product `full`) its cuts over every other divisor of
+ * the devices, the largest first, each replicated over the rest of the mesh:
+ * what a fixed degree gives an op (a weight's transpose cut over one
+ * data-parallel group, a norm replicated over the tensor-parallel ranks, a
+ * layer cut over one pipeline stage's devices), so that no fixed-degree
+ * search finds a plan the free one does not. The new count, or -1 out of
+ * memory. */
+static int add_replicated(pl_problem *p, int o, int64_t full)
+{
+	const pl_op *op = &p->g->ops[o];
+	size_t nl = (size_t)op->spec.nloops;
+	for (int64_t q = 2; q <= p->devices; q++) {
+		int64_t want = p->devices / q;
+		if (p->devices % q || want >= full)
+			continue;
+		int n = pl_op_enumerate_product(op, p->devices, want, NULL, 0);
+		if (!n)
+			continue;
+		int from = p->nstrat[o];
+		int64_t *st =
+		    pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)(from + n) * nl + 1));
+		if (!st)
+			return -1;
+		p->strat[o] = st;
+		p->nstrat[o] =
+		    from + pl_op_enumerate_product(op, p->devices, want, st + (size_t)from * nl, n);
+	}
+	return p->nstrat[o];
+}
+
 /* Drops op o's candidates from `from` on that one before it already is. */
 static int drop_repeats(pl_problem *p, int o, int from)
 {
@@ -1052,6 +1083,11 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
 	p->max_model = model_span(&p->job, c, p->devices);
+	p->job.replicas = job ? job->replicas : PL_REPLICAS_AUTO;
+	p->replicas =
+	    !pl_degrees_any(&p->job.degrees) &&
+	    (p->job.replicas == PL_REPLICAS_ALL ||
+	     (p->job.replicas == PL_REPLICAS_AUTO && p->devices <= PL_REPLICAS_AUTO_DEVICES));
 	if (pl_degrees_any(&p->job.degrees) || p->max_model > 0) {
 		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
 		if (!p->roles || pl_loop_roles(g, p->roles)) {
@@ -1165,6 +1201,11 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 			goto cleanup;
 		}
 		p->nstrat[o] = pl_op_enumerate(op, dev, p->strat[o], n);
+		if (p->replicas && n > 0 &&
+		    add_replicated(p, o, pl_split_product(op, p->strat[o])) < 0) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto cleanup;
+		}
 		if (p->roles && (st = keep_degrees(p, o, err)))
 			goto cleanup;
 	}

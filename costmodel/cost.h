@@ -64,7 +64,17 @@ typedef struct pl_job {
 	 * max_model): 0 one node's when the mesh spans nodes (or degrees.tp if
 	 * larger), < 0 no limit */
 	int64_t max_tp;
+	/* with degrees free, an op's cuts over fewer than all devices (replicated
+	 * over the rest) beside those that fill the mesh: PL_REPLICAS_AUTO (0)
+	 * up to PL_REPLICAS_AUTO_DEVICES, PL_REPLICAS_ALL, PL_REPLICAS_NONE */
+	int replicas;
 } pl_job;
+
+enum { PL_REPLICAS_AUTO = 0, PL_REPLICAS_ALL = 1, PL_REPLICAS_NONE = -1 };
+/* auto's limit on the devices of the mesh: on larger ones the candidates
+ * that replicate multiply the search's tables (docs/architecture.md,
+ * "Candidates") and only cuts of all devices are offered */
+#define PL_REPLICAS_AUTO_DEVICES 64
 
 /* The gradient bucket of an overlapped reduction: PyTorch DDP's default
  * bucket_cap_mb of 25 MiB. The last bucket cannot overlap anything. */
@@ -110,6 +120,10 @@ typedef struct pl_problem {
 	 * hidden sizes, heads, vocabulary) of one op's candidate are cut over,
 	 * or 0: any. Tensor parallelism stays inside a node unless asked */
 	int64_t max_model;
+	/* 1: with degrees free, the candidates include cuts over fewer than all
+	 * devices, replicated over the rest (pl_job.replicas); 0: only the cuts
+	 * that fill the mesh, so "optimal" is over those */
+	int replicas;
 	int nops;
 	int *nstrat;        /* candidates per op */
 	int64_t **strat;    /* per op: nstrat x nloops split counts */

@@ -116,7 +116,8 @@ enum {
 	OPT_SP,
 	OPT_WHY_NOT,
 	OPT_TOP,
-	OPT_MAX_TP
+	OPT_MAX_TP,
+	OPT_REPLICATE
 };
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64
@@ -488,12 +489,23 @@ static void print_totals(const cJSON *ck, FILE *out)
 	        cname ? cname : "(no cluster recorded)");
 	if (devs > 0)
 		fprintf(out, " (%g devices)", devs);
+	/* over what, where the search trimmed its candidates (search.space), and
+	 * the options that lift the trims; else over every candidate */
+	const char *space = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
+	const char *widen =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
 	if (mode)
-		fprintf(out, ", mode %s%s", mode,
+		fprintf(out, ", mode %s%s%s%s", mode,
 		        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal"))
 		            ? ", proven optimal"
-		            : ", not proven optimal");
+		            : ", not proven optimal",
+		        space ? " over " : "", space ? space : "");
 	fputc('\n', out);
+	if (space && widen)
+		fprintf(out,
+		        "  note: a plan outside that space may be faster: --why-not \"%s\" "
+		        "compares\n",
+		        widen);
 	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"))) {
 		fputs(
 		    "not priced: the checkpoint has no cost; 'planner cost MODEL --strategy CKPT' "
@@ -602,6 +614,11 @@ static const char *const search_help =
     "  --max-tp N            the most devices one op's tensor-parallel cut (its weights',\n"
     "                        heads' or vocabulary's pieces) may span; default: one node's\n"
     "                        where the mesh spans nodes (as Megatron-LM); 0: any. Any mode\n"
+    "  --replicate on|off|auto  with degrees free, each op's cuts over fewer than all\n"
+    "                        devices (replicated over the rest) are candidates too, as a\n"
+    "                        fixed degree gives them; off: only cuts of all devices (the\n"
+    "                        plan is proven over those); default auto: on for a cluster\n"
+    "                        of up to 64 devices. Any mode\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
@@ -993,6 +1010,7 @@ static int cmd_search(int argc, char **argv)
 	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
 	    {"sequence-parallel", required_argument, 0, OPT_SP},
 	    {"max-tp", required_argument, 0, OPT_MAX_TP},
+	    {"replicate", required_argument, 0, OPT_REPLICATE},
 	    {"micro-batches", required_argument, 0, 'B'},
 	    {"zero", required_argument, 0, 'Z'},
 	    {"recompute", required_argument, 0, 'R'},
@@ -1091,6 +1109,15 @@ static int cmd_search(int argc, char **argv)
 			jr.max_tp = pl_dim_value(v);
 			break;
 		}
+		case OPT_REPLICATE:
+			if (!strcmp(optarg, "auto"))
+				jr.replicas = pl_dim_auto();
+			else if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+				jr.replicas = pl_dim_value(!strcmp(optarg, "on"));
+			else
+				return pl_cli_usage(
+				    "search", "--replicate %s: expected on, off or auto", optarg);
+			break;
 		case OPT_OVERLAP:
 		case OPT_SP: {
 			int sp = ch == OPT_SP, auto_ok = sp && !strcmp(optarg, "auto");

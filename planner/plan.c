@@ -329,12 +329,16 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		                  NAME(N_DP), NAME(N_TP));
 	o->job = given;
 	int64_t max_tp = VALUE(r->max_tp) ? (r->max_tp.v > 0 ? r->max_tp.v : -1) : 0;
+	int replicas = !VALUE(r->replicas) ? PL_REPLICAS_AUTO
+	               : r->replicas.v     ? PL_REPLICAS_ALL
+	                                   : PL_REPLICAS_NONE;
 	if (!given) {
 		o->jo = (pl_job_opts){.stages = 1,
 		                      .micro_batches = 1,
 		                      .virtual_stages = 1,
 		                      .micro_batch_size = PL_AUTO,
-		                      .max_tp = max_tp};
+		                      .max_tp = max_tp,
+		                      .replicas = replicas};
 		return PL_OK;
 	}
 	/* in the search: a value fixes a dimension, PL_AUTO searches it (and a
@@ -356,6 +360,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .virtual_stages = pl_dim_or(r->virtual_stages, PL_AUTO),
 	    .overlap = pl_dim_or(r->overlap, 0) > 0,
 	    .max_tp = max_tp,
+	    .replicas = replicas,
 	};
 	return PL_OK;
 #undef VALUE
@@ -480,6 +485,41 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 	                  M, floor, t);
 }
 
+/* search.space: what the "optimal" of a plan whose degrees were free is
+ * over, where its candidates were trimmed: only the cuts of all of a mesh's
+ * devices (--replicate off, or auto on a large cluster), or tensor-parallel
+ * cuts within one node (the default across nodes, or --max-tp N); and
+ * search.space_widen, the options that lift the trims. Nothing when neither
+ * trims (every candidate: no fixed-degree plan is faster). */
+static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts *o, int replicas,
+                            pl_err *err)
+{
+	if (o->job && pl_degrees_any(&o->jo.degrees))
+		return PL_OK; /* the fixed degrees are the space, as the plan says */
+	int64_t D = pl_cluster_devices_total(cl);
+	int64_t node = cl->devices_per_node > 0 ? cl->devices_per_node : D;
+	int64_t span = o->jo.max_tp > 0 ? o->jo.max_tp : o->jo.max_tp < 0 ? 0 : node;
+	int tp = span > 0 && span < D, all = replicas == PL_REPLICAS_NONE;
+	if (!tp && !all)
+		return PL_OK;
+	char text[160] = "", widen[64] = "";
+	int n = 0;
+	if (all)
+		n = o->job ? snprintf(text, sizeof text, "cuts of all of a stage's devices")
+		           : snprintf(text, sizeof text, "cuts of all %lld devices", (long long)D);
+	if (tp)
+		snprintf(text + n, sizeof text - (size_t)n,
+		         "%stensor-parallel cuts of at most %lld devices", n ? ", " : "",
+		         (long long)span);
+	snprintf(widen, sizeof widen, "%s%s%s", all ? "--replicate on" : "", all && tp ? " " : "",
+	         tp ? "--max-tp 0" : "");
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
+	if (!s || !cJSON_AddStringToObject(s, "space", text) ||
+	    !cJSON_AddStringToObject(s, "space_widen", widen))
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return PL_OK;
+}
+
 pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                          double *seconds, pl_err *err)
 {
@@ -513,8 +553,15 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	const char *kw = o->keep_where ? o->keep_where : "the checkpoint to keep";
 	if (o->keep && (st = pl_plan_check_model(g, o->keep, kw, err)))
 		return st;
+	/* auto: cuts over fewer than all devices where the whole cluster is small
+	 * enough for their tables, decided once for every stage mesh */
+	int replicas = o->jo.replicas != PL_REPLICAS_AUTO ? o->jo.replicas
+	               : pl_cluster_devices_total(cl) <= PL_REPLICAS_AUTO_DEVICES
+	                   ? PL_REPLICAS_ALL
+	                   : PL_REPLICAS_NONE;
 	if (o->job) {
 		pl_job_opts jo = o->jo;
+		jo.replicas = replicas;
 		jo.inner = s;
 		jo.top = o->top;
 		if (o->keep) {
@@ -527,6 +574,8 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		st = job_plan_checkpoint(&jp, cl, mode, o->so.memory_limit, ck, err);
 		if (!st && jp.nalts && (st = add_alternatives(*ck, &jp, err)))
 			cJSON_Delete(*ck), *ck = NULL;
+		if (!st && (st = note_space(*ck, cl, o, replicas, err)))
+			cJSON_Delete(*ck), *ck = NULL;
 		if (seconds)
 			*seconds = jp.seconds;
 		pl_job_plan_free(&jp);
@@ -535,7 +584,7 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	pl_problem *p = NULL;
 	pl_search_result r = {0};
 	int64_t **splits = NULL;
-	pl_job limits = {.max_tp = o->jo.max_tp};
+	pl_job limits = {.max_tp = o->jo.max_tp, .replicas = replicas};
 	if ((o->keep && (st = pl_plan_annotate(g, o->keep, kw, err))) ||
 	    (st = pl_problem_new_job(&p, g, cl, &limits, err)))
 		goto done;
@@ -564,6 +613,11 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	}
 	if (r.nconflicts)
 		add_conflicts(*ck, p, &r);
+	if ((st = note_space(*ck, cl, o, replicas, err))) {
+		cJSON_Delete(*ck);
+		*ck = NULL;
+		goto done;
+	}
 	if (seconds)
 		*seconds = r.seconds;
 done:

@@ -68,6 +68,10 @@ typedef struct pl_job_request {
 	/* the most devices one op's tensor-parallel cut spans (0: any; not given:
 	 * one node's where the mesh spans nodes); any search, not a job dimension */
 	pl_dim max_tp;
+	/* with degrees free, ops' cuts over fewer than all devices as candidates
+	 * too: 1 on, 0 off, not given or auto: on up to PL_REPLICAS_AUTO_DEVICES
+	 * (pl_job.replicas); any search, not a job dimension */
+	pl_dim replicas;
 	int fastest; /* no preference for plans without pp, ZeRO, recompute */
 } pl_job_request;
 /* A request with nothing given. */

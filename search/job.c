@@ -575,6 +575,7 @@ typedef struct build {
 	int z0, z1;
 	const pl_search_opts *o;
 	int64_t max_tp; /* pl_job_opts's */
+	int replicas;   /* pl_job_opts's */
 	double t0;
 	double M; /* the memory limit per device (0: none) */
 } build;
@@ -649,7 +650,8 @@ static void build_one(void *ctx, int q)
 	              .max_virtual = pb->vmax,
 	              .recompute = pb->rc ? w->flags[pb->mi][pb->rc] : NULL,
 	              .degrees = pb->deg,
-	              .max_tp = w->max_tp};
+	              .max_tp = w->max_tp,
+	              .replicas = w->replicas};
 	pb->st = pl_problem_new_job(&pb->p, w->gms[pb->mi], &pb->mesh, &job, &pb->err);
 	if (pb->st)
 		return;
@@ -1338,6 +1340,7 @@ static pl_status enumerate(jobrun *s)
 	            .z1 = s->z1,
 	            .o = s->o,
 	            .max_tp = s->jo->max_tp,
+	            .replicas = s->jo->replicas,
 	            .t0 = s->t0,
 	            .M = s->M};
 	pl_parallel_for(s->nprob, s->o->threads, build_one, &bw);

@@ -29,6 +29,7 @@ typedef struct pl_job_opts {
 	/* the most devices one op's model-parallel cut spans (pl_job.max_tp): 0
 	 * one node's where a stage's mesh spans nodes, -1 any */
 	int64_t max_tp;
+	int replicas; /* pl_job.replicas: PL_REPLICAS_AUTO (0), _ALL, _NONE */
 	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): PL_AUTO
 	                           * chosen per plan, 1 plain 1F1B, v > 1 fixed */
 	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (PL_AUTO:

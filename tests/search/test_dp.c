@@ -3,8 +3,11 @@
  * memory limit; infeasible limits are reported with the least memory any plan
  * needs; compressing repeated layers changes nothing. ilp gives the same
  * optimum, proven, on all of them (on repeated blocks under a limit through
- * its layer-count branching and memory cuts). With large edges left out
- * (relaxed), dp is exact on the rest: a lower bound of the optimum. */
+ * its layer-count branching and memory cuts). Each graph is searched over the
+ * cuts of all devices and again, where brute force can enumerate them, with
+ * the cuts over fewer devices (replicated over the rest) that the free search
+ * offers on small meshes. With large edges left out (relaxed), dp is exact
+ * on the rest: a lower bound of the optimum. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +25,9 @@ typedef struct inst {
 	pl_problem *p;
 } inst;
 
-/* Loads a random graph whose search space brute force can enumerate. */
+/* Loads a random graph whose search space brute force can enumerate, over
+ * the cuts of all D devices (the graphs these tests draw do not depend on the
+ * candidates of full_space). */
 static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
 {
 	for (int tries = 0; tries < 50; tries++) {
@@ -36,7 +41,7 @@ static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
 		in->c.nodes = nodes;
 		/* every candidate, model-parallel cuts across nodes included: the
 		 * searchers must agree over any candidate set */
-		pl_job any = {.max_tp = -1};
+		pl_job any = {.max_tp = -1, .replicas = PL_REPLICAS_NONE};
 		assert_int_equal(pl_problem_new_job(&in->p, in->g, &in->c, &any, &err), PL_OK);
 		double combos = 1;
 		for (int o = 0; o < in->p->nops; o++)
@@ -55,10 +60,62 @@ static void drop(inst *in)
 	pl_graph_free(in->g);
 }
 
+/* in's graph with every candidate, cuts over fewer devices included, when
+ * brute force can enumerate them; NULL otherwise */
+static pl_problem *full_space(const inst *in)
+{
+	pl_err err;
+	pl_job all = {.max_tp = -1, .replicas = PL_REPLICAS_ALL};
+	pl_problem *p;
+	assert_int_equal(pl_problem_new_job(&p, in->g, &in->c, &all, &err), PL_OK);
+	double combos = 1;
+	for (int o = 0; o < p->nops; o++)
+		combos *= p->nstrat[o];
+	if (combos <= 2e6)
+		return p;
+	pl_problem_free(p);
+	return NULL;
+}
+
 static void assert_close(double a, double b)
 {
 	if (fabs(a - b) > 1e-9 * fabs(b))
 		fail_msg("dp %.17g != brute %.17g (relative %.3g)", a, b, fabs(a - b) / fabs(b));
+}
+
+static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_result *rb);
+
+/* dp = ilp = brute over p, without a limit and under one that binds; 1 when
+ * the cuts over fewer devices beat the best plan over the cuts of all
+ * (`fill_s`, 0: not known) */
+static int equal_on_full_space(pl_problem *p, rg_rng *r, double fill_s)
+{
+	pl_err err;
+	pl_search_opts o = {0};
+	pl_search_result rd, rb;
+	assert_int_equal(pl_search_brute(p, &o, &rb, &err), PL_OK);
+	assert_int_equal(pl_search_dp(p, &o, &rd, &err), PL_OK);
+	assert_close(rd.step_s, rb.step_s);
+	assert_true(rd.optimal);
+	if (fill_s > 0 && rb.step_s > fill_s * (1 + 1e-9))
+		fail_msg("more candidates, a slower optimum: %.17g > %.17g", rb.step_s, fill_s);
+	int better = fill_s > 0 && rb.step_s < fill_s * (1 - 1e-9);
+	ilp_equals(p, &o, &rb);
+	double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
+	pl_search_result_free(&rd);
+	pl_search_result_free(&rb);
+	if (m_min < m_star * (1 - 1e-12)) {
+		o.memory_limit = m_min + (m_star - m_min) * (0.1 + 0.8 * rg_int(r, 1000) / 1000.0);
+		assert_int_equal(pl_search_brute(p, &o, &rb, &err), PL_OK);
+		if (pl_search_dp(p, &o, &rd, &err))
+			fail_msg("dp under a limit failed: %s", err.msg);
+		assert_close(rd.step_s, rb.step_s);
+		assert_true(rd.mem_bytes <= o.memory_limit);
+		ilp_equals(p, &o, &rb);
+		pl_search_result_free(&rd);
+		pl_search_result_free(&rb);
+	}
+	return better;
 }
 
 /* ilp: the same optimum, proven, and a plan within the limit; also with rec's
@@ -120,8 +177,8 @@ static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_r
 static void dp_equals_brute(void **state)
 {
 	(void)state;
-	rg_rng r = {12345};
-	int binding = 0, free_runs = 0, infeasible = 0;
+	rg_rng r = {12345}, rfull = {54321};
+	int binding = 0, free_runs = 0, infeasible = 0, full = 0, full_better = 0;
 	for (int i = 0; i < 400 && (binding < 100 || free_runs < 100); i++) {
 		inst in;
 		int D = devices[i % 6], nodes = (D % 2 == 0 && i % 5 == 0) ? 2 : 1;
@@ -137,6 +194,12 @@ static void dp_equals_brute(void **state)
 		assert_true(rd.bound_s == rd.step_s);
 		ilp_equals(in.p, &o, &rb);
 		free_runs++;
+		pl_problem *pf = full_space(&in);
+		if (pf) {
+			full_better += equal_on_full_space(pf, &rfull, rb.step_s);
+			full++;
+			pl_problem_free(pf);
+		}
 		double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
 		pl_search_result_free(&rd);
 		pl_search_result_free(&rb);
@@ -175,6 +238,10 @@ static void dp_equals_brute(void **state)
 	              "(%d needed branch and bound, %d of them after dp's min-marginals fixed "
 	              "strategies; the Lagrangian bound sufficed on %d); %d infeasible limits\n",
 	              free_runs, binding, ilp_fractional, ilp_mm_fixed, ilp_lagrange, infeasible);
+	print_message("and with cuts over fewer devices on %d of them (faster on %d)\n", full,
+	              full_better);
+	assert_true(full >= 50);
+	assert_true(full_better >= 5); /* the extra candidates were chosen */
 	assert_true(binding >= 100);
 	assert_true(free_runs >= 100);
 	/* each of ilp's paths ran on some graph: branch and bound, after dp's
@@ -188,8 +255,8 @@ static void dp_equals_brute(void **state)
 static void repeated_blocks_equal_brute(void **state)
 {
 	(void)state;
-	rg_rng r = {777};
-	int runs_seen = 0, n = 0, binding = 0, layer_bb = 0;
+	rg_rng r = {777}, rfull = {778};
+	int runs_seen = 0, n = 0, binding = 0, layer_bb = 0, full = 0;
 	for (int i = 0; i < 200 && n < 60; i++) {
 		inst in;
 		int D = devices[i % 6];
@@ -206,6 +273,12 @@ static void repeated_blocks_equal_brute(void **state)
 		ilp_equals(in.p, &o, &rb);
 		runs_seen += rd.repeated_runs > 0;
 		n++;
+		pl_problem *pf = full_space(&in);
+		if (pf) { /* repeated blocks' compression over every candidate */
+			equal_on_full_space(pf, &rfull, rb.step_s);
+			full++;
+			pl_problem_free(pf);
+		}
 		double m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
 		pl_search_result_free(&rd);
 		pl_search_result_free(&rf);
@@ -230,6 +303,8 @@ static void repeated_blocks_equal_brute(void **state)
 	print_message("%d repeated-block graphs, %d with runs detected, %d under a binding limit "
 	              "(ilp needed branch and bound on %d)\n",
 	              n, runs_seen, binding, layer_bb);
+	print_message("and with cuts over fewer devices on %d of them\n", full);
+	assert_true(full >= 20);
 	assert_true(binding >= 20);
 	assert_true(runs_seen >= 20); /* the compression was exercised */
 	assert_true(layer_bb >= 1);   /* and ilp's branch and bound over layers */

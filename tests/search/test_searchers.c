@@ -13,7 +13,8 @@
 #include "search/search.h"
 #include "tests/util/randgraph.h"
 
-static pl_problem *problem(const char *json, int64_t D, pl_graph **g)
+/* replicas: pl_job.replicas (PL_REPLICAS_AUTO: the default candidates) */
+static pl_problem *problem_with(const char *json, int64_t D, pl_graph **g, int replicas)
 {
 	pl_err err;
 	static pl_cluster c;
@@ -21,9 +22,15 @@ static pl_problem *problem(const char *json, int64_t D, pl_graph **g)
 		fail_msg("%s", err.msg);
 	assert_int_equal(pl_cluster_devices(&c, D, &err), PL_OK);
 	pl_problem *p;
-	if (pl_problem_new(&p, *g, &c, &err))
+	pl_job job = {.replicas = replicas};
+	if (pl_problem_new_job(&p, *g, &c, &job, &err))
 		fail_msg("%s", err.msg);
 	return p;
+}
+
+static pl_problem *problem(const char *json, int64_t D, pl_graph **g)
+{
+	return problem_with(json, D, g, PL_REPLICAS_AUTO);
 }
 
 static void rec_is_valid_and_never_beats_the_optimum(void **state)
@@ -115,7 +122,8 @@ static void propagate_ffn(void **state)
 {
 	(void)state;
 	pl_graph *g;
-	pl_problem *p = problem(ffn, 8, &g);
+	/* over the cuts of all 8 devices (--replicate off) */
+	pl_problem *p = problem_with(ffn, 8, &g, PL_REPLICAS_NONE);
 	pl_search_opts o = {0};
 	pl_search_result r;
 	pl_err err;
@@ -125,6 +133,18 @@ static void propagate_ffn(void **state)
 	expect(g, p, &r, "relu", "((2,4))");
 	expect(g, p, &r, "mm2", "((2,4),(4,1))");
 	expect(g, p, &r, "add2", "((2,4),(4))");
+	assert_int_equal(r.nconflicts, 0);
+	pl_search_result_free(&r);
+	pl_problem_free(p);
+	pl_graph_free(g);
+	/* with cuts over fewer devices too (the default on 8): mm2's partial
+	 * sums are all-reduced into a bias add replicated over its 4 reduction
+	 * ranks, as Megatron's row-parallel layer adds its bias, one all-reduce
+	 * instead of a reduce-scatter and an all-gather */
+	p = problem_with(ffn, 8, &g, PL_REPLICAS_ALL);
+	assert_int_equal(pl_search_propagate(p, &o, &r, &err), PL_OK);
+	expect(g, p, &r, "mm2", "((2,4),(4,1))");
+	expect(g, p, &r, "add2", "((2,1),(1))");
 	assert_int_equal(r.nconflicts, 0);
 	pl_search_result_free(&r);
 	pl_problem_free(p);
