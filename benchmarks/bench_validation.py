@@ -167,6 +167,13 @@ def attention_kernel(r):
         return a
     if a == "unfused":
         return None
+    if r["framework"] == "llm-foundry":
+        # its benchmark sweep ran MPT with attn_impl 'triton' (submit_benchmarks.py
+        # parse_args: --attn_impl default 'triton', copied into every run's model
+        # config; sweep.sh never sets it): the Triton FlashAttention of the FA2
+        # paper's chart, measured on A100 (on H100 the cost model carries it
+        # over through FlashAttention-1, costmodel/attention.h)
+        return "flash_triton"
     if r["framework"] == "megatron-deepspeed":
         # FlashAttention is opt-in there (--use-flash-attn), and MT-NLG's
         # runs (2021) predate it (Dao et al., May 2022): unfused

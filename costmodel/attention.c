@@ -72,12 +72,9 @@ static double direction(const char *fam, const char *k, int bwd, int causal, int
 	return fb; /* forward+backward alone: one rate for both */
 }
 
-double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
-                         double s)
+/* the rate of kernel on the table's GPU fam, interpolated in d; 0: none */
+static double rate_on(const char *fam, const char *kernel, int bwd, int causal, double d, double s)
 {
-	const char *fam = device && kernel ? family(device) : NULL;
-	if (!fam || !(d > 0) || !(s > 0))
-		return 0;
 	/* the measured head dimensions around d */
 	int lo = 0, hi = 0;
 	for (int i = 0; i < pl_attn_nrows; i++) {
@@ -98,6 +95,31 @@ double pl_attention_rate(const char *device, const char *kernel, int bwd, int ca
 	if (!hi || rh <= 0 || hi == lo)
 		return rl;
 	return rl + (d - lo) / (double)(hi - lo) * (rh - rl);
+}
+
+/* Kernels built, like FlashAttention-1, from Ampere's warp-level matrix
+ * instructions (no Hopper wgmma or TMA) and measured on A100 only: on
+ * another GPU they run at FlashAttention-1's rate there times their A100
+ * ratio to it at the same shape. */
+static const char *const ampere_style[] = {"flash_triton", "xformers"};
+
+double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
+                         double s)
+{
+	const char *fam = device && kernel ? family(device) : NULL;
+	if (!fam || !(d > 0) || !(s > 0))
+		return 0;
+	double r = rate_on(fam, kernel, bwd, causal, d, s);
+	for (size_t i = 0; r <= 0 && i < sizeof ampere_style / sizeof *ampere_style; i++) {
+		if (strcmp(kernel, ampere_style[i]) || !strcmp(fam, "A100"))
+			continue;
+		double ref = rate_on(fam, "flash1", bwd, causal, d, s),
+		       k_a = rate_on("A100", kernel, bwd, causal, d, s),
+		       ref_a = rate_on("A100", "flash1", bwd, causal, d, s);
+		if (ref > 0 && k_a > 0 && ref_a > 0)
+			r = ref * k_a / ref_a;
+	}
+	return r;
 }
 
 int pl_attention_kernel_known(const char *kernel)

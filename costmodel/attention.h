@@ -25,8 +25,10 @@ extern const int pl_attn_nrows;
  * the measured head dimensions. Where the table has only forward+backward
  * (A100), that rate serves both; a backward without its causal measurement
  * is derived from forward and forward+backward, or from the non-causal
- * backward times the forward's causal/non-causal ratio. 0 when the table has
- * nothing for the kernel on that GPU. */
+ * backward times the forward's causal/non-causal ratio. Ampere-style kernels
+ * measured on A100 only (the Triton FlashAttention, xformers) run on another
+ * GPU at FlashAttention-1's rate there times their A100 ratio to it. 0 when
+ * the table has nothing for the kernel on that GPU. */
 double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
                          double s);
 

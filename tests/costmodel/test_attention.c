@@ -123,6 +123,56 @@ static void derived_backward(void **state)
 /* an Attention op of the FlashAttention benchmark's shape (16k tokens,
  * hidden 2048, head dimension 128, causal) on one H100: forward and backward
  * take their FLOPs over the measured rate, plus one launch and two */
+/* the CSV's fwd_bwd TFLOP/s of (gpu prefix, kernel, causal, d, s); 0: none */
+static double csv_rate(const char *gpu, const char *kernel, int causal, int d, int s)
+{
+	FILE *f = csv();
+	char line[4096];
+	double v = 0;
+	while (fgets(line, sizeof line, f)) {
+		char g[64], k[32], dt[16], dir[16];
+		int c, hd, seq, batch, heads;
+		double t;
+		if (line[0] == '#' ||
+		    sscanf(line, "%63[^,],%31[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%lf", g, k, dt,
+		           dir, &c, &hd, &seq, &batch, &heads, &t) != 10)
+			continue;
+		if (!strncmp(g, gpu, strlen(gpu)) && !strcmp(k, kernel) &&
+		    !strcmp(dir, "fwd_bwd") && c == causal && hd == d && seq == s)
+			v = t * 1e12;
+	}
+	fclose(f);
+	return v;
+}
+
+/* The Triton FlashAttention and xformers are measured on A100 only: on H100
+ * they run at FlashAttention-1's H100 rate times their A100 ratio to it, at
+ * the measured shapes; a kernel of Hopper's own (flash3) is not carried to
+ * A100 that way. */
+static void ampere_kernels_carried(void **state)
+{
+	(void)state;
+	static const char *const k[] = {"flash_triton", "xformers"};
+	int checked = 0;
+	for (int i = 0; i < 2; i++)
+		for (int c = 0; c < 2; c++)
+			for (int s = 512; s <= 16384; s *= 2) {
+				double a = csv_rate("A100", k[i], c, 128, s),
+				       a1 = csv_rate("A100", "flash1", c, 128, s),
+				       h1 = csv_rate("H100", "flash1", c, 128, s);
+				if (!(a > 0 && a1 > 0 && h1 > 0))
+					continue;
+				double want = h1 * a / a1,
+				       got = pl_attention_rate("H100-SXM", k[i], 0, c, 128, s);
+				if (fabs(got - want) > 1e-9 * want)
+					fail_msg("%s causal %d s %d: %g, expected %g", k[i], c, s,
+					         got, want);
+				checked++;
+			}
+	assert_true(checked >= 20);
+	assert_true(pl_attention_rate("A100-SXM4-80GB", "flash3", 0, 1, 128, 4096) == 0);
+}
+
 static void op_priced_at_the_measured_rate(void **state)
 {
 	(void)state;
@@ -175,6 +225,7 @@ int main(void)
 	    cmocka_unit_test(table_is_the_csv),
 	    cmocka_unit_test(interpolation),
 	    cmocka_unit_test(derived_backward),
+	    cmocka_unit_test(ampere_kernels_carried),
 	    cmocka_unit_test(op_priced_at_the_measured_rate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
