@@ -607,8 +607,10 @@ static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 	return PL_OK;
 }
 
-/* A const's "values": one finite number per element (row-major), at most
- * 2^16 of them; none: the executor draws them */
+/* A const's "values": one number per element (row-major), at most
+ * PL_MAX_CONST_VALUES of them; an infinity as the string "inf" or "-inf"
+ * (JSON has no literal for it: a mask's -inf). None: the executor refuses
+ * to run the model (it never invents a constant). */
 static pl_status read_values(builder *b, const cJSON *e, pl_tensor *t, pl_err *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "values");
@@ -619,19 +621,25 @@ static pl_status read_values(builder *b, const cJSON *e, pl_tensor *t, pl_err *e
 	if (t->role != PL_ROLE_CONST)
 		return FAIL("%s: tensors.%s.values: only a const's values are given", file,
 		            e->string);
-	if (!cJSON_IsArray(v) || n > 65536 || cJSON_GetArraySize(v) != n)
+	if (!cJSON_IsArray(v) || n > PL_MAX_CONST_VALUES || cJSON_GetArraySize(v) != n)
 		return FAIL("%s: tensors.%s.values: expected an array of its %lld elements "
-		            "(at most 65536)",
-		            file, e->string, (long long)n);
+		            "(at most %d)",
+		            file, e->string, (long long)n, PL_MAX_CONST_VALUES);
 	float *f = pl_arena_alloc(b->g->arena, sizeof(float) * (size_t)(n ? n : 1));
 	if (!f)
 		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 	int64_t i = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach (x, v) {
+		const char *inf = cJSON_GetStringValue(x);
+		if (inf && (!strcmp(inf, "inf") || !strcmp(inf, "-inf"))) {
+			f[i++] = inf[0] == '-' ? -INFINITY : INFINITY;
+			continue;
+		}
 		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 3e38)
-			return FAIL("%s: tensors.%s.values[%lld]: expected a finite float", file,
-			            e->string, (long long)i);
+			return FAIL("%s: tensors.%s.values[%lld]: expected a finite float, \"inf\" "
+			            "or \"-inf\"",
+			            file, e->string, (long long)i);
 		f[i++] = (float)x->valuedouble;
 	}
 	t->values = f;

@@ -11,6 +11,9 @@
 #include "planner/status.h"
 
 #define PL_MAX_RANK       8
+/* a const's values the model format carries, at most (16 MiB as float32:
+ * a 2048x2048 causal mask) */
+#define PL_MAX_CONST_VALUES (1 << 22)
 #define PL_MAX_LOOPS      12
 #define PL_MAX_SPATIAL    3 /* Conv and pools: 1-, 2- and 3-d */
 #define PL_MAX_OP_INPUTS  5

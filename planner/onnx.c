@@ -63,20 +63,29 @@
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
- * for the small integer tensors of shape computations (Shape, Gather,
- * Unsqueeze, Concat, ... of a shape) their values, folded at import. */
-#define MAX_VALUES 64
+ * for constants (shape computations, masks, tables, scales) their values,
+ * folded at import: at most MAX_VALUES of one tensor (the model format's
+ * bound, 16 MiB as float32: a 2048x2048 causal mask), MAX_HELD held at once
+ * (folded intermediates too). */
+#define MAX_VALUES PL_MAX_CONST_VALUES
+#define MAX_HELD   ((int64_t)1 << 25)
+/* a float initializer's values are read at once only when this few (a
+ * weight's are not needed; a buffer's are read when it is a constant) */
+#define FEW_VALUES 64
 typedef struct tinfo {
 	const char *name; /* NULL: a free slot */
 	int known;        /* the shape is known */
 	int rank;
 	int64_t dims[16];
-	int nval; /* > 0: the values are known (row-major, nval = elements) */
-	double val[MAX_VALUES];
-	/* a constant whose values are not kept (more than MAX_VALUES of them, or
-	 * computed from such): a mask built from shapes, an int64 initializer */
+	int nval;    /* > 0: the values are known (row-major, nval = elements) */
+	double *val; /* nval of them, owned by the importer */
+	/* a constant (values known or not): a mask built from shapes, an int64
+	 * initializer */
 	int cons;
+	int over;     /* its values are past MAX_VALUES (or MAX_HELD): not kept */
+	int nodata;   /* computed from an initializer or Constant the file holds no data of */
 	int32_t elem; /* an initializer's or Constant's element type (0: not known) */
+	const Onnx__TensorProto *init; /* the initializer it is (or an Identity's copy of) */
 } tinfo;
 
 typedef struct imp {
@@ -98,6 +107,8 @@ typedef struct imp {
 	} * padded;
 	int npadded;
 	int nconst;
+	double *scratch; /* values being computed (nscratch of room) */
+	int64_t nscratch, held;
 	const char *dropout; /* --dropout: keep, drop or auto (NULL) */
 	int ce_loss;         /* cross-entropy is appended to output 0 */
 	pl_err *err;
@@ -123,6 +134,7 @@ static const char *resolve(const imp *m, const char *name)
 static const Onnx__AttributeProto *attr(const Onnx__NodeProto *n, const char *name);
 static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt);
 static int infer(imp *m, const Onnx__NodeProto *n);
+static double *scratch(imp *m, int64_t n);
 
 static uint64_t name_hash(const char *s)
 {
@@ -192,8 +204,25 @@ static int64_t elems(const tinfo *t)
 	return n;
 }
 
-/* records name's shape (and values, nval of them: 0 for none) */
-static void set_info(imp *m, const char *name, int rank, const int64_t *dims, int nval,
+/* room for n values being computed (the importer's scratch, reused by the
+ * next call), or NULL when n is past MAX_VALUES or memory is short */
+static double *scratch(imp *m, int64_t n)
+{
+	if (n < 0 || n > MAX_VALUES)
+		return NULL;
+	if (n > m->nscratch) {
+		double *s = realloc(m->scratch, sizeof(double) * (size_t)(n < 64 ? 64 : n));
+		if (!s)
+			return NULL;
+		m->scratch = s;
+		m->nscratch = n < 64 ? 64 : n;
+	}
+	return m->scratch;
+}
+
+/* records name's shape (and values, nval of them: 0 for none; a copy is
+ * kept, within MAX_VALUES and MAX_HELD, else the tensor is marked over) */
+static void set_info(imp *m, const char *name, int rank, const int64_t *dims, int64_t nval,
                      const double *val)
 {
 	tinfo *t = info_at(m, name, 1);
@@ -203,19 +232,30 @@ static void set_info(imp *m, const char *name, int rank, const int64_t *dims, in
 	t->rank = rank;
 	for (int d = 0; d < rank; d++)
 		t->dims[d] = dims[d] < 0 ? 0 : dims[d] > BIG ? BIG : dims[d];
-	t->nval = nval > 0 && nval <= MAX_VALUES ? nval : 0;
-	if (t->nval)
-		memcpy(t->val, val, sizeof(double) * (size_t)nval);
+	double *keep = NULL;
+	t->over = 0;
+	if (nval > MAX_VALUES || (nval > 0 && m->held + nval > MAX_HELD))
+		t->over = 1;
+	else if (nval > 0 && (keep = malloc(sizeof(double) * (size_t)nval)))
+		memcpy(keep, val, sizeof(double) * (size_t)nval);
+	else if (nval > 0)
+		t->over = 1; /* out of memory: refused as too large */
+	m->held -= t->nval;
+	free(t->val);
+	t->val = keep;
+	t->nval = keep ? (int)nval : 0;
+	m->held += t->nval;
 }
 
-/* a TensorProto's values when it is small and numeric: their count, or 0 */
-static int tensor_values(const Onnx__TensorProto *t, double *v)
+/* a TensorProto's values (at most max of them, numeric) into v (room for
+ * max): their count, or 0 */
+static int tensor_values(const Onnx__TensorProto *t, double *v, int64_t max)
 {
 	int64_t n = 1;
 	for (size_t d = 0; d < t->n_dims; d++)
-		if (t->dims[d] < 0 || t->dims[d] > MAX_VALUES || (n *= t->dims[d]) > MAX_VALUES)
+		if (t->dims[d] < 0 || t->dims[d] > max || (n *= t->dims[d]) > max)
 			return 0;
-	if (n < 1)
+	if (n < 1 || !v)
 		return 0;
 	size_t k = (size_t)n;
 #define TAKE(arr, cnt)                                                                             \
@@ -281,19 +321,31 @@ static int tensor_values(const Onnx__TensorProto *t, double *v)
 	return (int)k;
 }
 
-/* records a TensorProto's shape and (small) values under name */
-static void set_tensor(imp *m, const char *name, const Onnx__TensorProto *t)
+/* records a TensorProto's shape and values (at most max of them) under
+ * name: those it does not hold are marked nodata, too many over */
+static void set_tensor(imp *m, const char *name, const Onnx__TensorProto *t, int64_t max)
 {
 	if (t->n_dims > 16)
 		return;
-	int64_t dims[16];
-	for (size_t d = 0; d < t->n_dims; d++)
+	int64_t dims[16], n = 1;
+	for (size_t d = 0; d < t->n_dims; d++) {
 		dims[d] = t->dims[d];
-	double v[MAX_VALUES];
-	set_info(m, name, (int)t->n_dims, dims, tensor_values(t, v), v);
+		if (dims[d] < 0 || __builtin_mul_overflow(n, dims[d], &n) || n > BIG)
+			n = BIG;
+	}
+	double *v = scratch(m, n <= max ? n : 0);
+	int nv = n <= max ? tensor_values(t, v, max) : 0;
+	set_info(m, name, (int)t->n_dims, dims, nv, v);
 	tinfo *k = known(m, name);
-	if (k)
+	if (k) {
 		k->elem = t->data_type;
+		if (n > 0 && !k->nval && !k->over) {
+			if (n > MAX_VALUES)
+				k->over = 1;
+			else if (max == MAX_VALUES) /* every value asked for: none held */
+				k->nodata = 1;
+		}
+	}
 }
 
 /* numpy broadcasting of a and b into out; -1 when they do not broadcast */
@@ -453,9 +505,9 @@ static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 		set_info(m, n->output[0], a->rank, dims, 0, NULL);
 		return 0;
 	}
-	if (no > MAX_VALUES)
+	double *v = scratch(m, no);
+	if (!v)
 		return -1;
-	double v[MAX_VALUES];
 	int64_t same[16] = {0};
 	for (int d = 0; d < a->rank; d++)
 		same[d] = d;
@@ -498,9 +550,9 @@ static int fold_split(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 			no *= dims[d];
 		}
 		at += sizes[j];
-		if (a->nval && no > MAX_VALUES)
+		double *v = a->nval ? scratch(m, no) : NULL;
+		if (a->nval && !v)
 			return -1;
-		double v[MAX_VALUES];
 		if (a->nval)
 			view_values(a, dims, same, lo, step, no, v);
 		set_info(m, n->output[j], a->rank, dims, a->nval ? (int)no : 0, v);
@@ -514,6 +566,21 @@ static int fold_split(imp *m, const Onnx__NodeProto *n, const tinfo *a)
  * the shape ONNX gives it, values not kept (the planner needs none; the
  * executor fills consts itself). 1 folded, 0 not (not every input is a
  * constant, or an op the importer cannot shape). */
+/* Why constant o, an output of node n, has no values: too many (past
+ * MAX_VALUES, or an input's were: over) or an input's are not in the file
+ * (nodata); neither: the importer does not compute n's op on values */
+static void why_not_valued(imp *m, const Onnx__NodeProto *n, tinfo *o)
+{
+	o->over = elems(o) > MAX_VALUES || o->over;
+	for (size_t k = 0; k < n->n_input; k++) {
+		tinfo *x = n->input[k][0] ? known(m, n->input[k]) : NULL;
+		if (x && x->over)
+			o->over = 1;
+		if (x && x->nodata)
+			o->nodata = 1;
+	}
+}
+
 static int fold_constant(imp *m, const Onnx__NodeProto *n)
 {
 	static const char *const same[] = {
@@ -580,8 +647,8 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 		double k = ceil((hi->val[0] - lo->val[0]) / st->val[0]);
 		r = 1;
 		dims[0] = k > 0 ? to_i64(k) : 0;
-		if (dims[0] <= MAX_VALUES) { /* few: the values themselves */
-			double v[MAX_VALUES];
+		double *v = scratch(m, dims[0]);
+		if (v) { /* the values themselves */
 			for (int64_t i = 0; i < dims[0]; i++)
 				v[i] = lo->val[0] + (double)i * st->val[0];
 			set_info(m, n->output[0], 1, dims, (int)dims[0], v);
@@ -620,7 +687,8 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 			tinfo *o = known(m, n->output[j]);
 			if (!o)
 				return 0;
-			o->nval = 0;
+			if (!o->nval)
+				why_not_valued(m, n, o);
 			o->cons = 1;
 		}
 		return 1;
@@ -631,7 +699,8 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 	tinfo *o = known(m, n->output[0]);
 	if (!o)
 		return 0;
-	o->nval = 0;
+	if (!o->nval)
+		why_not_valued(m, n, o);
 	o->cons = 1;
 	return 1;
 }
@@ -645,15 +714,17 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 {
 	const char *t = n->op_type;
 	tinfo *a = n->n_input > 0 ? known(m, n->input[0]) : NULL;
-	double v[MAX_VALUES];
+	double *v = scratch(m, 64);
 	int64_t dims[16];
+	if (!v)
+		return 0;
 	if (!strcmp(t, "Constant")) {
 		for (size_t k = 0; k < n->n_attribute; k++)
 			if (n->attribute[k]->t && n->attribute[k]->name &&
 			    !strcmp(n->attribute[k]->name, "value")) {
-				set_tensor(m, n->output[0], n->attribute[k]->t);
+				set_tensor(m, n->output[0], n->attribute[k]->t, MAX_VALUES);
 				tinfo *c = known(m, n->output[0]);
-				if (c && !c->nval) /* too many values to keep: a constant still */
+				if (c) /* its values kept, or too many to keep: a constant still */
 					c->cons = 1;
 			}
 		return 1;
@@ -677,19 +748,46 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 	if (!a || n->n_input < 1)
 		return 0;
 	int64_t ne = elems(a);
-	if (!strcmp(t, "Cast") || !strcmp(t, "Identity") || !strcmp(t, "Floor") ||
-	    !strcmp(t, "Sqrt") || !strcmp(t, "Neg")) {
+	int32_t el = a->elem; /* the output's element type, where known */
+	static const char *const un[] = {
+	    "Cast", "Identity", "Floor", "Ceil",       "Sqrt", "Neg", "Not",  "Abs",     "Exp",
+	    "Log",  "Relu",     "Sign",  "Reciprocal", "Sin",  "Cos", "Tanh", "Sigmoid", "Erf"};
+	for (size_t k = 0; k < sizeof un / sizeof *un; k++) {
+		if (strcmp(t, un[k]))
+			continue;
 		int64_t to = attr_i(n, "to", 1);
+		if (!(v = scratch(m, ne)))
+			return 0;
 		for (int64_t i = 0; i < ne; i++) {
 			double x = a->val[i];
-			v[i] = !strcmp(t, "Cast") && to != 1 && to != 10 && to != 11 ? trunc(x)
-			       : !strcmp(t, "Floor")                                 ? floor(x)
-			       : !strcmp(t, "Sqrt")                                  ? sqrt(x)
-			       : !strcmp(t, "Neg")                                   ? -x
-			                                                             : x;
+			switch (k) {
+			case 0: /* Cast: to bool, to an integer, to a float */
+				v[i] = to == 9                                       ? x != 0
+				       : to != 1 && to != 10 && to != 11 && to != 16 ? trunc(x)
+				                                                     : x;
+				break;
+			case 1: v[i] = x; break;
+			case 2: v[i] = floor(x); break;
+			case 3: v[i] = ceil(x); break;
+			case 4: v[i] = sqrt(x); break;
+			case 5: v[i] = -x; break;
+			case 6: v[i] = x == 0; break;
+			case 7: v[i] = fabs(x); break;
+			case 8: v[i] = exp(x); break;
+			case 9: v[i] = log(x); break;
+			case 10: v[i] = x > 0 ? x : 0; break;
+			case 11: v[i] = (x > 0) - (x < 0); break;
+			case 12: v[i] = 1 / x; break;
+			case 13: v[i] = sin(x); break;
+			case 14: v[i] = cos(x); break;
+			case 15: v[i] = tanh(x); break;
+			case 16: v[i] = 1 / (1 + exp(-x)); break;
+			default: v[i] = erf(x); break;
+			}
 		}
-		set_info(m, n->output[0], a->rank, a->dims, (int)ne, v);
-		return 1;
+		set_info(m, n->output[0], a->rank, a->dims, ne, v);
+		el = k == 0 ? (int32_t)to : k == 6 ? 9 : el;
+		break;
 	}
 	if ((!strcmp(t, "ReduceProd") || !strcmp(t, "ReduceSum")) && a->rank == 1 &&
 	    (n->n_input < 2 || !n->input[1][0])) {
@@ -700,67 +798,121 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 			r = !strcmp(t, "ReduceProd") ? r * a->val[i] : r + a->val[i];
 		dims[0] = 1;
 		set_info(m, n->output[0], keep, dims, 1, &r);
-		return 1;
 	}
-	static const char *const bin[] = {"Add", "Sub", "Mul", "Div", "Equal", "Pow", "Mod"};
-	for (size_t k = 0; k < sizeof bin / sizeof *bin; k++) {
-		if (strcmp(t, bin[k]) || n->n_input != 2)
+	static const char *const bin[] = {
+	    "Add", "Sub",  "Mul",     "Div",         "Equal",          "Pow",
+	    "Mod", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+	    "Or",  "Xor",  "Max",     "Min"};
+	for (size_t k = 0; k < sizeof bin / sizeof *bin && n->n_input == 2; k++) {
+		if (strcmp(t, bin[k]))
 			continue;
 		tinfo *b = valued(m, n->input[1]);
 		if (!b) /* an input left out ("") */
 			return 0;
 		int r = broadcast(a, b, dims);
 		int64_t no = 1;
-		for (int d = 0; d < r; d++)
+		for (int d = 0; d < r && no <= MAX_VALUES; d++)
 			no *= dims[d];
-		if (r < 0 || no > MAX_VALUES)
+		if (r < 0 || !(v = scratch(m, no)))
 			return 0;
+		/* a division of integers is one (neither operand known to be a float) */
+		int fl = a->elem == 1 || a->elem == 10 || a->elem == 11 || a->elem == 16 ||
+		         b->elem == 1 || b->elem == 10 || b->elem == 11 || b->elem == 16;
 		for (int64_t i = 0; i < no; i++) {
 			double x = bval(a, dims, r, i), y = bval(b, dims, r, i);
-			v[i] = k == 0   ? x + y
-			       : k == 1 ? x - y
-			       : k == 2 ? x * y
-			       : k == 3 ? (y != 0 ? x / y : 0)
-			       : k == 4 ? (x == y)
-			       : k == 5 ? pow(x, y)
-			       : y != 0
-			           ? x - y * floor(x / y) /* Mod (fmod 0): the divisor's sign */
-			           : 0;
-			if (k == 3 && x == trunc(x) && y == trunc(y)) /* integer division */
-				v[i] = trunc(v[i]);
+			switch (k) {
+			case 0: v[i] = x + y; break;
+			case 1: v[i] = x - y; break;
+			case 2: v[i] = x * y; break;
+			case 3:
+				v[i] = y != 0 ? x / y : 0;
+				if (!fl && x == trunc(x) && y == trunc(y)) /* integer division */
+					v[i] = trunc(v[i]);
+				break;
+			case 4: v[i] = x == y; break;
+			case 5: v[i] = pow(x, y); break;
+			case 6: /* Mod (fmod 0): the divisor's sign */
+				v[i] = y != 0 ? x - y * floor(x / y) : 0;
+				break;
+			case 7: v[i] = x < y; break;
+			case 8: v[i] = x > y; break;
+			case 9: v[i] = x <= y; break;
+			case 10: v[i] = x >= y; break;
+			case 11: v[i] = x != 0 && y != 0; break;
+			case 12: v[i] = x != 0 || y != 0; break;
+			case 13: v[i] = (x != 0) != (y != 0); break;
+			case 14: v[i] = x > y ? x : y; break;
+			default: v[i] = x < y ? x : y; break;
+			}
 		}
-		set_info(m, n->output[0], r, dims, (int)no, v);
-		return 1;
+		set_info(m, n->output[0], r, dims, no, v);
+		el = (k == 4 || k >= 7) && k <= 13 ? 9 : el ? el : b->elem;
+		break;
 	}
-	if (!strcmp(t, "Gather") && n->n_input == 2) {
+	if (!strcmp(t, "Gather") && n->n_input == 2) { /* along any axis */
 		tinfo *ix = valued(m, n->input[1]);
-		if (!ix || a->rank != 1)
+		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), pre = 1, post = 1, no;
+		if (!ix || ax < 0 || ax >= a->rank || a->rank + ix->rank > 17)
 			return 0;
-		for (int i = 0; i < ix->nval; i++) {
-			int64_t j = axis_of(to_i64(ix->val[i]), (int)a->dims[0]);
-			if (j < 0 || j >= a->dims[0])
-				return 0;
-			v[i] = a->val[j];
+		int r = 0;
+		for (int d = 0; d < a->rank; d++) {
+			if (d < ax)
+				pre *= a->dims[d];
+			if (d > ax)
+				post *= a->dims[d];
+			if (d != ax)
+				dims[r++] = a->dims[d];
+			else
+				for (int e = 0; e < ix->rank; e++)
+					dims[r++] = ix->dims[e];
 		}
-		set_info(m, n->output[0], ix->rank, ix->dims, ix->nval, v);
-		return 1;
+		no = pre * (int64_t)ix->nval * post;
+		if (!(v = scratch(m, no)))
+			return 0;
+		for (int64_t i = 0; i < ix->nval; i++) {
+			int64_t j = axis_of(to_i64(ix->val[i]), (int)a->dims[ax]);
+			if (j < 0 || j >= a->dims[ax])
+				return 0;
+			for (int64_t p = 0; p < pre; p++)
+				for (int64_t q = 0; q < post; q++)
+					v[(p * ix->nval + i) * post + q] =
+					    a->val[(p * a->dims[ax] + j) * post + q];
+		}
+		set_info(m, n->output[0], r, dims, no, v);
 	}
 	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze"))
-		return fold_unsqueeze(m, n, a) == 0;
-	if (!strcmp(t, "Concat")) {
-		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), at = 0;
-		if (a->rank != 1 || ax != 0)
+		if (fold_unsqueeze(m, n, a))
+			return 0;
+	if (!strcmp(t, "Concat")) { /* along any axis */
+		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), pre = 1, post = 1, at = 0;
+		if (ax < 0 || ax >= a->rank)
+			return 0;
+		memcpy(dims, a->dims, sizeof(int64_t) * (size_t)a->rank);
+		dims[ax] = 0;
+		for (size_t k = 0; k < n->n_input; k++) {
+			tinfo *x = valued(m, n->input[k]);
+			if (!x || x->rank != a->rank)
+				return 0;
+			for (int d = 0; d < a->rank; d++)
+				if (d != ax && x->dims[d] != a->dims[d])
+					return 0;
+			dims[ax] += x->dims[ax];
+		}
+		for (int d = 0; d < a->rank; d++) {
+			pre *= d < ax ? a->dims[d] : 1;
+			post *= d > ax ? a->dims[d] : 1;
+		}
+		if (!(v = scratch(m, pre * dims[ax] * post)))
 			return 0;
 		for (size_t k = 0; k < n->n_input; k++) {
 			tinfo *x = valued(m, n->input[k]);
-			if (!x || x->rank != 1 || at + x->nval > MAX_VALUES)
-				return 0;
-			memcpy(v + at, x->val, sizeof(double) * (size_t)x->nval);
-			at += x->nval;
+			for (int64_t p = 0; p < pre; p++)
+				for (int64_t i = 0; i < x->dims[ax] * post; i++)
+					v[(p * dims[ax] + at) * post + i] =
+					    x->val[p * x->dims[ax] * post + i];
+			at += x->dims[ax];
 		}
-		dims[0] = at;
-		set_info(m, n->output[0], 1, dims, (int)at, v);
-		return 1;
+		set_info(m, n->output[0], a->rank, dims, pre * dims[ax] * post, v);
 	}
 	if (!strcmp(t, "Where") && n->n_input == 3) { /* cond ? x : y, broadcast */
 		tinfo *x = valued(m, n->input[1]), *y = valued(m, n->input[2]), xy;
@@ -775,12 +927,52 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		int64_t no = 1;
 		for (int d = 0; d < r && no <= MAX_VALUES; d++)
 			no *= dims[d];
-		if (no > MAX_VALUES)
+		if (!(v = scratch(m, no)))
 			return 0;
 		for (int64_t i = 0; i < no; i++)
 			v[i] = bval(a, dims, r, i) != 0 ? bval(x, dims, r, i) : bval(y, dims, r, i);
-		set_info(m, n->output[0], r, dims, (int)no, v);
-		return 1;
+		set_info(m, n->output[0], r, dims, no, v);
+		el = x->elem ? x->elem : y->elem;
+	}
+	if (!strcmp(t, "Trilu") && a->rank >= 2) { /* the triangle of the last two axes */
+		int64_t up = attr_i(n, "upper", 1), kk = 0, rows = a->dims[a->rank - 2],
+		        cols = a->dims[a->rank - 1];
+		tinfo *kt = n->n_input > 1 && n->input[1][0] ? valued(m, n->input[1]) : NULL;
+		if (n->n_input > 1 && n->input[1][0] && (!kt || kt->nval != 1))
+			return 0;
+		if (kt)
+			kk = to_i64(kt->val[0]);
+		if (!(v = scratch(m, ne)))
+			return 0;
+		for (int64_t i = 0; i < ne; i++) {
+			int64_t c = i % cols, rw = (i / cols) % rows;
+			v[i] = (up ? c - rw >= kk : c - rw <= kk) ? a->val[i] : 0;
+		}
+		set_info(m, n->output[0], a->rank, a->dims, ne, v);
+	}
+	if (!strcmp(t, "ScatterND") && n->n_input == 3 && !attr(n, "reduction")) {
+		/* data a with the slices the index tuples name replaced by updates */
+		tinfo *ix = valued(m, n->input[1]), *up = valued(m, n->input[2]);
+		int64_t q = ix && ix->rank > 0 ? ix->dims[ix->rank - 1] : -1, slice = 1;
+		if (q < 1 || q > a->rank || !up || !(v = scratch(m, ne)))
+			return 0;
+		for (int d = (int)q; d < a->rank; d++)
+			slice *= a->dims[d];
+		int64_t tuples = ix->nval / q;
+		if (up->nval != tuples * slice)
+			return 0;
+		memcpy(v, a->val, sizeof(double) * (size_t)ne);
+		for (int64_t j = 0; j < tuples; j++) {
+			int64_t at = 0;
+			for (int d = 0; d < q; d++) {
+				int64_t c = axis_of(to_i64(ix->val[j * q + d]), (int)a->dims[d]);
+				if (c < 0 || c >= a->dims[d])
+					return 0;
+				at = at * a->dims[d] + c;
+			}
+			memcpy(v + at * slice, up->val + j * slice, sizeof(double) * (size_t)slice);
+		}
+		set_info(m, n->output[0], a->rank, a->dims, ne, v);
 	}
 	if (!strcmp(t, "Reshape") && n->n_input == 2) { /* values kept, shape changed */
 		if (infer(m, n))
@@ -788,11 +980,10 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		tinfo *o = known(m, n->output[0]);
 		if (!o || elems(o) != ne)
 			return 0;
-		set_info(m, n->output[0], o->rank, o->dims, (int)ne, a->val);
-		return 1;
+		set_info(m, n->output[0], o->rank, o->dims, ne, a->val);
 	}
-	if (!strcmp(t, "Slice") && n->n_input >= 3) /* on values: any steps (a reversal) */
-		return fold_slice(m, n, a) == 0;
+	if (!strcmp(t, "Slice") && n->n_input >= 3 && fold_slice(m, n, a)) /* any steps */
+		return 0;
 	if (!strcmp(t, "Split"))
 		return fold_split(m, n, a) == 0;
 	if (!strcmp(t, "Expand") && n->n_input == 2) { /* values broadcast to a shape */
@@ -800,12 +991,11 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		int64_t no = 1;
 		for (int d = 0; d < r && no <= MAX_VALUES; d++)
 			no *= dims[d];
-		if (r < 0 || no > MAX_VALUES)
+		if (r < 0 || !(v = scratch(m, no)))
 			return 0;
 		for (int64_t i = 0; i < no; i++)
 			v[i] = bval(a, dims, r, i);
-		set_info(m, n->output[0], r, dims, (int)no, v);
-		return 1;
+		set_info(m, n->output[0], r, dims, no, v);
 	}
 	if (!strcmp(t, "Transpose")) {
 		int64_t perm[16];
@@ -822,15 +1012,17 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		int64_t zero[16] = {0}, one[16];
 		for (int d = 0; d < a->rank; d++)
 			one[d] = 1;
+		if (!(v = scratch(m, ne)))
+			return 0;
 		view_values(a, dims, perm, zero, one, ne, v);
-		set_info(m, n->output[0], a->rank, dims, (int)ne, v);
-		return 1;
+		set_info(m, n->output[0], a->rank, dims, ne, v);
 	}
 	if (!strcmp(t, "ConstantOfShape")) {
-		double fill = 0, one[MAX_VALUES];
+		double fill = 0, one[1];
 		const Onnx__AttributeProto *va = attr(n, "value");
-		if (va && va->t && tensor_values(va->t, one) == 1)
+		if (va && va->t && tensor_values(va->t, one, 1) == 1)
 			fill = one[0];
+		el = va && va->t ? va->t->data_type : 1;
 		int64_t no = 1;
 		if (a->rank != 1 || a->nval > 16)
 			return 0;
@@ -839,14 +1031,18 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 			if (dims[i] < 0 || dims[i] > MAX_VALUES || (no *= dims[i]) > MAX_VALUES)
 				return 0;
 		}
-		if (no > MAX_VALUES || no < 0)
+		if (!(v = scratch(m, no)))
 			return 0;
 		for (int64_t i = 0; i < no; i++)
 			v[i] = fill;
-		set_info(m, n->output[0], a->nval, dims, (int)no, v);
-		return 1;
+		set_info(m, n->output[0], a->nval, dims, no, v);
 	}
-	return 0;
+	tinfo *o = valued(m, n->output[0]);
+	if (!o) /* not an op folded here */
+		return 0;
+	o->cons = 1;
+	o->elem = el;
+	return 1;
 }
 
 /* Folds node n when it computes on constants only: their values when they
@@ -1299,15 +1495,20 @@ static cJSON *add_op(imp *m, const char *name, const char *type)
 	return o;
 }
 
+static void const_values(cJSON *t, const double *v, int64_t n, double fill);
+
 static void io(imp *m, cJSON *o, const char *key, const char *name)
 {
 	const char *r = resolve(m, name);
 	tinfo *c = known(m, r);
-	if (c && c->cons && !cJSON_GetObjectItem(m->tensors, r)) {
-		/* a constant computed at import, read by an op: declared */
+	if (c && (c->cons || c->nval > 0) && !cJSON_GetObjectItem(m->tensors, r)) {
+		/* a constant computed at import, read by an op: declared, with its
+		 * values (those it lacks are named by check_consts) */
 		cJSON *t = cJSON_CreateObject();
 		pl_json_add(t, "shape", int_list(c->dims, (size_t)c->rank));
 		cJSON_AddStringToObject(t, "role", "const");
+		if (c->nval > 0 && c->nval == elems(c))
+			const_values(t, c->val, c->nval, 0);
 		pl_json_add(m->tensors, r, t);
 	}
 	pl_json_push(cJSON_GetObjectItem(o, key), cJSON_CreateString(r));
@@ -1316,14 +1517,21 @@ static void io(imp *m, cJSON *o, const char *key, const char *name)
 static pl_status unsupported(imp *m, const Onnx__NodeProto *n, const char *why);
 
 /* A const's "values" on its declaration t: the n of v, or n times `fill`
- * (v NULL); none past the model format's 65536 */
+ * (v NULL), at most MAX_VALUES; an infinity is the string "inf" or "-inf"
+ * (JSON has no literal for it), NaN the string "nan" (the model reader
+ * refuses it, naming the element) */
 static void const_values(cJSON *t, const double *v, int64_t n, double fill)
 {
-	if (n < 1 || n > 65536)
+	if (n < 1 || n > MAX_VALUES)
 		return;
 	cJSON *a = cJSON_AddArrayToObject(t, "values");
-	for (int64_t i = 0; a && i < n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(v ? v[i] : fill));
+	for (int64_t i = 0; a && i < n; i++) {
+		double x = v ? v[i] : fill;
+		cJSON_AddItemToArray(a, isfinite(x) ? cJSON_CreateNumber(x)
+		                        : x != x    ? cJSON_CreateString("nan")
+		                        : x > 0     ? cJSON_CreateString("inf")
+		                                    : cJSON_CreateString("-inf"));
+	}
 }
 
 /* A constant scale for the norm `op` of input x (a LayerNorm without
@@ -1648,6 +1856,11 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 	cJSON_ReplaceItemInObject(d, "shape", int_list(dims, (size_t)x->rank));
 	pl_json_add(m->tensors, n->output[0], d);
 	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	tinfo *o = known(m, n->output[0]);
+	if (o) /* made a constant later (--const): its values only if the file has none */
+		o->nodata = x->nodata || (x->init && !x->init->has_raw_data &&
+		                          !x->init->n_float_data && !x->init->n_double_data &&
+		                          !x->init->n_int32_data && !x->init->n_int64_data);
 	return 0;
 }
 
@@ -2102,8 +2315,8 @@ static int zeros(imp *m, const char *name, int depth)
 			return zeros(m, n->input[0], depth + 1);
 		if (!strcmp(n->op_type, "ConstantOfShape")) {
 			const Onnx__AttributeProto *va = attr(n, "value");
-			double one[MAX_VALUES];
-			return !va || !va->t || (tensor_values(va->t, one) == 1 && one[0] == 0);
+			double one[1];
+			return !va || !va->t || (tensor_values(va->t, one, 1) == 1 && one[0] == 0);
 		}
 		return 0;
 	}
@@ -2689,6 +2902,10 @@ static int emit_plain_norm(imp *m, const char *name, const char *x, const int64_
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", int_list(dims + axis, (size_t)(rank - axis)));
 	cJSON_AddStringToObject(t, "role", "const");
+	int64_t ones = 1;
+	for (int d = axis; d < rank; d++)
+		ones *= dims[d];
+	const_values(t, NULL, ones, 1);
 	pl_json_add(m->tensors, sc, t);
 	cJSON *o = add_op(m, name, "LayerNormalization");
 	io(m, o, "inputs", x);
@@ -2979,6 +3196,20 @@ static pl_status node(imp *m, int i)
 		return pl_err_set(m->err, PL_EINVAL, "%s: node %d ('%s'): %s", m->path, i,
 		                  n->name ? n->name : "", n->op_type ? "no output" : "no op type");
 	const char *t = n->op_type, *name = n->name && n->name[0] ? n->name : n->output[0];
+	/* what a detection model's post-processing runs: no gradient flows
+	 * through it, and its shapes depend on the data */
+	if (!strcmp(t, "If") || !strcmp(t, "Loop") || !strcmp(t, "Scan")) {
+		char why[80];
+		snprintf(why, sizeof why, "control flow (%s): not a training graph", t);
+		return unsupported(m, n, why);
+	}
+	if (!strcmp(t, "NonZero") || !strcmp(t, "NonMaxSuppression"))
+		return unsupported(
+		    m, n,
+		    !strcmp(t, "NonZero")
+		        ? "a shape that depends on the data (NonZero): not a training graph"
+		        : "a shape that depends on the data (NonMaxSuppression): not a "
+		          "training graph");
 	if (n->n_input < 1 && strcmp(t, "Constant")) /* every op read below has an input 0 */
 		return unsupported(m, n,
 		                   "not supported: it has no inputs, and the only op without "
@@ -3015,9 +3246,11 @@ static pl_status node(imp *m, int i)
 		cJSON *w =
 		    cJSON_Duplicate(cJSON_GetObjectItem(m->tensors, resolve(m, n->input[0])), 1);
 		pl_json_add(m->tensors, n->output[0], w);
-		tinfo *x = known(m, n->input[0]);
+		tinfo *x = known(m, n->input[0]), *o;
 		if (x)
 			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		if (x && (o = known(m, n->output[0])))
+			o->init = x->init;
 		return PL_OK;
 	}
 	if (fold(m, n))
@@ -3516,6 +3749,65 @@ static pl_status node(imp *m, int i)
 	return unsupported(m, n, "not supported");
 }
 
+/* whether float initializer t holds an infinity or a NaN */
+static int nonfinite(const Onnx__TensorProto *t)
+{
+	for (size_t i = 0; i < t->n_float_data; i++)
+		if (!isfinite(t->float_data[i]))
+			return 1;
+	for (size_t i = 0; i < t->n_double_data; i++)
+		if (!isfinite(t->double_data[i]))
+			return 1;
+	if (!t->has_raw_data || t->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT)
+		return 0;
+	for (size_t i = 0; i + 4 <= t->raw_data.len; i += 4) {
+		float f;
+		memcpy(&f, t->raw_data.data + i, 4);
+		if (!isfinite(f))
+			return 1;
+	}
+	return 0;
+}
+
+/* whether no gradient can reach tensor `name` from what reads it: every
+ * reader compares it, casts it to bool, or is a Where reading it as its
+ * condition, directly or through views (Slice, Reshape, Unsqueeze, Squeeze,
+ * Identity, Cast) -- a mask buffer (GPT-2's tril of ones), which training
+ * never changes */
+static int no_gradient(imp *m, const char *name, int depth)
+{
+	int who[16];
+	int k = consumers(m, name, who, 16);
+	if (k < 1 || k > 16 || depth > 6)
+		return 0;
+	for (size_t i = 0; i < m->g->n_output; i++)
+		if (m->g->output[i]->name && !strcmp(m->g->output[i]->name, name))
+			return 0;
+	static const char *const compare[] = {"Equal",       "Less",           "Greater",
+	                                      "LessOrEqual", "GreaterOrEqual", "Not"};
+	static const char *const view[] = {"Slice",   "Reshape",  "Unsqueeze",
+	                                   "Squeeze", "Identity", "Cast"};
+	for (int j = 0; j < k; j++) {
+		const Onnx__NodeProto *n = m->g->node[who[j]];
+		const char *t = n->op_type ? n->op_type : "";
+		int ok = !strcmp(t, "Cast") && attr_i(n, "to", 1) == 9;
+		for (size_t c = 0; c < sizeof compare / sizeof *compare; c++)
+			ok |= !strcmp(t, compare[c]);
+		if (!strcmp(t, "Where")) {
+			ok = 1;
+			for (size_t i = 1; i < n->n_input; i++)
+				ok &= strcmp(n->input[i], name) != 0;
+		}
+		for (size_t c = 0; !ok && c < sizeof view / sizeof *view; c++)
+			if (!strcmp(t, view[c]) && n->n_output >= 1 && n->n_input >= 1 &&
+			    !strcmp(n->input[0], name) && n->output[0][0])
+				ok = no_gradient(m, n->output[0], depth + 1);
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
 /* a graph input or initializer's declaration */
 static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor *tt,
                          const Onnx__TensorProto *init)
@@ -3558,17 +3850,26 @@ static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor
 			        : "?");
 		}
 	}
+	int is_float = et == 1 || et == 10 || et == 16;
+	/* a float buffer holding an infinity (a causal mask of -inf), or one no
+	 * gradient reaches (a mask compared or a Where's condition), is not
+	 * trained: a constant, its values read */
+	int buffer = init && is_float && (nonfinite(init) || no_gradient(m, name, 0));
 	if (init)
-		set_tensor(m, name, init);
+		set_tensor(m, name, init, is_float && !buffer ? FEW_VALUES : MAX_VALUES);
 	else
 		set_info(m, name, (int)n, shape, 0, NULL);
 	tinfo *ti = known(m, name);
-	int is_float = et == 1 || et == 10 || et == 16;
-	if (init && !is_float && ti && !ti->nval) /* an index buffer: a constant */
+	if (init && (!is_float || buffer) && ti) /* an index buffer, a mask: a constant */
 		ti->cons = 1;
+	if (ti)
+		ti->init = init;
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", int_list(shape, n));
-	cJSON_AddStringToObject(t, "role", !init ? "input" : is_float ? "param" : "const");
+	cJSON_AddStringToObject(t, "role",
+	                        !init                 ? "input"
+	                        : is_float && !buffer ? "param"
+	                                              : "const");
 	cJSON_AddStringToObject(t, "dtype", dt);
 	pl_json_add(m->tensors, name, t);
 	return PL_OK;
@@ -3595,6 +3896,62 @@ static pl_status keep_constant(imp *m, const pl_onnx_opts *o)
 			                  "%s: --const '%s': no initializer the model trains is "
 			                  "named so (shell patterns: *, ?, [...])",
 			                  m->path, o->consts[k]);
+	}
+	return PL_OK;
+}
+
+/* Every const the model declares gets its values: those folded at import,
+ * or an initializer's read from the file (a buffer made constant). One whose
+ * values are past the bound, or computed by an op not folded on values, is
+ * refused naming it; one whose values the file does not hold (an initializer
+ * of dims only) stays without them: it plans, and the executor refuses to
+ * run it rather than invent them. */
+static pl_status check_consts(imp *m)
+{
+	cJSON *t;
+	cJSON_ArrayForEach (t, m->tensors) {
+		const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
+		if (!role || strcmp(role, "const") || cJSON_GetObjectItem(t, "values"))
+			continue;
+		tinfo *k = known(m, t->string);
+		if (k && k->nval > 0 && k->nval == elems(k)) {
+			const_values(t, k->val, k->nval, 0);
+			continue;
+		}
+		const Onnx__TensorProto *init = k ? k->init : NULL;
+		int64_t n = 1;
+		cJSON *d;
+		cJSON_ArrayForEach (d, cJSON_GetObjectItem(t, "shape"))
+			if (__builtin_mul_overflow(n, (int64_t)d->valuedouble, &n) || n > BIG)
+				n = BIG;
+		if (n > MAX_VALUES || (k && k->over))
+			return pl_err_set(
+			    m->err, PL_EINVAL,
+			    "%s: constant '%s': %lld values, more than the importer keeps of one "
+			    "(at most %d, 16 MiB as float32: a 2048x2048 mask; %lld in all)",
+			    m->path, t->string, (long long)n, MAX_VALUES, (long long)MAX_HELD);
+		if (init) {
+			double *v = scratch(m, n);
+			int nv = tensor_values(init, v, MAX_VALUES);
+			if (nv == n)
+				const_values(t, v, n, 0);
+			continue; /* else its dims only: run refuses it, naming it */
+		}
+		if (n == 0 || (k && k->nodata))
+			continue;
+		const char *by = "?", *op = "?";
+		for (size_t i = 0; i < m->g->n_node; i++)
+			for (size_t j = 0; j < m->g->node[i]->n_output; j++)
+				if (!strcmp(resolve(m, m->g->node[i]->output[j]), t->string)) {
+					by = m->g->node[i]->name && m->g->node[i]->name[0]
+					         ? m->g->node[i]->name
+					         : t->string;
+					op = m->g->node[i]->op_type ? m->g->node[i]->op_type : "?";
+				}
+		return pl_err_set(m->err, PL_EINVAL,
+		                  "%s: constant '%s' (node '%s', %s): its values are not computed "
+		                  "at import (%s is not folded on values)",
+		                  m->path, t->string, by, op, op);
 	}
 	return PL_OK;
 }
@@ -3759,6 +4116,8 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	if ((st = keep_constant(&m, o)))
 		goto done;
 	drop_unread(&m, outs);
+	if ((st = check_consts(&m)))
+		goto done;
 	cJSON_AddStringToObject(root, "format", "planner.model/1");
 	cJSON_AddStringToObject(root, "name", g->name && g->name[0] ? g->name : "onnx");
 	pl_json_add(root, "tensors", m.tensors);
@@ -3775,7 +4134,10 @@ done:
 	free(m.alias_to);
 	free(m.skip);
 	free(m.padded);
+	for (size_t i = 0; m.info && i < m.ninfo; i++)
+		free(m.info[i].val);
 	free(m.info);
+	free(m.scratch);
 	onnx__model_proto__free_unpacked(mp, NULL);
 	if (st)
 		cJSON_Delete(root);

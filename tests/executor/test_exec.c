@@ -332,7 +332,7 @@ static const opcase cases[] = {
     /* a padding mask fed to the model (0s and 1s), as masked_fill exports it */
     {"Where mask",
      "\"m\": {\"shape\": [4, 6, 1], \"role\": \"input\", \"dtype\": \"int64\"}, "
-     "\"zero\": {\"shape\": [1], \"role\": \"const\", \"dtype\": \"int64\"}, "
+     "\"zero\": {\"shape\": [1], \"role\": \"const\", \"dtype\": \"int64\", \"values\": [0]}, "
      "\"c\": {\"shape\": [8], \"role\": \"param\"}",
      "[4, 6, 8]",
      "{\"name\": \"eq\", \"type\": \"Equal\", \"inputs\": [\"m\", \"zero\"], \"outputs\": "
@@ -1797,6 +1797,56 @@ static void a_strategy_that_does_not_fit_names_the_op(void **state)
 	free_splits(g, s);
 	pl_graph_free(g);
 }
+
+/* issue 50: a const is computed with its own values; one without them is
+ * refused naming it (it was drawn at random), and -inf is a value */
+static void a_const_without_values_is_refused(void **state)
+{
+	(void)state;
+	static const char *const mask[] = {"", ", \"values\": [0, \"-inf\", 0.5]"};
+	for (int with = 0; with < 2; with++) {
+		char json[1024];
+		snprintf(json, sizeof json,
+		         "{\"format\": \"planner.model/1\", \"tensors\": {"
+		         "\"x\": {\"shape\": [4, 3], \"role\": \"input\"}, "
+		         "\"w\": {\"shape\": [3], \"role\": \"param\"}, "
+		         "\"mask\": {\"shape\": [3], \"role\": \"const\"%s}}, \"ops\": ["
+		         "{\"name\": \"a\", \"type\": \"Add\", \"inputs\": [\"x\", \"w\"], "
+		         "\"outputs\": [\"h\"]}, "
+		         "{\"name\": \"m\", \"type\": \"Add\", \"inputs\": [\"h\", \"mask\"], "
+		         "\"outputs\": [\"y\"]}, "
+		         "{\"name\": \"p\", \"type\": \"Softmax\", \"inputs\": [\"y\"], "
+		         "\"outputs\": [\"z\"]}]}",
+		         mask[with]);
+		pl_graph *g;
+		pl_err err;
+		assert_int_equal(pl_graph_load_json(&g, json, strlen(json), "mask.json", &err),
+		                 PL_OK);
+		unsigned seed = 1;
+		int64_t **s = random_splits(g, 1, &seed);
+		pl_backend *be;
+		pl_exec *ex = NULL;
+		assert_int_equal(pl_backend_cpu(&be, 1, 0, &err), PL_OK);
+		pl_exec_opts o = {.seed = 1, .fail_rank = -1, .fail_op = -1};
+		pl_status st = pl_exec_new(&ex, g, 1, s, be, &o, &err);
+		if (with) {
+			assert_int_equal(st, PL_OK);
+			int t = 0;
+			while (strcmp(g->tensors[t].name, "mask"))
+				t++;
+			assert_true(isinf(g->tensors[t].values[1]) && g->tensors[t].values[1] < 0);
+		} else {
+			assert_int_equal(st, PL_EINVAL);
+			assert_null(ex);
+			assert_non_null(
+			    strstr(err.msg, "const 'mask' (read by op 'm') has no values"));
+		}
+		pl_exec_free(ex);
+		pl_backend_free(be);
+		free_splits(g, s);
+		pl_graph_free(g);
+	}
+}
 #endif
 
 int main(void)
@@ -1838,6 +1888,7 @@ int main(void)
 	    cmocka_unit_test(a_failing_rank_stops_every_rank),
 #ifndef PL_TEST_CUDA
 	    cmocka_unit_test(a_strategy_that_does_not_fit_names_the_op),
+	    cmocka_unit_test(a_const_without_values_is_refused),
 #endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * a message naming the file and the op or field; truncations and byte flips
  * of a real model never crash (the suite runs under ASan/UBSan); the zoo
  * models load with the shapes a person computes by hand. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -155,6 +156,39 @@ static void topological_order(void **state)
 	pl_graph_free(g);
 }
 
+/* a const's values (issue 47): an infinity as the string "inf" or "-inf"
+ * (JSON has no literal for it: a mask's -inf), NaN and other strings refused
+ * naming the element */
+static void const_values_take_infinities(void **state)
+{
+	(void)state;
+	static const char *const vals[] = {"[0, \"-inf\", \"inf\"]", "[0, \"nan\", 1]",
+	                                   "[0, \"-Infinity\", 1]"};
+	for (int k = 0; k < 3; k++) {
+		char json[512];
+		snprintf(json, sizeof json,
+		         "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[2,3],"
+		         "\"role\":\"input\"},\"c\":{\"shape\":[3],\"role\":\"const\","
+		         "\"values\":%s}},\"ops\":[{\"name\":\"o\",\"type\":\"Add\","
+		         "\"inputs\":[\"x\",\"c\"],\"outputs\":[\"y\"]}]}",
+		         vals[k]);
+		pl_graph *g = NULL;
+		pl_err err;
+		pl_status st = pl_graph_load_json(&g, json, strlen(json), "inf.json", &err);
+		if (k == 0) {
+			assert_int_equal(st, PL_OK);
+			const pl_tensor *c = T(g, "c");
+			assert_true(c->values[0] == 0 && isinf(c->values[1]) && c->values[1] < 0 &&
+			            isinf(c->values[2]) && c->values[2] > 0);
+			pl_graph_free(g);
+		} else {
+			assert_int_equal(st, PL_EINVAL);
+			assert_non_null(strstr(err.msg, "inf.json: tensors.c.values[1]: expected a "
+			                                "finite float, \"inf\" or \"-inf\""));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +196,7 @@ int main(void)
 	    cmocka_unit_test(truncations_and_flips),
 	    cmocka_unit_test(gpt_shapes),
 	    cmocka_unit_test(topological_order),
+	    cmocka_unit_test(const_values_take_infinities),
 	};
 	return cmocka_run_group_tests_name("planner::import", tests, NULL, NULL);
 }
