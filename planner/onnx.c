@@ -669,7 +669,8 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 			tinfo *x = known(m, n->input[k]);
 			if (!x || x->rank != r)
 				return 0;
-			dims[ax] += x->dims[ax];
+			if ((dims[ax] += x->dims[ax]) > BIG) /* a hostile file's many inputs */
+				return 0;
 		}
 	}
 	if (r >= 0) {
@@ -855,9 +856,11 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		if (!ix || ax < 0 || ax >= a->rank || a->rank + ix->rank > 17)
 			return 0;
 		int r = 0;
+		if (elems(a) == 0 || ix->nval == 0) /* nothing to gather: not folded */
+			return 0;
 		for (int d = 0; d < a->rank; d++) {
 			if (d < ax)
-				pre *= a->dims[d];
+				pre *= a->dims[d]; /* within a's elements, at most MAX_VALUES */
 			if (d > ax)
 				post *= a->dims[d];
 			if (d != ax)
@@ -896,13 +899,16 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 			for (int d = 0; d < a->rank; d++)
 				if (d != ax && x->dims[d] != a->dims[d])
 					return 0;
-			dims[ax] += x->dims[ax];
+			if ((dims[ax] += x->dims[ax]) > BIG) /* a hostile file's many inputs */
+				return 0;
 		}
-		for (int d = 0; d < a->rank; d++) {
-			pre *= d < ax ? a->dims[d] : 1;
-			post *= d > ax ? a->dims[d] : 1;
-		}
-		if (!(v = scratch(m, pre * dims[ax] * post)))
+		int64_t no = 1;
+		for (int d = 0; d < a->rank; d++)
+			if (__builtin_mul_overflow(pre, d < ax ? a->dims[d] : 1, &pre) ||
+			    __builtin_mul_overflow(post, d > ax ? a->dims[d] : 1, &post))
+				return 0;
+		if (dims[ax] > BIG || __builtin_mul_overflow(pre, dims[ax], &no) ||
+		    __builtin_mul_overflow(no, post, &no) || !(v = scratch(m, no)))
 			return 0;
 		for (size_t k = 0; k < n->n_input; k++) {
 			tinfo *x = valued(m, n->input[k]);
@@ -912,7 +918,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 					    x->val[p * x->dims[ax] * post + i];
 			at += x->dims[ax];
 		}
-		set_info(m, n->output[0], a->rank, dims, pre * dims[ax] * post, v);
+		set_info(m, n->output[0], a->rank, dims, no, v);
 	}
 	if (!strcmp(t, "Where") && n->n_input == 3) { /* cond ? x : y, broadcast */
 		tinfo *x = valued(m, n->input[1]), *y = valued(m, n->input[2]), xy;
@@ -954,7 +960,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		/* data a with the slices the index tuples name replaced by updates */
 		tinfo *ix = valued(m, n->input[1]), *up = valued(m, n->input[2]);
 		int64_t q = ix && ix->rank > 0 ? ix->dims[ix->rank - 1] : -1, slice = 1;
-		if (q < 1 || q > a->rank || !up || !(v = scratch(m, ne)))
+		if (q < 1 || q > a->rank || !up || ne < 1 || !(v = scratch(m, ne)))
 			return 0;
 		for (int d = (int)q; d < a->rank; d++)
 			slice *= a->dims[d];
