@@ -23,6 +23,7 @@
 #include "planner/onnx.h"
 #include "planner/plan.h"
 #include "planner/report.h"
+#include "planner/export.h"
 #include "executor/exec.h"
 #include "costmodel/pipeline.h"
 #include "search/job.h"
@@ -64,6 +65,8 @@ static const char *const top_help =
     "  bench MODEL        run several search modes side by side (table, --csv, --plot)\n"
     "  report CKPT        a checkpoint as one self-contained HTML page (-o PAGE.html)\n"
     "  import MODEL.onnx  an ONNX model as a planner.model/1 file (-o MODEL.json)\n"
+    "  export CKPT        a plan as Megatron-LM/NeMo arguments, torchtitan TOML, DeepSpeed\n"
+    "                     JSON or MindFormers YAML (--to FRAMEWORK); cost --from reads them\n"
     "\n"
     "Run 'planner <command> --help' for a command's options.\n"
     "Exit status: 0 success, 2 invalid input or usage, 3 no plan satisfies the constraints,\n"
@@ -1311,7 +1314,9 @@ static const char *const cost_help =
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
     "else H100 nodes of its shape).\n"
     "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n";
+    "'planner import'.\n"
+    "'planner cost MODEL --from FRAMEWORK FILE|ARGS' prices a framework's configuration\n"
+    "(Megatron-LM, NeMo, torchtitan, DeepSpeed, MindFormers): 'planner cost --from x --help'.\n";
 
 /* One priced plan, as 'cost' reports it. */
 typedef struct cost_result {
@@ -1417,6 +1422,8 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 /* Long (125 lines) as a command is: options, load, price, print. */
 static int cmd_cost(int argc, char **argv)
 {
+	if (pl_cost_has_from(argc, argv)) /* a framework's configuration (export.c) */
+		return pl_cmd_cost_from(argc, argv, cmd_search, cmd_cost);
 	common co = {0};
 	const char *strategy = NULL;
 	double limit = 0;
@@ -3081,6 +3088,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_report(argc, argv);
 	if (!strcmp(cmd, "import"))
 		return cmd_import(argc, argv);
+	if (!strcmp(cmd, "export"))
+		return pl_cmd_export(argc, argv);
 	fprintf(stderr, "planner: unknown command '%s'\n%s", cmd, top_help);
 	return 2;
 }

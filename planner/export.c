@@ -1,0 +1,1844 @@
+/* planner export and cost --from (planner/export.h): a plan's whole-job
+ * degrees as Megatron-LM, Megatron-Bridge (NeMo), torchtitan, DeepSpeed,
+ * Megatron-DeepSpeed and MindFormers state them, and back. The one idea:
+ * both directions go through one record of uniform degrees (fw_config); a
+ * plan a framework cannot state is refused with the reason (exit 2), never
+ * rounded to a configuration near it. Every key and flag written is in the
+ * framework's published source named in fws[] (the lists checked are kept in
+ * tests/fixtures/frameworks/). */
+#include "planner/export.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "costmodel/cost.h"
+#include "planner/alloc.h"
+#include "planner/cli.h"
+#include "planner/fwread.h"
+#include "planner/graph.h"
+#include "planner/json.h"
+#include "planner/output.h"
+
+enum fw_kind {
+	FW_MEGATRON,
+	FW_NEMO,
+	FW_TORCHTITAN,
+	FW_DEEPSPEED,
+	FW_MDS,
+	FW_MINDFORMERS,
+	FW_COUNT
+};
+
+static const struct fw_info {
+	const char *name, *title, *version, *source;
+	pl_fw_syntax syntax;
+} fws[FW_COUNT] = {
+    [FW_MEGATRON] = {"megatron", "Megatron-LM pretrain_gpt.py arguments",
+                     "Megatron-LM core_v0.15.0",
+                     "NVIDIA/Megatron-LM@0d7e02bd26d3eb347ad8d1bef625002babfa6df7 "
+                     "megatron/training/arguments.py",
+                     PL_FW_ARGS},
+    [FW_NEMO] = {"nemo", "Megatron-Bridge (NeMo) ConfigContainer YAML overrides",
+                 "Megatron-Bridge v0.6.0 (Megatron-LM cd4afffa)",
+                 "NVIDIA-NeMo/Megatron-Bridge@51885cf132b2814188b6855c25a8588254274c2a "
+                 "src/megatron/bridge/training/config.py; NVIDIA/Megatron-LM@"
+                 "cd4afffa648426a959dc7cb1e24b5ce7d0c3ff54 megatron/core/"
+                 "{model_parallel_config,transformer/transformer_config,distributed/"
+                 "distributed_data_parallel_config,optimizer/optimizer_config}.py, "
+                 "megatron/training/config/training_config.py",
+                 PL_FW_YAML},
+    [FW_TORCHTITAN] = {"torchtitan", "torchtitan job config TOML", "torchtitan v0.2.2",
+                       "pytorch/torchtitan@73a0e6979dd10b6b1904098eb3c8f62c18ab87ce "
+                       "torchtitan/config/job_config.py",
+                       PL_FW_TOML},
+    [FW_DEEPSPEED] = {"deepspeed", "DeepSpeed JSON config", "DeepSpeed v0.19.5",
+                      "deepspeedai/DeepSpeed@cf44300453eb0af79ed84ed8f1cb49d57478bd76 "
+                      "deepspeed/runtime/constants.py, deepspeed/runtime/zero/config.py",
+                      PL_FW_JSON},
+    [FW_MDS] = {"megatron-deepspeed", "Megatron-DeepSpeed pretrain_gpt.py arguments",
+                "Megatron-DeepSpeed 4efb479 (2025-07-16), DeepSpeed v0.19.5",
+                "deepspeedai/Megatron-DeepSpeed@4efb479d5317ce9b86096b9d8e3e8030b0b5263b "
+                "megatron/arguments.py; deepspeedai/DeepSpeed@"
+                "cf44300453eb0af79ed84ed8f1cb49d57478bd76 deepspeed/__init__.py",
+                PL_FW_ARGS},
+    [FW_MINDFORMERS] = {"mindformers", "MindFormers YAML (parallel_config, recompute_config)",
+                        "MindFormers v1.7.0",
+                        "mindspore-lab/mindformers@8ccc49b3f6645d3d1abfab80b4c78f3cafe5c84e "
+                        "configs/general/llm_pretrain_dense_template.yaml, "
+                        "mindformers/modules/transformer/transformer.py",
+                        PL_FW_YAML},
+};
+
+static int fw_parse(const char *s)
+{
+	for (int i = 0; s && i < FW_COUNT; i++)
+		if (!strcmp(s, fws[i].name))
+			return i;
+	return -1;
+}
+
+#define FW_NAMES "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
+
+enum { PREC_FP32, PREC_BF16, PREC_FP16 };
+
+/* A job's configuration in uniform degrees: what a plan says, or what a
+ * framework's configuration says. */
+typedef struct fw_config {
+	int64_t devices;             /* 0: unknown (a configuration read) */
+	int64_t dp;                  /* 0: what is left of the devices */
+	int64_t tp, pp, cp, ep, vp;  /* >= 1 */
+	int64_t mbs, gbs;            /* per data-parallel rank; the step's; 0: unknown */
+	int zero, recompute;         /* ZeRO level; PL_RECOMPUTE_* */
+	int sp;                      /* sequence parallel: 1, 0, -1 not said */
+	int precision;               /* PREC_*; -1 not said */
+	int vocab_emb_dp;            /* embedding replicated over tp (not cut) */
+	int64_t layers;              /* repeated layers, 0: unknown */
+	int64_t *stage;              /* layers of each pipeline stage (pp; owned), or NULL */
+	int64_t first, last;         /* first and last stage layers as read; -1: even */
+	int64_t tt_first, tt_last;   /* torchtitan's *_stage_less_layers as read; -1 */
+	int64_t seq;                 /* sequence length, 0: unknown */
+	const char *model, *cluster; /* names, for the header (the checkpoint's) */
+} fw_config;
+
+static void cfg_init(fw_config *c)
+{
+	memset(c, 0, sizeof *c);
+	c->tp = c->pp = c->cp = c->ep = c->vp = 1;
+	c->sp = c->precision = -1;
+	c->first = c->last = c->tt_first = c->tt_last = -1;
+	c->recompute = PL_RECOMPUTE_NONE;
+}
+
+/* ---- the plan's configuration ---- */
+
+/* the size of the checkpoint's group `name` (1 without one) */
+static int64_t group_size(const cJSON *ck, const char *name)
+{
+	const cJSON *g =
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ck, "groups"), name);
+	int n = cJSON_GetArraySize(cJSON_GetArrayItem(g, 0));
+	return n > 0 ? n : 1;
+}
+
+/* x as an integer when it is one (to 1e-6 relative), else -1 */
+static int64_t near_int(double x)
+{
+	double r = round(x);
+	return isfinite(x) && r >= 1 && r < 9e15 && fabs(x - r) <= 1e-6 * r ? (int64_t)r : -1;
+}
+
+static double part_num(const cJSON *parts, const char *part, const char *k)
+{
+	return pl_json_num(cJSON_GetObjectItemCaseSensitive(parts, part), k, 0);
+}
+
+/* Reads the plan's whole-job degrees; an error says what of the plan no
+ * framework's uniform degrees state (PL_EINVAL). */
+static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
+{
+	cfg_init(c);
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster"),
+	            *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline"),
+	            *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost"),
+	            *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts"),
+	            *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
+	if (!cJSON_IsObject(ck) || !cJSON_IsObject(cl) || !cJSON_IsObject(cost) ||
+	    !cJSON_IsObject(items))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: not a planner checkpoint (expected \"cluster\", \"cost\" "
+		                  "and \"parallel_strategy_item\", as 'planner search -o' writes)",
+		                  where);
+	c->model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(ck, "model"), "name"));
+	c->cluster = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
+	c->devices = (int64_t)pl_json_num(cl, "devices", 0);
+	c->pp = (int64_t)pl_json_num(pipe, "stages", 1);
+	int64_t m = (int64_t)pl_json_num(pipe, "micro_batches", 1);
+	c->vp = (int64_t)pl_json_num(pipe, "virtual_stages", 1);
+	if (c->devices < 1 || c->devices > PL_MAX_DEVICES || c->pp < 1 || c->pp > c->devices ||
+	    m < 1 || m > (1 << 30) || c->vp < 1 || c->vp > 64)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: cluster.devices, pipeline.stages, .micro_batches or "
+		                  ".virtual_stages out of range",
+		                  where);
+	if (cJSON_GetObjectItemCaseSensitive(ck, "groups_exceptions"))
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s: the layers' weights are not all cut alike "
+		    "(\"groups_exceptions\"): a framework cuts every layer by the same "
+		    "degrees",
+		    where);
+	/* tp: the ranks holding different slices of the layers' weight; the
+	 * ranks holding the same slice are data and context parallel */
+	c->tp = group_size(ck, "tp");
+	int64_t dpcp = group_size(ck, "dp");
+	c->ep = group_size(ck, "ep");
+	c->cp = parts ? (int64_t)part_num(parts, "attention", "sequence_cut") : 1;
+	if (c->cp < 1)
+		c->cp = 1;
+	if (dpcp % c->cp)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: the attention's sequence cut %lld does not divide the "
+		                  "weight's replicas %lld: no context-parallel degree states it",
+		                  where, (long long)c->cp, (long long)dpcp);
+	c->dp = dpcp / c->cp;
+	if (c->dp * c->tp * c->cp * c->pp != c->devices)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: dp %lld x tp %lld x cp %lld x pp %lld is not the cluster's "
+		                  "%lld devices: the plan's layout is not one of uniform degrees",
+		                  where, (long long)c->dp, (long long)c->tp, (long long)c->cp,
+		                  (long long)c->pp, (long long)c->devices);
+	const cJSON *z = cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard");
+	c->zero = cJSON_IsNumber(z) ? (int)z->valuedouble : 0;
+	if (c->zero < 0 || c->zero > 3)
+		return pl_err_set(err, PL_EINVAL, "%s: optimizer_shard %d", where, c->zero);
+	const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute"));
+	c->recompute = rc ? pl_recompute_parse(rc) : PL_RECOMPUTE_NONE;
+	if (c->recompute < 0)
+		return pl_err_set(err, PL_EINVAL, "%s: recompute \"%s\"", where, rc);
+
+	/* the batch and the sequence, from the step's rates (samples a second
+	 * times the step is the batch; tokens the same way) */
+	double step = pl_json_num(cost, "step_seconds", 0),
+	       sps = pl_json_num(cost, "samples_per_second", 0),
+	       tps = pl_json_num(cost, "tokens_per_second_per_device", 0);
+	c->gbs = near_int(sps * step);
+	if (c->gbs < 1 || c->gbs % (c->dp * m))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: no whole batch in cost.samples_per_second x step_seconds "
+		                  "(%g) that dp %lld x %lld micro-batches divide",
+		                  where, sps * step, (long long)c->dp, (long long)m);
+	c->mbs = c->gbs / (c->dp * m);
+	if (tps > 0 && sps > 0)
+		c->seq = near_int(tps * (double)c->devices / sps);
+	if (c->seq < 0)
+		c->seq = 0;
+	/* 16-bit or not, from the peak the MFU was taken against */
+	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cl, "description"),
+	                                     "device"),
+	    "peak_flops");
+	double mfu = pl_json_num(cost, "mfu", 0),
+	       flops = pl_json_num(cost, "model_flops_per_step", 0);
+	double used = mfu > 0 ? flops / (mfu * step * (double)c->devices) : 0;
+	double p32 = pl_json_num(peaks, "float32", 0), p16 = pl_json_num(peaks, "bfloat16", 0);
+	c->precision = used > 0 && p32 > 0 && p32 != p16 && fabs(used - p32) <= 1e-6 * p32
+	                   ? PREC_FP32
+	                   : PREC_BF16;
+
+	/* the parts: every layer's weights cut tp ways, tokens dp ways, the
+	 * sequence cp ways (tp x cp for sequence-parallel norms) */
+	static const char *const pn[] = {"embedding", "attention", "mlp", "experts", "head"};
+	int sp_on = 0, sp_off = 0;
+	for (int i = 0; parts && i < 5; i++) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(parts, pn[i]);
+		if (!p)
+			continue;
+		int64_t w = (int64_t)pl_json_num(p, "weight_cut", 0),
+		        b = (int64_t)pl_json_num(p, "batch_cut", 1),
+		        s = (int64_t)pl_json_num(p, "sequence_cut", 1),
+		        r = (int64_t)pl_json_num(p, "replicated", 1),
+		        ns = (int64_t)pl_json_num(p, "norms_sequence_cut", 0);
+		if (i == 0 && w == 1 && c->tp > 1) {
+			c->vocab_emb_dp = 1;
+		} else if (i != 3 && w > 0 && w != c->tp) {
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: the %s's weights are cut %lld ways, the layers' %lld "
+			    "(tensor parallel): one degree cuts them all in a framework",
+			    where, pn[i], (long long)w, (long long)c->tp);
+		}
+		if (i != 3 && b != c->dp)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: the %s's tokens are cut %lld ways in the batch, the "
+			                  "data-parallel degree is %lld",
+			                  where, pn[i], (long long)b, (long long)c->dp);
+		if (i != 3 && s != c->cp && s != c->cp * c->tp)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: the %s's sequence is cut %lld ways: neither the "
+			                  "context-parallel degree %lld nor it times tp",
+			                  where, pn[i], (long long)s, (long long)c->cp);
+		if (i != 3 && r != 1 && r != c->tp)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: the %s's ops are replicated %lld times: a framework "
+			                  "replicates only over the tensor-parallel ranks (%lld)",
+			                  where, pn[i], (long long)r, (long long)c->tp);
+		if (ns > 0 && c->tp > 1) {
+			sp_on += ns == c->cp * c->tp;
+			sp_off += ns == c->cp;
+			if (ns != c->cp * c->tp && ns != c->cp)
+				return pl_err_set(err, PL_EINVAL,
+				                  "%s: the %s's norms cut the sequence %lld ways",
+				                  where, pn[i], (long long)ns);
+		}
+	}
+	if (sp_on && sp_off)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: sequence parallelism on for some parts' norms and off for "
+		                  "others: a framework turns it on or off for the whole model "
+		                  "(search with --sequence-parallel on or off)",
+		                  where);
+	c->sp = c->tp > 1 ? sp_on > 0 : 0;
+	const cJSON *spx = cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel");
+	if (cJSON_IsBool(spx) && c->tp > 1)
+		c->sp = cJSON_IsTrue(spx);
+
+	/* the layers of each stage, counted in attention and MLP ops */
+	c->layers = (int64_t)pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "search"),
+	                                 "repeated_layers", 0);
+	if (c->pp == 1)
+		return PL_OK;
+	if (c->layers < c->pp)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: %lld pipeline stages and %lld repeated layers found in the "
+		                  "model: a framework's split states whole transformer layers",
+		                  where, (long long)c->pp, (long long)c->layers);
+	int64_t *att = pl_calloc((size_t)c->pp * 2, sizeof *att);
+	c->stage = pl_calloc((size_t)c->pp, sizeof *c->stage);
+	if (!att || !c->stage) {
+		free(att);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	int64_t *mlp = att + c->pp, last_stage = 0, ta = 0, tm = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach (it, items) {
+		int64_t s = (int64_t)pl_json_num(it, "stage", 0);
+		const char *part =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "part"));
+		if (s < 0 || s >= c->pp || s < last_stage) {
+			free(att);
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: op '%s' in stage %lld after ops of stage %lld: the "
+			                  "stages are not runs of consecutive ops",
+			                  where, it->string, (long long)s, (long long)last_stage);
+		}
+		last_stage = s;
+		if (!part)
+			continue;
+		if ((!strcmp(part, "embedding") && s != 0) ||
+		    (!strcmp(part, "head") && s != c->pp - 1)) {
+			free(att);
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: op '%s' of the %s in stage %lld: a framework keeps "
+			    "the embedding on the first stage and the head on the last",
+			    where, it->string, part, (long long)s);
+		}
+		if (!strcmp(part, "attention"))
+			att[s]++, ta++;
+		else if (!strcmp(part, "mlp") || !strcmp(part, "experts"))
+			mlp[s]++, tm++;
+	}
+	pl_status st = PL_OK;
+	if (!ta || !tm || ta % c->layers || tm % c->layers) {
+		st = pl_err_set(err, PL_EINVAL,
+		                "%s: %lld attention and %lld MLP ops are not %lld alike layers: "
+		                "the stages' layers cannot be counted",
+		                where, (long long)ta, (long long)tm, (long long)c->layers);
+		goto done;
+	}
+	for (int64_t s = 0; s < c->pp; s++) {
+		int64_t a = att[s] / (ta / c->layers), b = mlp[s] / (tm / c->layers);
+		if (att[s] % (ta / c->layers) || mlp[s] % (tm / c->layers) || a != b) {
+			st = pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: pipeline stage %lld ends inside a transformer layer (it "
+			    "holds %lld attention and %lld MLP ops, a layer %lld and %lld): "
+			    "frameworks place whole layers on a stage",
+			    where, (long long)s, (long long)att[s], (long long)mlp[s],
+			    (long long)(ta / c->layers), (long long)(tm / c->layers));
+			goto done;
+		}
+		c->stage[s] = a;
+	}
+done:
+	free(att);
+	return st;
+}
+
+/* ---- writing ---- */
+
+typedef struct sbuf {
+	char *p;
+	size_t n, cap;
+	int oom;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (b->oom || k < 0)
+		return;
+	if (b->n + (size_t)k + 1 > b->cap) {
+		size_t cap = (b->n + (size_t)k + 1) * 2;
+		char *p = pl_realloc(b->p, cap);
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)k;
+}
+
+/* What an export writes: its text, and its keys with their values. */
+typedef struct out {
+	int fw;
+	sbuf text;
+	cJSON *keys;
+	char prefix[128]; /* YAML/TOML: the section of the next value */
+	int depth;        /* YAML: the prefix's components */
+} out;
+
+static void record(out *o, const char *key, const char *val)
+{
+	if (!cJSON_GetObjectItemCaseSensitive(o->keys, key))
+		cJSON_AddStringToObject(o->keys, key, val ? val : "");
+}
+
+/* a flag: "--name value \" lines (the last line's backslash dropped at the end) */
+static void arg(out *o, const char *flag, const char *val)
+{
+	if (val)
+		sb_printf(&o->text, "%s %s \\\n", flag, val);
+	else
+		sb_printf(&o->text, "%s \\\n", flag);
+	record(o, flag, val);
+}
+
+/* YAML or TOML: the values that follow go under section (dotted) */
+static void section(out *o, const char *sec)
+{
+	if (fws[o->fw].syntax == PL_FW_TOML) {
+		sb_printf(&o->text, "\n[%s]\n", sec);
+		snprintf(o->prefix, sizeof o->prefix, "%s", sec);
+		return;
+	}
+	/* YAML: the components not open already (those shared with the last
+	 * section stay open) */
+	const char *p = o->prefix, *q = sec;
+	int d = 0;
+	while (*p && *q) {
+		size_t pn = strcspn(p, "."), qn = strcspn(q, ".");
+		if (pn != qn || memcmp(p, q, pn))
+			break;
+		d++;
+		p += pn + (p[pn] == '.');
+		q += qn + (q[qn] == '.');
+	}
+	o->depth = d;
+	for (const char *s = q; *s;) {
+		size_t n = strcspn(s, ".");
+		sb_printf(&o->text, "%*s%.*s:\n", 2 * o->depth, "", (int)n, s);
+		o->depth++;
+		s += n + (s[n] == '.');
+	}
+	snprintf(o->prefix, sizeof o->prefix, "%s", sec);
+}
+
+static void value(out *o, const char *key, const char *val)
+{
+	char full[256];
+	snprintf(full, sizeof full, "%s.%s", o->prefix, key);
+	if (fws[o->fw].syntax == PL_FW_TOML)
+		sb_printf(&o->text, "%s = %s\n", key, val);
+	else
+		sb_printf(&o->text, "%*s%s: %s\n", 2 * o->depth, "", key, val);
+	/* recorded unquoted, as the readers give it back */
+	size_t n = strlen(val);
+	char *plain = pl_strdup(val);
+	if (!plain) {
+		o->text.oom = 1;
+		return;
+	}
+	if (n >= 2 && val[0] == '"' && val[n - 1] == '"') {
+		memmove(plain, plain + 1, n - 2);
+		plain[n - 2] = 0;
+	}
+	record(o, full, plain);
+	free(plain);
+}
+
+static void ivalue(out *o, const char *key, int64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%lld", (long long)v);
+	value(o, key, b);
+}
+
+static const char *num(char *b, int64_t v)
+{
+	snprintf(b, 24, "%lld", (long long)v);
+	return b;
+}
+
+/* refusal: what the framework cannot state, and why */
+#define REFUSE(...)                                                                                \
+	do {                                                                                       \
+		char why_[600];                                                                    \
+		snprintf(why_, sizeof why_, __VA_ARGS__);                                          \
+		return pl_err_set(err, PL_EINVAL, "%s cannot state this plan: %s",                 \
+		                  fws[o->fw].version, why_);                                       \
+	} while (0)
+
+/* the stages' layers: even (NULL), or first/middle/last with the middle
+ * stages alike (*mid), else -1 */
+static int split_form(const fw_config *c, int64_t *first, int64_t *mid, int64_t *last)
+{
+	*first = *mid = *last = 0;
+	if (c->pp == 1 || !c->stage)
+		return 0;
+	*first = c->stage[0];
+	*last = c->stage[c->pp - 1];
+	*mid = c->pp > 2 ? c->stage[1] : (c->layers / c->pp);
+	for (int64_t s = 1; s < c->pp - 1; s++)
+		if (c->stage[s] != *mid)
+			return -1;
+	int even = c->layers % c->pp == 0 && *first == c->layers / c->pp &&
+	           *last == c->layers / c->pp && *mid == c->layers / c->pp;
+	return even ? 0 : 1;
+}
+
+static const char *rc_name(int r)
+{
+	return pl_recompute_name(r);
+}
+
+/* Megatron-LM (and the Megatron-DeepSpeed fork: mds) */
+static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
+{
+	char b[24];
+	int64_t first, mid, last;
+	int form = split_form(c, &first, &mid, &last);
+	if (form < 0)
+		REFUSE("its middle pipeline stages hold different numbers of layers; Megatron "
+		       "states the first and last stages' layers and splits the rest evenly");
+	if (c->ep > 1 && mds)
+		REFUSE("expert parallelism (ep %lld)", (long long)c->ep);
+	if (c->cp > 1 && mds)
+		REFUSE("context parallelism (cp %lld): its --ds-sequence-parallel-size is "
+		       "DeepSpeed-Ulysses, another cut",
+		       (long long)c->cp);
+	if (mds && (c->vp > 1 || form))
+		REFUSE("%s: DeepSpeed's pipeline engine splits the layers evenly, one chunk a "
+		       "stage",
+		       c->vp > 1 ? "interleaved virtual stages" : "an uneven layer split");
+	if (!mds && c->zero >= 2 && c->pp > 1)
+		REFUSE("ZeRO %d with pipeline stages", c->zero);
+	if (mds && c->zero >= 2 && c->pp > 1)
+		REFUSE("ZeRO %d with DeepSpeed's pipeline engine (it takes ZeRO 0 or 1)", c->zero);
+	if (form && c->vp > 1)
+		REFUSE("an uneven layer split (%lld first, %lld last) with %lld virtual stages: "
+		       "this plan's chunks are not recorded layer by layer",
+		       (long long)first, (long long)last, (long long)c->vp);
+	if (c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+		REFUSE("%lld virtual stages of %lld pipeline stages: %lld layers do not split "
+		       "into that many equal chunks",
+		       (long long)c->vp, (long long)c->pp, (long long)c->layers);
+	if (c->vocab_emb_dp)
+		REFUSE("an embedding replicated over the tensor-parallel ranks: Megatron cuts it "
+		       "by vocabulary (VocabParallelEmbedding)");
+	arg(o, "--tensor-model-parallel-size", num(b, c->tp));
+	arg(o, "--pipeline-model-parallel-size", num(b, c->pp));
+	if (c->vp > 1)
+		arg(o, "--num-virtual-stages-per-pipeline-rank", num(b, c->vp));
+	if (form) {
+		arg(o, "--decoder-first-pipeline-num-layers", num(b, first));
+		arg(o, "--decoder-last-pipeline-num-layers", num(b, last));
+	}
+	if (!mds)
+		arg(o, "--context-parallel-size", num(b, c->cp));
+	if (c->ep > 1)
+		arg(o, "--expert-model-parallel-size", num(b, c->ep));
+	if (c->sp > 0 && c->tp > 1)
+		arg(o, "--sequence-parallel", NULL);
+	arg(o, "--micro-batch-size", num(b, c->mbs));
+	arg(o, "--global-batch-size", num(b, c->gbs));
+	if (mds) {
+		arg(o, "--zero-stage", num(b, c->zero));
+		if (c->pp == 1)
+			arg(o, "--no-pipeline-parallel", NULL);
+	} else if (c->zero == 1) {
+		arg(o, "--use-distributed-optimizer", NULL);
+	} else if (c->zero >= 2) {
+		arg(o, "--use-megatron-fsdp", NULL);
+		arg(o, "--data-parallel-sharding-strategy",
+		    c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	}
+	if (c->recompute == PL_RECOMPUTE_FULL) {
+		arg(o, "--recompute-granularity", "full");
+		arg(o, "--recompute-method", "uniform");
+		arg(o, "--recompute-num-layers", "1");
+	} else if (c->recompute == PL_RECOMPUTE_SELECTIVE) {
+		arg(o, "--recompute-granularity", "selective");
+	}
+	if (c->precision == PREC_BF16)
+		arg(o, "--bf16", NULL);
+	else if (c->precision == PREC_FP16)
+		arg(o, "--fp16", NULL);
+	if (mds) {
+		arg(o, "--deepspeed", NULL);
+		arg(o, "--deepspeed_config", "ds_config.json");
+	}
+	return PL_OK;
+}
+
+static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
+{
+	int64_t first, mid, last;
+	int form = split_form(c, &first, &mid, &last);
+	if (form < 0)
+		REFUSE("its middle pipeline stages hold different numbers of layers; "
+		       "num_layers_in_first/last_pipeline_stage state the ends only");
+	if (c->zero >= 2 && c->pp > 1)
+		REFUSE("ZeRO %d with pipeline stages", c->zero);
+	if (form && c->vp > 1)
+		REFUSE("an uneven layer split with virtual stages: this plan's chunks are not "
+		       "recorded layer by layer");
+	if (c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+		REFUSE("%lld layers in %lld x %lld equal chunks", (long long)c->layers,
+		       (long long)c->pp, (long long)c->vp);
+	if (c->vocab_emb_dp)
+		REFUSE("an embedding replicated over the tensor-parallel ranks");
+	section(o, "model");
+	ivalue(o, "tensor_model_parallel_size", c->tp);
+	ivalue(o, "pipeline_model_parallel_size", c->pp);
+	if (c->vp > 1)
+		ivalue(o, "virtual_pipeline_model_parallel_size", c->vp);
+	else
+		value(o, "virtual_pipeline_model_parallel_size", "null");
+	if (form) {
+		ivalue(o, "num_layers_in_first_pipeline_stage", first);
+		ivalue(o, "num_layers_in_last_pipeline_stage", last);
+	}
+	ivalue(o, "context_parallel_size", c->cp);
+	ivalue(o, "expert_model_parallel_size", c->ep);
+	value(o, "sequence_parallel", c->sp > 0 && c->tp > 1 ? "true" : "false");
+	if (c->recompute == PL_RECOMPUTE_FULL) {
+		value(o, "recompute_granularity", "full");
+		value(o, "recompute_method", "uniform");
+		value(o, "recompute_num_layers", "1");
+	} else if (c->recompute == PL_RECOMPUTE_SELECTIVE) {
+		value(o, "recompute_granularity", "selective");
+	} else {
+		value(o, "recompute_granularity", "null");
+	}
+	if (c->precision >= 0) {
+		value(o, "bf16", c->precision == PREC_BF16 ? "true" : "false");
+		value(o, "fp16", c->precision == PREC_FP16 ? "true" : "false");
+	}
+	section(o, "train");
+	ivalue(o, "micro_batch_size", c->mbs);
+	ivalue(o, "global_batch_size", c->gbs);
+	section(o, "ddp");
+	value(o, "use_distributed_optimizer", c->zero == 1 ? "true" : "false");
+	if (c->zero >= 2) {
+		value(o, "use_megatron_fsdp", "true");
+		value(o, "data_parallel_sharding_strategy",
+		      c->zero == 2 ? "optim_grads" : "optim_grads_params");
+	}
+	section(o, "optimizer");
+	value(o, "use_distributed_optimizer", c->zero == 1 ? "true" : "false");
+	return PL_OK;
+}
+
+/* torchtitan v0.2.2's split of L layers over S stages with the first and
+ * last stages a and b layers short (generate_llm_fqn_per_model_part);
+ * 0, or -1 where it raises */
+static int tt_split(int64_t L, int64_t S, int64_t a, int64_t b, int64_t *out)
+{
+	int64_t e = L + a + b, per = e / S, extra = e % S;
+	if (S < 1 || per < 1 || a > per || b > per)
+		return -1;
+	if (S == 1) {
+		out[0] = L;
+		return 0;
+	}
+	for (int64_t s = 0; s < S; s++) {
+		int64_t k = per + (s < extra);
+		if (s == 0)
+			k -= a;
+		if (s == S - 1)
+			k -= b;
+		if (k < 0)
+			return -1;
+		out[s] = k;
+	}
+	return 0;
+}
+
+static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
+{
+	char b[64];
+	if (c->zero == 1 || c->zero == 2)
+		REFUSE("ZeRO %d: torchtitan shards all of a layer's state with FSDP "
+		       "(data_parallel_shard_degree, ZeRO-3) or none (data_parallel_replicate_"
+		       "degree)",
+		       c->zero);
+	/* job_config.py: mixed_precision_param takes effect through FSDP (shard
+	 * degree > 1 or context parallel), or autocast without other parallelism */
+	if (c->precision != PREC_FP32 && !(c->zero == 3 && c->dp > 1) && c->cp == 1 &&
+	    (c->tp > 1 || c->pp > 1 || c->ep > 1))
+		REFUSE("16-bit training with tensor, pipeline or expert parallelism and no FSDP "
+		       "(ZeRO-3) or context parallelism: torchtitan's mixed_precision_param takes "
+		       "effect through fully_shard there, so it would train in float32");
+	if (c->precision == PREC_FP16)
+		REFUSE("float16 (its training.mixed_precision_param is bfloat16 or float32)");
+	if (c->tp > 1 && c->sp == 0)
+		REFUSE("tensor parallelism without sequence parallelism: torchtitan's cuts the "
+		       "norms over the sequence (SequenceParallel) always");
+	if (c->recompute == PL_RECOMPUTE_SELECTIVE)
+		REFUSE("selective recompute of the attention core: torchtitan's selective modes "
+		       "are per op (save the matmuls) or every n-th layer");
+	if (c->vocab_emb_dp)
+		REFUSE("an embedding replicated over the tensor-parallel ranks");
+	int64_t ta = 0, tb = 0;
+	if (c->pp > 1) {
+		/* the first/last stage's layers short of torchtitan's even split */
+		int64_t S = c->pp * c->vp, *want = pl_calloc((size_t)S, sizeof *want),
+		        *got = pl_calloc((size_t)S, sizeof *got);
+		int found = 0;
+		if (!want || !got) {
+			free(want);
+			free(got);
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		}
+		if (c->vp > 1) { /* the chunks are not recorded: only an even split */
+			for (int64_t s = 0; s < S; s++)
+				want[s] = c->layers / S;
+			int even = c->layers % S == 0;
+			for (int64_t s = 0; s < c->pp; s++)
+				even &= c->stage[s] == c->layers / c->pp;
+			if (!even) {
+				free(want);
+				free(got);
+				REFUSE("%lld virtual stages with layers not split evenly",
+				       (long long)c->vp);
+			}
+		} else {
+			memcpy(want, c->stage, (size_t)S * sizeof *want);
+		}
+		for (ta = 0; !found && ta <= c->layers; ta++)
+			for (tb = 0; !found && tb <= c->layers; tb++)
+				found = !tt_split(c->layers, S, ta, tb, got) &&
+				        !memcmp(got, want, (size_t)S * sizeof *got);
+		free(want);
+		free(got);
+		if (!found)
+			REFUSE("its pipeline stages' layers: torchtitan splits them evenly but for "
+			       "the first and last stages' *_stage_less_layers");
+		ta--, tb--; /* the loops stepped past them */
+	}
+	section(o, "parallelism");
+	ivalue(o, "data_parallel_replicate_degree", c->zero == 3 ? 1 : c->dp);
+	ivalue(o, "data_parallel_shard_degree", c->zero == 3 ? c->dp : 1);
+	ivalue(o, "tensor_parallel_degree", c->tp);
+	ivalue(o, "pipeline_parallel_degree", c->pp);
+	ivalue(o, "context_parallel_degree", c->cp);
+	ivalue(o, "expert_parallel_degree", c->ep);
+	if (c->pp > 1) {
+		value(o, "pipeline_parallel_schedule",
+		      c->vp > 1 ? "\"Interleaved1F1B\"" : "\"1F1B\"");
+		ivalue(o, "pipeline_parallel_microbatch_size", c->mbs);
+		ivalue(o, "pipeline_parallel_first_stage_less_layers", ta);
+		ivalue(o, "pipeline_parallel_last_stage_less_layers", tb);
+	}
+	section(o, "training");
+	/* a step's samples per data-parallel rank: with pipelines, cut into
+	 * micro-batches of pipeline_parallel_microbatch_size; without, the
+	 * micro-batch itself (more are gradient accumulation) */
+	ivalue(o, "local_batch_size", c->pp > 1 ? c->gbs / c->dp : c->mbs);
+	ivalue(o, "global_batch_size", c->gbs);
+	if (c->seq > 0)
+		ivalue(o, "seq_len", c->seq);
+	snprintf(b, sizeof b, "\"%s\"", c->precision == PREC_FP32 ? "float32" : "bfloat16");
+	value(o, "mixed_precision_param", b);
+	section(o, "activation_checkpoint");
+	value(o, "mode", c->recompute == PL_RECOMPUTE_FULL ? "\"full\"" : "\"none\"");
+	return PL_OK;
+}
+
+static pl_status emit_deepspeed(out *o, const fw_config *c, cJSON *doc, pl_err *err)
+{
+	if (c->tp > 1 || c->pp > 1 || c->cp > 1 || c->ep > 1)
+		REFUSE("tp %lld, pp %lld, cp %lld, ep %lld: a DeepSpeed config states data "
+		       "parallelism and ZeRO only (--to megatron-deepspeed writes tensor and "
+		       "pipeline parallelism as Megatron-DeepSpeed's arguments)",
+		       (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->ep);
+	if (c->recompute != PL_RECOMPUTE_NONE)
+		REFUSE("recompute %s: DeepSpeed's activation checkpointing is called from the "
+		       "model's code, not turned on by its config",
+		       rc_name(c->recompute));
+	char b[24];
+	int64_t gas = c->gbs / (c->mbs * c->dp);
+	cJSON_AddNumberToObject(doc, "train_batch_size", (double)c->gbs);
+	record(o, "train_batch_size", num(b, c->gbs));
+	cJSON_AddNumberToObject(doc, "train_micro_batch_size_per_gpu", (double)c->mbs);
+	record(o, "train_micro_batch_size_per_gpu", num(b, c->mbs));
+	cJSON_AddNumberToObject(doc, "gradient_accumulation_steps", (double)gas);
+	record(o, "gradient_accumulation_steps", num(b, gas));
+	cJSON *z = cJSON_AddObjectToObject(doc, "zero_optimization");
+	cJSON_AddNumberToObject(z, "stage", c->zero);
+	record(o, "zero_optimization.stage", num(b, c->zero));
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(doc, "bf16"), "enabled",
+	                      c->precision == PREC_BF16);
+	record(o, "bf16.enabled", c->precision == PREC_BF16 ? "true" : "false");
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(doc, "fp16"), "enabled",
+	                      c->precision == PREC_FP16);
+	record(o, "fp16.enabled", c->precision == PREC_FP16 ? "true" : "false");
+	return PL_OK;
+}
+
+static pl_status emit_mindformers(out *o, const fw_config *c, pl_err *err)
+{
+	if (c->zero >= 2)
+		REFUSE("ZeRO %d: MindFormers' parallel.enable_parallel_optimizer shards the "
+		       "optimizer states (ZeRO-1); deeper levels are not in its v1.7.0 template",
+		       c->zero);
+	if (c->vp > 1)
+		REFUSE("%lld virtual stages: the v1.7.0 configurations name no interleaved "
+		       "pipeline",
+		       (long long)c->vp);
+	if (c->precision == PREC_FP16)
+		REFUSE("float16 (stated here as bfloat16 or float32 only)");
+	section(o, "parallel_config");
+	ivalue(o, "data_parallel", c->dp);
+	ivalue(o, "model_parallel", c->tp);
+	ivalue(o, "pipeline_stage", c->pp);
+	ivalue(o, "context_parallel", c->cp);
+	ivalue(o, "expert_parallel", c->ep);
+	ivalue(o, "micro_batch_num", c->gbs / (c->mbs * c->dp));
+	value(o, "use_seq_parallel", c->sp > 0 && c->tp > 1 ? "True" : "False");
+	value(o, "vocab_emb_dp", c->vocab_emb_dp || c->tp == 1 ? "True" : "False");
+	ivalue(o, "gradient_aggregation_group", 4); /* its default: a fusion size */
+	section(o, "runner_config");
+	ivalue(o, "batch_size", c->mbs);
+	section(o, "parallel");
+	value(o, "enable_parallel_optimizer", c->zero == 1 ? "True" : "False");
+	section(o, "recompute_config");
+	value(o, "recompute", c->recompute == PL_RECOMPUTE_FULL ? "True" : "False");
+	value(o, "select_recompute", c->recompute == PL_RECOMPUTE_SELECTIVE ? "True" : "False");
+	section(o, "model.model_config");
+	value(o, "compute_dtype", c->precision == PREC_FP32 ? "\"float32\"" : "\"bfloat16\"");
+	int64_t f_, m_, l_;
+	if (c->pp > 1 && c->stage && (split_form(c, &f_, &m_, &l_) || c->layers % c->pp)) {
+		/* offset[s]: stage s holds layers / pp + offset[s] */
+		sbuf l = {0};
+		sb_printf(&l, "[");
+		for (int64_t s = 0; s < c->pp; s++)
+			sb_printf(&l, "%s%lld", s ? ", " : "",
+			          (long long)(c->stage[s] - c->layers / c->pp));
+		sb_printf(&l, "]");
+		if (l.oom) {
+			free(l.p);
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		}
+		value(o, "offset", l.p);
+		free(l.p);
+	}
+	return PL_OK;
+}
+
+static void header(out *o, const fw_config *c, const char *ckpt)
+{
+	const struct fw_info *f = &fws[o->fw];
+	char stages[256] = "";
+	size_t k = 0;
+	for (int64_t s = 0; c->stage && s < c->pp && k + 24 < sizeof stages; s++)
+		k += (size_t)snprintf(stages + k, sizeof stages - k, "%s%lld", s ? " " : "",
+		                      (long long)c->stage[s]);
+	sb_printf(&o->text,
+	          "# %s for the plan %s (model %s, cluster %s, %lld devices), written by planner "
+	          "export\n"
+	          "# keys checked against %s: %s\n"
+	          "# dp %lld x tp %lld x cp %lld x pp %lld%s%s%s; global batch %lld of micro-batch "
+	          "%lld; ZeRO %d; recompute %s\n",
+	          f->title, ckpt, c->model ? c->model : "?", c->cluster ? c->cluster : "?",
+	          (long long)c->devices, f->version, f->source, (long long)c->dp, (long long)c->tp,
+	          (long long)c->cp, (long long)c->pp, c->stage ? " (layers per stage: " : "",
+	          stages, c->stage ? ")" : "", (long long)c->gbs, (long long)c->mbs, c->zero,
+	          rc_name(c->recompute));
+	if (o->fw == FW_MEGATRON)
+		sb_printf(&o->text,
+		          "# data parallel (%lld) is what the world size leaves; the "
+		          "model's own flags (--num-layers, --hidden-size, --seq-length "
+		          "%lld, ...) stay the user's\n",
+		          (long long)c->dp, (long long)c->seq);
+	if (o->fw == FW_MDS)
+		sb_printf(&o->text,
+		          "# with the DeepSpeed config that 'planner export --to deepspeed' "
+		          "writes for the same plan at tp 1 and pp 1 (or your own), as "
+		          "ds_config.json\n");
+}
+
+static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
+{
+	pl_status st;
+	cJSON *doc = NULL;
+	if (fws[o->fw].syntax != PL_FW_JSON)
+		header(o, c, ckpt);
+	switch (o->fw) {
+	case FW_MEGATRON: st = emit_megatron(o, c, 0, err); break;
+	case FW_MDS: st = emit_megatron(o, c, 1, err); break;
+	case FW_NEMO: st = emit_nemo(o, c, err); break;
+	case FW_TORCHTITAN: st = emit_torchtitan(o, c, err); break;
+	case FW_MINDFORMERS: st = emit_mindformers(o, c, err); break;
+	default:
+		if (!(doc = cJSON_CreateObject()))
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		st = emit_deepspeed(o, c, doc, err);
+		if (!st) { /* JSON has no comments: the plain config */
+			char *t = cJSON_Print(doc);
+			if (t)
+				sb_printf(&o->text, "%s\n", t);
+			else
+				o->text.oom = 1;
+			free(t);
+		}
+		cJSON_Delete(doc);
+	}
+	if (st)
+		return st;
+	if (fws[o->fw].syntax == PL_FW_ARGS && o->text.n >= 3 &&
+	    !strcmp(o->text.p + o->text.n - 3, " \\\n")) {
+		o->text.n -= 3;
+		sb_printf(&o->text, "\n");
+	}
+	if (o->text.oom || !o->keys)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return PL_OK;
+}
+
+static const char *const export_help =
+    "usage: planner export CKPT --to FRAMEWORK [-o FILE] [--json]\n"
+    "\n"
+    "Writes a plan's whole-job configuration (data, tensor, context, expert and\n"
+    "pipeline parallel degrees, the layers of each pipeline stage, virtual stages,\n"
+    "micro-batch and global batch, ZeRO level, recompute, sequence parallelism,\n"
+    "16-bit or not) as the framework reads it. FRAMEWORK, and the version whose\n"
+    "published source every key was checked against:\n"
+    "  megatron            Megatron-LM core_v0.15.0 pretrain_gpt.py arguments\n"
+    "  nemo                Megatron-Bridge v0.6.0 (NeMo) ConfigContainer YAML overrides\n"
+    "  torchtitan          torchtitan v0.2.2 job config TOML\n"
+    "  deepspeed           DeepSpeed v0.19.5 JSON config (data parallel and ZeRO)\n"
+    "  megatron-deepspeed  Megatron-DeepSpeed pretrain_gpt.py arguments (with a\n"
+    "                      DeepSpeed config)\n"
+    "  mindformers         MindFormers v1.7.0 parallel_config and recompute_config YAML\n"
+    "The header comment names the source (repository, commit, file). The model's own\n"
+    "keys (layers, hidden size, sequence length) stay the user's.\n"
+    "\n"
+    "A plan the framework cannot state exits 2 naming what and why, and writes\n"
+    "nothing: ops cut otherwise than the uniform degrees, sequence parallelism on\n"
+    "for some norms only, a pipeline stage that ends inside a transformer layer,\n"
+    "an uneven split the framework has no key for, ZeRO levels it lacks.\n"
+    "\n"
+    "options:\n"
+    "  --to FRAMEWORK     one of the above\n"
+    "  -o, --output FILE  write it there (atomically); default: stdout\n"
+    "  --json             print {\"framework\", \"version\", \"source\", \"keys\", \"text\"}\n"
+    "  --fp16             a 16-bit plan as float16 (default: bfloat16; the checkpoint\n"
+    "                     says 16-bit, not which)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "'planner cost MODEL --from FRAMEWORK FILE|ARGS' reads these back.\n"
+    "\n"
+    "examples:\n"
+    "  planner export plan.ckpt --to megatron -o megatron.args\n"
+    "  planner export plan.ckpt --to torchtitan -o job.toml\n";
+
+int pl_cmd_export(int argc, char **argv)
+{
+	const char *to = NULL, *outp = NULL;
+	int json = 0, fp16 = 0;
+	static const struct option opts[] = {
+	    {"to", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
+	    {"json", no_argument, 0, 'j'},     {"fp16", no_argument, 0, 'F'},
+	    {"help", no_argument, 0, 'h'},     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't': to = optarg; break;
+		case 'o': outp = optarg; break;
+		case 'j': json = 1; break;
+		case 'F': fp16 = 1; break;
+		case 'h': fputs(export_help, stdout); return 0;
+		default:
+			return pl_cli_usage("export", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return pl_cli_usage("export", "expected one CKPT file%s",
+		                    optind < argc - 1 ? ", got more" : "");
+	int fw = fw_parse(to);
+	if (fw < 0)
+		return pl_cli_usage("export", "--to %s: expected " FW_NAMES, to ? to : "(missing)");
+	const char *ckpt = argv[optind];
+	pl_err err = {{0}};
+	char *text = NULL;
+	size_t len;
+	cJSON *ck = NULL;
+	fw_config c;
+	cfg_init(&c);
+	out o = {.fw = fw, .keys = cJSON_CreateObject()};
+	pl_status st = pl_read_file(ckpt, &text, &len, &err);
+	if (!st)
+		st = pl_json_parse(text, len, ckpt, &ck, &err);
+	if (!st)
+		st = plan_config(ck, ckpt, &c, &err);
+	if (!st && fp16 && c.precision == PREC_BF16)
+		c.precision = PREC_FP16;
+	if (!st && (st = emit(&o, &c, ckpt, &err)) == PL_EINVAL)
+		pl_err_prefix(&err, "%s", ckpt);
+	if (!st && json) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "framework", fws[fw].name);
+		cJSON_AddStringToObject(r, "version", fws[fw].version);
+		cJSON_AddStringToObject(r, "source", fws[fw].source);
+		pl_json_add(r, "keys", o.keys);
+		o.keys = NULL;
+		cJSON_AddStringToObject(r, "text", o.text.p);
+		char *t = cJSON_Print(r);
+		cJSON_Delete(r);
+		free(o.text.p);
+		o.text = (sbuf){0};
+		if (t)
+			sb_printf(&o.text, "%s\n", t);
+		free(t);
+		if (!t || o.text.oom)
+			st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+	}
+	if (!st)
+		st = pl_output_write(outp ? outp : "-", o.text.p, &err);
+	if (!st && outp && !pl_output_is_stdout(outp))
+		printf("wrote %s: %s (%s)\n", outp, fws[fw].title, fws[fw].version);
+	free(c.stage);
+	free(o.text.p);
+	cJSON_Delete(o.keys);
+	cJSON_Delete(ck);
+	free(text);
+	return st ? pl_cli_fail(st, &err) : 0;
+}
+
+/* ---- reading a framework's configuration ---- */
+
+/* an entry's integer in [lo, hi] into *v; 0 when absent or null */
+static pl_status get_int(const pl_fw_kvs *k, const char *key, int64_t lo, int64_t hi, int64_t *v,
+                         int *given, const char *where, pl_err *err)
+{
+	const pl_fw_kv *e = pl_fw_get(k, key);
+	long long x;
+	if (given)
+		*given = 0;
+	if (!e || (e->val &&
+	           (!strcmp(e->val, "null") || !strcmp(e->val, "None") || !strcmp(e->val, "~"))))
+		return PL_OK;
+	if (!e->val || pl_parse_ll(e->val, &x) || x < lo || x > hi)
+		return pl_err_set(
+		    err, PL_EINVAL, "%s:%d: %s %s: expected an integer from %lld to %lld", where,
+		    e->line, key, e->val ? e->val : "(no value)", (long long)lo, (long long)hi);
+	*v = x;
+	if (given)
+		*given = 1;
+	return PL_OK;
+}
+
+/* an entry's boolean (true/false, True/False, 1/0; a switch is true): 1, 0,
+ * or -1 when absent */
+static pl_status get_bool(const pl_fw_kvs *k, const char *key, int *v, const char *where,
+                          pl_err *err)
+{
+	const pl_fw_kv *e = pl_fw_get(k, key);
+	*v = -1;
+	if (!e)
+		return PL_OK;
+	if (!e->val) {
+		*v = 1;
+		return PL_OK;
+	}
+	static const char *const t[] = {"true", "True", "TRUE", "1", "yes"},
+	                         *f[] = {"false", "False", "FALSE", "0", "no"};
+	for (int i = 0; i < 5; i++) {
+		if (!strcmp(e->val, t[i]))
+			*v = 1;
+		if (!strcmp(e->val, f[i]))
+			*v = 0;
+	}
+	if (*v < 0)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: %s %s: expected true or false", where,
+		                  e->line, key, e->val);
+	return PL_OK;
+}
+
+/* a switch flag (argparse store_true): present without a value */
+static pl_status get_switch(const pl_fw_kvs *k, const char *key, int *v, const char *where,
+                            pl_err *err)
+{
+	const pl_fw_kv *e = pl_fw_get(k, key);
+	*v = e != NULL;
+	if (e && e->val)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: %s takes no value (got '%s')", where,
+		                  e->line, key, e->val);
+	return PL_OK;
+}
+
+static const char *get_str(const pl_fw_kvs *k, const char *key)
+{
+	const pl_fw_kv *e = pl_fw_get(k, key);
+	return e && e->val && strcmp(e->val, "null") && strcmp(e->val, "None") ? e->val : NULL;
+}
+
+static int line_of(const pl_fw_kvs *k, const char *key)
+{
+	const pl_fw_kv *e = pl_fw_get(k, key);
+	return e ? e->line : 0;
+}
+
+#define D         PL_MAX_DEVICES
+#define BATCH_MAX (1LL << 40)
+
+/* not stated the planner's way: the flag's presence is refused */
+static pl_status refuse_keys(const pl_fw_kvs *k, const char *const *keys, const char *why,
+                             const char *where, pl_err *err)
+{
+	for (int i = 0; keys[i]; i++)
+		if (pl_fw_get(k, keys[i]))
+			return pl_err_set(err, PL_EINVAL, "%s:%d: %s: %s", where,
+			                  line_of(k, keys[i]), keys[i], why);
+	return PL_OK;
+}
+
+static pl_status recompute_megatron(const char *gran, const char *method, int64_t layers,
+                                    int method_line, const char *where, fw_config *c, pl_err *err)
+{
+	if (!gran)
+		return PL_OK;
+	if (!strcmp(gran, "selective")) {
+		c->recompute = PL_RECOMPUTE_SELECTIVE;
+		return PL_OK;
+	}
+	if (strcmp(gran, "full"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: recompute granularity '%s': expected full or "
+		                  "selective",
+		                  where, gran);
+	if ((method && strcmp(method, "uniform")) || layers != 1)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s:%d: full recompute by method %s of %lld layers: the planner's "
+		    "full recompute keeps each layer's input (method uniform, 1 layer)",
+		    where, method_line, method ? method : "(none)", (long long)layers);
+	c->recompute = PL_RECOMPUTE_FULL;
+	return PL_OK;
+}
+
+static pl_status read_megatron(const pl_fw_kvs *k, int mds, const char *where, fw_config *c,
+                               pl_err *err)
+{
+	pl_status st;
+	int sp, dopt, fsdp, act;
+	int64_t nlv = 0, L = 0, rl = 1, zero = 0;
+	int g_nlv, g_rl;
+	static const char *const refused[] = {"--pipeline-model-parallel-layout",
+	                                      "--use-torch-fsdp2",
+	                                      "--account-for-embedding-in-pipeline-split",
+	                                      "--account-for-loss-in-pipeline-split",
+	                                      "--hierarchical-context-parallel-sizes",
+	                                      "--recompute-modules",
+	                                      "--num-layers-per-stage",
+	                                      NULL};
+	if ((st = refuse_keys(k, refused,
+	                      "not stated in the planner's degrees (a per-stage layout, "
+	                      "another sharding or recompute scope)",
+	                      where, err)) ||
+	    (st = get_int(k, "--tensor-model-parallel-size", 1, D, &c->tp, NULL, where, err)) ||
+	    (st = get_int(k, "--pipeline-model-parallel-size", 1, D, &c->pp, NULL, where, err)) ||
+	    (st = get_int(k, "--context-parallel-size", 1, D, &c->cp, NULL, where, err)) ||
+	    (st = get_int(k, "--expert-model-parallel-size", 1, D, &c->ep, NULL, where, err)) ||
+	    (st = get_int(k, "--micro-batch-size", 1, BATCH_MAX, &c->mbs, NULL, where, err)) ||
+	    (st = get_int(k, "--global-batch-size", 1, BATCH_MAX, &c->gbs, NULL, where, err)) ||
+	    (st = get_int(k, "--num-layers", 1, 1 << 20, &L, NULL, where, err)) ||
+	    (st = get_int(k, "--num-virtual-stages-per-pipeline-rank", 1, 64, &c->vp, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "--num-layers-per-virtual-pipeline-stage", 1, 1 << 20, &nlv, &g_nlv,
+	                  where, err)) ||
+	    (st = get_int(k, "--decoder-first-pipeline-num-layers", 0, 1 << 20, &c->first, NULL,
+	                  where, err)) ||
+	    (st = get_int(k, "--decoder-last-pipeline-num-layers", 0, 1 << 20, &c->last, NULL,
+	                  where, err)) ||
+	    (st = get_int(k, "--recompute-num-layers", 1, 1 << 20, &rl, &g_rl, where, err)) ||
+	    (st = get_switch(k, "--sequence-parallel", &sp, where, err)) ||
+	    (st = get_switch(k, "--recompute-activations", &act, where, err)))
+		return st;
+	c->sp = sp;
+	c->layers = L;
+	if (mds) {
+		int npp;
+		if ((st = get_int(k, "--zero-stage", 0, 3, &zero, NULL, where, err)) ||
+		    (st = get_switch(k, "--no-pipeline-parallel", &npp, where, err)))
+			return st;
+		c->zero = (int)zero;
+		if ((st = get_switch(k, "--checkpoint-activations", &act, where, err)))
+			return st;
+		if (act)
+			c->recompute = PL_RECOMPUTE_FULL;
+		if (c->cp > 1 || c->ep > 1)
+			return pl_err_set(err, PL_EINVAL, "%s: Megatron-DeepSpeed with cp or ep",
+			                  where);
+	} else {
+		if ((st = get_switch(k, "--use-distributed-optimizer", &dopt, where, err)) ||
+		    (st = get_switch(k, "--use-megatron-fsdp", &fsdp, where, err)))
+			return st;
+		c->zero = dopt ? 1 : 0;
+		const char *sh = get_str(k, "--data-parallel-sharding-strategy");
+		if (fsdp && sh) {
+			static const char *const lv[] = {"no_shard", "optim", "optim_grads",
+			                                 "optim_grads_params"};
+			int found = -1;
+			for (int i = 0; i < 4; i++)
+				if (!strcmp(sh, lv[i]))
+					found = i;
+			if (found < 0)
+				return pl_err_set(
+				    err, PL_EINVAL, "%s:%d: --data-parallel-sharding-strategy %s",
+				    where, line_of(k, "--data-parallel-sharding-strategy"), sh);
+			c->zero = found;
+		}
+		if (act)
+			c->recompute = PL_RECOMPUTE_SELECTIVE;
+	}
+	const char *gran = get_str(k, "--recompute-granularity");
+	if ((st = recompute_megatron(gran, get_str(k, "--recompute-method"), g_rl ? rl : 1,
+	                             line_of(k, "--recompute-method"), where, c, err)))
+		return st;
+	if (g_nlv) {
+		if (!L || L % (c->pp * nlv))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: --num-layers-per-virtual-pipeline-stage %lld needs "
+			    "--num-layers, a multiple of it times the pipeline stages",
+			    where, (long long)nlv);
+		c->vp = L / (c->pp * nlv);
+	}
+	const pl_fw_kv *pr = pl_fw_get(k, "--bf16"), *pf = pl_fw_get(k, "--fp16");
+	c->precision = pr ? PREC_BF16 : pf ? PREC_FP16 : -1;
+	return PL_OK;
+}
+
+static pl_status read_nemo(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
+{
+	pl_status st;
+	int sp, d1, d2, fsdp;
+	if ((st = get_int(k, "model.tensor_model_parallel_size", 1, D, &c->tp, NULL, where, err)) ||
+	    (st = get_int(k, "model.pipeline_model_parallel_size", 1, D, &c->pp, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "model.virtual_pipeline_model_parallel_size", 1, 64, &c->vp, NULL,
+	                  where, err)) ||
+	    (st = get_int(k, "model.context_parallel_size", 1, D, &c->cp, NULL, where, err)) ||
+	    (st = get_int(k, "model.expert_model_parallel_size", 1, D, &c->ep, NULL, where, err)) ||
+	    (st = get_int(k, "model.num_layers_in_first_pipeline_stage", 0, 1 << 20, &c->first,
+	                  NULL, where, err)) ||
+	    (st = get_int(k, "model.num_layers_in_last_pipeline_stage", 0, 1 << 20, &c->last, NULL,
+	                  where, err)) ||
+	    (st = get_int(k, "train.micro_batch_size", 1, BATCH_MAX, &c->mbs, NULL, where, err)) ||
+	    (st = get_int(k, "train.global_batch_size", 1, BATCH_MAX, &c->gbs, NULL, where, err)) ||
+	    (st = get_bool(k, "model.sequence_parallel", &sp, where, err)) ||
+	    (st = get_bool(k, "ddp.use_distributed_optimizer", &d1, where, err)) ||
+	    (st = get_bool(k, "optimizer.use_distributed_optimizer", &d2, where, err)) ||
+	    (st = get_bool(k, "ddp.use_megatron_fsdp", &fsdp, where, err)))
+		return st;
+	static const char *const refused[] = {"model.pipeline_model_parallel_layout",
+	                                      "model.recompute_modules",
+	                                      "model.account_for_embedding_in_pipeline_split",
+	                                      "model.account_for_loss_in_pipeline_split", NULL};
+	if ((st = refuse_keys(k, refused, "not stated in the planner's degrees", where, err)))
+		return st;
+	c->sp = sp > 0;
+	if (d1 >= 0 && d2 >= 0 && d1 != d2)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: ddp.use_distributed_optimizer and "
+		                  "optimizer.use_distributed_optimizer disagree",
+		                  where);
+	c->zero = d1 > 0 || d2 > 0;
+	const char *sh = get_str(k, "ddp.data_parallel_sharding_strategy");
+	if (fsdp > 0 && sh) {
+		c->zero = !strcmp(sh, "optim")                ? 1
+		          : !strcmp(sh, "optim_grads")        ? 2
+		          : !strcmp(sh, "optim_grads_params") ? 3
+		          : !strcmp(sh, "no_shard")           ? 0
+		                                              : -1;
+		if (c->zero < 0)
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s:%d: ddp.data_parallel_sharding_strategy %s", where,
+			                  line_of(k, "ddp.data_parallel_sharding_strategy"), sh);
+	}
+	int64_t rl = 1;
+	int g_rl;
+	if ((st = get_int(k, "model.recompute_num_layers", 1, 1 << 20, &rl, &g_rl, where, err)))
+		return st;
+	int b = -1, f = -1;
+	if ((st = get_bool(k, "model.bf16", &b, where, err)) ||
+	    (st = get_bool(k, "model.fp16", &f, where, err)))
+		return st;
+	c->precision = b > 0 ? PREC_BF16 : f > 0 ? PREC_FP16 : -1;
+	return recompute_megatron(get_str(k, "model.recompute_granularity"),
+	                          get_str(k, "model.recompute_method"), g_rl ? rl : 1,
+	                          line_of(k, "model.recompute_method"), where, c, err);
+}
+
+static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
+{
+	pl_status st;
+	int64_t rep = 1, shard = -1, pmbs = 1, local = 8, global = -1, lps = 0, seq = 0;
+	int g_lps, g_pmbs;
+	c->tt_first = c->tt_last = 1; /* torchtitan's defaults */
+	if ((st = get_int(k, "parallelism.data_parallel_replicate_degree", 1, D, &rep, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "parallelism.data_parallel_shard_degree", -1, D, &shard, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "parallelism.tensor_parallel_degree", 1, D, &c->tp, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "parallelism.pipeline_parallel_degree", 1, D, &c->pp, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "parallelism.context_parallel_degree", 1, D, &c->cp, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "parallelism.expert_parallel_degree", 1, D, &c->ep, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "parallelism.pipeline_parallel_microbatch_size", 1, BATCH_MAX, &pmbs,
+	                  &g_pmbs, where, err)) ||
+	    (st = get_int(k, "parallelism.pipeline_parallel_layers_per_stage", 1, 1 << 20, &lps,
+	                  &g_lps, where, err)) ||
+	    (st = get_int(k, "parallelism.pipeline_parallel_first_stage_less_layers", 0, 1 << 20,
+	                  &c->tt_first, NULL, where, err)) ||
+	    (st = get_int(k, "parallelism.pipeline_parallel_last_stage_less_layers", 0, 1 << 20,
+	                  &c->tt_last, NULL, where, err)) ||
+	    (st =
+	         get_int(k, "training.local_batch_size", 1, BATCH_MAX, &local, NULL, where, err)) ||
+	    (st = get_int(k, "training.global_batch_size", -1, BATCH_MAX, &global, NULL, where,
+	                  err)) ||
+	    (st = get_int(k, "training.seq_len", 1, BATCH_MAX, &seq, NULL, where, err)))
+		return st;
+	static const char *const refused[] = {"parallelism.module_fqns_per_model_part",
+	                                      "parallelism.pipeline_parallel_schedule_csv",
+	                                      "parallelism.expert_tensor_parallel_degree", NULL};
+	if ((st = refuse_keys(k, refused, "not stated in the planner's degrees", where, err)))
+		return st;
+	if (g_lps)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: parallelism.pipeline_parallel_layers_per_stage: the "
+		                  "stages per rank it makes depend on the model's layers; give the "
+		                  "schedule alone (1F1B: one stage a rank, Interleaved1F1B: two)",
+		                  where,
+		                  line_of(k, "parallelism.pipeline_parallel_layers_per_stage"));
+	if (rep > 1 && shard > 1)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: data_parallel_replicate_degree %lld with "
+		                  "data_parallel_shard_degree %lld (HSDP): the planner's ZeRO "
+		                  "shards over all data-parallel ranks",
+		                  where, (long long)rep, (long long)shard);
+	if (shard == 0 || shard < -1)
+		return pl_err_set(err, PL_EINVAL, "%s: data_parallel_shard_degree %lld", where,
+		                  (long long)shard);
+	c->dp = shard == -1 ? 0 : shard > 1 ? shard : rep; /* -1: what is left */
+	c->zero = shard == 1 ? 0 : 3; /* FSDP: weights, gradients and states sharded */
+	if (shard == -1 && rep > 1)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: data_parallel_shard_degree -1 (the rest) with "
+		                  "data_parallel_replicate_degree %lld: HSDP",
+		                  where, (long long)rep);
+	const char *sched = get_str(k, "parallelism.pipeline_parallel_schedule");
+	if (c->pp > 1) {
+		if (!sched || !strcmp(sched, "1F1B"))
+			c->vp = 1;
+		else if (!strcmp(sched, "Interleaved1F1B"))
+			c->vp = 2; /* torchtitan's default stages per rank */
+		else
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s:%d: pipeline_parallel_schedule %s: the planner prices "
+			    "1F1B and Interleaved1F1B",
+			    where, line_of(k, "parallelism.pipeline_parallel_schedule"), sched);
+		c->mbs = pmbs;
+		if (local % pmbs)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: local_batch_size %lld is not whole micro-batches of %lld", where,
+			    (long long)local, (long long)pmbs);
+	} else {
+		c->mbs = local;
+	}
+	c->gbs = global > 0 ? global : 0;
+	c->sp = c->tp > 1; /* torchtitan's tensor parallelism is sequence parallel */
+	c->seq = seq;
+	const char *mode = get_str(k, "activation_checkpoint.mode");
+	if (!mode)
+		mode = "selective"; /* torchtitan v0.2.2's default */
+	if (!strcmp(mode, "full"))
+		c->recompute = PL_RECOMPUTE_FULL;
+	else if (strcmp(mode, "none"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: activation_checkpoint.mode %s%s: the planner's recompute "
+		                  "is none, full, or the attention core (which torchtitan has not)",
+		                  where, line_of(k, "activation_checkpoint.mode"), mode,
+		                  pl_fw_get(k, "activation_checkpoint.mode") ? ""
+		                                                             : " (the default)");
+	const char *mp = get_str(k, "training.mixed_precision_param");
+	c->precision = mp && !strcmp(mp, "float32") ? PREC_FP32 : PREC_BF16;
+	return PL_OK;
+}
+
+static pl_status read_deepspeed(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
+{
+	pl_status st;
+	int64_t tbs = 0, mbs = 0, gas = 0, zero = 0;
+	int b, f;
+	if ((st = get_int(k, "train_batch_size", 1, BATCH_MAX, &tbs, NULL, where, err)) ||
+	    (st = get_int(k, "train_micro_batch_size_per_gpu", 1, BATCH_MAX, &mbs, NULL, where,
+	                  err)) ||
+	    (st =
+	         get_int(k, "gradient_accumulation_steps", 1, BATCH_MAX, &gas, NULL, where, err)) ||
+	    (st = get_int(k, "zero_optimization.stage", 0, 3, &zero, NULL, where, err)) ||
+	    (st = get_bool(k, "bf16.enabled", &b, where, err)) ||
+	    (st = get_bool(k, "fp16.enabled", &f, where, err)))
+		return st;
+	if (!mbs)
+		return pl_err_set(err, PL_EINVAL, "%s: train_micro_batch_size_per_gpu is needed",
+		                  where);
+	c->mbs = mbs;
+	c->gbs = tbs;
+	if (tbs && gas) {
+		if (tbs % (mbs * gas))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: train_batch_size %lld is not train_micro_batch_size_per_"
+			    "gpu %lld x gradient_accumulation_steps %lld x a data-"
+			    "parallel degree",
+			    where, (long long)tbs, (long long)mbs, (long long)gas);
+		c->dp = tbs / (mbs * gas);
+	}
+	c->zero = (int)zero;
+	c->precision = b > 0 ? PREC_BF16 : f > 0 ? PREC_FP16 : PREC_FP32;
+	return PL_OK;
+}
+
+static pl_status read_mindformers(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
+{
+	pl_status st;
+	int64_t m = 0;
+	int sp, po, r, sr;
+	if ((st = get_int(k, "parallel_config.data_parallel", 1, D, &c->dp, NULL, where, err)) ||
+	    (st = get_int(k, "parallel_config.model_parallel", 1, D, &c->tp, NULL, where, err)) ||
+	    (st = get_int(k, "parallel_config.pipeline_stage", 1, D, &c->pp, NULL, where, err)) ||
+	    (st = get_int(k, "parallel_config.context_parallel", 1, D, &c->cp, NULL, where, err)) ||
+	    (st = get_int(k, "parallel_config.expert_parallel", 1, D, &c->ep, NULL, where, err)) ||
+	    (st = get_int(k, "parallel_config.micro_batch_num", 1, BATCH_MAX, &m, NULL, where,
+	                  err)) ||
+	    (st =
+	         get_int(k, "runner_config.batch_size", 1, BATCH_MAX, &c->mbs, NULL, where, err)) ||
+	    (st = get_bool(k, "parallel_config.use_seq_parallel", &sp, where, err)) ||
+	    (st = get_bool(k, "parallel.enable_parallel_optimizer", &po, where, err)) ||
+	    (st = get_bool(k, "recompute_config.recompute", &r, where, err)) ||
+	    (st = get_bool(k, "recompute_config.select_recompute", &sr, where, err)))
+		return st;
+	if (!c->mbs)
+		c->mbs = 1; /* runner_config.batch_size's default */
+	c->gbs = c->dp && m ? c->mbs * c->dp * m : 0;
+	c->sp = sp > 0;
+	c->zero = po > 0;
+	if (r > 0 && sr > 0)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: recompute_config.recompute and select_recompute both on",
+		                  where);
+	c->recompute = r > 0    ? PL_RECOMPUTE_FULL
+	               : sr > 0 ? PL_RECOMPUTE_SELECTIVE
+	                        : PL_RECOMPUTE_NONE;
+	const char *dt = get_str(k, "model.model_config.compute_dtype");
+	c->precision = !dt ? -1 : !strcmp(dt, "float32") ? PREC_FP32 : PREC_BF16;
+	return PL_OK;
+}
+
+static pl_status read_config(int fw, const pl_fw_kvs *k, const char *where, fw_config *c,
+                             pl_err *err)
+{
+	cfg_init(c);
+	switch (fw) {
+	case FW_MEGATRON: return read_megatron(k, 0, where, c, err);
+	case FW_MDS: return read_megatron(k, 1, where, c, err);
+	case FW_NEMO: return read_nemo(k, where, c, err);
+	case FW_TORCHTITAN: return read_torchtitan(k, where, c, err);
+	case FW_DEEPSPEED: return read_deepspeed(k, where, c, err);
+	default: return read_mindformers(k, where, c, err);
+	}
+}
+
+/* ---- cost --from ---- */
+
+int pl_cost_has_from(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return 0;
+		if (!strcmp(argv[i], "--from") || !strncmp(argv[i], "--from=", 7))
+			return 1;
+	}
+	return 0;
+}
+
+/* cost's options that take a value (the rest of search's are passed to the
+ * search only) */
+static int cost_option(const char *a, int *with_value)
+{
+	static const char *const v[] = {"--batch",       "--loss",           "--const",
+	                                "--dropout",     "--loss-axis",      "--devices",
+	                                "--cluster",     "--memory-reserve", "--attention-kernel",
+	                                "--loss-kernel", "--memory-limit",   NULL};
+	for (int i = 0; v[i]; i++) {
+		size_t n = strlen(v[i]);
+		if (!strncmp(a, v[i], n) && (a[n] == 0 || a[n] == '=')) {
+			*with_value = a[n] == 0;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* search's options that take a value: the next argument is not MODEL */
+static int search_takes_value(const char *a)
+{
+	static const char *const v[] = {"--batch",
+	                                "--loss",
+	                                "--const",
+	                                "--dropout",
+	                                "--loss-axis",
+	                                "--devices",
+	                                "--cluster",
+	                                "--memory-reserve",
+	                                "--attention-kernel",
+	                                "--loss-kernel",
+	                                "--memory-limit",
+	                                "--mode",
+	                                "--load",
+	                                "--time-limit",
+	                                "--pareto-cap",
+	                                "--dump-lp",
+	                                "--ilp-edges",
+	                                "--max-tp",
+	                                "--replicate",
+	                                "--overlap-grad-reduce",
+	                                "--top",
+	                                "--why-not",
+	                                "--threads",
+	                                "-d",
+	                                "-c",
+	                                "-M",
+	                                NULL};
+	for (int i = 0; v[i]; i++)
+		if (!strcmp(a, v[i]))
+			return 1;
+	return 0;
+}
+
+static const char *const cost_from_help =
+    "usage: planner cost MODEL --from FRAMEWORK FILE|ARGS [--cluster ...] [-o CKPT]\n"
+    "                  [search options]\n"
+    "\n"
+    "Prices a framework's configuration: FILE (or ARGS, the configuration as one\n"
+    "string) is read as " FW_NAMES "\n"
+    "writes it ('planner export --help': the versions), its degrees become search's\n"
+    "fixed options (--tp --pp --cp --ep [--dp] --virtual-stages --micro-batch-size\n"
+    "--zero --recompute --sequence-parallel), the plan under them is searched as\n"
+    "'planner search MODEL <those options>' would, and priced as 'planner cost'\n"
+    "prints it (one JSON line). stderr says what was read, the search options, and\n"
+    "where the plan differs from the configuration (its global batch is MODEL's:\n"
+    "another exits 2; its stage split is the search's). -o CKPT keeps the plan.\n"
+    "Data parallel is what the devices leave where the configuration does not\n"
+    "state it (Megatron). Other options go to the search (and cost's to cost).\n"
+    "\n"
+    "examples:\n"
+    "  planner cost gpt.json --from megatron megatron.args --cluster h100x8:2\n"
+    "  planner cost gpt.json --from megatron \"--tensor-model-parallel-size 2 "
+    "--micro-batch-size 1 --global-batch-size 512\" --cluster h100x8\n"
+    "  planner cost gpt.json --from torchtitan job.toml --cluster h100x8 -o plan.ckpt\n";
+
+/* Compares the plan made with the configuration read; notes on stderr, an
+ * error where the plan is not of that configuration (its batch). */
+static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const char *where,
+                         pl_err *err)
+{
+	fw_config got;
+	pl_err e2 = {{0}};
+	pl_status st = plan_config(ck, "the plan", &got, &e2);
+	if (st == PL_ENOMEM) {
+		*err = e2;
+		return st;
+	}
+	if (st) { /* the plan priced, but no framework states it */
+		fprintf(stderr, "planner: note: %s\n", e2.msg);
+		free(got.stage);
+		return PL_OK;
+	}
+	if (want->gbs && want->gbs != got.gbs) {
+		st =
+		    pl_err_set(err, PL_EINVAL,
+		               "%s: global batch %lld, and MODEL's batch is %lld (the planner "
+		               "prices the model's batch: give one of %lld sequences)",
+		               where, (long long)want->gbs, (long long)got.gbs, (long long)got.gbs);
+		free(got.stage);
+		return st;
+	}
+	if (want->mbs && want->mbs != got.mbs)
+		fprintf(stderr, "planner: note: micro-batch %lld in %s, %lld in the plan\n",
+		        (long long)want->mbs, where, (long long)got.mbs);
+	/* the stage split: the configuration's, where it says one */
+	int64_t *exp = NULL, L = got.layers;
+	if (got.pp > 1 && got.stage && L >= got.pp) {
+		exp = pl_calloc((size_t)got.pp * (size_t)got.vp, sizeof *exp);
+		int ok = exp != NULL;
+		if (ok && fw == FW_TORCHTITAN) {
+			int64_t S = got.pp * got.vp;
+			ok = !tt_split(L, S, want->tt_first, want->tt_last, exp);
+			if (ok && got.vp > 1) /* chunk s runs on stage s mod pp */
+				for (int64_t s = got.pp; s < S; s++)
+					exp[s % got.pp] += exp[s];
+		} else if (ok) {
+			int64_t f = want->first >= 0 ? want->first : -1,
+			        l = want->last >= 0 ? want->last : -1;
+			int64_t mids = got.pp - (f >= 0) - (l >= 0),
+			        rest = L - (f > 0 ? f : 0) - (l > 0 ? l : 0);
+			ok = mids > 0 && rest >= 0 && rest % mids == 0;
+			for (int64_t s = 0; ok && s < got.pp; s++)
+				exp[s] = s == 0 && f >= 0            ? f
+				         : s == got.pp - 1 && l >= 0 ? l
+				                                     : rest / mids;
+		}
+		if (ok && memcmp(exp, got.stage, (size_t)got.pp * sizeof *exp)) {
+			fprintf(stderr, "planner: note: %s places layers", where);
+			for (int64_t s = 0; s < got.pp; s++)
+				fprintf(stderr, "%s%lld", s ? " " : " ", (long long)exp[s]);
+			fprintf(stderr, " on its stages; the search's plan (priced) places");
+			for (int64_t s = 0; s < got.pp; s++)
+				fprintf(stderr, " %lld", (long long)got.stage[s]);
+			fprintf(stderr, "\n");
+		}
+	}
+	free(exp);
+	free(got.stage);
+	return PL_OK;
+}
+
+int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
+{
+	const char *fwname = NULL, *src = NULL, *model = NULL, *keep = NULL;
+	char **sv = pl_calloc((size_t)argc + 40, sizeof *sv),
+	     **cv = pl_calloc((size_t)argc + 8, sizeof *cv);
+	int ns = 0, nc = 0, rc = 2;
+	char scratch[4200] = "";
+	char *text = NULL, *plan_text = NULL;
+	pl_fw_kvs kvs = {0};
+	cJSON *ck = NULL;
+	pl_err err = {{0}};
+	pl_status st = PL_OK;
+	fw_config c;
+	cfg_init(&c);
+	char nums[16][24];
+	if (!sv || !cv) {
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	sv[ns++] = "search";
+	cv[nc++] = "cost";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int wv = 0;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(cost_from_help, stdout);
+			rc = 0;
+			goto done;
+		}
+		if (!strcmp(a, "--from") || !strncmp(a, "--from=", 7)) {
+			fwname = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			src = i + 1 < argc ? argv[++i] : NULL;
+			continue;
+		}
+		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			keep = i + 1 < argc ? argv[++i] : NULL;
+			if (!keep) {
+				rc = pl_cli_usage("cost", "%s needs a file", a);
+				goto done;
+			}
+			continue;
+		}
+		if (!strncmp(a, "--output=", 9)) {
+			keep = a + 9;
+			continue;
+		}
+		if (!strcmp(a, "--strategy") || !strncmp(a, "--strategy=", 11) ||
+		    !strcmp(a, "--json")) {
+			rc = pl_cli_usage("cost", "%s with --from: the plan is the configuration's",
+			                  a);
+			goto done;
+		}
+		if (a[0] != '-' && !model) {
+			model = a;
+			continue;
+		}
+		sv[ns++] = argv[i];
+		if (cost_option(a, &wv)) {
+			cv[nc++] = argv[i];
+			if (wv && i + 1 < argc) {
+				sv[ns++] = argv[i + 1];
+				cv[nc++] = argv[++i];
+			}
+		} else if (search_takes_value(a) && i + 1 < argc) {
+			sv[ns++] = argv[++i];
+		}
+	}
+	int fw = fw_parse(fwname);
+	if (fw < 0) {
+		rc = pl_cli_usage("cost", "--from %s: expected " FW_NAMES " and a FILE or ARGS",
+		                  fwname ? fwname : "(missing)");
+		goto done;
+	}
+	if (!src || !model) {
+		rc = pl_cli_usage("cost", "--from %s: expected MODEL and a FILE or ARGS%s", fwname,
+		                  "");
+		goto done;
+	}
+	/* the configuration: a file, or (arguments) the text itself */
+	const char *where = src;
+	size_t len = 0;
+	if (access(src, F_OK) == 0 || fws[fw].syntax != PL_FW_ARGS) {
+		if ((st = pl_read_file(src, &text, &len, &err)))
+			goto done;
+	} else {
+		where = "the arguments";
+		if (!(text = pl_strdup(src))) {
+			st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+			goto done;
+		}
+		len = strlen(text);
+	}
+	if ((st = pl_fw_read(fws[fw].syntax, text, len, where, &kvs, &err)) ||
+	    (st = read_config(fw, &kvs, where, &c, &err)))
+		goto done;
+	if (c.vp > 1 && c.pp == 1) {
+		st = pl_err_set(&err, PL_EINVAL, "%s: virtual stages %lld without pipeline stages",
+		                where, (long long)c.vp);
+		goto done;
+	}
+	/* search's fixed options */
+	int k = 0;
+#define OPT(name, v)                                                                               \
+	do {                                                                                       \
+		sv[ns++] = name;                                                                   \
+		snprintf(nums[k], sizeof nums[k], "%lld", (long long)(v));                         \
+		sv[ns++] = nums[k++];                                                              \
+	} while (0)
+	OPT("--tp", c.tp);
+	OPT("--pp", c.pp);
+	OPT("--cp", c.cp);
+	if (c.ep > 1)
+		OPT("--ep", c.ep);
+	if (c.dp > 0)
+		OPT("--dp", c.dp);
+	OPT("--virtual-stages", c.vp);
+	if (c.mbs > 0)
+		OPT("--micro-batch-size", c.mbs);
+	OPT("--zero", c.zero);
+#undef OPT
+	sv[ns++] = "--recompute";
+	sv[ns++] = (char *)pl_recompute_name(c.recompute);
+	if (c.tp > 1) {
+		sv[ns++] = "--sequence-parallel";
+		sv[ns++] = c.sp > 0 ? "on" : "off";
+	}
+	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
+	        fws[fw].version, where, model);
+	for (int i = 1; i < ns; i++)
+		fprintf(stderr, " %s", sv[i]);
+	fprintf(stderr, "\n");
+	{
+		const char *dir = getenv("TMPDIR");
+		snprintf(scratch, sizeof scratch, "%s/planner-from-XXXXXX",
+		         dir && *dir ? dir : "/tmp");
+		int fd = mkstemp(scratch);
+		if (fd < 0) {
+			scratch[0] = 0;
+			st = pl_err_set(&err, PL_EWRITE, "--from: cannot write a scratch file: %s",
+			                strerror(errno));
+			goto done;
+		}
+		close(fd);
+	}
+	sv[ns++] = "-o";
+	sv[ns++] = scratch;
+	sv[ns++] = (char *)model;
+	sv[ns] = NULL;
+	/* the search, its table not printed (its messages are) */
+	fflush(stdout);
+	int saved = dup(1), null = open("/dev/null", O_WRONLY);
+	if (saved < 0 || null < 0 || dup2(null, 1) < 0) {
+		if (saved >= 0)
+			close(saved);
+		if (null >= 0)
+			close(null);
+		st = pl_err_set(&err, PL_EDEVICE, "--from: cannot redirect output");
+		goto done;
+	}
+	close(null);
+	optind = 0;
+	int src_rc = search(ns, sv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	if (src_rc) {
+		rc = src_rc;
+		goto done;
+	}
+	size_t cl;
+	if ((st = pl_read_file(scratch, &plan_text, &cl, &err)) ||
+	    (st = pl_json_parse(plan_text, cl, scratch, &ck, &err)) ||
+	    (st = compare(fw, &c, ck, where, &err)))
+		goto done;
+	cv[nc++] = "--strategy";
+	cv[nc++] = scratch;
+	cv[nc++] = (char *)model;
+	cv[nc] = NULL;
+	optind = 0;
+	rc = cost(nc, cv);
+	/* the plan kept where it was priced (exit 0, or 3: it does not fit) */
+	if (keep && (rc == 0 || rc == 3) && (st = pl_output_write(keep, plan_text, &err)))
+		rc = 0;
+done:
+	if (scratch[0])
+		unlink(scratch);
+	if (st)
+		rc = pl_cli_fail(st, &err);
+	free(plan_text);
+	pl_fw_kvs_free(&kvs);
+	free(c.stage);
+	cJSON_Delete(ck);
+	free(text);
+	free(sv);
+	free(cv);
+	return rc;
+}

@@ -1,0 +1,23 @@
+/* planner export CKPT --to FRAMEWORK and planner cost MODEL --from FRAMEWORK
+ * CONFIG (planner/export.c): a plan as the launch arguments or configuration
+ * file of a training framework, and such a configuration priced. */
+#ifndef PL_EXPORT_H
+#define PL_EXPORT_H
+
+/* A command of planner/main.c: argv[0] is its name. */
+typedef int (*pl_cli_cmd)(int argc, char **argv);
+
+/* planner export: returns the exit status (2 for a plan the framework
+ * cannot express, nothing written then). */
+int pl_cmd_export(int argc, char **argv);
+
+/* planner cost ... --from FRAMEWORK CONFIG ...: the configuration read into
+ * search's fixed-degree options, planned by `search` (its table not
+ * printed) into a scratch checkpoint (or -o CKPT), and priced by `cost`,
+ * whose output is the command's. argv is cost's. */
+int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost);
+
+/* Whether argv (cost's) has --from. */
+int pl_cost_has_from(int argc, char **argv);
+
+#endif
