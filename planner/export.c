@@ -926,6 +926,55 @@ static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
 	return PL_OK;
 }
 
+pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
+                         const char *framework, int flags, char **result, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	if (!ckpt_text || !where || !result)
+		return pl_err_set(err, PL_EINVAL, "pl_export_text: NULL argument");
+	if (fw < 0)
+		return pl_err_set(err, PL_EINVAL, "unknown framework '%s': expected " FW_NAMES,
+		                  framework ? framework : "(null)");
+	cJSON *ck = NULL;
+	fw_config c;
+	cfg_init(&c);
+	out o = {.fw = fw, .keys = cJSON_CreateObject()};
+	pl_status st = pl_json_parse(ckpt_text, len, where, &ck, err);
+	if (!st)
+		st = plan_config(ck, where, &c, err);
+	if (!st && (flags & PL_EXPORT_FP16) && c.precision == PREC_BF16)
+		c.precision = PREC_FP16;
+	if (!st && (st = emit(&o, &c, where, err)) == PL_EINVAL)
+		pl_err_prefix(err, "%s", where);
+	if (!st && (flags & PL_EXPORT_JSON)) {
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "framework", fws[fw].name);
+		cJSON_AddStringToObject(r, "version", fws[fw].version);
+		cJSON_AddStringToObject(r, "source", fws[fw].source);
+		pl_json_add(r, "keys", o.keys);
+		o.keys = NULL;
+		cJSON_AddStringToObject(r, "text", o.text.p);
+		char *t = cJSON_Print(r);
+		cJSON_Delete(r);
+		free(o.text.p);
+		o.text = (sbuf){0};
+		if (t)
+			sb_printf(&o.text, "%s\n", t);
+		free(t);
+		if (!t || o.text.oom)
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	if (!st) {
+		*result = o.text.p;
+		o.text.p = NULL;
+	}
+	free(c.stage);
+	free(o.text.p);
+	cJSON_Delete(o.keys);
+	cJSON_Delete(ck);
+	return st;
+}
+
 static const char *const export_help =
     "usage: planner export CKPT --to FRAMEWORK [-o FILE] [--json]\n"
     "\n"
@@ -994,47 +1043,18 @@ int pl_cmd_export(int argc, char **argv)
 		return pl_cli_usage("export", "--to %s: expected " FW_NAMES, to ? to : "(missing)");
 	const char *ckpt = argv[optind];
 	pl_err err = {{0}};
-	char *text = NULL;
+	char *text = NULL, *made = NULL;
 	size_t len;
-	cJSON *ck = NULL;
-	fw_config c;
-	cfg_init(&c);
-	out o = {.fw = fw, .keys = cJSON_CreateObject()};
 	pl_status st = pl_read_file(ckpt, &text, &len, &err);
 	if (!st)
-		st = pl_json_parse(text, len, ckpt, &ck, &err);
+		st = pl_export_text(text, len, ckpt, fws[fw].name,
+		                    (json ? PL_EXPORT_JSON : 0) | (fp16 ? PL_EXPORT_FP16 : 0),
+		                    &made, &err);
 	if (!st)
-		st = plan_config(ck, ckpt, &c, &err);
-	if (!st && fp16 && c.precision == PREC_BF16)
-		c.precision = PREC_FP16;
-	if (!st && (st = emit(&o, &c, ckpt, &err)) == PL_EINVAL)
-		pl_err_prefix(&err, "%s", ckpt);
-	if (!st && json) {
-		cJSON *r = cJSON_CreateObject();
-		cJSON_AddStringToObject(r, "framework", fws[fw].name);
-		cJSON_AddStringToObject(r, "version", fws[fw].version);
-		cJSON_AddStringToObject(r, "source", fws[fw].source);
-		pl_json_add(r, "keys", o.keys);
-		o.keys = NULL;
-		cJSON_AddStringToObject(r, "text", o.text.p);
-		char *t = cJSON_Print(r);
-		cJSON_Delete(r);
-		free(o.text.p);
-		o.text = (sbuf){0};
-		if (t)
-			sb_printf(&o.text, "%s\n", t);
-		free(t);
-		if (!t || o.text.oom)
-			st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-	}
-	if (!st)
-		st = pl_output_write(outp ? outp : "-", o.text.p, &err);
+		st = pl_output_write(outp ? outp : "-", made, &err);
 	if (!st && outp && !pl_output_is_stdout(outp))
 		printf("wrote %s: %s (%s)\n", outp, fws[fw].title, fws[fw].version);
-	free(c.stage);
-	free(o.text.p);
-	cJSON_Delete(o.keys);
-	cJSON_Delete(ck);
+	free(made);
 	free(text);
 	return st ? pl_cli_fail(st, &err) : 0;
 }
@@ -1490,6 +1510,24 @@ static pl_status read_config(int fw, const pl_fw_kvs *k, const char *where, fw_c
 	}
 }
 
+pl_status pl_export_read_config(const char *framework, const char *text, size_t len,
+                                const char *where, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	if (fw < 0 || !text || !where)
+		return pl_err_set(err, PL_EINVAL, "pl_export_read_config: framework '%s'",
+		                  framework ? framework : "(null)");
+	pl_fw_kvs k = {0};
+	fw_config c;
+	cfg_init(&c);
+	pl_status st = pl_fw_read(fws[fw].syntax, text, len, where, &k, err);
+	if (!st)
+		st = read_config(fw, &k, where, &c, err);
+	pl_fw_kvs_free(&k);
+	free(c.stage);
+	return st;
+}
+
 /* ---- cost --from ---- */
 
 int pl_cost_has_from(int argc, char **argv)
@@ -1624,7 +1662,7 @@ static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const c
 			        l = want->last >= 0 ? want->last : -1;
 			int64_t mids = got.pp - (f >= 0) - (l >= 0),
 			        rest = L - (f > 0 ? f : 0) - (l > 0 ? l : 0);
-			ok = mids > 0 && rest >= 0 && rest % mids == 0;
+			ok = rest >= 0 && (mids > 0 ? rest % mids == 0 : rest == 0);
 			for (int64_t s = 0; ok && s < got.pp; s++)
 				exp[s] = s == 0 && f >= 0            ? f
 				         : s == got.pp - 1 && l >= 0 ? l
@@ -1666,14 +1704,15 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	}
 	sv[ns++] = "search";
 	cv[nc++] = "cost";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int wv = 0;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(cost_from_help, stdout);
 			rc = 0;
 			goto done;
 		}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int wv = 0;
 		if (!strcmp(a, "--from") || !strncmp(a, "--from=", 7)) {
 			fwname = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
 			src = i + 1 < argc ? argv[++i] : NULL;

@@ -17,6 +17,26 @@ int pl_cmd_export(int argc, char **argv);
  * whose output is the command's. argv is cost's. */
 int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost);
 
+#include <stddef.h>
+
+#include "planner/status.h"
+
+enum { PL_EXPORT_JSON = 1, PL_EXPORT_FP16 = 2 };
+
+/* The checkpoint text ckpt_text[0..len) (where names it) as framework
+ * ("megatron", "nemo", "torchtitan", "deepspeed", "megatron-deepspeed",
+ * "mindformers") writes its configuration, into *out (the caller frees);
+ * flags: PL_EXPORT_JSON (the {"framework", "version", "source", "keys",
+ * "text"} object), PL_EXPORT_FP16 (16-bit as float16). PL_EINVAL names what
+ * the framework cannot state. */
+pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
+                         const char *framework, int flags, char **out, pl_err *err);
+
+/* Reads a framework's configuration text into degrees, as cost --from does,
+ * and checks it (the fuzz target's entry). */
+pl_status pl_export_read_config(const char *framework, const char *text, size_t len,
+                                const char *where, pl_err *err);
+
 /* Whether argv (cost's) has --from. */
 int pl_cost_has_from(int argc, char **argv);
 

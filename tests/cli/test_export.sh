@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# cli::export -- `planner export CKPT --to FRAMEWORK` and `planner cost MODEL
+# --from FRAMEWORK FILE|ARGS`. For each framework a fixed configuration is
+# searched, exported and read back: the same plan (every op's strategy and
+# stage, the groups, the pipeline, ZeRO, recompute) and the same cost (step,
+# peak memory). Every exported key is in the framework's published list
+# (tests/fixtures/frameworks/, with its source); the values written are the
+# search options given (hand-derived, not read back from the code). A plan a
+# framework cannot state exits 2 with the reason and writes nothing; bad
+# configurations exit 2 naming the file, line and key.
+# Usage: test_export.sh PLANNER ZOO SOURCE_DIR
+set -u
+PLANNER=$1 ZOO=$2 SRC=$3
+FIX=$SRC/tests/fixtures/frameworks
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+export PL_DEFAULT_DP_SECONDS=20
+
+"$ZOO" llama2-7b --layers 4 > "$T/llama.json"  # batch 1024, seq 4096, bfloat16
+"$ZOO" gpt3-125m --layers 4 > "$T/gpt.json"    # batch 256, seq 2048, bfloat16
+"$ZOO" gpt-small > "$T/small.json"             # 4 layers, batch 16, seq 128, float32
+"$ZOO" gpt3-1.3b --layers 8 > "$T/g13.json"
+
+search() { # OUT MODEL CLUSTER OPTIONS...
+  local out=$1 model=$2 cl=$3
+  shift 3
+  "$PLANNER" search "$T/$model.json" --cluster "$cl" "$@" -o "$T/$out.ckpt" > /dev/null 2>&1
+}
+# A: tp 2, pp 2 (2 + 2 layers), dp 2, ZeRO 1, sequence parallel
+search A llama h100x8 --tp 2 --pp 2 --dp 2 --micro-batch-size 1 --zero 1 \
+  --sequence-parallel on --recompute none --virtual-stages 1
+# B: tp 4, dp 2, selective recompute, no sequence parallel
+search B llama h100x8 --tp 4 --pp 1 --dp 2 --micro-batch-size 2 --zero 1 \
+  --sequence-parallel off --recompute selective
+# C: data parallel 8 and ZeRO 2 (DeepSpeed)
+search C gpt h100x8 --tp 1 --pp 1 --dp 8 --micro-batch-size 4 --zero 2 --recompute none
+# D: FSDP (ZeRO 3) x tp 2, full recompute (torchtitan)
+search D gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute full \
+  --sequence-parallel on
+# E: float32, pp 2 x dp 4, ZeRO 0 (torchtitan's pipeline)
+search E small h100x8 --tp 1 --pp 2 --dp 4 --micro-batch-size 1 --zero 0 --recompute none \
+  --virtual-stages 1
+# F: tp 2, pp 2, 2 chunks a device (interleaved)
+search F llama h100x8 --tp 2 --pp 2 --dp 2 --micro-batch-size 1 --zero 1 \
+  --sequence-parallel on --recompute full --virtual-stages 2
+for p in A B C D E F; do
+  check "search $p wrote a plan" '[ -s "$T/$p.ckpt" ]'
+done
+
+# the framework's published names (comment lines are the source)
+names() { grep -v '^#' "$FIX/$1"; }
+list_of() {
+  case $1 in
+  megatron) echo megatron_args.txt ;; nemo) echo nemo_keys.txt ;;
+  torchtitan) echo torchtitan_keys.txt ;; deepspeed) echo deepspeed_keys.txt ;;
+  megatron-deepspeed) echo megatron_deepspeed_args.txt ;; mindformers) echo mindformers_keys.txt ;;
+  esac
+}
+model_of() { case $1 in A | B | F) echo llama ;; C | D) echo gpt ;; E) echo small ;; esac; }
+# the plan as a comparable text: every op's stage and strategy, groups, pipeline, ZeRO, recompute
+plan_of() {
+  jq -S '{ops: [.parallel_strategy_item | to_entries[] | [.key, .value.stage, .value.parallel_strategy]],
+          groups, p: (.pipeline // {} | {stages, micro_batches, virtual_stages}),
+          optimizer_shard, recompute}' "$1"
+}
+
+roundtrip() { # PLAN FRAMEWORK
+  local p=$1 fw=$2 f=$T/$1.$2 m
+  m=$(model_of "$p")
+  "$PLANNER" export "$T/$p.ckpt" --to "$fw" -o "$f" > "$T/out" 2> "$T/err"
+  check "export $p --to $fw: exit 0" '[ $? = 0 ] && [ -s "$f" ]'
+  check "export $p --to $fw: the header names the checked source" \
+    '[ "$fw" = deepspeed ] || grep -q "^# keys checked against .*@[0-9a-f]\{40\}" "$f"'
+  # every key written is in the published list
+  "$PLANNER" export "$T/$p.ckpt" --to "$fw" --json > "$T/keys.json"
+  jq -r '.keys | keys[]' "$T/keys.json" > "$T/keys"
+  local missing=0 k
+  while read -r k; do
+    names "$(list_of "$fw")" | grep -qxF -- "$k" || { missing=1; echo "# $fw: '$k' not published"; }
+  done < "$T/keys"
+  check "export $p --to $fw: $(wc -l < "$T/keys") keys, all in $(list_of "$fw")" \
+    '[ $missing = 0 ] && [ -s "$T/keys" ]'
+  # back: the same plan and cost
+  "$PLANNER" cost "$T/$m.json" --from "$fw" "$f" --cluster h100x8 -o "$T/back.ckpt" \
+    > "$T/cost.json" 2> "$T/err"
+  check "cost --from $fw ($p): exit 0" '[ $? = 0 ]'
+  local s0 s1 m0 m1
+  s0=$(jq .cost.step_seconds "$T/$p.ckpt") s1=$(jq .step_seconds "$T/cost.json")
+  m0=$(jq .cost.peak_memory_bytes "$T/$p.ckpt") m1=$(jq .peak_memory_bytes "$T/cost.json")
+  check "cost --from $fw ($p): step $s1 s = the plan's $s0 s" 'num_close "$s1" "$s0"'
+  check "cost --from $fw ($p): peak memory $m1 = the plan's $m0" 'num_close "$m1" "$m0"'
+  check "cost --from $fw ($p): the same plan (ops, groups, pipeline, ZeRO, recompute)" \
+    '[ "$(plan_of "$T/back.ckpt")" = "$(plan_of "$T/$p.ckpt")" ]'
+}
+
+for fw in megatron nemo megatron-deepspeed mindformers; do roundtrip A $fw; done
+for fw in megatron nemo mindformers; do roundtrip B $fw; done
+roundtrip C deepspeed
+roundtrip C megatron
+for fw in torchtitan megatron nemo; do roundtrip D $fw; done
+roundtrip E torchtitan
+roundtrip F megatron
+roundtrip F nemo
+
+# the values written, as the search options above give them
+A=$T/A.megatron
+for f in "--tensor-model-parallel-size 2" "--pipeline-model-parallel-size 2" \
+  "--context-parallel-size 1" "--sequence-parallel" "--micro-batch-size 1" \
+  "--global-batch-size 1024" "--use-distributed-optimizer" "--bf16"; do
+  check "megatron A: '$f'" 'sed "s/ \\\\$//" "$A" | grep -qx -- "$f"'
+done
+check "megatron A: no uneven split, no recompute, no virtual stages" \
+  '! grep -v "^#" "$A" | grep -q "decoder-first\|recompute\|virtual"'
+check "megatron A: the last argument ends the command (no backslash)" \
+  '[ "$(tail -n 1 "$A")" = "--bf16" ]'
+check "megatron B: selective recompute" 'grep -qx -- "--recompute-granularity selective \\\\" "$T/B.megatron"'
+check "megatron B: tp 4 without sequence parallel" \
+  'grep -q -- "--tensor-model-parallel-size 4" "$T/B.megatron" && ! grep -q -- "--sequence-parallel" "$T/B.megatron"'
+check "megatron D: ZeRO 3 as Megatron FSDP's optim_grads_params" \
+  'grep -q -- "--use-megatron-fsdp" "$T/D.megatron" && grep -q -- "--data-parallel-sharding-strategy optim_grads_params" "$T/D.megatron"'
+check "megatron F: 2 virtual stages, full recompute of every layer" \
+  'grep -q -- "--num-virtual-stages-per-pipeline-rank 2" "$T/F.megatron" && grep -q -- "--recompute-granularity full" "$T/F.megatron" && grep -q -- "--recompute-method uniform" "$T/F.megatron" && grep -q -- "--recompute-num-layers 1" "$T/F.megatron"'
+check "nemo A: model.tensor_model_parallel_size 2, train.global_batch_size 1024, ddp.use_distributed_optimizer" \
+  '[ "$(jq -r ".keys[\"model.tensor_model_parallel_size\"], .keys[\"train.global_batch_size\"], .keys[\"ddp.use_distributed_optimizer\"]" <("$PLANNER" export "$T/A.ckpt" --to nemo --json) | tr "\n" " ")" = "2 1024 true " ]'
+check "nemo A: YAML nesting (model: then indented keys)" \
+  'grep -qx "model:" "$T/A.nemo" && grep -qx "  tensor_model_parallel_size: 2" "$T/A.nemo"'
+check "mindformers A: data_parallel 2, model_parallel 2, pipeline_stage 2, micro_batch_num 512, batch_size 1" \
+  'grep -qx "  data_parallel: 2" "$T/A.mindformers" && grep -qx "  model_parallel: 2" "$T/A.mindformers" && grep -qx "  pipeline_stage: 2" "$T/A.mindformers" && grep -qx "  micro_batch_num: 512" "$T/A.mindformers" && grep -qx "  batch_size: 1" "$T/A.mindformers"'
+check "deepspeed C: 256 = 4 x 8 accumulation steps x dp 8, ZeRO 2, bf16" \
+  '[ "$(jq -c "[.train_batch_size, .train_micro_batch_size_per_gpu, .gradient_accumulation_steps, .zero_optimization.stage, .bf16.enabled]" "$T/C.deepspeed")" = "[256,4,8,2,true]" ]'
+check "torchtitan D: FSDP 4 x tp 2, local batch 4 of global 256, full checkpointing" \
+  'grep -qx "data_parallel_shard_degree = 4" "$T/D.torchtitan" && grep -qx "data_parallel_replicate_degree = 1" "$T/D.torchtitan" && grep -qx "tensor_parallel_degree = 2" "$T/D.torchtitan" && grep -qx "local_batch_size = 4" "$T/D.torchtitan" && grep -qx "global_batch_size = 256" "$T/D.torchtitan" && grep -qx "mode = \"full\"" "$T/D.torchtitan"'
+check "torchtitan E: pp 2 of 1F1B, micro-batch 1, stages of 2 + 2 layers (none short), float32" \
+  'grep -qx "pipeline_parallel_degree = 2" "$T/E.torchtitan" && grep -qx "pipeline_parallel_schedule = \"1F1B\"" "$T/E.torchtitan" && grep -qx "pipeline_parallel_microbatch_size = 1" "$T/E.torchtitan" && grep -qx "pipeline_parallel_first_stage_less_layers = 0" "$T/E.torchtitan" && grep -qx "mixed_precision_param = \"float32\"" "$T/E.torchtitan"'
+
+# an uneven split (the plan edited: layer 1 moved to stage 1, 1 + 3 layers)
+jq '.parallel_strategy_item |= with_entries(if (.key | startswith("l1.")) then .value.stage = 1 else . end)' \
+  "$T/A.ckpt" > "$T/U.ckpt"
+"$PLANNER" export "$T/U.ckpt" --to megatron > "$T/U.megatron"
+check "megatron: an uneven split as --decoder-first/last-pipeline-num-layers 1 and 3" \
+  'grep -q -- "--decoder-first-pipeline-num-layers 1" "$T/U.megatron" && grep -q -- "--decoder-last-pipeline-num-layers 3" "$T/U.megatron"'
+check "nemo: the uneven split as num_layers_in_first/last_pipeline_stage" \
+  '"$PLANNER" export "$T/U.ckpt" --to nemo | grep -qx "  num_layers_in_first_pipeline_stage: 1"'
+check "mindformers: the uneven split as offset [-1, 1]" \
+  '"$PLANNER" export "$T/U.ckpt" --to mindformers | grep -qx "    offset: \[-1, 1\]"'
+"$PLANNER" cost "$T/llama.json" --from megatron "$T/U.megatron" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --from: a split the search does not make is named (1 3 read, 2 2 priced)" \
+  'grep -q "places layers 1 3 on its stages; the search.s plan (priced) places 2 2" "$T/err"'
+
+# what a framework cannot state: exit 2, the reason, nothing written
+refuse() { # PLAN FRAMEWORK REASON-PATTERN
+  rm -f "$T/no"
+  "$PLANNER" export "$T/$1.ckpt" --to "$2" -o "$T/no" > /dev/null 2> "$T/err"
+  local rc=$? why=$3
+  check "export $1 --to $2 refused (exit $rc): $3" \
+    '[ $rc = 2 ] && grep -q "$why" "$T/err" && [ ! -e "$T/no" ]'
+}
+search M g13 h100x8:2 --tp 2 --pp 2 --dp 4 --micro-batch-size 2 --zero 1 --sequence-parallel on \
+  --recompute none --virtual-stages 1
+refuse M megatron "pipeline stage 0 ends inside a transformer layer"
+refuse M mindformers "ends inside a transformer layer"
+refuse A torchtitan "ZeRO 1: torchtitan shards"
+refuse A deepspeed "a DeepSpeed config states data parallelism and ZeRO only"
+search G gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute selective \
+  --sequence-parallel on
+refuse G torchtitan "selective recompute of the attention core"
+refuse B torchtitan "ZeRO 1"
+refuse C torchtitan "ZeRO 2"
+refuse F mindformers "virtual stages"
+refuse F megatron-deepspeed "interleaved virtual stages"
+refuse D mindformers "ZeRO 3"
+refuse E deepspeed "tp 1, pp 2"
+jq '.parts.attention.norms_sequence_cut = 1' "$T/A.ckpt" > "$T/S.ckpt"
+refuse S megatron "sequence parallelism on for some parts"
+jq '.parts.mlp.weight_cut = 4' "$T/A.ckpt" > "$T/W.ckpt"
+refuse W nemo "the mlp's weights are cut 4 ways"
+jq '.parallel_strategy_item.embed.stage = 1' "$T/A.ckpt" > "$T/X.ckpt"
+refuse X megatron "stages are not runs of consecutive ops\|embedding on the first stage"
+
+# the configuration as an argument string, and bad configurations
+"$PLANNER" cost "$T/llama.json" --cluster h100x8 --from megatron "--tensor-model-parallel-size 2 \
+  --pipeline-model-parallel-size 2 --sequence-parallel --micro-batch-size 1 \
+  --global-batch-size 1024 --use-distributed-optimizer --bf16" > "$T/cost.json" 2> "$T/err"
+check "cost --from megatron ARGS (a string): A's step" \
+  'num_close "$(jq .step_seconds "$T/cost.json")" "$(jq .cost.step_seconds "$T/A.ckpt")"'
+bad_config() { # FRAMEWORK FILE-CONTENT MESSAGE-PATTERN
+  printf '%s' "$2" > "$T/bad.cfg"
+  "$PLANNER" cost "$T/llama.json" --cluster h100x8 --from "$1" "$T/bad.cfg" -o "$T/nope" \
+    > "$T/out" 2> "$T/err"
+  local rc=$? why=$3
+  check "cost --from $1, bad configuration (exit $rc): $3" \
+    '[ $rc = 2 ] && grep -q "$why" "$T/err" && [ ! -e "$T/nope" ] && [ ! -s "$T/out" ]'
+}
+bad_config megatron "--tensor-model-parallel-size 2 --global-batch-size 512 --micro-batch-size 1" \
+  "global batch 512, and MODEL's batch is 1024"
+bad_config megatron "--tensor-model-parallel-size two" "bad.cfg:1: --tensor-model-parallel-size two"
+bad_config megatron "--recompute-granularity full --recompute-method block" \
+  "full recompute by method block"
+bad_config megatron "--pipeline-model-parallel-layout E|t*2|L" "pipeline-model-parallel-layout"
+bad_config megatron "--sequence-parallel yes" "takes no value"
+bad_config megatron "--tensor-model-parallel-size '2" "unterminated ' quote"
+bad_config nemo $'model:\n\ttensor_model_parallel_size: 2\n' "bad.cfg:2: a tab in the indentation"
+bad_config nemo $'model:\n  tensor_model_parallel_size 2\n' "bad.cfg:2: expected 'key: value'"
+bad_config nemo $'ddp:\n  use_distributed_optimizer: maybe\n' "use_distributed_optimizer maybe"
+bad_config torchtitan $'[parallelism]\ndata_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\n' "HSDP"
+bad_config torchtitan $'[parallelism]\ntensor_parallel_degree = 2\n' "activation_checkpoint.mode selective (the default)"
+bad_config torchtitan $'[parallelism\n' "bad.cfg:1: expected \[table\]"
+bad_config deepspeed '{"train_batch_size": 1024, "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2}' \
+  "train_batch_size 1024 is not"
+bad_config deepspeed '{"train_batch_size": ' "bad.cfg"
+bad_config mindformers $'recompute_config:\n  recompute: True\n  select_recompute: True\n' "both on"
+bad_config mindformers $'a: *nowhere\n' "alias"
+"$PLANNER" cost "$T/llama.json" --from megatron "$T/missing.args" > /dev/null 2> "$T/err"
+check "cost --from a missing file (as text: no flags, so the defaults) is not silent" '[ -s "$T/err" ]'
+"$PLANNER" cost "$T/llama.json" --from nemo "$T/missing.yaml" > /dev/null 2> "$T/err"
+check "cost --from nemo, a missing file: exit 2 naming it" '[ $? = 2 ] && grep -q "missing.yaml" "$T/err"'
+"$PLANNER" cost "$T/llama.json" --from caffe x > /dev/null 2> "$T/err"
+check "cost --from an unknown framework: exit 2 listing them" '[ $? = 2 ] && grep -q "megatron, nemo, torchtitan" "$T/err"'
+"$PLANNER" export "$T/A.ckpt" --to caffe > /dev/null 2> "$T/err"
+check "export --to an unknown framework: exit 2" '[ $? = 2 ] && grep -q "expected megatron" "$T/err"'
+"$PLANNER" export "$T/llama.json" --to megatron > /dev/null 2> "$T/err"
+check "export of a file that is not a plan: exit 2" '[ $? = 2 ] && grep -q "not a planner checkpoint" "$T/err"'
+check "export --help names every framework and its version" \
+  '"$PLANNER" export --help | grep -q "Megatron-LM core_v0.15.0" && "$PLANNER" export --help | grep -q "torchtitan v0.2.2"'
+check "planner --help lists export" '"$PLANNER" --help | grep -q "^  export CKPT"'
+check "cost --from --help" '"$PLANNER" cost x --from megatron --help | grep -q "usage: planner cost MODEL --from"'
+finish
