@@ -1765,7 +1765,9 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	/* the configuration: a file, or (arguments) the text itself */
 	const char *where = src;
 	size_t len = 0;
-	if (access(src, F_OK) == 0 || fws[fw].syntax != PL_FW_ARGS) {
+	/* a word without a flag is a file name (one that is missing is an
+	 * error, never arguments that set nothing) */
+	if (access(src, F_OK) == 0 || fws[fw].syntax != PL_FW_ARGS || !strstr(src, "--")) {
 		if ((st = pl_read_file(src, &text, &len, &err)))
 			goto done;
 	} else {
