@@ -136,9 +136,20 @@ static int64_t near_int(double x)
 	return isfinite(x) && r >= 1 && r < 9e15 && fabs(x - r) <= 1e-6 * r ? (int64_t)r : -1;
 }
 
-static double part_num(const cJSON *parts, const char *part, const char *k)
+/* o.k as an integer; dflt when absent, -1 when it is no integer of a sane
+ * size (a cast of a huge double would be undefined) */
+static int64_t jint(const cJSON *o, const char *k, int64_t dflt)
 {
-	return pl_json_num(cJSON_GetObjectItemCaseSensitive(parts, part), k, 0);
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (!x)
+		return dflt;
+	double v = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+	return v >= -(1LL << 40) && v <= (1LL << 40) && v == floor(v) ? (int64_t)v : -1;
+}
+
+static int64_t part_num(const cJSON *parts, const char *part, const char *k)
+{
+	return jint(cJSON_GetObjectItemCaseSensitive(parts, part), k, 0);
 }
 
 /* Reads the plan's whole-job degrees; an error says what of the plan no
@@ -160,10 +171,10 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	c->model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(ck, "model"), "name"));
 	c->cluster = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
-	c->devices = (int64_t)pl_json_num(cl, "devices", 0);
-	c->pp = (int64_t)pl_json_num(pipe, "stages", 1);
-	int64_t m = (int64_t)pl_json_num(pipe, "micro_batches", 1);
-	c->vp = (int64_t)pl_json_num(pipe, "virtual_stages", 1);
+	c->devices = jint(cl, "devices", 0);
+	c->pp = jint(pipe, "stages", 1);
+	int64_t m = jint(pipe, "micro_batches", 1);
+	c->vp = jint(pipe, "virtual_stages", 1);
 	if (c->devices < 1 || c->devices > PL_MAX_DEVICES || c->pp < 1 || c->pp > c->devices ||
 	    m < 1 || m > (1 << 30) || c->vp < 1 || c->vp > 64)
 		return pl_err_set(err, PL_EINVAL,
@@ -182,23 +193,27 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	c->tp = group_size(ck, "tp");
 	int64_t dpcp = group_size(ck, "dp");
 	c->ep = group_size(ck, "ep");
-	c->cp = parts ? (int64_t)part_num(parts, "attention", "sequence_cut") : 1;
+	c->cp = parts ? part_num(parts, "attention", "sequence_cut") : 1;
 	if (c->cp < 1)
 		c->cp = 1;
+	if (c->tp > c->devices || dpcp > c->devices || c->ep > c->devices || c->cp > c->devices)
+		return pl_err_set(err, PL_EINVAL, "%s: groups or cuts larger than the %lld devices",
+		                  where, (long long)c->devices);
 	if (dpcp % c->cp)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s: the attention's sequence cut %lld does not divide the "
 		                  "weight's replicas %lld: no context-parallel degree states it",
 		                  where, (long long)c->cp, (long long)dpcp);
 	c->dp = dpcp / c->cp;
-	if (c->dp * c->tp * c->cp * c->pp != c->devices)
+	if ((double)c->dp * (double)c->tp * (double)c->cp * (double)c->pp != (double)c->devices)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s: dp %lld x tp %lld x cp %lld x pp %lld is not the cluster's "
 		                  "%lld devices: the plan's layout is not one of uniform degrees",
 		                  where, (long long)c->dp, (long long)c->tp, (long long)c->cp,
 		                  (long long)c->pp, (long long)c->devices);
 	const cJSON *z = cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard");
-	c->zero = cJSON_IsNumber(z) ? (int)z->valuedouble : 0;
+	c->zero =
+	    z ? (int)(jint(ck, "optimizer_shard", 0) < 0 ? 9 : jint(ck, "optimizer_shard", 0)) : 0;
 	if (c->zero < 0 || c->zero > 3)
 		return pl_err_set(err, PL_EINVAL, "%s: optimizer_shard %d", where, c->zero);
 	const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute"));
@@ -243,11 +258,9 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(parts, pn[i]);
 		if (!p)
 			continue;
-		int64_t w = (int64_t)pl_json_num(p, "weight_cut", 0),
-		        b = (int64_t)pl_json_num(p, "batch_cut", 1),
-		        s = (int64_t)pl_json_num(p, "sequence_cut", 1),
-		        r = (int64_t)pl_json_num(p, "replicated", 1),
-		        ns = (int64_t)pl_json_num(p, "norms_sequence_cut", 0);
+		int64_t w = jint(p, "weight_cut", 0), b = jint(p, "batch_cut", 1),
+		        s = jint(p, "sequence_cut", 1), r = jint(p, "replicated", 1),
+		        ns = jint(p, "norms_sequence_cut", 0);
 		if (i == 0 && w == 1 && c->tp > 1) {
 			c->vocab_emb_dp = 1;
 		} else if (i != 3 && w > 0 && w != c->tp) {
@@ -293,8 +306,7 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 		c->sp = cJSON_IsTrue(spx);
 
 	/* the layers of each stage, counted in attention and MLP ops */
-	c->layers = (int64_t)pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "search"),
-	                                 "repeated_layers", 0);
+	c->layers = jint(cJSON_GetObjectItemCaseSensitive(ck, "search"), "repeated_layers", 0);
 	if (c->pp == 1)
 		return PL_OK;
 	if (c->layers < c->pp)
@@ -311,7 +323,7 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	int64_t *mlp = att + c->pp, last_stage = 0, ta = 0, tm = 0;
 	const cJSON *it;
 	cJSON_ArrayForEach (it, items) {
-		int64_t s = (int64_t)pl_json_num(it, "stage", 0);
+		int64_t s = jint(it, "stage", 0);
 		const char *part =
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "part"));
 		if (s < 0 || s >= c->pp || s < last_stage) {
@@ -735,16 +747,26 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 		} else {
 			memcpy(want, c->stage, (size_t)S * sizeof *want);
 		}
-		for (ta = 0; !found && ta <= c->layers; ta++)
-			for (tb = 0; !found && tb <= c->layers; tb++)
-				found = !tt_split(c->layers, S, ta, tb, got) &&
+		/* the last stage is per - b short of nothing (it is never one of the
+		 * first `extra`): per x (S - 1) + extra = L + a - last, so b follows
+		 * from a up to the rounding; the least a and b that fit */
+		int64_t maxw = 0;
+		for (int64_t s = 0; s < S; s++)
+			maxw = want[s] > maxw ? want[s] : maxw;
+		for (ta = 0; !found && ta <= maxw; ta++) {
+			int64_t base = S > 1 ? (c->layers + ta - want[S - 1]) / (S - 1) : 0;
+			for (int64_t d = -1; !found && d <= 1; d++) {
+				tb = base + d - want[S - 1];
+				found = tb >= 0 && !tt_split(c->layers, S, ta, tb, got) &&
 				        !memcmp(got, want, (size_t)S * sizeof *got);
+			}
+		}
+		ta--; /* the loop stepped past it */
 		free(want);
 		free(got);
 		if (!found)
 			REFUSE("its pipeline stages' layers: torchtitan splits them evenly but for "
 			       "the first and last stages' *_stage_less_layers");
-		ta--, tb--; /* the loops stepped past them */
 	}
 	section(o, "parallelism");
 	ivalue(o, "data_parallel_replicate_degree", c->zero == 3 ? 1 : c->dp);
@@ -1446,7 +1468,7 @@ static pl_status read_deepspeed(const pl_fw_kvs *k, const char *where, fw_config
 	c->mbs = mbs;
 	c->gbs = tbs;
 	if (tbs && gas) {
-		if (tbs % (mbs * gas))
+		if ((double)mbs * (double)gas > (double)tbs || tbs % (mbs * gas))
 			return pl_err_set(
 			    err, PL_EINVAL,
 			    "%s: train_batch_size %lld is not train_micro_batch_size_per_"
@@ -1481,6 +1503,11 @@ static pl_status read_mindformers(const pl_fw_kvs *k, const char *where, fw_conf
 		return st;
 	if (!c->mbs)
 		c->mbs = 1; /* runner_config.batch_size's default */
+	if ((double)c->mbs * (double)c->dp * (double)m > (double)BATCH_MAX)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: runner_config.batch_size x data_parallel x micro_batch_num "
+		                  "above %lld",
+		                  where, (long long)BATCH_MAX);
 	c->gbs = c->dp && m ? c->mbs * c->dp * m : 0;
 	c->sp = sp > 0;
 	c->zero = po > 0;

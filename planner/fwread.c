@@ -330,8 +330,8 @@ static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_k
 			}
 		}
 		if (k == bn) {
-			st = pl_err_set(err, PL_EINVAL, "%s:%d: expected 'key: value', got '%.60s'",
-			                where, line, b);
+			st = pl_err_set(err, PL_EINVAL, "%s:%d: expected 'key: value', got '%.*s'",
+			                where, line, (int)(bn > 60 ? 60 : bn), b);
 			goto done;
 		}
 		size_t kn = k;
@@ -494,9 +494,8 @@ static pl_status read_toml(const char *s, size_t len, const char *where, pl_fw_k
 		}
 		const char *eq = memchr(b, '=', bn);
 		if (!eq) {
-			st =
-			    pl_err_set(err, PL_EINVAL, "%s:%d: expected 'key = value', got '%.60s'",
-			               where, line, b);
+			st = pl_err_set(err, PL_EINVAL, "%s:%d: expected 'key = value', got '%.*s'",
+			                where, line, (int)(bn > 60 ? 60 : bn), b);
 			goto done;
 		}
 		size_t kn = (size_t)(eq - b), vn = bn - kn - 1;

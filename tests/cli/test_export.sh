@@ -149,6 +149,16 @@ check "mindformers: the uneven split as offset [-1, 1]" \
 check "cost --from: a split the search does not make is named (1 3 read, 2 2 priced)" \
   'grep -q "places layers 1 3 on its stages; the search.s plan (priced) places 2 2" "$T/err"'
 
+# torchtitan: layers 1 + 3 are 6 effective layers (4 + 2 short on the first stage) of 3 a stage
+jq '.parallel_strategy_item |= with_entries(if (.key | startswith("l1.")) then .value.stage = 1 else . end)' \
+  "$T/E.ckpt" > "$T/V.ckpt"
+"$PLANNER" export "$T/V.ckpt" --to torchtitan > "$T/V.torchtitan"
+check "torchtitan: the 1 + 3 split as first_stage_less_layers 2, last 0" \
+  'grep -qx "pipeline_parallel_first_stage_less_layers = 2" "$T/V.torchtitan" && grep -qx "pipeline_parallel_last_stage_less_layers = 0" "$T/V.torchtitan"'
+"$PLANNER" cost "$T/small.json" --from torchtitan "$T/V.torchtitan" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --from torchtitan: its split (1 3) named against the search's (2 2)" \
+  'grep -q "places layers 1 3 on its stages; the search.s plan (priced) places 2 2" "$T/err"'
+
 # what a framework cannot state: exit 2, the reason, nothing written
 refuse() { # PLAN FRAMEWORK REASON-PATTERN
   rm -f "$T/no"
