@@ -621,7 +621,7 @@ static const char *const search_help =
     "                        devices (replicated over the rest) are candidates too, as a\n"
     "                        fixed degree gives them; off: only cuts of all devices (the\n"
     "                        plan is proven over those); default auto: on for a cluster\n"
-    "                        of up to 64 devices. Any mode\n"
+    "                        of up to 8 devices. Any mode\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
