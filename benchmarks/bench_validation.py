@@ -217,6 +217,10 @@ def search_args(r):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):
         a += ["--sequence-parallel", "on" if r["sequence_parallel"] in ("on", "yes", "true") else "off"]
+    elif r["id"].startswith("hag23") and "allruns" in r["notes"]:
+        # Hagemann's all-runs sheets do not vary sequence parallelism (their
+        # seqpar sheets do): off, Megatron's default, not the search's choice
+        a += ["--sequence-parallel", "off"]
     return a
 
 

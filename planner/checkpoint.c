@@ -667,9 +667,12 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 		cJSON_AddNumberToObject(cost, "mfu", flops / (step_s * devices * peak));
 	cJSON_AddNumberToObject(cost, "model_tflops_per_device", flops / (step_s * devices) / 1e12);
 	cJSON_AddNumberToObject(cost, "samples_per_second", (double)pl_graph_batch(g) * m / step_s);
-	if (tokens > 0)
+	cJSON_AddNumberToObject(cost, "global_batch", (double)pl_graph_batch(g) * m);
+	if (tokens > 0) {
 		cJSON_AddNumberToObject(cost, "tokens_per_second_per_device",
 		                        tokens * m / (step_s * devices));
+		cJSON_AddNumberToObject(cost, "tokens_per_step", tokens * m);
+	}
 }
 
 /* o.k, when present: an integer in [lo, hi] into *v (1), absent (0), or

@@ -384,18 +384,23 @@ static void print_pipeline(const cJSON *ck, FILE *out)
 		double stages =
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
 		double vs = pl_json_num(pipe, "virtual_stages", 1);
+		double m =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches"));
 		char sched[64];
-		snprintf(sched, sizeof sched, "%s", stages == 1 ? "gradient accumulation" : "1F1B");
+		snprintf(sched, sizeof sched, "%s",
+		         stages > 1 ? " (1F1B)"
+		         : m > 1    ? " (gradient accumulation)"
+		                    : "");
 		if (vs > 1)
-			snprintf(sched, sizeof sched, "interleaved 1F1B, %g chunks a device", vs);
+			snprintf(sched, sizeof sched, " (interleaved 1F1B, %g chunks a device)",
+			         vs);
 		fprintf(
 		    out,
-		    "pipeline: %g stage%s of %g devices, %g micro-batches (%s); "
+		    "pipeline: %g stage%s of %g devices, %g micro-batch%s%s; "
 		    "ZeRO %g; recompute %s%s\n",
 		    stages, stages == 1 ? "" : "s",
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches")),
-		    sched,
+		    m, m == 1 ? "" : "es", sched,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
 		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
@@ -407,8 +412,9 @@ static void print_pipeline(const cJSON *ck, FILE *out)
 /* "KIND degree D (N groups)" of a checkpoint's groups.KIND, after lead */
 static void print_degree(FILE *out, const char *lead, const char *kind, const cJSON *groups)
 {
-	fprintf(out, "%s%s degree %d (%d groups)", lead, kind,
-	        cJSON_GetArraySize(cJSON_GetArrayItem(groups, 0)), cJSON_GetArraySize(groups));
+	int n = cJSON_GetArraySize(groups);
+	fprintf(out, "%s%s degree %d (%d group%s)", lead, kind,
+	        cJSON_GetArraySize(cJSON_GetArrayItem(groups, 0)), n, n == 1 ? "" : "s");
 }
 
 /* The layers' parallel groups: degrees and counts, then rank 0's groups. */
@@ -465,6 +471,12 @@ static void print_utilisation(const cJSON *cost, FILE *out)
 		fprintf(out, ", %.0f tokens/s per device", tok);
 	if (isfinite(smp) && smp > 0)
 		fprintf(out, ", %.4g samples/s", smp);
+	double gb = pl_json_num(cost, "global_batch", NAN),
+	       tps = pl_json_num(cost, "tokens_per_step", NAN);
+	if (isfinite(gb) && gb > 0)
+		fprintf(out, "; global batch %.0f", gb);
+	if (isfinite(tps) && tps > 0)
+		fprintf(out, " (%.0f tokens) a step", tps);
 	fputc('\n', out);
 }
 
@@ -1238,11 +1250,12 @@ static int cmd_search(int argc, char **argv)
 		 * small and it ends in time, else auto's fall-back (rec and a local
 		 * search, the gap to a lower bound said) */
 		if (timed_out)
-			fprintf(stderr,
-			        "planner: note: exact dp did not end within the default search's "
-			        "%g s (--time-limit S gives it longer); the default search plans it "
-			        "with --mode auto\n",
-			        bound);
+			fprintf(
+			    stderr,
+			    "planner: note: exact dp did not end within the default search's "
+			    "%g s (--time-limit S gives it longer); the default search plans it "
+			    "with --mode auto\n",
+			    bound);
 		else
 			fprintf(stderr,
 			        "planner: note: %s; the default search plans it with --mode auto\n",

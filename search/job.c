@@ -1064,6 +1064,10 @@ typedef struct jobrun {
 	pl_status solver_st; /* the first inner search that failed other than by memory */
 	pl_err solver_err;
 	double least_need; /* the least memory any one-stage point needs */
+	/* of pipelined points, the least of a device's share of what a plan of
+	 * the point needs (its stages' sum over the stages), in-flight
+	 * micro-batches aside: a bound below what its fullest stage needs */
+	double least_share;
 	int all_exact, nprob, npt;
 	char skipped[1100]; /* why the last point skipped was */
 	int stopped;        /* the time limit ran out with a plan: where (second pass: npt + k) */
@@ -1377,6 +1381,8 @@ static pl_status enumerate(jobrun *s)
 				continue;
 			if (pb->pp == 1 && pb->least[z] < s->least_need)
 				s->least_need = pb->least[z];
+			if (pb->pp > 1 && pb->least[z] / (double)pb->pp < s->least_share)
+				s->least_share = pb->least[z] / (double)pb->pp;
 			s->out->points++;
 			if (s->M > 0 && pb->least[z] > s->M * (double)pb->pp)
 				continue; /* no plan of this point fits */
@@ -1643,6 +1649,15 @@ static pl_status assemble(jobrun *s)
 			*s->err = s->solver_err; /* not memory: the inner search could not plan */
 			return s->solver_st;
 		}
+		if (s->least_need == INFINITY && s->least_share < INFINITY)
+			return pl_err_set(
+			    s->err, PL_EINFEASIBLE,
+			    "no plan fits the memory limit of %.0f bytes per device: every point "
+			    "tried is pipelined, and none could be split into stages that each "
+			    "fit with their micro-batches in flight (a device's share of a plan is "
+			    "at least %.0f bytes before them); more stages, fewer micro-batches in "
+			    "flight, recompute or ZeRO need less",
+			    s->M, s->least_share);
 		return pl_search_err_no_fit(s->err, s->M,
 		                            s->least_need < INFINITY ? s->least_need : 0);
 	}
@@ -1784,6 +1799,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	              .D = pl_cluster_devices_total(c),
 	              .B = pl_graph_batch(g),
 	              .least_need = INFINITY,
+	              .least_share = INFINITY,
 	              .all_exact = 1,
 	              .best = {{.prob = -1}, {.prob = -1}}};
 	jobrun *s = &run;

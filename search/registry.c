@@ -37,11 +37,13 @@ void pl_search_result_free(pl_search_result *r)
 
 pl_status pl_search_err_no_fit(pl_err *err, double limit, double least)
 {
-	if (least <= limit) /* a solver said so within its tolerances */
+	if (least <= limit) /* the transient bytes, or a solver's tolerances */
 		return pl_err_set(
 		    err, PL_EINFEASIBLE,
-		    "no plan fits the memory limit of %.0f bytes per device: the least "
-		    "memory any plan needs is %.0f bytes",
+		    "no plan fits the memory limit of %.0f bytes per device: the least memory "
+		    "any plan needs for its weights, optimizer states and kept activations is "
+		    "%.0f bytes, and none fits with its transient bytes beside them "
+		    "(gradients and workspace at their most in the backward)",
 		    limit, least);
 	return pl_err_set(
 	    err, PL_EINFEASIBLE,

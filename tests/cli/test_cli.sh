@@ -1623,4 +1623,18 @@ PL_DEFAULT_DP_SECONDS=0.000001 "$PLANNER" search "$SRC/examples/gpt-small.json" 
 check "--mode dp is not bounded by the default search's limit" \
   '[ $? -eq 0 ] && [ "$(jq -r .search.mode "$T/bound-dp.plan")" = dp ] && ! grep -q "default search" "$T/bound.err"'
 
+# --- words: a degree's single group, a single micro-batch; a fixed pipeline that cannot fit says
+#     why (it used to say "the least memory any plan needs is 0 bytes"), and so does a plan whose
+#     transient bytes take it over (it used to name a least memory below the limit, and nothing more)
+"$ZOO" gpt3-1.3b > "$T/w.json"
+"$PLANNER" search "$T/w.json" --cluster h100x8 --dp 8 --micro-batches 2 > "$T/w.out" 2>&1
+check "summary: 'dp degree 8 (1 group)' and '2 micro-batches (gradient accumulation)'" \
+  'grep -q "dp degree 8 (1 group)" "$T/w.out" && grep -q "2 micro-batches (gradient accumulation)" "$T/w.out"'
+"$PLANNER" search "$T/w.json" --cluster h100x8 --pp 4 --dp 2 --micro-batches 1 > /dev/null 2> "$T/w.err"
+check "a fixed pipeline that cannot fit: exit 3 saying why, no '0 bytes'" \
+  '[ $? -eq 3 ] && grep -q "every point tried is pipelined" "$T/w.err" && ! grep -q " 0 bytes" "$T/w.err"'
+"$PLANNER" search "$T/w.json" --cluster h100x8 --dp 8 --micro-batches 1 --pp 1 > /dev/null 2> "$T/w.err"
+check "a least memory under the limit that still does not fit: exit 3 naming the transient bytes" \
+  '[ $? -eq 3 ] && grep -q "with its transient bytes" "$T/w.err"'
+
 finish
