@@ -1654,6 +1654,7 @@ static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const c
 	pl_status st = plan_config(ck, "the plan", &got, &e2);
 	if (st == PL_ENOMEM) {
 		*err = e2;
+		free(got.stage);
 		return st;
 	}
 	if (st) { /* the plan priced, but no framework states it */

@@ -233,6 +233,34 @@ check "cost --from an unknown framework: exit 2 listing them" '[ $? = 2 ] && gre
 check "export --to an unknown framework: exit 2" '[ $? = 2 ] && grep -q "expected megatron" "$T/err"'
 "$PLANNER" export "$T/llama.json" --to megatron > /dev/null 2> "$T/err"
 check "export of a file that is not a plan: exit 2" '[ $? = 2 ] && grep -q "not a planner checkpoint" "$T/err"'
+# every allocation site failed in turn (PL_FAIL_ALLOC=site:K, planner/alloc.h): exit 4 saying
+# "out of memory" with nothing written, or exit 0 with the output of a run without failures
+alloc_sites() { # NAME ARGS... (OUT: the output file)
+  local name=$1 n k rc why bad=0
+  shift
+  PL_FAIL_ALLOC=site:1000000 "$PLANNER" "${@//OUT/$T/ref.out}" > /dev/null 2> "$T/ref.err"
+  n=$(grep -o 'pl_alloc: [0-9]*' "$T/ref.err" | grep -o '[0-9]*$')
+  for k in $(seq 1 "${n:-0}"); do
+    rm -f "$T/alloc.out"
+    PL_FAIL_ALLOC=site:$k "$PLANNER" "${@//OUT/$T/alloc.out}" > /dev/null 2> "$T/err"
+    rc=$? why=
+    if [ $rc = 4 ]; then
+      grep -q "out of memory" "$T/err" || why="exit 4 without 'out of memory'"
+      [ -e "$T/alloc.out" ] && why="exit 4 but the output was written"
+    elif [ $rc = 0 ]; then
+      cmp -s "$T/alloc.out" "$T/ref.out" || why="exit 0 with another output"
+    else
+      why="exit $rc"
+    fi
+    [ -n "$why" ] && { echo "# $name, site $k of $n: $why"; bad=1; }
+  done
+  check "$name: each of ${n:-no} allocation sites failed in turn" '[ -n "$n" ] && [ $bad = 0 ]'
+}
+alloc_sites "export --to nemo" export "$T/A.ckpt" --to nemo -o OUT
+alloc_sites "export --to torchtitan --json" export "$T/E.ckpt" --to torchtitan --json -o OUT
+alloc_sites "cost --from megatron" cost "$T/llama.json" --from megatron "$T/A.megatron" \
+  --cluster h100x8 -o OUT
+
 check "export --help names every framework and its version" \
   '"$PLANNER" export --help | grep -q "Megatron-LM core_v0.15.0" && "$PLANNER" export --help | grep -q "torchtitan v0.2.2"'
 check "planner --help lists export" '"$PLANNER" --help | grep -q "^  export CKPT"'
