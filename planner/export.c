@@ -221,20 +221,23 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	if (c->recompute < 0)
 		return pl_err_set(err, PL_EINVAL, "%s: recompute \"%s\"", where, rc);
 
-	/* the batch and the sequence, from the step's rates (samples a second
-	 * times the step is the batch; tokens the same way) */
+	/* the batch and the sequence: cost.global_batch and tokens_per_step, or
+	 * (checkpoints written before them) from the step's rates: samples a
+	 * second times the step is the batch, tokens the same way */
 	double step = pl_json_num(cost, "step_seconds", 0),
 	       sps = pl_json_num(cost, "samples_per_second", 0),
-	       tps = pl_json_num(cost, "tokens_per_second_per_device", 0);
-	c->gbs = near_int(sps * step);
+	       tps = pl_json_num(cost, "tokens_per_second_per_device", 0),
+	       gb = pl_json_num(cost, "global_batch", sps * step),
+	       tokens = pl_json_num(cost, "tokens_per_step", tps * step * (double)c->devices);
+	c->gbs = near_int(gb);
 	if (c->gbs < 1 || c->gbs % (c->dp * m))
 		return pl_err_set(err, PL_EINVAL,
-		                  "%s: no whole batch in cost.samples_per_second x step_seconds "
-		                  "(%g) that dp %lld x %lld micro-batches divide",
-		                  where, sps * step, (long long)c->dp, (long long)m);
+		                  "%s: no whole global batch in the cost (%g) that dp %lld x %lld "
+		                  "micro-batches divide",
+		                  where, gb, (long long)c->dp, (long long)m);
 	c->mbs = c->gbs / (c->dp * m);
-	if (tps > 0 && sps > 0)
-		c->seq = near_int(tps * (double)c->devices / sps);
+	if (tokens > 0)
+		c->seq = near_int(tokens / (double)c->gbs);
 	if (c->seq < 0)
 		c->seq = 0;
 	/* 16-bit or not, from the peak the MFU was taken against */
