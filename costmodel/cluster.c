@@ -292,6 +292,27 @@ pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *wha
 	return PL_OK;
 }
 
+void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
+                          size_t n)
+{
+	if (c && c->fit_loo > 0 && c->fit_loo < 1) {
+		*lo = step * (1 - c->fit_loo);
+		*hi = step * (1 + c->fit_loo);
+		snprintf(basis, n,
+		         "calibrated: the fit to your runs predicts them within %.1f %% on average "
+		         "(leave-one-out)",
+		         100 * c->fit_loo);
+		return;
+	}
+	*lo = step * PL_BAND_LO;
+	*hi = step * PL_BAND_HI;
+	snprintf(basis, n,
+	         "uncalibrated: 80 %% of %d published GPU training runs measured %.2f-%.2fx the "
+	         "prediction; "
+	         "planner calibrate --from-runs narrows it",
+	         PL_BAND_RUNS, PL_BAND_LO, PL_BAND_HI);
+}
+
 const char *pl_cluster_loss_name(const pl_cluster *c)
 {
 	return c->loss_fused ? "fused" : "unfused";
@@ -622,6 +643,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX,
 		                 file, "fitted.", err)) ||
 		    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file,
+		                 "fitted.", err)) ||
+		    (st = num_in(fit, "leave_one_out_error", &c->fit_loo, 0, 0, 0.99, file,
 		                 "fitted.", err)))
 			return st;
 	}
@@ -725,11 +748,14 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	/* always written: a reader starts from the H100 defaults */
 	cJSON_AddStringToObject(dev, "attention_kernel", c->attention_kernel);
 	cJSON_AddStringToObject(dev, "loss_kernel", pl_cluster_loss_name(c));
-	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1) {
+	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
+	    c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");
 		cJSON_AddNumberToObject(f, "compute", pl_fit(c->fit_compute));
 		cJSON_AddNumberToObject(f, "communication", pl_fit(c->fit_comm));
 		cJSON_AddNumberToObject(f, "memory", pl_fit(c->fit_memory));
+		if (c->fit_loo > 0)
+			cJSON_AddNumberToObject(f, "leave_one_out_error", c->fit_loo);
 	}
 	cJSON *links = cJSON_AddObjectToObject(o, "links");
 	for (int k = 0; k < PL_LINK_COUNT; k++) {

@@ -75,8 +75,24 @@ typedef struct pl_cluster {
 	 * times their bytes (the allocator's fragmentation). Bounds: compute and
 	 * communication 0.25 to 4, memory 1 to 2 (docs/cost-model.md) */
 	double fit_compute, fit_comm, fit_memory;
+	/* the leave-one-out mean relative error of that fit (0: none), the
+	 * width of the step's band (pl_cluster_step_band) */
+	double fit_loo;
 	char source[256];
 } pl_cluster;
+
+/* The band a measured step is expected in, for a predicted step: with a
+ * fit from the user's runs (fit_loo > 0), the step less and more that fit's
+ * leave-one-out mean error; otherwise the spread of the validation set
+ * (benchmarks/validation, docs/benchmarks.md "Validation set"): its
+ * published runs' measured steps between PL_BAND_LO and PL_BAND_HI times
+ * the prediction for the central 80 % of them. *basis says which, in words,
+ * into a buffer of n bytes. */
+#define PL_BAND_LO   0.85
+#define PL_BAND_HI   1.31
+#define PL_BAND_RUNS 181
+void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
+                          size_t n);
 
 /* "fused" or "unfused" (what): the loss kernel; PL_EINVAL otherwise */
 pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err);

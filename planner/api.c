@@ -878,6 +878,21 @@ double planner_plan_tokens_per_second_per_device(const planner_plan *p)
 	return plan_ok(p) ? cost_field(p, "tokens_per_second_per_device") : NAN;
 }
 
+int planner_plan_step_band(const planner_plan *p, double *lo, double *hi)
+{
+	if (lo)
+		*lo = NAN;
+	if (hi)
+		*hi = NAN;
+	if (!plan_ok(p) || !lo || !hi)
+		return PLANNER_EINVAL;
+	const cJSON *band = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(p->ck, "cost"), "step_band_seconds");
+	*lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0));
+	*hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	return PLANNER_OK;
+}
+
 /* Whether kind names a kind of group a plan can have. */
 static int group_kind(const char *kind)
 {

@@ -666,6 +666,13 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 	if (peak > 0)
 		cJSON_AddNumberToObject(cost, "mfu", flops / (step_s * devices * peak));
 	cJSON_AddNumberToObject(cost, "model_tflops_per_device", flops / (step_s * devices) / 1e12);
+	double lo, hi;
+	char basis[200];
+	pl_cluster_step_band(c, step_s, &lo, &hi, basis, sizeof basis);
+	cJSON *band = cJSON_AddArrayToObject(cost, "step_band_seconds");
+	cJSON_AddItemToArray(band, cJSON_CreateNumber(lo));
+	cJSON_AddItemToArray(band, cJSON_CreateNumber(hi));
+	cJSON_AddStringToObject(cost, "step_band_basis", basis);
 	cJSON_AddNumberToObject(cost, "samples_per_second", (double)pl_graph_batch(g) * m / step_s);
 	cJSON_AddNumberToObject(cost, "global_batch", (double)pl_graph_batch(g) * m);
 	if (tokens > 0) {
@@ -738,12 +745,28 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 	if (st)
 		return st;
 	const cJSON *e;
-	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(root, "cost"))
+	cJSON_ArrayForEach (e, cJSON_GetObjectItemCaseSensitive(root, "cost")) {
+		if (!strcmp(e->string, "step_band_basis") && cJSON_IsString(e))
+			continue;
+		if (!strcmp(e->string, "step_band_seconds")) {
+			const cJSON *lo = cJSON_GetArrayItem(e, 0), *hi = cJSON_GetArrayItem(e, 1);
+			if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+			    !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) ||
+			    !(isfinite(lo->valuedouble) && lo->valuedouble >= 0 &&
+			      isfinite(hi->valuedouble) && hi->valuedouble >= lo->valuedouble))
+				return pl_err_set(
+				    err, PL_EINVAL,
+				    "%s: cost.step_band_seconds: expected [low, high], "
+				    "finite, 0 <= low <= high",
+				    where);
+			continue;
+		}
 		if (cJSON_IsNumber(e) ? !(isfinite(e->valuedouble) && e->valuedouble >= 0)
 		                      : !(cJSON_IsObject(e) || cJSON_IsArray(e) || cJSON_IsBool(e)))
 			return pl_err_set(err, PL_EINVAL,
 			                  "%s: cost.%s: expected a finite number >= 0", where,
 			                  e->string);
+	}
 	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline");
 	static const char *const pcounts[] = {"stages", "micro_batches", "virtual_stages"};
 	for (size_t k = 0; k < sizeof pcounts / sizeof *pcounts; k++)

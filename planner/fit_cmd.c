@@ -317,6 +317,7 @@ int pl_cmd_calibrate_runs(const char *file, const char *out)
 		f.base.fit_compute = fac[0];
 		f.base.fit_comm = fac[1];
 		f.base.fit_memory = fac[2];
+		f.base.fit_loo = f.n > 1 ? fmin(el, 0.99) : 0; /* every later plan's band */
 		snprintf(f.base.source, sizeof f.base.source,
 		         "planner calibrate --from-runs %s (%d runs)", file, f.n);
 		if (out) {

@@ -478,6 +478,13 @@ static void print_utilisation(const cJSON *cost, FILE *out)
 	if (isfinite(tps) && tps > 0)
 		fprintf(out, " (%.0f tokens) a step", tps);
 	fputc('\n', out);
+	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
+	double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
+	       hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	const char *basis =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cost, "step_band_basis"));
+	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo && basis)
+		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, basis);
 }
 
 static void print_totals(const cJSON *ck, FILE *out)

@@ -225,6 +225,12 @@ double planner_plan_mfu(const planner_plan *p);
 double planner_plan_flops_per_step(const planner_plan *p);
 double planner_plan_tflops_per_device(const planner_plan *p);
 double planner_plan_tokens_per_second_per_device(const planner_plan *p);
+/* The band a measured step is expected in (seconds; the checkpoint's
+ * cost.step_band_seconds): from the cluster's fit to the user's runs when it
+ * has one (calibrate --from-runs), else from the spread of the validation
+ * set's published runs (docs/cost-model.md, "How far to trust a step").
+ * PLANNER_OK, or PLANNER_EINVAL for a NULL plan or pointer (lo and hi NaN). */
+int planner_plan_step_band(const planner_plan *p, double *lo, double *hi);
 /* Degrees of the plan: kind "dp", "tp", "pp", "ep" (expert parallel, in
  * models with MoE ops) or "sp" (sequence parallel: tp ranks that also split
  * the tokens of the norm regions); 1 when absent; -1 for a NULL plan or a

@@ -139,6 +139,12 @@ static void summary(FILE *f, const cJSON *ck)
 			h(f, ", %.0f tokens/s per device", tok);
 		fputs(".</p>\n", f);
 	}
+	const cJSON *band = cJSON_GetObjectItem(cost, "step_band_seconds");
+	double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
+	       hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)
+		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
+		  str(cost, "step_band_basis", "?"));
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
 	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",

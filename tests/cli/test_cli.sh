@@ -1637,4 +1637,22 @@ check "a fixed pipeline that cannot fit: exit 3 saying why, no '0 bytes'" \
 check "a least memory under the limit that still does not fit: exit 3 naming the transient bytes" \
   '[ $? -eq 3 ] && grep -q "with its transient bytes" "$T/w.err"'
 
+# --- how far to trust a step: every cost carries the band a measured step is expected in; without
+#     a calibration it is the validation set's spread (0.85-1.31x), with one the fit's leave-one-out
+#     mean error either side (runs with one measured 20 % slow, so the fit cannot be exact)
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/band.plan" > "$T/band.out" 2>&1
+check "uncalibrated: the band is 0.85-1.31 x the step, printed and in the cost" \
+  'jq -e ".cost | (.step_band_seconds[0] - 0.85 * .step_seconds | fabs) <= 1e-12 * .step_seconds and
+                   (.step_band_seconds[1] - 1.31 * .step_seconds | fabs) <= 1e-12 * .step_seconds and
+                   (.step_band_basis | startswith(\"uncalibrated\"))" "$T/band.plan" > /dev/null &&
+   grep -q "^expected measured step: " "$T/band.out"'
+jq -c 'if .plan == "p1.json" then .step_seconds *= 1.2 else . end' "$T/fit/runs.jsonl" > "$T/fit/runs2.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/runs2.jsonl" -o "$T/fit/fitted2.json" > /dev/null 2>&1
+"$PLANNER" cost "$T/fit/a.json" --strategy "$T/fit/p1.json" --cluster "$T/fit/fitted2.json" > "$T/band.cost" 2> /dev/null
+loo=$(jq .fitted.leave_one_out_error "$T/fit/fitted2.json")
+check "calibrated: the band is the step less and more the fit's leave-one-out error ($loo)" \
+  'num_lt 0 "$loo" && jq -e --argjson e "$loo" "(.step_band_seconds[0] - (1 - \$e) * .step_seconds | fabs) <= 1e-9 * .step_seconds and
+     (.step_band_seconds[1] - (1 + \$e) * .step_seconds | fabs) <= 1e-9 * .step_seconds and
+     (.step_band_basis | startswith(\"calibrated\"))" "$T/band.cost" > /dev/null'
+
 finish

@@ -155,6 +155,13 @@ static void test_built_equals_loaded(void **state)
 	assert_true(planner_plan_tflops_per_device(a) ==
 	            cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "model_tflops_per_device")));
 	assert_true(isnan(planner_plan_tokens_per_second_per_device(a)));
+	/* the band a measured step is expected in: the checkpoint's, around the step */
+	double lo = 0, hi = 0, step = planner_plan_step_seconds(a);
+	assert_int_equal(planner_plan_step_band(a, &lo, &hi), PLANNER_OK);
+	const cJSON *band = cJSON_GetObjectItem(cost, "step_band_seconds");
+	assert_true(lo == cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)) &&
+	            hi == cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1)));
+	assert_true(lo > 0 && lo < step && step < hi);
 	/* the checkpoint's number (test_cli checks per-op FLOPs against hand counts) */
 	assert_true(planner_plan_flops_per_step(a) > 0 &&
 	            planner_plan_flops_per_step(a) ==
@@ -646,6 +653,10 @@ static void test_null_arguments(void **state)
 	assert_true(isnan(planner_plan_flops_per_step(NULL)));
 	assert_true(isnan(planner_plan_tflops_per_device(NULL)));
 	assert_true(isnan(planner_plan_tokens_per_second_per_device(NULL)));
+	double blo = 0, bhi = 0;
+	assert_int_equal(planner_plan_step_band(NULL, &blo, &bhi), PLANNER_EINVAL);
+	assert_true(isnan(blo) && isnan(bhi));
+	assert_int_equal(planner_plan_step_band(p, NULL, &bhi), PLANNER_EINVAL);
 	assert_int_equal(planner_plan_degree(NULL, "dp"), -1);
 	assert_int_equal(planner_plan_degree(p, NULL), -1);
 	int64_t ranks[4];
