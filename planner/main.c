@@ -120,7 +120,8 @@ enum {
 	OPT_WHY_NOT,
 	OPT_TOP,
 	OPT_MAX_TP,
-	OPT_REPLICATE
+	OPT_REPLICATE,
+	OPT_STAGE_CUTS
 };
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64
@@ -641,6 +642,11 @@ static const char *const search_help =
     "                        fixed degree gives them; off: only cuts of all devices (the\n"
     "                        plan is proven over those); default auto: on for a cluster\n"
     "                        of up to 8 devices. Any mode\n"
+    "  --stage-cuts layers|any  where pipeline stages may split the model: layers, only\n"
+    "                        between whole repeated layers, as Megatron-LM, NeMo,\n"
+    "                        torchtitan and DeepSpeed split it (the plan can be exported);\n"
+    "                        any (default): at any point one activation crosses, such as\n"
+    "                        between a layer's attention and its MLP\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
@@ -1033,6 +1039,7 @@ static int cmd_search(int argc, char **argv)
 	    {"sequence-parallel", required_argument, 0, OPT_SP},
 	    {"max-tp", required_argument, 0, OPT_MAX_TP},
 	    {"replicate", required_argument, 0, OPT_REPLICATE},
+	    {"stage-cuts", required_argument, 0, OPT_STAGE_CUTS},
 	    {"micro-batches", required_argument, 0, 'B'},
 	    {"zero", required_argument, 0, 'Z'},
 	    {"recompute", required_argument, 0, 'R'},
@@ -1139,6 +1146,12 @@ static int cmd_search(int argc, char **argv)
 			else
 				return pl_cli_usage(
 				    "search", "--replicate %s: expected on, off or auto", optarg);
+			break;
+		case OPT_STAGE_CUTS:
+			if (strcmp(optarg, "layers") && strcmp(optarg, "any"))
+				return pl_cli_usage(
+				    "search", "--stage-cuts %s: expected layers or any", optarg);
+			jr.layer_cuts = pl_dim_value(!strcmp(optarg, "layers"));
 			break;
 		case OPT_OVERLAP:
 		case OPT_SP: {

@@ -72,6 +72,9 @@ typedef struct pl_job_request {
 	 * too: 1 on, 0 off, not given or auto: on up to PL_REPLICAS_AUTO_DEVICES
 	 * (pl_job.replicas); any search, not a job dimension */
 	pl_dim replicas;
+	/* 1: pipeline stages split the model only between whole layers
+	 * (pl_job_opts.layer_cuts); not given or 0: at any clean cut */
+	pl_dim layer_cuts;
 	int fastest; /* no preference for plans without pp, ZeRO, recompute */
 } pl_job_request;
 /* A request with nothing given. */

@@ -1321,6 +1321,8 @@ static pl_status enumerate(jobrun *s)
 			if ((s->flagsv[a][r] = pl_malloc((size_t)gm->nops + 1)))
 				blocks[r] = pl_job_recompute_flags(gm, r, s->flagsv[a][r]);
 		int nc = s->cutsv[a] ? pl_clean_cuts(gm, s->cutsv[a]) : -1;
+		if (nc > 0 && jo->layer_cuts)
+			nc = pl_layer_cuts(gm, s->cutsv[a], nc);
 		if (nc < 0 || !s->flagsv[a][PL_RECOMPUTE_FULL] ||
 		    !s->flagsv[a][PL_RECOMPUTE_SELECTIVE])
 			return job_nomem(s);

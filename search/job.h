@@ -30,6 +30,9 @@ typedef struct pl_job_opts {
 	 * one node's where a stage's mesh spans nodes, -1 any */
 	int64_t max_tp;
 	int replicas; /* pl_job.replicas: PL_REPLICAS_AUTO (0), _ALL, _NONE */
+	/* 1: stage boundaries only between whole repeated layers
+	 * (pl_layer_cuts), as frameworks split a model; 0: at any clean cut */
+	int layer_cuts;
 	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): PL_AUTO
 	                           * chosen per plan, 1 plain 1F1B, v > 1 fixed */
 	int64_t micro_batch_size; /* per data-parallel rank, as Megatron's (PL_AUTO:

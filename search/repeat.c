@@ -164,6 +164,24 @@ int pl_find_runs(const pl_graph *g, pl_run *runs, int max)
 	return find_runs(g, NULL, runs, max);
 }
 
+int pl_layer_cuts(const pl_graph *g, int *cuts, int nc)
+{
+	pl_run runs[64];
+	int nr = pl_find_runs(g, runs, 64), k = 0;
+	if (nr <= 0)
+		return nc; /* no repeated layers: every clean cut is a layer's end */
+	for (int i = 0; i < nc; i++) {
+		int c = cuts[i], keep = i == 0 || i == nc - 1;
+		for (int r = 0; r < nr && !keep; r++) {
+			int d = c - runs[r].first;
+			keep = d >= 0 && d <= runs[r].len * runs[r].count && d % runs[r].len == 0;
+		}
+		if (keep)
+			cuts[k++] = c;
+	}
+	return k;
+}
+
 int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
 {
 	/* blocks repeat where ops are priced alike: the same recompute flag and

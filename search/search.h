@@ -114,5 +114,11 @@ int pl_problem_runs(const pl_problem *p, pl_run *runs, int max);
  * nops; returns how many (cuts has room for nops + 2), or -1 out of memory.
  * A clean cut has exactly one activation and no param crossing it. */
 int pl_clean_cuts(const pl_graph *g, int *cuts);
+/* Keeps of the nc segment boundaries of pl_clean_cuts those between whole
+ * repeated layers (a run's blocks: before the first, between two, after the
+ * last) and the ends; returns how many. Frameworks place whole layers on a
+ * pipeline stage (Megatron's, torchtitan's, DeepSpeed's splits count
+ * layers). A model with no repeated layers keeps every cut. */
+int pl_layer_cuts(const pl_graph *g, int *cuts, int nc);
 
 #endif
