@@ -265,23 +265,34 @@ static char *yaml_path(const yaml_state *y, const char *k, size_t kn)
 	return p;
 }
 
+/* The line of s (len bytes) that starts at *i, without its newline or a
+ * carriage return before it, its length into *n; *i moves past it. NULL at
+ * the end. */
+static const char *next_line(const char *s, size_t len, size_t *i, size_t *n)
+{
+	if (*i >= len)
+		return NULL;
+	size_t e = *i;
+	while (e < len && s[e] != '\n')
+		e++;
+	const char *l = s + *i;
+	*n = e - *i;
+	*i = e + 1;
+	if (*n && l[*n - 1] == '\r')
+		(*n)--;
+	return l;
+}
+
 static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_kvs *out,
                            pl_err *err)
 {
 	yaml_state y = {0};
 	pl_status st = PL_OK;
 	int line = 0, skip_above = -1; /* skip lines indented deeper than this */
-	size_t i = 0;
-	while (i < len) {
-		size_t e = i;
-		while (e < len && s[e] != '\n')
-			e++;
-		const char *l = s + i;
-		size_t n = e - i;
-		i = e + 1;
+	size_t i = 0, n;
+	const char *l;
+	while ((l = next_line(s, len, &i, &n))) {
 		line++;
-		if (n && l[n - 1] == '\r')
-			n--;
 		int ind = 0;
 		while ((size_t)ind < n && l[ind] == ' ')
 			ind++;
@@ -445,16 +456,11 @@ static pl_status read_toml(const char *s, size_t len, const char *where, pl_fw_k
 	char *table = pl_strdup("");
 	pl_status st = PL_OK;
 	int line = 0;
-	size_t i = 0;
+	size_t i = 0, n;
+	const char *l;
 	if (!table)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	while (i < len) {
-		size_t e = i;
-		while (e < len && s[e] != '\n')
-			e++;
-		const char *l = s + i;
-		size_t n = e - i;
-		i = e + 1;
+	while ((l = next_line(s, len, &i, &n))) {
 		line++;
 		long c = before_comment(l, n);
 		if (c < 0) {
