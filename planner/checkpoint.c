@@ -669,9 +669,10 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 	double lo, hi;
 	char basis[200];
 	pl_cluster_step_band(c, step_s, &lo, &hi, basis, sizeof basis);
-	cJSON *band = cJSON_AddArrayToObject(cost, "step_band_seconds");
-	cJSON_AddItemToArray(band, cJSON_CreateNumber(lo));
-	cJSON_AddItemToArray(band, cJSON_CreateNumber(hi));
+	double lohi[2] = {lo, hi};
+	cJSON *band = cJSON_CreateDoubleArray(lohi, 2);
+	if (band && !cJSON_AddItemToObject(cost, "step_band_seconds", band))
+		cJSON_Delete(band); /* out of memory: the caller's check finds it */
 	cJSON_AddStringToObject(cost, "step_band_basis", basis);
 	cJSON_AddNumberToObject(cost, "samples_per_second", (double)pl_graph_batch(g) * m / step_s);
 	cJSON_AddNumberToObject(cost, "global_batch", (double)pl_graph_batch(g) * m);

@@ -38,6 +38,7 @@ int ve_init(ve *v, int nvar, const int *dom)
 	v->order = pl_malloc(sizeof *v->order * ((size_t)nvar + 1));
 	v->var_factor = pl_malloc(sizeof *v->var_factor * ((size_t)nvar + 1));
 	v->max_entries = (size_t)1 << 26;
+	v->max_total = (size_t)1 << 27;
 	v->cap = 256;
 	if (!v->vf || !v->nvf || !v->capvf || !v->active || !v->keep || !v->done || !v->order ||
 	    !v->var_factor)
@@ -655,6 +656,14 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 		         dsize, v->max_entries);
 		return -1;
 	}
+	if ((double)v->built + dsize > (double)v->max_total) {
+		snprintf(v->fail, sizeof v->fail,
+		         "the tables would hold %.3g entries in all (limit %zu): the graph is too "
+		         "entangled for exact dp",
+		         (double)v->built + dsize, v->max_total);
+		return -1;
+	}
+	v->built += (size_t)dsize;
 	int gi = new_factor(v);
 	if (gi < 0)
 		return -1;

@@ -56,6 +56,10 @@ typedef struct ve {
 	double alive_minm; /* sum of minm over live tables */
 	double deadline;   /* monotonic seconds; 0 = none */
 	size_t max_entries;
+	/* the most entries all tables built may hold together (they stay for
+	 * the backtrack), and how many they hold: memory in proportion to what
+	 * a plan needs, not to the graph's width */
+	size_t max_total, built;
 	char fail[256];
 } ve;
 
