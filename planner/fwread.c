@@ -283,6 +283,19 @@ static const char *next_line(const char *s, size_t len, size_t *i, size_t *n)
 	return l;
 }
 
+/* A line's text before its comment, trimmed, into *b and *bn; PL_EINVAL
+ * naming where:line for an unterminated quote */
+static pl_status line_body(const char *l, size_t n, const char *where, int line, const char **b,
+                           size_t *bn, pl_err *err)
+{
+	long c = before_comment(l, n);
+	if (c < 0)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: unterminated quote", where, line);
+	*bn = (size_t)c;
+	*b = trim(l, bn);
+	return PL_OK;
+}
+
 static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_kvs *out,
                            pl_err *err)
 {
@@ -303,13 +316,10 @@ static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_k
 			                where, line);
 			goto done;
 		}
-		long c = before_comment(l, n);
-		if (c < 0) {
-			st = pl_err_set(err, PL_EINVAL, "%s:%d: unterminated quote", where, line);
+		size_t bn = 0;
+		const char *b = l;
+		if ((st = line_body(l, n, where, line, &b, &bn, err)))
 			goto done;
-		}
-		size_t bn = (size_t)c;
-		const char *b = trim(l, &bn);
 		if (!bn || (bn == 3 && (!memcmp(b, "---", 3) || !memcmp(b, "...", 3))))
 			continue;
 		if (skip_above >= 0 && ind > skip_above)
@@ -462,13 +472,10 @@ static pl_status read_toml(const char *s, size_t len, const char *where, pl_fw_k
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	while ((l = next_line(s, len, &i, &n))) {
 		line++;
-		long c = before_comment(l, n);
-		if (c < 0) {
-			st = pl_err_set(err, PL_EINVAL, "%s:%d: unterminated quote", where, line);
+		size_t bn = 0;
+		const char *b = l;
+		if ((st = line_body(l, n, where, line, &b, &bn, err)))
 			goto done;
-		}
-		size_t bn = (size_t)c;
-		const char *b = trim(l, &bn);
 		if (!bn)
 			continue;
 		if (b[0] == '[') {
