@@ -672,7 +672,7 @@ static int unary(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const p
 	crank *r = rk(b, k->rank);
 	if (din && !din[0].v)
 		return 0;
-	int kind = pl_kernel_unary_kind(op->type);
+	int kind = pl_kernel_unary_kind(op);
 	plk_dropout dr;
 	memset(&dr, 0, sizeof dr);
 	if (kind == PLK_DROPOUT) {

@@ -33,6 +33,7 @@ enum {
 	PLK_SOFTPLUS,
 	PLK_SIN,
 	PLK_COS,
+	PLK_GELU_TANH,
 	PLK_LEAKYRELU,
 	PLK_ELU,
 	PLK_SELU,
@@ -109,7 +110,12 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 		r = v > 0 ? v : 0;
 		*d = v > 0;
 		break;
-	case PLK_GELU: /* tanh approximation */
+	case PLK_GELU: /* x Phi(x): ONNX's Gelu (approximate "none"), PyTorch's default */
+		t = 0.5f * (1 + erff(v * 0.70710678118654752f));
+		*d = t + v * 0.39894228040143268f * expf(-0.5f * v * v);
+		r = v * t;
+		break;
+	case PLK_GELU_TANH: /* the tanh approximation (approximate "tanh", GPT-2's) */
 		t = tanhf(c * (v + a * v * v * v));
 		*d = 0.5f * (1 + t) + 0.5f * v * (1 - t * t) * c * (1 + 3 * a * v * v);
 		r = 0.5f * v * (1 + t);

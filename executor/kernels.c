@@ -56,11 +56,11 @@ static int next_index(int64_t *ix, const int64_t *shape, int rank)
 	return 0;
 }
 
-int pl_kernel_unary_kind(pl_optype t)
+int pl_kernel_unary_kind(const pl_op *op)
 {
-	switch (t) {
+	switch (op->type) {
 	case PL_OP_RELU: return PLK_RELU;
-	case PL_OP_GELU: return PLK_GELU;
+	case PL_OP_GELU: return op->attrs.gelu_tanh ? PLK_GELU_TANH : PLK_GELU;
 	case PL_OP_SILU: return PLK_SILU;
 	case PL_OP_TANH: return PLK_TANH;
 	case PL_OP_SIGMOID: return PLK_SIGMOID;
@@ -137,7 +137,7 @@ static uint64_t global_index(const pl_kctx *k, const pl_xt *out, int64_t i)
 
 static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
-	int kind = pl_kernel_unary_kind(k->op->type);
+	int kind = pl_kernel_unary_kind(k->op);
 	double ratio = k->op->attrs.ratio;
 	/* Dropout: the global index of a row's first element, then one more per
 	 * element along the row (the last dim is contiguous in both) */

@@ -111,8 +111,8 @@ double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost);
 /* SoftmaxCrossEntropy on piece x: local classes, the global index of the
  * first, positions; returns the global number of positions (the mean's) */
 double pl_kernel_sce_dims(const pl_kctx *k, const pl_xt *x, int64_t *cl, int64_t *c0, int64_t *np);
-/* the element-wise kind (kernel_math.h) of an op type */
-int pl_kernel_unary_kind(pl_optype t);
+/* the element-wise kind (kernel_math.h) of an op (Gelu's by its attrs) */
+int pl_kernel_unary_kind(const pl_op *op);
 /* PLK_ADD... for a binary op type (PL_CASES_BINARY), else -1 */
 int pl_kernel_binary_kind(pl_optype t);
 

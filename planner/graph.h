@@ -173,6 +173,9 @@ typedef struct pl_attrs {
 	 * LeakyRelu's slope below 0 (alpha, 0.01), Elu's and Celu's scale
 	 * (alpha, 1), Selu's alpha and gamma (ONNX's defaults, SELU's constants) */
 	double alpha, beta, gamma;
+	/* Gelu: 1 the tanh approximation (attrs.approximate "tanh"), 0 the exact
+	 * x Phi(x) (ONNX's default, "none") */
+	int gelu_tanh;
 	/* BatchNormalization: 1 normalises by the batch's statistics (training),
 	 * 0 by the running ones its inputs 3 and 4 hold (ONNX's default) */
 	int training_mode;

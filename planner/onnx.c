@@ -3241,6 +3241,16 @@ static pl_status node(imp *m, int i)
 	                                      {"PRelu", "PRelu"}};
 	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
 		return unsupported(m, n, "only of two inputs");
+	if (!strcmp(t, "Gelu")) { /* opset 20: approximate "none" (the default) or "tanh" */
+		char ap[16];
+		attr_str(n, "approximate", ap, sizeof ap);
+		if (ap[0] && strcmp(ap, "none") && strcmp(ap, "tanh"))
+			return unsupported(m, n, "its approximate is neither none nor tanh");
+		cJSON *at = emit_unary(m, n, name, "Gelu");
+		if (!strcmp(ap, "tanh"))
+			cJSON_AddStringToObject(at, "approximate", "tanh");
+		return PL_OK;
+	}
 	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
 	    strncmp(n->output[0], "onnx::", 6) && !cJSON_GetObjectItem(m->tensors, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's
@@ -3369,13 +3379,18 @@ static pl_status node(imp *m, int i)
 	int rms = rmsnorm_at(m, i, &gamma, &eps);
 	if (rms >= 0)
 		return emit_norm(m, n->input[0], rms, "RMSNormalization", gamma, NULL, eps);
-	int q = gelu_at(m, i);
-	if (q < 0 && (q = gelu_tanh_at(m, i)) >= 0)
+	int q = gelu_at(m, i), tanh_form = 0;
+	if (q < 0 && (q = gelu_tanh_at(m, i)) >= 0) {
 		n = m->g->node[i]; /* named after the final node, reading the Pow's x */
-	if (q >= 0) {              /* named after the node that ends it */
+		tanh_form = 1;
+	}
+	if (q >= 0) { /* named after the node that ends it */
 		const Onnx__NodeProto *last = m->g->node[q];
 		cJSON *o =
 		    add_op(m, last->name && last->name[0] ? last->name : last->output[0], "Gelu");
+		if (tanh_form)
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "attrs"), "approximate",
+			                        "tanh");
 		io(m, o, "inputs", n->input[0]);
 		io(m, o, "outputs", m->g->node[q]->output[0]);
 		m->skip[q] = 1;

@@ -62,6 +62,10 @@ static const opcase cases[] = {
     {"Gelu", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Gelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
+    {"Gelu tanh", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Gelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
+     "\"attrs\": {\"approximate\": \"tanh\"}}",
+     "[4, 6, 8]"},
     {"Silu", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Silu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
@@ -1107,10 +1111,9 @@ static void convtranspose_matches_examples(void **state)
 /* The activations with parameters on their examples in ONNX's operator
  * documentation (x = -1, 0, 1: LeakyRelu alpha 0.1, Elu alpha 2, Selu alpha
  * 2 gamma 3), Celu (alpha 2) by its definition max(0, x) + min(0, alpha
- * (exp(x / alpha) - 1)), and PRelu with one slope broadcast (ONNX's
- * prelu_broadcast: max(x, 0) + min(x, 0) slope); CumSum on ONNX's four
- * examples (x = 1..5); Pow by a constant; ReduceMax and ReduceMin on ONNX's
- * data */
+ * (exp(x / alpha) - 1)), Gelu exact and in its tanh form, and PRelu with one slope broadcast
+ * (ONNX's prelu_broadcast: max(x, 0) + min(x, 0) slope); CumSum on ONNX's four examples (x = 1..5);
+ * Pow by a constant; ReduceMax and ReduceMin on ONNX's data */
 static void activations_match_onnx_examples(void **state)
 {
 	(void)state;
@@ -1122,6 +1125,9 @@ static void activations_match_onnx_examples(void **state)
 	    {"Elu", "\"alpha\": 2", {-1.2642411f, 0, 1}},
 	    {"Selu", "\"alpha\": 2, \"gamma\": 3", {-3.79272318f, 0, 3}},
 	    {"Celu", "\"alpha\": 2", {-0.78693868f, 0, 1}},
+	    /* ONNX's gelu_default_1 and gelu_tanh_1: x Phi(x) and its tanh form */
+	    {"Gelu", "", {-0.15865526f, 0, 0.8413447f}},
+	    {"Gelu", "\"approximate\": \"tanh\"", {-0.15880796f, 0, 0.841192f}},
 	};
 	const float x[3] = {-1, 0, 1};
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
