@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
@@ -229,6 +230,32 @@ static int add_tensor(builder *b, const char *name)
 	if (idx_add(b, &b->tensor_ix, tensor_name, g->ntensors))
 		return -1;
 	return g->ntensors++;
+}
+
+/* Room for every tensor the model can name (its declared tensors and its
+ * ops' outputs) in one arena block: doubling in the arena keeps every
+ * outgrown copy, twice the array in all. add_tensor still grows past it. */
+static int reserve_tensors(builder *b, const cJSON *root)
+{
+	const cJSON *jt = cJSON_GetObjectItemCaseSensitive(root, "tensors"),
+	            *jops = cJSON_GetObjectItemCaseSensitive(root, "ops"), *e;
+	size_t n = cJSON_IsObject(jt) ? (size_t)cJSON_GetArraySize(jt) : 0;
+	if (cJSON_IsArray(jops))
+		cJSON_ArrayForEach (e, jops) {
+			const cJSON *o = cJSON_GetObjectItemCaseSensitive(e, "outputs");
+			int k = cJSON_IsArray(o) ? cJSON_GetArraySize(o) : 0;
+			n += (size_t)(k < PL_MAX_OP_OUTPUTS ? k : PL_MAX_OP_OUTPUTS);
+		}
+	if (n <= (size_t)b->cap_tensors || n > INT_MAX / 2)
+		return 0;
+	pl_tensor *t = pl_arena_alloc(b->g->arena, n * sizeof *t);
+	if (!t)
+		return -1;
+	if (b->g->ntensors)
+		memcpy(t, b->g->tensors, (size_t)b->g->ntensors * sizeof *t);
+	b->g->tensors = t;
+	b->cap_tensors = (int)n;
+	return 0;
 }
 
 /* Long on purpose (about 135 lines): one branch per attribute name the format
@@ -465,12 +492,6 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				    "%s: op '%s': attrs.starts and attrs.ends differ in length",
 				    b->file, op->name);
 			a->nslices = n;
-		} else if (op->type == PL_OP_GELU && !strcmp(k, "approximate")) {
-			if (!cJSON_IsString(e) ||
-			    (strcmp(e->valuestring, "none") && strcmp(e->valuestring, "tanh")))
-				return FAIL("%s: %s: expected none (x Phi(x), the default) or tanh",
-				            b->file, where);
-			a->gelu_tanh = !strcmp(e->valuestring, "tanh");
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "mode")) {
 			int v = 0;
 			while (pl_pad_mode_name(v) &&
@@ -914,19 +935,36 @@ done:
 	return st;
 }
 
-/* g->ops in topological order; producers renumbered and every tensor's
- * consumers listed (newidx: scratch of nops). */
+/* g->ops in topological order: b->ops permuted in place (a second array
+ * of ops would be the largest thing a big model holds, 1.3 KB an op), one
+ * cycle of the permutation at a time; producers renumbered and every
+ * tensor's consumers listed (newidx: scratch of nops). */
 static pl_status place_ops(builder *b, int nops, const int *order, int *newidx, pl_err *err)
 {
 	pl_graph *g = b->g;
 	g->nops = nops;
-	g->ops = pl_arena_alloc(g->arena, (size_t)nops * sizeof *g->ops);
-	if (!g->ops)
+	g->ops = b->ops;
+	for (int i = 0; i < nops; i++)
+		newidx[order[i]] = i;
+	/* position i takes the op read at order[i]; done[i]: position i holds
+	 * its op */
+	char *done = pl_calloc((size_t)nops + 1, 1);
+	if (!done)
 		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", b->file);
 	for (int i = 0; i < nops; i++) {
-		g->ops[i] = b->ops[order[i]];
-		newidx[order[i]] = i;
+		if (done[i])
+			continue;
+		pl_op held = g->ops[i];
+		int j = i;
+		while (order[j] != i) {
+			g->ops[j] = g->ops[order[j]];
+			done[j] = 1;
+			j = order[j];
+		}
+		g->ops[j] = held;
+		done[j] = 1;
 	}
+	free(done);
 	for (int t = 0; t < g->ntensors; t++) {
 		pl_tensor *tt = &g->tensors[t];
 		if (tt->producer >= 0)
@@ -1043,7 +1081,11 @@ static pl_status build(builder *b, const cJSON *root, pl_err *err)
 	pl_graph *g = b->g;
 	const char *file = b->file;
 	pl_status st;
-	if ((st = read_header(b, root, err)) || (st = read_tensors(b, root, err)))
+	if ((st = read_header(b, root, err)))
+		return st;
+	if (reserve_tensors(b, root))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+	if ((st = read_tensors(b, root, err)))
 		return st;
 	const cJSON *jops = cJSON_GetObjectItemCaseSensitive(root, "ops"), *e;
 	if (!cJSON_IsArray(jops))
@@ -1098,6 +1140,9 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	st = build(&b, root, err);
 	free(b.tensor_ix.slot);
 	free(b.op_ix.slot);
+	/* the document is not needed past here: gone before the source is copied */
+	cJSON_Delete(root);
+	root = NULL;
 	if (st)
 		goto cleanup;
 	g->micro_batches = micro > 1 ? micro : 1;
