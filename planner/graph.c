@@ -492,6 +492,12 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				    "%s: op '%s': attrs.starts and attrs.ends differ in length",
 				    b->file, op->name);
 			a->nslices = n;
+		} else if (op->type == PL_OP_GELU && !strcmp(k, "approximate")) {
+			if (!cJSON_IsString(e) ||
+			    (strcmp(e->valuestring, "none") && strcmp(e->valuestring, "tanh")))
+				return FAIL("%s: %s: expected none (x Phi(x), the default) or tanh",
+				            b->file, where);
+			a->gelu_tanh = !strcmp(e->valuestring, "tanh");
 		} else if (op->type == PL_OP_PAD && !strcmp(k, "mode")) {
 			int v = 0;
 			while (pl_pad_mode_name(v) &&
