@@ -191,6 +191,28 @@ def loss_kernel(r):
     return "fused" if r["framework"] in ("llm-foundry", "nemo") else "unfused"
 
 
+def loss_parallel(r):
+    """where the run computes its loss under tensor parallelism: Aleph
+    Alpha's scaling library (Hagemann et al.'s runs) has a column-parallel
+    LM head that gathers its output over the tensor-parallel ranks
+    (TransformerLMHead: ColumnParallelLinear with parallel_output False,
+    src/scaling/transformer/model/layers/lm_head.py) and a loss that takes
+    the whole vocabulary in fp32 (losses/cross_entropy.py); Megatron-LM,
+    NeMo, Megatron-DeepSpeed and torchtitan (loss parallel on by default)
+    run a vocab-parallel cross entropy"""
+    return "gathered" if "AA-Scaling" in r["framework_version"] else "vocab"
+
+
+def grad_dtype(r):
+    """the gradients' dtype of 16-bit params: Aleph Alpha's scaling library
+    accumulates them on the bf16 params' .grad, all-reduces those, and casts
+    only the rank's ZeRO partition to fp32 at the step (core/optimizer/
+    optimizer.py step and parameter_group.py step_prequel); Megatron-LM
+    forces fp32 main gradients for bf16 (accumulate_allreduce_grads_in_fp32),
+    FSDP's and DeepSpeed's defaults keep fp32 gradients or shard them"""
+    return "param" if "AA-Scaling" in r["framework_version"] else "fp32"
+
+
 def search_args(r):
     gpus = integer(r, "gpus")
     preset = GPUS[r["gpu"]][0]
@@ -213,6 +235,10 @@ def search_args(r):
     if kernel:
         a += ["--attention-kernel", kernel]
     a += ["--loss-kernel", loss_kernel(r)]
+    if integer(r, "tp", 1) > 1 and loss_parallel(r) != "vocab":
+        a += ["--loss-parallel", loss_parallel(r)]
+    if grad_dtype(r) != "fp32":
+        a += ["--grad-dtype", grad_dtype(r)]
     if r["recompute"] in ("none", "full", "selective"):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):

@@ -318,6 +318,40 @@ const char *pl_cluster_loss_name(const pl_cluster *c)
 	return c->loss_fused ? "fused" : "unfused";
 }
 
+pl_status pl_cluster_set_loss_parallel(pl_cluster *c, const char *where, const char *what,
+                                       pl_err *err)
+{
+	if (strcmp(where, "vocab") && strcmp(where, "gathered"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: '%s': expected vocab (each tensor-parallel rank computes "
+		                  "the loss on its slice of the vocabulary) or gathered (the "
+		                  "logits all-gathered, the whole loss on every rank)",
+		                  what, where);
+	c->loss_gathered = !strcmp(where, "gathered");
+	return PL_OK;
+}
+
+const char *pl_cluster_loss_parallel_name(const pl_cluster *c)
+{
+	return c->loss_gathered ? "gathered" : "vocab";
+}
+
+pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
+{
+	if (strcmp(dtype, "fp32") && strcmp(dtype, "param"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: '%s': expected fp32 (16-bit params' gradients accumulated "
+		                  "and reduced in fp32) or param (in the params' own dtype)",
+		                  what, dtype);
+	c->grads_param_dtype = !strcmp(dtype, "param");
+	return PL_OK;
+}
+
+const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
+{
+	return c->grads_param_dtype ? "param" : "fp32";
+}
+
 double pl_bus_factor(pl_coll coll, int64_t n)
 {
 	if (n <= 1)
@@ -557,7 +591,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
-		           "attention_kernel", "loss_kernel");
+		           "attention_kernel", "loss_kernel", "loss_parallel", "grad_dtype");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -610,6 +644,18 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		if (lk && !cJSON_IsString(lk))
 			return FAIL("%s: expected a string", wk);
 		if (lk && (st = pl_cluster_set_loss(c, lk->valuestring, wk, err)))
+			return st;
+		const cJSON *lp = cJSON_GetObjectItemCaseSensitive(dev, "loss_parallel");
+		snprintf(wk, sizeof wk, "%s: device.loss_parallel", file);
+		if (lp && !cJSON_IsString(lp))
+			return FAIL("%s: expected a string", wk);
+		if (lp && (st = pl_cluster_set_loss_parallel(c, lp->valuestring, wk, err)))
+			return st;
+		const cJSON *gd = cJSON_GetObjectItemCaseSensitive(dev, "grad_dtype");
+		snprintf(wk, sizeof wk, "%s: device.grad_dtype", file);
+		if (gd && !cJSON_IsString(gd))
+			return FAIL("%s: expected a string", wk);
+		if (gd && (st = pl_cluster_set_grad_dtype(c, gd->valuestring, wk, err)))
 			return st;
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
@@ -748,6 +794,8 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	/* always written: a reader starts from the H100 defaults */
 	cJSON_AddStringToObject(dev, "attention_kernel", c->attention_kernel);
 	cJSON_AddStringToObject(dev, "loss_kernel", pl_cluster_loss_name(c));
+	cJSON_AddStringToObject(dev, "loss_parallel", pl_cluster_loss_parallel_name(c));
+	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
 	    c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");

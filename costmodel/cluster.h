@@ -69,6 +69,21 @@ typedef struct pl_cluster {
 	 * their dtype and keeps them with an fp32 log-sum-exp per row
 	 * (flash-attn's and Liger's cross entropy, llm-foundry's default) */
 	int loss_fused;
+	/* where the loss runs under tensor parallelism: 0 "vocab", on each
+	 * rank's slice of the vocabulary with two all-reduces per row
+	 * (Megatron-LM's vocab-parallel cross entropy, torchtitan's loss
+	 * parallel); 1 "gathered", the logits all-gathered over the tensor-
+	 * parallel ranks and the whole loss computed on each (a column-parallel
+	 * head that gathers its output, as Aleph Alpha's scaling library and
+	 * Hugging Face models under tensor parallelism do). The search then
+	 * never cuts a SoftmaxCrossEntropy's classes. */
+	int loss_gathered;
+	/* the gradients of 16-bit params: 0 "fp32", accumulated and reduced in
+	 * fp32 main gradients (Megatron-LM for bf16, DeepSpeed's default
+	 * grad_accum_dtype); 1 "param", kept and reduced in the params' own
+	 * dtype and cast to fp32 only for the rank's optimizer share at the step
+	 * (Aleph Alpha's scaling library; DeepSpeed with grad_accum_dtype bf16) */
+	int grads_param_dtype;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
 	 * collectives at fit_comm times theirs, kept activations take fit_memory
@@ -97,6 +112,15 @@ void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *
 /* "fused" or "unfused" (what): the loss kernel; PL_EINVAL otherwise */
 pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_loss_name(const pl_cluster *c);
+/* "vocab" or "gathered" (what): where the loss runs under tensor
+ * parallelism (pl_cluster.loss_gathered); PL_EINVAL otherwise */
+pl_status pl_cluster_set_loss_parallel(pl_cluster *c, const char *where, const char *what,
+                                       pl_err *err);
+const char *pl_cluster_loss_parallel_name(const pl_cluster *c);
+/* "fp32" or "param" (what): the gradients' dtype (pl_cluster.grads_param_dtype) */
+pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what,
+                                    pl_err *err);
+const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
 
 /* the bounds of the fitted factors */
 #define PL_FIT_MIN     0.25

@@ -203,10 +203,19 @@ int pl_recompute_of_flags(const uint8_t *flags, int n)
  * (4 + 4), the gradient norm for clipping (4 read), Adam on the fp32 master
  * (weights, gradients, m, v read; weights, m, v written: 28), a 16-bit
  * param's master copied back (4 read, w written) */
-static void adam_bytes(pl_dtype dt, double *grad, double *state, double *traffic)
+static void adam_bytes(pl_dtype dt, int param_grads, double *grad, double *state, double *traffic)
 {
 	int w = pl_dtype_bytes(dt), fp16 = dt == PL_DT_FLOAT16;
 	int half = fp16 || dt == PL_DT_BFLOAT16;
+	if (param_grads && half) {
+		/* gradients accumulated and reduced in the params' dtype, cast into
+		 * an fp32 gradient of the rank's optimizer share only at the step
+		 * (pl_cluster.grads_param_dtype): no fp32 main gradient is kept */
+		*grad = w;
+		*state = 12;
+		*traffic = (w + 4) + 4 + 28 + (4 + w);
+		return;
+	}
 	*grad = half && !fp16 ? 4 : w;
 	*state = 8 + (half ? 4 : 0) + (fp16 ? 4 : 0);
 	*traffic = (fp16 ? (w + 4) + 8 : 0) + 4 + 28 + (half ? 4 + w : 0);
@@ -374,7 +383,7 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
 		double bytes = pl_layout_local_bytes(&gl);
 		double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
-		adam_bytes(pt->dtype, &grad, &state, &traffic);
+		adam_bytes(pt->dtype, c->grads_param_dtype, &grad, &state, &traffic);
 		double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
 		pl_prim ar;
 		double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
@@ -867,6 +876,38 @@ static int64_t model_span(const pl_job *job, const pl_cluster *c, int64_t device
 	return span >= devices ? 0 : span;
 }
 
+/* Whether the search may cut op o's loop l: the loop is splittable and,
+ * where the cluster's loss runs gathered (pl_cluster.loss_gathered), it is
+ * not a SoftmaxCrossEntropy's classes, nor (fixed degrees without context
+ * parallelism) its sequence: the whole loss on every tensor-parallel rank,
+ * cut only as the data is. */
+int pl_problem_cuttable(const pl_problem *p, int o, int l)
+{
+	const pl_op *op = &p->g->ops[o];
+	if (!op->spec.loop[l].splittable)
+		return 0;
+	if (op->type != PL_OP_SCE || !p->c->loss_gathered)
+		return 1;
+	const pl_tensor *x = &p->g->tensors[op->in[0]];
+	if (op->spec.in[0][x->rank - 1].first == l)
+		return 0;
+	return !p->roles || p->job.degrees.cp > 1 ||
+	       p->roles[(size_t)o * PL_MAX_LOOPS + (size_t)l] != PL_LOOP_SEQ;
+}
+
+/* Op o as the search may cut it: op itself, or (a loss the cluster runs
+ * gathered) a copy in tmp whose classes are not splittable. */
+static const pl_op *cut_view(const pl_problem *p, int o, pl_op *tmp)
+{
+	const pl_op *op = &p->g->ops[o];
+	if (op->type != PL_OP_SCE || !p->c->loss_gathered)
+		return op;
+	*tmp = *op;
+	for (int l = 0; l < op->spec.nloops; l++)
+		tmp->spec.loop[l].splittable = (uint8_t)pl_problem_cuttable(p, o, l);
+	return tmp;
+}
+
 /* Keeps op o's candidates from `from` on that keep degrees d (those
  * before stay); the new count */
 static int keep_from(pl_problem *p, int o, int from, const pl_degrees *d)
@@ -889,7 +930,8 @@ static int keep_from(pl_problem *p, int o, int from, const pl_degrees *d)
  * -1 out of memory. */
 static int append_product(pl_problem *p, int o, int from, int64_t want, const pl_degrees *d)
 {
-	const pl_op *op = &p->g->ops[o];
+	pl_op tmp;
+	const pl_op *op = cut_view(p, o, &tmp);
 	int nl = op->spec.nloops, n = pl_op_enumerate_product(op, p->devices, want, NULL, 0);
 	int64_t *st =
 	    pl_realloc(p->strat[o], sizeof(int64_t) * ((size_t)(from + n) * (size_t)nl + 1));
@@ -925,7 +967,8 @@ static int replicated_from(pl_problem *p, int o, int from, const pl_degrees *d)
  * memory. */
 static int add_replicated(pl_problem *p, int o, int64_t full)
 {
-	const pl_op *op = &p->g->ops[o];
+	pl_op tmp;
+	const pl_op *op = cut_view(p, o, &tmp);
 	size_t nl = (size_t)op->spec.nloops;
 	for (int64_t q = 2; q <= p->devices; q++) {
 		int64_t want = p->devices / q;
@@ -1194,13 +1237,15 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		if (p->roles && dp > 1 && dev % dp == 0 &&
 		    !pl_op_can_cut_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
 			dev /= dp;
-		int n = pl_op_enumerate(op, dev, NULL, 0);
+		pl_op tmp;
+		const pl_op *cv = cut_view(p, o, &tmp);
+		int n = pl_op_enumerate(cv, dev, NULL, 0);
 		p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
 		if (!p->strat[o]) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			goto cleanup;
 		}
-		p->nstrat[o] = pl_op_enumerate(op, dev, p->strat[o], n);
+		p->nstrat[o] = pl_op_enumerate(cv, dev, p->strat[o], n);
 		if (p->replicas && n > 0 &&
 		    add_replicated(p, o, pl_split_product(op, p->strat[o])) < 0) {
 			st = pl_err_set(err, PL_ENOMEM, "out of memory");

@@ -25,8 +25,8 @@ typedef struct pl_nodecost {
  * backward reads, 1 re-runs its forward in the backward and keeps nothing,
  * 2 re-runs it and keeps its output (a recomputed layer's output, the next
  * layer's input). full: every repeated layer of each run, the last too, as
- * Megatron checkpoints every layer of every stage (flags 1 and 2); selective: each attention core (flags 1 only; Korthikanti et al.
- * 2022, section 5). */
+ * Megatron checkpoints every layer of every stage (flags 1 and 2); selective: each attention core
+ * (flags 1 only; Korthikanti et al. 2022, section 5). */
 enum { PL_RECOMPUTE_NONE, PL_RECOMPUTE_FULL, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_MODES };
 /* "none", "full" or "selective" (NULL for anything else) */
 const char *pl_recompute_name(int mode);
@@ -100,8 +100,8 @@ typedef struct pl_nodeparts {
 	double opt_s[PL_ZERO_LEVELS];       /* the optimizer update of its share */
 	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
-	double act_bytes; /* activations kept for the backward */
-	double out_bytes; /* its first output (what a checkpoint keeps) */
+	double act_bytes;                /* activations kept for the backward */
+	double out_bytes;                /* its first output (what a checkpoint keeps) */
 	double scratch_fwd, scratch_bwd; /* its kernels' workspace (pl_opwork) */
 } pl_nodeparts;
 
@@ -178,6 +178,9 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 int pl_zero_pipeline_ok(int zero, int64_t stages);
 /* Whether split keeps to the problem's fixed degrees (always, without). */
 int pl_problem_admits(const pl_problem *p, int op, const int64_t *split);
+/* Whether the search may cut op's loop l (its spec's splittable, less the
+ * classes of a loss the cluster runs gathered). */
+int pl_problem_cuttable(const pl_problem *p, int op, int l);
 /* Changes the ZeRO level of a problem and refolds the node tables already
  * computed (edge tables do not depend on it). */
 void pl_problem_set_zero(pl_problem *p, int zero);

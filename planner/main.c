@@ -38,29 +38,6 @@ int pl_cli_fail(pl_status st, const pl_err *err)
 	return pl_status_exit_code(st);
 }
 
-void pl_cli_model_warnings(const pl_graph *g)
-{
-	if (!g || !g->warnings)
-		return;
-	for (const char *l = g->warnings, *nl; *l; l = nl + 1) {
-		nl = strchr(l, '\n');
-		fprintf(stderr, "planner: warning: %.*s\n", (int)(nl - l), l);
-	}
-	if (g->nwarnings > PL_GRAPH_WARNINGS)
-		fprintf(stderr, "planner: warning: %s: %d more attributes ignored\n", g->path,
-		        g->nwarnings - PL_GRAPH_WARNINGS);
-}
-
-/* A model file as the commands read it: pl_graph_load_file_opts, then its
- * warnings on stderr. */
-static pl_status load_model(pl_graph **out, const char *path, const pl_onnx_opts *o, pl_err *err)
-{
-	pl_status st = pl_graph_load_file_opts(out, path, o, err);
-	if (st == PL_OK)
-		pl_cli_model_warnings(*out);
-	return st;
-}
-
 int pl_cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -107,6 +84,8 @@ typedef struct common {
 	double reserve;        /* --memory-reserve */
 	const char *attention; /* --attention-kernel (NULL: the cluster's) */
 	const char *loss;      /* --loss-kernel (NULL: the cluster's) */
+	const char *loss_par;  /* --loss-parallel (NULL: the cluster's) */
+	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -117,6 +96,8 @@ typedef struct common {
 #define OPT_RESERVE   1001 /* getopt code of --memory-reserve */
 #define OPT_ATTN      1006 /* --attention-kernel NAME */
 #define OPT_LOSS_KERN 1008 /* --loss-kernel fused|unfused */
+#define OPT_LOSS_PAR  1009 /* --loss-parallel vocab|gathered */
+#define OPT_GRAD_DT   1010 /* --grad-dtype fp32|param */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -213,6 +194,24 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->loss = arg;
 		return 0;
 	}
+	if (ch == OPT_LOSS_PAR) {
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (pl_cluster_set_loss_parallel(&probe, arg, "--loss-parallel", &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		co->loss_par = arg;
+		return 0;
+	}
+	if (ch == OPT_GRAD_DT) {
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (pl_cluster_set_grad_dtype(&probe, arg, "--grad-dtype", &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		co->grad_dt = arg;
+		return 0;
+	}
 	if (ch == OPT_RESERVE) {
 		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
 			return pl_cli_usage(
@@ -252,7 +251,8 @@ static pl_search_opts common_search_opts(const common *co, const pl_cluster *cl)
 }
 
 /* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
-/* --memory-reserve, --attention-kernel and --loss-kernel over the cluster's own */
+/* --memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel and
+ * --grad-dtype over the cluster's own */
 static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 {
 	pl_status st = c->has_reserve
@@ -262,6 +262,10 @@ static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
 	if (!st && c->loss)
 		st = pl_cluster_set_loss(cl, c->loss, "--loss-kernel", err);
+	if (!st && c->loss_par)
+		st = pl_cluster_set_loss_parallel(cl, c->loss_par, "--loss-parallel", err);
+	if (!st && c->grad_dt)
+		st = pl_cluster_set_grad_dtype(cl, c->grad_dt, "--grad-dtype", err);
 	return st;
 }
 
@@ -616,6 +620,15 @@ static const char *const search_help =
     "                        as Megatron-LM, torchtitan and autocast run it) or fused\n"
     "                        (one kernel on the logits' dtype: flash-attn's or Liger's,\n"
     "                        llm-foundry's default)\n"
+    "  --loss-parallel P     where the loss runs under tensor parallelism: vocab (the\n"
+    "                        default: each rank on its slice of the vocabulary, as\n"
+    "                        Megatron-LM and torchtitan) or gathered (the logits\n"
+    "                        all-gathered and the whole loss on every rank, as Aleph\n"
+    "                        Alpha's scaling and Hugging Face models under TP)\n"
+    "  --grad-dtype D        16-bit params' gradients: fp32 (the default: accumulated\n"
+    "                        and reduced in fp32 main gradients, as Megatron-LM) or\n"
+    "                        param (in the params' dtype, cast to fp32 only for the\n"
+    "                        optimizer step, as Aleph Alpha's scaling)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven).\n"
@@ -1070,6 +1083,8 @@ static int cmd_search(int argc, char **argv)
 	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	    {"attention-kernel", required_argument, 0, OPT_ATTN},
 	    {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
+	    {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
+	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -1100,6 +1115,8 @@ static int cmd_search(int argc, char **argv)
 		case 't':
 		case OPT_ATTN:
 		case OPT_LOSS_KERN:
+		case OPT_LOSS_PAR:
+		case OPT_GRAD_DT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -1263,7 +1280,7 @@ static int cmd_search(int argc, char **argv)
 	pl_status st;
 	size_t len;
 	double secs = 0;
-	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err)))
 		goto cleanup;
 	if (load) {
@@ -1489,6 +1506,8 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
 	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
+	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
+	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1506,6 +1525,8 @@ static int cmd_cost(int argc, char **argv)
 		case 'c':
 		case OPT_ATTN:
 		case OPT_LOSS_KERN:
+		case OPT_LOSS_PAR:
+		case OPT_GRAD_DT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
@@ -1535,7 +1556,7 @@ static int cmd_cost(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_status st;
 	int rc = 0, over = 0;
-	if ((st = load_model(&g, argv[optind], &co.onnx, &err)))
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)))
 		return pl_cli_fail(st, &err);
 	int from_stdin = !strcmp(strategy, "-");
 	char *line = NULL;
@@ -1677,7 +1698,7 @@ static int cmd_strategies(int argc, char **argv)
 	pl_cluster cl;
 	pl_status st;
 	int rc = 0;
-	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
 		rc = pl_cli_fail(st, &err);
 		goto done;
@@ -1745,7 +1766,8 @@ static const char *const bench_help =
     "                        (default dp,rec,ilp,auto)\n"
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
-    "  --attention-kernel K  --loss-kernel K   as for search\n"
+    "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
+    "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
     "  --csv                 CSV on stdout instead of the table\n"
@@ -1829,6 +1851,8 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
 	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
+	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
+	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -1852,6 +1876,8 @@ static int cmd_bench(int argc, char **argv)
 		case 't':
 		case OPT_ATTN:
 		case OPT_LOSS_KERN:
+		case OPT_LOSS_PAR:
+		case OPT_GRAD_DT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -1895,7 +1921,7 @@ static int cmd_bench(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_cluster cl;
 	pl_status st, first = PL_OK;
-	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
+	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
 		pl_graph_free(g);
 		return pl_cli_fail(st, &err);
@@ -2782,6 +2808,8 @@ static int cmd_run(int argc, char **argv)
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
 	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
 	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
+	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
+	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -2818,6 +2846,8 @@ static int cmd_run(int argc, char **argv)
 		case 'c':
 		case OPT_ATTN:
 		case OPT_LOSS_KERN:
+		case OPT_LOSS_PAR:
+		case OPT_GRAD_DT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)
@@ -2871,7 +2901,7 @@ static int cmd_run(int argc, char **argv)
 		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", backend);
 	pl_err err;
 	pl_graph *g = NULL;
-	pl_status st = load_model(&g, argv[optind], &co.onnx, &err);
+	pl_status st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
 	char *text = NULL;

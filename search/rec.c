@@ -69,15 +69,16 @@ static int by_key_desc(const void *a, const void *b)
 
 /* The neighbourhood of a split: itself and every move of one prime factor
  * from one loop to another (or onto a loop, where devices are left). */
-static int neighbours(const pl_op *x, const int64_t *s, int64_t D, const int64_t *primes, int np,
-                      int64_t *out, int max)
+static int neighbours(const pl_problem *p, int op, const int64_t *s, int64_t D,
+                      const int64_t *primes, int np, int64_t *out, int max)
 {
+	const pl_op *x = &p->g->ops[op];
 	int n = 0, nl = x->spec.nloops;
 	memcpy(out, s, sizeof(int64_t) * (size_t)nl);
 	n = 1;
 	for (int i = -1; i < nl; i++)
 		for (int j = 0; j < nl; j++) {
-			if (i == j || !x->spec.loop[j].splittable)
+			if (i == j || !pl_problem_cuttable(p, op, j))
 				continue;
 			for (int q = 0; q < np && n < max; q++) {
 				int64_t f = primes[q];
@@ -176,8 +177,8 @@ static int polish(recctx *c, const int64_t *primes, int np)
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
 			else
 				dom[op] = admitted(p, op, cand[op],
-				                   neighbours(&g->ops[op], S(c, op), p->devices,
-				                              primes, np, cand[op], MAXN));
+				                   neighbours(p, op, S(c, op), p->devices, primes,
+				                              np, cand[op], MAXN));
 		}
 		ve v;
 		if (ve_init(&v, n, dom))
@@ -364,7 +365,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 			int best_l = -1;
 			for (int l = 0; l < x->spec.nloops; l++) {
 				const pl_loop *lp = &x->spec.loop[l];
-				if (!lp->splittable || (lp->size / s[l]) % f)
+				if (!pl_problem_cuttable(p, op, l) || (lp->size / s[l]) % f)
 					continue;
 				s[l] *= f;
 				double t = local_cost(&c, op, s);

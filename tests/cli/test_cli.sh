@@ -1499,29 +1499,6 @@ check "constant Gather indices outside the axis: exit 2 naming the index and the
 sed 's/\[0, 3, 10, 2\]/[0, 3, 9, -10]/' "$T/gather.json" > "$T/gather-ok.json"
 "$PLANNER" search "$T/gather-ok.json" --devices 2 > /dev/null 2>&1
 check "constant Gather indices from -n to n-1 are accepted" '[ $? -eq 0 ]'
-# op attributes the op does not have: a warning naming the file, the op and the key (with the
-# nearest attribute the format has), the model still planned; none for the format's own keys
-jq '.ops[0].attrs = {"epsilonn": 1e-3} | .ops[2].attrs = {"mode": "nearest", "alpha": 0.1}' \
-  "$SRC/examples/tiny-mlp.json" > "$T/attr-typo.json"
-"$PLANNER" search "$T/attr-typo.json" --devices 2 -o "$T/attr-typo.plan" > /dev/null 2> "$T/err"
-check "an unknown op attribute: exit 0 with a warning naming file, op, key and the nearest name" \
-  '[ $? -eq 0 ] && [ -s "$T/attr-typo.plan" ] &&
-   grep -q "^planner: warning: .*attr-typo.json: op .fc0.: attrs.epsilonn: not an attribute of MatMul (did you mean .epsilon.?); ignored$" "$T/err" &&
-   grep -q "^planner: warning: .*attr-typo.json: op .relu0.: attrs.mode: not an attribute of Relu; ignored$" "$T/err" &&
-   [ "$(grep -c warning "$T/err")" = 2 ]'
-"$PLANNER" strategies "$T/attr-typo.json" --op fc0 --devices 2 > /dev/null 2> "$T/err"
-check "the warning on every command that reads the model (strategies)" \
-  '[ $? -eq 0 ] && grep -q "attrs.epsilonn: not an attribute of MatMul" "$T/err"'
-jq '.ops |= map(.attrs = ((.attrs // {}) + {"wibble": 1}))' "$SRC/examples/tiny-mlp.json" > "$T/attr-many.json"
-for i in $(seq 30); do jq ".ops[0].attrs.x$i = 1" "$T/attr-many.json" > "$T/attr-many2.json" && mv "$T/attr-many2.json" "$T/attr-many.json"; done
-"$PLANNER" search "$T/attr-many.json" --devices 2 > /dev/null 2> "$T/err"
-check "at most 20 such warnings, then how many more" \
-  '[ $? -eq 0 ] && [ "$(grep -c "not an attribute" "$T/err")" = 20 ] &&
-   grep -q "attr-many.json: 15 more attributes ignored" "$T/err"'
-for m in "$SRC"/examples/*.json "$SRC"/tests/fixtures/models/*.json; do
-  "$PLANNER" strategies "$m" --op none --devices 2 2>&1 > /dev/null | grep warning
-done > "$T/err"
-check "no warning for the examples and fixtures (their attributes are the format's)" '[ ! -s "$T/err" ]'
 # a 10^9 x 10^9 Resize that a ReduceSum reads and drops: no backward keeps it, yet it lives
 printf '%s' '{"format": "planner.model/1", "name": "rz", "tensors": {"x": {"shape": [1, 1, 4, 4], "role": "input"},
  "w": {"shape": [1], "role": "param"}}, "ops": [{"name": "r", "type": "Resize", "inputs": ["x"], "outputs": ["z"],
@@ -1633,6 +1610,34 @@ check "--loss-kernel: the checkpoint's cluster names the kernel and cost reprodu
    [ "$(jq .step_seconds "$T/lk-unfused.cost")" = "$(jq .cost.step_seconds "$T/lk-unfused.plan")" ]'
 "$PLANNER" search "$T/lk.json" --loss-kernel fast > /dev/null 2> "$T/lk.err"
 check "--loss-kernel fast: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/lk.err"'
+
+# --- where the loss runs under tensor parallelism (--loss-parallel vocab|gathered) and the
+#     gradients' dtype (--grad-dtype fp32|param): the cluster's, recorded with the checkpoint
+"$ZOO" llama2-7b --layers 2 --batch 16 --seq 1024 --vocab 128000 > "$T/lp.json"
+for v in vocab gathered; do
+  "$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --loss-parallel "$v" -o "$T/lp-$v.plan" > /dev/null 2>&1
+  "$PLANNER" cost "$T/lp.json" --strategy "$T/lp-$v.plan" > "$T/lp-$v.cost" 2> /dev/null
+done
+check "--loss-parallel gathered: the loss is whole on every tensor-parallel rank (its class dimension uncut)" \
+  '[ "$(jq -c ".parallel_strategy_item.loss.parallel_strategy[0][-1]" "$T/lp-gathered.plan")" = 1 ] &&
+   [ "$(jq -c ".parallel_strategy_item.loss.parallel_strategy[0][-1]" "$T/lp-vocab.plan")" = 4 ]'
+check "--loss-parallel gathered: more memory and time than vocab-parallel, and cost reproduces both" \
+  'num_lt "$(jq .cost.peak_memory_bytes "$T/lp-vocab.plan")" "$(jq .cost.peak_memory_bytes "$T/lp-gathered.plan")" &&
+   num_lt "$(jq .cost.step_seconds "$T/lp-vocab.plan")" "$(jq .cost.step_seconds "$T/lp-gathered.plan")" &&
+   [ "$(jq -r .cluster.description.device.loss_parallel "$T/lp-gathered.plan")" = gathered ] &&
+   [ "$(jq .step_seconds "$T/lp-gathered.cost")" = "$(jq .cost.step_seconds "$T/lp-gathered.plan")" ] &&
+   [ "$(jq .step_seconds "$T/lp-vocab.cost")" = "$(jq .cost.step_seconds "$T/lp-vocab.plan")" ]'
+"$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --grad-dtype param -o "$T/gd.plan" > /dev/null 2>&1
+"$PLANNER" cost "$T/lp.json" --strategy "$T/gd.plan" > "$T/gd.cost" 2> /dev/null
+check "--grad-dtype param: bf16 gradients take half the fp32 ones, and cost reproduces the plan" \
+  '[ "$(jq -r .cluster.description.device.grad_dtype "$T/gd.plan")" = param ] &&
+   [ "$(jq -r .cluster.description.device.grad_dtype "$T/lp-vocab.plan")" = fp32 ] &&
+   [ "$(jq "[.pipeline.stage_memory_bytes[].gradients] | add" "$T/gd.plan")" = "$(jq "[.pipeline.stage_memory_bytes[].gradients] | add / 2" "$T/lp-vocab.plan")" ] &&
+   [ "$(jq .step_seconds "$T/gd.cost")" = "$(jq .cost.step_seconds "$T/gd.plan")" ]'
+"$PLANNER" search "$T/lp.json" --loss-parallel tensor > /dev/null 2> "$T/lp.err"
+check "--loss-parallel tensor: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected vocab" "$T/lp.err"'
+"$PLANNER" search "$T/lp.json" --grad-dtype bf16 > /dev/null 2> "$T/gd.err"
+check "--grad-dtype bf16: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fp32" "$T/gd.err"'
 
 # --- the default search is bounded: exact dp gets PL_DEFAULT_DP_SECONDS (60 s; the variable sets
 #     another for tests), then it plans with auto and says so; --mode dp or --time-limit are the user's

@@ -14,6 +14,7 @@
 
 #include "costmodel/cost.h"
 #include "costmodel/pipeline.h"
+#include "search/search.h"
 #include "planner/roles.h"
 #include "tests/util/randgraph.h"
 
@@ -211,7 +212,8 @@ static void megatron_bytes_per_parameter(void **state)
 			pl_err err;
 			pl_cluster c;
 			pl_problem *p;
-			assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+			assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err),
+			                 PL_OK);
 			assert_int_equal(pl_cluster_devices(&c, d, &err), PL_OK);
 			assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
 			int found = 0;
@@ -222,13 +224,112 @@ static void megatron_bytes_per_parameter(void **state)
 				pl_cost_node_parts(p, 0, p->strat[0] + s * 3, &pt);
 				double n = 16 * 32;
 				assert_true(fabs(pt.state_bytes[0] - whole[k] * n) < 1e-9);
-				assert_true(fabs(pt.state_bytes[1] - (fixed[k] + shard[k] / d) * n) < 1e-9);
+				assert_true(
+				    fabs(pt.state_bytes[1] - (fixed[k] + shard[k] / d) * n) < 1e-9);
 				found = 1;
 			}
 			assert_true(found);
 			pl_problem_free(p);
 			pl_graph_free(g);
 		}
+}
+
+/* Gradients kept in the params' own dtype (--grad-dtype param): the ZeRO
+ * paper's mixed-precision count (Rajbhandari et al. 2020, section 3.1:
+ * 2 bytes of 16-bit params, 2 of 16-bit gradients, K = 12 of fp32 master,
+ * momentum and variance: 16 per parameter; optimizer states partitioned,
+ * P_os: 4 + 12/d). fp32 params keep 16 and 8 + 8/d. */
+static void param_dtype_gradients(void **state)
+{
+	(void)state;
+	static const char *const dt[] = {"float16", "bfloat16", "float32"};
+	static const double whole[] = {16, 16, 16}, fixed[] = {4, 4, 8}, shard[] = {12, 12, 8};
+	for (int k = 0; k < 3; k++)
+		for (int d = 1; d <= 8; d *= 2) {
+			char j[512];
+			snprintf(j, sizeof j,
+			         "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
+			         "\"x\":{\"shape\":[64,16],\"role\":\"input\"},"
+			         "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
+			         "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
+			         "\"outputs\":[\"y\"]}]}",
+			         dt[k]);
+			pl_graph *g;
+			pl_err err;
+			pl_cluster c;
+			pl_problem *p;
+			assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err),
+			                 PL_OK);
+			assert_int_equal(pl_cluster_devices(&c, d, &err), PL_OK);
+			assert_int_equal(pl_cluster_set_grad_dtype(&c, "param", "test", &err),
+			                 PL_OK);
+			assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+			int found = 0;
+			for (int s = 0; s < p->nstrat[0]; s++) {
+				if (p->strat[0][s * 3] != d)
+					continue;
+				pl_nodeparts pt;
+				pl_cost_node_parts(p, 0, p->strat[0] + s * 3, &pt);
+				double n = 16 * 32;
+				assert_true(fabs(pt.state_bytes[0] - whole[k] * n) < 1e-9);
+				assert_true(
+				    fabs(pt.state_bytes[1] - (fixed[k] + shard[k] / d) * n) < 1e-9);
+				found = 1;
+			}
+			assert_true(found);
+			pl_problem_free(p);
+			pl_graph_free(g);
+		}
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_devices(&c, 8, &err), PL_OK);
+	assert_int_equal(pl_cluster_set_grad_dtype(&c, "bf16", "--grad-dtype", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--grad-dtype: 'bf16': expected fp32"));
+}
+
+/* A loss the cluster runs gathered (--loss-parallel gathered) is never cut
+ * on its classes, by any candidate list or by rec's moves; run on the
+ * vocabulary's slices (the default) some candidate cuts them. A head
+ * [tokens, hidden] x [hidden, vocab] and its loss on 4 devices. */
+static void loss_gathered_never_cuts_classes(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	                "\"x\":{\"shape\":[8,64],\"role\":\"input\"},"
+	                "\"w\":{\"shape\":[64,4096],\"role\":\"param\"},"
+	                "\"labels\":{\"shape\":[8],\"dtype\":\"int64\",\"role\":\"input\"}},"
+	                "\"ops\":[{\"name\":\"head\",\"type\":\"MatMul\",\"inputs\":[\"x\","
+	                "\"w\"],\"outputs\":[\"y\"]},{\"name\":\"loss\",\"type\":"
+	                "\"SoftmaxCrossEntropy\",\"inputs\":[\"y\",\"labels\"],\"outputs\":"
+	                "[\"l\"]}]}";
+	for (int gathered = 0; gathered <= 1; gathered++) {
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+		assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
+		assert_int_equal(
+		    pl_cluster_set_loss_parallel(&c, gathered ? "gathered" : "vocab", "test", &err),
+		    PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		const pl_op *loss = &g->ops[1];
+		int cls = loss->spec.in[0][1].first, nl = loss->spec.nloops, cut = 0;
+		for (int s = 0; s < p->nstrat[1]; s++)
+			cut |= p->strat[1][s * nl + cls] > 1;
+		assert_int_equal(cut, !gathered);
+		assert_int_equal(pl_problem_cuttable(p, 1, cls), !gathered);
+		pl_search_opts o = {0};
+		pl_search_result r;
+		assert_int_equal(pl_search_rec(p, &o, &r, &err), PL_OK);
+		const int64_t *got = r.splits ? r.splits + PL_MAX_LOOPS
+		                              : p->strat[1] + (size_t)r.choice[1] * (size_t)nl;
+		if (gathered)
+			assert_int_equal(got[cls], 1);
+		pl_search_result_free(&r);
+		pl_problem_free(p);
+		pl_graph_free(g);
+	}
 }
 
 /* The transient bytes of a plan, counted by hand: an MLP on one device
@@ -571,6 +672,8 @@ int main(void)
 	    cmocka_unit_test(presets_and_link_classes),
 	    cmocka_unit_test(adam_memory),
 	    cmocka_unit_test(megatron_bytes_per_parameter),
+	    cmocka_unit_test(param_dtype_gradients),
+	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
 	    cmocka_unit_test(shared_tables),
