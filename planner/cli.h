@@ -13,6 +13,10 @@ int pl_cli_fail(pl_status st, const pl_err *err);
 /* Prints "planner CMD: <fmt, ...>" and a pointer to --help; returns 2. */
 int pl_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct pl_graph;
+/* Prints a model's warnings (pl_graph.warnings) as "planner: warning: ...". */
+void pl_cli_model_warnings(const struct pl_graph *g);
+
 struct cJSON;
 struct pl_cluster;
 /* Writes the cluster as planner.cluster/1 with `extra` (taken; may be NULL)

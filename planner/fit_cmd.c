@@ -186,6 +186,7 @@ static pl_status read_run(const cJSON *o, const char *file, int line, const char
 	pl_status s = pl_graph_load_file(&r->g, path, err);
 	if (s)
 		return s;
+	pl_cli_model_warnings(r->g);
 	snprintf(r->where, sizeof r->where, "%s%s", plan[0] == '/' ? "" : dir, plan);
 	char *text;
 	size_t len;

@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <math.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "planner/json.h"
 #include "planner/onnx.h"
+#include "planner/parse.h"
 #include "planner/roles.h"
 #include "planner/ops.h"
 #include "planner/alloc.h"
@@ -126,7 +128,36 @@ typedef struct builder {
 	int64_t micro;            /* > 1: build one micro-batch (batch dimension divided by it) */
 	pl_op *ops;               /* the ops as read, in file order */
 	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
+	/* what is read but not used (pl_graph.warnings): the first
+	 * PL_GRAPH_WARNINGS lines, and how many there were */
+	char *warn;
+	size_t warn_len;
+	int nwarn;
 } builder;
+
+/* One line of b's warnings; PL_ENOMEM when it cannot be kept. */
+static pl_status warn(builder *b, pl_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static pl_status warn(builder *b, pl_err *err, const char *fmt, ...)
+{
+	if (b->nwarn++ >= PL_GRAPH_WARNINGS)
+		return PL_OK;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *w = n < 0 ? NULL : pl_realloc(b->warn, b->warn_len + (size_t)n + 2);
+	if (!w)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", b->file);
+	b->warn = w;
+	va_start(ap, fmt);
+	vsnprintf(w + b->warn_len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->warn_len += (size_t)n;
+	w[b->warn_len++] = '\n';
+	w[b->warn_len] = 0;
+	return PL_OK;
+}
 
 static const char *tensor_name(const builder *b, int i)
 {
@@ -416,9 +447,46 @@ static const char *attr_scalar(const attr_rule *r, const cJSON *e, pl_attrs *a, 
 	return "";
 }
 
+/* Every attribute name the format has, for any op type: attr_rules' and
+ * those parse_attrs reads itself. */
+static const char *const attr_names[] = {
+    "perm",         "axes",       "shape",  "kernel_shape",
+    "strides",      "dilations",  "pads",   "output_padding",
+    "starts",       "ends",       "mode",   "coordinate_transformation_mode",
+    "nearest_mode", "direction",  "values", "dtype",
+    "to",           "approximate"};
+
+/* A key parse_attrs does not read for op's type: a warning naming the file,
+ * the op, the key and the nearest name the format has (a typo of a known
+ * attribute leaves its default in place, which no model means). Not an
+ * error: a model written for a later version may carry attributes this one
+ * does not know. */
+static pl_status unread_attr(builder *b, const pl_op *op, const char *k, pl_err *err)
+{
+	enum {
+		NR = sizeof attr_rules / sizeof *attr_rules,
+		NN = sizeof attr_names / sizeof *attr_names
+	};
+	const char *known[NR + NN];
+	int n = 0, other = 0;
+	for (int i = 0; i < NR + NN; i++) {
+		const char *w = i < NR ? attr_rules[i].key : attr_names[i - NR];
+		other |= !strcmp(w, k);
+		known[n++] = w;
+	}
+	const char *near = pl_nearest_word(k, known, n);
+	if (other || !near)
+		return warn(b, err, "%s: op '%s': attrs.%s: not an attribute of %s; ignored",
+		            b->file, op->name, k, pl_optype_name(op->type));
+	return warn(b, err,
+	            "%s: op '%s': attrs.%s: not an attribute of %s (did you mean '%s'?); "
+	            "ignored",
+	            b->file, op->name, k, pl_optype_name(op->type), near);
+}
+
 /* An op's attrs over its type's defaults: the scalar ones by attr_rules,
  * arrays and names here (the keys that only some op types read are checked
- * only there); unknown keys are ignored. */
+ * only there); other keys are warned of (unread_attr) and ignored. */
 static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
 {
 	pl_attrs *a = &op->attrs;
@@ -537,8 +605,11 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
 				            "int32, int64",
 				            b->file, where);
+		} else {
+			pl_status st = unread_attr(b, op, k, err);
+			if (st)
+				return st;
 		}
-		/* other attributes are accepted and ignored (forward compatible) */
 	}
 	if (op->type == PL_OP_CLIP && a->min > a->max)
 		return FAIL(
@@ -1146,6 +1217,10 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	st = build(&b, root, err);
 	free(b.tensor_ix.slot);
 	free(b.op_ix.slot);
+	if (!st && b.warn && !(g->warnings = pl_arena_strdup(a, b.warn)))
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+	g->nwarnings = b.nwarn;
+	free(b.warn);
 	/* the document is not needed past here: gone before the source is copied */
 	cJSON_Delete(root);
 	root = NULL;

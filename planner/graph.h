@@ -285,7 +285,15 @@ typedef struct pl_graph {
 	int64_t micro_batches; /* 1, or the graph is one of this many micro-batches */
 	const char *source;    /* the JSON it was built from (arena copy) */
 	size_t source_len;
+	/* What the model file holds that the reader does not use (an op
+	 * attribute its type does not have): up to PL_GRAPH_WARNINGS lines
+	 * "FILE: op 'NAME': attrs.KEY: ...", each ending in a newline (NULL:
+	 * none), and how many there were in all. The command line prints them
+	 * as warnings. */
+	const char *warnings;
+	int nwarnings;
 } pl_graph;
+#define PL_GRAPH_WARNINGS 20
 
 /* Loads a planner.model/1 file. On success *out owns a graph to be released
  * with pl_graph_free. Errors name the file and the op or field. */

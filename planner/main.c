@@ -38,6 +38,29 @@ int pl_cli_fail(pl_status st, const pl_err *err)
 	return pl_status_exit_code(st);
 }
 
+void pl_cli_model_warnings(const pl_graph *g)
+{
+	if (!g || !g->warnings)
+		return;
+	for (const char *l = g->warnings, *nl; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		fprintf(stderr, "planner: warning: %.*s\n", (int)(nl - l), l);
+	}
+	if (g->nwarnings > PL_GRAPH_WARNINGS)
+		fprintf(stderr, "planner: warning: %s: %d more attributes ignored\n", g->path,
+		        g->nwarnings - PL_GRAPH_WARNINGS);
+}
+
+/* A model file as the commands read it: pl_graph_load_file_opts, then its
+ * warnings on stderr. */
+static pl_status load_model(pl_graph **out, const char *path, const pl_onnx_opts *o, pl_err *err)
+{
+	pl_status st = pl_graph_load_file_opts(out, path, o, err);
+	if (st == PL_OK)
+		pl_cli_model_warnings(*out);
+	return st;
+}
+
 int pl_cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -1280,7 +1303,7 @@ static int cmd_search(int argc, char **argv)
 	pl_status st;
 	size_t len;
 	double secs = 0;
-	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
+	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err)))
 		goto cleanup;
 	if (load) {
@@ -1556,7 +1579,7 @@ static int cmd_cost(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_status st;
 	int rc = 0, over = 0;
-	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)))
+	if ((st = load_model(&g, argv[optind], &co.onnx, &err)))
 		return pl_cli_fail(st, &err);
 	int from_stdin = !strcmp(strategy, "-");
 	char *line = NULL;
@@ -1698,7 +1721,7 @@ static int cmd_strategies(int argc, char **argv)
 	pl_cluster cl;
 	pl_status st;
 	int rc = 0;
-	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
+	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
 		rc = pl_cli_fail(st, &err);
 		goto done;
@@ -1921,7 +1944,7 @@ static int cmd_bench(int argc, char **argv)
 	pl_graph *g = NULL;
 	pl_cluster cl;
 	pl_status st, first = PL_OK;
-	if ((st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err)) ||
+	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err))) {
 		pl_graph_free(g);
 		return pl_cli_fail(st, &err);
@@ -2901,7 +2924,7 @@ static int cmd_run(int argc, char **argv)
 		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", backend);
 	pl_err err;
 	pl_graph *g = NULL;
-	pl_status st = pl_graph_load_file_opts(&g, argv[optind], &co.onnx, &err);
+	pl_status st = load_model(&g, argv[optind], &co.onnx, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
 	char *text = NULL;

@@ -1499,6 +1499,29 @@ check "constant Gather indices outside the axis: exit 2 naming the index and the
 sed 's/\[0, 3, 10, 2\]/[0, 3, 9, -10]/' "$T/gather.json" > "$T/gather-ok.json"
 "$PLANNER" search "$T/gather-ok.json" --devices 2 > /dev/null 2>&1
 check "constant Gather indices from -n to n-1 are accepted" '[ $? -eq 0 ]'
+# op attributes the op does not have: a warning naming the file, the op and the key (with the
+# nearest attribute the format has), the model still planned; none for the format's own keys
+jq '.ops[0].attrs = {"epsilonn": 1e-3} | .ops[2].attrs = {"mode": "nearest", "alpha": 0.1}' \
+  "$SRC/examples/tiny-mlp.json" > "$T/attr-typo.json"
+"$PLANNER" search "$T/attr-typo.json" --devices 2 -o "$T/attr-typo.plan" > /dev/null 2> "$T/err"
+check "an unknown op attribute: exit 0 with a warning naming file, op, key and the nearest name" \
+  '[ $? -eq 0 ] && [ -s "$T/attr-typo.plan" ] &&
+   grep -q "^planner: warning: .*attr-typo.json: op .fc0.: attrs.epsilonn: not an attribute of MatMul (did you mean .epsilon.?); ignored$" "$T/err" &&
+   grep -q "^planner: warning: .*attr-typo.json: op .relu0.: attrs.mode: not an attribute of Relu; ignored$" "$T/err" &&
+   [ "$(grep -c warning "$T/err")" = 2 ]'
+"$PLANNER" strategies "$T/attr-typo.json" --op fc0 --devices 2 > /dev/null 2> "$T/err"
+check "the warning on every command that reads the model (strategies)" \
+  '[ $? -eq 0 ] && grep -q "attrs.epsilonn: not an attribute of MatMul" "$T/err"'
+jq '.ops |= map(.attrs = ((.attrs // {}) + {"wibble": 1}))' "$SRC/examples/tiny-mlp.json" > "$T/attr-many.json"
+for i in $(seq 30); do jq ".ops[0].attrs.x$i = 1" "$T/attr-many.json" > "$T/attr-many2.json" && mv "$T/attr-many2.json" "$T/attr-many.json"; done
+"$PLANNER" search "$T/attr-many.json" --devices 2 > /dev/null 2> "$T/err"
+check "at most 20 such warnings, then how many more" \
+  '[ $? -eq 0 ] && [ "$(grep -c "not an attribute" "$T/err")" = 20 ] &&
+   grep -q "attr-many.json: 15 more attributes ignored" "$T/err"'
+for m in "$SRC"/examples/*.json "$SRC"/tests/fixtures/models/*.json; do
+  "$PLANNER" strategies "$m" --op none --devices 2 2>&1 > /dev/null | grep warning
+done > "$T/err"
+check "no warning for the examples and fixtures (their attributes are the format's)" '[ ! -s "$T/err" ]'
 # a 10^9 x 10^9 Resize that a ReduceSum reads and drops: no backward keeps it, yet it lives
 printf '%s' '{"format": "planner.model/1", "name": "rz", "tensors": {"x": {"shape": [1, 1, 4, 4], "role": "input"},
  "w": {"shape": [1], "role": "param"}}, "ops": [{"name": "r", "type": "Resize", "inputs": ["x"], "outputs": ["z"],
