@@ -98,6 +98,7 @@ struct pl_exec {
 	int *owner;     /* per tensor: owning op of a param, else -1 */
 	int64_t *range; /* per integer data tensor: values are in [0, range) */
 	char *positive; /* per data tensor: values drawn in [0.5, 1.5) (a variance, a divisor) */
+	const float **given; /* per tensor: its starting values (opts.values), or NULL */
 	rankst *rs;
 	int step, adam_t;
 	/* a whole-job plan (pl_exec_job) */
@@ -267,7 +268,7 @@ static void gen_one(void *ud, uint64_t gi, size_t i)
 {
 	gen *q = ud;
 	if (q->values) {
-		q->dst[i] = q->values[gi];
+		q->dst[i] = q->values[gi + q->off];
 		return;
 	}
 	uint64_t h = pl_hash64(q->key ^ pl_hash64(gi + q->off));
@@ -292,7 +293,7 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 		return -1;
 	gen q = {.dst = host,
 	         .key = pl_hash64(ex->o.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)t),
-	         .values = pt->values};
+	         .values = ex->given[t] ? ex->given[t] : pt->values};
 	if (pt->role == PL_ROLE_INPUT) /* a constant is the same in every micro-batch */
 		q.off = (uint64_t)mb * (uint64_t)pl_tensor_elems(pt);
 	if (pt->role == PL_ROLE_PARAM) {
@@ -1827,6 +1828,7 @@ void pl_exec_free(pl_exec *ex)
 	free(ex->owner);
 	free(ex->range);
 	free(ex->positive);
+	free(ex->given);
 	free(ex->prof);
 	free(ex->sync);
 	free(ex->other);
@@ -2033,6 +2035,56 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
  * redistributions and gradient paths; stages and each tensor's range of
  * them; live-memory flags; recomputed segments; the interleaved program;
  * the ranks' buffers), every step reading and writing most of pl_exec. */
+/* opts.values into ex->given: each names a param, a const or a data input
+ * and has its count (a data input: every micro-batch's); an index (a
+ * Gather's, a loss's labels) is an integer in the range its consumer takes */
+static pl_status take_values(pl_exec *ex, pl_err *err)
+{
+	const pl_graph *g = ex->g;
+	for (int k = 0; k < ex->o.nvalues; k++) {
+		const pl_exec_values *gv = &ex->o.values[k];
+		int t = gv->name ? pl_graph_find_tensor(g, gv->name) : -1;
+		if (t < 0)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "executor: values for '%s': the model has no tensor so named",
+			    gv->name ? gv->name : "(null)");
+		const pl_tensor *pt = &g->tensors[t];
+		if (pt->producer >= 0)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "executor: values for '%s': it is computed by op '%s', not "
+			    "an input, param or const",
+			    pt->name, g->ops[pt->producer].name);
+		int64_t want = pl_tensor_elems(pt) * (pt->role == PL_ROLE_INPUT ? ex->m : 1);
+		if (gv->n != want || !gv->v)
+			return pl_err_set(err, PL_EINVAL,
+			                  "executor: values for %s '%s': %lld given, %lld expected",
+			                  pl_role_name(pt->role), pt->name, (long long)gv->n,
+			                  (long long)want);
+		for (int o = 0; o < g->nops; o++) /* indices in their consumers' ranges */
+			for (int i = 0; i < g->ops[o].ninputs; i++) {
+				const pl_op_rule *rule = pl_op_rule_get(g->ops[o].type);
+				int64_t range = g->ops[o].in[i] == t && rule->index_range
+				                    ? rule->index_range(g, &g->ops[o], i)
+				                    : 0;
+				for (int64_t e = 0; range > 0 && e < gv->n; e++)
+					if (!(gv->v[e] >= 0 && gv->v[e] < (float)range &&
+					      gv->v[e] == floorf(gv->v[e])))
+						return pl_err_set(
+						    err, PL_EINVAL,
+						    "executor: values for '%s': element %lld is "
+						    "%g; "
+						    "op '%s' (%s) takes integers from 0 to %lld",
+						    pt->name, (long long)e, (double)gv->v[e],
+						    g->ops[o].name, pl_optype_name(g->ops[o].type),
+						    (long long)range - 1);
+			}
+		ex->given[t] = gv->v;
+	}
+	return PL_OK;
+}
+
 pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
                           const pl_exec_job *job, pl_backend *be, const pl_exec_opts *o,
                           pl_err *err)
@@ -2115,6 +2167,7 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	ex->owner = pl_malloc(sizeof(int) * nt);
 	ex->range = pl_calloc(nt, sizeof *ex->range);
 	ex->positive = pl_calloc(nt, 1);
+	ex->given = pl_calloc(nt, sizeof *ex->given);
 	ex->rs = pl_calloc((size_t)D, sizeof *ex->rs);
 	ex->prof = pl_calloc(2 * (size_t)no + 2, sizeof *ex->prof);
 	ex->sync = pl_calloc(nt, sizeof *ex->sync);
@@ -2130,9 +2183,9 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	if (job->recompute && (ex->rc = pl_malloc(no)))
 		memcpy(ex->rc, job->recompute, (size_t)g->nops);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
-	    !ex->range || !ex->positive || !ex->rs || !ex->prof || !ex->sync || !ex->other ||
-	    !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->held_re || !ex->last ||
-	    !ex->keep_in || !ex->seg_lo || (job->recompute && !ex->rc))
+	    !ex->range || !ex->positive || !ex->given || !ex->rs || !ex->prof || !ex->sync ||
+	    !ex->other || !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->held_re ||
+	    !ex->last || !ex->keep_in || !ex->seg_lo || (job->recompute && !ex->rc))
 		goto nomem;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
@@ -2285,6 +2338,11 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 				    g->tensors[t].name, ex->stage[ex->owner[t]], ex->stage[k]);
 			}
 		}
+	pl_status vst = take_values(ex, err);
+	if (vst) {
+		pl_exec_free(ex);
+		return vst;
+	}
 	if (V > 1 && interleaved(ex))
 		goto nomem;
 	for (int64_t r = 0; r < D; r++)

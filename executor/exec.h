@@ -8,7 +8,8 @@
  *
  * Data is synthetic and deterministic: a param element, an input element or
  * a Dropout mask bit is a hash of (seed, tensor, global index), so any plan
- * on any number of ranks sees the same numbers. All arithmetic is fp32 (a
+ * on any number of ranks sees the same numbers; or given (opts.values: a
+ * framework's weights and batch). All arithmetic is fp32 (a
  * model's 16-bit dtypes are computed in fp32). */
 #ifndef PL_EXEC_H
 #define PL_EXEC_H
@@ -33,7 +34,22 @@ typedef struct pl_exec_opts {
 	 * each op is charged its own time (a slower step; off: the times are
 	 * those of the host queueing the work) */
 	int profile;
+	/* starting values given by name (NULL, 0: every param and data input
+	 * drawn from the seed): a param's or a const's (row-major, every
+	 * element), or a data input's (the whole batch: the rows of every
+	 * micro-batch, m times the graph's elements); integers as floats (exact
+	 * below 2^24). Borrowed: they must outlive the executor (a data input is
+	 * read at every step). Errors (PL_EINVAL) name the tensor: none so
+	 * named, a computed one, another count, an index out of its range. */
+	const struct pl_exec_values *values;
+	int nvalues;
 } pl_exec_opts;
+
+typedef struct pl_exec_values {
+	const char *name;
+	const float *v;
+	int64_t n;
+} pl_exec_values;
 
 typedef struct pl_exec pl_exec;
 

@@ -31,6 +31,7 @@
 #include "search/ve.h"
 #include "topology/store.h"
 #include "planner/alloc.h"
+#include "planner/values.h"
 
 int pl_cli_fail(pl_status st, const pl_err *err)
 {
@@ -2561,11 +2562,25 @@ static const char *const run_help =
     "usage: planner run MODEL --strategy CKPT [--backend cpu|cuda] [--steps N] [--seed S]\n"
     "                  [--optimizer adam|sgd] [--lr RATE] [--devices N | --cluster FILE|PRESET]\n"
     "                  [--json] [--profile] [--timeout SECONDS]\n"
+    "                  [--weights MODEL.onnx] [--batch-file [NAME=]FILE]...\n"
     "\n"
     "Runs N training steps (default 3) of MODEL under the plan in CKPT on as many ranks as\n"
     "the plan has devices: parameters and a fixed synthetic batch are drawn from the seed\n"
     "(default 1), so every plan of a model starts from the same numbers and an exact plan\n"
-    "gives the single-device losses. Prints the loss and the wall time of each step, then\n"
+    "gives the single-device losses; or they are given, to compare the first loss with a\n"
+    "framework's on the same numbers:\n"
+    "  --weights MODEL.onnx  the params (and constants without values) start from the\n"
+    "                        initializers of this ONNX file, by name (the file MODEL was\n"
+    "                        imported from, exported with its weights); a param it does\n"
+    "                        not hold, or holds with another shape, exits 2\n"
+    "  --batch-file [NAME=]FILE  input NAME (the appended loss's is 'labels') holds the\n"
+    "                        values of FILE at every step: a .npy file (numpy.save; of\n"
+    "                        the input's shape, the whole batch; a float descr for a\n"
+    "                        float input, an integer one for integer inputs) or raw\n"
+    "                        little-endian float32 (int64 or int32 for integer inputs);\n"
+    "                        NAME may be left out when the model has one input;\n"
+    "                        repeatable; inputs not given are drawn\n"
+    "Prints the loss and the wall time of each step, then\n"
     "the measured step time (mean and median of steps 2..N) against the cost model's\n"
     "prediction for the cluster (the checkpoint's unless --devices/--cluster is given).\n"
     "Backends (both fp32):\n"
@@ -2814,6 +2829,33 @@ static int quiet_stdout(void)
 	return bad ? -1 : 0;
 }
 
+/* run --weights, --batch-file: which params and inputs start given, which
+ * drawn from the seed */
+static void print_start_values(const pl_graph *g, const pl_start_values *sv, const char *weights,
+                               long long seed)
+{
+	int params = 0, drawn = 0;
+	for (int t = 0; t < g->ntensors; t++)
+		params += g->tensors[t].role == PL_ROLE_PARAM;
+	if (weights)
+		printf("weights: %d of %d params%s from %s\n", sv->nweights, params,
+		       sv->nweights > params ? " and consts" : "", weights);
+	printf("inputs:");
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *pt = &g->tensors[t];
+		int k = 0;
+		if (pt->role != PL_ROLE_INPUT || pt->producer >= 0)
+			continue;
+		while (k < sv->n && strcmp(sv->v[k].name, pt->name))
+			k++;
+		printf(" %s (%s)", pt->name, k < sv->n ? "given" : "drawn");
+		drawn += k == sv->n;
+	}
+	if (drawn)
+		printf("; drawn from seed %lld", seed);
+	printf("\n");
+}
+
 /* Long (270 lines) as a command is: its options, then the steps a run takes in
  * order (load, price, launch the backend, run, profile, report); each is a few
  * lines calling the executor. */
@@ -2825,7 +2867,12 @@ static int cmd_run(int argc, char **argv)
 	double lr = 0;
 	int json = 0, profile = 0;
 	pl_optimizer opt = PL_OPT_ADAM;
+	enum { OPT_WEIGHTS = 1200, OPT_BATCH_FILE, MAX_BATCH_FILES = 16 };
+	const char *weights = NULL, *batch_files[MAX_BATCH_FILES];
+	int nbatch_files = 0;
 	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"weights", required_argument, 0, OPT_WEIGHTS},
+	                                     {"batch-file", required_argument, 0, OPT_BATCH_FILE},
 	                                     {"devices", required_argument, 0, 'd'},
 	                                     {"cluster", required_argument, 0, 'c'},
 	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
@@ -2850,6 +2897,13 @@ static int cmd_run(int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'P': profile = 1; break;
+		case OPT_WEIGHTS: weights = optarg; break;
+		case OPT_BATCH_FILE:
+			if (nbatch_files == MAX_BATCH_FILES)
+				return pl_cli_usage("run", "--batch-file: at most %d",
+				                    MAX_BATCH_FILES);
+			batch_files[nbatch_files++] = optarg;
+			break;
 		case 'T': {
 			char *end;
 			errno = 0;
@@ -2939,7 +2993,14 @@ static int cmd_run(int argc, char **argv)
 	pl_cluster cl;
 	pl_rdv rdv = {.listen_fd = -1, .fd = -1}; /* under torchrun: the processes met */
 	pl_store *store = NULL;
-	long server = -1; /* under torchrun with cpu: Open MPI's name server, on rank 0 */
+	long server = -1;         /* under torchrun with cpu: Open MPI's name server, on rank 0 */
+	pl_start_values sv = {0}; /* --weights, --batch-file: read before any collective */
+	if (weights && (st = pl_values_weights(&sv, weights, g, &err)))
+		goto done;
+	for (int k = 0; k < nbatch_files && !st; k++)
+		st = pl_values_batch(&sv, batch_files[k], g, &err);
+	if (st)
+		goto done;
 	if ((st = pl_read_file(strategy, &text, &len, &err)))
 		goto done;
 	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
@@ -3009,7 +3070,9 @@ static int cmd_run(int argc, char **argv)
 	                   .lr = lr,
 	                   .fail_rank = -1,
 	                   .fail_op = -1,
-	                   .profile = profile};
+	                   .profile = profile,
+	                   .values = sv.v,
+	                   .nvalues = sv.n};
 	/* tests: PL_FAIL_RANK=R makes rank R fail at its first op's forward */
 	const char *fr = getenv("PL_FAIL_RANK");
 	long long frank;
@@ -3024,6 +3087,8 @@ static int cmd_run(int argc, char **argv)
 	if (!json)
 		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name, strategy,
 		       (long long)D, pl_backend_name(be), opt == PL_OPT_ADAM ? "Adam" : "SGD");
+	if (!json && (weights || nbatch_files)) /* what starts given, what drawn */
+		print_start_values(g, &sv, weights, seed);
 	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
 	long long first = steps > 1, n = steps - first;
 	if (!(times = pl_malloc(sizeof(double) * (size_t)steps)) ||
@@ -3159,6 +3224,7 @@ done:
 	pl_plan_detail_free(&cr.detail);
 	cJSON_Delete(ck);
 	free(text);
+	pl_values_free(&sv);
 	pl_graph_free(g);
 	return st ? pl_cli_fail(st, &err) : 0;
 }

@@ -36,6 +36,20 @@ typedef struct pl_onnx_opts {
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
                            const pl_onnx_opts *o, cJSON **out, pl_err *err);
 
+/* planner run --weights: the values of the initializers of the ONNX file
+ * data[0..len) (named path) for g's params and for its consts without
+ * values, by name: a tensor named as an initializer takes all its values
+ * (the same shape), one named 'W[lo:hi]' (the importer's cut of a fused
+ * projection) columns lo..hi of W's last dimension; float32, float16,
+ * bfloat16 and double data as float32. *vals: per tensor of g its values
+ * (NULL for the others and for a const the file does not hold); the caller
+ * frees each and the array. PL_EINVAL naming the file and the tensor: a
+ * param the file does not hold, another shape, dims only, external data,
+ * not a float type. */
+struct pl_graph;
+pl_status pl_onnx_weights(const unsigned char *data, size_t len, const char *path,
+                          const struct pl_graph *g, float ***vals, pl_err *err);
+
 /* 1 when path names an ONNX file (by its extension, .onnx). */
 int pl_onnx_path(const char *path);
 
