@@ -2365,6 +2365,39 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 	return rc;
 }
 
+/* An ONNX model's appended cross-entropy (o: the import's options): which
+ * dimension of the first output it takes as the classes, said on stderr
+ * where that output has rank 3 or more -- at rank 3 auto's choice (the
+ * last: a language model's [B, S, vocabulary]) may be a sequence model's
+ * [N, C, L], which PyTorch's CrossEntropyLoss takes on dimension 1 */
+static void loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o)
+{
+	int l = pl_graph_find_op(g, "loss");
+	if (!pl_onnx_path(path) || (o->loss && strcmp(o->loss, "cross-entropy")) || l < 0 ||
+	    g->ops[l].type != PL_OP_SCE)
+		return;
+	const pl_tensor *y = &g->tensors[g->ops[l].in[0]];
+	int moved = y->producer >= 0 && !strcmp(g->ops[y->producer].name, "loss.classes_last");
+	if (moved)
+		y = &g->tensors[g->ops[y->producer].in[0]];
+	if (y->rank < 3)
+		return;
+	char shape[160] = "";
+	for (int d = 0; d < y->rank; d++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld",
+		         d ? ", " : "", (long long)y->shape[d]);
+	fprintf(stderr,
+	        "planner: note: %s: the appended cross-entropy takes the classes on %s of "
+	        "output '%s' [%s]%s\n",
+	        path, moved ? "dimension 1" : "the last dimension", y->name, shape,
+	        o->loss_axis ? " (--loss-axis)"
+	        : moved      ? " (auto at rank 4 and more, as PyTorch's CrossEntropyLoss takes "
+	                       "[N, C, d1, ...]; --loss-axis last for classes last)"
+	                     : " (auto at rank 3: a language model's [B, S, vocabulary]; "
+	                       "--loss-axis 1 for [N, C, L], as PyTorch's CrossEntropyLoss takes "
+	                       "it)");
+}
+
 /* ---- import ---- */
 static int cmd_import(int argc, char **argv)
 {
@@ -2391,7 +2424,8 @@ static int cmd_import(int argc, char **argv)
 	    "                        auto (default) takes dimension 1 of a rank-4+ output\n"
 	    "                        (segmentation [N, C, H, W], as PyTorch's\n"
 	    "                        CrossEntropyLoss) and the last of others (a language\n"
-	    "                        model's [B, S, vocabulary])\n"
+	    "                        model's [B, S, vocabulary]); at rank 3 and more a\n"
+	    "                        note on stderr says which dimension was taken\n"
 	    "  --const PATTERN       initializers whose names match (shell pattern: *, ?,\n"
 	    "                        [...]; * matches dots too) stay constant: buffers,\n"
 	    "                        such as a causal mask, that exporters write like\n"
@@ -2456,6 +2490,8 @@ static int cmd_import(int argc, char **argv)
 	if (!st)
 		fprintf(pl_output_is_stdout(out) ? stderr : stdout,
 		        "wrote %s: %d ops, %d tensors\n", out, g->nops, g->ntensors);
+	if (!st)
+		loss_axis_note(g, argv[optind], &co.onnx);
 	pl_graph_free(g);
 	free(txt);
 	cJSON_Delete(doc);
@@ -3089,6 +3125,8 @@ static int cmd_run(int argc, char **argv)
 		       (long long)D, pl_backend_name(be), opt == PL_OPT_ADAM ? "Adam" : "SGD");
 	if (!json && (weights || nbatch_files)) /* what starts given, what drawn */
 		print_start_values(g, &sv, weights, seed);
+	if (pl_backend_self(be) <= 0)
+		loss_axis_note(g, argv[optind], &co.onnx);
 	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
 	long long first = steps > 1, n = steps - first;
 	if (!(times = pl_malloc(sizeof(double) * (size_t)steps)) ||

@@ -5,7 +5,8 @@
 # make_weighted.py; no torch here) within 1e-5 relative, on 1 rank and under plans for 2 and 4
 # (batch, tensor-parallel and default cuts; micro-batches for the models without batch norm),
 # from a raw float32 file as from the .npy; drawn weights give another loss; every bad file or
-# name exits 2 naming the file and the field.
+# name exits 2 naming the file and the field. And the appended loss's classes axis, said for
+# outputs of rank 3 and more (item 5).
 # Usage: test_weights.sh PLANNER SOURCE_DIR
 set -uo pipefail
 P=$1
@@ -100,6 +101,23 @@ check "raw float32 x and int32 labels: PyTorch's first loss ($got)" 'rel_close "
 "$P" run "$W/mlp.onnx" --strategy "$T/one.json" --steps 1 $(given mlp) > "$T/out" 2>&1
 check "the run says where its values come from" \
   'grep -q "weights: 6 of 6 params from .*mlp.onnx" "$T/out" && grep -q "inputs: x (given) labels (given)" "$T/out"'
+
+# which dimension the appended loss takes as the classes, said for outputs of rank 3 and more
+# (issue 50 item 5): the last of tiny_lm's [2, 8, 50] (auto), dimension 1 of segment.onnx's
+# [N, 4, 8, 8] (auto), the last under --loss-axis last; nothing for mlp's [8, 10]
+"$P" search "$W/tiny_lm.onnx" --devices 1 -o "$T/lm.json" > /dev/null 2>&1
+"$P" run "$W/tiny_lm.onnx" --strategy "$T/lm.json" --steps 1 --json > /dev/null 2> "$T/err"
+check "run: rank 3 [2, 8, 50] under auto: the classes on the last dimension, --loss-axis 1 named" \
+  'grep -q "the appended cross-entropy takes the classes on the last dimension of output .out. \[2, 8, 50\] (auto at rank 3.*--loss-axis 1 for \[N, C, L\]" "$T/err"'
+SEG="$SRC/tests/fixtures/onnx/segment.onnx"
+"$P" import "$SEG" --batch 2 -o "$T/seg.json" > /dev/null 2> "$T/err"
+check "import: rank 4 under auto: the classes on dimension 1" \
+  'grep -q "classes on dimension 1 of output .y. \[2, 4, 8, 8\] (auto at rank 4" "$T/err"'
+"$P" import "$SEG" --batch 2 --loss-axis last -o "$T/seg.json" > /dev/null 2> "$T/err"
+check "import --loss-axis last: the classes on the last dimension, as asked" \
+  'grep -q "classes on the last dimension of output .y. \[2, 4, 8, 8\] (--loss-axis)" "$T/err"'
+"$P" import "$W/mlp.onnx" -o "$T/mlp.json" > /dev/null 2> "$T/err"
+check "import of a rank-2 output: no note" '[ ! -s "$T/err" ]'
 
 # bad input: exit 2, the message naming the file and the field
 expect2() { # MSG PATTERN ARGS...: exit 2 and the pattern in stderr
