@@ -787,6 +787,11 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_CUMSUM:
 	case PL_OP_REDUCEMAX:
 	case PL_OP_REDUCEMIN:
+	case PL_OP_ARGMAX:
+	case PL_OP_ARGMIN:
+	case PL_OP_TOPK:
+	case PL_OP_ONEHOT:
+	case PL_OP_GATHERELEMENTS:
 	case PL_OP_PAD:
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:

@@ -397,6 +397,115 @@ static int gather(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt 
 	return 0;
 }
 
+/* ArgMax, ArgMin, TopK along an axis the local piece holds whole: the
+ * positions of the extremes (ArgMax/ArgMin: the first, or the last with
+ * select_last_index; TopK: the k largest or smallest in order, ties to the
+ * lower index, as ONNX states), as floats like every integer the executor
+ * holds. Forward only: no gradient flows through positions. */
+static int argmax(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	(void)dy;
+	if (dx)
+		return 0;
+	const pl_attrs *a = &k->op->attrs;
+	int topk = k->op->type == PL_OP_TOPK;
+	int big = topk ? a->largest : k->op->type == PL_OP_ARGMAX;
+	int last = !topk && a->select_last;
+	int64_t kk = topk ? a->k : 1, pre, n, post;
+	pl_kernel_split3(x, pl_kernel_axis(k->op, x->rank, topk ? -1 : 0), &pre, &n, &post);
+	for (int64_t p = 0; p < pre; p++)
+		for (int64_t q = 0; q < post; q++) {
+			const float *row = x->v + p * n * post + q;
+			float *out = y->v + p * kk * post + q;
+			/* the order is by value, then by index (or by index from the
+			 * end with select_last_index): each pick the best ranked after
+			 * the one before */
+			int64_t prev = -1;
+			for (int64_t j = 0; j < kk; j++) {
+				int64_t at = -1;
+				for (int64_t i = 0; i < n; i++) {
+					float v = row[i * post];
+					if (prev >= 0) {
+						float w = row[prev * post];
+						int after =
+						    (big ? v < w : v > w) ||
+						    (v == w && (last ? i < prev : i > prev));
+						if (!after)
+							continue;
+					}
+					if (at < 0) {
+						at = i;
+						continue;
+					}
+					float b = row[at * post];
+					if ((big ? v > b : v < b) || (v == b && last))
+						at = i;
+				}
+				out[j * post] = (float)(at < 0 ? 0 : at);
+				prev = at;
+			}
+		}
+	return 0;
+}
+
+/* OneHot: per index its depth classes (this piece's: out_off along the
+ * axis), on_value at the index (negative ones count from the end), off_value
+ * elsewhere; an index outside [-depth, depth) gives a row of off_value */
+static int onehot(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	(void)dy;
+	if (dx)
+		return 0;
+	const pl_attrs *a = &k->op->attrs;
+	int64_t axis = pl_kernel_axis(k->op, y->rank, -1), pre, c, post;
+	int64_t depth = a->depth, c0 = k->out_off[axis];
+	pl_kernel_split3(y, axis, &pre, &c, &post);
+	for (int64_t p = 0; p < pre; p++)
+		for (int64_t j = 0; j < c; j++)
+			for (int64_t q = 0; q < post; q++) {
+				double id = x->v[p * post + q];
+				if (id < 0)
+					id += (double)depth;
+				y->v[(p * c + j) * post + q] =
+				    (float)(id == (double)(c0 + j) ? a->on_value : a->off_value);
+			}
+	return 0;
+}
+
+/* GatherElements: out[i] = data[i with its axis index replaced by
+ * indices[i]] (the local piece of data holds the axis whole); backward the
+ * output's gradient added at the positions read */
+static int gather_elements(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *ix = &in[1];
+	if (din && !din[0].v)
+		return 0;
+	int64_t axis = pl_kernel_axis(k->op, x->rank, 0), pre, n, post, ipre, m, ipost;
+	pl_kernel_split3(x, axis, &pre, &n, &post);
+	pl_kernel_split3(ix, axis, &ipre, &m, &ipost);
+	if (din)
+		memset(din[0].v, 0, sizeof(float) * din[0].n);
+	for (int64_t p = 0; p < ipre; p++)
+		for (int64_t j = 0; j < m; j++)
+			for (int64_t q = 0; q < ipost; q++) {
+				size_t o = (size_t)((p * m + j) * ipost + q);
+				int64_t id = (int64_t)ix->v[o];
+				if (id < 0)
+					id += n;
+				if (id < 0 || id >= n) { /* outside: 0, no gradient */
+					if (!din)
+						y->v[o] = 0;
+					continue;
+				}
+				size_t s = (size_t)((p * n + id) * post + q);
+				if (din)
+					din[0].v[s] += dy->v[o];
+				else
+					y->v[o] = x->v[s];
+			}
+	return 0;
+}
+
 static int transpose(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	int64_t perm[PL_MAX_RANK], st[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
@@ -1685,6 +1794,11 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_GRU:
 	case PL_OP_LSTM: return recurrent(k, in, out, dout, din);
 	case PL_OP_CUMSUM: return one_input(cumsum, 0, k, in, out, dout, din);
+	case PL_OP_ARGMAX:
+	case PL_OP_ARGMIN:
+	case PL_OP_TOPK: return one_input(argmax, 0, k, in, out, dout, din);
+	case PL_OP_ONEHOT: return one_input(onehot, 0, k, in, out, dout, din);
+	case PL_OP_GATHERELEMENTS: return gather_elements(k, in, din ? NULL : out, dout, din);
 	case PL_OP_PAD: return one_input(pad, 0, k, in, out, dout, din);
 	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
 	case PL_OP_EXPAND: return one_input(expand, 0, k, in, out, dout, din);

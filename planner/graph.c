@@ -313,6 +313,11 @@ void pl_attrs_default(pl_optype type, pl_attrs *a)
 		a->alpha = 1;
 	if (type == PL_OP_POW)
 		a->exponent = 1;
+	a->largest = a->sorted = 1;
+	a->k = a->depth = 1;
+	a->on_value = 1;
+	if (type == PL_OP_ONEHOT)
+		a->to = PL_DT_INT64;
 	if (type == PL_OP_SELU) {
 		a->alpha = 1.67326319217681884765625;
 		a->gamma = 1.05070102214813232421875;
@@ -378,6 +383,12 @@ static const attr_rule attr_rules[] = {
     AT_GIVEN("scale", PL_OP_ATTENTION, ATTR_POSREAL, scale, has_scale),
     AT("exponent", PL_OP_POW, ATTR_FINITE, exponent),
     AT("value", PL_OP_PAD, ATTR_FINITE, pad_value),
+    AT("select_last_index", PL_OP_ARGMAX, ATTR_FLAG, select_last),
+    AT("select_last_index", PL_OP_ARGMIN, ATTR_FLAG, select_last),
+    AT("k", PL_OP_TOPK, ATTR_POSINT, k),
+    AT("largest", PL_OP_TOPK, ATTR_FLAG, largest),
+    AT("sorted", PL_OP_TOPK, ATTR_FLAG, sorted),
+    AT("depth", PL_OP_ONEHOT, ATTR_POSINT, depth),
 };
 #undef AT
 #undef AT_GIVEN
@@ -600,7 +611,17 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				return FAIL("%s: %s: expected one of %s", b->file, where, known);
 			}
 			*dst = v;
-		} else if (!strcmp(k, "to")) {
+		} else if (op->type == PL_OP_ONEHOT && !strcmp(k, "values")) {
+			const cJSON *off = cJSON_GetArrayItem(e, 0), *on = cJSON_GetArrayItem(e, 1);
+			if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+			    !cJSON_IsNumber(off) || !cJSON_IsNumber(on) ||
+			    !isfinite(off->valuedouble) || !isfinite(on->valuedouble))
+				return FAIL("%s: %s: expected [off_value, on_value], two finite "
+				            "numbers",
+				            b->file, where);
+			a->off_value = off->valuedouble;
+			a->on_value = on->valuedouble;
+		} else if (!strcmp(k, "to") || (op->type == PL_OP_ONEHOT && !strcmp(k, "dtype"))) {
 			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
 				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
 				            "int32, int64",

@@ -101,6 +101,11 @@ typedef enum pl_optype {
 	PL_OP_REDUCEMAX,
 	PL_OP_REDUCEMIN,
 	PL_OP_ATTENTION,
+	PL_OP_ARGMAX,
+	PL_OP_ARGMIN,
+	PL_OP_TOPK,
+	PL_OP_ONEHOT,
+	PL_OP_GATHERELEMENTS,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -204,6 +209,14 @@ typedef struct pl_attrs {
 	int causal, has_scale;
 	double scale;
 	int64_t q_heads, kv_heads;
+	/* ArgMax, ArgMin: the last extreme's index when select_last_index, else
+	 * the first's. TopK: the k largest (smallest unless largest) along axis,
+	 * in order (sorted; ties to the lower index). OneHot: depth classes
+	 * inserted at axis, each off_value but the index's on_value (values),
+	 * of dtype `to` (attrs.dtype; int64 unless given) */
+	int select_last, largest, sorted;
+	int64_t k, depth;
+	double off_value, on_value;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };

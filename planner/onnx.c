@@ -54,7 +54,9 @@
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
-	"Transpose, Gather, ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "     \
+	"Transpose, Gather, GatherElements, ArgMax, ArgMin, TopK (its K a constant), OneHot "      \
+	"(its depth and values constants), "                                                       \
+	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "                        \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
@@ -1584,6 +1586,19 @@ static pl_status emit_norm(imp *m, const char *x, int last, const char *type, co
 	return PL_OK;
 }
 
+/* the element type the file states for tensor name (its value_info, as
+ * shape inference writes it), or 0 */
+static int32_t stated_elem(const imp *m, const char *name)
+{
+	for (size_t k = 0; k < m->g->n_value_info; k++) {
+		const Onnx__ValueInfoProto *v = m->g->value_info[k];
+		if (v->name && !strcmp(v->name, name) && v->type && v->type->tensor_type &&
+		    v->type->tensor_type->has_elem_type)
+			return v->type->tensor_type->elem_type;
+	}
+	return 0;
+}
+
 /* an operand: a scalar constant becomes a const tensor of shape [1] */
 static void operand(imp *m, cJSON *o, const char *name)
 {
@@ -1603,7 +1618,7 @@ static void operand(imp *m, cJSON *o, const char *name)
 		else if (!k || k->rank == 0)
 			const_values(t, NULL, 1, v);
 		/* an integer constant compared with an integer input keeps its type */
-		const char *dt = k ? dtype_name(k->elem) : NULL;
+		const char *dt = k ? dtype_name(k->elem ? k->elem : stated_elem(m, name)) : NULL;
 		if (dt && !strncmp(dt, "int", 3))
 			cJSON_AddStringToObject(t, "dtype", dt);
 		pl_json_add(m->tensors, name, t);
@@ -2451,6 +2466,120 @@ static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, 
 	emit_shaped(m, buf, "Reshape", tr, n->output[1], "shape", hd, 3);
 	int64_t hdims[3] = {D, x->dims[1], H};
 	set_info(m, n->output[1], 3, hdims, 0, NULL);
+	return 0;
+}
+
+/* The index ops as the planner's of the same name (planner/ops/index.c):
+ * ArgMax and ArgMin (axis, keepdims, select_last_index), OneHot (its depth
+ * and values constants, as attributes; its output of the values' type),
+ * GatherElements, and TopK with its K a constant: the planner's TopK gives
+ * the indices (output 1), and the values (output 0), when read, are
+ * GatherElements of them, through which the gradient flows. 0, or -1 with
+ * *why */
+static int import_index(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const char *t = n->op_type;
+	tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	*why = "its input's shape is not known";
+	if (!x || x->rank < 1)
+		return -1;
+	int64_t dims[16];
+	if (!strcmp(t, "ArgMax") || !strcmp(t, "ArgMin")) {
+		int64_t ax = axis_of(attr_i(n, "axis", 0), x->rank);
+		int keep = attr_i(n, "keepdims", 1) != 0;
+		*why = "its axis is out of range";
+		if (ax < 0 || ax >= x->rank)
+			return -1;
+		cJSON *o = add_op(m, name, t);
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddNumberToObject(at, "axis", (double)ax);
+		cJSON_AddNumberToObject(at, "keepdims", keep);
+		cJSON_AddNumberToObject(at, "select_last_index",
+		                        attr_i(n, "select_last_index", 0) != 0);
+		int r = 0;
+		for (int d = 0; d < x->rank; d++)
+			if (d != ax || keep)
+				dims[r++] = d == ax ? 1 : x->dims[d];
+		set_info(m, n->output[0], r, dims, 0, NULL);
+		return 0;
+	}
+	if (!strcmp(t, "OneHot")) {
+		double depth;
+		tinfo *v = n->n_input > 2 ? valued(m, n->input[2]) : NULL;
+		*why = "its depth must be a constant from 1 to 2^31 and its values a constant "
+		       "[off_value, on_value]";
+		if (n->n_input < 3 || scalar_of(m, n->input[1], &depth) || !(depth >= 1) ||
+		    depth > 2147483648.0 || !v || v->nval != 2 || !isfinite(v->val[0]) ||
+		    !isfinite(v->val[1]) || x->rank >= 8)
+			return -1;
+		int64_t ax = attr_i(n, "axis", -1);
+		ax = ax < 0 ? ax + x->rank + 1 : ax;
+		*why = "its axis is out of range";
+		if (ax < 0 || ax > x->rank)
+			return -1;
+		cJSON *o = add_op(m, name, "OneHot");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddNumberToObject(at, "axis", (double)ax);
+		cJSON_AddNumberToObject(at, "depth", (double)(int64_t)depth);
+		cJSON *vals = cJSON_AddArrayToObject(at, "values");
+		cJSON_AddItemToArray(vals, cJSON_CreateNumber(v->val[0]));
+		cJSON_AddItemToArray(vals, cJSON_CreateNumber(v->val[1]));
+		const char *dt = v->elem ? dtype_name(v->elem) : NULL;
+		cJSON_AddStringToObject(at, "dtype", dt ? dt : "int64");
+		for (int d = 0, o2 = 0; o2 <= x->rank; o2++)
+			dims[o2] = o2 == ax ? (int64_t)depth : x->dims[d++];
+		set_info(m, n->output[0], x->rank + 1, dims, 0, NULL);
+		return 0;
+	}
+	if (!strcmp(t, "GatherElements")) {
+		int64_t ax = axis_of(attr_i(n, "axis", 0), x->rank);
+		tinfo *ix = n->n_input > 1 ? known(m, n->input[1]) : NULL;
+		*why = "its indices' shape is not known, or its axis is out of range";
+		if (!ix || ix->rank != x->rank || ax < 0 || ax >= x->rank)
+			return -1;
+		cJSON *o = add_op(m, name, "GatherElements");
+		io(m, o, "inputs", n->input[0]);
+		operand(m, o, n->input[1]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
+		set_info(m, n->output[0], ix->rank, ix->dims, 0, NULL);
+		return 0;
+	}
+	/* TopK */
+	double k;
+	int64_t ax = axis_of(attr_i(n, "axis", -1), x->rank);
+	*why = "its K must be a constant from 1 to its axis's size, and its axis in range";
+	if (n->n_input < 2 || ax < 0 || ax >= x->rank || scalar_of(m, n->input[1], &k) ||
+	    !(k >= 1) || k > (double)x->dims[ax])
+		return -1;
+	char iname[600];
+	const char *idx = n->n_output > 1 && n->output[1][0] ? n->output[1] : iname;
+	snprintf(iname, sizeof iname, "%s.indices", name);
+	char tname[600];
+	snprintf(tname, sizeof tname, "%s.indices", name);
+	cJSON *o = add_op(m, n->n_output > 0 && onnx_read(m, n->output[0]) ? tname : name, "TopK");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", idx);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", (double)ax);
+	cJSON_AddNumberToObject(at, "k", (double)(int64_t)k);
+	cJSON_AddNumberToObject(at, "largest", attr_i(n, "largest", 1) != 0);
+	cJSON_AddNumberToObject(at, "sorted", attr_i(n, "sorted", 1) != 0);
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	dims[ax] = (int64_t)k;
+	set_info(m, idx, x->rank, dims, 0, NULL);
+	if (n->n_output < 1 || !onnx_read(m, n->output[0]))
+		return 0;
+	cJSON *g = add_op(m, name, "GatherElements");
+	io(m, g, "inputs", n->input[0]);
+	io(m, g, "inputs", idx);
+	io(m, g, "outputs", n->output[0]);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(g, "attrs"), "axis", (double)ax);
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
 	return 0;
 }
 
@@ -3710,6 +3839,11 @@ static pl_status node(imp *m, int i)
 		                         "its input's shape must be known as [N, C, H, W] with the "
 		                         "block dividing it")
 		           : PL_OK;
+	if (!strcmp(t, "ArgMax") || !strcmp(t, "ArgMin") || !strcmp(t, "OneHot") ||
+	    !strcmp(t, "TopK") || !strcmp(t, "GatherElements")) {
+		const char *why;
+		return import_index(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+	}
 	if (!strncmp(t, "Random", 6)) { /* noise (a VAE's, a diffusion step's): drawn data */
 		tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
 		int64_t dims[16];

@@ -122,6 +122,11 @@ typedef struct pl_op_rule {
 	case PL_OP_SLICE:                                                                          \
 	case PL_OP_RESIZE:                                                                         \
 	case PL_OP_ATTENTION:                                                                      \
+	case PL_OP_ARGMAX:                                                                         \
+	case PL_OP_ARGMIN:                                                                         \
+	case PL_OP_TOPK:                                                                           \
+	case PL_OP_ONEHOT:                                                                         \
+	case PL_OP_GATHERELEMENTS:                                                                 \
 	case PL_OP_COUNT
 
 /* An Attention op's head size and value head size (whole on every rank). */

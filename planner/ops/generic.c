@@ -90,6 +90,12 @@ static const pl_op_rule rules[] = {
                     NULL},
     [PL_OP_ATTENTION] = {"Attention", 3, 3, 1, PL_OPT_ATTENTION | PL_OPT_ATTENTION_CORE,
                          pl__infer_attention, pl__work_attention, NULL},
+    [PL_OP_ARGMAX] = {"ArgMax", 1, 1, 1, 0, pl__infer_argmax, pl__work_argmax, NULL},
+    [PL_OP_ARGMIN] = {"ArgMin", 1, 1, 1, 0, pl__infer_argmax, pl__work_argmax, NULL},
+    [PL_OP_TOPK] = {"TopK", 1, 1, 1, 0, pl__infer_argmax, pl__work_argmax, NULL},
+    [PL_OP_ONEHOT] = {"OneHot", 1, 1, 1, 0, pl__infer_onehot, pl__work_onehot, pl__range_onehot},
+    [PL_OP_GATHERELEMENTS] = {"GatherElements", 2, 2, 1, 0, pl__infer_gather_elements,
+                              pl__work_gather_elements, pl__range_gather_elements},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -70,5 +70,14 @@ void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 void pl__work_cumsum(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+pl_status pl__infer_argmax(pl_graph *g, pl_op *op, pl_err *err);
+void pl__work_argmax(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+pl_status pl__infer_onehot(pl_graph *g, pl_op *op, pl_err *err);
+void pl__work_onehot(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+int64_t pl__range_onehot(const pl_graph *g, const pl_op *op, int input);
+pl_status pl__infer_gather_elements(pl_graph *g, pl_op *op, pl_err *err);
+void pl__work_gather_elements(const pl_graph *g, const pl_op *op, const int64_t *split,
+                              pl_opwork *w);
+int64_t pl__range_gather_elements(const pl_graph *g, const pl_op *op, int input);
 
 #endif

@@ -1037,9 +1037,12 @@ check "import --const matching no weight exits 2 naming the pattern, nothing wri
 "$PLANNER" run "$O/gpt2.onnx" --batch 4 --strategy "$T/g2m.plan" --steps 3 --json > "$T/g2m" 2> "$T/err"
 same=$(same3 "$T/gpt2-r1" "$T/g2m" 1e-5)
 check "gpt2.onnx in 2 micro-batches trains with the losses of one" '[ "$same" = true ]'
-"$PLANNER" import "$O/unsupported/topk.onnx" --batch 4 -o "$T/topk-onnx.json" > /dev/null 2> "$T/err"
+"$PLANNER" import "$O/unsupported/grid_sample.onnx" --batch 2 -o "$T/gs-onnx.json" > /dev/null 2> "$T/err"
 check "an op the importer does not know: exit 2 naming the node, its type and opset, the known ones, nothing written" \
-  '[ $? -eq 2 ] && grep -q "node ./TopK. (TopK, opset 14): not supported; the importer knows MatMul, Gemm, Einsum (of two operands), Conv" "$T/err" && [ ! -e "$T/topk-onnx.json" ]'
+  '[ $? -eq 2 ] && grep -q "node ./GridSample. (GridSample, opset 16): not supported; the importer knows MatMul, Gemm, Einsum (of two operands), Conv" "$T/err" && [ ! -e "$T/gs-onnx.json" ]'
+"$PLANNER" import "$O/unsupported/embedding_bag.onnx" --batch 4 -o "$T/eb-onnx.json" > /dev/null 2> "$T/err"
+check "nn.EmbeddingBag's export (a Loop over the bags): exit 2 naming the node and saying it is control flow, nothing written" \
+  '[ $? -eq 2 ] && grep -q "node ./Loop. (Loop, opset 14): control flow (Loop)" "$T/err" && [ ! -e "$T/eb-onnx.json" ]'
 "$PLANNER" import "$O/unsupported/lstm_cell.onnx" --batch 4 -o "$T/lstm-onnx.json" > /dev/null 2> "$T/err"
 check "an LSTM whose last cell state is read: exit 2 naming the node and saying Y_c is read, nothing written" \
   '[ $? -eq 2 ] && grep -q "node ./rnn/LSTM. (LSTM, opset 14): its last cell state (Y_c) is read" "$T/err" && [ ! -e "$T/lstm-onnx.json" ]'
@@ -1069,7 +1072,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23 router clip_pool; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -1153,11 +1156,19 @@ check "pointnet.onnx: PointNet's max over the points a ReduceMax, amin a ReduceM
    [ "$(jq -c "[.ops[] | select(.name | test(\"LogSumExp\")) | .type]" "$T/pointnet-onnx.json")" = "[\"ReduceMax\",\"Sub\",\"Exp\",\"ReduceSum\",\"Log\",\"ReduceMax\",\"Add\"]" ]'
 check "attention23.onnx: ONNX's Attention (opset 23; 4 query heads over 2 key/value heads) each an Attention op: the 4-D form with is_causal and scale, the 3-D form with its head counts" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Attention\") | [.inputs, .attrs]]" "$T/attention23-onnx.json")" = "[[[\"qt\",\"kt\",\"vt\"],{\"is_causal\":1,\"scale\":0.5}],[[\"q2\",\"k2\",\"v2\"],{\"is_causal\":0,\"q_num_heads\":4,\"kv_num_heads\":2}]]" ]'
+check "router.onnx: the top-1 router an ArgMax and a OneHot (Cast to float), the top-2 one a TopK (k 2, the last axis) whose values are a GatherElements of its indices and whose indices a OneHot reads" \
+  '[ "$(jq -c "[.ops[] | select(.type | test(\"^(ArgMax|OneHot|TopK|GatherElements)\$\")) | [.type, .attrs.axis, .attrs.k // .attrs.depth]]" "$T/router-onnx.json")" = "[[\"ArgMax\",2,null],[\"OneHot\",2,4],[\"TopK\",2,2],[\"GatherElements\",2,null],[\"OneHot\",3,4]]" ] &&
+   [ "$(jq -r "[.ops[] | select(.type == \"OneHot\") | .inputs[0]] | .[1]" "$T/router-onnx.json")" = "$(jq -r ".ops[] | select(.type == \"TopK\") | .outputs[0]" "$T/router-onnx.json")" ]'
+check "clip_pool.onnx: CLIP's EOS pooling an ArgMax over the token ids (axis 1, keepdims 0) whose positions, offset by the sequences' starts (an int64 const), index the Gather" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"ArgMax\") | [.inputs[0], .attrs]]" "$T/clip_pool-onnx.json")" = "[[\"tokens\",{\"axis\":1,\"keepdims\":0,\"select_last_index\":0}]]" ] &&
+   a=$(jq -r ".ops[] | select(.type == \"ArgMax\") | .outputs[0]" "$T/clip_pool-onnx.json") &&
+   add=$(jq -r --arg a "$a" ".ops[] | select(.type == \"Add\" and .inputs[0] == \$a) | .outputs[0]" "$T/clip_pool-onnx.json") &&
+   jq -e --arg i "$add" ".ops[] | select(.type == \"Gather\" and .inputs[1] == \$i)" "$T/clip_pool-onnx.json" > /dev/null'
 check "vit.onnx: the class token Expanded to the batch and Concatenated before the patches, read back by a Gather" \
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23 router clip_pool; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -1275,7 +1286,7 @@ for x in "$O"/unsupported/*.onnx; do
   grep -q "^planner: $x: node '[^']*' ([A-Za-z]*, opset [0-9]*): " "$T/err" && [ $rc -eq 2 ] &&
     [ ! -e "$T/u.json" ] || bad="$bad $(basename "$x")(exit $rc)"
 done
-check "unsupported ONNX (TopK, an LSTM's cell state read): exit 2 naming the node and its type${bad:+: failed$bad}" \
+check "unsupported ONNX (GridSample, EmbeddingBag's Loop, an LSTM's cell state read): exit 2 naming the node and its type${bad:+: failed$bad}" \
   '[ -z "$bad" ]'
 # --- constants keep their values (issue 50): consts.onnx computes only on constants of more
 #     than 64 elements (a position table, q/k/v weights, a -inf causal mask buffer, a Trilu mask,

@@ -465,6 +465,52 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"ReduceMax\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axes\": [2], \"keepdims\": 0}}",
      "[4, 6]"},
+    /* the index ops: TopK's positions read back by GatherElements (its
+     * values, the gradient to them), ArgMax/ArgMin's likewise, OneHot rows
+     * of drawn indices weighing A, GatherElements at drawn indices */
+    {"TopK values", NULL, "[4, 6, 8]",
+     "{\"name\": \"tk\", \"type\": \"TopK\", \"inputs\": [\"A\"], \"outputs\": [\"i\"], "
+     "\"attrs\": {\"axis\": 1, \"k\": 3}}, "
+     "{\"name\": \"op\", \"type\": \"GatherElements\", \"inputs\": [\"A\", \"i\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"axis\": 1}}",
+     "[4, 3, 8]"},
+    {"TopK smallest", NULL, "[4, 6, 8]",
+     "{\"name\": \"tk\", \"type\": \"TopK\", \"inputs\": [\"A\"], \"outputs\": [\"i\"], "
+     "\"attrs\": {\"k\": 2, \"largest\": 0}}, "
+     "{\"name\": \"op\", \"type\": \"GatherElements\", \"inputs\": [\"A\", \"i\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"axis\": -1}}",
+     "[4, 6, 2]"},
+    {"ArgMax", NULL, "[4, 6, 8]",
+     "{\"name\": \"am\", \"type\": \"ArgMax\", \"inputs\": [\"A\"], \"outputs\": [\"i\"], "
+     "\"attrs\": {\"axis\": 2, \"keepdims\": 1}}, "
+     "{\"name\": \"op\", \"type\": \"GatherElements\", \"inputs\": [\"A\", \"i\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"axis\": 2}}",
+     "[4, 6, 1]"},
+    {"ArgMin select_last_index", NULL, "[4, 6, 8]",
+     "{\"name\": \"am\", \"type\": \"ArgMin\", \"inputs\": [\"A\"], \"outputs\": [\"i\"], "
+     "\"attrs\": {\"axis\": 0, \"select_last_index\": 1}}, "
+     "{\"name\": \"op\", \"type\": \"GatherElements\", \"inputs\": [\"A\", \"i\"], "
+     "\"outputs\": [\"y\"]}",
+     "[1, 6, 8]"},
+    {"OneHot", "\"ids\": {\"shape\": [4, 6], \"dtype\": \"int64\", \"role\": \"input\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"oh\", \"type\": \"OneHot\", \"inputs\": [\"ids\"], \"outputs\": "
+     "[\"h\"], \"attrs\": {\"depth\": 8, \"values\": [-1, 2], \"dtype\": \"float32\"}}, "
+     "{\"name\": \"op\", \"type\": \"Mul\", \"inputs\": [\"A\", \"h\"], \"outputs\": "
+     "[\"y\"]}",
+     "[4, 6, 8]"},
+    {"OneHot axis 1", "\"ids\": {\"shape\": [4, 8], \"dtype\": \"int32\", \"role\": \"input\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"oh\", \"type\": \"OneHot\", \"inputs\": [\"ids\"], \"outputs\": "
+     "[\"h\"], \"attrs\": {\"depth\": 6, \"axis\": 1, \"dtype\": \"float32\"}}, "
+     "{\"name\": \"op\", \"type\": \"Mul\", \"inputs\": [\"A\", \"h\"], \"outputs\": "
+     "[\"y\"]}",
+     "[4, 6, 8]"},
+    {"GatherElements", "\"ix\": {\"shape\": [4, 5, 8], \"dtype\": \"int64\", \"role\": \"input\"}",
+     "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"GatherElements\", \"inputs\": [\"A\", \"ix\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"axis\": 1}}",
+     "[4, 5, 8]"},
     {"ReduceMin keepdims", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"ReduceMin\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axes\": [1], \"keepdims\": 1}}",
@@ -711,7 +757,9 @@ static void gradients_match_finite_differences(void **state)
 		    !strcmp(cases[c].name, "Abs") || !strcmp(cases[c].name, "Max") ||
 		    !strcmp(cases[c].name, "Min") || !strcmp(cases[c].name, "LeakyRelu") ||
 		    !strcmp(cases[c].name, "Selu") || !strcmp(cases[c].name, "PRelu") ||
-		    !strncmp(cases[c].name, "Where", 5)) /* kinks, steps */
+		    !strncmp(cases[c].name, "Where", 5) || /* kinks, steps */
+		    !strncmp(cases[c].name, "TopK", 4) || /* selections (GatherElements' own */
+		    !strncmp(cases[c].name, "ArgM", 4))   /* gradient: its case below) */
 			continue;
 		one_rank o;
 		double l0;
@@ -973,6 +1021,10 @@ typedef struct named_vals {
  * read back against want within tol relative to want's largest (want's
  * nwant values repeated over the output, an example whose channels are
  * alike; 0: as many as the output has) */
+static void check_ops(const char *type, const char *attrs, const char *op, const char *tensors,
+                      const char *x_shape, const float *x, const named_vals *more,
+                      const char *y_shape, const float *want, size_t nwant, float tol);
+
 static void check_example(const char *type, const char *attrs, const char *tensors,
                           const char *x_shape, const float *x, const named_vals *more,
                           const char *y_shape, const float *want, size_t nwant, float tol)
@@ -984,6 +1036,16 @@ static void check_example(const char *type, const char *attrs, const char *tenso
 	         "{\"name\": \"op\", \"type\": \"%s\", \"inputs\": [\"A\"%s], \"outputs\": "
 	         "[\"y\"], \"attrs\": {%s}}",
 	         type, ins, attrs);
+	check_ops(type, attrs, op, tensors, x_shape, x, more, y_shape, want, nwant, tol);
+}
+
+/* check_example's run with the ops given (JSON reading A and the inputs
+ * `more`, ending in y of y_shape): the output of the op named "op" against
+ * want */
+static void check_ops(const char *type, const char *attrs, const char *op, const char *tensors,
+                      const char *x_shape, const float *x, const named_vals *more,
+                      const char *y_shape, const float *want, size_t nwant, float tol)
+{
 	opcase c = {type, tensors, x_shape, op, y_shape};
 	unsigned seed = 3;
 	one_rank o;
@@ -991,7 +1053,8 @@ static void check_example(const char *type, const char *attrs, const char *tenso
 	one_rank_open(&c, &seed, &o, &l);
 	pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, "a"), x);
 	for (int i = 0; more && more[i].name; i++)
-		pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, more[i].name), more[i].v);
+		if (more[i].v) /* (NULL: a constant the model gives) */
+			pl_exec_write(o.r.ex, pl_graph_find_tensor(o.g, more[i].name), more[i].v);
 	pl_err err;
 	assert_int_equal(pl_exec_step(o.r.ex, 0, &l, &err), PL_OK);
 	const pl_op *rop = &o.g->ops[pl_graph_find_op(o.g, "op")];
@@ -1008,6 +1071,112 @@ static void check_example(const char *type, const char *attrs, const char *tenso
 			         want[e % nwant]);
 	free(y);
 	one_rank_close(&o);
+}
+
+/* An index op of ONNX's documented examples (its output int64, read back as
+ * the executor holds integers), through a Cast to the float y the case's
+ * loss reads */
+static void check_index(const char *type, const char *attrs, const char *tensors,
+                        const char *x_shape, const float *x, const named_vals *more,
+                        const char *i_shape, const float *want)
+{
+	char op[768], ins[128] = "";
+	for (int i = 0; more && more[i].name; i++)
+		snprintf(ins + strlen(ins), sizeof ins - strlen(ins), ", \"%s\"", more[i].name);
+	snprintf(op, sizeof op,
+	         "{\"name\": \"op\", \"type\": \"%s\", \"inputs\": [\"A\"%s], \"outputs\": "
+	         "[\"i\"], \"attrs\": {%s}}, {\"name\": \"cast\", \"type\": \"Cast\", "
+	         "\"inputs\": [\"i\"], \"outputs\": [\"y\"], \"attrs\": {\"to\": \"float32\"}}",
+	         type, ins, attrs);
+	check_ops(type, attrs, op, tensors, x_shape, x, more, i_shape, want, 0, 0);
+}
+
+/* the constant indices "ix" as the op's second input (its values in the
+ * model) */
+static const named_vals ix_only[] = {{"ix", NULL}, {NULL, NULL}};
+
+/* ArgMax, ArgMin, TopK, OneHot and GatherElements against the examples of
+ * ONNX's operator documentation (their outputs as it lists them), and
+ * TopK's order among equal values (the lower index first, as ONNX states) */
+static void index_ops_match_onnx_examples(void **state)
+{
+	(void)state;
+	/* argmax/argmin *_keepdims_select_last_index and default_axes_keepdims */
+	const float x1[4] = {2, 2, 3, 10}, x0[4] = {2, 1, 3, 10};
+	const float amax_last[2] = {1, 1}, amin_last[2] = {1, 0}, amax0[2] = {1, 1};
+	check_index("ArgMax", "\"axis\": 1, \"select_last_index\": 1", NULL, "[2, 2]", x1, NULL,
+	            "[2, 1]", amax_last);
+	check_index("ArgMin", "\"axis\": 1, \"select_last_index\": 1", NULL, "[2, 2]", x1, NULL,
+	            "[2, 1]", amin_last);
+	check_index("ArgMax", "\"keepdims\": 1", NULL, "[2, 2]", x0, NULL, "[1, 2]", amax0);
+	const float first[2] = {0, 1};
+	check_index("ArgMax", "\"axis\": 1, \"keepdims\": 0", NULL, "[2, 2]", x1, NULL, "[2]",
+	            first);
+	/* top_k and top_k_smallest (axis 1, k 3) */
+	const float xt[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+	const float xs[12] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 10, 9, 8};
+	const float top[9] = {3, 2, 1, 3, 2, 1, 3, 2, 1}, small[9] = {0, 1, 2, 0, 1, 2, 3, 2, 1};
+	check_index("TopK", "\"axis\": 1, \"k\": 3", NULL, "[3, 4]", xt, NULL, "[3, 3]", top);
+	check_index("TopK", "\"axis\": 1, \"k\": 3, \"largest\": 0", NULL, "[3, 4]", xs, NULL,
+	            "[3, 3]", small);
+	const float xe[5] = {1, 3, 3, 2, 3}, ties[4] = {1, 2, 4, 3};
+	check_index("TopK", "\"k\": 4", NULL, "[1, 5]", xe, NULL, "[1, 4]", ties);
+	/* gather_elements_0 and _1 (the data A, the indices a constant) */
+	const float d0[4] = {1, 2, 3, 4}, g0[4] = {1, 1, 4, 3};
+	check_example("GatherElements", "\"axis\": 1",
+	              "\"ix\": {\"shape\": [2, 2], \"dtype\": \"int64\", \"role\": \"const\", "
+	              "\"values\": [0, 0, 1, 0]}",
+	              "[2, 2]", d0, ix_only, "[2, 2]", g0, 0, 0);
+	const float d1[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, g1[6] = {4, 8, 3, 7, 2, 3};
+	check_example("GatherElements", "\"axis\": 0",
+	              "\"ix\": {\"shape\": [2, 3], \"dtype\": \"int64\", \"role\": \"const\", "
+	              "\"values\": [1, 2, 0, 2, 0, 0]}",
+	              "[3, 3]", d1, ix_only, "[2, 3]", g1, 0, 0);
+	/* gather_elements_negative_indices: -1 is the last */
+	const float g2[6] = {7, 5, 3, 4, 2, 3};
+	check_example("GatherElements", "\"axis\": 0",
+	              "\"ix\": {\"shape\": [2, 3], \"dtype\": \"int64\", \"role\": \"const\", "
+	              "\"values\": [-1, -2, 0, -2, 0, 0]}",
+	              "[3, 3]", d1, ix_only, "[2, 3]", g2, 0, 0);
+}
+
+/* OneHot against ONNX's documented examples: with_negative_indices (depth
+ * 10, values [1, 3]: -7 is 3, -8 is 2) and with_axis (axis 1 of [2, 2]
+ * indices: [2, 10, 2]). Its indices are the constant "ids"; A (ones) is
+ * multiplied in afterwards. */
+static void onehot_matches_onnx_examples(void **state)
+{
+	(void)state;
+	float ones[40];
+	for (int i = 0; i < 40; i++)
+		ones[i] = 1;
+	float want[30];
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 10; c++)
+			want[r * 10 + c] = c == (r == 0 ? 0 : r == 1 ? 3 : 2) ? 3 : 1;
+	const named_vals ids[] = {{"ids", NULL}, {NULL, NULL}};
+	check_ops("OneHot", "negative indices",
+	          "{\"name\": \"op\", \"type\": \"OneHot\", \"inputs\": [\"ids\"], \"outputs\": "
+	          "[\"h\"], \"attrs\": {\"depth\": 10, \"values\": [1, 3], \"dtype\": "
+	          "\"float32\"}}, {\"name\": \"w\", \"type\": \"Mul\", \"inputs\": [\"A\", "
+	          "\"h\"], \"outputs\": [\"y\"]}",
+	          "\"ids\": {\"shape\": [3], \"dtype\": \"int64\", \"role\": \"const\", "
+	          "\"values\": [0, -7, -8]}",
+	          "[3, 10]", ones, ids, "[3, 10]", want, 0, 0);
+	const int ax[4] = {1, 9, 2, 4};
+	float wa[40];
+	for (int b = 0; b < 2; b++)
+		for (int c = 0; c < 10; c++)
+			for (int j = 0; j < 2; j++)
+				wa[(b * 10 + c) * 2 + j] = c == ax[b * 2 + j] ? 3 : 1;
+	check_ops("OneHot", "axis 1",
+	          "{\"name\": \"op\", \"type\": \"OneHot\", \"inputs\": [\"ids\"], \"outputs\": "
+	          "[\"h\"], \"attrs\": {\"depth\": 10, \"axis\": 1, \"values\": [1, 3], "
+	          "\"dtype\": \"float32\"}}, {\"name\": \"w\", \"type\": \"Mul\", \"inputs\": "
+	          "[\"A\", \"h\"], \"outputs\": [\"y\"]}",
+	          "\"ids\": {\"shape\": [2, 2], \"dtype\": \"int64\", \"role\": \"const\", "
+	          "\"values\": [1, 9, 2, 4]}",
+	          "[2, 10, 2]", ones, ids, "[2, 10, 2]", wa, 0, 0);
 }
 
 /* Resize against the examples of ONNX's operator documentation (X = [[1,
@@ -1999,6 +2168,8 @@ int main(void)
 	    cmocka_unit_test(pad_matches_onnx_examples),
 	    cmocka_unit_test(recurrent_matches_references),
 	    cmocka_unit_test(activations_match_onnx_examples),
+	    cmocka_unit_test(index_ops_match_onnx_examples),
+	    cmocka_unit_test(onehot_matches_onnx_examples),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
