@@ -213,6 +213,18 @@ def grad_dtype(r):
     return "param" if "AA-Scaling" in r["framework_version"] else "fp32"
 
 
+def norm_kernel(r):
+    """how the run's norms run: Aleph Alpha's RMSNorm is eager PyTorch
+    (RMSNorm._standard_forward: pow, mean, rsqrt, products, casts;
+    src/scaling/core/nn/norm/rms_norm.py) unless the row ran the fused
+    RMSNorm kernel of the FlashAttention repository (Hagemann et al.'s
+    'flash_attention2 + RMS kernel'); the other frameworks run fused norms
+    (Transformer Engine, apex, PyTorch's native layer_norm)"""
+    if "AA-Scaling" in r["framework_version"]:
+        return "fused" if "RMS kernel" in r["notes"] else "unfused"
+    return "fused"
+
+
 def search_args(r):
     gpus = integer(r, "gpus")
     preset = GPUS[r["gpu"]][0]
@@ -239,6 +251,8 @@ def search_args(r):
         a += ["--loss-parallel", loss_parallel(r)]
     if grad_dtype(r) != "fp32":
         a += ["--grad-dtype", grad_dtype(r)]
+    if norm_kernel(r) != "fused":
+        a += ["--norm-kernel", norm_kernel(r)]
     if r["recompute"] in ("none", "full", "selective"):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):

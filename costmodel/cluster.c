@@ -352,6 +352,22 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 	return c->grads_param_dtype ? "param" : "fp32";
 }
 
+pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
+{
+	if (strcmp(kernel, "fused") && strcmp(kernel, "unfused"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: '%s': expected fused (one kernel each way) or unfused "
+		                  "(eager PyTorch's composite ops)",
+		                  what, kernel);
+	c->norm_unfused = !strcmp(kernel, "unfused");
+	return PL_OK;
+}
+
+const char *pl_cluster_norm_name(const pl_cluster *c)
+{
+	return c->norm_unfused ? "unfused" : "fused";
+}
+
 double pl_bus_factor(pl_coll coll, int64_t n)
 {
 	if (n <= 1)
@@ -591,7 +607,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
-		           "attention_kernel", "loss_kernel", "loss_parallel", "grad_dtype");
+		           "attention_kernel", "loss_kernel", "loss_parallel", "grad_dtype",
+		           "norm_kernel");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -656,6 +673,12 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		if (gd && !cJSON_IsString(gd))
 			return FAIL("%s: expected a string", wk);
 		if (gd && (st = pl_cluster_set_grad_dtype(c, gd->valuestring, wk, err)))
+			return st;
+		const cJSON *nk = cJSON_GetObjectItemCaseSensitive(dev, "norm_kernel");
+		snprintf(wk, sizeof wk, "%s: device.norm_kernel", file);
+		if (nk && !cJSON_IsString(nk))
+			return FAIL("%s: expected a string", wk);
+		if (nk && (st = pl_cluster_set_norm(c, nk->valuestring, wk, err)))
 			return st;
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
@@ -796,6 +819,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "loss_kernel", pl_cluster_loss_name(c));
 	cJSON_AddStringToObject(dev, "loss_parallel", pl_cluster_loss_parallel_name(c));
 	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
+	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
 	    c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");

@@ -84,6 +84,10 @@ typedef struct pl_cluster {
 	 * dtype and cast to fp32 only for the rank's optimizer share at the step
 	 * (Aleph Alpha's scaling library; DeepSpeed with grad_accum_dtype bf16) */
 	int grads_param_dtype;
+	/* how norms run: 0 "fused", one kernel each way (apex's, Transformer
+	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
+	 * "unfused", as eager PyTorch's composite ops (planner/ops/norm.c) */
+	int norm_unfused;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
 	 * collectives at fit_comm times theirs, kept activations take fit_memory
@@ -121,6 +125,9 @@ const char *pl_cluster_loss_parallel_name(const pl_cluster *c);
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
+/* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
+pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
+const char *pl_cluster_norm_name(const pl_cluster *c);
 
 /* the bounds of the fitted factors */
 #define PL_FIT_MIN     0.25

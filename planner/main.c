@@ -110,6 +110,7 @@ typedef struct common {
 	const char *loss;      /* --loss-kernel (NULL: the cluster's) */
 	const char *loss_par;  /* --loss-parallel (NULL: the cluster's) */
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
+	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -122,6 +123,7 @@ typedef struct common {
 #define OPT_LOSS_KERN 1008 /* --loss-kernel fused|unfused */
 #define OPT_LOSS_PAR  1009 /* --loss-parallel vocab|gathered */
 #define OPT_GRAD_DT   1010 /* --grad-dtype fp32|param */
+#define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -236,6 +238,15 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->grad_dt = arg;
 		return 0;
 	}
+	if (ch == OPT_NORM_KERN) {
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (pl_cluster_set_norm(&probe, arg, "--norm-kernel", &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		co->norm_k = arg;
+		return 0;
+	}
 	if (ch == OPT_RESERVE) {
 		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
 			return pl_cli_usage(
@@ -275,8 +286,8 @@ static pl_search_opts common_search_opts(const common *co, const pl_cluster *cl)
 }
 
 /* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
-/* --memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel and
- * --grad-dtype over the cluster's own */
+/* --memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel,
+ * --grad-dtype and --norm-kernel over the cluster's own */
 static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 {
 	pl_status st = c->has_reserve
@@ -290,6 +301,8 @@ static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 		st = pl_cluster_set_loss_parallel(cl, c->loss_par, "--loss-parallel", err);
 	if (!st && c->grad_dt)
 		st = pl_cluster_set_grad_dtype(cl, c->grad_dt, "--grad-dtype", err);
+	if (!st && c->norm_k)
+		st = pl_cluster_set_norm(cl, c->norm_k, "--norm-kernel", err);
 	return st;
 }
 
@@ -653,6 +666,10 @@ static const char *const search_help =
     "                        and reduced in fp32 main gradients, as Megatron-LM) or\n"
     "                        param (in the params' dtype, cast to fp32 only for the\n"
     "                        optimizer step, as Aleph Alpha's scaling)\n"
+    "  --norm-kernel K       how norms run: fused (the default: one kernel each way, as\n"
+    "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
+    "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
+    "                        as a hand-written RMSNorm without a fused kernel)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven).\n"
@@ -1109,6 +1126,7 @@ static int cmd_search(int argc, char **argv)
 	    {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	    {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
+	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -1141,6 +1159,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_LOSS_KERN:
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
+		case OPT_NORM_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -1532,6 +1551,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
+	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1551,6 +1571,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_LOSS_KERN:
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
+		case OPT_NORM_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
@@ -1791,6 +1812,7 @@ static const char *const bench_help =
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
+    "  --norm-kernel K\n"
     "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
@@ -1877,6 +1899,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
+	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -1902,6 +1925,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_LOSS_KERN:
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
+		case OPT_NORM_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -2916,6 +2940,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
 	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
+	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -2961,6 +2986,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_LOSS_KERN:
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
+		case OPT_NORM_KERN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)

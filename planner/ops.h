@@ -41,6 +41,10 @@ typedef struct pl_opwork {
 	/* in, set by the caller before work(): the loss runs as one fused kernel
 	 * (pl_cluster.loss_kernel); 0: as PyTorch's cross_entropy */
 	int fused_loss;
+	/* in, set by the caller: norms run as PyTorch's composite ops (a pow,
+	 * a mean, an rsqrt, products and casts, each its own kernel) instead of
+	 * one fused kernel (pl_cluster.norm_kernel "unfused") */
+	int unfused_norm;
 	/* which tensors saved_bytes holds, at this op's local layout: inputs
 	 * (bit i) and outputs (bit j); the rest is the op's own (dropout masks,
 	 * norm statistics, loss probabilities). The cost model counts a saved

@@ -105,6 +105,24 @@ void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	w->kernels_bwd = 2;                /* input gradient; scale/bias gradient reduction */
 	w->saved_bytes = b + rows * 2 * 4; /* input plus fp32 mean and rstd per row */
 	w->saves_in = 1;
+	if (w->unfused_norm) {
+		/* as eager PyTorch runs y = x * rsqrt(mean(x^2) + eps), cast to fp32
+		 * and back, times the scale (Aleph Alpha's RMSNorm._standard_forward;
+		 * a LayerNorm written the same way subtracts a mean first): each op
+		 * its own kernel over the n elements of e bytes. Forward: pow (read
+		 * e, write e), mean (e), the product x * r (e, e), .float() (e, 4),
+		 * .type_as (4, e), the scale (e, e): 9e + 8 bytes, 8 kernels with the
+		 * add and rsqrt per row. Backward through them (autograd's formulas
+		 * for mul, pow and the casts): 19e + 8 bytes, 10 kernels. Kept: x
+		 * (pow's and the product's input) and the normalized x before the
+		 * scale (the scale's other factor), 2e; statistics per row only. */
+		double e = b / n;
+		w->bytes_fwd = (9 * e + 8) * n + sb;
+		w->kernels_fwd = 8;
+		w->bytes_bwd = (19 * e + 8) * n + 2 * sb;
+		w->kernels_bwd = 10;
+		w->saved_bytes = 2 * b + rows * 2 * 4;
+	}
 }
 
 pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err)

@@ -1672,6 +1672,18 @@ check "--grad-dtype param: bf16 gradients take half the fp32 ones, and cost repr
 check "--loss-parallel tensor: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected vocab" "$T/lp.err"'
 "$PLANNER" search "$T/lp.json" --grad-dtype bf16 > /dev/null 2> "$T/gd.err"
 check "--grad-dtype bf16: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fp32" "$T/gd.err"'
+for k in fused unfused; do  # sequence parallelism off: norms stay whole on each tensor-parallel rank
+  "$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --sequence-parallel off --norm-kernel "$k" -o "$T/nk-$k.plan" > /dev/null 2>&1
+done
+"$PLANNER" cost "$T/lp.json" --strategy "$T/nk-unfused.plan" > "$T/nk.cost" 2> /dev/null
+cp "$T/nk-unfused.plan" "$T/nk.plan"
+check "--norm-kernel unfused: slower and larger than fused norms, recorded, and cost reproduces it" \
+  'num_lt "$(jq .cost.step_seconds "$T/nk-fused.plan")" "$(jq .cost.step_seconds "$T/nk.plan")" &&
+   num_lt "$(jq .cost.peak_memory_bytes "$T/nk-fused.plan")" "$(jq .cost.peak_memory_bytes "$T/nk.plan")" &&
+   [ "$(jq -r .cluster.description.device.norm_kernel "$T/nk.plan")" = unfused ] &&
+   [ "$(jq .step_seconds "$T/nk.cost")" = "$(jq .cost.step_seconds "$T/nk.plan")" ]'
+"$PLANNER" search "$T/lp.json" --norm-kernel apex > /dev/null 2> "$T/nk.err"
+check "--norm-kernel apex: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/nk.err"'
 
 # --- the default search is bounded: exact dp gets PL_DEFAULT_DP_SECONDS (60 s; the variable sets
 #     another for tests), then it plans with auto and says so; --mode dp or --time-limit are the user's

@@ -392,6 +392,42 @@ static void loss_kernels(void **state)
 	pl_graph_free(g);
 }
 
+/* Norms as eager PyTorch runs them (--norm-kernel unfused) against one fused
+ * kernel, counted by hand from the composite form y = x * rsqrt(mean(x^2) +
+ * eps), cast to fp32 and back, times the scale: forward 9e + 8 bytes an
+ * element (pow e + e, mean e, x * r e + e, .float() e + 4, .type_as 4 + e,
+ * the scale e + e) and 8 kernels; backward 19e + 8 and 10; kept 2e (x and
+ * the normalized x before the scale). The scale's bytes once forward and
+ * twice backward in both. */
+static void norm_kernels(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	                "\"x\":{\"shape\":[4,8,64],\"role\":\"input\"},"
+	                "\"s\":{\"shape\":[64],\"role\":\"param\"}},"
+	                "\"ops\":[{\"name\":\"n\",\"type\":\"RMSNormalization\",\"inputs\":"
+	                "[\"x\",\"s\"],\"outputs\":[\"y\"],\"attrs\":{\"axis\":-1}}]}";
+	int64_t one[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		one[l] = 1;
+	pl_graph *g = load(j);
+	const pl_op *op = &g->ops[0];
+	const double n = 4 * 8 * 64, e = 2, sb = 64 * 2, rows = 32;
+	pl_opwork f = {0}, u = {.unfused_norm = 1};
+	pl_op_rule_get(op->type)->work(g, op, one, &f);
+	pl_op_rule_get(op->type)->work(g, op, one, &u);
+	assert_true(f.bytes_fwd == 2 * e * n + sb && f.kernels_fwd == 1);
+	assert_true(f.saved_bytes == e * n + rows * 8);
+	assert_true(u.bytes_fwd == (9 * e + 8) * n + sb);
+	assert_true(u.bytes_bwd == (19 * e + 8) * n + 2 * sb);
+	assert_int_equal(u.kernels_fwd, 8);
+	assert_int_equal(u.kernels_bwd, 10);
+	assert_true(u.saved_bytes == 2 * e * n + rows * 8);
+	assert_int_equal(u.saves_in, 1); /* x, counted at its producer */
+	assert_true(u.vec_flops_fwd == f.vec_flops_fwd && u.vec_flops_bwd == f.vec_flops_bwd);
+	pl_graph_free(g);
+}
+
 /* Every op type has a whole rule whose name parses back to the type; the
  * integer inputs' ranges are the gathered axis and the classes. */
 static void rules_complete(void **state)
@@ -439,6 +475,7 @@ int main(void)
 	    cmocka_unit_test(rules_complete),
 	    cmocka_unit_test(attention_rule),
 	    cmocka_unit_test(loss_kernels),
+	    cmocka_unit_test(norm_kernels),
 	};
 	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
 }
