@@ -2124,18 +2124,22 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			    job->stage ? job->stage[k] : -1, (long long)(pp * V) - 1,
 			    V > 1 ? "chunk" : "stage");
 	/* a constant is computed with its own values: one without them (an
-	 * initializer of dims only) is refused, never drawn */
+	 * initializer of dims only) is refused, never drawn, unless given */
 	for (int k = 0; k < g->nops; k++)
 		for (int i = 0; i < g->ops[k].ninputs; i++) {
 			const pl_tensor *pt = &g->tensors[g->ops[k].in[i]];
-			if (pt->role == PL_ROLE_CONST && !pt->values && pl_tensor_elems(pt) > 0)
+			int v = 0;
+			while (v < o->nvalues && strcmp(o->values[v].name, pt->name))
+				v++;
+			if (pt->role == PL_ROLE_CONST && !pt->values && pl_tensor_elems(pt) > 0 &&
+			    v == o->nvalues)
 				return pl_err_set(err, PL_EINVAL,
 				                  "executor: const '%s' (read by op '%s') has no "
 				                  "values: the executor "
 				                  "never invents a constant's; give its \"values\" "
 				                  "in the model (an "
-				                  "ONNX initializer: export it with its data), or "
-				                  "declare it a param",
+				                  "ONNX initializer: export it with its data, or "
+				                  "planner run --weights), or declare it a param",
 				                  pt->name, g->ops[k].name);
 		}
 	for (int k = 0; k < g->nops; k++) {

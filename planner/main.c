@@ -2894,12 +2894,19 @@ static int quiet_stdout(void)
 static void print_start_values(const pl_graph *g, const pl_start_values *sv, const char *weights,
                                long long seed)
 {
-	int params = 0, drawn = 0;
+	int params = 0, drawn = 0, consts = 0;
 	for (int t = 0; t < g->ntensors; t++)
 		params += g->tensors[t].role == PL_ROLE_PARAM;
+	for (int k = 0; k < sv->nweights; k++) { /* --weights' come first */
+		int t = pl_graph_find_tensor(g, sv->v[k].name);
+		consts += t >= 0 && g->tensors[t].role == PL_ROLE_CONST;
+	}
 	if (weights)
-		printf("weights: %d of %d params%s from %s\n", sv->nweights, params,
-		       sv->nweights > params ? " and consts" : "", weights);
+		printf("weights: %d of %d params", sv->nweights - consts, params);
+	if (weights && consts)
+		printf(" and %d const%s without values", consts, consts == 1 ? "" : "s");
+	if (weights)
+		printf(" from %s\n", weights);
 	printf("inputs:");
 	for (int t = 0; t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planner/alloc.h"
 #include "planner/onnx.h"
@@ -326,7 +327,9 @@ pl_status pl_values_batch(pl_start_values *sv, const char *spec, const pl_graph 
 		if (t >= 0)
 			path = eq + 1;
 	}
-	if (t < 0 && ninputs == 1)
+	/* FILE alone for the one input; a NAME= that names none is a mistake
+	 * unless the whole of spec is a file's name */
+	if (t < 0 && ninputs == 1 && (!eq || access(spec, F_OK) == 0))
 		t = only;
 	if (t < 0)
 		return pl_err_set(err, PL_EINVAL,

@@ -102,6 +102,27 @@ check "raw float32 x and int32 labels: PyTorch's first loss ($got)" 'rel_close "
 check "the run says where its values come from" \
   'grep -q "weights: 6 of 6 params from .*mlp.onnx" "$T/out" && grep -q "inputs: x (given) labels (given)" "$T/out"'
 
+# a const without values (a buffer exported without its data) runs once --weights gives it
+"$P" import "$W/mlp.onnx" --const 'norm.weight' -o "$T/c.json" > /dev/null 2>&1
+jq 'del(.tensors["norm.weight"].values)' "$T/c.json" > "$T/novalues.json"
+"$P" search "$T/novalues.json" --devices 2 -o "$T/c2.json" > /dev/null 2>&1
+"$P" run "$T/novalues.json" --strategy "$T/c2.json" --steps 1 > /dev/null 2> "$T/err"
+check "a const without values: refused without --weights" \
+  '[ $? -eq 2 ] && grep -q "const .norm.weight. (read by op .*) has no values" "$T/err"'
+"$P" run "$T/novalues.json" --strategy "$T/c2.json" --steps 1 $(given mlp) > "$T/out" 2> "$T/err"
+got=$(awk '$1 == "step" && $2 == 1 { print $4 }' "$T/out")
+check "a const without values given by --weights: PyTorch's first loss ($got), said" \
+  'rel_close "$got" "$ref" && grep -q "weights: 5 of 5 params and 1 const without values" "$T/out"'
+# one input (--loss none): FILE alone is its batch; a NAME= naming no input is not a path
+"$P" search "$W/mlp.onnx" --loss none --devices 1 -o "$T/none.json" > /dev/null 2>&1
+"$P" run "$W/mlp.onnx" --loss none --strategy "$T/none.json" --steps 1 --batch-file "$W/mlp.x.npy" \
+  > "$T/out" 2> "$T/err"
+check "one input: --batch-file FILE without NAME=" '[ $? -eq 0 ] && grep -q "inputs: x (given)" "$T/out"'
+"$P" run "$W/mlp.onnx" --loss none --strategy "$T/none.json" --steps 1 \
+  --batch-file "data=$W/mlp.x.npy" > /dev/null 2> "$T/err"
+check "one input: data=FILE names no input: exit 2 listing x" \
+  '[ $? -eq 2 ] && grep -q "data=.*expected NAME=FILE, NAME one of the model.s inputs: x$" "$T/err"'
+
 # which dimension the appended loss takes as the classes, said for outputs of rank 3 and more
 # (issue 50 item 5): the last of tiny_lm's [2, 8, 50] (auto), dimension 1 of segment.onnx's
 # [N, 4, 8, 8] (auto), the last under --loss-axis last; nothing for mlp's [8, 10]
