@@ -3,7 +3,8 @@
 # models of tests/fixtures/onnx/weighted/, exported by PyTorch with their weights and a batch as
 # .npy files, is PyTorch's own (weighted/REFERENCE: F.cross_entropy in float64, written by
 # make_weighted.py; no torch here) within 1e-5 relative, on 1 rank and under plans for 2 and 4
-# (batch, tensor-parallel and default cuts; micro-batches for the models without batch norm),
+# (batch, tensor-parallel and default cuts, ZeRO 3; micro-batches and pipeline stages for the
+# MLP),
 # from a raw float32 file as from the .npy; drawn weights give another loss; every bad file or
 # name exits 2 naming the file and the field. And the appended loss's classes axis, said for
 # outputs of rank 3 and more (item 5).
@@ -34,7 +35,8 @@ check "ten models with PyTorch's first losses" '[ "$(echo $models | wc -w)" = 10
 for m in $models; do
   ref=$(awk -v m="$m" '$1 == m { print $2 }' "$W/REFERENCE")
   # shellcheck disable=SC2046
-  for cfg in "1" "2 --dp 2" "2 --tp 2" "4" "4 --dp 2 --tp 2" "2 --dp 2 --micro-batches 2"; do
+  for cfg in "1" "2 --dp 2" "2 --tp 2" "4" "4 --dp 2 --tp 2" "2 --dp 2 --micro-batches 2" \
+    "2 --dp 2 --zero 3" "4 --pp 2 --micro-batches 2"; do
     read -r n opts <<< "$cfg"
     case "$m:$opts" in
       cnn_bn:*micro*) continue ;;   # its batch norm's statistics would be a micro-batch's
