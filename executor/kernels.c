@@ -697,9 +697,10 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 	if (k->op->type == PL_OP_BATCHNORM) /* per channel: mean, 1/std */
 		return 2 * (size_t)in[0].shape[1];
 	if (k->op->type == PL_OP_RNN || k->op->type == PL_OP_GRU || k->op->type == PL_OP_LSTM)
+		/* per step: the gates, H more (2 H when Y is the cells) */
 		return (size_t)(in[0].shape[0] * in[0].shape[1] * in[1].shape[0]) *
-		       (size_t)(in[1].shape[1] + in[2].shape[2]); /* per step: gates, H more */
-	if (k->op->type == PL_OP_ATTENTION) {                     /* a log-sum-exp per query row */
+		       (size_t)(in[1].shape[1] + in[2].shape[2] * (1 + k->op->attrs.cell_states));
+	if (k->op->type == PL_OP_ATTENTION) { /* a log-sum-exp per query row */
 		attn_dims a;
 		attention_dims(k, in, &a);
 		return (size_t)(a.b * a.hq * a.s);
@@ -1078,17 +1079,30 @@ static int cumsum(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 /* One local direction of a recurrent layer: X [S, N, I]; W [G H, I], R
  * [G H, H] and B [2 G H] (or NULL) of its direction; Y's rows of the
  * direction, step t's at y + t * ys (N rows of H); the scratch kept for the
- * backward, step t's at sv + t * N * (G H + H): per sample the gates after
- * their activations, then H more (LSTM: the cell; GRU: the recurrent part
- * of the new gate, Rh h + Rbh, when the reset follows it, else r h). */
+ * backward, step t's at sv + t * N * ld (ld = G H + H, or G H + 2 H with
+ * cells): per sample the gates after their activations, then H more (LSTM:
+ * the cell; GRU: the recurrent part of the new gate, Rh h + Rbh, when the
+ * reset follows it, else r h), then an LSTM's hidden state when Y gets the
+ * cells (cells); h0 and c0 the initial states of the direction (N rows of
+ * H; NULL: zeros). */
 typedef struct rnn_dir {
 	pl_optype type;
-	int lbr, reverse;
-	int64_t S, N, I, H, G;
-	const float *x, *w, *r, *b;
+	int lbr, reverse, cells;
+	int64_t S, N, I, H, G, ld;
+	const float *x, *w, *r, *b, *h0, *c0;
 	float *y, *sv;
 	int64_t ys;
 } rnn_dir;
+
+/* the hidden state before step t (its rows *hl apart): step tp's (-1: the
+ * initial one, or NULL for zeros) */
+static const float *rnn_hidden(const rnn_dir *q, int64_t tp, int64_t *hl)
+{
+	*hl = tp >= 0 && q->cells ? q->ld : q->H;
+	if (tp < 0)
+		return q->h0;
+	return q->cells ? q->sv + tp * q->N * q->ld + q->G * q->H + q->H : q->y + tp * q->ys;
+}
 
 static float sigm(float v)
 {
@@ -1104,7 +1118,7 @@ static int64_t rnn_prev(const rnn_dir *q, int64_t t)
 
 static int rnn_forward(pl_kctx *k, const rnn_dir *q)
 {
-	int64_t N = q->N, H = q->H, GH = q->G * H, ld = GH + H;
+	int64_t N = q->N, H = q->H, GH = q->G * H, ld = q->ld, hl;
 	float *xw = pl_malloc(sizeof(float) * (size_t)(q->S * N * GH + 1));
 	if (!xw)
 		return -1;
@@ -1113,7 +1127,7 @@ static int rnn_forward(pl_kctx *k, const rnn_dir *q)
 	for (int64_t s = 0; s < q->S; s++) {
 		int64_t t = q->reverse ? q->S - 1 - s : s, tp = rnn_prev(q, t);
 		float *g = q->sv + t * N * ld, *y = q->y + t * q->ys;
-		const float *hp = tp >= 0 ? q->y + tp * q->ys : NULL;
+		const float *hp = rnn_hidden(q, tp, &hl);
 		const float *gp = tp >= 0 ? q->sv + tp * N * ld : NULL;
 		for (int64_t n = 0; n < N; n++)
 			for (int64_t j = 0; j < GH; j++) {
@@ -1124,10 +1138,10 @@ static int rnn_forward(pl_kctx *k, const rnn_dir *q)
 			}
 		int64_t cols = gru ? 2 * H : GH; /* GRU's new gate below */
 		if (hp)
-			k->gemm(0, 1, N, cols, H, 1, hp, H, q->r, H, 1, g, ld);
+			k->gemm(0, 1, N, cols, H, 1, hp, hl, q->r, H, 1, g, ld);
 		for (int64_t n = 0; n < N; n++) {
 			float *gn = g + n * ld, *e = gn + GH, *yn = y + n * H;
-			const float *hn = hp ? hp + n * H : NULL;
+			const float *hn = hp ? hp + n * hl : NULL;
 			if (q->type == PL_OP_RNN) {
 				for (int64_t h = 0; h < H; h++)
 					yn[h] = gn[h] = tanhf(gn[h]);
@@ -1137,13 +1151,20 @@ static int rnn_forward(pl_kctx *k, const rnn_dir *q)
 				for (int64_t h = 0; h < H; h++) {
 					float i = sigm(gn[h]), o = sigm(gn[H + h]),
 					      f = sigm(gn[2 * H + h]), c = tanhf(gn[3 * H + h]);
-					float cp = gp ? gp[n * ld + GH + h] : 0;
+					float cp = gp      ? gp[n * ld + GH + h]
+					           : q->c0 ? q->c0[n * H + h]
+					                   : 0;
 					gn[h] = i;
 					gn[H + h] = o;
 					gn[2 * H + h] = f;
 					gn[3 * H + h] = c;
 					e[h] = f * cp + i * c;
-					yn[h] = o * tanhf(e[h]);
+					if (q->cells) { /* Y the cells; h kept after them */
+						e[H + h] = o * tanhf(e[h]);
+						yn[h] = e[h];
+					} else {
+						yn[h] = o * tanhf(e[h]);
+					}
 				}
 				continue;
 			}
@@ -1154,11 +1175,11 @@ static int rnn_forward(pl_kctx *k, const rnn_dir *q)
 				              : (hn ? gn[H + h] * hn[h] : 0);
 		}
 		if (gru && hp) /* the new gate's recurrent product: of h, or of r h */
-			k->gemm(0, 1, N, H, H, 1, q->lbr ? hp : g + GH, q->lbr ? H : ld,
+			k->gemm(0, 1, N, H, H, 1, q->lbr ? hp : g + GH, q->lbr ? hl : ld,
 			        q->r + 2 * H * H, H, 1, q->lbr ? g + GH : g + 2 * H, ld);
 		for (int64_t n = 0; gru && n < N; n++) {
 			float *gn = g + n * ld, *e = gn + GH, *yn = y + n * H;
-			const float *hn = hp ? hp + n * H : NULL;
+			const float *hn = hp ? hp + n * hl : NULL;
 			for (int64_t h = 0; h < H; h++) {
 				float z = gn[h], r = gn[H + h];
 				float nv = tanhf(gn[2 * H + h] + (q->lbr ? r * e[h] : 0));
@@ -1172,12 +1193,12 @@ static int rnn_forward(pl_kctx *k, const rnn_dir *q)
 }
 
 /* Backpropagation through time of one direction: dy its rows of Y's
- * gradient (like y); dx, dw, dr, db (any NULL) receive the gradient,
- * added. */
+ * gradient (like y); dx, dw, dr, db, dh0, dc0 (any NULL) receive the
+ * gradient, added (the initial states': what flows past the first step). */
 static int rnn_backward(pl_kctx *k, const rnn_dir *q, const float *dy, float *dx, float *dw,
-                        float *dr, float *db)
+                        float *dr, float *db, float *dh0, float *dc0)
 {
-	int64_t N = q->N, H = q->H, GH = q->G * H, ld = GH + H;
+	int64_t N = q->N, H = q->H, GH = q->G * H, ld = q->ld, hl;
 	int gru = q->type == PL_OP_GRU;
 	float *da = pl_calloc((size_t)(q->S * N * GH + 1), sizeof(float)); /* input parts */
 	float *dar = pl_malloc(sizeof(float) * (size_t)(N * GH + 1));      /* recurrent parts */
@@ -1190,23 +1211,28 @@ static int rnn_backward(pl_kctx *k, const rnn_dir *q, const float *dy, float *dx
 	for (int64_t s = q->S - 1; s >= 0; s--) {
 		int64_t t = q->reverse ? q->S - 1 - s : s, tp = rnn_prev(q, t);
 		const float *g = q->sv + t * N * ld, *y = q->y + t * q->ys, *dyt = dy + t * q->ys;
-		const float *hp = tp >= 0 ? q->y + tp * q->ys : NULL;
+		const float *hp = rnn_hidden(q, tp, &hl);
 		const float *gp = tp >= 0 ? q->sv + tp * N * ld : NULL;
 		float *dat = da + t * N * GH;
 		for (int64_t n = 0; n < N; n++) {
 			const float *gn = g + n * ld, *e = gn + GH, *yn = y + n * H;
-			const float *hn = hp ? hp + n * H : NULL;
+			const float *hn = hp ? hp + n * hl : NULL;
 			float *an = dat + n * GH, *rn = dar + n * GH, *dhn = dh + n * H;
 			for (int64_t h = 0; h < H; h++) {
-				float d = dyt[n * H + h] + dhn[h];
+				/* (Y the cells: its gradient goes to the cell) */
+				float d = (q->cells ? 0 : dyt[n * H + h]) + dhn[h];
 				if (q->type == PL_OP_RNN) {
 					an[h] = rn[h] = d * (1 - yn[h] * yn[h]);
 					dhn[h] = 0;
 				} else if (q->type == PL_OP_LSTM) {
 					float i = gn[h], o = gn[H + h], f = gn[2 * H + h],
 					      c = gn[3 * H + h];
-					float tc = tanhf(e[h]), cp = gp ? gp[n * ld + GH + h] : 0;
-					float dcell = dc[n * H + h] + d * o * (1 - tc * tc);
+					float tc = tanhf(e[h]);
+					float cp = gp      ? gp[n * ld + GH + h]
+					           : q->c0 ? q->c0[n * H + h]
+					                   : 0;
+					float dcell = dc[n * H + h] + d * o * (1 - tc * tc) +
+					              (q->cells ? dyt[n * H + h] : 0);
 					an[h] = dcell * c * i * (1 - i);
 					an[H + h] = d * tc * o * (1 - o);
 					an[2 * H + h] = dcell * cp * f * (1 - f);
@@ -1237,7 +1263,7 @@ static int rnn_backward(pl_kctx *k, const rnn_dir *q, const float *dy, float *dx
 			k->gemm(0, 0, N, H, H, 1, dat + 2 * H, GH, q->r + 2 * H * H, H, 0, dq, H);
 			for (int64_t n = 0; n < N; n++)
 				for (int64_t h = 0; h < H; h++) {
-					float r = g[n * ld + H + h], hv = hp ? hp[n * H + h] : 0;
+					float r = g[n * ld + H + h], hv = hp ? hp[n * hl + h] : 0;
 					dat[n * GH + H + h] = dar[n * GH + H + h] =
 					    dq[n * H + h] * hv * r * (1 - r);
 					dh[n * H + h] += dq[n * H + h] * r;
@@ -1253,8 +1279,14 @@ static int rnn_backward(pl_kctx *k, const rnn_dir *q, const float *dy, float *dx
 		if (hp) {
 			k->gemm(0, 0, N, H, cols, 1, dar, GH, q->r, H, 1, dh, H);
 			if (dr)
-				k->gemm(1, 0, cols, H, N, 1, dar, GH, hp, H, 1, dr, H);
+				k->gemm(1, 0, cols, H, N, 1, dar, GH, hp, hl, 1, dr, H);
 		}
+	}
+	for (int64_t i = 0; i < N * H; i++) { /* past the first step: the initial states */
+		if (dh0)
+			dh0[i] += dh[i];
+		if (dc0)
+			dc0[i] += dc[i];
 	}
 	int64_t rows = q->S * N;
 	if (dw)
@@ -1280,11 +1312,15 @@ static int recurrent(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 {
 	const pl_op *op = k->op;
 	const pl_xt *x = &in[0], *w = &in[1], *r = &in[2], *b = op->ninputs > 3 ? &in[3] : NULL;
+	const pl_xt *h0 = op->ninputs > 4 ? &in[4] : NULL, *c0 = op->ninputs > 5 ? &in[5] : NULL;
 	if (!k->saved || !k->saved->v)
 		return -1;
 	int64_t D = w->shape[0], GH = w->shape[1], H = r->shape[2];
+	int cells = op->type == PL_OP_LSTM && op->attrs.cell_states;
 	rnn_dir q = {.type = op->type,
 	             .lbr = op->attrs.linear_before_reset,
+	             .cells = cells,
+	             .ld = GH + H + (cells ? H : 0),
 	             .S = x->shape[0],
 	             .N = x->shape[1],
 	             .I = x->shape[2],
@@ -1303,12 +1339,16 @@ static int recurrent(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 		q.w = w->v + d * GH * q.I;
 		q.r = r->v + d * GH * H;
 		q.b = b ? b->v + d * 2 * GH : NULL;
+		q.h0 = h0 ? h0->v + d * q.N * H : NULL;
+		q.c0 = c0 ? c0->v + d * q.N * H : NULL;
 		q.y = y->v + d * q.N * H;
-		q.sv = k->saved->v + d * q.S * q.N * (GH + H);
+		q.sv = k->saved->v + d * q.S * q.N * q.ld;
 		int rc = din ? rnn_backward(k, &q, dy->v + d * q.N * H, din[0].v,
 		                            din[1].v ? din[1].v + d * GH * q.I : NULL,
 		                            din[2].v ? din[2].v + d * GH * H : NULL,
-		                            b && din[3].v ? din[3].v + d * 2 * GH : NULL)
+		                            b && din[3].v ? din[3].v + d * 2 * GH : NULL,
+		                            h0 && din[4].v ? din[4].v + d * q.N * H : NULL,
+		                            c0 && din[5].v ? din[5].v + d * q.N * H : NULL)
 		             : rnn_forward(k, &q);
 		if (rc)
 			return rc;

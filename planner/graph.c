@@ -375,6 +375,7 @@ static const attr_rule attr_rules[] = {
     AT("cubic_coeff_a", PL_OP_RESIZE, ATTR_FINITE, cubic_coeff_a),
     AT("exclude_outside", PL_OP_RESIZE, ATTR_FLAG, exclude_outside),
     AT("linear_before_reset", PL_OP_GRU, ATTR_FLAG, linear_before_reset),
+    AT("cell_states", PL_OP_LSTM, ATTR_FLAG, cell_states),
     AT("exclusive", PL_OP_CUMSUM, ATTR_FLAG, exclusive),
     AT("reverse", PL_OP_CUMSUM, ATTR_FLAG, reverse),
     AT("is_causal", PL_OP_ATTENTION, ATTR_BOOL, causal),

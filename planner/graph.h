@@ -16,7 +16,8 @@
 #define PL_MAX_CONST_VALUES (1 << 22)
 #define PL_MAX_LOOPS      12
 #define PL_MAX_SPATIAL    3 /* Conv and pools: 1-, 2- and 3-d */
-#define PL_MAX_OP_INPUTS  5
+/* an LSTM's X, W, R, B, initial_h, initial_c (16 bytes more an op than 5) */
+#define PL_MAX_OP_INPUTS  6
 #define PL_MAX_OP_OUTPUTS 2
 
 typedef enum pl_dtype {
@@ -198,6 +199,9 @@ typedef struct pl_attrs {
 	 * reset gate applied after the recurrent product, as PyTorch's GRU) */
 	int rnn_direction;
 	int linear_before_reset;
+	/* LSTM: 1 gives the cell state of every step instead of the hidden
+	 * one (how c_n is read: its last step, as h_n is Y's) */
+	int cell_states;
 	/* CumSum along axis: each element the sum of those before it (and
 	 * itself unless exclusive), counted from the end when reverse */
 	int exclusive, reverse;

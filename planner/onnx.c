@@ -41,7 +41,7 @@
 #define SUPPORTED                                                                                  \
 	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
-	"(zero initial states, default activations; not LSTM's Y_c), Flatten, Clip, "              \
+	"(default activations; initial states, Y_h and Y_c too), Flatten, Clip, "                  \
 	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not (of a mask), "     \
 	"Pow by a constant, "                                                                      \
 	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like) and "                    \
@@ -2376,12 +2376,55 @@ static int default_activations(const Onnx__NodeProto *n, int gates_kind, int dir
 	return 1;
 }
 
+/* The last state of each direction of a recurrent layer's per-step states
+ * y ([S, D, batch, H]; step S-1 forward, 0 reverse) as out [D, batch, H]:
+ * each Y[last, d] ([1, 1, batch, hidden]) sliced out, side by side on axis
+ * 1, axes 0 and 1 swapped, then reshaped with dimension 0 copied (a
+ * micro-batch cuts the batch, dimension 2). The ops are named
+ * NAME.SUFFIX... */
+static void emit_last_state(imp *m, const char *name, const char *suffix, const char *y, int64_t D,
+                            int64_t S, int reverse, int64_t H, int64_t batch, const char *out)
+{
+	char part[2][600], cat[600], tr[600], buf[600];
+	for (int64_t d = 0; d < D; d++) {
+		int64_t last = d == 1 || reverse ? 0 : S - 1;
+		int64_t axes[2] = {0, 1}, lo[2] = {last, d}, hi[2] = {last + 1, d + 1};
+		snprintf(part[d], sizeof part[d], "%s.%s%lld", name, suffix, (long long)d);
+		cJSON *so = add_op(m, part[d], "Slice");
+		io(m, so, "inputs", y);
+		io(m, so, "outputs", part[d]);
+		cJSON *sa = cJSON_AddObjectToObject(so, "attrs");
+		pl_json_add(sa, "axes", int_list(axes, 2));
+		pl_json_add(sa, "starts", int_list(lo, 2));
+		pl_json_add(sa, "ends", int_list(hi, 2));
+	}
+	const char *both = part[0];
+	if (D == 2) {
+		snprintf(cat, sizeof cat, "%s.%s", name, suffix);
+		cJSON *co = add_op(m, cat, "Concat");
+		io(m, co, "inputs", part[0]);
+		io(m, co, "inputs", part[1]);
+		io(m, co, "outputs", cat);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(co, "attrs"), "axis", 1);
+		both = cat;
+	}
+	snprintf(tr, sizeof tr, "%s.%s_directions", name, suffix);
+	int64_t perm[4] = {1, 0, 2, 3}, hd[3] = {0, -1, H};
+	emit_shaped(m, tr, "Transpose", both, tr, "perm", perm, 4);
+	snprintf(buf, sizeof buf, "%s.%s_reshape", name, suffix);
+	emit_shaped(m, buf, "Reshape", tr, out, "shape", hd, 3);
+	int64_t hdims[3] = {D, batch, H};
+	set_info(m, out, 3, hdims, 0, NULL);
+}
+
 /* RNN, GRU and LSTM as the planner's op of the same name (see
  * planner/ops/rnn.c for what it computes): layout 0, the default
- * activations, no clip, peepholes, input_forget or sequence lengths, initial
- * states of zeros. Y_h, when read, is the last step of each direction of Y
- * (step S-1 forward, 0 reverse): sliced out, the directions side by side,
- * made [directions, batch, hidden]; LSTM's Y_c must not be read. 0, or -1
+ * activations, no clip, peepholes, input_forget or sequence lengths (or
+ * lengths all the sequence's); initial states (initial_h, LSTM's
+ * initial_c) given or zeros (then left out; a B of zeros, a const, is
+ * added when the states are given without one). Y_h, when read, is the
+ * last step of each direction of Y, and Y_c that of a second LSTM of the
+ * same inputs giving its cells (cell_states) (emit_last_state). 0, or -1
  * with *why */
 static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
 {
@@ -2409,63 +2452,73 @@ static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, 
 	    attr(n, "activation_alpha") || attr(n, "activation_beta") ||
 	    !default_activations(n, kind, (int)D))
 		return -1;
-	*why = "sequence_lens, initial states other than zeros and peepholes are not supported";
-	for (size_t k = 4; k < n->n_input; k++)
-		if (!zeros(m, n->input[k], 0) && !(k == 4 && all_values(m, n->input[k], (double)S)))
-			return -1;
-	*why = "its last cell state (Y_c) is read; the planner's LSTM gives its states Y alone";
-	if (n->n_output > 2 && onnx_read(m, n->output[2]))
+	*why = "sequence_lens other than the whole sequence and peepholes are not supported";
+	if (n->n_input > 4 && !zeros(m, n->input[4], 0) && !all_values(m, n->input[4], (double)S))
 		return -1;
+	if (n->n_input > 7 && !zeros(m, n->input[7], 0))
+		return -1;
+	/* the initial states given (not zeros) */
+	const char *h0 = n->n_input > 5 && !zeros(m, n->input[5], 0) ? n->input[5] : NULL;
+	const char *c0 =
+	    kind == 2 && n->n_input > 6 && !zeros(m, n->input[6], 0) ? n->input[6] : NULL;
+	*why = "its initial_c is given but its initial_h is zeros (give both, as nn.LSTM does)";
+	if (c0 && !h0)
+		return -1;
+	int64_t sdims[3] = {D, x->dims[1], H};
+	tinfo *hs = h0 ? known(m, h0) : NULL, *cs = c0 ? known(m, c0) : NULL;
+	*why = "its initial states' shapes are not [directions, batch, hidden]";
+	if ((h0 && (!hs || hs->rank != 3 || memcmp(hs->dims, sdims, sizeof sdims))) ||
+	    (c0 && (!cs || cs->rank != 3 || memcmp(cs->dims, sdims, sizeof sdims))))
+		return -1;
+	const char *bias = n->n_input > 3 && n->input[3][0] ? n->input[3] : NULL;
+	char zb[600];
+	if (h0 && !bias) { /* B before the states: zeros (a const, not a weight) */
+		snprintf(zb, sizeof zb, "%s.B", name);
+		*why = "its added bias's name is taken";
+		if (cJSON_GetObjectItem(m->tensors, zb))
+			return -1;
+		cJSON *c = cJSON_CreateObject();
+		int64_t bd[2] = {D, 2 * G * H};
+		pl_json_add(c, "shape", int_list(bd, 2));
+		cJSON_AddStringToObject(c, "role", "const");
+		const_values(c, NULL, bd[0] * bd[1], 0);
+		pl_json_add(m->tensors, zb, c);
+		bias = zb;
+	}
+	int yc = kind == 2 && n->n_output > 2 && onnx_read(m, n->output[2]);
 	char yname[600];
 	const char *y = n->output[0][0] ? n->output[0] : yname;
 	snprintf(yname, sizeof yname, "%s.Y", name);
-	cJSON *o = add_op(m, name, t);
-	for (size_t k = 0; k < 4 && k < n->n_input; k++)
-		if (n->input[k][0])
-			io(m, o, "inputs", n->input[k]);
-	io(m, o, "outputs", y);
-	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	cJSON_AddStringToObject(at, "direction", dir[0] ? dir : "forward");
-	if (kind == 1)
-		cJSON_AddNumberToObject(at, "linear_before_reset",
-		                        attr_i(n, "linear_before_reset", 0) != 0);
 	int64_t ydims[4] = {S, D, x->dims[1], H};
-	set_info(m, y, 4, ydims, 0, NULL);
-	if (n->n_output < 2 || !onnx_read(m, n->output[1]))
-		return 0;
-	/* Y_h: per direction Y[last, d] ([1, 1, batch, hidden]), side by side on
-	 * axis 1, axes 0 and 1 swapped, then [directions, batch, hidden] with
-	 * dimension 0 copied (a micro-batch cuts the batch, dimension 2) */
-	char part[2][600], cat[600], tr[600], buf[600];
-	for (int64_t d = 0; d < D; d++) {
-		int64_t last = d == 1 || !strcmp(dir, "reverse") ? 0 : S - 1;
-		int64_t axes[2] = {0, 1}, lo[2] = {last, d}, hi[2] = {last + 1, d + 1};
-		snprintf(part[d], sizeof part[d], "%s.Y_h%lld", name, (long long)d);
-		cJSON *so = add_op(m, part[d], "Slice");
-		io(m, so, "inputs", y);
-		io(m, so, "outputs", part[d]);
-		cJSON *sa = cJSON_AddObjectToObject(so, "attrs");
-		pl_json_add(sa, "axes", int_list(axes, 2));
-		pl_json_add(sa, "starts", int_list(lo, 2));
-		pl_json_add(sa, "ends", int_list(hi, 2));
+	for (int cells = 0; cells <= yc; cells++) {
+		char cname[600], opname[600];
+		snprintf(cname, sizeof cname, "%s.Y_cells", name);
+		snprintf(opname, sizeof opname, "%s.cells", name);
+		cJSON *o = add_op(m, cells ? opname : name, t);
+		for (int k = 0; k < 3; k++)
+			io(m, o, "inputs", n->input[k]);
+		if (bias)
+			io(m, o, "inputs", bias);
+		if (h0)
+			io(m, o, "inputs", h0);
+		if (c0)
+			io(m, o, "inputs", c0);
+		io(m, o, "outputs", cells ? cname : y);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddStringToObject(at, "direction", dir[0] ? dir : "forward");
+		if (kind == 1)
+			cJSON_AddNumberToObject(at, "linear_before_reset",
+			                        attr_i(n, "linear_before_reset", 0) != 0);
+		if (cells)
+			cJSON_AddNumberToObject(at, "cell_states", 1);
+		set_info(m, cells ? cname : y, 4, ydims, 0, NULL);
+		if (cells)
+			emit_last_state(m, name, "Y_c", cname, D, S, !strcmp(dir, "reverse"), H,
+			                x->dims[1], n->output[2]);
 	}
-	const char *both = part[0];
-	if (D == 2) {
-		snprintf(cat, sizeof cat, "%s.Y_h", name);
-		cJSON *co = add_op(m, cat, "Concat");
-		io(m, co, "inputs", part[0]);
-		io(m, co, "inputs", part[1]);
-		io(m, co, "outputs", cat);
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(co, "attrs"), "axis", 1);
-		both = cat;
-	}
-	snprintf(tr, sizeof tr, "%s.Y_h_directions", name);
-	int64_t perm[4] = {1, 0, 2, 3}, hd[3] = {0, -1, H};
-	emit_shaped(m, tr, "Transpose", both, tr, "perm", perm, 4);
-	snprintf(buf, sizeof buf, "%s.Y_h_reshape", name);
-	emit_shaped(m, buf, "Reshape", tr, n->output[1], "shape", hd, 3);
-	int64_t hdims[3] = {D, x->dims[1], H};
-	set_info(m, n->output[1], 3, hdims, 0, NULL);
+	if (n->n_output > 1 && onnx_read(m, n->output[1]))
+		emit_last_state(m, name, "Y_h", y, D, S, !strcmp(dir, "reverse"), H, x->dims[1],
+		                n->output[1]);
 	return 0;
 }
 

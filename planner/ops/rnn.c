@@ -1,10 +1,13 @@
 /* Recurrent layers as ONNX defines them (RNN, GRU, LSTM; layout 0, the
  * default activations, no peepholes, no clip, every sequence full length,
- * initial states of zeros): X [seq, batch, input], W [directions, gates x
- * hidden, input], R [directions, gates x hidden, hidden], optional B
- * [directions, 2 x gates x hidden] (W's biases, then R's); Y [seq,
- * directions, batch, hidden], the hidden state of every step. The final
- * states are Y's last step of each direction (the importer slices them out).
+ * full length): X [seq, batch, input], W [directions, gates x hidden,
+ * input], R [directions, gates x hidden, hidden], optional B [directions, 2
+ * x gates x hidden] (W's biases, then R's), optional initial_h (and LSTM's
+ * initial_c) [directions, batch, hidden] (zeros when not given; ONNX's
+ * inputs 5 and 6, sequence_lens left out); Y [seq, directions, batch,
+ * hidden], the hidden state of every step (an LSTM with cell_states: the
+ * cell state of every step). The final states are Y's last step of each
+ * direction (the importer slices them out).
  *
  * Loops: the directions and the batch are independent (cut: W, R and B by
  * direction, X and Y by batch; X's gradient is a sum over the directions, the
@@ -51,6 +54,25 @@ pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err)
 	if (b && (b->rank != 2 || b->shape[0] != dirs || b->shape[1] != 2 * G * H))
 		return pl_err_set(err, PL_EINVAL, "bias '%s' must be [%lld, %lld]", b->name,
 		                  (long long)dirs, (long long)(2 * G * H));
+	int nstates = op->type == PL_OP_LSTM ? 2 : 1;
+	if (op->ninputs > 4 + nstates)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s takes X, W, R, B and %s, %d inputs at most; it has %d",
+		                  op->type == PL_OP_LSTM ? "LSTM" : "it",
+		                  op->type == PL_OP_LSTM ? "initial_h, initial_c" : "initial_h",
+		                  4 + nstates, op->ninputs);
+	for (int i = 4; i < op->ninputs; i++) {
+		const pl_tensor *h0 = IN(g, op, i);
+		if (h0->rank != 3 || h0->shape[0] != dirs || h0->shape[1] != x->shape[1] ||
+		    h0->shape[2] != H || h0->dtype != x->dtype)
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "initial state '%s' must be [%lld directions, batch %lld, "
+			    "hidden %lld] of the input's dtype",
+			    h0->name, (long long)dirs, (long long)x->shape[1], (long long)H);
+	}
+	if (op->attrs.cell_states && op->type != PL_OP_LSTM)
+		return pl_err_set(err, PL_EINVAL, "attrs.cell_states is LSTM's");
 	if (w->dtype != x->dtype || r->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return pl_err_set(err, PL_EINVAL, "input, weights and bias differ in dtype");
 	if (op->attrs.linear_before_reset && op->type != PL_OP_GRU)
@@ -64,6 +86,8 @@ pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err)
 	int ln = pl__loop_add(op, x->shape[1], PL_LOOP_PARALLEL, 1);
 	pl__map(op, 0, 0, 1, ln);
 	pl__map(op, 1, 0, 2, ln);
+	for (int i = 4; i < op->ninputs; i++) /* the initial states: by sample */
+		pl__map(op, 0, i, 1, ln);
 	int ls = pl__loop_add(op, x->shape[0], PL_LOOP_PARALLEL, 0);
 	pl__map(op, 0, 0, 0, ls);
 	pl__map(op, 1, 0, 0, ls);
@@ -73,6 +97,8 @@ pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err)
 	int lh = pl__loop_add(op, H, PL_LOOP_PARALLEL, 0);
 	pl__map(op, 1, 0, 3, lh);
 	pl__map(op, 0, 2, 2, lh);
+	for (int i = 4; i < op->ninputs; i++)
+		pl__map(op, 0, i, 2, lh);
 	int li = pl__loop_add(op, x->shape[2], PL_LOOP_REDUCE, 0);
 	pl__map(op, 0, 0, 2, li);
 	pl__map(op, 0, 1, 2, li);
@@ -100,13 +126,15 @@ void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	double vec = steps * (5 * GH + cell * (double)H);
 	int eb = pl_dtype_bytes(x->dtype);
 	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
-	double wb = 0;
+	double wb = 0, hb = 0; /* the weights; the initial states, read once */
 	for (int i = 1; i < op->ninputs; i++)
-		wb += pl__local_in_bytes(g, op, i, split);
-	double gateb = steps * (GH + (double)H) * eb; /* the gates and cells, written once */
+		*(i < 4 ? &wb : &hb) += pl__local_in_bytes(g, op, i, split);
+	/* the gates and cells (and the hidden states, when the output is the
+	 * cells), written once */
+	double gateb = steps * (GH + (double)H * (1 + op->attrs.cell_states)) * eb;
 	w->gemm_flops_fwd = in_flops + rec_flops;
 	w->vec_flops_fwd = vec;
-	w->bytes_fwd = xb + wb + yb + 2 * gateb;
+	w->bytes_fwd = xb + wb + hb + yb + 2 * gateb;
 	int ks = S > 100000000 ? 100000000 : (int)S; /* (a count of launches, bounded) */
 	w->kernels_fwd = 1 + 2 * ks;
 	if (!y->requires_grad)
@@ -114,7 +142,7 @@ void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	w->gemm_flops_bwd =
 	    2 * rec_flops + (wt->requires_grad ? in_flops : 0) + (x->requires_grad ? in_flops : 0);
 	w->vec_flops_bwd = 2 * vec;
-	w->bytes_bwd = 2 * (yb + gateb) + xb + 2 * wb;
+	w->bytes_bwd = 2 * (yb + gateb) + xb + 2 * wb + 2 * hb;
 	w->kernels_bwd = 2 + 2 * ks;
 	w->saved_bytes = gateb + yb + (wt->requires_grad ? xb : 0);
 	w->saves_out = 1;

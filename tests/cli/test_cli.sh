@@ -1043,9 +1043,10 @@ check "an op the importer does not know: exit 2 naming the node, its type and op
 "$PLANNER" import "$O/unsupported/embedding_bag.onnx" --batch 4 -o "$T/eb-onnx.json" > /dev/null 2> "$T/err"
 check "nn.EmbeddingBag's export (a Loop over the bags): exit 2 naming the node and saying it is control flow, nothing written" \
   '[ $? -eq 2 ] && grep -q "node ./Loop. (Loop, opset 14): control flow (Loop)" "$T/err" && [ ! -e "$T/eb-onnx.json" ]'
-"$PLANNER" import "$O/unsupported/lstm_cell.onnx" --batch 4 -o "$T/lstm-onnx.json" > /dev/null 2> "$T/err"
-check "an LSTM whose last cell state is read: exit 2 naming the node and saying Y_c is read, nothing written" \
-  '[ $? -eq 2 ] && grep -q "node ./rnn/LSTM. (LSTM, opset 14): its last cell state (Y_c) is read" "$T/err" && [ ! -e "$T/lstm-onnx.json" ]'
+"$PLANNER" import "$O/rnn_state.onnx" -o "$T/rnn_state-ops.json" > /dev/null 2> "$T/err"
+check "rnn_state.onnx: nn.LSTM from (h0, c0) an LSTM op reading them as inputs 4 and 5, its c_n the last step of a second LSTM of the same inputs giving its cells; the GRU from g0 reads it as input 4" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"LSTM\" or .type == \"GRU\") | [.type, .inputs[4:], .attrs.cell_states]]" "$T/rnn_state-ops.json")" = "[[\"LSTM\",[\"h0\",\"c0\"],null],[\"LSTM\",[\"h0\",\"c0\"],1],[\"GRU\",[\"g0\"],null]]" ] &&
+   [ "$(jq -c "[.ops[] | select(.name | test(\"LSTM.Y_c\")) | [.type, .attrs.starts]]" "$T/rnn_state-ops.json")" = "[[\"Slice\",[4,0]],[\"Transpose\",null],[\"Reshape\",null]]" ]'
 "$PLANNER" import "$O/llama.onnx" --batch 4 -o "$T/llama-rms.json" > /dev/null 2> "$T/err"
 check "llama.onnx: its 5 RMSNorms (Pow, ReduceMean, Add, Sqrt, Div, Mul, Mul) are RMSNormalization ops, eps kept" \
   '[ "$(jq -c "[.ops[] | select(.type == \"RMSNormalization\") | .attrs.epsilon | . > 9.9e-7 and . < 1.01e-6] | [length, all]" "$T/llama-rms.json")" = "[5,true]" ] && ! jq -e ".ops[] | select(.type == \"Pow\")" "$T/llama-rms.json" > /dev/null'
@@ -1072,7 +1073,7 @@ check "upsample.onnx: its Resize imported as Resize to 16 x 16, nearest, asymmet
 # statistics), a small CNN, and ConvZoo (grouped, 1-d, strided, dilated; pools
 # with ceil_mode and count_include_pad, the latter exported as Pad +
 # AveragePool)
-for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23 router clip_pool; do
+for f in mlp mlp_ln cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23 router clip_pool rnn_state; do
   want=$(awk -v f="$f" '$1 == f { print $2 }' "$O/PARAMS")
   "$PLANNER" import "$O/$f.onnx" --batch 4 -o "$T/$f-onnx.json" > /dev/null 2> "$T/err"
   got=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $d (1; . * $d)] | add' "$T/$f-onnx.json" 2> /dev/null)
@@ -1168,7 +1169,7 @@ check "vit.onnx: the class token Expanded to the batch and Concatenated before t
   '[ "$(jq -c "[.ops[] | select(.type == \"Expand\" or .type == \"Concat\" or (.type == \"Gather\" and .attrs.axis == 1)) | .type]" "$T/vit-onnx.json")" = "[\"Expand\",\"Concat\",\"Gather\"]" ]'
 # every fixture plans on 8 and 64 devices in every mode (propagate from dp's
 # plan), and cost reproduces each plan
-for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23 router clip_pool; do
+for f in mlp mlp_ln gpt bert gpt2 cnn convzoo convzoo2 resnet18 mobilenet_v2 resnet18_train vit vit_fresh swin mobilenet_v3_fresh einsum seq2seq mlp_dropout hf_bert preact shape_split upsample llama t5 sumpool unary adaln select groupnorm timestep unet stylepad opset20 opset21 bicubic recurrent activations embedder generator pointnet attention23 router clip_pool rnn_state; do
   fails=""
   for D in 8 64; do
     for mode in dp rec ilp auto propagate; do
@@ -1286,7 +1287,7 @@ for x in "$O"/unsupported/*.onnx; do
   grep -q "^planner: $x: node '[^']*' ([A-Za-z]*, opset [0-9]*): " "$T/err" && [ $rc -eq 2 ] &&
     [ ! -e "$T/u.json" ] || bad="$bad $(basename "$x")(exit $rc)"
 done
-check "unsupported ONNX (GridSample, EmbeddingBag's Loop, an LSTM's cell state read): exit 2 naming the node and its type${bad:+: failed$bad}" \
+check "unsupported ONNX (GridSample, EmbeddingBag's Loop): exit 2 naming the node and its type${bad:+: failed$bad}" \
   '[ -z "$bad" ]'
 # --- constants keep their values (issue 50): consts.onnx computes only on constants of more
 #     than 64 elements (a position table, q/k/v weights, a -inf causal mask buffer, a Trilu mask,

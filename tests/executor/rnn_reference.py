@@ -2,7 +2,8 @@
 """Reference outputs of the recurrent-layer checks in test_exec.c
 (recurrent_matches_references): PyTorch's nn.LSTM (bidirectional),
 nn.GRU and nn.RNN, and ONNX's documented equations in numpy for what PyTorch
-cannot export (GRU with linear_before_reset 0, a reverse layer). Inputs are
+cannot export (GRU with linear_before_reset 0, a reverse layer, an LSTM's
+cell state of every step, checked against PyTorch's c_n). Inputs are
 the formulas below; prints the C initialisers. Run with torch installed:
     python3 tests/executor/rnn_reference.py
 """
@@ -30,9 +31,15 @@ def c_array(name, a):
     return "static const float %s[%d] = {%s};" % (name, a.size, body)
 
 
-def torch_y(cell, x, w, r, b, perm, D):
+def torch_y(cell, x, w, r, b, perm, D, state=None):
     """Y [S, D, N, H] of PyTorch's layer with ONNX's weights (gate order
-    permuted to PyTorch's)"""
+    permuted to PyTorch's), from the initial state given (h0, or (h0, c0)
+    for an LSTM; [D, N, H] each)"""
+    return torch_run(cell, x, w, r, b, perm, D, state)[0]
+
+
+def torch_run(cell, x, w, r, b, perm, D, state=None):
+    """torch_y's Y, and the layer's final state(s) as PyTorch returns them"""
     m = cell(I, H, bidirectional=D == 2)
     with torch.no_grad():
         for d in range(D):
@@ -43,8 +50,13 @@ def torch_y(cell, x, w, r, b, perm, D):
             getattr(m, "weight_hh" + sfx).copy_(torch.tensor(r[d][order]))
             getattr(m, "bias_ih" + sfx).copy_(torch.tensor(b[d][:G * H][order]))
             getattr(m, "bias_hh" + sfx).copy_(torch.tensor(b[d][G * H:][order]))
-        y, _ = m(torch.tensor(x))
-    return y.numpy().reshape(S, N, D, H).transpose(0, 2, 1, 3)
+        if state is None:
+            y, last = m(torch.tensor(x))
+        elif isinstance(state, tuple):
+            y, last = m(torch.tensor(x), tuple(torch.tensor(v) for v in state))
+        else:
+            y, last = m(torch.tensor(x), torch.tensor(state))
+    return y.numpy().reshape(S, N, D, H).transpose(0, 2, 1, 3), last
 
 
 def sig(v):
@@ -90,10 +102,44 @@ def onnx_lstm(x, w, r, reverse):
     return y
 
 
+def onnx_lstm_cells(x, w, r, b, h0, c0, D):
+    """ONNX's LSTM equations with bias and initial states, both directions:
+    the cell state of every step, [S, D, N, H] (what cell_states gives)"""
+    cells = np.zeros((S, D, N, H), np.float32)
+    for d in range(D):
+        Wi, Wo, Wf, Wc = np.split(w[d], 4)
+        Ri, Ro, Rf, Rc = np.split(r[d], 4)
+        bw, br = np.split(b[d], 2)
+        bi, bo, bf, bc = np.split(bw + br, 4)
+        h, c = h0[d].copy(), c0[d].copy()
+        for t in (range(S - 1, -1, -1) if d == 1 else range(S)):
+            xt = x[t]
+            i = sig(xt @ Wi.T + h @ Ri.T + bi)
+            f = sig(xt @ Wf.T + h @ Rf.T + bf)
+            cc = np.tanh(xt @ Wc.T + h @ Rc.T + bc)
+            c = f * c + i * cc
+            o = sig(xt @ Wo.T + h @ Ro.T + bo)
+            h = o * np.tanh(c)
+            cells[t, d] = c
+    return cells
+
+
 x, w, r, b = inputs(2, 4)
 print(c_array("lstm_bi_y", torch_y(torch.nn.LSTM, x, w, r, b, [0, 2, 3, 1], 2)))
+# given initial states: Y (PyTorch's) and every step's cells (the equations'
+# in numpy, whose last steps must be PyTorch's c_n)
+h0 = vals(2 * N * H, 11, 13, 0.1).reshape(2, N, H)
+c0 = vals(2 * N * H, 13, 17, 0.1).reshape(2, N, H)
+y, (hn, cn) = torch_run(torch.nn.LSTM, x, w, r, b, [0, 2, 3, 1], 2, (h0, c0))
+cells = onnx_lstm_cells(x, w, r, b, h0, c0, 2)
+assert np.allclose(cells[S - 1, 0], cn.numpy()[0], atol=1e-6)
+assert np.allclose(cells[0, 1], cn.numpy()[1], atol=1e-6)
+print(c_array("lstm_bi_state_y", y))
+print(c_array("lstm_bi_state_cells", cells))
 x, w, r, b = inputs(1, 3)
 print(c_array("gru_y", torch_y(torch.nn.GRU, x, w, r, b, [1, 0, 2], 1)))
+print(c_array("gru_state_y", torch_y(torch.nn.GRU, x, w, r, b, [1, 0, 2], 1,
+                                     vals(N * H, 11, 13, 0.1).reshape(1, N, H))))
 print(c_array("gru_lbr0_reverse_y", onnx_gru(x, w, r, b, 0, True)))
 x, w, r, b = inputs(1, 1)
 print(c_array("rnn_y", torch_y(torch.nn.RNN, x, w, r, b, [0], 1)))

@@ -436,6 +436,50 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\"], "
      "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"reverse\"}}",
      "[3, 1, 4, 3]"},
+    /* given initial states (params here, so that their gradients are
+     * checked too), and an LSTM's cells as its output */
+    {"LSTM bidirectional with initial states",
+     "\"wx\": {\"shape\": [2, 12, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [2, 12, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [2, 24], \"role\": \"param\"}, "
+     "\"h0\": {\"shape\": [2, 4, 3], \"role\": \"param\"}, "
+     "\"c0\": {\"shape\": [2, 4, 3], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\", "
+     "\"h0\", \"c0\"], \"outputs\": [\"y\"], \"attrs\": {\"direction\": \"bidirectional\"}}",
+     "[3, 2, 4, 3]"},
+    {"LSTM cell_states with initial states",
+     "\"wx\": {\"shape\": [2, 12, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [2, 12, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [2, 24], \"role\": \"param\"}, "
+     "\"h0\": {\"shape\": [2, 4, 3], \"role\": \"param\"}, "
+     "\"c0\": {\"shape\": [2, 4, 3], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\", "
+     "\"h0\", \"c0\"], \"outputs\": [\"y\"], \"attrs\": {\"direction\": \"bidirectional\", "
+     "\"cell_states\": 1}}",
+     "[3, 2, 4, 3]"},
+    {"LSTM cell_states reverse",
+     "\"wx\": {\"shape\": [1, 12, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [1, 12, 3], "
+     "\"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"LSTM\", \"inputs\": [\"A\", \"wx\", \"wh\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"direction\": \"reverse\", \"cell_states\": 1}}",
+     "[3, 1, 4, 3]"},
+    {"GRU with an initial state",
+     "\"wx\": {\"shape\": [2, 9, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [2, 9, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [2, 18], \"role\": \"param\"}, "
+     "\"h0\": {\"shape\": [2, 4, 3], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"GRU\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\", "
+     "\"h0\"], \"outputs\": [\"y\"], \"attrs\": {\"direction\": \"bidirectional\"}}",
+     "[3, 2, 4, 3]"},
+    {"RNN with an initial state",
+     "\"wx\": {\"shape\": [1, 3, 5], \"role\": \"param\"}, \"wh\": {\"shape\": [1, 3, 3], "
+     "\"role\": \"param\"}, \"wb\": {\"shape\": [1, 6], \"role\": \"param\"}, "
+     "\"h0\": {\"shape\": [1, 4, 3], \"role\": \"param\"}",
+     "[3, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"RNN\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\", "
+     "\"h0\"], \"outputs\": [\"y\"]}",
+     "[3, 1, 4, 3]"},
     {"LeakyRelu", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"LeakyRelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"alpha\": 0.2}}",
@@ -758,8 +802,8 @@ static void gradients_match_finite_differences(void **state)
 		    !strcmp(cases[c].name, "Min") || !strcmp(cases[c].name, "LeakyRelu") ||
 		    !strcmp(cases[c].name, "Selu") || !strcmp(cases[c].name, "PRelu") ||
 		    !strncmp(cases[c].name, "Where", 5) || /* kinks, steps */
-		    !strncmp(cases[c].name, "TopK", 4) || /* selections (GatherElements' own */
-		    !strncmp(cases[c].name, "ArgM", 4))   /* gradient: its case below) */
+		    !strncmp(cases[c].name, "TopK", 4) ||  /* selections (GatherElements' own */
+		    !strncmp(cases[c].name, "ArgM", 4))    /* gradient: its case below) */
 			continue;
 		one_rank o;
 		double l0;
@@ -1376,33 +1420,61 @@ static void recurrent_matches_references(void **state)
 	static const float lstm_reverse_y[12] = {
 	    -0.19269331f, 0.054536503f,  0.10197524f,  -0.16565676f, 0.13080646f,  -0.066678144f,
 	    0.10071148f,  -0.061632015f, 0.097580023f, 0.06518551f,  0.086313896f, 0.062060952f};
+	static const float lstm_bi_state_y[24] = {
+	    -0.35721689f, 0.20568793f,  0.047101751f,  -0.21582308f, 0.11195802f,   0.1190994f,
+	    -0.15797706f, 0.066886239f, -0.22269349f,  0.068728931f, 0.0066668428f, -0.21603057f,
+	    -0.18200089f, 0.08647909f,  -0.091934368f, 0.066565692f, -0.014701361f, 0.10110512f,
+	    0.047638346f, -0.03094805f, -0.088081233f, 0.049190328f, 0.089860156f,  -0.20225926f};
+	static const float lstm_bi_state_cells[24] = {
+	    -0.83600742f, 0.41283107f,   0.089112408f, -0.38081628f, 0.2161853f,    0.39311567f,
+	    -0.28927922f, 0.13952392f,   -0.48709804f, 0.12600884f,  0.011611838f,  -0.37715632f,
+	    -0.35174638f, 0.17815669f,   -0.16921614f, 0.14189175f,  -0.050451845f, 0.26820996f,
+	    0.14009254f,  -0.074644506f, -0.21379858f, 0.1047572f,   0.32029998f,   -0.36278892f};
+	static const float gru_state_y[12] = {
+	    -0.41216931f, -0.082588047f, 0.29855078f, 0.10097659f, 0.12166134f, 0.058453076f,
+	    0.42536333f,  0.074377164f,  0.25427264f, 0.14089519f, 0.44227678f, 0.13465971f};
 	static const struct {
 		const char *type, *attrs;
-		int D, G, bias;
+		int D, G, bias, states;
 		const float *y;
 	} ex[] = {
-	    {"LSTM", "\"direction\": \"bidirectional\"", 2, 4, 1, lstm_bi_y},
-	    {"GRU", "\"linear_before_reset\": 1", 1, 3, 1, gru_y},
-	    {"GRU", "\"direction\": \"reverse\"", 1, 3, 1, gru_lbr0_reverse_y},
-	    {"RNN", "\"direction\": \"forward\"", 1, 1, 1, rnn_y},
-	    {"LSTM", "\"direction\": \"reverse\"", 1, 4, 0, lstm_reverse_y},
+	    {"LSTM", "\"direction\": \"bidirectional\"", 2, 4, 1, 0, lstm_bi_y},
+	    {"GRU", "\"linear_before_reset\": 1", 1, 3, 1, 0, gru_y},
+	    {"GRU", "\"direction\": \"reverse\"", 1, 3, 1, 0, gru_lbr0_reverse_y},
+	    {"RNN", "\"direction\": \"forward\"", 1, 1, 1, 0, rnn_y},
+	    {"LSTM", "\"direction\": \"reverse\"", 1, 4, 0, 0, lstm_reverse_y},
+	    /* from initial states: PyTorch's Y, and every step's cells */
+	    {"LSTM", "\"direction\": \"bidirectional\"", 2, 4, 1, 2, lstm_bi_state_y},
+	    {"LSTM", "\"direction\": \"bidirectional\", \"cell_states\": 1", 2, 4, 1, 2,
+	     lstm_bi_state_cells},
+	    {"GRU", "\"linear_before_reset\": 1", 1, 3, 1, 1, gru_state_y},
 	};
 	enum { S = 3, N = 2, I = 3, H = 2 };
 	float x[S * N * I], w[2 * 4 * H * I], r[2 * 4 * H * H], b[2 * 2 * 4 * H];
+	float h0[2 * N * H], c0[2 * N * H];
 	formula(x, S * N * I, 7, 11, 0.2f);
 	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
 		int D = ex[i].D, G = ex[i].G;
 		formula(w, D * G * H * I, 5, 13, 0.1f);
 		formula(r, D * G * H * H, 3, 7, 0.15f);
 		formula(b, D * 2 * G * H, 2, 9, 0.05f);
-		char tensors[400], y_shape[32];
+		formula(h0, D * N * H, 11, 13, 0.1f);
+		formula(c0, D * N * H, 13, 17, 0.1f);
+		char tensors[600], y_shape[32];
 		snprintf(tensors, sizeof tensors,
 		         "\"wx\": {\"shape\": [%d, %d, %d], \"role\": \"param\"}, "
 		         "\"wh\": {\"shape\": [%d, %d, %d], \"role\": \"param\"}, "
-		         "\"wb\": {\"shape\": [%d, %d], \"role\": \"param\"}",
-		         D, G * H, I, D, G * H, H, D, 2 * G * H);
+		         "\"wb\": {\"shape\": [%d, %d], \"role\": \"param\"}, "
+		         "\"h0\": {\"shape\": [%d, %d, %d], \"role\": \"param\"}, "
+		         "\"c0\": {\"shape\": [%d, %d, %d], \"role\": \"param\"}",
+		         D, G * H, I, D, G * H, H, D, 2 * G * H, D, N, H, D, N, H);
 		snprintf(y_shape, sizeof y_shape, "[%d, %d, %d, %d]", S, D, N, H);
-		named_vals in[] = {{"wx", w}, {"wh", r}, {ex[i].bias ? "wb" : NULL, b}, {0}};
+		named_vals in[] = {{"wx", w},
+		                   {"wh", r},
+		                   {ex[i].bias ? "wb" : NULL, b},
+		                   {ex[i].states > 0 ? "h0" : NULL, h0},
+		                   {ex[i].states > 1 ? "c0" : NULL, c0},
+		                   {0}};
 		check_example(ex[i].type, ex[i].attrs, tensors, "[3, 2, 3]", x, in, y_shape,
 		              ex[i].y, 0, 2e-6f);
 	}
