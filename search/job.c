@@ -1290,7 +1290,7 @@ static pl_status enumerate(jobrun *s)
 	if (!s->probs || !s->pts)
 		return job_nomem(s);
 	if (jo->top > 1) {
-		size_t n = (size_t)s->nm * (size_t)s->npp * 2 * PL_ZERO_LEVELS;
+		size_t n = nprob * PL_ZERO_LEVELS; /* one per point: prob x ZeRO level */
 		s->tk = (topk){.k = jo->top, .n = (int)n, .kth = INFINITY};
 		s->tk.step = pl_malloc(sizeof *s->tk.step * (n + 1));
 		s->tk.mem = pl_malloc(sizeof *s->tk.mem * (n + 1));
