@@ -792,6 +792,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_TOPK:
 	case PL_OP_ONEHOT:
 	case PL_OP_GATHERELEMENTS:
+	case PL_OP_GRIDSAMPLE:
 	case PL_OP_PAD:
 	case PL_OP_MAXPOOL:
 	case PL_OP_AVGPOOL:

@@ -506,6 +506,88 @@ static int gather_elements(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *d
 	return 0;
 }
 
+/* GridSample (planner/ops/sample.c) on the local piece (X's rows and
+ * columns whole): each output position's (x, y) from the grid, in pixels
+ * ((g + 1) / 2 (size - 1) with align_corners, ((g + 1) size - 1) / 2
+ * without), clamped to the border (border) or reading zeros outside
+ * (zeros); nearest rounds halves to even (as PyTorch's nearbyint), bilinear
+ * weighs the 4 pixels around it. Backward: the output's gradient added to
+ * the pixels read by their weights, and (bilinear) the grid's gradient, the
+ * weights' derivatives times the pixels (0 where the border clamps). */
+static int gridsample(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
+{
+	const pl_xt *x = &in[0], *gr = &in[1];
+	const pl_attrs *a = &k->op->attrs;
+	int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
+	int64_t Ho = gr->shape[1], Wo = gr->shape[2];
+	float *dx = din && din[0].v ? din[0].v : NULL, *dg = din && din[1].v ? din[1].v : NULL;
+	if (din && !dx && !dg)
+		return 0;
+	if (dx)
+		memset(dx, 0, sizeof(float) * din[0].n);
+	if (dg)
+		memset(dg, 0, sizeof(float) * din[1].n);
+	int lin = a->resize_mode == PL_RESIZE_LINEAR, border = a->grid_padding == 1;
+	double sx = a->align_corners ? (double)(W - 1) / 2 : (double)W / 2;
+	double sy = a->align_corners ? (double)(H - 1) / 2 : (double)H / 2;
+	for (int64_t n = 0; n < N; n++)
+		for (int64_t p = 0; p < Ho * Wo; p++) {
+			const float *g = gr->v + (n * Ho * Wo + p) * 2;
+			double fx = (g[0] + 1.0) * sx - (a->align_corners ? 0 : 0.5);
+			double fy = (g[1] + 1.0) * sy - (a->align_corners ? 0 : 0.5);
+			double cx = 1, cy = 1; /* the clamp's derivative */
+			if (border) {
+				if (fx < 0 || fx > (double)(W - 1)) {
+					fx = fx < 0 ? 0 : (double)(W - 1);
+					cx = 0;
+				}
+				if (fy < 0 || fy > (double)(H - 1)) {
+					fy = fy < 0 ? 0 : (double)(H - 1);
+					cy = 0;
+				}
+			}
+			int64_t x0 = lin ? (int64_t)floor(fx) : (int64_t)nearbyint(fx);
+			int64_t y0 = lin ? (int64_t)floor(fy) : (int64_t)nearbyint(fy);
+			double tx = lin ? fx - (double)x0 : 0, ty = lin ? fy - (double)y0 : 0;
+			double gx = 0, gy = 0;
+			for (int64_t c = 0; c < C; c++) {
+				const float *xc = x->v + (n * C + c) * H * W;
+				size_t o = (size_t)((n * C + c) * Ho * Wo + p);
+				double v[4] = {0, 0, 0, 0},
+				       wt[4] = {(1 - tx) * (1 - ty), tx * (1 - ty), (1 - tx) * ty,
+				                tx * ty};
+				int64_t at[4];
+				for (int t = 0; t < (lin ? 4 : 1); t++) {
+					int64_t xx = x0 + (t & 1), yy = y0 + (t >> 1);
+					at[t] = xx >= 0 && xx < W && yy >= 0 && yy < H ? yy * W + xx
+					                                               : -1;
+					v[t] = at[t] >= 0 ? xc[at[t]] : 0;
+				}
+				if (!din) {
+					double s = 0;
+					for (int t = 0; t < (lin ? 4 : 1); t++)
+						s += wt[t] * v[t];
+					y->v[o] = (float)s;
+					continue;
+				}
+				double d = dy->v[o];
+				for (int t = 0; dx && t < (lin ? 4 : 1); t++)
+					if (at[t] >= 0)
+						dx[(n * C + c) * H * W + at[t]] +=
+						    (float)(wt[t] * d);
+				if (lin) {
+					gx += d * ((v[1] - v[0]) * (1 - ty) + (v[3] - v[2]) * ty);
+					gy += d * ((v[2] - v[0]) * (1 - tx) + (v[3] - v[1]) * tx);
+				}
+			}
+			if (dg && lin) {
+				dg[(n * Ho * Wo + p) * 2] = (float)(gx * sx * cx);
+				dg[(n * Ho * Wo + p) * 2 + 1] = (float)(gy * sy * cy);
+			}
+		}
+	return 0;
+}
+
 static int transpose(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	int64_t perm[PL_MAX_RANK], st[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
@@ -1839,6 +1921,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_TOPK: return one_input(argmax, 0, k, in, out, dout, din);
 	case PL_OP_ONEHOT: return one_input(onehot, 0, k, in, out, dout, din);
 	case PL_OP_GATHERELEMENTS: return gather_elements(k, in, din ? NULL : out, dout, din);
+	case PL_OP_GRIDSAMPLE: return gridsample(k, in, din ? NULL : out, dout, din);
 	case PL_OP_PAD: return one_input(pad, 0, k, in, out, dout, din);
 	case PL_OP_BATCHNORM: return batchnorm(k, in, din ? NULL : out, dout, din);
 	case PL_OP_EXPAND: return one_input(expand, 0, k, in, out, dout, din);

@@ -318,6 +318,8 @@ void pl_attrs_default(pl_optype type, pl_attrs *a)
 	a->on_value = 1;
 	if (type == PL_OP_ONEHOT)
 		a->to = PL_DT_INT64;
+	if (type == PL_OP_GRIDSAMPLE) /* ONNX's default */
+		a->resize_mode = PL_RESIZE_LINEAR;
 	if (type == PL_OP_SELU) {
 		a->alpha = 1.67326319217681884765625;
 		a->gamma = 1.05070102214813232421875;
@@ -390,6 +392,7 @@ static const attr_rule attr_rules[] = {
     AT("largest", PL_OP_TOPK, ATTR_FLAG, largest),
     AT("sorted", PL_OP_TOPK, ATTR_FLAG, sorted),
     AT("depth", PL_OP_ONEHOT, ATTR_POSINT, depth),
+    AT("align_corners", PL_OP_GRIDSAMPLE, ATTR_FLAG, align_corners),
 };
 #undef AT
 #undef AT_GIVEN
@@ -612,6 +615,23 @@ static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err 
 				return FAIL("%s: %s: expected one of %s", b->file, where, known);
 			}
 			*dst = v;
+		} else if (op->type == PL_OP_GRIDSAMPLE &&
+		           (!strcmp(k, "mode") || !strcmp(k, "padding_mode"))) {
+			int mode = !strcmp(k, "mode"), v = -1;
+			const char *sv = cJSON_IsString(e) ? e->valuestring : "";
+			if (mode)
+				v = !strcmp(sv, "bilinear") || !strcmp(sv, "linear")
+				        ? PL_RESIZE_LINEAR
+				    : !strcmp(sv, "nearest") ? PL_RESIZE_NEAREST
+				                             : -1;
+			else
+				for (int i = 0; pl_grid_padding_name(i) && v < 0; i++)
+					v = !strcmp(sv, pl_grid_padding_name(i)) ? i : -1;
+			if (v < 0)
+				return FAIL("%s: %s: expected %s", b->file, where,
+				            mode ? "bilinear (or linear) or nearest"
+				                 : "zeros or border");
+			*(mode ? &a->resize_mode : &a->grid_padding) = v;
 		} else if (op->type == PL_OP_ONEHOT && !strcmp(k, "values")) {
 			const cJSON *off = cJSON_GetArrayItem(e, 0), *on = cJSON_GetArrayItem(e, 1);
 			if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||

@@ -107,6 +107,7 @@ typedef enum pl_optype {
 	PL_OP_TOPK,
 	PL_OP_ONEHOT,
 	PL_OP_GATHERELEMENTS,
+	PL_OP_GRIDSAMPLE,
 	PL_OP_COUNT
 } pl_optype;
 
@@ -221,6 +222,11 @@ typedef struct pl_attrs {
 	int select_last, largest, sorted;
 	int64_t k, depth;
 	double off_value, on_value;
+	/* GridSample: bilinear or nearest (resize_mode: PL_RESIZE_LINEAR or
+	 * _NEAREST), positions outside read as zeros or the border's (0, 1:
+	 * pl_grid_padding_name), the grid's -1 and 1 the corner pixels' centres
+	 * (align_corners) or their outer edges */
+	int grid_padding, align_corners;
 } pl_attrs;
 
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };
@@ -249,6 +255,8 @@ const char *pl_pad_mode_name(int v);
 /* A recurrent layer's direction, as ONNX names them */
 enum { PL_RNN_FORWARD, PL_RNN_REVERSE, PL_RNN_BIDIRECTIONAL };
 const char *pl_rnn_direction_name(int v);
+/* GridSample's padding modes, as ONNX names them (NULL past the last) */
+const char *pl_grid_padding_name(int v);
 /* The attributes an op of type has where its model gives none (ONNX's
  * defaults): set on a, the others left */
 void pl_attrs_default(pl_optype type, pl_attrs *a);

@@ -55,7 +55,8 @@
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, GatherElements, ArgMax, ArgMin, TopK (its K a constant), OneHot "      \
-	"(its depth and values constants), "                                                       \
+	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
+	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "                        \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
@@ -626,9 +627,10 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 			memcpy(dims, a->dims, sizeof(int64_t) * (size_t)r);
 		}
 	for (size_t k = 0; k < sizeof bin / sizeof *bin && r < 0; k++)
-		if (!strcmp(t, bin[k]) && n->n_input == 2)
+		if (!strcmp(t, bin[k]) && n->n_input == 2 && known(m, n->input[1]))
 			r = broadcast(a, known(m, n->input[1]), dims);
-	if (r < 0 && !strcmp(t, "Where") && n->n_input == 3) {
+	if (r < 0 && !strcmp(t, "Where") && n->n_input == 3 && known(m, n->input[1]) &&
+	    known(m, n->input[2])) {
 		tinfo xy = {.known = 1};
 		xy.rank = broadcast(known(m, n->input[1]), known(m, n->input[2]), xy.dims);
 		r = xy.rank < 0 ? -1 : broadcast(a, &xy, dims);
@@ -2376,6 +2378,15 @@ static int default_activations(const Onnx__NodeProto *n, int gates_kind, int dir
 	return 1;
 }
 
+/* name as the emitted op that outputs it keeps it (the importer's table
+ * keeps a name's pointer: never one of a buffer on the stack), or name */
+static const char *kept(imp *m, const char *name)
+{
+	cJSON *o = producer(m, name);
+	cJSON *out = o ? cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0) : NULL;
+	return cJSON_IsString(out) ? out->valuestring : name;
+}
+
 /* The last state of each direction of a recurrent layer's per-step states
  * y ([S, D, batch, H]; step S-1 forward, 0 reverse) as out [D, batch, H]:
  * each Y[last, d] ([1, 1, batch, hidden]) sliced out, side by side on axis
@@ -2511,7 +2522,7 @@ static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, 
 			                        attr_i(n, "linear_before_reset", 0) != 0);
 		if (cells)
 			cJSON_AddNumberToObject(at, "cell_states", 1);
-		set_info(m, cells ? cname : y, 4, ydims, 0, NULL);
+		set_info(m, kept(m, cells ? cname : y), 4, ydims, 0, NULL);
 		if (cells)
 			emit_last_state(m, name, "Y_c", cname, D, S, !strcmp(dir, "reverse"), H,
 			                x->dims[1], n->output[2]);
@@ -2519,6 +2530,114 @@ static int import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, 
 	if (n->n_output > 1 && onnx_read(m, n->output[1]))
 		emit_last_state(m, name, "Y_h", y, D, S, !strcmp(dir, "reverse"), H, x->dims[1],
 		                n->output[1]);
+	return 0;
+}
+
+/* nn.EmbeddingBag as torch's exporter writes it: a Loop over the bags whose
+ * body slices bag i out of the flattened ids (from starts[i] to ends[i],
+ * outer constants), gathers its rows of the weight and reduces them (mean,
+ * sum or max over axis 0); no loop-carried value. Bags all of one length L,
+ * the i-th starting at i L (a 2-D input's, or offsets of equal steps), are
+ * a Reshape of the ids to [bags, L], a Gather and a Reduce over axis 1.
+ * 0, or -1 when the Loop is not such a bag loop. */
+static int import_embedding_bag(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const Onnx__AttributeProto *b = attr(n, "body");
+	const Onnx__GraphProto *g = b ? b->g : NULL;
+	double trips;
+	if (!g || n->n_input != 2 || n->n_output != 1 || g->n_input != 2 || g->n_output != 2 ||
+	    !g->input[0]->name || !g->output[1]->name || scalar_of(m, n->input[0], &trips) ||
+	    !(trips >= 1) || trips > (double)MAX_VALUES)
+		return -1;
+	const char *iter = g->input[0]->name;
+	const Onnx__NodeProto *slice = NULL, *gather = NULL, *reduce = NULL;
+	for (size_t k = 0; k < g->n_node; k++) {
+		const Onnx__NodeProto *q = g->node[k];
+		const char *t = q->op_type ? q->op_type : "";
+		if (!strcmp(t, "Slice") && !slice)
+			slice = q;
+		else if (!strcmp(t, "Gather") && q->n_input == 2 && !strcmp(t, "Gather") &&
+		         strcmp(q->input[1], iter) && !gather)
+			gather = q;
+		else if ((!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum") ||
+		          !strcmp(t, "ReduceMax")) &&
+		         !reduce)
+			reduce = q;
+		else if (strcmp(t, "Gather") && strcmp(t, "Unsqueeze") && strcmp(t, "Constant") &&
+		         strcmp(t, "Cast") && strcmp(t, "Identity"))
+			return -1; /* anything else (per_sample_weights' Mul, ...) */
+	}
+	if (!slice || !gather || !reduce || slice->n_input < 3 || slice->n_output < 1 ||
+	    gather->n_output < 1 || reduce->n_output < 1 || reduce->n_input < 1 ||
+	    strcmp(gather->input[1], slice->output[0]) ||
+	    strcmp(reduce->input[0], gather->output[0]) ||
+	    strcmp(g->output[1]->name, reduce->output[0]) || attr_i(gather, "axis", 0) != 0 ||
+	    attr_i(reduce, "keepdims", 1) != 0)
+		return -1;
+	/* the body's Constants known (ReduceSum's axes from opset 13 are one) */
+	for (size_t k = 0; k < g->n_node; k++) {
+		const Onnx__NodeProto *q = g->node[k];
+		const Onnx__AttributeProto *v = attr(q, "value");
+		if (q->op_type && !strcmp(q->op_type, "Constant") && q->n_output == 1 && v && v->t)
+			set_tensor(m, q->output[0], v->t, MAX_VALUES);
+	}
+	const Onnx__AttributeProto *ax = attr(reduce, "axes");
+	tinfo *axv = reduce->n_input > 1 ? valued(m, reduce->input[1]) : NULL;
+	if (ax ? ax->n_ints != 1 || ax->ints[0] != 0
+	       : !axv || axv->nval != 1 || axv->val[0] != 0 || reduce->n_input > 2)
+		return -1;
+	/* the bag bounds: Unsqueeze(Gather(outer, iter)) of starts and ends */
+	const tinfo *bound[2] = {NULL, NULL};
+	for (int e = 0; e < 2; e++) {
+		const char *u = slice->input[1 + e];
+		for (size_t k = 0; k < g->n_node && !bound[e]; k++) {
+			const Onnx__NodeProto *q = g->node[k];
+			if (!q->op_type || strcmp(q->op_type, "Unsqueeze") || q->n_output < 1 ||
+			    strcmp(q->output[0], u) || q->n_input < 1)
+				continue;
+			for (size_t j = 0; j < g->n_node; j++) {
+				const Onnx__NodeProto *r = g->node[j];
+				if (r->op_type && !strcmp(r->op_type, "Gather") &&
+				    r->n_input == 2 && r->n_output >= 1 &&
+				    !strcmp(r->output[0], q->input[0]) &&
+				    !strcmp(r->input[1], iter))
+					bound[e] = valued(m, r->input[0]);
+			}
+		}
+	}
+	tinfo *ids = known(m, slice->input[0]), *w = known(m, gather->input[0]);
+	int64_t M = (int64_t)trips;
+	if (!bound[0] || !bound[1] || bound[0]->nval < M || bound[1]->nval < M || !ids ||
+	    ids->rank != 1 || !w || w->rank != 2)
+		return -1;
+	int64_t L = to_i64(bound[1]->val[0] - bound[0]->val[0]);
+	if (L < 1 || ids->dims[0] != M * L)
+		return -1;
+	for (int64_t i = 0; i < M; i++)
+		if (to_i64(bound[0]->val[i]) != i * L || to_i64(bound[1]->val[i]) != (i + 1) * L)
+			return -1;
+	char bags[600], rows[600];
+	snprintf(bags, sizeof bags, "%s.bags", name);
+	snprintf(rows, sizeof rows, "%s.rows", name);
+	int64_t shape[2] = {M, L};
+	emit_shaped(m, bags, "Reshape", slice->input[0], bags, "shape", shape, 2);
+	cJSON *o = add_op(m, rows, "Gather");
+	io(m, o, "inputs", gather->input[0]);
+	io(m, o, "inputs", bags);
+	io(m, o, "outputs", rows);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", 0);
+	o = add_op(m, name, reduce->op_type);
+	io(m, o, "inputs", rows);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	int64_t one = 1;
+	pl_json_add(at, "axes", int_list(&one, 1));
+	cJSON_AddNumberToObject(at, "keepdims", 0);
+	int64_t dims[3] = {M, L, w->dims[1]};
+	set_info(m, kept(m, bags), 2, shape, 0, NULL);
+	set_info(m, kept(m, rows), 3, dims, 0, NULL);
+	dims[1] = w->dims[1];
+	set_info(m, n->output[0], 2, dims, 0, NULL);
 	return 0;
 }
 
@@ -2624,7 +2743,7 @@ static int import_index(imp *m, const Onnx__NodeProto *n, const char *name, cons
 	cJSON_AddNumberToObject(at, "sorted", attr_i(n, "sorted", 1) != 0);
 	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
 	dims[ax] = (int64_t)k;
-	set_info(m, idx, x->rank, dims, 0, NULL);
+	set_info(m, kept(m, idx), x->rank, dims, 0, NULL);
 	if (n->n_output < 1 || !onnx_read(m, n->output[0]))
 		return 0;
 	cJSON *g = add_op(m, name, "GatherElements");
@@ -3386,9 +3505,16 @@ static pl_status node(imp *m, int i)
 	const char *t = n->op_type, *name = n->name && n->name[0] ? n->name : n->output[0];
 	/* what a detection model's post-processing runs: no gradient flows
 	 * through it, and its shapes depend on the data */
+	if (!strcmp(t, "Loop") && !import_embedding_bag(m, n, name))
+		return PL_OK; /* nn.EmbeddingBag's bags of one length */
 	if (!strcmp(t, "If") || !strcmp(t, "Loop") || !strcmp(t, "Scan")) {
-		char why[80];
-		snprintf(why, sizeof why, "control flow (%s): not a training graph", t);
+		char why[200];
+		snprintf(why, sizeof why, "control flow (%s): not a training graph%s", t,
+		         strcmp(t, "Loop")
+		             ? ""
+		             : " (nn.EmbeddingBag's Loop imports when its bags are all "
+		               "of one length, as of 2-D ids; not with offsets given at "
+		               "run time)");
 		return unsupported(m, n, why);
 	}
 	if (!strcmp(t, "NonZero") || !strcmp(t, "NonMaxSuppression"))
@@ -3892,6 +4018,40 @@ static pl_status node(imp *m, int i)
 		                         "its input's shape must be known as [N, C, H, W] with the "
 		                         "block dividing it")
 		           : PL_OK;
+	if (!strcmp(t, "GridSample")) { /* 2-D (opset 16; opset 20's names too) */
+		tinfo *x = known(m, n->input[0]),
+		      *gd = n->n_input > 1 ? known(m, n->input[1]) : NULL;
+		char mode[32], pad[32];
+		attr_str(n, "mode", mode, sizeof mode);
+		attr_str(n, "padding_mode", pad, sizeof pad);
+		if (!x || !gd || x->rank != 4 || gd->rank != 4 || gd->dims[3] != 2)
+			return unsupported(
+			    m, n,
+			    "only the 2-D form (X [N, C, H, W], grid [N, H_out, W_out, "
+			    "2]) with its shapes known is supported");
+		int nearest = !strcmp(mode, "nearest");
+		if (mode[0] && !nearest && strcmp(mode, "bilinear") && strcmp(mode, "linear"))
+			return unsupported(
+			    m, n,
+			    "its mode (bicubic, cubic) is not supported yet: bilinear "
+			    "(linear) and nearest are");
+		if (pad[0] && strcmp(pad, "zeros") && strcmp(pad, "border"))
+			return unsupported(
+			    m, n,
+			    "its padding_mode reflection is not supported yet: zeros and "
+			    "border are");
+		cJSON *o = add_op(m, name, "GridSample");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "inputs", n->input[1]);
+		io(m, o, "outputs", n->output[0]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		cJSON_AddStringToObject(at, "mode", nearest ? "nearest" : "bilinear");
+		cJSON_AddStringToObject(at, "padding_mode", pad[0] ? pad : "zeros");
+		cJSON_AddNumberToObject(at, "align_corners", attr_i(n, "align_corners", 0) != 0);
+		int64_t dims[4] = {x->dims[0], x->dims[1], gd->dims[1], gd->dims[2]};
+		set_info(m, n->output[0], 4, dims, 0, NULL);
+		return PL_OK;
+	}
 	if (!strcmp(t, "ArgMax") || !strcmp(t, "ArgMin") || !strcmp(t, "OneHot") ||
 	    !strcmp(t, "TopK") || !strcmp(t, "GatherElements")) {
 		const char *why;

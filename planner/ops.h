@@ -131,6 +131,7 @@ typedef struct pl_op_rule {
 	case PL_OP_TOPK:                                                                           \
 	case PL_OP_ONEHOT:                                                                         \
 	case PL_OP_GATHERELEMENTS:                                                                 \
+	case PL_OP_GRIDSAMPLE:                                                                     \
 	case PL_OP_COUNT
 
 /* An Attention op's head size and value head size (whole on every rank). */

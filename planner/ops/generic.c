@@ -96,6 +96,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_ONEHOT] = {"OneHot", 1, 1, 1, 0, pl__infer_onehot, pl__work_onehot, pl__range_onehot},
     [PL_OP_GATHERELEMENTS] = {"GatherElements", 2, 2, 1, 0, pl__infer_gather_elements,
                               pl__work_gather_elements, pl__range_gather_elements},
+    [PL_OP_GRIDSAMPLE] = {"GridSample", 2, 2, 1, 0, pl__infer_gridsample, pl__work_gridsample,
+                          NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

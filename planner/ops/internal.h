@@ -79,5 +79,7 @@ pl_status pl__infer_gather_elements(pl_graph *g, pl_op *op, pl_err *err);
 void pl__work_gather_elements(const pl_graph *g, const pl_op *op, const int64_t *split,
                               pl_opwork *w);
 int64_t pl__range_gather_elements(const pl_graph *g, const pl_op *op, int input);
+pl_status pl__infer_gridsample(pl_graph *g, pl_op *op, pl_err *err);
+void pl__work_gridsample(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 
 #endif

@@ -480,6 +480,20 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"RNN\", \"inputs\": [\"A\", \"wx\", \"wh\", \"wb\", "
      "\"h0\"], \"outputs\": [\"y\"]}",
      "[3, 1, 4, 3]"},
+    /* GridSample at a grid that is a param (its gradient checked) */
+    {"GridSample bilinear", "\"g\": {\"shape\": [4, 3, 5, 2], \"role\": \"param\"}", "[4, 6, 5, 7]",
+     "{\"name\": \"op\", \"type\": \"GridSample\", \"inputs\": [\"A\", \"g\"], "
+     "\"outputs\": [\"y\"]}",
+     "[4, 6, 3, 5]"},
+    {"GridSample bilinear border align_corners",
+     "\"g\": {\"shape\": [4, 3, 5, 2], \"role\": \"param\"}", "[4, 6, 5, 7]",
+     "{\"name\": \"op\", \"type\": \"GridSample\", \"inputs\": [\"A\", \"g\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"padding_mode\": \"border\", \"align_corners\": 1}}",
+     "[4, 6, 3, 5]"},
+    {"GridSample nearest", "\"g\": {\"shape\": [4, 3, 5, 2], \"role\": \"param\"}", "[4, 6, 5, 7]",
+     "{\"name\": \"op\", \"type\": \"GridSample\", \"inputs\": [\"A\", \"g\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"mode\": \"nearest\"}}",
+     "[4, 6, 3, 5]"},
     {"LeakyRelu", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"LeakyRelu\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"alpha\": 0.2}}",
@@ -1221,6 +1235,40 @@ static void onehot_matches_onnx_examples(void **state)
 	          "\"ids\": {\"shape\": [2, 2], \"dtype\": \"int64\", \"role\": \"const\", "
 	          "\"values\": [1, 9, 2, 4]}",
 	          "[2, 10, 2]", ones, ids, "[2, 10, 2]", wa, 0, 0);
+}
+
+static void formula(float *v, int n, int a, int m, float scale);
+
+/* GridSample against PyTorch's F.grid_sample (X [1, 2, 3, 4], a grid [1, 2,
+ * 3, 2] of a formula reaching outside [-1, 1]) in the four combinations of
+ * bilinear/nearest, zeros/border and align_corners, the values printed by
+ * tests/executor/gridsample_reference.py */
+static void gridsample_matches_pytorch(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *attrs;
+		float y[12];
+	} ex[] = {
+	    {"\"mode\": \"bilinear\", \"padding_mode\": \"zeros\", \"align_corners\": 0",
+	     {0.0f, 1.5170003f, -0.037400063f, 0.24785012f, 0.20000005f, 0.94500017f, 0.0f,
+	      0.30340007f, -0.25740033f, 0.21464992f, -0.60000014f, 0.14500003f}},
+	    {"\"mode\": \"bilinear\", \"padding_mode\": \"border\", \"align_corners\": 1",
+	     {-0.12999997f, 1.4711994f, -0.13000011f, 0.19955012f, 0.5f, 1.575f, -0.97500002f,
+	      0.58000052f, -2.1300001f, 0.42045006f, -1.5f, -0.42500001f}},
+	    {"\"mode\": \"nearest\", \"padding_mode\": \"zeros\", \"align_corners\": 0",
+	     {0.0f, 2.5f, 0.0f, 1.5f, 0.0f, 0.0f, 0.0f, 0.5f, 0.0f, -0.5f, 0.0f, 0.0f}},
+	    {"\"mode\": \"nearest\", \"padding_mode\": \"border\", \"align_corners\": 1",
+	     {0.5f, 2.5f, -0.5f, 1.5f, 0.5f, 2.5f, -1.5f, 0.5f, -2.5f, -0.5f, -1.5f, 0.5f}},
+	};
+	float x[24], grid[12];
+	formula(x, 24, 7, 11, 0.5f);
+	formula(grid, 12, 5, 13, 0.21f);
+	for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++)
+		check_example("GridSample", ex[i].attrs,
+		              "\"g\": {\"shape\": [1, 2, 3, 2], \"role\": \"param\"}",
+		              "[1, 2, 3, 4]", x, (const named_vals[]){{"g", grid}, {0}},
+		              "[1, 2, 2, 3]", ex[i].y, 0, 2e-6f);
 }
 
 /* Resize against the examples of ONNX's operator documentation (X = [[1,
@@ -2242,6 +2290,7 @@ int main(void)
 	    cmocka_unit_test(activations_match_onnx_examples),
 	    cmocka_unit_test(index_ops_match_onnx_examples),
 	    cmocka_unit_test(onehot_matches_onnx_examples),
+	    cmocka_unit_test(gridsample_matches_pytorch),
 	    cmocka_unit_test(window_ops_match_direct_loops),
 	    cmocka_unit_test(every_cut_shows_in_an_input),
 	    cmocka_unit_test(gpt_training_matches_one_rank),
