@@ -253,6 +253,12 @@ def search_args(r):
         a += ["--grad-dtype", grad_dtype(r)]
     if norm_kernel(r) != "fused":
         a += ["--norm-kernel", norm_kernel(r)]
+    if "--overlap-grad-reduce" in r["notes"]:
+        # the run overlapped its gradient reduction with the backward, as its
+        # source says (Megatron-LM's README scaling table: --overlap-grad-reduce
+        # --overlap-param-gather --tp-comm-overlap; the last two the planner
+        # does not model)
+        a += ["--overlap-grad-reduce", "on"]
     if r["recompute"] in ("none", "full", "selective"):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):
