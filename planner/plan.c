@@ -491,29 +491,41 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
  * devices (--replicate off, or auto on a large cluster), or tensor-parallel
  * cuts within one node (the default across nodes, or --max-tp N); and
  * search.space_widen, the options that lift the trims. Nothing when neither
- * trims (every candidate: no fixed-degree plan is faster). */
+ * trims (every candidate: no fixed-degree plan is faster). simpler_s > 0: the
+ * whole-job search kept a plan without pipeline stages, ZeRO or recompute
+ * over one with them that runs in simpler_s (within PL_JOB_SIMPLER), so its
+ * optimum is over plans without them; --fastest lifts that. */
 static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts *o, int replicas,
-                            pl_err *err)
+                            double simpler_s, pl_err *err)
 {
-	if (o->job && pl_degrees_any(&o->jo.degrees))
+	if (o->job && pl_degrees_any(&o->jo.degrees) && !(simpler_s > 0))
 		return PL_OK; /* the fixed degrees are the space, as the plan says */
 	int64_t D = pl_cluster_devices_total(cl);
 	int64_t node = cl->devices_per_node > 0 ? cl->devices_per_node : D;
 	int64_t span = o->jo.max_tp > 0 ? o->jo.max_tp : o->jo.max_tp < 0 ? 0 : node;
 	int tp = span > 0 && span < D, all = replicas == PL_REPLICAS_NONE;
-	if (!tp && !all)
+	if (o->job && pl_degrees_any(&o->jo.degrees))
+		tp = all = 0; /* only the preference below */
+	int simpler = simpler_s > 0;
+	if (!tp && !all && !simpler)
 		return PL_OK;
-	char text[160] = "", widen[64] = "";
+	char text[320] = "", widen[64] = "";
 	int n = 0;
 	if (all)
 		n = o->job ? snprintf(text, sizeof text, "cuts of all of a stage's devices")
 		           : snprintf(text, sizeof text, "cuts of all %lld devices", (long long)D);
 	if (tp)
+		n += snprintf(text + n, sizeof text - (size_t)n,
+		              "%stensor-parallel cuts of at most %lld devices", n ? ", " : "",
+		              (long long)span);
+	if (simpler)
 		snprintf(text + n, sizeof text - (size_t)n,
-		         "%stensor-parallel cuts of at most %lld devices", n ? ", " : "",
-		         (long long)span);
-	snprintf(widen, sizeof widen, "%s%s%s", all ? "--replicate on" : "", all && tp ? " " : "",
-	         tp ? "--max-tp 0" : "");
+		         "%splans without pipeline stages, ZeRO or recompute (one with them may "
+		         "run in %.6g s: within the %g %% the search gives simpler plans)",
+		         n ? ", " : "", simpler_s, 100 * PL_JOB_SIMPLER);
+	snprintf(widen, sizeof widen, "%s%s%s%s%s", all ? "--replicate on" : "",
+	         all && tp ? " " : "", tp ? "--max-tp 0" : "", (all || tp) && simpler ? " " : "",
+	         simpler ? "--fastest" : "");
 	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
 	if (!s || !cJSON_AddStringToObject(s, "space", text) ||
 	    !cJSON_AddStringToObject(s, "space_widen", widen))
@@ -575,7 +587,7 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 		st = job_plan_checkpoint(&jp, cl, mode, o->so.memory_limit, ck, err);
 		if (!st && jp.nalts && (st = add_alternatives(*ck, &jp, err)))
 			cJSON_Delete(*ck), *ck = NULL;
-		if (!st && (st = note_space(*ck, cl, o, replicas, err)))
+		if (!st && (st = note_space(*ck, cl, o, replicas, jp.simpler_than_s, err)))
 			cJSON_Delete(*ck), *ck = NULL;
 		if (seconds)
 			*seconds = jp.seconds;
@@ -614,7 +626,7 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	}
 	if (r.nconflicts)
 		add_conflicts(*ck, p, &r);
-	if ((st = note_space(*ck, cl, o, replicas, err))) {
+	if ((st = note_space(*ck, cl, o, replicas, 0, err))) {
 		cJSON_Delete(*ck);
 		*ck = NULL;
 		goto done;

@@ -1714,6 +1714,26 @@ static pl_status assemble(jobrun *s)
 		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
 		              "; plans are ranked without the gradient reduction's overlap, and "
 		              "the chosen one is priced with it");
+	/* the simpler plan kept: the least step a plan with pipeline stages, ZeRO
+	 * or recompute may have (the best one found, or a point's lower bound that
+	 * only the preference's margin kept from being planned) */
+	if (w == 0 && s->margin > 0) {
+		double least = best[1].prob >= 0 ? best[1].cost.step_s : INFINITY;
+		for (int k = 0; k < s->npt; k++) {
+			const point *pt = &s->pts[k];
+			if (!pt->plain)
+				least = fmin(least, pt->bounded ? fmax(pt->node_bound, pt->bound)
+				                                : pt->node_bound);
+		}
+		/* every point with them was planned, or bounded out at or above
+		 * min(best[1], the kept step / (1 + margin)) */
+		double floor = out->cost.step_s / (1 + s->margin);
+		if (best[1].prob >= 0)
+			floor = fmin(floor, best[1].cost.step_s);
+		least = fmax(least, floor);
+		if (least < out->cost.step_s)
+			out->simpler_than_s = least;
+	}
 	if (w == 0 && best[1].prob >= 0 && best[0].cost.step_s > best[1].cost.step_s && n > 0 &&
 	    (size_t)n < sizeof out->why)
 		snprintf(out->why + n, sizeof out->why - (size_t)n,

@@ -75,6 +75,11 @@ typedef struct pl_job_plan {
 	int points, pruned; /* outer points planned, and skipped by their lower bound */
 	int relaxed;        /* relaxed dps the first pass ran for bounds */
 	int optimal;        /* every point was planned exactly or bounded out */
+	/* > 0: a plan with pipeline stages, ZeRO or recompute may be this fast
+	 * (the best found, or a lower bound), and this one without them was kept
+	 * (within PL_JOB_SIMPLER; pl_job_opts.fastest: never): the plan is
+	 * optimal among plans without them */
+	double simpler_than_s;
 	char why[512];
 	double seconds;
 	/* with pl_job_opts.top > 1: every point with a plan that fits, by step

@@ -965,6 +965,17 @@ check "search --top 8: every configuration faster than the slowest listed is lis
 # points the table once had no slot for (read past its end; under ASan a report, else a crash)
 "$ZOO" gpt3-13b --layers 8 --batch 64 > "$T/top13.json"
 "$PLANNER" search "$T/top13.json" --cluster h100x8:2 --job --top 5 --json > "$T/top13.out" 2> "$T/top13.err"
+# the simpler plan kept (within PL_JOB_SIMPLER of one with ZeRO, stages or recompute): its
+# "optimal" is over plans without them, and the least step one with them may take is said
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --job -o "$T/simpler.plan" > "$T/simpler.out" 2>&1
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --job --fastest -o "$T/fastest.plan" > /dev/null 2>&1
+check "search --job: a simpler plan kept says its optimum is over plans without stages, ZeRO or recompute, and how fast one with them may be" \
+  'head -1 "$T/simpler.out" | grep -q "proven optimal over plans without pipeline stages, ZeRO or recompute" &&
+   [ "$(jq -r .search.space_widen "$T/simpler.plan")" = --fastest ] &&
+   s=$(jq -r .search.space "$T/simpler.plan" | sed -n "s/.*may run in \([0-9.e-]*\) s.*/\1/p") &&
+   num_le "$s" "$(jq .cost.step_seconds "$T/fastest.plan")" &&
+   num_lt "$(jq .cost.step_seconds "$T/fastest.plan")" "$(jq .cost.step_seconds "$T/simpler.plan")" &&
+   [ "$(jq -r ".search.space // empty" "$T/fastest.plan")" = "" ]'
 check "search --top 5 on 16 devices: five ranked configurations, no memory error" \
   '[ $? -eq 0 ] && [ "$(jq ".top | length" "$T/top13.out")" = 5 ] && ! grep -q Sanitizer "$T/top13.err"'
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --top 3 > /dev/null 2> "$T/err"
