@@ -463,13 +463,14 @@ static const char *attr_scalar(const attr_rule *r, const cJSON *e, pl_attrs *a, 
 }
 
 /* Every attribute name the format has, for any op type: attr_rules' and
- * those parse_attrs reads itself. */
+ * those parse_attrs reads itself (a key read there belongs here too, or it is
+ * neither suggested for a typo nor told apart from one on another type). */
 static const char *const attr_names[] = {
-    "perm",         "axes",       "shape",  "kernel_shape",
-    "strides",      "dilations",  "pads",   "output_padding",
-    "starts",       "ends",       "mode",   "coordinate_transformation_mode",
-    "nearest_mode", "direction",  "values", "dtype",
-    "to",           "approximate"};
+    "perm",         "axes",        "shape",       "kernel_shape",
+    "strides",      "dilations",   "pads",        "output_padding",
+    "starts",       "ends",        "mode",        "coordinate_transformation_mode",
+    "nearest_mode", "direction",   "values",      "dtype",
+    "to",           "approximate", "padding_mode"};
 
 /* A key parse_attrs does not read for op's type: a warning naming the file,
  * the op, the key and the nearest name the format has (a typo of a known
