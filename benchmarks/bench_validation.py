@@ -149,11 +149,28 @@ def zoo_args(r, gb):
         a += ["--kv-heads", r["kv_heads"]]
     a += ["--ffn", r["ffn"] or str(4 * integer(r, "hidden"))]
     a += ["--vocab", r["vocab"] or "50304"]
+    if projections(r) != "separate":
+        a += ["--projections", projections(r)]
     if attention_kernel(r):  # fused unless the row or its framework says otherwise
         a += ["--attention", "fused"]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
         a += ["--dropout", "0"]
     return a
+
+
+def projections(r):
+    """how the run's framework lays out q, k, v (and a gated MLP's gate and
+    up): Megatron-LM and NeMo as one GEMM each (linear_qkv; linear_fc1 with
+    the gated unit, megatron/core/transformer), Megatron-DeepSpeed's
+    query_key_value, Aleph Alpha's scaling with qkv_in_one (its default) and
+    two SwiGLU GEMMs (core/nn/mlp.py ParallelSwiGLUMLP); llm-foundry's MPT
+    fuses Wqkv too, torchtitan and the others keep separate projections"""
+    if r["framework"] in ("megatron-lm", "nemo"):
+        return "fused"
+    if r["framework"] in ("megatron-deepspeed", "llm-foundry") or \
+            "AA-Scaling" in r["framework_version"]:
+        return "qkv"
+    return "separate"
 
 
 def attention_kernel(r):

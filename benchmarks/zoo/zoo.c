@@ -30,6 +30,17 @@ typedef struct cfg {
  * the probabilities); else MatMul, Softmax, Dropout, MatMul as Megatron's
  * unfused path */
 static int fused;
+/* --projections qkv: q, k and v as one GEMM, as Megatron-LM (linear_qkv),
+ * Megatron-DeepSpeed (query_key_value) and Aleph Alpha's scaling (qkv_in_one)
+ * run them; fused: also a Llama MLP's gate and up as one (Megatron-LM's
+ * linear_fc1 with a gated linear unit): under tensor and sequence
+ * parallelism one all-gather of the norm's output and one reduction of its
+ * gradient instead of one per projection. The output is laid out per head
+ * group ([.., kv heads, q heads per group + 2, head dim]; the MLP's as
+ * [.., ffn, 2]) so a cut of its heads (or ffn) keeps each rank's q, k, v
+ * (gate, up) local, as Megatron lays out its fused weight; Slices take
+ * them apart. */
+static int fuse_proj; /* 1: q, k, v fused; 2: also gate and up */
 
 static double dropout_of(const cfg *c)
 {
@@ -187,9 +198,13 @@ static void transformer_params(const cfg *c)
 		T(N("l%ld.ln1.g", l), "param", H);
 		if (strcmp(c->arch, "llama"))
 			T(N("l%ld.ln1.b", l), "param", H);
-		T(N("l%ld.wq", l), "param", H, A * dh);
-		T(N("l%ld.wk", l), "param", H, kvw);
-		T(N("l%ld.wv", l), "param", H, kvw);
+		if (fuse_proj) {
+			T(N("l%ld.wqkv", l), "param", H, A * dh + 2 * kvw);
+		} else {
+			T(N("l%ld.wq", l), "param", H, A * dh);
+			T(N("l%ld.wk", l), "param", H, kvw);
+			T(N("l%ld.wv", l), "param", H, kvw);
+		}
 		T(N("l%ld.wo", l), "param", A * dh, H);
 		T(N("l%ld.ln2.g", l), "param", H);
 		if (strcmp(c->arch, "llama"))
@@ -206,8 +221,12 @@ static void transformer_params(const cfg *c)
 				T(N("l%ld.w2", l), "param", E, F, H);
 			}
 		} else if (!strcmp(c->arch, "llama")) {
-			T(N("l%ld.wg", l), "param", H, F);
-			T(N("l%ld.wu", l), "param", H, F);
+			if (fuse_proj == 2) {
+				T(N("l%ld.wgu", l), "param", H, 2 * F);
+			} else {
+				T(N("l%ld.wg", l), "param", H, F);
+				T(N("l%ld.wu", l), "param", H, F);
+			}
 			T(N("l%ld.wd", l), "param", F, H);
 		} else {
 			T(N("l%ld.w1", l), "param", H, F);
@@ -243,12 +262,44 @@ static void fused_attention(const cfg *c, long l)
 
 static void attention(const cfg *c, long l, const char *x, const char *out)
 {
+	/* x and out may point into N's ring of names, which the ops below wrap */
+	char xb[96], ob[96];
+	snprintf(xb, sizeof xb, "%s", x);
+	snprintf(ob, sizeof ob, "%s", out);
+	x = xb;
+	out = ob;
 	long B = c->batch, S = c->seq, A = c->heads, dh = c->head_dim;
 	long KV = c->kv_heads && c->kv_heads != A ? c->kv_heads : 0;
 	char a[256], sh[128];
-	op(N("l%ld.q", l), "MatMul", Q2(x, N("l%ld.wq", l)), N("l%ld.q.out", l), NULL);
-	op(N("l%ld.k", l), "MatMul", Q2(x, N("l%ld.wk", l)), N("l%ld.k.out", l), NULL);
-	op(N("l%ld.v", l), "MatMul", Q2(x, N("l%ld.wv", l)), N("l%ld.v.out", l), NULL);
+	if (fuse_proj) {
+		long kv = KV ? KV : A, G = A / kv;
+		char sl[160];
+		op(N("l%ld.qkv", l), "MatMul", Q2(x, N("l%ld.wqkv", l)), N("l%ld.qkv.out", l),
+		   NULL);
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld, %ld]}", B, S, kv, G + 2,
+		         dh);
+		op(N("l%ld.qkv5", l), "Reshape", Q1(N("l%ld.qkv.out", l)), N("l%ld.qkv5.out", l),
+		   sh);
+		static const char *const part[3] = {"q", "k", "v"};
+		for (int i = 0; i < 3; i++) {
+			long lo = i == 0 ? 0 : G + i - 1, hi = i == 0 ? G : lo + 1;
+			char f5[32], f5o[32], f[32], fo[32];
+			snprintf(f5, sizeof f5, "l%%ld.%s_part", part[i]);
+			snprintf(f5o, sizeof f5o, "l%%ld.%s_part.out", part[i]);
+			snprintf(f, sizeof f, "l%%ld.%s", part[i]);
+			snprintf(fo, sizeof fo, "l%%ld.%s.out", part[i]);
+			snprintf(sl, sizeof sl,
+			         "{\"axes\": [3], \"starts\": [%ld], \"ends\": [%ld]}", lo, hi);
+			op(N(f5, l), "Slice", Q1(N("l%ld.qkv5.out", l)), N(f5o, l), sl);
+			snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld]}", B, S,
+			         (i == 0 ? A : kv) * dh);
+			op(N(f, l), "Reshape", Q1(N(f5o, l)), N(fo, l), sh);
+		}
+	} else {
+		op(N("l%ld.q", l), "MatMul", Q2(x, N("l%ld.wq", l)), N("l%ld.q.out", l), NULL);
+		op(N("l%ld.k", l), "MatMul", Q2(x, N("l%ld.wk", l)), N("l%ld.k.out", l), NULL);
+		op(N("l%ld.v", l), "MatMul", Q2(x, N("l%ld.wv", l)), N("l%ld.v.out", l), NULL);
+	}
 	if (fused) {
 		fused_attention(c, l);
 	} else if (!KV) {
@@ -312,10 +363,32 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 
 /* Llama's feed-forward: down(silu(gate(x)) * up(x)); batched over the experts
  * when x is a dispatch's [E, slots, H] and the weights [E, ., .] */
-static void swiglu(long l, const char *x, const char *out)
+static void swiglu(const cfg *c, long l, const char *x, const char *out)
 {
-	op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l), NULL);
-	op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
+	char xb[96], ob[96]; /* as in attention() */
+	snprintf(xb, sizeof xb, "%s", x);
+	snprintf(ob, sizeof ob, "%s", out);
+	x = xb;
+	out = ob;
+	if (fuse_proj == 2 && !is_moe(c, l)) {
+		long B = c->batch, S = c->seq, F = c->ffn;
+		char sh[96];
+		op(N("l%ld.gu", l), "MatMul", Q2(x, N("l%ld.wgu", l)), N("l%ld.gu.out", l), NULL);
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, 2]}", B, S, F);
+		op(N("l%ld.gu4", l), "Reshape", Q1(N("l%ld.gu.out", l)), N("l%ld.gu4.out", l), sh);
+		op(N("l%ld.gate4", l), "Slice", Q1(N("l%ld.gu4.out", l)), N("l%ld.gate4.out", l),
+		   "{\"axes\": [3], \"starts\": [0], \"ends\": [1]}");
+		op(N("l%ld.up4", l), "Slice", Q1(N("l%ld.gu4.out", l)), N("l%ld.up4.out", l),
+		   "{\"axes\": [3], \"starts\": [1], \"ends\": [2]}");
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld]}", B, S, F);
+		op(N("l%ld.gate", l), "Reshape", Q1(N("l%ld.gate4.out", l)), N("l%ld.gate.out", l),
+		   sh);
+		op(N("l%ld.up", l), "Reshape", Q1(N("l%ld.up4.out", l)), N("l%ld.up.out", l), sh);
+	} else {
+		op(N("l%ld.gate", l), "MatMul", Q2(x, N("l%ld.wg", l)), N("l%ld.gate.out", l),
+		   NULL);
+		op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
+	}
 	op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l), NULL);
 	op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
 	   N("l%ld.glu.out", l), NULL);
@@ -339,7 +412,7 @@ static void moe_mlp(const cfg *c, long l, const char *x, const char *out)
 	const char *d = N("l%ld.dispatch.out", l), *e;
 	if (!strcmp(c->arch, "llama")) {
 		e = N("l%ld.down.out", l);
-		swiglu(l, d, e);
+		swiglu(c, l, d, e);
 	} else {
 		op(N("l%ld.fc1", l), "MatMul", Q2(d, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);
 		op(N("l%ld.gelu", l), "Gelu", Q1(N("l%ld.fc1.out", l)), N("l%ld.gelu.out", l),
@@ -361,7 +434,7 @@ static void mlp(const cfg *c, long l, const char *x, const char *out)
 		return;
 	}
 	if (!strcmp(c->arch, "llama")) {
-		swiglu(l, x, out);
+		swiglu(c, l, x, out);
 		return;
 	}
 	op(N("l%ld.fc1", l), "MatMul", Q2(x, N("l%ld.w1", l)), N("l%ld.fc1.out", l), NULL);
@@ -492,12 +565,17 @@ static void usage(FILE *f)
 	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
 	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
 	           "                   [--attention unfused|fused]\n"
+	           "                   [--projections separate|qkv|fused]\n"
 	           "       planner-zoo --list\n"
 	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
 	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
 	           "the attention and MLP outputs before their residual adds. --attention fused\n"
 	           "computes each layer's attention as one Attention op (FlashAttention: the\n"
-	           "scores are not kept, decoders are causal, no dropout of the probabilities).\n");
+	           "scores are not kept, decoders are causal, no dropout of the probabilities).\n"
+	           "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
+	           "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
+	           "under tensor and sequence parallelism one all-gather of the norm's output\n"
+	           "instead of one per projection.\n");
 }
 
 static int zoo_main(int argc, char **argv)
@@ -548,6 +626,16 @@ static int zoo_main(int argc, char **argv)
 		                                       : NULL;
 		if (!strcmp(k, "--dtype")) {
 			c.dtype = v;
+		} else if (!strcmp(k, "--projections")) {
+			if (strcmp(v, "fused") && strcmp(v, "qkv") && strcmp(v, "separate")) {
+				fprintf(
+				    stderr,
+				    "planner-zoo: --projections %s: expected separate, qkv (q, k "
+				    "and v as one GEMM) or fused (also gate and up)\n",
+				    v);
+				return 2;
+			}
+			fuse_proj = !strcmp(v, "fused") ? 2 : !strcmp(v, "qkv");
 		} else if (!strcmp(k, "--attention")) {
 			if (strcmp(v, "fused") && strcmp(v, "unfused")) {
 				fprintf(stderr,

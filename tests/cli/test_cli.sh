@@ -273,6 +273,32 @@ for m in $("$ZOO" --list | awk '{print $1}'); do
   check "zoo $m plans on 8 devices" '[ $? -eq 0 ] && [ "$(jq .search.optimal "$T/zoo.plan")" = true ]'
 done
 
+# --- zoo --projections: q, k, v as one GEMM (qkv), and a Llama MLP's gate and up too (fused), hold
+#     the same parameters; under tensor and sequence parallelism the norm's output is gathered once
+#     for them instead of once per projection, so the plan communicates less; the model trains on
+#     4 ranks as on 1
+proj_ok=1
+for m in "llama2-7b --kv-heads 8" "gpt3-1.3b"; do
+  for pj in separate qkv fused; do
+    "$ZOO" ${m} --layers 2 --batch 8 --projections $pj > "$T/pj-$pj.json" || proj_ok=0
+    "$PLANNER" search "$T/pj-$pj.json" --devices 8 --tp 4 --sequence-parallel on -o "$T/pj-$pj.plan" > /dev/null 2>&1 || proj_ok=0
+  done
+  n=$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $x (1; . * $x)] | add' "$T/pj-separate.json")
+  for pj in qkv fused; do
+    [ "$(jq '[.tensors[] | select(.role == "param") | .shape | reduce .[] as $x (1; . * $x)] | add' "$T/pj-$pj.json")" = "$n" ] || { proj_ok=0; echo "# $m $pj: parameters differ"; }
+    num_lt "$(jq .cost.communication_seconds "$T/pj-$pj.plan")" "$(jq .cost.communication_seconds "$T/pj-separate.plan")" || { proj_ok=0; echo "# $m $pj: no less communication"; }
+  done
+done
+check "zoo --projections qkv|fused: same parameters, less tensor-parallel communication than separate q, k, v" '[ $proj_ok = 1 ]'
+"$ZOO" llama2-7b --layers 1 --hidden 64 --heads 4 --kv-heads 2 --head-dim 16 --ffn 128 --seq 8 --vocab 32 --batch 4 --dtype float32 --projections fused > "$T/pjt.json"
+"$PLANNER" search "$T/pjt.json" --devices 4 --mode rec -o "$T/pjt.plan" > /dev/null 2>&1
+"$PLANNER" search "$T/pjt.json" --devices 1 -o "$T/pjt1.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/pjt.json" --strategy "$T/pjt1.plan" --steps 2 --json > "$T/pjt1.run" 2> /dev/null
+"$PLANNER" run "$T/pjt.json" --strategy "$T/pjt.plan" --steps 2 --json > "$T/pjt4.run" 2> /dev/null
+check "zoo --projections fused trains on 4 ranks with the losses of 1" \
+  '[ "$(jq -s "[.[] | select(.loss) | .loss]" "$T/pjt1.run")" != "[]" ] &&
+   jq -e -s --slurpfile b "$T/pjt4.run" "[., \$b] | transpose | map(select(.[0].loss)) | length > 0 and all(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs))" "$T/pjt1.run" > /dev/null'
+
 # --- run: a plan on 6 CPU ranks trains with the losses of the 1-device plan
 GT="$SRC/tests/fixtures/models/gpt-tiny.json"
 "$PLANNER" search "$GT" --devices 1 -o "$T/gt1.plan" > /dev/null 2>&1
@@ -1753,12 +1779,12 @@ check "a least memory under the limit that still does not fit: exit 3 naming the
   '[ $? -eq 3 ] && grep -q "with its transient bytes" "$T/w.err"'
 
 # --- how far to trust a step: every cost carries the band a measured step is expected in; without
-#     a calibration it is the validation set's spread (0.87-1.26x), with one the fit's leave-one-out
+#     a calibration it is the validation set's spread (0.86-1.20x), with one the fit's leave-one-out
 #     mean error either side (runs with one measured 20 % slow, so the fit cannot be exact)
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/band.plan" > "$T/band.out" 2>&1
-check "uncalibrated: the band is 0.87-1.26 x the step, printed and in the cost" \
-  'jq -e ".cost | (.step_band_seconds[0] - 0.87 * .step_seconds | fabs) <= 1e-12 * .step_seconds and
-                   (.step_band_seconds[1] - 1.26 * .step_seconds | fabs) <= 1e-12 * .step_seconds and
+check "uncalibrated: the band is 0.86-1.20 x the step, printed and in the cost" \
+  'jq -e ".cost | (.step_band_seconds[0] - 0.86 * .step_seconds | fabs) <= 1e-12 * .step_seconds and
+                   (.step_band_seconds[1] - 1.20 * .step_seconds | fabs) <= 1e-12 * .step_seconds and
                    (.step_band_basis | startswith(\"uncalibrated\"))" "$T/band.plan" > /dev/null &&
    grep -q "^expected measured step: " "$T/band.out"'
 jq -c 'if .plan == "p1.json" then .step_seconds *= 1.2 else . end' "$T/fit/runs.jsonl" > "$T/fit/runs2.jsonl"
