@@ -14,7 +14,7 @@
 /* A .npy file's array: its element type (numpy's descr, such as "<f4"),
  * shape and data (borrowed from the file's bytes) */
 typedef struct pl_npy {
-	char descr[8];
+	char descr[16];
 	int rank;
 	int64_t shape[PL_MAX_RANK];
 	const unsigned char *data;
