@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,6 +157,21 @@ enum {
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64
 
+/* What the training program runs, each a choice of the cluster's
+ * (costmodel/cluster.h) that an option overrides: its getopt code, name,
+ * setter and the common field holding the value given. */
+static const struct {
+	int ch;
+	const char *opt;
+	pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
+	size_t off;
+} choices[] = {
+    {OPT_LOSS_KERN, "--loss-kernel", pl_cluster_set_loss, offsetof(common, loss)},
+    {OPT_LOSS_PAR, "--loss-parallel", pl_cluster_set_loss_parallel, offsetof(common, loss_par)},
+    {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(common, grad_dt)},
+    {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(common, norm_k)},
+};
+
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
 static int common_opt(int ch, const char *arg, common *co, const char *cmd)
@@ -211,40 +227,15 @@ static int common_opt(int ch, const char *arg, common *co, const char *cmd)
 		co->attention = strcmp(arg, "none") ? arg : "";
 		return 0;
 	}
-	if (ch == OPT_LOSS_KERN) {
+	for (size_t i = 0; i < sizeof choices / sizeof *choices; i++) {
+		if (ch != choices[i].ch)
+			continue;
 		pl_cluster probe;
 		pl_err e;
 		memset(&probe, 0, sizeof probe);
-		if (pl_cluster_set_loss(&probe, arg, "--loss-kernel", &e))
+		if (choices[i].set(&probe, arg, choices[i].opt, &e))
 			return pl_cli_usage(cmd, "%s", e.msg);
-		co->loss = arg;
-		return 0;
-	}
-	if (ch == OPT_LOSS_PAR) {
-		pl_cluster probe;
-		pl_err e;
-		memset(&probe, 0, sizeof probe);
-		if (pl_cluster_set_loss_parallel(&probe, arg, "--loss-parallel", &e))
-			return pl_cli_usage(cmd, "%s", e.msg);
-		co->loss_par = arg;
-		return 0;
-	}
-	if (ch == OPT_GRAD_DT) {
-		pl_cluster probe;
-		pl_err e;
-		memset(&probe, 0, sizeof probe);
-		if (pl_cluster_set_grad_dtype(&probe, arg, "--grad-dtype", &e))
-			return pl_cli_usage(cmd, "%s", e.msg);
-		co->grad_dt = arg;
-		return 0;
-	}
-	if (ch == OPT_NORM_KERN) {
-		pl_cluster probe;
-		pl_err e;
-		memset(&probe, 0, sizeof probe);
-		if (pl_cluster_set_norm(&probe, arg, "--norm-kernel", &e))
-			return pl_cli_usage(cmd, "%s", e.msg);
-		co->norm_k = arg;
+		*(const char **)((char *)co + choices[i].off) = arg;
 		return 0;
 	}
 	if (ch == OPT_RESERVE) {
@@ -295,14 +286,11 @@ static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 	                   : PL_OK;
 	if (!st && c->attention)
 		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
-	if (!st && c->loss)
-		st = pl_cluster_set_loss(cl, c->loss, "--loss-kernel", err);
-	if (!st && c->loss_par)
-		st = pl_cluster_set_loss_parallel(cl, c->loss_par, "--loss-parallel", err);
-	if (!st && c->grad_dt)
-		st = pl_cluster_set_grad_dtype(cl, c->grad_dt, "--grad-dtype", err);
-	if (!st && c->norm_k)
-		st = pl_cluster_set_norm(cl, c->norm_k, "--norm-kernel", err);
+	for (size_t i = 0; !st && i < sizeof choices / sizeof *choices; i++) {
+		const char *v = *(const char *const *)((const char *)c + choices[i].off);
+		if (v)
+			st = choices[i].set(cl, v, choices[i].opt, err);
+	}
 	return st;
 }
 

@@ -188,16 +188,13 @@ static void adam_memory(void **state)
 	pl_graph_free(g);
 }
 
-/* Bytes per parameter as Megatron-LM's distributed optimizer documents them
- * (docs/distrib_optimizer.md, "bytes per parameter", d the data-parallel
- * size): fp16 param and grads 20 (non-distributed), 4 + 16/d (distributed);
- * bf16 param with fp32 grads 18, 6 + 12/d; fp32 16, 8 + 8/d. Here ZeRO 0 and
- * ZeRO 1 of a weight held whole on every one of d ranks. */
-static void megatron_bytes_per_parameter(void **state)
+/* The state bytes per parameter of a weight held whole on every one of d
+ * ranks, d = 1..8, against whole (ZeRO 0) and fixed + shard / d (ZeRO 1) per
+ * dtype (float16, bfloat16, float32), the gradients as grad_dtype says. */
+static void bytes_per_parameter(const char *grad_dtype, const double *whole, const double *fixed,
+                                const double *shard)
 {
-	(void)state;
 	static const char *const dt[] = {"float16", "bfloat16", "float32"};
-	static const double whole[] = {20, 18, 16}, fixed[] = {4, 6, 8}, shard[] = {16, 12, 8};
 	for (int k = 0; k < 3; k++)
 		for (int d = 1; d <= 8; d *= 2) {
 			char j[512];
@@ -215,6 +212,8 @@ static void megatron_bytes_per_parameter(void **state)
 			assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err),
 			                 PL_OK);
 			assert_int_equal(pl_cluster_devices(&c, d, &err), PL_OK);
+			assert_int_equal(pl_cluster_set_grad_dtype(&c, grad_dtype, "test", &err),
+			                 PL_OK);
 			assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
 			int found = 0;
 			for (int s = 0; s < p->nstrat[0]; s++) {
@@ -234,6 +233,18 @@ static void megatron_bytes_per_parameter(void **state)
 		}
 }
 
+/* Bytes per parameter as Megatron-LM's distributed optimizer documents them
+ * (docs/distrib_optimizer.md, "bytes per parameter", d the data-parallel
+ * size): fp16 param and grads 20 (non-distributed), 4 + 16/d (distributed);
+ * bf16 param with fp32 grads 18, 6 + 12/d; fp32 16, 8 + 8/d. Here ZeRO 0 and
+ * ZeRO 1 of a weight held whole on every one of d ranks. */
+static void megatron_bytes_per_parameter(void **state)
+{
+	(void)state;
+	static const double whole[] = {20, 18, 16}, fixed[] = {4, 6, 8}, shard[] = {16, 12, 8};
+	bytes_per_parameter("fp32", whole, fixed, shard);
+}
+
 /* Gradients kept in the params' own dtype (--grad-dtype param): the ZeRO
  * paper's mixed-precision count (Rajbhandari et al. 2020, section 3.1:
  * 2 bytes of 16-bit params, 2 of 16-bit gradients, K = 12 of fp32 master,
@@ -242,44 +253,8 @@ static void megatron_bytes_per_parameter(void **state)
 static void param_dtype_gradients(void **state)
 {
 	(void)state;
-	static const char *const dt[] = {"float16", "bfloat16", "float32"};
 	static const double whole[] = {16, 16, 16}, fixed[] = {4, 4, 8}, shard[] = {12, 12, 8};
-	for (int k = 0; k < 3; k++)
-		for (int d = 1; d <= 8; d *= 2) {
-			char j[512];
-			snprintf(j, sizeof j,
-			         "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
-			         "\"x\":{\"shape\":[64,16],\"role\":\"input\"},"
-			         "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
-			         "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
-			         "\"outputs\":[\"y\"]}]}",
-			         dt[k]);
-			pl_graph *g;
-			pl_err err;
-			pl_cluster c;
-			pl_problem *p;
-			assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err),
-			                 PL_OK);
-			assert_int_equal(pl_cluster_devices(&c, d, &err), PL_OK);
-			assert_int_equal(pl_cluster_set_grad_dtype(&c, "param", "test", &err),
-			                 PL_OK);
-			assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
-			int found = 0;
-			for (int s = 0; s < p->nstrat[0]; s++) {
-				if (p->strat[0][s * 3] != d)
-					continue;
-				pl_nodeparts pt;
-				pl_cost_node_parts(p, 0, p->strat[0] + s * 3, &pt);
-				double n = 16 * 32;
-				assert_true(fabs(pt.state_bytes[0] - whole[k] * n) < 1e-9);
-				assert_true(
-				    fabs(pt.state_bytes[1] - (fixed[k] + shard[k] / d) * n) < 1e-9);
-				found = 1;
-			}
-			assert_true(found);
-			pl_problem_free(p);
-			pl_graph_free(g);
-		}
+	bytes_per_parameter("param", whole, fixed, shard);
 	pl_cluster c;
 	pl_err err;
 	assert_int_equal(pl_cluster_devices(&c, 8, &err), PL_OK);
