@@ -281,15 +281,23 @@ pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char
 	return PL_OK;
 }
 
+/* A two-way choice of the training program: *flag = 1 for `one`, 0 for
+ * `zero`; anything else PL_EINVAL with what, the value and `expect` */
+static pl_status set_choice(int *flag, const char *v, const char *zero, const char *one,
+                            const char *expect, const char *what, pl_err *err)
+{
+	if (strcmp(v, zero) && strcmp(v, one))
+		return pl_err_set(err, PL_EINVAL, "%s: '%s': expected %s", what, v, expect);
+	*flag = !strcmp(v, one);
+	return PL_OK;
+}
+
 pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
 {
-	if (strcmp(kernel, "fused") && strcmp(kernel, "unfused"))
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: '%s': expected fused (one kernel, the logits in their "
-		                  "dtype) or unfused (PyTorch's cross_entropy, in fp32)",
-		                  what, kernel);
-	c->loss_fused = !strcmp(kernel, "fused");
-	return PL_OK;
+	return set_choice(&c->loss_fused, kernel, "unfused", "fused",
+	                  "fused (one kernel, the logits in their dtype) or unfused (PyTorch's "
+	                  "cross_entropy, in fp32)",
+	                  what, err);
 }
 
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
@@ -321,14 +329,11 @@ const char *pl_cluster_loss_name(const pl_cluster *c)
 pl_status pl_cluster_set_loss_parallel(pl_cluster *c, const char *where, const char *what,
                                        pl_err *err)
 {
-	if (strcmp(where, "vocab") && strcmp(where, "gathered"))
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: '%s': expected vocab (each tensor-parallel rank computes "
-		                  "the loss on its slice of the vocabulary) or gathered (the "
-		                  "logits all-gathered, the whole loss on every rank)",
-		                  what, where);
-	c->loss_gathered = !strcmp(where, "gathered");
-	return PL_OK;
+	return set_choice(&c->loss_gathered, where, "vocab", "gathered",
+	                  "vocab (each tensor-parallel rank computes the loss on its slice of "
+	                  "the vocabulary) or gathered (the logits all-gathered, the whole loss "
+	                  "on every rank)",
+	                  what, err);
 }
 
 const char *pl_cluster_loss_parallel_name(const pl_cluster *c)
@@ -338,13 +343,10 @@ const char *pl_cluster_loss_parallel_name(const pl_cluster *c)
 
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
 {
-	if (strcmp(dtype, "fp32") && strcmp(dtype, "param"))
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: '%s': expected fp32 (16-bit params' gradients accumulated "
-		                  "and reduced in fp32) or param (in the params' own dtype)",
-		                  what, dtype);
-	c->grads_param_dtype = !strcmp(dtype, "param");
-	return PL_OK;
+	return set_choice(&c->grads_param_dtype, dtype, "fp32", "param",
+	                  "fp32 (16-bit params' gradients accumulated and reduced in fp32) or "
+	                  "param (in the params' own dtype)",
+	                  what, err);
 }
 
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
@@ -354,13 +356,9 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
 {
-	if (strcmp(kernel, "fused") && strcmp(kernel, "unfused"))
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: '%s': expected fused (one kernel each way) or unfused "
-		                  "(eager PyTorch's composite ops)",
-		                  what, kernel);
-	c->norm_unfused = !strcmp(kernel, "unfused");
-	return PL_OK;
+	return set_choice(&c->norm_unfused, kernel, "fused", "unfused",
+	                  "fused (one kernel each way) or unfused (eager PyTorch's composite ops)",
+	                  what, err);
 }
 
 const char *pl_cluster_norm_name(const pl_cluster *c)
@@ -649,37 +647,24 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		if ((st = parse_kernel_scale(
 		         c, cJSON_GetObjectItemCaseSensitive(dev, "kernel_scale"), file, err)))
 			return st;
-		const cJSON *ak = cJSON_GetObjectItemCaseSensitive(dev, "attention_kernel");
-		char wk[300];
-		snprintf(wk, sizeof wk, "%s: device.attention_kernel", file);
-		if (ak && !cJSON_IsString(ak))
-			return FAIL("%s: expected a string", wk);
-		if (ak && (st = pl_cluster_set_attention(c, ak->valuestring, wk, err)))
-			return st;
-		const cJSON *lk = cJSON_GetObjectItemCaseSensitive(dev, "loss_kernel");
-		snprintf(wk, sizeof wk, "%s: device.loss_kernel", file);
-		if (lk && !cJSON_IsString(lk))
-			return FAIL("%s: expected a string", wk);
-		if (lk && (st = pl_cluster_set_loss(c, lk->valuestring, wk, err)))
-			return st;
-		const cJSON *lp = cJSON_GetObjectItemCaseSensitive(dev, "loss_parallel");
-		snprintf(wk, sizeof wk, "%s: device.loss_parallel", file);
-		if (lp && !cJSON_IsString(lp))
-			return FAIL("%s: expected a string", wk);
-		if (lp && (st = pl_cluster_set_loss_parallel(c, lp->valuestring, wk, err)))
-			return st;
-		const cJSON *gd = cJSON_GetObjectItemCaseSensitive(dev, "grad_dtype");
-		snprintf(wk, sizeof wk, "%s: device.grad_dtype", file);
-		if (gd && !cJSON_IsString(gd))
-			return FAIL("%s: expected a string", wk);
-		if (gd && (st = pl_cluster_set_grad_dtype(c, gd->valuestring, wk, err)))
-			return st;
-		const cJSON *nk = cJSON_GetObjectItemCaseSensitive(dev, "norm_kernel");
-		snprintf(wk, sizeof wk, "%s: device.norm_kernel", file);
-		if (nk && !cJSON_IsString(nk))
-			return FAIL("%s: expected a string", wk);
-		if (nk && (st = pl_cluster_set_norm(c, nk->valuestring, wk, err)))
-			return st;
+		/* what the training program runs: each a string its setter reads */
+		static const struct {
+			const char *key;
+			pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
+		} program[] = {{"attention_kernel", pl_cluster_set_attention},
+		               {"loss_kernel", pl_cluster_set_loss},
+		               {"loss_parallel", pl_cluster_set_loss_parallel},
+		               {"grad_dtype", pl_cluster_set_grad_dtype},
+		               {"norm_kernel", pl_cluster_set_norm}};
+		for (size_t i = 0; i < sizeof program / sizeof *program; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, program[i].key);
+			char wk[300];
+			snprintf(wk, sizeof wk, "%s: device.%s", file, program[i].key);
+			if (v && !cJSON_IsString(v))
+				return FAIL("%s: expected a string", wk);
+			if (v && (st = program[i].set(c, v->valuestring, wk, err)))
+				return st;
+		}
 		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
 		if (pf) {
 			if (!cJSON_IsObject(pf))
