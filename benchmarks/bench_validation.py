@@ -242,6 +242,26 @@ def norm_kernel(r):
     return "fused"
 
 
+def stage_split(r):
+    """how the run's framework places layers on pipeline stages, where the
+    planner would otherwise balance them: "even", the same number of layers
+    a stage, the embedding on the first and the head on the last (Megatron-LM
+    and NeMo: num_layers / pp, megatron/core/transformer/transformer_block.py;
+    Megatron-DeepSpeed's PipelineModule partition_method "type:transformer",
+    transformer layers balanced by count; torchtitan of late 2024,
+    generate_split_points: n_layers split evenly); "uniform", the embedding,
+    each layer, the final norm and the head as items split by
+    partition_uniform (Aleph Alpha's scaling: TopologyConfig
+    pipe_partition_method, default "uniform",
+    src/scaling/core/topology/topology_config.py, and the layer specs of
+    src/scaling/transformer/model/model.py); None: the search's"""
+    if "AA-Scaling" in r["framework_version"]:
+        return "uniform"
+    if r["framework"] in ("megatron-lm", "nemo", "megatron-deepspeed", "torchtitan"):
+        return "even"
+    return None
+
+
 def search_args(r):
     gpus = integer(r, "gpus")
     preset = GPUS[r["gpu"]][0]
@@ -276,6 +296,8 @@ def search_args(r):
         # --overlap-param-gather --tp-comm-overlap; the last two the planner
         # does not model)
         a += ["--overlap-grad-reduce", "on"]
+    if pp > 1 and stage_split(r):
+        a += ["--stage-cuts", stage_split(r)]
     if r["recompute"] in ("none", "full", "selective"):
         a += ["--recompute", r["recompute"]]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):

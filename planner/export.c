@@ -1637,7 +1637,9 @@ static const char *const cost_from_help =
     "'planner search MODEL <those options>' would, and priced as 'planner cost'\n"
     "prints it (one JSON line). stderr says what was read, the search options, and\n"
     "where the plan differs from the configuration (its global batch is MODEL's:\n"
-    "another exits 2; its stage split is the search's). -o CKPT keeps the plan.\n"
+    "another exits 2; its stage split is the search's, but Megatron-LM's, NeMo's and\n"
+    "Megatron-DeepSpeed's even split (--stage-cuts even) where the configuration\n"
+    "states no first or last stage's layers). -o CKPT keeps the plan.\n"
     "Data parallel is what the devices leave where the configuration does not\n"
     "state it (Megatron). Other options go to the search (and cost's to cost).\n"
     "\n"
@@ -1842,6 +1844,17 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	if (c.tp > 1) {
 		sv[ns++] = "--sequence-parallel";
 		sv[ns++] = c.sp > 0 ? "on" : "off";
+	}
+	/* Megatron-LM, NeMo and Megatron-DeepSpeed ("type:transformer") place
+	 * the same number of layers on every stage unless the first and last
+	 * stages' are stated; a --stage-cuts given wins */
+	int cuts_given = 0;
+	for (int i = 1; i < ns; i++)
+		cuts_given |= !strncmp(sv[i], "--stage-cuts", 12);
+	if (c.pp > 1 && !cuts_given && c.first < 0 && c.last < 0 &&
+	    (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)) {
+		sv[ns++] = "--stage-cuts";
+		sv[ns++] = "even";
 	}
 	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
 	        fws[fw].version, where, model);

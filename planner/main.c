@@ -707,11 +707,18 @@ static const char *const search_help =
     "                        fixed degree gives them; off: only cuts of all devices (the\n"
     "                        plan is proven over those); default auto: on for a cluster\n"
     "                        of up to 8 devices. Any mode\n"
-    "  --stage-cuts layers|any  where pipeline stages may split the model: layers, only\n"
-    "                        between whole repeated layers, as Megatron-LM, NeMo,\n"
-    "                        torchtitan and DeepSpeed split it (the plan can be exported);\n"
-    "                        any (default): at any point one activation crosses, such as\n"
-    "                        between a layer's attention and its MLP\n"
+    "  --stage-cuts layers|even|uniform|any  where pipeline stages may split the\n"
+    "                        model: layers, only between whole repeated layers (the plan\n"
+    "                        can be exported); even, the same number of layers on every\n"
+    "                        stage, the embedding on the first and the head on the last\n"
+    "                        (Megatron-LM's and NeMo's num_layers / pp); uniform, the\n"
+    "                        embedding, each layer, the final norm and the head as\n"
+    "                        items, the first stages one item longer where they do not\n"
+    "                        divide (DeepSpeed's and Aleph Alpha's scaling's\n"
+    "                        partition_uniform). even and uniform do not balance memory:\n"
+    "                        the first stage keeps the most micro-batches. any (default):\n"
+    "                        at any point one activation crosses, such as between a\n"
+    "                        layer's attention and its MLP\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
@@ -1218,12 +1225,19 @@ static int cmd_search(int argc, char **argv)
 				return pl_cli_usage(
 				    "search", "--replicate %s: expected on, off or auto", optarg);
 			break;
-		case OPT_STAGE_CUTS:
-			if (strcmp(optarg, "layers") && strcmp(optarg, "any"))
+		case OPT_STAGE_CUTS: {
+			/* indexed as pl_job_opts.layer_cuts */
+			static const char *const cuts[] = {"any", "layers", "even", "uniform"};
+			int k = 0;
+			while (k < 4 && strcmp(optarg, cuts[k]))
+				k++;
+			if (k == 4)
 				return pl_cli_usage(
-				    "search", "--stage-cuts %s: expected layers or any", optarg);
-			jr.layer_cuts = pl_dim_value(!strcmp(optarg, "layers"));
+				    "search", "--stage-cuts %s: expected layers, even, uniform or any",
+				    optarg);
+			jr.layer_cuts = pl_dim_value(k);
 			break;
+		}
 		case OPT_OVERLAP:
 		case OPT_SP: {
 			int sp = ch == OPT_SP, auto_ok = sp && !strcmp(optarg, "auto");

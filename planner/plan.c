@@ -361,7 +361,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .overlap = pl_dim_or(r->overlap, 0) > 0,
 	    .max_tp = max_tp,
 	    .replicas = replicas,
-	    .layer_cuts = pl_dim_or(r->layer_cuts, 0) > 0,
+	    .layer_cuts = (int)pl_dim_or(r->layer_cuts, 0),
 	};
 	return PL_OK;
 #undef VALUE

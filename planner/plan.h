@@ -72,7 +72,8 @@ typedef struct pl_job_request {
 	 * too: 1 on, 0 off, not given or auto: on up to PL_REPLICAS_AUTO_DEVICES
 	 * (pl_job.replicas); any search, not a job dimension */
 	pl_dim replicas;
-	/* 1: pipeline stages split the model only between whole layers
+	/* 1: pipeline stages split the model only between whole layers; 2: the
+	 * same number of layers on every stage; 3: uniform over the layer specs
 	 * (pl_job_opts.layer_cuts); not given or 0: at any clean cut */
 	pl_dim layer_cuts;
 	int fastest; /* no preference for plans without pp, ZeRO, recompute */

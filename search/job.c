@@ -382,6 +382,7 @@ typedef struct prob {
 	pl_degrees deg; /* of its stage mesh */
 	int64_t vs; /* chunks per device: PL_AUTO chosen per plan (interleaved 1F1B), else fixed */
 	int64_t vmax; /* the most chunks per device a plan of it may be given */
+	int even;     /* a fixed split (pl_even_stages): 1 even layers, 2 uniform items */
 	/* as built (build_one): per ZeRO level the least memory a plan needs and
 	 * the node bound; or why not */
 	double least[PL_ZERO_LEVELS], node_bound[PL_ZERO_LEVELS];
@@ -773,7 +774,16 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	if (!first || !stage || !sc || !sp)
 		goto done;
 	*proven = 1;
-	if (pp > 1) {
+	if (pp > 1 && pb->even) {
+		/* the framework's split: memory is checked with the schedule below */
+		if (pl_even_stages(p->g, cuts, K, pp, pb->even == 2, first)) {
+			rc = 2;
+			goto done;
+		}
+		for (int s = 0; s < pp; s++)
+			for (int op = cuts[first[s]]; op < cuts[first[s + 1]]; op++)
+				stage[op] = s;
+	} else if (pp > 1) {
 		pl_segcost *seg = segments(p, r, cuts, K);
 		if (!seg)
 			goto done;
@@ -1254,6 +1264,27 @@ static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 			continue;
 		}
 		pl_cluster mesh;
+		int even = jo->layer_cuts >= 2 ? jo->layer_cuts - 1 : 0, *first = NULL;
+		if (even && pp > 1 && pp <= K &&
+		    (!(first = pl_malloc(sizeof *first * (size_t)(pp + 1))) ||
+		     pl_even_stages(s->gms[a], s->cutsv[a], K, pp, even == 2, first))) {
+			int nomem = !first;
+			free(first);
+			if (nomem)
+				return job_nomem(s);
+			if (jo->stages != PL_AUTO)
+				return pl_err_set(s->err, PL_EINVAL,
+				                  "%lld pipeline stages split %s (--stage-cuts %s): the "
+				                  "model has too few repeated layers, or a layer does "
+				                  "not start at a clean cut",
+				                  (long long)pp,
+				                  even == 2 ? "uniformly over the embedding, the layers, "
+				                              "the final norm and the head"
+				                            : "with the same number of layers",
+				                  even == 2 ? "uniform" : "even");
+			continue;
+		}
+		free(first);
 		if (pp > K || pl_stage_mesh(s->c, D / pp, &mesh)) {
 			if (jo->stages != PL_AUTO)
 				return pl_err_set(
@@ -1272,6 +1303,7 @@ static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 				                              .rc = rc,
 				                              .deg = deg,
 				                              .vs = jo->virtual_stages,
+				                              .even = even,
 				                              .vmax = most_chunks(jo, m, pp, K)};
 	}
 	return PL_OK;
@@ -1656,10 +1688,14 @@ static pl_status assemble(jobrun *s)
 			    s->err, PL_EINFEASIBLE,
 			    "no plan fits the memory limit of %.0f bytes per device: every point "
 			    "tried is pipelined, and none could be split into stages that each "
-			    "fit with their micro-batches in flight (a device's share of a plan is "
+			    "fit with their micro-batches in flight%s (a device's share of a plan is "
 			    "at least %.0f bytes before them); more stages, fewer micro-batches in "
 			    "flight, recompute or ZeRO need less",
-			    s->M, s->least_share);
+			    s->M,
+			    s->jo->layer_cuts == 2   ? " and the same number of layers (--stage-cuts even)"
+			    : s->jo->layer_cuts == 3 ? " and a uniform split (--stage-cuts uniform)"
+			                             : "",
+			    s->least_share);
 		return pl_search_err_no_fit(s->err, s->M,
 		                            s->least_need < INFINITY ? s->least_need : 0);
 	}

@@ -31,7 +31,9 @@ typedef struct pl_job_opts {
 	int64_t max_tp;
 	int replicas; /* pl_job.replicas: PL_REPLICAS_AUTO (0), _ALL, _NONE */
 	/* 1: stage boundaries only between whole repeated layers
-	 * (pl_layer_cuts), as frameworks split a model; 0: at any clean cut */
+	 * (pl_layer_cuts), as frameworks split a model; 2: also the same number
+	 * of layers on every stage, 3: a uniform split of the layer specs
+	 * (pl_even_stages, items 0 and 1); 0: at any clean cut */
 	int layer_cuts;
 	int64_t virtual_stages;   /* model chunks per device (interleaved 1F1B): PL_AUTO
 	                           * chosen per plan, 1 plain 1F1B, v > 1 fixed */

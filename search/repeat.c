@@ -182,6 +182,46 @@ int pl_layer_cuts(const pl_graph *g, int *cuts, int nc)
 	return k;
 }
 
+int pl_even_stages(const pl_graph *g, const int *cuts, int K, int64_t pp, int items, int *first)
+{
+	pl_run runs[64];
+	int nr = pl_find_runs(g, runs, 64);
+	int64_t L = 0;
+	for (int r = 0; r < nr; r++)
+		L += runs[r].count;
+	/* items: the layers, or (uniform) the embedding, the layers, the final
+	 * norm and the head */
+	int64_t n = items ? L + 3 : L;
+	if (pp < 1 || L < 1 || n < pp)
+		return -1;
+	first[0] = 0;
+	first[pp] = K;
+	for (int64_t s = 1; s < pp; s++) {
+		/* the item stage s starts with: floor(s L / pp) of the layers, or
+		 * partition_uniform's s (n / pp) + min(s, n mod pp), the first
+		 * n mod pp stages one item longer */
+		int64_t l = items ? s * (n / pp) + (s < n % pp ? s : n % pp) - 1 : s * L / pp;
+		if (l < 0 || l > L)
+			return -1; /* the last stage the head alone */
+		int op = -1;
+		for (int r = 0; r < nr && op < 0; r++) {
+			if (l < runs[r].count)
+				op = runs[r].first + (int)l * runs[r].len;
+			else
+				l -= runs[r].count;
+		}
+		if (op < 0) /* the final norm: the end of the last layer */
+			op = runs[nr - 1].first + runs[nr - 1].len * runs[nr - 1].count;
+		int j = 0;
+		while (j <= K && cuts[j] < op)
+			j++;
+		if (j > K || cuts[j] != op || j <= first[s - 1] || j >= K)
+			return -1;
+		first[s] = j;
+	}
+	return 0;
+}
+
 int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
 {
 	/* blocks repeat where ops are priced alike: the same recompute flag and

@@ -120,5 +120,19 @@ int pl_clean_cuts(const pl_graph *g, int *cuts);
  * pipeline stage (Megatron's, torchtitan's, DeepSpeed's splits count
  * layers). A model with no repeated layers keeps every cut. */
 int pl_layer_cuts(const pl_graph *g, int *cuts, int nc);
+/* A framework's fixed pipeline split. items 0 (Megatron-LM: num_layers /
+ * pp a stage; NeMo, Megatron-DeepSpeed's "type:transformer"): stage s starts
+ * at repeated layer floor(s L / pp) of the L layers of all runs in order,
+ * what precedes the first layer (embedding) on stage 0, what follows the
+ * last (final norm, head, loss) on the last. items 1 (DeepSpeed's and Aleph
+ * Alpha's scaling's partition_uniform over the layer specs: the embedding,
+ * each layer, the final norm, the head): n = L + 3 items, stage s starting
+ * at item s floor(n / pp) + min(s, n mod pp). cuts[0..K] are segment
+ * boundaries that hold every layer's start and the last layer's end (those
+ * of pl_layer_cuts or pl_clean_cuts); first[s] receives the segment stage s
+ * starts at, first[pp] = K. Returns 0, or -1 when the model has too few
+ * layers for pp stages, the last stage would hold the head alone, or a
+ * layer's start is not a boundary. */
+int pl_even_stages(const pl_graph *g, const int *cuts, int K, int64_t pp, int items, int *first);
 
 #endif

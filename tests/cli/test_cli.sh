@@ -1808,6 +1808,58 @@ check "--stage-cuts layers: whole layers a stage, exported to Megatron-LM with t
           {l: (.key | capture(\"^l(?<n>[0-9]+)\").n), s: .value.stage}] | group_by(.l) |
           (length == 8) and all(map(.s) | unique | length == 1)" "$T/sc.plan" > /dev/null'
 "$PLANNER" search "$T/sc.json" --stage-cuts halves > /dev/null 2> "$T/sc.err"
-check "--stage-cuts halves: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected layers or any" "$T/sc.err"'
+check "--stage-cuts halves: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected layers, even, uniform or any" "$T/sc.err"'
+
+# --- --stage-cuts even: Megatron-LM's split, stage s starting at layer floor(s L / pp) (num_layers /
+#     pp when it divides), the embedding on the first stage and the head on the last, whatever
+#     memory the split leaves on each stage. 10 layers over 4 stages: layers 0-1, 2-4, 5-6, 7-9;
+#     over 8: 0, 1, 2-4, 5, 6, 7, 8, 9.
+"$ZOO" gpt3-1.3b --layers 10 > "$T/ev.json"
+cat > "$T/ev.jq" <<'JQ'
+([range(1; $pp)] | map(. * 10 / $pp | floor)) as $starts
+| [.parallel_strategy_item | to_entries[]
+   | if (.key | test("^l[0-9]+[.]")) then
+       (.key | capture("^l(?<n>[0-9]+)").n | tonumber) as $l
+       | .value.stage == ($starts | map(select(. <= $l)) | length)
+     elif .value.part == "embedding" then .value.stage == 0
+     elif .value.part == "head" then .value.stage == $pp - 1
+     else true end]
+| (length > 100) and all
+JQ
+for pp in 2 4 8; do
+  "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 8 --virtual-stages 1 \
+    --stage-cuts even -o "$T/ev$pp.plan" > /dev/null 2> "$T/ev.err"
+  check "--stage-cuts even, 10 layers over $pp stages: stage s from layer floor(10 s / $pp), as Megatron" \
+    '[ $? -eq 0 ] && jq -e --argjson pp $pp -f "$T/ev.jq" "$T/ev$pp.plan" > /dev/null'
+done
+# --stage-cuts uniform: DeepSpeed's and Aleph Alpha's partition_uniform over 13 items (embedding,
+# 10 layers, final norm, head): 2 stages of 7 and 6 items hold the embedding and layers 0-5, then
+# layers 6-9, the norm and the head; 4 stages of 4, 3, 3, 3 items the embedding and layers 0-2,
+# layers 3-5, 6-8, then layer 9, the norm and the head (stage s from item s floor(13 / pp) +
+# min(s, 13 mod pp), layer item - 1). 8 stages would leave the head alone on the last: refused.
+cat > "$T/un.jq" <<'JQ'
+([range(1; $pp)] | map(. * (13 / $pp | floor) + ([., 13 % $pp] | min) - 1)) as $starts
+| [.parallel_strategy_item | to_entries[]
+   | if (.key | test("^l[0-9]+[.]")) then
+       (.key | capture("^l(?<n>[0-9]+)").n | tonumber) as $l
+       | .value.stage == ($starts | map(select(. <= $l)) | length)
+     elif .value.part == "embedding" then .value.stage == 0
+     elif .value.part == "head" then .value.stage == $pp - 1
+     else true end]
+| (length > 100) and all
+JQ
+for pp in 2 4; do
+  "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 8 --virtual-stages 1 \
+    --stage-cuts uniform -o "$T/un$pp.plan" > /dev/null 2> "$T/ev.err"
+  check "--stage-cuts uniform, 13 items over $pp stages: stage s from item s floor(13 / $pp) + min(s, 13 mod $pp)" \
+    '[ $? -eq 0 ] && jq -e --argjson pp $pp -f "$T/un.jq" "$T/un$pp.plan" > /dev/null'
+done
+"$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp 8 --stage-cuts uniform > /dev/null 2> "$T/ev.err"
+check "--stage-cuts uniform, the head alone on the last of 8 stages: exit 2 saying so" \
+  '[ $? -eq 2 ] && grep -q "split uniformly over the embedding" "$T/ev.err"'
+"$ZOO" gpt3-1.3b --layers 6 > "$T/ev6.json"
+"$PLANNER" search "$T/ev6.json" --cluster h100x8:1 --pp 8 --stage-cuts even > /dev/null 2> "$T/ev.err"
+check "--stage-cuts even, 8 stages of 6 layers: exit 2 saying so" \
+  '[ $? -eq 2 ] && grep -q "same number of layers" "$T/ev.err"'
 
 finish

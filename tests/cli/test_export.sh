@@ -195,6 +195,15 @@ refuse X megatron "stages are not runs of consecutive ops\|embedding on the firs
   --global-batch-size 1024 --use-distributed-optimizer --bf16" > "$T/cost.json" 2> "$T/err"
 check "cost --from megatron ARGS (a string): A's step" \
   'num_close "$(jq .step_seconds "$T/cost.json")" "$(jq .cost.step_seconds "$T/A.ckpt")"'
+# Megatron-LM splits layers evenly (num_layers / pp a stage) unless the first and last stages' are
+# stated: cost --from keeps that split (8 layers over 4 stages: 2 a stage) and says so in its search
+"$PLANNER" cost "$T/g13.json" --cluster h100x8 --from megatron "--tensor-model-parallel-size 1 \
+  --pipeline-model-parallel-size 4 --micro-batch-size 1 --bf16" -o "$T/even.ckpt" > /dev/null 2> "$T/err"
+check "cost --from megatron, 8 layers over 4 stages: layer l on stage l / 2, the search told --stage-cuts even" \
+  '[ $? -eq 0 ] && grep -q -- "--stage-cuts even" "$T/err" &&
+   jq -e "[.parallel_strategy_item | to_entries[] | select(.key | test(\"^l[0-9]+[.]\")) |
+          (.key | capture(\"^l(?<n>[0-9]+)\").n | tonumber) as \$l | .value.stage == ((\$l / 2) | floor)]
+          | (length > 0) and all" "$T/even.ckpt" > /dev/null'
 bad_config() { # FRAMEWORK FILE-CONTENT MESSAGE-PATTERN
   printf '%s' "$2" > "$T/bad.cfg"
   "$PLANNER" cost "$T/llama.json" --cluster h100x8 --from "$1" "$T/bad.cfg" -o "$T/nope" \
