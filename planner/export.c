@@ -1000,6 +1000,7 @@ pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
 	return st;
 }
 
+#ifndef PL_EXPORT_NO_CLI /* the command; libplanner has the writer alone (planner_export) */
 static const char *const export_help =
     "usage: planner export CKPT --to FRAMEWORK [-o FILE] [--json]\n"
     "\n"
@@ -1083,6 +1084,8 @@ int pl_cmd_export(int argc, char **argv)
 	free(text);
 	return st ? pl_cli_fail(st, &err) : 0;
 }
+
+#endif
 
 /* ---- reading a framework's configuration ---- */
 
@@ -1558,6 +1561,7 @@ pl_status pl_export_read_config(const char *framework, const char *text, size_t 
 	return st;
 }
 
+#ifndef PL_EXPORT_NO_CLI /* a command's */
 /* ---- cost --from ---- */
 
 int pl_cost_has_from(int argc, char **argv)
@@ -1914,3 +1918,4 @@ done:
 	free(cv);
 	return rc;
 }
+#endif
