@@ -410,7 +410,20 @@ struct planner_graph {
 	planner_ctx *ctx; /* holds a reference: its messages go there */
 	cJSON *doc;
 	char *where; /* the file, or "model 'NAME' (built in code)" */
+	/* a file's digest, which its plans record (model.sha256) as the command
+	 * line's do: "" when built in code or changed since it was loaded */
+	char sha256[65];
 };
+
+_Static_assert(sizeof((planner_graph *)0)->sha256 == sizeof((pl_graph *)0)->sha256,
+               "a file's digest as the graph IR has it");
+
+/* Marks g changed since it was loaded (its plans name no file's digest); 0. */
+static int changed(planner_graph *g)
+{
+	g->sha256[0] = 0;
+	return 0;
+}
 
 static int graph_ok(const planner_graph *g)
 {
@@ -526,7 +539,7 @@ int planner_graph_tensor(planner_graph *g, const char *name, const char *role, c
 		ok &= cJSON_AddStringToObject(t, "dtype", dtype) != NULL;
 	if (!ok)
 		return graph_oom(g, t);
-	return pl_json_add(ts, name, t) ? 0 : graph_oom(g, NULL);
+	return pl_json_add(ts, name, t) ? changed(g) : graph_oom(g, NULL);
 }
 
 int planner_graph_op(planner_graph *g, const char *type, const char *name,
@@ -578,7 +591,7 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
 	if (!ok)
 		return graph_oom(g, op);
 	return pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op)
-	           ? 0
+	           ? changed(g)
 	           : graph_oom(g, NULL);
 }
 
@@ -637,6 +650,7 @@ int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, co
 	if (!ok)
 		return graph_oom(g, s);
 	cJSON_DeleteItemFromObjectCaseSensitive(op, "strategy");
+	changed(g);
 	return pl_json_add(op, "strategy", s) ? 0 : graph_oom(g, NULL);
 }
 
@@ -650,7 +664,7 @@ int planner_graph_output(planner_graph *g, const char *tensor)
 		return graph_fail(g, "planner_graph_output", "a tensor name; got", tensor);
 	return pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
 	                    cJSON_CreateString(tensor))
-	           ? 0
+	           ? changed(g)
 	           : graph_oom(g, NULL);
 }
 
@@ -663,6 +677,8 @@ static pl_status graph_import(const planner_graph *pg, pl_err *err, pl_graph **o
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	pl_status st = pl_graph_load_json(out, text, strlen(text), pg->where, err);
 	free(text);
+	if (!st && pg->sha256[0]) /* the file's, not its reprint's */
+		memcpy((*out)->sha256, pg->sha256, sizeof pg->sha256);
 	return st;
 }
 
@@ -683,11 +699,15 @@ int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
 	if (st)
 		return code(st);
 	cJSON *doc = cJSON_ParseWithLength(g->source, g->source_len);
+	char sha[sizeof g->sha256];
+	memcpy(sha, g->sha256, sizeof sha);
 	pl_graph_free(g);
 	if (!doc)
 		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
-	*out = graph_wrap(ctx, doc, path);
-	return *out ? 0 : code(PL_ENOMEM);
+	if (!(*out = graph_wrap(ctx, doc, path)))
+		return code(PL_ENOMEM);
+	memcpy((*out)->sha256, sha, sizeof sha);
+	return 0;
 }
 
 int planner_graph_save(planner_graph *g, const char *path)
