@@ -5,7 +5,8 @@
  * plan a framework cannot state is refused with the reason (exit 2), never
  * rounded to a configuration near it. Every key and flag written is in the
  * framework's published source named in fws[] (the lists checked are kept in
- * tests/fixtures/frameworks/). */
+ * tests/fixtures/frameworks/). libplanner compiles this file with
+ * PL_EXPORT_NO_CLI: the writer (planner_export) without the commands. */
 #include "planner/export.h"
 
 #include <cjson/cJSON.h>
