@@ -70,7 +70,8 @@ def main():
             exported = p.export_dict(plan, "megatron")
         except planner.InvalidInputError as e:
             # the free search may cut ops in ways Megatron-LM has no flags for
-            sys.exit("Megatron-LM cannot run this plan: %s\n(fix its degrees: --tensor-parallel N)" % e)
+            sys.exit("Megatron-LM cannot run this plan: %s\n"
+                     "(fix its degrees: --tensor-parallel N)" % e)
 
     cost = plan.cost
     print("# plan: %s" % plan)
@@ -86,8 +87,8 @@ def main():
             args.append(str(value))
     nodes = plan.as_dict()["cluster"].get("nodes", 1)
     per_node = a.devices // nodes
-    cmd = (["torchrun", "--nnodes", str(nodes), "--nproc-per-node", str(per_node), "pretrain_gpt.py"]
-           + model_flags(a.model, a.heads) + args)
+    launcher = ["torchrun", "--nnodes", str(nodes), "--nproc-per-node", str(per_node)]
+    cmd = launcher + ["pretrain_gpt.py"] + model_flags(a.model, a.heads) + args
     print(" ".join(shlex.quote(c) for c in cmd))
     if a.run:
         sys.exit(subprocess.call(cmd))

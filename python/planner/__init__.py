@@ -39,6 +39,7 @@ objects when closed, when their ``with`` block ends, or when collected. A
 Planner is used from one thread at a time; plans are independent of it.
 """
 
+import ctypes
 import json
 import math
 import os
@@ -264,10 +265,10 @@ class Planner(_Handle):
                 return self.load_model(tmp)
             finally:
                 os.unlink(tmp)
-        out = _native.ctypes.c_void_p()
+        out = ctypes.c_void_p()
         lib = _native.load()
         self._check(
-            lib.planner_graph_load(self._live(), os.fsencode(model), _native.ctypes.byref(out))
+            lib.planner_graph_load(self._live(), os.fsencode(model), ctypes.byref(out))
         )
         return Model(out.value, self)
 
@@ -278,9 +279,9 @@ class Planner(_Handle):
         when that is set. NoPlanError when no plan fits the memory limit."""
         m = self.load_model(model)
         try:
-            out = _native.ctypes.c_void_p()
+            out = ctypes.c_void_p()
             self._check(
-                _native.load().planner_plan_new(self._live(), m._live(), _native.ctypes.byref(out))
+                _native.load().planner_plan_new(self._live(), m._live(), ctypes.byref(out))
             )
             return Plan(out.value)
         finally:
@@ -299,10 +300,10 @@ class Planner(_Handle):
         text = _plan_text(plan)
         m = self.load_model(model)
         try:
-            out = _native.ctypes.c_void_p()
+            out = ctypes.c_void_p()
             self._check(
                 _native.load().planner_plan_cost(
-                    self._live(), m._live(), _bytes(text), _native.ctypes.byref(out)
+                    self._live(), m._live(), _bytes(text), ctypes.byref(out)
                 )
             )
             return Plan(out.value)
@@ -313,9 +314,9 @@ class Planner(_Handle):
     def _export(self, plan, framework, flags):
         lib = _native.load()
         text, fw = _bytes(_plan_text(plan)), _bytes(framework)
-        n = _native.ctypes.c_size_t()
-        self._check(lib.planner_export(self._live(), text, fw, flags, None, 0, _native.ctypes.byref(n)))
-        buf = _native.ctypes.create_string_buffer(n.value + 1)
+        n = ctypes.c_size_t()
+        self._check(lib.planner_export(self._live(), text, fw, flags, None, 0, ctypes.byref(n)))
+        buf = ctypes.create_string_buffer(n.value + 1)
         self._check(lib.planner_export(self._live(), text, fw, flags, buf, len(buf), None))
         return buf.value.decode()
 
@@ -335,7 +336,8 @@ class Planner(_Handle):
         """As :meth:`export`, as a dict: ``framework``, ``version``,
         ``source``, ``keys`` (each key or flag written, with its value as
         the text has it) and ``text`` (what :meth:`export` returns)."""
-        return json.loads(self._export(plan, framework, _EXPORT_JSON | (_EXPORT_FP16 if fp16 else 0)))
+        flags = _EXPORT_JSON | (_EXPORT_FP16 if fp16 else 0)
+        return json.loads(self._export(plan, framework, flags))
 
     def __repr__(self):
         if not self._ptr:
@@ -362,7 +364,8 @@ def _plan_text(plan):
             with open(plan, encoding="utf-8") as f:
                 return f.read()
         except OSError as e:
-            raise InvalidInputError("%s: cannot open: %s" % (os.fspath(plan), e.strerror), _EINVAL) from None
+            msg = "%s: cannot open: %s" % (os.fspath(plan), e.strerror)
+            raise InvalidInputError(msg, _EINVAL) from None
     raise InvalidInputError(
         "plan: expected a Plan, a dict, JSON text or a file's path, got %s" % type(plan).__name__,
         _EINVAL,
@@ -479,9 +482,9 @@ class Plan(_Handle):
     @property
     def step_band(self):
         """(low, high): the seconds a measured step is expected within."""
-        lo, hi = _native.ctypes.c_double(), _native.ctypes.c_double()
+        lo, hi = ctypes.c_double(), ctypes.c_double()
         _native.load().planner_plan_step_band(
-            self._live(), _native.ctypes.byref(lo), _native.ctypes.byref(hi)
+            self._live(), ctypes.byref(lo), ctypes.byref(hi)
         )
         return (lo.value, hi.value)
 
@@ -489,7 +492,8 @@ class Plan(_Handle):
         """The degree of ``kind``: "dp", "tp", "pp", "ep" or "sp" (1 when absent)."""
         v = _native.load().planner_plan_degree(self._live(), _bytes(kind))
         if v < 0:
-            raise InvalidInputError("degree: kind %r: expected one of %s" % (kind, ", ".join(_GROUP_KINDS)), _EINVAL)
+            msg = "degree: kind %r: expected one of %s" % (kind, ", ".join(_GROUP_KINDS))
+            raise InvalidInputError(msg, _EINVAL)
         return v
 
     @property
@@ -509,7 +513,7 @@ class Plan(_Handle):
                 % (kind, rank, ", ".join(_GROUP_KINDS)),
                 _EINVAL,
             )
-        ranks = (_native.ctypes.c_int64 * n)()
+        ranks = (ctypes.c_int64 * n)()
         lib.planner_plan_group(self._live(), _bytes(kind), r, ranks, n)
         return list(ranks)
 

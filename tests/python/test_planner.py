@@ -96,7 +96,8 @@ class Search(unittest.TestCase):
             a = p.search(as_dict)
             with p.load_model(TINY) as m:
                 b = p.search(m)
-        self.assertEqual(a.as_dict()["parallel_strategy_item"], b.as_dict()["parallel_strategy_item"])
+        key = "parallel_strategy_item"
+        self.assertEqual(a.as_dict()[key], b.as_dict()[key])
 
     def test_save_writes_the_checkpoint(self):
         plan = planner.search(TINY, device_num=2)
@@ -130,7 +131,9 @@ class Cost(unittest.TestCase):
             cli = json.loads(out)
             api = planner.cost(SMALL, path)  # priced on the cluster the plan records
         self.assertTrue(math.isclose(cli["step_seconds"], plan.step_seconds, rel_tol=1e-12))
-        self.assertTrue(math.isclose(cli["peak_memory_bytes"], plan.peak_memory_bytes, rel_tol=1e-12))
+        self.assertTrue(
+            math.isclose(cli["peak_memory_bytes"], plan.peak_memory_bytes, rel_tol=1e-12)
+        )
         self.assertEqual(set(api.cost), set(cli))  # the same cost object
         for k in ("step_seconds", "compute_seconds", "communication_seconds", "peak_memory_bytes"):
             self.assertTrue(math.isclose(api.cost[k], cli[k], rel_tol=1e-12), k)
@@ -201,7 +204,8 @@ class Export(unittest.TestCase):
             path = os.path.join(d, "plan.json")
             self.plan.save(path)
             cli = subprocess.run(
-                [CLI, "export", path, "--to", "megatron"], check=True, capture_output=True, text=True
+                [CLI, "export", path, "--to", "megatron"],
+                check=True, capture_output=True, text=True,
             ).stdout
         body = lambda t: [line for line in t.splitlines() if not line.startswith("#")]  # noqa: E731
         self.assertEqual(body(planner.export(self.plan, "megatron")), body(cli))
@@ -270,7 +274,8 @@ class Errors(unittest.TestCase):
         e = planner.PlannerSystemError("x", 4)
         self.assertIsInstance(e, OSError)
         # a file that cannot be written: the library's code 4
-        with planner.Planner(device_num=2, strategy_ckpt_save_file="/proc/no/such/dir/plan.json") as p:
+        unwritable = "/proc/no/such/dir/plan.json"
+        with planner.Planner(device_num=2, strategy_ckpt_save_file=unwritable) as p:
             with self.assertRaises(planner.PlannerSystemError) as cm:
                 p.search(TINY)
         self.assertEqual(cm.exception.code, 4)
@@ -306,12 +311,14 @@ class Library(unittest.TestCase):
             PLANNER_LIBRARY="/nonexistent/libplanner.so",
         )
         self.assertEqual(r.returncode, 0, r.stderr)
-        for word in ("class Planner", "search(model", "export(plan", "NoPlanError", "PLANNER_LIBRARY"):
+        words = ("class Planner", "search(model", "export(plan", "NoPlanError", "PLANNER_LIBRARY")
+        for word in words:
             self.assertTrue(word in r.stdout, word)
 
     def test_help_of_the_methods(self):
         text = pydoc.render_doc(planner.Planner, renderer=pydoc.plaintext)
-        for word in ("search(self, model)", "cost(self, model, plan)", "export(self, plan", "megatron"):
+        words = ("search(self, model)", "cost(self, model, plan)", "export(self, plan", "megatron")
+        for word in words:
             self.assertTrue(word in text, word)
 
 
