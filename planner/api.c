@@ -14,6 +14,7 @@
 
 #include "executor/exec.h"
 #include "planner/checkpoint.h"
+#include "planner/export.h"
 #include "planner/output.h"
 #include "planner/json.h"
 #include "planner/parse.h"
@@ -367,6 +368,17 @@ const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char
 	return NULL;
 }
 
+/* The context's memory_reserve, when set, applied to cl. */
+static pl_status ctx_reserve(planner_ctx *ctx, pl_cluster *cl)
+{
+	if (!ctx->val[K_MEMORY_RESERVE])
+		return PL_OK;
+	double r = 0;
+	pl_parse_bytes(ctx->val[K_MEMORY_RESERVE], &r);
+	return pl_cluster_set_reserve(cl, r, "set_auto_parallel_context: memory_reserve",
+	                              &ctx->err);
+}
+
 /* The cluster of the context: `cluster`, else device_num H100s in a node;
  * device_num, when set, must agree. */
 static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
@@ -382,13 +394,8 @@ static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
 		                  "set_auto_parallel_context: device_num %lld but cluster '%s' has "
 		                  "%lld devices",
 		                  d, ctx->val[K_CLUSTER], (long long)D);
-	if (ctx->val[K_MEMORY_RESERVE]) {
-		double r = 0;
-		pl_parse_bytes(ctx->val[K_MEMORY_RESERVE], &r);
-		if ((st = pl_cluster_set_reserve(cl, r, "set_auto_parallel_context: memory_reserve",
-		                                 &ctx->err)))
-			return st;
-	}
+	if ((st = ctx_reserve(ctx, cl)))
+		return st;
 	if (get_ll(ctx, K_GLOBAL_RANK, 0) >= D)
 		return pl_err_set(&ctx->err, PL_EINVAL,
 		                  "set_auto_parallel_context: global_rank %s: expected 0 to %lld",
@@ -403,7 +410,20 @@ struct planner_graph {
 	planner_ctx *ctx; /* holds a reference: its messages go there */
 	cJSON *doc;
 	char *where; /* the file, or "model 'NAME' (built in code)" */
+	/* a file's digest, which its plans record (model.sha256) as the command
+	 * line's do: "" when built in code or changed since it was loaded */
+	char sha256[65];
 };
+
+_Static_assert(sizeof((planner_graph *)0)->sha256 == sizeof((pl_graph *)0)->sha256,
+               "a file's digest as the graph IR has it");
+
+/* Marks g changed since it was loaded (its plans name no file's digest); 0. */
+static int changed(planner_graph *g)
+{
+	g->sha256[0] = 0;
+	return 0;
+}
 
 static int graph_ok(const planner_graph *g)
 {
@@ -519,7 +539,7 @@ int planner_graph_tensor(planner_graph *g, const char *name, const char *role, c
 		ok &= cJSON_AddStringToObject(t, "dtype", dtype) != NULL;
 	if (!ok)
 		return graph_oom(g, t);
-	return pl_json_add(ts, name, t) ? 0 : graph_oom(g, NULL);
+	return pl_json_add(ts, name, t) ? changed(g) : graph_oom(g, NULL);
 }
 
 int planner_graph_op(planner_graph *g, const char *type, const char *name,
@@ -571,7 +591,7 @@ int planner_graph_op(planner_graph *g, const char *type, const char *name,
 	if (!ok)
 		return graph_oom(g, op);
 	return pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "ops"), op)
-	           ? 0
+	           ? changed(g)
 	           : graph_oom(g, NULL);
 }
 
@@ -630,6 +650,7 @@ int planner_graph_strategy(planner_graph *g, const char *opname, int ninputs, co
 	if (!ok)
 		return graph_oom(g, s);
 	cJSON_DeleteItemFromObjectCaseSensitive(op, "strategy");
+	changed(g);
 	return pl_json_add(op, "strategy", s) ? 0 : graph_oom(g, NULL);
 }
 
@@ -643,7 +664,7 @@ int planner_graph_output(planner_graph *g, const char *tensor)
 		return graph_fail(g, "planner_graph_output", "a tensor name; got", tensor);
 	return pl_json_push(cJSON_GetObjectItemCaseSensitive(g->doc, "outputs"),
 	                    cJSON_CreateString(tensor))
-	           ? 0
+	           ? changed(g)
 	           : graph_oom(g, NULL);
 }
 
@@ -656,6 +677,8 @@ static pl_status graph_import(const planner_graph *pg, pl_err *err, pl_graph **o
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	pl_status st = pl_graph_load_json(out, text, strlen(text), pg->where, err);
 	free(text);
+	if (!st && pg->sha256[0]) /* the file's, not its reprint's */
+		memcpy((*out)->sha256, pg->sha256, sizeof pg->sha256);
 	return st;
 }
 
@@ -676,11 +699,15 @@ int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
 	if (st)
 		return code(st);
 	cJSON *doc = cJSON_ParseWithLength(g->source, g->source_len);
+	char sha[sizeof g->sha256];
+	memcpy(sha, g->sha256, sizeof sha);
 	pl_graph_free(g);
 	if (!doc)
 		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
-	*out = graph_wrap(ctx, doc, path);
-	return *out ? 0 : code(PL_ENOMEM);
+	if (!(*out = graph_wrap(ctx, doc, path)))
+		return code(PL_ENOMEM);
+	memcpy((*out)->sha256, sha, sizeof sha);
+	return 0;
 }
 
 int planner_graph_save(planner_graph *g, const char *path)
@@ -949,6 +976,105 @@ int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank
 	return (int64_t)n;
 }
 
+/* Sets o.key to v, replacing what is there; v is taken (freed when it cannot
+ * be added). 0 when out of memory (v NULL, or not added). */
+static int json_put(cJSON *o, const char *key, cJSON *v)
+{
+	if (!v)
+		return 0;
+	if (cJSON_GetObjectItemCaseSensitive(o, key))
+		return cJSON_ReplaceItemInObjectCaseSensitive(o, key, v) ? 1 : (cJSON_Delete(v), 0);
+	return pl_json_add(o, key, v);
+}
+
+/* A checkpoint's cluster block for cl, as pl_ckpt_build writes it. */
+static cJSON *cluster_block(const pl_cluster *cl)
+{
+	cJSON *c = cJSON_CreateObject();
+	if (!c || !cJSON_AddStringToObject(c, "name", cl->name) ||
+	    !cJSON_AddNumberToObject(c, "devices", (double)pl_cluster_devices_total(cl)) ||
+	    !cJSON_AddNumberToObject(c, "nodes", (double)cl->nodes) ||
+	    !cJSON_AddNumberToObject(c, "devices_per_node", (double)cl->devices_per_node) ||
+	    !json_put(c, "description", pl_cluster_to_json(cl))) {
+		cJSON_Delete(c);
+		return NULL;
+	}
+	return c;
+}
+
+int planner_plan_cost(planner_ctx *ctx, planner_graph *pg, const char *ckpt_json,
+                      planner_plan **out)
+{
+	static const char fn[] = "planner_plan_cost", where[] = "planner_plan_cost: ckpt_json";
+	pl_cluster cl;
+	pl_graph *g = NULL;
+	cJSON *ck = NULL;
+	planner_plan *plan = NULL;
+	char *text = NULL;
+	pl_plancost pc;
+	double bubble;
+	pl_plan_detail d = {0};
+	if (out)
+		*out = NULL;
+	if (!ctx_ok(ctx))
+		return PLANNER_EINVAL;
+	if (!graph_ok(pg))
+		return bad_handle(&ctx->err, fn, "g", "graph", pg);
+	if (!ckpt_json)
+		return null_arg(&ctx->err, fn, "ckpt_json", "a strategy checkpoint's text");
+	if (!out)
+		return null_arg(&ctx->err, fn, "out", "where to put the plan");
+	pl_status st;
+	if ((st = graph_import(pg, &ctx->err, &g)) ||
+	    (st = pl_json_parse(ckpt_json, strlen(ckpt_json), where, &ck, &ctx->err)))
+		goto done;
+	if (!cJSON_IsObject(ck)) {
+		st = pl_err_set(&ctx->err, PL_EINVAL, "%s: expected a JSON object", where);
+		goto done;
+	}
+	/* the context's cluster when it names one (as cost --cluster), else the plan's */
+	int own = ctx->val[K_CLUSTER] || ctx->val[K_DEVICE_NUM];
+	if ((st = pl_plan_check_model(g, ck, where, &ctx->err)) ||
+	    (st = own ? ctx_cluster(ctx, &cl) : pl_plan_cluster(ck, where, &cl, &ctx->err)) ||
+	    (!own && (st = ctx_reserve(ctx, &cl))) ||
+	    (st = pl_plan_price(g, ck, where, &cl, &pc, &bubble, &d, NULL, &ctx->err)))
+		goto done;
+	double limit = cl.memory_bytes;
+	if (ctx->val[K_MEMORY_LIMIT])
+		pl_parse_bytes(ctx->val[K_MEMORY_LIMIT], &limit);
+	if (!(limit > 0)) /* "none" */
+		limit = INFINITY;
+	/* the model it is priced for, which a trainer checks */
+	cJSON *model = cJSON_CreateObject();
+	if (model && (!cJSON_AddStringToObject(model, "name", g->name) ||
+	              !cJSON_AddStringToObject(model, "sha256", g->sha256))) {
+		cJSON_Delete(model);
+		model = NULL;
+	}
+	if (!json_put(ck, "model", model) ||
+	    !json_put(ck, "cost", pl_plan_cost_json(g, &cl, &pc, bubble, &d, limit)) ||
+	    (own && !json_put(ck, "cluster", cluster_block(&cl))) || !(text = cJSON_Print(ck)) ||
+	    !(plan = pl_calloc(1, sizeof *plan))) {
+		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	plan->tag = TAG_PLAN;
+	plan->ck = ck;
+	plan->json = text;
+	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
+	*out = plan;
+	ck = NULL;
+	text = NULL;
+	plan = NULL;
+done:
+	pl_plan_detail_free(&d);
+	free(plan);
+	free(text);
+	cJSON_Delete(ck);
+	pl_graph_free(g);
+	return code(st);
+}
+
 void planner_plan_free(planner_plan *p)
 {
 	if (!plan_ok(p))
@@ -957,6 +1083,48 @@ void planner_plan_free(planner_plan *p)
 	free(p->json);
 	p->tag = TAG_FREED;
 	free(p);
+}
+
+/* ---- export ---- */
+
+int planner_export(planner_ctx *ctx, const char *ckpt_json, const char *framework, int flags,
+                   char *text, size_t size, size_t *len)
+{
+	static const char fn[] = "planner_export";
+	if (len)
+		*len = 0;
+	if (!ctx_ok(ctx))
+		return PLANNER_EINVAL;
+	if (!ckpt_json)
+		return null_arg(&ctx->err, fn, "ckpt_json", "a strategy checkpoint's text");
+	if (!framework)
+		return null_arg(&ctx->err, fn, "framework", "a framework name");
+	if (size && !text)
+		return null_arg(&ctx->err, fn, "text", "room for size bytes");
+	if (flags & ~(PLANNER_EXPORT_JSON | PLANNER_EXPORT_FP16))
+		return code(pl_err_set(&ctx->err, PL_EINVAL,
+		                       "%s: flags %d: expected PLANNER_EXPORT_JSON, "
+		                       "PLANNER_EXPORT_FP16, both or 0",
+		                       fn, flags));
+	char *made = NULL;
+	pl_status st = pl_export_text(ckpt_json, strlen(ckpt_json), "ckpt_json", framework,
+	                              ((flags & PLANNER_EXPORT_JSON) ? PL_EXPORT_JSON : 0) |
+	                                  ((flags & PLANNER_EXPORT_FP16) ? PL_EXPORT_FP16 : 0),
+	                              &made, &ctx->err);
+	if (st) {
+		pl_err_prefix(&ctx->err, "%s", fn);
+		return code(st);
+	}
+	size_t n = strlen(made);
+	if (size) {
+		size_t k = n < size ? n : size - 1;
+		memcpy(text, made, k);
+		text[k] = 0;
+	}
+	if (len)
+		*len = n;
+	free(made);
+	return 0;
 }
 
 /* ---- training ---- */

@@ -5,7 +5,8 @@
  * plan a framework cannot state is refused with the reason (exit 2), never
  * rounded to a configuration near it. Every key and flag written is in the
  * framework's published source named in fws[] (the lists checked are kept in
- * tests/fixtures/frameworks/). */
+ * tests/fixtures/frameworks/). libplanner compiles this file with
+ * PL_EXPORT_NO_CLI: the writer (planner_export) without the commands. */
 #include "planner/export.h"
 
 #include <cjson/cJSON.h>
@@ -1000,6 +1001,7 @@ pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
 	return st;
 }
 
+#ifndef PL_EXPORT_NO_CLI /* the command; libplanner has the writer alone (planner_export) */
 static const char *const export_help =
     "usage: planner export CKPT --to FRAMEWORK [-o FILE] [--json]\n"
     "\n"
@@ -1083,6 +1085,8 @@ int pl_cmd_export(int argc, char **argv)
 	free(text);
 	return st ? pl_cli_fail(st, &err) : 0;
 }
+
+#endif
 
 /* ---- reading a framework's configuration ---- */
 
@@ -1558,6 +1562,7 @@ pl_status pl_export_read_config(const char *framework, const char *text, size_t 
 	return st;
 }
 
+#ifndef PL_EXPORT_NO_CLI /* a command's */
 /* ---- cost --from ---- */
 
 int pl_cost_has_from(int argc, char **argv)
@@ -1927,3 +1932,4 @@ done:
 	free(cv);
 	return rc;
 }
+#endif

@@ -1446,25 +1446,7 @@ typedef struct cost_result {
 
 static cJSON *cost_object(const cost_result *r, const pl_graph *g, const pl_cluster *cl)
 {
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "step_seconds", r->pc.step_s);
-	cJSON_AddNumberToObject(o, "compute_seconds", r->pc.compute_s);
-	cJSON_AddNumberToObject(o, "optimizer_seconds", r->pc.optimizer_s);
-	cJSON_AddNumberToObject(o, "communication_seconds", r->pc.comm_s);
-	cJSON_AddNumberToObject(o, "peak_memory_bytes", r->pc.mem_bytes);
-	if (r->bubble >= 0)
-		cJSON_AddNumberToObject(o, "bubble_seconds", r->bubble);
-	cJSON *mb = cJSON_AddObjectToObject(o, "memory_breakdown_bytes");
-	for (int k = 0; k < PL_CKPT_MEM; k++)
-		cJSON_AddNumberToObject(mb, pl_ckpt_mem_names[k], r->detail.mem[k]);
-	if (r->detail.stages > 1)
-		pl_json_add(o, "stage_memory_bytes",
-		            pl_ckpt_stage_memory(r->detail.stage_mem, r->detail.stages));
-	pl_ckpt_add_comm(o, &r->detail.comm);
-	cJSON_AddNumberToObject(o, "memory_limit_bytes", r->limit);
-	cJSON_AddBoolToObject(o, "fits", r->pc.mem_bytes <= r->limit);
-	pl_ckpt_add_utilisation(o, g, cl, r->pc.step_s);
-	return o;
+	return pl_plan_cost_json(g, cl, &r->pc, r->bubble, &r->detail, r->limit);
 }
 
 /* The cluster a plan is priced on: --devices/--cluster (saying so on stderr

@@ -974,3 +974,26 @@ cleanup:
 	pl_splits_free(g, splits);
 	return st;
 }
+
+cJSON *pl_plan_cost_json(const pl_graph *g, const pl_cluster *cl, const pl_plancost *pc,
+                         double bubble, const pl_plan_detail *d, double limit)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "step_seconds", pc->step_s);
+	cJSON_AddNumberToObject(o, "compute_seconds", pc->compute_s);
+	cJSON_AddNumberToObject(o, "optimizer_seconds", pc->optimizer_s);
+	cJSON_AddNumberToObject(o, "communication_seconds", pc->comm_s);
+	cJSON_AddNumberToObject(o, "peak_memory_bytes", pc->mem_bytes);
+	if (bubble >= 0)
+		cJSON_AddNumberToObject(o, "bubble_seconds", bubble);
+	cJSON *mb = cJSON_AddObjectToObject(o, "memory_breakdown_bytes");
+	for (int k = 0; k < PL_CKPT_MEM; k++)
+		cJSON_AddNumberToObject(mb, pl_ckpt_mem_names[k], d->mem[k]);
+	if (d->stages > 1)
+		pl_json_add(o, "stage_memory_bytes", pl_ckpt_stage_memory(d->stage_mem, d->stages));
+	pl_ckpt_add_comm(o, &d->comm);
+	cJSON_AddNumberToObject(o, "memory_limit_bytes", limit);
+	cJSON_AddBoolToObject(o, "fits", pc->mem_bytes <= limit);
+	pl_ckpt_add_utilisation(o, g, cl, pc->step_s);
+	return o;
+}

@@ -142,6 +142,16 @@ int pl_plan_detail_of(const pl_problem *p, int64_t *const *splits, const int *st
                       int64_t devices_per_node, int bottleneck, pl_plan_detail *d);
 void pl_plan_detail_free(pl_plan_detail *d);
 
+/* The cost object `planner cost` prints for a plan priced by pl_plan_price
+ * (pc, bubble, d) on cl: step, compute, optimizer and communication
+ * seconds, peak memory, the pipeline bubble (bubble >= 0), the memory
+ * breakdown, every stage's memory, communication by collective,
+ * memory_limit_bytes (limit) and fits, and the utilisation keys
+ * (pl_ckpt_add_utilisation). Caller owns it (cJSON_Delete); NULL when out of
+ * memory. */
+cJSON *pl_plan_cost_json(const pl_graph *g, const pl_cluster *cl, const pl_plancost *pc,
+                         double bubble, const pl_plan_detail *d, double limit);
+
 /* Prices plan (a checkpoint object; only parallel_strategy_item and the
  * whole-job fields are read) for g on cl. *bubble is -1 for a per-op plan;
  * pc->mem_bytes includes the cluster's runtime reserve, and detail (NULL, or

@@ -244,6 +244,41 @@ int64_t planner_plan_degree(const planner_plan *p, const char *kind);
 int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
                            size_t max);
 void planner_plan_free(planner_plan *p);
+/* Prices a given plan for g, as `planner cost MODEL --strategy CKPT` does:
+ * ckpt_json is a strategy checkpoint's text (the format of `planner search
+ * -o`; only parallel_strategy_item and the whole-job fields are read; a
+ * model.sha256 other than g's is PLANNER_EINVAL). It is priced on the context's cluster when
+ * `cluster` or `device_num` is set, else on the cluster the checkpoint records (which must then
+ * record one). The plan made is the checkpoint with g's name and digest, that cluster and the new
+ * cost object: the one `planner cost` prints, with memory_limit_bytes (the context's memory_limit,
+ * else the device's memory; null for "none") and fits. A plan that does not fit is priced all the
+ * same (fits false); an invalid strategy fails naming the op. The plan keeps no reference to ctx or
+ * g. */
+int planner_plan_cost(planner_ctx *ctx, planner_graph *g, const char *ckpt_json,
+                      planner_plan **out);
+
+/* ---- export ---- */
+
+/* planner_export flags */
+enum {
+	PLANNER_EXPORT_JSON = 1, /* {"framework", "version", "source", "keys", "text"} */
+	PLANNER_EXPORT_FP16 = 2, /* a 16-bit plan as float16 (default: bfloat16) */
+};
+
+/* A plan as a training framework's launch arguments or configuration file,
+ * as `planner export CKPT --to FRAMEWORK` writes it: ckpt_json is a strategy
+ * checkpoint's text (planner_plan_json, or a file's); framework one of
+ * "megatron" (Megatron-LM arguments), "nemo" (Megatron-Bridge YAML),
+ * "torchtitan" (TOML), "deepspeed" (JSON), "megatron-deepspeed" or
+ * "mindformers" (YAML); flags PLANNER_EXPORT_*, or 0. As snprintf does, at
+ * most size bytes of the text, its NUL included, go into text (which may be
+ * NULL when size is 0, to ask the length first), and *len (may be NULL) gets
+ * the whole length without the NUL. A plan the framework cannot state (ops
+ * cut otherwise than its uniform degrees, a stage that ends inside a layer,
+ * ...) or an unknown framework fails with PLANNER_EINVAL saying what and why;
+ * text is then left alone. */
+int planner_export(planner_ctx *ctx, const char *ckpt_json, const char *framework, int flags,
+                   char *text, size_t size, size_t *len);
 
 /* ---- training ---- */
 

@@ -1,7 +1,8 @@
 /* The C API from a model to training steps (planner/planner.h): a context
  * set from the input's first two bytes (devices, search mode, whole-job
  * options, optimizer), the rest a planner.model/1 file loaded, saved,
- * planned, read back through every plan reader, and, when the plan is small
+ * planned, read back through every plan reader, priced back and exported for
+ * every framework, and, when the plan is small
  * (at most 64 MiB a device and 10^8 FLOPs a step), trained for two steps. A
  * failure must be a status with a message; a finite loss or an error. */
 #define _GNU_SOURCE /* memfd_create */
@@ -86,6 +87,42 @@ static void read_plan(const planner_plan *p)
 	}
 }
 
+/* the plan priced back by planner_plan_cost (its own step, as planner cost
+ * prices a searched plan) and written for each framework: a text of the
+ * length asked for, or a refusal with a message */
+static void price_and_export(planner_ctx *ctx, planner_graph *g, const planner_plan *p)
+{
+	planner_plan *c = NULL;
+	int rc = planner_plan_cost(ctx, g, planner_plan_json(p), &c);
+	check(ctx, rc);
+	if (rc == PLANNER_OK) {
+		double a = planner_plan_step_seconds(p), b = planner_plan_step_seconds(c);
+		if (!(fabs(a - b) <= 1e-9 * fabs(a)))
+			abort();
+		planner_plan_free(c);
+	} else if (c) {
+		abort();
+	}
+	static const char *const fws[] = {
+	    "megatron", "nemo", "torchtitan", "deepspeed", "megatron-deepspeed", "mindformers"};
+	for (size_t f = 0; f < sizeof fws / sizeof *fws; f++) {
+		size_t n = 0, m = 0;
+		rc = planner_export(ctx, planner_plan_json(p), fws[f], PLANNER_EXPORT_JSON, NULL, 0,
+		                    &n);
+		check(ctx, rc);
+		if (rc)
+			continue;
+		char *text = malloc(n + 1);
+		if (!text)
+			continue;
+		rc = planner_export(ctx, planner_plan_json(p), fws[f], PLANNER_EXPORT_JSON, text,
+		                    n + 1, &m);
+		if (rc || m != n || strlen(text) != n)
+			abort();
+		free(text);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 2)
@@ -141,6 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc)
 		goto done;
 	read_plan(plan);
+	price_and_export(ctx, g, plan);
 	/* train only what is small: the harness's bound, not the library's */
 	const double bytes = planner_plan_memory_bytes(plan),
 	             flops = planner_plan_flops_per_step(plan);

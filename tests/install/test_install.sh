@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the build tree into a temporary prefix and builds a program outside
 # the project against it twice: with CMake's find_package(planner), and with
-# pkg-config. Both must compile, link and run.
-# usage: test_install.sh BUILD_DIR CONSUMER_SOURCE_DIR [EXTRA_C_FLAGS]
+# pkg-config. Both must compile, link and run. Then python3 imports the
+# installed Python package, which finds the installed library by the path
+# written into it, and runs the module's tests against it.
+# usage: test_install.sh BUILD_DIR CONSUMER_SOURCE_DIR [EXTRA_C_FLAGS [PRELOAD]]
+# PRELOAD: a library python3 runs with preloaded (an ASan build's libasan.so)
 set -euo pipefail
-build=$1 src=$2 flags=${3:-}
+build=$1 src=$2 flags=${3:-} preload=${4:-}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cmake --install "$build" --prefix "$T/prefix" > "$T/install.log"
@@ -44,3 +47,37 @@ pkg-config --modversion planner
 cc $flags -o "$T/consumer-pc" "$src/main.c" $(pkg-config --cflags --libs planner) \
 	-Wl,-rpath,"$(pkg-config --variable=libdir planner)"
 "$T/consumer-pc"
+
+echo "== python3 -c 'import planner' (installed)"
+if ! command -v python3 > /dev/null; then
+	echo "no python3: the Python package's check is skipped"
+	exit 0
+fi
+pydir=$(find "$T/prefix" -path '*/dist-packages/planner/__init__.py' -printf '%h\n' | head -1)
+[ -n "$pydir" ] && [ -e "$pydir/_libpath.py" ] \
+	|| { echo "not installed: the Python package planner and its _libpath.py"; exit 1; }
+sources=$(cd "$src/../../.." && pwd)
+# from an empty directory, with no hint but the package's own path
+(
+	cd "$T"
+	unset PLANNER_LIBRARY
+	export PYTHONPATH=${pydir%/planner} PLANNER_PYTHON_INSTALLED=1 PL_SOURCE_DIR=$sources \
+	       PLANNER_CLI=$T/prefix/bin/planner
+	if [ -n "$preload" ]; then
+		export LD_PRELOAD=$preload ASAN_OPTIONS=detect_leaks=0
+	fi
+	python3 - "$T/prefix" "$sources/tests/fixtures/models/gpt-tiny.json" <<'PY'
+import os, sys
+import planner
+prefix, model = sys.argv[1:]
+lib = planner.library_path()
+assert os.path.realpath(lib).startswith(os.path.realpath(prefix)), (lib, prefix)
+assert planner.__file__.startswith(prefix), planner.__file__
+plan = planner.search(model, device_num=2)
+assert plan.step_seconds > 0 and plan.as_dict()["cluster"]["devices"] == 2
+print("installed planner %s: %s, %s" % (planner.library_version(), lib, plan))
+PY
+	python3 "$sources/tests/python/test_planner.py" > "$T/python.log" 2>&1 \
+		|| { cat "$T/python.log"; exit 1; }
+	tail -1 "$T/python.log"
+)

@@ -8,7 +8,9 @@
  * NULL for each pointer argument and counts out of range (status 2, NULL,
  * NaN or -1, and a message naming the function and the argument); a
  * non-finite loss is an error; a context may be freed before its graphs and
- * trainers, and handles of another kind are refused. */
+ * trainers, and handles of another kind are refused. A given plan is priced
+ * as planner cost prices it, and written as a framework's arguments as
+ * planner export writes them. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -701,6 +703,152 @@ static void test_null_arguments(void **state)
 	planner_ctx_free(ctx);
 }
 
+/* planner_plan_cost prices a given checkpoint as planner cost does (the
+ * searched plan at its own step; strategies alone on the context's cluster;
+ * a plan that does not fit priced with fits false; a bad strategy or another
+ * model's plan refused), and the priced plan trains; planner_export writes a
+ * plan as Megatron-LM's arguments, snprintf-style, and refuses what the
+ * framework cannot state */
+static void test_cost_and_export(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "4");
+	set(ctx, "model_parallel", "2");
+	set(ctx, "use_seq_parallel", "true");
+	char *path = source_path("tests/fixtures/models/gpt-tiny.json");
+	planner_graph *g = NULL;
+	planner_plan *p = NULL, *c = NULL;
+	ok(ctx, planner_graph_load(ctx, path, &g));
+	ok(ctx, planner_plan_new(ctx, g, &p));
+
+	/* the searched plan, priced: its own step and memory, in the limit */
+	ok(ctx, planner_plan_cost(ctx, g, planner_plan_json(p), &c));
+	assert_true(planner_plan_step_seconds(c) == planner_plan_step_seconds(p));
+	assert_true(planner_plan_memory_bytes(c) == planner_plan_memory_bytes(p));
+	cJSON *ck = cJSON_Parse(planner_plan_json(c)), *pk = cJSON_Parse(planner_plan_json(p));
+	const cJSON *cost = cJSON_GetObjectItem(ck, "cost");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cost, "fits")));
+	assert_non_null(cJSON_GetObjectItem(cost, "memory_breakdown_bytes"));
+	assert_true(cJSON_Compare(cJSON_GetObjectItem(ck, "parallel_strategy_item"),
+	                          cJSON_GetObjectItem(pk, "parallel_strategy_item"), 1));
+	/* the file's digest, as the command line's plans record it */
+	assert_string_equal(
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "model"), "sha256")),
+	    cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(pk, "model"), "sha256")));
+	cJSON_Delete(ck);
+	/* it trains */
+	planner_trainer *tr = NULL;
+	double loss = NAN;
+	ok(ctx, planner_trainer_new(ctx, g, c, &tr));
+	ok(ctx, planner_train_step(tr, &loss));
+	assert_true(isfinite(loss));
+	planner_trainer_free(tr);
+	planner_plan_free(c);
+
+	/* without its cluster and cost: priced on the context's cluster */
+	cJSON *bare = cJSON_Duplicate(pk, 1);
+	cJSON_DeleteItemFromObject(bare, "cluster");
+	cJSON_DeleteItemFromObject(bare, "cost");
+	cJSON_DeleteItemFromObject(bare, "model");
+	char *text = cJSON_PrintUnformatted(bare);
+	ok(ctx, planner_plan_cost(ctx, g, text, &c));
+	assert_true(planner_plan_step_seconds(c) == planner_plan_step_seconds(p));
+	assert_int_equal(planner_plan_degree(c, "tp"), 2);
+	planner_plan_free(c);
+	/* a limit it does not fit in: priced, fits false */
+	set(ctx, "memory_reserve", "0");
+	set(ctx, "memory_limit", "1K");
+	ok(ctx, planner_plan_cost(ctx, g, text, &c));
+	ck = cJSON_Parse(planner_plan_json(c));
+	cost = cJSON_GetObjectItem(ck, "cost");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cost, "fits")));
+	assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(cost, "memory_limit_bytes")) == 1000);
+	cJSON_Delete(ck);
+	planner_plan_free(c);
+	free(text);
+	/* a strategy the op cannot take names the op */
+	cJSON *items = cJSON_GetObjectItem(bare, "parallel_strategy_item");
+	cJSON *first = items->child;
+	cJSON_ReplaceItemInObject(first, "parallel_strategy", cJSON_Parse("[[3, 1, 1]]"));
+	text = cJSON_PrintUnformatted(bare);
+	c = (planner_plan *)1;
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, g, text, &c), first->string);
+	assert_null(c);
+	free(text);
+	/* another model's plan */
+	cJSON_DeleteItemFromObject(bare, "model");
+	cJSON_AddItemToObject(bare, "model", cJSON_Parse("{\"name\": \"x\", \"sha256\": \"00\"}"));
+	cJSON_ReplaceItemInObject(
+	    bare, "parallel_strategy_item",
+	    cJSON_Duplicate(cJSON_GetObjectItem(pk, "parallel_strategy_item"), 1));
+	text = cJSON_PrintUnformatted(bare);
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, g, text, &c), "another model");
+	free(text);
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, g, "{", &c), "planner_plan_cost: ckpt_json");
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, g, "[]", &c), "expected a JSON object");
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, g, NULL, &c),
+	           "planner_plan_cost: ckpt_json: expected a strategy checkpoint's text, got NULL");
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, NULL, "{}", &c),
+	           "planner_plan_cost: g: expected a graph, got NULL");
+	EINVAL_MSG(ctx, planner_plan_cost(ctx, g, "{}", NULL),
+	           "planner_plan_cost: out: expected where to put the plan, got NULL");
+	assert_int_equal(planner_plan_cost(NULL, g, "{}", &c), PLANNER_EINVAL);
+	cJSON_Delete(bare);
+	cJSON_Delete(pk);
+
+	/* export: the length first, then the text; a short buffer is cut and
+	 * terminated; the JSON form names the keys */
+	const char *ckpt = planner_plan_json(p);
+	size_t len = 0, len2 = 0;
+	ok(ctx, planner_export(ctx, ckpt, "megatron", 0, NULL, 0, &len));
+	char *args = malloc(len + 1);
+	ok(ctx, planner_export(ctx, ckpt, "megatron", 0, args, len + 1, &len2));
+	assert_int_equal(len2, len);
+	assert_int_equal(strlen(args), len);
+	assert_non_null(strstr(args, "--tensor-model-parallel-size 2"));
+	assert_non_null(strstr(args, "--sequence-parallel"));
+	char small[8];
+	ok(ctx, planner_export(ctx, ckpt, "megatron", 0, small, sizeof small, NULL));
+	assert_int_equal(strlen(small), sizeof small - 1);
+	assert_memory_equal(small, args, sizeof small - 1);
+	free(args);
+	ok(ctx, planner_export(ctx, ckpt, "torchtitan", PLANNER_EXPORT_JSON, NULL, 0, &len));
+	args = malloc(len + 1);
+	ok(ctx, planner_export(ctx, ckpt, "torchtitan", PLANNER_EXPORT_JSON, args, len + 1, NULL));
+	cJSON *ex = cJSON_Parse(args);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ex, "framework")),
+	                    "torchtitan");
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(ex, "keys"),
+	                                    "parallelism.tensor_parallel_degree"));
+	cJSON_Delete(ex);
+	free(args);
+	/* what the framework cannot state, and bad arguments: nothing written */
+	memcpy(small, "unset", 6);
+	len = 7;
+	EINVAL_MSG(ctx, planner_export(ctx, ckpt, "deepspeed", 0, small, sizeof small, &len),
+	           "planner_export: ckpt_json: DeepSpeed");
+	assert_string_equal(small, "unset");
+	assert_int_equal(len, 0);
+	EINVAL_MSG(ctx, planner_export(ctx, ckpt, "caffe", 0, NULL, 0, NULL),
+	           "planner_export: unknown framework 'caffe'");
+	EINVAL_MSG(ctx, planner_export(ctx, ckpt, "megatron", 4, NULL, 0, NULL),
+	           "planner_export: flags 4");
+	EINVAL_MSG(ctx, planner_export(ctx, NULL, "megatron", 0, NULL, 0, NULL),
+	           "planner_export: ckpt_json: expected a strategy checkpoint's text, got NULL");
+	EINVAL_MSG(ctx, planner_export(ctx, ckpt, NULL, 0, NULL, 0, NULL),
+	           "planner_export: framework: expected a framework name, got NULL");
+	EINVAL_MSG(ctx, planner_export(ctx, ckpt, "megatron", 0, NULL, 4, NULL),
+	           "planner_export: text: expected room for size bytes, got NULL");
+	EINVAL_MSG(ctx, planner_export(ctx, "{", "megatron", 0, NULL, 0, NULL), "ckpt_json");
+	assert_int_equal(planner_export(NULL, ckpt, "megatron", 0, NULL, 0, NULL), PLANNER_EINVAL);
+
+	free(path);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+}
+
 /* counts out of range and dimensions < 1 fail before anything is read past
  * them or added; the group buffer's capacity and the params' element counts
  * are honoured */
@@ -899,6 +1047,7 @@ int main(void)
 	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_null_arguments),   cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
+	    cmocka_unit_test(test_cost_and_export),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
