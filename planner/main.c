@@ -2562,11 +2562,58 @@ static int cmd_report(int argc, char **argv)
 	return st ? pl_cli_fail(st, &err) : 0;
 }
 
+/* explain --json: the checkpoint's blocks a reader of the table wants, and
+ * the table's rows as an array in the model's order; every value copied
+ * from the checkpoint (checked by read_ckpt), none computed here */
+static pl_status explain_json(const cJSON *ck, const char *path, pl_err *err)
+{
+	static const char *const blocks[] = {"model", "cluster", "search",   "cost",
+	                                     "pipeline", "groups", "parts"};
+	static const char *const fields[] = {"type",
+	                                     "stage",
+	                                     "parallel_strategy",
+	                                     "compute_seconds",
+	                                     "communication_seconds",
+	                                     "memory_bytes",
+	                                     "flops_forward",
+	                                     "flops_backward"};
+	cJSON *o = cJSON_CreateObject(), *ops = NULL;
+	int ok = o && cJSON_AddStringToObject(o, "format", "planner.explain/1") &&
+	         cJSON_AddStringToObject(o, "checkpoint", path);
+	for (size_t b = 0; ok && b < sizeof blocks / sizeof *blocks; b++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(ck, blocks[b]);
+		cJSON *c = v ? cJSON_Duplicate(v, 1) : NULL;
+		ok = !v || (c && cJSON_AddItemToObject(o, blocks[b], c));
+		if (!ok)
+			cJSON_Delete(c);
+	}
+	ok = ok && (ops = cJSON_AddArrayToObject(o, "ops"));
+	const cJSON *it;
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")) {
+		cJSON *r = ok ? cJSON_CreateObject() : NULL;
+		ok = r && cJSON_AddItemToArray(ops, r) && cJSON_AddStringToObject(r, "name", it->string);
+		for (size_t f = 0; ok && f < sizeof fields / sizeof *fields; f++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, fields[f]);
+			cJSON *c = v ? cJSON_Duplicate(v, 1) : NULL;
+			ok = !v || (c && cJSON_AddItemToObject(r, fields[f], c));
+			if (!ok)
+				cJSON_Delete(c);
+		}
+		if (!ok)
+			break;
+	}
+	if (!ok) {
+		cJSON_Delete(o);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	return json_line(o, err);
+}
+
 static int cmd_explain(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(
-		    "usage: planner explain CKPT\n"
+		    "usage: planner explain CKPT [--json]\n"
 		    "       planner explain --diff A.json B.json [--json]\n\n"
 		    "Prints the totals, the communication by collective and link class, every\n"
 		    "stage's memory by category, and a per-op table of a strategy checkpoint\n"
@@ -2578,7 +2625,12 @@ static int cmd_explain(int argc, char **argv)
 		    "time or memory differs, the communication's difference by collective and\n"
 		    "link class, and the rest of the step's and the peak memory's difference\n"
 		    "(pipeline bubble and balance, peak stage, transient, reserve), so that the\n"
-		    "lines add up; --json prints it as one JSON object.\n",
+		    "lines add up. --json prints either as one JSON object: for one checkpoint\n"
+		    "its model, cluster, search, cost (totals, communication by collective and\n"
+		    "link class, memory by category, utilisation), pipeline, groups and parts,\n"
+		    "and \"ops\": the table's rows in the model's order (name, type, stage,\n"
+		    "strategy, compute_seconds, communication_seconds, memory_bytes,\n"
+		    "flops_forward, flops_backward), every number the checkpoint's.\n",
 		    stdout);
 		return 0;
 	}
@@ -2588,13 +2640,35 @@ static int cmd_explain(int argc, char **argv)
 			return pl_cli_usage("explain", "--diff: expected two CKPT files%s", "");
 		return explain_diff(argv[2], NULL, argv[3], NULL, json);
 	}
-	if (argc != 2)
-		return pl_cli_usage("explain", "expected one CKPT file%s", "");
+	const char *in = NULL;
+	int json = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return pl_cli_usage("explain", "unknown option '%s'", argv[i]);
+		else if (in)
+			return pl_cli_usage("explain",
+			                    "expected one CKPT file, got '%s' and '%s' (two plans "
+			                    "compare with --diff A B)",
+			                    in, argv[i]);
+		else
+			in = argv[i];
+	}
+	if (!in)
+		return pl_cli_usage("explain", "expected one CKPT file (a strategy checkpoint "
+		                               "written by 'planner search')%s",
+		                    json ? " before or after --json" : "");
 	pl_err err = {{0}};
 	cJSON *ck = NULL;
-	pl_status st = read_ckpt(argv[1], &ck, &err);
+	pl_status st = read_ckpt(in, &ck, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
+	if (json) {
+		st = explain_json(ck, in, &err);
+		cJSON_Delete(ck);
+		return st ? pl_cli_fail(st, &err) : 0;
+	}
 	print_totals(ck, stdout);
 	print_comm_memory(ck, stdout);
 	print_table(ck, stdout, 0);

@@ -843,6 +843,22 @@ for cl in a100-80gx8:1 a100-80gx8:2; do
 done
 check "--job --fastest is at least as fast as every --pp it could choose, interleaved schedules included${worse}" '[ -z "$worse" ]'
 
+# --- explain CKPT --json: the table as JSON for scripts, every number the checkpoint's: one row per
+#     op in the checkpoint's order, the per-op figures as parallel_strategy_item holds them
+"$PLANNER" explain "$T/fixed.plan" --json > "$T/ex.json" 2> "$T/err"
+check "explain CKPT --json: one JSON object whose ops are the checkpoint's, number for number" \
+  '[ $? -eq 0 ] && jq -e --slurpfile ck "$T/fixed.plan" "
+     (.ops | map(.name)) == (\$ck[0].parallel_strategy_item | keys_unsorted) and
+     (.ops | all(. as \$r | \$ck[0].parallel_strategy_item[\$r.name] as \$c |
+        \$r.compute_seconds == \$c.compute_seconds and \$r.memory_bytes == \$c.memory_bytes and
+        \$r.parallel_strategy == \$c.parallel_strategy and \$r.stage == \$c.stage)) and
+     .cost == \$ck[0].cost and .format == \"planner.explain/1\"" "$T/ex.json" > /dev/null'
+"$PLANNER" explain --json > /dev/null 2> "$T/err"
+check "explain --json without a checkpoint: exit 2 saying a CKPT is expected (not that --json cannot open)" \
+  '[ $? -eq 2 ] && grep -q "expected one CKPT file" "$T/err" && ! grep -q "cannot open" "$T/err"'
+"$PLANNER" explain "$T/fixed.plan" "$T/fixed.plan" > /dev/null 2> "$T/err"
+check "explain A B: exit 2 pointing at --diff" '[ $? -eq 2 ] && grep -q -- "--diff" "$T/err"'
+
 # --- explain --diff: what differs between two plans, adding up to the totals' difference
 "$PLANNER" search "$GS" --cluster h100x8:2 -o "$T/flat.plan" > /dev/null 2>&1
 "$PLANNER" explain --diff "$T/flat.plan" "$T/fixed.plan" --json > "$T/d.json" 2> "$T/err"
