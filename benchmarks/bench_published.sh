@@ -18,6 +18,9 @@
 #   CLUSTER=a100-80gx8 (the preset the runs are priced on, 8 GPUs a node)
 #   BEST=0 to skip the planner's own search
 #   VS=N overrides every run's interleaving (VS=auto lets the search choose)
+#   PROJECTIONS=qkv: q, k and v as one GEMM, as Megatron-LM's query_key_value
+#   (separate: one GEMM each); STAGE_CUTS=even: Megatron's num_layers / pp a
+#   stage (layers or any: the search's split)
 set -euo pipefail
 B=${1:-build}
 OUT=${2:-build/bench/published}
@@ -34,7 +37,7 @@ grep -hv '^#' $CSV | while IFS=, read -r name layers hidden heads tp pp gpus bat
   s=2048 v=51200
   "$B/planner-zoo" gpt3-175b --layers "$layers" --hidden "$hidden" --heads "$heads" \
     --head-dim $((hidden / heads)) --ffn $((4 * hidden)) --seq $s --vocab $v --batch "$batch" \
-    --dtype float16 > "$T/m.json"
+    --dtype float16 --projections "${PROJECTIONS:-qkv}" > "$T/m.json"
   flops=$(awk -v B="$batch" -v s=$s -v l="$layers" -v h="$hidden" -v V=$v \
     'BEGIN { printf "%.6e", 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) }')
   if [ -n "$seconds" ]; then
@@ -46,8 +49,10 @@ grep -hv '^#' $CSV | while IFS=, read -r name layers hidden heads tp pp gpus bat
   [ -n "$mb" ] && mbs=(--micro-batch-size "$mb")
   cl="${CLUSTER:-a100-80gx8}:$(((gpus + 7) / 8))"
   t0=$(date +%s.%N)
+  split=()
+  [ "$pp" -gt 1 ] && split=(--stage-cuts "${STAGE_CUTS:-even}")
   "$B/planner" search "$T/m.json" --cluster "$cl" --tp "$tp" --pp "$pp" --recompute "$rc" \
-    --virtual-stages "${VS:-$vs}" --sequence-parallel "${sp:-on}" "${mbs[@]}" \
+    --virtual-stages "${VS:-$vs}" --sequence-parallel "${sp:-on}" "${mbs[@]}" "${split[@]}" \
     --time-limit "${TIME_LIMIT:-300}" -o "$T/fixed.json" > /dev/null 2> "$T/err" || true
   if [ ! -s "$T/fixed.json" ]; then
     echo "| $name | $gpus | tp$tp·pp$pp, $rc | $published | $(head -c 80 "$T/err" | tr '\n|' '  ') | | | | | | |"
