@@ -923,7 +923,7 @@ int planner_plan_step_band(const planner_plan *p, double *lo, double *hi)
 /* Whether kind names a kind of group a plan can have. */
 static int group_kind(const char *kind)
 {
-	static const char *const known[] = {"dp", "tp", "pp", "ep", "sp"};
+	static const char *const known[] = {"dp", "tp", "pp", "ep", "sp", "cp"};
 	for (size_t i = 0; kind && i < sizeof known / sizeof *known; i++)
 		if (!strcmp(kind, known[i]))
 			return 1;

@@ -562,7 +562,7 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	} else { /* no params: the first op's first input */
 		pl_op_input_grad_layout(g, &g->ops[0], splits[0], mesh, 0, &gl);
 	}
-	int8_t dp_axes[PL_MAX_AXES], tp_axes[PL_MAX_AXES];
+	int8_t dp_axes[PL_MAX_AXES] = {0}, tp_axes[PL_MAX_AXES] = {0};
 	int ndp = 0, ntp = 0;
 	for (int a = 0; a < gl.dm.n; a++) {
 		int mapped = 0;
@@ -577,6 +577,23 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	int64_t pp = info->stages > 0 ? info->stages : 1;
 	pl_json_add(groups, "dp", groups_json(&gl.dm, dp_axes, ndp, mesh, pp));
 	pl_json_add(groups, "tp", groups_json(&gl.dm, tp_axes, ntp, mesh, pp));
+	/* context parallel: the ranks that hold different pieces of the
+	 * sequence the layers' weight reads (its activation's dimensions between
+	 * the batch and the contracted one; the weight's dp groups span them) */
+	if (big_op >= 0 && g->ops[big_op].ninputs == 2 && big_slot == 1) {
+		pl_layout al;
+		pl_op_input_layout(g, &g->ops[big_op], splits[big_op], mesh, 0, &al);
+		int8_t cp_axes[PL_MAX_AXES] = {0};
+		int ncp = 0;
+		int64_t cpd = 1;
+		for (int d = 1; d + 1 < al.rank; d++)
+			for (int k = 0; k < al.nmap[d]; k++) {
+				cp_axes[ncp++] = al.map[d][k];
+				cpd *= al.dm.size[al.map[d][k]];
+			}
+		if (cpd > 1)
+			pl_json_add(groups, "cp", groups_json(&al.dm, cp_axes, ncp, mesh, pp));
+	}
 	cJSON *sp = sp_groups(g, splits, mesh, pp, &gl, tp_axes, ntp);
 	if (sp)
 		pl_json_add(groups, "sp", sp);

@@ -474,15 +474,26 @@ static void print_degree(FILE *out, const char *lead, const char *kind, const cJ
 static void print_groups(const cJSON *ck, FILE *out)
 {
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
-	const char *kinds[] = {"dp", "tp", "pp", "ep", "sp"};
-	const cJSON *arrs[5];
-	for (int k = 0; k < 5; k++)
+	const char *kinds[] = {"dp", "tp", "pp", "ep", "sp", "cp"};
+	const cJSON *arrs[6];
+	for (int k = 0; k < 6; k++)
 		arrs[k] = cJSON_GetObjectItemCaseSensitive(groups, kinds[k]);
 	if (!cJSON_IsArray(arrs[0]) || !cJSON_IsArray(arrs[1]))
 		return;
 	const char *gp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
 	fprintf(out, "layers (%s): ", gp ? gp : "largest param");
-	print_degree(out, "", "dp", arrs[0]);
+	int dpcp = cJSON_GetArraySize(cJSON_GetArrayItem(arrs[0], 0)),
+	    cp = cJSON_GetArraySize(cJSON_GetArrayItem(arrs[5], 0));
+	if (cJSON_IsArray(arrs[5]) && cp > 1 && dpcp % cp == 0) {
+		/* the weight's replicas are data x context parallel (Megatron
+		 * reduces the gradients over both) */
+		int n = cJSON_GetArraySize(arrs[5]);
+		fprintf(out, "dp degree %d, cp degree %d (%d group%s; gradients reduced over dp x cp, "
+		             "%d ranks)",
+		        dpcp / cp, cp, n, n == 1 ? "" : "s", dpcp);
+	} else {
+		print_degree(out, "", "dp", arrs[0]);
+	}
 	print_degree(out, ", ", "tp", arrs[1]);
 	if (cJSON_IsArray(arrs[2]))
 		print_degree(out, ", ", "pp", arrs[2]);
@@ -490,13 +501,14 @@ static void print_groups(const cJSON *ck, FILE *out)
 		print_degree(out, "; experts: ", "ep", arrs[3]);
 	fputc('\n', out);
 	/* the groups of rank 0, the way launchers print them */
-	for (int k = 0; k < 5; k++) {
+	for (int k = 0; k < 6; k++) {
 		const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
 		if (!cJSON_IsArray(first))
 			continue;
 		/* ranks as integers; a long group shows its first 16 */
 		int size = cJSON_GetArraySize(first), i = 0;
-		fprintf(out, "  rank 0 %s group: [", kinds[k]);
+		fprintf(out, "  rank 0 %s group: [",
+		        k == 0 && cJSON_IsArray(arrs[5]) ? "dp x cp" : kinds[k]);
 		const cJSON *r;
 		cJSON_ArrayForEach (r, first) {
 			if (i == 16) {

@@ -698,6 +698,14 @@ check "--dp 2 --tp 2 --pp 4 on 2 x 8: Megatron's rank order (tp fastest, then dp
   '[ "$(jq -c "[.groups.tp[:3], .groups.dp[:3], .groups.pp[:2]]" "$T/fixed.plan")" = "[[[0,1],[2,3],[4,5]],[[0,2],[1,3],[4,6]],[[0,4,8,12],[1,5,9,13]]]" ]'
 check "... every group of the right size, 4 stages" \
   '[ "$(jq -c "[(.groups.tp | map(length) | unique), (.groups.dp | map(length) | unique), (.groups.pp | map(length) | unique), .pipeline.stages]" "$T/fixed.plan")" = "[[2],[2],[4],4]" ]'
+check "... no cp group without context parallelism" '[ "$(jq -c ".groups.cp" "$T/fixed.plan")" = null ]'
+# --tp 2 --cp 2 on 8: Megatron's order puts cp after tp (rank = tp + 2 cp + 4 dp), so rank 0's cp
+# group is [0, 2], its dp group [0, 4]; the weight's gradient groups span dp x cp ([0, 2, 4, 6])
+"$ZOO" gpt3-125m --layers 2 > "$T/cpm.json"
+"$PLANNER" search "$T/cpm.json" --cluster h100x8:1 --tp 2 --cp 2 -o "$T/cp.plan" > "$T/cp.out" 2>&1
+check "--tp 2 --cp 2: context-parallel groups of their own (tp fastest, then cp), dp x cp reduces the gradients" \
+  '[ "$(jq -c "[.groups.cp, .groups.dp[:2], .groups.tp[:2]]" "$T/cp.plan")" = "[[[0,2],[1,3],[4,6],[5,7]],[[0,2,4,6],[1,3,5,7]],[[0,1],[2,3]]]" ] &&
+   grep -q "dp degree 2, cp degree 2" "$T/cp.out" && grep -q "rank 0 cp group: \[0, 2\]" "$T/cp.out"'
 check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, fc2 its input)" \
   '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
 check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head on the last stage" \
