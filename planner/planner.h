@@ -232,11 +232,13 @@ double planner_plan_tokens_per_second_per_device(const planner_plan *p);
  * PLANNER_OK, or PLANNER_EINVAL for a NULL plan or pointer (lo and hi NaN). */
 int planner_plan_step_band(const planner_plan *p, double *lo, double *hi);
 /* Degrees of the plan: kind "dp", "tp", "pp", "ep" (expert parallel, in
- * models with MoE ops) or "sp" (sequence parallel: tp ranks that also split
- * the tokens of the norm regions); 1 when absent; -1 for a NULL plan or a
- * NULL or unknown kind. */
+ * models with MoE ops), "sp" (sequence parallel: tp ranks that also split
+ * the tokens of the norm regions) or "cp" (context parallel: ranks holding
+ * different pieces of the layers' sequence; with it "dp" spans dp x cp, the
+ * gradients' group); 1 when absent; -1 for a NULL plan or a NULL or unknown
+ * kind. */
 int64_t planner_plan_degree(const planner_plan *p, const char *kind);
-/* The ranks of `rank`'s group of a kind ("dp", "tp", "pp", "ep", "sp"; rank < 0: the
+/* The ranks of `rank`'s group of a kind ("dp", "tp", "pp", "ep", "sp", "cp"; rank < 0: the
  * context's global_rank at planning time), ascending, into ranks (room for
  * max; never more are written, and ranks may be NULL when max is 0, to ask
  * the size); returns the group's size (which may exceed max), or -1 for an
