@@ -225,16 +225,35 @@ static int lw_cmp(const void *x, const void *y)
 	return weight_cmp(((const lw_key *)x)->t, ((const lw_key *)y)->t);
 }
 
+/* The experts of a model with MoE ops (its dispatch's router width), or 0. */
+static int64_t model_experts(const pl_graph *g)
+{
+	int64_t experts = 0;
+	for (int o = 0; o < g->nops; o++)
+		if (pl_op_traits(&g->ops[o]) & PL_OPT_DISPATCH)
+			experts = g->tensors[g->ops[o].in[1]].shape[1];
+	return experts;
+}
+
+/* An expert weight: a param [experts, ., .] (the ep groups follow it) */
+static int expert_weight(const pl_tensor *t, int64_t experts)
+{
+	return experts > 0 && t->rank == 3 && t->shape[0] == experts;
+}
+
 static int layer_weights(const pl_graph *g, uint8_t *flag)
 {
 	lw_key *k = pl_malloc(sizeof *k * ((size_t)g->ntensors + 1));
 	if (!k)
 		return -1;
 	int n = 0;
+	int64_t experts = model_experts(g);
 	for (int u = 0; u < g->ntensors; u++) {
 		const pl_tensor *t = &g->tensors[u];
 		flag[u] = 0;
-		if (gemm_param(g, t))
+		/* the layers' dp/tp groups follow a dense weight; the experts' own
+		 * cut is the ep group's */
+		if (gemm_param(g, t) && !expert_weight(t, experts))
 			k[n++] = (lw_key){t, u};
 	}
 	qsort(k, (size_t)n, sizeof *k, lw_cmp);
@@ -600,15 +619,11 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	/* expert parallel, read off the largest expert weight (a param [experts,
 	 * ., .] of a batched MatMul in a model with MoE ops): the ranks that hold
 	 * different experts */
-	int64_t experts = 0, ebig = -1;
+	int64_t experts = model_experts(g), ebig = -1;
 	int eop = -1, eslot = -1;
-	for (int o = 0; o < g->nops; o++)
-		if (pl_op_traits(&g->ops[o]) & PL_OPT_DISPATCH)
-			experts = g->tensors[g->ops[o].in[1]].shape[1];
 	for (int t = 0; experts > 0 && t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
-		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || pt->rank != 3 ||
-		    pt->shape[0] != experts ||
+		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || !expert_weight(pt, experts) ||
 		    !(pl_op_traits(&g->ops[pt->consumers[0]]) & PL_OPT_GEMM) ||
 		    pl_tensor_elems(pt) <= ebig)
 			continue;

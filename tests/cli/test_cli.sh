@@ -728,6 +728,13 @@ check "--tp 8 alone: data parallel is what is left (1), the weights cut 8 ways" 
 "$PLANNER" search "$SRC/tests/fixtures/models/moe-tiny.json" --devices 8 --dp 4 --tp 2 --ep 2 -o "$T/ep.plan" > /dev/null 2>&1
 check "--ep 2 on a mixture of experts: the experts cut over 2 ranks" \
   '[ $? -eq 0 ] && [ "$(jq ".groups.ep[0] | length" "$T/ep.plan")" = 2 ] && [ "$(jq ".parts.experts.experts_cut" "$T/ep.plan")" = 2 ]'
+# the layers' dp and tp groups follow a dense weight, never the experts' (whose cut is ep's):
+# Mixtral's 4 layers on 64 devices, --tp 1 --pp 4 --ep 8, are tp 1 and dp 16 a stage
+"$ZOO" mixtral-8x7b --layers 4 > "$T/mx.json"
+"$PLANNER" search "$T/mx.json" --cluster h100x8:8 --tp 1 --pp 4 --ep 8 -o "$T/mx.plan" > "$T/mx.out" 2>&1
+check "--tp 1 --ep 8 on Mixtral: the summary and groups say tp 1, dp 16, ep 8 (not the experts' cut as tp)" \
+  '[ "$(jq -c "[(.groups.tp[0] | length), (.groups.dp[0] | length), (.groups.ep[0] | length)]" "$T/mx.plan")" = "[1,16,8]" ] &&
+   grep -q "dp degree 16 (4 groups), tp degree 1" "$T/mx.out" && ! grep -q "cp degree" "$T/mx.out"'
 bad_combo() { # description, expected text, options...
   local what="$1" text="$2"
   shift 2
