@@ -428,6 +428,39 @@ static void print_parts(const cJSON *ck, FILE *out)
 	}
 }
 
+/* "layers a stage: 6 6 6 6": each stage's share of the repeated layers, from
+ * its attention ops (the checkpoint's per-op stage and part, and
+ * search.repeated_layers); a share that is not whole (a stage cut inside a
+ * layer) prints as a fraction. Nothing without repeated attention layers. */
+static void print_stage_layers(const cJSON *ck, int stages, FILE *out)
+{
+	double layers = pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "search"),
+	                            "repeated_layers", 0);
+	if (!(layers >= 1) || stages < 2 || stages > 1 << 20)
+		return;
+	double *att = pl_calloc((size_t)stages, sizeof *att), total = 0;
+	if (!att)
+		return;
+	const cJSON *it;
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")) {
+		const char *part = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "part"));
+		double st = pl_json_num(it, "stage", -1);
+		if (part && !strcmp(part, "attention") && st >= 0 && st < stages) {
+			att[(int)st]++;
+			total++;
+		}
+	}
+	if (total > 0) {
+		fputs("  layers a stage:", out);
+		for (int s = 0; s < stages && s < 64; s++)
+			fprintf(out, " %.4g", att[s] * layers / total);
+		if (stages > 64)
+			fprintf(out, " ... (%d stages)", stages);
+		fputc('\n', out);
+	}
+	free(att);
+}
+
 /* The whole-job line of 'explain': stages, micro-batches, schedule, ZeRO,
  * recompute (per-op plans have no "pipeline"). */
 static void print_pipeline(const cJSON *ck, FILE *out)
@@ -459,6 +492,8 @@ static void print_pipeline(const cJSON *ck, FILE *out)
 		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
 		        ? "; no sequence parallelism"
 		        : "");
+		if (stages > 1)
+			print_stage_layers(ck, (int)stages, out);
 	}
 }
 

@@ -1859,7 +1859,7 @@ cat > "$T/ev.jq" <<'JQ'
 JQ
 for pp in 2 4 8; do
   "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 8 --virtual-stages 1 \
-    --stage-cuts even -o "$T/ev$pp.plan" > /dev/null 2> "$T/ev.err"
+    --stage-cuts even -o "$T/ev$pp.plan" > "$T/ev$pp.out" 2> "$T/ev.err"
   check "--stage-cuts even, 10 layers over $pp stages: stage s from layer floor(10 s / $pp), as Megatron" \
     '[ $? -eq 0 ] && jq -e --argjson pp $pp -f "$T/ev.jq" "$T/ev$pp.plan" > /dev/null'
 done
@@ -1885,6 +1885,8 @@ for pp in 2 4; do
   check "--stage-cuts uniform, 13 items over $pp stages: stage s from item s floor(13 / $pp) + min(s, 13 mod $pp)" \
     '[ $? -eq 0 ] && jq -e --argjson pp $pp -f "$T/un.jq" "$T/un$pp.plan" > /dev/null'
 done
+check "... the summary prints each stage's layers (4 stages: 2 3 2 3)" \
+  'grep -q "^  layers a stage: 2 3 2 3$" "$T/ev4.out"'
 "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp 8 --stage-cuts uniform > /dev/null 2> "$T/ev.err"
 check "--stage-cuts uniform, the head alone on the last of 8 stages: exit 2 saying so" \
   '[ $? -eq 2 ] && grep -q "split uniformly over the embedding" "$T/ev.err"'
