@@ -37,6 +37,7 @@ programs, also first on PATH, so `planner` and `build/planner` both work) and co
 """
 
 import argparse
+import concurrent.futures
 import difflib
 import os
 import re
@@ -175,7 +176,10 @@ def matches(expected, actual):
 class Runner:
     def __init__(self, args):
         self.args = args
-        self.failures, self.checked, self.skipped = [], 0, []
+        self.failures, self.checked, self.skipped, self.log = [], 0, [], []
+
+    def say(self, line):
+        self.log.append(line)
 
     def setup(self):
         d = tempfile.mkdtemp(prefix="pl-docs.")
@@ -249,7 +253,7 @@ class Runner:
             want = int(b.marker("exit")) if b.marker("exit") is not None else 0
             if why:
                 self.skipped.append(f"{b.where()}: {why}")
-                print(f"skip {b.where()}: {why}", flush=True)
+                self.say(f"skip {b.where()}: {why}")
                 last = (b, "", False) if b.tag == "sh" else None
                 continue
             self.checked += 1
@@ -258,7 +262,7 @@ class Runner:
                 if rc != want:
                     self.fail(b, f"exit {rc}, expected {want}\n{out[-3000:]}")
                 last = (b, out, True)
-                print(f"ok   {b.where()} sh ({s:.1f} s)", flush=True)
+                self.say(f"ran  {b.where()} sh ({s:.1f} s)")
                 continue
             last = None
             try:
@@ -275,9 +279,9 @@ class Runner:
                     break
                 if not self.compare(b, expected, out, b.masks(), f"'{cmd}'"):
                     break
-            print(f"ok   {b.where()} console ({time.time() - t:.1f} s)", flush=True)
+            self.say(f"ran  {b.where()} console ({time.time() - t:.1f} s)")
         if self.args.keep:
-            print(f"kept {d}")
+            self.say(f"kept {d}")
         else:
             shutil.rmtree(d, ignore_errors=True)
 
@@ -289,6 +293,7 @@ def main():
     ap.add_argument("--sanitized", action="store_true", help="skip blocks marked slow")
     ap.add_argument("--mpi", action="store_true", help="the build has MPI")
     ap.add_argument("--timeout", type=int, default=120, help="seconds a block may run")
+    ap.add_argument("--jobs", type=int, default=2, help="files checked at once")
     ap.add_argument("--keep", action="store_true", help="keep the run directories")
     ap.add_argument("files", nargs="*", help="markdown files (default README.md, docs/*.md)")
     args = ap.parse_args()
@@ -296,15 +301,26 @@ def main():
     files = args.files or ["README.md"] + sorted(
         os.path.join("docs", f) for f in os.listdir(os.path.join(args.src, "docs"))
         if f.endswith(".md"))
-    r = Runner(args)
     t = time.time()
-    for f in files:
+
+    def one(f):  # each file in its own directory, the files side by side
+        r = Runner(args)
         r.file(os.path.join(args.src, f) if not os.path.isabs(f) else f, f)
-    print(f"{r.checked} blocks checked, {len(r.skipped)} skipped, {len(r.failures)} failed "
+        return r
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        runs = list(pool.map(one, files))
+    for r in runs:
+        if r.log:
+            print("\n".join(r.log))
+    checked = sum(r.checked for r in runs)
+    skipped = sum(len(r.skipped) for r in runs)
+    failures = [f for r in runs for f in r.failures]
+    print(f"{checked} blocks checked, {skipped} skipped, {len(failures)} failed "
           f"({time.time() - t:.1f} s)")
-    for f in r.failures:
+    for f in failures:
         print("FAIL " + f)
-    return 1 if r.failures else 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
