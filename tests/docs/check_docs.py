@@ -298,7 +298,8 @@ def main():
     ap.add_argument("files", nargs="*", help="markdown files (default README.md, docs/*.md)")
     args = ap.parse_args()
     args.bin, args.src = os.path.abspath(args.bin), os.path.abspath(args.src)
-    files = args.files or ["README.md"] + sorted(
+    files = [f for f in args.files if f]  # ctest passes an empty generator expression as ''
+    files = files or ["README.md"] + sorted(
         os.path.join("docs", f) for f in os.listdir(os.path.join(args.src, "docs"))
         if f.endswith(".md"))
     t = time.time()
