@@ -17,7 +17,8 @@ The convention, for whoever writes an example:
 Markers, each an HTML comment on its own line directly above the fence (several may stack):
 
 - `<!-- doctest: skip: REASON -->`   not run (a GPU, a cluster, files the reader supplies).
-- `<!-- doctest: slow: REASON -->`   not run in a sanitizer build (--sanitized).
+- `<!-- doctest: slow: REASON -->`   not run with --skip-slow (ctest's test_docs; .ci/run
+                                     runs them on its release build).
 - `<!-- doctest: needs mpi -->`      not run where the build has no MPI or there is no mpirun.
 - `<!-- doctest: exit N -->`         the block's last command exits N (the others 0); an `sh`
                                      block then runs without `set -e`.
@@ -215,8 +216,8 @@ class Runner:
     def skip_reason(self, b):
         if b.marker("skip") is not None:
             return b.marker("skip")
-        if b.marker("slow") is not None and self.args.sanitized:
-            return "slow under the sanitizers: " + b.marker("slow")
+        if b.marker("slow") is not None and self.args.skip_slow:
+            return "slow (--skip-slow): " + b.marker("slow")
         if b.marker("needs") == "mpi" and not (self.args.mpi and shutil.which("mpirun")):
             return "needs MPI (this build has none, or there is no mpirun)"
         return None
@@ -290,7 +291,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", required=True, help="the build directory with planner, planner-zoo")
     ap.add_argument("--src", required=True, help="the source tree")
-    ap.add_argument("--sanitized", action="store_true", help="skip blocks marked slow")
+    ap.add_argument("--skip-slow", action="store_true", help="skip blocks marked slow")
     ap.add_argument("--mpi", action="store_true", help="the build has MPI")
     ap.add_argument("--timeout", type=int, default=120, help="seconds a block may run")
     ap.add_argument("--jobs", type=int, default=2, help="files checked at once")
