@@ -34,7 +34,10 @@ stands for any number of lines (none too), and `…` within a line for any text 
 
 Each file's blocks run in order in one fresh directory holding `build/` (links to the built
 programs, also first on PATH, so `planner` and `build/planner` both work) and copies of
-`examples/` and `tests/fixtures/`; files written by one block are there for the next.
+`examples/` and `tests/fixtures/`; files written by one block are there for the next, but each
+block (each `console` command) starts a new bash there, so a `cd` ends with its block. Open MPI
+is told it may run as root and oversubscribe the cores. Files are checked side by side
+(--jobs, default 2); a block that runs past --timeout is killed with its processes.
 """
 
 import argparse
@@ -43,6 +46,7 @@ import difflib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -206,13 +210,17 @@ class Runner:
     def run(self, d, script, errexit=True, mpi=False):
         pre = "set -eo pipefail\n" if errexit else "set -o pipefail\n"
         t = time.time()
+        p = subprocess.Popen(["bash", "-c", pre + script], cwd=d, env=self.env(d, mpi),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            p = subprocess.run(["bash", "-c", pre + script], cwd=d, env=self.env(d, mpi),
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               timeout=self.args.timeout)
-            out, rc = p.stdout.decode("utf-8", "replace"), p.returncode
-        except subprocess.TimeoutExpired as e:
-            out, rc = (e.stdout or b"").decode("utf-8", "replace"), f"timeout {self.args.timeout} s"
+            raw, _ = p.communicate(timeout=self.args.timeout)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)  # the block's own process group: mpirun's ranks too
+            raw, _ = p.communicate()
+            rc = f"timeout {self.args.timeout} s"
+        out = raw.decode("utf-8", "replace")
         return out.replace(d, "."), rc, time.time() - t
 
     def skip_reason(self, b):
