@@ -193,14 +193,27 @@ class Runner:
             src = os.path.join(self.args.bin, p)
             if os.path.exists(src):
                 os.symlink(src, os.path.join(d, "build", p))
+        lib = os.path.join(self.args.bin, "libplanner.so")
+        if os.path.exists(lib):  # the Python module's library (python/planner finds build/)
+            os.symlink(os.path.realpath(lib), os.path.join(d, "build", "libplanner.so"))
         shutil.copytree(os.path.join(self.args.src, "examples"), os.path.join(d, "examples"))
+        shutil.copytree(os.path.join(self.args.src, "python"), os.path.join(d, "python"),
+                        ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(os.path.join(self.args.src, "tests", "fixtures"),
                         os.path.join(d, "tests", "fixtures"))
         return d
 
-    def env(self, d, mpi=False):
+    def env(self, d, mpi=False, python=False):
         e = dict(os.environ)
         if mpi:  # Open MPI's own allocations read as leaks under ASan (test_mpi does the same)
+            e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+        lib = os.path.join(d, "build", "libplanner.so")
+        if os.path.exists(lib):
+            e["PLANNER_LIBRARY"] = lib
+        if python and self.args.preload:
+            # a sanitized libplanner needs the ASan runtime first in python3
+            # (test_python does the same); the interpreter keeps its memory
+            e["LD_PRELOAD"] = self.args.preload
             e["ASAN_OPTIONS"] = e.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
         e["PATH"] = os.path.join(d, "build") + os.pathsep + e.get("PATH", "")
         e.update(LC_ALL="C", OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
@@ -210,7 +223,8 @@ class Runner:
     def run(self, d, script, errexit=True, mpi=False):
         pre = "set -eo pipefail\n" if errexit else "set -o pipefail\n"
         t = time.time()
-        p = subprocess.Popen(["bash", "-c", pre + script], cwd=d, env=self.env(d, mpi),
+        p = subprocess.Popen(["bash", "-c", pre + script], cwd=d,
+                             env=self.env(d, mpi, python="python3" in script),
                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, start_new_session=True)
         try:
@@ -307,6 +321,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds a block may run")
     ap.add_argument("--jobs", type=int, default=2, help="files checked at once")
     ap.add_argument("--keep", action="store_true", help="keep the run directories")
+    ap.add_argument("--preload", default="",
+                    help="the ASan runtime python3 preloads for a sanitized libplanner")
     ap.add_argument("files", nargs="*", help="markdown files (default README.md, docs/*.md)")
     args = ap.parse_args()
     args.bin, args.src = os.path.abspath(args.bin), os.path.abspath(args.src)
