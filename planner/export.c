@@ -89,6 +89,21 @@ static int fw_parse(const char *s)
 
 #define FW_NAMES "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
 
+int pl_export_count(void)
+{
+	return FW_COUNT;
+}
+
+const char *pl_export_name(int i)
+{
+	return i >= 0 && i < FW_COUNT ? fws[i].name : NULL;
+}
+
+const char *pl_export_version(int i)
+{
+	return i >= 0 && i < FW_COUNT ? fws[i].version : NULL;
+}
+
 enum { PREC_FP32, PREC_BF16, PREC_FP16 };
 
 /* A job's configuration in uniform degrees: what a plan says, or what a

@@ -32,6 +32,12 @@ enum { PL_EXPORT_JSON = 1, PL_EXPORT_FP16 = 2 };
 pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
                          const char *framework, int flags, char **out, pl_err *err);
 
+/* The frameworks export writes, in its table's order: the name --to takes
+ * of the i-th (0 <= i < pl_export_count()) and its version as written. */
+int pl_export_count(void);
+const char *pl_export_name(int i);
+const char *pl_export_version(int i);
+
 /* Reads a framework's configuration text into degrees, as cost --from does,
  * and checks it (the fuzz target's entry). */
 pl_status pl_export_read_config(const char *framework, const char *text, size_t len,

@@ -2609,6 +2609,49 @@ static int cmd_report(int argc, char **argv)
 	return st ? pl_cli_fail(st, &err) : 0;
 }
 
+/* Whether each framework export writes can state the plan: per framework
+ * (pl_export_name order) runs[i] = 1, or 0 and why[i] (the caller frees)
+ * the reason export gives; -1 out of memory. */
+static int framework_verdicts(const cJSON *ck, int *runs, char **why)
+{
+	int n = pl_export_count();
+	char *text = cJSON_PrintUnformatted(ck);
+	if (!text)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char *out = NULL;
+		pl_err e = {{0}};
+		pl_status st =
+		    pl_export_text(text, strlen(text), "plan", pl_export_name(i), 0, &out, &e);
+		free(out);
+		runs[i] = st == PL_OK;
+		why[i] = NULL;
+		if (st) { /* the reason, without "plan: FRAMEWORK cannot state this plan: " */
+			const char *m = strstr(e.msg, "cannot state this plan: ");
+			m = m ? m + strlen("cannot state this plan: ")
+			      : e.msg + (strncmp(e.msg, "plan: ", 6) ? 0 : 6);
+			why[i] = pl_strdup(m);
+		}
+	}
+	free(text);
+	return 0;
+}
+
+/* explain: "frameworks (planner export --to F):" and a line each */
+static void print_frameworks(const cJSON *ck, FILE *out)
+{
+	int n = pl_export_count(), runs[16];
+	char *why[16];
+	if (n > 16 || framework_verdicts(ck, runs, why))
+		return;
+	fputs("frameworks ('planner export CKPT --to F' writes the plan as F runs it):\n", out);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "  %-19s %s%s\n", pl_export_name(i), runs[i] ? "can run it" : "cannot: ",
+		        runs[i] ? "" : why[i] ? why[i] : "(out of memory)");
+		free(why[i]);
+	}
+}
+
 /* explain --json: the checkpoint's blocks a reader of the table wants, and
  * the table's rows as an array in the model's order; every value copied
  * from the checkpoint (checked by read_ckpt), none computed here */
@@ -2633,6 +2676,20 @@ static pl_status explain_json(const cJSON *ck, const char *path, pl_err *err)
 		ok = !v || (c && cJSON_AddItemToObject(o, blocks[b], c));
 		if (!ok)
 			cJSON_Delete(c);
+	}
+	/* per framework: whether export can state the plan, and why not */
+	int nf = pl_export_count(), runs[16];
+	char *why[16];
+	cJSON *fw = ok && nf <= 16 ? cJSON_AddObjectToObject(o, "frameworks") : NULL;
+	if (fw && !framework_verdicts(ck, runs, why)) {
+		for (int i = 0; i < nf; i++) {
+			cJSON *v = cJSON_AddObjectToObject(fw, pl_export_name(i));
+			ok = ok && v && cJSON_AddBoolToObject(v, "runs", runs[i]) &&
+			     (runs[i] || (why[i] && cJSON_AddStringToObject(v, "why", why[i])));
+			free(why[i]);
+		}
+	} else {
+		ok = 0;
 	}
 	ok = ok && (ops = cJSON_AddArrayToObject(o, "ops"));
 	const cJSON *it;
@@ -2718,6 +2775,7 @@ static int cmd_explain(int argc, char **argv)
 	}
 	print_totals(ck, stdout);
 	print_comm_memory(ck, stdout);
+	print_frameworks(ck, stdout);
 	print_table(ck, stdout, 0);
 	cJSON_Delete(ck);
 	return 0;

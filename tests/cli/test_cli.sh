@@ -868,6 +868,19 @@ check "explain CKPT --json: one JSON object whose ops are the checkpoint's, numb
         \$r.compute_seconds == \$c.compute_seconds and \$r.memory_bytes == \$c.memory_bytes and
         \$r.parallel_strategy == \$c.parallel_strategy and \$r.stage == \$c.stage)) and
      .cost == \$ck[0].cost and .format == \"planner.explain/1\"" "$T/ex.json" > /dev/null'
+"$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --sequence-parallel on --stage-cuts even \
+  --virtual-stages 1 -o "$T/evfw.plan" > /dev/null 2>&1
+"$PLANNER" explain "$T/evfw.plan" > "$T/ex.txt" 2> "$T/err"
+"$PLANNER" explain "$T/evfw.plan" --json > "$T/exfw.json" 2> "$T/err"
+check "explain says per framework whether it can run the plan, as export decides (Megatron yes; DeepSpeed's own config states no tp or pp)" \
+  'grep -q "^  megatron  *can run it$" "$T/ex.txt" && grep -q "^  deepspeed  *cannot: tp 2, pp 4" "$T/ex.txt" &&
+   "$PLANNER" export "$T/evfw.plan" --to megatron > /dev/null 2>&1 &&
+   ! "$PLANNER" export "$T/evfw.plan" --to deepspeed > /dev/null 2>&1 &&
+   jq -e ".frameworks.megatron.runs == true and .frameworks.deepspeed.runs == false and
+          (.frameworks.deepspeed.why | startswith(\"tp 2, pp 4\"))" "$T/exfw.json" > /dev/null'
+"$PLANNER" explain "$T/fixed.plan" > "$T/ex.txt" 2> "$T/err"
+check "... and a split no framework makes is named as the reason (the search's own, --stage-cuts any)" \
+  '[ "$(grep -c "cannot: op .* of the embedding in stage\|cannot: pipeline stage .* ends inside" "$T/ex.txt")" -ge 1 ]'
 "$PLANNER" explain --json > /dev/null 2> "$T/err"
 check "explain --json without a checkpoint: exit 2 saying a CKPT is expected (not that --json cannot open)" \
   '[ $? -eq 2 ] && grep -q "expected one CKPT file" "$T/err" && ! grep -q "cannot open" "$T/err"'
