@@ -108,6 +108,14 @@ static int is_optimizer(const char *v)
 	return !strcmp(v, "adam") || !strcmp(v, "sgd");
 }
 
+static int is_framework(const char *v)
+{
+	for (int i = 0; i < pl_export_count(); i++)
+		if (!strcmp(v, pl_export_name(i)))
+			return 1;
+	return 0;
+}
+
 enum {
 	K_DEVICE_NUM,
 	K_CLUSTER,
@@ -138,6 +146,7 @@ enum {
 	K_SEQ_PARALLEL,
 	K_OVERLAP,
 	K_MAX_TP,
+	K_FRAMEWORK,
 	K_COUNT
 };
 
@@ -179,6 +188,9 @@ static const struct key {
     [K_OVERLAP] = {"overlap_grad_reduce", "false", is_bool, "true or false"},
     [K_MAX_TP] = {"max_tensor_parallel", NULL, is_index,
                   "an integer >= 0 (the most devices an op's tensor-parallel cut spans; 0: any)"},
+    [K_FRAMEWORK] = {"framework", NULL, is_framework,
+                     "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers "
+                     "(only plans it can run, as search --framework)"},
 };
 
 /* other names of keys: MindFormers' */
@@ -838,7 +850,10 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		pl_err_prefix(&ctx->err, "set_auto_parallel_context");
 		goto done;
 	}
-	if ((st = pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))
+	if ((st = ctx->val[K_FRAMEWORK]
+	              ? pl_export_search(g, &cl, &po, &jr, ctx->val[K_FRAMEWORK], &ck, NULL,
+	                                 &ctx->err)
+	              : pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))
 		goto done;
 	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");

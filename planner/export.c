@@ -89,6 +89,219 @@ static int fw_parse(const char *s)
 
 #define FW_NAMES "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
 
+/* ---- search --framework: what each framework can state ---- */
+
+/* The space of plans a framework states, as its exporter below accepts
+ * them: tensor parallelism searched over 1, 2, 4, ... within a node (or 1
+ * only), the ZeRO levels it has (bit z), its stage split (--stage-cuts: 1
+ * whole layers, 2 the same number a stage), interleaved chunks, sequence
+ * parallelism with tensor parallelism, pipeline stages, recompute (a
+ * DeepSpeed config turns none on). */
+static const struct fw_space {
+	int tp, zero_mask, cuts, vp, sp, pp, recompute;
+	const char *what;
+} fw_spaces[FW_COUNT] = {
+    [FW_MEGATRON] = {1, 0x3, 2, 1, 1, 1, 1,
+                     "tensor parallel within a node, ZeRO 0 or 1 (distributed optimizer), "
+                     "the same layers a stage, sequence parallelism with tp"},
+    [FW_NEMO] = {1, 0x3, 2, 1, 1, 1, 1,
+                 "tensor parallel within a node, ZeRO 0 or 1 (distributed optimizer), the "
+                 "same layers a stage, sequence parallelism with tp"},
+    [FW_TORCHTITAN] = {1, 0x9, 1, 1, 1, 1, 1,
+                       "tensor parallel within a node, FSDP (ZeRO 3) or none, whole layers "
+                       "a stage, sequence parallelism with tp"},
+    [FW_DEEPSPEED] = {0, 0xf, 1, 0, 0, 0, 0,
+                      "data parallel with ZeRO 0-3, no recompute (a config turns none on)"},
+    [FW_MDS] = {1, 0x3, 2, 0, 1, 1, 1,
+                "tensor parallel within a node, ZeRO 0 or 1, the same layers a stage, one "
+                "chunk a stage"},
+    [FW_MINDFORMERS] = {1, 0x3, 1, 0, 1, 1, 1,
+                        "tensor parallel within a node, ZeRO 0 or 1 (parallel optimizer), "
+                        "whole layers a stage, one chunk a stage"},
+};
+
+/* Whether fw states the plan ck; the reason in err when not. */
+static int states(int fw, const cJSON *ck, pl_err *err)
+{
+	char *text = cJSON_PrintUnformatted(ck), *out = NULL;
+	if (!text) {
+		pl_err_set(err, PL_ENOMEM, "out of memory");
+		return 0;
+	}
+	pl_status st = pl_export_text(text, strlen(text), "the plan", fws[fw].name, 0, &out, err);
+	free(text);
+	free(out);
+	return st == PL_OK;
+}
+
+static double ck_step(const cJSON *ck)
+{
+	return pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "cost"), "step_seconds", INFINITY);
+}
+
+/* One tensor-parallel degree's best plan fw states: the search's (*first =
+ * 1), or the first of its alternatives (best first) that fw states, re-solved
+ * with its configuration fixed. PL_OK and *ck, or an error (why not in
+ * err). */
+static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_plan_opts *base,
+                            const pl_job_request *r, cJSON **ck, double *secs, int *first,
+                            pl_err *err)
+{
+	pl_plan_opts o = *base;
+	pl_status st = pl_plan_opts_job(&o, r, 0, err);
+	if (st)
+		return st;
+	if (r->zero.how != PL_GIVEN_VALUE)
+		o.jo.zero_mask = fw_spaces[fw].zero_mask;
+	o.top = 8;
+	cJSON *all = NULL;
+	double s1 = 0;
+	if ((st = pl_plan_search(g, cl, &o, &all, &s1, err)))
+		return st;
+	*secs += s1;
+	pl_err why = {{0}};
+	if (states(fw, all, &why)) {
+		cJSON_DeleteItemFromObject(cJSON_GetObjectItemCaseSensitive(all, "search"),
+		                           "alternatives");
+		*ck = all;
+		*first = 1;
+		return PL_OK;
+	}
+	*err = why;
+	st = PL_EINFEASIBLE;
+	const cJSON *alt;
+	int k = 0;
+	cJSON_ArrayForEach (alt, cJSON_GetObjectItemCaseSensitive(
+	                             cJSON_GetObjectItemCaseSensitive(all, "search"), "alternatives")) {
+		if (k++ == 0) /* the plan just refused */
+			continue;
+		pl_job_request q = *r;
+		q.stages = pl_dim_value((long long)pl_json_num(alt, "pipeline_stages", 1));
+		q.micro_batches = pl_dim_value((long long)pl_json_num(alt, "micro_batches", 1));
+		q.micro_batch_size = (pl_dim){0};
+		q.virtual_stages = pl_dim_value((long long)pl_json_num(alt, "virtual_stages", 1));
+		q.zero = pl_dim_value((long long)pl_json_num(alt, "optimizer_shard", 0));
+		const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(alt, "recompute"));
+		q.recompute = pl_dim_value(rc && !strcmp(rc, "full")        ? PL_RECOMPUTE_FULL
+		                           : rc && !strcmp(rc, "selective") ? PL_RECOMPUTE_SELECTIVE
+		                                                            : PL_RECOMPUTE_NONE);
+		pl_plan_opts o2 = *base;
+		pl_err e2 = {{0}};
+		cJSON *one = NULL;
+		double s2 = 0;
+		if (pl_plan_opts_job(&o2, &q, 0, &e2) || pl_plan_search(g, cl, &o2, &one, &s2, &e2))
+			continue;
+		*secs += s2;
+		if (states(fw, one, &e2)) {
+			*ck = one;
+			st = PL_OK;
+			break;
+		}
+		cJSON_Delete(one);
+	}
+	cJSON_Delete(all);
+	return st;
+}
+
+pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *base,
+                           const pl_job_request *jr, const char *framework, cJSON **ck,
+                           double *seconds, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	*ck = NULL;
+	if (fw < 0)
+		return pl_err_set(err, PL_EINVAL, "--framework %s: expected " FW_NAMES,
+		                  framework ? framework : "(missing)");
+	const struct fw_space *sp = &fw_spaces[fw];
+	pl_job_request r = *jr;
+	r.all = 1;
+	if (r.layer_cuts.how == PL_GIVEN_NOT)
+		r.layer_cuts = pl_dim_value(sp->cuts);
+	if (r.replicas.how == PL_GIVEN_NOT)
+		r.replicas = pl_dim_value(0); /* every op cut by the degrees */
+	if (!sp->vp && r.virtual_stages.how != PL_GIVEN_VALUE)
+		r.virtual_stages = pl_dim_value(1);
+	if (!sp->pp && r.stages.how != PL_GIVEN_VALUE)
+		r.stages = pl_dim_value(1);
+	if (!sp->recompute && r.recompute.how != PL_GIVEN_VALUE)
+		r.recompute = pl_dim_value(PL_RECOMPUTE_NONE);
+	/* the tensor-parallel degrees: the one given, else 1, 2, 4, ... within a
+	 * node (and the devices) where the framework has tensor parallelism */
+	int64_t node = cl->devices_per_node > 0 ? cl->devices_per_node : 1,
+	        devs = pl_cluster_devices_total(cl), tps[32];
+	int ntp = 0;
+	if (r.tp.how == PL_GIVEN_VALUE)
+		tps[ntp++] = r.tp.v;
+	else
+		for (int64_t t = 1; t <= (sp->tp ? node : 1) && t <= devs && ntp < 32; t *= 2)
+			tps[ntp++] = t;
+	double secs = 0, best = INFINITY;
+	pl_status last = PL_OK;
+	pl_err why = {{0}};
+	int found = 0, refused = 0, proven = 1;
+	for (int i = 0; i < ntp; i++) {
+		pl_job_request q = r;
+		q.tp = pl_dim_value(tps[i]);
+		if (q.seq_parallel.how != PL_GIVEN_VALUE)
+			q.seq_parallel = pl_dim_value(tps[i] > 1 && sp->sp);
+		cJSON *one = NULL;
+		pl_err e = {{0}};
+		int first = 0;
+		pl_status st = search_one(fw, g, cl, base, &q, &one, &secs, &first, &e);
+		if (st == PL_ENOMEM || st == PL_ETIMEOUT) {
+			cJSON_Delete(*ck);
+			*ck = NULL;
+			*err = e;
+			return st;
+		}
+		if (st) {
+			refused += st == PL_EINFEASIBLE && !strstr(e.msg, "memory limit");
+			if (!last || st == PL_EINFEASIBLE) {
+				last = st;
+				why = e;
+			}
+			continue;
+		}
+		found = 1;
+		/* proven over the framework's space when every degree's search is
+		 * proven and its own optimum is one the framework states */
+		proven &= first && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		                       cJSON_GetObjectItemCaseSensitive(one, "search"), "optimal"));
+		if (ck_step(one) < best) {
+			best = ck_step(one);
+			cJSON_Delete(*ck);
+			*ck = one;
+		} else {
+			cJSON_Delete(one);
+		}
+	}
+	if (seconds)
+		*seconds = secs;
+	if (!found) {
+		*err = why;
+		if (refused)
+			pl_err_prefix(err,
+			              "%s states none of the fastest configurations' plans (its "
+			              "space: %s); of the best",
+			              fws[fw].version, sp->what);
+		return last ? last : pl_err_set(err, PL_EINFEASIBLE, "no plan");
+	}
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(*ck, "search");
+	char space[512];
+	snprintf(space, sizeof space, "plans %s can state (%s)", fws[fw].version, sp->what);
+	cJSON_DeleteItemFromObject(s, "space");
+	cJSON_DeleteItemFromObject(s, "space_widen");
+	if (!proven)
+		cJSON_ReplaceItemInObjectCaseSensitive(s, "optimal", cJSON_CreateFalse());
+	if (!cJSON_AddStringToObject(s, "framework", fws[fw].name) ||
+	    !cJSON_AddStringToObject(s, "space", space)) {
+		cJSON_Delete(*ck);
+		*ck = NULL;
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	return PL_OK;
+}
+
 int pl_export_count(void)
 {
 	return FW_COUNT;

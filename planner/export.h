@@ -38,6 +38,20 @@ int pl_export_count(void);
 const char *pl_export_name(int i);
 const char *pl_export_version(int i);
 
+/* search --framework F: the best plan F can state. The search is run over
+ * F's space (planner/export.c, fw_spaces: the tensor-parallel degrees it
+ * runs, its ZeRO levels, its stage split, interleaving, sequence
+ * parallelism), one whole-job search a tensor-parallel degree, each with its
+ * top configurations; the first plan export states for F (the oracle every
+ * returned plan passes) is that degree's, the fastest over the degrees the
+ * answer. What the request gives (jr) stays fixed. search.framework and
+ * search.space say which space the plan is optimal over. PL_EINFEASIBLE when
+ * plans exist but F states none of them (err says why not the best). */
+#include "planner/plan.h"
+pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *base,
+                           const pl_job_request *jr, const char *framework, cJSON **ck,
+                           double *seconds, pl_err *err);
+
 /* Reads a framework's configuration text into degrees, as cost --from does,
  * and checks it (the fuzz target's entry). */
 pl_status pl_export_read_config(const char *framework, const char *text, size_t len,

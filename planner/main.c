@@ -152,7 +152,8 @@ enum {
 	OPT_TOP,
 	OPT_MAX_TP,
 	OPT_REPLICATE,
-	OPT_STAGE_CUTS
+	OPT_STAGE_CUTS,
+	OPT_FRAMEWORK
 };
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64
@@ -472,6 +473,8 @@ static void print_pipeline(const cJSON *ck, FILE *out)
 		double vs = pl_json_num(pipe, "virtual_stages", 1);
 		double m =
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches"));
+		double sdev =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices"));
 		char sched[64];
 		snprintf(sched, sizeof sched, "%s",
 		         stages > 1 ? " (1F1B)"
@@ -482,10 +485,9 @@ static void print_pipeline(const cJSON *ck, FILE *out)
 			         vs);
 		fprintf(
 		    out,
-		    "pipeline: %g stage%s of %g devices, %g micro-batch%s%s; "
+		    "pipeline: %g stage%s of %g device%s, %g micro-batch%s%s; "
 		    "ZeRO %g; recompute %s%s\n",
-		    stages, stages == 1 ? "" : "s",
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices")),
+		    stages, stages == 1 ? "" : "s", sdev, sdev == 1 ? "" : "s",
 		    m, m == 1 ? "" : "es", sched,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
 		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
@@ -766,6 +768,15 @@ static const char *const search_help =
     "                        the first stage keeps the most micro-batches. any (default):\n"
     "                        at any point one activation crosses, such as between a\n"
     "                        layer's attention and its MLP\n"
+    "  --framework F         only plans framework F can state and run: megatron, nemo,\n"
+    "                        torchtitan, deepspeed, megatron-deepspeed, mindformers.\n"
+    "                        One whole-job search a tensor-parallel degree of F's (1, 2,\n"
+    "                        4, ... within a node; the one given), every op cut by the\n"
+    "                        degrees, F's ZeRO levels, stage split and interleaving,\n"
+    "                        sequence parallelism with tp; the first of each search's\n"
+    "                        best configurations that 'planner export --to F' states is\n"
+    "                        that degree's plan, the fastest of them the answer\n"
+    "                        (search.framework, search.space). Dimensions given stay\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it\n"
     "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
@@ -1137,7 +1148,7 @@ static int cmd_search(int argc, char **argv)
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	int mode_given = 0;
 	int json = 0, prog = 0, cap = 0;
-	const char *dump_lp = NULL, *why_not = NULL;
+	const char *dump_lp = NULL, *why_not = NULL, *framework = NULL;
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
 	int top = 0;         /* --top K */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
@@ -1159,6 +1170,7 @@ static int cmd_search(int argc, char **argv)
 	    {"max-tp", required_argument, 0, OPT_MAX_TP},
 	    {"replicate", required_argument, 0, OPT_REPLICATE},
 	    {"stage-cuts", required_argument, 0, OPT_STAGE_CUTS},
+	    {"framework", required_argument, 0, OPT_FRAMEWORK},
 	    {"micro-batches", required_argument, 0, 'B'},
 	    {"zero", required_argument, 0, 'Z'},
 	    {"recompute", required_argument, 0, 'R'},
@@ -1272,6 +1284,9 @@ static int cmd_search(int argc, char **argv)
 				return pl_cli_usage(
 				    "search", "--replicate %s: expected on, off or auto", optarg);
 			break;
+		case OPT_FRAMEWORK:
+			framework = optarg;
+			break;
 		case OPT_STAGE_CUTS: {
 			/* indexed as pl_job_opts.layer_cuts */
 			static const char *const cuts[] = {"any", "layers", "even", "uniform"};
@@ -1357,6 +1372,9 @@ static int cmd_search(int argc, char **argv)
 	pl_plan_opts po = {.mode = mode};
 	if (pl_plan_opts_job(&po, &jr, 0, &err))
 		return pl_cli_usage("search", "%s", err.msg);
+	if (framework && (top || why_not || load))
+		return pl_cli_usage("search", "--framework plans alone: without %s",
+		                    top ? "--top" : why_not ? "--why-not" : "--load");
 	if (top && !po.job)
 		return pl_cli_usage("search",
 		                    "--top ranks whole-job configurations: it goes with --job or a "
@@ -1364,6 +1382,16 @@ static int cmd_search(int argc, char **argv)
 		                    "");
 	if (top && why_not)
 		return pl_cli_usage("search", "--top and --why-not: one at a time%s", "");
+	if (framework) {
+		int known = 0;
+		for (int i = 0; i < pl_export_count(); i++)
+			known |= !strcmp(framework, pl_export_name(i));
+		if (!known)
+			return pl_cli_usage("search",
+			                    "--framework %s: expected megatron, nemo, torchtitan, "
+			                    "deepspeed, megatron-deepspeed or mindformers",
+			                    framework);
+	}
 
 	pl_graph *g = NULL;
 	cJSON *ck = NULL, *loaded = NULL;
@@ -1395,9 +1423,11 @@ static int cmd_search(int argc, char **argv)
 	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
 	if (bound > 0)
 		po.so.time_limit_s = bound;
-	st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	st = framework ? pl_export_search(g, &cl, &po, &jr, framework, &ck, &secs, &err)
+	               : pl_plan_search(g, &cl, &po, &ck, &secs, &err);
 	int timed_out = st == PL_ETIMEOUT && bound > 0;
-	if (st && !mode_given && (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
+	if (st && !framework && !mode_given &&
+	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
 		 * small and it ends in time, else auto's fall-back (rec and a local
 		 * search, the gap to a lower bound said) */

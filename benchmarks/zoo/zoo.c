@@ -601,6 +601,7 @@ static int zoo_main(int argc, char **argv)
 		return 2;
 	}
 	c = zoo[i];
+	int kv_given = 0;
 	for (int a = 2; a < argc; a++) {
 		if (a + 1 >= argc) {
 			fprintf(stderr, "planner-zoo: %s needs a value\n", argv[a]);
@@ -658,7 +659,19 @@ static int zoo_main(int argc, char **argv)
 			return 2;
 		} else {
 			*dst = n;
+			kv_given |= dst == &c.kv_heads;
 		}
+	}
+	/* a model with as many key/value heads as heads keeps that when --heads
+	 * changes them (grouped-query attention is asked for with --kv-heads) */
+	if (!kv_given && zoo[i].kv_heads == zoo[i].heads)
+		c.kv_heads = c.heads;
+	if (c.kv_heads > 0 && c.heads % c.kv_heads) {
+		fprintf(stderr,
+		        "planner-zoo: %ld key/value heads do not divide %ld heads (each group of "
+		        "query heads shares one): give --kv-heads K with K dividing --heads\n",
+		        c.kv_heads, c.heads);
+		return 2;
 	}
 	if (c.experts > 0 && !c.moe_every) /* --experts on a dense model: every layer */
 		c.moe_every = 1;

@@ -1854,6 +1854,50 @@ check "--stage-cuts layers: whole layers a stage, exported to Megatron-LM with t
 "$PLANNER" search "$T/sc.json" --stage-cuts halves > /dev/null 2> "$T/sc.err"
 check "--stage-cuts halves: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected layers, even, uniform or any" "$T/sc.err"'
 
+# --- search --framework F: only plans F can state, as `planner export` (the oracle) decides, over
+#     models and meshes; the even split of Megatron; the searched space named
+fw_bad=""
+for spec in "gpt3-125m --layers 4:h100x8:1:" "gpt3-125m --layers 6 --heads 8 --hidden 512:h100x8:2:" \
+  "llama2-7b --layers 4 --hidden 1024 --heads 8 --ffn 2816 --seq 1024 --batch 64:a100x8:2:" \
+  "gpt3-350m --layers 8 --batch 64:h100x8:4:" "gpt3-13b --batch 32:a100x8:1:" \
+  "gpt3-350m --layers 8 --batch 64:h100x8:1:--tp 2" "gpt3-1.3b --layers 12 --batch 64:h100x8:2:--tp 4 --pp 2"; do
+  IFS=: read -r zargs zcl zn extra <<< "$spec"
+  # shellcheck disable=SC2086
+  "$ZOO" $zargs > "$T/fw.json"
+  for fw in megatron nemo; do
+    # shellcheck disable=SC2086
+    "$PLANNER" search "$T/fw.json" --cluster "$zcl:$zn" --framework $fw $extra -o "$T/fw.plan" > "$T/fw.out" 2>&1 ||
+      { fw_bad="$fw_bad [$spec $fw: search exit $?]"; continue; }
+    "$PLANNER" export "$T/fw.plan" --to $fw > /dev/null 2>&1 || fw_bad="$fw_bad [$spec $fw: export refuses]"
+    [ "$(jq -r .search.framework "$T/fw.plan")" = $fw ] || fw_bad="$fw_bad [$spec $fw: search.framework]"
+    layers=$(grep "^  layers a stage:" "$T/fw.out" | cut -d: -f2 | tr ' ' '\n' | sort -u | grep -c .)
+    [ "${layers:-0}" -le 1 ] || fw_bad="$fw_bad [$spec $fw: stages of unequal layers]"
+    "$PLANNER" cost "$T/fw.json" --strategy "$T/fw.plan" > "$T/fw.cost" &&
+      [ "$(jq .step_seconds "$T/fw.cost")" = "$(jq .cost.step_seconds "$T/fw.plan")" ] ||
+      fw_bad="$fw_bad [$spec $fw: cost differs]"
+    # a degree given stays; tensor parallelism comes with sequence parallelism (Megatron's advice)
+    case "$extra" in *"--tp "*)
+      [ "$(jq ".groups.tp[0] | length" "$T/fw.plan")" = "$(sed 's/.*--tp \([0-9]*\).*/\1/' <<< "$extra")" ] ||
+        fw_bad="$fw_bad [$spec $fw: tp not kept]"
+      [ $fw = nemo ] || "$PLANNER" export "$T/fw.plan" --to $fw | grep -q -- "^--sequence-parallel" ||
+        fw_bad="$fw_bad [$spec $fw: no sequence parallelism with tp]" ;;
+    esac
+  done
+done
+check "search --framework megatron|nemo: every plan exports to it, splits layers evenly, and cost reproduces it${fw_bad}" '[ -z "$fw_bad" ]'
+"$ZOO" gpt3-125m --layers 4 > "$T/fw.json"
+for fw in torchtitan deepspeed megatron-deepspeed mindformers; do
+  "$PLANNER" search "$T/fw.json" --cluster h100x8:2 --framework $fw -o "$T/fw-$fw.plan" > /dev/null 2>&1 &&
+    "$PLANNER" export "$T/fw-$fw.plan" --to $fw > /dev/null 2>&1 || fw_bad="$fw_bad [$fw]"
+done
+check "search --framework torchtitan|deepspeed|megatron-deepspeed|mindformers: the plan exports to it${fw_bad}" \
+  '[ -z "$fw_bad" ] && jq -e ".search.space | startswith(\"plans DeepSpeed\")" "$T/fw-deepspeed.plan" > /dev/null &&
+   [ "$(jq -c "[.pipeline.stages, (.groups.tp[0] | length)]" "$T/fw-deepspeed.plan")" = "[1,1]" ]'
+"$PLANNER" search "$T/fw.json" --devices 8 --framework megatrn > /dev/null 2> "$T/err"
+check "--framework megatrn: exit 2 naming the frameworks" '[ $? -eq 2 ] && grep -q "expected megatron, nemo" "$T/err"'
+"$PLANNER" search "$T/fw.json" --devices 8 --framework megatron --top 3 > /dev/null 2> "$T/err"
+check "--framework with --top: exit 2 saying it plans alone" '[ $? -eq 2 ] && grep -q "plans alone" "$T/err"'
+
 # --- --stage-cuts even: Megatron-LM's split, stage s starting at layer floor(s L / pp) (num_layers /
 #     pp when it divides), the embedding on the first stage and the head on the last, whatever
 #     memory the split leaves on each stage. 10 layers over 4 stages: layers 0-1, 2-4, 5-6, 7-9;

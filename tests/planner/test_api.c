@@ -709,6 +709,43 @@ static void test_null_arguments(void **state)
  * model's plan refused), and the priced plan trains; planner_export writes a
  * plan as Megatron-LM's arguments, snprintf-style, and refuses what the
  * framework cannot state */
+/* framework: the search plans only what that framework states; every plan it
+ * returns exports to it (planner_export is the check), records the space it
+ * is optimal over, and an unknown framework is refused by the setter */
+static void test_framework(void **state)
+{
+	(void)state;
+	const char *fws[] = {"megatron", "nemo", "torchtitan", "deepspeed"};
+	char *path = source_path("tests/fixtures/models/gpt-tiny.json");
+	for (size_t i = 0; i < sizeof fws / sizeof *fws; i++) {
+		planner_ctx *ctx = planner_ctx_new();
+		set(ctx, "device_num", "4");
+		set(ctx, "framework", fws[i]);
+		planner_graph *g = NULL;
+		planner_plan *p = NULL;
+		ok(ctx, planner_graph_load(ctx, path, &g));
+		ok(ctx, planner_plan_new(ctx, g, &p));
+		size_t len = 0;
+		ok(ctx, planner_export(ctx, planner_plan_json(p), fws[i], 0, NULL, 0, &len));
+		assert_true(len > 0);
+		cJSON *ck = cJSON_Parse(planner_plan_json(p));
+		const cJSON *s = cJSON_GetObjectItem(ck, "search");
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(s, "framework")), fws[i]);
+		assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(s, "space")),
+		                       "can state"));
+		cJSON_Delete(ck);
+		planner_plan_free(p);
+		planner_graph_free(g);
+		planner_ctx_free(ctx);
+	}
+	planner_ctx *ctx = planner_ctx_new();
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "framework", "megatrn"),
+	                 PLANNER_EINVAL);
+	assert_non_null(strstr(planner_errmsg(ctx), "megatron, nemo"));
+	planner_ctx_free(ctx);
+	free(path);
+}
+
 static void test_cost_and_export(void **state)
 {
 	(void)state;
@@ -888,8 +925,9 @@ static void test_bounds(void **state)
 	planner_reset_auto_parallel_context(ctx);
 	set(ctx, "device_num", "4");
 	ok(ctx, planner_plan_new(ctx, g, &p));
-	/* an unknown kind has no degree (it had 1) */
-	assert_int_equal(planner_plan_degree(p, "cp"), -1);
+	/* an unknown kind has no degree (it had 1); a kind the plan lacks is 1 */
+	assert_int_equal(planner_plan_degree(p, "xp"), -1);
+	assert_int_equal(planner_plan_degree(p, "cp"), 1);
 	/* the group's ranks: never more than max written */
 	int64_t dp = planner_plan_degree(p, "dp");
 	assert_true(dp == 4);
@@ -1048,6 +1086,7 @@ int main(void)
 	    cmocka_unit_test(test_null_arguments),   cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
 	    cmocka_unit_test(test_cost_and_export),
+	    cmocka_unit_test(test_framework),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
