@@ -76,7 +76,7 @@ static int read_number(const char *s, double *v, const char **end)
 	}
 	if (!digits)
 		return 0;
-	if ((*p == 'e' || *p == 'E') &&
+	if (n < sizeof buf - 3 && (*p == 'e' || *p == 'E') &&
 	    (isdigit((unsigned char)p[1]) ||
 	     ((p[1] == '+' || p[1] == '-') && isdigit((unsigned char)p[2])))) {
 		buf[n++] = *p++;
@@ -218,7 +218,7 @@ static int megatron_step(const char *s, pl_fwlog_step *st)
 				st->step_s = t / 1e3;
 				if (num_after(s, "throughput per GPU (TFLOP/s/GPU):", &v) > 0)
 					st->tflops = v;
-				return t > 0 ? 1 : -1;
+				return st->step_s > 0 ? 1 : -1;
 			}
 		}
 	}
@@ -565,6 +565,13 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 			s.step_from = isfinite(l->train_batch)
 			                  ? "train_batch_size / SamplesPerSec"
 			                  : "the plan's global batch / SamplesPerSec";
+		}
+		if (!(x > 0 && isfinite(x))) {
+			st = pl_err_set(err, PL_EINVAL,
+			                "%s:%d: expected a step of a positive, finite number of "
+			                "seconds (%s), got %g",
+			                where, r->line, s.step_from, x);
+			goto cleanup;
 		}
 		t[s.used++] = x;
 		if (s.first_step < 0 || r->step < s.first_step)
