@@ -44,11 +44,11 @@ static const char *const help =
     "the first N distinct step numbers are dropped (default 1: the first report holds\n"
     "compilation, the allocator's growth and the first communicators; Megatron-LM and\n"
     "torchtitan average over their log interval). The measured memory is the most any report\n"
-    "names (the peak device). Prints predicted, measured, measured/predicted, the band the\n"
-    "step is expected in (the checkpoint's step_band_seconds) and the verdict: inside, below\n"
-    "or above the band. Memory has no band; its rows compare max allocated with the plan's\n"
-    "peak less its reserve (what the framework's allocator counts) and max reserved with the\n"
-    "whole peak.\n"
+    "names (the peak device). Prints predicted, measured, their ratio (measured/predicted,\n"
+    "as the band is stated), the band the step is expected in (the checkpoint's\n"
+    "step_band_seconds) and the verdict: inside, below or above the band. Memory has no\n"
+    "band; its rows compare max allocated with the plan's peak less its reserve (what the\n"
+    "framework's allocator counts) and max reserved with the whole peak.\n"
     "\n"
     "  --log LOG        the framework's log (stdout/stderr of the job, any rank's or all)\n"
     "  --warmup N       step numbers taken as warm-up (default 1; 0 keeps every report)\n"
@@ -101,7 +101,7 @@ static cJSON *pair(double predicted, double measured)
 
 static void mem_row(const char *what, double predicted, double measured)
 {
-	printf("%-28s %12.4g %12.4g %7.3f  %-19s %s\n", what, predicted / 1073741824.0,
+	printf("%-28s %12.4g %12.4g %9.3f  %-19s %s\n", what, predicted / 1073741824.0,
 	       measured / 1073741824.0, measured / predicted, "-", "(no band)");
 }
 
@@ -278,11 +278,11 @@ int pl_cmd_check(int argc, char **argv)
 	       "step%s\n",
 	       sm.used, sm.used == 1 ? "" : "s", steps, sm.step_from, sm.warmup_steps,
 	       sm.warmup_steps == 1 ? "" : "s");
-	printf("%-28s %12s %12s %7s  %-19s %s\n", "", "predicted", "measured", "ratio",
+	printf("%-28s %12s %12s %9s  %-19s %s\n", "", "predicted", "measured", "meas/pred",
 	       "expected band", "verdict");
 	char bs[64];
 	snprintf(bs, sizeof bs, "%.4g-%.4g", lo, hi);
-	printf("%-28s %12.6g %12.6g %7.3f  %-19s %s the band\n", "step (s)", step, sm.step_s,
+	printf("%-28s %12.6g %12.6g %9.3f  %-19s %s the band\n", "step (s)", step, sm.step_s,
 	       sm.step_s / step, bs, verdict);
 	if (isfinite(peak) && peak > 0 && isfinite(sm.max_allocated))
 		mem_row("memory, max allocated (GiB)", peak - resv, sm.max_allocated);
