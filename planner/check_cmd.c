@@ -80,7 +80,8 @@ static pl_status read_plan(const char *path, cJSON **out, pl_err *err)
 		return st;
 	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(ck, "format");
 	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
-		st = pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
+		st =
+		    pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
 	else
 		st = pl_ckpt_check(ck, path, err);
 	if (st)
@@ -113,14 +114,11 @@ int pl_cmd_check(int argc, char **argv)
 	const char *log = NULL, *model = NULL, *name = NULL;
 	long long warmup = 1;
 	int json = 0, run_line = 0;
-	static const struct option opts[] = {{"log", required_argument, 0, 'l'},
-	                                     {"warmup", required_argument, 0, 'w'},
-	                                     {"json", no_argument, 0, 'j'},
-	                                     {"run-line", no_argument, 0, 'r'},
-	                                     {"model", required_argument, 0, 'm'},
-	                                     {"name", required_argument, 0, 'n'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	static const struct option opts[] = {
+	    {"log", required_argument, 0, 'l'},   {"warmup", required_argument, 0, 'w'},
+	    {"json", no_argument, 0, 'j'},        {"run-line", no_argument, 0, 'r'},
+	    {"model", required_argument, 0, 'm'}, {"name", required_argument, 0, 'n'},
+	    {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
 	int ch;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -128,9 +126,10 @@ int pl_cmd_check(int argc, char **argv)
 		case 'l': log = optarg; break;
 		case 'w':
 			if (pl_parse_ll(optarg, &warmup) || warmup < 0 || warmup > 1000000)
-				return pl_cli_usage(
-				    "check", "--warmup: expected a count of steps from 0 to 1000000, got '%s'",
-				    optarg);
+				return pl_cli_usage("check",
+				                    "--warmup: expected a count of steps from 0 to "
+				                    "1000000, got '%s'",
+				                    optarg);
 			break;
 		case 'j': json = 1; break;
 		case 'r': run_line = 1; break;
@@ -148,9 +147,10 @@ int pl_cmd_check(int argc, char **argv)
 		return pl_cli_usage("check", "%s",
 		                    "expected --log LOG (the training framework's log of the run)");
 	if (run_line && !model)
-		return pl_cli_usage("check", "%s",
-		                    "--run-line: expected --model MODEL (the model file the plan is "
-		                    "of: calibrate --from-runs prices the plan again)");
+		return pl_cli_usage(
+		    "check", "%s",
+		    "--run-line: expected --model MODEL (the model file the plan is "
+		    "of: calibrate --from-runs prices the plan again)");
 	if (!run_line && (model || name))
 		return pl_cli_usage("check", "%s", "--model and --name go with --run-line");
 	if (run_line && json)
@@ -251,7 +251,8 @@ int pl_cmd_check(int argc, char **argv)
 		cJSON_AddItemToObject(o, "step_seconds", s);
 		cJSON *m = cJSON_AddObjectToObject(o, "peak_memory_bytes");
 		if (isfinite(peak) && peak > 0 && isfinite(sm.max_allocated))
-			cJSON_AddItemToObject(m, "max_allocated", pair(peak - resv, sm.max_allocated));
+			cJSON_AddItemToObject(m, "max_allocated",
+			                      pair(peak - resv, sm.max_allocated));
 		if (isfinite(peak) && peak > 0 && isfinite(sm.max_reserved))
 			cJSON_AddItemToObject(m, "max_reserved", pair(peak, sm.max_reserved));
 		char *txt = cJSON_PrintUnformatted(o);

@@ -16,8 +16,9 @@
 
 #include "planner/alloc.h"
 
-const char *const pl_fwlog_kind_names[PL_FWLOG_KIND_COUNT] = {"Megatron-LM", "NeMo", "torchtitan",
-                                                              "DeepSpeed"};
+/* sized by its initializer: the header's [PL_FWLOG_KIND_COUNT] declaration makes a
+ * missing name a compile error */
+const char *const pl_fwlog_kind_names[] = {"Megatron-LM", "NeMo", "torchtitan", "DeepSpeed"};
 
 void pl_fwlog_free(pl_fwlog *l)
 {
@@ -271,8 +272,8 @@ static int titan_step(const char *s, pl_fwlog_step *st, pl_fwlog_mem *m)
  * RunningAvg..." (2023-): the step is G, else N */
 static int ds_step(const char *s, pl_fwlog_step *st, pl_fwlog_mem *m)
 {
-	const char *key = NULL, *keys[] = {"CurrSamplesPerSec=", "RunningAvgSamplesPerSec=",
-	                                   "SamplesPerSec="};
+	const char *key = NULL,
+	           *keys[] = {"CurrSamplesPerSec=", "RunningAvgSamplesPerSec=", "SamplesPerSec="};
 	for (int i = 0; i < 3 && !key; i++)
 		if (find_word(s, keys[i]))
 			key = keys[i];
@@ -344,10 +345,18 @@ static int ds_mem(const char *s, pl_fwlog_mem *m)
 /* One cleaned line: its reports appended. */
 static pl_status read_line(pl_fwlog *l, const char *s, int line, pl_err *err)
 {
-	pl_fwlog_step st = {.line = line, .rank = -1, .step_s = NAN, .tokens_per_s = NAN,
-	                    .samples_per_s = NAN, .tflops = NAN};
-	pl_fwlog_mem m = {.line = line, .rank = -1, .allocated = NAN, .max_allocated = NAN,
-	                  .reserved = NAN, .max_reserved = NAN};
+	pl_fwlog_step st = {.line = line,
+	                    .rank = -1,
+	                    .step_s = NAN,
+	                    .tokens_per_s = NAN,
+	                    .samples_per_s = NAN,
+	                    .tflops = NAN};
+	pl_fwlog_mem m = {.line = line,
+	                  .rank = -1,
+	                  .allocated = NAN,
+	                  .max_allocated = NAN,
+	                  .reserved = NAN,
+	                  .max_reserved = NAN};
 	int k;
 	pl_status rc = PL_OK;
 	if ((k = nemo_step(s, &st)) != 0)
@@ -381,8 +390,12 @@ static pl_status read_line(pl_fwlog *l, const char *s, int line, pl_err *err)
 			return rc;
 		return PL_OK;
 	}
-	pl_fwlog_mem mm = {.line = line, .rank = -1, .allocated = NAN, .max_allocated = NAN,
-	                   .reserved = NAN, .max_reserved = NAN};
+	pl_fwlog_mem mm = {.line = line,
+	                   .rank = -1,
+	                   .allocated = NAN,
+	                   .max_allocated = NAN,
+	                   .reserved = NAN,
+	                   .max_reserved = NAN};
 	if ((k = megatron_mem(s, &mm)) != 0)
 		mm.kind = PL_FWLOG_MEGATRON;
 	else if ((k = ds_mem(s, &mm)) != 0)
@@ -405,8 +418,7 @@ static pl_status read_line(pl_fwlog *l, const char *s, int line, pl_err *err)
 	return PL_OK;
 }
 
-pl_status pl_fwlog_read(const char *text, size_t len, const char *where, pl_fwlog *out,
-                        pl_err *err)
+pl_status pl_fwlog_read(const char *text, size_t len, const char *where, pl_fwlog *out, pl_err *err)
 {
 	(void)where;
 	out->train_batch = NAN;
@@ -428,7 +440,8 @@ pl_status pl_fwlog_read(const char *text, size_t len, const char *where, pl_fwlo
 			size_t n = 0;
 			for (size_t k = i; k < j; k++) {
 				unsigned char c = (unsigned char)text[k];
-				if (c == 0x1b) { /* ESC: CSI "[...final", OSC "]...BEL", or one byte */
+				if (c ==
+				    0x1b) { /* ESC: CSI "[...final", OSC "]...BEL", or one byte */
 					if (k + 1 < j && text[k + 1] == '[') {
 						k += 2;
 						while (k < j && !((unsigned char)text[k] >= 0x40 &&
@@ -437,7 +450,8 @@ pl_status pl_fwlog_read(const char *text, size_t len, const char *where, pl_fwlo
 					} else if (k + 1 < j && text[k + 1] == ']') {
 						k += 2;
 						while (k < j && text[k] != 0x07 &&
-						       !(text[k] == 0x1b && k + 1 < j && text[k + 1] == '\\'))
+						       !(text[k] == 0x1b && k + 1 < j &&
+						         text[k + 1] == '\\'))
 							k++;
 						if (k < j && text[k] == 0x1b)
 							k++;
@@ -467,11 +481,13 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static const char *const kind_example[PL_FWLOG_KIND_COUNT] = {
+static const char *const kind_example[] = {
     "Megatron-LM's ' iteration N/ M | ... | elapsed time per iteration (ms): T'",
     "NeMo's 'Training epoch E, iteration I/N | ... | train_step_timing in s: T'",
     "torchtitan's 'step: N  loss: L  memory: X GiB(P%)  tps: R ...'",
     "DeepSpeed's 'E/N, ...SamplesPerSec=R, MemAllocated=xGB, ...' (steps_per_print)"};
+_Static_assert(sizeof kind_example / sizeof *kind_example == PL_FWLOG_KIND_COUNT,
+               "one example line a framework");
 
 pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale *scale,
                              const char *where, pl_fwlog_summary *out, pl_err *err)
@@ -479,8 +495,12 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 	static const pl_fwlog_scale none = {0, 0, 0};
 	if (!scale)
 		scale = &none;
-	pl_fwlog_summary s = {.first_step = -1, .last_step = -1, .step_s = NAN,
-	                      .step_min_s = NAN, .step_max_s = NAN, .max_allocated = NAN,
+	pl_fwlog_summary s = {.first_step = -1,
+	                      .last_step = -1,
+	                      .step_s = NAN,
+	                      .step_min_s = NAN,
+	                      .step_max_s = NAN,
+	                      .max_allocated = NAN,
 	                      .max_reserved = NAN};
 	int kind = -1;
 	for (int k = 0; k < PL_FWLOG_KIND_COUNT && kind < 0; k++)
@@ -492,9 +512,8 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 	if (kind < 0) {
 		char more[400] = "";
 		if (l->unread)
-			snprintf(more, sizeof more,
-			         "; line %d has a step marker but not %s", l->first_unread,
-			         l->unread_why);
+			snprintf(more, sizeof more, "; line %d has a step marker but not %s",
+			         l->first_unread, l->unread_why);
 		if (l->long_lines)
 			snprintf(more + strlen(more), sizeof more - strlen(more),
 			         "; %d line%s longer than %d bytes not read", l->long_lines,
@@ -543,22 +562,24 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 			                                          : "elapsed_time_per_step";
 		} else if (isfinite(r->tokens_per_s)) {
 			if (!(scale->tokens_per_step > 0 && scale->devices > 0)) {
-				st = pl_err_set(err, PL_EINVAL,
-				                "%s:%d: torchtitan prints tokens a second per device "
-				                "(tps), not the step: expected the plan's tokens a "
-				                "step and devices to convert it",
-				                where, r->line);
+				st = pl_err_set(
+				    err, PL_EINVAL,
+				    "%s:%d: torchtitan prints tokens a second per device "
+				    "(tps), not the step: expected the plan's tokens a "
+				    "step and devices to convert it",
+				    where, r->line);
 				goto cleanup;
 			}
 			x = scale->tokens_per_step / (r->tokens_per_s * scale->devices);
 			s.step_from = "tokens a step / (tps x devices)";
 		} else {
 			if (!(batch > 0)) {
-				st = pl_err_set(err, PL_EINVAL,
-				                "%s:%d: DeepSpeed prints samples a second, not the "
-				                "step: expected the log's 'train_batch_size' (its "
-				                "config print) or the plan's global batch to convert it",
-				                where, r->line);
+				st = pl_err_set(
+				    err, PL_EINVAL,
+				    "%s:%d: DeepSpeed prints samples a second, not the "
+				    "step: expected the log's 'train_batch_size' (its "
+				    "config print) or the plan's global batch to convert it",
+				    where, r->line);
 				goto cleanup;
 			}
 			x = batch / r->samples_per_s;

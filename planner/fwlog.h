@@ -17,8 +17,8 @@
 /* In the order a step time is preferred in: a framework that prints the
  * step's seconds before one that prints a rate. */
 typedef enum pl_fwlog_kind {
-	PL_FWLOG_MEGATRON,   /* "iteration N/ M | ... | elapsed time per iteration (ms): T" */
-	PL_FWLOG_NEMO,       /* "Training epoch E, iteration I/N | ... | train_step_timing in s: T" */
+	PL_FWLOG_MEGATRON, /* "iteration N/ M | ... | elapsed time per iteration (ms): T" */
+	PL_FWLOG_NEMO,     /* "Training epoch E, iteration I/N | ... | train_step_timing in s: T" */
 	PL_FWLOG_TORCHTITAN, /* "step: N  loss: ..  memory: X GiB(P%)  tps: R ..." */
 	PL_FWLOG_DEEPSPEED,  /* "E/N, [RunningAvg|Curr]SamplesPerSec=R, MemAllocated=..GB, ..." */
 	PL_FWLOG_KIND_COUNT
@@ -29,13 +29,13 @@ extern const char *const pl_fwlog_kind_names[PL_FWLOG_KIND_COUNT];
 /* One step report. Numbers a line does not carry are NAN. */
 typedef struct pl_fwlog_step {
 	pl_fwlog_kind kind;
-	int line;               /* 1-based */
-	int rank;               /* from a "[rankN]:", "[defaultN]:" or "N: " prefix; -1: none */
-	int64_t step;           /* the step (iteration) number the framework printed */
-	double step_s;          /* the step's seconds, where printed (Megatron, NeMo) */
-	double tokens_per_s;    /* torchtitan's tps: tokens a second per device */
-	double samples_per_s;   /* DeepSpeed: all ranks' samples a second (Curr, else the average) */
-	double tflops;          /* model TFLOP/s per device, where printed */
+	int line;             /* 1-based */
+	int rank;             /* from a "[rankN]:", "[defaultN]:" or "N: " prefix; -1: none */
+	int64_t step;         /* the step (iteration) number the framework printed */
+	double step_s;        /* the step's seconds, where printed (Megatron, NeMo) */
+	double tokens_per_s;  /* torchtitan's tps: tokens a second per device */
+	double samples_per_s; /* DeepSpeed: all ranks' samples a second (Curr, else the average) */
+	double tflops;        /* model TFLOP/s per device, where printed */
 } pl_fwlog_step;
 
 /* One memory report, bytes (each NAN where the line does not carry it):
@@ -52,11 +52,11 @@ typedef struct pl_fwlog {
 	int nsteps, cap_steps;
 	pl_fwlog_mem *mems;
 	int nmems, cap_mems;
-	double train_batch;  /* DeepSpeed's printed config "train_batch_size ... N"; NAN: none */
-	int lines;           /* lines read */
-	int long_lines;      /* lines longer than PL_FWLOG_MAX_LINE, not read */
-	int unread;          /* lines with a step marker whose numbers could not be read */
-	int first_unread;    /* the first of those (0: none) */
+	double train_batch;   /* DeepSpeed's printed config "train_batch_size ... N"; NAN: none */
+	int lines;            /* lines read */
+	int long_lines;       /* lines longer than PL_FWLOG_MAX_LINE, not read */
+	int unread;           /* lines with a step marker whose numbers could not be read */
+	int first_unread;     /* the first of those (0: none) */
 	char unread_why[160]; /* what that line lacked */
 } pl_fwlog;
 
@@ -79,17 +79,18 @@ typedef struct pl_fwlog_scale {
 } pl_fwlog_scale;
 
 typedef struct pl_fwlog_summary {
-	pl_fwlog_kind kind;      /* whose step reports were used */
-	int reports;             /* of that kind in the log */
-	int used;                /* after the warm-up */
-	int warmup_steps;        /* distinct step numbers dropped as warm-up */
+	pl_fwlog_kind kind;            /* whose step reports were used */
+	int reports;                   /* of that kind in the log */
+	int used;                      /* after the warm-up */
+	int warmup_steps;              /* distinct step numbers dropped as warm-up */
 	int64_t first_step, last_step; /* of those used */
-	int ranks;               /* distinct rank prefixes among them (0: none printed) */
-	double step_s;           /* the median step of those used */
+	int ranks;                     /* distinct rank prefixes among them (0: none printed) */
+	double step_s;                 /* the median step of those used */
 	double step_min_s, step_max_s;
-	const char *step_from;   /* how the step was had, in words */
-	double max_allocated, max_reserved; /* the most over every memory report, bytes; NAN: none */
-	int mem_line;            /* the line of the report with the most allocated (or reserved) */
+	const char *step_from; /* how the step was had, in words */
+	double max_allocated,
+	    max_reserved; /* the most over every memory report, bytes; NAN: none */
+	int mem_line;     /* the line of the report with the most allocated (or reserved) */
 } pl_fwlog_summary;
 
 /* The measured step of a log: the reports of the first kind present (in

@@ -25,8 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int warmup = size ? data[0] % 4 : 0;
 		pl_fwlog_scale sc = {1e6, 256, 64};
 		pl_fwlog_summary sm;
-		if (pl_fwlog_summarise(&l, warmup, size && data[0] & 4 ? &sc : NULL, "fuzz.log", &sm,
-		                       &err) == PL_OK &&
+		if (pl_fwlog_summarise(&l, warmup, size && data[0] & 4 ? &sc : NULL, "fuzz.log",
+		                       &sm, &err) == PL_OK &&
 		    !(sm.step_s > 0 && isfinite(sm.step_s) && sm.used > 0 &&
 		      sm.step_min_s <= sm.step_s && sm.step_s <= sm.step_max_s))
 			abort();

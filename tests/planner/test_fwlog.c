@@ -258,7 +258,7 @@ static void deepspeed_07(void **state)
 	                       155.10475468488542, 155.01088859630886};
 	for (int i = 0; i < 5; i++) {
 		assert_int_equal(l.steps[i].step, 17 + i);
-		assert_int_equal(l.steps[i].rank, -1); /* "stdout: " names none */
+		assert_int_equal(l.steps[i].rank, -1);   /* "stdout: " names none */
 		near(l.steps[i].samples_per_s, curr[i]); /* Curr, not RunningAvg */
 	}
 	near(l.mems[4].max_allocated, 2.62 * GiB);
@@ -399,9 +399,10 @@ static void colours_prefixes_line_ends(void **state)
 static void mutated_excerpts_never_crash(void **state)
 {
 	(void)state;
-	const char *files[] = {"megatron-lm-2024-mixtral.log", "megatron-lm-2020.log", "nemo2.log",
-	                       "torchtitan-2025.log", "deepspeed-0.7.log", "deepspeed-memory.log",
-	                       "megatron-deepspeed-2023.log"};
+	const char *files[] = {
+	    "megatron-lm-2024-mixtral.log", "megatron-lm-2020.log", "nemo2.log",
+	    "torchtitan-2025.log",          "deepspeed-0.7.log",    "deepspeed-memory.log",
+	    "megatron-deepspeed-2023.log"};
 	uint32_t seed = 12345;
 	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
 		char path[4096];
@@ -416,8 +417,9 @@ static void mutated_excerpts_never_crash(void **state)
 			for (int j = 0; j < 1 + k % 8; j++) {
 				seed = seed * 1103515245u + 12345u;
 				size_t at = (seed >> 8) % len;
-				const char bytes[] = {0, '\n', '\r', 0x1b, '[', '|', ':', '/', '9', '.',
-				                      ',', 'e', '-', ' ', (char)0xff};
+				const char bytes[] = {0,   '\n', '\r', 0x1b, '[',
+				                      '|', ':',  '/',  '9',  '.',
+				                      ',', 'e',  '-',  ' ',  (char)0xff};
 				t[at] = bytes[(seed >> 20) % sizeof bytes];
 			}
 			seed = seed * 1103515245u + 12345u;
