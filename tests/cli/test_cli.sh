@@ -1568,6 +1568,16 @@ check "check --run-line: one RUNS line a log, with the log's step" \
 "$PLANNER" calibrate --from-runs "$T/fit/logruns.jsonl" -o "$T/fit/fitted-logs.json" > /dev/null 2> "$T/err"
 check "calibrate --from-runs on check --run-line's lines recovers the planted step factors (1 %)" \
   '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005" "$T/fit/fitted-logs.json" > /dev/null'
+for k in 1 2 3 4; do
+  sed -n "${k}p" "$T/fit/runs.jsonl" | jq -c --arg k "$k" '{model, plan, log: "p\($k).log"}'
+done > "$T/fit/logfiles.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/logfiles.jsonl" -o "$T/fit/fitted-logfiles.json" > /dev/null 2> "$T/err"
+check "calibrate --from-runs reads a run's step from its \"log\" (relative to the runs file): the same factors" \
+  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005" "$T/fit/fitted-logfiles.json" > /dev/null'
+echo '{"model": "a.json", "plan": "p1.json", "log": "../../nothing-here.log"}' > "$T/fit/badlog.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/badlog.jsonl" > /dev/null 2> "$T/err"
+check "calibrate --from-runs: a run's log that cannot be read exits 2 naming the runs line and the log" \
+  '[ $? -eq 2 ] && grep -q "badlog.jsonl:1: .*nothing-here.log" "$T/err"'
 echo '{"model": "a.json", "plan": "p1.json"}' > "$T/fit/bad.jsonl"
 "$PLANNER" calibrate --from-runs "$T/fit/bad.jsonl" > /dev/null 2> "$T/err"
 check "a run without its measured step: exit 2 naming the line and the field" \
