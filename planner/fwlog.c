@@ -378,9 +378,8 @@ static pl_status read_line(pl_fwlog *l, const char *s, int line, pl_err *err)
 		           ? "torchtitan's 'step: N' and 'tps: R' (R > 0)"
 		           : "DeepSpeed's 'E/N, SamplesPerSec=R' or 'global_step=G, "
 		             "...SamplesPerSec=R' (R > 0)");
-	int rank = -2;
 	if (k > 0) {
-		st.rank = m.rank = rank = line_rank(s);
+		st.rank = m.rank = line_rank(s);
 		m.kind = st.kind;
 		if ((rc = add_step(l, &st, err)))
 			return rc;
@@ -401,7 +400,7 @@ static pl_status read_line(pl_fwlog *l, const char *s, int line, pl_err *err)
 	else if ((k = ds_mem(s, &mm)) != 0)
 		mm.kind = PL_FWLOG_DEEPSPEED;
 	if (k > 0) {
-		mm.rank = rank == -2 ? line_rank(s) : rank;
+		mm.rank = line_rank(s);
 		return add_mem(l, &mm, err);
 	}
 	/* DeepSpeed's config print: "  train_batch_size ............. 32" */

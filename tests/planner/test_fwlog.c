@@ -163,6 +163,22 @@ static void nemo2(void **state)
 	pl_fwlog_free(&l);
 }
 
+/* NeMo 2 without its timing callback prints no step time: nothing to read */
+static void nemo2_without_timing(void **state)
+{
+	(void)state;
+	pl_fwlog l;
+	load("nemo2-no-timing.log", &l);
+	assert_int_equal(l.lines, 3);
+	assert_int_equal(l.nsteps, 0);
+	assert_int_equal(l.unread, 0);
+	pl_fwlog_summary s;
+	pl_err err;
+	assert_int_equal(pl_fwlog_summarise(&l, 0, NULL, "n.log", &s, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "train_step_timing in s: T"));
+	pl_fwlog_free(&l);
+}
+
 static void torchtitan_2025(void **state)
 {
 	(void)state;
@@ -448,6 +464,7 @@ int main(void)
 	    cmocka_unit_test(megatron_2026_memory),
 	    cmocka_unit_test(megatron_2020),
 	    cmocka_unit_test(nemo2),
+	    cmocka_unit_test(nemo2_without_timing),
 	    cmocka_unit_test(torchtitan_2025),
 	    cmocka_unit_test(torchtitan_2026_ranks),
 	    cmocka_unit_test(deepspeed_05),
