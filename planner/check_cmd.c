@@ -244,17 +244,16 @@ int pl_cmd_check(int argc, char **argv)
 		cJSON_AddNumberToObject(s, "measured_min", sm.step_min_s);
 		cJSON_AddNumberToObject(s, "measured_max", sm.step_max_s);
 		double b[2] = {lo, hi};
-		cJSON_AddItemToObject(s, "band", cJSON_CreateDoubleArray(b, 2));
+		pl_json_add(s, "band", cJSON_CreateDoubleArray(b, 2));
 		cJSON_AddStringToObject(s, "band_basis", basis);
 		cJSON_AddStringToObject(s, "verdict", verdict);
 		cJSON_AddBoolToObject(s, "inside_band", !strcmp(verdict, "inside"));
-		cJSON_AddItemToObject(o, "step_seconds", s);
+		pl_json_add(o, "step_seconds", s);
 		cJSON *m = cJSON_AddObjectToObject(o, "peak_memory_bytes");
 		if (isfinite(peak) && peak > 0 && isfinite(sm.max_allocated))
-			cJSON_AddItemToObject(m, "max_allocated",
-			                      pair(peak - resv, sm.max_allocated));
+			pl_json_add(m, "max_allocated", pair(peak - resv, sm.max_allocated));
 		if (isfinite(peak) && peak > 0 && isfinite(sm.max_reserved))
-			cJSON_AddItemToObject(m, "max_reserved", pair(peak, sm.max_reserved));
+			pl_json_add(m, "max_reserved", pair(peak, sm.max_reserved));
 		char *txt = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 		if (!txt) {
