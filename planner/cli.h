@@ -29,5 +29,7 @@ int pl_cmd_calibrate(int argc, char **argv);
 /* calibrate --from-runs FILE [-o OUT] (planner/fit_cmd.c) */
 int pl_cmd_calibrate_runs(const char *file, const char *out);
 int pl_cmd_topology(int argc, char **argv);
+/* check CKPT --log LOG: prediction against a framework's log (planner/check_cmd.c) */
+int pl_cmd_check(int argc, char **argv);
 
 #endif

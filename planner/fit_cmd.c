@@ -19,6 +19,7 @@
 #include "planner/alloc.h"
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
+#include "planner/fwlog.h"
 #include "planner/graph.h"
 #include "planner/json.h"
 #include "planner/output.h"
@@ -154,6 +155,36 @@ static double fit_memory(fitctx *f, const double fac[3])
 	return fmin(fmax(r, 1), PL_FIT_MEM_MAX);
 }
 
+/* r's measured step (and, with want_peak, its peak memory: max allocated,
+ * else max reserved) from the framework's log at dir/log, the rates in it
+ * converted by r's plan (its cost's tokens and samples a step, its devices) */
+static pl_status step_from_log(run *r, const char *log, const char *dir, int warmup, int want_peak,
+                               pl_err *err)
+{
+	char path[4096], *text = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "%s%s", log[0] == '/' ? "" : dir, log);
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(r->plan, "cost");
+	pl_fwlog_scale sc = {
+	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", 0),
+	    .samples_per_step = pl_json_num(cost, "global_batch", 0),
+	    .devices =
+	        pl_json_num(cJSON_GetObjectItemCaseSensitive(r->plan, "cluster"), "devices", 0)};
+	pl_fwlog fl = {0};
+	pl_fwlog_summary sm;
+	pl_status s = pl_read_file(path, &text, &len, err);
+	if (!s && !(s = pl_fwlog_read(text, len, path, &fl, err)) &&
+	    !(s = pl_fwlog_summarise(&fl, warmup, &sc, path, &sm, err))) {
+		r->step_s = sm.step_s;
+		double peak = isfinite(sm.max_allocated) ? sm.max_allocated : sm.max_reserved;
+		if (want_peak && isfinite(peak) && peak > 0)
+			r->peak_bytes = peak;
+	}
+	pl_fwlog_free(&fl);
+	free(text);
+	return s;
+}
+
 /* one line of RUNS: {"model", "plan", "step_seconds"[, "peak_memory_bytes", "name"]}, paths
  * relative to RUNS's folder */
 static pl_status read_run(const cJSON *o, const char *file, int line, const char *dir, run *r,
@@ -164,22 +195,34 @@ static pl_status read_run(const cJSON *o, const char *file, int line, const char
 	           *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "name"));
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "step_seconds"),
 	            *pk = cJSON_GetObjectItemCaseSensitive(o, "peak_memory_bytes");
+	const char *log = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "log"));
+	const cJSON *wu = cJSON_GetObjectItemCaseSensitive(o, "warmup");
 	if (!cJSON_IsObject(o) || !model || !plan)
 		return pl_err_set(
 		    err, PL_EINVAL,
 		    "%s:%d: expected {\"model\": PATH, \"plan\": PATH, \"step_seconds\": "
 		    "S} (paths relative to the runs file)",
 		    file, line);
-	if (!cJSON_IsNumber(st) || !(st->valuedouble > 0) || !isfinite(st->valuedouble))
+	/* without step_seconds, the step of the framework's log (planner/fwlog.h) */
+	int from_log = !st && log;
+	if (!from_log &&
+	    (!cJSON_IsNumber(st) || !(st->valuedouble > 0) || !isfinite(st->valuedouble)))
 		return pl_err_set(err, PL_EINVAL,
-		                  "%s:%d: step_seconds: expected the measured step, seconds > 0",
+		                  "%s:%d: step_seconds: expected the measured step, seconds > 0 "
+		                  "(or \"log\": a training log to read it from)",
+		                  file, line);
+	if (from_log && wu &&
+	    (!cJSON_IsNumber(wu) || !(wu->valuedouble >= 0 && wu->valuedouble <= 1000000) ||
+	     wu->valuedouble != floor(wu->valuedouble)))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: warmup: expected the log's warm-up steps, 0 to 1000000",
 		                  file, line);
 	if (pk && (!cJSON_IsNumber(pk) || !(pk->valuedouble > 0) || !(pk->valuedouble < 1e18)))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s:%d: peak_memory_bytes: expected bytes > 0 (or leave it out)",
 		                  file, line);
-	snprintf(r->name, sizeof r->name, "%s", name ? name : plan);
-	r->step_s = st->valuedouble;
+	snprintf(r->name, sizeof r->name, "%s", name ? name : from_log ? log : plan);
+	r->step_s = from_log ? 0 : st->valuedouble;
 	r->peak_bytes = pk ? pk->valuedouble : 0;
 	char path[4096];
 	snprintf(path, sizeof path, "%s%s", model[0] == '/' ? "" : dir, model);
@@ -194,6 +237,10 @@ static pl_status read_run(const cJSON *o, const char *file, int line, const char
 		return s;
 	s = pl_json_parse(text, len, r->where, &r->plan, err);
 	free(text);
+	if (s || !from_log)
+		return s;
+	if ((s = step_from_log(r, log, dir, wu ? (int)wu->valuedouble : 1, !pk, err)))
+		pl_err_prefix(err, "%s:%d", file, line);
 	return s;
 }
 

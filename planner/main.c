@@ -84,6 +84,8 @@ static const char *const top_help =
     "  cost MODEL         price a given plan (--strategy CKPT, or JSON lines on stdin with -)\n"
     "  strategies MODEL   list the candidate strategies of one op (--op NAME), as JSON\n"
     "  explain CKPT       per-op table of a checkpoint: strategy, time, memory, communication\n"
+    "  check CKPT         the checkpoint's predicted step and memory against a training log\n"
+    "                     (--log LOG: Megatron-LM, NeMo, torchtitan, DeepSpeed)\n"
     "  run MODEL          train a few steps under a plan on CPU ranks (--strategy CKPT)\n"
     "  calibrate          measure a backend, or read nccl-tests logs; write a cluster file\n"
     "  topology           find the GPUs, NVLinks and NICs with hwloc; write a cluster file\n"
@@ -3515,6 +3517,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_strategies(argc, argv);
 	if (!strcmp(cmd, "explain"))
 		return cmd_explain(argc, argv);
+	if (!strcmp(cmd, "check"))
+		return pl_cmd_check(argc, argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc, argv);
 	if (!strcmp(cmd, "calibrate"))

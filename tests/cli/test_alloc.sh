@@ -25,6 +25,8 @@ cases=(
   "run|run $M --strategy $T/plan.json --steps 1"
   "calibrate-log|calibrate --from-nccl-tests $log -o OUT"
   "topology-xml|topology --xml $SRC/tests/fixtures/topology/nvidia-dgx2-16xV100-nvswitch.xml"
+  "check|check $T/plan.json --log $SRC/tests/fixtures/logs/megatron-lm-2020.log"
+  "check-json|check $T/plan.json --log $SRC/tests/fixtures/logs/deepspeed-0.7.log --json"
 )
 fail=0 total=0
 for c in "${cases[@]}"; do

@@ -1597,6 +1597,31 @@ for k in 1 2 3 4; do
   awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0.99 * b && a < 1.01 * b) }' || bad="$bad p$k($got vs $want)"
 done
 check "the fitted cluster prices every run at its measured step (1 %)${bad:+:$bad}" '[ -z "$bad" ]'
+# --- planner check --run-line: the same runs as Megatron-LM logs (their steps printed in ms, a
+#     slow first report as warm-up) become RUNS lines that fit the same factors
+: > "$T/fit/logruns.jsonl"
+for k in 1 2 3 4; do
+  m=$(sed -n "${k}p" "$T/fit/runs.jsonl" | jq -r .model)
+  ms=$(sed -n "${k}p" "$T/fit/runs.jsonl" | jq '.step_seconds * 1000')
+  awk -v ms="$ms" 'BEGIN { for (i = 1; i <= 4; i++)
+    printf "[default0]: [2026-01-01 00:00:0%d] iteration %8d/     100 | consumed samples: %12d | elapsed time per iteration (ms): %.1f | lm loss: 1.0E+00 |\n", i, 10 * i, 640 * i, (i == 1 ? 3 : 1) * ms }' > "$T/fit/p$k.log"
+  "$PLANNER" check "$T/fit/p$k.json" --log "$T/fit/p$k.log" --run-line --model "$T/fit/$m" >> "$T/fit/logruns.jsonl" 2> "$T/err"
+done
+check "check --run-line: one RUNS line a log, with the log's step" \
+  '[ "$(wc -l < "$T/fit/logruns.jsonl")" = 4 ] && jq -se "map(.framework == \"Megatron-LM\" and .plan != null and .model != null) | all" "$T/fit/logruns.jsonl" > /dev/null'
+"$PLANNER" calibrate --from-runs "$T/fit/logruns.jsonl" -o "$T/fit/fitted-logs.json" > /dev/null 2> "$T/err"
+check "calibrate --from-runs on check --run-line's lines recovers the planted step factors (1 %)" \
+  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005" "$T/fit/fitted-logs.json" > /dev/null'
+for k in 1 2 3 4; do
+  sed -n "${k}p" "$T/fit/runs.jsonl" | jq -c --arg k "$k" '{model, plan, log: "p\($k).log"}'
+done > "$T/fit/logfiles.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/logfiles.jsonl" -o "$T/fit/fitted-logfiles.json" > /dev/null 2> "$T/err"
+check "calibrate --from-runs reads a run's step from its \"log\" (relative to the runs file): the same factors" \
+  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005" "$T/fit/fitted-logfiles.json" > /dev/null'
+echo '{"model": "a.json", "plan": "p1.json", "log": "../../nothing-here.log"}' > "$T/fit/badlog.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/badlog.jsonl" > /dev/null 2> "$T/err"
+check "calibrate --from-runs: a run's log that cannot be read exits 2 naming the runs line and the log" \
+  '[ $? -eq 2 ] && grep -q "badlog.jsonl:1: .*nothing-here.log" "$T/err"'
 echo '{"model": "a.json", "plan": "p1.json"}' > "$T/fit/bad.jsonl"
 "$PLANNER" calibrate --from-runs "$T/fit/bad.jsonl" > /dev/null 2> "$T/err"
 check "a run without its measured step: exit 2 naming the line and the field" \
@@ -1951,5 +1976,74 @@ check "--stage-cuts uniform, the head alone on the last of 8 stages: exit 2 sayi
 "$PLANNER" search "$T/ev6.json" --cluster h100x8:1 --pp 8 --stage-cuts even > /dev/null 2> "$T/ev.err"
 check "--stage-cuts even, 8 stages of 6 layers: exit 2 saying so" \
   '[ $? -eq 2 ] && grep -q "same number of layers" "$T/ev.err"'
+
+
+# --- planner check CKPT --log LOG: the checkpoint's prediction against a framework's log; the
+#     verdict by the checkpoint's band; published excerpts of each framework's log
+#     (tests/fixtures/logs/SOURCE.md); a log without step reports exits 2 naming what was expected
+L="$SRC/tests/fixtures/logs"
+"$PLANNER" search "$SRC/tests/fixtures/models/gpt-tiny.json" --cluster h100x8 -o "$T/ck.plan" > /dev/null 2>&1
+pred=$(jq .cost.step_seconds "$T/ck.plan")
+# a Megatron-LM log of four reports at F x the prediction, the first (warm-up) 40 x slower
+mklog() { awk -v p="$pred" -v f="$1" 'BEGIN { for (i = 1; i <= 4; i++)
+  printf " iteration %8d/     100 | consumed samples: %12d | elapsed time per iteration (ms): %.9f | lm loss: 1.0E+00 |\n", 10 * i, 40 * i, (i == 1 ? 40 : 1) * p * f * 1000 }'; }
+for f in 1.0 0.5 2.0; do
+  mklog $f > "$T/f$f.log"
+  "$PLANNER" check "$T/ck.plan" --log "$T/f$f.log" --json > "$T/f$f.json" 2> "$T/err"
+  echo "$? $(jq -c '[.step_seconds.verdict, .step_seconds.inside_band, .step_seconds.ratio, .warmup_steps, .steps_used]' "$T/f$f.json")" > "$T/f$f.v"
+done
+check "check: a step at the prediction is inside the band (exit 0, ratio 1, warm-up report dropped)" \
+  'read -r rc v < "$T/f1.0.v"; [ "$rc" = 0 ] && jq -e ".[0] == \"inside\" and .[1] and (.[2] - 1 | fabs) < 1e-6 and .[3] == 1 and .[4] == 3" <<< "$v" > /dev/null'
+check "check: half the prediction is below the band, twice it above (exit 0 both)" \
+  'read -r rc1 v1 < "$T/f0.5.v"; read -r rc2 v2 < "$T/f2.0.v"; [ "$rc1$rc2" = 00 ] &&
+   jq -e ".[0] == \"below\" and (.[1] | not)" <<< "$v1" > /dev/null && jq -e ".[0] == \"above\" and (.[1] | not)" <<< "$v2" > /dev/null'
+check "check --json: the band is the checkpoint's step_band_seconds" \
+  '[ "$(jq -c .step_seconds.band "$T/f1.0.json")" = "$(jq -c .cost.step_band_seconds "$T/ck.plan")" ]'
+"$PLANNER" check "$T/ck.plan" --log "$T/f1.0.log" > "$T/out" 2> "$T/err"
+check "check: the table names the framework, the warm-up and the verdict" \
+  '[ $? -eq 0 ] && grep -q "Megatron-LM, 4 step reports" "$T/out" && grep -q "after 1 warm-up step" "$T/out" && grep -q "^step (s) .* inside the band" "$T/out"'
+bad=""
+for spec in "megatron-lm-2024-mixtral.log|Megatron-LM|5.6262" "megatron-lm-2020.log|Megatron-LM|1.986" \
+            "nemo2.log|NeMo|0.031665" "megatron-deepspeed-2023.log|Megatron-LM|4.1031"; do
+  IFS='|' read -r f fw want <<< "$spec"
+  got=$("$PLANNER" check "$T/ck.plan" --log "$L/$f" --warmup "$([ "$f" = megatron-deepspeed-2023.log ] && echo 0 || echo 1)" --json 2> /dev/null |
+        jq -r "select(.framework == \"$fw\") | .step_seconds.measured")
+  awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0.999999 * b && a < 1.000001 * b) }' || bad="$bad $f($got)"
+done
+check "check reads the published Megatron-LM, NeMo and Megatron-DeepSpeed excerpts' steps${bad:+:$bad}" '[ -z "$bad" ]'
+tps=$("$PLANNER" check "$T/ck.plan" --log "$L/torchtitan-2025.log" --json 2> /dev/null |
+      jq --slurpfile c "$T/ck.plan" '$c[0].cost.tokens_per_step / (.step_seconds.measured * $c[0].cluster.devices)')
+check "check: torchtitan's tps is per device (the step is tokens a step / (tps x devices))" \
+  'awk -v a="$tps" "BEGIN { exit !(a > 5863.99 && a < 5864.01) }"'
+"$PLANNER" check "$T/ck.plan" --log "$L/torchtitan-2025.log" --json 2> /dev/null > "$T/tt.json"
+check "check: torchtitan's memory is its max reserved, against the whole predicted peak" \
+  'jq -e ".peak_memory_bytes.max_reserved.measured == 49.66 * 1073741824 and (.peak_memory_bytes.max_allocated == null)" "$T/tt.json" > /dev/null'
+"$PLANNER" check "$T/ck.plan" --log "$L/deepspeed-0.7.log" --json 2> /dev/null > "$T/ds.json"
+check "check: DeepSpeed's samples a second with the plan's global batch" \
+  'jq -e --slurpfile c "$T/ck.plan" ".framework == \"DeepSpeed\" and (.step_seconds.measured - (\$c[0].cost.global_batch / 155.01088859630886 + \$c[0].cost.global_batch / 155.10475468488542) / 2 | fabs) < 1e-12" "$T/ds.json" > /dev/null'
+"$PLANNER" check "$T/ck.plan" --log "$L/deepspeed-memory.log" > "$T/out" 2> "$T/err"
+check "check: a log of memory reports only exits 2 naming the file and the step lines expected" \
+  '[ $? -eq 2 ] && grep -q "deepspeed-memory.log: no training step report in 5 lines (expected Megatron-LM" "$T/err" && [ ! -s "$T/out" ]'
+"$PLANNER" check "$T/ck.plan" --log "$L/megatron-lm-2026-memory.log" > /dev/null 2> "$T/err"
+check "check: a log of warm-up reports only exits 2 suggesting --warmup 0" \
+  '[ $? -eq 2 ] && grep -q "all in the first 1 step taken as warm-up" "$T/err"'
+"$PLANNER" check "$T/ck.plan" --log "$L/megatron-lm-2026-memory.log" --warmup 0 --json > "$T/m.json" 2> "$T/err"
+check "check --warmup 0: Megatron-LM's memory report is max allocated against the peak less its reserve" \
+  '[ $? -eq 0 ] && jq -e --slurpfile c "$T/ck.plan" ".peak_memory_bytes.max_allocated | .measured == 5670.39 * 1048576 and .predicted == (\$c[0].cost.peak_memory_bytes - \$c[0].cost.memory_breakdown_bytes.reserved)" "$T/m.json" > /dev/null'
+: > "$T/empty.log"
+"$PLANNER" check "$T/ck.plan" --log "$T/empty.log" > /dev/null 2> "$T/err"
+check "check: an empty log exits 2" '[ $? -eq 2 ] && grep -q "empty.log: no training step report in 0 lines" "$T/err"'
+"$PLANNER" check "$T/ck.plan" --log "$T/nothere.log" > /dev/null 2> "$T/err"
+check "check: a missing log exits 2" '[ $? -eq 2 ] && grep -q "nothere.log" "$T/err"'
+jq 'del(.cost)' "$T/ck.plan" > "$T/nocost.plan"
+"$PLANNER" check "$T/nocost.plan" --log "$T/f1.0.log" > /dev/null 2> "$T/err"
+check "check: a checkpoint without a cost exits 2 naming cost.step_seconds" \
+  '[ $? -eq 2 ] && grep -q "nocost.plan: cost.step_seconds: expected" "$T/err"'
+"$PLANNER" check "$T/ck.plan" > /dev/null 2> "$T/err"; rc1=$?
+"$PLANNER" check "$T/ck.plan" --log "$T/f1.0.log" --run-line > /dev/null 2> "$T/err"; rc2=$?
+"$PLANNER" check "$T/ck.plan" --log "$T/f1.0.log" --warmup -1 > /dev/null 2>&1; rc3=$?
+"$PLANNER" check --help > "$T/out"; rc4=$?
+check "check: usage errors exit 2 (no --log, --run-line without --model, --warmup -1); --help exits 0" \
+  '[ "$rc1$rc2$rc3$rc4" = 2220 ] && grep -q "run-line: expected --model MODEL" "$T/err" && grep -q "usage: planner check" "$T/out"'
 
 finish
