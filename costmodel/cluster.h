@@ -88,6 +88,11 @@ typedef struct pl_cluster {
 	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
 	 * "unfused", as eager PyTorch's composite ops (planner/ops/norm.c) */
 	int norm_unfused;
+	/* batch norm's statistics in training when the batch is cut: 0 "sync",
+	 * all-reduced over the ranks that cut it (SyncBatchNorm: what one device
+	 * computes), 1 "local", each rank's own (DDP's BatchNorm: no collective,
+	 * each rank normalizes its piece of the batch) */
+	int bn_local;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
 	 * collectives at fit_comm times theirs, kept activations take fit_memory
@@ -128,6 +133,10 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
 /* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_norm_name(const pl_cluster *c);
+/* "sync" or "local" (what): batch norm's statistics (pl_cluster.bn_local) */
+pl_status pl_cluster_set_batch_norm(pl_cluster *c, const char *how, const char *what,
+                                    pl_err *err);
+const char *pl_cluster_batch_norm_name(const pl_cluster *c);
 
 /* the bounds of the fitted factors */
 #define PL_FIT_MIN     0.25

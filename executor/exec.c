@@ -586,6 +586,7 @@ static int op_coll_group(rankctx *rc, int o, sce_ud *u, pl_kctx *k)
 	pl_opwork w;
 	pl_prim p;
 	memset(&w, 0, sizeof w);
+	w.local_bn = ex->o.local_batchnorm;
 	pl_op_rule_get(op->type)->work(ex->g, op, ex->split[o], &w);
 	if (!w.ncoll || !pl_op_coll_prim(op, ex->split[o], ex->M, &w.coll[0], &p))
 		return 0;

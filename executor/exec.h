@@ -43,6 +43,10 @@ typedef struct pl_exec_opts {
 	 * named, a computed one, another count, an index out of its range. */
 	const struct pl_exec_values *values;
 	int nvalues;
+	/* training-mode batch norm: each rank's statistics its own (the
+	 * cluster's batch_norm "local", DDP's BatchNorm); 0: all-reduced over the
+	 * ranks that cut the batch, what one device computes */
+	int local_batchnorm;
 } pl_exec_opts;
 
 typedef struct pl_exec_values {

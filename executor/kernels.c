@@ -1644,7 +1644,9 @@ static int batchnorm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 	int64_t N = x->shape[0], C = x->shape[1], S = 1;
 	for (int d = 2; d < x->rank; d++)
 		S *= x->shape[d];
-	double M = (double)k->g->tensors[op->in[0]].shape[0] * (double)S; /* per channel, global */
+	/* values per channel: the batch's (global) when the ranks that cut it
+	 * all-reduce their sums, else this rank's own piece's */
+	double M = (double)(k->class_allreduce ? k->g->tensors[op->in[0]].shape[0] : N) * (double)S;
 	int train = op->attrs.training_mode;
 	float *st = k->saved && k->saved->v ? k->saved->v : NULL, *sum = NULL;
 	if (!st)

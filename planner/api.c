@@ -1229,7 +1229,8 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	    .lr = ctx->val[K_LEARNING_RATE] ? strtod(ctx->val[K_LEARNING_RATE], NULL) : 0,
 	    .grad_scale = strcmp(get(ctx, K_GRADIENTS_MEAN), "true") ? 1 : 1.0 / (double)D,
 	    .fail_rank = -1,
-	    .fail_op = -1};
+	    .fail_op = -1,
+	    .local_batchnorm = cl.bn_local}; /* the plan's batch norm, as priced */
 	st = pl_exec_new_job(&tr->ex, pl_run_plan_graph(&run, tr->g), D, run.splits, &run.job,
 	                     tr->be, &eo, &ctx->err);
 	pl_splits_free(pl_run_plan_graph(&run, tr->g), run.splits);

@@ -56,7 +56,9 @@ static int price(fitctx *f, int k, const double fac[3], double *step, double *pe
 		return -1;
 	}
 	*step = pc.step_s;
-	*peak = pc.mem_bytes; /* the reserve included, as cost answers it */
+	/* a measured peak is the framework's allocator's (max allocated): the
+	 * plan's tensors, without the runtime reserve cost adds */
+	*peak = pc.mem_bytes - c.memory_reserve;
 	return 0;
 }
 

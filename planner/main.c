@@ -114,6 +114,7 @@ typedef struct common {
 	const char *loss_par;  /* --loss-parallel (NULL: the cluster's) */
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
+	const char *bn;        /* --batch-norm (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -127,6 +128,7 @@ typedef struct common {
 #define OPT_LOSS_PAR  1009 /* --loss-parallel vocab|gathered */
 #define OPT_GRAD_DT   1010 /* --grad-dtype fp32|param */
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
+#define OPT_BN        1012 /* --batch-norm sync|local */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -173,6 +175,7 @@ static const struct {
     {OPT_LOSS_PAR, "--loss-parallel", pl_cluster_set_loss_parallel, offsetof(common, loss_par)},
     {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(common, grad_dt)},
     {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(common, norm_k)},
+    {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(common, bn)},
 };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
@@ -709,6 +712,10 @@ static const char *const search_help =
     "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
     "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
     "                        as a hand-written RMSNorm without a fused kernel)\n"
+    "  --batch-norm sync|local  training-mode batch norm where the batch is cut: sync\n"
+    "                        (the default: statistics all-reduced over the ranks,\n"
+    "                        SyncBatchNorm, what one device computes) or local (each\n"
+    "                        rank its own, as DDP's BatchNorm: no collective)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven).\n"
@@ -1183,6 +1190,7 @@ static int cmd_search(int argc, char **argv)
 	    {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
+	    {"batch-norm", required_argument, 0, OPT_BN},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -1216,6 +1224,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -1615,6 +1624,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
+	                                     {"batch-norm", required_argument, 0, OPT_BN},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1635,6 +1645,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
@@ -1875,7 +1886,7 @@ static const char *const bench_help =
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
-    "  --norm-kernel K\n"
+    "  --norm-kernel K, --batch-norm sync|local\n"
     "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
@@ -1963,6 +1974,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
+	                                     {"batch-norm", required_argument, 0, OPT_BN},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -1989,6 +2001,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -3143,6 +3156,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
+	                                     {"batch-norm", required_argument, 0, OPT_BN},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -3189,6 +3203,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)
@@ -3274,6 +3289,7 @@ static int cmd_run(int argc, char **argv)
 	rg = pl_run_plan_graph(&run, g);
 	pl_plancost pc = cr.pc;
 	int64_t D = pl_cluster_devices_total(&cl);
+	int bn_local = cl.bn_local; /* the plan's batch norm, run as priced */
 	/* time compared with like: on the cpu backend without --cluster or
 	 * --devices, the prediction is for CPU ranks (the built-in cpu preset,
 	 * D ranks in one node), not for the GPUs the plan was made for */
@@ -3283,6 +3299,7 @@ static int cmd_run(int argc, char **argv)
 		double bubble;
 		if ((st = pl_cluster_preset(&cpu, "cpu", &err)))
 			goto done;
+		cpu.bn_local = bn_local;
 		cpu.devices_per_node = D;
 		cpu.nodes = 1;
 		snprintf(cpu.name, sizeof cpu.name, "cpu-x%lld", (long long)D);
@@ -3336,7 +3353,8 @@ static int cmd_run(int argc, char **argv)
 	                   .fail_op = -1,
 	                   .profile = profile,
 	                   .values = sv.v,
-	                   .nvalues = sv.n};
+	                   .nvalues = sv.n,
+	                   .local_batchnorm = bn_local};
 	/* tests: PL_FAIL_RANK=R makes rank R fail at its first op's forward */
 	const char *fr = getenv("PL_FAIL_RANK");
 	long long frank;

@@ -45,6 +45,9 @@ typedef struct pl_opwork {
 	 * a mean, an rsqrt, products and casts, each its own kernel) instead of
 	 * one fused kernel (pl_cluster.norm_kernel "unfused") */
 	int unfused_norm;
+	/* in, set by the caller: training-mode batch norm keeps each rank's
+	 * statistics local (pl_cluster.bn_local; no collective) */
+	int local_bn;
 	/* which tensors saved_bytes holds, at this op's local layout: inputs
 	 * (bit i) and outputs (bit j); the rest is the op's own (dropout masks,
 	 * norm statistics, loss probabilities). The cost model counts a saved

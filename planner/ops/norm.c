@@ -273,7 +273,7 @@ void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split
 	w->kernels_bwd = 2;
 	w->saved_bytes = b + 8 * c; /* x, and the channels' mean and 1/std */
 	w->saves_in = 1;
-	if (train && split[0] > 1) {
+	if (train && split[0] > 1 && !w->local_bn) {
 		w->ncoll = 3;
 		w->coll[0] = (pl_opcoll){PL_COLL_ALL_REDUCE, 0, 0, 4 * c};
 		w->coll[1] = (pl_opcoll){PL_COLL_ALL_REDUCE, 0, 0, 4 * c};

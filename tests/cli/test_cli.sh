@@ -1568,7 +1568,8 @@ check "a cluster with DBL_MAX bytes of memory is refused (exit 2), never written
 
 # --- calibrate --from-runs: runs "measured" on a cluster with planted factors (kernels at 0.7 of
 #     the model's rate, collectives at 0.5, activations 1.2 times their bytes) give those factors
-#     back; the written cluster prices every run at its measured step; bad runs files exit 2
+#     back; the written cluster prices every run at its measured step; bad runs files exit 2. A
+#     run's peak is its framework's max allocated: the planted plan's peak less the reserve
 mkdir -p "$T/fit"
 "$ZOO" gpt3-1.3b --layers 4 --batch 64 > "$T/fit/a.json"
 "$ZOO" llama2-7b --layers 2 --batch 64 --attention fused > "$T/fit/b.json"
@@ -1582,7 +1583,9 @@ for spec in "a.json|--tp 1 --pp 1 --dp 16" "a.json|--tp 8 --pp 1 --dp 2" "b.json
   "$PLANNER" search "$T/fit/$m" --cluster h100x8:2 $o --job -o "$T/fit/p$i.json" > /dev/null 2>&1
   jq '.cluster.description + {fitted: {compute: 0.7, communication: 0.5, memory: 1.2}}' "$T/fit/p$i.json" > "$T/fit/planted.json"
   "$PLANNER" cost "$T/fit/$m" --strategy "$T/fit/p$i.json" --cluster "$T/fit/planted.json" 2> /dev/null |
-    jq -c --arg m "$m" --arg p "p$i.json" '{model: $m, plan: $p, step_seconds, peak_memory_bytes}' >> "$T/fit/runs.jsonl"
+    jq -c --arg m "$m" --arg p "p$i.json" \
+      '{model: $m, plan: $p, step_seconds, peak_memory_bytes: (.peak_memory_bytes - .memory_breakdown_bytes.reserved)}' \
+      >> "$T/fit/runs.jsonl"
 done
 "$PLANNER" calibrate --from-runs "$T/fit/runs.jsonl" -o "$T/fit/fitted.json" > "$T/fit/out" 2> "$T/err"
 check "calibrate --from-runs recovers planted factors (0.7, 0.5, 1.2) within 1 %" \
@@ -1820,6 +1823,29 @@ check "--norm-kernel unfused: slower and larger than fused norms, recorded, and 
    [ "$(jq .step_seconds "$T/nk.cost")" = "$(jq .cost.step_seconds "$T/nk.plan")" ]'
 "$PLANNER" search "$T/lp.json" --norm-kernel apex > /dev/null 2> "$T/nk.err"
 check "--norm-kernel apex: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/nk.err"'
+
+# --- --batch-norm local: DDP's BatchNorm, each rank normalizing its own piece of the batch, so data
+#     parallel 2 computes what one device does with 2 micro-batches (each normalized alone), step
+#     after step; sync (the default) computes the whole batch's statistics as one device does and
+#     differs; local prices no statistics collective and is recorded in the checkpoint
+BN="$SRC/tests/fixtures/models/bn-cnn.json"
+"$PLANNER" search "$BN" --devices 2 --dp 2 --batch-norm local -o "$T/bnl.plan" > /dev/null 2>&1
+"$PLANNER" search "$BN" --devices 2 --dp 2 -o "$T/bns.plan" > /dev/null 2>&1
+"$PLANNER" search "$BN" --devices 1 --micro-batches 2 --job -o "$T/bn1.plan" > /dev/null 2>&1
+for k in l s 1; do
+  "$PLANNER" run "$BN" --strategy "$T/bn$k.plan" --steps 4 --json 2> /dev/null | jq -s -c '[.[] | .loss | select(. != null)]' > "$T/bn$k.loss"
+done
+check "--batch-norm local: dp 2 trains as one device with 2 micro-batches (4 losses within 1e-6); sync does not" \
+  'jq -e -n --slurpfile a "$T/bnl.loss" --slurpfile b "$T/bn1.loss" --slurpfile c "$T/bns.loss" \
+     "(\$a[0] | length) == 4 and ([range(4)] | all(. as \$i | ((\$a[0][\$i] - \$b[0][\$i]) | fabs) <= 1e-6 * (\$b[0][\$i] | fabs))) and
+      ((\$c[0][0] - \$b[0][0]) | fabs) > 1e-3" > /dev/null'
+check "... local prices no statistics all-reduce (sync 3 latency-bound ones), and the checkpoint says batch_norm local" \
+  'jq -e "[.parallel_strategy_item[] | select(.type == \"BatchNormalization\") | .communication_seconds] | max < 1e-6" "$T/bnl.plan" > /dev/null &&
+   jq -e "[.parallel_strategy_item[] | select(.type == \"BatchNormalization\") | .communication_seconds] | min > 1e-5" "$T/bns.plan" > /dev/null &&
+   [ "$(jq -r .cluster.description.device.batch_norm "$T/bnl.plan")" = local ] &&
+   [ "$(jq -r .cluster.description.device.batch_norm "$T/bns.plan")" = sync ]'
+"$PLANNER" search "$BN" --devices 2 --batch-norm ddp > /dev/null 2> "$T/bn.err"
+check "--batch-norm ddp: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected sync" "$T/bn.err"'
 
 # --- the default search is bounded: exact dp gets PL_DEFAULT_DP_SECONDS (60 s; the variable sets
 #     another for tests), then it plans with auto and says so; --mode dp or --time-limit are the user's
