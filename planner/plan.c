@@ -322,11 +322,6 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	if (pl_dim_or(r->zero, 0) >= 2 && pl_dim_or(r->stages, 1) > 1)
 		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO),
 		                  r->zero.v, NAME(N_PP), r->stages.v, PL_ZERO_PIPELINE_WHY);
-	if (r->fastest && !given)
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s goes with a whole-job search (%s, %s, %s, %s, ...)",
-		                  api ? "fastest" : "--fastest", api ? "job" : "--job", NAME(N_PP),
-		                  NAME(N_DP), NAME(N_TP));
 	o->job = given;
 	int64_t max_tp = VALUE(r->max_tp) ? (r->max_tp.v > 0 ? r->max_tp.v : -1) : 0;
 	int replicas = !VALUE(r->replicas) ? PL_REPLICAS_AUTO
