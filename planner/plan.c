@@ -528,8 +528,21 @@ static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts 
 	return PL_OK;
 }
 
+static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
+                             double *seconds, pl_err *err);
+
+/* A graph exact dp cannot eliminate is no failure of the system (the
+ * searcher says so, as a solver error): no plan of that method, exit 3, the
+ * methods that plan it named in the message. */
 pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                          double *seconds, pl_err *err)
+{
+	pl_status st = plan_search(g, cl, o, ck, seconds, err);
+	return st == PL_ESOLVER && strstr(err->msg, "too entangled") ? PL_EINFEASIBLE : st;
+}
+
+static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
+                             double *seconds, pl_err *err)
 {
 	const char *mode = o->mode ? o->mode : "dp";
 	const pl_searcher *s = pl_searcher_get(mode);

@@ -540,17 +540,17 @@ echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device
 check "a cluster file with a bad gemm_efficiency exits 2 naming the field" \
   '[ $? -eq 2 ] && grep -q "device.gemm_efficiency.max" "$T/err"'
 
-# a DenseNet-style block is too entangled for exact dp: dp says so (exit 4,
-# not "no plan fits"), and so does a whole-job search with dp inside it (it
-# said exit 3 "no plan fits the memory limit" with a least need of 52 KB);
-# auto plans it with rec
+# a DenseNet-style block is too entangled for exact dp: dp says so (exit 3, no plan of that
+# method, not a system failure's 4, and not "no plan fits"), and so does a whole-job search with
+# dp inside it (it said exit 3 "no plan fits the memory limit" with a least need of 52 KB); auto
+# plans it with rec
 DB="$SRC/tests/fixtures/models/dense-block.json"
 "$PLANNER" search "$DB" --devices 8 --mode dp -o "$T/db.plan" > /dev/null 2> "$T/err"
-check "--mode dp on a graph too entangled: exit 4 saying so and what plans it, nothing written" \
-  '[ $? -eq 4 ] && grep -q "too entangled for exact dp (--mode rec or auto plans it" "$T/err" && [ ! -e "$T/db.plan" ]'
+check "--mode dp on a graph too entangled: exit 3 saying so and what plans it, nothing written" \
+  '[ $? -eq 3 ] && grep -q "too entangled for exact dp (--mode rec or auto plans it" "$T/err" && [ ! -e "$T/db.plan" ]'
 "$PLANNER" search "$DB" --devices 8 --job --mode dp -o "$T/db.plan" > /dev/null 2> "$T/err"
-check "--job --mode dp on a graph too entangled: exit 4 with dp's reason, not 'no plan fits'" \
-  '[ $? -eq 4 ] && grep -q "too entangled for exact dp" "$T/err" && ! grep -q "no plan fits" "$T/err"'
+check "--job --mode dp on a graph too entangled: exit 3 with dp's reason, not 'no plan fits'" \
+  '[ $? -eq 3 ] && grep -q "too entangled for exact dp" "$T/err" && ! grep -q "no plan fits" "$T/err"'
 for job in "" --job; do
   "$PLANNER" search "$DB" --devices 8 $job -o "$T/db.plan" > /dev/null 2> "$T/err"
   check "the default search${job:+ $job} plans the entangled block (exit 0, auto, unproven), saying why" \
