@@ -659,7 +659,7 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 	if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
 	    x->has_strategy != y->has_strategy || x->replica_minor != y->replica_minor ||
 	    memcmp(&x->spec, &y->spec, sizeof x->spec) ||
-	    memcmp(&x->attrs, &y->attrs, sizeof x->attrs))
+	    memcmp(x->attrs, y->attrs, sizeof *x->attrs))
 		return 0;
 	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
 		return 0;

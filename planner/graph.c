@@ -121,6 +121,13 @@ typedef struct nameidx {
 	size_t cap, n;
 } nameidx;
 
+/* The ops' attribute records, each once (pl_op.attrs): open addressing on
+ * their bytes, NULL = empty, at most half full. */
+typedef struct attrset {
+	const pl_attrs **slot;
+	size_t cap, n;
+} attrset;
+
 typedef struct builder {
 	pl_graph *g;
 	const char *file;
@@ -128,6 +135,7 @@ typedef struct builder {
 	int64_t micro;            /* > 1: build one micro-batch (batch dimension divided by it) */
 	pl_op *ops;               /* the ops as read, in file order */
 	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
+	attrset attrs;            /* the ops' attribute records */
 	/* what is read but not used (pl_graph.warnings): the first
 	 * PL_GRAPH_WARNINGS lines, and how many there were */
 	char *warn;
@@ -216,6 +224,58 @@ static int idx_add(const builder *b, nameidx *ix, name_of name, int k)
 	}
 	idx_put(b, ix, name, k);
 	return 0;
+}
+
+static size_t attrs_hash(const pl_attrs *a)
+{
+	uint64_t h = 14695981039346656037ULL, w;
+	for (size_t i = 0; i + sizeof w <= sizeof *a; i += sizeof w) {
+		memcpy(&w, (const char *)a + i, sizeof w);
+		h = (h ^ w) * 1099511628211ULL;
+	}
+	return (size_t)(h ^ h >> 32);
+}
+
+/* The graph's record of attributes equal to *a, byte for byte (made in
+ * the arena the first time); NULL out of memory. A Slice gets a record of
+ * its own: its inference rewrites it for its input's shape. */
+static const pl_attrs *attrs_record(builder *b, pl_optype type, const pl_attrs *a)
+{
+	attrset *s = &b->attrs;
+	if (type == PL_OP_SLICE) {
+		pl_attrs *own = pl_arena_alloc(b->g->arena, sizeof *own);
+		if (own)
+			memcpy(own, a, sizeof *own);
+		return own;
+	}
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		const pl_attrs **slot = pl_calloc(cap, sizeof *slot);
+		if (!slot)
+			return NULL;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slot[i])
+				continue;
+			size_t j = attrs_hash(s->slot[i]) & (cap - 1);
+			while (slot[j])
+				j = (j + 1) & (cap - 1);
+			slot[j] = s->slot[i];
+		}
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+	}
+	size_t i = attrs_hash(a) & (s->cap - 1);
+	for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (!memcmp(s->slot[i], a, sizeof *a))
+			return s->slot[i];
+	pl_attrs *c = pl_arena_alloc(b->g->arena, sizeof *c);
+	if (!c)
+		return NULL;
+	memcpy(c, a, sizeof *c);
+	s->slot[i] = c;
+	s->n++;
+	return c;
 }
 
 static int find_tensor(const builder *b, const char *name)
@@ -503,9 +563,9 @@ static pl_status unread_attr(builder *b, const pl_op *op, const char *k, pl_err 
 /* An op's attrs over its type's defaults: the scalar ones by attr_rules,
  * arrays and names here (the keys that only some op types read are checked
  * only there); other keys are warned of (unread_attr) and ignored. */
-static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
+static pl_status parse_attrs(builder *b, const pl_op *op, pl_attrs *a, const cJSON *jattrs,
+                             pl_err *err)
 {
-	pl_attrs *a = &op->attrs;
 	pl_attrs_default(op->type, a);
 	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
 	if (!jattrs)
@@ -925,13 +985,16 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 		g->tensors[ti].producer_slot = i;
 		op->out[i] = ti;
 	}
-	if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
+	/* zeroed whole: records are compared byte for byte, padding included */
+	pl_attrs a;
+	memset(&a, 0, sizeof a);
+	if ((st = parse_attrs(b, op, &a, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
 		return st;
 	char what[256];
 	if ((pl_op_traits(op) & PL_OPT_EXPERTS) && b->micro > 1) {
 		/* a micro-batch holds whole token groups */
 		snprintf(what, sizeof what, "op '%s': attrs.groups", op->name);
-		if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
+		if ((st = micro_dim0(b, &a.groups, what, err)))
 			return st;
 	}
 	/* a Reshape's or an Expand's target names the batch unless it is 1 (a
@@ -940,12 +1003,14 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	int in0 = r->ninputs > 0 ? find_tensor(b, r->inputs[0]) : -1;
 	int whole = in0 >= 0 && (g->tensors[in0].role == PL_ROLE_PARAM ||
 	                         g->tensors[in0].role == PL_ROLE_CONST);
-	if (op->attrs.nshape > 0 && !whole &&
-	    (op->type == PL_OP_RESHAPE || op->type == PL_OP_EXPAND) && op->attrs.shape[0] > 1) {
+	if (a.nshape > 0 && !whole && (op->type == PL_OP_RESHAPE || op->type == PL_OP_EXPAND) &&
+	    a.shape[0] > 1) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
-		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
+		if ((st = micro_dim0(b, &a.shape[0], what, err)))
 			return st;
 	}
+	if (!(op->attrs = attrs_record(b, op->type, &a)))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 	return PL_OK;
 }
 
@@ -1260,6 +1325,7 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	st = build(&b, root, err);
 	free(b.tensor_ix.slot);
 	free(b.op_ix.slot);
+	free(b.attrs.slot);
 	if (!st && b.warn && !(g->warnings = pl_arena_strdup(a, b.warn)))
 		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
 	g->nwarnings = b.nwarn;

@@ -283,7 +283,13 @@ typedef struct pl_op {
 	pl_optype type;
 	int ninputs, noutputs;
 	int in[PL_MAX_OP_INPUTS], out[PL_MAX_OP_OUTPUTS];
-	pl_attrs attrs;
+	/* Never NULL once read, owned by the graph's arena and shared: ops whose
+	 * attributes are the same (those that give none: their type's
+	 * defaults) point to one record, so an op costs its attributes only
+	 * when it has its own (824 bytes were inline in every op). Read-only,
+	 * but for Slice's, which is the op's own (its inference normalises
+	 * the ranges to the input's shape). */
+	const pl_attrs *attrs;
 	int has_strategy; /* user annotation, kept by every searcher */
 	int64_t strategy[PL_MAX_LOOPS];
 	pl_loopspec spec;
