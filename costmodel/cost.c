@@ -661,7 +661,7 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 	    memcmp(&x->spec, &y->spec, sizeof x->spec) ||
 	    memcmp(x->attrs, y->attrs, sizeof *x->attrs))
 		return 0;
-	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
+	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof(int64_t) * PL_MAX_LOOPS))
 		return 0;
 	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;

@@ -1191,6 +1191,9 @@ static pl_status read_strategy(builder *b, pl_op *op, const cJSON *js, pl_err *e
 			return st;
 		nt++;
 	}
+	op->strategy = pl_arena_alloc(b->g->arena, sizeof(int64_t) * PL_MAX_LOOPS);
+	if (!op->strategy)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 	if ((st = pl_op_tuples_to_split(b->g, op, tuples, ranks, nt, op->strategy, err))) {
 		pl_err_prefix(err, "%s: op '%s': strategy", file, op->name);
 		return st;

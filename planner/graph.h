@@ -291,7 +291,9 @@ typedef struct pl_op {
 	 * the ranges to the input's shape). */
 	const pl_attrs *attrs;
 	int has_strategy; /* user annotation, kept by every searcher */
-	int64_t strategy[PL_MAX_LOOPS];
+	/* its PL_MAX_LOOPS split counts when has_strategy (in the graph's
+	 * arena: most ops have none), else NULL */
+	int64_t *strategy;
 	pl_loopspec spec;
 	/* 1: a strategy that leaves devices over puts its replicas on the minor
 	 * axis of its device matrix (ops that read no weight, replicated over

@@ -1768,6 +1768,9 @@ static void training_matches_one_rank(const char *fixture)
 						int64_t c[64 * PL_MAX_LOOPS];
 						int n = pl_op_enumerate(&gm->ops[o], Ds[di], c, 64);
 						gm->ops[o].has_strategy = 1;
+						gm->ops[o].strategy = pl_arena_alloc(
+						    gm->arena, sizeof(int64_t) * PL_MAX_LOOPS);
+						assert_non_null(gm->ops[o].strategy);
 						memcpy(gm->ops[o].strategy,
 						       c + (size_t)(n - 1) * gm->ops[o].spec.nloops,
 						       sizeof(int64_t) *
