@@ -792,6 +792,35 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 	return PL_OK;
 }
 
+/* The keys the format has at the top of a model, in a tensor and in an op. */
+static const char *const top_keys[] = {"format", "name", "dtype", "tensors", "ops", "outputs"};
+static const char *const tensor_keys[] = {"shape", "role", "dtype", "values"};
+static const char *const op_keys[] = {"name",  "type",     "inputs", "outputs",
+                                      "attrs", "strategy", "shape"};
+#define NKEYS(k) ((int)(sizeof k / sizeof *k))
+
+/* The keys of object o (the top, a tensor, an op: where, ending in what
+ * goes before the key) the format does not have: a warning each naming the
+ * file, the key's path and the nearest key the format has there, as for an
+ * op's attributes (a typo would leave the field unread); ignored. */
+static pl_status unknown_keys(builder *b, const cJSON *o, const char *const *known, int n,
+                              const char *where, pl_err *err)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach (e, o) {
+		int i = 0;
+		while (i < n && strcmp(e->string, known[i]))
+			i++;
+		if (i < n)
+			continue;
+		pl_status st = warn(b, err, "%s: %s%s: unknown key (did you mean '%s'?); ignored",
+		                    b->file, where, e->string, pl_nearest_word(e->string, known, n));
+		if (st)
+			return st;
+	}
+	return PL_OK;
+}
+
 /* The model file's top: format, name, dtype. */
 static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 {
@@ -811,7 +840,7 @@ static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 	if (jdt && (!cJSON_IsString(jdt) || pl_dtype_parse(jdt->valuestring, &g->dtype)))
 		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64",
 		            file);
-	return PL_OK;
+	return unknown_keys(b, root, top_keys, NKEYS(top_keys), "", err);
 }
 
 /* A const's "values": one number per element (row-major), at most
@@ -906,6 +935,9 @@ static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
 			            file, e->string);
 		if ((st = read_values(b, e, t, err)))
 			return st;
+		snprintf(where, sizeof where, "tensors.%s.", e->string);
+		if ((st = unknown_keys(b, e, tensor_keys, NKEYS(tensor_keys), where, err)))
+			return st;
 	}
 	return PL_OK;
 }
@@ -965,6 +997,10 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	if (os && r->noutputs == 1 && !r->out_shape[0])
 		r->out_shape[0] = os;
 	r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
+	char where[256];
+	snprintf(where, sizeof where, "op '%s': ", op->name);
+	if ((st = unknown_keys(b, e, op_keys, NKEYS(op_keys), where, err)))
+		return st;
 	op->ninputs = r->ninputs;
 	op->noutputs = r->noutputs;
 	for (int i = 0; i < r->noutputs; i++) {

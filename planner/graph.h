@@ -319,10 +319,11 @@ typedef struct pl_graph {
 	const char *source;    /* the JSON it was built from (arena copy) */
 	size_t source_len;
 	/* What the model file holds that the reader does not use (an op
-	 * attribute its type does not have): up to PL_GRAPH_WARNINGS lines
-	 * "FILE: op 'NAME': attrs.KEY: ...", each ending in a newline (NULL:
-	 * none), and how many there were in all. The command line prints them
-	 * as warnings. */
+	 * attribute its type does not have, a key the format does not have at
+	 * the top, in a tensor or in an op): up to PL_GRAPH_WARNINGS lines
+	 * "FILE: op 'NAME': attrs.KEY: ...", "FILE: tensors.NAME.KEY: ...",
+	 * each ending in a newline (NULL: none), and how many there were in
+	 * all. The command line prints them as warnings. */
 	const char *warnings;
 	int nwarnings;
 } pl_graph;
