@@ -283,25 +283,25 @@ typedef struct pl_op {
 	pl_optype type;
 	int ninputs, noutputs;
 	int in[PL_MAX_OP_INPUTS], out[PL_MAX_OP_OUTPUTS];
-	/* Never NULL once read, owned by the graph's arena and shared: ops whose
-	 * attributes are the same (those that give none: their type's
-	 * defaults) point to one record, so an op costs its attributes only
-	 * when it has its own (824 bytes were inline in every op). Read-only,
-	 * but for Slice's, which is the op's own (its inference normalises
-	 * the ranges to the input's shape). */
-	const pl_attrs *attrs;
 	int has_strategy; /* user annotation, kept by every searcher */
-	/* its PL_MAX_LOOPS split counts when has_strategy (in the graph's
-	 * arena: most ops have none), else NULL */
-	int64_t *strategy;
-	pl_loopspec spec;
 	/* 1: a strategy that leaves devices over puts its replicas on the minor
 	 * axis of its device matrix (ops that read no weight, replicated over
 	 * the tensor-parallel ranks that come fastest in Megatron's rank order);
 	 * 0: on the major one (ops that read a weight, replicated over the
 	 * data-parallel groups). Set with the shapes (pl_is_weight). */
 	int replica_minor;
-} pl_op;
+	/* Never NULL once read, owned by the graph's arena and shared: ops whose
+	 * attributes are the same (those that give none: their type's
+	 * defaults) point to one record, so an op costs its attributes only
+	 * when it has its own (888 bytes were inline in every op). Read-only,
+	 * but for Slice's, which is the op's own (its inference normalises
+	 * the ranges to the input's shape). */
+	const pl_attrs *attrs;
+	/* its PL_MAX_LOOPS split counts when has_strategy (in the graph's
+	 * arena: most ops have none), else NULL */
+	int64_t *strategy;
+	pl_loopspec spec;
+} pl_op; /* 408 bytes */
 
 typedef struct pl_graph {
 	pl_arena *arena;
