@@ -722,6 +722,10 @@ static uint64_t op_hash(const pl_problem *p, int o)
 	const pl_op *op = &p->g->ops[o];
 	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
 	h = fnv(h, &op->spec, sizeof op->spec);
+	/* what op_same compares first: ops alike but for their attributes (a
+	 * chain of Dropouts of distinct ratios) would share one bucket, every
+	 * op compared with every other */
+	h = fnv(h, op->attrs, sizeof *op->attrs);
 	for (int i = 0; i < op->ninputs; i++) {
 		const pl_tensor *t = &p->g->tensors[op->in[i]];
 		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
