@@ -1816,7 +1816,8 @@ static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 	attn_dims a;
 	attention_dims(k, in, &a);
 	int64_t s = a.s, t = a.t, grp = a.hq / a.hkv, q0 = k->in_off[0][a.flat ? 1 : 2];
-	float scale = (float)(k->op->attrs->has_scale ? k->op->attrs->scale : 1 / sqrt((double)a.d));
+	float scale =
+	    (float)(k->op->attrs->has_scale ? k->op->attrs->scale : 1 / sqrt((double)a.d));
 	float *lse = k->saved->v;
 	float *P = pl_malloc(sizeof(float) * (size_t)(s * t) * (dy ? 2 : 1));
 	if (!P)

@@ -813,8 +813,9 @@ static pl_status unknown_keys(builder *b, const cJSON *o, const char *const *kno
 			i++;
 		if (i < n)
 			continue;
-		pl_status st = warn(b, err, "%s: %s%s: unknown key (did you mean '%s'?); ignored",
-		                    b->file, where, e->string, pl_nearest_word(e->string, known, n));
+		pl_status st =
+		    warn(b, err, "%s: %s%s: unknown key (did you mean '%s'?); ignored", b->file,
+		         where, e->string, pl_nearest_word(e->string, known, n));
 		if (st)
 			return st;
 	}

@@ -666,8 +666,8 @@ pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_e
 			pl_op *op = &g->ops[o];
 			if (!has[o])
 				continue;
-			if (!op->strategy &&
-			    !(op->strategy = pl_arena_alloc(g->arena, sizeof(int64_t) * PL_MAX_LOOPS)))
+			if (!op->strategy && !(op->strategy = pl_arena_alloc(
+			                           g->arena, sizeof(int64_t) * PL_MAX_LOOPS)))
 				st = pl_err_set(err, PL_ENOMEM, "out of memory");
 			else
 				memcpy(op->strategy, splits[o], sizeof(int64_t) * PL_MAX_LOOPS);

@@ -358,7 +358,7 @@ void pl__work_resize(const pl_graph *g, const pl_op *op, const int64_t *split, p
 	for (int i = 0; i < op->attrs->nshape; i++)
 		reads *= op->attrs->resize_mode == PL_RESIZE_CUBIC    ? 4
 		         : op->attrs->resize_mode == PL_RESIZE_LINEAR ? 2
-		                                                     : 1;
+		                                                      : 1;
 	double out = pl__local_out(g, op, 0, split);
 	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
 	w->vec_flops_fwd = 2 * out * reads;

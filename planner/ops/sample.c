@@ -32,7 +32,8 @@ pl_status pl__infer_gridsample(pl_graph *g, pl_op *op, pl_err *err)
 	if (gr->dtype != x->dtype)
 		return pl_err_set(err, PL_EINVAL, "grid '%s' and input '%s' differ in dtype",
 		                  gr->name, x->name);
-	if (op->attrs->resize_mode != PL_RESIZE_LINEAR && op->attrs->resize_mode != PL_RESIZE_NEAREST)
+	if (op->attrs->resize_mode != PL_RESIZE_LINEAR &&
+	    op->attrs->resize_mode != PL_RESIZE_NEAREST)
 		return pl_err_set(err, PL_EINVAL, "attrs.mode: expected bilinear or nearest");
 	int64_t shape[4] = {x->shape[0], x->shape[1], gr->shape[1], gr->shape[2]};
 	pl__set_out(g, op, 0, 4, shape, x->dtype);
