@@ -136,6 +136,7 @@ typedef struct builder {
 	pl_op *ops;               /* the ops as read, in file order */
 	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
 	attrset attrs;            /* the ops' attribute records */
+	const pl_json_numbers *values; /* the consts' values the scanner read */
 	/* what is read but not used (pl_graph.warnings): the first
 	 * PL_GRAPH_WARNINGS lines, and how many there were */
 	char *warn;
@@ -858,13 +859,22 @@ static pl_status read_values(builder *b, const cJSON *e, pl_tensor *t, pl_err *e
 	if (t->role != PL_ROLE_CONST)
 		return FAIL("%s: tensors.%s.values: only a const's values are given", file,
 		            e->string);
-	if (!cJSON_IsArray(v) || n > PL_MAX_CONST_VALUES || cJSON_GetArraySize(v) != n)
+	int64_t given = 0;
+	const float *read = pl_json_numbers_of(b->values, v, &given);
+	if (!read && cJSON_IsArray(v))
+		given = cJSON_GetArraySize(v);
+	if (!cJSON_IsArray(v) || n > PL_MAX_CONST_VALUES || given != n)
 		return FAIL("%s: tensors.%s.values: expected an array of its %lld elements "
 		            "(at most %d)",
 		            file, e->string, (long long)n, PL_MAX_CONST_VALUES);
 	float *f = pl_arena_alloc(b->g->arena, sizeof(float) * (size_t)(n ? n : 1));
 	if (!f)
 		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+	if (read) { /* checked as below by the scanner */
+		memcpy(f, read, sizeof(float) * (size_t)n);
+		t->values = f;
+		return PL_OK;
+	}
 	int64_t i = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach (x, v) {
@@ -1348,7 +1358,9 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
                            int64_t micro, pl_err *err)
 {
 	cJSON *root;
-	pl_status st = pl_json_parse(text, len, name, &root, err);
+	/* a const's values as floats, not a node each (84 bytes a number) */
+	pl_json_numbers values = {0};
+	pl_status st = pl_json_parse_numbers(text, len, name, "values", &root, &values, err);
 	if (st)
 		return st;
 	pl_graph *g = NULL;
@@ -1361,7 +1373,7 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	}
 	g->arena = a;
 	g->path = pl_arena_strdup(a, name);
-	builder b = {.g = g, .file = name, .micro = micro};
+	builder b = {.g = g, .file = name, .micro = micro, .values = &values};
 	st = build(&b, root, err);
 	free(b.tensor_ix.slot);
 	free(b.op_ix.slot);
@@ -1373,6 +1385,7 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	/* the document is not needed past here: gone before the source is copied */
 	cJSON_Delete(root);
 	root = NULL;
+	pl_json_numbers_free(&values);
 	if (st)
 		goto cleanup;
 	g->micro_batches = micro > 1 ? micro : 1;
@@ -1398,6 +1411,7 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	a = NULL;
 cleanup:
 	cJSON_Delete(root);
+	pl_json_numbers_free(&values);
 	pl_arena_free(a);
 	return st;
 }

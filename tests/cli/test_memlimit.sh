@@ -46,6 +46,17 @@ if [ -x /usr/bin/time ]; then
   kb=$(rss_kb "$P" strategies "$T/ops.json" --op r0 --devices 2)
   check "a 2 MB file stating 10^6 ops that are none: exit 2 naming ops[0], under 200 MB of max RSS (${kb} KB; 1.4 GB before)" \
     '[ "$(cat "$T/rc")" = 2 ] && grep -q "ops\[0\]: expected an object" "$T/err" && [ "$kb" -lt 200000 ]'
+  # a const's values read by the scanner, not a parsed node (84 bytes) a number
+  awk 'BEGIN { printf "{\"format\": \"planner.model/1\", \"tensors\": {\"x\": {\"shape\": [1024, 1024], \"role\": \"input\"}"
+    for (c = 0; c < 4; c++) {
+      printf ", \"c%d\": {\"shape\": [1024, 1024], \"role\": \"const\", \"values\": [0", c
+      for (i = 1; i < 1048576; i++) printf ",0"
+      printf "]}"
+    }
+    printf "}, \"ops\": [{\"name\": \"a\", \"type\": \"Add\", \"inputs\": [\"x\", \"c0\"], \"outputs\": [\"y\"]}]}" }' > "$T/consts.json"
+  kb=$(rss_kb "$P" strategies "$T/consts.json" --op a --devices 2)
+  check "4 consts of 2^20 values (8 MB): loaded under 150 MB of max RSS (${kb} KB; 360 MB before)" \
+    '[ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt 150000 ]'
 else
   echo "# skipped: no /usr/bin/time"
 fi
