@@ -225,15 +225,16 @@ static const char *scan_array(const char *p, const char *end, struct pl_json_num
                               pl_status *st)
 {
 	int64_t n = 0;
-	for (const char *q = skip_ws(p + 1, end); q < end && *q != ']';) {
-		float v;
+	float v;
+	/* numbers, one comma between two, then ']' (no trailing comma) */
+	for (const char *q = skip_ws(p + 1, end);; q = skip_ws(q + 1, end)) {
 		if (!(q = scan_number(q, end, &v)))
 			return NULL;
 		n++;
 		q = skip_ws(q, end);
-		if (q < end && *q == ',')
-			q = skip_ws(q + 1, end);
-		else if (q >= end || *q != ']')
+		if (q < end && *q == ']')
+			break;
+		if (q >= end || *q != ',')
 			return NULL;
 	}
 	if (n < PL_JSON_NUMBERS_MIN || n >= PL_JSON_MAX_ITEMS)
@@ -244,11 +245,10 @@ static const char *scan_array(const char *p, const char *end, struct pl_json_num
 	}
 	a->count = 0;
 	const char *q = skip_ws(p + 1, end);
-	while (*q != ']') {
-		q = scan_number(q, end, &a->v[a->count++]);
-		q = skip_ws(q, end);
-		if (*q == ',')
-			q = skip_ws(q + 1, end);
+	for (;; q = skip_ws(q + 1, end)) {
+		q = skip_ws(scan_number(q, end, &a->v[a->count++]), end);
+		if (*q == ']')
+			break;
 	}
 	return q + 1;
 }
@@ -270,6 +270,8 @@ static pl_status scan_numbers(const char *text, size_t len, const char *key, cha
 			for (p++; p < end && *p != '"'; p++)
 				if (*p == '\\')
 					p++;
+			if (p >= end) /* not closed: cJSON says where */
+				break;
 			kstart = (size_t)(p - s) == klen && !memcmp(s, key, klen) ? p + 1 : NULL;
 			continue;
 		}
