@@ -660,9 +660,9 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 	if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
 	    x->has_strategy != y->has_strategy || x->replica_minor != y->replica_minor ||
 	    memcmp(&x->spec, &y->spec, sizeof x->spec) ||
-	    memcmp(&x->attrs, &y->attrs, sizeof x->attrs))
+	    memcmp(x->attrs, y->attrs, sizeof *x->attrs))
 		return 0;
-	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
+	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof(int64_t) * PL_MAX_LOOPS))
 		return 0;
 	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;
@@ -723,6 +723,10 @@ static uint64_t op_hash(const pl_problem *p, int o)
 	const pl_op *op = &p->g->ops[o];
 	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
 	h = fnv(h, &op->spec, sizeof op->spec);
+	/* what op_same compares first: ops alike but for their attributes (a
+	 * chain of Dropouts of distinct ratios) would share one bucket, every
+	 * op compared with every other */
+	h = fnv(h, op->attrs, sizeof *op->attrs);
 	for (int i = 0; i < op->ninputs; i++) {
 		const pl_tensor *t = &p->g->tensors[op->in[i]];
 		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);

@@ -679,7 +679,7 @@ static int unary(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const p
 		const pl_tensor *t = &k->g->tensors[op->out[0]];
 		dr.seed = k->seed;
 		dr.op = (int)(op - k->g->ops);
-		dr.ratio = op->attrs.ratio;
+		dr.ratio = op->attrs->ratio;
 		shape_of(&in[0], &dr.local);
 		dr.global.rank = t->rank;
 		memcpy(dr.global.s, t->shape, sizeof(int64_t) * (size_t)t->rank);
@@ -740,7 +740,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 		e = plk_norm(r->s, op->type == PL_OP_RMSNORM, x->v, in[1].v, has_b ? in[2].v : NULL,
 		             din ? NULL : out->v, din ? dout->v : NULL, din ? din[0].v : NULL,
 		             din ? din[1].v : NULL, din && has_b ? din[2].v : NULL, rows, cols,
-		             op->attrs.epsilon);
+		             op->attrs->epsilon);
 		break;
 	}
 	case PL_OP_GATHER: {
@@ -761,7 +761,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 		int n = in[0].rank;
 		pl_kernel_row_strides(&in[0], st);
 		for (int d = 0; d < n; d++)
-			src[d] = st[op->attrs.nperm ? op->attrs.perm[d] : n - 1 - d];
+			src[d] = st[op->attrs->nperm ? op->attrs->perm[d] : n - 1 - d];
 		plk_shape os;
 		shape_of(din ? dout : out, &os);
 		e = plk_transpose(r->s, in[0].v, din ? NULL : out->v, din ? dout->v : NULL,

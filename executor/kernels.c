@@ -22,7 +22,7 @@ int pl_dropout_keep(uint64_t seed, int op, uint64_t idx, double ratio)
 
 int64_t pl_kernel_axis(const pl_op *op, int rank, int64_t dflt)
 {
-	int64_t a = op->attrs.has_axis ? op->attrs.axis : dflt;
+	int64_t a = op->attrs->has_axis ? op->attrs->axis : dflt;
 	return a < 0 ? a + rank : a;
 }
 
@@ -60,7 +60,7 @@ int pl_kernel_unary_kind(const pl_op *op)
 {
 	switch (op->type) {
 	case PL_OP_RELU: return PLK_RELU;
-	case PL_OP_GELU: return op->attrs.gelu_tanh ? PLK_GELU_TANH : PLK_GELU;
+	case PL_OP_GELU: return op->attrs->gelu_tanh ? PLK_GELU_TANH : PLK_GELU;
 	case PL_OP_SILU: return PLK_SILU;
 	case PL_OP_TANH: return PLK_TANH;
 	case PL_OP_SIGMOID: return PLK_SIGMOID;
@@ -138,7 +138,7 @@ static uint64_t global_index(const pl_kctx *k, const pl_xt *out, int64_t i)
 static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
 	int kind = pl_kernel_unary_kind(k->op);
-	double ratio = k->op->attrs.ratio;
+	double ratio = k->op->attrs->ratio;
 	/* Dropout: the global index of a row's first element, then one more per
 	 * element along the row (the last dim is contiguous in both) */
 	size_t row = x->rank > 0 && x->shape[x->rank - 1] > 0 ? (size_t)x->shape[x->rank - 1] : 1;
@@ -154,14 +154,14 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 			        : 0;
 			r = v * d;
 		} else if (kind == PLK_CLIP) {
-			r = plk_clip(v, k->op->attrs.min, k->op->attrs.max, &d);
+			r = plk_clip(v, k->op->attrs->min, k->op->attrs->max, &d);
 		} else if (kind == PLK_HARDSIGMOID || kind == PLK_HARDSWISH) {
-			r = plk_hard(kind == PLK_HARDSWISH, v, k->op->attrs.alpha,
-			             k->op->attrs.beta, &d);
+			r = plk_hard(kind == PLK_HARDSWISH, v, k->op->attrs->alpha,
+			             k->op->attrs->beta, &d);
 		} else if (kind >= PLK_LEAKYRELU) {
 			r = plk_param_unit(
-			    kind, v, kind == PLK_POW ? k->op->attrs.exponent : k->op->attrs.alpha,
-			    k->op->attrs.gamma, &d);
+			    kind, v, kind == PLK_POW ? k->op->attrs->exponent : k->op->attrs->alpha,
+			    k->op->attrs->gamma, &d);
 		} else {
 			r = plk_elementwise(kind, v, &d);
 		}
@@ -330,7 +330,7 @@ static int norm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 	int64_t axis = pl_kernel_axis(k->op, x->rank, -1), rows = 1, cols = 1;
 	for (int d = 0; d < x->rank; d++)
 		*(d < axis ? &rows : &cols) *= x->shape[d];
-	double eps = k->op->attrs.epsilon;
+	double eps = k->op->attrs->epsilon;
 	const float *s = in[1].v, *b = has_b ? in[2].v : NULL;
 	if (din) {
 		for (int i = 1; i < k->op->ninputs; i++)
@@ -407,7 +407,7 @@ static int argmax(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	(void)dy;
 	if (dx)
 		return 0;
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	int topk = k->op->type == PL_OP_TOPK;
 	int big = topk ? a->largest : k->op->type == PL_OP_ARGMAX;
 	int last = !topk && a->select_last;
@@ -456,7 +456,7 @@ static int onehot(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	(void)dy;
 	if (dx)
 		return 0;
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	int64_t axis = pl_kernel_axis(k->op, y->rank, -1), pre, c, post;
 	int64_t depth = a->depth, c0 = k->out_off[axis];
 	pl_kernel_split3(y, axis, &pre, &c, &post);
@@ -517,7 +517,7 @@ static int gather_elements(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *d
 static int gridsample(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
 {
 	const pl_xt *x = &in[0], *gr = &in[1];
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3];
 	int64_t Ho = gr->shape[1], Wo = gr->shape[2];
 	float *dx = din && din[0].v ? din[0].v : NULL, *dg = din && din[1].v ? din[1].v : NULL;
@@ -593,7 +593,7 @@ static int transpose(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy
 	int64_t perm[PL_MAX_RANK], st[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
 	int n = x->rank;
 	for (int d = 0; d < n; d++)
-		perm[d] = k->op->attrs.nperm ? k->op->attrs.perm[d] : n - 1 - d;
+		perm[d] = k->op->attrs->nperm ? k->op->attrs->perm[d] : n - 1 - d;
 	pl_kernel_row_strides(x, st);
 	const pl_xt *o = y ? y : dy;
 	size_t j = 0;
@@ -616,10 +616,10 @@ double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost)
 	const pl_tensor *gx = &k->g->tensors[op->in[0]];
 	int red[PL_MAX_RANK] = {0};
 	for (int d = 0; d < x->rank; d++)
-		red[d] = !op->attrs.has_axes;
-	for (int a = 0; a < op->attrs.naxes; a++) {
+		red[d] = !op->attrs->has_axes;
+	for (int a = 0; a < op->attrs->naxes; a++) {
 		int64_t ax =
-		    op->attrs.axes[a] < 0 ? op->attrs.axes[a] + x->rank : op->attrs.axes[a];
+		    op->attrs->axes[a] < 0 ? op->attrs->axes[a] + x->rank : op->attrs->axes[a];
 		red[ax] = 1;
 	}
 	double count = 1; /* a mean divides by the global count */
@@ -781,7 +781,7 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 	if (k->op->type == PL_OP_RNN || k->op->type == PL_OP_GRU || k->op->type == PL_OP_LSTM)
 		/* per step: the gates, H more (2 H when Y is the cells) */
 		return (size_t)(in[0].shape[0] * in[0].shape[1] * in[1].shape[0]) *
-		       (size_t)(in[1].shape[1] + in[2].shape[2] * (1 + k->op->attrs.cell_states));
+		       (size_t)(in[1].shape[1] + in[2].shape[2] * (1 + k->op->attrs->cell_states));
 	if (k->op->type == PL_OP_ATTENTION) { /* a log-sum-exp per query row */
 		attn_dims a;
 		attention_dims(k, in, &a);
@@ -833,8 +833,8 @@ static int moe(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 	const pl_op *op = k->op;
 	int dispatch = op->type == PL_OP_MOE_DISPATCH;
 	const pl_tensor *gl = &k->g->tensors[op->in[1]];
-	int64_t T = gl->shape[0], E = gl->shape[1], topk = op->attrs.top_k;
-	int64_t tg = T / op->attrs.groups, cap = pl_moe_capacity(&op->attrs, T, E);
+	int64_t T = gl->shape[0], E = gl->shape[1], topk = op->attrs->top_k;
+	int64_t tg = T / op->attrs->groups, cap = pl_moe_capacity(op->attrs, T, E);
 	int64_t ngroups = in[1].shape[0] / tg, h = in[0].shape[in[0].rank - 1];
 	int64_t slots = ngroups * cap; /* local dim 1 of the expert rows */
 	int32_t *ex = pl_malloc(sizeof *ex * (size_t)(tg * topk)),
@@ -912,7 +912,7 @@ typedef struct geom {
 
 static void geom_of(const pl_op *op, const pl_xt *x, const pl_xt *y, const int64_t *kernel, geom *q)
 {
-	const pl_attrs *a = &op->attrs;
+	const pl_attrs *a = op->attrs;
 	int nsp = x->rank - 2;
 	q->n = x->shape[0];
 	q->c = x->shape[1];
@@ -1111,7 +1111,7 @@ static int64_t pad_source(const pl_attrs *a, const pl_xt *x, const int64_t *ix)
  * the output elements that copy each input element */
 static int pad(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	const pl_xt *ref = y ? y : dy;
 	int64_t ix[PL_MAX_RANK] = {0};
 	if (dx)
@@ -1139,17 +1139,17 @@ static int cumsum(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	const pl_xt *src = dy ? dy : x, *dst = dy ? dx : y;
 	int64_t outer, len, inner;
 	pl_kernel_split3(src, pl_kernel_axis(op, src->rank, -1), &outer, &len, &inner);
-	int back = op->attrs.reverse != (dy != NULL); /* from the end */
+	int back = op->attrs->reverse != (dy != NULL); /* from the end */
 	for (int64_t o = 0; o < outer; o++)
 		for (int64_t i = 0; i < inner; i++) {
 			double s = 0;
 			for (int64_t j = 0; j < len; j++) {
 				int64_t at = (o * len + (back ? len - 1 - j : j)) * inner + i;
 				double v = src->v[at];
-				if (!op->attrs.exclusive)
+				if (!op->attrs->exclusive)
 					s += v;
 				dst->v[at] = (float)s;
-				if (op->attrs.exclusive)
+				if (op->attrs->exclusive)
 					s += v;
 			}
 		}
@@ -1398,9 +1398,9 @@ static int recurrent(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 	if (!k->saved || !k->saved->v)
 		return -1;
 	int64_t D = w->shape[0], GH = w->shape[1], H = r->shape[2];
-	int cells = op->type == PL_OP_LSTM && op->attrs.cell_states;
+	int cells = op->type == PL_OP_LSTM && op->attrs->cell_states;
 	rnn_dir q = {.type = op->type,
-	             .lbr = op->attrs.linear_before_reset,
+	             .lbr = op->attrs->linear_before_reset,
 	             .cells = cells,
 	             .ld = GH + H + (cells ? H : 0),
 	             .S = x->shape[0],
@@ -1415,8 +1415,8 @@ static int recurrent(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 				memset(din[i].v, 0, sizeof(float) * din[i].n);
 	for (int64_t d = 0; d < D; d++) {
 		int64_t gd = k->in_off[1][0] + d;
-		q.reverse = op->attrs.rnn_direction == PL_RNN_REVERSE ||
-		            (op->attrs.rnn_direction == PL_RNN_BIDIRECTIONAL && gd == 1);
+		q.reverse = op->attrs->rnn_direction == PL_RNN_REVERSE ||
+		            (op->attrs->rnn_direction == PL_RNN_BIDIRECTIONAL && gd == 1);
 		q.x = x->v;
 		q.w = w->v + d * GH * q.I;
 		q.r = r->v + d * GH * H;
@@ -1443,7 +1443,7 @@ static int recurrent(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
  * count_include_pad over those in the padded input too) */
 static int pool(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	int max = k->op->type == PL_OP_MAXPOOL;
 	geom q;
 	geom_of(k->op, x, dy ? dy : y, a->kernel, &q);
@@ -1571,7 +1571,7 @@ static int resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, in
  * same weights. */
 static int resize(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	const pl_xt *o = dy ? dy : y;
 	int nsp = x->rank - 2, taps = 1;
 	int64_t nin = 1, nout = 1, tot = 0, in_st[PL_MAX_SPATIAL];
@@ -1647,7 +1647,7 @@ static int batchnorm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 	/* values per channel: the batch's (global) when the ranks that cut it
 	 * all-reduce their sums, else this rank's own piece's */
 	double M = (double)(k->class_allreduce ? k->g->tensors[op->in[0]].shape[0] : N) * (double)S;
-	int train = op->attrs.training_mode;
+	int train = op->attrs->training_mode;
 	float *st = k->saved && k->saved->v ? k->saved->v : NULL, *sum = NULL;
 	if (!st)
 		return -1;
@@ -1659,7 +1659,7 @@ static int batchnorm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 			double mean = train ? 0 : in[3].v[c], var = train ? 0 : in[4].v[c];
 			st[c] = (float)mean; /* set below in training */
 			if (!train)
-				st[C + c] = (float)(1 / sqrt(var + op->attrs.epsilon));
+				st[C + c] = (float)(1 / sqrt(var + op->attrs->epsilon));
 		}
 		for (int pass = 0; train && pass < 2; pass++) { /* the mean, then the variance */
 			for (int64_t c = 0; c < C; c++) {
@@ -1676,7 +1676,7 @@ static int batchnorm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 			for (int64_t c = 0; c < C; c++)
 				if (pass)
 					st[C + c] =
-					    (float)(1 / sqrt(sum[c] / M + op->attrs.epsilon));
+					    (float)(1 / sqrt(sum[c] / M + op->attrs->epsilon));
 				else
 					st[c] = (float)(sum[c] / M);
 		}
@@ -1798,7 +1798,7 @@ static int concat(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt 
 /* Slice: x from the sliced axes' starts on */
 static int slice(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
 {
-	const pl_attrs *a = &k->op->attrs;
+	const pl_attrs *a = k->op->attrs;
 	int64_t st[PL_MAX_RANK], base = 0;
 	pl_kernel_row_strides(x, st);
 	for (int i = 0; i < a->nslices; i++)
@@ -1818,7 +1818,8 @@ static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 	attn_dims a;
 	attention_dims(k, in, &a);
 	int64_t s = a.s, t = a.t, grp = a.hq / a.hkv, q0 = k->in_off[0][a.flat ? 1 : 2];
-	float scale = (float)(k->op->attrs.has_scale ? k->op->attrs.scale : 1 / sqrt((double)a.d));
+	float scale =
+	    (float)(k->op->attrs->has_scale ? k->op->attrs->scale : 1 / sqrt((double)a.d));
 	float *lse = k->saved->v;
 	float *P = pl_malloc(sizeof(float) * (size_t)(s * t) * (dy ? 2 : 1));
 	if (!P)
@@ -1838,7 +1839,7 @@ static int attention(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_
 		k->gemm(0, 1, s, t, a.d, scale, q, a.lq, kk, a.lk, 0, P, t);
 		for (int64_t r = 0; r < s; r++) {
 			float *p = P + r * t;
-			int64_t n = k->op->attrs.causal ? (q0 + r + 1 < t ? q0 + r + 1 : t) : t;
+			int64_t n = k->op->attrs->causal ? (q0 + r + 1 < t ? q0 + r + 1 : t) : t;
 			if (dy) { /* P again from the kept log-sum-exp */
 				for (int64_t c = 0; c < t; c++)
 					p[c] = c < n ? expf(p[c] - l[r]) : 0;

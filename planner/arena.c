@@ -1,5 +1,8 @@
 /* Chained-block bump allocator. Blocks grow geometrically; an oversized request
- * gets a block of its own so small objects keep packing. */
+ * gets a block of its own so small objects keep packing. Blocks come zeroed
+ * from calloc and no byte is handed out twice, so nothing is cleared again:
+ * a large block's pages (an array sized by a count the input states) stay
+ * untouched, and cost no memory, until they are written. */
 #include "planner/arena.h"
 
 #include <stdint.h>
@@ -46,7 +49,7 @@ void *pl_arena_alloc(pl_arena *a, size_t n)
 			cap = n;
 		else if (a->next_cap < (size_t)16 << 20)
 			a->next_cap *= 2;
-		struct block *b = pl_malloc(sizeof *b + cap);
+		struct block *b = pl_calloc(1, sizeof *b + cap);
 		if (!b)
 			return NULL;
 		b->cap = cap;
@@ -56,7 +59,6 @@ void *pl_arena_alloc(pl_arena *a, size_t n)
 	}
 	void *p = (char *)a->head->data + a->head->used;
 	a->head->used += n;
-	memset(p, 0, n);
 	return p;
 }
 

@@ -121,6 +121,13 @@ typedef struct nameidx {
 	size_t cap, n;
 } nameidx;
 
+/* The ops' attribute records, each once (pl_op.attrs): open addressing on
+ * their bytes, NULL = empty, at most half full. */
+typedef struct attrset {
+	const pl_attrs **slot;
+	size_t cap, n;
+} attrset;
+
 typedef struct builder {
 	pl_graph *g;
 	const char *file;
@@ -128,6 +135,8 @@ typedef struct builder {
 	int64_t micro;            /* > 1: build one micro-batch (batch dimension divided by it) */
 	pl_op *ops;               /* the ops as read, in file order */
 	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
+	attrset attrs;            /* the ops' attribute records */
+	const pl_json_numbers *values; /* the consts' values the scanner read */
 	/* what is read but not used (pl_graph.warnings): the first
 	 * PL_GRAPH_WARNINGS lines, and how many there were */
 	char *warn;
@@ -216,6 +225,58 @@ static int idx_add(const builder *b, nameidx *ix, name_of name, int k)
 	}
 	idx_put(b, ix, name, k);
 	return 0;
+}
+
+static size_t attrs_hash(const pl_attrs *a)
+{
+	uint64_t h = 14695981039346656037ULL, w;
+	for (size_t i = 0; i + sizeof w <= sizeof *a; i += sizeof w) {
+		memcpy(&w, (const char *)a + i, sizeof w);
+		h = (h ^ w) * 1099511628211ULL;
+	}
+	return (size_t)(h ^ h >> 32);
+}
+
+/* The graph's record of attributes equal to *a, byte for byte (made in
+ * the arena the first time); NULL out of memory. A Slice gets a record of
+ * its own: its inference rewrites it for its input's shape. */
+static const pl_attrs *attrs_record(builder *b, pl_optype type, const pl_attrs *a)
+{
+	attrset *s = &b->attrs;
+	if (type == PL_OP_SLICE) {
+		pl_attrs *own = pl_arena_alloc(b->g->arena, sizeof *own);
+		if (own)
+			memcpy(own, a, sizeof *own);
+		return own;
+	}
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		const pl_attrs **slot = pl_calloc(cap, sizeof *slot);
+		if (!slot)
+			return NULL;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slot[i])
+				continue;
+			size_t j = attrs_hash(s->slot[i]) & (cap - 1);
+			while (slot[j])
+				j = (j + 1) & (cap - 1);
+			slot[j] = s->slot[i];
+		}
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+	}
+	size_t i = attrs_hash(a) & (s->cap - 1);
+	for (; s->slot[i]; i = (i + 1) & (s->cap - 1))
+		if (!memcmp(s->slot[i], a, sizeof *a))
+			return s->slot[i];
+	pl_attrs *c = pl_arena_alloc(b->g->arena, sizeof *c);
+	if (!c)
+		return NULL;
+	memcpy(c, a, sizeof *c);
+	s->slot[i] = c;
+	s->n++;
+	return c;
 }
 
 static int find_tensor(const builder *b, const char *name)
@@ -503,9 +564,9 @@ static pl_status unread_attr(builder *b, const pl_op *op, const char *k, pl_err 
 /* An op's attrs over its type's defaults: the scalar ones by attr_rules,
  * arrays and names here (the keys that only some op types read are checked
  * only there); other keys are warned of (unread_attr) and ignored. */
-static pl_status parse_attrs(builder *b, pl_op *op, const cJSON *jattrs, pl_err *err)
+static pl_status parse_attrs(builder *b, const pl_op *op, pl_attrs *a, const cJSON *jattrs,
+                             pl_err *err)
 {
-	pl_attrs *a = &op->attrs;
 	pl_attrs_default(op->type, a);
 	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
 	if (!jattrs)
@@ -732,6 +793,36 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 	return PL_OK;
 }
 
+/* The keys the format has at the top of a model, in a tensor and in an op. */
+static const char *const top_keys[] = {"format", "name", "dtype", "tensors", "ops", "outputs"};
+static const char *const tensor_keys[] = {"shape", "role", "dtype", "values"};
+static const char *const op_keys[] = {"name",  "type",     "inputs", "outputs",
+                                      "attrs", "strategy", "shape"};
+#define NKEYS(k) ((int)(sizeof k / sizeof *k))
+
+/* The keys of object o (the top, a tensor, an op: where, ending in what
+ * goes before the key) the format does not have: a warning each naming the
+ * file, the key's path and the nearest key the format has there, as for an
+ * op's attributes (a typo would leave the field unread); ignored. */
+static pl_status unknown_keys(builder *b, const cJSON *o, const char *const *known, int n,
+                              const char *where, pl_err *err)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach (e, o) {
+		int i = 0;
+		while (i < n && strcmp(e->string, known[i]))
+			i++;
+		if (i < n)
+			continue;
+		pl_status st =
+		    warn(b, err, "%s: %s%s: unknown key (did you mean '%s'?); ignored", b->file,
+		         where, e->string, pl_nearest_word(e->string, known, n));
+		if (st)
+			return st;
+	}
+	return PL_OK;
+}
+
 /* The model file's top: format, name, dtype. */
 static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 {
@@ -751,7 +842,7 @@ static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 	if (jdt && (!cJSON_IsString(jdt) || pl_dtype_parse(jdt->valuestring, &g->dtype)))
 		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64",
 		            file);
-	return PL_OK;
+	return unknown_keys(b, root, top_keys, NKEYS(top_keys), "", err);
 }
 
 /* A const's "values": one number per element (row-major), at most
@@ -768,13 +859,22 @@ static pl_status read_values(builder *b, const cJSON *e, pl_tensor *t, pl_err *e
 	if (t->role != PL_ROLE_CONST)
 		return FAIL("%s: tensors.%s.values: only a const's values are given", file,
 		            e->string);
-	if (!cJSON_IsArray(v) || n > PL_MAX_CONST_VALUES || cJSON_GetArraySize(v) != n)
+	int64_t given = 0;
+	const float *read = pl_json_numbers_of(b->values, v, &given);
+	if (!read && cJSON_IsArray(v))
+		given = cJSON_GetArraySize(v);
+	if (!cJSON_IsArray(v) || n > PL_MAX_CONST_VALUES || given != n)
 		return FAIL("%s: tensors.%s.values: expected an array of its %lld elements "
 		            "(at most %d)",
 		            file, e->string, (long long)n, PL_MAX_CONST_VALUES);
 	float *f = pl_arena_alloc(b->g->arena, sizeof(float) * (size_t)(n ? n : 1));
 	if (!f)
 		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
+	if (read) { /* checked as below by the scanner */
+		memcpy(f, read, sizeof(float) * (size_t)n);
+		t->values = f;
+		return PL_OK;
+	}
 	int64_t i = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach (x, v) {
@@ -846,6 +946,9 @@ static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
 			            file, e->string);
 		if ((st = read_values(b, e, t, err)))
 			return st;
+		snprintf(where, sizeof where, "tensors.%s.", e->string);
+		if ((st = unknown_keys(b, e, tensor_keys, NKEYS(tensor_keys), where, err)))
+			return st;
 	}
 	return PL_OK;
 }
@@ -905,6 +1008,10 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	if (os && r->noutputs == 1 && !r->out_shape[0])
 		r->out_shape[0] = os;
 	r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
+	char where[256];
+	snprintf(where, sizeof where, "op '%s': ", op->name);
+	if ((st = unknown_keys(b, e, op_keys, NKEYS(op_keys), where, err)))
+		return st;
 	op->ninputs = r->ninputs;
 	op->noutputs = r->noutputs;
 	for (int i = 0; i < r->noutputs; i++) {
@@ -925,13 +1032,16 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 		g->tensors[ti].producer_slot = i;
 		op->out[i] = ti;
 	}
-	if ((st = parse_attrs(b, op, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
+	/* zeroed whole: records are compared byte for byte, padding included */
+	pl_attrs a;
+	memset(&a, 0, sizeof a);
+	if ((st = parse_attrs(b, op, &a, cJSON_GetObjectItemCaseSensitive(e, "attrs"), err)))
 		return st;
 	char what[256];
 	if ((pl_op_traits(op) & PL_OPT_EXPERTS) && b->micro > 1) {
 		/* a micro-batch holds whole token groups */
 		snprintf(what, sizeof what, "op '%s': attrs.groups", op->name);
-		if ((st = micro_dim0(b, &op->attrs.groups, what, err)))
+		if ((st = micro_dim0(b, &a.groups, what, err)))
 			return st;
 	}
 	/* a Reshape's or an Expand's target names the batch unless it is 1 (a
@@ -940,12 +1050,14 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	int in0 = r->ninputs > 0 ? find_tensor(b, r->inputs[0]) : -1;
 	int whole = in0 >= 0 && (g->tensors[in0].role == PL_ROLE_PARAM ||
 	                         g->tensors[in0].role == PL_ROLE_CONST);
-	if (op->attrs.nshape > 0 && !whole &&
-	    (op->type == PL_OP_RESHAPE || op->type == PL_OP_EXPAND) && op->attrs.shape[0] > 1) {
+	if (a.nshape > 0 && !whole && (op->type == PL_OP_RESHAPE || op->type == PL_OP_EXPAND) &&
+	    a.shape[0] > 1) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
-		if ((st = micro_dim0(b, &op->attrs.shape[0], what, err)))
+		if ((st = micro_dim0(b, &a.shape[0], what, err)))
 			return st;
 	}
+	if (!(op->attrs = attrs_record(b, op->type, &a)))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 	return PL_OK;
 }
 
@@ -1126,6 +1238,9 @@ static pl_status read_strategy(builder *b, pl_op *op, const cJSON *js, pl_err *e
 			return st;
 		nt++;
 	}
+	op->strategy = pl_arena_alloc(b->g->arena, sizeof(int64_t) * PL_MAX_LOOPS);
+	if (!op->strategy)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 	if ((st = pl_op_tuples_to_split(b->g, op, tuples, ranks, nt, op->strategy, err))) {
 		pl_err_prefix(err, "%s: op '%s': strategy", file, op->name);
 		return st;
@@ -1243,7 +1358,9 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
                            int64_t micro, pl_err *err)
 {
 	cJSON *root;
-	pl_status st = pl_json_parse(text, len, name, &root, err);
+	/* a const's values as floats, not a node each (84 bytes a number) */
+	pl_json_numbers values = {0};
+	pl_status st = pl_json_parse_numbers(text, len, name, "values", &root, &values, err);
 	if (st)
 		return st;
 	pl_graph *g = NULL;
@@ -1256,10 +1373,11 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	}
 	g->arena = a;
 	g->path = pl_arena_strdup(a, name);
-	builder b = {.g = g, .file = name, .micro = micro};
+	builder b = {.g = g, .file = name, .micro = micro, .values = &values};
 	st = build(&b, root, err);
 	free(b.tensor_ix.slot);
 	free(b.op_ix.slot);
+	free(b.attrs.slot);
 	if (!st && b.warn && !(g->warnings = pl_arena_strdup(a, b.warn)))
 		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
 	g->nwarnings = b.nwarn;
@@ -1267,6 +1385,7 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	/* the document is not needed past here: gone before the source is copied */
 	cJSON_Delete(root);
 	root = NULL;
+	pl_json_numbers_free(&values);
 	if (st)
 		goto cleanup;
 	g->micro_batches = micro > 1 ? micro : 1;
@@ -1292,6 +1411,7 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	a = NULL;
 cleanup:
 	cJSON_Delete(root);
+	pl_json_numbers_free(&values);
 	pl_arena_free(a);
 	return st;
 }

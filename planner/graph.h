@@ -283,17 +283,25 @@ typedef struct pl_op {
 	pl_optype type;
 	int ninputs, noutputs;
 	int in[PL_MAX_OP_INPUTS], out[PL_MAX_OP_OUTPUTS];
-	pl_attrs attrs;
 	int has_strategy; /* user annotation, kept by every searcher */
-	int64_t strategy[PL_MAX_LOOPS];
-	pl_loopspec spec;
 	/* 1: a strategy that leaves devices over puts its replicas on the minor
 	 * axis of its device matrix (ops that read no weight, replicated over
 	 * the tensor-parallel ranks that come fastest in Megatron's rank order);
 	 * 0: on the major one (ops that read a weight, replicated over the
 	 * data-parallel groups). Set with the shapes (pl_is_weight). */
 	int replica_minor;
-} pl_op;
+	/* Never NULL once read, owned by the graph's arena and shared: ops whose
+	 * attributes are the same (those that give none: their type's
+	 * defaults) point to one record, so an op costs its attributes only
+	 * when it has its own (888 bytes were inline in every op). Read-only,
+	 * but for Slice's, which is the op's own (its inference normalises
+	 * the ranges to the input's shape). */
+	const pl_attrs *attrs;
+	/* its PL_MAX_LOOPS split counts when has_strategy (in the graph's
+	 * arena: most ops have none), else NULL */
+	int64_t *strategy;
+	pl_loopspec spec;
+} pl_op; /* 408 bytes */
 
 typedef struct pl_graph {
 	pl_arena *arena;
@@ -311,10 +319,11 @@ typedef struct pl_graph {
 	const char *source;    /* the JSON it was built from (arena copy) */
 	size_t source_len;
 	/* What the model file holds that the reader does not use (an op
-	 * attribute its type does not have): up to PL_GRAPH_WARNINGS lines
-	 * "FILE: op 'NAME': attrs.KEY: ...", each ending in a newline (NULL:
-	 * none), and how many there were in all. The command line prints them
-	 * as warnings. */
+	 * attribute its type does not have, a key the format does not have at
+	 * the top, in a tensor or in an op): up to PL_GRAPH_WARNINGS lines
+	 * "FILE: op 'NAME': attrs.KEY: ...", "FILE: tensors.NAME.KEY: ...",
+	 * each ending in a newline (NULL: none), and how many there were in
+	 * all. The command line prints them as warnings. */
 	const char *warnings;
 	int nwarnings;
 } pl_graph;

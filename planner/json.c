@@ -158,7 +158,232 @@ static pl_status bounded(const char *text, size_t len, const char *name, pl_err 
 	                  what);
 }
 
+/* ---- long arrays of numbers, read without a node per number ---- */
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* A number as JSON writes it at p (what cJSON reads the same way: at most
+ * 63 characters, its buffer) or the strings "inf" and "-inf"; its value in
+ * *v and the end, or NULL. */
+static const char *scan_number(const char *p, const char *end, float *v)
+{
+	if (end - p >= 5 && !memcmp(p, "\"inf\"", 5)) {
+		*v = INFINITY;
+		return p + 5;
+	}
+	if (end - p >= 6 && !memcmp(p, "\"-inf\"", 6)) {
+		*v = -INFINITY;
+		return p + 6;
+	}
+	const char *q = p;
+	q += q < end && *q == '-';
+	if (q >= end || *q < '0' || *q > '9')
+		return NULL;
+	if (*q == '0')
+		q++;
+	else
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+	if (q < end && *q == '.') {
+		const char *d = ++q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d)
+			return NULL;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		q++;
+		q += q < end && (*q == '+' || *q == '-');
+		const char *d = q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d)
+			return NULL;
+	}
+	char buf[64];
+	if (q - p > 63)
+		return NULL;
+	memcpy(buf, p, (size_t)(q - p));
+	buf[q - p] = 0;
+	double x = strtod(buf, NULL);
+	/* what the reader refuses goes to cJSON, which names it */
+	if (!isfinite(x) || fabs(x) > 3e38)
+		return NULL;
+	*v = (float)x;
+	return q;
+}
+
+/* The array at p ('['): all numbers, at least PL_JSON_NUMBERS_MIN and fewer
+ * than PL_JSON_MAX_ITEMS of them: into a new pl_json_numarray, its end
+ * (after ']') returned; else NULL (or PL_ENOMEM in *st). */
+static const char *scan_array(const char *p, const char *end, struct pl_json_numarray *a,
+                              pl_status *st)
+{
+	int64_t n = 0;
+	float v;
+	/* numbers, one comma between two, then ']' (no trailing comma) */
+	for (const char *q = skip_ws(p + 1, end);; q = skip_ws(q + 1, end)) {
+		if (!(q = scan_number(q, end, &v)))
+			return NULL;
+		n++;
+		q = skip_ws(q, end);
+		if (q < end && *q == ']')
+			break;
+		if (q >= end || *q != ',')
+			return NULL;
+	}
+	if (n < PL_JSON_NUMBERS_MIN || n >= PL_JSON_MAX_ITEMS)
+		return NULL;
+	if (!(a->v = pl_malloc(sizeof(float) * (size_t)n))) {
+		*st = PL_ENOMEM;
+		return NULL;
+	}
+	a->count = 0;
+	const char *q = skip_ws(p + 1, end);
+	for (;; q = skip_ws(q + 1, end)) {
+		q = skip_ws(scan_number(q, end, &a->v[a->count++]), end);
+		if (*q == ']')
+			break;
+	}
+	return q + 1;
+}
+
+/* The long arrays of numbers under `key` in text: read into nums, their
+ * ordinals among the document's arrays in ord, and blanked in a copy of
+ * the text (*copy; NULL when there is none), newlines kept so that every
+ * line and column cJSON reports stays the text's. */
+static pl_status scan_numbers(const char *text, size_t len, const char *key, char **copy,
+                              pl_json_numbers *nums, int64_t **ord)
+{
+	const char *end = text + len, *kstart = NULL;
+	size_t klen = strlen(key), cap = 0;
+	int64_t arrays = 0;
+	*copy = NULL;
+	for (const char *p = text; p < end; p++) {
+		if (*p == '"') {
+			const char *s = p + 1;
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+			if (p >= end) /* not closed: cJSON says where */
+				break;
+			kstart = (size_t)(p - s) == klen && !memcmp(s, key, klen) ? p + 1 : NULL;
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		const char *k = kstart;
+		kstart = NULL;
+		arrays++;
+		if (!k)
+			continue;
+		k = skip_ws(k, end);
+		if (k >= end || *k != ':' || skip_ws(k + 1, end) != p)
+			continue;
+		struct pl_json_numarray a = {0};
+		pl_status st = PL_OK;
+		const char *after = scan_array(p, end, &a, &st);
+		if (st)
+			return st;
+		if (!after)
+			continue;
+		if (!*copy && !(*copy = pl_malloc(len + 1))) {
+			free(a.v);
+			return PL_ENOMEM;
+		}
+		if ((size_t)nums->n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct pl_json_numarray *na = pl_realloc(nums->a, sizeof *na * nc);
+			int64_t *no = na ? pl_realloc(*ord, sizeof *no * nc) : NULL;
+			if (na)
+				nums->a = na;
+			if (!na || !no) {
+				free(a.v);
+				return PL_ENOMEM;
+			}
+			*ord = no;
+			cap = nc;
+		}
+		nums->a[nums->n] = a;
+		(*ord)[nums->n++] = arrays - 1;
+		p = after - 1;
+	}
+	if (!*copy)
+		return PL_OK;
+	memcpy(*copy, text, len);
+	(*copy)[len] = 0;
+	/* blank each array's inside (its ordinal says which '[' it is) */
+	int64_t at = 0;
+	int next = 0;
+	for (size_t i = 0; i < len && next < nums->n; i++) {
+		char c = text[i];
+		if (c == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+		} else if (c == '[' && at++ == (*ord)[next]) {
+			for (i++; text[i] != ']'; i++)
+				if (text[i] != '\n')
+					(*copy)[i] = ' ';
+			next++;
+		}
+	}
+	return PL_OK;
+}
+
+/* Marks the arrays of the tree that the scanner read: an array's valueint
+ * (which cJSON leaves 0 in an array) is its index in nums plus one. The
+ * tree's arrays in document order are its text's '[' in order. */
+static void mark_arrays(cJSON *n, int64_t *at, const int64_t *ord, int nord, int *next)
+{
+	for (; n && *next < nord; n = n->next) {
+		if (cJSON_IsArray(n) && (*at)++ == ord[*next])
+			n->valueint = ++*next;
+		if (n->child)
+			mark_arrays(n->child, at, ord, nord, next);
+	}
+}
+
+void pl_json_numbers_free(pl_json_numbers *nums)
+{
+	if (!nums)
+		return;
+	for (int i = 0; i < nums->n; i++)
+		free(nums->a[i].v);
+	free(nums->a);
+	nums->a = NULL;
+	nums->n = 0;
+}
+
+const float *pl_json_numbers_of(const pl_json_numbers *nums, const cJSON *a, int64_t *count)
+{
+	if (!nums || !cJSON_IsArray(a) || a->valueint < 1 || a->valueint > nums->n)
+		return NULL;
+	*count = nums->a[a->valueint - 1].count;
+	return nums->a[a->valueint - 1].v;
+}
+
+static pl_status parse(const char *text, size_t len, const char *name, const char *key, cJSON **out,
+                       pl_json_numbers *nums, pl_err *err);
+
 pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err)
+{
+	return parse(text, len, name, NULL, out, NULL, err);
+}
+
+pl_status pl_json_parse_numbers(const char *text, size_t len, const char *name, const char *key,
+                                cJSON **out, pl_json_numbers *nums, pl_err *err)
+{
+	return parse(text, len, name, key, out, nums, err);
+}
+
+static pl_status parse(const char *text, size_t len, const char *name, const char *key, cJSON **out,
+                       pl_json_numbers *nums, pl_err *err)
 {
 	*out = NULL;
 	int line, col;
@@ -170,9 +395,29 @@ pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **
 	pl_status bst = bounded(text, len, name, err);
 	if (bst)
 		return bst;
+	char *copy = NULL;
+	int64_t *ord = NULL;
+	if (key && (bst = scan_numbers(text, len, key, &copy, nums, &ord))) {
+		free(copy);
+		free(ord);
+		pl_json_numbers_free(nums);
+		return pl_err_set(err, bst, "%s: out of memory", name);
+	}
 	const char *end = NULL;
 	unsigned long nulls = pl_alloc_null_count();
-	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	cJSON *root = cJSON_ParseWithLengthOpts(copy ? copy : text, len, &end, 0);
+	if (copy) { /* positions in the text, not the copy */
+		end = end ? text + (end - copy) : NULL;
+		if (root) {
+			int64_t at = 0;
+			int next = 0;
+			mark_arrays(root, &at, ord, nums->n, &next);
+		}
+		free(copy);
+	}
+	free(ord);
+	if (!root)
+		pl_json_numbers_free(nums);
 	if (!root && pl_alloc_null_count() != nulls)
 		return pl_err_set(err, PL_ENOMEM, "%s: out of memory reading it", name);
 	if (!root) {
@@ -190,10 +435,12 @@ pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **
 	} else {
 		st = check(root, name, &(jpath){NULL, NULL, 0}, err);
 	}
-	if (st)
+	if (st) {
 		cJSON_Delete(root);
-	else
+		pl_json_numbers_free(nums);
+	} else {
 		*out = root;
+	}
 	return st;
 }
 

@@ -49,7 +49,7 @@ void pl_cli_model_warnings(const pl_graph *g)
 		fprintf(stderr, "planner: warning: %.*s\n", (int)(nl - l), l);
 	}
 	if (g->nwarnings > PL_GRAPH_WARNINGS)
-		fprintf(stderr, "planner: warning: %s: %d more attributes ignored\n", g->path,
+		fprintf(stderr, "planner: warning: %s: %d more keys ignored\n", g->path,
 		        g->nwarnings - PL_GRAPH_WARNINGS);
 }
 

@@ -670,11 +670,17 @@ pl_status pl_plan_annotate(pl_graph *g, const cJSON *ck, const char *where, pl_e
 	if (!splits || !has)
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 	else if (!(st = pl_ckpt_parse_splits(g, ck, where, 1, splits, has, err)))
-		for (int o = 0; o < g->nops; o++)
-			if (has[o]) {
-				g->ops[o].has_strategy = 1;
-				memcpy(g->ops[o].strategy, splits[o], sizeof g->ops[o].strategy);
-			}
+		for (int o = 0; o < g->nops && !st; o++) {
+			pl_op *op = &g->ops[o];
+			if (!has[o])
+				continue;
+			if (!op->strategy && !(op->strategy = pl_arena_alloc(
+			                           g->arena, sizeof(int64_t) * PL_MAX_LOOPS)))
+				st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			else
+				memcpy(op->strategy, splits[o], sizeof(int64_t) * PL_MAX_LOOPS);
+			op->has_strategy = !st;
+		}
 	free(has);
 	pl_splits_free(g, splits);
 	return st;

@@ -306,7 +306,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		for (int l = 0; l < PL_MAX_LOOPS; l++)
 			S(&c, op)[l] = 1;
 		if (g->ops[op].has_strategy)
-			memcpy(S(&c, op), g->ops[op].strategy, sizeof g->ops[op].strategy);
+			memcpy(S(&c, op), g->ops[op].strategy, sizeof(int64_t) * PL_MAX_LOOPS);
 	}
 	for (int k = 0; k < nruns; k++)
 		for (int b = 2; b < runs[k].count; b++)

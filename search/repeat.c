@@ -36,10 +36,11 @@ static int block_equal(const pl_graph *g, const uint8_t *tag, int a, int b, int 
 			return 0;
 		if (x->type != y->type || x->ninputs != y->ninputs || x->noutputs != y->noutputs ||
 		    x->has_strategy != y->has_strategy ||
-		    memcmp(&x->attrs, &y->attrs, sizeof x->attrs) ||
+		    memcmp(x->attrs, y->attrs, sizeof *x->attrs) ||
 		    memcmp(&x->spec, &y->spec, sizeof x->spec))
 			return 0;
-		if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof x->strategy))
+		if (x->has_strategy &&
+		    memcmp(x->strategy, y->strategy, sizeof(int64_t) * PL_MAX_LOOPS))
 			return 0;
 		for (int i = 0; i < x->noutputs; i++)
 			if (!tensor_equal(&g->tensors[x->out[i]], &g->tensors[y->out[i]]))

@@ -32,8 +32,8 @@ static int attention_dims(const pl_graph *g, const pl_op *op, int64_t dims[7])
 	const pl_tensor *q = IN(g, op, 0), *k = IN(g, op, 1), *v = IN(g, op, 2);
 	int64_t b = q->shape[0], hq, hkv, s, t, d, dv;
 	if (q->rank == 3) {
-		hq = op->attrs.q_heads;
-		hkv = op->attrs.kv_heads;
+		hq = op->attrs->q_heads;
+		hkv = op->attrs->kv_heads;
 		if (hq < 1 || hkv < 1 || q->shape[2] % hq || v->shape[2] % hkv)
 			return -1;
 		s = q->shape[1];
@@ -82,7 +82,7 @@ pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
 		                  "expected Q, K and V of one floating-point dtype, got %s, %s, %s",
 		                  pl_dtype_name(q->dtype), pl_dtype_name(k->dtype),
 		                  pl_dtype_name(v->dtype));
-	if (r == 3 && (op->attrs.q_heads < 1 || op->attrs.kv_heads < 1))
+	if (r == 3 && (op->attrs->q_heads < 1 || op->attrs->kv_heads < 1))
 		return pl_err_set(err, PL_EINVAL,
 		                  "the 3-D form needs attrs q_num_heads and kv_num_heads");
 	int64_t n[7];
@@ -131,7 +131,7 @@ void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split
 	double rows = (double)(L[L_B].size / split[L_B]) * (double)(L[L_KV].size / split[L_KV]) *
 	              (double)L[L_G].size * (double)(L[L_S].size / split[L_S]);
 	double t = (double)L[L_T].size, d = (double)L[L_D].size, dv = (double)L[L_DV].size;
-	double seen = op->attrs.causal ? 0.5 : 1.0; /* the scores computed */
+	double seen = op->attrs->causal ? 0.5 : 1.0; /* the scores computed */
 	double scores = rows * t * seen;
 	double qb = pl__local_in_bytes(g, op, 0, split), kb = pl__local_in_bytes(g, op, 1, split),
 	       vb = pl__local_in_bytes(g, op, 2, split), yb = pl__local_out_bytes(g, op, 0, split);
@@ -142,7 +142,7 @@ void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split
 	w->kernels_fwd = 1;
 	w->attn_seq = (double)(L[L_S].size / split[L_S]);
 	w->attn_head_dim = d;
-	w->attn_causal = op->attrs.causal != 0;
+	w->attn_causal = op->attrs->causal != 0;
 	if (!OUT(g, op, 0)->requires_grad)
 		return;
 	/* scores again, dV = P^T dY, dP = dY V^T, dQ = dS K, dK = dS^T Q */

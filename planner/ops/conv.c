@@ -30,7 +30,7 @@ typedef struct window {
 static pl_status window_of(const pl_op *op, const pl_tensor *x, const int64_t *kernel, int pool,
                            window *w, pl_err *err)
 {
-	const pl_attrs *a = &op->attrs;
+	const pl_attrs *a = op->attrs;
 	int nsp = x->rank - 2;
 	w->nsp = nsp;
 	if (a->nstrides && a->nstrides != nsp)
@@ -101,7 +101,7 @@ pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err)
 		                  wt->name, wt->rank, x->rank);
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return pl_err_set(err, PL_EINVAL, "input, weight and bias differ in dtype");
-	int64_t G = op->attrs.group, ci = x->shape[1], co = wt->shape[0], cig = wt->shape[1];
+	int64_t G = op->attrs->group, ci = x->shape[1], co = wt->shape[0], cig = wt->shape[1];
 	if (ci % G || co % G)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.group %lld does not divide the %lld input and %lld output "
@@ -115,17 +115,17 @@ pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err)
 	if (b && (b->rank != 1 || b->shape[0] != co))
 		return pl_err_set(err, PL_EINVAL, "bias '%s' must have shape [%lld]", b->name,
 		                  (long long)co);
-	if (op->attrs.nkernel) {
-		if (op->attrs.nkernel != nsp)
+	if (op->attrs->nkernel) {
+		if (op->attrs->nkernel != nsp)
 			return pl_err_set(err, PL_EINVAL,
 			                  "attrs.kernel_shape has %d entries, expected %d",
-			                  op->attrs.nkernel, nsp);
+			                  op->attrs->nkernel, nsp);
 		for (int i = 0; i < nsp; i++)
-			if (op->attrs.kernel[i] != wt->shape[2 + i])
+			if (op->attrs->kernel[i] != wt->shape[2 + i])
 				return pl_err_set(err, PL_EINVAL,
 				                  "attrs.kernel_shape[%d] is %lld; weight '%s' has "
 				                  "%lld",
-				                  i, (long long)op->attrs.kernel[i], wt->name,
+				                  i, (long long)op->attrs->kernel[i], wt->name,
 				                  (long long)wt->shape[2 + i]);
 	}
 	window w;
@@ -177,7 +177,7 @@ pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0), *wt = IN(g, op, 1);
 	const pl_tensor *b = op->ninputs > 2 ? IN(g, op, 2) : NULL;
-	const pl_attrs *a = &op->attrs;
+	const pl_attrs *a = op->attrs;
 	pl_status st = check_x(x, err);
 	if (st)
 		return st;
@@ -288,13 +288,13 @@ pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err)
 	if (st)
 		return st;
 	int nsp = x->rank - 2;
-	if (op->attrs.nkernel != nsp)
+	if (op->attrs->nkernel != nsp)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.kernel_shape has %d entries; expected %d (one per spatial "
 		                  "dimension of '%s')",
-		                  op->attrs.nkernel, nsp, x->name);
+		                  op->attrs->nkernel, nsp, x->name);
 	window w;
-	if ((st = window_of(op, x, op->attrs.kernel, 1, &w, err)))
+	if ((st = window_of(op, x, op->attrs->kernel, 1, &w, err)))
 		return st;
 	int64_t shape[PL_MAX_RANK] = {x->shape[0], x->shape[1]};
 	for (int i = 0; i < nsp; i++)
@@ -308,8 +308,8 @@ pl_status pl__infer_pool(pl_graph *g, pl_op *op, pl_err *err)
 void pl__work_pool(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	double window = 1;
-	for (int i = 0; i < op->attrs.nkernel; i++)
-		window *= (double)op->attrs.kernel[i];
+	for (int i = 0; i < op->attrs->nkernel; i++)
+		window *= (double)op->attrs->kernel[i];
 	double out = pl__local_out(g, op, 0, split);
 	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
 	w->vec_flops_fwd = out * window;
@@ -336,17 +336,17 @@ pl_status pl__infer_resize(pl_graph *g, pl_op *op, pl_err *err)
 	if (st)
 		return st;
 	int nsp = x->rank - 2;
-	if (op->attrs.nshape != nsp)
+	if (op->attrs->nshape != nsp)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.shape has %d entries; expected %d (the output's size in "
 		                  "each spatial dimension of '%s')",
-		                  op->attrs.nshape, nsp, x->name);
+		                  op->attrs->nshape, nsp, x->name);
 	int64_t shape[PL_MAX_RANK] = {x->shape[0], x->shape[1]};
 	for (int i = 0; i < nsp; i++) {
-		if (op->attrs.shape[i] < 1)
+		if (op->attrs->shape[i] < 1)
 			return pl_err_set(err, PL_EINVAL, "attrs.shape[%d] is %lld; expected >= 1",
-			                  i, (long long)op->attrs.shape[i]);
-		shape[2 + i] = op->attrs.shape[i];
+			                  i, (long long)op->attrs->shape[i]);
+		shape[2 + i] = op->attrs->shape[i];
 	}
 	spatial_out(g, op, x, shape);
 	return PL_OK;
@@ -355,10 +355,10 @@ pl_status pl__infer_resize(pl_graph *g, pl_op *op, pl_err *err)
 void pl__work_resize(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	double reads = 1; /* input elements an output element reads */
-	for (int i = 0; i < op->attrs.nshape; i++)
-		reads *= op->attrs.resize_mode == PL_RESIZE_CUBIC    ? 4
-		         : op->attrs.resize_mode == PL_RESIZE_LINEAR ? 2
-		                                                     : 1;
+	for (int i = 0; i < op->attrs->nshape; i++)
+		reads *= op->attrs->resize_mode == PL_RESIZE_CUBIC    ? 4
+		         : op->attrs->resize_mode == PL_RESIZE_LINEAR ? 2
+		                                                      : 1;
 	double out = pl__local_out(g, op, 0, split);
 	double xb = pl__local_in_bytes(g, op, 0, split), yb = pl__local_out_bytes(g, op, 0, split);
 	w->vec_flops_fwd = 2 * out * reads;

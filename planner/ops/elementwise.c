@@ -63,7 +63,7 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 			}
 		}
 	}
-	pl_dtype dt = op->type == PL_OP_CAST ? op->attrs.to
+	pl_dtype dt = op->type == PL_OP_CAST ? op->attrs->to
 	              : is_compare(op->type) ? PL_DT_INT64
 	                                     : a->dtype;
 	pl__set_out(g, op, 0, rank, shape, dt);
@@ -247,7 +247,7 @@ int pl__positive_operand(const pl_graph *g, const pl_op *op, int input)
 int pl__positive_power(const pl_graph *g, const pl_op *op, int input)
 {
 	(void)g;
-	double e = op->attrs.exponent;
+	double e = op->attrs->exponent;
 	return input == 0 && (e != floor(e) || e < 0);
 }
 

@@ -144,7 +144,7 @@ int64_t pl__norm_axis(int64_t axis, int rank)
 pl_status pl__check_axis(const pl_op *op, const pl_tensor *x, int64_t dflt, int64_t *axis,
                          pl_err *err)
 {
-	int64_t a = op->attrs.has_axis ? op->attrs.axis : dflt;
+	int64_t a = op->attrs->has_axis ? op->attrs->axis : dflt;
 	*axis = pl__norm_axis(a, x->rank);
 	if (*axis < 0 || *axis >= x->rank)
 		return pl_err_set(err, PL_EINVAL,

@@ -25,10 +25,10 @@ pl_status pl__infer_argmax(pl_graph *g, pl_op *op, pl_err *err)
 	pl_status st = pl__check_axis(op, x, topk ? -1 : 0, &axis, err);
 	if (st)
 		return st;
-	if (topk && op->attrs.k > x->shape[axis])
+	if (topk && op->attrs->k > x->shape[axis])
 		return pl_err_set(
 		    err, PL_EINVAL, "attrs.k = %lld is more than axis %lld of '%s' holds (%lld)",
-		    (long long)op->attrs.k, (long long)axis, x->name, (long long)x->shape[axis]);
+		    (long long)op->attrs->k, (long long)axis, x->name, (long long)x->shape[axis]);
 	int64_t shape[PL_MAX_RANK];
 	int o = 0, outdim[PL_MAX_RANK];
 	for (int d = 0; d < x->rank; d++) {
@@ -36,8 +36,8 @@ pl_status pl__infer_argmax(pl_graph *g, pl_op *op, pl_err *err)
 		if (d != axis)
 			shape[o++] = x->shape[d];
 		else if (topk)
-			shape[o++] = op->attrs.k;
-		else if (op->attrs.keepdims)
+			shape[o++] = op->attrs->k;
+		else if (op->attrs->keepdims)
 			shape[o++] = 1;
 	}
 	pl__set_out(g, op, 0, o, shape, PL_DT_INT64);
@@ -57,7 +57,7 @@ pl_status pl__infer_argmax(pl_graph *g, pl_op *op, pl_err *err)
 void pl__work_argmax(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	double n = pl__local_in(g, op, 0, split);
-	w->vec_flops_fwd = n * (op->type == PL_OP_TOPK ? (double)op->attrs.k : 1);
+	w->vec_flops_fwd = n * (op->type == PL_OP_TOPK ? (double)op->attrs->k : 1);
 	w->bytes_fwd = pl__local_in_bytes(g, op, 0, split) + pl__local_out_bytes(g, op, 0, split);
 	w->kernels_fwd = 1;
 }
@@ -72,17 +72,17 @@ pl_status pl__infer_onehot(pl_graph *g, pl_op *op, pl_err *err)
 		return pl_err_set(err, PL_EINVAL,
 		                  "the output would have %d dimensions, at most %d are supported",
 		                  ix->rank + 1, PL_MAX_RANK);
-	int64_t axis = op->attrs.has_axis ? op->attrs.axis : -1;
+	int64_t axis = op->attrs->has_axis ? op->attrs->axis : -1;
 	axis = axis < 0 ? axis + ix->rank + 1 : axis;
 	if (axis < 0 || axis > ix->rank)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.axis = %lld is out of range for an output of %d "
 		                  "dimensions",
-		                  (long long)op->attrs.axis, ix->rank + 1);
+		                  (long long)op->attrs->axis, ix->rank + 1);
 	int64_t shape[PL_MAX_RANK];
 	for (int d = 0, o = 0; o <= ix->rank; o++)
-		shape[o] = o == axis ? op->attrs.depth : ix->shape[d++];
-	pl__set_out(g, op, 0, ix->rank + 1, shape, op->attrs.to);
+		shape[o] = o == axis ? op->attrs->depth : ix->shape[d++];
+	pl__set_out(g, op, 0, ix->rank + 1, shape, op->attrs->to);
 	g->tensors[op->out[0]].requires_grad = 0;
 	for (int d = 0, o = 0; o <= ix->rank; o++) {
 		int l = pl__loop_add(op, shape[o], PL_LOOP_PARALLEL, o != axis);
@@ -96,7 +96,7 @@ pl_status pl__infer_onehot(pl_graph *g, pl_op *op, pl_err *err)
 int64_t pl__range_onehot(const pl_graph *g, const pl_op *op, int input)
 {
 	(void)g;
-	return input == 0 ? op->attrs.depth : 0;
+	return input == 0 ? op->attrs->depth : 0;
 }
 
 /* an output element written (a comparison); no backward */
@@ -149,7 +149,7 @@ pl_status pl__infer_gather_elements(pl_graph *g, pl_op *op, pl_err *err)
 int64_t pl__range_gather_elements(const pl_graph *g, const pl_op *op, int input)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	int64_t ax = op->attrs.has_axis ? op->attrs.axis : 0;
+	int64_t ax = op->attrs->has_axis ? op->attrs->axis : 0;
 	return input == 1 ? x->shape[ax < 0 ? ax + x->rank : ax] : 0;
 }
 

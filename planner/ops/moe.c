@@ -27,7 +27,7 @@ pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err)
 {
 	int dispatch = op->type == PL_OP_MOE_DISPATCH;
 	const pl_tensor *x = IN(g, op, 0), *lg = IN(g, op, 1);
-	const pl_attrs *a = &op->attrs;
+	const pl_attrs *a = op->attrs;
 	if (lg->rank != 2)
 		return pl_err_set(err, PL_EINVAL,
 		                  "router logits '%s' must be [tokens, experts] (it has %d "
@@ -80,7 +80,7 @@ void pl__work_moe(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	double xb = pl__local_in_bytes(g, op, 0, split), lb = pl__local_in_bytes(g, op, 1, split);
 	double ob = pl__local_out_bytes(g, op, 0, split);
 	double tokens = pl__local_in(g, op, 1, split) / (double)IN(g, op, 1)->shape[1];
-	double k = (double)op->attrs.top_k, E = (double)IN(g, op, 1)->shape[1];
+	double k = (double)op->attrs->top_k, E = (double)IN(g, op, 1)->shape[1];
 	double h = (double)OUT(g, op, 0)->shape[OUT(g, op, 0)->rank - 1] / (double)split[1];
 	/* routing: softmax and top-k over each token's logits */
 	w->vec_flops_fwd = tokens * E * (4 + k);

@@ -91,7 +91,7 @@ void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	for (int i = 1; i < op->ninputs; i++)
 		sb += pl__local_in_bytes(g, op, i, split);
 	const pl_tensor *x = IN(g, op, 0);
-	int64_t axis = pl__norm_axis(op->attrs.axis, x->rank), row = 1;
+	int64_t axis = pl__norm_axis(op->attrs->axis, x->rank), row = 1;
 	for (int d = (int)axis; d < x->rank; d++)
 		row *= x->shape[d];
 	double rows = n / (double)row;
@@ -230,7 +230,7 @@ pl_status pl__infer_batchnorm(pl_graph *g, pl_op *op, pl_err *err)
 		return pl_err_set(err, PL_EINVAL,
 		                  "input '%s' has %d dimensions; expected [batch, channels, ...]",
 		                  x->name, x->rank);
-	if (!op->attrs.training_mode && op->ninputs < 5)
+	if (!op->attrs->training_mode && op->ninputs < 5)
 		return pl_err_set(
 		    err, PL_EINVAL,
 		    "in inference mode (attrs.training_mode 0, the default) the running "
@@ -261,7 +261,7 @@ void pl__work_batchnorm(const pl_graph *g, const pl_op *op, const int64_t *split
 {
 	double n = pl__local_in(g, op, 0, split), b = pl__local_in_bytes(g, op, 0, split);
 	double c = (double)(IN(g, op, 0)->shape[1] / split[1]);
-	int train = op->attrs.training_mode;
+	int train = op->attrs->training_mode;
 	/* training: a pass for the mean, one for the variance, one to write */
 	w->vec_flops_fwd = (train ? 5 : 2) * n;
 	w->bytes_fwd = (train ? 3 : 2) * b;

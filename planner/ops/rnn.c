@@ -39,7 +39,7 @@ pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err)
 		                  "input '%s' must be [sequence, batch, input features] (3 "
 		                  "dimensions), it has %d",
 		                  x->name, x->rank);
-	int64_t dirs = op->attrs.rnn_direction == PL_RNN_BIDIRECTIONAL ? 2 : 1;
+	int64_t dirs = op->attrs->rnn_direction == PL_RNN_BIDIRECTIONAL ? 2 : 1;
 	if (w->rank != 3 || w->shape[0] != dirs || w->shape[1] % G || w->shape[2] != x->shape[2])
 		return pl_err_set(
 		    err, PL_EINVAL,
@@ -71,11 +71,11 @@ pl_status pl__infer_rnn(pl_graph *g, pl_op *op, pl_err *err)
 			    "hidden %lld] of the input's dtype",
 			    h0->name, (long long)dirs, (long long)x->shape[1], (long long)H);
 	}
-	if (op->attrs.cell_states && op->type != PL_OP_LSTM)
+	if (op->attrs->cell_states && op->type != PL_OP_LSTM)
 		return pl_err_set(err, PL_EINVAL, "attrs.cell_states is LSTM's");
 	if (w->dtype != x->dtype || r->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return pl_err_set(err, PL_EINVAL, "input, weights and bias differ in dtype");
-	if (op->attrs.linear_before_reset && op->type != PL_OP_GRU)
+	if (op->attrs->linear_before_reset && op->type != PL_OP_GRU)
 		return pl_err_set(err, PL_EINVAL, "attrs.linear_before_reset is GRU's");
 	int64_t shape[4] = {x->shape[0], dirs, x->shape[1], H};
 	pl__set_out(g, op, 0, 4, shape, x->dtype);
@@ -131,7 +131,7 @@ void pl__work_rnn(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 		*(i < 4 ? &wb : &hb) += pl__local_in_bytes(g, op, i, split);
 	/* the gates and cells (and the hidden states, when the output is the
 	 * cells), written once */
-	double gateb = steps * (GH + (double)H * (1 + op->attrs.cell_states)) * eb;
+	double gateb = steps * (GH + (double)H * (1 + op->attrs->cell_states)) * eb;
 	w->gemm_flops_fwd = in_flops + rec_flops;
 	w->vec_flops_fwd = vec;
 	w->bytes_fwd = xb + wb + hb + yb + 2 * gateb;

@@ -32,7 +32,8 @@ pl_status pl__infer_gridsample(pl_graph *g, pl_op *op, pl_err *err)
 	if (gr->dtype != x->dtype)
 		return pl_err_set(err, PL_EINVAL, "grid '%s' and input '%s' differ in dtype",
 		                  gr->name, x->name);
-	if (op->attrs.resize_mode != PL_RESIZE_LINEAR && op->attrs.resize_mode != PL_RESIZE_NEAREST)
+	if (op->attrs->resize_mode != PL_RESIZE_LINEAR &&
+	    op->attrs->resize_mode != PL_RESIZE_NEAREST)
 		return pl_err_set(err, PL_EINVAL, "attrs.mode: expected bilinear or nearest");
 	int64_t shape[4] = {x->shape[0], x->shape[1], gr->shape[1], gr->shape[2]};
 	pl__set_out(g, op, 0, 4, shape, x->dtype);
@@ -57,7 +58,7 @@ pl_status pl__infer_gridsample(pl_graph *g, pl_op *op, pl_err *err)
  * much again). X, the grid and Y's bytes each way; X and the grid kept. */
 void pl__work_gridsample(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	double taps = op->attrs.resize_mode == PL_RESIZE_LINEAR ? 4 : 1;
+	double taps = op->attrs->resize_mode == PL_RESIZE_LINEAR ? 4 : 1;
 	double out = pl__local_out(g, op, 0, split), pos = pl__local_in(g, op, 1, split) / 2;
 	double xb = pl__local_in_bytes(g, op, 0, split), gb = pl__local_in_bytes(g, op, 1, split);
 	double yb = pl__local_out_bytes(g, op, 0, split);

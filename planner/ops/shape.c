@@ -68,7 +68,7 @@ pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
 int64_t pl__range_gather(const pl_graph *g, const pl_op *op, int input)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	int64_t ax = op->attrs.has_axis ? op->attrs.axis : 0;
+	int64_t ax = op->attrs->has_axis ? op->attrs->axis : 0;
 	return input == 1 ? x->shape[ax < 0 ? ax + x->rank : ax] : 0;
 }
 
@@ -137,10 +137,10 @@ pl_status pl__infer_reshape(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
 	int64_t shape[PL_MAX_RANK] = {0};
-	pl_status st = reshape_target(x, &op->attrs, shape, err);
+	pl_status st = reshape_target(x, op->attrs, shape, err);
 	if (st)
 		return st;
-	int orank = op->attrs.nshape;
+	int orank = op->attrs->nshape;
 	pl__set_out(g, op, 0, orank, shape, x->dtype);
 	/* walk both shapes, grouping runs of equal element count */
 	int i = 0, o = 0;
@@ -191,13 +191,13 @@ pl_status pl__infer_transpose(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
 	int64_t perm[PL_MAX_RANK], shape[PL_MAX_RANK] = {0};
-	int n = op->attrs.nperm;
+	int n = op->attrs->nperm;
 	if (n == 0) { /* ONNX default: reverse */
 		n = x->rank;
 		for (int d = 0; d < n; d++)
 			perm[d] = n - 1 - d;
 	} else {
-		memcpy(perm, op->attrs.perm, sizeof perm);
+		memcpy(perm, op->attrs->perm, sizeof perm);
 	}
 	if (n != x->rank)
 		return pl_err_set(err, PL_EINVAL,
@@ -234,17 +234,17 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
 	int reduced[PL_MAX_RANK] = {0};
-	if (!op->attrs.has_axes) {
+	if (!op->attrs->has_axes) {
 		for (int d = 0; d < x->rank; d++)
 			reduced[d] = 1;
 	}
-	for (int k = 0; k < op->attrs.naxes; k++) {
-		int64_t ax = pl__norm_axis(op->attrs.axes[k], x->rank);
+	for (int k = 0; k < op->attrs->naxes; k++) {
+		int64_t ax = pl__norm_axis(op->attrs->axes[k], x->rank);
 		if (ax < 0 || ax >= x->rank)
 			return pl_err_set(err, PL_EINVAL,
 			                  "attrs.axes[%d] = %lld is out of range for "
 			                  "'%s' with %d dimensions",
-			                  k, (long long)op->attrs.axes[k], x->name, x->rank);
+			                  k, (long long)op->attrs->axes[k], x->name, x->rank);
 		reduced[ax] = 1;
 	}
 	int64_t shape[PL_MAX_RANK];
@@ -255,7 +255,7 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
 		if (!reduced[d]) {
 			outdim[d] = o;
 			shape[o++] = x->shape[d];
-		} else if (op->attrs.keepdims) {
+		} else if (op->attrs->keepdims) {
 			shape[o++] = 1;
 		}
 	}
@@ -303,7 +303,7 @@ void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, p
 pl_status pl__infer_expand(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	const pl_attrs *a = &op->attrs;
+	const pl_attrs *a = op->attrs;
 	int rank = x->rank > a->nshape ? x->rank : a->nshape;
 	int64_t shape[PL_MAX_RANK] = {0};
 	for (int d = 0; d < rank; d++) {
@@ -394,7 +394,7 @@ const char *pl_pad_mode_name(int v)
 pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	const pl_attrs *a = &op->attrs;
+	const pl_attrs *a = op->attrs;
 	if (a->npads != 2 * x->rank)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.pads has %d entries; expected %d (the begins, then the "
@@ -423,7 +423,7 @@ pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err)
 pl_status pl__infer_slice(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	pl_attrs *a = &op->attrs;
+	pl_attrs *a = (pl_attrs *)op->attrs; /* the op's own record (graph.c) */
 	if (!a->has_axes || a->naxes != a->nslices || a->nslices < 1)
 		return pl_err_set(
 		    err, PL_EINVAL,

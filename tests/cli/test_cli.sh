@@ -1675,11 +1675,22 @@ for i in $(seq 30); do jq ".ops[0].attrs.x$i = 1" "$T/attr-many.json" > "$T/attr
 "$PLANNER" search "$T/attr-many.json" --devices 2 > /dev/null 2> "$T/err"
 check "at most 20 such warnings, then how many more" \
   '[ $? -eq 0 ] && [ "$(grep -c "not an attribute" "$T/err")" = 20 ] &&
-   grep -q "attr-many.json: 15 more attributes ignored" "$T/err"'
+   grep -q "attr-many.json: 15 more keys ignored" "$T/err"'
 for m in "$SRC"/examples/*.json "$SRC"/tests/fixtures/models/*.json; do
   "$PLANNER" strategies "$m" --op none --devices 2 2>&1 > /dev/null | grep warning
 done > "$T/err"
 check "no warning for the examples and fixtures (their attributes are the format's)" '[ ! -s "$T/err" ]'
+# keys the format does not have at the top, in a tensor or in an op: warned of as attributes
+# are (file, the key's path, the nearest key the format has there), the model still planned
+jq '.nmae = "x" | .tensors.x.rol = "input" | .ops[0].atrs = {"axis": 1}' \
+  "$SRC/examples/tiny-mlp.json" > "$T/key-typo.json"
+"$PLANNER" search "$T/key-typo.json" --devices 2 -o "$T/key-typo.plan" > /dev/null 2> "$T/err"
+check "unknown model keys (top, tensor, op): exit 0 with a warning naming file, path and the nearest key" \
+  '[ $? -eq 0 ] && [ -s "$T/key-typo.plan" ] &&
+   grep -q "^planner: warning: .*key-typo.json: nmae: unknown key (did you mean .name.?); ignored$" "$T/err" &&
+   grep -q "^planner: warning: .*key-typo.json: tensors.x.rol: unknown key (did you mean .role.?); ignored$" "$T/err" &&
+   grep -q "^planner: warning: .*key-typo.json: op .fc0.: atrs: unknown key (did you mean .attrs.?); ignored$" "$T/err" &&
+   [ "$(grep -c warning "$T/err")" = 3 ]'
 # a 10^9 x 10^9 Resize that a ReduceSum reads and drops: no backward keeps it, yet it lives
 printf '%s' '{"format": "planner.model/1", "name": "rz", "tensors": {"x": {"shape": [1, 1, 4, 4], "role": "input"},
  "w": {"shape": [1], "role": "param"}}, "ops": [{"name": "r", "type": "Resize", "inputs": ["x"], "outputs": ["z"],

@@ -39,6 +39,17 @@ ln -s nothere "$T/dangling"
 search -o "$T/dangling" > /dev/null 2> "$T/err"
 check "-o onto a link to nothing: exit 2, says so, creates nothing" \
   '[ $? -eq 2 ] && grep -q "dangling: a symbolic link to nothing" "$T/err" && [ ! -e "$T/nothere" ] && [ -L "$T/dangling" ]'
+# GLPK's LP file by the same rule (it opened the name itself: a planted link to nothing was
+# followed and its target created, a replaced file lost its mode)
+search --mode ilp --dump-lp "$T/dangling" > /dev/null 2> "$T/err"
+check "--dump-lp onto a link to nothing: exit 2, says so, creates nothing" \
+  '[ $? -eq 2 ] && grep -q "dangling: a symbolic link to nothing" "$T/err" && [ ! -e "$T/nothere" ] && [ -L "$T/dangling" ]'
+echo old > "$T/lp-target.lp"
+chmod 600 "$T/lp-target.lp"
+ln -s lp-target.lp "$T/lp-link.lp"
+search --mode ilp --dump-lp "$T/lp-link.lp" > /dev/null 2>&1
+check "--dump-lp onto a link: the link stays, the file it names holds the LP with its mode (0600)" \
+  '[ -L "$T/lp-link.lp" ] && grep -q "^End" "$T/lp-target.lp" && [ "$(stat -c %a "$T/lp-target.lp")" = 600 ]'
 mkdir "$T/dir"
 search -o "$T/dir" > /dev/null 2> "$T/err"
 check "-o onto a directory: exit 2 naming it" '[ $? -eq 2 ] && grep -q "dir: is a directory" "$T/err" && [ -d "$T/dir" ]'
@@ -76,6 +87,7 @@ if [ "$(id -u)" -eq 0 ] && mknod "$T/null" c 1 3 2> /dev/null && mknod "$T/full"
   check "planner-zoo > a full disk: exit 4 with a message" '[ $? -eq 4 ] && grep -q "standard output: cannot write" "$T/err"'
   for cmd in "explain $T/p.json" "cost $T/m.json --strategy $T/p.json" \
     "strategies $T/m.json --op fc0 --devices 2" "topology --xml $SRC/tests/fixtures/topology/nvidia-dgx2-16xV100-nvswitch.xml --json" \
+    "calibrate --from-nccl-tests $SRC/tests/fixtures/nccl/a100x8-single-node-allgather.txt" \
     "search $T/m.json --devices 2" "search $T/m.json --devices 2 --json"; do
     # shellcheck disable=SC2086
     "$PLANNER" $cmd > "$T/full" 2> "$T/err"

@@ -918,7 +918,7 @@ static void every_cut_shows_in_an_input(void **state)
 static float direct(const pl_graph *g, const pl_op *op, const float *x, const float *w,
                     const float *b, const int64_t *o)
 {
-	const pl_attrs *at = &op->attrs;
+	const pl_attrs *at = op->attrs;
 	const pl_tensor *xt = &g->tensors[op->in[0]], *yt = &g->tensors[op->out[0]];
 	int nsp = xt->rank - 2, conv = op->type == PL_OP_CONV, maxp = op->type == PL_OP_MAXPOOL;
 	int tconv = op->type == PL_OP_CONVTRANSPOSE;
@@ -988,7 +988,7 @@ static float normalized(const pl_graph *g, const pl_op *op, float *const *v, con
 	const pl_tensor *xt = &g->tensors[op->in[0]];
 	int64_t N = xt->shape[0], C = xt->shape[1], S = pl_tensor_elems(xt) / (N * C), c = o[1];
 	double mean = 0, var = 0;
-	for (int pass = 0; op->attrs.training_mode && pass < 2; pass++)
+	for (int pass = 0; op->attrs->training_mode && pass < 2; pass++)
 		for (int64_t n = 0; n < N; n++)
 			for (int64_t i = 0; i < S; i++) {
 				double x = v[0][(n * C + c) * S + i];
@@ -997,14 +997,14 @@ static float normalized(const pl_graph *g, const pl_op *op, float *const *v, con
 				else
 					mean += x / (double)(N * S);
 			}
-	if (!op->attrs.training_mode) {
+	if (!op->attrs->training_mode) {
 		mean = v[3][c];
 		var = v[4][c];
 	}
 	int64_t at = 0;
 	for (int d = 0; d < xt->rank; d++)
 		at = at * xt->shape[d] + o[d];
-	return (float)((v[0][at] - mean) / sqrt(var + op->attrs.epsilon) * v[1][c] + v[2][c]);
+	return (float)((v[0][at] - mean) / sqrt(var + op->attrs->epsilon) * v[1][c] + v[2][c]);
 }
 
 static void window_ops_match_direct_loops(void **state)
@@ -1768,6 +1768,9 @@ static void training_matches_one_rank(const char *fixture)
 						int64_t c[64 * PL_MAX_LOOPS];
 						int n = pl_op_enumerate(&gm->ops[o], Ds[di], c, 64);
 						gm->ops[o].has_strategy = 1;
+						gm->ops[o].strategy = pl_arena_alloc(
+						    gm->arena, sizeof(int64_t) * PL_MAX_LOOPS);
+						assert_non_null(gm->ops[o].strategy);
 						memcpy(gm->ops[o].strategy,
 						       c + (size_t)(n - 1) * gm->ops[o].spec.nloops,
 						       sizeof(int64_t) *

@@ -14,6 +14,7 @@
 
 #include "planner/checkpoint.h"
 #include "planner/graph.h"
+#include "planner/json.h"
 
 static const char *env(const char *k)
 {
@@ -189,6 +190,82 @@ static void const_values_take_infinities(void **state)
 	}
 }
 
+/* A const of many values is read by json.c's scanner, not a cJSON node a
+ * number: the same floats as strtod's (cast to float) and the infinities;
+ * an array the scanner leaves (a number the reader refuses) gives cJSON's
+ * messages, element named; a wrong count, a non-const's values and a syntax
+ * error after such an array say what pl_json_parse's tree would. */
+static void long_const_values_read_alike(void **state)
+{
+	(void)state;
+	static const char *const toks[] = {"0",    "-0",      "1",        "-2.5",
+	                                   "1e-3", "2.9e38",  "1E-45",    "-7.25e+2",
+	                                   "0.1",  "\"inf\"", "\"-inf\"", "123456789.123456789"};
+	enum { N = 300, NT = sizeof toks / sizeof *toks };
+	char *vals = malloc(N * 24), *json = malloc(N * 24 + 1024);
+	assert_non_null(vals);
+	assert_non_null(json);
+	for (int bad = 0; bad < 7; bad++) {
+		size_t k = 0;
+		vals[k++] = '[';
+		for (int i = 0; i < N; i++)
+			k += (size_t)sprintf(vals + k, "%s%s", i ? ",\n " : "",
+			                     bad == 1 && i == 150 ? "1e39" : toks[i % NT]);
+		if (bad == 5) /* a trailing comma: cJSON's error */
+			vals[k++] = ',';
+		vals[k++] = ']';
+		vals[k] = 0;
+		snprintf(json, N * 24 + 1024,
+		         "{\"format\":\"planner.model/1\",\"tensors\":{\"x\":{\"shape\":[2,%d],"
+		         "\"role\":\"input\"},\"c\":{\"shape\":[%d],\"role\":\"%s\","
+		         "\"values\":%s}},\"ops\":[{\"name\":\"o\",\"type\":\"Add\","
+		         "\"inputs\":[\"x\",\"c\"],\"outputs\":[\"y\"]}]%s}",
+		         N, bad == 2 ? N - 1 : N, bad == 3 ? "param" : "const", vals,
+		         bad == 4 ? "\n ,," : "");
+		pl_graph *g = NULL;
+		pl_err err;
+		size_t len = strlen(json);
+		if (bad == 6) /* the text ends inside the array */
+			len = (size_t)(strstr(json, "\"values\":") - json) + 9 + k - 1;
+		pl_status st = pl_graph_load_json(&g, json, len, "long.json", &err);
+		if (bad == 0) {
+			assert_int_equal(st, PL_OK);
+			const pl_tensor *c = T(g, "c");
+			for (int i = 0; i < N; i++) {
+				const char *t = toks[i % NT];
+				float want = !strcmp(t, "\"inf\"")    ? INFINITY
+				             : !strcmp(t, "\"-inf\"") ? -INFINITY
+				                                      : (float)strtod(t, NULL);
+				assert_memory_equal(&c->values[i], &want, sizeof want);
+			}
+			pl_graph_free(g);
+			continue;
+		}
+		assert_int_equal(st, PL_EINVAL);
+		const char *want[] = {
+		    NULL,
+		    "long.json: tensors.c.values[150]: expected a finite float",
+		    "long.json: tensors.c.values: expected an array of its 299 elements",
+		    "long.json: tensors.c.values: only a const's values are given",
+		    NULL,
+		    NULL,
+		    NULL};
+		if (want[bad]) {
+			assert_non_null(strstr(err.msg, want[bad]));
+		} else { /* the line and column of the text, as the plain parser says */
+			cJSON *doc = NULL;
+			pl_err e2;
+			assert_int_equal(pl_json_parse(json, len, "long.json", &doc, &e2),
+			                 PL_EINVAL);
+			assert_string_equal(err.msg, e2.msg);
+			assert_non_null(
+			    strstr(err.msg, bad == 4 ? "long.json:301:" : "long.json:300:"));
+		}
+	}
+	free(vals);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(gpt_shapes),
 	    cmocka_unit_test(topological_order),
 	    cmocka_unit_test(const_values_take_infinities),
+	    cmocka_unit_test(long_const_values_read_alike),
 	};
 	return cmocka_run_group_tests_name("planner::import", tests, NULL, NULL);
 }
