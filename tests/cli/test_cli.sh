@@ -1864,6 +1864,13 @@ check "... local prices no statistics all-reduce (sync 3 latency-bound ones), an
    jq -e "[.parallel_strategy_item[] | select(.type == \"BatchNormalization\") | .communication_seconds] | min > 1e-5" "$T/bns.plan" > /dev/null &&
    [ "$(jq -r .cluster.description.device.batch_norm "$T/bnl.plan")" = local ] &&
    [ "$(jq -r .cluster.description.device.batch_norm "$T/bns.plan")" = sync ]'
+# a ResNet at batch 64 on one node, statistics local (as DDP trains it): the whole-job search plans
+# it data-parallel (every convolution's batch cut 8 ways), as everyone trains such nets
+"$PLANNER" search "$SRC/tests/fixtures/onnx/resnet18_train.onnx" --batch 64 --cluster h100x8 --job \
+  --batch-norm local -o "$T/r18.plan" > /dev/null 2>&1
+check "ResNet-18, batch 64, 8 H100s, --batch-norm local --job: data parallel, every conv's batch cut 8 ways" \
+  'jq -e "[.parallel_strategy_item[] | select(.type == \"Conv\") | .parallel_strategy[0][0] == 8 and
+          (.parallel_strategy[0][1:] | all(. == 1))] | (length == 20) and all" "$T/r18.plan" > /dev/null'
 "$PLANNER" search "$BN" --devices 2 --batch-norm ddp > /dev/null 2> "$T/bn.err"
 check "--batch-norm ddp: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected sync" "$T/bn.err"'
 
@@ -1928,10 +1935,25 @@ check "--stage-cuts halves: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q 
 # --- search --framework F: only plans F can state, as `planner export` (the oracle) decides, over
 #     models and meshes; the even split of Megatron; the searched space named
 fw_bad=""
-for spec in "gpt3-125m --layers 4:h100x8:1:" "gpt3-125m --layers 6 --heads 8 --hidden 512:h100x8:2:" \
-  "llama2-7b --layers 4 --hidden 1024 --heads 8 --ffn 2816 --seq 1024 --batch 64:a100x8:2:" \
-  "gpt3-350m --layers 8 --batch 64:h100x8:4:" "gpt3-13b --batch 32:a100x8:1:" \
-  "gpt3-350m --layers 8 --batch 64:h100x8:1:--tp 2" "gpt3-1.3b --layers 12 --batch 64:h100x8:2:--tp 4 --pp 2"; do
+# seven fixed cases, then six drawn at random (python's random, seed 46: layers, width, heads, kv
+# heads, sequence, batch, cluster and nodes), every one a model and mesh of its own
+fw_specs=("gpt3-125m --layers 4:h100x8:1:" "gpt3-125m --layers 6 --heads 8 --hidden 512:h100x8:2:"
+  "llama2-7b --layers 4 --hidden 1024 --heads 8 --ffn 2816 --seq 1024 --batch 64:a100x8:2:"
+  "gpt3-350m --layers 8 --batch 64:h100x8:4:" "gpt3-13b --batch 32:a100x8:1:"
+  "gpt3-350m --layers 8 --batch 64:h100x8:1:--tp 2" "gpt3-1.3b --layers 12 --batch 64:h100x8:2:--tp 4 --pp 2")
+mapfile -t fw_random < <(python3 -c '
+import random
+r = random.Random(46)
+for _ in range(6):
+    heads = r.choice([8, 16, 32]); dh = r.choice([64, 128]); L = r.choice([2, 4, 6, 8, 12])
+    kv = r.choice([h for h in (1, 2, 4, 8, heads) if heads % h == 0])
+    arch = r.choice(["gpt3-350m", "llama2-7b"])
+    kvs = " --kv-heads %d" % kv if arch == "llama2-7b" else ""
+    ffn = " --ffn %d" % (r.choice([2, 3, 4]) * heads * dh) if arch == "llama2-7b" else ""
+    print("%s --layers %d --heads %d --head-dim %d --hidden %d%s%s --seq %d --batch %d:%s:%d:" % (
+        arch, L, heads, dh, heads * dh, kvs, ffn, r.choice([512, 1024, 2048]),
+        r.choice([16, 32, 64]), r.choice(["h100x8", "a100x8", "a100-80gx8"]), r.choice([1, 2, 4])))')
+for spec in "${fw_specs[@]}" "${fw_random[@]}"; do
   IFS=: read -r zargs zcl zn extra <<< "$spec"
   # shellcheck disable=SC2086
   "$ZOO" $zargs > "$T/fw.json"
@@ -1955,7 +1977,8 @@ for spec in "gpt3-125m --layers 4:h100x8:1:" "gpt3-125m --layers 6 --heads 8 --h
     esac
   done
 done
-check "search --framework megatron|nemo: every plan exports to it, splits layers evenly, and cost reproduces it${fw_bad}" '[ -z "$fw_bad" ]'
+check "search --framework megatron|nemo over ${#fw_specs[@]} fixed and ${#fw_random[@]} random models and meshes: every plan exports to it, splits layers evenly, and cost reproduces it${fw_bad}" \
+  '[ -z "$fw_bad" ] && [ ${#fw_random[@]} = 6 ]'
 "$ZOO" gpt3-125m --layers 4 > "$T/fw.json"
 for fw in torchtitan deepspeed megatron-deepspeed mindformers; do
   "$PLANNER" search "$T/fw.json" --cluster h100x8:2 --framework $fw -o "$T/fw-$fw.plan" > /dev/null 2>&1 &&
