@@ -1411,7 +1411,8 @@ static pl_status enumerate(jobrun *s)
 			continue;
 		}
 		for (int z = s->z0; z <= s->z1; z++) {
-			if (!pl_zero_pipeline_ok(z, pb->pp))
+			if (!pl_zero_pipeline_ok(z, pb->pp) ||
+			    (jo->zero == PL_AUTO && jo->zero_mask && !(jo->zero_mask >> z & 1)))
 				continue;
 			if (pb->pp == 1 && pb->least[z] < s->least_need)
 				s->least_need = pb->least[z];
