@@ -527,6 +527,33 @@ static int icm(recctx *c, const int *mult, double budget, double *mem)
 	return moved;
 }
 
+/* Multiplies the split of one of op's loops by f (where devices are left for
+ * it): the loop that costs least against its neighbours as they stand (on
+ * c->p; p says which loops may be cut). */
+static void cut_by(recctx *c, const pl_problem *p, int op, int64_t f)
+{
+	const pl_op *x = &p->g->ops[op];
+	int64_t *s = S(c, op);
+	if (p->devices % (pl_split_product(x, s) * f))
+		return;
+	double best = 0;
+	int best_l = -1;
+	for (int l = 0; l < x->spec.nloops; l++) {
+		const pl_loop *lp = &x->spec.loop[l];
+		if (!pl_problem_cuttable(p, op, l) || (lp->size / s[l]) % f)
+			continue;
+		s[l] *= f;
+		double t = local_cost(c, op, s);
+		s[l] /= f;
+		if (best_l < 0 || t < best) {
+			best = t;
+			best_l = l;
+		}
+	}
+	if (best_l >= 0)
+		s[best_l] *= f;
+}
+
 /* The searchers' objective over the decided ops: node costs (at the memory
  * price) and the edges between them. */
 static double objective(const recctx *c)
@@ -578,7 +605,6 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
-	int64_t D = p->devices;
 	for (int op = 0; op < g->nops; op++) {
 		c->xn[op] = -1; /* a new price, a new start */
 		for (int l = 0; l < PL_MAX_LOOPS; l++)
@@ -600,29 +626,8 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			    heavy(&g->ops[op]) ? 1e300 - 1e290 + nc.compute_s : -(double)op, op};
 		}
 		qsort(order, (size_t)no, sizeof *order, by_key_desc);
-		for (int i = 0; i < no; i++) {
-			int op = order[i].op;
-			const pl_op *x = &g->ops[op];
-			int64_t *s = S(c, op);
-			if (D % (pl_split_product(x, s) * f))
-				continue;
-			double best = 0;
-			int best_l = -1;
-			for (int l = 0; l < x->spec.nloops; l++) {
-				const pl_loop *lp = &x->spec.loop[l];
-				if (!pl_problem_cuttable(p, op, l) || (lp->size / s[l]) % f)
-					continue;
-				s[l] *= f;
-				double t = local_cost(c, op, s);
-				s[l] /= f;
-				if (best_l < 0 || t < best) {
-					best = t;
-					best_l = l;
-				}
-			}
-			if (best_l >= 0)
-				s[best_l] *= f;
-		}
+		for (int i = 0; i < no; i++)
+			cut_by(c, p, order[i].op, f);
 		if (c->deadline > 0 && ve_now() > c->deadline) {
 			c->p = p;
 			return 1;
@@ -651,14 +656,20 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			int64_t *sp = S(c, op);
 			for (int l = 0; l < PL_MAX_LOOPS; l++)
 				sp[l] = 1;
-			for (int q = 0; seed && q < np; q++)
-				for (int l = 0; l < g->ops[op].spec.nloops; l++)
+			for (int q = 0; seed && q < np; q++) {
+				int l = 0;
+				for (; l < g->ops[op].spec.nloops; l++)
 					if (c->roles[(size_t)op * PL_MAX_LOOPS + l] == PL_LOOP_DATA &&
 					    pl_problem_cuttable(p, op, l) &&
 					    (g->ops[op].spec.loop[l].size / sp[l]) % primes[q] == 0) {
 						sp[l] *= primes[q];
 						break;
 					}
+				/* no batch left to cut: where the problem offers only cuts of
+				 * all devices, the factor goes where it costs least */
+				if (l == g->ops[op].spec.nloops && !p->replicas)
+					cut_by(c, p, op, primes[q]);
+			}
 		}
 		if (improve(c, primes, np))
 			return -1;
