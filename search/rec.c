@@ -11,6 +11,7 @@
  * plan does not fit, rather than return it. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "search/search.h"
@@ -830,8 +831,8 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
 /* Under a memory limit the fastest plan does not fit: the memory price that
  * makes one fit (doubled from time per byte until one does, then bisected),
  * each plan that fits improved on time alone by ICM and pairs, every move
- * within the limit; and the plan just over the limit shrunk until it fits (shrink) and
- * improved alike. The fastest that fits is the plan. Returns 0 (c's splits
+ * within the limit; and the plan just over the limit and the fastest plan shrunk until
+ * they fit (shrink) and improved alike. The fastest that fits is the plan. Returns 0 (c's splits
  * the plan; *t, *m its price), 1 when nothing made one fit, -1 out of
  * memory, 2 past the deadline. Long on purpose (about 90 lines): the price's
  * doubling and bisection and the shrinking share the plans they keep. */
@@ -843,9 +844,11 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 	size_t bytes = sizeof(int64_t) * (size_t)p->nops * PL_MAX_LOOPS;
 	double lo = 0, hi = *m > 0 ? *t / *m : 1e-12, bt = -1, bm = 0;
 	int rc = 0, *mult = pl_malloc(sizeof *mult * ((size_t)p->nops + 1));
-	int64_t *over = pl_malloc(bytes + 1); /* the plan at the highest price that did not fit */
-	if (!mult || !over) {
+	/* the fastest plan, and the plan at the highest price that did not fit */
+	int64_t *fast = pl_malloc(bytes + 1), *over = pl_malloc(bytes + 1);
+	if (!mult || !fast || !over) {
 		free(mult);
+		free(fast);
 		free(over);
 		return -1;
 	}
@@ -855,15 +858,29 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 		for (int i = 0; i < runs[k].len; i++)
 			mult[runs[k].first + runs[k].len + i] = runs[k].count - 1;
 	memcpy(over, c->split, bytes);
-	/* steps 0..63: the doubling; then 16 of bisection; then the shrinking */
-	for (int step = 0; step < 64 + 16 + 1 && !rc; step++) {
+	memcpy(fast, c->split, bytes);
+	/* steps 0..63: the doubling; then 16 of bisection; then the shrinking of
+	 * the plan just over and of the fastest; then the best polished at four
+	 * prices between the bisection's ends (from where it stands, the moves
+	 * of several ops that a fresh start at one price does not find) */
+	for (int step = 0; step < 64 + 16 + 2 + 4 && !rc; step++) {
 		if (step < 64 && bt >= 0)
 			step = 64; /* the doubling found a price: bisect */
 		if (step >= 64 && step < 80 && (bt < 0 || lo <= 0))
 			continue;
-		int shrinking = step == 80;
-		if (shrinking) {
-			memcpy(c->split, over, bytes);
+		if (step >= 82) { /* the best so far polished at prices below hi */
+			if (bt < 0)
+				break;
+			memcpy(c->split, best, bytes);
+			for (int op = 0; op < p->nops; op++)
+				c->xn[op] = -1;
+			c->lam = hi * (lo > 0 ? pow(lo / hi, (step - 81) / 5.0) : pow(0.25, step - 81));
+			if ((rc = improve(c, primes, np)) || (rc = rec_price(c, runs, nruns, t, m)))
+				break;
+			if (*m > limit)
+				continue;
+		} else if (step >= 80) {
+			memcpy(c->split, step == 80 ? over : fast, bytes);
 			if ((rc = rec_price(c, runs, nruns, t, m)))
 				break;
 			double mem = *m;
@@ -872,7 +889,7 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 				c->xn[op] = -1;
 			if ((rc = shrink(c, mult, limit, &mem)) == 1) {
 				rc = 0;
-				break;
+				continue;
 			}
 			if (rc)
 				break;
@@ -914,6 +931,7 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 	}
 	c->lam = 0;
 	free(mult);
+	free(fast);
 	free(over);
 	if (rc)
 		return rc < 0 ? -1 : 2;
