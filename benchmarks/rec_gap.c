@@ -93,13 +93,14 @@ int main(int argc, char **argv)
 					       mixed ? "mixed" : "chain", g->nops, D, lb, rd.step_s,
 					       err.msg);
 				else
-					printf("| %d | %s | %d | %d | %s | %.5g | %.5g | %.3f |\n", i,
-					       mixed ? "mixed" : "chain", g->nops, D, lb, rd.step_s,
-					       rr.step_s, ratio);
+					printf("| %d | %s | %d | %d | %s | %.5g | %.5g | %.3f |\n",
+					       i, mixed ? "mixed" : "chain", g->nops, D, lb,
+					       rd.step_s, rr.step_s, ratio);
 			}
 			if (getenv("REC_GAP_DUMP") && atoi(getenv("REC_GAP_DUMP")) == i)
 				for (int op = 0; op < g->nops; op++) { /* both plans, op by op */
-					fprintf(stderr, "%s limit %g:", g->ops[op].name, o.memory_limit);
+					fprintf(stderr, "%s limit %g:", g->ops[op].name,
+					        o.memory_limit);
 					for (int w = 0; w < 1 + !st; w++) {
 						const int64_t *sp =
 						    pl_search_result_split(p, w ? &rr : &rd, op);
@@ -109,8 +110,8 @@ int main(int argc, char **argv)
 							        (long long)sp[l]);
 						pl_nodecost nc;
 						pl_cost_node(p, op, sp, &nc);
-						fprintf(stderr, ") t %.3g m %.4g", nc.compute_s + nc.comm_s,
-						        nc.mem_bytes);
+						fprintf(stderr, ") t %.3g m %.4g",
+						        nc.compute_s + nc.comm_s, nc.mem_bytes);
 					}
 					fprintf(stderr, "\n");
 				}
@@ -124,8 +125,7 @@ int main(int argc, char **argv)
 	printf("\n%d cases (%d graphs, seed %llu): rec > 1.01 x dp in %d, > 1.15 x dp in %d "
 	       "(refusals count as over: %d); worst %.3f, mean %.4f; rec %.1f ms in all "
 	       "(slowest %.2f ms), dp %.1f ms; %d dp could not plan, %d graphs failed to load\n",
-	       n, cases, (unsigned long long)seed, worse, over, n - nok, worst,
-	       nok ? sum / nok : 0, rec_s * 1e3, worst_rec_s * 1e3, dp_s * 1e3,
-	       skipped, failed);
+	       n, cases, (unsigned long long)seed, worse, over, n - nok, worst, nok ? sum / nok : 0,
+	       rec_s * 1e3, worst_rec_s * 1e3, dp_s * 1e3, skipped, failed);
 	return 0;
 }

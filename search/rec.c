@@ -39,6 +39,7 @@ typedef struct recctx {
 	unsigned *xsum;
 	int64_t *keep;  /* room for a plan (rec_plan's first start) */
 	uint8_t *roles; /* pl_loop_roles: the batch loops of the data-parallel start */
+	size_t built;   /* the most table entries a wide polish's elimination built */
 	double deadline;
 } recctx;
 
@@ -82,7 +83,6 @@ static int heavy(const pl_op *op)
 {
 	return (pl_op_traits(op) & PL_OPT_ANCHOR) != 0;
 }
-
 
 static int by_key_desc(const void *a, const void *b)
 {
@@ -208,17 +208,21 @@ static void add_unique(int64_t *cand, int *n, int max, int nl, const int64_t *s)
 /* TABCAP: the largest problem table polish builds (an edge's candidates
  * squared: dp's on 8 devices, not on 512) */
 enum { TABSIDE = 128, TABCAP = 8192 };
-enum { FEW = 32, SCAN = 16, TOP = 4, NODE = 2, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
+/* SEEDCAP: rec_plan's other starts only where the first start's polish built
+ * at most this many table entries (a graph a few times the zoo's two
+ * layers; on MobileNet's the polish costs as much as dp's whole search) */
+enum { SEEDCAP = 1 << 16 };
+enum { FEW = 32, SCAN = 8, TOP = 1, NODE = 1, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
 
 /* Adds to op's polish domain cand[0..n) (room for max) candidates of dp's
  * domain that one factor's moves may not reach: the whole list when it is
- * short (FEW), else the NODE cheapest alone (where its neighbours may
+ * short (FEW); else the NODE cheapest alone (where its neighbours may
  * follow), and of the SCAN cheapest nodes the TOP that cost least against
- * the decided neighbours as they stand, and for each neighbour the one that
- * meets its split at least cost (SCAN bounds the cost on large
- * meshes, where an op has hundreds of candidates). A chain's coordinated change (a transpose turned round
- * with its consumers, a cut moved by two factors at once) is then within one
- * polish. Returns the new count, -1 out of memory. */
+ * the decided neighbours as they stand and, for each neighbour, the one that
+ * meets its split at least cost (SCAN bounds the cost on large meshes, where
+ * an op has hundreds of candidates). A chain's coordinated change (a
+ * transpose turned round with its consumers, a cut moved by two factors at
+ * once) is then within one polish. Returns the new count, -1 out of memory. */
 static int extra(recctx *c, int op, int64_t *cand, int n, int max)
 {
 	const pl_problem *p = c->p;
@@ -228,7 +232,7 @@ static int extra(recctx *c, int op, int64_t *cand, int n, int max)
 			add_unique(cand, &n, max, nl, p->strat[op] + (size_t)k * nl);
 		return n;
 	}
-	int be[NEDGE], bk[NEDGE], ne = 0, top[TOP], nt = 0, *xk = c->xk + (size_t)op * XMAX;
+	int be[NEDGE], bk[NEDGE], ne = 0, top[TOP] = {0}, nt = 0, *xk = c->xk + (size_t)op * XMAX;
 	double bc[NEDGE], tc[TOP];
 	unsigned sum = 0;
 	for (int k = 0; k < p->op_nedges[op] && ne < NEDGE; k++) {
@@ -313,7 +317,7 @@ static int cand_index(const pl_problem *p, int op, const int64_t *sp)
  * Long on purpose (about 140 lines): per op its neighbourhood's candidates,
  * node and edge tables and elimination in one pass, the tables freed as the
  * op is done. */
-static int polish(recctx *c, const int64_t *primes, int np, int wide)
+static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -327,7 +331,7 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide)
 	if (!dom || !a || !ci || !cand || !node || !tab || !ls || !ld)
 		goto out;
 	double prev = -1;
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < rounds; round++) {
 		for (int op = 0; op < n; op++) {
 			dom[op] = 1;
 			free(cand[op]);
@@ -341,9 +345,9 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide)
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
 				continue;
 			}
-			dom[op] = admitted(p, op, cand[op],
-			                   neighbours(p, op, S(c, op), p->devices, primes, np,
-			                              cand[op], MAXN));
+			dom[op] = admitted(
+			    p, op, cand[op],
+			    neighbours(p, op, S(c, op), p->devices, primes, np, cand[op], MAXN));
 			if (wide && (dom[op] = extra(c, op, cand[op], dom[op], 2 * MAXN)) < 0)
 				goto out;
 			if (!wide || p->nstrat[op] > TABSIDE)
@@ -351,8 +355,8 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide)
 			if (!(ci[op] = pl_malloc(sizeof *ci[op] * (size_t)dom[op])))
 				goto out;
 			for (int k = 0; k < dom[op]; k++)
-				ci[op][k] = cand_index(p, op,
-				                       cand[op] + (size_t)k * g->ops[op].spec.nloops);
+				ci[op][k] = cand_index(
+				    p, op, cand[op] + (size_t)k * g->ops[op].spec.nloops);
 		}
 		ve v;
 		if (ve_init(&v, n, dom))
@@ -368,9 +372,13 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide)
 				break;
 			}
 			int nl = g->ops[op].spec.nloops;
+			const pl_nodecost *known = ci[op] ? pl_problem_node(p, op) : NULL;
 			for (int k = 0; k < dom[op]; k++) {
 				pl_nodecost nc;
-				pl_cost_node(p, op, cand[op] + (size_t)k * nl, &nc);
+				if (known && ci[op][k] >= 0)
+					nc = known[ci[op][k]];
+				else
+					pl_cost_node(p, op, cand[op] + (size_t)k * nl, &nc);
 				node[op][k] = nc.compute_s + nc.comm_s + c->lam * nc.mem_bytes;
 			}
 			size_t one = 1;
@@ -438,17 +446,21 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide)
 			rc = round == 0;
 			goto out;
 		}
+		if (wide && v.built > c->built)
+			c->built = v.built;
 		memset(a, 0, sizeof *a * (size_t)n);
 		double val = ve_value(&v, a);
 		ve_backtrack(&v, a);
 		ve_free(&v);
+		int changed = 0;
 		for (int op = 0; op < n; op++)
 			if (c->active[op] && a[op]) { /* candidate 0 is the split as it was */
 				memcpy(S(c, op), cand[op] + (size_t)a[op] * g->ops[op].spec.nloops,
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
 				c->ver[op]++;
+				changed = 1;
 			}
-		if (prev >= 0 && val >= prev * (1 - 1e-9))
+		if (!changed || (prev >= 0 && val >= prev * (1 - 1e-9)))
 			break;
 		prev = val;
 	}
@@ -475,12 +487,11 @@ out:
 }
 
 /* Iterated conditional modes over each op's candidate list (dp's domain;
- * of a long one the SCAN cheapest nodes), cheapest node first: each decided op in turn takes the candidate
- * that costs least against its neighbours as they stand, while one moves.
- * Reaches what one factor's move cannot (a cut two moves away, with its
- * neighbours' cuts a good fit as they are). With a budget (> 0), a move must
- * keep the plan's memory *mem (mult[op] copies of each op) within it.
- * Returns whether any op moved, -1 out of memory. */
+ * of a long one the SCAN cheapest nodes), cheapest node first: each decided op in turn takes the
+ * candidate that costs least against its neighbours as they stand, while one moves. Reaches what
+ * one factor's move cannot (a cut two moves away, with its neighbours' cuts a good fit as they
+ * are). With a budget (> 0), a move must keep the plan's memory *mem (mult[op] copies of each op)
+ * within it. Returns whether any op moved, -1 out of memory. */
 static int icm(recctx *c, const int *mult, double budget, double *mem)
 {
 	pl_problem *p = c->p;
@@ -498,7 +509,8 @@ static int icm(recctx *c, const int *mult, double budget, double *mem)
 			pl_nodecost nc;
 			pl_cost_node(p, op, S(c, op), &nc);
 			double m0 = nc.mem_bytes, bm = 0,
-			       bt = nc.compute_s + nc.comm_s + c->lam * m0 + edge_cost(c, op, S(c, op));
+			       bt = nc.compute_s + nc.comm_s + c->lam * m0 +
+			            edge_cost(c, op, S(c, op));
 			for (int j = 0; j < p->nstrat[op]; j++) {
 				int k = c->ord[j].op;
 				double node = -c->ord[j].key, m = tab[k].mem_bytes;
@@ -515,7 +527,8 @@ static int icm(recctx *c, const int *mult, double budget, double *mem)
 			}
 			if (best < 0)
 				continue;
-			memcpy(S(c, op), p->strat[op] + (size_t)best * nl, sizeof(int64_t) * (size_t)nl);
+			memcpy(S(c, op), p->strat[op] + (size_t)best * nl,
+			       sizeof(int64_t) * (size_t)nl);
 			c->ver[op]++;
 			if (budget > 0)
 				*mem += mult[op] * (bm - m0);
@@ -576,14 +589,14 @@ static double objective(const recctx *c)
 	return t;
 }
 
-/* The polish and ICM in turn while they improve the plan. 0, or -1 out of
- * memory. */
-static int improve(recctx *c, const int64_t *primes, int np)
+/* The polish and ICM in turn while they improve the plan, at most rounds
+ * times (and the polish as many rounds). 0, or -1 out of memory. */
+static int improve(recctx *c, const int64_t *primes, int np, int rounds)
 {
-	for (int round = 0; round < 4; round++) {
-		int st = polish(c, primes, np, 1);
+	for (int round = 0; round < rounds; round++) {
+		int st = polish(c, primes, np, 1, rounds);
 		if (st == 1) /* the wide neighbourhoods too entangled: the narrow ones */
-			st = polish(c, primes, np, 0);
+			st = polish(c, primes, np, 0, rounds);
 		if (st < 0)
 			return -1;
 		int mv = icm(c, NULL, 0, NULL);
@@ -606,6 +619,7 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
+	c->built = 0;
 	for (int op = 0; op < g->nops; op++) {
 		c->xn[op] = -1; /* a new price, a new start */
 		for (int l = 0; l < PL_MAX_LOOPS; l++)
@@ -637,9 +651,10 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 	c->p = p;
 	if (p->roles)
 		repair_degrees(c, order);
-	if (improve(c, primes, np))
+	if (improve(c, primes, np, 4))
 		return -1;
-	if (!keep || p->roles)
+	/* the other starts where the first one's polish was cheap (SEEDCAP) */
+	if (!keep || p->roles || c->built > SEEDCAP)
 		return 0;
 	/* two more starts, the better kept: every op whole, where the problem
 	 * offers replicated cuts (a small or latency-bound graph, whose cuts cost
@@ -660,9 +675,11 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			for (int q = 0; seed && q < np; q++) {
 				int l = 0;
 				for (; l < g->ops[op].spec.nloops; l++)
-					if (c->roles[(size_t)op * PL_MAX_LOOPS + l] == PL_LOOP_DATA &&
+					if (c->roles[(size_t)op * PL_MAX_LOOPS + l] ==
+					        PL_LOOP_DATA &&
 					    pl_problem_cuttable(p, op, l) &&
-					    (g->ops[op].spec.loop[l].size / sp[l]) % primes[q] == 0) {
+					    (g->ops[op].spec.loop[l].size / sp[l]) % primes[q] ==
+					        0) {
 						sp[l] *= primes[q];
 						break;
 					}
@@ -672,7 +689,14 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 					cut_by(c, p, op, primes[q]);
 			}
 		}
-		if (improve(c, primes, np))
+		/* after one round, a start that is no near rival, or has come to the
+		 * plan kept, is left there */
+		if (improve(c, primes, np, 1))
+			return -1;
+		double now = objective(c);
+		if (now < first * 1.1 &&
+		    memcmp(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS) &&
+		    improve(c, primes, np, 4))
 			return -1;
 		if (objective(c) >= first)
 			memcpy(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
@@ -752,7 +776,8 @@ static int pairs(recctx *c, const int *mult, double budget, double *mem)
 			for (int i = 0; i < ns; i++)
 				for (int j = 0; j < nd; j++) {
 					double t = ls[i] + ld[j] + tab[(size_t)i * nd + j];
-					double dm = mult[s] * ts[i].mem_bytes + mult[d] * td[j].mem_bytes - m0;
+					double dm = mult[s] * ts[i].mem_bytes +
+					            mult[d] * td[j].mem_bytes - m0;
 					if (t < bt - 1e-12 * bt && *mem + dm <= budget) {
 						bt = t;
 						bi = i;
@@ -762,8 +787,10 @@ static int pairs(recctx *c, const int *mult, double budget, double *mem)
 				}
 			if (bi < 0)
 				continue;
-			memcpy(S(c, s), p->strat[s] + (size_t)bi * nls, sizeof(int64_t) * (size_t)nls);
-			memcpy(S(c, d), p->strat[d] + (size_t)bj * nld, sizeof(int64_t) * (size_t)nld);
+			memcpy(S(c, s), p->strat[s] + (size_t)bi * nls,
+			       sizeof(int64_t) * (size_t)nls);
+			memcpy(S(c, d), p->strat[d] + (size_t)bj * nld,
+			       sizeof(int64_t) * (size_t)nld);
 			c->ver[s]++;
 			c->ver[d]++;
 			*mem += bdm;
@@ -874,8 +901,10 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 			memcpy(c->split, best, bytes);
 			for (int op = 0; op < p->nops; op++)
 				c->xn[op] = -1;
-			c->lam = hi * (lo > 0 ? pow(lo / hi, (step - 81) / 5.0) : pow(0.25, step - 81));
-			if ((rc = improve(c, primes, np)) || (rc = rec_price(c, runs, nruns, t, m)))
+			c->lam =
+			    hi * (lo > 0 ? pow(lo / hi, (step - 81) / 5.0) : pow(0.25, step - 81));
+			if ((rc = improve(c, primes, np, 4)) ||
+			    (rc = rec_price(c, runs, nruns, t, m)))
 				break;
 			if (*m > limit)
 				continue;
@@ -911,7 +940,8 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 		double mem = *m;
 		c->lam = 0;
 		for (int k = 0; k < 4; k++) {
-			int one = icm(c, mult, limit, &mem), two = one < 0 ? 0 : pairs(c, mult, limit, &mem);
+			int one = icm(c, mult, limit, &mem),
+			    two = one < 0 ? 0 : pairs(c, mult, limit, &mem);
 			if (one < 0 || two < 0) {
 				rc = -1;
 				break;
@@ -975,8 +1005,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	c.xk = pl_malloc(sizeof *c.xk * (size_t)g->nops * XMAX + 1);
 	r->choice = pl_calloc((size_t)g->nops, sizeof *r->choice);
 	if (!c.split || !c.active || !c.done || !best || !order || !c.ord || !c.keep || !c.roles ||
-	    pl_loop_roles(g, c.roles) || !c.ver || !c.xsum ||
-	    !c.xn || !c.xk || !r->choice)
+	    pl_loop_roles(g, c.roles) || !c.ver || !c.xsum || !c.xn || !c.xk || !r->choice)
 		goto nomem;
 	if (o->time_limit_s > 0)
 		c.deadline = t0 + o->time_limit_s;

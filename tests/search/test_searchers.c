@@ -138,14 +138,16 @@ static void rec_within_15_percent_of_dp(void **state)
 				fail_msg("graph %d on %lld devices: dp: %s\n%s", i,
 				         (long long)p->devices, err.msg, json);
 			if (pl_search_rec(p, &o, &rr, &err))
-				fail_msg("graph %d on %lld devices, limit %g: dp plans, rec: %s\n%s", i,
-				         (long long)p->devices, o.memory_limit, err.msg, json);
+				fail_msg(
+				    "graph %d on %lld devices, limit %g: dp plans, rec: %s\n%s", i,
+				    (long long)p->devices, o.memory_limit, err.msg, json);
 			double ratio = rr.step_s / rd.step_s;
 			if (ratio > 1.15)
-				fail_msg("graph %d on %lld devices, limit %g: rec's step %g is %.3f x "
-				         "dp's %g\n%s",
-				         i, (long long)p->devices, o.memory_limit, rr.step_s, ratio,
-				         rd.step_s, json);
+				fail_msg(
+				    "graph %d on %lld devices, limit %g: rec's step %g is %.3f x "
+				    "dp's %g\n%s",
+				    i, (long long)p->devices, o.memory_limit, rr.step_s, ratio,
+				    rd.step_s, json);
 			if (o.memory_limit > 0)
 				assert_true(rr.mem_bytes <= o.memory_limit);
 			worst = ratio > worst ? ratio : worst;

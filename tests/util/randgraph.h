@@ -303,12 +303,14 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 			case 0:
 			case 1: { /* Conv 3x3, same size */
 				long co = base[rg_int(r, 2)] * (sc > 4 ? 4 : 1);
-				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld,%ld,3,3],\"role\":\"param\"}",
+				rg_printf(&ts,
+				          ",\"w%d\":{\"shape\":[%ld,%ld,3,3],\"role\":\"param\"}",
 				          np, co, t->shape[1]);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Conv\",\"inputs\":[\"%s\","
-				          "\"w%d\"],\"outputs\":[\"%s\"],\"attrs\":{\"pads\":[1,1,1,1]}}",
-				          sep, k, t->name, np, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"Conv\",\"inputs\":[\"%s\","
+				    "\"w%d\"],\"outputs\":[\"%s\"],\"attrs\":{\"pads\":[1,1,1,1]}}",
+				    sep, k, t->name, np, out.name);
 				np++;
 				out.shape[1] = co;
 				break;
@@ -318,11 +320,12 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 				          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
 				          "\"shape\":[%ld],\"role\":\"param\"}",
 				          np, t->shape[1], np, t->shape[1]);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"BatchNormalization\","
-				          "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
-				          "\"attrs\":{\"training_mode\":1}}",
-				          sep, k, t->name, np, np, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"BatchNormalization\","
+				    "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
+				    "\"attrs\":{\"training_mode\":1}}",
+				    sep, k, t->name, np, np, out.name);
 				np++;
 				break;
 			case 3: { /* residual, or a channel concat (DenseNet) */
@@ -334,62 +337,67 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 				rg_printf(&ops,
 				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
 				          "\"%s\"],\"outputs\":[\"%s\"]%s}",
-				          sep, k, cat ? "Concat" : "Add", t->name, act[o].name, out.name,
-				          cat ? ",\"attrs\":{\"axis\":1}" : "");
+				          sep, k, cat ? "Concat" : "Add", t->name, act[o].name,
+				          out.name, cat ? ",\"attrs\":{\"axis\":1}" : "");
 				if (cat)
 					out.shape[1] += act[o].shape[1];
 				break;
 			}
 			case 4: /* global average pool: to [B, C] */
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":["
-				          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[2,3],"
-				          "\"keepdims\":0}}",
-				          sep, k, t->name, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":["
+				    "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[2,3],"
+				    "\"keepdims\":0}}",
+				    sep, k, t->name, out.name);
 				out.rank = 2;
 				break;
-			default:
-				goto unary;
+			default: goto unary;
 			}
 		} else {
 			switch (kind) {
 			case 0:
 			case 1: { /* MatMul with a weight */
 				long n = base[rg_int(r, 4)] * sc;
-				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
-				          last, n);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
-				          "\"w%d\"],\"outputs\":[\"%s\"]}",
-				          sep, k, t->name, np, out.name);
+				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}",
+				          np, last, n);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
+				    "\"w%d\"],\"outputs\":[\"%s\"]}",
+				    sep, k, t->name, np, out.name);
 				np++;
 				out.shape[out.rank - 1] = n;
 				break;
 			}
 			case 2: /* bias */
-				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}", np, last);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%s\","
-				          "\"w%d\"],\"outputs\":[\"%s\"]}",
-				          sep, k, t->name, np, out.name);
+				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}", np,
+				          last);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%s\","
+				    "\"w%d\"],\"outputs\":[\"%s\"]}",
+				    sep, k, t->name, np, out.name);
 				np++;
 				break;
 			case 3:
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":[\"%s\"],"
-				          "\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
-				          sep, k, t->name, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":[\"%s\"],"
+				    "\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
+				    sep, k, t->name, out.name);
 				break;
 			case 4:
 				rg_printf(&ts,
 				          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
 				          "\"shape\":[%ld],\"role\":\"param\"}",
 				          np, last, np, last);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
-				          "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
-				          "\"attrs\":{\"axis\":-1}}",
-				          sep, k, t->name, np, np, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
+				    "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
+				    "\"attrs\":{\"axis\":-1}}",
+				    sep, k, t->name, np, np, out.name);
 				np++;
 				break;
 			case 5: { /* residual */
@@ -399,18 +407,19 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 				rg_printf(&ops,
 				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
 				          "\"%s\"],\"outputs\":[\"%s\"]}",
-				          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name, act[o].name,
-				          out.name);
+				          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name,
+				          act[o].name, out.name);
 				break;
 			}
 			case 6: { /* concat along the last axis */
 				int o = rg_mt_find(act, nact, pick, t->rank - 1);
 				if (o < 0)
 					goto unary;
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Concat\",\"inputs\":[\"%s\","
-				          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
-				          sep, k, t->name, act[o].name, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"Concat\",\"inputs\":[\"%s\","
+				    "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
+				    sep, k, t->name, act[o].name, out.name);
 				out.shape[out.rank - 1] += act[o].shape[t->rank - 1];
 				break;
 			}
@@ -418,9 +427,11 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 				if (t->rank == 2 && t->shape[0] != t->shape[1] && rg_int(r, 2))
 					goto unary; /* a 2-D transpose moves the batch: rarely */
 				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":[\"%s\"]"
+				          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":["
+				          "\"%s\"]"
 				          ",\"outputs\":[\"%s\"],\"attrs\":{\"perm\":%s}}",
-				          sep, k, t->name, out.name, t->rank == 2 ? "[1,0]" : "[0,2,1]");
+				          sep, k, t->name, out.name,
+				          t->rank == 2 ? "[1,0]" : "[0,2,1]");
 				out.shape[t->rank - 1] = t->shape[t->rank - 2];
 				out.shape[t->rank - 2] = last;
 				break;
@@ -431,13 +442,15 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 				if (t->rank != 3)
 					goto unary;
 				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":[\"%s\"]"
+				          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":["
+				          "\"%s\"]"
 				          ",\"outputs\":[\"%sT\"],\"attrs\":{\"perm\":[0,2,1]}}",
 				          sep, k, act[o].name, out.name);
-				rg_printf(&ops,
-				          ",{\"name\":\"op%dm\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
-				          "\"%sT\"],\"outputs\":[\"%s\"]}",
-				          k, t->name, out.name, out.name);
+				rg_printf(
+				    &ops,
+				    ",{\"name\":\"op%dm\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
+				    "\"%sT\"],\"outputs\":[\"%s\"]}",
+				    k, t->name, out.name, out.name);
 				out.shape[2] = act[o].shape[1];
 				/* the other's [B, H', S] keeps a name nobody else reads */
 				break;
@@ -445,8 +458,10 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 			case 9: /* between ranks: [B, H] -> [B, H/3, 3] and [B, S, H] -> [B, S*H] */
 				if (t->rank == 2) {
 					rg_printf(&ops,
-					          "%c{\"name\":\"op%d\",\"type\":\"Reshape\",\"inputs\":[\"%"
-					          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":[%ld,%ld,"
+					          "%c{\"name\":\"op%d\",\"type\":\"Reshape\","
+					          "\"inputs\":[\"%"
+					          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":["
+					          "%ld,%ld,"
 					          "3]}}",
 					          sep, k, t->name, out.name, t->shape[0], last / 3);
 					out.rank = 3;
@@ -454,8 +469,10 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 					out.shape[2] = 3;
 				} else {
 					rg_printf(&ops,
-					          "%c{\"name\":\"op%d\",\"type\":\"Reshape\",\"inputs\":[\"%"
-					          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":[%ld,%ld]}}",
+					          "%c{\"name\":\"op%d\",\"type\":\"Reshape\","
+					          "\"inputs\":[\"%"
+					          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":["
+					          "%ld,%ld]}}",
 					          sep, k, t->name, out.name, t->shape[0],
 					          t->shape[1] * t->shape[2]);
 					out.rank = 2;
@@ -466,19 +483,22 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 				if (t->rank != 3)
 					goto unary;
 				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":[\"%s\"]"
-				          ",\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[1],\"keepdims\":0}}",
+				          "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":"
+				          "[\"%s\"]"
+				          ",\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[1],"
+				          "\"keepdims\":0}}",
 				          sep, k, t->name, out.name);
 				out.rank = 2;
 				out.shape[1] = last;
 				break;
 			default:
-			unary: {
+			unary : {
 				static const char *un[] = {"Relu", "Gelu", "Tanh", "Sigmoid"};
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"],"
-				          "\"outputs\":[\"%s\"]}",
-				          sep, k, un[rg_int(r, 4)], t->name, out.name);
+				rg_printf(
+				    &ops,
+				    "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"],"
+				    "\"outputs\":[\"%s\"]}",
+				    sep, k, un[rg_int(r, 4)], t->name, out.name);
 				break;
 			}
 			}
