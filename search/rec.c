@@ -208,11 +208,12 @@ static void add_unique(int64_t *cand, int *n, int max, int nl, const int64_t *s)
 /* TABCAP: the largest problem table polish builds (an edge's candidates
  * squared: dp's on 8 devices, not on 512) */
 enum { TABSIDE = 128, TABCAP = 8192 };
-/* SEEDCAP: rec_plan's other starts only where the first start's polish built
- * at most this many table entries (a graph a few times the zoo's two
- * layers; on MobileNet's the polish costs as much as dp's whole search) */
-enum { SEEDCAP = 1 << 16 };
-enum { FEW = 32, SCAN = 8, TOP = 1, NODE = 1, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
+/* rec_plan's other starts only on small graphs: at most SEEDOPS decided ops
+ * (the zoo's two decided layers are more) whose first polish built at most
+ * SEEDCAP table entries (the polish of a graph of MobileNet's width costs as
+ * much as dp's whole search) */
+enum { SEEDOPS = 32, SEEDCAP = 1 << 16 };
+enum { FEW = 32, SCAN = 16, TOP = 4, NODE = 2, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
 
 /* Adds to op's polish domain cand[0..n) (room for max) candidates of dp's
  * domain that one factor's moves may not reach: the whole list when it is
@@ -653,16 +654,19 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 		repair_degrees(c, order);
 	if (improve(c, primes, np, 4))
 		return -1;
-	/* the other starts where the first one's polish was cheap (SEEDCAP) */
-	if (!keep || p->roles || c->built > SEEDCAP)
+	int decided = 0;
+	for (int op = 0; op < g->nops; op++)
+		decided += c->active[op] && !g->ops[op].has_strategy;
+	if (!keep || p->roles || decided > SEEDOPS || c->built > SEEDCAP)
 		return 0;
-	/* two more starts, the better kept: every op whole, where the problem
+	/* three more starts, the best kept: every op whole, where the problem
 	 * offers replicated cuts (a small or latency-bound graph, whose cuts cost
 	 * more than they save, is many factors' moves away from the cuts above);
 	 * every op cut along its batch (data parallel: a cut the steps above left
 	 * for a model-parallel one that costs a little less on its own and more
-	 * where its consumers meet the rest) */
-	for (int seed = !p->replicas; seed < 2; seed++) {
+	 * where its consumers meet the rest); every op on its cheapest candidate
+	 * alone (a batch norm's channel cut, that its neighbours then follow) */
+	for (int seed = !p->replicas; seed < 3; seed++) {
 		double first = objective(c);
 		memcpy(keep, c->split, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
 		for (int op = 0; op < g->nops; op++) {
@@ -670,6 +674,14 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			if (!c->active[op] || g->ops[op].has_strategy)
 				continue;
 			int64_t *sp = S(c, op);
+			if (seed == 2) {
+				if (by_node(c, op, c->ord))
+					return -1;
+				memcpy(sp,
+				       p->strat[op] + (size_t)c->ord[0].op * g->ops[op].spec.nloops,
+				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+				continue;
+			}
 			for (int l = 0; l < PL_MAX_LOOPS; l++)
 				sp[l] = 1;
 			for (int q = 0; seed && q < np; q++) {
