@@ -5,8 +5,10 @@
  * test suite's generators (tests/util/randgraph.h): the chain-with-residuals
  * models of rg_model and the irregular ones of rg_model_mixed (fan-out,
  * fan-in, concat, mixed ranks, convs). A markdown row per case where rec is
- * more than 1 % off (all rows with -v), then a summary.
- * Usage: planner-bench-rec [-v] [CASES (default 240)] [SEED (default 47)] */
+ * more than 1 % off (all rows with -v), then a summary. With --all, ilp
+ * and (on at most 2e6 combinations) brute force too, without a memory
+ * limit: the cases where dp, ilp and brute do not agree are counted.
+ * Usage: planner-bench-rec [-v] [--all] [CASES (default 240)] [SEED (default 47)] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +19,21 @@
 
 int main(int argc, char **argv)
 {
-	int verbose = argc > 1 && !strcmp(argv[1], "-v");
-	int cases = argc > 1 + verbose ? atoi(argv[1 + verbose]) : 240;
-	uint64_t seed = argc > 2 + verbose ? strtoull(argv[2 + verbose], NULL, 10) : 47;
+	int verbose = 0, all = 0, narg = 0;
+	const char *pos[2] = {NULL, NULL};
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else if (!strcmp(argv[i], "--all"))
+			all = 1;
+		else if (narg < 2)
+			pos[narg++] = argv[i];
+	int cases = pos[0] ? atoi(pos[0]) : 240;
+	uint64_t seed = pos[1] ? strtoull(pos[1], NULL, 10) : 47;
 	static const int devs[] = {2, 3, 4, 6, 8, 12};
 	rg_rng r = {seed};
 	int n = 0, nok = 0, worse = 0, over = 0, failed = 0, skipped = 0;
+	int exact = 0, brutes = 0, disagree = 0; /* --all */
 	double worst = 1, sum = 0, rec_s = 0, dp_s = 0, worst_rec_s = 0;
 	printf("| case | graph | ops | devices | limit | dp step s | rec step s | rec/dp |\n");
 	printf("|---|---|---|---|---|---|---|---|\n");
@@ -66,6 +77,31 @@ int main(int argc, char **argv)
 			if (pl_search_dp(p, &o, &rd, &err)) {
 				skipped++; /* too entangled for dp, or no plan fits */
 				continue;
+			}
+			if (all && !lim) { /* dp = ilp = brute where brute runs */
+				pl_search_result ri, rb;
+				pl_search_opts oi = {.time_limit_s = 60};
+				double combos = 1;
+				for (int op = 0; op < p->nops; op++)
+					combos *= p->nstrat[op];
+				int bad = 0;
+				if (pl_search_ilp(p, &oi, &ri, &err) == PL_OK) {
+					bad |= ri.step_s > rd.step_s * (1 + 1e-6) ||
+					       ri.step_s < rd.step_s * (1 - 1e-6);
+					pl_search_result_free(&ri);
+				} else {
+					bad = 1;
+				}
+				if (combos <= 2e6 && pl_search_brute(p, &oi, &rb, &err) == PL_OK) {
+					bad |= rb.step_s > rd.step_s * (1 + 1e-6) ||
+					       rb.step_s < rd.step_s * (1 - 1e-6);
+					brutes++;
+					pl_search_result_free(&rb);
+				}
+				exact++;
+				disagree += bad;
+				if (bad)
+					printf("| %d | dp, ilp and brute disagree |||||||\n", i);
 			}
 			pl_status st = pl_search_rec(p, &o, &rr, &err);
 			double ratio = st ? 1e9 : rr.step_s / rd.step_s;
@@ -127,5 +163,9 @@ int main(int argc, char **argv)
 	       "(slowest %.2f ms), dp %.1f ms; %d dp could not plan, %d graphs failed to load\n",
 	       n, cases, (unsigned long long)seed, worse, over, n - nok, worst, nok ? sum / nok : 0,
 	       rec_s * 1e3, worst_rec_s * 1e3, dp_s * 1e3, skipped, failed);
+	if (all)
+		printf("dp = ilp = brute (where brute ran) on %d of %d graphs without a limit "
+		       "(brute ran on %d)\n",
+		       exact - disagree, exact, brutes);
 	return 0;
 }

@@ -213,6 +213,9 @@ enum { TABSIDE = 128, TABCAP = 8192 };
  * SEEDCAP table entries (the polish of a graph of MobileNet's width costs as
  * much as dp's whole search) */
 enum { SEEDOPS = 32, SEEDCAP = 1 << 16 };
+/* WIDE_ENTRIES: the largest table a wide polish's elimination builds (4x in
+ * all); past it, as on DenseNet's concatenations, the narrow polish runs */
+enum { WIDE_ENTRIES = 1 << 20 };
 enum { FEW = 32, SCAN = 16, TOP = 4, NODE = 2, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
 
 /* Adds to op's polish domain cand[0..n) (room for max) candidates of dp's
@@ -362,6 +365,10 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 		ve v;
 		if (ve_init(&v, n, dom))
 			goto out;
+		if (wide) { /* a wide polish costs at most a few times a narrow one's */
+			v.max_entries = WIDE_ENTRIES;
+			v.max_total = 4 * WIDE_ENTRIES;
+		}
 		int bad = 0;
 		for (int op = 0; op < n && !bad; op++) {
 			if (!c->active[op])
