@@ -212,10 +212,12 @@ enum { TABSIDE = 128, TABCAP = 8192 };
  * (the zoo's two decided layers are more) whose first polish built at most
  * SEEDCAP table entries (the polish of a graph of MobileNet's width costs as
  * much as dp's whole search) */
-enum { SEEDOPS = 32, SEEDCAP = 1 << 16 };
+enum { SEEDOPS = 40, SEEDCAP = 1 << 16 };
 /* WIDE_ENTRIES: the largest table a wide polish's elimination builds (4x in
  * all); past it, as on DenseNet's concatenations, the narrow polish runs */
 enum { WIDE_ENTRIES = 1 << 20 };
+/* ALL_BLOCKS: graphs of at most this many ops have every repeated block decided */
+enum { ALL_BLOCKS = 128 };
 enum { FEW = 32, SCAN = 16, TOP = 4, NODE = 2, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
 
 /* Adds to op's polish domain cand[0..n) (room for max) candidates of dp's
@@ -723,16 +725,22 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 	return 0;
 }
 
-/* Copies block 1 of each run to the hidden blocks and prices the plan. */
-static int rec_price(recctx *c, const pl_run *runs, int nruns, double *t, double *m)
+/* Copies block 1 of each run to the hidden blocks. */
+static void copy_hidden(recctx *c, const pl_run *runs, int nruns)
 {
-	const pl_problem *p = c->p;
 	for (int k = 0; k < nruns; k++)
 		for (int b = 2; b < runs[k].count; b++)
 			for (int i = 0; i < runs[k].len; i++)
 				memcpy(S(c, runs[k].first + b * runs[k].len + i),
 				       S(c, runs[k].first + runs[k].len + i),
 				       sizeof(int64_t) * PL_MAX_LOOPS);
+}
+
+/* Copies block 1 of each run to the hidden blocks and prices the plan. */
+static int rec_price(recctx *c, const pl_run *runs, int nruns, double *t, double *m)
+{
+	const pl_problem *p = c->p;
+	copy_hidden(c, runs, nruns);
 	int64_t **sp = pl_malloc(sizeof *sp * ((size_t)p->nops + 1));
 	if (!sp)
 		return -1;
@@ -906,10 +914,10 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 	memcpy(over, c->split, bytes);
 	memcpy(fast, c->split, bytes);
 	/* steps 0..63: the doubling; then 16 of bisection; then the shrinking of
-	 * the plan just over and of the fastest; then the best polished at four
+	 * the plan just over and of the fastest; then the best polished at eight
 	 * prices between the bisection's ends (from where it stands, the moves
 	 * of several ops that a fresh start at one price does not find) */
-	for (int step = 0; step < 64 + 16 + 2 + 4 && !rc; step++) {
+	for (int step = 0; step < 64 + 16 + 2 + 8 && !rc; step++) {
 		if (step < 64 && bt >= 0)
 			step = 64; /* the doubling found a price: bisect */
 		if (step >= 64 && step < 80 && (bt < 0 || lo <= 0))
@@ -921,7 +929,7 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 			for (int op = 0; op < p->nops; op++)
 				c->xn[op] = -1;
 			c->lam =
-			    hi * (lo > 0 ? pow(lo / hi, (step - 81) / 5.0) : pow(0.25, step - 81));
+			    hi * (lo > 0 ? pow(lo / hi, (step - 81) / 9.0) : pow(0.25, step - 81));
 			if ((rc = improve(c, primes, np, 4)) ||
 			    (rc = rec_price(c, runs, nruns, t, m)))
 				break;
@@ -1003,7 +1011,11 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	const pl_graph *g = p->g;
 	recctx c = {.p = p};
 	pl_run runs[64];
-	int nruns = o->no_repeat ? 0 : pl_problem_runs(p, runs, 64);
+	/* Repeated layers decided once (blocks 0 and 1, copied to the rest) on
+	 * large graphs only: the copies' boundaries are not priced while rec
+	 * decides (block 1's last op against block 1's first, once a copy), and
+	 * on a small graph every block decided costs little */
+	int nruns = o->no_repeat || p->nops <= ALL_BLOCKS ? 0 : pl_problem_runs(p, runs, 64);
 	pl_graph gu = *g;
 	pl_problem pu = *p;
 	gu.ops = NULL;
@@ -1084,6 +1096,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		                o->time_limit_s);
 		goto cleanup;
 	}
+	copy_hidden(&c, runs, nruns);
 	/* the candidate index where the split is a candidate */
 	for (int op = 0; op < g->nops; op++) {
 		int nl = g->ops[op].spec.nloops;
