@@ -219,9 +219,9 @@ static void add_unique(int64_t *cand, int *n, int max, int nl, const int64_t *s)
 enum { TABSIDE = 128, TABCAP = 8192 };
 /* rec_plan's other starts only where the first start's polish built at most
  * SEEDCAP table entries (the polish of a graph of MobileNet's width costs as
- * much as dp's whole search), and on a graph of repeated layers only with at
- * most SEEDOPS decided ops (the zoo's two decided layers are more, and its
- * first start is within 2 % of dp; DenseNet's is 1.2x without them) */
+ * much as dp's whole search); on a graph of repeated layers with more than
+ * SEEDOPS decided ops only the first two (Swin, seq2seq: 1.42 and 1.16x dp
+ * without them, 1.00x with; the third start's cost is left to small graphs) */
 enum { SEEDOPS = 40, SEEDCAP = 1 << 16 };
 /* WIDE_ENTRIES: the largest table a wide polish's elimination builds (4x in
  * all); past it, as on DenseNet's concatenations, the narrow polish runs */
@@ -676,7 +676,7 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 	int decided = 0;
 	for (int op = 0; op < g->nops; op++)
 		decided += c->active[op] && !g->ops[op].has_strategy;
-	if (!keep || p->roles || (decided > SEEDOPS && c->repeated) || c->built > SEEDCAP)
+	if (!keep || p->roles || c->built > SEEDCAP)
 		return 0;
 	/* three more starts, the best kept: every op whole, where the problem
 	 * offers replicated cuts (a small or latency-bound graph, whose cuts cost
@@ -686,6 +686,8 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 	 * where its consumers meet the rest); every op on its cheapest candidate
 	 * alone (a batch norm's channel cut, that its neighbours then follow) */
 	for (int seed = !p->replicas; seed < 3; seed++) {
+		if (seed == 2 && decided > SEEDOPS && c->repeated)
+			break; /* of the large repeated graphs', the first two suffice */
 		double first = objective(c);
 		memcpy(keep, c->split, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
 		for (int op = 0; op < g->nops; op++) {
