@@ -4,25 +4,52 @@
  * its loops by the factor: the loop whose cut costs least given its
  * neighbours as they stand (already cut in this step, or as of the last one).
  * Heavy ops choose first (by node cost); element-wise and other light ops
- * follow and so take their neighbours' cuts. Repeated layers are decided once
- * (blocks 0 and 1) and copied to the rest.
- * Not optimal, fast: ops x log2(D) x loops x (1 + degree) cost evaluations on
- * the decided part only. Under a memory limit it says so (exit 3) when its
- * plan does not fit, rather than return it. */
+ * follow and so take their neighbours' cuts. The plan is then polished: the
+ * exact optimum over every op's neighbourhood at once (variable elimination,
+ * as dp, on a few candidates per op), and ICM over each op's candidates, in
+ * turn while they improve it; small graphs also from three other starts.
+ * Repeated layers of large graphs are decided once (blocks 0 and 1) and
+ * copied to the rest. Under a memory limit a price on memory is searched and
+ * the plans that fit are improved within the limit (rec_within).
+ * Not optimal, fast: per polish round, the neighbourhoods' tables (about
+ * edges x 20^2 cost evaluations on the decided part, or lookups in the
+ * problem's tables where an edge's ends have few candidates) and an
+ * elimination capped at 2^20-entry tables; a few rounds. Its plan never
+ * beats dp's optimum and is within 15 % of it on the random graphs of
+ * tests/search/test_searchers.c (both checked there). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "search/search.h"
 #include "search/ve.h"
 #include "planner/ops.h"
 #include "planner/alloc.h"
+#include "planner/roles.h"
+
+typedef struct keyed {
+	double key;
+	int op;
+} keyed;
 
 typedef struct recctx {
 	pl_problem *p;
 	int64_t *split; /* nops x PL_MAX_LOOPS */
 	char *active;   /* decided here (not a hidden copy) */
 	char *done;     /* cut in the current step */
+	double lam;     /* seconds added per byte of an op's memory (a memory limit's price) */
+	keyed *ord;     /* room for any op's candidates (by_node) */
+	unsigned *ver;  /* per op: bumped when its split changes */
+	/* per op: extra()'s last picks (XMAX candidate indices, xn of them; -1:
+	 * none yet) and the sum of its neighbours' ver when it picked them */
+	int *xk, *xn;
+	unsigned *xsum;
+	int64_t *keep;  /* room for a plan (rec_plan's first start) */
+	uint8_t *roles; /* pl_loop_roles: the batch loops of the data-parallel start */
+	size_t built;   /* the most table entries a wide polish's elimination built */
+	int repeated;   /* repeated layers are decided once */
+	double deadline;
 } recctx;
 
 static int64_t *S(const recctx *c, int o)
@@ -30,17 +57,16 @@ static int64_t *S(const recctx *c, int o)
 	return c->split + (size_t)o * PL_MAX_LOOPS;
 }
 
-/* Cost of op o at split s against its active neighbours' current splits. */
-static double local_cost(const recctx *c, int o, const int64_t *s)
+/* Cost of op o's edges at split s against its active neighbours' current
+ * splits, edge skip left out. */
+static double edge_cost_but(const recctx *c, int o, const int64_t *s, int skip)
 {
 	const pl_problem *p = c->p;
-	pl_nodecost n;
-	pl_cost_node(p, o, s, &n);
-	double t = n.compute_s + n.comm_s;
+	double t = 0;
 	for (int k = 0; k < p->op_nedges[o]; k++) {
 		const pl_edge *e = &p->edges[p->op_edges[o][k]];
 		int other = e->src_op == o ? e->dst_op : e->src_op;
-		if (!c->active[other])
+		if (!c->active[other] || p->op_edges[o][k] == skip)
 			continue;
 		const int64_t *so = e->src_op == o ? s : S(c, other);
 		const int64_t *sd = e->dst_op == o ? s : S(c, other);
@@ -49,15 +75,23 @@ static double local_cost(const recctx *c, int o, const int64_t *s)
 	return t;
 }
 
+static double edge_cost(const recctx *c, int o, const int64_t *s)
+{
+	return edge_cost_but(c, o, s, -1);
+}
+
+/* Cost of op o at split s against its active neighbours' current splits. */
+static double local_cost(const recctx *c, int o, const int64_t *s)
+{
+	pl_nodecost n;
+	pl_cost_node(c->p, o, s, &n);
+	return n.compute_s + n.comm_s + c->lam * n.mem_bytes + edge_cost(c, o, s);
+}
+
 static int heavy(const pl_op *op)
 {
 	return (pl_op_traits(op) & PL_OPT_ANCHOR) != 0;
 }
-
-typedef struct keyed {
-	double key;
-	int op;
-} keyed;
 
 static int by_key_desc(const void *a, const void *b)
 {
@@ -67,8 +101,24 @@ static int by_key_desc(const void *a, const void *b)
 	return x->op - y->op;
 }
 
+/* Op's candidates cheapest node cost first (at the memory price) into ord:
+ * .op the candidate, .key minus its cost. Edges cost at least 0, so a scan in
+ * this order may stop at the first candidate whose node alone costs more
+ * than the best whole local cost so far. 0, or -1 out of memory. */
+static int by_node(recctx *c, int op, keyed *ord)
+{
+	const pl_nodecost *n = pl_problem_node(c->p, op);
+	if (!n)
+		return -1;
+	for (int k = 0; k < c->p->nstrat[op]; k++)
+		ord[k] = (keyed){-(n[k].compute_s + n[k].comm_s + c->lam * n[k].mem_bytes), k};
+	qsort(ord, (size_t)c->p->nstrat[op], sizeof *ord, by_key_desc);
+	return 0;
+}
+
 /* The neighbourhood of a split: itself and every move of one prime factor
- * from one loop to another (or onto a loop, where devices are left). */
+ * from one loop to another (or onto a loop, where devices are left, or off
+ * one, where the problem offers cuts over fewer than all devices). */
 static int neighbours(const pl_problem *p, int op, const int64_t *s, int64_t D,
                       const int64_t *primes, int np, int64_t *out, int max)
 {
@@ -76,6 +126,15 @@ static int neighbours(const pl_problem *p, int op, const int64_t *s, int64_t D,
 	int n = 0, nl = x->spec.nloops;
 	memcpy(out, s, sizeof(int64_t) * (size_t)nl);
 	n = 1;
+	for (int i = 0; p->replicas && i < nl; i++)
+		for (int q = 0; q < np && n < max; q++) {
+			if ((q > 0 && primes[q - 1] == primes[q]) || s[i] % primes[q])
+				continue;
+			int64_t *c = out + (size_t)n * nl;
+			memcpy(c, s, sizeof(int64_t) * (size_t)nl);
+			c[i] /= primes[q];
+			n++;
+		}
 	for (int i = -1; i < nl; i++)
 		for (int j = 0; j < nl; j++) {
 			if (i == j || !pl_problem_cuttable(p, op, j))
@@ -145,44 +204,184 @@ static void repair_degrees(recctx *c, keyed *order)
 	}
 }
 
+/* Appends split s to cand[0..*n) (room for max) unless it is there. */
+static void add_unique(int64_t *cand, int *n, int max, int nl, const int64_t *s)
+{
+	for (int i = 0; i < *n; i++)
+		if (!memcmp(cand + (size_t)i * nl, s, sizeof(int64_t) * (size_t)nl))
+			return;
+	if (*n < max)
+		memcpy(cand + (size_t)(*n)++ * nl, s, sizeof(int64_t) * (size_t)nl);
+}
+
+/* TABCAP: the largest problem table polish builds (an edge's candidates
+ * squared: dp's on 8 devices, not on 512) */
+enum { TABSIDE = 128, TABCAP = 8192 };
+/* rec_plan's other starts only where the first start's polish built at most
+ * SEEDCAP table entries (llama.onnx on 64 devices: 96587, 1.46 -> 1.00x dp;
+ * the polish of a graph of MobileNet's width, 512k, costs as
+ * much as dp's whole search); on a graph of repeated layers with more than
+ * SEEDOPS decided ops only the first two (Swin, seq2seq: 1.42 and 1.16x dp
+ * without them, 1.00x with; the third start's cost is left to small graphs) */
+enum { SEEDOPS = 40, SEEDCAP = 1 << 17 };
+/* WIDE_ENTRIES: the largest table a wide polish's elimination builds (4x in
+ * all); past it, as on DenseNet's concatenations, the narrow polish runs */
+enum { WIDE_ENTRIES = 1 << 20 };
+/* ALL_BLOCKS: graphs of at most this many ops have every repeated block decided */
+enum { ALL_BLOCKS = 128 };
+enum { FEW = 32, SCAN = 16, TOP = 4, NODE = 2, NEDGE = 16, XMAX = NODE + TOP + NEDGE };
+
+/* Adds to op's polish domain cand[0..n) (room for max) candidates of dp's
+ * domain that one factor's moves may not reach: the whole list when it is
+ * short (FEW); else the NODE cheapest alone (where its neighbours may
+ * follow), and of the SCAN cheapest nodes the TOP that cost least against
+ * the decided neighbours as they stand and, for each neighbour, the one that
+ * meets its split at least cost (SCAN bounds the cost on large meshes, where
+ * an op has hundreds of candidates). A chain's coordinated change (a
+ * transpose turned round with its consumers, a cut moved by two factors at
+ * once) is then within one polish. Returns the new count, -1 out of memory. */
+static int extra(recctx *c, int op, int64_t *cand, int n, int max)
+{
+	const pl_problem *p = c->p;
+	int nl = p->g->ops[op].spec.nloops, ns = p->nstrat[op];
+	if (ns <= FEW) {
+		for (int k = 0; k < ns; k++)
+			add_unique(cand, &n, max, nl, p->strat[op] + (size_t)k * nl);
+		return n;
+	}
+	int be[NEDGE], bk[NEDGE], ne = 0, top[TOP] = {0}, nt = 0, *xk = c->xk + (size_t)op * XMAX;
+	double bc[NEDGE], tc[TOP];
+	unsigned sum = 0;
+	for (int k = 0; k < p->op_nedges[op] && ne < NEDGE; k++) {
+		const pl_edge *e = &p->edges[p->op_edges[op][k]];
+		int other = e->src_op == op ? e->dst_op : e->src_op;
+		if (c->active[other]) {
+			sum += c->ver[other];
+			bk[ne] = -1;
+			be[ne++] = p->op_edges[op][k];
+		}
+	}
+	if (c->xn[op] >= 0 && c->xsum[op] == sum) { /* its neighbours as they were */
+		for (int i = 0; i < c->xn[op]; i++)
+			add_unique(cand, &n, max, nl, p->strat[op] + (size_t)xk[i] * nl);
+		return n;
+	}
+	if (by_node(c, op, c->ord))
+		return -1;
+	for (int j = 0; j < ns; j++) {
+		int k = c->ord[j].op;
+		double t = -c->ord[j].key;
+		if (j >= SCAN || (nt == TOP && t >= tc[TOP - 1]))
+			break;
+		const int64_t *sk = p->strat[op] + (size_t)k * nl;
+		for (int i = 0; i < ne; i++) {
+			const pl_edge *e = &p->edges[be[i]];
+			int other = e->src_op == op ? e->dst_op : e->src_op;
+			double ec = pl_cost_edge(p, be[i], e->src_op == op ? sk : S(c, other),
+			                         e->dst_op == op ? sk : S(c, other));
+			t += ec;
+			if (bk[i] < 0 || ec < bc[i]) {
+				bc[i] = ec;
+				bk[i] = k;
+			}
+		}
+		/* insertion into the TOP cheapest */
+		int at = nt < TOP ? nt++ : TOP;
+		while (at > 0 && tc[at - 1] > t) {
+			if (at < TOP) {
+				tc[at] = tc[at - 1];
+				top[at] = top[at - 1];
+			}
+			at--;
+		}
+		if (at < TOP) {
+			tc[at] = t;
+			top[at] = k;
+		}
+	}
+	c->xn[op] = 0;
+	c->xsum[op] = sum;
+	for (int i = 0; i < NODE && i < ns; i++)
+		xk[c->xn[op]++] = c->ord[i].op;
+	for (int i = 0; i < ne; i++)
+		if (bk[i] >= 0)
+			xk[c->xn[op]++] = bk[i];
+	for (int i = 0; i < nt; i++)
+		xk[c->xn[op]++] = top[i];
+	for (int i = 0; i < c->xn[op]; i++)
+		add_unique(cand, &n, max, nl, p->strat[op] + (size_t)xk[i] * nl);
+	return n;
+}
+
+/* The index of split sp among op's candidates, -1 if none. */
+static int cand_index(const pl_problem *p, int op, const int64_t *sp)
+{
+	int nl = p->g->ops[op].spec.nloops;
+	for (int k = 0; k < p->nstrat[op]; k++)
+		if (!memcmp(p->strat[op] + (size_t)k * nl, sp, sizeof(int64_t) * (size_t)nl))
+			return k;
+	return -1;
+}
+
 /* Large-neighbourhood polish: the exact optimum (variable elimination, as in
  * dp) over each op's neighbourhood of its current split; repeated while the
  * plan improves. Captures coordinated moves along chains that single-op
- * changes cannot make. Returns -1 when out of memory.
- * Long on purpose (about 125 lines): per op its neighbourhood's candidates,
+ * changes cannot make. wide: the neighbourhoods with extra()'s candidates,
+ * edges whose ends have few candidates (TABCAP) priced from the problem's
+ * tables (built once, shared by every round, start and price); else one
+ * factor's moves alone. Returns 0, 1 when the first round was too entangled to solve (the
+ * plan as it was), -1 when out of memory.
+ * Long on purpose (about 140 lines): per op its neighbourhood's candidates,
  * node and edge tables and elimination in one pass, the tables freed as the
  * op is done. */
-static int polish(recctx *c, const int64_t *primes, int np)
+static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
 	int n = g->nops, rc = -1;
 	int *dom = pl_calloc((size_t)n, sizeof *dom), *a = pl_calloc((size_t)n, sizeof *a);
+	int **ci = pl_calloc((size_t)n, sizeof *ci); /* per op and entry: candidate index */
 	int64_t **cand = pl_calloc((size_t)n, sizeof *cand);
 	double **node = pl_calloc((size_t)n, sizeof *node),
 	       **tab = pl_calloc((size_t)p->nedges + 1, sizeof *tab);
-	pl_layout *ls = pl_malloc(sizeof *ls * MAXN), *ld = pl_malloc(sizeof *ld * 2 * MAXN);
-	if (!dom || !a || !cand || !node || !tab || !ls || !ld)
+	pl_layout *ls = pl_malloc(sizeof *ls * 2 * MAXN), *ld = pl_malloc(sizeof *ld * 4 * MAXN);
+	if (!dom || !a || !ci || !cand || !node || !tab || !ls || !ld)
 		goto out;
 	double prev = -1;
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < rounds; round++) {
 		for (int op = 0; op < n; op++) {
 			dom[op] = 1;
 			free(cand[op]);
-			cand[op] = pl_malloc(sizeof(int64_t) * PL_MAX_LOOPS * MAXN);
+			free(ci[op]);
+			ci[op] = NULL;
+			cand[op] = pl_malloc(sizeof(int64_t) * PL_MAX_LOOPS * 2 * MAXN);
 			if (!cand[op])
 				goto out;
-			if (!c->active[op] || g->ops[op].has_strategy)
+			if (!c->active[op] || g->ops[op].has_strategy) {
 				memcpy(cand[op], S(c, op),
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-			else
-				dom[op] = admitted(p, op, cand[op],
-				                   neighbours(p, op, S(c, op), p->devices, primes,
-				                              np, cand[op], MAXN));
+				continue;
+			}
+			dom[op] = admitted(
+			    p, op, cand[op],
+			    neighbours(p, op, S(c, op), p->devices, primes, np, cand[op], MAXN));
+			if (wide && (dom[op] = extra(c, op, cand[op], dom[op], 2 * MAXN)) < 0)
+				goto out;
+			if (!wide || p->nstrat[op] > TABSIDE)
+				continue;
+			if (!(ci[op] = pl_malloc(sizeof *ci[op] * (size_t)dom[op])))
+				goto out;
+			for (int k = 0; k < dom[op]; k++)
+				ci[op][k] = cand_index(
+				    p, op, cand[op] + (size_t)k * g->ops[op].spec.nloops);
 		}
 		ve v;
 		if (ve_init(&v, n, dom))
 			goto out;
+		if (wide) { /* a wide polish costs at most a few times a narrow one's */
+			v.max_entries = WIDE_ENTRIES;
+			v.max_total = 4 * WIDE_ENTRIES;
+		}
 		int bad = 0;
 		for (int op = 0; op < n && !bad; op++) {
 			if (!c->active[op])
@@ -194,10 +393,14 @@ static int polish(recctx *c, const int64_t *primes, int np)
 				break;
 			}
 			int nl = g->ops[op].spec.nloops;
+			const pl_nodecost *known = ci[op] ? pl_problem_node(p, op) : NULL;
 			for (int k = 0; k < dom[op]; k++) {
 				pl_nodecost nc;
-				pl_cost_node(p, op, cand[op] + (size_t)k * nl, &nc);
-				node[op][k] = nc.compute_s + nc.comm_s;
+				if (known && ci[op][k] >= 0)
+					nc = known[ci[op][k]];
+				else
+					pl_cost_node(p, op, cand[op] + (size_t)k * nl, &nc);
+				node[op][k] = nc.compute_s + nc.comm_s + c->lam * nc.mem_bytes;
 			}
 			size_t one = 1;
 			bad |= ve_add(&v, 1, &op, &one, (size_t)dom[op], node[op], NULL) != 0;
@@ -207,8 +410,29 @@ static int polish(recctx *c, const int64_t *primes, int np)
 			int s = ed->src_op, d = ed->dst_op;
 			if (!c->active[s] || !c->active[d])
 				continue;
+			free(tab[e]);
+			tab[e] = pl_malloc(sizeof(double) * (size_t)dom[s] * (size_t)dom[d]);
+			if (!tab[e]) {
+				bad = 1;
+				break;
+			}
+			/* both ends among few candidates: the problem's table */
+			int known = ci[s] && ci[d] && (double)p->nstrat[s] * p->nstrat[d] <= TABCAP;
+			for (int k = 0; known && k < dom[s]; k++)
+				known = ci[s][k] >= 0;
+			for (int k = 0; known && k < dom[d]; k++)
+				known = ci[d][k] >= 0;
+			const double *full = known ? pl_problem_edge(p, e) : NULL;
+			if (known && !full) {
+				bad = 1;
+				break;
+			}
+			for (int i = 0; full && i < dom[s]; i++)
+				for (int j = 0; j < dom[d]; j++)
+					tab[e][(size_t)i * dom[d] + j] =
+					    full[(size_t)ci[s][i] * p->nstrat[d] + ci[d][j]];
 			const pl_op *so = &g->ops[s], *dop = &g->ops[d];
-			for (int k = 0; k < dom[s]; k++) {
+			for (int k = 0; !full && k < dom[s]; k++) {
 				const int64_t *sp = cand[s] + (size_t)k * so->spec.nloops;
 				if (ed->src_is_input)
 					pl_op_input_layout(g, so, sp, p->devices, ed->src_slot,
@@ -217,20 +441,14 @@ static int polish(recctx *c, const int64_t *primes, int np)
 					pl_op_output_layout(g, so, sp, p->devices, ed->src_slot,
 					                    &ls[k]);
 			}
-			for (int k = 0; k < dom[d]; k++) {
+			for (int k = 0; !full && k < dom[d]; k++) {
 				const int64_t *dp = cand[d] + (size_t)k * dop->spec.nloops;
 				pl_op_input_layout(g, dop, dp, p->devices, ed->dst_slot,
 				                   &ld[2 * k]);
 				pl_op_input_grad_layout(g, dop, dp, p->devices, ed->dst_slot,
 				                        &ld[2 * k + 1]);
 			}
-			free(tab[e]);
-			tab[e] = pl_malloc(sizeof(double) * (size_t)dom[s] * (size_t)dom[d]);
-			if (!tab[e]) {
-				bad = 1;
-				break;
-			}
-			for (int i = 0; i < dom[s]; i++)
+			for (int i = 0; !full && i < dom[s]; i++)
 				for (int j = 0; j < dom[d]; j++)
 					tab[e][(size_t)i * dom[d] + j] = pl_cost_edge_layouts(
 					    p, e, &ls[i], &ld[2 * j], &ld[2 * j + 1]);
@@ -246,17 +464,24 @@ static int polish(recctx *c, const int64_t *primes, int np)
 		if (ve_run(&v)) { /* neighbourhoods too entangled to solve exactly
 			           * (DenseNet's concatenations): the plan so far */
 			ve_free(&v);
-			break;
+			rc = round == 0;
+			goto out;
 		}
+		if (wide && v.built > c->built)
+			c->built = v.built;
 		memset(a, 0, sizeof *a * (size_t)n);
 		double val = ve_value(&v, a);
 		ve_backtrack(&v, a);
 		ve_free(&v);
+		int changed = 0;
 		for (int op = 0; op < n; op++)
-			if (c->active[op])
+			if (c->active[op] && a[op]) { /* candidate 0 is the split as it was */
 				memcpy(S(c, op), cand[op] + (size_t)a[op] * g->ops[op].spec.nloops,
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-		if (prev >= 0 && val >= prev * (1 - 1e-9))
+				c->ver[op]++;
+				changed = 1;
+			}
+		if (!changed || (prev >= 0 && val >= prev * (1 - 1e-9)))
 			break;
 		prev = val;
 	}
@@ -264,6 +489,8 @@ static int polish(recctx *c, const int64_t *primes, int np)
 out:
 	for (int op = 0; cand && op < n; op++) {
 		free(cand[op]);
+		if (ci)
+			free(ci[op]);
 		if (node)
 			free(node[op]);
 	}
@@ -271,6 +498,7 @@ out:
 		free(tab[e]);
 	free(dom);
 	free(a);
+	free(ci);
 	free(cand);
 	free(node);
 	free(tab);
@@ -279,10 +507,515 @@ out:
 	return rc;
 }
 
-/* Long on purpose (about 130 lines): rec's passes in their order (the repeated
- * layers, the prime factors of the devices, each factor's assignment op by op,
- * the degrees kept, the polish, the hidden blocks copied, the result), each
- * a few lines over the same context. */
+/* Iterated conditional modes over each op's candidate list (dp's domain;
+ * of a long one the SCAN cheapest nodes), cheapest node first: each decided op in turn takes the
+ * candidate that costs least against its neighbours as they stand, while one moves. Reaches what
+ * one factor's move cannot (a cut two moves away, with its neighbours' cuts a good fit as they
+ * are). With a budget (> 0), a move must keep the plan's memory *mem (mult[op] copies of each op)
+ * within it. Returns whether any op moved, -1 out of memory. */
+static int icm(recctx *c, const int *mult, double budget, double *mem)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	int moved = 0;
+	for (int round = 0; round < 4; round++) {
+		int any = 0;
+		for (int op = 0; op < g->nops; op++) {
+			if (!c->active[op] || g->ops[op].has_strategy)
+				continue;
+			const pl_nodecost *tab = pl_problem_node(p, op);
+			if (!tab || by_node(c, op, c->ord))
+				return -1;
+			int nl = g->ops[op].spec.nloops, best = -1;
+			pl_nodecost nc;
+			pl_cost_node(p, op, S(c, op), &nc);
+			double m0 = nc.mem_bytes, bm = 0,
+			       bt = nc.compute_s + nc.comm_s + c->lam * m0 +
+			            edge_cost(c, op, S(c, op));
+			for (int j = 0; j < p->nstrat[op]; j++) {
+				int k = c->ord[j].op;
+				double node = -c->ord[j].key, m = tab[k].mem_bytes;
+				if (node >= bt || (j >= SCAN && p->nstrat[op] > FEW))
+					break;
+				if (budget > 0 && *mem + mult[op] * (m - m0) > budget)
+					continue;
+				double t = node + edge_cost(c, op, p->strat[op] + (size_t)k * nl);
+				if (t < bt - 1e-12 * (bt < 0 ? -bt : bt)) {
+					best = k;
+					bt = t;
+					bm = m;
+				}
+			}
+			if (best < 0)
+				continue;
+			memcpy(S(c, op), p->strat[op] + (size_t)best * nl,
+			       sizeof(int64_t) * (size_t)nl);
+			c->ver[op]++;
+			if (budget > 0)
+				*mem += mult[op] * (bm - m0);
+			any = 1;
+		}
+		if (!any)
+			break;
+		moved = 1;
+	}
+	return moved;
+}
+
+/* Multiplies the split of one of op's loops by f (where devices are left for
+ * it): the loop that costs least against its neighbours as they stand (on
+ * c->p; p says which loops may be cut). */
+static void cut_by(recctx *c, const pl_problem *p, int op, int64_t f)
+{
+	const pl_op *x = &p->g->ops[op];
+	int64_t *s = S(c, op);
+	if (p->devices % (pl_split_product(x, s) * f))
+		return;
+	double best = 0;
+	int best_l = -1;
+	for (int l = 0; l < x->spec.nloops; l++) {
+		const pl_loop *lp = &x->spec.loop[l];
+		if (!pl_problem_cuttable(p, op, l) || (lp->size / s[l]) % f)
+			continue;
+		s[l] *= f;
+		double t = local_cost(c, op, s);
+		s[l] /= f;
+		if (best_l < 0 || t < best) {
+			best = t;
+			best_l = l;
+		}
+	}
+	if (best_l >= 0)
+		s[best_l] *= f;
+}
+
+/* The searchers' objective over the decided ops: node costs (at the memory
+ * price) and the edges between them. */
+static double objective(const recctx *c)
+{
+	const pl_problem *p = c->p;
+	double t = 0;
+	for (int op = 0; op < p->nops; op++) {
+		if (!c->active[op])
+			continue;
+		pl_nodecost n;
+		pl_cost_node(p, op, S(c, op), &n);
+		t += n.compute_s + n.comm_s + c->lam * n.mem_bytes;
+	}
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		if (c->active[ed->src_op] && c->active[ed->dst_op])
+			t += pl_cost_edge(p, e, S(c, ed->src_op), S(c, ed->dst_op));
+	}
+	return t;
+}
+
+/* The polish and ICM in turn while they improve the plan, at most rounds
+ * times (and the polish as many rounds). 0, or -1 out of memory. */
+static int improve(recctx *c, const int64_t *primes, int np, int rounds)
+{
+	for (int round = 0; round < rounds; round++) {
+		int st = polish(c, primes, np, 1, rounds);
+		if (st == 1) /* the wide neighbourhoods too entangled: the narrow ones */
+			st = polish(c, primes, np, 0, rounds);
+		if (st < 0)
+			return -1;
+		int mv = icm(c, NULL, 0, NULL);
+		if (mv < 0)
+			return -1;
+		if (!mv || (c->deadline > 0 && ve_now() > c->deadline))
+			break;
+	}
+	return 0;
+}
+
+/* One plan at the memory price c->lam, from scratch: the steps over the prime
+ * factors of the devices (largest first; priced on pu, one convention for
+ * every op), the degrees kept, then the polish and ICM in turn while they
+ * improve it; the same from other starts (below), the best kept (keep: room
+ * for a plan). Returns 0, -1
+ * out of memory, 1 past the deadline. */
+static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
+                    int64_t *keep)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	c->built = 0;
+	for (int op = 0; op < g->nops; op++) {
+		c->xn[op] = -1; /* a new price, a new start */
+		for (int l = 0; l < PL_MAX_LOOPS; l++)
+			S(c, op)[l] = 1;
+		if (g->ops[op].has_strategy)
+			memcpy(S(c, op), g->ops[op].strategy, sizeof(int64_t) * PL_MAX_LOOPS);
+	}
+	c->p = pu;
+	for (int step = 0; step < np; step++) {
+		int64_t f = primes[step];
+		int no = 0;
+		for (int op = 0; op < g->nops; op++) {
+			if (!c->active[op] || g->ops[op].has_strategy)
+				continue;
+			pl_nodecost nc;
+			pl_cost_node(pu, op, S(c, op), &nc);
+			/* heavy ops first, by cost; then the rest in graph order */
+			order[no++] = (keyed){
+			    heavy(&g->ops[op]) ? 1e300 - 1e290 + nc.compute_s : -(double)op, op};
+		}
+		qsort(order, (size_t)no, sizeof *order, by_key_desc);
+		for (int i = 0; i < no; i++)
+			cut_by(c, p, order[i].op, f);
+		if (c->deadline > 0 && ve_now() > c->deadline) {
+			c->p = p;
+			return 1;
+		}
+	}
+	c->p = p;
+	if (p->roles)
+		repair_degrees(c, order);
+	if (improve(c, primes, np, 4))
+		return -1;
+	int decided = 0;
+	for (int op = 0; op < g->nops; op++)
+		decided += c->active[op] && !g->ops[op].has_strategy;
+	if (!keep || p->roles || c->built > SEEDCAP)
+		return 0;
+	/* three more starts, the best kept: every op whole, where the problem
+	 * offers replicated cuts (a small or latency-bound graph, whose cuts cost
+	 * more than they save, is many factors' moves away from the cuts above);
+	 * every op cut along its batch (data parallel: a cut the steps above left
+	 * for a model-parallel one that costs a little less on its own and more
+	 * where its consumers meet the rest); every op on its cheapest candidate
+	 * alone (a batch norm's channel cut, that its neighbours then follow) */
+	for (int seed = !p->replicas; seed < 3; seed++) {
+		if (seed == 2 && decided > SEEDOPS && c->repeated)
+			break; /* of the large repeated graphs', the first two suffice */
+		double first = objective(c);
+		memcpy(keep, c->split, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
+		for (int op = 0; op < g->nops; op++) {
+			c->xn[op] = -1;
+			if (!c->active[op] || g->ops[op].has_strategy)
+				continue;
+			int64_t *sp = S(c, op);
+			if (seed == 2) {
+				if (by_node(c, op, c->ord))
+					return -1;
+				memcpy(sp,
+				       p->strat[op] + (size_t)c->ord[0].op * g->ops[op].spec.nloops,
+				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+				continue;
+			}
+			for (int l = 0; l < PL_MAX_LOOPS; l++)
+				sp[l] = 1;
+			for (int q = 0; seed && q < np; q++) {
+				int l = 0;
+				for (; l < g->ops[op].spec.nloops; l++)
+					if (c->roles[(size_t)op * PL_MAX_LOOPS + l] ==
+					        PL_LOOP_DATA &&
+					    pl_problem_cuttable(p, op, l) &&
+					    (g->ops[op].spec.loop[l].size / sp[l]) % primes[q] ==
+					        0) {
+						sp[l] *= primes[q];
+						break;
+					}
+				/* no batch left to cut: where the problem offers only cuts of
+				 * all devices, the factor goes where it costs least */
+				if (l == g->ops[op].spec.nloops && !p->replicas)
+					cut_by(c, p, op, primes[q]);
+			}
+		}
+		/* after one round, a start that is no near rival, or has come to the
+		 * plan kept, is left there */
+		if (improve(c, primes, np, 1))
+			return -1;
+		double now = objective(c);
+		if (now < first * 1.1 &&
+		    memcmp(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS) &&
+		    improve(c, primes, np, 4))
+			return -1;
+		if (objective(c) >= first)
+			memcpy(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
+	}
+	return 0;
+}
+
+/* Copies block 1 of each run to the hidden blocks. */
+static void copy_hidden(recctx *c, const pl_run *runs, int nruns)
+{
+	for (int k = 0; k < nruns; k++)
+		for (int b = 2; b < runs[k].count; b++)
+			for (int i = 0; i < runs[k].len; i++)
+				memcpy(S(c, runs[k].first + b * runs[k].len + i),
+				       S(c, runs[k].first + runs[k].len + i),
+				       sizeof(int64_t) * PL_MAX_LOOPS);
+}
+
+/* Copies block 1 of each run to the hidden blocks and prices the plan. */
+static int rec_price(recctx *c, const pl_run *runs, int nruns, double *t, double *m)
+{
+	const pl_problem *p = c->p;
+	copy_hidden(c, runs, nruns);
+	int64_t **sp = pl_malloc(sizeof *sp * ((size_t)p->nops + 1));
+	if (!sp)
+		return -1;
+	for (int op = 0; op < p->nops; op++)
+		sp[op] = S(c, op);
+	pl_plancost pc;
+	pl_cost_plan(p, sp, &pc, NULL);
+	free(sp);
+	*t = pc.step_s;
+	*m = pc.mem_bytes;
+	return 0;
+}
+
+/* Under a budget: the two ends of an edge moved at once (both with few
+ * candidates: the problem's table), each time the pair that gains most
+ * within the budget (mult[op] copies of each op; *mem the plan's memory);
+ * for what one op's move cannot reach within a budget (a contraction cut
+ * together with its consumer's). Returns whether any pair moved, -1 out of
+ * memory. */
+static int pairs(recctx *c, const int *mult, double budget, double *mem)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	int moved = 0, cap = 0, rc = -1;
+	double *ls = NULL, *ld = NULL;
+	for (int round = 0; round < 4; round++) {
+		int any = 0;
+		for (int e = 0; e < p->nedges; e++) {
+			const pl_edge *ed = &p->edges[e];
+			int s = ed->src_op, d = ed->dst_op, ns = p->nstrat[s], nd = p->nstrat[d];
+			if (s == d || !c->active[s] || !c->active[d] || g->ops[s].has_strategy ||
+			    g->ops[d].has_strategy || (double)ns * nd > TABCAP)
+				continue;
+			int cs = cand_index(p, s, S(c, s)), cd = cand_index(p, d, S(c, d));
+			if (cs < 0 || cd < 0)
+				continue;
+			const double *tab = pl_problem_edge(p, e);
+			const pl_nodecost *ts = pl_problem_node(p, s), *td = pl_problem_node(p, d);
+			if (!tab || !ts || !td)
+				goto out;
+			if (ns > cap || nd > cap) {
+				cap = ns > nd ? ns : nd;
+				free(ls);
+				free(ld);
+				ls = pl_malloc(sizeof *ls * (size_t)cap);
+				ld = pl_malloc(sizeof *ld * (size_t)cap);
+				if (!ls || !ld)
+					goto out;
+			}
+			int nls = g->ops[s].spec.nloops, nld = g->ops[d].spec.nloops;
+			for (int i = 0; i < ns; i++)
+				ls[i] = ts[i].compute_s + ts[i].comm_s +
+				        edge_cost_but(c, s, p->strat[s] + (size_t)i * nls, e);
+			for (int j = 0; j < nd; j++)
+				ld[j] = td[j].compute_s + td[j].comm_s +
+				        edge_cost_but(c, d, p->strat[d] + (size_t)j * nld, e);
+			double m0 = mult[s] * ts[cs].mem_bytes + mult[d] * td[cd].mem_bytes,
+			       bt = ls[cs] + ld[cd] + tab[(size_t)cs * nd + cd], bdm = 0;
+			int bi = -1, bj = -1;
+			for (int i = 0; i < ns; i++)
+				for (int j = 0; j < nd; j++) {
+					double t = ls[i] + ld[j] + tab[(size_t)i * nd + j];
+					double dm = mult[s] * ts[i].mem_bytes +
+					            mult[d] * td[j].mem_bytes - m0;
+					if (t < bt - 1e-12 * bt && *mem + dm <= budget) {
+						bt = t;
+						bi = i;
+						bj = j;
+						bdm = dm;
+					}
+				}
+			if (bi < 0)
+				continue;
+			memcpy(S(c, s), p->strat[s] + (size_t)bi * nls,
+			       sizeof(int64_t) * (size_t)nls);
+			memcpy(S(c, d), p->strat[d] + (size_t)bj * nld,
+			       sizeof(int64_t) * (size_t)nld);
+			c->ver[s]++;
+			c->ver[d]++;
+			*mem += bdm;
+			any = 1;
+		}
+		if (!any)
+			break;
+		moved = 1;
+	}
+	rc = moved;
+out:
+	free(ls);
+	free(ld);
+	return rc;
+}
+
+/* From a plan over the budget: moves one op at a time to a candidate that
+ * needs less memory, the move that costs least time per byte saved (a
+ * knapsack's greedy; mult[op] copies of each op), until the plan's memory
+ * *mem fits. Returns 0 when it fits, 1 when no move is left, -1 out of
+ * memory, 2 past the deadline. */
+static int shrink(recctx *c, const int *mult, double budget, double *mem)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	while (*mem > budget) {
+		int bo = -1, bk = -1;
+		double br = 0, bdm = 0;
+		for (int op = 0; op < g->nops; op++) {
+			if (!c->active[op] || g->ops[op].has_strategy)
+				continue;
+			const pl_nodecost *tab = pl_problem_node(p, op);
+			if (!tab)
+				return -1;
+			int nl = g->ops[op].spec.nloops;
+			pl_nodecost nc;
+			pl_cost_node(p, op, S(c, op), &nc);
+			double t0 = nc.compute_s + nc.comm_s + edge_cost(c, op, S(c, op));
+			for (int k = 0; k < p->nstrat[op]; k++) {
+				double dm = mult[op] * (nc.mem_bytes - tab[k].mem_bytes);
+				if (!(dm > 0))
+					continue;
+				double dt = tab[k].compute_s + tab[k].comm_s +
+				            edge_cost(c, op, p->strat[op] + (size_t)k * nl) - t0;
+				if (bo < 0 || dt / dm < br) {
+					bo = op;
+					bk = k;
+					br = dt / dm;
+					bdm = dm;
+				}
+			}
+		}
+		if (bo < 0)
+			return 1;
+		int nl = g->ops[bo].spec.nloops;
+		memcpy(S(c, bo), p->strat[bo] + (size_t)bk * nl, sizeof(int64_t) * (size_t)nl);
+		c->ver[bo]++;
+		*mem -= bdm;
+		if (c->deadline > 0 && ve_now() > c->deadline)
+			return 2;
+	}
+	return 0;
+}
+
+/* Under a memory limit the fastest plan does not fit: the memory price that
+ * makes one fit (doubled from time per byte until one does, then bisected),
+ * each plan that fits improved on time alone by ICM and pairs, every move
+ * within the limit; and the plan just over the limit and the fastest plan shrunk until
+ * they fit (shrink) and improved alike. The fastest that fits is the plan. Returns 0 (c's splits
+ * the plan; *t, *m its price), 1 when nothing made one fit, -1 out of
+ * memory, 2 past the deadline. Long on purpose (about 90 lines): the price's
+ * doubling and bisection and the shrinking share the plans they keep. */
+static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
+                      const pl_run *runs, int nruns, double limit, int64_t *best, double *t,
+                      double *m)
+{
+	const pl_problem *p = c->p;
+	size_t bytes = sizeof(int64_t) * (size_t)p->nops * PL_MAX_LOOPS;
+	double lo = 0, hi = *m > 0 ? *t / *m : 1e-12, bt = -1, bm = 0;
+	int rc = 0, *mult = pl_malloc(sizeof *mult * ((size_t)p->nops + 1));
+	/* the fastest plan, and the plan at the highest price that did not fit */
+	int64_t *fast = pl_malloc(bytes + 1), *over = pl_malloc(bytes + 1);
+	if (!mult || !fast || !over) {
+		free(mult);
+		free(fast);
+		free(over);
+		return -1;
+	}
+	for (int op = 0; op < p->nops; op++)
+		mult[op] = 1;
+	for (int k = 0; k < nruns; k++)
+		for (int i = 0; i < runs[k].len; i++)
+			mult[runs[k].first + runs[k].len + i] = runs[k].count - 1;
+	memcpy(over, c->split, bytes);
+	memcpy(fast, c->split, bytes);
+	/* steps 0..63: the doubling; then 16 of bisection; then the shrinking of
+	 * the plan just over and of the fastest; then the best polished at eight
+	 * prices between the bisection's ends (from where it stands, the moves
+	 * of several ops that a fresh start at one price does not find) */
+	for (int step = 0; step < 64 + 16 + 2 + 8 && !rc; step++) {
+		if (step < 64 && bt >= 0)
+			step = 64; /* the doubling found a price: bisect */
+		if (step >= 64 && step < 80 && (bt < 0 || lo <= 0))
+			continue;
+		if (step >= 82) { /* the best so far polished at prices below hi */
+			if (bt < 0)
+				break;
+			memcpy(c->split, best, bytes);
+			for (int op = 0; op < p->nops; op++)
+				c->xn[op] = -1;
+			c->lam =
+			    hi * (lo > 0 ? pow(lo / hi, (step - 81) / 9.0) : pow(0.25, step - 81));
+			if ((rc = improve(c, primes, np, 4)) ||
+			    (rc = rec_price(c, runs, nruns, t, m)))
+				break;
+			if (*m > limit)
+				continue;
+		} else if (step >= 80) {
+			memcpy(c->split, step == 80 ? over : fast, bytes);
+			if ((rc = rec_price(c, runs, nruns, t, m)))
+				break;
+			double mem = *m;
+			c->lam = 0;
+			for (int op = 0; op < p->nops; op++)
+				c->xn[op] = -1;
+			if ((rc = shrink(c, mult, limit, &mem)) == 1) {
+				rc = 0;
+				continue;
+			}
+			if (rc)
+				break;
+		} else {
+			c->lam = step < 64 ? hi : (lo + hi) / 2;
+			if ((rc = rec_plan(c, pu, primes, np, order, c->keep)) ||
+			    (rc = rec_price(c, runs, nruns, t, m)))
+				break;
+			if (*m > limit) {
+				memcpy(over, c->split, bytes);
+				lo = c->lam;
+				if (step < 64)
+					hi *= 4;
+				continue;
+			}
+			hi = c->lam;
+		}
+		/* fits: time alone, within the limit, one op and two at a time */
+		double mem = *m;
+		c->lam = 0;
+		for (int k = 0; k < 4; k++) {
+			int one = icm(c, mult, limit, &mem),
+			    two = one < 0 ? 0 : pairs(c, mult, limit, &mem);
+			if (one < 0 || two < 0) {
+				rc = -1;
+				break;
+			}
+			if (!two)
+				break;
+		}
+		if (rc || rec_price(c, runs, nruns, t, m)) {
+			rc = -1;
+			break;
+		}
+		if (*m <= limit && (bt < 0 || *t < bt)) {
+			memcpy(best, c->split, bytes);
+			bt = *t;
+			bm = *m;
+		}
+	}
+	c->lam = 0;
+	free(mult);
+	free(fast);
+	free(over);
+	if (rc)
+		return rc < 0 ? -1 : 2;
+	if (bt < 0)
+		return 1;
+	memcpy(c->split, best, bytes);
+	*t = bt;
+	*m = bm;
+	return 0;
+}
+
+/* Long on purpose (about 100 lines): rec's setup (the repeated layers, the
+ * prime factors of the devices, one pricing convention for the steps), the
+ * plan, under a memory limit the price that makes it fit, the result. */
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	double t0 = ve_now();
@@ -291,29 +1024,44 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	const pl_graph *g = p->g;
 	recctx c = {.p = p};
 	pl_run runs[64];
-	int nruns = o->no_repeat ? 0 : pl_problem_runs(p, runs, 64);
+	/* Repeated layers decided once (blocks 0 and 1, copied to the rest) on
+	 * large graphs only: the copies' boundaries are not priced while rec
+	 * decides (block 1's last op against block 1's first, once a copy), and
+	 * on a small graph every block decided costs little */
+	int nruns = o->no_repeat || p->nops <= ALL_BLOCKS ? 0 : pl_problem_runs(p, runs, 64);
+	pl_graph gu = *g;
+	pl_problem pu = *p;
+	gu.ops = NULL;
 	c.split = pl_malloc(sizeof *c.split * (size_t)g->nops * PL_MAX_LOOPS);
 	c.active = pl_calloc((size_t)g->nops, 1);
 	c.done = pl_calloc((size_t)g->nops, 1);
+	int64_t *best = pl_malloc(sizeof *best * (size_t)g->nops * PL_MAX_LOOPS + 1);
 	keyed *order = pl_malloc(sizeof *order * ((size_t)g->nops + 1));
+	int most = 1;
+	for (int op = 0; op < g->nops; op++)
+		most = p->nstrat[op] > most ? p->nstrat[op] : most;
+	c.ord = pl_malloc(sizeof *c.ord * (size_t)most);
+	c.keep = pl_malloc(sizeof *c.keep * (size_t)g->nops * PL_MAX_LOOPS + 1);
+	c.roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
+	c.ver = pl_calloc((size_t)g->nops + 1, sizeof *c.ver);
+	c.xsum = pl_calloc((size_t)g->nops + 1, sizeof *c.xsum);
+	c.xn = pl_calloc((size_t)g->nops + 1, sizeof *c.xn);
+	c.xk = pl_malloc(sizeof *c.xk * (size_t)g->nops * XMAX + 1);
 	r->choice = pl_calloc((size_t)g->nops, sizeof *r->choice);
-	if (!c.split || !c.active || !c.done || !order || !r->choice) {
-		st = pl_err_set(err, PL_ENOMEM, "rec: out of memory");
-		goto cleanup;
-	}
-	for (int op = 0; op < g->nops; op++) {
+	if (!c.split || !c.active || !c.done || !best || !order || !c.ord || !c.keep || !c.roles ||
+	    pl_loop_roles(g, c.roles) || !c.ver || !c.xsum || !c.xn || !c.xk || !r->choice)
+		goto nomem;
+	if (o->time_limit_s > 0)
+		c.deadline = t0 + o->time_limit_s;
+	c.repeated = nruns > 0;
+	for (int op = 0; op < g->nops; op++)
 		c.active[op] = 1;
-		for (int l = 0; l < PL_MAX_LOOPS; l++)
-			S(&c, op)[l] = 1;
-		if (g->ops[op].has_strategy)
-			memcpy(S(&c, op), g->ops[op].strategy, sizeof(int64_t) * PL_MAX_LOOPS);
-	}
 	for (int k = 0; k < nruns; k++)
 		for (int b = 2; b < runs[k].count; b++)
 			for (int i = 0; i < runs[k].len; i++)
 				c.active[runs[k].first + b * runs[k].len + i] = 0;
 	/* prime factors of D, largest first */
-	int64_t primes[64], D = p->devices, n = D;
+	int64_t primes[64], n = p->devices;
 	int np = 0;
 	for (int64_t f = 2; f * f <= n; f++)
 		while (n % f == 0) {
@@ -332,8 +1080,6 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	 * neighbours cut alike meet without a redistribution whatever they read;
 	 * the plan itself is priced on the problem's. The copies are read only
 	 * (pl_cost_node and pl_cost_edge fill no table). */
-	pl_graph gu = *g;
-	pl_problem pu = *p;
 	gu.ops = pl_malloc(sizeof *gu.ops * ((size_t)g->nops + 1));
 	if (!gu.ops)
 		goto nomem;
@@ -341,63 +1087,30 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	for (int op = 0; op < g->nops; op++)
 		gu.ops[op].replica_minor = 0;
 	pu.g = &gu;
-	c.p = &pu;
-	for (int step = 0; step < np; step++) {
-		int64_t f = primes[step];
-		int no = 0;
-		for (int op = 0; op < g->nops; op++) {
-			if (!c.active[op] || g->ops[op].has_strategy)
-				continue;
-			pl_nodecost nc;
-			pl_cost_node(&pu, op, S(&c, op), &nc);
-			/* heavy ops first, by cost; then the rest in graph order */
-			order[no++] = (keyed){
-			    heavy(&g->ops[op]) ? 1e300 - 1e290 + nc.compute_s : -(double)op, op};
-		}
-		qsort(order, (size_t)no, sizeof *order, by_key_desc);
-		for (int i = 0; i < no; i++) {
-			int op = order[i].op;
-			const pl_op *x = &g->ops[op];
-			int64_t *s = S(&c, op);
-			if (D % (pl_split_product(x, s) * f))
-				continue;
-			double best = 0;
-			int best_l = -1;
-			for (int l = 0; l < x->spec.nloops; l++) {
-				const pl_loop *lp = &x->spec.loop[l];
-				if (!pl_problem_cuttable(p, op, l) || (lp->size / s[l]) % f)
-					continue;
-				s[l] *= f;
-				double t = local_cost(&c, op, s);
-				s[l] /= f;
-				if (best_l < 0 || t < best) {
-					best = t;
-					best_l = l;
-				}
-			}
-			if (best_l >= 0)
-				s[best_l] *= f;
-		}
-		if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
-			free(gu.ops);
-			st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %g s ran out",
-			                o->time_limit_s);
+	double t, m;
+	int rc = rec_plan(&c, &pu, primes, np, order, c.keep);
+	if (rc < 0 || (!rc && o->memory_limit > 0 && rec_price(&c, runs, nruns, &t, &m)))
+		goto nomem;
+	if (!rc && o->memory_limit > 0 && m > o->memory_limit) {
+		double least = pl_problem_least_plan_memory(p);
+		if (least < 0)
+			goto nomem;
+		if (least > o->memory_limit) {
+			r->min_mem_bytes = least;
+			st = pl_search_err_no_fit(err, o->memory_limit, least);
 			goto cleanup;
 		}
+		rc = rec_within(&c, &pu, primes, np, order, runs, nruns, o->memory_limit, best, &t,
+		                &m);
+		if (rc < 0)
+			goto nomem;
 	}
-	c.p = p;
-	free(gu.ops);
-	if (p->roles)
-		repair_degrees(&c, order);
-	if (polish(&c, primes, np))
-		goto nomem;
-	/* hidden blocks copy block 1 */
-	for (int k = 0; k < nruns; k++)
-		for (int b = 2; b < runs[k].count; b++)
-			for (int i = 0; i < runs[k].len; i++)
-				memcpy(S(&c, runs[k].first + b * runs[k].len + i),
-				       S(&c, runs[k].first + runs[k].len + i),
-				       sizeof(int64_t) * PL_MAX_LOOPS);
+	if (rc == 1 || rc == 2) {
+		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %g s ran out",
+		                o->time_limit_s);
+		goto cleanup;
+	}
+	copy_hidden(&c, runs, nruns);
 	/* the candidate index where the split is a candidate */
 	for (int op = 0; op < g->nops; op++) {
 		int nl = g->ops[op].spec.nloops;
@@ -409,10 +1122,8 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	}
 	r->splits = c.split;
 	c.split = NULL;
-	if (pl_search_result_price(p, r)) {
-		st = pl_err_set(err, PL_ENOMEM, "rec: out of memory");
-		goto cleanup;
-	}
+	if (pl_search_result_price(p, r))
+		goto nomem;
 	r->optimal = 0;
 	snprintf(r->why, sizeof r->why, "rec is a heuristic");
 	for (int k = 0; k < nruns; k++)
@@ -424,10 +1135,19 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 nomem:
 	st = pl_err_set(err, PL_ENOMEM, "rec: out of memory");
 cleanup:
+	free(gu.ops);
 	free(c.split);
 	free(c.active);
 	free(c.done);
+	free(best);
 	free(order);
+	free(c.ord);
+	free(c.keep);
+	free(c.roles);
+	free(c.ver);
+	free(c.xsum);
+	free(c.xn);
+	free(c.xk);
 	r->seconds = ve_now() - t0;
 	if (st)
 		pl_search_result_free(r);
