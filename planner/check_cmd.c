@@ -64,32 +64,6 @@ static const char *const help =
     "log without step reports (the message names the file and the lines expected), or only\n"
     "warm-up reports.\n";
 
-/* the checkpoint (planner.strategy/1, checked) into *out */
-static pl_status read_plan(const char *path, cJSON **out, pl_err *err)
-{
-	char *text;
-	size_t len;
-	*out = NULL;
-	pl_status st = pl_read_file(path, &text, &len, err);
-	if (st)
-		return st;
-	cJSON *ck = NULL;
-	st = pl_json_parse(text, len, path, &ck, err);
-	free(text);
-	if (st)
-		return st;
-	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(ck, "format");
-	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
-		st =
-		    pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
-	else
-		st = pl_ckpt_check(ck, path, err);
-	if (st)
-		cJSON_Delete(ck);
-	else
-		*out = ck;
-	return st;
-}
 
 static cJSON *pair(double predicted, double measured)
 {
@@ -162,7 +136,7 @@ int pl_cmd_check(int argc, char **argv)
 	size_t len;
 	pl_fwlog fl = {0};
 	pl_fwlog_summary sm;
-	pl_status st = read_plan(ckpt, &ck, &err);
+	pl_status st = pl_cli_read_ckpt(ckpt, &ck, &err);
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
 	double step = pl_json_num(cost, "step_seconds", NAN),
 	       peak = pl_json_num(cost, "peak_memory_bytes", NAN),

@@ -19,6 +19,11 @@ void pl_cli_model_warnings(const struct pl_graph *g);
 
 struct cJSON;
 struct pl_cluster;
+/* A strategy checkpoint read for explain, report, check: strict JSON, the
+ * format planner.strategy/1, the strategies, every field checked
+ * (pl_ckpt_check). PL_OK with *out (the caller deletes it), or the error in
+ * err naming the file. */
+pl_status pl_cli_read_ckpt(const char *path, struct cJSON **out, pl_err *err);
 /* Writes the cluster as planner.cluster/1 with `extra` (taken; may be NULL)
  * under `key`: atomically to `out` when it is non-NULL, and to stdout when
  * to_stdout. */

@@ -2277,9 +2277,7 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 	}
 }
 
-/* A strategy checkpoint read for explain: strict JSON, the format, the
- * strategies. PL_OK with *out, or the error in err. */
-static pl_status read_ckpt(const char *path, cJSON **out, pl_err *err)
+pl_status pl_cli_read_ckpt(const char *path, cJSON **out, pl_err *err)
 {
 	char *text;
 	size_t len;
@@ -2323,7 +2321,7 @@ static int explain_diff(const char *pa, const char *label_a, const char *pb, con
 	pl_err err = {{0}};
 	cJSON *a = NULL, *b = NULL;
 	pl_status st;
-	if ((st = read_ckpt(pa, &a, &err)) || (st = read_ckpt(pb, &b, &err))) {
+	if ((st = pl_cli_read_ckpt(pa, &a, &err)) || (st = pl_cli_read_ckpt(pb, &b, &err))) {
 		cJSON_Delete(a);
 		return pl_cli_fail(st, &err);
 	}
@@ -2700,7 +2698,7 @@ static int cmd_report(int argc, char **argv)
 	pl_err err = {{0}};
 	cJSON *ck = NULL;
 	char *page = NULL;
-	pl_status st = read_ckpt(in, &ck, &err);
+	pl_status st = pl_cli_read_ckpt(in, &ck, &err);
 	if (!st)
 		st = pl_report_html(ck, in, &page, &err);
 	if (!st)
@@ -2757,7 +2755,7 @@ static void print_frameworks(const cJSON *ck, FILE *out)
 
 /* explain --json: the checkpoint's blocks a reader of the table wants, and
  * the table's rows as an array in the model's order; every value copied
- * from the checkpoint (checked by read_ckpt), none computed here */
+ * from the checkpoint (checked by pl_cli_read_ckpt), none computed here */
 static pl_status explain_json(const cJSON *ck, const char *path, pl_err *err)
 {
 	static const char *const blocks[] = {"model", "cluster", "search",   "cost",
@@ -2868,7 +2866,7 @@ static int cmd_explain(int argc, char **argv)
 		                    json ? " before or after --json" : "");
 	pl_err err = {{0}};
 	cJSON *ck = NULL;
-	pl_status st = read_ckpt(in, &ck, &err);
+	pl_status st = pl_cli_read_ckpt(in, &ck, &err);
 	if (st)
 		return pl_cli_fail(st, &err);
 	if (json) {
