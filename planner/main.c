@@ -1153,55 +1153,6 @@ static double default_dp_seconds(void)
 	return v && *v && !*end && s > 0 && isfinite(s) ? s : PL_DEFAULT_DP_SECONDS;
 }
 
-/* The default search's preference for the layout everyone runs: where a
- * plan of plain data parallelism (every op's batch cut over all devices, as
- * DDP runs it; the same micro-batches, ZeRO and recompute space as the
- * search's) is within PL_JOB_SIMPLER of the plan found, it is the answer, and
- * search.space says so with the faster plan's step (--fastest keeps that
- * one). Any failure of the second search leaves the plan as it is. */
-static void prefer_data_parallel(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
-                                 const pl_job_request *jr, cJSON **ck, double *secs)
-{
-	int64_t D = pl_cluster_devices_total(cl);
-	double best = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"), "step_seconds", 0);
-	if (D < 2 || !(best > 0))
-		return;
-	pl_job_request r = *jr;
-	r.dp = pl_dim_value(D);
-	if (!po->job) { /* a per-op plan: one micro-batch, no ZeRO or recompute */
-		r.micro_batches = pl_dim_value(1);
-		r.zero = pl_dim_value(0);
-		r.recompute = pl_dim_value(PL_RECOMPUTE_NONE);
-	}
-	pl_plan_opts o = *po;
-	pl_err e = {{0}};
-	cJSON *dp = NULL;
-	double s2 = 0;
-	if (pl_plan_opts_job(&o, &r, 0, &e) || pl_plan_search(g, cl, &o, &dp, &s2, &e))
-		return;
-	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "cost"), "step_seconds", 0);
-	cJSON *s = cJSON_GetObjectItemCaseSensitive(dp, "search");
-	char text[256];
-	snprintf(text, sizeof text,
-	         "data-parallel plans (every op's batch cut over all %lld devices; one with other "
-	         "cuts may run in %.6g s: within the %g %% the search gives simpler plans)",
-	         (long long)D, best, 100 * PL_JOB_SIMPLER);
-	if (!(step > 0) || step > best * (1 + PL_JOB_SIMPLER) || step <= best || !s) {
-		cJSON_Delete(dp);
-		return;
-	}
-	cJSON_DeleteItemFromObject(s, "space");
-	cJSON_DeleteItemFromObject(s, "space_widen");
-	if (!cJSON_AddStringToObject(s, "space", text) ||
-	    !cJSON_AddStringToObject(s, "space_widen", "--fastest")) {
-		cJSON_Delete(dp);
-		return;
-	}
-	cJSON_Delete(*ck);
-	*ck = dp;
-	*secs += s2;
-}
-
 static int cmd_search(int argc, char **argv)
 {
 	common co = {0};
@@ -1512,11 +1463,8 @@ static int cmd_search(int argc, char **argv)
 		goto cleanup;
 	/* the default search, nothing of the layout given: plain data
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
-	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top &&
-	    (!po.job || (jr.all && !pl_degrees_any(&po.jo.degrees) && po.jo.stages == PL_AUTO &&
-	                 po.jo.micro_batches == PL_AUTO && po.jo.zero == PL_AUTO &&
-	                 po.jo.recompute == PL_AUTO)))
-		prefer_data_parallel(g, &cl, &po, &jr, &ck, &secs);
+	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top)
+		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;
 	cJSON_ArrayForEach (conf,

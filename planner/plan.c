@@ -648,6 +648,61 @@ done:
 	return st;
 }
 
+/* The default search's preference for the layout everyone runs: where a
+ * plan of plain data parallelism (every op's batch cut over all devices, as
+ * DDP runs it; the same micro-batches, ZeRO and recompute space as the
+ * search's) is within PL_JOB_SIMPLER of the plan found, it is the answer, and
+ * search.space says so with the faster plan's step (--fastest keeps that
+ * one). Any failure of the second search leaves the plan as it is. */
+void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
+                       const pl_job_request *jr, cJSON **ck, double *secs)
+{
+	/* nothing of the layout given: a per-op search, or --job alone */
+	if (po->job && !(jr->all && !pl_degrees_any(&po->jo.degrees) && po->jo.stages == PL_AUTO &&
+	                 po->jo.micro_batches == PL_AUTO && po->jo.zero == PL_AUTO &&
+	                 po->jo.recompute == PL_AUTO))
+		return;
+	int64_t D = pl_cluster_devices_total(cl);
+	double best = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"), "step_seconds", 0);
+	if (D < 2 || !(best > 0))
+		return;
+	pl_job_request r = *jr;
+	r.dp = pl_dim_value(D);
+	if (!po->job) { /* a per-op plan: one micro-batch, no ZeRO or recompute */
+		r.micro_batches = pl_dim_value(1);
+		r.zero = pl_dim_value(0);
+		r.recompute = pl_dim_value(PL_RECOMPUTE_NONE);
+	}
+	pl_plan_opts o = *po;
+	pl_err e = {{0}};
+	cJSON *dp = NULL;
+	double s2 = 0;
+	if (pl_plan_opts_job(&o, &r, 0, &e) || pl_plan_search(g, cl, &o, &dp, &s2, &e))
+		return;
+	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "cost"), "step_seconds", 0);
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(dp, "search");
+	char text[256];
+	snprintf(text, sizeof text,
+	         "data-parallel plans (every op's batch cut over all %lld devices; one with other "
+	         "cuts may run in %.6g s: within the %g %% the search gives simpler plans)",
+	         (long long)D, best, 100 * PL_JOB_SIMPLER);
+	if (!(step > 0) || step > best * (1 + PL_JOB_SIMPLER) || step <= best || !s) {
+		cJSON_Delete(dp);
+		return;
+	}
+	cJSON_DeleteItemFromObject(s, "space");
+	cJSON_DeleteItemFromObject(s, "space_widen");
+	if (!cJSON_AddStringToObject(s, "space", text) ||
+	    !cJSON_AddStringToObject(s, "space_widen", "--fastest")) {
+		cJSON_Delete(dp);
+		return;
+	}
+	cJSON_Delete(*ck);
+	*ck = dp;
+	if (secs)
+		*secs += s2;
+}
+
 pl_status pl_plan_check_model(const pl_graph *g, const cJSON *ck, const char *where, pl_err *err)
 {
 	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(

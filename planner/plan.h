@@ -90,6 +90,15 @@ typedef struct pl_job_request {
  * naming the options as the command line (api 0) or the API's keys (api 1)
  * state them. */
 pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl_err *err);
+/* The default search's preference (search and the API without a search
+ * mode, nothing of the layout given in r, no --fastest/--framework/--load):
+ * where plain data parallelism (every op's batch cut over all devices, in
+ * the same micro-batch, ZeRO and recompute space) is within PL_JOB_SIMPLER
+ * of the plan *ck, *ck becomes that plan, search.space saying so with the
+ * faster plan's step; *secs (may be NULL) adds its search time. A failure
+ * of that search leaves *ck as it is. */
+void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
+                       const pl_job_request *jr, cJSON **ck, double *secs);
 
 /* Searches a plan for g on cl and builds its checkpoint (*ck, caller
  * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's

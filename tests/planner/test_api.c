@@ -746,6 +746,59 @@ static void test_framework(void **state)
 	free(path);
 }
 
+/* one search: the API plans what `planner search` plans with the same
+ * settings, the default search's preference for data parallelism included
+ * (gpt-small on 8 devices: data parallel within 2 % of the fastest), and a
+ * search mode set gives that searcher's own plan */
+static void test_same_plan_as_search(void **state)
+{
+	(void)state;
+	char *path = source_path("examples/gpt-small.json"), cmd[2048];
+	const char *cli = getenv("PL_PLANNER_CLI");
+	if (!cli) {
+		free(path);
+		skip();
+	}
+	char *tmp = strdup("/tmp/pl-api-cli-XXXXXX");
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "%s search %s --devices 8 -o %s > /dev/null 2>&1", cli, path, tmp);
+	assert_int_equal(system(cmd), 0);
+	FILE *f = fopen(tmp, "r");
+	assert_non_null(f);
+	static char text[1 << 22];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = 0;
+	cJSON *want = cJSON_Parse(text);
+	assert_non_null(want);
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "8");
+	planner_graph *g = NULL;
+	planner_plan *p = NULL, *q = NULL;
+	ok(ctx, planner_graph_load(ctx, path, &g));
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	cJSON *got = cJSON_Parse(planner_plan_json(p));
+	assert_true(cJSON_Compare(cJSON_GetObjectItem(got, "parallel_strategy_item"),
+	                          cJSON_GetObjectItem(want, "parallel_strategy_item"), 1));
+	assert_true(planner_plan_step_seconds(p) ==
+	            cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(want, "cost"),
+	                                                     "step_seconds")));
+	set(ctx, "search_mode", "dp");
+	ok(ctx, planner_plan_new(ctx, g, &q));
+	assert_true(planner_plan_step_seconds(q) <= planner_plan_step_seconds(p));
+	cJSON_Delete(got);
+	cJSON_Delete(want);
+	planner_plan_free(q);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+	unlink(tmp);
+	free(tmp);
+	free(path);
+}
+
 static void test_cost_and_export(void **state)
 {
 	(void)state;
@@ -1087,6 +1140,7 @@ int main(void)
 	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
 	    cmocka_unit_test(test_cost_and_export),
 	    cmocka_unit_test(test_framework),
+	    cmocka_unit_test(test_same_plan_as_search),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
