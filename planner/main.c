@@ -1463,7 +1463,7 @@ static int cmd_search(int argc, char **argv)
 		goto cleanup;
 	/* the default search, nothing of the layout given: plain data
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
-	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top)
+	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not)
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;

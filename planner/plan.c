@@ -690,6 +690,27 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 		cJSON_Delete(dp);
 		return;
 	}
+	if (!po->job) {
+		/* a per-op plan stays one: the data-parallel strategies kept, priced
+		 * as planner cost prices a per-op plan (the job path's sums may
+		 * differ in the last digit) */
+		pl_plan_opts o2 = *po;
+		o2.keep = dp;
+		o2.keep_where = "the data-parallel plan";
+		cJSON *per = NULL;
+		double s3 = 0;
+		if (pl_plan_search(g, cl, &o2, &per, &s3, &e)) {
+			cJSON_Delete(dp);
+			return;
+		}
+		cJSON_Delete(dp);
+		dp = per;
+		s2 += s3;
+		if (!(s = cJSON_GetObjectItemCaseSensitive(dp, "search"))) {
+			cJSON_Delete(dp);
+			return;
+		}
+	}
 	cJSON_DeleteItemFromObject(s, "space");
 	cJSON_DeleteItemFromObject(s, "space_widen");
 	if (!cJSON_AddStringToObject(s, "space", text) ||
