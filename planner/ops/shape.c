@@ -116,7 +116,11 @@ static pl_status reshape_target(const pl_tensor *x, const pl_attrs *a, int64_t *
 			                  d, (long long)v);
 		}
 		shape[d] = v;
-		known *= v;
+		if (__builtin_mul_overflow(known, v, &known))
+			return pl_err_set(err, PL_EINVAL,
+			                  "attrs.shape: the sizes' product overflows 64 bits "
+			                  "('%s' has %lld elements)",
+			                  x->name, (long long)total);
 	}
 	if (infer >= 0) {
 		if (known == 0 || total % known)
