@@ -2000,44 +2000,35 @@ check "--framework with --top: exit 2 saying it plans alone" '[ $? -eq 2 ] && gr
 #     memory the split leaves on each stage. 10 layers over 4 stages: layers 0-1, 2-4, 5-6, 7-9;
 #     over 8: 0, 1, 2-4, 5, 6, 7, 8, 9.
 "$ZOO" gpt3-1.3b --layers 10 > "$T/ev.json"
-cat > "$T/ev.jq" <<'JQ'
-([range(1; $pp)] | map(. * 10 / $pp | floor)) as $starts
-| [.parallel_strategy_item | to_entries[]
-   | if (.key | test("^l[0-9]+[.]")) then
-       (.key | capture("^l(?<n>[0-9]+)").n | tonumber) as $l
-       | .value.stage == ($starts | map(select(. <= $l)) | length)
-     elif .value.part == "embedding" then .value.stage == 0
-     elif .value.part == "head" then .value.stage == $pp - 1
-     else true end]
+# the plan's stages against $starts, the layers that begin stages 1..pp-1 (hand-derived below)
+cat > "$T/stages.jq" <<'JQ'
+[.parallel_strategy_item | to_entries[]
+ | if (.key | test("^l[0-9]+[.]")) then
+     (.key | capture("^l(?<n>[0-9]+)").n | tonumber) as $l
+     | .value.stage == ($starts | map(select(. <= $l)) | length)
+   elif .value.part == "embedding" then .value.stage == 0
+   elif .value.part == "head" then .value.stage == ($starts | length)
+   else true end]
 | (length > 100) and all
 JQ
 for pp in 2 4 8; do
   "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 8 --virtual-stages 1 \
     --stage-cuts even -o "$T/ev$pp.plan" > "$T/ev$pp.out" 2> "$T/ev.err"
   check "--stage-cuts even, 10 layers over $pp stages: stage s from layer floor(10 s / $pp), as Megatron" \
-    '[ $? -eq 0 ] && jq -e --argjson pp $pp -f "$T/ev.jq" "$T/ev$pp.plan" > /dev/null'
+    '[ $? -eq 0 ] && jq -e --argjson starts "$(jq -n -c --argjson pp $pp "[range(1; \$pp)] | map(. * 10 / \$pp | floor)")" \
+       -f "$T/stages.jq" "$T/ev$pp.plan" > /dev/null'
 done
 # --stage-cuts uniform: DeepSpeed's and Aleph Alpha's partition_uniform over 13 items (embedding,
 # 10 layers, final norm, head): 2 stages of 7 and 6 items hold the embedding and layers 0-5, then
 # layers 6-9, the norm and the head; 4 stages of 4, 3, 3, 3 items the embedding and layers 0-2,
 # layers 3-5, 6-8, then layer 9, the norm and the head (stage s from item s floor(13 / pp) +
 # min(s, 13 mod pp), layer item - 1). 8 stages would leave the head alone on the last: refused.
-cat > "$T/un.jq" <<'JQ'
-([range(1; $pp)] | map(. * (13 / $pp | floor) + ([., 13 % $pp] | min) - 1)) as $starts
-| [.parallel_strategy_item | to_entries[]
-   | if (.key | test("^l[0-9]+[.]")) then
-       (.key | capture("^l(?<n>[0-9]+)").n | tonumber) as $l
-       | .value.stage == ($starts | map(select(. <= $l)) | length)
-     elif .value.part == "embedding" then .value.stage == 0
-     elif .value.part == "head" then .value.stage == $pp - 1
-     else true end]
-| (length > 100) and all
-JQ
 for pp in 2 4; do
   "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 8 --virtual-stages 1 \
     --stage-cuts uniform -o "$T/un$pp.plan" > /dev/null 2> "$T/ev.err"
   check "--stage-cuts uniform, 13 items over $pp stages: stage s from item s floor(13 / $pp) + min(s, 13 mod $pp)" \
-    '[ $? -eq 0 ] && jq -e --argjson pp $pp -f "$T/un.jq" "$T/un$pp.plan" > /dev/null'
+    '[ $? -eq 0 ] && jq -e --argjson starts "$(jq -n -c --argjson pp $pp "[range(1; \$pp)] | map(. * (13 / \$pp | floor) + ([., 13 % \$pp] | min) - 1)")" \
+       -f "$T/stages.jq" "$T/un$pp.plan" > /dev/null'
 done
 check "... the summary prints each stage's layers (4 stages: 2 3 2 3)" \
   'grep -q "^  layers a stage: 2 3 2 3$" "$T/ev4.out"'
