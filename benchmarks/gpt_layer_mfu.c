@@ -59,7 +59,7 @@ static int arg_ll(int argc, char **argv, int *i, long long *v)
 	return *end || *v < 1 ? -1 : 0;
 }
 
-/* Long on purpose (about 180 lines): a benchmark program read top to bottom:
+/* Long on purpose: a benchmark program read top to bottom:
  * options, the layer's buffers, the timed products forward and backward, the
  * report. */
 int main(int argc, char **argv)

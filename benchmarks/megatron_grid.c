@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "costmodel/pipeline.h"
-#include "planner/parse.h"
+#include "graph/parse.h"
 #include "planner/plan.h"
 #include "search/job.h"
 #include "search/ve.h"

@@ -3,9 +3,9 @@
 #include "costmodel/cluster.h"
 #include "costmodel/attention.h"
 
-#include "planner/graph.h"
-#include "planner/json.h"
-#include "planner/parse.h"
+#include "graph/graph.h"
+#include "graph/json.h"
+#include "graph/parse.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -176,6 +176,34 @@ static void cpu2(pl_cluster *c)
 	         "preset cpu (planner calibrate --backend cpu --ranks 2 on a 2-core Xeon VM)");
 }
 
+/* The presets: the one list of their names (help texts, messages, the API's
+ * documentation and the docs are tested against it: tests/costmodel/test_cost.c
+ * and test_cli) and the GPUs each stands for in pl_cluster_preset_for_gpu. */
+static const struct {
+	const char *name;
+	void (*fill)(pl_cluster *c);
+} presets[] = {{"h100x8", h100},         {"h200x8", h200},       {"a100x8", a100},
+               {"a100-80gx8", a100_80g}, {"dgx2-v100", v100},    {"cpu", cpu2}};
+
+int pl_cluster_npresets(void)
+{
+	return (int)(sizeof presets / sizeof *presets);
+}
+
+const char *pl_cluster_preset_name(int i)
+{
+	return i >= 0 && i < pl_cluster_npresets() ? presets[i].name : NULL;
+}
+
+/* "h100x8, h200x8, ..., cpu" */
+static void preset_list(char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < pl_cluster_npresets() && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", presets[i].name);
+}
+
 pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 {
 	char base[64];
@@ -197,24 +225,18 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 			    "to 1000000",
 			    name);
 	}
-	if (!strcmp(base, "h100x8"))
-		h100(c);
-	else if (!strcmp(base, "h200x8"))
-		h200(c);
-	else if (!strcmp(base, "a100x8"))
-		a100(c);
-	else if (!strcmp(base, "a100-80gx8"))
-		a100_80g(c);
-	else if (!strcmp(base, "dgx2-v100"))
-		v100(c);
-	else if (!strcmp(base, "cpu"))
-		cpu2(c);
-	else
+	int p = 0;
+	while (p < pl_cluster_npresets() && strcmp(base, presets[p].name))
+		p++;
+	if (p == pl_cluster_npresets()) {
+		char list[256];
+		preset_list(list, sizeof list);
 		return pl_err_set(err, PL_EINVAL,
-		                  "--cluster %s: not a file and not a preset (presets: h100x8, "
-		                  "h200x8, a100x8, a100-80gx8, dgx2-v100, cpu, each optionally "
-		                  "':NODES')",
-		                  name);
+		                  "--cluster %s: not a file and not a preset (presets: %s, each "
+		                  "optionally ':NODES')",
+		                  name, list);
+	}
+	presets[p].fill(c);
 	if (nodes * c->devices_per_node > PL_MAX_DEVICES)
 		return pl_err_set(err, PL_EINVAL,
 		                  "--cluster %s: at most %d devices (%lld nodes of %lld)", name,
@@ -384,11 +406,18 @@ double pl_bus_factor(pl_coll coll, int64_t n)
 {
 	if (n <= 1)
 		return 0;
+	/* every collective named (no default:): a new one is a compiler warning
+	 * here, never silently priced as another (NCCL's busBw factors,
+	 * nccl-tests' doc/PERFORMANCE.md) */
 	switch (coll) {
 	case PL_COLL_ALL_REDUCE: return 2.0 * (double)(n - 1) / (double)n;
 	case PL_COLL_SEND_RECV: return 1.0;
-	default: return (double)(n - 1) / (double)n;
+	case PL_COLL_ALL_GATHER:
+	case PL_COLL_REDUCE_SCATTER:
+	case PL_COLL_ALL_TO_ALL: return (double)(n - 1) / (double)n;
+	case PL_COLL_COUNT: break;
 	}
+	return 0; /* not a collective */
 }
 
 pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes)
@@ -588,7 +617,7 @@ static pl_status parse_kernel_scale(pl_cluster *c, const cJSON *ks, const char *
 	return PL_OK;
 }
 
-/* Long (140 lines): one block per key of the cluster format, checked in the
+/* Long: one block per key of the cluster format, checked in the
  * order docs/formats.md lists them. */
 static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *file, pl_err *err)
 {

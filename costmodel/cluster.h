@@ -1,5 +1,5 @@
 /* The cluster model: devices, link classes and the alpha-beta parameters of
- * each collective (DESIGN 4.2). Built-in presets carry numbers from vendor
+ * each collective (docs/formats.md, "Cluster"). Built-in presets carry numbers from vendor
  * datasheets and recorded nccl-tests logs (docs/cost-model.md lists each
  * source); a cluster.json overrides them with measurements. */
 #ifndef PL_CLUSTER_H
@@ -7,8 +7,8 @@
 
 #include <stdint.h>
 
-#include "planner/graph.h"
-#include "planner/ops.h"
+#include "graph/graph.h"
+#include "graph/ops.h"
 
 enum { PL_LINK_INTRA = 0, PL_LINK_INTER = 1, PL_LINK_COUNT = 2 };
 
@@ -86,7 +86,7 @@ typedef struct pl_cluster {
 	int grads_param_dtype;
 	/* how norms run: 0 "fused", one kernel each way (apex's, Transformer
 	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
-	 * "unfused", as eager PyTorch's composite ops (planner/ops/norm.c) */
+	 * "unfused", as eager PyTorch's composite ops (graph/ops/norm.c) */
 	int norm_unfused;
 	/* batch norm's statistics in training when the batch is cut: 0 "sync",
 	 * all-reduced over the ranks that cut it (SyncBatchNorm: what one device
@@ -153,13 +153,17 @@ static inline double pl_fit(double f)
 pl_status pl_cluster_set_attention(pl_cluster *c, const char *kernel, const char *what,
                                    pl_err *err);
 
-/* Fills c from a preset name: "h100x8", "a100x8", "dgx2-v100", "cpu" (the
- * cpu backend calibrated on the development machine, 2 ranks per node),
+/* Fills c from a preset name (pl_cluster_preset_name: "h100x8", ..., "cpu",
+ * the cpu backend calibrated on the development machine, 2 ranks per node),
  * optionally followed by ":N" for N nodes. */
 pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err);
+/* The presets, the one list of their names: i from 0 to
+ * pl_cluster_npresets() - 1 (NULL outside). */
+int pl_cluster_npresets(void);
+const char *pl_cluster_preset_name(int i);
 /* The preset for a GPU named `device` ("NVIDIA H100 80GB HBM3", "Tesla
- * V100-SXM3-32GB"): "h100x8" (H100, H200, H800), "a100x8" (A100, A800),
- * "dgx2-v100" (V100); NULL for any other. */
+ * V100-SXM3-32GB"): "h100x8" (H100, H800), "h200x8", "a100-80gx8" (A100
+ * 80GB), "a100x8" (A100 40GB, A800), "dgx2-v100" (V100); NULL for any other. */
 const char *pl_cluster_preset_for_gpu(const char *device);
 /* One node of `devices` devices of the default preset (H100 SXM). */
 pl_status pl_cluster_devices(pl_cluster *c, int64_t devices, pl_err *err);

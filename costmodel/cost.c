@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/parallel.h"
-#include "planner/alloc.h"
+#include "graph/parallel.h"
+#include "graph/alloc.h"
 
 double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
                               double bytes, int kernels)
@@ -1080,7 +1080,7 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 	return pl_problem_new_job(out, g, c, NULL, err);
 }
 
-/* Long (150 lines): a problem is built in one order, each step needing the
+/* Long: a problem is built in one order, each step needing the
  * ones before: the job's settings and recompute flags, the edges, the param
  * owners, the kept activations, the op classes, then each class's candidates
  * (kept to the fixed degrees). */

@@ -8,9 +8,9 @@
 #define PL_COST_H
 
 #include "costmodel/cluster.h"
-#include "planner/graph.h"
-#include "planner/layout.h"
-#include "planner/roles.h"
+#include "graph/graph.h"
+#include "graph/layout.h"
+#include "graph/roles.h"
 
 typedef struct pl_nodecost {
 	double compute_s; /* forward + backward kernels + optimizer */

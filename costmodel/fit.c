@@ -3,7 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 /* Weighted sums of a run of points; a line's fit and its squared error
  * follow from them alone, so a segment costs O(1) with prefix sums. */

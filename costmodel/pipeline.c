@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/layout.h"
-#include "planner/alloc.h"
+#include "graph/layout.h"
+#include "graph/alloc.h"
 
 static int job_transients(const pl_problem *p, int64_t *const *splits, const int *stage, int64_t pp,
                           double *peak, double *bucket);

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "planner/status.h"
+#include "graph/status.h"
 
 typedef struct pl_comm pl_comm;
 typedef struct pl_backend pl_backend;

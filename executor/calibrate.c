@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "planner/clock.h"
+#include "graph/clock.h"
 #include "costmodel/cost.h"
 #include "costmodel/fit.h"
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 #define NGEMM 6
 static const int64_t gemm_n[NGEMM] = {32, 64, 128, 256, 512, 1024};
@@ -282,8 +282,12 @@ static int coll_once(void *arg)
 		return a->be->all_gather(a->cm, a->idx, a->send, a->recv, a->count);
 	case PL_COLL_REDUCE_SCATTER:
 		return a->be->reduce_scatter(a->cm, a->idx, a->send, a->recv, a->count);
-	default: return a->be->all_to_all(a->cm, a->idx, a->send, a->recv, a->count);
+	case PL_COLL_ALL_TO_ALL:
+		return a->be->all_to_all(a->cm, a->idx, a->send, a->recv, a->count);
+	case PL_COLL_SEND_RECV: /* not measured as a collective of the group */
+	case PL_COLL_COUNT: break;
 	}
+	return -1;
 }
 
 static int phase_colls(calib *c, int64_t rank, pl_comm *world)

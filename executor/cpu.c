@@ -15,8 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "planner/clock.h"
-#include "planner/alloc.h"
+#include "graph/clock.h"
+#include "graph/alloc.h"
 
 struct pl_comm {
 	pl_backend *b;

@@ -31,9 +31,9 @@
 
 #include "executor/cuda_kernels.h"
 #include "executor/ranks.h"
-#include "planner/ops.h"
-#include "planner/clock.h"
-#include "planner/alloc.h"
+#include "graph/ops.h"
+#include "graph/clock.h"
+#include "graph/alloc.h"
 
 _Static_assert(PL_MAX_RANK == PLK_MAX_RANK, "the kernels' shapes hold every tensor rank");
 
@@ -692,7 +692,7 @@ static int unary(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const p
 	               op->name);
 }
 
-/* Long on purpose (about 112 lines): one case per operator type of the cuda
+/* Long on purpose: one case per operator type of the cuda
  * backend (a kernel launch each, or the host kernel), the switch without a
  * default so that the compiler names a type left out. */
 static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout,

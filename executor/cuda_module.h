@@ -6,7 +6,7 @@
 #ifndef PL_CUDA_MODULE_H
 #define PL_CUDA_MODULE_H
 
-#include "executor/backend_impl.h"
+#include "executor/backend.h"
 #include "executor/calibrate.h"
 
 struct cJSON;

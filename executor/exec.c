@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "costmodel/cost.h"
-#include "planner/layout.h"
-#include "planner/ops.h"
-#include "planner/clock.h"
-#include "planner/alloc.h"
+#include "graph/layout.h"
+#include "graph/ops.h"
+#include "graph/clock.h"
+#include "graph/alloc.h"
 
 enum { IN_DATA, IN_ALIAS, IN_REDIST };
 
@@ -503,7 +503,7 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				s[p->dim] *= g;
 				break;
 			}
-			default: bad = 1;
+			case PL_PRIM_COUNT: bad = 1; break; /* not a primitive */
 			}
 		}
 		unscratch(ex, R, recv);
@@ -2031,7 +2031,7 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	return pl_exec_new_job(out, g, D, splits, NULL, be, o, err);
 }
 
-/* Long on purpose (about 240 lines): the lowering in the order each step needs
+/* Long on purpose: the lowering in the order each step needs
  * the ones before it (checks; homes and owners; per op its input layouts,
  * redistributions and gradient paths; stages and each tensor's range of
  * them; live-memory flags; recomputed segments; the interleaved program;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "executor/backend.h"
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 typedef enum pl_optimizer { PL_OPT_SGD, PL_OPT_ADAM } pl_optimizer;
 

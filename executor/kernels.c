@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "executor/kernel_math.h"
-#include "planner/ops.h"
-#include "planner/alloc.h"
+#include "graph/ops.h"
+#include "graph/alloc.h"
 
 uint64_t pl_hash64(uint64_t x)
 {
@@ -506,7 +506,7 @@ static int gather_elements(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *d
 	return 0;
 }
 
-/* GridSample (planner/ops/sample.c) on the local piece (X's rows and
+/* GridSample (graph/ops/sample.c) on the local piece (X's rows and
  * columns whole): each output position's (x, y) from the grid, in pixels
  * ((g + 1) / 2 (size - 1) with align_corners, ((g + 1) size - 1) / 2
  * without), clamped to the border (border) or reading zeros outside
@@ -742,7 +742,7 @@ static int sce(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *di
 	return 0;
 }
 
-/* Attention's local sizes (planner/ops/attention.c): batch, query heads,
+/* Attention's local sizes (graph/ops/attention.c): batch, query heads,
  * key/value heads, queries, keys, head size, value head size; whether the
  * form is 3-D ([b, s, heads x d]); the row strides of Q, K, V and Y. */
 typedef struct attn_dims {
@@ -792,7 +792,7 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 	return in[0].n / (size_t)in[0].shape[in[0].rank - 1]; /* a log-sum-exp per row */
 }
 
-/* ---- mixture of experts (see planner/ops/moe.c) ---- */
+/* ---- mixture of experts (see graph/ops/moe.c) ---- */
 
 /* Routes one group of n tokens: each token's top_k experts by logit (ties to
  * the lower index), in token order, each taking its expert's next free slot
@@ -1156,7 +1156,7 @@ static int cumsum(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, p
 	return 0;
 }
 
-/* ---- recurrent layers (see planner/ops/rnn.c) ---- */
+/* ---- recurrent layers (see graph/ops/rnn.c) ---- */
 
 /* One local direction of a recurrent layer: X [S, N, I]; W [G H, I], R
  * [G H, H] and B [2 G H] (or NULL) of its direction; Y's rows of the

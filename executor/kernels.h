@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 /* The case labels of the element-wise op types whose formula is
  * plk_elementwise's (executor/kernel_math.h), for both backends' kernel

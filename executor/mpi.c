@@ -19,8 +19,8 @@
 #include <sys/prctl.h>
 #endif
 
-#include "planner/alloc.h"
-#include "planner/clock.h"
+#include "graph/alloc.h"
+#include "graph/clock.h"
 
 struct pl_comm {
 	MPI_Comm comm;

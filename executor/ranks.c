@@ -13,8 +13,8 @@
 #include <signal.h>
 #include <errno.h>
 #include <string.h>
-#include "planner/alloc.h"
-#include "planner/clock.h"
+#include "graph/alloc.h"
+#include "graph/clock.h"
 
 void pl_ranks_init(pl_ranks *r)
 {

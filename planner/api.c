@@ -15,12 +15,12 @@
 #include "executor/exec.h"
 #include "planner/checkpoint.h"
 #include "planner/export.h"
-#include "planner/output.h"
-#include "planner/json.h"
-#include "planner/parse.h"
+#include "graph/output.h"
+#include "graph/json.h"
+#include "graph/parse.h"
 #include "planner/plan.h"
 #include "planner/planner.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 /* ---- context keys ---- */
 

@@ -1,5 +1,5 @@
 /* planner calibrate: measure a backend and write the cluster description the
- * cost model reads (DESIGN 4.2), with the raw measurements beside the fit. */
+ * cost model reads (docs/formats.md, "Cluster"), with the raw measurements beside the fit. */
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
-#include "planner/output.h"
+#include "graph/output.h"
 #include "planner/cli.h"
 #include "topology/calibrate_gpu.h"
 #include "topology/nccltests.h"
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 /* how long a rank waits for another in a multi-process calibration (the
  * largest collectives of the slowest group, and rank 0's GEMM curve) */
@@ -186,7 +186,7 @@ typedef struct log_opts {
 	const char *coll, *base;
 } log_opts;
 
-/* Long on purpose (about 125 lines): `calibrate --from-nccl-tests` read top to
+/* Long on purpose: `calibrate --from-nccl-tests` read top to
  * bottom: the logs, the preset they refine, the fit, the report, the cluster
  * file written atomically. */
 static int from_logs(char **files, int nfiles, const log_opts *o, const char *out)

@@ -15,9 +15,9 @@
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
 #include "planner/fwlog.h"
-#include "planner/graph.h"
-#include "planner/json.h"
-#include "planner/parse.h"
+#include "graph/graph.h"
+#include "graph/json.h"
+#include "graph/parse.h"
 
 static const char *const help =
     "usage: planner check CKPT --log LOG [--warmup N] [--json]\n"
@@ -80,7 +80,7 @@ static void mem_row(const char *what, double predicted, double measured)
 	       measured / 1073741824.0, measured / predicted, "-", "(no band)");
 }
 
-/* Long on purpose (about 150 lines): the command's steps in order -- options,
+/* Long on purpose: the command's steps in order -- options,
  * the checkpoint's prediction, the log's measurement, then one of three
  * outputs (run line, JSON, table). */
 int pl_cmd_check(int argc, char **argv)

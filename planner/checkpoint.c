@@ -5,7 +5,7 @@
 #include "planner/checkpoint.h"
 
 #include "planner/parts.h"
-#include "planner/parse.h"
+#include "graph/parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 #include "costmodel/cost.h"
-#include "planner/layout.h"
-#include "planner/ops.h"
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/layout.h"
+#include "graph/ops.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 /* An op's matrix-product FLOPs (what profilers count: MatMul, Conv,
  * attention's two products, the way FlashAttention counts them) forward
@@ -362,7 +362,7 @@ done:
 	return t;
 }
 
-/* Long (200 lines): it writes the checkpoint's sections in the order the format
+/* Long: it writes the checkpoint's sections in the order the format
  * lists them (model, cluster, search, pipeline, ops, layouts, groups, cost),
  * each a few lines; the groups and parts are functions of their own. */
 void pl_ckpt_add_comm(cJSON *cost, const pl_commbook *bk)
@@ -405,7 +405,7 @@ cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages)
 	return a;
 }
 
-/* Long on purpose (about 240 lines): the checkpoint's fields written in the
+/* Long on purpose: the checkpoint's fields written in the
  * order docs/formats.md lists them (search, cost, pipeline, per-op
  * strategies, params, groups, parts), each block short and independent of
  * the others, all adding to the one document under construction. */

@@ -1,4 +1,4 @@
-/* Strategy checkpoints (DESIGN 4.3): MindSpore's field names, written
+/* Strategy checkpoints (docs/formats.md, "Strategy checkpoint"): MindSpore's field names, written
  * deterministically and atomically; read back into split counts per op. */
 #ifndef PL_CHECKPOINT_H
 #define PL_CHECKPOINT_H
@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 
 #include "costmodel/pipeline.h"
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 typedef struct pl_ckpt_info {
 	const pl_cluster *cl; /* the cluster priced on (utilisation) */

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-#include "planner/parse.h"
-#include "planner/status.h"
+#include "graph/parse.h"
+#include "graph/status.h"
 
 /* Prints "planner: <message>" and returns the exit status of st. */
 int pl_cli_fail(pl_status st, const pl_err *err);

@@ -22,12 +22,12 @@
 #include <unistd.h>
 
 #include "costmodel/cost.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 #include "planner/cli.h"
 #include "planner/fwread.h"
-#include "planner/graph.h"
-#include "planner/json.h"
-#include "planner/output.h"
+#include "graph/graph.h"
+#include "graph/json.h"
+#include "graph/output.h"
 
 enum fw_kind {
 	FW_MEGATRON,

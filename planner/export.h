@@ -19,7 +19,7 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost);
 
 #include <stddef.h>
 
-#include "planner/status.h"
+#include "graph/status.h"
 
 enum { PL_EXPORT_JSON = 1, PL_EXPORT_FP16 = 2 };
 

@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include "costmodel/cluster.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
 #include "planner/fwlog.h"
-#include "planner/graph.h"
-#include "planner/json.h"
-#include "planner/output.h"
+#include "graph/graph.h"
+#include "graph/json.h"
+#include "graph/output.h"
 #include "planner/plan.h"
 
 typedef struct run {
@@ -252,7 +252,7 @@ static void print_row(const char *name, double meas, double before, double after
 	       before / meas, after, after / meas, loo / meas);
 }
 
-/* Long on purpose (about 130 lines): the command's steps in order -- read the
+/* Long on purpose: the command's steps in order -- read the
  * runs, check they share a cluster, fit, leave each out, report, write. */
 int pl_cmd_calibrate_runs(const char *file, const char *out)
 {

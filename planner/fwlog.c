@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 /* sized by its initializer: the header's [PL_FWLOG_KIND_COUNT] declaration makes a
  * missing name a compile error */

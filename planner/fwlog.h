@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "planner/status.h"
+#include "graph/status.h"
 
 /* In the order a step time is preferred in: a framework that prints the
  * step's seconds before one that prints a rate. */

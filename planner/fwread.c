@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 void pl_fw_kvs_free(pl_fw_kvs *k)
 {
@@ -637,6 +637,7 @@ pl_status pl_fw_read(pl_fw_syntax syntax, const char *text, size_t len, const ch
 	case PL_FW_YAML: return read_yaml(text, len, where, out, err);
 	case PL_FW_TOML: return read_toml(text, len, where, out, err);
 	case PL_FW_JSON: return read_json(text, len, where, out, err);
-	default: return pl_err_set(err, PL_EINVAL, "pl_fw_read: unknown syntax %d", (int)syntax);
+	case PL_FW_SYNTAX_COUNT: break;
 	}
+	return pl_err_set(err, PL_EINVAL, "pl_fw_read: unknown syntax %d", (int)syntax);
 }

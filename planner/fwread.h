@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "planner/status.h"
+#include "graph/status.h"
 
 typedef enum pl_fw_syntax {
 	PL_FW_ARGS, /* "--flag value --switch ...": key "--flag", val NULL for a switch */

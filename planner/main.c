@@ -1,4 +1,4 @@
-/* The `planner` command (DESIGN 4.4): search, cost, strategies, explain.
+/* The `planner` command (docs/user-guide.md): search, cost, strategies, explain.
  * Errors go to stderr as "planner: <file>: <where>: <what>"; exit status 0
  * success, 2 invalid input or usage, 3 no plan satisfies the constraints,
  * 4 system failure. Nothing is half-written: files are written atomically. */
@@ -17,11 +17,11 @@
 
 #include "costmodel/cost.h"
 #include "planner/checkpoint.h"
-#include "planner/output.h"
+#include "graph/output.h"
 #include "planner/cli.h"
-#include "planner/json.h"
-#include "planner/graph.h"
-#include "planner/onnx.h"
+#include "graph/json.h"
+#include "graph/graph.h"
+#include "graph/onnx.h"
 #include "planner/plan.h"
 #include "planner/report.h"
 #include "planner/export.h"
@@ -31,27 +31,8 @@
 #include "search/search.h"
 #include "search/ve.h"
 #include "topology/store.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 #include "planner/values.h"
-
-int pl_cli_fail(pl_status st, const pl_err *err)
-{
-	fprintf(stderr, "planner: %s\n", err->msg);
-	return pl_status_exit_code(st);
-}
-
-void pl_cli_model_warnings(const pl_graph *g)
-{
-	if (!g || !g->warnings)
-		return;
-	for (const char *l = g->warnings, *nl; *l; l = nl + 1) {
-		nl = strchr(l, '\n');
-		fprintf(stderr, "planner: warning: %.*s\n", (int)(nl - l), l);
-	}
-	if (g->nwarnings > PL_GRAPH_WARNINGS)
-		fprintf(stderr, "planner: warning: %s: %d more keys ignored\n", g->path,
-		        g->nwarnings - PL_GRAPH_WARNINGS);
-}
 
 /* A model file as the commands read it: pl_graph_load_file_opts, then its
  * warnings on stderr. */
@@ -61,17 +42,6 @@ static pl_status load_model(pl_graph **out, const char *path, const pl_onnx_opts
 	if (st == PL_OK)
 		pl_cli_model_warnings(*out);
 	return st;
-}
-
-int pl_cli_usage(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "planner %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'planner %s --help'.\n", cmd);
-	return 2;
 }
 
 static const char *const top_help =
@@ -679,7 +649,8 @@ static const char *const search_help =
     "\n"
     "options:\n"
     "  --devices N           one node of N devices (H100 SXM preset); default 8\n"
-    "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, a100x8, dgx2-v100, cpu [:NODES]\n"
+    "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, h200x8, a100x8, a100-80gx8,\n"
+    "                        dgx2-v100, cpu [:NODES]\n"
     "  --mode MODE           dp (exact, default) | ilp (GLPK) | rec (fast) |\n"
     "                        propagate (from annotations) | auto | brute (small graphs)\n"
     "  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
@@ -1138,7 +1109,7 @@ static int parse_max_tp(const char *arg, long long *v)
 	return pl_parse_ll(arg, v) || *v < 0 || *v > PL_MAX_DEVICES;
 }
 
-/* Long (250 lines) as a command is: its option table and a switch with one
+/* Long as a command is: its option table and a switch with one
  * short case per option (about 40 options), then load, search, write, print in
  * order. The work is in plan.c; --why-not and --top have functions of their own. */
 /* How long the default search (no --mode, no --time-limit) gives exact dp
@@ -1378,9 +1349,10 @@ static int cmd_search(int argc, char **argv)
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
 	if (cost_edges >= 0 && strcmp(mode, "ilp"))
 		return pl_cli_usage("search", "--ilp-edges goes with --mode ilp%s", "");
+	char modes[128];
 	if (!pl_searcher_get(mode))
-		return pl_cli_usage(
-		    "search", "--mode %s: expected auto, dp, rec, propagate, ilp or brute", mode);
+		return pl_cli_usage("search", "--mode %s: expected one of %s", mode,
+		                    pl_searcher_names(modes, sizeof modes));
 	pl_err err = {{0}};
 	pl_plan_opts po = {.mode = mode};
 	if (pl_plan_opts_job(&po, &jr, 0, &err))
@@ -1613,7 +1585,7 @@ static pl_status cost_one(const pl_graph *g, const cJSON *plan, const char *wher
 	return PL_OK;
 }
 
-/* Long (125 lines) as a command is: options, load, price, print. */
+/* Long as a command is: options, load, price, print. */
 static int cmd_cost(int argc, char **argv)
 {
 	if (pl_cost_has_from(argc, argv)) /* a framework's configuration (export.c) */
@@ -1964,7 +1936,7 @@ static void bench_plot(const char *file, const bench_row *rows, int n)
 	signal(SIGPIPE, old);
 }
 
-/* Long (145 lines) as a command is: options, one search per mode, the table. */
+/* Long as a command is: options, one search per mode, the table. */
 static int cmd_bench(int argc, char **argv)
 {
 	common co = {0};
@@ -2034,12 +2006,10 @@ static int cmd_bench(int argc, char **argv)
 	int n = 0;
 	for (char *save = NULL, *m = strtok_r(list, ",", &save); m;
 	     m = strtok_r(NULL, ",", &save)) {
+		char modes[128];
 		if (!pl_searcher_get(m))
-			return pl_cli_usage(
-			    "bench",
-			    "--modes: '%s' is not a mode (dp, rec, ilp, auto, propagate, "
-			    "brute)",
-			    m);
+			return pl_cli_usage("bench", "--modes: '%s' is not a mode (%s)", m,
+			                    pl_searcher_names(modes, sizeof modes));
 		if (n == 16)
 			return pl_cli_usage("bench", "--modes: at most %d modes", 16);
 		memset(&rows[n], 0, sizeof rows[n]);
@@ -2225,34 +2195,6 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 	}
 }
 
-pl_status pl_cli_read_ckpt(const char *path, cJSON **out, pl_err *err)
-{
-	char *text;
-	size_t len;
-	*out = NULL;
-	pl_status st = pl_read_file(path, &text, &len, err);
-	if (st)
-		return st;
-	cJSON *ck = NULL;
-	st = pl_json_parse(text, len, path, &ck, err);
-	free(text);
-	if (st)
-		return st;
-	const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(ck, "format");
-	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
-		st =
-		    pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
-	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
-		st = pl_err_set(err, PL_EINVAL, "%s: parallel_strategy_item: missing", path);
-	else
-		st = pl_ckpt_check(ck, path, err);
-	if (st)
-		cJSON_Delete(ck);
-	else
-		*out = ck;
-	return st;
-}
-
 /* What differs between plans a and b of one model: the totals and their
  * differences; per op, the strategy and stage and the differences of its
  * time and memory; and the rest of each difference (what the per-op
@@ -2260,7 +2202,7 @@ pl_status pl_cli_read_ckpt(const char *path, cJSON **out, pl_err *err)
  * peak stage, the transient bytes, the reserve), so that the lines add up
  * to the totals'. */
 /* label_a, label_b: how to name the plans in the text (NULL: their paths)
- * Long on purpose (about 205 lines): each line of the comparison is written to
+ * Long on purpose: each line of the comparison is written to
  * the text and to the JSON in the same place, so that the two cannot
  * disagree; split, the halves would share every total and difference. */
 static int explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
@@ -3135,7 +3077,7 @@ static void print_start_values(const pl_graph *g, const pl_start_values *sv, con
 	printf("\n");
 }
 
-/* Long (270 lines) as a command is: its options, then the steps a run takes in
+/* Long as a command is: its options, then the steps a run takes in
  * order (load, price, launch the backend, run, profile, report); each is a few
  * lines calling the executor. */
 static int cmd_run(int argc, char **argv)

@@ -3,17 +3,17 @@
  * after its softmax are the attention and the rest the MLP ("experts" when
  * it routes tokens). Each figure of a part is the value most of its ops
  * share (op order breaks ties), read off the ops' loops and their roles
- * (planner/roles.h). */
-#include "planner/ops.h"
+ * (graph/roles.h). */
+#include "graph/ops.h"
 #include "planner/parts.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/roles.h"
+#include "graph/roles.h"
 #include "search/search.h"
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 enum { P_EMBED, P_ATTN, P_MLP, P_EXPERTS, P_HEAD, P_COUNT };
 static const char *const part_name[P_COUNT] = {"embedding", "attention", "mlp", "experts", "head"};

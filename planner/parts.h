@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 /* The checkpoint's "parts" object for the plan (splits per op on a mesh of
  * `mesh` devices; stage per op, or NULL for one stage); NULL when the model

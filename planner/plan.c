@@ -8,12 +8,12 @@
 
 #include "costmodel/pipeline.h"
 #include "planner/checkpoint.h"
-#include "planner/ops.h"
+#include "graph/ops.h"
 #include "planner/plan.h"
-#include "planner/alloc.h"
-#include "planner/clock.h"
-#include "planner/json.h"
-#include "planner/parse.h"
+#include "graph/alloc.h"
+#include "graph/clock.h"
+#include "graph/json.h"
+#include "graph/parse.h"
 #include "search/search.h"
 
 int64_t **pl_splits_alloc(const pl_graph *g)
@@ -547,10 +547,10 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	const char *mode = o->mode ? o->mode : "dp";
 	const pl_searcher *s = pl_searcher_get(mode);
 	*ck = NULL;
+	char names[128];
 	if (!s)
-		return pl_err_set(
-		    err, PL_EINVAL,
-		    "search mode '%s': expected auto, dp, rec, propagate, ilp or brute", mode);
+		return pl_err_set(err, PL_EINVAL, "search mode '%s': expected one of %s", mode,
+		                  pl_searcher_names(names, sizeof names));
 	if (o->job && (o->so.dump_lp || !strcmp(mode, "propagate") || !strcmp(mode, "brute")))
 		return pl_err_set(err, PL_EINVAL,
 		                  "a whole-job search (pipeline stages, micro-batches, ZeRO, "

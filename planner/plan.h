@@ -166,8 +166,8 @@ cJSON *pl_plan_cost_json(const pl_graph *g, const pl_cluster *cl, const pl_planc
  * pc->mem_bytes includes the cluster's runtime reserve, and detail (NULL, or
  * freed with pl_plan_detail_free) receives the rest of what a checkpoint says.
  * With run, the plan is to be run and is lowered into it (pl_run_plan_free):
- * pipeline stages (1F1B), micro-batches, ZeRO and recompute run; the
- * interleaved schedule is refused (the executor does not run it yet). Errors
+ * pipeline stages (1F1B and interleaved), micro-batches, ZeRO and recompute
+ * run. Errors
  * name `where` and the op. */
 pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
                         const pl_cluster *cl, pl_plancost *pc, double *bubble,

@@ -114,8 +114,9 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *
  *   device_num                N >= 1: devices of the job (default 8); with
  *                             `cluster` unset, one node of N H100 SXM GPUs
- *   cluster                   a preset (h100x8, a100x8, dgx2-v100, cpu,
- *                             with :NODES) or a planner.cluster/1 file; its
+ *   cluster                   a preset (h100x8, h200x8, a100x8, a100-80gx8,
+ *                             dgx2-v100, cpu; with :NODES) or a
+ *                             planner.cluster/1 file; its
  *                             device count must equal device_num if both set
  *   global_rank               0 <= R < device_num: this process's rank, the
  *                             default of planner_plan_group (default 0)
@@ -125,6 +126,9 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             (default dp)
  *   memory_limit              bytes per device ("80G", "75GiB", "none");
  *                             default: the cluster's device memory
+ *   memory_reserve            bytes of the limit the runtime keeps (CUDA
+ *                             context, NCCL buffers, allocator); default:
+ *                             the cluster's (GPU presets 1.5 GiB + 5 %)
  *   strategy_ckpt_load_file   a checkpoint whose ops keep their strategies
  *                             (annotations the search builds around)
  *   strategy_ckpt_save_file   planner_plan_new writes the plan here,
@@ -150,6 +154,26 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *   learning_rate             > 0 (default 1e-3 for Adam, 1e-2 for SGD)
  *   seed                      integer >= 0 (default 1): synthetic data and
  *                             initial weights
+ *   job                       true | false (default false): plan the whole
+ *                             job, every dimension below not set searched
+ *   data_parallel, model_parallel, context_parallel, expert_parallel
+ *                             N >= 1: the data, tensor, context (sequence)
+ *                             and expert parallel degrees (planner search's
+ *                             --dp, --tp, --cp, --ep); not set: searched
+ *   micro_batch_size          N >= 1: sequences per micro-batch per
+ *                             data-parallel rank (not with micro_batch_num)
+ *   virtual_pipeline_stages   N >= 1: model chunks per device, interleaved
+ *                             1F1B (1: plain 1F1B)
+ *   use_seq_parallel          true | false (default: searched per op):
+ *                             Megatron's sequence parallelism
+ *   overlap_grad_reduce       true | false (default false): the gradient
+ *                             reduction overlapped with the last backward
+ *   max_tensor_parallel       N >= 0: the most devices one op's tensor cut
+ *                             spans (0: any; default one node's devices
+ *                             where the mesh spans nodes)
+ *   framework                 megatron | nemo | torchtitan | deepspeed |
+ *                             megatron-deepspeed | mindformers: only plans
+ *                             that framework can state and run
  *
  * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
  * recompute set away from its default makes planner_plan_new search the

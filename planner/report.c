@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 #define GIB 1073741824.0
 #define BIG (1 << 30) /* no count on the page is larger */
@@ -257,7 +257,7 @@ static void mesh(FILE *f, const cJSON *ck)
  * micro-batch time and backward two thirds: per stage the order of its
  * passes (warm-up forwards, one forward one backward, cool-down backwards),
  * each starting when its stage is free and its input has arrived.
- * Long on purpose (about 120 lines): the section's answers in order (one stage;
+ * Long on purpose: the section's answers in order (one stage;
  * too many stages to draw; the schedule simulated, then drawn as boxes), each
  * writing into the same section. */
 static void schedule(FILE *f, const cJSON *ck)

@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/status.h"
+#include "graph/status.h"
 
 /* The page for checkpoint ck (source: its file name, shown on the page) into
  * *out (the caller frees it): the step and its parts, the device mesh by

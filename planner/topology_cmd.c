@@ -9,7 +9,7 @@
 #include "planner/checkpoint.h"
 #include "planner/cli.h"
 #include "topology/discover.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 static const char *const help =
     "usage: planner topology [--xml FILE] [-o cluster.json] [--json]\n"
@@ -18,8 +18,8 @@ static const char *const help =
     "written there by 'lstopo FILE.xml'): NVIDIA PCI devices with their NUMA node, CPU set,\n"
     "PCIe link and NVLinks (counted from hwloc's NVLinkBandwidth distances, to other GPUs\n"
     "and to NVSwitches), and the network cards. Prints a summary, and writes one node of\n"
-    "the cluster it describes: the device of the preset for that GPU (h100x8, a100x8,\n"
-    "dgx2-v100) and intra-node bandwidth estimated from the NVLinks (or PCIe), with the\n"
+    "the cluster it describes: the device of the preset for that GPU (h100x8, h200x8,\n"
+    "a100x8, a100-80gx8, dgx2-v100) and intra-node bandwidth estimated from the NVLinks (or PCIe), with the\n"
     "discovered topology under \"topology\". The link numbers are estimates: 'planner\n"
     "calibrate' measures them. On a machine without GPUs it says so, and the cluster file\n"
     "is the h100x8 preset. With CUDA built in, GPUs get their CUDA ordinal by bus id.\n"

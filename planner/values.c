@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "planner/alloc.h"
-#include "planner/onnx.h"
+#include "graph/alloc.h"
+#include "graph/onnx.h"
 
 /* ---- .npy ---- */
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "executor/exec.h"
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 /* A .npy file's array: its element type (numpy's descr, such as "<f4"),
  * shape and data (borrowed from the file's bytes) */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 #include "search/search.h"
 #include "search/ve.h"
 

@@ -8,7 +8,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {

@@ -22,7 +22,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 enum { OP_EXPANDED, OP_CHAIN, OP_HIDDEN };
 
@@ -318,7 +318,7 @@ static void plan_totals(pl_problem *p, const int *choice, double *t, double *m)
 	free(splits);
 }
 
-/* Long on purpose (about 125 lines): dp's steps in their order (repeated
+/* Long on purpose: dp's steps in their order (repeated
  * layers, the template, the elimination, under the memory limit the least
  * memory and the Pareto elimination, the result and why), each short. */
 pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)

@@ -34,9 +34,9 @@
 #include "search/price.h"
 #include "search/search.h"
 #include "search/ve.h"
-#include "planner/alloc.h"
-#include "planner/graph.h"
-#include "planner/output.h"
+#include "graph/alloc.h"
+#include "graph/graph.h"
+#include "graph/output.h"
 
 #define PL_ILP_SHARE_COLUMNS 400000
 /* GLPK's tolerances are absolute (1e-7 on reduced costs): price in
@@ -1343,7 +1343,7 @@ static pl_status variables(ilprun *s)
 	return PL_OK;
 }
 /* GLPK writes the LP file by name; it is written to a private scratch file
- * and then to path by the rule every output follows (planner/output.h):
+ * and then to path by the rule every output follows (graph/output.h):
  * never through a planted link, never over a device, atomically. */
 static pl_status dump_lp(glp_prob *lp, const char *path, pl_err *err)
 {

@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/ops.h"
-#include "planner/layout.h"
-#include "planner/parallel.h"
+#include "graph/ops.h"
+#include "graph/layout.h"
+#include "graph/parallel.h"
 #include "search/price.h"
 #include "search/ve.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 #define PART_MAX_SCANS 20000
 /* first-pass bounds: relaxed dps leave out the edges with larger tables,

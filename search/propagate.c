@@ -14,7 +14,7 @@
 
 #include "search/search.h"
 #include "search/ve.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 typedef struct pctx {
 	pl_problem *p;

@@ -24,9 +24,9 @@
 
 #include "search/search.h"
 #include "search/ve.h"
-#include "planner/ops.h"
-#include "planner/alloc.h"
-#include "planner/roles.h"
+#include "graph/ops.h"
+#include "graph/alloc.h"
+#include "graph/roles.h"
 
 typedef struct keyed {
 	double key;
@@ -331,7 +331,7 @@ static int cand_index(const pl_problem *p, int op, const int64_t *sp)
  * tables (built once, shared by every round, start and price); else one
  * factor's moves alone. Returns 0, 1 when the first round was too entangled to solve (the
  * plan as it was), -1 when out of memory.
- * Long on purpose (about 140 lines): per op its neighbourhood's candidates,
+ * Long on purpose: per op its neighbourhood's candidates,
  * node and edge tables and elimination in one pass, the tables freed as the
  * op is done. */
 static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
@@ -901,7 +901,7 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
  * within the limit; and the plan just over the limit and the fastest plan shrunk until
  * they fit (shrink) and improved alike. The fastest that fits is the plan. Returns 0 (c's splits
  * the plan; *t, *m its price), 1 when nothing made one fit, -1 out of
- * memory, 2 past the deadline. Long on purpose (about 90 lines): the price's
+ * memory, 2 past the deadline. Long on purpose: the price's
  * doubling and bisection and the shrinking share the plans they keep. */
 static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
                       const pl_run *runs, int nruns, double limit, int64_t *best, double *t,
@@ -1013,7 +1013,7 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 	return 0;
 }
 
-/* Long on purpose (about 100 lines): rec's setup (the repeated layers, the
+/* Long on purpose: rec's setup (the repeated layers, the
  * prime factors of the devices, one pricing convention for the steps), the
  * plan, under a memory limit the price that makes it fit, the result. */
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)

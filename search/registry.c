@@ -1,10 +1,11 @@
 /* The table of searchers behind `--mode`. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "search/search.h"
 #include "costmodel/pipeline.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 static const pl_searcher searchers[] = {
     {/* .name = */ "dp", /* .run = */ pl_search_dp},
@@ -21,6 +22,16 @@ const pl_searcher *pl_searcher_get(const char *mode)
 		if (!strcmp(searchers[i].name, mode))
 			return &searchers[i];
 	return NULL;
+}
+
+const char *pl_searcher_names(char *buf, size_t n)
+{
+	size_t at = 0;
+	if (n)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof searchers / sizeof *searchers && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", searchers[i].name);
+	return buf;
 }
 
 void pl_search_result_free(pl_search_result *r)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "search/search.h"
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 #define MAX_PERIOD 6
 

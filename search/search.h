@@ -65,6 +65,9 @@ typedef struct pl_searcher {
 
 /* Looks a searcher up by mode name; NULL if unknown. */
 const pl_searcher *pl_searcher_get(const char *mode);
+/* The modes, the one list of their names: "dp, brute, rec, propagate, ilp,
+ * auto" (for messages; the buffer is always terminated). */
+const char *pl_searcher_names(char *buf, size_t n);
 
 pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 /* dp's min-marginals: mm[o][s] = the least time + mem_price x memory of any

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "planner/clock.h"
-#include "planner/parallel.h"
-#include "planner/alloc.h"
+#include "graph/clock.h"
+#include "graph/parallel.h"
+#include "graph/alloc.h"
 
 double ve_now(void)
 {

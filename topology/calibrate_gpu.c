@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "costmodel/fit.h"
-#include "planner/alloc.h"
-#include "planner/clock.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/clock.h"
+#include "graph/json.h"
 
 #define MAXDEV   64
 #define MAXSIZES 40
@@ -571,7 +571,7 @@ static pl_status find_nodes(pl_rdv *rdv, int *node_of, int *nodes, int *per_node
 	return PL_OK;
 }
 
-/* Long (165 lines): a collective procedure every rank runs in the same order
+/* Long: a collective procedure every rank runs in the same order
  * (agree on GPUs, place ranks, make communicators, time, gather at rank 0,
  * fit); splitting it would hide the order the ranks must keep. */
 /* Waits, polling, until the non-blocking communicator has done what was
@@ -631,7 +631,7 @@ static void comm_end(ncclComm_t *comm, double timeout_s)
 	*comm = NULL;
 }
 
-/* Long (180 lines): every rank takes the same rendezvous and NCCL steps in
+/* Long: every rank takes the same rendezvous and NCCL steps in
  * the same order (a rank that skipped one would leave the others waiting
  * until the timeout), and every handle it makes is released at out:. The
  * steps: who has a GPU, the nodes, the device, the GEMM fit (rank 0), then

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "planner/graph.h"
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/graph.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 static void busid(hwloc_obj_t pci, char *out, size_t n)
 {

@@ -8,7 +8,7 @@
 #define PL_DISCOVER_H
 
 #include "costmodel/cluster.h"
-#include "planner/status.h"
+#include "graph/status.h"
 
 #define PL_TOPO_MAX_GPUS 64
 #define PL_TOPO_MAX_NICS 32

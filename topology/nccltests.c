@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "planner/alloc.h"
-#include "planner/json.h"
+#include "graph/alloc.h"
+#include "graph/json.h"
 
 #define MAXTOK 32
 

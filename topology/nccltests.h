@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "costmodel/cluster.h"
-#include "planner/ops.h"
-#include "planner/status.h"
+#include "graph/ops.h"
+#include "graph/status.h"
 
 typedef struct pl_nccl_point {
 	double bytes;   /* S, the size column */

@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 #define RDV_MAX_WORLD 65536
 

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "planner/status.h"
+#include "graph/status.h"
 
 typedef struct pl_rdv {
 	int rank, world, local_rank;

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "planner/alloc.h"
+#include "graph/alloc.h"
 
 enum { OP_SET = 1, OP_GET = 2, OP_BYE = 3 };
 

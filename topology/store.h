@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "executor/backend.h"
-#include "planner/status.h"
+#include "graph/status.h"
 #include "topology/rendezvous.h"
 
 typedef struct pl_store pl_store;

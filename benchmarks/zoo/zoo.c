@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/output.h"
+#include "graph/output.h"
 
 typedef struct cfg {
 	const char *name;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Allocation-failure injection: for each command, fail the first allocation
-# of every allocation site in turn (PL_FAIL_ALLOC=site:K, planner/alloc.h).
+# of every allocation site in turn (PL_FAIL_ALLOC=site:K, graph/alloc.h).
 # Each run must either exit 4 saying "out of memory" with no output file and
 # no temporary file left, or exit 0 with exactly the output of a run without
 # failures (it recovered). A crash, a sanitizer report (the suite runs under

@@ -242,7 +242,7 @@ check "cost --from an unknown framework: exit 2 listing them" '[ $? = 2 ] && gre
 check "export --to an unknown framework: exit 2" '[ $? = 2 ] && grep -q "expected megatron" "$T/err"'
 "$PLANNER" export "$T/llama.json" --to megatron > /dev/null 2> "$T/err"
 check "export of a file that is not a plan: exit 2" '[ $? = 2 ] && grep -q "not a planner checkpoint" "$T/err"'
-# every allocation site failed in turn (PL_FAIL_ALLOC=site:K, planner/alloc.h): exit 4 saying
+# every allocation site failed in turn (PL_FAIL_ALLOC=site:K, graph/alloc.h): exit 4 saying
 # "out of memory" with nothing written, or exit 0 with the output of a run without failures
 alloc_sites() { # NAME ARGS... (OUT: the output file)
   local name=$1 n k rc why bad=0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli::outputs -- every output path follows one rule (planner/output.h): a
+# cli::outputs -- every output path follows one rule (graph/output.h): a
 # regular file is replaced atomically with its mode kept; a character device,
 # a FIFO or standard output under any name is written through, never
 # replaced; a link is followed and stays a link; a directory, a block device,

@@ -17,7 +17,7 @@
 
 #include "costmodel/attention.h"
 #include "costmodel/cost.h"
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 static FILE *csv(void)
 {

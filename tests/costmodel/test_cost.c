@@ -15,7 +15,7 @@
 #include "costmodel/cost.h"
 #include "costmodel/pipeline.h"
 #include "search/search.h"
-#include "planner/roles.h"
+#include "graph/roles.h"
 #include "tests/util/randgraph.h"
 
 static void bus_factors(void **state)
@@ -119,6 +119,19 @@ static void presets_and_link_classes(void **state)
 	assert_int_equal(pl_cluster_devices_total(&c), 32);
 	assert_int_equal(pl_cluster_preset(&c, "h100x8:0", &err), PL_EINVAL);
 	assert_int_equal(pl_cluster_preset(&c, "tpu", &err), PL_EINVAL);
+	/* every preset of the one list loads, under its own name, and the refusal
+	 * of an unknown one names each of them */
+	assert_true(pl_cluster_npresets() >= 6);
+	assert_null(pl_cluster_preset_name(pl_cluster_npresets()));
+	for (int i = 0; i < pl_cluster_npresets(); i++) {
+		const char *name = pl_cluster_preset_name(i);
+		pl_cluster p;
+		pl_err e2;
+		assert_int_equal(pl_cluster_preset(&p, name, &e2), PL_OK);
+		assert_string_equal(p.name, name);
+		assert_true(pl_cluster_devices_total(&p) >= 1);
+		assert_non_null(strstr(err.msg, name));
+	}
 	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
 	/* 16 ranks as [4, 4]: axis 1 (ranks 4 apart... no: adjacent) stays in a node of 8,
 	 * axis 0 (stride 4) spans both nodes; same group size, same bytes */

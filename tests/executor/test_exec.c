@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "executor/exec.h"
-#include "planner/ops.h"
+#include "graph/ops.h"
 #include "search/job.h"
 #include "search/search.h"
 

@@ -8,8 +8,8 @@
 #include <cjson/cJSON.h>
 
 #include "planner/checkpoint.h"
-#include "planner/graph.h"
-#include "planner/json.h"
+#include "graph/graph.h"
+#include "graph/json.h"
 #include "planner/plan.h"
 #include "tests/fuzz/fuzz.h"
 

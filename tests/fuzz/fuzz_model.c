@@ -1,5 +1,5 @@
 /* The model reader: planner.model/1 JSON, shape inference of every op. */
-#include "planner/graph.h"
+#include "graph/graph.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

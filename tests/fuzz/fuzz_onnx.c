@@ -1,7 +1,7 @@
 /* The ONNX importer: protobuf-c's reading of a ModelProto, then the import
  * and the model reader on what it makes. */
-#include "planner/graph.h"
-#include "planner/onnx.h"
+#include "graph/graph.h"
+#include "graph/onnx.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "planner/graph.h"
+#include "graph/graph.h"
 #include "tests/fuzz/fuzz.h"
 
 int pl_cli_main(int argc, char **argv);

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "planner/json.h"
+#include "graph/json.h"
 #include "planner/report.h"
 #include "tests/fuzz/fuzz.h"
 

@@ -11,6 +11,7 @@
  * trainers, and handles of another kind are refused. A given plan is priced
  * as planner cost prices it, and written as a framework's arguments as
  * planner export writes them. */
+#include <ctype.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,6 +73,70 @@ static char *source_path(const char *rel)
 	char *p = malloc(4096);
 	snprintf(p, 4096, "%s/%s", src ? src : ".", rel);
 	return p;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = 0;
+	fclose(f);
+	return s;
+}
+
+/* the word w in s, not inside a longer identifier */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w)) {
+		int before = p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* One list of context keys: the ones the refusal of an unknown key names (the
+ * API's own table) are each documented in planner.h and in docs/api.md. */
+static void test_context_keys_documented(void **state)
+{
+	(void)state;
+	planner_ctx *ctx = planner_ctx_new();
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "no_such_key", "1"), PLANNER_EINVAL);
+	const char *msg = planner_errmsg(ctx);
+	const char *list = strstr(msg, "the keys are ");
+	assert_non_null(list);
+	char *hpath = source_path("planner/planner.h"), *dpath = source_path("docs/api.md");
+	char *h = slurp(hpath), *d = slurp(dpath);
+	int nkeys = 0;
+	char key[64];
+	for (const char *p = list + strlen("the keys are "); *p;) {
+		size_t n = strcspn(p, ", ");
+		assert_true(n > 0 && n < sizeof key);
+		memcpy(key, p, n);
+		key[n] = 0;
+		nkeys++;
+		if (!has_word(h, key))
+			fail_msg("context key '%s' is not documented in planner/planner.h", key);
+		char quoted[80];
+		snprintf(quoted, sizeof quoted, "`%s`", key);
+		if (!strstr(d, quoted))
+			fail_msg("context key '%s' is not documented in docs/api.md", key);
+		p += n;
+		p += strspn(p, ", ");
+	}
+	assert_true(nkeys >= 28);
+	free(h);
+	free(d);
+	free(hpath);
+	free(dpath);
+	planner_ctx_free(ctx);
 }
 
 static cJSON *strategies(const planner_plan *p)
@@ -1132,7 +1197,7 @@ static void test_lifetimes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_context_keys),     cmocka_unit_test(test_built_equals_loaded),
+	    cmocka_unit_test(test_context_keys),     cmocka_unit_test(test_context_keys_documented),     cmocka_unit_test(test_built_equals_loaded),
 	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_annotation_in_code),
 	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_mindformers_keys),
 	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),

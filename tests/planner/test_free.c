@@ -24,7 +24,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "planner/onnx.h"
+#include "graph/onnx.h"
 #include "planner/plan.h"
 #include "tests/util/randgraph.h"
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "planner/fwlog.h"
-#include "planner/graph.h"
+#include "graph/graph.h"
 
 static const double MiB = 1048576.0, GiB = 1073741824.0;
 

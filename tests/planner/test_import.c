@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "planner/checkpoint.h"
-#include "planner/graph.h"
-#include "planner/json.h"
+#include "graph/graph.h"
+#include "graph/json.h"
 
 static const char *env(const char *k)
 {

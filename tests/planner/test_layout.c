@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "planner/layout.h"
+#include "graph/layout.h"
 
 #define DIM  24
 #define MAXD 12

@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #include "planner/checkpoint.h"
-#include "planner/layout.h"
-#include "planner/ops.h"
+#include "graph/layout.h"
+#include "graph/ops.h"
 
 static pl_graph *load(const char *json)
 {

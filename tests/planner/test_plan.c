@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "planner/parse.h"
+#include "graph/parse.h"
 #include "planner/plan.h"
 #include "tests/util/randgraph.h"
 

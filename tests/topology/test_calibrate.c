@@ -18,7 +18,7 @@
 #include "costmodel/cluster.h"
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
-#include "planner/output.h"
+#include "graph/output.h"
 #include "costmodel/fit.h"
 
 static double rel(double a, double b)

@@ -16,7 +16,7 @@
 
 #include "topology/rendezvous.h"
 #include "topology/store.h"
-#include "planner/clock.h"
+#include "graph/clock.h"
 
 #define WORLD 5
 #define BLOB  (4 << 20) /* more than the sockets buffer: sent and received in parts */

@@ -1,0 +1,10 @@
+#include "graph/clock.h"
+
+#include <time.h>
+
+double pl_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

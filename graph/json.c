@@ -1,0 +1,467 @@
+#include "graph/json.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "graph/alloc.h"
+
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = text; p < at; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+/* 1 when s is valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF) */
+static int utf8_ok(const unsigned char *s)
+{
+	while (*s) {
+		unsigned c = *s++;
+		if (c < 0x80)
+			continue;
+		int n = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 ? 1 : -1;
+		if (n < 0 || c > 0xF4)
+			return 0;
+		uint32_t cp = c & (0x3Fu >> n);
+		for (int k = 0; k < n; k++, s++) {
+			if ((*s & 0xC0) != 0x80)
+				return 0;
+			cp = cp << 6 | (*s & 0x3Fu);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return 0;
+	}
+	return 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Where a value sits, as a chain up to the document; written out as
+ * "tensors.x.shape" or "ops[3].inputs" only for a message. */
+typedef struct jpath {
+	const struct jpath *up; /* NULL: the document */
+	const char *key;        /* the member's key, or NULL: element `index` */
+	int index;
+} jpath;
+
+static size_t render(const jpath *p, char *buf, size_t n)
+{
+	if (!p || !p->up) {
+		buf[0] = 0;
+		return 0;
+	}
+	size_t k = render(p->up, buf, n);
+	int w = p->key ? snprintf(buf + k, n - k, "%s%s", k ? "." : "", p->key)
+	               : snprintf(buf + k, n - k, "[%d]", p->index);
+	k += w > 0 ? (size_t)w : 0;
+	return k < n ? k : n - 1;
+}
+
+static pl_status fail_at(pl_err *err, const char *name, const jpath *at, const char *what)
+{
+	char w[512];
+	render(at, w, sizeof w);
+	return pl_err_set(err, PL_EINVAL, "%s: %s: %s", name, w[0] ? w : "(document)", what);
+}
+
+static pl_status check(const cJSON *o, const char *name, const jpath *at, pl_err *err)
+{
+	if (cJSON_IsNumber(o) && !isfinite(o->valuedouble))
+		return fail_at(err, name, at, "the number is not finite");
+	if (cJSON_IsString(o) && !utf8_ok((const unsigned char *)o->valuestring))
+		return fail_at(err, name, at, "the string is not valid UTF-8");
+	if (!cJSON_IsObject(o) && !cJSON_IsArray(o))
+		return PL_OK;
+	int n = cJSON_GetArraySize(o), i = 0;
+	const char **keys = NULL;
+	if (cJSON_IsObject(o) && n > 1 && !(keys = pl_malloc(sizeof *keys * (size_t)n)))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+	const cJSON *c;
+	pl_status st = PL_OK;
+	cJSON_ArrayForEach (c, o) {
+		jpath here = {at, c->string, i};
+		if (c->string && !utf8_ok((const unsigned char *)c->string)) {
+			st = fail_at(err, name, &here, "the key is not valid UTF-8");
+			break;
+		}
+		if (keys)
+			keys[i] = c->string;
+		i++;
+		if ((st = check(c, name, &here, err)))
+			break;
+	}
+	if (!st && keys) {
+		qsort(keys, (size_t)n, sizeof *keys, cmp_str);
+		for (int k = 1; k < n && !st; k++)
+			if (!strcmp(keys[k - 1], keys[k])) {
+				jpath dup = {at, keys[k], 0};
+				st = fail_at(err, name, &dup,
+				             "declared twice (a key may appear once in an object)");
+			}
+	}
+	free(keys);
+	return st;
+}
+
+/* The sizes a document may have, checked on the text before cJSON builds a
+ * tree (64 bytes a value): no array or object holds more than
+ * PL_JSON_MAX_ITEMS values and the document no more than PL_JSON_MAX_VALUES,
+ * so a file of one huge array cannot take gigabytes to be refused. */
+static pl_status bounded(const char *text, size_t len, const char *name, pl_err *err)
+{
+	enum { DEPTH = 1024 }; /* deeper than cJSON's nesting limit, which reports it */
+	uint32_t commas[DEPTH];
+	uint64_t values = 1;
+	int depth = 0;
+	const char *bad = NULL, *what = NULL;
+	int limit = 0;
+	for (size_t i = 0; i < len && !bad; i++) {
+		char c = text[i];
+		if (c == '"') { /* skip the string, escapes included */
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+		} else if (c == '[' || c == '{') {
+			if (depth < DEPTH)
+				commas[depth] = 0;
+			depth++;
+			values++;
+		} else if (c == ']' || c == '}') {
+			depth -= depth > 0;
+		} else if (c == ',') {
+			values++;
+			if (depth > 0 && depth <= DEPTH && ++commas[depth - 1] >= PL_JSON_MAX_ITEMS)
+				bad = text + i, what = "values in one array or object",
+				limit = PL_JSON_MAX_ITEMS;
+		}
+		if (!bad && values > PL_JSON_MAX_VALUES)
+			bad = text + i, what = "values in the document", limit = PL_JSON_MAX_VALUES;
+	}
+	if (!bad)
+		return PL_OK;
+	int line, col;
+	line_col(text, bad, &line, &col);
+	return pl_err_set(err, PL_EINVAL, "%s:%d:%d: more than %d %s", name, line, col, limit,
+	                  what);
+}
+
+/* ---- long arrays of numbers, read without a node per number ---- */
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* A number as JSON writes it at p (what cJSON reads the same way: at most
+ * 63 characters, its buffer) or the strings "inf" and "-inf"; its value in
+ * *v and the end, or NULL. */
+static const char *scan_number(const char *p, const char *end, float *v)
+{
+	if (end - p >= 5 && !memcmp(p, "\"inf\"", 5)) {
+		*v = INFINITY;
+		return p + 5;
+	}
+	if (end - p >= 6 && !memcmp(p, "\"-inf\"", 6)) {
+		*v = -INFINITY;
+		return p + 6;
+	}
+	const char *q = p;
+	q += q < end && *q == '-';
+	if (q >= end || *q < '0' || *q > '9')
+		return NULL;
+	if (*q == '0')
+		q++;
+	else
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+	if (q < end && *q == '.') {
+		const char *d = ++q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d)
+			return NULL;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		q++;
+		q += q < end && (*q == '+' || *q == '-');
+		const char *d = q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d)
+			return NULL;
+	}
+	char buf[64];
+	if (q - p > 63)
+		return NULL;
+	memcpy(buf, p, (size_t)(q - p));
+	buf[q - p] = 0;
+	double x = strtod(buf, NULL);
+	/* what the reader refuses goes to cJSON, which names it */
+	if (!isfinite(x) || fabs(x) > 3e38)
+		return NULL;
+	*v = (float)x;
+	return q;
+}
+
+/* The array at p ('['): all numbers, at least PL_JSON_NUMBERS_MIN and fewer
+ * than PL_JSON_MAX_ITEMS of them: into a new pl_json_numarray, its end
+ * (after ']') returned; else NULL (or PL_ENOMEM in *st). */
+static const char *scan_array(const char *p, const char *end, struct pl_json_numarray *a,
+                              pl_status *st)
+{
+	int64_t n = 0;
+	float v;
+	/* numbers, one comma between two, then ']' (no trailing comma) */
+	for (const char *q = skip_ws(p + 1, end);; q = skip_ws(q + 1, end)) {
+		if (!(q = scan_number(q, end, &v)))
+			return NULL;
+		n++;
+		q = skip_ws(q, end);
+		if (q < end && *q == ']')
+			break;
+		if (q >= end || *q != ',')
+			return NULL;
+	}
+	if (n < PL_JSON_NUMBERS_MIN || n >= PL_JSON_MAX_ITEMS)
+		return NULL;
+	if (!(a->v = pl_malloc(sizeof(float) * (size_t)n))) {
+		*st = PL_ENOMEM;
+		return NULL;
+	}
+	a->count = 0;
+	const char *q = skip_ws(p + 1, end);
+	for (;; q = skip_ws(q + 1, end)) {
+		q = skip_ws(scan_number(q, end, &a->v[a->count++]), end);
+		if (*q == ']')
+			break;
+	}
+	return q + 1;
+}
+
+/* The long arrays of numbers under `key` in text: read into nums, their
+ * ordinals among the document's arrays in ord, and blanked in a copy of
+ * the text (*copy; NULL when there is none), newlines kept so that every
+ * line and column cJSON reports stays the text's. */
+static pl_status scan_numbers(const char *text, size_t len, const char *key, char **copy,
+                              pl_json_numbers *nums, int64_t **ord)
+{
+	const char *end = text + len, *kstart = NULL;
+	size_t klen = strlen(key), cap = 0;
+	int64_t arrays = 0;
+	*copy = NULL;
+	for (const char *p = text; p < end; p++) {
+		if (*p == '"') {
+			const char *s = p + 1;
+			for (p++; p < end && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+			if (p >= end) /* not closed: cJSON says where */
+				break;
+			kstart = (size_t)(p - s) == klen && !memcmp(s, key, klen) ? p + 1 : NULL;
+			continue;
+		}
+		if (*p != '[')
+			continue;
+		const char *k = kstart;
+		kstart = NULL;
+		arrays++;
+		if (!k)
+			continue;
+		k = skip_ws(k, end);
+		if (k >= end || *k != ':' || skip_ws(k + 1, end) != p)
+			continue;
+		struct pl_json_numarray a = {0};
+		pl_status st = PL_OK;
+		const char *after = scan_array(p, end, &a, &st);
+		if (st)
+			return st;
+		if (!after)
+			continue;
+		if (!*copy && !(*copy = pl_malloc(len + 1))) {
+			free(a.v);
+			return PL_ENOMEM;
+		}
+		if ((size_t)nums->n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct pl_json_numarray *na = pl_realloc(nums->a, sizeof *na * nc);
+			int64_t *no = na ? pl_realloc(*ord, sizeof *no * nc) : NULL;
+			if (na)
+				nums->a = na;
+			if (!na || !no) {
+				free(a.v);
+				return PL_ENOMEM;
+			}
+			*ord = no;
+			cap = nc;
+		}
+		nums->a[nums->n] = a;
+		(*ord)[nums->n++] = arrays - 1;
+		p = after - 1;
+	}
+	if (!*copy)
+		return PL_OK;
+	memcpy(*copy, text, len);
+	(*copy)[len] = 0;
+	/* blank each array's inside (its ordinal says which '[' it is) */
+	int64_t at = 0;
+	int next = 0;
+	for (size_t i = 0; i < len && next < nums->n; i++) {
+		char c = text[i];
+		if (c == '"') {
+			for (i++; i < len && text[i] != '"'; i++)
+				if (text[i] == '\\')
+					i++;
+		} else if (c == '[' && at++ == (*ord)[next]) {
+			for (i++; text[i] != ']'; i++)
+				if (text[i] != '\n')
+					(*copy)[i] = ' ';
+			next++;
+		}
+	}
+	return PL_OK;
+}
+
+/* Marks the arrays of the tree that the scanner read: an array's valueint
+ * (which cJSON leaves 0 in an array) is its index in nums plus one. The
+ * tree's arrays in document order are its text's '[' in order. */
+static void mark_arrays(cJSON *n, int64_t *at, const int64_t *ord, int nord, int *next)
+{
+	for (; n && *next < nord; n = n->next) {
+		if (cJSON_IsArray(n) && (*at)++ == ord[*next])
+			n->valueint = ++*next;
+		if (n->child)
+			mark_arrays(n->child, at, ord, nord, next);
+	}
+}
+
+void pl_json_numbers_free(pl_json_numbers *nums)
+{
+	if (!nums)
+		return;
+	for (int i = 0; i < nums->n; i++)
+		free(nums->a[i].v);
+	free(nums->a);
+	nums->a = NULL;
+	nums->n = 0;
+}
+
+const float *pl_json_numbers_of(const pl_json_numbers *nums, const cJSON *a, int64_t *count)
+{
+	if (!nums || !cJSON_IsArray(a) || a->valueint < 1 || a->valueint > nums->n)
+		return NULL;
+	*count = nums->a[a->valueint - 1].count;
+	return nums->a[a->valueint - 1].v;
+}
+
+static pl_status parse(const char *text, size_t len, const char *name, const char *key, cJSON **out,
+                       pl_json_numbers *nums, pl_err *err);
+
+pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err)
+{
+	return parse(text, len, name, NULL, out, NULL, err);
+}
+
+pl_status pl_json_parse_numbers(const char *text, size_t len, const char *name, const char *key,
+                                cJSON **out, pl_json_numbers *nums, pl_err *err)
+{
+	return parse(text, len, name, key, out, nums, err);
+}
+
+static pl_status parse(const char *text, size_t len, const char *name, const char *key, cJSON **out,
+                       pl_json_numbers *nums, pl_err *err)
+{
+	*out = NULL;
+	int line, col;
+	if (memchr(text, 0, len)) {
+		line_col(text, memchr(text, 0, len), &line, &col);
+		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: a NUL byte in the file", name, line,
+		                  col);
+	}
+	pl_status bst = bounded(text, len, name, err);
+	if (bst)
+		return bst;
+	char *copy = NULL;
+	int64_t *ord = NULL;
+	if (key && (bst = scan_numbers(text, len, key, &copy, nums, &ord))) {
+		free(copy);
+		free(ord);
+		pl_json_numbers_free(nums);
+		return pl_err_set(err, bst, "%s: out of memory", name);
+	}
+	const char *end = NULL;
+	unsigned long nulls = pl_alloc_null_count();
+	cJSON *root = cJSON_ParseWithLengthOpts(copy ? copy : text, len, &end, 0);
+	if (copy) { /* positions in the text, not the copy */
+		end = end ? text + (end - copy) : NULL;
+		if (root) {
+			int64_t at = 0;
+			int next = 0;
+			mark_arrays(root, &at, ord, nums->n, &next);
+		}
+		free(copy);
+	}
+	free(ord);
+	if (!root)
+		pl_json_numbers_free(nums);
+	if (!root && pl_alloc_null_count() != nulls)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory reading it", name);
+	if (!root) {
+		line_col(text, end && end >= text && end <= text + len ? end : text, &line, &col);
+		return pl_err_set(err, PL_EINVAL, "%s:%d:%d: malformed JSON", name, line, col);
+	}
+	const char *p = end;
+	while (p < text + len && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	pl_status st = PL_OK;
+	if (p < text + len) {
+		line_col(text, p, &line, &col);
+		st = pl_err_set(err, PL_EINVAL, "%s:%d:%d: unexpected data after the JSON document",
+		                name, line, col);
+	} else {
+		st = check(root, name, &(jpath){NULL, NULL, 0}, err);
+	}
+	if (st) {
+		cJSON_Delete(root);
+		pl_json_numbers_free(nums);
+	} else {
+		*out = root;
+	}
+	return st;
+}
+
+int pl_json_add(cJSON *obj, const char *key, cJSON *item)
+{
+	if (item && obj && cJSON_AddItemToObject(obj, key, item))
+		return 1;
+	cJSON_Delete(item);
+	return 0;
+}
+
+int pl_json_push(cJSON *arr, cJSON *item)
+{
+	if (item && arr && cJSON_AddItemToArray(arr, item))
+		return 1;
+	cJSON_Delete(item);
+	return 0;
+}
+
+double pl_json_num(const cJSON *o, const char *key, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
