@@ -136,10 +136,11 @@ kill -9 "$victim" 2> /dev/null
 wait "$job"
 stopped "a killed rank" "was ended by signal 9" $? "$start"
 # a rank stuck outside the collectives (PL_STALL_RANK=R[:K]: rank R stops doing
-# anything before its step K) or stopped (SIGSTOP): with --timeout 3 the others
-# name it and every process ends with exit 4 (3 s, 2 s of pings, MPI's abort:
-# 5-8 s here; 120 s allowed, for a loaded machine) -- before step 1 they wait to make a
-# communicator, before step 2 in a collective
+# anything before its step K) or stopped (SIGSTOP): with --timeout 10 the others
+# name it and every process ends with exit 4 (10 s, 2 s of pings, MPI's abort; 120 s
+# allowed). 10 s rather than 3: a healthy rank starved of CPU on a loaded machine must
+# not be taken for the stuck one. Before step 1 they wait to make a communicator,
+# before step 2 in a collective
 "$P" search "$M" --devices 4 -o "$T/p4.json" > /dev/null 2>&1
 ended() { # WHAT PATTERN RC START
   local took=$(($(date +%s) - $4))
@@ -152,11 +153,11 @@ ended() { # WHAT PATTERN RC START
 for stall in 2 1:2; do
   start=$(date +%s)
   PL_STALL_RANK=$stall timeout 240 "${MPIRUN[@]}" -x PL_STALL_RANK -np 4 "$P" run "$M" \
-    --strategy "$T/p4.json" --steps 3 --timeout 3 > /dev/null 2> "$T/err"
+    --strategy "$T/p4.json" --steps 3 --timeout 10 > /dev/null 2> "$T/err"
   ended "a rank stuck before step ${stall#*:} (PL_STALL_RANK=$stall) of 4" \
     "rank ${stall%%:*} does not answer" $? "$start"
 done
-timeout 240 "${MPIRUN[@]}" -np 4 "$P" run "$M" --strategy "$T/p4.json" --steps 100000 --timeout 3 \
+timeout 240 "${MPIRUN[@]}" -np 4 "$P" run "$M" --strategy "$T/p4.json" --steps 100000 --timeout 10 \
   > /dev/null 2> "$T/err" &
 job=$!
 for _ in $(seq 50); do # a rank: the newest planner process of the job (a guard's child)
@@ -278,7 +279,7 @@ if command -v ompi-server > /dev/null; then
   fi
   "$P" search "$M" --devices 4 -o "$T/p4.json" > /dev/null 2>&1
   start=$(date +%s)
-  TR_EXTRA=(--timeout 3)
+  TR_EXTRA=(--timeout 10)
   torchrun_run 4 "$T/p4.json" PL_STALL_RANK=3:2
   TR_EXTRA=()
   took=$(($(date +%s) - start))
