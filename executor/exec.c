@@ -2086,14 +2086,13 @@ static pl_status take_values(pl_exec *ex, pl_err *err)
 	return PL_OK;
 }
 
-pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
-                          const pl_exec_job *job, pl_backend *be, const pl_exec_opts *o,
-                          pl_err *err)
+/* What a plan must be for the executor to run it: micro-batches and ZeRO in
+ * range, the backend's ranks, stages (or model chunks) in the ops' order,
+ * every constant with its values, every op's cut fitting a stage's devices. */
+static pl_status check_job(const pl_graph *g, int64_t D, int64_t *const *splits,
+                           const pl_exec_job *job, const pl_backend *be, const pl_exec_opts *o,
+                           pl_err *err)
 {
-	*out = NULL;
-	pl_exec_job none = {.micro_batches = 1};
-	if (!job)
-		job = &none;
 	if (job->micro_batches < 1 || job->zero < 0 || job->zero > 3)
 		return pl_err_set(err, PL_EINVAL,
 		                  "executor: micro-batches %lld, ZeRO %d: expected >= 1 and 0..3",
@@ -2151,18 +2150,15 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			return st;
 		}
 	}
-	pl_exec *ex = pl_calloc(1, sizeof *ex);
-	if (!ex)
-		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	ex->g = g;
-	ex->D = D;
-	ex->pp = pp;
-	ex->M = M;
-	ex->V = V;
-	ex->be = be;
-	ex->o = *o;
-	ex->m = job->micro_batches;
-	ex->zero = job->zero;
+	return PL_OK;
+}
+
+/* The per-op and per-tensor tables of a new executor; -1 when out of memory
+ * (pl_exec_free frees what was allocated). */
+static int alloc_tables(pl_exec *ex, const pl_exec_job *job, int64_t *const *splits)
+{
+	const pl_graph *g = ex->g;
+	int64_t D = ex->D;
 	size_t nt = (size_t)g->ntensors + 1, no = (size_t)g->nops + 1;
 	ex->split = pl_calloc(no, sizeof *ex->split);
 	ex->in = pl_calloc(no, sizeof *ex->in);
@@ -2191,13 +2187,23 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 	    !ex->range || !ex->positive || !ex->given || !ex->rs || !ex->prof || !ex->sync ||
 	    !ex->other || !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->held_re ||
 	    !ex->last || !ex->keep_in || !ex->seg_lo || (job->recompute && !ex->rc))
-		goto nomem;
+		return -1;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;
 		if (!(ex->split[k] = pl_malloc(sizeof(int64_t) * (size_t)(nl ? nl : 1))))
-			goto nomem;
+			return -1;
 		memcpy(ex->split[k], splits[k], sizeof(int64_t) * (size_t)nl);
 	}
+	return 0;
+}
+
+/* Homes: each producer's output where it computes it, each param where its
+ * first reader (its owner) reads it; every input's kind (data, alias of the
+ * home, redistributed) and layout. */
+static void place_inputs(pl_exec *ex)
+{
+	const pl_graph *g = ex->g;
+	int64_t M = ex->M;
 	for (int t = 0; t < g->ntensors; t++)
 		ex->owner[t] = -1;
 	/* homes: producers' outputs, params' owners (first consumer) */
@@ -2242,6 +2248,14 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			xi->grad = pt->requires_grad;
 		}
 	}
+}
+
+/* Every input's redistribution from its home and, for inputs that need a
+ * gradient, the way back (an owner's all-reduce, or a redistribution). */
+static void plan_redistributions(pl_exec *ex)
+{
+	const pl_graph *g = ex->g;
+	int64_t M = ex->M;
 	/* redistributions and gradient paths */
 	for (int k = 0; k < g->nops; k++) {
 		const pl_op *op = &g->ops[k];
@@ -2270,6 +2284,12 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			}
 		}
 	}
+}
+
+static void place_stages(pl_exec *ex, const pl_exec_job *job)
+{
+	const pl_graph *g = ex->g;
+	int64_t pp = ex->pp;
 	/* stages: per op (copied), per tensor the stages that hold it */
 	for (int k = 0; pp > 1 && k < g->nops; k++)
 		ex->stage[k] = job->stage[k];
@@ -2284,6 +2304,11 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 			if (ex->stage[pt->consumers[c]] > ex->thi[t])
 				ex->thi[t] = ex->stage[pt->consumers[c]];
 	}
+}
+
+static void live_memory(pl_exec *ex)
+{
+	const pl_graph *g = ex->g;
 	/* live memory: what each op's backward reads (as the cost model counts
 	 * kept activations), each tensor's last reader, whether it is held */
 	int64_t ones[PL_MAX_LOOPS];
@@ -2331,11 +2356,17 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 		ex->held[g->outputs[k]] = 1;
 	for (int t = 0; t < g->ntensors; t++)
 		ex->held_re[t] |= ex->held[t];
+}
+
+/* Tied weights across stages do not run yet: a param read on another stage
+ * than its owner's is refused. */
+static pl_status check_tied(const pl_exec *ex, pl_err *err)
+{
+	const pl_graph *g = ex->g;
 	for (int k = 0; k < g->nops; k++) /* a param read on another stage than its owner's */
 		for (int i = 0; i < g->ops[k].ninputs; i++) {
 			int t = g->ops[k].in[i];
 			if (ex->owner[t] >= 0 && ex->stage[k] != ex->stage[ex->owner[t]]) {
-				pl_exec_free(ex);
 				return pl_err_set(
 				    err, PL_EINVAL,
 				    "executor: param '%s' is read on stages %d and %d "
@@ -2343,12 +2374,44 @@ pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *
 				    g->tensors[t].name, ex->stage[ex->owner[t]], ex->stage[k]);
 			}
 		}
-	pl_status vst = take_values(ex, err);
-	if (vst) {
+	return PL_OK;
+}
+
+pl_status pl_exec_new_job(pl_exec **out, const pl_graph *g, int64_t D, int64_t *const *splits,
+                          const pl_exec_job *job, pl_backend *be, const pl_exec_opts *o,
+                          pl_err *err)
+{
+	*out = NULL;
+	pl_exec_job none = {.micro_batches = 1};
+	if (!job)
+		job = &none;
+	pl_status st = check_job(g, D, splits, job, be, o, err);
+	if (st)
+		return st;
+	int64_t pp = job->stages > 1 ? job->stages : 1;
+	pl_exec *ex = pl_calloc(1, sizeof *ex);
+	if (!ex)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	ex->g = g;
+	ex->D = D;
+	ex->pp = pp;
+	ex->M = D / pp;
+	ex->V = job->virtual_stages > 1 && pp > 1 ? job->virtual_stages : 1;
+	ex->be = be;
+	ex->o = *o;
+	ex->m = job->micro_batches;
+	ex->zero = job->zero;
+	if (alloc_tables(ex, job, splits))
+		goto nomem;
+	place_inputs(ex);
+	plan_redistributions(ex);
+	place_stages(ex, job);
+	live_memory(ex);
+	if ((st = check_tied(ex, err)) || (st = take_values(ex, err))) {
 		pl_exec_free(ex);
-		return vst;
+		return st;
 	}
-	if (V > 1 && interleaved(ex))
+	if (ex->V > 1 && interleaved(ex))
 		goto nomem;
 	for (int64_t r = 0; r < D; r++)
 		if (here(ex, r) && alloc_rank(ex, r))
