@@ -405,13 +405,9 @@ cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages)
 	return a;
 }
 
-/* Long on purpose: the checkpoint's fields written in the
- * order docs/formats.md lists them (search, cost, pipeline, per-op
- * strategies, params, groups, parts), each block short and independent of
- * the others, all adding to the one document under construction. */
-cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
+/* The checkpoint's head: format, model, cluster, search, current stage. */
+static void add_head(cJSON *root, const pl_graph *g, const pl_ckpt_info *info)
 {
-	cJSON *root = cJSON_CreateObject();
 	cJSON_AddStringToObject(root, "format", "planner.strategy/1");
 	cJSON *m = cJSON_AddObjectToObject(root, "model");
 	cJSON_AddStringToObject(m, "name", g->name);
@@ -438,8 +434,11 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	if (info->memory_limit > 0)
 		cJSON_AddNumberToObject(s, "memory_limit_bytes", info->memory_limit);
 	cJSON_AddNumberToObject(root, "current_stage", 0);
-	int64_t mesh =
-	    info->stages > 0 && info->mesh_devices > 0 ? info->mesh_devices : info->devices;
+}
+
+/* A whole-job plan's pipeline section, ZeRO level and recompute. */
+static void add_pipeline(cJSON *root, const pl_graph *g, const pl_ckpt_info *info, int64_t mesh)
+{
 	if (info->stages > 0) {
 		cJSON *pp = cJSON_AddObjectToObject(root, "pipeline");
 		cJSON_AddNumberToObject(pp, "stages", (double)info->stages);
@@ -465,7 +464,13 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		    root, "recompute",
 		    pl_recompute_name(pl_recompute_of_flags(info->op_recompute, g->nops)));
 	}
+}
 
+/* Per op: stage, recompute, the strategy's tuples, type, part and, when
+ * priced, its time, memory and FLOPs. */
+static void add_strategies(cJSON *root, const pl_graph *g, int64_t *const *splits,
+                           const pl_ckpt_info *info)
+{
 	cJSON *items = cJSON_AddObjectToObject(root, "parallel_strategy_item");
 	int *part = pl_malloc(sizeof *part * ((size_t)g->nops + 1));
 	if (part && pl_op_parts(g, part)) {
@@ -498,16 +503,27 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	}
 
 	free(part);
+}
 
+/* The layers' weight the groups are read off: the largest param of a MatMul
+ * whose shape repeats (lw), else the largest param; op and slot of its owner. */
+typedef struct lw_pick {
+	int op, slot, t, lw;
+	int64_t elems;
+} lw_pick;
+
+/* params: each one's layout (MindSpore's parallel_layout_item), and the
+ * layers' weight picked on the way; -1 when out of memory. */
+static int add_layouts(cJSON *root, const pl_graph *g, int64_t *const *splits,
+                       const pl_ckpt_info *info, int64_t mesh, lw_pick *pick)
+{
 	/* params: the layout of the op that owns them (first consumer) */
 	cJSON *layouts = cJSON_AddObjectToObject(root, "parallel_layout_item");
-	int big_op = -1, big_slot = -1, big_t = -1, big_lw = -1;
-	int64_t big = -1;
 	uint8_t *lwf = pl_malloc((size_t)g->ntensors + 1);
 	if (!lwf || layer_weights(g, lwf)) { /* out of memory: the caller's document is
 		                              * incomplete, and pl_alloc_null_count says so */
 		free(lwf);
-		return root;
+		return -1;
 	}
 	for (int t = 0; t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
@@ -550,20 +566,29 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		/* the layers' weight: the largest param of a MatMul whose shape
 		 * repeats (every layer has one); the largest param if none repeats */
 		int lw = lwf[t];
-		if (lw > big_lw || (lw == big_lw && pl_tensor_elems(pt) > big)) {
-			big = pl_tensor_elems(pt);
-			big_lw = lw;
-			big_op = o;
-			big_slot = slot;
-			big_t = t;
+		if (lw > pick->lw || (lw == pick->lw && pl_tensor_elems(pt) > pick->elems)) {
+			pick->elems = pl_tensor_elems(pt);
+			pick->lw = lw;
+			pick->op = o;
+			pick->slot = slot;
+			pick->t = t;
 		}
 	}
 
+	free(lwf);
+	return 0;
+}
+
+/* The rank groups (dp, tp, cp, sp, ep, pp), the parts, and which weight the
+ * groups follow. */
+static void add_groups(cJSON *root, const pl_graph *g, int64_t *const *splits,
+                       const pl_ckpt_info *info, int64_t mesh, lw_pick pick)
+{
 	/* the layers' weights may differ (a layer cut otherwise than the rest):
 	 * the groups follow the layout most of them share; the others are named */
-	free(lwf);
 	cJSON *except = NULL;
-	if (big_t >= 0 && big_lw)
+	int big_t = pick.t, big_op = pick.op, big_slot = pick.slot;
+	if (big_t >= 0 && pick.lw)
 		big_t = common_layout(g, splits, mesh, big_t, &big_op, &big_slot, &except);
 	/* groups, read off the layers' weight: ranks that hold the same slice and
 	 * all-reduce its gradient (dp), ranks that hold its different slices (tp) */
@@ -623,7 +648,8 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 	int eop = -1, eslot = -1;
 	for (int t = 0; experts > 0 && t < g->ntensors; t++) {
 		const pl_tensor *pt = &g->tensors[t];
-		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 || !expert_weight(pt, experts) ||
+		if (pt->role != PL_ROLE_PARAM || pt->nconsumers == 0 ||
+		    !expert_weight(pt, experts) ||
 		    !(pl_op_traits(&g->ops[pt->consumers[0]]) & PL_OPT_GEMM) ||
 		    pl_tensor_elems(pt) <= ebig)
 			continue;
@@ -646,7 +672,11 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		}
 		free(mem);
 	}
+}
 
+/* The plan's price: step, its parts, memory, communication, utilisation. */
+static void add_cost(cJSON *root, const pl_graph *g, const pl_ckpt_info *info)
+{
 	cJSON *cost = cJSON_AddObjectToObject(root, "cost");
 	cJSON_AddNumberToObject(cost, "step_seconds", info->step_s);
 	cJSON_AddNumberToObject(cost, "compute_seconds", info->compute_s);
@@ -666,6 +696,24 @@ cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_in
 		pl_ckpt_add_comm(cost, info->comm);
 	if (info->cl)
 		pl_ckpt_add_utilisation(cost, g, info->cl, info->step_s);
+}
+
+/* The checkpoint's fields in the order docs/formats.md lists them, each
+ * section a function adding to the one document. */
+cJSON *pl_ckpt_build(const pl_graph *g, int64_t *const *splits, const pl_ckpt_info *info)
+{
+	cJSON *root = cJSON_CreateObject();
+	add_head(root, g, info);
+	int64_t mesh =
+	    info->stages > 0 && info->mesh_devices > 0 ? info->mesh_devices : info->devices;
+	add_pipeline(root, g, info, mesh);
+	add_strategies(root, g, splits, info);
+	lw_pick pick = {.op = -1, .slot = -1, .t = -1, .lw = -1, .elems = -1};
+	if (add_layouts(root, g, splits, info, mesh, &pick))
+		return root; /* out of memory: the document is incomplete, and
+		              * pl_alloc_null_count says so */
+	add_groups(root, g, splits, info, mesh, pick);
+	add_cost(root, g, info);
 	return root;
 }
 
