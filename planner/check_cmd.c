@@ -64,7 +64,6 @@ static const char *const help =
     "log without step reports (the message names the file and the lines expected), or only\n"
     "warm-up reports.\n";
 
-
 static cJSON *pair(double predicted, double measured)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -80,9 +79,111 @@ static void mem_row(const char *what, double predicted, double measured)
 	       measured / 1073741824.0, measured / predicted, "-", "(no band)");
 }
 
-/* Long on purpose: the command's steps in order -- options,
- * the checkpoint's prediction, the log's measurement, then one of three
- * outputs (run line, JSON, table). */
+/* What the command compares: the checkpoint's prediction and band, the
+ * log's measurement. */
+typedef struct check_run {
+	const char *ckpt, *log, *model, *name;
+	double step, peak, resv; /* predicted step, peak and reserve */
+	double lo, hi;           /* the band the measured step is expected in */
+	const char *basis;       /* where the band comes from */
+	pl_fwlog_summary sm;     /* the log's measurement */
+	double meas_peak;        /* measured peak: max allocated, else max reserved */
+	const char *verdict;     /* the measured step "below", "inside" or "above" the band */
+} check_run;
+
+/* --run-line: one line of calibrate --from-runs's input. */
+static pl_status print_run_line(const check_run *c, pl_err *err)
+{
+	const char *base = strrchr(c->log, '/');
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", c->name ? c->name : base ? base + 1 : c->log);
+	cJSON_AddStringToObject(o, "model", c->model);
+	cJSON_AddStringToObject(o, "plan", c->ckpt);
+	cJSON_AddNumberToObject(o, "step_seconds", c->sm.step_s);
+	if (isfinite(c->meas_peak) && c->meas_peak > 0)
+		cJSON_AddNumberToObject(o, "peak_memory_bytes", c->meas_peak);
+	cJSON_AddStringToObject(o, "log", c->log);
+	cJSON_AddStringToObject(o, "framework", pl_fwlog_kind_names[c->sm.kind]);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!s)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	puts(s);
+	cJSON_free(s);
+	return PL_OK;
+}
+
+/* --json: the comparison as one object. */
+static pl_status print_json(const check_run *c, pl_err *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "checkpoint", c->ckpt);
+	cJSON_AddStringToObject(o, "log", c->log);
+	cJSON_AddStringToObject(o, "framework", pl_fwlog_kind_names[c->sm.kind]);
+	cJSON_AddNumberToObject(o, "step_reports", c->sm.reports);
+	cJSON_AddNumberToObject(o, "steps_used", c->sm.used);
+	cJSON_AddNumberToObject(o, "warmup_steps", c->sm.warmup_steps);
+	cJSON_AddNumberToObject(o, "first_step", (double)c->sm.first_step);
+	cJSON_AddNumberToObject(o, "last_step", (double)c->sm.last_step);
+	cJSON_AddNumberToObject(o, "ranks", c->sm.ranks);
+	cJSON_AddStringToObject(o, "step_from", c->sm.step_from);
+	cJSON *s = pair(c->step, c->sm.step_s);
+	cJSON_AddNumberToObject(s, "measured_min", c->sm.step_min_s);
+	cJSON_AddNumberToObject(s, "measured_max", c->sm.step_max_s);
+	double b[2] = {c->lo, c->hi};
+	pl_json_add(s, "band", cJSON_CreateDoubleArray(b, 2));
+	cJSON_AddStringToObject(s, "band_basis", c->basis);
+	cJSON_AddStringToObject(s, "verdict", c->verdict);
+	cJSON_AddBoolToObject(s, "inside_band", !strcmp(c->verdict, "inside"));
+	pl_json_add(o, "step_seconds", s);
+	cJSON *m = cJSON_AddObjectToObject(o, "peak_memory_bytes");
+	if (isfinite(c->peak) && c->peak > 0 && isfinite(c->sm.max_allocated))
+		pl_json_add(m, "max_allocated", pair(c->peak - c->resv, c->sm.max_allocated));
+	if (isfinite(c->peak) && c->peak > 0 && isfinite(c->sm.max_reserved))
+		pl_json_add(m, "max_reserved", pair(c->peak, c->sm.max_reserved));
+	char *txt = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!txt)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	puts(txt);
+	cJSON_free(txt);
+	return PL_OK;
+}
+
+/* The comparison as a table. */
+static void print_table(const check_run *c)
+{
+	printf("%s against %s (%s, %d step report%s", c->ckpt, c->log,
+	       pl_fwlog_kind_names[c->sm.kind], c->sm.reports, c->sm.reports == 1 ? "" : "s");
+	if (c->sm.ranks > 1)
+		printf(" from %d ranks", c->sm.ranks);
+	char steps[64];
+	if (c->sm.first_step == c->sm.last_step)
+		snprintf(steps, sizeof steps, "step %lld", (long long)c->sm.first_step);
+	else
+		snprintf(steps, sizeof steps, "steps %lld-%lld", (long long)c->sm.first_step,
+		         (long long)c->sm.last_step);
+	printf(")\nmeasured step: the median of %d report%s of %s (%s), after %d warm-up "
+	       "step%s\n",
+	       c->sm.used, c->sm.used == 1 ? "" : "s", steps, c->sm.step_from, c->sm.warmup_steps,
+	       c->sm.warmup_steps == 1 ? "" : "s");
+	printf("%-28s %12s %12s %9s  %-19s %s\n", "", "predicted", "measured", "meas/pred",
+	       "expected band", "verdict");
+	char bs[64];
+	snprintf(bs, sizeof bs, "%.4g-%.4g", c->lo, c->hi);
+	printf("%-28s %12.6g %12.6g %9.3f  %-19s %s the band\n", "step (s)", c->step, c->sm.step_s,
+	       c->sm.step_s / c->step, bs, c->verdict);
+	if (isfinite(c->peak) && c->peak > 0 && isfinite(c->sm.max_allocated))
+		mem_row("memory, max allocated (GiB)", c->peak - c->resv, c->sm.max_allocated);
+	if (isfinite(c->peak) && c->peak > 0 && isfinite(c->sm.max_reserved))
+		mem_row("memory, max reserved (GiB)", c->peak, c->sm.max_reserved);
+	if (!isfinite(c->sm.max_allocated) && !isfinite(c->sm.max_reserved))
+		printf("memory: the log has no memory report\n");
+	printf("band: %s\n", c->basis);
+}
+
+/* The command's steps in order: options, the checkpoint's prediction, the
+ * log's measurement, then one of three outputs (run line, JSON, table). */
 int pl_cmd_check(int argc, char **argv)
 {
 	const char *log = NULL, *model = NULL, *name = NULL;
@@ -181,90 +282,25 @@ int pl_cmd_check(int argc, char **argv)
 		        log, fl.first_unread, fl.unread_why, fl.unread, fl.unread == 1 ? "" : "s");
 	double meas_peak = isfinite(sm.max_allocated) ? sm.max_allocated : sm.max_reserved;
 	const char *verdict = sm.step_s < lo ? "below" : sm.step_s > hi ? "above" : "inside";
-	if (run_line) {
-		const char *base = strrchr(log, '/');
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", name ? name : base ? base + 1 : log);
-		cJSON_AddStringToObject(o, "model", model);
-		cJSON_AddStringToObject(o, "plan", ckpt);
-		cJSON_AddNumberToObject(o, "step_seconds", sm.step_s);
-		if (isfinite(meas_peak) && meas_peak > 0)
-			cJSON_AddNumberToObject(o, "peak_memory_bytes", meas_peak);
-		cJSON_AddStringToObject(o, "log", log);
-		cJSON_AddStringToObject(o, "framework", pl_fwlog_kind_names[sm.kind]);
-		char *s = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		if (!s) {
-			st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-			goto done;
-		}
-		puts(s);
-		cJSON_free(s);
-		goto done;
-	}
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "checkpoint", ckpt);
-		cJSON_AddStringToObject(o, "log", log);
-		cJSON_AddStringToObject(o, "framework", pl_fwlog_kind_names[sm.kind]);
-		cJSON_AddNumberToObject(o, "step_reports", sm.reports);
-		cJSON_AddNumberToObject(o, "steps_used", sm.used);
-		cJSON_AddNumberToObject(o, "warmup_steps", sm.warmup_steps);
-		cJSON_AddNumberToObject(o, "first_step", (double)sm.first_step);
-		cJSON_AddNumberToObject(o, "last_step", (double)sm.last_step);
-		cJSON_AddNumberToObject(o, "ranks", sm.ranks);
-		cJSON_AddStringToObject(o, "step_from", sm.step_from);
-		cJSON *s = pair(step, sm.step_s);
-		cJSON_AddNumberToObject(s, "measured_min", sm.step_min_s);
-		cJSON_AddNumberToObject(s, "measured_max", sm.step_max_s);
-		double b[2] = {lo, hi};
-		pl_json_add(s, "band", cJSON_CreateDoubleArray(b, 2));
-		cJSON_AddStringToObject(s, "band_basis", basis);
-		cJSON_AddStringToObject(s, "verdict", verdict);
-		cJSON_AddBoolToObject(s, "inside_band", !strcmp(verdict, "inside"));
-		pl_json_add(o, "step_seconds", s);
-		cJSON *m = cJSON_AddObjectToObject(o, "peak_memory_bytes");
-		if (isfinite(peak) && peak > 0 && isfinite(sm.max_allocated))
-			pl_json_add(m, "max_allocated", pair(peak - resv, sm.max_allocated));
-		if (isfinite(peak) && peak > 0 && isfinite(sm.max_reserved))
-			pl_json_add(m, "max_reserved", pair(peak, sm.max_reserved));
-		char *txt = cJSON_PrintUnformatted(o);
-		cJSON_Delete(o);
-		if (!txt) {
-			st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-			goto done;
-		}
-		puts(txt);
-		cJSON_free(txt);
-		goto done;
-	}
-	printf("%s against %s (%s, %d step report%s", ckpt, log, pl_fwlog_kind_names[sm.kind],
-	       sm.reports, sm.reports == 1 ? "" : "s");
-	if (sm.ranks > 1)
-		printf(" from %d ranks", sm.ranks);
-	char steps[64];
-	if (sm.first_step == sm.last_step)
-		snprintf(steps, sizeof steps, "step %lld", (long long)sm.first_step);
+	check_run c = {.ckpt = ckpt,
+	               .log = log,
+	               .model = model,
+	               .name = name,
+	               .step = step,
+	               .peak = peak,
+	               .resv = resv,
+	               .lo = lo,
+	               .hi = hi,
+	               .basis = basis,
+	               .sm = sm,
+	               .meas_peak = meas_peak,
+	               .verdict = verdict};
+	if (run_line)
+		st = print_run_line(&c, &err);
+	else if (json)
+		st = print_json(&c, &err);
 	else
-		snprintf(steps, sizeof steps, "steps %lld-%lld", (long long)sm.first_step,
-		         (long long)sm.last_step);
-	printf(")\nmeasured step: the median of %d report%s of %s (%s), after %d warm-up "
-	       "step%s\n",
-	       sm.used, sm.used == 1 ? "" : "s", steps, sm.step_from, sm.warmup_steps,
-	       sm.warmup_steps == 1 ? "" : "s");
-	printf("%-28s %12s %12s %9s  %-19s %s\n", "", "predicted", "measured", "meas/pred",
-	       "expected band", "verdict");
-	char bs[64];
-	snprintf(bs, sizeof bs, "%.4g-%.4g", lo, hi);
-	printf("%-28s %12.6g %12.6g %9.3f  %-19s %s the band\n", "step (s)", step, sm.step_s,
-	       sm.step_s / step, bs, verdict);
-	if (isfinite(peak) && peak > 0 && isfinite(sm.max_allocated))
-		mem_row("memory, max allocated (GiB)", peak - resv, sm.max_allocated);
-	if (isfinite(peak) && peak > 0 && isfinite(sm.max_reserved))
-		mem_row("memory, max reserved (GiB)", peak, sm.max_reserved);
-	if (!isfinite(sm.max_allocated) && !isfinite(sm.max_reserved))
-		printf("memory: the log has no memory report\n");
-	printf("band: %s\n", basis);
+		print_table(&c);
 done:
 	pl_fwlog_free(&fl);
 	free(text);
