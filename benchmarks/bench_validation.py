@@ -242,6 +242,19 @@ def norm_kernel(r):
     return "fused"
 
 
+def stage_output(r):
+    """what the run's runtime does with the model's output (the logits)
+    after the loss's forward: Aleph Alpha's scaling keeps it in a pipeline
+    buffer that the loss reads without taking (Buffers.get in
+    _execute_loss_fn, src/scaling/core/nn/parallel_module/parallel_module.py)
+    and the forward two micro-batches later overwrites (the last stage's
+    required_buffer_count is max(2, ...), pipeline_schedule/train.py):
+    "buffered"; the others compute the loss in the model's forward and give
+    the output back: "freed"
+    """
+    return "buffered" if "AA-Scaling" in r["framework_version"] else "freed"
+
+
 def stage_split(r):
     """how the run's framework places layers on pipeline stages, where the
     planner would otherwise balance them: "even", the same number of layers
@@ -290,6 +303,8 @@ def search_args(r):
         a += ["--grad-dtype", grad_dtype(r)]
     if norm_kernel(r) != "fused":
         a += ["--norm-kernel", norm_kernel(r)]
+    if stage_output(r) != "freed":
+        a += ["--stage-output", stage_output(r)]
     if "--overlap-grad-reduce" in r["notes"]:
         # the run overlapped its gradient reduction with the backward, as its
         # source says (Megatron-LM's README scaling table: --overlap-grad-reduce
