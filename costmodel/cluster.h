@@ -101,7 +101,9 @@ typedef struct pl_cluster {
 	 * and overwritten by the forward two micro-batches later, so the last
 	 * stage holds two micro-batches' outputs beside the loss (Aleph Alpha's
 	 * scaling: Buffers.get of PIPELINE_STAGE_OUTPUT in _execute_loss_fn,
-	 * required_buffer_count max(2, ...); docs/cost-model.md) */
+	 * required_buffer_count max(2, ...); DeepSpeed's PipelineEngine, which
+	 * never clears the last stage's pipe_buffers['outputs'];
+	 * docs/cost-model.md) */
 	int output_buffered;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
