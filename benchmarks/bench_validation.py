@@ -242,6 +242,26 @@ def norm_kernel(r):
     return "fused"
 
 
+def stage_output(r):
+    """what the run's runtime does with the model's output (the logits)
+    after the loss's forward: "buffered" where a pipeline engine keeps it in
+    a buffer that the last stage never clears and the forward two
+    micro-batches later overwrites: Aleph Alpha's scaling (Buffers.get in
+    _execute_loss_fn, src/scaling/core/nn/parallel_module/parallel_module.py;
+    the last stage's required_buffer_count is max(2, ...),
+    pipeline_schedule/train.py) and DeepSpeed's PipelineEngine, which
+    Megatron-DeepSpeed trains GPT through (_exec_forward_pass stores
+    pipe_buffers['outputs'][buffer_id] on every stage, _exec_backward_pass
+    returns on the last stage before setting it to None;
+    TrainSchedule.num_pipe_buffers is max(2, ...); deepspeed/runtime/pipe/
+    engine.py, schedule.py); the others compute the loss in the model's
+    forward and give the output back: "freed"
+    """
+    if "AA-Scaling" in r["framework_version"] or r["framework"] == "megatron-deepspeed":
+        return "buffered"
+    return "freed"
+
+
 def stage_split(r):
     """how the run's framework places layers on pipeline stages, where the
     planner would otherwise balance them: "even", the same number of layers
@@ -290,6 +310,8 @@ def search_args(r):
         a += ["--grad-dtype", grad_dtype(r)]
     if norm_kernel(r) != "fused":
         a += ["--norm-kernel", norm_kernel(r)]
+    if stage_output(r) != "freed":
+        a += ["--stage-output", stage_output(r)]
     if "--overlap-grad-reduce" in r["notes"]:
         # the run overlapped its gradient reduction with the backward, as its
         # source says (Megatron-LM's README scaling table: --overlap-grad-reduce

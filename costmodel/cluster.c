@@ -388,6 +388,20 @@ const char *pl_cluster_norm_name(const pl_cluster *c)
 	return c->norm_unfused ? "unfused" : "fused";
 }
 
+pl_status pl_cluster_set_stage_output(pl_cluster *c, const char *how, const char *what,
+                                      pl_err *err)
+{
+	return set_choice(&c->output_buffered, how, "freed", "buffered",
+	                  "freed (the model's output given back after the loss) or buffered "
+	                  "(a pipeline buffer keeps the last two micro-batches' outputs)",
+	                  what, err);
+}
+
+const char *pl_cluster_stage_output_name(const pl_cluster *c)
+{
+	return c->output_buffered ? "buffered" : "freed";
+}
+
 pl_status pl_cluster_set_batch_norm(pl_cluster *c, const char *how, const char *what,
                                     pl_err *err)
 {
@@ -649,7 +663,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
 		           "attention_kernel", "loss_kernel", "loss_parallel", "grad_dtype",
-		           "norm_kernel", "batch_norm");
+		           "norm_kernel", "batch_norm", "stage_output");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -699,7 +713,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		               {"loss_parallel", pl_cluster_set_loss_parallel},
 		               {"grad_dtype", pl_cluster_set_grad_dtype},
 		               {"norm_kernel", pl_cluster_set_norm},
-		               {"batch_norm", pl_cluster_set_batch_norm}};
+		               {"batch_norm", pl_cluster_set_batch_norm},
+		               {"stage_output", pl_cluster_set_stage_output}};
 		for (size_t i = 0; i < sizeof program / sizeof *program; i++) {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, program[i].key);
 			char wk[300];
@@ -850,6 +865,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
 	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));
+	cJSON_AddStringToObject(dev, "stage_output", pl_cluster_stage_output_name(c));
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
 	    c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");

@@ -93,6 +93,18 @@ typedef struct pl_cluster {
 	 * computes), 1 "local", each rank's own (DDP's BatchNorm: no collective,
 	 * each rank normalizes its piece of the batch) */
 	int bn_local;
+	/* what the runtime does with the model's output (the loss's input, the
+	 * logits) after the loss's forward: 0 "freed" (the loss is computed in
+	 * the model's forward and nothing else refers to its input: Megatron-LM,
+	 * NeMo, torchtitan); 1 "buffered", a pipeline engine keeps each
+	 * micro-batch's output in a buffer that is read, not taken, by the loss
+	 * and overwritten by the forward two micro-batches later, so the last
+	 * stage holds two micro-batches' outputs beside the loss (Aleph Alpha's
+	 * scaling: Buffers.get of PIPELINE_STAGE_OUTPUT in _execute_loss_fn,
+	 * required_buffer_count max(2, ...); DeepSpeed's PipelineEngine, which
+	 * never clears the last stage's pipe_buffers['outputs'];
+	 * docs/cost-model.md) */
+	int output_buffered;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
 	 * collectives at fit_comm times theirs, kept activations take fit_memory
@@ -133,6 +145,14 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
 /* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_norm_name(const pl_cluster *c);
+/* "freed" or "buffered" (what): the model's output after the loss's forward
+ * (pl_cluster.output_buffered) */
+pl_status pl_cluster_set_stage_output(pl_cluster *c, const char *how, const char *what,
+                                      pl_err *err);
+const char *pl_cluster_stage_output_name(const pl_cluster *c);
+/* The micro-batches' model outputs a buffered runtime holds at once on the
+ * last stage (pl_cluster.output_buffered): two pipeline buffers */
+#define PL_OUTPUT_BUFFERS 2
 /* "sync" or "local" (what): batch norm's statistics (pl_cluster.bn_local) */
 pl_status pl_cluster_set_batch_norm(pl_cluster *c, const char *how, const char *what,
                                     pl_err *err);

@@ -399,6 +399,49 @@ static double forward_need(const pl_problem *p, int o, const double *home)
 	return need;
 }
 
+/* What a buffered runtime (pl_cluster.output_buffered) holds of the model's
+ * output on the stage that computes the loss, s, beside everything the sweep
+ * counts: the inputs of the ops that make the graph's outputs (the loss's
+ * logits), PL_OUTPUT_BUFFERS micro-batches of them (at most the step's m),
+ * each in the layout the loss reads it in (the whole logits on every rank of
+ * a gathered loss: the runtime's output is the gathered tensor), less the
+ * copy that the activations count where the tensor is kept. Aleph
+ * Alpha's scaling writes each micro-batch's output into a pipeline buffer
+ * that its loss reads without taking (Buffers.get in _execute_loss_fn,
+ * src/scaling/core/nn/parallel_module/parallel_module.py) and that only
+ * the forward of the micro-batch two later overwrites (the last stage has
+ * max(2, ...) buffers, PipelineScheduleTrain.required_buffer_count): the
+ * outputs of the micro-batch in its backward and of the one before it are
+ * live all through it and through the next forward. */
+static double buffered_outputs(const pl_problem *p, int64_t *const *splits, const int *stage,
+                               int s)
+{
+	const pl_graph *g = p->g;
+	if (!p->c->output_buffered)
+		return 0;
+	int64_t m = p->job.micro_batches > 0 ? p->job.micro_batches : 1;
+	double copies = (double)(m < PL_OUTPUT_BUFFERS ? m : PL_OUTPUT_BUFFERS), held = 0;
+	for (int k = 0; k < g->noutputs; k++) {
+		int o = g->tensors[g->outputs[k]].producer, again = 0;
+		for (int j = 0; j < k; j++)
+			again |= g->tensors[g->outputs[j]].producer == o;
+		if (o < 0 || again || (stage ? stage[o] : 0) != s)
+			continue;
+		const pl_op *op = &g->ops[o];
+		for (int i = 0; i < op->ninputs; i++) {
+			int t = op->in[i], twice = 0;
+			for (int j = 0; j < i; j++)
+				twice |= op->in[j] == t;
+			if (twice || g->tensors[t].producer < 0 || !g->tensors[t].requires_grad)
+				continue;
+			pl_layout l; /* as the loss reads it: gathered, if it gathers */
+			pl_op_input_layout(g, op, splits[o], p->devices, i, &l);
+			held += (copies - (p->kept && p->kept[t] ? 1 : 0)) * pl_layout_local_bytes(&l);
+		}
+	}
+	return held;
+}
+
 /* pl_job_transient of stages 0..pp-1 at once (ops of a stage are a run of
  * the op order), before the in-flight activations are known: stage s's
  * backward peak into peak_out[s], its step-end gradient bucket into
@@ -488,7 +531,7 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		 * beyond the backward's peak counts (transient_beside) */
 		for (int o = (int)a; o < b; o++) /* or the forward's, if more, with its workspace */
 			peak = fmax(peak, sf[o] + (p->kept ? forward_need(p, o, home) : 0));
-		peak_out[s] = peak;
+		peak_out[s] = peak + buffered_outputs(p, splits, stage, (int)s);
 		bucket[s] = fmin(dpg[s], PL_GRAD_BUCKET_BYTES);
 		a = b;
 	}

@@ -85,6 +85,7 @@ typedef struct common {
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
+	const char *stage_out; /* --stage-output (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -99,6 +100,7 @@ typedef struct common {
 #define OPT_GRAD_DT   1010 /* --grad-dtype fp32|param */
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
 #define OPT_BN        1012 /* --batch-norm sync|local */
+#define OPT_STAGE_OUT 1040 /* --stage-output freed|buffered */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -146,6 +148,7 @@ static const struct {
     {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(common, grad_dt)},
     {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(common, norm_k)},
     {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(common, bn)},
+    {OPT_STAGE_OUT, "--stage-output", pl_cluster_set_stage_output, offsetof(common, stage_out)},
 };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
@@ -687,6 +690,11 @@ static const char *const search_help =
     "                        (the default: statistics all-reduced over the ranks,\n"
     "                        SyncBatchNorm, what one device computes) or local (each\n"
     "                        rank its own, as DDP's BatchNorm: no collective)\n"
+    "  --stage-output freed|buffered  the model's output (the logits) after the loss:\n"
+    "                        freed (the default) or buffered (a pipeline engine's\n"
+    "                        buffers keep the last two micro-batches' outputs on the\n"
+    "                        last stage, as Aleph Alpha's scaling and DeepSpeed's\n"
+    "                        pipeline engine)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven).\n"
@@ -1164,6 +1172,7 @@ static int cmd_search(int argc, char **argv)
 	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	    {"batch-norm", required_argument, 0, OPT_BN},
+	    {"stage-output", required_argument, 0, OPT_STAGE_OUT},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -1198,6 +1207,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
 		case OPT_BN:
+		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
 			if (rc)
@@ -1603,6 +1613,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1624,6 +1635,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
 		case OPT_BN:
+		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
 			if (rc)
@@ -1864,7 +1876,7 @@ static const char *const bench_help =
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
-    "  --norm-kernel K, --batch-norm sync|local\n"
+    "  --norm-kernel K, --batch-norm sync|local, --stage-output freed|buffered\n"
     "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
@@ -1953,6 +1965,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -1980,6 +1993,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
 		case OPT_BN:
+		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
 			if (rc)
@@ -3103,6 +3117,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -3150,6 +3165,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
 		case OPT_BN:
+		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");
 			if (rc)

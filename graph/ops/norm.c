@@ -207,6 +207,31 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 		w->saved_bytes = pb;
 		w->scratch_fwd = cast ? pb : 0; /* the fp32 copy, beside the probabilities */
 		w->scratch_bwd = cast ? pb : 0; /* the fp32 gradient, beside its cast */
+		if (split[lc] == 1 && cast) {
+			/* 16-bit logits, the classes whole: the cast's fp32 copy
+			 * goes through PyTorch's cross_entropy, log_softmax
+			 * then nll_loss, and autograd runs nll_loss's backward as
+			 * its own kernel, which allocates a gradient of the log-
+			 * probabilities' size, zero-fills it and writes the targets'
+			 * entries (nll_loss_backward_out_cuda: grad_input.zero_(),
+			 * then one element a position; aten/src/ATen/native/cuda/
+			 * Loss.cu); log_softmax's backward reads it beside the kept
+			 * probabilities and writes its own fp32 gradient. Most live
+			 * at once: the probabilities, that dense gradient and
+			 * log_softmax's, 3 pb; the 16-bit gradient (b, which the
+			 * sweep counts at the op) comes only after the first two
+			 * are given back. A vocab-parallel loss (classes cut) runs
+			 * the framework's own function instead (Megatron's
+			 * _VocabParallelCrossEntropy writes its gradient into the
+			 * kept softmax in place). fp32 logits keep the count
+			 * above: the gradient straight from the kept
+			 * probabilities, as the planner's executor (which runs
+			 * fp32 models) computes it and checks it against (run
+			 * --profile) */
+			w->scratch_bwd = 2 * pb - b;
+			w->bytes_bwd += 2 * pb; /* the fill, and its read by log_softmax */
+			w->kernels_bwd += 2;    /* the fill and the scatter */
+		}
 	}
 	if (split[lc] > 1) { /* vocab-parallel: max, then sum-exp and target logit */
 		w->ncoll = 2;

@@ -1859,6 +1859,22 @@ check "--norm-kernel unfused: slower and larger than fused norms, recorded, and 
    [ "$(jq .step_seconds "$T/nk.cost")" = "$(jq .cost.step_seconds "$T/nk.plan")" ]'
 "$PLANNER" search "$T/lp.json" --norm-kernel apex > /dev/null 2> "$T/nk.err"
 check "--norm-kernel apex: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/nk.err"'
+# --stage-output buffered (Aleph Alpha's pipeline buffers keep the model's output of the last two
+# micro-batches): the gathered loss reads the whole logits, 2 x 1024 x 128000 bf16 a micro-batch of
+# 2 sequences, so the same plan takes two of them more, 2 x 524288000 bytes; recorded, and cost
+# reproduces the buffered plan
+"$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --micro-batch-size 2 --loss-parallel gathered -o "$T/so-f.plan" > /dev/null 2>&1
+"$PLANNER" cost "$T/lp.json" --strategy "$T/so-f.plan" --stage-output buffered > "$T/so-fb.cost" 2> /dev/null
+"$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --micro-batch-size 2 --loss-parallel gathered --stage-output buffered -o "$T/so-b.plan" > /dev/null 2>&1
+"$PLANNER" cost "$T/lp.json" --strategy "$T/so-b.plan" > "$T/so-b.cost" 2> /dev/null
+check "--stage-output buffered: two micro-batches' whole logits more (1048576000 bytes), recorded, cost reproduces it" \
+  '[ "$(jq ".peak_memory_bytes - $(jq .cost.peak_memory_bytes "$T/so-f.plan")" "$T/so-fb.cost")" = 1048576000 ] &&
+   [ "$(jq -r .cluster.description.device.stage_output "$T/so-f.plan")" = freed ] &&
+   [ "$(jq -r .cluster.description.device.stage_output "$T/so-b.plan")" = buffered ] &&
+   [ "$(jq .peak_memory_bytes "$T/so-b.cost")" = "$(jq .cost.peak_memory_bytes "$T/so-b.plan")" ] &&
+   [ "$(jq .step_seconds "$T/so-b.cost")" = "$(jq .cost.step_seconds "$T/so-b.plan")" ]'
+"$PLANNER" search "$T/lp.json" --stage-output kept > /dev/null 2> "$T/so.err"
+check "--stage-output kept: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected freed" "$T/so.err"'
 
 # --- --batch-norm local: DDP's BatchNorm, each rank normalizing its own piece of the batch, so data
 #     parallel 2 computes what one device does with 2 micro-batches (each normalized alone), step
@@ -2024,8 +2040,10 @@ cat > "$T/stages.jq" <<'JQ'
    else true end]
 | (length > 100) and all
 JQ
+# (16 micro-batches: with 8, the 8-stage split's last stage holds layer 9, the head and a loss of
+# 64 x 2048 positions over 50,304 classes at 12 bytes a logit, more than the 80 GB part)
 for pp in 2 4 8; do
-  "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 8 --virtual-stages 1 \
+  "$PLANNER" search "$T/ev.json" --cluster h100x8:1 --pp $pp --micro-batches 16 --virtual-stages 1 \
     --stage-cuts even -o "$T/ev$pp.plan" > "$T/ev$pp.out" 2> "$T/ev.err"
   check "--stage-cuts even, 10 layers over $pp stages: stage s from layer floor(10 s / $pp), as Megatron" \
     '[ $? -eq 0 ] && jq -e --argjson starts "$(jq -n -c --argjson pp $pp "[range(1; \$pp)] | map(. * 10 / \$pp | floor)")" \

@@ -384,6 +384,66 @@ static void transient_by_hand(void **state)
 	pl_graph_free(g);
 }
 
+/* A buffered runtime (--stage-output buffered: Aleph Alpha's scaling keeps
+ * each micro-batch's model output in a pipeline buffer that the loss reads
+ * without taking and that the forward two micro-batches later overwrites;
+ * the last stage has two) holds the loss's input of two micro-batches beside
+ * everything else on the stage that computes the loss: the graph of
+ * transient_by_hand, whose loss reads z = [64, 8] fp32 (2048 bytes, the
+ * batch cut over the devices), needs min(2, m) * 2048 / devices more bytes
+ * than with the output freed, for m micro-batches a step. */
+static void buffered_outputs_by_hand(void **state)
+{
+	(void)state;
+	const char *j =
+	    "{\"format\":\"planner.model/1\",\"tensors\":{"
+	    "\"x\":{\"shape\":[64,64],\"role\":\"input\"},"
+	    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+	    "\"w0\":{\"shape\":[64,64],\"role\":\"param\"},"
+	    "\"w1\":{\"shape\":[64,8],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"fc0\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w0\"],\"outputs\":[\"h\"]},"
+	    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"h\"],\"outputs\":[\"r\"]},"
+	    "{\"name\":\"out\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w1\"],\"outputs\":[\"z\"]},"
+	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"y\"],"
+	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	pl_graph *g;
+	pl_err err;
+	pl_cluster c;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	for (int devices = 1; devices <= 4; devices *= 4) {
+		assert_int_equal(pl_cluster_devices(&c, devices, &err), PL_OK);
+		assert_int_equal(pl_cluster_set_stage_output(&c, "buffered", "test", &err), PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		int64_t *sp[4];
+		for (int o = 0; o < 4; o++) { /* the batch (the first loop) over every device */
+			const pl_op *op = &g->ops[o];
+			int k = 0;
+			while (k < p->nstrat[o] &&
+			       p->strat[o][(size_t)k * op->spec.nloops] != devices)
+				k++;
+			assert_true(k < p->nstrat[o]);
+			sp[o] = p->strat[o] + (size_t)k * op->spec.nloops;
+		}
+		/* beside the kept activations (x, h, r and the probabilities), as
+		 * transient_by_hand: the step end's gradient bucket stays below */
+		double act = (3 * 16384 + 2048) / devices;
+		for (int64_t m = 1; m <= 4; m *= 2) {
+			p->job.micro_batches = m;
+			c.output_buffered = 0;
+			double freed = pl_job_transient(p, sp, NULL, 0, act);
+			c.output_buffered = 1;
+			double held = pl_job_transient(p, sp, NULL, 0, act) - freed;
+			double want = (m < 2 ? m : 2) * 2048.0 / devices;
+			if (held != want)
+				fail_msg("%d devices, %lld micro-batches: %.0f bytes held, by hand %.0f",
+				         devices, (long long)m, held, want);
+		}
+		pl_problem_free(p);
+	}
+	pl_graph_free(g);
+}
+
 /* a random model of 3 to 6 ops (tests/util/randgraph.h), loaded */
 static pl_graph *random_graph(rg_rng *r)
 {
@@ -663,6 +723,7 @@ int main(void)
 	    cmocka_unit_test(param_dtype_gradients),
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
+	    cmocka_unit_test(buffered_outputs_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
 	    cmocka_unit_test(shared_tables),
 	    cmocka_unit_test(kernel_scale_multiplies_its_ops),

@@ -364,12 +364,32 @@ static void loss_kernels(void **state)
 	pl_opwork w = {0};
 	pl_op_rule_get(op->type)->work(g, op, one, &w);
 	assert_true(w.bytes_fwd == 2 * n + 4 * n + 4 * n + 4 * n + labels);
-	assert_true(w.bytes_bwd == 4 * n + 4 * n + 4 * n + 2 * n);
+	/* backward, by PyTorch's kernels: nll_loss's dense gradient zero-filled
+	 * (4n written, Loss.cu's grad_input.zero_()) and its targets written;
+	 * log_softmax's backward reads it and the probabilities and writes the
+	 * fp32 gradient (4n + 4n + 4n); the cast back (4n + 2n) */
+	assert_true(w.bytes_bwd == 4 * n + (4 * n + 4 * n + 4 * n) + (4 * n + 2 * n));
 	assert_true(w.saved_bytes == 4 * n);
-	assert_true(w.scratch_fwd == 4 * n && w.scratch_bwd == 4 * n);
+	/* most live in the backward: the probabilities, the dense gradient and
+	 * log_softmax's gradient, 12n; the sweep adds the 16-bit gradient (2n)
+	 * at the op, so the workspace is 12n - 4n kept - 2n */
+	assert_true(w.scratch_fwd == 4 * n && w.scratch_bwd == 6 * n);
+	assert_true(w.saved_bytes + w.scratch_bwd + 2 * n == 12 * n);
 	assert_int_equal(w.kernels_fwd, 3);
-	assert_int_equal(w.kernels_bwd, 2);
+	assert_int_equal(w.kernels_bwd, 4); /* fill, scatter, log_softmax's, cast */
 	assert_int_equal(w.saves_in, 0);
+	/* the classes cut (a vocab-parallel loss: the framework's own function,
+	 * Megatron's writes its gradient into the kept softmax): no dense
+	 * nll_loss gradient; each rank's piece is half */
+	int64_t cut[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		cut[l] = 1;
+	cut[op->spec.in[0][2].first] = 2;
+	pl_opwork v = {0};
+	pl_op_rule_get(op->type)->work(g, op, cut, &v);
+	assert_true(v.bytes_bwd == (4 * n + 4 * n + 4 * n + 2 * n) / 2);
+	assert_true(v.scratch_bwd == 4 * n / 2);
+	assert_int_equal(v.kernels_bwd, 2);
 	pl_opwork f = {.fused_loss = 1};
 	pl_op_rule_get(op->type)->work(g, op, one, &f);
 	assert_true(f.bytes_fwd == 2 * n + labels);
@@ -386,9 +406,12 @@ static void loss_kernels(void **state)
 	pl_opwork u = {0};
 	pl_op_rule_get(op->type)->work(g, op, one, &u);
 	assert_true(u.bytes_fwd == 4 * n + 4 * n + labels); /* no cast */
+	/* fp32 logits: the gradient straight from the kept probabilities, as
+	 * the planner's executor computes it (no dense nll_loss gradient) */
 	assert_true(u.bytes_bwd == 4 * n + 4 * n);
 	assert_true(u.saved_bytes == 4 * n);
 	assert_true(u.scratch_fwd == 0 && u.scratch_bwd == 0);
+	assert_int_equal(u.kernels_bwd, 1);
 	pl_graph_free(g);
 }
 
