@@ -120,6 +120,118 @@ static const struct fw_space {
                         "whole layers a stage, one chunk a stage"},
 };
 
+/* ---- search --framework: how each framework runs by default ---- */
+
+/* The cost model's switches of the training program (the cluster's and the
+ * job's overlap), in PL_FW_PRICE_* order: the option that sets each and its
+ * key in search.framework_defaults */
+static const char *const price_option[PL_FW_PRICE_COUNT] = {
+    [PL_FW_PRICE_ATTENTION] = "--attention-kernel",
+    [PL_FW_PRICE_LOSS] = "--loss-kernel",
+    [PL_FW_PRICE_LOSS_PARALLEL] = "--loss-parallel",
+    [PL_FW_PRICE_GRAD_DTYPE] = "--grad-dtype",
+    [PL_FW_PRICE_NORM] = "--norm-kernel",
+    [PL_FW_PRICE_BATCH_NORM] = "--batch-norm",
+    [PL_FW_PRICE_OVERLAP] = "--overlap-grad-reduce",
+};
+static const char *const price_key[PL_FW_PRICE_COUNT] = {
+    [PL_FW_PRICE_ATTENTION] = "attention_kernel",  [PL_FW_PRICE_LOSS] = "loss_kernel",
+    [PL_FW_PRICE_LOSS_PARALLEL] = "loss_parallel", [PL_FW_PRICE_GRAD_DTYPE] = "grad_dtype",
+    [PL_FW_PRICE_NORM] = "norm_kernel",            [PL_FW_PRICE_BATCH_NORM] = "batch_norm",
+    [PL_FW_PRICE_OVERLAP] = "overlap_grad_reduce",
+};
+
+/* What each framework runs when its configuration does not say, at the
+ * version fws[] names: the option's value, NULL where the framework has no
+ * one default the cost model states (the cluster's stays). "te" is
+ * Transformer Engine's choice of attention: cuDNN's fused attention on
+ * Hopper and later, FlashAttention-2 before (te_attention). The source of
+ * each is in docs/cost-model.md, "Pricing defaults of --framework". */
+static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
+    /* arguments.py: --cross-entropy-loss-fusion and --overlap-grad-reduce
+     * are store_true; validate_args forces fp32 gradient accumulation for
+     * bf16; TE's LayerNorm/RMSNorm; vocab_parallel_cross_entropy; its DDP
+     * leaves BatchNorm local */
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "local", "off"},
+    /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
+     * config): Transformer Engine, cross_entropy_loss_fusion True,
+     * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True */
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "local", "on"},
+    /* job_config.py: loss parallel unless disable_loss_parallel,
+     * mixed_precision_reduce float32; its loss is cross_entropy on
+     * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
+     * backward; BatchNorm stays local (no SyncBatchNorm) */
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "local", "on"},
+    /* zero/config.py: overlap_comm False (ZeRO 0-2); the engine converts
+     * no BatchNorm; the rest is the model's code */
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "local", "off"},
+    /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
+     * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
+     * norms; DeepSpeed's overlap_comm False */
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "local", "off"},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* Transformer Engine's attention on the cluster's GPU (compute capability
+ * 9.0 and later: Hopper H100/H200/H800/H20, Blackwell B100/B200/GB200) */
+static const char *te_attention(const pl_cluster *cl)
+{
+	static const char *const hopper[] = {"H100", "H200", "H800", "H20", "GH200", "B100",
+	                                     "B200", "GB200", "B300"};
+	for (size_t i = 0; i < sizeof hopper / sizeof *hopper; i++)
+		if (strstr(cl->device_name, hopper[i]))
+			return "cudnn";
+	return "flash2";
+}
+
+pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
+                             pl_job_request *jr, cJSON **applied, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	*applied = NULL;
+	if (fw < 0)
+		return pl_err_set(err, PL_EINVAL, "--framework %s: expected " FW_NAMES,
+		                  framework ? framework : "(missing)");
+	static pl_status (*const set[PL_FW_PRICE_COUNT])(pl_cluster *, const char *, const char *,
+	                                                 pl_err *) = {
+	    [PL_FW_PRICE_ATTENTION] = pl_cluster_set_attention,
+	    [PL_FW_PRICE_LOSS] = pl_cluster_set_loss,
+	    [PL_FW_PRICE_LOSS_PARALLEL] = pl_cluster_set_loss_parallel,
+	    [PL_FW_PRICE_GRAD_DTYPE] = pl_cluster_set_grad_dtype,
+	    [PL_FW_PRICE_NORM] = pl_cluster_set_norm,
+	    [PL_FW_PRICE_BATCH_NORM] = pl_cluster_set_batch_norm,
+	};
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
+		const char *v = fw_pricing[fw][i];
+		if (!v || (given >> i & 1))
+			continue;
+		if (i == PL_FW_PRICE_ATTENTION && !strcmp(v, "te"))
+			v = te_attention(cl);
+		pl_status st = PL_OK;
+		if (i == PL_FW_PRICE_OVERLAP)
+			jr->overlap = pl_dim_value(!strcmp(v, "on"));
+		else
+			st = set[i](cl, v, price_option[i], err);
+		if (st || !cJSON_AddStringToObject(o, price_key[i], v)) {
+			cJSON_Delete(o);
+			return st ? st : pl_err_set(err, PL_ENOMEM, "out of memory");
+		}
+	}
+	*applied = o;
+	return PL_OK;
+}
+
+const char *pl_export_price_option(const char *key)
+{
+	for (int i = 0; key && i < PL_FW_PRICE_COUNT; i++)
+		if (!strcmp(key, price_key[i]))
+			return price_option[i];
+	return NULL;
+}
+
 /* Whether fw states the plan ck; the reason in err when not. */
 static int states(int fw, const cJSON *ck, pl_err *err)
 {

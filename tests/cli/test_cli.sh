@@ -1995,6 +1995,54 @@ check "--framework megatrn: exit 2 naming the frameworks" '[ $? -eq 2 ] && grep 
 "$PLANNER" search "$T/fw.json" --devices 8 --framework megatron --top 3 > /dev/null 2> "$T/err"
 check "--framework with --top: exit 2 saying it plans alone" '[ $? -eq 2 ] && grep -q "plans alone" "$T/err"'
 
+# --- search --framework F prices as F runs by default (docs/cost-model.md, "Pricing defaults of
+#     --framework", each default with its source): the plan costed with those switches given
+#     explicitly on the preset cluster prices the same, the search with them given plans the same,
+#     and an option given wins over the framework's default
+"$ZOO" gpt3-125m --layers 4 > "$T/fd.json"
+fd_bad=""
+# per framework: the cluster switches and --overlap-grad-reduce of its defaults (H100: Transformer
+# Engine's attention is cuDNN's on Hopper)
+declare -A fd_sw=(
+  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|off"
+  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|on"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --batch-norm local|on"
+  [deepspeed]="--batch-norm local|off"
+  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --batch-norm local|off"
+  [mindformers]="|")
+for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
+  IFS='|' read -r sw ov <<< "${fd_sw[$fw]}"
+  "$PLANNER" search "$T/fd.json" --cluster h100x8 --framework $fw -o "$T/fd-$fw.plan" > "$T/fd.out" 2>&1 ||
+    { fd_bad="$fd_bad [$fw: search exit $?]"; continue; }
+  # shellcheck disable=SC2086
+  "$PLANNER" cost "$T/fd.json" --strategy "$T/fd-$fw.plan" --cluster h100x8 $sw > "$T/fd.cost" 2>/dev/null &&
+    [ "$(jq .step_seconds "$T/fd.cost")" = "$(jq .cost.step_seconds "$T/fd-$fw.plan")" ] ||
+    fd_bad="$fd_bad [$fw: cost with the switches differs]"
+  [ -z "$ov" ] || [ "$(jq .pipeline.overlap_grad_reduce "$T/fd-$fw.plan")" = "$([ "$ov" = on ] && echo true || echo false)" ] ||
+    fd_bad="$fd_bad [$fw: overlap]"
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$T/fd.json" --cluster h100x8 --framework $fw $sw ${ov:+--overlap-grad-reduce $ov} \
+    -o "$T/fd-x.plan" > /dev/null 2>&1 &&
+    [ "$(jq -c '.cost.step_seconds, .pipeline' "$T/fd-x.plan")" = "$(jq -c '.cost.step_seconds, .pipeline' "$T/fd-$fw.plan")" ] ||
+    fd_bad="$fd_bad [$fw: the explicit switches plan otherwise]"
+  n=$(jq '.search.framework_defaults | length' "$T/fd-$fw.plan")
+  [ "$n" = "$(wc -w <<< "$sw ${ov:+--overlap-grad-reduce $ov}" | awk '{print $1 / 2}')" ] ||
+    fd_bad="$fd_bad [$fw: $n defaults recorded]"
+  [ "$n" = 0 ] || grep -q "^  $fw defaults: ${sw:+$sw }${ov:+--overlap-grad-reduce $ov}$" "$T/fd.out" ||
+    fd_bad="$fd_bad [$fw: summary]"
+done
+check "search --framework F prices as F runs: cost with F's default switches given reproduces each plan, the search with them given plans the same, recorded and printed${fd_bad}" \
+  '[ -z "$fd_bad" ]'
+# the default differs from the cluster's (NeMo's fused loss against the preset's unfused), so the
+# switches matter; an option given wins and is not a default
+"$PLANNER" cost "$T/fd.json" --strategy "$T/fd-nemo.plan" --cluster h100x8 > "$T/fd.cost" 2>/dev/null
+check "... NeMo's fused loss prices otherwise than the preset's unfused one" \
+  '[ "$(jq .step_seconds "$T/fd.cost")" != "$(jq .cost.step_seconds "$T/fd-nemo.plan")" ]'
+"$PLANNER" search "$T/fd.json" --cluster h100x8 --framework nemo --loss-kernel unfused -o "$T/fd-x.plan" > /dev/null 2>&1
+check "... --loss-kernel unfused given with --framework nemo wins, and is not recorded as a default" \
+  'jq -e ".cluster.description.device.loss_kernel == \"unfused\" and (.search.framework_defaults | has(\"loss_kernel\") | not)
+         and .search.framework_defaults.batch_norm == \"local\"" "$T/fd-x.plan" > /dev/null'
+
 # --- --stage-cuts even: Megatron-LM's split, stage s starting at layer floor(s L / pp) (num_layers /
 #     pp when it divides), the embedding on the first stage and the head on the last, whatever
 #     memory the split leaves on each stage. 10 layers over 4 stages: layers 0-1, 2-4, 5-6, 7-9;
