@@ -983,6 +983,24 @@ static void config_key(const cJSON *ck, long long key[8])
 	key[7] = key[0] > 1 ? z : 0;
 }
 
+/* search --top's order: the faster step first; steps within 1e-12 of each
+ * other by config_key (dp, tp, pp, ep, micro-batches, chunks, recompute,
+ * ZeRO), smaller first, so that ties rank the same on every run */
+static int top_before(const cJSON *a, const cJSON *b)
+{
+	double sa = pl_json_num(cJSON_GetObjectItem(a, "cost"), "step_seconds", 0),
+	       sb = pl_json_num(cJSON_GetObjectItem(b, "cost"), "step_seconds", 0);
+	if (fabs(sa - sb) > 1e-12 * fmax(fabs(sa), fabs(sb)))
+		return sa < sb;
+	long long ka[8], kb[8];
+	config_key(a, ka);
+	config_key(b, kb);
+	for (int i = 0; i < 8; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i];
+	return 0;
+}
+
 /* path "plan.json" and rank k: "plan.k.json" (".k" at the end without an extension) */
 static void ranked_path(char *buf, size_t n, const char *path, int k)
 {
@@ -1113,13 +1131,10 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		}
 		cks[n++] = c;
 	}
-	/* ranks 2..n by step (the re-solved plans' own prices) */
+	/* ranks 2..n by step (the re-solved plans' own prices), steps equal to
+	 * 1e-12 (the same plan's sums in another order) by configuration */
 	for (int i = 2; i < n; i++)
-		for (int j = i;
-		     j > 1 &&
-		     pl_json_num(cJSON_GetObjectItem(cks[j], "cost"), "step_seconds", 0) <
-		         pl_json_num(cJSON_GetObjectItem(cks[j - 1], "cost"), "step_seconds", 0);
-		     j--) {
+		for (int j = i; j > 1 && top_before(cks[j], cks[j - 1]); j--) {
 			cJSON *t = cks[j];
 			cks[j] = cks[j - 1];
 			cks[j - 1] = t;
