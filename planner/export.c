@@ -872,6 +872,16 @@ static int split_form(const fw_config *c, int64_t *first, int64_t *mid, int64_t 
 	return even ? 0 : 1;
 }
 
+/* Megatron-LM's interleaved schedule with the first and last stages' layers
+ * stated: every chunk of a stage holds that stage's layers / vp
+ * (transformer_layer.py get_transformer_layer_offset: first // vp_size,
+ * last // vp_size, middle // vp_size over the middle stages), which is the
+ * planner's chunk, a vp-th of its stage, where each divides */
+static int chunks_divide(const fw_config *c, int64_t first, int64_t mid, int64_t last)
+{
+	return first % c->vp == 0 && last % c->vp == 0 && (c->pp <= 2 || mid % c->vp == 0);
+}
+
 static const char *rc_name(int r)
 {
 	return pl_recompute_name(r);
@@ -900,11 +910,14 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		REFUSE("ZeRO %d with pipeline stages", c->zero);
 	if (mds && c->zero >= 2 && c->pp > 1)
 		REFUSE("ZeRO %d with DeepSpeed's pipeline engine (it takes ZeRO 0 or 1)", c->zero);
-	if (form && c->vp > 1)
-		REFUSE("an uneven layer split (%lld first, %lld last) with %lld virtual stages: "
-		       "this plan's chunks are not recorded layer by layer",
-		       (long long)first, (long long)last, (long long)c->vp);
-	if (c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+		REFUSE("an uneven layer split (%lld first, %lld a middle stage, %lld last) with "
+		       "%lld virtual stages: Megatron gives each chunk of a stage 1/%lld of its "
+		       "layers (get_transformer_layer_offset), as the planner prices each chunk, "
+		       "and these do not divide",
+		       (long long)first, (long long)mid, (long long)last, (long long)c->vp,
+		       (long long)c->vp);
+	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
 		REFUSE("%lld virtual stages of %lld pipeline stages: %lld layers do not split "
 		       "into that many equal chunks",
 		       (long long)c->vp, (long long)c->pp, (long long)c->layers);
@@ -965,10 +978,13 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		       "num_layers_in_first/last_pipeline_stage state the ends only");
 	if (c->zero >= 2 && c->pp > 1)
 		REFUSE("ZeRO %d with pipeline stages", c->zero);
-	if (form && c->vp > 1)
-		REFUSE("an uneven layer split with virtual stages: this plan's chunks are not "
-		       "recorded layer by layer");
-	if (c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+		REFUSE("an uneven layer split (%lld first, %lld a middle stage, %lld last) with "
+		       "%lld virtual stages: each chunk of a stage holds 1/%lld of its layers "
+		       "(Megatron-LM's get_transformer_layer_offset), and these do not divide",
+		       (long long)first, (long long)mid, (long long)last, (long long)c->vp,
+		       (long long)c->vp);
+	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
 		REFUSE("%lld layers in %lld x %lld equal chunks", (long long)c->layers,
 		       (long long)c->pp, (long long)c->vp);
 	if (c->vocab_emb_dp)
@@ -1982,9 +1998,10 @@ static const char *const cost_from_help =
     "'planner search MODEL <those options>' would, and priced as 'planner cost'\n"
     "prints it (one JSON line). stderr says what was read, the search options, and\n"
     "where the plan differs from the configuration (its global batch is MODEL's:\n"
-    "another exits 2; its stage split is the search's, but Megatron-LM's, NeMo's and\n"
-    "Megatron-DeepSpeed's even split (--stage-cuts even) where the configuration\n"
-    "states no first or last stage's layers). -o CKPT keeps the plan.\n"
+    "another exits 2; its stage split is the search's over whole layers (--stage-cuts\n"
+    "layers), but Megatron-LM's, NeMo's and Megatron-DeepSpeed's even split\n"
+    "(--stage-cuts even) where the configuration states no first or last stage's\n"
+    "layers). -o CKPT keeps the plan.\n"
     "Data parallel is what the devices leave where the configuration does not\n"
     "state it (Megatron). Other options go to the search (and cost's to cost).\n"
     "\n"
@@ -2196,10 +2213,13 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	int cuts_given = 0;
 	for (int i = 1; i < ns; i++)
 		cuts_given |= !strncmp(sv[i], "--stage-cuts", 12);
-	if (c.pp > 1 && !cuts_given && c.first < 0 && c.last < 0 &&
-	    (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)) {
+	if (c.pp > 1 && !cuts_given) {
+		/* else whole layers a stage, as every framework places them */
 		sv[ns++] = "--stage-cuts";
-		sv[ns++] = "even";
+		sv[ns++] = c.first < 0 && c.last < 0 &&
+		                   (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
+		               ? "even"
+		               : "layers";
 	}
 	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
 	        fws[fw].version, where, model);

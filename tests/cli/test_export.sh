@@ -22,6 +22,7 @@ export PL_DEFAULT_DP_SECONDS=20
 "$ZOO" gpt3-125m --layers 4 > "$T/gpt.json"    # batch 256, seq 2048, bfloat16
 "$ZOO" gpt-small > "$T/small.json"             # 4 layers, batch 16, seq 128, float32
 "$ZOO" gpt3-1.3b --layers 8 > "$T/g13.json"
+"$ZOO" gpt3-1.3b --layers 10 --batch 32 > "$T/g10.json"
 
 search() { # OUT MODEL CLUSTER OPTIONS...
   local out=$1 model=$2 cl=$3
@@ -45,9 +46,23 @@ search E small h100x8 --tp 1 --pp 2 --dp 4 --micro-batch-size 1 --zero 0 --recom
 # F: tp 2, pp 2, 2 chunks a device (interleaved)
 search F llama h100x8 --tp 2 --pp 2 --dp 2 --micro-batch-size 1 --zero 1 \
   --sequence-parallel on --recompute full --virtual-stages 2
-for p in A B C D E F; do
+# U: 2 chunks a device over an uneven split of whole layers (10 layers on 2 stages: the search's
+# split, 6 and 4 here), which Megatron states as the first and last stages' layers, each chunk of a
+# stage holding half of them (get_transformer_layer_offset), as the planner prices a chunk
+search U g10 h100x8 --tp 1 --pp 2 --dp 4 --micro-batches 8 --zero 1 --recompute none \
+  --virtual-stages 2 --stage-cuts layers
+# Q: 4 stages of 3, 3, 3 and 1 layers and 2 chunks a device: 3 layers do not halve
+search Q g10 h100x8 --tp 1 --pp 4 --dp 2 --micro-batches 8 --zero 1 --recompute none \
+  --virtual-stages 2 --stage-cuts layers
+for p in A B C D E F U Q; do
   check "search $p wrote a plan" '[ -s "$T/$p.ckpt" ]'
 done
+# the layers of each stage of a plan, counted from its ops (l<N>.* on stage s)
+stage_layers() {
+  jq -c '[.parallel_strategy_item | to_entries[] | select(.key | test("^l[0-9]+[.]"))
+          | {l: (.key | capture("^l(?<n>[0-9]+)").n), s: .value.stage}] | unique
+          | group_by(.s) | map(length)' "$1"
+}
 
 # the framework's published names (comment lines are the source)
 names() { grep -v '^#' "$FIX/$1"; }
@@ -58,7 +73,7 @@ list_of() {
   megatron-deepspeed) echo megatron_deepspeed_args.txt ;; mindformers) echo mindformers_keys.txt ;;
   esac
 }
-model_of() { case $1 in A | B | F) echo llama ;; C | D) echo gpt ;; E) echo small ;; esac; }
+model_of() { case $1 in A | B | F) echo llama ;; C | D) echo gpt ;; E) echo small ;; U | Q) echo g10 ;; esac; }
 # the plan as a comparable text: every op's stage and strategy, groups, pipeline, ZeRO, recompute
 plan_of() {
   jq -S '{ops: [.parallel_strategy_item | to_entries[] | [.key, .value.stage, .value.parallel_strategy]],
@@ -103,6 +118,16 @@ for fw in torchtitan megatron nemo; do roundtrip D $fw; done
 roundtrip E torchtitan
 roundtrip F megatron
 roundtrip F nemo
+roundtrip U megatron
+roundtrip U nemo
+read -r u1 u2 <<< "$(stage_layers "$T/U.ckpt" | tr -d '[]' | tr , ' ')"
+check "megatron U: an uneven split ($u1 and $u2 layers) with 2 chunks a device, as the first and last stages' layers" \
+  '[ -n "$u2" ] && [ "$u1" != "$u2" ] && [ $((u1 % 2)) = 0 ] && [ $((u2 % 2)) = 0 ] &&
+   sed "s/ \\\\$//" "$T/U.megatron" | grep -qx -- "--decoder-first-pipeline-num-layers $u1" &&
+   sed "s/ \\\\$//" "$T/U.megatron" | grep -qx -- "--decoder-last-pipeline-num-layers $u2" &&
+   sed "s/ \\\\$//" "$T/U.megatron" | grep -qx -- "--num-virtual-stages-per-pipeline-rank 2" &&
+   grep -qx "  num_layers_in_first_pipeline_stage: $u1" "$T/U.nemo" &&
+   grep -qx "  virtual_pipeline_model_parallel_size: 2" "$T/U.nemo"'
 
 # the values written, as the search options above give them
 A=$T/A.megatron
@@ -180,6 +205,9 @@ refuse B torchtitan "ZeRO 1"
 refuse C torchtitan "ZeRO 2"
 refuse F mindformers "virtual stages"
 refuse F megatron-deepspeed "interleaved virtual stages"
+check "Q: 4 stages of 3 3 3 1 layers" '[ "$(stage_layers "$T/Q.ckpt")" = "[3,3,3,1]" ]'
+refuse Q megatron "each chunk of a stage 1/2 of its layers"
+refuse Q nemo "each chunk of a stage holds 1/2 of its layers"
 refuse D mindformers "ZeRO 3"
 refuse E deepspeed "tp 1, pp 2"
 jq '.parts.attention.norms_sequence_cut = 1' "$T/A.ckpt" > "$T/S.ckpt"
