@@ -246,6 +246,45 @@ static int states(int fw, const cJSON *ck, pl_err *err)
 	return st == PL_OK;
 }
 
+/* Whether every rank of the plan ck holds whole attention heads: a Reshape
+ * that splits a projection's last dimension H into (n heads, d) with n d =
+ * H (d > 1) may have that dimension cut c ways only where c divides n. Every
+ * framework's tensor parallelism gives a rank n / tp whole heads (Megatron-
+ * LM's attention.py divides num_query_groups by the tp size, torchtitan's
+ * n_kv_heads // tp, MindFormers asserts num_heads % model_parallel); a cut
+ * inside a head (the one K/V head of multi-query attention over tp 2) runs
+ * in none of them. 1, or 0 with the reason in err. */
+static int whole_heads(const pl_graph *g, const cJSON *ck, pl_err *err)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
+	for (int i = 0; g && i < g->nops; i++) {
+		const pl_op *op = &g->ops[i];
+		if (op->type != PL_OP_RESHAPE || op->ninputs < 1 || op->noutputs < 1)
+			continue;
+		const pl_tensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
+		if (in->rank < 1 || out->rank < 2 || out->rank <= in->rank)
+			continue;
+		int64_t H = in->shape[in->rank - 1], n = out->shape[out->rank - 2],
+		        d = out->shape[out->rank - 1];
+		if (d <= 1 || n < 1 || n * d != H)
+			continue;
+		const cJSON *cut = cJSON_GetArrayItem(
+		    cJSON_GetObjectItemCaseSensitive(
+		        cJSON_GetObjectItemCaseSensitive(items, op->name), "parallel_strategy"),
+		    0);
+		int64_t c = (int64_t)cJSON_GetNumberValue(cJSON_GetArrayItem(cut, in->rank - 1));
+		if (c > 1 && n % c) {
+			pl_err_set(err, PL_EINFEASIBLE,
+			           "%s cuts %s (%lld head%s of %lld) %lld ways: a tensor-parallel "
+			           "rank holds whole heads in every framework (heads / tp)",
+			           op->name, in->name, (long long)n, n == 1 ? "" : "s", (long long)d,
+			           (long long)c);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static double ck_step(const cJSON *ck)
 {
 	return pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "cost"), "step_seconds", INFINITY);
@@ -272,7 +311,7 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		return st;
 	*secs += s1;
 	pl_err why = {{0}};
-	if (states(fw, all, &why)) {
+	if (states(fw, all, &why) && whole_heads(g, all, &why)) {
 		cJSON_DeleteItemFromObject(cJSON_GetObjectItemCaseSensitive(all, "search"),
 		                           "alternatives");
 		*ck = all;
@@ -304,7 +343,7 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		if (pl_plan_opts_job(&o2, &q, 0, &e2) || pl_plan_search(g, cl, &o2, &one, &s2, &e2))
 			continue;
 		*secs += s2;
-		if (states(fw, one, &e2)) {
+		if (states(fw, one, &e2) && whole_heads(g, one, &e2)) {
 			*ck = one;
 			st = PL_OK;
 			break;

@@ -2013,6 +2013,14 @@ for spec in "${fw_specs[@]}" "${fw_random[@]}"; do
       { fw_bad="$fw_bad [$spec $fw: search exit $?]"; continue; }
     "$PLANNER" export "$T/fw.plan" --to $fw > /dev/null 2>&1 || fw_bad="$fw_bad [$spec $fw: export refuses]"
     [ "$(jq -r .search.framework "$T/fw.plan")" = $fw ] || fw_bad="$fw_bad [$spec $fw: search.framework]"
+    # whole heads on every tensor-parallel rank: tp divides the heads and the K/V heads (Megatron-LM
+    # divides num_attention_heads and num_query_groups by it)
+    heads=$(sed -n 's/.*--heads \([0-9]*\).*/\1/p' <<< "$zargs")
+    heads=${heads:-$("$ZOO" --list | awk -v m="${zargs%% *}" '$1 == m { print $8 }')}
+    kv=$(sed -n 's/.*--kv-heads \([0-9]*\).*/\1/p' <<< "$zargs")
+    tpd=$(jq ".groups.tp[0] | length" "$T/fw.plan")
+    [ $((heads % tpd)) = 0 ] && [ $((${kv:-$heads} % tpd)) = 0 ] ||
+      fw_bad="$fw_bad [$spec $fw: tp $tpd of $heads heads, ${kv:-$heads} K/V heads]"
     layers=$(grep "^  layers a stage:" "$T/fw.out" | cut -d: -f2 | tr ' ' '\n' | sort -u | grep -c .)
     [ "${layers:-0}" -le 1 ] || fw_bad="$fw_bad [$spec $fw: stages of unequal layers]"
     "$PLANNER" cost "$T/fw.json" --strategy "$T/fw.plan" > "$T/fw.cost" &&
@@ -2027,7 +2035,7 @@ for spec in "${fw_specs[@]}" "${fw_random[@]}"; do
     esac
   done
 done
-check "search --framework megatron|nemo over ${#fw_specs[@]} fixed and ${#fw_random[@]} random models and meshes: every plan exports to it, splits layers evenly, and cost reproduces it${fw_bad}" \
+check "search --framework megatron|nemo over ${#fw_specs[@]} fixed and ${#fw_random[@]} random models and meshes: every plan exports to it, splits layers evenly, holds whole heads a rank, and cost reproduces it${fw_bad}" \
   '[ -z "$fw_bad" ] && [ ${#fw_random[@]} = 6 ]'
 "$ZOO" gpt3-125m --layers 4 > "$T/fw.json"
 for fw in torchtitan deepspeed megatron-deepspeed mindformers; do
@@ -2089,6 +2097,23 @@ check "... NeMo's fused loss prices otherwise than the preset's unfused one" \
 check "... --loss-kernel unfused given with --framework nemo wins, and is not recorded as a default" \
   'jq -e ".cluster.description.device.loss_kernel == \"unfused\" and (.search.framework_defaults | has(\"loss_kernel\") | not)
          and .search.framework_defaults.batch_norm == \"local\"" "$T/fd-x.plan" > /dev/null'
+# --- search --framework: every tensor-parallel rank holds whole attention heads, as every framework
+#     needs (Megatron-LM divides num_query_groups by tp): multi-query attention (one K/V head) is
+#     not cut over tp 2, two over tp 4 (refused, naming the head); tp 2 of two K/V heads plans
+"$ZOO" llama2-7b --layers 2 --heads 8 --kv-heads 1 --head-dim 128 --hidden 1024 --ffn 2816 --seq 1024 \
+  --batch 16 > "$T/mqa.json"
+"$PLANNER" search "$T/mqa.json" --cluster h100x8 --framework megatron --tp 2 > /dev/null 2> "$T/err"
+check "search --framework megatron --tp 2 of one K/V head: exit 3 naming the head cut" \
+  '[ $? -eq 3 ] && grep -q "l0.k4 cuts l0.k.out (1 head of 128) 2 ways" "$T/err"'
+"$ZOO" llama2-7b --layers 2 --heads 16 --kv-heads 2 --head-dim 128 --hidden 2048 --ffn 5632 --seq 2048 \
+  --batch 16 > "$T/gqa.json"
+for fw in megatron nemo torchtitan; do
+  "$PLANNER" search "$T/gqa.json" --cluster h100x8 --framework $fw --tp 4 > /dev/null 2>&1
+  rc4=$?
+  "$PLANNER" search "$T/gqa.json" --cluster h100x8 --framework $fw --tp 2 -o "$T/gqa-$fw.plan" > /dev/null 2>&1
+  check "search --framework $fw of 2 K/V heads: --tp 4 exits 3, --tp 2 plans" \
+    '[ $rc4 -eq 3 ] && [ $? -eq 0 ] && [ "$(jq ".groups.tp[0] | length" "$T/gqa-$fw.plan")" = 2 ]'
+done
 
 # --- --stage-cuts even: Megatron-LM's split, stage s starting at layer floor(s L / pp) (num_layers /
 #     pp when it divides), the embedding on the first stage and the head on the last, whatever
