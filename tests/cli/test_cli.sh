@@ -2114,6 +2114,25 @@ for fw in megatron nemo torchtitan; do
   check "search --framework $fw of 2 K/V heads: --tp 4 exits 3, --tp 2 plans" \
     '[ $rc4 -eq 3 ] && [ $? -eq 0 ] && [ "$(jq ".groups.tp[0] | length" "$T/gqa-$fw.plan")" = 2 ]'
 done
+# --- search --framework F trains convolutional nets as F does, batch-norm statistics local (DDP's,
+#     FSDP's and DeepSpeed's engine's BatchNorm; docs/cost-model.md "Pricing defaults of
+#     --framework"): ResNet-18, MobileNetV2, grouped convolutions (ResNeXt's) and ShuffleNet's
+#     channel groups at batch 64 on one node of 8 H100s plan data parallel, every convolution's
+#     batch cut 8 ways and nothing else (issue 46's acceptance: what everyone launches)
+O=$SRC/tests/fixtures/onnx
+cnn_bad=""
+for f in resnet18_train mobilenet_v2 convzoo convzoo2; do
+  for fw in torchtitan deepspeed; do
+    "$PLANNER" search "$O/$f.onnx" --batch 64 --cluster h100x8 --framework $fw -o "$T/cnn.plan" > /dev/null 2>&1 ||
+      { cnn_bad="$cnn_bad [$f $fw: exit $?]"; continue; }
+    jq -e '.cluster.description.device.batch_norm == "local" and
+           ([.parallel_strategy_item[] | select(.type == "Conv") | .parallel_strategy[0][0] == 8 and
+             (.parallel_strategy[0][1:] | all(. == 1))] | length > 0 and all)' "$T/cnn.plan" > /dev/null ||
+      cnn_bad="$cnn_bad [$f $fw: not data parallel with local statistics]"
+  done
+done
+check "search --framework torchtitan|deepspeed: ResNet-18, MobileNetV2 and two conv zoos at batch 64 on 8 H100s train data parallel, statistics local${cnn_bad}" \
+  '[ -z "$cnn_bad" ]'
 
 # --- --stage-cuts even: Megatron-LM's split, stage s starting at layer floor(s L / pp) (num_layers /
 #     pp when it divides), the embedding on the first stage and the head on the last, whatever
