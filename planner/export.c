@@ -184,6 +184,33 @@ static const char *te_attention(const pl_cluster *cl)
 	return "flash2";
 }
 
+/* The keys a framework's configuration states a pricing switch with (the
+ * same switches fw_pricing defaults): a flag (store_true: present, `yes`;
+ * absent, the framework's default) or a boolean key (true `yes`, false
+ * `no`). export writes the plan's value; cost --from reads it, and a switch
+ * no key states is the framework's default. Every key is in the framework's
+ * published list (tests/fixtures/frameworks/). */
+static const struct fw_price_key {
+	int fw, sw;
+	const char *key;
+	int flag;
+	const char *yes, *no;
+} fw_price_keys[] = {
+    {FW_MEGATRON, PL_FW_PRICE_LOSS, "--cross-entropy-loss-fusion", 1, "fused", "unfused"},
+    {FW_MEGATRON, PL_FW_PRICE_OVERLAP, "--overlap-grad-reduce", 1, "on", "off"},
+    {FW_NEMO, PL_FW_PRICE_LOSS, "model.cross_entropy_loss_fusion", 0, "fused", "unfused"},
+    {FW_NEMO, PL_FW_PRICE_GRAD_DTYPE, "ddp.grad_reduce_in_fp32", 0, "fp32", "param"},
+    {FW_NEMO, PL_FW_PRICE_OVERLAP, "ddp.overlap_grad_reduce", 0, "on", "off"},
+    {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0,
+     "gathered", "vocab"},
+};
+
+/* Megatron-LM's --attention-backend (AttnBackend) and the kernel each runs:
+ * Transformer Engine's FlashAttention (2), its cuDNN fused attention, or
+ * attention of GEMMs ("": none) */
+static const char *const mg_backend[][2] = {
+    {"flash", "flash2"}, {"fused", "cudnn"}, {"unfused", ""}, {"local", ""}};
+
 pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
                              pl_job_request *jr, cJSON **applied, pl_err *err)
 {
@@ -486,6 +513,10 @@ typedef struct fw_config {
 	int64_t first, last;         /* first and last stage layers as read; -1: even */
 	int64_t tt_first, tt_last;   /* torchtitan's *_stage_less_layers as read; -1 */
 	int64_t seq;                 /* sequence length, 0: unknown */
+	/* the pricing switches (PL_FW_PRICE_*) as the options take them: the
+	 * plan's (its cluster block, pipeline.overlap_grad_reduce) or what a
+	 * configuration states; NULL: not said */
+	const char *price[PL_FW_PRICE_COUNT];
 	const char *model, *cluster; /* names, for the header (the checkpoint's) */
 } fw_config;
 
@@ -561,6 +592,17 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 		                  "%s: cluster.devices, pipeline.stages, .micro_batches or "
 		                  ".virtual_stages out of range",
 		                  where);
+	/* how the plan was priced: the training program's switches */
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cl, "description"), "device");
+	for (int i = 0; i < PL_FW_PRICE_COUNT; i++)
+		c->price[i] = i == PL_FW_PRICE_OVERLAP
+		                  ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		                         pipe, "overlap_grad_reduce"))
+		                         ? "on"
+		                         : "off")
+		                  : cJSON_GetStringValue(
+		                        cJSON_GetObjectItemCaseSensitive(dev, price_key[i]));
 	if (cJSON_GetObjectItemCaseSensitive(ck, "groups_exceptions"))
 		return pl_err_set(
 		    err, PL_EINVAL,
@@ -878,6 +920,26 @@ static void ivalue(out *o, const char *key, int64_t v)
 	value(o, key, b);
 }
 
+/* the pricing switches the plan was priced with that fw states with a key
+ * of section sec (YAML/TOML: after section(o, sec); "" for arguments): a
+ * flag where on, a boolean key always */
+static void price_keys(out *o, const fw_config *c, const char *sec)
+{
+	size_t n = strlen(sec);
+	for (size_t i = 0; i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
+		const struct fw_price_key *k = &fw_price_keys[i];
+		const char *v = c->price[k->sw];
+		if (k->fw != o->fw || !v || strncmp(k->key, sec, n) || (n && k->key[n] != '.'))
+			continue;
+		if (k->flag) {
+			if (!strcmp(v, k->yes))
+				arg(o, k->key, NULL);
+		} else if (!strcmp(v, k->yes) || !strcmp(v, k->no)) {
+			value(o, k->key + n + 1, !strcmp(v, k->yes) ? "true" : "false");
+		}
+	}
+}
+
 static const char *num(char *b, int64_t v)
 {
 	snprintf(b, 24, "%lld", (long long)v);
@@ -1001,6 +1063,16 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		arg(o, "--bf16", NULL);
 	else if (c->precision == PREC_FP16)
 		arg(o, "--fp16", NULL);
+	if (!mds) { /* how the plan was priced, where Megatron-LM's arguments say it */
+		for (size_t j = 0; c->price[PL_FW_PRICE_ATTENTION] &&
+		                   j < sizeof mg_backend / sizeof *mg_backend;
+		     j++)
+			if (!strcmp(c->price[PL_FW_PRICE_ATTENTION], mg_backend[j][1])) {
+				arg(o, "--attention-backend", mg_backend[j][0]);
+				break;
+			}
+		price_keys(o, c, "");
+	}
 	if (mds) {
 		arg(o, "--deepspeed", NULL);
 		arg(o, "--deepspeed_config", "ds_config.json");
@@ -1055,6 +1127,7 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "bf16", c->precision == PREC_BF16 ? "true" : "false");
 		value(o, "fp16", c->precision == PREC_FP16 ? "true" : "false");
 	}
+	price_keys(o, c, "model");
 	section(o, "train");
 	ivalue(o, "micro_batch_size", c->mbs);
 	ivalue(o, "global_batch_size", c->gbs);
@@ -1065,6 +1138,7 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "data_parallel_sharding_strategy",
 		      c->zero == 2 ? "optim_grads" : "optim_grads_params");
 	}
+	price_keys(o, c, "ddp");
 	section(o, "optimizer");
 	value(o, "use_distributed_optimizer", c->zero == 1 ? "true" : "false");
 	return PL_OK;
@@ -1181,6 +1255,7 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 		ivalue(o, "pipeline_parallel_first_stage_less_layers", ta);
 		ivalue(o, "pipeline_parallel_last_stage_less_layers", tb);
 	}
+	price_keys(o, c, "parallelism");
 	section(o, "training");
 	/* a step's samples per data-parallel rank: with pipelines, cut into
 	 * micro-batches of pipeline_parallel_microbatch_size; without, the
@@ -1925,18 +2000,53 @@ static pl_status read_mindformers(const pl_fw_kvs *k, const char *where, fw_conf
 	return PL_OK;
 }
 
+/* the pricing switches the configuration states (fw_price_keys, Megatron-
+ * LM's --attention-backend) into c->price */
+static pl_status read_price_keys(int fw, const pl_fw_kvs *k, const char *where, fw_config *c,
+                                 pl_err *err)
+{
+	pl_status st;
+	for (size_t i = 0; i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
+		const struct fw_price_key *pk = &fw_price_keys[i];
+		int v;
+		if (pk->fw != fw)
+			continue;
+		if ((st = pk->flag ? get_switch(k, pk->key, &v, where, err)
+		                   : get_bool(k, pk->key, &v, where, err)))
+			return st;
+		if (v > 0)
+			c->price[pk->sw] = pk->yes;
+		else if (v == 0 && !pk->flag)
+			c->price[pk->sw] = pk->no;
+	}
+	const char *ab = fw == FW_MEGATRON ? get_str(k, "--attention-backend") : NULL;
+	if (ab && strcmp(ab, "auto")) {
+		for (size_t j = 0; j < sizeof mg_backend / sizeof *mg_backend; j++)
+			if (!strcmp(ab, mg_backend[j][0]))
+				c->price[PL_FW_PRICE_ATTENTION] = mg_backend[j][1];
+		if (!c->price[PL_FW_PRICE_ATTENTION])
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s:%d: --attention-backend %s: expected flash, fused, "
+			                  "unfused, local or auto",
+			                  where, line_of(k, "--attention-backend"), ab);
+	}
+	return PL_OK;
+}
+
 static pl_status read_config(int fw, const pl_fw_kvs *k, const char *where, fw_config *c,
                              pl_err *err)
 {
 	cfg_init(c);
+	pl_status st;
 	switch (fw) {
-	case FW_MEGATRON: return read_megatron(k, 0, where, c, err);
-	case FW_MDS: return read_megatron(k, 1, where, c, err);
-	case FW_NEMO: return read_nemo(k, where, c, err);
-	case FW_TORCHTITAN: return read_torchtitan(k, where, c, err);
-	case FW_DEEPSPEED: return read_deepspeed(k, where, c, err);
-	default: return read_mindformers(k, where, c, err);
+	case FW_MEGATRON: st = read_megatron(k, 0, where, c, err); break;
+	case FW_MDS: st = read_megatron(k, 1, where, c, err); break;
+	case FW_NEMO: st = read_nemo(k, where, c, err); break;
+	case FW_TORCHTITAN: st = read_torchtitan(k, where, c, err); break;
+	case FW_DEEPSPEED: st = read_deepspeed(k, where, c, err); break;
+	default: st = read_mindformers(k, where, c, err);
 	}
+	return st ? st : read_price_keys(fw, k, where, c, err);
 }
 
 pl_status pl_export_read_config(const char *framework, const char *text, size_t len,
@@ -1975,10 +2085,12 @@ int pl_cost_has_from(int argc, char **argv)
  * search only) */
 static int cost_option(const char *a, int *with_value)
 {
-	static const char *const v[] = {"--batch",       "--loss",           "--const",
-	                                "--dropout",     "--loss-axis",      "--devices",
-	                                "--cluster",     "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel", "--memory-limit",   NULL};
+	static const char *const v[] = {"--batch",         "--loss",           "--const",
+	                                "--dropout",       "--loss-axis",      "--devices",
+	                                "--cluster",       "--memory-reserve", "--attention-kernel",
+	                                "--loss-kernel",   "--memory-limit",   "--loss-parallel",
+	                                "--grad-dtype",    "--norm-kernel",    "--batch-norm",
+	                                NULL};
 	for (int i = 0; v[i]; i++) {
 		size_t n = strlen(v[i]);
 		if (!strncmp(a, v[i], n) && (a[n] == 0 || a[n] == '=')) {
@@ -2002,6 +2114,10 @@ static int search_takes_value(const char *a)
 	                                "--memory-reserve",
 	                                "--attention-kernel",
 	                                "--loss-kernel",
+	                                "--loss-parallel",
+	                                "--grad-dtype",
+	                                "--norm-kernel",
+	                                "--batch-norm",
 	                                "--memory-limit",
 	                                "--mode",
 	                                "--load",
@@ -2042,7 +2158,11 @@ static const char *const cost_from_help =
     "(--stage-cuts even) where the configuration states no first or last stage's\n"
     "layers). -o CKPT keeps the plan.\n"
     "Data parallel is what the devices leave where the configuration does not\n"
-    "state it (Megatron). Other options go to the search (and cost's to cost).\n"
+    "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
+    "--loss-parallel, --grad-dtype, --norm-kernel, --batch-norm,\n"
+    "--overlap-grad-reduce) are what the configuration states, else the framework's\n"
+    "defaults, as search --framework prices; an option given wins. Other options go\n"
+    "to the search (and cost's to cost).\n"
     "\n"
     "examples:\n"
     "  planner cost gpt.json --from megatron megatron.args --cluster h100x8:2\n"
@@ -2120,8 +2240,8 @@ static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const c
 int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 {
 	const char *fwname = NULL, *src = NULL, *model = NULL, *keep = NULL;
-	char **sv = pl_calloc((size_t)argc + 40, sizeof *sv),
-	     **cv = pl_calloc((size_t)argc + 8, sizeof *cv);
+	char **sv = pl_calloc((size_t)argc + 64, sizeof *sv),
+	     **cv = pl_calloc((size_t)argc + 24, sizeof *cv);
 	int ns = 0, nc = 0, rc = 2;
 	char scratch[4200] = "";
 	char *text = NULL, *plan_text = NULL;
@@ -2259,6 +2379,47 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 		                   (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
 		               ? "even"
 		               : "layers";
+	}
+	/* how the framework runs: what the configuration states, else its
+	 * defaults (fw_pricing, as search --framework prices); an option given
+	 * is kept. Transformer Engine's attention follows the cluster's GPU. */
+	{
+		pl_cluster pc;
+		const char *cname = NULL;
+		long long ndev = 8;
+		for (int i = 1; i < argc; i++) {
+			int next = i + 1 < argc;
+			if ((!strcmp(argv[i], "--cluster") || !strcmp(argv[i], "-c")) && next)
+				cname = argv[i + 1];
+			else if (!strncmp(argv[i], "--cluster=", 10))
+				cname = argv[i] + 10;
+			else if ((!strcmp(argv[i], "--devices") || !strcmp(argv[i], "-d")) && next)
+				ndev = atoll(argv[i + 1]);
+		}
+		pl_err ce = {{0}};
+		memset(&pc, 0, sizeof pc);
+		int have = !(cname ? pl_cluster_resolve(&pc, cname, &ce)
+		                   : pl_cluster_devices(&pc, ndev > 0 ? ndev : 8, &ce));
+		for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
+			size_t on = strlen(price_option[i]);
+			int given = 0;
+			for (int a = 1; a < argc; a++)
+				given |= !strncmp(argv[a], price_option[i], on) &&
+				         (argv[a][on] == 0 || argv[a][on] == '=');
+			const char *v = c.price[i] ? c.price[i] : fw_pricing[fw][i];
+			if (given || !v || (!strcmp(v, "te") && !have))
+				continue;
+			if (!strcmp(v, "te"))
+				v = te_attention(&pc);
+			if (i == PL_FW_PRICE_ATTENTION && !*v)
+				v = "none";
+			sv[ns++] = (char *)price_option[i];
+			sv[ns++] = (char *)v;
+			if (i != PL_FW_PRICE_OVERLAP) {
+				cv[nc++] = (char *)price_option[i];
+				cv[nc++] = (char *)v;
+			}
+		}
 	}
 	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
 	        fws[fw].version, where, model);

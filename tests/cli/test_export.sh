@@ -138,8 +138,8 @@ for f in "--tensor-model-parallel-size 2" "--pipeline-model-parallel-size 2" \
 done
 check "megatron A: no uneven split, no recompute, no virtual stages" \
   '! grep -v "^#" "$A" | grep -q "decoder-first\|recompute\|virtual"'
-check "megatron A: the last argument ends the command (no backslash)" \
-  '[ "$(tail -n 1 "$A")" = "--bf16" ]'
+check "megatron A: the last argument ends the command (no backslash): the attention the plan was priced with (h100x8's FlashAttention-2, Megatron's --attention-backend flash)" \
+  '[ "$(tail -n 1 "$A")" = "--attention-backend flash" ]'
 check "megatron B: selective recompute" 'grep -qx -- "--recompute-granularity selective \\\\" "$T/B.megatron"'
 check "megatron B: tp 4 without sequence parallel" \
   'grep -q -- "--tensor-model-parallel-size 4" "$T/B.megatron" && ! grep -q -- "--sequence-parallel" "$T/B.megatron"'
@@ -183,6 +183,29 @@ check "torchtitan: the 1 + 3 split as first_stage_less_layers 2, last 0" \
 "$PLANNER" cost "$T/small.json" --from torchtitan "$T/V.torchtitan" --cluster h100x8 > /dev/null 2> "$T/err"
 check "cost --from torchtitan: its split (1 3) named against the search's (2 2)" \
   'grep -q "places layers 1 3 on its stages; the search.s plan (priced) places 2 2" "$T/err"'
+
+# a plan of search --framework F is priced as F runs (its defaults: docs/cost-model.md, "Pricing
+# defaults of --framework"); export writes the switches F's configuration states (NeMo's fused
+# loss and overlapped reduction, Megatron-LM's attention backend, ...) and cost --from F prices the
+# configuration as F runs it, its defaults where it says nothing: the same step and memory
+fwrt_bad=""
+for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
+  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework $fw -o "$T/fw-$fw.ckpt" > /dev/null 2>&1 &&
+    "$PLANNER" export "$T/fw-$fw.ckpt" --to $fw -o "$T/fw-$fw.cfg" > /dev/null 2>&1 &&
+    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/fw-$fw.cfg" --cluster h100x8 > "$T/fw.cost" 2> /dev/null &&
+    num_close "$(jq .step_seconds "$T/fw.cost")" "$(jq .cost.step_seconds "$T/fw-$fw.ckpt")" &&
+    num_close "$(jq .peak_memory_bytes "$T/fw.cost")" "$(jq .cost.peak_memory_bytes "$T/fw-$fw.ckpt")" ||
+    fwrt_bad="$fwrt_bad [$fw]"
+done
+check "search --framework F, export, cost --from F: the same step and memory for all six${fwrt_bad}" \
+  '[ -z "$fwrt_bad" ] && grep -qx "  cross_entropy_loss_fusion: true" "$T/fw-nemo.cfg" &&
+   grep -qx "  overlap_grad_reduce: true" "$T/fw-nemo.cfg"'
+# a configuration that states no switch is priced with the framework's defaults: NeMo's fused
+# loss and overlapped reduction (its recipes'), not the cluster's unfused loss
+grep -v "cross_entropy_loss_fusion\|overlap_grad_reduce\|grad_reduce_in_fp32" "$T/A.nemo" > "$T/A-bare.nemo"
+"$PLANNER" cost "$T/llama.json" --from nemo "$T/A-bare.nemo" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --from nemo without its pricing keys: NeMo's defaults (fused loss, overlap on)" \
+  'grep -q -- "--loss-kernel fused .*--overlap-grad-reduce on" "$T/err"'
 
 # what a framework cannot state: exit 2, the reason, nothing written
 refuse() { # PLAN FRAMEWORK REASON-PATTERN
