@@ -784,7 +784,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	static const char fn[] = "planner_plan_new";
 	pl_cluster cl;
 	pl_graph *g = NULL;
-	cJSON *loaded = NULL, *ck = NULL;
+	cJSON *loaded = NULL, *ck = NULL, *fw_defaults = NULL;
 	planner_plan *plan = NULL;
 	char *text = NULL;
 	if (out)
@@ -850,11 +850,23 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		pl_err_prefix(&ctx->err, "set_auto_parallel_context");
 		goto done;
 	}
+	/* a framework's pricing defaults (as search --framework), overlap_grad_reduce
+	 * set kept */
+	if (ctx->val[K_FRAMEWORK] &&
+	    (st = pl_export_defaults(ctx->val[K_FRAMEWORK],
+	                             ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0, &cl, &jr,
+	                             &fw_defaults, &ctx->err)))
+		goto done;
 	if ((st = ctx->val[K_FRAMEWORK]
 	              ? pl_export_search(g, &cl, &po, &jr, ctx->val[K_FRAMEWORK], &ck, NULL,
 	                                 &ctx->err)
 	              : pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))
 		goto done;
+	if (fw_defaults) {
+		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(ck, "search"),
+		                      "framework_defaults", fw_defaults);
+		fw_defaults = NULL;
+	}
 	/* as planner search: without a search mode set, plain data parallelism
 	 * where it is within PL_JOB_SIMPLER of the plan */
 	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded)
@@ -878,6 +890,7 @@ done:
 	free(plan);
 	free(text);
 	cJSON_Delete(ck);
+	cJSON_Delete(fw_defaults);
 	cJSON_Delete(loaded);
 	pl_graph_free(g);
 	return code(st);

@@ -120,6 +120,145 @@ static const struct fw_space {
                         "whole layers a stage, one chunk a stage"},
 };
 
+/* ---- search --framework: how each framework runs by default ---- */
+
+/* The cost model's switches of the training program (the cluster's and the
+ * job's overlap), in PL_FW_PRICE_* order: the option that sets each and its
+ * key in search.framework_defaults */
+static const char *const price_option[PL_FW_PRICE_COUNT] = {
+    [PL_FW_PRICE_ATTENTION] = "--attention-kernel",
+    [PL_FW_PRICE_LOSS] = "--loss-kernel",
+    [PL_FW_PRICE_LOSS_PARALLEL] = "--loss-parallel",
+    [PL_FW_PRICE_GRAD_DTYPE] = "--grad-dtype",
+    [PL_FW_PRICE_NORM] = "--norm-kernel",
+    [PL_FW_PRICE_BATCH_NORM] = "--batch-norm",
+    [PL_FW_PRICE_OVERLAP] = "--overlap-grad-reduce",
+};
+static const char *const price_key[PL_FW_PRICE_COUNT] = {
+    [PL_FW_PRICE_ATTENTION] = "attention_kernel",  [PL_FW_PRICE_LOSS] = "loss_kernel",
+    [PL_FW_PRICE_LOSS_PARALLEL] = "loss_parallel", [PL_FW_PRICE_GRAD_DTYPE] = "grad_dtype",
+    [PL_FW_PRICE_NORM] = "norm_kernel",            [PL_FW_PRICE_BATCH_NORM] = "batch_norm",
+    [PL_FW_PRICE_OVERLAP] = "overlap_grad_reduce",
+};
+
+/* What each framework runs when its configuration does not say, at the
+ * version fws[] names: the option's value, NULL where the framework has no
+ * one default the cost model states (the cluster's stays). "te" is
+ * Transformer Engine's choice of attention: cuDNN's fused attention on
+ * Hopper and later, FlashAttention-2 before (te_attention). The source of
+ * each is in docs/cost-model.md, "Pricing defaults of --framework". */
+static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
+    /* arguments.py: --cross-entropy-loss-fusion and --overlap-grad-reduce
+     * are store_true; validate_args forces fp32 gradient accumulation for
+     * bf16; TE's LayerNorm/RMSNorm; vocab_parallel_cross_entropy; its DDP
+     * leaves BatchNorm local */
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "local", "off"},
+    /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
+     * config): Transformer Engine, cross_entropy_loss_fusion True,
+     * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True */
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "local", "on"},
+    /* job_config.py: loss parallel unless disable_loss_parallel,
+     * mixed_precision_reduce float32; its loss is cross_entropy on
+     * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
+     * backward; BatchNorm stays local (no SyncBatchNorm) */
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "local", "on"},
+    /* zero/config.py: overlap_comm False (ZeRO 0-2); the engine converts
+     * no BatchNorm; the rest is the model's code */
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "local", "off"},
+    /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
+     * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
+     * norms; DeepSpeed's overlap_comm False */
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "local", "off"},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* Transformer Engine's attention on the cluster's GPU (compute capability
+ * 9.0 and later: Hopper H100/H200/H800/H20, Blackwell B100/B200/GB200) */
+static const char *te_attention(const pl_cluster *cl)
+{
+	static const char *const hopper[] = {"H100", "H200", "H800", "H20", "GH200", "B100",
+	                                     "B200", "GB200", "B300"};
+	for (size_t i = 0; i < sizeof hopper / sizeof *hopper; i++)
+		if (strstr(cl->device_name, hopper[i]))
+			return "cudnn";
+	return "flash2";
+}
+
+/* The keys a framework's configuration states a pricing switch with (the
+ * same switches fw_pricing defaults): a flag (store_true: present, `yes`;
+ * absent, the framework's default) or a boolean key (true `yes`, false
+ * `no`). export writes the plan's value; cost --from reads it, and a switch
+ * no key states is the framework's default. Every key is in the framework's
+ * published list (tests/fixtures/frameworks/). */
+static const struct fw_price_key {
+	int fw, sw;
+	const char *key;
+	int flag;
+	const char *yes, *no;
+} fw_price_keys[] = {
+    {FW_MEGATRON, PL_FW_PRICE_LOSS, "--cross-entropy-loss-fusion", 1, "fused", "unfused"},
+    {FW_MEGATRON, PL_FW_PRICE_OVERLAP, "--overlap-grad-reduce", 1, "on", "off"},
+    {FW_NEMO, PL_FW_PRICE_LOSS, "model.cross_entropy_loss_fusion", 0, "fused", "unfused"},
+    {FW_NEMO, PL_FW_PRICE_GRAD_DTYPE, "ddp.grad_reduce_in_fp32", 0, "fp32", "param"},
+    {FW_NEMO, PL_FW_PRICE_OVERLAP, "ddp.overlap_grad_reduce", 0, "on", "off"},
+    {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0,
+     "gathered", "vocab"},
+};
+
+/* Megatron-LM's --attention-backend (AttnBackend) and the kernel each runs:
+ * Transformer Engine's FlashAttention (2), its cuDNN fused attention, or
+ * attention of GEMMs ("": none) */
+static const char *const mg_backend[][2] = {
+    {"flash", "flash2"}, {"fused", "cudnn"}, {"unfused", ""}, {"local", ""}};
+
+pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
+                             pl_job_request *jr, cJSON **applied, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	*applied = NULL;
+	if (fw < 0)
+		return pl_err_set(err, PL_EINVAL, "--framework %s: expected " FW_NAMES,
+		                  framework ? framework : "(missing)");
+	static pl_status (*const set[PL_FW_PRICE_COUNT])(pl_cluster *, const char *, const char *,
+	                                                 pl_err *) = {
+	    [PL_FW_PRICE_ATTENTION] = pl_cluster_set_attention,
+	    [PL_FW_PRICE_LOSS] = pl_cluster_set_loss,
+	    [PL_FW_PRICE_LOSS_PARALLEL] = pl_cluster_set_loss_parallel,
+	    [PL_FW_PRICE_GRAD_DTYPE] = pl_cluster_set_grad_dtype,
+	    [PL_FW_PRICE_NORM] = pl_cluster_set_norm,
+	    [PL_FW_PRICE_BATCH_NORM] = pl_cluster_set_batch_norm,
+	};
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
+		const char *v = fw_pricing[fw][i];
+		if (!v || (given >> i & 1))
+			continue;
+		if (i == PL_FW_PRICE_ATTENTION && !strcmp(v, "te"))
+			v = te_attention(cl);
+		pl_status st = PL_OK;
+		if (i == PL_FW_PRICE_OVERLAP)
+			jr->overlap = pl_dim_value(!strcmp(v, "on"));
+		else
+			st = set[i](cl, v, price_option[i], err);
+		if (st || !cJSON_AddStringToObject(o, price_key[i], v)) {
+			cJSON_Delete(o);
+			return st ? st : pl_err_set(err, PL_ENOMEM, "out of memory");
+		}
+	}
+	*applied = o;
+	return PL_OK;
+}
+
+const char *pl_export_price_option(const char *key)
+{
+	for (int i = 0; key && i < PL_FW_PRICE_COUNT; i++)
+		if (!strcmp(key, price_key[i]))
+			return price_option[i];
+	return NULL;
+}
+
 /* Whether fw states the plan ck; the reason in err when not. */
 static int states(int fw, const cJSON *ck, pl_err *err)
 {
@@ -132,6 +271,45 @@ static int states(int fw, const cJSON *ck, pl_err *err)
 	free(text);
 	free(out);
 	return st == PL_OK;
+}
+
+/* Whether every rank of the plan ck holds whole attention heads: a Reshape
+ * that splits a projection's last dimension H into (n heads, d) with n d =
+ * H (d > 1) may have that dimension cut c ways only where c divides n. Every
+ * framework's tensor parallelism gives a rank n / tp whole heads (Megatron-
+ * LM's attention.py divides num_query_groups by the tp size, torchtitan's
+ * n_kv_heads // tp, MindFormers asserts num_heads % model_parallel); a cut
+ * inside a head (the one K/V head of multi-query attention over tp 2) runs
+ * in none of them. 1, or 0 with the reason in err. */
+static int whole_heads(const pl_graph *g, const cJSON *ck, pl_err *err)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
+	for (int i = 0; g && i < g->nops; i++) {
+		const pl_op *op = &g->ops[i];
+		if (op->type != PL_OP_RESHAPE || op->ninputs < 1 || op->noutputs < 1)
+			continue;
+		const pl_tensor *in = &g->tensors[op->in[0]], *out = &g->tensors[op->out[0]];
+		if (in->rank < 1 || out->rank < 2 || out->rank <= in->rank)
+			continue;
+		int64_t H = in->shape[in->rank - 1], n = out->shape[out->rank - 2],
+		        d = out->shape[out->rank - 1];
+		if (d <= 1 || n < 1 || n * d != H)
+			continue;
+		const cJSON *cut = cJSON_GetArrayItem(
+		    cJSON_GetObjectItemCaseSensitive(
+		        cJSON_GetObjectItemCaseSensitive(items, op->name), "parallel_strategy"),
+		    0);
+		int64_t c = (int64_t)cJSON_GetNumberValue(cJSON_GetArrayItem(cut, in->rank - 1));
+		if (c > 1 && n % c) {
+			pl_err_set(err, PL_EINFEASIBLE,
+			           "%s cuts %s (%lld head%s of %lld) %lld ways: a tensor-parallel "
+			           "rank holds whole heads in every framework (heads / tp)",
+			           op->name, in->name, (long long)n, n == 1 ? "" : "s", (long long)d,
+			           (long long)c);
+			return 0;
+		}
+	}
+	return 1;
 }
 
 static double ck_step(const cJSON *ck)
@@ -160,7 +338,7 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		return st;
 	*secs += s1;
 	pl_err why = {{0}};
-	if (states(fw, all, &why)) {
+	if (states(fw, all, &why) && whole_heads(g, all, &why)) {
 		cJSON_DeleteItemFromObject(cJSON_GetObjectItemCaseSensitive(all, "search"),
 		                           "alternatives");
 		*ck = all;
@@ -192,7 +370,7 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		if (pl_plan_opts_job(&o2, &q, 0, &e2) || pl_plan_search(g, cl, &o2, &one, &s2, &e2))
 			continue;
 		*secs += s2;
-		if (states(fw, one, &e2)) {
+		if (states(fw, one, &e2) && whole_heads(g, one, &e2)) {
 			*ck = one;
 			st = PL_OK;
 			break;
@@ -335,6 +513,10 @@ typedef struct fw_config {
 	int64_t first, last;         /* first and last stage layers as read; -1: even */
 	int64_t tt_first, tt_last;   /* torchtitan's *_stage_less_layers as read; -1 */
 	int64_t seq;                 /* sequence length, 0: unknown */
+	/* the pricing switches (PL_FW_PRICE_*) as the options take them: the
+	 * plan's (its cluster block, pipeline.overlap_grad_reduce) or what a
+	 * configuration states; NULL: not said */
+	const char *price[PL_FW_PRICE_COUNT];
 	const char *model, *cluster; /* names, for the header (the checkpoint's) */
 } fw_config;
 
@@ -410,6 +592,17 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 		                  "%s: cluster.devices, pipeline.stages, .micro_batches or "
 		                  ".virtual_stages out of range",
 		                  where);
+	/* how the plan was priced: the training program's switches */
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cl, "description"), "device");
+	for (int i = 0; i < PL_FW_PRICE_COUNT; i++)
+		c->price[i] = i == PL_FW_PRICE_OVERLAP
+		                  ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		                         pipe, "overlap_grad_reduce"))
+		                         ? "on"
+		                         : "off")
+		                  : cJSON_GetStringValue(
+		                        cJSON_GetObjectItemCaseSensitive(dev, price_key[i]));
 	if (cJSON_GetObjectItemCaseSensitive(ck, "groups_exceptions"))
 		return pl_err_set(
 		    err, PL_EINVAL,
@@ -727,6 +920,26 @@ static void ivalue(out *o, const char *key, int64_t v)
 	value(o, key, b);
 }
 
+/* the pricing switches the plan was priced with that fw states with a key
+ * of section sec (YAML/TOML: after section(o, sec); "" for arguments): a
+ * flag where on, a boolean key always */
+static void price_keys(out *o, const fw_config *c, const char *sec)
+{
+	size_t n = strlen(sec);
+	for (size_t i = 0; i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
+		const struct fw_price_key *k = &fw_price_keys[i];
+		const char *v = c->price[k->sw];
+		if (k->fw != o->fw || !v || strncmp(k->key, sec, n) || (n && k->key[n] != '.'))
+			continue;
+		if (k->flag) {
+			if (!strcmp(v, k->yes))
+				arg(o, k->key, NULL);
+		} else if (!strcmp(v, k->yes) || !strcmp(v, k->no)) {
+			value(o, k->key + n + 1, !strcmp(v, k->yes) ? "true" : "false");
+		}
+	}
+}
+
 static const char *num(char *b, int64_t v)
 {
 	snprintf(b, 24, "%lld", (long long)v);
@@ -760,6 +973,16 @@ static int split_form(const fw_config *c, int64_t *first, int64_t *mid, int64_t 
 	return even ? 0 : 1;
 }
 
+/* Megatron-LM's interleaved schedule with the first and last stages' layers
+ * stated: every chunk of a stage holds that stage's layers / vp
+ * (transformer_layer.py get_transformer_layer_offset: first // vp_size,
+ * last // vp_size, middle // vp_size over the middle stages), which is the
+ * planner's chunk, a vp-th of its stage, where each divides */
+static int chunks_divide(const fw_config *c, int64_t first, int64_t mid, int64_t last)
+{
+	return first % c->vp == 0 && last % c->vp == 0 && (c->pp <= 2 || mid % c->vp == 0);
+}
+
 static const char *rc_name(int r)
 {
 	return pl_recompute_name(r);
@@ -788,11 +1011,14 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		REFUSE("ZeRO %d with pipeline stages", c->zero);
 	if (mds && c->zero >= 2 && c->pp > 1)
 		REFUSE("ZeRO %d with DeepSpeed's pipeline engine (it takes ZeRO 0 or 1)", c->zero);
-	if (form && c->vp > 1)
-		REFUSE("an uneven layer split (%lld first, %lld last) with %lld virtual stages: "
-		       "this plan's chunks are not recorded layer by layer",
-		       (long long)first, (long long)last, (long long)c->vp);
-	if (c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+		REFUSE("an uneven layer split (%lld first, %lld a middle stage, %lld last) with "
+		       "%lld virtual stages: Megatron gives each chunk of a stage 1/%lld of its "
+		       "layers (get_transformer_layer_offset), as the planner prices each chunk, "
+		       "and these do not divide",
+		       (long long)first, (long long)mid, (long long)last, (long long)c->vp,
+		       (long long)c->vp);
+	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
 		REFUSE("%lld virtual stages of %lld pipeline stages: %lld layers do not split "
 		       "into that many equal chunks",
 		       (long long)c->vp, (long long)c->pp, (long long)c->layers);
@@ -837,6 +1063,16 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		arg(o, "--bf16", NULL);
 	else if (c->precision == PREC_FP16)
 		arg(o, "--fp16", NULL);
+	if (!mds) { /* how the plan was priced, where Megatron-LM's arguments say it */
+		for (size_t j = 0; c->price[PL_FW_PRICE_ATTENTION] &&
+		                   j < sizeof mg_backend / sizeof *mg_backend;
+		     j++)
+			if (!strcmp(c->price[PL_FW_PRICE_ATTENTION], mg_backend[j][1])) {
+				arg(o, "--attention-backend", mg_backend[j][0]);
+				break;
+			}
+		price_keys(o, c, "");
+	}
 	if (mds) {
 		arg(o, "--deepspeed", NULL);
 		arg(o, "--deepspeed_config", "ds_config.json");
@@ -853,10 +1089,13 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		       "num_layers_in_first/last_pipeline_stage state the ends only");
 	if (c->zero >= 2 && c->pp > 1)
 		REFUSE("ZeRO %d with pipeline stages", c->zero);
-	if (form && c->vp > 1)
-		REFUSE("an uneven layer split with virtual stages: this plan's chunks are not "
-		       "recorded layer by layer");
-	if (c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+		REFUSE("an uneven layer split (%lld first, %lld a middle stage, %lld last) with "
+		       "%lld virtual stages: each chunk of a stage holds 1/%lld of its layers "
+		       "(Megatron-LM's get_transformer_layer_offset), and these do not divide",
+		       (long long)first, (long long)mid, (long long)last, (long long)c->vp,
+		       (long long)c->vp);
+	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
 		REFUSE("%lld layers in %lld x %lld equal chunks", (long long)c->layers,
 		       (long long)c->pp, (long long)c->vp);
 	if (c->vocab_emb_dp)
@@ -888,6 +1127,7 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "bf16", c->precision == PREC_BF16 ? "true" : "false");
 		value(o, "fp16", c->precision == PREC_FP16 ? "true" : "false");
 	}
+	price_keys(o, c, "model");
 	section(o, "train");
 	ivalue(o, "micro_batch_size", c->mbs);
 	ivalue(o, "global_batch_size", c->gbs);
@@ -898,6 +1138,7 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "data_parallel_sharding_strategy",
 		      c->zero == 2 ? "optim_grads" : "optim_grads_params");
 	}
+	price_keys(o, c, "ddp");
 	section(o, "optimizer");
 	value(o, "use_distributed_optimizer", c->zero == 1 ? "true" : "false");
 	return PL_OK;
@@ -1014,6 +1255,7 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 		ivalue(o, "pipeline_parallel_first_stage_less_layers", ta);
 		ivalue(o, "pipeline_parallel_last_stage_less_layers", tb);
 	}
+	price_keys(o, c, "parallelism");
 	section(o, "training");
 	/* a step's samples per data-parallel rank: with pipelines, cut into
 	 * micro-batches of pipeline_parallel_microbatch_size; without, the
@@ -1758,18 +2000,53 @@ static pl_status read_mindformers(const pl_fw_kvs *k, const char *where, fw_conf
 	return PL_OK;
 }
 
+/* the pricing switches the configuration states (fw_price_keys, Megatron-
+ * LM's --attention-backend) into c->price */
+static pl_status read_price_keys(int fw, const pl_fw_kvs *k, const char *where, fw_config *c,
+                                 pl_err *err)
+{
+	pl_status st;
+	for (size_t i = 0; i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
+		const struct fw_price_key *pk = &fw_price_keys[i];
+		int v;
+		if (pk->fw != fw)
+			continue;
+		if ((st = pk->flag ? get_switch(k, pk->key, &v, where, err)
+		                   : get_bool(k, pk->key, &v, where, err)))
+			return st;
+		if (v > 0)
+			c->price[pk->sw] = pk->yes;
+		else if (v == 0 && !pk->flag)
+			c->price[pk->sw] = pk->no;
+	}
+	const char *ab = fw == FW_MEGATRON ? get_str(k, "--attention-backend") : NULL;
+	if (ab && strcmp(ab, "auto")) {
+		for (size_t j = 0; j < sizeof mg_backend / sizeof *mg_backend; j++)
+			if (!strcmp(ab, mg_backend[j][0]))
+				c->price[PL_FW_PRICE_ATTENTION] = mg_backend[j][1];
+		if (!c->price[PL_FW_PRICE_ATTENTION])
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s:%d: --attention-backend %s: expected flash, fused, "
+			                  "unfused, local or auto",
+			                  where, line_of(k, "--attention-backend"), ab);
+	}
+	return PL_OK;
+}
+
 static pl_status read_config(int fw, const pl_fw_kvs *k, const char *where, fw_config *c,
                              pl_err *err)
 {
 	cfg_init(c);
+	pl_status st;
 	switch (fw) {
-	case FW_MEGATRON: return read_megatron(k, 0, where, c, err);
-	case FW_MDS: return read_megatron(k, 1, where, c, err);
-	case FW_NEMO: return read_nemo(k, where, c, err);
-	case FW_TORCHTITAN: return read_torchtitan(k, where, c, err);
-	case FW_DEEPSPEED: return read_deepspeed(k, where, c, err);
-	default: return read_mindformers(k, where, c, err);
+	case FW_MEGATRON: st = read_megatron(k, 0, where, c, err); break;
+	case FW_MDS: st = read_megatron(k, 1, where, c, err); break;
+	case FW_NEMO: st = read_nemo(k, where, c, err); break;
+	case FW_TORCHTITAN: st = read_torchtitan(k, where, c, err); break;
+	case FW_DEEPSPEED: st = read_deepspeed(k, where, c, err); break;
+	default: st = read_mindformers(k, where, c, err);
 	}
+	return st ? st : read_price_keys(fw, k, where, c, err);
 }
 
 pl_status pl_export_read_config(const char *framework, const char *text, size_t len,
@@ -1808,10 +2085,12 @@ int pl_cost_has_from(int argc, char **argv)
  * search only) */
 static int cost_option(const char *a, int *with_value)
 {
-	static const char *const v[] = {"--batch",       "--loss",           "--const",
-	                                "--dropout",     "--loss-axis",      "--devices",
-	                                "--cluster",     "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel", "--memory-limit",   NULL};
+	static const char *const v[] = {"--batch",         "--loss",           "--const",
+	                                "--dropout",       "--loss-axis",      "--devices",
+	                                "--cluster",       "--memory-reserve", "--attention-kernel",
+	                                "--loss-kernel",   "--memory-limit",   "--loss-parallel",
+	                                "--grad-dtype",    "--norm-kernel",    "--batch-norm",
+	                                NULL};
 	for (int i = 0; v[i]; i++) {
 		size_t n = strlen(v[i]);
 		if (!strncmp(a, v[i], n) && (a[n] == 0 || a[n] == '=')) {
@@ -1835,6 +2114,10 @@ static int search_takes_value(const char *a)
 	                                "--memory-reserve",
 	                                "--attention-kernel",
 	                                "--loss-kernel",
+	                                "--loss-parallel",
+	                                "--grad-dtype",
+	                                "--norm-kernel",
+	                                "--batch-norm",
 	                                "--memory-limit",
 	                                "--mode",
 	                                "--load",
@@ -1870,11 +2153,16 @@ static const char *const cost_from_help =
     "'planner search MODEL <those options>' would, and priced as 'planner cost'\n"
     "prints it (one JSON line). stderr says what was read, the search options, and\n"
     "where the plan differs from the configuration (its global batch is MODEL's:\n"
-    "another exits 2; its stage split is the search's, but Megatron-LM's, NeMo's and\n"
-    "Megatron-DeepSpeed's even split (--stage-cuts even) where the configuration\n"
-    "states no first or last stage's layers). -o CKPT keeps the plan.\n"
+    "another exits 2; its stage split is the search's over whole layers (--stage-cuts\n"
+    "layers), but Megatron-LM's, NeMo's and Megatron-DeepSpeed's even split\n"
+    "(--stage-cuts even) where the configuration states no first or last stage's\n"
+    "layers). -o CKPT keeps the plan.\n"
     "Data parallel is what the devices leave where the configuration does not\n"
-    "state it (Megatron). Other options go to the search (and cost's to cost).\n"
+    "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
+    "--loss-parallel, --grad-dtype, --norm-kernel, --batch-norm,\n"
+    "--overlap-grad-reduce) are what the configuration states, else the framework's\n"
+    "defaults, as search --framework prices; an option given wins. Other options go\n"
+    "to the search (and cost's to cost).\n"
     "\n"
     "examples:\n"
     "  planner cost gpt.json --from megatron megatron.args --cluster h100x8:2\n"
@@ -1952,8 +2240,8 @@ static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const c
 int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 {
 	const char *fwname = NULL, *src = NULL, *model = NULL, *keep = NULL;
-	char **sv = pl_calloc((size_t)argc + 40, sizeof *sv),
-	     **cv = pl_calloc((size_t)argc + 8, sizeof *cv);
+	char **sv = pl_calloc((size_t)argc + 64, sizeof *sv),
+	     **cv = pl_calloc((size_t)argc + 24, sizeof *cv);
 	int ns = 0, nc = 0, rc = 2;
 	char scratch[4200] = "";
 	char *text = NULL, *plan_text = NULL;
@@ -2084,10 +2372,54 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	int cuts_given = 0;
 	for (int i = 1; i < ns; i++)
 		cuts_given |= !strncmp(sv[i], "--stage-cuts", 12);
-	if (c.pp > 1 && !cuts_given && c.first < 0 && c.last < 0 &&
-	    (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)) {
+	if (c.pp > 1 && !cuts_given) {
+		/* else whole layers a stage, as every framework places them */
 		sv[ns++] = "--stage-cuts";
-		sv[ns++] = "even";
+		sv[ns++] = c.first < 0 && c.last < 0 &&
+		                   (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
+		               ? "even"
+		               : "layers";
+	}
+	/* how the framework runs: what the configuration states, else its
+	 * defaults (fw_pricing, as search --framework prices); an option given
+	 * is kept. Transformer Engine's attention follows the cluster's GPU. */
+	{
+		pl_cluster pc;
+		const char *cname = NULL;
+		long long ndev = 8;
+		for (int i = 1; i < argc; i++) {
+			int next = i + 1 < argc;
+			if ((!strcmp(argv[i], "--cluster") || !strcmp(argv[i], "-c")) && next)
+				cname = argv[i + 1];
+			else if (!strncmp(argv[i], "--cluster=", 10))
+				cname = argv[i] + 10;
+			else if ((!strcmp(argv[i], "--devices") || !strcmp(argv[i], "-d")) && next)
+				ndev = atoll(argv[i + 1]);
+		}
+		pl_err ce = {{0}};
+		memset(&pc, 0, sizeof pc);
+		int have = !(cname ? pl_cluster_resolve(&pc, cname, &ce)
+		                   : pl_cluster_devices(&pc, ndev > 0 ? ndev : 8, &ce));
+		for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
+			size_t on = strlen(price_option[i]);
+			int given = 0;
+			for (int a = 1; a < argc; a++)
+				given |= !strncmp(argv[a], price_option[i], on) &&
+				         (argv[a][on] == 0 || argv[a][on] == '=');
+			const char *v = c.price[i] ? c.price[i] : fw_pricing[fw][i];
+			if (given || !v || (!strcmp(v, "te") && !have))
+				continue;
+			if (!strcmp(v, "te"))
+				v = te_attention(&pc);
+			if (i == PL_FW_PRICE_ATTENTION && !*v)
+				v = "none";
+			sv[ns++] = (char *)price_option[i];
+			sv[ns++] = (char *)v;
+			if (i != PL_FW_PRICE_OVERLAP) {
+				cv[nc++] = (char *)price_option[i];
+				cv[nc++] = (char *)v;
+			}
+		}
 	}
 	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
 	        fws[fw].version, where, model);

@@ -52,6 +52,29 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
                            const pl_job_request *jr, const char *framework, cJSON **ck,
                            double *seconds, pl_err *err);
 
+/* The cost model's switches of the training program that search
+ * --framework F defaults to what F runs (bit i of `given`: the user gave
+ * switch i, which is kept). */
+enum {
+	PL_FW_PRICE_ATTENTION,     /* --attention-kernel */
+	PL_FW_PRICE_LOSS,          /* --loss-kernel */
+	PL_FW_PRICE_LOSS_PARALLEL, /* --loss-parallel */
+	PL_FW_PRICE_GRAD_DTYPE,    /* --grad-dtype */
+	PL_FW_PRICE_NORM,          /* --norm-kernel */
+	PL_FW_PRICE_BATCH_NORM,    /* --batch-norm */
+	PL_FW_PRICE_OVERLAP,       /* --overlap-grad-reduce (jr->overlap) */
+	PL_FW_PRICE_COUNT
+};
+/* framework's pricing defaults (planner/export.c, fw_pricing: each cited in
+ * docs/cost-model.md) set on cl and jr where not given; *applied (the
+ * caller's, cJSON_Delete) is {"loss_kernel": "unfused", ...}: those set, the
+ * value of search.framework_defaults. PL_EINVAL for an unknown framework. */
+pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
+                             pl_job_request *jr, cJSON **applied, pl_err *err);
+/* The option ("--loss-kernel") of a key of search.framework_defaults, or
+ * NULL. */
+const char *pl_export_price_option(const char *key);
+
 /* Reads a framework's configuration text into degrees, as cost --from does,
  * and checks it (the fuzz target's entry). */
 pl_status pl_export_read_config(const char *framework, const char *text, size_t len,

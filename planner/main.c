@@ -603,6 +603,18 @@ static void print_totals(const cJSON *ck, FILE *out)
 		            : ", not proven optimal",
 		        space ? " over " : "", space ? space : "");
 	fputc('\n', out);
+	/* search --framework F: the pricing defaults of F it applied */
+	const cJSON *fd = cJSON_GetObjectItemCaseSensitive(s, "framework_defaults"), *d;
+	const char *fwn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "framework"));
+	if (cJSON_GetArraySize(fd) > 0) {
+		fprintf(out, "  %s defaults:", fwn ? fwn : "framework");
+		cJSON_ArrayForEach (d, fd) {
+			const char *o = pl_export_price_option(d->string);
+			if (o && cJSON_IsString(d))
+				fprintf(out, " %s %s", o, d->valuestring);
+		}
+		fputc('\n', out);
+	}
 	if (space && widen)
 		fprintf(out,
 		        "  note: a plan outside that space may be faster: --why-not \"%s\" "
@@ -764,7 +776,12 @@ static const char *const search_help =
     "                        sequence parallelism with tp; the first of each search's\n"
     "                        best configurations that 'planner export --to F' states is\n"
     "                        that degree's plan, the fastest of them the answer\n"
-    "                        (search.framework, search.space). Dimensions given stay\n"
+    "                        (search.framework, search.space). Dimensions given stay.\n"
+    "                        Priced as F runs by default: its attention, loss and norm\n"
+    "                        kernels, loss parallelism, gradient dtype, batch-norm\n"
+    "                        statistics and gradient-reduction overlap (printed as\n"
+    "                        'F defaults:', search.framework_defaults); an option\n"
+    "                        given wins\n"
     "  --fastest             take the fastest plan; by default one without pipeline\n"
     "                        stages, ZeRO and recompute is kept when within 2% of it,\n"
     "                        and the default search (no --mode, no layout given) takes\n"
@@ -945,6 +962,24 @@ static void config_key(const cJSON *ck, long long key[8])
 	key[7] = key[0] > 1 ? z : 0;
 }
 
+/* search --top's order: the faster step first; steps within 1e-12 of each
+ * other by config_key (dp, tp, pp, ep, micro-batches, chunks, recompute,
+ * ZeRO), smaller first, so that ties rank the same on every run */
+static int top_before(const cJSON *a, const cJSON *b)
+{
+	double sa = pl_json_num(cJSON_GetObjectItem(a, "cost"), "step_seconds", 0),
+	       sb = pl_json_num(cJSON_GetObjectItem(b, "cost"), "step_seconds", 0);
+	if (fabs(sa - sb) > 1e-12 * fmax(fabs(sa), fabs(sb)))
+		return sa < sb;
+	long long ka[8], kb[8];
+	config_key(a, ka);
+	config_key(b, kb);
+	for (int i = 0; i < 8; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i];
+	return 0;
+}
+
 /* path "plan.json" and rank k: "plan.k.json" (".k" at the end without an extension) */
 static void ranked_path(char *buf, size_t n, const char *path, int k)
 {
@@ -1075,13 +1110,10 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		}
 		cks[n++] = c;
 	}
-	/* ranks 2..n by step (the re-solved plans' own prices) */
+	/* ranks 2..n by step (the re-solved plans' own prices), steps equal to
+	 * 1e-12 (the same plan's sums in another order) by configuration */
 	for (int i = 2; i < n; i++)
-		for (int j = i;
-		     j > 1 &&
-		     pl_json_num(cJSON_GetObjectItem(cks[j], "cost"), "step_seconds", 0) <
-		         pl_json_num(cJSON_GetObjectItem(cks[j - 1], "cost"), "step_seconds", 0);
-		     j--) {
+		for (int j = i; j > 1 && top_before(cks[j], cks[j - 1]); j--) {
 			cJSON *t = cks[j];
 			cks[j] = cks[j - 1];
 			cks[j - 1] = t;
@@ -1390,6 +1422,7 @@ static int cmd_search(int argc, char **argv)
 
 	pl_graph *g = NULL;
 	cJSON *ck = NULL, *loaded = NULL;
+	cJSON *fw_defaults = NULL; /* search.framework_defaults */
 	char *text = NULL, *txt = NULL;
 	pl_cluster cl;
 	pl_status st;
@@ -1398,6 +1431,18 @@ static int cmd_search(int argc, char **argv)
 	if ((st = load_model(&g, argv[optind], &co.onnx, &err)) ||
 	    (st = resolve_cluster(&co, &cl, &err)))
 		goto cleanup;
+	if (framework) {
+		/* the framework's pricing defaults, an option given kept */
+		unsigned given = (co.attention ? 1u << PL_FW_PRICE_ATTENTION : 0) |
+		                 (co.loss ? 1u << PL_FW_PRICE_LOSS : 0) |
+		                 (co.loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
+		                 (co.grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
+		                 (co.norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
+		                 (co.bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
+		                 (jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0);
+		if ((st = pl_export_defaults(framework, given, &cl, &jr, &fw_defaults, &err)))
+			goto cleanup;
+	}
 	if (load) {
 		if ((st = pl_read_file(load, &text, &len, &err)))
 			goto cleanup;
@@ -1443,6 +1488,11 @@ static int cmd_search(int argc, char **argv)
 	}
 	if (st)
 		goto cleanup;
+	if (fw_defaults) {
+		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(ck, "search"),
+		                      "framework_defaults", fw_defaults);
+		fw_defaults = NULL;
+	}
 	/* the default search, nothing of the layout given: plain data
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
 	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not)
@@ -1488,6 +1538,7 @@ static int cmd_search(int argc, char **argv)
 	}
 cleanup:
 	free(txt);
+	cJSON_Delete(fw_defaults);
 	cJSON_Delete(ck);
 	cJSON_Delete(loaded);
 	free(text);

@@ -22,6 +22,7 @@ export PL_DEFAULT_DP_SECONDS=20
 "$ZOO" gpt3-125m --layers 4 > "$T/gpt.json"    # batch 256, seq 2048, bfloat16
 "$ZOO" gpt-small > "$T/small.json"             # 4 layers, batch 16, seq 128, float32
 "$ZOO" gpt3-1.3b --layers 8 > "$T/g13.json"
+"$ZOO" gpt3-1.3b --layers 10 --batch 32 > "$T/g10.json"
 
 search() { # OUT MODEL CLUSTER OPTIONS...
   local out=$1 model=$2 cl=$3
@@ -45,9 +46,23 @@ search E small h100x8 --tp 1 --pp 2 --dp 4 --micro-batch-size 1 --zero 0 --recom
 # F: tp 2, pp 2, 2 chunks a device (interleaved)
 search F llama h100x8 --tp 2 --pp 2 --dp 2 --micro-batch-size 1 --zero 1 \
   --sequence-parallel on --recompute full --virtual-stages 2
-for p in A B C D E F; do
+# U: 2 chunks a device over an uneven split of whole layers (10 layers on 2 stages: the search's
+# split, 6 and 4 here), which Megatron states as the first and last stages' layers, each chunk of a
+# stage holding half of them (get_transformer_layer_offset), as the planner prices a chunk
+search U g10 h100x8 --tp 1 --pp 2 --dp 4 --micro-batches 8 --zero 1 --recompute none \
+  --virtual-stages 2 --stage-cuts layers
+# Q: 4 stages of 3, 3, 3 and 1 layers and 2 chunks a device: 3 layers do not halve
+search Q g10 h100x8 --tp 1 --pp 4 --dp 2 --micro-batches 8 --zero 1 --recompute none \
+  --virtual-stages 2 --stage-cuts layers
+for p in A B C D E F U Q; do
   check "search $p wrote a plan" '[ -s "$T/$p.ckpt" ]'
 done
+# the layers of each stage of a plan, counted from its ops (l<N>.* on stage s)
+stage_layers() {
+  jq -c '[.parallel_strategy_item | to_entries[] | select(.key | test("^l[0-9]+[.]"))
+          | {l: (.key | capture("^l(?<n>[0-9]+)").n), s: .value.stage}] | unique
+          | group_by(.s) | map(length)' "$1"
+}
 
 # the framework's published names (comment lines are the source)
 names() { grep -v '^#' "$FIX/$1"; }
@@ -58,7 +73,7 @@ list_of() {
   megatron-deepspeed) echo megatron_deepspeed_args.txt ;; mindformers) echo mindformers_keys.txt ;;
   esac
 }
-model_of() { case $1 in A | B | F) echo llama ;; C | D) echo gpt ;; E) echo small ;; esac; }
+model_of() { case $1 in A | B | F) echo llama ;; C | D) echo gpt ;; E) echo small ;; U | Q) echo g10 ;; esac; }
 # the plan as a comparable text: every op's stage and strategy, groups, pipeline, ZeRO, recompute
 plan_of() {
   jq -S '{ops: [.parallel_strategy_item | to_entries[] | [.key, .value.stage, .value.parallel_strategy]],
@@ -103,6 +118,16 @@ for fw in torchtitan megatron nemo; do roundtrip D $fw; done
 roundtrip E torchtitan
 roundtrip F megatron
 roundtrip F nemo
+roundtrip U megatron
+roundtrip U nemo
+read -r u1 u2 <<< "$(stage_layers "$T/U.ckpt" | tr -d '[]' | tr , ' ')"
+check "megatron U: an uneven split ($u1 and $u2 layers) with 2 chunks a device, as the first and last stages' layers" \
+  '[ -n "$u2" ] && [ "$u1" != "$u2" ] && [ $((u1 % 2)) = 0 ] && [ $((u2 % 2)) = 0 ] &&
+   sed "s/ \\\\$//" "$T/U.megatron" | grep -qx -- "--decoder-first-pipeline-num-layers $u1" &&
+   sed "s/ \\\\$//" "$T/U.megatron" | grep -qx -- "--decoder-last-pipeline-num-layers $u2" &&
+   sed "s/ \\\\$//" "$T/U.megatron" | grep -qx -- "--num-virtual-stages-per-pipeline-rank 2" &&
+   grep -qx "  num_layers_in_first_pipeline_stage: $u1" "$T/U.nemo" &&
+   grep -qx "  virtual_pipeline_model_parallel_size: 2" "$T/U.nemo"'
 
 # the values written, as the search options above give them
 A=$T/A.megatron
@@ -113,8 +138,8 @@ for f in "--tensor-model-parallel-size 2" "--pipeline-model-parallel-size 2" \
 done
 check "megatron A: no uneven split, no recompute, no virtual stages" \
   '! grep -v "^#" "$A" | grep -q "decoder-first\|recompute\|virtual"'
-check "megatron A: the last argument ends the command (no backslash)" \
-  '[ "$(tail -n 1 "$A")" = "--bf16" ]'
+check "megatron A: the last argument ends the command (no backslash): the attention the plan was priced with (h100x8's FlashAttention-2, Megatron's --attention-backend flash)" \
+  '[ "$(tail -n 1 "$A")" = "--attention-backend flash" ]'
 check "megatron B: selective recompute" 'grep -qx -- "--recompute-granularity selective \\\\" "$T/B.megatron"'
 check "megatron B: tp 4 without sequence parallel" \
   'grep -q -- "--tensor-model-parallel-size 4" "$T/B.megatron" && ! grep -q -- "--sequence-parallel" "$T/B.megatron"'
@@ -159,6 +184,29 @@ check "torchtitan: the 1 + 3 split as first_stage_less_layers 2, last 0" \
 check "cost --from torchtitan: its split (1 3) named against the search's (2 2)" \
   'grep -q "places layers 1 3 on its stages; the search.s plan (priced) places 2 2" "$T/err"'
 
+# a plan of search --framework F is priced as F runs (its defaults: docs/cost-model.md, "Pricing
+# defaults of --framework"); export writes the switches F's configuration states (NeMo's fused
+# loss and overlapped reduction, Megatron-LM's attention backend, ...) and cost --from F prices the
+# configuration as F runs it, its defaults where it says nothing: the same step and memory
+fwrt_bad=""
+for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
+  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework $fw -o "$T/fw-$fw.ckpt" > /dev/null 2>&1 &&
+    "$PLANNER" export "$T/fw-$fw.ckpt" --to $fw -o "$T/fw-$fw.cfg" > /dev/null 2>&1 &&
+    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/fw-$fw.cfg" --cluster h100x8 > "$T/fw.cost" 2> /dev/null &&
+    num_close "$(jq .step_seconds "$T/fw.cost")" "$(jq .cost.step_seconds "$T/fw-$fw.ckpt")" &&
+    num_close "$(jq .peak_memory_bytes "$T/fw.cost")" "$(jq .cost.peak_memory_bytes "$T/fw-$fw.ckpt")" ||
+    fwrt_bad="$fwrt_bad [$fw]"
+done
+check "search --framework F, export, cost --from F: the same step and memory for all six${fwrt_bad}" \
+  '[ -z "$fwrt_bad" ] && grep -qx "  cross_entropy_loss_fusion: true" "$T/fw-nemo.cfg" &&
+   grep -qx "  overlap_grad_reduce: true" "$T/fw-nemo.cfg"'
+# a configuration that states no switch is priced with the framework's defaults: NeMo's fused
+# loss and overlapped reduction (its recipes'), not the cluster's unfused loss
+grep -v "cross_entropy_loss_fusion\|overlap_grad_reduce\|grad_reduce_in_fp32" "$T/A.nemo" > "$T/A-bare.nemo"
+"$PLANNER" cost "$T/llama.json" --from nemo "$T/A-bare.nemo" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --from nemo without its pricing keys: NeMo's defaults (fused loss, overlap on)" \
+  'grep -q -- "--loss-kernel fused .*--overlap-grad-reduce on" "$T/err"'
+
 # what a framework cannot state: exit 2, the reason, nothing written
 refuse() { # PLAN FRAMEWORK REASON-PATTERN
   rm -f "$T/no"
@@ -180,6 +228,9 @@ refuse B torchtitan "ZeRO 1"
 refuse C torchtitan "ZeRO 2"
 refuse F mindformers "virtual stages"
 refuse F megatron-deepspeed "interleaved virtual stages"
+check "Q: 4 stages of 3 3 3 1 layers" '[ "$(stage_layers "$T/Q.ckpt")" = "[3,3,3,1]" ]'
+refuse Q megatron "each chunk of a stage 1/2 of its layers"
+refuse Q nemo "each chunk of a stage holds 1/2 of its layers"
 refuse D mindformers "ZeRO 3"
 refuse E deepspeed "tp 1, pp 2"
 jq '.parts.attention.norms_sequence_cut = 1' "$T/A.ckpt" > "$T/S.ckpt"

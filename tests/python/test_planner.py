@@ -163,6 +163,20 @@ class Cost(unittest.TestCase):
         self.assertEqual(cm.exception.code, 2)
 
 
+class FrameworkDefaults(unittest.TestCase):
+    def test_a_framework_prices_as_it_runs_and_a_setting_wins(self):
+        # NeMo's defaults (docs/cost-model.md, "Pricing defaults of --framework"): its
+        # recipes' fused loss and overlapped gradient reduction; overlap_grad_reduce set wins
+        d = planner.search(SMALL, device_num=8, framework="nemo").as_dict()
+        self.assertEqual(d["search"]["framework_defaults"]["loss_kernel"], "fused")
+        self.assertEqual(d["cluster"]["description"]["device"]["loss_kernel"], "fused")
+        self.assertTrue(d["pipeline"]["overlap_grad_reduce"])
+        d = planner.search(SMALL, device_num=8, framework="nemo",
+                           overlap_grad_reduce=False).as_dict()
+        self.assertNotIn("overlap_grad_reduce", d["search"]["framework_defaults"])
+        self.assertFalse(d["pipeline"]["overlap_grad_reduce"])
+
+
 class Export(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
