@@ -800,6 +800,20 @@ static const char *const op_keys[] = {"name",  "type",     "inputs", "outputs",
                                       "attrs", "strategy", "shape"};
 #define NKEYS(k) ((int)(sizeof k / sizeof *k))
 
+/* What the reader reads of a model: the value of any other key at the top,
+ * in a tensor or in an op is only warned of, so it is checked but never
+ * built (a 100 MB file of such values took 4.1 GB) */
+static const pl_json_shape tensor_shape = {.keys = tensor_keys, .nkeys = NKEYS(tensor_keys)};
+static const pl_json_shape op_shape = {.keys = op_keys, .nkeys = NKEYS(op_keys)};
+static const pl_json_shape tensors_shape = {.each = &tensor_shape};
+static const pl_json_shape ops_shape = {.each = &op_shape};
+static const struct pl_json_field model_fields[] = {{"tensors", &tensors_shape},
+                                                    {"ops", &ops_shape}};
+static const pl_json_shape model_shape = {.keys = top_keys,
+                                          .nkeys = NKEYS(top_keys),
+                                          .fields = model_fields,
+                                          .nfields = NKEYS(model_fields)};
+
 /* The keys of object o (the top, a tensor, an op: where, ending in what
  * goes before the key) the format does not have: a warning each naming the
  * file, the key's path and the nearest key the format has there, as for an
@@ -1360,7 +1374,8 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	cJSON *root;
 	/* a const's values as floats, not a node each (84 bytes a number) */
 	pl_json_numbers values = {0};
-	pl_status st = pl_json_parse_numbers(text, len, name, "values", &root, &values, err);
+	pl_status st =
+	    pl_json_parse_shaped(text, len, name, &model_shape, "values", &root, &values, err);
 	if (st)
 		return st;
 	pl_graph *g = NULL;
