@@ -379,16 +379,13 @@ int64_t pl_tensor_elems(const pl_tensor *t);
  * that a few of them added stay within 64 bits too. */
 #define PL_MAX_DIM 9000000000000000LL
 
-/* The one helper for arithmetic on sizes read or inferred from input:
- * *out = a * b (mul) or a + b (add); 1 when it overflows 64 bits (the caller
- * refuses naming the node and the field), else 0. */
+/* The one helper for products of sizes read or inferred from input (sums
+ * of a few dimensions within PL_MAX_DIM cannot overflow): *out = a * b; 1
+ * when it overflows 64 bits (the caller refuses naming the node and the
+ * field), else 0. */
 static inline int pl_size_mul(int64_t a, int64_t b, int64_t *out)
 {
 	return __builtin_mul_overflow(a, b, out);
-}
-static inline int pl_size_add(int64_t a, int64_t b, int64_t *out)
-{
-	return __builtin_add_overflow(a, b, out);
 }
 /* The product of shape[0..rank), or -1 when a dimension is negative or
  * past PL_MAX_DIM or the product of those but zeros overflows 64 bits. */
