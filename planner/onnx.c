@@ -2073,9 +2073,11 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 	char buf[4][600];
 	const char *in[2];
 	int64_t M = 1, N = 1, K = 1;
+	*why = "the product of its operands' free or contracted dimensions (inputs' shapes) "
+	       "overflows 64 bits";
 	for (int k = 0; k < na; k++)
 		if (pl_size_mul(M, size[(unsigned char)fa[k]], &M))
-			return -1; /* the operands' sizes overflow 64 bits */
+			return -1;
 	for (int k = 0; k < nfb; k++)
 		if (pl_size_mul(N, size[(unsigned char)fb[k]], &N))
 			return -1;
@@ -3361,7 +3363,7 @@ static int import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 		return -1;
 	for (int d = 1; d < x->rank; d++)
 		if (pl_size_mul(g3[2], x->dims[d], &g3[2]))
-			return -1; /* the sizes' product overflows 64 bits */
+			return -2; /* the sizes' product overflows 64 bits */
 	g3[2] /= G;
 	const Onnx__AttributeProto *ep = attr(n, "epsilon");
 	char grouped[600], norm3[600], buf[600], back[600];
@@ -3645,7 +3647,12 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	if (!strcmp(t, "GroupNormalization")) {
-		if (import_groupnorm(m, n, name))
+		int gr = import_groupnorm(m, n, name);
+		if (gr == -2)
+			return unsupported(m, n,
+			                   "its input's sizes (a group's channels times positions) "
+			                   "overflow 64 bits");
+		if (gr)
 			return unsupported(
 			    m, n,
 			    "its input's shape is not known, or num_groups does not "
