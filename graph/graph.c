@@ -50,6 +50,21 @@ int pl_dtype_parse(const char *s, pl_dtype *out)
 	return -1;
 }
 
+int64_t pl_shape_elems(int rank, const int64_t *shape)
+{
+	/* the product of the dimensions but zeros within 64 bits: then so is
+	 * the product of any of them, whatever the order */
+	int64_t n = 1;
+	int zero = 0;
+	for (int i = 0; i < rank; i++)
+		if (shape[i] < 0 || shape[i] > PL_MAX_DIM ||
+		    (shape[i] && pl_size_mul(n, shape[i], &n)))
+			return -1;
+		else
+			zero |= !shape[i];
+	return zero ? 0 : n;
+}
+
 int64_t pl_tensor_elems(const pl_tensor *t)
 {
 	int64_t n = 1;
@@ -800,6 +815,20 @@ static const char *const op_keys[] = {"name",  "type",     "inputs", "outputs",
                                       "attrs", "strategy", "shape"};
 #define NKEYS(k) ((int)(sizeof k / sizeof *k))
 
+/* What the reader reads of a model: the value of any other key at the top,
+ * in a tensor or in an op is only warned of, so it is checked but never
+ * built (a 100 MB file of such values took 4.1 GB) */
+static const pl_json_shape tensor_shape = {.keys = tensor_keys, .nkeys = NKEYS(tensor_keys)};
+static const pl_json_shape op_shape = {.keys = op_keys, .nkeys = NKEYS(op_keys)};
+static const pl_json_shape tensors_shape = {.each = &tensor_shape};
+static const pl_json_shape ops_shape = {.each = &op_shape};
+static const struct pl_json_field model_fields[] = {{"tensors", &tensors_shape},
+                                                    {"ops", &ops_shape}};
+static const pl_json_shape model_shape = {.keys = top_keys,
+                                          .nkeys = NKEYS(top_keys),
+                                          .fields = model_fields,
+                                          .nfields = NKEYS(model_fields)};
+
 /* The keys of object o (the top, a tensor, an op: where, ending in what
  * goes before the key) the format does not have: a warning each naming the
  * file, the key's path and the nearest key the format has there, as for an
@@ -939,6 +968,8 @@ static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
 		if (t->role == PL_ROLE_INPUT && t->rank > 0 &&
 		    (st = micro_dim0(b, &t->shape[0], where, err)))
 			return st;
+		if (pl_shape_elems(t->rank, t->shape) < 0)
+			return FAIL("%s: %s: the sizes' product overflows 64 bits", file, where);
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "dtype");
 		if (d && (!cJSON_IsString(d) || pl_dtype_parse(d->valuestring, &t->dtype)))
 			return FAIL("%s: tensors.%s.dtype: expected one of float32, float16, "
@@ -1269,6 +1300,19 @@ static pl_status infer_shapes(builder *b, const rawop *raw, const int *order, pl
 			              pl_optype_name(op->type));
 			return st;
 		}
+		/* what every later op and the search may multiply and add */
+		for (int i = 0; i < op->noutputs; i++) {
+			const pl_tensor *t = &g->tensors[op->out[i]];
+			if (pl_shape_elems(t->rank, t->shape) >= 0)
+				continue;
+			char dims[256] = "";
+			for (int d = 0; d < t->rank; d++)
+				snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld",
+				         d ? ", " : "", (long long)t->shape[d]);
+			return FAIL("%s: op '%s' (%s): output '%s' of shape [%s]: a dimension past "
+			            "9e15 or the sizes' product overflows 64 bits",
+			            b->file, op->name, pl_optype_name(op->type), t->name, dims);
+		}
 		op->replica_minor = 1;
 		for (int i = 0; i < op->ninputs; i++)
 			if (pl_is_weight(&g->tensors[op->in[i]]))
@@ -1360,7 +1404,8 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	cJSON *root;
 	/* a const's values as floats, not a node each (84 bytes a number) */
 	pl_json_numbers values = {0};
-	pl_status st = pl_json_parse_numbers(text, len, name, "values", &root, &values, err);
+	pl_status st =
+	    pl_json_parse_shaped(text, len, name, &model_shape, "values", &root, &values, err);
 	if (st)
 		return st;
 	pl_graph *g = NULL;

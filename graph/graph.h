@@ -369,6 +369,26 @@ int pl_dtype_parse(const char *s, pl_dtype *out);
 const char *pl_optype_name(pl_optype t);
 const char *pl_role_name(pl_role r);
 
+/* The elements of a tensor the model reader has checked (its product fits
+ * 64 bits: pl_shape_elems) */
 int64_t pl_tensor_elems(const pl_tensor *t);
+
+/* The largest dimension of a tensor (the model format's bound on any
+ * integer: exact in a double). Every tensor the reader declares or infers
+ * has its dimensions within it and its elements' count within 64 bits, so
+ * that a few of them added stay within 64 bits too. */
+#define PL_MAX_DIM 9000000000000000LL
+
+/* The one helper for products of sizes read or inferred from input (sums
+ * of a few dimensions within PL_MAX_DIM cannot overflow): *out = a * b; 1
+ * when it overflows 64 bits (the caller refuses naming the node and the
+ * field), else 0. */
+static inline int pl_size_mul(int64_t a, int64_t b, int64_t *out)
+{
+	return __builtin_mul_overflow(a, b, out);
+}
+/* The product of shape[0..rank), or -1 when a dimension is negative or
+ * past PL_MAX_DIM or the product of those but zeros overflows 64 bits. */
+int64_t pl_shape_elems(int rank, const int64_t *shape);
 
 #endif

@@ -263,7 +263,7 @@ static pl_status scan_numbers(const char *text, size_t len, const char *key, cha
 	const char *end = text + len, *kstart = NULL;
 	size_t klen = strlen(key), cap = 0;
 	int64_t arrays = 0;
-	*copy = NULL;
+	int had = *copy != NULL; /* then text is *copy, blanked in place */
 	for (const char *p = text; p < end; p++) {
 		if (*p == '"') {
 			const char *s = p + 1;
@@ -313,10 +313,12 @@ static pl_status scan_numbers(const char *text, size_t len, const char *key, cha
 		(*ord)[nums->n++] = arrays - 1;
 		p = after - 1;
 	}
-	if (!*copy)
+	if (!nums->n)
 		return PL_OK;
-	memcpy(*copy, text, len);
-	(*copy)[len] = 0;
+	if (!had) {
+		memcpy(*copy, text, len);
+		(*copy)[len] = 0;
+	}
 	/* blank each array's inside (its ordinal says which '[' it is) */
 	int64_t at = 0;
 	int next = 0;
@@ -368,22 +370,345 @@ const float *pl_json_numbers_of(const pl_json_numbers *nums, const cJSON *a, int
 	return nums->a[a->valueint - 1].v;
 }
 
-static pl_status parse(const char *text, size_t len, const char *name, const char *key, cJSON **out,
-                       pl_json_numbers *nums, pl_err *err);
+/* ---- values the reader does not read, checked but never built ---- */
+
+/* Deepest nesting of a value blanked (cJSON refuses past 1000: a deeper
+ * value is left to it, which says where) */
+#define SKIP_DEPTH 512
+
+typedef struct span {
+	const char *s;
+	size_t n;
+} span;
+
+typedef struct skipper {
+	const char *text, *end;
+	span *keys; /* the keys of the objects open in the value being checked */
+	size_t nkeys, cap;
+	int oom;
+} skipper;
+
+static int cmp_span(const void *a, const void *b)
+{
+	const span *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
+	return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+/* The string at p ('"') when cJSON reads it as these bytes and check() takes
+ * it: no escape but the one-letter ones (none in a key: its bytes are then
+ * what is compared), no control character, valid UTF-8 as utf8_ok has it.
+ * Its end (after '"'), or NULL. */
+static const char *valid_string(const char *p, const char *end, int key)
+{
+	for (p++; p < end;) {
+		unsigned c = (unsigned char)*p;
+		if (c == '"')
+			return p + 1;
+		if (c < 0x20)
+			return NULL;
+		if (c == '\\') {
+			if (key || end - p < 2 || !strchr("\"\\/bfnrt", p[1]) || !p[1])
+				return NULL;
+			p += 2;
+			continue;
+		}
+		if (c < 0x80) {
+			p++;
+			continue;
+		}
+		int n = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 ? 1 : -1;
+		if (n < 0 || c > 0xF4 || end - p <= n)
+			return NULL;
+		uint32_t cp = c & (0x3Fu >> n);
+		for (int k = 1; k <= n; k++) {
+			if ((p[k] & 0xC0) != 0x80)
+				return NULL;
+			cp = cp << 6 | (p[k] & 0x3Fu);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return NULL;
+		p += n + 1;
+	}
+	return NULL;
+}
+
+/* The number at p as JSON writes it, at most 63 characters (cJSON's buffer)
+ * and finite as strtod reads it (check()); its end or NULL. */
+static const char *valid_number(const char *p, const char *end)
+{
+	const char *q = p;
+	q += q < end && *q == '-';
+	if (q >= end || *q < '0' || *q > '9')
+		return NULL;
+	if (*q == '0')
+		q++;
+	else
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+	if (q < end && *q == '.') {
+		const char *d = ++q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d)
+			return NULL;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		q++;
+		q += q < end && (*q == '+' || *q == '-');
+		const char *d = q;
+		while (q < end && *q >= '0' && *q <= '9')
+			q++;
+		if (q == d)
+			return NULL;
+	}
+	char buf[64];
+	if (q - p > 63)
+		return NULL;
+	memcpy(buf, p, (size_t)(q - p));
+	buf[q - p] = 0;
+	return isfinite(strtod(buf, NULL)) ? q : NULL;
+}
+
+/* The value at p (white space skipped) when pl_json_parse would take it
+ * whole (cJSON parses it, check() finds nothing: no key twice, strings
+ * valid, numbers finite) and it nests at most SKIP_DEPTH deep counting
+ * depth; its end, or NULL: leave it to cJSON, whose message it gets. */
+static const char *valid_value(skipper *s, const char *p, int depth)
+{
+	const char *end = s->end;
+	p = skip_ws(p, end);
+	if (p >= end)
+		return NULL;
+	switch (*p) {
+	case '"':
+		return valid_string(p, end, 0);
+	case 't':
+		return end - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
+	case 'f':
+		return end - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
+	case 'n':
+		return end - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
+	case '[':
+		if (depth + 1 > SKIP_DEPTH)
+			return NULL;
+		p = skip_ws(p + 1, end);
+		if (p < end && *p == ']')
+			return p + 1;
+		for (;;) {
+			if (!(p = valid_value(s, p, depth + 1)))
+				return NULL;
+			p = skip_ws(p, end);
+			if (p < end && *p == ']')
+				return p + 1;
+			if (p >= end || *p != ',')
+				return NULL;
+			p++;
+		}
+	case '{': {
+		if (depth + 1 > SKIP_DEPTH)
+			return NULL;
+		size_t base = s->nkeys;
+		const char *r = NULL;
+		p = skip_ws(p + 1, end);
+		if (p < end && *p == '}')
+			return p + 1;
+		for (;;) {
+			const char *k = p, *ke;
+			if (p >= end || *p != '"' || !(ke = valid_string(p, end, 1)))
+				break;
+			if (s->nkeys == s->cap) {
+				size_t nc = s->cap ? 2 * s->cap : 64;
+				span *nk = pl_realloc(s->keys, sizeof *nk * nc);
+				if (!nk) {
+					s->oom = 1;
+					break;
+				}
+				s->keys = nk;
+				s->cap = nc;
+			}
+			s->keys[s->nkeys++] = (span){k + 1, (size_t)(ke - k - 2)};
+			p = skip_ws(ke, end);
+			if (p >= end || *p != ':' || !(p = valid_value(s, p + 1, depth + 1)))
+				break;
+			p = skip_ws(p, end);
+			if (p < end && *p == '}') {
+				r = p + 1;
+				break;
+			}
+			if (p >= end || *p != ',')
+				break;
+			p = skip_ws(p + 1, end);
+		}
+		/* no key twice (check() says which, cJSON having built it) */
+		size_t n = s->nkeys - base;
+		if (r && n > 1) {
+			qsort(s->keys + base, n, sizeof *s->keys, cmp_span);
+			for (size_t i = base + 1; i < s->nkeys && r; i++)
+				if (!cmp_span(&s->keys[i - 1], &s->keys[i]))
+					r = NULL;
+		}
+		s->nkeys = base;
+		return r;
+	}
+	default:
+		return valid_number(p, end);
+	}
+}
+
+/* The end of the value at p, as cJSON would delimit it if it reads it
+ * (strings with their escapes, brackets matched); NULL at the end of the
+ * text. Nothing is checked: such a value is the reader's and cJSON's. */
+static const char *any_value(const char *p, const char *end)
+{
+	p = skip_ws(p, end);
+	if (p >= end)
+		return NULL;
+	if (*p == '"') {
+		for (p++; p < end && *p != '"'; p++)
+			if (*p == '\\')
+				p++;
+		return p < end ? p + 1 : NULL;
+	}
+	if (*p == '[' || *p == '{') {
+		int64_t depth = 0;
+		for (; p < end; p++) {
+			if (*p == '"') {
+				for (p++; p < end && *p != '"'; p++)
+					if (*p == '\\')
+						p++;
+				if (p >= end)
+					return NULL;
+			} else if (*p == '[' || *p == '{') {
+				depth++;
+			} else if ((*p == ']' || *p == '}') && --depth == 0) {
+				return p + 1;
+			}
+		}
+		return NULL;
+	}
+	while (p < end && !strchr(",]} \t\n\r:", *p))
+		p++;
+	return p;
+}
+
+static int known_key(const pl_json_shape *sh, const char *k, size_t n)
+{
+	for (int i = 0; i < sh->nkeys; i++)
+		if (strlen(sh->keys[i]) == n && !memcmp(sh->keys[i], k, n))
+			return 1;
+	return 0;
+}
+
+static const pl_json_shape *field_shape(const pl_json_shape *sh, const char *k, size_t n)
+{
+	for (int i = 0; i < sh->nfields; i++)
+		if (strlen(sh->fields[i].key) == n && !memcmp(sh->fields[i].key, k, n))
+			return sh->fields[i].shape;
+	return sh->each;
+}
+
+/* Walks the value at p that has shape sh (NULL: none known), blanking in
+ * *copy (made on the first) the value of each key sh's objects do not read
+ * that valid_value takes: "0" and spaces, newlines kept, so that cJSON
+ * builds a number where it was and every line and column stays the
+ * text's. Returns the value's end, or NULL: the text is not as the walk
+ * expects (cJSON reads the rest and says what is wrong). */
+static const char *walk(skipper *s, const char *p, const pl_json_shape *sh, char **copy,
+                        int depth)
+{
+	const char *end = s->end;
+	p = skip_ws(p, end);
+	if (!sh || p >= end || (*p != '{' && *p != '['))
+		return any_value(p, end);
+	if (*p == '[') {
+		p = skip_ws(p + 1, end);
+		if (p < end && *p == ']')
+			return p + 1;
+		for (;;) {
+			if (!(p = walk(s, p, sh->each, copy, depth + 1)) || s->oom)
+				return NULL;
+			p = skip_ws(p, end);
+			if (p < end && *p == ']')
+				return p + 1;
+			if (p >= end || *p != ',')
+				return NULL;
+			p++;
+		}
+	}
+	p = skip_ws(p + 1, end);
+	if (p < end && *p == '}')
+		return p + 1;
+	for (;;) {
+		const char *k = p, *ke = p < end && *p == '"' ? any_value(p, end) : NULL;
+		if (!ke)
+			return NULL;
+		p = skip_ws(ke, end);
+		if (p >= end || *p != ':')
+			return NULL;
+		const char *v = skip_ws(p + 1, end), *ve = NULL;
+		/* a key with an escape may be a known one written so: never skipped */
+		if (sh->keys && !memchr(k, '\\', (size_t)(ke - k)) &&
+		    !known_key(sh, k + 1, (size_t)(ke - k - 2))) {
+			if ((ve = valid_value(s, v, depth))) {
+				if (!*copy) {
+					size_t len = (size_t)(end - s->text);
+					if (!(*copy = pl_malloc(len + 1))) {
+						s->oom = 1;
+						return NULL;
+					}
+					memcpy(*copy, s->text, len);
+					(*copy)[len] = 0;
+				}
+				char *c = *copy + (v - s->text);
+				*c++ = '0';
+				for (; c < *copy + (ve - s->text); c++)
+					if (*c != '\n')
+						*c = ' ';
+			} else if (s->oom) {
+				return NULL;
+			}
+		}
+		if (!ve && !(ve = walk(s, v, field_shape(sh, k + 1, (size_t)(ke - k - 2)), copy,
+		                       depth + 1)))
+			return NULL;
+		if (s->oom)
+			return NULL;
+		p = skip_ws(ve, end);
+		if (p < end && *p == '}')
+			return p + 1;
+		if (p >= end || *p != ',')
+			return NULL;
+		p = skip_ws(p + 1, end);
+	}
+}
+
+static pl_status parse(const char *text, size_t len, const char *name, const char *key,
+                       const pl_json_shape *shape, cJSON **out, pl_json_numbers *nums,
+                       pl_err *err);
 
 pl_status pl_json_parse(const char *text, size_t len, const char *name, cJSON **out, pl_err *err)
 {
-	return parse(text, len, name, NULL, out, NULL, err);
+	return parse(text, len, name, NULL, NULL, out, NULL, err);
 }
 
 pl_status pl_json_parse_numbers(const char *text, size_t len, const char *name, const char *key,
                                 cJSON **out, pl_json_numbers *nums, pl_err *err)
 {
-	return parse(text, len, name, key, out, nums, err);
+	return parse(text, len, name, key, NULL, out, nums, err);
 }
 
-static pl_status parse(const char *text, size_t len, const char *name, const char *key, cJSON **out,
-                       pl_json_numbers *nums, pl_err *err)
+pl_status pl_json_parse_shaped(const char *text, size_t len, const char *name,
+                               const pl_json_shape *shape, const char *key, cJSON **out,
+                               pl_json_numbers *nums, pl_err *err)
+{
+	return parse(text, len, name, key, shape, out, nums, err);
+}
+
+static pl_status parse(const char *text, size_t len, const char *name, const char *key,
+                       const pl_json_shape *shape, cJSON **out, pl_json_numbers *nums,
+                       pl_err *err)
 {
 	*out = NULL;
 	int line, col;
@@ -397,7 +722,16 @@ static pl_status parse(const char *text, size_t len, const char *name, const cha
 		return bst;
 	char *copy = NULL;
 	int64_t *ord = NULL;
-	if (key && (bst = scan_numbers(text, len, key, &copy, nums, &ord))) {
+	if (shape) { /* unread values blanked in a copy before cJSON sees them */
+		skipper sk = {.text = text, .end = text + len};
+		walk(&sk, text, shape, &copy, 0);
+		free(sk.keys);
+		if (sk.oom) {
+			free(copy);
+			return pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+		}
+	}
+	if (key && (bst = scan_numbers(copy ? copy : text, len, key, &copy, nums, &ord))) {
 		free(copy);
 		free(ord);
 		pl_json_numbers_free(nums);
@@ -408,7 +742,7 @@ static pl_status parse(const char *text, size_t len, const char *name, const cha
 	cJSON *root = cJSON_ParseWithLengthOpts(copy ? copy : text, len, &end, 0);
 	if (copy) { /* positions in the text, not the copy */
 		end = end ? text + (end - copy) : NULL;
-		if (root) {
+		if (root && nums && nums->n) {
 			int64_t at = 0;
 			int next = 0;
 			mark_arrays(root, &at, ord, nums->n, &next);

@@ -41,6 +41,27 @@ typedef struct pl_json_numbers {
  * pl_json_numbers_free (on failure it is freed). */
 pl_status pl_json_parse_numbers(const char *text, size_t len, const char *name, const char *key,
                                 cJSON **out, pl_json_numbers *nums, pl_err *err);
+/* What a reader reads of a document, so that the values it does not read
+ * are checked as pl_json_parse checks them but never built as a tree (64
+ * bytes a value): an object's keys that it reads (NULL: every one), the
+ * shape of some keys' values, and of every member or element otherwise. */
+typedef struct pl_json_shape {
+	const char *const *keys;
+	int nkeys;
+	const struct pl_json_field {
+		const char *key;
+		const struct pl_json_shape *shape;
+	} *fields;
+	int nfields;
+	const struct pl_json_shape *each;
+} pl_json_shape;
+/* pl_json_parse_numbers (key NULL: pl_json_parse), but the value of a key
+ * that shape's objects do not read comes out as the number 0 when
+ * pl_json_parse would have taken it (any other: as pl_json_parse has it,
+ * and its error): the same errors, lines and columns, the same keys. */
+pl_status pl_json_parse_shaped(const char *text, size_t len, const char *name,
+                               const pl_json_shape *shape, const char *key, cJSON **out,
+                               pl_json_numbers *nums, pl_err *err);
 /* The numbers of array a when the scanner read them (how many in *count),
  * else NULL: a holds its own elements. */
 const float *pl_json_numbers_of(const pl_json_numbers *nums, const cJSON *a, int64_t *count);

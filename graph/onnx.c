@@ -193,6 +193,14 @@ static tinfo *constlike(imp *m, const char *name)
  * refuses such shapes later) */
 #define BIG ((int64_t)1 << 40)
 
+/* n * k of sizes, saturated past MAX_VALUES (never a 64-bit overflow:
+ * scratch refuses it, nothing is folded) */
+static int64_t count_mul(int64_t n, int64_t k)
+{
+	int64_t r;
+	return pl_size_mul(n, k, &r) || r > INT64_C(1) << 62 ? INT64_C(1) << 62 : r;
+}
+
 static int64_t to_i64(double x)
 {
 	return x != x ? 0 : x > (double)BIG ? BIG : x < -(double)BIG ? -BIG : (int64_t)x;
@@ -503,7 +511,7 @@ static int fold_slice(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 	}
 	int64_t no = 1;
 	for (int d = 0; d < a->rank; d++)
-		no *= dims[d];
+		no = count_mul(no, dims[d]);
 	if (!a->nval) { /* a constant's shape alone */
 		set_info(m, n->output[0], a->rank, dims, 0, NULL);
 		return 0;
@@ -550,7 +558,7 @@ static int fold_split(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 			lo[d] = d == ax ? at : 0;
 			step[d] = 1;
 			same[d] = d;
-			no *= dims[d];
+			no = count_mul(no, dims[d]);
 		}
 		at += sizes[j];
 		double *v = a->nval ? scratch(m, no) : NULL;
@@ -817,7 +825,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		int r = broadcast(a, b, dims);
 		int64_t no = 1;
 		for (int d = 0; d < r && no <= MAX_VALUES; d++)
-			no *= dims[d];
+			no = count_mul(no, dims[d]);
 		if (r < 0 || !(v = scratch(m, no)))
 			return 0;
 		/* a division of integers is one (neither operand known to be a float) */
@@ -936,7 +944,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 			return 0;
 		int64_t no = 1;
 		for (int d = 0; d < r && no <= MAX_VALUES; d++)
-			no *= dims[d];
+			no = count_mul(no, dims[d]);
 		if (!(v = scratch(m, no)))
 			return 0;
 		for (int64_t i = 0; i < no; i++)
@@ -1000,7 +1008,7 @@ static int fold_values(imp *m, const Onnx__NodeProto *n)
 		int r = expand_dims(m, n, a, dims);
 		int64_t no = 1;
 		for (int d = 0; d < r && no <= MAX_VALUES; d++)
-			no *= dims[d];
+			no = count_mul(no, dims[d]);
 		if (r < 0 || !(v = scratch(m, no)))
 			return 0;
 		for (int64_t i = 0; i < no; i++)
@@ -2065,12 +2073,17 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 	char buf[4][600];
 	const char *in[2];
 	int64_t M = 1, N = 1, K = 1;
+	*why = "the product of its operands' free or contracted dimensions (inputs' shapes) "
+	       "overflows 64 bits";
 	for (int k = 0; k < na; k++)
-		M *= size[(unsigned char)fa[k]];
+		if (pl_size_mul(M, size[(unsigned char)fa[k]], &M))
+			return -1;
 	for (int k = 0; k < nfb; k++)
-		N *= size[(unsigned char)fb[k]];
+		if (pl_size_mul(N, size[(unsigned char)fb[k]], &N))
+			return -1;
 	for (int k = 0; k < nc; k++)
-		K *= size[(unsigned char)con[k]];
+		if (pl_size_mul(K, size[(unsigned char)con[k]], &K))
+			return -1;
 	for (int o = 0; o < 2; o++) {
 		int64_t perm[16], shape[16];
 		int moved = 0;
@@ -3211,7 +3224,7 @@ static int emit_plain_norm(imp *m, const char *name, const char *x, const int64_
 	cJSON_AddStringToObject(t, "role", "const");
 	int64_t ones = 1;
 	for (int d = axis; d < rank; d++)
-		ones *= dims[d];
+		ones = count_mul(ones, dims[d]); /* past MAX_VALUES: none written */
 	const_values(t, NULL, ones, 1);
 	pl_json_add(m->tensors, sc, t);
 	cJSON *o = add_op(m, name, "LayerNormalization");
@@ -3332,8 +3345,8 @@ static const char *import_attention(imp *m, const Onnx__NodeProto *n, const char
 	}
 	pl_json_add(o, "attrs", at);
 	int64_t dims[4] = {q->dims[0], q->dims[1], q->dims[2], v->dims[3]};
-	if (q->rank == 3) /* [b, s, hq x dv] */
-		dims[2] = hq * (v->dims[2] / hkv);
+	if (q->rank == 3 && pl_size_mul(hq, v->dims[2] / hkv, &dims[2])) /* [b, s, hq x dv] */
+		return "q_num_heads times V's head size overflows 64 bits";
 	set_info(m, n->output[0], q->rank, dims, 0, NULL);
 	return NULL;
 }
@@ -3349,7 +3362,8 @@ static int import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 	if (ns != C && ns != G)
 		return -1;
 	for (int d = 1; d < x->rank; d++)
-		g3[2] *= x->dims[d];
+		if (pl_size_mul(g3[2], x->dims[d], &g3[2]))
+			return -2; /* the sizes' product overflows 64 bits */
 	g3[2] /= G;
 	const Onnx__AttributeProto *ep = attr(n, "epsilon");
 	char grouped[600], norm3[600], buf[600], back[600];
@@ -3633,7 +3647,12 @@ static pl_status node(imp *m, int i)
 		return PL_OK;
 	}
 	if (!strcmp(t, "GroupNormalization")) {
-		if (import_groupnorm(m, n, name))
+		int gr = import_groupnorm(m, n, name);
+		if (gr == -2)
+			return unsupported(m, n,
+			                   "its input's sizes (a group's channels times positions) "
+			                   "overflow 64 bits");
+		if (gr)
 			return unsupported(
 			    m, n,
 			    "its input's shape is not known, or num_groups does not "

@@ -40,7 +40,8 @@ static int attention_dims(const pl_graph *g, const pl_op *op, int64_t dims[7])
 		t = k->shape[1];
 		d = q->shape[2] / hq;
 		dv = v->shape[2] / hkv;
-		if (k->shape[2] != hkv * d || v->shape[1] != t)
+		int64_t kd;
+		if (pl_size_mul(hkv, d, &kd) || k->shape[2] != kd || v->shape[1] != t)
 			return -1;
 	} else {
 		hq = q->shape[1];
@@ -94,8 +95,12 @@ pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
 		          "[b, hkv, t, dv], hq a multiple of hkv"
 		        : "shapes do not agree: expected Q [b, s, hq x d], K [b, t, hkv x d] and "
 		          "V [b, t, hkv x dv] for q_num_heads hq, a multiple of kv_num_heads hkv");
-	int64_t hq = n[L_KV] * n[L_G];
-	int64_t shape[4] = {n[L_B], hq, n[L_S], n[L_DV]}, flat[3] = {n[L_B], n[L_S], hq * n[L_DV]};
+	int64_t hq, hqdv;
+	if (pl_size_mul(n[L_KV], n[L_G], &hq) || pl_size_mul(hq, n[L_DV], &hqdv))
+		return pl_err_set(err, PL_EINVAL,
+		                  "the heads times the value size overflows 64 bits (attrs "
+		                  "q_num_heads or the inputs' shapes)");
+	int64_t shape[4] = {n[L_B], hq, n[L_S], n[L_DV]}, flat[3] = {n[L_B], n[L_S], hqdv};
 	pl__set_out(g, op, 0, r, r == 4 ? shape : flat, q->dtype);
 	pl__loop_add(op, n[L_B], PL_LOOP_PARALLEL, 1);
 	pl__loop_add(op, n[L_KV], PL_LOOP_PARALLEL, 1);

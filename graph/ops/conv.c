@@ -225,8 +225,14 @@ pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err)
 			    "spatial dimension %d: %lld positions at stride %lld are too "
 			    "many",
 			    i, (long long)x->shape[2 + i], (long long)s);
+		int64_t span;
+		if (pl_size_mul(k - 1, d, &span) || span > PL_MAX_DIM)
+			return pl_err_set(err, PL_EINVAL,
+			                  "spatial dimension %d: weight '%s''s kernel of %lld at "
+			                  "attrs.dilations[%d] %lld overflows",
+			                  i, wt->name, (long long)k, i, (long long)d);
 		shape[2 + i] =
-		    grown + op_ + (k - 1) * d + 1 - (a->npads ? a->pads[i] + a->pads[nsp + i] : 0);
+		    grown + op_ + span + 1 - (a->npads ? a->pads[i] + a->pads[nsp + i] : 0);
 		if (shape[2 + i] < 1)
 			return pl_err_set(err, PL_EINVAL,
 			                  "spatial dimension %d: the pads leave no output position",

@@ -19,6 +19,8 @@ int64_t pl_moe_capacity(const pl_attrs *a, int64_t tokens, int64_t experts)
 {
 	double c =
 	    a->capacity_factor * (double)a->top_k * (double)(tokens / a->groups) / (double)experts;
+	if (!(c < 9e15)) /* a size the format can hold, and no cast past 64 bits */
+		return INT64_MAX;
 	int64_t cap = (int64_t)c;
 	return cap < c ? cap + 1 : cap > 0 ? cap : 1;
 }
@@ -46,7 +48,11 @@ pl_status pl__infer_moe(pl_graph *g, pl_op *op, pl_err *err)
 		return pl_err_set(err, PL_EINVAL,
 		                  "attrs.groups %lld does not divide the %lld tokens of '%s'",
 		                  (long long)a->groups, (long long)T, lg->name);
-	int64_t C = a->groups * pl_moe_capacity(a, T, E);
+	int64_t C;
+	if (pl_size_mul(a->groups, pl_moe_capacity(a, T, E), &C) || C > PL_MAX_DIM)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.groups x capacity (capacity_factor x top_k x tokens / "
+		                  "experts) is past 9e15");
 	if (!dispatch && (x->rank != 3 || x->shape[0] != E || x->shape[1] != C))
 		return pl_err_set(err, PL_EINVAL,
 		                  "expert outputs '%s' must be [%lld experts, %lld slots, hidden] "

@@ -116,7 +116,7 @@ static pl_status reshape_target(const pl_tensor *x, const pl_attrs *a, int64_t *
 			                  d, (long long)v);
 		}
 		shape[d] = v;
-		if (__builtin_mul_overflow(known, v, &known))
+		if (pl_size_mul(known, v, &known))
 			return pl_err_set(err, PL_EINVAL,
 			                  "attrs.shape: the sizes' product overflows 64 bits "
 			                  "('%s' has %lld elements)",

@@ -1567,12 +1567,16 @@ check "a write that fails (EFBIG, as on a full disk) exits 4 naming the file, no
   '[ $rc -eq 4 ] && grep -q "sig/out.json: cannot write" "$T/err" && [ -z "$(ls -A "$T/sig")" ]'
 
 # --- the fuzz targets' regression inputs, each with the exit and message it must give
-for kind in cluster checkpoint; do
+for kind in cluster checkpoint model onnx; do
   while IFS=$'\t' read -r f want msg; do
     case $f in '#'*|'') continue ;; esac
     x="$SRC/tests/fuzz/regress/$kind/$f"
     if [ $kind = cluster ]; then
       "$PLANNER" search "$SRC/examples/tiny-mlp.json" --cluster "$x" -o "$T/rg.json" > /dev/null 2> "$T/err"
+    elif [ $kind = model ]; then
+      "$PLANNER" search "$x" --devices 2 -o "$T/rg.json" > /dev/null 2> "$T/err"
+    elif [ $kind = onnx ]; then
+      "$PLANNER" search "$x" --devices 2 --batch 4 -o "$T/rg.json" > /dev/null 2> "$T/err"
     else
       "$PLANNER" cost "$SRC/examples/tiny-mlp.json" --strategy "$x" > /dev/null 2> "$T/err"
     fi

@@ -57,6 +57,16 @@ if [ -x /usr/bin/time ]; then
   kb=$(rss_kb "$P" strategies "$T/consts.json" --op a --devices 2)
   check "4 consts of 2^20 values (8 MB): loaded under 150 MB of max RSS (${kb} KB; 360 MB before)" \
     '[ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt 150000 ]'
+  # the values of keys the reader does not read (warned of and ignored) checked by json.c's walk,
+  # never built: 3 x 4 arrays of 10^6 numbers (24 MB) at the top, in a tensor and in an op
+  awk 'function junk(   a, i) { printf "["; for (a = 0; a < 4; a++) { printf "%s[1", (a ? ", " : ""); for (i = 1; i < 1000000; i++) printf ",1"; printf "]" }; printf "]" }
+    BEGIN { printf "{\"format\": \"planner.model/1\", \"junk\": "; junk()
+      printf ", \"tensors\": {\"x\": {\"shape\": [8, 64], \"role\": \"input\", \"junk\": "; junk()
+      printf "}}, \"ops\": [{\"name\": \"r\", \"type\": \"Relu\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"junk\": "; junk()
+      printf "}]}\n" }' > "$T/junk.json"
+  kb=$(rss_kb "$P" strategies "$T/junk.json" --op r --devices 2)
+  check "24 MB of values under unknown keys (top, tensor, op): 3 warnings, under 150 MB of max RSS (${kb} KB; 0.99 GB before)" \
+    '[ "$(cat "$T/rc")" = 0 ] && [ "$(grep -c "junk: unknown key" "$T/err")" = 3 ] && [ "$kb" -lt 150000 ]'
 else
   echo "# skipped: no /usr/bin/time"
 fi

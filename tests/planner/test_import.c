@@ -266,6 +266,102 @@ static void long_const_values_read_alike(void **state)
 	free(json);
 }
 
+/* The value of a key the reader does not read (at the top, in a tensor, in
+ * an op) is checked without being built (json.c's walk): whatever
+ * pl_json_parse refuses in it the loader refuses with the same message,
+ * line and column; what it takes, the loader takes with the key's one
+ * warning, and pl_json_parse_shaped's tree is pl_json_parse's with that
+ * value the number 0 (or, for a value it leaves to cJSON, the value). */
+static void unread_values_checked_alike(void **state)
+{
+	(void)state;
+	static const char *const junk[] = {
+	    /* taken and never built */
+	    "1", "-0.5e+3", "\"text \\\" \\\\ \\/ \\b\\f\\n\\r\\t\"",
+	    "\"h\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"", "true", "false", "null", "[]", "{}",
+	    "[1, [2, [3, {\"a\": [\"b\"]}]], {}]",
+	    "{\"a\": 1, \"b\": {\"a\": 2}, \"c\": [{\"a\": 3}, {\"a\": 4}]}",
+	    "{\"values\": [1, 2], \"name\": \"x\", \"ops\": []}", "1e38",
+	    "123456789012345678901234567890", "[\n1,\n\"a\"\n]",
+	    /* anything else: pl_json_parse's verdict, whatever it is */
+	    "\"\\u0041\"", "{\"\\u0061\": 1, \"b\": 2}", "1e999", "-1e400",
+	    "{\"a\": 1, \"b\": 2, \"a\": 3}", "[{\"k\": 1, \"k\": 1}]", "{\"\\u0061\": 1, \"a\": 2}",
+	    "\"\xc3\x28\"", "\"\xed\xa0\x80\"", "{\"\xff\": 1}", "\"\\u0000\"", "[1,\n 2,, 3]",
+	    "[1, 2", "{\"a\" 1}", "{\"a\": 1,}", "[1,]", "01", "+1", ".5", "1.", "tru", "nul",
+	    "\"\\x\"", "\"\t\"", "[1 2]", "{1: 2}", "\"\\ud800\"", "\"unclosed", "[[[[[[[[[["};
+	enum { NJ = sizeof junk / sizeof *junk, NBLANK = 15 };
+	static const char *const at[] = {"top", "tensor", "op"};
+	static const char *const tmpl[] = {
+	    "{\"format\": \"planner.model/1\", \"junk\": %s,\n"
+	    " \"tensors\": {\"x\": {\"shape\": [2, 4], \"role\": \"input\"}},\n"
+	    " \"ops\": [{\"name\": \"r\", \"type\": \"Relu\", \"inputs\": [\"x\"], \"outputs\": "
+	    "[\"y\"]}]}\n",
+	    "{\"format\": \"planner.model/1\",\n"
+	    " \"tensors\": {\"x\": {\"shape\": [2, 4], \"junk\": %s, \"role\": \"input\"}},\n"
+	    " \"ops\": [{\"name\": \"r\", \"type\": \"Relu\", \"inputs\": [\"x\"], \"outputs\": "
+	    "[\"y\"]}]}\n",
+	    "{\"format\": \"planner.model/1\",\n"
+	    " \"tensors\": {\"x\": {\"shape\": [2, 4], \"role\": \"input\"}},\n"
+	    " \"ops\": [{\"name\": \"r\", \"type\": \"Relu\", \"junk\": %s, \"inputs\": [\"x\"], "
+	    "\"outputs\": [\"y\"]}]}\n"};
+	static const char *const top_keys[] = {"format", "name",    "dtype",
+	                                       "tensors", "ops",    "outputs"};
+	static const char *const tensor_keys[] = {"shape", "role", "dtype", "values"};
+	static const char *const op_keys[] = {"name",  "type",     "inputs", "outputs",
+	                                      "attrs", "strategy", "shape"};
+	static const pl_json_shape ts = {.keys = tensor_keys, .nkeys = 4};
+	static const pl_json_shape os = {.keys = op_keys, .nkeys = 7};
+	static const pl_json_shape tss = {.each = &ts}, oss = {.each = &os};
+	static const struct pl_json_field mf[] = {{"tensors", &tss}, {"ops", &oss}};
+	static const pl_json_shape ms = {
+	    .keys = top_keys, .nkeys = 6, .fields = mf, .nfields = 2};
+	char json[4096];
+	int taken = 0, refused = 0;
+	for (int j = 0; j < NJ; j++)
+		for (int l = 0; l < 3; l++) {
+			snprintf(json, sizeof json, tmpl[l], junk[j]);
+			size_t len = strlen(json);
+			cJSON *plain = NULL, *shaped = NULL;
+			pl_err e1 = {{0}}, e2 = {{0}};
+			pl_status s1 = pl_json_parse(json, len, "junk.json", &plain, &e1);
+			pl_graph *g = NULL;
+			pl_status s2 = pl_graph_load_json(&g, json, len, "junk.json", &e2);
+			if (s1) {
+				if (s2 != PL_EINVAL || strcmp(e1.msg, e2.msg))
+					fail_msg("junk %s at %s: pl_json_parse says \"%s\", the loader "
+					         "(%d) \"%s\"",
+					         junk[j], at[l], e1.msg, s2, e2.msg);
+				refused++;
+				continue;
+			}
+			if (s2 || !g || g->nwarnings != 1 || !strstr(g->warnings, "junk: unknown key"))
+				fail_msg("junk %s at %s: taken by pl_json_parse, the loader: %d %s", junk[j],
+				         at[l], s2, e2.msg);
+			pl_graph_free(g);
+			assert_int_equal(pl_json_parse_shaped(json, len, "junk.json", &ms, NULL, &shaped,
+			                                      NULL, &e2),
+			                 PL_OK);
+			cJSON *want = cJSON_Duplicate(plain, 1);
+			cJSON *wholder = l == 0   ? want
+			                 : l == 1 ? cJSON_GetObjectItem(
+			                                cJSON_GetObjectItem(want, "tensors"), "x")
+			                          : cJSON_GetArrayItem(cJSON_GetObjectItem(want, "ops"), 0);
+			cJSON_ReplaceItemInObjectCaseSensitive(wholder, "junk", cJSON_CreateNumber(0));
+			if (!cJSON_Compare(shaped, want, 1) &&
+			    (j < NBLANK || !cJSON_Compare(shaped, plain, 1)))
+				fail_msg("junk %s at %s: the shaped tree is not the plain one with junk "
+				         "0%s",
+				         junk[j], at[l], j < NBLANK ? "" : " nor the plain one");
+			cJSON_Delete(want);
+			cJSON_Delete(plain);
+			cJSON_Delete(shaped);
+			taken++;
+		}
+	/* both kinds were tried, each at the three places */
+	assert_true(taken >= NBLANK * 3);
+	assert_true(refused >= 20 * 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +371,7 @@ int main(void)
 	    cmocka_unit_test(topological_order),
 	    cmocka_unit_test(const_values_take_infinities),
 	    cmocka_unit_test(long_const_values_read_alike),
+	    cmocka_unit_test(unread_values_checked_alike),
 	};
 	return cmocka_run_group_tests_name("planner::import", tests, NULL, NULL);
 }
