@@ -115,6 +115,7 @@ typedef struct common {
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
+	const char *gemm_dt;   /* --gemm-dtype (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -129,6 +130,7 @@ typedef struct common {
 #define OPT_GRAD_DT   1010 /* --grad-dtype fp32|param */
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
 #define OPT_BN        1012 /* --batch-norm sync|local */
+#define OPT_GEMM_DT   1013 /* --gemm-dtype fp8|param */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -176,6 +178,7 @@ static const struct {
     {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(common, grad_dt)},
     {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(common, norm_k)},
     {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(common, bn)},
+    {OPT_GEMM_DT, "--gemm-dtype", pl_cluster_set_gemm_dtype, offsetof(common, gemm_dt)},
 };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
@@ -297,6 +300,8 @@ static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 		if (v)
 			st = choices[i].set(cl, v, choices[i].opt, err);
 	}
+	if (!st)
+		st = pl_cluster_check(cl, c->gemm_dt ? "--gemm-dtype" : cl->name, err);
 	return st;
 }
 
@@ -716,6 +721,11 @@ static const char *const search_help =
     "                        (the default: statistics all-reduced over the ranks,\n"
     "                        SyncBatchNorm, what one device computes) or local (each\n"
     "                        rank its own, as DDP's BatchNorm: no collective)\n"
+    "  --gemm-dtype fp8|param  the linear layers' GEMMs: param (the default: in the\n"
+    "                        params' dtype) or fp8 (Transformer Engine's FP8, as\n"
+    "                        Megatron-LM's --fp8-format and NeMo's fp8: their casts,\n"
+    "                        FP8 weight copies and FP8 saved inputs; the output layer\n"
+    "                        and attention stay 16-bit; needs an H100 or H200)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven).\n"
@@ -1193,6 +1203,7 @@ static int cmd_search(int argc, char **argv)
 	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	    {"batch-norm", required_argument, 0, OPT_BN},
+	    {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -1226,6 +1237,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "search");
@@ -1631,6 +1643,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1651,6 +1664,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "cost");
@@ -1892,7 +1906,7 @@ static const char *const bench_help =
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
-    "  --norm-kernel K, --batch-norm sync|local\n"
+    "  --norm-kernel K, --batch-norm sync|local, --gemm-dtype fp8|param\n"
     "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
@@ -1981,6 +1995,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -2007,6 +2022,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "bench");
@@ -3161,6 +3177,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -3207,6 +3224,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_RESERVE: {
 			int rc = common_opt(ch, optarg, &co, "run");

@@ -150,6 +150,11 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *   learning_rate             > 0 (default 1e-3 for Adam, 1e-2 for SGD)
  *   seed                      integer >= 0 (default 1): synthetic data and
  *                             initial weights
+ *   gemm_dtype                fp8 | param (default: the cluster's, param in
+ *                             every preset): the linear layers' GEMMs in
+ *                             FP8 as Transformer Engine runs them (search
+ *                             --gemm-dtype); fp8 on a GPU without FP8
+ *                             tensor cores (A100, V100) is PLANNER_EINVAL
  *
  * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
  * recompute set away from its default makes planner_plan_new search the
