@@ -425,7 +425,7 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 				out->act_bytes -= pl_layout_local_bytes(&l);
 			} else if (f8 && i == 2 - f8) { /* a data input, kept in FP8 here */
 				out->act_bytes -=
-				    f8_in * (1 - 1 / pl_dtype_bytes(g->tensors[op->in[i]].dtype));
+				    f8_in * (1 - 1.0 / pl_dtype_bytes(g->tensors[op->in[i]].dtype));
 			}
 		}
 		for (int i = 0; i < op->noutputs; i++) {
