@@ -1854,7 +1854,8 @@ static int cost_option(const char *a, int *with_value)
 	static const char *const v[] = {"--batch",       "--loss",           "--const",
 	                                "--dropout",     "--loss-axis",      "--devices",
 	                                "--cluster",     "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel", "--memory-limit",   NULL};
+	                                "--loss-kernel", "--memory-limit",   "--gemm-dtype",
+	                                NULL};
 	for (int i = 0; v[i]; i++) {
 		size_t n = strlen(v[i]);
 		if (!strncmp(a, v[i], n) && (a[n] == 0 || a[n] == '=')) {
@@ -2185,6 +2186,10 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	    (st = pl_json_parse(plan_text, cl, scratch, &ck, &err)) ||
 	    (st = compare(fw, &c, ck, where, &err)))
 		goto done;
+	if (c.fp8 > 0) { /* a cluster given to cost is priced with the configuration's FP8 */
+		cv[nc++] = "--gemm-dtype";
+		cv[nc++] = "fp8";
+	}
 	cv[nc++] = "--strategy";
 	cv[nc++] = scratch;
 	cv[nc++] = (char *)model;
