@@ -164,7 +164,7 @@ const char *planner_errmsg(const planner_ctx *ctx);
  * schedule). */
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
 /* The current value of a key as a string (its default if never set; "" for
- * cluster, memory_limit, the checkpoint files, time_limit and learning_rate
+ * cluster, memory_limit, the checkpoint files, time_limit, learning_rate and gemm_dtype
  * when unset), or NULL for an unknown or NULL key (with a message) or a NULL
  * ctx. Valid until the key is set again or the context reset or freed. */
 const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key);
