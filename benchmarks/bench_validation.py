@@ -429,7 +429,7 @@ def report_runs(res):
     if fp8:
         w10 = sum(abs(v - 1) <= 0.10 for v in fp8)
         w25 = sum(abs(v - 1) <= 0.25 for v in fp8)
-        print(f"| of them FP8 GEMMs (--gemm-dtype fp8) | {len(fp8)} | {w10} "
+        print(f"| FP8 GEMMs (--gemm-dtype fp8), of both sets | {len(fp8)} | {w10} "
               f"({100 * w10 / len(fp8):.0f} %) | {w25} ({100 * w25 / len(fp8):.0f} %) | "
               f"{geomean(fp8):.3f} | {min(fp8):.3f} | {max(fp8):.3f} |")
     print("\n| framework, GPU, precision | runs | within 10 % | within 25 % | geomean | min | max |")
