@@ -1884,6 +1884,13 @@ check "cost --from megatron --fp8-format e5m2: exit 2 naming the formats" \
   '[ $? -eq 2 ] && grep -q "expected e4m3 or hybrid" "$T/f8e.err"'
 "$PLANNER" search "$T/lp.json" --gemm-dtype fp16 > /dev/null 2> "$T/f8d.err"
 check "--gemm-dtype fp16: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fp8" "$T/f8d.err"'
+"$ZOO" mlp --batch 8192 --hidden 2048 --layers 3 --dtype bfloat16 > "$T/f8mlp.json"
+"$PLANNER" bench "$T/f8mlp.json" --devices 2 --modes dp,ilp,brute --gemm-dtype fp8 --csv > "$T/f8b.csv" 2>&1
+"$PLANNER" bench "$T/f8mlp.json" --devices 2 --modes dp --csv > "$T/f8b0.csv" 2>&1
+check "--gemm-dtype fp8: dp = ilp = brute force, all proven, and the FP8 step differs from the bf16 one" \
+  '[ "$(awk -F, "NR > 1 {print \$3}" "$T/f8b.csv" | sort -u | wc -l)" = 1 ] &&
+   [ "$(awk -F, "NR > 1 && \$6 == \"true\"" "$T/f8b.csv" | wc -l)" = 3 ] &&
+   [ "$(awk -F, "NR == 2 {print \$3}" "$T/f8b.csv")" != "$(awk -F, "NR == 2 {print \$3}" "$T/f8b0.csv")" ]'
 
 # --- --batch-norm local: DDP's BatchNorm, each rank normalizing its own piece of the batch, so data
 #     parallel 2 computes what one device does with 2 micro-batches (each normalized alone), step
