@@ -375,8 +375,7 @@ const char *pl_cluster_norm_name(const pl_cluster *c)
 	return c->norm_unfused ? "unfused" : "fused";
 }
 
-pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,
-                                    pl_err *err)
+pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
 {
 	return set_choice(&c->gemm_fp8, dtype, "param", "fp8",
 	                  "fp8 (linear layers' GEMMs in FP8 with Transformer Engine's casts) or "
@@ -728,9 +727,10 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				if (!strcmp(e->string, "float8")) { /* FP8 tensor cores */
 					if (!cJSON_IsNumber(e) ||
 					    !(e->valuedouble >= 0 && e->valuedouble <= NUM_MAX))
-						return FAIL("%s: device.peak_flops.float8: expected a "
-						            "number from 0 (no FP8 tensor cores) to %g",
-						            file, NUM_MAX);
+						return FAIL(
+						    "%s: device.peak_flops.float8: expected a "
+						    "number from 0 (no FP8 tensor cores) to %g",
+						    file, NUM_MAX);
 					c->fp8_peak_flops = e->valuedouble;
 					continue;
 				}

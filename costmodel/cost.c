@@ -361,7 +361,8 @@ static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *spl
 	double bw = c->memory_bandwidth * c->bw_eff, ov = c->kernel_overhead_s;
 	double f = w->gemm_flops_fwd; /* each of the three GEMMs has as many */
 	*la_out = la;
-	out->fwd_s = la * (1 + 2 / e) / bw + ov + pl_cost_fp8_gemm_seconds(c, f, (la + lw) / e + lc);
+	out->fwd_s =
+	    la * (1 + 2 / e) / bw + ov + pl_cost_fp8_gemm_seconds(c, f, (la + lw) / e + lc);
 	out->bwd_s = 0;
 	if (!w->kernels_bwd)
 		return;
@@ -432,10 +433,10 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 			pl_op_output_layout(g, op, split, p->devices, i, &l);
 			double ob = pl_layout_local_bytes(&l);
 			int t = op->out[i];
-			out->act_bytes +=
-			    (p->kept[t] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0) +
-			    (p->kept_fp8 && p->kept_fp8[t] ? ob / pl_dtype_bytes(g->tensors[t].dtype)
-			                                   : 0);
+			out->act_bytes += (p->kept[t] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0) +
+			                  (p->kept_fp8 && p->kept_fp8[t]
+			                       ? ob / pl_dtype_bytes(g->tensors[t].dtype)
+			                       : 0);
 		}
 	}
 	if (op->noutputs > 0) {

@@ -1851,10 +1851,18 @@ int pl_cost_has_from(int argc, char **argv)
  * search only) */
 static int cost_option(const char *a, int *with_value)
 {
-	static const char *const v[] = {"--batch",       "--loss",           "--const",
-	                                "--dropout",     "--loss-axis",      "--devices",
-	                                "--cluster",     "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel", "--memory-limit",   "--gemm-dtype",
+	static const char *const v[] = {"--batch",
+	                                "--loss",
+	                                "--const",
+	                                "--dropout",
+	                                "--loss-axis",
+	                                "--devices",
+	                                "--cluster",
+	                                "--memory-reserve",
+	                                "--attention-kernel",
+	                                "--loss-kernel",
+	                                "--memory-limit",
+	                                "--gemm-dtype",
 	                                NULL};
 	for (int i = 0; v[i]; i++) {
 		size_t n = strlen(v[i]);

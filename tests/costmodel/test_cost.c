@@ -659,7 +659,8 @@ static void fp8_gemm_curve(void **state)
 	for (size_t i = 0; i < sizeof fp8_tilelang / sizeof *fp8_tilelang; i++) {
 		double k = fp8_tilelang[i][0], f = 2.0 * 8192 * 8192 * k;
 		double bytes = 2 * 8192 * k + 2.0 * 8192 * 8192;
-		double hand = fmax(f / (1.979e15 * 0.804) + 1.55e-6, bytes / (0.8 * 3.35e12)) + 5e-6;
+		double hand =
+		    fmax(f / (1.979e15 * 0.804) + 1.55e-6, bytes / (0.8 * 3.35e12)) + 5e-6;
 		double t = pl_cost_fp8_gemm_seconds(&h, f, bytes);
 		if (fabs(t / hand - 1) > 1e-9)
 			fail_msg("K %g: %.9g s, by hand %.9g s", k, t, hand);

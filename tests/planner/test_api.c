@@ -788,7 +788,8 @@ static void test_gemm_dtype(void **state)
 		ok(ctx, planner_plan_new(ctx, g, &p));
 		cJSON *ck = cJSON_Parse(planner_plan_json(p));
 		const cJSON *dev = cJSON_GetObjectItem(
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"), "device");
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"),
+		    "device");
 		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "gemm_dtype")),
 		                    f8 ? "fp8" : "param");
 		step[f8] = cJSON_GetNumberValue(
@@ -1207,10 +1208,8 @@ int main(void)
 	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_null_arguments),   cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
-	    cmocka_unit_test(test_cost_and_export),
-	    cmocka_unit_test(test_framework),
-	    cmocka_unit_test(test_gemm_dtype),
-	    cmocka_unit_test(test_same_plan_as_search),
+	    cmocka_unit_test(test_cost_and_export),  cmocka_unit_test(test_framework),
+	    cmocka_unit_test(test_gemm_dtype),       cmocka_unit_test(test_same_plan_as_search),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
