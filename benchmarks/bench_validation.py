@@ -127,8 +127,6 @@ def measured_step(r, gb):
 
 
 def why_not(r):
-    if r["precision"] == "fp8":
-        return "FP8 GEMMs cannot be stated to the planner"
     if r["gpu"] not in GPUS:
         return f"no preset for {r['gpu']}"
     for k in ("layers", "hidden", "heads", "seq", "gpus", "tp", "pp"):
@@ -312,6 +310,11 @@ def search_args(r):
         a += ["--norm-kernel", norm_kernel(r)]
     if stage_output(r) != "freed":
         a += ["--stage-output", stage_output(r)]
+    if r["precision"] == "fp8":
+        # the linear layers' GEMMs in FP8: NeMo's and Megatron-LM's fp8
+        # (Transformer Engine, hybrid recipe), llm-foundry's amp_fp8 (TE),
+        # torchtitan's Float8 (torchao); the output layer stays 16-bit in all
+        a += ["--gemm-dtype", "fp8"]
     if "--overlap-grad-reduce" in r["notes"]:
         # the run overlapped its gradient reduction with the backward, as its
         # source says (Megatron-LM's README scaling table: --overlap-grad-reduce
@@ -334,7 +337,7 @@ def search_args(r):
 def price(task):
     r, build, limit, job = task
     out = {"id": r["id"], "framework": r["framework"], "gpu": r["gpu"], "gpus": r["gpus"],
-           "oom": r["oom"], "group": group_of(r)}
+           "oom": r["oom"], "group": group_of(r), "precision": r["precision"]}
     skip = why_not(r)
     gb, assumed = global_batch(r)
     if not skip and not gb:
@@ -381,8 +384,10 @@ def price(task):
             out["ratio"] = c["step_seconds"] / meas
         if job:
             jp = os.path.join(t, "j.json")
+            fp8 = ["--gemm-dtype", "fp8"] if r["precision"] == "fp8" else []
             q = subprocess.run([os.path.join(build, "planner"), "search", model, "--cluster",
-                                search_args(r)[1], "--job", "--time-limit", str(limit), "-o", jp],
+                                search_args(r)[1], "--job", "--time-limit", str(limit), "-o", jp]
+                               + fp8,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if q.returncode == 0:
                 with open(jp) as jf:
@@ -442,12 +447,21 @@ def report_runs(res):
         w25 = sum(abs(v - 1) <= 0.25 for v in r)
         print(f"| {name} | {len(s)} | {w10} ({100 * w10 / len(s):.0f} %) | {w25} "
               f"({100 * w25 / len(s):.0f} %) | {geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
-    print("\n| framework, GPU | runs | within 10 % | geomean | min | max |")
-    print("|---|---|---|---|---|---|")
-    keys = sorted({(x["framework"], x["gpu"]) for x in priced})
+    fp8 = [x["ratio"] for x in priced if x.get("precision") == "fp8"]
+    if fp8:
+        w10 = sum(abs(v - 1) <= 0.10 for v in fp8)
+        w25 = sum(abs(v - 1) <= 0.25 for v in fp8)
+        print(f"| FP8 GEMMs (--gemm-dtype fp8), of both sets | {len(fp8)} | {w10} "
+              f"({100 * w10 / len(fp8):.0f} %) | {w25} ({100 * w25 / len(fp8):.0f} %) | "
+              f"{geomean(fp8):.3f} | {min(fp8):.3f} | {max(fp8):.3f} |")
+    print("\n| framework, GPU, precision | runs | within 10 % | within 25 % | geomean | min | max |")
+    print("|---|---|---|---|---|---|---|")
+    keys = sorted({(x["framework"], x["gpu"], x.get("precision") or "") for x in priced})
     for k in keys:
-        r = [x["ratio"] for x in priced if (x["framework"], x["gpu"]) == k]
-        print(f"| {k[0]}, {k[1]} | {len(r)} | {sum(abs(v - 1) <= .1 for v in r)} | "
+        r = [x["ratio"] for x in priced
+             if (x["framework"], x["gpu"], x.get("precision") or "") == k]
+        print(f"| {k[0]}, {k[1]}, {k[2] or '-'} | {len(r)} | {sum(abs(v - 1) <= .1 for v in r)} | "
+              f"{sum(abs(v - 1) <= .25 for v in r)} | "
               f"{geomean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
     skipped = {}
     for x in res:

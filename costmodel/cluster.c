@@ -23,6 +23,13 @@
 #define GEMM_H100_MAX     0.782
 #define GEMM_HALF_SECONDS 1.55e-6
 
+/* FP8 GEMMs on H100 SXM (docs/cost-model.md, "FP8 GEMMs"): dense peak
+ * 1979 TFLOP/s (NVIDIA H100 datasheet); the asymptote is the marginal rate of
+ * TileLang's published FP8 GEMMs on H800 SXM (the H100's SMs and clocks),
+ * M = N = 8192, K = 8192 -> 16384: 1.59 PFLOP/s = 0.804 of peak */
+#define FP8_H100_PEAK 1.979e15
+#define FP8_H100_MAX  0.804
+
 static void gemm_curve(pl_cluster *c, double gemm_max)
 {
 	c->gemm_eff_max = gemm_max;
@@ -48,6 +55,8 @@ static void h100(pl_cluster *c)
 	c->peak_flops[PL_DT_INT32] = 6.7e13;
 	c->peak_flops[PL_DT_INT64] = 6.7e13;
 	c->memory_bandwidth = 3.35e12;
+	c->fp8_peak_flops = FP8_H100_PEAK;
+	c->fp8_gemm_eff_max = FP8_H100_MAX;
 	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 3.68e11}; /* nccl-tests, 8x H100 NVSwitch */
 	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 4.8e10};  /* 400 Gb/s NDR per GPU */
 	common_defaults(c);
@@ -402,6 +411,29 @@ const char *pl_cluster_stage_output_name(const pl_cluster *c)
 	return c->output_buffered ? "buffered" : "freed";
 }
 
+pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
+{
+	return set_choice(&c->gemm_fp8, dtype, "param", "fp8",
+	                  "fp8 (linear layers' GEMMs in FP8 with Transformer Engine's casts) or "
+	                  "param (in the params' own dtype)",
+	                  what, err);
+}
+
+const char *pl_cluster_gemm_dtype_name(const pl_cluster *c)
+{
+	return c->gemm_fp8 ? "fp8" : "param";
+}
+
+pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err)
+{
+	if (c->gemm_fp8 && !(c->fp8_peak_flops > 0))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: fp8: the cluster's device %s has no FP8 tensor cores (FP8 "
+		                  "GEMMs need Hopper or newer: H100, H200); use param",
+		                  what, c->device_name[0] ? c->device_name : "(unnamed)");
+	return PL_OK;
+}
+
 pl_status pl_cluster_set_batch_norm(pl_cluster *c, const char *how, const char *what,
                                     pl_err *err)
 {
@@ -663,7 +695,7 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
 		           "attention_kernel", "loss_kernel", "loss_parallel", "grad_dtype",
-		           "norm_kernel", "batch_norm", "stage_output");
+		           "norm_kernel", "batch_norm", "stage_output", "gemm_dtype");
 		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 		if (cJSON_IsString(v))
 			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -694,11 +726,13 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 				return FAIL("%s: device.gemm_efficiency: expected {\"max\", "
 				            "\"half_flops\"}",
 				            file);
-			CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops");
+			CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops", "fp8_max");
 			if ((st = num_in(ge, "max", &c->gemm_eff_max, 1, 1e-9, 1, file,
 			                 "device.gemm_efficiency.", err)) ||
 			    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
-			              "device.gemm_efficiency.", err)))
+			              "device.gemm_efficiency.", err)) ||
+			    (st = num_in(ge, "fp8_max", &c->fp8_gemm_eff_max, 0, 1e-9, 1, file,
+			                 "device.gemm_efficiency.", err)))
 				return st;
 		}
 		if ((st = parse_kernel_scale(
@@ -714,7 +748,8 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		               {"grad_dtype", pl_cluster_set_grad_dtype},
 		               {"norm_kernel", pl_cluster_set_norm},
 		               {"batch_norm", pl_cluster_set_batch_norm},
-		               {"stage_output", pl_cluster_set_stage_output}};
+		               {"stage_output", pl_cluster_set_stage_output},
+		               {"gemm_dtype", pl_cluster_set_gemm_dtype}};
 		for (size_t i = 0; i < sizeof program / sizeof *program; i++) {
 			const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, program[i].key);
 			char wk[300];
@@ -733,6 +768,16 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 			const cJSON *e;
 			cJSON_ArrayForEach (e, pf) {
 				pl_dtype dt;
+				if (!strcmp(e->string, "float8")) { /* FP8 tensor cores */
+					if (!cJSON_IsNumber(e) ||
+					    !(e->valuedouble >= 0 && e->valuedouble <= NUM_MAX))
+						return FAIL(
+						    "%s: device.peak_flops.float8: expected a "
+						    "number from 0 (no FP8 tensor cores) to %g",
+						    file, NUM_MAX);
+					c->fp8_peak_flops = e->valuedouble;
+					continue;
+				}
 				if (pl_dtype_parse(e->string, &dt))
 					return FAIL("%s: device.peak_flops.%s: not a dtype", file,
 					            e->string);
@@ -817,7 +862,9 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 	v = cJSON_GetObjectItemCaseSensitive(root, "source");
 	if (cJSON_IsString(v))
 		snprintf(c->source, sizeof c->source, "%s", v->valuestring);
-	return PL_OK;
+	char wg[300];
+	snprintf(wg, sizeof wg, "%s: device.gemm_dtype", file);
+	return pl_cluster_check(c, wg, err);
 }
 
 static cJSON *ab_json(const pl_ab *ab)
@@ -843,10 +890,13 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	for (int d = 0; d < PL_DT_COUNT; d++)
 		if (c->peak_flops[d] > 0)
 			cJSON_AddNumberToObject(pf, pl_dtype_name((pl_dtype)d), c->peak_flops[d]);
+	cJSON_AddNumberToObject(pf, "float8", c->fp8_peak_flops);
 	cJSON_AddNumberToObject(dev, "memory_bandwidth", c->memory_bandwidth);
 	cJSON *ge = cJSON_AddObjectToObject(dev, "gemm_efficiency");
 	cJSON_AddNumberToObject(ge, "max", c->gemm_eff_max);
 	cJSON_AddNumberToObject(ge, "half_flops", c->gemm_half_flops);
+	if (c->fp8_gemm_eff_max > 0)
+		cJSON_AddNumberToObject(ge, "fp8_max", c->fp8_gemm_eff_max);
 	cJSON_AddNumberToObject(dev, "vector_efficiency", c->vector_eff);
 	cJSON_AddNumberToObject(dev, "bandwidth_efficiency", c->bw_eff);
 	cJSON_AddNumberToObject(dev, "kernel_overhead", c->kernel_overhead_s);
@@ -866,6 +916,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));
 	cJSON_AddStringToObject(dev, "stage_output", pl_cluster_stage_output_name(c));
+	cJSON_AddStringToObject(dev, "gemm_dtype", pl_cluster_gemm_dtype_name(c));
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
 	    c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");

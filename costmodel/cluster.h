@@ -51,6 +51,15 @@ typedef struct pl_cluster {
 	pl_ab_list coll[PL_COLL_COUNT][PL_LINK_COUNT];
 	/* compute efficiency: achieved GEMM rate = peak * gemm_eff_max * f/(f + gemm_half_flops) */
 	double gemm_eff_max, gemm_half_flops;
+	/* FP8 tensor cores (Hopper and newer; 0: none): dense peak, FLOP/s, and
+	 * the FP8 GEMM curve's asymptote (its half-rate point keeps the bf16
+	 * curve's latency, GEMM_HALF_SECONDS); docs/cost-model.md, "FP8 GEMMs" */
+	double fp8_peak_flops, fp8_gemm_eff_max;
+	/* the GEMMs of linear layers: 0 "param", in the params' own dtype; 1
+	 * "fp8", through Transformer Engine's FP8 (delayed scaling, hybrid:
+	 * E4M3 forward, E5M2 gradients) or torchao's Float8, with their casts,
+	 * FP8 weight copies and FP8 saved inputs (pl_cost_fp8_op) */
+	int gemm_fp8;
 	double vector_eff, bw_eff, kernel_overhead_s;
 	/* per op type: its kernels' measured time over the roofline's (0: 1).
 	 * Calibration measures it where one rate per class (vector FLOPs,
@@ -142,6 +151,15 @@ const char *pl_cluster_loss_parallel_name(const pl_cluster *c);
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
+/* "fp8" or "param" (what): the linear layers' GEMMs (pl_cluster.gemm_fp8);
+ * whether the device has FP8 tensor cores is checked by pl_cluster_check */
+pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,
+                                    pl_err *err);
+const char *pl_cluster_gemm_dtype_name(const pl_cluster *c);
+/* What the cluster's settings ask of its device: FP8 GEMMs need FP8 tensor
+ * cores (PL_EINVAL naming the device and `what`, the option or key that
+ * asked for them, otherwise). */
+pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err);
 /* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_norm_name(const pl_cluster *c);

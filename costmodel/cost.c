@@ -34,6 +34,52 @@ double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, dou
 	return t + kernels * c->kernel_overhead_s;
 }
 
+double pl_cost_fp8_gemm_seconds(const pl_cluster *c, double gemm, double bytes)
+{
+	/* the bf16 curve's half-rate latency (gemm_half_flops over its
+	 * asymptotic rate) at the FP8 asymptote */
+	double t0 = c->gemm_half_flops / (c->gemm_eff_max * c->peak_flops[PL_DT_FLOAT16]);
+	double t = gemm / (c->fp8_peak_flops * c->fp8_gemm_eff_max) + t0;
+	double tm = bytes / (c->memory_bandwidth * c->bw_eff);
+	return (tm > t ? tm : t) + c->kernel_overhead_s;
+}
+
+/* Whether tensor t reaches a loss through views (ops without a kernel) */
+static int reaches_loss(const pl_graph *g, int t, int depth)
+{
+	if (depth > 8)
+		return 0;
+	const pl_tensor *x = &g->tensors[t];
+	int64_t ones[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		ones[l] = 1;
+	for (int k = 0; k < x->nconsumers; k++) {
+		const pl_op *c = &g->ops[x->consumers[k]];
+		if (pl_op_traits(c) & PL_OPT_LOSS)
+			return 1;
+		pl_opwork w;
+		memset(&w, 0, sizeof w);
+		pl_op_rule_get(c->type)->work(g, c, ones, &w);
+		if (w.kernels_fwd == 0 && c->noutputs > 0 && reaches_loss(g, c->out[0], depth + 1))
+			return 1;
+	}
+	return 0;
+}
+
+int pl_cost_fp8_op(const pl_cluster *c, const pl_graph *g, int o)
+{
+	const pl_op *op = &g->ops[o];
+	if (!c->gemm_fp8 || !(pl_op_traits(op) & PL_OPT_LINEAR) || op->ninputs != 2)
+		return 0;
+	const pl_tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->in[1]];
+	if ((a->role == PL_ROLE_PARAM) == (b->role == PL_ROLE_PARAM) ||
+	    pl_dtype_bytes(a->dtype) != 2 || pl_dtype_bytes(b->dtype) != 2)
+		return 0;
+	if (reaches_loss(g, op->out[0], 0))
+		return 0;
+	return b->role == PL_ROLE_PARAM ? 2 : 1;
+}
+
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
                           double *bwd)
 {
@@ -291,6 +337,42 @@ static void comm_times_of(const pl_problem *p, int op, comm_times *t)
 	t->all_gather = z == 1 || z == 2 ? 1 : z == 3 ? 2 * m : 0;
 }
 
+/* A linear layer's kernels as Transformer Engine runs them in FP8
+ * (docs/cost-model.md, "FP8 GEMMs"), in place of its 16-bit times: forward,
+ * the input's cast to FP8 with its transpose (one cast-transpose kernel
+ * reading the 16-bit input and writing two 1-byte copies) and the GEMM on
+ * FP8 operands writing a 16-bit output; backward, the output gradient's
+ * cast-transpose, then the data- and weight-gradient GEMMs on FP8 operands.
+ * ws: the weight's slot. *la: the activation input's local bytes. */
+static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *split, int ws,
+                        const pl_opwork *w, pl_nodeparts *out, double *la_out)
+{
+	const pl_cluster *c = p->c;
+	const pl_graph *g = p->g;
+	int as = 1 - ws;
+	pl_layout l;
+	pl_op_input_layout(g, op, split, p->devices, as, &l);
+	double la = pl_layout_local_bytes(&l);
+	pl_op_input_layout(g, op, split, p->devices, ws, &l);
+	double lw = pl_layout_local_bytes(&l);
+	pl_op_output_layout(g, op, split, p->devices, 0, &l);
+	double lc = pl_layout_local_bytes(&l);
+	double e = pl_dtype_bytes(g->tensors[op->in[as]].dtype);
+	double bw = c->memory_bandwidth * c->bw_eff, ov = c->kernel_overhead_s;
+	double f = w->gemm_flops_fwd; /* each of the three GEMMs has as many */
+	*la_out = la;
+	out->fwd_s =
+	    la * (1 + 2 / e) / bw + ov + pl_cost_fp8_gemm_seconds(c, f, (la + lw) / e + lc);
+	out->bwd_s = 0;
+	if (!w->kernels_bwd)
+		return;
+	out->bwd_s = lc * (1 + 2 / e) / bw + ov;
+	if (g->tensors[op->in[as]].requires_grad)
+		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + lw) / e + la);
+	if (g->tensors[op->in[ws]].requires_grad)
+		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + la) / e + lw);
+}
+
 /* pl_cost_node_parts from scratch; with bk, the communication a step of the
  * job runs (comm_times_of) booked there */
 static void node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out,
@@ -327,21 +409,34 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
 	}
+	int f8 = p->fp8 ? p->fp8[op_index] : 0; /* 1 + its weight's slot */
+	double f8_in = 0;
+	if (f8)
+		fp8_kernels(p, op, split, f8 - 1, &w, out, &f8_in);
 	out->fwd_s /= pl_fit(c->fit_compute);
 	out->bwd_s /= pl_fit(c->fit_compute);
 	out->act_bytes = w.saved_bytes;
 	if (p->kept) { /* a saved activation counts once, at its producer */
 		pl_layout l;
-		for (int i = 0; i < op->ninputs; i++)
-			if ((w.saves_in >> i & 1) && g->tensors[op->in[i]].producer >= 0) {
+		for (int i = 0; i < op->ninputs; i++) {
+			if (!(w.saves_in >> i & 1))
+				continue;
+			if (g->tensors[op->in[i]].producer >= 0) {
 				pl_op_input_layout(g, op, split, p->devices, i, &l);
 				out->act_bytes -= pl_layout_local_bytes(&l);
+			} else if (f8 && i == 2 - f8) { /* a data input, kept in FP8 here */
+				out->act_bytes -=
+				    f8_in * (1 - 1.0 / pl_dtype_bytes(g->tensors[op->in[i]].dtype));
 			}
+		}
 		for (int i = 0; i < op->noutputs; i++) {
 			pl_op_output_layout(g, op, split, p->devices, i, &l);
 			double ob = pl_layout_local_bytes(&l);
-			out->act_bytes +=
-			    (p->kept[op->out[i]] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0);
+			int t = op->out[i];
+			out->act_bytes += (p->kept[t] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0) +
+			                  (p->kept_fp8 && p->kept_fp8[t]
+			                       ? ob / pl_dtype_bytes(g->tensors[t].dtype)
+			                       : 0);
 		}
 	}
 	if (op->noutputs > 0) {
@@ -399,6 +494,21 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 			rs.kind = PL_PRIM_REDUCE_SCATTER;
 			t_ar = bucketed_cost(c, &ar, ct.all_reduce, bk);
 			t_rs = bucketed_cost(c, &rs, ct.reduce_scatter, bk);
+		}
+		if (f8 && i == f8 - 1) {
+			/* Transformer Engine's FP8 copies of the weight and of its
+			 * transpose (Hopper's FP8 GEMMs take only the TN layout),
+			 * cast once a step and cached over the micro-batches
+			 * (is_first_microbatch), with one launch a step for the
+			 * amax and scale update */
+			double fb = 2 * elems, fz[PL_ZERO_LEVELS] = {fb, fb, fb, fb / r};
+			for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+				out->state_bytes[z] += fz[z];
+				out->weight_bytes[z] += fz[z];
+				out->opt_s[z] += ((bytes + fb) / (c->memory_bandwidth * c->bw_eff) +
+				                  2 * c->kernel_overhead_s) /
+				                 pl_fit(c->fit_compute);
+			}
 		}
 		double sb = elems * state;
 		out->state_bytes[0] += bytes + gb + sb;
@@ -633,6 +743,8 @@ void pl_problem_free(pl_problem *p)
 	free(p->stream);
 	free(p->kept);
 	free(p->saves_in);
+	free(p->fp8);
+	free(p->kept_fp8);
 	free(p->nstrat);
 	free(p->strat);
 	free(p->node);
@@ -667,8 +779,11 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;
 	for (int i = 0; i < x->noutputs; i++)
-		if (p->kept && p->kept[x->out[i]] != p->kept[y->out[i]])
+		if ((p->kept && p->kept[x->out[i]] != p->kept[y->out[i]]) ||
+		    (p->kept_fp8 && p->kept_fp8[x->out[i]] != p->kept_fp8[y->out[i]]))
 			return 0;
+	if (p->fp8 && p->fp8[a] != p->fp8[b])
+		return 0;
 	if (p->roles && memcmp(p->roles + (size_t)a * PL_MAX_LOOPS,
 	                       p->roles + (size_t)b * PL_MAX_LOOPS, PL_MAX_LOOPS))
 		return 0;
@@ -825,6 +940,14 @@ static int keep_saved(pl_problem *p)
 	p->saves_in = pl_calloc((size_t)g->nops + 1, 1);
 	if (!p->kept || !p->saves_in)
 		return -1;
+	if (p->c->gemm_fp8) {
+		p->fp8 = pl_calloc((size_t)g->nops + 1, 1);
+		p->kept_fp8 = pl_calloc((size_t)g->ntensors + 1, 1);
+		if (!p->fp8 || !p->kept_fp8)
+			return -1;
+		for (int o = 0; o < g->nops; o++)
+			p->fp8[o] = (uint8_t)pl_cost_fp8_op(p->c, g, o);
+	}
 	int64_t ones[PL_MAX_LOOPS];
 	for (int l = 0; l < PL_MAX_LOOPS; l++)
 		ones[l] = 1;
@@ -837,9 +960,14 @@ static int keep_saved(pl_problem *p)
 		w.local_bn = p->c->bn_local;
 		pl_op_rule_get(op->type)->work(g, op, ones, &w);
 		p->saves_in[o] = w.saves_in;
-		for (int i = 0; i < op->ninputs; i++)
-			if (w.saves_in >> i & 1)
+		for (int i = 0; i < op->ninputs; i++) {
+			if (!(w.saves_in >> i & 1))
+				continue;
+			if (p->fp8 && p->fp8[o] && i == 2 - p->fp8[o])
+				p->kept_fp8[op->in[i]] = 1; /* kept as its FP8 copy */
+			else
 				p->kept[op->in[i]] = 1;
+		}
 		for (int i = 0; i < op->noutputs; i++)
 			if (w.saves_out >> i & 1)
 				p->kept[op->out[i]] = 1;

@@ -150,6 +150,11 @@ typedef struct pl_problem {
 	 * the shard and gathers it again in the backward) */
 	uint8_t *kept;
 	uint8_t *saves_in; /* per op: the inputs its backward reads (bit per slot) */
+	/* with FP8 GEMMs (pl_cluster.gemm_fp8), else NULL: per op, 1 + the slot
+	 * of its weight when it is a linear layer run in FP8 (pl_cost_fp8_op);
+	 * per tensor, 1 when such an op keeps an FP8 copy of it for its
+	 * backward (Transformer Engine saves its input quantized) */
+	uint8_t *fp8, *kept_fp8;
 	/* problems of the same graph, mesh and candidates whose edge tables this
 	 * one borrows (pl_problem_share): a ring through them, or NULL; per edge,
 	 * 1 where its table is a sibling's */
@@ -270,6 +275,16 @@ double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
  * backward is priced with. */
 double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
                               double bytes, int kernels);
+/* Seconds of one FP8 GEMM of `gemm` FLOPs over `bytes` of memory traffic:
+ * the roofline on the FP8 curve (docs/cost-model.md, "FP8 GEMMs"), one
+ * kernel. */
+double pl_cost_fp8_gemm_seconds(const pl_cluster *c, double gemm, double bytes);
+/* 1 + the slot of op o's weight when it is a linear layer run in FP8 under
+ * the cluster (gemm_fp8): a PL_OPT_LINEAR product of a 16-bit activation
+ * and a 16-bit param whose output does not reach the loss through views
+ * (the output layer stays 16-bit, as Megatron-LM's and NeMo's is not a
+ * Transformer Engine module); 0 otherwise. */
+int pl_cost_fp8_op(const pl_cluster *c, const pl_graph *g, int o);
 /* An op's forward and backward on one device from its op rule's work (the
  * roofline above; before any calibrated kernel scale). */
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,

@@ -76,6 +76,11 @@ enum {
 	/* a whole attention core by itself (the fused attention): selective
 	 * recompute runs it again alone */
 	PL_OPT_ATTENTION_CORE = 1u << 6,
+	/* a product that is a linear layer when one input is a param: what
+	 * Transformer Engine runs in FP8 (pl_cluster.gemm_fp8) */
+	PL_OPT_LINEAR = 1u << 7,
+	/* the training loss: an output layer feeding it stays 16-bit under FP8 */
+	PL_OPT_LOSS = 1u << 8,
 };
 
 typedef struct pl_op_rule {

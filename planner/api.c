@@ -98,6 +98,11 @@ static int is_recompute(const char *v)
 	return pl_recompute_parse(v) >= 0 || !strcmp(v, "auto");
 }
 
+static int is_gemm_dtype(const char *v)
+{
+	return !strcmp(v, "fp8") || !strcmp(v, "param");
+}
+
 static int is_backend(const char *v)
 {
 	return !strcmp(v, "cpu") || !strcmp(v, "cuda");
@@ -147,6 +152,7 @@ enum {
 	K_OVERLAP,
 	K_MAX_TP,
 	K_FRAMEWORK,
+	K_GEMM_DTYPE,
 	K_COUNT
 };
 
@@ -191,6 +197,8 @@ static const struct key {
     [K_FRAMEWORK] = {"framework", NULL, is_framework,
                      "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers "
                      "(only plans it can run, as search --framework)"},
+    [K_GEMM_DTYPE] = {"gemm_dtype", NULL, is_gemm_dtype,
+                      "fp8 (linear layers' GEMMs in FP8, as search --gemm-dtype) or param"},
 };
 
 /* other names of keys: MindFormers' */
@@ -407,6 +415,12 @@ static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
 		                  "%lld devices",
 		                  d, ctx->val[K_CLUSTER], (long long)D);
 	if ((st = ctx_reserve(ctx, cl)))
+		return st;
+	if (ctx->val[K_GEMM_DTYPE] &&
+	    (st = pl_cluster_set_gemm_dtype(cl, ctx->val[K_GEMM_DTYPE],
+	                                    "set_auto_parallel_context: gemm_dtype", &ctx->err)))
+		return st;
+	if ((st = pl_cluster_check(cl, "set_auto_parallel_context: gemm_dtype", &ctx->err)))
 		return st;
 	if (get_ll(ctx, K_GLOBAL_RANK, 0) >= D)
 		return pl_err_set(&ctx->err, PL_EINVAL,

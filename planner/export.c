@@ -507,6 +507,7 @@ typedef struct fw_config {
 	int zero, recompute;         /* ZeRO level; PL_RECOMPUTE_* */
 	int sp;                      /* sequence parallel: 1, 0, -1 not said */
 	int precision;               /* PREC_*; -1 not said */
+	int fp8;                     /* the linear layers' GEMMs in FP8: 1, 0, -1 not said */
 	int vocab_emb_dp;            /* embedding replicated over tp (not cut) */
 	int64_t layers;              /* repeated layers, 0: unknown */
 	int64_t *stage;              /* layers of each pipeline stage (pp; owned), or NULL */
@@ -524,7 +525,7 @@ static void cfg_init(fw_config *c)
 {
 	memset(c, 0, sizeof *c);
 	c->tp = c->pp = c->cp = c->ep = c->vp = 1;
-	c->sp = c->precision = -1;
+	c->sp = c->precision = c->fp8 = -1;
 	c->first = c->last = c->tt_first = c->tt_last = -1;
 	c->recompute = PL_RECOMPUTE_NONE;
 }
@@ -674,6 +675,11 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	c->precision = used > 0 && p32 > 0 && p32 != p16 && fabs(used - p32) <= 1e-6 * p32
 	                   ? PREC_FP32
 	                   : PREC_BF16;
+	const char *gd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cl, "description"),
+	                                     "device"),
+	    "gemm_dtype"));
+	c->fp8 = gd && !strcmp(gd, "fp8");
 
 	/* the parts: every layer's weights cut tp ways, tokens dp ways, the
 	 * sequence cp ways (tp x cp for sequence-parallel norms) */
@@ -1063,6 +1069,10 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		arg(o, "--bf16", NULL);
 	else if (c->precision == PREC_FP16)
 		arg(o, "--fp16", NULL);
+	if (c->fp8 > 0 && mds)
+		REFUSE("FP8 GEMMs (Megatron-DeepSpeed has no Transformer Engine FP8 switch)");
+	if (c->fp8 > 0) /* Transformer Engine's delayed scaling, E4M3 forward, E5M2 gradients */
+		arg(o, "--fp8-format", "hybrid");
 	if (!mds) { /* how the plan was priced, where Megatron-LM's arguments say it */
 		for (size_t j = 0; c->price[PL_FW_PRICE_ATTENTION] &&
 		                   j < sizeof mg_backend / sizeof *mg_backend;
@@ -1128,6 +1138,8 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "fp16", c->precision == PREC_FP16 ? "true" : "false");
 	}
 	price_keys(o, c, "model");
+	if (c->fp8 > 0) /* TransformerConfig.fp8: Transformer Engine's hybrid recipe */
+		value(o, "fp8", "hybrid");
 	section(o, "train");
 	ivalue(o, "micro_batch_size", c->mbs);
 	ivalue(o, "global_batch_size", c->gbs);
@@ -1388,6 +1400,9 @@ static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
 {
 	pl_status st;
 	cJSON *doc = NULL;
+	if (c->fp8 > 0 && o->fw != FW_MEGATRON && o->fw != FW_NEMO && o->fw != FW_MDS)
+		REFUSE("FP8 GEMMs (--gemm-dtype fp8): this export writes them for megatron "
+		       "(--fp8-format) and nemo (model.fp8) only");
 	if (fws[o->fw].syntax != PL_FW_JSON)
 		header(o, c, ckpt);
 	switch (o->fw) {
@@ -1670,6 +1685,32 @@ static pl_status recompute_megatron(const char *gran, const char *method, int64_
 	return PL_OK;
 }
 
+/* Transformer Engine's FP8 as Megatron-LM's --fp8-format and Megatron-Bridge's
+ * TransformerConfig.fp8 state it: e4m3 or hybrid (both run the linear layers'
+ * GEMMs in FP8; hybrid takes E5M2 for the gradients); NeMo 1's model.fp8
+ * true; null, None or false: off */
+static pl_status read_fp8(const pl_fw_kvs *k, const char *key, const char *where, fw_config *c,
+                          pl_err *err)
+{
+	const pl_fw_kv *e = pl_fw_get(k, key);
+	if (!e)
+		return PL_OK;
+	static const char *const on[] = {"e4m3", "hybrid", "true", "True", "TRUE", NULL},
+	                         *off[] = {"null", "None", "false", "False", "FALSE", NULL};
+	for (int i = 0; e->val && on[i]; i++)
+		if (!strcmp(e->val, on[i]))
+			c->fp8 = 1;
+	for (int i = 0; e->val && off[i]; i++)
+		if (!strcmp(e->val, off[i]))
+			c->fp8 = 0;
+	if (c->fp8 < 0)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: %s %s: expected e4m3 or hybrid (Transformer Engine's FP8 "
+		                  "formats), or null",
+		                  where, e->line, key, e->val ? e->val : "(no value)");
+	return PL_OK;
+}
+
 static pl_status read_megatron(const pl_fw_kvs *k, int mds, const char *where, fw_config *c,
                                pl_err *err)
 {
@@ -1760,7 +1801,7 @@ static pl_status read_megatron(const pl_fw_kvs *k, int mds, const char *where, f
 	}
 	const pl_fw_kv *pr = pl_fw_get(k, "--bf16"), *pf = pl_fw_get(k, "--fp16");
 	c->precision = pr ? PREC_BF16 : pf ? PREC_FP16 : -1;
-	return PL_OK;
+	return read_fp8(k, "--fp8-format", where, c, err);
 }
 
 static pl_status read_nemo(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
@@ -1819,6 +1860,8 @@ static pl_status read_nemo(const pl_fw_kvs *k, const char *where, fw_config *c, 
 	    (st = get_bool(k, "model.fp16", &f, where, err)))
 		return st;
 	c->precision = b > 0 ? PREC_BF16 : f > 0 ? PREC_FP16 : -1;
+	if ((st = read_fp8(k, "model.fp8", where, c, err)))
+		return st;
 	return recompute_megatron(get_str(k, "model.recompute_granularity"),
 	                          get_str(k, "model.recompute_method"), g_rl ? rl : 1,
 	                          line_of(k, "model.recompute_method"), where, c, err);
@@ -2085,11 +2128,12 @@ int pl_cost_has_from(int argc, char **argv)
  * search only) */
 static int cost_option(const char *a, int *with_value)
 {
-	static const char *const v[] = {"--batch",         "--loss",           "--const",
-	                                "--dropout",       "--loss-axis",      "--devices",
-	                                "--cluster",       "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel",   "--memory-limit",   "--loss-parallel",
-	                                "--grad-dtype",    "--norm-kernel",    "--batch-norm",
+	static const char *const v[] = {"--batch",          "--loss",           "--const",
+	                                "--dropout",        "--loss-axis",      "--devices",
+	                                "--cluster",        "--memory-reserve", "--attention-kernel",
+	                                "--loss-kernel",    "--memory-limit",   "--loss-parallel",
+	                                "--grad-dtype",     "--norm-kernel",    "--batch-norm",
+	                                "--stage-output",   "--gemm-dtype",
 	                                NULL};
 	for (int i = 0; v[i]; i++) {
 		size_t n = strlen(v[i]);
@@ -2118,7 +2162,9 @@ static int search_takes_value(const char *a)
 	                                "--grad-dtype",
 	                                "--norm-kernel",
 	                                "--batch-norm",
+	                                "--stage-output",
 	                                "--memory-limit",
+	                                "--gemm-dtype",
 	                                "--mode",
 	                                "--load",
 	                                "--time-limit",
@@ -2366,6 +2412,10 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 		sv[ns++] = "--sequence-parallel";
 		sv[ns++] = c.sp > 0 ? "on" : "off";
 	}
+	if (c.fp8 > 0) {
+		sv[ns++] = "--gemm-dtype";
+		sv[ns++] = "fp8";
+	}
 	/* Megatron-LM, NeMo and Megatron-DeepSpeed ("type:transformer") place
 	 * the same number of layers on every stage unless the first and last
 	 * stages' are stated; a --stage-cuts given wins */
@@ -2469,6 +2519,10 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	    (st = pl_json_parse(plan_text, cl, scratch, &ck, &err)) ||
 	    (st = compare(fw, &c, ck, where, &err)))
 		goto done;
+	if (c.fp8 > 0) { /* a cluster given to cost is priced with the configuration's FP8 */
+		cv[nc++] = "--gemm-dtype";
+		cv[nc++] = "fp8";
+	}
 	cv[nc++] = "--strategy";
 	cv[nc++] = scratch;
 	cv[nc++] = (char *)model;

@@ -86,6 +86,7 @@ typedef struct common {
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
 	const char *stage_out; /* --stage-output (NULL: the cluster's) */
+	const char *gemm_dt;   /* --gemm-dtype (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -101,6 +102,7 @@ typedef struct common {
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
 #define OPT_BN        1012 /* --batch-norm sync|local */
 #define OPT_STAGE_OUT 1040 /* --stage-output freed|buffered */
+#define OPT_GEMM_DT   1013 /* --gemm-dtype fp8|param */
 #define OPT_BATCH     1002 /* --batch N: an ONNX model's symbolic batch */
 #define OPT_LOSS      1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
 #define OPT_CONST     1004 /* --const PATTERN: initializers an ONNX model's import keeps constant */
@@ -149,6 +151,7 @@ static const struct {
     {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(common, norm_k)},
     {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(common, bn)},
     {OPT_STAGE_OUT, "--stage-output", pl_cluster_set_stage_output, offsetof(common, stage_out)},
+    {OPT_GEMM_DT, "--gemm-dtype", pl_cluster_set_gemm_dtype, offsetof(common, gemm_dt)},
 };
 
 /* --devices and --cluster, shared by the commands that take a cluster.
@@ -270,6 +273,8 @@ static pl_status apply_reserve(const common *c, pl_cluster *cl, pl_err *err)
 		if (v)
 			st = choices[i].set(cl, v, choices[i].opt, err);
 	}
+	if (!st)
+		st = pl_cluster_check(cl, c->gemm_dt ? "--gemm-dtype" : cl->name, err);
 	return st;
 }
 
@@ -707,6 +712,11 @@ static const char *const search_help =
     "                        buffers keep the last two micro-batches' outputs on the\n"
     "                        last stage, as Aleph Alpha's scaling and DeepSpeed's\n"
     "                        pipeline engine)\n"
+    "  --gemm-dtype fp8|param  the linear layers' GEMMs: param (the default: in the\n"
+    "                        params' dtype) or fp8 (Transformer Engine's FP8, as\n"
+    "                        Megatron-LM's --fp8-format and NeMo's fp8: their casts,\n"
+    "                        FP8 weight copies and FP8 saved inputs; the output layer\n"
+    "                        and attention stay 16-bit; needs an H100 or H200)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
     "                        searches keep the best plan found by then (not proven).\n"
@@ -1205,6 +1215,7 @@ static int cmd_search(int argc, char **argv)
 	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	    {"batch-norm", required_argument, 0, OPT_BN},
 	    {"stage-output", required_argument, 0, OPT_STAGE_OUT},
+	    {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	    {"mode", required_argument, 0, 'm'},
 	    {"memory-limit", required_argument, 0, 'M'},
 	    {"load", required_argument, 0, 'l'},
@@ -1238,6 +1249,7 @@ static int cmd_search(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
@@ -1665,6 +1677,7 @@ static int cmd_cost(int argc, char **argv)
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
 	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"help", no_argument, 0, 'h'},
@@ -1685,6 +1698,7 @@ static int cmd_cost(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
@@ -1927,7 +1941,8 @@ static const char *const bench_help =
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
-    "  --norm-kernel K, --batch-norm sync|local, --stage-output freed|buffered\n"
+    "  --norm-kernel K, --batch-norm sync|local, --stage-output freed|buffered,\n"
+    "  --gemm-dtype fp8|param\n"
     "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"
@@ -2017,6 +2032,7 @@ static int cmd_bench(int argc, char **argv)
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
 	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	                                     {"modes", required_argument, 0, 'm'},
 	                                     {"memory-limit", required_argument, 0, 'M'},
 	                                     {"time-limit", required_argument, 0, 't'},
@@ -2043,6 +2059,7 @@ static int cmd_bench(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {
@@ -3169,6 +3186,7 @@ static int cmd_run(int argc, char **argv)
 	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
 	                                     {"batch-norm", required_argument, 0, OPT_BN},
 	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
 	                                     {"strategy", required_argument, 0, 's'},
 	                                     {"backend", required_argument, 0, 'b'},
 	                                     {"steps", required_argument, 0, 'n'},
@@ -3215,6 +3233,7 @@ static int cmd_run(int argc, char **argv)
 		case OPT_LOSS_PAR:
 		case OPT_GRAD_DT:
 		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
 		case OPT_BN:
 		case OPT_STAGE_OUT:
 		case OPT_RESERVE: {

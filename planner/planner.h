@@ -174,6 +174,11 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *   framework                 megatron | nemo | torchtitan | deepspeed |
  *                             megatron-deepspeed | mindformers: only plans
  *                             that framework can state and run
+ *   gemm_dtype                fp8 | param (default: the cluster's, param in
+ *                             every preset): the linear layers' GEMMs in
+ *                             FP8 as Transformer Engine runs them (search
+ *                             --gemm-dtype); fp8 on a GPU without FP8
+ *                             tensor cores (A100, V100) is PLANNER_EINVAL
  *
  * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
  * recompute set away from its default makes planner_plan_new search the
@@ -183,7 +188,7 @@ const char *planner_errmsg(const planner_ctx *ctx);
  * schedule). */
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
 /* The current value of a key as a string (its default if never set; "" for
- * cluster, memory_limit, the checkpoint files, time_limit and learning_rate
+ * cluster, memory_limit, the checkpoint files, time_limit, learning_rate and gemm_dtype
  * when unset), or NULL for an unknown or NULL key (with a message) or a NULL
  * ctx. Valid until the key is set again or the context reset or freed. */
 const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key);

@@ -6,8 +6,8 @@
 #include "graph/ops/internal.h"
 
 static const pl_op_rule rules[] = {
-    [PL_OP_MATMUL] = {"MatMul", 2, 2, 1, PL_OPT_GEMM | PL_OPT_ANCHOR, pl__infer_matmul,
-                      pl__work_matmul, NULL},
+    [PL_OP_MATMUL] = {"MatMul", 2, 2, 1, PL_OPT_GEMM | PL_OPT_ANCHOR | PL_OPT_LINEAR,
+                      pl__infer_matmul, pl__work_matmul, NULL},
     [PL_OP_ADD] = {"Add", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_SUB] = {"Sub", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_MUL] = {"Mul", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
@@ -31,8 +31,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_REDUCESUM] = {"ReduceSum", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
     [PL_OP_REDUCEMEAN] = {"ReduceMean", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
     [PL_OP_DROPOUT] = {"Dropout", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
-    [PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, PL_OPT_ANCHOR, pl__infer_sce, pl__work_sce,
-                   pl__range_sce},
+    [PL_OP_SCE] = {"SoftmaxCrossEntropy", 2, 2, 1, PL_OPT_ANCHOR | PL_OPT_LOSS, pl__infer_sce,
+                   pl__work_sce, pl__range_sce},
     [PL_OP_IDENTITY] = {"Identity", 1, 1, 1, 0, pl__infer_elementwise, pl__work_view, NULL},
     [PL_OP_CAST] = {"Cast", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_MOE_DISPATCH] = {"MoEDispatch", 2, 2, 1, PL_OPT_EXPERTS | PL_OPT_DISPATCH, pl__infer_moe,

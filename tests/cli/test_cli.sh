@@ -1927,6 +1927,51 @@ check "--stage-output buffered: two micro-batches' whole logits more (1048576000
 "$PLANNER" search "$T/lp.json" --stage-output kept > /dev/null 2> "$T/so.err"
 check "--stage-output kept: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected freed" "$T/so.err"'
 
+# --- FP8 GEMMs (--gemm-dtype fp8): the linear layers' GEMMs on the FP8 curve with Transformer
+#     Engine's casts and FP8 copies, the output layer in bf16; the cluster's, recorded with the
+#     checkpoint, so cost and explain reprice it; read from and written to Megatron-LM and NeMo
+#     configurations; a GPU without FP8 tensor cores refuses it
+for g in param fp8; do
+  "$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --sequence-parallel on --gemm-dtype "$g" -o "$T/f8-$g.plan" > /dev/null 2>&1
+done
+"$PLANNER" cost "$T/lp.json" --strategy "$T/f8-fp8.plan" > "$T/f8.cost" 2> /dev/null
+check "--gemm-dtype fp8: recorded, faster than bf16 GEMMs, FP8 weight copies, and cost reproduces the plan" \
+  '[ "$(jq -r .cluster.description.device.gemm_dtype "$T/f8-fp8.plan")" = fp8 ] &&
+   [ "$(jq -r .cluster.description.device.gemm_dtype "$T/f8-param.plan")" = param ] &&
+   num_lt "$(jq .cost.step_seconds "$T/f8-fp8.plan")" "$(jq .cost.step_seconds "$T/f8-param.plan")" &&
+   num_lt "$(jq .cost.memory_breakdown_bytes.weights "$T/f8-param.plan")" "$(jq .cost.memory_breakdown_bytes.weights "$T/f8-fp8.plan")" &&
+   [ "$(jq .step_seconds "$T/f8.cost")" = "$(jq .cost.step_seconds "$T/f8-fp8.plan")" ]'
+"$PLANNER" explain "$T/f8-fp8.plan" > "$T/f8.explain" 2>&1
+check "--gemm-dtype fp8: explain reprices the checkpoint at its step" \
+  '[ $? -eq 0 ] && grep -q "$(jq -r ".cost.step_seconds * 1e6 | round / 1e6" "$T/f8-fp8.plan")" "$T/f8.explain"'
+"$PLANNER" export "$T/f8-fp8.plan" --to megatron > "$T/f8.args" 2> /dev/null
+"$PLANNER" export "$T/f8-fp8.plan" --to nemo > "$T/f8.yaml" 2> /dev/null
+"$PLANNER" cost "$T/lp.json" --cluster h100x8 --from megatron "$T/f8.args" > "$T/f8m.cost" 2> "$T/f8m.err"
+"$PLANNER" cost "$T/lp.json" --cluster h100x8 --from nemo "$T/f8.yaml" > "$T/f8n.cost" 2> "$T/f8n.err"
+check "--gemm-dtype fp8: export writes --fp8-format hybrid and fp8: hybrid, cost --from reads them back to the plan's step" \
+  'grep -q -- "--fp8-format hybrid" "$T/f8.args" && grep -q "fp8: hybrid" "$T/f8.yaml" &&
+   grep -q -- "--gemm-dtype fp8" "$T/f8m.err" && grep -q -- "--gemm-dtype fp8" "$T/f8n.err" &&
+   [ "$(jq .step_seconds "$T/f8m.cost")" = "$(jq .cost.step_seconds "$T/f8-fp8.plan")" ] &&
+   [ "$(jq .step_seconds "$T/f8n.cost")" = "$(jq .cost.step_seconds "$T/f8-fp8.plan")" ]'
+"$PLANNER" export "$T/f8-fp8.plan" --to torchtitan > /dev/null 2> "$T/f8t.err"
+check "--gemm-dtype fp8: export to a framework without Transformer Engine's switch refuses (exit 2)" \
+  '[ $? -eq 2 ] && grep -q "FP8 GEMMs" "$T/f8t.err"'
+"$PLANNER" search "$T/lp.json" --cluster a100x8 --gemm-dtype fp8 > /dev/null 2> "$T/f8a.err"
+check "--gemm-dtype fp8 on A100: exit 2 naming the GPU" \
+  '[ $? -eq 2 ] && grep -q "A100-SXM4-40GB has no FP8 tensor cores" "$T/f8a.err"'
+"$PLANNER" cost "$T/lp.json" --from megatron "--tensor-model-parallel-size 4 --fp8-format e5m2" > /dev/null 2> "$T/f8e.err"
+check "cost --from megatron --fp8-format e5m2: exit 2 naming the formats" \
+  '[ $? -eq 2 ] && grep -q "expected e4m3 or hybrid" "$T/f8e.err"'
+"$PLANNER" search "$T/lp.json" --gemm-dtype fp16 > /dev/null 2> "$T/f8d.err"
+check "--gemm-dtype fp16: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fp8" "$T/f8d.err"'
+"$ZOO" mlp --batch 8192 --hidden 2048 --layers 3 --dtype bfloat16 > "$T/f8mlp.json"
+"$PLANNER" bench "$T/f8mlp.json" --devices 2 --modes dp,ilp,brute --gemm-dtype fp8 --csv > "$T/f8b.csv" 2>&1
+"$PLANNER" bench "$T/f8mlp.json" --devices 2 --modes dp --csv > "$T/f8b0.csv" 2>&1
+check "--gemm-dtype fp8: dp = ilp = brute force, all proven, and the FP8 step differs from the bf16 one" \
+  '[ "$(awk -F, "NR > 1 {print \$3}" "$T/f8b.csv" | sort -u | wc -l)" = 1 ] &&
+   [ "$(awk -F, "NR > 1 && \$6 == \"true\"" "$T/f8b.csv" | wc -l)" = 3 ] &&
+   [ "$(awk -F, "NR == 2 {print \$3}" "$T/f8b.csv")" != "$(awk -F, "NR == 2 {print \$3}" "$T/f8b0.csv")" ]'
+
 # --- --batch-norm local: DDP's BatchNorm, each rank normalizing its own piece of the batch, so data
 #     parallel 2 computes what one device does with 2 micro-batches (each normalized alone), step
 #     after step; sync (the default) computes the whole batch's statistics as one device does and

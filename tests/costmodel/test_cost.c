@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
 #include "costmodel/cost.h"
 #include "costmodel/pipeline.h"
 #include "search/search.h"
@@ -711,11 +713,176 @@ static void gemm_rates_published(void **state)
 	assert_true(r > 0.95 && r < 1.05);
 }
 
+/* FP8 GEMMs (docs/cost-model.md, "FP8 GEMMs"): TileLang's published FP8
+ * GEMMs on H800 SXM (the H100's SMs and clocks), M = N = 8192, by K
+ * (tile-ai/tilelang, benchmark/matmul_fp8/README.md): K, TFLOP/s */
+static const double fp8_tilelang[][2] = {{256, 376},   {512, 622},   {1024, 927},  {2048, 1174},
+                                         {4096, 1378}, {8192, 1461}, {16384, 1523}};
+
+/* The FP8 curve as docs/cost-model.md states it, from its published
+ * constants: t = max(F / (1979 TFLOP/s x 0.804) + 1.55 us, bytes / (0.8 x
+ * 3.35 TB/s)) + 5 us, the operands one byte an element and the output two;
+ * its asymptote is the marginal rate of the two largest measured shapes. */
+static void fp8_gemm_curve(void **state)
+{
+	(void)state;
+	pl_cluster h;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&h, "h100x8", &err), PL_OK);
+	for (size_t i = 0; i < sizeof fp8_tilelang / sizeof *fp8_tilelang; i++) {
+		double k = fp8_tilelang[i][0], f = 2.0 * 8192 * 8192 * k;
+		double bytes = 2 * 8192 * k + 2.0 * 8192 * 8192;
+		double hand =
+		    fmax(f / (1.979e15 * 0.804) + 1.55e-6, bytes / (0.8 * 3.35e12)) + 5e-6;
+		double t = pl_cost_fp8_gemm_seconds(&h, f, bytes);
+		if (fabs(t / hand - 1) > 1e-9)
+			fail_msg("K %g: %.9g s, by hand %.9g s", k, t, hand);
+		double r = f / t / 1e12 / fp8_tilelang[i][1];
+		if (k >= 4096 && (r < 0.95 || r > 1.15)) /* the shapes where compute dominates */
+			fail_msg("K %g: predicted/measured %.3f", k, r);
+	}
+	double f1 = 2.0 * 8192 * 8192 * 8192, f2 = 2 * f1;
+	double marginal = (f2 - f1) / (f2 / 1523e12 - f1 / 1461e12);
+	assert_true(fabs(h.fp8_peak_flops * h.fp8_gemm_eff_max / marginal - 1) < 0.005);
+	/* A100 and V100 have no FP8 tensor cores */
+	pl_cluster a;
+	assert_int_equal(pl_cluster_preset(&a, "a100-80gx8", &err), PL_OK);
+	assert_true(a.fp8_peak_flops == 0);
+}
+
+/* fp8 is refused, naming the device, where there are no FP8 tensor cores:
+ * on a preset, and in a cluster file (which a checkpoint records) */
+static void fp8_refused_without_tensor_cores(void **state)
+{
+	(void)state;
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "a100x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp8", "--gemm-dtype", &err), PL_OK);
+	assert_int_equal(pl_cluster_check(&c, "--gemm-dtype", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--gemm-dtype"));
+	assert_non_null(strstr(err.msg, "A100-SXM4-40GB"));
+	assert_non_null(strstr(err.msg, "no FP8 tensor cores"));
+	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp16", "--gemm-dtype", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--gemm-dtype: 'fp16': expected fp8"));
+	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp8", "--gemm-dtype", &err), PL_OK);
+	assert_int_equal(pl_cluster_check(&c, "--gemm-dtype", &err), PL_OK);
+	char *p = write_tmp("{\"format\":\"planner.cluster/1\",\"nodes\":1,\"devices_per_node\":8,"
+	                    "\"device\":{\"name\":\"A100-SXM4-80GB\",\"peak_flops\":{\"float8\":0},"
+	                    "\"gemm_dtype\":\"fp8\"}}");
+	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "device.gemm_dtype"));
+	assert_non_null(strstr(err.msg, "A100-SXM4-80GB"));
+	unlink(p);
+	free(p);
+}
+
+/* The cluster as written into a checkpoint reads back with its FP8 setting,
+ * peak and curve (what planner cost CKPT and explain price with). */
+static void fp8_cluster_round_trip(void **state)
+{
+	(void)state;
+	pl_cluster c, back;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "h200x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp8", "test", &err), PL_OK);
+	cJSON *j = pl_cluster_to_json(&c);
+	assert_non_null(j);
+	assert_int_equal(pl_cluster_from_json(&back, j, "ckpt", &err), PL_OK);
+	cJSON_Delete(j);
+	assert_int_equal(back.gemm_fp8, 1);
+	assert_true(back.fp8_peak_flops == 1.979e15 && back.fp8_gemm_eff_max == 0.804);
+	assert_string_equal(pl_cluster_gemm_dtype_name(&back), "fp8");
+	assert_int_equal(pl_cluster_preset(&c, "a100x8", &err), PL_OK);
+	j = pl_cluster_to_json(&c);
+	assert_int_equal(pl_cluster_from_json(&back, j, "ckpt", &err), PL_OK);
+	cJSON_Delete(j);
+	assert_true(back.fp8_peak_flops == 0 && back.gemm_fp8 == 0);
+}
+
+/* Memory and time of a small model under FP8 against a hand count, on one
+ * device: x[64,1024] -> fc1 (w1 [1024,1024]) -> h -> fc2 (w2 [1024,512]) ->
+ * z -> head (w3 [512,10]) -> loss, bf16. fc1 and fc2 are linear layers run in
+ * FP8; head feeds the loss and stays bf16 (Megatron-LM's output layer is
+ * not a Transformer Engine module). Transformer Engine keeps an FP8 weight
+ * and its transpose (2 bytes a parameter, beside the bf16 weight) and saves
+ * its input for the weight gradient as an FP8 transpose (1 byte an element)
+ * instead of the bf16 tensor (transformer_engine/pytorch/module/linear.py,
+ * _Linear.forward: save_for_backward(inputmat_t, weight_t_fp8)). */
+static void fp8_memory_by_hand(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	                "\"x\":{\"shape\":[64,1024],\"role\":\"input\"},"
+	                "\"w1\":{\"shape\":[1024,1024],\"role\":\"param\"},"
+	                "\"w2\":{\"shape\":[1024,512],\"role\":\"param\"},"
+	                "\"w3\":{\"shape\":[512,10],\"role\":\"param\"},"
+	                "\"labels\":{\"shape\":[64],\"dtype\":\"int64\",\"role\":\"input\"}},"
+	                "\"ops\":["
+	                "{\"name\":\"fc1\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1\"],"
+	                "\"outputs\":[\"h\"]},"
+	                "{\"name\":\"fc2\",\"type\":\"MatMul\",\"inputs\":[\"h\",\"w2\"],"
+	                "\"outputs\":[\"z\"]},"
+	                "{\"name\":\"head\",\"type\":\"MatMul\",\"inputs\":[\"z\",\"w3\"],"
+	                "\"outputs\":[\"y\"]},"
+	                "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"y\","
+	                "\"labels\"],\"outputs\":[\"l\"]}]}";
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	pl_nodeparts pt[2][3];
+	for (int f8 = 0; f8 <= 1; f8++) {
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+		assert_int_equal(pl_cluster_set_gemm_dtype(&c, f8 ? "fp8" : "param", "t", &err),
+		                 PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		for (int o = 0; o < 3; o++) {
+			assert_int_equal(pl_cost_fp8_op(&c, g, o), f8 && o < 2 ? 2 : 0);
+			pl_cost_node_parts(p, o, p->strat[o], &pt[f8][o]);
+		}
+		pl_problem_free(p);
+	}
+	/* bf16: fc1 keeps x (64x1024x2) and, for fc2, h (64x1024x2); fc2 keeps z
+	 * for head (64x512x2). FP8: x and h one byte an element; z as before */
+	assert_true(pt[0][0].act_bytes == 2 * 131072.0 && pt[1][0].act_bytes == 131072.0);
+	assert_true(pt[0][1].act_bytes == 65536.0 && pt[1][1].act_bytes == 65536.0);
+	assert_true(pt[0][2].act_bytes == pt[1][2].act_bytes);
+	/* the FP8 weight and its transpose: 2 bytes a parameter, at every ZeRO
+	 * level without a data-parallel shard (one device) */
+	for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+		assert_true(pt[1][0].state_bytes[z] - pt[0][0].state_bytes[z] == 2.0 * 1024 * 1024);
+		assert_true(pt[1][1].state_bytes[z] - pt[0][1].state_bytes[z] == 2.0 * 1024 * 512);
+		assert_true(pt[1][2].state_bytes[z] == pt[0][2].state_bytes[z]);
+	}
+	/* fc1's forward: x's cast-transpose (read 2 bytes, write 1 + 1) and the
+	 * FP8 GEMM (x and w1 one byte, h two); backward: h's gradient
+	 * cast-transposed and the weight's gradient GEMM only (x needs none) */
+	double bw = 0.8 * 3.35e12, f = 2.0 * 64 * 1024 * 1024, x = 131072, w = 2097152;
+	double gemm = f / (1.979e15 * 0.804) + 1.55e-6;
+	double fwd = 2 * x / bw + 5e-6 + fmax(gemm, ((x + w) / 2 + x) / bw) + 5e-6;
+	double bwd = 2 * x / bw + 5e-6 + fmax(gemm, ((x + x) / 2 + w) / bw) + 5e-6;
+	assert_true(fabs(pt[1][0].fwd_s / fwd - 1) < 1e-9);
+	assert_true(fabs(pt[1][0].bwd_s / bwd - 1) < 1e-9);
+	assert_true(pt[1][2].fwd_s == pt[0][2].fwd_s && pt[1][2].bwd_s == pt[0][2].bwd_s);
+	/* once a step: w1's cast-transpose (2 + 1 + 1 bytes a parameter) and the
+	 * amax/scale update, two launches */
+	double cast = (w + w) / bw + 2 * 5e-6;
+	assert_true(fabs(pt[1][0].opt_s[0] - pt[0][0].opt_s[0] - cast) < 1e-15);
+	pl_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(bus_factors),
 	    cmocka_unit_test(gemm_rates_published),
+	    cmocka_unit_test(fp8_gemm_curve),
+	    cmocka_unit_test(fp8_refused_without_tensor_cores),
+	    cmocka_unit_test(fp8_cluster_round_trip),
+	    cmocka_unit_test(fp8_memory_by_hand),
 	    cmocka_unit_test(cluster_file),
 	    cmocka_unit_test(presets_and_link_classes),
 	    cmocka_unit_test(adam_memory),
