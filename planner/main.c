@@ -32,6 +32,7 @@
 #include "search/ve.h"
 #include "topology/store.h"
 #include "planner/alloc.h"
+#include "planner/clock.h"
 #include "planner/values.h"
 
 int pl_cli_fail(pl_status st, const pl_err *err)
@@ -1145,6 +1146,9 @@ static int parse_max_tp(const char *arg, long long *v)
  * before it plans with auto: PL_DEFAULT_DP_SECONDS, 60 s; the environment
  * variable of the same name sets another (tests). */
 #define PL_DEFAULT_DP_SECONDS 60.0
+/* With --time-limit, the default search's share of it for exact dp (the
+ * rest: auto's fall-back, should dp not end) */
+#define PL_DEFAULT_DP_SHARE 0.6
 static double default_dp_seconds(void)
 {
 	const char *v = getenv("PL_DEFAULT_DP_SECONDS");
@@ -1155,6 +1159,7 @@ static double default_dp_seconds(void)
 
 static int cmd_search(int argc, char **argv)
 {
+	double t_cmd = pl_now(); /* --time-limit counts from here: reading the model too */
 	common co = {0};
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	int mode_given = 0;
@@ -1436,15 +1441,30 @@ static int cmd_search(int argc, char **argv)
 	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
 	if (bound > 0)
 		po.so.time_limit_s = bound;
+	else /* every phase gets what is left of --time-limit */
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+	/* the default search with --time-limit: exact dp gets PL_DEFAULT_DP_SHARE
+	 * of what is left, auto's fall-back the rest */
+	double share = !mode_given && !framework && lim.time_limit_s > 0
+	                   ? PL_DEFAULT_DP_SHARE * po.so.time_limit_s
+	                   : 0;
+	if (share > 0)
+		po.so.time_limit_s = share;
 	st = framework ? pl_export_search(g, &cl, &po, &jr, framework, &ck, &secs, &err)
 	               : pl_plan_search(g, &cl, &po, &ck, &secs, &err);
-	int timed_out = st == PL_ETIMEOUT && bound > 0;
+	int timed_out = st == PL_ETIMEOUT && (bound > 0 || share > 0);
 	if (st && !framework && !mode_given &&
 	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
 		 * small and it ends in time, else auto's fall-back (rec and a local
 		 * search, the gap to a lower bound said) */
-		if (timed_out)
+		if (timed_out && share > 0)
+			fprintf(stderr,
+			        "planner: note: exact dp did not end within %.3g s (%g %% of the "
+			        "time limit); the default search plans it with --mode auto in the "
+			        "rest\n",
+			        share, 100 * PL_DEFAULT_DP_SHARE);
+		else if (timed_out)
 			fprintf(
 			    stderr,
 			    "planner: note: exact dp did not end within the default search's "
@@ -1456,15 +1476,17 @@ static int cmd_search(int argc, char **argv)
 			        "planner: note: %s; the default search plans it with --mode auto\n",
 			        err.msg);
 		po.mode = "auto";
-		po.so.time_limit_s = lim.time_limit_s;
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
 	}
 	if (st)
 		goto cleanup;
 	/* the default search, nothing of the layout given: plain data
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
-	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not)
+	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not) {
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
+	}
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;
 	cJSON_ArrayForEach (conf,

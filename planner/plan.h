@@ -100,6 +100,14 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
                        const pl_job_request *jr, cJSON **ck, double *secs);
 
+/* What is left at pl_now() of a time limit of limit_s seconds that began at
+ * t0 (pl_now()): at least PL_TIME_LEFT_MIN, so that it stays a limit; 0
+ * (none) when limit_s is not > 0. Each phase of a command (the search, the
+ * default search's fall-back, its preference for data parallelism) gets what
+ * is left, so that the command keeps to the limit. */
+#define PL_TIME_LEFT_MIN 1e-9
+double pl_time_left(double t0, double limit_s);
+
 /* Searches a plan for g on cl and builds its checkpoint (*ck, caller
  * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's
  * search.conflicts; *seconds (may be NULL) the search time. Errors: PL_EINVAL for an unknown mode

@@ -1106,7 +1106,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 			goto nomem;
 	}
 	if (rc == 1 || rc == 2) {
-		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %g s ran out",
+		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %.3g s ran out",
 		                o->time_limit_s);
 		goto cleanup;
 	}
