@@ -701,8 +701,7 @@ static int op_same_layouts(const pl_problem *p, int a, int b)
 	return op_same_as(p, a, b, 0);
 }
 
-/* FNV-1a over 8-byte words, then the tail bytes: only for bucketing (the
- * classes compare for equality), and an op's loop spec is kilobytes */
+/* FNV-1a over 8-byte words (as pl_op_hash), for edge keys */
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
 	const unsigned char *b = data;
@@ -718,21 +717,10 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n)
 	return h;
 }
 
+/* the graph's hashes, made at load; else made here */
 static uint64_t op_hash(const pl_problem *p, int o)
 {
-	const pl_op *op = &p->g->ops[o];
-	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
-	h = fnv(h, &op->spec, sizeof op->spec);
-	/* what op_same compares first: ops alike but for their attributes (a
-	 * chain of Dropouts of distinct ratios) would share one bucket, every
-	 * op compared with every other */
-	h = fnv(h, op->attrs, sizeof *op->attrs);
-	for (int i = 0; i < op->ninputs; i++) {
-		const pl_tensor *t = &p->g->tensors[op->in[i]];
-		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
-		h = fnv(h, &t->dtype, sizeof t->dtype);
-	}
-	return h;
+	return p->g->op_hash ? p->g->op_hash[o] : pl_op_hash(p->g, o);
 }
 
 /* the key of an edge's class: its ends' layout classes, slots and end

@@ -1450,10 +1450,28 @@ static int cmd_search(int argc, char **argv)
 	                   : 0;
 	if (share > 0)
 		po.so.time_limit_s = share;
+	/* a per-op plan: auto's fall-back runs on the problem dp failed on, in
+	 * what is left of the limit (without one, as below: auto from the start) */
+	int fell_back = 0;
+	if (share > 0 && !po.job) {
+		po.fallback = 1;
+		po.fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
+		po.fell_back = &fell_back;
+	}
 	st = framework ? pl_export_search(g, &cl, &po, &jr, framework, &ck, &secs, &err)
 	               : pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	po.fallback = 0;
+	if (fell_back == 1)
+		fprintf(stderr,
+		        "planner: note: exact dp did not end within %.3g s (%g %% of the time "
+		        "limit); the default search plans it with --mode auto in the rest\n",
+		        share, 100 * PL_DEFAULT_DP_SHARE);
+	else if (fell_back == 2)
+		fprintf(stderr,
+		        "planner: note: exact dp: the graph is too entangled; the default search "
+		        "plans it with --mode auto\n");
 	int timed_out = st == PL_ETIMEOUT && (bound > 0 || share > 0);
-	if (st && !framework && !mode_given &&
+	if (st && !framework && !mode_given && !fell_back && (!share || po.job) &&
 	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
 		 * small and it ends in time, else auto's fall-back (rec and a local

@@ -541,9 +541,19 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	return st == PL_ESOLVER && strstr(err->msg, "too entangled") ? PL_EINFEASIBLE : st;
 }
 
+/* the reason dp failed, for fallback_run (search_with_transient's rounds run it) */
+static _Thread_local char fallback_reason[sizeof(((pl_err *)0)->msg)];
+
+static pl_status fallback_run(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
+                              pl_err *err)
+{
+	return pl_search_auto_fallback(p, o, fallback_reason, r, err);
+}
+
 static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                              double *seconds, pl_err *err)
 {
+	double t_start = pl_now();
 	const char *mode = o->mode ? o->mode : "dp";
 	const pl_searcher *s = pl_searcher_get(mode);
 	*ck = NULL;
@@ -609,7 +619,22 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	if ((o->keep && (st = pl_plan_annotate(g, o->keep, kw, err))) ||
 	    (st = pl_problem_new_job(&p, g, cl, &limits, err)))
 		goto done;
-	if ((st = search_with_transient(p, s, &so, &r, err))) {
+	st = search_with_transient(p, s, &so, &r, err);
+	int entangled = st == PL_ESOLVER && strstr(err->msg, "too entangled");
+	if (o->fallback && (st == PL_ETIMEOUT || entangled)) {
+		/* the default search: auto's fall-back on the same problem (not
+		 * built again) in the time left */
+		static const pl_searcher fb = {"auto", fallback_run};
+		snprintf(fallback_reason, sizeof fallback_reason, "%s", err->msg);
+		so.time_limit_s = pl_time_left(t_start, o->fallback_s);
+		pl_search_result_free(&r);
+		if (!(st = search_with_transient(p, &fb, &so, &r, err))) {
+			mode = "auto";
+			if (o->fell_back)
+				*o->fell_back = entangled ? 2 : 1;
+		}
+	}
+	if (st) {
 		reserve_note(st, o->so.memory_limit, reserve, err);
 		if (st == PL_EINFEASIBLE && so.memory_limit > 0) {
 			size_t n = strlen(err->msg);

@@ -25,6 +25,15 @@ typedef struct pl_plan_opts {
 	const cJSON *keep; /* a checkpoint whose ops' strategies the plan keeps (--load), or NULL */
 	const char *keep_where; /* its name, for messages */
 	int top; /* > 1 (whole job): list the points' best plans in search.alternatives */
+	/* the default search (a per-op plan): where the searcher fails on the
+	 * time limit or a graph too entangled for exact dp, auto's fall-back
+	 * (pl_search_auto_fallback) plans the same problem in what is left of
+	 * fallback_s seconds from the search's start (0: no limit); the plan's
+	 * mode is then auto, and *fell_back (when not NULL) says why: 1 the time
+	 * limit, 2 the graph */
+	int fallback;
+	double fallback_s;
+	int *fell_back;
 } pl_plan_opts;
 
 /* How a user gave one whole-job dimension: not at all (the default), 'auto'

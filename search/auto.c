@@ -215,6 +215,18 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
 	return st;
 }
 
+pl_status pl_search_auto_fallback(pl_problem *p, const pl_search_opts *o, const char *reason,
+                                  pl_search_result *r, pl_err *err)
+{
+	double t0 = ve_now();
+	pl_err why;
+	snprintf(why.msg, sizeof why.msg, "%s", reason);
+	memset(r, 0, sizeof *r);
+	pl_status st = fall_back(p, o, t0, &why, r, err);
+	r->seconds = ve_now() - t0;
+	return st;
+}
+
 pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	double t0 = ve_now();
