@@ -15,6 +15,7 @@
 
 #include "planner/parallel.h"
 #include "planner/alloc.h"
+#include "planner/clock.h"
 
 double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
                               double bytes, int kernels)
@@ -1676,12 +1677,28 @@ typedef struct prep {
 	edge_job *jobs;  /* round 0 plans jobs[i] for work item i that is an edge */
 	prep_chunk *chunks;
 	atomic_int failed;
+	double deadline; /* pl_now() seconds; 0 none */
+	atomic_int late; /* a chunk found the deadline past: tables unfinished */
 } prep;
+
+static int prep_late(prep *w)
+{
+	if (w->deadline <= 0)
+		return 0;
+	if (atomic_load(&w->late))
+		return 1;
+	if (pl_now() <= w->deadline)
+		return 0;
+	atomic_store(&w->late, 1);
+	return 1;
+}
 
 static void prep_item(void *ctx, int i)
 {
 	prep *w = ctx;
 	int k = w->work[i];
+	if (prep_late(w))
+		return;
 	int bad = k >= 0 ? edge_job_plan(w->p, k, &w->jobs[i]) : !pl_problem_node(w->p, -1 - k);
 	if (bad)
 		atomic_store(&w->failed, 1);
@@ -1691,12 +1708,20 @@ static void prep_chunk_rows(void *ctx, int i)
 {
 	prep *w = ctx;
 	const prep_chunk *c = &w->chunks[i];
+	if (prep_late(w))
+		return;
 	edge_job_rows(w->p, &w->jobs[c->job], c->a0, c->a1);
 }
 
 #define PREP_CHUNK_PAIRS 4096
 
 int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
+{
+	return pl_problem_prepare_by(p, edges, nedges, threads, 0);
+}
+
+int pl_problem_prepare_by(pl_problem *p, const int *edges, int nedges, int threads,
+                          double deadline)
 {
 	/* representatives only: each table is written by exactly one thread */
 	size_t nwork = (size_t)nedges + (size_t)p->nops + 1;
@@ -1721,11 +1746,16 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	for (int o = 0; o < p->nops; o++)
 		if (seen[o] && !p->node[o])
 			work[n++] = -1 - o;
-	prep w = {.p = p, .work = work, .jobs = jobs};
+	prep w = {.p = p, .work = work, .jobs = jobs, .deadline = deadline};
 	atomic_init(&w.failed, 0);
+	atomic_init(&w.late, 0);
 	pl_parallel_for(n, threads, prep_item, &w);
 	if (atomic_load(&w.failed))
 		goto done;
+	if (atomic_load(&w.late)) {
+		rc = 1;
+		goto done;
+	}
 	size_t nchunk = 0;
 	for (int i = 0; i < ne; i++) {
 		int rows = jobs[i].ndu > 0 ? PREP_CHUNK_PAIRS / jobs[i].ndu + 1 : jobs[i].nsu;
@@ -1743,6 +1773,10 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	}
 	w.chunks = chunks;
 	pl_parallel_for(nc, threads, prep_chunk_rows, &w);
+	if (atomic_load(&w.late)) { /* no table published half priced */
+		rc = 1;
+		goto done;
+	}
 	rc = 0;
 	for (int i = 0; i < ne; i++)
 		if (edge_job_finish(p, &jobs[i]))

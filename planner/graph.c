@@ -3,6 +3,7 @@
  * ops are re-ordered topologically (stable: file order where possible) and a
  * cycle is reported with one op on it. */
 #include "planner/graph.h"
+#include "planner/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -1512,11 +1513,11 @@ int64_t pl_graph_batch(const pl_graph *g)
 pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_err *err)
 {
 	pl_status st;
-	return pl_graph_microbatches(g, 1, &m, out, &st, err) ? st : PL_OK;
+	return pl_graph_microbatches(g, 1, &m, out, &st, err, 0) ? st : PL_OK;
 }
 
 int pl_graph_microbatches(const pl_graph *g, int n, const int64_t *ms, pl_graph **out,
-                          pl_status *st, pl_err *err)
+                          pl_status *st, pl_err *err, double deadline)
 {
 	int bad = 0;
 	for (int k = 0; k < n; k++) {
@@ -1545,6 +1546,11 @@ int pl_graph_microbatches(const pl_graph *g, int n, const int64_t *ms, pl_graph 
 		return n;
 	}
 	for (int k = 0; k < n; k++) {
+		if (deadline > 0 && pl_now() > deadline) {
+			st[k] = pl_err_set(&err[k], PL_ETIMEOUT, "the time limit ran out");
+			bad++;
+			continue;
+		}
 		if ((st[k] = graph_from_doc(&out[k], root, &values, g->path, ms[k], &err[k])) ||
 		    (st[k] = keep_source(out[k], g->source, g->source_len, g->sha256, &err[k]))) {
 			pl_graph_free(out[k]);

@@ -365,9 +365,10 @@ int64_t pl_graph_batch(const pl_graph *g);
 pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_err *err);
 /* The graphs of ms[0..n) micro-batches at once, the model document read once
  * (the whole-job search's micro-batch counts): out[k] and st[k] (err[k] its
- * message) per count, as pl_graph_microbatch. Returns how many failed. */
+ * message) per count, as pl_graph_microbatch; once pl_now() is past deadline
+ * (0: none) no more are built (PL_ETIMEOUT). Returns how many failed. */
 int pl_graph_microbatches(const pl_graph *g, int n, const int64_t *ms, pl_graph **out,
-                          pl_status *st, pl_err *err);
+                          pl_status *st, pl_err *err, double deadline);
 
 /* A hash of op o's type, loop spec, attributes and input shapes and dtypes:
  * ops equal in those have equal hashes (cost.c buckets op classes by it). */

@@ -1447,9 +1447,10 @@ static int cmd_search(int argc, char **argv)
 		po.so.time_limit_s = bound;
 	else /* every phase gets what is left of --time-limit */
 		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
-	/* the default search with --time-limit: exact dp gets PL_DEFAULT_DP_SHARE
-	 * of what is left, auto's fall-back the rest */
-	double share = !mode_given && !framework && lim.time_limit_s > 0
+	/* the default search with --time-limit, a per-op plan: exact dp gets
+	 * PL_DEFAULT_DP_SHARE of what is left, auto's fall-back the rest (a
+	 * whole-job search keeps its best plan at the limit: all of it) */
+	double share = !mode_given && !framework && !po.job && lim.time_limit_s > 0
 	                   ? PL_DEFAULT_DP_SHARE * po.so.time_limit_s
 	                   : 0;
 	if (share > 0)
@@ -1457,7 +1458,7 @@ static int cmd_search(int argc, char **argv)
 	/* a per-op plan: auto's fall-back runs on the problem dp failed on, in
 	 * what is left of the limit (without one, as below: auto from the start) */
 	int fell_back = 0;
-	if (share > 0 && !po.job) {
+	if (share > 0) {
 		po.fallback = 1;
 		po.fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
 		po.fell_back = &fell_back;
@@ -1474,19 +1475,15 @@ static int cmd_search(int argc, char **argv)
 		fprintf(stderr,
 		        "planner: note: exact dp: the graph is too entangled; the default search "
 		        "plans it with --mode auto\n");
-	int timed_out = st == PL_ETIMEOUT && (bound > 0 || share > 0);
-	if (st && !framework && !mode_given && !fell_back && (!share || po.job) &&
+	/* without --time-limit (a per-op plan or a whole job), or a whole job
+	 * with one whose dp found the graph too entangled: auto from the start */
+	int timed_out = st == PL_ETIMEOUT && bound > 0;
+	if (st && !framework && !mode_given && !share &&
 	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
 		 * small and it ends in time, else auto's fall-back (rec and a local
 		 * search, the gap to a lower bound said) */
-		if (timed_out && share > 0)
-			fprintf(stderr,
-			        "planner: note: exact dp did not end within %.3g s (%g %% of the "
-			        "time limit); the default search plans it with --mode auto in the "
-			        "rest\n",
-			        share, 100 * PL_DEFAULT_DP_SHARE);
-		else if (timed_out)
+		if (timed_out)
 			fprintf(
 			    stderr,
 			    "planner: note: exact dp did not end within the default search's "

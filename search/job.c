@@ -1337,7 +1337,8 @@ static pl_status enumerate(jobrun *s)
 	 * per count: 12 % of a GPT-3 175B search) */
 	pl_status gst[sizeof s->ms / sizeof *s->ms];
 	pl_err gerr[sizeof s->ms / sizeof *s->ms];
-	pl_graph_microbatches(s->g, s->nm, s->ms, s->gms, gst, gerr);
+	pl_graph_microbatches(s->g, s->nm, s->ms, s->gms, gst, gerr,
+	                      s->o->time_limit_s > 0 ? s->t0 + s->o->time_limit_s : 0);
 	for (int a = 0; a < s->nm; a++) {
 		if (out_of_time(s->o, s->t0, 0))
 			return timed_out(s->err, s->o, s->out->points);
