@@ -1443,6 +1443,7 @@ static int cmd_search(int argc, char **argv)
 	/* the default search is bounded: exact dp for at most default_dp_seconds
 	 * (unless --time-limit says otherwise), then auto's plan */
 	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
+	double search_t0 = pl_now();
 	if (bound > 0)
 		po.so.time_limit_s = bound;
 	else /* every phase gets what is left of --time-limit */
@@ -1497,6 +1498,14 @@ static int cmd_search(int argc, char **argv)
 		po.mode = "auto";
 		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	}
+	if (st == PL_ETIMEOUT && lim.time_limit_s > 0 && search_t0 - t_cmd > 0) {
+		/* the searcher names the time it was given: what was left */
+		size_t n = strlen(err.msg);
+		snprintf(err.msg + n, sizeof err.msg - n,
+		         " (--time-limit %g s counts from the command's start; the search began "
+		         "%.3g s into it, after reading the model)",
+		         lim.time_limit_s, search_t0 - t_cmd);
 	}
 	if (st)
 		goto cleanup;
