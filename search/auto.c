@@ -47,8 +47,9 @@ static double left(const pl_search_opts *o, double t0)
 }
 
 /* the summed objective of a choice (node + edge tables, as dp sums them),
- * its memory into *mem */
-static double objective(pl_problem *p, const int *choice, double *mem)
+ * its memory into *mem; NAN once past deadline (0: none): each edge table
+ * is priced on first use, seconds on thousands of devices */
+static double objective_by(pl_problem *p, const int *choice, double *mem, double deadline)
 {
 	double t = 0, m = 0;
 	for (int o = 0; o < p->nops; o++) {
@@ -58,6 +59,8 @@ static double objective(pl_problem *p, const int *choice, double *mem)
 	}
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
+		if (deadline > 0 && ve_now() > deadline)
+			return NAN;
 		t += pl_problem_edge(p,
 		                     e)[(size_t)choice[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
 		                        (size_t)choice[ed->dst_op]];
@@ -72,12 +75,18 @@ static double objective(pl_problem *p, const int *choice, double *mem)
  * alone can improve the plan. */
 static void polish(pl_problem *p, int *choice, double limit, double deadline)
 {
-	double mem, cur = objective(p, choice, &mem);
+	/* past the deadline: not a table priced (the edge tables a sweep reads
+	 * are priced on first use, seconds on thousands of devices) */
+	if (deadline > 0 && ve_now() > deadline)
+		return;
+	double mem, cur = objective_by(p, choice, &mem, deadline);
+	if (isnan(cur))
+		return;
 	for (int sweep = 0, changed = 1; changed && sweep < 100; sweep++) {
-		if (deadline > 0 && ve_now() > deadline)
-			break; /* the plan so far: each sweep keeps it a plan */
 		changed = 0;
 		for (int o = 0; o < p->nops; o++) {
+			if (deadline > 0 && ve_now() > deadline)
+				return; /* the plan so far: each move keeps it a plan */
 			const pl_nodecost *nc = pl_problem_node(p, o);
 			int best = choice[o];
 			double best_d = 0;
@@ -136,7 +145,10 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
 	 * candidates, from each op's cheapest alone and from data parallel, is
 	 * priced beside it and the fastest plan kept (an entangled graph is where rec's splits go
 	 * wrong: DenseNet's concatenations) */
-	for (int start = 0; start < 2; start++) {
+	/* rec's plan, and no time left: it is the plan */
+	for (int start = 0; start < 2 && !(st == PL_OK && !rec_late && deadline > 0 &&
+	                                   ve_now() > deadline);
+	     start++) {
 		int *c = pl_calloc((size_t)p->nops + 1, sizeof *c);
 		if (!c)
 			break;
@@ -159,9 +171,10 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
 					c[o] = k;
 			}
 		}
-		double mem;
 		polish(p, c, o->memory_limit, deadline);
-		objective(p, c, &mem);
+		double mem = 0; /* as objective_by() sums it, without the edge tables */
+		for (int op = 0; op < p->nops; op++)
+			mem += pl_problem_node(p, op)[c[op]].mem_bytes;
 		pl_search_result q = {.choice = c};
 		if ((o->memory_limit <= 0 || mem <= o->memory_limit) &&
 		    !pl_search_result_price(p, &q) && q.step_s < r->step_s) {
