@@ -1142,7 +1142,10 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	if (pl_search_result_price(p, r))
 		goto nomem;
 	r->optimal = 0;
-	snprintf(r->why, sizeof r->why, "rec is a heuristic");
+	snprintf(r->why, sizeof r->why, "rec is a heuristic%s",
+	         c.deadline > 0 && ve_now() > c.deadline
+	             ? "; the time limit stopped its improvement: the plan so far"
+	             : "");
 	for (int k = 0; k < nruns; k++)
 		r->repeated_layers += runs[k].count;
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit)
