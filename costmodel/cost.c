@@ -15,6 +15,7 @@
 
 #include "graph/parallel.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 
 double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
                               double bytes, int kernels)
@@ -816,8 +817,7 @@ static int op_same_layouts(const pl_problem *p, int a, int b)
 	return op_same_as(p, a, b, 0);
 }
 
-/* FNV-1a over 8-byte words, then the tail bytes: only for bucketing (the
- * classes compare for equality), and an op's loop spec is kilobytes */
+/* FNV-1a over 8-byte words (as pl_op_hash), for edge keys */
 static uint64_t fnv(uint64_t h, const void *data, size_t n)
 {
 	const unsigned char *b = data;
@@ -833,21 +833,10 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n)
 	return h;
 }
 
+/* the graph's hashes, made at load; else made here */
 static uint64_t op_hash(const pl_problem *p, int o)
 {
-	const pl_op *op = &p->g->ops[o];
-	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
-	h = fnv(h, &op->spec, sizeof op->spec);
-	/* what op_same compares first: ops alike but for their attributes (a
-	 * chain of Dropouts of distinct ratios) would share one bucket, every
-	 * op compared with every other */
-	h = fnv(h, op->attrs, sizeof *op->attrs);
-	for (int i = 0; i < op->ninputs; i++) {
-		const pl_tensor *t = &p->g->tensors[op->in[i]];
-		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
-		h = fnv(h, &t->dtype, sizeof t->dtype);
-	}
-	return h;
+	return p->g->op_hash ? p->g->op_hash[o] : pl_op_hash(p->g, o);
 }
 
 /* the key of an edge's class: its ends' layout classes, slots and end
@@ -1816,12 +1805,28 @@ typedef struct prep {
 	edge_job *jobs;  /* round 0 plans jobs[i] for work item i that is an edge */
 	prep_chunk *chunks;
 	atomic_int failed;
+	double deadline; /* pl_now() seconds; 0 none */
+	atomic_int late; /* a chunk found the deadline past: tables unfinished */
 } prep;
+
+static int prep_late(prep *w)
+{
+	if (w->deadline <= 0)
+		return 0;
+	if (atomic_load(&w->late))
+		return 1;
+	if (pl_now() <= w->deadline)
+		return 0;
+	atomic_store(&w->late, 1);
+	return 1;
+}
 
 static void prep_item(void *ctx, int i)
 {
 	prep *w = ctx;
 	int k = w->work[i];
+	if (prep_late(w))
+		return;
 	int bad = k >= 0 ? edge_job_plan(w->p, k, &w->jobs[i]) : !pl_problem_node(w->p, -1 - k);
 	if (bad)
 		atomic_store(&w->failed, 1);
@@ -1831,12 +1836,20 @@ static void prep_chunk_rows(void *ctx, int i)
 {
 	prep *w = ctx;
 	const prep_chunk *c = &w->chunks[i];
+	if (prep_late(w))
+		return;
 	edge_job_rows(w->p, &w->jobs[c->job], c->a0, c->a1);
 }
 
 #define PREP_CHUNK_PAIRS 4096
 
 int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
+{
+	return pl_problem_prepare_by(p, edges, nedges, threads, 0);
+}
+
+int pl_problem_prepare_by(pl_problem *p, const int *edges, int nedges, int threads,
+                          double deadline)
 {
 	/* representatives only: each table is written by exactly one thread */
 	size_t nwork = (size_t)nedges + (size_t)p->nops + 1;
@@ -1861,11 +1874,16 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	for (int o = 0; o < p->nops; o++)
 		if (seen[o] && !p->node[o])
 			work[n++] = -1 - o;
-	prep w = {.p = p, .work = work, .jobs = jobs};
+	prep w = {.p = p, .work = work, .jobs = jobs, .deadline = deadline};
 	atomic_init(&w.failed, 0);
+	atomic_init(&w.late, 0);
 	pl_parallel_for(n, threads, prep_item, &w);
 	if (atomic_load(&w.failed))
 		goto done;
+	if (atomic_load(&w.late)) {
+		rc = 1;
+		goto done;
+	}
 	size_t nchunk = 0;
 	for (int i = 0; i < ne; i++) {
 		int rows = jobs[i].ndu > 0 ? PREP_CHUNK_PAIRS / jobs[i].ndu + 1 : jobs[i].nsu;
@@ -1883,6 +1901,10 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	}
 	w.chunks = chunks;
 	pl_parallel_for(nc, threads, prep_chunk_rows, &w);
+	if (atomic_load(&w.late)) { /* no table published half priced */
+		rc = 1;
+		goto done;
+	}
 	rc = 0;
 	for (int i = 0; i < ne; i++)
 		if (edge_job_finish(p, &jobs[i]))

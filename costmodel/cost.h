@@ -246,6 +246,11 @@ int pl_problem_edge_priced(const pl_problem *p, int e);
  * ends) on `threads` threads (0: one per online CPU). Returns 0, or -1 when
  * out of memory. Later pl_problem_edge/pl_problem_node calls are lookups. */
 int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads);
+/* The same, stopping at deadline (pl_now() seconds; 0: none): 1 when it
+ * passed (the tables it was pricing are not published; the problem stays
+ * usable), 0, or -1 out of memory. */
+int pl_problem_prepare_by(pl_problem *p, const int *edges, int nedges, int threads,
+                          double deadline);
 
 void pl_cost_node(const pl_problem *p, int op, const int64_t *split, pl_nodecost *out);
 void pl_cost_node_parts(const pl_problem *p, int op, const int64_t *split, pl_nodeparts *out);

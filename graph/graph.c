@@ -3,6 +3,7 @@
  * ops are re-ordered topologically (stable: file order where possible) and a
  * cycle is reported with one op on it. */
 #include "graph/graph.h"
+#include "graph/clock.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -1398,6 +1399,109 @@ cleanup:
 	return st;
 }
 
+/* FNV-1a over 8-byte words, then the tail bytes: only for bucketing (the
+ * classes compare for equality), and an op's loop spec is kilobytes */
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+	const unsigned char *b = data;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, b + i, sizeof w);
+		h = (h ^ w) * 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t pl_op_hash(const pl_graph *g, int o)
+{
+	const pl_op *op = &g->ops[o];
+	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
+	h = fnv(h, &op->spec, sizeof op->spec);
+	/* what op classes compare first: ops alike but for their attributes (a
+	 * chain of Dropouts of distinct ratios) would share one bucket, every
+	 * op compared with every other */
+	h = fnv(h, op->attrs, sizeof *op->attrs);
+	for (int i = 0; i < op->ninputs; i++) {
+		const pl_tensor *t = &g->tensors[op->in[i]];
+		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
+		h = fnv(h, &t->dtype, sizeof t->dtype);
+	}
+	return h;
+}
+
+/* A graph of one micro-batch of micro (1: the whole batch) from the parsed
+ * document root (values: its consts' numbers); the source text and its
+ * sha256 are the caller's to set. */
+static pl_status graph_from_doc(pl_graph **out, const cJSON *root, pl_json_numbers *values,
+                                const char *name, int64_t micro, pl_err *err)
+{
+	pl_status st;
+	pl_graph *g = NULL;
+	pl_arena *a = pl_arena_new();
+	if (a)
+		g = pl_arena_alloc(a, sizeof *g);
+	if (!g) {
+		pl_arena_free(a);
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+	}
+	g->arena = a;
+	g->path = pl_arena_strdup(a, name);
+	builder b = {.g = g, .file = name, .micro = micro, .values = values};
+	st = build(&b, (cJSON *)root, err);
+	free(b.tensor_ix.slot);
+	free(b.op_ix.slot);
+	free(b.attrs.slot);
+	if (!st && b.warn && !(g->warnings = pl_arena_strdup(a, b.warn)))
+		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+	g->nwarnings = b.nwarn;
+	free(b.warn);
+	if (st) {
+		pl_arena_free(a);
+		return st;
+	}
+	g->micro_batches = micro > 1 ? micro : 1;
+	uint64_t *hs = pl_arena_alloc(a, sizeof *hs * ((size_t)g->nops + 1));
+	if (!hs) {
+		pl_arena_free(a);
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
+	}
+	for (int o = 0; o < g->nops; o++)
+		hs[o] = pl_op_hash(g, o);
+	g->op_hash = hs;
+	*out = g;
+	return PL_OK;
+}
+
+/* g keeps a copy of the text it was read from (micro-batches are cut from
+ * it), and its sha256: sha (the whole model's) or, NULL, the text's. */
+static pl_status keep_source(pl_graph *g, const char *text, size_t len, const char *sha,
+                             pl_err *err)
+{
+	g->source_len = len;
+	char *src = pl_arena_alloc(g->arena, len + 1);
+	if (!src)
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", g->path);
+	memcpy(src, text, len);
+	src[len] = 0;
+	g->source = src;
+	if (sha) {
+		memcpy(g->sha256, sha, sizeof g->sha256);
+		return PL_OK;
+	}
+	struct sha256_ctx ctx;
+	uint8_t dig[SHA256_DIGEST_SIZE];
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, (const uint8_t *)text);
+	sha256_digest(&ctx, sizeof dig, dig);
+	for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+		snprintf(g->sha256 + 2 * i, 3, "%02x", dig[i]);
+	return PL_OK;
+}
+
 static pl_status load_json(pl_graph **out, const char *text, size_t len, const char *name,
                            int64_t micro, pl_err *err)
 {
@@ -1409,55 +1513,16 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	if (st)
 		return st;
 	pl_graph *g = NULL;
-	pl_arena *a = pl_arena_new();
-	if (a)
-		g = pl_arena_alloc(a, sizeof *g);
-	if (!g) {
-		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
-		goto cleanup;
-	}
-	g->arena = a;
-	g->path = pl_arena_strdup(a, name);
-	builder b = {.g = g, .file = name, .micro = micro, .values = &values};
-	st = build(&b, root, err);
-	free(b.tensor_ix.slot);
-	free(b.op_ix.slot);
-	free(b.attrs.slot);
-	if (!st && b.warn && !(g->warnings = pl_arena_strdup(a, b.warn)))
-		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
-	g->nwarnings = b.nwarn;
-	free(b.warn);
+	st = graph_from_doc(&g, root, &values, name, micro, err);
 	/* the document is not needed past here: gone before the source is copied */
 	cJSON_Delete(root);
-	root = NULL;
 	pl_json_numbers_free(&values);
-	if (st)
-		goto cleanup;
-	g->micro_batches = micro > 1 ? micro : 1;
-	g->source_len = len;
-	char *src = pl_arena_alloc(a, len + 1);
-	if (!src) {
-		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
-		goto cleanup;
+	if (!st && (st = keep_source(g, text, len, NULL, err))) {
+		pl_graph_free(g);
+		g = NULL;
 	}
-	memcpy(src, text, len);
-	src[len] = 0;
-	g->source = src;
-	{
-		struct sha256_ctx ctx;
-		uint8_t dig[SHA256_DIGEST_SIZE];
-		sha256_init(&ctx);
-		sha256_update(&ctx, len, (const uint8_t *)text);
-		sha256_digest(&ctx, sizeof dig, dig);
-		for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-			snprintf(g->sha256 + 2 * i, 3, "%02x", dig[i]);
-	}
-	*out = g;
-	a = NULL;
-cleanup:
-	cJSON_Delete(root);
-	pl_json_numbers_free(&values);
-	pl_arena_free(a);
+	if (!st)
+		*out = g;
 	return st;
 }
 
@@ -1492,14 +1557,55 @@ int64_t pl_graph_batch(const pl_graph *g)
 
 pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_err *err)
 {
-	if (!g->source || g->micro_batches != 1 || m < 1)
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: micro-batches are cut from a whole model loaded from JSON",
-		                  g->path);
-	pl_status st = load_json(out, g->source, g->source_len, g->path, m, err);
-	if (st == PL_OK)
-		memcpy((*out)->sha256, g->sha256, sizeof g->sha256);
-	return st;
+	pl_status st;
+	return pl_graph_microbatches(g, 1, &m, out, &st, err, 0) ? st : PL_OK;
+}
+
+int pl_graph_microbatches(const pl_graph *g, int n, const int64_t *ms, pl_graph **out,
+                          pl_status *st, pl_err *err, double deadline)
+{
+	int bad = 0;
+	for (int k = 0; k < n; k++) {
+		out[k] = NULL;
+		st[k] = PL_OK;
+	}
+	for (int k = 0; k < n; k++)
+		if (!g->source || g->micro_batches != 1 || ms[k] < 1) {
+			for (int j = 0; j < n; j++)
+				st[j] = pl_err_set(
+				    &err[j], PL_EINVAL,
+				    "%s: micro-batches are cut from a whole model loaded from JSON",
+				    g->path);
+			return n;
+		}
+	/* the document read once, every micro-batch count's graph built from it */
+	cJSON *root;
+	pl_json_numbers values = {0};
+	pl_status ps = pl_json_parse_numbers(g->source, g->source_len, g->path, "values", &root,
+	                                     &values, &err[0]);
+	if (ps) {
+		for (int j = 0; j < n; j++) {
+			st[j] = ps;
+			err[j] = err[0];
+		}
+		return n;
+	}
+	for (int k = 0; k < n; k++) {
+		if (deadline > 0 && pl_now() > deadline) {
+			st[k] = pl_err_set(&err[k], PL_ETIMEOUT, "the time limit ran out");
+			bad++;
+			continue;
+		}
+		if ((st[k] = graph_from_doc(&out[k], root, &values, g->path, ms[k], &err[k])) ||
+		    (st[k] = keep_source(out[k], g->source, g->source_len, g->sha256, &err[k]))) {
+			pl_graph_free(out[k]);
+			out[k] = NULL;
+			bad++;
+		}
+	}
+	cJSON_Delete(root);
+	pl_json_numbers_free(&values);
+	return bad;
 }
 
 pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err)

@@ -21,6 +21,7 @@
 #include "planner/plan.h"
 #include "planner/planner.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 
 /* ---- context keys ---- */
 
@@ -858,8 +859,9 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	                   .so = {.memory_limit = limit},
 	                   .keep = loaded,
 	                   .keep_where = load};
+	double t0 = pl_now(), tlimit = 0;
 	if (ctx->val[K_TIME_LIMIT])
-		po.so.time_limit_s = strtod(ctx->val[K_TIME_LIMIT], NULL);
+		po.so.time_limit_s = tlimit = strtod(ctx->val[K_TIME_LIMIT], NULL);
 	if ((st = pl_plan_opts_job(&po, &jr, 1, &ctx->err))) {
 		pl_err_prefix(&ctx->err, "set_auto_parallel_context");
 		goto done;
@@ -883,8 +885,10 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	}
 	/* as planner search: without a search mode set, plain data parallelism
 	 * where it is within PL_JOB_SIMPLER of the plan */
-	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded)
+	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded) {
+		po.so.time_limit_s = pl_time_left(t0, tlimit); /* what is left */
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, NULL);
+	}
 	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		goto done;

@@ -32,6 +32,7 @@
 #include "search/ve.h"
 #include "topology/store.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 #include "planner/values.h"
 
 /* A model file as the commands read it: pl_graph_load_file_opts, then its
@@ -718,10 +719,14 @@ static const char *const search_help =
     "                        FP8 weight copies and FP8 saved inputs; the output layer\n"
     "                        and attention stay 16-bit; needs an H100 or H200)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
-    "  --time-limit SECONDS  give up after this long (exit 3); ilp and whole-job\n"
-    "                        searches keep the best plan found by then (not proven).\n"
-    "                        Without it and without --mode, exact dp gets 60 s, then\n"
-    "                        the search plans with auto and prints the gap to a bound\n"
+    "  --time-limit SECONDS  the whole command (reading the model too) within it and\n"
+    "                        about a second: the best plan found by then (not proven,\n"
+    "                        its gap to a bound said where known), exit 3 if none; ilp,\n"
+    "                        auto and whole-job searches keep theirs, dp and rec have\n"
+    "                        none before their end; without --mode, exact dp gets 60 %\n"
+    "                        of it and auto's fall-back the rest. Without it and\n"
+    "                        without --mode, exact dp gets 60 s, then the search\n"
+    "                        plans with auto and prints the gap to a bound\n"
     "  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
     "                        limit binds (default 256); a cut set makes the plan unproven\n"
     "  --dump-lp FILE        ilp: write the instance in CPLEX LP format\n"
@@ -1166,6 +1171,9 @@ static int parse_max_tp(const char *arg, long long *v)
  * before it plans with auto: PL_DEFAULT_DP_SECONDS, 60 s; the environment
  * variable of the same name sets another (tests). */
 #define PL_DEFAULT_DP_SECONDS 60.0
+/* With --time-limit, the default search's share of it for exact dp (the
+ * rest: auto's fall-back, should dp not end) */
+#define PL_DEFAULT_DP_SHARE 0.6
 static double default_dp_seconds(void)
 {
 	const char *v = getenv("PL_DEFAULT_DP_SECONDS");
@@ -1176,6 +1184,7 @@ static double default_dp_seconds(void)
 
 static int cmd_search(int argc, char **argv)
 {
+	double t_cmd = pl_now(); /* --time-limit counts from here: reading the model too */
 	common co = {0};
 	const char *mode = "dp", *load = NULL, *out = NULL;
 	int mode_given = 0;
@@ -1473,12 +1482,43 @@ static int cmd_search(int argc, char **argv)
 	/* the default search is bounded: exact dp for at most default_dp_seconds
 	 * (unless --time-limit says otherwise), then auto's plan */
 	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
+	double search_t0 = pl_now();
 	if (bound > 0)
 		po.so.time_limit_s = bound;
+	else /* every phase gets what is left of --time-limit */
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+	/* the default search with --time-limit, a per-op plan: exact dp gets
+	 * PL_DEFAULT_DP_SHARE of what is left, auto's fall-back the rest (a
+	 * whole-job search keeps its best plan at the limit: all of it) */
+	double share = !mode_given && !framework && !po.job && lim.time_limit_s > 0
+	                   ? PL_DEFAULT_DP_SHARE * po.so.time_limit_s
+	                   : 0;
+	if (share > 0)
+		po.so.time_limit_s = share;
+	/* a per-op plan: auto's fall-back runs on the problem dp failed on, in
+	 * what is left of the limit (without one, as below: auto from the start) */
+	int fell_back = 0;
+	if (share > 0) {
+		po.fallback = 1;
+		po.fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
+		po.fell_back = &fell_back;
+	}
 	st = framework ? pl_export_search(g, &cl, &po, &jr, framework, &ck, &secs, &err)
 	               : pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	po.fallback = 0;
+	if (fell_back == 1)
+		fprintf(stderr,
+		        "planner: note: exact dp did not end within %.3g s (%g %% of the time "
+		        "limit); the default search plans it with --mode auto in the rest\n",
+		        share, 100 * PL_DEFAULT_DP_SHARE);
+	else if (fell_back == 2)
+		fprintf(stderr,
+		        "planner: note: exact dp: the graph is too entangled; the default search "
+		        "plans it with --mode auto\n");
+	/* without --time-limit (a per-op plan or a whole job), or a whole job
+	 * with one whose dp found the graph too entangled: auto from the start */
 	int timed_out = st == PL_ETIMEOUT && bound > 0;
-	if (st && !framework && !mode_given &&
+	if (st && !framework && !mode_given && !share &&
 	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
 		 * small and it ends in time, else auto's fall-back (rec and a local
@@ -1495,8 +1535,16 @@ static int cmd_search(int argc, char **argv)
 			        "planner: note: %s; the default search plans it with --mode auto\n",
 			        err.msg);
 		po.mode = "auto";
-		po.so.time_limit_s = lim.time_limit_s;
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	}
+	if (st == PL_ETIMEOUT && lim.time_limit_s > 0 && search_t0 - t_cmd > 0) {
+		/* the searcher names the time it was given: what was left */
+		size_t n = strlen(err.msg);
+		snprintf(err.msg + n, sizeof err.msg - n,
+		         " (--time-limit %g s counts from the command's start; the search began "
+		         "%.3g s into it, after reading the model)",
+		         lim.time_limit_s, search_t0 - t_cmd);
 	}
 	if (st)
 		goto cleanup;
@@ -1507,8 +1555,10 @@ static int cmd_search(int argc, char **argv)
 	}
 	/* the default search, nothing of the layout given: plain data
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
-	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not)
+	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not) {
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
+	}
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;
 	cJSON_ArrayForEach (conf,

@@ -424,7 +424,7 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 		    (o.time_limit_s = so->time_limit_s - (spent = pl_now() - t0)) < 0.01)
 			return pl_err_set(
 			    err, PL_ETIMEOUT,
-			    "the time limit of %g s ran out (%.3g s) before a plan fit "
+			    "the time limit of %.3g s ran out (%.3g s) before a plan fit "
 			    "the memory limit of %.0f bytes per device beside its "
 			    "transient bytes (gradients and scratch in the backward, or the "
 			    "forward's tensors no backward keeps)",
@@ -541,9 +541,19 @@ pl_status pl_plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *
 	return st == PL_ESOLVER && strstr(err->msg, "too entangled") ? PL_EINFEASIBLE : st;
 }
 
+/* the reason dp failed, for fallback_run (search_with_transient's rounds run it) */
+static _Thread_local char fallback_reason[sizeof(((pl_err *)0)->msg)];
+
+static pl_status fallback_run(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
+                              pl_err *err)
+{
+	return pl_search_auto_fallback(p, o, fallback_reason, r, err);
+}
+
 static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                              double *seconds, pl_err *err)
 {
+	double t_start = pl_now();
 	const char *mode = o->mode ? o->mode : "dp";
 	const pl_searcher *s = pl_searcher_get(mode);
 	*ck = NULL;
@@ -609,7 +619,22 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	if ((o->keep && (st = pl_plan_annotate(g, o->keep, kw, err))) ||
 	    (st = pl_problem_new_job(&p, g, cl, &limits, err)))
 		goto done;
-	if ((st = search_with_transient(p, s, &so, &r, err))) {
+	st = search_with_transient(p, s, &so, &r, err);
+	int entangled = st == PL_ESOLVER && strstr(err->msg, "too entangled");
+	if (o->fallback && (st == PL_ETIMEOUT || entangled)) {
+		/* the default search: auto's fall-back on the same problem (not
+		 * built again) in the time left */
+		static const pl_searcher fb = {"auto", fallback_run};
+		snprintf(fallback_reason, sizeof fallback_reason, "%s", err->msg);
+		so.time_limit_s = pl_time_left(t_start, o->fallback_s);
+		pl_search_result_free(&r);
+		if (!(st = search_with_transient(p, &fb, &so, &r, err))) {
+			mode = "auto";
+			if (o->fell_back)
+				*o->fell_back = entangled ? 2 : 1;
+		}
+	}
+	if (st) {
 		reserve_note(st, o->so.memory_limit, reserve, err);
 		if (st == PL_EINFEASIBLE && so.memory_limit > 0) {
 			size_t n = strlen(err->msg);
@@ -654,9 +679,22 @@ done:
  * search's) is within PL_JOB_SIMPLER of the plan found, it is the answer, and
  * search.space says so with the faster plan's step (--fastest keeps that
  * one). Any failure of the second search leaves the plan as it is. */
+double pl_time_left(double t0, double limit_s)
+{
+	if (!(limit_s > 0))
+		return 0;
+	double left = limit_s - (pl_now() - t0);
+	return left > PL_TIME_LEFT_MIN ? left : PL_TIME_LEFT_MIN;
+}
+
 void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
                        const pl_job_request *jr, cJSON **ck, double *secs)
 {
+	/* with a time limit (what is left of it): no second search once it ran
+	 * out, and the second search's second part gets what the first left */
+	double t0 = pl_now(), limit = po->so.time_limit_s;
+	if (limit > 0 && limit <= PL_TIME_LEFT_MIN)
+		return;
 	/* nothing of the layout given: a per-op search, or --job alone */
 	if (po->job && !(jr->all && !pl_degrees_any(&po->jo.degrees) && po->jo.stages == PL_AUTO &&
 	                 po->jo.micro_batches == PL_AUTO && po->jo.zero == PL_AUTO &&
@@ -697,6 +735,7 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 		pl_plan_opts o2 = *po;
 		o2.keep = dp;
 		o2.keep_where = "the data-parallel plan";
+		o2.so.time_limit_s = pl_time_left(t0, limit);
 		cJSON *per = NULL;
 		double s3 = 0;
 		if (pl_plan_search(g, cl, &o2, &per, &s3, &e)) {

@@ -25,6 +25,15 @@ typedef struct pl_plan_opts {
 	const cJSON *keep; /* a checkpoint whose ops' strategies the plan keeps (--load), or NULL */
 	const char *keep_where; /* its name, for messages */
 	int top; /* > 1 (whole job): list the points' best plans in search.alternatives */
+	/* the default search (a per-op plan): where the searcher fails on the
+	 * time limit or a graph too entangled for exact dp, auto's fall-back
+	 * (pl_search_auto_fallback) plans the same problem in what is left of
+	 * fallback_s seconds from the search's start (0: no limit); the plan's
+	 * mode is then auto, and *fell_back (when not NULL) says why: 1 the time
+	 * limit, 2 the graph */
+	int fallback;
+	double fallback_s;
+	int *fell_back;
 } pl_plan_opts;
 
 /* How a user gave one whole-job dimension: not at all (the default), 'auto'
@@ -99,6 +108,14 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
  * of that search leaves *ck as it is. */
 void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
                        const pl_job_request *jr, cJSON **ck, double *secs);
+
+/* What is left at pl_now() of a time limit of limit_s seconds that began at
+ * t0 (pl_now()): at least PL_TIME_LEFT_MIN, so that it stays a limit; 0
+ * (none) when limit_s is not > 0. Each phase of a command (the search, the
+ * default search's fall-back, its preference for data parallelism) gets what
+ * is left, so that the command keeps to the limit. */
+#define PL_TIME_LEFT_MIN 1e-9
+double pl_time_left(double t0, double limit_s);
 
 /* Searches a plan for g on cl and builds its checkpoint (*ck, caller
  * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's

@@ -7,8 +7,12 @@
  * ilp gets half the time limit, or AUTO_ILP_S without one; if it does not
  * prove its plan in that time, dp under the limit runs in the time left and
  * the faster plan is kept. If dp cannot solve the graph (a table too large,
- * the time limit), rec's plan is returned: rec is fast and runs to its end
- * even when the time limit has run out. The result's why says what ran. */
+ * the time limit), rec's plan and a local search's are returned, with their
+ * gap to a lower bound. With a time limit, the first dp gets AUTO_DP_SHARE of
+ * it, so that the fall-back has the rest: rec and the local search stop at the
+ * limit too (the local search's start, each op's cheapest or data parallel,
+ * is a plan whenever the limit leaves no time at all). The result's why says
+ * what ran. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@
 #include "search/ve.h"
 
 #define AUTO_ILP_S 60.0
+/* the first dp's share of a time limit (the rest: the fall-back's) */
+#define AUTO_DP_SHARE 0.6
 
 /* Puts what auto did before the searcher's own why: "HEAD: WHY" (HEAD alone
  * when the searcher said nothing), cut to fit. */
@@ -41,8 +47,9 @@ static double left(const pl_search_opts *o, double t0)
 }
 
 /* the summed objective of a choice (node + edge tables, as dp sums them),
- * its memory into *mem */
-static double objective(pl_problem *p, const int *choice, double *mem)
+ * its memory into *mem; NAN once past deadline (0: none): each edge table
+ * is priced on first use, seconds on thousands of devices */
+static double objective_by(pl_problem *p, const int *choice, double *mem, double deadline)
 {
 	double t = 0, m = 0;
 	for (int o = 0; o < p->nops; o++) {
@@ -52,6 +59,8 @@ static double objective(pl_problem *p, const int *choice, double *mem)
 	}
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
+		if (deadline > 0 && ve_now() > deadline)
+			return NAN;
 		t += pl_problem_edge(p,
 		                     e)[(size_t)choice[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
 		                        (size_t)choice[ed->dst_op]];
@@ -64,12 +73,20 @@ static double objective(pl_problem *p, const int *choice, double *mem)
  * cheapest with its neighbours' fixed (its node and incident edges), the
  * memory limit kept, until a sweep changes nothing. A local optimum: no op
  * alone can improve the plan. */
-static void polish(pl_problem *p, int *choice, double limit)
+static void polish(pl_problem *p, int *choice, double limit, double deadline)
 {
-	double mem, cur = objective(p, choice, &mem);
+	/* past the deadline: not a table priced (the edge tables a sweep reads
+	 * are priced on first use, seconds on thousands of devices) */
+	if (deadline > 0 && ve_now() > deadline)
+		return;
+	double mem, cur = objective_by(p, choice, &mem, deadline);
+	if (isnan(cur))
+		return;
 	for (int sweep = 0, changed = 1; changed && sweep < 100; sweep++) {
 		changed = 0;
 		for (int o = 0; o < p->nops; o++) {
+			if (deadline > 0 && ve_now() > deadline)
+				return; /* the plan so far: each move keeps it a plan */
 			const pl_nodecost *nc = pl_problem_node(p, o);
 			int best = choice[o];
 			double best_d = 0;
@@ -106,22 +123,32 @@ static void polish(pl_problem *p, int *choice, double limit)
 	}
 }
 
-/* rec's plan after dp failed with dperr. rec runs without the time limit:
- * it is the last resort, and it takes about 0.1 s on GPT-3 175B and 512
- * devices, so a plan that comes back a little late beats no plan. */
-static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err *dperr,
-                           pl_search_result *r, pl_err *err)
+/* rec's plan after dp failed with dperr, in the time left of o's limit (t0
+ * its start): rec's, or where rec ran out of time a local search's (below);
+ * the limit cuts that search's sweeps, and its start is a plan without any. */
+static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
+                           const pl_err *dperr, pl_search_result *r, pl_err *err)
 {
 	pl_search_opts ro = *o;
-	ro.time_limit_s = 0;
+	ro.time_limit_s = left(o, t0);
+	double deadline = o->time_limit_s > 0 ? t0 + o->time_limit_s : 0;
 	pl_status st = pl_search_rec(p, &ro, r, err);
-	if (st != PL_OK)
+	int rec_late = st == PL_ETIMEOUT;
+	if (st != PL_OK && !rec_late)
 		return st;
+	if (rec_late) { /* no plan of rec's: the local search's is the plan */
+		memset(r, 0, sizeof *r);
+		r->step_s = INFINITY;
+		st = PL_OK;
+	}
 	/* rec's partial cuts may be off the candidates: a local search over the
 	 * candidates, from each op's cheapest alone and from data parallel, is
 	 * priced beside it and the fastest plan kept (an entangled graph is where rec's splits go
 	 * wrong: DenseNet's concatenations) */
-	for (int start = 0; start < 2; start++) {
+	/* rec's plan, and no time left: it is the plan */
+	for (int start = 0; start < 2 && !(st == PL_OK && !rec_late && deadline > 0 &&
+	                                   ve_now() > deadline);
+	     start++) {
 		int *c = pl_calloc((size_t)p->nops + 1, sizeof *c);
 		if (!c)
 			break;
@@ -144,9 +171,10 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 					c[o] = k;
 			}
 		}
-		double mem;
-		polish(p, c, o->memory_limit);
-		objective(p, c, &mem);
+		polish(p, c, o->memory_limit, deadline);
+		double mem = 0; /* as objective_by() sums it, without the edge tables */
+		for (int op = 0; op < p->nops; op++)
+			mem += pl_problem_node(p, op)[c[op]].mem_bytes;
 		pl_search_result q = {.choice = c};
 		if ((o->memory_limit <= 0 || mem <= o->memory_limit) &&
 		    !pl_search_result_price(p, &q) && q.step_s < r->step_s) {
@@ -160,6 +188,14 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 		}
 		free(c);
 	}
+	if (!r->choice) {
+		pl_search_result_free(r);
+		return pl_err_set(err, PL_ETIMEOUT,
+		                  "auto: the time limit of %.3g s ran out before a plan was found "
+		                  "(dp failed: %.300s)",
+		                  o->time_limit_s, dperr->msg);
+	}
+	int late = rec_late || (deadline > 0 && ve_now() > deadline);
 	/* a lower bound of every plan's step: each op's kernels at its cheapest
 	 * candidate, no communication (kernels of one device run one at a time);
 	 * the gap says how far rec's plan may be from the optimum */
@@ -176,16 +212,31 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, const pl_err 
 		char why[512];
 		snprintf(
 		    why, sizeof why,
-		    "auto fell back to rec and a local search, within %.1f %% of %.4g s (a bound "
+		    "auto fell back to %s, within %.1f %% of %.4g s (a bound "
 		    "no plan beats: each op's kernels at their cheapest), because dp failed: "
 		    "%.300s",
+		    rec_late ? "a local search (the time limit stopped rec before its plan)"
+		    : late   ? "rec and a local search (the time limit stopped it)"
+		             : "rec and a local search",
 		    100 * (r->step_s / lb - 1), lb, dperr->msg);
 		size_t n = strlen(why) < sizeof r->why ? strlen(why) : sizeof r->why - 1;
 		memcpy(r->why, why, n);
 		r->why[n] = 0;
 	} else
-		snprintf(r->why, sizeof r->why, "auto fell back to rec because dp failed: %.200s",
-		         dperr->msg);
+		snprintf(r->why, sizeof r->why, "auto fell back to %s because dp failed: %.200s",
+		         rec_late ? "a local search" : "rec", dperr->msg);
+	return st;
+}
+
+pl_status pl_search_auto_fallback(pl_problem *p, const pl_search_opts *o, const char *reason,
+                                  pl_search_result *r, pl_err *err)
+{
+	double t0 = ve_now();
+	pl_err why;
+	snprintf(why.msg, sizeof why.msg, "%s", reason);
+	memset(r, 0, sizeof *r);
+	pl_status st = fall_back(p, o, t0, &why, r, err);
+	r->seconds = ve_now() - t0;
 	return st;
 }
 
@@ -195,6 +246,8 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	pl_err dperr, ilperr;
 	pl_search_opts free_o = *o;
 	free_o.memory_limit = 0;
+	if (o->time_limit_s > 0) /* the rest for a fall-back */
+		free_o.time_limit_s = AUTO_DP_SHARE * o->time_limit_s;
 	pl_status st = pl_search_dp(p, &free_o, r, &dperr);
 	if (st == PL_OK && (o->memory_limit <= 0 || r->mem_bytes <= o->memory_limit)) {
 		say(r, "auto ran dp");
@@ -206,7 +259,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 		return st;
 	}
 	if (st) {
-		st = fall_back(p, o, &dperr, r, err);
+		st = fall_back(p, o, t0, &dperr, r, err);
 		r->seconds = ve_now() - t0;
 		return st;
 	}
@@ -247,7 +300,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 		say(r, si == PL_OK ? "auto ran ilp (the memory limit binds; not proven), then dp"
 		                   : "auto ran ilp (the memory limit binds; failed), then dp");
 	} else {
-		st = fall_back(p, o, &dperr, r, err);
+		st = fall_back(p, o, t0, &dperr, r, err);
 	}
 	r->seconds = ve_now() - t0;
 	return st == PL_OK || si == PL_OK ? PL_OK : st;

@@ -377,10 +377,12 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 				need[n++] = e;
 		}
 		progress(&c, "dp: pricing %s%g edges", "", (double)n);
-		int bad = pl_problem_prepare(p, need, n, o->threads);
+		int bad = pl_problem_prepare_by(p, need, n, o->threads, c.deadline);
 		free(need);
 		if (bad) {
-			st = pl_err_set(err, PL_ENOMEM, "dp: out of memory");
+			st = bad > 0 ? pl_err_set(err, PL_ETIMEOUT,
+			                          "dp: the time limit ran out (pricing the edges)")
+			             : pl_err_set(err, PL_ENOMEM, "dp: out of memory");
 			goto cleanup;
 		}
 	}

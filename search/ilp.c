@@ -1268,8 +1268,12 @@ static pl_status setup(ilprun *s)
 		return nomem(s);
 	for (int e = 0; e < E; e++)
 		all[e] = e;
-	int bad = pl_problem_prepare(p, all, E, s->o->threads);
+	int bad = pl_problem_prepare_by(p, all, E, s->o->threads, c->deadline);
 	free(all);
+	if (bad > 0)
+		return pl_err_set(s->err, PL_ETIMEOUT,
+		                  "ilp: the time limit ran out pricing the edge tables, before any "
+		                  "plan");
 	if (bad)
 		return nomem(s);
 	s->maxs = 1;

@@ -83,6 +83,9 @@ typedef struct pl_job_plan {
 	 * (within PL_JOB_SIMPLER; pl_job_opts.fastest: never): the plan is
 	 * optimal among plans without them */
 	double simpler_than_s;
+	/* a time limit stopped the search: no plan is faster than bound_s, and
+	 * the plan's step is within gap (a fraction) of it; 0 otherwise */
+	double bound_s, gap;
 	char why[512];
 	double seconds;
 	/* with pl_job_opts.top > 1: every point with a plan that fits, by step

@@ -124,7 +124,7 @@ pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_
 			}
 			if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
 				st = pl_err_set(err, PL_ETIMEOUT,
-				                "propagate: the time limit of %g s ran out",
+				                "propagate: the time limit of %.3g s ran out",
 				                o->time_limit_s);
 				goto cleanup;
 			}

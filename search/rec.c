@@ -378,6 +378,7 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 		ve v;
 		if (ve_init(&v, n, dom))
 			goto out;
+		v.deadline = c->deadline;
 		if (wide) { /* a wide polish costs at most a few times a narrow one's */
 			v.max_entries = WIDE_ENTRIES;
 			v.max_total = 4 * WIDE_ENTRIES;
@@ -405,11 +406,18 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 			size_t one = 1;
 			bad |= ve_add(&v, 1, &op, &one, (size_t)dom[op], node[op], NULL) != 0;
 		}
+		int late = 0;
 		for (int e = 0; e < p->nedges && !bad; e++) {
 			const pl_edge *ed = &p->edges[e];
 			int s = ed->src_op, d = ed->dst_op;
 			if (!c->active[s] || !c->active[d])
 				continue;
+			/* a table priced on first use takes seconds on thousands of
+			 * devices: past the deadline, the plan as it is */
+			if (c->deadline > 0 && ve_now() > c->deadline) {
+				late = 1;
+				break;
+			}
 			free(tab[e]);
 			tab[e] = pl_malloc(sizeof(double) * (size_t)dom[s] * (size_t)dom[d]);
 			if (!tab[e]) {
@@ -459,6 +467,11 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 		}
 		if (bad) {
 			ve_free(&v);
+			goto out;
+		}
+		if (late) {
+			ve_free(&v);
+			rc = 0;
 			goto out;
 		}
 		if (ve_run(&v)) { /* neighbourhoods too entangled to solve exactly
@@ -787,6 +800,10 @@ static int pairs(recctx *c, const int *mult, double budget, double *mem)
 			if (s == d || !c->active[s] || !c->active[d] || g->ops[s].has_strategy ||
 			    g->ops[d].has_strategy || (double)ns * nd > TABCAP)
 				continue;
+			if (c->deadline > 0 && ve_now() > c->deadline) { /* the plan so far */
+				rc = moved || any;
+				goto out;
+			}
 			int cs = cand_index(p, s, S(c, s)), cd = cand_index(p, d, S(c, d));
 			if (cs < 0 || cd < 0)
 				continue;
@@ -1106,7 +1123,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 			goto nomem;
 	}
 	if (rc == 1 || rc == 2) {
-		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %g s ran out",
+		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %.3g s ran out",
 		                o->time_limit_s);
 		goto cleanup;
 	}
@@ -1125,7 +1142,10 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	if (pl_search_result_price(p, r))
 		goto nomem;
 	r->optimal = 0;
-	snprintf(r->why, sizeof r->why, "rec is a heuristic");
+	snprintf(r->why, sizeof r->why, "rec is a heuristic%s",
+	         c.deadline > 0 && ve_now() > c.deadline
+	             ? "; the time limit stopped its improvement: the plan so far"
+	             : "");
 	for (int k = 0; k < nruns; k++)
 		r->repeated_layers += runs[k].count;
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit)

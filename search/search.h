@@ -95,6 +95,12 @@ int pl_search_result_price(const pl_problem *p, pl_search_result *r);
 
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
+/* auto's fall-back alone, after exact dp failed for `reason` (a too
+ * entangled graph, the time limit): rec's plan, or a local search's where rec
+ * ran out of time, with its gap to a lower bound in r->why ("auto fell back
+ * to ..."); o's time limit holds. */
+pl_status pl_search_auto_fallback(pl_problem *p, const pl_search_opts *o, const char *reason,
+                                  pl_search_result *r, pl_err *err);
 pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err);
 pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
                               pl_err *err);

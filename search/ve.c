@@ -481,7 +481,18 @@ typedef struct scalar_job {
 	size_t e0, e1;
 	int rows;    /* by whole rows (scalar_rows): e0 and e1 on row boundaries */
 	double *acc; /* dx sums, or a row's */
+	int late;    /* set when v->deadline passed part way (the table is unfinished) */
 } scalar_job;
+
+/* entries between two looks at the clock while a table is filled: one table
+ * may hold 1e8 entries (seconds), and a time limit must hold within it */
+#define VE_CLOCK_EVERY 65536
+
+/* Past v's deadline (none: never). */
+static int ve_late(const ve *v)
+{
+	return v->deadline > 0 && ve_now() > v->deadline;
+}
 
 /* Whole rows of g (runs of its last variable L): for each value of x, every
  * table's slice along L is added into a row of sums, which then updates the
@@ -501,7 +512,15 @@ static void scalar_rows(scalar_job *w)
 	}
 	double *sum = w->acc, *best_row, *f;
 	int *arg_row;
+	size_t since = 0;
 	for (size_t e = w->e0; e < w->e1; e += len) {
+		if ((since += len * (size_t)dx) >= VE_CLOCK_EVERY) {
+			since = 0;
+			if (ve_late(v)) {
+				w->late = 1;
+				return;
+			}
+		}
 		for (int j = 0; j < nF; j++) {
 			size_t b = 0;
 			for (int k = 0; k < nN - 1; k++)
@@ -563,7 +582,15 @@ static void *scalar_range(void *arg)
 		rem /= d;
 	}
 	double *acc = w->acc;
+	size_t since = 0;
 	for (size_t e = w->e0; e < w->e1; e++) {
+		if ((since += (size_t)dx) >= VE_CLOCK_EVERY) {
+			since = 0;
+			if (ve_late(v)) {
+				w->late = 1;
+				return NULL;
+			}
+		}
 		for (int j = 0; j < nF; j++) {
 			size_t b = 0;
 			for (int k = 0; k < nN; k++)
@@ -619,7 +646,7 @@ static void scalar_half(void *ctx, int i)
 
 /* Every entry, the second half on a second thread when the table is large
  * and the machine has a second core (entries are independent). 0, or -1 out
- * of memory. */
+ * of memory; job->late when the deadline stopped it part way. */
 static int scalar_entries(scalar_job *job, size_t size)
 {
 	size_t len = job->nN > 0 ? (size_t)job->v->dom[job->N[job->nN - 1]] : 1;
@@ -640,6 +667,7 @@ static int scalar_entries(scalar_job *job, size_t size)
 	} else if (rc == 0) {
 		scalar_range(&two[0]);
 	}
+	job->late = two[0].late || two[1].late;
 	free(two[0].acc);
 	free(two[1].acc);
 	return rc;
@@ -703,6 +731,7 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			rc = -1;
 	}
 	const double *ft[VE_MAXF] = {0};
+	int late = 0;
 	double rest = v->alive_minm;
 	for (int j = 0; j < nF; j++) {
 		ft[j] = v->f[F[j]].t;
@@ -717,10 +746,15 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			memcpy(job.sN, sN, sizeof sN);
 			memcpy(job.sx, sx, sizeof sx);
 			rc = scalar_entries(&job, size);
+			late = job.late;
 		}
 	} else {
 		int digit[VE_MAXK] = {0};
 		for (size_t e = 0; rc == 0 && e < size; e++) {
+			if ((e & 1023) == 1023 && ve_late(v)) {
+				late = 1;
+				break;
+			}
 			for (int j = 0; j < nF; j++) {
 				size_t b = 0;
 				for (int k = 0; k < nN; k++)
@@ -744,8 +778,9 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	free(B.lists);
 	free(B.heap);
 	free(B.xstart);
-	if (rc) {
-		snprintf(v->fail, sizeof v->fail, "out of memory");
+	if (rc || late) {
+		/* the table stays registered (freed with v), unfinished: ve_run fails */
+		snprintf(v->fail, sizeof v->fail, rc ? "out of memory" : "the time limit ran out");
 		return -1;
 	}
 	for (int j = 0; j < nF; j++) {

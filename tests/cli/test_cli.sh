@@ -2013,6 +2013,22 @@ PL_DEFAULT_DP_SECONDS=0.000001 "$PLANNER" search "$SRC/examples/gpt-small.json" 
   -o "$T/bound-dp.plan" > /dev/null 2> "$T/bound.err"
 check "--mode dp is not bounded by the default search's limit" \
   '[ $? -eq 0 ] && [ "$(jq -r .search.mode "$T/bound-dp.plan")" = dp ] && ! grep -q "default search" "$T/bound.err"'
+# --- a time limit that has run out before any search (1e-9 s: past at every look at the clock, so
+#     the outcome does not depend on the machine's speed) still gives a plan: the default search and
+#     auto plan with auto's fall-back, whose local search's start is a plan with no time left; the
+#     plan says the limit stopped rec, gives its gap to a bound, and planner cost reproduces it
+for how in default auto; do
+  [ $how = auto ] && m=(--mode auto) || m=()
+  "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 "${m[@]}" --time-limit 1e-9 \
+    -o "$T/tiny.plan" > /dev/null 2> "$T/tiny.err"
+  check "$how search, --time-limit 1e-9: exit 0, a plan by auto marked as stopped by the limit, with its gap" \
+    '[ $? -eq 0 ] && [ "$(jq -r .search.mode "$T/tiny.plan")" = auto ] &&
+     [ "$(jq .search.optimal "$T/tiny.plan")" = false ] &&
+     jq -r .search.why "$T/tiny.plan" | grep -q "the time limit stopped rec before its plan), within [0-9.]* % of"'
+  b=$("$PLANNER" cost "$SRC/examples/gpt-small.json" --devices 8 --strategy "$T/tiny.plan" | jq .step_seconds)
+  check "$how search, --time-limit 1e-9: cost reproduces the plan" '[ "$(jq .cost.step_seconds "$T/tiny.plan")" = "$b" ]'
+  rm -f "$T/tiny.plan"
+done
 
 # --- words: a degree's single group, a single micro-batch; a fixed pipeline that cannot fit says
 #     why (it used to say "the least memory any plan needs is 0 bytes"), and so does a plan whose
