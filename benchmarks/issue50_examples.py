@@ -103,6 +103,9 @@ def export_all():
     export("perceiver", Perceiver(), (torch.randn(32, 512, 64),), ["x"])
 
 
+spaces = {}  # plan file -> its search.space
+
+
 def step(model, *args):
     plan = os.path.join(out, os.path.basename(model) + "." + "_".join(a.strip("-") for a in args)
                         + ".plan")
@@ -112,6 +115,7 @@ def step(model, *args):
         return None, r.stderr.strip().splitlines()[-1] if r.stderr.strip() else "exit %d" % r.returncode
     p = json.load(open(plan))
     pipe = p.get("pipeline") or {}
+    spaces[plan] = p["search"].get("space") or ""
     return p["cost"]["step_seconds"], "%s | %s | %s" % (
         "optimal" if p["search"].get("optimal") else "not proven",
         p.get("optimizer_shard") or 0, pipe.get("micro_batches", 1))
@@ -140,12 +144,15 @@ if __name__ == "__main__":
                 continue
             if not [a for a in args if a in ("--dp", "--tp")]:
                 free[mode] = s
+                free[mode + " space"] = spaces[max(spaces, key=lambda k: os.path.getmtime(k))]
                 continue
             # no fixed plan beats the default free one, nor its own mode's free one
             for m in {mode, "default"}:
                 if m in free and s < free[m] * (1 - 1e-9):
                     what = "%s %s: %.3f ms < free %s %.3f ms (%.1f %%)" % (
                         name, label, s * 1e3, m, free[m] * 1e3, 100 * (free[m] / s - 1))
+                    if "without ZeRO" in free[m + " space"]:
+                        what += ", which the free plan's search.space states"
                     beaten["any ZeRO"].append(what)
                     if "--zero" in args:
                         beaten["ZeRO 0 (the issue's comparison)"].append(what)

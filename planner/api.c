@@ -857,8 +857,10 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		goto done;
 	/* as planner search: without a search mode set, plain data parallelism
 	 * where it is within PL_JOB_SIMPLER of the plan */
-	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded)
+	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded) {
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, NULL);
+		pl_plan_note_job(g, &cl, &po, &jr, ck, NULL);
+	}
 	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		goto done;

@@ -1465,6 +1465,9 @@ static int cmd_search(int argc, char **argv)
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
 	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not)
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
+	/* a per-op plan: over what, where a whole-job data-parallel plan is faster */
+	if (!framework && !mode_given && !load && !dump_lp && !top && !why_not)
+		pl_plan_note_job(g, &cl, &po, &jr, ck, &secs);
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;
 	cJSON_ArrayForEach (conf,
