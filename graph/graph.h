@@ -274,7 +274,8 @@ typedef struct pl_tensor {
 	int *consumers, *consumer_slots;
 	int requires_grad; /* a param, or computed from one */
 	/* a const's values when the model gives them (row-major, every element;
-	 * NULL: the executor draws them), owned by the graph */
+	 * NULL: not given, and planner run refuses to invent them), owned by the
+	 * graph */
 	const float *values;
 } pl_tensor;
 

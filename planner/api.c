@@ -888,6 +888,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded) {
 		po.so.time_limit_s = pl_time_left(t0, tlimit); /* what is left */
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, NULL);
+		po.so.time_limit_s = pl_time_left(t0, tlimit);
+		pl_plan_note_job(g, &cl, &po, &jr, ck, NULL);
 	}
 	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");

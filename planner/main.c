@@ -1559,6 +1559,11 @@ static int cmd_search(int argc, char **argv)
 		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
 	}
+	/* a per-op plan: over what, where a whole-job data-parallel plan is faster */
+	if (!framework && !mode_given && !load && !dump_lp && !top && !why_not) {
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+		pl_plan_note_job(g, &cl, &po, &jr, ck, &secs);
+	}
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;
 	cJSON_ArrayForEach (conf,

@@ -763,6 +763,48 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 		*secs += s2;
 }
 
+void pl_plan_note_job(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
+                      const pl_job_request *jr, cJSON *ck, double *secs)
+{
+	int64_t D = pl_cluster_devices_total(cl);
+	double best = pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "cost"), "step_seconds", 0);
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
+	if (po->job || D < 2 || !(best > 0) || !s)
+		return;
+	pl_job_request r = *jr;
+	r.dp = pl_dim_value(D); /* as --dp D plans it: the rest of the job chosen */
+	pl_plan_opts o = *po;
+	pl_err e = {{0}};
+	cJSON *dp = NULL;
+	double s2 = 0;
+	if (pl_plan_opts_job(&o, &r, 0, &e) || pl_plan_search(g, cl, &o, &dp, &s2, &e))
+		return;
+	if (secs)
+		*secs += s2;
+	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "cost"), "step_seconds", 0);
+	double zero = pl_json_num(dp, "optimizer_shard", 0);
+	double mb =
+	    pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "pipeline"), "micro_batches", 1);
+	cJSON_Delete(dp);
+	if (!(step > 0) || step >= best * (1 - 1e-9))
+		return;
+	const char *old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
+	const char *oldw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
+	char text[640], widen[96];
+	snprintf(
+	    text, sizeof text,
+	    "%s%splans of one micro-batch without ZeRO or recompute (data parallelism over all "
+	    "%lld devices with ZeRO %g and %g micro-batch%s, as --dp %lld plans it, runs in "
+	    "%.6g s)",
+	    old ? old : "", old ? "; " : "", (long long)D, zero, mb, mb == 1 ? "" : "es",
+	    (long long)D, step);
+	snprintf(widen, sizeof widen, "%s%s--job", oldw ? oldw : "", oldw ? " " : "");
+	cJSON_DeleteItemFromObject(s, "space");
+	cJSON_DeleteItemFromObject(s, "space_widen");
+	cJSON_AddStringToObject(s, "space", text);
+	cJSON_AddStringToObject(s, "space_widen", widen);
+}
+
 pl_status pl_plan_check_model(const pl_graph *g, const cJSON *ck, const char *where, pl_err *err)
 {
 	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(

@@ -740,6 +740,13 @@ static void cb(glp_tree *tree, void *info)
 	}
 	if (glp_ios_reason(tree) == GLP_IHEUR && c->incumbent && glp_ios_curr_node(tree) == 1) {
 		pl_problem *p = c->p;
+		/* GLPK takes the point as given, without checking it against the
+		 * rows (glp_ios_heur_sol: "does not check primal feasibility"); a
+		 * strategy the presolve dropped has no column (xcol would name a
+		 * neighbour's), so such a plan is never offered */
+		for (int o = 0; o < p->nops; o++)
+			if (c->var[o] == o && c->xbase[o] && !c->alive[o][c->incumbent[o]])
+				return;
 		double *x = pl_calloc((size_t)c->ncols + (size_t)c->nagg + 1, sizeof *x);
 		if (!x)
 			return;
@@ -1463,10 +1470,19 @@ static pl_status bound_lagrangian(ilprun *s)
 			                      &s->mm_fixed, &e2);
 			if (fs == PL_ENOMEM)
 				return nomem(s); /* out of time: no fixing */
-			/* no dominance presolve after the fixing: on a random graph with
-			 * cuts over fewer devices (test_dp, full_space) it dropped the
-			 * optimum and branch and bound returned a plan over the limit */
-			s->gone += s->mm_fixed;
+			if (s->mm_fixed) {
+				/* the fixing kept the best plan's strategies; the presolve on
+				 * what is left may drop some of them (a neighbour's strategy
+				 * that made them worth keeping is gone). The best plan then
+				 * takes their replacements, no slower and no larger, so that
+				 * it stays a plan of the program (see cb) */
+				s->gone += s->mm_fixed + presolve(c, 1, s->gfirst, s->gops);
+				if (as_variables(c, s->best, s->hi) == 0) {
+					memcpy(s->best, s->hi,
+					       sizeof *s->best * (size_t)c->p->nops);
+					s->best_val = plan_value(c, s->best);
+				}
+			}
 		}
 	}
 	if (o->progress && s->lag > -HUGE_VAL) {

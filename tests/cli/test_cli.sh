@@ -629,6 +629,31 @@ check "search prefers data parallelism within 2 % of the fastest plan (--fastest
      jq -e ".search.space | startswith(\"data-parallel plans\")" "$T/pdp.plan" > /dev/null &&
      [ "$(jq -r .search.space_widen "$T/pdp.plan")" = --fastest ]
    fi'
+# --- a per-op plan (one micro-batch, no ZeRO or recompute) says so where data parallelism as --dp D
+#     plans it (a whole-job search: ZeRO, micro-batches and recompute chosen) is faster, with that
+#     step, and --job in search.space_widen finds it (issue 50): torchvision's FCN-ResNet50, batch 8,
+#     on 8 H100s, where --dp 8 takes ZeRO 1. A plan no whole-job data-parallel plan beats says nothing.
+FCN=$SRC/tests/fixtures/models/fcn_resnet50.onnx
+"$PLANNER" search "$FCN" --devices 8 -o "$T/fcn.plan" > "$T/fcn.out" 2>&1
+"$PLANNER" search "$FCN" --devices 8 --fastest -o "$T/fcn-fast.plan" > /dev/null 2>&1
+"$PLANNER" search "$FCN" --devices 8 --dp 8 -o "$T/fcn-dp.plan" > /dev/null 2>&1
+"$PLANNER" search "$FCN" --devices 8 --fastest --job -o "$T/fcn-job.plan" > /dev/null 2>&1
+fcn_dp=$(jq .cost.step_seconds "$T/fcn-dp.plan")
+fcn_said() { # PLAN: slower than --dp 8's plan, and says so with its step; --job widens
+  num_lt "$fcn_dp" "$(jq .cost.step_seconds "$1")" &&
+    jq -e --arg s "runs in $(printf %.6g "$fcn_dp") s)" \
+      '.search.space | contains("plans of one micro-batch without ZeRO or recompute") and endswith($s)' "$1" > /dev/null &&
+    jq -e '.search.space_widen | endswith("--job")' "$1" > /dev/null
+}
+check "fcn_resnet50 on 8: --dp 8 (ZeRO $(jq .optimizer_shard "$T/fcn-dp.plan")) beats the per-op plans (default, --fastest), which say so with its step and widen with --job" \
+  'fcn_said "$T/fcn.plan" && fcn_said "$T/fcn-fast.plan" && grep -q "why-not \"--fastest --job\"" "$T/fcn.out"'
+check "fcn_resnet50 on 8: --fastest --job is no slower than --dp 8" \
+  'num_le "$(jq .cost.step_seconds "$T/fcn-job.plan")" "$fcn_dp"'
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/gdef.plan" > /dev/null 2>&1
+"$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --dp 8 -o "$T/gdp.plan" > /dev/null 2>&1
+check "gpt-small on 8: --dp 8 (ZeRO kept off within 2 %) is no faster than the default plan, which says nothing of ZeRO" \
+  'awk -v a="$(jq .cost.step_seconds "$T/gdef.plan")" -v b="$(jq .cost.step_seconds "$T/gdp.plan")" "BEGIN { exit !(a <= b * (1 + 1e-9)) }" &&
+   jq -e "(.search.space // \"\") | contains(\"without ZeRO\") | not" "$T/gdef.plan" > /dev/null'
 
 # --- one truth per plan: the recorded cluster, the model digest, whether it fits
 "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster a100-80gx8 --micro-batches 16 \
