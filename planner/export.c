@@ -23,7 +23,7 @@
 
 #include "costmodel/cost.h"
 #include "graph/alloc.h"
-#include "planner/cli.h"
+#include "planner/commands/cli.h"
 #include "planner/fwread.h"
 #include "graph/graph.h"
 #include "graph/json.h"

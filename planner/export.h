@@ -4,7 +4,7 @@
 #ifndef PL_EXPORT_H
 #define PL_EXPORT_H
 
-/* A command of planner/main.c: argv[0] is its name. */
+/* A command of the planner command (planner/main.c dispatches): argv[0] is its name. */
 typedef int (*pl_cli_cmd)(int argc, char **argv);
 
 /* planner export: returns the exit status (2 for a plan the framework

@@ -21,6 +21,7 @@
 #include "graph/alloc.h"
 #include "search/search.h"
 #include "search/ve.h"
+#include "graph/clock.h"
 
 #define AUTO_ILP_S 60.0
 /* the first dp's share of a time limit (the rest: the fall-back's) */
@@ -42,7 +43,7 @@ static double left(const pl_search_opts *o, double t0)
 {
 	if (o->time_limit_s <= 0)
 		return 0;
-	double l = o->time_limit_s - (ve_now() - t0);
+	double l = o->time_limit_s - (pl_now() - t0);
 	return l > 1e-3 ? l : 1e-3;
 }
 
@@ -59,7 +60,7 @@ static double objective_by(pl_problem *p, const int *choice, double *mem, double
 	}
 	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
-		if (deadline > 0 && ve_now() > deadline)
+		if (deadline > 0 && pl_now() > deadline)
 			return NAN;
 		t += pl_problem_edge(p,
 		                     e)[(size_t)choice[ed->src_op] * (size_t)p->nstrat[ed->dst_op] +
@@ -77,7 +78,7 @@ static void polish(pl_problem *p, int *choice, double limit, double deadline)
 {
 	/* past the deadline: not a table priced (the edge tables a sweep reads
 	 * are priced on first use, seconds on thousands of devices) */
-	if (deadline > 0 && ve_now() > deadline)
+	if (deadline > 0 && pl_now() > deadline)
 		return;
 	double mem, cur = objective_by(p, choice, &mem, deadline);
 	if (isnan(cur))
@@ -85,7 +86,7 @@ static void polish(pl_problem *p, int *choice, double limit, double deadline)
 	for (int sweep = 0, changed = 1; changed && sweep < 100; sweep++) {
 		changed = 0;
 		for (int o = 0; o < p->nops; o++) {
-			if (deadline > 0 && ve_now() > deadline)
+			if (deadline > 0 && pl_now() > deadline)
 				return; /* the plan so far: each move keeps it a plan */
 			const pl_nodecost *nc = pl_problem_node(p, o);
 			int best = choice[o];
@@ -147,7 +148,7 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
 	 * wrong: DenseNet's concatenations) */
 	/* rec's plan, and no time left: it is the plan */
 	for (int start = 0; start < 2 && !(st == PL_OK && !rec_late && deadline > 0 &&
-	                                   ve_now() > deadline);
+	                                   pl_now() > deadline);
 	     start++) {
 		int *c = pl_calloc((size_t)p->nops + 1, sizeof *c);
 		if (!c)
@@ -195,7 +196,7 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
 		                  "(dp failed: %.300s)",
 		                  o->time_limit_s, dperr->msg);
 	}
-	int late = rec_late || (deadline > 0 && ve_now() > deadline);
+	int late = rec_late || (deadline > 0 && pl_now() > deadline);
 	/* a lower bound of every plan's step: each op's kernels at its cheapest
 	 * candidate, no communication (kernels of one device run one at a time);
 	 * the gap says how far rec's plan may be from the optimum */
@@ -231,18 +232,18 @@ static pl_status fall_back(pl_problem *p, const pl_search_opts *o, double t0,
 pl_status pl_search_auto_fallback(pl_problem *p, const pl_search_opts *o, const char *reason,
                                   pl_search_result *r, pl_err *err)
 {
-	double t0 = ve_now();
+	double t0 = pl_now();
 	pl_err why;
 	snprintf(why.msg, sizeof why.msg, "%s", reason);
 	memset(r, 0, sizeof *r);
 	pl_status st = fall_back(p, o, t0, &why, r, err);
-	r->seconds = ve_now() - t0;
+	r->seconds = pl_now() - t0;
 	return st;
 }
 
 pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
-	double t0 = ve_now();
+	double t0 = pl_now();
 	pl_err dperr, ilperr;
 	pl_search_opts free_o = *o;
 	free_o.memory_limit = 0;
@@ -251,7 +252,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	pl_status st = pl_search_dp(p, &free_o, r, &dperr);
 	if (st == PL_OK && (o->memory_limit <= 0 || r->mem_bytes <= o->memory_limit)) {
 		say(r, "auto ran dp");
-		r->seconds = ve_now() - t0;
+		r->seconds = pl_now() - t0;
 		return PL_OK;
 	}
 	if (st == PL_EINVAL || st == PL_ENOMEM) {
@@ -260,7 +261,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	}
 	if (st) {
 		st = fall_back(p, o, t0, &dperr, r, err);
-		r->seconds = ve_now() - t0;
+		r->seconds = pl_now() - t0;
 		return st;
 	}
 	pl_search_result_free(r);
@@ -277,7 +278,7 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	if (si == PL_OK && ri.optimal) {
 		*r = ri;
 		say(r, "auto ran ilp (the memory limit binds)");
-		r->seconds = ve_now() - t0;
+		r->seconds = pl_now() - t0;
 		return PL_OK;
 	}
 	pl_search_opts dopt = *o;
@@ -302,6 +303,6 @@ pl_status pl_search_auto(pl_problem *p, const pl_search_opts *o, pl_search_resul
 	} else {
 		st = fall_back(p, o, t0, &dperr, r, err);
 	}
-	r->seconds = ve_now() - t0;
+	r->seconds = pl_now() - t0;
 	return st == PL_OK || si == PL_OK ? PL_OK : st;
 }

@@ -9,10 +9,11 @@
 #include "search/search.h"
 #include "search/ve.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 
 pl_status pl_search_brute(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
-	double t0 = ve_now();
+	double t0 = pl_now();
 	memset(r, 0, sizeof *r);
 	double combos = 1;
 	for (int op = 0; op < p->nops; op++)
@@ -85,7 +86,7 @@ cleanup:
 	free(et);
 	free(nc);
 	free(cur);
-	r->seconds = ve_now() - t0;
+	r->seconds = pl_now() - t0;
 	if (st)
 		pl_search_result_free(r);
 	return st;

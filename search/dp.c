@@ -23,6 +23,7 @@
 #include "search/search.h"
 #include "search/ve.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 
 enum { OP_EXPANDED, OP_CHAIN, OP_HIDDEN };
 
@@ -323,7 +324,7 @@ static void plan_totals(pl_problem *p, const int *choice, double *t, double *m)
  * memory and the Pareto elimination, the result and why), each short. */
 pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
-	double t0 = ve_now();
+	double t0 = pl_now();
 	pl_status st = PL_OK;
 	dpctx c = {.p = p, .o = o};
 	memset(r, 0, sizeof *r);
@@ -388,7 +389,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	}
 	double value, mem_unused;
 	if (solve(&c, 0, r->choice, &value, &mem_unused, NULL, why, sizeof why)) {
-		int late = c.deadline > 0 && ve_now() > c.deadline;
+		int late = c.deadline > 0 && pl_now() > c.deadline;
 		st = pl_err_set(err, late ? PL_ETIMEOUT : PL_ESOLVER, "dp: %s%s",
 		                why[0] ? why : "out of memory",
 		                why[0] && !late ? " (--mode rec or auto plans it, unproven)" : "");
@@ -417,7 +418,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		int truncated = 0;
 		if (solve(&c, 1, alt, &t, &m, &truncated, why, sizeof why)) {
 			st = pl_err_set(
-			    err, c.deadline > 0 && ve_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
+			    err, c.deadline > 0 && pl_now() > c.deadline ? PL_ETIMEOUT : PL_ESOLVER,
 			    "dp (memory-constrained): %s", why);
 			goto cleanup;
 		}
@@ -442,7 +443,7 @@ cleanup:
 	free(c.kind);
 	free(c.run_of);
 	free(alt);
-	r->seconds = ve_now() - t0;
+	r->seconds = pl_now() - t0;
 	if (st)
 		pl_search_result_free(r);
 	return st;
@@ -462,7 +463,7 @@ pl_status pl_dp_min_marginals(pl_problem *p, const pl_search_opts *o, double **m
 	if (!ready || !c.time_tab || !c.mem_tab)
 		goto nomem;
 	if (o->time_limit_s > 0)
-		v.deadline = ve_now() + o->time_limit_s;
+		v.deadline = pl_now() + o->time_limit_s;
 	for (int op = 0; op < p->nops; op++)
 		if (add_unary(&c, &v, op))
 			goto nomem;
@@ -471,7 +472,7 @@ pl_status pl_dp_min_marginals(pl_problem *p, const pl_search_opts *o, double **m
 			goto nomem;
 	if (ve_run(&v)) {
 		st = pl_err_set(err,
-		                v.deadline > 0 && ve_now() > v.deadline ? PL_ETIMEOUT : PL_ESOLVER,
+		                v.deadline > 0 && pl_now() > v.deadline ? PL_ETIMEOUT : PL_ESOLVER,
 		                "dp (min-marginals): %s", v.fail);
 		goto cleanup;
 	}

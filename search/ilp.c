@@ -37,6 +37,7 @@
 #include "graph/alloc.h"
 #include "graph/graph.h"
 #include "graph/output.h"
+#include "graph/clock.h"
 
 #define PL_ILP_SHARE_COLUMNS 400000
 /* GLPK's tolerances are absolute (1e-7 on reduced costs): price in
@@ -228,13 +229,13 @@ static int ipm_ok(const ilpctx *c, size_t nz, int mem_row)
 	double per = mem_row ? PL_ILP_IPM_S_PER_NZ_MEM : PL_ILP_IPM_S_PER_NZ;
 	if (c->cost_edges)
 		per *= 5;
-	return (double)nz * per < 0.75 * (c->deadline - ve_now());
+	return (double)nz * per < 0.75 * (c->deadline - pl_now());
 }
 
 /* Has the time limit run out? */
 static int late(const ilpctx *c)
 {
-	return c->deadline > 0 && ve_now() > c->deadline;
+	return c->deadline > 0 && pl_now() > c->deadline;
 }
 
 /* The time left before the deadline for a dp, or 0 for none. */
@@ -242,7 +243,7 @@ static double time_left(const ilpctx *c)
 {
 	if (c->deadline <= 0)
 		return 0;
-	double left = c->deadline - ve_now();
+	double left = c->deadline - pl_now();
 	return left > 1e-3 ? left : 1e-3;
 }
 
@@ -1491,7 +1492,7 @@ static pl_status bound_lagrangian(ilprun *s)
 		         "ilp: Lagrangian bound %.6g s at a memory price of %.3g s/GiB (%d dps), "
 		         "best plan %.6g s; dp's min-marginals fixed %d strategies (%.1f s)",
 		         s->lag, s->lambda * 1073741824.0, c->dps, s->best_val / OBJ_SCALE,
-		         s->mm_fixed, ve_now() - s->t0);
+		         s->mm_fixed, pl_now() - s->t0);
 		o->progress(o->ud, msg);
 	}
 	if (!s->solved && late(c) && s->best_val < HUGE_VAL) {
@@ -1624,7 +1625,7 @@ static void fix(ilprun *s)
 		    "ilp: LP bound %.6g s, best plan %.6g s; %d of %d columns fixed by reduced "
 		    "cost (%.1f s)",
 		    s->lpb / OBJ_SCALE, s->best_val / OBJ_SCALE, s->fixed, c->ncols,
-		    ve_now() - s->t0);
+		    pl_now() - s->t0);
 		s->o->progress(s->o->ud, msg);
 	}
 }
@@ -1649,7 +1650,7 @@ static pl_status relax(ilprun *s)
 		 * copy in comes off tm_lim */
 		sm.presolve = GLP_OFF;
 		double left =
-		    0.95 * (c->deadline - ve_now()) - PL_ILP_SIMPLEX_S_PER_NZ * (double)s->nz;
+		    0.95 * (c->deadline - pl_now()) - PL_ILP_SIMPLEX_S_PER_NZ * (double)s->nz;
 		sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 		run = left > 0.001 || s->best_val == HUGE_VAL; /* else not one iteration */
 	}
@@ -1661,7 +1662,7 @@ static pl_status relax(ilprun *s)
 		glp_scale_prob(s->lp, GLP_SF_AUTO);
 		glp_adv_basis(s->lp, 0);
 		if (c->deadline > 0) {
-			double left = 0.95 * (c->deadline - ve_now());
+			double left = 0.95 * (c->deadline - pl_now());
 			sm.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 		}
 		ret = glp_simplex(s->lp, &sm);
@@ -1725,7 +1726,7 @@ static pl_status branch(ilprun *s)
 	if (s->nz > PL_ILP_DTH_NZ)
 		io.br_tech = GLP_BR_MFV;
 	if (c->deadline > 0) { /* the callback stops it; GLPK's own limit as well */
-		double left = c->deadline - ve_now();
+		double left = c->deadline - pl_now();
 		io.tm_lim = left > 0.001 ? (int)(left * 1000) : 1;
 	}
 	if (s->mem_row && cut_data(c, s->lp, s->o->memory_limit))
@@ -1866,7 +1867,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	            .o = o,
 	            .r = r,
 	            .err = err,
-	            .t0 = ve_now(),
+	            .t0 = pl_now(),
 	            .best_val = HUGE_VAL,
 	            .bound = -HUGE_VAL,
 	            .lag = -HUGE_VAL,
@@ -1881,7 +1882,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 			st = assemble(&s);
 	}
 	run_free(&s);
-	r->seconds = ve_now() - s.t0;
+	r->seconds = pl_now() - s.t0;
 	if (st)
 		pl_search_result_free(r);
 	return st;

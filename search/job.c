@@ -24,6 +24,7 @@
 #include "search/price.h"
 #include "search/ve.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 
 #define PART_MAX_SCANS 20000
 /* first-pass bounds: relaxed dps leave out the edges with larger tables,
@@ -642,7 +643,7 @@ static void build_one(void *ctx, int q)
 {
 	const build *w = ctx;
 	prob *pb = &w->probs[q];
-	if (w->o->time_limit_s > 0 && ve_now() - w->t0 > w->o->time_limit_s) {
+	if (w->o->time_limit_s > 0 && pl_now() - w->t0 > w->o->time_limit_s) {
 		pb->late = 1;
 		return;
 	}
@@ -973,14 +974,14 @@ static void inner_deadline(pl_search_opts *io, const pl_search_opts *o, double t
 {
 	if (o->time_limit_s <= 0)
 		return;
-	double left = fmax(0.01, o->time_limit_s - (ve_now() - t0));
+	double left = fmax(0.01, o->time_limit_s - (pl_now() - t0));
 	io->time_limit_s = best[0].prob < 0 && best[1].prob < 0 ? fmax(0.01, left / 4) : left;
 }
 
 /* The time limit ran out (or, in tests, job_stop_after points were planned). */
 static int out_of_time(const pl_search_opts *o, double t0, int planned)
 {
-	return (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) ||
+	return (o->time_limit_s > 0 && pl_now() - t0 > o->time_limit_s) ||
 	       (o->job_stop_after > 0 && planned >= o->job_stop_after);
 }
 
@@ -1873,7 +1874,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	              .jo = jo,
 	              .out = out,
 	              .err = err,
-	              .t0 = ve_now(),
+	              .t0 = pl_now(),
 	              .margin = jo->fastest ? 0 : PL_JOB_SIMPLER,
 	              .M = o->memory_limit,
 	              .inner = jo->inner ? jo->inner : pl_searcher_get("dp"),
@@ -1894,7 +1895,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	    !(st = solve(s)) && !(st = assemble(s)))
 		st = list_alts(s);
 	jobrun_free(s);
-	out->seconds = ve_now() - s->t0;
+	out->seconds = pl_now() - s->t0;
 	if (st)
 		pl_job_plan_free(out);
 	return st;

@@ -15,6 +15,7 @@
 #include "search/search.h"
 #include "search/ve.h"
 #include "graph/alloc.h"
+#include "graph/clock.h"
 
 typedef struct pctx {
 	pl_problem *p;
@@ -80,7 +81,7 @@ static void decide(pctx *c, int op, int origin)
 pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_result *r,
                               pl_err *err)
 {
-	double t0 = ve_now();
+	double t0 = pl_now();
 	memset(r, 0, sizeof *r);
 	const pl_graph *g = p->g;
 	pl_status st = PL_OK;
@@ -122,7 +123,7 @@ pl_status pl_search_propagate(pl_problem *p, const pl_search_opts *o, pl_search_
 				decide(&c, u, c.origin[v]);
 				queue[tail++] = u;
 			}
-			if (o->time_limit_s > 0 && ve_now() - t0 > o->time_limit_s) {
+			if (o->time_limit_s > 0 && pl_now() - t0 > o->time_limit_s) {
 				st = pl_err_set(err, PL_ETIMEOUT,
 				                "propagate: the time limit of %.3g s ran out",
 				                o->time_limit_s);
@@ -174,7 +175,7 @@ cleanup:
 	free(c.origin);
 	free(c.decided);
 	free(queue);
-	r->seconds = ve_now() - t0;
+	r->seconds = pl_now() - t0;
 	if (st)
 		pl_search_result_free(r);
 	return st;

@@ -27,6 +27,7 @@
 #include "graph/ops.h"
 #include "graph/alloc.h"
 #include "graph/roles.h"
+#include "graph/clock.h"
 
 typedef struct keyed {
 	double key;
@@ -414,7 +415,7 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 				continue;
 			/* a table priced on first use takes seconds on thousands of
 			 * devices: past the deadline, the plan as it is */
-			if (c->deadline > 0 && ve_now() > c->deadline) {
+			if (c->deadline > 0 && pl_now() > c->deadline) {
 				late = 1;
 				break;
 			}
@@ -636,7 +637,7 @@ static int improve(recctx *c, const int64_t *primes, int np, int rounds)
 		int mv = icm(c, NULL, 0, NULL);
 		if (mv < 0)
 			return -1;
-		if (!mv || (c->deadline > 0 && ve_now() > c->deadline))
+		if (!mv || (c->deadline > 0 && pl_now() > c->deadline))
 			break;
 	}
 	return 0;
@@ -677,7 +678,7 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 		qsort(order, (size_t)no, sizeof *order, by_key_desc);
 		for (int i = 0; i < no; i++)
 			cut_by(c, p, order[i].op, f);
-		if (c->deadline > 0 && ve_now() > c->deadline) {
+		if (c->deadline > 0 && pl_now() > c->deadline) {
 			c->p = p;
 			return 1;
 		}
@@ -800,7 +801,7 @@ static int pairs(recctx *c, const int *mult, double budget, double *mem)
 			if (s == d || !c->active[s] || !c->active[d] || g->ops[s].has_strategy ||
 			    g->ops[d].has_strategy || (double)ns * nd > TABCAP)
 				continue;
-			if (c->deadline > 0 && ve_now() > c->deadline) { /* the plan so far */
+			if (c->deadline > 0 && pl_now() > c->deadline) { /* the plan so far */
 				rc = moved || any;
 				goto out;
 			}
@@ -906,7 +907,7 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
 		memcpy(S(c, bo), p->strat[bo] + (size_t)bk * nl, sizeof(int64_t) * (size_t)nl);
 		c->ver[bo]++;
 		*mem -= bdm;
-		if (c->deadline > 0 && ve_now() > c->deadline)
+		if (c->deadline > 0 && pl_now() > c->deadline)
 			return 2;
 	}
 	return 0;
@@ -1035,7 +1036,7 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
  * plan, under a memory limit the price that makes it fit, the result. */
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
-	double t0 = ve_now();
+	double t0 = pl_now();
 	memset(r, 0, sizeof *r);
 	pl_status st = PL_OK;
 	const pl_graph *g = p->g;
@@ -1143,7 +1144,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		goto nomem;
 	r->optimal = 0;
 	snprintf(r->why, sizeof r->why, "rec is a heuristic%s",
-	         c.deadline > 0 && ve_now() > c.deadline
+	         c.deadline > 0 && pl_now() > c.deadline
 	             ? "; the time limit stopped its improvement: the plan so far"
 	             : "");
 	for (int k = 0; k < nruns; k++)
@@ -1168,7 +1169,7 @@ cleanup:
 	free(c.xsum);
 	free(c.xn);
 	free(c.xk);
-	r->seconds = ve_now() - t0;
+	r->seconds = pl_now() - t0;
 	if (st)
 		pl_search_result_free(r);
 	return st;

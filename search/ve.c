@@ -19,11 +19,6 @@
 #include "graph/parallel.h"
 #include "graph/alloc.h"
 
-double ve_now(void)
-{
-	return pl_now();
-}
-
 int ve_init(ve *v, int nvar, const int *dom)
 {
 	memset(v, 0, sizeof *v);
@@ -491,7 +486,7 @@ typedef struct scalar_job {
 /* Past v's deadline (none: never). */
 static int ve_late(const ve *v)
 {
-	return v->deadline > 0 && ve_now() > v->deadline;
+	return v->deadline > 0 && pl_now() > v->deadline;
 }
 
 /* Whole rows of g (runs of its last variable L): for each value of x, every
@@ -879,7 +874,7 @@ int ve_run(ve *v)
 		if (v->active[x] && !v->keep[x] && !v->done[x])
 			heap_push(h, &n, candidate(v, x, 0));
 	for (unsigned long step = 0; n > 0; step++) {
-		if ((step & 255) == 0 && v->deadline > 0 && ve_now() > v->deadline) {
+		if ((step & 255) == 0 && v->deadline > 0 && pl_now() > v->deadline) {
 			snprintf(v->fail, sizeof v->fail, "the time limit ran out");
 			rc = -1;
 			break;

@@ -97,6 +97,4 @@ int ve_pareto_solve(ve *v, int *a, double *t, double *m);
  * memory, or the ve is not in that state). */
 int ve_min_marginals(const ve *v, double **mm);
 
-double ve_now(void);
-
 #endif

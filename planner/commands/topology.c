@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "planner/checkpoint.h"
-#include "planner/cli.h"
+#include "planner/commands/cli.h"
 #include "topology/discover.h"
 #include "graph/alloc.h"
 

@@ -1,5 +1,5 @@
-/* Helpers shared by the command-line tool's commands (planner/main.c and
- * the commands in their own files). Not part of the library. */
+/* Helpers shared by the command-line tool's commands (planner/commands/,
+ * export.c's export and cost --from). Not part of the library. */
 #ifndef PL_CLI_H
 #define PL_CLI_H
 
@@ -31,10 +31,10 @@ pl_status pl_cli_write_cluster(const struct pl_cluster *c, const char *key, stru
                                const char *out, int to_stdout, pl_err *err);
 
 int pl_cmd_calibrate(int argc, char **argv);
-/* calibrate --from-runs FILE [-o OUT] (planner/fit_cmd.c) */
+/* calibrate --from-runs FILE [-o OUT] (planner/commands/fit.c) */
 int pl_cmd_calibrate_runs(const char *file, const char *out);
 int pl_cmd_topology(int argc, char **argv);
-/* check CKPT --log LOG: prediction against a framework's log (planner/check_cmd.c) */
+/* check CKPT --log LOG: prediction against a framework's log (planner/commands/check.c) */
 int pl_cmd_check(int argc, char **argv);
 
 #endif

@@ -1,4 +1,4 @@
-/* The command line's shared helpers (planner/cli.h): failure and usage
+/* The command line's shared helpers (planner/commands/cli.h): failure and usage
  * messages, a model's warnings, a checkpoint read for the commands that
  * print it. In the application's library, so that every command's file
  * uses them from below and main.c is only the dispatcher's caller. */
@@ -12,7 +12,7 @@
 #include "graph/graph.h"
 #include "graph/json.h"
 #include "planner/checkpoint.h"
-#include "planner/cli.h"
+#include "planner/commands/cli.h"
 
 int pl_cli_fail(pl_status st, const pl_err *err)
 {

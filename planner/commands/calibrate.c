@@ -11,7 +11,7 @@
 #include "executor/calibrate.h"
 #include "planner/checkpoint.h"
 #include "graph/output.h"
-#include "planner/cli.h"
+#include "planner/commands/cli.h"
 #include "topology/calibrate_gpu.h"
 #include "topology/nccltests.h"
 #include "graph/alloc.h"

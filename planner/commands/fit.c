@@ -18,7 +18,7 @@
 #include "costmodel/cluster.h"
 #include "graph/alloc.h"
 #include "planner/checkpoint.h"
-#include "planner/cli.h"
+#include "planner/commands/cli.h"
 #include "planner/fwlog.h"
 #include "graph/graph.h"
 #include "graph/json.h"

@@ -1,0 +1,254 @@
+/* planner bench: the search modes compared on one model. */
+#include "planner/commands/commands.h"
+
+static const char *const bench_help =
+    "usage: planner bench MODEL [options]\n"
+    "\n"
+    "Runs several search modes on one model and cluster and prints them side by side:\n"
+    "search time, step time, peak memory per device, the step against the fastest mode's,\n"
+    "and whether the plan is proven optimal. A mode that fails says why in its row.\n"
+    "\n"
+    "options:\n"
+    "  --modes LIST          comma-separated: dp, rec, ilp, auto, propagate, brute\n"
+    "                        (default dp,rec,ilp,auto)\n"
+    "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
+    "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
+    "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
+    "  --norm-kernel K, --batch-norm sync|local, --stage-output freed|buffered,\n"
+    "  --gemm-dtype fp8|param\n"
+    "                        as for search\n"
+    "  --time-limit SECONDS  for each mode\n"
+    "  --job                 whole-job plans, each mode as the inner searcher\n"
+    "  --csv                 CSV on stdout instead of the table\n"
+    "  --plot FILE.svg       also a bar chart of step and search time (needs gnuplot;\n"
+    "                        without it the table alone, and a note on stderr)\n"
+    "  --batch N, --loss cross-entropy|none, --loss-axis 1|last|auto, --const PATTERN,\n"
+    "  --dropout auto|keep|drop\n"
+    "                        a MODEL.onnx's batch, appended loss, constant initializers\n"
+    "                        and Dropout nodes (planner import --help)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "exit status: 0 when some mode planned (rows of the others say why), else the\n"
+    "first mode's failure (2, 3 or 4).\n"
+    "\n"
+    "example:\n"
+    "  planner bench examples/gpt-small.json --devices 8 --modes dp,rec,ilp --csv\n";
+
+typedef struct bench_row {
+	char mode[32];
+	int ok, proven;
+	double search_s, step_s, mem;
+	char why[sizeof(pl_err)];
+} bench_row;
+
+/* whether an executable named prog is on the PATH */
+static int on_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char dir[4096];
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+		if (n > 0 && n + strlen(prog) + 2 < sizeof dir) {
+			snprintf(dir, sizeof dir, "%.*s/%s", (int)n, path, prog);
+			if (access(dir, X_OK) == 0)
+				return 1;
+		}
+		path += n + (path[n] == ':');
+	}
+	return 0;
+}
+
+static void bench_plot(const char *file, const bench_row *rows, int n)
+{
+	if (!on_path("gnuplot")) {
+		fprintf(stderr, "planner bench: gnuplot not found; no plot written\n");
+		return;
+	}
+	/* a gnuplot that exits early must not take this process down */
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	FILE *gp = popen("gnuplot 2>/dev/null", "w");
+	if (!gp) {
+		signal(SIGPIPE, old);
+		fprintf(stderr, "planner bench: gnuplot could not be started; no plot written\n");
+		return;
+	}
+	fprintf(gp, "set terminal svg size 720,360\nset output '%s'\n", file);
+	fprintf(gp, "set style data histograms\nset style fill solid 0.8\nset boxwidth 0.8\n"
+	            "set ylabel 'seconds'\nset y2label 'search seconds'\nset ytics nomirror\n"
+	            "set y2tics\nset key top left\n$d << EOD\n");
+	for (int k = 0; k < n; k++)
+		if (rows[k].ok)
+			fprintf(gp, "%s %.9g %.9g\n", rows[k].mode, rows[k].step_s,
+			        rows[k].search_s);
+	fprintf(gp, "EOD\nplot $d using 2:xtic(1) title 'step', '' using 3 axes x1y2 title "
+	            "'search'\n");
+	if (pclose(gp) != 0)
+		fprintf(stderr, "planner bench: gnuplot failed; no plot written\n");
+	signal(SIGPIPE, old);
+}
+
+/* Long as a command is: options, one search per mode, the table. */
+int pl_cmd_bench(int argc, char **argv)
+{
+	pl_cli_common co = {0};
+	const char *modes = "dp,rec,ilp,auto", *plot = NULL;
+	int csv = 0;
+	pl_job_request jr = PL_JOB_REQUEST_INIT;
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"devices", required_argument, 0, 'd'},
+	                                     {"cluster", required_argument, 0, 'c'},
+	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
+	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
+	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
+	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
+	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
+	                                     {"batch-norm", required_argument, 0, OPT_BN},
+	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
+	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
+	                                     {"modes", required_argument, 0, 'm'},
+	                                     {"memory-limit", required_argument, 0, 'M'},
+	                                     {"time-limit", required_argument, 0, 't'},
+	                                     {"job", no_argument, 0, 'J'},
+	                                     {"csv", no_argument, 0, 'C'},
+	                                     {"plot", required_argument, 0, 'P'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
+		case OPT_CONST:
+		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
+		case 'd':
+		case 'c':
+		case 'M':
+		case 't':
+		case OPT_ATTN:
+		case OPT_LOSS_KERN:
+		case OPT_LOSS_PAR:
+		case OPT_GRAD_DT:
+		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
+		case OPT_BN:
+		case OPT_STAGE_OUT:
+		case OPT_RESERVE: {
+			int rc = pl_cli_common_opt(ch, optarg, &co, "bench");
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'm': modes = optarg; break;
+		case 'J': jr.all = 1; break;
+		case 'C': csv = 1; break;
+		case 'P': plot = optarg; break;
+		case 'h': fputs(bench_help, stdout); return 0;
+		default:
+			return pl_cli_usage("bench", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return pl_cli_usage("bench", "expected one MODEL file%s",
+		                    optind < argc - 1 ? ", got more" : "");
+	/* the modes, checked before anything runs */
+	char list[256];
+	snprintf(list, sizeof list, "%s", modes);
+	bench_row rows[16];
+	int n = 0;
+	for (char *save = NULL, *m = strtok_r(list, ",", &save); m;
+	     m = strtok_r(NULL, ",", &save)) {
+		char modes[128];
+		if (!pl_searcher_get(m))
+			return pl_cli_usage("bench", "--modes: '%s' is not a mode (%s)", m,
+			                    pl_searcher_names(modes, sizeof modes));
+		if (n == 16)
+			return pl_cli_usage("bench", "--modes: at most %d modes", 16);
+		memset(&rows[n], 0, sizeof rows[n]);
+		snprintf(rows[n++].mode, sizeof rows[0].mode, "%s", m);
+	}
+	if (!n)
+		return pl_cli_usage("bench", "--modes: expected at least one mode%s", "");
+	pl_err err = {{0}};
+	pl_graph *g = NULL;
+	pl_cluster cl;
+	pl_status st, first = PL_OK;
+	if ((st = pl_cli_load_model(&g, argv[optind], &co.onnx, &err)) ||
+	    (st = pl_cli_resolve_cluster(&co, &cl, &err))) {
+		pl_graph_free(g);
+		return pl_cli_fail(st, &err);
+	}
+	int planned = 0;
+	double best = INFINITY;
+	for (int k = 0; k < n; k++) {
+		pl_plan_opts po = {.mode = rows[k].mode, .so = pl_cli_common_search_opts(&co, &cl)};
+		cJSON *ck = NULL;
+		pl_err e = {{0}};
+		double secs = 0;
+		st = pl_plan_opts_job(&po, &jr, 0, &e);
+		if (!st)
+			st = pl_plan_search(g, &cl, &po, &ck, &secs, &e);
+		if (st) {
+			if (!first) {
+				first = st;
+				err = e;
+			}
+			snprintf(rows[k].why, sizeof rows[k].why, "%s", e.msg);
+			continue;
+		}
+		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+		rows[k].ok = 1;
+		rows[k].search_s = secs;
+		rows[k].step_s = pl_json_num(cost, "step_seconds", NAN);
+		rows[k].mem = pl_json_num(cost, "peak_memory_bytes", NAN);
+		rows[k].proven = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(ck, "search"), "optimal"));
+		best = fmin(best, rows[k].step_s);
+		planned++;
+		cJSON_Delete(ck);
+	}
+	if (csv)
+		puts(
+		    "mode,search_seconds,step_seconds,peak_memory_bytes,step_vs_best,proven,error");
+	else
+		printf("model %s on %s (%lld devices)%s\n%-10s %12s %14s %12s %9s %7s\n", g->name,
+		       cl.name, (long long)pl_cluster_devices_total(&cl),
+		       jr.all ? ", whole job" : "", "mode", "search s", "step s", "memory",
+		       "vs best", "proven");
+	for (int k = 0; k < n; k++) {
+		const bench_row *r = &rows[k];
+		if (csv) {
+			/* the error text quoted as CSV does ("" for a quote) */
+			char q[2 * sizeof(pl_err)];
+			size_t j = 0;
+			for (const char *c = r->why; *c && j + 3 < sizeof q; c++) {
+				if (*c == '"')
+					q[j++] = '"';
+				q[j++] = *c;
+			}
+			q[j] = 0;
+			if (r->ok)
+				printf("%s,%.6g,%.9g,%.0f,%.6f,%s,\n", r->mode, r->search_s,
+				       r->step_s, r->mem, r->step_s / best,
+				       r->proven ? "true" : "false");
+			else
+				printf("%s,,,,,,\"%s\"\n", r->mode, q);
+		} else if (r->ok) {
+			char mb[32];
+			pl_cli_fmt_bytes(r->mem, mb, sizeof mb);
+			printf("%-10s %12.3f %14.6f %12s %9.4f %7s\n", r->mode, r->search_s,
+			       r->step_s, mb, r->step_s / best, r->proven ? "yes" : "no");
+		} else {
+			printf("%-10s %s\n", r->mode, r->why);
+		}
+	}
+	if (plot && planned)
+		bench_plot(plot, rows, n);
+	pl_graph_free(g);
+	if (!planned)
+		return pl_cli_fail(first, &err);
+	return 0;
+}

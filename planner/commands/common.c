@@ -1,0 +1,535 @@
+/* What several commands share: the options of every command that reads a model
+ * or a cluster (one table of choices, one parser), and the printers of a
+ * checkpoint's summary that search and explain both print. */
+#include "planner/commands/commands.h"
+
+/* A model file as the commands read it: pl_graph_load_file_opts, then its
+ * warnings on stderr. */
+pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts *o, pl_err *err)
+{
+	pl_status st = pl_graph_load_file_opts(out, path, o, err);
+	if (st == PL_OK)
+		pl_cli_model_warnings(*out);
+	return st;
+}
+
+/* What the training program runs, each a choice of the cluster's
+ * (costmodel/cluster.h) that an option overrides: its getopt code, name,
+ * setter and the common field holding the value given. */
+static const struct {
+	int ch;
+	const char *opt;
+	pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
+	size_t off;
+} choices[] = {
+    {OPT_LOSS_KERN, "--loss-kernel", pl_cluster_set_loss, offsetof(pl_cli_common, loss)},
+    {OPT_LOSS_PAR, "--loss-parallel", pl_cluster_set_loss_parallel,
+     offsetof(pl_cli_common, loss_par)},
+    {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(pl_cli_common, grad_dt)},
+    {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(pl_cli_common, norm_k)},
+    {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(pl_cli_common, bn)},
+    {OPT_STAGE_OUT, "--stage-output", pl_cluster_set_stage_output,
+     offsetof(pl_cli_common, stage_out)},
+    {OPT_GEMM_DT, "--gemm-dtype", pl_cluster_set_gemm_dtype, offsetof(pl_cli_common, gemm_dt)},
+};
+
+/* --devices and --cluster, shared by the commands that take a cluster.
+ * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
+int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cmd)
+{
+	if (ch == 'd') {
+		if (pl_parse_ll(arg, &co->devices) || co->devices < 1)
+			return pl_cli_usage(cmd, "--devices %s: expected a positive integer", arg);
+		return 0;
+	}
+	if (ch == 'c') {
+		co->cluster = arg;
+		return 0;
+	}
+	if (ch == OPT_BATCH) {
+		long long v;
+		if (pl_parse_ll(arg, &v) || v < 1 || v > (1LL << 40))
+			return pl_cli_usage(cmd, "--batch %s: expected a positive integer", arg);
+		co->onnx.batch = v;
+		return 0;
+	}
+	if (ch == OPT_DROPOUT) {
+		if (strcmp(arg, "keep") && strcmp(arg, "drop") && strcmp(arg, "auto"))
+			return pl_cli_usage(cmd, "--dropout %s: expected keep, drop or auto", arg);
+		co->onnx.dropout = arg;
+		return 0;
+	}
+	if (ch == OPT_CONST) {
+		if (co->onnx.nconsts >= PL_MAX_CONSTS)
+			return pl_cli_usage(cmd, "--const %s: at most 32 patterns", arg);
+		co->consts[co->onnx.nconsts++] = arg;
+		co->onnx.consts = co->consts;
+		return 0;
+	}
+	if (ch == OPT_LOSS_AXIS) {
+		if (strcmp(arg, "1") && strcmp(arg, "last") && strcmp(arg, "auto"))
+			return pl_cli_usage(cmd, "--loss-axis %s: expected 1, last or auto", arg);
+		co->onnx.loss_axis = !strcmp(arg, "1") ? 1 : !strcmp(arg, "last") ? -1 : 0;
+		return 0;
+	}
+	if (ch == OPT_LOSS) {
+		if (strcmp(arg, "cross-entropy") && strcmp(arg, "none"))
+			return pl_cli_usage(cmd, "--loss %s: expected cross-entropy or none", arg);
+		co->onnx.loss = arg;
+		return 0;
+	}
+	if (ch == OPT_ATTN) {
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (pl_cluster_set_attention(&probe, strcmp(arg, "none") ? arg : "",
+		                             "--attention-kernel", &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		co->attention = strcmp(arg, "none") ? arg : "";
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof choices / sizeof *choices; i++) {
+		if (ch != choices[i].ch)
+			continue;
+		pl_cluster probe;
+		pl_err e;
+		memset(&probe, 0, sizeof probe);
+		if (choices[i].set(&probe, arg, choices[i].opt, &e))
+			return pl_cli_usage(cmd, "%s", e.msg);
+		*(const char **)((char *)co + choices[i].off) = arg;
+		return 0;
+	}
+	if (ch == OPT_RESERVE) {
+		if (pl_parse_bytes(arg, &co->reserve) || !(co->reserve >= 0))
+			return pl_cli_usage(
+			    cmd,
+			    "--memory-reserve %s: expected bytes such as 2G, 5.5GiB "
+			    "or 0",
+			    arg);
+		co->has_reserve = 1;
+		return 0;
+	}
+	if (ch == 'M') {
+		if (pl_parse_limit(arg, &co->limit))
+			return pl_cli_usage(
+			    cmd,
+			    "--memory-limit %s: expected bytes > 0 such as 80e9, 80G, "
+			    "75GiB, or 'none'",
+			    arg);
+		co->has_limit = 1;
+		return 0;
+	}
+	if (ch == 't') {
+		char *end;
+		co->tlimit = strtod(arg, &end);
+		if (*end || end == arg || !(co->tlimit > 0) || !isfinite(co->tlimit))
+			return pl_cli_usage(cmd, "--time-limit %s: expected seconds > 0", arg);
+		return 0;
+	}
+	return -1;
+}
+
+/* The search options --memory-limit and --time-limit give (the limit: the
+ * device's memory unless given). */
+pl_search_opts pl_cli_common_search_opts(const pl_cli_common *co, const pl_cluster *cl)
+{
+	return (pl_search_opts){.memory_limit = co->has_limit ? co->limit : cl->memory_bytes,
+	                        .time_limit_s = co->tlimit};
+}
+
+/* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
+/* --memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel,
+ * --grad-dtype and --norm-kernel over the cluster's own */
+pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *err)
+{
+	pl_status st = c->has_reserve
+	                   ? pl_cluster_set_reserve(cl, c->reserve, "--memory-reserve", err)
+	                   : PL_OK;
+	if (!st && c->attention)
+		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
+	for (size_t i = 0; !st && i < sizeof choices / sizeof *choices; i++) {
+		const char *v = *(const char *const *)((const char *)c + choices[i].off);
+		if (v)
+			st = choices[i].set(cl, v, choices[i].opt, err);
+	}
+	if (!st)
+		st = pl_cluster_check(cl, c->gemm_dt ? "--gemm-dtype" : cl->name, err);
+	return st;
+}
+
+pl_status pl_cli_resolve_cluster(const pl_cli_common *c, pl_cluster *out, pl_err *err)
+{
+	if (c->cluster && c->devices)
+		return pl_err_set(err, PL_EINVAL, "give --devices or --cluster, not both");
+	pl_status st = c->cluster ? pl_cluster_resolve(out, c->cluster, err)
+	                          : pl_cluster_devices(out, c->devices ? c->devices : 8, err);
+	return st ? st : pl_cli_apply_reserve(c, out, err);
+}
+
+void pl_cli_fmt_bytes(double b, char *buf, size_t n)
+{
+	if (b >= 1073741824.0)
+		snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
+	else if (b >= 1048576.0)
+		snprintf(buf, n, "%.2f MiB", b / 1048576.0);
+	else
+		snprintf(buf, n, "%.0f B", b);
+}
+
+void pl_cli_fmt_strategy(const cJSON *ps, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	const cJSON *tu, *v;
+	k += (size_t)snprintf(buf + k, n - k, "(");
+	int first = 1;
+	cJSON_ArrayForEach (tu, ps) {
+		if (k >= n)
+			break;
+		k += (size_t)snprintf(buf + k, n - k, "%s(", first ? "" : ",");
+		int f2 = 1;
+		cJSON_ArrayForEach (v, tu) {
+			if (k >= n)
+				break;
+			k += (size_t)snprintf(buf + k, n - k, "%s%d", f2 ? "" : ",", v->valueint);
+			f2 = 0;
+		}
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, ")");
+		first = 0;
+	}
+	if (k < n)
+		snprintf(buf + k, n - k, ")");
+}
+
+/* Per-op table from a checkpoint object. */
+void pl_cli_print_table(const cJSON *ck, FILE *out, int max_rows)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
+	int n = cJSON_GetArraySize(items);
+	if (max_rows > 0 && n > max_rows) {
+		fprintf(out, "(%d ops; 'planner explain' on the checkpoint prints all of them)\n",
+		        n);
+		return;
+	}
+	fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", "op", "type", "strategy",
+	        "compute ms", "comm ms", "memory", "GFLOP f+b");
+	const cJSON *it;
+	cJSON_ArrayForEach (it, items) {
+		char st[256], mem[32];
+		pl_cli_fmt_strategy(cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), st,
+		                    sizeof st);
+		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(it, "type");
+		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(it, "compute_seconds");
+		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(it, "communication_seconds");
+		const cJSON *mb = cJSON_GetObjectItemCaseSensitive(it, "memory_bytes");
+		/* numbers a hand-written plan lacks print as '-' */
+		char cms[32] = "-", cmm[32] = "-";
+		snprintf(mem, sizeof mem, "-");
+		if (cJSON_IsNumber(mb))
+			pl_cli_fmt_bytes(mb->valuedouble, mem, sizeof mem);
+		if (cJSON_IsNumber(cs))
+			snprintf(cms, sizeof cms, "%.4f", 1e3 * cs->valuedouble);
+		if (cJSON_IsNumber(cm))
+			snprintf(cmm, sizeof cmm, "%.4f", 1e3 * cm->valuedouble);
+		const cJSON *ff = cJSON_GetObjectItemCaseSensitive(it, "flops_forward"),
+		            *fb = cJSON_GetObjectItemCaseSensitive(it, "flops_backward");
+		char gf[32] = "-";
+		if (cJSON_IsNumber(ff) && cJSON_IsNumber(fb))
+			snprintf(gf, sizeof gf, "%.4g", (ff->valuedouble + fb->valuedouble) / 1e9);
+		fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", it->string,
+		        cJSON_IsString(ty) ? ty->valuestring : "?", st, cms, cmm, mem, gf);
+	}
+}
+
+/* Prints o as one JSON line (strings escaped by cJSON) and frees it;
+ * PL_ENOMEM when it cannot. */
+pl_status pl_cli_json_line(cJSON *o, pl_err *err)
+{
+	char *txt = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	if (!txt)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	puts(txt);
+	free(txt);
+	return PL_OK;
+}
+
+/* The parts of the model as the checkpoint's "parts" describes them: how
+ * each part's weights and tokens are cut, where it sits. */
+static void print_parts(const cJSON *ck, FILE *out)
+{
+	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts"), *p;
+	if (!cJSON_IsObject(parts))
+		return;
+	fputs("parts:\n", out);
+	cJSON_ArrayForEach (p, parts) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "stages");
+		double s0 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
+		       s1 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1));
+		fprintf(out, "  %-10s", p->string);
+		double w = pl_json_num(p, "weight_cut", 0), e = pl_json_num(p, "experts_cut", 1),
+		       r = pl_json_num(p, "replicated", 1);
+		if (w > 0)
+			fprintf(out, " weights cut %g way%s,", w, w == 1 ? "" : "s");
+		fprintf(out, " tokens cut batch %g x sequence %g", pl_json_num(p, "batch_cut", 1),
+		        pl_json_num(p, "sequence_cut", 1));
+		double ns = pl_json_num(p, "norms_sequence_cut", 1);
+		if (ns > pl_json_num(p, "sequence_cut", 1))
+			fprintf(out, " (norms: sequence %g)", ns);
+		if (e > 1)
+			fprintf(out, ", experts over %g ranks", e);
+		if (r > 1)
+			fprintf(out, ", replicated %g times", r);
+		if (cJSON_GetObjectItemCaseSensitive(ck, "pipeline")) {
+			if (s0 == s1)
+				fprintf(out, "; stage %g", s0);
+			else
+				fprintf(out, "; stages %g-%g", s0, s1);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* "layers a stage: 6 6 6 6": each stage's share of the repeated layers, from
+ * its attention ops (the checkpoint's per-op stage and part, and
+ * search.repeated_layers); a share that is not whole (a stage cut inside a
+ * layer) prints as a fraction. Nothing without repeated attention layers. */
+static void print_stage_layers(const cJSON *ck, int stages, FILE *out)
+{
+	double layers =
+	    pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "search"), "repeated_layers", 0);
+	if (!(layers >= 1) || stages < 2 || stages > 1 << 20)
+		return;
+	double *att = pl_calloc((size_t)stages, sizeof *att), total = 0;
+	if (!att)
+		return;
+	const cJSON *it;
+	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")) {
+		const char *part =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "part"));
+		double st = pl_json_num(it, "stage", -1);
+		if (part && !strcmp(part, "attention") && st >= 0 && st < stages) {
+			att[(int)st]++;
+			total++;
+		}
+	}
+	if (total > 0) {
+		fputs("  layers a stage:", out);
+		for (int s = 0; s < stages && s < 64; s++)
+			fprintf(out, " %.4g", att[s] * layers / total);
+		if (stages > 64)
+			fprintf(out, " ... (%d stages)", stages);
+		fputc('\n', out);
+	}
+	free(att);
+}
+
+/* The whole-job line of 'explain': stages, micro-batches, schedule, ZeRO,
+ * recompute (per-op plans have no "pipeline"). */
+static void print_pipeline(const cJSON *ck, FILE *out)
+{
+	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
+	if (cJSON_IsObject(pipe)) {
+		double stages =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
+		double vs = pl_json_num(pipe, "virtual_stages", 1);
+		double m =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches"));
+		double sdev =
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices"));
+		char sched[64];
+		snprintf(sched, sizeof sched, "%s",
+		         stages > 1 ? " (1F1B)"
+		         : m > 1    ? " (gradient accumulation)"
+		                    : "");
+		if (vs > 1)
+			snprintf(sched, sizeof sched, " (interleaved 1F1B, %g chunks a device)",
+			         vs);
+		fprintf(
+		    out,
+		    "pipeline: %g stage%s of %g device%s, %g micro-batch%s%s; "
+		    "ZeRO %g; recompute %s%s\n",
+		    stages, stages == 1 ? "" : "s", sdev, sdev == 1 ? "" : "s", m,
+		    m == 1 ? "" : "es", sched,
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
+		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
+		        ? "; no sequence parallelism"
+		        : "");
+		if (stages > 1)
+			print_stage_layers(ck, (int)stages, out);
+	}
+}
+
+/* "KIND degree D (N groups)" of a checkpoint's groups.KIND, after lead */
+static void print_degree(FILE *out, const char *lead, const char *kind, const cJSON *groups)
+{
+	int n = cJSON_GetArraySize(groups);
+	fprintf(out, "%s%s degree %d (%d group%s)", lead, kind,
+	        cJSON_GetArraySize(cJSON_GetArrayItem(groups, 0)), n, n == 1 ? "" : "s");
+}
+
+/* The layers' parallel groups: degrees and counts, then rank 0's groups. */
+static void print_groups(const cJSON *ck, FILE *out)
+{
+	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
+	const char *kinds[] = {"dp", "tp", "pp", "ep", "sp", "cp"};
+	const cJSON *arrs[6];
+	for (int k = 0; k < 6; k++)
+		arrs[k] = cJSON_GetObjectItemCaseSensitive(groups, kinds[k]);
+	if (!cJSON_IsArray(arrs[0]) || !cJSON_IsArray(arrs[1]))
+		return;
+	const char *gp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
+	fprintf(out, "layers (%s): ", gp ? gp : "largest param");
+	int dpcp = cJSON_GetArraySize(cJSON_GetArrayItem(arrs[0], 0)),
+	    cp = cJSON_GetArraySize(cJSON_GetArrayItem(arrs[5], 0));
+	if (cJSON_IsArray(arrs[5]) && cp > 1 && dpcp % cp == 0) {
+		/* the weight's replicas are data x context parallel (Megatron
+		 * reduces the gradients over both) */
+		int n = cJSON_GetArraySize(arrs[5]);
+		fprintf(out,
+		        "dp degree %d, cp degree %d (%d group%s; gradients reduced over dp x cp, "
+		        "%d ranks)",
+		        dpcp / cp, cp, n, n == 1 ? "" : "s", dpcp);
+	} else {
+		print_degree(out, "", "dp", arrs[0]);
+	}
+	print_degree(out, ", ", "tp", arrs[1]);
+	if (cJSON_IsArray(arrs[2]))
+		print_degree(out, ", ", "pp", arrs[2]);
+	if (cJSON_IsArray(arrs[3]))
+		print_degree(out, "; experts: ", "ep", arrs[3]);
+	fputc('\n', out);
+	/* the groups of rank 0, the way launchers print them */
+	for (int k = 0; k < 6; k++) {
+		const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
+		if (!cJSON_IsArray(first))
+			continue;
+		/* ranks as integers; a long group shows its first 16 */
+		int size = cJSON_GetArraySize(first), i = 0;
+		fprintf(out, "  rank 0 %s group: [",
+		        k == 0 && cJSON_IsArray(arrs[5]) ? "dp x cp" : kinds[k]);
+		const cJSON *r;
+		cJSON_ArrayForEach (r, first) {
+			if (i == 16) {
+				fprintf(out, ", ... (%d ranks)", size);
+				break;
+			}
+			fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
+		}
+		fputs("]\n", out);
+	}
+}
+
+/* MFU, model TFLOP/s, tokens and samples a second, when the cost has them
+ * (pl_ckpt_add_utilisation), each checked before it is printed */
+static void print_utilisation(const cJSON *cost, FILE *out)
+{
+	double mfu = pl_json_num(cost, "mfu", NAN),
+	       tf = pl_json_num(cost, "model_tflops_per_device", NAN),
+	       tok = pl_json_num(cost, "tokens_per_second_per_device", NAN),
+	       smp = pl_json_num(cost, "samples_per_second", NAN);
+	if (!(isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0))
+		return;
+	fprintf(out, "utilisation: MFU %.1f %%, %.1f model TFLOP/s per device", 100 * mfu, tf);
+	if (isfinite(tok) && tok > 0)
+		fprintf(out, ", %.0f tokens/s per device", tok);
+	if (isfinite(smp) && smp > 0)
+		fprintf(out, ", %.4g samples/s", smp);
+	double gb = pl_json_num(cost, "global_batch", NAN),
+	       tps = pl_json_num(cost, "tokens_per_step", NAN);
+	if (isfinite(gb) && gb > 0)
+		fprintf(out, "; global batch %.0f", gb);
+	if (isfinite(tps) && tps > 0)
+		fprintf(out, " (%.0f tokens) a step", tps);
+	fputc('\n', out);
+	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
+	double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
+	       hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	const char *basis =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cost, "step_band_basis"));
+	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo && basis)
+		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, basis);
+}
+
+void pl_cli_print_totals(const cJSON *ck, FILE *out)
+{
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(ck, "model");
+	double step = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"));
+	double comp =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "compute_seconds"));
+	double comm =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "communication_seconds"));
+	double mem =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "peak_memory_bytes"));
+	char mb[32];
+	pl_cli_fmt_bytes(mem, mb, sizeof mb);
+	/* a plan written by hand may lack any of these: say what is missing */
+	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name"));
+	const char *cname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
+	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode"));
+	double devs = pl_json_num(cl, "devices", 0);
+	fprintf(out, "model %s on %s", mname ? mname : "(not named)",
+	        cname ? cname : "(no cluster recorded)");
+	if (devs > 0)
+		fprintf(out, " (%g devices)", devs);
+	/* over what, where the search trimmed its candidates (search.space), and
+	 * the options that lift the trims; else over every candidate */
+	const char *space = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
+	const char *widen =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
+	if (mode)
+		fprintf(out, ", mode %s%s%s%s", mode,
+		        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal"))
+		            ? ", proven optimal"
+		            : ", not proven optimal",
+		        space ? " over " : "", space ? space : "");
+	fputc('\n', out);
+	/* search --framework F: the pricing defaults of F it applied */
+	const cJSON *fd = cJSON_GetObjectItemCaseSensitive(s, "framework_defaults"), *d;
+	const char *fwn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "framework"));
+	if (cJSON_GetArraySize(fd) > 0) {
+		fprintf(out, "  %s defaults:", fwn ? fwn : "framework");
+		cJSON_ArrayForEach (d, fd) {
+			const char *o = pl_export_price_option(d->string);
+			if (o && cJSON_IsString(d))
+				fprintf(out, " %s %s", o, d->valuestring);
+		}
+		fputc('\n', out);
+	}
+	if (space && widen)
+		fprintf(out,
+		        "  note: a plan outside that space may be faster: --why-not \"%s\" "
+		        "compares\n",
+		        widen);
+	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"))) {
+		fputs(
+		    "not priced: the checkpoint has no cost; 'planner cost MODEL --strategy CKPT' "
+		    "prices it\n",
+		    out);
+		return;
+	}
+	const cJSON *why = cJSON_GetObjectItemCaseSensitive(s, "why");
+	if (cJSON_IsString(why))
+		fprintf(out, "  note: %s\n", why->valuestring);
+	double opt =
+	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "optimizer_seconds"));
+	const cJSON *bj = cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds");
+	if (isnan(opt))
+		opt = 0;
+	/* the parts add up to the step: the optimizer is printed apart from the
+	 * forward and backward kernels it is counted with in compute_seconds */
+	fprintf(out, "step %.6f s = compute %.6f s + optimizer %.6f s + communication %.6f s", step,
+	        comp - opt, opt, comm);
+	if (cJSON_IsNumber(bj))
+		fprintf(out, " + bubble %.6f s", bj->valuedouble);
+	fprintf(out, "; peak memory %s per device\n", mb);
+	print_utilisation(cost, out);
+	print_pipeline(ck, out);
+	print_groups(ck, out);
+	print_parts(ck, out);
+}

@@ -1,0 +1,135 @@
+/* planner import: an ONNX model written as planner.model/1. */
+#include "planner/commands/commands.h"
+
+/* An ONNX model's appended cross-entropy (o: the import's options): which
+ * dimension of the first output it takes as the classes, said on stderr
+ * where that output has rank 3 or more -- at rank 3 auto's choice (the
+ * last: a language model's [B, S, vocabulary]) may be a sequence model's
+ * [N, C, L], which PyTorch's CrossEntropyLoss takes on dimension 1 */
+void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o)
+{
+	int l = pl_graph_find_op(g, "loss");
+	if (!pl_onnx_path(path) || (o->loss && strcmp(o->loss, "cross-entropy")) || l < 0 ||
+	    g->ops[l].type != PL_OP_SCE)
+		return;
+	const pl_tensor *y = &g->tensors[g->ops[l].in[0]];
+	int moved = y->producer >= 0 && !strcmp(g->ops[y->producer].name, "loss.classes_last");
+	if (moved)
+		y = &g->tensors[g->ops[y->producer].in[0]];
+	if (y->rank < 3)
+		return;
+	char shape[160] = "";
+	for (int d = 0; d < y->rank; d++)
+		snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld",
+		         d ? ", " : "", (long long)y->shape[d]);
+	fprintf(stderr,
+	        "planner: note: %s: the appended cross-entropy takes the classes on %s of "
+	        "output '%s' [%s]%s\n",
+	        path, moved ? "dimension 1" : "the last dimension", y->name, shape,
+	        o->loss_axis ? " (--loss-axis)"
+	        : moved      ? " (auto at rank 4 and more, as PyTorch's CrossEntropyLoss takes "
+	                       "[N, C, d1, ...]; --loss-axis last for classes last)"
+	                     : " (auto at rank 3: a language model's [B, S, vocabulary]; "
+	                       "--loss-axis 1 for [N, C, L], as PyTorch's CrossEntropyLoss takes "
+	                       "it)");
+}
+
+int pl_cmd_import(int argc, char **argv)
+{
+	static const char *const help =
+	    "usage: planner import MODEL.onnx -o MODEL.json [--batch N] [--loss "
+	    "cross-entropy|none]\n"
+	    "                      [--const PATTERN]... [--dropout auto|keep|drop]\n\n"
+	    "Writes an ONNX model as a planner.model/1 file (every command that takes a\n"
+	    "MODEL also takes MODEL.onnx directly, with the same options). Initializers\n"
+	    "become params (their data are never read: dims are enough), graph inputs\n"
+	    "inputs; shape subgraphs are folded, GELU (Erf or tanh form) and decomposed\n"
+	    "LayerNorm recognised, Identity dropped, Dropout as --dropout says. The ops of\n"
+	    "transformer and torchvision exports (Gemm, MatMul, Conv, BatchNormalization,\n"
+	    "pools, element-wise ops, Softmax, Transpose, Reshape, Gather, Concat, Slice,\n"
+	    "Expand, ReduceMean, ...) are imported; anything else exits 2 naming the node,\n"
+	    "its op type and opset, and the supported ops.\n\n"
+	    "options:\n"
+	    "  -o, --output MODEL.json  where to write it (atomically)\n"
+	    "  --batch N             the batch where an input's dimension 0 is symbolic\n"
+	    "  --loss cross-entropy|none  training semantics: SoftmaxCrossEntropy of the\n"
+	    "                        first output against an int64 labels input (default),\n"
+	    "                        or none when the graph already ends in its loss\n"
+	    "  --loss-axis 1|last|auto  the first output's axis of classes for that loss:\n"
+	    "                        auto (default) takes dimension 1 of a rank-4+ output\n"
+	    "                        (segmentation [N, C, H, W], as PyTorch's\n"
+	    "                        CrossEntropyLoss) and the last of others (a language\n"
+	    "                        model's [B, S, vocabulary]); at rank 3 and more a\n"
+	    "                        note on stderr says which dimension was taken\n"
+	    "  --const PATTERN       initializers whose names match (shell pattern: *, ?,\n"
+	    "                        [...]; * matches dots too) stay constant: buffers,\n"
+	    "                        such as a causal mask, that exporters write like\n"
+	    "                        weights (no gradient, no optimizer state);\n"
+	    "                        repeatable; one matching nothing exits 2\n"
+	    "  --dropout auto|keep|drop  Dropout nodes: kept as the planner's Dropout where\n"
+	    "                        the export trains with them (training_mode true and\n"
+	    "                        a ratio above 0; auto, the default), always, or never\n"
+	    "  -h, --help            this text\n\n"
+	    "example:\n"
+	    "  planner import mlp.onnx --batch 64 -o mlp.json\n"
+	    "  planner search mlp.onnx --batch 64 --devices 8\n"
+	    "  planner import gpt2.onnx --batch 8 --const 'h.[0-9].bias' -o gpt2.json\n";
+	pl_cli_common co = {0};
+	const char *out = NULL;
+	static const struct option opts[] = {ONNX_OPTIONS,
+	                                     {"output", required_argument, 0, 'o'},
+	                                     {"help", no_argument, 0, 'h'},
+	                                     {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
+		case OPT_CONST:
+		case OPT_LOSS_AXIS:
+		case OPT_DROPOUT: {
+			int rc = pl_cli_common_opt(ch, optarg, &co, "import");
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'o': out = optarg; break;
+		case 'h': fputs(help, stdout); return 0;
+		default:
+			return pl_cli_usage("import", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return pl_cli_usage("import", "expected one MODEL.onnx file%s",
+		                    optind < argc - 1 ? ", got more" : "");
+	if (!out)
+		return pl_cli_usage("import", "-o MODEL.json: where to write the model%s", "");
+	pl_err err = {{0}};
+	char *buf = NULL, *txt = NULL;
+	size_t len;
+	cJSON *doc = NULL;
+	pl_graph *g = NULL;
+	pl_status st = pl_read_file(argv[optind], &buf, &len, &err);
+	if (!st)
+		st = pl_onnx_to_model((const unsigned char *)buf, len, argv[optind], &co.onnx, &doc,
+		                      &err);
+	if (!st && !(txt = pl_cli_doc_text(doc)))
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+	/* checked as every model is before it is written */
+	if (!st)
+		st = pl_graph_load_json(&g, txt, strlen(txt), argv[optind], &err);
+	if (!st)
+		st = pl_output_write(out, txt, &err);
+	if (!st)
+		fprintf(pl_output_is_stdout(out) ? stderr : stdout,
+		        "wrote %s: %d ops, %d tensors\n", out, g->nops, g->ntensors);
+	if (!st)
+		pl_cli_loss_axis_note(g, argv[optind], &co.onnx);
+	pl_graph_free(g);
+	free(txt);
+	cJSON_Delete(doc);
+	free(buf);
+	return st ? pl_cli_fail(st, &err) : 0;
+}

@@ -1,0 +1,954 @@
+/* planner search: the search, its summary, --top K, --why-not. */
+#include "planner/commands/commands.h"
+
+static void on_progress(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "planner: %s\n", msg);
+}
+
+static const char *const search_help =
+    "usage: planner search MODEL [options]\n"
+    "\n"
+    "Finds, for every op of MODEL (planner.model/1 JSON), how to cut its tensors across the\n"
+    "devices so that a training step is fastest under the cost model and fits in memory.\n"
+    "\n"
+    "options:\n"
+    "  --devices N           one node of N devices (H100 SXM preset); default 8\n"
+    "  --cluster FILE|PRESET cluster.json, or a preset: h100x8, h200x8, a100x8, a100-80gx8,\n"
+    "                        dgx2-v100, cpu [:NODES]\n"
+    "  --mode MODE           dp (exact, default) | ilp (GLPK) | rec (fast) |\n"
+    "                        propagate (from annotations) | auto | brute (small graphs)\n"
+    "  --memory-limit BYTES  per-device limit: a number, with K/M/G/T or KiB/MiB/GiB/TiB,\n"
+    "                        or 'none'; default: the device memory of the cluster. A plan\n"
+    "                        fits with its weights, gradients, optimizer states, kept\n"
+    "                        activations, transient bytes (gradients and scratch at their\n"
+    "                        most in the backward) and the reserve\n"
+    "  --memory-reserve BYTES  of the limit, what the runtime keeps (CUDA context, NCCL\n"
+    "                        buffers, allocator); default: the cluster's (GPU presets:\n"
+    "                        1.5 GiB + 5 % of the memory; cpu: 0)\n"
+    "  --attention-kernel K  the fused attention kernel the job runs, priced at its\n"
+    "                        measured rate for the op's shape: flash2 (the GPU presets'\n"
+    "                        default), flash3, cudnn (Transformer Engine), flash1, triton,\n"
+    "                        or none (the GEMM curve)\n"
+    "  --loss-kernel K       how the job computes its cross-entropy loss: unfused (the\n"
+    "                        default: PyTorch's cross_entropy, 16-bit logits in fp32,\n"
+    "                        as Megatron-LM, torchtitan and autocast run it) or fused\n"
+    "                        (one kernel on the logits' dtype: flash-attn's or Liger's,\n"
+    "                        llm-foundry's default)\n"
+    "  --loss-parallel P     where the loss runs under tensor parallelism: vocab (the\n"
+    "                        default: each rank on its slice of the vocabulary, as\n"
+    "                        Megatron-LM and torchtitan) or gathered (the logits\n"
+    "                        all-gathered and the whole loss on every rank, as Aleph\n"
+    "                        Alpha's scaling and Hugging Face models under TP)\n"
+    "  --grad-dtype D        16-bit params' gradients: fp32 (the default: accumulated\n"
+    "                        and reduced in fp32 main gradients, as Megatron-LM) or\n"
+    "                        param (in the params' dtype, cast to fp32 only for the\n"
+    "                        optimizer step, as Aleph Alpha's scaling)\n"
+    "  --norm-kernel K       how norms run: fused (the default: one kernel each way, as\n"
+    "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
+    "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
+    "                        as a hand-written RMSNorm without a fused kernel)\n"
+    "  --batch-norm sync|local  training-mode batch norm where the batch is cut: sync\n"
+    "                        (the default: statistics all-reduced over the ranks,\n"
+    "                        SyncBatchNorm, what one device computes) or local (each\n"
+    "                        rank its own, as DDP's BatchNorm: no collective)\n"
+    "  --stage-output freed|buffered  the model's output (the logits) after the loss:\n"
+    "                        freed (the default) or buffered (a pipeline engine's\n"
+    "                        buffers keep the last two micro-batches' outputs on the\n"
+    "                        last stage, as Aleph Alpha's scaling and DeepSpeed's\n"
+    "                        pipeline engine)\n"
+    "  --gemm-dtype fp8|param  the linear layers' GEMMs: param (the default: in the\n"
+    "                        params' dtype) or fp8 (Transformer Engine's FP8, as\n"
+    "                        Megatron-LM's --fp8-format and NeMo's fp8: their casts,\n"
+    "                        FP8 weight copies and FP8 saved inputs; the output layer\n"
+    "                        and attention stay 16-bit; needs an H100 or H200)\n"
+    "  --load CKPT           keep the strategies of the ops named in CKPT\n"
+    "  --time-limit SECONDS  the whole command (reading the model too) within it and\n"
+    "                        about a second: the best plan found by then (not proven,\n"
+    "                        its gap to a bound said where known), exit 3 if none; ilp,\n"
+    "                        auto and whole-job searches keep theirs, dp and rec have\n"
+    "                        none before their end; without --mode, exact dp gets 60 %\n"
+    "                        of it and auto's fall-back the rest. Without it and\n"
+    "                        without --mode, exact dp gets 60 s, then the search\n"
+    "                        plans with auto and prints the gap to a bound\n"
+    "  --pareto-cap N        (time, memory) points kept per table entry when the memory\n"
+    "                        limit binds (default 256); a cut set makes the plan unproven\n"
+    "  --dump-lp FILE        ilp: write the instance in CPLEX LP format\n"
+    "  --ilp-edges flow|cost ilp's edge encoding: flow (default) or one cost column\n"
+    "                        per edge (slower; for comparison)\n"
+    "\n"
+    "whole-job plan: any of these makes the search plan the whole job; each fixes its\n"
+    "dimension and every dimension not given is searched (pipeline stages,\n"
+    "micro-batches, ZeRO, recompute; MODE then plans each stage's mesh):\n"
+    "  --job                 fix nothing: search every dimension\n"
+    "  --pp, --pipeline-stages N|auto   pipeline stages (1F1B), N dividing the devices\n"
+    "  --dp N                data parallel: every op cuts the batch into N pieces\n"
+    "  --tp N                tensor parallel: every op that reads a weight cuts it N ways\n"
+    "                        (Megatron's column/row pairs, head-split attention, vocab-\n"
+    "                        parallel head); dp x tp x cp x pp = the devices, and the\n"
+    "                        one of dp, tp not given is what is left\n"
+    "  --cp N                context parallel: the sequence cut N ways (1 unless given)\n"
+    "  --ep N                expert parallel: the experts cut N ways (N divides dp x cp)\n"
+    "  --micro-batches N|auto     micro-batches per step, N dividing the batch\n"
+    "  --micro-batch-size N  sequences per micro-batch per data-parallel rank\n"
+    "                        (Megatron's; batch = N x dp x micro-batches)\n"
+    "  --virtual-stages N|auto   model chunks per device (interleaved 1F1B); 1: plain\n"
+    "                        1F1B; default: searched where micro-batches fill the stages\n"
+    "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights;\n"
+    "                        2 and 3 do not go with pipeline stages (as DeepSpeed)\n"
+    "  --recompute none|full|selective|auto  full: every repeated layer recomputes\n"
+    "                        (Megatron's full); selective: each attention core (QK^T,\n"
+    "                        softmax, dropout, xV) recomputes, as Megatron's selective\n"
+    "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
+    "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
+    "                        Megatron's --overlap-grad-reduce); default off\n"
+    "  --sequence-parallel on|off|auto  with tensor parallelism, the ops that read\n"
+    "                        no weight (norms, dropouts, residual adds): on cuts them\n"
+    "                        over the tensor-parallel ranks (Megatron's --sequence-\n"
+    "                        parallel), off replicates them there, the sequence cut\n"
+    "                        only by --cp; default auto: the search chooses per op\n"
+    "  --max-tp N            the most devices one op's tensor-parallel cut (its weights',\n"
+    "                        heads' or vocabulary's pieces) may span; default: one node's\n"
+    "                        where the mesh spans nodes (as Megatron-LM); 0: any. Any mode\n"
+    "  --replicate on|off|auto  with degrees free, each op's cuts over fewer than all\n"
+    "                        devices (replicated over the rest) are candidates too, as a\n"
+    "                        fixed degree gives them; off: only cuts of all devices (the\n"
+    "                        plan is proven over those); default auto: on for a cluster\n"
+    "                        of up to 8 devices. Any mode\n"
+    "  --stage-cuts layers|even|uniform|any  where pipeline stages may split the\n"
+    "                        model: layers, only between whole repeated layers (the plan\n"
+    "                        can be exported); even, the same number of layers on every\n"
+    "                        stage, the embedding on the first and the head on the last\n"
+    "                        (Megatron-LM's and NeMo's num_layers / pp); uniform, the\n"
+    "                        embedding, each layer, the final norm and the head as\n"
+    "                        items, the first stages one item longer where they do not\n"
+    "                        divide (DeepSpeed's and Aleph Alpha's scaling's\n"
+    "                        partition_uniform). even and uniform do not balance memory:\n"
+    "                        the first stage keeps the most micro-batches. any (default):\n"
+    "                        at any point one activation crosses, such as between a\n"
+    "                        layer's attention and its MLP\n"
+    "  --framework F         only plans framework F can state and run: megatron, nemo,\n"
+    "                        torchtitan, deepspeed, megatron-deepspeed, mindformers.\n"
+    "                        One whole-job search a tensor-parallel degree of F's (1, 2,\n"
+    "                        4, ... within a node; the one given), every op cut by the\n"
+    "                        degrees, F's ZeRO levels, stage split and interleaving,\n"
+    "                        sequence parallelism with tp; the first of each search's\n"
+    "                        best configurations that 'planner export --to F' states is\n"
+    "                        that degree's plan, the fastest of them the answer\n"
+    "                        (search.framework, search.space). Dimensions given stay.\n"
+    "                        Priced as F runs by default: its attention, loss and norm\n"
+    "                        kernels, loss parallelism, gradient dtype, batch-norm\n"
+    "                        statistics and gradient-reduction overlap (printed as\n"
+    "                        'F defaults:', search.framework_defaults); an option\n"
+    "                        given wins\n"
+    "  --fastest             take the fastest plan; by default one without pipeline\n"
+    "                        stages, ZeRO and recompute is kept when within 2% of it,\n"
+    "                        and the default search (no --mode, no layout given) takes\n"
+    "                        plain data parallelism when within 2% of its plan\n"
+    "  rank order: tp fastest, then cp, dp, pp (Megatron's)\n"
+    "\n"
+    "output:\n"
+    "  -o, --output CKPT     write the strategy checkpoint (atomically)\n"
+    "  --json                print the checkpoint JSON on stdout instead of the table\n"
+    "  --progress            report progress on stderr\n"
+    "  --why-not \"OPTIONS\"  also solve with OPTIONS added (any of the above, e.g.\n"
+    "                        \"--tp 8 --pp 4\") and print, instead of the plan, how that\n"
+    "                        plan compares with the chosen one (explain --diff; --json\n"
+    "                        for its JSON) and whether it is proven best under them\n"
+    "  --batch N, --loss cross-entropy|none, --loss-axis 1|last|auto, --const PATTERN,\n"
+    "  --dropout auto|keep|drop\n"
+    "                        a MODEL.onnx's batch, appended loss, constant initializers\n"
+    "                        and Dropout nodes (planner import --help)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "examples:\n"
+    "  planner search examples/gpt-small.json --cluster h100x8 -o plan.json\n"
+    "  planner search examples/gpt-small.json --devices 8 --why-not \"--tp 2 --pp 1\"\n"
+    "  planner search examples/gpt-small.json --devices 8 --job --top 5 -o plan.json\n"
+    "  planner search gpt3-13b.json --cluster h100x8:2 --job -o plan.json\n"
+    "  planner search gpt3-13b.json --cluster h100x8:2 --dp 2 --tp 2 --pp 4 -o plan.json\n";
+
+/* A scratch file for a checkpoint (path into buf); 0, or -1. */
+static int scratch_file(char *buf, size_t n, const char *text)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(buf, n, "%s/planner-why-not-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(buf);
+	if (fd < 0)
+		return -1;
+	size_t len = text ? strlen(text) : 0;
+	int bad = text && write(fd, text, len) != (ssize_t)len;
+	return close(fd) || bad ? (unlink(buf), -1) : 0;
+}
+
+/* search --why-not OPTS: the same search with OPTS appended to its options
+ * (the last of an option wins), its plan compared with the chosen one by
+ * explain --diff. chosen is the chosen plan's text, out where it was
+ * written (or NULL). */
+static pl_status search_why_not(int argc, char **argv, const char *why_not, const char *out,
+                                const char *chosen, int json, pl_err *err)
+{
+	char a[4096] = "", b[4096] = "";
+	char *opts = pl_strdup(why_not);
+	char **av = pl_calloc((size_t)argc + strlen(why_not) / 2 + 8, sizeof *av);
+	pl_status st = PL_OK;
+	if (!opts || !av) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if ((!out && scratch_file(a, sizeof a, chosen)) || scratch_file(b, sizeof b, NULL)) {
+		st = pl_err_set(err, PL_EWRITE, "--why-not: cannot write a scratch file: %s",
+		                strerror(errno));
+		goto done;
+	}
+	/* the same arguments without --why-not, -o and --json; then OPTS */
+	int n = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *x = argv[i];
+		int with_value =
+		    !strcmp(x, "--why-not") || !strcmp(x, "-o") || !strcmp(x, "--output");
+		if (with_value) {
+			i++;
+			continue;
+		}
+		if (!strncmp(x, "--why-not=", 10) || !strncmp(x, "--output=", 9) ||
+		    (!strncmp(x, "-o", 2) && x[2]) || !strcmp(x, "--json"))
+			continue;
+		av[n++] = argv[i];
+	}
+	for (char *t = strtok(opts, " \t\n"); t; t = strtok(NULL, " \t\n"))
+		av[n++] = t;
+	av[n++] = "-o";
+	av[n++] = b;
+	av[n] = NULL;
+	/* the second search quietly: its messages stay, its table does not */
+	fflush(stdout);
+	int saved = dup(1), null = open("/dev/null", O_WRONLY);
+	if (saved < 0 || null < 0 || dup2(null, 1) < 0) {
+		st = pl_err_set(err, PL_EDEVICE, "--why-not: cannot redirect output");
+		goto done;
+	}
+	close(null);
+	int save_optind = optind;
+	optind = 0;
+	int rc = pl_cmd_search(n, av);
+	optind = save_optind;
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	if (rc) {
+		st = pl_err_set(err, rc == 3 ? PL_EINFEASIBLE : PL_EINVAL,
+		                "--why-not \"%s\": no plan under those options (above)", why_not);
+		goto done;
+	}
+	if (!json)
+		printf("why not %s:\n", why_not);
+	char label[4200];
+	snprintf(label, sizeof label, "the plan with %s", why_not);
+	rc = pl_cli_explain_diff(out ? out : a, out ? NULL : "the chosen plan", b, label, json);
+	if (rc)
+		st = pl_err_set(err, PL_EINVAL, "--why-not: the comparison failed (above)");
+done:
+	if (a[0])
+		unlink(a);
+	if (b[0])
+		unlink(b);
+	free(av);
+	free(opts);
+	return st;
+}
+
+/* A document's text as search and import write it (a newline at the end); NULL when
+ * out of memory. */
+char *pl_cli_doc_text(const cJSON *ck)
+{
+	char *txt = cJSON_Print(ck);
+	size_t tl = txt ? strlen(txt) : 0;
+	char *txtn = txt ? pl_realloc(txt, tl + 2) : NULL;
+	if (!txtn) {
+		free(txt);
+		return NULL;
+	}
+	txtn[tl] = '\n';
+	txtn[tl + 1] = 0;
+	return txtn;
+}
+
+/* A plan's size of group `name` (1 when it has none). */
+static long long group_size(const cJSON *ck, const char *name)
+{
+	const cJSON *g = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "groups"), name);
+	int n = cJSON_GetArraySize(cJSON_GetArrayItem(g, 0));
+	return n > 0 ? n : 1;
+}
+
+/* An object's "recompute" (a checkpoint or an alternative): none when absent */
+static int recompute_of(const cJSON *o)
+{
+	int rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "recompute")));
+	return rc < 0 ? PL_RECOMPUTE_NONE : rc;
+}
+
+/* The checkpoint's whole-job configuration, as the alternatives list it. */
+static void ck_config(const cJSON *ck, long long *pp, long long *m, int *zero, int *rc)
+{
+	*pp = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
+	*m = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "micro_batches", 1);
+	*zero = (int)pl_json_num(ck, "optimizer_shard", 0);
+	*rc = recompute_of(ck);
+}
+
+/* What makes two plans' configurations differ: dp, tp, pp, ep, micro-batches,
+ * interleaving, recompute and ZeRO where it shards anything (dp > 1). */
+static void config_key(const cJSON *ck, long long key[8])
+{
+	long long pp, m;
+	int z, rc;
+	ck_config(ck, &pp, &m, &z, &rc);
+	key[0] = group_size(ck, "dp");
+	key[1] = group_size(ck, "tp");
+	key[2] = pp;
+	key[3] = group_size(ck, "ep");
+	key[4] = m;
+	key[5] = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "virtual_stages", 1);
+	key[6] = rc;
+	key[7] = key[0] > 1 ? z : 0;
+}
+
+/* search --top's order: the faster step first; steps within 1e-12 of each
+ * other by config_key (dp, tp, pp, ep, micro-batches, chunks, recompute,
+ * ZeRO), smaller first, so that ties rank the same on every run */
+static int top_before(const cJSON *a, const cJSON *b)
+{
+	double sa = pl_json_num(cJSON_GetObjectItem(a, "cost"), "step_seconds", 0),
+	       sb = pl_json_num(cJSON_GetObjectItem(b, "cost"), "step_seconds", 0);
+	if (fabs(sa - sb) > 1e-12 * fmax(fabs(sa), fabs(sb)))
+		return sa < sb;
+	long long ka[8], kb[8];
+	config_key(a, ka);
+	config_key(b, kb);
+	for (int i = 0; i < 8; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i];
+	return 0;
+}
+
+/* path "plan.json" and rank k: "plan.k.json" (".k" at the end without an extension) */
+static void ranked_path(char *buf, size_t n, const char *path, int k)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	if (dot && (!slash || dot > slash) && dot != path && dot[-1] != '/')
+		snprintf(buf, n, "%.*s.%d%s", (int)(dot - path), path, k, dot);
+	else
+		snprintf(buf, n, "%s.%d", path, k);
+}
+
+/* search --top's table (or {"top": [...]} with json) of the n ranked plans */
+static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, int json)
+{
+	cJSON *list = json ? cJSON_CreateArray() : NULL;
+	if (!json)
+		printf("the %d best configurations (each the best plan with it; 1 is the chosen "
+		       "plan)\n"
+		       " # %5s %5s %5s %5s %5s %9s %9s %11s %12s %10s  %s\n",
+		       n, "dp", "tp", "pp", "ep", "zero", "recomp", "micro", "step s", "memory GiB",
+		       "proven", files ? "file" : "");
+	for (int i = 0; i < n; i++) {
+		const cJSON *c = cks[i];
+		long long pp, m;
+		int z, rc;
+		ck_config(c, &pp, &m, &z, &rc);
+		double step = pl_json_num(cJSON_GetObjectItem(c, "cost"), "step_seconds", 0);
+		double mem = pl_json_num(cJSON_GetObjectItem(c, "cost"), "peak_memory_bytes", 0);
+		int proven =
+		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "search"), "optimal"));
+		if (json) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddNumberToObject(e, "rank", i + 1);
+			cJSON_AddNumberToObject(e, "dp", (double)group_size(c, "dp"));
+			cJSON_AddNumberToObject(e, "tp", (double)group_size(c, "tp"));
+			cJSON_AddNumberToObject(e, "pp", (double)pp);
+			cJSON_AddNumberToObject(e, "ep", (double)group_size(c, "ep"));
+			cJSON_AddNumberToObject(e, "zero", z);
+			cJSON_AddStringToObject(e, "recompute", pl_recompute_name(rc));
+			cJSON_AddNumberToObject(e, "micro_batches", (double)m);
+			cJSON_AddNumberToObject(e, "step_seconds", step);
+			cJSON_AddNumberToObject(e, "peak_memory_bytes", mem);
+			cJSON_AddBoolToObject(e, "optimal", proven);
+			if (files)
+				cJSON_AddStringToObject(e, "file", paths[i]);
+			pl_json_push(list, e);
+		} else {
+			printf("%2d %5lld %5lld %5lld %5lld %5d %9s %9lld %11.6g %12.2f %10s  %s\n",
+			       i + 1, group_size(c, "dp"), group_size(c, "tp"), pp,
+			       group_size(c, "ep"), z, pl_recompute_name(rc), m, step,
+			       mem / 1073741824.0, proven ? "yes" : "no", paths[i]);
+		}
+	}
+	if (json) {
+		cJSON *root = cJSON_CreateObject();
+		pl_json_add(root, "top", list);
+		char *txt = cJSON_Print(root);
+		if (txt)
+			puts(txt);
+		free(txt);
+		cJSON_Delete(root);
+	}
+}
+
+/* search --top K: ck is the chosen plan (rank 1, the search's plan as without
+ * --top); the same search keeping K points apart lists the points it planned
+ * (search.alternatives), and the best K - 1 other configurations are solved
+ * again with their dimensions fixed (what `search` with those options
+ * returns), ranked by step, written beside out, and listed. */
+static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po, cJSON *ck,
+                            int k, const char *out, int json, pl_err *err)
+{
+	cJSON *cks[PL_MAX_TOP] = {ck};
+	char paths[PL_MAX_TOP][4200] = {{0}};
+	int n = 1;
+	pl_status st = PL_OK;
+	long long pp0, m0;
+	int z0, r0;
+	ck_config(ck, &pp0, &m0, &z0, &r0);
+	/* the points: the same search keeping the best k apart (it may explore
+	 * more of them than the search whose plan is rank 1) */
+	cJSON *all = NULL;
+	if (k > 1) {
+		pl_plan_opts o = *po;
+		o.top = k;
+		o.so.progress = NULL;
+		if ((st = pl_plan_search(g, cl, &o, &all, NULL, err)))
+			goto done;
+	}
+	const cJSON *a;
+	cJSON_ArrayForEach (
+	    a, cJSON_GetObjectItem(cJSON_GetObjectItem(all, "search"), "alternatives")) {
+		if (n >= k)
+			break;
+		long long pp = (long long)pl_json_num(a, "pipeline_stages", 1),
+		          m = (long long)pl_json_num(a, "micro_batches", 1);
+		int z = (int)pl_json_num(a, "optimizer_shard", 0);
+		int rc = recompute_of(a);
+		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
+			continue; /* the chosen plan's point */
+		pl_plan_opts o = *po;
+		o.top = 0;
+		o.so.progress = NULL;
+		o.jo.stages = pp;
+		o.jo.micro_batches = m;
+		o.jo.micro_batch_size = PL_AUTO;
+		o.jo.zero = z;
+		o.jo.recompute = rc;
+		cJSON *c = NULL;
+		pl_err e2 = {{0}};
+		pl_status s2 = pl_plan_search(g, cl, &o, &c, NULL, &e2);
+		if (s2 == PL_ENOMEM) {
+			*err = e2;
+			st = s2;
+			goto done;
+		}
+		if (s2) /* no plan at this point after all: the next one */
+			continue;
+		long long key[8], other[8];
+		int same = 0;
+		config_key(c, key);
+		for (int i = 0; i < n && !same; i++) {
+			config_key(cks[i], other);
+			same = !memcmp(key, other, sizeof key);
+		}
+		if (same) { /* ZeRO without data parallelism, say: the same plan */
+			cJSON_Delete(c);
+			continue;
+		}
+		cks[n++] = c;
+	}
+	/* ranks 2..n by step (the re-solved plans' own prices), steps equal to
+	 * 1e-12 (the same plan's sums in another order) by configuration */
+	for (int i = 2; i < n; i++)
+		for (int j = i; j > 1 && top_before(cks[j], cks[j - 1]); j--) {
+			cJSON *t = cks[j];
+			cks[j] = cks[j - 1];
+			cks[j - 1] = t;
+		}
+	for (int i = 1; out && i < n; i++) {
+		ranked_path(paths[i], sizeof paths[i], out, i + 1);
+		char *txt = pl_cli_doc_text(cks[i]);
+		if (!txt) {
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+			goto done;
+		}
+		st = pl_output_write(paths[i], txt, err);
+		free(txt);
+		if (st)
+			goto done;
+	}
+	if (out)
+		snprintf(paths[0], sizeof paths[0], "%s", out);
+	print_top(cks, n, paths, out != NULL, json);
+	if (n < k && !json)
+		printf("(%d asked for: the search found plans at %d points)\n", k, n);
+done:
+	for (int i = 1; i < n; i++)
+		cJSON_Delete(cks[i]);
+	cJSON_Delete(all);
+	return st;
+}
+
+int pl_cli_parse_max_tp(const char *arg, long long *v)
+{
+	return pl_parse_ll(arg, v) || *v < 0 || *v > PL_MAX_DEVICES;
+}
+
+/* Long as a command is: its option table and a switch with one
+ * short case per option (about 40 options), then load, search, write, print in
+ * order. The work is in plan.c; --why-not and --top have functions of their own. */
+/* How long the default search (no --mode, no --time-limit) gives exact dp
+ * before it plans with auto: PL_DEFAULT_DP_SECONDS, 60 s; the environment
+ * variable of the same name sets another (tests). */
+#define PL_DEFAULT_DP_SECONDS 60.0
+
+/* With --time-limit, the default search's share of it for exact dp (the
+ * rest: auto's fall-back, should dp not end) */
+#define PL_DEFAULT_DP_SHARE 0.6
+
+static double default_dp_seconds(void)
+{
+	const char *v = getenv("PL_DEFAULT_DP_SECONDS");
+	char *end;
+	double s = v ? strtod(v, &end) : 0;
+	return v && *v && !*end && s > 0 && isfinite(s) ? s : PL_DEFAULT_DP_SECONDS;
+}
+
+int pl_cmd_search(int argc, char **argv)
+{
+	double t_cmd = pl_now(); /* --time-limit counts from here: reading the model too */
+	pl_cli_common co = {0};
+	const char *mode = "dp", *load = NULL, *out = NULL;
+	int mode_given = 0;
+	int json = 0, prog = 0, cap = 0;
+	const char *dump_lp = NULL, *why_not = NULL, *framework = NULL;
+	int cost_edges = -1; /* --ilp-edges: -1 not given */
+	int top = 0;         /* --top K */
+	pl_job_request jr = PL_JOB_REQUEST_INIT;
+	static const struct option opts[] = {
+	    ONNX_OPTIONS,
+	    {"devices", required_argument, 0, 'd'},
+	    {"job", no_argument, 0, 'J'},
+	    {"fastest", no_argument, 0, 'F'},
+	    {"pipeline-stages", required_argument, 0, 'S'},
+	    {"pp", required_argument, 0, 'S'},
+	    {"dp", required_argument, 0, OPT_DP},
+	    {"tp", required_argument, 0, OPT_TP},
+	    {"cp", required_argument, 0, OPT_CP},
+	    {"ep", required_argument, 0, OPT_EP},
+	    {"micro-batch-size", required_argument, 0, OPT_MBS},
+	    {"virtual-stages", required_argument, 0, OPT_VS},
+	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
+	    {"sequence-parallel", required_argument, 0, OPT_SP},
+	    {"max-tp", required_argument, 0, OPT_MAX_TP},
+	    {"replicate", required_argument, 0, OPT_REPLICATE},
+	    {"stage-cuts", required_argument, 0, OPT_STAGE_CUTS},
+	    {"framework", required_argument, 0, OPT_FRAMEWORK},
+	    {"micro-batches", required_argument, 0, 'B'},
+	    {"zero", required_argument, 0, 'Z'},
+	    {"recompute", required_argument, 0, 'R'},
+	    {"cluster", required_argument, 0, 'c'},
+	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
+	    {"attention-kernel", required_argument, 0, OPT_ATTN},
+	    {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
+	    {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
+	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
+	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
+	    {"batch-norm", required_argument, 0, OPT_BN},
+	    {"stage-output", required_argument, 0, OPT_STAGE_OUT},
+	    {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
+	    {"mode", required_argument, 0, 'm'},
+	    {"memory-limit", required_argument, 0, 'M'},
+	    {"load", required_argument, 0, 'l'},
+	    {"time-limit", required_argument, 0, 't'},
+	    {"output", required_argument, 0, 'o'},
+	    {"json", no_argument, 0, 'j'},
+	    {"progress", no_argument, 0, 'p'},
+	    {"pareto-cap", required_argument, 0, 'P'},
+	    {"dump-lp", required_argument, 0, 'L'},
+	    {"ilp-edges", required_argument, 0, 'E'},
+	    {"why-not", required_argument, 0, OPT_WHY_NOT},
+	    {"top", required_argument, 0, OPT_TOP},
+	    {"help", no_argument, 0, 'h'},
+	    {0, 0, 0, 0}};
+	int ch;
+	opterr = 0;
+	int li = 0;
+	while ((ch = getopt_long(argc, argv, "ho:", opts, &li)) != -1) {
+		switch (ch) {
+		case OPT_BATCH:
+		case OPT_LOSS:
+		case OPT_CONST:
+		case OPT_DROPOUT:
+		case OPT_LOSS_AXIS:
+		case 'd':
+		case 'c':
+		case 'M':
+		case 't':
+		case OPT_ATTN:
+		case OPT_LOSS_KERN:
+		case OPT_LOSS_PAR:
+		case OPT_GRAD_DT:
+		case OPT_NORM_KERN:
+		case OPT_GEMM_DT:
+		case OPT_BN:
+		case OPT_STAGE_OUT:
+		case OPT_RESERVE: {
+			int rc = pl_cli_common_opt(ch, optarg, &co, "search");
+			if (rc)
+				return rc;
+			break;
+		}
+		case 'm':
+			mode = optarg;
+			mode_given = 1;
+			break;
+		case 'l': load = optarg; break;
+		case 'o': out = optarg; break;
+		case 'P': {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 2 || v > 1000000)
+				return pl_cli_usage(
+				    "search", "--pareto-cap %s: expected an integer >= 2", optarg);
+			cap = (int)v;
+			break;
+		}
+		case 'j': json = 1; break;
+		case OPT_WHY_NOT: why_not = optarg; break;
+		case OPT_TOP: {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 1 || v > PL_MAX_TOP)
+				return pl_cli_usage("search",
+				                    "--top %s: expected an integer from 1 to %d",
+				                    optarg, PL_MAX_TOP);
+			top = (int)v;
+			break;
+		}
+		case 'L': dump_lp = optarg; break;
+		case 'E':
+			if (strcmp(optarg, "flow") && strcmp(optarg, "cost"))
+				return pl_cli_usage(
+				    "search", "--ilp-edges %s: expected flow or cost", optarg);
+			cost_edges = !strcmp(optarg, "cost");
+			break;
+		case 'p': prog = 1; break;
+		case 'J': jr.all = 1; break;
+		case 'F': jr.fastest = 1; break;
+		case 'S':
+			if (pl_dim_parse(optarg, 1, 1 << 20, &jr.stages))
+				return pl_cli_usage("search",
+				                    "--%s %s: expected 'auto' or an integer >= 1",
+				                    opts[li].name, optarg);
+			break;
+		case 'B':
+			if (pl_dim_parse(optarg, 1, 1 << 30, &jr.micro_batches))
+				return pl_cli_usage("search",
+				                    "--micro-batches %s: expected 'auto' or an "
+				                    "integer >= 1",
+				                    optarg);
+			break;
+		case OPT_MAX_TP: {
+			long long v;
+			if (pl_cli_parse_max_tp(optarg, &v))
+				return pl_cli_usage("search", MAX_TP_EXPECTED, optarg);
+			jr.max_tp = pl_dim_value(v);
+			break;
+		}
+		case OPT_REPLICATE:
+			if (!strcmp(optarg, "auto"))
+				jr.replicas = pl_dim_auto();
+			else if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
+				jr.replicas = pl_dim_value(!strcmp(optarg, "on"));
+			else
+				return pl_cli_usage(
+				    "search", "--replicate %s: expected on, off or auto", optarg);
+			break;
+		case OPT_FRAMEWORK: framework = optarg; break;
+		case OPT_STAGE_CUTS: {
+			/* indexed as pl_job_opts.layer_cuts */
+			static const char *const cuts[] = {"any", "layers", "even", "uniform"};
+			int k = 0;
+			while (k < 4 && strcmp(optarg, cuts[k]))
+				k++;
+			if (k == 4)
+				return pl_cli_usage(
+				    "search",
+				    "--stage-cuts %s: expected layers, even, uniform or any",
+				    optarg);
+			jr.layer_cuts = pl_dim_value(k);
+			break;
+		}
+		case OPT_OVERLAP:
+		case OPT_SP: {
+			int sp = ch == OPT_SP, auto_ok = sp && !strcmp(optarg, "auto");
+			if (strcmp(optarg, "on") && strcmp(optarg, "off") && !auto_ok)
+				return pl_cli_usage("search", "--%s %s: expected on or off%s",
+				                    sp ? "sequence-parallel"
+				                       : "overlap-grad-reduce",
+				                    optarg, sp ? " or auto" : "");
+			*(sp ? &jr.seq_parallel : &jr.overlap) =
+			    auto_ok ? pl_dim_auto() : pl_dim_value(!strcmp(optarg, "on"));
+			break;
+		}
+		case OPT_VS:
+			if (pl_dim_parse(optarg, 1, PL_JOB_MAX_VIRTUAL, &jr.virtual_stages))
+				return pl_cli_usage(
+				    "search",
+				    "--virtual-stages %s: expected 'auto' or an integer "
+				    "from 1 to %d",
+				    optarg, PL_JOB_MAX_VIRTUAL);
+			break;
+		case OPT_DP:
+		case OPT_TP:
+		case OPT_CP:
+		case OPT_EP:
+		case OPT_MBS: {
+			long long v;
+			if (pl_parse_ll(optarg, &v) || v < 1 || v > (1LL << 30))
+				return pl_cli_usage("search", "--%s %s: expected an integer >= 1",
+				                    opts[li].name, optarg);
+			*(ch == OPT_DP   ? &jr.dp
+			  : ch == OPT_TP ? &jr.tp
+			  : ch == OPT_CP ? &jr.cp
+			  : ch == OPT_EP ? &jr.ep
+			                 : &jr.micro_batch_size) = pl_dim_value(v);
+			break;
+		}
+		case 'Z':
+			if (pl_dim_parse(optarg, 0, 3, &jr.zero))
+				return pl_cli_usage(
+				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
+			break;
+		case 'R':
+			if (!strcmp(optarg, "auto"))
+				jr.recompute = pl_dim_auto();
+			else if (pl_recompute_parse(optarg) < 0)
+				return pl_cli_usage(
+				    "search",
+				    "--recompute %s: expected none, full, selective or auto",
+				    optarg);
+			else
+				jr.recompute = pl_dim_value(pl_recompute_parse(optarg));
+			break;
+		case 'h': fputs(search_help, stdout); return 0;
+		default:
+			return pl_cli_usage("search", "unknown or incomplete option '%s'",
+			                    argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return pl_cli_usage("search", "expected one MODEL file%s",
+		                    optind < argc - 1 ? ", got more" : "");
+	if (dump_lp && strcmp(mode, "ilp"))
+		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
+	if (cost_edges >= 0 && strcmp(mode, "ilp"))
+		return pl_cli_usage("search", "--ilp-edges goes with --mode ilp%s", "");
+	char modes[128];
+	if (!pl_searcher_get(mode))
+		return pl_cli_usage("search", "--mode %s: expected one of %s", mode,
+		                    pl_searcher_names(modes, sizeof modes));
+	pl_err err = {{0}};
+	pl_plan_opts po = {.mode = mode};
+	if (pl_plan_opts_job(&po, &jr, 0, &err))
+		return pl_cli_usage("search", "%s", err.msg);
+	if (framework && (top || why_not || load))
+		return pl_cli_usage("search", "--framework plans alone: without %s",
+		                    top       ? "--top"
+		                    : why_not ? "--why-not"
+		                              : "--load");
+	if (top && !po.job)
+		return pl_cli_usage("search",
+		                    "--top ranks whole-job configurations: it goes with --job or a "
+		                    "fixed dimension (--pp, --dp, --tp, --zero, ...)%s",
+		                    "");
+	if (top && why_not)
+		return pl_cli_usage("search", "--top and --why-not: one at a time%s", "");
+	if (framework) {
+		int known = 0;
+		for (int i = 0; i < pl_export_count(); i++)
+			known |= !strcmp(framework, pl_export_name(i));
+		if (!known)
+			return pl_cli_usage("search",
+			                    "--framework %s: expected megatron, nemo, torchtitan, "
+			                    "deepspeed, megatron-deepspeed or mindformers",
+			                    framework);
+	}
+
+	pl_graph *g = NULL;
+	cJSON *ck = NULL, *loaded = NULL;
+	cJSON *fw_defaults = NULL; /* search.framework_defaults */
+	char *text = NULL, *txt = NULL;
+	pl_cluster cl;
+	pl_status st;
+	size_t len;
+	double secs = 0;
+	if ((st = pl_cli_load_model(&g, argv[optind], &co.onnx, &err)) ||
+	    (st = pl_cli_resolve_cluster(&co, &cl, &err)))
+		goto cleanup;
+	if (framework) {
+		/* the framework's pricing defaults, an option given kept */
+		unsigned given = (co.attention ? 1u << PL_FW_PRICE_ATTENTION : 0) |
+		                 (co.loss ? 1u << PL_FW_PRICE_LOSS : 0) |
+		                 (co.loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
+		                 (co.grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
+		                 (co.norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
+		                 (co.bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
+		                 (jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0);
+		if ((st = pl_export_defaults(framework, given, &cl, &jr, &fw_defaults, &err)))
+			goto cleanup;
+	}
+	if (load) {
+		if ((st = pl_read_file(load, &text, &len, &err)))
+			goto cleanup;
+		if ((st = pl_json_parse(text, len, load, &loaded, &err)))
+			goto cleanup;
+		po.keep = loaded;
+		po.keep_where = load;
+	}
+	pl_search_opts lim = pl_cli_common_search_opts(&co, &cl);
+	po.so = (pl_search_opts){.memory_limit = lim.memory_limit,
+	                         .time_limit_s = lim.time_limit_s,
+	                         .pareto_cap = cap,
+	                         .dump_lp = dump_lp,
+	                         .ilp_cost_edges = cost_edges > 0,
+	                         .progress = prog || isatty(2) ? on_progress : NULL};
+	/* the default search is bounded: exact dp for at most default_dp_seconds
+	 * (unless --time-limit says otherwise), then auto's plan */
+	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
+	double search_t0 = pl_now();
+	if (bound > 0)
+		po.so.time_limit_s = bound;
+	else /* every phase gets what is left of --time-limit */
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+	/* the default search with --time-limit, a per-op plan: exact dp gets
+	 * PL_DEFAULT_DP_SHARE of what is left, auto's fall-back the rest (a
+	 * whole-job search keeps its best plan at the limit: all of it) */
+	double share = !mode_given && !framework && !po.job && lim.time_limit_s > 0
+	                   ? PL_DEFAULT_DP_SHARE * po.so.time_limit_s
+	                   : 0;
+	if (share > 0)
+		po.so.time_limit_s = share;
+	/* a per-op plan: auto's fall-back runs on the problem dp failed on, in
+	 * what is left of the limit (without one, as below: auto from the start) */
+	int fell_back = 0;
+	if (share > 0) {
+		po.fallback = 1;
+		po.fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
+		po.fell_back = &fell_back;
+	}
+	st = framework ? pl_export_search(g, &cl, &po, &jr, framework, &ck, &secs, &err)
+	               : pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	po.fallback = 0;
+	if (fell_back == 1)
+		fprintf(stderr,
+		        "planner: note: exact dp did not end within %.3g s (%g %% of the time "
+		        "limit); the default search plans it with --mode auto in the rest\n",
+		        share, 100 * PL_DEFAULT_DP_SHARE);
+	else if (fell_back == 2)
+		fprintf(stderr,
+		        "planner: note: exact dp: the graph is too entangled; the default search "
+		        "plans it with --mode auto\n");
+	/* without --time-limit (a per-op plan or a whole job), or a whole job
+	 * with one whose dp found the graph too entangled: auto from the start */
+	int timed_out = st == PL_ETIMEOUT && bound > 0;
+	if (st && !framework && !mode_given && !share &&
+	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
+		/* the default search plans every graph: dp where its tables stay
+		 * small and it ends in time, else auto's fall-back (rec and a local
+		 * search, the gap to a lower bound said) */
+		if (timed_out)
+			fprintf(
+			    stderr,
+			    "planner: note: exact dp did not end within the default search's "
+			    "%g s (--time-limit S gives it longer); the default search plans it "
+			    "with --mode auto\n",
+			    bound);
+		else
+			fprintf(stderr,
+			        "planner: note: %s; the default search plans it with --mode auto\n",
+			        err.msg);
+		po.mode = "auto";
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+	}
+	if (st == PL_ETIMEOUT && lim.time_limit_s > 0 && search_t0 - t_cmd > 0) {
+		/* the searcher names the time it was given: what was left */
+		size_t n = strlen(err.msg);
+		snprintf(err.msg + n, sizeof err.msg - n,
+		         " (--time-limit %g s counts from the command's start; the search began "
+		         "%.3g s into it, after reading the model)",
+		         lim.time_limit_s, search_t0 - t_cmd);
+	}
+	if (st)
+		goto cleanup;
+	if (fw_defaults) {
+		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(ck, "search"),
+		                      "framework_defaults", fw_defaults);
+		fw_defaults = NULL;
+	}
+	/* the default search, nothing of the layout given: plain data
+	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
+	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not) {
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
+	}
+	/* a per-op plan: over what, where a whole-job data-parallel plan is faster */
+	if (!framework && !mode_given && !load && !dump_lp && !top && !why_not) {
+		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+		pl_plan_note_job(g, &cl, &po, &jr, ck, &secs);
+	}
+	/* propagate: where fronts met, and what it costs */
+	const cJSON *conf;
+	cJSON_ArrayForEach (conf,
+	                    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "conflicts")) {
+		fprintf(stderr,
+		        "planner: conflict: fronts meet at edge '%s' -> '%s' (tensor '%s'), "
+		        "adding %.3g s\n",
+		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "from")),
+		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "to")),
+		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "tensor")),
+		        cJSON_GetNumberValue(cJSON_GetObjectItem(conf, "seconds")));
+	}
+	if (!(txt = pl_cli_doc_text(ck))) {
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
+		goto cleanup;
+	}
+	if (out && (st = pl_output_write(out, txt, &err)))
+		goto cleanup;
+	if (why_not) {
+		st = search_why_not(argc, argv, why_not, out, txt, json, &err);
+		goto cleanup;
+	}
+	if (top) {
+		st = search_top(g, &cl, &po, ck, top, out, json, &err);
+		goto cleanup;
+	}
+	/* with the plan on standard output (-o -, -o /dev/stdout) the summary
+	 * goes to standard error, so that the output stays one JSON document */
+	FILE *say = out && pl_output_is_stdout(out) ? stderr : stdout;
+	if (json) {
+		if (say == stdout)
+			fputs(txt, stdout);
+	} else {
+		pl_cli_print_totals(ck, say);
+		fprintf(say, "search took %.3f s\n", secs);
+		pl_cli_print_table(ck, say, 60);
+		if (out)
+			fprintf(say, "wrote %s\n", out);
+	}
+cleanup:
+	free(txt);
+	cJSON_Delete(fw_defaults);
+	cJSON_Delete(ck);
+	cJSON_Delete(loaded);
+	free(text);
+	pl_graph_free(g);
+	return st ? pl_cli_fail(st, &err) : 0;
+}
