@@ -1526,6 +1526,48 @@ static pl_status load_json(pl_graph **out, const char *text, size_t len, const c
 	return st;
 }
 
+/* Deletes from o what shape does not read: keys of its objects the format
+ * does not have (their values came out of pl_json_parse_shaped as 0). */
+static void drop_unread(cJSON *o, const pl_json_shape *sh)
+{
+	if (!o || !sh)
+		return;
+	if (sh->each) {
+		cJSON *c;
+		cJSON_ArrayForEach (c, o)
+			drop_unread(c, sh->each);
+		return;
+	}
+	if (!cJSON_IsObject(o))
+		return;
+	for (cJSON *c = o->child, *next; c; c = next) {
+		next = c->next;
+		int known = 0;
+		for (int k = 0; k < sh->nkeys && !known; k++)
+			known = c->string && !strcmp(c->string, sh->keys[k]);
+		if (!known) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(o, c));
+			continue;
+		}
+		for (int f = 0; f < sh->nfields; f++)
+			if (!strcmp(c->string, sh->fields[f].key))
+				drop_unread(c, sh->fields[f].shape);
+	}
+}
+
+pl_status pl_graph_doc(const pl_graph *g, cJSON **out, pl_err *err)
+{
+	*out = NULL;
+	cJSON *root = NULL;
+	pl_status st = pl_json_parse_shaped(g->source, g->source_len, g->path, &model_shape, NULL,
+	                                    &root, NULL, err);
+	if (st)
+		return st;
+	drop_unread(root, &model_shape);
+	*out = root;
+	return PL_OK;
+}
+
 pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
                              pl_err *err)
 {

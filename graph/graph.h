@@ -337,6 +337,13 @@ typedef struct pl_graph {
 /* Loads a planner.model/1 file. On success *out owns a graph to be released
  * with pl_graph_free. Errors name the file and the op or field. */
 pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
+/* The model document g was read from (its source) as a cJSON tree with
+ * only what the format has: a key it does not have (the loader warned of
+ * it) is dropped, its value never built, so a file of 100 MB of such values
+ * costs no more than the model. PL_OK with *out (cJSON_Delete), or the
+ * error naming g->path. */
+struct cJSON;
+pl_status pl_graph_doc(const pl_graph *g, struct cJSON **out, pl_err *err);
 /* The same, and a file named *.onnx imported first (graph/onnx.h) with
  * options o (NULL: the defaults). */
 struct pl_onnx_opts;

@@ -725,12 +725,15 @@ int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out)
 	pl_status st = pl_graph_load_file(&g, path, &ctx->err);
 	if (st)
 		return code(st);
-	cJSON *doc = cJSON_ParseWithLength(g->source, g->source_len);
+	/* the document without the keys the format does not have (warned of, never
+	 * built: memory as the model's, not the file's) */
+	cJSON *doc = NULL;
+	st = pl_graph_doc(g, &doc, &ctx->err);
 	char sha[sizeof g->sha256];
 	memcpy(sha, g->sha256, sizeof sha);
 	pl_graph_free(g);
-	if (!doc)
-		return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));
+	if (st)
+		return code(st);
 	if (!(*out = graph_wrap(ctx, doc, path)))
 		return code(PL_ENOMEM);
 	memcpy((*out)->sha256, sha, sizeof sha);

@@ -223,7 +223,9 @@ int planner_graph_strategy(planner_graph *g, const char *op, int ninputs, const 
                            const int64_t *splits);
 /* Marks a tensor as a model output (the loss is the sum of the outputs). */
 int planner_graph_output(planner_graph *g, const char *tensor);
-/* Loads a planner.model/1 file. The graph holds a reference to ctx. */
+/* Loads a planner.model/1 file. The graph holds a reference to ctx. Keys
+ * the format does not have (at the top, in a tensor, in an op) are warned of
+ * by the loader and not kept: planner_graph_save writes the format's keys. */
 int planner_graph_load(planner_ctx *ctx, const char *path, planner_graph **out);
 /* Writes the model as planner.model/1 JSON (atomically; "-" is stdout). */
 int planner_graph_save(planner_graph *g, const char *path);

@@ -67,6 +67,22 @@ if [ -x /usr/bin/time ]; then
   kb=$(rss_kb "$P" strategies "$T/junk.json" --op r --devices 2)
   check "24 MB of values under unknown keys (top, tensor, op): 3 warnings, under 150 MB of max RSS (${kb} KB; 0.99 GB before)" \
     '[ "$(cat "$T/rc")" = 0 ] && [ "$(grep -c "junk: unknown key" "$T/err")" = 3 ] && [ "$kb" -lt 150000 ]'
+  # the same file through the C API (planner_graph_load keeps the document the graph is edited
+  # and saved from: without the keys the format does not have, never built)
+  lib=$(dirname "$P")/libplanner.so
+  if [ -e "$lib" ]; then
+    cat > "$T/load.py" << 'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.planner_ctx_new.restype = ctypes.c_void_p
+lib.planner_graph_load.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+ctx, g = lib.planner_ctx_new(), ctypes.c_void_p()
+sys.exit(lib.planner_graph_load(ctx, sys.argv[2].encode(), ctypes.byref(g)))
+PY
+    kb=$(rss_kb python3 "$T/load.py" "$lib" "$T/junk.json")
+    check "the same 24 MB through planner_graph_load (the API): under 150 MB of max RSS (${kb} KB; 0.98 GB before)" \
+      '[ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt 150000 ]'
+  fi
 else
   echo "# skipped: no /usr/bin/time"
 fi

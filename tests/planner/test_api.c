@@ -252,6 +252,53 @@ static void test_built_equals_loaded(void **state)
 
 /* strategy_ckpt_save_file holds the plan; strategy_ckpt_load_file's ops keep
  * their strategies, the others are searched */
+/* Keys the format does not have (a framework's metadata, a typo) are warned
+ * of by the loader and not kept in the graph's document: planner_graph_save
+ * writes the model without them, and the graph plans as the file does. */
+static void test_unknown_keys_not_kept(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/planner-api-XXXXXX", in[64], out[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(in, sizeof in, "%s/in.json", dir);
+	snprintf(out, sizeof out, "%s/out.json", dir);
+	FILE *f = fopen(in, "w");
+	assert_non_null(f);
+	fputs("{\"format\": \"planner.model/1\", \"producer\": {\"name\": \"torch\"},\n"
+	      " \"tensors\": {\"x\": {\"shape\": [8, 64], \"role\": \"input\", \"note\": [1, 2]},\n"
+	      "             \"w\": {\"shape\": [64, 64], \"role\": \"param\"}},\n"
+	      " \"ops\": [{\"name\": \"mm\", \"type\": \"MatMul\", \"inputs\": [\"x\", \"w\"],\n"
+	      "          \"outputs\": [\"y\"], \"comment\": \"first\"}]}\n",
+	      f);
+	fclose(f);
+	planner_ctx *ctx = planner_ctx_new();
+	set(ctx, "device_num", "2");
+	planner_graph *g;
+	ok(ctx, planner_graph_load(ctx, in, &g));
+	ok(ctx, planner_graph_save(g, out));
+	char *text = slurp(out);
+	cJSON *doc = cJSON_Parse(text);
+	assert_non_null(doc);
+	assert_null(cJSON_GetObjectItem(doc, "producer"));
+	assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "tensors"), "x"),
+	                                "note"));
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "ops"), 0),
+	                                "comment"));
+	/* what the format has is all there */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "ops")), 1);
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "tensors"), "w"));
+	planner_plan *p;
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	planner_plan_free(p);
+	cJSON_Delete(doc);
+	free(text);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+	unlink(in);
+	unlink(out);
+	rmdir(dir);
+}
+
 static void test_checkpoint_files(void **state)
 {
 	(void)state;
@@ -1267,7 +1314,8 @@ static void test_lifetimes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_context_keys),     cmocka_unit_test(test_context_keys_documented),     cmocka_unit_test(test_built_equals_loaded),
+	    cmocka_unit_test(test_context_keys),        cmocka_unit_test(test_context_keys_documented),
+	    cmocka_unit_test(test_built_equals_loaded), cmocka_unit_test(test_unknown_keys_not_kept),
 	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_annotation_in_code),
 	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_mindformers_keys),
 	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
