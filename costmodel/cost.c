@@ -817,22 +817,6 @@ static int op_same_layouts(const pl_problem *p, int a, int b)
 	return op_same_as(p, a, b, 0);
 }
 
-/* FNV-1a over 8-byte words (as pl_op_hash), for edge keys */
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-	const unsigned char *b = data;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, b + i, sizeof w);
-		h = (h ^ w) * 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
-}
-
 /* the graph's hashes, made at load; else made here */
 static uint64_t op_hash(const pl_problem *p, int o)
 {
@@ -856,7 +840,7 @@ static uint64_t edge_hash(const pl_problem *p, int e)
 {
 	int key[6];
 	edge_key(p, e, key);
-	return fnv(14695981039346656037ULL, key, sizeof key);
+	return pl_hash_bytes(PL_HASH_SEED, key, sizeof key);
 }
 
 static int edge_same(const pl_problem *p, int a, int b)

@@ -1399,9 +1399,7 @@ cleanup:
 	return st;
 }
 
-/* FNV-1a over 8-byte words, then the tail bytes: only for bucketing (the
- * classes compare for equality), and an op's loop spec is kilobytes */
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
+uint64_t pl_hash_bytes(uint64_t h, const void *data, size_t n)
 {
 	const unsigned char *b = data;
 	size_t i = 0;
@@ -1419,16 +1417,16 @@ static uint64_t fnv(uint64_t h, const void *data, size_t n)
 uint64_t pl_op_hash(const pl_graph *g, int o)
 {
 	const pl_op *op = &g->ops[o];
-	uint64_t h = fnv(14695981039346656037ULL, &op->type, sizeof op->type);
-	h = fnv(h, &op->spec, sizeof op->spec);
+	uint64_t h = pl_hash_bytes(PL_HASH_SEED, &op->type, sizeof op->type);
+	h = pl_hash_bytes(h, &op->spec, sizeof op->spec);
 	/* what op classes compare first: ops alike but for their attributes (a
 	 * chain of Dropouts of distinct ratios) would share one bucket, every
 	 * op compared with every other */
-	h = fnv(h, op->attrs, sizeof *op->attrs);
+	h = pl_hash_bytes(h, op->attrs, sizeof *op->attrs);
 	for (int i = 0; i < op->ninputs; i++) {
 		const pl_tensor *t = &g->tensors[op->in[i]];
-		h = fnv(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
-		h = fnv(h, &t->dtype, sizeof t->dtype);
+		h = pl_hash_bytes(h, t->shape, sizeof(int64_t) * (size_t)t->rank);
+		h = pl_hash_bytes(h, &t->dtype, sizeof t->dtype);
 	}
 	return h;
 }

@@ -381,6 +381,11 @@ int pl_graph_microbatches(const pl_graph *g, int n, const int64_t *ms, pl_graph 
 /* A hash of op o's type, loop spec, attributes and input shapes and dtypes:
  * ops equal in those have equal hashes (cost.c buckets op classes by it). */
 uint64_t pl_op_hash(const pl_graph *g, int o);
+/* FNV-1a over 8-byte words, then the tail bytes, from h (PL_HASH_SEED to
+ * start): only for bucketing, where what is hashed is compared for equality
+ * (an op's loop spec is kilobytes: words, not bytes) */
+#define PL_HASH_SEED 14695981039346656037ULL
+uint64_t pl_hash_bytes(uint64_t h, const void *data, size_t n);
 
 int pl_graph_find_op(const pl_graph *g, const char *name);
 int pl_graph_find_tensor(const pl_graph *g, const char *name);
