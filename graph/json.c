@@ -167,19 +167,11 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
-/* A number as JSON writes it at p (what cJSON reads the same way: at most
- * 63 characters, its buffer) or the strings "inf" and "-inf"; its value in
- * *v and the end, or NULL. */
-static const char *scan_number(const char *p, const char *end, float *v)
+/* The number at p as JSON's grammar writes it, at most 63 characters
+ * (cJSON's buffer): its end and, in *x, its value as strtod reads it (not
+ * checked: callers refuse what they do not take); NULL when it is none. */
+static const char *json_number(const char *p, const char *end, double *x)
 {
-	if (end - p >= 5 && !memcmp(p, "\"inf\"", 5)) {
-		*v = INFINITY;
-		return p + 5;
-	}
-	if (end - p >= 6 && !memcmp(p, "\"-inf\"", 6)) {
-		*v = -INFINITY;
-		return p + 6;
-	}
 	const char *q = p;
 	q += q < end && *q == '-';
 	if (q >= end || *q < '0' || *q > '9')
@@ -210,9 +202,27 @@ static const char *scan_number(const char *p, const char *end, float *v)
 		return NULL;
 	memcpy(buf, p, (size_t)(q - p));
 	buf[q - p] = 0;
-	double x = strtod(buf, NULL);
+	*x = strtod(buf, NULL);
+	return q;
+}
+
+/* A number as JSON writes it at p (what cJSON reads the same way: at most
+ * 63 characters, its buffer) or the strings "inf" and "-inf"; its value in
+ * *v and the end, or NULL. */
+static const char *scan_number(const char *p, const char *end, float *v)
+{
+	if (end - p >= 5 && !memcmp(p, "\"inf\"", 5)) {
+		*v = INFINITY;
+		return p + 5;
+	}
+	if (end - p >= 6 && !memcmp(p, "\"-inf\"", 6)) {
+		*v = -INFINITY;
+		return p + 6;
+	}
+	double x;
+	const char *q = json_number(p, end, &x);
 	/* what the reader refuses goes to cJSON, which names it */
-	if (!isfinite(x) || fabs(x) > 3e38)
+	if (!q || !isfinite(x) || fabs(x) > 3e38)
 		return NULL;
 	*v = (float)x;
 	return q;
@@ -438,37 +448,9 @@ static const char *valid_string(const char *p, const char *end, int key)
  * and finite as strtod reads it (check()); its end or NULL. */
 static const char *valid_number(const char *p, const char *end)
 {
-	const char *q = p;
-	q += q < end && *q == '-';
-	if (q >= end || *q < '0' || *q > '9')
-		return NULL;
-	if (*q == '0')
-		q++;
-	else
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-	if (q < end && *q == '.') {
-		const char *d = ++q;
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q == d)
-			return NULL;
-	}
-	if (q < end && (*q == 'e' || *q == 'E')) {
-		q++;
-		q += q < end && (*q == '+' || *q == '-');
-		const char *d = q;
-		while (q < end && *q >= '0' && *q <= '9')
-			q++;
-		if (q == d)
-			return NULL;
-	}
-	char buf[64];
-	if (q - p > 63)
-		return NULL;
-	memcpy(buf, p, (size_t)(q - p));
-	buf[q - p] = 0;
-	return isfinite(strtod(buf, NULL)) ? q : NULL;
+	double x;
+	const char *q = json_number(p, end, &x);
+	return q && isfinite(x) ? q : NULL;
 }
 
 /* The value at p (white space skipped) when pl_json_parse would take it
