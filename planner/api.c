@@ -876,10 +876,15 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	                             ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0, &cl, &jr,
 	                             &fw_defaults, &ctx->err)))
 		goto done;
-	if ((st = ctx->val[K_FRAMEWORK]
-	              ? pl_export_search(g, &cl, &po, &jr, ctx->val[K_FRAMEWORK], &ck, NULL,
-	                                 &ctx->err)
-	              : pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err)))
+	st = ctx->val[K_FRAMEWORK]
+	         ? pl_export_search(g, &cl, &po, &jr, ctx->val[K_FRAMEWORK], &ck, NULL, &ctx->err)
+	         : pl_plan_search(g, &cl, &po, &ck, NULL, &ctx->err);
+	/* as planner search: the default search's space is the whole job's */
+	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE]) {
+		po.so.time_limit_s = pl_time_left(t0, tlimit);
+		st = pl_plan_whole_job(g, &cl, &po, &jr, 1, st, &ck, NULL, &ctx->err);
+	}
+	if (st)
 		goto done;
 	if (fw_defaults) {
 		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(ck, "search"),
@@ -891,8 +896,6 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded) {
 		po.so.time_limit_s = pl_time_left(t0, tlimit); /* what is left */
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, NULL);
-		po.so.time_limit_s = pl_time_left(t0, tlimit);
-		pl_plan_note_job(g, &cl, &po, &jr, ck, NULL);
 	}
 	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");

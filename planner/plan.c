@@ -673,6 +673,12 @@ done:
 	return st;
 }
 
+/* search.space where the default search kept a per-op plan without
+ * searching the whole job (pl_plan_whole_job) */
+#define PL_PLAN_NOT_JOB                                                                           \
+	"plans of one stage and micro-batch without ZeRO or recompute (exact dp could not plan "  \
+	"this graph, so the whole job's points were not searched)"
+
 /* The default search's preference for the layout everyone runs: where a
  * plan of plain data parallelism (every op's batch cut over all devices, as
  * DDP runs it; the same micro-batches, ZeRO and recompute space as the
@@ -750,10 +756,19 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 			return;
 		}
 	}
+	/* the per-op plan's note that the whole job was not searched stays */
+	const cJSON *os = cJSON_GetObjectItemCaseSensitive(*ck, "search");
+	const char *ow = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(os, "space_widen"));
+	const char *ot = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(os, "space"));
+	const char *jn = ot ? strstr(ot, PL_PLAN_NOT_JOB) : NULL;
+	char full[1536];
+	snprintf(full, sizeof full, "%s%s%s", text, jn ? "; " : "", jn ? jn : "");
 	cJSON_DeleteItemFromObject(s, "space");
 	cJSON_DeleteItemFromObject(s, "space_widen");
-	if (!cJSON_AddStringToObject(s, "space", text) ||
-	    !cJSON_AddStringToObject(s, "space_widen", "--fastest")) {
+	if (!cJSON_AddStringToObject(s, "space", full) ||
+	    !cJSON_AddStringToObject(s, "space_widen",
+	                             jn && ow && strstr(ow, "--job") ? "--fastest --job"
+	                                                             : "--fastest")) {
 		cJSON_Delete(dp);
 		return;
 	}
@@ -763,46 +778,87 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 		*secs += s2;
 }
 
-void pl_plan_note_job(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
-                      const pl_job_request *jr, cJSON *ck, double *secs)
+/* The per-op plan kept without the whole job searched: search.space and
+ * space_widen say so (--job searches it). */
+static pl_status note_per_op(cJSON *ck, pl_err *err)
 {
-	int64_t D = pl_cluster_devices_total(cl);
-	double best = pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "cost"), "step_seconds", 0);
 	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
-	if (po->job || D < 2 || !(best > 0) || !s)
-		return;
-	pl_job_request r = *jr;
-	r.dp = pl_dim_value(D); /* as --dp D plans it: the rest of the job chosen */
-	pl_plan_opts o = *po;
-	pl_err e = {{0}};
-	cJSON *dp = NULL;
-	double s2 = 0;
-	if (pl_plan_opts_job(&o, &r, 0, &e) || pl_plan_search(g, cl, &o, &dp, &s2, &e))
-		return;
-	if (secs)
-		*secs += s2;
-	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "cost"), "step_seconds", 0);
-	double zero = pl_json_num(dp, "optimizer_shard", 0);
-	double mb =
-	    pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "pipeline"), "micro_batches", 1);
-	cJSON_Delete(dp);
-	if (!(step > 0) || step >= best * (1 - 1e-9))
-		return;
 	const char *old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
 	const char *oldw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
-	char text[640], widen[96];
-	snprintf(
-	    text, sizeof text,
-	    "%s%splans of one micro-batch without ZeRO or recompute (data parallelism over all "
-	    "%lld devices with ZeRO %g and %g micro-batch%s, as --dp %lld plans it, runs in "
-	    "%.6g s)",
-	    old ? old : "", old ? "; " : "", (long long)D, zero, mb, mb == 1 ? "" : "es",
-	    (long long)D, step);
+	char text[1024], widen[128];
+	snprintf(text, sizeof text, "%s%s" PL_PLAN_NOT_JOB, old ? old : "", old ? "; " : "");
 	snprintf(widen, sizeof widen, "%s%s--job", oldw ? oldw : "", oldw ? " " : "");
 	cJSON_DeleteItemFromObject(s, "space");
 	cJSON_DeleteItemFromObject(s, "space_widen");
-	cJSON_AddStringToObject(s, "space", text);
-	cJSON_AddStringToObject(s, "space_widen", widen);
+	if (!s || !cJSON_AddStringToObject(s, "space", text) ||
+	    !cJSON_AddStringToObject(s, "space_widen", widen))
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return PL_OK;
+}
+
+pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
+                            pl_job_request *jr, int api, pl_status st, cJSON **ck,
+                            double *secs, pl_err *err)
+{
+	if (po->job || (st && st != PL_EINFEASIBLE) || (!st && !*ck) || po->keep ||
+	    po->so.dump_lp)
+		return st;
+	double limit = po->so.time_limit_s;
+	if (limit > 0 && limit <= PL_TIME_LEFT_MIN)
+		return st; /* the time limit has run out */
+	double per_op = 0;
+	if (!st &&
+	    !((per_op = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"), "step_seconds",
+	                            0)) > 0))
+		return st;
+	const cJSON *srch = st ? NULL : cJSON_GetObjectItemCaseSensitive(*ck, "search");
+	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(srch, "mode"));
+	if (mode && !strcmp(mode, "auto"))
+		/* the default search fell back: exact dp could not plan the graph
+		 * (too entangled, or out of time), and the whole job's points would
+		 * each fall back too */
+		return note_per_op(*ck, err);
+	pl_job_request r = *jr;
+	r.all = 1; /* as --job plans it: every dimension not given searched */
+	pl_plan_opts o = *po;
+	pl_err e = {{0}};
+	cJSON *job = NULL;
+	double s2 = 0;
+	pl_status js = pl_plan_opts_job(&o, &r, api, &e);
+	/* only a faster plan is wanted: points that cannot beat the per-op
+	 * plan are bounded out (the point of one stage and micro-batch without
+	 * ZeRO or recompute among them: the per-op plan is its optimum) */
+	o.jo.beat_s = st ? 0 : per_op;
+	if (!js)
+		js = pl_plan_search(g, cl, &o, &job, &s2, &e);
+	o.jo.beat_s = 0;
+	if (js) {
+		if (st == PL_EINFEASIBLE && js != PL_ETIMEOUT) {
+			*err = e; /* the whole job's reason, which names every option */
+			return js;
+		}
+		return st;
+	}
+	if (secs)
+		*secs += s2;
+	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(job, "cost"), "step_seconds", 0);
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(job, "search");
+	/* the per-op plan where the whole job's is no faster: the same plan,
+	 * priced per op (the job path's sums may differ in the last digit) */
+	if (!st && (!(step > 0) || step >= per_op * (1 - 1e-9) || !s)) {
+		cJSON_Delete(job);
+		return st;
+	}
+	if (!(st ? cJSON_AddNullToObject(s, "per_op_step_seconds")
+	         : cJSON_AddNumberToObject(s, "per_op_step_seconds", per_op))) {
+		cJSON_Delete(job);
+		return st ? st : pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	cJSON_Delete(*ck);
+	*ck = job;
+	*po = o;
+	*jr = r;
+	return PL_OK;
 }
 
 pl_status pl_plan_check_model(const pl_graph *g, const cJSON *ck, const char *where, pl_err *err)

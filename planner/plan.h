@@ -117,16 +117,23 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 #define PL_TIME_LEFT_MIN 1e-9
 double pl_time_left(double t0, double limit_s);
 
-/* A per-op plan (no --job, no degree given) is over one micro-batch without
- * ZeRO or recompute, while a fixed degree makes a whole-job search that
- * chooses them: where data parallelism as --dp D plans it (ZeRO,
- * micro-batches and recompute chosen) is faster than the plan ck, ck's
- * search.space says so with that step and search.space_widen gains --job,
- * so that "proven optimal" says over what (issue 50: FCN-ResNet50, batch 8,
- * on 8 devices: the free plan 9.735 ms, --dp 8 with ZeRO 1 9.479 ms). *secs
- * (may be NULL) adds that search's time; a failure of it changes nothing. */
-void pl_plan_note_job(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
-                      const pl_job_request *jr, cJSON *ck, double *secs);
+/* The free search's whole space (issue 50): a per-op plan (no --job, nothing
+ * of the layout given) is the whole-job search's point of one stage, one
+ * micro-batch, no ZeRO and no recompute; a fixed degree makes a whole-job
+ * search that chooses them. So the default search runs the whole-job search
+ * with every dimension free (as --job plans it, in what is left of
+ * po->so.time_limit_s) after the per-op one, whose status is st: where the
+ * per-op plan *ck is slower (by more than rounding), or none fits (st
+ * PL_EINFEASIBLE), the whole-job plan becomes *ck, *po and *jr are set as
+ * --job sets them (so that pl_plan_prefer_dp compares in the whole job's space) and
+ * search.per_op_step_seconds records the per-op plan's step (null: none
+ * fits). Returns the status to carry on with: st where nothing changed
+ * (a failure of the whole-job search changes nothing, but for a per-op
+ * search that found no plan fitting, which gets the whole job's reason);
+ * *secs (may be NULL) adds that search's time. api as pl_plan_opts_job. */
+pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
+                            pl_job_request *jr, int api, pl_status st, cJSON **ck,
+                            double *secs, pl_err *err);
 
 /* Searches a plan for g on cl and builds its checkpoint (*ck, caller
  * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's

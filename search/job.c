@@ -1887,6 +1887,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	              .best = {{.prob = -1}, {.prob = -1}}};
 	jobrun *s = &run;
 	s->best[0].cost.step_s = s->best[1].cost.step_s = INFINITY;
+	if (jo->beat_s > 0) /* a plain plan of that step, held outside */
+		s->best[0].cost.step_s = jo->beat_s;
 	s->io.progress = NULL;
 	s->io.memory_limit = 0;
 	s->io.relax_pairs = 0; /* the inner searches are exact */

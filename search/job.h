@@ -49,6 +49,11 @@ typedef struct pl_job_opts {
 	 * bounded out only when it cannot be among them) and listed in
 	 * pl_job_plan.alts; 0 or 1: the best plan alone, as always */
 	int top;
+	/* > 0: the caller holds a plan without pipeline stages, ZeRO or
+	 * recompute that takes this long (the default search's per-op plan):
+	 * only faster plans are wanted, points that cannot beat it are out, and
+	 * where none does the search fails as when none fits */
+	double beat_s;
 } pl_job_opts;
 /* Every dimension searched, nothing fixed. */
 #define PL_JOB_OPTS_AUTO                                                                           \

@@ -886,6 +886,13 @@ int pl_cmd_search(int argc, char **argv)
 		         "%.3g s into it, after reading the model)",
 		         lim.time_limit_s, search_t0 - t_cmd);
 	}
+	/* the default search's space is the whole job's: a per-op plan is its
+	 * point of one stage and micro-batch without ZeRO or recompute */
+	if (!framework && !mode_given && !top && !why_not) {
+		/* without --time-limit, bounded as the per-op search is */
+		po.so.time_limit_s = bound > 0 ? bound : pl_time_left(t_cmd, lim.time_limit_s);
+		st = pl_plan_whole_job(g, &cl, &po, &jr, 0, st, &ck, &secs, &err);
+	}
 	if (st)
 		goto cleanup;
 	if (fw_defaults) {
@@ -898,11 +905,6 @@ int pl_cmd_search(int argc, char **argv)
 	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not) {
 		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
-	}
-	/* a per-op plan: over what, where a whole-job data-parallel plan is faster */
-	if (!framework && !mode_given && !load && !dump_lp && !top && !why_not) {
-		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
-		pl_plan_note_job(g, &cl, &po, &jr, ck, &secs);
 	}
 	/* propagate: where fronts met, and what it costs */
 	const cJSON *conf;

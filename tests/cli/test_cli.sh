@@ -100,7 +100,8 @@ check "with SOURCE_DATE_EPOCH, whole-job checkpoints are byte-identical and reco
 # (the model's own memory: the peak less the runtime reserve, which the tests set to 0)
 dpmem=$(jq '.cost.peak_memory_bytes - .cost.memory_breakdown_bytes.reserved' "$T/mlp.plan")
 lim=$(awk -v m="$dpmem" 'BEGIN { printf "%.0f", m * 0.6 }')
-"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 -o "$T/lim.plan" > "$T/out" 2> "$T/err"
+# (--mode dp: the per-op search alone, exact; the default search goes on to the whole job)
+"$PLANNER" search "$T/mlp.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 --mode dp -o "$T/lim.plan" > "$T/out" 2> "$T/err"
 rc=$?
 if [ $rc -eq 0 ]; then
   got=$(jq .cost.peak_memory_bytes "$T/lim.plan")
@@ -116,7 +117,7 @@ check "... naming the least memory any plan needs" 'grep -q "least memory any pl
 check "... and writes no checkpoint" '[ ! -e "$T/none.plan" ]'
 # on 2 nodes of 8 a tensor-parallel cut stays inside a node unless --max-tp says otherwise:
 # the least memory (weights cut as far as allowed) falls with 16, rises with 2
-least_mem() { "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster h100x8:2 "$@" \
+least_mem() { "$PLANNER" search "$SRC/examples/gpt-small.json" --cluster h100x8:2 --mode dp "$@" \
   --memory-limit 1 --memory-reserve 0 2>&1 | grep -o "needs is [0-9]*" | grep -o "[0-9]*"; }
 m8=$(least_mem) m16=$(least_mem --max-tp 0) m2=$(least_mem --max-tp 2) m8b=$(least_mem --max-tp 8)
 check "--max-tp: the least memory on 2 nodes is 16-way's ($m16) < one node's ($m8, the default) < 2-way's ($m2)" \
@@ -197,7 +198,7 @@ check "--dump-lp writes a CPLEX LP file" 'grep -q "^Minimize" "$T/block.lp" && g
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/gs.plan" > /dev/null 2>&1
 lim=$(jq '(.cost.peak_memory_bytes - .cost.memory_breakdown_bytes.reserved) * 0.8 | floor' "$T/gs.plan")
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 \
-  -o "$T/gsd.plan" > /dev/null 2>&1
+  --mode dp -o "$T/gsd.plan" > /dev/null 2>&1
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 --mode ilp \
   --progress --dump-lp "$T/gs.lp" -o "$T/gsi.plan" > /dev/null 2> "$T/gs.err"
 # (equal optima may be different plans whose sums differ in the last bit)
@@ -629,26 +630,30 @@ check "search prefers data parallelism within 2 % of the fastest plan (--fastest
      jq -e ".search.space | startswith(\"data-parallel plans\")" "$T/pdp.plan" > /dev/null &&
      [ "$(jq -r .search.space_widen "$T/pdp.plan")" = --fastest ]
    fi'
-# --- a per-op plan (one micro-batch, no ZeRO or recompute) says so where data parallelism as --dp D
-#     plans it (a whole-job search: ZeRO, micro-batches and recompute chosen) is faster, with that
-#     step, and --job in search.space_widen finds it (issue 50): torchvision's FCN-ResNet50, batch 8,
-#     on 8 H100s, where --dp 8 takes ZeRO 1. A plan no whole-job data-parallel plan beats says nothing.
+# --- the default search's space is the whole job's (issue 50): a per-op plan is its point of one
+#     stage and micro-batch without ZeRO or recompute. torchvision's FCN-ResNet50, batch 8, on 8
+#     H100s, where --dp 8 (a whole-job search) takes ZeRO 1: the default plan is no slower, is that
+#     whole-job plan, and records the per-op plan's step, which --mode dp (the per-op search alone,
+#     as a given mode plans it) returns.
 FCN=$SRC/tests/fixtures/models/fcn_resnet50.onnx
 "$PLANNER" search "$FCN" --devices 8 -o "$T/fcn.plan" > "$T/fcn.out" 2>&1
 "$PLANNER" search "$FCN" --devices 8 --fastest -o "$T/fcn-fast.plan" > /dev/null 2>&1
 "$PLANNER" search "$FCN" --devices 8 --dp 8 -o "$T/fcn-dp.plan" > /dev/null 2>&1
-"$PLANNER" search "$FCN" --devices 8 --fastest --job -o "$T/fcn-job.plan" > /dev/null 2>&1
+"$PLANNER" search "$FCN" --devices 8 --tp 8 -o "$T/fcn-tp.plan" > /dev/null 2>&1
+"$PLANNER" search "$FCN" --devices 8 --mode dp -o "$T/fcn-perop.plan" > /dev/null 2>&1
 fcn_dp=$(jq .cost.step_seconds "$T/fcn-dp.plan")
-fcn_said() { # PLAN: slower than --dp 8's plan, and says so with its step; --job widens
-  num_lt "$fcn_dp" "$(jq .cost.step_seconds "$1")" &&
-    jq -e --arg s "runs in $(printf %.6g "$fcn_dp") s)" \
-      '.search.space | contains("plans of one micro-batch without ZeRO or recompute") and endswith($s)' "$1" > /dev/null &&
-    jq -e '.search.space_widen | endswith("--job")' "$1" > /dev/null
-}
-check "fcn_resnet50 on 8: --dp 8 (ZeRO $(jq .optimizer_shard "$T/fcn-dp.plan")) beats the per-op plans (default, --fastest), which say so with its step and widen with --job" \
-  'fcn_said "$T/fcn.plan" && fcn_said "$T/fcn-fast.plan" && grep -q "why-not \"--fastest --job\"" "$T/fcn.out"'
-check "fcn_resnet50 on 8: --fastest --job is no slower than --dp 8" \
-  'num_le "$(jq .cost.step_seconds "$T/fcn-job.plan")" "$fcn_dp"'
+fcn_perop=$(jq .cost.step_seconds "$T/fcn-perop.plan")
+check "fcn_resnet50 on 8: --dp 8 (ZeRO $(jq .optimizer_shard "$T/fcn-dp.plan")) beats the per-op plan ($fcn_perop s)" \
+  'num_lt "$fcn_dp" "$fcn_perop" && [ "$(jq ".optimizer_shard // 0" "$T/fcn-perop.plan")" = 0 ]'
+check "fcn_resnet50 on 8: the default and --fastest plans are no slower than --dp 8 and --tp 8, take ZeRO, and record the per-op step" \
+  '( for p in fcn fcn-fast; do
+       num_le "$(jq .cost.step_seconds "$T/$p.plan")" "$fcn_dp" &&
+       num_le "$(jq .cost.step_seconds "$T/$p.plan")" "$(jq .cost.step_seconds "$T/fcn-tp.plan")" &&
+       [ "$(jq .optimizer_shard "$T/$p.plan")" -ge 1 ] &&
+       [ "$(jq .search.per_op_step_seconds "$T/$p.plan")" = "$fcn_perop" ] || exit 1
+     done )'
+check "fcn_resnet50 on 8: planner cost reproduces the default (whole-job) plan" \
+  '[ "$("$PLANNER" cost "$FCN" --strategy "$T/fcn.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/fcn.plan")" ]'
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/gdef.plan" > /dev/null 2>&1
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --dp 8 -o "$T/gdp.plan" > /dev/null 2>&1
 check "gpt-small on 8: --dp 8 (ZeRO kept off within 2 %) is no faster than the default plan, which says nothing of ZeRO" \
