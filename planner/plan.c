@@ -675,8 +675,8 @@ done:
 
 /* search.space where the default search kept a per-op plan without
  * searching the whole job (pl_plan_whole_job) */
-#define PL_PLAN_NOT_JOB                                                                           \
-	"plans of one stage and micro-batch without ZeRO or recompute (exact dp could not plan "  \
+#define PL_PLAN_NOT_JOB                                                                            \
+	"plans of one stage and micro-batch without ZeRO or recompute (exact dp could not plan "   \
 	"this graph, so the whole job's points were not searched)"
 
 /* The default search's preference for the layout everyone runs: where a
@@ -796,20 +796,17 @@ static pl_status note_per_op(cJSON *ck, pl_err *err)
 	return PL_OK;
 }
 
-pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
-                            pl_job_request *jr, int api, pl_status st, cJSON **ck,
-                            double *secs, pl_err *err)
+pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po, pl_job_request *jr,
+                            int api, pl_status st, cJSON **ck, double *secs, pl_err *err)
 {
-	if (po->job || (st && st != PL_EINFEASIBLE) || (!st && !*ck) || po->keep ||
-	    po->so.dump_lp)
+	if (po->job || (st && st != PL_EINFEASIBLE) || (!st && !*ck) || po->keep || po->so.dump_lp)
 		return st;
 	double limit = po->so.time_limit_s;
 	if (limit > 0 && limit <= PL_TIME_LEFT_MIN)
 		return st; /* the time limit has run out */
 	double per_op = 0;
-	if (!st &&
-	    !((per_op = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"), "step_seconds",
-	                            0)) > 0))
+	if (!st && !((per_op = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"),
+	                                   "step_seconds", 0)) > 0))
 		return st;
 	const cJSON *srch = st ? NULL : cJSON_GetObjectItemCaseSensitive(*ck, "search");
 	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(srch, "mode"));

@@ -131,9 +131,8 @@ double pl_time_left(double t0, double limit_s);
  * (a failure of the whole-job search changes nothing, but for a per-op
  * search that found no plan fitting, which gets the whole job's reason);
  * *secs (may be NULL) adds that search's time. api as pl_plan_opts_job. */
-pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
-                            pl_job_request *jr, int api, pl_status st, cJSON **ck,
-                            double *secs, pl_err *err);
+pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po, pl_job_request *jr,
+                            int api, pl_status st, cJSON **ck, double *secs, pl_err *err);
 
 /* Searches a plan for g on cl and builds its checkpoint (*ck, caller
  * cJSON_Deletes). A propagate search's conflicts are in the checkpoint's
