@@ -240,6 +240,20 @@ def norm_kernel(r):
     return "fused"
 
 
+def overlap_grad_reduce(r):
+    """whether the run's framework overlaps the once-a-step gradient
+    reduction with the backward by its recipes: NeMo's launcher configs run
+    the distributed optimizer with optim.overlap_grad_sync True (NVIDIA/NeMo-
+    Framework-Launcher launcher_scripts/conf/training/gpt3/20b.yaml and the
+    other gpt3, llama and nemotron configs the rows cite) and Megatron-
+    Bridge's recipes set ddp.overlap_grad_reduce True (the switch table of
+    docs/cost-model.md: nemo's default is on); Megatron-LM's flag is off
+    unless a row's source gives it (its notes), torchtitan's runs are FSDP
+    (ZeRO 3), whose per-micro-batch reduce-scatters this switch does not
+    price"""
+    return r["framework"] == "nemo"
+
+
 def stage_output(r):
     """what the run's runtime does with the model's output (the logits)
     after the loss's forward: "buffered" where a pipeline engine keeps it in
@@ -315,11 +329,11 @@ def search_args(r):
         # (Transformer Engine, hybrid recipe), llm-foundry's amp_fp8 (TE),
         # torchtitan's Float8 (torchao); the output layer stays 16-bit in all
         a += ["--gemm-dtype", "fp8"]
-    if "--overlap-grad-reduce" in r["notes"]:
+    if "--overlap-grad-reduce" in r["notes"] or overlap_grad_reduce(r):
         # the run overlapped its gradient reduction with the backward, as its
         # source says (Megatron-LM's README scaling table: --overlap-grad-reduce
         # --overlap-param-gather --tp-comm-overlap; the last two the planner
-        # does not model)
+        # does not model) or its framework's recipes set it
         a += ["--overlap-grad-reduce", "on"]
     if pp > 1 and stage_split(r):
         a += ["--stage-cuts", stage_split(r)]
