@@ -254,6 +254,21 @@ def overlap_grad_reduce(r):
     return r["framework"] == "nemo"
 
 
+def tp_comm_overlap(r):
+    """whether the run overlapped its tensor-parallel collectives with the
+    GEMMs, where its source or recipe says so: Megatron-LM's README runs
+    (--tp-comm-overlap, in the rows' notes), Megatron-Bridge's H100
+    performance recipes (scripts/performance/configs/llama3/
+    llama3_llm_pretrain.py llama3_70b_h100_config and the 405B one set
+    comm_overlap.tp_comm_overlap_cfg to the userbuffers_fp8_h100_* configs),
+    torchtitan's "Float8 + Async TP" row; NeMo 24.07's table does not say
+    which configuration ran (the launcher's configs differ: ub_tp_comm_overlap
+    True in gpt3/20b_fp8_performance.yaml, False in gpt3/20b.yaml and
+    llama/llama2_70b.yaml), so its rows are priced without"""
+    return ("--tp-comm-overlap" in r["notes"] or "Async TP" in r["notes"]
+            or "Megatron-Bridge" in r["framework_version"])
+
+
 def stage_output(r):
     """what the run's runtime does with the model's output (the logits)
     after the loss's forward: "buffered" where a pipeline engine keeps it in
@@ -332,9 +347,11 @@ def search_args(r):
     if "--overlap-grad-reduce" in r["notes"] or overlap_grad_reduce(r):
         # the run overlapped its gradient reduction with the backward, as its
         # source says (Megatron-LM's README scaling table: --overlap-grad-reduce
-        # --overlap-param-gather --tp-comm-overlap; the last two the planner
-        # does not model) or its framework's recipes set it
+        # --overlap-param-gather --tp-comm-overlap; the planner does not model
+        # the second) or its framework's recipes set it
         a += ["--overlap-grad-reduce", "on"]
+    if integer(r, "tp", 1) > 1 and tp_comm_overlap(r):
+        a += ["--tp-comm-overlap", "on"]
     if pp > 1 and stage_split(r):
         a += ["--stage-cuts", stage_split(r)]
     if r["recompute"] in ("none", "full", "selective"):
