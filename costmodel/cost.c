@@ -700,6 +700,63 @@ void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
 	edge_scratch(p, e, src_split, dst_split, times, bk);
 }
 
+/* a linear layer's product: one weight and one activation, not the output
+ * layer (what reaches the loss without another product) */
+static int tp_overlap_gemm(const pl_graph *g, int o)
+{
+	const pl_op *op = &g->ops[o];
+	if (!(pl_op_traits(op) & PL_OPT_LINEAR) || op->ninputs != 2)
+		return 0;
+	const pl_tensor *a = &g->tensors[op->in[0]], *b = &g->tensors[op->in[1]];
+	if ((a->role == PL_ROLE_PARAM) == (b->role == PL_ROLE_PARAM))
+		return 0;
+	return !reaches_loss(g, op->out[0], 0);
+}
+
+double pl_cost_edge_exposed(const pl_problem *p, int e, const int64_t *src_split,
+                            const int64_t *dst_split, double c)
+{
+	if (!(p->job.overlap & PL_OVERLAP_TP) || !(c > 0))
+		return c;
+	const pl_edge *ed = &p->edges[e];
+	const pl_graph *g = p->g;
+	if (ed->src_is_input)
+		return c; /* a weight's gradient sum, not an activation */
+	int gemm;
+	const int64_t *split;
+	double share = 1;
+	const pl_tensor *t = &g->tensors[ed->tensor];
+	if (tp_overlap_gemm(g, ed->src_op)) {
+		/* its output's reduce-scatter (forward) and the gradient's all-gather
+		 * (backward) run beside its products, shared by the tensor's readers */
+		gemm = ed->src_op;
+		split = src_split;
+		share = 1.0 / (t->nconsumers > 1 ? t->nconsumers : 1);
+	} else if (tp_overlap_gemm(g, ed->dst_op) && t->role != PL_ROLE_PARAM) {
+		/* its input's all-gather (forward) and the input gradient's
+		 * reduce-scatter (backward) */
+		gemm = ed->dst_op;
+		split = dst_split;
+	} else {
+		return c;
+	}
+	pl_layout src, dst;
+	pl_redist r;
+	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
+	pl_redistribute(&src, &dst, &r);
+	int64_t n = 1;
+	for (int k = 0; k < r.n; k++)
+		if (r.p[k].kind != PL_PRIM_SLICE && r.p[k].group_size > n)
+			n = r.p[k].group_size;
+	if (n <= 1)
+		return c;
+	pl_nodeparts pt;
+	pl_cost_node_parts(p, gemm, split, &pt);
+	int rc = p->job.recompute && p->job.recompute[gemm];
+	double hide = share * (pt.fwd_s * (rc ? 2 : 1) + pt.bwd_s);
+	return fmax(c - hide, c / (double)n);
+}
+
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
 {
 	const pl_edge *ed = &p->edges[e];
@@ -1196,7 +1253,7 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
 	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
 	p->job.max_virtual = job && job->max_virtual > 1 ? job->max_virtual : 0;
-	p->job.overlap = job && job->overlap;
+	p->job.overlap = job ? job->overlap & (PL_OVERLAP_GRAD | PL_OVERLAP_TP) : 0;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {
 		uint8_t *rc = pl_malloc((size_t)g->nops + 1);

@@ -57,8 +57,11 @@ typedef struct pl_job {
 	/* fixed degrees of one stage's mesh (0: free); candidates keep to them
 	 * (pl_split_keeps_degrees) */
 	pl_degrees degrees;
-	/* 1: the once-a-step gradient reduction overlaps the last micro-batch's
-	 * backward in buckets (PyTorch DDP, Megatron's --overlap-grad-reduce) */
+	/* bits: PL_OVERLAP_GRAD, the once-a-step gradient reduction overlaps the
+	 * last micro-batch's backward in buckets (PyTorch DDP, Megatron's
+	 * --overlap-grad-reduce); PL_OVERLAP_TP, a linear layer's activation
+	 * redistributions overlap its GEMMs (Transformer Engine's userbuffers,
+	 * Megatron's --tp-comm-overlap, torchtitan's async TP) */
 	int overlap;
 	/* the most devices one op's model-parallel cut spans (pl_problem's
 	 * max_model): 0 one node's when the mesh spans nodes (or degrees.tp if
@@ -76,6 +79,8 @@ enum { PL_REPLICAS_AUTO = 0, PL_REPLICAS_ALL = 1, PL_REPLICAS_NONE = -1 };
  * dp 0.4 -> 11 s, on 32: 1.4 -> 144 s; docs/architecture.md, "Candidates")
  * and only cuts of all devices are offered */
 #define PL_REPLICAS_AUTO_DEVICES 8
+
+enum { PL_OVERLAP_GRAD = 1, PL_OVERLAP_TP = 2 };
 
 /* The gradient bucket of an overlapped reduction: PyTorch DDP's default
  * bucket_cap_mb of 25 MiB. The last bucket cannot overlap anything. */
@@ -320,6 +325,15 @@ void pl_commbook_add(pl_commbook *bk, pl_coll coll, int link, int64_t n, double 
  * step of the problem's job (m micro-batches, its ZeRO level and recompute
  * flag), as pl_parts_split and pl_job_combine count them. */
 void pl_cost_node_comm(const pl_problem *p, int op, const int64_t *split, pl_commbook *bk);
+/* Of c seconds a micro-batch of edge e's redistributions (pl_cost_edge's),
+ * what stays exposed under the problem's overlap: c unless PL_OVERLAP_TP is
+ * set and the edge carries a linear layer's activation (the input of a
+ * product with one weight, or its output, the head's excepted), then
+ * max(c - the product's kernels, c / n), n the largest group of the
+ * edge's collectives (docs/cost-model.md, "Tensor-parallel communication
+ * overlapped with the GEMMs"). */
+double pl_cost_edge_exposed(const pl_problem *p, int e, const int64_t *src_split,
+                            const int64_t *dst_split, double c);
 /* Books times x edge e's redistributions (pl_cost_edge's). */
 void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
                        const int64_t *dst_split, double times, pl_commbook *bk);

@@ -62,7 +62,7 @@ double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t
 double pl_job_exposed_reduce(const pl_stagecost *s, int overlap)
 {
 	double r = s->step_reduce_s;
-	if (!overlap || !(r > 0))
+	if (!(overlap & PL_OVERLAP_GRAD) || !(r > 0))
 		return r;
 	double last =
 	    s->grad_bytes > PL_GRAD_BUCKET_BYTES ? r * PL_GRAD_BUCKET_BYTES / s->grad_bytes : r;
@@ -153,6 +153,7 @@ void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
 	double m = (double)(p->job.micro_batches > 0 ? p->job.micro_batches : 1);
 	double v = (double)(p->job.virtual_stages > 1 ? p->job.virtual_stages : 1);
 	pl_stagecost sc = {0};
+	double tp_hidden = 0;
 	for (int o = 0; o < p->nops; o++)
 		if ((stage ? stage[o] : 0) == s) {
 			double act = 0;
@@ -164,6 +165,11 @@ void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
 		if ((stage ? stage[ed->dst_op] : 0) != s)
 			continue;
 		pl_cost_edge_comm(p, e, splits[ed->src_op], splits[ed->dst_op], m, out);
+		if (p->job.overlap & PL_OVERLAP_TP) {
+			double c = pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
+			tp_hidden += m * (c - pl_cost_edge_exposed(p, e, splits[ed->src_op],
+			                                           splits[ed->dst_op], c));
+		}
 		double bytes;
 		int cross = stage ? edge_crossing(p, splits, stage, e, &bytes) : CROSS_NONE;
 		if (cross == CROSS_PARAM) {
@@ -179,7 +185,7 @@ void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
 			                m * v * (p->g->tensors[ed->tensor].requires_grad ? 2 : 1));
 		}
 	}
-	out->hidden_s = sc.step_reduce_s - pl_job_exposed_reduce(&sc, p->job.overlap);
+	out->hidden_s = sc.step_reduce_s - pl_job_exposed_reduce(&sc, p->job.overlap) + tp_hidden;
 }
 
 /* What pricing a plan finds that its schedule (chunks per device) does not
@@ -225,7 +231,9 @@ static int job_base_new(const pl_problem *p, int64_t *const *splits, const int *
 		const pl_edge *ed = &p->edges[e];
 		int ds = stage[ed->dst_op];
 		pl_stagecost *s = &st[ds];
-		s->mb_comm_s += pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
+		double c = pl_cost_edge(p, e, splits[ed->src_op], splits[ed->dst_op]);
+		s->mb_comm_s +=
+		    pl_cost_edge_exposed(p, e, splits[ed->src_op], splits[ed->dst_op], c);
 		double bytes;
 		switch (edge_crossing(p, splits, stage, e, &bytes)) {
 		case CROSS_NONE: break;

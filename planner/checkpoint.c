@@ -446,7 +446,9 @@ static void add_pipeline(cJSON *root, const pl_graph *g, const pl_ckpt_info *inf
 		int64_t vs = info->virtual_stages > 1 ? info->virtual_stages : 1;
 		cJSON_AddStringToObject(pp, "schedule", vs > 1 ? "interleaved-1F1B" : "1F1B");
 		cJSON_AddNumberToObject(pp, "virtual_stages", (double)vs);
-		cJSON_AddBoolToObject(pp, "overlap_grad_reduce", info->overlap);
+		cJSON_AddBoolToObject(pp, "overlap_grad_reduce", info->overlap & PL_OVERLAP_GRAD);
+		if (info->overlap & PL_OVERLAP_TP)
+			cJSON_AddBoolToObject(pp, "tp_comm_overlap", 1);
 		if (info->seq_parallel != PL_SEQ_PAR_AUTO)
 			cJSON_AddBoolToObject(pp, "sequence_parallel",
 			                      info->seq_parallel == PL_SEQ_PAR_ON);
@@ -926,7 +928,14 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 			return pl_err_set(
 			    err, PL_EINVAL,
 			    "%s: pipeline.overlap_grad_reduce: expected true or false", where);
-		*overlap = cJSON_IsTrue(ov);
+		*overlap = cJSON_IsTrue(ov) ? PL_OVERLAP_GRAD : 0;
+		const cJSON *tov = cJSON_GetObjectItemCaseSensitive(pp, "tp_comm_overlap");
+		if (tov && !cJSON_IsBool(tov))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s: pipeline.tp_comm_overlap: expected true or false",
+			                  where);
+		if (cJSON_IsTrue(tov))
+			*overlap |= PL_OVERLAP_TP;
 	}
 	int r = get_count(root, "optimizer_shard", 0, 3, &v);
 	if (r < 0)

@@ -70,6 +70,9 @@ typedef struct pl_job_request {
 	/* values: sequences per micro-batch per data-parallel rank, the degrees */
 	pl_dim micro_batch_size, dp, tp, cp, ep;
 	pl_dim overlap; /* gradient reduction overlapped with the backward: 0 or 1 */
+	/* a linear layer's tensor-parallel collectives overlapped with its
+	 * GEMMs (--tp-comm-overlap): 0 or 1 */
+	pl_dim tp_overlap;
 	/* sequence parallelism: 1 on, 0 off (norms and dropouts replicated over
 	 * the tensor-parallel ranks), not given or auto: the search chooses
 	 * (pl_degrees.seq_parallel) */

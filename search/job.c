@@ -1728,7 +1728,7 @@ static pl_status assemble(jobrun *s)
 			return job_nomem(s);
 		for (int op = 0; op < out->p->nops; op++)
 			sp[op] = (int64_t *)pl_search_result_split(out->p, &best[w].r, op);
-		out->p->job.overlap = 1;
+		out->p->job.overlap = jo->overlap;
 		int bad = pl_job_price(out->p, sp, best[w].stage, s->c->devices_per_node,
 		                       best[w].stages, &best[w].cost);
 		free(sp);
@@ -1773,8 +1773,12 @@ static pl_status assemble(jobrun *s)
 		              100 * out->gap, out->bound_s);
 	if (jo->overlap && n > 0 && (size_t)n < sizeof out->why)
 		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
-		              "; plans are ranked without the gradient reduction's overlap, and "
-		              "the chosen one is priced with it");
+		              "; plans are ranked without the %s overlap, and "
+		              "the chosen one is priced with it",
+		              jo->overlap == PL_OVERLAP_GRAD ? "gradient reduction's"
+		              : jo->overlap == PL_OVERLAP_TP ? "tensor-parallel collectives'"
+		                                             : "gradient reduction's and tensor-parallel "
+		                                               "collectives'");
 	/* the simpler plan kept: the least step a plan with pipeline stages, ZeRO
 	 * or recompute may have (the best one found, or a point's lower bound that
 	 * only the preference's margin kept from being planned) */

@@ -26,7 +26,9 @@ typedef struct pl_job_opts {
 	 * dp x tp x cp is each stage's device count (the one not given is what is
 	 * left); ep divides dp x cp. */
 	pl_degrees degrees;
-	int overlap; /* 1: gradient reduction overlapped with the backward */
+	/* PL_OVERLAP_GRAD: gradient reduction overlapped with the backward;
+	 * PL_OVERLAP_TP: tensor-parallel collectives with the GEMMs */
+	int overlap;
 	/* the most devices one op's model-parallel cut spans (pl_job.max_tp): 0
 	 * one node's where a stage's mesh spans nodes, -1 any */
 	int64_t max_tp;

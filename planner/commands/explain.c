@@ -74,7 +74,13 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 			        r == PL_COMM_ROWS - 1 ? "-" : b);
 		}
 		if (hidden > 0)
-			fprintf(out, "  %-27s %12.6f\n", "hidden behind the backward", -hidden);
+			fprintf(out, "  %-27s %12.6f\n",
+			        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+			            cJSON_GetObjectItemCaseSensitive(ck, "pipeline"),
+			            "tp_comm_overlap"))
+			            ? "hidden beside the compute"
+			            : "hidden behind the backward",
+			        -hidden);
 		fprintf(out, "  %-27s %12.6f\n", "= communication",
 		        pl_json_num(cost, "communication_seconds", 0));
 	}

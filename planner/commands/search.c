@@ -103,6 +103,10 @@ static const char *const search_help =
     "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
     "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
     "                        Megatron's --overlap-grad-reduce); default off\n"
+    "  --tp-comm-overlap on|off  a linear layer's activation all-gathers and reduce-\n"
+    "                        scatters overlap its GEMMs in chunks (Transformer Engine's\n"
+    "                        userbuffers: Megatron's --tp-comm-overlap, NeMo's\n"
+    "                        ub_tp_comm_overlap; torchtitan's async TP); default off\n"
     "  --sequence-parallel on|off|auto  with tensor parallelism, the ops that read\n"
     "                        no weight (norms, dropouts, residual adds): on cuts them\n"
     "                        over the tensor-parallel ranks (Megatron's --sequence-\n"
@@ -546,6 +550,7 @@ int pl_cmd_search(int argc, char **argv)
 	    {"micro-batch-size", required_argument, 0, OPT_MBS},
 	    {"virtual-stages", required_argument, 0, OPT_VS},
 	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
+	    {"tp-comm-overlap", required_argument, 0, OPT_TP_OVERLAP},
 	    {"sequence-parallel", required_argument, 0, OPT_SP},
 	    {"max-tp", required_argument, 0, OPT_MAX_TP},
 	    {"replicate", required_argument, 0, OPT_REPLICATE},
@@ -685,6 +690,12 @@ int pl_cmd_search(int argc, char **argv)
 			jr.layer_cuts = pl_dim_value(k);
 			break;
 		}
+		case OPT_TP_OVERLAP:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return pl_cli_usage(
+				    "search", "--tp-comm-overlap %s: expected on or off", optarg);
+			jr.tp_overlap = pl_dim_value(!strcmp(optarg, "on"));
+			break;
 		case OPT_OVERLAP:
 		case OPT_SP: {
 			int sp = ch == OPT_SP, auto_ok = sp && !strcmp(optarg, "auto");

@@ -830,6 +830,19 @@ check "--overlap-grad-reduce on: the same plan, a step no longer, recorded and r
    [ "$(jq .pipeline.overlap_grad_reduce "$T/ov.plan")" = true ] &&
    [ "$("$PLANNER" cost "$G13" --strategy "$T/ov.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/ov.plan")" ]'
 bad_combo "--overlap-grad-reduce maybe" "expected on or off" --overlap-grad-reduce maybe
+# --tp-comm-overlap on: plans are ranked without it, so the plan is the one without; its step is
+# shorter by what the linear layers' GEMMs hide of their tensor-parallel collectives, which the
+# checkpoint records and cost reprices, and explain books as hidden
+"$PLANNER" search "$G13" --cluster h100x8:2 --tp 4 --pp 1 --tp-comm-overlap on -o "$T/tov.plan" > /dev/null 2>&1
+"$PLANNER" search "$G13" --cluster h100x8:2 --tp 4 --pp 1 -o "$T/ntov.plan" > /dev/null 2>&1
+check "--tp-comm-overlap on: the same plan, a shorter step, recorded and repriced by cost" \
+  '[ "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/tov.plan")" = "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/ntov.plan")" ] &&
+   awk -v a="$(jq .cost.step_seconds "$T/tov.plan")" -v b="$(jq .cost.step_seconds "$T/ntov.plan")" "BEGIN { exit !(a < b) }" &&
+   [ "$(jq .pipeline.tp_comm_overlap "$T/tov.plan")" = true ] &&
+   [ "$(jq .pipeline.tp_comm_overlap "$T/ntov.plan")" = null ] &&
+   [ "$("$PLANNER" cost "$G13" --strategy "$T/tov.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/tov.plan")" ] &&
+   "$PLANNER" explain "$T/tov.plan" | grep -q "hidden beside the compute"'
+bad_combo "--tp-comm-overlap maybe" "expected on or off" --tp-comm-overlap maybe
 # --sequence-parallel off (Megatron-LM without --sequence-parallel): the norms, residual adds and
 # the bias after the row-parallel product cut the batch over dp alone and are replicated over the
 # 4 tensor-parallel ranks, the MLP's GELU stays cut 4 ways; on: the same ops cut the sequence;

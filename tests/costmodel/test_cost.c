@@ -874,6 +874,123 @@ static void fp8_memory_by_hand(void **state)
 	pl_graph_free(g);
 }
 
+/* Tensor-parallel communication overlapped with the GEMMs (PL_OVERLAP_TP,
+ * --tp-comm-overlap): a linear layer's activation redistribution of c
+ * seconds stays exposed for max(c - the GEMM's forward and backward, c / n),
+ * n its collective's group (Transformer Engine's userbuffers split the
+ * collective into chunks beside the GEMM's; one chunk cannot hide). On 4
+ * devices: fc1 cuts its output columns (column-parallel), fc2 its reduction
+ * (row-parallel: partial sums), the head and the loss the batch; fc2's
+ * partial output into the head is a reduce-scatter (forward) and an
+ * all-gather of the gradient (backward) over the 4 ranks, both beside fc2's
+ * products. The head's output reaches the loss: not a linear layer's. */
+static int64_t *cut_loop(pl_problem *p, int o, int64_t size, int64_t ways)
+{
+	const pl_op *op = &p->g->ops[o];
+	int nl = op->spec.nloops;
+	for (int k = 0; k < p->nstrat[o]; k++) {
+		int64_t *sp = p->strat[o] + (size_t)k * nl;
+		int ok = 1;
+		for (int l = 0; l < nl; l++)
+			ok &= sp[l] == (op->spec.loop[l].size == size ? ways : 1);
+		if (ok)
+			return sp;
+	}
+	fail_msg("op %s: no candidate cutting its loop of %lld %lld ways", op->name,
+	         (long long)size, (long long)ways);
+	return NULL;
+}
+
+static void tp_overlap_by_hand(void **state)
+{
+	(void)state;
+	const char *j =
+	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	    "\"x\":{\"shape\":[64,1024],\"role\":\"input\"},"
+	    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+	    "\"w1\":{\"shape\":[1024,4096],\"role\":\"param\"},"
+	    "\"w2\":{\"shape\":[4096,1024],\"role\":\"param\"},"
+	    "\"w3\":{\"shape\":[1024,16],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"fc1\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1\"],\"outputs\":[\"h\"]},"
+	    "{\"name\":\"act\",\"type\":\"Relu\",\"inputs\":[\"h\"],\"outputs\":[\"r\"]},"
+	    "{\"name\":\"fc2\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w2\"],\"outputs\":[\"z\"]},"
+	    "{\"name\":\"head\",\"type\":\"MatMul\",\"inputs\":[\"z\",\"w3\"],\"outputs\":[\"o\"]},"
+	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"o\",\"y\"],"
+	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	pl_graph *g;
+	pl_err err;
+	pl_cluster c;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	int64_t *sp[5] = {cut_loop(p, 0, 4096, 4), cut_loop(p, 1, 4096, 4), cut_loop(p, 2, 4096, 4),
+	                  cut_loop(p, 3, 64, 4), cut_loop(p, 4, 64, 4)};
+	int into_head = -1, into_loss = -1;
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		if (ed->src_op == 2 && ed->dst_op == 3 && !ed->src_is_input)
+			into_head = e;
+		if (ed->src_op == 3 && ed->dst_op == 4)
+			into_loss = e;
+	}
+	assert_true(into_head >= 0 && into_loss >= 0);
+	double c2 = pl_cost_edge(p, into_head, sp[2], sp[3]);
+	double c3 = pl_cost_edge(p, into_loss, sp[3], sp[4]);
+	assert_true(c2 > 0);
+	/* without the switch nothing is hidden */
+	assert_true(pl_cost_edge_exposed(p, into_head, sp[2], sp[3], c2) == c2);
+	pl_nodeparts fc2;
+	pl_cost_node_parts(p, 2, sp[2], &fc2);
+	p->job.overlap = PL_OVERLAP_TP;
+	double want = fmax(c2 - (fc2.fwd_s + fc2.bwd_s), c2 / 4);
+	double got = pl_cost_edge_exposed(p, into_head, sp[2], sp[3], c2);
+	if (fabs(got - want) > 1e-15)
+		fail_msg("fc2 -> head: %.9g s exposed, by hand %.9g", got, want);
+	assert_true(got < c2);
+	/* the head's output is not a linear layer's: priced in full */
+	assert_true(pl_cost_edge_exposed(p, into_loss, sp[3], sp[4], c3) == c3);
+	/* a whole step: the exposed communication drops by what the edges hide,
+	 * and pl_job_comm books it as hidden */
+	int stage[5] = {0};
+	pl_jobcost with, without;
+	assert_int_equal(pl_job_price(p, sp, stage, 4, NULL, &with), 0);
+	pl_commbook bk;
+	pl_job_comm(p, sp, stage, 4, 0, &bk);
+	double hidden = 0;
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		double ce = pl_cost_edge(p, e, sp[ed->src_op], sp[ed->dst_op]);
+		hidden += ce - pl_cost_edge_exposed(p, e, sp[ed->src_op], sp[ed->dst_op], ce);
+	}
+	assert_true(hidden >= c2 - got);
+	p->job.overlap = 0;
+	assert_int_equal(pl_job_price(p, sp, stage, 4, NULL, &without), 0);
+	assert_true(fabs((without.comm_s - with.comm_s) - hidden) < 1e-12);
+	assert_true(fabs((without.step_s - with.step_s) - hidden) < 1e-12);
+	assert_true(fabs(bk.hidden_s - hidden) < 1e-12);
+	assert_true(fabs(pl_commbook_total(&bk) - with.comm_s) < 1e-12);
+	pl_problem_free(p);
+	/* a link 10 ms a collective: the GEMMs hide their own time of it and no
+	 * more, what is left exposed being more than one chunk's share */
+	for (int k = 0; k < PL_COLL_COUNT; k++)
+		c.coll[k][PL_LINK_INTRA].n = 0;
+	c.link[PL_LINK_INTRA].alpha = 1e-2;
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	int64_t *sq[5] = {cut_loop(p, 0, 4096, 4), cut_loop(p, 1, 4096, 4), cut_loop(p, 2, 4096, 4),
+	                  cut_loop(p, 3, 64, 4), cut_loop(p, 4, 64, 4)};
+	c2 = pl_cost_edge(p, into_head, sq[2], sq[3]);
+	pl_cost_node_parts(p, 2, sq[2], &fc2);
+	assert_true(c2 > 2e-2 && fc2.fwd_s + fc2.bwd_s < c2 / 2);
+	p->job.overlap = PL_OVERLAP_TP;
+	got = pl_cost_edge_exposed(p, into_head, sq[2], sq[3], c2);
+	want = c2 - (fc2.fwd_s + fc2.bwd_s);
+	if (fabs(got - want) > 1e-15 || !(got > c2 / 4))
+		fail_msg("slow link, fc2 -> head: %.9g s exposed, by hand %.9g", got, want);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -883,6 +1000,7 @@ int main(void)
 	    cmocka_unit_test(fp8_refused_without_tensor_cores),
 	    cmocka_unit_test(fp8_cluster_round_trip),
 	    cmocka_unit_test(fp8_memory_by_hand),
+	    cmocka_unit_test(tp_overlap_by_hand),
 	    cmocka_unit_test(cluster_file),
 	    cmocka_unit_test(presets_and_link_classes),
 	    cmocka_unit_test(adam_memory),
