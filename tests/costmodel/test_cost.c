@@ -424,8 +424,8 @@ static void recomputed_segment_by_hand(void **state)
 	pl_job job = {.micro_batches = 1, .stages = 1, .recompute = flags};
 	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
 	int64_t *sp[5];
-	for (int o = 0; o < 5; o++)
-		sp[o] = p->strat[o]; /* one device: the one candidate, nothing cut */
+	for (int o = 0; o < 5; o++) /* one device: the one candidate, nothing cut */
+		sp[o] = p->strat[o];
 	double act = 16384 + 16384 + 2048; /* x, r, the probabilities */
 	double want = 16384 + 16384 + 16384 - 2048;
 	double got = pl_job_transient(p, sp, NULL, 0, act);
