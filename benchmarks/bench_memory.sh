@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memory the executor spends against the plan's prediction: for plans of
-# gpt-tiny, moe-tiny and a small zoo GPT (data, tensor and expert parallel,
+# gpt-tiny, moe-tiny and small zoo GPTs (data, tensor and expert parallel,
 # micro-batches, ZeRO 1 and 3, full and selective recompute, pipeline
 # stages; the small GPT with its attention fused too), `planner run --profile --json` reports per category the most
 # bytes live at once on rank 0 (as a framework's allocator counts its
@@ -22,6 +22,10 @@ trap 'rm -rf "$T"' EXIT
   --vocab 512 --batch 8 --dtype float32 > "$T/gpt-small.json"
 "$B/planner-zoo" gpt-small --layers 4 --hidden 128 --heads 4 --head-dim 32 --ffn 512 --seq 64 \
   --vocab 512 --batch 8 --dtype float32 --attention fused > "$T/gpt-small-fused.json"
+# 256 tokens over 4 heads of 16 and a vocabulary of 32: the attention scores are most of a layer and
+# the loss is small, so a recomputed layer's backward (its forward run again) makes the peak
+"$B/planner-zoo" gpt-small --layers 4 --hidden 64 --heads 4 --head-dim 16 --ffn 256 --seq 256 \
+  --vocab 32 --batch 8 --dtype float32 > "$T/gpt-long.json"
 cp "$SRC/tests/fixtures/models/gpt-tiny.json" "$SRC/tests/fixtures/models/moe-tiny.json" "$T/"
 echo "| model | plan | weights | gradients | optimizer | activations measured / predicted | transient measured / predicted | peak measured / predicted |"
 echo "|---|---|---|---|---|---|---|---|"
@@ -61,4 +65,7 @@ gpt-small-fused|dp 2|--devices 2 --mode dp
 gpt-small-fused|tp 2 cp 2|--devices 4 --tp 2 --cp 2 --pp 1 --sequence-parallel on
 gpt-small-fused|dp 4 selective|--devices 4 --dp 4 --pp 1 --recompute selective
 gpt-small-fused|pp 2, 4 micro-batches|--devices 4 --pp 2 --micro-batches 4 --virtual-stages 1
+gpt-long|full recompute, 2 micro-batches|--devices 1 --dp 1 --pp 1 --micro-batches 2 --recompute full
+gpt-long|dp 2 selective, 2 micro-batches|--devices 2 --dp 2 --pp 1 --micro-batches 2 --recompute selective
+gpt-long|pp 2 full recompute, 4 micro-batches|--devices 2 --pp 2 --micro-batches 4 --virtual-stages 1 --recompute full
 PLANS

@@ -157,6 +157,8 @@ def zoo_args(r, gb):
         a += ["--projections", projections(r)]
     if attention_kernel(r):  # fused unless the row or its framework says otherwise
         a += ["--attention", "fused"]
+        if attention_output(r) != "shared":
+            a += ["--attention-output", attention_output(r)]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
         a += ["--dropout", "0"]
     return a
@@ -200,6 +202,19 @@ def attention_kernel(r):
         # runs (2021) predate it (Dao et al., May 2022): unfused
         return None
     return "cudnn" if r["framework"] in ("nemo", "megatron-lm") else "flash2"
+
+
+def attention_output(r):
+    """how the run lays out its fused attention's output for the output
+    projection: Aleph Alpha's scaling rearranges FlashAttention's
+    [(b s), heads, dh] output to [(b heads), s, dh] (flash_attention) and that
+    to [b, s, (heads dh)] before its dense layer (ParallelSelfAttention.forward,
+    src/scaling/core/nn/attention/attention.py), two copies, while
+    flash_attn_varlen_func saves its own output for the backward
+    (flash_attn/flash_attn_interface.py, save_for_backward(q, k, v, out_padded,
+    ...)): "copied", the dense layer keeping the second copy beside it; the
+    others are left "shared" (the projection reads the kernel's output)"""
+    return "copied" if "AA-Scaling" in r["framework_version"] else "shared"
 
 
 def loss_kernel(r):

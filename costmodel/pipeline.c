@@ -465,12 +465,16 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 	       *zw = pl_calloc(np, sizeof *zw);
 	int *lo = pl_malloc(sizeof *lo * nt), *hi = pl_malloc(sizeof *hi * nt);
 	uint8_t *live = pl_calloc(nt, 1);
-	/* per op its kernels' workspace forward and backward */
+	/* per op its kernels' workspace forward and backward; rec: what a
+	 * recomputed segment's forward, run again when the backward reaches
+	 * it, has brought back and the backward has not yet given back at op
+	 * o (the bytes its ops from the segment's first to o keep) */
 	double *sf = pl_calloc((size_t)g->nops + 1, sizeof *sf),
-	       *sb = pl_calloc((size_t)g->nops + 1, sizeof *sb);
-	int rc = home && pend && dpg && zg && zw && lo && hi && live && sf && sb ? 0 : -1;
+	       *sb = pl_calloc((size_t)g->nops + 1, sizeof *sb),
+	       *rec = pl_calloc((size_t)g->nops + 1, sizeof *rec);
+	int rc = home && pend && dpg && zg && zw && lo && hi && live && sf && sb && rec ? 0 : -1;
 	int z = p->job.zero;
-	double elem = pl_dtype_bytes(g->dtype);
+	double elem = pl_dtype_bytes(g->dtype), run = 0;
 	for (int o = 0; !rc && o < g->nops; o++) { /* every tensor's piece, where it lives */
 		const pl_op *op = &g->ops[o];
 		for (int k = 0; k < op->noutputs; k++) {
@@ -483,6 +487,19 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		pl_cost_node_parts(p, o, splits[o], &pt);
 		sf[o] = pt.scratch_fwd;
 		sb[o] = pt.scratch_bwd;
+		/* recomputed segments: runs of recomputed ops on one stage, each
+		 * ending after an op that keeps its output (a layer of full
+		 * recompute; that output is counted with the activations already),
+		 * as the executor's recompute_at runs them */
+		int r = p->job.recompute ? p->job.recompute[o] : 0;
+		if (o && stage && stage[o - 1] != s)
+			run = 0;
+		if (r) {
+			run += r == 2 ? fmax(0, pt.act_bytes - pt.out_bytes) : pt.act_bytes;
+			rec[o] = run;
+		}
+		if (r != 1)
+			run = 0;
 		if (z >= 2 && pt.grad_bytes[z] < pt.grad_bytes[0])
 			zg[s] += pt.grad_bytes[0];
 		if (z == 3 && pt.weight_bytes[z] < pt.weight_bytes[0])
@@ -527,7 +544,8 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 			pl_cost_node_parts(p, o, splits[o], &pt);
 			pl_parts_split(p, o, &pt, &js);
 			if (g->tensors[y].requires_grad) {
-				double add, need = backward_need(p, splits, o, live, &add) + sb[o];
+				double add,
+				    need = backward_need(p, splits, o, live, &add) + sb[o] + rec[o];
 				peak = fmax(peak, live_b + need - freed);
 				live_b += add - (live[y] ? home[y] : 0);
 				live[y] = 0;
@@ -553,6 +571,7 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 	free(live);
 	free(sf);
 	free(sb);
+	free(rec);
 	return rc;
 }
 

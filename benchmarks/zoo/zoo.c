@@ -30,6 +30,16 @@ typedef struct cfg {
  * the probabilities); else MatMul, Softmax, Dropout, MatMul as Megatron's
  * unfused path */
 static int fused;
+/* --attention-output copied (with --attention fused): the kernel's output,
+ * which its backward keeps, is laid out again for the output projection in
+ * two copies, heads before the sequence and back, and the projection keeps
+ * the second: Aleph Alpha's scaling rearranges FlashAttention's
+ * [(b s), heads, dh] output to [(b heads), s, dh] in flash_attention and to
+ * [b, s, (heads dh)] before its dense layer (core/nn/attention/attention.py),
+ * each a copy (einops' rearrange of a permutation), while
+ * flash_attn_varlen_func saves its own output for the backward. shared: the
+ * projection reads the kernel's output itself (a view). */
+static int out_copies;
 /* --projections qkv: q, k and v as one GEMM, as Megatron-LM (linear_qkv),
  * Megatron-DeepSpeed (query_key_value) and Aleph Alpha's scaling (qkv_in_one)
  * run them; fused: also a Llama MLP's gate and up as one (Megatron-LM's
@@ -357,8 +367,21 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		snprintf(a, sizeof a, "{\"shape\": [%ld, %ld, %ld]}", B, S, A * dh);
 		op(N("l%ld.ctx2", l), "Reshape", Q1(N("l%ld.ctxt.out", l)), N("l%ld.ctx2.out", l),
 		   a);
+	} else if (out_copies) {
+		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, A, dh);
+		op(N("l%ld.ctx4", l), "Reshape", Q1(N("l%ld.ctx2.out", l)), N("l%ld.ctx4.out", l),
+		   sh);
+		op(N("l%ld.ctxh", l), "Transpose", Q1(N("l%ld.ctx4.out", l)), N("l%ld.ctxh.out", l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+		op(N("l%ld.ctxs", l), "Transpose", Q1(N("l%ld.ctxh.out", l)), N("l%ld.ctxs.out", l),
+		   "{\"perm\": [0, 2, 1, 3]}");
+		snprintf(a, sizeof a, "{\"shape\": [%ld, %ld, %ld]}", B, S, A * dh);
+		op(N("l%ld.ctx3", l), "Reshape", Q1(N("l%ld.ctxs.out", l)), N("l%ld.ctx3.out", l),
+		   a);
 	}
-	op(N("l%ld.proj", l), "MatMul", Q2(N("l%ld.ctx2.out", l), N("l%ld.wo", l)), out, NULL);
+	op(N("l%ld.proj", l), "MatMul",
+	   Q2(fused && out_copies ? N("l%ld.ctx3.out", l) : N("l%ld.ctx2.out", l), N("l%ld.wo", l)),
+	   out, NULL);
 }
 
 /* Llama's feed-forward: down(silu(gate(x)) * up(x)); batched over the experts
@@ -565,13 +588,16 @@ static void usage(FILE *f)
 	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
 	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
 	           "                   [--attention unfused|fused]\n"
+	           "                   [--attention-output shared|copied]\n"
 	           "                   [--projections separate|qkv|fused]\n"
 	           "       planner-zoo --list\n"
 	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
 	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
 	           "the attention and MLP outputs before their residual adds. --attention fused\n"
 	           "computes each layer's attention as one Attention op (FlashAttention: the\n"
-	           "scores are not kept, decoders are causal, no dropout of the probabilities).\n"
+	           "scores are not kept, decoders are causal, no dropout of the probabilities);\n"
+	           "--attention-output copied lays its output out again for the projection in\n"
+	           "two copies, the projection keeping the second (Aleph Alpha's scaling).\n"
 	           "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
 	           "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
 	           "under tensor and sequence parallelism one all-gather of the norm's output\n"
@@ -645,6 +671,15 @@ static int zoo_main(int argc, char **argv)
 				return 2;
 			}
 			fused = !strcmp(v, "fused");
+		} else if (!strcmp(k, "--attention-output")) {
+			if (strcmp(v, "copied") && strcmp(v, "shared")) {
+				fprintf(stderr,
+				        "planner-zoo: --attention-output %s: expected shared or "
+				        "copied\n",
+				        v);
+				return 2;
+			}
+			out_copies = !strcmp(v, "copied");
 		} else if (!strcmp(k, "--dropout")) {
 			c.dropout = strtod(v, &end);
 			if (*end || !(c.dropout >= 0 && c.dropout < 1)) {

@@ -313,6 +313,27 @@ check "zoo --projections fused trains on 4 ranks with the losses of 1" \
   '[ "$(jq -s "[.[] | select(.loss) | .loss]" "$T/pjt1.run")" != "[]" ] &&
    jq -e -s --slurpfile b "$T/pjt4.run" "[., \$b] | transpose | map(select(.[0].loss)) | length > 0 and all(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs))" "$T/pjt1.run" > /dev/null'
 
+# --- zoo --attention-output copied: the fused attention's output laid out again for the output
+#     projection in two copies (Aleph Alpha's rearranges), the projection keeping the second beside
+#     the kernel's own: by hand, one more [batch, seq, heads * head dim] fp32 tensor kept a layer,
+#     2 x 4 x 8 x 64 x 4 = 16384 bytes on one device; the model trains on 4 ranks as on 1
+for ao in shared copied; do
+  "$ZOO" llama2-7b --layers 2 --hidden 64 --heads 4 --kv-heads 4 --head-dim 16 --ffn 128 --seq 8 --vocab 32 \
+    --batch 4 --dtype float32 --attention fused --attention-output $ao > "$T/ao-$ao.json"
+  "$PLANNER" search "$T/ao-$ao.json" --devices 1 --dp 1 --pp 1 --micro-batches 1 --recompute none \
+    -o "$T/ao-$ao.plan" > /dev/null 2>&1
+done
+check "zoo --attention-output copied keeps one more attention output a layer (16384 bytes by hand)" \
+  '[ "$(jq ".cost.memory_breakdown_bytes.activations - $(jq .cost.memory_breakdown_bytes.activations "$T/ao-shared.plan")" "$T/ao-copied.plan")" = 16384 ]'
+"$PLANNER" search "$T/ao-copied.json" --devices 4 --mode rec -o "$T/ao4.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/ao-copied.json" --strategy "$T/ao-copied.plan" --steps 2 --json > "$T/ao1.run" 2> /dev/null
+"$PLANNER" run "$T/ao-copied.json" --strategy "$T/ao4.plan" --steps 2 --json > "$T/ao4.run" 2> /dev/null
+check "zoo --attention-output copied trains on 4 ranks with the losses of 1" \
+  '[ "$(jq -s "[.[] | select(.loss) | .loss]" "$T/ao1.run")" != "[]" ] &&
+   jq -e -s --slurpfile b "$T/ao4.run" "[., \$b] | transpose | map(select(.[0].loss)) | length > 0 and all(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs))" "$T/ao1.run" > /dev/null'
+"$ZOO" gpt3-125m --attention-output sideways > /dev/null 2> "$T/err"
+check "zoo --attention-output sideways: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "shared or copied" "$T/err"'
+
 # --- run: a plan on 6 CPU ranks trains with the losses of the 1-device plan
 GT="$SRC/tests/fixtures/models/gpt-tiny.json"
 "$PLANNER" search "$GT" --devices 1 -o "$T/gt1.plan" > /dev/null 2>&1

@@ -386,6 +386,56 @@ static void transient_by_hand(void **state)
 	pl_graph_free(g);
 }
 
+/* A recomputed segment's forward runs again when the backward reaches it
+ * (Megatron's CheckpointFunction.backward, PyTorch's torch.utils.checkpoint):
+ * what its ops keep is live again until each op's backward gives it back.
+ * The MLP of transient_by_hand on one device, with bias and relu recomputed
+ * and relu keeping its output r (the flags of a layer of full recompute:
+ * 1, then 2 on the op whose output the next layer reads). Kept: x (fc0's), r
+ * (relu's) and the probabilities; bias keeps nothing. At relu's backward the
+ * recompute has brought hb back (16 KiB, which relu reads), beside r's
+ * gradient and hb's (16 KiB each), the loss's 2 KiB of probabilities given
+ * back: 16 + 16 + 16 - 2 KiB beyond the kept activations, where without the
+ * recompute (hb kept, counted with the activations) transient_by_hand has
+ * 16 + 16 - 2. */
+static void recomputed_segment_by_hand(void **state)
+{
+	(void)state;
+	const char *j =
+	    "{\"format\":\"planner.model/1\",\"tensors\":{"
+	    "\"x\":{\"shape\":[64,64],\"role\":\"input\"},"
+	    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+	    "\"w0\":{\"shape\":[64,64],\"role\":\"param\"},"
+	    "\"b0\":{\"shape\":[64],\"role\":\"param\"},"
+	    "\"w1\":{\"shape\":[64,8],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"fc0\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w0\"],\"outputs\":[\"h\"]},"
+	    "{\"name\":\"bias\",\"type\":\"Add\",\"inputs\":[\"h\",\"b0\"],\"outputs\":[\"hb\"]},"
+	    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"hb\"],\"outputs\":[\"r\"]},"
+	    "{\"name\":\"out\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w1\"],\"outputs\":[\"z\"]},"
+	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"y\"],"
+	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	pl_graph *g;
+	pl_err err;
+	pl_cluster c;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+	uint8_t flags[5] = {0, 1, 2, 0, 0};
+	pl_job job = {.micro_batches = 1, .stages = 1, .recompute = flags};
+	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
+	int64_t *sp[5];
+	for (int o = 0; o < 5; o++) /* one device: the one candidate, nothing cut */
+		sp[o] = p->strat[o];
+	double act = 16384 + 16384 + 2048; /* x, r, the probabilities */
+	double want = 16384 + 16384 + 16384 - 2048;
+	double got = pl_job_transient(p, sp, NULL, 0, act);
+	if (got != want)
+		fail_msg("%.0f bytes, by hand %.0f", got, want);
+	assert_true(pl_job_transient_floor(p) <= want);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
 /* A buffered runtime (--stage-output buffered: Aleph Alpha's scaling keeps
  * each micro-batch's model output in a pipeline buffer that the loss reads
  * without taking and that the forward two micro-batches later overwrites;
@@ -1008,6 +1058,7 @@ int main(void)
 	    cmocka_unit_test(param_dtype_gradients),
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
+	    cmocka_unit_test(recomputed_segment_by_hand),
 	    cmocka_unit_test(buffered_outputs_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
 	    cmocka_unit_test(shared_tables),
