@@ -2251,27 +2251,12 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
-/* Einsum of two operands that is a (batched) matrix product, as attention
- * written with einsum spells it ("bhid,bhjd->bhij"): each operand
- * transposed to [batch, its free indices, the contracted ones] and
- * reshaped to three dimensions' worth, one MatMul, reshaped and transposed
- * into the output's order. Every index of an operand is a batch index (in
- * both and the output), free (in it and the output) or contracted (in both,
- * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
- * -1 with *why.
- * Long on purpose: one transformation in its order (parse the
- * equation, classify the indices, transpose and reshape each operand, one
- * MatMul, reshape and transpose back), each step using the index tables of
- * the ones before. */
-static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+/* Einsum's equation "ab,bc->ac": each part's indices (ix[part], nix[part]
+ * of them; letters, at most 16, none repeated). 0, or -1 when it is not two
+ * operands and an output so written */
+static int einsum_parse(const Onnx__AttributeProto *eq, char ix[3][16], int nix[3])
 {
-	const Onnx__AttributeProto *eq = attr(n, "equation");
-	char ix[3][16];
-	int nix[3] = {0, 0, 0}, part = 0;
-	*why = "only a product of two operands whose indices are each batch, free or contracted "
-	       "(no ellipsis, no index summed in one operand alone)";
-	if (!eq || !eq->has_s || n->n_input != 2 || n->n_output != 1)
-		return -1;
+	int part = 0;
 	for (size_t i = 0; i < eq->s.len; i++) {
 		char c = (char)eq->s.data[i];
 		if (c == ' ')
@@ -2289,8 +2274,28 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 		} else
 			return -1;
 	}
+	return part == 2 ? 0 : -1;
+}
+
+/* Einsum of two operands that is a (batched) matrix product, as attention
+ * written with einsum spells it ("bhid,bhjd->bhij"): each operand
+ * transposed to [batch, its free indices, the contracted ones] and
+ * reshaped to three dimensions' worth, one MatMul, reshaped and transposed
+ * into the output's order. Every index of an operand is a batch index (in
+ * both and the output), free (in it and the output) or contracted (in both,
+ * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
+ * -1 with *why. */
+static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const Onnx__AttributeProto *eq = attr(n, "equation");
+	char ix[3][16];
+	int nix[3] = {0, 0, 0};
+	*why = "only a product of two operands whose indices are each batch, free or contracted "
+	       "(no ellipsis, no index summed in one operand alone)";
+	if (!eq || !eq->has_s || n->n_input != 2 || n->n_output != 1 || einsum_parse(eq, ix, nix))
+		return -1;
 	tinfo *x[2] = {known(m, n->input[0]), known(m, n->input[1])};
-	if (part != 2 || !x[0] || !x[1] || x[0]->rank != nix[0] || x[1]->rank != nix[1])
+	if (!x[0] || !x[1] || x[0]->rank != nix[0] || x[1]->rank != nix[1])
 		return -1;
 	/* each index: its size, and where it is in the operands and output */
 	char bat[16], fa[16], fb[16], con[16];
@@ -4817,7 +4822,111 @@ static pl_status check_consts(imp *m)
 	return PL_OK;
 }
 
-/* Long: declarations, nodes, then the loss the user asked for. */
+/* The loss --loss cross-entropy appends: SoftmaxCrossEntropy of the graph's
+ * first output (its classes moved last where they are at axis 1) against an
+ * int64 labels input of its other dimensions; "loss" added to outs */
+static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
+{
+	/* labels: the first output's shape without its last (class) dimension */
+	const Onnx__ValueInfoProto *y = m->g->output[0];
+	if (!y->name)
+		return pl_err_set(m->err, PL_EINVAL, "%s: graph output 0 has no name", m->path);
+	const Onnx__TensorShapeProto *sh =
+	    y->type && y->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+	            y->type->tensor_type->shape
+	        ? y->type->tensor_type->shape
+	        : NULL;
+	if (!sh || sh->n_dim < 1 || sh->n_dim > 16)
+		return pl_err_set(m->err, PL_EINVAL,
+		                  "%s: output '%s' has no shape: --loss cross-entropy needs one "
+		                  "(export with shapes inferred), or --loss none",
+		                  m->path, y->name);
+	int64_t ls[16];
+	tinfo *yi = known(m, y->name); /* the shape the import inferred, if any */
+	int rank = (int)sh->n_dim;
+	/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
+	 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
+	 * [B, S, V] keeps the last) */
+	int ax = o ? o->loss_axis : 0;
+	int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
+	for (size_t d = 0; d < sh->n_dim; d++) {
+		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
+		ls[d] = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		                dim->dim_value > 0
+		            ? dim->dim_value
+		        : yi && yi->rank == (int)sh->n_dim ? yi->dims[d]
+		                                           : m->batch;
+		if (ls[d] <= 0)
+			return pl_err_set(
+			    m->err, PL_EINVAL,
+			    "%s: output '%s': dimension %zu is symbolic; --batch N sets "
+			    "the batch",
+			    m->path, y->name, d);
+	}
+	/* the labels: the output's dimensions but the classes' */
+	int64_t lab[16];
+	int nl = 0;
+	for (int d = 0; d < rank; d++)
+		if (d != (on1 ? 1 : rank - 1))
+			lab[nl++] = ls[d];
+	cJSON *lt = cJSON_CreateObject();
+	pl_json_add(lt, "shape", int_list(lab, nl));
+	cJSON_AddStringToObject(lt, "role", "input");
+	cJSON_AddStringToObject(lt, "dtype", "int64");
+	pl_json_add(m->tensors, "labels", lt);
+	const char *logits = y->name;
+	if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
+		int64_t perm[16];
+		int k = 0;
+		perm[k++] = 0;
+		for (int d = 2; d < rank; d++)
+			perm[k++] = d;
+		perm[k++] = 1;
+		cJSON *tr = add_op(m, "loss.classes_last", "Transpose");
+		io(m, tr, "inputs", y->name);
+		pl_json_push(cJSON_GetObjectItem(tr, "outputs"), cJSON_CreateString("loss.logits"));
+		cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
+		pl_json_add(at, "perm", int_list(perm, rank));
+		logits = "loss.logits";
+	}
+	cJSON *op = add_op(m, "loss", "SoftmaxCrossEntropy");
+	if (on1)
+		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
+	else
+		io(m, op, "inputs", y->name);
+	pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
+	pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString("loss"));
+	pl_json_push(outs, cJSON_CreateString("loss"));
+	return PL_OK;
+}
+
+/* The graph's initializers and inputs, declared tensors */
+static pl_status declare_graph(imp *m)
+{
+	pl_status st = PL_OK;
+	for (size_t i = 0; i < m->g->n_initializer && !st; i++)
+		st = declare(m, m->g->initializer[i]->name, NULL, m->g->initializer[i]);
+	for (size_t i = 0; i < m->g->n_input && !st; i++) {
+		const Onnx__ValueInfoProto *v = m->g->input[i];
+		if (!v->name || !v->name[0]) {
+			st = pl_err_set(m->err, PL_EINVAL, "%s: graph input %zu has no name",
+			                m->path, i);
+			break;
+		}
+		if (cJSON_GetObjectItem(m->tensors, v->name))
+			continue; /* an initializer listed as an input too (older exports) */
+		if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+			st = pl_err_set(m->err, PL_EINVAL, "%s: input '%s' is not a tensor",
+			                m->path, v->name);
+			break;
+		}
+		st = declare(m, v->name, v->type->tensor_type, NULL);
+	}
+	return st;
+}
+
+/* The model of ONNX file data: its tensors declared, its nodes imported,
+ * then the loss the user asked for */
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
                            const pl_onnx_opts *o, cJSON **out, pl_err *err)
 {
@@ -4857,23 +4966,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < g->n_initializer && !st; i++)
-		st = declare(&m, g->initializer[i]->name, NULL, g->initializer[i]);
-	for (size_t i = 0; i < g->n_input && !st; i++) {
-		const Onnx__ValueInfoProto *v = g->input[i];
-		if (!v->name || !v->name[0]) {
-			st = pl_err_set(err, PL_EINVAL, "%s: graph input %zu has no name", path, i);
-			break;
-		}
-		if (cJSON_GetObjectItem(m.tensors, v->name))
-			continue; /* an initializer listed as an input too (older exports) */
-		if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
-			st = pl_err_set(err, PL_EINVAL, "%s: input '%s' is not a tensor", path,
-			                v->name);
-			break;
-		}
-		st = declare(&m, v->name, v->type->tensor_type, NULL);
-	}
+	st = declare_graph(&m);
 	for (size_t i = 0; i < g->n_node && !st; i++)
 		if (!m.skip[i])
 			st = node(&m, (int)i);
@@ -4886,85 +4979,8 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	outs = cJSON_CreateArray();
 	const char *loss = o && o->loss ? o->loss : "cross-entropy";
 	if (!strcmp(loss, "cross-entropy")) {
-		/* labels: the first output's shape without its last (class) dimension */
-		const Onnx__ValueInfoProto *y = g->output[0];
-		if (!y->name) {
-			st = pl_err_set(err, PL_EINVAL, "%s: graph output 0 has no name", path);
+		if ((st = add_ce_loss(&m, o, outs)))
 			goto done;
-		}
-		const Onnx__TensorShapeProto *sh =
-		    y->type && y->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
-		            y->type->tensor_type->shape
-		        ? y->type->tensor_type->shape
-		        : NULL;
-		if (!sh || sh->n_dim < 1 || sh->n_dim > 16) {
-			st = pl_err_set(
-			    err, PL_EINVAL,
-			    "%s: output '%s' has no shape: --loss cross-entropy needs one "
-			    "(export with shapes inferred), or --loss none",
-			    path, y->name);
-			goto done;
-		}
-		int64_t ls[16];
-		tinfo *yi = known(&m, y->name); /* the shape the import inferred, if any */
-		int rank = (int)sh->n_dim;
-		/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
-		 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
-		 * [B, S, V] keeps the last) */
-		int ax = o ? o->loss_axis : 0;
-		int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
-		for (size_t d = 0; d < sh->n_dim; d++) {
-			const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
-			ls[d] = dim->value_case ==
-			                    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-			                dim->dim_value > 0
-			            ? dim->dim_value
-			        : yi && yi->rank == (int)sh->n_dim ? yi->dims[d]
-			                                           : m.batch;
-			if (ls[d] <= 0) {
-				st = pl_err_set(
-				    err, PL_EINVAL,
-				    "%s: output '%s': dimension %zu is symbolic; --batch N sets "
-				    "the batch",
-				    path, y->name, d);
-				goto done;
-			}
-		}
-		/* the labels: the output's dimensions but the classes' */
-		int64_t lab[16];
-		int nl = 0;
-		for (int d = 0; d < rank; d++)
-			if (d != (on1 ? 1 : rank - 1))
-				lab[nl++] = ls[d];
-		cJSON *lt = cJSON_CreateObject();
-		pl_json_add(lt, "shape", int_list(lab, nl));
-		cJSON_AddStringToObject(lt, "role", "input");
-		cJSON_AddStringToObject(lt, "dtype", "int64");
-		pl_json_add(m.tensors, "labels", lt);
-		const char *logits = y->name;
-		if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
-			int64_t perm[16];
-			int k = 0;
-			perm[k++] = 0;
-			for (int d = 2; d < rank; d++)
-				perm[k++] = d;
-			perm[k++] = 1;
-			cJSON *tr = add_op(&m, "loss.classes_last", "Transpose");
-			io(&m, tr, "inputs", y->name);
-			pl_json_push(cJSON_GetObjectItem(tr, "outputs"),
-			             cJSON_CreateString("loss.logits"));
-			cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
-			pl_json_add(at, "perm", int_list(perm, rank));
-			logits = "loss.logits";
-		}
-		cJSON *op = add_op(&m, "loss", "SoftmaxCrossEntropy");
-		if (on1)
-			pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
-		else
-			io(&m, op, "inputs", y->name);
-		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
-		pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString("loss"));
-		pl_json_push(outs, cJSON_CreateString("loss"));
 	} else if (!strcmp(loss, "none")) {
 		for (size_t i = 0; i < g->n_output; i++)
 			if (g->output[i]->name)
