@@ -282,51 +282,42 @@ static int tensor_values(const Onnx__TensorProto *t, double *v, int64_t max)
 #undef TAKE
 	if (!t->has_raw_data)
 		return 0;
+	/* little-endian elements of one size each, as many as the dims say */
 	const unsigned char *r = t->raw_data.data;
-	size_t len = t->raw_data.len;
+	size_t size = 0;
+	switch (t->data_type) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: size = 8; break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: size = 4; break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: size = 1; break;
+	default: return 0;
+	}
+	if (t->raw_data.len != size * k)
+		return 0;
 	for (size_t i = 0; i < k; i++) {
+		const unsigned char *at = r + size * i;
+		int64_t i64;
+		int32_t i32;
+		float f;
 		switch (t->data_type) {
-		case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: {
-			int64_t x;
-			if (len != 8 * k)
-				return 0;
-			memcpy(&x, r + 8 * i, 8);
-			v[i] = (double)x;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+			memcpy(&i64, at, 8);
+			v[i] = (double)i64;
 			break;
-		}
-		case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: {
-			int32_t x;
-			if (len != 4 * k)
-				return 0;
-			memcpy(&x, r + 4 * i, 4);
-			v[i] = x;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+			memcpy(&i32, at, 4);
+			v[i] = i32;
 			break;
-		}
-		case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
-		case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
-			if (len != k)
-				return 0;
-			v[i] = r[i];
+		case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+			memcpy(&f, at, 4);
+			v[i] = f;
 			break;
-		case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
-			if (len != k)
-				return 0;
-			v[i] = (signed char)r[i];
-			break;
-		case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: {
-			float x;
-			if (len != 4 * k)
-				return 0;
-			memcpy(&x, r + 4 * i, 4);
-			v[i] = x;
-			break;
-		}
-		case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
-			if (len != 8 * k)
-				return 0;
-			memcpy(&v[i], r + 8 * i, 8);
-			break;
-		default: return 0;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: memcpy(&v[i], at, 8); break;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: v[i] = (signed char)*at; break;
+		default: v[i] = *at; break; /* bool, uint8 */
 		}
 	}
 	return (int)k;
