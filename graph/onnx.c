@@ -3873,16 +3873,6 @@ static pl_status onnx_shape(imp *m, const Onnx__NodeProto *n, const char *name)
 	                   "static shapes, or --batch N for a symbolic batch)");
 }
 
-static pl_status onnx_slice(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	if (n->n_input < 1 || import_slice(m, n, name))
-		return unsupported(m, n,
-		                   "its input's shape is not known, or its starts, ends, "
-		                   "axes and steps are not constants with steps of 1 and "
-		                   "ranges that are not empty");
-	return PL_OK;
-}
-
 /* of a tensor computed at run time (a mask from an input) */
 static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -3901,13 +3891,6 @@ static pl_status onnx_attention(imp *m, const Onnx__NodeProto *n, const char *na
 	return why ? unsupported(m, n, why) : PL_OK;
 }
 
-static pl_status onnx_split(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	if (n->n_input < 1 || import_split(m, n, name))
-		return unsupported(m, n, "its input's shape or its parts' sizes are not known");
-	return PL_OK;
-}
-
 static pl_status onnx_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	int gr = import_groupnorm(m, n, name);
@@ -3920,15 +3903,6 @@ static pl_status onnx_groupnorm(imp *m, const Onnx__NodeProto *n, const char *na
 		                   "its input's shape is not known, or num_groups does not "
 		                   "divide its channels, or its scale has neither a group's "
 		                   "nor a channel's count of elements");
-	return PL_OK;
-}
-
-static pl_status onnx_instancenorm(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	if (import_instancenorm(m, n, name))
-		return unsupported(m, n,
-		                   "its input's shape is not known, or it has fewer than 3 "
-		                   "dimensions or 3 inputs");
 	return PL_OK;
 }
 
@@ -4016,13 +3990,6 @@ static pl_status onnx_pad(imp *m, const Onnx__NodeProto *n, const char *name)
 	}
 	const char *why;
 	return fold_pad(m, n) && import_pad(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-}
-
-static pl_status onnx_flatten(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	return import_flatten(m, n, name)
-	           ? unsupported(m, n, "its input's shape is not known, or axis is out of range")
-	           : PL_OK;
 }
 
 /* An op the planner has under the ONNX op's name, of the node's inputs and
@@ -4131,15 +4098,6 @@ static pl_status onnx_concat(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
-static pl_status onnx_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	return import_batchnorm(m, n, name)
-	           ? unsupported(m, n,
-	                         "its input's shape must be known and its running "
-	                         "statistics' outputs unread")
-	           : PL_OK;
-}
-
 /* of a tensor: a Reshape */
 static pl_status onnx_unsqueeze(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -4232,13 +4190,6 @@ static pl_status onnx_cumsum(imp *m, const Onnx__NodeProto *n, const char *name)
 	cJSON_AddNumberToObject(at, "exclusive", attr_i(n, "exclusive", 0) != 0);
 	cJSON_AddNumberToObject(at, "reverse", attr_i(n, "reverse", 0) != 0);
 	return PL_OK;
-}
-
-static pl_status onnx_clip(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	return n->n_input < 1 || import_clip(m, n, name)
-	           ? unsupported(m, n, "its bounds must be constants")
-	           : PL_OK;
 }
 
 /* y = x W (+ b): a MatMul (W transposed first for transB) and an Add */
@@ -4357,22 +4308,6 @@ static pl_status onnx_pow(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
-static pl_status onnx_tile(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	return import_tile(m, n, name)
-	           ? unsupported(m, n, "its input's shape or its repeats are not known")
-	           : PL_OK;
-}
-
-static pl_status onnx_depth_space(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	return import_depth_space(m, n, name)
-	           ? unsupported(m, n,
-	                         "its input's shape must be known as [N, C, H, W] with the "
-	                         "block dividing it")
-	           : PL_OK;
-}
-
 /* 2-D (opset 16; opset 20's names too) */
 static pl_status onnx_gridsample(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -4452,109 +4387,125 @@ enum { EMIT_FIRST, EMIT_UNFOLDED, EMIT_FOLDED, EMIT_LAST };
 typedef struct onnx_op {
 	const char *type;
 	int step;
-	onnx_emit emit;     /* or */
-	onnx_import import; /* unsupported() with its why when it refuses */
+	onnx_emit emit; /* its emitter; or an importer that says why it refuses: */
+	onnx_import import;
+	/* or one that refuses for one reason, why */
+	int (*plain)(imp *m, const Onnx__NodeProto *n, const char *name);
+	const char *why;
 } onnx_op;
 
 /* Max to Where (onnx_same): on tensors computed at run time (a padding mask
  * from an input, a masked_fill); on constants they fold */
 static const onnx_op onnx_ops[] = {
-    {"If", EMIT_FIRST, onnx_control_flow, NULL},
-    {"Loop", EMIT_FIRST, onnx_control_flow, NULL},
-    {"Scan", EMIT_FIRST, onnx_control_flow, NULL},
-    {"NonZero", EMIT_FIRST, onnx_data_shaped, NULL},
-    {"NonMaxSuppression", EMIT_FIRST, onnx_data_shaped, NULL},
-    {"Gelu", EMIT_UNFOLDED, onnx_gelu, NULL},
-    {"Identity", EMIT_UNFOLDED, onnx_identity, NULL},
-    {"Dropout", EMIT_FOLDED, onnx_dropout, NULL},
-    {"Shape", EMIT_FOLDED, onnx_shape, NULL},
-    {"Slice", EMIT_FOLDED, onnx_slice, NULL},
-    {"Cast", EMIT_FOLDED, onnx_cast, NULL},
-    {"Attention", EMIT_FOLDED, onnx_attention, NULL},
-    {"Einsum", EMIT_FOLDED, NULL, import_einsum},
-    {"Split", EMIT_FOLDED, onnx_split, NULL},
-    {"GroupNormalization", EMIT_FOLDED, onnx_groupnorm, NULL},
-    {"InstanceNormalization", EMIT_FOLDED, onnx_instancenorm, NULL},
-    {"LayerNormalization", EMIT_FOLDED, onnx_layernorm, NULL},
-    {"Reshape", EMIT_FOLDED, onnx_reshape, NULL},
-    {"Conv", EMIT_LAST, NULL, import_window},
-    {"MaxPool", EMIT_LAST, NULL, import_window},
-    {"AveragePool", EMIT_LAST, NULL, import_window},
-    {"GlobalAveragePool", EMIT_LAST, NULL, import_window},
-    {"GlobalMaxPool", EMIT_LAST, NULL, import_window},
-    {"Resize", EMIT_LAST, NULL, import_resize},
-    {"Upsample", EMIT_LAST, NULL, import_resize},
-    {"ConvTranspose", EMIT_LAST, NULL, import_convtranspose},
-    {"RNN", EMIT_LAST, NULL, import_recurrent},
-    {"GRU", EMIT_LAST, NULL, import_recurrent},
-    {"LSTM", EMIT_LAST, NULL, import_recurrent},
-    {"Pad", EMIT_LAST, onnx_pad, NULL},
-    {"Flatten", EMIT_LAST, onnx_flatten, NULL},
-    {"Gather", EMIT_LAST, onnx_gather, NULL},
-    {"Expand", EMIT_LAST, onnx_expand, NULL},
-    {"Concat", EMIT_LAST, onnx_concat, NULL},
-    {"BatchNormalization", EMIT_LAST, onnx_batchnorm, NULL},
-    {"Unsqueeze", EMIT_LAST, onnx_unsqueeze, NULL},
-    {"Squeeze", EMIT_LAST, onnx_unsqueeze, NULL},
-    {"HardSigmoid", EMIT_LAST, onnx_hard, NULL},
-    {"HardSwish", EMIT_LAST, onnx_hard, NULL},
-    {"LeakyRelu", EMIT_LAST, onnx_alpha, NULL},
-    {"Elu", EMIT_LAST, onnx_alpha, NULL},
-    {"Selu", EMIT_LAST, onnx_alpha, NULL},
-    {"Celu", EMIT_LAST, onnx_alpha, NULL},
-    {"Not", EMIT_LAST, onnx_not, NULL},
-    {"CumSum", EMIT_LAST, onnx_cumsum, NULL},
-    {"Clip", EMIT_LAST, onnx_clip, NULL},
-    {"Gemm", EMIT_LAST, onnx_gemm, NULL},
-    {"ReduceSum", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceMean", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceMax", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceMin", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceL2", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceL1", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceSumSquare", EMIT_LAST, onnx_reduce_op, NULL},
-    {"ReduceLogSumExp", EMIT_LAST, onnx_reduce_op, NULL},
-    {"Pow", EMIT_LAST, onnx_pow, NULL},
-    {"Reciprocal", EMIT_LAST, onnx_pow, NULL},
-    {"Tile", EMIT_LAST, onnx_tile, NULL},
-    {"DepthToSpace", EMIT_LAST, onnx_depth_space, NULL},
-    {"SpaceToDepth", EMIT_LAST, onnx_depth_space, NULL},
-    {"GridSample", EMIT_LAST, onnx_gridsample, NULL},
-    {"ArgMax", EMIT_LAST, NULL, import_index},
-    {"ArgMin", EMIT_LAST, NULL, import_index},
-    {"OneHot", EMIT_LAST, NULL, import_index},
-    {"TopK", EMIT_LAST, NULL, import_index},
-    {"GatherElements", EMIT_LAST, NULL, import_index},
-    {"RandomNormalLike", EMIT_LAST, onnx_random, NULL},
-    {"RandomUniformLike", EMIT_LAST, onnx_random, NULL},
-    {"RandomNormal", EMIT_LAST, onnx_random, NULL},
-    {"RandomUniform", EMIT_LAST, onnx_random, NULL},
-    {"LogSoftmax", EMIT_LAST, onnx_logsoftmax, NULL},
-    {"MatMul", EMIT_LAST, onnx_same, NULL},
-    {"Add", EMIT_LAST, onnx_same, NULL},
-    {"Sub", EMIT_LAST, onnx_same, NULL},
-    {"Mul", EMIT_LAST, onnx_same, NULL},
-    {"Div", EMIT_LAST, onnx_same, NULL},
-    {"Relu", EMIT_LAST, onnx_same, NULL},
-    {"Tanh", EMIT_LAST, onnx_same, NULL},
-    {"Sigmoid", EMIT_LAST, onnx_same, NULL},
-    {"Softmax", EMIT_LAST, onnx_same, NULL},
-    {"Transpose", EMIT_LAST, onnx_same, NULL},
-    {"Neg", EMIT_LAST, onnx_same, NULL},
-    {"Exp", EMIT_LAST, onnx_same, NULL},
-    {"Log", EMIT_LAST, onnx_same, NULL},
-    {"Sqrt", EMIT_LAST, onnx_same, NULL},
-    {"Abs", EMIT_LAST, onnx_same, NULL},
-    {"Softplus", EMIT_LAST, onnx_same, NULL},
-    {"Max", EMIT_LAST, onnx_same, NULL},
-    {"Min", EMIT_LAST, onnx_same, NULL},
-    {"Equal", EMIT_LAST, onnx_same, NULL},
-    {"Less", EMIT_LAST, onnx_same, NULL},
-    {"Greater", EMIT_LAST, onnx_same, NULL},
-    {"Where", EMIT_LAST, onnx_same, NULL},
-    {"Sin", EMIT_LAST, onnx_same, NULL},
-    {"Cos", EMIT_LAST, onnx_same, NULL},
-    {"PRelu", EMIT_LAST, onnx_same, NULL},
+    {"If", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"Loop", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"Scan", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"NonZero", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"NonMaxSuppression", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"Gelu", EMIT_UNFOLDED, onnx_gelu, NULL, NULL, NULL},
+    {"Identity", EMIT_UNFOLDED, onnx_identity, NULL, NULL, NULL},
+    {"Dropout", EMIT_FOLDED, onnx_dropout, NULL, NULL, NULL},
+    {"Shape", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
+    {"Slice", EMIT_FOLDED, NULL, NULL, import_slice,
+     "its input's shape is not known, or its starts, ends, "
+     "axes and steps are not constants with steps of 1 and "
+     "ranges that are not empty"},
+    {"Cast", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
+    {"Attention", EMIT_FOLDED, onnx_attention, NULL, NULL, NULL},
+    {"Einsum", EMIT_FOLDED, NULL, import_einsum, NULL, NULL},
+    {"Split", EMIT_FOLDED, NULL, NULL, import_split,
+     "its input's shape or its parts' sizes are not known"},
+    {"GroupNormalization", EMIT_FOLDED, onnx_groupnorm, NULL, NULL, NULL},
+    {"InstanceNormalization", EMIT_FOLDED, NULL, NULL, import_instancenorm,
+     "its input's shape is not known, or it has fewer than 3 "
+     "dimensions or 3 inputs"},
+    {"LayerNormalization", EMIT_FOLDED, onnx_layernorm, NULL, NULL, NULL},
+    {"Reshape", EMIT_FOLDED, onnx_reshape, NULL, NULL, NULL},
+    {"Conv", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"MaxPool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"AveragePool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"GlobalAveragePool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"GlobalMaxPool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"Resize", EMIT_LAST, NULL, import_resize, NULL, NULL},
+    {"Upsample", EMIT_LAST, NULL, import_resize, NULL, NULL},
+    {"ConvTranspose", EMIT_LAST, NULL, import_convtranspose, NULL, NULL},
+    {"RNN", EMIT_LAST, NULL, import_recurrent, NULL, NULL},
+    {"GRU", EMIT_LAST, NULL, import_recurrent, NULL, NULL},
+    {"LSTM", EMIT_LAST, NULL, import_recurrent, NULL, NULL},
+    {"Pad", EMIT_LAST, onnx_pad, NULL, NULL, NULL},
+    {"Flatten", EMIT_LAST, NULL, NULL, import_flatten,
+     "its input's shape is not known, or axis is out of range"},
+    {"Gather", EMIT_LAST, onnx_gather, NULL, NULL, NULL},
+    {"Expand", EMIT_LAST, onnx_expand, NULL, NULL, NULL},
+    {"Concat", EMIT_LAST, onnx_concat, NULL, NULL, NULL},
+    {"BatchNormalization", EMIT_LAST, NULL, NULL, import_batchnorm,
+     "its input's shape must be known and its running "
+     "statistics' outputs unread"},
+    {"Unsqueeze", EMIT_LAST, onnx_unsqueeze, NULL, NULL, NULL},
+    {"Squeeze", EMIT_LAST, onnx_unsqueeze, NULL, NULL, NULL},
+    {"HardSigmoid", EMIT_LAST, onnx_hard, NULL, NULL, NULL},
+    {"HardSwish", EMIT_LAST, onnx_hard, NULL, NULL, NULL},
+    {"LeakyRelu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Elu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Selu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Celu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Not", EMIT_LAST, onnx_not, NULL, NULL, NULL},
+    {"CumSum", EMIT_LAST, onnx_cumsum, NULL, NULL, NULL},
+    {"Clip", EMIT_LAST, NULL, NULL, import_clip, "its bounds must be constants"},
+    {"Gemm", EMIT_LAST, onnx_gemm, NULL, NULL, NULL},
+    {"ReduceSum", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMean", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMax", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMin", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceL2", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceL1", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceSumSquare", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceLogSumExp", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"Pow", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
+    {"Reciprocal", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
+    {"Tile", EMIT_LAST, NULL, NULL, import_tile, "its input's shape or its repeats are not known"},
+    {"DepthToSpace", EMIT_LAST, NULL, NULL, import_depth_space,
+     "its input's shape must be known as [N, C, H, W] with the "
+     "block dividing it"},
+    {"SpaceToDepth", EMIT_LAST, NULL, NULL, import_depth_space,
+     "its input's shape must be known as [N, C, H, W] with the "
+     "block dividing it"},
+    {"GridSample", EMIT_LAST, onnx_gridsample, NULL, NULL, NULL},
+    {"ArgMax", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"ArgMin", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"OneHot", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"TopK", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"GatherElements", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"RandomNormalLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomUniformLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomNormal", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomUniform", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"LogSoftmax", EMIT_LAST, onnx_logsoftmax, NULL, NULL, NULL},
+    {"MatMul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Add", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sub", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Mul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Div", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Relu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Tanh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sigmoid", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Softmax", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Transpose", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Neg", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Exp", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Log", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sqrt", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Abs", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Softplus", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Max", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Min", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Equal", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Less", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Greater", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Where", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sin", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Cos", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
 };
 
 static const onnx_op *onnx_op_of(const char *type)
@@ -4570,6 +4521,8 @@ static pl_status run_emitter(imp *m, const Onnx__NodeProto *n, const char *name,
 	const char *why;
 	if (op->emit)
 		return op->emit(m, n, name);
+	if (op->plain)
+		return op->plain(m, n, name) ? unsupported(m, n, op->why) : PL_OK;
 	return op->import(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
 }
 
