@@ -366,8 +366,8 @@ static int reserve_tensors(builder *b, const cJSON *root)
 	return 0;
 }
 
-/* Long on purpose: one branch per attribute name the format
- * knows, each checking its JSON type and range with the same error. */
+/* An op of type's attributes before its attrs are read: ONNX's defaults,
+ * where ONNX has the attribute, and the format's own for the others. */
 void pl_attrs_default(pl_optype type, pl_attrs *a)
 {
 	a->epsilon = 1e-5;
