@@ -59,30 +59,33 @@ static int arg_ll(int argc, char **argv, int *i, long long *v)
 	return *end || *v < 1 ? -1 : 0;
 }
 
-/* Long on purpose: a benchmark program read top to bottom:
- * options, the layer's buffers, the timed products forward and backward, the
- * report. */
-int main(int argc, char **argv)
+/* The layer and the run the options ask for */
+typedef struct mfu_opts {
+	long long h, a, s, b, iters;
+	double peak;
+	int json;
+} mfu_opts;
+
+/* argv into *o: -1 to go on, else the exit code (0 after --help, 2 on a bad
+ * option) */
+static int parse_args(int argc, char **argv, mfu_opts *o)
 {
-	long long h = 5120, a = 40, s = 2048, b = 4, iters = 20;
-	double peak = 989;
-	int json = 0;
 	for (int i = 1; i < argc; i++) {
 		int bad = 0;
 		if (!strcmp(argv[i], "--hidden"))
-			bad = arg_ll(argc, argv, &i, &h);
+			bad = arg_ll(argc, argv, &i, &o->h);
 		else if (!strcmp(argv[i], "--heads"))
-			bad = arg_ll(argc, argv, &i, &a);
+			bad = arg_ll(argc, argv, &i, &o->a);
 		else if (!strcmp(argv[i], "--seq"))
-			bad = arg_ll(argc, argv, &i, &s);
+			bad = arg_ll(argc, argv, &i, &o->s);
 		else if (!strcmp(argv[i], "--batch"))
-			bad = arg_ll(argc, argv, &i, &b);
+			bad = arg_ll(argc, argv, &i, &o->b);
 		else if (!strcmp(argv[i], "--iters"))
-			bad = arg_ll(argc, argv, &i, &iters);
+			bad = arg_ll(argc, argv, &i, &o->iters);
 		else if (!strcmp(argv[i], "--peak") && i + 1 < argc)
-			bad = !((peak = strtod(argv[++i], NULL)) > 0);
+			bad = !((o->peak = strtod(argv[++i], NULL)) > 0);
 		else if (!strcmp(argv[i], "--json"))
-			json = 1;
+			o->json = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts("usage: planner-gpt-layer-mfu [--hidden H] [--heads A] [--seq S] "
 			     "[--batch B] "
@@ -101,6 +104,118 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return -1;
+}
+
+/* nb buffers of el[i] bf16 elements and their gradients, filled with small
+ * values: 0, or the exit code */
+static int alloc_buffers(const size_t *el, int nb, void **buf, void **grad)
+{
+	cudaError_t ce;
+	for (int i = 0; i < nb; i++) {
+		if ((ce = cudaMalloc(&buf[i], 2 * el[i])) != cudaSuccess ||
+		    (ce = cudaMalloc(&grad[i], 2 * el[i])) != cudaSuccess)
+			return fail("cudaMalloc", (int)ce);
+		/* small bf16 values: 0x3c00 + noise is about 0.0078 */
+		size_t n = el[i];
+		uint16_t *host = malloc(2 * n);
+		if (!host)
+			return fail("malloc", 0);
+		for (size_t e = 0; e < n; e++)
+			host[e] = (uint16_t)(0x3c00 + (e * 2654435761u >> 24 & 0x7f));
+		cudaMemcpy(buf[i], host, 2 * n, cudaMemcpyHostToDevice);
+		cudaMemcpy(grad[i], host, 2 * n, cudaMemcpyHostToDevice);
+		free(host);
+	}
+	return 0;
+}
+
+/* Each product timed alone (iters runs after 3 warm-ups; ms[i]), then the
+ * step, all of them in turn (*step_ms): 0, or the exit code */
+static int time_products(cublasHandle_t hd, const prod *ps, int np, long long iters, double *ms,
+                         float *step_ms)
+{
+	cublasStatus_t bs;
+	cudaError_t ce;
+	cudaEvent_t e0, e1;
+	cudaEventCreate(&e0);
+	cudaEventCreate(&e1);
+	for (int i = 0; i < np; i++) {
+		for (int w = 0; w < 3; w++)
+			if ((bs = run(hd, &ps[i])) != CUBLAS_STATUS_SUCCESS)
+				return fail(ps[i].name, (int)bs);
+		cudaEventRecord(e0, 0);
+		for (long long it = 0; it < iters; it++)
+			run(hd, &ps[i]);
+		cudaEventRecord(e1, 0);
+		cudaEventSynchronize(e1);
+		float m;
+		cudaEventElapsedTime(&m, e0, e1);
+		ms[i] = m / (double)iters;
+	}
+	cudaEventRecord(e0, 0);
+	for (long long it = 0; it < iters; it++)
+		for (int i = 0; i < np; i++)
+			run(hd, &ps[i]);
+	cudaEventRecord(e1, 0);
+	cudaEventSynchronize(e1);
+	cudaEventElapsedTime(step_ms, e0, e1);
+	*step_ms /= (float)iters;
+	if ((ce = cudaGetLastError()) != cudaSuccess)
+		return fail(cudaGetErrorString(ce), (int)ce);
+	return 0;
+}
+
+/* Per product its ms and TFLOP/s, then the step's TFLOP/s and MFU (the
+ * model's FLOPs over the step), as a table or JSON lines */
+static void report(const mfu_opts *o, const char *device, const prod *ps, int np, const double *ms,
+                   float step_ms)
+{
+	long long h = o->h, a = o->a, s = o->s, b = o->b, t = b * s;
+	double flops = 0, peak = o->peak;
+	int json = o->json;
+	if (!json)
+		printf("%s: GPT-style layer, hidden %lld, heads %lld, seq %lld, batch %lld (bf16, "
+		       "cuBLAS %d)\n%-14s %10s %10s\n",
+		       device, h, a, s, b, CUBLAS_VERSION, "product", "ms", "TFLOP/s");
+	for (int i = 0; i < np; i++) {
+		double f =
+		    2.0 * (double)ps[i].m * (double)ps[i].n * (double)ps[i].k * (double)ps[i].batch;
+		flops += f;
+		if (json)
+			printf("{\"product\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, "
+			       "\"batch\": "
+			       "%lld, \"ms\": %.4f, \"tflops\": %.1f}\n",
+			       ps[i].name, ps[i].m, ps[i].n, ps[i].k, ps[i].batch, ms[i],
+			       f / (ms[i] * 1e-3) / 1e12);
+		else
+			printf("%-14s %10.3f %10.1f\n", ps[i].name, ms[i],
+			       f / (ms[i] * 1e-3) / 1e12);
+	}
+	double model = 3 * (24.0 * (double)t * (double)h * (double)h +
+	                    4.0 * (double)b * (double)s * (double)s * (double)h);
+	double tf = model / (step_ms * 1e-3) / 1e12;
+	if (json)
+		printf(
+		    "{\"device\": \"%s\", \"hidden\": %lld, \"heads\": %lld, \"seq\": %lld, "
+		    "\"batch\": %lld, \"step_ms\": %.4f, \"flops\": %.6g, \"model_flops\": %.6g, "
+		    "\"tflops\": %.1f, \"peak_tflops\": %.0f, \"mfu\": %.4f}\n",
+		    device, h, a, s, b, step_ms, flops, model, tf, peak, tf / peak);
+	else
+		printf("layer step %.3f ms: %.1f TFLOP/s of %.0f peak, MFU %.1f%% (model FLOPs "
+		       "%.4g, products run %.4g)\n",
+		       step_ms, tf, peak, 100 * tf / peak, model, flops);
+}
+
+/* options, the layer's buffers, the timed products forward and backward, the
+ * report */
+int main(int argc, char **argv)
+{
+	mfu_opts o = {.h = 5120, .a = 40, .s = 2048, .b = 4, .iters = 20, .peak = 989};
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	long long h = o.h, a = o.a, s = o.s, b = o.b;
 	if (h % a) {
 		fprintf(stderr,
 		        "planner-gpt-layer-mfu: --hidden %lld is not a multiple of --heads %lld\n",
@@ -123,21 +238,8 @@ int main(int argc, char **argv)
 	               t * h, h * 3 * h, h * h,         h * 4 * h, 4 * h * h};
 	enum { X, QKV, SC, CTX, AO, F1, F2, WQKV, WO, W1, W2, NB };
 	void *buf[NB], *grad[NB];
-	for (int i = 0; i < NB; i++) {
-		if ((ce = cudaMalloc(&buf[i], 2 * el[i])) != cudaSuccess ||
-		    (ce = cudaMalloc(&grad[i], 2 * el[i])) != cudaSuccess)
-			return fail("cudaMalloc", (int)ce);
-		/* small bf16 values: 0x3c00 + noise is about 0.0078 */
-		size_t n = el[i];
-		uint16_t *host = malloc(2 * n);
-		if (!host)
-			return fail("malloc", 0);
-		for (size_t e = 0; e < n; e++)
-			host[e] = (uint16_t)(0x3c00 + (e * 2654435761u >> 24 & 0x7f));
-		cudaMemcpy(buf[i], host, 2 * n, cudaMemcpyHostToDevice);
-		cudaMemcpy(grad[i], host, 2 * n, cudaMemcpyHostToDevice);
-		free(host);
-	}
+	if ((rc = alloc_buffers(el, NB, buf, grad)))
+		return rc;
 	/* q, k, v as [b, a, s, d] slices of qkv (a layout real kernels get by a
 	 * transpose; the products are the same size) */
 	char *q = buf[QKV], *k = (char *)buf[QKV] + 2 * t * h, *v = (char *)buf[QKV] + 4 * t * h;
@@ -171,67 +273,11 @@ int main(int argc, char **argv)
 	cublasStatus_t bs = cublasCreate(&hd);
 	if (bs != CUBLAS_STATUS_SUCCESS)
 		return fail("cublasCreate", (int)bs);
-	cudaEvent_t e0, e1;
-	cudaEventCreate(&e0);
-	cudaEventCreate(&e1);
 	double *ms = calloc((size_t)np, sizeof *ms);
-	/* each product timed alone (iters runs after 3 warm-ups), then the step */
-	for (int i = 0; i < np; i++) {
-		for (int w = 0; w < 3; w++)
-			if ((bs = run(hd, &ps[i])) != CUBLAS_STATUS_SUCCESS)
-				return fail(ps[i].name, (int)bs);
-		cudaEventRecord(e0, 0);
-		for (long long it = 0; it < iters; it++)
-			run(hd, &ps[i]);
-		cudaEventRecord(e1, 0);
-		cudaEventSynchronize(e1);
-		float m;
-		cudaEventElapsedTime(&m, e0, e1);
-		ms[i] = m / (double)iters;
-	}
-	cudaEventRecord(e0, 0);
-	for (long long it = 0; it < iters; it++)
-		for (int i = 0; i < np; i++)
-			run(hd, &ps[i]);
-	cudaEventRecord(e1, 0);
-	cudaEventSynchronize(e1);
 	float step_ms;
-	cudaEventElapsedTime(&step_ms, e0, e1);
-	step_ms /= (float)iters;
-	if ((ce = cudaGetLastError()) != cudaSuccess)
-		return fail(cudaGetErrorString(ce), (int)ce);
-	double flops = 0;
-	if (!json)
-		printf("%s: GPT-style layer, hidden %lld, heads %lld, seq %lld, batch %lld (bf16, "
-		       "cuBLAS %d)\n%-14s %10s %10s\n",
-		       prop.name, h, a, s, b, CUBLAS_VERSION, "product", "ms", "TFLOP/s");
-	for (int i = 0; i < np; i++) {
-		double f =
-		    2.0 * (double)ps[i].m * (double)ps[i].n * (double)ps[i].k * (double)ps[i].batch;
-		flops += f;
-		if (json)
-			printf("{\"product\": \"%s\", \"m\": %lld, \"n\": %lld, \"k\": %lld, "
-			       "\"batch\": "
-			       "%lld, \"ms\": %.4f, \"tflops\": %.1f}\n",
-			       ps[i].name, ps[i].m, ps[i].n, ps[i].k, ps[i].batch, ms[i],
-			       f / (ms[i] * 1e-3) / 1e12);
-		else
-			printf("%-14s %10.3f %10.1f\n", ps[i].name, ms[i],
-			       f / (ms[i] * 1e-3) / 1e12);
-	}
-	double model = 3 * (24.0 * (double)t * (double)h * (double)h +
-	                    4.0 * (double)b * (double)s * (double)s * (double)h);
-	double tf = model / (step_ms * 1e-3) / 1e12;
-	if (json)
-		printf(
-		    "{\"device\": \"%s\", \"hidden\": %lld, \"heads\": %lld, \"seq\": %lld, "
-		    "\"batch\": %lld, \"step_ms\": %.4f, \"flops\": %.6g, \"model_flops\": %.6g, "
-		    "\"tflops\": %.1f, \"peak_tflops\": %.0f, \"mfu\": %.4f}\n",
-		    prop.name, h, a, s, b, step_ms, flops, model, tf, peak, tf / peak);
-	else
-		printf("layer step %.3f ms: %.1f TFLOP/s of %.0f peak, MFU %.1f%% (model FLOPs "
-		       "%.4g, products run %.4g)\n",
-		       step_ms, tf, peak, 100 * tf / peak, model, flops);
+	if ((rc = time_products(hd, ps, np, o.iters, ms, &step_ms)))
+		return rc;
+	report(&o, prop.name, ps, np, ms, step_ms);
 	free(ms);
 	cublasDestroy(hd);
 	for (int i = 0; i < NB; i++) {

@@ -18,6 +18,54 @@
 #include "search/ve.h"
 #include "tests/util/randgraph.h"
 
+/* dp = ilp = brute (brute where it runs, on at most 2e6 combinations) on
+ * problem p of case i, dp's result rd: 1 when they disagree (a row said);
+ * *brutes counts the brute runs */
+static int exact_check(pl_problem *p, const pl_search_result *rd, int i, int *brutes)
+{
+	pl_err err;
+	pl_search_result ri, rb;
+	pl_search_opts oi = {.time_limit_s = 60};
+	double combos = 1;
+	for (int op = 0; op < p->nops; op++)
+		combos *= p->nstrat[op];
+	int bad = 0;
+	if (pl_search_ilp(p, &oi, &ri, &err) == PL_OK) {
+		bad |= ri.step_s > rd->step_s * (1 + 1e-6) || ri.step_s < rd->step_s * (1 - 1e-6);
+		pl_search_result_free(&ri);
+	} else {
+		bad = 1;
+	}
+	if (combos <= 2e6 && pl_search_brute(p, &oi, &rb, &err) == PL_OK) {
+		bad |= rb.step_s > rd->step_s * (1 + 1e-6) || rb.step_s < rd->step_s * (1 - 1e-6);
+		++*brutes;
+		pl_search_result_free(&rb);
+	}
+	if (bad)
+		printf("| %d | dp, ilp and brute disagree |||||||\n", i);
+	return bad;
+}
+
+/* Both plans of problem p (graph g), op by op, on stderr: dp's (rd) and
+ * rec's (rr, unless rec failed) under limit */
+static void dump_plans(const pl_graph *g, pl_problem *p, const pl_search_result *rd,
+                       const pl_search_result *rr, int rec_failed, double limit)
+{
+	for (int op = 0; op < g->nops; op++) { /* both plans, op by op */
+		fprintf(stderr, "%s limit %g:", g->ops[op].name, limit);
+		for (int w = 0; w < 1 + !rec_failed; w++) {
+			const int64_t *sp = pl_search_result_split(p, w ? rr : rd, op);
+			fprintf(stderr, " %s (", w ? "rec" : "dp");
+			for (int l = 0; l < g->ops[op].spec.nloops; l++)
+				fprintf(stderr, "%s%lld", l ? "," : "", (long long)sp[l]);
+			pl_nodecost nc;
+			pl_cost_node(p, op, sp, &nc);
+			fprintf(stderr, ") t %.3g m %.4g", nc.compute_s + nc.comm_s, nc.mem_bytes);
+		}
+		fprintf(stderr, "\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int verbose = 0, all = 0, narg = 0;
@@ -80,29 +128,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			if (all && !lim) { /* dp = ilp = brute where brute runs */
-				pl_search_result ri, rb;
-				pl_search_opts oi = {.time_limit_s = 60};
-				double combos = 1;
-				for (int op = 0; op < p->nops; op++)
-					combos *= p->nstrat[op];
-				int bad = 0;
-				if (pl_search_ilp(p, &oi, &ri, &err) == PL_OK) {
-					bad |= ri.step_s > rd.step_s * (1 + 1e-6) ||
-					       ri.step_s < rd.step_s * (1 - 1e-6);
-					pl_search_result_free(&ri);
-				} else {
-					bad = 1;
-				}
-				if (combos <= 2e6 && pl_search_brute(p, &oi, &rb, &err) == PL_OK) {
-					bad |= rb.step_s > rd.step_s * (1 + 1e-6) ||
-					       rb.step_s < rd.step_s * (1 - 1e-6);
-					brutes++;
-					pl_search_result_free(&rb);
-				}
+				int bad = exact_check(p, &rd, i, &brutes);
 				exact++;
 				disagree += bad;
-				if (bad)
-					printf("| %d | dp, ilp and brute disagree |||||||\n", i);
 			}
 			pl_status st = pl_search_rec(p, &o, &rr, &err);
 			double ratio = st ? 1e9 : rr.step_s / rd.step_s;
@@ -135,23 +163,7 @@ int main(int argc, char **argv)
 					       rd.step_s, rr.step_s, ratio);
 			}
 			if (getenv("REC_GAP_DUMP") && atoi(getenv("REC_GAP_DUMP")) == i)
-				for (int op = 0; op < g->nops; op++) { /* both plans, op by op */
-					fprintf(stderr, "%s limit %g:", g->ops[op].name,
-					        o.memory_limit);
-					for (int w = 0; w < 1 + !st; w++) {
-						const int64_t *sp =
-						    pl_search_result_split(p, w ? &rr : &rd, op);
-						fprintf(stderr, " %s (", w ? "rec" : "dp");
-						for (int l = 0; l < g->ops[op].spec.nloops; l++)
-							fprintf(stderr, "%s%lld", l ? "," : "",
-							        (long long)sp[l]);
-						pl_nodecost nc;
-						pl_cost_node(p, op, sp, &nc);
-						fprintf(stderr, ") t %.3g m %.4g",
-						        nc.compute_s + nc.comm_s, nc.mem_bytes);
-					}
-					fprintf(stderr, "\n");
-				}
+				dump_plans(g, p, &rd, &rr, st != PL_OK, o.memory_limit);
 			if (!st)
 				pl_search_result_free(&rr);
 			pl_search_result_free(&rd);

@@ -663,8 +663,203 @@ static pl_status parse_kernel_scale(pl_cluster *c, const cJSON *ks, const char *
 	return PL_OK;
 }
 
-/* Long: one block per key of the cluster format, checked in the
- * order docs/formats.md lists them. */
+/* device.peak_flops: FLOP/s per dtype, and float8's (FP8 tensor cores) */
+static pl_status parse_peak_flops(pl_cluster *c, const cJSON *pf, const char *file, pl_err *err)
+{
+	if (!pf)
+		return PL_OK;
+	if (!cJSON_IsObject(pf))
+		return FAIL("%s: device.peak_flops: expected an object of dtype: "
+		            "FLOP/s",
+		            file);
+	const cJSON *e;
+	cJSON_ArrayForEach (e, pf) {
+		pl_dtype dt;
+		if (!strcmp(e->string, "float8")) { /* FP8 tensor cores */
+			if (!cJSON_IsNumber(e) ||
+			    !(e->valuedouble >= 0 && e->valuedouble <= NUM_MAX))
+				return FAIL("%s: device.peak_flops.float8: expected a "
+				            "number from 0 (no FP8 tensor cores) to %g",
+				            file, NUM_MAX);
+			c->fp8_peak_flops = e->valuedouble;
+			continue;
+		}
+		if (pl_dtype_parse(e->string, &dt))
+			return FAIL("%s: device.peak_flops.%s: not a dtype", file, e->string);
+		if (!cJSON_IsNumber(e) || !(e->valuedouble > 0 && e->valuedouble <= NUM_MAX))
+			return FAIL("%s: device.peak_flops.%s: expected a positive "
+			            "number up to %g",
+			            file, e->string, NUM_MAX);
+		c->peak_flops[dt] = e->valuedouble;
+	}
+	return PL_OK;
+}
+
+/* device: its memory and reserve, bandwidth, efficiencies, kernel scales,
+ * the training program's kernels and its peak FLOP/s */
+static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file, pl_err *err)
+{
+	pl_status st;
+	const cJSON *v;
+	if (!dev)
+		return PL_OK;
+	if (!cJSON_IsObject(dev))
+		return FAIL("%s: device: expected an object", file);
+	CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
+	           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
+	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
+	           "loss_kernel", "loss_parallel", "grad_dtype", "norm_kernel", "batch_norm",
+	           "stage_output", "gemm_dtype");
+	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
+	if (cJSON_IsString(v))
+		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
+	/* the reserve follows the memory unless given */
+	if ((st = num(dev, "memory_bytes", &c->memory_bytes, 0, 1, file, "device.", err)))
+		return st;
+	c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
+	if ((st = num(dev, "memory_reserve_bytes", &c->memory_reserve, 0, 0, file, "device.", err)))
+		return st;
+	char wr[300];
+	snprintf(wr, sizeof wr, "%s: device.memory_reserve_bytes", file);
+	if ((st = pl_cluster_set_reserve(c, c->memory_reserve, wr, err)))
+		return st;
+	if ((st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.", err)))
+		return st;
+	if ((st = num_in(dev, "vector_efficiency", &c->vector_eff, 0, 1e-9, 1, file, "device.",
+	                 err)) ||
+	    (st = num_in(dev, "bandwidth_efficiency", &c->bw_eff, 0, 1e-9, 1, file, "device.",
+	                 err)) ||
+	    (st = num(dev, "kernel_overhead", &c->kernel_overhead_s, 0, 0, file, "device.", err)))
+		return st;
+	const cJSON *ge = cJSON_GetObjectItemCaseSensitive(dev, "gemm_efficiency");
+	if (ge) {
+		if (!cJSON_IsObject(ge))
+			return FAIL("%s: device.gemm_efficiency: expected {\"max\", "
+			            "\"half_flops\"}",
+			            file);
+		CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops", "fp8_max");
+		if ((st = num_in(ge, "max", &c->gemm_eff_max, 1, 1e-9, 1, file,
+		                 "device.gemm_efficiency.", err)) ||
+		    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
+		              "device.gemm_efficiency.", err)) ||
+		    (st = num_in(ge, "fp8_max", &c->fp8_gemm_eff_max, 0, 1e-9, 1, file,
+		                 "device.gemm_efficiency.", err)))
+			return st;
+	}
+	if ((st = parse_kernel_scale(c, cJSON_GetObjectItemCaseSensitive(dev, "kernel_scale"), file,
+	                             err)))
+		return st;
+	/* what the training program runs: each a string its setter reads */
+	static const struct {
+		const char *key;
+		pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
+	} program[] = {{"attention_kernel", pl_cluster_set_attention},
+	               {"loss_kernel", pl_cluster_set_loss},
+	               {"loss_parallel", pl_cluster_set_loss_parallel},
+	               {"grad_dtype", pl_cluster_set_grad_dtype},
+	               {"norm_kernel", pl_cluster_set_norm},
+	               {"batch_norm", pl_cluster_set_batch_norm},
+	               {"stage_output", pl_cluster_set_stage_output},
+	               {"gemm_dtype", pl_cluster_set_gemm_dtype}};
+	for (size_t i = 0; i < sizeof program / sizeof *program; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, program[i].key);
+		char wk[300];
+		snprintf(wk, sizeof wk, "%s: device.%s", file, program[i].key);
+		if (v && !cJSON_IsString(v))
+			return FAIL("%s: expected a string", wk);
+		if (v && (st = program[i].set(c, v->valuestring, wk, err)))
+			return st;
+	}
+	return parse_peak_flops(c, cJSON_GetObjectItemCaseSensitive(dev, "peak_flops"), file, err);
+}
+
+/* fitted: the factors `calibrate --from-runs` fitted (what else it records
+ * is information: runs, errors, the runs file) */
+static pl_status parse_fitted(pl_cluster *c, const cJSON *fit, const char *file, pl_err *err)
+{
+	pl_status st;
+	if (!fit)
+		return PL_OK;
+	if (!cJSON_IsObject(fit))
+		return FAIL("%s: fitted: expected an object of factors", file);
+	if ((st = num_in(fit, "compute", &c->fit_compute, 0, PL_FIT_MIN, PL_FIT_MAX, file,
+	                 "fitted.", err)) ||
+	    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX, file,
+	                 "fitted.", err)) ||
+	    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file, "fitted.",
+	                 err)) ||
+	    (st =
+	         num_in(fit, "leave_one_out_error", &c->fit_loo, 0, 0, 0.99, file, "fitted.", err)))
+		return st;
+	return PL_OK;
+}
+
+/* links: each link class's bus bandwidth and latency */
+static pl_status parse_links(pl_cluster *c, const cJSON *links, const char *file, pl_err *err)
+{
+	pl_status st;
+	if (!links)
+		return PL_OK;
+	if (!cJSON_IsObject(links))
+		return FAIL("%s: links: expected an object", file);
+	CHECK_KEYS(links, "links.", "intra_node", "inter_node");
+	for (int k = 0; k < PL_LINK_COUNT; k++) {
+		const cJSON *lk = cJSON_GetObjectItemCaseSensitive(links, link_keys[k]);
+		if (!lk)
+			continue;
+		char where[64];
+		snprintf(where, sizeof where, "links.%s.", link_keys[k]);
+		if (!cJSON_IsObject(lk))
+			return FAIL("%s: links.%s: expected {\"busbw\", \"latency\"}", file,
+			            link_keys[k]);
+		CHECK_KEYS(lk, where, "busbw", "latency");
+		double bw = 1.0 / c->link[k].beta;
+		if ((st = num(lk, "busbw", &bw, 0, 1, file, where, err)) ||
+		    (st = num(lk, "latency", &c->link[k].alpha, 0, 0, file, where, err)))
+			return st;
+		c->link[k].beta = 1.0 / bw;
+	}
+	return PL_OK;
+}
+
+/* collectives: per collective and link class, an alpha-beta */
+static pl_status parse_collectives(pl_cluster *c, const cJSON *colls, const char *file, pl_err *err)
+{
+	pl_status st;
+	if (!colls)
+		return PL_OK;
+	if (!cJSON_IsObject(colls))
+		return FAIL("%s: collectives: expected an object", file);
+	const cJSON *e;
+	cJSON_ArrayForEach (e, colls) {
+		int ci = -1;
+		for (int k = 0; k < PL_COLL_COUNT; k++)
+			if (!strcmp(e->string, pl_coll_name((pl_coll)k)))
+				ci = k;
+		if (ci < 0)
+			return FAIL("%s: collectives.%s: expected one of all_reduce, "
+			            "all_gather, reduce_scatter, all_to_all, send_recv",
+			            file, e->string);
+		char wc[64];
+		snprintf(wc, sizeof wc, "collectives.%s.", e->string);
+		if (!cJSON_IsObject(e))
+			return FAIL("%s: collectives.%s: expected an object of link class: "
+			            "alpha-beta",
+			            file, e->string);
+		CHECK_KEYS(e, wc, "intra_node", "inter_node");
+		for (int k = 0; k < PL_LINK_COUNT; k++) {
+			const cJSON *lk = cJSON_GetObjectItemCaseSensitive(e, link_keys[k]);
+			char where[128];
+			snprintf(where, sizeof where, "collectives.%s.%s", e->string, link_keys[k]);
+			if (lk && (st = parse_ab(lk, &c->coll[ci][k], file, where, err)))
+				return st;
+		}
+	}
+	return PL_OK;
+}
+
+/* The cluster format's keys, checked in the order docs/formats.md lists
+ * them. */
 static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *file, pl_err *err)
 {
 	pl_status st;
@@ -687,178 +882,15 @@ static pl_status parse_cluster(pl_cluster *c, const cJSON *root, const char *fil
 		            dpn, PL_MAX_DEVICES);
 	c->nodes = (int64_t)nodes;
 	c->devices_per_node = (int64_t)dpn;
-	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
-	if (dev) {
-		if (!cJSON_IsObject(dev))
-			return FAIL("%s: device: expected an object", file);
-		CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
-		           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
-		           "kernel_overhead", "memory_reserve_bytes", "kernel_scale",
-		           "attention_kernel", "loss_kernel", "loss_parallel", "grad_dtype",
-		           "norm_kernel", "batch_norm", "stage_output", "gemm_dtype");
-		v = cJSON_GetObjectItemCaseSensitive(dev, "name");
-		if (cJSON_IsString(v))
-			snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
-		/* the reserve follows the memory unless given */
-		if ((st = num(dev, "memory_bytes", &c->memory_bytes, 0, 1, file, "device.", err)))
-			return st;
-		c->memory_reserve = pl_cluster_gpu_reserve(c->memory_bytes);
-		if ((st = num(dev, "memory_reserve_bytes", &c->memory_reserve, 0, 0, file,
-		              "device.", err)))
-			return st;
-		char wr[300];
-		snprintf(wr, sizeof wr, "%s: device.memory_reserve_bytes", file);
-		if ((st = pl_cluster_set_reserve(c, c->memory_reserve, wr, err)))
-			return st;
-		if ((st = num(dev, "memory_bandwidth", &c->memory_bandwidth, 0, 1, file, "device.",
-		              err)))
-			return st;
-		if ((st = num_in(dev, "vector_efficiency", &c->vector_eff, 0, 1e-9, 1, file,
-		                 "device.", err)) ||
-		    (st = num_in(dev, "bandwidth_efficiency", &c->bw_eff, 0, 1e-9, 1, file,
-		                 "device.", err)) ||
-		    (st = num(dev, "kernel_overhead", &c->kernel_overhead_s, 0, 0, file, "device.",
-		              err)))
-			return st;
-		const cJSON *ge = cJSON_GetObjectItemCaseSensitive(dev, "gemm_efficiency");
-		if (ge) {
-			if (!cJSON_IsObject(ge))
-				return FAIL("%s: device.gemm_efficiency: expected {\"max\", "
-				            "\"half_flops\"}",
-				            file);
-			CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops", "fp8_max");
-			if ((st = num_in(ge, "max", &c->gemm_eff_max, 1, 1e-9, 1, file,
-			                 "device.gemm_efficiency.", err)) ||
-			    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
-			              "device.gemm_efficiency.", err)) ||
-			    (st = num_in(ge, "fp8_max", &c->fp8_gemm_eff_max, 0, 1e-9, 1, file,
-			                 "device.gemm_efficiency.", err)))
-				return st;
-		}
-		if ((st = parse_kernel_scale(
-		         c, cJSON_GetObjectItemCaseSensitive(dev, "kernel_scale"), file, err)))
-			return st;
-		/* what the training program runs: each a string its setter reads */
-		static const struct {
-			const char *key;
-			pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
-		} program[] = {{"attention_kernel", pl_cluster_set_attention},
-		               {"loss_kernel", pl_cluster_set_loss},
-		               {"loss_parallel", pl_cluster_set_loss_parallel},
-		               {"grad_dtype", pl_cluster_set_grad_dtype},
-		               {"norm_kernel", pl_cluster_set_norm},
-		               {"batch_norm", pl_cluster_set_batch_norm},
-		               {"stage_output", pl_cluster_set_stage_output},
-		               {"gemm_dtype", pl_cluster_set_gemm_dtype}};
-		for (size_t i = 0; i < sizeof program / sizeof *program; i++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, program[i].key);
-			char wk[300];
-			snprintf(wk, sizeof wk, "%s: device.%s", file, program[i].key);
-			if (v && !cJSON_IsString(v))
-				return FAIL("%s: expected a string", wk);
-			if (v && (st = program[i].set(c, v->valuestring, wk, err)))
-				return st;
-		}
-		const cJSON *pf = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
-		if (pf) {
-			if (!cJSON_IsObject(pf))
-				return FAIL("%s: device.peak_flops: expected an object of dtype: "
-				            "FLOP/s",
-				            file);
-			const cJSON *e;
-			cJSON_ArrayForEach (e, pf) {
-				pl_dtype dt;
-				if (!strcmp(e->string, "float8")) { /* FP8 tensor cores */
-					if (!cJSON_IsNumber(e) ||
-					    !(e->valuedouble >= 0 && e->valuedouble <= NUM_MAX))
-						return FAIL(
-						    "%s: device.peak_flops.float8: expected a "
-						    "number from 0 (no FP8 tensor cores) to %g",
-						    file, NUM_MAX);
-					c->fp8_peak_flops = e->valuedouble;
-					continue;
-				}
-				if (pl_dtype_parse(e->string, &dt))
-					return FAIL("%s: device.peak_flops.%s: not a dtype", file,
-					            e->string);
-				if (!cJSON_IsNumber(e) ||
-				    !(e->valuedouble > 0 && e->valuedouble <= NUM_MAX))
-					return FAIL("%s: device.peak_flops.%s: expected a positive "
-					            "number up to %g",
-					            file, e->string, NUM_MAX);
-				c->peak_flops[dt] = e->valuedouble;
-			}
-		}
-	}
-	/* factors `calibrate --from-runs` fitted (what else it records is
-	 * information: runs, errors, the runs file) */
-	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(root, "fitted");
-	if (fit) {
-		if (!cJSON_IsObject(fit))
-			return FAIL("%s: fitted: expected an object of factors", file);
-		if ((st = num_in(fit, "compute", &c->fit_compute, 0, PL_FIT_MIN, PL_FIT_MAX, file,
-		                 "fitted.", err)) ||
-		    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX,
-		                 file, "fitted.", err)) ||
-		    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file,
-		                 "fitted.", err)) ||
-		    (st = num_in(fit, "leave_one_out_error", &c->fit_loo, 0, 0, 0.99, file,
-		                 "fitted.", err)))
-			return st;
-	}
-	const cJSON *links = cJSON_GetObjectItemCaseSensitive(root, "links");
-	if (links) {
-		if (!cJSON_IsObject(links))
-			return FAIL("%s: links: expected an object", file);
-		CHECK_KEYS(links, "links.", "intra_node", "inter_node");
-		for (int k = 0; k < PL_LINK_COUNT; k++) {
-			const cJSON *lk = cJSON_GetObjectItemCaseSensitive(links, link_keys[k]);
-			if (!lk)
-				continue;
-			char where[64];
-			snprintf(where, sizeof where, "links.%s.", link_keys[k]);
-			if (!cJSON_IsObject(lk))
-				return FAIL("%s: links.%s: expected {\"busbw\", \"latency\"}", file,
-				            link_keys[k]);
-			CHECK_KEYS(lk, where, "busbw", "latency");
-			double bw = 1.0 / c->link[k].beta;
-			if ((st = num(lk, "busbw", &bw, 0, 1, file, where, err)) ||
-			    (st = num(lk, "latency", &c->link[k].alpha, 0, 0, file, where, err)))
-				return st;
-			c->link[k].beta = 1.0 / bw;
-		}
-	}
-	const cJSON *colls = cJSON_GetObjectItemCaseSensitive(root, "collectives");
-	if (colls) {
-		if (!cJSON_IsObject(colls))
-			return FAIL("%s: collectives: expected an object", file);
-		const cJSON *e;
-		cJSON_ArrayForEach (e, colls) {
-			int ci = -1;
-			for (int k = 0; k < PL_COLL_COUNT; k++)
-				if (!strcmp(e->string, pl_coll_name((pl_coll)k)))
-					ci = k;
-			if (ci < 0)
-				return FAIL("%s: collectives.%s: expected one of all_reduce, "
-				            "all_gather, reduce_scatter, all_to_all, send_recv",
-				            file, e->string);
-			char wc[64];
-			snprintf(wc, sizeof wc, "collectives.%s.", e->string);
-			if (!cJSON_IsObject(e))
-				return FAIL("%s: collectives.%s: expected an object of link class: "
-				            "alpha-beta",
-				            file, e->string);
-			CHECK_KEYS(e, wc, "intra_node", "inter_node");
-			for (int k = 0; k < PL_LINK_COUNT; k++) {
-				const cJSON *lk = cJSON_GetObjectItemCaseSensitive(e, link_keys[k]);
-				char where[128];
-				snprintf(where, sizeof where, "collectives.%s.%s", e->string,
-				         link_keys[k]);
-				if (lk && (st = parse_ab(lk, &c->coll[ci][k], file, where, err)))
-					return st;
-			}
-		}
-	}
+	if ((st = parse_device(c, cJSON_GetObjectItemCaseSensitive(root, "device"), file, err)))
+		return st;
+	if ((st = parse_fitted(c, cJSON_GetObjectItemCaseSensitive(root, "fitted"), file, err)))
+		return st;
+	if ((st = parse_links(c, cJSON_GetObjectItemCaseSensitive(root, "links"), file, err)))
+		return st;
+	if ((st = parse_collectives(c, cJSON_GetObjectItemCaseSensitive(root, "collectives"), file,
+	                            err)))
+		return st;
 	v = cJSON_GetObjectItemCaseSensitive(root, "source");
 	if (cJSON_IsString(v))
 		snprintf(c->source, sizeof c->source, "%s", v->valuestring);

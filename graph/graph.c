@@ -366,8 +366,8 @@ static int reserve_tensors(builder *b, const cJSON *root)
 	return 0;
 }
 
-/* Long on purpose: one branch per attribute name the format
- * knows, each checking its JSON type and range with the same error. */
+/* An op of type's attributes before its attrs are read: ONNX's defaults,
+ * where ONNX has the attribute, and the format's own for the others. */
 void pl_attrs_default(pl_optype type, pl_attrs *a)
 {
 	a->epsilon = 1e-5;
@@ -577,6 +577,148 @@ static pl_status unread_attr(builder *b, const pl_op *op, const char *k, pl_err 
 	            b->file, op->name, k, pl_optype_name(op->type), near);
 }
 
+/* attrs.k of op when it is an array of integers (perm, axes, shape, a
+ * window's, starts and ends): read (*taken 1), else *taken 0 */
+static pl_status array_attr(builder *b, const pl_op *op, pl_attrs *a, const cJSON *e,
+                            const char *where, int *taken, pl_err *err)
+{
+	const char *k = e->string;
+	*taken = 1;
+	if (!strcmp(k, "perm")) {
+		pl_status st =
+		    get_int_array(e, a->perm, &a->nperm, PL_MAX_RANK, 0, b->file, where, err);
+		if (st)
+			return st;
+	} else if (!strcmp(k, "axes")) {
+		pl_status st =
+		    get_int_array(e, a->axes, &a->naxes, PL_MAX_RANK, 0, b->file, where, err);
+		if (st)
+			return st;
+		a->has_axes = 1;
+	} else if (!strcmp(k, "shape")) {
+		pl_status st =
+		    get_int_array(e, a->shape, &a->nshape, PL_MAX_RANK, 0, b->file, where, err);
+		if (st)
+			return st;
+	} else if (!strcmp(k, "kernel_shape") || !strcmp(k, "strides") || !strcmp(k, "dilations") ||
+	           !strcmp(k, "pads") || !strcmp(k, "output_padding")) {
+		int pads = !strcmp(k, "pads"), opad = !strcmp(k, "output_padding");
+		int64_t *v = pads                      ? a->pads
+		             : opad                    ? a->output_padding
+		             : !strcmp(k, "strides")   ? a->strides
+		             : !strcmp(k, "dilations") ? a->dilations
+		                                       : a->kernel;
+		int *n = pads                      ? &a->npads
+		         : opad                    ? &a->noutput_padding
+		         : !strcmp(k, "strides")   ? &a->nstrides
+		         : !strcmp(k, "dilations") ? &a->ndilations
+		                                   : &a->nkernel;
+		pl_status st = get_int_array(e, v, n, pads ? 2 * PL_MAX_RANK : PL_MAX_SPATIAL,
+		                             !pads && !opad, b->file, where, err);
+		if (st)
+			return st;
+		for (int i = 0; i < *n; i++)
+			if (v[i] < 0 || v[i] > 1000000)
+				return FAIL("%s: %s[%d]: expected an integer from %d to 1000000",
+				            b->file, where, i, pads || opad ? 0 : 1);
+	} else if (!strcmp(k, "starts") || !strcmp(k, "ends")) {
+		int n = 0;
+		pl_status st = get_int_array(e, !strcmp(k, "starts") ? a->starts : a->ends, &n,
+		                             PL_MAX_RANK, 0, b->file, where, err);
+		if (st)
+			return st;
+		if (a->nslices && a->nslices != n)
+			return FAIL("%s: op '%s': attrs.starts and attrs.ends differ in length",
+			            b->file, op->name);
+		a->nslices = n;
+	} else
+		*taken = 0;
+	return PL_OK;
+}
+
+/* attrs.k of op when it is one of the names or pairs some op types read
+ * (Gelu's approximate, Pad's mode, Resize's and GridSample's modes, a
+ * recurrent layer's direction, OneHot's values, a type): read (*taken 1),
+ * else *taken 0 */
+static pl_status named_attr(builder *b, const pl_op *op, pl_attrs *a, const cJSON *e,
+                            const char *where, int *taken, pl_err *err)
+{
+	const char *k = e->string;
+	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
+	*taken = 1;
+	if (op->type == PL_OP_GELU && !strcmp(k, "approximate")) {
+		if (!cJSON_IsString(e) ||
+		    (strcmp(e->valuestring, "none") && strcmp(e->valuestring, "tanh")))
+			return FAIL("%s: %s: expected none (x Phi(x), the default) or tanh",
+			            b->file, where);
+		a->gelu_tanh = !strcmp(e->valuestring, "tanh");
+	} else if (op->type == PL_OP_PAD && !strcmp(k, "mode")) {
+		int v = 0;
+		while (pl_pad_mode_name(v) &&
+		       !(cJSON_IsString(e) && !strcmp(e->valuestring, pl_pad_mode_name(v))))
+			v++;
+		if (!pl_pad_mode_name(v))
+			return FAIL("%s: %s: expected one of constant, reflect, edge, wrap",
+			            b->file, where);
+		a->pad_mode = v;
+	} else if ((op->type == PL_OP_RESIZE &&
+	            (!strcmp(k, "mode") || !strcmp(k, "coordinate_transformation_mode") ||
+	             !strcmp(k, "nearest_mode"))) ||
+	           (recurrent && !strcmp(k, "direction"))) {
+		const char *(*name)(int) = recurrent                    ? pl_rnn_direction_name
+		                           : !strcmp(k, "mode")         ? pl_resize_mode_name
+		                           : !strcmp(k, "nearest_mode") ? pl_resize_nearest_name
+		                                                        : pl_resize_coord_name;
+		int *dst = recurrent                    ? &a->rnn_direction
+		           : !strcmp(k, "mode")         ? &a->resize_mode
+		           : !strcmp(k, "nearest_mode") ? &a->resize_nearest
+		                                        : &a->resize_coord;
+		int v = 0;
+		while (name(v) && !(cJSON_IsString(e) && !strcmp(e->valuestring, name(v))))
+			v++;
+		if (!name(v)) {
+			char known[200] = "";
+			for (int i = 0; name(i); i++)
+				snprintf(known + strlen(known), sizeof known - strlen(known),
+				         "%s%s", i ? ", " : "", name(i));
+			return FAIL("%s: %s: expected one of %s", b->file, where, known);
+		}
+		*dst = v;
+	} else if (op->type == PL_OP_GRIDSAMPLE &&
+	           (!strcmp(k, "mode") || !strcmp(k, "padding_mode"))) {
+		int mode = !strcmp(k, "mode"), v = -1;
+		const char *sv = cJSON_IsString(e) ? e->valuestring : "";
+		if (mode)
+			v = !strcmp(sv, "bilinear") || !strcmp(sv, "linear") ? PL_RESIZE_LINEAR
+			    : !strcmp(sv, "nearest")                         ? PL_RESIZE_NEAREST
+			                                                     : -1;
+		else
+			for (int i = 0; pl_grid_padding_name(i) && v < 0; i++)
+				v = !strcmp(sv, pl_grid_padding_name(i)) ? i : -1;
+		if (v < 0)
+			return FAIL("%s: %s: expected %s", b->file, where,
+			            mode ? "bilinear (or linear) or nearest" : "zeros or border");
+		*(mode ? &a->resize_mode : &a->grid_padding) = v;
+	} else if (op->type == PL_OP_ONEHOT && !strcmp(k, "values")) {
+		const cJSON *off = cJSON_GetArrayItem(e, 0), *on = cJSON_GetArrayItem(e, 1);
+		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(off) ||
+		    !cJSON_IsNumber(on) || !isfinite(off->valuedouble) ||
+		    !isfinite(on->valuedouble))
+			return FAIL("%s: %s: expected [off_value, on_value], two finite "
+			            "numbers",
+			            b->file, where);
+		a->off_value = off->valuedouble;
+		a->on_value = on->valuedouble;
+	} else if (!strcmp(k, "to") || (op->type == PL_OP_ONEHOT && !strcmp(k, "dtype"))) {
+		if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
+			return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
+			            "int32, int64",
+			            b->file, where);
+	} else
+		*taken = 0;
+	return PL_OK;
+}
+
 /* An op's attrs over its type's defaults: the scalar ones by attr_rules,
  * arrays and names here (the keys that only some op types read are checked
  * only there); other keys are warned of (unread_attr) and ignored. */
@@ -584,7 +726,6 @@ static pl_status parse_attrs(builder *b, const pl_op *op, pl_attrs *a, const cJS
                              pl_err *err)
 {
 	pl_attrs_default(op->type, a);
-	int recurrent = op->type == PL_OP_RNN || op->type == PL_OP_GRU || op->type == PL_OP_LSTM;
 	if (!jattrs)
 		return PL_OK;
 	if (!cJSON_IsObject(jattrs))
@@ -602,134 +743,14 @@ static pl_status parse_attrs(builder *b, const pl_op *op, pl_attrs *a, const cJS
 				return FAIL("%s: %s: expected %s", b->file, where, want);
 			continue;
 		}
-		if (!strcmp(k, "perm")) {
-			pl_status st = get_int_array(e, a->perm, &a->nperm, PL_MAX_RANK, 0, b->file,
-			                             where, err);
-			if (st)
-				return st;
-		} else if (!strcmp(k, "axes")) {
-			pl_status st = get_int_array(e, a->axes, &a->naxes, PL_MAX_RANK, 0, b->file,
-			                             where, err);
-			if (st)
-				return st;
-			a->has_axes = 1;
-		} else if (!strcmp(k, "shape")) {
-			pl_status st = get_int_array(e, a->shape, &a->nshape, PL_MAX_RANK, 0,
-			                             b->file, where, err);
-			if (st)
-				return st;
-		} else if (!strcmp(k, "kernel_shape") || !strcmp(k, "strides") ||
-		           !strcmp(k, "dilations") || !strcmp(k, "pads") ||
-		           !strcmp(k, "output_padding")) {
-			int pads = !strcmp(k, "pads"), opad = !strcmp(k, "output_padding");
-			int64_t *v = pads                      ? a->pads
-			             : opad                    ? a->output_padding
-			             : !strcmp(k, "strides")   ? a->strides
-			             : !strcmp(k, "dilations") ? a->dilations
-			                                       : a->kernel;
-			int *n = pads                      ? &a->npads
-			         : opad                    ? &a->noutput_padding
-			         : !strcmp(k, "strides")   ? &a->nstrides
-			         : !strcmp(k, "dilations") ? &a->ndilations
-			                                   : &a->nkernel;
-			pl_status st =
-			    get_int_array(e, v, n, pads ? 2 * PL_MAX_RANK : PL_MAX_SPATIAL,
-			                  !pads && !opad, b->file, where, err);
-			if (st)
-				return st;
-			for (int i = 0; i < *n; i++)
-				if (v[i] < 0 || v[i] > 1000000)
-					return FAIL(
-					    "%s: %s[%d]: expected an integer from %d to 1000000",
-					    b->file, where, i, pads || opad ? 0 : 1);
-		} else if (!strcmp(k, "starts") || !strcmp(k, "ends")) {
-			int n = 0;
-			pl_status st = get_int_array(e, !strcmp(k, "starts") ? a->starts : a->ends,
-			                             &n, PL_MAX_RANK, 0, b->file, where, err);
-			if (st)
-				return st;
-			if (a->nslices && a->nslices != n)
-				return FAIL(
-				    "%s: op '%s': attrs.starts and attrs.ends differ in length",
-				    b->file, op->name);
-			a->nslices = n;
-		} else if (op->type == PL_OP_GELU && !strcmp(k, "approximate")) {
-			if (!cJSON_IsString(e) ||
-			    (strcmp(e->valuestring, "none") && strcmp(e->valuestring, "tanh")))
-				return FAIL("%s: %s: expected none (x Phi(x), the default) or tanh",
-				            b->file, where);
-			a->gelu_tanh = !strcmp(e->valuestring, "tanh");
-		} else if (op->type == PL_OP_PAD && !strcmp(k, "mode")) {
-			int v = 0;
-			while (pl_pad_mode_name(v) &&
-			       !(cJSON_IsString(e) && !strcmp(e->valuestring, pl_pad_mode_name(v))))
-				v++;
-			if (!pl_pad_mode_name(v))
-				return FAIL("%s: %s: expected one of constant, reflect, edge, wrap",
-				            b->file, where);
-			a->pad_mode = v;
-		} else if ((op->type == PL_OP_RESIZE &&
-		            (!strcmp(k, "mode") || !strcmp(k, "coordinate_transformation_mode") ||
-		             !strcmp(k, "nearest_mode"))) ||
-		           (recurrent && !strcmp(k, "direction"))) {
-			const char *(*name)(int) = recurrent            ? pl_rnn_direction_name
-			                           : !strcmp(k, "mode") ? pl_resize_mode_name
-			                           : !strcmp(k, "nearest_mode")
-			                               ? pl_resize_nearest_name
-			                               : pl_resize_coord_name;
-			int *dst = recurrent                    ? &a->rnn_direction
-			           : !strcmp(k, "mode")         ? &a->resize_mode
-			           : !strcmp(k, "nearest_mode") ? &a->resize_nearest
-			                                        : &a->resize_coord;
-			int v = 0;
-			while (name(v) && !(cJSON_IsString(e) && !strcmp(e->valuestring, name(v))))
-				v++;
-			if (!name(v)) {
-				char known[200] = "";
-				for (int i = 0; name(i); i++)
-					snprintf(known + strlen(known),
-					         sizeof known - strlen(known), "%s%s",
-					         i ? ", " : "", name(i));
-				return FAIL("%s: %s: expected one of %s", b->file, where, known);
-			}
-			*dst = v;
-		} else if (op->type == PL_OP_GRIDSAMPLE &&
-		           (!strcmp(k, "mode") || !strcmp(k, "padding_mode"))) {
-			int mode = !strcmp(k, "mode"), v = -1;
-			const char *sv = cJSON_IsString(e) ? e->valuestring : "";
-			if (mode)
-				v = !strcmp(sv, "bilinear") || !strcmp(sv, "linear")
-				        ? PL_RESIZE_LINEAR
-				    : !strcmp(sv, "nearest") ? PL_RESIZE_NEAREST
-				                             : -1;
-			else
-				for (int i = 0; pl_grid_padding_name(i) && v < 0; i++)
-					v = !strcmp(sv, pl_grid_padding_name(i)) ? i : -1;
-			if (v < 0)
-				return FAIL("%s: %s: expected %s", b->file, where,
-				            mode ? "bilinear (or linear) or nearest"
-				                 : "zeros or border");
-			*(mode ? &a->resize_mode : &a->grid_padding) = v;
-		} else if (op->type == PL_OP_ONEHOT && !strcmp(k, "values")) {
-			const cJSON *off = cJSON_GetArrayItem(e, 0), *on = cJSON_GetArrayItem(e, 1);
-			if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
-			    !cJSON_IsNumber(off) || !cJSON_IsNumber(on) ||
-			    !isfinite(off->valuedouble) || !isfinite(on->valuedouble))
-				return FAIL("%s: %s: expected [off_value, on_value], two finite "
-				            "numbers",
-				            b->file, where);
-			a->off_value = off->valuedouble;
-			a->on_value = on->valuedouble;
-		} else if (!strcmp(k, "to") || (op->type == PL_OP_ONEHOT && !strcmp(k, "dtype"))) {
-			if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
-				return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
-				            "int32, int64",
-				            b->file, where);
-		} else {
-			pl_status st = unread_attr(b, op, k, err);
-			if (st)
-				return st;
-		}
+		int taken;
+		pl_status st = array_attr(b, op, a, e, where, &taken, err);
+		if (!st && !taken)
+			st = named_attr(b, op, a, e, where, &taken, err);
+		if (!st && !taken)
+			st = unread_attr(b, op, k, err);
+		if (st)
+			return st;
 	}
 	if (op->type == PL_OP_CLIP && a->min > a->max)
 		return FAIL(

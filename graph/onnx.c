@@ -282,51 +282,42 @@ static int tensor_values(const Onnx__TensorProto *t, double *v, int64_t max)
 #undef TAKE
 	if (!t->has_raw_data)
 		return 0;
+	/* little-endian elements of one size each, as many as the dims say */
 	const unsigned char *r = t->raw_data.data;
-	size_t len = t->raw_data.len;
+	size_t size = 0;
+	switch (t->data_type) {
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: size = 8; break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: size = 4; break;
+	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: size = 1; break;
+	default: return 0;
+	}
+	if (t->raw_data.len != size * k)
+		return 0;
 	for (size_t i = 0; i < k; i++) {
+		const unsigned char *at = r + size * i;
+		int64_t i64;
+		int32_t i32;
+		float f;
 		switch (t->data_type) {
-		case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: {
-			int64_t x;
-			if (len != 8 * k)
-				return 0;
-			memcpy(&x, r + 8 * i, 8);
-			v[i] = (double)x;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+			memcpy(&i64, at, 8);
+			v[i] = (double)i64;
 			break;
-		}
-		case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: {
-			int32_t x;
-			if (len != 4 * k)
-				return 0;
-			memcpy(&x, r + 4 * i, 4);
-			v[i] = x;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+			memcpy(&i32, at, 4);
+			v[i] = i32;
 			break;
-		}
-		case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
-		case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
-			if (len != k)
-				return 0;
-			v[i] = r[i];
+		case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+			memcpy(&f, at, 4);
+			v[i] = f;
 			break;
-		case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
-			if (len != k)
-				return 0;
-			v[i] = (signed char)r[i];
-			break;
-		case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: {
-			float x;
-			if (len != 4 * k)
-				return 0;
-			memcpy(&x, r + 4 * i, 4);
-			v[i] = x;
-			break;
-		}
-		case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
-			if (len != 8 * k)
-				return 0;
-			memcpy(&v[i], r + 8 * i, 8);
-			break;
-		default: return 0;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: memcpy(&v[i], at, 8); break;
+		case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: v[i] = (signed char)*at; break;
+		default: v[i] = *at; break; /* bool, uint8 */
 		}
 	}
 	return (int)k;
@@ -718,343 +709,614 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 	return 1;
 }
 
+/* What a folder says of node n: FOLD_SEE, whether its output now has
+ * values decides; FOLD_NOT, not folded; FOLD_DONE, folded. Each folds one
+ * operator on known values (a the values of input 0; *el the output's
+ * element type, where known), as onnx_ops[] emits them */
+enum { FOLD_NOT = -1, FOLD_SEE = 0, FOLD_DONE = 1 };
+typedef int (*onnx_fold)(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el);
+
+static int fold_const_node(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)a, (void)el;
+	for (size_t k = 0; k < n->n_attribute; k++)
+		if (n->attribute[k]->t && n->attribute[k]->name &&
+		    !strcmp(n->attribute[k]->name, "value")) {
+			set_tensor(m, n->output[0], n->attribute[k]->t, MAX_VALUES);
+			tinfo *c = known(m, n->output[0]);
+			if (c) /* its values kept, or too many to keep: a constant still */
+				c->cons = 1;
+		}
+	return FOLD_DONE;
+}
+
+static int fold_shape(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	double *v = scratch(m, 64);
+	int64_t dims[1];
+	if (!a)
+		return FOLD_NOT;
+	int64_t lo = axis_of(attr_i(n, "start", 0), a->rank),
+	        hi = axis_of(attr_i(n, "end", a->rank), a->rank);
+	lo = lo < 0 ? 0 : lo > a->rank ? a->rank : lo;
+	hi = hi < lo ? lo : hi > a->rank ? a->rank : hi;
+	for (int64_t d = lo; d < hi; d++)
+		v[d - lo] = (double)a->dims[d];
+	dims[0] = hi - lo;
+	set_info(m, n->output[0], 1, dims, (int)(hi - lo), v);
+	return FOLD_DONE;
+}
+
+static double un_copy(double x)
+{
+	return x;
+}
+static double un_bool(double x)
+{
+	return x != 0;
+}
+static double un_neg(double x)
+{
+	return -x;
+}
+static double un_not(double x)
+{
+	return x == 0;
+}
+static double un_relu(double x)
+{
+	return x > 0 ? x : 0;
+}
+static double un_sign(double x)
+{
+	return (x > 0) - (x < 0);
+}
+static double un_reciprocal(double x)
+{
+	return 1 / x;
+}
+static double un_sigmoid(double x)
+{
+	return 1 / (1 + exp(-x));
+}
+
+static const struct {
+	const char *type;
+	double (*f)(double);
+} unary_values[] = {
+    {"Identity", un_copy}, {"Floor", floor},  {"Ceil", ceil},    {"Sqrt", sqrt},
+    {"Neg", un_neg},       {"Not", un_not},   {"Abs", fabs},     {"Exp", exp},
+    {"Log", log},          {"Relu", un_relu}, {"Sign", un_sign}, {"Reciprocal", un_reciprocal},
+    {"Sin", sin},          {"Cos", cos},      {"Tanh", tanh},    {"Sigmoid", un_sigmoid},
+    {"Erf", erf}};
+
+/* f of each of a's values */
+static int fold_map(imp *m, const Onnx__NodeProto *n, const tinfo *a, double (*f)(double))
+{
+	int64_t ne = elems(a);
+	double *v = scratch(m, ne);
+	if (!v)
+		return FOLD_NOT;
+	for (int64_t i = 0; i < ne; i++)
+		v[i] = f(a->val[i]);
+	set_info(m, n->output[0], a->rank, a->dims, ne, v);
+	return FOLD_SEE;
+}
+
+/* the element-wise functions of one input; Not's output is a bool */
+static int fold_unary(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	size_t k = 0;
+	while (strcmp(unary_values[k].type, n->op_type))
+		k++;
+	int st = fold_map(m, n, a, unary_values[k].f);
+	if (st == FOLD_SEE && !strcmp(n->op_type, "Not"))
+		*el = 9;
+	return st;
+}
+
+/* to bool, to an integer, to a float */
+static int fold_cast(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	int64_t to = attr_i(n, "to", 1);
+	int st = fold_map(m, n, a,
+	                  to == 9                                       ? un_bool
+	                  : to != 1 && to != 10 && to != 11 && to != 16 ? trunc
+	                                                                : un_copy);
+	if (st == FOLD_SEE)
+		*el = (int32_t)to;
+	return st;
+}
+
+/* of a shape's entries (torch.std's count of the reduced elements) */
+static int fold_reduce_entries(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (!(a->rank == 1 && (n->n_input < 2 || !n->input[1][0])))
+		return FOLD_SEE;
+	int keep = (int)attr_i(n, "keepdims", 1), prod = !strcmp(n->op_type, "ReduceProd");
+	double r = prod;
+	int64_t dims[1] = {1};
+	for (int64_t i = 0; i < elems(a); i++)
+		r = prod ? r * a->val[i] : r + a->val[i];
+	set_info(m, n->output[0], keep, dims, 1, &r);
+	return FOLD_SEE;
+}
+
+static double bin_add(double x, double y)
+{
+	return x + y;
+}
+static double bin_sub(double x, double y)
+{
+	return x - y;
+}
+static double bin_mul(double x, double y)
+{
+	return x * y;
+}
+static double bin_div(double x, double y)
+{
+	return y != 0 ? x / y : 0;
+}
+static double bin_int_div(double x, double y) /* of integers */
+{
+	double v = y != 0 ? x / y : 0;
+	return x == trunc(x) && y == trunc(y) ? trunc(v) : v;
+}
+static double bin_equal(double x, double y)
+{
+	return x == y;
+}
+static double bin_mod(double x, double y) /* Mod (fmod 0): the divisor's sign */
+{
+	return y != 0 ? x - y * floor(x / y) : 0;
+}
+static double bin_less(double x, double y)
+{
+	return x < y;
+}
+static double bin_greater(double x, double y)
+{
+	return x > y;
+}
+static double bin_less_eq(double x, double y)
+{
+	return x <= y;
+}
+static double bin_greater_eq(double x, double y)
+{
+	return x >= y;
+}
+static double bin_and(double x, double y)
+{
+	return x != 0 && y != 0;
+}
+static double bin_or(double x, double y)
+{
+	return x != 0 || y != 0;
+}
+static double bin_xor(double x, double y)
+{
+	return (x != 0) != (y != 0);
+}
+static double bin_max(double x, double y)
+{
+	return x > y ? x : y;
+}
+static double bin_min(double x, double y)
+{
+	return x < y ? x : y;
+}
+
+/* the element-wise functions of two inputs, broadcast; logic's is a bool */
+static const struct {
+	const char *type;
+	double (*f)(double, double);
+	int logic;
+} binary_values[] = {{"Add", bin_add, 0},
+                     {"Sub", bin_sub, 0},
+                     {"Mul", bin_mul, 0},
+                     {"Div", bin_div, 0},
+                     {"Equal", bin_equal, 1},
+                     {"Pow", pow, 0},
+                     {"Mod", bin_mod, 0},
+                     {"Less", bin_less, 1},
+                     {"Greater", bin_greater, 1},
+                     {"LessOrEqual", bin_less_eq, 1},
+                     {"GreaterOrEqual", bin_greater_eq, 1},
+                     {"And", bin_and, 1},
+                     {"Or", bin_or, 1},
+                     {"Xor", bin_xor, 1},
+                     {"Max", bin_max, 0},
+                     {"Min", bin_min, 0}};
+
+static int fold_binary(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	if (n->n_input != 2)
+		return FOLD_SEE;
+	size_t k = 0;
+	while (strcmp(binary_values[k].type, n->op_type))
+		k++;
+	tinfo *b = valued(m, n->input[1]);
+	if (!b) /* an input left out ("") */
+		return FOLD_NOT;
+	int64_t dims[16];
+	int r = broadcast(a, b, dims);
+	int64_t no = 1;
+	for (int d = 0; d < r && no <= MAX_VALUES; d++)
+		no = count_mul(no, dims[d]);
+	double *v;
+	if (r < 0 || !(v = scratch(m, no)))
+		return FOLD_NOT;
+	/* a division of integers is one (neither operand known to be a float) */
+	int fl = a->elem == 1 || a->elem == 10 || a->elem == 11 || a->elem == 16 || b->elem == 1 ||
+	         b->elem == 10 || b->elem == 11 || b->elem == 16;
+	double (*f)(double, double) =
+	    binary_values[k].f == bin_div && !fl ? bin_int_div : binary_values[k].f;
+	for (int64_t i = 0; i < no; i++)
+		v[i] = f(bval(a, dims, r, i), bval(b, dims, r, i));
+	set_info(m, n->output[0], r, dims, no, v);
+	*el = binary_values[k].logic ? 9 : *el ? *el : b->elem;
+	return FOLD_SEE;
+}
+
+/* along any axis */
+static int fold_gather(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (n->n_input != 2)
+		return FOLD_SEE;
+	tinfo *ix = valued(m, n->input[1]);
+	int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), pre = 1, post = 1, no, dims[16];
+	if (!ix || ax < 0 || ax >= a->rank || a->rank + ix->rank > 17)
+		return FOLD_NOT;
+	int r = 0;
+	if (elems(a) == 0 || ix->nval == 0) /* nothing to gather: not folded */
+		return FOLD_NOT;
+	for (int d = 0; d < a->rank; d++) {
+		if (d < ax)
+			pre *= a->dims[d]; /* within a's elements, at most MAX_VALUES */
+		if (d > ax)
+			post *= a->dims[d];
+		if (d != ax)
+			dims[r++] = a->dims[d];
+		else
+			for (int e = 0; e < ix->rank; e++)
+				dims[r++] = ix->dims[e];
+	}
+	no = pre * (int64_t)ix->nval * post;
+	double *v = scratch(m, no);
+	if (!v)
+		return FOLD_NOT;
+	for (int64_t i = 0; i < ix->nval; i++) {
+		int64_t j = axis_of(to_i64(ix->val[i]), (int)a->dims[ax]);
+		if (j < 0 || j >= a->dims[ax])
+			return FOLD_NOT;
+		for (int64_t p = 0; p < pre; p++)
+			for (int64_t q = 0; q < post; q++)
+				v[(p * ix->nval + i) * post + q] =
+				    a->val[(p * a->dims[ax] + j) * post + q];
+	}
+	set_info(m, n->output[0], r, dims, no, v);
+	return FOLD_SEE;
+}
+
+static int fold_unsqueeze_values(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	return fold_unsqueeze(m, n, a) ? FOLD_NOT : FOLD_SEE;
+}
+
+/* along any axis */
+static int fold_concat(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), pre = 1, post = 1, at = 0, dims[16];
+	if (ax < 0 || ax >= a->rank)
+		return FOLD_NOT;
+	memcpy(dims, a->dims, sizeof(int64_t) * (size_t)a->rank);
+	dims[ax] = 0;
+	for (size_t k = 0; k < n->n_input; k++) {
+		tinfo *x = valued(m, n->input[k]);
+		if (!x || x->rank != a->rank)
+			return FOLD_NOT;
+		for (int d = 0; d < a->rank; d++)
+			if (d != ax && x->dims[d] != a->dims[d])
+				return FOLD_NOT;
+		if ((dims[ax] += x->dims[ax]) > BIG) /* a hostile file's many inputs */
+			return FOLD_NOT;
+	}
+	int64_t no = 1;
+	for (int d = 0; d < a->rank; d++)
+		if (__builtin_mul_overflow(pre, d < ax ? a->dims[d] : 1, &pre) ||
+		    __builtin_mul_overflow(post, d > ax ? a->dims[d] : 1, &post))
+			return FOLD_NOT;
+	double *v;
+	if (dims[ax] > BIG || __builtin_mul_overflow(pre, dims[ax], &no) ||
+	    __builtin_mul_overflow(no, post, &no) || !(v = scratch(m, no)))
+		return FOLD_NOT;
+	for (size_t k = 0; k < n->n_input; k++) {
+		tinfo *x = valued(m, n->input[k]);
+		for (int64_t p = 0; p < pre; p++)
+			for (int64_t i = 0; i < x->dims[ax] * post; i++)
+				v[(p * dims[ax] + at) * post + i] =
+				    x->val[p * x->dims[ax] * post + i];
+		at += x->dims[ax];
+	}
+	set_info(m, n->output[0], a->rank, dims, no, v);
+	return FOLD_SEE;
+}
+
+/* cond ? x : y, broadcast */
+static int fold_where(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	if (n->n_input != 3)
+		return FOLD_SEE;
+	tinfo *x = valued(m, n->input[1]), *y = valued(m, n->input[2]), xy;
+	int64_t d2[16], dims[16];
+	int r = x && y ? broadcast(x, y, d2) : -1;
+	if (r < 0)
+		return FOLD_NOT;
+	xy.rank = r;
+	memcpy(xy.dims, d2, sizeof(int64_t) * (size_t)r);
+	if ((r = broadcast(a, &xy, dims)) < 0)
+		return FOLD_NOT;
+	int64_t no = 1;
+	for (int d = 0; d < r && no <= MAX_VALUES; d++)
+		no = count_mul(no, dims[d]);
+	double *v = scratch(m, no);
+	if (!v)
+		return FOLD_NOT;
+	for (int64_t i = 0; i < no; i++)
+		v[i] = bval(a, dims, r, i) != 0 ? bval(x, dims, r, i) : bval(y, dims, r, i);
+	set_info(m, n->output[0], r, dims, no, v);
+	*el = x->elem ? x->elem : y->elem;
+	return FOLD_SEE;
+}
+
+/* the triangle of the last two axes */
+static int fold_trilu(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (a->rank < 2)
+		return FOLD_SEE;
+	int64_t up = attr_i(n, "upper", 1), kk = 0, rows = a->dims[a->rank - 2],
+	        cols = a->dims[a->rank - 1], ne = elems(a);
+	tinfo *kt = n->n_input > 1 && n->input[1][0] ? valued(m, n->input[1]) : NULL;
+	if (n->n_input > 1 && n->input[1][0] && (!kt || kt->nval != 1))
+		return FOLD_NOT;
+	if (kt)
+		kk = to_i64(kt->val[0]);
+	double *v = scratch(m, ne);
+	if (!v)
+		return FOLD_NOT;
+	for (int64_t i = 0; i < ne; i++) {
+		int64_t c = i % cols, rw = (i / cols) % rows;
+		v[i] = (up ? c - rw >= kk : c - rw <= kk) ? a->val[i] : 0;
+	}
+	set_info(m, n->output[0], a->rank, a->dims, ne, v);
+	return FOLD_SEE;
+}
+
+/* data a with the slices the index tuples name replaced by updates */
+static int fold_scatter_nd(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (!(n->n_input == 3 && !attr(n, "reduction")))
+		return FOLD_SEE;
+	tinfo *ix = valued(m, n->input[1]), *up = valued(m, n->input[2]);
+	int64_t q = ix && ix->rank > 0 ? ix->dims[ix->rank - 1] : -1, slice = 1, ne = elems(a);
+	double *v;
+	if (q < 1 || q > a->rank || !up || ne < 1 || !(v = scratch(m, ne)))
+		return FOLD_NOT;
+	for (int d = (int)q; d < a->rank; d++)
+		slice *= a->dims[d];
+	int64_t tuples = ix->nval / q;
+	if (up->nval != tuples * slice)
+		return FOLD_NOT;
+	memcpy(v, a->val, sizeof(double) * (size_t)ne);
+	for (int64_t j = 0; j < tuples; j++) {
+		int64_t at = 0;
+		for (int d = 0; d < q; d++) {
+			int64_t c = axis_of(to_i64(ix->val[j * q + d]), (int)a->dims[d]);
+			if (c < 0 || c >= a->dims[d])
+				return FOLD_NOT;
+			at = at * a->dims[d] + c;
+		}
+		memcpy(v + at * slice, up->val + j * slice, sizeof(double) * (size_t)slice);
+	}
+	set_info(m, n->output[0], a->rank, a->dims, ne, v);
+	return FOLD_SEE;
+}
+
+/* values kept, shape changed */
+static int fold_reshape(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (n->n_input != 2)
+		return FOLD_SEE;
+	if (infer(m, n))
+		return FOLD_NOT;
+	tinfo *o = known(m, n->output[0]);
+	if (!o || elems(o) != elems(a))
+		return FOLD_NOT;
+	set_info(m, n->output[0], o->rank, o->dims, elems(a), a->val);
+	return FOLD_SEE;
+}
+
+/* any steps */
+static int fold_slice_values(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	return n->n_input >= 3 && fold_slice(m, n, a) ? FOLD_NOT : FOLD_SEE;
+}
+
+static int fold_split_values(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	return fold_split(m, n, a) == 0 ? FOLD_DONE : FOLD_NOT;
+}
+
+/* values broadcast to a shape */
+static int fold_expand(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (n->n_input != 2)
+		return FOLD_SEE;
+	int64_t dims[16];
+	int r = expand_dims(m, n, a, dims);
+	int64_t no = 1;
+	for (int d = 0; d < r && no <= MAX_VALUES; d++)
+		no = count_mul(no, dims[d]);
+	double *v;
+	if (r < 0 || !(v = scratch(m, no)))
+		return FOLD_NOT;
+	for (int64_t i = 0; i < no; i++)
+		v[i] = bval(a, dims, r, i);
+	set_info(m, n->output[0], r, dims, no, v);
+	return FOLD_SEE;
+}
+
+static int fold_transpose(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	int64_t perm[16], dims[16], ne = elems(a);
+	int np = ints_of(m, n, "perm", 99, perm, 16);
+	if (a->rank > 16 || (np && np != a->rank))
+		return FOLD_NOT;
+	for (int d = 0; d < a->rank; d++) {
+		if (!np)
+			perm[d] = a->rank - 1 - d;
+		if (perm[d] < 0 || perm[d] >= a->rank)
+			return FOLD_NOT;
+		dims[d] = a->dims[perm[d]];
+	}
+	int64_t zero[16] = {0}, one[16];
+	for (int d = 0; d < a->rank; d++)
+		one[d] = 1;
+	double *v = scratch(m, ne);
+	if (!v)
+		return FOLD_NOT;
+	view_values(a, dims, perm, zero, one, ne, v);
+	set_info(m, n->output[0], a->rank, dims, ne, v);
+	return FOLD_SEE;
+}
+
+static int fold_constant_of_shape(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	double fill = 0, one[1];
+	int64_t dims[16];
+	const Onnx__AttributeProto *va = attr(n, "value");
+	if (va && va->t && tensor_values(va->t, one, 1) == 1)
+		fill = one[0];
+	*el = va && va->t ? va->t->data_type : 1;
+	int64_t no = 1;
+	if (a->rank != 1 || a->nval > 16)
+		return FOLD_NOT;
+	for (int i = 0; i < a->nval; i++) {
+		dims[i] = to_i64(a->val[i]);
+		if (dims[i] < 0 || dims[i] > MAX_VALUES || (no *= dims[i]) > MAX_VALUES)
+			return FOLD_NOT;
+	}
+	double *v = scratch(m, no);
+	if (!v)
+		return FOLD_NOT;
+	for (int64_t i = 0; i < no; i++)
+		v[i] = fill;
+	set_info(m, n->output[0], a->nval, dims, no, v);
+	return FOLD_SEE;
+}
+
+/* The operators folded on known values; any, before the checks of its
+ * inputs' values (Constant, Shape: a shape is known without them) */
+static const struct {
+	const char *type;
+	onnx_fold fold;
+	int any;
+} onnx_folds[] = {
+    {"Constant", fold_const_node, 1},
+    {"Shape", fold_shape, 1},
+    {"Cast", fold_cast, 0},
+    {"Identity", fold_unary, 0},
+    {"Floor", fold_unary, 0},
+    {"Ceil", fold_unary, 0},
+    {"Sqrt", fold_unary, 0},
+    {"Neg", fold_unary, 0},
+    {"Not", fold_unary, 0},
+    {"Abs", fold_unary, 0},
+    {"Exp", fold_unary, 0},
+    {"Log", fold_unary, 0},
+    {"Relu", fold_unary, 0},
+    {"Sign", fold_unary, 0},
+    {"Reciprocal", fold_unary, 0},
+    {"Sin", fold_unary, 0},
+    {"Cos", fold_unary, 0},
+    {"Tanh", fold_unary, 0},
+    {"Sigmoid", fold_unary, 0},
+    {"Erf", fold_unary, 0},
+    {"ReduceProd", fold_reduce_entries, 0},
+    {"ReduceSum", fold_reduce_entries, 0},
+    {"Add", fold_binary, 0},
+    {"Sub", fold_binary, 0},
+    {"Mul", fold_binary, 0},
+    {"Div", fold_binary, 0},
+    {"Equal", fold_binary, 0},
+    {"Pow", fold_binary, 0},
+    {"Mod", fold_binary, 0},
+    {"Less", fold_binary, 0},
+    {"Greater", fold_binary, 0},
+    {"LessOrEqual", fold_binary, 0},
+    {"GreaterOrEqual", fold_binary, 0},
+    {"And", fold_binary, 0},
+    {"Or", fold_binary, 0},
+    {"Xor", fold_binary, 0},
+    {"Max", fold_binary, 0},
+    {"Min", fold_binary, 0},
+    {"Gather", fold_gather, 0},
+    {"Unsqueeze", fold_unsqueeze_values, 0},
+    {"Squeeze", fold_unsqueeze_values, 0},
+    {"Concat", fold_concat, 0},
+    {"Where", fold_where, 0},
+    {"Trilu", fold_trilu, 0},
+    {"ScatterND", fold_scatter_nd, 0},
+    {"Reshape", fold_reshape, 0},
+    {"Slice", fold_slice_values, 0},
+    {"Split", fold_split_values, 0},
+    {"Expand", fold_expand, 0},
+    {"Transpose", fold_transpose, 0},
+    {"ConstantOfShape", fold_constant_of_shape, 0},
+};
+
 /* Folds node n when it computes on known values only (a shape computation):
- * records its output's shape and values, emits nothing. 1 folded, 0 not.
- * Long on purpose: one branch per operator that computes on
- * shapes and constants (Constant, Shape, Gather, Slice, Concat, Reshape,
- * Where, arithmetic, ...), each a few lines over the known values. */
+ * records its output's shape and values, emits nothing. 1 folded, 0 not:
+ * the folder of its operator (onnx_folds) once its inputs' values are
+ * known, none trained */
 static int fold_values(imp *m, const Onnx__NodeProto *n)
 {
-	const char *t = n->op_type;
 	tinfo *a = n->n_input > 0 ? known(m, n->input[0]) : NULL;
-	double *v = scratch(m, 64);
-	int64_t dims[16];
-	if (!v)
+	if (!scratch(m, 64))
 		return 0;
-	if (!strcmp(t, "Constant")) {
-		for (size_t k = 0; k < n->n_attribute; k++)
-			if (n->attribute[k]->t && n->attribute[k]->name &&
-			    !strcmp(n->attribute[k]->name, "value")) {
-				set_tensor(m, n->output[0], n->attribute[k]->t, MAX_VALUES);
-				tinfo *c = known(m, n->output[0]);
-				if (c) /* its values kept, or too many to keep: a constant still */
-					c->cons = 1;
-			}
-		return 1;
-	}
-	if (!strcmp(t, "Shape")) {
-		if (!a)
-			return 0;
-		int64_t lo = axis_of(attr_i(n, "start", 0), a->rank),
-		        hi = axis_of(attr_i(n, "end", a->rank), a->rank);
-		lo = lo < 0 ? 0 : lo > a->rank ? a->rank : lo;
-		hi = hi < lo ? lo : hi > a->rank ? a->rank : hi;
-		for (int64_t d = lo; d < hi; d++)
-			v[d - lo] = (double)a->dims[d];
-		dims[0] = hi - lo;
-		set_info(m, n->output[0], 1, dims, (int)(hi - lo), v);
-		return 1;
-	}
+	onnx_fold f = NULL;
+	int any = 0;
+	for (size_t k = 0; k < sizeof onnx_folds / sizeof *onnx_folds; k++)
+		if (!strcmp(onnx_folds[k].type, n->op_type)) {
+			f = onnx_folds[k].fold;
+			any = onnx_folds[k].any;
+		}
+	int32_t el = 0;
+	if (any)
+		return f(m, n, a, &el) == FOLD_DONE;
 	for (size_t k = 0; k < n->n_input; k++) /* every input's values known, none trained */
 		if (n->input[k][0] && (!valued(m, n->input[k]) || trained(m, n->input[k])))
 			return 0;
 	if (!a || n->n_input < 1)
 		return 0;
-	int64_t ne = elems(a);
-	int32_t el = a->elem; /* the output's element type, where known */
-	static const char *const un[] = {
-	    "Cast", "Identity", "Floor", "Ceil",       "Sqrt", "Neg", "Not",  "Abs",     "Exp",
-	    "Log",  "Relu",     "Sign",  "Reciprocal", "Sin",  "Cos", "Tanh", "Sigmoid", "Erf"};
-	for (size_t k = 0; k < sizeof un / sizeof *un; k++) {
-		if (strcmp(t, un[k]))
-			continue;
-		int64_t to = attr_i(n, "to", 1);
-		if (!(v = scratch(m, ne)))
-			return 0;
-		for (int64_t i = 0; i < ne; i++) {
-			double x = a->val[i];
-			switch (k) {
-			case 0: /* Cast: to bool, to an integer, to a float */
-				v[i] = to == 9                                       ? x != 0
-				       : to != 1 && to != 10 && to != 11 && to != 16 ? trunc(x)
-				                                                     : x;
-				break;
-			case 1: v[i] = x; break;
-			case 2: v[i] = floor(x); break;
-			case 3: v[i] = ceil(x); break;
-			case 4: v[i] = sqrt(x); break;
-			case 5: v[i] = -x; break;
-			case 6: v[i] = x == 0; break;
-			case 7: v[i] = fabs(x); break;
-			case 8: v[i] = exp(x); break;
-			case 9: v[i] = log(x); break;
-			case 10: v[i] = x > 0 ? x : 0; break;
-			case 11: v[i] = (x > 0) - (x < 0); break;
-			case 12: v[i] = 1 / x; break;
-			case 13: v[i] = sin(x); break;
-			case 14: v[i] = cos(x); break;
-			case 15: v[i] = tanh(x); break;
-			case 16: v[i] = 1 / (1 + exp(-x)); break;
-			default: v[i] = erf(x); break;
-			}
-		}
-		set_info(m, n->output[0], a->rank, a->dims, ne, v);
-		el = k == 0 ? (int32_t)to : k == 6 ? 9 : el;
-		break;
-	}
-	if ((!strcmp(t, "ReduceProd") || !strcmp(t, "ReduceSum")) && a->rank == 1 &&
-	    (n->n_input < 2 || !n->input[1][0])) {
-		/* of a shape's entries (torch.std's count of the reduced elements) */
-		int keep = (int)attr_i(n, "keepdims", 1);
-		double r = !strcmp(t, "ReduceProd");
-		for (int64_t i = 0; i < ne; i++)
-			r = !strcmp(t, "ReduceProd") ? r * a->val[i] : r + a->val[i];
-		dims[0] = 1;
-		set_info(m, n->output[0], keep, dims, 1, &r);
-	}
-	static const char *const bin[] = {
-	    "Add", "Sub",  "Mul",     "Div",         "Equal",          "Pow",
-	    "Mod", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
-	    "Or",  "Xor",  "Max",     "Min"};
-	for (size_t k = 0; k < sizeof bin / sizeof *bin && n->n_input == 2; k++) {
-		if (strcmp(t, bin[k]))
-			continue;
-		tinfo *b = valued(m, n->input[1]);
-		if (!b) /* an input left out ("") */
-			return 0;
-		int r = broadcast(a, b, dims);
-		int64_t no = 1;
-		for (int d = 0; d < r && no <= MAX_VALUES; d++)
-			no = count_mul(no, dims[d]);
-		if (r < 0 || !(v = scratch(m, no)))
-			return 0;
-		/* a division of integers is one (neither operand known to be a float) */
-		int fl = a->elem == 1 || a->elem == 10 || a->elem == 11 || a->elem == 16 ||
-		         b->elem == 1 || b->elem == 10 || b->elem == 11 || b->elem == 16;
-		for (int64_t i = 0; i < no; i++) {
-			double x = bval(a, dims, r, i), y = bval(b, dims, r, i);
-			switch (k) {
-			case 0: v[i] = x + y; break;
-			case 1: v[i] = x - y; break;
-			case 2: v[i] = x * y; break;
-			case 3:
-				v[i] = y != 0 ? x / y : 0;
-				if (!fl && x == trunc(x) && y == trunc(y)) /* integer division */
-					v[i] = trunc(v[i]);
-				break;
-			case 4: v[i] = x == y; break;
-			case 5: v[i] = pow(x, y); break;
-			case 6: /* Mod (fmod 0): the divisor's sign */
-				v[i] = y != 0 ? x - y * floor(x / y) : 0;
-				break;
-			case 7: v[i] = x < y; break;
-			case 8: v[i] = x > y; break;
-			case 9: v[i] = x <= y; break;
-			case 10: v[i] = x >= y; break;
-			case 11: v[i] = x != 0 && y != 0; break;
-			case 12: v[i] = x != 0 || y != 0; break;
-			case 13: v[i] = (x != 0) != (y != 0); break;
-			case 14: v[i] = x > y ? x : y; break;
-			default: v[i] = x < y ? x : y; break;
-			}
-		}
-		set_info(m, n->output[0], r, dims, no, v);
-		el = (k == 4 || k >= 7) && k <= 13 ? 9 : el ? el : b->elem;
-		break;
-	}
-	if (!strcmp(t, "Gather") && n->n_input == 2) { /* along any axis */
-		tinfo *ix = valued(m, n->input[1]);
-		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), pre = 1, post = 1, no;
-		if (!ix || ax < 0 || ax >= a->rank || a->rank + ix->rank > 17)
-			return 0;
-		int r = 0;
-		if (elems(a) == 0 || ix->nval == 0) /* nothing to gather: not folded */
-			return 0;
-		for (int d = 0; d < a->rank; d++) {
-			if (d < ax)
-				pre *= a->dims[d]; /* within a's elements, at most MAX_VALUES */
-			if (d > ax)
-				post *= a->dims[d];
-			if (d != ax)
-				dims[r++] = a->dims[d];
-			else
-				for (int e = 0; e < ix->rank; e++)
-					dims[r++] = ix->dims[e];
-		}
-		no = pre * (int64_t)ix->nval * post;
-		if (!(v = scratch(m, no)))
-			return 0;
-		for (int64_t i = 0; i < ix->nval; i++) {
-			int64_t j = axis_of(to_i64(ix->val[i]), (int)a->dims[ax]);
-			if (j < 0 || j >= a->dims[ax])
-				return 0;
-			for (int64_t p = 0; p < pre; p++)
-				for (int64_t q = 0; q < post; q++)
-					v[(p * ix->nval + i) * post + q] =
-					    a->val[(p * a->dims[ax] + j) * post + q];
-		}
-		set_info(m, n->output[0], r, dims, no, v);
-	}
-	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze"))
-		if (fold_unsqueeze(m, n, a))
-			return 0;
-	if (!strcmp(t, "Concat")) { /* along any axis */
-		int64_t ax = axis_of(attr_i(n, "axis", 0), a->rank), pre = 1, post = 1, at = 0;
-		if (ax < 0 || ax >= a->rank)
-			return 0;
-		memcpy(dims, a->dims, sizeof(int64_t) * (size_t)a->rank);
-		dims[ax] = 0;
-		for (size_t k = 0; k < n->n_input; k++) {
-			tinfo *x = valued(m, n->input[k]);
-			if (!x || x->rank != a->rank)
-				return 0;
-			for (int d = 0; d < a->rank; d++)
-				if (d != ax && x->dims[d] != a->dims[d])
-					return 0;
-			if ((dims[ax] += x->dims[ax]) > BIG) /* a hostile file's many inputs */
-				return 0;
-		}
-		int64_t no = 1;
-		for (int d = 0; d < a->rank; d++)
-			if (__builtin_mul_overflow(pre, d < ax ? a->dims[d] : 1, &pre) ||
-			    __builtin_mul_overflow(post, d > ax ? a->dims[d] : 1, &post))
-				return 0;
-		if (dims[ax] > BIG || __builtin_mul_overflow(pre, dims[ax], &no) ||
-		    __builtin_mul_overflow(no, post, &no) || !(v = scratch(m, no)))
-			return 0;
-		for (size_t k = 0; k < n->n_input; k++) {
-			tinfo *x = valued(m, n->input[k]);
-			for (int64_t p = 0; p < pre; p++)
-				for (int64_t i = 0; i < x->dims[ax] * post; i++)
-					v[(p * dims[ax] + at) * post + i] =
-					    x->val[p * x->dims[ax] * post + i];
-			at += x->dims[ax];
-		}
-		set_info(m, n->output[0], a->rank, dims, no, v);
-	}
-	if (!strcmp(t, "Where") && n->n_input == 3) { /* cond ? x : y, broadcast */
-		tinfo *x = valued(m, n->input[1]), *y = valued(m, n->input[2]), xy;
-		int64_t d2[16];
-		int r = x && y ? broadcast(x, y, d2) : -1;
-		if (r < 0)
-			return 0;
-		xy.rank = r;
-		memcpy(xy.dims, d2, sizeof(int64_t) * (size_t)r);
-		if ((r = broadcast(a, &xy, dims)) < 0)
-			return 0;
-		int64_t no = 1;
-		for (int d = 0; d < r && no <= MAX_VALUES; d++)
-			no = count_mul(no, dims[d]);
-		if (!(v = scratch(m, no)))
-			return 0;
-		for (int64_t i = 0; i < no; i++)
-			v[i] = bval(a, dims, r, i) != 0 ? bval(x, dims, r, i) : bval(y, dims, r, i);
-		set_info(m, n->output[0], r, dims, no, v);
-		el = x->elem ? x->elem : y->elem;
-	}
-	if (!strcmp(t, "Trilu") && a->rank >= 2) { /* the triangle of the last two axes */
-		int64_t up = attr_i(n, "upper", 1), kk = 0, rows = a->dims[a->rank - 2],
-		        cols = a->dims[a->rank - 1];
-		tinfo *kt = n->n_input > 1 && n->input[1][0] ? valued(m, n->input[1]) : NULL;
-		if (n->n_input > 1 && n->input[1][0] && (!kt || kt->nval != 1))
-			return 0;
-		if (kt)
-			kk = to_i64(kt->val[0]);
-		if (!(v = scratch(m, ne)))
-			return 0;
-		for (int64_t i = 0; i < ne; i++) {
-			int64_t c = i % cols, rw = (i / cols) % rows;
-			v[i] = (up ? c - rw >= kk : c - rw <= kk) ? a->val[i] : 0;
-		}
-		set_info(m, n->output[0], a->rank, a->dims, ne, v);
-	}
-	if (!strcmp(t, "ScatterND") && n->n_input == 3 && !attr(n, "reduction")) {
-		/* data a with the slices the index tuples name replaced by updates */
-		tinfo *ix = valued(m, n->input[1]), *up = valued(m, n->input[2]);
-		int64_t q = ix && ix->rank > 0 ? ix->dims[ix->rank - 1] : -1, slice = 1;
-		if (q < 1 || q > a->rank || !up || ne < 1 || !(v = scratch(m, ne)))
-			return 0;
-		for (int d = (int)q; d < a->rank; d++)
-			slice *= a->dims[d];
-		int64_t tuples = ix->nval / q;
-		if (up->nval != tuples * slice)
-			return 0;
-		memcpy(v, a->val, sizeof(double) * (size_t)ne);
-		for (int64_t j = 0; j < tuples; j++) {
-			int64_t at = 0;
-			for (int d = 0; d < q; d++) {
-				int64_t c = axis_of(to_i64(ix->val[j * q + d]), (int)a->dims[d]);
-				if (c < 0 || c >= a->dims[d])
-					return 0;
-				at = at * a->dims[d] + c;
-			}
-			memcpy(v + at * slice, up->val + j * slice, sizeof(double) * (size_t)slice);
-		}
-		set_info(m, n->output[0], a->rank, a->dims, ne, v);
-	}
-	if (!strcmp(t, "Reshape") && n->n_input == 2) { /* values kept, shape changed */
-		if (infer(m, n))
-			return 0;
-		tinfo *o = known(m, n->output[0]);
-		if (!o || elems(o) != ne)
-			return 0;
-		set_info(m, n->output[0], o->rank, o->dims, ne, a->val);
-	}
-	if (!strcmp(t, "Slice") && n->n_input >= 3 && fold_slice(m, n, a)) /* any steps */
-		return 0;
-	if (!strcmp(t, "Split"))
-		return fold_split(m, n, a) == 0;
-	if (!strcmp(t, "Expand") && n->n_input == 2) { /* values broadcast to a shape */
-		int r = expand_dims(m, n, a, dims);
-		int64_t no = 1;
-		for (int d = 0; d < r && no <= MAX_VALUES; d++)
-			no = count_mul(no, dims[d]);
-		if (r < 0 || !(v = scratch(m, no)))
-			return 0;
-		for (int64_t i = 0; i < no; i++)
-			v[i] = bval(a, dims, r, i);
-		set_info(m, n->output[0], r, dims, no, v);
-	}
-	if (!strcmp(t, "Transpose")) {
-		int64_t perm[16];
-		int np = ints_of(m, n, "perm", 99, perm, 16);
-		if (a->rank > 16 || (np && np != a->rank))
-			return 0;
-		for (int d = 0; d < a->rank; d++) {
-			if (!np)
-				perm[d] = a->rank - 1 - d;
-			if (perm[d] < 0 || perm[d] >= a->rank)
-				return 0;
-			dims[d] = a->dims[perm[d]];
-		}
-		int64_t zero[16] = {0}, one[16];
-		for (int d = 0; d < a->rank; d++)
-			one[d] = 1;
-		if (!(v = scratch(m, ne)))
-			return 0;
-		view_values(a, dims, perm, zero, one, ne, v);
-		set_info(m, n->output[0], a->rank, dims, ne, v);
-	}
-	if (!strcmp(t, "ConstantOfShape")) {
-		double fill = 0, one[1];
-		const Onnx__AttributeProto *va = attr(n, "value");
-		if (va && va->t && tensor_values(va->t, one, 1) == 1)
-			fill = one[0];
-		el = va && va->t ? va->t->data_type : 1;
-		int64_t no = 1;
-		if (a->rank != 1 || a->nval > 16)
-			return 0;
-		for (int i = 0; i < a->nval; i++) {
-			dims[i] = to_i64(a->val[i]);
-			if (dims[i] < 0 || dims[i] > MAX_VALUES || (no *= dims[i]) > MAX_VALUES)
-				return 0;
-		}
-		if (!(v = scratch(m, no)))
-			return 0;
-		for (int64_t i = 0; i < no; i++)
-			v[i] = fill;
-		set_info(m, n->output[0], a->nval, dims, no, v);
-	}
+	el = a->elem; /* the output's element type, where known */
+	int st = f ? f(m, n, a, &el) : FOLD_SEE;
+	if (st != FOLD_SEE)
+		return st == FOLD_DONE;
 	tinfo *o = valued(m, n->output[0]);
 	if (!o) /* not an op folded here */
 		return 0;
@@ -1980,27 +2242,12 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	return 0;
 }
 
-/* Einsum of two operands that is a (batched) matrix product, as attention
- * written with einsum spells it ("bhid,bhjd->bhij"): each operand
- * transposed to [batch, its free indices, the contracted ones] and
- * reshaped to three dimensions' worth, one MatMul, reshaped and transposed
- * into the output's order. Every index of an operand is a batch index (in
- * both and the output), free (in it and the output) or contracted (in both,
- * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
- * -1 with *why.
- * Long on purpose: one transformation in its order (parse the
- * equation, classify the indices, transpose and reshape each operand, one
- * MatMul, reshape and transpose back), each step using the index tables of
- * the ones before. */
-static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+/* Einsum's equation "ab,bc->ac": each part's indices (ix[part], nix[part]
+ * of them; letters, at most 16, none repeated). 0, or -1 when it is not two
+ * operands and an output so written */
+static int einsum_parse(const Onnx__AttributeProto *eq, char ix[3][16], int nix[3])
 {
-	const Onnx__AttributeProto *eq = attr(n, "equation");
-	char ix[3][16];
-	int nix[3] = {0, 0, 0}, part = 0;
-	*why = "only a product of two operands whose indices are each batch, free or contracted "
-	       "(no ellipsis, no index summed in one operand alone)";
-	if (!eq || !eq->has_s || n->n_input != 2 || n->n_output != 1)
-		return -1;
+	int part = 0;
 	for (size_t i = 0; i < eq->s.len; i++) {
 		char c = (char)eq->s.data[i];
 		if (c == ' ')
@@ -2018,8 +2265,28 @@ static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, con
 		} else
 			return -1;
 	}
+	return part == 2 ? 0 : -1;
+}
+
+/* Einsum of two operands that is a (batched) matrix product, as attention
+ * written with einsum spells it ("bhid,bhjd->bhij"): each operand
+ * transposed to [batch, its free indices, the contracted ones] and
+ * reshaped to three dimensions' worth, one MatMul, reshaped and transposed
+ * into the output's order. Every index of an operand is a batch index (in
+ * both and the output), free (in it and the output) or contracted (in both,
+ * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
+ * -1 with *why. */
+static int import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const Onnx__AttributeProto *eq = attr(n, "equation");
+	char ix[3][16];
+	int nix[3] = {0, 0, 0};
+	*why = "only a product of two operands whose indices are each batch, free or contracted "
+	       "(no ellipsis, no index summed in one operand alone)";
+	if (!eq || !eq->has_s || n->n_input != 2 || n->n_output != 1 || einsum_parse(eq, ix, nix))
+		return -1;
 	tinfo *x[2] = {known(m, n->input[0]), known(m, n->input[1])};
-	if (part != 2 || !x[0] || !x[1] || x[0]->rank != nix[0] || x[1]->rank != nix[1])
+	if (!x[0] || !x[1] || x[0]->rank != nix[0] || x[1]->rank != nix[1])
 		return -1;
 	/* each index: its size, and where it is in the operands and output */
 	char bat[16], fa[16], fb[16], con[16];
@@ -3505,82 +3772,64 @@ static int shape_op(imp *m, const Onnx__NodeProto *n, const char *name, const ch
 	return 0;
 }
 
-/* Long on purpose: one branch per ONNX operator the importer
- * maps, each a few lines that read attributes and emit planner ops, after the
- * checks that come first for every node (an Identity of a merged weight,
- * constant folding, a kept Dropout); a function per operator would take the
- * same arguments, and a dispatch table over them would say no more. */
-static pl_status node(imp *m, int i)
+/* The ONNX operators the importer maps, each its own emitter, as the op
+ * rules' rules[] holds each planner op's functions; node() finds a node's
+ * type in onnx_ops[] and runs its emitter at the entry's step. Each returns
+ * PL_OK (its planner ops emitted, or the node dropped) or unsupported(). */
+typedef pl_status (*onnx_emit)(imp *m, const Onnx__NodeProto *n, const char *name);
+/* the importers that say why they refuse a node: 0, or -1 with *why set */
+typedef int (*onnx_import)(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
+
+/* Control flow and shapes that depend on the data: not a training graph */
+static pl_status onnx_control_flow(imp *m, const Onnx__NodeProto *n, const char *name)
 {
-	const Onnx__NodeProto *n = m->g->node[i];
-	if (!n->op_type || n->n_output < 1 || !n->output[0][0])
-		return pl_err_set(m->err, PL_EINVAL, "%s: node %d ('%s'): %s", m->path, i,
-		                  n->name ? n->name : "", n->op_type ? "no output" : "no op type");
-	const char *t = n->op_type, *name = n->name && n->name[0] ? n->name : n->output[0];
-	/* what a detection model's post-processing runs: no gradient flows
-	 * through it, and its shapes depend on the data */
+	const char *t = n->op_type;
 	if (!strcmp(t, "Loop") && !import_embedding_bag(m, n, name))
 		return PL_OK; /* nn.EmbeddingBag's bags of one length */
-	if (!strcmp(t, "If") || !strcmp(t, "Loop") || !strcmp(t, "Scan")) {
-		char why[200];
-		snprintf(why, sizeof why, "control flow (%s): not a training graph%s", t,
-		         strcmp(t, "Loop")
-		             ? ""
-		             : " (nn.EmbeddingBag's Loop imports when its bags are all "
-		               "of one length, as of 2-D ids; not with offsets given at "
-		               "run time)");
-		return unsupported(m, n, why);
-	}
-	if (!strcmp(t, "NonZero") || !strcmp(t, "NonMaxSuppression"))
-		return unsupported(
-		    m, n,
-		    !strcmp(t, "NonZero")
-		        ? "a shape that depends on the data (NonZero): not a training graph"
-		        : "a shape that depends on the data (NonMaxSuppression): not a "
-		          "training graph");
-	if (n->n_input < 1 && strcmp(t, "Constant")) /* every op read below has an input 0 */
-		return unsupported(m, n,
-		                   "not supported: it has no inputs, and the only op without "
-		                   "inputs the importer reads is Constant");
-	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout") || !strcmp(t, "Gemm"))
-		if (n->n_input < 1 || (!strcmp(t, "Gemm") && n->n_input < 2))
-			return unsupported(m, n, "too few inputs");
-	/* Max to Where: on tensors computed at run time (a padding mask from an
-	 * input, a masked_fill); on constants they fold */
-	static const char *const same[][2] = {{"MatMul", "MatMul"},     {"Add", "Add"},
-	                                      {"Sub", "Sub"},           {"Mul", "Mul"},
-	                                      {"Div", "Div"},           {"Relu", "Relu"},
-	                                      {"Tanh", "Tanh"},         {"Sigmoid", "Sigmoid"},
-	                                      {"Softmax", "Softmax"},   {"Transpose", "Transpose"},
-	                                      {"Gather", "Gather"},     {"Neg", "Neg"},
-	                                      {"Exp", "Exp"},           {"Log", "Log"},
-	                                      {"Sqrt", "Sqrt"},         {"Abs", "Abs"},
-	                                      {"Softplus", "Softplus"}, {"Max", "Max"},
-	                                      {"Min", "Min"},           {"Equal", "Equal"},
-	                                      {"Less", "Less"},         {"Greater", "Greater"},
-	                                      {"Where", "Where"},       {"Sin", "Sin"},
-	                                      {"Cos", "Cos"},           {"Gelu", "Gelu"},
-	                                      {"PRelu", "PRelu"}};
-	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
-		return unsupported(m, n, "only of two inputs");
-	if (!strcmp(t, "Gelu")) { /* opset 20: approximate "none" (the default) or "tanh" */
-		char ap[16];
-		attr_str(n, "approximate", ap, sizeof ap);
-		if (ap[0] && strcmp(ap, "none") && strcmp(ap, "tanh"))
-			return unsupported(m, n, "its approximate is neither none nor tanh");
-		cJSON *at = emit_unary(m, n, name, "Gelu");
-		if (!strcmp(ap, "tanh"))
-			cJSON_AddStringToObject(at, "approximate", "tanh");
-		return PL_OK;
-	}
-	if (!strcmp(t, "Identity") && is_param(m, n->input[0]) &&
-	    strncmp(n->output[0], "onnx::", 6) && !cJSON_GetObjectItem(m->tensors, n->output[0])) {
+	char why[200];
+	snprintf(why, sizeof why, "control flow (%s): not a training graph%s", t,
+	         strcmp(t, "Loop") ? ""
+	                           : " (nn.EmbeddingBag's Loop imports when its bags are all "
+	                             "of one length, as of 2-D ids; not with offsets given at "
+	                             "run time)");
+	return unsupported(m, n, why);
+}
+
+static pl_status onnx_data_shaped(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	return unsupported(m, n,
+	                   !strcmp(n->op_type, "NonZero")
+	                       ? "a shape that depends on the data (NonZero): not a training graph"
+	                       : "a shape that depends on the data (NonMaxSuppression): not a "
+	                         "training graph");
+}
+
+/* opset 20: approximate "none" (the default) or "tanh" */
+static pl_status onnx_gelu(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	char ap[16];
+	attr_str(n, "approximate", ap, sizeof ap);
+	if (ap[0] && strcmp(ap, "none") && strcmp(ap, "tanh"))
+		return unsupported(m, n, "its approximate is neither none nor tanh");
+	cJSON *at = emit_unary(m, n, name, "Gelu");
+	if (!strcmp(ap, "tanh"))
+		cJSON_AddStringToObject(at, "approximate", "tanh");
+	return PL_OK;
+}
+
+/* An Identity: of a merged weight, a param of its own (before folding: a
+ * small weight's values are known); else folded, or dropped */
+static pl_status onnx_identity(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	if (is_param(m, n->input[0]) && strncmp(n->output[0], "onnx::", 6) &&
+	    !cJSON_GetObjectItem(m->tensors, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's
 		 * LayerNorm weights, all ones) and makes each other one an Identity
 		 * of the kept one named as the model names that weight: they are the
 		 * model's own weights, each a param as the model has them (a constant
-		 * the exporter made, "onnx::...", stays one tensor; before folding: a
-		 * small weight's values are known) */
+		 * the exporter made, "onnx::...", stays one tensor) */
 		cJSON *w =
 		    cJSON_Duplicate(cJSON_GetObjectItem(m->tensors, resolve(m, n->input[0])), 1);
 		pl_json_add(m->tensors, n->output[0], w);
@@ -3591,426 +3840,459 @@ static pl_status node(imp *m, int i)
 			o->init = x->init;
 		return PL_OK;
 	}
-	if (fold(m, n))
-		return PL_OK; /* a constant, or a computation on shapes: folded */
-	if (!strcmp(t, "Dropout") && keep_dropout(m, n)) {
-		/* a training export's dropout (or --dropout keep): the planner's
-		 * Dropout, its ratio input 1 (an attribute before opset 12) */
-		double ratio;
-		if (dropout_ratio(m, n, &ratio))
-			return unsupported(m, n, "its ratio is not a constant");
-		if (!(ratio >= 0 && ratio < 1))
-			return unsupported(m, n, "its ratio is not in [0, 1)");
-		int who;
-		if (n->n_output > 1 && n->output[1][0] && consumers(m, n->output[1], &who, 1) > 0)
-			return unsupported(m, n, "its mask output is read");
-		cJSON_AddNumberToObject(emit_unary(m, n, name, "Dropout"), "ratio", ratio);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Identity") || !strcmp(t, "Dropout")) {
+	if (!fold(m, n)) /* else a constant, or a computation on shapes: folded */
+		drop_node(m, n);
+	return PL_OK;
+}
+
+/* a training export's dropout (or --dropout keep): the planner's Dropout,
+ * its ratio input 1 (an attribute before opset 12); else dropped */
+static pl_status onnx_dropout(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (!keep_dropout(m, n)) {
 		drop_node(m, n);
 		return PL_OK;
 	}
-	if (!strcmp(t, "Shape"))
+	double ratio;
+	if (dropout_ratio(m, n, &ratio))
+		return unsupported(m, n, "its ratio is not a constant");
+	if (!(ratio >= 0 && ratio < 1))
+		return unsupported(m, n, "its ratio is not in [0, 1)");
+	int who;
+	if (n->n_output > 1 && n->output[1][0] && consumers(m, n->output[1], &who, 1) > 0)
+		return unsupported(m, n, "its mask output is read");
+	cJSON_AddNumberToObject(emit_unary(m, n, name, "Dropout"), "ratio", ratio);
+	return PL_OK;
+}
+
+static pl_status onnx_shape(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	return unsupported(m, n,
+	                   "the importer does not know its input's shape (export with "
+	                   "static shapes, or --batch N for a symbolic batch)");
+}
+
+/* of a tensor computed at run time (a mask from an input) */
+static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *to = dtype_name((int32_t)attr_i(n, "to", 1));
+	if (!to)
 		return unsupported(m, n,
-		                   "the importer does not know its input's shape (export with "
-		                   "static shapes, or --batch N for a symbolic batch)");
-	if (!strcmp(t, "Slice")) {
-		if (n->n_input < 1 || import_slice(m, n, name))
-			return unsupported(m, n,
-			                   "its input's shape is not known, or its starts, ends, "
-			                   "axes and steps are not constants with steps of 1 and "
-			                   "ranges that are not empty");
-		return PL_OK;
-	}
-	if (!strcmp(t, "Cast")) { /* of a tensor computed at run time (a mask from an input) */
-		const char *to = dtype_name((int32_t)attr_i(n, "to", 1));
-		if (!to)
-			return unsupported(m, n,
-			                   "it casts to a type other than float32, float16, "
-			                   "bfloat16, int32, int64 or bool");
-		cJSON_AddStringToObject(emit_unary(m, n, name, "Cast"), "to", to);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Attention")) {
-		const char *why = import_attention(m, n, name);
-		return why ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strcmp(t, "Einsum")) {
-		const char *why;
-		return import_einsum(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strcmp(t, "Split")) {
-		if (n->n_input < 1 || import_split(m, n, name))
-			return unsupported(m, n,
-			                   "its input's shape or its parts' sizes are not known");
-		return PL_OK;
-	}
-	if (!strcmp(t, "GroupNormalization")) {
-		int gr = import_groupnorm(m, n, name);
-		if (gr == -2)
-			return unsupported(m, n,
-			                   "its input's sizes (a group's channels times positions) "
-			                   "overflow 64 bits");
-		if (gr)
-			return unsupported(
-			    m, n,
-			    "its input's shape is not known, or num_groups does not "
-			    "divide its channels, or its scale has neither a group's "
-			    "nor a channel's count of elements");
-		return PL_OK;
-	}
-	if (!strcmp(t, "InstanceNormalization")) {
-		if (import_instancenorm(m, n, name))
-			return unsupported(m, n,
-			                   "its input's shape is not known, or it has fewer than 3 "
-			                   "dimensions or 3 inputs");
-		return PL_OK;
-	}
-	if (!strcmp(t, "LayerNormalization")) { /* opset 17 */
-		tinfo *x = known(m, n->input[0]);
-		if (!x || axis_of(attr_i(n, "axis", -1), x->rank) != x->rank - 1)
-			return unsupported(m, n, "only over the last axis");
-		const Onnx__AttributeProto *ep = attr(n, "epsilon");
-		char scale[600];
-		const char *g = n->n_input > 1 && n->input[1][0]
-		                    ? n->input[1]
-		                    : const_scale(m, name, x, scale, sizeof scale); /* none given */
-		if (!g)
-			return unsupported(m, n, "its scale's name is taken");
-		cJSON *o = add_op(m, name, "LayerNormalization");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "inputs", g);
-		if (n->n_input > 2 && n->input[2][0])
-			io(m, o, "inputs", n->input[2]);
-		io(m, o, "outputs", n->output[0]);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-		cJSON_AddNumberToObject(at, "axis", -1);
-		cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
-		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Reshape")) {
-		if (shape_op(m, n, name, "Reshape", NULL))
-			return unsupported(m, n,
-			                   "its target shape is not a constant the importer "
-			                   "can fold");
-		infer(m, n);
-		return PL_OK;
-	}
+		                   "it casts to a type other than float32, float16, "
+		                   "bfloat16, int32, int64 or bool");
+	cJSON_AddStringToObject(emit_unary(m, n, name, "Cast"), "to", to);
+	return PL_OK;
+}
+
+static pl_status onnx_attention(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *why = import_attention(m, n, name);
+	return why ? unsupported(m, n, why) : PL_OK;
+}
+
+static pl_status onnx_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	int gr = import_groupnorm(m, n, name);
+	if (gr == -2)
+		return unsupported(m, n,
+		                   "its input's sizes (a group's channels times positions) "
+		                   "overflow 64 bits");
+	if (gr)
+		return unsupported(m, n,
+		                   "its input's shape is not known, or num_groups does not "
+		                   "divide its channels, or its scale has neither a group's "
+		                   "nor a channel's count of elements");
+	return PL_OK;
+}
+
+/* opset 17's, over the last axis */
+static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]);
+	if (!x || axis_of(attr_i(n, "axis", -1), x->rank) != x->rank - 1)
+		return unsupported(m, n, "only over the last axis");
+	const Onnx__AttributeProto *ep = attr(n, "epsilon");
+	char scale[600];
+	const char *g = n->n_input > 1 && n->input[1][0]
+	                    ? n->input[1]
+	                    : const_scale(m, name, x, scale, sizeof scale); /* none given */
+	if (!g)
+		return unsupported(m, n, "its scale's name is taken");
+	cJSON *o = add_op(m, name, "LayerNormalization");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", g);
+	if (n->n_input > 2 && n->input[2][0])
+		io(m, o, "inputs", n->input[2]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", -1);
+	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
+static pl_status onnx_reshape(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (shape_op(m, n, name, "Reshape", NULL))
+		return unsupported(m, n,
+		                   "its target shape is not a constant the importer can fold");
+	infer(m, n);
+	return PL_OK;
+}
+
+/* Node i, when it begins a LayerNorm, an RMSNorm or a Gelu written out in
+ * primitive ops: the fused op emitted (1), else 0 */
+static int onnx_fused(imp *m, int i, pl_status *st)
+{
+	const Onnx__NodeProto *n = m->g->node[i];
 	const char *gamma, *beta = NULL;
 	double eps;
 	int ln = layernorm_at(m, i, &gamma, &beta, &eps);
-	if (ln >= 0)
-		return emit_norm(m, n->input[0], ln, "LayerNormalization", gamma, beta, eps);
+	if (ln >= 0) {
+		*st = emit_norm(m, n->input[0], ln, "LayerNormalization", gamma, beta, eps);
+		return 1;
+	}
 	int rms = rmsnorm_at(m, i, &gamma, &eps);
-	if (rms >= 0)
-		return emit_norm(m, n->input[0], rms, "RMSNormalization", gamma, NULL, eps);
+	if (rms >= 0) {
+		*st = emit_norm(m, n->input[0], rms, "RMSNormalization", gamma, NULL, eps);
+		return 1;
+	}
 	int q = gelu_at(m, i), tanh_form = 0;
 	if (q < 0 && (q = gelu_tanh_at(m, i)) >= 0) {
 		n = m->g->node[i]; /* named after the final node, reading the Pow's x */
 		tanh_form = 1;
 	}
-	if (q >= 0) { /* named after the node that ends it */
-		const Onnx__NodeProto *last = m->g->node[q];
-		cJSON *o =
-		    add_op(m, last->name && last->name[0] ? last->name : last->output[0], "Gelu");
-		if (tanh_form)
-			cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "attrs"), "approximate",
-			                        "tanh");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", m->g->node[q]->output[0]);
-		m->skip[q] = 1;
-		tinfo *x = known(m, n->input[0]);
-		if (x)
-			set_info(m, m->g->node[q]->output[0], x->rank, x->dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Conv") || !strcmp(t, "MaxPool") || !strcmp(t, "AveragePool") ||
-	    !strcmp(t, "GlobalAveragePool") || !strcmp(t, "GlobalMaxPool")) {
-		const char *why;
-		return import_window(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strcmp(t, "Resize") || !strcmp(t, "Upsample")) {
-		const char *why;
-		return import_resize(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strcmp(t, "ConvTranspose")) {
-		const char *why;
-		return import_convtranspose(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strcmp(t, "RNN") || !strcmp(t, "GRU") || !strcmp(t, "LSTM")) {
-		const char *why;
-		return import_recurrent(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strcmp(t, "Pad") && pads_nothing(m, n)) { /* torch pads to a multiple: here by 0 */
+	if (q < 0)
+		return 0;
+	/* named after the node that ends it */
+	const Onnx__NodeProto *last = m->g->node[q];
+	cJSON *o = add_op(m, last->name && last->name[0] ? last->name : last->output[0], "Gelu");
+	if (tanh_form)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "attrs"), "approximate", "tanh");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", m->g->node[q]->output[0]);
+	m->skip[q] = 1;
+	tinfo *x = known(m, n->input[0]);
+	if (x)
+		set_info(m, m->g->node[q]->output[0], x->rank, x->dims, 0, NULL);
+	*st = PL_OK;
+	return 1;
+}
+
+/* torch pads to a multiple: here by 0, dropped; zeros before a Conv or
+ * AveragePool: its padding */
+static pl_status onnx_pad(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (pads_nothing(m, n)) {
 		drop_node(m, n);
 		return PL_OK;
 	}
-	if (!strcmp(t, "Pad")) { /* zeros before a Conv or AveragePool: its padding */
-		const char *why;
-		return fold_pad(m, n) && import_pad(m, n, name, &why) ? unsupported(m, n, why)
-		                                                      : PL_OK;
-	}
-	if (!strcmp(t, "Flatten"))
-		return import_flatten(m, n, name)
-		           ? unsupported(m, n,
-		                         "its input's shape is not known, or axis is out of "
-		                         "range")
-		           : PL_OK;
-	if (!strcmp(t, "Gather") && n->n_input == 2 && constlike(m, n->input[1]) &&
-	    !cJSON_GetObjectItem(m->tensors, n->input[1])) {
-		/* constant indices into a tensor (ViT's x[:, 0]; Swin's relative
-		 * position index, reshaped): an int64 const of their shape (a
-		 * scalar's is [], and the axis goes) */
-		tinfo *ix = constlike(m, n->input[1]);
-		cJSON *c = cJSON_CreateObject();
-		pl_json_add(c, "shape", int_list(ix->dims, (size_t)ix->rank));
-		cJSON_AddStringToObject(c, "dtype", "int64");
-		cJSON_AddStringToObject(c, "role", "const");
-		if (ix->nval > 0 && ix->nval == elems(ix))
-			const_values(c, ix->val, ix->nval, 0);
-		pl_json_add(m->tensors, n->input[1], c);
-		cJSON *o = add_op(m, name, "Gather");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "inputs", n->input[1]);
-		io(m, o, "outputs", n->output[0]);
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
-		                        (double)attr_i(n, "axis", 0));
-		infer(m, n);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Expand")) { /* of a tensor (on shapes it is folded) */
-		tinfo tg = {0}, *x = known(m, n->input[0]);
-		if (shape_op(m, n, name, "Expand", &tg))
-			return unsupported(m, n,
-			                   "its shape is not a constant the importer can fold");
-		int64_t dims[16];
-		int r = x ? broadcast(x, &tg, dims) : -1;
-		if (r >= 0)
-			set_info(m, n->output[0], r, dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Concat")) { /* of tensors (on shapes it is folded) */
-		tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
-		if (!x)
-			return unsupported(m, n, "its first input's shape is not known");
-		int64_t ax = axis_of(attr_i(n, "axis", 0), x->rank), dims[16];
-		if (ax < 0 || ax >= x->rank)
-			return unsupported(m, n, "its axis is out of range");
-		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
-		dims[ax] = 0;
-		/* more inputs than an op takes (DenseNet's, Inception's): a chain,
-		 * each link the previous one's output and the next four inputs */
-		char link[600];
-		const char *prev = NULL; /* the last link's output: the op keeps its copy */
-		for (size_t k = 0, part = 0; k < n->n_input; part++) {
-			int last = n->n_input - k <= PL_ONNX_MAX_CONCAT - (part > 0);
-			if (!last)
-				snprintf(link, sizeof link, "%s.part%zu", n->output[0], part);
-			cJSON *o = add_op(m, last ? name : link, "Concat");
-			if (part)
-				io(m, o, "inputs", prev);
-			for (int j = part > 0; j < PL_ONNX_MAX_CONCAT && k < n->n_input; j++, k++) {
-				tinfo *xi = known(m, n->input[k]);
-				if (xi && xi->rank == x->rank)
-					dims[ax] += xi->dims[ax];
-				operand(m, o, n->input[k]);
-			}
-			io(m, o, "outputs", last ? n->output[0] : link);
-			cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
-			                        (double)ax);
-			if (!last) { /* (tinfo keeps the name's pointer: the op's string) */
-				prev = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)
-				           ->valuestring;
-				set_info(m, prev, x->rank, dims, 0, NULL);
-			}
+	const char *why;
+	return fold_pad(m, n) && import_pad(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+}
+
+/* An op the planner has under the ONNX op's name, of the node's inputs and
+ * outputs and the attributes axis, perm, axes and keepdims it has */
+static pl_status onnx_same(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	cJSON *o = add_op(m, name, n->op_type);
+	for (size_t a = 0; a < n->n_input; a++)
+		operand(m, o, n->input[a]);
+	for (size_t a = 0; a < n->n_output; a++)
+		io(m, o, "outputs", n->output[a]);
+	cJSON *at = cJSON_CreateObject();
+	const Onnx__AttributeProto *p;
+	if ((p = attr(n, "axis")))
+		cJSON_AddNumberToObject(at, "axis", (double)p->i);
+	if ((p = attr(n, "perm")))
+		pl_json_add(at, "perm", int_list(p->ints, p->n_ints));
+	if ((p = attr(n, "axes")))
+		pl_json_add(at, "axes", int_list(p->ints, p->n_ints));
+	if ((p = attr(n, "keepdims")))
+		cJSON_AddNumberToObject(at, "keepdims", (double)p->i);
+	if (cJSON_GetArraySize(at))
+		pl_json_add(o, "attrs", at);
+	else
+		cJSON_Delete(at);
+	infer(m, n);
+	return PL_OK;
+}
+
+/* constant indices into a tensor (ViT's x[:, 0]; Swin's relative position
+ * index, reshaped): an int64 const of their shape (a scalar's is [], and
+ * the axis goes); else the planner's Gather */
+static pl_status onnx_gather(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (!(n->n_input == 2 && constlike(m, n->input[1]) &&
+	      !cJSON_GetObjectItem(m->tensors, n->input[1])))
+		return onnx_same(m, n, name);
+	tinfo *ix = constlike(m, n->input[1]);
+	cJSON *c = cJSON_CreateObject();
+	pl_json_add(c, "shape", int_list(ix->dims, (size_t)ix->rank));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	if (ix->nval > 0 && ix->nval == elems(ix))
+		const_values(c, ix->val, ix->nval, 0);
+	pl_json_add(m->tensors, n->input[1], c);
+	cJSON *o = add_op(m, name, "Gather");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", n->input[1]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
+	                        (double)attr_i(n, "axis", 0));
+	infer(m, n);
+	return PL_OK;
+}
+
+/* of a tensor (on shapes it is folded) */
+static pl_status onnx_expand(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo tg = {0}, *x = known(m, n->input[0]);
+	if (shape_op(m, n, name, "Expand", &tg))
+		return unsupported(m, n, "its shape is not a constant the importer can fold");
+	int64_t dims[16];
+	int r = x ? broadcast(x, &tg, dims) : -1;
+	if (r >= 0)
+		set_info(m, n->output[0], r, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* of tensors (on shapes it is folded) */
+static pl_status onnx_concat(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	if (!x)
+		return unsupported(m, n, "its first input's shape is not known");
+	int64_t ax = axis_of(attr_i(n, "axis", 0), x->rank), dims[16];
+	if (ax < 0 || ax >= x->rank)
+		return unsupported(m, n, "its axis is out of range");
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	dims[ax] = 0;
+	/* more inputs than an op takes (DenseNet's, Inception's): a chain,
+	 * each link the previous one's output and the next four inputs */
+	char link[600];
+	const char *prev = NULL; /* the last link's output: the op keeps its copy */
+	for (size_t k = 0, part = 0; k < n->n_input; part++) {
+		int last = n->n_input - k <= PL_ONNX_MAX_CONCAT - (part > 0);
+		if (!last)
+			snprintf(link, sizeof link, "%s.part%zu", n->output[0], part);
+		cJSON *o = add_op(m, last ? name : link, "Concat");
+		if (part)
+			io(m, o, "inputs", prev);
+		for (int j = part > 0; j < PL_ONNX_MAX_CONCAT && k < n->n_input; j++, k++) {
+			tinfo *xi = known(m, n->input[k]);
+			if (xi && xi->rank == x->rank)
+				dims[ax] += xi->dims[ax];
+			operand(m, o, n->input[k]);
 		}
-		set_info(m, n->output[0], x->rank, dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "BatchNormalization"))
-		return import_batchnorm(m, n, name)
-		           ? unsupported(m, n,
-		                         "its input's shape must be known and its running "
-		                         "statistics' outputs unread")
-		           : PL_OK;
-	if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze")) { /* of a tensor: a Reshape */
-		tinfo *x = known(m, n->input[0]), *o;
-		if (!x || fold_unsqueeze(m, n, x) || !(o = known(m, n->output[0])))
-			return unsupported(m, n, "its input's shape or its axes are not known");
-		cJSON *op = add_op(m, name, "Reshape");
-		io(m, op, "inputs", n->input[0]);
-		io(m, op, "outputs", n->output[0]);
-		/* axis 1 squeezed out: dimension 0 copied (0) and the one moving
-		 * into its place inferred (-1), so that the batch, at either (a
-		 * recurrent layer's Y is [steps, directions, batch, hidden]), follows
-		 * a micro-batch's (which cuts a Reshape's dimension 0 alone) */
-		int64_t dims[16];
-		memcpy(dims, o->dims, sizeof(int64_t) * (size_t)o->rank);
-		if (x->rank > 1 && o->rank == x->rank - 1 && x->dims[0] == o->dims[0] &&
-		    x->dims[1] == 1 && o->dims[1] != 1) {
-			dims[0] = 0;
-			dims[1] = -1;
+		io(m, o, "outputs", last ? n->output[0] : link);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
+		if (!last) { /* (tinfo keeps the name's pointer: the op's string) */
+			prev =
+			    cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
+			set_info(m, prev, x->rank, dims, 0, NULL);
 		}
-		pl_json_add(cJSON_AddObjectToObject(op, "attrs"), "shape",
-		            int_list(dims, (size_t)o->rank));
-		return PL_OK;
 	}
-	if (!strcmp(t, "HardSigmoid") || !strcmp(t, "HardSwish")) {
-		const Onnx__AttributeProto *al = attr(n, "alpha"), *be = attr(n, "beta");
-		int swish = !strcmp(t, "HardSwish");
-		cJSON *o = add_op(m, name, t);
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", n->output[0]);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs"); /* ONNX's defaults */
-		cJSON_AddNumberToObject(at, "alpha",
-		                        swish             ? 1.0 / 6
-		                        : al && al->has_f ? al->f
-		                                          : 0.2);
-		cJSON_AddNumberToObject(at, "beta", !swish && be && be->has_f ? be->f : 0.5);
-		infer(m, n);
-		return PL_OK;
+	set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* of a tensor: a Reshape */
+static pl_status onnx_unsqueeze(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]), *o;
+	if (!x || fold_unsqueeze(m, n, x) || !(o = known(m, n->output[0])))
+		return unsupported(m, n, "its input's shape or its axes are not known");
+	cJSON *op = add_op(m, name, "Reshape");
+	io(m, op, "inputs", n->input[0]);
+	io(m, op, "outputs", n->output[0]);
+	/* axis 1 squeezed out: dimension 0 copied (0) and the one moving into
+	 * its place inferred (-1), so that the batch, at either (a recurrent
+	 * layer's Y is [steps, directions, batch, hidden]), follows a
+	 * micro-batch's (which cuts a Reshape's dimension 0 alone) */
+	int64_t dims[16];
+	memcpy(dims, o->dims, sizeof(int64_t) * (size_t)o->rank);
+	if (x->rank > 1 && o->rank == x->rank - 1 && x->dims[0] == o->dims[0] && x->dims[1] == 1 &&
+	    o->dims[1] != 1) {
+		dims[0] = 0;
+		dims[1] = -1;
 	}
-	if (!strcmp(t, "LeakyRelu") || !strcmp(t, "Elu") || !strcmp(t, "Selu") ||
-	    !strcmp(t, "Celu")) {
-		const Onnx__AttributeProto *al = attr(n, "alpha"), *ga = attr(n, "gamma");
-		pl_optype ty = PL_OP_COUNT;
-		pl_attrs d = {0};
-		pl_optype_parse(t, &ty);
-		pl_attrs_default(ty, &d); /* ONNX's, where the node gives none */
-		double a = al && al->has_f ? al->f : d.alpha;
-		if (!strcmp(t, "Celu") && !(a != 0))
-			return unsupported(m, n, "its alpha is 0");
-		cJSON *at = emit_unary(m, n, name, t);
-		cJSON_AddNumberToObject(at, "alpha", a);
-		if (!strcmp(t, "Selu"))
-			cJSON_AddNumberToObject(at, "gamma", ga && ga->has_f ? ga->f : d.gamma);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Not") && n->n_input == 1) { /* of a mask at run time: Equal to 0 */
-		char zero[600];
-		snprintf(zero, sizeof zero, "%s.zero", name);
-		if (cJSON_GetObjectItem(m->tensors, zero))
-			return unsupported(m, n, "its constant's name is taken");
-		cJSON *c = cJSON_CreateObject();
-		int64_t one = 1;
-		pl_json_add(c, "shape", int_list(&one, 1));
-		cJSON_AddStringToObject(c, "dtype", "int64");
-		cJSON_AddStringToObject(c, "role", "const");
-		const_values(c, NULL, 1, 0);
-		pl_json_add(m->tensors, zero, c);
-		emit_binary(m, name, "Equal", n->input[0], zero, n->output[0]);
-		infer(m, n);
-		return PL_OK;
-	}
-	if (!strcmp(t, "CumSum")) { /* its axis a constant input */
-		double ax;
-		tinfo *x = known(m, n->input[0]);
-		if (n->n_input < 2 || !x || scalar_of(m, n->input[1], &ax) ||
-		    axis_of((int64_t)ax, x->rank) < 0 || axis_of((int64_t)ax, x->rank) >= x->rank)
-			return unsupported(m, n,
-			                   "its axis is not a constant within its input's rank");
-		cJSON *at = emit_unary(m, n, name, "CumSum");
-		cJSON_AddNumberToObject(at, "axis", (double)axis_of((int64_t)ax, x->rank));
-		cJSON_AddNumberToObject(at, "exclusive", attr_i(n, "exclusive", 0) != 0);
-		cJSON_AddNumberToObject(at, "reverse", attr_i(n, "reverse", 0) != 0);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Clip"))
-		return n->n_input < 1 || import_clip(m, n, name)
-		           ? unsupported(m, n, "its bounds must be constants")
-		           : PL_OK;
-	if (!strcmp(t, "Gemm")) {
-		if (attr_i(n, "transA", 0) || n->n_input < 2)
-			return unsupported(m, n, "transA is not supported");
-		const Onnx__AttributeProto *al = attr(n, "alpha"), *be = attr(n, "beta");
-		if ((al && al->has_f && al->f != 1) || (be && be->has_f && be->f != 1))
-			return unsupported(m, n, "alpha and beta other than 1 are not supported");
-		char w[512], y[512];
-		const char *b = n->input[1];
-		if (attr_i(n, "transB", 0)) { /* y = x W^T: W transposed first */
-			snprintf(w, sizeof w, "%s.wT", name);
-			cJSON *o = add_op(m, w, "Transpose");
-			io(m, o, "inputs", b);
-			io(m, o, "outputs", w);
-			int64_t perm[2] = {1, 0};
-			pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "perm", int_list(perm, 2));
-			b = w;
-		}
-		snprintf(y, sizeof y, "%s.mm", name);
-		cJSON *o = add_op(m, n->n_input > 2 ? y : name, "MatMul");
-		io(m, o, "inputs", n->input[0]);
+	pl_json_add(cJSON_AddObjectToObject(op, "attrs"), "shape", int_list(dims, (size_t)o->rank));
+	return PL_OK;
+}
+
+/* HardSigmoid and HardSwish, ONNX's defaults where the node gives none */
+static pl_status onnx_hard(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const Onnx__AttributeProto *al = attr(n, "alpha"), *be = attr(n, "beta");
+	int swish = !strcmp(n->op_type, "HardSwish");
+	cJSON *o = add_op(m, name, n->op_type);
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "alpha", swish ? 1.0 / 6 : al && al->has_f ? al->f : 0.2);
+	cJSON_AddNumberToObject(at, "beta", !swish && be && be->has_f ? be->f : 0.5);
+	infer(m, n);
+	return PL_OK;
+}
+
+/* LeakyRelu, Elu, Selu, Celu: alpha (and Selu's gamma) */
+static pl_status onnx_alpha(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *t = n->op_type;
+	const Onnx__AttributeProto *al = attr(n, "alpha"), *ga = attr(n, "gamma");
+	pl_optype ty = PL_OP_COUNT;
+	pl_attrs d = {0};
+	pl_optype_parse(t, &ty);
+	pl_attrs_default(ty, &d); /* ONNX's, where the node gives none */
+	double a = al && al->has_f ? al->f : d.alpha;
+	if (!strcmp(t, "Celu") && !(a != 0))
+		return unsupported(m, n, "its alpha is 0");
+	cJSON *at = emit_unary(m, n, name, t);
+	cJSON_AddNumberToObject(at, "alpha", a);
+	if (!strcmp(t, "Selu"))
+		cJSON_AddNumberToObject(at, "gamma", ga && ga->has_f ? ga->f : d.gamma);
+	return PL_OK;
+}
+
+/* of a mask at run time: Equal to 0 */
+static pl_status onnx_not(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 1)
+		return unsupported(m, n, "not supported");
+	char zero[600];
+	snprintf(zero, sizeof zero, "%s.zero", name);
+	if (cJSON_GetObjectItem(m->tensors, zero))
+		return unsupported(m, n, "its constant's name is taken");
+	cJSON *c = cJSON_CreateObject();
+	int64_t one = 1;
+	pl_json_add(c, "shape", int_list(&one, 1));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	const_values(c, NULL, 1, 0);
+	pl_json_add(m->tensors, zero, c);
+	emit_binary(m, name, "Equal", n->input[0], zero, n->output[0]);
+	infer(m, n);
+	return PL_OK;
+}
+
+/* its axis a constant input */
+static pl_status onnx_cumsum(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	double ax;
+	tinfo *x = known(m, n->input[0]);
+	if (n->n_input < 2 || !x || scalar_of(m, n->input[1], &ax) ||
+	    axis_of((int64_t)ax, x->rank) < 0 || axis_of((int64_t)ax, x->rank) >= x->rank)
+		return unsupported(m, n, "its axis is not a constant within its input's rank");
+	cJSON *at = emit_unary(m, n, name, "CumSum");
+	cJSON_AddNumberToObject(at, "axis", (double)axis_of((int64_t)ax, x->rank));
+	cJSON_AddNumberToObject(at, "exclusive", attr_i(n, "exclusive", 0) != 0);
+	cJSON_AddNumberToObject(at, "reverse", attr_i(n, "reverse", 0) != 0);
+	return PL_OK;
+}
+
+/* y = x W (+ b): a MatMul (W transposed first for transB) and an Add */
+static pl_status onnx_gemm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (attr_i(n, "transA", 0) || n->n_input < 2)
+		return unsupported(m, n, "transA is not supported");
+	const Onnx__AttributeProto *al = attr(n, "alpha"), *be = attr(n, "beta");
+	if ((al && al->has_f && al->f != 1) || (be && be->has_f && be->f != 1))
+		return unsupported(m, n, "alpha and beta other than 1 are not supported");
+	char w[512], y[512];
+	const char *b = n->input[1];
+	if (attr_i(n, "transB", 0)) { /* y = x W^T: W transposed first */
+		snprintf(w, sizeof w, "%s.wT", name);
+		cJSON *o = add_op(m, w, "Transpose");
 		io(m, o, "inputs", b);
-		io(m, o, "outputs", n->n_input > 2 ? y : n->output[0]);
-		if (n->n_input > 2) {
-			o = add_op(m, name, "Add");
-			io(m, o, "inputs", y);
-			io(m, o, "inputs", n->input[2]);
-			io(m, o, "outputs", n->output[0]);
-		}
-		infer(m, n);
-		return PL_OK;
+		io(m, o, "outputs", w);
+		int64_t perm[2] = {1, 0};
+		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "perm", int_list(perm, 2));
+		b = w;
 	}
+	snprintf(y, sizeof y, "%s.mm", name);
+	cJSON *o = add_op(m, n->n_input > 2 ? y : name, "MatMul");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", b);
+	io(m, o, "outputs", n->n_input > 2 ? y : n->output[0]);
+	if (n->n_input > 2) {
+		o = add_op(m, name, "Add");
+		io(m, o, "inputs", y);
+		io(m, o, "inputs", n->input[2]);
+		io(m, o, "outputs", n->output[0]);
+	}
+	infer(m, n);
+	return PL_OK;
+}
+
+/* ReduceLogSumExp as torch.logsumexp computes it: the maximum m (kept dims)
+ * subtracted, Exp, ReduceSum, Log, plus m */
+static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, const int64_t *ax,
+                           int na, int keep)
+{
+	char mk[600], d[600], e[600], s[600], l[600], mx[600];
+	const char *x = n->input[0];
+	snprintf(mk, sizeof mk, "%s.max_kept", name);
+	snprintf(d, sizeof d, "%s.shifted", name);
+	snprintf(e, sizeof e, "%s.exp", name);
+	snprintf(s, sizeof s, "%s.sum", name);
+	snprintf(l, sizeof l, "%s.log", name);
+	snprintf(mx, sizeof mx, "%s.max", name);
+	emit_reduce(m, mk, "ReduceMax", x, mk, ax, na, 1);
+	emit_binary(m, d, "Sub", x, mk, d);
+	emit_unary_op(m, e, "Exp", d, e);
+	emit_reduce(m, s, "ReduceSum", e, s, ax, na, keep);
+	emit_unary_op(m, l, "Log", s, l);
+	if (!keep)
+		emit_reduce(m, mx, "ReduceMax", x, mx, ax, na, 0);
+	emit_binary(m, name, "Add", l, keep ? mk : mx, n->output[0]);
+}
+
+/* The reductions: axes an attribute, or (ReduceSum from opset 13, the others
+ * from 18) input 1. ReduceL2 (F.normalize's norm) is the square root of the
+ * sum of squares, ReduceL1 the sum of absolute values, ReduceSumSquare the
+ * sum of squares: a Mul or an Abs, the ReduceSum, a Sqrt */
+static pl_status onnx_reduce_op(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *t = n->op_type;
 	int l2 = !strcmp(t, "ReduceL2"), l1 = !strcmp(t, "ReduceL1"),
 	    sq = !strcmp(t, "ReduceSumSquare"), lse = !strcmp(t, "ReduceLogSumExp");
-	if ((!strcmp(t, "ReduceSum") || !strcmp(t, "ReduceMean") || !strcmp(t, "ReduceMax") ||
-	     !strcmp(t, "ReduceMin") || l2 || l1 || sq || lse) &&
-	    n->n_input >= 1) {
-		/* axes an attribute, or (ReduceSum from opset 13, the others from
-		 * 18) input 1. ReduceL2 (F.normalize's norm) is the square root of
-		 * the sum of squares, ReduceL1 the sum of absolute values,
-		 * ReduceSumSquare the sum of squares: a Mul or an Abs, the
-		 * ReduceSum, a Sqrt. ReduceLogSumExp as torch.logsumexp computes
-		 * it: the maximum m (kept dims) subtracted, Exp, ReduceSum, Log,
-		 * plus m */
-		int64_t ax[16];
-		int na = ints_of(m, n, "axes", 1, ax, 16);
-		if (na < 0 || (n->n_input > 1 && n->input[1][0] && !valued(m, n->input[1])) ||
-		    (na == 0 && attr_i(n, "noop_with_empty_axes", 0)))
-			return unsupported(m, n,
-			                   "its axes are not a constant the importer can fold");
-		int keep = attr_i(n, "keepdims", 1) != 0;
-		if (lse) {
-			char mk[600], d[600], e[600], s[600], l[600], mx[600];
-			const char *x = n->input[0];
-			snprintf(mk, sizeof mk, "%s.max_kept", name);
-			snprintf(d, sizeof d, "%s.shifted", name);
-			snprintf(e, sizeof e, "%s.exp", name);
-			snprintf(s, sizeof s, "%s.sum", name);
-			snprintf(l, sizeof l, "%s.log", name);
-			snprintf(mx, sizeof mx, "%s.max", name);
-			emit_reduce(m, mk, "ReduceMax", x, mk, ax, na, 1);
-			emit_binary(m, d, "Sub", x, mk, d);
-			emit_unary_op(m, e, "Exp", d, e);
-			emit_reduce(m, s, "ReduceSum", e, s, ax, na, keep);
-			emit_unary_op(m, l, "Log", s, l);
-			if (!keep)
-				emit_reduce(m, mx, "ReduceMax", x, mx, ax, na, 0);
-			emit_binary(m, name, "Add", l, keep ? mk : mx, n->output[0]);
-			infer(m, n);
-			return PL_OK;
-		}
-		const char *in = n->input[0], *out = n->output[0];
-		char pre[600], sum[600];
-		if (l2 || l1 || sq) {
-			snprintf(pre, sizeof pre, "%s.%s", name, l1 ? "abs" : "square");
-			emit_binary(m, pre, l1 ? "Abs" : "Mul", in, l1 ? NULL : in, pre);
-			in = pre;
-		}
-		if (l2) {
-			snprintf(sum, sizeof sum, "%s.sum", name);
-			out = sum;
-		}
-		emit_reduce(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t, in, out, ax, na,
-		            keep);
-		if (l2)
-			emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
+	int64_t ax[16];
+	int na = ints_of(m, n, "axes", 1, ax, 16);
+	if (na < 0 || (n->n_input > 1 && n->input[1][0] && !valued(m, n->input[1])) ||
+	    (na == 0 && attr_i(n, "noop_with_empty_axes", 0)))
+		return unsupported(m, n, "its axes are not a constant the importer can fold");
+	int keep = attr_i(n, "keepdims", 1) != 0;
+	if (lse) {
+		onnx_logsumexp(m, n, name, ax, na, keep);
 		infer(m, n);
 		return PL_OK;
 	}
-	if (!strcmp(t, "Pow") && n->n_input == 2 && is_scalar(m, n->input[1], 2)) {
-		cJSON *o = add_op(m, name, "Mul"); /* x ^ 2: x times x */
+	const char *in = n->input[0], *out = n->output[0];
+	char pre[600], sum[600];
+	if (l2 || l1 || sq) {
+		snprintf(pre, sizeof pre, "%s.%s", name, l1 ? "abs" : "square");
+		emit_binary(m, pre, l1 ? "Abs" : "Mul", in, l1 ? NULL : in, pre);
+		in = pre;
+	}
+	if (l2) {
+		snprintf(sum, sizeof sum, "%s.sum", name);
+		out = sum;
+	}
+	emit_reduce(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t, in, out, ax, na, keep);
+	if (l2)
+		emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
+	infer(m, n);
+	return PL_OK;
+}
+
+/* x ^ 2: x times x; x to another constant power, Reciprocal's -1: a Pow */
+static pl_status onnx_pow(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	int pow_op = !strcmp(n->op_type, "Pow");
+	if (pow_op && n->n_input == 2 && is_scalar(m, n->input[1], 2)) {
+		cJSON *o = add_op(m, name, "Mul");
 		io(m, o, "inputs", n->input[0]);
 		io(m, o, "inputs", n->input[0]);
 		io(m, o, "outputs", n->output[0]);
@@ -4019,121 +4301,262 @@ static pl_status node(imp *m, int i)
 			set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
-	double pe = -1; /* x to a constant power; Reciprocal's is -1 */
-	if ((!strcmp(t, "Pow") && n->n_input == 2 && scalar_of(m, n->input[1], &pe) == 0) ||
-	    !strcmp(t, "Reciprocal")) {
-		cJSON_AddNumberToObject(emit_unary(m, n, name, "Pow"), "exponent", pe);
-		return PL_OK;
-	}
-	if (!strcmp(t, "Tile"))
-		return import_tile(m, n, name)
-		           ? unsupported(m, n,
-		                         "its input's shape or its repeats are not "
-		                         "known")
-		           : PL_OK;
-	if (!strcmp(t, "DepthToSpace") || !strcmp(t, "SpaceToDepth"))
-		return import_depth_space(m, n, name)
-		           ? unsupported(m, n,
-		                         "its input's shape must be known as [N, C, H, W] with the "
-		                         "block dividing it")
-		           : PL_OK;
-	if (!strcmp(t, "GridSample")) { /* 2-D (opset 16; opset 20's names too) */
-		tinfo *x = known(m, n->input[0]),
-		      *gd = n->n_input > 1 ? known(m, n->input[1]) : NULL;
-		char mode[32], pad[32];
-		attr_str(n, "mode", mode, sizeof mode);
-		attr_str(n, "padding_mode", pad, sizeof pad);
-		if (!x || !gd || x->rank != 4 || gd->rank != 4 || gd->dims[3] != 2)
-			return unsupported(
-			    m, n,
-			    "only the 2-D form (X [N, C, H, W], grid [N, H_out, W_out, "
-			    "2]) with its shapes known is supported");
-		int nearest = !strcmp(mode, "nearest");
-		if (mode[0] && !nearest && strcmp(mode, "bilinear") && strcmp(mode, "linear"))
-			return unsupported(
-			    m, n,
-			    "its mode (bicubic, cubic) is not supported yet: bilinear "
-			    "(linear) and nearest are");
-		if (pad[0] && strcmp(pad, "zeros") && strcmp(pad, "border"))
-			return unsupported(
-			    m, n,
-			    "its padding_mode reflection is not supported yet: zeros and "
-			    "border are");
-		cJSON *o = add_op(m, name, "GridSample");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "inputs", n->input[1]);
-		io(m, o, "outputs", n->output[0]);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-		cJSON_AddStringToObject(at, "mode", nearest ? "nearest" : "bilinear");
-		cJSON_AddStringToObject(at, "padding_mode", pad[0] ? pad : "zeros");
-		cJSON_AddNumberToObject(at, "align_corners", attr_i(n, "align_corners", 0) != 0);
-		int64_t dims[4] = {x->dims[0], x->dims[1], gd->dims[1], gd->dims[2]};
-		set_info(m, n->output[0], 4, dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "ArgMax") || !strcmp(t, "ArgMin") || !strcmp(t, "OneHot") ||
-	    !strcmp(t, "TopK") || !strcmp(t, "GatherElements")) {
-		const char *why;
-		return import_index(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
-	}
-	if (!strncmp(t, "Random", 6)) { /* noise (a VAE's, a diffusion step's): drawn data */
-		tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
-		int64_t dims[16];
-		int r = x ? x->rank : ints_of(m, n, "shape", 99, dims, 16);
-		if (x)
-			memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
-		if (strcmp(t, "RandomNormalLike") && strcmp(t, "RandomUniformLike") &&
-		    strcmp(t, "RandomNormal") && strcmp(t, "RandomUniform"))
-			return unsupported(m, n, "not supported");
-		if (r < 1 || cJSON_GetObjectItem(m->tensors, n->output[0]))
-			return unsupported(m, n, "its shape is not known");
-		cJSON *d = cJSON_CreateObject();
-		pl_json_add(d, "shape", int_list(dims, (size_t)r));
-		cJSON_AddStringToObject(d, "role", "input");
-		pl_json_add(m->tensors, n->output[0], d);
-		set_info(m, n->output[0], r, dims, 0, NULL);
-		return PL_OK;
-	}
-	if (!strcmp(t, "LogSoftmax") && m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&
-	    !strcmp(n->output[0], m->g->output[0]->name)) {
-		tinfo *x = known(m, n->input[0]);
-		int64_t ax = x ? axis_of(attr_i(n, "axis", -1), x->rank) : -1;
-		if (!x || ax != x->rank - 1)
-			return unsupported(m, n,
-			                   "a LogSoftmax is imported only over the last axis");
-		/* the model's output, which the appended cross-entropy reads: its
-		 * loss on log-probabilities is its loss on the logits
-		 * (log_softmax(log_softmax(z)) = log_softmax(z)) */
-		drop_node(m, n);
-		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
-		return PL_OK;
-	}
-	for (size_t k = 0; k < sizeof same / sizeof *same; k++) {
-		if (strcmp(t, same[k][0]))
-			continue;
-		cJSON *o = add_op(m, name, same[k][1]);
-		for (size_t a = 0; a < n->n_input; a++)
-			operand(m, o, n->input[a]);
-		for (size_t a = 0; a < n->n_output; a++)
-			io(m, o, "outputs", n->output[a]);
-		cJSON *at = cJSON_CreateObject();
-		const Onnx__AttributeProto *p;
-		if ((p = attr(n, "axis")))
-			cJSON_AddNumberToObject(at, "axis", (double)p->i);
-		if ((p = attr(n, "perm")))
-			pl_json_add(at, "perm", int_list(p->ints, p->n_ints));
-		if ((p = attr(n, "axes")))
-			pl_json_add(at, "axes", int_list(p->ints, p->n_ints));
-		if ((p = attr(n, "keepdims")))
-			cJSON_AddNumberToObject(at, "keepdims", (double)p->i);
-		if (cJSON_GetArraySize(at))
-			pl_json_add(o, "attrs", at);
-		else
-			cJSON_Delete(at);
-		infer(m, n);
-		return PL_OK;
-	}
-	return unsupported(m, n, "not supported");
+	double pe = -1;
+	if (pow_op && !(n->n_input == 2 && scalar_of(m, n->input[1], &pe) == 0))
+		return unsupported(m, n, "not supported");
+	cJSON_AddNumberToObject(emit_unary(m, n, name, "Pow"), "exponent", pe);
+	return PL_OK;
+}
+
+/* 2-D (opset 16; opset 20's names too) */
+static pl_status onnx_gridsample(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = known(m, n->input[0]), *gd = n->n_input > 1 ? known(m, n->input[1]) : NULL;
+	char mode[32], pad[32];
+	attr_str(n, "mode", mode, sizeof mode);
+	attr_str(n, "padding_mode", pad, sizeof pad);
+	if (!x || !gd || x->rank != 4 || gd->rank != 4 || gd->dims[3] != 2)
+		return unsupported(m, n,
+		                   "only the 2-D form (X [N, C, H, W], grid [N, H_out, W_out, "
+		                   "2]) with its shapes known is supported");
+	int nearest = !strcmp(mode, "nearest");
+	if (mode[0] && !nearest && strcmp(mode, "bilinear") && strcmp(mode, "linear"))
+		return unsupported(m, n,
+		                   "its mode (bicubic, cubic) is not supported yet: bilinear "
+		                   "(linear) and nearest are");
+	if (pad[0] && strcmp(pad, "zeros") && strcmp(pad, "border"))
+		return unsupported(m, n,
+		                   "its padding_mode reflection is not supported yet: zeros and "
+		                   "border are");
+	cJSON *o = add_op(m, name, "GridSample");
+	io(m, o, "inputs", n->input[0]);
+	io(m, o, "inputs", n->input[1]);
+	io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddStringToObject(at, "mode", nearest ? "nearest" : "bilinear");
+	cJSON_AddStringToObject(at, "padding_mode", pad[0] ? pad : "zeros");
+	cJSON_AddNumberToObject(at, "align_corners", attr_i(n, "align_corners", 0) != 0);
+	int64_t dims[4] = {x->dims[0], x->dims[1], gd->dims[1], gd->dims[2]};
+	set_info(m, n->output[0], 4, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* noise (a VAE's, a diffusion step's): drawn data, an input */
+static pl_status onnx_random(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	tinfo *x = n->n_input > 0 ? known(m, n->input[0]) : NULL;
+	int64_t dims[16];
+	int r = x ? x->rank : ints_of(m, n, "shape", 99, dims, 16);
+	if (x)
+		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
+	if (r < 1 || cJSON_GetObjectItem(m->tensors, n->output[0]))
+		return unsupported(m, n, "its shape is not known");
+	cJSON *d = cJSON_CreateObject();
+	pl_json_add(d, "shape", int_list(dims, (size_t)r));
+	cJSON_AddStringToObject(d, "role", "input");
+	pl_json_add(m->tensors, n->output[0], d);
+	set_info(m, n->output[0], r, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* the model's output, which the appended cross-entropy reads: its loss on
+ * log-probabilities is its loss on the logits (log_softmax(log_softmax(z)) =
+ * log_softmax(z)), dropped */
+static pl_status onnx_logsoftmax(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	if (!(m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&
+	      !strcmp(n->output[0], m->g->output[0]->name)))
+		return unsupported(m, n, "not supported");
+	tinfo *x = known(m, n->input[0]);
+	int64_t ax = x ? axis_of(attr_i(n, "axis", -1), x->rank) : -1;
+	if (!x || ax != x->rank - 1)
+		return unsupported(m, n, "a LogSoftmax is imported only over the last axis");
+	drop_node(m, n);
+	set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
+/* When node() runs an op's emitter: before the checks of a node's inputs
+ * (what is refused whatever its inputs), before folding (on constants an op
+ * would fold), after folding, or after the fused-pattern matchers (the ops a
+ * LayerNorm, an RMSNorm or a Gelu written out begins with) */
+enum { EMIT_FIRST, EMIT_UNFOLDED, EMIT_FOLDED, EMIT_LAST };
+
+typedef struct onnx_op {
+	const char *type;
+	int step;
+	onnx_emit emit; /* its emitter; or an importer that says why it refuses: */
+	onnx_import import;
+	/* or one that refuses for one reason, why */
+	int (*plain)(imp *m, const Onnx__NodeProto *n, const char *name);
+	const char *why;
+} onnx_op;
+
+/* Max to Where (onnx_same): on tensors computed at run time (a padding mask
+ * from an input, a masked_fill); on constants they fold */
+static const onnx_op onnx_ops[] = {
+    {"If", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"Loop", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"Scan", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"NonZero", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"NonMaxSuppression", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"Gelu", EMIT_UNFOLDED, onnx_gelu, NULL, NULL, NULL},
+    {"Identity", EMIT_UNFOLDED, onnx_identity, NULL, NULL, NULL},
+    {"Dropout", EMIT_FOLDED, onnx_dropout, NULL, NULL, NULL},
+    {"Shape", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
+    {"Slice", EMIT_FOLDED, NULL, NULL, import_slice,
+     "its input's shape is not known, or its starts, ends, "
+     "axes and steps are not constants with steps of 1 and "
+     "ranges that are not empty"},
+    {"Cast", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
+    {"Attention", EMIT_FOLDED, onnx_attention, NULL, NULL, NULL},
+    {"Einsum", EMIT_FOLDED, NULL, import_einsum, NULL, NULL},
+    {"Split", EMIT_FOLDED, NULL, NULL, import_split,
+     "its input's shape or its parts' sizes are not known"},
+    {"GroupNormalization", EMIT_FOLDED, onnx_groupnorm, NULL, NULL, NULL},
+    {"InstanceNormalization", EMIT_FOLDED, NULL, NULL, import_instancenorm,
+     "its input's shape is not known, or it has fewer than 3 "
+     "dimensions or 3 inputs"},
+    {"LayerNormalization", EMIT_FOLDED, onnx_layernorm, NULL, NULL, NULL},
+    {"Reshape", EMIT_FOLDED, onnx_reshape, NULL, NULL, NULL},
+    {"Conv", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"MaxPool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"AveragePool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"GlobalAveragePool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"GlobalMaxPool", EMIT_LAST, NULL, import_window, NULL, NULL},
+    {"Resize", EMIT_LAST, NULL, import_resize, NULL, NULL},
+    {"Upsample", EMIT_LAST, NULL, import_resize, NULL, NULL},
+    {"ConvTranspose", EMIT_LAST, NULL, import_convtranspose, NULL, NULL},
+    {"RNN", EMIT_LAST, NULL, import_recurrent, NULL, NULL},
+    {"GRU", EMIT_LAST, NULL, import_recurrent, NULL, NULL},
+    {"LSTM", EMIT_LAST, NULL, import_recurrent, NULL, NULL},
+    {"Pad", EMIT_LAST, onnx_pad, NULL, NULL, NULL},
+    {"Flatten", EMIT_LAST, NULL, NULL, import_flatten,
+     "its input's shape is not known, or axis is out of range"},
+    {"Gather", EMIT_LAST, onnx_gather, NULL, NULL, NULL},
+    {"Expand", EMIT_LAST, onnx_expand, NULL, NULL, NULL},
+    {"Concat", EMIT_LAST, onnx_concat, NULL, NULL, NULL},
+    {"BatchNormalization", EMIT_LAST, NULL, NULL, import_batchnorm,
+     "its input's shape must be known and its running "
+     "statistics' outputs unread"},
+    {"Unsqueeze", EMIT_LAST, onnx_unsqueeze, NULL, NULL, NULL},
+    {"Squeeze", EMIT_LAST, onnx_unsqueeze, NULL, NULL, NULL},
+    {"HardSigmoid", EMIT_LAST, onnx_hard, NULL, NULL, NULL},
+    {"HardSwish", EMIT_LAST, onnx_hard, NULL, NULL, NULL},
+    {"LeakyRelu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Elu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Selu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Celu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Not", EMIT_LAST, onnx_not, NULL, NULL, NULL},
+    {"CumSum", EMIT_LAST, onnx_cumsum, NULL, NULL, NULL},
+    {"Clip", EMIT_LAST, NULL, NULL, import_clip, "its bounds must be constants"},
+    {"Gemm", EMIT_LAST, onnx_gemm, NULL, NULL, NULL},
+    {"ReduceSum", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMean", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMax", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMin", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceL2", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceL1", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceSumSquare", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceLogSumExp", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"Pow", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
+    {"Reciprocal", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
+    {"Tile", EMIT_LAST, NULL, NULL, import_tile, "its input's shape or its repeats are not known"},
+    {"DepthToSpace", EMIT_LAST, NULL, NULL, import_depth_space,
+     "its input's shape must be known as [N, C, H, W] with the "
+     "block dividing it"},
+    {"SpaceToDepth", EMIT_LAST, NULL, NULL, import_depth_space,
+     "its input's shape must be known as [N, C, H, W] with the "
+     "block dividing it"},
+    {"GridSample", EMIT_LAST, onnx_gridsample, NULL, NULL, NULL},
+    {"ArgMax", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"ArgMin", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"OneHot", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"TopK", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"GatherElements", EMIT_LAST, NULL, import_index, NULL, NULL},
+    {"RandomNormalLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomUniformLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomNormal", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomUniform", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"LogSoftmax", EMIT_LAST, onnx_logsoftmax, NULL, NULL, NULL},
+    {"MatMul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Add", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sub", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Mul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Div", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Relu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Tanh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sigmoid", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Softmax", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Transpose", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Neg", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Exp", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Log", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sqrt", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Abs", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Softplus", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Max", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Min", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Equal", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Less", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Greater", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Where", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sin", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Cos", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+};
+
+static const onnx_op *onnx_op_of(const char *type)
+{
+	for (size_t k = 0; k < sizeof onnx_ops / sizeof *onnx_ops; k++)
+		if (!strcmp(onnx_ops[k].type, type))
+			return &onnx_ops[k];
+	return NULL;
+}
+
+static pl_status run_emitter(imp *m, const Onnx__NodeProto *n, const char *name, const onnx_op *op)
+{
+	const char *why;
+	if (op->emit)
+		return op->emit(m, n, name);
+	if (op->plain)
+		return op->plain(m, n, name) ? unsupported(m, n, op->why) : PL_OK;
+	return op->import(m, n, name, &why) ? unsupported(m, n, why) : PL_OK;
+}
+
+/* Node i: its op's emitter (onnx_ops) at its step, between the checks every
+ * node has (its inputs), folding and the fused-pattern matchers; an op
+ * type not in the table is refused, unless it folds or a pattern takes it */
+static pl_status node(imp *m, int i)
+{
+	const Onnx__NodeProto *n = m->g->node[i];
+	if (!n->op_type || n->n_output < 1 || !n->output[0][0])
+		return pl_err_set(m->err, PL_EINVAL, "%s: node %d ('%s'): %s", m->path, i,
+		                  n->name ? n->name : "", n->op_type ? "no output" : "no op type");
+	const char *t = n->op_type, *name = n->name && n->name[0] ? n->name : n->output[0];
+	const onnx_op *op = onnx_op_of(t);
+	if (op && op->step == EMIT_FIRST)
+		return run_emitter(m, n, name, op);
+	if (n->n_input < 1 && strcmp(t, "Constant")) /* every op read below has an input 0 */
+		return unsupported(m, n,
+		                   "not supported: it has no inputs, and the only op without "
+		                   "inputs the importer reads is Constant");
+	if (!strcmp(t, "Gemm") && n->n_input < 2)
+		return unsupported(m, n, "too few inputs");
+	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
+		return unsupported(m, n, "only of two inputs");
+	if (op && op->step == EMIT_UNFOLDED)
+		return run_emitter(m, n, name, op);
+	if (fold(m, n))
+		return PL_OK; /* a constant, or a computation on shapes: folded */
+	if (op && op->step == EMIT_FOLDED)
+		return run_emitter(m, n, name, op);
+	pl_status st;
+	if (onnx_fused(m, i, &st))
+		return st;
+	return op ? run_emitter(m, n, name, op) : unsupported(m, n, "not supported");
 }
 
 /* whether float initializer t holds an infinity or a NaN */
@@ -4343,7 +4766,111 @@ static pl_status check_consts(imp *m)
 	return PL_OK;
 }
 
-/* Long: declarations, nodes, then the loss the user asked for. */
+/* The loss --loss cross-entropy appends: SoftmaxCrossEntropy of the graph's
+ * first output (its classes moved last where they are at axis 1) against an
+ * int64 labels input of its other dimensions; "loss" added to outs */
+static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
+{
+	/* labels: the first output's shape without its last (class) dimension */
+	const Onnx__ValueInfoProto *y = m->g->output[0];
+	if (!y->name)
+		return pl_err_set(m->err, PL_EINVAL, "%s: graph output 0 has no name", m->path);
+	const Onnx__TensorShapeProto *sh =
+	    y->type && y->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
+	            y->type->tensor_type->shape
+	        ? y->type->tensor_type->shape
+	        : NULL;
+	if (!sh || sh->n_dim < 1 || sh->n_dim > 16)
+		return pl_err_set(m->err, PL_EINVAL,
+		                  "%s: output '%s' has no shape: --loss cross-entropy needs one "
+		                  "(export with shapes inferred), or --loss none",
+		                  m->path, y->name);
+	int64_t ls[16];
+	tinfo *yi = known(m, y->name); /* the shape the import inferred, if any */
+	int rank = (int)sh->n_dim;
+	/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
+	 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
+	 * [B, S, V] keeps the last) */
+	int ax = o ? o->loss_axis : 0;
+	int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
+	for (size_t d = 0; d < sh->n_dim; d++) {
+		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
+		ls[d] = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+		                dim->dim_value > 0
+		            ? dim->dim_value
+		        : yi && yi->rank == (int)sh->n_dim ? yi->dims[d]
+		                                           : m->batch;
+		if (ls[d] <= 0)
+			return pl_err_set(
+			    m->err, PL_EINVAL,
+			    "%s: output '%s': dimension %zu is symbolic; --batch N sets "
+			    "the batch",
+			    m->path, y->name, d);
+	}
+	/* the labels: the output's dimensions but the classes' */
+	int64_t lab[16];
+	int nl = 0;
+	for (int d = 0; d < rank; d++)
+		if (d != (on1 ? 1 : rank - 1))
+			lab[nl++] = ls[d];
+	cJSON *lt = cJSON_CreateObject();
+	pl_json_add(lt, "shape", int_list(lab, nl));
+	cJSON_AddStringToObject(lt, "role", "input");
+	cJSON_AddStringToObject(lt, "dtype", "int64");
+	pl_json_add(m->tensors, "labels", lt);
+	const char *logits = y->name;
+	if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
+		int64_t perm[16];
+		int k = 0;
+		perm[k++] = 0;
+		for (int d = 2; d < rank; d++)
+			perm[k++] = d;
+		perm[k++] = 1;
+		cJSON *tr = add_op(m, "loss.classes_last", "Transpose");
+		io(m, tr, "inputs", y->name);
+		pl_json_push(cJSON_GetObjectItem(tr, "outputs"), cJSON_CreateString("loss.logits"));
+		cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
+		pl_json_add(at, "perm", int_list(perm, rank));
+		logits = "loss.logits";
+	}
+	cJSON *op = add_op(m, "loss", "SoftmaxCrossEntropy");
+	if (on1)
+		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
+	else
+		io(m, op, "inputs", y->name);
+	pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
+	pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString("loss"));
+	pl_json_push(outs, cJSON_CreateString("loss"));
+	return PL_OK;
+}
+
+/* The graph's initializers and inputs, declared tensors */
+static pl_status declare_graph(imp *m)
+{
+	pl_status st = PL_OK;
+	for (size_t i = 0; i < m->g->n_initializer && !st; i++)
+		st = declare(m, m->g->initializer[i]->name, NULL, m->g->initializer[i]);
+	for (size_t i = 0; i < m->g->n_input && !st; i++) {
+		const Onnx__ValueInfoProto *v = m->g->input[i];
+		if (!v->name || !v->name[0]) {
+			st = pl_err_set(m->err, PL_EINVAL, "%s: graph input %zu has no name",
+			                m->path, i);
+			break;
+		}
+		if (cJSON_GetObjectItem(m->tensors, v->name))
+			continue; /* an initializer listed as an input too (older exports) */
+		if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+			st = pl_err_set(m->err, PL_EINVAL, "%s: input '%s' is not a tensor",
+			                m->path, v->name);
+			break;
+		}
+		st = declare(m, v->name, v->type->tensor_type, NULL);
+	}
+	return st;
+}
+
+/* The model of ONNX file data: its tensors declared, its nodes imported,
+ * then the loss the user asked for */
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
                            const pl_onnx_opts *o, cJSON **out, pl_err *err)
 {
@@ -4383,23 +4910,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < g->n_initializer && !st; i++)
-		st = declare(&m, g->initializer[i]->name, NULL, g->initializer[i]);
-	for (size_t i = 0; i < g->n_input && !st; i++) {
-		const Onnx__ValueInfoProto *v = g->input[i];
-		if (!v->name || !v->name[0]) {
-			st = pl_err_set(err, PL_EINVAL, "%s: graph input %zu has no name", path, i);
-			break;
-		}
-		if (cJSON_GetObjectItem(m.tensors, v->name))
-			continue; /* an initializer listed as an input too (older exports) */
-		if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
-			st = pl_err_set(err, PL_EINVAL, "%s: input '%s' is not a tensor", path,
-			                v->name);
-			break;
-		}
-		st = declare(&m, v->name, v->type->tensor_type, NULL);
-	}
+	st = declare_graph(&m);
 	for (size_t i = 0; i < g->n_node && !st; i++)
 		if (!m.skip[i])
 			st = node(&m, (int)i);
@@ -4412,85 +4923,8 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	outs = cJSON_CreateArray();
 	const char *loss = o && o->loss ? o->loss : "cross-entropy";
 	if (!strcmp(loss, "cross-entropy")) {
-		/* labels: the first output's shape without its last (class) dimension */
-		const Onnx__ValueInfoProto *y = g->output[0];
-		if (!y->name) {
-			st = pl_err_set(err, PL_EINVAL, "%s: graph output 0 has no name", path);
+		if ((st = add_ce_loss(&m, o, outs)))
 			goto done;
-		}
-		const Onnx__TensorShapeProto *sh =
-		    y->type && y->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
-		            y->type->tensor_type->shape
-		        ? y->type->tensor_type->shape
-		        : NULL;
-		if (!sh || sh->n_dim < 1 || sh->n_dim > 16) {
-			st = pl_err_set(
-			    err, PL_EINVAL,
-			    "%s: output '%s' has no shape: --loss cross-entropy needs one "
-			    "(export with shapes inferred), or --loss none",
-			    path, y->name);
-			goto done;
-		}
-		int64_t ls[16];
-		tinfo *yi = known(&m, y->name); /* the shape the import inferred, if any */
-		int rank = (int)sh->n_dim;
-		/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
-		 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
-		 * [B, S, V] keeps the last) */
-		int ax = o ? o->loss_axis : 0;
-		int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
-		for (size_t d = 0; d < sh->n_dim; d++) {
-			const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
-			ls[d] = dim->value_case ==
-			                    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
-			                dim->dim_value > 0
-			            ? dim->dim_value
-			        : yi && yi->rank == (int)sh->n_dim ? yi->dims[d]
-			                                           : m.batch;
-			if (ls[d] <= 0) {
-				st = pl_err_set(
-				    err, PL_EINVAL,
-				    "%s: output '%s': dimension %zu is symbolic; --batch N sets "
-				    "the batch",
-				    path, y->name, d);
-				goto done;
-			}
-		}
-		/* the labels: the output's dimensions but the classes' */
-		int64_t lab[16];
-		int nl = 0;
-		for (int d = 0; d < rank; d++)
-			if (d != (on1 ? 1 : rank - 1))
-				lab[nl++] = ls[d];
-		cJSON *lt = cJSON_CreateObject();
-		pl_json_add(lt, "shape", int_list(lab, nl));
-		cJSON_AddStringToObject(lt, "role", "input");
-		cJSON_AddStringToObject(lt, "dtype", "int64");
-		pl_json_add(m.tensors, "labels", lt);
-		const char *logits = y->name;
-		if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
-			int64_t perm[16];
-			int k = 0;
-			perm[k++] = 0;
-			for (int d = 2; d < rank; d++)
-				perm[k++] = d;
-			perm[k++] = 1;
-			cJSON *tr = add_op(&m, "loss.classes_last", "Transpose");
-			io(&m, tr, "inputs", y->name);
-			pl_json_push(cJSON_GetObjectItem(tr, "outputs"),
-			             cJSON_CreateString("loss.logits"));
-			cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
-			pl_json_add(at, "perm", int_list(perm, rank));
-			logits = "loss.logits";
-		}
-		cJSON *op = add_op(&m, "loss", "SoftmaxCrossEntropy");
-		if (on1)
-			pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
-		else
-			io(&m, op, "inputs", y->name);
-		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
-		pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString("loss"));
-		pl_json_push(outs, cJSON_CreateString("loss"));
 	} else if (!strcmp(loss, "none")) {
 		for (size_t i = 0; i < g->n_output; i++)
 			if (g->output[i]->name)

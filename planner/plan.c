@@ -1000,6 +1000,34 @@ static pl_status model_chunks(const pl_graph *g, const int *stage, int64_t pp, i
 	return PL_OK;
 }
 
+/* The plan's parallel_strategy of each op of g (*splits, *has: the caller
+ * frees them, on failure too), each checked as a cut over D devices (a
+ * stage's, of one micro-batch, when stage) */
+static pl_status checked_splits(const pl_graph *g, const cJSON *plan, const char *where, int64_t D,
+                                int stage, int64_t ***splits, int **has, pl_err *err)
+{
+	pl_status st;
+	if (!(*splits = pl_splits_alloc(g)) ||
+	    !(*has = pl_calloc((size_t)g->nops + 1, sizeof **has)))
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, *splits, *has, err)))
+		return st;
+	for (int o = 0; o < g->nops; o++)
+		if ((st = pl_op_check_split(&g->ops[o], (*splits)[o], D, err))) {
+			if (stage)
+				pl_err_prefix(
+				    err,
+				    "%s: op '%s': parallel_strategy (one micro-batch, %lld "
+				    "devices a stage)",
+				    where, g->ops[o].name, (long long)D);
+			else
+				pl_err_prefix(err, "%s: op '%s': parallel_strategy", where,
+				              g->ops[o].name);
+			return st;
+		}
+	return PL_OK;
+}
+
 /* Prices a whole-job plan (pipeline, optimizer_shard, recompute). Its
  * strategies are read on the micro-batch graph: the loops of an op can
  * differ between the whole batch and one micro-batch (a Reshape skips
@@ -1025,21 +1053,8 @@ static pl_status price_job(const pl_graph *g, const cJSON *plan, const char *whe
 		pl_err_prefix(err, "%s: pipeline.micro_batches %lld", where, (long long)m);
 		return st;
 	}
-	if (!(splits = pl_splits_alloc(gm)) ||
-	    !(has = pl_calloc((size_t)gm->nops + 1, sizeof *has))) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+	if ((st = checked_splits(gm, plan, where, D / pp, 1, &splits, &has, err)))
 		goto done;
-	}
-	if ((st = pl_ckpt_parse_splits(gm, plan, where, 0, splits, has, err)))
-		goto done;
-	for (int o = 0; o < gm->nops; o++)
-		if ((st = pl_op_check_split(&gm->ops[o], splits[o], D / pp, err))) {
-			pl_err_prefix(err,
-			              "%s: op '%s': parallel_strategy (one micro-batch, %lld "
-			              "devices a stage)",
-			              where, gm->ops[o].name, (long long)(D / pp));
-			goto done;
-		}
 	/* interleaved: each op's model chunk as the executor runs it; a plan
 	 * whose stages cannot be cut into its chunks is refused by cost and run
 	 * alike */
@@ -1160,19 +1175,9 @@ pl_status pl_plan_price(const pl_graph *g, const cJSON *plan, const char *where,
 		*bubble = jc.bubble_s;
 		goto cleanup;
 	}
-	if (!(splits = pl_splits_alloc(g)) ||
-	    !(has = pl_calloc((size_t)g->nops + 1, sizeof *has))) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
-	}
-	if ((st = pl_ckpt_parse_splits(g, plan, where, 0, splits, has, err)))
-		goto cleanup;
 	int64_t D = pl_cluster_devices_total(cl);
-	for (int o = 0; o < g->nops; o++)
-		if ((st = pl_op_check_split(&g->ops[o], splits[o], D, err))) {
-			pl_err_prefix(err, "%s: op '%s': parallel_strategy", where, g->ops[o].name);
-			goto cleanup;
-		}
+	if ((st = checked_splits(g, plan, where, D, 0, &splits, &has, err)))
+		goto cleanup;
 	/* the plan's own strategies are priced; annotations are not enforced here */
 	if ((st = pl_problem_new(&p, g, cl, err)))
 		goto cleanup;

@@ -886,32 +886,14 @@ static void add_obj(ilpctx *c, double *cobj, int v, int s, double val)
 		*cobj += val;
 }
 
-/* The program on the alive strategies into *lpo: x columns for variables
- * with two or more strategies left, edges folded into objective terms or y
- * columns over their classes, the one-hot and transportation rows, and the
- * memory row under a limit (*mem_row, else 0). *nzo: its nonzeros; *folded:
- * the edges folded. unbuild() undoes it. timed: PL_ETIMEOUT, and no program,
- * when the time limit runs out on the way (the edge columns made so far are
- * freed by unbuild() or the search's cleanup). */
-/* One pass on purpose (280 lines): columns are numbered as they are made (x, then
- * each edge's y or cost columns) and the rows name those numbers, so the steps
- * (columns, folded edges, one-hot rows, transportation rows, memory row) share
- * a dozen running counters and arrays; each step is marked below. */
-static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared, int maxs,
-                       glp_prob **lpo, size_t *nzo, int *mem_row_o, int *folded_o, pl_err *err)
+/* x columns, numbered from 1, for variables with two or more strategies
+ * left (c->xbase, c->col); a variable left one adds its cost to *cobj and
+ * its memory to *cmem. The next column's number. */
+static int x_columns(ilpctx *c, double *cobj, double *cmem)
 {
 	pl_problem *p = c->p;
-	const pl_graph *g = p->g;
-	int n = p->nops, E = p->nedges;
-	glp_prob *lp = NULL;
-	int *ia = NULL, *ja = NULL, *as = NULL, *bs = NULL;
-	double *ar = NULL, *tab = NULL;
-	size_t nz = 0;
-	int mem_row = 0, folded = 0;
-	/* columns: x for variables with two or more strategies left */
 	int col = 1;
-	double cobj = 0, cmem = 0; /* objective and memory of what presolve fixed */
-	for (int v = 0; v < n; v++) {
+	for (int v = 0; v < p->nops; v++) {
 		if (c->var[v] != v)
 			continue;
 		int na = 0, last = 0;
@@ -925,11 +907,19 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 			col += na;
 		} else {
 			const pl_nodecost *nc = pl_problem_node(p, v);
-			cobj += c->mult[v] * (nc[last].compute_s + nc[last].comm_s);
-			cmem += c->mult[v] * nc[last].mem_bytes;
+			*cobj += c->mult[v] * (nc[last].compute_s + nc[last].comm_s);
+			*cmem += c->mult[v] * nc[last].mem_bytes;
 		}
 	}
-	for (int e = 0; e < E; e++) { /* representatives and their multiplicities */
+	return col;
+}
+
+/* Each edge's representative (shared: the first edge of the same variables
+ * and slots) and the representatives' multiplicities */
+static void edge_reps(ilpctx *c, int shared)
+{
+	pl_problem *p = c->p;
+	for (int e = 0; e < p->nedges; e++) {
 		const pl_edge *ed = &p->edges[e];
 		int s = c->var[ed->src_op], d = c->var[ed->dst_op];
 		c->erep[e] = e;
@@ -946,124 +936,121 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 		ic->src = s;
 		ic->dst = d;
 	}
-	as = pl_malloc(sizeof *as * (size_t)maxs);
-	bs = pl_malloc(sizeof *bs * (size_t)maxs);
-	tab = pl_malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
-	if (!as || !bs || !tab)
-		goto nomem;
-	for (int e = 0; e < E; e++) { /* edges: folded into objective terms, or y columns */
-		icol *ic = &c->ec[e];
-		if (c->erep[e] != e || c->efree[e])
-			continue;
-		if (timed && late(c))
-			goto timeout;
-		const pl_edge *ed = &p->edges[e];
-		int s = ic->src, d = ic->dst, ka = 0, kb = 0;
-		int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
-		const double *t = pl_problem_edge(p, e);
-		if (s == d) { /* both ends are one variable: the diagonal */
-			for (int k = 0; k < ns; k++)
-				if (c->alive[s][k])
-					add_obj(c, &cobj, s, k, ic->mult * t[(size_t)k * nd + k]);
-			folded++;
-			continue;
-		}
+}
+
+/* Representative edge e's term: folded into objective terms (both ends one
+ * variable, or a separable table; *folded counted), or columns from *col
+ * over its table's row and column classes (ic->rc, cc, cost, base). as, bs,
+ * tab: scratch of maxs, maxs, maxs^2. PL_OK or PL_ENOMEM. */
+static pl_status edge_term(ilpctx *c, int e, int *as, int *bs, double *tab, int *col, double *cobj,
+                           int *folded)
+{
+	pl_problem *p = c->p;
+	icol *ic = &c->ec[e];
+	const pl_edge *ed = &p->edges[e];
+	int s = ic->src, d = ic->dst, ka = 0, kb = 0;
+	int ns = p->nstrat[ed->src_op], nd = p->nstrat[ed->dst_op];
+	const double *t = pl_problem_edge(p, e);
+	if (s == d) { /* both ends are one variable: the diagonal */
 		for (int k = 0; k < ns; k++)
 			if (c->alive[s][k])
-				as[ka++] = k;
-		for (int k = 0; k < nd; k++)
-			if (c->alive[d][k])
-				bs[kb++] = k;
-		for (int a = 0; a < ka; a++)
-			for (int b = 0; b < kb; b++)
-				tab[(size_t)a * kb + b] = t[(size_t)as[a] * nd + bs[b]];
-		if (separable(tab, ka, kb)) {
-			for (int a = 0; a < ka; a++)
-				add_obj(c, &cobj, s, as[a], ic->mult * tab[(size_t)a * kb]);
-			for (int b = 0; b < kb; b++)
-				add_obj(c, &cobj, d, bs[b], ic->mult * (tab[b] - tab[0]));
-			folded++;
-			continue;
-		}
-		int *rrep = NULL, *crep = NULL, *rcl = NULL, *ccl = NULL;
-		ic->rc = pl_malloc(sizeof(int) * (size_t)ns);
-		ic->cc = pl_malloc(sizeof(int) * (size_t)nd);
-		rcl = pl_malloc(sizeof(int) * (size_t)ka);
-		ccl = pl_malloc(sizeof(int) * (size_t)kb);
-		if (!ic->rc || !ic->cc || !rcl || !ccl ||
-		    (ic->nr = classes(tab, ka, kb, 1, rcl, &rrep)) < 0 ||
-		    (ic->nc = classes(tab, ka, kb, 0, ccl, &crep)) < 0 ||
-		    !(ic->cost = pl_malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
-			free(rrep);
-			free(crep);
-			free(rcl);
-			free(ccl);
-			goto nomem;
-		}
-		for (int k = 0; k < ns; k++)
-			ic->rc[k] = -1;
-		for (int k = 0; k < nd; k++)
-			ic->cc[k] = -1;
-		for (int a = 0; a < ka; a++)
-			ic->rc[as[a]] = rcl[a];
-		for (int b = 0; b < kb; b++)
-			ic->cc[bs[b]] = ccl[b];
-		for (int a = 0; a < ic->nr; a++)
-			for (int b = 0; b < ic->nc; b++)
-				ic->cost[a * ic->nc + b] = tab[(size_t)rrep[a] * kb + crep[b]];
-		free(rrep);
-		free(crep);
-		free(rcl);
-		free(ccl);
-		ic->base = col;
-		col += c->cost_edges ? 1 : ic->nr * ic->nc;
+				add_obj(c, cobj, s, k, ic->mult * t[(size_t)k * nd + k]);
+		++*folded;
+		return PL_OK;
 	}
-	c->ncols = col - 1;
-	c->cobj = cobj;
-	c->cmem = cmem;
+	for (int k = 0; k < ns; k++)
+		if (c->alive[s][k])
+			as[ka++] = k;
+	for (int k = 0; k < nd; k++)
+		if (c->alive[d][k])
+			bs[kb++] = k;
+	for (int a = 0; a < ka; a++)
+		for (int b = 0; b < kb; b++)
+			tab[(size_t)a * kb + b] = t[(size_t)as[a] * nd + bs[b]];
+	if (separable(tab, ka, kb)) {
+		for (int a = 0; a < ka; a++)
+			add_obj(c, cobj, s, as[a], ic->mult * tab[(size_t)a * kb]);
+		for (int b = 0; b < kb; b++)
+			add_obj(c, cobj, d, bs[b], ic->mult * (tab[b] - tab[0]));
+		++*folded;
+		return PL_OK;
+	}
+	int *rrep = NULL, *crep = NULL, *rcl = NULL, *ccl = NULL;
+	pl_status st = PL_OK;
+	ic->rc = pl_malloc(sizeof(int) * (size_t)ns);
+	ic->cc = pl_malloc(sizeof(int) * (size_t)nd);
+	rcl = pl_malloc(sizeof(int) * (size_t)ka);
+	ccl = pl_malloc(sizeof(int) * (size_t)kb);
+	if (!ic->rc || !ic->cc || !rcl || !ccl ||
+	    (ic->nr = classes(tab, ka, kb, 1, rcl, &rrep)) < 0 ||
+	    (ic->nc = classes(tab, ka, kb, 0, ccl, &crep)) < 0 ||
+	    !(ic->cost = pl_malloc(sizeof(double) * (size_t)ic->nr * ic->nc))) {
+		st = PL_ENOMEM;
+		goto done;
+	}
+	for (int k = 0; k < ns; k++)
+		ic->rc[k] = -1;
+	for (int k = 0; k < nd; k++)
+		ic->cc[k] = -1;
+	for (int a = 0; a < ka; a++)
+		ic->rc[as[a]] = rcl[a];
+	for (int b = 0; b < kb; b++)
+		ic->cc[bs[b]] = ccl[b];
+	for (int a = 0; a < ic->nr; a++)
+		for (int b = 0; b < ic->nc; b++)
+			ic->cost[a * ic->nc + b] = tab[(size_t)rrep[a] * kb + crep[b]];
+	ic->base = *col;
+	*col += c->cost_edges ? 1 : ic->nr * ic->nc;
+done:
+	free(rrep);
+	free(crep);
+	free(rcl);
+	free(ccl);
+	return st;
+}
 
-	/* rows and the matrix */
-	lp = glp_create_prob();
-	glp_set_prob_name(lp, g->name);
-	glp_set_obj_dir(lp, GLP_MIN);
-	if (c->ncols)
-		glp_add_cols(lp, c->ncols);
-	glp_set_obj_coef(lp, 0, OBJ_SCALE * cobj);
-	size_t cap = 1024;
-	ia = pl_malloc(sizeof *ia * cap);
-	ja = pl_malloc(sizeof *ja * cap);
-	ar = pl_malloc(sizeof *ar * cap);
-	if (!ia || !ja || !ar)
-		goto nomem;
-#define NZ(R, C, V)                                                                                \
-	do {                                                                                       \
-		if (nz + 2 >= cap) {                                                               \
-			cap *= 2;                                                                  \
-			int *ni = pl_realloc(ia, sizeof *ia * cap),                                \
-			    *nj = pl_realloc(ja, sizeof *ja * cap);                                \
-			double *na = pl_realloc(ar, sizeof *ar * cap);                             \
-			if (ni)                                                                    \
-				ia = ni;                                                           \
-			if (nj)                                                                    \
-				ja = nj;                                                           \
-			if (na)                                                                    \
-				ar = na;                                                           \
-			if (!ni || !nj || !na)                                                     \
-				goto nomem;                                                        \
-		}                                                                                  \
-		nz++;                                                                              \
-		ia[nz] = (R);                                                                      \
-		ja[nz] = (C);                                                                      \
-		ar[nz] = (V);                                                                      \
-	} while (0)
-	int row = 0;
-	for (int v = 0; v < n; v++) {
+/* The constraint matrix's nonzeros, 1-based as glp_load_matrix reads them */
+typedef struct nzbuf {
+	int *ia, *ja;
+	double *ar;
+	size_t nz, cap;
+} nzbuf;
+
+/* a[r][col] = v appended: 0, or -1 out of memory */
+static int nz_add(nzbuf *z, int r, int col, double v)
+{
+	if (z->nz + 2 >= z->cap) {
+		z->cap *= 2;
+		int *ni = pl_realloc(z->ia, sizeof *z->ia * z->cap),
+		    *nj = pl_realloc(z->ja, sizeof *z->ja * z->cap);
+		double *na = pl_realloc(z->ar, sizeof *z->ar * z->cap);
+		if (ni)
+			z->ia = ni;
+		if (nj)
+			z->ja = nj;
+		if (na)
+			z->ar = na;
+		if (!ni || !nj || !na)
+			return -1;
+	}
+	z->nz++;
+	z->ia[z->nz] = r;
+	z->ja[z->nz] = col;
+	z->ar[z->nz] = v;
+	return 0;
+}
+
+/* Each x variable's one-hot row (its columns' names, kinds and costs set) */
+static pl_status onehot_rows(ilpctx *c, glp_prob *lp, nzbuf *z, int timed)
+{
+	pl_problem *p = c->p;
+	for (int v = 0; v < p->nops; v++) {
 		if (c->var[v] != v || !c->xbase[v])
 			continue;
 		if (timed && late(c))
-			goto timeout;
+			return PL_ETIMEOUT;
 		const pl_nodecost *nc = pl_problem_node(p, v);
-		row = glp_add_rows(lp, 1);
+		int row = glp_add_rows(lp, 1);
 		glp_set_row_bnds(lp, row, GLP_FX, 1, 1);
 		for (int k = 0; k < p->nstrat[v]; k++) {
 			if (!c->alive[v][k])
@@ -1077,101 +1064,178 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 			    lp, j,
 			    OBJ_SCALE *
 			        (c->mult[v] * (nc[k].compute_s + nc[k].comm_s) + c->uobj[v][k]));
-			NZ(row, j, 1.0);
+			if (nz_add(z, row, j, 1.0))
+				return PL_ENOMEM;
 		}
 	}
-	for (int e = 0; e < E; e++) {
-		icol *ic = &c->ec[e];
-		if (c->erep[e] != e || !ic->base)
-			continue;
-		if (timed && late(c))
-			goto timeout;
-		const pl_edge *ed = &p->edges[e];
-		if (c->cost_edges) { /* r >= C[a][b] x_a - M_b (1 - x_b), b a class */
-			int j = ic->base, first = glp_add_rows(lp, ic->nc);
-			double top = 0;
-			for (int q = 0; q < ic->nr * ic->nc; q++)
-				top = fmax(top, ic->cost[q]);
-			char name[64];
-			snprintf(name, sizeof name, "r%d", e);
-			glp_set_col_name(lp, j, name);
-			glp_set_col_bnds(lp, j, GLP_DB, 0, OBJ_SCALE * top);
-			glp_set_obj_coef(lp, j, ic->mult);
-			for (int b = 0; b < ic->nc; b++) {
-				double big = 0;
-				for (int a = 0; a < ic->nr; a++)
-					big = fmax(big, ic->cost[a * ic->nc + b]);
-				glp_set_row_bnds(lp, first + b, GLP_LO, -OBJ_SCALE * big, 0);
-				NZ(first + b, j, 1.0);
-				for (int k = 0; k < p->nstrat[ed->src_op]; k++)
-					if (ic->rc[k] >= 0 && ic->cost[ic->rc[k] * ic->nc + b] != 0)
-						NZ(first + b, xcol(c, ic->src, k),
-						   -OBJ_SCALE * ic->cost[ic->rc[k] * ic->nc + b]);
-				for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
-					if (ic->cc[k] == b && big != 0)
-						NZ(first + b, xcol(c, ic->dst, k),
-						   -OBJ_SCALE * big);
-			}
-			continue;
-		}
-		int first = glp_add_rows(lp, ic->nr + ic->nc);
-		for (int q = 0; q < ic->nr + ic->nc; q++)
-			glp_set_row_bnds(lp, first + q, GLP_FX, 0, 0);
+	return PL_OK;
+}
+
+/* Edge e's cost column r and its rows: r >= C[a][b] x_a - M_b (1 - x_b),
+ * b a class */
+static pl_status cost_edge_rows(ilpctx *c, glp_prob *lp, nzbuf *z, int e)
+{
+	pl_problem *p = c->p;
+	icol *ic = &c->ec[e];
+	const pl_edge *ed = &p->edges[e];
+	int j = ic->base, first = glp_add_rows(lp, ic->nc);
+	double top = 0;
+	for (int q = 0; q < ic->nr * ic->nc; q++)
+		top = fmax(top, ic->cost[q]);
+	char name[64];
+	snprintf(name, sizeof name, "r%d", e);
+	glp_set_col_name(lp, j, name);
+	glp_set_col_bnds(lp, j, GLP_DB, 0, OBJ_SCALE * top);
+	glp_set_obj_coef(lp, j, ic->mult);
+	for (int b = 0; b < ic->nc; b++) {
+		double big = 0;
 		for (int a = 0; a < ic->nr; a++)
-			for (int b = 0; b < ic->nc; b++) {
-				int j = ic->base + a * ic->nc + b;
-				char name[64];
-				snprintf(name, sizeof name, "y%d_%d_%d", e, a, b);
-				glp_set_col_name(lp, j, name);
-				glp_set_col_bnds(lp, j, GLP_LO, 0, 0);
-				glp_set_obj_coef(lp, j,
-				                 OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
-				NZ(first + a, j, 1.0);
-				NZ(first + ic->nr + b, j, 1.0);
-			}
+			big = fmax(big, ic->cost[a * ic->nc + b]);
+		glp_set_row_bnds(lp, first + b, GLP_LO, -OBJ_SCALE * big, 0);
+		if (nz_add(z, first + b, j, 1.0))
+			return PL_ENOMEM;
 		for (int k = 0; k < p->nstrat[ed->src_op]; k++)
-			if (ic->rc[k] >= 0)
-				NZ(first + ic->rc[k], xcol(c, ic->src, k), -1.0);
+			if (ic->rc[k] >= 0 && ic->cost[ic->rc[k] * ic->nc + b] != 0 &&
+			    nz_add(z, first + b, xcol(c, ic->src, k),
+			           -OBJ_SCALE * ic->cost[ic->rc[k] * ic->nc + b]))
+				return PL_ENOMEM;
 		for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
-			if (ic->cc[k] >= 0)
-				NZ(first + ic->nr + ic->cc[k], xcol(c, ic->dst, k), -1.0);
+			if (ic->cc[k] == b && big != 0 &&
+			    nz_add(z, first + b, xcol(c, ic->dst, k), -OBJ_SCALE * big))
+				return PL_ENOMEM;
 	}
-	if (o->memory_limit > 0) {
-		mem_row = glp_add_rows(lp, 1);
-		glp_set_row_name(lp, mem_row, "memory");
-		glp_set_row_bnds(lp, mem_row, GLP_UP, 0, 1.0 - cmem / o->memory_limit);
-		for (int v = 0; v < n; v++) {
-			if (c->var[v] != v || !c->xbase[v])
-				continue;
-			const pl_nodecost *nc = pl_problem_node(p, v);
-			for (int k = 0; k < p->nstrat[v]; k++)
-				if (c->alive[v][k] && nc[k].mem_bytes != 0)
-					NZ(mem_row, xcol(c, v, k),
-					   c->mult[v] * nc[k].mem_bytes / o->memory_limit);
+	return PL_OK;
+}
+
+/* Edge e's y columns over its classes and its transportation rows: each
+ * row class's y sum to its x columns, each column class's too */
+static pl_status transport_rows(ilpctx *c, glp_prob *lp, nzbuf *z, int e)
+{
+	pl_problem *p = c->p;
+	icol *ic = &c->ec[e];
+	const pl_edge *ed = &p->edges[e];
+	int first = glp_add_rows(lp, ic->nr + ic->nc);
+	for (int q = 0; q < ic->nr + ic->nc; q++)
+		glp_set_row_bnds(lp, first + q, GLP_FX, 0, 0);
+	for (int a = 0; a < ic->nr; a++)
+		for (int b = 0; b < ic->nc; b++) {
+			int j = ic->base + a * ic->nc + b;
+			char name[64];
+			snprintf(name, sizeof name, "y%d_%d_%d", e, a, b);
+			glp_set_col_name(lp, j, name);
+			glp_set_col_bnds(lp, j, GLP_LO, 0, 0);
+			glp_set_obj_coef(lp, j, OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
+			if (nz_add(z, first + a, j, 1.0) || nz_add(z, first + ic->nr + b, j, 1.0))
+				return PL_ENOMEM;
 		}
+	for (int k = 0; k < p->nstrat[ed->src_op]; k++)
+		if (ic->rc[k] >= 0 && nz_add(z, first + ic->rc[k], xcol(c, ic->src, k), -1.0))
+			return PL_ENOMEM;
+	for (int k = 0; k < p->nstrat[ed->dst_op]; k++)
+		if (ic->cc[k] >= 0 &&
+		    nz_add(z, first + ic->nr + ic->cc[k], xcol(c, ic->dst, k), -1.0))
+			return PL_ENOMEM;
+	return PL_OK;
+}
+
+/* The memory row under limit: the x columns' memory, over the limit less
+ * what presolve fixed (cmem) */
+static pl_status memory_row(ilpctx *c, glp_prob *lp, nzbuf *z, double limit, double cmem,
+                            int *mem_row)
+{
+	pl_problem *p = c->p;
+	*mem_row = glp_add_rows(lp, 1);
+	glp_set_row_name(lp, *mem_row, "memory");
+	glp_set_row_bnds(lp, *mem_row, GLP_UP, 0, 1.0 - cmem / limit);
+	for (int v = 0; v < p->nops; v++) {
+		if (c->var[v] != v || !c->xbase[v])
+			continue;
+		const pl_nodecost *nc = pl_problem_node(p, v);
+		for (int k = 0; k < p->nstrat[v]; k++)
+			if (c->alive[v][k] && nc[k].mem_bytes != 0 &&
+			    nz_add(z, *mem_row, xcol(c, v, k),
+			           c->mult[v] * nc[k].mem_bytes / limit))
+				return PL_ENOMEM;
 	}
-#undef NZ
-	if (timed && late(c))
-		goto timeout;
-	glp_load_matrix(lp, (int)nz, ia, ja, ar);
-	*lpo = lp;
-	*nzo = nz;
-	*mem_row_o = mem_row;
-	*folded_o = folded;
-	lp = NULL;
+	return PL_OK;
+}
+
+/* The program on the alive strategies into *lpo: x columns for variables
+ * with two or more strategies left, edges folded into objective terms or y
+ * columns over their classes, the one-hot and transportation rows, and the
+ * memory row under a limit (*mem_row, else 0). *nzo: its nonzeros; *folded:
+ * the edges folded. unbuild() undoes it. timed: PL_ETIMEOUT, and no program,
+ * when the time limit runs out on the way (the edge columns made so far are
+ * freed by unbuild() or the search's cleanup). Columns are numbered as they
+ * are made (x, then each edge's y or cost columns), and the rows name them. */
+static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared, int maxs,
+                       glp_prob **lpo, size_t *nzo, int *mem_row_o, int *folded_o, pl_err *err)
+{
+	pl_problem *p = c->p;
+	glp_prob *lp = NULL;
+	nzbuf z = {0};
+	int mem_row = 0, folded = 0;
+	double cobj = 0, cmem = 0; /* objective and memory of what presolve fixed */
+	int col = x_columns(c, &cobj, &cmem);
+	edge_reps(c, shared);
 	pl_status st = PL_OK;
-	goto done;
-timeout:
-	st = pl_err_set(err, PL_ETIMEOUT, "ilp: the time limit ran out building the program");
-	goto done;
-nomem:
-	st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
-done:
+	int *as = pl_malloc(sizeof *as * (size_t)maxs), *bs = pl_malloc(sizeof *bs * (size_t)maxs);
+	double *tab = pl_malloc(sizeof *tab * (size_t)maxs * (size_t)maxs);
+	if (!as || !bs || !tab)
+		st = PL_ENOMEM;
+	for (int e = 0; e < p->nedges && !st; e++) {
+		if (c->erep[e] != e || c->efree[e])
+			continue;
+		st = timed && late(c) ? PL_ETIMEOUT
+		                      : edge_term(c, e, as, bs, tab, &col, &cobj, &folded);
+	}
+	if (!st) {
+		c->ncols = col - 1;
+		c->cobj = cobj;
+		c->cmem = cmem;
+		lp = glp_create_prob();
+		glp_set_prob_name(lp, p->g->name);
+		glp_set_obj_dir(lp, GLP_MIN);
+		if (c->ncols)
+			glp_add_cols(lp, c->ncols);
+		glp_set_obj_coef(lp, 0, OBJ_SCALE * cobj);
+		z.cap = 1024;
+		z.ia = pl_malloc(sizeof *z.ia * z.cap);
+		z.ja = pl_malloc(sizeof *z.ja * z.cap);
+		z.ar = pl_malloc(sizeof *z.ar * z.cap);
+		if (!z.ia || !z.ja || !z.ar)
+			st = PL_ENOMEM;
+	}
+	if (!st)
+		st = onehot_rows(c, lp, &z, timed);
+	for (int e = 0; e < p->nedges && !st; e++) {
+		if (c->erep[e] != e || !c->ec[e].base)
+			continue;
+		st = timed && late(c) ? PL_ETIMEOUT
+		     : c->cost_edges  ? cost_edge_rows(c, lp, &z, e)
+		                      : transport_rows(c, lp, &z, e);
+	}
+	if (!st && o->memory_limit > 0)
+		st = memory_row(c, lp, &z, o->memory_limit, cmem, &mem_row);
+	if (!st && timed && late(c))
+		st = PL_ETIMEOUT;
+	if (!st) {
+		glp_load_matrix(lp, (int)z.nz, z.ia, z.ja, z.ar);
+		*lpo = lp;
+		*nzo = z.nz;
+		*mem_row_o = mem_row;
+		*folded_o = folded;
+		lp = NULL;
+	} else if (st == PL_ETIMEOUT)
+		st = pl_err_set(err, PL_ETIMEOUT,
+		                "ilp: the time limit ran out building the program");
+	else
+		st = pl_err_set(err, PL_ENOMEM, "ilp: out of memory");
 	if (lp)
 		glp_delete_prob(lp);
-	free(ia);
-	free(ja);
-	free(ar);
+	free(z.ia);
+	free(z.ja);
+	free(z.ar);
 	free(as);
 	free(bs);
 	free(tab);

@@ -631,7 +631,75 @@ static void comm_end(ncclComm_t *comm, double timeout_s)
 	*comm = NULL;
 }
 
-/* Long: every rank takes the same rendezvous and NCCL steps in
+/* Collective k on group G, this rank its member idx (or -1): the seconds
+ * of each message size with an element per rank (at[i], secs[i]; *nout of
+ * them), 0 where this rank is not a member */
+static pl_status time_sizes(ncclComm_t *comm, cudaStream_t stream, cudaEvent_t e0, cudaEvent_t e1,
+                            float *send, float *recv, const rgroup *G, int idx, int k,
+                            const double *sizes, int nsizes, double wait_s, double *secs,
+                            double *at, int *nout, pl_err *err)
+{
+	pl_status st = PL_OK;
+	int n = 0;
+	for (int si = 0; si < nsizes; si++) {
+		double S = sizes[si];
+		if ((size_t)(S / 4) < (size_t)G->n)
+			continue; /* fewer elements than ranks */
+		at[n] = S;
+		if (idx < 0) {
+			n++;
+			continue; /* not a member: its time stays 0 */
+		}
+		int reps = S < 1e8 ? 20 : 5;
+		for (int it = 0; it < WARMUP + reps; it++) {
+			if (it == WARMUP)
+				CUDA_OK(cudaEventRecord(e0, stream), "cudaEventRecord");
+			NCCL_OK(ncclGroupStart(), "ncclGroupStart");
+			ncclResult_t pr = post(*comm, stream, send, recv, G->n, idx, k, S);
+			ncclResult_t pe = ncclGroupEnd();
+			if (pe == ncclInProgress) /* queued once NCCL says so */
+				pe = ncclSuccess;
+			NCCL_OK(pr != ncclSuccess && pr != ncclInProgress ? pr : pe,
+			        pl_coll_name(coll_kind[k]));
+			if ((st = nccl_wait(comm, NULL, wait_s, pl_coll_name(coll_kind[k]), err)))
+				goto out;
+		}
+		CUDA_OK(cudaEventRecord(e1, stream), "cudaEventRecord");
+		if ((st = nccl_wait(comm, e1, wait_s, pl_coll_name(coll_kind[k]), err)))
+			goto out;
+		float ms;
+		CUDA_OK(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+		secs[n++] = ms * 1e-3 / reps;
+	}
+out:
+	*nout = n;
+	return st;
+}
+
+/* Group G's communicator, this rank its member idx (none when idx < 0): rank
+ * 0's unique id broadcast to every rank, each member's comm made */
+static pl_status join_group(pl_rdv *rdv, const rgroup *G, int me, int idx, ncclComm_t *comm,
+                            double wait_s, pl_err *err)
+{
+	pl_status st = PL_OK;
+	ncclUniqueId id;
+	if (me == 0)
+		NCCL_OK(ncclGetUniqueId(&id), "ncclGetUniqueId");
+	if ((st = pl_rdv_bcast(rdv, &id, sizeof id, err)))
+		goto out;
+	if (idx >= 0) {
+		ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+		cfg.blocking = 0;
+		ncclResult_t ie = ncclCommInitRankConfig(comm, G->n, id, idx, &cfg);
+		NCCL_OK(ie == ncclInProgress ? ncclSuccess : ie, "ncclCommInitRankConfig");
+		if ((st = nccl_wait(comm, NULL, wait_s, "creating a communicator", err)))
+			goto out;
+	}
+out:
+	return st;
+}
+
+/* Every rank takes the same rendezvous and NCCL steps in
  * the same order (a rank that skipped one would leave the others waiting
  * until the timeout), and every handle it makes is released at out:. The
  * steps: who has a GPU, the nodes, the device, the GEMM fit (rank 0), then
@@ -724,19 +792,8 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 		for (int m = 0; m < G->n; m++)
 			if (G->member[m] == me)
 				idx = m;
-		ncclUniqueId id;
-		if (me == 0)
-			NCCL_OK(ncclGetUniqueId(&id), "ncclGetUniqueId");
-		if ((st = pl_rdv_bcast(rdv, &id, sizeof id, err)))
+		if ((st = join_group(rdv, G, me, idx, &comm, wait_s, err)))
 			goto out;
-		if (idx >= 0) {
-			ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-			cfg.blocking = 0;
-			ncclResult_t ie = ncclCommInitRankConfig(&comm, G->n, id, idx, &cfg);
-			NCCL_OK(ie == ncclInProgress ? ncclSuccess : ie, "ncclCommInitRankConfig");
-			if ((st = nccl_wait(&comm, NULL, wait_s, "creating a communicator", err)))
-				goto out;
-		}
 		for (int k = 0; k < NCOLL; k++) {
 			char what[80];
 			snprintf(what, sizeof what,
@@ -746,40 +803,9 @@ pl_status pl_calibrate_gpu_ranks(const pl_calib_opts *o, pl_rdv *rdv, pl_cluster
 				progress(o, what, G->n);
 			double secs[MAXSIZES] = {0}, at[MAXSIZES];
 			int n = 0;
-			for (int si = 0; si < nsizes; si++) {
-				double S = sizes[si];
-				if ((size_t)(S / 4) < (size_t)G->n)
-					continue; /* fewer elements than ranks */
-				at[n] = S;
-				if (idx < 0) {
-					n++;
-					continue; /* not a member: its time stays 0 */
-				}
-				int reps = S < 1e8 ? 20 : 5;
-				for (int it = 0; it < WARMUP + reps; it++) {
-					if (it == WARMUP)
-						CUDA_OK(cudaEventRecord(e0, stream),
-						        "cudaEventRecord");
-					NCCL_OK(ncclGroupStart(), "ncclGroupStart");
-					ncclResult_t pr =
-					    post(comm, stream, send, recv, G->n, idx, k, S);
-					ncclResult_t pe = ncclGroupEnd();
-					if (pe == ncclInProgress) /* queued once NCCL says so */
-						pe = ncclSuccess;
-					NCCL_OK(pr != ncclSuccess && pr != ncclInProgress ? pr : pe,
-					        pl_coll_name(coll_kind[k]));
-					if ((st = nccl_wait(&comm, NULL, wait_s,
-					                    pl_coll_name(coll_kind[k]), err)))
-						goto out;
-				}
-				CUDA_OK(cudaEventRecord(e1, stream), "cudaEventRecord");
-				if ((st = nccl_wait(&comm, e1, wait_s, pl_coll_name(coll_kind[k]),
-				                    err)))
-					goto out;
-				float ms;
-				CUDA_OK(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-				secs[n++] = ms * 1e-3 / reps;
-			}
+			if ((st = time_sizes(&comm, stream, e0, e1, send, recv, G, idx, k, sizes,
+			                     nsizes, wait_s, secs, at, &n, err)))
+				goto out;
 			/* the slowest member's time per size */
 			if ((st = pl_rdv_gather(rdv, secs, all_secs, sizeof secs, err)))
 				goto out;
