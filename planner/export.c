@@ -1528,23 +1528,16 @@ int pl_cmd_export(int argc, char **argv)
 {
 	const char *to = NULL, *outp = NULL;
 	int json = 0, fp16 = 0;
-	static const struct option opts[] = {
-	    {"to", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
-	    {"json", no_argument, 0, 'j'},     {"fp16", no_argument, 0, 'F'},
-	    {"help", no_argument, 0, 'h'},     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_EXPORT, "export", export_help, NULL);
 	int ch;
-	opterr = 0;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
 		case 't': to = optarg; break;
 		case 'o': outp = optarg; break;
 		case 'j': json = 1; break;
 		case 'F': fp16 = 1; break;
-		case 'h': fputs(export_help, stdout); return 0;
-		default:
-			return pl_cli_usage("export", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
@@ -2124,69 +2117,6 @@ int pl_cost_has_from(int argc, char **argv)
 	return 0;
 }
 
-/* cost's options that take a value (the rest of search's are passed to the
- * search only) */
-static int cost_option(const char *a, int *with_value)
-{
-	static const char *const v[] = {"--batch",          "--loss",           "--const",
-	                                "--dropout",        "--loss-axis",      "--devices",
-	                                "--cluster",        "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel",    "--memory-limit",   "--loss-parallel",
-	                                "--grad-dtype",     "--norm-kernel",    "--batch-norm",
-	                                "--stage-output",   "--gemm-dtype",
-	                                NULL};
-	for (int i = 0; v[i]; i++) {
-		size_t n = strlen(v[i]);
-		if (!strncmp(a, v[i], n) && (a[n] == 0 || a[n] == '=')) {
-			*with_value = a[n] == 0;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* search's options that take a value: the next argument is not MODEL */
-static int search_takes_value(const char *a)
-{
-	static const char *const v[] = {"--batch",
-	                                "--loss",
-	                                "--const",
-	                                "--dropout",
-	                                "--loss-axis",
-	                                "--devices",
-	                                "--cluster",
-	                                "--memory-reserve",
-	                                "--attention-kernel",
-	                                "--loss-kernel",
-	                                "--loss-parallel",
-	                                "--grad-dtype",
-	                                "--norm-kernel",
-	                                "--batch-norm",
-	                                "--stage-output",
-	                                "--memory-limit",
-	                                "--gemm-dtype",
-	                                "--mode",
-	                                "--load",
-	                                "--time-limit",
-	                                "--pareto-cap",
-	                                "--dump-lp",
-	                                "--ilp-edges",
-	                                "--max-tp",
-	                                "--replicate",
-	                                "--overlap-grad-reduce",
-	                                "--top",
-	                                "--why-not",
-	                                "--threads",
-	                                "-d",
-	                                "-c",
-	                                "-M",
-	                                NULL};
-	for (int i = 0; v[i]; i++)
-		if (!strcmp(a, v[i]))
-			return 1;
-	return 0;
-}
-
 static const char *const cost_from_help =
     "usage: planner cost MODEL --from FRAMEWORK FILE|ARGS [--cluster ...] [-o CKPT]\n"
     "                  [search options]\n"
@@ -2312,7 +2242,7 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 		}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int wv = 0;
+		int inl = 0;
 		if (!strcmp(a, "--from") || !strncmp(a, "--from=", 7)) {
 			fwname = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
 			src = i + 1 < argc ? argv[++i] : NULL;
@@ -2340,14 +2270,16 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 			model = a;
 			continue;
 		}
+		/* cost's options go to cost and the search, the rest of search's
+		 * to the search only (pl_cli_options says which take a value) */
 		sv[ns++] = argv[i];
-		if (cost_option(a, &wv)) {
+		if (pl_cli_takes_value(PL_CMD_COST, a, &inl)) {
 			cv[nc++] = argv[i];
-			if (wv && i + 1 < argc) {
+			if (!inl && i + 1 < argc) {
 				sv[ns++] = argv[i + 1];
 				cv[nc++] = argv[++i];
 			}
-		} else if (search_takes_value(a) && i + 1 < argc) {
+		} else if (pl_cli_takes_value(PL_CMD_SEARCH, a, &inl) && !inl && i + 1 < argc) {
 			sv[ns++] = argv[++i];
 		}
 	}

@@ -87,15 +87,6 @@ typedef struct pl_cli_common {
 
 #define OPT_LOSS_AXIS 1007 /* --loss-axis 1|last|auto: the appended loss's classes */
 
-/* the options of every command that reads a MODEL, for ONNX files */
-#define ONNX_OPTIONS                                                                               \
-	{"batch", required_argument, 0, OPT_BATCH}, {"loss", required_argument, 0, OPT_LOSS},      \
-	    {"const", required_argument, 0, OPT_CONST},                                            \
-	    {"loss-axis", required_argument, 0, OPT_LOSS_AXIS},                                    \
-	{                                                                                          \
-		"dropout", required_argument, 0, OPT_DROPOUT                                       \
-	}
-
 /* getopt codes of search's fixed degrees */
 enum {
 	OPT_DP = 1100,
@@ -113,6 +104,9 @@ enum {
 	OPT_STAGE_CUTS,
 	OPT_FRAMEWORK
 };
+
+/* getopt codes of run's --weights, --batch-file */
+enum { OPT_WEIGHTS = 1200, OPT_BATCH_FILE };
 
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64

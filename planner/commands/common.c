@@ -33,6 +33,191 @@ static const struct {
     {OPT_GEMM_DT, "--gemm-dtype", pl_cluster_set_gemm_dtype, offsetof(pl_cli_common, gemm_dt)},
 };
 
+/* the commands that read a MODEL (an ONNX file's import options), that take
+ * a cluster, and that price a plan on it (the choices above) */
+#define MODEL_CMDS                                                                                 \
+	(PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_STRATEGIES | PL_CMD_RUN | PL_CMD_BENCH |             \
+	 PL_CMD_IMPORT)
+#define CLUSTER_CMDS (PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_STRATEGIES | PL_CMD_RUN | PL_CMD_BENCH)
+#define PRICE_CMDS   (PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_RUN | PL_CMD_BENCH)
+#define ALL_CMDS     ((unsigned)PL_CMD_EXPORT * 2 - 1)
+
+/* short names for the table's rows */
+#define VAL(n, c, w)                                                                               \
+	{                                                                                          \
+		.name = n, .arg = required_argument, .code = c, .cmds = w                          \
+	}
+#define FLAG(n, c, w)                                                                              \
+	{                                                                                          \
+		.name = n, .arg = no_argument, .code = c, .cmds = w                                \
+	}
+#define SHARED(n, c, w)                                                                            \
+	{                                                                                          \
+		.name = n, .arg = required_argument, .code = c, .cmds = w, .shared = w             \
+	}
+
+/* Every option of the commands that read theirs with getopt (explain and
+ * report read their few by hand), in the order of their getopt tables. */
+const pl_cli_option pl_cli_options[] = {
+    SHARED("batch", OPT_BATCH, MODEL_CMDS),
+    SHARED("loss", OPT_LOSS, MODEL_CMDS),
+    SHARED("const", OPT_CONST, MODEL_CMDS),
+    SHARED("loss-axis", OPT_LOSS_AXIS, MODEL_CMDS),
+    SHARED("dropout", OPT_DROPOUT, MODEL_CMDS),
+    VAL("weights", OPT_WEIGHTS, PL_CMD_RUN),
+    VAL("batch-file", OPT_BATCH_FILE, PL_CMD_RUN),
+    SHARED("devices", 'd', CLUSTER_CMDS),
+    FLAG("job", 'J', PL_CMD_SEARCH | PL_CMD_BENCH),
+    FLAG("fastest", 'F', PL_CMD_SEARCH),
+    VAL("pipeline-stages", 'S', PL_CMD_SEARCH),
+    VAL("pp", 'S', PL_CMD_SEARCH),
+    VAL("dp", OPT_DP, PL_CMD_SEARCH),
+    VAL("tp", OPT_TP, PL_CMD_SEARCH),
+    VAL("cp", OPT_CP, PL_CMD_SEARCH),
+    VAL("ep", OPT_EP, PL_CMD_SEARCH),
+    VAL("micro-batch-size", OPT_MBS, PL_CMD_SEARCH),
+    VAL("virtual-stages", OPT_VS, PL_CMD_SEARCH),
+    VAL("overlap-grad-reduce", OPT_OVERLAP, PL_CMD_SEARCH),
+    VAL("sequence-parallel", OPT_SP, PL_CMD_SEARCH),
+    VAL("max-tp", OPT_MAX_TP, PL_CMD_SEARCH | PL_CMD_STRATEGIES),
+    VAL("replicate", OPT_REPLICATE, PL_CMD_SEARCH),
+    VAL("stage-cuts", OPT_STAGE_CUTS, PL_CMD_SEARCH),
+    VAL("framework", OPT_FRAMEWORK, PL_CMD_SEARCH),
+    VAL("micro-batches", 'B', PL_CMD_SEARCH),
+    VAL("zero", 'Z', PL_CMD_SEARCH),
+    VAL("recompute", 'R', PL_CMD_SEARCH),
+    {.name = "cluster",
+     .arg = required_argument,
+     .code = 'c',
+     .cmds = CLUSTER_CMDS | PL_CMD_CALIBRATE, /* calibrate's: the cluster file it adds to */
+     .shared = CLUSTER_CMDS},
+    SHARED("memory-reserve", OPT_RESERVE, PRICE_CMDS),
+    SHARED("attention-kernel", OPT_ATTN, PRICE_CMDS),
+    SHARED("loss-kernel", OPT_LOSS_KERN, PRICE_CMDS),
+    SHARED("loss-parallel", OPT_LOSS_PAR, PRICE_CMDS),
+    SHARED("grad-dtype", OPT_GRAD_DT, PRICE_CMDS),
+    SHARED("norm-kernel", OPT_NORM_KERN, PRICE_CMDS),
+    SHARED("batch-norm", OPT_BN, PRICE_CMDS),
+    SHARED("stage-output", OPT_STAGE_OUT, PRICE_CMDS),
+    SHARED("gemm-dtype", OPT_GEMM_DT, PRICE_CMDS),
+    VAL("mode", 'm', PL_CMD_SEARCH),
+    VAL("modes", 'm', PL_CMD_BENCH),
+    {.name = "memory-limit",
+     .arg = required_argument,
+     .code = 'M',
+     .cmds = PL_CMD_SEARCH | PL_CMD_BENCH | PL_CMD_COST, /* cost's: no 'none' */
+     .shared = PL_CMD_SEARCH | PL_CMD_BENCH},
+    VAL("load", 'l', PL_CMD_SEARCH),
+    SHARED("time-limit", 't', PL_CMD_SEARCH | PL_CMD_BENCH),
+    {.name = "output",
+     .arg = required_argument,
+     .code = 'o',
+     .cmds = PL_CMD_SEARCH | PL_CMD_IMPORT | PL_CMD_CALIBRATE | PL_CMD_TOPOLOGY | PL_CMD_EXPORT,
+     .letter = 1},
+    FLAG("json", 'j', PL_CMD_SEARCH | PL_CMD_RUN | PL_CMD_TOPOLOGY | PL_CMD_CHECK | PL_CMD_EXPORT),
+    FLAG("progress", 'p', PL_CMD_SEARCH),
+    VAL("pareto-cap", 'P', PL_CMD_SEARCH),
+    VAL("dump-lp", 'L', PL_CMD_SEARCH),
+    VAL("ilp-edges", 'E', PL_CMD_SEARCH),
+    VAL("why-not", OPT_WHY_NOT, PL_CMD_SEARCH),
+    VAL("top", OPT_TOP, PL_CMD_SEARCH),
+    VAL("strategy", 's', PL_CMD_COST | PL_CMD_RUN),
+    VAL("op", 'o', PL_CMD_STRATEGIES),
+    VAL("backend", 'b', PL_CMD_RUN | PL_CMD_CALIBRATE),
+    VAL("steps", 'n', PL_CMD_RUN),
+    VAL("seed", 'S', PL_CMD_RUN),
+    VAL("optimizer", 'O', PL_CMD_RUN),
+    VAL("lr", 'l', PL_CMD_RUN),
+    FLAG("profile", 'P', PL_CMD_RUN),
+    VAL("timeout", 'T', PL_CMD_RUN),
+    FLAG("csv", 'C', PL_CMD_BENCH),
+    VAL("plot", 'P', PL_CMD_BENCH),
+    VAL("ranks", 'r', PL_CMD_CALIBRATE),
+    VAL("max-bytes", 'm', PL_CMD_CALIBRATE),
+    FLAG("from-nccl-tests", 'n', PL_CMD_CALIBRATE),
+    VAL("from-runs", 'R', PL_CMD_CALIBRATE),
+    VAL("nodes", 'N', PL_CMD_CALIBRATE),
+    VAL("collective", 'C', PL_CMD_CALIBRATE),
+    VAL("xml", 'x', PL_CMD_TOPOLOGY),
+    VAL("log", 'l', PL_CMD_CHECK),
+    VAL("warmup", 'w', PL_CMD_CHECK),
+    FLAG("run-line", 'r', PL_CMD_CHECK),
+    VAL("model", 'm', PL_CMD_CHECK),
+    VAL("name", 'n', PL_CMD_CHECK),
+    VAL("to", 't', PL_CMD_EXPORT),
+    FLAG("fp16", 'F', PL_CMD_EXPORT),
+    {.name = "help", .arg = no_argument, .code = 'h', .cmds = ALL_CMDS, .letter = 1},
+    {0}};
+
+#undef VAL
+#undef FLAG
+#undef SHARED
+
+void pl_cli_args_init(pl_cli_args *a, unsigned cmd, const char *name, const char *help,
+                      pl_cli_common *co)
+{
+	memset(a, 0, sizeof *a);
+	a->cmd = cmd;
+	a->name = name;
+	a->help = help;
+	a->co = co;
+	int n = 0, k = 0;
+	for (const pl_cli_option *o = pl_cli_options; o->name && n < PL_CLI_MAX_OPTIONS; o++) {
+		if (!(o->cmds & cmd))
+			continue;
+		a->longs[n++] = (struct option){o->name, o->arg, 0, o->code};
+		if (o->letter && k + 2 < (int)sizeof a->shorts) {
+			a->shorts[k++] = (char)o->code;
+			if (o->arg == required_argument)
+				a->shorts[k++] = ':';
+		}
+	}
+	opterr = 0;
+	optind = 0; /* from argv[1], getopt's state reset */
+}
+
+int pl_cli_next(pl_cli_args *a, int argc, char **argv)
+{
+	for (;;) {
+		int ch = getopt_long(argc, argv, a->shorts, a->longs, &a->li);
+		if (ch == -1)
+			return -1;
+		const pl_cli_option *o = pl_cli_options;
+		while (o->name && !((o->cmds & a->cmd) && o->code == ch))
+			o++;
+		if (!o->name) {
+			a->rc = pl_cli_usage(a->name, "unknown or incomplete option '%s'",
+			                     argv[optind - 1]);
+			return PL_CLI_STOP;
+		}
+		if (ch == 'h') {
+			fputs(a->help, stdout);
+			a->rc = 0;
+			return PL_CLI_STOP;
+		}
+		if (!(o->shared & a->cmd))
+			return ch;
+		if ((a->rc = pl_cli_common_opt(ch, optarg, a->co, a->name)))
+			return PL_CLI_STOP;
+	}
+}
+
+int pl_cli_takes_value(unsigned cmd, const char *a, int *inline_value)
+{
+	if (strncmp(a, "--", 2))
+		return 0;
+	a += 2;
+	for (const pl_cli_option *o = pl_cli_options; o->name; o++) {
+		size_t n = strlen(o->name);
+		if ((o->cmds & cmd) && o->arg == required_argument && !strncmp(a, o->name, n) &&
+		    (a[n] == 0 || a[n] == '=')) {
+			*inline_value = a[n] == '=';
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* --devices and --cluster, shared by the commands that take a cluster.
  * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
 int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cmd)

@@ -318,39 +318,16 @@ int pl_cmd_run(int argc, char **argv)
 	double lr = 0;
 	int json = 0, profile = 0;
 	pl_optimizer opt = PL_OPT_ADAM;
-	enum { OPT_WEIGHTS = 1200, OPT_BATCH_FILE, MAX_BATCH_FILES = 16 };
+	enum { MAX_BATCH_FILES = 16 };
 	const char *weights = NULL, *batch_files[MAX_BATCH_FILES];
 	int nbatch_files = 0;
-	static const struct option opts[] = {ONNX_OPTIONS,
-	                                     {"weights", required_argument, 0, OPT_WEIGHTS},
-	                                     {"batch-file", required_argument, 0, OPT_BATCH_FILE},
-	                                     {"devices", required_argument, 0, 'd'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
-	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
-	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
-	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
-	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
-	                                     {"batch-norm", required_argument, 0, OPT_BN},
-	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
-	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
-	                                     {"strategy", required_argument, 0, 's'},
-	                                     {"backend", required_argument, 0, 'b'},
-	                                     {"steps", required_argument, 0, 'n'},
-	                                     {"seed", required_argument, 0, 'S'},
-	                                     {"optimizer", required_argument, 0, 'O'},
-	                                     {"lr", required_argument, 0, 'l'},
-	                                     {"json", no_argument, 0, 'j'},
-	                                     {"profile", no_argument, 0, 'P'},
-	                                     {"timeout", required_argument, 0, 'T'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
-	int ch;
 	double timeout_s = 60;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_RUN, "run", run_help, &co);
+	int ch;
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
 		case 'P': profile = 1; break;
 		case OPT_WEIGHTS: weights = optarg; break;
 		case OPT_BATCH_FILE:
@@ -367,27 +344,6 @@ int pl_cmd_run(int argc, char **argv)
 				return pl_cli_usage(
 				    "run", "--timeout: expected seconds from 0 to 1e6, got '%s'",
 				    optarg);
-			break;
-		}
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c':
-		case OPT_ATTN:
-		case OPT_LOSS_KERN:
-		case OPT_LOSS_PAR:
-		case OPT_GRAD_DT:
-		case OPT_NORM_KERN:
-		case OPT_GEMM_DT:
-		case OPT_BN:
-		case OPT_STAGE_OUT:
-		case OPT_RESERVE: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "run");
-			if (rc)
-				return rc;
 			break;
 		}
 		case 's': strategy = optarg; break;
@@ -423,10 +379,6 @@ int pl_cmd_run(int argc, char **argv)
 			break;
 		}
 		case 'j': json = 1; break;
-		case 'h': fputs(run_help, stdout); return 0;
-		default:
-			return pl_cli_usage("run", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

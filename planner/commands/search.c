@@ -532,80 +532,12 @@ int pl_cmd_search(int argc, char **argv)
 	int cost_edges = -1; /* --ilp-edges: -1 not given */
 	int top = 0;         /* --top K */
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
-	static const struct option opts[] = {
-	    ONNX_OPTIONS,
-	    {"devices", required_argument, 0, 'd'},
-	    {"job", no_argument, 0, 'J'},
-	    {"fastest", no_argument, 0, 'F'},
-	    {"pipeline-stages", required_argument, 0, 'S'},
-	    {"pp", required_argument, 0, 'S'},
-	    {"dp", required_argument, 0, OPT_DP},
-	    {"tp", required_argument, 0, OPT_TP},
-	    {"cp", required_argument, 0, OPT_CP},
-	    {"ep", required_argument, 0, OPT_EP},
-	    {"micro-batch-size", required_argument, 0, OPT_MBS},
-	    {"virtual-stages", required_argument, 0, OPT_VS},
-	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
-	    {"sequence-parallel", required_argument, 0, OPT_SP},
-	    {"max-tp", required_argument, 0, OPT_MAX_TP},
-	    {"replicate", required_argument, 0, OPT_REPLICATE},
-	    {"stage-cuts", required_argument, 0, OPT_STAGE_CUTS},
-	    {"framework", required_argument, 0, OPT_FRAMEWORK},
-	    {"micro-batches", required_argument, 0, 'B'},
-	    {"zero", required_argument, 0, 'Z'},
-	    {"recompute", required_argument, 0, 'R'},
-	    {"cluster", required_argument, 0, 'c'},
-	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	    {"attention-kernel", required_argument, 0, OPT_ATTN},
-	    {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
-	    {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
-	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
-	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
-	    {"batch-norm", required_argument, 0, OPT_BN},
-	    {"stage-output", required_argument, 0, OPT_STAGE_OUT},
-	    {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
-	    {"mode", required_argument, 0, 'm'},
-	    {"memory-limit", required_argument, 0, 'M'},
-	    {"load", required_argument, 0, 'l'},
-	    {"time-limit", required_argument, 0, 't'},
-	    {"output", required_argument, 0, 'o'},
-	    {"json", no_argument, 0, 'j'},
-	    {"progress", no_argument, 0, 'p'},
-	    {"pareto-cap", required_argument, 0, 'P'},
-	    {"dump-lp", required_argument, 0, 'L'},
-	    {"ilp-edges", required_argument, 0, 'E'},
-	    {"why-not", required_argument, 0, OPT_WHY_NOT},
-	    {"top", required_argument, 0, OPT_TOP},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_SEARCH, "search", search_help, &co);
 	int ch;
-	opterr = 0;
-	int li = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, &li)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c':
-		case 'M':
-		case 't':
-		case OPT_ATTN:
-		case OPT_LOSS_KERN:
-		case OPT_LOSS_PAR:
-		case OPT_GRAD_DT:
-		case OPT_NORM_KERN:
-		case OPT_GEMM_DT:
-		case OPT_BN:
-		case OPT_STAGE_OUT:
-		case OPT_RESERVE: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "search");
-			if (rc)
-				return rc;
-			break;
-		}
+		case PL_CLI_STOP: return a.rc;
 		case 'm':
 			mode = optarg;
 			mode_given = 1;
@@ -645,7 +577,7 @@ int pl_cmd_search(int argc, char **argv)
 			if (pl_dim_parse(optarg, 1, 1 << 20, &jr.stages))
 				return pl_cli_usage("search",
 				                    "--%s %s: expected 'auto' or an integer >= 1",
-				                    opts[li].name, optarg);
+				                    a.longs[a.li].name, optarg);
 			break;
 		case 'B':
 			if (pl_dim_parse(optarg, 1, 1 << 30, &jr.micro_batches))
@@ -713,7 +645,7 @@ int pl_cmd_search(int argc, char **argv)
 			long long v;
 			if (pl_parse_ll(optarg, &v) || v < 1 || v > (1LL << 30))
 				return pl_cli_usage("search", "--%s %s: expected an integer >= 1",
-				                    opts[li].name, optarg);
+				                    a.longs[a.li].name, optarg);
 			*(ch == OPT_DP   ? &jr.dp
 			  : ch == OPT_TP ? &jr.tp
 			  : ch == OPT_CP ? &jr.cp
@@ -737,10 +669,6 @@ int pl_cmd_search(int argc, char **argv)
 			else
 				jr.recompute = pl_dim_value(pl_recompute_parse(optarg));
 			break;
-		case 'h': fputs(search_help, stdout); return 0;
-		default:
-			return pl_cli_usage("search", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
