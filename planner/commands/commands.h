@@ -87,6 +87,16 @@ typedef struct pl_cli_common {
 
 #define OPT_LOSS_AXIS 1007 /* --loss-axis 1|last|auto: the appended loss's classes */
 
+/* Lines of the help texts of the commands that read a MODEL (an ONNX
+ * file's import options) and price a plan on a cluster (its switches) */
+#define PL_HELP_ONNX_MODEL                                                                         \
+	"MODEL may be an ONNX file: --batch N, --loss, --const, --loss-axis and --dropout as\n"    \
+	"for 'planner import'.\n"
+#define PL_HELP_PRICING                                                                            \
+	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
+	"--norm-kernel, --batch-norm, --stage-output and --gemm-dtype price the plan as for\n"     \
+	"'planner search' (over the cluster's own).\n"
+
 /* getopt codes of search's fixed degrees */
 enum {
 	OPT_DP = 1100,

@@ -10,9 +10,9 @@ static const char *const cost_help =
     "JSON object) per line and stdout gets one result per line; a bad line gets\n"
     "{\"error\": \"...\"} and the exit status is 2 at the end.\n"
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
-    "else H100 nodes of its shape).\n"
-    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n"
+    "else H100 nodes of its shape).\n" PL_HELP_ONNX_MODEL PL_HELP_PRICING
+    "--memory-limit BYTES: what a device has for the plan (default: the cluster's memory);\n"
+    "a plan that does not fit exits 3.\n"
     "'planner cost MODEL --from FRAMEWORK FILE|ARGS' prices a framework's configuration\n"
     "(Megatron-LM, NeMo, torchtitan, DeepSpeed, MindFormers): 'planner cost --from x --help'.\n";
 

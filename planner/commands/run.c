@@ -61,9 +61,7 @@ static const char *const run_help =
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
     "         torchrun --no-python --nproc-per-node 4 planner run gpt.json \\\n"
-    "             --strategy plan.json [--backend cuda]\n"
-    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n";
+    "             --strategy plan.json [--backend cuda]\n" PL_HELP_ONNX_MODEL PL_HELP_PRICING;
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */

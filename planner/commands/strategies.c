@@ -8,9 +8,8 @@ static const char *const strategies_help =
     "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
     "per-input split tuples, its compute and communication seconds and its memory per device.\n"
     "They are the candidates 'planner search' chooses from: on a cluster of several nodes\n"
-    "a tensor-parallel cut stays inside one unless --max-tp N says otherwise (0: any).\n"
-    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n";
+    "a tensor-parallel cut stays inside one unless --max-tp N says otherwise (0: "
+    "any).\n" PL_HELP_ONNX_MODEL;
 
 int pl_cmd_strategies(int argc, char **argv)
 {
