@@ -162,11 +162,22 @@ void pl_cli_args_init(pl_cli_args *a, unsigned cmd, const char *name, const char
 	a->help = help;
 	a->co = co;
 	int n = 0, k = 0;
-	for (const pl_cli_option *o = pl_cli_options; o->name && n < PL_CLI_MAX_OPTIONS; o++) {
+	for (const pl_cli_option *o = pl_cli_options; o->name; o++) {
 		if (!(o->cmds & cmd))
 			continue;
+		/* the table's own faults, the same on every run: said, never
+		 * an option silently lost or taken for another */
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= !strcmp(a->longs[j].name, o->name);
+		if (dup || n == PL_CLI_MAX_OPTIONS ||
+		    (o->letter && k + 2 >= (int)sizeof a->shorts)) {
+			fprintf(stderr, "planner: %s: the options table gives --%s %s\n", name,
+			        o->name, dup ? "twice" : "past the most a command takes");
+			abort();
+		}
 		a->longs[n++] = (struct option){o->name, o->arg, 0, o->code};
-		if (o->letter && k + 2 < (int)sizeof a->shorts) {
+		if (o->letter) {
 			a->shorts[k++] = (char)o->code;
 			if (o->arg == required_argument)
 				a->shorts[k++] = ':';
