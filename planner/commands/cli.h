@@ -55,6 +55,10 @@ typedef struct pl_cli_option {
 	unsigned cmds;    /* the commands that take it (PL_CMD_* bits) */
 	unsigned shared;  /* of those, the ones where pl_cli_common_opt sets it */
 	int letter;       /* -CODE too (-o, -h) */
+	/* a choice of the cluster's that the option overrides (costmodel/cluster.h):
+	 * its setter, and the offset in pl_cli_common of the value given */
+	pl_status (*set)(struct pl_cluster *, const char *, const char *, pl_err *);
+	size_t field;
 } pl_cli_option;
 
 /* the table, ended by a row without a name */

@@ -137,7 +137,7 @@ int pl_cmd_bench(int argc, char **argv);
 
 /* common.c */
 pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts *o, pl_err *err);
-int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cmd);
+int pl_cli_common_opt(const pl_cli_option *o, const char *arg, pl_cli_common *co, const char *cmd);
 pl_search_opts pl_cli_common_search_opts(const pl_cli_common *co, const pl_cluster *cl);
 pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *err);
 pl_status pl_cli_resolve_cluster(const pl_cli_common *c, pl_cluster *out, pl_err *err);

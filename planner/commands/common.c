@@ -1,5 +1,6 @@
-/* What several commands share: the options of every command that reads a model
- * or a cluster (one table of choices, one parser), and the printers of a
+/* What several commands share: the table of every command's options
+ * (pl_cli_options) and the reading of them, the parser of the options of
+ * every command that reads a model or a cluster, and the printers of a
  * checkpoint's summary that search and explain both print. */
 #include "planner/commands/commands.h"
 
@@ -12,26 +13,6 @@ pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts
 		pl_cli_model_warnings(*out);
 	return st;
 }
-
-/* What the training program runs, each a choice of the cluster's
- * (costmodel/cluster.h) that an option overrides: its getopt code, name,
- * setter and the common field holding the value given. */
-static const struct {
-	int ch;
-	const char *opt;
-	pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
-	size_t off;
-} choices[] = {
-    {OPT_LOSS_KERN, "--loss-kernel", pl_cluster_set_loss, offsetof(pl_cli_common, loss)},
-    {OPT_LOSS_PAR, "--loss-parallel", pl_cluster_set_loss_parallel,
-     offsetof(pl_cli_common, loss_par)},
-    {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(pl_cli_common, grad_dt)},
-    {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(pl_cli_common, norm_k)},
-    {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(pl_cli_common, bn)},
-    {OPT_STAGE_OUT, "--stage-output", pl_cluster_set_stage_output,
-     offsetof(pl_cli_common, stage_out)},
-    {OPT_GEMM_DT, "--gemm-dtype", pl_cluster_set_gemm_dtype, offsetof(pl_cli_common, gemm_dt)},
-};
 
 /* the commands that read a MODEL (an ONNX file's import options), that take
  * a cluster, and that price a plan on it (the choices above) */
@@ -54,6 +35,14 @@ static const struct {
 #define SHARED(n, c, w)                                                                            \
 	{                                                                                          \
 		.name = n, .arg = required_argument, .code = c, .cmds = w, .shared = w             \
+	}
+
+/* what the training program runs, a choice of the cluster's that the
+ * option overrides (pl_cli_apply_reserve, in the table's order) */
+#define CHOICE(n, c, setter, f)                                                                    \
+	{                                                                                          \
+		.name = n, .arg = required_argument, .code = c, .cmds = PRICE_CMDS,                \
+		.shared = PRICE_CMDS, .set = setter, .field = offsetof(pl_cli_common, f)           \
 	}
 
 /* Every option of the commands that read theirs with getopt (explain and
@@ -93,13 +82,13 @@ const pl_cli_option pl_cli_options[] = {
      .shared = CLUSTER_CMDS},
     SHARED("memory-reserve", OPT_RESERVE, PRICE_CMDS),
     SHARED("attention-kernel", OPT_ATTN, PRICE_CMDS),
-    SHARED("loss-kernel", OPT_LOSS_KERN, PRICE_CMDS),
-    SHARED("loss-parallel", OPT_LOSS_PAR, PRICE_CMDS),
-    SHARED("grad-dtype", OPT_GRAD_DT, PRICE_CMDS),
-    SHARED("norm-kernel", OPT_NORM_KERN, PRICE_CMDS),
-    SHARED("batch-norm", OPT_BN, PRICE_CMDS),
-    SHARED("stage-output", OPT_STAGE_OUT, PRICE_CMDS),
-    SHARED("gemm-dtype", OPT_GEMM_DT, PRICE_CMDS),
+    CHOICE("loss-kernel", OPT_LOSS_KERN, pl_cluster_set_loss, loss),
+    CHOICE("loss-parallel", OPT_LOSS_PAR, pl_cluster_set_loss_parallel, loss_par),
+    CHOICE("grad-dtype", OPT_GRAD_DT, pl_cluster_set_grad_dtype, grad_dt),
+    CHOICE("norm-kernel", OPT_NORM_KERN, pl_cluster_set_norm, norm_k),
+    CHOICE("batch-norm", OPT_BN, pl_cluster_set_batch_norm, bn),
+    CHOICE("stage-output", OPT_STAGE_OUT, pl_cluster_set_stage_output, stage_out),
+    CHOICE("gemm-dtype", OPT_GEMM_DT, pl_cluster_set_gemm_dtype, gemm_dt),
     VAL("mode", 'm', PL_CMD_SEARCH),
     VAL("modes", 'm', PL_CMD_BENCH),
     {.name = "memory-limit",
@@ -152,6 +141,7 @@ const pl_cli_option pl_cli_options[] = {
 #undef VAL
 #undef FLAG
 #undef SHARED
+#undef CHOICE
 
 void pl_cli_args_init(pl_cli_args *a, unsigned cmd, const char *name, const char *help,
                       pl_cli_common *co)
@@ -208,7 +198,7 @@ int pl_cli_next(pl_cli_args *a, int argc, char **argv)
 		}
 		if (!(o->shared & a->cmd))
 			return ch;
-		if ((a->rc = pl_cli_common_opt(ch, optarg, a->co, a->name)))
+		if ((a->rc = pl_cli_common_opt(o, optarg, a->co, a->name)))
 			return PL_CLI_STOP;
 	}
 }
@@ -229,10 +219,13 @@ int pl_cli_takes_value(unsigned cmd, const char *a, int *inline_value)
 	return 0;
 }
 
-/* --devices and --cluster, shared by the commands that take a cluster.
- * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
-int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cmd)
+/* The options several commands share (the rows of pl_cli_options with
+ * .shared): a model's import, --devices and --cluster, the cluster's
+ * choices, the limits. Returns -1 if o is not one of them, 0 if taken, else
+ * an exit status. */
+int pl_cli_common_opt(const pl_cli_option *o, const char *arg, pl_cli_common *co, const char *cmd)
 {
+	int ch = o->code;
 	if (ch == 'd') {
 		if (pl_parse_ll(arg, &co->devices) || co->devices < 1)
 			return pl_cli_usage(cmd, "--devices %s: expected a positive integer", arg);
@@ -284,15 +277,15 @@ int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cm
 		co->attention = strcmp(arg, "none") ? arg : "";
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof choices / sizeof *choices; i++) {
-		if (ch != choices[i].ch)
-			continue;
+	if (o->set) {
 		pl_cluster probe;
 		pl_err e;
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s", o->name);
 		memset(&probe, 0, sizeof probe);
-		if (choices[i].set(&probe, arg, choices[i].opt, &e))
+		if (o->set(&probe, arg, flag, &e))
 			return pl_cli_usage(cmd, "%s", e.msg);
-		*(const char **)((char *)co + choices[i].off) = arg;
+		*(const char **)((char *)co + o->field) = arg;
 		return 0;
 	}
 	if (ch == OPT_RESERVE) {
@@ -333,9 +326,9 @@ pl_search_opts pl_cli_common_search_opts(const pl_cli_common *co, const pl_clust
 	                        .time_limit_s = co->tlimit};
 }
 
-/* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
-/* --memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel,
- * --grad-dtype and --norm-kernel over the cluster's own */
+/* --memory-reserve, --attention-kernel and the cluster's other choices
+ * (pl_cli_options' rows with a setter) over the cluster's own; PL_EINVAL
+ * when the reserve leaves no memory. */
 pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *err)
 {
 	pl_status st = c->has_reserve
@@ -343,10 +336,12 @@ pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *e
 	                   : PL_OK;
 	if (!st && c->attention)
 		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
-	for (size_t i = 0; !st && i < sizeof choices / sizeof *choices; i++) {
-		const char *v = *(const char *const *)((const char *)c + choices[i].off);
+	for (const pl_cli_option *o = pl_cli_options; !st && o->name; o++) {
+		const char *v = o->set ? *(const char *const *)((const char *)c + o->field) : NULL;
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s", o->name);
 		if (v)
-			st = choices[i].set(cl, v, choices[i].opt, err);
+			st = o->set(cl, v, flag, err);
 	}
 	if (!st)
 		st = pl_cluster_check(cl, c->gemm_dt ? "--gemm-dtype" : cl->name, err);
