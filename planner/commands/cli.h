@@ -3,6 +3,7 @@
 #ifndef PL_CLI_H
 #define PL_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include "graph/parse.h"
@@ -70,8 +71,6 @@ extern const pl_cli_option pl_cli_options[];
 /* pl_cli_next's answer when the command is to exit with .rc: --help printed,
  * an unknown option, a shared option's bad value */
 #define PL_CLI_STOP (-2)
-
-#include <getopt.h>
 
 struct pl_cli_common;
 /* One command's options being read: pl_cli_args_init, then pl_cli_next
