@@ -564,9 +564,11 @@ static int64_t part_num(const cJSON *parts, const char *part, const char *k)
 	return jint(cJSON_GetObjectItemCaseSensitive(parts, part), k, 0);
 }
 
-/* Reads the plan's whole-job degrees; an error says what of the plan no
- * framework's uniform degrees state (PL_EINVAL). */
-static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
+/* plan_config's first part: the devices, the pipeline, the pricing
+ * switches, the degrees (groups and cuts), ZeRO and recompute; *m the
+ * micro-batches */
+static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, int64_t *m,
+                              pl_err *err)
 {
 	cfg_init(c);
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster"),
@@ -585,10 +587,10 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	c->cluster = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
 	c->devices = jint(cl, "devices", 0);
 	c->pp = jint(pipe, "stages", 1);
-	int64_t m = jint(pipe, "micro_batches", 1);
+	*m = jint(pipe, "micro_batches", 1);
 	c->vp = jint(pipe, "virtual_stages", 1);
 	if (c->devices < 1 || c->devices > PL_MAX_DEVICES || c->pp < 1 || c->pp > c->devices ||
-	    m < 1 || m > (1 << 30) || c->vp < 1 || c->vp > 64)
+	    *m < 1 || *m > (1 << 30) || c->vp < 1 || c->vp > 64)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s: cluster.devices, pipeline.stages, .micro_batches or "
 		                  ".virtual_stages out of range",
@@ -643,7 +645,16 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	c->recompute = rc ? pl_recompute_parse(rc) : PL_RECOMPUTE_NONE;
 	if (c->recompute < 0)
 		return pl_err_set(err, PL_EINVAL, "%s: recompute \"%s\"", where, rc);
+	return PL_OK;
+}
 
+/* plan_config's second part: the batch, the micro-batch (m micro-batches),
+ * the sequence, 16-bit or not, FP8 */
+static pl_status plan_batch(const cJSON *ck, const char *where, fw_config *c, int64_t m,
+                            pl_err *err)
+{
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster"),
+	            *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
 	/* the batch and the sequence: cost.global_batch and tokens_per_step, or
 	 * (checkpoints written before them) from the step's rates: samples a
 	 * second times the step is the batch, tokens the same way */
@@ -680,7 +691,15 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	                                     "device"),
 	    "gemm_dtype"));
 	c->fp8 = gd && !strcmp(gd, "fp8");
+	return PL_OK;
+}
 
+/* plan_config's third part: every part of the model cut by the degrees,
+ * sequence parallelism on or off */
+static pl_status plan_parts(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
+{
+	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline"),
+	            *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts");
 	/* the parts: every layer's weights cut tp ways, tokens dp ways, the
 	 * sequence cp ways (tp x cp for sequence-parallel norms) */
 	static const char *const pn[] = {"embedding", "attention", "mlp", "experts", "head"};
@@ -735,7 +754,13 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	const cJSON *spx = cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel");
 	if (cJSON_IsBool(spx) && c->tp > 1)
 		c->sp = cJSON_IsTrue(spx);
+	return PL_OK;
+}
 
+/* plan_config's last part: the layers of each pipeline stage (c->stage) */
+static pl_status plan_stages(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
 	/* the layers of each stage, counted in attention and MLP ops */
 	c->layers = jint(cJSON_GetObjectItemCaseSensitive(ck, "search"), "repeated_layers", 0);
 	if (c->pp == 1)
@@ -805,6 +830,21 @@ static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, p
 	}
 done:
 	free(att);
+	return st;
+}
+
+/* Reads the plan's whole-job degrees; an error says what of the plan no
+ * framework's uniform degrees state (PL_EINVAL). */
+static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
+{
+	int64_t m = 1;
+	pl_status st = plan_degrees(ck, where, c, &m, err);
+	if (!st)
+		st = plan_batch(ck, where, c, m, err);
+	if (!st)
+		st = plan_parts(ck, where, c, err);
+	if (!st)
+		st = plan_stages(ck, where, c, err);
 	return st;
 }
 
@@ -1528,23 +1568,16 @@ int pl_cmd_export(int argc, char **argv)
 {
 	const char *to = NULL, *outp = NULL;
 	int json = 0, fp16 = 0;
-	static const struct option opts[] = {
-	    {"to", required_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
-	    {"json", no_argument, 0, 'j'},     {"fp16", no_argument, 0, 'F'},
-	    {"help", no_argument, 0, 'h'},     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_EXPORT, "export", export_help, NULL);
 	int ch;
-	opterr = 0;
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
 		case 't': to = optarg; break;
 		case 'o': outp = optarg; break;
 		case 'j': json = 1; break;
 		case 'F': fp16 = 1; break;
-		case 'h': fputs(export_help, stdout); return 0;
-		default:
-			return pl_cli_usage("export", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)
@@ -2124,69 +2157,6 @@ int pl_cost_has_from(int argc, char **argv)
 	return 0;
 }
 
-/* cost's options that take a value (the rest of search's are passed to the
- * search only) */
-static int cost_option(const char *a, int *with_value)
-{
-	static const char *const v[] = {"--batch",          "--loss",           "--const",
-	                                "--dropout",        "--loss-axis",      "--devices",
-	                                "--cluster",        "--memory-reserve", "--attention-kernel",
-	                                "--loss-kernel",    "--memory-limit",   "--loss-parallel",
-	                                "--grad-dtype",     "--norm-kernel",    "--batch-norm",
-	                                "--stage-output",   "--gemm-dtype",
-	                                NULL};
-	for (int i = 0; v[i]; i++) {
-		size_t n = strlen(v[i]);
-		if (!strncmp(a, v[i], n) && (a[n] == 0 || a[n] == '=')) {
-			*with_value = a[n] == 0;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* search's options that take a value: the next argument is not MODEL */
-static int search_takes_value(const char *a)
-{
-	static const char *const v[] = {"--batch",
-	                                "--loss",
-	                                "--const",
-	                                "--dropout",
-	                                "--loss-axis",
-	                                "--devices",
-	                                "--cluster",
-	                                "--memory-reserve",
-	                                "--attention-kernel",
-	                                "--loss-kernel",
-	                                "--loss-parallel",
-	                                "--grad-dtype",
-	                                "--norm-kernel",
-	                                "--batch-norm",
-	                                "--stage-output",
-	                                "--memory-limit",
-	                                "--gemm-dtype",
-	                                "--mode",
-	                                "--load",
-	                                "--time-limit",
-	                                "--pareto-cap",
-	                                "--dump-lp",
-	                                "--ilp-edges",
-	                                "--max-tp",
-	                                "--replicate",
-	                                "--overlap-grad-reduce",
-	                                "--top",
-	                                "--why-not",
-	                                "--threads",
-	                                "-d",
-	                                "-c",
-	                                "-M",
-	                                NULL};
-	for (int i = 0; v[i]; i++)
-		if (!strcmp(a, v[i]))
-			return 1;
-	return 0;
-}
-
 static const char *const cost_from_help =
     "usage: planner cost MODEL --from FRAMEWORK FILE|ARGS [--cluster ...] [-o CKPT]\n"
     "                  [search options]\n"
@@ -2283,217 +2253,205 @@ static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const c
 	return PL_OK;
 }
 
-int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
+/* cost --from: the arguments given, the search's and cost's made of them */
+typedef struct from_args {
+	const char *fwname, *src, *model, *keep;
+	char **sv, **cv; /* search's and cost's arguments */
+	int ns, nc;
+	char nums[16][24]; /* the degrees' numbers, as arguments */
+	char scratch[4200]; /* the plan's scratch file ("": none) */
+} from_args;
+
+/* The arguments: --from's framework and FILE|ARGS, MODEL, -o, and the rest
+ * for the search and (cost's options) cost. -1 when cost --from goes on,
+ * else the exit status (--help, a bad option). */
+static int from_split(int argc, char **argv, from_args *f)
 {
-	const char *fwname = NULL, *src = NULL, *model = NULL, *keep = NULL;
-	char **sv = pl_calloc((size_t)argc + 64, sizeof *sv),
-	     **cv = pl_calloc((size_t)argc + 24, sizeof *cv);
-	int ns = 0, nc = 0, rc = 2;
-	char scratch[4200] = "";
-	char *text = NULL, *plan_text = NULL;
-	pl_fw_kvs kvs = {0};
-	cJSON *ck = NULL;
-	pl_err err = {{0}};
-	pl_status st = PL_OK;
-	fw_config c;
-	cfg_init(&c);
-	char nums[16][24];
-	if (!sv || !cv) {
-		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-		goto done;
-	}
-	sv[ns++] = "search";
-	cv[nc++] = "cost";
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(cost_from_help, stdout);
-			rc = 0;
-			goto done;
+			return 0;
 		}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int wv = 0;
+		int inl = 0;
 		if (!strcmp(a, "--from") || !strncmp(a, "--from=", 7)) {
-			fwname = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			src = i + 1 < argc ? argv[++i] : NULL;
+			f->fwname = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			f->src = i + 1 < argc ? argv[++i] : NULL;
 			continue;
 		}
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			keep = i + 1 < argc ? argv[++i] : NULL;
-			if (!keep) {
-				rc = pl_cli_usage("cost", "%s needs a file", a);
-				goto done;
-			}
+			f->keep = i + 1 < argc ? argv[++i] : NULL;
+			if (!f->keep)
+				return pl_cli_usage("cost", "%s needs a file", a);
 			continue;
 		}
 		if (!strncmp(a, "--output=", 9)) {
-			keep = a + 9;
+			f->keep = a + 9;
 			continue;
 		}
 		if (!strcmp(a, "--strategy") || !strncmp(a, "--strategy=", 11) ||
-		    !strcmp(a, "--json")) {
-			rc = pl_cli_usage("cost", "%s with --from: the plan is the configuration's",
-			                  a);
-			goto done;
-		}
-		if (a[0] != '-' && !model) {
-			model = a;
+		    !strcmp(a, "--json"))
+			return pl_cli_usage("cost", "%s with --from: the plan is the configuration's",
+			                    a);
+		if (a[0] != '-' && !f->model) {
+			f->model = a;
 			continue;
 		}
-		sv[ns++] = argv[i];
-		if (cost_option(a, &wv)) {
-			cv[nc++] = argv[i];
-			if (wv && i + 1 < argc) {
-				sv[ns++] = argv[i + 1];
-				cv[nc++] = argv[++i];
+		/* cost's options go to cost and the search, the rest of search's
+		 * to the search only (pl_cli_options says which take a value) */
+		f->sv[f->ns++] = argv[i];
+		if (pl_cli_takes_value(PL_CMD_COST, a, &inl)) {
+			f->cv[f->nc++] = argv[i];
+			if (!inl && i + 1 < argc) {
+				f->sv[f->ns++] = argv[i + 1];
+				f->cv[f->nc++] = argv[++i];
 			}
-		} else if (search_takes_value(a) && i + 1 < argc) {
-			sv[ns++] = argv[++i];
+		} else if (pl_cli_takes_value(PL_CMD_SEARCH, a, &inl) && !inl && i + 1 < argc) {
+			f->sv[f->ns++] = argv[++i];
 		}
 	}
-	int fw = fw_parse(fwname);
-	if (fw < 0) {
-		rc = pl_cli_usage("cost", "--from %s: expected " FW_NAMES " and a FILE or ARGS",
-		                  fwname ? fwname : "(missing)");
-		goto done;
-	}
-	if (!src || !model) {
-		rc = pl_cli_usage("cost", "--from %s: expected MODEL and a FILE or ARGS%s", fwname,
-		                  "");
-		goto done;
-	}
-	/* the configuration: a file, or (arguments) the text itself */
-	const char *where = src;
+	return -1;
+}
+
+/* The configuration (framework fw): a file, or (arguments) the text itself,
+ * read into c; *where names it */
+static pl_status from_read(int fw, const char *src, const char **where, char **text,
+                           pl_fw_kvs *kvs, fw_config *c, pl_err *err)
+{
 	size_t len = 0;
+	pl_status st;
+	*where = src;
 	/* a word without a flag is a file name (one that is missing is an
 	 * error, never arguments that set nothing) */
 	if (access(src, F_OK) == 0 || fws[fw].syntax != PL_FW_ARGS || !strstr(src, "--")) {
-		if ((st = pl_read_file(src, &text, &len, &err)))
-			goto done;
+		if ((st = pl_read_file(src, text, &len, err)))
+			return st;
 	} else {
-		where = "the arguments";
-		if (!(text = pl_strdup(src))) {
-			st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-			goto done;
-		}
-		len = strlen(text);
+		*where = "the arguments";
+		if (!(*text = pl_strdup(src)))
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		len = strlen(*text);
 	}
-	if ((st = pl_fw_read(fws[fw].syntax, text, len, where, &kvs, &err)) ||
-	    (st = read_config(fw, &kvs, where, &c, &err)))
-		goto done;
-	if (c.vp > 1 && c.pp == 1) {
-		st = pl_err_set(&err, PL_EINVAL, "%s: virtual stages %lld without pipeline stages",
-		                where, (long long)c.vp);
-		goto done;
-	}
-	/* search's fixed options */
+	if ((st = pl_fw_read(fws[fw].syntax, *text, len, *where, kvs, err)) ||
+	    (st = read_config(fw, kvs, *where, c, err)))
+		return st;
+	if (c->vp > 1 && c->pp == 1)
+		return pl_err_set(err, PL_EINVAL, "%s: virtual stages %lld without pipeline stages",
+		                  *where, (long long)c->vp);
+	return PL_OK;
+}
+
+/* search's fixed options: the configuration's degrees, recompute, sequence
+ * parallelism, FP8, where the stages may split */
+static void from_degrees(from_args *f, int fw, const fw_config *c)
+{
 	int k = 0;
 #define OPT(name, v)                                                                               \
 	do {                                                                                       \
-		sv[ns++] = name;                                                                   \
-		snprintf(nums[k], sizeof nums[k], "%lld", (long long)(v));                         \
-		sv[ns++] = nums[k++];                                                              \
+		f->sv[f->ns++] = name;                                                             \
+		snprintf(f->nums[k], sizeof f->nums[k], "%lld", (long long)(v));                   \
+		f->sv[f->ns++] = f->nums[k++];                                                     \
 	} while (0)
-	OPT("--tp", c.tp);
-	OPT("--pp", c.pp);
-	OPT("--cp", c.cp);
-	if (c.ep > 1)
-		OPT("--ep", c.ep);
-	if (c.dp > 0)
-		OPT("--dp", c.dp);
-	OPT("--virtual-stages", c.vp);
-	if (c.mbs > 0)
-		OPT("--micro-batch-size", c.mbs);
-	OPT("--zero", c.zero);
+	OPT("--tp", c->tp);
+	OPT("--pp", c->pp);
+	OPT("--cp", c->cp);
+	if (c->ep > 1)
+		OPT("--ep", c->ep);
+	if (c->dp > 0)
+		OPT("--dp", c->dp);
+	OPT("--virtual-stages", c->vp);
+	if (c->mbs > 0)
+		OPT("--micro-batch-size", c->mbs);
+	OPT("--zero", c->zero);
 #undef OPT
-	sv[ns++] = "--recompute";
-	sv[ns++] = (char *)pl_recompute_name(c.recompute);
-	if (c.tp > 1) {
-		sv[ns++] = "--sequence-parallel";
-		sv[ns++] = c.sp > 0 ? "on" : "off";
+	f->sv[f->ns++] = "--recompute";
+	f->sv[f->ns++] = (char *)pl_recompute_name(c->recompute);
+	if (c->tp > 1) {
+		f->sv[f->ns++] = "--sequence-parallel";
+		f->sv[f->ns++] = c->sp > 0 ? "on" : "off";
 	}
-	if (c.fp8 > 0) {
-		sv[ns++] = "--gemm-dtype";
-		sv[ns++] = "fp8";
+	if (c->fp8 > 0) {
+		f->sv[f->ns++] = "--gemm-dtype";
+		f->sv[f->ns++] = "fp8";
 	}
 	/* Megatron-LM, NeMo and Megatron-DeepSpeed ("type:transformer") place
 	 * the same number of layers on every stage unless the first and last
 	 * stages' are stated; a --stage-cuts given wins */
 	int cuts_given = 0;
-	for (int i = 1; i < ns; i++)
-		cuts_given |= !strncmp(sv[i], "--stage-cuts", 12);
-	if (c.pp > 1 && !cuts_given) {
+	for (int i = 1; i < f->ns; i++)
+		cuts_given |= !strncmp(f->sv[i], "--stage-cuts", 12);
+	if (c->pp > 1 && !cuts_given) {
 		/* else whole layers a stage, as every framework places them */
-		sv[ns++] = "--stage-cuts";
-		sv[ns++] = c.first < 0 && c.last < 0 &&
-		                   (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
-		               ? "even"
-		               : "layers";
+		f->sv[f->ns++] = "--stage-cuts";
+		f->sv[f->ns++] = c->first < 0 && c->last < 0 &&
+		                         (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
+		                     ? "even"
+		                     : "layers";
 	}
-	/* how the framework runs: what the configuration states, else its
-	 * defaults (fw_pricing, as search --framework prices); an option given
-	 * is kept. Transformer Engine's attention follows the cluster's GPU. */
-	{
-		pl_cluster pc;
-		const char *cname = NULL;
-		long long ndev = 8;
-		for (int i = 1; i < argc; i++) {
-			int next = i + 1 < argc;
-			if ((!strcmp(argv[i], "--cluster") || !strcmp(argv[i], "-c")) && next)
-				cname = argv[i + 1];
-			else if (!strncmp(argv[i], "--cluster=", 10))
-				cname = argv[i] + 10;
-			else if ((!strcmp(argv[i], "--devices") || !strcmp(argv[i], "-d")) && next)
-				ndev = atoll(argv[i + 1]);
-		}
-		pl_err ce = {{0}};
-		memset(&pc, 0, sizeof pc);
-		int have = !(cname ? pl_cluster_resolve(&pc, cname, &ce)
-		                   : pl_cluster_devices(&pc, ndev > 0 ? ndev : 8, &ce));
-		for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
-			size_t on = strlen(price_option[i]);
-			int given = 0;
-			for (int a = 1; a < argc; a++)
-				given |= !strncmp(argv[a], price_option[i], on) &&
-				         (argv[a][on] == 0 || argv[a][on] == '=');
-			const char *v = c.price[i] ? c.price[i] : fw_pricing[fw][i];
-			if (given || !v || (!strcmp(v, "te") && !have))
-				continue;
-			if (!strcmp(v, "te"))
-				v = te_attention(&pc);
-			if (i == PL_FW_PRICE_ATTENTION && !*v)
-				v = "none";
-			sv[ns++] = (char *)price_option[i];
-			sv[ns++] = (char *)v;
-			if (i != PL_FW_PRICE_OVERLAP) {
-				cv[nc++] = (char *)price_option[i];
-				cv[nc++] = (char *)v;
-			}
+}
+
+/* How the framework runs: what the configuration states, else its defaults
+ * (fw_pricing, as search --framework prices); an option given is kept.
+ * Transformer Engine's attention follows the cluster's GPU. */
+static void from_pricing(from_args *f, int fw, const fw_config *c, int argc, char **argv)
+{
+	pl_cluster pc;
+	const char *cname = NULL;
+	long long ndev = 8;
+	for (int i = 1; i < argc; i++) {
+		int next = i + 1 < argc;
+		if ((!strcmp(argv[i], "--cluster") || !strcmp(argv[i], "-c")) && next)
+			cname = argv[i + 1];
+		else if (!strncmp(argv[i], "--cluster=", 10))
+			cname = argv[i] + 10;
+		else if ((!strcmp(argv[i], "--devices") || !strcmp(argv[i], "-d")) && next)
+			ndev = atoll(argv[i + 1]);
+	}
+	pl_err ce = {{0}};
+	memset(&pc, 0, sizeof pc);
+	int have = !(cname ? pl_cluster_resolve(&pc, cname, &ce)
+	                   : pl_cluster_devices(&pc, ndev > 0 ? ndev : 8, &ce));
+	for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
+		size_t on = strlen(price_option[i]);
+		int given = 0;
+		for (int a = 1; a < argc; a++)
+			given |= !strncmp(argv[a], price_option[i], on) &&
+			         (argv[a][on] == 0 || argv[a][on] == '=');
+		const char *v = c->price[i] ? c->price[i] : fw_pricing[fw][i];
+		if (given || !v || (!strcmp(v, "te") && !have))
+			continue;
+		if (!strcmp(v, "te"))
+			v = te_attention(&pc);
+		if (i == PL_FW_PRICE_ATTENTION && !*v)
+			v = "none";
+		f->sv[f->ns++] = (char *)price_option[i];
+		f->sv[f->ns++] = (char *)v;
+		if (i != PL_FW_PRICE_OVERLAP) {
+			f->cv[f->nc++] = (char *)price_option[i];
+			f->cv[f->nc++] = (char *)v;
 		}
 	}
-	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
-	        fws[fw].version, where, model);
-	for (int i = 1; i < ns; i++)
-		fprintf(stderr, " %s", sv[i]);
-	fprintf(stderr, "\n");
-	{
-		const char *dir = getenv("TMPDIR");
-		snprintf(scratch, sizeof scratch, "%s/planner-from-XXXXXX",
-		         dir && *dir ? dir : "/tmp");
-		int fd = mkstemp(scratch);
-		if (fd < 0) {
-			scratch[0] = 0;
-			st = pl_err_set(&err, PL_EWRITE, "--from: cannot write a scratch file: %s",
-			                strerror(errno));
-			goto done;
-		}
-		close(fd);
+}
+
+/* The search, its plan written to a scratch file (f->scratch), its table
+ * not printed (its messages are): PL_OK with *rc its exit status */
+static pl_status from_search(from_args *f, pl_cli_cmd search, int *rc, pl_err *err)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(f->scratch, sizeof f->scratch, "%s/planner-from-XXXXXX",
+	         dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(f->scratch);
+	if (fd < 0) {
+		f->scratch[0] = 0;
+		return pl_err_set(err, PL_EWRITE, "--from: cannot write a scratch file: %s",
+		                  strerror(errno));
 	}
-	sv[ns++] = "-o";
-	sv[ns++] = scratch;
-	sv[ns++] = (char *)model;
-	sv[ns] = NULL;
-	/* the search, its table not printed (its messages are) */
+	close(fd);
+	f->sv[f->ns++] = "-o";
+	f->sv[f->ns++] = f->scratch;
+	f->sv[f->ns++] = (char *)f->model;
+	f->sv[f->ns] = NULL;
 	fflush(stdout);
 	int saved = dup(1), null = open("/dev/null", O_WRONLY);
 	if (saved < 0 || null < 0 || dup2(null, 1) < 0) {
@@ -2501,40 +2459,82 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 			close(saved);
 		if (null >= 0)
 			close(null);
-		st = pl_err_set(&err, PL_EDEVICE, "--from: cannot redirect output");
-		goto done;
+		return pl_err_set(err, PL_EDEVICE, "--from: cannot redirect output");
 	}
 	close(null);
 	optind = 0;
-	int src_rc = search(ns, sv);
+	*rc = search(f->ns, f->sv);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);
-	if (src_rc) {
-		rc = src_rc;
+	return PL_OK;
+}
+
+int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
+{
+	from_args f = {.sv = pl_calloc((size_t)argc + 64, sizeof *f.sv),
+	               .cv = pl_calloc((size_t)argc + 24, sizeof *f.cv)};
+	int rc = 2;
+	char *text = NULL, *plan_text = NULL;
+	pl_fw_kvs kvs = {0};
+	cJSON *ck = NULL;
+	pl_err err = {{0}};
+	pl_status st = PL_OK;
+	fw_config c;
+	cfg_init(&c);
+	if (!f.sv || !f.cv) {
+		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
+	f.sv[f.ns++] = "search";
+	f.cv[f.nc++] = "cost";
+	if ((rc = from_split(argc, argv, &f)) >= 0)
+		goto done;
+	rc = 2;
+	int fw = fw_parse(f.fwname);
+	if (fw < 0) {
+		rc = pl_cli_usage("cost", "--from %s: expected " FW_NAMES " and a FILE or ARGS",
+		                  f.fwname ? f.fwname : "(missing)");
+		goto done;
+	}
+	if (!f.src || !f.model) {
+		rc = pl_cli_usage("cost", "--from %s: expected MODEL and a FILE or ARGS%s", f.fwname,
+		                  "");
+		goto done;
+	}
+	const char *where;
+	if ((st = from_read(fw, f.src, &where, &text, &kvs, &c, &err)))
+		goto done;
+	from_degrees(&f, fw, &c);
+	from_pricing(&f, fw, &c, argc, argv);
+	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
+	        fws[fw].version, where, f.model);
+	for (int i = 1; i < f.ns; i++)
+		fprintf(stderr, " %s", f.sv[i]);
+	fprintf(stderr, "\n");
+	if ((st = from_search(&f, search, &rc, &err)) || rc)
+		goto done;
 	size_t cl;
-	if ((st = pl_read_file(scratch, &plan_text, &cl, &err)) ||
-	    (st = pl_json_parse(plan_text, cl, scratch, &ck, &err)) ||
+	if ((st = pl_read_file(f.scratch, &plan_text, &cl, &err)) ||
+	    (st = pl_json_parse(plan_text, cl, f.scratch, &ck, &err)) ||
 	    (st = compare(fw, &c, ck, where, &err)))
 		goto done;
 	if (c.fp8 > 0) { /* a cluster given to cost is priced with the configuration's FP8 */
-		cv[nc++] = "--gemm-dtype";
-		cv[nc++] = "fp8";
+		f.cv[f.nc++] = "--gemm-dtype";
+		f.cv[f.nc++] = "fp8";
 	}
-	cv[nc++] = "--strategy";
-	cv[nc++] = scratch;
-	cv[nc++] = (char *)model;
-	cv[nc] = NULL;
+	f.cv[f.nc++] = "--strategy";
+	f.cv[f.nc++] = f.scratch;
+	f.cv[f.nc++] = (char *)f.model;
+	f.cv[f.nc] = NULL;
 	optind = 0;
-	rc = cost(nc, cv);
+	rc = cost(f.nc, f.cv);
 	/* the plan kept where it was priced (exit 0, or 3: it does not fit) */
-	if (keep && (rc == 0 || rc == 3) && (st = pl_output_write(keep, plan_text, &err)))
+	if (f.keep && (rc == 0 || rc == 3) && (st = pl_output_write(f.keep, plan_text, &err)))
 		rc = 0;
 done:
-	if (scratch[0])
-		unlink(scratch);
+	if (f.scratch[0])
+		unlink(f.scratch);
 	if (st)
 		rc = pl_cli_fail(st, &err);
 	free(plan_text);
@@ -2542,8 +2542,8 @@ done:
 	free(c.stage);
 	cJSON_Delete(ck);
 	free(text);
-	free(sv);
-	free(cv);
+	free(f.sv);
+	free(f.cv);
 	return rc;
 }
 #endif

@@ -488,6 +488,83 @@ static const char *const kind_example[] = {
 _Static_assert(sizeof kind_example / sizeof *kind_example == PL_FWLOG_KIND_COUNT,
                "one example line a framework");
 
+/* The error for a log with no step report the reader knows */
+static pl_status no_steps(const pl_fwlog *l, const char *where, pl_err *err)
+{
+	char more[400] = "";
+	if (l->unread)
+		snprintf(more, sizeof more, "; line %d has a step marker but not %s",
+		         l->first_unread, l->unread_why);
+	if (l->long_lines)
+		snprintf(more + strlen(more), sizeof more - strlen(more),
+		         "; %d line%s longer than %d bytes not read", l->long_lines,
+		         l->long_lines == 1 ? "" : "s", PL_FWLOG_MAX_LINE);
+	return pl_err_set(err, PL_EINVAL,
+	                  "%s: no training step report in %d line%s (expected %s, %s, "
+	                  "%s or %s)%s",
+	                  where, l->lines, l->lines == 1 ? "" : "s", kind_example[0],
+	                  kind_example[1], kind_example[2], kind_example[3], more);
+}
+
+/* Report r's step in seconds (*x), and s->step_from how it was had: the
+ * time printed, or torchtitan's tokens a second or DeepSpeed's samples a
+ * second converted (batch: the samples a step) */
+static pl_status report_seconds(const pl_fwlog *l, const pl_fwlog_step *r,
+                                const pl_fwlog_scale *scale, double batch, const char *where,
+                                pl_fwlog_summary *s, double *x, pl_err *err)
+{
+	if (isfinite(r->step_s)) {
+		*x = r->step_s;
+		s->step_from = s->kind == PL_FWLOG_MEGATRON ? "elapsed time per iteration"
+		               : s->kind == PL_FWLOG_NEMO   ? "train_step_timing"
+		                                            : "elapsed_time_per_step";
+	} else if (isfinite(r->tokens_per_s)) {
+		if (!(scale->tokens_per_step > 0 && scale->devices > 0))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s:%d: torchtitan prints tokens a second per device "
+			                  "(tps), not the step: expected the plan's tokens a "
+			                  "step and devices to convert it",
+			                  where, r->line);
+		*x = scale->tokens_per_step / (r->tokens_per_s * scale->devices);
+		s->step_from = "tokens a step / (tps x devices)";
+	} else {
+		if (!(batch > 0))
+			return pl_err_set(err, PL_EINVAL,
+			                  "%s:%d: DeepSpeed prints samples a second, not the "
+			                  "step: expected the log's 'train_batch_size' (its "
+			                  "config print) or the plan's global batch to convert it",
+			                  where, r->line);
+		*x = batch / r->samples_per_s;
+		s->step_from = isfinite(l->train_batch) ? "train_batch_size / SamplesPerSec"
+		                                        : "the plan's global batch / SamplesPerSec";
+	}
+	if (!(*x > 0 && isfinite(*x)))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: expected a step of a positive, finite number of "
+		                  "seconds (%s), got %g",
+		                  where, r->line, s->step_from, *x);
+	return PL_OK;
+}
+
+/* the most memory allocated and reserved the log reports, and its line */
+static void summarise_memory(const pl_fwlog *l, pl_fwlog_summary *s)
+{
+	for (int i = 0; i < l->nmems; i++) {
+		const pl_fwlog_mem *m = &l->mems[i];
+		double a = isfinite(m->max_allocated) ? m->max_allocated : m->allocated,
+		       r = isfinite(m->max_reserved) ? m->max_reserved : m->reserved;
+		if (isfinite(a) && !(a <= s->max_allocated)) {
+			s->max_allocated = a;
+			s->mem_line = m->line;
+		}
+		if (isfinite(r) && !(r <= s->max_reserved)) {
+			s->max_reserved = r;
+			if (!isfinite(s->max_allocated))
+				s->mem_line = m->line;
+		}
+	}
+}
+
 pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale *scale,
                              const char *where, pl_fwlog_summary *out, pl_err *err)
 {
@@ -508,21 +585,8 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 				kind = k;
 				break;
 			}
-	if (kind < 0) {
-		char more[400] = "";
-		if (l->unread)
-			snprintf(more, sizeof more, "; line %d has a step marker but not %s",
-			         l->first_unread, l->unread_why);
-		if (l->long_lines)
-			snprintf(more + strlen(more), sizeof more - strlen(more),
-			         "; %d line%s longer than %d bytes not read", l->long_lines,
-			         l->long_lines == 1 ? "" : "s", PL_FWLOG_MAX_LINE);
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s: no training step report in %d line%s (expected %s, %s, "
-		                  "%s or %s)%s",
-		                  where, l->lines, l->lines == 1 ? "" : "s", kind_example[0],
-		                  kind_example[1], kind_example[2], kind_example[3], more);
-	}
+	if (kind < 0)
+		return no_steps(l, where, err);
 	s.kind = (pl_fwlog_kind)kind;
 	if (warmup < 0)
 		warmup = 0;
@@ -553,46 +617,9 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 		}
 		if (warm)
 			continue;
-		double x;
-		if (isfinite(r->step_s)) {
-			x = r->step_s;
-			s.step_from = s.kind == PL_FWLOG_MEGATRON ? "elapsed time per iteration"
-			              : s.kind == PL_FWLOG_NEMO   ? "train_step_timing"
-			                                          : "elapsed_time_per_step";
-		} else if (isfinite(r->tokens_per_s)) {
-			if (!(scale->tokens_per_step > 0 && scale->devices > 0)) {
-				st = pl_err_set(
-				    err, PL_EINVAL,
-				    "%s:%d: torchtitan prints tokens a second per device "
-				    "(tps), not the step: expected the plan's tokens a "
-				    "step and devices to convert it",
-				    where, r->line);
-				goto cleanup;
-			}
-			x = scale->tokens_per_step / (r->tokens_per_s * scale->devices);
-			s.step_from = "tokens a step / (tps x devices)";
-		} else {
-			if (!(batch > 0)) {
-				st = pl_err_set(
-				    err, PL_EINVAL,
-				    "%s:%d: DeepSpeed prints samples a second, not the "
-				    "step: expected the log's 'train_batch_size' (its "
-				    "config print) or the plan's global batch to convert it",
-				    where, r->line);
-				goto cleanup;
-			}
-			x = batch / r->samples_per_s;
-			s.step_from = isfinite(l->train_batch)
-			                  ? "train_batch_size / SamplesPerSec"
-			                  : "the plan's global batch / SamplesPerSec";
-		}
-		if (!(x > 0 && isfinite(x))) {
-			st = pl_err_set(err, PL_EINVAL,
-			                "%s:%d: expected a step of a positive, finite number of "
-			                "seconds (%s), got %g",
-			                where, r->line, s.step_from, x);
+		double x = 0;
+		if ((st = report_seconds(l, r, scale, batch, where, &s, &x, err)))
 			goto cleanup;
-		}
 		t[s.used++] = x;
 		if (s.first_step < 0 || r->step < s.first_step)
 			s.first_step = r->step;
@@ -620,20 +647,7 @@ pl_status pl_fwlog_summarise(const pl_fwlog *l, int warmup, const pl_fwlog_scale
 	s.step_s = s.used % 2 ? t[s.used / 2] : (t[s.used / 2 - 1] + t[s.used / 2]) / 2;
 	s.step_min_s = t[0];
 	s.step_max_s = t[s.used - 1];
-	for (int i = 0; i < l->nmems; i++) {
-		const pl_fwlog_mem *m = &l->mems[i];
-		double a = isfinite(m->max_allocated) ? m->max_allocated : m->allocated,
-		       r = isfinite(m->max_reserved) ? m->max_reserved : m->reserved;
-		if (isfinite(a) && !(a <= s.max_allocated)) {
-			s.max_allocated = a;
-			s.mem_line = m->line;
-		}
-		if (isfinite(r) && !(r <= s.max_reserved)) {
-			s.max_reserved = r;
-			if (!isfinite(s.max_allocated))
-				s.mem_line = m->line;
-		}
-	}
+	summarise_memory(l, &s);
 	*out = s;
 cleanup:
 	free(seen);

@@ -296,6 +296,126 @@ static pl_status line_body(const char *l, size_t n, const char *where, int line,
 	return PL_OK;
 }
 
+/* A line's 'key: value' (b, bn: its text): the key unquoted and the value
+ * trimmed; PL_EINVAL naming where:line where there is none */
+static pl_status yaml_key_value(const char *b, size_t bn, const char *where, int line,
+                                const char **key, size_t *kn, const char **v, size_t *vn,
+                                pl_err *err)
+{
+	/* key: the text before the first ": " (or a ':' ending the line) */
+	size_t k = 0;
+	char q = 0;
+	for (; k < bn; k++) {
+		if (q) {
+			if (b[k] == q)
+				q = 0;
+		} else if (b[k] == '"' || b[k] == '\'') {
+			q = b[k];
+		} else if (b[k] == ':' && (k + 1 == bn || b[k + 1] == ' ')) {
+			break;
+		}
+	}
+	if (k == bn)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: expected 'key: value', got '%.*s'", where,
+		                  line, (int)(bn > 60 ? 60 : bn), b);
+	*kn = k;
+	*key = trim(b, kn);
+	*key = unquote(*key, kn);
+	*vn = bn - k - 1;
+	*v = trim(b + k + 1, vn);
+	if (!*kn)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: an empty key", where, line);
+	return PL_OK;
+}
+
+/* A value's anchor (&name: *anchor, *an) and tag (!tag) taken off, an
+ * alias (*name) resolved to its anchor's value */
+static pl_status yaml_anchors(const yaml_state *y, const char **v, size_t *vn, char **anchor,
+                              size_t *an, const char *where, int line, pl_err *err)
+{
+	if (*vn && (*v)[0] == '&') {
+		size_t a = 1;
+		while (a < *vn && !isspace((unsigned char)(*v)[a]))
+			a++;
+		*anchor = (char *)*v + 1;
+		*an = a - 1;
+		*v += a;
+		*vn -= a;
+		*v = trim(*v, vn);
+	}
+	if (*vn && (*v)[0] == '!') { /* a tag: the value after it */
+		size_t a = 0;
+		while (a < *vn && !isspace((unsigned char)(*v)[a]))
+			a++;
+		*v += a;
+		*vn -= a;
+		*v = trim(*v, vn);
+	}
+	if (*vn && (*v)[0] == '*') {
+		int found = -1;
+		for (int a = 0; a < y->nanchor; a++)
+			if (strlen(y->anchor[a]) == *vn - 1 &&
+			    !memcmp(y->anchor[a], *v + 1, *vn - 1))
+				found = a;
+		if (found < 0)
+			return pl_err_set(err, PL_EINVAL, "%s:%d: alias '%.*s' of no anchor above",
+			                  where, line, (int)(*vn > 60 ? 60 : *vn), *v);
+		*v = y->anchor_val[found];
+		*vn = strlen(*v);
+	}
+	return PL_OK;
+}
+
+/* A mapping opens at key (indented ind) */
+static pl_status yaml_open(yaml_state *y, const char *key, size_t kn, int ind, const char *where,
+                           int line, pl_err *err)
+{
+	if (y->nstack >= YAML_DEPTH)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: nested deeper than %d", where, line,
+		                  YAML_DEPTH);
+	if (kn > PL_FW_MAX_TEXT || !(y->key[y->nstack] = pl_malloc(kn + 1)))
+		return pl_err_set(err, kn > PL_FW_MAX_TEXT ? PL_EINVAL : PL_ENOMEM, "%s:%d: %s",
+		                  where, line,
+		                  kn > PL_FW_MAX_TEXT ? "key too long" : "out of memory");
+	memcpy(y->key[y->nstack], key, kn);
+	y->key[y->nstack][kn] = 0;
+	y->indent[y->nstack++] = ind;
+	return PL_OK;
+}
+
+/* anchor (an bytes) names val from here on */
+static pl_status yaml_keep_anchor(yaml_state *y, const char *anchor, size_t an, const char *val,
+                                  pl_err *err)
+{
+	if (y->nanchor >= YAML_ANCHORS)
+		return PL_OK;
+	y->anchor[y->nanchor] = pl_malloc(an + 1);
+	y->anchor_val[y->nanchor] = pl_strdup(val);
+	if (!y->anchor[y->nanchor] || !y->anchor_val[y->nanchor]) {
+		free(y->anchor[y->nanchor]);
+		free(y->anchor_val[y->nanchor]);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	memcpy(y->anchor[y->nanchor], anchor, an);
+	y->anchor[y->nanchor++][an] = 0;
+	return PL_OK;
+}
+
+/* A line's indentation (*ind spaces); PL_EINVAL for a tab in it */
+static pl_status yaml_indent(const char *l, size_t n, const char *where, int line, int *ind,
+                             pl_err *err)
+{
+	*ind = 0;
+	while ((size_t)*ind < n && l[*ind] == ' ')
+		(*ind)++;
+	if ((size_t)*ind < n && l[*ind] == '\t')
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: a tab in the indentation (YAML "
+		                  "indents with spaces)",
+		                  where, line);
+	return PL_OK;
+}
+
 static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_kvs *out,
                            pl_err *err)
 {
@@ -306,19 +426,12 @@ static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_k
 	const char *l;
 	while ((l = next_line(s, len, &i, &n))) {
 		line++;
-		int ind = 0;
-		while ((size_t)ind < n && l[ind] == ' ')
-			ind++;
-		if ((size_t)ind < n && l[ind] == '\t') {
-			st = pl_err_set(err, PL_EINVAL,
-			                "%s:%d: a tab in the indentation (YAML "
-			                "indents with spaces)",
-			                where, line);
-			goto done;
-		}
-		size_t bn = 0;
-		const char *b = l;
-		if ((st = line_body(l, n, where, line, &b, &bn, err)))
+		int ind;
+		size_t bn = 0, kn = 0, vn = 0, an = 0;
+		const char *b = l, *key = l, *v = l;
+		char *anchor = NULL;
+		if ((st = yaml_indent(l, n, where, line, &ind, err)) ||
+		    (st = line_body(l, n, where, line, &b, &bn, err)))
 			goto done;
 		if (!bn || (bn == 3 && (!memcmp(b, "---", 3) || !memcmp(b, "...", 3))))
 			continue;
@@ -337,73 +450,15 @@ static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_k
 			               where, line);
 			goto done;
 		}
-		/* key: the text before the first ": " (or a ':' ending the line) */
-		size_t k = 0;
-		char q = 0;
-		for (; k < bn; k++) {
-			if (q) {
-				if (b[k] == q)
-					q = 0;
-			} else if (b[k] == '"' || b[k] == '\'') {
-				q = b[k];
-			} else if (b[k] == ':' && (k + 1 == bn || b[k + 1] == ' ')) {
-				break;
-			}
-		}
-		if (k == bn) {
-			st = pl_err_set(err, PL_EINVAL, "%s:%d: expected 'key: value', got '%.*s'",
-			                where, line, (int)(bn > 60 ? 60 : bn), b);
+		if ((st = yaml_key_value(b, bn, where, line, &key, &kn, &v, &vn, err)))
 			goto done;
-		}
-		size_t kn = k;
-		const char *key = trim(b, &kn);
-		key = unquote(key, &kn);
-		size_t vn = bn - k - 1;
-		const char *v = trim(b + k + 1, &vn);
-		if (!kn) {
-			st = pl_err_set(err, PL_EINVAL, "%s:%d: an empty key", where, line);
-			goto done;
-		}
 		while (y.nstack && y.indent[y.nstack - 1] >= ind) {
 			y.nstack--;
 			free(y.key[y.nstack]);
 		}
 		/* an anchor (&name) before a value is kept; an alias (*name) resolved */
-		char *anchor = NULL;
-		size_t an = 0;
-		if (vn && v[0] == '&') {
-			size_t a = 1;
-			while (a < vn && !isspace((unsigned char)v[a]))
-				a++;
-			anchor = (char *)v + 1;
-			an = a - 1;
-			v += a;
-			vn -= a;
-			v = trim(v, &vn);
-		}
-		if (vn && v[0] == '!') { /* a tag: the value after it */
-			size_t a = 0;
-			while (a < vn && !isspace((unsigned char)v[a]))
-				a++;
-			v += a;
-			vn -= a;
-			v = trim(v, &vn);
-		}
-		if (vn && v[0] == '*') {
-			int found = -1;
-			for (int a = 0; a < y.nanchor; a++)
-				if (strlen(y.anchor[a]) == vn - 1 &&
-				    !memcmp(y.anchor[a], v + 1, vn - 1))
-					found = a;
-			if (found < 0) {
-				st = pl_err_set(err, PL_EINVAL,
-				                "%s:%d: alias '%.*s' of no anchor above", where,
-				                line, (int)(vn > 60 ? 60 : vn), v);
-				goto done;
-			}
-			v = y.anchor_val[found];
-			vn = strlen(v);
-		}
+		if ((st = yaml_anchors(&y, &v, &vn, &anchor, &an, where, line, err)))
+			goto done;
 		if (vn && (v[0] == '|' || v[0] == '>')) { /* a block scalar: skipped */
 			skip_above = ind;
 			continue;
@@ -415,21 +470,8 @@ static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_k
 			goto done;
 		}
 		if (!vn) { /* a mapping opens */
-			if (y.nstack >= YAML_DEPTH) {
-				st = pl_err_set(err, PL_EINVAL, "%s:%d: nested deeper than %d",
-				                where, line, YAML_DEPTH);
+			if ((st = yaml_open(&y, key, kn, ind, where, line, err)))
 				goto done;
-			}
-			if (kn > PL_FW_MAX_TEXT || !(y.key[y.nstack] = pl_malloc(kn + 1))) {
-				st = pl_err_set(err, kn > PL_FW_MAX_TEXT ? PL_EINVAL : PL_ENOMEM,
-				                "%s:%d: %s", where, line,
-				                kn > PL_FW_MAX_TEXT ? "key too long"
-				                                    : "out of memory");
-				goto done;
-			}
-			memcpy(y.key[y.nstack], key, kn);
-			y.key[y.nstack][kn] = 0;
-			y.indent[y.nstack++] = ind;
 			continue;
 		}
 		v = unquote(v, &vn);
@@ -440,20 +482,9 @@ static pl_status read_yaml(const char *s, size_t len, const char *where, pl_fw_k
 		}
 		st = add(out, path, strlen(path), v, vn, line, where, err);
 		free(path);
-		if (st)
+		if (st || (anchor &&
+		           (st = yaml_keep_anchor(&y, anchor, an, out->kv[out->n - 1].val, err))))
 			goto done;
-		if (anchor && y.nanchor < YAML_ANCHORS) {
-			y.anchor[y.nanchor] = pl_malloc(an + 1);
-			y.anchor_val[y.nanchor] = pl_strdup(out->kv[out->n - 1].val);
-			if (!y.anchor[y.nanchor] || !y.anchor_val[y.nanchor]) {
-				free(y.anchor[y.nanchor]);
-				free(y.anchor_val[y.nanchor]);
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
-				goto done;
-			}
-			memcpy(y.anchor[y.nanchor], anchor, an);
-			y.anchor[y.nanchor++][an] = 0;
-		}
 	}
 done:
 	yaml_free(&y);

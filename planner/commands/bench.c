@@ -94,61 +94,16 @@ int pl_cmd_bench(int argc, char **argv)
 	const char *modes = "dp,rec,ilp,auto", *plot = NULL;
 	int csv = 0;
 	pl_job_request jr = PL_JOB_REQUEST_INIT;
-	static const struct option opts[] = {ONNX_OPTIONS,
-	                                     {"devices", required_argument, 0, 'd'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
-	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
-	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
-	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
-	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
-	                                     {"batch-norm", required_argument, 0, OPT_BN},
-	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
-	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
-	                                     {"modes", required_argument, 0, 'm'},
-	                                     {"memory-limit", required_argument, 0, 'M'},
-	                                     {"time-limit", required_argument, 0, 't'},
-	                                     {"job", no_argument, 0, 'J'},
-	                                     {"csv", no_argument, 0, 'C'},
-	                                     {"plot", required_argument, 0, 'P'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_BENCH, "bench", bench_help, &co);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c':
-		case 'M':
-		case 't':
-		case OPT_ATTN:
-		case OPT_LOSS_KERN:
-		case OPT_LOSS_PAR:
-		case OPT_GRAD_DT:
-		case OPT_NORM_KERN:
-		case OPT_GEMM_DT:
-		case OPT_BN:
-		case OPT_STAGE_OUT:
-		case OPT_RESERVE: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "bench");
-			if (rc)
-				return rc;
-			break;
-		}
+		case PL_CLI_STOP: return a.rc;
 		case 'm': modes = optarg; break;
 		case 'J': jr.all = 1; break;
 		case 'C': csv = 1; break;
 		case 'P': plot = optarg; break;
-		case 'h': fputs(bench_help, stdout); return 0;
-		default:
-			return pl_cli_usage("bench", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

@@ -322,21 +322,12 @@ int pl_cmd_calibrate(int argc, char **argv)
 	int from_nccl = 0;
 	const char *from_runs = NULL;
 	log_opts lo = {0};
-	static const struct option opts[] = {{"backend", required_argument, 0, 'b'},
-	                                     {"ranks", required_argument, 0, 'r'},
-	                                     {"max-bytes", required_argument, 0, 'm'},
-	                                     {"output", required_argument, 0, 'o'},
-	                                     {"from-nccl-tests", no_argument, 0, 'n'},
-	                                     {"from-runs", required_argument, 0, 'R'},
-	                                     {"nodes", required_argument, 0, 'N'},
-	                                     {"collective", required_argument, 0, 'C'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_CALIBRATE, "calibrate", help, NULL);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
 		case 'b': backend = optarg; break;
 		case 'r':
 			if (pl_parse_ll(optarg, &ranks) || ranks < 1 || ranks > 4096)
@@ -363,10 +354,6 @@ int pl_cmd_calibrate(int argc, char **argv)
 		case 'R': from_runs = optarg; break;
 		case 'C': lo.coll = optarg; break;
 		case 'c': lo.base = optarg; break;
-		case 'h': fputs(help, stdout); return 0;
-		default:
-			return pl_cli_usage("calibrate", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (from_runs) {

@@ -189,15 +189,12 @@ int pl_cmd_check(int argc, char **argv)
 	const char *log = NULL, *model = NULL, *name = NULL;
 	long long warmup = 1;
 	int json = 0, run_line = 0;
-	static const struct option opts[] = {
-	    {"log", required_argument, 0, 'l'},   {"warmup", required_argument, 0, 'w'},
-	    {"json", no_argument, 0, 'j'},        {"run-line", no_argument, 0, 'r'},
-	    {"model", required_argument, 0, 'm'}, {"name", required_argument, 0, 'n'},
-	    {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_CHECK, "check", help, NULL);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
 		case 'l': log = optarg; break;
 		case 'w':
 			if (pl_parse_ll(optarg, &warmup) || warmup < 0 || warmup > 1000000)
@@ -210,10 +207,6 @@ int pl_cmd_check(int argc, char **argv)
 		case 'r': run_line = 1; break;
 		case 'm': model = optarg; break;
 		case 'n': name = optarg; break;
-		case 'h': fputs(help, stdout); return 0;
-		default:
-			return pl_cli_usage("check", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

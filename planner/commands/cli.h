@@ -3,6 +3,7 @@
 #ifndef PL_CLI_H
 #define PL_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include "graph/parse.h"
@@ -29,6 +30,74 @@ pl_status pl_cli_read_ckpt(const char *path, struct cJSON **out, pl_err *err);
  * to_stdout. */
 pl_status pl_cli_write_cluster(const struct pl_cluster *c, const char *key, struct cJSON *extra,
                                const char *out, int to_stdout, pl_err *err);
+
+/* The commands that read options with getopt_long, as bits of
+ * pl_cli_option.cmds */
+enum {
+	PL_CMD_SEARCH = 1u << 0,
+	PL_CMD_COST = 1u << 1,
+	PL_CMD_STRATEGIES = 1u << 2,
+	PL_CMD_RUN = 1u << 3,
+	PL_CMD_BENCH = 1u << 4,
+	PL_CMD_IMPORT = 1u << 5,
+	PL_CMD_CALIBRATE = 1u << 6,
+	PL_CMD_TOPOLOGY = 1u << 7,
+	PL_CMD_CHECK = 1u << 8,
+	PL_CMD_EXPORT = 1u << 9,
+};
+
+/* One option of the commands' (the table pl_cli_options, common.c): every
+ * command's getopt table is built from it, and cost --from's lists of what
+ * takes a value are read from it. */
+typedef struct pl_cli_option {
+	const char *name; /* --NAME */
+	int arg;          /* getopt's has_arg: no_argument or required_argument */
+	int code;         /* what getopt_long returns for it (one code per name) */
+	unsigned cmds;    /* the commands that take it (PL_CMD_* bits) */
+	unsigned shared;  /* of those, the ones where pl_cli_common_opt sets it */
+	int letter;       /* -CODE too (-o, -h) */
+	/* a choice of the cluster's that the option overrides (costmodel/cluster.h):
+	 * its setter, and the offset in pl_cli_common of the value given */
+	pl_status (*set)(struct pl_cluster *, const char *, const char *, pl_err *);
+	size_t field;
+} pl_cli_option;
+
+/* the table, ended by a row without a name */
+extern const pl_cli_option pl_cli_options[];
+
+/* the most options one command takes */
+#define PL_CLI_MAX_OPTIONS 64
+
+/* pl_cli_next's answer when the command is to exit with .rc: --help printed,
+ * an unknown option, a shared option's bad value */
+#define PL_CLI_STOP (-2)
+
+struct pl_cli_common;
+/* One command's options being read: pl_cli_args_init, then pl_cli_next
+ * until -1. */
+typedef struct pl_cli_args {
+	unsigned cmd;             /* PL_CMD_* */
+	const char *name;         /* the command, as messages name it */
+	const char *help;         /* what --help prints */
+	struct pl_cli_common *co; /* what the shared options set (NULL: none) */
+	struct option longs[PL_CLI_MAX_OPTIONS + 1];
+	char shorts[8];
+	int li; /* longs[li]: the long option pl_cli_next returned last */
+	int rc; /* the exit status once pl_cli_next returned PL_CLI_STOP */
+} pl_cli_args;
+
+/* cmd's getopt table from pl_cli_options; reading starts at argv[1] */
+void pl_cli_args_init(pl_cli_args *a, unsigned cmd, const char *name, const char *help,
+                      struct pl_cli_common *co);
+/* The next option the command reads itself (its code; optarg its value), -1
+ * after the last, or PL_CLI_STOP (a->rc the exit status). The shared options
+ * (pl_cli_common_opt) are set here, --help is printed here, an unknown or
+ * incomplete option is an error here. */
+int pl_cli_next(pl_cli_args *a, int argc, char **argv);
+/* Whether cmd takes the argument a as an option with a value: "--NAME"
+ * (*inline_value = 0: the value is the next argument) or "--NAME=VALUE"
+ * (*inline_value = 1) */
+int pl_cli_takes_value(unsigned cmd, const char *a, int *inline_value);
 
 int pl_cmd_calibrate(int argc, char **argv);
 /* calibrate --from-runs FILE [-o OUT] (planner/commands/fit.c) */

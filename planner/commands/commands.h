@@ -87,14 +87,15 @@ typedef struct pl_cli_common {
 
 #define OPT_LOSS_AXIS 1007 /* --loss-axis 1|last|auto: the appended loss's classes */
 
-/* the options of every command that reads a MODEL, for ONNX files */
-#define ONNX_OPTIONS                                                                               \
-	{"batch", required_argument, 0, OPT_BATCH}, {"loss", required_argument, 0, OPT_LOSS},      \
-	    {"const", required_argument, 0, OPT_CONST},                                            \
-	    {"loss-axis", required_argument, 0, OPT_LOSS_AXIS},                                    \
-	{                                                                                          \
-		"dropout", required_argument, 0, OPT_DROPOUT                                       \
-	}
+/* Lines of the help texts of the commands that read a MODEL (an ONNX
+ * file's import options) and price a plan on a cluster (its switches) */
+#define PL_HELP_ONNX_MODEL                                                                         \
+	"MODEL may be an ONNX file: --batch N, --loss, --const, --loss-axis and --dropout as\n"    \
+	"for 'planner import'.\n"
+#define PL_HELP_PRICING                                                                            \
+	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
+	"--norm-kernel, --batch-norm, --stage-output and --gemm-dtype price the plan as for\n"     \
+	"'planner search' (over the cluster's own).\n"
 
 /* getopt codes of search's fixed degrees */
 enum {
@@ -115,6 +116,9 @@ enum {
 	OPT_FRAMEWORK
 };
 
+/* getopt codes of run's --weights, --batch-file */
+enum { OPT_WEIGHTS = 1200, OPT_BATCH_FILE };
+
 /* search --top: the most configurations listed */
 #define PL_MAX_TOP 64
 
@@ -134,7 +138,7 @@ int pl_cmd_bench(int argc, char **argv);
 
 /* common.c */
 pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts *o, pl_err *err);
-int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cmd);
+int pl_cli_common_opt(const pl_cli_option *o, const char *arg, pl_cli_common *co, const char *cmd);
 pl_search_opts pl_cli_common_search_opts(const pl_cli_common *co, const pl_cluster *cl);
 pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *err);
 pl_status pl_cli_resolve_cluster(const pl_cli_common *c, pl_cluster *out, pl_err *err);

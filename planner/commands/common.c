@@ -1,5 +1,6 @@
-/* What several commands share: the options of every command that reads a model
- * or a cluster (one table of choices, one parser), and the printers of a
+/* What several commands share: the table of every command's options
+ * (pl_cli_options) and the reading of them, the parser of the options of
+ * every command that reads a model or a cluster, and the printers of a
  * checkpoint's summary that search and explain both print. */
 #include "planner/commands/commands.h"
 
@@ -13,30 +14,219 @@ pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts
 	return st;
 }
 
-/* What the training program runs, each a choice of the cluster's
- * (costmodel/cluster.h) that an option overrides: its getopt code, name,
- * setter and the common field holding the value given. */
-static const struct {
-	int ch;
-	const char *opt;
-	pl_status (*set)(pl_cluster *, const char *, const char *, pl_err *);
-	size_t off;
-} choices[] = {
-    {OPT_LOSS_KERN, "--loss-kernel", pl_cluster_set_loss, offsetof(pl_cli_common, loss)},
-    {OPT_LOSS_PAR, "--loss-parallel", pl_cluster_set_loss_parallel,
-     offsetof(pl_cli_common, loss_par)},
-    {OPT_GRAD_DT, "--grad-dtype", pl_cluster_set_grad_dtype, offsetof(pl_cli_common, grad_dt)},
-    {OPT_NORM_KERN, "--norm-kernel", pl_cluster_set_norm, offsetof(pl_cli_common, norm_k)},
-    {OPT_BN, "--batch-norm", pl_cluster_set_batch_norm, offsetof(pl_cli_common, bn)},
-    {OPT_STAGE_OUT, "--stage-output", pl_cluster_set_stage_output,
-     offsetof(pl_cli_common, stage_out)},
-    {OPT_GEMM_DT, "--gemm-dtype", pl_cluster_set_gemm_dtype, offsetof(pl_cli_common, gemm_dt)},
-};
+/* the commands that read a MODEL (an ONNX file's import options), that take
+ * a cluster, and that price a plan on it (the choices above) */
+#define MODEL_CMDS                                                                                 \
+	(PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_STRATEGIES | PL_CMD_RUN | PL_CMD_BENCH |             \
+	 PL_CMD_IMPORT)
+#define CLUSTER_CMDS (PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_STRATEGIES | PL_CMD_RUN | PL_CMD_BENCH)
+#define PRICE_CMDS   (PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_RUN | PL_CMD_BENCH)
+#define ALL_CMDS     ((unsigned)PL_CMD_EXPORT * 2 - 1)
 
-/* --devices and --cluster, shared by the commands that take a cluster.
- * Returns -1 if ch is not one of them, 0 if taken, else an exit status. */
-int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cmd)
+/* short names for the table's rows */
+#define VAL(n, c, w)                                                                               \
+	{                                                                                          \
+		.name = n, .arg = required_argument, .code = c, .cmds = w                          \
+	}
+#define FLAG(n, c, w)                                                                              \
+	{                                                                                          \
+		.name = n, .arg = no_argument, .code = c, .cmds = w                                \
+	}
+#define SHARED(n, c, w)                                                                            \
+	{                                                                                          \
+		.name = n, .arg = required_argument, .code = c, .cmds = w, .shared = w             \
+	}
+
+/* what the training program runs, a choice of the cluster's that the
+ * option overrides (pl_cli_apply_reserve, in the table's order) */
+#define CHOICE(n, c, setter, f)                                                                    \
+	{                                                                                          \
+		.name = n, .arg = required_argument, .code = c, .cmds = PRICE_CMDS,                \
+		.shared = PRICE_CMDS, .set = setter, .field = offsetof(pl_cli_common, f)           \
+	}
+
+/* Every option of the commands that read theirs with getopt (explain and
+ * report read their few by hand), in the order of their getopt tables. */
+const pl_cli_option pl_cli_options[] = {
+    SHARED("batch", OPT_BATCH, MODEL_CMDS),
+    SHARED("loss", OPT_LOSS, MODEL_CMDS),
+    SHARED("const", OPT_CONST, MODEL_CMDS),
+    SHARED("loss-axis", OPT_LOSS_AXIS, MODEL_CMDS),
+    SHARED("dropout", OPT_DROPOUT, MODEL_CMDS),
+    VAL("weights", OPT_WEIGHTS, PL_CMD_RUN),
+    VAL("batch-file", OPT_BATCH_FILE, PL_CMD_RUN),
+    SHARED("devices", 'd', CLUSTER_CMDS),
+    FLAG("job", 'J', PL_CMD_SEARCH | PL_CMD_BENCH),
+    FLAG("fastest", 'F', PL_CMD_SEARCH),
+    VAL("pipeline-stages", 'S', PL_CMD_SEARCH),
+    VAL("pp", 'S', PL_CMD_SEARCH),
+    VAL("dp", OPT_DP, PL_CMD_SEARCH),
+    VAL("tp", OPT_TP, PL_CMD_SEARCH),
+    VAL("cp", OPT_CP, PL_CMD_SEARCH),
+    VAL("ep", OPT_EP, PL_CMD_SEARCH),
+    VAL("micro-batch-size", OPT_MBS, PL_CMD_SEARCH),
+    VAL("virtual-stages", OPT_VS, PL_CMD_SEARCH),
+    VAL("overlap-grad-reduce", OPT_OVERLAP, PL_CMD_SEARCH),
+    VAL("tp-comm-overlap", OPT_TP_OVERLAP, PL_CMD_SEARCH),
+    VAL("sequence-parallel", OPT_SP, PL_CMD_SEARCH),
+    VAL("max-tp", OPT_MAX_TP, PL_CMD_SEARCH | PL_CMD_STRATEGIES),
+    VAL("replicate", OPT_REPLICATE, PL_CMD_SEARCH),
+    VAL("stage-cuts", OPT_STAGE_CUTS, PL_CMD_SEARCH),
+    VAL("framework", OPT_FRAMEWORK, PL_CMD_SEARCH),
+    VAL("micro-batches", 'B', PL_CMD_SEARCH),
+    VAL("zero", 'Z', PL_CMD_SEARCH),
+    VAL("recompute", 'R', PL_CMD_SEARCH),
+    {.name = "cluster",
+     .arg = required_argument,
+     .code = 'c',
+     .cmds = CLUSTER_CMDS | PL_CMD_CALIBRATE, /* calibrate's: the cluster file it adds to */
+     .shared = CLUSTER_CMDS},
+    SHARED("memory-reserve", OPT_RESERVE, PRICE_CMDS),
+    SHARED("attention-kernel", OPT_ATTN, PRICE_CMDS),
+    CHOICE("loss-kernel", OPT_LOSS_KERN, pl_cluster_set_loss, loss),
+    CHOICE("loss-parallel", OPT_LOSS_PAR, pl_cluster_set_loss_parallel, loss_par),
+    CHOICE("grad-dtype", OPT_GRAD_DT, pl_cluster_set_grad_dtype, grad_dt),
+    CHOICE("norm-kernel", OPT_NORM_KERN, pl_cluster_set_norm, norm_k),
+    CHOICE("batch-norm", OPT_BN, pl_cluster_set_batch_norm, bn),
+    CHOICE("stage-output", OPT_STAGE_OUT, pl_cluster_set_stage_output, stage_out),
+    CHOICE("gemm-dtype", OPT_GEMM_DT, pl_cluster_set_gemm_dtype, gemm_dt),
+    VAL("mode", 'm', PL_CMD_SEARCH),
+    VAL("modes", 'm', PL_CMD_BENCH),
+    {.name = "memory-limit",
+     .arg = required_argument,
+     .code = 'M',
+     .cmds = PL_CMD_SEARCH | PL_CMD_BENCH | PL_CMD_COST, /* cost's: no 'none' */
+     .shared = PL_CMD_SEARCH | PL_CMD_BENCH},
+    VAL("load", 'l', PL_CMD_SEARCH),
+    SHARED("time-limit", 't', PL_CMD_SEARCH | PL_CMD_BENCH),
+    {.name = "output",
+     .arg = required_argument,
+     .code = 'o',
+     .cmds = PL_CMD_SEARCH | PL_CMD_IMPORT | PL_CMD_CALIBRATE | PL_CMD_TOPOLOGY | PL_CMD_EXPORT,
+     .letter = 1},
+    FLAG("json", 'j', PL_CMD_SEARCH | PL_CMD_RUN | PL_CMD_TOPOLOGY | PL_CMD_CHECK | PL_CMD_EXPORT),
+    FLAG("progress", 'p', PL_CMD_SEARCH),
+    VAL("pareto-cap", 'P', PL_CMD_SEARCH),
+    VAL("dump-lp", 'L', PL_CMD_SEARCH),
+    VAL("ilp-edges", 'E', PL_CMD_SEARCH),
+    VAL("why-not", OPT_WHY_NOT, PL_CMD_SEARCH),
+    VAL("top", OPT_TOP, PL_CMD_SEARCH),
+    VAL("strategy", 's', PL_CMD_COST | PL_CMD_RUN),
+    VAL("op", 'o', PL_CMD_STRATEGIES),
+    VAL("backend", 'b', PL_CMD_RUN | PL_CMD_CALIBRATE),
+    VAL("steps", 'n', PL_CMD_RUN),
+    VAL("seed", 'S', PL_CMD_RUN),
+    VAL("optimizer", 'O', PL_CMD_RUN),
+    VAL("lr", 'l', PL_CMD_RUN),
+    FLAG("profile", 'P', PL_CMD_RUN),
+    VAL("timeout", 'T', PL_CMD_RUN),
+    FLAG("csv", 'C', PL_CMD_BENCH),
+    VAL("plot", 'P', PL_CMD_BENCH),
+    VAL("ranks", 'r', PL_CMD_CALIBRATE),
+    VAL("max-bytes", 'm', PL_CMD_CALIBRATE),
+    FLAG("from-nccl-tests", 'n', PL_CMD_CALIBRATE),
+    VAL("from-runs", 'R', PL_CMD_CALIBRATE),
+    VAL("nodes", 'N', PL_CMD_CALIBRATE),
+    VAL("collective", 'C', PL_CMD_CALIBRATE),
+    VAL("xml", 'x', PL_CMD_TOPOLOGY),
+    VAL("log", 'l', PL_CMD_CHECK),
+    VAL("warmup", 'w', PL_CMD_CHECK),
+    FLAG("run-line", 'r', PL_CMD_CHECK),
+    VAL("model", 'm', PL_CMD_CHECK),
+    VAL("name", 'n', PL_CMD_CHECK),
+    VAL("to", 't', PL_CMD_EXPORT),
+    FLAG("fp16", 'F', PL_CMD_EXPORT),
+    {.name = "help", .arg = no_argument, .code = 'h', .cmds = ALL_CMDS, .letter = 1},
+    {0}};
+
+#undef VAL
+#undef FLAG
+#undef SHARED
+#undef CHOICE
+
+void pl_cli_args_init(pl_cli_args *a, unsigned cmd, const char *name, const char *help,
+                      pl_cli_common *co)
 {
+	memset(a, 0, sizeof *a);
+	a->cmd = cmd;
+	a->name = name;
+	a->help = help;
+	a->co = co;
+	int n = 0, k = 0;
+	for (const pl_cli_option *o = pl_cli_options; o->name; o++) {
+		if (!(o->cmds & cmd))
+			continue;
+		/* the table's own faults, the same on every run: said, never
+		 * an option silently lost or taken for another */
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= !strcmp(a->longs[j].name, o->name);
+		if (dup || n == PL_CLI_MAX_OPTIONS ||
+		    (o->letter && k + 2 >= (int)sizeof a->shorts)) {
+			fprintf(stderr, "planner: %s: the options table gives --%s %s\n", name,
+			        o->name, dup ? "twice" : "past the most a command takes");
+			abort();
+		}
+		a->longs[n++] = (struct option){o->name, o->arg, 0, o->code};
+		if (o->letter) {
+			a->shorts[k++] = (char)o->code;
+			if (o->arg == required_argument)
+				a->shorts[k++] = ':';
+		}
+	}
+	opterr = 0;
+	optind = 0; /* from argv[1], getopt's state reset */
+}
+
+int pl_cli_next(pl_cli_args *a, int argc, char **argv)
+{
+	for (;;) {
+		int ch = getopt_long(argc, argv, a->shorts, a->longs, &a->li);
+		if (ch == -1)
+			return -1;
+		const pl_cli_option *o = pl_cli_options;
+		while (o->name && !((o->cmds & a->cmd) && o->code == ch))
+			o++;
+		if (!o->name) {
+			a->rc = pl_cli_usage(a->name, "unknown or incomplete option '%s'",
+			                     argv[optind - 1]);
+			return PL_CLI_STOP;
+		}
+		if (ch == 'h') {
+			fputs(a->help, stdout);
+			a->rc = 0;
+			return PL_CLI_STOP;
+		}
+		if (!(o->shared & a->cmd))
+			return ch;
+		if ((a->rc = pl_cli_common_opt(o, optarg, a->co, a->name)))
+			return PL_CLI_STOP;
+	}
+}
+
+int pl_cli_takes_value(unsigned cmd, const char *a, int *inline_value)
+{
+	if (strncmp(a, "--", 2))
+		return 0;
+	a += 2;
+	for (const pl_cli_option *o = pl_cli_options; o->name; o++) {
+		size_t n = strlen(o->name);
+		if ((o->cmds & cmd) && o->arg == required_argument && !strncmp(a, o->name, n) &&
+		    (a[n] == 0 || a[n] == '=')) {
+			*inline_value = a[n] == '=';
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The options several commands share (the rows of pl_cli_options with
+ * .shared): a model's import, --devices and --cluster, the cluster's
+ * choices, the limits. Returns -1 if o is not one of them, 0 if taken, else
+ * an exit status. */
+int pl_cli_common_opt(const pl_cli_option *o, const char *arg, pl_cli_common *co, const char *cmd)
+{
+	int ch = o->code;
 	if (ch == 'd') {
 		if (pl_parse_ll(arg, &co->devices) || co->devices < 1)
 			return pl_cli_usage(cmd, "--devices %s: expected a positive integer", arg);
@@ -88,15 +278,15 @@ int pl_cli_common_opt(int ch, const char *arg, pl_cli_common *co, const char *cm
 		co->attention = strcmp(arg, "none") ? arg : "";
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof choices / sizeof *choices; i++) {
-		if (ch != choices[i].ch)
-			continue;
+	if (o->set) {
 		pl_cluster probe;
 		pl_err e;
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s", o->name);
 		memset(&probe, 0, sizeof probe);
-		if (choices[i].set(&probe, arg, choices[i].opt, &e))
+		if (o->set(&probe, arg, flag, &e))
 			return pl_cli_usage(cmd, "%s", e.msg);
-		*(const char **)((char *)co + choices[i].off) = arg;
+		*(const char **)((char *)co + o->field) = arg;
 		return 0;
 	}
 	if (ch == OPT_RESERVE) {
@@ -137,9 +327,9 @@ pl_search_opts pl_cli_common_search_opts(const pl_cli_common *co, const pl_clust
 	                        .time_limit_s = co->tlimit};
 }
 
-/* --memory-reserve on a cluster; PL_EINVAL when it leaves no memory. */
-/* --memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel,
- * --grad-dtype and --norm-kernel over the cluster's own */
+/* --memory-reserve, --attention-kernel and the cluster's other choices
+ * (pl_cli_options' rows with a setter) over the cluster's own; PL_EINVAL
+ * when the reserve leaves no memory. */
 pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *err)
 {
 	pl_status st = c->has_reserve
@@ -147,10 +337,12 @@ pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *e
 	                   : PL_OK;
 	if (!st && c->attention)
 		st = pl_cluster_set_attention(cl, c->attention, "--attention-kernel", err);
-	for (size_t i = 0; !st && i < sizeof choices / sizeof *choices; i++) {
-		const char *v = *(const char *const *)((const char *)c + choices[i].off);
+	for (const pl_cli_option *o = pl_cli_options; !st && o->name; o++) {
+		const char *v = o->set ? *(const char *const *)((const char *)c + o->field) : NULL;
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s", o->name);
 		if (v)
-			st = choices[i].set(cl, v, choices[i].opt, err);
+			st = o->set(cl, v, flag, err);
 	}
 	if (!st)
 		st = pl_cluster_check(cl, c->gemm_dt ? "--gemm-dtype" : cl->name, err);

@@ -10,9 +10,9 @@ static const char *const cost_help =
     "JSON object) per line and stdout gets one result per line; a bad line gets\n"
     "{\"error\": \"...\"} and the exit status is 2 at the end.\n"
     "Without --devices or --cluster, the checkpoint's cluster block is used (a preset name,\n"
-    "else H100 nodes of its shape).\n"
-    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n"
+    "else H100 nodes of its shape).\n" PL_HELP_ONNX_MODEL PL_HELP_PRICING
+    "--memory-limit BYTES: what a device has for the plan (default: the cluster's memory);\n"
+    "a plan that does not fit exits 3.\n"
     "'planner cost MODEL --from FRAMEWORK FILE|ARGS' prices a framework's configuration\n"
     "(Megatron-LM, NeMo, torchtitan, DeepSpeed, MindFormers): 'planner cost --from x --help'.\n";
 
@@ -99,47 +99,12 @@ int pl_cmd_cost(int argc, char **argv)
 	pl_cli_common co = {0};
 	const char *strategy = NULL;
 	double limit = 0;
-	static const struct option opts[] = {ONNX_OPTIONS,
-	                                     {"devices", required_argument, 0, 'd'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
-	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
-	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
-	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
-	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
-	                                     {"batch-norm", required_argument, 0, OPT_BN},
-	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
-	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
-	                                     {"memory-limit", required_argument, 0, 'M'},
-	                                     {"strategy", required_argument, 0, 's'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_COST, "cost", cost_help, &co);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c':
-		case OPT_ATTN:
-		case OPT_LOSS_KERN:
-		case OPT_LOSS_PAR:
-		case OPT_GRAD_DT:
-		case OPT_NORM_KERN:
-		case OPT_GEMM_DT:
-		case OPT_BN:
-		case OPT_STAGE_OUT:
-		case OPT_RESERVE: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "cost");
-			if (rc)
-				return rc;
-			break;
-		}
+		case PL_CLI_STOP: return a.rc;
 		case 'M':
 			if (pl_parse_bytes(optarg, &limit) || !(limit > 0))
 				return pl_cli_usage(
@@ -149,10 +114,6 @@ int pl_cmd_cost(int argc, char **argv)
 				    optarg);
 			break;
 		case 's': strategy = optarg; break;
-		case 'h': fputs(cost_help, stdout); return 0;
-		default:
-			return pl_cli_usage("cost", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

@@ -104,58 +104,56 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 	}
 }
 
-/* What differs between plans a and b of one model: the totals and their
- * differences; per op, the strategy and stage and the differences of its
- * time and memory; and the rest of each difference (what the per-op
- * numbers do not add up to: the pipeline's bubble and stage balance, the
- * peak stage, the transient bytes, the reserve), so that the lines add up
- * to the totals'. */
-/* label_a, label_b: how to name the plans in the text (NULL: their paths)
- * Long on purpose: each line of the comparison is written to
- * the text and to the JSON in the same place, so that the two cannot
- * disagree; split, the halves would share every total and difference. */
-int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
-                        int json)
+/* What pl_cli_explain_diff sums of plans a and b besides its JSON */
+typedef struct diff_sums {
+	double dt, dm; /* the per-op sums of the time's and the memory's differences */
+	int changed, total;
+	double step_d, mem_d, comm_d; /* the totals' differences */
+	int have_comm;                /* both have communication by collective */
+	double ha, hb;                /* a's and b's communication hidden behind the backward */
+} diff_sums;
+
+/* op x of plan a against y of b, summed into its part's entry of parts */
+static void diff_part(cJSON *parts, const cJSON *x, int same, double t, double m)
 {
-	pl_err err = {{0}};
-	cJSON *a = NULL, *b = NULL;
-	pl_status st;
-	if ((st = pl_cli_read_ckpt(pa, &a, &err)) || (st = pl_cli_read_ckpt(pb, &b, &err))) {
-		cJSON_Delete(a);
-		return pl_cli_fail(st, &err);
+	const char *pn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "part"));
+	if (!pn)
+		return;
+	cJSON *pe = cJSON_GetObjectItemCaseSensitive(parts, pn);
+	if (!pe) {
+		pe = cJSON_AddObjectToObject(parts, pn);
+		cJSON_AddNumberToObject(pe, "ops", 0);
+		cJSON_AddNumberToObject(pe, "ops_changed", 0);
+		cJSON_AddNumberToObject(pe, "seconds_delta", 0);
+		cJSON_AddNumberToObject(pe, "memory_bytes_delta", 0);
 	}
-	const char *sa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	               cJSON_GetObjectItemCaseSensitive(a, "model"), "sha256")),
-	           *sb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	               cJSON_GetObjectItemCaseSensitive(b, "model"), "sha256"));
-	if (sa && sb && strcmp(sa, sb)) {
-		st = pl_err_set(&err, PL_EINVAL,
-		                "%s and %s are plans of different models (model.sha256 %s and %s)",
-		                pa, pb, sa, sb);
-		cJSON_Delete(a);
-		cJSON_Delete(b);
-		return pl_cli_fail(st, &err);
+	const char *k[4] = {"ops", "ops_changed", "seconds_delta", "memory_bytes_delta"};
+	double add[4] = {1, !same, t, m};
+	for (int j = 0; pe && j < 4; j++) {
+		cJSON *v = cJSON_GetObjectItemCaseSensitive(pe, k[j]);
+		if (v)
+			cJSON_SetNumberValue(v, v->valuedouble + add[j]);
 	}
-	const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "cost"),
-	            *cb = cJSON_GetObjectItemCaseSensitive(b, "cost");
+}
+
+/* Every op of a against b's of the name: out.ops (the ops that differ),
+ * out.parts, the sums in d; an error where b lacks one */
+static pl_status diff_ops(const cJSON *a, const cJSON *b, const char *pa, const char *pb,
+                          cJSON *out, diff_sums *d, pl_err *err)
+{
 	const cJSON *ia = cJSON_GetObjectItemCaseSensitive(a, "parallel_strategy_item"),
 	            *ib = cJSON_GetObjectItemCaseSensitive(b, "parallel_strategy_item");
-	cJSON *out = cJSON_CreateObject(), *ops = cJSON_AddArrayToObject(out, "ops");
+	cJSON *ops = cJSON_AddArrayToObject(out, "ops");
 	/* per part of the model (the ops' "part"), the ops' sums */
 	cJSON *parts = cJSON_CreateObject();
-	double dt = 0, dm = 0; /* per-op sums */
-	int changed = 0, total = 0;
 	const cJSON *x;
 	cJSON_ArrayForEach (x, ia) {
 		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ib, x->string);
-		total++;
+		d->total++;
 		if (!y) {
-			st = pl_err_set(&err, PL_EINVAL, "%s: op '%s' is not in %s", pa, x->string,
-			                pb);
-			cJSON_Delete(a);
-			cJSON_Delete(b);
-			cJSON_Delete(out);
-			return pl_cli_fail(st, &err);
+			cJSON_Delete(parts);
+			return pl_err_set(err, PL_EINVAL, "%s: op '%s' is not in %s", pa, x->string,
+			                  pb);
 		}
 		char s1[256], s2[256];
 		pl_cli_fmt_strategy(cJSON_GetObjectItemCaseSensitive(x, "parallel_strategy"), s1,
@@ -167,33 +165,15 @@ int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, con
 		           pl_json_num(x, "compute_seconds", 0) -
 		           pl_json_num(x, "communication_seconds", 0);
 		double m = pl_json_num(y, "memory_bytes", 0) - pl_json_num(x, "memory_bytes", 0);
-		dt += t;
-		dm += m;
+		d->dt += t;
+		d->dm += m;
 		int stage_a = (int)pl_json_num(x, "stage", 0),
 		    stage_b = (int)pl_json_num(y, "stage", 0);
 		int same = !strcmp(s1, s2) && stage_a == stage_b && t == 0 && m == 0;
-		const char *pn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "part"));
-		if (pn) {
-			cJSON *pe = cJSON_GetObjectItemCaseSensitive(parts, pn);
-			if (!pe) {
-				pe = cJSON_AddObjectToObject(parts, pn);
-				cJSON_AddNumberToObject(pe, "ops", 0);
-				cJSON_AddNumberToObject(pe, "ops_changed", 0);
-				cJSON_AddNumberToObject(pe, "seconds_delta", 0);
-				cJSON_AddNumberToObject(pe, "memory_bytes_delta", 0);
-			}
-			const char *k[4] = {"ops", "ops_changed", "seconds_delta",
-			                    "memory_bytes_delta"};
-			double add[4] = {1, !same, t, m};
-			for (int j = 0; pe && j < 4; j++) {
-				cJSON *v = cJSON_GetObjectItemCaseSensitive(pe, k[j]);
-				if (v)
-					cJSON_SetNumberValue(v, v->valuedouble + add[j]);
-			}
-		}
+		diff_part(parts, x, same, t, m);
 		if (same)
 			continue;
-		changed++;
+		d->changed++;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "op", x->string);
 		cJSON_AddStringToObject(o, "a", s1);
@@ -208,17 +188,25 @@ int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, con
 		pl_json_add(out, "parts", parts);
 	else
 		cJSON_Delete(parts);
-	double step_d = pl_json_num(cb, "step_seconds", NAN) - pl_json_num(ca, "step_seconds", NAN);
-	double mem_d =
+	return PL_OK;
+}
+
+/* The totals' differences into out and d: communication by collective and
+ * link class (the rows' deltas less the hidden part's add up to the
+ * communication's), the step's and the peak memory's, and their rests */
+static void diff_totals(const cJSON *a, const cJSON *b, cJSON *out, diff_sums *d)
+{
+	const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "cost"),
+	            *cb = cJSON_GetObjectItemCaseSensitive(b, "cost");
+	d->step_d = pl_json_num(cb, "step_seconds", NAN) - pl_json_num(ca, "step_seconds", NAN);
+	d->mem_d =
 	    pl_json_num(cb, "peak_memory_bytes", NAN) - pl_json_num(ca, "peak_memory_bytes", NAN);
-	/* communication by collective and link class: the rows' deltas less the
-	 * hidden part's add up to the communication's */
-	double sa_[PL_COMM_ROWS], ba_[PL_COMM_ROWS], ha, sb_[PL_COMM_ROWS], bb_[PL_COMM_ROWS], hb;
-	int have_comm = comm_rows(a, sa_, ba_, &ha) && comm_rows(b, sb_, bb_, &hb);
-	double comm_d = pl_json_num(cb, "communication_seconds", NAN) -
-	                pl_json_num(ca, "communication_seconds", NAN);
-	cJSON_AddNumberToObject(out, "communication_seconds_delta", comm_d);
-	if (have_comm) {
+	double sa_[PL_COMM_ROWS], ba_[PL_COMM_ROWS], sb_[PL_COMM_ROWS], bb_[PL_COMM_ROWS];
+	d->have_comm = comm_rows(a, sa_, ba_, &d->ha) && comm_rows(b, sb_, bb_, &d->hb);
+	d->comm_d = pl_json_num(cb, "communication_seconds", NAN) -
+	            pl_json_num(ca, "communication_seconds", NAN);
+	cJSON_AddNumberToObject(out, "communication_seconds_delta", d->comm_d);
+	if (d->have_comm) {
 		cJSON *cl = cJSON_AddArrayToObject(out, "communication");
 		for (int r = 0; r < PL_COMM_ROWS; r++) {
 			if (!(sa_[r] > 0) && !(sb_[r] > 0))
@@ -234,90 +222,136 @@ int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, con
 			cJSON_AddNumberToObject(o, "bus_bytes_delta", bb_[r] - ba_[r]);
 			pl_json_push(cl, o);
 		}
-		cJSON_AddNumberToObject(out, "communication_hidden_seconds_delta", hb - ha);
+		cJSON_AddNumberToObject(out, "communication_hidden_seconds_delta", d->hb - d->ha);
 	}
-	cJSON_AddNumberToObject(out, "step_seconds_delta", step_d);
-	cJSON_AddNumberToObject(out, "ops_seconds_delta", dt);
-	cJSON_AddNumberToObject(out, "rest_seconds_delta", step_d - dt);
-	cJSON_AddNumberToObject(out, "peak_memory_bytes_delta", mem_d);
-	cJSON_AddNumberToObject(out, "ops_memory_bytes_delta", dm);
-	cJSON_AddNumberToObject(out, "rest_memory_bytes_delta", mem_d - dm);
-	int rc = 0;
+	cJSON_AddNumberToObject(out, "step_seconds_delta", d->step_d);
+	cJSON_AddNumberToObject(out, "ops_seconds_delta", d->dt);
+	cJSON_AddNumberToObject(out, "rest_seconds_delta", d->step_d - d->dt);
+	cJSON_AddNumberToObject(out, "peak_memory_bytes_delta", d->mem_d);
+	cJSON_AddNumberToObject(out, "ops_memory_bytes_delta", d->dm);
+	cJSON_AddNumberToObject(out, "rest_memory_bytes_delta", d->mem_d - d->dm);
+}
+
+/* the text of out.parts and out.ops */
+static void print_diff_ops(const cJSON *out, const diff_sums *d)
+{
+	const cJSON *pe, *x;
+	if (cJSON_GetObjectItem(out, "parts"))
+		printf("\nby part of the model\n%-12s %12s %12s %12s\n", "part", "ops differ",
+		       "time ms", "memory");
+	cJSON_ArrayForEach (pe, cJSON_GetObjectItem(out, "parts")) {
+		char mb[32], n[32];
+		double m = pl_json_num(pe, "memory_bytes_delta", 0);
+		pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
+		snprintf(n, sizeof n, "%g/%g", pl_json_num(pe, "ops_changed", 0),
+		         pl_json_num(pe, "ops", 0));
+		printf("%-12s %12s %+12.4f %s%11s\n", pe->string, n,
+		       1e3 * pl_json_num(pe, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+	}
+	printf("\n%d of %d ops differ\n%-28s %-28s %-28s %8s %12s %12s\n", d->changed, d->total,
+	       "op", "A", "B", "stage", "time ms", "memory");
+	cJSON_ArrayForEach (x, cJSON_GetObjectItem(out, "ops")) {
+		char mb[32], st2[40];
+		double m = pl_json_num(x, "memory_bytes_delta", 0);
+		pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
+		snprintf(st2, sizeof st2, "%g>%g", pl_json_num(x, "stage_a", 0),
+		         pl_json_num(x, "stage_b", 0));
+		printf("%-28s %-28s %-28s %8s %+12.4f %s%11s\n",
+		       cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")),
+		       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
+		       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
+		       1e3 * pl_json_num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+	}
+}
+
+/* the text of out.communication, then the step's and the peak memory's sums */
+static void print_diff_totals(const cJSON *a, const cJSON *b, const cJSON *out, const diff_sums *d)
+{
+	const cJSON *x;
+	if (d->have_comm) {
+		printf("\ncommunication by collective and link class (per device a step)\n"
+		       "%-15s %-11s %12s %12s %12s %14s\n",
+		       "collective", "link", "A s", "B s", "delta s", "bus bytes");
+		cJSON_ArrayForEach (x, cJSON_GetObjectItem(out, "communication")) {
+			double bd = pl_json_num(x, "bus_bytes_delta", 0);
+			char bb[32];
+			pl_cli_fmt_bytes(fabs(bd), bb, sizeof bb);
+			printf("%-15s %-11s %12.6f %12.6f %+12.6f %s%13s\n",
+			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "collective")),
+			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "link")),
+			       pl_json_num(x, "a_seconds", 0), pl_json_num(x, "b_seconds", 0),
+			       pl_json_num(x, "seconds_delta", 0), bd < 0 ? "-" : "+", bb);
+		}
+		if (d->ha > 0 || d->hb > 0)
+			printf("%-27s %12.6f %12.6f %+12.6f\n", "hidden behind the backward",
+			       -d->ha, -d->hb, d->ha - d->hb);
+		printf("%-27s %12.6f %12.6f %+12.6f\n", "= communication",
+		       pl_json_num(cJSON_GetObjectItemCaseSensitive(a, "cost"),
+		                   "communication_seconds", 0),
+		       pl_json_num(cJSON_GetObjectItemCaseSensitive(b, "cost"),
+		                   "communication_seconds", 0),
+		       d->comm_d);
+	}
+	double dm = d->dm, mem_d = d->mem_d;
+	char m1[32], m2[32], m3[32];
+	pl_cli_fmt_bytes(fabs(dm), m1, sizeof m1);
+	pl_cli_fmt_bytes(fabs(mem_d - dm), m2, sizeof m2);
+	pl_cli_fmt_bytes(fabs(mem_d), m3, sizeof m3);
+	printf("\nstep: ops %+.6f s + pipeline and schedule (bubble, stage balance) %+.6f s = "
+	       "%+.6f s\n",
+	       d->dt, d->step_d - d->dt, d->step_d);
+	printf("peak memory: ops %s%s + the rest (peak stage, in-flight micro-batches, "
+	       "transient, reserve) %s%s = %s%s\n",
+	       dm < 0 ? "-" : "+", m1, mem_d - dm < 0 ? "-" : "+", m2, mem_d < 0 ? "-" : "+", m3);
+}
+
+/* What differs between plans a and b of one model: the totals and their
+ * differences; per op, the strategy and stage and the differences of its
+ * time and memory; and the rest of each difference (what the per-op
+ * numbers do not add up to: the pipeline's bubble and stage balance, the
+ * peak stage, the transient bytes, the reserve), so that the lines add up
+ * to the totals'. The JSON is made first and the text printed from it, so
+ * that the two cannot disagree. label_a, label_b: how to name the plans in
+ * the text (NULL: their paths) */
+int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
+                        int json)
+{
+	pl_err err = {{0}};
+	cJSON *a = NULL, *b = NULL, *out = NULL;
+	pl_status st;
+	diff_sums d = {0};
+	if ((st = pl_cli_read_ckpt(pa, &a, &err)) || (st = pl_cli_read_ckpt(pb, &b, &err)))
+		goto done;
+	const char *sa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	               cJSON_GetObjectItemCaseSensitive(a, "model"), "sha256")),
+	           *sb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	               cJSON_GetObjectItemCaseSensitive(b, "model"), "sha256"));
+	if (sa && sb && strcmp(sa, sb)) {
+		st = pl_err_set(&err, PL_EINVAL,
+		                "%s and %s are plans of different models (model.sha256 %s and %s)",
+		                pa, pb, sa, sb);
+		goto done;
+	}
+	out = cJSON_CreateObject();
+	if ((st = diff_ops(a, b, pa, pb, out, &d, &err)))
+		goto done;
+	diff_totals(a, b, out, &d);
 	if (json) {
-		if ((st = pl_cli_json_line(out, &err)))
-			rc = pl_cli_fail(st, &err);
+		st = pl_cli_json_line(out, &err);
 		out = NULL;
-	} else {
-		printf("A: %s\n", label_a ? label_a : pa);
-		pl_cli_print_totals(a, stdout);
-		printf("B: %s\n", label_b ? label_b : pb);
-		pl_cli_print_totals(b, stdout);
-		const cJSON *pe;
-		if (cJSON_GetObjectItem(out, "parts"))
-			printf("\nby part of the model\n%-12s %12s %12s %12s\n", "part",
-			       "ops differ", "time ms", "memory");
-		cJSON_ArrayForEach (pe, cJSON_GetObjectItem(out, "parts")) {
-			char mb[32], n[32];
-			double m = pl_json_num(pe, "memory_bytes_delta", 0);
-			pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
-			snprintf(n, sizeof n, "%g/%g", pl_json_num(pe, "ops_changed", 0),
-			         pl_json_num(pe, "ops", 0));
-			printf("%-12s %12s %+12.4f %s%11s\n", pe->string, n,
-			       1e3 * pl_json_num(pe, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
-		}
-		printf("\n%d of %d ops differ\n%-28s %-28s %-28s %8s %12s %12s\n", changed, total,
-		       "op", "A", "B", "stage", "time ms", "memory");
-		cJSON_ArrayForEach (x, ops) {
-			char mb[32], st2[40];
-			double m = pl_json_num(x, "memory_bytes_delta", 0);
-			pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
-			snprintf(st2, sizeof st2, "%g>%g", pl_json_num(x, "stage_a", 0),
-			         pl_json_num(x, "stage_b", 0));
-			printf("%-28s %-28s %-28s %8s %+12.4f %s%11s\n",
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
-			       1e3 * pl_json_num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
-		}
-		if (have_comm) {
-			printf("\ncommunication by collective and link class (per device a step)\n"
-			       "%-15s %-11s %12s %12s %12s %14s\n",
-			       "collective", "link", "A s", "B s", "delta s", "bus bytes");
-			cJSON_ArrayForEach (x, cJSON_GetObjectItem(out, "communication")) {
-				double d = pl_json_num(x, "bus_bytes_delta", 0);
-				char bb[32];
-				pl_cli_fmt_bytes(fabs(d), bb, sizeof bb);
-				printf("%-15s %-11s %12.6f %12.6f %+12.6f %s%13s\n",
-				       cJSON_GetStringValue(cJSON_GetObjectItem(x, "collective")),
-				       cJSON_GetStringValue(cJSON_GetObjectItem(x, "link")),
-				       pl_json_num(x, "a_seconds", 0),
-				       pl_json_num(x, "b_seconds", 0),
-				       pl_json_num(x, "seconds_delta", 0), d < 0 ? "-" : "+", bb);
-			}
-			if (ha > 0 || hb > 0)
-				printf("%-27s %12.6f %12.6f %+12.6f\n",
-				       "hidden behind the backward", -ha, -hb, ha - hb);
-			printf("%-27s %12.6f %12.6f %+12.6f\n", "= communication",
-			       pl_json_num(ca, "communication_seconds", 0),
-			       pl_json_num(cb, "communication_seconds", 0), comm_d);
-		}
-		char m1[32], m2[32], m3[32];
-		pl_cli_fmt_bytes(fabs(dm), m1, sizeof m1);
-		pl_cli_fmt_bytes(fabs(mem_d - dm), m2, sizeof m2);
-		pl_cli_fmt_bytes(fabs(mem_d), m3, sizeof m3);
-		printf(
-		    "\nstep: ops %+.6f s + pipeline and schedule (bubble, stage balance) %+.6f s = "
-		    "%+.6f s\n",
-		    dt, step_d - dt, step_d);
-		printf("peak memory: ops %s%s + the rest (peak stage, in-flight micro-batches, "
-		       "transient, reserve) %s%s = %s%s\n",
-		       dm < 0 ? "-" : "+", m1, mem_d - dm < 0 ? "-" : "+", m2,
-		       mem_d < 0 ? "-" : "+", m3);
+		goto done;
 	}
+	printf("A: %s\n", label_a ? label_a : pa);
+	pl_cli_print_totals(a, stdout);
+	printf("B: %s\n", label_b ? label_b : pb);
+	pl_cli_print_totals(b, stdout);
+	print_diff_ops(out, &d);
+	print_diff_totals(a, b, out, &d);
+done:
 	cJSON_Delete(out);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
-	return rc;
+	return st ? pl_cli_fail(st, &err) : 0;
 }
 
 /* Whether each framework export writes can state the plan: per framework

@@ -76,29 +76,13 @@ int pl_cmd_import(int argc, char **argv)
 	    "  planner import gpt2.onnx --batch 8 --const 'h.[0-9].bias' -o gpt2.json\n";
 	pl_cli_common co = {0};
 	const char *out = NULL;
-	static const struct option opts[] = {ONNX_OPTIONS,
-	                                     {"output", required_argument, 0, 'o'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_IMPORT, "import", help, &co);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_LOSS_AXIS:
-		case OPT_DROPOUT: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "import");
-			if (rc)
-				return rc;
-			break;
-		}
+		case PL_CLI_STOP: return a.rc;
 		case 'o': out = optarg; break;
-		case 'h': fputs(help, stdout); return 0;
-		default:
-			return pl_cli_usage("import", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1)

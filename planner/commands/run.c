@@ -61,9 +61,7 @@ static const char *const run_help =
     "Example: planner search gpt.json --devices 4 -o plan.json &&\n"
     "         mpirun -np 4 planner run gpt.json --strategy plan.json\n"
     "         torchrun --no-python --nproc-per-node 4 planner run gpt.json \\\n"
-    "             --strategy plan.json [--backend cuda]\n"
-    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n";
+    "             --strategy plan.json [--backend cuda]\n" PL_HELP_ONNX_MODEL PL_HELP_PRICING;
 
 /* run --profile: per op, measured (rank 0, mean of the profiled steps)
  * against predicted compute and communication */
@@ -307,234 +305,215 @@ static void print_start_values(const pl_graph *g, const pl_start_values *sv, con
 	printf("\n");
 }
 
-/* Long as a command is: its options, then the steps a run takes in
- * order (load, price, launch the backend, run, profile, report); each is a few
- * lines calling the executor. */
-int pl_cmd_run(int argc, char **argv)
+/* the most --batch-file */
+#define MAX_BATCH_FILES 16
+
+/* run's options as given */
+typedef struct run_args {
+	pl_cli_common co;
+	const char *strategy, *backend;
+	long long steps, seed;
+	double lr, timeout_s;
+	int json, profile;
+	pl_optimizer opt;
+	const char *weights, *batch_files[MAX_BATCH_FILES];
+	int nbatch_files;
+} run_args;
+
+/* --timeout, --lr: a positive number; nonzero when arg is not one (or is
+ * above most) */
+static int positive(const char *arg, double most, double *v)
 {
-	pl_cli_common co = {0};
-	const char *strategy = NULL, *backend = "cpu";
-	long long steps = 3, seed = 1;
-	double lr = 0;
-	int json = 0, profile = 0;
-	pl_optimizer opt = PL_OPT_ADAM;
-	enum { OPT_WEIGHTS = 1200, OPT_BATCH_FILE, MAX_BATCH_FILES = 16 };
-	const char *weights = NULL, *batch_files[MAX_BATCH_FILES];
-	int nbatch_files = 0;
-	static const struct option opts[] = {ONNX_OPTIONS,
-	                                     {"weights", required_argument, 0, OPT_WEIGHTS},
-	                                     {"batch-file", required_argument, 0, OPT_BATCH_FILE},
-	                                     {"devices", required_argument, 0, 'd'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	                                     {"attention-kernel", required_argument, 0, OPT_ATTN},
-	                                     {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
-	                                     {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
-	                                     {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
-	                                     {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
-	                                     {"batch-norm", required_argument, 0, OPT_BN},
-	                                     {"stage-output", required_argument, 0, OPT_STAGE_OUT},
-	                                     {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
-	                                     {"strategy", required_argument, 0, 's'},
-	                                     {"backend", required_argument, 0, 'b'},
-	                                     {"steps", required_argument, 0, 'n'},
-	                                     {"seed", required_argument, 0, 'S'},
-	                                     {"optimizer", required_argument, 0, 'O'},
-	                                     {"lr", required_argument, 0, 'l'},
-	                                     {"json", no_argument, 0, 'j'},
-	                                     {"profile", no_argument, 0, 'P'},
-	                                     {"timeout", required_argument, 0, 'T'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
-	int ch;
-	double timeout_s = 60;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'P': profile = 1; break;
-		case OPT_WEIGHTS: weights = optarg; break;
-		case OPT_BATCH_FILE:
-			if (nbatch_files == MAX_BATCH_FILES)
-				return pl_cli_usage("run", "--batch-file: at most %d",
-				                    MAX_BATCH_FILES);
-			batch_files[nbatch_files++] = optarg;
-			break;
-		case 'T': {
-			char *end;
-			errno = 0;
-			timeout_s = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(timeout_s > 0) || timeout_s > 1e6)
-				return pl_cli_usage(
-				    "run", "--timeout: expected seconds from 0 to 1e6, got '%s'",
-				    optarg);
-			break;
-		}
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c':
-		case OPT_ATTN:
-		case OPT_LOSS_KERN:
-		case OPT_LOSS_PAR:
-		case OPT_GRAD_DT:
-		case OPT_NORM_KERN:
-		case OPT_GEMM_DT:
-		case OPT_BN:
-		case OPT_STAGE_OUT:
-		case OPT_RESERVE: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "run");
-			if (rc)
-				return rc;
-			break;
-		}
-		case 's': strategy = optarg; break;
-		case 'b': backend = optarg; break;
-		case 'n':
-			if (pl_parse_ll(optarg, &steps) || steps < 1 || steps > 1000000)
-				return pl_cli_usage(
-				    "run", "--steps: expected a count from 1 to 1000000, got '%s'",
-				    optarg);
-			break;
-		case 'S':
-			if (pl_parse_ll(optarg, &seed) || seed < 0)
-				return pl_cli_usage(
-				    "run", "--seed: expected a non-negative integer, got '%s'",
-				    optarg);
-			break;
-		case 'O':
-			if (!strcmp(optarg, "adam"))
-				opt = PL_OPT_ADAM;
-			else if (!strcmp(optarg, "sgd"))
-				opt = PL_OPT_SGD;
-			else
-				return pl_cli_usage(
-				    "run", "--optimizer: expected adam or sgd, got '%s'", optarg);
-			break;
-		case 'l': {
-			char *end;
-			errno = 0;
-			lr = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !(lr > 0) || !isfinite(lr))
-				return pl_cli_usage(
-				    "run", "--lr: expected a positive number, got '%s'", optarg);
-			break;
-		}
-		case 'j': json = 1; break;
-		case 'h': fputs(run_help, stdout); return 0;
-		default:
-			return pl_cli_usage("run", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
-		}
+	char *end;
+	errno = 0;
+	*v = strtod(arg, &end);
+	return errno || *end || end == arg || !(*v > 0) || !(*v <= most);
+}
+
+/* One of run's own options: 0 when taken, or an exit status */
+static int run_option(int ch, const char *arg, run_args *r)
+{
+	switch (ch) {
+	case 'P': r->profile = 1; break;
+	case OPT_WEIGHTS: r->weights = arg; break;
+	case OPT_BATCH_FILE:
+		if (r->nbatch_files == MAX_BATCH_FILES)
+			return pl_cli_usage("run", "--batch-file: at most %d", MAX_BATCH_FILES);
+		r->batch_files[r->nbatch_files++] = arg;
+		break;
+	case 'T':
+		if (positive(arg, 1e6, &r->timeout_s))
+			return pl_cli_usage(
+			    "run", "--timeout: expected seconds from 0 to 1e6, got '%s'", arg);
+		break;
+	case 's': r->strategy = arg; break;
+	case 'b': r->backend = arg; break;
+	case 'n':
+		if (pl_parse_ll(arg, &r->steps) || r->steps < 1 || r->steps > 1000000)
+			return pl_cli_usage(
+			    "run", "--steps: expected a count from 1 to 1000000, got '%s'", arg);
+		break;
+	case 'S':
+		if (pl_parse_ll(arg, &r->seed) || r->seed < 0)
+			return pl_cli_usage(
+			    "run", "--seed: expected a non-negative integer, got '%s'", arg);
+		break;
+	case 'O':
+		if (!strcmp(arg, "adam"))
+			r->opt = PL_OPT_ADAM;
+		else if (!strcmp(arg, "sgd"))
+			r->opt = PL_OPT_SGD;
+		else
+			return pl_cli_usage("run", "--optimizer: expected adam or sgd, got '%s'",
+			                    arg);
+		break;
+	case 'l':
+		if (positive(arg, HUGE_VAL, &r->lr) || !isfinite(r->lr))
+			return pl_cli_usage("run", "--lr: expected a positive number, got '%s'",
+			                    arg);
+		break;
+	case 'j': r->json = 1; break;
+	}
+	return 0;
+}
+
+/* run's options read into r and checked: -1 when the run goes on, else the
+ * exit status (--help, a bad option) */
+static int run_parse(int argc, char **argv, run_args *r)
+{
+	*r = (run_args){
+	    .backend = "cpu", .steps = 3, .seed = 1, .timeout_s = 60, .opt = PL_OPT_ADAM};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_RUN, "run", run_help, &r->co);
+	int ch, rc;
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
+		if (ch == PL_CLI_STOP)
+			return a.rc;
+		if ((rc = run_option(ch, optarg, r)))
+			return rc;
 	}
 	if (optind != argc - 1)
 		return pl_cli_usage("run", "expected one MODEL file%s", "");
-	if (!strategy)
+	if (!r->strategy)
 		return pl_cli_usage("run", "--strategy CKPT is required%s", "");
-	if (strcmp(backend, "cpu") && strcmp(backend, "cuda"))
-		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", backend);
-	pl_err err;
-	pl_graph *g = NULL;
-	pl_status st = pl_cli_load_model(&g, argv[optind], &co.onnx, &err);
-	if (st)
-		return pl_cli_fail(st, &err);
-	char *text = NULL;
+	if (strcmp(r->backend, "cpu") && strcmp(r->backend, "cuda"))
+		return pl_cli_usage("run", "--backend: expected cpu or cuda, got '%s'", r->backend);
+	return -1;
+}
+
+/* A run: what it reads, what it starts, what it measures (run_free) */
+typedef struct run_ctx {
+	run_args a;
+	pl_graph *g;
+	const pl_graph *rg; /* the graph the ranks run (the plan's, g's by default) */
+	char *text;         /* the strategy file's */
+	cJSON *ck;
+	pl_run_plan run;
+	pl_cli_cost_result cr;
+	pl_plancost pc; /* the prediction the measurement is compared with */
+	pl_cluster cl;  /* its cluster */
+	int64_t D;
+	int builtin_cpu; /* predicted for the built-in cpu preset */
+	pl_backend *be;
+	pl_exec *ex;
+	pl_rdv rdv; /* under torchrun: the processes met */
+	pl_store *store;
+	long server;        /* under torchrun with cpu: Open MPI's name server, on rank 0 */
+	pl_start_values sv; /* --weights, --batch-file: read before any collective */
+	double *times, *prof;
+	long long n; /* the steps measured */
+} run_ctx;
+
+/* The start values, the plan and its price, the prediction compared with */
+static pl_status run_load(run_ctx *c, pl_err *err)
+{
+	const run_args *a = &c->a;
+	pl_status st = PL_OK;
+	if (a->weights && (st = pl_values_weights(&c->sv, a->weights, c->g, err)))
+		return st;
+	for (int k = 0; k < a->nbatch_files && !st; k++)
+		st = pl_values_batch(&c->sv, a->batch_files[k], c->g, err);
 	size_t len = 0;
-	cJSON *ck = NULL;
-	pl_run_plan run = {0};
-	pl_cli_cost_result cr = {0};
-	const pl_graph *rg = g;
-	pl_backend *be = NULL;
-	pl_exec *ex = NULL;
-	double *times = NULL, *prof = NULL, *pm;
-	pl_cluster cl;
-	pl_rdv rdv = {.listen_fd = -1, .fd = -1}; /* under torchrun: the processes met */
-	pl_store *store = NULL;
-	long server = -1;         /* under torchrun with cpu: Open MPI's name server, on rank 0 */
-	pl_start_values sv = {0}; /* --weights, --batch-file: read before any collective */
-	if (weights && (st = pl_values_weights(&sv, weights, g, &err)))
-		goto done;
-	for (int k = 0; k < nbatch_files && !st; k++)
-		st = pl_values_batch(&sv, batch_files[k], g, &err);
-	if (st)
-		goto done;
-	if ((st = pl_read_file(strategy, &text, &len, &err)))
-		goto done;
-	if ((st = pl_json_parse(text, len, strategy, &ck, &err)))
-		goto done;
-	if ((st = pl_cli_cost_one(g, ck, strategy, &co, 0, &cr, &cl, &run, &err)))
-		goto done;
-	rg = pl_run_plan_graph(&run, g);
-	pl_plancost pc = cr.pc;
-	int64_t D = pl_cluster_devices_total(&cl);
-	int bn_local = cl.bn_local; /* the plan's batch norm, run as priced */
+	if (st || (st = pl_read_file(a->strategy, &c->text, &len, err)) ||
+	    (st = pl_json_parse(c->text, len, a->strategy, &c->ck, err)) ||
+	    (st = pl_cli_cost_one(c->g, c->ck, a->strategy, &a->co, 0, &c->cr, &c->cl, &c->run,
+	                          err)))
+		return st;
+	c->rg = pl_run_plan_graph(&c->run, c->g);
+	c->pc = c->cr.pc;
+	c->D = pl_cluster_devices_total(&c->cl);
 	/* time compared with like: on the cpu backend without --cluster or
 	 * --devices, the prediction is for CPU ranks (the built-in cpu preset,
 	 * D ranks in one node), not for the GPUs the plan was made for */
-	int builtin_cpu = !co.cluster && !co.devices && strcmp(backend, "cuda");
-	if (builtin_cpu && D <= PL_MAX_DEVICES) {
+	c->builtin_cpu = !a->co.cluster && !a->co.devices && strcmp(a->backend, "cuda");
+	if (c->builtin_cpu && c->D <= PL_MAX_DEVICES) {
 		pl_cluster cpu;
 		double bubble;
-		if ((st = pl_cluster_preset(&cpu, "cpu", &err)))
-			goto done;
-		cpu.bn_local = bn_local;
-		cpu.devices_per_node = D;
+		if ((st = pl_cluster_preset(&cpu, "cpu", err)))
+			return st;
+		cpu.bn_local = c->cl.bn_local; /* the plan's batch norm, run as priced */
+		cpu.devices_per_node = c->D;
 		cpu.nodes = 1;
-		snprintf(cpu.name, sizeof cpu.name, "cpu-x%lld", (long long)D);
-		if ((st = pl_plan_price(g, ck, strategy, &cpu, &pc, &bubble, NULL, NULL, &err)))
-			goto done;
-		cl = cpu;
+		snprintf(cpu.name, sizeof cpu.name, "cpu-x%lld", (long long)c->D);
+		if ((st = pl_plan_price(c->g, c->ck, a->strategy, &cpu, &c->pc, &bubble, NULL, NULL,
+		                        err)))
+			return st;
+		c->cl = cpu;
 	}
+	return PL_OK;
+}
+
+/* The backend's ranks (one process, or one each as an MPI launcher or
+ * torchrun started them) and the executor on them */
+static pl_status run_start(run_ctx *c, int argc, char **argv, pl_err *err)
+{
+	const run_args *a = &c->a;
+	double timeout_s = a->timeout_s;
+	int64_t D = c->D;
+	pl_status st;
 	/* started by an MPI launcher (or, with cuda, torchrun) with several
 	 * processes: one rank each */
-	int cuda = !strcmp(backend, "cuda");
+	int cuda = !strcmp(a->backend, "cuda");
 	int64_t procs = pl_mpi_launched(), torch = pl_torchrun_launched();
 	if (torch > 1)
 		procs = torch;
-	if (procs > 1 && procs != D) {
-		st = pl_err_set(&err, PL_EINVAL,
-		                "run: %s is a plan for %lld devices, and %lld processes were "
-		                "started: start one per device",
-		                strategy, (long long)D, (long long)procs);
-		goto done;
-	}
+	if (procs > 1 && procs != D)
+		return pl_err_set(err, PL_EINVAL,
+		                  "run: %s is a plan for %lld devices, and %lld processes were "
+		                  "started: start one per device",
+		                  a->strategy, (long long)D, (long long)procs);
 	if (procs > 1) { /* a rank that is killed or crashes ends the job with exit 4 */
 		int guard = pl_rank_guard(timeout_s);
 		if (guard >= 0)
 			_exit(guard); /* the guard: the rank ran in its child */
 	}
-	if ((st = torch > 1
-	              ? (cuda ? backend_cuda_torchrun(&rdv, &store, timeout_s, &be, &err)
-	                      : backend_cpu_torchrun(&rdv, &store, &server, timeout_s, &be, &err))
-	          : procs > 1 ? (cuda ? pl_backend_cuda_mpi(&be, timeout_s, &err)
-	                              : pl_backend_mpi(&be, timeout_s, &err))
-	          : cuda      ? pl_backend_cuda(&be, D, timeout_s, &err)
-	                      : pl_backend_cpu(&be, D, timeout_s, &err)))
-		goto done;
-	if (pl_backend_ranks(be) != D) { /* the launcher's variables and MPI disagree */
-		st = pl_err_set(&err, PL_EINVAL,
-		                "run: MPI has %lld processes, the plan %lld devices",
-		                (long long)pl_backend_ranks(be), (long long)D);
-		goto done;
-	}
-	if (pl_backend_self(be) > 0 && quiet_stdout()) { /* rank 0 reports */
-		st = pl_err_set(&err, PL_EDEVICE, "run: cannot quiet rank %lld's output",
-		                (long long)pl_backend_self(be));
-		goto done;
-	}
-	if ((st = same_arguments(be, argc, argv, argv[optind], g, strategy, text, &err)))
-		goto done;
-	pl_exec_opts eo = {.seed = (uint64_t)seed,
-	                   .optimizer = opt,
-	                   .lr = lr,
+	pl_backend **be = &c->be;
+	if ((st = torch > 1 ? (cuda ? backend_cuda_torchrun(&c->rdv, &c->store, timeout_s, be, err)
+	                            : backend_cpu_torchrun(&c->rdv, &c->store, &c->server,
+	                                                   timeout_s, be, err))
+	          : procs > 1 ? (cuda ? pl_backend_cuda_mpi(be, timeout_s, err)
+	                              : pl_backend_mpi(be, timeout_s, err))
+	          : cuda      ? pl_backend_cuda(be, D, timeout_s, err)
+	                      : pl_backend_cpu(be, D, timeout_s, err)))
+		return st;
+	if (pl_backend_ranks(*be) != D) /* the launcher's variables and MPI disagree */
+		return pl_err_set(err, PL_EINVAL,
+		                  "run: MPI has %lld processes, the plan %lld devices",
+		                  (long long)pl_backend_ranks(*be), (long long)D);
+	if (pl_backend_self(*be) > 0 && quiet_stdout()) /* rank 0 reports */
+		return pl_err_set(err, PL_EDEVICE, "run: cannot quiet rank %lld's output",
+		                  (long long)pl_backend_self(*be));
+	if ((st = same_arguments(*be, argc, argv, argv[optind], c->g, a->strategy, c->text, err)))
+		return st;
+	pl_exec_opts eo = {.seed = (uint64_t)a->seed,
+	                   .optimizer = a->opt,
+	                   .lr = a->lr,
 	                   .fail_rank = -1,
 	                   .fail_op = -1,
-	                   .profile = profile,
-	                   .values = sv.v,
-	                   .nvalues = sv.n,
-	                   .local_batchnorm = bn_local};
+	                   .profile = a->profile,
+	                   .values = c->sv.v,
+	                   .nvalues = c->sv.n,
+	                   .local_batchnorm = c->cl.bn_local};
 	/* tests: PL_FAIL_RANK=R makes rank R fail at its first op's forward */
 	const char *fr = getenv("PL_FAIL_RANK");
 	long long frank;
@@ -542,153 +521,189 @@ int pl_cmd_run(int argc, char **argv)
 		eo.fail_rank = frank;
 		eo.fail_op = 0;
 	}
-	if ((st = pl_exec_new_job(&ex, rg, D, run.splits, &run.job, be, &eo, &err))) {
-		pl_err_prefix(&err, "%s: %s", argv[optind], strategy);
-		goto done;
-	}
-	if (!json)
-		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name, strategy,
-		       (long long)D, pl_backend_name(be), opt == PL_OPT_ADAM ? "Adam" : "SGD");
-	if (!json && (weights || nbatch_files)) /* what starts given, what drawn */
-		print_start_values(g, &sv, weights, seed);
-	if (pl_backend_self(be) <= 0)
-		pl_cli_loss_axis_note(g, argv[optind], &co.onnx);
-	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
-	long long first = steps > 1, n = steps - first;
-	if (!(times = pl_malloc(sizeof(double) * (size_t)steps)) ||
-	    !(prof = pl_calloc(4 * (size_t)g->nops + 1, sizeof *prof))) {
-		st = pl_err_set(&err, PL_ENOMEM, "run: out of memory");
-		goto done;
-	}
-	pm = prof + 2 * g->nops;
-	for (long long k = 0; k < steps; k++) {
-		stall_if_asked(be, k + 1);
-		double loss, t0 = pl_now();
-		if ((st = pl_exec_step(ex, 1, &loss, &err)))
-			goto done;
-		if (!isfinite(loss) && k == 0) { /* before any update: not the learning rate */
-			st =
-			    pl_err_set(&err, PL_EINVAL,
-			               "run: step 1: the loss is %g before any update: the model's "
-			               "forward computes it from the synthetic data and parameters "
-			               "(an op given values outside its domain)",
-			               loss);
-			goto done;
-		}
-		if (!isfinite(loss)) { /* a diverged run is not a result */
-			st = pl_err_set(
-			    &err, PL_EINVAL,
-			    "run: step %lld: the loss is %g; training diverged (learning "
-			    "rate %g: try a smaller --lr)",
-			    k + 1, loss, lr > 0 ? lr : (opt == PL_OPT_ADAM ? 1e-3 : 1e-2));
-			goto done;
-		}
-		times[k] = pl_now() - t0;
-		if (profile && k >= first) {
-			pl_exec_profile(ex, pm, pm + g->nops);
-			for (int o = 0; o < 2 * g->nops; o++)
-				prof[o] += pm[o];
-		}
-		if (json) {
-			cJSON *l = cJSON_CreateObject();
-			cJSON_AddNumberToObject(l, "step", (double)(k + 1));
-			cJSON_AddNumberToObject(l, "loss", loss);
-			cJSON_AddNumberToObject(l, "seconds", times[k]);
-			if ((st = pl_cli_json_line(l, &err)))
-				goto done;
-		} else
-			printf("step %lld  loss %.9g  %.6f s\n", k + 1, loss, times[k]);
-		fflush(stdout);
-	}
-	/* the mean, and the median and least (robust to a noisy machine) */
-	double measured = 0;
+	if ((st = pl_exec_new_job(&c->ex, c->rg, D, c->run.splits, &c->run.job, *be, &eo, err)))
+		pl_err_prefix(err, "%s: %s", argv[optind], a->strategy);
+	return st;
+}
+
+/* One step's loss: an error where it is not finite (k: the step from 0) */
+static pl_status check_loss(const run_args *a, long long k, double loss, pl_err *err)
+{
+	if (!isfinite(loss) && k == 0) /* before any update: not the learning rate */
+		return pl_err_set(err, PL_EINVAL,
+		                  "run: step 1: the loss is %g before any update: the model's "
+		                  "forward computes it from the synthetic data and parameters "
+		                  "(an op given values outside its domain)",
+		                  loss);
+	if (!isfinite(loss)) /* a diverged run is not a result */
+		return pl_err_set(err, PL_EINVAL,
+		                  "run: step %lld: the loss is %g; training diverged (learning "
+		                  "rate %g: try a smaller --lr)",
+		                  k + 1, loss,
+		                  a->lr > 0 ? a->lr : (a->opt == PL_OPT_ADAM ? 1e-3 : 1e-2));
+	return PL_OK;
+}
+
+/* The measured step (the mean, and the median and least: robust to a noisy
+ * machine) against the prediction */
+static pl_status print_measured(run_ctx *c, long long first, pl_err *err)
+{
+	long long n = c->n, steps = c->a.steps;
+	double *times = c->times, measured = 0;
 	for (long long k = first; k < steps; k++)
 		measured += times[k] / (double)n;
 	qsort(times + first, (size_t)n, sizeof *times, cmp_seconds);
 	double median =
 	    n % 2 ? times[first + n / 2] : 0.5 * (times[first + n / 2 - 1] + times[first + n / 2]);
-	if (json) {
+	if (c->a.json) {
 		cJSON *l = cJSON_CreateObject();
 		cJSON_AddNumberToObject(l, "measured_step_seconds", measured);
 		cJSON_AddNumberToObject(l, "median_step_seconds", median);
 		cJSON_AddNumberToObject(l, "min_step_seconds", times[first]);
-		cJSON_AddNumberToObject(l, "predicted_step_seconds", pc.step_s);
-		cJSON_AddStringToObject(l, "cluster", cl.name);
-		cJSON_AddNumberToObject(l, "ranks", (double)D);
-		cJSON_AddStringToObject(l, "backend", pl_backend_name(be));
-		if ((st = pl_cli_json_line(l, &err)))
-			goto done;
-	} else
-		printf(
-		    "measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
-		    "%s%s\n",
-		    measured, steps > 1 ? "2..N" : "1", median, pc.step_s, cl.name,
-		    builtin_cpu ? " (the built-in cpu preset, a 2-core VM's calibration: "
-		                  "'planner calibrate --backend cpu --ranks N' and --cluster for "
-		                  "this machine's)"
-		                : "");
-	if (profile && (st = print_profile(rg, &cl, &run, prof, (double)n, json, &err)))
-		goto done;
-	if (profile) { /* memory: the executor's peak against the plan's breakdown */
-		double mem[PL_EXEC_MEM], peak[PL_EXEC_MEM], predicted_peak = 0;
-		for (int k = 0; k < PL_EXEC_MEM; k++) /* the plan's peak less the reserve */
-			predicted_peak += cr.detail.mem[k];
-		pl_exec_memory(ex, mem);
-		pl_exec_memory_peak(ex, peak);
-		if (json) {
-			cJSON *l = cJSON_CreateObject(),
-			      *m = cJSON_AddObjectToObject(l, "memory_bytes");
-			cJSON_AddNumberToObject(
-			    l, "rank", (double)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
-			cJSON *a = cJSON_AddObjectToObject(m, "measured"),
-			      *c = cJSON_AddObjectToObject(m, "allocated"),
-			      *p = cJSON_AddObjectToObject(m, "predicted");
-			for (int k = 0; k < PL_EXEC_MEM; k++) {
-				cJSON_AddNumberToObject(a, pl_ckpt_mem_names[k], peak[k]);
-				cJSON_AddNumberToObject(c, pl_ckpt_mem_names[k], mem[k]);
-				cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], cr.detail.mem[k]);
-			}
-			/* all at once: the total, and the categories then */
-			double at[PL_EXEC_MEM];
-			cJSON *t = cJSON_AddObjectToObject(m, "peak");
-			cJSON_AddNumberToObject(t, "measured", pl_exec_memory_peak_total(ex, at));
-			cJSON_AddNumberToObject(t, "predicted", predicted_peak);
-			cJSON *tb = cJSON_AddObjectToObject(t, "measured_by_category");
-			for (int k = 0; k < PL_EXEC_MEM; k++)
-				cJSON_AddNumberToObject(tb, pl_ckpt_mem_names[k], at[k]);
-			if ((st = pl_cli_json_line(l, &err)))
-				goto done;
-		} else {
-			printf("\nmemory of rank %lld: the most live at once (as a framework's "
-			       "allocator "
-			       "counts its tensors; fp32), the buffers allocated, and the plan's "
-			       "peak-stage prediction:\n",
-			       (long long)(pl_backend_self(be) < 0 ? 0 : pl_backend_self(be)));
-			for (int k = 0; k < PL_EXEC_MEM; k++)
-				printf(
-				    "  %-17s %12.0f B   allocated %12.0f B   predicted %12.0f B\n",
-				    pl_ckpt_mem_names[k], peak[k], mem[k], cr.detail.mem[k]);
-			printf("  %-17s %12.0f B   (all at once)            predicted %12.0f B\n",
-			       "peak", pl_exec_memory_peak_total(ex, NULL), predicted_peak);
+		cJSON_AddNumberToObject(l, "predicted_step_seconds", c->pc.step_s);
+		cJSON_AddStringToObject(l, "cluster", c->cl.name);
+		cJSON_AddNumberToObject(l, "ranks", (double)c->D);
+		cJSON_AddStringToObject(l, "backend", pl_backend_name(c->be));
+		return pl_cli_json_line(l, err);
+	}
+	printf("measured step %.6f s (mean of steps %s; median %.6f s); predicted %.6f s on "
+	       "%s%s\n",
+	       measured, steps > 1 ? "2..N" : "1", median, c->pc.step_s, c->cl.name,
+	       c->builtin_cpu ? " (the built-in cpu preset, a 2-core VM's calibration: "
+	                        "'planner calibrate --backend cpu --ranks N' and --cluster for "
+	                        "this machine's)"
+	                      : "");
+	return PL_OK;
+}
+
+/* The steps, each one's loss and time printed, then the measured step */
+static pl_status run_steps(run_ctx *c, const char *model, pl_err *err)
+{
+	const run_args *a = &c->a;
+	const pl_graph *g = c->g;
+	pl_status st;
+	if (!a->json)
+		printf("model %s, plan %s: %lld ranks on the %s backend, %s\n", g->name,
+		       a->strategy, (long long)c->D, pl_backend_name(c->be),
+		       a->opt == PL_OPT_ADAM ? "Adam" : "SGD");
+	if (!a->json && (a->weights || a->nbatch_files)) /* what starts given, what drawn */
+		print_start_values(g, &c->sv, a->weights, a->seed);
+	if (pl_backend_self(c->be) <= 0)
+		pl_cli_loss_axis_note(g, model, &a->co.onnx);
+	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
+	long long steps = a->steps, first = steps > 1;
+	c->n = steps - first;
+	if (!(c->times = pl_malloc(sizeof(double) * (size_t)steps)) ||
+	    !(c->prof = pl_calloc(4 * (size_t)g->nops + 1, sizeof *c->prof)))
+		return pl_err_set(err, PL_ENOMEM, "run: out of memory");
+	double *pm = c->prof + 2 * g->nops;
+	for (long long k = 0; k < steps; k++) {
+		stall_if_asked(c->be, k + 1);
+		double loss, t0 = pl_now();
+		if ((st = pl_exec_step(c->ex, 1, &loss, err)) || (st = check_loss(a, k, loss, err)))
+			return st;
+		c->times[k] = pl_now() - t0;
+		if (a->profile && k >= first) {
+			pl_exec_profile(c->ex, pm, pm + g->nops);
+			for (int o = 0; o < 2 * g->nops; o++)
+				c->prof[o] += pm[o];
 		}
+		if (a->json) {
+			cJSON *l = cJSON_CreateObject();
+			cJSON_AddNumberToObject(l, "step", (double)(k + 1));
+			cJSON_AddNumberToObject(l, "loss", loss);
+			cJSON_AddNumberToObject(l, "seconds", c->times[k]);
+			if ((st = pl_cli_json_line(l, err)))
+				return st;
+		} else
+			printf("step %lld  loss %.9g  %.6f s\n", k + 1, loss, c->times[k]);
+		fflush(stdout);
 	}
-done:
-	free(times);
-	free(prof);
-	pl_exec_free(ex);
-	if (be)
-		pl_backend_free(be);
-	if (server > 0) {
-		kill((pid_t)server, SIGTERM);
-		waitpid((pid_t)server, NULL, 0);
+	return print_measured(c, first, err);
+}
+
+/* --profile's memory: the executor's peak against the plan's breakdown */
+static pl_status print_memory(const run_ctx *c, pl_err *err)
+{
+	const double *want = c->cr.detail.mem;
+	double mem[PL_EXEC_MEM], peak[PL_EXEC_MEM], predicted_peak = 0;
+	for (int k = 0; k < PL_EXEC_MEM; k++) /* the plan's peak less the reserve */
+		predicted_peak += want[k];
+	pl_exec_memory(c->ex, mem);
+	pl_exec_memory_peak(c->ex, peak);
+	long long rank = pl_backend_self(c->be) < 0 ? 0 : pl_backend_self(c->be);
+	if (!c->a.json) {
+		printf("\nmemory of rank %lld: the most live at once (as a framework's "
+		       "allocator "
+		       "counts its tensors; fp32), the buffers allocated, and the plan's "
+		       "peak-stage prediction:\n",
+		       rank);
+		for (int k = 0; k < PL_EXEC_MEM; k++)
+			printf("  %-17s %12.0f B   allocated %12.0f B   predicted %12.0f B\n",
+			       pl_ckpt_mem_names[k], peak[k], mem[k], want[k]);
+		printf("  %-17s %12.0f B   (all at once)            predicted %12.0f B\n", "peak",
+		       pl_exec_memory_peak_total(c->ex, NULL), predicted_peak);
+		return PL_OK;
 	}
-	pl_store_close(store);
-	pl_rdv_close(&rdv);
-	pl_run_plan_free(&run, g);
-	pl_plan_detail_free(&cr.detail);
-	cJSON_Delete(ck);
-	free(text);
-	pl_values_free(&sv);
-	pl_graph_free(g);
+	cJSON *l = cJSON_CreateObject(), *m = cJSON_AddObjectToObject(l, "memory_bytes");
+	cJSON_AddNumberToObject(l, "rank", (double)rank);
+	cJSON *a = cJSON_AddObjectToObject(m, "measured"),
+	      *al = cJSON_AddObjectToObject(m, "allocated"),
+	      *p = cJSON_AddObjectToObject(m, "predicted");
+	for (int k = 0; k < PL_EXEC_MEM; k++) {
+		cJSON_AddNumberToObject(a, pl_ckpt_mem_names[k], peak[k]);
+		cJSON_AddNumberToObject(al, pl_ckpt_mem_names[k], mem[k]);
+		cJSON_AddNumberToObject(p, pl_ckpt_mem_names[k], want[k]);
+	}
+	/* all at once: the total, and the categories then */
+	double at[PL_EXEC_MEM];
+	cJSON *t = cJSON_AddObjectToObject(m, "peak");
+	cJSON_AddNumberToObject(t, "measured", pl_exec_memory_peak_total(c->ex, at));
+	cJSON_AddNumberToObject(t, "predicted", predicted_peak);
+	cJSON *tb = cJSON_AddObjectToObject(t, "measured_by_category");
+	for (int k = 0; k < PL_EXEC_MEM; k++)
+		cJSON_AddNumberToObject(tb, pl_ckpt_mem_names[k], at[k]);
+	return pl_cli_json_line(l, err);
+}
+
+static void run_free(run_ctx *c)
+{
+	free(c->times);
+	free(c->prof);
+	pl_exec_free(c->ex);
+	if (c->be)
+		pl_backend_free(c->be);
+	if (c->server > 0) {
+		kill((pid_t)c->server, SIGTERM);
+		waitpid((pid_t)c->server, NULL, 0);
+	}
+	pl_store_close(c->store);
+	pl_rdv_close(&c->rdv);
+	pl_run_plan_free(&c->run, c->g);
+	pl_plan_detail_free(&c->cr.detail);
+	cJSON_Delete(c->ck);
+	free(c->text);
+	pl_values_free(&c->sv);
+	pl_graph_free(c->g);
+}
+
+/* planner run: options, the model, the plan priced, the ranks started, the
+ * steps run and measured, --profile's tables */
+int pl_cmd_run(int argc, char **argv)
+{
+	run_ctx c = {.rdv = {.listen_fd = -1, .fd = -1}, .server = -1};
+	int rc = run_parse(argc, argv, &c.a);
+	if (rc >= 0)
+		return rc;
+	pl_err err;
+	pl_status st = pl_cli_load_model(&c.g, argv[optind], &c.a.co.onnx, &err);
+	if (st)
+		return pl_cli_fail(st, &err);
+	c.rg = c.g;
+	if (!(st = run_load(&c, &err)) && !(st = run_start(&c, argc, argv, &err)) &&
+	    !(st = run_steps(&c, argv[optind], &err)) && c.a.profile &&
+	    !(st = print_profile(c.rg, &c.cl, &c.run, c.prof, (double)c.n, c.a.json, &err)))
+		st = print_memory(&c, &err);
+	run_free(&c);
 	return st ? pl_cli_fail(st, &err) : 0;
 }

@@ -78,6 +78,10 @@ static const char *const search_help =
     "  --ilp-edges flow|cost ilp's edge encoding: flow (default) or one cost column\n"
     "                        per edge (slower; for comparison)\n"
     "\n"
+    "The default search (no --mode, nothing of the layout given) plans per op, then\n"
+    "the whole job where that is faster or no per-op plan fits; a given --mode plans\n"
+    "per op unless one of the options below is given.\n"
+    "\n"
     "whole-job plan: any of these makes the search plan the whole job; each fixes its\n"
     "dimension and every dimension not given is searched (pipeline stages,\n"
     "micro-batches, ZeRO, recompute; MODE then plans each stage's mesh):\n"
@@ -505,9 +509,6 @@ int pl_cli_parse_max_tp(const char *arg, long long *v)
 	return pl_parse_ll(arg, v) || *v < 0 || *v > PL_MAX_DEVICES;
 }
 
-/* Long as a command is: its option table and a switch with one
- * short case per option (about 40 options), then load, search, write, print in
- * order. The work is in plan.c; --why-not and --top have functions of their own. */
 /* How long the default search (no --mode, no --time-limit) gives exact dp
  * before it plans with auto: PL_DEFAULT_DP_SECONDS, 60 s; the environment
  * variable of the same name sets another (tests). */
@@ -525,338 +526,293 @@ static double default_dp_seconds(void)
 	return v && *v && !*end && s > 0 && isfinite(s) ? s : PL_DEFAULT_DP_SECONDS;
 }
 
-int pl_cmd_search(int argc, char **argv)
+/* search's options as given */
+typedef struct search_args {
+	pl_cli_common co;
+	const char *mode, *load, *out, *dump_lp, *why_not, *framework;
+	int mode_given, json, prog, cap;
+	int cost_edges; /* --ilp-edges: -1 not given */
+	int top;        /* --top K */
+	pl_job_request jr;
+} search_args;
+
+/* --overlap-grad-reduce, --sequence-parallel */
+static int on_off_option(int ch, const char *arg, pl_job_request *jr)
 {
-	double t_cmd = pl_now(); /* --time-limit counts from here: reading the model too */
-	pl_cli_common co = {0};
-	const char *mode = "dp", *load = NULL, *out = NULL;
-	int mode_given = 0;
-	int json = 0, prog = 0, cap = 0;
-	const char *dump_lp = NULL, *why_not = NULL, *framework = NULL;
-	int cost_edges = -1; /* --ilp-edges: -1 not given */
-	int top = 0;         /* --top K */
-	pl_job_request jr = PL_JOB_REQUEST_INIT;
-	static const struct option opts[] = {
-	    ONNX_OPTIONS,
-	    {"devices", required_argument, 0, 'd'},
-	    {"job", no_argument, 0, 'J'},
-	    {"fastest", no_argument, 0, 'F'},
-	    {"pipeline-stages", required_argument, 0, 'S'},
-	    {"pp", required_argument, 0, 'S'},
-	    {"dp", required_argument, 0, OPT_DP},
-	    {"tp", required_argument, 0, OPT_TP},
-	    {"cp", required_argument, 0, OPT_CP},
-	    {"ep", required_argument, 0, OPT_EP},
-	    {"micro-batch-size", required_argument, 0, OPT_MBS},
-	    {"virtual-stages", required_argument, 0, OPT_VS},
-	    {"overlap-grad-reduce", required_argument, 0, OPT_OVERLAP},
-	    {"tp-comm-overlap", required_argument, 0, OPT_TP_OVERLAP},
-	    {"sequence-parallel", required_argument, 0, OPT_SP},
-	    {"max-tp", required_argument, 0, OPT_MAX_TP},
-	    {"replicate", required_argument, 0, OPT_REPLICATE},
-	    {"stage-cuts", required_argument, 0, OPT_STAGE_CUTS},
-	    {"framework", required_argument, 0, OPT_FRAMEWORK},
-	    {"micro-batches", required_argument, 0, 'B'},
-	    {"zero", required_argument, 0, 'Z'},
-	    {"recompute", required_argument, 0, 'R'},
-	    {"cluster", required_argument, 0, 'c'},
-	    {"memory-reserve", required_argument, 0, OPT_RESERVE},
-	    {"attention-kernel", required_argument, 0, OPT_ATTN},
-	    {"loss-kernel", required_argument, 0, OPT_LOSS_KERN},
-	    {"loss-parallel", required_argument, 0, OPT_LOSS_PAR},
-	    {"grad-dtype", required_argument, 0, OPT_GRAD_DT},
-	    {"norm-kernel", required_argument, 0, OPT_NORM_KERN},
-	    {"batch-norm", required_argument, 0, OPT_BN},
-	    {"stage-output", required_argument, 0, OPT_STAGE_OUT},
-	    {"gemm-dtype", required_argument, 0, OPT_GEMM_DT},
-	    {"mode", required_argument, 0, 'm'},
-	    {"memory-limit", required_argument, 0, 'M'},
-	    {"load", required_argument, 0, 'l'},
-	    {"time-limit", required_argument, 0, 't'},
-	    {"output", required_argument, 0, 'o'},
-	    {"json", no_argument, 0, 'j'},
-	    {"progress", no_argument, 0, 'p'},
-	    {"pareto-cap", required_argument, 0, 'P'},
-	    {"dump-lp", required_argument, 0, 'L'},
-	    {"ilp-edges", required_argument, 0, 'E'},
-	    {"why-not", required_argument, 0, OPT_WHY_NOT},
-	    {"top", required_argument, 0, OPT_TOP},
-	    {"help", no_argument, 0, 'h'},
-	    {0, 0, 0, 0}};
-	int ch;
-	opterr = 0;
-	int li = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, &li)) != -1) {
-		switch (ch) {
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c':
-		case 'M':
-		case 't':
-		case OPT_ATTN:
-		case OPT_LOSS_KERN:
-		case OPT_LOSS_PAR:
-		case OPT_GRAD_DT:
-		case OPT_NORM_KERN:
-		case OPT_GEMM_DT:
-		case OPT_BN:
-		case OPT_STAGE_OUT:
-		case OPT_RESERVE: {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "search");
-			if (rc)
-				return rc;
-			break;
-		}
-		case 'm':
-			mode = optarg;
-			mode_given = 1;
-			break;
-		case 'l': load = optarg; break;
-		case 'o': out = optarg; break;
-		case 'P': {
-			long long v;
-			if (pl_parse_ll(optarg, &v) || v < 2 || v > 1000000)
-				return pl_cli_usage(
-				    "search", "--pareto-cap %s: expected an integer >= 2", optarg);
-			cap = (int)v;
-			break;
-		}
-		case 'j': json = 1; break;
-		case OPT_WHY_NOT: why_not = optarg; break;
-		case OPT_TOP: {
-			long long v;
-			if (pl_parse_ll(optarg, &v) || v < 1 || v > PL_MAX_TOP)
-				return pl_cli_usage("search",
-				                    "--top %s: expected an integer from 1 to %d",
-				                    optarg, PL_MAX_TOP);
-			top = (int)v;
-			break;
-		}
-		case 'L': dump_lp = optarg; break;
-		case 'E':
-			if (strcmp(optarg, "flow") && strcmp(optarg, "cost"))
-				return pl_cli_usage(
-				    "search", "--ilp-edges %s: expected flow or cost", optarg);
-			cost_edges = !strcmp(optarg, "cost");
-			break;
-		case 'p': prog = 1; break;
-		case 'J': jr.all = 1; break;
-		case 'F': jr.fastest = 1; break;
-		case 'S':
-			if (pl_dim_parse(optarg, 1, 1 << 20, &jr.stages))
-				return pl_cli_usage("search",
-				                    "--%s %s: expected 'auto' or an integer >= 1",
-				                    opts[li].name, optarg);
-			break;
-		case 'B':
-			if (pl_dim_parse(optarg, 1, 1 << 30, &jr.micro_batches))
-				return pl_cli_usage("search",
-				                    "--micro-batches %s: expected 'auto' or an "
-				                    "integer >= 1",
-				                    optarg);
-			break;
-		case OPT_MAX_TP: {
-			long long v;
-			if (pl_cli_parse_max_tp(optarg, &v))
-				return pl_cli_usage("search", MAX_TP_EXPECTED, optarg);
-			jr.max_tp = pl_dim_value(v);
-			break;
-		}
-		case OPT_REPLICATE:
-			if (!strcmp(optarg, "auto"))
-				jr.replicas = pl_dim_auto();
-			else if (!strcmp(optarg, "on") || !strcmp(optarg, "off"))
-				jr.replicas = pl_dim_value(!strcmp(optarg, "on"));
-			else
-				return pl_cli_usage(
-				    "search", "--replicate %s: expected on, off or auto", optarg);
-			break;
-		case OPT_FRAMEWORK: framework = optarg; break;
-		case OPT_STAGE_CUTS: {
-			/* indexed as pl_job_opts.layer_cuts */
-			static const char *const cuts[] = {"any", "layers", "even", "uniform"};
-			int k = 0;
-			while (k < 4 && strcmp(optarg, cuts[k]))
-				k++;
-			if (k == 4)
-				return pl_cli_usage(
-				    "search",
-				    "--stage-cuts %s: expected layers, even, uniform or any",
-				    optarg);
-			jr.layer_cuts = pl_dim_value(k);
-			break;
-		}
-		case OPT_TP_OVERLAP:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
-				return pl_cli_usage(
-				    "search", "--tp-comm-overlap %s: expected on or off", optarg);
-			jr.tp_overlap = pl_dim_value(!strcmp(optarg, "on"));
-			break;
-		case OPT_OVERLAP:
-		case OPT_SP: {
-			int sp = ch == OPT_SP, auto_ok = sp && !strcmp(optarg, "auto");
-			if (strcmp(optarg, "on") && strcmp(optarg, "off") && !auto_ok)
-				return pl_cli_usage("search", "--%s %s: expected on or off%s",
-				                    sp ? "sequence-parallel"
-				                       : "overlap-grad-reduce",
-				                    optarg, sp ? " or auto" : "");
-			*(sp ? &jr.seq_parallel : &jr.overlap) =
-			    auto_ok ? pl_dim_auto() : pl_dim_value(!strcmp(optarg, "on"));
-			break;
-		}
-		case OPT_VS:
-			if (pl_dim_parse(optarg, 1, PL_JOB_MAX_VIRTUAL, &jr.virtual_stages))
-				return pl_cli_usage(
-				    "search",
-				    "--virtual-stages %s: expected 'auto' or an integer "
-				    "from 1 to %d",
-				    optarg, PL_JOB_MAX_VIRTUAL);
-			break;
-		case OPT_DP:
-		case OPT_TP:
-		case OPT_CP:
-		case OPT_EP:
-		case OPT_MBS: {
-			long long v;
-			if (pl_parse_ll(optarg, &v) || v < 1 || v > (1LL << 30))
-				return pl_cli_usage("search", "--%s %s: expected an integer >= 1",
-				                    opts[li].name, optarg);
-			*(ch == OPT_DP   ? &jr.dp
-			  : ch == OPT_TP ? &jr.tp
-			  : ch == OPT_CP ? &jr.cp
-			  : ch == OPT_EP ? &jr.ep
-			                 : &jr.micro_batch_size) = pl_dim_value(v);
-			break;
-		}
-		case 'Z':
-			if (pl_dim_parse(optarg, 0, 3, &jr.zero))
-				return pl_cli_usage(
-				    "search", "--zero %s: expected 0, 1, 2, 3 or 'auto'", optarg);
-			break;
-		case 'R':
-			if (!strcmp(optarg, "auto"))
-				jr.recompute = pl_dim_auto();
-			else if (pl_recompute_parse(optarg) < 0)
-				return pl_cli_usage(
-				    "search",
-				    "--recompute %s: expected none, full, selective or auto",
-				    optarg);
-			else
-				jr.recompute = pl_dim_value(pl_recompute_parse(optarg));
-			break;
-		case 'h': fputs(search_help, stdout); return 0;
-		default:
-			return pl_cli_usage("search", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
-		}
+	int sp = ch == OPT_SP, auto_ok = sp && !strcmp(arg, "auto");
+	if (strcmp(arg, "on") && strcmp(arg, "off") && !auto_ok)
+		return pl_cli_usage("search", "--%s %s: expected on or off%s",
+		                    sp ? "sequence-parallel" : "overlap-grad-reduce", arg,
+		                    sp ? " or auto" : "");
+	*(sp ? &jr->seq_parallel : &jr->overlap) =
+	    auto_ok ? pl_dim_auto() : pl_dim_value(!strcmp(arg, "on"));
+	return 0;
+}
+
+/* --dp, --tp, --cp, --ep, --micro-batch-size (name: the option as given) */
+static int degree_option(int ch, const char *arg, const char *name, pl_job_request *jr)
+{
+	long long v;
+	if (pl_parse_ll(arg, &v) || v < 1 || v > (1LL << 30))
+		return pl_cli_usage("search", "--%s %s: expected an integer >= 1", name, arg);
+	*(ch == OPT_DP   ? &jr->dp
+	  : ch == OPT_TP ? &jr->tp
+	  : ch == OPT_CP ? &jr->cp
+	  : ch == OPT_EP ? &jr->ep
+	                 : &jr->micro_batch_size) = pl_dim_value(v);
+	return 0;
+}
+
+/* --replicate, --stage-cuts, --recompute: a word each */
+static int word_option(int ch, const char *arg, pl_job_request *jr)
+{
+	if (ch == OPT_REPLICATE) {
+		if (!strcmp(arg, "auto"))
+			jr->replicas = pl_dim_auto();
+		else if (!strcmp(arg, "on") || !strcmp(arg, "off"))
+			jr->replicas = pl_dim_value(!strcmp(arg, "on"));
+		else
+			return pl_cli_usage("search", "--replicate %s: expected on, off or auto",
+			                    arg);
+		return 0;
 	}
+	if (ch == OPT_STAGE_CUTS) {
+		/* indexed as pl_job_opts.layer_cuts */
+		static const char *const cuts[] = {"any", "layers", "even", "uniform"};
+		int k = 0;
+		while (k < 4 && strcmp(arg, cuts[k]))
+			k++;
+		if (k == 4)
+			return pl_cli_usage(
+			    "search", "--stage-cuts %s: expected layers, even, uniform or any",
+			    arg);
+		jr->layer_cuts = pl_dim_value(k);
+		return 0;
+	}
+	if (!strcmp(arg, "auto"))
+		jr->recompute = pl_dim_auto();
+	else if (pl_recompute_parse(arg) < 0)
+		return pl_cli_usage("search",
+		                    "--recompute %s: expected none, full, selective or auto", arg);
+	else
+		jr->recompute = pl_dim_value(pl_recompute_parse(arg));
+	return 0;
+}
+
+/* One of the options of a whole-job plan (--job, --pp, --dp, --zero, ...;
+ * name: the option as given): 0 when taken, an exit status, or -1 when ch
+ * is not one of them. */
+static int job_option(int ch, const char *arg, const char *name, pl_job_request *jr)
+{
+	long long v;
+	switch (ch) {
+	case 'J': jr->all = 1; return 0;
+	case 'F': jr->fastest = 1; return 0;
+	case 'S':
+		if (pl_dim_parse(arg, 1, 1 << 20, &jr->stages))
+			return pl_cli_usage("search", "--%s %s: expected 'auto' or an integer >= 1",
+			                    name, arg);
+		return 0;
+	case 'B':
+		if (pl_dim_parse(arg, 1, 1 << 30, &jr->micro_batches))
+			return pl_cli_usage(
+			    "search", "--micro-batches %s: expected 'auto' or an integer >= 1",
+			    arg);
+		return 0;
+	case OPT_MAX_TP:
+		if (pl_cli_parse_max_tp(arg, &v))
+			return pl_cli_usage("search", MAX_TP_EXPECTED, arg);
+		jr->max_tp = pl_dim_value(v);
+		return 0;
+	case OPT_VS:
+		if (pl_dim_parse(arg, 1, PL_JOB_MAX_VIRTUAL, &jr->virtual_stages))
+			return pl_cli_usage("search",
+			                    "--virtual-stages %s: expected 'auto' or an integer "
+			                    "from 1 to %d",
+			                    arg, PL_JOB_MAX_VIRTUAL);
+		return 0;
+	case 'Z':
+		if (pl_dim_parse(arg, 0, 3, &jr->zero))
+			return pl_cli_usage("search", "--zero %s: expected 0, 1, 2, 3 or 'auto'",
+			                    arg);
+		return 0;
+	case OPT_TP_OVERLAP:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return pl_cli_usage("search", "--tp-comm-overlap %s: expected on or off", arg);
+		jr->tp_overlap = pl_dim_value(!strcmp(arg, "on"));
+		return 0;
+	case OPT_OVERLAP:
+	case OPT_SP: return on_off_option(ch, arg, jr);
+	case OPT_DP:
+	case OPT_TP:
+	case OPT_CP:
+	case OPT_EP:
+	case OPT_MBS: return degree_option(ch, arg, name, jr);
+	case OPT_REPLICATE:
+	case OPT_STAGE_CUTS:
+	case 'R': return word_option(ch, arg, jr);
+	}
+	return -1;
+}
+
+/* search's options but the shared ones and a whole job's: 0 when taken, or
+ * an exit status */
+static int search_option(int ch, const char *arg, search_args *s)
+{
+	long long v;
+	switch (ch) {
+	case 'm':
+		s->mode = arg;
+		s->mode_given = 1;
+		break;
+	case 'l': s->load = arg; break;
+	case 'o': s->out = arg; break;
+	case 'P':
+		if (pl_parse_ll(arg, &v) || v < 2 || v > 1000000)
+			return pl_cli_usage("search", "--pareto-cap %s: expected an integer >= 2",
+			                    arg);
+		s->cap = (int)v;
+		break;
+	case 'j': s->json = 1; break;
+	case OPT_WHY_NOT: s->why_not = arg; break;
+	case OPT_TOP:
+		if (pl_parse_ll(arg, &v) || v < 1 || v > PL_MAX_TOP)
+			return pl_cli_usage("search", "--top %s: expected an integer from 1 to %d",
+			                    arg, PL_MAX_TOP);
+		s->top = (int)v;
+		break;
+	case 'L': s->dump_lp = arg; break;
+	case 'E':
+		if (strcmp(arg, "flow") && strcmp(arg, "cost"))
+			return pl_cli_usage("search", "--ilp-edges %s: expected flow or cost", arg);
+		s->cost_edges = !strcmp(arg, "cost");
+		break;
+	case 'p': s->prog = 1; break;
+	case OPT_FRAMEWORK: s->framework = arg; break;
+	}
+	return 0;
+}
+
+/* search's options read into s: -1 when the search goes on, else the exit
+ * status (--help, a bad option) */
+static int search_parse(int argc, char **argv, search_args *s)
+{
+	*s = (search_args){.mode = "dp", .cost_edges = -1, .jr = PL_JOB_REQUEST_INIT};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_SEARCH, "search", search_help, &s->co);
+	int ch;
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
+		if (ch == PL_CLI_STOP)
+			return a.rc;
+		int rc = job_option(ch, optarg, a.longs[a.li].name, &s->jr);
+		if (rc < 0)
+			rc = search_option(ch, optarg, s);
+		if (rc)
+			return rc;
+	}
+	return -1;
+}
+
+/* The options together, and the plan's options from them (po): -1 when the
+ * search goes on, else the exit status */
+static int search_check(const search_args *s, int argc, pl_plan_opts *po)
+{
 	if (optind != argc - 1)
 		return pl_cli_usage("search", "expected one MODEL file%s",
 		                    optind < argc - 1 ? ", got more" : "");
-	if (dump_lp && strcmp(mode, "ilp"))
+	if (s->dump_lp && strcmp(s->mode, "ilp"))
 		return pl_cli_usage("search", "--dump-lp goes with --mode ilp%s", "");
-	if (cost_edges >= 0 && strcmp(mode, "ilp"))
+	if (s->cost_edges >= 0 && strcmp(s->mode, "ilp"))
 		return pl_cli_usage("search", "--ilp-edges goes with --mode ilp%s", "");
 	char modes[128];
-	if (!pl_searcher_get(mode))
-		return pl_cli_usage("search", "--mode %s: expected one of %s", mode,
+	if (!pl_searcher_get(s->mode))
+		return pl_cli_usage("search", "--mode %s: expected one of %s", s->mode,
 		                    pl_searcher_names(modes, sizeof modes));
 	pl_err err = {{0}};
-	pl_plan_opts po = {.mode = mode};
-	if (pl_plan_opts_job(&po, &jr, 0, &err))
+	*po = (pl_plan_opts){.mode = s->mode};
+	if (pl_plan_opts_job(po, &s->jr, 0, &err))
 		return pl_cli_usage("search", "%s", err.msg);
-	if (framework && (top || why_not || load))
+	if (s->framework && (s->top || s->why_not || s->load))
 		return pl_cli_usage("search", "--framework plans alone: without %s",
-		                    top       ? "--top"
-		                    : why_not ? "--why-not"
-		                              : "--load");
-	if (top && !po.job)
+		                    s->top       ? "--top"
+		                    : s->why_not ? "--why-not"
+		                                 : "--load");
+	if (s->top && !po->job)
 		return pl_cli_usage("search",
 		                    "--top ranks whole-job configurations: it goes with --job or a "
 		                    "fixed dimension (--pp, --dp, --tp, --zero, ...)%s",
 		                    "");
-	if (top && why_not)
+	if (s->top && s->why_not)
 		return pl_cli_usage("search", "--top and --why-not: one at a time%s", "");
-	if (framework) {
+	if (s->framework) {
 		int known = 0;
 		for (int i = 0; i < pl_export_count(); i++)
-			known |= !strcmp(framework, pl_export_name(i));
+			known |= !strcmp(s->framework, pl_export_name(i));
 		if (!known)
 			return pl_cli_usage("search",
 			                    "--framework %s: expected megatron, nemo, torchtitan, "
 			                    "deepspeed, megatron-deepspeed or mindformers",
-			                    framework);
+			                    s->framework);
 	}
+	return -1;
+}
 
-	pl_graph *g = NULL;
-	cJSON *ck = NULL, *loaded = NULL;
-	cJSON *fw_defaults = NULL; /* search.framework_defaults */
-	char *text = NULL, *txt = NULL;
-	pl_cluster cl;
-	pl_status st;
-	size_t len;
-	double secs = 0;
-	if ((st = pl_cli_load_model(&g, argv[optind], &co.onnx, &err)) ||
-	    (st = pl_cli_resolve_cluster(&co, &cl, &err)))
-		goto cleanup;
-	if (framework) {
-		/* the framework's pricing defaults, an option given kept */
-		unsigned given = (co.attention ? 1u << PL_FW_PRICE_ATTENTION : 0) |
-		                 (co.loss ? 1u << PL_FW_PRICE_LOSS : 0) |
-		                 (co.loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
-		                 (co.grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
-		                 (co.norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
-		                 (co.bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
-		                 (jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0);
-		if ((st = pl_export_defaults(framework, given, &cl, &jr, &fw_defaults, &err)))
-			goto cleanup;
-	}
-	if (load) {
-		if ((st = pl_read_file(load, &text, &len, &err)))
-			goto cleanup;
-		if ((st = pl_json_parse(text, len, load, &loaded, &err)))
-			goto cleanup;
-		po.keep = loaded;
-		po.keep_where = load;
-	}
-	pl_search_opts lim = pl_cli_common_search_opts(&co, &cl);
-	po.so = (pl_search_opts){.memory_limit = lim.memory_limit,
-	                         .time_limit_s = lim.time_limit_s,
-	                         .pareto_cap = cap,
-	                         .dump_lp = dump_lp,
-	                         .ilp_cost_edges = cost_edges > 0,
-	                         .progress = prog || isatty(2) ? on_progress : NULL};
+/* --framework: its pricing defaults on the cluster and the request, an
+ * option given kept; *defaults what it set (search.framework_defaults) */
+static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defaults, pl_err *err)
+{
+	const pl_cli_common *co = &s->co;
+	unsigned given = (co->attention ? 1u << PL_FW_PRICE_ATTENTION : 0) |
+	                 (co->loss ? 1u << PL_FW_PRICE_LOSS : 0) |
+	                 (co->loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
+	                 (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
+	                 (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
+	                 (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
+	                 (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0);
+	return pl_export_defaults(s->framework, given, cl, &s->jr, defaults, err);
+}
+
+/* The search within the time it has (t_cmd: the command's start): the
+ * default search (no --mode) bounded, with auto's fall-back where exact dp
+ * does not end or finds the graph too entangled. */
+static pl_status search_run(pl_graph *g, const pl_cluster *cl, search_args *s, pl_plan_opts *po,
+                            double t_cmd, cJSON **ck, double *secs, pl_err *err)
+{
+	pl_search_opts lim = pl_cli_common_search_opts(&s->co, cl);
+	po->so = (pl_search_opts){.memory_limit = lim.memory_limit,
+	                          .time_limit_s = lim.time_limit_s,
+	                          .pareto_cap = s->cap,
+	                          .dump_lp = s->dump_lp,
+	                          .ilp_cost_edges = s->cost_edges > 0,
+	                          .progress = s->prog || isatty(2) ? on_progress : NULL};
 	/* the default search is bounded: exact dp for at most default_dp_seconds
 	 * (unless --time-limit says otherwise), then auto's plan */
-	double bound = !mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
+	double bound = !s->mode_given && !(lim.time_limit_s > 0) ? default_dp_seconds() : 0;
 	double search_t0 = pl_now();
 	if (bound > 0)
-		po.so.time_limit_s = bound;
+		po->so.time_limit_s = bound;
 	else /* every phase gets what is left of --time-limit */
-		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+		po->so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
 	/* the default search with --time-limit, a per-op plan: exact dp gets
 	 * PL_DEFAULT_DP_SHARE of what is left, auto's fall-back the rest (a
 	 * whole-job search keeps its best plan at the limit: all of it) */
-	double share = !mode_given && !framework && !po.job && lim.time_limit_s > 0
-	                   ? PL_DEFAULT_DP_SHARE * po.so.time_limit_s
+	double share = !s->mode_given && !s->framework && !po->job && lim.time_limit_s > 0
+	                   ? PL_DEFAULT_DP_SHARE * po->so.time_limit_s
 	                   : 0;
 	if (share > 0)
-		po.so.time_limit_s = share;
+		po->so.time_limit_s = share;
 	/* a per-op plan: auto's fall-back runs on the problem dp failed on, in
 	 * what is left of the limit (without one, as below: auto from the start) */
 	int fell_back = 0;
 	if (share > 0) {
-		po.fallback = 1;
-		po.fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
-		po.fell_back = &fell_back;
+		po->fallback = 1;
+		po->fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
+		po->fell_back = &fell_back;
 	}
-	st = framework ? pl_export_search(g, &cl, &po, &jr, framework, &ck, &secs, &err)
-	               : pl_plan_search(g, &cl, &po, &ck, &secs, &err);
-	po.fallback = 0;
+	pl_status st = s->framework
+	                   ? pl_export_search(g, cl, po, &s->jr, s->framework, ck, secs, err)
+	                   : pl_plan_search(g, cl, po, ck, secs, err);
+	po->fallback = 0;
 	if (fell_back == 1)
 		fprintf(stderr,
 		        "planner: note: exact dp did not end within %.3g s (%g %% of the time "
@@ -869,8 +825,8 @@ int pl_cmd_search(int argc, char **argv)
 	/* without --time-limit (a per-op plan or a whole job), or a whole job
 	 * with one whose dp found the graph too entangled: auto from the start */
 	int timed_out = st == PL_ETIMEOUT && bound > 0;
-	if (st && !framework && !mode_given && !share &&
-	    (timed_out || strstr(err.msg, "too entangled for exact dp"))) {
+	if (st && !s->framework && !s->mode_given && !share &&
+	    (timed_out || strstr(err->msg, "too entangled for exact dp"))) {
 		/* the default search plans every graph: dp where its tables stay
 		 * small and it ends in time, else auto's fall-back (rec and a local
 		 * search, the gap to a lower bound said) */
@@ -884,40 +840,32 @@ int pl_cmd_search(int argc, char **argv)
 		else
 			fprintf(stderr,
 			        "planner: note: %s; the default search plans it with --mode auto\n",
-			        err.msg);
-		po.mode = "auto";
-		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
-		st = pl_plan_search(g, &cl, &po, &ck, &secs, &err);
+			        err->msg);
+		po->mode = "auto";
+		po->so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
+		st = pl_plan_search(g, cl, po, ck, secs, err);
+	}
+	/* the default search's space is the whole job's: a per-op plan is its
+	 * point of one stage and micro-batch without ZeRO or recompute */
+	if (!s->framework && !s->mode_given && !s->top && !s->why_not) {
+		/* without --time-limit, bounded as the per-op search is */
+		po->so.time_limit_s = bound > 0 ? bound : pl_time_left(t_cmd, lim.time_limit_s);
+		st = pl_plan_whole_job(g, cl, po, &s->jr, 0, st, ck, secs, err);
 	}
 	if (st == PL_ETIMEOUT && lim.time_limit_s > 0 && search_t0 - t_cmd > 0) {
 		/* the searcher names the time it was given: what was left */
-		size_t n = strlen(err.msg);
-		snprintf(err.msg + n, sizeof err.msg - n,
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n,
 		         " (--time-limit %g s counts from the command's start; the search began "
 		         "%.3g s into it, after reading the model)",
 		         lim.time_limit_s, search_t0 - t_cmd);
 	}
-	/* the default search's space is the whole job's: a per-op plan is its
-	 * point of one stage and micro-batch without ZeRO or recompute */
-	if (!framework && !mode_given && !top && !why_not) {
-		/* without --time-limit, bounded as the per-op search is */
-		po.so.time_limit_s = bound > 0 ? bound : pl_time_left(t_cmd, lim.time_limit_s);
-		st = pl_plan_whole_job(g, &cl, &po, &jr, 0, st, &ck, &secs, &err);
-	}
-	if (st)
-		goto cleanup;
-	if (fw_defaults) {
-		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(ck, "search"),
-		                      "framework_defaults", fw_defaults);
-		fw_defaults = NULL;
-	}
-	/* the default search, nothing of the layout given: plain data
-	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
-	if (!framework && !mode_given && !jr.fastest && !load && !dump_lp && !top && !why_not) {
-		po.so.time_limit_s = pl_time_left(t_cmd, lim.time_limit_s);
-		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, &secs);
-	}
-	/* propagate: where fronts met, and what it costs */
+	return st;
+}
+
+/* propagate: where fronts met, and what it costs */
+static void print_conflicts(const cJSON *ck)
+{
 	const cJSON *conf;
 	cJSON_ArrayForEach (conf,
 	                    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "conflicts")) {
@@ -929,35 +877,96 @@ int pl_cmd_search(int argc, char **argv)
 		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "tensor")),
 		        cJSON_GetNumberValue(cJSON_GetObjectItem(conf, "seconds")));
 	}
-	if (!(txt = pl_cli_doc_text(ck))) {
-		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-		goto cleanup;
+}
+
+/* The plan written (-o) and said: --why-not's or --top's answer, else the
+ * summary and the table, or (--json) the checkpoint */
+static pl_status search_print(int argc, char **argv, pl_graph *g, const pl_cluster *cl,
+                              pl_plan_opts *po, const search_args *s, cJSON *ck, double secs,
+                              pl_err *err)
+{
+	print_conflicts(ck);
+	char *txt = pl_cli_doc_text(ck);
+	pl_status st = PL_OK;
+	if (!txt)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	if (s->out && (st = pl_output_write(s->out, txt, err)))
+		goto done;
+	if (s->why_not) {
+		st = search_why_not(argc, argv, s->why_not, s->out, txt, s->json, err);
+		goto done;
 	}
-	if (out && (st = pl_output_write(out, txt, &err)))
-		goto cleanup;
-	if (why_not) {
-		st = search_why_not(argc, argv, why_not, out, txt, json, &err);
-		goto cleanup;
-	}
-	if (top) {
-		st = search_top(g, &cl, &po, ck, top, out, json, &err);
-		goto cleanup;
+	if (s->top) {
+		st = search_top(g, cl, po, ck, s->top, s->out, s->json, err);
+		goto done;
 	}
 	/* with the plan on standard output (-o -, -o /dev/stdout) the summary
 	 * goes to standard error, so that the output stays one JSON document */
-	FILE *say = out && pl_output_is_stdout(out) ? stderr : stdout;
-	if (json) {
+	FILE *say = s->out && pl_output_is_stdout(s->out) ? stderr : stdout;
+	if (s->json) {
 		if (say == stdout)
 			fputs(txt, stdout);
 	} else {
 		pl_cli_print_totals(ck, say);
 		fprintf(say, "search took %.3f s\n", secs);
 		pl_cli_print_table(ck, say, 60);
-		if (out)
-			fprintf(say, "wrote %s\n", out);
+		if (s->out)
+			fprintf(say, "wrote %s\n", s->out);
 	}
-cleanup:
+done:
 	free(txt);
+	return st;
+}
+
+/* planner search: options, model and cluster, the search (the default
+ * search's whole job in search_run), then its simpler plan, the plan written
+ * and printed */
+int pl_cmd_search(int argc, char **argv)
+{
+	double t_cmd = pl_now(); /* --time-limit counts from here: reading the model too */
+	search_args s;
+	pl_plan_opts po;
+	int rc = search_parse(argc, argv, &s);
+	if (rc >= 0 || (rc = search_check(&s, argc, &po)) >= 0)
+		return rc;
+	pl_err err = {{0}};
+	pl_graph *g = NULL;
+	cJSON *ck = NULL, *loaded = NULL;
+	cJSON *fw_defaults = NULL; /* search.framework_defaults */
+	char *text = NULL;
+	pl_cluster cl;
+	pl_status st;
+	size_t len;
+	double secs = 0;
+	if ((st = pl_cli_load_model(&g, argv[optind], &s.co.onnx, &err)) ||
+	    (st = pl_cli_resolve_cluster(&s.co, &cl, &err)))
+		goto cleanup;
+	if (s.framework && (st = framework_defaults(&s, &cl, &fw_defaults, &err)))
+		goto cleanup;
+	if (s.load) {
+		if ((st = pl_read_file(s.load, &text, &len, &err)))
+			goto cleanup;
+		if ((st = pl_json_parse(text, len, s.load, &loaded, &err)))
+			goto cleanup;
+		po.keep = loaded;
+		po.keep_where = s.load;
+	}
+	if ((st = search_run(g, &cl, &s, &po, t_cmd, &ck, &secs, &err)))
+		goto cleanup;
+	if (fw_defaults) {
+		cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(ck, "search"),
+		                      "framework_defaults", fw_defaults);
+		fw_defaults = NULL;
+	}
+	/* the default search, nothing of the layout given: plain data
+	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
+	int plain = !s.framework && !s.mode_given && !s.load && !s.dump_lp && !s.top && !s.why_not;
+	if (plain && !s.jr.fastest) {
+		po.so.time_limit_s = pl_time_left(t_cmd, s.co.tlimit);
+		pl_plan_prefer_dp(g, &cl, &po, &s.jr, &ck, &secs);
+	}
+	st = search_print(argc, argv, g, &cl, &po, &s, ck, secs, &err);
+cleanup:
 	cJSON_Delete(fw_defaults);
 	cJSON_Delete(ck);
 	cJSON_Delete(loaded);

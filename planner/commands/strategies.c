@@ -8,38 +8,20 @@ static const char *const strategies_help =
     "Prints the candidate strategies of one op as JSON: for each, the MindSpore-style\n"
     "per-input split tuples, its compute and communication seconds and its memory per device.\n"
     "They are the candidates 'planner search' chooses from: on a cluster of several nodes\n"
-    "a tensor-parallel cut stays inside one unless --max-tp N says otherwise (0: any).\n"
-    "MODEL may be an ONNX file: --batch N, --loss, --const and --dropout as for\n"
-    "'planner import'.\n";
+    "a tensor-parallel cut stays inside one unless --max-tp N says otherwise (0: "
+    "any).\n" PL_HELP_ONNX_MODEL;
 
 int pl_cmd_strategies(int argc, char **argv)
 {
 	pl_cli_common co = {0};
 	const char *opname = NULL;
 	pl_job limits = {0};
-	static const struct option opts[] = {ONNX_OPTIONS,
-	                                     {"devices", required_argument, 0, 'd'},
-	                                     {"cluster", required_argument, 0, 'c'},
-	                                     {"op", required_argument, 0, 'o'},
-	                                     {"max-tp", required_argument, 0, OPT_MAX_TP},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_STRATEGIES, "strategies", strategies_help, &co);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
-		case OPT_BATCH:
-		case OPT_LOSS:
-		case OPT_CONST:
-		case OPT_DROPOUT:
-		case OPT_LOSS_AXIS:
-		case 'd':
-		case 'c': {
-			int rc = pl_cli_common_opt(ch, optarg, &co, "strategies");
-			if (rc)
-				return rc;
-			break;
-		}
+		case PL_CLI_STOP: return a.rc;
 		case 'o': opname = optarg; break;
 		case OPT_MAX_TP: {
 			long long v;
@@ -48,10 +30,6 @@ int pl_cmd_strategies(int argc, char **argv)
 			limits.max_tp = v > 0 ? v : -1;
 			break;
 		}
-		case 'h': fputs(strategies_help, stdout); return 0;
-		default:
-			return pl_cli_usage("strategies", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1 || !opname)

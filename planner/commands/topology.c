@@ -86,22 +86,15 @@ int pl_cmd_topology(int argc, char **argv)
 {
 	const char *xml = NULL, *out = NULL;
 	int json = 0;
-	static const struct option opts[] = {{"xml", required_argument, 0, 'x'},
-	                                     {"output", required_argument, 0, 'o'},
-	                                     {"json", no_argument, 0, 'j'},
-	                                     {"help", no_argument, 0, 'h'},
-	                                     {0, 0, 0, 0}};
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_TOPOLOGY, "topology", help, NULL);
 	int ch;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
 		case 'x': xml = optarg; break;
 		case 'o': out = optarg; break;
 		case 'j': json = 1; break;
-		case 'h': fputs(help, stdout); return 0;
-		default:
-			return pl_cli_usage("topology", "unknown or incomplete option '%s'",
-			                    argv[optind - 1]);
 		}
 	}
 	if (optind != argc)
