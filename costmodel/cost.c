@@ -536,12 +536,16 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 	}
 }
 
+static void node_memo_parts(const pl_problem *p, int op, const int64_t *split, pl_nodeparts *out);
+
 void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out)
 {
 	const pl_nodeparts *known = p->parts ? p->parts[p->op_class[op_index]] : NULL;
 	int k = known ? candidate_of(p, op_index, split) : -1;
 	if (k >= 0)
 		*out = known[k];
+	else if (p->memo)
+		node_memo_parts(p, op_index, split, out);
 	else
 		node_parts(p, op_index, split, out, NULL);
 }
@@ -700,6 +704,213 @@ void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
 	edge_scratch(p, e, src_split, dst_split, times, bk);
 }
 
+/* ---- the memo of prices from scratch (pl_problem_memo) ---- */
+
+/* slots per table at most (entries up to three quarters of them): then it
+ * starts afresh. Edges: 24 bytes a slot and the entry's key (the two
+ * splits); nodes: also their parts (320 bytes). rec's whole-job search of
+ * GPT-3 13B on 16 devices keeps at most 3,700 edges and 100 nodes a point. */
+#define MEMO_EDGES (1u << 20)
+#define MEMO_NODES (1u << 16)
+
+typedef struct memo_slot {
+	uint64_t h;
+	uint32_t key; /* 1 + the offset of its key words in keys; 0: free */
+	uint32_t val; /* the offset of its value in vals */
+	int32_t cls;
+} memo_slot;
+
+/* One table: per key (a class and its splits' words) a value of width
+ * doubles. */
+typedef struct memo_tab {
+	memo_slot *slot;
+	size_t cap, n; /* cap: a power of two */
+	int64_t *keys;
+	size_t nkeys, capkeys;
+	double *vals;
+	size_t nvals, capvals, width, max;
+} memo_tab;
+
+/* edges: a price; nodes: their parts (doubles alone) */
+_Static_assert(sizeof(pl_nodeparts) % sizeof(double) == 0, "pl_nodeparts: doubles");
+struct pl_cost_memo {
+	memo_tab edge, node;
+};
+
+static void memo_tab_free(memo_tab *t)
+{
+	free(t->slot);
+	free(t->keys);
+	free(t->vals);
+}
+
+static int memo_tab_init(memo_tab *t, size_t width, size_t max)
+{
+	*t = (memo_tab){.cap = 1024, .width = width, .max = max};
+	return (t->slot = pl_calloc(t->cap, sizeof *t->slot)) ? 0 : -1;
+}
+
+static uint64_t memo_hash(int cls, const int64_t *s, int ns, const int64_t *d, int nd)
+{
+	uint64_t h = pl_hash_bytes(PL_HASH_SEED, &cls, sizeof cls);
+	h = pl_hash_bytes(h, s, sizeof *s * (size_t)ns);
+	return pl_hash_bytes(h, d, sizeof *d * (size_t)nd);
+}
+
+/* the slot of the key (s then d, ns + nd words), or the free slot where it
+ * would go */
+static memo_slot *memo_find(const memo_tab *t, uint64_t h, int cls, const int64_t *s, int ns,
+                            const int64_t *d, int nd)
+{
+	for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		memo_slot *q = &t->slot[i];
+		if (!q->key)
+			return q;
+		const int64_t *k = t->keys + (q->key - 1);
+		if (q->h == h && q->cls == cls && !memcmp(k, s, sizeof *s * (size_t)ns) &&
+		    !memcmp(k + ns, d, sizeof *d * (size_t)nd))
+			return q;
+	}
+}
+
+static int memo_grow(memo_tab *t)
+{
+	memo_slot *old = t->slot, *ns = pl_calloc(2 * t->cap, sizeof *ns);
+	if (!ns)
+		return -1;
+	size_t oc = t->cap;
+	t->slot = ns;
+	t->cap *= 2;
+	for (size_t i = 0; i < oc; i++)
+		if (old[i].key) {
+			size_t j = old[i].h & (t->cap - 1);
+			while (ns[j].key)
+				j = (j + 1) & (t->cap - 1);
+			ns[j] = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+/* at least n more elements of size each at *buf (len used, cap room) */
+static int memo_reserve(void **buf, size_t *cap, size_t len, size_t n, size_t size)
+{
+	if (len + n <= *cap)
+		return 0;
+	size_t c = 2 * (*cap + n);
+	void *b = pl_realloc(*buf, size * c);
+	if (!b)
+		return -1;
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
+/* room for one more entry of len key words: the table doubled at three
+ * quarters full, or emptied at its most slots. 0, or -1 out of memory. */
+static int memo_room(memo_tab *t, size_t len)
+{
+	if (4 * (t->n + 1) > 3 * t->cap) {
+		if (t->cap >= t->max) {
+			memset(t->slot, 0, sizeof *t->slot * t->cap);
+			t->n = t->nkeys = t->nvals = 0;
+		} else if (memo_grow(t))
+			return -1;
+	}
+	if (memo_reserve((void **)&t->keys, &t->capkeys, t->nkeys, len, sizeof *t->keys) ||
+	    memo_reserve((void **)&t->vals, &t->capvals, t->nvals, t->width, sizeof *t->vals))
+		return -1;
+	return 0;
+}
+
+/* the value kept for the key, or NULL; *h receives the key's hash */
+static const double *memo_get(const memo_tab *t, uint64_t *h, int cls, const int64_t *s, int ns,
+                              const int64_t *d, int nd)
+{
+	*h = memo_hash(cls, s, ns, d, nd);
+	const memo_slot *q = memo_find(t, *h, cls, s, ns, d, nd);
+	return q->key ? t->vals + q->val : NULL;
+}
+
+/* keeps v (width doubles) for the key (left out when out of memory) */
+static void memo_put(memo_tab *t, uint64_t h, int cls, const int64_t *s, int ns, const int64_t *d,
+                     int nd, const double *v)
+{
+	if (memo_room(t, (size_t)(ns + nd)))
+		return;
+	memo_slot *q = memo_find(t, h, cls, s, ns, d, nd);
+	memcpy(t->keys + t->nkeys, s, sizeof *s * (size_t)ns);
+	memcpy(t->keys + t->nkeys + ns, d, sizeof *d * (size_t)nd);
+	memcpy(t->vals + t->nvals, v, sizeof *v * t->width);
+	*q = (memo_slot){
+	    .h = h, .key = (uint32_t)(t->nkeys + 1), .val = (uint32_t)t->nvals, .cls = cls};
+	t->nkeys += (size_t)(ns + nd);
+	t->nvals += t->width;
+	t->n++;
+}
+
+int pl_problem_memo(pl_problem *p, int on)
+{
+	struct pl_cost_memo *m = p->memo;
+	if (!on) {
+		if (m) {
+			memo_tab_free(&m->edge);
+			memo_tab_free(&m->node);
+			free(m);
+			p->memo = NULL;
+		}
+		return 0;
+	}
+	if (m)
+		return 0;
+	m = pl_calloc(1, sizeof *m);
+	if (!m || memo_tab_init(&m->edge, 1, MEMO_EDGES) ||
+	    memo_tab_init(&m->node, sizeof(pl_nodeparts) / sizeof(double), MEMO_NODES)) {
+		if (m) {
+			memo_tab_free(&m->edge);
+			memo_tab_free(&m->node);
+		}
+		free(m);
+		return -1;
+	}
+	p->memo = m;
+	return 0;
+}
+
+/* edge e from scratch, through p's memo when on */
+static double edge_memo_scratch(const pl_problem *p, int e, const int64_t *src_split,
+                                const int64_t *dst_split)
+{
+	if (!p->memo)
+		return edge_scratch(p, e, src_split, dst_split, 0, NULL);
+	const pl_edge *ed = &p->edges[e];
+	memo_tab *t = &p->memo->edge;
+	int cls = p->edge_class[e], ns = p->g->ops[ed->src_op].spec.nloops,
+	    nd = p->g->ops[ed->dst_op].spec.nloops;
+	uint64_t h;
+	const double *v = memo_get(t, &h, cls, src_split, ns, dst_split, nd);
+	if (v)
+		return *v;
+	double x = edge_scratch(p, e, src_split, dst_split, 0, NULL);
+	memo_put(t, h, cls, src_split, ns, dst_split, nd, &x);
+	return x;
+}
+
+/* op's parts from scratch through p's memo (on) */
+static void node_memo_parts(const pl_problem *p, int op, const int64_t *split, pl_nodeparts *out)
+{
+	memo_tab *t = &p->memo->node;
+	int cls = p->op_class[op], nl = p->g->ops[op].spec.nloops;
+	uint64_t h;
+	const double *v = memo_get(t, &h, cls, split, nl, NULL, 0);
+	if (v) {
+		memcpy(out, v, sizeof *out);
+		return;
+	}
+	node_parts(p, op, split, out, NULL);
+	memo_put(t, h, cls, split, nl, NULL, 0, (const double *)out);
+}
+
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
 {
 	const pl_edge *ed = &p->edges[e];
@@ -710,7 +921,7 @@ double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const 
 		if (b >= 0)
 			return tab[(size_t)a * (size_t)p->nstrat[ed->dst_op] + (size_t)b];
 	}
-	return edge_scratch(p, e, src_split, dst_split, 0, NULL);
+	return edge_memo_scratch(p, e, src_split, dst_split);
 }
 
 /* ---- the problem ---- */
@@ -719,6 +930,7 @@ void pl_problem_free(pl_problem *p)
 {
 	if (!p)
 		return;
+	pl_problem_memo(p, 0);
 	for (int o = 0; o < p->nops; o++) {
 		int own = !p->op_class || p->op_class[o] == o;
 		if (p->strat && own)
@@ -1384,8 +1596,8 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 			return NULL;
 		}
 		int nl = p->g->ops[o].spec.nloops;
-		for (int s = 0; s < p->nstrat[o]; s++) {
-			pl_cost_node_parts(p, o, p->strat[o] + (size_t)s * nl, &pt[s]);
+		for (int s = 0; s < p->nstrat[o]; s++) { /* (threads build these: no memo) */
+			node_parts(p, o, p->strat[o] + (size_t)s * nl, &pt[s], NULL);
 			pl_cost_fold(p, o, &pt[s], &n[s]);
 		}
 		p->parts[o] = pt;
