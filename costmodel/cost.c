@@ -374,53 +374,62 @@ static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *spl
 		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + la) / e + lw);
 }
 
-/* pl_cost_node_parts from scratch; with bk, the communication a step of the
- * job runs (comm_times_of) booked there */
-static void node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out,
-                       pl_commbook *bk)
+/* An op's work (pl_opwork, into w) and its kernels' times of one
+ * micro-batch (out's fwd_s and bwd_s): at the device's rates, a fused
+ * attention at its kernel's measured rate, a calibrated kernel at its own,
+ * a linear layer in FP8 as Transformer Engine runs it (*f8: 1 + its
+ * weight's slot, else 0; *f8_in: its activation input's local bytes). */
+static void node_kernels(const pl_problem *p, int op_index, const int64_t *split, pl_opwork *w,
+                         pl_nodeparts *out, int *f8, double *f8_in)
 {
-	comm_times ct = {0};
-	if (bk)
-		comm_times_of(p, op_index, &ct);
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
 	const pl_cluster *c = p->c;
-	pl_opwork w;
-	memset(&w, 0, sizeof w);
-	w.fused_loss = c->loss_fused;
-	w.unfused_norm = c->norm_unfused;
-	w.local_bn = c->bn_local;
-	pl_op_rule_get(op->type)->work(g, op, split, &w);
+	memset(w, 0, sizeof *w);
+	w->fused_loss = c->loss_fused;
+	w->unfused_norm = c->norm_unfused;
+	w->local_bn = c->bn_local;
+	pl_op_rule_get(op->type)->work(g, op, split, w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	pl_cost_work_seconds(c, dt, &w, &out->fwd_s, &out->bwd_s);
+	pl_cost_work_seconds(c, dt, w, &out->fwd_s, &out->bwd_s);
 	double rf = 0, rb = 0; /* a fused attention at its kernel's measured rate */
-	if (w.attn_head_dim > 0 && c->attention_kernel[0] && dt != PL_DT_FLOAT32) {
-		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w.attn_causal,
-		                       w.attn_head_dim, w.attn_seq);
-		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w.attn_causal,
-		                       w.attn_head_dim, w.attn_seq);
+	if (w->attn_head_dim > 0 && c->attention_kernel[0] && dt != PL_DT_FLOAT32) {
+		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w->attn_causal,
+		                       w->attn_head_dim, w->attn_seq);
+		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w->attn_causal,
+		                       w->attn_head_dim, w->attn_seq);
 	}
 	if (rf > 0 && rb > 0) {
-		out->fwd_s = w.gemm_flops_fwd / rf + w.kernels_fwd * c->kernel_overhead_s;
-		out->bwd_s = w.gemm_flops_bwd > 0
-		                 ? w.gemm_flops_bwd / rb + w.kernels_bwd * c->kernel_overhead_s
+		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s;
+		out->bwd_s = w->gemm_flops_bwd > 0
+		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s
 		                 : 0;
 	} else if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
 	}
-	int f8 = p->fp8 ? p->fp8[op_index] : 0; /* 1 + its weight's slot */
-	double f8_in = 0;
-	if (f8)
-		fp8_kernels(p, op, split, f8 - 1, &w, out, &f8_in);
+	*f8 = p->fp8 ? p->fp8[op_index] : 0; /* 1 + its weight's slot */
+	*f8_in = 0;
+	if (*f8)
+		fp8_kernels(p, op, split, *f8 - 1, w, out, f8_in);
 	out->fwd_s /= pl_fit(c->fit_compute);
 	out->bwd_s /= pl_fit(c->fit_compute);
-	out->act_bytes = w.saved_bytes;
-	if (p->kept) { /* a saved activation counts once, at its producer */
+}
+
+/* The activations an op keeps for its backward (act_bytes; a saved
+ * activation counts once, at its producer) and its first output's bytes
+ * (out_bytes, what a checkpoint keeps). */
+static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *split,
+                           const pl_opwork *w, int f8, double f8_in, pl_nodeparts *out)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[op_index];
+	out->act_bytes = w->saved_bytes;
+	if (p->kept) {
 		pl_layout l;
 		for (int i = 0; i < op->ninputs; i++) {
-			if (!(w.saves_in >> i & 1))
+			if (!(w->saves_in >> i & 1))
 				continue;
 			if (g->tensors[op->in[i]].producer >= 0) {
 				pl_op_input_layout(g, op, split, p->devices, i, &l);
@@ -434,7 +443,7 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 			pl_op_output_layout(g, op, split, p->devices, i, &l);
 			double ob = pl_layout_local_bytes(&l);
 			int t = op->out[i];
-			out->act_bytes += (p->kept[t] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0) +
+			out->act_bytes += (p->kept[t] ? ob : 0) - (w->saves_out >> i & 1 ? ob : 0) +
 			                  (p->kept_fp8 && p->kept_fp8[t]
 			                       ? ob / pl_dtype_bytes(g->tensors[t].dtype)
 			                       : 0);
@@ -445,28 +454,108 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		pl_op_output_layout(g, op, split, p->devices, 0, &ol);
 		out->out_bytes = pl_layout_local_bytes(&ol);
 	}
-	out->act_bytes *= pl_fit(c->fit_memory);
-	out->out_bytes *= pl_fit(c->fit_memory);
+	out->act_bytes *= pl_fit(p->c->fit_memory);
+	out->out_bytes *= pl_fit(p->c->fit_memory);
+}
+
+/* The state, gradient sync and optimizer of param input i that op owns, by
+ * ZeRO level over the r ranks that hold the same shard (its gradient's
+ * all-reduce group): 1 shards the optimizer state (reduce-scatter of the
+ * accumulated gradients and all-gather of the updated weights once a step,
+ * as Megatron's distributed optimizer), 2 also the gradients (held as
+ * partitions, so every micro-batch's are reduce-scattered into them), 3
+ * also the weights (gathered again in every micro-batch's forward and
+ * backward, and never after the step). f8: as node_kernels. */
+static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *split, int i, int f8,
+                        const comm_times *ct, pl_commbook *bk, pl_nodeparts *out)
+{
+	const pl_graph *g = p->g;
+	const pl_cluster *c = p->c;
+	const pl_tensor *pt = &g->tensors[op->in[i]];
+	pl_layout gl;
+	pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
+	double bytes = pl_layout_local_bytes(&gl);
+	double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
+	adam_bytes(pt->dtype, c->grads_param_dtype, &grad, &state, &traffic);
+	double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
+	pl_prim ar;
+	double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
+	if (pl_layout_partial_allreduce(&gl, &ar)) {
+		r = (double)ar.group_size;
+		pl_prim ag = ar; /* the weights gathered in their own dtype */
+		ag.kind = PL_PRIM_ALL_GATHER;
+		t_ag = bucketed_cost(c, &ag, ct->all_gather, bk);
+		ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
+		pl_prim rs = ar;
+		rs.kind = PL_PRIM_REDUCE_SCATTER;
+		t_ar = bucketed_cost(c, &ar, ct->all_reduce, bk);
+		t_rs = bucketed_cost(c, &rs, ct->reduce_scatter, bk);
+	}
+	if (f8 && i == f8 - 1) {
+		/* Transformer Engine's FP8 copies of the weight and of its
+		 * transpose (Hopper's FP8 GEMMs take only the TN layout), cast
+		 * once a step and cached over the micro-batches
+		 * (is_first_microbatch), with one launch a step for the amax and
+		 * scale update */
+		double fb = 2 * elems, fz[PL_ZERO_LEVELS] = {fb, fb, fb, fb / r};
+		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+			out->state_bytes[z] += fz[z];
+			out->weight_bytes[z] += fz[z];
+			out->opt_s[z] += ((bytes + fb) / (c->memory_bandwidth * c->bw_eff) +
+			                  2 * c->kernel_overhead_s) /
+			                 pl_fit(c->fit_compute);
+		}
+	}
+	double sb = elems * state;
+	out->state_bytes[0] += bytes + gb + sb;
+	out->state_bytes[1] += bytes + gb + sb / r;
+	out->state_bytes[2] += bytes + gb / r + sb / r;
+	out->state_bytes[3] += bytes / r + gb / r + sb / r;
+	for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+		out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
+		out->grad_bytes[z] += z >= 2 ? gb / r : gb;
+	}
+	out->sync_s[0] += t_ar;
+	out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
+	out->reduce_step_s[0] += t_ar;
+	out->reduce_step_s[1] += r > 1 ? t_rs : 0;
+	out->grad_step_bytes += gb;
+	out->sync_s[2] += r > 1 ? t_ag : 0;
+	out->reduce_s += r > 1 ? t_rs : 0;
+	out->gather_s += 2 * t_ag;
+	double fc = pl_fit(c->fit_compute);
+	out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
+	for (int z = 1; z < PL_ZERO_LEVELS; z++)
+		out->opt_s[z] += (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
+}
+
+/* pl_cost_node_parts from scratch; with bk, the communication a step of the
+ * job runs (comm_times_of) booked there */
+static void node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out,
+                       pl_commbook *bk)
+{
+	comm_times ct = {0};
+	if (bk)
+		comm_times_of(p, op_index, &ct);
+	const pl_op *op = &p->g->ops[op_index];
+	pl_opwork w;
+	int f8;
+	double f8_in;
+	node_kernels(p, op_index, split, &w, out, &f8, &f8_in);
+	node_act_bytes(p, op_index, split, &w, f8, f8_in, out);
 	out->scratch_fwd = w.scratch_fwd;
 	out->scratch_bwd = w.scratch_bwd;
 	for (int k = 0; k < w.ncoll; k++) {
 		pl_prim pr;
 		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr)) {
-			double t =
-			    prim_cost(c, &pr, w.coll[k].backward ? ct.coll_bwd : ct.coll_fwd, bk);
+			double t = prim_cost(p->c, &pr,
+			                     w.coll[k].backward ? ct.coll_bwd : ct.coll_fwd, bk);
 			out->coll_s += t;
 			if (!w.coll[k].backward)
 				out->coll_fwd_s += t;
 		}
 	}
-	/* params this op owns: state memory, gradient sync, optimizer, by ZeRO
-	 * level over the r ranks that hold the same shard (its gradient's
-	 * all-reduce group): 1 shards the optimizer state (reduce-scatter of the
-	 * accumulated gradients and all-gather of the updated weights once a
-	 * step, as Megatron's distributed optimizer), 2 also the gradients (held
-	 * as partitions, so every micro-batch's are reduce-scattered into them),
-	 * 3 also the weights (gathered again in every micro-batch's forward and
-	 * backward, and never after the step) */
+	/* params this op owns (each once) */
 	for (int i = 0; i < op->ninputs; i++) {
 		int t = op->in[i];
 		if (p->param_owner[t] != op_index)
@@ -474,65 +563,8 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		int first = 1;
 		for (int j = 0; j < i; j++)
 			first &= op->in[j] != t;
-		if (!first)
-			continue;
-		const pl_tensor *pt = &g->tensors[t];
-		pl_layout gl;
-		pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
-		double bytes = pl_layout_local_bytes(&gl);
-		double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
-		adam_bytes(pt->dtype, c->grads_param_dtype, &grad, &state, &traffic);
-		double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
-		pl_prim ar;
-		double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
-		if (pl_layout_partial_allreduce(&gl, &ar)) {
-			r = (double)ar.group_size;
-			pl_prim ag = ar; /* the weights gathered in their own dtype */
-			ag.kind = PL_PRIM_ALL_GATHER;
-			t_ag = bucketed_cost(c, &ag, ct.all_gather, bk);
-			ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
-			pl_prim rs = ar;
-			rs.kind = PL_PRIM_REDUCE_SCATTER;
-			t_ar = bucketed_cost(c, &ar, ct.all_reduce, bk);
-			t_rs = bucketed_cost(c, &rs, ct.reduce_scatter, bk);
-		}
-		if (f8 && i == f8 - 1) {
-			/* Transformer Engine's FP8 copies of the weight and of its
-			 * transpose (Hopper's FP8 GEMMs take only the TN layout),
-			 * cast once a step and cached over the micro-batches
-			 * (is_first_microbatch), with one launch a step for the
-			 * amax and scale update */
-			double fb = 2 * elems, fz[PL_ZERO_LEVELS] = {fb, fb, fb, fb / r};
-			for (int z = 0; z < PL_ZERO_LEVELS; z++) {
-				out->state_bytes[z] += fz[z];
-				out->weight_bytes[z] += fz[z];
-				out->opt_s[z] += ((bytes + fb) / (c->memory_bandwidth * c->bw_eff) +
-				                  2 * c->kernel_overhead_s) /
-				                 pl_fit(c->fit_compute);
-			}
-		}
-		double sb = elems * state;
-		out->state_bytes[0] += bytes + gb + sb;
-		out->state_bytes[1] += bytes + gb + sb / r;
-		out->state_bytes[2] += bytes + gb / r + sb / r;
-		out->state_bytes[3] += bytes / r + gb / r + sb / r;
-		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
-			out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
-			out->grad_bytes[z] += z >= 2 ? gb / r : gb;
-		}
-		out->sync_s[0] += t_ar;
-		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
-		out->reduce_step_s[0] += t_ar;
-		out->reduce_step_s[1] += r > 1 ? t_rs : 0;
-		out->grad_step_bytes += gb;
-		out->sync_s[2] += r > 1 ? t_ag : 0;
-		out->reduce_s += r > 1 ? t_rs : 0;
-		out->gather_s += 2 * t_ag;
-		double fc = pl_fit(c->fit_compute);
-		out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
-		for (int z = 1; z < PL_ZERO_LEVELS; z++)
-			out->opt_s[z] +=
-			    (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
+		if (first)
+			param_parts(p, op, split, i, f8, &ct, bk, out);
 	}
 }
 
@@ -1393,17 +1425,10 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 	return pl_problem_new_job(out, g, c, NULL, err);
 }
 
-/* Long: a problem is built in one order, each step needing the
- * ones before: the job's settings and recompute flags, the edges, the param
- * owners, the kept activations, the op classes, then each class's candidates
- * (kept to the fixed degrees). */
-pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
-                             const pl_job *job, pl_err *err)
+/* The job's settings (the recompute flags copied): 0, or -1 out of
+ * memory. */
+static int problem_job(pl_problem *p, const pl_job *job)
 {
-	pl_status st = PL_OK;
-	pl_problem *p = pl_calloc(1, sizeof *p);
-	if (!p)
-		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
 	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
@@ -1411,22 +1436,27 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->job.overlap = job && job->overlap;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {
-		uint8_t *rc = pl_malloc((size_t)g->nops + 1);
-		if (!rc) {
-			free(p);
-			return pl_err_set(err, PL_ENOMEM, "out of memory");
-		}
-		memcpy(rc, job->recompute, (size_t)g->nops);
+		uint8_t *rc = pl_malloc((size_t)p->g->nops + 1);
+		if (!rc)
+			return -1;
+		memcpy(rc, job->recompute, (size_t)p->g->nops);
 		p->job.recompute = rc;
 	}
 	if (job) {
 		p->job.degrees = job->degrees;
 		p->job.max_tp = job->max_tp;
 	}
-	p->g = g;
-	p->c = c;
-	p->devices = pl_cluster_devices_total(c);
-	p->nops = g->nops;
+	p->job.replicas = job ? job->replicas : PL_REPLICAS_AUTO;
+	return 0;
+}
+
+/* The per-op and per-edge arrays (at most one edge per op input), the
+ * model span, whether replicated cuts are candidates, and the loop roles
+ * and streamed loops where the degrees or the model span need them: 0, or
+ * -1 out of memory. */
+static int problem_arrays(pl_problem *p)
+{
+	const pl_graph *g = p->g;
 	int maxe = 0;
 	for (int o = 0; o < g->nops; o++)
 		maxe += g->ops[o].ninputs;
@@ -1440,33 +1470,35 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->edge_tab = pl_calloc((size_t)maxe + 1, sizeof *p->edge_tab);
 	p->param_owner = pl_malloc(sizeof *p->param_owner * (size_t)(g->ntensors + 1));
 	if (!p->nstrat || !p->strat || !p->node || !p->parts || !p->op_edges || !p->op_nedges ||
-	    !p->edges || !p->edge_tab || !p->param_owner) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
-	}
+	    !p->edges || !p->edge_tab || !p->param_owner)
+		return -1;
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
-	p->max_model = model_span(&p->job, c, p->devices);
-	p->job.replicas = job ? job->replicas : PL_REPLICAS_AUTO;
+	p->max_model = model_span(&p->job, p->c, p->devices);
 	p->replicas =
 	    !pl_degrees_any(&p->job.degrees) &&
 	    (p->job.replicas == PL_REPLICAS_ALL ||
 	     (p->job.replicas == PL_REPLICAS_AUTO && p->devices <= PL_REPLICAS_AUTO_DEVICES));
 	if (pl_degrees_any(&p->job.degrees) || p->max_model > 0) {
 		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
-		if (!p->roles || pl_loop_roles(g, p->roles)) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!p->roles || pl_loop_roles(g, p->roles))
+			return -1;
 	}
 	if (p->job.degrees.seq_parallel == PL_SEQ_PAR_OFF ||
 	    (p->job.degrees.seq_parallel == PL_SEQ_PAR_AUTO && p->job.degrees.tp > 1)) {
 		p->stream = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
-		if (!p->stream || pl_stream_loops(g, p->roles, p->stream)) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!p->stream || pl_stream_loops(g, p->roles, p->stream))
+			return -1;
 	}
+	return 0;
+}
+
+/* The edges (an activation from its producer; a param from the first op
+ * that reads it, its owner, to each other reader; data none) and each op's
+ * incident edges: 0, or -1 out of memory. */
+static int problem_edges(pl_problem *p)
+{
+	const pl_graph *g = p->g;
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		for (int i = 0; i < op->ninputs; i++) {
@@ -1503,10 +1535,8 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	}
 	for (int o = 0; o < g->nops; o++) {
 		p->op_edges[o] = pl_malloc(sizeof(int) * (size_t)(p->op_nedges[o] + 1));
-		if (!p->op_edges[o]) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!p->op_edges[o])
+			return -1;
 		p->op_nedges[o] = 0;
 	}
 	for (int e = 0; e < p->nedges; e++) {
@@ -1515,64 +1545,82 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		if (d != s)
 			p->op_edges[d][p->op_nedges[d]++] = e;
 	}
-	if (keep_saved(p)) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
+	return 0;
+}
+
+/* Class representative o's candidates: its annotation alone, else its
+ * splits over the devices (replicated ones too where the problem offers
+ * them), kept to the fixed degrees. */
+static pl_status problem_candidates(pl_problem *p, int o, pl_err *err)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[o];
+	int nl = op->spec.nloops > 0 ? op->spec.nloops : 1;
+	if (op->has_strategy) {
+		pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
+		if (cs) {
+			pl_err_prefix(err,
+			              "%s: op '%s': the annotated strategy does not fit "
+			              "%lld devices",
+			              g->path, op->name, (long long)p->devices);
+			return cs;
+		}
+		p->nstrat[o] = 1;
+		p->strat[o] = pl_calloc((size_t)nl, sizeof(int64_t));
+		if (!p->strat[o])
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		memcpy(p->strat[o], op->strategy, sizeof(int64_t) * (size_t)op->spec.nloops);
+		return PL_OK;
 	}
-	if (classify_ops_and_edges(p)) {
+	/* with data parallelism fixed, an op with no batch to cut (a weight's
+	 * transpose) is cut over one data-parallel group and replicated over
+	 * the groups */
+	int64_t dev = p->devices, dp = p->job.degrees.dp;
+	if (p->roles && dp > 1 && dev % dp == 0 &&
+	    !pl_op_can_cut_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
+		dev /= dp;
+	pl_op tmp;
+	const pl_op *cv = cut_view(p, o, &tmp);
+	int n = pl_op_enumerate(cv, dev, NULL, 0);
+	p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
+	if (!p->strat[o])
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	p->nstrat[o] = pl_op_enumerate(cv, dev, p->strat[o], n);
+	if (p->replicas && n > 0 && add_replicated(p, o, pl_split_product(op, p->strat[o])) < 0)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return p->roles ? keep_degrees(p, o, err) : PL_OK;
+}
+
+/* A problem is built in one order, each step needing the ones before: the
+ * job's settings and recompute flags, the edges, the param owners, the kept
+ * activations, the op classes, then each class's candidates (kept to the
+ * fixed degrees). */
+pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
+                             const pl_job *job, pl_err *err)
+{
+	pl_status st = PL_OK;
+	pl_problem *p = pl_calloc(1, sizeof *p);
+	if (!p)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	p->g = g;
+	p->c = c;
+	p->devices = pl_cluster_devices_total(c);
+	if (problem_job(p, job)) {
+		free(p);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	p->nops = g->nops;
+	if (problem_arrays(p) || problem_edges(p) || keep_saved(p) || classify_ops_and_edges(p)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	for (int o = 0; o < g->nops; o++) {
-		const pl_op *op = &g->ops[o];
-		int nl = op->spec.nloops > 0 ? op->spec.nloops : 1;
 		if (p->op_class[o] != o) { /* same candidates as its class */
 			p->nstrat[o] = p->nstrat[p->op_class[o]];
 			p->strat[o] = p->strat[p->op_class[o]];
 			continue;
 		}
-		if (op->has_strategy) {
-			pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
-			if (cs) {
-				pl_err_prefix(err,
-				              "%s: op '%s': the annotated strategy does not fit "
-				              "%lld devices",
-				              g->path, op->name, (long long)p->devices);
-				st = cs;
-				goto cleanup;
-			}
-			p->nstrat[o] = 1;
-			p->strat[o] = pl_calloc((size_t)nl, sizeof(int64_t));
-			if (!p->strat[o]) {
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
-				goto cleanup;
-			}
-			memcpy(p->strat[o], op->strategy,
-			       sizeof(int64_t) * (size_t)op->spec.nloops);
-			continue;
-		}
-		/* with data parallelism fixed, an op with no batch to cut (a weight's
-		 * transpose) is cut over one data-parallel group and replicated
-		 * over the groups */
-		int64_t dev = p->devices, dp = p->job.degrees.dp;
-		if (p->roles && dp > 1 && dev % dp == 0 &&
-		    !pl_op_can_cut_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
-			dev /= dp;
-		pl_op tmp;
-		const pl_op *cv = cut_view(p, o, &tmp);
-		int n = pl_op_enumerate(cv, dev, NULL, 0);
-		p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
-		if (!p->strat[o]) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		p->nstrat[o] = pl_op_enumerate(cv, dev, p->strat[o], n);
-		if (p->replicas && n > 0 &&
-		    add_replicated(p, o, pl_split_product(op, p->strat[o])) < 0) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		if (p->roles && (st = keep_degrees(p, o, err)))
+		if ((st = problem_candidates(p, o, err)))
 			goto cleanup;
 	}
 	*out = p;
