@@ -1840,16 +1840,23 @@ fail:
 
 /* Prices the rows rows[i0..i1) of the distinct producer layouts. Per
  * consumer matrix it keeps the refinement against the current row's matrix
- * (ftag: which one) and the row's layout put on it (etag: which row). */
+ * (ftag: which one) and the row's layout put on it (etag: which row); per
+ * consumer layout, its input and gradient layouts put on the refinement
+ * against the current row's matrix (btag: which matrix; rows come by
+ * matrix, so a run of rows shares them). */
 static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
-	size_t n = (size_t)j->ndm + 1;
+	size_t n = (size_t)j->ndm + 1, nb = (size_t)j->ndu + 1;
 	pl_refinement *f = pl_malloc(sizeof *f * n);
-	pl_layout *on = pl_malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
-	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n);
-	int cached = f && on && ftag && etag;
+	pl_layout *on = pl_malloc(sizeof *on * 2 * n);  /* the row's layout, and without partials */
+	pl_layout *dg = pl_malloc(sizeof *dg * 2 * nb); /* consumer layouts put on f */
+	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n),
+	    *btag = pl_malloc(sizeof *btag * nb);
+	int cached = f && on && dg && ftag && etag && btag;
 	for (int c = 0; cached && c < j->ndm; c++)
 		ftag[c] = etag[c] = -1;
+	for (int b = 0; cached && b < j->ndu; b++)
+		btag[b] = -1;
 	for (int i = i0; i < i1; i++) {
 		int a = j->rows[i], cs = j->smi[a];
 		for (int b = 0; b < j->ndu; b++) {
@@ -1872,18 +1879,22 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 				on[2 * cd + 1].partial = 0;
 				etag[cd] = a;
 			}
-			pl_layout d, g;
-			pl_refine_layout(&f[cd], 1, dst, &d);
-			if (j->rg)
-				pl_refine_layout(&f[cd], 1, grad, &g);
-			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &d, &g, j->rg,
-			                    j->fwd_times);
+			if (btag[b] != cs) {
+				pl_refine_layout(&f[cd], 1, dst, &dg[2 * b]);
+				if (j->rg)
+					pl_refine_layout(&f[cd], 1, grad, &dg[2 * b + 1]);
+				btag[b] = cs;
+			}
+			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &dg[2 * b],
+			                    &dg[2 * b + 1], j->rg, j->fwd_times);
 		}
 	}
 	free(f);
 	free(on);
+	free(dg);
 	free(ftag);
 	free(etag);
+	free(btag);
 }
 
 /* spreads the priced pairs over the candidates and publishes the table */
