@@ -374,53 +374,62 @@ static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *spl
 		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + la) / e + lw);
 }
 
-/* pl_cost_node_parts from scratch; with bk, the communication a step of the
- * job runs (comm_times_of) booked there */
-static void node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out,
-                       pl_commbook *bk)
+/* An op's work (pl_opwork, into w) and its kernels' times of one
+ * micro-batch (out's fwd_s and bwd_s): at the device's rates, a fused
+ * attention at its kernel's measured rate, a calibrated kernel at its own,
+ * a linear layer in FP8 as Transformer Engine runs it (*f8: 1 + its
+ * weight's slot, else 0; *f8_in: its activation input's local bytes). */
+static void node_kernels(const pl_problem *p, int op_index, const int64_t *split, pl_opwork *w,
+                         pl_nodeparts *out, int *f8, double *f8_in)
 {
-	comm_times ct = {0};
-	if (bk)
-		comm_times_of(p, op_index, &ct);
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
 	const pl_cluster *c = p->c;
-	pl_opwork w;
-	memset(&w, 0, sizeof w);
-	w.fused_loss = c->loss_fused;
-	w.unfused_norm = c->norm_unfused;
-	w.local_bn = c->bn_local;
-	pl_op_rule_get(op->type)->work(g, op, split, &w);
+	memset(w, 0, sizeof *w);
+	w->fused_loss = c->loss_fused;
+	w->unfused_norm = c->norm_unfused;
+	w->local_bn = c->bn_local;
+	pl_op_rule_get(op->type)->work(g, op, split, w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	pl_cost_work_seconds(c, dt, &w, &out->fwd_s, &out->bwd_s);
+	pl_cost_work_seconds(c, dt, w, &out->fwd_s, &out->bwd_s);
 	double rf = 0, rb = 0; /* a fused attention at its kernel's measured rate */
-	if (w.attn_head_dim > 0 && c->attention_kernel[0] && dt != PL_DT_FLOAT32) {
-		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w.attn_causal,
-		                       w.attn_head_dim, w.attn_seq);
-		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w.attn_causal,
-		                       w.attn_head_dim, w.attn_seq);
+	if (w->attn_head_dim > 0 && c->attention_kernel[0] && dt != PL_DT_FLOAT32) {
+		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w->attn_causal,
+		                       w->attn_head_dim, w->attn_seq);
+		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w->attn_causal,
+		                       w->attn_head_dim, w->attn_seq);
 	}
 	if (rf > 0 && rb > 0) {
-		out->fwd_s = w.gemm_flops_fwd / rf + w.kernels_fwd * c->kernel_overhead_s;
-		out->bwd_s = w.gemm_flops_bwd > 0
-		                 ? w.gemm_flops_bwd / rb + w.kernels_bwd * c->kernel_overhead_s
+		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s;
+		out->bwd_s = w->gemm_flops_bwd > 0
+		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s
 		                 : 0;
 	} else if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
 	}
-	int f8 = p->fp8 ? p->fp8[op_index] : 0; /* 1 + its weight's slot */
-	double f8_in = 0;
-	if (f8)
-		fp8_kernels(p, op, split, f8 - 1, &w, out, &f8_in);
+	*f8 = p->fp8 ? p->fp8[op_index] : 0; /* 1 + its weight's slot */
+	*f8_in = 0;
+	if (*f8)
+		fp8_kernels(p, op, split, *f8 - 1, w, out, f8_in);
 	out->fwd_s /= pl_fit(c->fit_compute);
 	out->bwd_s /= pl_fit(c->fit_compute);
-	out->act_bytes = w.saved_bytes;
-	if (p->kept) { /* a saved activation counts once, at its producer */
+}
+
+/* The activations an op keeps for its backward (act_bytes; a saved
+ * activation counts once, at its producer) and its first output's bytes
+ * (out_bytes, what a checkpoint keeps). */
+static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *split,
+                           const pl_opwork *w, int f8, double f8_in, pl_nodeparts *out)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[op_index];
+	out->act_bytes = w->saved_bytes;
+	if (p->kept) {
 		pl_layout l;
 		for (int i = 0; i < op->ninputs; i++) {
-			if (!(w.saves_in >> i & 1))
+			if (!(w->saves_in >> i & 1))
 				continue;
 			if (g->tensors[op->in[i]].producer >= 0) {
 				pl_op_input_layout(g, op, split, p->devices, i, &l);
@@ -434,7 +443,7 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 			pl_op_output_layout(g, op, split, p->devices, i, &l);
 			double ob = pl_layout_local_bytes(&l);
 			int t = op->out[i];
-			out->act_bytes += (p->kept[t] ? ob : 0) - (w.saves_out >> i & 1 ? ob : 0) +
+			out->act_bytes += (p->kept[t] ? ob : 0) - (w->saves_out >> i & 1 ? ob : 0) +
 			                  (p->kept_fp8 && p->kept_fp8[t]
 			                       ? ob / pl_dtype_bytes(g->tensors[t].dtype)
 			                       : 0);
@@ -445,28 +454,108 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		pl_op_output_layout(g, op, split, p->devices, 0, &ol);
 		out->out_bytes = pl_layout_local_bytes(&ol);
 	}
-	out->act_bytes *= pl_fit(c->fit_memory);
-	out->out_bytes *= pl_fit(c->fit_memory);
+	out->act_bytes *= pl_fit(p->c->fit_memory);
+	out->out_bytes *= pl_fit(p->c->fit_memory);
+}
+
+/* The state, gradient sync and optimizer of param input i that op owns, by
+ * ZeRO level over the r ranks that hold the same shard (its gradient's
+ * all-reduce group): 1 shards the optimizer state (reduce-scatter of the
+ * accumulated gradients and all-gather of the updated weights once a step,
+ * as Megatron's distributed optimizer), 2 also the gradients (held as
+ * partitions, so every micro-batch's are reduce-scattered into them), 3
+ * also the weights (gathered again in every micro-batch's forward and
+ * backward, and never after the step). f8: as node_kernels. */
+static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *split, int i, int f8,
+                        const comm_times *ct, pl_commbook *bk, pl_nodeparts *out)
+{
+	const pl_graph *g = p->g;
+	const pl_cluster *c = p->c;
+	const pl_tensor *pt = &g->tensors[op->in[i]];
+	pl_layout gl;
+	pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
+	double bytes = pl_layout_local_bytes(&gl);
+	double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
+	adam_bytes(pt->dtype, c->grads_param_dtype, &grad, &state, &traffic);
+	double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
+	pl_prim ar;
+	double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
+	if (pl_layout_partial_allreduce(&gl, &ar)) {
+		r = (double)ar.group_size;
+		pl_prim ag = ar; /* the weights gathered in their own dtype */
+		ag.kind = PL_PRIM_ALL_GATHER;
+		t_ag = bucketed_cost(c, &ag, ct->all_gather, bk);
+		ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
+		pl_prim rs = ar;
+		rs.kind = PL_PRIM_REDUCE_SCATTER;
+		t_ar = bucketed_cost(c, &ar, ct->all_reduce, bk);
+		t_rs = bucketed_cost(c, &rs, ct->reduce_scatter, bk);
+	}
+	if (f8 && i == f8 - 1) {
+		/* Transformer Engine's FP8 copies of the weight and of its
+		 * transpose (Hopper's FP8 GEMMs take only the TN layout), cast
+		 * once a step and cached over the micro-batches
+		 * (is_first_microbatch), with one launch a step for the amax and
+		 * scale update */
+		double fb = 2 * elems, fz[PL_ZERO_LEVELS] = {fb, fb, fb, fb / r};
+		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+			out->state_bytes[z] += fz[z];
+			out->weight_bytes[z] += fz[z];
+			out->opt_s[z] += ((bytes + fb) / (c->memory_bandwidth * c->bw_eff) +
+			                  2 * c->kernel_overhead_s) /
+			                 pl_fit(c->fit_compute);
+		}
+	}
+	double sb = elems * state;
+	out->state_bytes[0] += bytes + gb + sb;
+	out->state_bytes[1] += bytes + gb + sb / r;
+	out->state_bytes[2] += bytes + gb / r + sb / r;
+	out->state_bytes[3] += bytes / r + gb / r + sb / r;
+	for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+		out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
+		out->grad_bytes[z] += z >= 2 ? gb / r : gb;
+	}
+	out->sync_s[0] += t_ar;
+	out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
+	out->reduce_step_s[0] += t_ar;
+	out->reduce_step_s[1] += r > 1 ? t_rs : 0;
+	out->grad_step_bytes += gb;
+	out->sync_s[2] += r > 1 ? t_ag : 0;
+	out->reduce_s += r > 1 ? t_rs : 0;
+	out->gather_s += 2 * t_ag;
+	double fc = pl_fit(c->fit_compute);
+	out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
+	for (int z = 1; z < PL_ZERO_LEVELS; z++)
+		out->opt_s[z] += (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
+}
+
+/* pl_cost_node_parts from scratch; with bk, the communication a step of the
+ * job runs (comm_times_of) booked there */
+static void node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out,
+                       pl_commbook *bk)
+{
+	comm_times ct = {0};
+	if (bk)
+		comm_times_of(p, op_index, &ct);
+	const pl_op *op = &p->g->ops[op_index];
+	pl_opwork w;
+	int f8;
+	double f8_in;
+	node_kernels(p, op_index, split, &w, out, &f8, &f8_in);
+	node_act_bytes(p, op_index, split, &w, f8, f8_in, out);
 	out->scratch_fwd = w.scratch_fwd;
 	out->scratch_bwd = w.scratch_bwd;
 	for (int k = 0; k < w.ncoll; k++) {
 		pl_prim pr;
 		if (pl_op_coll_prim(op, split, p->devices, &w.coll[k], &pr)) {
-			double t =
-			    prim_cost(c, &pr, w.coll[k].backward ? ct.coll_bwd : ct.coll_fwd, bk);
+			double t = prim_cost(p->c, &pr,
+			                     w.coll[k].backward ? ct.coll_bwd : ct.coll_fwd, bk);
 			out->coll_s += t;
 			if (!w.coll[k].backward)
 				out->coll_fwd_s += t;
 		}
 	}
-	/* params this op owns: state memory, gradient sync, optimizer, by ZeRO
-	 * level over the r ranks that hold the same shard (its gradient's
-	 * all-reduce group): 1 shards the optimizer state (reduce-scatter of the
-	 * accumulated gradients and all-gather of the updated weights once a
-	 * step, as Megatron's distributed optimizer), 2 also the gradients (held
-	 * as partitions, so every micro-batch's are reduce-scattered into them),
-	 * 3 also the weights (gathered again in every micro-batch's forward and
-	 * backward, and never after the step) */
+	/* params this op owns (each once) */
 	for (int i = 0; i < op->ninputs; i++) {
 		int t = op->in[i];
 		if (p->param_owner[t] != op_index)
@@ -474,67 +563,12 @@ static void node_parts(const pl_problem *p, int op_index, const int64_t *split, 
 		int first = 1;
 		for (int j = 0; j < i; j++)
 			first &= op->in[j] != t;
-		if (!first)
-			continue;
-		const pl_tensor *pt = &g->tensors[t];
-		pl_layout gl;
-		pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
-		double bytes = pl_layout_local_bytes(&gl);
-		double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
-		adam_bytes(pt->dtype, c->grads_param_dtype, &grad, &state, &traffic);
-		double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
-		pl_prim ar;
-		double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
-		if (pl_layout_partial_allreduce(&gl, &ar)) {
-			r = (double)ar.group_size;
-			pl_prim ag = ar; /* the weights gathered in their own dtype */
-			ag.kind = PL_PRIM_ALL_GATHER;
-			t_ag = bucketed_cost(c, &ag, ct.all_gather, bk);
-			ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
-			pl_prim rs = ar;
-			rs.kind = PL_PRIM_REDUCE_SCATTER;
-			t_ar = bucketed_cost(c, &ar, ct.all_reduce, bk);
-			t_rs = bucketed_cost(c, &rs, ct.reduce_scatter, bk);
-		}
-		if (f8 && i == f8 - 1) {
-			/* Transformer Engine's FP8 copies of the weight and of its
-			 * transpose (Hopper's FP8 GEMMs take only the TN layout),
-			 * cast once a step and cached over the micro-batches
-			 * (is_first_microbatch), with one launch a step for the
-			 * amax and scale update */
-			double fb = 2 * elems, fz[PL_ZERO_LEVELS] = {fb, fb, fb, fb / r};
-			for (int z = 0; z < PL_ZERO_LEVELS; z++) {
-				out->state_bytes[z] += fz[z];
-				out->weight_bytes[z] += fz[z];
-				out->opt_s[z] += ((bytes + fb) / (c->memory_bandwidth * c->bw_eff) +
-				                  2 * c->kernel_overhead_s) /
-				                 pl_fit(c->fit_compute);
-			}
-		}
-		double sb = elems * state;
-		out->state_bytes[0] += bytes + gb + sb;
-		out->state_bytes[1] += bytes + gb + sb / r;
-		out->state_bytes[2] += bytes + gb / r + sb / r;
-		out->state_bytes[3] += bytes / r + gb / r + sb / r;
-		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
-			out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
-			out->grad_bytes[z] += z >= 2 ? gb / r : gb;
-		}
-		out->sync_s[0] += t_ar;
-		out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
-		out->reduce_step_s[0] += t_ar;
-		out->reduce_step_s[1] += r > 1 ? t_rs : 0;
-		out->grad_step_bytes += gb;
-		out->sync_s[2] += r > 1 ? t_ag : 0;
-		out->reduce_s += r > 1 ? t_rs : 0;
-		out->gather_s += 2 * t_ag;
-		double fc = pl_fit(c->fit_compute);
-		out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
-		for (int z = 1; z < PL_ZERO_LEVELS; z++)
-			out->opt_s[z] +=
-			    (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
+		if (first)
+			param_parts(p, op, split, i, f8, &ct, bk, out);
 	}
 }
+
+static void node_memo_parts(const pl_problem *p, int op, const int64_t *split, pl_nodeparts *out);
 
 void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split, pl_nodeparts *out)
 {
@@ -542,6 +576,8 @@ void pl_cost_node_parts(const pl_problem *p, int op_index, const int64_t *split,
 	int k = known ? candidate_of(p, op_index, split) : -1;
 	if (k >= 0)
 		*out = known[k];
+	else if (p->memo)
+		node_memo_parts(p, op_index, split, out);
 	else
 		node_parts(p, op_index, split, out, NULL);
 }
@@ -757,6 +793,213 @@ double pl_cost_edge_exposed(const pl_problem *p, int e, const int64_t *src_split
 	return fmax(c - hide, c / (double)n);
 }
 
+/* ---- the memo of prices from scratch (pl_problem_memo) ---- */
+
+/* slots per table at most (entries up to three quarters of them): then it
+ * starts afresh. Edges: 24 bytes a slot and the entry's key (the two
+ * splits); nodes: also their parts (320 bytes). rec's whole-job search of
+ * GPT-3 13B on 16 devices keeps at most 3,700 edges and 100 nodes a point. */
+#define MEMO_EDGES (1u << 20)
+#define MEMO_NODES (1u << 16)
+
+typedef struct memo_slot {
+	uint64_t h;
+	uint32_t key; /* 1 + the offset of its key words in keys; 0: free */
+	uint32_t val; /* the offset of its value in vals */
+	int32_t cls;
+} memo_slot;
+
+/* One table: per key (a class and its splits' words) a value of width
+ * doubles. */
+typedef struct memo_tab {
+	memo_slot *slot;
+	size_t cap, n; /* cap: a power of two */
+	int64_t *keys;
+	size_t nkeys, capkeys;
+	double *vals;
+	size_t nvals, capvals, width, max;
+} memo_tab;
+
+/* edges: a price; nodes: their parts (doubles alone) */
+_Static_assert(sizeof(pl_nodeparts) % sizeof(double) == 0, "pl_nodeparts: doubles");
+struct pl_cost_memo {
+	memo_tab edge, node;
+};
+
+static void memo_tab_free(memo_tab *t)
+{
+	free(t->slot);
+	free(t->keys);
+	free(t->vals);
+}
+
+static int memo_tab_init(memo_tab *t, size_t width, size_t max)
+{
+	*t = (memo_tab){.cap = 1024, .width = width, .max = max};
+	return (t->slot = pl_calloc(t->cap, sizeof *t->slot)) ? 0 : -1;
+}
+
+static uint64_t memo_hash(int cls, const int64_t *s, int ns, const int64_t *d, int nd)
+{
+	uint64_t h = pl_hash_bytes(PL_HASH_SEED, &cls, sizeof cls);
+	h = pl_hash_bytes(h, s, sizeof *s * (size_t)ns);
+	return pl_hash_bytes(h, d, sizeof *d * (size_t)nd);
+}
+
+/* the slot of the key (s then d, ns + nd words), or the free slot where it
+ * would go */
+static memo_slot *memo_find(const memo_tab *t, uint64_t h, int cls, const int64_t *s, int ns,
+                            const int64_t *d, int nd)
+{
+	for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		memo_slot *q = &t->slot[i];
+		if (!q->key)
+			return q;
+		const int64_t *k = t->keys + (q->key - 1);
+		if (q->h == h && q->cls == cls && !memcmp(k, s, sizeof *s * (size_t)ns) &&
+		    !memcmp(k + ns, d, sizeof *d * (size_t)nd))
+			return q;
+	}
+}
+
+static int memo_grow(memo_tab *t)
+{
+	memo_slot *old = t->slot, *ns = pl_calloc(2 * t->cap, sizeof *ns);
+	if (!ns)
+		return -1;
+	size_t oc = t->cap;
+	t->slot = ns;
+	t->cap *= 2;
+	for (size_t i = 0; i < oc; i++)
+		if (old[i].key) {
+			size_t j = old[i].h & (t->cap - 1);
+			while (ns[j].key)
+				j = (j + 1) & (t->cap - 1);
+			ns[j] = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+/* at least n more elements of size each at *buf (len used, cap room) */
+static int memo_reserve(void **buf, size_t *cap, size_t len, size_t n, size_t size)
+{
+	if (len + n <= *cap)
+		return 0;
+	size_t c = 2 * (*cap + n);
+	void *b = pl_realloc(*buf, size * c);
+	if (!b)
+		return -1;
+	*buf = b;
+	*cap = c;
+	return 0;
+}
+
+/* room for one more entry of len key words: the table doubled at three
+ * quarters full, or emptied at its most slots. 0, or -1 out of memory. */
+static int memo_room(memo_tab *t, size_t len)
+{
+	if (4 * (t->n + 1) > 3 * t->cap) {
+		if (t->cap >= t->max) {
+			memset(t->slot, 0, sizeof *t->slot * t->cap);
+			t->n = t->nkeys = t->nvals = 0;
+		} else if (memo_grow(t))
+			return -1;
+	}
+	if (memo_reserve((void **)&t->keys, &t->capkeys, t->nkeys, len, sizeof *t->keys) ||
+	    memo_reserve((void **)&t->vals, &t->capvals, t->nvals, t->width, sizeof *t->vals))
+		return -1;
+	return 0;
+}
+
+/* the value kept for the key, or NULL; *h receives the key's hash */
+static const double *memo_get(const memo_tab *t, uint64_t *h, int cls, const int64_t *s, int ns,
+                              const int64_t *d, int nd)
+{
+	*h = memo_hash(cls, s, ns, d, nd);
+	const memo_slot *q = memo_find(t, *h, cls, s, ns, d, nd);
+	return q->key ? t->vals + q->val : NULL;
+}
+
+/* keeps v (width doubles) for the key (left out when out of memory) */
+static void memo_put(memo_tab *t, uint64_t h, int cls, const int64_t *s, int ns, const int64_t *d,
+                     int nd, const double *v)
+{
+	if (memo_room(t, (size_t)(ns + nd)))
+		return;
+	memo_slot *q = memo_find(t, h, cls, s, ns, d, nd);
+	memcpy(t->keys + t->nkeys, s, sizeof *s * (size_t)ns);
+	memcpy(t->keys + t->nkeys + ns, d, sizeof *d * (size_t)nd);
+	memcpy(t->vals + t->nvals, v, sizeof *v * t->width);
+	*q = (memo_slot){
+	    .h = h, .key = (uint32_t)(t->nkeys + 1), .val = (uint32_t)t->nvals, .cls = cls};
+	t->nkeys += (size_t)(ns + nd);
+	t->nvals += t->width;
+	t->n++;
+}
+
+int pl_problem_memo(pl_problem *p, int on)
+{
+	struct pl_cost_memo *m = p->memo;
+	if (!on) {
+		if (m) {
+			memo_tab_free(&m->edge);
+			memo_tab_free(&m->node);
+			free(m);
+			p->memo = NULL;
+		}
+		return 0;
+	}
+	if (m)
+		return 0;
+	m = pl_calloc(1, sizeof *m);
+	if (!m || memo_tab_init(&m->edge, 1, MEMO_EDGES) ||
+	    memo_tab_init(&m->node, sizeof(pl_nodeparts) / sizeof(double), MEMO_NODES)) {
+		if (m) {
+			memo_tab_free(&m->edge);
+			memo_tab_free(&m->node);
+		}
+		free(m);
+		return -1;
+	}
+	p->memo = m;
+	return 0;
+}
+
+/* edge e from scratch, through p's memo when on */
+static double edge_memo_scratch(const pl_problem *p, int e, const int64_t *src_split,
+                                const int64_t *dst_split)
+{
+	if (!p->memo)
+		return edge_scratch(p, e, src_split, dst_split, 0, NULL);
+	const pl_edge *ed = &p->edges[e];
+	memo_tab *t = &p->memo->edge;
+	int cls = p->edge_class[e], ns = p->g->ops[ed->src_op].spec.nloops,
+	    nd = p->g->ops[ed->dst_op].spec.nloops;
+	uint64_t h;
+	const double *v = memo_get(t, &h, cls, src_split, ns, dst_split, nd);
+	if (v)
+		return *v;
+	double x = edge_scratch(p, e, src_split, dst_split, 0, NULL);
+	memo_put(t, h, cls, src_split, ns, dst_split, nd, &x);
+	return x;
+}
+
+/* op's parts from scratch through p's memo (on) */
+static void node_memo_parts(const pl_problem *p, int op, const int64_t *split, pl_nodeparts *out)
+{
+	memo_tab *t = &p->memo->node;
+	int cls = p->op_class[op], nl = p->g->ops[op].spec.nloops;
+	uint64_t h;
+	const double *v = memo_get(t, &h, cls, split, nl, NULL, 0);
+	if (v) {
+		memcpy(out, v, sizeof *out);
+		return;
+	}
+	node_parts(p, op, split, out, NULL);
+	memo_put(t, h, cls, split, nl, NULL, 0, (const double *)out);
+}
+
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split)
 {
 	const pl_edge *ed = &p->edges[e];
@@ -767,7 +1010,7 @@ double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const 
 		if (b >= 0)
 			return tab[(size_t)a * (size_t)p->nstrat[ed->dst_op] + (size_t)b];
 	}
-	return edge_scratch(p, e, src_split, dst_split, 0, NULL);
+	return edge_memo_scratch(p, e, src_split, dst_split);
 }
 
 /* ---- the problem ---- */
@@ -776,6 +1019,7 @@ void pl_problem_free(pl_problem *p)
 {
 	if (!p)
 		return;
+	pl_problem_memo(p, 0);
 	for (int o = 0; o < p->nops; o++) {
 		int own = !p->op_class || p->op_class[o] == o;
 		if (p->strat && own)
@@ -1238,17 +1482,10 @@ pl_status pl_problem_new(pl_problem **out, const pl_graph *g, const pl_cluster *
 	return pl_problem_new_job(out, g, c, NULL, err);
 }
 
-/* Long: a problem is built in one order, each step needing the
- * ones before: the job's settings and recompute flags, the edges, the param
- * owners, the kept activations, the op classes, then each class's candidates
- * (kept to the fixed degrees). */
-pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
-                             const pl_job *job, pl_err *err)
+/* The job's settings (the recompute flags copied): 0, or -1 out of
+ * memory. */
+static int problem_job(pl_problem *p, const pl_job *job)
 {
-	pl_status st = PL_OK;
-	pl_problem *p = pl_calloc(1, sizeof *p);
-	if (!p)
-		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	p->job.micro_batches = job && job->micro_batches > 0 ? job->micro_batches : 1;
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
 	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
@@ -1256,22 +1493,27 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->job.overlap = job ? job->overlap & (PL_OVERLAP_GRAD | PL_OVERLAP_TP) : 0;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if (job && job->recompute) {
-		uint8_t *rc = pl_malloc((size_t)g->nops + 1);
-		if (!rc) {
-			free(p);
-			return pl_err_set(err, PL_ENOMEM, "out of memory");
-		}
-		memcpy(rc, job->recompute, (size_t)g->nops);
+		uint8_t *rc = pl_malloc((size_t)p->g->nops + 1);
+		if (!rc)
+			return -1;
+		memcpy(rc, job->recompute, (size_t)p->g->nops);
 		p->job.recompute = rc;
 	}
 	if (job) {
 		p->job.degrees = job->degrees;
 		p->job.max_tp = job->max_tp;
 	}
-	p->g = g;
-	p->c = c;
-	p->devices = pl_cluster_devices_total(c);
-	p->nops = g->nops;
+	p->job.replicas = job ? job->replicas : PL_REPLICAS_AUTO;
+	return 0;
+}
+
+/* The per-op and per-edge arrays (at most one edge per op input), the
+ * model span, whether replicated cuts are candidates, and the loop roles
+ * and streamed loops where the degrees or the model span need them: 0, or
+ * -1 out of memory. */
+static int problem_arrays(pl_problem *p)
+{
+	const pl_graph *g = p->g;
 	int maxe = 0;
 	for (int o = 0; o < g->nops; o++)
 		maxe += g->ops[o].ninputs;
@@ -1285,33 +1527,35 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	p->edge_tab = pl_calloc((size_t)maxe + 1, sizeof *p->edge_tab);
 	p->param_owner = pl_malloc(sizeof *p->param_owner * (size_t)(g->ntensors + 1));
 	if (!p->nstrat || !p->strat || !p->node || !p->parts || !p->op_edges || !p->op_nedges ||
-	    !p->edges || !p->edge_tab || !p->param_owner) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
-	}
+	    !p->edges || !p->edge_tab || !p->param_owner)
+		return -1;
 	for (int t = 0; t < g->ntensors; t++)
 		p->param_owner[t] = -1;
-	p->max_model = model_span(&p->job, c, p->devices);
-	p->job.replicas = job ? job->replicas : PL_REPLICAS_AUTO;
+	p->max_model = model_span(&p->job, p->c, p->devices);
 	p->replicas =
 	    !pl_degrees_any(&p->job.degrees) &&
 	    (p->job.replicas == PL_REPLICAS_ALL ||
 	     (p->job.replicas == PL_REPLICAS_AUTO && p->devices <= PL_REPLICAS_AUTO_DEVICES));
 	if (pl_degrees_any(&p->job.degrees) || p->max_model > 0) {
 		p->roles = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
-		if (!p->roles || pl_loop_roles(g, p->roles)) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!p->roles || pl_loop_roles(g, p->roles))
+			return -1;
 	}
 	if (p->job.degrees.seq_parallel == PL_SEQ_PAR_OFF ||
 	    (p->job.degrees.seq_parallel == PL_SEQ_PAR_AUTO && p->job.degrees.tp > 1)) {
 		p->stream = pl_malloc((size_t)g->nops * PL_MAX_LOOPS + 1);
-		if (!p->stream || pl_stream_loops(g, p->roles, p->stream)) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!p->stream || pl_stream_loops(g, p->roles, p->stream))
+			return -1;
 	}
+	return 0;
+}
+
+/* The edges (an activation from its producer; a param from the first op
+ * that reads it, its owner, to each other reader; data none) and each op's
+ * incident edges: 0, or -1 out of memory. */
+static int problem_edges(pl_problem *p)
+{
+	const pl_graph *g = p->g;
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		for (int i = 0; i < op->ninputs; i++) {
@@ -1348,10 +1592,8 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 	}
 	for (int o = 0; o < g->nops; o++) {
 		p->op_edges[o] = pl_malloc(sizeof(int) * (size_t)(p->op_nedges[o] + 1));
-		if (!p->op_edges[o]) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
+		if (!p->op_edges[o])
+			return -1;
 		p->op_nedges[o] = 0;
 	}
 	for (int e = 0; e < p->nedges; e++) {
@@ -1360,64 +1602,82 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 		if (d != s)
 			p->op_edges[d][p->op_nedges[d]++] = e;
 	}
-	if (keep_saved(p)) {
-		st = pl_err_set(err, PL_ENOMEM, "out of memory");
-		goto cleanup;
+	return 0;
+}
+
+/* Class representative o's candidates: its annotation alone, else its
+ * splits over the devices (replicated ones too where the problem offers
+ * them), kept to the fixed degrees. */
+static pl_status problem_candidates(pl_problem *p, int o, pl_err *err)
+{
+	const pl_graph *g = p->g;
+	const pl_op *op = &g->ops[o];
+	int nl = op->spec.nloops > 0 ? op->spec.nloops : 1;
+	if (op->has_strategy) {
+		pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
+		if (cs) {
+			pl_err_prefix(err,
+			              "%s: op '%s': the annotated strategy does not fit "
+			              "%lld devices",
+			              g->path, op->name, (long long)p->devices);
+			return cs;
+		}
+		p->nstrat[o] = 1;
+		p->strat[o] = pl_calloc((size_t)nl, sizeof(int64_t));
+		if (!p->strat[o])
+			return pl_err_set(err, PL_ENOMEM, "out of memory");
+		memcpy(p->strat[o], op->strategy, sizeof(int64_t) * (size_t)op->spec.nloops);
+		return PL_OK;
 	}
-	if (classify_ops_and_edges(p)) {
+	/* with data parallelism fixed, an op with no batch to cut (a weight's
+	 * transpose) is cut over one data-parallel group and replicated over
+	 * the groups */
+	int64_t dev = p->devices, dp = p->job.degrees.dp;
+	if (p->roles && dp > 1 && dev % dp == 0 &&
+	    !pl_op_can_cut_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
+		dev /= dp;
+	pl_op tmp;
+	const pl_op *cv = cut_view(p, o, &tmp);
+	int n = pl_op_enumerate(cv, dev, NULL, 0);
+	p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
+	if (!p->strat[o])
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	p->nstrat[o] = pl_op_enumerate(cv, dev, p->strat[o], n);
+	if (p->replicas && n > 0 && add_replicated(p, o, pl_split_product(op, p->strat[o])) < 0)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return p->roles ? keep_degrees(p, o, err) : PL_OK;
+}
+
+/* A problem is built in one order, each step needing the ones before: the
+ * job's settings and recompute flags, the edges, the param owners, the kept
+ * activations, the op classes, then each class's candidates (kept to the
+ * fixed degrees). */
+pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_cluster *c,
+                             const pl_job *job, pl_err *err)
+{
+	pl_status st = PL_OK;
+	pl_problem *p = pl_calloc(1, sizeof *p);
+	if (!p)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	p->g = g;
+	p->c = c;
+	p->devices = pl_cluster_devices_total(c);
+	if (problem_job(p, job)) {
+		free(p);
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	p->nops = g->nops;
+	if (problem_arrays(p) || problem_edges(p) || keep_saved(p) || classify_ops_and_edges(p)) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto cleanup;
 	}
 	for (int o = 0; o < g->nops; o++) {
-		const pl_op *op = &g->ops[o];
-		int nl = op->spec.nloops > 0 ? op->spec.nloops : 1;
 		if (p->op_class[o] != o) { /* same candidates as its class */
 			p->nstrat[o] = p->nstrat[p->op_class[o]];
 			p->strat[o] = p->strat[p->op_class[o]];
 			continue;
 		}
-		if (op->has_strategy) {
-			pl_status cs = pl_op_check_split(op, op->strategy, p->devices, err);
-			if (cs) {
-				pl_err_prefix(err,
-				              "%s: op '%s': the annotated strategy does not fit "
-				              "%lld devices",
-				              g->path, op->name, (long long)p->devices);
-				st = cs;
-				goto cleanup;
-			}
-			p->nstrat[o] = 1;
-			p->strat[o] = pl_calloc((size_t)nl, sizeof(int64_t));
-			if (!p->strat[o]) {
-				st = pl_err_set(err, PL_ENOMEM, "out of memory");
-				goto cleanup;
-			}
-			memcpy(p->strat[o], op->strategy,
-			       sizeof(int64_t) * (size_t)op->spec.nloops);
-			continue;
-		}
-		/* with data parallelism fixed, an op with no batch to cut (a weight's
-		 * transpose) is cut over one data-parallel group and replicated
-		 * over the groups */
-		int64_t dev = p->devices, dp = p->job.degrees.dp;
-		if (p->roles && dp > 1 && dev % dp == 0 &&
-		    !pl_op_can_cut_role(op, p->roles + (size_t)o * PL_MAX_LOOPS, PL_LOOP_DATA))
-			dev /= dp;
-		pl_op tmp;
-		const pl_op *cv = cut_view(p, o, &tmp);
-		int n = pl_op_enumerate(cv, dev, NULL, 0);
-		p->strat[o] = pl_calloc((size_t)n * (size_t)nl + 1, sizeof(int64_t));
-		if (!p->strat[o]) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		p->nstrat[o] = pl_op_enumerate(cv, dev, p->strat[o], n);
-		if (p->replicas && n > 0 &&
-		    add_replicated(p, o, pl_split_product(op, p->strat[o])) < 0) {
-			st = pl_err_set(err, PL_ENOMEM, "out of memory");
-			goto cleanup;
-		}
-		if (p->roles && (st = keep_degrees(p, o, err)))
+		if ((st = problem_candidates(p, o, err)))
 			goto cleanup;
 	}
 	*out = p;
@@ -1441,8 +1701,8 @@ const pl_nodecost *pl_problem_node(pl_problem *p, int o)
 			return NULL;
 		}
 		int nl = p->g->ops[o].spec.nloops;
-		for (int s = 0; s < p->nstrat[o]; s++) {
-			pl_cost_node_parts(p, o, p->strat[o] + (size_t)s * nl, &pt[s]);
+		for (int s = 0; s < p->nstrat[o]; s++) { /* (threads build these: no memo) */
+			node_parts(p, o, p->strat[o] + (size_t)s * nl, &pt[s], NULL);
 			pl_cost_fold(p, o, &pt[s], &n[s]);
 		}
 		p->parts[o] = pt;
@@ -1637,16 +1897,23 @@ fail:
 
 /* Prices the rows rows[i0..i1) of the distinct producer layouts. Per
  * consumer matrix it keeps the refinement against the current row's matrix
- * (ftag: which one) and the row's layout put on it (etag: which row). */
+ * (ftag: which one) and the row's layout put on it (etag: which row); per
+ * consumer layout, its input and gradient layouts put on the refinement
+ * against the current row's matrix (btag: which matrix; rows come by
+ * matrix, so a run of rows shares them). */
 static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
-	size_t n = (size_t)j->ndm + 1;
+	size_t n = (size_t)j->ndm + 1, nb = (size_t)j->ndu + 1;
 	pl_refinement *f = pl_malloc(sizeof *f * n);
-	pl_layout *on = pl_malloc(sizeof *on * 2 * n); /* the row's layout, and without partials */
-	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n);
-	int cached = f && on && ftag && etag;
+	pl_layout *on = pl_malloc(sizeof *on * 2 * n);  /* the row's layout, and without partials */
+	pl_layout *dg = pl_malloc(sizeof *dg * 2 * nb); /* consumer layouts put on f */
+	int *ftag = pl_malloc(sizeof *ftag * n), *etag = pl_malloc(sizeof *etag * n),
+	    *btag = pl_malloc(sizeof *btag * nb);
+	int cached = f && on && dg && ftag && etag && btag;
 	for (int c = 0; cached && c < j->ndm; c++)
 		ftag[c] = etag[c] = -1;
+	for (int b = 0; cached && b < j->ndu; b++)
+		btag[b] = -1;
 	for (int i = i0; i < i1; i++) {
 		int a = j->rows[i], cs = j->smi[a];
 		for (int b = 0; b < j->ndu; b++) {
@@ -1669,18 +1936,22 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 				on[2 * cd + 1].partial = 0;
 				etag[cd] = a;
 			}
-			pl_layout d, g;
-			pl_refine_layout(&f[cd], 1, dst, &d);
-			if (j->rg)
-				pl_refine_layout(&f[cd], 1, grad, &g);
-			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &d, &g, j->rg,
-			                    j->fwd_times);
+			if (btag[b] != cs) {
+				pl_refine_layout(&f[cd], 1, dst, &dg[2 * b]);
+				if (j->rg)
+					pl_refine_layout(&f[cd], 1, grad, &dg[2 * b + 1]);
+				btag[b] = cs;
+			}
+			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &dg[2 * b],
+			                    &dg[2 * b + 1], j->rg, j->fwd_times);
 		}
 	}
 	free(f);
 	free(on);
+	free(dg);
 	free(ftag);
 	free(etag);
+	free(btag);
 }
 
 /* spreads the priced pairs over the candidates and publishes the table */

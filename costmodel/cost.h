@@ -165,6 +165,8 @@ typedef struct pl_problem {
 	 * 1 where its table is a sibling's */
 	struct pl_problem *share_next;
 	uint8_t *edge_borrowed;
+	/* pl_problem_memo: prices off the candidate lists kept, or NULL */
+	struct pl_cost_memo *memo;
 } pl_problem;
 
 /* Builds the problem: edges and candidate strategies (the annotation alone for
@@ -273,6 +275,15 @@ void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobs
  * flag). */
 void pl_cost_fold(const pl_problem *p, int op, const pl_nodeparts *pt, pl_nodecost *out);
 double pl_cost_edge(const pl_problem *p, int e, const int64_t *src_split, const int64_t *dst_split);
+/* With on, pl_cost_edge and pl_cost_node_parts (so pl_cost_node and
+ * pl_cost_plan) keep what they work out from scratch (splits off the
+ * candidate lists, or no table yet), per edge class and pair of splits and
+ * per op class and split, and return it when asked again: the same numbers,
+ * for a searcher that prices the same splits many times (rec); off drops
+ * them. The memo is p's alone: a copy of p with another graph must set its
+ * memo to NULL, and threads must not share p while it is on. Returns 0, -1
+ * out of memory. */
+int pl_problem_memo(pl_problem *p, int on);
 double pl_cost_redist(const pl_cluster *c, const pl_redist *r);
 /* Edge e's cost from its end layouts: src -> dst forward, and grad -> src
  * (partial sums cleared) backward when the tensor needs a gradient. */

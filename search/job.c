@@ -1097,6 +1097,15 @@ static pl_status job_nomem(jobrun *s)
 	return pl_err_set(s->err, PL_ENOMEM, "out of memory");
 }
 
+/* A point's inner search other than dp (rec, ilp's incumbent) prices
+ * splits off the candidate lists many times, and try_plan the plan it
+ * returns again: p keeps those prices (pl_problem_memo) until the point is
+ * done. 0, or -1 out of memory. */
+static int memo_on(const jobrun *s, pl_problem *p)
+{
+	return s->inner == pl_searcher_get("dp") ? 0 : pl_problem_memo(p, 1);
+}
+
 /* An inner search failed: kept when it is the first that failed other than
  * by memory or time (a graph too entangled for exact dp), so that a job
  * without a plan says why rather than that none fits. */
@@ -1531,8 +1540,11 @@ static pl_status bound(jobrun *s)
 		pt->exact = 1;
 		finished++;
 		inner_deadline(&s->io, o, s->t0, best);
+		if (memo_on(s, p))
+			return job_nomem(s);
 		pl_status is = s->inner->run(p, &s->io, &r, &e2);
 		if (is) {
+			pl_problem_memo(p, 0);
 			inner_failed(s, is, &e2);
 			pt->bound = 0; /* plan it in the second pass */
 			pt->bounded = 0;
@@ -1545,6 +1557,7 @@ static pl_status bound(jobrun *s)
 		double rstep = r.step_s;
 		int proven, fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
 		                           &proven, &best[!pt->plain]);
+		pl_problem_memo(p, 0);
 		if (fit < 0)
 			return job_nomem(s);
 		/* the unconstrained optimum fits: the point's optimum (with one
@@ -1568,6 +1581,8 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 		pl_search_result r = {0};
 		pl_err e2 = {{0}};
 		inner_deadline(lo, s->o, s->t0, s->best);
+		if (memo_on(s, pb->p))
+			return job_nomem(s);
 		pl_status is = s->inner->run(pb->p, lo, &r, &e2);
 		if (is) {
 			inner_failed(s, is, &e2);
@@ -1594,6 +1609,7 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 		exact = pb->pp == 1 && ropt && proven && fit != 2 && tries == 0;
 		lim = pb->pp == 1 && s->M - tr > 0 && s->M - tr < lim ? s->M - tr : lim * 0.8;
 	}
+	pl_problem_memo(pb->p, 0);
 	if (!exact)
 		s->all_exact = 0;
 	return PL_OK;

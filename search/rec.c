@@ -324,6 +324,210 @@ static int cand_index(const pl_problem *p, int op, const int64_t *sp)
 	return -1;
 }
 
+/* polish's room: per op its candidates (dom of them, cand; ci their
+ * indices among the problem's, or NULL) and node table, per edge its table,
+ * the assignment, and the layouts of one edge's ends */
+typedef struct polish_ws {
+	int *dom, *a;
+	int **ci;
+	int64_t **cand;
+	double **node, **tab;
+	pl_layout *ls, *ld;
+} polish_ws;
+
+static void polish_ws_free(polish_ws *w, int n, int nedges)
+{
+	for (int op = 0; w->cand && op < n; op++) {
+		free(w->cand[op]);
+		if (w->ci)
+			free(w->ci[op]);
+		if (w->node)
+			free(w->node[op]);
+	}
+	for (int e = 0; w->tab && e < nedges; e++)
+		free(w->tab[e]);
+	free(w->dom);
+	free(w->a);
+	free(w->ci);
+	free(w->cand);
+	free(w->node);
+	free(w->tab);
+	free(w->ls);
+	free(w->ld);
+}
+
+static int polish_ws_new(polish_ws *w, int n, int nedges)
+{
+	*w = (polish_ws){.dom = pl_calloc((size_t)n, sizeof *w->dom),
+	                 .a = pl_calloc((size_t)n, sizeof *w->a),
+	                 .ci = pl_calloc((size_t)n, sizeof *w->ci),
+	                 .cand = pl_calloc((size_t)n, sizeof *w->cand),
+	                 .node = pl_calloc((size_t)n, sizeof *w->node),
+	                 .tab = pl_calloc((size_t)nedges + 1, sizeof *w->tab),
+	                 .ls = pl_malloc(sizeof *w->ls * 2 * MAXN),
+	                 .ld = pl_malloc(sizeof *w->ld * 4 * MAXN)};
+	return w->dom && w->a && w->ci && w->cand && w->node && w->tab && w->ls && w->ld ? 0 : -1;
+}
+
+/* Each op's candidates for a round: its split first, then its neighbours'
+ * moves (wide: and extra()'s), with their indices among the problem's
+ * candidates where it has few (TABSIDE). 0, or -1 out of memory. */
+static int polish_domains(recctx *c, polish_ws *w, const int64_t *primes, int np, int wide)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	for (int op = 0; op < g->nops; op++) {
+		w->dom[op] = 1;
+		free(w->cand[op]);
+		free(w->ci[op]);
+		w->ci[op] = NULL;
+		w->cand[op] = pl_malloc(sizeof(int64_t) * PL_MAX_LOOPS * 2 * MAXN);
+		if (!w->cand[op])
+			return -1;
+		if (!c->active[op] || g->ops[op].has_strategy) {
+			memcpy(w->cand[op], S(c, op),
+			       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+			continue;
+		}
+		w->dom[op] = admitted(
+		    p, op, w->cand[op],
+		    neighbours(p, op, S(c, op), p->devices, primes, np, w->cand[op], MAXN));
+		if (wide && (w->dom[op] = extra(c, op, w->cand[op], w->dom[op], 2 * MAXN)) < 0)
+			return -1;
+		if (!wide || p->nstrat[op] > TABSIDE)
+			continue;
+		if (!(w->ci[op] = pl_malloc(sizeof *w->ci[op] * (size_t)w->dom[op])))
+			return -1;
+		for (int k = 0; k < w->dom[op]; k++)
+			w->ci[op][k] =
+			    cand_index(p, op, w->cand[op] + (size_t)k * g->ops[op].spec.nloops);
+	}
+	return 0;
+}
+
+/* The active ops' node tables (at the memory price) into v: 0, or 1 out of
+ * memory. */
+static int polish_nodes(recctx *c, polish_ws *w, ve *v)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	for (int op = 0; op < g->nops; op++) {
+		if (!c->active[op])
+			continue;
+		free(w->node[op]);
+		w->node[op] = pl_malloc(sizeof(double) * (size_t)w->dom[op]);
+		if (!w->node[op])
+			return 1;
+		int nl = g->ops[op].spec.nloops;
+		const pl_nodecost *known = w->ci[op] ? pl_problem_node(p, op) : NULL;
+		for (int k = 0; k < w->dom[op]; k++) {
+			pl_nodecost nc;
+			if (known && w->ci[op][k] >= 0)
+				nc = known[w->ci[op][k]];
+			else
+				pl_cost_node(p, op, w->cand[op] + (size_t)k * nl, &nc);
+			w->node[op][k] = nc.compute_s + nc.comm_s + c->lam * nc.mem_bytes;
+		}
+		size_t one = 1;
+		if (ve_add(v, 1, &op, &one, (size_t)w->dom[op], w->node[op], NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether edge e's table comes from the problem's: both ends among few
+ * candidates (TABCAP), every one of them a candidate of the problem. */
+static int polish_known(const pl_problem *p, const polish_ws *w, int s, int d)
+{
+	int known = w->ci[s] && w->ci[d] && (double)p->nstrat[s] * p->nstrat[d] <= TABCAP;
+	for (int k = 0; known && k < w->dom[s]; k++)
+		known = w->ci[s][k] >= 0;
+	for (int k = 0; known && k < w->dom[d]; k++)
+		known = w->ci[d][k] >= 0;
+	return known;
+}
+
+/* Edge e's table over its ends' candidates: from the problem's table
+ * (polish_known), else priced from their layouts. 0, or 1 out of memory. */
+static int polish_edge(recctx *c, polish_ws *w, int e)
+{
+	pl_problem *p = c->p;
+	const pl_graph *g = p->g;
+	const pl_edge *ed = &p->edges[e];
+	int s = ed->src_op, d = ed->dst_op, ds = w->dom[s], dd = w->dom[d];
+	free(w->tab[e]);
+	double *tab = w->tab[e] = pl_malloc(sizeof(double) * (size_t)ds * (size_t)dd);
+	if (!tab)
+		return 1;
+	const double *full = polish_known(p, w, s, d) ? pl_problem_edge(p, e) : NULL;
+	if (full) {
+		for (int i = 0; i < ds; i++)
+			for (int j = 0; j < dd; j++)
+				tab[(size_t)i * dd + j] =
+				    full[(size_t)w->ci[s][i] * p->nstrat[d] + w->ci[d][j]];
+		return 0;
+	}
+	if (polish_known(p, w, s, d))
+		return 1; /* the problem's table: out of memory */
+	const pl_op *so = &g->ops[s], *dop = &g->ops[d];
+	for (int k = 0; k < ds; k++) {
+		const int64_t *sp = w->cand[s] + (size_t)k * so->spec.nloops;
+		if (ed->src_is_input)
+			pl_op_input_layout(g, so, sp, p->devices, ed->src_slot, &w->ls[k]);
+		else
+			pl_op_output_layout(g, so, sp, p->devices, ed->src_slot, &w->ls[k]);
+	}
+	for (int k = 0; k < dd; k++) {
+		const int64_t *dp = w->cand[d] + (size_t)k * dop->spec.nloops;
+		pl_op_input_layout(g, dop, dp, p->devices, ed->dst_slot, &w->ld[2 * k]);
+		pl_op_input_grad_layout(g, dop, dp, p->devices, ed->dst_slot, &w->ld[2 * k + 1]);
+	}
+	for (int i = 0; i < ds; i++)
+		for (int j = 0; j < dd; j++)
+			tab[(size_t)i * dd + j] =
+			    pl_cost_edge_layouts(p, e, &w->ls[i], &w->ld[2 * j], &w->ld[2 * j + 1]);
+	return 0;
+}
+
+/* The edges' tables between active ops into v: 0, 1 out of memory, 2 past
+ * the deadline (a table priced on first use takes seconds on thousands of
+ * devices: the plan as it is). */
+static int polish_edges(recctx *c, polish_ws *w, ve *v)
+{
+	pl_problem *p = c->p;
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		int s = ed->src_op, d = ed->dst_op;
+		if (!c->active[s] || !c->active[d])
+			continue;
+		if (c->deadline > 0 && pl_now() > c->deadline)
+			return 2;
+		if (polish_edge(c, w, e))
+			return 1;
+		int vars[2] = {s, d};
+		size_t stride[2] = {(size_t)w->dom[d], 1};
+		if (ve_add(v, 2, vars, stride, (size_t)w->dom[s] * w->dom[d], w->tab[e], NULL))
+			return 1;
+	}
+	return 0;
+}
+
+/* The ops that eliminated to another candidate than their split (candidate
+ * 0) take it: whether any did. */
+static int polish_apply(recctx *c, const polish_ws *w)
+{
+	const pl_graph *g = c->p->g;
+	int changed = 0;
+	for (int op = 0; op < g->nops; op++)
+		if (c->active[op] && w->a[op]) {
+			memcpy(S(c, op), w->cand[op] + (size_t)w->a[op] * g->ops[op].spec.nloops,
+			       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+			c->ver[op]++;
+			changed = 1;
+		}
+	return changed;
+}
+
 /* Large-neighbourhood polish: the exact optimum (variable elimination, as in
  * dp) over each op's neighbourhood of its current split; repeated while the
  * plan improves. Captures coordinated moves along chains that single-op
@@ -331,148 +535,32 @@ static int cand_index(const pl_problem *p, int op, const int64_t *sp)
  * edges whose ends have few candidates (TABCAP) priced from the problem's
  * tables (built once, shared by every round, start and price); else one
  * factor's moves alone. Returns 0, 1 when the first round was too entangled to solve (the
- * plan as it was), -1 when out of memory.
- * Long on purpose: per op its neighbourhood's candidates,
- * node and edge tables and elimination in one pass, the tables freed as the
- * op is done. */
+ * plan as it was), -1 when out of memory. */
 static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
 {
 	pl_problem *p = c->p;
-	const pl_graph *g = p->g;
-	int n = g->nops, rc = -1;
-	int *dom = pl_calloc((size_t)n, sizeof *dom), *a = pl_calloc((size_t)n, sizeof *a);
-	int **ci = pl_calloc((size_t)n, sizeof *ci); /* per op and entry: candidate index */
-	int64_t **cand = pl_calloc((size_t)n, sizeof *cand);
-	double **node = pl_calloc((size_t)n, sizeof *node),
-	       **tab = pl_calloc((size_t)p->nedges + 1, sizeof *tab);
-	pl_layout *ls = pl_malloc(sizeof *ls * 2 * MAXN), *ld = pl_malloc(sizeof *ld * 4 * MAXN);
-	if (!dom || !a || !ci || !cand || !node || !tab || !ls || !ld)
+	int n = p->g->nops, rc = -1;
+	polish_ws w;
+	if (polish_ws_new(&w, n, p->nedges))
 		goto out;
 	double prev = -1;
 	for (int round = 0; round < rounds; round++) {
-		for (int op = 0; op < n; op++) {
-			dom[op] = 1;
-			free(cand[op]);
-			free(ci[op]);
-			ci[op] = NULL;
-			cand[op] = pl_malloc(sizeof(int64_t) * PL_MAX_LOOPS * 2 * MAXN);
-			if (!cand[op])
-				goto out;
-			if (!c->active[op] || g->ops[op].has_strategy) {
-				memcpy(cand[op], S(c, op),
-				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-				continue;
-			}
-			dom[op] = admitted(
-			    p, op, cand[op],
-			    neighbours(p, op, S(c, op), p->devices, primes, np, cand[op], MAXN));
-			if (wide && (dom[op] = extra(c, op, cand[op], dom[op], 2 * MAXN)) < 0)
-				goto out;
-			if (!wide || p->nstrat[op] > TABSIDE)
-				continue;
-			if (!(ci[op] = pl_malloc(sizeof *ci[op] * (size_t)dom[op])))
-				goto out;
-			for (int k = 0; k < dom[op]; k++)
-				ci[op][k] = cand_index(
-				    p, op, cand[op] + (size_t)k * g->ops[op].spec.nloops);
-		}
+		if (polish_domains(c, &w, primes, np, wide))
+			goto out;
 		ve v;
-		if (ve_init(&v, n, dom))
+		if (ve_init(&v, n, w.dom))
 			goto out;
 		v.deadline = c->deadline;
 		if (wide) { /* a wide polish costs at most a few times a narrow one's */
 			v.max_entries = WIDE_ENTRIES;
 			v.max_total = 4 * WIDE_ENTRIES;
 		}
-		int bad = 0;
-		for (int op = 0; op < n && !bad; op++) {
-			if (!c->active[op])
-				continue;
-			free(node[op]);
-			node[op] = pl_malloc(sizeof(double) * (size_t)dom[op]);
-			if (!node[op]) {
-				bad = 1;
-				break;
-			}
-			int nl = g->ops[op].spec.nloops;
-			const pl_nodecost *known = ci[op] ? pl_problem_node(p, op) : NULL;
-			for (int k = 0; k < dom[op]; k++) {
-				pl_nodecost nc;
-				if (known && ci[op][k] >= 0)
-					nc = known[ci[op][k]];
-				else
-					pl_cost_node(p, op, cand[op] + (size_t)k * nl, &nc);
-				node[op][k] = nc.compute_s + nc.comm_s + c->lam * nc.mem_bytes;
-			}
-			size_t one = 1;
-			bad |= ve_add(&v, 1, &op, &one, (size_t)dom[op], node[op], NULL) != 0;
-		}
-		int late = 0;
-		for (int e = 0; e < p->nedges && !bad; e++) {
-			const pl_edge *ed = &p->edges[e];
-			int s = ed->src_op, d = ed->dst_op;
-			if (!c->active[s] || !c->active[d])
-				continue;
-			/* a table priced on first use takes seconds on thousands of
-			 * devices: past the deadline, the plan as it is */
-			if (c->deadline > 0 && pl_now() > c->deadline) {
-				late = 1;
-				break;
-			}
-			free(tab[e]);
-			tab[e] = pl_malloc(sizeof(double) * (size_t)dom[s] * (size_t)dom[d]);
-			if (!tab[e]) {
-				bad = 1;
-				break;
-			}
-			/* both ends among few candidates: the problem's table */
-			int known = ci[s] && ci[d] && (double)p->nstrat[s] * p->nstrat[d] <= TABCAP;
-			for (int k = 0; known && k < dom[s]; k++)
-				known = ci[s][k] >= 0;
-			for (int k = 0; known && k < dom[d]; k++)
-				known = ci[d][k] >= 0;
-			const double *full = known ? pl_problem_edge(p, e) : NULL;
-			if (known && !full) {
-				bad = 1;
-				break;
-			}
-			for (int i = 0; full && i < dom[s]; i++)
-				for (int j = 0; j < dom[d]; j++)
-					tab[e][(size_t)i * dom[d] + j] =
-					    full[(size_t)ci[s][i] * p->nstrat[d] + ci[d][j]];
-			const pl_op *so = &g->ops[s], *dop = &g->ops[d];
-			for (int k = 0; !full && k < dom[s]; k++) {
-				const int64_t *sp = cand[s] + (size_t)k * so->spec.nloops;
-				if (ed->src_is_input)
-					pl_op_input_layout(g, so, sp, p->devices, ed->src_slot,
-					                   &ls[k]);
-				else
-					pl_op_output_layout(g, so, sp, p->devices, ed->src_slot,
-					                    &ls[k]);
-			}
-			for (int k = 0; !full && k < dom[d]; k++) {
-				const int64_t *dp = cand[d] + (size_t)k * dop->spec.nloops;
-				pl_op_input_layout(g, dop, dp, p->devices, ed->dst_slot,
-				                   &ld[2 * k]);
-				pl_op_input_grad_layout(g, dop, dp, p->devices, ed->dst_slot,
-				                        &ld[2 * k + 1]);
-			}
-			for (int i = 0; !full && i < dom[s]; i++)
-				for (int j = 0; j < dom[d]; j++)
-					tab[e][(size_t)i * dom[d] + j] = pl_cost_edge_layouts(
-					    p, e, &ls[i], &ld[2 * j], &ld[2 * j + 1]);
-			int vars[2] = {s, d};
-			size_t stride[2] = {(size_t)dom[d], 1};
-			bad |=
-			    ve_add(&v, 2, vars, stride, (size_t)dom[s] * dom[d], tab[e], NULL) != 0;
-		}
+		int bad = polish_nodes(c, &w, &v);
+		if (!bad)
+			bad = polish_edges(c, &w, &v);
 		if (bad) {
 			ve_free(&v);
-			goto out;
-		}
-		if (late) {
-			ve_free(&v);
-			rc = 0;
+			rc = bad == 2 ? 0 : -1;
 			goto out;
 		}
 		if (ve_run(&v)) { /* neighbourhoods too entangled to solve exactly
@@ -483,41 +571,18 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 		}
 		if (wide && v.built > c->built)
 			c->built = v.built;
-		memset(a, 0, sizeof *a * (size_t)n);
-		double val = ve_value(&v, a);
-		ve_backtrack(&v, a);
+		memset(w.a, 0, sizeof *w.a * (size_t)n);
+		double val = ve_value(&v, w.a);
+		ve_backtrack(&v, w.a);
 		ve_free(&v);
-		int changed = 0;
-		for (int op = 0; op < n; op++)
-			if (c->active[op] && a[op]) { /* candidate 0 is the split as it was */
-				memcpy(S(c, op), cand[op] + (size_t)a[op] * g->ops[op].spec.nloops,
-				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
-				c->ver[op]++;
-				changed = 1;
-			}
+		int changed = polish_apply(c, &w);
 		if (!changed || (prev >= 0 && val >= prev * (1 - 1e-9)))
 			break;
 		prev = val;
 	}
 	rc = 0;
 out:
-	for (int op = 0; cand && op < n; op++) {
-		free(cand[op]);
-		if (ci)
-			free(ci[op]);
-		if (node)
-			free(node[op]);
-	}
-	for (int e = 0; tab && e < p->nedges; e++)
-		free(tab[e]);
-	free(dom);
-	free(a);
-	free(ci);
-	free(cand);
-	free(node);
-	free(tab);
-	free(ls);
-	free(ld);
+	polish_ws_free(&w, n, p->nedges);
 	return rc;
 }
 
@@ -1050,6 +1115,10 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	pl_graph gu = *g;
 	pl_problem pu = *p;
 	gu.ops = NULL;
+	pu.memo = NULL; /* another graph: its prices are not p's */
+	/* rec prices the same splits off the candidate lists many times: their
+	 * prices kept while it runs (pl_cost_plan, icm, extra, the steps) */
+	int memo_own = !p->memo;
 	c.split = pl_malloc(sizeof *c.split * (size_t)g->nops * PL_MAX_LOOPS);
 	c.active = pl_calloc((size_t)g->nops, 1);
 	c.done = pl_calloc((size_t)g->nops, 1);
@@ -1067,7 +1136,8 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 	c.xk = pl_malloc(sizeof *c.xk * (size_t)g->nops * XMAX + 1);
 	r->choice = pl_calloc((size_t)g->nops, sizeof *r->choice);
 	if (!c.split || !c.active || !c.done || !best || !order || !c.ord || !c.keep || !c.roles ||
-	    pl_loop_roles(g, c.roles) || !c.ver || !c.xsum || !c.xn || !c.xk || !r->choice)
+	    pl_loop_roles(g, c.roles) || !c.ver || !c.xsum || !c.xn || !c.xk || !r->choice ||
+	    pl_problem_memo(p, 1))
 		goto nomem;
 	if (o->time_limit_s > 0)
 		c.deadline = t0 + o->time_limit_s;
@@ -1156,6 +1226,8 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 nomem:
 	st = pl_err_set(err, PL_ENOMEM, "rec: out of memory");
 cleanup:
+	if (memo_own)
+		pl_problem_memo(p, 0);
 	free(gu.ops);
 	free(c.split);
 	free(c.active);
