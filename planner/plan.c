@@ -797,6 +797,28 @@ static pl_status note_per_op(cJSON *ck, pl_err *err)
 	return PL_OK;
 }
 
+/* The per-op plan kept over a whole-job plan with pipeline stages, ZeRO or
+ * recompute that runs in step_s (within PL_JOB_SIMPLER): search.space and
+ * space_widen say so, as the whole-job search's own note (note_space). */
+static pl_status note_simpler(cJSON *ck, double step_s, pl_err *err)
+{
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
+	const char *old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
+	const char *oldw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
+	char text[1024], widen[128];
+	snprintf(text, sizeof text,
+	         "%s%splans without pipeline stages, ZeRO or recompute (one with them may run in "
+	         "%.6g s: within the %g %% the search gives simpler plans)",
+	         old ? old : "", old ? ", " : "", step_s, 100 * PL_JOB_SIMPLER);
+	snprintf(widen, sizeof widen, "%s%s--fastest", oldw ? oldw : "", oldw ? " " : "");
+	cJSON_DeleteItemFromObject(s, "space");
+	cJSON_DeleteItemFromObject(s, "space_widen");
+	if (!s || !cJSON_AddStringToObject(s, "space", text) ||
+	    !cJSON_AddStringToObject(s, "space_widen", widen))
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return PL_OK;
+}
+
 pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po, pl_job_request *jr,
                             int api, pl_status st, cJSON **ck, double *secs, pl_err *err)
 {
@@ -846,6 +868,17 @@ pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
 	if (!st && (!(step > 0) || step >= per_op * (1 - 1e-9) || !s)) {
 		cJSON_Delete(job);
 		return st;
+	}
+	/* the whole job's preference: a plan with pipeline stages, ZeRO or
+	 * recompute only where it beats the per-op plan (which has none) by more
+	 * than PL_JOB_SIMPLER; else the per-op plan, saying so (--fastest) */
+	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(job, "pipeline");
+	const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(job, "recompute"));
+	int plain = pl_json_num(pipe, "stages", 1) == 1 &&
+	            pl_json_num(job, "optimizer_shard", 0) == 0 && (!rc || !strcmp(rc, "none"));
+	if (!st && !plain && !r.fastest && step * (1 + PL_JOB_SIMPLER) >= per_op) {
+		cJSON_Delete(job);
+		return note_simpler(*ck, step, err) ? PL_ENOMEM : st;
 	}
 	if (!(st ? cJSON_AddNullToObject(s, "per_op_step_seconds")
 	         : cJSON_AddNumberToObject(s, "per_op_step_seconds", per_op))) {
