@@ -856,8 +856,8 @@ static memo_slot *memo_find(const memo_tab *t, uint64_t h, int cls, const int64_
 		if (!q->key)
 			return q;
 		const int64_t *k = t->keys + (q->key - 1);
-		if (q->h == h && q->cls == cls && !memcmp(k, s, sizeof *s * (size_t)ns) &&
-		    !memcmp(k + ns, d, sizeof *d * (size_t)nd))
+		if (q->h == h && q->cls == cls && (!ns || !memcmp(k, s, sizeof *s * (size_t)ns)) &&
+		    (!nd || !memcmp(k + ns, d, sizeof *d * (size_t)nd)))
 			return q;
 	}
 }
@@ -928,8 +928,10 @@ static void memo_put(memo_tab *t, uint64_t h, int cls, const int64_t *s, int ns,
 	if (memo_room(t, (size_t)(ns + nd)))
 		return;
 	memo_slot *q = memo_find(t, h, cls, s, ns, d, nd);
-	memcpy(t->keys + t->nkeys, s, sizeof *s * (size_t)ns);
-	memcpy(t->keys + t->nkeys + ns, d, sizeof *d * (size_t)nd);
+	if (ns) /* (a node's key has no second split: d NULL) */
+		memcpy(t->keys + t->nkeys, s, sizeof *s * (size_t)ns);
+	if (nd)
+		memcpy(t->keys + t->nkeys + ns, d, sizeof *d * (size_t)nd);
 	memcpy(t->vals + t->nvals, v, sizeof *v * t->width);
 	*q = (memo_slot){
 	    .h = h, .key = (uint32_t)(t->nkeys + 1), .val = (uint32_t)t->nvals, .cls = cls};

@@ -779,19 +779,21 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 		*secs += s2;
 }
 
-/* The per-op plan kept without the whole job searched: search.space and
- * space_widen say so (--job searches it). */
-static pl_status note_per_op(cJSON *ck, pl_err *err)
+/* Adds to ck's search.space a trim of the space it is proven over (after
+ * sep where there is one already) and to search.space_widen the option
+ * that lifts it. */
+static pl_status space_add(cJSON *ck, const char *sep, const char *text, const char *option,
+                           pl_err *err)
 {
 	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
 	const char *old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
 	const char *oldw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
-	char text[1024], widen[128];
-	snprintf(text, sizeof text, "%s%s" PL_PLAN_NOT_JOB, old ? old : "", old ? "; " : "");
-	snprintf(widen, sizeof widen, "%s%s--job", oldw ? oldw : "", oldw ? " " : "");
+	char space[1024], widen[128];
+	snprintf(space, sizeof space, "%s%s%s", old ? old : "", old ? sep : "", text);
+	snprintf(widen, sizeof widen, "%s%s%s", oldw ? oldw : "", oldw ? " " : "", option);
 	cJSON_DeleteItemFromObject(s, "space");
 	cJSON_DeleteItemFromObject(s, "space_widen");
-	if (!s || !cJSON_AddStringToObject(s, "space", text) ||
+	if (!s || !cJSON_AddStringToObject(s, "space", space) ||
 	    !cJSON_AddStringToObject(s, "space_widen", widen))
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	return PL_OK;
@@ -802,21 +804,12 @@ static pl_status note_per_op(cJSON *ck, pl_err *err)
  * space_widen say so, as the whole-job search's own note (note_space). */
 static pl_status note_simpler(cJSON *ck, double step_s, pl_err *err)
 {
-	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
-	const char *old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
-	const char *oldw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
-	char text[1024], widen[128];
+	char text[256];
 	snprintf(text, sizeof text,
-	         "%s%splans without pipeline stages, ZeRO or recompute (one with them may run in "
+	         "plans without pipeline stages, ZeRO or recompute (one with them may run in "
 	         "%.6g s: within the %g %% the search gives simpler plans)",
-	         old ? old : "", old ? ", " : "", step_s, 100 * PL_JOB_SIMPLER);
-	snprintf(widen, sizeof widen, "%s%s--fastest", oldw ? oldw : "", oldw ? " " : "");
-	cJSON_DeleteItemFromObject(s, "space");
-	cJSON_DeleteItemFromObject(s, "space_widen");
-	if (!s || !cJSON_AddStringToObject(s, "space", text) ||
-	    !cJSON_AddStringToObject(s, "space_widen", widen))
-		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	return PL_OK;
+	         step_s, 100 * PL_JOB_SIMPLER);
+	return space_add(ck, ", ", text, "--fastest", err);
 }
 
 pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po, pl_job_request *jr,
@@ -837,7 +830,7 @@ pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
 		/* the default search fell back: exact dp could not plan the graph
 		 * (too entangled, or out of time), and the whole job's points would
 		 * each fall back too */
-		return note_per_op(*ck, err);
+		return space_add(*ck, "; ", PL_PLAN_NOT_JOB, "--job", err);
 	pl_job_request r = *jr;
 	r.all = 1; /* as --job plans it: every dimension not given searched */
 	pl_plan_opts o = *po;
