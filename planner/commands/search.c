@@ -847,7 +847,7 @@ static pl_status search_run(pl_graph *g, const pl_cluster *cl, search_args *s, p
 	}
 	/* the default search's space is the whole job's: a per-op plan is its
 	 * point of one stage and micro-batch without ZeRO or recompute */
-	if (!s->framework && !s->mode_given && !s->top && !s->why_not) {
+	if (!s->framework && !s->mode_given && !s->top) {
 		/* without --time-limit, bounded as the per-op search is */
 		po->so.time_limit_s = bound > 0 ? bound : pl_time_left(t_cmd, lim.time_limit_s);
 		st = pl_plan_whole_job(g, cl, po, &s->jr, 0, st, ck, secs, err);
@@ -960,7 +960,7 @@ int pl_cmd_search(int argc, char **argv)
 	}
 	/* the default search, nothing of the layout given: plain data
 	 * parallelism where it is within PL_JOB_SIMPLER of the fastest plan */
-	int plain = !s.framework && !s.mode_given && !s.load && !s.dump_lp && !s.top && !s.why_not;
+	int plain = !s.framework && !s.mode_given && !s.load && !s.dump_lp && !s.top;
 	if (plain && !s.jr.fastest) {
 		po.so.time_limit_s = pl_time_left(t_cmd, s.co.tlimit);
 		pl_plan_prefer_dp(g, &cl, &po, &s.jr, &ck, &secs);
