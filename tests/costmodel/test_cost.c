@@ -322,6 +322,22 @@ static void loss_gathered_never_cuts_classes(void **state)
 	}
 }
 
+/* a two-layer MLP with a bias and a loss, batch 64 (transient_by_hand and
+ * recomputed_segment_by_hand count its bytes by hand) */
+static const char mlp2_json[] =
+    "{\"format\":\"planner.model/1\",\"tensors\":{"
+    "\"x\":{\"shape\":[64,64],\"role\":\"input\"},"
+    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+    "\"w0\":{\"shape\":[64,64],\"role\":\"param\"},"
+    "\"b0\":{\"shape\":[64],\"role\":\"param\"},"
+    "\"w1\":{\"shape\":[64,8],\"role\":\"param\"}},\"ops\":["
+    "{\"name\":\"fc0\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w0\"],\"outputs\":[\"h\"]},"
+    "{\"name\":\"bias\",\"type\":\"Add\",\"inputs\":[\"h\",\"b0\"],\"outputs\":[\"hb\"]},"
+    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"hb\"],\"outputs\":[\"r\"]},"
+    "{\"name\":\"out\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w1\"],\"outputs\":[\"z\"]},"
+    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"y\"],"
+    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+
 /* The transient bytes of a plan, counted by hand: an MLP on one device
  * (fp32; x [64,64] data, fc0 = x w0, + b0, relu, z = r w1 [64,8], a scalar
  * loss). Kept activations, each at its producer: x (fc0's, for dw0), hb
@@ -342,19 +358,7 @@ static void loss_gathered_never_cuts_classes(void **state)
 static void transient_by_hand(void **state)
 {
 	(void)state;
-	const char *j =
-	    "{\"format\":\"planner.model/1\",\"tensors\":{"
-	    "\"x\":{\"shape\":[64,64],\"role\":\"input\"},"
-	    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
-	    "\"w0\":{\"shape\":[64,64],\"role\":\"param\"},"
-	    "\"b0\":{\"shape\":[64],\"role\":\"param\"},"
-	    "\"w1\":{\"shape\":[64,8],\"role\":\"param\"}},\"ops\":["
-	    "{\"name\":\"fc0\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w0\"],\"outputs\":[\"h\"]},"
-	    "{\"name\":\"bias\",\"type\":\"Add\",\"inputs\":[\"h\",\"b0\"],\"outputs\":[\"hb\"]},"
-	    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"hb\"],\"outputs\":[\"r\"]},"
-	    "{\"name\":\"out\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w1\"],\"outputs\":[\"z\"]},"
-	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"y\"],"
-	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	const char *j = mlp2_json;
 	pl_graph *g;
 	pl_err err;
 	pl_cluster c;
@@ -401,19 +405,7 @@ static void transient_by_hand(void **state)
 static void recomputed_segment_by_hand(void **state)
 {
 	(void)state;
-	const char *j =
-	    "{\"format\":\"planner.model/1\",\"tensors\":{"
-	    "\"x\":{\"shape\":[64,64],\"role\":\"input\"},"
-	    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
-	    "\"w0\":{\"shape\":[64,64],\"role\":\"param\"},"
-	    "\"b0\":{\"shape\":[64],\"role\":\"param\"},"
-	    "\"w1\":{\"shape\":[64,8],\"role\":\"param\"}},\"ops\":["
-	    "{\"name\":\"fc0\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w0\"],\"outputs\":[\"h\"]},"
-	    "{\"name\":\"bias\",\"type\":\"Add\",\"inputs\":[\"h\",\"b0\"],\"outputs\":[\"hb\"]},"
-	    "{\"name\":\"relu\",\"type\":\"Relu\",\"inputs\":[\"hb\"],\"outputs\":[\"r\"]},"
-	    "{\"name\":\"out\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w1\"],\"outputs\":[\"z\"]},"
-	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"y\"],"
-	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	const char *j = mlp2_json;
 	pl_graph *g;
 	pl_err err;
 	pl_cluster c;
@@ -488,8 +480,9 @@ static void buffered_outputs_by_hand(void **state)
 			double held = pl_job_transient(p, sp, NULL, 0, act) - freed;
 			double want = (m < 2 ? m : 2) * 2048.0 / devices;
 			if (held != want)
-				fail_msg("%d devices, %lld micro-batches: %.0f bytes held, by hand %.0f",
-				         devices, (long long)m, held, want);
+				fail_msg(
+				    "%d devices, %lld micro-batches: %.0f bytes held, by hand %.0f",
+				    devices, (long long)m, held, want);
 		}
 		pl_problem_free(p);
 	}
