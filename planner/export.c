@@ -133,17 +133,22 @@ static const char *const price_option[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_NORM] = "--norm-kernel",
     [PL_FW_PRICE_BATCH_NORM] = "--batch-norm",
     [PL_FW_PRICE_OVERLAP] = "--overlap-grad-reduce",
+    [PL_FW_PRICE_TP_OVERLAP] = "--tp-comm-overlap",
 };
 static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_ATTENTION] = "attention_kernel",  [PL_FW_PRICE_LOSS] = "loss_kernel",
     [PL_FW_PRICE_LOSS_PARALLEL] = "loss_parallel", [PL_FW_PRICE_GRAD_DTYPE] = "grad_dtype",
     [PL_FW_PRICE_NORM] = "norm_kernel",            [PL_FW_PRICE_BATCH_NORM] = "batch_norm",
     [PL_FW_PRICE_OVERLAP] = "overlap_grad_reduce",
+    [PL_FW_PRICE_TP_OVERLAP] = "tp_comm_overlap",
 };
 
 /* What each framework runs when its configuration does not say, at the
  * version fws[] names: the option's value, NULL where the framework has no
- * one default the cost model states (the cluster's stays). "te" is
+ * one default the cost model states (the cluster's stays). --tp-comm-overlap
+ * has none here: off is every framework's default (Megatron-LM's store_true
+ * --tp-comm-overlap, ModelParallelConfig.tp_comm_overlap False, torchtitan's
+ * enable_async_tensor_parallel False) and the cost model's own. "te" is
  * Transformer Engine's choice of attention: cuDNN's fused attention on
  * Hopper and later, FlashAttention-2 before (te_attention). The source of
  * each is in docs/cost-model.md, "Pricing defaults of --framework". */
@@ -152,24 +157,24 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * are store_true; validate_args forces fp32 gradient accumulation for
      * bf16; TE's LayerNorm/RMSNorm; vocab_parallel_cross_entropy; its DDP
      * leaves BatchNorm local */
-    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "local", "off"},
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "local", "off", NULL},
     /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
      * config): Transformer Engine, cross_entropy_loss_fusion True,
      * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True */
-    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "local", "on"},
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "local", "on", NULL},
     /* job_config.py: loss parallel unless disable_loss_parallel,
      * mixed_precision_reduce float32; its loss is cross_entropy on
      * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
      * backward; BatchNorm stays local (no SyncBatchNorm) */
-    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "local", "on"},
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "local", "on", NULL},
     /* zero/config.py: overlap_comm False (ZeRO 0-2); the engine converts
      * no BatchNorm; the rest is the model's code */
-    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "local", "off"},
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "local", "off", NULL},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms; DeepSpeed's overlap_comm False */
-    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "local", "off"},
-    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "local", "off", NULL},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 /* Transformer Engine's attention on the cluster's GPU (compute capability
@@ -200,9 +205,13 @@ static const struct fw_price_key {
     {FW_MEGATRON, PL_FW_PRICE_OVERLAP, "--overlap-grad-reduce", 1, "on", "off"},
     {FW_NEMO, PL_FW_PRICE_LOSS, "model.cross_entropy_loss_fusion", 0, "fused", "unfused"},
     {FW_NEMO, PL_FW_PRICE_GRAD_DTYPE, "ddp.grad_reduce_in_fp32", 0, "fp32", "param"},
+    {FW_MEGATRON, PL_FW_PRICE_TP_OVERLAP, "--tp-comm-overlap", 1, "on", "off"},
     {FW_NEMO, PL_FW_PRICE_OVERLAP, "ddp.overlap_grad_reduce", 0, "on", "off"},
+    {FW_NEMO, PL_FW_PRICE_TP_OVERLAP, "model.tp_comm_overlap", 0, "on", "off"},
     {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0,
      "gathered", "vocab"},
+    {FW_TORCHTITAN, PL_FW_PRICE_TP_OVERLAP, "parallelism.enable_async_tensor_parallel", 0, "on",
+     "off"},
 };
 
 /* Megatron-LM's --attention-backend (AttnBackend) and the kernel each runs:
@@ -240,6 +249,8 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 		pl_status st = PL_OK;
 		if (i == PL_FW_PRICE_OVERLAP)
 			jr->overlap = pl_dim_value(!strcmp(v, "on"));
+		else if (i == PL_FW_PRICE_TP_OVERLAP)
+			jr->tp_overlap = pl_dim_value(!strcmp(v, "on"));
 		else
 			st = set[i](cl, v, price_option[i], err);
 		if (st || !cJSON_AddStringToObject(o, price_key[i], v)) {
@@ -599,9 +610,8 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(cl, "description"), "device");
 	for (int i = 0; i < PL_FW_PRICE_COUNT; i++)
-		c->price[i] = i == PL_FW_PRICE_OVERLAP
-		                  ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-		                         pipe, "overlap_grad_reduce"))
+		c->price[i] = i == PL_FW_PRICE_OVERLAP || i == PL_FW_PRICE_TP_OVERLAP
+		                  ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pipe, price_key[i]))
 		                         ? "on"
 		                         : "off")
 		                  : cJSON_GetStringValue(
@@ -2427,7 +2437,7 @@ static void from_pricing(from_args *f, int fw, const fw_config *c, int argc, cha
 			v = "none";
 		f->sv[f->ns++] = (char *)price_option[i];
 		f->sv[f->ns++] = (char *)v;
-		if (i != PL_FW_PRICE_OVERLAP) {
+		if (i != PL_FW_PRICE_OVERLAP && i != PL_FW_PRICE_TP_OVERLAP) {
 			f->cv[f->nc++] = (char *)price_option[i];
 			f->cv[f->nc++] = (char *)v;
 		}

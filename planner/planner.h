@@ -168,6 +168,10 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             Megatron's sequence parallelism
  *   overlap_grad_reduce       true | false (default false): the gradient
  *                             reduction overlapped with the last backward
+ *   tp_comm_overlap           true | false (default false): a linear
+ *                             layer's tensor-parallel all-gathers and
+ *                             reduce-scatters overlapped with its GEMMs
+ *                             (search --tp-comm-overlap)
  *   max_tensor_parallel       N >= 0: the most devices one op's tensor cut
  *                             spans (0: any; default one node's devices
  *                             where the mesh spans nodes)

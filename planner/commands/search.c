@@ -768,7 +768,8 @@ static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defa
 	                 (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
 	                 (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
 	                 (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
-	                 (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0);
+	                 (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |
+	                 (s->jr.tp_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_TP_OVERLAP : 0);
 	return pl_export_defaults(s->framework, given, cl, &s->jr, defaults, err);
 }
 

@@ -200,6 +200,27 @@ done
 check "search --framework F, export, cost --from F: the same step and memory for all six${fwrt_bad}" \
   '[ -z "$fwrt_bad" ] && grep -qx "  cross_entropy_loss_fusion: true" "$T/fw-nemo.cfg" &&
    grep -qx "  overlap_grad_reduce: true" "$T/fw-nemo.cfg"'
+# --tp-comm-overlap on: export states it (Megatron-LM's --tp-comm-overlap, Megatron-Bridge's
+# model.tp_comm_overlap, torchtitan's enable_async_tensor_parallel) and cost --from prices it: the
+# plan's own step; the same configuration without the key is the framework's default (off), whose
+# exposed tensor-parallel collectives make the step longer
+tov_bad=""
+for fw in megatron nemo torchtitan; do
+  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework $fw --tp 2 --tp-comm-overlap on \
+    -o "$T/tov-$fw.ckpt" > /dev/null 2>&1 &&
+    [ "$(jq .pipeline.tp_comm_overlap "$T/tov-$fw.ckpt")" = true ] &&
+    "$PLANNER" export "$T/tov-$fw.ckpt" --to $fw -o "$T/tov-$fw.cfg" > /dev/null 2>&1 &&
+    grep -q -- "^--tp-comm-overlap\|^  tp_comm_overlap: true$\|^enable_async_tensor_parallel = true$" "$T/tov-$fw.cfg" &&
+    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/tov-$fw.cfg" --cluster h100x8 > "$T/tov.cost" 2> /dev/null &&
+    num_close "$(jq .step_seconds "$T/tov.cost")" "$(jq .cost.step_seconds "$T/tov-$fw.ckpt")" &&
+    grep -v "tp-comm-overlap\|tp_comm_overlap\|enable_async_tensor_parallel" "$T/tov-$fw.cfg" > "$T/tov-bare.cfg" &&
+    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/tov-bare.cfg" --cluster h100x8 > "$T/tov-bare.cost" 2> /dev/null &&
+    awk -v a="$(jq .step_seconds "$T/tov.cost")" -v b="$(jq .step_seconds "$T/tov-bare.cost")" \
+      'BEGIN { exit !(a < b) }' ||
+    tov_bad="$tov_bad [$fw]"
+done
+check "search --tp-comm-overlap on, export, cost --from: stated, the same step, longer without it${tov_bad}" \
+  '[ -z "$tov_bad" ]'
 # a configuration that states no switch is priced with the framework's defaults: NeMo's fused
 # loss and overlapped reduction (its recipes'), not the cluster's unfused loss
 grep -v "cross_entropy_loss_fusion\|overlap_grad_reduce\|grad_reduce_in_fp32" "$T/A.nemo" > "$T/A-bare.nemo"

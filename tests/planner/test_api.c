@@ -928,6 +928,54 @@ static void test_gemm_dtype(void **state)
 	planner_ctx_free(ctx);
 }
 
+/* tp_comm_overlap (search --tp-comm-overlap): the plan is ranked without it,
+ * so the same plan comes back, its step shorter (the MLP's tensor-parallel
+ * all-gathers and reduce-scatters hidden behind its GEMMs) and its checkpoint
+ * saying so (pipeline.tp_comm_overlap, what planner cost reprices); a
+ * framework's defaults keep the value set; a bad value is refused naming the
+ * key */
+static void test_tp_comm_overlap(void **state)
+{
+	(void)state;
+	double step[2];
+	char *strategy[2];
+	for (int on = 0; on <= 1; on++) {
+		planner_ctx *ctx = planner_ctx_new();
+		set(ctx, "device_num", "4");
+		set(ctx, "model_parallel", "4");
+		set(ctx, "use_seq_parallel", "true");
+		set(ctx, "framework", "megatron");
+		set(ctx, "tp_comm_overlap", on ? "true" : "false");
+		assert_string_equal(planner_get_auto_parallel_context(ctx, "tp_comm_overlap"),
+		                    on ? "true" : "false");
+		planner_graph *g = bf16_mlp(ctx);
+		planner_plan *p = NULL;
+		ok(ctx, planner_plan_new(ctx, g, &p));
+		cJSON *ck = cJSON_Parse(planner_plan_json(p));
+		const cJSON *tov =
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "tp_comm_overlap");
+		assert_true(on ? cJSON_IsTrue(tov) : !cJSON_IsTrue(tov));
+		step[on] = cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), "step_seconds"));
+		strategy[on] = cJSON_PrintUnformatted(cJSON_GetObjectItem(ck, "parallel_strategy_item"));
+		assert_non_null(strategy[on]);
+		cJSON_Delete(ck);
+		planner_plan_free(p);
+		planner_graph_free(g);
+		planner_ctx_free(ctx);
+	}
+	assert_string_equal(strategy[0], strategy[1]);
+	assert_true(step[1] < step[0]);
+	free(strategy[0]);
+	free(strategy[1]);
+	planner_ctx *ctx = planner_ctx_new();
+	assert_string_equal(planner_get_auto_parallel_context(ctx, "tp_comm_overlap"), "false");
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "tp_comm_overlap", "maybe"),
+	                 PLANNER_EINVAL);
+	has_msg(ctx, "tp_comm_overlap");
+	planner_ctx_free(ctx);
+}
+
 /* one search: the API plans what `planner search` plans with the same
  * settings, the default search's preference for data parallelism included
  * (gpt-small on 8 devices: data parallel within 2 % of the fastest), and a
@@ -1323,6 +1371,7 @@ int main(void)
 	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
 	    cmocka_unit_test(test_cost_and_export),  cmocka_unit_test(test_framework),
 	    cmocka_unit_test(test_gemm_dtype),       cmocka_unit_test(test_same_plan_as_search),
+	    cmocka_unit_test(test_tp_comm_overlap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
