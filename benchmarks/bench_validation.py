@@ -245,8 +245,17 @@ def grad_dtype(r):
     only the rank's ZeRO partition to fp32 at the step (core/optimizer/
     optimizer.py step and parameter_group.py step_prequel); Megatron-LM
     forces fp32 main gradients for bf16 (accumulate_allreduce_grads_in_fp32),
-    FSDP's and DeepSpeed's defaults keep fp32 gradients or shard them"""
-    return "param" if "AA-Scaling" in r["framework_version"] else "fp32"
+    FSDP's and DeepSpeed's defaults keep fp32 gradients or shard them; NeMo's
+    launcher recipes whose run script sets grad_sync_dtype bf16 (the row's
+    notes cite it) keep Apex distributed_fused_adam's gradient buffer and its
+    reduce-scatter in bf16 (NeMo docs, "Communication Overlap": the
+    reduce-scatter's precision is grad_sync_dtype, default the optimizer's
+    fp32); Megatron-Bridge's performance recipes that set grad_reduce_in_fp32
+    False (the notes cite it) keep Megatron-core's gradient buffer in bf16"""
+    if ("AA-Scaling" in r["framework_version"] or "grad_sync_dtype bf16" in r["notes"]
+            or "grad_reduce_in_fp32 False" in r["notes"]):
+        return "param"
+    return "fp32"
 
 
 def norm_kernel(r):
