@@ -14,7 +14,9 @@ predictions hold:
     measured best, and fit/OOM agreement (measured OOM predicted to fit,
     measured run predicted not to fit);
   - beside each run, the planner's own whole-job plan (--job) and its MFU
-    with JOB=1 (slow: a search per run).
+    with JOB=1 (slow: a search per run), priced with the run's cluster,
+    memory, kernels and framework switches (program_args): only the layout
+    is the search's.
 
 What cannot be stated to the planner is skipped with the reason: FP8 GEMMs,
 missing architecture fields. Assumptions, each printed in the table's notes:
@@ -396,6 +398,22 @@ def search_args(r):
     return a
 
 
+# search_args' options that set the layout (what the whole-job search
+# chooses), each with its value; the rest (the cluster, its memory, the
+# kernels and the framework's switches) are how the run's program runs and
+# price the search's own plan as they price the published one
+LAYOUT_OPTIONS = ("--tp", "--pp", "--dp", "--cp", "--micro-batch-size", "--virtual-stages",
+                  "--zero", "--recompute", "--sequence-parallel", "--stage-cuts")
+
+
+def program_args(r):
+    a, out = search_args(r), []
+    for i in range(0, len(a), 2):
+        if a[i] not in LAYOUT_OPTIONS:
+            out += a[i:i + 2]
+    return out
+
+
 def price(task):
     r, build, limit, job = task
     out = {"id": r["id"], "framework": r["framework"], "gpu": r["gpu"], "gpus": r["gpus"],
@@ -446,10 +464,8 @@ def price(task):
             out["ratio"] = c["step_seconds"] / meas
         if job:
             jp = os.path.join(t, "j.json")
-            fp8 = ["--gemm-dtype", "fp8"] if r["precision"] == "fp8" else []
-            q = subprocess.run([os.path.join(build, "planner"), "search", model, "--cluster",
-                                search_args(r)[1], "--job", "--time-limit", str(limit), "-o", jp]
-                               + fp8,
+            q = subprocess.run([os.path.join(build, "planner"), "search", model, "--job",
+                                "--time-limit", str(limit), "-o", jp] + program_args(r),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if q.returncode == 0:
                 with open(jp) as jf:
