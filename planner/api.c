@@ -876,10 +876,11 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	/* a framework's pricing defaults (as search --framework), overlap_grad_reduce
 	 * and tp_comm_overlap set kept */
 	if (ctx->val[K_FRAMEWORK] &&
-	    (st = pl_export_defaults(ctx->val[K_FRAMEWORK],
-	                             (ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0) |
-	                                 (ctx->val[K_TP_OVERLAP] ? 1u << PL_FW_PRICE_TP_OVERLAP : 0),
-	                             &cl, &jr, &fw_defaults, &ctx->err)))
+	    (st =
+	         pl_export_defaults(ctx->val[K_FRAMEWORK],
+	                            (ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0) |
+	                                (ctx->val[K_TP_OVERLAP] ? 1u << PL_FW_PRICE_TP_OVERLAP : 0),
+	                            &cl, &jr, &fw_defaults, &ctx->err)))
 		goto done;
 	st = ctx->val[K_FRAMEWORK]
 	         ? pl_export_search(g, &cl, &po, &jr, ctx->val[K_FRAMEWORK], &ck, NULL, &ctx->err)

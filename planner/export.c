@@ -610,12 +610,12 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(cl, "description"), "device");
 	for (int i = 0; i < PL_FW_PRICE_COUNT; i++)
-		c->price[i] = i == PL_FW_PRICE_OVERLAP || i == PL_FW_PRICE_TP_OVERLAP
-		                  ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pipe, price_key[i]))
-		                         ? "on"
-		                         : "off")
-		                  : cJSON_GetStringValue(
-		                        cJSON_GetObjectItemCaseSensitive(dev, price_key[i]));
+		c->price[i] =
+		    i == PL_FW_PRICE_OVERLAP || i == PL_FW_PRICE_TP_OVERLAP
+		        ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pipe, price_key[i]))
+		               ? "on"
+		               : "off")
+		        : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, price_key[i]));
 	if (cJSON_GetObjectItemCaseSensitive(ck, "groups_exceptions"))
 		return pl_err_set(
 		    err, PL_EINVAL,

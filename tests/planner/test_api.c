@@ -957,7 +957,8 @@ static void test_tp_comm_overlap(void **state)
 		assert_true(on ? cJSON_IsTrue(tov) : !cJSON_IsTrue(tov));
 		step[on] = cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), "step_seconds"));
-		strategy[on] = cJSON_PrintUnformatted(cJSON_GetObjectItem(ck, "parallel_strategy_item"));
+		strategy[on] =
+		    cJSON_PrintUnformatted(cJSON_GetObjectItem(ck, "parallel_strategy_item"));
 		assert_non_null(strategy[on]);
 		cJSON_Delete(ck);
 		planner_plan_free(p);
