@@ -43,6 +43,7 @@ import math
 import os
 import subprocess
 import sys
+import statistics
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -510,6 +511,19 @@ def geomean(x):
     return math.exp(sum(math.log(v) for v in x) / len(x)) if x else float("nan")
 
 
+def step_band(rows):
+    """The uncalibrated error band (costmodel/cluster.h PL_BAND_LO, PL_BAND_HI, PL_BAND_RUNS):
+    the 10th and 90th percentiles of measured / predicted step over the priced runs with a
+    published step or tokens/s, widened outward to two decimals, and how many runs."""
+    x = sorted(1 / r["ratio"] for r in rows
+               if r.get("file", "runs") == "runs" and r.get("ratio")
+               and r.get("measured_from") in ("step", "tokens/s"))
+    if len(x) < 2:
+        return float("nan"), float("nan"), len(x)
+    q = statistics.quantiles(x, n=10, method="inclusive")
+    return math.floor(q[0] * 100) / 100, math.ceil(q[-1] * 100) / 100, len(x)
+
+
 def report_runs(res):
     priced = [x for x in res if "ratio" in x]
     clean = [x for x in priced if x["measured_from"] in ("step", "tokens/s")]
@@ -551,6 +565,10 @@ def report_runs(res):
           f"{sum(1 for x in nofit if x['oom'] != 'yes')}")
     for k, v in sorted(skipped.items(), key=lambda kv: -kv[1])[:12]:
         print(f"- {v} x {k}")
+    lo, hi, n = step_band(clean)
+    print(f"\nUncalibrated band (10th-90th percentile of measured/predicted over the {n} runs "
+          f"with a published step, widened to two decimals): {lo:.2f}-{hi:.2f}; "
+          f"PL_BAND_LO/HI/RUNS in costmodel/cluster.h must say the same (ctest test_band)")
 
 
 def report_sweep(res):
