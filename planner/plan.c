@@ -323,7 +323,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO),
 		                  r->zero.v, NAME(N_PP), r->stages.v, PL_ZERO_PIPELINE_WHY);
 	o->job = given;
-	int64_t max_tp = VALUE(r->max_tp) ? (r->max_tp.v > 0 ? r->max_tp.v : -1) : 0;
+	int64_t max_tp = VALUE(r->max_tp) ? pl_max_tp_of_user(r->max_tp.v) : PL_MAX_TP_NODE;
 	int replicas = !VALUE(r->replicas) ? PL_REPLICAS_AUTO
 	               : r->replicas.v     ? PL_REPLICAS_ALL
 	                                   : PL_REPLICAS_NONE;
@@ -498,7 +498,7 @@ static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts 
 		return PL_OK; /* the fixed degrees are the space, as the plan says */
 	int64_t D = pl_cluster_devices_total(cl);
 	int64_t node = cl->devices_per_node > 0 ? cl->devices_per_node : D;
-	int64_t span = o->jo.max_tp > 0 ? o->jo.max_tp : o->jo.max_tp < 0 ? 0 : node;
+	int64_t span = o->jo.max_tp != PL_MAX_TP_NODE ? o->jo.max_tp : node; /* > 0, or any */
 	int tp = span > 0 && span < D, all = replicas == PL_REPLICAS_NONE;
 	if (o->job && pl_degrees_any(&o->jo.degrees))
 		tp = all = 0; /* only the preference below */

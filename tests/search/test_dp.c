@@ -41,7 +41,7 @@ static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
 		in->c.nodes = nodes;
 		/* every candidate, model-parallel cuts across nodes included: the
 		 * searchers must agree over any candidate set */
-		pl_job any = {.max_tp = -1, .replicas = PL_REPLICAS_NONE};
+		pl_job any = {.max_tp = PL_MAX_TP_ANY, .replicas = PL_REPLICAS_NONE};
 		assert_int_equal(pl_problem_new_job(&in->p, in->g, &in->c, &any, &err), PL_OK);
 		double combos = 1;
 		for (int o = 0; o < in->p->nops; o++)
@@ -65,7 +65,7 @@ static void drop(inst *in)
 static pl_problem *full_space(const inst *in)
 {
 	pl_err err;
-	pl_job all = {.max_tp = -1, .replicas = PL_REPLICAS_ALL};
+	pl_job all = {.max_tp = PL_MAX_TP_ANY, .replicas = PL_REPLICAS_ALL};
 	pl_problem *p;
 	assert_int_equal(pl_problem_new_job(&p, in->g, &in->c, &all, &err), PL_OK);
 	double combos = 1;
