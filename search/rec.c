@@ -708,14 +708,21 @@ static int improve(recctx *c, const int64_t *primes, int np, int rounds)
 	return 0;
 }
 
+/* rec_plan's and rec_within's outcomes */
+typedef enum {
+	REC_NOMEM = -1, /* out of memory */
+	REC_DONE = 0,   /* c's splits are the plan */
+	REC_LATE = 1,   /* past the deadline */
+	REC_NOFIT = 2,  /* rec_within: no memory price made a plan fit */
+} rec_outcome;
+
 /* One plan at the memory price c->lam, from scratch: the steps over the prime
  * factors of the devices (largest first; priced on pu, one convention for
  * every op), the degrees kept, then the polish and ICM in turn while they
  * improve it; the same from other starts (below), the best kept (keep: room
- * for a plan). Returns 0, -1
- * out of memory, 1 past the deadline. */
-static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
-                    int64_t *keep)
+ * for a plan). REC_DONE, REC_NOMEM or REC_LATE. */
+static rec_outcome rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
+                            int64_t *keep)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -745,19 +752,19 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			cut_by(c, p, order[i].op, f);
 		if (c->deadline > 0 && pl_now() > c->deadline) {
 			c->p = p;
-			return 1;
+			return REC_LATE;
 		}
 	}
 	c->p = p;
 	if (p->roles)
 		repair_degrees(c, order);
 	if (improve(c, primes, np, 4))
-		return -1;
+		return REC_NOMEM;
 	int decided = 0;
 	for (int op = 0; op < g->nops; op++)
 		decided += c->active[op] && !g->ops[op].has_strategy;
 	if (!keep || p->roles || c->built > SEEDCAP)
-		return 0;
+		return REC_DONE;
 	/* three more starts, the best kept: every op whole, where the problem
 	 * offers replicated cuts (a small or latency-bound graph, whose cuts cost
 	 * more than they save, is many factors' moves away from the cuts above);
@@ -777,7 +784,7 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			int64_t *sp = S(c, op);
 			if (seed == 2) {
 				if (by_node(c, op, c->ord))
-					return -1;
+					return REC_NOMEM;
 				memcpy(sp,
 				       p->strat[op] + (size_t)c->ord[0].op * g->ops[op].spec.nloops,
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
@@ -805,16 +812,16 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 		/* after one round, a start that is no near rival, or has come to the
 		 * plan kept, is left there */
 		if (improve(c, primes, np, 1))
-			return -1;
+			return REC_NOMEM;
 		double now = objective(c);
 		if (now < first * 1.1 &&
 		    memcmp(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS) &&
 		    improve(c, primes, np, 4))
-			return -1;
+			return REC_NOMEM;
 		if (objective(c) >= first)
 			memcpy(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
 	}
-	return 0;
+	return REC_DONE;
 }
 
 /* Copies block 1 of each run to the hidden blocks. */
@@ -982,13 +989,12 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
  * makes one fit (doubled from time per byte until one does, then bisected),
  * each plan that fits improved on time alone by ICM and pairs, every move
  * within the limit; and the plan just over the limit and the fastest plan shrunk until
- * they fit (shrink) and improved alike. The fastest that fits is the plan. Returns 0 (c's splits
- * the plan; *t, *m its price), 1 when nothing made one fit, -1 out of
- * memory, 2 past the deadline. Long on purpose: the price's
+ * they fit (shrink) and improved alike. The fastest that fits is the plan: REC_DONE (c's splits
+ * the plan; *t, *m its price), REC_NOFIT, REC_NOMEM or REC_LATE. Long on purpose: the price's
  * doubling and bisection and the shrinking share the plans they keep. */
-static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
-                      const pl_run *runs, int nruns, double limit, int64_t *best, double *t,
-                      double *m)
+static rec_outcome rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np,
+                              keyed *order, const pl_run *runs, int nruns, double limit,
+                              int64_t *best, double *t, double *m)
 {
 	const pl_problem *p = c->p;
 	size_t bytes = sizeof(int64_t) * (size_t)p->nops * PL_MAX_LOOPS;
@@ -1086,14 +1092,14 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 	free(mult);
 	free(fast);
 	free(over);
-	if (rc)
-		return rc < 0 ? -1 : 2;
+	if (rc) /* rec_plan's REC_LATE, or out of memory */
+		return rc < 0 ? REC_NOMEM : REC_LATE;
 	if (bt < 0)
-		return 1;
+		return REC_NOFIT;
 	memcpy(c->split, best, bytes);
 	*t = bt;
 	*m = bm;
-	return 0;
+	return REC_DONE;
 }
 
 /* Long on purpose: rec's setup (the repeated layers, the
@@ -1176,10 +1182,11 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		gu.ops[op].replica_minor = 0;
 	pu.g = &gu;
 	double t, m;
-	int rc = rec_plan(&c, &pu, primes, np, order, c.keep);
-	if (rc < 0 || (!rc && o->memory_limit > 0 && rec_price(&c, runs, nruns, &t, &m)))
+	rec_outcome rc = rec_plan(&c, &pu, primes, np, order, c.keep);
+	if (rc == REC_NOMEM ||
+	    (rc == REC_DONE && o->memory_limit > 0 && rec_price(&c, runs, nruns, &t, &m)))
 		goto nomem;
-	if (!rc && o->memory_limit > 0 && m > o->memory_limit) {
+	if (rc == REC_DONE && o->memory_limit > 0 && m > o->memory_limit) {
 		double least = pl_problem_least_plan_memory(p);
 		if (least < 0)
 			goto nomem;
@@ -1190,10 +1197,10 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		}
 		rc = rec_within(&c, &pu, primes, np, order, runs, nruns, o->memory_limit, best, &t,
 		                &m);
-		if (rc < 0)
+		if (rc == REC_NOMEM)
 			goto nomem;
 	}
-	if (rc == 1 || rc == 2) {
+	if (rc == REC_LATE || rc == REC_NOFIT) {
 		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %.3g s ran out",
 		                o->time_limit_s);
 		goto cleanup;
