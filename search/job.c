@@ -885,7 +885,7 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	if (!x->stages && x->scale * bound >= useful)
 		return PL_PRICE_DONE; /* the bound alone settles the point */
 	pl_search_opts d = *x->io;
-	d.mem_price = lambda;
+	d.dp.mem_price = lambda;
 	pl_search_result r = {0};
 	pl_err err = {{0}};
 	if (pl_search_dp(x->pb->p, &d, &r, &err))
@@ -996,7 +996,7 @@ static void inner_deadline(pl_search_opts *io, const pl_search_opts *o, double t
 static int out_of_time(const pl_search_opts *o, double t0, int planned)
 {
 	return (o->time_limit_s > 0 && pl_now() - t0 > o->time_limit_s) ||
-	       (o->job_stop_after > 0 && planned >= o->job_stop_after);
+	       (o->hooks && o->hooks->job_stop_after > 0 && planned >= o->hooks->job_stop_after);
 }
 
 static pl_status timed_out(pl_err *err, const pl_search_opts *o, int points)
@@ -1493,7 +1493,7 @@ static pl_status bound(jobrun *s)
 	qsort(pts, (size_t)s->npt, sizeof *pts, cmp_node_bound);
 	for (int k = 0; k < s->npt; k++)
 		pts[k].nsib = -1;
-	const double first_rung = o->relax_pairs > 0 ? o->relax_pairs : RELAX_FIRST;
+	const double first_rung = o->dp.relax_pairs > 0 ? o->dp.relax_pairs : RELAX_FIRST;
 	for (int finished = 0, rounds = 0;; rounds++) {
 		int k = -1;
 		double klb = INFINITY;
@@ -1542,7 +1542,7 @@ static pl_status bound(jobrun *s)
 		if (rung > 0) {
 			pl_search_opts ro = s->io;
 			inner_deadline(&ro, o, s->t0, best);
-			ro.relax_pairs = rung;
+			ro.dp.relax_pairs = rung;
 			if (!pl_search_dp(p, &ro, &r, &e2)) {
 				pt->bound = pt->bounded ? fmax(pt->bound, r.bound_s) : r.bound_s;
 				pt->bounded = 1;
@@ -1665,7 +1665,7 @@ static pl_status solve(jobrun *s)
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
-		lo.relax_pairs = 0;
+		lo.dp.relax_pairs = 0;
 		/* one stage: a plan fits only if its tensors fit beside the least
 		 * transient bytes any plan of it needs (a relaxation: its answer
 		 * proves a plan that fits) */
@@ -1931,7 +1931,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		s->best[0].cost.step_s = jo->beat_s;
 	s->io.progress = NULL;
 	s->io.memory_limit = 0;
-	s->io.relax_pairs = 0; /* the inner searches are exact */
+	s->io.dp.relax_pairs = 0; /* the inner searches are exact */
 	pl_status st;
 	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) &&
 	    !(st = solve(s)) && !(st = assemble(s)))
