@@ -489,10 +489,20 @@ static int polish_edge(recctx *c, polish_ws *w, int e)
 	return 0;
 }
 
-/* The edges' tables between active ops into v: 0, 1 out of memory, 2 past
- * the deadline (a table priced on first use takes seconds on thousands of
- * devices: the plan as it is). */
-static int polish_edges(recctx *c, polish_ws *w, ve *v)
+/* What rec's steps return (each names the ones it can) */
+typedef enum {
+	REC_NOMEM = -1,  /* out of memory */
+	REC_DONE = 0,    /* done: c's splits are the plan */
+	REC_LATE = 1,    /* past the deadline */
+	REC_NOFIT = 2,   /* rec_within: no memory price made a plan fit; shrink: no move left */
+	REC_TANGLED = 3, /* polish: the first round too entangled to solve exactly (the plan as
+	                  * it was) */
+} rec_outcome;
+
+/* The edges' tables between active ops into v: REC_DONE, REC_NOMEM, or REC_LATE
+ * (a table priced on first use takes seconds on thousands of devices: the plan
+ * as it is). */
+static rec_outcome polish_edges(recctx *c, polish_ws *w, ve *v)
 {
 	pl_problem *p = c->p;
 	for (int e = 0; e < p->nedges; e++) {
@@ -501,15 +511,15 @@ static int polish_edges(recctx *c, polish_ws *w, ve *v)
 		if (!c->active[s] || !c->active[d])
 			continue;
 		if (c->deadline > 0 && pl_now() > c->deadline)
-			return 2;
+			return REC_LATE;
 		if (polish_edge(c, w, e))
-			return 1;
+			return REC_NOMEM;
 		int vars[2] = {s, d};
 		size_t stride[2] = {(size_t)w->dom[d], 1};
 		if (ve_add(v, 2, vars, stride, (size_t)w->dom[s] * w->dom[d], w->tab[e], NULL))
-			return 1;
+			return REC_NOMEM;
 	}
-	return 0;
+	return REC_DONE;
 }
 
 /* The ops that eliminated to another candidate than their split (candidate
@@ -534,12 +544,12 @@ static int polish_apply(recctx *c, const polish_ws *w)
  * changes cannot make. wide: the neighbourhoods with extra()'s candidates,
  * edges whose ends have few candidates (TABCAP) priced from the problem's
  * tables (built once, shared by every round, start and price); else one
- * factor's moves alone. Returns 0, 1 when the first round was too entangled to solve (the
- * plan as it was), -1 when out of memory. */
-static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
+ * factor's moves alone. REC_DONE, REC_TANGLED or REC_NOMEM. */
+static rec_outcome polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
 {
 	pl_problem *p = c->p;
-	int n = p->g->nops, rc = -1;
+	int n = p->g->nops;
+	rec_outcome rc = REC_NOMEM;
 	polish_ws w;
 	if (polish_ws_new(&w, n, p->nedges))
 		goto out;
@@ -555,18 +565,16 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 			v.max_entries = WIDE_ENTRIES;
 			v.max_total = 4 * WIDE_ENTRIES;
 		}
-		int bad = polish_nodes(c, &w, &v);
-		if (!bad)
-			bad = polish_edges(c, &w, &v);
-		if (bad) {
+		rec_outcome got = polish_nodes(c, &w, &v) ? REC_NOMEM : polish_edges(c, &w, &v);
+		if (got != REC_DONE) { /* past the deadline: the plan as it is */
 			ve_free(&v);
-			rc = bad == 2 ? 0 : -1;
+			rc = got == REC_LATE ? REC_DONE : REC_NOMEM;
 			goto out;
 		}
 		if (ve_run(&v)) { /* neighbourhoods too entangled to solve exactly
 			           * (DenseNet's concatenations): the plan so far */
 			ve_free(&v);
-			rc = round == 0;
+			rc = round == 0 ? REC_TANGLED : REC_DONE;
 			goto out;
 		}
 		if (wide && v.built > c->built)
@@ -580,7 +588,7 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 			break;
 		prev = val;
 	}
-	rc = 0;
+	rc = REC_DONE;
 out:
 	polish_ws_free(&w, n, p->nedges);
 	return rc;
@@ -694,10 +702,10 @@ static double objective(const recctx *c)
 static int improve(recctx *c, const int64_t *primes, int np, int rounds)
 {
 	for (int round = 0; round < rounds; round++) {
-		int st = polish(c, primes, np, 1, rounds);
-		if (st == 1) /* the wide neighbourhoods too entangled: the narrow ones */
+		rec_outcome st = polish(c, primes, np, 1, rounds);
+		if (st == REC_TANGLED) /* the wide neighbourhoods too entangled: the narrow ones */
 			st = polish(c, primes, np, 0, rounds);
-		if (st < 0)
+		if (st == REC_NOMEM)
 			return -1;
 		int mv = icm(c, NULL, 0, NULL);
 		if (mv < 0)
@@ -707,14 +715,6 @@ static int improve(recctx *c, const int64_t *primes, int np, int rounds)
 	}
 	return 0;
 }
-
-/* rec_plan's and rec_within's outcomes */
-typedef enum {
-	REC_NOMEM = -1, /* out of memory */
-	REC_DONE = 0,   /* c's splits are the plan */
-	REC_LATE = 1,   /* past the deadline */
-	REC_NOFIT = 2,  /* rec_within: no memory price made a plan fit */
-} rec_outcome;
 
 /* One plan at the memory price c->lam, from scratch: the steps over the prime
  * factors of the devices (largest first; priced on pu, one convention for
@@ -940,9 +940,8 @@ out:
 /* From a plan over the budget: moves one op at a time to a candidate that
  * needs less memory, the move that costs least time per byte saved (a
  * knapsack's greedy; mult[op] copies of each op), until the plan's memory
- * *mem fits. Returns 0 when it fits, 1 when no move is left, -1 out of
- * memory, 2 past the deadline. */
-static int shrink(recctx *c, const int *mult, double budget, double *mem)
+ * *mem fits: REC_DONE, REC_NOFIT when no move is left, REC_NOMEM, REC_LATE. */
+static rec_outcome shrink(recctx *c, const int *mult, double budget, double *mem)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -954,7 +953,7 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
 				continue;
 			const pl_nodecost *tab = pl_problem_node(p, op);
 			if (!tab)
-				return -1;
+				return REC_NOMEM;
 			int nl = g->ops[op].spec.nloops;
 			pl_nodecost nc;
 			pl_cost_node(p, op, S(c, op), &nc);
@@ -974,15 +973,15 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
 			}
 		}
 		if (bo < 0)
-			return 1;
+			return REC_NOFIT;
 		int nl = g->ops[bo].spec.nloops;
 		memcpy(S(c, bo), p->strat[bo] + (size_t)bk * nl, sizeof(int64_t) * (size_t)nl);
 		c->ver[bo]++;
 		*mem -= bdm;
 		if (c->deadline > 0 && pl_now() > c->deadline)
-			return 2;
+			return REC_LATE;
 	}
-	return 0;
+	return REC_DONE;
 }
 
 /* Under a memory limit the fastest plan does not fit: the memory price that
@@ -1045,12 +1044,13 @@ static rec_outcome rec_within(recctx *c, pl_problem *pu, const int64_t *primes, 
 			c->lam = 0;
 			for (int op = 0; op < p->nops; op++)
 				c->xn[op] = -1;
-			if ((rc = shrink(c, mult, limit, &mem)) == 1) {
-				rc = 0;
+			rec_outcome sh = shrink(c, mult, limit, &mem);
+			if (sh == REC_NOFIT)
 				continue;
-			}
-			if (rc)
+			if (sh != REC_DONE) {
+				rc = sh == REC_NOMEM ? -1 : REC_LATE;
 				break;
+			}
 		} else {
 			c->lam = step < 64 ? hi : (lo + hi) / 2;
 			if ((rc = rec_plan(c, pu, primes, np, order, c->keep)) ||
@@ -1092,7 +1092,7 @@ static rec_outcome rec_within(recctx *c, pl_problem *pu, const int64_t *primes, 
 	free(mult);
 	free(fast);
 	free(over);
-	if (rc) /* rec_plan's REC_LATE, or out of memory */
+	if (rc) /* REC_LATE (rec_plan's, shrink's), or out of memory */
 		return rc < 0 ? REC_NOMEM : REC_LATE;
 	if (bt < 0)
 		return REC_NOFIT;
