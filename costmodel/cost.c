@@ -1274,18 +1274,19 @@ int pl_problem_admits(const pl_problem *p, int op, const int64_t *split)
 }
 
 /* The most devices one op's model loops may be cut over on a mesh of
- * `devices` (0: any): the job's max_tp when set (< 0: any); else, on a mesh
- * that spans nodes, one node's devices, or a fixed tp larger than that. */
+ * `devices` (PL_MAX_TP_ANY: any): the job's max_tp when set; else
+ * (PL_MAX_TP_NODE), on a mesh that spans nodes, one node's devices, or a
+ * fixed tp larger than that. */
 static int64_t model_span(const pl_job *job, const pl_cluster *c, int64_t devices)
 {
 	int64_t node = c->devices_per_node > 0 ? c->devices_per_node : devices, span;
-	if (job->max_tp != 0)
-		span = job->max_tp > 0 ? job->max_tp : 0;
+	if (job->max_tp != PL_MAX_TP_NODE)
+		span = job->max_tp > 0 ? job->max_tp : PL_MAX_TP_ANY;
 	else if (devices <= node)
-		span = 0;
+		span = PL_MAX_TP_ANY;
 	else
 		span = job->degrees.tp > node ? job->degrees.tp : node;
-	return span >= devices ? 0 : span;
+	return span >= devices ? PL_MAX_TP_ANY : span;
 }
 
 /* Whether the search may cut op o's loop l: the loop is splittable and,
@@ -2162,8 +2163,7 @@ int pl_problem_prepare(pl_problem *p, const int *edges, int nedges, int threads)
 	return pl_problem_prepare_by(p, edges, nedges, threads, 0);
 }
 
-int pl_problem_prepare_by(pl_problem *p, const int *edges, int nedges, int threads,
-                          double deadline)
+int pl_problem_prepare_by(pl_problem *p, const int *edges, int nedges, int threads, double deadline)
 {
 	/* representatives only: each table is written by exactly one thread */
 	size_t nwork = (size_t)nedges + (size_t)p->nops + 1;

@@ -64,8 +64,10 @@ typedef struct pl_job {
 	 * Megatron's --tp-comm-overlap, torchtitan's async TP) */
 	int overlap;
 	/* the most devices one op's model-parallel cut spans (pl_problem's
-	 * max_model): 0 one node's when the mesh spans nodes (or degrees.tp if
-	 * larger), < 0 no limit */
+	 * max_model): a count > 0, PL_MAX_TP_NODE (0, the default) one node's
+	 * when the mesh spans nodes (or degrees.tp if larger), PL_MAX_TP_ANY no
+	 * limit. The user's --max-tp / max_tensor_parallel says "any" with 0:
+	 * pl_max_tp_of_user converts, once, at the boundary */
 	int64_t max_tp;
 	/* with degrees free, an op's cuts over fewer than all devices (replicated
 	 * over the rest) beside those that fill the mesh: PL_REPLICAS_AUTO (0)
@@ -74,6 +76,19 @@ typedef struct pl_job {
 } pl_job;
 
 enum { PL_REPLICAS_AUTO = 0, PL_REPLICAS_ALL = 1, PL_REPLICAS_NONE = -1 };
+
+/* pl_job.max_tp's two sentinels (a count > 0 is a limit): one node's devices
+ * where the mesh spans nodes (the zero of an initialised pl_job), and none.
+ * pl_problem.max_model and pl_job_opts.max_tp use the same: every "no limit"
+ * inside the planner is PL_MAX_TP_ANY, never 0. */
+enum { PL_MAX_TP_NODE = 0, PL_MAX_TP_ANY = -1 };
+
+/* The user's tensor-parallel limit (--max-tp, the API's max_tensor_parallel:
+ * 0 any, else a count) as pl_job.max_tp. */
+static inline int64_t pl_max_tp_of_user(long long v)
+{
+	return v > 0 ? (int64_t)v : PL_MAX_TP_ANY;
+}
 /* auto's limit on the devices of the cluster: on larger ones the candidates
  * that replicate multiply the search's tables (llama.onnx on 16 devices:
  * dp 0.4 -> 11 s, on 32: 1.4 -> 144 s; docs/architecture.md, "Candidates")
@@ -124,7 +139,7 @@ typedef struct pl_problem {
 	int64_t devices;
 	/* the most devices the model loops (pl_loop_roles: weights' dimensions,
 	 * hidden sizes, heads, vocabulary) of one op's candidate are cut over,
-	 * or 0: any. Tensor parallelism stays inside a node unless asked */
+	 * or PL_MAX_TP_ANY. Tensor parallelism stays inside a node unless asked */
 	int64_t max_model;
 	/* 1: with degrees free, the candidates include cuts over fewer than all
 	 * devices, replicated over the rest (pl_job.replicas); 0: only the cuts

@@ -2031,11 +2031,6 @@ pl_status pl_exec_new(pl_exec **out, const pl_graph *g, int64_t D, int64_t *cons
 	return pl_exec_new_job(out, g, D, splits, NULL, be, o, err);
 }
 
-/* Long on purpose: the lowering in the order each step needs
- * the ones before it (checks; homes and owners; per op its input layouts,
- * redistributions and gradient paths; stages and each tensor's range of
- * them; live-memory flags; recomputed segments; the interleaved program;
- * the ranks' buffers), every step reading and writing most of pl_exec. */
 /* opts.values into ex->given: each names a param, a const or a data input
  * and has its count (a data input: every micro-batch's); an index (a
  * Gather's, a loss's labels) is an integer in the range its consumer takes */

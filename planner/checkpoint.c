@@ -362,9 +362,6 @@ done:
 	return t;
 }
 
-/* Long: it writes the checkpoint's sections in the order the format
- * lists them (model, cluster, search, pipeline, ops, layouts, groups, cost),
- * each a few lines; the groups and parts are functions of their own. */
 void pl_ckpt_add_comm(cJSON *cost, const pl_commbook *bk)
 {
 	cJSON *a = cJSON_AddArrayToObject(cost, "communication_by_collective");

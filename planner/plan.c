@@ -323,7 +323,7 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		return pl_err_set(err, PL_EINVAL, "%s %lld with %s %lld: %s", NAME(N_ZERO),
 		                  r->zero.v, NAME(N_PP), r->stages.v, PL_ZERO_PIPELINE_WHY);
 	o->job = given;
-	int64_t max_tp = VALUE(r->max_tp) ? (r->max_tp.v > 0 ? r->max_tp.v : -1) : 0;
+	int64_t max_tp = VALUE(r->max_tp) ? pl_max_tp_of_user(r->max_tp.v) : PL_MAX_TP_NODE;
 	int replicas = !VALUE(r->replicas) ? PL_REPLICAS_AUTO
 	               : r->replicas.v     ? PL_REPLICAS_ALL
 	                                   : PL_REPLICAS_NONE;
@@ -376,7 +376,7 @@ static void prefer_less_memory(pl_problem *p, const pl_search_opts *so, pl_searc
 	pl_search_opts o = *so;
 	o.memory_limit = 0;
 	o.progress = NULL;
-	o.mem_price = 1e-9 * r->step_s / r->mem_bytes;
+	o.dp.mem_price = 1e-9 * r->step_s / r->mem_bytes;
 	pl_search_result t = {0};
 	pl_err err = {{0}};
 	if (pl_search_dp(p, &o, &t, &err) || t.step_s > r->step_s * (1 + 1e-12) ||
@@ -498,7 +498,7 @@ static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts 
 		return PL_OK; /* the fixed degrees are the space, as the plan says */
 	int64_t D = pl_cluster_devices_total(cl);
 	int64_t node = cl->devices_per_node > 0 ? cl->devices_per_node : D;
-	int64_t span = o->jo.max_tp > 0 ? o->jo.max_tp : o->jo.max_tp < 0 ? 0 : node;
+	int64_t span = o->jo.max_tp != PL_MAX_TP_NODE ? o->jo.max_tp : node; /* > 0, or any */
 	int tp = span > 0 && span < D, all = replicas == PL_REPLICAS_NONE;
 	if (o->job && pl_degrees_any(&o->jo.degrees))
 		tp = all = 0; /* only the preference below */
@@ -562,7 +562,7 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	if (!s)
 		return pl_err_set(err, PL_EINVAL, "search mode '%s': expected one of %s", mode,
 		                  pl_searcher_names(names, sizeof names));
-	if (o->job && (o->so.dump_lp || !strcmp(mode, "propagate") || !strcmp(mode, "brute")))
+	if (o->job && (o->so.ilp.dump_lp || !strcmp(mode, "propagate") || !strcmp(mode, "brute")))
 		return pl_err_set(err, PL_EINVAL,
 		                  "a whole-job search (pipeline stages, micro-batches, ZeRO, "
 		                  "recompute) plans with dp, ilp, rec or auto, without an LP dump; "
@@ -815,7 +815,8 @@ static pl_status note_simpler(cJSON *ck, double step_s, pl_err *err)
 pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po, pl_job_request *jr,
                             int api, pl_status st, cJSON **ck, double *secs, pl_err *err)
 {
-	if (po->job || (st && st != PL_EINFEASIBLE) || (!st && !*ck) || po->keep || po->so.dump_lp)
+	if (po->job || (st && st != PL_EINFEASIBLE) || (!st && !*ck) || po->keep ||
+	    po->so.ilp.dump_lp)
 		return st;
 	double limit = po->so.time_limit_s;
 	if (limit > 0 && limit <= PL_TIME_LEFT_MIN)

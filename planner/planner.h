@@ -188,8 +188,8 @@ const char *planner_errmsg(const planner_ctx *ctx);
  * recompute set away from its default makes planner_plan_new search the
  * whole job (stages, micro-batches, ZeRO, recompute) instead of one per-op
  * plan; such plans are priced, saved and run by planner_trainer_new (pipeline
- * stages with 1F1B, micro-batches, ZeRO, recompute; not the interleaved
- * schedule). */
+ * stages with 1F1B or the interleaved schedule, micro-batches, ZeRO,
+ * recompute: the executor that planner run uses). */
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
 /* The current value of a key as a string (its default if never set; "" for
  * cluster, memory_limit, the checkpoint files, time_limit, learning_rate and gemm_dtype

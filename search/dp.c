@@ -67,7 +67,7 @@ static int node_tables(dpctx *c, int op)
 		return -1;
 	}
 	for (int s = 0; s < ns; s++) {
-		t[s] = n[s].compute_s + n[s].comm_s + c->o->mem_price * n[s].mem_bytes;
+		t[s] = n[s].compute_s + n[s].comm_s + c->o->dp.mem_price * n[s].mem_bytes;
 		m[s] = n[s].mem_bytes;
 	}
 	c->time_tab[op] = t;
@@ -101,9 +101,9 @@ static int add_unary(dpctx *c, ve *v, int op)
 static int relaxed(const dpctx *c, int e)
 {
 	const pl_edge *ed = &c->p->edges[e];
-	return c->o->relax_pairs > 0 &&
+	return c->o->dp.relax_pairs > 0 &&
 	       (double)c->p->nstrat[ed->src_op] * (double)c->p->nstrat[ed->dst_op] >
-	           c->o->relax_pairs;
+	           c->o->dp.relax_pairs;
 }
 
 static int add_edge(dpctx *c, ve *v, int e)
@@ -152,7 +152,7 @@ static int run_template(dpctx *c, int r, ve *tv, int pareto, double **T, int *tf
 		if (tv->limit <= 0)
 			tv->limit = 1e-300; /* nothing fits; still a limit */
 	}
-	tv->cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 256;
+	tv->cap = c->o->dp.pareto_cap > 1 ? c->o->dp.pareto_cap : 256;
 	tv->keep[vin] = tv->keep[vout] = 1;
 	int lo = block_op(run, 1, 0), hi = lo + run->len;
 	for (int op = lo; op < hi; op++) {
@@ -214,7 +214,7 @@ static int solve(dpctx *c, int pareto, int *choice, double *value, double *mem, 
 	v.deadline = c->deadline;
 	v.pareto = pareto;
 	v.limit = c->o->memory_limit;
-	v.cap = c->o->pareto_cap > 1 ? c->o->pareto_cap : 256;
+	v.cap = c->o->dp.pareto_cap > 1 ? c->o->dp.pareto_cap : 256;
 	for (int r = 0; r < c->nruns; r++) {
 		ntv = r + 1;
 		if (run_template(c, r, &tv[r], pareto, &T[r], &tf[r])) {
@@ -399,7 +399,7 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 	r->optimal = !c.left_out;
 	/* with a memory price the optimum is of time + price x memory: no bound */
 	double scale = pl_job_step_scale(&p->job);
-	r->bound_s = o->mem_price > 0 ? 0 : c.left_out ? value * scale : r->step_s;
+	r->bound_s = o->dp.mem_price > 0 ? 0 : c.left_out ? value * scale : r->step_s;
 	if (o->memory_limit > 0 && r->mem_bytes > o->memory_limit) {
 		progress(&c, "dp: the fastest plan needs %s%.4g bytes; searching under the limit",
 		         "", r->mem_bytes);
@@ -425,18 +425,20 @@ pl_status pl_search_dp(pl_problem *p, const pl_search_opts *o, pl_search_result 
 		memcpy(r->choice, alt, sizeof *alt * (size_t)p->nops);
 		plan_totals(p, r->choice, &r->step_s, &r->mem_bytes);
 		r->optimal = !truncated && !c.left_out;
-		r->bound_s = truncated || o->mem_price > 0 ? 0 : c.left_out ? t * scale : r->step_s;
+		r->bound_s = truncated || o->dp.mem_price > 0 ? 0
+		             : c.left_out                     ? t * scale
+		                                              : r->step_s;
 		if (truncated)
 			snprintf(
 			    r->why, sizeof r->why,
 			    "a (time, memory) Pareto set was cut to %d points; raise the cap, or "
 			    "use --mode ilp, for a proof",
-			    o->pareto_cap > 1 ? o->pareto_cap : 256);
+			    o->dp.pareto_cap > 1 ? o->dp.pareto_cap : 256);
 	}
 	if (c.left_out && !r->why[0]) {
 		snprintf(r->why, sizeof r->why,
 		         "relaxed: edges with more than %.0f table entries left out (a bound)",
-		         o->relax_pairs);
+		         o->dp.relax_pairs);
 	}
 cleanup:
 	free_tables(&c);
@@ -453,7 +455,7 @@ pl_status pl_dp_min_marginals(pl_problem *p, const pl_search_opts *o, double **m
                               pl_err *err)
 {
 	pl_search_opts every = *o;
-	every.relax_pairs = 0;
+	every.dp.relax_pairs = 0;
 	dpctx c = {.p = p, .o = &every};
 	pl_status st = PL_OK;
 	ve v;

@@ -55,6 +55,12 @@
 /* above this many nonzeros branch and bound takes the most fractional column */
 #define PL_ILP_DTH_NZ 1000000
 
+/* the test hook: rec's plan the only incumbent (pl_search_hooks) */
+static int rec_only(const pl_search_opts *o)
+{
+	return o->hooks && o->hooks->ilp_rec_only;
+}
+
 typedef struct icol {
 	int nr, nc;
 	int *rc, *cc; /* strategy -> row class / column class */
@@ -253,7 +259,7 @@ static int priced_plan(ilpctx *c, const pl_search_opts *o, double lambda, int *r
                        double *m)
 {
 	pl_search_opts d = {
-	    .threads = o->threads, .mem_price = lambda, .time_limit_s = time_left(c)};
+	    .threads = o->threads, .dp.mem_price = lambda, .time_limit_s = time_left(c)};
 	pl_search_result res;
 	pl_err e;
 	if (pl_search_dp(c->p, &d, &res, &e) != PL_OK)
@@ -500,7 +506,7 @@ static pl_status mm_fix(ilpctx *c, const pl_search_opts *o, double lambda, doubl
 	if (!mm)
 		goto nomem;
 	pl_search_opts d = {
-	    .threads = o->threads, .mem_price = lambda, .time_limit_s = time_left(c)};
+	    .threads = o->threads, .dp.mem_price = lambda, .time_limit_s = time_left(c)};
 	if ((st = pl_dp_min_marginals(p, &d, mm, &opt, err)))
 		goto done;
 	double tol = 1e-9 * fabs(ub) + 1e-15, shift = lambda * o->memory_limit;
@@ -1487,12 +1493,12 @@ static pl_status presolve_phase(ilprun *s)
 		s->solved = 1; /* the best plan, not proven (said in assemble) */
 		s->stage = "presolve";
 	}
-	if (o->dump_lp) {
+	if (o->ilp.dump_lp) {
 		pl_status st = build(c, o, 0, s->shared, s->maxs, &s->lp, &s->nz, &s->mem_row,
 		                     &s->folded, s->err);
 		if (st)
 			return st;
-		if ((st = dump_lp(s->lp, o->dump_lp, s->err)))
+		if ((st = dump_lp(s->lp, o->ilp.dump_lp, s->err)))
 			return st;
 		if (s->lagrangian) { /* fixing changes it: built again */
 			unbuild(c, s->lp);
@@ -1514,13 +1520,13 @@ static pl_status bound_lagrangian(ilprun *s)
 	if (!s->lagrangian || s->solved)
 		return PL_OK;
 	int have_lo, have_hi;
-	if (lagrange(c, o, !o->ilp_rec_only, &s->lambda, &s->lag, s->lo, s->hi, &have_lo, &have_hi,
+	if (lagrange(c, o, !rec_only(o), &s->lambda, &s->lag, s->lo, s->hi, &have_lo, &have_hi,
 	             s->best, &s->best_val))
 		return nomem(s);
-	if (!o->ilp_rec_only && have_lo && have_hi && !s->shared &&
+	if (!rec_only(o) && have_lo && have_hi && !s->shared &&
 	    mix(c, o->memory_limit, s->lo, s->hi, s->best, &s->best_val))
 		return nomem(s);
-	if (!o->ilp_rec_only && moves(c, o->memory_limit, s->best, &s->best_val))
+	if (!rec_only(o) && moves(c, o->memory_limit, s->best, &s->best_val))
 		return nomem(s);
 	if (s->lag > -HUGE_VAL)
 		s->bound = OBJ_SCALE * s->lag;
@@ -1636,14 +1642,14 @@ static pl_status bound_lp(ilprun *s)
 						}
 					}
 			}
-			if (!o->ilp_rec_only && plan_fits(c, rc, o->memory_limit) &&
+			if (!rec_only(o) && plan_fits(c, rc, o->memory_limit) &&
 			    plan_value(c, rc) < s->best_val) {
 				memcpy(s->best, rc, sizeof *s->best * (size_t)n);
 				s->best_val = plan_value(c, s->best);
 			}
 		}
 	}
-	if (!s->solved && !o->ilp_rec_only && s->lpb > -HUGE_VAL && better_than_bound(s)) {
+	if (!s->solved && !rec_only(o) && s->lpb > -HUGE_VAL && better_than_bound(s)) {
 		if (s->mem_row && !s->lagrangian) { /* incumbents from dp under prices */
 			int have_lo, have_hi;
 			double l2, b2;
@@ -1926,7 +1932,7 @@ static void run_free(ilprun *s)
 pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	memset(r, 0, sizeof *r);
-	ilprun s = {.c = {.p = p, .cost_edges = o->ilp_cost_edges},
+	ilprun s = {.c = {.p = p, .cost_edges = o->ilp.cost_edges},
 	            .p = p,
 	            .o = o,
 	            .r = r,
@@ -1936,7 +1942,7 @@ pl_status pl_search_ilp(pl_problem *p, const pl_search_opts *o, pl_search_result
 	            .bound = -HUGE_VAL,
 	            .lag = -HUGE_VAL,
 	            .lpb = -HUGE_VAL,
-	            .lagrangian = o->memory_limit > 0 && !o->ilp_no_lagrange,
+	            .lagrangian = o->memory_limit > 0 && !(o->hooks && o->hooks->ilp_no_lagrange),
 	            .stage = "LP relaxation"};
 	pl_status st;
 	if (!(st = setup(&s)) && !(st = variables(&s)) && !(st = presolve_phase(&s)) &&

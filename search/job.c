@@ -756,12 +756,19 @@ static int cmp_point(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* try_plan's outcomes */
+typedef enum {
+	TRY_NOMEM = -1, /* out of memory */
+	TRY_BEST = 0,   /* it fits and beats the slot's best: the slot took it */
+	TRY_FITS = 1,   /* it fits but does not beat the slot's best */
+	TRY_OVER = 2,   /* its stages (or schedule) do not fit */
+} try_outcome;
+
 /* Stages and price of plan r on a point; r is consumed (taken by the slot,
- * or freed). 0 and the plan taken by the slot when it fits and beats the
- * slot's best, 1 when it fits but does not beat it, 2 when it does not fit,
- * -1 out of memory. */
-static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
-                    int zero, pl_search_result *r, double M, int *proven, slot *best)
+ * or freed). */
+static try_outcome try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
+                            const int *Kv, int zero, pl_search_result *r, double M, int *proven,
+                            slot *best)
 {
 	pl_problem *p = pb->p;
 	int64_t pp = pb->pp, D = pl_cluster_devices_total(c);
@@ -771,14 +778,14 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	int *stage = pl_calloc((size_t)p->nops + 1, sizeof *stage);
 	pl_stagecost *sc = pl_calloc((size_t)pp, sizeof *sc);
 	int64_t **sp = pl_malloc(sizeof *sp * (size_t)p->nops);
-	int rc = -1;
+	try_outcome rc = TRY_NOMEM;
 	if (!first || !stage || !sc || !sp)
 		goto done;
 	*proven = 1;
 	if (pp > 1 && pb->even) {
 		/* the framework's split: memory is checked with the schedule below */
 		if (pl_even_stages(p->g, cuts, K, pp, pb->even == 2, first)) {
-			rc = 2;
+			rc = TRY_OVER;
 			goto done;
 		}
 		for (int s = 0; s < pp; s++)
@@ -792,7 +799,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 		                                 first, proven);
 		free(seg);
 		if (v < 0) {
-			rc = 2;
+			rc = TRY_OVER;
 			goto done;
 		}
 		for (int s = 0; s < pp; s++)
@@ -812,17 +819,17 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 				v1 = first[s + 1] - first[s];
 	}
 	if (v0 > 1 && (pp == 1 || pb->m % pp || v1 < v0)) {
-		rc = 2;
+		rc = TRY_OVER;
 		goto done;
 	}
 	pl_jobcost jc;
 	vbest = pl_job_price_schedules(p, sp, stage, c->devices_per_node, v0, v1, M, sc, &jc);
 	if (vbest < 0)
 		goto done;
-	rc = 2;
+	rc = TRY_OVER;
 	if (!vbest)
 		goto done;
-	rc = 1;
+	rc = TRY_FITS;
 	if (best->tk)
 		topk_offer(best->tk, pbi * PL_ZERO_LEVELS + zero, jc.step_s, jc.mem_bytes, vbest);
 	/* the faster plan; of two as fast, the one that needs less memory */
@@ -842,7 +849,7 @@ static int try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	best->vs = vbest;
 	stage = NULL;
 	sc = NULL;
-	rc = 0;
+	rc = TRY_BEST;
 done:
 	pl_search_result_free(r);
 	free(first);
@@ -878,7 +885,7 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	if (!x->stages && x->scale * bound >= useful)
 		return PL_PRICE_DONE; /* the bound alone settles the point */
 	pl_search_opts d = *x->io;
-	d.mem_price = lambda;
+	d.dp.mem_price = lambda;
 	pl_search_result r = {0};
 	pl_err err = {{0}};
 	if (pl_search_dp(x->pb->p, &d, &r, &err))
@@ -891,13 +898,13 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	out->m = r.mem_bytes;
 	int tried = !x->stages && out->m <= x->lim;
 	if (x->stages || tried) {
-		int fit = try_plan(x->c, x->pb, x->pbi, x->cutsv, x->Kv, x->pt->zero, &r, x->M,
-		                   &x->proven, &x->best[!x->pt->plain]);
-		if (fit < 0) {
+		try_outcome fit = try_plan(x->c, x->pb, x->pbi, x->cutsv, x->Kv, x->pt->zero, &r,
+		                           x->M, &x->proven, &x->best[!x->pt->plain]);
+		if (fit == TRY_NOMEM) {
 			x->nomem = 1;
 			return -1;
 		}
-		out->fits = fit == 0 || fit == 1;
+		out->fits = fit == TRY_BEST || fit == TRY_FITS;
 	} else {
 		pl_search_result_free(&r);
 		out->fits = 0;
@@ -911,17 +918,24 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	return 0;
 }
 
+/* lagrange's outcomes */
+typedef enum {
+	LAG_NOMEM = -1,  /* out of memory */
+	LAG_PARETO = 0,  /* the Pareto dp is still needed */
+	LAG_USELESS = 1, /* the bound reaches `useful_below`: nothing here can
+	                  * change the answer */
+	LAG_OPTIMUM = 2, /* a plan within the limit is as fast as the bound (the
+	                  * inner optimum; with one stage the point's) */
+} lag_outcome;
+
 /* Lagrangian bounds for a point's inner problem under memory `lim`, before
  * its (much slower) Pareto dp: for any price, dp's plan minimising raw time
  * + price x memory gives optimum under lim >= scale x (time + price x
  * (memory - lim)) (raw: the tables' time, step = scale x raw). Plans within
- * the limit are tried as the point's plans. Returns 1 when the bound reaches
- * `useful_below` (nothing here can change the answer), 2 when a plan within
- * the limit is as fast as the bound (the inner optimum; with one stage the
- * point's), 0 when the Pareto dp is still needed, -1 out of memory. */
-static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv, const int *Kv,
-                    const point *pt, const pl_search_opts *io, double lim, double M, double margin,
-                    slot *best)
+ * the limit are tried as the point's plans. */
+static lag_outcome lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
+                            const int *Kv, const point *pt, const pl_search_opts *io, double lim,
+                            double M, double margin, slot *best)
 {
 	double scale = pl_job_step_scale(&pb->p->job);
 	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, lim, M, margin, scale, best, 0, 0, 0, 0};
@@ -937,10 +951,10 @@ static int lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cu
 	                                 .ud = &x},
 	                &r);
 	if (x.nomem)
-		return -1;
+		return LAG_NOMEM;
 	if (r.optimal)
-		return pb->pp == 1 && x.proven ? 2 : 0;
-	return scale * r.bound >= useful_below(best, pt->plain, margin);
+		return pb->pp == 1 && x.proven ? LAG_OPTIMUM : LAG_PARETO;
+	return scale * r.bound >= useful_below(best, pt->plain, margin) ? LAG_USELESS : LAG_PARETO;
 }
 
 /* With pipeline stages the inner problem sums memory over the stages with
@@ -982,7 +996,7 @@ static void inner_deadline(pl_search_opts *io, const pl_search_opts *o, double t
 static int out_of_time(const pl_search_opts *o, double t0, int planned)
 {
 	return (o->time_limit_s > 0 && pl_now() - t0 > o->time_limit_s) ||
-	       (o->job_stop_after > 0 && planned >= o->job_stop_after);
+	       (o->hooks && o->hooks->job_stop_after > 0 && planned >= o->hooks->job_stop_after);
 }
 
 static pl_status timed_out(pl_err *err, const pl_search_opts *o, int points)
@@ -1283,15 +1297,16 @@ static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 			if (nomem)
 				return job_nomem(s);
 			if (jo->stages != PL_AUTO)
-				return pl_err_set(s->err, PL_EINVAL,
-				                  "%lld pipeline stages split %s (--stage-cuts %s): the "
-				                  "model has too few repeated layers, or a layer does "
-				                  "not start at a clean cut",
-				                  (long long)pp,
-				                  even == 2 ? "uniformly over the embedding, the layers, "
-				                              "the final norm and the head"
-				                            : "with the same number of layers",
-				                  even == 2 ? "uniform" : "even");
+				return pl_err_set(
+				    s->err, PL_EINVAL,
+				    "%lld pipeline stages split %s (--stage-cuts %s): the "
+				    "model has too few repeated layers, or a layer does "
+				    "not start at a clean cut",
+				    (long long)pp,
+				    even == 2 ? "uniformly over the embedding, the layers, "
+				                "the final norm and the head"
+				              : "with the same number of layers",
+				    even == 2 ? "uniform" : "even");
 			continue;
 		}
 		free(first);
@@ -1478,7 +1493,7 @@ static pl_status bound(jobrun *s)
 	qsort(pts, (size_t)s->npt, sizeof *pts, cmp_node_bound);
 	for (int k = 0; k < s->npt; k++)
 		pts[k].nsib = -1;
-	const double first_rung = o->relax_pairs > 0 ? o->relax_pairs : RELAX_FIRST;
+	const double first_rung = o->dp.relax_pairs > 0 ? o->dp.relax_pairs : RELAX_FIRST;
 	for (int finished = 0, rounds = 0;; rounds++) {
 		int k = -1;
 		double klb = INFINITY;
@@ -1527,7 +1542,7 @@ static pl_status bound(jobrun *s)
 		if (rung > 0) {
 			pl_search_opts ro = s->io;
 			inner_deadline(&ro, o, s->t0, best);
-			ro.relax_pairs = rung;
+			ro.dp.relax_pairs = rung;
 			if (!pl_search_dp(p, &ro, &r, &e2)) {
 				pt->bound = pt->bounded ? fmax(pt->bound, r.bound_s) : r.bound_s;
 				pt->bounded = 1;
@@ -1555,17 +1570,18 @@ static pl_status bound(jobrun *s)
 		pt->mem = r.mem_bytes;
 		int ropt = r.optimal;
 		double rstep = r.step_s;
-		int proven, fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
+		int proven;
+		try_outcome fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
 		                           &proven, &best[!pt->plain]);
 		pl_problem_memo(p, 0);
-		if (fit < 0)
+		if (fit == TRY_NOMEM)
 			return job_nomem(s);
 		/* the unconstrained optimum fits: the point's optimum (with one
 		 * stage; with more, its stages are one split of one relaxed plan) */
-		pt->fit = fit == 0 || fit == 1;
-		pt->done = (fit == 0 || rstep >= useful_below(best, pt->plain, s->margin)) &&
+		pt->fit = fit == TRY_BEST || fit == TRY_FITS;
+		pt->done = (fit == TRY_BEST || rstep >= useful_below(best, pt->plain, s->margin)) &&
 		           ropt && pb->pp == 1 && proven;
-		if (fit == 0 && (pb->pp > 1 || !proven || !ropt))
+		if (fit == TRY_BEST && (pb->pp > 1 || !proven || !ropt))
 			s->all_exact = 0;
 	}
 	return PL_OK;
@@ -1596,17 +1612,18 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 		}
 		int ropt = r.optimal;
 		double tr = pb->pp == 1 ? pl_search_result_transient(pb->p, &r) : 0;
-		int proven, fit = tr < 0 ? -1
+		int proven;
+		try_outcome fit = tr < 0 ? TRY_NOMEM
 		                         : try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero,
 		                                    &r, s->M, &proven, &s->best[!pt->plain]);
-		if (fit < 0) {
+		if (fit == TRY_NOMEM) {
 			pl_search_result_free(&r);
 			return job_nomem(s);
 		}
 		/* one stage: a plan within the limit whose transient bytes do not
 		 * fit beside it is tried again with room for them */
-		fitted = fit == 0 || (pb->pp == 1 && fit == 1);
-		exact = pb->pp == 1 && ropt && proven && fit != 2 && tries == 0;
+		fitted = fit == TRY_BEST || (pb->pp == 1 && fit == TRY_FITS);
+		exact = pb->pp == 1 && ropt && proven && fit != TRY_OVER && tries == 0;
 		lim = pb->pp == 1 && s->M - tr > 0 && s->M - tr < lim ? s->M - tr : lim * 0.8;
 	}
 	pl_problem_memo(pb->p, 0);
@@ -1648,7 +1665,7 @@ static pl_status solve(jobrun *s)
 		pl_problem_set_zero(p, pt->zero);
 		pl_search_opts lo = *o;
 		lo.progress = NULL;
-		lo.relax_pairs = 0;
+		lo.dp.relax_pairs = 0;
 		/* one stage: a plan fits only if its tensors fit beside the least
 		 * transient bytes any plan of it needs (a relaxation: its answer
 		 * proves a plan that fits) */
@@ -1665,15 +1682,15 @@ static pl_status solve(jobrun *s)
 		inner_deadline(&s->io, o, s->t0, best); /* for lagrange() and priced_stages() */
 		if (lim > 0 && is_dp && pt->bound > 0 &&
 		    (pt->mem > lim || (pb->pp == 1 && pt->exact && !pt->fit))) {
-			int lr = lagrange(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io, lim,
-			                  s->M, s->margin, best);
-			if (lr < 0)
+			lag_outcome lr = lagrange(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io,
+			                          lim, s->M, s->margin, best);
+			if (lr == LAG_NOMEM)
 				return job_nomem(s);
-			if (lr == 1) {
+			if (lr == LAG_USELESS) {
 				s->out->pruned++;
 				continue;
 			}
-			if (lr == 2 && pb->pp == 1)
+			if (lr == LAG_OPTIMUM && pb->pp == 1)
 				continue; /* its optimum, taken if it was the best */
 		}
 		if (pb->pp > 1 && is_dp && pt->bound > 0) {
@@ -1716,11 +1733,13 @@ static pl_status assemble(jobrun *s)
 			    s->err, PL_EINFEASIBLE,
 			    "no plan fits the memory limit of %.0f bytes per device: every point "
 			    "tried is pipelined, and none could be split into stages that each "
-			    "fit with their micro-batches in flight%s (a device's share of a plan is "
+			    "fit with their micro-batches in flight%s (a device's share of a plan "
+			    "is "
 			    "at least %.0f bytes before them); more stages, fewer micro-batches in "
 			    "flight, recompute or ZeRO need less",
 			    s->M,
-			    s->jo->layer_cuts == 2   ? " and the same number of layers (--stage-cuts even)"
+			    s->jo->layer_cuts == 2
+			        ? " and the same number of layers (--stage-cuts even)"
 			    : s->jo->layer_cuts == 3 ? " and a uniform split (--stage-cuts uniform)"
 			                             : "",
 			    s->least_share);
@@ -1792,9 +1811,10 @@ static pl_status assemble(jobrun *s)
 		              "; plans are ranked without the %s overlap, and "
 		              "the chosen one is priced with it",
 		              jo->overlap == PL_OVERLAP_GRAD ? "gradient reduction's"
-		              : jo->overlap == PL_OVERLAP_TP ? "tensor-parallel collectives'"
-		                                             : "gradient reduction's and tensor-parallel "
-		                                               "collectives'");
+		              : jo->overlap == PL_OVERLAP_TP
+		                  ? "tensor-parallel collectives'"
+		                  : "gradient reduction's and tensor-parallel "
+		                    "collectives'");
 	/* the simpler plan kept: the least step a plan with pipeline stages, ZeRO
 	 * or recompute may have (the best one found, or a point's lower bound that
 	 * only the preference's margin kept from being planned) */
@@ -1911,7 +1931,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 		s->best[0].cost.step_s = jo->beat_s;
 	s->io.progress = NULL;
 	s->io.memory_limit = 0;
-	s->io.relax_pairs = 0; /* the inner searches are exact */
+	s->io.dp.relax_pairs = 0; /* the inner searches are exact */
 	pl_status st;
 	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) &&
 	    !(st = solve(s)) && !(st = assemble(s)))

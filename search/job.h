@@ -29,8 +29,9 @@ typedef struct pl_job_opts {
 	/* PL_OVERLAP_GRAD: gradient reduction overlapped with the backward;
 	 * PL_OVERLAP_TP: tensor-parallel collectives with the GEMMs */
 	int overlap;
-	/* the most devices one op's model-parallel cut spans (pl_job.max_tp): 0
-	 * one node's where a stage's mesh spans nodes, -1 any */
+	/* the most devices one op's model-parallel cut spans (pl_job.max_tp): a
+	 * count, PL_MAX_TP_NODE one node's where a stage's mesh spans nodes,
+	 * PL_MAX_TP_ANY any */
 	int64_t max_tp;
 	int replicas; /* pl_job.replicas: PL_REPLICAS_AUTO (0), _ALL, _NONE */
 	/* 1: stage boundaries only between whole repeated layers

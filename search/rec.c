@@ -489,10 +489,20 @@ static int polish_edge(recctx *c, polish_ws *w, int e)
 	return 0;
 }
 
-/* The edges' tables between active ops into v: 0, 1 out of memory, 2 past
- * the deadline (a table priced on first use takes seconds on thousands of
- * devices: the plan as it is). */
-static int polish_edges(recctx *c, polish_ws *w, ve *v)
+/* What rec's steps return (each names the ones it can) */
+typedef enum {
+	REC_NOMEM = -1,  /* out of memory */
+	REC_DONE = 0,    /* done: c's splits are the plan */
+	REC_LATE = 1,    /* past the deadline */
+	REC_NOFIT = 2,   /* rec_within: no memory price made a plan fit; shrink: no move left */
+	REC_TANGLED = 3, /* polish: the first round too entangled to solve exactly (the plan as
+	                  * it was) */
+} rec_outcome;
+
+/* The edges' tables between active ops into v: REC_DONE, REC_NOMEM, or REC_LATE
+ * (a table priced on first use takes seconds on thousands of devices: the plan
+ * as it is). */
+static rec_outcome polish_edges(recctx *c, polish_ws *w, ve *v)
 {
 	pl_problem *p = c->p;
 	for (int e = 0; e < p->nedges; e++) {
@@ -501,15 +511,15 @@ static int polish_edges(recctx *c, polish_ws *w, ve *v)
 		if (!c->active[s] || !c->active[d])
 			continue;
 		if (c->deadline > 0 && pl_now() > c->deadline)
-			return 2;
+			return REC_LATE;
 		if (polish_edge(c, w, e))
-			return 1;
+			return REC_NOMEM;
 		int vars[2] = {s, d};
 		size_t stride[2] = {(size_t)w->dom[d], 1};
 		if (ve_add(v, 2, vars, stride, (size_t)w->dom[s] * w->dom[d], w->tab[e], NULL))
-			return 1;
+			return REC_NOMEM;
 	}
-	return 0;
+	return REC_DONE;
 }
 
 /* The ops that eliminated to another candidate than their split (candidate
@@ -534,12 +544,12 @@ static int polish_apply(recctx *c, const polish_ws *w)
  * changes cannot make. wide: the neighbourhoods with extra()'s candidates,
  * edges whose ends have few candidates (TABCAP) priced from the problem's
  * tables (built once, shared by every round, start and price); else one
- * factor's moves alone. Returns 0, 1 when the first round was too entangled to solve (the
- * plan as it was), -1 when out of memory. */
-static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
+ * factor's moves alone. REC_DONE, REC_TANGLED or REC_NOMEM. */
+static rec_outcome polish(recctx *c, const int64_t *primes, int np, int wide, int rounds)
 {
 	pl_problem *p = c->p;
-	int n = p->g->nops, rc = -1;
+	int n = p->g->nops;
+	rec_outcome rc = REC_NOMEM;
 	polish_ws w;
 	if (polish_ws_new(&w, n, p->nedges))
 		goto out;
@@ -555,18 +565,16 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 			v.max_entries = WIDE_ENTRIES;
 			v.max_total = 4 * WIDE_ENTRIES;
 		}
-		int bad = polish_nodes(c, &w, &v);
-		if (!bad)
-			bad = polish_edges(c, &w, &v);
-		if (bad) {
+		rec_outcome got = polish_nodes(c, &w, &v) ? REC_NOMEM : polish_edges(c, &w, &v);
+		if (got != REC_DONE) { /* past the deadline: the plan as it is */
 			ve_free(&v);
-			rc = bad == 2 ? 0 : -1;
+			rc = got == REC_LATE ? REC_DONE : REC_NOMEM;
 			goto out;
 		}
 		if (ve_run(&v)) { /* neighbourhoods too entangled to solve exactly
 			           * (DenseNet's concatenations): the plan so far */
 			ve_free(&v);
-			rc = round == 0;
+			rc = round == 0 ? REC_TANGLED : REC_DONE;
 			goto out;
 		}
 		if (wide && v.built > c->built)
@@ -580,7 +588,7 @@ static int polish(recctx *c, const int64_t *primes, int np, int wide, int rounds
 			break;
 		prev = val;
 	}
-	rc = 0;
+	rc = REC_DONE;
 out:
 	polish_ws_free(&w, n, p->nedges);
 	return rc;
@@ -694,10 +702,10 @@ static double objective(const recctx *c)
 static int improve(recctx *c, const int64_t *primes, int np, int rounds)
 {
 	for (int round = 0; round < rounds; round++) {
-		int st = polish(c, primes, np, 1, rounds);
-		if (st == 1) /* the wide neighbourhoods too entangled: the narrow ones */
+		rec_outcome st = polish(c, primes, np, 1, rounds);
+		if (st == REC_TANGLED) /* the wide neighbourhoods too entangled: the narrow ones */
 			st = polish(c, primes, np, 0, rounds);
-		if (st < 0)
+		if (st == REC_NOMEM)
 			return -1;
 		int mv = icm(c, NULL, 0, NULL);
 		if (mv < 0)
@@ -712,10 +720,9 @@ static int improve(recctx *c, const int64_t *primes, int np, int rounds)
  * factors of the devices (largest first; priced on pu, one convention for
  * every op), the degrees kept, then the polish and ICM in turn while they
  * improve it; the same from other starts (below), the best kept (keep: room
- * for a plan). Returns 0, -1
- * out of memory, 1 past the deadline. */
-static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
-                    int64_t *keep)
+ * for a plan). REC_DONE, REC_NOMEM or REC_LATE. */
+static rec_outcome rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
+                            int64_t *keep)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -745,19 +752,19 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			cut_by(c, p, order[i].op, f);
 		if (c->deadline > 0 && pl_now() > c->deadline) {
 			c->p = p;
-			return 1;
+			return REC_LATE;
 		}
 	}
 	c->p = p;
 	if (p->roles)
 		repair_degrees(c, order);
 	if (improve(c, primes, np, 4))
-		return -1;
+		return REC_NOMEM;
 	int decided = 0;
 	for (int op = 0; op < g->nops; op++)
 		decided += c->active[op] && !g->ops[op].has_strategy;
 	if (!keep || p->roles || c->built > SEEDCAP)
-		return 0;
+		return REC_DONE;
 	/* three more starts, the best kept: every op whole, where the problem
 	 * offers replicated cuts (a small or latency-bound graph, whose cuts cost
 	 * more than they save, is many factors' moves away from the cuts above);
@@ -777,7 +784,7 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 			int64_t *sp = S(c, op);
 			if (seed == 2) {
 				if (by_node(c, op, c->ord))
-					return -1;
+					return REC_NOMEM;
 				memcpy(sp,
 				       p->strat[op] + (size_t)c->ord[0].op * g->ops[op].spec.nloops,
 				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
@@ -805,16 +812,16 @@ static int rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, int np, ke
 		/* after one round, a start that is no near rival, or has come to the
 		 * plan kept, is left there */
 		if (improve(c, primes, np, 1))
-			return -1;
+			return REC_NOMEM;
 		double now = objective(c);
 		if (now < first * 1.1 &&
 		    memcmp(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS) &&
 		    improve(c, primes, np, 4))
-			return -1;
+			return REC_NOMEM;
 		if (objective(c) >= first)
 			memcpy(c->split, keep, sizeof *keep * (size_t)g->nops * PL_MAX_LOOPS);
 	}
-	return 0;
+	return REC_DONE;
 }
 
 /* Copies block 1 of each run to the hidden blocks. */
@@ -933,9 +940,8 @@ out:
 /* From a plan over the budget: moves one op at a time to a candidate that
  * needs less memory, the move that costs least time per byte saved (a
  * knapsack's greedy; mult[op] copies of each op), until the plan's memory
- * *mem fits. Returns 0 when it fits, 1 when no move is left, -1 out of
- * memory, 2 past the deadline. */
-static int shrink(recctx *c, const int *mult, double budget, double *mem)
+ * *mem fits: REC_DONE, REC_NOFIT when no move is left, REC_NOMEM, REC_LATE. */
+static rec_outcome shrink(recctx *c, const int *mult, double budget, double *mem)
 {
 	pl_problem *p = c->p;
 	const pl_graph *g = p->g;
@@ -947,7 +953,7 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
 				continue;
 			const pl_nodecost *tab = pl_problem_node(p, op);
 			if (!tab)
-				return -1;
+				return REC_NOMEM;
 			int nl = g->ops[op].spec.nloops;
 			pl_nodecost nc;
 			pl_cost_node(p, op, S(c, op), &nc);
@@ -967,28 +973,27 @@ static int shrink(recctx *c, const int *mult, double budget, double *mem)
 			}
 		}
 		if (bo < 0)
-			return 1;
+			return REC_NOFIT;
 		int nl = g->ops[bo].spec.nloops;
 		memcpy(S(c, bo), p->strat[bo] + (size_t)bk * nl, sizeof(int64_t) * (size_t)nl);
 		c->ver[bo]++;
 		*mem -= bdm;
 		if (c->deadline > 0 && pl_now() > c->deadline)
-			return 2;
+			return REC_LATE;
 	}
-	return 0;
+	return REC_DONE;
 }
 
 /* Under a memory limit the fastest plan does not fit: the memory price that
  * makes one fit (doubled from time per byte until one does, then bisected),
  * each plan that fits improved on time alone by ICM and pairs, every move
  * within the limit; and the plan just over the limit and the fastest plan shrunk until
- * they fit (shrink) and improved alike. The fastest that fits is the plan. Returns 0 (c's splits
- * the plan; *t, *m its price), 1 when nothing made one fit, -1 out of
- * memory, 2 past the deadline. Long on purpose: the price's
+ * they fit (shrink) and improved alike. The fastest that fits is the plan: REC_DONE (c's splits
+ * the plan; *t, *m its price), REC_NOFIT, REC_NOMEM or REC_LATE. Long on purpose: the price's
  * doubling and bisection and the shrinking share the plans they keep. */
-static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, keyed *order,
-                      const pl_run *runs, int nruns, double limit, int64_t *best, double *t,
-                      double *m)
+static rec_outcome rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np,
+                              keyed *order, const pl_run *runs, int nruns, double limit,
+                              int64_t *best, double *t, double *m)
 {
 	const pl_problem *p = c->p;
 	size_t bytes = sizeof(int64_t) * (size_t)p->nops * PL_MAX_LOOPS;
@@ -1039,12 +1044,13 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 			c->lam = 0;
 			for (int op = 0; op < p->nops; op++)
 				c->xn[op] = -1;
-			if ((rc = shrink(c, mult, limit, &mem)) == 1) {
-				rc = 0;
+			rec_outcome sh = shrink(c, mult, limit, &mem);
+			if (sh == REC_NOFIT)
 				continue;
-			}
-			if (rc)
+			if (sh != REC_DONE) {
+				rc = sh == REC_NOMEM ? -1 : REC_LATE;
 				break;
+			}
 		} else {
 			c->lam = step < 64 ? hi : (lo + hi) / 2;
 			if ((rc = rec_plan(c, pu, primes, np, order, c->keep)) ||
@@ -1086,14 +1092,14 @@ static int rec_within(recctx *c, pl_problem *pu, const int64_t *primes, int np, 
 	free(mult);
 	free(fast);
 	free(over);
-	if (rc)
-		return rc < 0 ? -1 : 2;
+	if (rc) /* REC_LATE (rec_plan's, shrink's), or out of memory */
+		return rc < 0 ? REC_NOMEM : REC_LATE;
 	if (bt < 0)
-		return 1;
+		return REC_NOFIT;
 	memcpy(c->split, best, bytes);
 	*t = bt;
 	*m = bm;
-	return 0;
+	return REC_DONE;
 }
 
 /* Long on purpose: rec's setup (the repeated layers, the
@@ -1176,10 +1182,11 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		gu.ops[op].replica_minor = 0;
 	pu.g = &gu;
 	double t, m;
-	int rc = rec_plan(&c, &pu, primes, np, order, c.keep);
-	if (rc < 0 || (!rc && o->memory_limit > 0 && rec_price(&c, runs, nruns, &t, &m)))
+	rec_outcome rc = rec_plan(&c, &pu, primes, np, order, c.keep);
+	if (rc == REC_NOMEM ||
+	    (rc == REC_DONE && o->memory_limit > 0 && rec_price(&c, runs, nruns, &t, &m)))
 		goto nomem;
-	if (!rc && o->memory_limit > 0 && m > o->memory_limit) {
+	if (rc == REC_DONE && o->memory_limit > 0 && m > o->memory_limit) {
 		double least = pl_problem_least_plan_memory(p);
 		if (least < 0)
 			goto nomem;
@@ -1190,10 +1197,10 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		}
 		rc = rec_within(&c, &pu, primes, np, order, runs, nruns, o->memory_limit, best, &t,
 		                &m);
-		if (rc < 0)
+		if (rc == REC_NOMEM)
 			goto nomem;
 	}
-	if (rc == 1 || rc == 2) {
+	if (rc == REC_LATE || rc == REC_NOFIT) {
 		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %.3g s ran out",
 		                o->time_limit_s);
 		goto cleanup;

@@ -6,34 +6,49 @@
 
 #include "costmodel/cost.h"
 
-typedef struct pl_search_opts {
-	double memory_limit; /* bytes per device; 0 = none */
-	double time_limit_s; /* 0 = none */
-	int pareto_cap;      /* points kept per table entry under a memory limit (0: default) */
-	int no_repeat;       /* 1: do not compress repeated layers (tests compare both) */
+/* Test hooks: NULL in production (pl_search_opts.hooks); tests set them to
+ * check one part of a search on its own. */
+typedef struct pl_search_hooks {
 	int ilp_rec_only;    /* 1: ilp's only incumbent is rec's plan (tests check that the
 	                      * bound, fixing and branch and bound stand on their own) */
 	int ilp_no_lagrange; /* 1: ilp neither bounds nor fixes by dp under a memory price
 	                      * (tests check the LP's bound and fixing on their own) */
-	int job_stop_after;  /* tests: the job search acts as if its time limit ran out
-	                      * once this many points were planned (0: never) */
+	int job_stop_after;  /* the job search acts as if its time limit ran out once this
+	                      * many points were planned (0: never) */
+} pl_search_hooks;
+
+/* What a searcher is asked: the limits every searcher keeps, then each
+ * searcher's own options (dp's, ilp's; the whole-job search's are
+ * pl_job_opts, search/job.h), then the test hooks. */
+typedef struct pl_search_opts {
+	double memory_limit; /* bytes per device; 0 = none */
+	double time_limit_s; /* 0 = none */
+	int no_repeat;       /* 1: do not compress repeated layers (dp, ilp, rec; tests compare
+	                      * both) */
 	int threads;         /* for pricing tables and building the job search's problems;
 	                      * 0: one per online CPU (at most 16) */
-	const char *dump_lp; /* ilp: write the instance in CPLEX LP format here */
-	int ilp_cost_edges;  /* 1: ilp prices each edge by one cost column and a row per
-	                      * class of the consumer's strategies (big-M) instead of
-	                      * the flow (transportation) columns; for comparison:
-	                      * docs/benchmarks.md */
-	double mem_price;    /* dp: seconds added per byte of an op's memory (a Lagrangian
-	                      * price; ilp looks for its incumbent with it); 0 = none */
-	double relax_pairs;  /* dp: leave out every edge whose table has more entries than
-	                      * this (as if it cost nothing): the result is then a plan and
-	                      * a lower bound (bound_s), not the optimum; 0 = none.
-	                      * pl_search_job: its first-pass bounds' first rung
-	                      * (0: 1e4; then 3x per rung); its plans are exact dps
-	                      * all the same */
 	void (*progress)(void *ud, const char *msg);
 	void *ud;
+	struct {
+		int pareto_cap;     /* points kept per table entry under a memory limit (0:
+		                     * default) */
+		double mem_price;   /* seconds added per byte of an op's memory (a Lagrangian
+		                     * price; ilp looks for its incumbent with it); 0 = none */
+		double relax_pairs; /* leave out every edge whose table has more entries than
+		                     * this (as if it cost nothing): the result is then a plan and
+		                     * a lower bound (bound_s), not the optimum; 0 = none.
+		                     * pl_search_job: its first-pass bounds' first rung
+		                     * (0: 1e4; then 3x per rung); its plans are exact dps
+		                     * all the same */
+	} dp;
+	struct {
+		const char *dump_lp; /* write the instance in CPLEX LP format here */
+		int cost_edges;      /* 1: price each edge by one cost column and a row per
+		                      * class of the consumer's strategies (big-M) instead of
+		                      * the flow (transportation) columns; for comparison:
+		                      * docs/benchmarks.md */
+	} ilp;
+	const pl_search_hooks *hooks; /* NULL in production */
 } pl_search_opts;
 
 /* An edge where two propagation fronts met and pay a redistribution. */

@@ -571,9 +571,6 @@ static pl_status find_nodes(pl_rdv *rdv, int *node_of, int *nodes, int *per_node
 	return PL_OK;
 }
 
-/* Long: a collective procedure every rank runs in the same order
- * (agree on GPUs, place ranks, make communicators, time, gather at rank 0,
- * fit); splitting it would hide the order the ranks must keep. */
 /* Waits, polling, until the non-blocking communicator has done what was
  * asked of it and (ev) the stream has passed ev. Past timeout_s, or on an
  * NCCL error, the communicator is aborted (*comm = NULL) and PL_EDEVICE

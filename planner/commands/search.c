@@ -638,7 +638,8 @@ static int job_option(int ch, const char *arg, const char *name, pl_job_request 
 		return 0;
 	case OPT_TP_OVERLAP:
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
-			return pl_cli_usage("search", "--tp-comm-overlap %s: expected on or off", arg);
+			return pl_cli_usage("search", "--tp-comm-overlap %s: expected on or off",
+			                    arg);
 		jr->tp_overlap = pl_dim_value(!strcmp(arg, "on"));
 		return 0;
 	case OPT_OVERLAP:
@@ -782,9 +783,9 @@ static pl_status search_run(pl_graph *g, const pl_cluster *cl, search_args *s, p
 	pl_search_opts lim = pl_cli_common_search_opts(&s->co, cl);
 	po->so = (pl_search_opts){.memory_limit = lim.memory_limit,
 	                          .time_limit_s = lim.time_limit_s,
-	                          .pareto_cap = s->cap,
-	                          .dump_lp = s->dump_lp,
-	                          .ilp_cost_edges = s->cost_edges > 0,
+	                          .dp.pareto_cap = s->cap,
+	                          .ilp.dump_lp = s->dump_lp,
+	                          .ilp.cost_edges = s->cost_edges > 0,
 	                          .progress = s->prog || isatty(2) ? on_progress : NULL};
 	/* the default search is bounded: exact dp for at most default_dp_seconds
 	 * (unless --time-limit says otherwise), then auto's plan */

@@ -27,7 +27,7 @@ int pl_cmd_strategies(int argc, char **argv)
 			long long v;
 			if (pl_cli_parse_max_tp(optarg, &v))
 				return pl_cli_usage("strategies", MAX_TP_EXPECTED, optarg);
-			limits.max_tp = v > 0 ? v : -1;
+			limits.max_tp = pl_max_tp_of_user(v);
 			break;
 		}
 		}

@@ -228,7 +228,9 @@ check "--ilp-edges cost proves dp's optimum on an MLP" \
 # --time-limit is a hard bound on a large instance: GPT-3 1.3B on 64 devices, which ilp needs
 # ~24 s to prove without a limit and cannot prove at 6 GiB in 60 s (release build,
 # docs/benchmarks.md; without dropout, as measured there). The limit is the behaviour under test, so the test times it: the
-# search must end within the limit and a 2 s margin (process start, reading the model).
+# search must end within 10 s, the limit (wall clock, so it holds under load) and a margin for process start and reading
+# the model, which stretch on a loaded machine (2.05 s in all on an idle one, Dec 2026); a search that ignored the limit
+# would take ~24 s idle, and the plan must also say the limit stopped it.
 "$ZOO" gpt3-1.3b --batch 16 --dropout 0 > "$T/g13b.json"
 for lim in none 6GiB; do
   t0=$(date +%s.%N)
@@ -239,7 +241,7 @@ for lim in none 6GiB; do
   # was found by then (6 GiB under ASan), exit 3 saying so and nothing written; without a
   # memory limit rec's plan, made first, is always there
   check "ilp --time-limit 2 on GPT-3 1.3B, 64 devices, memory limit $lim: ends in ${wall} s (exit $rc)" \
-    'num_le "$wall" 4 && { [ $lim != none ] || [ $rc -eq 0 ]; } && { { [ $rc -eq 0 ] && [ "$(jq .search.optimal "$T/tl.plan")" = false ] &&
+    'num_le "$wall" 10 && { [ $lim != none ] || [ $rc -eq 0 ]; } && { { [ $rc -eq 0 ] && [ "$(jq .search.optimal "$T/tl.plan")" = false ] &&
        jq -r .search.why "$T/tl.plan" | grep -q "the time limit stopped"; } ||
      { [ $rc -eq 3 ] && grep -q "time limit ran out" "$T/err" && [ ! -e "$T/tl.plan" ]; }; }'
   if [ -e "$T/tl.plan" ]; then

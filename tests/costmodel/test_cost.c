@@ -624,16 +624,16 @@ static void model_parallel_stays_in_a_node(void **state)
 		assert_int_equal(pl_cluster_devices(&two, 8, &err), PL_OK);
 		two.nodes = 2;
 		assert_int_equal(pl_cluster_devices(&one, 16, &err), PL_OK);
-		pl_job any = {.max_tp = -1}, tp16 = {.degrees = {.tp = 16}};
+		pl_job any = {.max_tp = PL_MAX_TP_ANY}, tp16 = {.degrees = {.tp = 16}};
 		pl_problem *p, *q, *s1, *t;
 		assert_int_equal(pl_problem_new(&p, g, &two, &err), PL_OK);
 		assert_int_equal(pl_problem_new_job(&q, g, &two, &any, &err), PL_OK);
 		assert_int_equal(pl_problem_new(&s1, g, &one, &err), PL_OK);
 		assert_true(p->max_model == 8 && widest_model_cut(p, roles) <= 8);
-		assert_true(q->max_model == 0 && s1->max_model == 0);
+		assert_true(q->max_model == PL_MAX_TP_ANY && s1->max_model == PL_MAX_TP_ANY);
 		/* a fixed tp of 16 (where the graph can keep it) is not held to 8 */
 		if (pl_problem_new_job(&t, g, &two, &tp16, &err) == PL_OK) {
-			assert_true(t->max_model == 0);
+			assert_true(t->max_model == PL_MAX_TP_ANY);
 			pl_problem_free(t);
 		}
 		assert_int_equal(widest_model_cut(q, roles), widest_model_cut(s1, roles));

@@ -129,7 +129,8 @@ static void broadcast_batch_matmul_rejected(void **state)
 }
 
 /* Independent count: every tuple of per-loop splits <= D, filtered by the
- * rules stated in DESIGN: divides the loop, splittable, product divides D;
+ * rules docs/formats.md states ("Strategies, loops and device matrices"):
+ * divides the loop, splittable, product divides D;
  * then product D if any such exists, else the largest product. */
 static int brute_count(const pl_op *op, int64_t D, int64_t *best_out)
 {

@@ -41,7 +41,7 @@ static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
 		in->c.nodes = nodes;
 		/* every candidate, model-parallel cuts across nodes included: the
 		 * searchers must agree over any candidate set */
-		pl_job any = {.max_tp = -1, .replicas = PL_REPLICAS_NONE};
+		pl_job any = {.max_tp = PL_MAX_TP_ANY, .replicas = PL_REPLICAS_NONE};
 		assert_int_equal(pl_problem_new_job(&in->p, in->g, &in->c, &any, &err), PL_OK);
 		double combos = 1;
 		for (int o = 0; o < in->p->nops; o++)
@@ -65,7 +65,7 @@ static void drop(inst *in)
 static pl_problem *full_space(const inst *in)
 {
 	pl_err err;
-	pl_job all = {.max_tp = -1, .replicas = PL_REPLICAS_ALL};
+	pl_job all = {.max_tp = PL_MAX_TP_ANY, .replicas = PL_REPLICAS_ALL};
 	pl_problem *p;
 	assert_int_equal(pl_problem_new_job(&p, in->g, &in->c, &all, &err), PL_OK);
 	double combos = 1;
@@ -133,9 +133,10 @@ static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_r
 		pl_search_result ri;
 		pl_err err;
 		pl_search_opts io = *o;
-		io.ilp_rec_only = variant & 1;
-		io.ilp_no_lagrange = variant >= 2;
-		io.ilp_cost_edges = variant >= 4;
+		pl_search_hooks hooks = {.ilp_rec_only = variant & 1,
+		                         .ilp_no_lagrange = variant >= 2};
+		io.hooks = &hooks;
+		io.ilp.cost_edges = variant >= 4;
 		/* a time limit that never runs out: GLPK's simplex runs without its
 		 * presolve then (which is not timed) */
 		io.time_limit_s = variant & 1 ? 1e6 : 0;
@@ -143,7 +144,7 @@ static void ilp_equals(pl_problem *p, const pl_search_opts *o, const pl_search_r
 		if (st)
 			fail_msg("ilp (rec_only %d, no_lagrange %d, cost edges %d, time limit %g) "
 			         "failed: %s",
-			         io.ilp_rec_only, io.ilp_no_lagrange, io.ilp_cost_edges,
+			         hooks.ilp_rec_only, hooks.ilp_no_lagrange, io.ilp.cost_edges,
 			         io.time_limit_s, err.msg);
 		assert_close(ri.step_s, rb->step_s);
 		assert_true(ri.optimal);
@@ -460,10 +461,10 @@ static void ilp_presolve_after_fixing(void **state)
 	}
 	assert_true(fabs(best - 13e-6) < 1e-15); /* the optimum the failure report names */
 	for (int variant = 0; variant < 6; variant++) {
-		pl_search_opts io = {.memory_limit = limit,
-		                     .ilp_rec_only = variant & 1,
-		                     .ilp_no_lagrange = variant >= 2,
-		                     .ilp_cost_edges = variant >= 4};
+		pl_search_hooks hooks = {.ilp_rec_only = variant & 1,
+		                         .ilp_no_lagrange = variant >= 2};
+		pl_search_opts io = {
+		    .memory_limit = limit, .ilp.cost_edges = variant >= 4, .hooks = &hooks};
 		pl_search_result ri;
 		if (pl_search_ilp(p, &io, &ri, &err))
 			fail_msg("ilp variant %d: %s", variant, err.msg);
@@ -474,8 +475,8 @@ static void ilp_presolve_after_fixing(void **state)
 			fail_msg(
 			    "ilp (rec only %d, no Lagrangian step %d, cost edges %d): %.3g us at "
 			    "%g bytes under a limit of %g, optimal %d (%s); brute force: %.3g us",
-			    io.ilp_rec_only, io.ilp_no_lagrange, io.ilp_cost_edges, t * 1e6, m,
-			    limit, ri.optimal, ri.why, best * 1e6);
+			    hooks.ilp_rec_only, hooks.ilp_no_lagrange, io.ilp.cost_edges, t * 1e6,
+			    m, limit, ri.optimal, ri.why, best * 1e6);
 		pl_search_result_free(&ri);
 	}
 	drop(&in);
@@ -537,7 +538,7 @@ static void relaxed_dp_is_exact_on_the_edges_it_keeps(void **state)
 		/* the threshold: some edge's size, so the larger ones go */
 		double relax = sizes[rg_int(&r, ne)];
 		pl_err err;
-		pl_search_opts o = {.relax_pairs = relax}, exact = {0};
+		pl_search_opts o = {.dp.relax_pairs = relax}, exact = {0};
 		pl_search_result rr, rb;
 		assert_int_equal(pl_search_brute(in.p, &exact, &rb, &err), PL_OK);
 		assert_int_equal(pl_search_dp(in.p, &o, &rr, &err), PL_OK);

@@ -260,7 +260,7 @@ static void one_stage_search_equals_brute_force(void **state)
 					 * larger ones, left out) change the work, not the answer */
 					static const double relax_pairs[] = {0, 1, 6};
 					pl_search_opts o = {.memory_limit = lim,
-					                    .relax_pairs = relax_pairs[relax]};
+					                    .dp.relax_pairs = relax_pairs[relax]};
 					pl_job_opts jo = PL_JOB_OPTS_AUTO;
 					jo.stages = 1;
 					jo.fastest = fastest;
@@ -318,7 +318,7 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 	 * devices only (replicated cuts make each of these 48 searches 7x
 	 * slower; test_free and test_dp cover that space) */
 	jo.replicas = PL_REPLICAS_NONE;
-	pl_search_opts o = {.relax_pairs = 1e300}; /* no rung: exact dps only */
+	pl_search_opts o = {.dp.relax_pairs = 1e300}; /* no rung: exact dps only */
 	pl_job_plan free_plan, want, jr;
 	assert_int_equal(pl_search_job(g, &c, &o, &jo, &free_plan, &err), PL_OK);
 	int relaxed = 0, limits = 0, compared = 0;
@@ -329,12 +329,12 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 		jo.stages = k >= 10 ? PL_AUTO : 1;
 		double lim =
 		    k % 5 == 4 || k >= 10 ? 0 : free_plan.cost.mem_bytes * (0.2 + 0.25 * (k % 5));
-		o = (pl_search_opts){.memory_limit = lim, .relax_pairs = 1e300};
+		o = (pl_search_opts){.memory_limit = lim, .dp.relax_pairs = 1e300};
 		pl_status sw = pl_search_job(g, &c, &o, &jo, &want, &err);
 		limits += sw == PL_OK && lim > 0 && want.cost.step_s > free_plan.cost.step_s;
 		static const double relax_pairs[] = {1, 30, 1000};
 		for (int i = 0; i < 3; i++) {
-			o.relax_pairs = relax_pairs[i];
+			o.dp.relax_pairs = relax_pairs[i];
 			pl_status st = pl_search_job(g, &c, &o, &jo, &jr, &err);
 			assert_int_equal(st, sw);
 			if (st)
@@ -444,13 +444,13 @@ static void memory_forces_stages_or_zero_and_a_fitting_model_gets_neither(void *
 	 * a slower plan */
 	for (int relax = 1; relax <= 64; relax *= 8) {
 		pl_job_plan jr;
-		o.relax_pairs = relax;
+		o.dp.relax_pairs = relax;
 		assert_int_equal(pl_search_job(g, &c, &o, &jo, &jr, &err), PL_OK);
 		assert_true(jr.cost.mem_bytes <= o.memory_limit);
 		assert_true(jr.cost.step_s <= jp.cost.step_s * (1 + 1e-12));
 		pl_job_plan_free(&jr);
 	}
-	o.relax_pairs = 0;
+	o.dp.relax_pairs = 0;
 	pl_job_plan_free(&jp);
 	pl_search_result_free(&fast);
 	pl_problem_free(p);
@@ -474,8 +474,10 @@ static void a_stopped_search_keeps_its_best_plan(void **state)
 	pl_job_plan all, some;
 	assert_int_equal(pl_search_job(g, &c, &o, &jo, &all, &err), PL_OK);
 	int stops = 0;
+	pl_search_hooks hooks = {0};
+	o.hooks = &hooks;
 	for (int n = 1; n <= 3; n++) {
-		o.job_stop_after = n;
+		hooks.job_stop_after = n;
 		if (pl_search_job(g, &c, &o, &jo, &some, &err))
 			fail_msg("stopped after %d: %s", n, err.msg);
 		if (strstr(some.why, "ran out")) {
@@ -488,7 +490,7 @@ static void a_stopped_search_keeps_its_best_plan(void **state)
 		pl_job_plan_free(&some);
 	}
 	assert_true(stops >= 1);
-	o.job_stop_after = 0;
+	o.hooks = NULL;
 	o.time_limit_s = 1e-9; /* before any plan */
 	assert_int_equal(pl_search_job(g, &c, &o, &jo, &some, &err), PL_ETIMEOUT);
 	assert_non_null(strstr(err.msg, "time limit"));

@@ -349,7 +349,9 @@ static void a_lost_rank_ends_the_others(void **state)
 		int status[2];
 		for (int k = 0; k < 2; k++)
 			assert_int_equal(waitpid(pid[k], &status[k], 0), pid[k]);
-		assert_true(pl_now() - t0 < 10);
+		/* before the survivor's 20 s wait would have ended: the peer's death
+		 * ended it (a margin any load short of a 20 s stall keeps) */
+		assert_true(pl_now() - t0 < 19);
 		assert_true(WIFEXITED(status[dies]) && WEXITSTATUS(status[dies]) == 9);
 		assert_true(WIFEXITED(status[!dies]));
 		if (WEXITSTATUS(status[!dies]) != 4)
