@@ -1200,7 +1200,13 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		if (rc == REC_NOMEM)
 			goto nomem;
 	}
-	if (rc == REC_LATE || rc == REC_NOFIT) {
+	if (rc == REC_NOFIT) { /* no memory price rec tried made its plan fit */
+		st = pl_search_err_over_limit(err, "rec's plan", m, o->memory_limit,
+		                              "no memory price rec tried fits it under the limit; "
+		                              "--mode dp or ilp search under the limit");
+		goto cleanup;
+	}
+	if (rc == REC_LATE) {
 		st = pl_err_set(err, PL_ETIMEOUT, "rec: the time limit of %.3g s ran out",
 		                o->time_limit_s);
 		goto cleanup;
