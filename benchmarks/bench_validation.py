@@ -196,9 +196,12 @@ def attention_kernel(r):
     if r["framework"] == "llm-foundry":
         # its benchmark sweep ran MPT with attn_impl 'triton' (submit_benchmarks.py
         # parse_args: --attn_impl default 'triton', copied into every run's model
-        # config; sweep.sh never sets it): the Triton FlashAttention of the FA2
-        # paper's chart, measured on A100 (on H100 the cost model carries it
-        # over through FlashAttention-1, costmodel/attention.h)
+        # config; sweep.sh never sets it). That is llm-foundry's copy of Tri
+        # Dao's flash_attn_triton.py, which no published chart measures; the
+        # nearest measured kernel is the FA2 paper's "Triton" series (OpenAI's
+        # triton.ops.flash_attention), measured on A100 (on H100 the cost
+        # model carries it over through FlashAttention-1,
+        # costmodel/attention.h): a proxy, docs/cost-model.md
         return "flash_triton"
     if r["framework"] == "megatron-deepspeed":
         # FlashAttention is opt-in there (--use-flash-attn), and MT-NLG's
