@@ -681,11 +681,15 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 		ex->prof[2 * o] += prof_now(rc) - t1;
 	}
 	mem_mark(st, vflag(st, op->out[0]), 1, A, bytes_of(&ex->out_l[o]));
-	if (st->saved[o])
-		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 1, A, saved_bytes(ex, o));
 	/* a recomputed op keeps nothing, but in its recompute what its backward
 	 * reads */
 	int keeps = recomputing || !ex->rc || !ex->rc[o];
+	/* what its kernel kept: live while it runs, then kept for a backward
+	 * that will read it, else given back */
+	if (st->saved[o])
+		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 1, A, saved_bytes(ex, o));
+	if (st->saved[o] && (!keeps || !ex->g->tensors[op->out[0]].requires_grad))
+		mem_mark(st, iflag(st, o, PL_MAX_OP_INPUTS), 0, A, saved_bytes(ex, o));
 	const char *held = recomputing ? ex->held_re : ex->held;
 	for (int i = 0; i < op->ninputs; i++) {
 		xin *xi = &ex->in[o][i];

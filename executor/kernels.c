@@ -143,15 +143,23 @@ static int unary(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl
 	 * element along the row (the last dim is contiguous in both) */
 	size_t row = x->rank > 0 && x->shape[x->rank - 1] > 0 ? (size_t)x->shape[x->rank - 1] : 1;
 	uint64_t gi = 0;
+	/* Dropout keeps its mask, one byte per element, as PyTorch's
+	 * native_dropout saves a bool mask for its backward (the cost model's
+	 * Dropout rule counts the same byte); the backward reads it */
+	unsigned char *mask = kind == PLK_DROPOUT && k->saved && k->saved->v
+	                          ? (unsigned char *)k->saved->v
+	                          : NULL;
 	for (size_t i = 0; i < x->n; i++, gi++) {
 		float v = x->v[i], r, d;
 		if (kind == PLK_DROPOUT) {
 			if (i % row == 0)
 				gi = global_index(k, x, (int64_t)i);
-			d = ratio <= 0 ? 1
-			    : pl_dropout_keep(k->seed, (int)(k->op - k->g->ops), gi, ratio)
-			        ? (float)(1 / (1 - ratio))
-			        : 0;
+			int keep = mask && dx ? mask[i]
+			           : ratio <= 0 ? 1
+			                        : pl_dropout_keep(k->seed, (int)(k->op - k->g->ops), gi, ratio);
+			if (mask && !dx)
+				mask[i] = (unsigned char)keep;
+			d = !keep ? 0 : ratio <= 0 ? 1 : (float)(1 / (1 - ratio));
 			r = v * d;
 		} else if (kind == PLK_CLIP) {
 			r = plk_clip(v, k->op->attrs->min, k->op->attrs->max, &d);
@@ -337,9 +345,23 @@ static int norm(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 			if (din[i].v)
 				memset(din[i].v, 0, sizeof(float) * din[i].n);
 	}
+	/* its statistics kept, fp32 mean and 1/std per row, as PyTorch's
+	 * native_layer_norm saves them for its backward (the cost model's norm
+	 * rule counts the same bytes); the backward reads them */
+	float *kept = k->saved && k->saved->v ? k->saved->v : NULL;
 	for (int64_t r = 0; r < rows; r++) {
 		const float *xr = x->v + r * cols;
-		double mean, rstd = plk_norm_stats(xr, cols, rms, eps, &mean);
+		double mean, rstd;
+		if (din && kept) {
+			mean = kept[2 * r];
+			rstd = kept[2 * r + 1];
+		} else {
+			rstd = plk_norm_stats(xr, cols, rms, eps, &mean);
+		}
+		if (!din && kept) {
+			kept[2 * r] = (float)mean;
+			kept[2 * r + 1] = (float)rstd;
+		}
 		if (!din) {
 			float *yr = y->v + r * cols;
 			for (int64_t j = 0; j < cols; j++)
@@ -786,6 +808,15 @@ size_t pl_kernel_saved_elems(const pl_kctx *k, const pl_xt *in)
 		attn_dims a;
 		attention_dims(k, in, &a);
 		return (size_t)(a.b * a.hq * a.s);
+	}
+	if (k->op->type == PL_OP_DROPOUT) /* its mask, one byte per element */
+		return (in[0].n + sizeof(float) - 1) / sizeof(float);
+	if (k->op->type == PL_OP_LAYERNORM || k->op->type == PL_OP_RMSNORM) {
+		/* fp32 mean and 1/std per row (rows: the dims before the axis) */
+		int64_t axis = pl_kernel_axis(k->op, in[0].rank, -1), rows = 1;
+		for (int d = 0; d < axis; d++)
+			rows *= in[0].shape[d];
+		return 2 * (size_t)rows;
 	}
 	if (k->op->type != PL_OP_SCE)
 		return 0;

@@ -81,7 +81,9 @@ typedef struct pl_kctx {
 	int (*class_allreduce)(void *ud, float *buf, size_t n, int max);
 	void *ud;
 	int loss_share; /* SCE: this rank adds the loss of its positions (one per class group) */
-	pl_xt *saved;   /* per-op scratch kept from forward to backward (SCE: log-sum-exp) */
+	pl_xt *saved;   /* per-op scratch kept from forward to backward (SCE: log-sum-exp;
+	                 * Dropout: its mask, a byte an element; LayerNorm, RMSNorm: fp32
+	                 * mean and 1/std a row; NULL: the backward computes them again) */
 } pl_kctx;
 
 /* Runs op forward: out = f(in). Returns 0, or -1 (out of memory / aborting). */

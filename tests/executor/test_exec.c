@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "executor/exec.h"
+#include "executor/kernels.h"
 #include "graph/ops.h"
 #include "search/job.h"
 #include "search/search.h"
@@ -1610,6 +1611,103 @@ static void unary_ops_match_libm(void **state)
 	assert_int_equal(checked, 8);
 }
 
+/* What the cpu kernels keep from forward to backward, counted by hand as
+ * PyTorch keeps it and as the cost model's op rules count it (graph/ops:
+ * Dropout one byte of mask an element, native_dropout's bool mask; a norm
+ * an fp32 mean and 1/std a row, native_layer_norm's), and that each
+ * backward reads what was kept: Dropout over [4, 6, 8] keeps 192 bytes, a
+ * zero where its output is zero; with the mask rewritten to keep every
+ * element, every gradient passes, times 1 / (1 - ratio). LayerNormalization
+ * over [4, 6, 8] keeps 24 rows of (mean, 1/std), as computed by hand from
+ * x; with them rewritten to (0, 1), the backward is the formula's for
+ * xhat = x: dx = g - mean(g) - x mean(g x), g = dy s. */
+static void kernels_keep_masks_and_statistics(void **state)
+{
+	(void)state;
+	const opcase *drop = NULL, *ln = NULL;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		if (!drop && !strcmp(cases[c].name, "Dropout"))
+			drop = &cases[c];
+		if (!ln && !strcmp(cases[c].name, "LayerNormalization"))
+			ln = &cases[c];
+	}
+	assert_non_null(drop);
+	assert_non_null(ln);
+	enum { N = 4 * 6 * 8, ROWS = 4 * 6, COLS = 8 };
+	float xv[N], yv[N], dyv[N], dxv[N], sv[COLS], cv[COLS], kept[N];
+	for (int i = 0; i < N; i++) {
+		xv[i] = (float)sin(0.37 * i + 0.1) * 2;
+		dyv[i] = (float)cos(0.23 * i);
+	}
+	for (int j = 0; j < COLS; j++) {
+		sv[j] = 0.5f + 0.125f * (float)j;
+		cv[j] = 0.25f * (float)j - 1;
+	}
+	pl_xt x = {.rank = 3, .shape = {4, 6, 8}, .n = N, .v = xv}, y = x, dy = x, dx[3], m = {0};
+	y.v = yv;
+	dy.v = dyv;
+	memset(dx, 0, sizeof dx);
+	dx[0] = x;
+	dx[0].v = dxv;
+
+	pl_graph *g = case_graph(drop);
+	pl_kctx k = {.g = g, .op = &g->ops[pl_graph_find_op(g, "op")], .seed = 11, .saved = &m};
+	double ratio = k.op->attrs->ratio;
+	assert_int_equal(pl_kernel_saved_elems(&k, &x) * sizeof(float), N); /* a byte an element */
+	m.rank = 1;
+	m.shape[0] = (int64_t)(m.n = N / sizeof(float));
+	m.v = kept;
+	assert_int_equal(pl_kernel_forward(&k, &x, &y), 0);
+	const unsigned char *mask = (const unsigned char *)kept;
+	int dropped = 0;
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(mask[i] == 0, yv[i] == 0 && xv[i] != 0);
+		dropped += !mask[i];
+	}
+	assert_true(dropped > 0 && dropped < N);
+	memset(kept, 1, sizeof kept);
+	assert_int_equal(pl_kernel_backward(&k, &x, &y, &dy, dx), 0);
+	for (int i = 0; i < N; i++)
+		assert_float_equal(dxv[i], dyv[i] / (1 - ratio), 1e-5);
+	pl_graph_free(g);
+
+	g = case_graph(ln);
+	k = (pl_kctx){.g = g, .op = &g->ops[pl_graph_find_op(g, "op")], .saved = &m};
+	double eps = k.op->attrs->epsilon;
+	pl_xt in[3] = {x, x, x};
+	in[1] = (pl_xt){.rank = 1, .shape = {COLS}, .n = COLS, .v = sv};
+	in[2] = in[1];
+	in[2].v = cv;
+	assert_int_equal(pl_kernel_saved_elems(&k, in), 2 * ROWS); /* mean, 1/std a row */
+	m.shape[0] = (int64_t)(m.n = 2 * ROWS);
+	assert_int_equal(pl_kernel_forward(&k, in, &y), 0);
+	for (int r = 0; r < ROWS; r++) {
+		double mean = 0, var = 0;
+		for (int j = 0; j < COLS; j++)
+			mean += xv[r * COLS + j] / (double)COLS;
+		for (int j = 0; j < COLS; j++)
+			var += pow(xv[r * COLS + j] - mean, 2) / COLS;
+		assert_float_equal(kept[2 * r], mean, 1e-6);
+		assert_float_equal(kept[2 * r + 1], 1 / sqrt(var + eps), 1e-4 / sqrt(var + eps));
+		kept[2 * r] = 0;
+		kept[2 * r + 1] = 1;
+	}
+	assert_int_equal(pl_kernel_backward(&k, in, &y, &dy, dx), 0);
+	for (int r = 0; r < ROWS; r++) {
+		double m1 = 0, m2 = 0;
+		for (int j = 0; j < COLS; j++) {
+			double gj = dyv[r * COLS + j] * sv[j];
+			m1 += gj / COLS;
+			m2 += gj * xv[r * COLS + j] / COLS;
+		}
+		for (int j = 0; j < COLS; j++) {
+			double gj = dyv[r * COLS + j] * sv[j];
+			assert_float_equal(dxv[r * COLS + j], gj - m1 - xv[r * COLS + j] * m2, 1e-4);
+		}
+	}
+	pl_graph_free(g);
+}
+
 /* value (what 0) or gradient (what 1) of the case's tensor `name` */
 static float *case_read(const one_rank *o, const char *name, int what)
 {
@@ -2285,6 +2383,7 @@ int main(void)
 #endif
 	    cmocka_unit_test(resize_matches_onnx_examples),
 	    cmocka_unit_test(unary_ops_match_libm),
+	    cmocka_unit_test(kernels_keep_masks_and_statistics),
 	    cmocka_unit_test(select_ops_route_gradients),
 	    cmocka_unit_test(resize_cubic_matches_pytorch),
 	    cmocka_unit_test(convtranspose_matches_examples),
