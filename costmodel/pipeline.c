@@ -373,13 +373,8 @@ static double backward_need(const pl_problem *p, int64_t *const *splits, int o, 
 		}
 		double hb = home_bytes(p, splits, t, &home);
 		int same = pl_layout_equal(&gl, &home);
-		if (!same) { /* the home piece, and the packing its collective needs */
-			pl_redist r;
-			pl_redistribute(&gl, &home, &r);
-			double sb = hb + pl_redist_pack_bytes(&gl, &r);
-			if (sb > staging)
-				staging = sb;
-		}
+		if (!same && hb > staging)
+			staging = hb;
 		if (!live[t] && !again) {
 			live[t] = 1;
 			*add += hb;

@@ -398,6 +398,16 @@ static void count_prim(rankctx *rc, const pl_prim *p)
 	rc->ex->stat_bytes[p->kind] += p->bytes;
 }
 
+/* whether dim is the outermost of shape s that is cut into pieces (every
+ * dim before it of size 1): its pieces are contiguous blocks */
+static int outermost(const int64_t *s, int dim)
+{
+	for (int d = 0; d < dim; d++)
+		if (s[d] != 1)
+			return 0;
+	return 1;
+}
+
 /* Runs r on src (local piece of layout l), leaving the result in dst (sized
  * for the target layout). As a framework's collectives do, each step reads
  * the last one's buffer and the last writes dst: a scratch buffer only
@@ -455,7 +465,7 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				      be->all_reduce(cm, idx, nx, n, 0);
 				break;
 			case PL_PRIM_ALL_GATHER:
-				if (pl_shape_outermost(s, p->dim)) { /* the pieces concatenate in place */
+				if (outermost(s, p->dim)) { /* the pieces concatenate in place */
 					bad = be->all_gather(cm, idx, cur, nx, n);
 				} else {
 					bad = !(tmp = scratch(ex, R, nn)) ||
@@ -466,7 +476,7 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				break;
 			case PL_PRIM_REDUCE_SCATTER: {
 				const float *packed = cur;
-				if (!pl_shape_outermost(s, p->dim)) { /* chunk k: piece k along dim */
+				if (!outermost(s, p->dim)) { /* chunk k: piece k along dim */
 					bad = !(tmp = scratch(ex, R, n));
 					for (int64_t k = 0; k < g && !bad; k++)
 						bad = take_piece(be, R, cur, s, l->rank, p->dim, k,

@@ -169,55 +169,6 @@ double pl_layout_local_bytes(const pl_layout *l)
 	return b;
 }
 
-int pl_shape_outermost(const int64_t *s, int dim)
-{
-	for (int d = 0; d < dim; d++)
-		if (s[d] != 1)
-			return 0;
-	return 1;
-}
-
-double pl_redist_pack_bytes(const pl_layout *src, const pl_redist *r)
-{
-	int64_t s[PL_MAX_RANK];
-	pl_layout_local_shape(src, s);
-	double n = pl_layout_local_bytes(src), most = 0;
-	for (int i = 0; i < r->n; i++) {
-		const pl_prim *p = &r->p[i];
-		double g = (double)p->group_size, need = 0;
-		switch (p->kind) {
-		case PL_PRIM_SLICE:
-			s[p->dim] /= p->group_size;
-			n /= g;
-			break;
-		case PL_PRIM_ALL_REDUCE:
-			break;
-		case PL_PRIM_ALL_GATHER:
-			if (!pl_shape_outermost(s, p->dim))
-				need = n * g;
-			s[p->dim] *= p->group_size;
-			n *= g;
-			break;
-		case PL_PRIM_REDUCE_SCATTER:
-			if (!pl_shape_outermost(s, p->dim))
-				need = n;
-			s[p->dim] /= p->group_size;
-			n /= g;
-			break;
-		case PL_PRIM_ALL_TO_ALL:
-			need = 2 * n;
-			s[p->dim] *= p->group_size;
-			s[p->dim2] /= p->group_size;
-			break;
-		case PL_PRIM_COUNT:
-			break;
-		}
-		if (need > most)
-			most = need;
-	}
-	return most;
-}
-
 /* ---- common refinement of two device matrices ---- */
 
 static int breakpoints(const pl_devmat *dm, int64_t *bp)

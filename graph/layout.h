@@ -111,18 +111,6 @@ void pl_refine_layout(const pl_refinement *f, int side, const pl_layout *l, pl_l
 void pl_redistribute_on(const pl_refinement *f, const pl_layout *src, const pl_layout *dst,
                         pl_redist *out);
 
-/* Whether dim is the outermost cut of local shape s (every dim before it of
- * size 1): its pieces are contiguous blocks, and a gather or scatter along it
- * needs no packing. */
-int pl_shape_outermost(const int64_t *s, int dim);
-/* The most bytes of packing scratch r needs at one step, run on a piece of
- * layout src as the executor and PyTorch's functional collectives run it
- * (beside the step's input and output): a reduce-scatter along a dim that is
- * not the outermost packs its whole input (torch.cat of the chunks), an
- * all-gather along one receives the whole output before putting the pieces,
- * an all-to-all packs its input and receives into a second buffer. */
-double pl_redist_pack_bytes(const pl_layout *src, const pl_redist *r);
-
 int pl_devmat_equal(const pl_devmat *a, const pl_devmat *b);
 int pl_layout_equal(const pl_layout *a, const pl_layout *b);
 /* Local piece shape of a layout (dims cut by their axes). */

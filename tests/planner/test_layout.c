@@ -314,60 +314,6 @@ static void partial_to_split_is_reduce_scatter(void **state)
 	assert_int_equal(r.p[0].kind, PL_PRIM_ALL_TO_ALL);
 }
 
-/* The packing a reduce-scatter needs (pl_redist_pack_bytes), counted by hand
- * from what PyTorch's functional reduce_scatter_tensor does: scattering along
- * dim 0 reads the chunks in place (no copy); along an inner dim with an outer
- * dim larger than 1 it makes torch.cat(torch.chunk(x, n, dim)), a copy of the
- * whole input. A partial [b = 4, s = 256, h = 64] bf16 gradient on 4 ranks. */
-static void reduce_scatter_packing_by_hand(void **state)
-{
-	(void)state;
-	pl_layout s, d;
-	memset(&s, 0, sizeof s);
-	s.dm.n = 1;
-	s.dm.size[0] = 4;
-	s.rank = 3;
-	s.shape[0] = 4;
-	s.shape[1] = 256;
-	s.shape[2] = 64;
-	s.elem_bytes = 2;
-	s.partial = 1;
-	d = s;
-	d.partial = 0;
-	d.nmap[1] = 1; /* sequence parallel: s cut over the 4 ranks */
-	d.map[1][0] = 0;
-	pl_redist r;
-	pl_redistribute(&s, &d, &r);
-	assert_int_equal(r.n, 1);
-	assert_int_equal(r.p[0].kind, PL_PRIM_REDUCE_SCATTER);
-	assert_true(pl_redist_pack_bytes(&s, &r) == 4.0 * 256 * 64 * 2); /* the whole input */
-	/* the batch cut instead: the outermost dim, chunks contiguous, no copy */
-	d.nmap[1] = 0;
-	d.nmap[0] = 1;
-	d.map[0][0] = 0;
-	pl_redistribute(&s, &d, &r);
-	assert_int_equal(r.p[0].kind, PL_PRIM_REDUCE_SCATTER);
-	assert_true(pl_redist_pack_bytes(&s, &r) == 0);
-	/* [s, b, h] as Megatron lays it out: s outermost, no copy either */
-	s.shape[0] = 256;
-	s.shape[1] = 4;
-	d = s;
-	d.partial = 0;
-	d.nmap[0] = 1;
-	d.map[0][0] = 0;
-	pl_redistribute(&s, &d, &r);
-	assert_true(pl_redist_pack_bytes(&s, &r) == 0);
-	/* a batch of one: the sequence is the outermost cut dim, no copy */
-	s.shape[0] = 1;
-	s.shape[1] = 256;
-	d = s;
-	d.partial = 0;
-	d.nmap[1] = 1;
-	d.map[1][0] = 0;
-	pl_redistribute(&s, &d, &r);
-	assert_true(pl_redist_pack_bytes(&s, &r) == 0);
-}
-
 static void groups_and_link_classes(void **state)
 {
 	(void)state;
@@ -405,7 +351,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_pair_round_trips),
 	    cmocka_unit_test(partial_to_split_is_reduce_scatter),
-	    cmocka_unit_test(reduce_scatter_packing_by_hand),
 	    cmocka_unit_test(groups_and_link_classes),
 	};
 	return cmocka_run_group_tests_name("planner::layout", tests, NULL, NULL);
