@@ -100,10 +100,45 @@ static double part_read(const double *T, const pl_segcost *seg, int K, int64_t p
 	return mx;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Sorts n doubles ascending by an LSD radix sort on their bits (8 passes of a
+ * byte, a pass skipped where every key has the same byte): the keys map to
+ * unsigned integers in the order of the values (the sign bit set on
+ * non-negative values, every bit flipped on negative ones). The list of stage
+ * times is K(K+1)-ish long and sorted once per partition: qsort's compare
+ * callback was 4 % of a GPT-3 175B search on 4096 devices. Equal values stay
+ * equal and -0 sorts before +0 (they compare equal, so the deduplication that
+ * follows treats them as one, as it did). tmp holds n entries. */
+static void sort_doubles(double *v, double *tmp, size_t n)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	uint64_t *a = (uint64_t *)tmp, *b = (uint64_t *)v;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+		memcpy(&k, &v[i], sizeof k);
+		a[i] = (k >> 63) ? ~k : k | (UINT64_C(1) << 63);
+	}
+	for (int sh = 0; sh < 64; sh += 8) {
+		size_t cnt[256] = {0};
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i] >> sh) & 255]++;
+		if (n && cnt[(a[0] >> sh) & 255] == n)
+			continue; /* one byte value: the order stays */
+		size_t pos = 0;
+		for (int d = 0; d < 256; d++) {
+			size_t c = cnt[d];
+			cnt[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i] >> sh) & 255]++] = a[i];
+		uint64_t *t = a;
+		a = b;
+		b = t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i];
+		k = (k >> 63) ? k & ~(UINT64_C(1) << 63) : ~k;
+		memcpy(&v[i], &k, sizeof k);
+	}
 }
 
 double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m, double mem_limit,
@@ -144,7 +179,7 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 	            arg) == INFINITY)
 		goto done;
 	/* every stage time a split can have, ascending */
-	cand = pl_malloc(sizeof *cand * capc);
+	cand = pl_malloc(sizeof *cand * capc * 2);
 	if (!cand)
 		goto done;
 	for (int i = 0; i < K; i++)
@@ -157,7 +192,7 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 				cand[ncand++] = t + seg[i].p2p[1];
 			}
 		}
-	qsort(cand, ncand, sizeof *cand, cmp_double);
+	sort_doubles(cand, cand + capc, ncand);
 	size_t u = 0;
 	for (size_t q = 0; q < ncand; q++)
 		if (!u || cand[q] != cand[u - 1])
