@@ -1199,18 +1199,18 @@ static int view_int(const cJSON *obj, const char *key, int dflt, int lo, int hi)
 
 static const char *view_str(const cJSON *o, const char *key, const char *dflt)
 {
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
 	return s ? s : dflt;
 }
 
 void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 {
 	enum { BIG = 1 << 30 }; /* no count in a checkpoint is larger */
-	const cJSON *cost = cJSON_GetObjectItem(root, "cost"),
-	            *cl = cJSON_GetObjectItem(root, "cluster"),
-	            *pp = cJSON_GetObjectItem(root, "pipeline"),
-	            *se = cJSON_GetObjectItem(root, "search");
-	const cJSON *band = cJSON_GetObjectItem(cost, "step_band_seconds");
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(root, "cost"),
+	            *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster"),
+	            *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline"),
+	            *se = cJSON_GetObjectItemCaseSensitive(root, "search");
+	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
 	*v = (pl_ckpt_view){
 	    .step_s = pl_json_num(cost, "step_seconds", 0),
 	    .compute_s = pl_json_num(cost, "compute_seconds", 0),
@@ -1223,7 +1223,10 @@ void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 	    .tokens_per_s = pl_json_num(cost, "tokens_per_second_per_device", NAN),
 	    .band_lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
 	    .band_hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1)),
-	    .band_basis = view_str(cost, "step_band_basis", "?"),
+	    .samples_per_s = pl_json_num(cost, "samples_per_second", NAN),
+	    .global_batch = pl_json_num(cost, "global_batch", NAN),
+	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", NAN),
+	    .band_basis = view_str(cost, "step_band_basis", NULL),
 	    .cluster_name = view_str(cl, "name", "?"),
 	    .devices = view_int(cl, "devices", 0, 0, BIG),
 	    .nodes = view_int(cl, "nodes", 1, 0, BIG),
@@ -1235,7 +1238,7 @@ void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 	    .zero = view_int(root, "optimizer_shard", 0, 0, 3),
 	    .recompute = view_str(root, "recompute", "none"),
 	    .mode = view_str(se, "mode", "?"),
-	    .optimal = cJSON_IsTrue(cJSON_GetObjectItem(se, "optimal")),
+	    .optimal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(se, "optimal")),
 	    .why = view_str(se, "why", NULL),
 	};
 }

@@ -133,7 +133,7 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 	double lo = v->band_lo, hi = v->band_hi;
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)
 		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
-		  v->band_basis);
+		  v->band_basis ? v->band_basis : "?");
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
 	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",

@@ -59,36 +59,53 @@ typedef struct ckpt_block {
 	const char *name; /* NULL: the root */
 	const char *const *view, *const *other;
 } ckpt_block;
-static const char *const root_view[] = {"cost", "cluster", "pipeline", "search",
-                                        "optimizer_shard", "recompute", NULL};
-static const char *const root_other[] = {"format", "model", "current_stage", "groups",
-                                         "groups_param", "parallel_strategy_item",
-                                         "parallel_layout_item", "parts", NULL};
-static const char *const cost_view[] = {"step_seconds", "compute_seconds",
-                                        "communication_seconds", "optimizer_seconds",
-                                        "bubble_seconds", "peak_memory_bytes", "mfu",
+static const char *const root_view[] = {
+    "cost", "cluster", "pipeline", "search", "optimizer_shard", "recompute", NULL};
+static const char *const root_other[] = {"format",
+                                         "model",
+                                         "current_stage",
+                                         "groups",
+                                         "groups_param",
+                                         "parallel_strategy_item",
+                                         "parallel_layout_item",
+                                         "parts",
+                                         NULL};
+static const char *const cost_view[] = {"step_seconds",
+                                        "compute_seconds",
+                                        "communication_seconds",
+                                        "optimizer_seconds",
+                                        "bubble_seconds",
+                                        "peak_memory_bytes",
+                                        "mfu",
                                         "model_tflops_per_device",
-                                        "tokens_per_second_per_device", "step_band_seconds",
-                                        "step_band_basis", NULL};
+                                        "tokens_per_second_per_device",
+                                        "step_band_seconds",
+                                        "step_band_basis",
+                                        NULL};
 static const char *const cost_other[] = {"communication_by_collective",
-                                         "communication_hidden_seconds", "global_batch",
-                                         "memory_breakdown_bytes", "model_flops_per_step",
-                                         "peak_memory_stage", "samples_per_second",
-                                         "tokens_per_step", NULL};
-static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_per_node",
-                                           NULL};
+                                         "communication_hidden_seconds",
+                                         "global_batch",
+                                         "memory_breakdown_bytes",
+                                         "model_flops_per_step",
+                                         "peak_memory_stage",
+                                         "samples_per_second",
+                                         "tokens_per_step",
+                                         NULL};
+static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_per_node", NULL};
 static const char *const cluster_other[] = {"description", NULL};
 static const char *const pipeline_view[] = {"stages", "micro_batches", "schedule", NULL};
-static const char *const pipeline_other[] = {"virtual_stages", "overlap_grad_reduce",
-                                             "sequence_parallel", "tp_comm_overlap",
-                                             "stage_devices", "stage_microbatch_seconds",
-                                             "stage_memory_bytes", NULL};
+static const char *const pipeline_other[] = {
+    "virtual_stages", "overlap_grad_reduce",      "sequence_parallel",  "tp_comm_overlap",
+    "stage_devices",  "stage_microbatch_seconds", "stage_memory_bytes", NULL};
 static const char *const search_view[] = {"mode", "optimal", "why", NULL};
-static const char *const search_other[] = {"seconds", "repeated_layers", "memory_limit_bytes", "space", "space_widen",
-                                           NULL};
+static const char *const search_other[] = {
+    "seconds",     "repeated_layers", "memory_limit_bytes", "space",
+    "space_widen", "framework",       "framework_defaults", NULL};
 static const ckpt_block ckpt_blocks[] = {
-    {NULL, root_view, root_other},         {"cost", cost_view, cost_other},
-    {"cluster", cluster_view, cluster_other}, {"pipeline", pipeline_view, pipeline_other},
+    {NULL, root_view, root_other},
+    {"cost", cost_view, cost_other},
+    {"cluster", cluster_view, cluster_other},
+    {"pipeline", pipeline_view, pipeline_other},
     {"search", search_view, search_other},
 };
 
@@ -108,8 +125,9 @@ static void schema_owned(const cJSON *ck, const char *what)
 		const cJSON *o = bl->name ? cJSON_GetObjectItem(ck, bl->name) : ck, *k;
 		cJSON_ArrayForEach (k, o)
 			if (!listed(bl->view, k->string) && !listed(bl->other, k->string)) {
-				print_error("%s: the writer emits %s%s%s, which no reader owns\n", what,
-				            bl->name ? bl->name : "", bl->name ? "." : "", k->string);
+				print_error("%s: the writer emits %s%s%s, which no reader owns\n",
+				            what, bl->name ? bl->name : "", bl->name ? "." : "",
+				            k->string);
 				unowned++;
 			}
 	}
@@ -125,15 +143,17 @@ static void view_holds_plan(const cJSON *ck, const pl_cluster *cl, const pl_plan
 {
 	pl_ckpt_view v;
 	pl_ckpt_view_read(ck, &v);
-	const double want[] = {pc->step_s, pc->compute_s, pc->comm_s, pc->optimizer_s, pc->mem_bytes};
+	const double want[] = {pc->step_s, pc->compute_s, pc->comm_s, pc->optimizer_s,
+	                       pc->mem_bytes};
 	const double got[] = {v.step_s, v.compute_s, v.comm_s, v.optimizer_s, v.peak_mem_bytes};
 	for (size_t k = 0; k < sizeof want / sizeof *want; k++)
 		/* cJSON prints 15 significant digits */
 		if (fabs(want[k] - got[k]) > 1e-14 * fabs(want[k]))
-			fail_msg("%s: the view's number %zu is %.17g, the plan's %.17g", what, k, got[k],
-			         want[k]);
+			fail_msg("%s: the view's number %zu is %.17g, the plan's %.17g", what, k,
+			         got[k], want[k]);
 	if (stages > 1 && fabs(v.bubble_s - bubble) > 1e-14 * fabs(bubble))
-		fail_msg("%s: the view's bubble is %.17g, the plan's %.17g", what, v.bubble_s, bubble);
+		fail_msg("%s: the view's bubble is %.17g, the plan's %.17g", what, v.bubble_s,
+		         bubble);
 	assert_int_equal(v.devices, pl_cluster_devices_total(cl));
 	assert_int_equal(v.nodes * v.devices_per_node, v.devices);
 	assert_int_equal(v.has_pipeline ? v.stages : 1, stages);
