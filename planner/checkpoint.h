@@ -109,8 +109,8 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
  * range, takes the default given; has_* say which optional blocks exist. */
 typedef struct pl_ckpt_view {
 	/* cost: seconds of a step and its parts, peak bytes per device */
-	double step_s, compute_s, comm_s, optimizer_s, bubble_s; /* 0 when absent */
-	double peak_mem_bytes;                                   /* 0 when absent */
+	double step_s, compute_s, comm_s, optimizer_s, bubble_s; /* NAN when absent */
+	double peak_mem_bytes, model_flops;                      /* NAN when absent */
 	double mfu, model_tflops, tokens_per_s;                  /* NAN when absent */
 	double samples_per_s, global_batch, tokens_per_step;     /* NAN when absent */
 	double band_lo, band_hi; /* cost.step_band_seconds (NAN when absent) */

@@ -108,20 +108,27 @@ static int iitem(const cJSON *a, int i, int dflt, int lo, int hi)
 	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
+static double or0(double x)
+{
+	return isnan(x) ? 0 : x;
+}
+
 static void summary(FILE *f, const pl_ckpt_view *v)
 {
 	const char *names[] = {"compute", "communication", "optimizer", "bubble"};
-	double part[4] = {v->compute_s, v->comm_s, v->optimizer_s, v->bubble_s}, sum = 0;
+	/* a number the checkpoint lacks draws as 0 */
+	double part[4] = {or0(v->compute_s), or0(v->comm_s), or0(v->optimizer_s), or0(v->bubble_s)},
+	       sum = 0;
 	for (int i = 0; i < 4; i++)
 		sum += part[i];
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
-	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", v->step_s,
+	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", or0(v->step_s),
 	  v->cluster_name, v->devices, v->nodes, v->devices_per_node);
 	if (v->has_pipeline)
 		h(f, "; %d pipeline stages, %d micro-batches, %s", v->stages, v->micro_batches,
 		  v->schedule);
 	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n", v->zero,
-	  v->recompute, v->peak_mem_bytes / GIB);
+	  v->recompute, or0(v->peak_mem_bytes) / GIB);
 	double mfu = v->mfu, tf = v->model_tflops, tok = v->tokens_per_s;
 	if (isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0) {
 		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device",
