@@ -933,40 +933,42 @@ const char *planner_plan_json(const planner_plan *p)
 	return plan_ok(p) ? p->json : NULL;
 }
 
-static double cost_field(const planner_plan *p, const char *name)
+/* the plan's summary, typed (NAN for a number it lacks) */
+static pl_ckpt_view view_of(const planner_plan *p)
 {
-	return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(p->ck, "cost"), name));
+	pl_ckpt_view v;
+	pl_ckpt_view_read(p->ck, &v);
+	return v;
 }
 
 double planner_plan_step_seconds(const planner_plan *p)
 {
-	return plan_ok(p) ? cost_field(p, "step_seconds") : NAN;
+	return plan_ok(p) ? view_of(p).step_s : NAN;
 }
 
 double planner_plan_memory_bytes(const planner_plan *p)
 {
-	return plan_ok(p) ? cost_field(p, "peak_memory_bytes") : NAN;
+	return plan_ok(p) ? view_of(p).peak_mem_bytes : NAN;
 }
 
 double planner_plan_mfu(const planner_plan *p)
 {
-	return plan_ok(p) ? cost_field(p, "mfu") : NAN;
+	return plan_ok(p) ? view_of(p).mfu : NAN;
 }
 
 double planner_plan_flops_per_step(const planner_plan *p)
 {
-	return plan_ok(p) ? cost_field(p, "model_flops_per_step") : NAN;
+	return plan_ok(p) ? view_of(p).model_flops : NAN;
 }
 
 double planner_plan_tflops_per_device(const planner_plan *p)
 {
-	return plan_ok(p) ? cost_field(p, "model_tflops_per_device") : NAN;
+	return plan_ok(p) ? view_of(p).model_tflops : NAN;
 }
 
 double planner_plan_tokens_per_second_per_device(const planner_plan *p)
 {
-	return plan_ok(p) ? cost_field(p, "tokens_per_second_per_device") : NAN;
+	return plan_ok(p) ? view_of(p).tokens_per_s : NAN;
 }
 
 int planner_plan_step_band(const planner_plan *p, double *lo, double *hi)
@@ -977,10 +979,9 @@ int planner_plan_step_band(const planner_plan *p, double *lo, double *hi)
 		*hi = NAN;
 	if (!plan_ok(p) || !lo || !hi)
 		return PLANNER_EINVAL;
-	const cJSON *band = cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(p->ck, "cost"), "step_band_seconds");
-	*lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0));
-	*hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	pl_ckpt_view v = view_of(p);
+	*lo = v.band_lo;
+	*hi = v.band_hi;
 	return PLANNER_OK;
 }
 

@@ -1189,3 +1189,57 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 	}
 	return PL_OK;
 }
+
+/* obj.key as an int when it is an integer-valued number in [lo, hi], else dflt */
+static int view_int(const cJSON *obj, const char *key, int dflt, int lo, int hi)
+{
+	double v = pl_json_num(obj, key, dflt);
+	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
+}
+
+static const char *view_str(const cJSON *o, const char *key, const char *dflt)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+	return s ? s : dflt;
+}
+
+void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
+{
+	enum { BIG = 1 << 30 }; /* no count in a checkpoint is larger */
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(root, "cost"),
+	            *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster"),
+	            *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline"),
+	            *se = cJSON_GetObjectItemCaseSensitive(root, "search");
+	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
+	*v = (pl_ckpt_view){
+	    .step_s = pl_json_num(cost, "step_seconds", NAN),
+	    .compute_s = pl_json_num(cost, "compute_seconds", NAN),
+	    .comm_s = pl_json_num(cost, "communication_seconds", NAN),
+	    .optimizer_s = pl_json_num(cost, "optimizer_seconds", NAN),
+	    .bubble_s = pl_json_num(cost, "bubble_seconds", NAN),
+	    .peak_mem_bytes = pl_json_num(cost, "peak_memory_bytes", NAN),
+	    .model_flops = pl_json_num(cost, "model_flops_per_step", NAN),
+	    .mfu = pl_json_num(cost, "mfu", NAN),
+	    .model_tflops = pl_json_num(cost, "model_tflops_per_device", NAN),
+	    .tokens_per_s = pl_json_num(cost, "tokens_per_second_per_device", NAN),
+	    .band_lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
+	    .band_hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1)),
+	    .samples_per_s = pl_json_num(cost, "samples_per_second", NAN),
+	    .global_batch = pl_json_num(cost, "global_batch", NAN),
+	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", NAN),
+	    .band_basis = view_str(cost, "step_band_basis", NULL),
+	    .cluster_name = view_str(cl, "name", "?"),
+	    .devices = view_int(cl, "devices", 0, 0, BIG),
+	    .nodes = view_int(cl, "nodes", 1, 0, BIG),
+	    .devices_per_node = view_int(cl, "devices_per_node", 0, 0, BIG),
+	    .has_pipeline = pp != NULL,
+	    .stages = view_int(pp, "stages", 1, 0, BIG),
+	    .micro_batches = view_int(pp, "micro_batches", 1, 0, BIG),
+	    .schedule = view_str(pp, "schedule", "1F1B"),
+	    .zero = view_int(root, "optimizer_shard", 0, 0, 3),
+	    .recompute = view_str(root, "recompute", "none"),
+	    .mode = view_str(se, "mode", "?"),
+	    .optimal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(se, "optimal")),
+	    .why = view_str(se, "why", NULL),
+	};
+}

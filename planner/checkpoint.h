@@ -101,4 +101,37 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
                             int *overlap, int *zero, int *stage, uint8_t *recompute, int *is_job,
                             pl_err *err);
 
+/* The plan summary of a checkpoint, typed: what report's summary (and any
+ * other reader of the summary) needs, read once by pl_ckpt_view_read rather
+ * than by string keys at each use (keys matched case-sensitively, as the
+ * format spells them). Strings point into the parsed checkpoint
+ * (valid while it lives). A field the checkpoint lacks, or holds out of its
+ * range, takes the default given; has_* say which optional blocks exist. */
+typedef struct pl_ckpt_view {
+	/* cost: seconds of a step and its parts, peak bytes per device */
+	double step_s, compute_s, comm_s, optimizer_s, bubble_s; /* NAN when absent */
+	double peak_mem_bytes, model_flops;                      /* NAN when absent */
+	double mfu, model_tflops, tokens_per_s;                  /* NAN when absent */
+	double samples_per_s, global_batch, tokens_per_step;     /* NAN when absent */
+	double band_lo, band_hi; /* cost.step_band_seconds (NAN when absent) */
+	const char *band_basis;  /* NULL when absent */
+	/* cluster */
+	const char *cluster_name;             /* "?" */
+	int devices, nodes, devices_per_node; /* 0, 1, 0 when absent */
+	/* pipeline (has_pipeline: the block exists) */
+	int has_pipeline;
+	int stages, micro_batches; /* 1 when absent */
+	const char *schedule;      /* "1F1B" */
+	int zero;                  /* optimizer_shard 0..3, else 0 */
+	const char *recompute;     /* "none" */
+	/* search */
+	const char *mode; /* "?" */
+	int optimal;
+	const char *why; /* NULL when absent */
+} pl_ckpt_view;
+
+/* Fills v from a parsed checkpoint (never fails: pl_ckpt_check is what
+ * rejects a malformed one, naming the file and field). */
+void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "graph/alloc.h"
 #include "graph/json.h"
+#include "planner/checkpoint.h"
 
 #define GIB 1073741824.0
 #define BIG (1 << 30) /* no count on the page is larger */
@@ -107,31 +108,28 @@ static int iitem(const cJSON *a, int i, int dflt, int lo, int hi)
 	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
-static void summary(FILE *f, const cJSON *ck)
+static double or0(double x)
 {
-	const cJSON *cost = cJSON_GetObjectItem(ck, "cost"),
-	            *cl = cJSON_GetObjectItem(ck, "cluster");
-	const cJSON *pp = cJSON_GetObjectItem(ck, "pipeline");
-	double step = pl_json_num(cost, "step_seconds", 0);
+	return isnan(x) ? 0 : x;
+}
+
+static void summary(FILE *f, const pl_ckpt_view *v)
+{
 	const char *names[] = {"compute", "communication", "optimizer", "bubble"};
-	const char *keys[] = {"compute_seconds", "communication_seconds", "optimizer_seconds",
-	                      "bubble_seconds"};
-	double part[4], sum = 0;
+	/* a number the checkpoint lacks draws as 0 */
+	double part[4] = {or0(v->compute_s), or0(v->comm_s), or0(v->optimizer_s), or0(v->bubble_s)},
+	       sum = 0;
 	for (int i = 0; i < 4; i++)
-		sum += part[i] = pl_json_num(cost, keys[i], 0);
+		sum += part[i];
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
-	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", step,
-	  str(cl, "name", "?"), inum(cl, "devices", 0, 0, BIG), inum(cl, "nodes", 1, 0, BIG),
-	  inum(cl, "devices_per_node", 0, 0, BIG));
-	if (pp)
-		h(f, "; %d pipeline stages, %d micro-batches, %s", inum(pp, "stages", 1, 0, BIG),
-		  inum(pp, "micro_batches", 1, 0, BIG), str(pp, "schedule", "1F1B"));
-	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n",
-	  inum(ck, "optimizer_shard", 0, 0, 3), str(ck, "recompute", "none"),
-	  pl_json_num(cost, "peak_memory_bytes", 0) / GIB);
-	double mfu = pl_json_num(cost, "mfu", NAN),
-	       tf = pl_json_num(cost, "model_tflops_per_device", NAN),
-	       tok = pl_json_num(cost, "tokens_per_second_per_device", NAN);
+	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", or0(v->step_s),
+	  v->cluster_name, v->devices, v->nodes, v->devices_per_node);
+	if (v->has_pipeline)
+		h(f, "; %d pipeline stages, %d micro-batches, %s", v->stages, v->micro_batches,
+		  v->schedule);
+	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n", v->zero,
+	  v->recompute, or0(v->peak_mem_bytes) / GIB);
+	double mfu = v->mfu, tf = v->model_tflops, tok = v->tokens_per_s;
 	if (isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0) {
 		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device",
 		  100 * mfu, tf);
@@ -139,12 +137,10 @@ static void summary(FILE *f, const cJSON *ck)
 			h(f, ", %.0f tokens/s per device", tok);
 		fputs(".</p>\n", f);
 	}
-	const cJSON *band = cJSON_GetObjectItem(cost, "step_band_seconds");
-	double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
-	       hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	double lo = v->band_lo, hi = v->band_hi;
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)
 		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
-		  str(cost, "step_band_basis", "?"));
+		  v->band_basis ? v->band_basis : "?");
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
 	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",
@@ -169,12 +165,9 @@ static void summary(FILE *f, const cJSON *ck)
 			x += 190;
 		}
 	fputs("</svg>", f);
-	const char *why = str(cJSON_GetObjectItem(ck, "search"), "why", NULL);
-	h(f, "<p class=\"note\">search: %s, %s",
-	  str(cJSON_GetObjectItem(ck, "search"), "mode", "?"),
-	  cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "optimal"))
-	      ? "proven optimal"
-	      : "not proven optimal");
+	const char *why = v->why;
+	h(f, "<p class=\"note\">search: %s, %s", v->mode,
+	  v->optimal ? "proven optimal" : "not proven optimal");
 	if (why) {
 		fputs(" (", f);
 		esc(f, why);
@@ -644,7 +637,9 @@ pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err
 	fputs(" (model sha256 ", f);
 	esc(f, str(model, "sha256", "?"));
 	fputs("), written by planner search.</p>\n", f);
-	summary(f, ck);
+	pl_ckpt_view view;
+	pl_ckpt_view_read(ck, &view);
+	summary(f, &view);
 	mesh(f, ck);
 	schedule(f, ck);
 	memory(f, ck);

@@ -616,12 +616,9 @@ static void print_groups(const cJSON *ck, FILE *out)
 
 /* MFU, model TFLOP/s, tokens and samples a second, when the cost has them
  * (pl_ckpt_add_utilisation), each checked before it is printed */
-static void print_utilisation(const cJSON *cost, FILE *out)
+static void print_utilisation(const pl_ckpt_view *v, FILE *out)
 {
-	double mfu = pl_json_num(cost, "mfu", NAN),
-	       tf = pl_json_num(cost, "model_tflops_per_device", NAN),
-	       tok = pl_json_num(cost, "tokens_per_second_per_device", NAN),
-	       smp = pl_json_num(cost, "samples_per_second", NAN);
+	double mfu = v->mfu, tf = v->model_tflops, tok = v->tokens_per_s, smp = v->samples_per_s;
 	if (!(isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0))
 		return;
 	fprintf(out, "utilisation: MFU %.1f %%, %.1f model TFLOP/s per device", 100 * mfu, tf);
@@ -629,20 +626,15 @@ static void print_utilisation(const cJSON *cost, FILE *out)
 		fprintf(out, ", %.0f tokens/s per device", tok);
 	if (isfinite(smp) && smp > 0)
 		fprintf(out, ", %.4g samples/s", smp);
-	double gb = pl_json_num(cost, "global_batch", NAN),
-	       tps = pl_json_num(cost, "tokens_per_step", NAN);
+	double gb = v->global_batch, tps = v->tokens_per_step;
 	if (isfinite(gb) && gb > 0)
 		fprintf(out, "; global batch %.0f", gb);
 	if (isfinite(tps) && tps > 0)
 		fprintf(out, " (%.0f tokens) a step", tps);
 	fputc('\n', out);
-	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
-	double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
-	       hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
-	const char *basis =
-	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cost, "step_band_basis"));
-	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo && basis)
-		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, basis);
+	double lo = v->band_lo, hi = v->band_hi;
+	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo && v->band_basis)
+		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, v->band_basis);
 }
 
 void pl_cli_print_totals(const cJSON *ck, FILE *out)
@@ -720,7 +712,9 @@ void pl_cli_print_totals(const cJSON *ck, FILE *out)
 	if (cJSON_IsNumber(bj))
 		fprintf(out, " + bubble %.6f s", bj->valuedouble);
 	fprintf(out, "; peak memory %s per device\n", mb);
-	print_utilisation(cost, out);
+	pl_ckpt_view view;
+	pl_ckpt_view_read(ck, &view);
+	print_utilisation(&view, out);
 	print_pipeline(ck, out);
 	print_groups(ck, out);
 	print_parts(ck, out);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "graph/parse.h"
+#include "planner/checkpoint.h"
 #include "planner/plan.h"
 #include "tests/util/randgraph.h"
 
@@ -48,6 +49,121 @@ static cJSON *reread(const cJSON *ck)
 	return back;
 }
 
+/* The checkpoint's schema, owned here: per block, every key the writer
+ * (planner/checkpoint.c) may emit is either read into pl_ckpt_view
+ * (planner/checkpoint.h) or listed as read elsewhere by its key (the
+ * per-op items, groups, parts, the pricing detail) or written for other
+ * tools only. A key the writer emits in neither list fails: a new field
+ * needs a reader (or a line here saying who reads it). */
+typedef struct ckpt_block {
+	const char *name; /* NULL: the root */
+	const char *const *view, *const *other;
+} ckpt_block;
+static const char *const root_view[] = {
+    "cost", "cluster", "pipeline", "search", "optimizer_shard", "recompute", NULL};
+static const char *const root_other[] = {"format",
+                                         "model",
+                                         "current_stage",
+                                         "groups",
+                                         "groups_param",
+                                         "parallel_strategy_item",
+                                         "parallel_layout_item",
+                                         "parts",
+                                         NULL};
+static const char *const cost_view[] = {"step_seconds",
+                                        "compute_seconds",
+                                        "communication_seconds",
+                                        "optimizer_seconds",
+                                        "bubble_seconds",
+                                        "peak_memory_bytes",
+                                        "model_flops_per_step",
+                                        "mfu",
+                                        "model_tflops_per_device",
+                                        "tokens_per_second_per_device",
+                                        "step_band_seconds",
+                                        "step_band_basis",
+                                        NULL};
+static const char *const cost_other[] = {"communication_by_collective",
+                                         "communication_hidden_seconds",
+                                         "global_batch",
+                                         "memory_breakdown_bytes",
+                                         "peak_memory_stage",
+                                         "samples_per_second",
+                                         "tokens_per_step",
+                                         NULL};
+static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_per_node", NULL};
+static const char *const cluster_other[] = {"description", NULL};
+static const char *const pipeline_view[] = {"stages", "micro_batches", "schedule", NULL};
+static const char *const pipeline_other[] = {
+    "virtual_stages", "overlap_grad_reduce",      "sequence_parallel",  "tp_comm_overlap",
+    "stage_devices",  "stage_microbatch_seconds", "stage_memory_bytes", NULL};
+static const char *const search_view[] = {"mode", "optimal", "why", NULL};
+static const char *const search_other[] = {
+    "seconds",     "repeated_layers", "memory_limit_bytes", "space",
+    "space_widen", "framework",       "framework_defaults", NULL};
+static const ckpt_block ckpt_blocks[] = {
+    {NULL, root_view, root_other},
+    {"cost", cost_view, cost_other},
+    {"cluster", cluster_view, cluster_other},
+    {"pipeline", pipeline_view, pipeline_other},
+    {"search", search_view, search_other},
+};
+
+static int listed(const char *const *l, const char *key)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, key))
+			return 1;
+	return 0;
+}
+
+static void schema_owned(const cJSON *ck, const char *what)
+{
+	int unowned = 0;
+	for (size_t b = 0; b < sizeof ckpt_blocks / sizeof *ckpt_blocks; b++) {
+		const ckpt_block *bl = &ckpt_blocks[b];
+		const cJSON *o = bl->name ? cJSON_GetObjectItem(ck, bl->name) : ck, *k;
+		cJSON_ArrayForEach (k, o)
+			if (!listed(bl->view, k->string) && !listed(bl->other, k->string)) {
+				print_error("%s: the writer emits %s%s%s, which no reader owns\n",
+				            what, bl->name ? bl->name : "", bl->name ? "." : "",
+				            k->string);
+				unowned++;
+			}
+	}
+	if (unowned)
+		fail_msg("%s: %d keys without a reader", what, unowned);
+}
+
+/* The typed view read back from the checkpoint's text holds what was
+ * planned: the numbers pl_plan_price computes for the plan (independently of
+ * the writer), the cluster it was priced on, the search's job counts. */
+static void view_holds_plan(const cJSON *ck, const pl_cluster *cl, const pl_plancost *pc,
+                            double bubble, int stages, const char *what)
+{
+	pl_ckpt_view v;
+	pl_ckpt_view_read(ck, &v);
+	const double want[] = {pc->step_s, pc->compute_s, pc->comm_s, pc->optimizer_s,
+	                       pc->mem_bytes};
+	const double got[] = {v.step_s, v.compute_s, v.comm_s, v.optimizer_s, v.peak_mem_bytes};
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+		/* cJSON prints 15 significant digits */
+		if (fabs(want[k] - got[k]) > 1e-14 * fabs(want[k]))
+			fail_msg("%s: the view's number %zu is %.17g, the plan's %.17g", what, k,
+			         got[k], want[k]);
+	if (stages > 1 && fabs(v.bubble_s - bubble) > 1e-14 * fabs(bubble))
+		fail_msg("%s: the view's bubble is %.17g, the plan's %.17g", what, v.bubble_s,
+		         bubble);
+	assert_int_equal(v.devices, pl_cluster_devices_total(cl));
+	assert_int_equal(v.nodes * v.devices_per_node, v.devices);
+	assert_int_equal(v.has_pipeline ? v.stages : 1, stages);
+	assert_true(v.mfu >= 0 && v.mfu <= 1);
+	assert_true(v.band_lo > 0 && v.band_lo <= v.step_s && v.step_s <= v.band_hi);
+	assert_true(!strcmp(v.mode, "dp") || !strcmp(v.mode, "rec") || !strcmp(v.mode, "auto") ||
+	            !strcmp(v.mode, "ilp"));
+	schema_owned(ck, what);
+}
+
 /* Prices ck0 as 'planner cost' does (read back from its text, on the
  * cluster it records) and compares with the numbers the search computed
  * (ck0's own doubles: cJSON prints 15 digits where they read back within an
@@ -74,6 +190,7 @@ static void cost_reproduces(const pl_graph *g, const cJSON *ck0, const char *wha
 		if (want[k] != got[k])
 			fail_msg("%s: %s: search wrote %.17g, cost prices %.17g", what, names[k],
 			         want[k], got[k]);
+	view_holds_plan(ck, &cl, &pc, bubble, det.stages, what);
 	if (cJSON_GetObjectItem(ck, "pipeline") && bubble != cost_num(ck0, "bubble_seconds"))
 		fail_msg("%s: bubble: search wrote %.17g, cost prices %.17g", what,
 		         cost_num(ck0, "bubble_seconds"), bubble);
