@@ -178,9 +178,11 @@ def swiglu(r):
     (megatron/core/transformer/mlp.py MLP.forward -> bias_swiglu_impl,
     megatron/core/fusions/fused_bias_swiglu.py SwiGLUFunction): "fused".
     Nemotron's MLP is a squared ReLU without a gate, which that kernel does
-    not run. torchtitan (F.silu(w1(x)) * w3(x)), llm-foundry, Aleph Alpha's
-    scaling and the others run the SiLU and the product under autograd,
-    keeping gate, silu(gate) and up: "unfused" """
+    not run. Megatron-DeepSpeed (the legacy ParallelMLP's --swiglu:
+    F.silu(x[0]) * x[1] of torch.chunk, megatron/model/transformer.py),
+    torchtitan (F.silu(w1(x)) * w3(x)), llm-foundry, Aleph Alpha's scaling
+    and the others run the SiLU and the product under autograd, keeping
+    gate, silu(gate) and up: "unfused" """
     if r["framework"] in ("megatron-lm", "nemo") and "nemotron" not in r["model"].lower():
         return "fused"
     return "unfused"
