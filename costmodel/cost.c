@@ -244,26 +244,26 @@ uint8_t *pl_recompute_with_model(const pl_graph *g, const uint8_t *flags)
 	return rc;
 }
 
-int pl_recompute_of_plan(const pl_graph *g, const uint8_t *flags)
-{
-	int mode = PL_RECOMPUTE_NONE;
-	for (int o = 0; flags && o < g->nops; o++)
-		if (flags[o] == 2)
-			return PL_RECOMPUTE_FULL;
-		else if (flags[o] && !g->ops[o].recompute)
-			mode = PL_RECOMPUTE_SELECTIVE;
-	return mode;
-}
-
-int pl_recompute_of_flags(const uint8_t *flags, int n)
+/* the mode of n flags, the ops g states recomputed aside (g NULL: none) */
+static int recompute_mode(const uint8_t *flags, int n, const pl_graph *g)
 {
 	int mode = PL_RECOMPUTE_NONE;
 	for (int o = 0; flags && o < n; o++)
 		if (flags[o] == 2)
 			return PL_RECOMPUTE_FULL; /* only full keeps a recomputed op's output */
-		else if (flags[o])
+		else if (flags[o] && !(g && g->ops[o].recompute))
 			mode = PL_RECOMPUTE_SELECTIVE;
 	return mode;
+}
+
+int pl_recompute_of_plan(const pl_graph *g, const uint8_t *flags)
+{
+	return recompute_mode(flags, g->nops, g);
+}
+
+int pl_recompute_of_flags(const uint8_t *flags, int n)
+{
+	return recompute_mode(flags, n, NULL);
 }
 
 /* Per param element, as Megatron-LM keeps and steps them (its distributed
