@@ -162,9 +162,30 @@ def zoo_args(r, gb):
         a += ["--attention", "fused"]
         if attention_output(r) != "shared":
             a += ["--attention-output", attention_output(r)]
+    if llama_like(r) and swiglu(r) != "unfused":
+        a += ["--swiglu", swiglu(r)]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
         a += ["--dropout", "0"]
     return a
+
+
+def swiglu(r):
+    """how the run's framework computes a SwiGLU feed-forward's SiLU and
+    product: Megatron-core (Megatron-LM's --swiglu with bias_swiglu_fusion on
+    by default; NeMo's and Megatron-Bridge's LlamaConfig with
+    bias_activation_fusion True) as one fused kernel that keeps only fc1's
+    output [gate; up] and recomputes the SiLU in its backward
+    (megatron/core/transformer/mlp.py MLP.forward -> bias_swiglu_impl,
+    megatron/core/fusions/fused_bias_swiglu.py SwiGLUFunction): "fused".
+    Nemotron's MLP is a squared ReLU without a gate, which that kernel does
+    not run. Megatron-DeepSpeed (the legacy ParallelMLP's --swiglu:
+    F.silu(x[0]) * x[1] of torch.chunk, megatron/model/transformer.py),
+    torchtitan (F.silu(w1(x)) * w3(x)), llm-foundry, Aleph Alpha's scaling
+    and the others run the SiLU and the product under autograd, keeping
+    gate, silu(gate) and up: "unfused" """
+    if r["framework"] in ("megatron-lm", "nemo") and "nemotron" not in r["model"].lower():
+        return "fused"
+    return "unfused"
 
 
 def projections(r):

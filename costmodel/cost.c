@@ -226,15 +226,44 @@ int pl_recompute_parse(const char *name)
 	return -1;
 }
 
-int pl_recompute_of_flags(const uint8_t *flags, int n)
+int pl_graph_recomputes(const pl_graph *g)
+{
+	for (int o = 0; o < g->nops; o++)
+		if (g->ops[o].recompute)
+			return 1;
+	return 0;
+}
+
+uint8_t *pl_recompute_with_model(const pl_graph *g, const uint8_t *flags)
+{
+	uint8_t *rc = pl_calloc((size_t)g->nops + 1, 1);
+	if (!rc)
+		return NULL;
+	for (int o = 0; o < g->nops; o++)
+		rc[o] = flags && flags[o] ? flags[o] : (uint8_t)g->ops[o].recompute;
+	return rc;
+}
+
+/* the mode of n flags, the ops g states recomputed aside (g NULL: none) */
+static int recompute_mode(const uint8_t *flags, int n, const pl_graph *g)
 {
 	int mode = PL_RECOMPUTE_NONE;
 	for (int o = 0; flags && o < n; o++)
 		if (flags[o] == 2)
 			return PL_RECOMPUTE_FULL; /* only full keeps a recomputed op's output */
-		else if (flags[o])
+		else if (flags[o] && !(g && g->ops[o].recompute))
 			mode = PL_RECOMPUTE_SELECTIVE;
 	return mode;
+}
+
+int pl_recompute_of_plan(const pl_graph *g, const uint8_t *flags)
+{
+	return recompute_mode(flags, g->nops, g);
+}
+
+int pl_recompute_of_flags(const uint8_t *flags, int n)
+{
+	return recompute_mode(flags, n, NULL);
 }
 
 /* Per param element, as Megatron-LM keeps and steps them (its distributed
@@ -1495,11 +1524,10 @@ static int problem_job(pl_problem *p, const pl_job *job)
 	p->job.max_virtual = job && job->max_virtual > 1 ? job->max_virtual : 0;
 	p->job.overlap = job ? job->overlap & (PL_OVERLAP_GRAD | PL_OVERLAP_TP) : 0;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
-	if (job && job->recompute) {
-		uint8_t *rc = pl_malloc((size_t)p->g->nops + 1);
+	if ((job && job->recompute) || pl_graph_recomputes(p->g)) {
+		uint8_t *rc = pl_recompute_with_model(p->g, job ? job->recompute : NULL);
 		if (!rc)
 			return -1;
-		memcpy(rc, job->recompute, (size_t)p->g->nops);
 		p->job.recompute = rc;
 	}
 	if (job) {

@@ -34,6 +34,17 @@ const char *pl_recompute_name(int mode);
 int pl_recompute_parse(const char *name);
 /* The mode a plan's per-op flags (n of them, NULL: none) describe */
 int pl_recompute_of_flags(const uint8_t *flags, int n);
+/* Whether the model states some op recomputed (pl_op.recompute: a
+ * framework's fused kernel recomputes it whatever the plan's mode) */
+int pl_graph_recomputes(const pl_graph *g);
+/* A plan's per-op flags (NULL: none) with the model's stated ones added
+ * (an op the plan leaves at 0 takes its pl_op.recompute): g->nops flags,
+ * the caller's to free; NULL out of memory. What the cost model and the
+ * executor run. */
+uint8_t *pl_recompute_with_model(const pl_graph *g, const uint8_t *flags);
+/* The mode a plan's flags describe, the model's stated recomputes aside
+ * (a plan that recomputes only those is "none") */
+int pl_recompute_of_plan(const pl_graph *g, const uint8_t *flags);
 
 #define PL_ZERO_LEVELS 4
 /* The most model chunks per device (interleaved 1F1B) a job states (each

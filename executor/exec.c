@@ -2180,12 +2180,13 @@ static int alloc_tables(pl_exec *ex, const pl_exec_job *job, int64_t *const *spl
 	ex->seg_lo = pl_malloc(sizeof *ex->seg_lo * no);
 	ex->keep_in = pl_calloc(no, 1);
 	ex->other = pl_calloc(nt, 1);
-	if (job->recompute && (ex->rc = pl_malloc(no)))
-		memcpy(ex->rc, job->recompute, (size_t)g->nops);
+	int rcs = job->recompute || pl_graph_recomputes(g); /* the model's too */
+	if (rcs)
+		ex->rc = pl_recompute_with_model(g, job->recompute);
 	if (!ex->split || !ex->in || !ex->out_l || !ex->home || !ex->has_home || !ex->owner ||
 	    !ex->range || !ex->positive || !ex->given || !ex->rs || !ex->prof || !ex->sync ||
 	    !ex->other || !ex->stage || !ex->tlo || !ex->thi || !ex->held || !ex->held_re ||
-	    !ex->last || !ex->keep_in || !ex->seg_lo || (job->recompute && !ex->rc))
+	    !ex->last || !ex->keep_in || !ex->seg_lo || (rcs && !ex->rc))
 		return -1;
 	for (int k = 0; k < g->nops; k++) {
 		int nl = g->ops[k].spec.nloops;

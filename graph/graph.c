@@ -833,8 +833,8 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 /* The keys the format has at the top of a model, in a tensor and in an op. */
 static const char *const top_keys[] = {"format", "name", "dtype", "tensors", "ops", "outputs"};
 static const char *const tensor_keys[] = {"shape", "role", "dtype", "values"};
-static const char *const op_keys[] = {"name",  "type",     "inputs", "outputs",
-                                      "attrs", "strategy", "shape"};
+static const char *const op_keys[] = {"name",     "type",  "inputs",   "outputs",
+                                      "attrs",    "strategy", "shape", "recompute"};
 #define NKEYS(k) ((int)(sizeof k / sizeof *k))
 
 /* What the reader reads of a model: the value of any other key at the top,
@@ -1061,6 +1061,12 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	if (os && r->noutputs == 1 && !r->out_shape[0])
 		r->out_shape[0] = os;
 	r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(e, "recompute");
+	if (rc && !(cJSON_IsNumber(rc) && (rc->valuedouble == 0 || rc->valuedouble == 1)))
+		return FAIL("%s: op '%s': recompute: expected 0 or 1 (its forward runs again in "
+		            "the backward and its output is not kept)",
+		            file, op->name);
+	op->recompute = rc && rc->valuedouble == 1;
 	char where[256];
 	snprintf(where, sizeof where, "op '%s': ", op->name);
 	if ((st = unknown_keys(b, e, op_keys, NKEYS(op_keys), where, err)))

@@ -291,6 +291,12 @@ typedef struct pl_op {
 	 * 0: on the major one (ops that read a weight, replicated over the
 	 * data-parallel groups). Set with the shapes (pl_is_weight). */
 	int replica_minor;
+	/* the model's "recompute": 1 when its framework runs this op's forward
+	 * again in the backward instead of keeping its output, inside a fused
+	 * kernel (Megatron-core's fused SwiGLU keeps only its input and
+	 * recomputes the SiLU): priced and executed as a plan's per-op
+	 * recompute flag 1 (costmodel/cost.h), whatever the plan's own */
+	int recompute;
 	/* Never NULL once read, owned by the graph's arena and shared: ops whose
 	 * attributes are the same (those that give none: their type's
 	 * defaults) point to one record, so an op costs its attributes only

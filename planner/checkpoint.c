@@ -461,7 +461,7 @@ static void add_pipeline(cJSON *root, const pl_graph *g, const pl_ckpt_info *inf
 		cJSON_AddNumberToObject(root, "optimizer_shard", info->zero);
 		cJSON_AddStringToObject(
 		    root, "recompute",
-		    pl_recompute_name(pl_recompute_of_flags(info->op_recompute, g->nops)));
+		    pl_recompute_name(pl_recompute_of_plan(g, info->op_recompute)));
 	}
 }
 
@@ -482,7 +482,9 @@ static void add_strategies(cJSON *root, const pl_graph *g, int64_t *const *split
 		pl_op_split_to_tuples(g, op, splits[o], tuples);
 		cJSON *it = cJSON_AddObjectToObject(items, op->name);
 		cJSON_AddNumberToObject(it, "stage", info->op_stage ? info->op_stage[o] : 0);
-		if (info->op_recompute && info->op_recompute[o])
+		/* the model's own recomputes (pl_op.recompute) are not the plan's */
+		if (info->op_recompute && info->op_recompute[o] &&
+		    info->op_recompute[o] != op->recompute)
 			cJSON_AddNumberToObject(it, "recompute", info->op_recompute[o]);
 		cJSON *ps = cJSON_AddArrayToObject(it, "parallel_strategy");
 		for (int i = 0; i < op->ninputs; i++)

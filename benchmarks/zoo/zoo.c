@@ -51,6 +51,16 @@ static int out_copies;
  * (gate, up) local, as Megatron lays out its fused weight; Slices take
  * them apart. */
 static int fuse_proj; /* 1: q, k, v fused; 2: also gate and up */
+/* --swiglu fused: a Llama feed-forward's SiLU and product as one kernel
+ * that keeps only its inputs, gate and up, and runs the SiLU again in its
+ * backward, as Megatron-core's fused SwiGLU (--swiglu with
+ * --bias-swiglu-fusion: megatron/core/fusions/fused_bias_swiglu.py,
+ * SwiGLUFunction saves its input y = [gate; up] and swiglu_back recomputes
+ * silu(y_1)): the Silu op states "recompute": 1, so its output is not kept
+ * and its forward runs again in the backward. unfused (default): PyTorch's
+ * autograd keeps gate (the SiLU's input), silu(gate) and up (the
+ * product's inputs) */
+static int swiglu_fused;
 
 static double dropout_of(const cfg *c)
 {
@@ -135,15 +145,24 @@ static void tensor(const char *name, const char *role, const char *dtype, int n,
 		tensor(name, role, NULL, (int)(sizeof s_ / sizeof *s_), s_);                       \
 	} while (0)
 
-static void op(const char *name, const char *type, const char *in, const char *out,
-               const char *attrs)
+/* an op; recompute: its framework runs its forward again in the backward */
+static void op_rc(const char *name, const char *type, const char *in, const char *out,
+                  const char *attrs, int recompute)
 {
 	sep();
 	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]",
 	       name, type, in, out);
 	if (attrs)
 		printf(", \"attrs\": %s", attrs);
+	if (recompute)
+		printf(", \"recompute\": 1");
 	printf("}");
+}
+
+static void op(const char *name, const char *type, const char *in, const char *out,
+               const char *attrs)
+{
+	op_rc(name, type, in, out, attrs, 0);
 }
 
 static char nb[64][96];
@@ -412,7 +431,8 @@ static void swiglu(const cfg *c, long l, const char *x, const char *out)
 		   NULL);
 		op(N("l%ld.up", l), "MatMul", Q2(x, N("l%ld.wu", l)), N("l%ld.up.out", l), NULL);
 	}
-	op(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l), NULL);
+	op_rc(N("l%ld.silu", l), "Silu", Q1(N("l%ld.gate.out", l)), N("l%ld.silu.out", l), NULL,
+	      swiglu_fused);
 	op(N("l%ld.glu", l), "Mul", Q2(N("l%ld.silu.out", l), N("l%ld.up.out", l)),
 	   N("l%ld.glu.out", l), NULL);
 	op(N("l%ld.down", l), "MatMul", Q2(N("l%ld.glu.out", l), N("l%ld.wd", l)), out, NULL);
@@ -590,6 +610,7 @@ static void usage(FILE *f)
 	           "                   [--attention unfused|fused]\n"
 	           "                   [--attention-output shared|copied]\n"
 	           "                   [--projections separate|qkv|fused]\n"
+	           "                   [--swiglu unfused|fused]\n"
 	           "       planner-zoo --list\n"
 	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
 	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
@@ -601,7 +622,9 @@ static void usage(FILE *f)
 	           "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
 	           "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
 	           "under tensor and sequence parallelism one all-gather of the norm's output\n"
-	           "instead of one per projection.\n");
+	           "instead of one per projection. --swiglu fused runs a Llama MLP's SiLU\n"
+	           "and product as one kernel that keeps only gate and up and recomputes the\n"
+	           "SiLU in its backward (Megatron-core's fused SwiGLU).\n");
 }
 
 static int zoo_main(int argc, char **argv)
@@ -663,6 +686,15 @@ static int zoo_main(int argc, char **argv)
 				return 2;
 			}
 			fuse_proj = !strcmp(v, "fused") ? 2 : !strcmp(v, "qkv");
+		} else if (!strcmp(k, "--swiglu")) {
+			if (strcmp(v, "fused") && strcmp(v, "unfused")) {
+				fprintf(stderr,
+				        "planner-zoo: --swiglu %s: expected unfused or fused (SiLU "
+				        "recomputed in the backward)\n",
+				        v);
+				return 2;
+			}
+			swiglu_fused = !strcmp(v, "fused");
 		} else if (!strcmp(k, "--attention")) {
 			if (strcmp(v, "fused") && strcmp(v, "unfused")) {
 				fprintf(stderr,

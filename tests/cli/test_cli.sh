@@ -336,6 +336,34 @@ check "zoo --attention-output copied trains on 4 ranks with the losses of 1" \
 "$ZOO" gpt3-125m --attention-output sideways > /dev/null 2> "$T/err"
 check "zoo --attention-output sideways: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "shared or copied" "$T/err"'
 
+# --- zoo --swiglu fused: Megatron-core's fused SwiGLU keeps gate and up and recomputes the SiLU
+#     in its backward (megatron/core/fusions/fused_bias_swiglu.py); the Silu op states
+#     "recompute": 1. By hand one [batch, seq, ffn] fp32 tensor a layer fewer: 2 x 4 x 8 x 128 x 4
+#     = 32768 bytes on one device, predicted and as the executor holds them; the plan's recompute
+#     stays none; fused on 4 ranks trains with the losses of unfused on 1
+for sw in unfused fused; do
+  "$ZOO" llama2-7b --layers 2 --hidden 64 --heads 4 --kv-heads 4 --head-dim 16 --ffn 128 --seq 8 --vocab 32 \
+    --batch 4 --dtype float32 --swiglu $sw > "$T/sw-$sw.json"
+  "$PLANNER" search "$T/sw-$sw.json" --devices 1 --dp 1 --pp 1 --micro-batches 1 --recompute none \
+    -o "$T/sw-$sw.plan" > /dev/null 2>&1
+  "$PLANNER" run "$T/sw-$sw.json" --strategy "$T/sw-$sw.plan" --steps 2 --json --profile > "$T/sw1-$sw.run" 2> /dev/null
+done
+check "zoo --swiglu fused keeps one [batch, seq, ffn] tensor a layer fewer (32768 bytes by hand), predicted and run" \
+  '[ "$(jq ".cost.memory_breakdown_bytes.activations - $(jq .cost.memory_breakdown_bytes.activations "$T/sw-fused.plan")" "$T/sw-unfused.plan")" = 32768 ] &&
+   [ "$(jq -s "map(select(.memory_bytes))[0].memory_bytes.measured.activations" "$T/sw1-unfused.run")" = "$(jq -s "map(select(.memory_bytes))[0].memory_bytes.measured.activations + 32768" "$T/sw1-fused.run")" ] &&
+   [ "$(jq -r .recompute "$T/sw-fused.plan")" = none ] && ! grep -q "\"recompute\": *1" "$T/sw-fused.plan"'
+"$PLANNER" search "$T/sw-fused.json" --devices 4 --mode rec -o "$T/sw4.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/sw-fused.json" --strategy "$T/sw4.plan" --steps 2 --json > "$T/sw4.run" 2> /dev/null
+check "zoo --swiglu fused trains on 4 ranks with the losses of unfused on 1" \
+  '[ "$(jq -s "[.[] | select(.loss) | .loss]" "$T/sw1-unfused.run")" != "[]" ] &&
+   jq -e -s --slurpfile b "$T/sw4.run" "[., \$b] | transpose | map(select(.[0].loss)) | length > 0 and all(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs))" "$T/sw1-unfused.run" > /dev/null'
+"$ZOO" llama2-7b --swiglu sideways > /dev/null 2> "$T/err"
+check "zoo --swiglu sideways: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "unfused or fused" "$T/err"'
+jq '(.ops[] | select(.name == "l0.silu")).recompute = 2' "$T/sw-fused.json" > "$T/sw-bad.json"
+"$PLANNER" search "$T/sw-bad.json" --devices 1 -o "$T/sw-bad.plan" > /dev/null 2> "$T/err"
+check "a model's op recompute 2: exit 2 naming the op and the field, nothing written" \
+  '[ $? -eq 2 ] && grep -q "l0.silu.*recompute: expected 0 or 1" "$T/err" && [ ! -e "$T/sw-bad.plan" ]'
+
 # --- run: a plan on 6 CPU ranks trains with the losses of the 1-device plan
 GT="$SRC/tests/fixtures/models/gpt-tiny.json"
 "$PLANNER" search "$GT" --devices 1 -o "$T/gt1.plan" > /dev/null 2>&1

@@ -428,6 +428,78 @@ static void recomputed_segment_by_hand(void **state)
 	pl_graph_free(g);
 }
 
+/* A SwiGLU feed-forward, y = down(silu(gate(h)) * up(h)), h = x laid out
+ * again (an Identity, so that h is counted once at its producer), fp32,
+ * T = 64 tokens, H = 32, F = 48; %s: the Silu's "recompute". */
+static const char swiglu_json[] =
+    "{\"format\":\"planner.model/1\",\"tensors\":{"
+    "\"x\":{\"shape\":[64,32],\"role\":\"input\"},"
+    "\"t\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+    "\"wg\":{\"shape\":[32,48],\"role\":\"param\"},"
+    "\"wu\":{\"shape\":[32,48],\"role\":\"param\"},"
+    "\"wd\":{\"shape\":[48,8],\"role\":\"param\"}},\"ops\":["
+    "{\"name\":\"in\",\"type\":\"Identity\",\"inputs\":[\"x\"],\"outputs\":[\"h\"]},"
+    "{\"name\":\"gate\",\"type\":\"MatMul\",\"inputs\":[\"h\",\"wg\"],\"outputs\":[\"g\"]},"
+    "{\"name\":\"up\",\"type\":\"MatMul\",\"inputs\":[\"h\",\"wu\"],\"outputs\":[\"u\"]},"
+    "{\"name\":\"silu\",\"type\":\"Silu\",\"inputs\":[\"g\"],\"outputs\":[\"s\"]%s},"
+    "{\"name\":\"glu\",\"type\":\"Mul\",\"inputs\":[\"s\",\"u\"],\"outputs\":[\"m\"]},"
+    "{\"name\":\"down\",\"type\":\"MatMul\",\"inputs\":[\"m\",\"wd\"],\"outputs\":[\"z\"]},"
+    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"t\"],"
+    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+
+/* Megatron-core's fused SwiGLU (megatron/core/fusions/fused_bias_swiglu.py:
+ * SwiGLUFunction.forward saves only its input, fc1's output [gate; up], and
+ * swiglu_back computes silu(gate) again from it) keeps two [T, F] tensors
+ * where autograd's unfused SiLU and product keep three (gate for the SiLU's
+ * backward, silu(gate) and up for the product's). The graph above on one
+ * device, by hand: kept, each at its producer, h (the GEMMs' weight
+ * gradients: T H 4 B), g and u (T F 4 B each), s unfused only, m (down's
+ * weight gradient), the loss's probabilities (T 8 4 B); the Silu's own
+ * time gains one forward, run again in the backward, and nothing else
+ * changes. */
+static void fused_swiglu_by_hand(void **state)
+{
+	(void)state;
+	const double T = 64, H = 32, F = 48;
+	double act[2], fwd[2], mb[2], bwd[2];
+	for (int fused = 0; fused < 2; fused++) {
+		char j[sizeof swiglu_json + 32];
+		snprintf(j, sizeof j, swiglu_json, fused ? ",\"recompute\":1" : "");
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+		assert_int_equal(g->ops[3].recompute, fused);
+		assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		act[fused] = 0;
+		for (int o = 0; o < g->nops; o++) { /* one device: nothing cut */
+			pl_nodeparts pt;
+			pl_jobshare js;
+			pl_cost_node_parts(p, o, p->strat[o], &pt);
+			pl_parts_split(p, o, &pt, &js);
+			act[fused] += js.act_bytes;
+			if (o == 3) {
+				fwd[fused] = pt.fwd_s;
+				mb[fused] = js.mb_compute_s;
+				bwd[fused] = js.mb_bwd_s;
+			}
+		}
+		pl_problem_free(p);
+		pl_graph_free(g);
+	}
+	double want[2] = {(T * H + 3 * T * F + T * F + T * 8) * 4,
+	                  (T * H + 2 * T * F + T * F + T * 8) * 4};
+	for (int f = 0; f < 2; f++)
+		if (act[f] != want[f])
+			fail_msg("%s: %.0f bytes kept, by hand %.0f", f ? "fused" : "unfused", act[f],
+			         want[f]);
+	assert_true(fwd[0] > 0 && fwd[1] == fwd[0]);
+	assert_true(fabs(mb[1] - (mb[0] + fwd[0])) <= 1e-9 * mb[1]);
+	assert_true(fabs(bwd[1] - (bwd[0] + fwd[0])) <= 1e-9 * bwd[1]);
+}
+
 /* A buffered runtime (--stage-output buffered: Aleph Alpha's scaling keeps
  * each micro-batch's model output in a pipeline buffer that the loss reads
  * without taking and that the forward two micro-batches later overwrites;
@@ -1052,6 +1124,7 @@ int main(void)
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(recomputed_segment_by_hand),
+	    cmocka_unit_test(fused_swiglu_by_hand),
 	    cmocka_unit_test(buffered_outputs_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
 	    cmocka_unit_test(shared_tables),
