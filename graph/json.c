@@ -781,3 +781,9 @@ double pl_json_num(const cJSON *o, const char *key, double dflt)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
+
+int pl_json_int(const cJSON *o, const char *key, int dflt, int lo, int hi)
+{
+	double v = pl_json_num(o, key, dflt);
+	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
+}

@@ -78,5 +78,8 @@ int pl_json_push(cJSON *arr, cJSON *item);
 /* The number at key of object o (case-sensitive), or dflt when o is NULL or
  * the value is missing or not a number. */
 double pl_json_num(const cJSON *o, const char *key, double dflt);
+/* The number at key of o as an int when it is an integer-valued number in
+ * [lo, hi], else dflt: a count read from a file is checked before any cast. */
+int pl_json_int(const cJSON *o, const char *key, int dflt, int lo, int hi);
 
 #endif

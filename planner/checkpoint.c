@@ -1192,13 +1192,6 @@ pl_status pl_ckpt_parse_splits(const pl_graph *g, const cJSON *root, const char 
 	return PL_OK;
 }
 
-/* obj.key as an int when it is an integer-valued number in [lo, hi], else dflt */
-static int view_int(const cJSON *obj, const char *key, int dflt, int lo, int hi)
-{
-	double v = pl_json_num(obj, key, dflt);
-	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
-}
-
 static const char *view_str(const cJSON *o, const char *key, const char *dflt)
 {
 	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
@@ -1231,14 +1224,14 @@ void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", NAN),
 	    .band_basis = view_str(cost, "step_band_basis", NULL),
 	    .cluster_name = view_str(cl, "name", "?"),
-	    .devices = view_int(cl, "devices", 0, 0, BIG),
-	    .nodes = view_int(cl, "nodes", 1, 0, BIG),
-	    .devices_per_node = view_int(cl, "devices_per_node", 0, 0, BIG),
+	    .devices = pl_json_int(cl, "devices", 0, 0, BIG),
+	    .nodes = pl_json_int(cl, "nodes", 1, 0, BIG),
+	    .devices_per_node = pl_json_int(cl, "devices_per_node", 0, 0, BIG),
 	    .has_pipeline = pp != NULL,
-	    .stages = view_int(pp, "stages", 1, 0, BIG),
-	    .micro_batches = view_int(pp, "micro_batches", 1, 0, BIG),
+	    .stages = pl_json_int(pp, "stages", 1, 0, BIG),
+	    .micro_batches = pl_json_int(pp, "micro_batches", 1, 0, BIG),
 	    .schedule = view_str(pp, "schedule", "1F1B"),
-	    .zero = view_int(root, "optimizer_shard", 0, 0, 3),
+	    .zero = pl_json_int(root, "optimizer_shard", 0, 0, 3),
 	    .recompute = view_str(root, "recompute", "none"),
 	    .mode = view_str(se, "mode", "?"),
 	    .optimal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(se, "optimal")),

@@ -93,14 +93,6 @@ static void h(FILE *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* obj.key as an int when it is an integer-valued number in [lo, hi], else
- * dflt: a checkpoint's counts are checked before any cast */
-static int inum(const cJSON *obj, const char *key, int dflt, int lo, int hi)
-{
-	double v = pl_json_num(obj, key, dflt);
-	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
-}
-
 /* element i of an array as an int in [lo, hi], else dflt */
 static int iitem(const cJSON *a, int i, int dflt, int lo, int hi)
 {
@@ -200,7 +192,7 @@ static void mesh(FILE *f, const cJSON *ck)
 {
 	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
 	            *groups = cJSON_GetObjectItem(ck, "groups");
-	int D = inum(cl, "devices", 1, 1, BIG), per = inum(cl, "devices_per_node", D, 1, D);
+	int D = pl_json_int(cl, "devices", 1, 1, BIG), per = pl_json_int(cl, "devices_per_node", D, 1, D);
 	if (per < 1)
 		per = D;
 	if (D < 1)
@@ -259,7 +251,7 @@ static void schedule(FILE *f, const cJSON *ck)
 	            *cost = cJSON_GetObjectItem(ck, "cost");
 	fputs("<section id=\"schedule\"><h2>Pipeline schedule</h2>", f);
 	const cJSON *ts = cJSON_GetObjectItem(pp, "stage_microbatch_seconds");
-	int P = inum(pp, "stages", 1, 1, BIG), M = inum(pp, "micro_batches", 1, 1, BIG);
+	int P = pl_json_int(pp, "stages", 1, 1, BIG), M = pl_json_int(pp, "micro_batches", 1, 1, BIG);
 	if (!pp || P < 1 || cJSON_GetArraySize(ts) != P) {
 		double step = pl_json_num(cost, "step_seconds", 0),
 		       opt = pl_json_num(cost, "optimizer_seconds", 0);
@@ -384,7 +376,7 @@ static void memory(FILE *f, const cJSON *ck)
 	       peak = pl_json_num(cost, "peak_memory_bytes", 0);
 	double full = fmax(cap, peak);
 	fputs("<section id=\"memory\"><h2>Memory per device</h2>", f);
-	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB, inum(cost, "peak_memory_stage", 0, 0, BIG));
+	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB, pl_json_int(cost, "peak_memory_stage", 0, 0, BIG));
 	if (cap > 0)
 		h(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
 	fputs(".</p><svg width=\"780\" height=\"60\">", f);
@@ -478,7 +470,7 @@ static void strategies(FILE *f, const cJSON *ck)
 		h(f,
 		  "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
 		  "<td>%d&ndash;%d</td></tr>",
-		  inum(p, "ops", 0, 0, BIG), pl_json_num(p, "weight_cut", 1),
+		  pl_json_int(p, "ops", 0, 0, BIG), pl_json_num(p, "weight_cut", 1),
 		  pl_json_num(p, "batch_cut", 1), pl_json_num(p, "sequence_cut", 1),
 		  cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "–",
 		  pl_json_num(p, "replicated", 1), iitem(sg, 0, 0, 0, BIG),
@@ -522,7 +514,7 @@ static void strategies(FILE *f, const cJSON *ck)
 		esc(f, op->string);
 		fputs("</td><td>", f);
 		esc(f, str(op, "type", ""));
-		h(f, "</td><td>%d</td><td>", inum(op, "stage", 0, 0, BIG));
+		h(f, "</td><td>%d</td><td>", pl_json_int(op, "stage", 0, 0, BIG));
 		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(op, "parallel_strategy"));
 		esc(f, s ? s : "");
 		free(s);
@@ -541,7 +533,7 @@ static void communication(FILE *f, const cJSON *ck)
 	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
 	            *cost = cJSON_GetObjectItem(ck, "cost");
 	const cJSON *links = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "description"), "links");
-	int per = inum(cl, "devices_per_node", 0, 0, BIG);
+	int per = pl_json_int(cl, "devices_per_node", 0, 0, BIG);
 	h(f,
 	  "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
 	  "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
