@@ -411,8 +411,8 @@ static int outermost(const int64_t *s, int dim)
 /* Runs r on src (local piece of layout l), leaving the result in dst (sized
  * for the target layout). As a framework's collectives do, each step reads
  * the last one's buffer and the last writes dst: a scratch buffer only
- * where a collective needs its pieces packed (a gather or scatter along a
- * dimension that is not the outermost cut) and between steps. */
+ * where a collective needs its pieces packed (a gather or an all-to-all
+ * along a dimension that is not the outermost cut) and between steps. */
 static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const float *src,
                       float *dst, size_t dst_n)
 {
@@ -475,15 +475,19 @@ static int run_redist(rankctx *rc, const pl_layout *l, const pl_redist *r, const
 				s[p->dim] *= g;
 				break;
 			case PL_PRIM_REDUCE_SCATTER: {
-				const float *packed = cur;
-				if (!outermost(s, p->dim)) { /* chunk k: piece k along dim */
-					bad = !(tmp = scratch(ex, R, n));
-					for (int64_t k = 0; k < g && !bad; k++)
-						bad = take_piece(be, R, cur, s, l->rank, p->dim, k,
-						                 g, tmp + (size_t)k * nn);
-					packed = tmp;
-				}
-				bad = bad || be->reduce_scatter(cm, idx, packed, nx, nn);
+				/* Within one index of the dimensions before dim, the
+				 * pieces along dim are contiguous and in member order,
+				 * and this member's piece of it lands contiguous in nx
+				 * at the same index: one reduce-scatter per outer index,
+				 * nothing packed (a whole packed copy is what the cost
+				 * model does not count: it stages the output only). */
+				size_t outer = 1;
+				for (int d = 0; d < p->dim; d++)
+					outer *= (size_t)s[d];
+				size_t in = n / outer, piece = nn / outer;
+				for (size_t a = 0; a < outer && !bad; a++)
+					bad = be->reduce_scatter(cm, idx, cur + a * in, nx + a * piece,
+					                         piece);
 				s[p->dim] /= g;
 				break;
 			}
