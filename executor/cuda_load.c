@@ -1,5 +1,5 @@
-/* The loader of libplanner-cuda.so (executor/cuda_module.h) and the cuda
- * backend's entry points on top of it. */
+/* The loader of libplanner-cuda.so (executor/cuda_module.h), its tables'
+ * check, and the cuda backend's entry points on the executor's table. */
 #define _GNU_SOURCE
 #include "executor/cuda_module.h"
 
@@ -12,7 +12,7 @@
 #define MODULE_FILE "libplanner-cuda.so"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static const pl_cuda_module *module;
+static void *module; /* the dlopen handle */
 static char module_why[4096];
 
 #ifdef PL_CUDA_MODULE_BUILT
@@ -30,19 +30,16 @@ static int try_path(const char *path)
 		         dlerror());
 		return -1;
 	}
-	const pl_cuda_module *m = dlsym(h, "pl_cuda_module_v1");
-	if (!m || m->abi != PL_CUDA_MODULE_ABI || m->sizes[0] != sizeof(pl_calib_opts) ||
-	    m->sizes[1] != sizeof(pl_cluster) || m->sizes[2] != sizeof(pl_err) ||
-	    strcmp(m->version, PL_PROJECT_VERSION)) {
-		snprintf(
-		    module_why, sizeof module_why,
-		    "%.1024s is not the cuda module of this planner (version %s): rebuild it, or "
-		    "point PL_CUDA_MODULE at the one built with this planner",
-		    path, PL_PROJECT_VERSION);
+	/* a file that exports neither table is not the cuda module at all */
+	if (!dlsym(h, PL_CUDA_EXEC_TABLE)) {
+		snprintf(module_why, sizeof module_why,
+		         "%.1024s is not the cuda module of this planner (version %s): rebuild it, "
+		         "or point PL_CUDA_MODULE at the one built with this planner",
+		         path, PL_PROJECT_VERSION);
 		dlclose(h);
 		return -1;
 	}
-	module = m; /* stays loaded for the life of the process */
+	module = h; /* stays loaded for the life of the process */
 	return 0;
 }
 
@@ -67,7 +64,7 @@ static void load(void)
 	 * an installed planner's prefix, then where `cmake --install` puts it */
 	char here[4096] = "", tried[3][4200] = {"", "", ""};
 	Dl_info info;
-	if (dladdr((void *)pl_cuda_module_get, &info) && info.dli_fname) {
+	if (dladdr((void *)pl_cuda_module_table, &info) && info.dli_fname) {
 		snprintf(here, sizeof here, "%s", info.dli_fname);
 		char *slash = strrchr(here, '/');
 		if (slash)
@@ -92,18 +89,38 @@ static void load(void)
 #endif
 }
 
-const pl_cuda_module *pl_cuda_module_get(char *why, size_t n)
+const void *pl_cuda_module_table(const char *symbol, const size_t sizes[4], char *why, size_t n)
 {
 	pthread_once(&once, load);
-	if (!module && why && n)
-		snprintf(why, n, "%s", module_why);
-	return module;
+	if (!module) {
+		if (why && n)
+			snprintf(why, n, "%s", module_why);
+		return NULL;
+	}
+	const pl_cuda_table_head *t = dlsym(module, symbol);
+	if (!t || t->abi != PL_CUDA_MODULE_ABI || strcmp(t->version, PL_PROJECT_VERSION) ||
+	    memcmp(t->sizes, sizes, sizeof t->sizes)) {
+		if (why && n)
+			snprintf(why, n,
+			         "the cuda module found is not the one built with this planner "
+			         "(version %s; its table %s %s): rebuild it, or point PL_CUDA_MODULE "
+			         "at the one built with this planner",
+			         PL_PROJECT_VERSION, symbol, t ? "differs" : "is missing");
+		return NULL;
+	}
+	return t;
+}
+
+static const pl_cuda_exec_table *exec_table(char *why, size_t n)
+{
+	static const size_t sizes[4] = PL_CUDA_EXEC_SIZES;
+	return pl_cuda_module_table(PL_CUDA_EXEC_TABLE, sizes, why, n);
 }
 
 pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl_err *err)
 {
 	char why[4096];
-	const pl_cuda_module *m = pl_cuda_module_get(why, sizeof why);
+	const pl_cuda_exec_table *m = exec_table(why, sizeof why);
 	*out = NULL;
 	if (!m)
 		return pl_err_set(err, PL_EDEVICE, "%s", why);
@@ -113,7 +130,7 @@ pl_status pl_backend_cuda(pl_backend **out, int64_t nranks, double timeout_s, pl
 pl_status pl_backend_cuda_procs(pl_backend **out, const pl_procs *pr, double timeout_s, pl_err *err)
 {
 	char why[4096];
-	const pl_cuda_module *m = pl_cuda_module_get(why, sizeof why);
+	const pl_cuda_exec_table *m = exec_table(why, sizeof why);
 	*out = NULL;
 	if (!m)
 		return pl_err_set(err, PL_EDEVICE, "%s", why);
@@ -122,6 +139,6 @@ pl_status pl_backend_cuda_procs(pl_backend **out, const pl_procs *pr, double tim
 
 int pl_cuda_devices(void)
 {
-	const pl_cuda_module *m = pl_cuda_module_get(NULL, 0);
+	const pl_cuda_exec_table *m = exec_table(NULL, 0);
 	return m ? m->devices() : 0;
 }

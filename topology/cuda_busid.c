@@ -1,6 +1,6 @@
 /* CUDA's PCI bus ids, to match CUDA ordinals to hwloc's PCI devices (Debian's
  * hwloc has no CUDA or NVML backend). Built into the cuda module
- * (executor/cuda_module.h); gpu_load.c calls it. */
+ * (topology/gpu_module.h, its table there); gpu_load.c calls it. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 

@@ -483,8 +483,8 @@ fi
 if [ -e "$(dirname "$PLANNER")/libplanner-cuda.so" ]; then
   check "planner links no CUDA library (the cuda module does)" \
     '! ldd "$PLANNER" | grep -Eq "libcudart|libcublas|libnccl"'
-  check "the cuda module exports its table alone (sanitizers' __ symbols aside)" \
-    '[ "$(nm -D --defined-only "$(dirname "$PLANNER")/libplanner-cuda.so" | awk "{ print \$3 }" | grep -v "^__")" = pl_cuda_module_v1 ]'
+  check "the cuda module exports its two tables alone, the executor's and topology's (sanitizers' __ symbols aside)" \
+    '[ "$(nm -D --defined-only "$(dirname "$PLANNER")/libplanner-cuda.so" | awk "{ print \$3 }" | grep -v "^__" | sort | tr "\n" " ")" = "pl_cuda_exec_v1 pl_topo_gpu_v1 " ]'
 fi
 PL_CUDA_MODULE="$T/none.so" "$PLANNER" run "$GT" --strategy "$T/gt1.plan" --backend cuda --steps 1 \
   > /dev/null 2> "$T/err"
