@@ -603,7 +603,10 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		pl_job_plan jp;
 		if ((st = pl_search_job(g, cl, &so, &jo, &jp, err)))
 			return reserve_note(st, o->so.memory_limit, reserve, err);
-		st = job_plan_checkpoint(&jp, cl, mode, o->so.memory_limit, ck, err);
+		/* the searcher that planned the points: rec where dp found the
+		 * graph too entangled (jo.rec_fallback) */
+		st = job_plan_checkpoint(&jp, cl, jp.fell_back ? "rec" : mode, o->so.memory_limit, ck,
+		                         err);
 		if (!st && jp.nalts && (st = add_alternatives(*ck, &jp, err)))
 			cJSON_Delete(*ck), *ck = NULL;
 		if (!st && (st = note_space(*ck, cl, o, replicas, jp.simpler_than_s, err)))

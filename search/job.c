@@ -1129,7 +1129,8 @@ typedef struct jobrun {
 	 * micro-batches aside: a bound below what its fullest stage needs */
 	double least_share;
 	int all_exact, nprob, npt;
-	char skipped[1100]; /* why the last point skipped was */
+	int fell_back; /* dp gave the points over to rec: the graph is too entangled */
+	char skipped[1100];  /* why the last point skipped was */
 	int stopped;        /* the time limit ran out with a plan: where (second pass: npt + k) */
 	int planned;        /* points that ran a dp */
 	pl_graph *gms[64];
@@ -1164,6 +1165,23 @@ static void inner_failed(jobrun *s, pl_status st, const pl_err *e)
 		s->solver_st = st;
 		s->solver_err = *e;
 	}
+}
+
+/* dp refused a point's graph as too entangled for exact tables (a property
+ * of the graph's shape, the same at every point), and the caller asked for
+ * the fall-back (pl_job_opts.rec_fallback): the job plans this and every
+ * later point with rec, which plans any graph; its plans are not proven, so
+ * neither is the job's (why says so). 1 when it switched: run the point
+ * again. */
+static int inner_fallback(jobrun *s, pl_status st, const pl_err *e)
+{
+	if (!s->jo->rec_fallback || st != PL_ESOLVER || s->inner != pl_searcher_get("dp") ||
+	    !strstr(e->msg, "too entangled"))
+		return 0;
+	s->inner = pl_searcher_get("rec");
+	s->all_exact = 0;
+	s->fell_back = 1;
+	return 1;
 }
 
 /* The fixed dimensions checked against each other and the devices; the
@@ -1593,6 +1611,12 @@ static pl_status bound(jobrun *s)
 		if (memo_on(s, p))
 			return job_nomem(s);
 		pl_status is = s->inner->run(p, &s->io, &r, &e2);
+		if (is && inner_fallback(s, is, &e2)) {
+			if (memo_on(s, p))
+				return job_nomem(s);
+			e2 = (pl_err){{0}};
+			is = s->inner->run(p, &s->io, &r, &e2);
+		}
 		if (is) {
 			pl_problem_memo(p, 0);
 			inner_failed(s, is, &e2);
@@ -1635,6 +1659,12 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 		if (memo_on(s, pb->p))
 			return job_nomem(s);
 		pl_status is = s->inner->run(pb->p, lo, &r, &e2);
+		if (is && inner_fallback(s, is, &e2)) {
+			if (memo_on(s, pb->p))
+				return job_nomem(s);
+			e2 = (pl_err){{0}};
+			is = s->inner->run(pb->p, lo, &r, &e2);
+		}
 		if (is) {
 			inner_failed(s, is, &e2);
 			exact = tries == 0 && is == PL_EINFEASIBLE; /* none fits */
@@ -1813,6 +1843,7 @@ static pl_status assemble(jobrun *s)
 	/* each point's plan is the optimum of the step without overlap; the overlap
 	 * is priced on it afterwards */
 	out->optimal = s->all_exact && !s->stopped && !jo->overlap;
+	out->fell_back = s->fell_back;
 	int n = snprintf(
 	    out->why, sizeof out->why,
 	    "%d points (pipeline stages x micro-batches x ZeRO x recompute), %d bounded out%s",
@@ -1820,6 +1851,9 @@ static pl_status assemble(jobrun *s)
 	    s->all_exact ? ""
 	                 : "; not proven optimal: pipelined points split one relaxed plan into "
 	                   "stages, or a point's plan under the limit is not proven");
+	if (s->fell_back && n > 0 && (size_t)n < sizeof out->why)
+		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
+		              "; the graph is too entangled for exact dp: rec planned each point");
 	int stopped = s->stopped, npt = s->npt;
 	if (stopped) {
 		/* the proven gap: no plan of any point beats its node bound, or the

@@ -22,6 +22,10 @@ typedef struct pl_job_opts {
 	int recompute;            /* PL_AUTO or PL_RECOMPUTE_* (none, full, selective) */
 	int fastest;              /* 1: the fastest plan, without the PL_JOB_SIMPLER preference */
 	const pl_searcher *inner; /* NULL: dp */
+	/* 1 (the default search): where dp finds the graph too entangled for
+	 * exact tables, rec plans this and every later point, unproven
+	 * (pl_job_plan.fell_back); 0: the job fails with dp's reason */
+	int rec_fallback;
 	/* fixed degrees (0: free). Any of dp, tp fixed: cp is 1 unless fixed, and
 	 * dp x tp x cp is each stage's device count (the one not given is what is
 	 * left); ep divides dp x cp. */
@@ -86,6 +90,7 @@ typedef struct pl_job_plan {
 	int points, pruned; /* outer points planned, and skipped by their lower bound */
 	int relaxed;        /* relaxed dps the first pass ran for bounds */
 	int optimal;        /* every point was planned exactly or bounded out */
+	int fell_back;      /* rec planned the points (pl_job_opts.rec_fallback) */
 	/* > 0: a plan with pipeline stages, ZeRO or recompute may be this fast
 	 * (the best found, or a lower bound), and this one without them was kept
 	 * (within PL_JOB_SIMPLER; pl_job_opts.fastest: never): the plan is

@@ -811,9 +811,13 @@ static pl_status search_run(pl_graph *g, const pl_cluster *cl, search_args *s, p
 		po->fallback_s = pl_time_left(t_cmd, lim.time_limit_s);
 		po->fell_back = &fell_back;
 	}
+	/* the default whole-job search plans a graph too entangled for exact dp
+	 * with rec at each point (unproven, search.why says so) */
+	po->jo.rec_fallback = !s->mode_given && !s->framework;
 	pl_status st = s->framework
 	                   ? pl_export_search(g, cl, po, &s->jr, s->framework, ck, secs, err)
 	                   : pl_plan_search(g, cl, po, ck, secs, err);
+	po->jo.rec_fallback = 0;
 	po->fallback = 0;
 	if (fell_back == 1)
 		fprintf(stderr,
