@@ -64,8 +64,9 @@ double pl_overlap_exposed(double c, double first, double hide, double slow)
 	if (!(c > 0))
 		return c;
 	first = fmin(fmax(first, 0), c);
-	double rest = c - first;
-	return first + fmax(rest - hide, rest * slow / (1 + slow));
+	/* first + max(rest - hide, rest slow / (1 + slow)), as written so that
+	 * slow = 0 is the gradient reduction's max(c - hide, first) exactly */
+	return fmax(c - hide, first + (c - first) * slow / (1 + slow));
 }
 
 double pl_job_exposed_reduce(const pl_stagecost *s, int overlap)

@@ -221,6 +221,27 @@ for fw in megatron nemo torchtitan; do
 done
 check "search --tp-comm-overlap on, export, cost --from: stated, the same step, longer without it${tov_bad}" \
   '[ -z "$tov_bad" ]'
+# --overlap-param-gather on at ZeRO 1 (Megatron's distributed optimizer): export states it
+# (Megatron-LM's --overlap-param-gather, Megatron-Bridge's ddp.overlap_param_gather) and cost
+# --from prices it: the plan's own step; without the key the framework's default: Megatron-LM's
+# off (the step's all-gather of updated weights exposed: longer), Megatron-Bridge's on (the same)
+pg_bad=""
+for fw in megatron nemo; do
+  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework $fw --zero 1 --overlap-param-gather on \
+    -o "$T/pg-$fw.ckpt" > /dev/null 2>&1 &&
+    [ "$(jq .pipeline.overlap_param_gather "$T/pg-$fw.ckpt")" = true ] &&
+    "$PLANNER" export "$T/pg-$fw.ckpt" --to $fw -o "$T/pg-$fw.cfg" > /dev/null 2>&1 &&
+    grep -q -- "^--overlap-param-gather\|^  overlap_param_gather: true$" "$T/pg-$fw.cfg" &&
+    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/pg-$fw.cfg" --cluster h100x8 > "$T/pg.cost" 2> /dev/null &&
+    num_close "$(jq .step_seconds "$T/pg.cost")" "$(jq .cost.step_seconds "$T/pg-$fw.ckpt")" &&
+    grep -v "overlap-param-gather\|overlap_param_gather" "$T/pg-$fw.cfg" > "$T/pg-bare.cfg" &&
+    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/pg-bare.cfg" --cluster h100x8 > "$T/pg-bare.cost" 2> /dev/null &&
+    awk -v a="$(jq .step_seconds "$T/pg.cost")" -v b="$(jq .step_seconds "$T/pg-bare.cost")" -v fw=$fw \
+      'BEGIN { exit !(fw == "megatron" ? a < b : a == b) }' ||
+    pg_bad="$pg_bad [$fw]"
+done
+check "search --overlap-param-gather on, export, cost --from: stated, the same step; without it Megatron-LM's default (longer), Megatron-Bridge's (the same)${pg_bad}" \
+  '[ -z "$pg_bad" ]'
 # a configuration that states no switch is priced with the framework's defaults: NeMo's fused
 # loss and overlapped reduction (its recipes'), not the cluster's unfused loss
 grep -v "cross_entropy_loss_fusion\|overlap_grad_reduce\|grad_reduce_in_fp32" "$T/A.nemo" > "$T/A-bare.nemo"
