@@ -37,9 +37,10 @@ search B llama h100x8 --tp 4 --pp 1 --dp 2 --micro-batch-size 2 --zero 1 \
   --sequence-parallel off --recompute selective
 # C: data parallel 8 and ZeRO 2 (DeepSpeed)
 search C gpt h100x8 --tp 1 --pp 1 --dp 8 --micro-batch-size 4 --zero 2 --recompute none
-# D: FSDP (ZeRO 3) x tp 2, full recompute (torchtitan)
+# D: FSDP (ZeRO 3) x tp 2, full recompute (torchtitan), its gathers prefetched as FSDP2 always
+# runs them (torchtitan has no key to turn that off; Megatron and NeMo state it)
 search D gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute full \
-  --sequence-parallel on
+  --sequence-parallel on --overlap-param-gather on
 # E: float32, pp 2 x dp 4, ZeRO 0 (torchtitan's pipeline)
 search E small h100x8 --tp 1 --pp 2 --dp 4 --micro-batch-size 1 --zero 0 --recompute none \
   --virtual-stages 1
