@@ -977,6 +977,55 @@ static void test_tp_comm_overlap(void **state)
 	planner_ctx_free(ctx);
 }
 
+/* overlap_param_gather (search --overlap-param-gather): on 4 data-parallel
+ * ranks at ZeRO 3 the plan is ranked without it, so the same plan comes back,
+ * its step shorter (the weights' per-micro-batch all-gathers beside the
+ * compute) and its checkpoint saying so (pipeline.overlap_param_gather, what
+ * planner cost reprices); a bad value is refused naming the key */
+static void test_overlap_param_gather(void **state)
+{
+	(void)state;
+	double step[2];
+	char *strategy[2];
+	for (int on = 0; on <= 1; on++) {
+		planner_ctx *ctx = planner_ctx_new();
+		set(ctx, "device_num", "4");
+		set(ctx, "data_parallel", "4");
+		set(ctx, "enable_parallel_optimizer", "true");
+		set(ctx, "optimizer_shard_level", "3");
+		set(ctx, "overlap_param_gather", on ? "true" : "false");
+		assert_string_equal(planner_get_auto_parallel_context(ctx, "overlap_param_gather"),
+		                    on ? "true" : "false");
+		planner_graph *g = bf16_mlp(ctx);
+		planner_plan *p = NULL;
+		ok(ctx, planner_plan_new(ctx, g, &p));
+		cJSON *ck = cJSON_Parse(planner_plan_json(p));
+		const cJSON *pov =
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "overlap_param_gather");
+		assert_true(on ? cJSON_IsTrue(pov) : !cJSON_IsTrue(pov));
+		assert_int_equal(cJSON_GetNumberValue(cJSON_GetObjectItem(ck, "optimizer_shard")), 3);
+		step[on] = cJSON_GetNumberValue(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), "step_seconds"));
+		strategy[on] =
+		    cJSON_PrintUnformatted(cJSON_GetObjectItem(ck, "parallel_strategy_item"));
+		assert_non_null(strategy[on]);
+		cJSON_Delete(ck);
+		planner_plan_free(p);
+		planner_graph_free(g);
+		planner_ctx_free(ctx);
+	}
+	assert_string_equal(strategy[0], strategy[1]);
+	assert_true(step[1] < step[0]);
+	free(strategy[0]);
+	free(strategy[1]);
+	planner_ctx *ctx = planner_ctx_new();
+	assert_string_equal(planner_get_auto_parallel_context(ctx, "overlap_param_gather"), "false");
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "overlap_param_gather", "maybe"),
+	                 PLANNER_EINVAL);
+	has_msg(ctx, "overlap_param_gather");
+	planner_ctx_free(ctx);
+}
+
 /* one search: the API plans what `planner search` plans with the same
  * settings, the default search's preference for data parallelism included
  * (gpt-small on 8 devices: data parallel within 2 % of the fastest), and a
@@ -1373,6 +1422,7 @@ int main(void)
 	    cmocka_unit_test(test_cost_and_export),  cmocka_unit_test(test_framework),
 	    cmocka_unit_test(test_gemm_dtype),       cmocka_unit_test(test_same_plan_as_search),
 	    cmocka_unit_test(test_tp_comm_overlap),
+	    cmocka_unit_test(test_overlap_param_gather),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
