@@ -650,6 +650,8 @@ void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobs
 	out->step_reduce_s = pt->reduce_step_s[z];
 	out->grad_bytes = z <= 1 ? pt->grad_step_bytes : 0;
 	out->mb_bwd_s = pt->bwd_s + (rc ? pt->fwd_s : 0);
+	out->mb_gather_s = z == 3 ? pt->gather_s : 0;
+	out->step_gather_s = z == 1 || z == 2 ? pt->sync_s[z] - pt->reduce_step_s[z] : 0;
 	out->state_bytes = pt->state_bytes[z];
 	out->act_bytes = rc == 0 ? pt->act_bytes : rc == 2 ? pt->out_bytes : 0;
 }
@@ -1522,7 +1524,8 @@ static int problem_job(pl_problem *p, const pl_job *job)
 	p->job.stages = job && job->stages > 0 ? job->stages : 1;
 	p->job.virtual_stages = job && job->virtual_stages > 1 ? job->virtual_stages : 1;
 	p->job.max_virtual = job && job->max_virtual > 1 ? job->max_virtual : 0;
-	p->job.overlap = job ? job->overlap & (PL_OVERLAP_GRAD | PL_OVERLAP_TP) : 0;
+	p->job.overlap =
+	    job ? job->overlap & (PL_OVERLAP_GRAD | PL_OVERLAP_TP | PL_OVERLAP_PARAM) : 0;
 	p->job.zero = job && job->zero > 0 && job->zero < PL_ZERO_LEVELS ? job->zero : 0;
 	if ((job && job->recompute) || pl_graph_recomputes(p->g)) {
 		uint8_t *rc = pl_recompute_with_model(p->g, job ? job->recompute : NULL);

@@ -72,7 +72,11 @@ typedef struct pl_job {
 	 * last micro-batch's backward in buckets (PyTorch DDP, Megatron's
 	 * --overlap-grad-reduce); PL_OVERLAP_TP, a linear layer's activation
 	 * redistributions overlap its GEMMs (Transformer Engine's userbuffers,
-	 * Megatron's --tp-comm-overlap, torchtitan's async TP) */
+	 * Megatron's --tp-comm-overlap, torchtitan's async TP); PL_OVERLAP_PARAM,
+	 * the parameter all-gathers run ahead of use beside the compute (ZeRO-3's
+	 * per-layer gathers prefetched: FSDP, DeepSpeed's overlap_comm; ZeRO-1/2's
+	 * updated weights gathered during the next forward: Megatron's
+	 * --overlap-param-gather) */
 	int overlap;
 	/* the most devices one op's model-parallel cut spans (pl_problem's
 	 * max_model): a count > 0, PL_MAX_TP_NODE (0, the default) one node's
@@ -106,7 +110,15 @@ static inline int64_t pl_max_tp_of_user(long long v)
  * and only cuts of all devices are offered */
 #define PL_REPLICAS_AUTO_DEVICES 8
 
-enum { PL_OVERLAP_GRAD = 1, PL_OVERLAP_TP = 2 };
+enum { PL_OVERLAP_GRAD = 1, PL_OVERLAP_TP = 2, PL_OVERLAP_PARAM = 4 };
+
+/* The compute's slowdown while a collective runs beside it (NCCL's kernels
+ * take SMs and memory bandwidth): 18.9 %, the mean that Lee et al. 2025
+ * ("Characterizing Compute-Communication Overlap in GPU-Accelerated
+ * Distributed Deep Learning", arXiv:2507.03114) measured over GPT and LLaMA
+ * training on A100, H100, MI250 and MI210 (docs/cost-model.md, "Parameter
+ * all-gathers overlapped with the compute"). */
+#define PL_OVERLAP_SLOWDOWN 0.189
 
 /* The gradient bucket of an overlapped reduction: PyTorch DDP's default
  * bucket_cap_mb of 25 MiB. The last bucket cannot overlap anything. */
@@ -295,6 +307,8 @@ typedef struct pl_jobshare {
 	double mb_bwd_s;               /* of mb_compute_s: the backward (and a recompute) */
 	double step_reduce_s;          /* of step_comm_s: the gradient reduction */
 	double grad_bytes;             /* what it reduces once a step */
+	double mb_gather_s;            /* of mb_comm_s: ZeRO-3's gathers, forward and backward */
+	double step_gather_s; /* of step_comm_s: ZeRO-1/2's all-gather of updated weights */
 } pl_jobshare;
 void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out);
 /* Folds parts into a node cost under the problem's job for op (its recompute

@@ -59,6 +59,16 @@ double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t
 	                        pl_stage_link(stage_devices, devices_per_node, to_stage));
 }
 
+double pl_overlap_exposed(double c, double first, double hide, double slow)
+{
+	if (!(c > 0))
+		return c;
+	first = fmin(fmax(first, 0), c);
+	/* first + max(rest - hide, rest slow / (1 + slow)), as written so that
+	 * slow = 0 is the gradient reduction's max(c - hide, first) exactly */
+	return fmax(c - hide, first + (c - first) * slow / (1 + slow));
+}
+
 double pl_job_exposed_reduce(const pl_stagecost *s, int overlap)
 {
 	double r = s->step_reduce_s;
@@ -66,7 +76,29 @@ double pl_job_exposed_reduce(const pl_stagecost *s, int overlap)
 		return r;
 	double last =
 	    s->grad_bytes > PL_GRAD_BUCKET_BYTES ? r * PL_GRAD_BUCKET_BYTES / s->grad_bytes : r;
-	return fmax(r - s->mb_bwd_s, last);
+	return pl_overlap_exposed(r, last, s->mb_bwd_s, 0);
+}
+
+double pl_job_exposed_step(const pl_stagecost *s, int overlap)
+{
+	double u = s->step_comm_s - s->step_reduce_s + pl_job_exposed_reduce(s, overlap);
+	if (!(overlap & PL_OVERLAP_PARAM) || !(s->step_gather_s > 0))
+		return u;
+	return u - s->step_gather_s +
+	       pl_overlap_exposed(s->step_gather_s, s->step_gather_first_s,
+	                          s->mb_compute_s - s->mb_bwd_s, PL_OVERLAP_SLOWDOWN);
+}
+
+double pl_job_exposed_mb(const pl_stagecost *s, int overlap)
+{
+	double g = s->mb_gather_s;
+	if (!(overlap & PL_OVERLAP_PARAM) || !(g > 0))
+		return s->mb_comm_s;
+	/* half of each op's gathers in either pass */
+	return s->mb_comm_s - g +
+	       pl_overlap_exposed(g / 2, s->gather_first_s, s->mb_compute_s - s->mb_bwd_s,
+	                          PL_OVERLAP_SLOWDOWN) +
+	       pl_overlap_exposed(g / 2, s->gather_last_s, s->mb_bwd_s, PL_OVERLAP_SLOWDOWN);
 }
 
 void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
@@ -77,9 +109,9 @@ void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batche
 		v = 1;
 	double sum = 0, tmax = -1, umax = 0;
 	for (int s = 0; s < stages; s++) {
-		double t = st[s].mb_compute_s + st[s].mb_comm_s + (double)(v - 1) * st[s].p2p_s;
-		double u = st[s].step_compute_s + st[s].step_comm_s - st[s].step_reduce_s +
-		           pl_job_exposed_reduce(&st[s], overlap);
+		double t = st[s].mb_compute_s + pl_job_exposed_mb(&st[s], overlap) +
+		           (double)(v - 1) * st[s].p2p_s;
+		double u = st[s].step_compute_s + pl_job_exposed_step(&st[s], overlap);
 		sum += t;
 		if (t > tmax) {
 			tmax = t;
@@ -95,8 +127,8 @@ void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batche
 	const pl_stagecost *b = &st[out->bottleneck];
 	out->compute_s = m * b->mb_compute_s + b->step_compute_s;
 	out->optimizer_s = b->step_compute_s;
-	out->comm_s = m * (b->mb_comm_s + (double)(v - 1) * b->p2p_s) + b->step_comm_s -
-	              b->step_reduce_s + pl_job_exposed_reduce(b, overlap);
+	out->comm_s = m * (pl_job_exposed_mb(b, overlap) + (double)(v - 1) * b->p2p_s) +
+	              pl_job_exposed_step(b, overlap);
 	out->bubble_s = out->step_s - out->compute_s - out->comm_s;
 	if (out->bubble_s < 0)
 		out->bubble_s = 0;
@@ -116,6 +148,17 @@ void pl_job_op_cost(const pl_problem *p, int o, const int64_t *split, pl_stageco
 	acc->mb_bwd_s += js.mb_bwd_s;
 	acc->step_reduce_s += js.step_reduce_s;
 	acc->grad_bytes += js.grad_bytes;
+	if (js.mb_gather_s > 0) {
+		if (!(acc->mb_gather_s > 0))
+			acc->gather_first_s = js.mb_gather_s / 2;
+		acc->gather_last_s = js.mb_gather_s / 2;
+		acc->mb_gather_s += js.mb_gather_s;
+	}
+	if (js.step_gather_s > 0) {
+		if (!(acc->step_gather_s > 0))
+			acc->step_gather_first_s = js.step_gather_s;
+		acc->step_gather_s += js.step_gather_s;
+	}
 	acc->mem_bytes += js.state_bytes;
 	*act += js.act_bytes;
 }
@@ -185,7 +228,8 @@ void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
 			                m * v * (p->g->tensors[ed->tensor].requires_grad ? 2 : 1));
 		}
 	}
-	out->hidden_s = sc.step_reduce_s - pl_job_exposed_reduce(&sc, p->job.overlap) + tp_hidden;
+	out->hidden_s = sc.step_comm_s - pl_job_exposed_step(&sc, p->job.overlap) +
+	                m * (sc.mb_comm_s - pl_job_exposed_mb(&sc, p->job.overlap)) + tp_hidden;
 }
 
 /* What pricing a plan finds that its schedule (chunks per device) does not
@@ -421,8 +465,7 @@ static double forward_need(const pl_problem *p, int o, const double *home)
  * max(2, ...) buffers, PipelineScheduleTrain.required_buffer_count): the
  * outputs of the micro-batch in its backward and of the one before it are
  * live all through it and through the next forward. */
-static double buffered_outputs(const pl_problem *p, int64_t *const *splits, const int *stage,
-                               int s)
+static double buffered_outputs(const pl_problem *p, int64_t *const *splits, const int *stage, int s)
 {
 	const pl_graph *g = p->g;
 	if (!p->c->output_buffered)
@@ -444,7 +487,8 @@ static double buffered_outputs(const pl_problem *p, int64_t *const *splits, cons
 				continue;
 			pl_layout l; /* as the loss reads it: gathered, if it gathers */
 			pl_op_input_layout(g, op, splits[o], p->devices, i, &l);
-			held += (copies - (p->kept && p->kept[t] ? 1 : 0)) * pl_layout_local_bytes(&l);
+			held +=
+			    (copies - (p->kept && p->kept[t] ? 1 : 0)) * pl_layout_local_bytes(&l);
 		}
 	}
 	return held;

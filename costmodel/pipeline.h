@@ -23,6 +23,13 @@ typedef struct pl_stagecost {
 	double mb_bwd_s;                    /* of mb_compute_s: the backward */
 	double step_reduce_s;               /* of step_comm_s: the gradient reduction */
 	double grad_bytes;                  /* the gradients it reduces */
+	/* of mb_comm_s, ZeRO-3's parameter gathers of a micro-batch; of them the
+	 * forward's first (its first op's with params) and the backward's first
+	 * (its last op's), which nothing runs beside */
+	double mb_gather_s, gather_first_s, gather_last_s;
+	/* of step_comm_s, ZeRO-1/2's all-gather of the updated weights; of it
+	 * the first op's, which the next forward needs before anything runs */
+	double step_gather_s, step_gather_first_s;
 } pl_stagecost;
 
 typedef struct pl_jobcost {
@@ -139,9 +146,24 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
  * t_s with v times its sends */
 void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
                     int overlap, pl_jobcost *out);
+/* Of c seconds of a collective run beside `hide` seconds of compute, what
+ * the step still waits for: `first` (its part nothing runs beside), the
+ * rest's excess over the compute, and at least the rest's slowdown of that
+ * compute at `slow` (the compute takes 1 + slow times as long while the
+ * collective runs):
+ *   first + max(rest - hide, rest * slow / (1 + slow)),  rest = c - first */
+double pl_overlap_exposed(double c, double first, double hide, double slow);
 /* The part of a stage's gradient reduction left exposed: all of it, or with
  * overlap what the last micro-batch's backward cannot hide, and never less
  * than its last bucket (PL_GRAD_BUCKET_BYTES of grad_bytes). */
 double pl_job_exposed_reduce(const pl_stagecost *s, int overlap);
+/* What a stage's once-a-step communication (step_comm_s) and one
+ * micro-batch's (mb_comm_s) leave exposed under overlap: the gradient
+ * reduction as above; with PL_OVERLAP_PARAM, ZeRO-1/2's all-gather of the
+ * updated weights beside the next step's first forward and ZeRO-3's
+ * gathers beside the forward and the backward (pl_overlap_exposed at
+ * PL_OVERLAP_SLOWDOWN, each pass's first op's gather exposed). */
+double pl_job_exposed_step(const pl_stagecost *s, int overlap);
+double pl_job_exposed_mb(const pl_stagecost *s, int overlap);
 
 #endif

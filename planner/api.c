@@ -152,6 +152,7 @@ enum {
 	K_SEQ_PARALLEL,
 	K_OVERLAP,
 	K_TP_OVERLAP,
+	K_PARAM_OVERLAP,
 	K_MAX_TP,
 	K_FRAMEWORK,
 	K_GEMM_DTYPE,
@@ -195,6 +196,7 @@ static const struct key {
     [K_SEQ_PARALLEL] = {"use_seq_parallel", NULL, is_bool, "true or false"},
     [K_OVERLAP] = {"overlap_grad_reduce", "false", is_bool, "true or false"},
     [K_TP_OVERLAP] = {"tp_comm_overlap", "false", is_bool, "true or false"},
+    [K_PARAM_OVERLAP] = {"overlap_param_gather", "false", is_bool, "true or false"},
     [K_MAX_TP] = {"max_tensor_parallel", NULL, is_index,
                   "an integer >= 0 (the most devices an op's tensor-parallel cut spans; 0: any)"},
     [K_FRAMEWORK] = {"framework", NULL, is_framework,
@@ -858,6 +860,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		jr.overlap = pl_dim_value(!strcmp(get(ctx, K_OVERLAP), "true"));
 	if (ctx->val[K_TP_OVERLAP])
 		jr.tp_overlap = pl_dim_value(!strcmp(get(ctx, K_TP_OVERLAP), "true"));
+	if (ctx->val[K_PARAM_OVERLAP])
+		jr.param_overlap = pl_dim_value(!strcmp(get(ctx, K_PARAM_OVERLAP), "true"));
 	if (ctx->val[K_MAX_TP])
 		pl_dim_parse(get(ctx, K_MAX_TP), 0, 1LL << 62, &jr.max_tp);
 	if (ctx->val[K_SEQ_PARALLEL])
@@ -873,14 +877,15 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		pl_err_prefix(&ctx->err, "set_auto_parallel_context");
 		goto done;
 	}
-	/* a framework's pricing defaults (as search --framework), overlap_grad_reduce
-	 * and tp_comm_overlap set kept */
+	/* a framework's pricing defaults (as search --framework), overlap_grad_reduce,
+	 * tp_comm_overlap and overlap_param_gather set kept */
 	if (ctx->val[K_FRAMEWORK] &&
-	    (st =
-	         pl_export_defaults(ctx->val[K_FRAMEWORK],
-	                            (ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0) |
-	                                (ctx->val[K_TP_OVERLAP] ? 1u << PL_FW_PRICE_TP_OVERLAP : 0),
-	                            &cl, &jr, &fw_defaults, &ctx->err)))
+	    (st = pl_export_defaults(
+	         ctx->val[K_FRAMEWORK],
+	         (ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0) |
+	             (ctx->val[K_TP_OVERLAP] ? 1u << PL_FW_PRICE_TP_OVERLAP : 0) |
+	             (ctx->val[K_PARAM_OVERLAP] ? 1u << PL_FW_PRICE_PARAM_OVERLAP : 0),
+	         &cl, &jr, &fw_defaults, &ctx->err)))
 		goto done;
 	st = ctx->val[K_FRAMEWORK]
 	         ? pl_export_search(g, &cl, &po, &jr, ctx->val[K_FRAMEWORK], &ck, NULL, &ctx->err)

@@ -446,6 +446,8 @@ static void add_pipeline(cJSON *root, const pl_graph *g, const pl_ckpt_info *inf
 		cJSON_AddBoolToObject(pp, "overlap_grad_reduce", info->overlap & PL_OVERLAP_GRAD);
 		if (info->overlap & PL_OVERLAP_TP)
 			cJSON_AddBoolToObject(pp, "tp_comm_overlap", 1);
+		if (info->overlap & PL_OVERLAP_PARAM)
+			cJSON_AddBoolToObject(pp, "overlap_param_gather", 1);
 		if (info->seq_parallel != PL_SEQ_PAR_AUTO)
 			cJSON_AddBoolToObject(pp, "sequence_parallel",
 			                      info->seq_parallel == PL_SEQ_PAR_ON);
@@ -935,6 +937,13 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 			                  where);
 		if (cJSON_IsTrue(tov))
 			*overlap |= PL_OVERLAP_TP;
+		const cJSON *pov = cJSON_GetObjectItemCaseSensitive(pp, "overlap_param_gather");
+		if (pov && !cJSON_IsBool(pov))
+			return pl_err_set(
+			    err, PL_EINVAL,
+			    "%s: pipeline.overlap_param_gather: expected true or false", where);
+		if (cJSON_IsTrue(pov))
+			*overlap |= PL_OVERLAP_PARAM;
 	}
 	int r = get_count(root, "optimizer_shard", 0, 3, &v);
 	if (r < 0)

@@ -27,7 +27,7 @@ typedef struct pl_ckpt_info {
 	 * mesh_devices = devices / stages; per-op stage and recompute flags */
 	int64_t stages, micro_batches, mesh_devices;
 	int64_t virtual_stages; /* model chunks per device (interleaved 1F1B); 0, 1: plain */
-	int overlap;            /* the gradient reduction overlapped with the backward */
+	int overlap;            /* PL_OVERLAP_* bits the plan is priced with */
 	int seq_parallel;       /* the search's sequence parallelism (PL_SEQ_PAR_*) */
 	int zero;
 	const int *op_stage;

@@ -134,14 +134,27 @@ static const char *const price_option[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_BATCH_NORM] = "--batch-norm",
     [PL_FW_PRICE_OVERLAP] = "--overlap-grad-reduce",
     [PL_FW_PRICE_TP_OVERLAP] = "--tp-comm-overlap",
+    [PL_FW_PRICE_PARAM_OVERLAP] = "--overlap-param-gather",
 };
 static const char *const price_key[PL_FW_PRICE_COUNT] = {
-    [PL_FW_PRICE_ATTENTION] = "attention_kernel",  [PL_FW_PRICE_LOSS] = "loss_kernel",
-    [PL_FW_PRICE_LOSS_PARALLEL] = "loss_parallel", [PL_FW_PRICE_GRAD_DTYPE] = "grad_dtype",
-    [PL_FW_PRICE_NORM] = "norm_kernel",            [PL_FW_PRICE_BATCH_NORM] = "batch_norm",
+    [PL_FW_PRICE_ATTENTION] = "attention_kernel",
+    [PL_FW_PRICE_LOSS] = "loss_kernel",
+    [PL_FW_PRICE_LOSS_PARALLEL] = "loss_parallel",
+    [PL_FW_PRICE_GRAD_DTYPE] = "grad_dtype",
+    [PL_FW_PRICE_NORM] = "norm_kernel",
+    [PL_FW_PRICE_BATCH_NORM] = "batch_norm",
     [PL_FW_PRICE_OVERLAP] = "overlap_grad_reduce",
     [PL_FW_PRICE_TP_OVERLAP] = "tp_comm_overlap",
+    [PL_FW_PRICE_PARAM_OVERLAP] = "overlap_param_gather",
 };
+
+/* the switches that are the job's (pl_job_request), not the cluster's: the
+ * checkpoint's pipeline block states them */
+static int job_switch(int i)
+{
+	return i == PL_FW_PRICE_OVERLAP || i == PL_FW_PRICE_TP_OVERLAP ||
+	       i == PL_FW_PRICE_PARAM_OVERLAP;
+}
 
 /* What each framework runs when its configuration does not say, at the
  * version fws[] names: the option's value, NULL where the framework has no
@@ -153,36 +166,40 @@ static const char *const price_key[PL_FW_PRICE_COUNT] = {
  * Hopper and later, FlashAttention-2 before (te_attention). The source of
  * each is in docs/cost-model.md, "Pricing defaults of --framework". */
 static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
-    /* arguments.py: --cross-entropy-loss-fusion and --overlap-grad-reduce
-     * are store_true; validate_args forces fp32 gradient accumulation for
-     * bf16; TE's LayerNorm/RMSNorm; vocab_parallel_cross_entropy; its DDP
-     * leaves BatchNorm local */
-    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "local", "off", NULL},
+    /* arguments.py: --cross-entropy-loss-fusion, --overlap-grad-reduce and
+     * --overlap-param-gather are store_true; validate_args forces fp32
+     * gradient accumulation for bf16; TE's LayerNorm/RMSNorm;
+     * vocab_parallel_cross_entropy; its DDP leaves BatchNorm local */
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "local", "off", NULL, "off"},
     /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
      * config): Transformer Engine, cross_entropy_loss_fusion True,
-     * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True */
-    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "local", "on", NULL},
+     * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True,
+     * ddp.overlap_param_gather True */
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "local", "on", NULL, "on"},
     /* job_config.py: loss parallel unless disable_loss_parallel,
      * mixed_precision_reduce float32; its loss is cross_entropy on
      * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
-     * backward; BatchNorm stays local (no SyncBatchNorm) */
-    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "local", "on", NULL},
-    /* zero/config.py: overlap_comm False (ZeRO 0-2); the engine converts
-     * no BatchNorm; the rest is the model's code */
-    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "local", "off", NULL},
+     * backward, and FSDP2 all-gathers the next module's weights on its own
+     * stream ahead of use (fully_shard's implicit prefetch); BatchNorm stays
+     * local (no SyncBatchNorm) */
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "local", "on", NULL, "on"},
+    /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
+     * the updated weights runs in the step); the engine converts no
+     * BatchNorm; the rest is the model's code */
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "local", "off", NULL, "off"},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms; DeepSpeed's overlap_comm False */
-    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "local", "off", NULL},
-    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "local", "off", NULL, "off"},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 /* Transformer Engine's attention on the cluster's GPU (compute capability
  * 9.0 and later: Hopper H100/H200/H800/H20, Blackwell B100/B200/GB200) */
 static const char *te_attention(const pl_cluster *cl)
 {
-	static const char *const hopper[] = {"H100", "H200", "H800", "H20", "GH200", "B100",
-	                                     "B200", "GB200", "B300"};
+	static const char *const hopper[] = {"H100", "H200", "H800",  "H20", "GH200",
+	                                     "B100", "B200", "GB200", "B300"};
 	for (size_t i = 0; i < sizeof hopper / sizeof *hopper; i++)
 		if (strstr(cl->device_name, hopper[i]))
 			return "cudnn";
@@ -208,8 +225,10 @@ static const struct fw_price_key {
     {FW_MEGATRON, PL_FW_PRICE_TP_OVERLAP, "--tp-comm-overlap", 1, "on", "off"},
     {FW_NEMO, PL_FW_PRICE_OVERLAP, "ddp.overlap_grad_reduce", 0, "on", "off"},
     {FW_NEMO, PL_FW_PRICE_TP_OVERLAP, "model.tp_comm_overlap", 0, "on", "off"},
-    {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0,
-     "gathered", "vocab"},
+    {FW_MEGATRON, PL_FW_PRICE_PARAM_OVERLAP, "--overlap-param-gather", 1, "on", "off"},
+    {FW_NEMO, PL_FW_PRICE_PARAM_OVERLAP, "ddp.overlap_param_gather", 0, "on", "off"},
+    {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0, "gathered",
+     "vocab"},
     {FW_TORCHTITAN, PL_FW_PRICE_TP_OVERLAP, "parallelism.enable_async_tensor_parallel", 0, "on",
      "off"},
 };
@@ -251,6 +270,8 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 			jr->overlap = pl_dim_value(!strcmp(v, "on"));
 		else if (i == PL_FW_PRICE_TP_OVERLAP)
 			jr->tp_overlap = pl_dim_value(!strcmp(v, "on"));
+		else if (i == PL_FW_PRICE_PARAM_OVERLAP)
+			jr->param_overlap = pl_dim_value(!strcmp(v, "on"));
 		else
 			st = set[i](cl, v, price_option[i], err);
 		if (st || !cJSON_AddStringToObject(o, price_key[i], v)) {
@@ -315,8 +336,8 @@ static int whole_heads(const pl_graph *g, const cJSON *ck, pl_err *err)
 			pl_err_set(err, PL_EINFEASIBLE,
 			           "%s cuts %s (%lld head%s of %lld) %lld ways: a tensor-parallel "
 			           "rank holds whole heads in every framework (heads / tp)",
-			           op->name, in->name, (long long)n, n == 1 ? "" : "s", (long long)d,
-			           (long long)c);
+			           op->name, in->name, (long long)n, n == 1 ? "" : "s",
+			           (long long)d, (long long)c);
 			return 0;
 		}
 	}
@@ -360,8 +381,9 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 	st = PL_EINFEASIBLE;
 	const cJSON *alt;
 	int k = 0;
-	cJSON_ArrayForEach (alt, cJSON_GetObjectItemCaseSensitive(
-	                             cJSON_GetObjectItemCaseSensitive(all, "search"), "alternatives")) {
+	cJSON_ArrayForEach (
+	    alt, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(all, "search"),
+	                                          "alternatives")) {
 		if (k++ == 0) /* the plan just refused */
 			continue;
 		pl_job_request q = *r;
@@ -370,7 +392,8 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		q.micro_batch_size = (pl_dim){0};
 		q.virtual_stages = pl_dim_value((long long)pl_json_num(alt, "virtual_stages", 1));
 		q.zero = pl_dim_value((long long)pl_json_num(alt, "optimizer_shard", 0));
-		const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(alt, "recompute"));
+		const char *rc =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(alt, "recompute"));
 		q.recompute = pl_dim_value(rc && !strcmp(rc, "full")        ? PL_RECOMPUTE_FULL
 		                           : rc && !strcmp(rc, "selective") ? PL_RECOMPUTE_SELECTIVE
 		                                                            : PL_RECOMPUTE_NONE);
@@ -511,20 +534,20 @@ enum { PREC_FP32, PREC_BF16, PREC_FP16 };
 /* A job's configuration in uniform degrees: what a plan says, or what a
  * framework's configuration says. */
 typedef struct fw_config {
-	int64_t devices;             /* 0: unknown (a configuration read) */
-	int64_t dp;                  /* 0: what is left of the devices */
-	int64_t tp, pp, cp, ep, vp;  /* >= 1 */
-	int64_t mbs, gbs;            /* per data-parallel rank; the step's; 0: unknown */
-	int zero, recompute;         /* ZeRO level; PL_RECOMPUTE_* */
-	int sp;                      /* sequence parallel: 1, 0, -1 not said */
-	int precision;               /* PREC_*; -1 not said */
-	int fp8;                     /* the linear layers' GEMMs in FP8: 1, 0, -1 not said */
-	int vocab_emb_dp;            /* embedding replicated over tp (not cut) */
-	int64_t layers;              /* repeated layers, 0: unknown */
-	int64_t *stage;              /* layers of each pipeline stage (pp; owned), or NULL */
-	int64_t first, last;         /* first and last stage layers as read; -1: even */
-	int64_t tt_first, tt_last;   /* torchtitan's *_stage_less_layers as read; -1 */
-	int64_t seq;                 /* sequence length, 0: unknown */
+	int64_t devices;            /* 0: unknown (a configuration read) */
+	int64_t dp;                 /* 0: what is left of the devices */
+	int64_t tp, pp, cp, ep, vp; /* >= 1 */
+	int64_t mbs, gbs;           /* per data-parallel rank; the step's; 0: unknown */
+	int zero, recompute;        /* ZeRO level; PL_RECOMPUTE_* */
+	int sp;                     /* sequence parallel: 1, 0, -1 not said */
+	int precision;              /* PREC_*; -1 not said */
+	int fp8;                    /* the linear layers' GEMMs in FP8: 1, 0, -1 not said */
+	int vocab_emb_dp;           /* embedding replicated over tp (not cut) */
+	int64_t layers;             /* repeated layers, 0: unknown */
+	int64_t *stage;             /* layers of each pipeline stage (pp; owned), or NULL */
+	int64_t first, last;        /* first and last stage layers as read; -1: even */
+	int64_t tt_first, tt_last;  /* torchtitan's *_stage_less_layers as read; -1 */
+	int64_t seq;                /* sequence length, 0: unknown */
 	/* the pricing switches (PL_FW_PRICE_*) as the options take them: the
 	 * plan's (its cluster block, pipeline.overlap_grad_reduce) or what a
 	 * configuration states; NULL: not said */
@@ -611,7 +634,7 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 	    cJSON_GetObjectItemCaseSensitive(cl, "description"), "device");
 	for (int i = 0; i < PL_FW_PRICE_COUNT; i++)
 		c->price[i] =
-		    i == PL_FW_PRICE_OVERLAP || i == PL_FW_PRICE_TP_OVERLAP
+		    job_switch(i)
 		        ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pipe, price_key[i]))
 		               ? "on"
 		               : "off")
@@ -1124,8 +1147,8 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 	if (c->fp8 > 0) /* Transformer Engine's delayed scaling, E4M3 forward, E5M2 gradients */
 		arg(o, "--fp8-format", "hybrid");
 	if (!mds) { /* how the plan was priced, where Megatron-LM's arguments say it */
-		for (size_t j = 0; c->price[PL_FW_PRICE_ATTENTION] &&
-		                   j < sizeof mg_backend / sizeof *mg_backend;
+		for (size_t j = 0;
+		     c->price[PL_FW_PRICE_ATTENTION] && j < sizeof mg_backend / sizeof *mg_backend;
 		     j++)
 			if (!strcmp(c->price[PL_FW_PRICE_ATTENTION], mg_backend[j][1])) {
 				arg(o, "--attention-backend", mg_backend[j][0]);
@@ -2186,8 +2209,9 @@ static const char *const cost_from_help =
     "Data parallel is what the devices leave where the configuration does not\n"
     "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
     "--loss-parallel, --grad-dtype, --norm-kernel, --batch-norm,\n"
-    "--overlap-grad-reduce) are what the configuration states, else the framework's\n"
-    "defaults, as search --framework prices; an option given wins. Other options go\n"
+    "--overlap-grad-reduce, --tp-comm-overlap, --overlap-param-gather) are what the\n"
+    "configuration states, else the framework's defaults, as search --framework\n"
+    "prices; an option given wins. Other options go\n"
     "to the search (and cost's to cost).\n"
     "\n"
     "examples:\n"
@@ -2268,7 +2292,7 @@ typedef struct from_args {
 	const char *fwname, *src, *model, *keep;
 	char **sv, **cv; /* search's and cost's arguments */
 	int ns, nc;
-	char nums[16][24]; /* the degrees' numbers, as arguments */
+	char nums[16][24];  /* the degrees' numbers, as arguments */
 	char scratch[4200]; /* the plan's scratch file ("": none) */
 } from_args;
 
@@ -2302,8 +2326,8 @@ static int from_split(int argc, char **argv, from_args *f)
 		}
 		if (!strcmp(a, "--strategy") || !strncmp(a, "--strategy=", 11) ||
 		    !strcmp(a, "--json"))
-			return pl_cli_usage("cost", "%s with --from: the plan is the configuration's",
-			                    a);
+			return pl_cli_usage("cost",
+			                    "%s with --from: the plan is the configuration's", a);
 		if (a[0] != '-' && !f->model) {
 			f->model = a;
 			continue;
@@ -2326,8 +2350,8 @@ static int from_split(int argc, char **argv, from_args *f)
 
 /* The configuration (framework fw): a file, or (arguments) the text itself,
  * read into c; *where names it */
-static pl_status from_read(int fw, const char *src, const char **where, char **text,
-                           pl_fw_kvs *kvs, fw_config *c, pl_err *err)
+static pl_status from_read(int fw, const char *src, const char **where, char **text, pl_fw_kvs *kvs,
+                           fw_config *c, pl_err *err)
 {
 	size_t len = 0;
 	pl_status st;
@@ -2437,7 +2461,7 @@ static void from_pricing(from_args *f, int fw, const fw_config *c, int argc, cha
 			v = "none";
 		f->sv[f->ns++] = (char *)price_option[i];
 		f->sv[f->ns++] = (char *)v;
-		if (i != PL_FW_PRICE_OVERLAP && i != PL_FW_PRICE_TP_OVERLAP) {
+		if (!job_switch(i)) {
 			f->cv[f->nc++] = (char *)price_option[i];
 			f->cv[f->nc++] = (char *)v;
 		}
@@ -2508,8 +2532,8 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 		goto done;
 	}
 	if (!f.src || !f.model) {
-		rc = pl_cli_usage("cost", "--from %s: expected MODEL and a FILE or ARGS%s", f.fwname,
-		                  "");
+		rc = pl_cli_usage("cost", "--from %s: expected MODEL and a FILE or ARGS%s",
+		                  f.fwname, "");
 		goto done;
 	}
 	const char *where;

@@ -298,8 +298,9 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 #define VALUE(d) ((d).how == PL_GIVEN_VALUE)
 	int given = r->all || GIVEN(r->stages) || GIVEN(r->micro_batches) || GIVEN(r->zero) ||
 	            GIVEN(r->recompute) || GIVEN(r->micro_batch_size) || GIVEN(r->virtual_stages) ||
-	            GIVEN(r->overlap) || GIVEN(r->tp_overlap) || GIVEN(r->dp) || GIVEN(r->tp) ||
-	            GIVEN(r->cp) || GIVEN(r->ep) || GIVEN(r->seq_parallel);
+	            GIVEN(r->overlap) || GIVEN(r->tp_overlap) || GIVEN(r->param_overlap) ||
+	            GIVEN(r->dp) || GIVEN(r->tp) || GIVEN(r->cp) || GIVEN(r->ep) ||
+	            GIVEN(r->seq_parallel);
 	if (VALUE(r->micro_batch_size) && VALUE(r->micro_batches))
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s and %s both fix the micro-batches; give one of them",
@@ -354,7 +355,8 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 	    .micro_batch_size = pl_dim_or(r->micro_batch_size, PL_AUTO),
 	    .virtual_stages = pl_dim_or(r->virtual_stages, PL_AUTO),
 	    .overlap = (pl_dim_or(r->overlap, 0) > 0 ? PL_OVERLAP_GRAD : 0) |
-	               (pl_dim_or(r->tp_overlap, 0) > 0 ? PL_OVERLAP_TP : 0),
+	               (pl_dim_or(r->tp_overlap, 0) > 0 ? PL_OVERLAP_TP : 0) |
+	               (pl_dim_or(r->param_overlap, 0) > 0 ? PL_OVERLAP_PARAM : 0),
 	    .max_tp = max_tp,
 	    .replicas = replicas,
 	    .layer_cuts = (int)pl_dim_or(r->layer_cuts, 0),

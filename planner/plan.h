@@ -73,6 +73,9 @@ typedef struct pl_job_request {
 	/* a linear layer's tensor-parallel collectives overlapped with its
 	 * GEMMs (--tp-comm-overlap): 0 or 1 */
 	pl_dim tp_overlap;
+	/* parameter all-gathers overlapped with the compute
+	 * (--overlap-param-gather): 0 or 1 */
+	pl_dim param_overlap;
 	/* sequence parallelism: 1 on, 0 off (norms and dropouts replicated over
 	 * the tensor-parallel ranks), not given or auto: the search chooses
 	 * (pl_degrees.seq_parallel) */

@@ -172,6 +172,9 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             layer's tensor-parallel all-gathers and
  *                             reduce-scatters overlapped with its GEMMs
  *                             (search --tp-comm-overlap)
+ *   overlap_param_gather      true | false (default false): parameter
+ *                             all-gathers run ahead of use beside the
+ *                             compute (search --overlap-param-gather)
  *   max_tensor_parallel       N >= 0: the most devices one op's tensor cut
  *                             spans (0: any; default one node's devices
  *                             where the mesh spans nodes)

@@ -1876,14 +1876,15 @@ static pl_status assemble(jobrun *s)
 		                            : "bounded (best bound first)",
 		              100 * out->gap, out->bound_s);
 	if (jo->overlap && n > 0 && (size_t)n < sizeof out->why)
-		n += snprintf(out->why + n, sizeof out->why - (size_t)n,
-		              "; plans are ranked without the %s overlap, and "
-		              "the chosen one is priced with it",
-		              jo->overlap == PL_OVERLAP_GRAD ? "gradient reduction's"
-		              : jo->overlap == PL_OVERLAP_TP
-		                  ? "tensor-parallel collectives'"
-		                  : "gradient reduction's and tensor-parallel "
-		                    "collectives'");
+		n += snprintf(
+		    out->why + n, sizeof out->why - (size_t)n,
+		    "; plans are ranked without the %s%s%s%s%s overlap, and "
+		    "the chosen one is priced with it",
+		    jo->overlap & PL_OVERLAP_GRAD ? "gradient reduction's" : "",
+		    jo->overlap & PL_OVERLAP_GRAD && jo->overlap & ~PL_OVERLAP_GRAD ? " and " : "",
+		    jo->overlap & PL_OVERLAP_TP ? "tensor-parallel collectives'" : "",
+		    jo->overlap & PL_OVERLAP_TP && jo->overlap & PL_OVERLAP_PARAM ? " and " : "",
+		    jo->overlap & PL_OVERLAP_PARAM ? "parameter all-gathers'" : "");
 	/* the simpler plan kept: the least step a plan with pipeline stages, ZeRO
 	 * or recompute may have (the best one found, or a point's lower bound that
 	 * only the preference's margin kept from being planned) */

@@ -31,7 +31,8 @@ typedef struct pl_job_opts {
 	 * left); ep divides dp x cp. */
 	pl_degrees degrees;
 	/* PL_OVERLAP_GRAD: gradient reduction overlapped with the backward;
-	 * PL_OVERLAP_TP: tensor-parallel collectives with the GEMMs */
+	 * PL_OVERLAP_TP: tensor-parallel collectives with the GEMMs;
+	 * PL_OVERLAP_PARAM: parameter all-gathers ahead of use beside the compute */
 	int overlap;
 	/* the most devices one op's model-parallel cut spans (pl_job.max_tp): a
 	 * count, PL_MAX_TP_NODE one node's where a stage's mesh spans nodes,

@@ -68,6 +68,7 @@ const pl_cli_option pl_cli_options[] = {
     VAL("virtual-stages", OPT_VS, PL_CMD_SEARCH),
     VAL("overlap-grad-reduce", OPT_OVERLAP, PL_CMD_SEARCH),
     VAL("tp-comm-overlap", OPT_TP_OVERLAP, PL_CMD_SEARCH),
+    VAL("overlap-param-gather", OPT_PARAM_OVERLAP, PL_CMD_SEARCH),
     VAL("sequence-parallel", OPT_SP, PL_CMD_SEARCH),
     VAL("max-tp", OPT_MAX_TP, PL_CMD_SEARCH | PL_CMD_STRATEGIES),
     VAL("replicate", OPT_REPLICATE, PL_CMD_SEARCH),

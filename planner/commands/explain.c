@@ -54,6 +54,15 @@ static void comm_row_name(int r, char *buf, size_t n)
 
 /* explain: where the communication goes (the bottleneck stage's, per device
  * a step) and, for a pipelined plan, every stage's memory by category */
+/* whether the plan hides collectives beside the compute (the tensor-parallel
+ * ones or the parameter gathers), not only behind the backward */
+static int beside_compute(const cJSON *ck)
+{
+	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pp, "tp_comm_overlap")) ||
+	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pp, "overlap_param_gather"));
+}
+
 static void print_comm_memory(const cJSON *ck, FILE *out)
 {
 	double sec[PL_COMM_ROWS], bytes[PL_COMM_ROWS], hidden;
@@ -75,11 +84,8 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 		}
 		if (hidden > 0)
 			fprintf(out, "  %-27s %12.6f\n",
-			        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-			            cJSON_GetObjectItemCaseSensitive(ck, "pipeline"),
-			            "tp_comm_overlap"))
-			            ? "hidden beside the compute"
-			            : "hidden behind the backward",
+			        beside_compute(ck) ? "hidden beside the compute"
+			                           : "hidden behind the backward",
 			        -hidden);
 		fprintf(out, "  %-27s %12.6f\n", "= communication",
 		        pl_json_num(cost, "communication_seconds", 0));

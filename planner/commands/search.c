@@ -111,6 +111,11 @@ static const char *const search_help =
     "                        scatters overlap its GEMMs in chunks (Transformer Engine's\n"
     "                        userbuffers: Megatron's --tp-comm-overlap, NeMo's\n"
     "                        ub_tp_comm_overlap; torchtitan's async TP); default off\n"
+    "  --overlap-param-gather on|off  parameter all-gathers run ahead of use beside the\n"
+    "                        compute: ZeRO-3's per-layer gathers prefetched (FSDP,\n"
+    "                        DeepSpeed's overlap_comm), ZeRO-1/2's updated weights\n"
+    "                        gathered during the next forward (Megatron's\n"
+    "                        --overlap-param-gather); default off\n"
     "  --sequence-parallel on|off|auto  with tensor parallelism, the ops that read\n"
     "                        no weight (norms, dropouts, residual adds): on cuts them\n"
     "                        over the tensor-parallel ranks (Megatron's --sequence-\n"
@@ -637,10 +642,13 @@ static int job_option(int ch, const char *arg, const char *name, pl_job_request 
 			                    arg);
 		return 0;
 	case OPT_TP_OVERLAP:
+	case OPT_PARAM_OVERLAP:
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
-			return pl_cli_usage("search", "--tp-comm-overlap %s: expected on or off",
-			                    arg);
-		jr->tp_overlap = pl_dim_value(!strcmp(arg, "on"));
+			return pl_cli_usage(
+			    "search", "--%s %s: expected on or off",
+			    ch == OPT_TP_OVERLAP ? "tp-comm-overlap" : "overlap-param-gather", arg);
+		*(ch == OPT_TP_OVERLAP ? &jr->tp_overlap : &jr->param_overlap) =
+		    pl_dim_value(!strcmp(arg, "on"));
 		return 0;
 	case OPT_OVERLAP:
 	case OPT_SP: return on_off_option(ch, arg, jr);
@@ -763,14 +771,16 @@ static int search_check(const search_args *s, int argc, pl_plan_opts *po)
 static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defaults, pl_err *err)
 {
 	const pl_cli_common *co = &s->co;
-	unsigned given = (co->attention ? 1u << PL_FW_PRICE_ATTENTION : 0) |
-	                 (co->loss ? 1u << PL_FW_PRICE_LOSS : 0) |
-	                 (co->loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
-	                 (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
-	                 (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
-	                 (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
-	                 (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |
-	                 (s->jr.tp_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_TP_OVERLAP : 0);
+	unsigned given =
+	    (co->attention ? 1u << PL_FW_PRICE_ATTENTION : 0) |
+	    (co->loss ? 1u << PL_FW_PRICE_LOSS : 0) |
+	    (co->loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
+	    (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
+	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
+	    (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
+	    (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |
+	    (s->jr.tp_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_TP_OVERLAP : 0) |
+	    (s->jr.param_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_PARAM_OVERLAP : 0);
 	return pl_export_defaults(s->framework, given, cl, &s->jr, defaults, err);
 }
 

@@ -907,6 +907,24 @@ check "--tp-comm-overlap on: the same plan, a shorter step, recorded and reprice
    [ "$("$PLANNER" cost "$G13" --strategy "$T/tov.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/tov.plan")" ] &&
    "$PLANNER" explain "$T/tov.plan" | grep -q "hidden beside the compute"'
 bad_combo "--tp-comm-overlap maybe" "expected on or off" --tp-comm-overlap maybe
+# --overlap-param-gather on: plans are ranked without it, so the plan is the one without; its step
+# is shorter by what the compute hides of ZeRO-3's per-micro-batch gathers (ZeRO 1: of the step's
+# all-gather of updated weights), which the checkpoint records, cost reprices and explain books
+pg_bad=""
+for z in 3 1; do
+  "$PLANNER" search "$G13" --cluster h100x8 --job --zero $z --pp 1 --overlap-param-gather on -o "$T/pg$z.plan" > /dev/null 2>&1
+  "$PLANNER" search "$G13" --cluster h100x8 --job --zero $z --pp 1 -o "$T/npg$z.plan" > /dev/null 2>&1
+  [ "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/pg$z.plan")" = "$(jq -c "[.parallel_strategy_item[].parallel_strategy]" "$T/npg$z.plan")" ] &&
+    awk -v a="$(jq .cost.step_seconds "$T/pg$z.plan")" -v b="$(jq .cost.step_seconds "$T/npg$z.plan")" "BEGIN { exit !(a < b) }" &&
+    [ "$(jq .pipeline.overlap_param_gather "$T/pg$z.plan")" = true ] &&
+    [ "$(jq .pipeline.overlap_param_gather "$T/npg$z.plan")" = null ] &&
+    [ "$(jq .search.optimal "$T/pg$z.plan")" = false ] &&
+    [ "$("$PLANNER" cost "$G13" --strategy "$T/pg$z.plan" | jq .step_seconds)" = "$(jq .cost.step_seconds "$T/pg$z.plan")" ] &&
+    "$PLANNER" explain "$T/pg$z.plan" | grep -q "hidden beside the compute" || pg_bad="$pg_bad [zero $z]"
+done
+check "--overlap-param-gather on (ZeRO 3 and 1): the same plan, a shorter step, recorded and repriced by cost${pg_bad}" \
+  '[ -z "$pg_bad" ]'
+bad_combo "--overlap-param-gather maybe" "expected on or off" --overlap-param-gather maybe
 # --sequence-parallel off (Megatron-LM without --sequence-parallel): the norms, residual adds and
 # the bias after the row-parallel product cut the batch over dp alone and are replicated over the
 # 4 tensor-parallel ranks, the MLP's GELU stays cut 4 ways; on: the same ops cut the sequence;
@@ -2266,17 +2284,18 @@ check "--framework with --top: exit 2 saying it plans alone" '[ $? -eq 2 ] && gr
 #     and an option given wins over the framework's default
 "$ZOO" gpt3-125m --layers 4 > "$T/fd.json"
 fd_bad=""
-# per framework: the cluster switches and --overlap-grad-reduce of its defaults (H100: Transformer
-# Engine's attention is cuDNN's on Hopper)
+# per framework: the cluster switches, --overlap-grad-reduce and --overlap-param-gather of its
+# defaults (H100: Transformer Engine's attention is cuDNN's on Hopper)
 declare -A fd_sw=(
-  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|off"
-  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|on"
-  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --batch-norm local|on"
-  [deepspeed]="--batch-norm local|off"
-  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --batch-norm local|off"
-  [mindformers]="|")
+  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|off|off"
+  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|on|on"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --batch-norm local|on|on"
+  [deepspeed]="--batch-norm local|off|off"
+  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --batch-norm local|off|off"
+  [mindformers]="||")
 for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
-  IFS='|' read -r sw ov <<< "${fd_sw[$fw]}"
+  IFS='|' read -r sw ov pg <<< "${fd_sw[$fw]}"
+  jsw="${ov:+--overlap-grad-reduce $ov}${pg:+ --overlap-param-gather $pg}"
   "$PLANNER" search "$T/fd.json" --cluster h100x8 --framework $fw -o "$T/fd-$fw.plan" > "$T/fd.out" 2>&1 ||
     { fd_bad="$fd_bad [$fw: search exit $?]"; continue; }
   # shellcheck disable=SC2086
@@ -2285,15 +2304,17 @@ for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
     fd_bad="$fd_bad [$fw: cost with the switches differs]"
   [ -z "$ov" ] || [ "$(jq .pipeline.overlap_grad_reduce "$T/fd-$fw.plan")" = "$([ "$ov" = on ] && echo true || echo false)" ] ||
     fd_bad="$fd_bad [$fw: overlap]"
+  [ -z "$pg" ] || [ "$(jq '.pipeline.overlap_param_gather // false' "$T/fd-$fw.plan")" = "$([ "$pg" = on ] && echo true || echo false)" ] ||
+    fd_bad="$fd_bad [$fw: parameter gathers' overlap]"
   # shellcheck disable=SC2086
-  "$PLANNER" search "$T/fd.json" --cluster h100x8 --framework $fw $sw ${ov:+--overlap-grad-reduce $ov} \
+  "$PLANNER" search "$T/fd.json" --cluster h100x8 --framework $fw $sw $jsw \
     -o "$T/fd-x.plan" > /dev/null 2>&1 &&
     [ "$(jq -c '.cost.step_seconds, .pipeline' "$T/fd-x.plan")" = "$(jq -c '.cost.step_seconds, .pipeline' "$T/fd-$fw.plan")" ] ||
     fd_bad="$fd_bad [$fw: the explicit switches plan otherwise]"
   n=$(jq '.search.framework_defaults | length' "$T/fd-$fw.plan")
-  [ "$n" = "$(wc -w <<< "$sw ${ov:+--overlap-grad-reduce $ov}" | awk '{print $1 / 2}')" ] ||
+  [ "$n" = "$(wc -w <<< "$sw $jsw" | awk '{print $1 / 2}')" ] ||
     fd_bad="$fd_bad [$fw: $n defaults recorded]"
-  [ "$n" = 0 ] || grep -q "^  $fw defaults: ${sw:+$sw }${ov:+--overlap-grad-reduce $ov}$" "$T/fd.out" ||
+  [ "$n" = 0 ] || grep -q "^  $fw defaults: ${sw:+$sw }$jsw$" "$T/fd.out" ||
     fd_bad="$fd_bad [$fw: summary]"
 done
 check "search --framework F prices as F runs: cost with F's default switches given reproduces each plan, the search with them given plans the same, recorded and printed${fd_bad}" \

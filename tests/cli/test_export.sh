@@ -37,9 +37,10 @@ search B llama h100x8 --tp 4 --pp 1 --dp 2 --micro-batch-size 2 --zero 1 \
   --sequence-parallel off --recompute selective
 # C: data parallel 8 and ZeRO 2 (DeepSpeed)
 search C gpt h100x8 --tp 1 --pp 1 --dp 8 --micro-batch-size 4 --zero 2 --recompute none
-# D: FSDP (ZeRO 3) x tp 2, full recompute (torchtitan)
+# D: FSDP (ZeRO 3) x tp 2, full recompute (torchtitan), its gathers prefetched as FSDP2 always
+# runs them (torchtitan has no key to turn that off; Megatron and NeMo state it)
 search D gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute full \
-  --sequence-parallel on
+  --sequence-parallel on --overlap-param-gather on
 # E: float32, pp 2 x dp 4, ZeRO 0 (torchtitan's pipeline)
 search E small h100x8 --tp 1 --pp 2 --dp 4 --micro-batch-size 1 --zero 0 --recompute none \
   --virtual-stages 1
@@ -200,27 +201,47 @@ done
 check "search --framework F, export, cost --from F: the same step and memory for all six${fwrt_bad}" \
   '[ -z "$fwrt_bad" ] && grep -qx "  cross_entropy_loss_fusion: true" "$T/fw-nemo.cfg" &&
    grep -qx "  overlap_grad_reduce: true" "$T/fw-nemo.cfg"'
-# --tp-comm-overlap on: export states it (Megatron-LM's --tp-comm-overlap, Megatron-Bridge's
-# model.tp_comm_overlap, torchtitan's enable_async_tensor_parallel) and cost --from prices it: the
-# plan's own step; the same configuration without the key is the framework's default (off), whose
-# exposed tensor-parallel collectives make the step longer
+# An overlap switch exported and read back: the plan searched with it on (gpt.json on h100x8 with
+# the options given), export states it (the written line matches STATED), cost --from prices the
+# plan's own step; the configuration without the key (lines matching KEY dropped) is priced with
+# the framework's default: a longer step where that is off, the same where it is on.
+ov_roundtrip() { # SWITCH PIPELINE-KEY STATED KEY "OPTIONS" FRAMEWORK DEFAULT
+  local c=$T/ov-$6
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework "$6" $5 "--$1" on -o "$c.ckpt" > /dev/null 2>&1 &&
+    [ "$(jq ".pipeline.$2" "$c.ckpt")" = true ] &&
+    "$PLANNER" export "$c.ckpt" --to "$6" -o "$c.cfg" > /dev/null 2>&1 &&
+    grep -q -- "$3" "$c.cfg" &&
+    "$PLANNER" cost "$T/gpt.json" --from "$6" "$c.cfg" --cluster h100x8 > "$c.cost" 2> /dev/null &&
+    num_close "$(jq .step_seconds "$c.cost")" "$(jq .cost.step_seconds "$c.ckpt")" &&
+    grep -v -- "$4" "$c.cfg" > "$c-bare.cfg" &&
+    "$PLANNER" cost "$T/gpt.json" --from "$6" "$c-bare.cfg" --cluster h100x8 > "$c-bare.cost" 2> /dev/null &&
+    awk -v a="$(jq .step_seconds "$c.cost")" -v b="$(jq .step_seconds "$c-bare.cost")" -v d="$7" \
+      'BEGIN { exit !(d == "off" ? a < b : a == b) }'
+}
+# --tp-comm-overlap (Megatron-LM's --tp-comm-overlap, Megatron-Bridge's model.tp_comm_overlap,
+# torchtitan's enable_async_tensor_parallel; off in all three): the tensor-parallel collectives
 tov_bad=""
 for fw in megatron nemo torchtitan; do
-  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework $fw --tp 2 --tp-comm-overlap on \
-    -o "$T/tov-$fw.ckpt" > /dev/null 2>&1 &&
-    [ "$(jq .pipeline.tp_comm_overlap "$T/tov-$fw.ckpt")" = true ] &&
-    "$PLANNER" export "$T/tov-$fw.ckpt" --to $fw -o "$T/tov-$fw.cfg" > /dev/null 2>&1 &&
-    grep -q -- "^--tp-comm-overlap\|^  tp_comm_overlap: true$\|^enable_async_tensor_parallel = true$" "$T/tov-$fw.cfg" &&
-    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/tov-$fw.cfg" --cluster h100x8 > "$T/tov.cost" 2> /dev/null &&
-    num_close "$(jq .step_seconds "$T/tov.cost")" "$(jq .cost.step_seconds "$T/tov-$fw.ckpt")" &&
-    grep -v "tp-comm-overlap\|tp_comm_overlap\|enable_async_tensor_parallel" "$T/tov-$fw.cfg" > "$T/tov-bare.cfg" &&
-    "$PLANNER" cost "$T/gpt.json" --from $fw "$T/tov-bare.cfg" --cluster h100x8 > "$T/tov-bare.cost" 2> /dev/null &&
-    awk -v a="$(jq .step_seconds "$T/tov.cost")" -v b="$(jq .step_seconds "$T/tov-bare.cost")" \
-      'BEGIN { exit !(a < b) }' ||
+  ov_roundtrip tp-comm-overlap tp_comm_overlap \
+    "^--tp-comm-overlap\|^  tp_comm_overlap: true$\|^enable_async_tensor_parallel = true$" \
+    "tp-comm-overlap\|tp_comm_overlap\|enable_async_tensor_parallel" "--tp 2" $fw off ||
     tov_bad="$tov_bad [$fw]"
 done
 check "search --tp-comm-overlap on, export, cost --from: stated, the same step, longer without it${tov_bad}" \
   '[ -z "$tov_bad" ]'
+# --overlap-param-gather at ZeRO 1 (Megatron's distributed optimizer: Megatron-LM's
+# --overlap-param-gather, off; Megatron-Bridge's ddp.overlap_param_gather, on): the step's
+# all-gather of updated weights
+pg_bad=""
+for fw in megatron:off nemo:on; do
+  ov_roundtrip overlap-param-gather overlap_param_gather \
+    "^--overlap-param-gather\|^  overlap_param_gather: true$" \
+    "overlap-param-gather\|overlap_param_gather" "--zero 1" "${fw%:*}" "${fw#*:}" ||
+    pg_bad="$pg_bad [${fw%:*}]"
+done
+check "search --overlap-param-gather on, export, cost --from: stated, the same step; without it Megatron-LM's default (longer), Megatron-Bridge's (the same)${pg_bad}" \
+  '[ -z "$pg_bad" ]'
 # a configuration that states no switch is priced with the framework's defaults: NeMo's fused
 # loss and overlapped reduction (its recipes'), not the cluster's unfused loss
 grep -v "cross_entropy_loss_fusion\|overlap_grad_reduce\|grad_reduce_in_fp32" "$T/A.nemo" > "$T/A-bare.nemo"

@@ -928,33 +928,29 @@ static void test_gemm_dtype(void **state)
 	planner_ctx_free(ctx);
 }
 
-/* tp_comm_overlap (search --tp-comm-overlap): the plan is ranked without it,
- * so the same plan comes back, its step shorter (the MLP's tensor-parallel
- * all-gathers and reduce-scatters hidden behind its GEMMs) and its checkpoint
- * saying so (pipeline.tp_comm_overlap, what planner cost reprices); a
- * framework's defaults keep the value set; a bad value is refused naming the
- * key */
-static void test_tp_comm_overlap(void **state)
+/* An overlap key of the context (tp_comm_overlap, overlap_param_gather), set
+ * off and on beside the n settings given: the plan is ranked without the
+ * overlap, so the same plan comes back, its step shorter and its checkpoint
+ * saying so (pipeline.<key>, what planner cost reprices); not set it reads
+ * false, and a bad value is refused naming the key */
+static void overlap_key_prices_the_same_plan(const char *key, const char *const (*settings)[2],
+                                             int n)
 {
-	(void)state;
 	double step[2];
 	char *strategy[2];
 	for (int on = 0; on <= 1; on++) {
 		planner_ctx *ctx = planner_ctx_new();
-		set(ctx, "device_num", "4");
-		set(ctx, "model_parallel", "4");
-		set(ctx, "use_seq_parallel", "true");
-		set(ctx, "framework", "megatron");
-		set(ctx, "tp_comm_overlap", on ? "true" : "false");
-		assert_string_equal(planner_get_auto_parallel_context(ctx, "tp_comm_overlap"),
+		for (int k = 0; k < n; k++)
+			set(ctx, settings[k][0], settings[k][1]);
+		set(ctx, key, on ? "true" : "false");
+		assert_string_equal(planner_get_auto_parallel_context(ctx, key),
 		                    on ? "true" : "false");
 		planner_graph *g = bf16_mlp(ctx);
 		planner_plan *p = NULL;
 		ok(ctx, planner_plan_new(ctx, g, &p));
 		cJSON *ck = cJSON_Parse(planner_plan_json(p));
-		const cJSON *tov =
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "tp_comm_overlap");
-		assert_true(on ? cJSON_IsTrue(tov) : !cJSON_IsTrue(tov));
+		const cJSON *ov = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), key);
+		assert_true(on ? cJSON_IsTrue(ov) : !cJSON_IsTrue(ov));
 		step[on] = cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), "step_seconds"));
 		strategy[on] =
@@ -970,11 +966,36 @@ static void test_tp_comm_overlap(void **state)
 	free(strategy[0]);
 	free(strategy[1]);
 	planner_ctx *ctx = planner_ctx_new();
-	assert_string_equal(planner_get_auto_parallel_context(ctx, "tp_comm_overlap"), "false");
-	assert_int_equal(planner_set_auto_parallel_context(ctx, "tp_comm_overlap", "maybe"),
-	                 PLANNER_EINVAL);
-	has_msg(ctx, "tp_comm_overlap");
+	assert_string_equal(planner_get_auto_parallel_context(ctx, key), "false");
+	assert_int_equal(planner_set_auto_parallel_context(ctx, key, "maybe"), PLANNER_EINVAL);
+	has_msg(ctx, key);
 	planner_ctx_free(ctx);
+}
+
+/* tp_comm_overlap (search --tp-comm-overlap): the MLP's tensor-parallel
+ * all-gathers and reduce-scatters hidden behind its GEMMs on 4 ranks, a
+ * framework's defaults keeping the value set */
+static void test_tp_comm_overlap(void **state)
+{
+	(void)state;
+	static const char *const s[][2] = {{"device_num", "4"},
+	                                    {"model_parallel", "4"},
+	                                    {"use_seq_parallel", "true"},
+	                                    {"framework", "megatron"}};
+	overlap_key_prices_the_same_plan("tp_comm_overlap", s, 4);
+}
+
+/* overlap_param_gather (search --overlap-param-gather): on 4 data-parallel
+ * ranks at ZeRO 3, the weights' per-micro-batch all-gathers beside the
+ * compute */
+static void test_overlap_param_gather(void **state)
+{
+	(void)state;
+	static const char *const s[][2] = {{"device_num", "4"},
+	                                    {"data_parallel", "4"},
+	                                    {"enable_parallel_optimizer", "true"},
+	                                    {"optimizer_shard_level", "3"}};
+	overlap_key_prices_the_same_plan("overlap_param_gather", s, 4);
 }
 
 /* one search: the API plans what `planner search` plans with the same
@@ -1373,6 +1394,7 @@ int main(void)
 	    cmocka_unit_test(test_cost_and_export),  cmocka_unit_test(test_framework),
 	    cmocka_unit_test(test_gemm_dtype),       cmocka_unit_test(test_same_plan_as_search),
 	    cmocka_unit_test(test_tp_comm_overlap),
+	    cmocka_unit_test(test_overlap_param_gather),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,8 +95,9 @@ static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_
 static const char *const cluster_other[] = {"description", NULL};
 static const char *const pipeline_view[] = {"stages", "micro_batches", "schedule", NULL};
 static const char *const pipeline_other[] = {
-    "virtual_stages", "overlap_grad_reduce",      "sequence_parallel",  "tp_comm_overlap",
-    "stage_devices",  "stage_microbatch_seconds", "stage_memory_bytes", NULL};
+    "virtual_stages",           "overlap_grad_reduce",  "sequence_parallel",
+    "tp_comm_overlap",          "overlap_param_gather", "stage_devices",
+    "stage_microbatch_seconds", "stage_memory_bytes",   NULL};
 static const char *const search_view[] = {"mode", "optimal", "why", NULL};
 static const char *const search_other[] = {
     "seconds",     "repeated_layers", "memory_limit_bytes", "space",
@@ -418,6 +419,10 @@ static int one_config(pl_graph *g, const pl_cluster *cl, rg_rng *r, int64_t batc
 		o.jo.zero = 1; /* ZeRO-2/3 does not go with stages (test_cli checks the refusal) */
 	o.jo.recompute = rg_int(r, PL_RECOMPUTE_MODES + 1) - 1; /* auto, none, full, selective */
 	o.jo.overlap = o.job && rg_int(r, 3) == 0;
+	/* with the parameter gathers' overlap where ZeRO 1 or 3 gathers (no
+	 * draw of its own: the cases drawn stay those drawn before) */
+	if (o.jo.overlap && (o.jo.zero == 1 || o.jo.zero == 3))
+		o.jo.overlap |= PL_OVERLAP_PARAM;
 	/* fixed degrees, as --dp/--tp give them: a divisor of the stage mesh
 	 * each (or free) */
 	pl_degrees *d = &o.jo.degrees;

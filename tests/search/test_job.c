@@ -595,6 +595,75 @@ static void overlapped_reduction_keeps_its_last_bucket(void **state)
 	near(on.comm_s, 0.25, 1e-12);
 }
 
+/* Parameter all-gathers run ahead of use (--overlap-param-gather): each of
+ * a stage's gathers hides behind the compute of its pass, its first op's
+ * gather has nothing beside it, and the compute runs 1 + sigma times as long
+ * while a collective runs beside it (sigma = PL_OVERLAP_SLOWDOWN, 18.9 %,
+ * Lee et al. 2025). Beside h seconds of compute a gather of c seconds, f of
+ * them first, leaves f + max(c - f - h, (c - f) sigma / (1 + sigma)) exposed:
+ * the compute done while the rest runs is (c - f) / (1 + sigma), so the pass
+ * ends max(c - f, h + (c - f) - (c - f) / (1 + sigma)) after the first.
+ * By hand, sigma' = 0.189 / 1.189 = 0.158957:
+ *  ZeRO-3, a micro-batch of 0.4 s forward and 0.6 s backward compute whose
+ *  gathers take 0.4 s in either pass (0.1 s the forward's first, 0.05 s the
+ *  backward's): forward 0.1 + max(0.3 - 0.4, 0.3 sigma') = 0.147687,
+ *  backward 0.05 + max(0.35 - 0.6, 0.35 sigma') = 0.105635; of its 0.9 s of
+ *  communication 0.1 + 0.147687 + 0.105635 = 0.353322 stays.
+ *  With 0.2 s forward and 0.3 s backward compute the gathers outlast it:
+ *  forward 0.1 + (0.3 - 0.2) = 0.2, backward 0.05 + max(0.05, 0.055635).
+ *  ZeRO-1, the step's 0.4 s all-gather of updated weights (0.1 s its first
+ *  op's) beside the next step's first forward of 0.4 s: 0.1 + 0.3 sigma'. */
+static void overlapped_param_gathers_by_hand(void **state)
+{
+	(void)state;
+	const double sg = 0.189 / 1.189;
+	near(PL_OVERLAP_SLOWDOWN, 0.189, 0);
+	pl_stagecost z3 = {.mb_compute_s = 1.0,
+	                   .mb_bwd_s = 0.6,
+	                   .mb_comm_s = 0.9,
+	                   .mb_gather_s = 0.8,
+	                   .gather_first_s = 0.1,
+	                   .gather_last_s = 0.05};
+	near(pl_job_exposed_mb(&z3, 0), 0.9, 0);
+	near(pl_job_exposed_mb(&z3, PL_OVERLAP_GRAD | PL_OVERLAP_TP), 0.9, 0);
+	near(pl_job_exposed_mb(&z3, PL_OVERLAP_PARAM), 0.1 + 0.1 + 0.3 * sg + 0.05 + 0.35 * sg,
+	     1e-12);
+	near(0.1 + 0.1 + 0.3 * sg + 0.05 + 0.35 * sg, 0.353322, 1e-6);
+	/* in the step, m micro-batches of it */
+	pl_jobcost off, on;
+	pl_stagecost st[1] = {z3};
+	st[0].step_compute_s = 0.1;
+	pl_job_combine(st, 1, 4, 1, 0, &off);
+	pl_job_combine(st, 1, 4, 1, PL_OVERLAP_PARAM, &on);
+	near(off.step_s, 4 * (1.0 + 0.9) + 0.1, 1e-12);
+	near(on.step_s, 4 * (1.0 + 0.353322) + 0.1, 4e-6);
+	near(on.comm_s, 4 * 0.353322, 4e-6);
+	/* gathers longer than the compute beside them */
+	z3.mb_compute_s = 0.5;
+	z3.mb_bwd_s = 0.3;
+	near(pl_job_exposed_mb(&z3, PL_OVERLAP_PARAM), 0.1 + 0.2 + 0.05 + 0.35 * sg, 1e-12);
+	/* ZeRO-1: the step's all-gather of updated weights beside the next
+	 * forward; the gradient reduction's overlap is its own switch */
+	pl_stagecost z1 = {.mb_compute_s = 1.0,
+	                   .mb_bwd_s = 0.6,
+	                   .step_comm_s = 1.0,
+	                   .step_reduce_s = 0.6,
+	                   .step_gather_s = 0.4,
+	                   .step_gather_first_s = 0.1,
+	                   .grad_bytes = 0.5 * PL_GRAD_BUCKET_BYTES};
+	near(pl_job_exposed_step(&z1, 0), 1.0, 0);
+	near(pl_job_exposed_step(&z1, PL_OVERLAP_PARAM), 0.6 + 0.1 + 0.3 * sg, 1e-12);
+	near(pl_job_exposed_step(&z1, PL_OVERLAP_PARAM | PL_OVERLAP_GRAD), 0.6 + 0.1 + 0.3 * sg,
+	     1e-12); /* one bucket of gradients: nothing of it to overlap */
+	/* one op's gathers: all first, nothing hidden */
+	z1.step_gather_first_s = 0.4;
+	near(pl_job_exposed_step(&z1, PL_OVERLAP_PARAM), 1.0, 1e-15);
+	/* the helper: the gradient reduction's formula is its case sigma = 0 */
+	near(pl_overlap_exposed(1.0, 0.25, 0.6, 0), fmax(1.0 - 0.6, 0.25), 1e-15);
+	near(pl_overlap_exposed(1.0, 0.25, 0.9, 0), 0.25, 1e-15);
+	near(pl_overlap_exposed(0, 0, 1.0, 0.189), 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +675,7 @@ int main(void)
 	    cmocka_unit_test(a_stopped_search_keeps_its_best_plan),
 	    cmocka_unit_test(interleaved_schedule_as_published),
 	    cmocka_unit_test(overlapped_reduction_keeps_its_last_bucket),
+	    cmocka_unit_test(overlapped_param_gathers_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
