@@ -1010,6 +1010,11 @@ static void price_keys(out *o, const fw_config *c, const char *sec)
 		const char *v = c->price[k->sw];
 		if (k->fw != o->fw || !v || strncmp(k->key, sec, n) || (n && k->key[n] != '.'))
 			continue;
+		/* Megatron-LM takes --overlap-param-gather only with a sharded
+		 * optimizer (validate_args); a ZeRO-0 plan gathers no parameters, so
+		 * the switch priced nothing there */
+		if (o->fw == FW_MEGATRON && k->sw == PL_FW_PRICE_PARAM_OVERLAP && c->zero == 0)
+			continue;
 		if (k->flag) {
 			if (!strcmp(v, k->yes))
 				arg(o, k->key, NULL);
@@ -1023,6 +1028,12 @@ static const char *num(char *b, int64_t v)
 {
 	snprintf(b, 24, "%lld", (long long)v);
 	return b;
+}
+
+/* a pricing switch's value is "on" */
+static int on(const char *v)
+{
+	return v && !strcmp(v, "on");
 }
 
 /* refusal: what the framework cannot state, and why */
@@ -1104,6 +1115,14 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 	if (c->vocab_emb_dp)
 		REFUSE("an embedding replicated over the tensor-parallel ranks: Megatron cuts it "
 		       "by vocabulary (VocabParallelEmbedding)");
+	/* validate_args: --overlap-param-gather only with the distributed
+	 * optimizer and --overlap-grad-reduce (arguments.py) */
+	if (!mds && c->zero == 1 && on(c->price[PL_FW_PRICE_PARAM_OVERLAP]) &&
+	    !on(c->price[PL_FW_PRICE_OVERLAP]))
+		REFUSE("parameter all-gathers overlapped without the gradient reduction's: "
+		       "Megatron-LM takes --overlap-param-gather only with --overlap-grad-reduce "
+		       "(validate_args); search with --overlap-grad-reduce on, or "
+		       "--overlap-param-gather off");
 	arg(o, "--tensor-model-parallel-size", num(b, c->tp));
 	arg(o, "--pipeline-model-parallel-size", num(b, c->pp));
 	if (c->vp > 1)

@@ -232,16 +232,29 @@ check "search --tp-comm-overlap on, export, cost --from: stated, the same step, 
   '[ -z "$tov_bad" ]'
 # --overlap-param-gather at ZeRO 1 (Megatron's distributed optimizer: Megatron-LM's
 # --overlap-param-gather, off; Megatron-Bridge's ddp.overlap_param_gather, on): the step's
-# all-gather of updated weights
+# all-gather of updated weights. Megatron-LM's validate_args takes it only with
+# --overlap-grad-reduce, so both are on
 pg_bad=""
 for fw in megatron:off nemo:on; do
   ov_roundtrip overlap-param-gather overlap_param_gather \
     "^--overlap-param-gather\|^  overlap_param_gather: true$" \
-    "overlap-param-gather\|overlap_param_gather" "--zero 1" "${fw%:*}" "${fw#*:}" ||
+    "overlap-param-gather\|overlap_param_gather" "--zero 1 --overlap-grad-reduce on" "${fw%:*}" "${fw#*:}" ||
     pg_bad="$pg_bad [${fw%:*}]"
 done
 check "search --overlap-param-gather on, export, cost --from: stated, the same step; without it Megatron-LM's default (longer), Megatron-Bridge's (the same)${pg_bad}" \
   '[ -z "$pg_bad" ]'
+# ... and a plan with the parameter gathers overlapped but not the gradient reduction is one
+# Megatron-LM refuses to start: search --framework megatron finds no plan it can state and says
+# why (exit 3), nothing written; export of such a plan searched without --framework: exit 2
+"$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework megatron --zero 1 --overlap-param-gather on \
+  -o "$T/pg-only.ckpt" > /dev/null 2> "$T/err"
+check "search --framework megatron: parameter gathers overlapped without --overlap-grad-reduce is no Megatron-LM plan (validate_args): exit 3 saying so, nothing written" \
+  '[ $? -eq 3 ] && grep -q "only with --overlap-grad-reduce" "$T/err" && [ ! -e "$T/pg-only.ckpt" ]'
+"$PLANNER" search "$T/gpt.json" --cluster h100x8 --tp 1 --pp 1 --zero 1 --overlap-param-gather on \
+  -o "$T/pg-only.ckpt" > /dev/null 2>&1
+"$PLANNER" export "$T/pg-only.ckpt" --to megatron -o "$T/pg-only.cfg" > /dev/null 2> "$T/err"
+check "export --to megatron of that plan: exit 2 saying why, nothing written" \
+  '[ $? -eq 2 ] && grep -q "only with --overlap-grad-reduce" "$T/err" && [ ! -e "$T/pg-only.cfg" ]'
 # a configuration that states no switch is priced with the framework's defaults: NeMo's fused
 # loss and overlapped reduction (its recipes'), not the cluster's unfused loss
 grep -v "cross_entropy_loss_fusion\|overlap_grad_reduce\|grad_reduce_in_fp32" "$T/A.nemo" > "$T/A-bare.nemo"
