@@ -617,14 +617,8 @@ typedef struct build {
 	double M; /* the memory limit per device (0: none) */
 } build;
 
-/* Per op class (its ops share the candidates, node tables and parts), the
- * least over its candidates of the op's time (node table: compute and its
- * own communication), state and activations of one micro-batch (as
- * pl_job_op_cost counts them), summed over the ops in op order into
- * least[0..2]. least[0] times the step scale bounds every plan of p from below
- * (edges cost nothing less than 0: the node bound); least[1] and least[2]
- * are what any plan holds at the least. -1 out of memory. */
-static int class_least(pl_problem *p, double least[3])
+/* search/job.h says why least[0] times the step scale bounds every plan of p */
+int pl_job_least(pl_problem *p, double least[3])
 {
 	double *per = pl_malloc(sizeof *per * 3 * ((size_t)p->nops + 1));
 	if (!per)
@@ -705,7 +699,7 @@ static void build_one(void *ctx, int q)
 		pl_problem_set_zero(pb->p, z);
 		double least[3];
 		pb->least[z] = pl_problem_least_plan_memory(pb->p);
-		if (pb->least[z] < 0 || class_least(pb->p, least)) {
+		if (pb->least[z] < 0 || pl_job_least(pb->p, least)) {
 			pb->oom = 1;
 			return;
 		}

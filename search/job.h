@@ -135,6 +135,33 @@ void pl_job_plan_free(pl_job_plan *jp);
  * Returns the number of recomputed blocks or cores (0: nothing to recompute). */
 int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags);
 
+/* The node bound of whole-job problem p (pl_problem_new_job) at its ZeRO
+ * level and recompute flags, before any edge table is priced: per op class
+ * (its ops share candidates and node tables) the least over its candidates
+ * of the op's node time (pl_problem_node: kernels, its own collectives, its
+ * step share of sync and optimizer over the span m + pp - 1), state bytes
+ * and kept activation bytes of one micro-batch (pl_parts_split), each
+ * summed over the ops into least[0..2]. No plan of p, on any stage split,
+ * with plain 1F1B or up to job.max_virtual chunks per device (else
+ * job.virtual_stages), has a step (pl_job_price, without overlap) below
+ * least[0] * pl_job_step_scale(&p->job); least[1] and least[2] are what
+ * any plan holds at the least over its stages. Why the bound holds, with
+ * T = sum_s t_s and u_s the once-a-step share of stage s:
+ * - every term it omits is >= 0: the edges' redistributions, the sends
+ *   between stages, and each op's candidate above its least;
+ * - plain 1F1B: step = T + (m - 1) max_s t_s + max_s u_s, and max_s t_s >=
+ *   T / pp, max_s u_s >= (sum_s u_s) / pp, so step >= T (m + pp - 1) / pp +
+ *   (sum u) / pp, which is the node times' sum (per micro-batch plus
+ *   u / (m + pp - 1)) times (m + pp - 1) / pp, the step scale;
+ * - v chunks (pl_job_combine): step = m max t_s + (T - max t_s) / v + max
+ *   u_s grows with max t_s >= T / pp, so step >= T (m + (pp - 1) / v) / pp
+ *   + (sum u) / pp, and the scale (m + (pp - 1) / v) / pp falls with v, so
+ *   the most chunks allowed gives the least; its step share, (sum u) / (m +
+ *   pp - 1) times that scale, is at most (sum u) / pp.
+ * The whole-job search bounds each point with it before planning the point.
+ * Returns 0, or -1 out of memory. */
+int pl_job_least(pl_problem *p, double least[3]);
+
 /* Stage boundaries (Alpa's inter-operator DP). Segment j costs t[j] per
  * micro-batch, holds state[j] bytes and act[j] bytes of one micro-batch's
  * activations, and a stage starting at segment j > 0 pays p2p[j][0] (its

@@ -368,6 +368,153 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 	assert_true(limits >= 2);
 }
 
+/* ---- the node bound against priced plans ---- */
+
+/* The bound the whole-job search prunes points with before any edge table
+ * (pl_job_least: the least node time of every op, times the step scale) is
+ * never above the step pl_job_price gives a plan of the point: random plans
+ * (a random candidate per op, a random split into stages at the clean cuts,
+ * plain 1F1B or up to the chunks the point allows) of every point (stage
+ * count, micro-batch count, ZeRO level, recompute mode) of an MLP and the
+ * example GPT on two H100 nodes, under the real pricing; and never above
+ * the point's dp optimum (with stages, the relaxation's, which bounds the
+ * point), which comes within 1.5x of it on most points (it is not
+ * vacuous). */
+static void node_bound_never_exceeds_a_priced_plan(void **state)
+{
+	(void)state;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/examples/gpt-small.json", getenv("PL_SOURCE_DIR"));
+	pl_graph *gs[2];
+	pl_err err;
+	char *json = mlp_json(64, 512, 4);
+	gs[0] = load(json);
+	free(json);
+	if (pl_graph_load_file(&gs[1], path, &err))
+		fail_msg("%s", err.msg);
+	pl_cluster c;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
+	int64_t D = pl_cluster_devices_total(&c);
+	rg_rng rng = {20261203};
+	int points = 0, plans = 0, interleaved = 0, pipelined = 0, tight = 0;
+	for (int gi = 0; gi < 2; gi++) {
+		const pl_graph *g = gs[gi];
+		for (int64_t m = 1; m <= pl_graph_batch(g) && m <= 8; m *= 2) {
+			pl_graph *gm;
+			assert_int_equal(pl_graph_microbatch(g, m, &gm, &err), PL_OK);
+			int *cuts = malloc(sizeof *cuts * ((size_t)gm->nops + 2));
+			uint8_t *flags = malloc((size_t)gm->nops + 1);
+			int K = pl_clean_cuts(gm, cuts) - 1;
+			assert_true(K >= 1);
+			int64_t **sp = malloc(sizeof *sp * (size_t)gm->nops);
+			int *stage = malloc(sizeof *stage * ((size_t)gm->nops + 1));
+			for (int64_t pp = 1; pp <= 16 && pp <= K; pp *= 2) {
+				pl_cluster mesh;
+				assert_int_equal(pl_stage_mesh(&c, D / pp, &mesh), 0);
+				/* the chunks a plan may have: Megatron's rule (m a multiple
+				 * of pp) and a segment per chunk on every stage */
+				int64_t vmax = pp > 1 && m % pp == 0 ? K / pp : 1;
+				vmax = vmax > 4 ? 4 : vmax < 1 ? 1 : vmax;
+				for (int rc = 0; rc < PL_RECOMPUTE_MODES; rc++)
+					for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+						if (!pl_zero_pipeline_ok(z, pp) ||
+						    (rc && !pl_job_recompute_flags(gm, rc, flags)))
+							continue;
+						pl_job job = {.micro_batches = m,
+						              .stages = pp,
+						              .zero = z,
+						              .recompute = rc ? flags : NULL,
+						              .max_virtual = vmax > 1 ? vmax : 0};
+						pl_problem *p;
+						if (pl_problem_new_job(&p, gm, &mesh, &job, &err))
+							fail_msg("%s", err.msg);
+						double least[3];
+						assert_int_equal(pl_job_least(p, least), 0);
+						double bound = least[0] * pl_job_step_scale(&p->job);
+						assert_true(bound > 0);
+						double lowest = INFINITY;
+						points++;
+						for (int k = 0; k < 30; k++) {
+							/* the first plan: each op on its fastest
+							 * candidate alone, the rest at random */
+							for (int op = 0; op < p->nops; op++) {
+								int at = rg_int(&rng, p->nstrat[op]);
+								const pl_nodecost *n = pl_problem_node(p, op);
+								for (int a = 0; k == 0 && a < p->nstrat[op]; a++)
+									if (n[a].compute_s + n[a].comm_s <
+									    n[at].compute_s + n[at].comm_s)
+										at = a;
+								sp[op] = p->strat[op] +
+								         (size_t)at * (size_t)gm->ops[op].spec.nloops;
+							}
+							/* pp - 1 distinct boundaries among cuts 1..K-1 */
+							int first[17] = {0};
+							for (;;) {
+								int used[256] = {0}, ok = 1;
+								for (int s = 1; s < pp; s++) {
+									int b = 1 + rg_int(&rng, K - 1);
+									ok &= !used[b];
+									used[b] = 1;
+								}
+								if (!ok)
+									continue;
+								int s = 1;
+								for (int b = 1; b < K; b++)
+									if (used[b])
+										first[s++] = b;
+								break;
+							}
+							first[pp] = K;
+							for (int s = 0; s < pp; s++)
+								for (int op = cuts[first[s]];
+								     op < cuts[first[s + 1]]; op++)
+									stage[op] = s;
+							int64_t v = 1 + rg_int(&rng, (int)vmax);
+							p->job.virtual_stages = v;
+							pl_jobcost jc;
+							assert_int_equal(
+							    pl_job_price(p, sp, stage, 8, NULL, &jc), 0);
+							p->job.virtual_stages = 1;
+							if (!(jc.step_s >= bound * (1 - 1e-12)))
+								fail_msg("%s, pp %lld, m %lld, v %lld, ZeRO "
+								         "%d, recompute %d: a plan's step "
+								         "%.17g is below the bound %.17g",
+								         g->path, (long long)pp,
+								         (long long)m, (long long)v, z, rc,
+								         jc.step_s, bound);
+							lowest = fmin(lowest, jc.step_s);
+							plans++;
+							interleaved += v > 1;
+							pipelined += pp > 1;
+						}
+						/* the point's dp optimum (with stages, of the
+						 * relaxation that bounds it) is above it too */
+						pl_search_opts o = {0};
+						pl_search_result r;
+						assert_int_equal(pl_search_dp(p, &o, &r, &err), PL_OK);
+						assert_true(r.step_s >= bound * (1 - 1e-12));
+						lowest = fmin(lowest, r.step_s);
+						pl_search_result_free(&r);
+						tight += lowest <= 1.5 * bound;
+						pl_problem_free(p);
+					}
+			}
+			free(sp);
+			free(stage);
+			free(cuts);
+			free(flags);
+			pl_graph_free(gm);
+		}
+		pl_graph_free(gs[gi]);
+	}
+	print_message("%d points, %d plans (%d pipelined, %d interleaved), %d bounds within "
+	              "1.5x of their best plan or dp optimum\n",
+	              points, plans, pipelined, interleaved, tight);
+	assert_true(points >= 100);
+	assert_true(interleaved >= 300);
+	assert_true(2 * tight >= points);
+}
+
 /* ---- what memory forces ---- */
 
 /* data parallel is fastest and its replicated optimizer state dominates
@@ -670,6 +817,7 @@ int main(void)
 	    cmocka_unit_test(partition_equals_every_split),
 	    cmocka_unit_test(one_stage_search_equals_brute_force),
 	    cmocka_unit_test(relaxed_bounds_change_the_work_not_the_answer),
+	    cmocka_unit_test(node_bound_never_exceeds_a_priced_plan),
 	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),
 	    cmocka_unit_test(micro_batch_graphs_divide_the_batch),
 	    cmocka_unit_test(a_stopped_search_keeps_its_best_plan),
