@@ -22,7 +22,8 @@
  * Anything else is refused naming the node, its op type and the opset, with
  * the list above. ONNX exports are forward graphs: --loss cross-entropy
  * (the default) appends SoftmaxCrossEntropy on the first output against an
- * integer labels input. */
+ * integer labels input, and on every other output of its shape (auxiliary
+ * classifiers) against the same labels. */
 #include "graph/onnx.h"
 
 #include <math.h>
@@ -113,7 +114,7 @@ typedef struct imp {
 	double *scratch; /* values being computed (nscratch of room) */
 	int64_t nscratch, held;
 	const char *dropout; /* --dropout: keep, drop or auto (NULL) */
-	int ce_loss;         /* cross-entropy is appended to output 0 */
+	int ce_loss;         /* cross-entropy is appended to output 0 (and its like) */
 	pl_err *err;
 } imp;
 
@@ -4766,33 +4767,19 @@ static pl_status check_consts(imp *m)
 	return PL_OK;
 }
 
-/* The loss --loss cross-entropy appends: SoftmaxCrossEntropy of the graph's
- * first output (its classes moved last where they are at axis 1) against an
- * int64 labels input of its other dimensions; "loss" added to outs */
-static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
+/* Graph output y's dimensions into ls (a symbolic one: what the import
+ * inferred, else the batch); its rank, or -1 where it has no shape, -2 where
+ * a dimension stays symbolic (*bad: which) */
+static int output_dims(imp *m, const Onnx__ValueInfoProto *y, int64_t ls[16], size_t *bad)
 {
-	/* labels: the first output's shape without its last (class) dimension */
-	const Onnx__ValueInfoProto *y = m->g->output[0];
-	if (!y->name)
-		return pl_err_set(m->err, PL_EINVAL, "%s: graph output 0 has no name", m->path);
 	const Onnx__TensorShapeProto *sh =
 	    y->type && y->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
 	            y->type->tensor_type->shape
 	        ? y->type->tensor_type->shape
 	        : NULL;
 	if (!sh || sh->n_dim < 1 || sh->n_dim > 16)
-		return pl_err_set(m->err, PL_EINVAL,
-		                  "%s: output '%s' has no shape: --loss cross-entropy needs one "
-		                  "(export with shapes inferred), or --loss none",
-		                  m->path, y->name);
-	int64_t ls[16];
+		return -1;
 	tinfo *yi = known(m, y->name); /* the shape the import inferred, if any */
-	int rank = (int)sh->n_dim;
-	/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
-	 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
-	 * [B, S, V] keeps the last) */
-	int ax = o ? o->loss_axis : 0;
-	int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
 	for (size_t d = 0; d < sh->n_dim; d++) {
 		const Onnx__TensorShapeProto__Dimension *dim = sh->dim[d];
 		ls[d] = dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
@@ -4800,13 +4787,76 @@ static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
 		            ? dim->dim_value
 		        : yi && yi->rank == (int)sh->n_dim ? yi->dims[d]
 		                                           : m->batch;
-		if (ls[d] <= 0)
-			return pl_err_set(
-			    m->err, PL_EINVAL,
-			    "%s: output '%s': dimension %zu is symbolic; --batch N sets "
-			    "the batch",
-			    m->path, y->name, d);
+		if (ls[d] <= 0) {
+			*bad = d;
+			return -2;
+		}
 	}
+	return (int)sh->n_dim;
+}
+
+/* SoftmaxCrossEntropy op `name` of logits y (of rank `rank`; classes on
+ * dimension 1 when on1, moved last by a Transpose `name`.classes_last)
+ * against "labels", its loss `name` pushed onto outs */
+static void ce_op(imp *m, const char *y, int rank, int on1, const char *name, cJSON *outs)
+{
+	char tr_name[256], logits[256];
+	snprintf(tr_name, sizeof tr_name, "%s.classes_last", name);
+	snprintf(logits, sizeof logits, "%s.logits", name);
+	if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
+		int64_t perm[16];
+		int k = 0;
+		perm[k++] = 0;
+		for (int d = 2; d < rank; d++)
+			perm[k++] = d;
+		perm[k++] = 1;
+		cJSON *tr = add_op(m, tr_name, "Transpose");
+		io(m, tr, "inputs", y);
+		pl_json_push(cJSON_GetObjectItem(tr, "outputs"), cJSON_CreateString(logits));
+		cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
+		pl_json_add(at, "perm", int_list(perm, rank));
+	}
+	cJSON *op = add_op(m, name, "SoftmaxCrossEntropy");
+	if (on1)
+		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
+	else
+		io(m, op, "inputs", y);
+	pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
+	pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString(name));
+	pl_json_push(outs, cJSON_CreateString(name));
+}
+
+/* The loss --loss cross-entropy appends: SoftmaxCrossEntropy of the graph's
+ * first output (its classes moved last where they are at axis 1) against an
+ * int64 labels input of its other dimensions; "loss" added to outs. Every
+ * further output of the first's shape is an auxiliary classifier trained on
+ * the same labels (GoogLeNet's and Inception v3's in training mode, a
+ * segmentation model's aux head): its cross-entropy "loss.auxN" is a loss
+ * too (the step's loss is their sum), as those models train them */
+static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
+{
+	/* labels: the first output's shape without its class dimension */
+	const Onnx__ValueInfoProto *y = m->g->output[0];
+	if (!y->name)
+		return pl_err_set(m->err, PL_EINVAL, "%s: graph output 0 has no name", m->path);
+	int64_t ls[16];
+	size_t bad = 0;
+	int rank = output_dims(m, y, ls, &bad);
+	if (rank == -1)
+		return pl_err_set(m->err, PL_EINVAL,
+		                  "%s: output '%s' has no shape: --loss cross-entropy needs one "
+		                  "(export with shapes inferred), or --loss none",
+		                  m->path, y->name);
+	if (rank < 0)
+		return pl_err_set(m->err, PL_EINVAL,
+		                  "%s: output '%s': dimension %zu is symbolic; --batch N sets "
+		                  "the batch",
+		                  m->path, y->name, bad);
+	/* the classes' axis: 1 or the last (auto: 1 from rank 4, as PyTorch's
+	 * CrossEntropyLoss takes [N, C, d1, ...]; a language model's
+	 * [B, S, V] keeps the last) */
+	int ax = o ? o->loss_axis : 0;
+	int on1 = rank >= 3 && (ax == 1 || (ax == 0 && rank >= 4));
 	/* the labels: the output's dimensions but the classes' */
 	int64_t lab[16];
 	int nl = 0;
@@ -4818,29 +4868,17 @@ static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
 	cJSON_AddStringToObject(lt, "role", "input");
 	cJSON_AddStringToObject(lt, "dtype", "int64");
 	pl_json_add(m->tensors, "labels", lt);
-	const char *logits = y->name;
-	if (on1) { /* classes moved last, where SoftmaxCrossEntropy takes them */
-		int64_t perm[16];
-		int k = 0;
-		perm[k++] = 0;
-		for (int d = 2; d < rank; d++)
-			perm[k++] = d;
-		perm[k++] = 1;
-		cJSON *tr = add_op(m, "loss.classes_last", "Transpose");
-		io(m, tr, "inputs", y->name);
-		pl_json_push(cJSON_GetObjectItem(tr, "outputs"), cJSON_CreateString("loss.logits"));
-		cJSON *at = cJSON_AddObjectToObject(tr, "attrs");
-		pl_json_add(at, "perm", int_list(perm, rank));
-		logits = "loss.logits";
+	ce_op(m, y->name, rank, on1, "loss", outs);
+	for (size_t i = 1, aux = 1; i < m->g->n_output; i++) {
+		const Onnx__ValueInfoProto *a = m->g->output[i];
+		int64_t as[16];
+		if (!a->name || output_dims(m, a, as, &bad) != rank ||
+		    memcmp(as, ls, (size_t)rank * sizeof *ls))
+			continue;
+		char name[32];
+		snprintf(name, sizeof name, "loss.aux%zu", aux++);
+		ce_op(m, a->name, rank, on1, name, outs);
 	}
-	cJSON *op = add_op(m, "loss", "SoftmaxCrossEntropy");
-	if (on1)
-		pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString(logits));
-	else
-		io(m, op, "inputs", y->name);
-	pl_json_push(cJSON_GetObjectItem(op, "inputs"), cJSON_CreateString("labels"));
-	pl_json_push(cJSON_GetObjectItem(op, "outputs"), cJSON_CreateString("loss"));
-	pl_json_push(outs, cJSON_CreateString("loss"));
 	return PL_OK;
 }
 

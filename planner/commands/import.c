@@ -16,6 +16,20 @@ void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_op
 	int moved = y->producer >= 0 && !strcmp(g->ops[y->producer].name, "loss.classes_last");
 	if (moved)
 		y = &g->tensors[g->ops[y->producer].in[0]];
+	for (int i = 0; i < g->noutputs; i++) {
+		const pl_tensor *t = &g->tensors[g->outputs[i]];
+		const pl_op *a = t->producer >= 0 ? &g->ops[t->producer] : NULL;
+		if (!a || strncmp(a->name, "loss.aux", 8))
+			continue;
+		const pl_tensor *x = &g->tensors[a->in[0]]; /* the logits, classes moved last? */
+		if (x->producer >= 0 && strstr(g->ops[x->producer].name, ".classes_last"))
+			x = &g->tensors[g->ops[x->producer].in[0]];
+		fprintf(stderr,
+		        "planner: note: %s: output '%s' has the first output's shape: an "
+		        "auxiliary classifier, its cross-entropy against the same labels is a "
+		        "loss too (%s; --loss none takes the graph's outputs as they are)\n",
+		        path, x->name, a->name);
+	}
 	if (y->rank < 3)
 		return;
 	char shape[160] = "";
@@ -53,8 +67,10 @@ int pl_cmd_import(int argc, char **argv)
 	    "  -o, --output MODEL.json  where to write it (atomically)\n"
 	    "  --batch N             the batch where an input's dimension 0 is symbolic\n"
 	    "  --loss cross-entropy|none  training semantics: SoftmaxCrossEntropy of the\n"
-	    "                        first output against an int64 labels input (default),\n"
-	    "                        or none when the graph already ends in its loss\n"
+	    "                        first output against an int64 labels input (default;\n"
+	    "                        each other output of its shape, an auxiliary\n"
+	    "                        classifier, gets one too), or none when the graph\n"
+	    "                        already ends in its loss\n"
 	    "  --loss-axis 1|last|auto  the first output's axis of classes for that loss:\n"
 	    "                        auto (default) takes dimension 1 of a rank-4+ output\n"
 	    "                        (segmentation [N, C, H, W], as PyTorch's\n"

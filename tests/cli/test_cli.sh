@@ -1293,6 +1293,25 @@ for f in gpt bert gpt2; do
           | map(((.[0].loss - .[1].loss) | fabs) / (.[0].loss | fabs) <= 1e-4) | all' "$T/$f-r1")
   check "$f.onnx plans and trains on 4 CPU ranks with the 1-rank losses" '[ "$same" = true ]'
 done
+# an auxiliary classifier (GoogLeNet's and Inception v3's in training mode return one or two):
+# every output of the first output's shape gets its cross-entropy against the same labels, the
+# step's loss their sum (2 ln 10 at a fresh start of 10 classes), trained on 4 ranks as on 1
+"$PLANNER" import "$O/aux_heads.onnx" --batch 4 -o "$T/aux.json" > /dev/null 2> "$T/err"
+check "import aux_heads.onnx: a cross-entropy on both outputs, the auxiliary one noted, every weight a param" \
+  '[ "$(jq -c .outputs "$T/aux.json")" = "[\"loss\",\"loss.aux1\"]" ] &&
+   grep -q "output .aux. has the first output.s shape: an auxiliary classifier" "$T/err" &&
+   [ "$(jq "[.tensors[] | select(.role == \"param\") | .shape | reduce .[] as \$d (1; . * \$d)] | add" "$T/aux.json")" = "$(awk "\$1 == \"aux_heads\" { print \$2 }" "$O/PARAMS")" ]'
+"$PLANNER" import "$O/aux_heads.onnx" --batch 4 --loss none -o "$T/aux-none.json" > /dev/null 2>&1
+check "import aux_heads.onnx --loss none: the two outputs as they are" \
+  '[ "$(jq -c .outputs "$T/aux-none.json")" = "[\"out\",\"aux\"]" ]'
+"$PLANNER" search "$O/aux_heads.onnx" --batch 4 --devices 1 -o "$T/aux-1.plan" > /dev/null 2>&1
+"$PLANNER" search "$O/aux_heads.onnx" --batch 4 --devices 4 -o "$T/aux-4.plan" > /dev/null 2>&1
+"$PLANNER" run "$O/aux_heads.onnx" --batch 4 --strategy "$T/aux-1.plan" --steps 3 --json > "$T/aux-r1" 2> /dev/null
+"$PLANNER" run "$O/aux_heads.onnx" --batch 4 --strategy "$T/aux-4.plan" --steps 3 --json > "$T/aux-r4" 2> /dev/null
+check "aux_heads.onnx: the first loss is two cross-entropies of 10 classes (2 ln 10 within 1 %), 4 ranks as 1" \
+  '[ "$(jq -s --slurpfile b "$T/aux-r4" "(.[0].loss - 2 * (10 | log) | fabs) < 0.046 and
+       ([., \$b] | transpose | map(select(.[0].loss)) | length == 3 and
+        (map(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs)) | all))" "$T/aux-r1")" = true ]'
 check "import gpt2.onnx: tanh GELU fused into Gelu, opset 17's LayerNormalization kept, no Pow or Tanh left" \
   '[ "$(jq -c "[.ops[].type] | [(map(select(. == \"Gelu\")) | length), (map(select(. == \"LayerNormalization\")) | length), (map(select(. == \"Tanh\" or . == \"Pow\")) | length)]" "$T/gpt2-onnx.json")" = "[2,5,0]" ]'
 "$PLANNER" search "$O/gpt2.onnx" --batch 4 --devices 4 --tp 2 --pp 1 -o "$T/g2tp.plan" > /dev/null 2>&1
