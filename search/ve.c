@@ -668,6 +668,21 @@ static int scalar_entries(scalar_job *job, size_t size)
 	return rc;
 }
 
+/* Table gi, made by eliminating x from the tables F, takes their place */
+static int finish_combine(ve *v, int x, const int *F, int nF, int gi)
+{
+	for (int j = 0; j < nF; j++) {
+		v->f[F[j]].alive = 0;
+		v->alive_minm -= v->f[F[j]].minm;
+	}
+	if (x >= 0) {
+		v->var_factor[x] = gi;
+		v->done[x] = 1;
+		v->order[v->norder++] = x;
+	}
+	return register_factor(v, gi) ? -1 : gi;
+}
+
 /* Builds the table that replaces the tables F after eliminating x (x < 0: a
  * final combination with no variable). */
 static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, double dsize)
@@ -704,6 +719,8 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 	g->nsrc = nF;
 	for (int j = 0; j < nF; j++)
 		g->src[j] = F[j];
+	if (v->dry) /* the scopes alone (ve_run's dry run): no table built */
+		return finish_combine(v, x, F, nF, gi);
 	int dx = x >= 0 ? v->dom[x] : 1;
 	size_t sN[VE_MAXF][VE_MAXK] = {{0}}, sx[VE_MAXF] = {0}, base[VE_MAXF] = {0};
 	for (int j = 0; j < nF; j++) {
@@ -778,10 +795,6 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 		snprintf(v->fail, sizeof v->fail, rc ? "out of memory" : "the time limit ran out");
 		return -1;
 	}
-	for (int j = 0; j < nF; j++) {
-		v->f[F[j]].alive = 0;
-		v->alive_minm -= v->f[F[j]].minm;
-	}
 	g = &v->f[gi];
 	g->minm = 0;
 	if (v->pareto) {
@@ -790,12 +803,7 @@ static int combine(ve *v, int x, const int *F, int nF, const int *N, int nN, dou
 			if (!any++ || g->pts[k].m < g->minm)
 				g->minm = g->pts[k].m;
 	}
-	if (x >= 0) {
-		v->var_factor[x] = gi;
-		v->done[x] = 1;
-		v->order[v->norder++] = x;
-	}
-	return register_factor(v, gi) ? -1 : gi;
+	return finish_combine(v, x, F, nF, gi);
 }
 
 /* ve_run's queue of candidates: the cheapest elimination first (least work,
@@ -859,7 +867,7 @@ static cand candidate(const ve *v, int x, unsigned ver)
  * only those are priced again (a version per variable marks the stale
  * queue entries): O((n + n K) log n) for n variables and scopes of K, where
  * scanning every variable at each step was O(n^2). */
-int ve_run(ve *v)
+static int eliminate(ve *v)
 {
 	int F[VE_MAXF], N[VE_MAXK], nF, nN, rc = 0;
 	size_t cap = (size_t)v->nvar * (VE_MAXK + 1) + 16, n = 0;
@@ -918,6 +926,80 @@ done:
 	free(h);
 	free(ver);
 	return rc;
+}
+
+/* v's structure without its tables (c's factors point at v's tables, which
+ * a dry run never reads): 0, or -1 out of memory */
+static int dry_copy(const ve *v, ve *c)
+{
+	*c = *v;
+	c->dry = 1;
+	size_t n = (size_t)v->nvar + 1;
+	c->f = pl_malloc(sizeof *c->f * ((size_t)v->nf + 1));
+	c->capf = v->nf + 1;
+	c->vf = pl_calloc(n, sizeof *c->vf);
+	c->nvf = pl_malloc(sizeof *c->nvf * n);
+	c->capvf = pl_malloc(sizeof *c->capvf * n);
+	c->active = pl_malloc(n);
+	c->keep = pl_malloc(n);
+	c->done = pl_malloc(n);
+	c->order = pl_malloc(sizeof *c->order * n);
+	c->var_factor = pl_malloc(sizeof *c->var_factor * n);
+	if (!c->f || !c->vf || !c->nvf || !c->capvf || !c->active || !c->keep || !c->done ||
+	    !c->order || !c->var_factor)
+		return -1;
+	memcpy(c->f, v->f, sizeof *c->f * (size_t)v->nf);
+	memcpy(c->nvf, v->nvf, sizeof *c->nvf * n);
+	memcpy(c->capvf, v->capvf, sizeof *c->capvf * n);
+	memcpy(c->active, v->active, n);
+	memcpy(c->keep, v->keep, n);
+	memcpy(c->done, v->done, n);
+	memcpy(c->order, v->order, sizeof *c->order * n);
+	memcpy(c->var_factor, v->var_factor, sizeof *c->var_factor * n);
+	for (int x = 0; x < v->nvar; x++) {
+		if (!v->capvf[x])
+			continue;
+		if (!(c->vf[x] = pl_malloc(sizeof *c->vf[x] * (size_t)v->capvf[x])))
+			return -1;
+		memcpy(c->vf[x], v->vf[x], sizeof *c->vf[x] * (size_t)v->nvf[x]);
+	}
+	return 0;
+}
+
+static void dry_free(ve *c)
+{
+	for (int x = 0; c->vf && x < c->nvar; x++)
+		free(c->vf[x]);
+	free(c->vf);
+	free(c->f);
+	free(c->nvf);
+	free(c->capvf);
+	free(c->active);
+	free(c->keep);
+	free(c->done);
+	free(c->order);
+	free(c->var_factor);
+}
+
+/* Eliminates the scopes first, building no table: the order is the real
+ * run's (it depends on the scopes alone), so a graph too entangled for
+ * exact dp -- a table over VE_MAXK variables, or more entries than
+ * max_entries or max_total -- is refused before any table is filled rather
+ * than after filling up to max_total entries (DenseNet-201 on 64 devices:
+ * 9 s). Then the real elimination. */
+int ve_run(ve *v)
+{
+	if (!v->dry) {
+		ve c;
+		int tangled =
+		    dry_copy(v, &c) == 0 && eliminate(&c) != 0 && strstr(c.fail, "too entangled");
+		if (tangled)
+			memcpy(v->fail, c.fail, sizeof v->fail);
+		dry_free(&c);
+		if (tangled)
+			return -1;
+	}
+	return eliminate(v);
 }
 
 static size_t index_of(const ve_factor *f, const int *a)

@@ -60,6 +60,7 @@ typedef struct ve {
 	 * the backtrack), and how many they hold: memory in proportion to what
 	 * a plan needs, not to the graph's width */
 	size_t max_total, built;
+	int dry; /* scopes only, no tables (ve_run's first pass) */
 	char fail[256];
 } ve;
 
