@@ -50,7 +50,7 @@
 	"(as drawn data), "                                                                        \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
-	"(nearest, linear, cubic), Expand, Concat, Slice "                                         \
+	"(nearest, linear, cubic), Expand, Concat, ScatterND (a slice assignment), Slice "         \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
@@ -4059,6 +4059,82 @@ static pl_status onnx_expand(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* A slice assignment on a tensor (x[a:b] = y: Swin v2 zeroes the key's third
+ * of its q, k, v bias so): ScatterND without reduction whose indices are
+ * constants [n, 1] naming rows a, a+1, ..., a+n-1 of its data, updates of
+ * those rows' shape. A Concat along axis 0 of the data's rows before, the
+ * updates and the rows after (Slices of the data); other ScatterNDs on
+ * tensors are refused (on constants they fold) */
+static pl_status onnx_scatternd(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	char red[16];
+	attr_str(n, "reduction", red, sizeof red);
+	tinfo *x = n->n_input == 3 ? known(m, n->input[0]) : NULL,
+	      *ix = n->n_input == 3 ? valued(m, n->input[1]) : NULL,
+	      *u = n->n_input == 3 ? known(m, n->input[2]) : NULL;
+	if (!x || !ix || !u || (red[0] && strcmp(red, "none")) || x->rank < 1 || ix->rank != 2 ||
+	    ix->dims[1] != 1 || ix->nval != ix->dims[0] || ix->nval < 1 || u->rank != x->rank ||
+	    u->dims[0] != ix->nval)
+		return unsupported(m, n,
+		                   "only a slice assignment is imported: constant indices "
+		                   "[n, 1] of consecutive rows, updates of their shape, no "
+		                   "reduction");
+	int64_t rows = x->dims[0], a = to_i64(ix->val[0]);
+	if (a < 0)
+		a += rows;
+	int64_t b = a + ix->nval; /* rows [a, b) */
+	int ok = a >= 0 && b <= rows;
+	for (int d = 1; d < x->rank; d++)
+		ok &= u->dims[d] == x->dims[d];
+	for (int64_t i = 1; ok && i < ix->nval; i++)
+		ok = to_i64(ix->val[i]) == to_i64(ix->val[0]) + i;
+	if (!ok)
+		return unsupported(m, n,
+		                   "only a slice assignment is imported: its indices must "
+		                   "be consecutive rows within the data, its updates of "
+		                   "their shape");
+	char part[2][600];
+	const int64_t lo[2] = {0, b}, hi[2] = {a, rows}, axis = 0;
+	cJSON *cat = NULL;
+	for (int k = 0; k < 2; k++) {
+		if (hi[k] <= lo[k])
+			continue;
+		snprintf(part[k], sizeof part[k], "%s.%s", n->output[0], k ? "after" : "before");
+		cJSON *o = add_op(m, part[k], "Slice");
+		io(m, o, "inputs", n->input[0]);
+		io(m, o, "outputs", part[k]);
+		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+		pl_json_add(at, "axes", int_list(&axis, 1));
+		pl_json_add(at, "starts", int_list(&lo[k], 1));
+		pl_json_add(at, "ends", int_list(&hi[k], 1));
+		int64_t dims[16];
+		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+		dims[0] = hi[k] - lo[k];
+		/* (tinfo keeps the name's pointer: the op's string) */
+		set_info(m, cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring,
+		         x->rank, dims, 0, NULL);
+		if (!k) { /* the Concat after the rows before it */
+			cat = add_op(m, name, "Concat");
+			io(m, cat, "inputs", part[0]);
+		}
+	}
+	if (!cat && b == rows) { /* the whole tensor assigned: the updates */
+		m->alias_from[m->nalias] = n->output[0];
+		m->alias_to[m->nalias++] = n->input[2];
+		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	if (!cat)
+		cat = add_op(m, name, "Concat");
+	operand(m, cat, n->input[2]);
+	if (b < rows)
+		io(m, cat, "inputs", part[1]);
+	io(m, cat, "outputs", n->output[0]);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(cat, "attrs"), "axis", 0);
+	set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* of tensors (on shapes it is folded) */
 static pl_status onnx_concat(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -4439,6 +4515,7 @@ static const onnx_op onnx_ops[] = {
     {"Gather", EMIT_LAST, onnx_gather, NULL, NULL, NULL},
     {"Expand", EMIT_LAST, onnx_expand, NULL, NULL, NULL},
     {"Concat", EMIT_LAST, onnx_concat, NULL, NULL, NULL},
+    {"ScatterND", EMIT_LAST, onnx_scatternd, NULL, NULL, NULL},
     {"BatchNormalization", EMIT_LAST, NULL, NULL, import_batchnorm,
      "its input's shape must be known and its running "
      "statistics' outputs unread"},

@@ -1312,6 +1312,20 @@ check "aux_heads.onnx: the first loss is two cross-entropies of 10 classes (2 ln
   '[ "$(jq -s --slurpfile b "$T/aux-r4" "(.[0].loss - 2 * (10 | log) | fabs) < 0.046 and
        ([., \$b] | transpose | map(select(.[0].loss)) | length == 3 and
         (map(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs)) | all))" "$T/aux-r1")" = true ]'
+# a slice assignment (b = fc1.bias.clone(); b[4:8] = 0, as Swin v2 zeroes its key bias): the
+# ScatterND of rows 4 to 7 imported as the bias's rows 0-3, 4 zeros and rows 8-11 concatenated
+"$PLANNER" import "$O/slice_assign.onnx" --batch 4 -o "$T/sa.json" > /dev/null 2> "$T/err"
+check "import slice_assign.onnx: ScatterND as Concat(bias[0:4], 4 zeros, bias[8:12]), every weight a param" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Slice\" and .inputs == [\"fc1.bias\"]) | [.attrs.starts[0], .attrs.ends[0]]] | sort" "$T/sa.json")" = "[[0,4],[8,12]]" ] &&
+   [ "$(jq -c ". as \$m | [.ops[] | select(.type == \"Concat\") | .inputs | map(\$m.tensors[.].values // .)]" "$T/sa.json")" = "[[\"/ScatterND_output_0.before\",[0,0,0,0],\"/ScatterND_output_0.after\"]]" ] &&
+   [ "$(jq "[.tensors[] | select(.role == \"param\") | .shape | reduce .[] as \$d (1; . * \$d)] | add" "$T/sa.json")" = "$(awk "\$1 == \"slice_assign\" { print \$2 }" "$O/PARAMS")" ]'
+"$PLANNER" search "$O/slice_assign.onnx" --batch 4 --devices 1 -o "$T/sa-1.plan" > /dev/null 2>&1
+"$PLANNER" search "$O/slice_assign.onnx" --batch 4 --devices 4 -o "$T/sa-4.plan" > /dev/null 2>&1
+"$PLANNER" run "$O/slice_assign.onnx" --batch 4 --strategy "$T/sa-1.plan" --steps 3 --json > "$T/sa-r1" 2> /dev/null
+"$PLANNER" run "$O/slice_assign.onnx" --batch 4 --strategy "$T/sa-4.plan" --steps 3 --json > "$T/sa-r4" 2> /dev/null
+check "slice_assign.onnx trains on 4 CPU ranks with the 1-rank losses" \
+  '[ "$(jq -s --slurpfile b "$T/sa-r4" "[., \$b] | transpose | map(select(.[0].loss)) | length == 3 and
+       (map(((.[0].loss - .[1].loss) | fabs) <= 1e-4 * (.[0].loss | fabs)) | all)" "$T/sa-r1")" = true ]'
 check "import gpt2.onnx: tanh GELU fused into Gelu, opset 17's LayerNormalization kept, no Pow or Tanh left" \
   '[ "$(jq -c "[.ops[].type] | [(map(select(. == \"Gelu\")) | length), (map(select(. == \"LayerNormalization\")) | length), (map(select(. == \"Tanh\" or . == \"Pow\")) | length)]" "$T/gpt2-onnx.json")" = "[2,5,0]" ]'
 "$PLANNER" search "$O/gpt2.onnx" --batch 4 --devices 4 --tp 2 --pp 1 -o "$T/g2tp.plan" > /dev/null 2>&1
