@@ -94,7 +94,7 @@ for m in import $MODES; do
   awk -F, -v m="$m" 'NR > 1 && $3 == m {
       n++; if ($4 == 0) ok++
       else if (m == "import" || (m == "propagate" && $9 ~ /needs at least one annotated op/) ||
-               (m == "dp" && $4 == 3 && $9 ~ /too entangled for exact dp/)) st++
+               (m == "dp" && $4 == 3 && $9 ~ /too entangle/)) st++
       else bad++
       if ($5 + 0 > w) w = $5 + 0; if ($8 == "no") over++ }
     END { if (n) printf "| %s | %d | %d | %d | %d | %.2f | %d |\n", m, n, ok, st, bad, w, over }' "$OUT.csv"
