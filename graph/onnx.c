@@ -1511,11 +1511,17 @@ static void attr_str(const Onnx__NodeProto *n, const char *at, char *buf, size_t
 	}
 }
 
+/* Tensor `from` stands for tensor `to` from now on */
+static void alias(imp *m, char *from, char *to)
+{
+	m->alias_from[m->nalias] = from;
+	m->alias_to[m->nalias++] = to;
+}
+
 /* Node n dropped: its output stands for its input 0 from now on */
 static void drop_node(imp *m, const Onnx__NodeProto *n)
 {
-	m->alias_from[m->nalias] = n->output[0];
-	m->alias_to[m->nalias++] = n->input[0];
+	alias(m, n->output[0], n->input[0]);
 }
 
 static int64_t attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt)
@@ -2207,6 +2213,32 @@ static int import_reversed_slice(imp *m, const Onnx__NodeProto *n, const char *n
 	return 0;
 }
 
+/* The Slice op `name` of tensor `in` (of shape x) over ns axes, [lo, hi) of
+ * each, into `out`, its shape recorded; -1 (nothing added) when a range is
+ * empty */
+static int slice_op(imp *m, const char *name, const char *in, const char *out, const tinfo *x,
+                    int ns, const int64_t *axis, const int64_t *lo, const int64_t *hi)
+{
+	int64_t dims[16];
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	for (int k = 0; k < ns; k++) {
+		if (hi[k] <= lo[k])
+			return -1;
+		dims[axis[k]] = hi[k] - lo[k];
+	}
+	cJSON *o = add_op(m, name, "Slice");
+	io(m, o, "inputs", in);
+	io(m, o, "outputs", out);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(at, "axes", int_list(axis, (size_t)ns));
+	pl_json_add(at, "starts", int_list(lo, (size_t)ns));
+	pl_json_add(at, "ends", int_list(hi, (size_t)ns));
+	/* (tinfo keeps the name's pointer: the op's string, which out may not outlive) */
+	set_info(m, cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring, x->rank,
+	         dims, 0, NULL);
+	return 0;
+}
+
 static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	if (slice_initializer(m, n) == 0)
@@ -2225,22 +2257,7 @@ static int import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	    !linear_columns(m, n->input[0], lo[0], hi[0], name, n->output[0]))
 		return 0;
 	/* any other range of a tensor: the Slice op (its sliced axes kept whole) */
-	int64_t dims[16];
-	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
-	for (int k = 0; k < ns; k++) {
-		if (hi[k] <= lo[k])
-			return -1;
-		dims[axis[k]] = hi[k] - lo[k];
-	}
-	cJSON *o = add_op(m, name, "Slice");
-	io(m, o, "inputs", n->input[0]);
-	io(m, o, "outputs", n->output[0]);
-	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	pl_json_add(at, "axes", int_list(axis, (size_t)ns));
-	pl_json_add(at, "starts", int_list(lo, (size_t)ns));
-	pl_json_add(at, "ends", int_list(hi, (size_t)ns));
-	set_info(m, n->output[0], x->rank, dims, 0, NULL);
-	return 0;
+	return slice_op(m, name, n->input[0], n->output[0], x, ns, axis, lo, hi);
 }
 
 /* Einsum's equation "ab,bc->ac": each part's indices (ix[part], nix[part]
@@ -4100,27 +4117,14 @@ static pl_status onnx_scatternd(imp *m, const Onnx__NodeProto *n, const char *na
 		if (hi[k] <= lo[k])
 			continue;
 		snprintf(part[k], sizeof part[k], "%s.%s", n->output[0], k ? "after" : "before");
-		cJSON *o = add_op(m, part[k], "Slice");
-		io(m, o, "inputs", n->input[0]);
-		io(m, o, "outputs", part[k]);
-		cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-		pl_json_add(at, "axes", int_list(&axis, 1));
-		pl_json_add(at, "starts", int_list(&lo[k], 1));
-		pl_json_add(at, "ends", int_list(&hi[k], 1));
-		int64_t dims[16];
-		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
-		dims[0] = hi[k] - lo[k];
-		/* (tinfo keeps the name's pointer: the op's string) */
-		set_info(m, cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring,
-		         x->rank, dims, 0, NULL);
+		slice_op(m, part[k], n->input[0], part[k], x, 1, &axis, &lo[k], &hi[k]);
 		if (!k) { /* the Concat after the rows before it */
 			cat = add_op(m, name, "Concat");
 			io(m, cat, "inputs", part[0]);
 		}
 	}
 	if (!cat && b == rows) { /* the whole tensor assigned: the updates */
-		m->alias_from[m->nalias] = n->output[0];
-		m->alias_to[m->nalias++] = n->input[2];
+		alias(m, n->output[0], n->input[2]);
 		set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 		return PL_OK;
 	}
