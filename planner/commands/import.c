@@ -5,7 +5,8 @@
  * dimension of the first output it takes as the classes, said on stderr
  * where that output has rank 3 or more -- at rank 3 auto's choice (the
  * last: a language model's [B, S, vocabulary]) may be a sequence model's
- * [N, C, L], which PyTorch's CrossEntropyLoss takes on dimension 1 */
+ * [N, C, L], which PyTorch's CrossEntropyLoss takes on dimension 1; and
+ * each auxiliary classifier's loss (loss.auxN) that was appended too */
 void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o)
 {
 	int l = pl_graph_find_op(g, "loss");
