@@ -115,12 +115,12 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 		sum += part[i];
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
 	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", or0(v->step_s),
-	  v->cluster_name, v->devices, v->nodes, v->devices_per_node);
+	  v->cluster_name ? v->cluster_name : "?", v->devices, v->nodes, v->devices_per_node);
 	if (v->has_pipeline)
 		h(f, "; %d pipeline stages, %d micro-batches, %s", v->stages, v->micro_batches,
 		  v->schedule);
 	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n", v->zero,
-	  v->recompute, or0(v->peak_mem_bytes) / GIB);
+	  v->recompute ? v->recompute : "none", or0(v->peak_mem_bytes) / GIB);
 	double mfu = v->mfu, tf = v->model_tflops, tok = v->tokens_per_s;
 	if (isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0) {
 		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device",
@@ -158,7 +158,7 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 		}
 	fputs("</svg>", f);
 	const char *why = v->why;
-	h(f, "<p class=\"note\">search: %s, %s", v->mode,
+	h(f, "<p class=\"note\">search: %s, %s", v->mode ? v->mode : "?",
 	  v->optimal ? "proven optimal" : "not proven optimal");
 	if (why) {
 		fputs(" (", f);
