@@ -1225,7 +1225,6 @@ static int view_bool(const cJSON *o, const char *key)
 static void view_cost(const cJSON *cost, pl_ckpt_view *v)
 {
 	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
-	const cJSON *mb = cJSON_GetObjectItemCaseSensitive(cost, "memory_breakdown_bytes");
 	v->step_s = view_num(cost, "step_seconds");
 	v->compute_s = view_num(cost, "compute_seconds");
 	v->comm_s = view_num(cost, "communication_seconds");
@@ -1244,9 +1243,6 @@ static void view_cost(const cJSON *cost, pl_ckpt_view *v)
 	v->band_basis = view_str(cost, "step_band_basis", NULL);
 	v->comm_hidden_s = view_num(cost, "communication_hidden_seconds");
 	v->peak_mem_stage = view_num(cost, "peak_memory_stage");
-	v->has_mem_breakdown = mb != NULL;
-	for (int k = 0; k < PL_CKPT_MEM; k++)
-		v->mem_breakdown[k] = view_num(mb, pl_ckpt_mem_names[k]);
 }
 
 /* The pipeline block, ZeRO and recompute into v. */
@@ -1321,8 +1317,9 @@ static void view_op(const cJSON *it, pl_ckpt_op *op)
 	    .flops_fwd = view_num(it, "flops_forward"),
 	    .flops_bwd = view_num(it, "flops_backward"),
 	};
-	const cJSON *tu, *x;
-	cJSON_ArrayForEach (tu, cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy")) {
+	const cJSON *tu, *x, *ps = cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy");
+	op->has_strategy = ps != NULL;
+	cJSON_ArrayForEach (tu, ps) {
 		if (op->ninputs == PL_MAX_OP_INPUTS)
 			break;
 		int d = 0;
@@ -1368,48 +1365,70 @@ static pl_status view_groups(const cJSON *groups, pl_ckpt_doc *d)
 static pl_status view_parts(const cJSON *parts, pl_ckpt_doc *d)
 {
 	d->has_parts = cJSON_IsObject(parts);
-	d->nparts = d->has_parts ? cJSON_GetArraySize(parts) : 0;
+	d->nparts = cJSON_GetArraySize(parts);
 	if (!(d->parts = view_alloc(d->nparts, sizeof *d->parts)))
 		return PL_ENOMEM;
 	const cJSON *p;
 	int k = 0;
-	if (d->has_parts)
-		cJSON_ArrayForEach (p, parts) {
-			const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "stages");
-			d->parts[k++] = (pl_ckpt_part){
-			    .name = p->string,
-			    .ops = view_num(p, "ops"),
-			    .weight_cut = view_num(p, "weight_cut"),
-			    .batch_cut = view_num(p, "batch_cut"),
-			    .sequence_cut = view_num(p, "sequence_cut"),
-			    .norms_sequence_cut = view_num(p, "norms_sequence_cut"),
-			    .experts_cut = view_num(p, "experts_cut"),
-			    .replicated = view_num(p, "replicated"),
-			    .stage_first = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
-			    .stage_last = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1)),
-			};
-		}
+	cJSON_ArrayForEach (p, parts) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "stages");
+		d->parts[k++] = (pl_ckpt_part){
+		    .name = p->string,
+		    .ops = view_num(p, "ops"),
+		    .weight_cut = view_num(p, "weight_cut"),
+		    .batch_cut = view_num(p, "batch_cut"),
+		    .sequence_cut = view_num(p, "sequence_cut"),
+		    .norms_sequence_cut = view_num(p, "norms_sequence_cut"),
+		    .experts_cut = view_num(p, "experts_cut"),
+		    .has_experts_cut = cJSON_GetObjectItemCaseSensitive(p, "experts_cut") != NULL,
+		    .replicated = view_num(p, "replicated"),
+		    .stage_first = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
+		    .stage_last = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1)),
+		};
+	}
 	return PL_OK;
 }
 
-/* The cost's and the pipeline's lists: communication, stages' memory and times. */
+/* A memory-by-category object's entries into m (NULL o: none) */
+static int view_memory(const cJSON *o, pl_ckpt_memory *m)
+{
+	const cJSON *e;
+	m->n = 0;
+	if (!(m->e = view_alloc(cJSON_GetArraySize(o), sizeof *m->e)))
+		return -1;
+	cJSON_ArrayForEach (e, o)
+		m->e[m->n++] = (pl_ckpt_amount){e->string, cJSON_GetNumberValue(e)};
+	return 0;
+}
+
+double pl_ckpt_memory_of(const pl_ckpt_memory *m, const char *name)
+{
+	for (int k = 0; k < m->n; k++)
+		if (m->e[k].name && !strcmp(m->e[k].name, name))
+			return m->e[k].bytes;
+	return NAN;
+}
+
+/* The cost's and the pipeline's lists: communication, memory by category,
+ * stages' memory and times. */
 static pl_status view_lists(const cJSON *root, pl_ckpt_doc *d)
 {
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(root, "cost"),
 	            *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline"), *e;
 	const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cost, "communication_by_collective"),
+	            *mb = cJSON_GetObjectItemCaseSensitive(cost, "memory_breakdown_bytes"),
 	            *sm = cJSON_GetObjectItemCaseSensitive(pp, "stage_memory_bytes"),
 	            *ts = cJSON_GetObjectItemCaseSensitive(pp, "stage_microbatch_seconds");
 	d->has_comm = cJSON_IsArray(bc);
 	d->ncomm = d->has_comm ? cJSON_GetArraySize(bc) : 0;
+	d->has_mem_breakdown = mb != NULL;
 	d->has_stage_mem = cJSON_IsArray(sm);
-	d->nstage_mem = d->has_stage_mem ? cJSON_GetArraySize(sm) : 0;
-	d->has_stage_s = cJSON_IsArray(ts);
-	d->nstage_s = d->has_stage_s ? cJSON_GetArraySize(ts) : 0;
+	d->nstage_mem = cJSON_GetArraySize(sm);
+	d->nstage_s = cJSON_GetArraySize(ts);
 	d->comm = view_alloc(d->ncomm, sizeof *d->comm);
 	d->stage_mem = view_alloc(d->nstage_mem, sizeof *d->stage_mem);
 	d->stage_s = view_alloc(d->nstage_s, sizeof *d->stage_s);
-	if (!d->comm || !d->stage_mem || !d->stage_s)
+	if (!d->comm || !d->stage_mem || !d->stage_s || view_memory(mb, &d->mem_breakdown))
 		return PL_ENOMEM;
 	int k = 0;
 	if (d->has_comm)
@@ -1418,16 +1437,12 @@ static pl_status view_lists(const cJSON *root, pl_ckpt_doc *d)
 			                              view_str(e, "link", NULL),
 			                              view_num(e, "seconds"), view_num(e, "bus_bytes")};
 	k = 0;
-	if (d->has_stage_mem)
-		cJSON_ArrayForEach (e, sm) {
-			for (int j = 0; j < 5; j++)
-				d->stage_mem[k][j] = view_num(e, pl_ckpt_mem_names[j]);
-			k++;
-		}
+	cJSON_ArrayForEach (e, sm)
+		if (view_memory(e, &d->stage_mem[k++]))
+			return PL_ENOMEM;
 	k = 0;
-	if (d->has_stage_s)
-		cJSON_ArrayForEach (e, ts)
-			d->stage_s[k++] = cJSON_GetNumberValue(e);
+	cJSON_ArrayForEach (e, ts)
+		d->stage_s[k++] = cJSON_GetNumberValue(e);
 	return PL_OK;
 }
 
@@ -1490,6 +1505,9 @@ void pl_ckpt_doc_free(pl_ckpt_doc *d)
 		free(d->groups[k].start);
 		free(d->groups[k].ranks);
 	}
+	for (int k = 0; d->stage_mem && k < d->nstage_mem; k++)
+		free(d->stage_mem[k].e);
+	free(d->mem_breakdown.e);
 	free(d->ops);
 	free(d->groups);
 	free(d->parts);

@@ -128,8 +128,6 @@ typedef struct pl_ckpt_view {
 	const char *band_basis;  /* NULL when absent */
 	double comm_hidden_s;    /* cost.communication_hidden_seconds (NAN) */
 	double peak_mem_stage;   /* cost.peak_memory_stage (NAN) */
-	int has_mem_breakdown;   /* cost.memory_breakdown_bytes, pl_ckpt_mem_names' order */
-	double mem_breakdown[PL_CKPT_MEM]; /* NAN when absent */
 	/* cluster */
 	const char *cluster_name;             /* NULL when absent */
 	int devices, nodes, devices_per_node; /* 0, 1, 0 when absent */
@@ -163,14 +161,31 @@ typedef struct pl_ckpt_view {
  * rejects a malformed one, naming the file and field). */
 void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v);
 
+/* Bytes of one category of memory (pl_ckpt_mem_names), as the checkpoint
+ * lists them (NAN: not a number). */
+typedef struct pl_ckpt_amount {
+	const char *name;
+	double bytes;
+} pl_ckpt_amount;
+
+/* A device's memory by category: the entries in the checkpoint's order. */
+typedef struct pl_ckpt_memory {
+	int n;
+	pl_ckpt_amount *e;
+} pl_ckpt_memory;
+
+/* The bytes of category name in m (NAN when it has none) */
+double pl_ckpt_memory_of(const pl_ckpt_memory *m, const char *name);
+
 /* One op of parallel_strategy_item (in the checkpoint's order). */
 typedef struct pl_ckpt_op {
 	const char *name;       /* its key */
 	const char *type, *part; /* NULL when absent */
 	double stage, recompute; /* NAN when absent */
 	/* parallel_strategy: per input (at most PL_MAX_OP_INPUTS) its slice
-	 * counts (at most PL_MAX_RANK; cJSON's valueint) */
-	int ninputs;
+	 * counts (at most PL_MAX_RANK; cJSON's valueint); has_strategy: the
+	 * op has parallel_strategy */
+	int has_strategy, ninputs;
 	int rank[PL_MAX_OP_INPUTS];
 	int split[PL_MAX_OP_INPUTS][PL_MAX_RANK];
 	double compute_s, comm_s, mem_bytes, flops_fwd, flops_bwd; /* NAN when absent */
@@ -191,6 +206,7 @@ typedef struct pl_ckpt_part {
 	const char *name;
 	double ops, weight_cut, batch_cut, sequence_cut, norms_sequence_cut;
 	double experts_cut, replicated;
+	int has_experts_cut;            /* experts_cut exists (of any type) */
 	double stage_first, stage_last; /* stages [first, last] */
 } pl_ckpt_part;
 
@@ -225,19 +241,21 @@ typedef struct pl_ckpt_doc {
 	pl_ckpt_op *ops;
 	int has_groups, ngroups;
 	pl_ckpt_groups *groups;
-	int has_parts; /* parts is an object */
+	int has_parts; /* parts is an object (nparts: its members, whatever it is) */
 	int nparts;
 	pl_ckpt_part *parts;
 	int has_comm; /* cost.communication_by_collective is an array */
 	int ncomm;
 	pl_ckpt_comm *comm;
-	int has_stage_mem; /* pipeline.stage_memory_bytes is an array */
-	int nstage_mem;
-	double (*stage_mem)[5]; /* weights, gradients, optimizer_states, activations,
-	                         * transient (pl_ckpt_mem_names' first five; NAN) */
+	int has_mem_breakdown;       /* cost.memory_breakdown_bytes exists */
+	pl_ckpt_memory mem_breakdown; /* the peak device's */
+	/* pipeline.stage_memory_bytes (has_stage_mem: it is an array; nstage_mem
+	 * its entries, whatever it is): per stage its device's weights,
+	 * gradients, optimizer states, activations, transient */
+	int has_stage_mem, nstage_mem;
+	pl_ckpt_memory *stage_mem;
 	int nstage_s;
-	double *stage_s; /* pipeline.stage_microbatch_seconds (NAN) */
-	int has_stage_s;
+	double *stage_s; /* pipeline.stage_microbatch_seconds (NAN: not a number) */
 	int nsettings;
 	pl_ckpt_setting *settings; /* search.framework_defaults */
 	int nconflicts;

@@ -89,7 +89,9 @@ static void print_comm_memory(const pl_ckpt_doc *d, FILE *out)
 	for (int k = 0; k < d->nstage_mem; k++) {
 		char c[5][32];
 		for (int j = 0; j < 5; j++)
-			pl_cli_fmt_bytes(pl_ckpt_or(d->stage_mem[k][j], 0), c[j], sizeof c[j]);
+			pl_cli_fmt_bytes(
+			    pl_ckpt_or(pl_ckpt_memory_of(&d->stage_mem[k], pl_ckpt_mem_names[j]), 0),
+			    c[j], sizeof c[j]);
 		fprintf(out, "  %-6d %12s %12s %17s %12s %12s\n", k, c[0], c[1], c[2], c[3], c[4]);
 	}
 }

@@ -285,7 +285,7 @@ static void doc_holds_checkpoint(const cJSON *ck, const char *what)
 	assert_int_equal(d.nstage_mem, cJSON_GetArraySize(sm));
 	for (int s = 0; s < d.nstage_mem; s++)
 		for (int j = 0; j < 5; j++)
-			assert_true(d.stage_mem[s][j] ==
+			assert_true(pl_ckpt_memory_of(&d.stage_mem[s], pl_ckpt_mem_names[j]) ==
 			            cJSON_GetObjectItem(cJSON_GetArrayItem(sm, s), pl_ckpt_mem_names[j])
 			                ->valuedouble);
 	pl_ckpt_doc_free(&d);
