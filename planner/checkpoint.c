@@ -1292,6 +1292,7 @@ void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 	    .memory_limit = view_num(se, "memory_limit_bytes"),
 	    .per_op_step_s = view_num(se, "per_op_step_seconds"),
 	    .groups_param = view_str(root, "groups_param", NULL),
+	    .has_groups_exceptions = cJSON_GetObjectItemCaseSensitive(root, "groups_exceptions") != NULL,
 	};
 	view_cost(cJSON_GetObjectItemCaseSensitive(root, "cost"), v);
 	view_pipeline(root, cJSON_GetObjectItemCaseSensitive(root, "pipeline"), v);

@@ -155,6 +155,7 @@ typedef struct pl_ckpt_view {
 	double per_op_step_s;            /* search.per_op_step_seconds (NAN) */
 	/* groups_param: the weight the groups are read off (NULL when absent) */
 	const char *groups_param;
+	int has_groups_exceptions; /* groups_exceptions: layers' weights cut otherwise */
 } pl_ckpt_view;
 
 /* Fills v from a parsed checkpoint (never fails: pl_ckpt_check is what

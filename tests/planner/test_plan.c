@@ -71,6 +71,7 @@ static const char *const root_view[] = {"model",
                                         "recompute",
                                         "groups",
                                         "groups_param",
+                                        "groups_exceptions",
                                         "parallel_strategy_item",
                                         "parts",
                                         NULL};
