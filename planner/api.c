@@ -780,6 +780,7 @@ void planner_graph_free(planner_graph *g)
 struct planner_plan {
 	uint32_t tag;
 	cJSON *ck;
+	pl_ckpt_doc doc; /* ck, typed: what the getters read */
 	char *json;
 	int64_t rank; /* global_rank at planning time */
 };
@@ -915,6 +916,10 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	const char *save = ctx->val[K_SAVE_FILE];
 	if (save && (st = pl_output_write(save, text, &ctx->err)))
 		goto done;
+	if ((st = pl_ckpt_doc_read(ck, &plan->doc, &ctx->err))) {
+		pl_ckpt_doc_free(&plan->doc);
+		goto done;
+	}
 	plan->tag = TAG_PLAN;
 	plan->ck = ck;
 	plan->json = text;
@@ -941,9 +946,7 @@ const char *planner_plan_json(const planner_plan *p)
 /* the plan's summary, typed (NAN for a number it lacks) */
 static pl_ckpt_view view_of(const planner_plan *p)
 {
-	pl_ckpt_view v;
-	pl_ckpt_view_read(p->ck, &v);
-	return v;
+	return p->doc.v;
 }
 
 double planner_plan_step_seconds(const planner_plan *p)
@@ -1000,25 +1003,27 @@ static int group_kind(const char *kind)
 	return 0;
 }
 
-/* The group of `rank` in groups.<kind>, or NULL. */
-static const cJSON *find_group(const planner_plan *p, const char *kind, int64_t rank)
+/* The group of `rank` in groups.<kind>: its index in *gs, or -1. */
+static int find_group(const planner_plan *p, const char *kind, int64_t rank,
+                      const pl_ckpt_groups **gs)
 {
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(p->ck, "groups"), *grp, *r;
-	cJSON_ArrayForEach (grp, cJSON_GetObjectItemCaseSensitive(groups, kind)) {
-		cJSON_ArrayForEach (r, grp) {
-			if (cJSON_IsNumber(r) && (int64_t)r->valuedouble == rank)
-				return grp;
+	*gs = pl_ckpt_doc_groups(&p->doc, kind);
+	for (int k = 0; *gs && k < (*gs)->n; k++)
+		for (int i = (*gs)->start[k]; i < (*gs)->start[k + 1]; i++) {
+			double r = (*gs)->ranks[i]; /* NAN: not a number */
+			if (!isnan(r) && (int64_t)r == rank)
+				return k;
 		}
-	}
-	return NULL;
+	return -1;
 }
 
 int64_t planner_plan_degree(const planner_plan *p, const char *kind)
 {
 	if (!plan_ok(p) || !group_kind(kind))
 		return -1;
-	const cJSON *grp = find_group(p, kind, 0);
-	return grp ? cJSON_GetArraySize(grp) : 1;
+	const pl_ckpt_groups *gs;
+	int k = find_group(p, kind, 0, &gs);
+	return k >= 0 ? pl_ckpt_group_size(gs, k) : 1;
 }
 
 int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank, int64_t *ranks,
@@ -1028,19 +1033,20 @@ int64_t planner_plan_group(const planner_plan *p, const char *kind, int64_t rank
 		return -1;
 	if (rank < 0)
 		rank = p->rank;
-	const cJSON *grp = find_group(p, kind, rank), *r;
-	if (!grp) { /* no pp groups in a one-stage plan: the rank alone */
-		const cJSON *dp = find_group(p, "dp", rank);
-		if (!dp)
+	const pl_ckpt_groups *gs;
+	int k = find_group(p, kind, rank, &gs);
+	if (k < 0) { /* no pp groups in a one-stage plan: the rank alone */
+		if (find_group(p, "dp", rank, &gs) < 0)
 			return -1;
 		if (max)
 			ranks[0] = rank;
 		return 1;
 	}
 	size_t n = 0;
-	cJSON_ArrayForEach (r, grp) {
+	for (int i = gs->start[k]; i < gs->start[k + 1]; i++) {
+		double r = gs->ranks[i];
 		if (n < max)
-			ranks[n] = (int64_t)r->valuedouble;
+			ranks[n] = isnan(r) ? 0 : (int64_t)r;
 		n++;
 	}
 	return (int64_t)n;
@@ -1128,6 +1134,10 @@ int planner_plan_cost(planner_ctx *ctx, planner_graph *pg, const char *ckpt_json
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
+	if ((st = pl_ckpt_doc_read(ck, &plan->doc, &ctx->err))) {
+		pl_ckpt_doc_free(&plan->doc);
+		goto done;
+	}
 	plan->tag = TAG_PLAN;
 	plan->ck = ck;
 	plan->json = text;
@@ -1149,6 +1159,7 @@ void planner_plan_free(planner_plan *p)
 {
 	if (!plan_ok(p))
 		return;
+	pl_ckpt_doc_free(&p->doc);
 	cJSON_Delete(p->ck);
 	free(p->json);
 	p->tag = TAG_FREED;
@@ -1257,8 +1268,7 @@ int planner_trainer_new(planner_ctx *ctx, planner_graph *pg, const planner_plan 
 	ctx->refs++;
 	if ((st = graph_import(pg, &ctx->err, &tr->g)))
 		goto done;
-	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(plan->ck, "model"), "sha256"));
+	const char *sha = plan->doc.v.model_sha256;
 	if (!sha) { /* a trainer runs only a plan made for its model */
 		st = pl_err_set(&ctx->err, PL_EINVAL,
 		                "%s: %s: the plan names no model (model.sha256); it may "

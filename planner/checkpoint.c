@@ -1207,43 +1207,329 @@ static const char *view_str(const cJSON *o, const char *key, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* o.key's number, or (absent, another type) NAN as cJSON_GetNumberValue
+ * gives it: what the printers printed of a number the checkpoint lacks */
+static double view_num(const cJSON *o, const char *key)
+{
+	return cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, key));
+}
+
+/* o.key: 1 true, 0 false, -1 absent or not a boolean */
+static int view_bool(const cJSON *o, const char *key)
+{
+	const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsBool(b) ? cJSON_IsTrue(b) : -1;
+}
+
+/* The cost block's numbers into v. */
+static void view_cost(const cJSON *cost, pl_ckpt_view *v)
+{
+	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
+	v->step_s = view_num(cost, "step_seconds");
+	v->compute_s = view_num(cost, "compute_seconds");
+	v->comm_s = view_num(cost, "communication_seconds");
+	v->optimizer_s = view_num(cost, "optimizer_seconds");
+	v->bubble_s = view_num(cost, "bubble_seconds");
+	v->peak_mem_bytes = view_num(cost, "peak_memory_bytes");
+	v->model_flops = view_num(cost, "model_flops_per_step");
+	v->mfu = view_num(cost, "mfu");
+	v->model_tflops = view_num(cost, "model_tflops_per_device");
+	v->tokens_per_s = view_num(cost, "tokens_per_second_per_device");
+	v->band_lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0));
+	v->band_hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
+	v->samples_per_s = view_num(cost, "samples_per_second");
+	v->global_batch = view_num(cost, "global_batch");
+	v->tokens_per_step = view_num(cost, "tokens_per_step");
+	v->band_basis = view_str(cost, "step_band_basis", NULL);
+	v->comm_hidden_s = view_num(cost, "communication_hidden_seconds");
+	v->peak_mem_stage = view_num(cost, "peak_memory_stage");
+}
+
+/* The pipeline block, ZeRO and recompute into v. */
+static void view_pipeline(const cJSON *root, const cJSON *pp, pl_ckpt_view *v)
+{
+	enum { BIG = 1 << 30 }; /* no count in a checkpoint is larger */
+	v->has_pipeline = pp != NULL;
+	v->pp_is_object = cJSON_IsObject(pp);
+	v->stages = pl_json_int(pp, "stages", 1, 0, BIG);
+	v->micro_batches = pl_json_int(pp, "micro_batches", 1, 0, BIG);
+	v->schedule = view_str(pp, "schedule", "1F1B");
+	v->pp_stages = view_num(pp, "stages");
+	v->pp_micro_batches = view_num(pp, "micro_batches");
+	v->pp_virtual_stages = view_num(pp, "virtual_stages");
+	v->pp_stage_devices = view_num(pp, "stage_devices");
+	v->sequence_parallel = view_bool(pp, "sequence_parallel");
+	v->overlap_grad_reduce = view_bool(pp, "overlap_grad_reduce") == 1;
+	v->tp_comm_overlap = view_bool(pp, "tp_comm_overlap") == 1;
+	v->overlap_param_gather = view_bool(pp, "overlap_param_gather") == 1;
+	v->zero = pl_json_int(root, "optimizer_shard", 0, 0, 3);
+	v->optimizer_shard = view_num(root, "optimizer_shard");
+	v->recompute = view_str(root, "recompute", NULL);
+}
+
 void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 {
 	enum { BIG = 1 << 30 }; /* no count in a checkpoint is larger */
-	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(root, "cost"),
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "model"),
 	            *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster"),
-	            *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline"),
 	            *se = cJSON_GetObjectItemCaseSensitive(root, "search");
-	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
 	*v = (pl_ckpt_view){
-	    .step_s = pl_json_num(cost, "step_seconds", NAN),
-	    .compute_s = pl_json_num(cost, "compute_seconds", NAN),
-	    .comm_s = pl_json_num(cost, "communication_seconds", NAN),
-	    .optimizer_s = pl_json_num(cost, "optimizer_seconds", NAN),
-	    .bubble_s = pl_json_num(cost, "bubble_seconds", NAN),
-	    .peak_mem_bytes = pl_json_num(cost, "peak_memory_bytes", NAN),
-	    .model_flops = pl_json_num(cost, "model_flops_per_step", NAN),
-	    .mfu = pl_json_num(cost, "mfu", NAN),
-	    .model_tflops = pl_json_num(cost, "model_tflops_per_device", NAN),
-	    .tokens_per_s = pl_json_num(cost, "tokens_per_second_per_device", NAN),
-	    .band_lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
-	    .band_hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1)),
-	    .samples_per_s = pl_json_num(cost, "samples_per_second", NAN),
-	    .global_batch = pl_json_num(cost, "global_batch", NAN),
-	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", NAN),
-	    .band_basis = view_str(cost, "step_band_basis", NULL),
-	    .cluster_name = view_str(cl, "name", "?"),
+	    .model_name = view_str(md, "name", NULL),
+	    .model_sha256 = view_str(md, "sha256", NULL),
+	    .cluster_name = view_str(cl, "name", NULL),
 	    .devices = pl_json_int(cl, "devices", 0, 0, BIG),
 	    .nodes = pl_json_int(cl, "nodes", 1, 0, BIG),
 	    .devices_per_node = pl_json_int(cl, "devices_per_node", 0, 0, BIG),
-	    .has_pipeline = pp != NULL,
-	    .stages = pl_json_int(pp, "stages", 1, 0, BIG),
-	    .micro_batches = pl_json_int(pp, "micro_batches", 1, 0, BIG),
-	    .schedule = view_str(pp, "schedule", "1F1B"),
-	    .zero = pl_json_int(root, "optimizer_shard", 0, 0, 3),
-	    .recompute = view_str(root, "recompute", "none"),
-	    .mode = view_str(se, "mode", "?"),
+	    .cluster_desc = cJSON_GetObjectItemCaseSensitive(cl, "description"),
+	    .mode = view_str(se, "mode", NULL),
 	    .optimal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(se, "optimal")),
 	    .why = view_str(se, "why", NULL),
+	    .space = view_str(se, "space", NULL),
+	    .space_widen = view_str(se, "space_widen", NULL),
+	    .framework = view_str(se, "framework", NULL),
+	    .repeated_layers = view_num(se, "repeated_layers"),
+	    .search_seconds = view_num(se, "seconds"),
+	    .memory_limit = view_num(se, "memory_limit_bytes"),
+	    .per_op_step_s = view_num(se, "per_op_step_seconds"),
+	    .groups_param = view_str(root, "groups_param", NULL),
+	    .has_groups_exceptions = cJSON_GetObjectItemCaseSensitive(root, "groups_exceptions") != NULL,
 	};
+	view_cost(cJSON_GetObjectItemCaseSensitive(root, "cost"), v);
+	view_pipeline(root, cJSON_GetObjectItemCaseSensitive(root, "pipeline"), v);
+}
+
+/* n zeroed elements of size sz (n may be 0), or NULL when out of memory */
+static void *view_alloc(int n, size_t sz)
+{
+	return pl_calloc((size_t)n + 1, sz);
+}
+
+static void view_op(const cJSON *it, pl_ckpt_op *op)
+{
+	*op = (pl_ckpt_op){
+	    .name = it->string,
+	    .type = view_str(it, "type", NULL),
+	    .part = view_str(it, "part", NULL),
+	    .stage = view_num(it, "stage"),
+	    .recompute = view_num(it, "recompute"),
+	    .compute_s = view_num(it, "compute_seconds"),
+	    .comm_s = view_num(it, "communication_seconds"),
+	    .mem_bytes = view_num(it, "memory_bytes"),
+	    .flops_fwd = view_num(it, "flops_forward"),
+	    .flops_bwd = view_num(it, "flops_backward"),
+	};
+	const cJSON *tu, *x, *ps = cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy");
+	op->has_strategy = ps != NULL;
+	cJSON_ArrayForEach (tu, ps) {
+		if (op->ninputs == PL_MAX_OP_INPUTS)
+			break;
+		int d = 0;
+		cJSON_ArrayForEach (x, tu)
+			if (d < PL_MAX_RANK)
+				op->split[op->ninputs][d++] = x->valueint;
+		op->rank[op->ninputs++] = d;
+	}
+}
+
+static pl_status view_groups(const cJSON *groups, pl_ckpt_doc *d)
+{
+	d->has_groups = groups != NULL;
+	d->ngroups = cJSON_GetArraySize(groups);
+	if (!(d->groups = view_alloc(d->ngroups, sizeof *d->groups)))
+		return PL_ENOMEM;
+	const cJSON *kind, *gr, *r;
+	int k = 0;
+	cJSON_ArrayForEach (kind, groups) {
+		pl_ckpt_groups *gs = &d->groups[k++];
+		int n = cJSON_GetArraySize(kind), total = 0, i = 0;
+		cJSON_ArrayForEach (gr, kind)
+			total += cJSON_GetArraySize(gr);
+		*gs = (pl_ckpt_groups){.kind = kind->string,
+		                       .is_array = cJSON_IsArray(kind),
+		                       .n = n,
+		                       .first_is_array = cJSON_IsArray(cJSON_GetArrayItem(kind, 0)),
+		                       .start = view_alloc(n + 1, sizeof *gs->start),
+		                       .ranks = view_alloc(total, sizeof *gs->ranks)};
+		if (!gs->start || !gs->ranks)
+			return PL_ENOMEM;
+		int g = 0;
+		cJSON_ArrayForEach (gr, kind) {
+			gs->start[g++] = i;
+			cJSON_ArrayForEach (r, gr)
+				gs->ranks[i++] = cJSON_IsNumber(r) ? r->valuedouble : NAN;
+		}
+		gs->start[g] = i;
+	}
+	return PL_OK;
+}
+
+static pl_status view_parts(const cJSON *parts, pl_ckpt_doc *d)
+{
+	d->has_parts = cJSON_IsObject(parts);
+	d->nparts = cJSON_GetArraySize(parts);
+	if (!(d->parts = view_alloc(d->nparts, sizeof *d->parts)))
+		return PL_ENOMEM;
+	const cJSON *p;
+	int k = 0;
+	cJSON_ArrayForEach (p, parts) {
+		const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "stages");
+		d->parts[k++] = (pl_ckpt_part){
+		    .name = p->string,
+		    .ops = view_num(p, "ops"),
+		    .weight_cut = view_num(p, "weight_cut"),
+		    .batch_cut = view_num(p, "batch_cut"),
+		    .sequence_cut = view_num(p, "sequence_cut"),
+		    .norms_sequence_cut = view_num(p, "norms_sequence_cut"),
+		    .experts_cut = view_num(p, "experts_cut"),
+		    .has_experts_cut = cJSON_GetObjectItemCaseSensitive(p, "experts_cut") != NULL,
+		    .replicated = view_num(p, "replicated"),
+		    .stage_first = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
+		    .stage_last = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1)),
+		};
+	}
+	return PL_OK;
+}
+
+/* A memory-by-category object's entries into m (NULL o: none) */
+static int view_memory(const cJSON *o, pl_ckpt_memory *m)
+{
+	const cJSON *e;
+	m->n = 0;
+	if (!(m->e = view_alloc(cJSON_GetArraySize(o), sizeof *m->e)))
+		return -1;
+	cJSON_ArrayForEach (e, o)
+		m->e[m->n++] = (pl_ckpt_amount){e->string, cJSON_GetNumberValue(e)};
+	return 0;
+}
+
+double pl_ckpt_memory_of(const pl_ckpt_memory *m, const char *name)
+{
+	for (int k = 0; k < m->n; k++)
+		if (m->e[k].name && !strcmp(m->e[k].name, name))
+			return m->e[k].bytes;
+	return NAN;
+}
+
+/* The cost's and the pipeline's lists: communication, memory by category,
+ * stages' memory and times. */
+static pl_status view_lists(const cJSON *root, pl_ckpt_doc *d)
+{
+	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(root, "cost"),
+	            *pp = cJSON_GetObjectItemCaseSensitive(root, "pipeline"), *e;
+	const cJSON *bc = cJSON_GetObjectItemCaseSensitive(cost, "communication_by_collective"),
+	            *mb = cJSON_GetObjectItemCaseSensitive(cost, "memory_breakdown_bytes"),
+	            *sm = cJSON_GetObjectItemCaseSensitive(pp, "stage_memory_bytes"),
+	            *ts = cJSON_GetObjectItemCaseSensitive(pp, "stage_microbatch_seconds");
+	d->has_comm = cJSON_IsArray(bc);
+	d->ncomm = d->has_comm ? cJSON_GetArraySize(bc) : 0;
+	d->has_mem_breakdown = mb != NULL;
+	d->has_stage_mem = cJSON_IsArray(sm);
+	d->nstage_mem = cJSON_GetArraySize(sm);
+	d->nstage_s = cJSON_GetArraySize(ts);
+	d->comm = view_alloc(d->ncomm, sizeof *d->comm);
+	d->stage_mem = view_alloc(d->nstage_mem, sizeof *d->stage_mem);
+	d->stage_s = view_alloc(d->nstage_s, sizeof *d->stage_s);
+	if (!d->comm || !d->stage_mem || !d->stage_s || view_memory(mb, &d->mem_breakdown))
+		return PL_ENOMEM;
+	int k = 0;
+	if (d->has_comm)
+		cJSON_ArrayForEach (e, bc)
+			d->comm[k++] = (pl_ckpt_comm){view_str(e, "collective", NULL),
+			                              view_str(e, "link", NULL),
+			                              view_num(e, "seconds"), view_num(e, "bus_bytes")};
+	k = 0;
+	cJSON_ArrayForEach (e, sm)
+		if (view_memory(e, &d->stage_mem[k++]))
+			return PL_ENOMEM;
+	k = 0;
+	cJSON_ArrayForEach (e, ts)
+		d->stage_s[k++] = cJSON_GetNumberValue(e);
+	return PL_OK;
+}
+
+/* The search block's lists: framework defaults, conflicts, alternatives. */
+static pl_status view_search(const cJSON *se, pl_ckpt_doc *d)
+{
+	const cJSON *fd = cJSON_GetObjectItemCaseSensitive(se, "framework_defaults"),
+	            *cf = cJSON_GetObjectItemCaseSensitive(se, "conflicts"),
+	            *al = cJSON_GetObjectItemCaseSensitive(se, "alternatives"), *e;
+	d->nsettings = cJSON_GetArraySize(fd);
+	d->nconflicts = cJSON_GetArraySize(cf);
+	d->nalts = cJSON_GetArraySize(al);
+	d->settings = view_alloc(d->nsettings, sizeof *d->settings);
+	d->conflicts = view_alloc(d->nconflicts, sizeof *d->conflicts);
+	d->alts = view_alloc(d->nalts, sizeof *d->alts);
+	if (!d->settings || !d->conflicts || !d->alts)
+		return PL_ENOMEM;
+	int k = 0;
+	cJSON_ArrayForEach (e, fd)
+		d->settings[k++] = (pl_ckpt_setting){e->string, cJSON_GetStringValue(e)};
+	k = 0;
+	cJSON_ArrayForEach (e, cf)
+		d->conflicts[k++] = (pl_ckpt_conflict){
+		    view_str(e, "from", NULL), view_str(e, "to", NULL), view_str(e, "tensor", NULL),
+		    view_num(e, "seconds")};
+	k = 0;
+	cJSON_ArrayForEach (e, al)
+		d->alts[k++] = (pl_ckpt_alt){.stages = view_num(e, "pipeline_stages"),
+		                             .micro_batches = view_num(e, "micro_batches"),
+		                             .virtual_stages = view_num(e, "virtual_stages"),
+		                             .zero = view_num(e, "optimizer_shard"),
+		                             .step_s = view_num(e, "step_seconds"),
+		                             .mem_bytes = view_num(e, "peak_memory_bytes"),
+		                             .recompute = view_str(e, "recompute", NULL)};
+	return PL_OK;
+}
+
+pl_status pl_ckpt_doc_read(const cJSON *root, pl_ckpt_doc *d, pl_err *err)
+{
+	memset(d, 0, sizeof *d);
+	pl_ckpt_view_read(root, &d->v);
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item"), *it;
+	d->has_items = items != NULL;
+	d->nops = cJSON_GetArraySize(items);
+	d->ops = view_alloc(d->nops, sizeof *d->ops);
+	int k = 0;
+	if (d->ops)
+		cJSON_ArrayForEach (it, items)
+			view_op(it, &d->ops[k++]);
+	if (!d->ops || view_groups(cJSON_GetObjectItemCaseSensitive(root, "groups"), d) ||
+	    view_parts(cJSON_GetObjectItemCaseSensitive(root, "parts"), d) || view_lists(root, d) ||
+	    view_search(cJSON_GetObjectItemCaseSensitive(root, "search"), d))
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	return PL_OK;
+}
+
+void pl_ckpt_doc_free(pl_ckpt_doc *d)
+{
+	for (int k = 0; d->groups && k < d->ngroups; k++) {
+		free(d->groups[k].start);
+		free(d->groups[k].ranks);
+	}
+	for (int k = 0; d->stage_mem && k < d->nstage_mem; k++)
+		free(d->stage_mem[k].e);
+	free(d->mem_breakdown.e);
+	free(d->ops);
+	free(d->groups);
+	free(d->parts);
+	free(d->comm);
+	free(d->stage_mem);
+	free(d->stage_s);
+	free(d->settings);
+	free(d->conflicts);
+	free(d->alts);
+	memset(d, 0, sizeof *d);
+}
+
+const pl_ckpt_groups *pl_ckpt_doc_groups(const pl_ckpt_doc *d, const char *kind)
+{
+	for (int k = 0; k < d->ngroups; k++)
+		if (d->groups[k].kind && !strcmp(d->groups[k].kind, kind))
+			return &d->groups[k];
+	return NULL;
+}
+
+int pl_ckpt_group_size(const pl_ckpt_groups *gs, int k)
+{
+	return gs && k >= 0 && k < gs->n ? gs->start[k + 1] - gs->start[k] : 0;
 }

@@ -101,13 +101,24 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
                             int *overlap, int *zero, int *stage, uint8_t *recompute, int *is_job,
                             pl_err *err);
 
-/* The plan summary of a checkpoint, typed: what report's summary (and any
- * other reader of the summary) needs, read once by pl_ckpt_view_read rather
- * than by string keys at each use (keys matched case-sensitively, as the
- * format spells them). Strings point into the parsed checkpoint
- * (valid while it lives). A field the checkpoint lacks, or holds out of its
- * range, takes the default given; has_* say which optional blocks exist. */
+/* A checkpoint read back, typed: what its readers (explain, search's and
+ * cost's printers, report, the API) need, read once by pl_ckpt_view_read /
+ * pl_ckpt_doc_read rather than by string keys at each use (keys matched
+ * case-sensitively, as the format spells them). Strings point into the
+ * parsed checkpoint (valid while it lives). A number the checkpoint lacks (or
+ * holds as another type) reads as NAN and a string as NULL unless a default
+ * is given; pl_ckpt_or applies a reader's own default. has_* say which
+ * optional blocks exist. tests/planner/test_plan.c owns the schema: every key
+ * the writer emits is read here or listed with the reader that reads it. */
+static inline double pl_ckpt_or(double v, double dflt)
+{
+	return v == v ? v : dflt; /* NAN: absent */
+}
+
+/* The plan summary (fixed size; no allocation). */
 typedef struct pl_ckpt_view {
+	/* model */
+	const char *model_name, *model_sha256; /* NULL when absent */
 	/* cost: seconds of a step and its parts, peak bytes per device */
 	double step_s, compute_s, comm_s, optimizer_s, bubble_s; /* NAN when absent */
 	double peak_mem_bytes, model_flops;                      /* NAN when absent */
@@ -115,23 +126,152 @@ typedef struct pl_ckpt_view {
 	double samples_per_s, global_batch, tokens_per_step;     /* NAN when absent */
 	double band_lo, band_hi; /* cost.step_band_seconds (NAN when absent) */
 	const char *band_basis;  /* NULL when absent */
+	double comm_hidden_s;    /* cost.communication_hidden_seconds (NAN) */
+	double peak_mem_stage;   /* cost.peak_memory_stage (NAN) */
 	/* cluster */
-	const char *cluster_name;             /* "?" */
+	const char *cluster_name;             /* NULL when absent */
 	int devices, nodes, devices_per_node; /* 0, 1, 0 when absent */
-	/* pipeline (has_pipeline: the block exists) */
-	int has_pipeline;
+	const cJSON *cluster_desc; /* cluster.description (planner.cluster/1, its own
+	                            * reader: topology's), NULL when absent */
+	/* pipeline (has_pipeline: the block exists; pp_is_object: it is an object) */
+	int has_pipeline, pp_is_object;
 	int stages, micro_batches; /* 1 when absent */
 	const char *schedule;      /* "1F1B" */
+	/* the pipeline block as written: NAN when absent */
+	double pp_stages, pp_micro_batches, pp_virtual_stages, pp_stage_devices;
+	int sequence_parallel; /* pipeline.sequence_parallel: 1 true, 0 false, -1 absent */
+	int overlap_grad_reduce, tp_comm_overlap, overlap_param_gather; /* true: 1 */
 	int zero;                  /* optimizer_shard 0..3, else 0 */
-	const char *recompute;     /* "none" */
+	double optimizer_shard;    /* as written (NAN when absent) */
+	const char *recompute;     /* NULL when absent */
 	/* search */
-	const char *mode; /* "?" */
+	const char *mode; /* NULL when absent */
 	int optimal;
-	const char *why; /* NULL when absent */
+	const char *why;                 /* NULL when absent */
+	const char *space, *space_widen; /* NULL when absent */
+	const char *framework;           /* NULL when absent */
+	double repeated_layers;          /* NAN when absent */
+	double search_seconds, memory_limit; /* search.seconds, memory_limit_bytes (NAN) */
+	double per_op_step_s;            /* search.per_op_step_seconds (NAN) */
+	/* groups_param: the weight the groups are read off (NULL when absent) */
+	const char *groups_param;
+	int has_groups_exceptions; /* groups_exceptions: layers' weights cut otherwise */
 } pl_ckpt_view;
 
 /* Fills v from a parsed checkpoint (never fails: pl_ckpt_check is what
  * rejects a malformed one, naming the file and field). */
 void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v);
+
+/* Bytes of one category of memory (pl_ckpt_mem_names), as the checkpoint
+ * lists them (NAN: not a number). */
+typedef struct pl_ckpt_amount {
+	const char *name;
+	double bytes;
+} pl_ckpt_amount;
+
+/* A device's memory by category: the entries in the checkpoint's order. */
+typedef struct pl_ckpt_memory {
+	int n;
+	pl_ckpt_amount *e;
+} pl_ckpt_memory;
+
+/* The bytes of category name in m (NAN when it has none) */
+double pl_ckpt_memory_of(const pl_ckpt_memory *m, const char *name);
+
+/* One op of parallel_strategy_item (in the checkpoint's order). */
+typedef struct pl_ckpt_op {
+	const char *name;       /* its key */
+	const char *type, *part; /* NULL when absent */
+	double stage, recompute; /* NAN when absent */
+	/* parallel_strategy: per input (at most PL_MAX_OP_INPUTS) its slice
+	 * counts (at most PL_MAX_RANK; cJSON's valueint); has_strategy: the
+	 * op has parallel_strategy */
+	int has_strategy, ninputs;
+	int rank[PL_MAX_OP_INPUTS];
+	int split[PL_MAX_OP_INPUTS][PL_MAX_RANK];
+	double compute_s, comm_s, mem_bytes, flops_fwd, flops_bwd; /* NAN when absent */
+} pl_ckpt_op;
+
+/* One kind of rank group (groups.KIND, in the checkpoint's order). */
+typedef struct pl_ckpt_groups {
+	const char *kind;   /* dp, tp, pp, ep, sp, cp */
+	int is_array;       /* groups.KIND is an array */
+	int n;              /* its groups */
+	int first_is_array; /* its first group is an array */
+	int *start;         /* group k's ranks: ranks[start[k] .. start[k + 1]) */
+	double *ranks;      /* NAN for a member that is not a number */
+} pl_ckpt_groups;
+
+/* One part of the model (parts.NAME): its ops and figures, NAN when absent. */
+typedef struct pl_ckpt_part {
+	const char *name;
+	double ops, weight_cut, batch_cut, sequence_cut, norms_sequence_cut;
+	double experts_cut, replicated;
+	int has_experts_cut;            /* experts_cut exists (of any type) */
+	double stage_first, stage_last; /* stages [first, last] */
+} pl_ckpt_part;
+
+/* cost.communication_by_collective: one entry (seconds, bus_bytes NAN when absent). */
+typedef struct pl_ckpt_comm {
+	const char *collective, *link; /* NULL when absent */
+	double seconds, bus_bytes;
+} pl_ckpt_comm;
+
+/* search.framework_defaults: option -> value (value NULL: not a string). */
+typedef struct pl_ckpt_setting {
+	const char *key, *value;
+} pl_ckpt_setting;
+
+/* search.conflicts (propagate): where fronts met, and what it costs. */
+typedef struct pl_ckpt_conflict {
+	const char *from, *to, *tensor; /* NULL when absent */
+	double seconds;
+} pl_ckpt_conflict;
+
+/* search.alternatives (a top-K job search's points): NAN / NULL when absent. */
+typedef struct pl_ckpt_alt {
+	double stages, micro_batches, virtual_stages, zero, step_s, mem_bytes;
+	const char *recompute;
+} pl_ckpt_alt;
+
+/* The whole checkpoint, typed: the summary and its lists (allocated). */
+typedef struct pl_ckpt_doc {
+	pl_ckpt_view v;
+	int has_items; /* parallel_strategy_item exists */
+	int nops;
+	pl_ckpt_op *ops;
+	int has_groups, ngroups;
+	pl_ckpt_groups *groups;
+	int has_parts; /* parts is an object (nparts: its members, whatever it is) */
+	int nparts;
+	pl_ckpt_part *parts;
+	int has_comm; /* cost.communication_by_collective is an array */
+	int ncomm;
+	pl_ckpt_comm *comm;
+	int has_mem_breakdown;       /* cost.memory_breakdown_bytes exists */
+	pl_ckpt_memory mem_breakdown; /* the peak device's */
+	/* pipeline.stage_memory_bytes (has_stage_mem: it is an array; nstage_mem
+	 * its entries, whatever it is): per stage its device's weights,
+	 * gradients, optimizer states, activations, transient */
+	int has_stage_mem, nstage_mem;
+	pl_ckpt_memory *stage_mem;
+	int nstage_s;
+	double *stage_s; /* pipeline.stage_microbatch_seconds (NAN: not a number) */
+	int nsettings;
+	pl_ckpt_setting *settings; /* search.framework_defaults */
+	int nconflicts;
+	pl_ckpt_conflict *conflicts;
+	int nalts;
+	pl_ckpt_alt *alts;
+} pl_ckpt_doc;
+
+/* Reads the whole checkpoint into d (PL_ENOMEM only; pl_ckpt_check is what
+ * rejects a malformed one). pl_ckpt_doc_free frees it (also after a failure). */
+pl_status pl_ckpt_doc_read(const cJSON *root, pl_ckpt_doc *d, pl_err *err);
+void pl_ckpt_doc_free(pl_ckpt_doc *d);
+/* A kind's groups (NULL when the checkpoint has none of it). */
+const pl_ckpt_groups *pl_ckpt_doc_groups(const pl_ckpt_doc *d, const char *kind);
+/* The number of ranks in group k of gs (0 when there is no such group). */
+int pl_ckpt_group_size(const pl_ckpt_groups *gs, int k);
 
 #endif

@@ -315,8 +315,25 @@ static int states(int fw, const cJSON *ck, pl_err *err)
  * in none of them. 1, or 0 with the reason in err. */
 static int whole_heads(const pl_graph *g, const cJSON *ck, pl_err *err)
 {
-	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
-	for (int i = 0; g && i < g->nops; i++) {
+	pl_ckpt_doc d;
+	int *at = g ? pl_malloc(sizeof *at * ((size_t)g->nops + 1)) : NULL, ok = 1;
+	if (!g || !at || pl_ckpt_doc_read(ck, &d, err)) {
+		if (g)
+			pl_err_set(err, PL_ENOMEM, "out of memory");
+		if (at)
+			pl_ckpt_doc_free(&d);
+		free(at);
+		return !g;
+	}
+	/* the model's ops' entries in the plan (-1: none; the first of a name) */
+	for (int i = 0; i < g->nops; i++)
+		at[i] = -1;
+	for (int k = d.nops - 1; k >= 0; k--) {
+		int i = d.ops[k].name ? pl_graph_find_op(g, d.ops[k].name) : -1;
+		if (i >= 0)
+			at[i] = k;
+	}
+	for (int i = 0; ok && i < g->nops; i++) {
 		const pl_op *op = &g->ops[i];
 		if (op->type != PL_OP_RESHAPE || op->ninputs < 1 || op->noutputs < 1)
 			continue;
@@ -324,29 +341,32 @@ static int whole_heads(const pl_graph *g, const cJSON *ck, pl_err *err)
 		if (in->rank < 1 || out->rank < 2 || out->rank <= in->rank)
 			continue;
 		int64_t H = in->shape[in->rank - 1], n = out->shape[out->rank - 2],
-		        d = out->shape[out->rank - 1];
-		if (d <= 1 || n < 1 || n * d != H)
+		        dh = out->shape[out->rank - 1];
+		if (dh <= 1 || n < 1 || n * dh != H)
 			continue;
-		const cJSON *cut = cJSON_GetArrayItem(
-		    cJSON_GetObjectItemCaseSensitive(
-		        cJSON_GetObjectItemCaseSensitive(items, op->name), "parallel_strategy"),
-		    0);
-		int64_t c = (int64_t)cJSON_GetNumberValue(cJSON_GetArrayItem(cut, in->rank - 1));
+		const pl_ckpt_op *po = at[i] >= 0 ? &d.ops[at[i]] : NULL;
+		int64_t c = po && po->ninputs > 0 && po->rank[0] >= in->rank
+		                ? po->split[0][in->rank - 1]
+		                : 0;
 		if (c > 1 && n % c) {
 			pl_err_set(err, PL_EINFEASIBLE,
 			           "%s cuts %s (%lld head%s of %lld) %lld ways: a tensor-parallel "
 			           "rank holds whole heads in every framework (heads / tp)",
 			           op->name, in->name, (long long)n, n == 1 ? "" : "s",
-			           (long long)d, (long long)c);
-			return 0;
+			           (long long)dh, (long long)c);
+			ok = 0;
 		}
 	}
-	return 1;
+	pl_ckpt_doc_free(&d);
+	free(at);
+	return ok;
 }
 
 static double ck_step(const cJSON *ck)
 {
-	return pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "cost"), "step_seconds", INFINITY);
+	pl_ckpt_view v;
+	pl_ckpt_view_read(ck, &v);
+	return pl_ckpt_or(v.step_s, INFINITY);
 }
 
 /* One tensor-parallel degree's best plan fw states: the search's (*first =
@@ -379,21 +399,21 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 	}
 	*err = why;
 	st = PL_EINFEASIBLE;
-	const cJSON *alt;
-	int k = 0;
-	cJSON_ArrayForEach (
-	    alt, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(all, "search"),
-	                                          "alternatives")) {
-		if (k++ == 0) /* the plan just refused */
-			continue;
+	pl_ckpt_doc d;
+	if (pl_ckpt_doc_read(all, &d, err)) {
+		pl_ckpt_doc_free(&d);
+		cJSON_Delete(all);
+		return PL_ENOMEM;
+	}
+	for (int k = 1; k < d.nalts; k++) { /* 0: the plan just refused */
+		const pl_ckpt_alt *alt = &d.alts[k];
 		pl_job_request q = *r;
-		q.stages = pl_dim_value((long long)pl_json_num(alt, "pipeline_stages", 1));
-		q.micro_batches = pl_dim_value((long long)pl_json_num(alt, "micro_batches", 1));
+		q.stages = pl_dim_value((long long)pl_ckpt_or(alt->stages, 1));
+		q.micro_batches = pl_dim_value((long long)pl_ckpt_or(alt->micro_batches, 1));
 		q.micro_batch_size = (pl_dim){0};
-		q.virtual_stages = pl_dim_value((long long)pl_json_num(alt, "virtual_stages", 1));
-		q.zero = pl_dim_value((long long)pl_json_num(alt, "optimizer_shard", 0));
-		const char *rc =
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(alt, "recompute"));
+		q.virtual_stages = pl_dim_value((long long)pl_ckpt_or(alt->virtual_stages, 1));
+		q.zero = pl_dim_value((long long)pl_ckpt_or(alt->zero, 0));
+		const char *rc = alt->recompute;
 		q.recompute = pl_dim_value(rc && !strcmp(rc, "full")        ? PL_RECOMPUTE_FULL
 		                           : rc && !strcmp(rc, "selective") ? PL_RECOMPUTE_SELECTIVE
 		                                                            : PL_RECOMPUTE_NONE);
@@ -411,6 +431,7 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		}
 		cJSON_Delete(one);
 	}
+	pl_ckpt_doc_free(&d);
 	cJSON_Delete(all);
 	return st;
 }
@@ -477,8 +498,9 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
 		found = 1;
 		/* proven over the framework's space when every degree's search is
 		 * proven and its own optimum is one the framework states */
-		proven &= first && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-		                       cJSON_GetObjectItemCaseSensitive(one, "search"), "optimal"));
+		pl_ckpt_view ov;
+		pl_ckpt_view_read(one, &ov);
+		proven &= first && ov.optimal;
 		if (ck_step(one) < best) {
 			best = ck_step(one);
 			cJSON_Delete(*ck);
@@ -567,12 +589,18 @@ static void cfg_init(fw_config *c)
 /* ---- the plan's configuration ---- */
 
 /* the size of the checkpoint's group `name` (1 without one) */
-static int64_t group_size(const cJSON *ck, const char *name)
+static int64_t group_size(const pl_ckpt_doc *d, const char *name)
 {
-	const cJSON *g =
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ck, "groups"), name);
-	int n = cJSON_GetArraySize(cJSON_GetArrayItem(g, 0));
+	int n = pl_ckpt_group_size(pl_ckpt_doc_groups(d, name), 0);
 	return n > 0 ? n : 1;
+}
+
+/* the job's pricing switch i (job_switch) as the pipeline block says it */
+static int pipe_switch(const pl_ckpt_view *v, int i)
+{
+	return i == PL_FW_PRICE_OVERLAP      ? v->overlap_grad_reduce
+	       : i == PL_FW_PRICE_TP_OVERLAP ? v->tp_comm_overlap
+	                                     : v->overlap_param_gather;
 }
 
 /* x as an integer when it is one (to 1e-6 relative), else -1 */
@@ -601,8 +629,8 @@ static int64_t part_num(const cJSON *parts, const char *part, const char *k)
 /* plan_config's first part: the devices, the pipeline, the pricing
  * switches, the degrees (groups and cuts), ZeRO and recompute; *m the
  * micro-batches */
-static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, int64_t *m,
-                              pl_err *err)
+static pl_status plan_degrees(const cJSON *ck, const pl_ckpt_doc *d, const char *where,
+                              fw_config *c, int64_t *m, pl_err *err)
 {
 	cfg_init(c);
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster"),
@@ -616,9 +644,8 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 		                  "%s: not a planner checkpoint (expected \"cluster\", \"cost\" "
 		                  "and \"parallel_strategy_item\", as 'planner search -o' writes)",
 		                  where);
-	c->model = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(ck, "model"), "name"));
-	c->cluster = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
+	c->model = d->v.model_name;
+	c->cluster = d->v.cluster_name;
 	c->devices = jint(cl, "devices", 0);
 	c->pp = jint(pipe, "stages", 1);
 	*m = jint(pipe, "micro_batches", 1);
@@ -634,12 +661,9 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 	    cJSON_GetObjectItemCaseSensitive(cl, "description"), "device");
 	for (int i = 0; i < PL_FW_PRICE_COUNT; i++)
 		c->price[i] =
-		    job_switch(i)
-		        ? (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pipe, price_key[i]))
-		               ? "on"
-		               : "off")
-		        : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, price_key[i]));
-	if (cJSON_GetObjectItemCaseSensitive(ck, "groups_exceptions"))
+		    job_switch(i) ? (pipe_switch(&d->v, i) ? "on" : "off")
+		                  : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, price_key[i]));
+	if (d->v.has_groups_exceptions)
 		return pl_err_set(
 		    err, PL_EINVAL,
 		    "%s: the layers' weights are not all cut alike "
@@ -648,9 +672,9 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 		    where);
 	/* tp: the ranks holding different slices of the layers' weight; the
 	 * ranks holding the same slice are data and context parallel */
-	c->tp = group_size(ck, "tp");
-	int64_t dpcp = group_size(ck, "dp");
-	c->ep = group_size(ck, "ep");
+	c->tp = group_size(d, "tp");
+	int64_t dpcp = group_size(d, "dp");
+	c->ep = group_size(d, "ep");
 	c->cp = parts ? part_num(parts, "attention", "sequence_cut") : 1;
 	if (c->cp < 1)
 		c->cp = 1;
@@ -674,7 +698,7 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 	    z ? (int)(jint(ck, "optimizer_shard", 0) < 0 ? 9 : jint(ck, "optimizer_shard", 0)) : 0;
 	if (c->zero < 0 || c->zero > 3)
 		return pl_err_set(err, PL_EINVAL, "%s: optimizer_shard %d", where, c->zero);
-	const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute"));
+	const char *rc = d->v.recompute;
 	c->recompute = rc ? pl_recompute_parse(rc) : PL_RECOMPUTE_NONE;
 	if (c->recompute < 0)
 		return pl_err_set(err, PL_EINVAL, "%s: recompute \"%s\"", where, rc);
@@ -683,19 +707,15 @@ static pl_status plan_degrees(const cJSON *ck, const char *where, fw_config *c, 
 
 /* plan_config's second part: the batch, the micro-batch (m micro-batches),
  * the sequence, 16-bit or not, FP8 */
-static pl_status plan_batch(const cJSON *ck, const char *where, fw_config *c, int64_t m,
+static pl_status plan_batch(const pl_ckpt_view *v, const char *where, fw_config *c, int64_t m,
                             pl_err *err)
 {
-	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster"),
-	            *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
 	/* the batch and the sequence: cost.global_batch and tokens_per_step, or
 	 * (checkpoints written before them) from the step's rates: samples a
 	 * second times the step is the batch, tokens the same way */
-	double step = pl_json_num(cost, "step_seconds", 0),
-	       sps = pl_json_num(cost, "samples_per_second", 0),
-	       tps = pl_json_num(cost, "tokens_per_second_per_device", 0),
-	       gb = pl_json_num(cost, "global_batch", sps * step),
-	       tokens = pl_json_num(cost, "tokens_per_step", tps * step * (double)c->devices);
+	double step = pl_ckpt_or(v->step_s, 0), sps = pl_ckpt_or(v->samples_per_s, 0),
+	       tps = pl_ckpt_or(v->tokens_per_s, 0), gb = pl_ckpt_or(v->global_batch, sps * step),
+	       tokens = pl_ckpt_or(v->tokens_per_step, tps * step * (double)c->devices);
 	c->gbs = near_int(gb);
 	if (c->gbs < 1 || c->gbs % (c->dp * m))
 		return pl_err_set(err, PL_EINVAL,
@@ -708,31 +728,26 @@ static pl_status plan_batch(const cJSON *ck, const char *where, fw_config *c, in
 	if (c->seq < 0)
 		c->seq = 0;
 	/* 16-bit or not, from the peak the MFU was taken against */
-	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cl, "description"),
-	                                     "device"),
-	    "peak_flops");
-	double mfu = pl_json_num(cost, "mfu", 0),
-	       flops = pl_json_num(cost, "model_flops_per_step", 0);
+	/* the cluster's device (planner.cluster/1, topology's format) */
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(v->cluster_desc, "device"),
+	            *peaks = cJSON_GetObjectItemCaseSensitive(dev, "peak_flops");
+	double mfu = pl_ckpt_or(v->mfu, 0), flops = pl_ckpt_or(v->model_flops, 0);
 	double used = mfu > 0 ? flops / (mfu * step * (double)c->devices) : 0;
 	double p32 = pl_json_num(peaks, "float32", 0), p16 = pl_json_num(peaks, "bfloat16", 0);
 	c->precision = used > 0 && p32 > 0 && p32 != p16 && fabs(used - p32) <= 1e-6 * p32
 	                   ? PREC_FP32
 	                   : PREC_BF16;
-	const char *gd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cl, "description"),
-	                                     "device"),
-	    "gemm_dtype"));
+	const char *gd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, "gemm_dtype"));
 	c->fp8 = gd && !strcmp(gd, "fp8");
 	return PL_OK;
 }
 
 /* plan_config's third part: every part of the model cut by the degrees,
  * sequence parallelism on or off */
-static pl_status plan_parts(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
+static pl_status plan_parts(const cJSON *ck, const pl_ckpt_view *v, const char *where,
+                            fw_config *c, pl_err *err)
 {
-	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline"),
-	            *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts");
+	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts");
 	/* the parts: every layer's weights cut tp ways, tokens dp ways, the
 	 * sequence cp ways (tp x cp for sequence-parallel norms) */
 	static const char *const pn[] = {"embedding", "attention", "mlp", "experts", "head"};
@@ -784,9 +799,8 @@ static pl_status plan_parts(const cJSON *ck, const char *where, fw_config *c, pl
 		                  "(search with --sequence-parallel on or off)",
 		                  where);
 	c->sp = c->tp > 1 ? sp_on > 0 : 0;
-	const cJSON *spx = cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel");
-	if (cJSON_IsBool(spx) && c->tp > 1)
-		c->sp = cJSON_IsTrue(spx);
+	if (v->sequence_parallel >= 0 && c->tp > 1)
+		c->sp = v->sequence_parallel;
 	return PL_OK;
 }
 
@@ -871,13 +885,17 @@ done:
 static pl_status plan_config(const cJSON *ck, const char *where, fw_config *c, pl_err *err)
 {
 	int64_t m = 1;
-	pl_status st = plan_degrees(ck, where, c, &m, err);
+	pl_ckpt_doc d;
+	pl_status st = pl_ckpt_doc_read(ck, &d, err);
 	if (!st)
-		st = plan_batch(ck, where, c, m, err);
+		st = plan_degrees(ck, &d, where, c, &m, err);
 	if (!st)
-		st = plan_parts(ck, where, c, err);
+		st = plan_batch(&d.v, where, c, m, err);
+	if (!st)
+		st = plan_parts(ck, &d.v, where, c, err);
 	if (!st)
 		st = plan_stages(ck, where, c, err);
+	pl_ckpt_doc_free(&d);
 	return st;
 }
 

@@ -713,7 +713,9 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 	                 po->jo.recompute == PL_AUTO))
 		return;
 	int64_t D = pl_cluster_devices_total(cl);
-	double best = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"), "step_seconds", 0);
+	pl_ckpt_view v;
+	pl_ckpt_view_read(*ck, &v);
+	double best = pl_ckpt_or(v.step_s, 0);
 	if (D < 2 || !(best > 0))
 		return;
 	pl_job_request r = *jr;
@@ -729,8 +731,10 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 	double s2 = 0;
 	if (pl_plan_opts_job(&o, &r, 0, &e) || pl_plan_search(g, cl, &o, &dp, &s2, &e))
 		return;
-	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(dp, "cost"), "step_seconds", 0);
-	cJSON *s = cJSON_GetObjectItemCaseSensitive(dp, "search");
+	pl_ckpt_view dv;
+	pl_ckpt_view_read(dp, &dv);
+	double step = pl_ckpt_or(dv.step_s, 0);
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(dp, "search"); /* written to */
 	char text[256];
 	snprintf(text, sizeof text,
 	         "data-parallel plans (every op's batch cut over all %lld devices; one with other "
@@ -763,9 +767,7 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 		}
 	}
 	/* the per-op plan's note that the whole job was not searched stays */
-	const cJSON *os = cJSON_GetObjectItemCaseSensitive(*ck, "search");
-	const char *ow = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(os, "space_widen"));
-	const char *ot = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(os, "space"));
+	const char *ow = v.space_widen, *ot = v.space;
 	const char *jn = ot ? strstr(ot, PL_PLAN_NOT_JOB) : NULL;
 	char full[1536];
 	snprintf(full, sizeof full, "%s%s%s", text, jn ? "; " : "", jn ? jn : "");
@@ -790,9 +792,10 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 static pl_status space_add(cJSON *ck, const char *sep, const char *text, const char *option,
                            pl_err *err)
 {
-	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
-	const char *old = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
-	const char *oldw = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search"); /* written to */
+	pl_ckpt_view v;
+	pl_ckpt_view_read(ck, &v);
+	const char *old = v.space, *oldw = v.space_widen;
 	char space[1024], widen[128];
 	snprintf(space, sizeof space, "%s%s%s", old ? old : "", old ? sep : "", text);
 	snprintf(widen, sizeof widen, "%s%s%s", oldw ? oldw : "", oldw ? " " : "", option);
@@ -826,12 +829,13 @@ pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
 	double limit = po->so.time_limit_s;
 	if (limit > 0 && limit <= PL_TIME_LEFT_MIN)
 		return st; /* the time limit has run out */
+	pl_ckpt_view v = {0};
+	if (!st)
+		pl_ckpt_view_read(*ck, &v);
 	double per_op = 0;
-	if (!st && !((per_op = pl_json_num(cJSON_GetObjectItemCaseSensitive(*ck, "cost"),
-	                                   "step_seconds", 0)) > 0))
+	if (!st && !((per_op = pl_ckpt_or(v.step_s, 0)) > 0))
 		return st;
-	const cJSON *srch = st ? NULL : cJSON_GetObjectItemCaseSensitive(*ck, "search");
-	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(srch, "mode"));
+	const char *mode = v.mode;
 	if (mode && !strcmp(mode, "auto"))
 		/* the default search fell back: exact dp could not plan the graph
 		 * (too entangled, or out of time), and the whole job's points would
@@ -860,8 +864,10 @@ pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
 	}
 	if (secs)
 		*secs += s2;
-	double step = pl_json_num(cJSON_GetObjectItemCaseSensitive(job, "cost"), "step_seconds", 0);
-	cJSON *s = cJSON_GetObjectItemCaseSensitive(job, "search");
+	pl_ckpt_view jv;
+	pl_ckpt_view_read(job, &jv);
+	double step = pl_ckpt_or(jv.step_s, 0);
+	cJSON *s = cJSON_GetObjectItemCaseSensitive(job, "search"); /* written to */
 	/* the per-op plan where the whole job's is no faster: the same plan,
 	 * priced per op (the job path's sums may differ in the last digit) */
 	if (!st && (!(step > 0) || step >= per_op * (1 - 1e-9) || !s)) {
@@ -871,10 +877,9 @@ pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
 	/* the whole job's preference: a plan with pipeline stages, ZeRO or
 	 * recompute only where it beats the per-op plan (which has none) by more
 	 * than PL_JOB_SIMPLER; else the per-op plan, saying so (--fastest) */
-	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(job, "pipeline");
-	const char *rc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(job, "recompute"));
-	int plain = pl_json_num(pipe, "stages", 1) == 1 &&
-	            pl_json_num(job, "optimizer_shard", 0) == 0 && (!rc || !strcmp(rc, "none"));
+	const char *rc = jv.recompute;
+	int plain = pl_ckpt_or(jv.pp_stages, 1) == 1 && pl_ckpt_or(jv.optimizer_shard, 0) == 0 &&
+	            (!rc || !strcmp(rc, "none"));
 	if (!st && !plain && !r.fastest && step * (1 + PL_JOB_SIMPLER) >= per_op) {
 		cJSON_Delete(job);
 		return note_simpler(*ck, step, err) ? PL_ENOMEM : st;
@@ -893,8 +898,9 @@ pl_status pl_plan_whole_job(pl_graph *g, const pl_cluster *cl, pl_plan_opts *po,
 
 pl_status pl_plan_check_model(const pl_graph *g, const cJSON *ck, const char *where, pl_err *err)
 {
-	const char *sha = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	    cJSON_GetObjectItemCaseSensitive(ck, "model"), "sha256"));
+	pl_ckpt_view v;
+	pl_ckpt_view_read(ck, &v);
+	const char *sha = v.model_sha256;
 	if (!sha || !strcmp(sha, g->sha256))
 		return PL_OK;
 	return pl_err_set(err, PL_EINVAL,

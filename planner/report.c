@@ -26,19 +26,6 @@ static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
 #define NPAL ((int)(sizeof palette / sizeof *palette))
 
-/* element i of a number array (0 when it is not a number) */
-static double item(const cJSON *a, int i)
-{
-	const cJSON *v = cJSON_GetArrayItem(a, i);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
-static const char *str(const cJSON *o, const char *key, const char *dflt)
-{
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, key));
-	return s ? s : dflt;
-}
-
 /* The one way a string reaches the page: &, <, >, " and ' as entities, so
  * that no checkpoint string (a name, a mode, a group's key) can open a tag or
  * leave an attribute, in text and in quoted attributes alike. */
@@ -93,10 +80,9 @@ static void h(FILE *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* element i of an array as an int in [lo, hi], else dflt */
-static int iitem(const cJSON *a, int i, int dflt, int lo, int hi)
+/* a number of the checkpoint as an int in [lo, hi], else dflt (NAN: absent) */
+static int ival(double v, int dflt, int lo, int hi)
 {
-	double v = item(a, i);
 	return isfinite(v) && v >= lo && v <= hi && v == floor(v) ? (int)v : dflt;
 }
 
@@ -115,12 +101,12 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 		sum += part[i];
 	fputs("<section id=\"summary\"><h2>Step</h2><p>", f);
 	h(f, "<b>%.6g s</b> per step on %s (%d devices: %d nodes &times; %d)", or0(v->step_s),
-	  v->cluster_name, v->devices, v->nodes, v->devices_per_node);
+	  v->cluster_name ? v->cluster_name : "?", v->devices, v->nodes, v->devices_per_node);
 	if (v->has_pipeline)
 		h(f, "; %d pipeline stages, %d micro-batches, %s", v->stages, v->micro_batches,
 		  v->schedule);
 	h(f, "; ZeRO %d, recompute %s; peak memory %.2f GiB per device.</p>\n", v->zero,
-	  v->recompute, or0(v->peak_mem_bytes) / GIB);
+	  v->recompute ? v->recompute : "none", or0(v->peak_mem_bytes) / GIB);
 	double mfu = v->mfu, tf = v->model_tflops, tok = v->tokens_per_s;
 	if (isfinite(mfu) && mfu >= 0 && isfinite(tf) && tf >= 0) {
 		h(f, "<p id=\"utilisation\">MFU <b>%.1f %%</b>, %.1f model TFLOP/s per device",
@@ -158,7 +144,7 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 		}
 	fputs("</svg>", f);
 	const char *why = v->why;
-	h(f, "<p class=\"note\">search: %s, %s", v->mode,
+	h(f, "<p class=\"note\">search: %s, %s", v->mode ? v->mode : "?",
 	  v->optimal ? "proven optimal" : "not proven optimal");
 	if (why) {
 		fputs(" (", f);
@@ -170,33 +156,25 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 
 /* into gi[r] for the ranks r < n drawn: the index of r's group of this kind
  * (-1: in none); one pass over the members */
-static void group_index(const cJSON *groups, int *gi, int n)
+static void group_index(const pl_ckpt_groups *gs, int *gi, int n)
 {
 	for (int r = 0; r < n; r++)
 		gi[r] = -1;
-	int k = 0;
-	const cJSON *gr, *m;
-	cJSON_ArrayForEach (gr, groups) {
-		cJSON_ArrayForEach (m, gr) {
-			double r = cJSON_IsNumber(m) ? m->valuedouble : -1;
+	for (int k = 0; k < gs->n; k++)
+		for (int i = gs->start[k]; i < gs->start[k + 1]; i++) {
+			double r = gs->ranks[i]; /* NAN: not a number */
 			if (r >= 0 && r < n)
 				gi[(int)r] = k;
 		}
-		k++;
-	}
 }
 
 /* one mesh per kind of group: nodes as rows, each device coloured by the
  * group it is in */
-static void mesh(FILE *f, const cJSON *ck)
+static void mesh(FILE *f, const pl_ckpt_doc *d)
 {
-	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
-	            *groups = cJSON_GetObjectItem(ck, "groups");
-	int D = pl_json_int(cl, "devices", 1, 1, BIG), per = pl_json_int(cl, "devices_per_node", D, 1, D);
-	if (per < 1)
+	int D = d->v.devices >= 1 ? d->v.devices : 1, per = d->v.devices_per_node;
+	if (per < 1 || per > D)
 		per = D;
-	if (D < 1)
-		D = 1;
 	int nodes = (D + per - 1) / per, shown = nodes > 64 ? 64 : nodes;
 	int cols = per > 64 ? 64 : per; /* at most 64 x 64 devices drawn */
 	int cell = cols > 16 ? 12 : 22;
@@ -209,27 +187,26 @@ static void mesh(FILE *f, const cJSON *ck)
 	    "devices (rank order as Megatron's: tp fastest, then cp, dp, pp); each picture colours "
 	    "the devices by the group of that kind they are in.</p><div class=\"meshes\">",
 	    f);
-	const cJSON *kind;
-	cJSON_ArrayForEach (kind, groups) {
-		int n = cJSON_GetArraySize(kind),
-		    size = cJSON_GetArraySize(cJSON_GetArrayItem(kind, 0));
+	for (int q = 0; q < d->ngroups; q++) {
+		const pl_ckpt_groups *gs = &d->groups[q];
+		int n = gs->n, size = pl_ckpt_group_size(gs, 0);
 		double wd = cols * (cell + 2) + 50, ht = shown * (cell + 2) + 24;
-		group_index(kind, gi, drawn);
+		group_index(gs, gi, drawn);
 		h(f, "<figure class=\"mesh\" data-kind=\"%s\"><svg width=\"%.0f\" height=\"%.0f\">",
-		  kind->string, wd, ht);
+		  gs->kind, wd, ht);
 		for (int nd = 0; nd < shown; nd++) {
 			h(f, "<text x=\"0\" y=\"%d\">n%d</text>", 14 + nd * (cell + 2), nd);
-			for (int d = 0; d < cols && nd * per + d < D; d++) {
-				int r = nd * per + d, g = r < drawn ? gi[r] : -1;
+			for (int c = 0; c < cols && nd * per + c < D; c++) {
+				int r = nd * per + c, g = r < drawn ? gi[r] : -1;
 				h(f,
 				  "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
 				  "fill=\"%s\">"
 				  "<title>rank %d: %s group %d</title></rect>",
-				  40 + d * (cell + 2), nd * (cell + 2), cell, cell,
-				  g < 0 ? "#eee" : palette[g % NPAL], r, kind->string, g);
+				  40 + c * (cell + 2), nd * (cell + 2), cell, cell,
+				  g < 0 ? "#eee" : palette[g % NPAL], r, gs->kind, g);
 			}
 		}
-		h(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>", kind->string,
+		h(f, "</svg><figcaption>%s: %d group%s of %d%s</figcaption></figure>", gs->kind,
 		  n, n == 1 ? "" : "s", size,
 		  shown < nodes || cols < per ? " (the first 64 nodes and devices a node drawn)"
 		                              : "");
@@ -245,16 +222,13 @@ static void mesh(FILE *f, const cJSON *ck)
  * Long on purpose: the section's answers in order (one stage;
  * too many stages to draw; the schedule simulated, then drawn as boxes), each
  * writing into the same section. */
-static void schedule(FILE *f, const cJSON *ck)
+static void schedule(FILE *f, const pl_ckpt_doc *d)
 {
-	const cJSON *pp = cJSON_GetObjectItem(ck, "pipeline"),
-	            *cost = cJSON_GetObjectItem(ck, "cost");
+	const pl_ckpt_view *v = &d->v;
 	fputs("<section id=\"schedule\"><h2>Pipeline schedule</h2>", f);
-	const cJSON *ts = cJSON_GetObjectItem(pp, "stage_microbatch_seconds");
-	int P = pl_json_int(pp, "stages", 1, 1, BIG), M = pl_json_int(pp, "micro_batches", 1, 1, BIG);
-	if (!pp || P < 1 || cJSON_GetArraySize(ts) != P) {
-		double step = pl_json_num(cost, "step_seconds", 0),
-		       opt = pl_json_num(cost, "optimizer_seconds", 0);
+	int P = ival(v->pp_stages, 1, 1, BIG), M = ival(v->pp_micro_batches, 1, 1, BIG);
+	if (!v->has_pipeline || P < 1 || d->nstage_s != P) {
+		double step = or0(v->step_s), opt = or0(v->optimizer_s);
 		fputs("<p class=\"note\">One stage, no pipeline: every device runs the whole "
 		      "step.</p><svg width=\"780\" height=\"40\">",
 		      f);
@@ -271,7 +245,7 @@ static void schedule(FILE *f, const cJSON *ck)
 		h(f,
 		  "<p class=\"note\">%d stages: too many to draw; the bubble is %.6g s of the "
 		  "step.</p></section>\n",
-		  P, pl_json_num(cost, "bubble_seconds", 0));
+		  P, or0(v->bubble_s));
 		return;
 	}
 	int m = M > 48 ? 48 : M, n = 2 * m;
@@ -282,7 +256,7 @@ static void schedule(FILE *f, const cJSON *ck)
 	if (!tf || !st || !kind || !mb || !pos)
 		goto done;
 	for (int s = 0; s < P; s++) {
-		tf[s] = item(ts, s);
+		tf[s] = or0(d->stage_s[s]);
 		int warm = P - s - 1 < m ? P - s - 1 : m, k = 0, fi = 0, bi = 0;
 		for (; fi < warm; fi++, k++)
 			kind[s * n + k] = 0, mb[s * n + k] = fi;
@@ -323,15 +297,14 @@ static void schedule(FILE *f, const cJSON *ck)
 		int i = s * n + n - 1;
 		end = fmax(end, st[i] + (kind[i] ? 2 * tf[s] / 3 : tf[s] / 3));
 	}
-	double opt = pl_json_num(cost, "optimizer_seconds", 0), total = end + opt,
+	double opt = or0(v->optimizer_s), total = end + opt,
 	       sc = total > 0 ? 700 / total : 0;
 	h(f,
 	  "<p class=\"note\">%s over %d stages%s: forward (light) a third of a stage's "
 	  "micro-batch time, backward (dark) two thirds, idle time the bubble, then the "
 	  "optimizer step%s.</p>",
-	  str(pp, "schedule", "1F1B"), P, M > m ? "" : "",
-	  M > m ? "; the first 48 micro-batches drawn" : "");
-	if (strcmp(str(pp, "schedule", "1F1B"), "1F1B"))
+	  v->schedule, P, M > m ? "" : "", M > m ? "; the first 48 micro-batches drawn" : "");
+	if (strcmp(v->schedule, "1F1B"))
 		fputs("<p class=\"note\">Drawn as plain 1F1B over the same stage times; the "
 		      "interleaved schedule's smaller bubble is in the cost model's bubble "
 		      "figure.</p>",
@@ -364,39 +337,52 @@ done:
 	fputs("</section>\n", f);
 }
 
+/* one device's memory by category as boxes from x (scale sc) on row y
+ * (stage s's; -1: the peak device's, with a legend); returns tot and the
+ * categories' bytes added to it */
+static double memory_row(FILE *f, const pl_ckpt_memory *m, double *x, double sc, int s, int y,
+                         double tot)
+{
+	for (int k = 0; k < m->n; k++) {
+		const char *c = m->e[k].name;
+		double b = or0(m->e[k].bytes), w = b * sc;
+		if (s < 0) {
+			h(f,
+			  "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
+			  "<title>%s %.3f GiB</title></rect>",
+			  *x, w, palette[k % NPAL], c, b / GIB);
+			h(f,
+			  "<rect x=\"%d\" y=\"34\" width=\"10\" height=\"10\" fill=\"%s\"/><text "
+			  "x=\"%d\" y=\"43\">%s %.2f</text>",
+			  (k % 6) * 128, palette[k % NPAL], (k % 6) * 128 + 13, c, b / GIB);
+		} else {
+			h(f,
+			  "<rect class=\"mem\" data-category=\"%s\" x=\"%.1f\" y=\"%d\" "
+			  "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d %s "
+			  "%.3f GiB</title></rect>",
+			  c, *x, y, w, palette[k % NPAL], s, c, b / GIB);
+		}
+		*x += w;
+		tot += b;
+	}
+	return tot;
+}
+
 /* the peak device's memory by category against the capacity; per stage the
  * ops' own memory */
-static void memory(FILE *f, const cJSON *ck)
+static void memory(FILE *f, const pl_ckpt_doc *d)
 {
-	const cJSON *cost = cJSON_GetObjectItem(ck, "cost");
-	const cJSON *br = cJSON_GetObjectItem(cost, "memory_breakdown_bytes");
-	const cJSON *dev = cJSON_GetObjectItem(
-	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"), "device");
-	double cap = pl_json_num(dev, "memory_bytes", 0),
-	       peak = pl_json_num(cost, "peak_memory_bytes", 0);
+	const pl_ckpt_view *v = &d->v;
+	const cJSON *dev = cJSON_GetObjectItem(v->cluster_desc, "device"); /* planner.cluster/1 */
+	double cap = pl_json_num(dev, "memory_bytes", 0), peak = or0(v->peak_mem_bytes);
 	double full = fmax(cap, peak);
 	fputs("<section id=\"memory\"><h2>Memory per device</h2>", f);
-	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB, pl_json_int(cost, "peak_memory_stage", 0, 0, BIG));
+	h(f, "<p>Peak %.2f GiB (stage %d)", peak / GIB, ival(v->peak_mem_stage, 0, 0, BIG));
 	if (cap > 0)
 		h(f, " of %.2f GiB (%.1f %%)", cap / GIB, 100 * peak / cap);
 	fputs(".</p><svg width=\"780\" height=\"60\">", f);
 	double x = 0, sc = full > 0 ? 760 / full : 0;
-	int i = 0;
-	const cJSON *c;
-	cJSON_ArrayForEach (c, br) {
-		double w = c->valuedouble * sc;
-		h(f,
-		  "<rect x=\"%.1f\" y=\"2\" width=\"%.1f\" height=\"22\" fill=\"%s\">"
-		  "<title>%s %.3f GiB</title></rect>",
-		  x, w, palette[i % NPAL], c->string, c->valuedouble / GIB);
-		h(f,
-		  "<rect x=\"%d\" y=\"34\" width=\"10\" height=\"10\" fill=\"%s\"/><text "
-		  "x=\"%d\" y=\"43\">%s %.2f</text>",
-		  (i % 6) * 128, palette[i % NPAL], (i % 6) * 128 + 13, c->string,
-		  c->valuedouble / GIB);
-		x += w;
-		i++;
-	}
+	memory_row(f, &d->mem_breakdown, &x, sc, -1, 0, 0);
 	if (cap > 0)
 		h(f,
 		  "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"28\" stroke=\"#000\" "
@@ -406,32 +392,16 @@ static void memory(FILE *f, const cJSON *ck)
 	      "the runtime reserve (CUDA context, NCCL buffers, allocator).</p>",
 	      f);
 	/* per stage: its device's memory by category, on the same scale */
-	const cJSON *sm =
-	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "stage_memory_bytes");
-	int P = cJSON_GetArraySize(sm);
-	double reserve = pl_json_num(br, "reserved", 0);
+	int P = d->nstage_mem;
+	double reserve = pl_ckpt_or(pl_ckpt_memory_of(&d->mem_breakdown, "reserved"), 0);
 	if (P > 1 && P <= 256) {
 		double sc2 = full > 0 ? 700 / full : 0;
 		h(f, "<svg id=\"stage-memory\" width=\"780\" height=\"%d\">", P * 18 + 4);
-		int s = 0;
-		cJSON_ArrayForEach (c, sm) {
-			double xs = 40, tot = reserve;
+		for (int s = 0; s < P; s++) {
+			double xs = 40;
 			h(f, "<g data-stage=\"%d\"><text x=\"0\" y=\"%d\">s%d</text>", s,
 			  s * 18 + 12, s);
-			int k = 0;
-			const cJSON *v;
-			cJSON_ArrayForEach (v, c) {
-				double w = v->valuedouble * sc2;
-				h(f,
-				  "<rect class=\"mem\" data-category=\"%s\" x=\"%.1f\" y=\"%d\" "
-				  "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d %s "
-				  "%.3f GiB</title></rect>",
-				  v->string, xs, s * 18, w, palette[k % NPAL], s, v->string,
-				  v->valuedouble / GIB);
-				xs += w;
-				tot += v->valuedouble;
-				k++;
-			}
+			double tot = memory_row(f, &d->stage_mem[s], &xs, sc2, s, s * 18, reserve);
 			h(f,
 			  "<rect class=\"mem\" data-category=\"reserved\" x=\"%.1f\" y=\"%d\" "
 			  "width=\"%.1f\" height=\"14\" fill=\"%s\"><title>stage %d reserved "
@@ -444,7 +414,6 @@ static void memory(FILE *f, const cJSON *ck)
 				  "stroke=\"#000\" stroke-width=\"2\"/>",
 				  40 + cap * sc2, s * 18 - 1, 40 + cap * sc2, s * 18 + 15);
 			fputs("</g>", f);
-			s++;
 		}
 		fputs(
 		    "</svg><p class=\"note\">Per stage, one device's weights, gradients, optimizer "
@@ -456,100 +425,107 @@ static void memory(FILE *f, const cJSON *ck)
 	fputs("</section>\n", f);
 }
 
-static void strategies(FILE *f, const cJSON *ck)
+/* An op's strategy as JSON writes it: [[1,8],[8,1]] ("" when it has none) */
+static void strategy_text(const pl_ckpt_op *op, char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	if (!op->has_strategy)
+		return;
+	k += (size_t)snprintf(buf, n, "[");
+	for (int i = 0; i < op->ninputs && k < n; i++) {
+		k += (size_t)snprintf(buf + k, n - k, "%s[", i ? "," : "");
+		for (int r = 0; r < op->rank[i] && k < n; r++)
+			k += (size_t)snprintf(buf + k, n - k, "%s%d", r ? "," : "", op->split[i][r]);
+		if (k < n)
+			k += (size_t)snprintf(buf + k, n - k, "]");
+	}
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+}
+
+/* the 60 ops with the most compute + communication, in graph order: the
+ * time of the 60th (-1 when there are no more than 60); t the ops' times */
+static double dearest_cut(const pl_ckpt_doc *d, double *t)
+{
+	int n = d->nops;
+	for (int k = 0; k < n; k++)
+		t[k] = or0(d->ops[k].compute_s) + or0(d->ops[k].comm_s);
+	if (n <= 60)
+		return -1;
+	double *s = pl_malloc(sizeof *s * (size_t)n), cut = -1;
+	if (s) {
+		memcpy(s, t, sizeof *s * (size_t)n);
+		for (int i = 0; i < 60; i++) /* partial selection */
+			for (int j = i + 1; j < n; j++)
+				if (s[j] > s[i]) {
+					double x = s[i];
+					s[i] = s[j];
+					s[j] = x;
+				}
+		cut = s[59];
+		free(s);
+	}
+	return cut;
+}
+
+static void strategies(FILE *f, const pl_ckpt_doc *d)
 {
 	fputs("<section id=\"strategies\"><h2>Strategies</h2><table><tr><th>part</th><th>ops</th>"
 	      "<th>weights cut</th><th>batch cut</th><th>sequence cut</th><th>experts cut</th>"
 	      "<th>replicated</th><th>stages</th></tr>",
 	      f);
-	const cJSON *p;
-	cJSON_ArrayForEach (p, cJSON_GetObjectItem(ck, "parts")) {
-		const cJSON *sg = cJSON_GetObjectItem(p, "stages");
+	for (int k = 0; k < d->nparts; k++) {
+		const pl_ckpt_part *p = &d->parts[k];
 		fputs("<tr><td>", f);
-		esc(f, p->string);
+		esc(f, p->name);
 		h(f,
 		  "</td><td>%d</td><td>%g</td><td>%g</td><td>%g</td><td>%s</td><td>%g</td>"
 		  "<td>%d&ndash;%d</td></tr>",
-		  pl_json_int(p, "ops", 0, 0, BIG), pl_json_num(p, "weight_cut", 1),
-		  pl_json_num(p, "batch_cut", 1), pl_json_num(p, "sequence_cut", 1),
-		  cJSON_GetObjectItem(p, "experts_cut") ? "yes" : "–",
-		  pl_json_num(p, "replicated", 1), iitem(sg, 0, 0, 0, BIG),
-		  iitem(sg, 1, 0, 0, BIG));
+		  ival(p->ops, 0, 0, BIG), pl_ckpt_or(p->weight_cut, 1), pl_ckpt_or(p->batch_cut, 1),
+		  pl_ckpt_or(p->sequence_cut, 1), p->has_experts_cut ? "yes" : "–",
+		  pl_ckpt_or(p->replicated, 1), ival(p->stage_first, 0, 0, BIG),
+		  ival(p->stage_last, 0, 0, BIG));
 	}
 	fputs("</table><h3>Ops (the 60 dearest)</h3><table id=\"ops\"><tr><th>op</th><th>type</th>"
 	      "<th>stage</th><th>strategy</th><th>compute ms</th><th>comm ms</th><th>memory "
 	      "MiB</th></tr>",
 	      f);
-	/* the 60 ops with the most compute + communication, in graph order */
-	const cJSON *ops = cJSON_GetObjectItem(ck, "parallel_strategy_item"), *op;
-	int n = cJSON_GetArraySize(ops), k = 0;
-	double *t = pl_calloc((size_t)n + 1, sizeof *t), cut = -1;
-	if (t) {
-		cJSON_ArrayForEach (op, ops)
-			t[k++] = pl_json_num(op, "compute_seconds", 0) +
-			         pl_json_num(op, "communication_seconds", 0);
-		if (n > 60) { /* the 60th largest */
-			double *s = pl_malloc(sizeof *s * (size_t)n);
-			if (s) {
-				memcpy(s, t, sizeof *s * (size_t)n);
-				for (int i = 0; i < 60; i++) /* partial selection */
-					for (int j = i + 1; j < n; j++)
-						if (s[j] > s[i]) {
-							double x = s[i];
-							s[i] = s[j];
-							s[j] = x;
-						}
-				cut = s[59];
-				free(s);
-			}
-		}
-	}
-	k = 0;
+	double *t = pl_calloc((size_t)d->nops + 1, sizeof *t), cut = t ? dearest_cut(d, t) : -1;
 	int shown = 0;
-	cJSON_ArrayForEach (op, ops) {
-		if ((t && t[k++] < cut) || shown >= 60)
+	for (int k = 0; k < d->nops; k++) {
+		const pl_ckpt_op *op = &d->ops[k];
+		if ((t && t[k] < cut) || shown >= 60)
 			continue;
 		shown++;
 		fputs("<tr><td>", f);
-		esc(f, op->string);
+		esc(f, op->name);
 		fputs("</td><td>", f);
-		esc(f, str(op, "type", ""));
-		h(f, "</td><td>%d</td><td>", pl_json_int(op, "stage", 0, 0, BIG));
-		char *s = cJSON_PrintUnformatted(cJSON_GetObjectItem(op, "parallel_strategy"));
-		esc(f, s ? s : "");
-		free(s);
-		h(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>",
-		  1e3 * pl_json_num(op, "compute_seconds", 0),
-		  1e3 * pl_json_num(op, "communication_seconds", 0),
-		  pl_json_num(op, "memory_bytes", 0) / 1048576);
+		esc(f, op->type ? op->type : "");
+		h(f, "</td><td>%d</td><td>", ival(op->stage, 0, 0, BIG));
+		char st[1024];
+		strategy_text(op, st, sizeof st);
+		esc(f, st);
+		h(f, "</td><td>%.4f</td><td>%.4f</td><td>%.2f</td></tr>", 1e3 * or0(op->compute_s),
+		  1e3 * or0(op->comm_s), or0(op->mem_bytes) / 1048576);
 	}
 	free(t);
 	fputs("</table></section>\n", f);
 }
 
 /* each kind of group: inside a node (NVLink class) or across nodes */
-static void communication(FILE *f, const cJSON *ck)
+static void group_links(FILE *f, const pl_ckpt_doc *d)
 {
-	const cJSON *cl = cJSON_GetObjectItem(ck, "cluster"),
-	            *cost = cJSON_GetObjectItem(ck, "cost");
-	const cJSON *links = cJSON_GetObjectItem(cJSON_GetObjectItem(cl, "description"), "links");
-	int per = pl_json_int(cl, "devices_per_node", 0, 0, BIG);
-	h(f,
-	  "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
-	  "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
-	  "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
-	  "<th>bus bandwidth GB/s</th></tr>",
-	  pl_json_num(cost, "communication_seconds", 0),
-	  100 * pl_json_num(cost, "communication_seconds", 0) /
-	      fmax(pl_json_num(cost, "step_seconds", 1), 1e-30));
-	const cJSON *kind;
-	cJSON_ArrayForEach (kind, cJSON_GetObjectItem(ck, "groups")) {
-		const cJSON *g0 = cJSON_GetArrayItem(kind, 0);
-		int size = cJSON_GetArraySize(g0), inter = 0;
-		const cJSON *m;
+	/* the cluster's links (planner.cluster/1, topology's format) */
+	const cJSON *links = cJSON_GetObjectItem(d->v.cluster_desc, "links");
+	int per = d->v.devices_per_node;
+	for (int q = 0; q < d->ngroups; q++) {
+		const pl_ckpt_groups *gs = &d->groups[q];
+		int size = pl_ckpt_group_size(gs, 0), inter = 0;
 		int first = -1;
-		cJSON_ArrayForEach (m, g0) {
-			double r = cJSON_IsNumber(m) ? m->valuedouble : 0;
+		for (int i = 0; i < size; i++) {
+			double r = gs->ranks[gs->start[0] + i];
+			r = isnan(r) ? 0 : r;
 			int node = per > 0 && r >= 0 && r <= BIG ? (int)r / per : 0;
 			if (first < 0)
 				first = node;
@@ -557,8 +533,7 @@ static void communication(FILE *f, const cJSON *ck)
 		}
 		const char *cls = size < 2 ? "none" : inter ? "inter_node" : "intra_node";
 		double bw = pl_json_num(cJSON_GetObjectItem(links, cls), "busbw", 0);
-		h(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", kind->string,
-		  cJSON_GetArraySize(kind), size,
+		h(f, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%s</td><td>%s", gs->kind, gs->n, size,
 		  size < 2 ? "–"
 		  : inter  ? "across nodes"
 		           : "inside a node",
@@ -567,25 +542,37 @@ static void communication(FILE *f, const cJSON *ck)
 			h(f, "%.0f", bw / 1e9);
 		fputs("</td></tr>", f);
 	}
+}
+
+static void communication(FILE *f, const pl_ckpt_doc *d)
+{
+	const pl_ckpt_view *v = &d->v;
+	double comm = or0(v->comm_s), hidden = or0(v->comm_hidden_s);
+	h(f,
+	  "<section id=\"communication\"><h2>Communication</h2><p>%.6g s per step in "
+	  "collectives and redistributions the cost model prices (%.1f %% of the step).</p>"
+	  "<table><tr><th>group</th><th>groups</th><th>size</th><th>link class</th>"
+	  "<th>bus bandwidth GB/s</th></tr>",
+	  comm, 100 * comm / fmax(pl_ckpt_or(v->step_s, 1), 1e-30));
+	group_links(f, d);
 	fputs("</table>", f);
 	/* where the time goes: by collective and link class */
-	const cJSON *bc = cJSON_GetObjectItem(cost, "communication_by_collective"), *e;
-	if (cJSON_IsArray(bc)) {
-		double comm = pl_json_num(cost, "communication_seconds", 0),
-		       hidden = pl_json_num(cost, "communication_hidden_seconds", 0);
+	if (d->has_comm) {
 		h(f, "<table id=\"comm-by-collective\"><tr><th>collective</th><th>link "
 		     "class</th><th>seconds a step</th><th>%% of communication</th><th>bus GB "
 		     "per device</th></tr>");
-		cJSON_ArrayForEach (e, bc) {
-			double sec = pl_json_num(e, "seconds", 0);
+		for (int k = 0; k < d->ncomm; k++) {
+			const pl_ckpt_comm *e = &d->comm[k];
+			double sec = or0(e->seconds);
+			const char *link = e->link ? e->link : "";
 			fputs("<tr data-link=\"", f);
-			esc(f, str(e, "link", ""));
+			esc(f, link);
 			fputs("\"><td>", f);
-			esc(f, str(e, "collective", ""));
+			esc(f, e->collective ? e->collective : "");
 			fputs("</td><td>", f);
-			esc(f, str(e, "link", ""));
+			esc(f, link);
 			h(f, "</td><td>%.6g</td><td>%.1f</td><td>%.3f</td></tr>", sec,
-			  comm > 0 ? 100 * sec / comm : 0, pl_json_num(e, "bus_bytes", 0) / 1e9);
+			  comm > 0 ? 100 * sec / comm : 0, or0(e->bus_bytes) / 1e9);
 		}
 		if (hidden > 0)
 			h(f,
@@ -595,7 +582,7 @@ static void communication(FILE *f, const cJSON *ck)
 		h(f,
 		  "</table><p class=\"note\">%s: per device a step; the rows less the "
 		  "hidden part add up to the communication above.</p>",
-		  cJSON_GetObjectItem(ck, "pipeline") ? "The bottleneck stage's" : "The plan's");
+		  v->has_pipeline ? "The bottleneck stage's" : "The plan's");
 	}
 	fputs("</section>\n", f);
 }
@@ -608,10 +595,17 @@ pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
-	const cJSON *model = cJSON_GetObjectItem(ck, "model");
+	pl_ckpt_doc d;
+	if (pl_ckpt_doc_read(ck, &d, err)) {
+		fclose(f);
+		free(buf);
+		pl_ckpt_doc_free(&d);
+		return PL_ENOMEM;
+	}
+	const char *name = d.v.model_name ? d.v.model_name : "plan";
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>planner: ",
 	      f);
-	esc(f, str(model, "name", "plan"));
+	esc(f, name);
 	fputs("</title><style>\n"
 	      "body{font:14px/1.4 sans-serif;margin:24px;max-width:1000px;color:#222}\n"
 	      "h1{font-size:20px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}\n"
@@ -623,20 +617,19 @@ pl_status pl_report_html(const cJSON *ck, const char *source, char **out, pl_err
 	      ".fwd{fill:#9ecae1}.bwd{fill:#3182bd}.opt{fill:#e6550d}\n"
 	      "</style></head><body>\n<h1>",
 	      f);
-	esc(f, str(model, "name", "plan"));
+	esc(f, name);
 	fputs(" &mdash; parallel plan</h1><p class=\"note\">", f);
 	esc(f, source);
 	fputs(" (model sha256 ", f);
-	esc(f, str(model, "sha256", "?"));
+	esc(f, d.v.model_sha256 ? d.v.model_sha256 : "?");
 	fputs("), written by planner search.</p>\n", f);
-	pl_ckpt_view view;
-	pl_ckpt_view_read(ck, &view);
-	summary(f, &view);
-	mesh(f, ck);
-	schedule(f, ck);
-	memory(f, ck);
-	communication(f, ck);
-	strategies(f, ck);
+	summary(f, &d.v);
+	mesh(f, &d);
+	schedule(f, &d);
+	memory(f, &d);
+	communication(f, &d);
+	strategies(f, &d);
+	pl_ckpt_doc_free(&d);
 	fputs("</body></html>\n", f);
 	if (fclose(f) || !buf || pl_alloc_null_count()) {
 		free(buf);

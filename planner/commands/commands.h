@@ -144,10 +144,10 @@ pl_search_opts pl_cli_common_search_opts(const pl_cli_common *co, const pl_clust
 pl_status pl_cli_apply_reserve(const pl_cli_common *c, pl_cluster *cl, pl_err *err);
 pl_status pl_cli_resolve_cluster(const pl_cli_common *c, pl_cluster *out, pl_err *err);
 void pl_cli_fmt_bytes(double b, char *buf, size_t n);
-void pl_cli_fmt_strategy(const cJSON *ps, char *buf, size_t n);
-void pl_cli_print_table(const cJSON *ck, FILE *out, int max_rows);
+void pl_cli_fmt_strategy(const pl_ckpt_op *op, char *buf, size_t n);
+void pl_cli_print_table(const pl_ckpt_doc *d, FILE *out, int max_rows);
 pl_status pl_cli_json_line(cJSON *o, pl_err *err);
-void pl_cli_print_totals(const cJSON *ck, FILE *out);
+void pl_cli_print_totals(const pl_ckpt_doc *d, FILE *out);
 
 /* cost.c */
 pl_status pl_cli_cost_one(const pl_graph *g, const cJSON *plan, const char *where,

@@ -369,37 +369,31 @@ void pl_cli_fmt_bytes(double b, char *buf, size_t n)
 		snprintf(buf, n, "%.0f B", b);
 }
 
-void pl_cli_fmt_strategy(const cJSON *ps, char *buf, size_t n)
+void pl_cli_fmt_strategy(const pl_ckpt_op *op, char *buf, size_t n)
 {
 	size_t k = 0;
 	buf[0] = 0;
-	const cJSON *tu, *v;
 	k += (size_t)snprintf(buf + k, n - k, "(");
-	int first = 1;
-	cJSON_ArrayForEach (tu, ps) {
+	for (int i = 0; i < op->ninputs; i++) {
 		if (k >= n)
 			break;
-		k += (size_t)snprintf(buf + k, n - k, "%s(", first ? "" : ",");
-		int f2 = 1;
-		cJSON_ArrayForEach (v, tu) {
+		k += (size_t)snprintf(buf + k, n - k, "%s(", i ? "," : "");
+		for (int d = 0; d < op->rank[i]; d++) {
 			if (k >= n)
 				break;
-			k += (size_t)snprintf(buf + k, n - k, "%s%d", f2 ? "" : ",", v->valueint);
-			f2 = 0;
+			k += (size_t)snprintf(buf + k, n - k, "%s%d", d ? "," : "", op->split[i][d]);
 		}
 		if (k < n)
 			k += (size_t)snprintf(buf + k, n - k, ")");
-		first = 0;
 	}
 	if (k < n)
 		snprintf(buf + k, n - k, ")");
 }
 
-/* Per-op table from a checkpoint object. */
-void pl_cli_print_table(const cJSON *ck, FILE *out, int max_rows)
+/* Per-op table from a checkpoint. */
+void pl_cli_print_table(const pl_ckpt_doc *d, FILE *out, int max_rows)
 {
-	const cJSON *items = cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item");
-	int n = cJSON_GetArraySize(items);
+	int n = d->nops;
 	if (max_rows > 0 && n > max_rows) {
 		fprintf(out, "(%d ops; 'planner explain' on the checkpoint prints all of them)\n",
 		        n);
@@ -407,31 +401,24 @@ void pl_cli_print_table(const cJSON *ck, FILE *out, int max_rows)
 	}
 	fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", "op", "type", "strategy",
 	        "compute ms", "comm ms", "memory", "GFLOP f+b");
-	const cJSON *it;
-	cJSON_ArrayForEach (it, items) {
+	for (int o = 0; o < n; o++) {
+		const pl_ckpt_op *op = &d->ops[o];
 		char st[256], mem[32];
-		pl_cli_fmt_strategy(cJSON_GetObjectItemCaseSensitive(it, "parallel_strategy"), st,
-		                    sizeof st);
-		const cJSON *ty = cJSON_GetObjectItemCaseSensitive(it, "type");
-		const cJSON *cs = cJSON_GetObjectItemCaseSensitive(it, "compute_seconds");
-		const cJSON *cm = cJSON_GetObjectItemCaseSensitive(it, "communication_seconds");
-		const cJSON *mb = cJSON_GetObjectItemCaseSensitive(it, "memory_bytes");
+		pl_cli_fmt_strategy(op, st, sizeof st);
 		/* numbers a hand-written plan lacks print as '-' */
 		char cms[32] = "-", cmm[32] = "-";
 		snprintf(mem, sizeof mem, "-");
-		if (cJSON_IsNumber(mb))
-			pl_cli_fmt_bytes(mb->valuedouble, mem, sizeof mem);
-		if (cJSON_IsNumber(cs))
-			snprintf(cms, sizeof cms, "%.4f", 1e3 * cs->valuedouble);
-		if (cJSON_IsNumber(cm))
-			snprintf(cmm, sizeof cmm, "%.4f", 1e3 * cm->valuedouble);
-		const cJSON *ff = cJSON_GetObjectItemCaseSensitive(it, "flops_forward"),
-		            *fb = cJSON_GetObjectItemCaseSensitive(it, "flops_backward");
+		if (!isnan(op->mem_bytes))
+			pl_cli_fmt_bytes(op->mem_bytes, mem, sizeof mem);
+		if (!isnan(op->compute_s))
+			snprintf(cms, sizeof cms, "%.4f", 1e3 * op->compute_s);
+		if (!isnan(op->comm_s))
+			snprintf(cmm, sizeof cmm, "%.4f", 1e3 * op->comm_s);
 		char gf[32] = "-";
-		if (cJSON_IsNumber(ff) && cJSON_IsNumber(fb))
-			snprintf(gf, sizeof gf, "%.4g", (ff->valuedouble + fb->valuedouble) / 1e9);
-		fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", it->string,
-		        cJSON_IsString(ty) ? ty->valuestring : "?", st, cms, cmm, mem, gf);
+		if (!isnan(op->flops_fwd) && !isnan(op->flops_bwd))
+			snprintf(gf, sizeof gf, "%.4g", (op->flops_fwd + op->flops_bwd) / 1e9);
+		fprintf(out, "%-28s %-20s %-28s %11s %11s %12s %12s\n", op->name,
+		        op->type ? op->type : "?", st, cms, cmm, mem, gf);
 	}
 }
 
@@ -450,31 +437,28 @@ pl_status pl_cli_json_line(cJSON *o, pl_err *err)
 
 /* The parts of the model as the checkpoint's "parts" describes them: how
  * each part's weights and tokens are cut, where it sits. */
-static void print_parts(const cJSON *ck, FILE *out)
+static void print_parts(const pl_ckpt_doc *d, FILE *out)
 {
-	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(ck, "parts"), *p;
-	if (!cJSON_IsObject(parts))
+	if (!d->has_parts)
 		return;
 	fputs("parts:\n", out);
-	cJSON_ArrayForEach (p, parts) {
-		const cJSON *st = cJSON_GetObjectItemCaseSensitive(p, "stages");
-		double s0 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 0)),
-		       s1 = cJSON_GetNumberValue(cJSON_GetArrayItem(st, 1));
-		fprintf(out, "  %-10s", p->string);
-		double w = pl_json_num(p, "weight_cut", 0), e = pl_json_num(p, "experts_cut", 1),
-		       r = pl_json_num(p, "replicated", 1);
+	for (int k = 0; k < d->nparts; k++) {
+		const pl_ckpt_part *p = &d->parts[k];
+		double s0 = p->stage_first, s1 = p->stage_last;
+		fprintf(out, "  %-10s", p->name);
+		double w = pl_ckpt_or(p->weight_cut, 0), e = pl_ckpt_or(p->experts_cut, 1),
+		       r = pl_ckpt_or(p->replicated, 1), sq = pl_ckpt_or(p->sequence_cut, 1);
 		if (w > 0)
 			fprintf(out, " weights cut %g way%s,", w, w == 1 ? "" : "s");
-		fprintf(out, " tokens cut batch %g x sequence %g", pl_json_num(p, "batch_cut", 1),
-		        pl_json_num(p, "sequence_cut", 1));
-		double ns = pl_json_num(p, "norms_sequence_cut", 1);
-		if (ns > pl_json_num(p, "sequence_cut", 1))
+		fprintf(out, " tokens cut batch %g x sequence %g", pl_ckpt_or(p->batch_cut, 1), sq);
+		double ns = pl_ckpt_or(p->norms_sequence_cut, 1);
+		if (ns > sq)
 			fprintf(out, " (norms: sequence %g)", ns);
 		if (e > 1)
 			fprintf(out, ", experts over %g ranks", e);
 		if (r > 1)
 			fprintf(out, ", replicated %g times", r);
-		if (cJSON_GetObjectItemCaseSensitive(ck, "pipeline")) {
+		if (d->v.has_pipeline) {
 			if (s0 == s1)
 				fprintf(out, "; stage %g", s0);
 			else
@@ -488,20 +472,17 @@ static void print_parts(const cJSON *ck, FILE *out)
  * its attention ops (the checkpoint's per-op stage and part, and
  * search.repeated_layers); a share that is not whole (a stage cut inside a
  * layer) prints as a fraction. Nothing without repeated attention layers. */
-static void print_stage_layers(const cJSON *ck, int stages, FILE *out)
+static void print_stage_layers(const pl_ckpt_doc *d, int stages, FILE *out)
 {
-	double layers =
-	    pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "search"), "repeated_layers", 0);
+	double layers = pl_ckpt_or(d->v.repeated_layers, 0);
 	if (!(layers >= 1) || stages < 2 || stages > 1 << 20)
 		return;
 	double *att = pl_calloc((size_t)stages, sizeof *att), total = 0;
 	if (!att)
 		return;
-	const cJSON *it;
-	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")) {
-		const char *part =
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "part"));
-		double st = pl_json_num(it, "stage", -1);
+	for (int o = 0; o < d->nops; o++) {
+		const char *part = d->ops[o].part;
+		double st = pl_ckpt_or(d->ops[o].stage, -1);
 		if (part && !strcmp(part, "attention") && st >= 0 && st < stages) {
 			att[(int)st]++;
 			total++;
@@ -520,67 +501,59 @@ static void print_stage_layers(const cJSON *ck, int stages, FILE *out)
 
 /* The whole-job line of 'explain': stages, micro-batches, schedule, ZeRO,
  * recompute (per-op plans have no "pipeline"). */
-static void print_pipeline(const cJSON *ck, FILE *out)
+static void print_pipeline(const pl_ckpt_doc *d, FILE *out)
 {
-	const cJSON *pipe = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
-	if (cJSON_IsObject(pipe)) {
-		double stages =
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stages"));
-		double vs = pl_json_num(pipe, "virtual_stages", 1);
-		double m =
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "micro_batches"));
-		double sdev =
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(pipe, "stage_devices"));
-		char sched[64];
-		snprintf(sched, sizeof sched, "%s",
-		         stages > 1 ? " (1F1B)"
-		         : m > 1    ? " (gradient accumulation)"
-		                    : "");
-		if (vs > 1)
-			snprintf(sched, sizeof sched, " (interleaved 1F1B, %g chunks a device)",
-			         vs);
-		fprintf(
-		    out,
-		    "pipeline: %g stage%s of %g device%s, %g micro-batch%s%s; "
-		    "ZeRO %g; recompute %s%s\n",
-		    stages, stages == 1 ? "" : "s", sdev, sdev == 1 ? "" : "s", m,
-		    m == 1 ? "" : "es", sched,
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ck, "optimizer_shard")),
-		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "recompute")),
-		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(pipe, "sequence_parallel"))
-		        ? "; no sequence parallelism"
-		        : "");
-		if (stages > 1)
-			print_stage_layers(ck, (int)stages, out);
-	}
+	const pl_ckpt_view *v = &d->v;
+	if (!v->pp_is_object)
+		return;
+	double stages = v->pp_stages, vs = pl_ckpt_or(v->pp_virtual_stages, 1),
+	       m = v->pp_micro_batches, sdev = v->pp_stage_devices;
+	char sched[64];
+	snprintf(sched, sizeof sched, "%s",
+	         stages > 1 ? " (1F1B)"
+	         : m > 1    ? " (gradient accumulation)"
+	                    : "");
+	if (vs > 1)
+		snprintf(sched, sizeof sched, " (interleaved 1F1B, %g chunks a device)", vs);
+	fprintf(out,
+	        "pipeline: %g stage%s of %g device%s, %g micro-batch%s%s; "
+	        "ZeRO %g; recompute %s%s\n",
+	        stages, stages == 1 ? "" : "s", sdev, sdev == 1 ? "" : "s", m, m == 1 ? "" : "es",
+	        sched, v->optimizer_shard, v->recompute,
+	        v->sequence_parallel == 0 ? "; no sequence parallelism" : "");
+	if (stages > 1)
+		print_stage_layers(d, (int)stages, out);
 }
 
 /* "KIND degree D (N groups)" of a checkpoint's groups.KIND, after lead */
-static void print_degree(FILE *out, const char *lead, const char *kind, const cJSON *groups)
+static void print_degree(FILE *out, const char *lead, const char *kind, const pl_ckpt_groups *gs)
 {
-	int n = cJSON_GetArraySize(groups);
-	fprintf(out, "%s%s degree %d (%d group%s)", lead, kind,
-	        cJSON_GetArraySize(cJSON_GetArrayItem(groups, 0)), n, n == 1 ? "" : "s");
+	int n = gs->n;
+	fprintf(out, "%s%s degree %d (%d group%s)", lead, kind, pl_ckpt_group_size(gs, 0), n,
+	        n == 1 ? "" : "s");
+}
+
+static int is_array(const pl_ckpt_groups *gs)
+{
+	return gs && gs->is_array;
 }
 
 /* The layers' parallel groups: degrees and counts, then rank 0's groups. */
-static void print_groups(const cJSON *ck, FILE *out)
+static void print_groups(const pl_ckpt_doc *d, FILE *out)
 {
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(ck, "groups");
 	const char *kinds[] = {"dp", "tp", "pp", "ep", "sp", "cp"};
-	const cJSON *arrs[6];
+	const pl_ckpt_groups *arrs[6];
 	for (int k = 0; k < 6; k++)
-		arrs[k] = cJSON_GetObjectItemCaseSensitive(groups, kinds[k]);
-	if (!cJSON_IsArray(arrs[0]) || !cJSON_IsArray(arrs[1]))
+		arrs[k] = pl_ckpt_doc_groups(d, kinds[k]);
+	if (!is_array(arrs[0]) || !is_array(arrs[1]))
 		return;
-	const char *gp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ck, "groups_param"));
+	const char *gp = d->v.groups_param;
 	fprintf(out, "layers (%s): ", gp ? gp : "largest param");
-	int dpcp = cJSON_GetArraySize(cJSON_GetArrayItem(arrs[0], 0)),
-	    cp = cJSON_GetArraySize(cJSON_GetArrayItem(arrs[5], 0));
-	if (cJSON_IsArray(arrs[5]) && cp > 1 && dpcp % cp == 0) {
+	int dpcp = pl_ckpt_group_size(arrs[0], 0), cp = pl_ckpt_group_size(arrs[5], 0);
+	if (is_array(arrs[5]) && cp > 1 && dpcp % cp == 0) {
 		/* the weight's replicas are data x context parallel (Megatron
 		 * reduces the gradients over both) */
-		int n = cJSON_GetArraySize(arrs[5]);
+		int n = arrs[5]->n;
 		fprintf(out,
 		        "dp degree %d, cp degree %d (%d group%s; gradients reduced over dp x cp, "
 		        "%d ranks)",
@@ -589,27 +562,26 @@ static void print_groups(const cJSON *ck, FILE *out)
 		print_degree(out, "", "dp", arrs[0]);
 	}
 	print_degree(out, ", ", "tp", arrs[1]);
-	if (cJSON_IsArray(arrs[2]))
+	if (is_array(arrs[2]))
 		print_degree(out, ", ", "pp", arrs[2]);
-	if (cJSON_IsArray(arrs[3]))
+	if (is_array(arrs[3]))
 		print_degree(out, "; experts: ", "ep", arrs[3]);
 	fputc('\n', out);
 	/* the groups of rank 0, the way launchers print them */
 	for (int k = 0; k < 6; k++) {
-		const cJSON *first = cJSON_GetArrayItem(arrs[k], 0);
-		if (!cJSON_IsArray(first))
+		const pl_ckpt_groups *gs = arrs[k];
+		if (!gs || !gs->first_is_array)
 			continue;
 		/* ranks as integers; a long group shows its first 16 */
-		int size = cJSON_GetArraySize(first), i = 0;
-		fprintf(out, "  rank 0 %s group: [",
-		        k == 0 && cJSON_IsArray(arrs[5]) ? "dp x cp" : kinds[k]);
-		const cJSON *r;
-		cJSON_ArrayForEach (r, first) {
+		int size = pl_ckpt_group_size(gs, 0);
+		fprintf(out, "  rank 0 %s group: [", k == 0 && is_array(arrs[5]) ? "dp x cp" : kinds[k]);
+		for (int i = 0; i < size; i++) {
 			if (i == 16) {
 				fprintf(out, ", ... (%d ranks)", size);
 				break;
 			}
-			fprintf(out, "%s%.0f", i++ ? ", " : "", r->valuedouble);
+			double r = gs->ranks[gs->start[0] + i];
+			fprintf(out, "%s%.0f", i ? ", " : "", isnan(r) ? 0 : r);
 		}
 		fputs("]\n", out);
 	}
@@ -638,51 +610,29 @@ static void print_utilisation(const pl_ckpt_view *v, FILE *out)
 		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, v->band_basis);
 }
 
-void pl_cli_print_totals(const cJSON *ck, FILE *out)
+/* The summary's head: model, cluster, search, the framework's defaults */
+static void print_head(const pl_ckpt_doc *d, FILE *out)
 {
-	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
-	const cJSON *s = cJSON_GetObjectItemCaseSensitive(ck, "search");
-	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(ck, "cluster");
-	const cJSON *md = cJSON_GetObjectItemCaseSensitive(ck, "model");
-	double step = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"));
-	double comp =
-	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "compute_seconds"));
-	double comm =
-	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "communication_seconds"));
-	double mem =
-	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "peak_memory_bytes"));
-	char mb[32];
-	pl_cli_fmt_bytes(mem, mb, sizeof mb);
-	/* a plan written by hand may lack any of these: say what is missing */
-	const char *mname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(md, "name"));
-	const char *cname = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cl, "name"));
-	const char *mode = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "mode"));
-	double devs = pl_json_num(cl, "devices", 0);
-	fprintf(out, "model %s on %s", mname ? mname : "(not named)",
-	        cname ? cname : "(no cluster recorded)");
-	if (devs > 0)
-		fprintf(out, " (%g devices)", devs);
+	const pl_ckpt_view *v = &d->v;
+	fprintf(out, "model %s on %s", v->model_name ? v->model_name : "(not named)",
+	        v->cluster_name ? v->cluster_name : "(no cluster recorded)");
+	if (v->devices > 0)
+		fprintf(out, " (%g devices)", (double)v->devices);
 	/* over what, where the search trimmed its candidates (search.space), and
 	 * the options that lift the trims; else over every candidate */
-	const char *space = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space"));
-	const char *widen =
-	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "space_widen"));
-	if (mode)
-		fprintf(out, ", mode %s%s%s%s", mode,
-		        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "optimal"))
-		            ? ", proven optimal"
-		            : ", not proven optimal",
+	const char *space = v->space, *widen = v->space_widen;
+	if (v->mode)
+		fprintf(out, ", mode %s%s%s%s", v->mode,
+		        v->optimal ? ", proven optimal" : ", not proven optimal",
 		        space ? " over " : "", space ? space : "");
 	fputc('\n', out);
 	/* search --framework F: the pricing defaults of F it applied */
-	const cJSON *fd = cJSON_GetObjectItemCaseSensitive(s, "framework_defaults"), *d;
-	const char *fwn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "framework"));
-	if (cJSON_GetArraySize(fd) > 0) {
-		fprintf(out, "  %s defaults:", fwn ? fwn : "framework");
-		cJSON_ArrayForEach (d, fd) {
-			const char *o = pl_export_price_option(d->string);
-			if (o && cJSON_IsString(d))
-				fprintf(out, " %s %s", o, d->valuestring);
+	if (d->nsettings > 0) {
+		fprintf(out, "  %s defaults:", v->framework ? v->framework : "framework");
+		for (int k = 0; k < d->nsettings; k++) {
+			const char *o = pl_export_price_option(d->settings[k].key);
+			if (o && d->settings[k].value)
+				fprintf(out, " %s %s", o, d->settings[k].value);
 		}
 		fputc('\n', out);
 	}
@@ -691,32 +641,34 @@ void pl_cli_print_totals(const cJSON *ck, FILE *out)
 		        "  note: a plan outside that space may be faster: --why-not \"%s\" "
 		        "compares\n",
 		        widen);
-	if (!cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(cost, "step_seconds"))) {
+}
+
+void pl_cli_print_totals(const pl_ckpt_doc *d, FILE *out)
+{
+	const pl_ckpt_view *v = &d->v;
+	char mb[32];
+	pl_cli_fmt_bytes(v->peak_mem_bytes, mb, sizeof mb);
+	/* a plan written by hand may lack any of these: say what is missing */
+	print_head(d, out);
+	if (isnan(v->step_s)) {
 		fputs(
 		    "not priced: the checkpoint has no cost; 'planner cost MODEL --strategy CKPT' "
 		    "prices it\n",
 		    out);
 		return;
 	}
-	const cJSON *why = cJSON_GetObjectItemCaseSensitive(s, "why");
-	if (cJSON_IsString(why))
-		fprintf(out, "  note: %s\n", why->valuestring);
-	double opt =
-	    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cost, "optimizer_seconds"));
-	const cJSON *bj = cJSON_GetObjectItemCaseSensitive(cost, "bubble_seconds");
-	if (isnan(opt))
-		opt = 0;
+	if (v->why)
+		fprintf(out, "  note: %s\n", v->why);
+	double opt = pl_ckpt_or(v->optimizer_s, 0);
 	/* the parts add up to the step: the optimizer is printed apart from the
 	 * forward and backward kernels it is counted with in compute_seconds */
-	fprintf(out, "step %.6f s = compute %.6f s + optimizer %.6f s + communication %.6f s", step,
-	        comp - opt, opt, comm);
-	if (cJSON_IsNumber(bj))
-		fprintf(out, " + bubble %.6f s", bj->valuedouble);
+	fprintf(out, "step %.6f s = compute %.6f s + optimizer %.6f s + communication %.6f s",
+	        v->step_s, v->compute_s - opt, opt, v->comm_s);
+	if (!isnan(v->bubble_s))
+		fprintf(out, " + bubble %.6f s", v->bubble_s);
 	fprintf(out, "; peak memory %s per device\n", mb);
-	pl_ckpt_view view;
-	pl_ckpt_view_read(ck, &view);
-	print_utilisation(&view, out);
-	print_pipeline(ck, out);
-	print_groups(ck, out);
-	print_parts(ck, out);
+	print_utilisation(v, out);
+	print_pipeline(d, out);
+	print_groups(d, out);
+	print_parts(d, out);
 }

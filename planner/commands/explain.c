@@ -17,30 +17,27 @@ static void comm_row_keys(int r, const char **coll, const char **link)
 	*link = slice ? "local" : pl_link_name(r % PL_LINK_COUNT);
 }
 
-static int comm_rows(const cJSON *ck, double *sec, double *bytes, double *hidden)
+static int comm_rows(const pl_ckpt_doc *d, double *sec, double *bytes, double *hidden)
 {
-	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(cost, "communication_by_collective"), *e;
 	for (int r = 0; r < PL_COMM_ROWS; r++)
 		sec[r] = bytes[r] = 0;
-	*hidden = pl_json_num(cost, "communication_hidden_seconds", 0);
-	if (!cJSON_IsArray(a))
+	*hidden = pl_ckpt_or(d->v.comm_hidden_s, 0);
+	if (!d->has_comm)
 		return 0;
-	cJSON_ArrayForEach (e, a) {
-		const char *c = cJSON_GetStringValue(
-		               cJSON_GetObjectItemCaseSensitive(e, "collective")),
-		           *l = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "link"));
+	for (int k = 0; k < d->ncomm; k++) {
+		const pl_ckpt_comm *e = &d->comm[k];
+		const char *c = e->collective, *l = e->link;
 		int r = -1;
-		for (int k = 0; c && l && r < 0 && k < PL_COMM_ROWS; k++) {
+		for (int q = 0; c && l && r < 0 && q < PL_COMM_ROWS; q++) {
 			const char *kc, *kl;
-			comm_row_keys(k, &kc, &kl);
+			comm_row_keys(q, &kc, &kl);
 			if (!strcmp(c, kc) && !strcmp(l, kl))
-				r = k;
+				r = q;
 		}
 		if (r < 0)
 			continue;
-		sec[r] += pl_json_num(e, "seconds", 0);
-		bytes[r] += pl_json_num(e, "bus_bytes", 0);
+		sec[r] += pl_ckpt_or(e->seconds, 0);
+		bytes[r] += pl_ckpt_or(e->bus_bytes, 0);
 	}
 	return 1;
 }
@@ -54,23 +51,13 @@ static void comm_row_name(int r, char *buf, size_t n)
 
 /* explain: where the communication goes (the bottleneck stage's, per device
  * a step) and, for a pipelined plan, every stage's memory by category */
-/* whether the plan hides collectives beside the compute (the tensor-parallel
- * ones or the parameter gathers), not only behind the backward */
-static int beside_compute(const cJSON *ck)
-{
-	const cJSON *pp = cJSON_GetObjectItemCaseSensitive(ck, "pipeline");
-	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pp, "tp_comm_overlap")) ||
-	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pp, "overlap_param_gather"));
-}
-
-static void print_comm_memory(const cJSON *ck, FILE *out)
+static void print_comm_memory(const pl_ckpt_doc *d, FILE *out)
 {
 	double sec[PL_COMM_ROWS], bytes[PL_COMM_ROWS], hidden;
-	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
-	if (comm_rows(ck, sec, bytes, &hidden)) {
+	const pl_ckpt_view *v = &d->v;
+	if (comm_rows(d, sec, bytes, &hidden)) {
 		fprintf(out, "communication by collective and link class (per device a step%s):\n",
-		        cJSON_GetObjectItemCaseSensitive(ck, "pipeline") ? ", bottleneck stage"
-		                                                         : "");
+		        v->has_pipeline ? ", bottleneck stage" : "");
 		fprintf(out, "  %-15s %-11s %12s %12s\n", "collective", "link", "seconds",
 		        "bus bytes");
 		for (int r = 0; r < PL_COMM_ROWS; r++) {
@@ -82,150 +69,177 @@ static void print_comm_memory(const cJSON *ck, FILE *out)
 			fprintf(out, "  %s %12.6f %12s\n", name, sec[r],
 			        r == PL_COMM_ROWS - 1 ? "-" : b);
 		}
+		/* whether the plan hides collectives beside the compute (the
+		 * tensor-parallel ones or the parameter gathers), not only behind
+		 * the backward */
 		if (hidden > 0)
 			fprintf(out, "  %-27s %12.6f\n",
-			        beside_compute(ck) ? "hidden beside the compute"
-			                           : "hidden behind the backward",
+			        v->tp_comm_overlap || v->overlap_param_gather
+			            ? "hidden beside the compute"
+			            : "hidden behind the backward",
 			        -hidden);
-		fprintf(out, "  %-27s %12.6f\n", "= communication",
-		        pl_json_num(cost, "communication_seconds", 0));
+		fprintf(out, "  %-27s %12.6f\n", "= communication", pl_ckpt_or(v->comm_s, 0));
 	}
-	const cJSON *sm = cJSON_GetObjectItemCaseSensitive(
-	                cJSON_GetObjectItemCaseSensitive(ck, "pipeline"), "stage_memory_bytes"),
-	            *e;
-	if (!cJSON_IsArray(sm))
+	if (!d->has_stage_mem)
 		return;
 	fprintf(out,
 	        "memory per device by stage (the peak stage's, with the reserve, is the peak):\n");
 	fprintf(out, "  %-6s %12s %12s %17s %12s %12s\n", "stage", "weights", "gradients",
 	        "optimizer_states", "activations", "transient");
-	int k = 0;
-	cJSON_ArrayForEach (e, sm) {
+	for (int k = 0; k < d->nstage_mem; k++) {
 		char c[5][32];
 		for (int j = 0; j < 5; j++)
-			pl_cli_fmt_bytes(pl_json_num(e, pl_ckpt_mem_names[j], 0), c[j],
-			                 sizeof c[j]);
-		fprintf(out, "  %-6d %12s %12s %17s %12s %12s\n", k++, c[0], c[1], c[2], c[3],
-		        c[4]);
+			pl_cli_fmt_bytes(
+			    pl_ckpt_or(pl_ckpt_memory_of(&d->stage_mem[k], pl_ckpt_mem_names[j]), 0),
+			    c[j], sizeof c[j]);
+		fprintf(out, "  %-6d %12s %12s %17s %12s %12s\n", k, c[0], c[1], c[2], c[3], c[4]);
 	}
 }
 
-/* What pl_cli_explain_diff sums of plans a and b besides its JSON */
+/* One op that differs between plans a and b. */
+typedef struct diff_op {
+	const char *op;
+	char a[256], b[256]; /* the strategies */
+	int stage_a, stage_b;
+	double t, m; /* its time's and memory's differences */
+} diff_op;
+
+/* The ops of one part of the model, summed. */
+typedef struct diff_part {
+	const char *name;
+	double ops, changed, t, m;
+} diff_part;
+
+/* What pl_cli_explain_diff finds of plans a and b: its JSON is made from
+ * this and the text printed from it, so that the two cannot disagree */
 typedef struct diff_sums {
 	double dt, dm; /* the per-op sums of the time's and the memory's differences */
 	int changed, total;
 	double step_d, mem_d, comm_d; /* the totals' differences */
 	int have_comm;                /* both have communication by collective */
 	double ha, hb;                /* a's and b's communication hidden behind the backward */
+	double sa[PL_COMM_ROWS], ba[PL_COMM_ROWS], sb[PL_COMM_ROWS], bb[PL_COMM_ROWS];
+	diff_op *ops; /* changed of them */
+	diff_part *parts;
+	int nparts;
 } diff_sums;
 
-/* op x of plan a against y of b, summed into its part's entry of parts */
-static void diff_part(cJSON *parts, const cJSON *x, int same, double t, double m)
+/* op x of plan a against its b, summed into its part's entry */
+static void diff_part_add(diff_sums *d, const pl_ckpt_op *x, int same, double t, double m)
 {
-	const char *pn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "part"));
-	if (!pn)
+	if (!x->part)
 		return;
-	cJSON *pe = cJSON_GetObjectItemCaseSensitive(parts, pn);
-	if (!pe) {
-		pe = cJSON_AddObjectToObject(parts, pn);
-		cJSON_AddNumberToObject(pe, "ops", 0);
-		cJSON_AddNumberToObject(pe, "ops_changed", 0);
-		cJSON_AddNumberToObject(pe, "seconds_delta", 0);
-		cJSON_AddNumberToObject(pe, "memory_bytes_delta", 0);
-	}
-	const char *k[4] = {"ops", "ops_changed", "seconds_delta", "memory_bytes_delta"};
-	double add[4] = {1, !same, t, m};
-	for (int j = 0; pe && j < 4; j++) {
-		cJSON *v = cJSON_GetObjectItemCaseSensitive(pe, k[j]);
-		if (v)
-			cJSON_SetNumberValue(v, v->valuedouble + add[j]);
-	}
+	int k = 0;
+	while (k < d->nparts && strcmp(d->parts[k].name, x->part))
+		k++;
+	if (k == d->nparts)
+		d->parts[d->nparts++] = (diff_part){.name = x->part};
+	diff_part *pe = &d->parts[k];
+	pe->ops += 1;
+	pe->changed += !same;
+	pe->t += t;
+	pe->m += m;
 }
 
-/* Every op of a against b's of the name: out.ops (the ops that differ),
- * out.parts, the sums in d; an error where b lacks one */
-static pl_status diff_ops(const cJSON *a, const cJSON *b, const char *pa, const char *pb,
-                          cJSON *out, diff_sums *d, pl_err *err)
+/* b's op of the name (the first), or NULL */
+static const pl_ckpt_op *find_op(const pl_ckpt_doc *b, const char *name)
 {
-	const cJSON *ia = cJSON_GetObjectItemCaseSensitive(a, "parallel_strategy_item"),
-	            *ib = cJSON_GetObjectItemCaseSensitive(b, "parallel_strategy_item");
-	cJSON *ops = cJSON_AddArrayToObject(out, "ops");
-	/* per part of the model (the ops' "part"), the ops' sums */
-	cJSON *parts = cJSON_CreateObject();
-	const cJSON *x;
-	cJSON_ArrayForEach (x, ia) {
-		const cJSON *y = cJSON_GetObjectItemCaseSensitive(ib, x->string);
+	for (int k = 0; name && k < b->nops; k++)
+		if (b->ops[k].name && !strcmp(b->ops[k].name, name))
+			return &b->ops[k];
+	return NULL;
+}
+
+/* Every op of a against b's of the name: the ops that differ, the parts,
+ * the sums in d; an error where b lacks one */
+static pl_status diff_ops(const pl_ckpt_doc *a, const pl_ckpt_doc *b, const char *pa,
+                          const char *pb, diff_sums *d, pl_err *err)
+{
+	d->ops = pl_calloc((size_t)a->nops + 1, sizeof *d->ops);
+	d->parts = pl_calloc((size_t)a->nops + 1, sizeof *d->parts);
+	if (!d->ops || !d->parts)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	for (int k = 0; k < a->nops; k++) {
+		const pl_ckpt_op *x = &a->ops[k], *y = find_op(b, x->name);
 		d->total++;
-		if (!y) {
-			cJSON_Delete(parts);
-			return pl_err_set(err, PL_EINVAL, "%s: op '%s' is not in %s", pa, x->string,
+		if (!y)
+			return pl_err_set(err, PL_EINVAL, "%s: op '%s' is not in %s", pa, x->name,
 			                  pb);
-		}
-		char s1[256], s2[256];
-		pl_cli_fmt_strategy(cJSON_GetObjectItemCaseSensitive(x, "parallel_strategy"), s1,
-		                    sizeof s1);
-		pl_cli_fmt_strategy(cJSON_GetObjectItemCaseSensitive(y, "parallel_strategy"), s2,
-		                    sizeof s2);
-		double t = pl_json_num(y, "compute_seconds", 0) +
-		           pl_json_num(y, "communication_seconds", 0) -
-		           pl_json_num(x, "compute_seconds", 0) -
-		           pl_json_num(x, "communication_seconds", 0);
-		double m = pl_json_num(y, "memory_bytes", 0) - pl_json_num(x, "memory_bytes", 0);
+		diff_op *o = &d->ops[d->changed];
+		pl_cli_fmt_strategy(x, o->a, sizeof o->a);
+		pl_cli_fmt_strategy(y, o->b, sizeof o->b);
+		double t = pl_ckpt_or(y->compute_s, 0) + pl_ckpt_or(y->comm_s, 0) -
+		           pl_ckpt_or(x->compute_s, 0) - pl_ckpt_or(x->comm_s, 0);
+		double m = pl_ckpt_or(y->mem_bytes, 0) - pl_ckpt_or(x->mem_bytes, 0);
 		d->dt += t;
 		d->dm += m;
-		int stage_a = (int)pl_json_num(x, "stage", 0),
-		    stage_b = (int)pl_json_num(y, "stage", 0);
-		int same = !strcmp(s1, s2) && stage_a == stage_b && t == 0 && m == 0;
-		diff_part(parts, x, same, t, m);
+		int stage_a = (int)pl_ckpt_or(x->stage, 0), stage_b = (int)pl_ckpt_or(y->stage, 0);
+		int same = !strcmp(o->a, o->b) && stage_a == stage_b && t == 0 && m == 0;
+		diff_part_add(d, x, same, t, m);
 		if (same)
 			continue;
 		d->changed++;
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "op", x->string);
-		cJSON_AddStringToObject(o, "a", s1);
-		cJSON_AddStringToObject(o, "b", s2);
-		cJSON_AddNumberToObject(o, "stage_a", stage_a);
-		cJSON_AddNumberToObject(o, "stage_b", stage_b);
-		cJSON_AddNumberToObject(o, "seconds_delta", t);
-		cJSON_AddNumberToObject(o, "memory_bytes_delta", m);
-		pl_json_push(ops, o);
+		o->op = x->name;
+		o->stage_a = stage_a;
+		o->stage_b = stage_b;
+		o->t = t;
+		o->m = m;
 	}
-	if (cJSON_GetArraySize(parts) > 0)
-		pl_json_add(out, "parts", parts);
-	else
-		cJSON_Delete(parts);
 	return PL_OK;
 }
 
-/* The totals' differences into out and d: communication by collective and
- * link class (the rows' deltas less the hidden part's add up to the
- * communication's), the step's and the peak memory's, and their rests */
-static void diff_totals(const cJSON *a, const cJSON *b, cJSON *out, diff_sums *d)
+/* The totals' differences into d: communication by collective and link
+ * class (the rows' deltas less the hidden part's add up to the
+ * communication's), the step's and the peak memory's */
+static void diff_totals(const pl_ckpt_doc *a, const pl_ckpt_doc *b, diff_sums *d)
 {
-	const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "cost"),
-	            *cb = cJSON_GetObjectItemCaseSensitive(b, "cost");
-	d->step_d = pl_json_num(cb, "step_seconds", NAN) - pl_json_num(ca, "step_seconds", NAN);
-	d->mem_d =
-	    pl_json_num(cb, "peak_memory_bytes", NAN) - pl_json_num(ca, "peak_memory_bytes", NAN);
-	double sa_[PL_COMM_ROWS], ba_[PL_COMM_ROWS], sb_[PL_COMM_ROWS], bb_[PL_COMM_ROWS];
-	d->have_comm = comm_rows(a, sa_, ba_, &d->ha) && comm_rows(b, sb_, bb_, &d->hb);
-	d->comm_d = pl_json_num(cb, "communication_seconds", NAN) -
-	            pl_json_num(ca, "communication_seconds", NAN);
+	/* a total either lacks is NAN (math.h's, as the JSON says it) */
+	d->step_d = pl_ckpt_or(b->v.step_s, NAN) - pl_ckpt_or(a->v.step_s, NAN);
+	d->mem_d = pl_ckpt_or(b->v.peak_mem_bytes, NAN) - pl_ckpt_or(a->v.peak_mem_bytes, NAN);
+	d->have_comm = comm_rows(a, d->sa, d->ba, &d->ha) && comm_rows(b, d->sb, d->bb, &d->hb);
+	d->comm_d = pl_ckpt_or(b->v.comm_s, NAN) - pl_ckpt_or(a->v.comm_s, NAN);
+}
+
+/* The diff as JSON: the ops that differ, the parts, the totals and their rests */
+static cJSON *diff_json(const diff_sums *d)
+{
+	cJSON *out = cJSON_CreateObject();
+	cJSON *ops = cJSON_AddArrayToObject(out, "ops");
+	for (int k = 0; k < d->changed; k++) {
+		const diff_op *x = &d->ops[k];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "op", x->op);
+		cJSON_AddStringToObject(o, "a", x->a);
+		cJSON_AddStringToObject(o, "b", x->b);
+		cJSON_AddNumberToObject(o, "stage_a", x->stage_a);
+		cJSON_AddNumberToObject(o, "stage_b", x->stage_b);
+		cJSON_AddNumberToObject(o, "seconds_delta", x->t);
+		cJSON_AddNumberToObject(o, "memory_bytes_delta", x->m);
+		pl_json_push(ops, o);
+	}
+	cJSON *parts = d->nparts > 0 ? cJSON_AddObjectToObject(out, "parts") : NULL;
+	for (int k = 0; parts && k < d->nparts; k++) {
+		cJSON *pe = cJSON_AddObjectToObject(parts, d->parts[k].name);
+		cJSON_AddNumberToObject(pe, "ops", d->parts[k].ops);
+		cJSON_AddNumberToObject(pe, "ops_changed", d->parts[k].changed);
+		cJSON_AddNumberToObject(pe, "seconds_delta", d->parts[k].t);
+		cJSON_AddNumberToObject(pe, "memory_bytes_delta", d->parts[k].m);
+	}
 	cJSON_AddNumberToObject(out, "communication_seconds_delta", d->comm_d);
 	if (d->have_comm) {
 		cJSON *cl = cJSON_AddArrayToObject(out, "communication");
 		for (int r = 0; r < PL_COMM_ROWS; r++) {
-			if (!(sa_[r] > 0) && !(sb_[r] > 0))
+			if (!(d->sa[r] > 0) && !(d->sb[r] > 0))
 				continue;
 			cJSON *o = cJSON_CreateObject();
 			const char *c, *l;
 			comm_row_keys(r, &c, &l);
 			cJSON_AddStringToObject(o, "collective", c);
 			cJSON_AddStringToObject(o, "link", l);
-			cJSON_AddNumberToObject(o, "a_seconds", sa_[r]);
-			cJSON_AddNumberToObject(o, "b_seconds", sb_[r]);
-			cJSON_AddNumberToObject(o, "seconds_delta", sb_[r] - sa_[r]);
-			cJSON_AddNumberToObject(o, "bus_bytes_delta", bb_[r] - ba_[r]);
+			cJSON_AddNumberToObject(o, "a_seconds", d->sa[r]);
+			cJSON_AddNumberToObject(o, "b_seconds", d->sb[r]);
+			cJSON_AddNumberToObject(o, "seconds_delta", d->sb[r] - d->sa[r]);
+			cJSON_AddNumberToObject(o, "bus_bytes_delta", d->bb[r] - d->ba[r]);
 			pl_json_push(cl, o);
 		}
 		cJSON_AddNumberToObject(out, "communication_hidden_seconds_delta", d->hb - d->ha);
@@ -236,67 +250,65 @@ static void diff_totals(const cJSON *a, const cJSON *b, cJSON *out, diff_sums *d
 	cJSON_AddNumberToObject(out, "peak_memory_bytes_delta", d->mem_d);
 	cJSON_AddNumberToObject(out, "ops_memory_bytes_delta", d->dm);
 	cJSON_AddNumberToObject(out, "rest_memory_bytes_delta", d->mem_d - d->dm);
+	return out;
 }
 
-/* the text of out.parts and out.ops */
-static void print_diff_ops(const cJSON *out, const diff_sums *d)
+/* "+1.00 MiB" of a difference m into buf, the bytes right-aligned in width */
+static void fmt_delta_bytes(double m, int width, char *buf, size_t n)
 {
-	const cJSON *pe, *x;
-	if (cJSON_GetObjectItem(out, "parts"))
+	char mb[32];
+	pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
+	snprintf(buf, n, "%s%*s", m < 0 ? "-" : "+", width, mb);
+}
+
+/* the text of the parts and the ops that differ */
+static void print_diff_ops(const diff_sums *d)
+{
+	if (d->nparts > 0)
 		printf("\nby part of the model\n%-12s %12s %12s %12s\n", "part", "ops differ",
 		       "time ms", "memory");
-	cJSON_ArrayForEach (pe, cJSON_GetObjectItem(out, "parts")) {
-		char mb[32], n[32];
-		double m = pl_json_num(pe, "memory_bytes_delta", 0);
-		pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
-		snprintf(n, sizeof n, "%g/%g", pl_json_num(pe, "ops_changed", 0),
-		         pl_json_num(pe, "ops", 0));
-		printf("%-12s %12s %+12.4f %s%11s\n", pe->string, n,
-		       1e3 * pl_json_num(pe, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+	for (int k = 0; k < d->nparts; k++) {
+		const diff_part *pe = &d->parts[k];
+		char mb[48], n[32];
+		fmt_delta_bytes(pe->m, 11, mb, sizeof mb);
+		snprintf(n, sizeof n, "%g/%g", pe->changed, pe->ops);
+		printf("%-12s %12s %+12.4f %s\n", pe->name, n, 1e3 * pe->t, mb);
 	}
 	printf("\n%d of %d ops differ\n%-28s %-28s %-28s %8s %12s %12s\n", d->changed, d->total,
 	       "op", "A", "B", "stage", "time ms", "memory");
-	cJSON_ArrayForEach (x, cJSON_GetObjectItem(out, "ops")) {
-		char mb[32], st2[40];
-		double m = pl_json_num(x, "memory_bytes_delta", 0);
-		pl_cli_fmt_bytes(fabs(m), mb, sizeof mb);
-		snprintf(st2, sizeof st2, "%g>%g", pl_json_num(x, "stage_a", 0),
-		         pl_json_num(x, "stage_b", 0));
-		printf("%-28s %-28s %-28s %8s %+12.4f %s%11s\n",
-		       cJSON_GetStringValue(cJSON_GetObjectItem(x, "op")),
-		       cJSON_GetStringValue(cJSON_GetObjectItem(x, "a")),
-		       cJSON_GetStringValue(cJSON_GetObjectItem(x, "b")), st2,
-		       1e3 * pl_json_num(x, "seconds_delta", 0), m < 0 ? "-" : "+", mb);
+	for (int k = 0; k < d->changed; k++) {
+		const diff_op *x = &d->ops[k];
+		char mb[48], st2[40];
+		fmt_delta_bytes(x->m, 11, mb, sizeof mb);
+		snprintf(st2, sizeof st2, "%g>%g", (double)x->stage_a, (double)x->stage_b);
+		printf("%-28s %-28s %-28s %8s %+12.4f %s\n", x->op, x->a, x->b, st2, 1e3 * x->t,
+		       mb);
 	}
 }
 
-/* the text of out.communication, then the step's and the peak memory's sums */
-static void print_diff_totals(const cJSON *a, const cJSON *b, const cJSON *out, const diff_sums *d)
+/* the text of the communication's differences, then the step's and the peak
+ * memory's sums */
+static void print_diff_totals(const pl_ckpt_doc *a, const pl_ckpt_doc *b, const diff_sums *d)
 {
-	const cJSON *x;
 	if (d->have_comm) {
 		printf("\ncommunication by collective and link class (per device a step)\n"
 		       "%-15s %-11s %12s %12s %12s %14s\n",
 		       "collective", "link", "A s", "B s", "delta s", "bus bytes");
-		cJSON_ArrayForEach (x, cJSON_GetObjectItem(out, "communication")) {
-			double bd = pl_json_num(x, "bus_bytes_delta", 0);
-			char bb[32];
-			pl_cli_fmt_bytes(fabs(bd), bb, sizeof bb);
-			printf("%-15s %-11s %12.6f %12.6f %+12.6f %s%13s\n",
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "collective")),
-			       cJSON_GetStringValue(cJSON_GetObjectItem(x, "link")),
-			       pl_json_num(x, "a_seconds", 0), pl_json_num(x, "b_seconds", 0),
-			       pl_json_num(x, "seconds_delta", 0), bd < 0 ? "-" : "+", bb);
+		for (int r = 0; r < PL_COMM_ROWS; r++) {
+			if (!(d->sa[r] > 0) && !(d->sb[r] > 0))
+				continue;
+			const char *c, *l;
+			comm_row_keys(r, &c, &l);
+			char bb[48];
+			fmt_delta_bytes(d->bb[r] - d->ba[r], 13, bb, sizeof bb);
+			printf("%-15s %-11s %12.6f %12.6f %+12.6f %s\n", c, l, d->sa[r], d->sb[r],
+			       d->sb[r] - d->sa[r], bb);
 		}
 		if (d->ha > 0 || d->hb > 0)
 			printf("%-27s %12.6f %12.6f %+12.6f\n", "hidden behind the backward",
 			       -d->ha, -d->hb, d->ha - d->hb);
 		printf("%-27s %12.6f %12.6f %+12.6f\n", "= communication",
-		       pl_json_num(cJSON_GetObjectItemCaseSensitive(a, "cost"),
-		                   "communication_seconds", 0),
-		       pl_json_num(cJSON_GetObjectItemCaseSensitive(b, "cost"),
-		                   "communication_seconds", 0),
-		       d->comm_d);
+		       pl_ckpt_or(a->v.comm_s, 0), pl_ckpt_or(b->v.comm_s, 0), d->comm_d);
 	}
 	double dm = d->dm, mem_d = d->mem_d;
 	char m1[32], m2[32], m3[32];
@@ -311,50 +323,57 @@ static void print_diff_totals(const cJSON *a, const cJSON *b, const cJSON *out, 
 	       dm < 0 ? "-" : "+", m1, mem_d - dm < 0 ? "-" : "+", m2, mem_d < 0 ? "-" : "+", m3);
 }
 
+/* Two checkpoints read and typed (PL_OK) or an error */
+static pl_status read_two(const char *pa, const char *pb, cJSON **a, cJSON **b, pl_ckpt_doc *da,
+                          pl_ckpt_doc *db, pl_err *err)
+{
+	pl_status st;
+	if ((st = pl_cli_read_ckpt(pa, a, err)) || (st = pl_cli_read_ckpt(pb, b, err)) ||
+	    (st = pl_ckpt_doc_read(*a, da, err)) || (st = pl_ckpt_doc_read(*b, db, err)))
+		return st;
+	const char *sa = da->v.model_sha256, *sb = db->v.model_sha256;
+	if (sa && sb && strcmp(sa, sb))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s and %s are plans of different models (model.sha256 %s and %s)",
+		                  pa, pb, sa, sb);
+	return PL_OK;
+}
+
 /* What differs between plans a and b of one model: the totals and their
  * differences; per op, the strategy and stage and the differences of its
  * time and memory; and the rest of each difference (what the per-op
  * numbers do not add up to: the pipeline's bubble and stage balance, the
  * peak stage, the transient bytes, the reserve), so that the lines add up
- * to the totals'. The JSON is made first and the text printed from it, so
- * that the two cannot disagree. label_a, label_b: how to name the plans in
- * the text (NULL: their paths) */
+ * to the totals'. The differences are found once (diff_sums) and both the
+ * JSON and the text made from them, so that the two cannot disagree.
+ * label_a, label_b: how to name the plans in the text (NULL: their paths) */
 int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
                         int json)
 {
 	pl_err err = {{0}};
-	cJSON *a = NULL, *b = NULL, *out = NULL;
+	cJSON *a = NULL, *b = NULL;
+	pl_ckpt_doc da = {0}, db = {0};
 	pl_status st;
 	diff_sums d = {0};
-	if ((st = pl_cli_read_ckpt(pa, &a, &err)) || (st = pl_cli_read_ckpt(pb, &b, &err)))
+	if ((st = read_two(pa, pb, &a, &b, &da, &db, &err)) ||
+	    (st = diff_ops(&da, &db, pa, pb, &d, &err)))
 		goto done;
-	const char *sa = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	               cJSON_GetObjectItemCaseSensitive(a, "model"), "sha256")),
-	           *sb = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	               cJSON_GetObjectItemCaseSensitive(b, "model"), "sha256"));
-	if (sa && sb && strcmp(sa, sb)) {
-		st = pl_err_set(&err, PL_EINVAL,
-		                "%s and %s are plans of different models (model.sha256 %s and %s)",
-		                pa, pb, sa, sb);
-		goto done;
-	}
-	out = cJSON_CreateObject();
-	if ((st = diff_ops(a, b, pa, pb, out, &d, &err)))
-		goto done;
-	diff_totals(a, b, out, &d);
+	diff_totals(&da, &db, &d);
 	if (json) {
-		st = pl_cli_json_line(out, &err);
-		out = NULL;
+		st = pl_cli_json_line(diff_json(&d), &err);
 		goto done;
 	}
 	printf("A: %s\n", label_a ? label_a : pa);
-	pl_cli_print_totals(a, stdout);
+	pl_cli_print_totals(&da, stdout);
 	printf("B: %s\n", label_b ? label_b : pb);
-	pl_cli_print_totals(b, stdout);
-	print_diff_ops(out, &d);
-	print_diff_totals(a, b, out, &d);
+	pl_cli_print_totals(&db, stdout);
+	print_diff_ops(&d);
+	print_diff_totals(&da, &db, &d);
 done:
-	cJSON_Delete(out);
+	free(d.ops);
+	free(d.parts);
+	pl_ckpt_doc_free(&da);
+	pl_ckpt_doc_free(&db);
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 	return st ? pl_cli_fail(st, &err) : 0;
@@ -529,10 +548,14 @@ int pl_cmd_explain(int argc, char **argv)
 		cJSON_Delete(ck);
 		return st ? pl_cli_fail(st, &err) : 0;
 	}
-	pl_cli_print_totals(ck, stdout);
-	print_comm_memory(ck, stdout);
-	print_frameworks(ck, stdout);
-	pl_cli_print_table(ck, stdout, 0);
+	pl_ckpt_doc d;
+	if (!(st = pl_ckpt_doc_read(ck, &d, &err))) {
+		pl_cli_print_totals(&d, stdout);
+		print_comm_memory(&d, stdout);
+		print_frameworks(ck, stdout);
+		pl_cli_print_table(&d, stdout, 0);
+	}
+	pl_ckpt_doc_free(&d);
 	cJSON_Delete(ck);
-	return 0;
+	return st ? pl_cli_fail(st, &err) : 0;
 }

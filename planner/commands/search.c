@@ -289,42 +289,41 @@ char *pl_cli_doc_text(const cJSON *ck)
 }
 
 /* A plan's size of group `name` (1 when it has none). */
-static long long group_size(const cJSON *ck, const char *name)
+static long long group_size(const pl_ckpt_doc *d, const char *name)
 {
-	const cJSON *g = cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "groups"), name);
-	int n = cJSON_GetArraySize(cJSON_GetArrayItem(g, 0));
+	int n = pl_ckpt_group_size(pl_ckpt_doc_groups(d, name), 0);
 	return n > 0 ? n : 1;
 }
 
-/* An object's "recompute" (a checkpoint or an alternative): none when absent */
-static int recompute_of(const cJSON *o)
+/* A "recompute" (a checkpoint's or an alternative's): none when absent */
+static int recompute_of(const char *name)
 {
-	int rc = pl_recompute_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "recompute")));
+	int rc = pl_recompute_parse(name);
 	return rc < 0 ? PL_RECOMPUTE_NONE : rc;
 }
 
 /* The checkpoint's whole-job configuration, as the alternatives list it. */
-static void ck_config(const cJSON *ck, long long *pp, long long *m, int *zero, int *rc)
+static void ck_config(const pl_ckpt_doc *d, long long *pp, long long *m, int *zero, int *rc)
 {
-	*pp = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "stages", 1);
-	*m = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "micro_batches", 1);
-	*zero = (int)pl_json_num(ck, "optimizer_shard", 0);
-	*rc = recompute_of(ck);
+	*pp = (long long)pl_ckpt_or(d->v.pp_stages, 1);
+	*m = (long long)pl_ckpt_or(d->v.pp_micro_batches, 1);
+	*zero = (int)pl_ckpt_or(d->v.optimizer_shard, 0);
+	*rc = recompute_of(d->v.recompute);
 }
 
 /* What makes two plans' configurations differ: dp, tp, pp, ep, micro-batches,
  * interleaving, recompute and ZeRO where it shards anything (dp > 1). */
-static void config_key(const cJSON *ck, long long key[8])
+static void config_key(const pl_ckpt_doc *d, long long key[8])
 {
 	long long pp, m;
 	int z, rc;
-	ck_config(ck, &pp, &m, &z, &rc);
-	key[0] = group_size(ck, "dp");
-	key[1] = group_size(ck, "tp");
+	ck_config(d, &pp, &m, &z, &rc);
+	key[0] = group_size(d, "dp");
+	key[1] = group_size(d, "tp");
 	key[2] = pp;
-	key[3] = group_size(ck, "ep");
+	key[3] = group_size(d, "ep");
 	key[4] = m;
-	key[5] = (long long)pl_json_num(cJSON_GetObjectItem(ck, "pipeline"), "virtual_stages", 1);
+	key[5] = (long long)pl_ckpt_or(d->v.pp_virtual_stages, 1);
 	key[6] = rc;
 	key[7] = key[0] > 1 ? z : 0;
 }
@@ -332,10 +331,9 @@ static void config_key(const cJSON *ck, long long key[8])
 /* search --top's order: the faster step first; steps within 1e-12 of each
  * other by config_key (dp, tp, pp, ep, micro-batches, chunks, recompute,
  * ZeRO), smaller first, so that ties rank the same on every run */
-static int top_before(const cJSON *a, const cJSON *b)
+static int top_before(const pl_ckpt_doc *a, const pl_ckpt_doc *b)
 {
-	double sa = pl_json_num(cJSON_GetObjectItem(a, "cost"), "step_seconds", 0),
-	       sb = pl_json_num(cJSON_GetObjectItem(b, "cost"), "step_seconds", 0);
+	double sa = pl_ckpt_or(a->v.step_s, 0), sb = pl_ckpt_or(b->v.step_s, 0);
 	if (fabs(sa - sb) > 1e-12 * fmax(fabs(sa), fabs(sb)))
 		return sa < sb;
 	long long ka[8], kb[8];
@@ -358,7 +356,7 @@ static void ranked_path(char *buf, size_t n, const char *path, int k)
 }
 
 /* search --top's table (or {"top": [...]} with json) of the n ranked plans */
-static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, int json)
+static void print_top(const pl_ckpt_doc *ds, int n, char (*paths)[4200], int files, int json)
 {
 	cJSON *list = json ? cJSON_CreateArray() : NULL;
 	if (!json)
@@ -368,14 +366,12 @@ static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, 
 		       n, "dp", "tp", "pp", "ep", "zero", "recomp", "micro", "step s", "memory GiB",
 		       "proven", files ? "file" : "");
 	for (int i = 0; i < n; i++) {
-		const cJSON *c = cks[i];
+		const pl_ckpt_doc *c = &ds[i];
 		long long pp, m;
 		int z, rc;
 		ck_config(c, &pp, &m, &z, &rc);
-		double step = pl_json_num(cJSON_GetObjectItem(c, "cost"), "step_seconds", 0);
-		double mem = pl_json_num(cJSON_GetObjectItem(c, "cost"), "peak_memory_bytes", 0);
-		int proven =
-		    cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c, "search"), "optimal"));
+		double step = pl_ckpt_or(c->v.step_s, 0), mem = pl_ckpt_or(c->v.peak_mem_bytes, 0);
+		int proven = c->v.optimal;
 		if (json) {
 			cJSON *e = cJSON_CreateObject();
 			cJSON_AddNumberToObject(e, "rank", i + 1);
@@ -410,21 +406,48 @@ static void print_top(cJSON *const *cks, int n, char (*paths)[4200], int files, 
 	}
 }
 
+/* The plan solved again at an alternative's point (its dimensions fixed):
+ * PL_OK with *c (NULL: no plan there after all), or PL_ENOMEM */
+static pl_status solve_alt(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
+                           long long pp, long long m, int z, int rc, cJSON **c, pl_err *err)
+{
+	pl_plan_opts o = *po;
+	o.top = 0;
+	o.so.progress = NULL;
+	o.jo.stages = pp;
+	o.jo.micro_batches = m;
+	o.jo.micro_batch_size = PL_AUTO;
+	o.jo.zero = z;
+	o.jo.recompute = rc;
+	*c = NULL;
+	pl_err e2 = {{0}};
+	pl_status s2 = pl_plan_search(g, cl, &o, c, NULL, &e2);
+	if (s2 == PL_ENOMEM) {
+		*err = e2;
+		return s2;
+	}
+	if (s2) /* no plan at this point after all: the next one */
+		*c = NULL;
+	return PL_OK;
+}
+
 /* search --top K: ck is the chosen plan (rank 1, the search's plan as without
  * --top); the same search keeping K points apart lists the points it planned
  * (search.alternatives), and the best K - 1 other configurations are solved
  * again with their dimensions fixed (what `search` with those options
  * returns), ranked by step, written beside out, and listed. */
-static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po, cJSON *ck,
-                            int k, const char *out, int json, pl_err *err)
+static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po,
+                            const pl_ckpt_doc *d0, cJSON *ck, int k, const char *out, int json,
+                            pl_err *err)
 {
 	cJSON *cks[PL_MAX_TOP] = {ck};
+	pl_ckpt_doc ds[PL_MAX_TOP] = {*d0}, da = {0};
 	char paths[PL_MAX_TOP][4200] = {{0}};
 	int n = 1;
 	pl_status st = PL_OK;
 	long long pp0, m0;
 	int z0, r0;
-	ck_config(ck, &pp0, &m0, &z0, &r0);
+	ck_config(d0, &pp0, &m0, &z0, &r0);
 	/* the points: the same search keeping the best k apart (it may explore
 	 * more of them than the search whose plan is rank 1) */
 	cJSON *all = NULL;
@@ -432,46 +455,36 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 		pl_plan_opts o = *po;
 		o.top = k;
 		o.so.progress = NULL;
-		if ((st = pl_plan_search(g, cl, &o, &all, NULL, err)))
+		if ((st = pl_plan_search(g, cl, &o, &all, NULL, err)) ||
+		    (st = pl_ckpt_doc_read(all, &da, err)))
 			goto done;
 	}
-	const cJSON *a;
-	cJSON_ArrayForEach (
-	    a, cJSON_GetObjectItem(cJSON_GetObjectItem(all, "search"), "alternatives")) {
-		if (n >= k)
-			break;
-		long long pp = (long long)pl_json_num(a, "pipeline_stages", 1),
-		          m = (long long)pl_json_num(a, "micro_batches", 1);
-		int z = (int)pl_json_num(a, "optimizer_shard", 0);
-		int rc = recompute_of(a);
+	for (int i = 0; i < da.nalts && n < k; i++) {
+		const pl_ckpt_alt *a = &da.alts[i];
+		long long pp = (long long)pl_ckpt_or(a->stages, 1),
+		          m = (long long)pl_ckpt_or(a->micro_batches, 1);
+		int z = (int)pl_ckpt_or(a->zero, 0);
+		int rc = recompute_of(a->recompute);
 		if (pp == pp0 && m == m0 && z == z0 && rc == r0)
 			continue; /* the chosen plan's point */
-		pl_plan_opts o = *po;
-		o.top = 0;
-		o.so.progress = NULL;
-		o.jo.stages = pp;
-		o.jo.micro_batches = m;
-		o.jo.micro_batch_size = PL_AUTO;
-		o.jo.zero = z;
-		o.jo.recompute = rc;
-		cJSON *c = NULL;
-		pl_err e2 = {{0}};
-		pl_status s2 = pl_plan_search(g, cl, &o, &c, NULL, &e2);
-		if (s2 == PL_ENOMEM) {
-			*err = e2;
-			st = s2;
+		cJSON *c;
+		if ((st = solve_alt(g, cl, po, pp, m, z, rc, &c, err)))
+			goto done;
+		if (!c)
+			continue;
+		if ((st = pl_ckpt_doc_read(c, &ds[n], err))) {
+			cks[n++] = c;
 			goto done;
 		}
-		if (s2) /* no plan at this point after all: the next one */
-			continue;
 		long long key[8], other[8];
 		int same = 0;
-		config_key(c, key);
-		for (int i = 0; i < n && !same; i++) {
-			config_key(cks[i], other);
+		config_key(&ds[n], key);
+		for (int j = 0; j < n && !same; j++) {
+			config_key(&ds[j], other);
 			same = !memcmp(key, other, sizeof key);
 		}
 		if (same) { /* ZeRO without data parallelism, say: the same plan */
+			pl_ckpt_doc_free(&ds[n]);
 			cJSON_Delete(c);
 			continue;
 		}
@@ -480,10 +493,13 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 	/* ranks 2..n by step (the re-solved plans' own prices), steps equal to
 	 * 1e-12 (the same plan's sums in another order) by configuration */
 	for (int i = 2; i < n; i++)
-		for (int j = i; j > 1 && top_before(cks[j], cks[j - 1]); j--) {
+		for (int j = i; j > 1 && top_before(&ds[j], &ds[j - 1]); j--) {
 			cJSON *t = cks[j];
 			cks[j] = cks[j - 1];
 			cks[j - 1] = t;
+			pl_ckpt_doc td = ds[j];
+			ds[j] = ds[j - 1];
+			ds[j - 1] = td;
 		}
 	for (int i = 1; out && i < n; i++) {
 		ranked_path(paths[i], sizeof paths[i], out, i + 1);
@@ -499,12 +515,15 @@ static pl_status search_top(pl_graph *g, const pl_cluster *cl, const pl_plan_opt
 	}
 	if (out)
 		snprintf(paths[0], sizeof paths[0], "%s", out);
-	print_top(cks, n, paths, out != NULL, json);
+	print_top(ds, n, paths, out != NULL, json);
 	if (n < k && !json)
 		printf("(%d asked for: the search found plans at %d points)\n", k, n);
 done:
-	for (int i = 1; i < n; i++)
+	for (int i = 1; i < n; i++) {
+		pl_ckpt_doc_free(&ds[i]);
 		cJSON_Delete(cks[i]);
+	}
+	pl_ckpt_doc_free(&da);
 	cJSON_Delete(all);
 	return st;
 }
@@ -880,32 +899,32 @@ static pl_status search_run(pl_graph *g, const pl_cluster *cl, search_args *s, p
 }
 
 /* propagate: where fronts met, and what it costs */
-static void print_conflicts(const cJSON *ck)
+static void print_conflicts(const pl_ckpt_doc *d)
 {
-	const cJSON *conf;
-	cJSON_ArrayForEach (conf,
-	                    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "conflicts")) {
+	for (int k = 0; k < d->nconflicts; k++) {
+		const pl_ckpt_conflict *c = &d->conflicts[k];
 		fprintf(stderr,
 		        "planner: conflict: fronts meet at edge '%s' -> '%s' (tensor '%s'), "
 		        "adding %.3g s\n",
-		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "from")),
-		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "to")),
-		        cJSON_GetStringValue(cJSON_GetObjectItem(conf, "tensor")),
-		        cJSON_GetNumberValue(cJSON_GetObjectItem(conf, "seconds")));
+		        c->from, c->to, c->tensor, c->seconds);
 	}
 }
 
 /* The plan written (-o) and said: --why-not's or --top's answer, else the
- * summary and the table, or (--json) the checkpoint */
+ * summary and the table, or (--json) the checkpoint; what is said is read
+ * from the checkpoint's typed view */
 static pl_status search_print(int argc, char **argv, pl_graph *g, const pl_cluster *cl,
                               pl_plan_opts *po, const search_args *s, cJSON *ck, double secs,
                               pl_err *err)
 {
-	print_conflicts(ck);
-	char *txt = pl_cli_doc_text(ck);
-	pl_status st = PL_OK;
-	if (!txt)
-		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	pl_ckpt_doc d;
+	pl_status st = pl_ckpt_doc_read(ck, &d, err);
+	char *txt = st ? NULL : pl_cli_doc_text(ck);
+	if (st || !txt) {
+		pl_ckpt_doc_free(&d);
+		return st ? st : pl_err_set(err, PL_ENOMEM, "out of memory");
+	}
+	print_conflicts(&d);
 	if (s->out && (st = pl_output_write(s->out, txt, err)))
 		goto done;
 	if (s->why_not) {
@@ -913,7 +932,7 @@ static pl_status search_print(int argc, char **argv, pl_graph *g, const pl_clust
 		goto done;
 	}
 	if (s->top) {
-		st = search_top(g, cl, po, ck, s->top, s->out, s->json, err);
+		st = search_top(g, cl, po, &d, ck, s->top, s->out, s->json, err);
 		goto done;
 	}
 	/* with the plan on standard output (-o -, -o /dev/stdout) the summary
@@ -923,20 +942,18 @@ static pl_status search_print(int argc, char **argv, pl_graph *g, const pl_clust
 		if (say == stdout)
 			fputs(txt, stdout);
 	} else {
-		pl_cli_print_totals(ck, say);
+		pl_cli_print_totals(&d, say);
 		fprintf(say, "search took %.3f s\n", secs);
-		pl_cli_print_table(ck, say, 60);
+		pl_cli_print_table(&d, say, 60);
 		if (s->out)
 			fprintf(say, "wrote %s\n", s->out);
 	}
 done:
+	pl_ckpt_doc_free(&d);
 	free(txt);
 	return st;
 }
 
-/* planner search: options, model and cluster, the search (the default
- * search's whole job in search_run), then its simpler plan, the plan written
- * and printed */
 int pl_cmd_search(int argc, char **argv)
 {
 	double t_cmd = pl_now(); /* --time-limit counts from here: reading the model too */

@@ -50,26 +50,37 @@ static cJSON *reread(const cJSON *ck)
 }
 
 /* The checkpoint's schema, owned here: per block, every key the writer
- * (planner/checkpoint.c) may emit is either read into pl_ckpt_view
- * (planner/checkpoint.h) or listed as read elsewhere by its key (the
- * per-op items, groups, parts, the pricing detail) or written for other
- * tools only. A key the writer emits in neither list fails: a new field
- * needs a reader (or a line here saying who reads it). */
+ * (planner/checkpoint.c, plan.c, parts.c) may emit is either read into the
+ * typed view (pl_ckpt_view / pl_ckpt_doc, planner/checkpoint.h) or listed as
+ * read elsewhere by its key (with the reader) or written for other tools
+ * only. A key the writer emits in neither list fails: a new field needs a
+ * reader (or a line here saying who reads it). A block's path: keys
+ * separated by '.', '*' every member of an object, '[]' every entry of an
+ * array. */
 typedef struct ckpt_block {
-	const char *name; /* NULL: the root */
+	const char *path; /* "": the root */
 	const char *const *view, *const *other;
 } ckpt_block;
-static const char *const root_view[] = {
-    "cost", "cluster", "pipeline", "search", "optimizer_shard", "recompute", NULL};
-static const char *const root_other[] = {"format",
-                                         "model",
-                                         "current_stage",
-                                         "groups",
-                                         "groups_param",
-                                         "parallel_strategy_item",
-                                         "parallel_layout_item",
-                                         "parts",
-                                         NULL};
+static const char *const none[] = {NULL};
+static const char *const root_view[] = {"model",
+                                        "cost",
+                                        "cluster",
+                                        "pipeline",
+                                        "search",
+                                        "optimizer_shard",
+                                        "recompute",
+                                        "groups",
+                                        "groups_param",
+                                        "groups_exceptions",
+                                        "parallel_strategy_item",
+                                        "parts",
+                                        NULL};
+static const char *const root_other[] = {
+    "format",               /* pl_cli_read_ckpt, the importers */
+    "current_stage",        /* MindSpore's */
+    "parallel_layout_item", /* MindSpore's; pl_ckpt_parse_splits of a foreign plan */
+    NULL};
+static const char *const model_view[] = {"name", "sha256", NULL};
 static const char *const cost_view[] = {"step_seconds",
                                         "compute_seconds",
                                         "communication_seconds",
@@ -82,32 +93,67 @@ static const char *const cost_view[] = {"step_seconds",
                                         "tokens_per_second_per_device",
                                         "step_band_seconds",
                                         "step_band_basis",
+                                        "communication_by_collective",
+                                        "communication_hidden_seconds",
+                                        "global_batch",
+                                        "memory_breakdown_bytes",
+                                        "peak_memory_stage",
+                                        "samples_per_second",
+                                        "tokens_per_step",
                                         NULL};
-static const char *const cost_other[] = {"communication_by_collective",
-                                         "communication_hidden_seconds",
-                                         "global_batch",
-                                         "memory_breakdown_bytes",
-                                         "peak_memory_stage",
-                                         "samples_per_second",
-                                         "tokens_per_step",
-                                         NULL};
-static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_per_node", NULL};
-static const char *const cluster_other[] = {"description", NULL};
-static const char *const pipeline_view[] = {"stages", "micro_batches", "schedule", NULL};
-static const char *const pipeline_other[] = {
-    "virtual_stages",           "overlap_grad_reduce",  "sequence_parallel",
-    "tp_comm_overlap",          "overlap_param_gather", "stage_devices",
-    "stage_microbatch_seconds", "stage_memory_bytes",   NULL};
-static const char *const search_view[] = {"mode", "optimal", "why", NULL};
-static const char *const search_other[] = {
-    "seconds",     "repeated_layers", "memory_limit_bytes", "space",
-    "space_widen", "framework",       "framework_defaults", NULL};
+static const char *const comm_view[] = {"collective", "link", "seconds", "bus_bytes", NULL};
+static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_per_node",
+                                           "description", NULL};
+static const char *const pipeline_view[] = {"stages",
+                                            "micro_batches",
+                                            "schedule",
+                                            "virtual_stages",
+                                            "overlap_grad_reduce",
+                                            "sequence_parallel",
+                                            "tp_comm_overlap",
+                                            "overlap_param_gather",
+                                            "stage_devices",
+                                            "stage_microbatch_seconds",
+                                            "stage_memory_bytes",
+                                            NULL};
+static const char *const search_view[] = {
+    "mode",        "optimal",   "why",                "seconds",     "repeated_layers",
+    "memory_limit_bytes", "space", "space_widen", "framework",   "framework_defaults",
+    "conflicts",   "alternatives", "per_op_step_seconds", NULL};
+static const char *const alt_view[] = {"pipeline_stages", "micro_batches",   "virtual_stages",
+                                       "optimizer_shard", "recompute",       "step_seconds",
+                                       "peak_memory_bytes", NULL};
+static const char *const conflict_view[] = {"from", "to", "tensor", "seconds", NULL};
+static const char *const op_view[] = {"stage",
+                                      "recompute",
+                                      "parallel_strategy",
+                                      "type",
+                                      "part",
+                                      "compute_seconds",
+                                      "communication_seconds",
+                                      "memory_bytes",
+                                      "flops_forward",
+                                      "flops_backward",
+                                      NULL};
+static const char *const group_view[] = {"dp", "tp", "cp", "sp", "ep", "pp", NULL};
+static const char *const part_view[] = {"ops",          "weight_cut",         "batch_cut",
+                                        "sequence_cut", "norms_sequence_cut", "experts_cut",
+                                        "replicated",   "stages",             NULL};
 static const ckpt_block ckpt_blocks[] = {
-    {NULL, root_view, root_other},
-    {"cost", cost_view, cost_other},
-    {"cluster", cluster_view, cluster_other},
-    {"pipeline", pipeline_view, pipeline_other},
-    {"search", search_view, search_other},
+    {"", root_view, root_other},
+    {"model", model_view, none},
+    {"cost", cost_view, none},
+    {"cost.memory_breakdown_bytes", pl_ckpt_mem_names, none},
+    {"cost.communication_by_collective[]", comm_view, none},
+    {"cluster", cluster_view, none},
+    {"pipeline", pipeline_view, none},
+    {"pipeline.stage_memory_bytes[]", pl_ckpt_mem_names, none},
+    {"search", search_view, none},
+    {"search.alternatives[]", alt_view, none},
+    {"search.conflicts[]", conflict_view, none},
+    {"parallel_strategy_item.*", op_view, none},
+    {"groups", group_view, none},
+    {"parts.*", part_view, none},
 };
 
 static int listed(const char *const *l, const char *key)
@@ -118,22 +164,140 @@ static int listed(const char *const *l, const char *key)
 	return 0;
 }
 
-static void schema_owned(const cJSON *ck, const char *what)
+/* pl_ckpt_mem_names has no NULL at its end: its PL_CKPT_MEM names */
+static int listed_in(const char *const *l, const char *key)
+{
+	if (l == pl_ckpt_mem_names) {
+		for (int k = 0; k < PL_CKPT_MEM; k++)
+			if (!strcmp(l[k], key))
+				return 1;
+		return 0;
+	}
+	return listed(l, key);
+}
+
+/* The keys of the objects at path below o that the block lists in neither
+ * list, each said; their count */
+static int unowned_at(const cJSON *o, const char *path, const ckpt_block *bl, const char *what)
+{
+	if (!*path) {
+		int n = 0;
+		const cJSON *k;
+		if (!cJSON_IsObject(o))
+			return 0;
+		cJSON_ArrayForEach (k, o)
+			if (!listed_in(bl->view, k->string) && !listed_in(bl->other, k->string)) {
+				print_error("%s: the writer emits %s%s%s, which no reader owns\n",
+				            what, bl->path, *bl->path ? "." : "", k->string);
+				n++;
+			}
+		return n;
+	}
+	char seg[64];
+	size_t len = strcspn(path, ".");
+	snprintf(seg, sizeof seg, "%.*s", (int)len, path);
+	const char *rest = path[len] ? path + len + 1 : "";
+	size_t sl = strlen(seg);
+	int each = !strcmp(seg, "*"), entries = sl > 2 && !strcmp(seg + sl - 2, "[]");
+	if (entries)
+		seg[sl - 2] = 0;
+	const cJSON *c = each ? o : cJSON_GetObjectItemCaseSensitive(o, seg), *e;
+	if (!each && !entries)
+		return unowned_at(c, rest, bl, what);
+	int n = 0;
+	cJSON_ArrayForEach (e, c)
+		n += unowned_at(e, rest, bl, what);
+	return n;
+}
+
+static int unowned_keys(const cJSON *ck, const char *what)
 {
 	int unowned = 0;
-	for (size_t b = 0; b < sizeof ckpt_blocks / sizeof *ckpt_blocks; b++) {
-		const ckpt_block *bl = &ckpt_blocks[b];
-		const cJSON *o = bl->name ? cJSON_GetObjectItem(ck, bl->name) : ck, *k;
-		cJSON_ArrayForEach (k, o)
-			if (!listed(bl->view, k->string) && !listed(bl->other, k->string)) {
-				print_error("%s: the writer emits %s%s%s, which no reader owns\n",
-				            what, bl->name ? bl->name : "", bl->name ? "." : "",
-				            k->string);
-				unowned++;
-			}
+	for (size_t b = 0; b < sizeof ckpt_blocks / sizeof *ckpt_blocks; b++)
+		unowned += unowned_at(ck, ckpt_blocks[b].path, &ckpt_blocks[b], what);
+	return unowned;
+}
+
+/* Every number and string the typed view has of a block is the block's:
+ * the per-op items, groups, parts, communication and stages' memory. */
+static void doc_holds_checkpoint(const cJSON *ck, const char *what)
+{
+	pl_ckpt_doc d;
+	pl_err err;
+	assert_int_equal(pl_ckpt_doc_read(ck, &d, &err), PL_OK);
+	const cJSON *items = cJSON_GetObjectItem(ck, "parallel_strategy_item"), *it;
+	assert_int_equal(d.nops, cJSON_GetArraySize(items));
+	int k = 0;
+	cJSON_ArrayForEach (it, items) {
+		const pl_ckpt_op *op = &d.ops[k++];
+		assert_string_equal(op->name, it->string);
+		assert_string_equal(op->type, cJSON_GetObjectItem(it, "type")->valuestring);
+		const double got[] = {op->stage, op->compute_s, op->comm_s, op->mem_bytes,
+		                      op->flops_fwd, op->flops_bwd};
+		static const char *const keys[] = {"stage", "compute_seconds", "communication_seconds",
+		                                   "memory_bytes", "flops_forward", "flops_backward"};
+		for (size_t j = 0; j < sizeof keys / sizeof *keys; j++)
+			if (!(got[j] == cJSON_GetNumberValue(cJSON_GetObjectItem(it, keys[j]))))
+				fail_msg("%s: op %s: the view's %s is %.17g", what, op->name, keys[j],
+				         got[j]);
+		const cJSON *ps = cJSON_GetObjectItem(it, "parallel_strategy");
+		assert_int_equal(op->ninputs, cJSON_GetArraySize(ps));
+		for (int i = 0; i < op->ninputs; i++)
+			for (int r = 0; r < op->rank[i]; r++)
+				assert_int_equal(op->split[i][r],
+				                 cJSON_GetArrayItem(cJSON_GetArrayItem(ps, i), r)->valueint);
 	}
+	const cJSON *groups = cJSON_GetObjectItem(ck, "groups"), *kind;
+	assert_int_equal(d.ngroups, cJSON_GetArraySize(groups));
+	cJSON_ArrayForEach (kind, groups) {
+		const pl_ckpt_groups *gs = pl_ckpt_doc_groups(&d, kind->string);
+		assert_non_null(gs);
+		assert_int_equal(gs->n, cJSON_GetArraySize(kind));
+		for (int g = 0; g < gs->n; g++) {
+			const cJSON *grp = cJSON_GetArrayItem(kind, g);
+			assert_int_equal(pl_ckpt_group_size(gs, g), cJSON_GetArraySize(grp));
+			for (int r = 0; r < pl_ckpt_group_size(gs, g); r++)
+				assert_true(gs->ranks[gs->start[g] + r] ==
+				            cJSON_GetArrayItem(grp, r)->valuedouble);
+		}
+	}
+	const cJSON *parts = cJSON_GetObjectItem(ck, "parts"), *p;
+	k = 0;
+	assert_int_equal(d.nparts, cJSON_GetArraySize(parts));
+	cJSON_ArrayForEach (p, parts) {
+		const pl_ckpt_part *pt = &d.parts[k++];
+		assert_string_equal(pt->name, p->string);
+		assert_true(pt->ops == cJSON_GetObjectItem(p, "ops")->valuedouble);
+		assert_true(pt->batch_cut == cJSON_GetObjectItem(p, "batch_cut")->valuedouble);
+		assert_true(pt->stage_last ==
+		            cJSON_GetArrayItem(cJSON_GetObjectItem(p, "stages"), 1)->valuedouble);
+	}
+	const cJSON *cost = cJSON_GetObjectItem(ck, "cost"),
+	            *bc = cJSON_GetObjectItem(cost, "communication_by_collective"), *e;
+	assert_int_equal(d.ncomm, cJSON_GetArraySize(bc));
+	k = 0;
+	cJSON_ArrayForEach (e, bc) {
+		assert_string_equal(d.comm[k].collective,
+		                    cJSON_GetObjectItem(e, "collective")->valuestring);
+		assert_true(d.comm[k++].seconds == cJSON_GetObjectItem(e, "seconds")->valuedouble);
+	}
+	const cJSON *sm =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "pipeline"), "stage_memory_bytes");
+	assert_int_equal(d.nstage_mem, cJSON_GetArraySize(sm));
+	for (int s = 0; s < d.nstage_mem; s++)
+		for (int j = 0; j < 5; j++)
+			assert_true(pl_ckpt_memory_of(&d.stage_mem[s], pl_ckpt_mem_names[j]) ==
+			            cJSON_GetObjectItem(cJSON_GetArrayItem(sm, s), pl_ckpt_mem_names[j])
+			                ->valuedouble);
+	pl_ckpt_doc_free(&d);
+}
+
+static void schema_owned(const cJSON *ck, const char *what)
+{
+	int unowned = unowned_keys(ck, what);
 	if (unowned)
 		fail_msg("%s: %d keys without a reader", what, unowned);
+	doc_holds_checkpoint(ck, what);
 }
 
 /* The typed view read back from the checkpoint's text holds what was
@@ -548,6 +712,45 @@ static void a_plan_for_another_model_is_refused(void **state)
 	pl_graph_free(b);
 }
 
+/* The schema test catches a key the writer adds without a reader, in every
+ * block (the root, a nested object, an op, a part, an array's entry), and a
+ * top-K search's alternatives are owned too. */
+static void an_unread_key_fails_the_schema(void **state)
+{
+	(void)state;
+	pl_graph *g = load_path("examples/gpt-small.json");
+	pl_cluster cl;
+	pl_err err;
+	assert_int_equal(pl_cluster_devices(&cl, 8, &err), PL_OK);
+	pl_plan_opts o = {.mode = "dp", .job = 1, .jo = PL_JOB_OPTS_AUTO, .top = 3};
+	cJSON *ck0;
+	assert_int_equal(pl_plan_search(g, &cl, &o, &ck0, NULL, &err), PL_OK);
+	cJSON *ck = reread(ck0);
+	const cJSON *alts =
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "search"), "alternatives");
+	assert_true(cJSON_GetArraySize(alts) > 0);
+	schema_owned(ck, "gpt-small --job --top 3");
+	assert_int_equal(unowned_keys(ck, "as written"), 0);
+	cJSON_AddNumberToObject(ck, "new_root_key", 1);
+	cJSON_AddNumberToObject(cJSON_GetObjectItem(ck, "cost"), "new_cost_key", 1);
+	cJSON_AddNumberToObject(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), "memory_breakdown_bytes"), "new",
+	    1);
+	cJSON_AddNumberToObject(
+	    cJSON_GetObjectItem(ck, "parallel_strategy_item")->child, "new_op_key", 1);
+	cJSON_AddNumberToObject(cJSON_GetObjectItem(ck, "parts")->child, "new_part_key", 1);
+	cJSON_AddNumberToObject(cJSON_GetArrayItem(alts, 0), "new_alternative_key", 1);
+	cJSON_AddNumberToObject(
+	    cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"),
+	                                           "communication_by_collective"),
+	                       0),
+	    "new_collective_key", 1);
+	assert_int_equal(unowned_keys(ck, "with 7 keys added"), 7);
+	cJSON_Delete(ck);
+	cJSON_Delete(ck0);
+	pl_graph_free(g);
+}
+
 /* Ties go to less memory: over random graphs small enough to enumerate
  * every plan, the per-op plan a search writes needs the least memory of all
  * the plans as fast as it (to 1e-12). */
@@ -690,6 +893,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(search_then_cost_is_bit_for_bit),
 	    cmocka_unit_test(a_plan_for_another_model_is_refused),
+	    cmocka_unit_test(an_unread_key_fails_the_schema),
 	    cmocka_unit_test(ties_go_to_less_memory),
 	    cmocka_unit_test(auto_sequence_parallel_is_never_worse),
 	};
