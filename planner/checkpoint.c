@@ -791,6 +791,16 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 {
 	static const char *const op_numbers[] = {"compute_seconds", "communication_seconds",
 	                                         "memory_bytes", "flops_forward", "flops_backward"};
+	/* the blocks walked by key below: an array or a scalar in their place has
+	 * members without names */
+	static const char *const blocks[] = {"parallel_strategy_item", "cost", "cluster",
+	                                     "pipeline"};
+	for (size_t k = 0; k < sizeof blocks / sizeof *blocks; k++) {
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(root, blocks[k]);
+		if (b && !cJSON_IsObject(b))
+			return pl_err_set(err, PL_EINVAL, "%s: %s: expected an object", where,
+			                  blocks[k]);
+	}
 	const cJSON *it;
 	double v;
 	cJSON_ArrayForEach (it, cJSON_GetObjectItemCaseSensitive(root, "parallel_strategy_item")) {
@@ -864,6 +874,8 @@ pl_status pl_ckpt_check(const cJSON *root, const char *where, pl_err *err)
 pl_status pl_ckpt_check_cluster(const cJSON *root, const char *where, pl_err *err)
 {
 	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(root, "cluster");
+	if (cl && !cJSON_IsObject(cl))
+		return pl_err_set(err, PL_EINVAL, "%s: cluster: expected an object", where);
 	static const char *const counts[] = {"devices", "nodes", "devices_per_node"};
 	double v;
 	for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)

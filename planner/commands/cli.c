@@ -61,7 +61,7 @@ pl_status pl_cli_read_ckpt(const char *path, cJSON **out, pl_err *err)
 	if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, "planner.strategy/1"))
 		st =
 		    pl_err_set(err, PL_EINVAL, "%s: format: expected \"planner.strategy/1\"", path);
-	else if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item")))
+	else if (!cJSON_GetObjectItemCaseSensitive(ck, "parallel_strategy_item"))
 		st = pl_err_set(err, PL_EINVAL, "%s: parallel_strategy_item: missing", path);
 	else
 		st = pl_ckpt_check(ck, path, err);

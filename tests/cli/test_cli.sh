@@ -1778,7 +1778,9 @@ for edit in '.parallel_strategy_item.fc0.parallel_strategy = [[1e300, 1], [1, 1]
             '.parallel_strategy_item.fc0.compute_seconds = -1|op .fc0.: compute_seconds' \
             '.cluster.devices = 1e12|cluster.devices: expected an integer' \
             '.cluster.devices = 4|cluster.devices: 4, but nodes x devices_per_node' \
-            '.cost.step_seconds = "fast"|cost.step_seconds' '.pipeline.stages = 0.5|pipeline.stages'; do
+            '.cost.step_seconds = "fast"|cost.step_seconds' '.pipeline.stages = 0.5|pipeline.stages' \
+            '.cost = [1, 2]|cost: expected an object' '.parallel_strategy_item = [1]|parallel_strategy_item: expected an object' \
+            '.cluster = [4]|cluster: expected an object' '.pipeline = "x"|pipeline: expected an object'; do
   IFS='|' read -r expr want <<< "$edit"
   jq "$expr" "$T/n.plan" > "$T/n-bad.plan"
   for cmd in explain report; do
