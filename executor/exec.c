@@ -32,7 +32,7 @@ enum { IN_DATA, IN_ALIAS, IN_REDIST };
 /* one step of a stage's interleaved program: a chunk's forward or backward
  * of micro-batch mb (k: the chunk), or an exchange over the boundary after
  * chunk k (activations up, gradients down) */
-enum { XA_FWD, XA_BWD, XA_ACT, XA_GRAD };
+enum xa_kind { XA_FWD, XA_BWD, XA_ACT, XA_GRAD };
 typedef struct xact {
 	int kind, mb, k;
 } xact;
@@ -1476,8 +1476,8 @@ static int schedule_interleaved(rankctx *rc)
 	pl_exec *ex = rc->ex;
 	for (int i = 0; i < ex->nprog[rc->s]; i++) {
 		const xact *a = &ex->prog[rc->s][i];
-		int r;
-		switch (a->kind) {
+		int r = -1;
+		switch ((enum xa_kind)a->kind) {
 		case XA_FWD:
 			rc->k = a->k;
 			r = run_forward(rc, a->mb);
@@ -1496,7 +1496,6 @@ static int schedule_interleaved(rankctx *rc)
 			r = exchange(rc, a->k, below ? 0 : X_GRAD, below ? X_GRAD : 0, a->mb);
 			break;
 		}
-		default: r = -1;
 		}
 		if (r)
 			return -1;

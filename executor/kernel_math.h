@@ -14,7 +14,7 @@
 #endif
 
 /* the element-wise operator kinds (Identity also stands for Cast) */
-enum {
+enum plk_unary {
 	PLK_IDENTITY,
 	PLK_RELU,
 	PLK_GELU,
@@ -56,12 +56,34 @@ static inline PL_HD float plk_param_unit(int kind, float v, double a, double g, 
 		*d = (float)(kind == PLK_SELU ? g : 1);
 		return kind == PLK_SELU ? (float)(g * v) : v;
 	}
-	switch (kind) {
+	switch ((enum plk_unary)kind) {
 	case PLK_LEAKYRELU: *d = (float)a; return (float)(a * v);
 	case PLK_CELU: *d = expf((float)(v / a)); return (float)(a * expm1(v / a));
 	case PLK_SELU: *d = (float)(g * a * exp(v)); return (float)(g * a * expm1(v));
-	default: *d = (float)(a * exp(v)); return (float)(a * expm1(v)); /* Elu */
+	case PLK_ELU: *d = (float)(a * exp(v)); return (float)(a * expm1(v));
+	case PLK_IDENTITY:
+	case PLK_RELU:
+	case PLK_GELU:
+	case PLK_SILU:
+	case PLK_TANH:
+	case PLK_SIGMOID:
+	case PLK_DROPOUT:
+	case PLK_CLIP:
+	case PLK_HARDSIGMOID:
+	case PLK_HARDSWISH:
+	case PLK_NEG:
+	case PLK_EXP:
+	case PLK_LOG:
+	case PLK_SQRT:
+	case PLK_ABS:
+	case PLK_SOFTPLUS:
+	case PLK_SIN:
+	case PLK_COS:
+	case PLK_GELU_TANH:
+	case PLK_POW: break;
 	}
+	*d = 1; /* not an activation with parameters */
+	return v;
 }
 
 /* HardSigmoid max(0, min(1, a v + b)); with swish, v times it (ONNX's
@@ -105,7 +127,7 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 	float r = v, s, t;
 	const float c = 0.7978845608028654f, a = 0.044715f;
 	*d = 1;
-	switch (kind) {
+	switch ((enum plk_unary)kind) {
 	case PLK_RELU:
 		r = v > 0 ? v : 0;
 		*d = v > 0;
@@ -165,7 +187,17 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 		r = v > 20 ? v : log1pf(expf(v));
 		*d = 1 / (1 + expf(-v));
 		break;
-	default: break;
+	case PLK_IDENTITY: break;
+	/* their own functions (plk_clip, plk_hard, plk_param_unit; Dropout's mask) */
+	case PLK_DROPOUT:
+	case PLK_CLIP:
+	case PLK_HARDSIGMOID:
+	case PLK_HARDSWISH:
+	case PLK_LEAKYRELU:
+	case PLK_ELU:
+	case PLK_SELU:
+	case PLK_CELU:
+	case PLK_POW: break;
 	}
 	return r;
 }
@@ -215,7 +247,7 @@ static inline PL_HD double plk_norm_stats(const float *xr, int64_t cols, int rms
 /* the binary operator kinds: arithmetic, the larger and the smaller
  * (torch.maximum, torch.minimum) and comparisons (1 where the relation
  * holds, else 0: a mask, without gradient) */
-enum {
+enum plk_binary {
 	PLK_ADD,
 	PLK_SUB,
 	PLK_MUL,
@@ -230,7 +262,7 @@ enum {
 
 static inline PL_HD float plk_binary_value(int kind, float a, float b)
 {
-	switch (kind) {
+	switch ((enum plk_binary)kind) {
 	case PLK_ADD: return a + b;
 	case PLK_SUB: return a - b;
 	case PLK_MUL: return a * b;
@@ -240,8 +272,9 @@ static inline PL_HD float plk_binary_value(int kind, float a, float b)
 	case PLK_EQUAL: return (float)(a == b);
 	case PLK_LESS: return (float)(a < b);
 	case PLK_PRELU: return a > 0 ? a : a * b;
-	default: return (float)(a > b);
+	case PLK_GREATER: return (float)(a > b);
 	}
+	return 0;
 }
 
 /* the gradients of a and b from the output's g; a tie of Max or Min splits
@@ -249,7 +282,8 @@ static inline PL_HD float plk_binary_value(int kind, float a, float b)
 static inline PL_HD void plk_binary_grad(int kind, float a, float b, float g, float *ga, float *gb)
 {
 	float h = 0.5f * g;
-	switch (kind) {
+	*ga = *gb = 0;
+	switch ((enum plk_binary)kind) {
 	case PLK_ADD: *ga = g, *gb = g; break;
 	case PLK_SUB: *ga = g, *gb = -g; break;
 	case PLK_MUL: *ga = g * b, *gb = g * a; break;
@@ -266,7 +300,9 @@ static inline PL_HD void plk_binary_grad(int kind, float a, float b, float g, fl
 		*ga = a > 0 ? g : g * b;
 		*gb = a > 0 ? 0 : g * a;
 		break;
-	default: *ga = *gb = 0; /* comparisons */
+	case PLK_EQUAL:
+	case PLK_LESS:
+	case PLK_GREATER: *ga = *gb = 0; break; /* masks */
 	}
 }
 

@@ -1553,13 +1553,13 @@ static int resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, in
                        double *w)
 {
 	double s = (double)out / (double)in, x = 0;
-	switch (a->resize_coord) {
+	switch ((enum pl_resize_coord)a->resize_coord) {
+	case PL_COORD_HALF_PIXEL: x = ((double)i + 0.5) / s - 0.5; break;
 	case PL_COORD_PYTORCH_HALF_PIXEL: x = out > 1 ? ((double)i + 0.5) / s - 0.5 : 0; break;
 	case PL_COORD_ALIGN_CORNERS:
 		x = out > 1 ? (double)i * (double)(in - 1) / (double)(out - 1) : 0;
 		break;
 	case PL_COORD_ASYMMETRIC: x = (double)i / s; break;
-	default: x = ((double)i + 0.5) / s - 0.5; break; /* half_pixel */
 	}
 	double f = floor(x), fr = x - f, r = f;
 	int n = 1;
@@ -1582,11 +1582,11 @@ static int resize_axis(const pl_attrs *a, int64_t in, int64_t out, int64_t i, in
 			w[k] /= sum;
 	} else {
 		w[0] = 1;
-		switch (a->resize_nearest) {
+		switch ((enum pl_resize_nearest)a->resize_nearest) {
 		case PL_NEAREST_FLOOR: r = f; break;
 		case PL_NEAREST_CEIL: r = ceil(x); break;
 		case PL_NEAREST_ROUND_PREFER_CEIL: r = fr >= 0.5 ? f + 1 : f; break;
-		default: r = fr > 0.5 ? f + 1 : f; break; /* round_prefer_floor */
+		case PL_NEAREST_ROUND_PREFER_FLOOR: r = fr > 0.5 ? f + 1 : f; break;
 		}
 	}
 	for (int k = 0; k < n; k++) {

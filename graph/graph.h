@@ -232,14 +232,14 @@ typedef struct pl_attrs {
 enum { PL_RESIZE_NEAREST, PL_RESIZE_LINEAR, PL_RESIZE_CUBIC };
 /* x_in from x_out, s = out/in: (x + 1/2)/s - 1/2; the same but 0 where the
  * output has one element; x (in - 1)/(out - 1); x/s */
-enum {
+enum pl_resize_coord {
 	PL_COORD_HALF_PIXEL,
 	PL_COORD_PYTORCH_HALF_PIXEL,
 	PL_COORD_ALIGN_CORNERS,
 	PL_COORD_ASYMMETRIC
 };
 /* nearest: how x_in is rounded (halves down, halves up, floor, ceil) */
-enum {
+enum pl_resize_nearest {
 	PL_NEAREST_ROUND_PREFER_FLOOR,
 	PL_NEAREST_ROUND_PREFER_CEIL,
 	PL_NEAREST_FLOOR,

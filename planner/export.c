@@ -1508,20 +1508,21 @@ static void header(out *o, const fw_config *c, const char *ckpt)
 
 static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
 {
-	pl_status st;
+	pl_status st = PL_EINVAL;
 	cJSON *doc = NULL;
 	if (c->fp8 > 0 && o->fw != FW_MEGATRON && o->fw != FW_NEMO && o->fw != FW_MDS)
 		REFUSE("FP8 GEMMs (--gemm-dtype fp8): this export writes them for megatron "
 		       "(--fp8-format) and nemo (model.fp8) only");
 	if (fws[o->fw].syntax != PL_FW_JSON)
 		header(o, c, ckpt);
-	switch (o->fw) {
+	switch ((enum fw_kind)o->fw) {
+	case FW_COUNT: return pl_err_set(err, PL_EINVAL, "export: no framework");
 	case FW_MEGATRON: st = emit_megatron(o, c, 0, err); break;
 	case FW_MDS: st = emit_megatron(o, c, 1, err); break;
 	case FW_NEMO: st = emit_nemo(o, c, err); break;
 	case FW_TORCHTITAN: st = emit_torchtitan(o, c, err); break;
 	case FW_MINDFORMERS: st = emit_mindformers(o, c, err); break;
-	default:
+	case FW_DEEPSPEED:
 		if (!(doc = cJSON_CreateObject()))
 			return pl_err_set(err, PL_ENOMEM, "out of memory");
 		st = emit_deepspeed(o, c, doc, err);
@@ -2183,14 +2184,15 @@ static pl_status read_config(int fw, const pl_fw_kvs *k, const char *where, fw_c
                              pl_err *err)
 {
 	cfg_init(c);
-	pl_status st;
-	switch (fw) {
+	pl_status st = PL_EINVAL;
+	switch ((enum fw_kind)fw) {
+	case FW_COUNT: return pl_err_set(err, PL_EINVAL, "%s: no framework", where);
 	case FW_MEGATRON: st = read_megatron(k, 0, where, c, err); break;
 	case FW_MDS: st = read_megatron(k, 1, where, c, err); break;
 	case FW_NEMO: st = read_nemo(k, where, c, err); break;
 	case FW_TORCHTITAN: st = read_torchtitan(k, where, c, err); break;
 	case FW_DEEPSPEED: st = read_deepspeed(k, where, c, err); break;
-	default: st = read_mindformers(k, where, c, err);
+	case FW_MINDFORMERS: st = read_mindformers(k, where, c, err); break;
 	}
 	return st ? st : read_price_keys(fw, k, where, c, err);
 }

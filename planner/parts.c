@@ -94,7 +94,7 @@ static int64_t mode(const int64_t *v, int n, vpos *s)
 
 /* The figures a part reports: which value of an op, and whether the op
  * counts (0: every op). */
-enum { F_WEIGHT, F_BATCH, F_SEQ, F_REPLICATED, F_EXPERTS, F_NORM_SEQ, F_COUNT };
+enum figure_kind { F_WEIGHT, F_BATCH, F_SEQ, F_REPLICATED, F_EXPERTS, F_NORM_SEQ, F_COUNT };
 static const char *const figure_key[F_COUNT] = {
     "weight_cut", "batch_cut", "sequence_cut", "replicated", "experts_cut",
     /* the norms' cut of the sequence: Megatron's sequence parallelism cuts it
@@ -103,14 +103,17 @@ static const char *const figure_key[F_COUNT] = {
 
 static int figure(const figures *f, int which, int64_t *v)
 {
-	switch (which) {
+	switch ((enum figure_kind)which) {
 	case F_WEIGHT: *v = f->weight; return f->weight > 0;
 	case F_BATCH: *v = f->batch; return 1;
 	case F_SEQ: *v = f->seq; return 1;
 	case F_REPLICATED: *v = f->replicated; return 1;
 	case F_EXPERTS: *v = f->experts; return f->has_experts;
-	default: *v = f->seq; return f->norm;
+	case F_NORM_SEQ: *v = f->seq; return f->norm;
+	case F_COUNT: break;
 	}
+	*v = 0;
+	return 0;
 }
 
 static void add_part(cJSON *parts, const char *name, const figures *f, int n, int s0, int s1)

@@ -139,7 +139,7 @@ out:
 	return st;
 }
 
-enum { C_AR, C_AG, C_RS, C_A2A, C_SR, NCOLL };
+enum coll { C_AR, C_AG, C_RS, C_A2A, C_SR, NCOLL };
 static const pl_coll coll_kind[NCOLL] = {PL_COLL_ALL_REDUCE, PL_COLL_ALL_GATHER,
                                          PL_COLL_REDUCE_SCATTER, PL_COLL_ALL_TO_ALL,
                                          PL_COLL_SEND_RECV};
@@ -188,7 +188,7 @@ static ncclResult_t post(ncclComm_t cm, cudaStream_t s, float *send, float *recv
 {
 	size_t count = (size_t)(S / 4), part = count / (size_t)g;
 	ncclResult_t r = ncclSuccess;
-	switch (k) {
+	switch ((enum coll)k) {
 	case C_AR: return ncclAllReduce(send, recv, count, ncclFloat, ncclSum, cm, s);
 	case C_AG: return ncclAllGather(send, recv, part, ncclFloat, cm, s);
 	case C_RS: return ncclReduceScatter(send, recv, part, ncclFloat, ncclSum, cm, s);
@@ -199,11 +199,13 @@ static ncclResult_t post(ncclComm_t cm, cudaStream_t s, float *send, float *recv
 				r = ncclRecv(recv + (size_t)p * part, part, ncclFloat, p, cm, s);
 		}
 		return r;
-	default: /* a ring of pairs, as sendrecv_perf */
+	case C_SR: /* a ring of pairs, as sendrecv_perf */
 		r = ncclSend(send, count, ncclFloat, (i + 1) % g, cm, s);
 		return r == ncclSuccess ? ncclRecv(recv, count, ncclFloat, (i + g - 1) % g, cm, s)
 		                        : r;
+	case NCOLL: break;
 	}
+	return ncclInvalidArgument;
 }
 
 /* one collective on every member of a group of this process's GPUs */
