@@ -52,10 +52,17 @@
  * do cost edges (27 us per nonzero on GPT-3 1.3B on 64 devices) */
 #define PL_ILP_IPM_S_PER_NZ     6e-6
 #define PL_ILP_IPM_S_PER_NZ_MEM 3e-5
-/* What glp_simplex spends before its first timed iteration without its
- * presolve, per nonzero: copying the program in (0.33 s on 4 million on a
- * 2-core Xeon), doubled */
-#define PL_ILP_SIMPLEX_S_PER_NZ 1.6e-7
+/* What glp_simplex spends outside its time limit without its presolve, per
+ * nonzero: copying the program in (0.33 s on 4 million on a 2-core Xeon) and,
+ * measured since, 6.5 s past a 12.5 s tm_lim on GPT-3 13B on 512 devices
+ * (18.8 million, a 2-core EPYC): 0.35 us, doubled */
+#define PL_ILP_SIMPLEX_S_PER_NZ 7e-7
+/* GLPK's copies of the program in, untimed, per column (glp_add_cols) and per
+ * nonzero (glp_load_matrix): 0.37 and 0.26 us measured on GPT-3 13B on 512
+ * devices (9.4 M columns, 18.8 M nonzeros: 3.5 and 4.9 s on a 2-core EPYC),
+ * doubled; a column brings about two nonzeros */
+#define PL_ILP_ADD_COL_S 8e-7
+#define PL_ILP_LOAD_NZ_S 5e-7
 /* above this many nonzeros branch and bound takes the most fractional column */
 #define PL_ILP_DTH_NZ 1000000
 
@@ -912,7 +919,10 @@ static int presolve(ilpctx *c, int limited, const int *gfirst, const int *gops)
 			const pl_nodecost *nc = pl_problem_node(p, v);
 			unsigned char *al = c->alive[v];
 			for (int s = 0; s < p->nstrat[v]; s++) {
-				if (!al[s])
+				/* per strategy too: with repeated layers sharing a variable
+				 * one of them checks every layer's edges (GPT-3 13B on 512
+				 * devices: 3.5 s past a 2 s limit when checked per variable) */
+				if (!al[s] || late(c))
 					continue;
 				double ts = nc[s].compute_s + nc[s].comm_s;
 				for (int s2 = 0; s2 < p->nstrat[v] && al[s]; s2++) {
@@ -1301,6 +1311,10 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 		st = timed && late(c) ? PL_ETIMEOUT
 		                      : edge_term(c, e, as, bs, tab, &col, &cobj, &folded);
 	}
+	/* what GLPK copies in untimed must end before the deadline */
+	if (!st && timed && c->deadline > 0 &&
+	    (double)(col - 1) * (PL_ILP_ADD_COL_S + 2 * PL_ILP_LOAD_NZ_S) > c->deadline - pl_now())
+		st = PL_ETIMEOUT;
 	if (!st) {
 		c->ncols = col - 1;
 		c->cobj = cobj;
@@ -1329,7 +1343,8 @@ static pl_status build(ilpctx *c, const pl_search_opts *o, int timed, int shared
 	}
 	if (!st && o->memory_limit > 0)
 		st = memory_row(c, lp, &z, o->memory_limit, cmem, &mem_row);
-	if (!st && timed && late(c))
+	if (!st && timed && c->deadline > 0 &&
+	    (double)z.nz * PL_ILP_LOAD_NZ_S > c->deadline - pl_now())
 		st = PL_ETIMEOUT;
 	if (!st) {
 		glp_load_matrix(lp, (int)z.nz, z.ia, z.ja, z.ar);
