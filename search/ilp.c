@@ -284,7 +284,9 @@ static int ipm_solve(glp_prob *lp, double deadline, ipmsol *sol)
 	glp_init_iptcp(&ip);
 	ip.msg_lev = GLP_MSG_OFF;
 	memset(sol, 0, sizeof *sol);
-	size_t len = sizeof(ipmhead) + sizeof(double) * ((size_t)m + 1 + (size_t)nc + 1);
+	/* the values after the head, aligned for doubles */
+	size_t head = (sizeof(ipmhead) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+	size_t len = head + sizeof(double) * ((size_t)m + 1 + (size_t)nc + 1);
 	void *map = MAP_FAILED;
 	if (deadline > 0)
 		map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -301,17 +303,17 @@ static int ipm_solve(glp_prob *lp, double deadline, ipmsol *sol)
 		ipm_read(lp, glp_interior(lp, &ip), sol);
 		return 0;
 	}
-	volatile ipmhead *head = map;
+	volatile ipmhead *h = map;
 	sol->map = map;
 	sol->maplen = len;
-	sol->pi = (double *)((char *)map + sizeof(ipmhead));
+	sol->pi = (double *)((char *)map + head);
 	sol->x = sol->pi + m + 1;
 	if (child == 0) { /* the child: solve, write, leave without the parent's atexit */
 		int ret = glp_interior(lp, &ip);
 		ipm_read(lp, ret, sol);
-		head->ret = sol->ret;
-		head->status = sol->status;
-		__atomic_store_n(&head->done, 1, __ATOMIC_RELEASE);
+		h->ret = sol->ret;
+		h->status = sol->status;
+		__atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 		_exit(0);
 	}
 	int wst, reaped = 0;
@@ -329,12 +331,12 @@ static int ipm_solve(glp_prob *lp, double deadline, ipmsol *sol)
 		struct timespec nap = {0, 2000000}; /* 2 ms */
 		nanosleep(&nap, NULL);
 	}
-	if (!__atomic_load_n(&head->done, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_load_n(&h->done, __ATOMIC_ACQUIRE)) {
 		ipm_free(sol);
 		return 1;
 	}
-	sol->ret = head->ret;
-	sol->status = head->status;
+	sol->ret = h->ret;
+	sol->status = h->status;
 	return 0;
 }
 

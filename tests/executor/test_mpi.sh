@@ -126,9 +126,17 @@ stopped "a failing rank" "rank 1: injected fault" $? "$start"
 timeout 60 "${MPIRUN[@]}" -np 2 "$P" run "$M" --strategy "$T/p2.json" --steps 100000 \
   > /dev/null 2> "$T/err" &
 job=$!
-for _ in $(seq 50); do # the newest planner process: a rank (the child of its guard)
-  victim=$(pgrep -n -f "^$P run $M --strategy $T/p2.json --steps 100000") &&
-    [ "$(pgrep -c -f "^$P run $M --strategy $T/p2.json --steps 100000")" -ge 4 ] && break
+# the victim: a rank, a planner process whose parent is one too (its guard); not the newest
+# process, which on a tie of start times (10 ms ticks) can be the guard, whose SIGKILL the
+# launcher reports as exit 137
+for _ in $(seq 50); do
+  victim=""
+  pids=$(pgrep -f "^$P run $M --strategy $T/p2.json --steps 100000")
+  for pid in $pids; do
+    pp=$(ps -o ppid= -p "$pid" 2> /dev/null | tr -d ' ')
+    [ -n "$pp" ] && grep -qx "$pp" <<< "$pids" && victim=$pid
+  done
+  [ -n "$victim" ] && [ "$(wc -w <<< "$pids")" -ge 4 ] && break
   sleep 0.2
 done
 sleep 1

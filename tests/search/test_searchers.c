@@ -315,11 +315,15 @@ static void auto_runs_dp_else_rec(void **state)
 	assert_non_null(strstr(r.why, "auto ran ilp"));
 	pl_search_result_free(&r);
 	pl_search_result_free(&dl);
-	/* dp cannot finish in no time: rec's plan, and the result says why */
+	/* dp cannot finish in no time: rec's plan, or where rec did not end
+	 * before its first look at the clock (a slower build: ASan) the local
+	 * search's, and the result says why */
 	o.time_limit_s = 1e-9;
 	assert_int_equal(pl_search_auto(p, &o, &r, &err), PL_OK);
 	assert_false(r.optimal);
-	assert_non_null(strstr(r.why, "fell back to rec"));
+	if (!strstr(r.why, "fell back to rec") && !strstr(r.why, "fell back to a local search"))
+		fail_msg("auto's reason does not say what it fell back to: %s", r.why);
+	assert_non_null(strstr(r.why, "because dp failed"));
 	assert_true(r.step_s >= d.step_s * (1 - 1e-12));
 	pl_search_result_free(&r);
 	pl_search_result_free(&d);
