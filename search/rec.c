@@ -1102,9 +1102,43 @@ static rec_outcome rec_within(recctx *c, pl_problem *pu, const int64_t *primes, 
 	return REC_DONE;
 }
 
-/* Long on purpose: rec's setup (the repeated layers, the
- * prime factors of the devices, one pricing convention for the steps), the
- * plan, under a memory limit the price that makes it fit, the result. */
+/* The prime factors of n into primes (room for 64), largest first; their
+ * count. rec cuts the devices one prime at a time. */
+static int prime_factors(int64_t n, int64_t *primes)
+{
+	int np = 0;
+	for (int64_t f = 2; f * f <= n; f++)
+		while (n % f == 0) {
+			primes[np++] = f;
+			n /= f;
+		}
+	if (n > 1)
+		primes[np++] = n;
+	for (int i = 0; i < np / 2; i++) {
+		int64_t t = primes[i];
+		primes[i] = primes[np - 1 - i];
+		primes[np - 1 - i] = t;
+	}
+	return np;
+}
+
+/* choice[op]: the candidate index of op's split where it is a candidate
+ * (the last such), else 0 */
+static void candidate_choice(const pl_problem *p, const recctx *c, int *choice)
+{
+	for (int op = 0; op < p->g->nops; op++) {
+		int nl = p->g->ops[op].spec.nloops;
+		choice[op] = 0;
+		for (int k = 0; k < p->nstrat[op]; k++)
+			if (!memcmp(p->strat[op] + (size_t)k * nl, S(c, op), sizeof(int64_t) * (size_t)nl))
+				choice[op] = k;
+	}
+}
+
+/* rec's setup (the repeated layers, the prime factors of the devices, one
+ * pricing convention for the steps), the plan, under a memory limit the
+ * price that makes it fit, the result: one function, as every exit frees
+ * the same working arrays. */
 pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result *r, pl_err *err)
 {
 	double t0 = pl_now();
@@ -1154,21 +1188,8 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		for (int b = 2; b < runs[k].count; b++)
 			for (int i = 0; i < runs[k].len; i++)
 				c.active[runs[k].first + b * runs[k].len + i] = 0;
-	/* prime factors of D, largest first */
-	int64_t primes[64], n = p->devices;
-	int np = 0;
-	for (int64_t f = 2; f * f <= n; f++)
-		while (n % f == 0) {
-			primes[np++] = f;
-			n /= f;
-		}
-	if (n > 1)
-		primes[np++] = n;
-	for (int i = 0; i < np / 2; i++) {
-		int64_t t = primes[i];
-		primes[i] = primes[np - 1 - i];
-		primes[np - 1 - i] = t;
-	}
+	int64_t primes[64];
+	int np = prime_factors(p->devices, primes);
 	/* The steps price partial cuts, the devices not yet cut standing as
 	 * replicas: on one convention for every op (the major axis), so that
 	 * neighbours cut alike meet without a redistribution whatever they read;
@@ -1212,15 +1233,7 @@ pl_status pl_search_rec(pl_problem *p, const pl_search_opts *o, pl_search_result
 		goto cleanup;
 	}
 	copy_hidden(&c, runs, nruns);
-	/* the candidate index where the split is a candidate */
-	for (int op = 0; op < g->nops; op++) {
-		int nl = g->ops[op].spec.nloops;
-		r->choice[op] = 0;
-		for (int k = 0; k < p->nstrat[op]; k++)
-			if (!memcmp(p->strat[op] + (size_t)k * nl, S(&c, op),
-			            sizeof(int64_t) * (size_t)nl))
-				r->choice[op] = k;
-	}
+	candidate_choice(p, &c, r->choice);
 	r->splits = c.split;
 	c.split = NULL;
 	if (pl_search_result_price(p, r))

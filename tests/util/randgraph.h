@@ -55,6 +55,119 @@ static inline void rg_printf(rg_buf *b, const char *fmt, ...)
 
 static const long rg_dims[] = {12, 24, 48, 24, 12};
 
+/* One op of rg_model's block: kind applied to act[pick], the output's shape
+ * into *out; lo is the first activation the block may read (residuals),
+ * np the next weight's number. */
+static inline void rg_block_op(rg_rng *r, rg_buf *params, rg_buf *ops, const rg_tensor *act,
+                               int nact, int lo, int pick, int kind, long width, int repeat, int k,
+                               int *np, rg_tensor *out)
+{
+	const rg_tensor *t = &act[pick];
+	if (t->rank != 2 && kind != 2 && kind != 3)
+		kind = 2; /* keep the exotic ops on 2-D inputs */
+	char sep = ops->n ? ',' : ' ';
+	switch (kind) {
+	case 0: /* MatMul with a weight */
+	case 1: {
+		long n = width;
+		rg_printf(params, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", *np,
+		          t->shape[t->rank - 1], n);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%"
+		          "s\",\"w%d\"],\"outputs\":[\"%s\"]}",
+		          sep, k, t->name, *np, out->name);
+		(*np)++;
+		out->shape[out->rank - 1] = n;
+		break;
+	}
+	case 2:
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"]"
+		          ",\"outputs\":[\"%s\"]}",
+		          sep, k, rg_int(r, 2) ? "Relu" : "Gelu", t->name, out->name);
+		break;
+	case 3: /* bias add */
+		rg_printf(params, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}", *np,
+		          t->shape[t->rank - 1]);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%"
+		          "s\",\"w%d\"],\"outputs\":[\"%s\"]}",
+		          sep, k, t->name, *np, out->name);
+		(*np)++;
+		break;
+	case 4:
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":["
+		          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
+		          sep, k, t->name, out->name);
+		break;
+	case 5:
+		rg_printf(params,
+		          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
+		          "\"shape\":[%ld],\"role\":\"param\"}",
+		          *np, t->shape[1], *np, t->shape[1]);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
+		          "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"]}",
+		          sep, k, t->name, *np, *np, out->name);
+		(*np)++;
+		break;
+	case 6:
+		if (repeat > 1 && t->shape[0] != t->shape[1])
+			goto relu; /* blocks must keep their shape to repeat */
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":[\"%"
+		          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"perm\":[1,0]}}",
+		          sep, k, t->name, out->name);
+		out->shape[0] = t->shape[1];
+		out->shape[1] = t->shape[0];
+		break;
+	case 7: { /* residual with an earlier tensor of the same shape */
+		int other = -1;
+		for (int j = nact - 1; j >= lo && other < 0; j--)
+			if (act[j].rank == t->rank && act[j].shape[0] == t->shape[0] &&
+			    act[j].shape[1] == t->shape[1] && j != pick)
+				other = j;
+		if (other < 0)
+			goto relu;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
+		          "\"%s\"],\"outputs\":[\"%s\"]}",
+		          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name, act[other].name,
+		          out->name);
+		break;
+	}
+	case 8: /* a weight used by the matmul as the left operand */
+		rg_printf(params, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", *np,
+		          t->shape[0], t->shape[0]);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":["
+		          "\"w%d\",\"%s\"],\"outputs\":[\"%s\"]}",
+		          sep, k, *np, t->name, out->name);
+		(*np)++;
+		break;
+	case 9: /* reshape [a,b] -> [a, b/2, 2] -> back via a second reshape later
+	         */
+		if (repeat > 1 || t->shape[1] % 2)
+			goto relu;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Reshape\",\"inputs\":[\"%s\"],"
+		          "\"outputs\":[\"%s\"],\"attrs\":{\"shape\":[%ld,%ld,2]}}",
+		          sep, k, t->name, out->name, t->shape[0], t->shape[1] / 2);
+		out->rank = 3;
+		out->shape[1] = t->shape[1] / 2;
+		out->shape[2] = 2;
+		break;
+	default:
+	relu:
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Tanh\",\"inputs\":[\"%"
+		          "s\"],\"outputs\":[\"%s\"]}",
+		          sep, k, t->name, out->name);
+		break;
+	}
+}
+
 /* Writes a random model of nops ops (block repeated `repeat` times if > 1,
  * chained through one activation). Returns malloc'd JSON. */
 static inline char *rg_model(rg_rng *r, int nops, int repeat)
@@ -83,120 +196,10 @@ static inline char *rg_model(rg_rng *r, int nops, int repeat)
 		int lo = repeat > 1 ? nact - 1 : 0;
 		for (int i = 0; i < nops; i++, k++) {
 			int pick = repeat > 1 ? nact - 1 : lo + rg_int(r, nact - lo);
-			rg_tensor *t = &act[pick];
-			rg_tensor out = *t;
+			rg_tensor out = act[pick];
 			snprintf(out.name, sizeof out.name, "t%d", k);
-			int kind = kinds[i];
-			if (t->rank != 2 && kind != 2 && kind != 3)
-				kind = 2; /* keep the exotic ops on 2-D inputs */
-			char sep = ops.n ? ',' : ' ';
-			switch (kind) {
-			case 0: /* MatMul with a weight */
-			case 1: {
-				long n = widths[i];
-				rg_printf(&params,
-				          ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
-				          t->shape[t->rank - 1], n);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%"
-				          "s\",\"w%d\"],\"outputs\":[\"%s\"]}",
-				          sep, k, t->name, np, out.name);
-				np++;
-				out.shape[out.rank - 1] = n;
-				break;
-			}
-			case 2:
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"]"
-				          ",\"outputs\":[\"%s\"]}",
-				          sep, k, rg_int(r, 2) ? "Relu" : "Gelu", t->name,
-				          out.name);
-				break;
-			case 3: /* bias add */
-				rg_printf(&params, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}",
-				          np, t->shape[t->rank - 1]);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%"
-				          "s\",\"w%d\"],\"outputs\":[\"%s\"]}",
-				          sep, k, t->name, np, out.name);
-				np++;
-				break;
-			case 4:
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":["
-				          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
-				          sep, k, t->name, out.name);
-				break;
-			case 5:
-				rg_printf(&params,
-				          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
-				          "\"shape\":[%ld],\"role\":\"param\"}",
-				          np, t->shape[1], np, t->shape[1]);
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
-				    "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"]}",
-				    sep, k, t->name, np, np, out.name);
-				np++;
-				break;
-			case 6:
-				if (repeat > 1 && t->shape[0] != t->shape[1])
-					goto relu; /* blocks must keep their shape to repeat */
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":[\"%"
-				    "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"perm\":[1,0]}}",
-				    sep, k, t->name, out.name);
-				out.shape[0] = t->shape[1];
-				out.shape[1] = t->shape[0];
-				break;
-			case 7: { /* residual with an earlier tensor of the same shape */
-				int other = -1;
-				for (int j = nact - 1; j >= lo && other < 0; j--)
-					if (act[j].rank == t->rank &&
-					    act[j].shape[0] == t->shape[0] &&
-					    act[j].shape[1] == t->shape[1] && j != pick)
-						other = j;
-				if (other < 0)
-					goto relu;
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
-				          "\"%s\"],\"outputs\":[\"%s\"]}",
-				          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name,
-				          act[other].name, out.name);
-				break;
-			}
-			case 8: /* a weight used by the matmul as the left operand */
-				rg_printf(&params,
-				          ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", np,
-				          t->shape[0], t->shape[0]);
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":["
-				          "\"w%d\",\"%s\"],\"outputs\":[\"%s\"]}",
-				          sep, k, np, t->name, out.name);
-				np++;
-				break;
-			case 9: /* reshape [a,b] -> [a, b/2, 2] -> back via a second reshape later
-			         */
-				if (repeat > 1 || t->shape[1] % 2)
-					goto relu;
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"Reshape\",\"inputs\":[\"%s\"],"
-				    "\"outputs\":[\"%s\"],\"attrs\":{\"shape\":[%ld,%ld,2]}}",
-				    sep, k, t->name, out.name, t->shape[0], t->shape[1] / 2);
-				out.rank = 3;
-				out.shape[1] = t->shape[1] / 2;
-				out.shape[2] = 2;
-				break;
-			default:
-			relu:
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Tanh\",\"inputs\":[\"%"
-				          "s\"],\"outputs\":[\"%s\"]}",
-				          sep, k, t->name, out.name);
-				break;
-			}
+			rg_block_op(r, &params, &ops, act, nact, lo, pick, kinds[i], widths[i],
+			            repeat, k, &np, &out);
 			act[nact++] = out;
 		}
 	}
@@ -254,6 +257,209 @@ static inline void rg_mt_shape(rg_buf *b, const rg_mt *t)
 	rg_printf(b, "]");
 }
 
+/* One op of rg_model_mixed on the image act[pick] (rank 4): a convolution,
+ * batch norm, residual or channel concat, or pooling, written to ts (weights)
+ * and ops, its output's shape into *out. Returns 1 where the op falls back to
+ * a unary activation (the caller writes it), 0 when written. */
+static inline int rg_mixed_image_op(rg_rng *r, rg_buf *ts, rg_buf *ops, const rg_mt *act, int nact,
+                                    int pick, int kind, long sc, int k, int *np, rg_mt *out)
+{
+	static const long base[] = {12, 24, 48, 96};
+	const rg_mt *t = &act[pick];
+	char sep = ops->n ? ',' : ' ';
+	switch (kind % 6) {
+	case 0:
+	case 1: { /* Conv 3x3, same size */
+		long co = base[rg_int(r, 2)] * (sc > 4 ? 4 : 1);
+		rg_printf(ts, ",\"w%d\":{\"shape\":[%ld,%ld,3,3],\"role\":\"param\"}", *np, co,
+		          t->shape[1]);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Conv\",\"inputs\":[\"%s\","
+		          "\"w%d\"],\"outputs\":[\"%s\"],\"attrs\":{\"pads\":[1,1,1,1]}}",
+		          sep, k, t->name, *np, out->name);
+		(*np)++;
+		out->shape[1] = co;
+		break;
+	}
+	case 2:
+		rg_printf(ts,
+		          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
+		          "\"shape\":[%ld],\"role\":\"param\"}",
+		          *np, t->shape[1], *np, t->shape[1]);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"BatchNormalization\","
+		          "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
+		          "\"attrs\":{\"training_mode\":1}}",
+		          sep, k, t->name, *np, *np, out->name);
+		(*np)++;
+		break;
+	case 3: { /* residual, or a channel concat (DenseNet) */
+		int o = rg_mt_find(act, nact, pick, -1), cat = rg_int(r, 2);
+		if (cat || o < 0)
+			o = rg_mt_find(act, nact, pick, 1), cat = 1;
+		if (o < 0)
+			return 1;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
+		          "\"%s\"],\"outputs\":[\"%s\"]%s}",
+		          sep, k, cat ? "Concat" : "Add", t->name, act[o].name, out->name,
+		          cat ? ",\"attrs\":{\"axis\":1}" : "");
+		if (cat)
+			out->shape[1] += act[o].shape[1];
+		break;
+	}
+	case 4: /* global average pool: to [B, C] */
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":["
+		          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[2,3],"
+		          "\"keepdims\":0}}",
+		          sep, k, t->name, out->name);
+		out->rank = 2;
+		break;
+	default: return 1;
+	}
+	return 0;
+}
+
+/* One op of rg_model_mixed on act[pick] of rank 2 or 3, as rg_mixed_image_op */
+static inline int rg_mixed_op(rg_rng *r, rg_buf *ts, rg_buf *ops, const rg_mt *act, int nact,
+                              int pick, int kind, long sc, int k, int *np, rg_mt *out)
+{
+	static const long base[] = {12, 24, 48, 96};
+	const rg_mt *t = &act[pick];
+	char sep = ops->n ? ',' : ' ';
+	long last = t->shape[t->rank - 1];
+	switch (kind) {
+	case 0:
+	case 1: { /* MatMul with a weight */
+		long n = base[rg_int(r, 4)] * sc;
+		rg_printf(ts, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}", *np, last, n);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
+		          "\"w%d\"],\"outputs\":[\"%s\"]}",
+		          sep, k, t->name, *np, out->name);
+		(*np)++;
+		out->shape[out->rank - 1] = n;
+		break;
+	}
+	case 2: /* bias */
+		rg_printf(ts, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}", *np, last);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%s\","
+		          "\"w%d\"],\"outputs\":[\"%s\"]}",
+		          sep, k, t->name, *np, out->name);
+		(*np)++;
+		break;
+	case 3:
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":[\"%s\"],"
+		          "\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
+		          sep, k, t->name, out->name);
+		break;
+	case 4:
+		rg_printf(ts,
+		          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
+		          "\"shape\":[%ld],\"role\":\"param\"}",
+		          *np, last, *np, last);
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
+		          "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
+		          "\"attrs\":{\"axis\":-1}}",
+		          sep, k, t->name, *np, *np, out->name);
+		(*np)++;
+		break;
+	case 5: { /* residual */
+		int o = rg_mt_find(act, nact, pick, -1);
+		if (o < 0)
+			return 1;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
+		          "\"%s\"],\"outputs\":[\"%s\"]}",
+		          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name, act[o].name, out->name);
+		break;
+	}
+	case 6: { /* concat along the last axis */
+		int o = rg_mt_find(act, nact, pick, t->rank - 1);
+		if (o < 0)
+			return 1;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Concat\",\"inputs\":[\"%s\","
+		          "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
+		          sep, k, t->name, act[o].name, out->name);
+		out->shape[out->rank - 1] += act[o].shape[t->rank - 1];
+		break;
+	}
+	case 7:
+		if (t->rank == 2 && t->shape[0] != t->shape[1] && rg_int(r, 2))
+			return 1; /* a 2-D transpose moves the batch: rarely */
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":["
+		          "\"%s\"]"
+		          ",\"outputs\":[\"%s\"],\"attrs\":{\"perm\":%s}}",
+		          sep, k, t->name, out->name, t->rank == 2 ? "[1,0]" : "[0,2,1]");
+		out->shape[t->rank - 1] = t->shape[t->rank - 2];
+		out->shape[t->rank - 2] = last;
+		break;
+	case 8: { /* scores: t x transpose(other), both [B, S, H] */
+		int o = t->rank == 3 ? rg_mt_find(act, nact, pick, 1) : -1;
+		if (o < 0)
+			o = pick;
+		if (t->rank != 3)
+			return 1;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":["
+		          "\"%s\"]"
+		          ",\"outputs\":[\"%sT\"],\"attrs\":{\"perm\":[0,2,1]}}",
+		          sep, k, act[o].name, out->name);
+		rg_printf(ops,
+		          ",{\"name\":\"op%dm\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
+		          "\"%sT\"],\"outputs\":[\"%s\"]}",
+		          k, t->name, out->name, out->name);
+		out->shape[2] = act[o].shape[1];
+		/* the other's [B, H', S] keeps a name nobody else reads */
+		break;
+	}
+	case 9: /* between ranks: [B, H] -> [B, H/3, 3] and [B, S, H] -> [B, S*H] */
+		if (t->rank == 2) {
+			rg_printf(ops,
+			          "%c{\"name\":\"op%d\",\"type\":\"Reshape\","
+			          "\"inputs\":[\"%"
+			          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":["
+			          "%ld,%ld,"
+			          "3]}}",
+			          sep, k, t->name, out->name, t->shape[0], last / 3);
+			out->rank = 3;
+			out->shape[1] = last / 3;
+			out->shape[2] = 3;
+		} else {
+			rg_printf(ops,
+			          "%c{\"name\":\"op%d\",\"type\":\"Reshape\","
+			          "\"inputs\":[\"%"
+			          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":["
+			          "%ld,%ld]}}",
+			          sep, k, t->name, out->name, t->shape[0],
+			          t->shape[1] * t->shape[2]);
+			out->rank = 2;
+			out->shape[1] = t->shape[1] * t->shape[2];
+		}
+		break;
+	case 10: /* mean over the sequence: [B, S, H] -> [B, H] */
+		if (t->rank != 3)
+			return 1;
+		rg_printf(ops,
+		          "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":"
+		          "[\"%s\"]"
+		          ",\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[1],"
+		          "\"keepdims\":0}}",
+		          sep, k, t->name, out->name);
+		out->rank = 2;
+		out->shape[1] = last;
+		break;
+	default: return 1;
+	}
+	return 0;
+}
+
 /* Writes a random irregular model of about nops ops. Returns malloc'd JSON. */
 static inline char *rg_model_mixed(rg_rng *r, int nops)
 {
@@ -295,213 +501,17 @@ static inline char *rg_model_mixed(rg_rng *r, int nops)
 		const rg_mt *t = &act[pick];
 		rg_mt out = *t;
 		snprintf(out.name, sizeof out.name, "t%d", k);
-		char sep = ops.n ? ',' : ' ';
-		long last = t->shape[t->rank - 1];
 		int kind = rg_int(r, 12);
-		if (t->rank == 4) {
-			switch (kind % 6) {
-			case 0:
-			case 1: { /* Conv 3x3, same size */
-				long co = base[rg_int(r, 2)] * (sc > 4 ? 4 : 1);
-				rg_printf(&ts,
-				          ",\"w%d\":{\"shape\":[%ld,%ld,3,3],\"role\":\"param\"}",
-				          np, co, t->shape[1]);
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"Conv\",\"inputs\":[\"%s\","
-				    "\"w%d\"],\"outputs\":[\"%s\"],\"attrs\":{\"pads\":[1,1,1,1]}}",
-				    sep, k, t->name, np, out.name);
-				np++;
-				out.shape[1] = co;
-				break;
-			}
-			case 2:
-				rg_printf(&ts,
-				          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
-				          "\"shape\":[%ld],\"role\":\"param\"}",
-				          np, t->shape[1], np, t->shape[1]);
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"BatchNormalization\","
-				    "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
-				    "\"attrs\":{\"training_mode\":1}}",
-				    sep, k, t->name, np, np, out.name);
-				np++;
-				break;
-			case 3: { /* residual, or a channel concat (DenseNet) */
-				int o = rg_mt_find(act, nact, pick, -1), cat = rg_int(r, 2);
-				if (cat || o < 0)
-					o = rg_mt_find(act, nact, pick, 1), cat = 1;
-				if (o < 0)
-					goto unary;
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
-				          "\"%s\"],\"outputs\":[\"%s\"]%s}",
-				          sep, k, cat ? "Concat" : "Add", t->name, act[o].name,
-				          out.name, cat ? ",\"attrs\":{\"axis\":1}" : "");
-				if (cat)
-					out.shape[1] += act[o].shape[1];
-				break;
-			}
-			case 4: /* global average pool: to [B, C] */
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":["
-				    "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[2,3],"
-				    "\"keepdims\":0}}",
-				    sep, k, t->name, out.name);
-				out.rank = 2;
-				break;
-			default: goto unary;
-			}
-		} else {
-			switch (kind) {
-			case 0:
-			case 1: { /* MatMul with a weight */
-				long n = base[rg_int(r, 4)] * sc;
-				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld,%ld],\"role\":\"param\"}",
-				          np, last, n);
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
-				    "\"w%d\"],\"outputs\":[\"%s\"]}",
-				    sep, k, t->name, np, out.name);
-				np++;
-				out.shape[out.rank - 1] = n;
-				break;
-			}
-			case 2: /* bias */
-				rg_printf(&ts, ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"}", np,
-				          last);
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"Add\",\"inputs\":[\"%s\","
-				    "\"w%d\"],\"outputs\":[\"%s\"]}",
-				    sep, k, t->name, np, out.name);
-				np++;
-				break;
-			case 3:
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"Softmax\",\"inputs\":[\"%s\"],"
-				    "\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
-				    sep, k, t->name, out.name);
-				break;
-			case 4:
-				rg_printf(&ts,
-				          ",\"w%d\":{\"shape\":[%ld],\"role\":\"param\"},\"w%db\":{"
-				          "\"shape\":[%ld],\"role\":\"param\"}",
-				          np, last, np, last);
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"LayerNormalization\","
-				    "\"inputs\":[\"%s\",\"w%d\",\"w%db\"],\"outputs\":[\"%s\"],"
-				    "\"attrs\":{\"axis\":-1}}",
-				    sep, k, t->name, np, np, out.name);
-				np++;
-				break;
-			case 5: { /* residual */
-				int o = rg_mt_find(act, nact, pick, -1);
-				if (o < 0)
-					goto unary;
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\","
-				          "\"%s\"],\"outputs\":[\"%s\"]}",
-				          sep, k, rg_int(r, 2) ? "Add" : "Mul", t->name,
-				          act[o].name, out.name);
-				break;
-			}
-			case 6: { /* concat along the last axis */
-				int o = rg_mt_find(act, nact, pick, t->rank - 1);
-				if (o < 0)
-					goto unary;
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"Concat\",\"inputs\":[\"%s\","
-				    "\"%s\"],\"outputs\":[\"%s\"],\"attrs\":{\"axis\":-1}}",
-				    sep, k, t->name, act[o].name, out.name);
-				out.shape[out.rank - 1] += act[o].shape[t->rank - 1];
-				break;
-			}
-			case 7:
-				if (t->rank == 2 && t->shape[0] != t->shape[1] && rg_int(r, 2))
-					goto unary; /* a 2-D transpose moves the batch: rarely */
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":["
-				          "\"%s\"]"
-				          ",\"outputs\":[\"%s\"],\"attrs\":{\"perm\":%s}}",
-				          sep, k, t->name, out.name,
-				          t->rank == 2 ? "[1,0]" : "[0,2,1]");
-				out.shape[t->rank - 1] = t->shape[t->rank - 2];
-				out.shape[t->rank - 2] = last;
-				break;
-			case 8: { /* scores: t x transpose(other), both [B, S, H] */
-				int o = t->rank == 3 ? rg_mt_find(act, nact, pick, 1) : -1;
-				if (o < 0)
-					o = pick;
-				if (t->rank != 3)
-					goto unary;
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"Transpose\",\"inputs\":["
-				          "\"%s\"]"
-				          ",\"outputs\":[\"%sT\"],\"attrs\":{\"perm\":[0,2,1]}}",
-				          sep, k, act[o].name, out.name);
-				rg_printf(
-				    &ops,
-				    ",{\"name\":\"op%dm\",\"type\":\"MatMul\",\"inputs\":[\"%s\","
-				    "\"%sT\"],\"outputs\":[\"%s\"]}",
-				    k, t->name, out.name, out.name);
-				out.shape[2] = act[o].shape[1];
-				/* the other's [B, H', S] keeps a name nobody else reads */
-				break;
-			}
-			case 9: /* between ranks: [B, H] -> [B, H/3, 3] and [B, S, H] -> [B, S*H] */
-				if (t->rank == 2) {
-					rg_printf(&ops,
-					          "%c{\"name\":\"op%d\",\"type\":\"Reshape\","
-					          "\"inputs\":[\"%"
-					          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":["
-					          "%ld,%ld,"
-					          "3]}}",
-					          sep, k, t->name, out.name, t->shape[0], last / 3);
-					out.rank = 3;
-					out.shape[1] = last / 3;
-					out.shape[2] = 3;
-				} else {
-					rg_printf(&ops,
-					          "%c{\"name\":\"op%d\",\"type\":\"Reshape\","
-					          "\"inputs\":[\"%"
-					          "s\"],\"outputs\":[\"%s\"],\"attrs\":{\"shape\":["
-					          "%ld,%ld]}}",
-					          sep, k, t->name, out.name, t->shape[0],
-					          t->shape[1] * t->shape[2]);
-					out.rank = 2;
-					out.shape[1] = t->shape[1] * t->shape[2];
-				}
-				break;
-			case 10: /* mean over the sequence: [B, S, H] -> [B, H] */
-				if (t->rank != 3)
-					goto unary;
-				rg_printf(&ops,
-				          "%c{\"name\":\"op%d\",\"type\":\"ReduceMean\",\"inputs\":"
-				          "[\"%s\"]"
-				          ",\"outputs\":[\"%s\"],\"attrs\":{\"axes\":[1],"
-				          "\"keepdims\":0}}",
-				          sep, k, t->name, out.name);
-				out.rank = 2;
-				out.shape[1] = last;
-				break;
-			default:
-			unary : {
-				static const char *un[] = {"Relu", "Gelu", "Tanh", "Sigmoid"};
-				rg_printf(
-				    &ops,
-				    "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"],"
-				    "\"outputs\":[\"%s\"]}",
-				    sep, k, un[rg_int(r, 4)], t->name, out.name);
-				break;
-			}
-			}
+		int un =
+		    t->rank == 4
+		        ? rg_mixed_image_op(r, &ts, &ops, act, nact, pick, kind, sc, k, &np, &out)
+		        : rg_mixed_op(r, &ts, &ops, act, nact, pick, kind, sc, k, &np, &out);
+		if (un) {
+			static const char *unary[] = {"Relu", "Gelu", "Tanh", "Sigmoid"};
+			rg_printf(&ops,
+			          "%c{\"name\":\"op%d\",\"type\":\"%s\",\"inputs\":[\"%s\"],"
+			          "\"outputs\":[\"%s\"]}",
+			          ops.n ? ',' : ' ', k, unary[rg_int(r, 4)], t->name, out.name);
 		}
 		act[nact++] = out;
 		k++;
