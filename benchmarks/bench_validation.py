@@ -180,6 +180,8 @@ def zoo_args(r, gb):
         a += ["--attention", "fused"]
         if attention_output(r) != "shared":
             a += ["--attention-output", attention_output(r)]
+    elif softmax_mask(r) != "implicit":
+        a += ["--softmax-mask", softmax_mask(r)]
     if llama_like(r) and swiglu(r) != "unfused":
         a += ["--swiglu", swiglu(r)]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
@@ -315,6 +317,18 @@ def norm_kernel(r):
     return "fused"
 
 
+def softmax_mask(r):
+    """how an unfused attention masks its scores before the softmax: Aleph
+    Alpha's torch kernel (MaskedSoftmaxTorch,
+    src/scaling/core/nn/masked_softmax/masked_softmax.py) fills them with
+    masked_fill_ in eager PyTorch, its own kernel each way ("masked-fill",
+    priced with --mask-kernel unfused); Megatron-DeepSpeed's unfused path runs
+    FusedScaleMaskSoftmax, the mask inside the softmax kernel ("implicit")"""
+    if attention_kernel(r) is None and "AA-Scaling" in r["framework_version"]:
+        return "masked-fill"
+    return "implicit"
+
+
 def overlap_grad_reduce(r):
     """whether the run's framework overlaps the once-a-step gradient
     reduction with the backward by its recipes: NeMo's launcher configs run
@@ -435,6 +449,8 @@ def search_args(r):
         a += ["--grad-dtype", grad_dtype(r)]
     if norm_kernel(r) != "fused":
         a += ["--norm-kernel", norm_kernel(r)]
+    if softmax_mask(r) == "masked-fill":
+        a += ["--mask-kernel", "unfused"]
     if stage_output(r) != "freed":
         a += ["--stage-output", stage_output(r)]
     if r["precision"] == "fp8":

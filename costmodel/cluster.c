@@ -397,6 +397,19 @@ const char *pl_cluster_norm_name(const pl_cluster *c)
 	return c->norm_unfused ? "unfused" : "fused";
 }
 
+pl_status pl_cluster_set_mask(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
+{
+	return set_choice(&c->mask_unfused, kernel, "fused", "unfused",
+	                  "fused (a softmax's mask applied in the softmax kernel) or unfused "
+	                  "(eager PyTorch's masked_fill or add, a kernel of its own each way)",
+	                  what, err);
+}
+
+const char *pl_cluster_mask_name(const pl_cluster *c)
+{
+	return c->mask_unfused ? "unfused" : "fused";
+}
+
 pl_status pl_cluster_set_stage_output(pl_cluster *c, const char *how, const char *what,
                                       pl_err *err)
 {
@@ -708,8 +721,8 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 	           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
-	           "loss_kernel", "loss_parallel", "grad_dtype", "norm_kernel", "batch_norm",
-	           "stage_output", "gemm_dtype");
+	           "loss_kernel", "loss_parallel", "grad_dtype", "norm_kernel", "mask_kernel",
+	           "batch_norm", "stage_output", "gemm_dtype");
 	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -758,6 +771,7 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	               {"loss_parallel", pl_cluster_set_loss_parallel},
 	               {"grad_dtype", pl_cluster_set_grad_dtype},
 	               {"norm_kernel", pl_cluster_set_norm},
+	               {"mask_kernel", pl_cluster_set_mask},
 	               {"batch_norm", pl_cluster_set_batch_norm},
 	               {"stage_output", pl_cluster_set_stage_output},
 	               {"gemm_dtype", pl_cluster_set_gemm_dtype}};
@@ -946,6 +960,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "loss_parallel", pl_cluster_loss_parallel_name(c));
 	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
 	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
+	cJSON_AddStringToObject(dev, "mask_kernel", pl_cluster_mask_name(c));
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));
 	cJSON_AddStringToObject(dev, "stage_output", pl_cluster_stage_output_name(c));
 	cJSON_AddStringToObject(dev, "gemm_dtype", pl_cluster_gemm_dtype_name(c));

@@ -97,6 +97,13 @@ typedef struct pl_cluster {
 	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
 	 * "unfused", as eager PyTorch's composite ops (graph/ops/norm.c) */
 	int norm_unfused;
+	/* how a mask before a softmax runs (an Add of a constant mask, or a
+	 * Where filling the scores where a constant mask says, that only the
+	 * softmax reads): 0 "fused", in the softmax kernel (Megatron's
+	 * FusedScaleMaskSoftmax, PyTorch's scaled_dot_product_attention with
+	 * attn_mask); 1 "unfused", its own kernel each way, as eager PyTorch
+	 * runs masked_fill_ or the add (graph/ops/elementwise.c) */
+	int mask_unfused;
 	/* batch norm's statistics in training when the batch is cut: 0 "sync",
 	 * all-reduced over the ranks that cut it (SyncBatchNorm: what one device
 	 * computes), 1 "local", each rank's own (DDP's BatchNorm: no collective,
@@ -163,6 +170,10 @@ pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err);
 /* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_norm_name(const pl_cluster *c);
+/* "fused" or "unfused" (what): how a softmax's mask runs
+ * (pl_cluster.mask_unfused) */
+pl_status pl_cluster_set_mask(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
+const char *pl_cluster_mask_name(const pl_cluster *c);
 /* "freed" or "buffered" (what): the model's output after the loss's forward
  * (pl_cluster.output_buffered) */
 pl_status pl_cluster_set_stage_output(pl_cluster *c, const char *how, const char *what,

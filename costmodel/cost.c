@@ -417,6 +417,7 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 	memset(w, 0, sizeof *w);
 	w->fused_loss = c->loss_fused;
 	w->unfused_norm = c->norm_unfused;
+	w->unfused_mask = c->mask_unfused;
 	w->local_bn = c->bn_local;
 	pl_op_rule_get(op->type)->work(g, op, split, w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
@@ -1264,6 +1265,7 @@ static int keep_saved(pl_problem *p)
 		memset(&w, 0, sizeof w);
 		w.fused_loss = p->c->loss_fused;
 		w.unfused_norm = p->c->norm_unfused;
+		w.unfused_mask = p->c->mask_unfused;
 		w.local_bn = p->c->bn_local;
 		pl_op_rule_get(op->type)->work(g, op, ones, &w);
 		p->saves_in[o] = w.saves_in;

@@ -45,6 +45,10 @@ typedef struct pl_opwork {
 	 * a mean, an rsqrt, products and casts, each its own kernel) instead of
 	 * one fused kernel (pl_cluster.norm_kernel "unfused") */
 	int unfused_norm;
+	/* in, set by the caller: a mask before a softmax runs as a kernel of
+	 * its own each way, as eager PyTorch (pl_cluster.mask_kernel "unfused");
+	 * else in the softmax kernel */
+	int unfused_mask;
 	/* in, set by the caller: training-mode batch norm keeps each rank's
 	 * statistics local (pl_cluster.bn_local; no collective) */
 	int local_bn;

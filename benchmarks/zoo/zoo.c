@@ -40,6 +40,19 @@ static int fused;
  * flash_attn_varlen_func saves its own output for the backward. shared: the
  * projection reads the kernel's output itself (a view). */
 static int out_copies;
+/* --softmax-mask masked-fill (with unfused attention): the scores filled
+ * with a constant where the causal mask says before the softmax, as Aleph
+ * Alpha's scaling runs its torch kernel (MaskedSoftmaxTorch,
+ * core/nn/masked_softmax/masked_softmax.py: x.masked_fill_(mask, -10000.0),
+ * then softmax): a Where on the constant mask [1, 1, s, s] (its fill a
+ * constant scalar), out of place, since the library clones the scores (a
+ * view) before filling them in place. The clone's copy itself is not an op:
+ * the graph's Identity is a view, and no op copies forward and hands the
+ * gradient back as clone's backward does. How the Where runs is the
+ * cluster's (--mask-kernel: fused into the softmax, or eager). implicit
+ * (default): the softmax masks by itself (Megatron's upper-triangular
+ * kernel), no op. */
+static int mask_fill;
 /* --projections qkv: q, k and v as one GEMM, as Megatron-LM (linear_qkv),
  * Megatron-DeepSpeed (query_key_value) and Aleph Alpha's scaling (qkv_in_one)
  * run them; fused: also a Llama MLP's gate and up as one (Megatron-LM's
@@ -289,6 +302,17 @@ static void fused_attention(const cfg *c, long l)
 	   at);
 }
 
+/* The softmax's input of layer l: the scores, or with --softmax-mask
+ * masked-fill the scores filled where the mask says */
+static const char *masked(long l)
+{
+	if (!mask_fill)
+		return N("l%ld.scores.out", l);
+	op(N("l%ld.mask_fill", l), "Where", Q3("attn_mask", "attn_fill", N("l%ld.scores.out", l)),
+	   N("l%ld.masked.out", l), NULL);
+	return N("l%ld.masked.out", l);
+}
+
 static void attention(const cfg *c, long l, const char *x, const char *out)
 {
 	/* x and out may point into N's ring of names, which the ops below wrap */
@@ -344,8 +368,8 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		   "{\"perm\": [0, 2, 1, 3]}");
 		op(N("l%ld.scores", l), "MatMul", Q2(N("l%ld.qt.out", l), N("l%ld.kt.out", l)),
 		   N("l%ld.scores.out", l), NULL);
-		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)),
-		   N("l%ld.probs.out", l), "{\"axis\": -1}");
+		op(N("l%ld.probs", l), "Softmax", Q1(masked(l)), N("l%ld.probs.out", l),
+		   "{\"axis\": -1}");
 		op(N("l%ld.ctx", l), "MatMul",
 		   Q2(dropout(c, N("l%ld.attn_drop", l), N("l%ld.probs.out", l),
 		              N("l%ld.attn_drop.out", l)),
@@ -372,8 +396,8 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		op(N("l%ld.v5", l), "Reshape", Q1(N("l%ld.vt.out", l)), N("l%ld.v5.out", l), sh);
 		op(N("l%ld.scores", l), "MatMul", Q2(N("l%ld.qt.out", l), N("l%ld.k5.out", l)),
 		   N("l%ld.scores.out", l), NULL);
-		op(N("l%ld.probs", l), "Softmax", Q1(N("l%ld.scores.out", l)),
-		   N("l%ld.probs.out", l), "{\"axis\": -1}");
+		op(N("l%ld.probs", l), "Softmax", Q1(masked(l)), N("l%ld.probs.out", l),
+		   "{\"axis\": -1}");
 		op(N("l%ld.ctx", l), "MatMul",
 		   Q2(dropout(c, N("l%ld.attn_drop", l), N("l%ld.probs.out", l),
 		              N("l%ld.attn_drop.out", l)),
@@ -504,6 +528,14 @@ static void transformer(const cfg *c)
 	if (strcmp(c->arch, "llama"))
 		T("lnf.b", "param", H);
 	T("lm_head", "param", H, V);
+	if (mask_fill && !fused) {
+		long KV = c->kv_heads && c->kv_heads != c->heads ? c->kv_heads : 0;
+		if (KV)
+			T("attn_mask", "const", 1, 1, 1, S, S);
+		else
+			T("attn_mask", "const", 1, 1, S, S);
+		T("attn_fill", "const", 1);
+	}
 	printf("\n  },\n  \"ops\": [\n");
 	first = 1;
 	op("embed", "Gather", Q2("wte", "tokens"), "embed.out", "{\"axis\": 0}");
@@ -609,6 +641,7 @@ static void usage(FILE *f)
 	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
 	           "                   [--attention unfused|fused]\n"
 	           "                   [--attention-output shared|copied]\n"
+	           "                   [--softmax-mask implicit|masked-fill]\n"
 	           "                   [--projections separate|qkv|fused]\n"
 	           "                   [--swiglu unfused|fused]\n"
 	           "       planner-zoo --list\n"
@@ -619,6 +652,9 @@ static void usage(FILE *f)
 	           "scores are not kept, decoders are causal, no dropout of the probabilities);\n"
 	           "--attention-output copied lays its output out again for the projection in\n"
 	           "two copies, the projection keeping the second (Aleph Alpha's scaling).\n"
+	           "--softmax-mask masked-fill (unfused attention) fills the scores where a\n"
+	           "constant causal mask says before the softmax (Aleph Alpha's torch kernel);\n"
+	           "planner's --mask-kernel prices that fill fused or eager.\n"
 	           "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
 	           "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
 	           "under tensor and sequence parallelism one all-gather of the norm's output\n"
@@ -712,6 +748,15 @@ static int zoo_main(int argc, char **argv)
 				return 2;
 			}
 			out_copies = !strcmp(v, "copied");
+		} else if (!strcmp(k, "--softmax-mask")) {
+			if (strcmp(v, "implicit") && strcmp(v, "masked-fill")) {
+				fprintf(stderr,
+				        "planner-zoo: --softmax-mask %s: expected implicit or "
+				        "masked-fill\n",
+				        v);
+				return 2;
+			}
+			mask_fill = !strcmp(v, "masked-fill");
 		} else if (!strcmp(k, "--dropout")) {
 			c.dropout = strtod(v, &end);
 			if (*end || !(c.dropout >= 0 && c.dropout < 1)) {

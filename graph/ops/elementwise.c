@@ -206,8 +206,9 @@ static int in_epilogue(const pl_graph *g, const pl_op *op)
  * Megatron's FusedScaleMaskSoftmax (a masked_fill with its mask input) and
  * PyTorch's scaled_dot_product_attention (attn_mask) do it: the mask is
  * read, the scores are not passed over again, and the backward hands the
- * softmax's gradient through (docs/cost-model.md, "Epilogues"). Returns 1 +
- * the mask's input index, else 0. */
+ * softmax's gradient through (docs/cost-model.md, "Epilogues"); not where
+ * the program runs it eagerly (pl_opwork.unfused_mask). Returns 1 + the
+ * mask's input index, else 0. */
 static int in_softmax(const pl_graph *g, const pl_op *op)
 {
 	const pl_tensor *y = OUT(g, op, 0);
@@ -260,7 +261,7 @@ int pl__positive_divisor(const pl_graph *g, const pl_op *op, int input)
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	int mk = in_softmax(g, op);
+	int mk = w->unfused_mask ? 0 : in_softmax(g, op);
 	if (mk) {
 		w->bytes_fwd = pl__local_in_bytes(g, op, mk - 1, split);
 		return;

@@ -49,6 +49,7 @@ typedef struct pl_cli_common {
 	const char *loss_par;  /* --loss-parallel (NULL: the cluster's) */
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
+	const char *mask_k;    /* --mask-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
 	const char *stage_out; /* --stage-output (NULL: the cluster's) */
 	const char *gemm_dt;   /* --gemm-dtype (NULL: the cluster's) */
@@ -70,6 +71,8 @@ typedef struct pl_cli_common {
 #define OPT_GRAD_DT 1010 /* --grad-dtype fp32|param */
 
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
+
+#define OPT_MASK_KERN 1041 /* --mask-kernel fused|unfused */
 
 #define OPT_BN 1012 /* --batch-norm sync|local */
 
@@ -94,8 +97,8 @@ typedef struct pl_cli_common {
 	"for 'planner import'.\n"
 #define PL_HELP_PRICING                                                                            \
 	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
-	"--norm-kernel, --batch-norm, --stage-output and --gemm-dtype price the plan as for\n"     \
-	"'planner search' (over the cluster's own).\n"
+	"--norm-kernel, --mask-kernel, --batch-norm, --stage-output and --gemm-dtype price\n"      \
+	"the plan as for 'planner search' (over the cluster's own).\n"
 
 /* getopt codes of search's fixed degrees */
 enum {

@@ -49,6 +49,10 @@ static const char *const search_help =
     "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
     "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
     "                        as a hand-written RMSNorm without a fused kernel)\n"
+    "  --mask-kernel K       how a mask before a softmax runs: fused (the default: in\n"
+    "                        the softmax kernel, as Megatron's FusedScaleMaskSoftmax and\n"
+    "                        PyTorch's scaled_dot_product_attention) or unfused (eager\n"
+    "                        PyTorch's masked_fill or add, a kernel of its own each way)\n"
     "  --batch-norm sync|local  training-mode batch norm where the batch is cut: sync\n"
     "                        (the default: statistics all-reduced over the ranks,\n"
     "                        SyncBatchNorm, what one device computes) or local (each\n"
@@ -795,7 +799,7 @@ static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defa
 	    (co->loss ? 1u << PL_FW_PRICE_LOSS : 0) |
 	    (co->loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
 	    (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
-	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) |
+	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) | (co->mask_k ? 1u << PL_FW_PRICE_MASK : 0) |
 	    (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
 	    (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |
 	    (s->jr.tp_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_TP_OVERLAP : 0) |

@@ -2076,6 +2076,28 @@ check "--norm-kernel unfused: slower and larger than fused norms, recorded, and 
    [ "$(jq .step_seconds "$T/nk.cost")" = "$(jq .cost.step_seconds "$T/nk.plan")" ]'
 "$PLANNER" search "$T/lp.json" --norm-kernel apex > /dev/null 2> "$T/nk.err"
 check "--norm-kernel apex: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/nk.err"'
+# --mask-kernel unfused (eager PyTorch's masked_fill before the softmax, Aleph Alpha's torch
+# kernel: planner-zoo --softmax-mask masked-fill): the fill is a kernel of its own each way, so
+# the step is slower than with the fill inside the softmax kernel, by its bytes at the device's
+# bandwidth; a model without a mask prices the same either way
+"$ZOO" llama2-7b --layers 2 --seq 1024 --batch 16 --softmax-mask masked-fill > "$T/mk.json"
+"$ZOO" llama2-7b --layers 2 --seq 1024 --batch 16 > "$T/mk0.json"
+for k in fused unfused; do
+  for m in mk mk0; do
+    "$PLANNER" search "$T/$m.json" --cluster h100x8 --dp 8 --recompute none --mask-kernel "$k" -o "$T/$m-$k.plan" > /dev/null 2>&1
+  done
+done
+"$PLANNER" cost "$T/mk.json" --strategy "$T/mk-unfused.plan" > "$T/mk.cost" 2> /dev/null
+check "--mask-kernel unfused: the masked fill its own kernel, slower than in the softmax, recorded, and cost reproduces it" \
+  '[ "$(jq -c "[.ops[] | select(.type == \"Where\") | .inputs[0]] | unique" "$T/mk.json")" = "[\"attn_mask\"]" ] &&
+   num_lt "$(jq .cost.step_seconds "$T/mk-fused.plan")" "$(jq .cost.step_seconds "$T/mk-unfused.plan")" &&
+   [ "$(jq .cost.step_seconds "$T/mk0-fused.plan")" = "$(jq .cost.step_seconds "$T/mk0-unfused.plan")" ] &&
+   [ "$(jq -r .cluster.description.device.mask_kernel "$T/mk-unfused.plan")" = unfused ] &&
+   [ "$(jq .step_seconds "$T/mk.cost")" = "$(jq .cost.step_seconds "$T/mk-unfused.plan")" ]'
+"$PLANNER" search "$T/lp.json" --mask-kernel eager > /dev/null 2> "$T/mk.err"
+check "--mask-kernel eager: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/mk.err"'
+"$ZOO" llama2-7b --softmax-mask causal > /dev/null 2> "$T/mk.err"
+check "planner-zoo --softmax-mask causal: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected implicit or masked-fill" "$T/mk.err"'
 # --stage-output buffered (Aleph Alpha's pipeline buffers keep the model's output of the last two
 # micro-batches): the gathered loss reads the whole logits, 2 x 1024 x 128000 bf16 a micro-batch of
 # 2 sequences, so the same plan takes two of them more, 2 x 524288000 bytes; recorded, and cost
@@ -2322,11 +2344,11 @@ fd_bad=""
 # per framework: the cluster switches, --overlap-grad-reduce and --overlap-param-gather of its
 # defaults (H100: Transformer Engine's attention is cuDNN's on Hopper)
 declare -A fd_sw=(
-  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|off|off"
-  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --batch-norm local|on|on"
-  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --batch-norm local|on|on"
+  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
+  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --mask-kernel fused --batch-norm local|on|on"
   [deepspeed]="--batch-norm local|off|off"
-  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --batch-norm local|off|off"
+  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [mindformers]="||")
 for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
   IFS='|' read -r sw ov pg <<< "${fd_sw[$fw]}"

@@ -201,6 +201,27 @@ done
 check "search --framework F, export, cost --from F: the same step and memory for all six${fwrt_bad}" \
   '[ -z "$fwrt_bad" ] && grep -qx "  cross_entropy_loss_fusion: true" "$T/fw-nemo.cfg" &&
    grep -qx "  overlap_grad_reduce: true" "$T/fw-nemo.cfg"'
+# --mask-kernel unfused (eager masked_fill before the softmax) exported and read back: Megatron-LM's
+# --no-masked-softmax-fusion, NeMo's model.masked_softmax_fusion: false;
+# cost --from prices the plan's own step, and without the key the framework's fused default, faster
+"$ZOO" llama2-7b --layers 2 --seq 1024 --batch 16 --softmax-mask masked-fill > "$T/mk.json"
+mk_bad=""
+for fw in "megatron:^--no-masked-softmax-fusion$" "nemo:^  masked_softmax_fusion: false$"; do
+  f=${fw%%:*} c=$T/mk-${fw%%:*}
+  "$PLANNER" search "$T/mk.json" --cluster h100x8 --framework "$f" --attention-kernel none \
+    --mask-kernel unfused -o "$c.ckpt" > /dev/null 2>&1 &&
+    [ "$(jq -r .cluster.description.device.mask_kernel "$c.ckpt")" = unfused ] &&
+    "$PLANNER" export "$c.ckpt" --to "$f" -o "$c.cfg" > /dev/null 2>&1 &&
+    grep -q -- "${fw#*:}" "$c.cfg" &&
+    "$PLANNER" cost "$T/mk.json" --from "$f" "$c.cfg" --cluster h100x8 --attention-kernel none > "$c.cost" 2> /dev/null &&
+    num_close "$(jq .step_seconds "$c.cost")" "$(jq .cost.step_seconds "$c.ckpt")" &&
+    grep -v -- "masked-softmax-fusion\|masked_softmax_fusion" "$c.cfg" > "$c-bare.cfg" &&
+    "$PLANNER" cost "$T/mk.json" --from "$f" "$c-bare.cfg" --cluster h100x8 --attention-kernel none > "$c-bare.cost" 2> /dev/null &&
+    num_lt "$(jq .step_seconds "$c-bare.cost")" "$(jq .step_seconds "$c.cost")" ||
+    mk_bad="$mk_bad [$f]"
+done
+check "search --mask-kernel unfused, export, cost --from: stated, the same step, faster without it${mk_bad}" \
+  '[ -z "$mk_bad" ]'
 # An overlap switch exported and read back: the plan searched with it on (gpt.json on h100x8 with
 # the options given), export states it (the written line matches STATED), cost --from prices the
 # plan's own step; the configuration without the key (lines matching KEY dropped) is priced with

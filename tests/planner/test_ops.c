@@ -452,6 +452,48 @@ static void norm_kernels(void **state)
 	pl_graph_free(g);
 }
 
+/* A mask before a softmax (masked_fill as a Where on a constant mask, the
+ * scores its only input that needs a gradient) counted by hand: fused into
+ * the softmax kernel (--mask-kernel fused) it reads the mask and nothing
+ * else, no kernel of its own; eager (unfused, PyTorch's masked_fill) it
+ * reads the scores, the mask and the fill and writes the filled scores
+ * (e + mask + fill + e bytes), and its backward reads the output's gradient
+ * and writes the scores' (e + e): one kernel each way, nothing kept (the
+ * mask is a constant). */
+static void mask_kernels(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	                "\"x\":{\"shape\":[2,4,16,16],\"role\":\"input\"},"
+	                "\"w\":{\"shape\":[16,16],\"role\":\"param\"},"
+	                "\"m\":{\"shape\":[1,1,16,16],\"role\":\"const\"},"
+	                "\"f\":{\"shape\":[1],\"role\":\"const\"}},"
+	                "\"ops\":[{\"name\":\"s\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
+	                "\"outputs\":[\"sc\"]},"
+	                "{\"name\":\"fill\",\"type\":\"Where\",\"inputs\":[\"m\",\"f\",\"sc\"],"
+	                "\"outputs\":[\"ms\"]},"
+	                "{\"name\":\"p\",\"type\":\"Softmax\",\"inputs\":[\"ms\"],"
+	                "\"outputs\":[\"y\"],\"attrs\":{\"axis\":-1}}]}";
+	int64_t one[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		one[l] = 1;
+	pl_graph *g = load(j);
+	const pl_op *op = &g->ops[1];
+	const double n = 2 * 4 * 16 * 16, e = 2, mask = 16 * 16 * e, fill = e;
+	pl_opwork f = {0}, u = {.unfused_mask = 1};
+	pl_op_rule_get(op->type)->work(g, op, one, &f);
+	pl_op_rule_get(op->type)->work(g, op, one, &u);
+	assert_true(f.bytes_fwd == mask && f.bytes_bwd == 0);
+	assert_int_equal(f.kernels_fwd, 0);
+	assert_int_equal(f.kernels_bwd, 0);
+	assert_true(u.bytes_fwd == e * n + mask + fill + e * n);
+	assert_true(u.bytes_bwd == e * n + e * n);
+	assert_int_equal(u.kernels_fwd, 1);
+	assert_int_equal(u.kernels_bwd, 1);
+	assert_true(u.saved_bytes == 0 && f.saved_bytes == 0);
+	pl_graph_free(g);
+}
+
 /* Every op type has a whole rule whose name parses back to the type; the
  * integer inputs' ranges are the gathered axis and the classes. */
 static void rules_complete(void **state)
@@ -500,6 +542,7 @@ int main(void)
 	    cmocka_unit_test(attention_rule),
 	    cmocka_unit_test(loss_kernels),
 	    cmocka_unit_test(norm_kernels),
+	    cmocka_unit_test(mask_kernels),
 	};
 	return cmocka_run_group_tests_name("planner::ops", tests, NULL, NULL);
 }
