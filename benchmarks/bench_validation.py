@@ -305,6 +305,17 @@ def grad_dtype(r):
     return "fp32"
 
 
+def grad_reduce(r):
+    """how the run's framework reduces the gradients once a step under ZeRO
+    0 and 1: Aleph Alpha's scaling flattens them into buckets, casts them to
+    fp32 and all-reduces them whole, ZeRO or not ("communication will happen
+    in full precision in case of bfloat": core/optimizer/optimizer.py step,
+    allreduce.py allreduce_tensor_in_float32), then all-gathers the bf16
+    weights (parameter_group.py step_sequel); the others reduce in the
+    gradients' dtype, reduce-scattering under ZeRO 1"""
+    return "fp32-all-reduce" if "AA-Scaling" in r["framework_version"] else "as-grad"
+
+
 def norm_kernel(r):
     """how the run's norms run: Aleph Alpha's RMSNorm is eager PyTorch
     (RMSNorm._standard_forward: pow, mean, rsqrt, products, casts;
@@ -447,6 +458,8 @@ def search_args(r):
         a += ["--loss-parallel", loss_parallel(r)]
     if grad_dtype(r) != "fp32":
         a += ["--grad-dtype", grad_dtype(r)]
+    if grad_reduce(r) != "as-grad":
+        a += ["--grad-reduce", grad_reduce(r)]
     if norm_kernel(r) != "fused":
         a += ["--norm-kernel", norm_kernel(r)]
     if softmax_mask(r) == "masked-fill":

@@ -385,6 +385,20 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 	return c->grads_param_dtype ? "param" : "fp32";
 }
 
+pl_status pl_cluster_set_grad_reduce(pl_cluster *c, const char *how, const char *what, pl_err *err)
+{
+	return set_choice(&c->grad_fp32_allreduce, how, "as-grad", "fp32-all-reduce",
+	                  "as-grad (the gradients reduced in their dtype, reduce-scattered "
+	                  "under ZeRO 1) or fp32-all-reduce (cast to fp32 and all-reduced "
+	                  "whole, under ZeRO 1 too)",
+	                  what, err);
+}
+
+const char *pl_cluster_grad_reduce_name(const pl_cluster *c)
+{
+	return c->grad_fp32_allreduce ? "fp32-all-reduce" : "as-grad";
+}
+
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
 {
 	return set_choice(&c->norm_unfused, kernel, "fused", "unfused",
@@ -721,8 +735,8 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 	           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
-	           "loss_kernel", "loss_parallel", "grad_dtype", "norm_kernel", "mask_kernel",
-	           "batch_norm", "stage_output", "gemm_dtype");
+	           "loss_kernel", "loss_parallel", "grad_dtype", "grad_reduce", "norm_kernel",
+	           "mask_kernel", "batch_norm", "stage_output", "gemm_dtype");
 	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -770,6 +784,7 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	               {"loss_kernel", pl_cluster_set_loss},
 	               {"loss_parallel", pl_cluster_set_loss_parallel},
 	               {"grad_dtype", pl_cluster_set_grad_dtype},
+	               {"grad_reduce", pl_cluster_set_grad_reduce},
 	               {"norm_kernel", pl_cluster_set_norm},
 	               {"mask_kernel", pl_cluster_set_mask},
 	               {"batch_norm", pl_cluster_set_batch_norm},
@@ -959,6 +974,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "loss_kernel", pl_cluster_loss_name(c));
 	cJSON_AddStringToObject(dev, "loss_parallel", pl_cluster_loss_parallel_name(c));
 	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
+	cJSON_AddStringToObject(dev, "grad_reduce", pl_cluster_grad_reduce_name(c));
 	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
 	cJSON_AddStringToObject(dev, "mask_kernel", pl_cluster_mask_name(c));
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));

@@ -93,6 +93,14 @@ typedef struct pl_cluster {
 	 * dtype and cast to fp32 only for the rank's optimizer share at the step
 	 * (Aleph Alpha's scaling library; DeepSpeed with grad_accum_dtype bf16) */
 	int grads_param_dtype;
+	/* how the once-a-step gradient reduction of ZeRO 0 and 1 runs: 0
+	 * "as-grad", in the gradients' dtype, all-reduced without ZeRO and
+	 * reduce-scattered under ZeRO 1 (Megatron's DDP and distributed
+	 * optimizer, PyTorch's DDP); 1 "fp32-all-reduce", 16-bit gradients
+	 * flattened into buckets, cast to fp32, all-reduced whole (under ZeRO 1
+	 * too, each rank then updating its share) and cast and copied back
+	 * (Aleph Alpha's scaling: core/optimizer/allreduce.py) */
+	int grad_fp32_allreduce;
 	/* how norms run: 0 "fused", one kernel each way (apex's, Transformer
 	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
 	 * "unfused", as eager PyTorch's composite ops (graph/ops/norm.c) */
@@ -158,6 +166,10 @@ const char *pl_cluster_loss_parallel_name(const pl_cluster *c);
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
+/* "as-grad" or "fp32-all-reduce" (what): how ZeRO 0 and 1 reduce the
+ * gradients once a step (pl_cluster.grad_fp32_allreduce) */
+pl_status pl_cluster_set_grad_reduce(pl_cluster *c, const char *how, const char *what, pl_err *err);
+const char *pl_cluster_grad_reduce_name(const pl_cluster *c);
 /* "fp8" or "param" (what): the linear layers' GEMMs (pl_cluster.gemm_fp8);
  * whether the device has FP8 tensor cores is checked by pl_cluster_check */
 pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,

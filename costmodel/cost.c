@@ -360,10 +360,11 @@ static void comm_times_of(const pl_problem *p, int op, comm_times *t)
 {
 	double m = (double)(p->job.micro_batches > 0 ? p->job.micro_batches : 1);
 	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
+	int ar1 = p->c->grad_fp32_allreduce; /* ZeRO 1 all-reduces too */
 	t->coll_bwd = m;
 	t->coll_fwd = rc ? 2 * m : m;
-	t->all_reduce = z == 0;
-	t->reduce_scatter = z == 1 ? 1 : z >= 2 ? m : 0;
+	t->all_reduce = z == 0 || (z == 1 && ar1);
+	t->reduce_scatter = z == 1 ? !ar1 : z >= 2 ? m : 0;
 	t->all_gather = z == 1 || z == 2 ? 1 : z == 3 ? 2 * m : 0;
 }
 
@@ -518,6 +519,8 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
 		pl_prim rs = ar;
 		rs.kind = PL_PRIM_REDUCE_SCATTER;
+		if (c->grad_fp32_allreduce) /* all-reduced in fp32 */
+			ar.bytes = elems * 4;
 		t_ar = bucketed_cost(c, &ar, ct->all_reduce, bk);
 		t_rs = bucketed_cost(c, &rs, ct->reduce_scatter, bk);
 	}
@@ -545,15 +548,27 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
 		out->grad_bytes[z] += z >= 2 ? gb / r : gb;
 	}
+	/* ZeRO 1's reduction: a reduce-scatter, or the whole all-reduce */
+	double t_red1 = c->grad_fp32_allreduce ? t_ar : t_rs;
 	out->sync_s[0] += t_ar;
-	out->sync_s[1] += r > 1 ? t_rs + t_ag : 0;
+	out->sync_s[1] += r > 1 ? t_red1 + t_ag : 0;
 	out->reduce_step_s[0] += t_ar;
-	out->reduce_step_s[1] += r > 1 ? t_rs : 0;
+	out->reduce_step_s[1] += r > 1 ? t_red1 : 0;
 	out->grad_step_bytes += gb;
 	out->sync_s[2] += r > 1 ? t_ag : 0;
 	out->reduce_s += r > 1 ? t_rs : 0;
 	out->gather_s += 2 * t_ag;
 	double fc = pl_fit(c->fit_compute);
+	if (c->grad_fp32_allreduce && r > 1) {
+		/* the flat buckets' copies, once a step for the whole gradient:
+		 * flattened (g read and written), cast to fp32 (g + 4) and back
+		 * (4 + g) where 16-bit, copied back into the gradients (2g);
+		 * a few launches a 500M-element bucket, not counted */
+		double g = grad, cp = 4 * g + (g < 4 ? 2 * (g + 4) : 0);
+		double t_cp = elems * cp / (c->memory_bandwidth * c->bw_eff) / fc;
+		out->opt_s[0] += t_cp;
+		out->opt_s[1] += t_cp;
+	}
 	out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
 	for (int z = 1; z < PL_ZERO_LEVELS; z++)
 		out->opt_s[z] += (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;

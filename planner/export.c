@@ -130,6 +130,7 @@ static const char *const price_option[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_LOSS] = "--loss-kernel",
     [PL_FW_PRICE_LOSS_PARALLEL] = "--loss-parallel",
     [PL_FW_PRICE_GRAD_DTYPE] = "--grad-dtype",
+    [PL_FW_PRICE_GRAD_REDUCE] = "--grad-reduce",
     [PL_FW_PRICE_NORM] = "--norm-kernel",
     [PL_FW_PRICE_MASK] = "--mask-kernel",
     [PL_FW_PRICE_BATCH_NORM] = "--batch-norm",
@@ -142,6 +143,7 @@ static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_LOSS] = "loss_kernel",
     [PL_FW_PRICE_LOSS_PARALLEL] = "loss_parallel",
     [PL_FW_PRICE_GRAD_DTYPE] = "grad_dtype",
+    [PL_FW_PRICE_GRAD_REDUCE] = "grad_reduce",
     [PL_FW_PRICE_NORM] = "norm_kernel",
     [PL_FW_PRICE_MASK] = "mask_kernel",
     [PL_FW_PRICE_BATCH_NORM] = "batch_norm",
@@ -171,16 +173,19 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
     /* arguments.py: --cross-entropy-loss-fusion, --overlap-grad-reduce and
      * --overlap-param-gather are store_true; validate_args forces fp32
      * gradient accumulation for bf16; TE's LayerNorm/RMSNorm;
-     * vocab_parallel_cross_entropy; --no-masked-softmax-fusion is
+     * vocab_parallel_cross_entropy; its DDP all-reduces and its distributed
+     * optimizer reduce-scatters the gradient buffer in its dtype;
+     * --no-masked-softmax-fusion is
      * store_false (FusedScaleMaskSoftmax); its DDP leaves BatchNorm local */
-    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "fused", "fused", "local", "off", NULL,
-                     "off"},
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "as-grad", "fused", "fused", "local", "off",
+                     NULL, "off"},
     /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
      * config): Transformer Engine, cross_entropy_loss_fusion True,
      * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True,
      * ddp.overlap_param_gather True; masked_softmax_fusion True
      * (TransformerConfig) */
-    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "fused", "fused", "local", "on", NULL, "on"},
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "as-grad", "fused", "fused", "local", "on", NULL,
+                 "on"},
     /* job_config.py: loss parallel unless disable_loss_parallel,
      * mixed_precision_reduce float32; its loss is cross_entropy on
      * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
@@ -188,18 +193,19 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * stream ahead of use (fully_shard's implicit prefetch); BatchNorm stays
      * local (no SyncBatchNorm); its attention is SDPA's, a mask inside the
      * kernel */
-    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", NULL, "fused", "local", "on", NULL,
-                       "on"},
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, "fused", "local",
+                       "on", NULL, "on"},
     /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
      * the updated weights runs in the step); the engine converts no
      * BatchNorm; the rest is the model's code */
-    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, NULL, "local", "off", NULL, "off"},
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "local", "off", NULL, "off"},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms, FusedScaleMaskSoftmax unless --no-masked-softmax-fusion;
      * DeepSpeed's overlap_comm False */
-    [FW_MDS] = {NULL, "unfused", "vocab", NULL, "fused", "fused", "local", "off", NULL, "off"},
-    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, "fused", "fused", "local", "off", NULL,
+                "off"},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 /* Transformer Engine's attention on the cluster's GPU (compute capability
@@ -263,6 +269,7 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 	    [PL_FW_PRICE_LOSS] = pl_cluster_set_loss,
 	    [PL_FW_PRICE_LOSS_PARALLEL] = pl_cluster_set_loss_parallel,
 	    [PL_FW_PRICE_GRAD_DTYPE] = pl_cluster_set_grad_dtype,
+	    [PL_FW_PRICE_GRAD_REDUCE] = pl_cluster_set_grad_reduce,
 	    [PL_FW_PRICE_NORM] = pl_cluster_set_norm,
 	    [PL_FW_PRICE_MASK] = pl_cluster_set_mask,
 	    [PL_FW_PRICE_BATCH_NORM] = pl_cluster_set_batch_norm,
@@ -2258,7 +2265,8 @@ static const char *const cost_from_help =
     "layers). -o CKPT keeps the plan.\n"
     "Data parallel is what the devices leave where the configuration does not\n"
     "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
-    "--loss-parallel, --grad-dtype, --norm-kernel, --mask-kernel, --batch-norm,\n"
+    "--loss-parallel, --grad-dtype, --grad-reduce, --norm-kernel, --mask-kernel,\n"
+    "--batch-norm,\n"
     "--overlap-grad-reduce, --tp-comm-overlap, --overlap-param-gather) are what the\n"
     "configuration states, else the framework's defaults, as search --framework\n"
     "prices; an option given wins. Other options go\n"

@@ -48,6 +48,7 @@ typedef struct pl_cli_common {
 	const char *loss;      /* --loss-kernel (NULL: the cluster's) */
 	const char *loss_par;  /* --loss-parallel (NULL: the cluster's) */
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
+	const char *grad_red;  /* --grad-reduce (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *mask_k;    /* --mask-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
@@ -74,6 +75,8 @@ typedef struct pl_cli_common {
 
 #define OPT_MASK_KERN 1041 /* --mask-kernel fused|unfused */
 
+#define OPT_GRAD_RED 1042 /* --grad-reduce as-grad|fp32-all-reduce */
+
 #define OPT_BN 1012 /* --batch-norm sync|local */
 
 #define OPT_STAGE_OUT 1040 /* --stage-output freed|buffered */
@@ -97,8 +100,8 @@ typedef struct pl_cli_common {
 	"for 'planner import'.\n"
 #define PL_HELP_PRICING                                                                            \
 	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
-	"--norm-kernel, --mask-kernel, --batch-norm, --stage-output and --gemm-dtype price\n"      \
-	"the plan as for 'planner search' (over the cluster's own).\n"
+	"--grad-reduce, --norm-kernel, --mask-kernel, --batch-norm, --stage-output and\n"          \
+	"--gemm-dtype price the plan as for 'planner search' (over the cluster's own).\n"
 
 /* getopt codes of search's fixed degrees */
 enum {

@@ -45,6 +45,12 @@ static const char *const search_help =
     "                        and reduced in fp32 main gradients, as Megatron-LM) or\n"
     "                        param (in the params' dtype, cast to fp32 only for the\n"
     "                        optimizer step, as Aleph Alpha's scaling)\n"
+    "  --grad-reduce R       the once-a-step gradient reduction of ZeRO 0 and 1: as-grad\n"
+    "                        (the default: in the gradients' dtype, reduce-scattered\n"
+    "                        under ZeRO 1, as Megatron's DDP and distributed optimizer)\n"
+    "                        or fp32-all-reduce (cast to fp32 in flat buckets and\n"
+    "                        all-reduced whole, under ZeRO 1 too, as Aleph Alpha's\n"
+    "                        scaling)\n"
     "  --norm-kernel K       how norms run: fused (the default: one kernel each way, as\n"
     "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
     "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
@@ -799,6 +805,7 @@ static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defa
 	    (co->loss ? 1u << PL_FW_PRICE_LOSS : 0) |
 	    (co->loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
 	    (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
+	    (co->grad_red ? 1u << PL_FW_PRICE_GRAD_REDUCE : 0) |
 	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) | (co->mask_k ? 1u << PL_FW_PRICE_MASK : 0) |
 	    (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
 	    (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |

@@ -2064,6 +2064,20 @@ check "--grad-dtype param: bf16 gradients take half the fp32 ones, and cost repr
 check "--loss-parallel tensor: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected vocab" "$T/lp.err"'
 "$PLANNER" search "$T/lp.json" --grad-dtype bf16 > /dev/null 2> "$T/gd.err"
 check "--grad-dtype bf16: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fp32" "$T/gd.err"'
+# --grad-reduce fp32-all-reduce (Aleph Alpha's scaling: bf16 gradients cast to fp32 and all-reduced
+# whole, under ZeRO 1 too): the step's reduction carries twice the bytes of bf16 gradients and the
+# buckets' copies, so the step is longer; recorded, and cost reproduces it
+for g in as-grad fp32-all-reduce; do
+  "$PLANNER" search "$T/lp.json" --cluster h100x8:2 --dp 16 --zero 1 --grad-dtype param --grad-reduce "$g" -o "$T/gr-$g.plan" > /dev/null 2>&1
+done
+"$PLANNER" cost "$T/lp.json" --strategy "$T/gr-fp32-all-reduce.plan" > "$T/gr.cost" 2> /dev/null
+check "--grad-reduce fp32-all-reduce: a longer step than reducing bf16 gradients, recorded, and cost reproduces it" \
+  'num_lt "$(jq .cost.step_seconds "$T/gr-as-grad.plan")" "$(jq .cost.step_seconds "$T/gr-fp32-all-reduce.plan")" &&
+   [ "$(jq -r .cluster.description.device.grad_reduce "$T/gr-fp32-all-reduce.plan")" = fp32-all-reduce ] &&
+   [ "$(jq -r .cluster.description.device.grad_reduce "$T/gr-as-grad.plan")" = as-grad ] &&
+   [ "$(jq .step_seconds "$T/gr.cost")" = "$(jq .cost.step_seconds "$T/gr-fp32-all-reduce.plan")" ]'
+"$PLANNER" search "$T/lp.json" --grad-reduce fp32 > /dev/null 2> "$T/gr.err"
+check "--grad-reduce fp32: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected as-grad" "$T/gr.err"'
 for k in fused unfused; do  # sequence parallelism off: norms stay whole on each tensor-parallel rank
   "$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --sequence-parallel off --norm-kernel "$k" -o "$T/nk-$k.plan" > /dev/null 2>&1
 done
@@ -2344,9 +2358,9 @@ fd_bad=""
 # per framework: the cluster switches, --overlap-grad-reduce and --overlap-param-gather of its
 # defaults (H100: Transformer Engine's attention is cuDNN's on Hopper)
 declare -A fd_sw=(
-  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
-  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
-  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --mask-kernel fused --batch-norm local|on|on"
+  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
+  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --mask-kernel fused --batch-norm local|on|on"
   [deepspeed]="--batch-norm local|off|off"
   [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [mindformers]="||")

@@ -277,6 +277,65 @@ static void param_dtype_gradients(void **state)
 	assert_non_null(strstr(err.msg, "--grad-dtype: 'bf16': expected fp32"));
 }
 
+/* The once-a-step gradient reduction as Aleph Alpha's scaling runs it
+ * (--grad-reduce fp32-all-reduce), by hand on one bf16 MatMul whose weight
+ * is whole on 4 data-parallel ranks, its gradients bf16 (--grad-dtype
+ * param): ZeRO 0 all-reduces 4 bytes a parameter instead of 2, ZeRO 1 too
+ * (its step reduction the all-reduce, not a reduce-scatter of 2) and still
+ * all-gathers the bf16 weights; both add the flat buckets' copies to the
+ * step, 20 bytes a parameter at the device's bandwidth (flattened 2 + 2,
+ * cast 2 + 4, cast back 4 + 2, copied back 2 + 2). Each collective is its
+ * share of a 25 MiB bucket's. */
+static void fp32_all_reduce_by_hand(void **state)
+{
+	(void)state;
+	const char *j =
+	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
+	    "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	pl_nodeparts pt[2];
+	pl_cluster c;
+	for (int v = 0; v < 2; v++) {
+		pl_problem *p;
+		assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
+		assert_int_equal(pl_cluster_set_grad_dtype(&c, "param", "t", &err), PL_OK);
+		assert_int_equal(
+		    pl_cluster_set_grad_reduce(&c, v ? "fp32-all-reduce" : "as-grad", "t", &err),
+		    PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		int s = -1;
+		for (int k = 0; k < p->nstrat[0] && s < 0; k++)
+			if (p->strat[0][k * 3] == 4) /* m split 4: data parallel */
+				s = k;
+		assert_true(s >= 0);
+		pl_cost_node_parts(p, 0, p->strat[0] + (size_t)s * 3, &pt[v]);
+		pl_problem_free(p);
+	}
+	const double n = 16 * 32, bucket = 25.0 * 1048576;
+#define SHARE(kind, bytes)                                                                         \
+	((bytes) / bucket * pl_cluster_coll_time(&c, kind, PL_LINK_INTRA, 4, bucket))
+	double ar2 = SHARE(PL_COLL_ALL_REDUCE, 2 * n), ar4 = SHARE(PL_COLL_ALL_REDUCE, 4 * n);
+	double rs2 = SHARE(PL_COLL_REDUCE_SCATTER, 2 * n), ag2 = SHARE(PL_COLL_ALL_GATHER, 2 * n);
+#undef SHARE
+	double tol = 1e-9;
+	assert_true(fabs(pt[0].sync_s[0] - ar2) <= tol * ar2);
+	assert_true(fabs(pt[0].sync_s[1] - (rs2 + ag2)) <= tol * (rs2 + ag2));
+	assert_true(fabs(pt[1].sync_s[0] - ar4) <= tol * ar4);
+	assert_true(fabs(pt[1].sync_s[1] - (ar4 + ag2)) <= tol * (ar4 + ag2));
+	assert_true(fabs(pt[1].reduce_step_s[1] - ar4) <= tol * ar4);
+	double cp = n * 20 / (c.memory_bandwidth * c.bw_eff);
+	for (int z = 0; z < 2; z++)
+		assert_true(fabs(pt[1].opt_s[z] - pt[0].opt_s[z] - cp) <= tol * cp);
+	assert_true(pt[1].opt_s[2] == pt[0].opt_s[2] && pt[1].sync_s[2] == pt[0].sync_s[2]);
+	assert_int_equal(pl_cluster_set_grad_reduce(&c, "bf16", "--grad-reduce", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--grad-reduce: 'bf16': expected as-grad"));
+	pl_graph_free(g);
+}
+
 /* A loss the cluster runs gathered (--loss-parallel gathered) is never cut
  * on its classes, by any candidate list or by rec's moves; run on the
  * vocabulary's slices (the default) some candidate cuts them. A head
@@ -1121,6 +1180,7 @@ int main(void)
 	    cmocka_unit_test(adam_memory),
 	    cmocka_unit_test(megatron_bytes_per_parameter),
 	    cmocka_unit_test(param_dtype_gradients),
+	    cmocka_unit_test(fp32_all_reduce_by_hand),
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(recomputed_segment_by_hand),
