@@ -180,8 +180,12 @@ def zoo_args(r, gb):
         a += ["--attention", "fused"]
         if attention_output(r) != "shared":
             a += ["--attention-output", attention_output(r)]
+        if attention_inputs(r) != "copies":
+            a += ["--attention-inputs", attention_inputs(r)]
     elif softmax_mask(r) != "implicit":
         a += ["--softmax-mask", softmax_mask(r)]
+    if rotary(r) != "none":
+        a += ["--rotary", rotary(r)]
     if llama_like(r) and swiglu(r) != "unfused":
         a += ["--swiglu", swiglu(r)]
     if not llama_like(r) and r["framework"] not in ("megatron-lm", "megatron-deepspeed"):
@@ -326,6 +330,31 @@ def norm_kernel(r):
     if "AA-Scaling" in r["framework_version"]:
         return "fused" if "RMS kernel" in r["notes"] else "unfused"
     return "fused"
+
+
+def rotary(r):
+    """how a Llama's rotary embedding runs: Aleph Alpha's scaling rotates q
+    and k in eager PyTorch (RotaryEmbedding.forward -> apply_rotary_pos_emb,
+    src/scaling/core/nn/rotary.py: q * cos + rotate_half(q) * sin, its
+    @torch.jit.script commented out): "eager"; the others run a fused RoPE
+    kernel (Megatron-core's apply_rope_fusion, Transformer Engine's) or
+    have no rotation priced: "none" """
+    if "AA-Scaling" in r["framework_version"] and llama_like(r):
+        return "eager"
+    return "none"
+
+
+def attention_inputs(r):
+    """whether the fused attention's saved q, k, v are views of the fused
+    projection's output: Aleph Alpha's scaling with qkv_in_one (its default)
+    splits query_key_value's output into views (split_tensor_along_last_dim)
+    and flash_attn_varlen_func saves v, keeping the whole buffer (q's and
+    k's thirds with it) beside the rotated q and k (new tensors) it also
+    saves: "views"; the others' saved inputs are priced as their own
+    tensors: "copies" """
+    if "AA-Scaling" in r["framework_version"] and projections(r) == "qkv":
+        return "views"
+    return "copies"
 
 
 def softmax_mask(r):

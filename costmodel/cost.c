@@ -1289,8 +1289,8 @@ static int keep_saved(pl_problem *p)
 				continue;
 			if (p->fp8 && p->fp8[o] && i == 2 - p->fp8[o])
 				p->kept_fp8[op->in[i]] = 1; /* kept as its FP8 copy */
-			else
-				p->kept[op->in[i]] = 1;
+			else /* a view keeps its base's whole storage */
+				p->kept[pl_view_base(g, op->in[i])] = 1;
 		}
 		for (int i = 0; i < op->noutputs; i++)
 			if (w.saves_out >> i & 1)

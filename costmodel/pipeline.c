@@ -432,20 +432,22 @@ static double backward_need(const pl_problem *p, int64_t *const *splits, int o, 
 
 /* The forward's need at op o beyond the kept activations: its inputs and
  * outputs that no backward keeps live while it runs (a Resize's output the
- * next op reads and drops still takes its bytes), each at its home layout. */
+ * next op reads and drops still takes its bytes), each at its home layout;
+ * a view (pl_op.view) takes none of its own. */
 static double forward_need(const pl_problem *p, int o, const double *home)
 {
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[o];
 	double need = 0;
 	for (int k = 0; k < op->noutputs; k++)
-		if (!p->kept[op->out[k]])
+		if (!p->kept[op->out[k]] && !op->view)
 			need += home[op->out[k]];
 	for (int i = 0; i < op->ninputs; i++) {
 		int t = op->in[i], again = 0;
 		for (int j = 0; j < i; j++)
 			again |= op->in[j] == t;
-		if (!again && g->tensors[t].producer >= 0 && !p->kept[t])
+		if (!again && g->tensors[t].producer >= 0 && !p->kept[t] &&
+		    !g->ops[g->tensors[t].producer].view)
 			need += home[t];
 	}
 	return need;

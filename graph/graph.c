@@ -74,6 +74,15 @@ int64_t pl_tensor_elems(const pl_tensor *t)
 	return n;
 }
 
+int pl_view_base(const pl_graph *g, int t)
+{
+	/* a chain of views is as long as the ops that make it (each reads an
+	 * earlier tensor), so it ends */
+	for (int o = g->tensors[t].producer; o >= 0 && g->ops[o].view; o = g->tensors[t].producer)
+		t = g->ops[o].in[0];
+	return t;
+}
+
 int pl_graph_find_op(const pl_graph *g, const char *name)
 {
 	for (int i = 0; i < g->nops; i++)
@@ -833,8 +842,8 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 /* The keys the format has at the top of a model, in a tensor and in an op. */
 static const char *const top_keys[] = {"format", "name", "dtype", "tensors", "ops", "outputs"};
 static const char *const tensor_keys[] = {"shape", "role", "dtype", "values"};
-static const char *const op_keys[] = {"name",     "type",  "inputs",   "outputs",
-                                      "attrs",    "strategy", "shape", "recompute"};
+static const char *const op_keys[] = {"name",     "type",  "inputs",    "outputs", "attrs",
+                                      "strategy", "shape", "recompute", "view"};
 #define NKEYS(k) ((int)(sizeof k / sizeof *k))
 
 /* What the reader reads of a model: the value of any other key at the top,
@@ -1067,6 +1076,16 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 		            "the backward and its output is not kept)",
 		            file, op->name);
 	op->recompute = rc && rc->valuedouble == 1;
+	const cJSON *vw = cJSON_GetObjectItemCaseSensitive(e, "view");
+	if (vw && !(cJSON_IsNumber(vw) && (vw->valuedouble == 0 || vw->valuedouble == 1)))
+		return FAIL("%s: op '%s': view: expected 0 or 1 (its output shares its input's "
+		            "storage)",
+		            file, op->name);
+	op->view = vw && vw->valuedouble == 1;
+	if (op->view && op->type != PL_OP_RESHAPE && op->type != PL_OP_SLICE)
+		return FAIL("%s: op '%s': view: only a Reshape's or a Slice's output can share its "
+		            "input's storage, not a %s's",
+		            file, op->name, rule->name);
 	char where[256];
 	snprintf(where, sizeof where, "op '%s': ", op->name);
 	if ((st = unknown_keys(b, e, op_keys, NKEYS(op_keys), where, err)))

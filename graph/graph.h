@@ -297,6 +297,12 @@ typedef struct pl_op {
 	 * recomputes the SiLU): priced and executed as a plan's per-op
 	 * recompute flag 1 (costmodel/cost.h), whatever the plan's own */
 	int recompute;
+	/* the model's "view": 1 on a Reshape or Slice whose output shares its
+	 * input's storage, as PyTorch's view, split and basic slicing do: no
+	 * kernel of its own, and a backward that saves the output keeps the
+	 * input's whole storage alive (the cost model counts that input,
+	 * pl_view_base) */
+	int view;
 	/* Never NULL once read, owned by the graph's arena and shared: ops whose
 	 * attributes are the same (those that give none: their type's
 	 * defaults) point to one record, so an op costs its attributes only
@@ -405,6 +411,9 @@ const char *pl_role_name(pl_role r);
 /* The elements of a tensor the model reader has checked (its product fits
  * 64 bits: pl_shape_elems) */
 int64_t pl_tensor_elems(const pl_tensor *t);
+/* The tensor whose storage t shares: t itself, or, through ops marked
+ * "view" (pl_op.view), the input they view */
+int pl_view_base(const pl_graph *g, int t);
 
 /* The largest dimension of a tensor (the model format's bound on any
  * integer: exact in a double). Every tensor the reader declares or infers

@@ -53,6 +53,23 @@ static int out_copies;
  * (default): the softmax masks by itself (Megatron's upper-triangular
  * kernel), no op. */
 static int mask_fill;
+/* --rotary eager (Llama): q and k rotated as eager PyTorch runs RoPE,
+ * q * cos + rotate_half(q) * sin with rotate_half(x) = cat(-x2, x1) on the
+ * head dimension's halves (Aleph Alpha's scaling, core/nn/rotary.py
+ * apply_rotary_pos_emb; Hugging Face's Llama): a Neg, a Concat, two Muls by
+ * the constant tables [s, 1, head dim] and an Add, each a kernel, the halves
+ * views; the rotated q and k are new tensors the attention reads. none
+ * (default): no rotation priced (a fused RoPE kernel's few bytes). */
+static int rotary;
+/* --attention-inputs views (with --projections qkv and a fused attention):
+ * q, k and v are views of the fused projection's output (a reshape and a
+ * split: PyTorch's views), so the kernel's saved v keeps that whole buffer,
+ * q's and k's thirds too, alive beside the rotated q and k it also saves:
+ * Aleph Alpha's scaling with qkv_in_one (its default), whose value is a
+ * split of query_key_value's output (split_tensor_along_last_dim) that
+ * flash_attn_varlen_func saves (flash_attn_interface.py: q, k, v, out and
+ * the log-sum-exp). copies (default): each its own tensor. */
+static int qkv_views;
 /* --projections qkv: q, k and v as one GEMM, as Megatron-LM (linear_qkv),
  * Megatron-DeepSpeed (query_key_value) and Aleph Alpha's scaling (qkv_in_one)
  * run them; fused: also a Llama MLP's gate and up as one (Megatron-LM's
@@ -178,6 +195,20 @@ static void op(const char *name, const char *type, const char *in, const char *o
 	op_rc(name, type, in, out, attrs, 0);
 }
 
+/* an op whose output is a view of its input ("view": 1) where view is 1 */
+static void op_view(const char *name, const char *type, const char *in, const char *out,
+                    const char *attrs, int view)
+{
+	sep();
+	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]",
+	       name, type, in, out);
+	if (attrs)
+		printf(", \"attrs\": %s", attrs);
+	if (view)
+		printf(", \"view\": 1");
+	printf("}");
+}
+
 static char nb[64][96];
 static int nbi;
 /* formats a name into a rotating buffer */
@@ -291,15 +322,58 @@ static void norm(const cfg *c, const char *name, const char *x, const char *g, c
 
 /* q, k, v [B, S, heads * dh] -> Attention in its 3-D form (the layout the
  * projections write, FlashAttention's own) -> ctx2 [B, S, A * dh] */
+/* The q or k the attention reads: the projection's, or rotated */
+static const char *qk(long l, char which)
+{
+	return N(which == 'q' ? (rotary ? "l%ld.qr.out" : "l%ld.q.out")
+	                      : (rotary ? "l%ld.kr.out" : "l%ld.k.out"),
+	         l);
+}
+
+/* x ([B, S, n * dh]) rotated as eager RoPE (--rotary eager) into lN.Tr.out,
+ * T "q" or "k" */
+static void rope(const cfg *c, long l, const char *T, long n)
+{
+	long B = c->batch, S = c->seq, dh = c->head_dim;
+	char f[8][40], sh[128], sl[2][96];
+	static const char *const part[8] = {"4", "a", "b", "nb", "rh", "m1", "m2", "r4"};
+	for (int i = 0; i < 8; i++)
+		snprintf(f[i], sizeof f[i], "l%%ld.%s_rope%s.out", T, part[i]);
+	char in[40], out[40], nm[40];
+	snprintf(in, sizeof in, "l%%ld.%s.out", T);
+	snprintf(out, sizeof out, "l%%ld.%sr.out", T);
+	snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, n, dh);
+	snprintf(nm, sizeof nm, "l%%ld.%s_rope4", T);
+	op_view(N(nm, l), "Reshape", Q1(N(in, l)), N(f[0], l), sh, 1);
+	for (int h = 0; h < 2; h++) {
+		snprintf(sl[h], sizeof sl[h], "{\"axes\": [3], \"starts\": [%ld], \"ends\": [%ld]}",
+		         h ? dh / 2 : 0, h ? dh : dh / 2);
+		snprintf(nm, sizeof nm, "l%%ld.%s_rope%s", T, h ? "b" : "a");
+		op_view(N(nm, l), "Slice", Q1(N(f[0], l)), N(f[1 + h], l), sl[h], 1);
+	}
+	snprintf(nm, sizeof nm, "l%%ld.%s_ropenb", T);
+	op(N(nm, l), "Neg", Q1(N(f[2], l)), N(f[3], l), NULL);
+	snprintf(nm, sizeof nm, "l%%ld.%s_roperh", T);
+	op(N(nm, l), "Concat", Q2(N(f[3], l), N(f[1], l)), N(f[4], l), "{\"axis\": 3}");
+	snprintf(nm, sizeof nm, "l%%ld.%s_ropem1", T);
+	op(N(nm, l), "Mul", Q2(N(f[0], l), "rope_cos"), N(f[5], l), NULL);
+	snprintf(nm, sizeof nm, "l%%ld.%s_ropem2", T);
+	op(N(nm, l), "Mul", Q2(N(f[4], l), "rope_sin"), N(f[6], l), NULL);
+	snprintf(nm, sizeof nm, "l%%ld.%s_ropeadd", T);
+	op(N(nm, l), "Add", Q2(N(f[5], l), N(f[6], l)), N(f[7], l), NULL);
+	snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld]}", B, S, n * dh);
+	snprintf(nm, sizeof nm, "l%%ld.%s_rope3", T);
+	op_view(N(nm, l), "Reshape", Q1(N(f[7], l)), N(out, l), sh, 1);
+}
+
 static void fused_attention(const cfg *c, long l)
 {
 	char at[128];
 	snprintf(at, sizeof at, "{\"q_num_heads\": %ld, \"kv_num_heads\": %ld%s}", c->heads,
 	         c->kv_heads ? c->kv_heads : c->heads,
 	         strcmp(c->arch, "bert") ? ", \"is_causal\": 1" : "");
-	op(N("l%ld.attn", l), "Attention",
-	   Q3(N("l%ld.q.out", l), N("l%ld.k.out", l), N("l%ld.v.out", l)), N("l%ld.ctx2.out", l),
-	   at);
+	op(N("l%ld.attn", l), "Attention", Q3(qk(l, 'q'), qk(l, 'k'), N("l%ld.v.out", l)),
+	   N("l%ld.ctx2.out", l), at);
 }
 
 /* The softmax's input of layer l: the scores, or with --softmax-mask
@@ -331,8 +405,8 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 		   NULL);
 		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld, %ld]}", B, S, kv, G + 2,
 		         dh);
-		op(N("l%ld.qkv5", l), "Reshape", Q1(N("l%ld.qkv.out", l)), N("l%ld.qkv5.out", l),
-		   sh);
+		op_view(N("l%ld.qkv5", l), "Reshape", Q1(N("l%ld.qkv.out", l)),
+		        N("l%ld.qkv5.out", l), sh, qkv_views);
 		static const char *const part[3] = {"q", "k", "v"};
 		for (int i = 0; i < 3; i++) {
 			long lo = i == 0 ? 0 : G + i - 1, hi = i == 0 ? G : lo + 1;
@@ -343,22 +417,27 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 			snprintf(fo, sizeof fo, "l%%ld.%s.out", part[i]);
 			snprintf(sl, sizeof sl,
 			         "{\"axes\": [3], \"starts\": [%ld], \"ends\": [%ld]}", lo, hi);
-			op(N(f5, l), "Slice", Q1(N("l%ld.qkv5.out", l)), N(f5o, l), sl);
+			op_view(N(f5, l), "Slice", Q1(N("l%ld.qkv5.out", l)), N(f5o, l), sl,
+			        qkv_views);
 			snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld]}", B, S,
 			         (i == 0 ? A : kv) * dh);
-			op(N(f, l), "Reshape", Q1(N(f5o, l)), N(fo, l), sh);
+			op_view(N(f, l), "Reshape", Q1(N(f5o, l)), N(fo, l), sh, qkv_views);
 		}
 	} else {
 		op(N("l%ld.q", l), "MatMul", Q2(x, N("l%ld.wq", l)), N("l%ld.q.out", l), NULL);
 		op(N("l%ld.k", l), "MatMul", Q2(x, N("l%ld.wk", l)), N("l%ld.k.out", l), NULL);
 		op(N("l%ld.v", l), "MatMul", Q2(x, N("l%ld.wv", l)), N("l%ld.v.out", l), NULL);
 	}
+	if (rotary) {
+		rope(c, l, "q", A);
+		rope(c, l, "k", KV ? KV : A);
+	}
 	if (fused) {
 		fused_attention(c, l);
 	} else if (!KV) {
 		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, A, dh);
-		op(N("l%ld.q4", l), "Reshape", Q1(N("l%ld.q.out", l)), N("l%ld.q4.out", l), sh);
-		op(N("l%ld.k4", l), "Reshape", Q1(N("l%ld.k.out", l)), N("l%ld.k4.out", l), sh);
+		op(N("l%ld.q4", l), "Reshape", Q1(qk(l, 'q')), N("l%ld.q4.out", l), sh);
+		op(N("l%ld.k4", l), "Reshape", Q1(qk(l, 'k')), N("l%ld.k4.out", l), sh);
 		op(N("l%ld.v4", l), "Reshape", Q1(N("l%ld.v.out", l)), N("l%ld.v4.out", l), sh);
 		op(N("l%ld.qt", l), "Transpose", Q1(N("l%ld.q4.out", l)), N("l%ld.qt.out", l),
 		   "{\"perm\": [0, 2, 1, 3]}");
@@ -380,11 +459,11 @@ static void attention(const cfg *c, long l, const char *x, const char *out)
 	} else { /* grouped-query attention: heads as (kv heads, group) */
 		long G = A / KV;
 		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld, %ld]}", B, S, KV, G, dh);
-		op(N("l%ld.q5", l), "Reshape", Q1(N("l%ld.q.out", l)), N("l%ld.q5.out", l), sh);
+		op(N("l%ld.q5", l), "Reshape", Q1(qk(l, 'q')), N("l%ld.q5.out", l), sh);
 		op(N("l%ld.qt", l), "Transpose", Q1(N("l%ld.q5.out", l)), N("l%ld.qt.out", l),
 		   "{\"perm\": [0, 2, 3, 1, 4]}");
 		snprintf(sh, sizeof sh, "{\"shape\": [%ld, %ld, %ld, %ld]}", B, S, KV, dh);
-		op(N("l%ld.k4", l), "Reshape", Q1(N("l%ld.k.out", l)), N("l%ld.k4.out", l), sh);
+		op(N("l%ld.k4", l), "Reshape", Q1(qk(l, 'k')), N("l%ld.k4.out", l), sh);
 		op(N("l%ld.v4", l), "Reshape", Q1(N("l%ld.v.out", l)), N("l%ld.v4.out", l), sh);
 		op(N("l%ld.kt", l), "Transpose", Q1(N("l%ld.k4.out", l)), N("l%ld.kt.out", l),
 		   "{\"perm\": [0, 2, 3, 1]}");
@@ -528,6 +607,10 @@ static void transformer(const cfg *c)
 	if (strcmp(c->arch, "llama"))
 		T("lnf.b", "param", H);
 	T("lm_head", "param", H, V);
+	if (rotary) {
+		T("rope_cos", "const", S, 1, c->head_dim);
+		T("rope_sin", "const", S, 1, c->head_dim);
+	}
 	if (mask_fill && !fused) {
 		long KV = c->kv_heads && c->kv_heads != c->heads ? c->kv_heads : 0;
 		if (KV)
@@ -635,32 +718,38 @@ static void mlp_block(const cfg *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
-	           "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
-	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
-	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
-	           "                   [--attention unfused|fused]\n"
-	           "                   [--attention-output shared|copied]\n"
-	           "                   [--softmax-mask implicit|masked-fill]\n"
-	           "                   [--projections separate|qkv|fused]\n"
-	           "                   [--swiglu unfused|fused]\n"
-	           "       planner-zoo --list\n"
-	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
-	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
-	           "the attention and MLP outputs before their residual adds. --attention fused\n"
-	           "computes each layer's attention as one Attention op (FlashAttention: the\n"
-	           "scores are not kept, decoders are causal, no dropout of the probabilities);\n"
-	           "--attention-output copied lays its output out again for the projection in\n"
-	           "two copies, the projection keeping the second (Aleph Alpha's scaling).\n"
-	           "--softmax-mask masked-fill (unfused attention) fills the scores where a\n"
-	           "constant causal mask says before the softmax (Aleph Alpha's torch kernel);\n"
-	           "planner's --mask-kernel prices that fill fused or eager.\n"
-	           "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
-	           "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
-	           "under tensor and sequence parallelism one all-gather of the norm's output\n"
-	           "instead of one per projection. --swiglu fused runs a Llama MLP's SiLU\n"
-	           "and product as one kernel that keeps only gate and up and recomputes the\n"
-	           "SiLU in its backward (Megatron-core's fused SwiGLU).\n");
+	fprintf(f,
+	        "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
+	        "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
+	        "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
+	        "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
+	        "                   [--attention unfused|fused]\n"
+	        "                   [--attention-output shared|copied]\n"
+	        "                   [--softmax-mask implicit|masked-fill]\n"
+	        "                   [--rotary none|eager] [--attention-inputs copies|views]\n"
+	        "                   [--projections separate|qkv|fused]\n"
+	        "                   [--swiglu unfused|fused]\n"
+	        "       planner-zoo --list\n"
+	        "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
+	        "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
+	        "the attention and MLP outputs before their residual adds. --attention fused\n"
+	        "computes each layer's attention as one Attention op (FlashAttention: the\n"
+	        "scores are not kept, decoders are causal, no dropout of the probabilities);\n"
+	        "--attention-output copied lays its output out again for the projection in\n"
+	        "two copies, the projection keeping the second (Aleph Alpha's scaling).\n"
+	        "--softmax-mask masked-fill (unfused attention) fills the scores where a\n"
+	        "constant causal mask says before the softmax (Aleph Alpha's torch kernel);\n"
+	        "planner's --mask-kernel prices that fill fused or eager. --rotary eager rotates\n"
+	        "a Llama's q and k as eager PyTorch's RoPE (negation, concatenation, two\n"
+	        "products and a sum). --attention-inputs views (with --projections qkv) makes\n"
+	        "q, k and v views of the fused projection's output, so a fused attention that\n"
+	        "saves v keeps the whole output (Aleph Alpha's qkv_in_one).\n"
+	        "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
+	        "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
+	        "under tensor and sequence parallelism one all-gather of the norm's output\n"
+	        "instead of one per projection. --swiglu fused runs a Llama MLP's SiLU\n"
+	        "and product as one kernel that keeps only gate and up and recomputes the\n"
+	        "SiLU in its backward (Megatron-core's fused SwiGLU).\n");
 }
 
 static int zoo_main(int argc, char **argv)
@@ -748,6 +837,22 @@ static int zoo_main(int argc, char **argv)
 				return 2;
 			}
 			out_copies = !strcmp(v, "copied");
+		} else if (!strcmp(k, "--rotary")) {
+			if (strcmp(v, "none") && strcmp(v, "eager")) {
+				fprintf(stderr,
+				        "planner-zoo: --rotary %s: expected none or eager\n", v);
+				return 2;
+			}
+			rotary = !strcmp(v, "eager");
+		} else if (!strcmp(k, "--attention-inputs")) {
+			if (strcmp(v, "copies") && strcmp(v, "views")) {
+				fprintf(stderr,
+				        "planner-zoo: --attention-inputs %s: expected copies or "
+				        "views\n",
+				        v);
+				return 2;
+			}
+			qkv_views = !strcmp(v, "views");
 		} else if (!strcmp(k, "--softmax-mask")) {
 			if (strcmp(v, "implicit") && strcmp(v, "masked-fill")) {
 				fprintf(stderr,

@@ -314,10 +314,13 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 		w->bytes_bwd += w->saved_bytes;
 		break;
 	case PL_OP_MUL:
-	case PL_OP_DIV: /* each input's gradient needs the other input */
+	case PL_OP_DIV: /* each input's gradient needs the other input; a weight
+	                 * or a constant (a buffer: RoPE's cos and sin) is saved
+	                 * by reference, its bytes its own */
 		for (int i = 0; i < 2; i++)
 			if (IN(g, op, 1 - i)->requires_grad &&
-			    IN(g, op, i)->role != PL_ROLE_PARAM) {
+			    IN(g, op, i)->role != PL_ROLE_PARAM &&
+			    IN(g, op, i)->role != PL_ROLE_CONST) {
 				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
 				w->saves_in |= (uint8_t)(1u << i);
 			}

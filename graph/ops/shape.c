@@ -371,6 +371,8 @@ pl_status pl__infer_concat(pl_graph *g, pl_op *op, pl_err *err)
 /* both copy: every input read, the output written (and back in backward) */
 void pl__work_copy(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
+	if (op->view) /* a Slice that is a view of its input: no kernel, no bytes */
+		return;
 	double in = 0, out = pl__local_out_bytes(g, op, 0, split);
 	for (int i = 0; i < op->ninputs; i++)
 		in += pl__local_in_bytes(g, op, i, split);

@@ -336,6 +336,40 @@ check "zoo --attention-output copied trains on 4 ranks with the losses of 1" \
 "$ZOO" gpt3-125m --attention-output sideways > /dev/null 2> "$T/err"
 check "zoo --attention-output sideways: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "shared or copied" "$T/err"'
 
+# --- zoo --rotary eager (RoPE as eager PyTorch: a Neg, a Concat, two Muls by constant tables and an
+#     Add on q and k) and --attention-inputs views (q, k, v views of the fused projection, as Aleph
+#     Alpha's qkv_in_one): the rotated q and k replace q and k as what the fused attention keeps, so
+#     rotation alone keeps no more, but a longer step; with views the kernel's saved v keeps the
+#     whole projection output beside the rotated q and k: by hand two more [4, 8, 64] fp32 tensors
+#     a layer, 2 x 2 x 4 x 8 x 64 x 4 = 32768 bytes on one device; cost reproduces it
+for ai in plain copies views; do
+  "$ZOO" llama2-7b --layers 2 --hidden 64 --heads 4 --kv-heads 4 --head-dim 16 --ffn 128 --seq 8 --vocab 32 \
+    --batch 4 --dtype float32 --attention fused --projections qkv \
+    $([ $ai = plain ] || echo "--rotary eager --attention-inputs $ai") > "$T/ai-$ai.json"
+  "$PLANNER" search "$T/ai-$ai.json" --devices 1 --dp 1 --pp 1 --micro-batches 1 --recompute none \
+    -o "$T/ai-$ai.plan" > /dev/null 2>&1
+done
+"$PLANNER" cost "$T/ai-views.json" --strategy "$T/ai-views.plan" > "$T/ai.cost" 2> /dev/null
+act() { jq .cost.memory_breakdown_bytes.activations "$1"; }
+check "zoo --rotary eager keeps what it replaces and takes longer; --attention-inputs views keeps two more tensors a layer (32768 bytes by hand)" \
+  '[ "$(($(act "$T/ai-copies.plan") - $(act "$T/ai-plain.plan")))" = 0 ] &&
+   num_lt "$(jq .cost.step_seconds "$T/ai-plain.plan")" "$(jq .cost.step_seconds "$T/ai-copies.plan")" &&
+   [ "$(($(act "$T/ai-views.plan") - $(act "$T/ai-copies.plan")))" = 32768 ] &&
+   [ "$(jq -c "[.ops[] | select(.view == 1) | .type] | unique" "$T/ai-views.json")" = "[\"Reshape\",\"Slice\"]" ] &&
+   [ "$(jq .step_seconds "$T/ai.cost")" = "$(jq .cost.step_seconds "$T/ai-views.plan")" ]'
+"$ZOO" llama2-7b --rotary fused > /dev/null 2> "$T/err"
+check "zoo --rotary fused: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "none or eager" "$T/err"'
+"$ZOO" llama2-7b --attention-inputs aliases > /dev/null 2> "$T/err"
+check "zoo --attention-inputs aliases: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "copies or views" "$T/err"'
+jq '(.ops[] | select(.type == "Neg")) += {"view": 1}' "$T/ai-views.json" > "$T/ai-bad.json"
+"$PLANNER" search "$T/ai-bad.json" --devices 1 > /dev/null 2> "$T/err"
+check "a model's \"view\": 1 on a Neg: exit 2 naming the op and what may be a view" \
+  '[ $? -eq 2 ] && grep -q "op .l0.q_ropenb.: view: only a Reshape.s or a Slice.s output" "$T/err"'
+jq '(.ops[] | select(.type == "Slice")) += {"view": 2}' "$T/ai-views.json" > "$T/ai-bad.json"
+"$PLANNER" search "$T/ai-bad.json" --devices 1 > /dev/null 2> "$T/err"
+check "a model's \"view\": 2: exit 2 naming the field and what it takes" \
+  '[ $? -eq 2 ] && grep -q "view: expected 0 or 1" "$T/err"'
+
 # --- zoo --swiglu fused: Megatron-core's fused SwiGLU keeps gate and up and recomputes the SiLU
 #     in its backward (megatron/core/fusions/fused_bias_swiglu.py); the Silu op states
 #     "recompute": 1. By hand one [batch, seq, ffn] fp32 tensor a layer fewer: 2 x 4 x 8 x 128 x 4

@@ -336,6 +336,63 @@ static void fp32_all_reduce_by_hand(void **state)
 	pl_graph_free(g);
 }
 
+/* A tensor kept for the backward that is a view (a Slice with "view": 1 of
+ * a projection's output, as q, k, v split from a fused one are in PyTorch)
+ * keeps its base's whole storage: by hand on one device, bf16, x [8, 16]
+ * kept by the projection (256 bytes) and its output [8, 48] (768) kept for
+ * the product that reads the view [8, 16] (256 as a copy); the Slice costs
+ * no kernel as a view. A product by a constant (a buffer) saves nothing:
+ * the constant is saved by reference. */
+static void view_keeps_its_base(void **state)
+{
+	(void)state;
+	double act[2], slice_fwd[2];
+	for (int v = 0; v < 2; v++) {
+		char j[1024];
+		snprintf(
+		    j, sizeof j,
+		    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+		    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
+		    "\"w\":{\"shape\":[16,48],\"role\":\"param\"},"
+		    "\"w2\":{\"shape\":[16,4],\"role\":\"param\"},"
+		    "\"c\":{\"shape\":[4],\"role\":\"const\"}},\"ops\":["
+		    "{\"name\":\"p\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":["
+		    "\"qkv\"]},"
+		    "{\"name\":\"s\",\"type\":\"Slice\",\"inputs\":[\"qkv\"],\"outputs\":[\"v\"],"
+		    "\"attrs\":{\"axes\":[1],\"starts\":[32],\"ends\":[48]},\"view\":%d},"
+		    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"v\",\"w2\"],\"outputs\":["
+		    "\"y\"]},"
+		    "{\"name\":\"k\",\"type\":\"Mul\",\"inputs\":[\"y\",\"c\"],\"outputs\":[\"z\"]}"
+		    "]}",
+		    v);
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "v.json", &err), PL_OK);
+		assert_int_equal(g->ops[1].view, v);
+		assert_int_equal(pl_view_base(g, g->ops[2].in[0]),
+		                 v ? g->ops[0].out[0] : g->ops[2].in[0]);
+		assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		act[v] = 0;
+		for (int o = 0; o < g->nops; o++) {
+			pl_nodeparts pt;
+			pl_cost_node_parts(p, o, p->strat[o], &pt);
+			act[v] += pt.act_bytes;
+			if (o == 1)
+				slice_fwd[v] = pt.fwd_s;
+			if (o == 3) /* the product by a constant */
+				assert_true(pt.act_bytes == 0);
+		}
+		pl_problem_free(p);
+		pl_graph_free(g);
+	}
+	assert_true(act[0] == 256 + 256);
+	assert_true(act[1] == 256 + 768);
+	assert_true(slice_fwd[0] > 0 && slice_fwd[1] == 0);
+}
+
 /* A loss the cluster runs gathered (--loss-parallel gathered) is never cut
  * on its classes, by any candidate list or by rec's moves; run on the
  * vocabulary's slices (the default) some candidate cuts them. A head
@@ -1181,6 +1238,7 @@ int main(void)
 	    cmocka_unit_test(megatron_bytes_per_parameter),
 	    cmocka_unit_test(param_dtype_gradients),
 	    cmocka_unit_test(fp32_all_reduce_by_hand),
+	    cmocka_unit_test(view_keeps_its_base),
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(recomputed_segment_by_hand),
