@@ -802,13 +802,36 @@ static int plan_ok(const planner_plan *p)
 	return p && p->tag == TAG_PLAN;
 }
 
+/* *out: a plan of the checkpoint *ck and its text *text (its typed view
+ * read), which it then owns (both set to NULL); on failure they stay the
+ * caller's */
+static pl_status plan_wrap(planner_ctx *ctx, cJSON **ck, char **text, planner_plan **out)
+{
+	planner_plan *plan = pl_calloc(1, sizeof *plan);
+	if (!plan)
+		return pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
+	pl_status st = pl_ckpt_doc_read(*ck, &plan->doc, &ctx->err);
+	if (st) {
+		pl_ckpt_doc_free(&plan->doc);
+		free(plan);
+		return st;
+	}
+	plan->tag = TAG_PLAN;
+	plan->ck = *ck;
+	plan->json = *text;
+	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
+	*out = plan;
+	*ck = NULL;
+	*text = NULL;
+	return PL_OK;
+}
+
 int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 {
 	static const char fn[] = "planner_plan_new";
 	pl_cluster cl;
 	pl_graph *g = NULL;
 	cJSON *loaded = NULL, *ck = NULL, *fw_defaults = NULL;
-	planner_plan *plan = NULL;
 	char *text = NULL;
 	if (out)
 		*out = NULL;
@@ -909,27 +932,15 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		po.so.time_limit_s = pl_time_left(t0, tlimit); /* what is left */
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, NULL);
 	}
-	if (!(text = cJSON_Print(ck)) || !(plan = pl_calloc(1, sizeof *plan))) {
+	if (!(text = cJSON_Print(ck))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
 	const char *save = ctx->val[K_SAVE_FILE];
 	if (save && (st = pl_output_write(save, text, &ctx->err)))
 		goto done;
-	if ((st = pl_ckpt_doc_read(ck, &plan->doc, &ctx->err))) {
-		pl_ckpt_doc_free(&plan->doc);
-		goto done;
-	}
-	plan->tag = TAG_PLAN;
-	plan->ck = ck;
-	plan->json = text;
-	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
-	*out = plan;
-	ck = NULL;
-	text = NULL;
-	plan = NULL;
+	st = plan_wrap(ctx, &ck, &text, out);
 done:
-	free(plan);
 	free(text);
 	cJSON_Delete(ck);
 	cJSON_Delete(fw_defaults);
@@ -1085,7 +1096,6 @@ int planner_plan_cost(planner_ctx *ctx, planner_graph *pg, const char *ckpt_json
 	pl_cluster cl;
 	pl_graph *g = NULL;
 	cJSON *ck = NULL;
-	planner_plan *plan = NULL;
 	char *text = NULL;
 	pl_plancost pc;
 	double bubble;
@@ -1129,26 +1139,13 @@ int planner_plan_cost(planner_ctx *ctx, planner_graph *pg, const char *ckpt_json
 	}
 	if (!json_put(ck, "model", model) ||
 	    !json_put(ck, "cost", pl_plan_cost_json(g, &cl, &pc, bubble, &d, limit)) ||
-	    (own && !json_put(ck, "cluster", cluster_block(&cl))) || !(text = cJSON_Print(ck)) ||
-	    !(plan = pl_calloc(1, sizeof *plan))) {
+	    (own && !json_put(ck, "cluster", cluster_block(&cl))) || !(text = cJSON_Print(ck))) {
 		st = pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
-	if ((st = pl_ckpt_doc_read(ck, &plan->doc, &ctx->err))) {
-		pl_ckpt_doc_free(&plan->doc);
-		goto done;
-	}
-	plan->tag = TAG_PLAN;
-	plan->ck = ck;
-	plan->json = text;
-	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
-	*out = plan;
-	ck = NULL;
-	text = NULL;
-	plan = NULL;
+	st = plan_wrap(ctx, &ck, &text, out);
 done:
 	pl_plan_detail_free(&d);
-	free(plan);
 	free(text);
 	cJSON_Delete(ck);
 	pl_graph_free(g);

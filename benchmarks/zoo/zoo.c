@@ -752,6 +752,29 @@ static void usage(FILE *f)
 	        "SiLU in its backward (Megatron-core's fused SwiGLU).\n");
 }
 
+/* The options that take one of two values, each setting a flag: 1 where
+ * the value is `on` (the message lists a, then b) */
+typedef struct zoo_switch {
+	const char *option, *a, *b, *on, *why;
+	int *var;
+} zoo_switch;
+static const zoo_switch switches[] = {
+    {"--swiglu", "unfused", "fused", "fused", " (SiLU recomputed in the backward)", &swiglu_fused},
+    {"--attention", "fused", "unfused", "fused", "", &fused},
+    {"--attention-output", "shared", "copied", "copied", "", &out_copies},
+    {"--rotary", "none", "eager", "eager", "", &rotary},
+    {"--attention-inputs", "copies", "views", "views", "", &qkv_views},
+    {"--softmax-mask", "implicit", "masked-fill", "masked-fill", "", &mask_fill},
+};
+
+static const zoo_switch *switch_of(const char *option)
+{
+	for (size_t i = 0; i < sizeof switches / sizeof *switches; i++)
+		if (!strcmp(option, switches[i].option))
+			return &switches[i];
+	return NULL;
+}
+
 static int zoo_main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -767,6 +790,7 @@ static int zoo_main(int argc, char **argv)
 		return 0;
 	}
 	cfg c;
+	const zoo_switch *sw;
 	size_t i = 0;
 	while (i < sizeof zoo / sizeof *zoo && strcmp(zoo[i].name, argv[1]))
 		i++;
@@ -811,57 +835,13 @@ static int zoo_main(int argc, char **argv)
 				return 2;
 			}
 			fuse_proj = !strcmp(v, "fused") ? 2 : !strcmp(v, "qkv");
-		} else if (!strcmp(k, "--swiglu")) {
-			if (strcmp(v, "fused") && strcmp(v, "unfused")) {
-				fprintf(stderr,
-				        "planner-zoo: --swiglu %s: expected unfused or fused (SiLU "
-				        "recomputed in the backward)\n",
-				        v);
+		} else if ((sw = switch_of(k))) {
+			if (strcmp(v, sw->a) && strcmp(v, sw->b)) {
+				fprintf(stderr, "planner-zoo: %s %s: expected %s or %s%s\n", k, v,
+				        sw->a, sw->b, sw->why);
 				return 2;
 			}
-			swiglu_fused = !strcmp(v, "fused");
-		} else if (!strcmp(k, "--attention")) {
-			if (strcmp(v, "fused") && strcmp(v, "unfused")) {
-				fprintf(stderr,
-				        "planner-zoo: --attention %s: expected fused or unfused\n",
-				        v);
-				return 2;
-			}
-			fused = !strcmp(v, "fused");
-		} else if (!strcmp(k, "--attention-output")) {
-			if (strcmp(v, "copied") && strcmp(v, "shared")) {
-				fprintf(stderr,
-				        "planner-zoo: --attention-output %s: expected shared or "
-				        "copied\n",
-				        v);
-				return 2;
-			}
-			out_copies = !strcmp(v, "copied");
-		} else if (!strcmp(k, "--rotary")) {
-			if (strcmp(v, "none") && strcmp(v, "eager")) {
-				fprintf(stderr,
-				        "planner-zoo: --rotary %s: expected none or eager\n", v);
-				return 2;
-			}
-			rotary = !strcmp(v, "eager");
-		} else if (!strcmp(k, "--attention-inputs")) {
-			if (strcmp(v, "copies") && strcmp(v, "views")) {
-				fprintf(stderr,
-				        "planner-zoo: --attention-inputs %s: expected copies or "
-				        "views\n",
-				        v);
-				return 2;
-			}
-			qkv_views = !strcmp(v, "views");
-		} else if (!strcmp(k, "--softmax-mask")) {
-			if (strcmp(v, "implicit") && strcmp(v, "masked-fill")) {
-				fprintf(stderr,
-				        "planner-zoo: --softmax-mask %s: expected implicit or "
-				        "masked-fill\n",
-				        v);
-				return 2;
-			}
-			mask_fill = !strcmp(v, "masked-fill");
+			*sw->var = !strcmp(v, sw->on);
 		} else if (!strcmp(k, "--dropout")) {
 			c.dropout = strtod(v, &end);
 			if (*end || !(c.dropout >= 0 && c.dropout < 1)) {
