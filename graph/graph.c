@@ -843,7 +843,7 @@ static pl_status check_shape(builder *b, const pl_op *op, const pl_tensor *t, co
 static const char *const top_keys[] = {"format", "name", "dtype", "tensors", "ops", "outputs"};
 static const char *const tensor_keys[] = {"shape", "role", "dtype", "values"};
 static const char *const op_keys[] = {"name",     "type",  "inputs",    "outputs", "attrs",
-                                      "strategy", "shape", "recompute", "view"};
+                                      "strategy", "shape", "recompute", "view",    "copy"};
 #define NKEYS(k) ((int)(sizeof k / sizeof *k))
 
 /* What the reader reads of a model: the value of any other key at the top,
@@ -1086,6 +1086,15 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 		return FAIL("%s: op '%s': view: only a Reshape's or a Slice's output can share its "
 		            "input's storage, not a %s's",
 		            file, op->name, rule->name);
+	const cJSON *cp = cJSON_GetObjectItemCaseSensitive(e, "copy");
+	if (cp && !(cJSON_IsNumber(cp) && (cp->valuedouble == 0 || cp->valuedouble == 1)))
+		return FAIL("%s: op '%s': copy: expected 0 or 1 (a clone: copied forward, its "
+		            "gradient handed back)",
+		            file, op->name);
+	op->copy = cp && cp->valuedouble == 1;
+	if (op->copy && op->type != PL_OP_IDENTITY)
+		return FAIL("%s: op '%s': copy: only an Identity can be a clone, not a %s", file,
+		            op->name, rule->name);
 	char where[256];
 	snprintf(where, sizeof where, "op '%s': ", op->name);
 	if ((st = unknown_keys(b, e, op_keys, NKEYS(op_keys), where, err)))

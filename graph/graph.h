@@ -303,6 +303,10 @@ typedef struct pl_op {
 	 * input's whole storage alive (the cost model counts that input,
 	 * pl_view_base) */
 	int view;
+	/* the model's "copy": 1 on an Identity that is a clone (PyTorch's
+	 * x.clone()): a copy kernel forward, its output a tensor of its own, and
+	 * its gradient handed back unchanged (no backward kernel) */
+	int copy;
 	/* Never NULL once read, owned by the graph's arena and shared: ops whose
 	 * attributes are the same (those that give none: their type's
 	 * defaults) point to one record, so an op costs its attributes only

@@ -40,18 +40,16 @@ static int fused;
  * flash_attn_varlen_func saves its own output for the backward. shared: the
  * projection reads the kernel's output itself (a view). */
 static int out_copies;
-/* --softmax-mask masked-fill (with unfused attention): the scores filled
- * with a constant where the causal mask says before the softmax, as Aleph
- * Alpha's scaling runs its torch kernel (MaskedSoftmaxTorch,
- * core/nn/masked_softmax/masked_softmax.py: x.masked_fill_(mask, -10000.0),
- * then softmax): a Where on the constant mask [1, 1, s, s] (its fill a
- * constant scalar), out of place, since the library clones the scores (a
- * view) before filling them in place. The clone's copy itself is not an op:
- * the graph's Identity is a view, and no op copies forward and hands the
- * gradient back as clone's backward does. How the Where runs is the
- * cluster's (--mask-kernel: fused into the softmax, or eager). implicit
- * (default): the softmax masks by itself (Megatron's upper-triangular
- * kernel), no op. */
+/* --softmax-mask masked-fill (with unfused attention): the scores cloned and
+ * filled with a constant where the causal mask says before the softmax, as
+ * Aleph Alpha's scaling runs its torch kernel (MaskedSoftmaxTorch,
+ * core/nn/masked_softmax/masked_softmax.py: the scores are a view, so
+ * x.clone(), then x.masked_fill_(mask, -10000.0), then softmax): an
+ * Identity with "copy": 1 (the clone: copied forward, its gradient handed
+ * back) and a Where on the constant mask [1, 1, s, s] (its fill a constant
+ * scalar). How the Where runs is the cluster's (--mask-kernel: fused into
+ * the softmax, or eager). implicit (default): the softmax masks by itself
+ * (Megatron's upper-triangular kernel), no op. */
 static int mask_fill;
 /* --rotary eager (Llama): q and k rotated as eager PyTorch runs RoPE,
  * q * cos + rotate_half(q) * sin with rotate_half(x) = cat(-x2, x1) on the
@@ -195,18 +193,26 @@ static void op(const char *name, const char *type, const char *in, const char *o
 	op_rc(name, type, in, out, attrs, 0);
 }
 
-/* an op whose output is a view of its input ("view": 1) where view is 1 */
-static void op_view(const char *name, const char *type, const char *in, const char *out,
-                    const char *attrs, int view)
+/* an op with the field flag set to 1 ("view": its output a view of its
+ * input; "copy": an Identity that is a clone), none where flag is NULL */
+static void op_flag(const char *name, const char *type, const char *in, const char *out,
+                    const char *attrs, const char *flag)
 {
 	sep();
 	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]",
 	       name, type, in, out);
 	if (attrs)
 		printf(", \"attrs\": %s", attrs);
-	if (view)
-		printf(", \"view\": 1");
+	if (flag)
+		printf(", \"%s\": 1", flag);
 	printf("}");
+}
+
+/* an op whose output is a view of its input ("view": 1) where view is 1 */
+static void op_view(const char *name, const char *type, const char *in, const char *out,
+                    const char *attrs, int view)
+{
+	op_flag(name, type, in, out, attrs, view ? "view" : NULL);
 }
 
 static char nb[64][96];
@@ -377,13 +383,16 @@ static void fused_attention(const cfg *c, long l)
 }
 
 /* The softmax's input of layer l: the scores, or with --softmax-mask
- * masked-fill the scores filled where the mask says */
+ * masked-fill their clone filled where the mask says */
 static const char *masked(long l)
 {
 	if (!mask_fill)
 		return N("l%ld.scores.out", l);
-	op(N("l%ld.mask_fill", l), "Where", Q3("attn_mask", "attn_fill", N("l%ld.scores.out", l)),
-	   N("l%ld.masked.out", l), NULL);
+	op_flag(N("l%ld.scores_clone", l), "Identity", Q1(N("l%ld.scores.out", l)),
+	        N("l%ld.scores_clone.out", l), NULL, "copy");
+	op(N("l%ld.mask_fill", l), "Where",
+	   Q3("attn_mask", "attn_fill", N("l%ld.scores_clone.out", l)), N("l%ld.masked.out", l),
+	   NULL);
 	return N("l%ld.masked.out", l);
 }
 
@@ -718,38 +727,38 @@ static void mlp_block(const cfg *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
-	        "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
-	        "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
-	        "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
-	        "                   [--attention unfused|fused]\n"
-	        "                   [--attention-output shared|copied]\n"
-	        "                   [--softmax-mask implicit|masked-fill]\n"
-	        "                   [--rotary none|eager] [--attention-inputs copies|views]\n"
-	        "                   [--projections separate|qkv|fused]\n"
-	        "                   [--swiglu unfused|fused]\n"
-	        "       planner-zoo --list\n"
-	        "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
-	        "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
-	        "the attention and MLP outputs before their residual adds. --attention fused\n"
-	        "computes each layer's attention as one Attention op (FlashAttention: the\n"
-	        "scores are not kept, decoders are causal, no dropout of the probabilities);\n"
-	        "--attention-output copied lays its output out again for the projection in\n"
-	        "two copies, the projection keeping the second (Aleph Alpha's scaling).\n"
-	        "--softmax-mask masked-fill (unfused attention) fills the scores where a\n"
-	        "constant causal mask says before the softmax (Aleph Alpha's torch kernel);\n"
-	        "planner's --mask-kernel prices that fill fused or eager. --rotary eager rotates\n"
-	        "a Llama's q and k as eager PyTorch's RoPE (negation, concatenation, two\n"
-	        "products and a sum). --attention-inputs views (with --projections qkv) makes\n"
-	        "q, k and v views of the fused projection's output, so a fused attention that\n"
-	        "saves v keeps the whole output (Aleph Alpha's qkv_in_one).\n"
-	        "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
-	        "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
-	        "under tensor and sequence parallelism one all-gather of the norm's output\n"
-	        "instead of one per projection. --swiglu fused runs a Llama MLP's SiLU\n"
-	        "and product as one kernel that keeps only gate and up and recomputes the\n"
-	        "SiLU in its backward (Megatron-core's fused SwiGLU).\n");
+	fprintf(f, "usage: planner-zoo NAME [--layers L] [--hidden H] [--heads A] [--head-dim D]\n"
+	           "                   [--kv-heads K] [--ffn F] [--seq S] [--vocab V] [--batch B]\n"
+	           "                   [--tokens T] [--classes C] [--experts E] [--top-k K]\n"
+	           "                   [--dtype float32|float16|bfloat16] [--dropout P]\n"
+	           "                   [--attention unfused|fused]\n"
+	           "                   [--attention-output shared|copied]\n"
+	           "                   [--softmax-mask implicit|masked-fill]\n"
+	           "                   [--rotary none|eager] [--attention-inputs copies|views]\n"
+	           "                   [--projections separate|qkv|fused]\n"
+	           "                   [--swiglu unfused|fused]\n"
+	           "       planner-zoo --list\n"
+	           "Writes a planner.model/1 JSON model to stdout. GPT and BERT have dropout\n"
+	           "(default 0.1) where Megatron does: embeddings, attention probabilities, and\n"
+	           "the attention and MLP outputs before their residual adds. --attention fused\n"
+	           "computes each layer's attention as one Attention op (FlashAttention: the\n"
+	           "scores are not kept, decoders are causal, no dropout of the probabilities);\n"
+	           "--attention-output copied lays its output out again for the projection in\n"
+	           "two copies, the projection keeping the second (Aleph Alpha's scaling).\n"
+	           "--softmax-mask masked-fill (unfused attention) clones the scores and fills\n"
+	           "them where a constant causal mask says before the softmax (Aleph Alpha's\n"
+	           "torch kernel; planner's --mask-kernel prices the fill fused or eager).\n"
+	           "--rotary eager rotates a Llama's q and k as eager PyTorch's RoPE (negation,\n"
+	           "concatenation, two products and a sum). --attention-inputs views (with\n"
+	           "--projections qkv) makes q, k and v views of the fused projection's output,\n"
+	           "so a fused attention that saves v keeps the whole output (Aleph Alpha's\n"
+	           "qkv_in_one).\n"
+	           "--projections qkv makes q, k and v one GEMM (Megatron-LM, Megatron-DeepSpeed,\n"
+	           "Aleph Alpha's scaling), fused also a Llama MLP's gate and up (Megatron-LM):\n"
+	           "under tensor and sequence parallelism one all-gather of the norm's output\n"
+	           "instead of one per projection. --swiglu fused runs a Llama MLP's SiLU\n"
+	           "and product as one kernel that keeps only gate and up and recomputes the\n"
+	           "SiLU in its backward (Megatron-core's fused SwiGLU).\n");
 }
 
 /* The options that take one of two values, each setting a flag: 1 where

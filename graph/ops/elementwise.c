@@ -358,5 +358,10 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 
 void pl__work_view(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	(void)g, (void)op, (void)split, (void)w; /* a view: no kernel, no bytes */
+	if (!op->copy) /* a view: no kernel, no bytes */
+		return;
+	/* a clone: one copy kernel forward; clone's backward hands the
+	 * gradient back unchanged */
+	w->bytes_fwd = pl__local_in_bytes(g, op, 0, split) + pl__local_out_bytes(g, op, 0, split);
+	w->kernels_fwd = 1;
 }

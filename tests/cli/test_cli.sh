@@ -365,6 +365,10 @@ jq '(.ops[] | select(.type == "Neg")) += {"view": 1}' "$T/ai-views.json" > "$T/a
 "$PLANNER" search "$T/ai-bad.json" --devices 1 > /dev/null 2> "$T/err"
 check "a model's \"view\": 1 on a Neg: exit 2 naming the op and what may be a view" \
   '[ $? -eq 2 ] && grep -q "op .l0.q_ropenb.: view: only a Reshape.s or a Slice.s output" "$T/err"'
+jq '(.ops[] | select(.type == "Neg")) += {"copy": 1}' "$T/ai-views.json" > "$T/ai-bad.json"
+"$PLANNER" search "$T/ai-bad.json" --devices 1 > /dev/null 2> "$T/err"
+check "a model's \"copy\": 1 on a Neg: exit 2 naming the op and what may be a clone" \
+  '[ $? -eq 2 ] && grep -q "op .l0.q_ropenb.: copy: only an Identity can be a clone, not a Neg" "$T/err"'
 jq '(.ops[] | select(.type == "Slice")) += {"view": 2}' "$T/ai-views.json" > "$T/ai-bad.json"
 "$PLANNER" search "$T/ai-bad.json" --devices 1 > /dev/null 2> "$T/err"
 check "a model's \"view\": 2: exit 2 naming the field and what it takes" \

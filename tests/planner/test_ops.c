@@ -492,6 +492,31 @@ static void mask_kernels(void **state)
 	assert_int_equal(u.kernels_bwd, 1);
 	assert_true(u.saved_bytes == 0 && f.saved_bytes == 0);
 	pl_graph_free(g);
+	/* the scores cloned first (an Identity with "copy": 1, PyTorch's
+	 * clone): read and written once forward (2e + 2e), one kernel, and no
+	 * backward kernel (clone's gradient is handed back); without it the
+	 * Identity is a view, no kernel at all */
+	for (int c = 0; c < 2; c++) {
+		char jc[1024];
+		snprintf(jc, sizeof jc,
+		         "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+		         "\"x\":{\"shape\":[2,4,16,16],\"role\":\"input\"},"
+		         "\"w\":{\"shape\":[16,16],\"role\":\"param\"}},"
+		         "\"ops\":[{\"name\":\"s\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
+		         "\"outputs\":[\"sc\"]},"
+		         "{\"name\":\"c\",\"type\":\"Identity\",\"inputs\":[\"sc\"],"
+		         "\"outputs\":[\"cl\"],\"copy\":%d}]}",
+		         c);
+		g = load(jc);
+		op = &g->ops[1];
+		pl_opwork k = {0};
+		pl_op_rule_get(op->type)->work(g, op, one, &k);
+		assert_true(k.bytes_fwd == (c ? 2 * e * n : 0));
+		assert_int_equal(k.kernels_fwd, c);
+		assert_true(k.bytes_bwd == 0);
+		assert_int_equal(k.kernels_bwd, 0);
+		pl_graph_free(g);
+	}
 }
 
 /* Every op type has a whole rule whose name parses back to the type; the
