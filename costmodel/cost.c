@@ -1127,6 +1127,11 @@ static int op_same_as(const pl_problem *p, int a, int b, int recompute_too)
 		return 0;
 	if (x->has_strategy && memcmp(x->strategy, y->strategy, sizeof(int64_t) * PL_MAX_LOOPS))
 		return 0;
+	/* priced by more than its own shapes: a view or a clone, a bias in a
+	 * product's epilogue, a mask in a softmax's kernel */
+	if (x->view != y->view || x->copy != y->copy ||
+	    pl_op_fusion(p->g, x) != pl_op_fusion(p->g, y))
+		return 0;
 	if (recompute_too && p->job.recompute && p->job.recompute[a] != p->job.recompute[b])
 		return 0;
 	for (int i = 0; i < x->noutputs; i++)

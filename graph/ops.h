@@ -151,6 +151,11 @@ void pl_attention_head_sizes(const pl_op *op, int64_t *d, int64_t *dv);
 
 /* The traits of op's type (PL_OPT_*). */
 unsigned pl_op_traits(const pl_op *op);
+/* How an element-wise op is priced by its place in the graph: nonzero when
+ * it runs inside a product's epilogue or a softmax's kernel (its
+ * neighbours decide, not its own shapes), else 0. Ops that differ here are
+ * not priced alike. */
+int pl_op_fusion(const pl_graph *g, const pl_op *op);
 
 /* Returns the rule for a type; never NULL for a valid type. */
 const pl_op_rule *pl_op_rule_get(pl_optype t);

@@ -259,6 +259,11 @@ int pl__positive_divisor(const pl_graph *g, const pl_op *op, int input)
 	return input == 1;
 }
 
+int pl_op_fusion(const pl_graph *g, const pl_op *op)
+{
+	return in_epilogue(g, op) << 4 | in_softmax(g, op);
+}
+
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	int mk = w->unfused_mask ? 0 : in_softmax(g, op);
