@@ -12,6 +12,7 @@
 #include <math.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1070,28 +1071,27 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	if (os && r->noutputs == 1 && !r->out_shape[0])
 		r->out_shape[0] = os;
 	r->strategy = cJSON_GetObjectItemCaseSensitive(e, "strategy");
-	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(e, "recompute");
-	if (rc && !(cJSON_IsNumber(rc) && (rc->valuedouble == 0 || rc->valuedouble == 1)))
-		return FAIL("%s: op '%s': recompute: expected 0 or 1 (its forward runs again in "
-		            "the backward and its output is not kept)",
-		            file, op->name);
-	op->recompute = rc && rc->valuedouble == 1;
-	const cJSON *vw = cJSON_GetObjectItemCaseSensitive(e, "view");
-	if (vw && !(cJSON_IsNumber(vw) && (vw->valuedouble == 0 || vw->valuedouble == 1)))
-		return FAIL("%s: op '%s': view: expected 0 or 1 (its output shares its input's "
-		            "storage)",
-		            file, op->name);
-	op->view = vw && vw->valuedouble == 1;
+	/* the op's 0-or-1 fields: what each says, where it goes */
+	static const struct {
+		const char *key, *meaning;
+		size_t field;
+	} flags[] = {
+	    {"recompute", "its forward runs again in the backward and its output is not kept",
+	     offsetof(pl_op, recompute)},
+	    {"view", "its output shares its input's storage", offsetof(pl_op, view)},
+	    {"copy", "a clone: copied forward, its gradient handed back", offsetof(pl_op, copy)},
+	};
+	for (size_t f = 0; f < sizeof flags / sizeof *flags; f++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, flags[f].key);
+		if (v && !(cJSON_IsNumber(v) && (v->valuedouble == 0 || v->valuedouble == 1)))
+			return FAIL("%s: op '%s': %s: expected 0 or 1 (%s)", file, op->name,
+			            flags[f].key, flags[f].meaning);
+		*(int *)((char *)op + flags[f].field) = v && v->valuedouble == 1;
+	}
 	if (op->view && op->type != PL_OP_RESHAPE && op->type != PL_OP_SLICE)
 		return FAIL("%s: op '%s': view: only a Reshape's or a Slice's output can share its "
 		            "input's storage, not a %s's",
 		            file, op->name, rule->name);
-	const cJSON *cp = cJSON_GetObjectItemCaseSensitive(e, "copy");
-	if (cp && !(cJSON_IsNumber(cp) && (cp->valuedouble == 0 || cp->valuedouble == 1)))
-		return FAIL("%s: op '%s': copy: expected 0 or 1 (a clone: copied forward, its "
-		            "gradient handed back)",
-		            file, op->name);
-	op->copy = cp && cp->valuedouble == 1;
 	if (op->copy && op->type != PL_OP_IDENTITY)
 		return FAIL("%s: op '%s': copy: only an Identity can be a clone, not a %s", file,
 		            op->name, rule->name);

@@ -173,28 +173,9 @@ static void tensor(const char *name, const char *role, const char *dtype, int n,
 		tensor(name, role, NULL, (int)(sizeof s_ / sizeof *s_), s_);                       \
 	} while (0)
 
-/* an op; recompute: its framework runs its forward again in the backward */
-static void op_rc(const char *name, const char *type, const char *in, const char *out,
-                  const char *attrs, int recompute)
-{
-	sep();
-	printf("    {\"name\": \"%s\", \"type\": \"%s\", \"inputs\": [%s], \"outputs\": [\"%s\"]",
-	       name, type, in, out);
-	if (attrs)
-		printf(", \"attrs\": %s", attrs);
-	if (recompute)
-		printf(", \"recompute\": 1");
-	printf("}");
-}
-
-static void op(const char *name, const char *type, const char *in, const char *out,
-               const char *attrs)
-{
-	op_rc(name, type, in, out, attrs, 0);
-}
-
-/* an op with the field flag set to 1 ("view": its output a view of its
- * input; "copy": an Identity that is a clone), none where flag is NULL */
+/* an op with the field flag set to 1 ("recompute": its framework runs its
+ * forward again in the backward; "view": its output a view of its input;
+ * "copy": an Identity that is a clone), none where flag is NULL */
 static void op_flag(const char *name, const char *type, const char *in, const char *out,
                     const char *attrs, const char *flag)
 {
@@ -206,6 +187,18 @@ static void op_flag(const char *name, const char *type, const char *in, const ch
 	if (flag)
 		printf(", \"%s\": 1", flag);
 	printf("}");
+}
+
+static void op_rc(const char *name, const char *type, const char *in, const char *out,
+                  const char *attrs, int recompute)
+{
+	op_flag(name, type, in, out, attrs, recompute ? "recompute" : NULL);
+}
+
+static void op(const char *name, const char *type, const char *in, const char *out,
+               const char *attrs)
+{
+	op_flag(name, type, in, out, attrs, NULL);
 }
 
 /* an op whose output is a view of its input ("view": 1) where view is 1 */
