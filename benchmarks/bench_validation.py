@@ -302,11 +302,27 @@ def grad_dtype(r):
     reduce-scatter in bf16 (NeMo docs, "Communication Overlap": the
     reduce-scatter's precision is grad_sync_dtype, default the optimizer's
     fp32); Megatron-Bridge's performance recipes that set grad_reduce_in_fp32
-    False (the notes cite it) keep Megatron-core's gradient buffer in bf16"""
+    False (the notes cite it) keep Megatron-core's gradient buffer in bf16.
+    DeepSpeed runs bf16 params under ZeRO 0 and 1 with its BF16_Optimizer
+    (engine.py _do_optimizer_sanity_check: bf16 with the default fp32
+    grad_accum_dtype), which keeps autograd's bf16 gradients beside a whole
+    fp32 gradient (bf16_optimizer.py): Megatron-DeepSpeed's bf16 rows (BLOOM's
+    tr11 runs and the prequel's tables after the switch to it); its fp16 runs
+    (FP16 and ZeRO stage 1 optimizers: fp16 gradients, fp32 main gradients
+    of the rank's share) keep fp32's bytes, 4 + 16/d"""
     if ("AA-Scaling" in r["framework_version"] or "grad_sync_dtype bf16" in r["notes"]
             or "grad_reduce_in_fp32 False" in r["notes"]):
         return "param"
+    if deepspeed_bf16(r):
+        return "param+fp32"
     return "fp32"
+
+
+def deepspeed_bf16(r):
+    """a Megatron-DeepSpeed run of bf16 params under ZeRO 0 or 1: DeepSpeed's
+    BF16_Optimizer"""
+    return (r["framework"] == "megatron-deepspeed" and r["precision"] == "bf16"
+            and r["zero"] in ("", "0", "1"))
 
 
 def grad_reduce(r):
@@ -316,8 +332,14 @@ def grad_reduce(r):
     in full precision in case of bfloat": core/optimizer/optimizer.py step,
     allreduce.py allreduce_tensor_in_float32), then all-gathers the bf16
     weights (parameter_group.py step_sequel); the others reduce in the
-    gradients' dtype, reduce-scattering under ZeRO 1"""
-    return "fp32-all-reduce" if "AA-Scaling" in r["framework_version"] else "as-grad"
+    gradients' dtype, reduce-scattering under ZeRO 1, but for DeepSpeed's
+    BF16_Optimizer, whose fp32 gradient the engine all-reduces whole in
+    buckets (engine.py allreduce_gradients: get_grads_for_reduction, then
+    buffered_allreduce_fallback; the optimizer all-gathers the bf16 weights
+    after its step)"""
+    if "AA-Scaling" in r["framework_version"] or deepspeed_bf16(r):
+        return "fp32-all-reduce"
+    return "as-grad"
 
 
 def norm_kernel(r):

@@ -372,17 +372,26 @@ const char *pl_cluster_loss_parallel_name(const pl_cluster *c)
 	return c->loss_gathered ? "gathered" : "vocab";
 }
 
+static const char *const grad_dtype_names[PL_GRAD_DTYPES] = {
+    [PL_GRAD_FP32] = "fp32", [PL_GRAD_PARAM] = "param", [PL_GRAD_PARAM_FP32] = "param+fp32"};
+
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
 {
-	return set_choice(&c->grads_param_dtype, dtype, "fp32", "param",
-	                  "fp32 (16-bit params' gradients accumulated and reduced in fp32) or "
-	                  "param (in the params' own dtype)",
-	                  what, err);
+	for (int i = 0; i < PL_GRAD_DTYPES; i++)
+		if (!strcmp(dtype, grad_dtype_names[i])) {
+			c->grad_dtype = (pl_grad_dtype)i;
+			return PL_OK;
+		}
+	return pl_err_set(err, PL_EINVAL,
+	                  "%s: '%s': expected fp32 (16-bit params' gradients accumulated and "
+	                  "reduced in fp32), param (in the params' own dtype) or param+fp32 (in "
+	                  "the params' dtype, added into a whole fp32 gradient that is reduced)",
+	                  what, dtype);
 }
 
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 {
-	return c->grads_param_dtype ? "param" : "fp32";
+	return grad_dtype_names[c->grad_dtype];
 }
 
 pl_status pl_cluster_set_grad_reduce(pl_cluster *c, const char *how, const char *what, pl_err *err)

@@ -39,6 +39,23 @@ typedef struct pl_ab_list {
 	double max_bytes[PL_MAX_AB_SIZES];
 } pl_ab_list;
 
+/* How a training program keeps and reduces the gradients of 16-bit params
+ * (docs/cost-model.md, "Where the loss runs, and the gradients' dtype") */
+typedef enum pl_grad_dtype {
+	/* "fp32": accumulated and reduced in fp32 main gradients (Megatron-LM
+	 * for bf16, in the weight-gradient GEMM) */
+	PL_GRAD_FP32,
+	/* "param": kept and reduced in the params' own dtype, cast to fp32 only
+	 * for the rank's optimizer share at the step (Aleph Alpha's scaling
+	 * library; DeepSpeed with grad_accum_dtype bf16) */
+	PL_GRAD_PARAM,
+	/* "param+fp32": written in the params' dtype every micro-batch, kept,
+	 * and added into a whole fp32 gradient that is reduced (DeepSpeed's
+	 * BF16_Optimizer, which its engine runs for bf16 under ZeRO 0 and 1) */
+	PL_GRAD_PARAM_FP32,
+	PL_GRAD_DTYPES
+} pl_grad_dtype;
+
 typedef struct pl_cluster {
 	char name[64];
 	int64_t nodes, devices_per_node;
@@ -87,12 +104,8 @@ typedef struct pl_cluster {
 	 * Hugging Face models under tensor parallelism do). The search then
 	 * never cuts a SoftmaxCrossEntropy's classes. */
 	int loss_gathered;
-	/* the gradients of 16-bit params: 0 "fp32", accumulated and reduced in
-	 * fp32 main gradients (Megatron-LM for bf16, DeepSpeed's default
-	 * grad_accum_dtype); 1 "param", kept and reduced in the params' own
-	 * dtype and cast to fp32 only for the rank's optimizer share at the step
-	 * (Aleph Alpha's scaling library; DeepSpeed with grad_accum_dtype bf16) */
-	int grads_param_dtype;
+	/* the gradients of 16-bit params (pl_grad_dtype) */
+	pl_grad_dtype grad_dtype;
 	/* how the once-a-step gradient reduction of ZeRO 0 and 1 runs: 0
 	 * "as-grad", in the gradients' dtype, all-reduced without ZeRO and
 	 * reduce-scattered under ZeRO 1 (Megatron's DDP and distributed
@@ -162,7 +175,8 @@ const char *pl_cluster_loss_name(const pl_cluster *c);
 pl_status pl_cluster_set_loss_parallel(pl_cluster *c, const char *where, const char *what,
                                        pl_err *err);
 const char *pl_cluster_loss_parallel_name(const pl_cluster *c);
-/* "fp32" or "param" (what): the gradients' dtype (pl_cluster.grads_param_dtype) */
+/* "fp32", "param" or "param+fp32" (what): the gradients' dtype
+ * (pl_cluster.grad_dtype) */
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c);

@@ -278,23 +278,55 @@ int pl_recompute_of_flags(const uint8_t *flags, int n)
  * the fp32 main gradient (w read, 4 written) with its unscale and inf check
  * (4 + 4), the gradient norm for clipping (4 read), Adam on the fp32 master
  * (weights, gradients, m, v read; weights, m, v written: 28), a 16-bit
- * param's master copied back (4 read, w written) */
-static void adam_bytes(pl_dtype dt, int param_grads, double *grad, double *state, double *traffic)
+ * param's master copied back (4 read, w written). */
+typedef struct grad_bytes {
+	double grad;        /* gradient kept, sharded with the gradients (ZeRO 2, 3) */
+	double whole;       /* gradient kept whole at every ZeRO level */
+	double reduced;     /* the gradient the data-parallel reduction moves */
+	double state;       /* optimizer state, sharded from ZeRO 1 */
+	double traffic;     /* the step's bytes on the rank's share */
+	double step_whole;  /* the step's bytes on the whole gradient */
+	double micro;       /* every micro-batch's bytes after its backward */
+	int micro_launches; /* and its kernels, per param */
+} grad_bytes;
+
+static grad_bytes adam_bytes(pl_dtype dt, pl_grad_dtype gd)
 {
 	int w = pl_dtype_bytes(dt), fp16 = dt == PL_DT_FLOAT16;
 	int half = fp16 || dt == PL_DT_BFLOAT16;
-	if (param_grads && half) {
+	grad_bytes b = {0};
+	if (half && gd == PL_GRAD_PARAM) {
 		/* gradients accumulated and reduced in the params' dtype, cast into
-		 * an fp32 gradient of the rank's optimizer share only at the step
-		 * (pl_cluster.grads_param_dtype): no fp32 main gradient is kept */
-		*grad = w;
-		*state = 12;
-		*traffic = (w + 4) + 4 + 28 + (4 + w);
-		return;
+		 * an fp32 gradient of the rank's optimizer share only at the step:
+		 * no fp32 main gradient is kept */
+		b.grad = b.reduced = w;
+		b.state = 12;
+		b.traffic = (w + 4) + 4 + 28 + (4 + w);
+		return b;
 	}
-	*grad = half && !fp16 ? 4 : w;
-	*state = 8 + (half ? 4 : 0) + (fp16 ? 4 : 0);
-	*traffic = (fp16 ? (w + 4) + 8 : 0) + 4 + 28 + (half ? 4 + w : 0);
+	if (half && gd == PL_GRAD_PARAM_FP32) {
+		/* DeepSpeed's BF16_Optimizer (deepspeed/runtime/bf16_optimizer.py):
+		 * autograd writes the 16-bit gradient, kept until the next
+		 * backward clears it; update_hp_grads adds it, cast to fp32 (w
+		 * read, 4 written), into the whole fp32 gradient (4 + 4 read, 4
+		 * written) after every micro-batch; the engine all-reduces that
+		 * fp32 gradient; the step takes the norm of the whole of it (4
+		 * read), Adam on the rank's fp32 master and its share of the
+		 * gradient (28), the master copied back (4 + w), and zeroes the
+		 * whole fp32 gradient (clear_hp_grads, 4 written) */
+		b.whole = w;
+		b.grad = b.reduced = 4;
+		b.state = 12;
+		b.traffic = 28 + (4 + w);
+		b.step_whole = 4 + 4;
+		b.micro = (w + 4) + 12;
+		b.micro_launches = 2;
+		return b;
+	}
+	b.grad = b.reduced = half && !fp16 ? 4 : w;
+	b.state = 8 + (half ? 4 : 0) + (fp16 ? 4 : 0);
+	b.traffic = (fp16 ? (w + 4) + 8 : 0) + 4 + 28 + (half ? 4 + w : 0);
+	return b;
 }
 
 /* The share of one optimizer kernel launch a param's update takes: fused
@@ -506,9 +538,10 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 	pl_layout gl;
 	pl_op_input_grad_layout(g, op, split, p->devices, i, &gl);
 	double bytes = pl_layout_local_bytes(&gl);
-	double elems = bytes / pl_dtype_bytes(pt->dtype), grad, state, traffic;
-	adam_bytes(pt->dtype, c->grads_param_dtype, &grad, &state, &traffic);
-	double upd = elems * traffic / (c->memory_bandwidth * c->bw_eff), gb = elems * grad;
+	double elems = bytes / pl_dtype_bytes(pt->dtype);
+	grad_bytes gr = adam_bytes(pt->dtype, c->grad_dtype);
+	double bw = c->memory_bandwidth * c->bw_eff;
+	double upd = elems * gr.traffic / bw, gb = elems * gr.grad, gw = elems * gr.whole;
 	pl_prim ar;
 	double r = 1, t_ar = 0, t_rs = 0, t_ag = 0;
 	if (pl_layout_partial_allreduce(&gl, &ar)) {
@@ -516,7 +549,7 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		pl_prim ag = ar; /* the weights gathered in their own dtype */
 		ag.kind = PL_PRIM_ALL_GATHER;
 		t_ag = bucketed_cost(c, &ag, ct->all_gather, bk);
-		ar.bytes *= gb / bytes; /* the gradients reduced in theirs */
+		ar.bytes *= elems * gr.reduced / bytes; /* the gradients reduced in theirs */
 		pl_prim rs = ar;
 		rs.kind = PL_PRIM_REDUCE_SCATTER;
 		if (c->grad_fp32_allreduce) /* all-reduced in fp32 */
@@ -539,14 +572,14 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 			                 pl_fit(c->fit_compute);
 		}
 	}
-	double sb = elems * state;
-	out->state_bytes[0] += bytes + gb + sb;
-	out->state_bytes[1] += bytes + gb + sb / r;
-	out->state_bytes[2] += bytes + gb / r + sb / r;
-	out->state_bytes[3] += bytes / r + gb / r + sb / r;
+	double sb = elems * gr.state;
+	out->state_bytes[0] += bytes + gw + gb + sb;
+	out->state_bytes[1] += bytes + gw + gb + sb / r;
+	out->state_bytes[2] += bytes + gw + gb / r + sb / r;
+	out->state_bytes[3] += bytes / r + gw + gb / r + sb / r;
 	for (int z = 0; z < PL_ZERO_LEVELS; z++) {
 		out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
-		out->grad_bytes[z] += z >= 2 ? gb / r : gb;
+		out->grad_bytes[z] += gw + (z >= 2 ? gb / r : gb);
 	}
 	/* ZeRO 1's reduction: a reduce-scatter, or the whole all-reduce */
 	double t_red1 = c->grad_fp32_allreduce ? t_ar : t_rs;
@@ -554,7 +587,7 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 	out->sync_s[1] += r > 1 ? t_red1 + t_ag : 0;
 	out->reduce_step_s[0] += t_ar;
 	out->reduce_step_s[1] += r > 1 ? t_red1 : 0;
-	out->grad_step_bytes += gb;
+	out->grad_step_bytes += elems * gr.reduced;
 	out->sync_s[2] += r > 1 ? t_ag : 0;
 	out->reduce_s += r > 1 ? t_rs : 0;
 	out->gather_s += 2 * t_ag;
@@ -564,14 +597,19 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		 * flattened (g read and written), cast to fp32 (g + 4) and back
 		 * (4 + g) where 16-bit, copied back into the gradients (2g);
 		 * a few launches a 500M-element bucket, not counted */
-		double g = grad, cp = 4 * g + (g < 4 ? 2 * (g + 4) : 0);
-		double t_cp = elems * cp / (c->memory_bandwidth * c->bw_eff) / fc;
+		double g = gr.reduced, cp = 4 * g + (g < 4 ? 2 * (g + 4) : 0);
+		double t_cp = elems * cp / bw / fc;
 		out->opt_s[0] += t_cp;
 		out->opt_s[1] += t_cp;
 	}
 	out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
 	for (int z = 1; z < PL_ZERO_LEVELS; z++)
 		out->opt_s[z] += (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
+	for (int z = 0; z < PL_ZERO_LEVELS; z++)
+		out->opt_s[z] += elems * gr.step_whole / bw / fc;
+	if (gr.micro > 0) /* after every micro-batch's backward, each its kernels */
+		out->bwd_s +=
+		    (elems * gr.micro / bw + gr.micro_launches * c->kernel_overhead_s) / fc;
 }
 
 /* pl_cost_node_parts from scratch; with bk, the communication a step of the

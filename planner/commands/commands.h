@@ -69,7 +69,7 @@ typedef struct pl_cli_common {
 
 #define OPT_LOSS_PAR 1009 /* --loss-parallel vocab|gathered */
 
-#define OPT_GRAD_DT 1010 /* --grad-dtype fp32|param */
+#define OPT_GRAD_DT 1010 /* --grad-dtype fp32|param|param+fp32 */
 
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
 

@@ -2109,7 +2109,7 @@ check "--loss-kernel: the checkpoint's cluster names the kernel and cost reprodu
 check "--loss-kernel fast: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/lk.err"'
 
 # --- where the loss runs under tensor parallelism (--loss-parallel vocab|gathered) and the
-#     gradients' dtype (--grad-dtype fp32|param): the cluster's, recorded with the checkpoint
+#     gradients' dtype (--grad-dtype fp32|param|param+fp32): the cluster's, recorded with the checkpoint
 "$ZOO" llama2-7b --layers 2 --batch 16 --seq 1024 --vocab 128000 > "$T/lp.json"
 for v in vocab gathered; do
   "$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --loss-parallel "$v" -o "$T/lp-$v.plan" > /dev/null 2>&1
@@ -2131,6 +2131,18 @@ check "--grad-dtype param: bf16 gradients take half the fp32 ones, and cost repr
    [ "$(jq -r .cluster.description.device.grad_dtype "$T/lp-vocab.plan")" = fp32 ] &&
    [ "$(jq "[.pipeline.stage_memory_bytes[].gradients] | add" "$T/gd.plan")" = "$(jq "[.pipeline.stage_memory_bytes[].gradients] | add / 2" "$T/lp-vocab.plan")" ] &&
    [ "$(jq .step_seconds "$T/gd.cost")" = "$(jq .cost.step_seconds "$T/gd.plan")" ]'
+# --grad-dtype param+fp32 (DeepSpeed's BF16_Optimizer): the bf16 gradient kept beside the whole fp32
+# one (6 bytes a parameter against fp32's 4), and each micro-batch's backward adds it into the fp32
+# one, so the same layout with 4 micro-batches takes longer; recorded, and cost reproduces it
+for g in fp32 param+fp32; do
+  "$PLANNER" search "$T/lp.json" --cluster h100x8 --dp 2 --tp 4 --micro-batch-size 2 --grad-dtype "$g" -o "$T/gdm-$g.plan" > /dev/null 2>&1
+done
+"$PLANNER" cost "$T/lp.json" --strategy "$T/gdm-param+fp32.plan" > "$T/gdm.cost" 2> /dev/null
+check "--grad-dtype param+fp32: 1.5 times fp32's gradient bytes, a longer step, recorded, and cost reproduces it" \
+  '[ "$(jq -r .cluster.description.device.grad_dtype "$T/gdm-param+fp32.plan")" = param+fp32 ] &&
+   [ "$(jq "[.pipeline.stage_memory_bytes[].gradients] | add" "$T/gdm-param+fp32.plan")" = "$(jq "[.pipeline.stage_memory_bytes[].gradients] | add * 1.5" "$T/gdm-fp32.plan")" ] &&
+   num_lt "$(jq .cost.step_seconds "$T/gdm-fp32.plan")" "$(jq .cost.step_seconds "$T/gdm-param+fp32.plan")" &&
+   [ "$(jq .step_seconds "$T/gdm.cost")" = "$(jq .cost.step_seconds "$T/gdm-param+fp32.plan")" ]'
 "$PLANNER" search "$T/lp.json" --loss-parallel tensor > /dev/null 2> "$T/lp.err"
 check "--loss-parallel tensor: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected vocab" "$T/lp.err"'
 "$PLANNER" search "$T/lp.json" --grad-dtype bf16 > /dev/null 2> "$T/gd.err"

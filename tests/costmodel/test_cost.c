@@ -150,16 +150,19 @@ static void presets_and_link_classes(void **state)
 	assert_true(inter > 3 * intra);
 }
 
+/* one bf16 MatMul: x [8, 16] (data) times w [16, 32] (a weight) */
+static const char bf16_matmul[] =
+    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
+    "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
+    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+
 static void adam_memory(void **state)
 {
 	(void)state;
 	/* one bf16 MatMul, replicated on 1 device: weights 2 + fp32 grads 4 + fp32
 	 * master, m, v 12 = 18 bytes per parameter; x is data and is kept for dW */
-	const char *j =
-	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
-	    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
-	    "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
-	    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
+	const char *j = bf16_matmul;
 	pl_graph *g;
 	pl_err err;
 	pl_cluster c;
@@ -277,6 +280,32 @@ static void param_dtype_gradients(void **state)
 	assert_non_null(strstr(err.msg, "--grad-dtype: 'bf16': expected fp32"));
 }
 
+/* The node parts of one bf16 MatMul x [8, 16] times w [16, 32] whose weight
+ * is whole on 4 data-parallel ranks (its batch cut 4 ways), the gradients as
+ * grad_dtype and grad_reduce say; *c is the cluster they are priced with. */
+static void dp4_matmul_parts(const char *grad_dtype, const char *grad_reduce, pl_cluster *c,
+                             pl_nodeparts *out)
+{
+	const char *j = bf16_matmul;
+	pl_graph *g;
+	pl_problem *p;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(c, 4, &err), PL_OK);
+	assert_int_equal(pl_cluster_set_grad_dtype(c, grad_dtype, "t", &err), PL_OK);
+	assert_string_equal(pl_cluster_grad_dtype_name(c), grad_dtype);
+	assert_int_equal(pl_cluster_set_grad_reduce(c, grad_reduce, "t", &err), PL_OK);
+	assert_int_equal(pl_problem_new(&p, g, c, &err), PL_OK);
+	int s = -1;
+	for (int k = 0; k < p->nstrat[0] && s < 0; k++)
+		if (p->strat[0][k * 3] == 4) /* m split 4: data parallel */
+			s = k;
+	assert_true(s >= 0);
+	pl_cost_node_parts(p, 0, p->strat[0] + (size_t)s * 3, out);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
 /* The once-a-step gradient reduction as Aleph Alpha's scaling runs it
  * (--grad-reduce fp32-all-reduce), by hand on one bf16 MatMul whose weight
  * is whole on 4 data-parallel ranks, its gradients bf16 (--grad-dtype
@@ -289,32 +318,11 @@ static void param_dtype_gradients(void **state)
 static void fp32_all_reduce_by_hand(void **state)
 {
 	(void)state;
-	const char *j =
-	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
-	    "\"x\":{\"shape\":[8,16],\"role\":\"input\"},"
-	    "\"w\":{\"shape\":[16,32],\"role\":\"param\"}},\"ops\":["
-	    "{\"name\":\"m\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],\"outputs\":[\"y\"]}]}";
-	pl_graph *g;
-	pl_err err;
-	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
 	pl_nodeparts pt[2];
 	pl_cluster c;
-	for (int v = 0; v < 2; v++) {
-		pl_problem *p;
-		assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
-		assert_int_equal(pl_cluster_set_grad_dtype(&c, "param", "t", &err), PL_OK);
-		assert_int_equal(
-		    pl_cluster_set_grad_reduce(&c, v ? "fp32-all-reduce" : "as-grad", "t", &err),
-		    PL_OK);
-		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
-		int s = -1;
-		for (int k = 0; k < p->nstrat[0] && s < 0; k++)
-			if (p->strat[0][k * 3] == 4) /* m split 4: data parallel */
-				s = k;
-		assert_true(s >= 0);
-		pl_cost_node_parts(p, 0, p->strat[0] + (size_t)s * 3, &pt[v]);
-		pl_problem_free(p);
-	}
+	pl_err err;
+	for (int v = 0; v < 2; v++)
+		dp4_matmul_parts("param", v ? "fp32-all-reduce" : "as-grad", &c, &pt[v]);
 	const double n = 16 * 32, bucket = 25.0 * 1048576;
 #define SHARE(kind, bytes)                                                                         \
 	((bytes) / bucket * pl_cluster_coll_time(&c, kind, PL_LINK_INTRA, 4, bucket))
@@ -333,7 +341,46 @@ static void fp32_all_reduce_by_hand(void **state)
 	assert_true(pt[1].opt_s[2] == pt[0].opt_s[2] && pt[1].sync_s[2] == pt[0].sync_s[2]);
 	assert_int_equal(pl_cluster_set_grad_reduce(&c, "bf16", "--grad-reduce", &err), PL_EINVAL);
 	assert_non_null(strstr(err.msg, "--grad-reduce: 'bf16': expected as-grad"));
-	pl_graph_free(g);
+}
+
+/* DeepSpeed's BF16_Optimizer (--grad-dtype param+fp32), by hand from
+ * deepspeed/runtime/bf16_optimizer.py: bf16 params flattened (2 bytes a
+ * parameter), autograd's bf16 gradient kept until the next backward (2), the
+ * whole fp32 gradient it is added into (fp32_groups_gradients_flat, 4), and
+ * the fp32 master and Adam's m and v of the rank's partition (12 / d): 20
+ * bytes a parameter, 8 + 12/d with ZeRO 1; fp32 params as --grad-dtype fp32.
+ * Then one bf16 MatMul whose weight is whole on 4 data-parallel ranks, against
+ * --grad-dtype fp32: every micro-batch's backward adds update_hp_grads, the
+ * gradient cast to fp32 (2 read, 4 written) and added (4 + 4 read, 4
+ * written), 18 bytes a parameter and 2 launches; the reduction moves the
+ * fp32 gradient (4 bytes a parameter, as fp32's); the step without ZeRO
+ * takes the norm of the whole fp32 gradient as fp32's does and zeroes it too
+ * (4 more bytes a parameter). */
+static void deepspeed_bf16_optimizer_by_hand(void **state)
+{
+	(void)state;
+	static const double whole[] = {20, 20, 16}, fixed[] = {8, 8, 8}, shard[] = {12, 12, 8};
+	bytes_per_parameter("param+fp32", whole, fixed, shard);
+	pl_nodeparts pt[2];
+	pl_cluster c;
+	pl_err err;
+	for (int v = 0; v < 2; v++)
+		dp4_matmul_parts(v ? "param+fp32" : "fp32", "as-grad", &c, &pt[v]);
+	const double n = 16 * 32, bw = c.memory_bandwidth * c.bw_eff, tol = 1e-9;
+	double micro = n * 18 / bw + 2 * c.kernel_overhead_s;
+	assert_true(fabs(pt[1].bwd_s - pt[0].bwd_s - micro) <= tol * micro);
+	assert_true(pt[1].fwd_s == pt[0].fwd_s);
+	for (int z = 0; z < PL_ZERO_LEVELS; z++)
+		assert_true(pt[1].sync_s[z] == pt[0].sync_s[z]);
+	assert_true(pt[1].grad_step_bytes == pt[0].grad_step_bytes);
+	assert_true(pt[1].grad_step_bytes == 4 * n);
+	double zero = n * 4 / bw;
+	assert_true(fabs(pt[1].opt_s[0] - pt[0].opt_s[0] - zero) <= tol * zero);
+	assert_true(fabs(pt[1].grad_bytes[0] - 6 * n) <= tol * n);
+	assert_true(fabs(pt[1].grad_bytes[2] - (2 + 4.0 / 4) * n) <= tol * n);
+	assert_int_equal(pl_cluster_set_grad_dtype(&c, "fp32+param", "--grad-dtype", &err),
+	                 PL_EINVAL);
+	assert_non_null(strstr(err.msg, "or param+fp32"));
 }
 
 /* A tensor kept for the backward that is a view (a Slice with "view": 1 of
@@ -1238,6 +1285,7 @@ int main(void)
 	    cmocka_unit_test(megatron_bytes_per_parameter),
 	    cmocka_unit_test(param_dtype_gradients),
 	    cmocka_unit_test(fp32_all_reduce_by_hand),
+	    cmocka_unit_test(deepspeed_bf16_optimizer_by_hand),
 	    cmocka_unit_test(view_keeps_its_base),
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
