@@ -342,6 +342,17 @@ def grad_reduce(r):
     return "as-grad"
 
 
+def grad_accumulation(r):
+    """how each micro-batch adds its weight gradients into the kept ones:
+    Aleph Alpha's scaling runs loss.backward() every micro-batch and sets the
+    bf16 gradients to None only after the step (core/optimizer/optimizer.py
+    Optimizer.backward, step), so PyTorch's AccumulateGrad adds each fresh
+    gradient into .grad, a kernel of its own a param; Megatron-LM and NeMo
+    fuse the add into the weight-gradient GEMM, FSDP adds on its shards, and
+    DeepSpeed's bf16 optimizer does its own add (grad_dtype param+fp32)"""
+    return "autograd" if "AA-Scaling" in r["framework_version"] else "fused"
+
+
 def norm_kernel(r):
     """how the run's norms run: Aleph Alpha's RMSNorm is eager PyTorch
     (RMSNorm._standard_forward: pow, mean, rsqrt, products, casts;
@@ -511,6 +522,8 @@ def search_args(r):
         a += ["--grad-dtype", grad_dtype(r)]
     if grad_reduce(r) != "as-grad":
         a += ["--grad-reduce", grad_reduce(r)]
+    if grad_accumulation(r) != "fused":
+        a += ["--grad-accumulation", grad_accumulation(r)]
     if norm_kernel(r) != "fused":
         a += ["--norm-kernel", norm_kernel(r)]
     if softmax_mask(r) == "masked-fill":
@@ -776,7 +789,17 @@ def report_sweep(res):
             pick = ("measured OOM" if p["oom"] == "yes" else
                     f"{best / p['measured_step_s']:.3f}" if p.get("measured_step_s") else "not measured")
         print(f"| {g} | {len(ran_all)} | {len(ooms)} | {rho} | {pick} | {oom_fit} | {ran_nofit} |")
+    # a sweep's repeats that disagree: a measured OOM whose layout (every
+    # option the planner is given) also ran in the same group
+    ran_keys = {(x["group"], x.get("args")) for x in res
+                if x["group"] and x["oom"] == "no" and x.get("args")}
+    twins = [x for x in res if x["group"] and x["oom"] == "yes" and x.get("args")
+             and (x["group"], x["args"]) in ran_keys]
     if tot["oom"] or tot["ran"]:
+        print(f"\nRepeats that disagree (a measured OOM whose layout, every option the same, "
+              f"also ran in its group; any prediction counts one of each pair against the "
+              f"model): {len(twins)}, {sum(1 for x in twins if x.get('predicted_fits'))} of them "
+              f"predicted to fit")
         print(f"\nAll groups: {tot['oom_fit']} of {tot['oom']} measured OOMs predicted to fit "
               f"({100 * tot['oom_fit'] / max(1, tot['oom']):.0f} %); {tot['ran_nofit']} of "
               f"{tot['ran']} layouts that ran predicted not to fit "

@@ -323,13 +323,48 @@ static pl_status set_choice(int *flag, const char *v, const char *zero, const ch
 	return PL_OK;
 }
 
-pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
-{
-	return set_choice(&c->loss_fused, kernel, "unfused", "fused",
-	                  "fused (one kernel, the logits in their dtype) or unfused (PyTorch's "
-	                  "cross_entropy, in fp32)",
-	                  what, err);
-}
+/* The two-way choices of the training program: pl_cluster_set_NAME (through
+ * set_choice) and pl_cluster_NAME_name for each, declared in cluster.h */
+#define TWO_WAY(name, field, zero, one, expect)                                                    \
+	pl_status pl_cluster_set_##name(pl_cluster *c, const char *v, const char *what,            \
+	                                pl_err *err)                                               \
+	{                                                                                          \
+		return set_choice(&c->field, v, zero, one, expect, what, err);                     \
+	}                                                                                          \
+	const char *pl_cluster_##name##_name(const pl_cluster *c)                                  \
+	{                                                                                          \
+		return c->field ? one : zero;                                                      \
+	}
+TWO_WAY(loss, loss_fused, "unfused", "fused",
+        "fused (one kernel, the logits in their dtype) or unfused (PyTorch's "
+        "cross_entropy, in fp32)")
+TWO_WAY(loss_parallel, loss_gathered, "vocab", "gathered",
+        "vocab (each tensor-parallel rank computes the loss on its slice of "
+        "the vocabulary) or gathered (the logits all-gathered, the whole loss "
+        "on every rank)")
+TWO_WAY(grad_reduce, grad_fp32_allreduce, "as-grad", "fp32-all-reduce",
+        "as-grad (the gradients reduced in their dtype, reduce-scattered "
+        "under ZeRO 1) or fp32-all-reduce (cast to fp32 and all-reduced "
+        "whole, under ZeRO 1 too)")
+TWO_WAY(grad_accumulation, grad_acc_autograd, "fused", "autograd",
+        "fused (each micro-batch's weight gradients added in the GEMM that "
+        "makes them, or into ZeRO 2/3's shards) or autograd (a kernel of its "
+        "own a param, as PyTorch's AccumulateGrad)")
+TWO_WAY(norm, norm_unfused, "fused", "unfused",
+        "fused (one kernel each way) or unfused (eager PyTorch's composite ops)")
+TWO_WAY(mask, mask_unfused, "fused", "unfused",
+        "fused (a softmax's mask applied in the softmax kernel) or unfused "
+        "(eager PyTorch's masked_fill or add, a kernel of its own each way)")
+TWO_WAY(stage_output, output_buffered, "freed", "buffered",
+        "freed (the model's output given back after the loss) or buffered "
+        "(a pipeline buffer keeps the last two micro-batches' outputs)")
+TWO_WAY(gemm_dtype, gemm_fp8, "param", "fp8",
+        "fp8 (linear layers' GEMMs in FP8 with Transformer Engine's casts) or "
+        "param (in the params' own dtype)")
+TWO_WAY(batch_norm, bn_local, "sync", "local",
+        "sync (statistics all-reduced over the ranks that cut the batch: "
+        "SyncBatchNorm) or local (each rank's own, as DDP's BatchNorm)")
+#undef TWO_WAY
 
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n)
@@ -350,26 +385,6 @@ void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *
 	         "prediction; "
 	         "planner calibrate --from-runs narrows it",
 	         PL_BAND_RUNS, PL_BAND_LO, PL_BAND_HI);
-}
-
-const char *pl_cluster_loss_name(const pl_cluster *c)
-{
-	return c->loss_fused ? "fused" : "unfused";
-}
-
-pl_status pl_cluster_set_loss_parallel(pl_cluster *c, const char *where, const char *what,
-                                       pl_err *err)
-{
-	return set_choice(&c->loss_gathered, where, "vocab", "gathered",
-	                  "vocab (each tensor-parallel rank computes the loss on its slice of "
-	                  "the vocabulary) or gathered (the logits all-gathered, the whole loss "
-	                  "on every rank)",
-	                  what, err);
-}
-
-const char *pl_cluster_loss_parallel_name(const pl_cluster *c)
-{
-	return c->loss_gathered ? "gathered" : "vocab";
 }
 
 static const char *const grad_dtype_names[PL_GRAD_DTYPES] = {
@@ -394,72 +409,6 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 	return grad_dtype_names[c->grad_dtype];
 }
 
-pl_status pl_cluster_set_grad_reduce(pl_cluster *c, const char *how, const char *what, pl_err *err)
-{
-	return set_choice(&c->grad_fp32_allreduce, how, "as-grad", "fp32-all-reduce",
-	                  "as-grad (the gradients reduced in their dtype, reduce-scattered "
-	                  "under ZeRO 1) or fp32-all-reduce (cast to fp32 and all-reduced "
-	                  "whole, under ZeRO 1 too)",
-	                  what, err);
-}
-
-const char *pl_cluster_grad_reduce_name(const pl_cluster *c)
-{
-	return c->grad_fp32_allreduce ? "fp32-all-reduce" : "as-grad";
-}
-
-pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
-{
-	return set_choice(&c->norm_unfused, kernel, "fused", "unfused",
-	                  "fused (one kernel each way) or unfused (eager PyTorch's composite ops)",
-	                  what, err);
-}
-
-const char *pl_cluster_norm_name(const pl_cluster *c)
-{
-	return c->norm_unfused ? "unfused" : "fused";
-}
-
-pl_status pl_cluster_set_mask(pl_cluster *c, const char *kernel, const char *what, pl_err *err)
-{
-	return set_choice(&c->mask_unfused, kernel, "fused", "unfused",
-	                  "fused (a softmax's mask applied in the softmax kernel) or unfused "
-	                  "(eager PyTorch's masked_fill or add, a kernel of its own each way)",
-	                  what, err);
-}
-
-const char *pl_cluster_mask_name(const pl_cluster *c)
-{
-	return c->mask_unfused ? "unfused" : "fused";
-}
-
-pl_status pl_cluster_set_stage_output(pl_cluster *c, const char *how, const char *what,
-                                      pl_err *err)
-{
-	return set_choice(&c->output_buffered, how, "freed", "buffered",
-	                  "freed (the model's output given back after the loss) or buffered "
-	                  "(a pipeline buffer keeps the last two micro-batches' outputs)",
-	                  what, err);
-}
-
-const char *pl_cluster_stage_output_name(const pl_cluster *c)
-{
-	return c->output_buffered ? "buffered" : "freed";
-}
-
-pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
-{
-	return set_choice(&c->gemm_fp8, dtype, "param", "fp8",
-	                  "fp8 (linear layers' GEMMs in FP8 with Transformer Engine's casts) or "
-	                  "param (in the params' own dtype)",
-	                  what, err);
-}
-
-const char *pl_cluster_gemm_dtype_name(const pl_cluster *c)
-{
-	return c->gemm_fp8 ? "fp8" : "param";
-}
-
 pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err)
 {
 	if (c->gemm_fp8 && !(c->fp8_peak_flops > 0))
@@ -468,20 +417,6 @@ pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err)
 		                  "GEMMs need Hopper or newer: H100, H200); use param",
 		                  what, c->device_name[0] ? c->device_name : "(unnamed)");
 	return PL_OK;
-}
-
-pl_status pl_cluster_set_batch_norm(pl_cluster *c, const char *how, const char *what,
-                                    pl_err *err)
-{
-	return set_choice(&c->bn_local, how, "sync", "local",
-	                  "sync (statistics all-reduced over the ranks that cut the batch: "
-	                  "SyncBatchNorm) or local (each rank's own, as DDP's BatchNorm)",
-	                  what, err);
-}
-
-const char *pl_cluster_batch_norm_name(const pl_cluster *c)
-{
-	return c->bn_local ? "local" : "sync";
 }
 
 double pl_bus_factor(pl_coll coll, int64_t n)
@@ -744,8 +679,8 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	CHECK_KEYS(dev, "device.", "name", "memory_bytes", "memory_bandwidth", "peak_flops",
 	           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
-	           "loss_kernel", "loss_parallel", "grad_dtype", "grad_reduce", "norm_kernel",
-	           "mask_kernel", "batch_norm", "stage_output", "gemm_dtype");
+	           "loss_kernel", "loss_parallel", "grad_dtype", "grad_reduce", "grad_accumulation",
+	           "norm_kernel", "mask_kernel", "batch_norm", "stage_output", "gemm_dtype");
 	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -794,6 +729,7 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	               {"loss_parallel", pl_cluster_set_loss_parallel},
 	               {"grad_dtype", pl_cluster_set_grad_dtype},
 	               {"grad_reduce", pl_cluster_set_grad_reduce},
+	               {"grad_accumulation", pl_cluster_set_grad_accumulation},
 	               {"norm_kernel", pl_cluster_set_norm},
 	               {"mask_kernel", pl_cluster_set_mask},
 	               {"batch_norm", pl_cluster_set_batch_norm},
@@ -984,6 +920,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "loss_parallel", pl_cluster_loss_parallel_name(c));
 	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
 	cJSON_AddStringToObject(dev, "grad_reduce", pl_cluster_grad_reduce_name(c));
+	cJSON_AddStringToObject(dev, "grad_accumulation", pl_cluster_grad_accumulation_name(c));
 	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
 	cJSON_AddStringToObject(dev, "mask_kernel", pl_cluster_mask_name(c));
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));

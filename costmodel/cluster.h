@@ -114,6 +114,14 @@ typedef struct pl_cluster {
 	 * too, each rank then updating its share) and cast and copied back
 	 * (Aleph Alpha's scaling: core/optimizer/allreduce.py) */
 	int grad_fp32_allreduce;
+	/* how the backward of each micro-batch but the first adds its weight
+	 * gradients into the kept ones: 0 "fused", in the weight-gradient GEMM
+	 * (Megatron-LM's gradient_accumulation_fusion, on by default) or, under
+	 * ZeRO 2 and 3, into the shard each micro-batch reduce-scatters; 1
+	 * "autograd", a kernel of its own a param, as PyTorch's AccumulateGrad
+	 * adds a fresh gradient into .grad (Aleph Alpha's scaling, DDP under
+	 * no_sync, Megatron-LM with --no-gradient-accumulation-fusion) */
+	int grad_acc_autograd;
 	/* how norms run: 0 "fused", one kernel each way (apex's, Transformer
 	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
 	 * "unfused", as eager PyTorch's composite ops (graph/ops/norm.c) */
@@ -193,6 +201,11 @@ const char *pl_cluster_gemm_dtype_name(const pl_cluster *c);
  * cores (PL_EINVAL naming the device and `what`, the option or key that
  * asked for them, otherwise). */
 pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err);
+/* "fused" or "autograd" (what): how each micro-batch's weight gradients
+ * are added into the kept ones (pl_cluster.grad_acc_autograd) */
+pl_status pl_cluster_set_grad_accumulation(pl_cluster *c, const char *how, const char *what,
+                                           pl_err *err);
+const char *pl_cluster_grad_accumulation_name(const pl_cluster *c);
 /* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_norm_name(const pl_cluster *c);

@@ -607,6 +607,13 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		out->opt_s[z] += (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
 	for (int z = 0; z < PL_ZERO_LEVELS; z++)
 		out->opt_s[z] += elems * gr.step_whole / bw / fc;
+	if (c->grad_acc_autograd && !gr.micro) {
+		/* AccumulateGrad: the kept gradient (g) and the fresh one (w) read,
+		 * the kept one written; on the shard under ZeRO 2 and 3 */
+		double t = elems * (2 * gr.grad + pl_dtype_bytes(pt->dtype)) / bw / fc;
+		for (int z = 0; z < PL_ZERO_LEVELS; z++)
+			out->acc_s[z] += (z >= 2 ? t / r : t) + c->kernel_overhead_s / fc;
+	}
 	if (gr.micro > 0) /* after every micro-batch's backward, each its kernels */
 		out->bwd_s +=
 		    (elems * gr.micro / bw + gr.micro_launches * c->kernel_overhead_s) / fc;
@@ -696,14 +703,16 @@ double pl_job_step_scale(const pl_job *job)
 void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out)
 {
 	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
-	out->mb_compute_s = pt->fwd_s + pt->bwd_s + (rc ? pt->fwd_s : 0);
+	int64_t m = p->job.micro_batches > 1 ? p->job.micro_batches : 1;
+	double acc = pt->acc_s[z] * (double)(m - 1) / (double)m;
+	out->mb_compute_s = pt->fwd_s + pt->bwd_s + acc + (rc ? pt->fwd_s : 0);
 	out->mb_comm_s = pt->coll_s + (rc ? pt->coll_fwd_s : 0) + (z == 3 ? pt->gather_s : 0) +
 	                 (z >= 2 ? pt->reduce_s : 0);
 	out->step_compute_s = pt->opt_s[z];
 	out->step_comm_s = pt->sync_s[z];
 	out->step_reduce_s = pt->reduce_step_s[z];
 	out->grad_bytes = z <= 1 ? pt->grad_step_bytes : 0;
-	out->mb_bwd_s = pt->bwd_s + (rc ? pt->fwd_s : 0);
+	out->mb_bwd_s = pt->bwd_s + acc + (rc ? pt->fwd_s : 0);
 	out->mb_gather_s = z == 3 ? pt->gather_s : 0;
 	out->step_gather_s = z == 1 || z == 2 ? pt->sync_s[z] - pt->reduce_step_s[z] : 0;
 	out->state_bytes = pt->state_bytes[z];

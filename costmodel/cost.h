@@ -141,6 +141,10 @@ typedef struct pl_nodeparts {
 	double reduce_step_s[PL_ZERO_LEVELS];
 	double grad_step_bytes;             /* the gradient it reduces, local bytes */
 	double opt_s[PL_ZERO_LEVELS];       /* the optimizer update of its share */
+	/* a micro-batch's weight gradients added into the kept ones by a kernel
+	 * of their own (pl_cluster.grad_acc_autograd), by every micro-batch but
+	 * the first, whose gradient autograd keeps as it is */
+	double acc_s[PL_ZERO_LEVELS];
 	double state_bytes[PL_ZERO_LEVELS]; /* params + grads + optimizer state */
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
 	double act_bytes;                /* activations kept for the backward */

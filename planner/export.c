@@ -137,6 +137,7 @@ static const char *const price_option[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_OVERLAP] = "--overlap-grad-reduce",
     [PL_FW_PRICE_TP_OVERLAP] = "--tp-comm-overlap",
     [PL_FW_PRICE_PARAM_OVERLAP] = "--overlap-param-gather",
+    [PL_FW_PRICE_GRAD_ACC] = "--grad-accumulation",
 };
 static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_ATTENTION] = "attention_kernel",
@@ -150,6 +151,7 @@ static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_OVERLAP] = "overlap_grad_reduce",
     [PL_FW_PRICE_TP_OVERLAP] = "tp_comm_overlap",
     [PL_FW_PRICE_PARAM_OVERLAP] = "overlap_param_gather",
+    [PL_FW_PRICE_GRAD_ACC] = "grad_accumulation",
 };
 
 /* the switches that are the job's (pl_job_request), not the cluster's: the
@@ -176,16 +178,18 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * vocab_parallel_cross_entropy; its DDP all-reduces and its distributed
      * optimizer reduce-scatters the gradient buffer in its dtype;
      * --no-masked-softmax-fusion is
-     * store_false (FusedScaleMaskSoftmax); its DDP leaves BatchNorm local */
-    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "as-grad", "fused", "fused", "local", "off",
-                     NULL, "off"},
+     * store_false (FusedScaleMaskSoftmax); its DDP leaves BatchNorm local;
+     * --no-gradient-accumulation-fusion is store_false (the weight gradient
+     * GEMM adds into main_grad) */
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "as-grad", "fused", "fused", "fused",
+                     "local", "off", NULL, "off"},
     /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
      * config): Transformer Engine, cross_entropy_loss_fusion True,
      * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True,
      * ddp.overlap_param_gather True; masked_softmax_fusion True
      * (TransformerConfig) */
-    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "as-grad", "fused", "fused", "local", "on", NULL,
-                 "on"},
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "as-grad", NULL, "fused", "fused", "local", "on",
+                 NULL, "on"},
     /* job_config.py: loss parallel unless disable_loss_parallel,
      * mixed_precision_reduce float32; its loss is cross_entropy on
      * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
@@ -193,19 +197,19 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * stream ahead of use (fully_shard's implicit prefetch); BatchNorm stays
      * local (no SyncBatchNorm); its attention is SDPA's, a mask inside the
      * kernel */
-    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, "fused", "local",
-                       "on", NULL, "on"},
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, NULL, "fused",
+                       "local", "on", NULL, "on"},
     /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
      * the updated weights runs in the step); the engine converts no
      * BatchNorm; the rest is the model's code */
-    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, "local", "off", NULL, "off"},
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "local", "off", NULL, "off"},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms, FusedScaleMaskSoftmax unless --no-masked-softmax-fusion;
      * DeepSpeed's overlap_comm False */
-    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, "fused", "fused", "local", "off", NULL,
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, NULL, "fused", "fused", "local", "off", NULL,
                 "off"},
-    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 /* Transformer Engine's attention on the cluster's GPU (compute capability
@@ -243,6 +247,9 @@ static const struct fw_price_key {
     {FW_NEMO, PL_FW_PRICE_TP_OVERLAP, "model.tp_comm_overlap", 0, "on", "off"},
     {FW_MEGATRON, PL_FW_PRICE_PARAM_OVERLAP, "--overlap-param-gather", 1, "on", "off"},
     {FW_NEMO, PL_FW_PRICE_PARAM_OVERLAP, "ddp.overlap_param_gather", 0, "on", "off"},
+    {FW_MEGATRON, PL_FW_PRICE_GRAD_ACC, "--no-gradient-accumulation-fusion", 1, "autograd",
+     "fused"},
+    {FW_NEMO, PL_FW_PRICE_GRAD_ACC, "model.gradient_accumulation_fusion", 0, "fused", "autograd"},
     {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0, "gathered",
      "vocab"},
     {FW_TORCHTITAN, PL_FW_PRICE_TP_OVERLAP, "parallelism.enable_async_tensor_parallel", 0, "on",
@@ -273,6 +280,7 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 	    [PL_FW_PRICE_NORM] = pl_cluster_set_norm,
 	    [PL_FW_PRICE_MASK] = pl_cluster_set_mask,
 	    [PL_FW_PRICE_BATCH_NORM] = pl_cluster_set_batch_norm,
+	    [PL_FW_PRICE_GRAD_ACC] = pl_cluster_set_grad_accumulation,
 	};
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -2266,7 +2274,7 @@ static const char *const cost_from_help =
     "Data parallel is what the devices leave where the configuration does not\n"
     "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
     "--loss-parallel, --grad-dtype, --grad-reduce, --norm-kernel, --mask-kernel,\n"
-    "--batch-norm,\n"
+    "--batch-norm, --grad-accumulation,\n"
     "--overlap-grad-reduce, --tp-comm-overlap, --overlap-param-gather) are what the\n"
     "configuration states, else the framework's defaults, as search --framework\n"
     "prices; an option given wins. Other options go\n"

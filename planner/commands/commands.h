@@ -49,6 +49,7 @@ typedef struct pl_cli_common {
 	const char *loss_par;  /* --loss-parallel (NULL: the cluster's) */
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	const char *grad_red;  /* --grad-reduce (NULL: the cluster's) */
+	const char *grad_acc;  /* --grad-accumulation (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *mask_k;    /* --mask-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
@@ -77,6 +78,8 @@ typedef struct pl_cli_common {
 
 #define OPT_GRAD_RED 1042 /* --grad-reduce as-grad|fp32-all-reduce */
 
+#define OPT_GRAD_ACC 1043 /* --grad-accumulation fused|autograd */
+
 #define OPT_BN 1012 /* --batch-norm sync|local */
 
 #define OPT_STAGE_OUT 1040 /* --stage-output freed|buffered */
@@ -100,8 +103,9 @@ typedef struct pl_cli_common {
 	"for 'planner import'.\n"
 #define PL_HELP_PRICING                                                                            \
 	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
-	"--grad-reduce, --norm-kernel, --mask-kernel, --batch-norm, --stage-output and\n"          \
-	"--gemm-dtype price the plan as for 'planner search' (over the cluster's own).\n"
+	"--grad-reduce, --grad-accumulation, --norm-kernel, --mask-kernel, --batch-norm,\n"        \
+	"--stage-output and --gemm-dtype price the plan as for 'planner search' (over the\n"       \
+	"cluster's own).\n"
 
 /* getopt codes of search's fixed degrees */
 enum {

@@ -53,6 +53,12 @@ static const char *const search_help =
     "                        or fp32-all-reduce (cast to fp32 in flat buckets and\n"
     "                        all-reduced whole, under ZeRO 1 too, as Aleph Alpha's\n"
     "                        scaling)\n"
+    "  --grad-accumulation A how each micro-batch but the first adds its weight\n"
+    "                        gradients into the kept ones: fused (the default: in the\n"
+    "                        weight-gradient GEMM, as Megatron-LM's gradient\n"
+    "                        accumulation fusion, or into ZeRO 2/3's shards) or\n"
+    "                        autograd (a kernel of its own a param, as PyTorch's\n"
+    "                        AccumulateGrad: Aleph Alpha's scaling, DDP under no_sync)\n"
     "  --norm-kernel K       how norms run: fused (the default: one kernel each way, as\n"
     "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
     "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
@@ -808,6 +814,7 @@ static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defa
 	    (co->loss_par ? 1u << PL_FW_PRICE_LOSS_PARALLEL : 0) |
 	    (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
 	    (co->grad_red ? 1u << PL_FW_PRICE_GRAD_REDUCE : 0) |
+	    (co->grad_acc ? 1u << PL_FW_PRICE_GRAD_ACC : 0) |
 	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) | (co->mask_k ? 1u << PL_FW_PRICE_MASK : 0) |
 	    (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
 	    (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |

@@ -205,23 +205,42 @@ check "search --framework F, export, cost --from F: the same step and memory for
 # --no-masked-softmax-fusion, NeMo's model.masked_softmax_fusion: false;
 # cost --from prices the plan's own step, and without the key the framework's fused default, faster
 "$ZOO" llama2-7b --layers 2 --seq 1024 --batch 16 --softmax-mask masked-fill > "$T/mk.json"
-mk_bad=""
-for fw in "megatron:^--no-masked-softmax-fusion$" "nemo:^  masked_softmax_fusion: false$"; do
-  f=${fw%%:*} c=$T/mk-${fw%%:*}
-  "$PLANNER" search "$T/mk.json" --cluster h100x8 --framework "$f" --attention-kernel none \
-    --mask-kernel unfused -o "$c.ckpt" > /dev/null 2>&1 &&
-    [ "$(jq -r .cluster.description.device.mask_kernel "$c.ckpt")" = unfused ] &&
-    "$PLANNER" export "$c.ckpt" --to "$f" -o "$c.cfg" > /dev/null 2>&1 &&
-    grep -q -- "${fw#*:}" "$c.cfg" &&
-    "$PLANNER" cost "$T/mk.json" --from "$f" "$c.cfg" --cluster h100x8 --attention-kernel none > "$c.cost" 2> /dev/null &&
+# A cluster switch exported and read back: mk.json searched with SEARCH-OPTS (which set KEY to
+# VALUE) under --framework FW, export states it (a line matching STATED), cost --from prices the
+# plan's own step (with COST-OPTS), and the configuration without the key (lines matching DROP
+# dropped) the framework's default, a shorter step
+# shellcheck disable=SC2086
+sw_roundtrip() { # FW STATED DROP KEY VALUE "SEARCH-OPTS" "COST-OPTS"
+  local c=$T/sw-$1-$4
+  "$PLANNER" search "$T/mk.json" --cluster h100x8 --framework "$1" $6 -o "$c.ckpt" > /dev/null 2>&1 &&
+    [ "$(jq -r ".cluster.description.device.$4" "$c.ckpt")" = "$5" ] &&
+    "$PLANNER" export "$c.ckpt" --to "$1" -o "$c.cfg" > /dev/null 2>&1 &&
+    grep -q -- "$2" "$c.cfg" &&
+    "$PLANNER" cost "$T/mk.json" --from "$1" "$c.cfg" --cluster h100x8 $7 > "$c.cost" 2> /dev/null &&
     num_close "$(jq .step_seconds "$c.cost")" "$(jq .cost.step_seconds "$c.ckpt")" &&
-    grep -v -- "masked-softmax-fusion\|masked_softmax_fusion" "$c.cfg" > "$c-bare.cfg" &&
-    "$PLANNER" cost "$T/mk.json" --from "$f" "$c-bare.cfg" --cluster h100x8 --attention-kernel none > "$c-bare.cost" 2> /dev/null &&
-    num_lt "$(jq .step_seconds "$c-bare.cost")" "$(jq .step_seconds "$c.cost")" ||
-    mk_bad="$mk_bad [$f]"
-done
+    grep -v -- "$3" "$c.cfg" > "$c-bare.cfg" &&
+    "$PLANNER" cost "$T/mk.json" --from "$1" "$c-bare.cfg" --cluster h100x8 $7 > "$c-bare.cost" 2> /dev/null &&
+    num_lt "$(jq .step_seconds "$c-bare.cost")" "$(jq .step_seconds "$c.cost")"
+}
+mk_bad=""
+sw_roundtrip megatron "^--no-masked-softmax-fusion$" "masked-softmax-fusion" mask_kernel unfused \
+  "--attention-kernel none --mask-kernel unfused" "--attention-kernel none" || mk_bad="$mk_bad [megatron]"
+sw_roundtrip nemo "^  masked_softmax_fusion: false$" "masked_softmax_fusion" mask_kernel unfused \
+  "--attention-kernel none --mask-kernel unfused" "--attention-kernel none" || mk_bad="$mk_bad [nemo]"
 check "search --mask-kernel unfused, export, cost --from: stated, the same step, faster without it${mk_bad}" \
   '[ -z "$mk_bad" ]'
+# --grad-accumulation autograd (each micro-batch's weight gradients added by a kernel of their own):
+# Megatron-LM's --no-gradient-accumulation-fusion, NeMo's model.gradient_accumulation_fusion: false;
+# 2 micro-batches a step, so one add
+ga_bad=""
+sw_roundtrip megatron "^--no-gradient-accumulation-fusion$" "gradient-accumulation-fusion" \
+  grad_accumulation autograd "--dp 8 --micro-batch-size 1 --grad-accumulation autograd" "" ||
+  ga_bad="$ga_bad [megatron]"
+sw_roundtrip nemo "^  gradient_accumulation_fusion: false$" "gradient_accumulation_fusion" \
+  grad_accumulation autograd "--dp 8 --micro-batch-size 1 --grad-accumulation autograd" "" ||
+  ga_bad="$ga_bad [nemo]"
+check "search --grad-accumulation autograd, export, cost --from: stated, the same step, faster without it${ga_bad}" \
+  '[ -z "$ga_bad" ]'
 # An overlap switch exported and read back: the plan searched with it on (gpt.json on h100x8 with
 # the options given), export states it (the written line matches STATED), cost --from prices the
 # plan's own step; the configuration without the key (lines matching KEY dropped) is priced with

@@ -281,20 +281,15 @@ static void param_dtype_gradients(void **state)
 }
 
 /* The node parts of one bf16 MatMul x [8, 16] times w [16, 32] whose weight
- * is whole on 4 data-parallel ranks (its batch cut 4 ways), the gradients as
- * grad_dtype and grad_reduce say; *c is the cluster they are priced with. */
-static void dp4_matmul_parts(const char *grad_dtype, const char *grad_reduce, pl_cluster *c,
-                             pl_nodeparts *out)
+ * is whole on 4 data-parallel ranks (its batch cut 4 ways), priced on c (4
+ * devices) */
+static void dp4_matmul_parts_on(const pl_cluster *c, pl_nodeparts *out)
 {
 	const char *j = bf16_matmul;
 	pl_graph *g;
 	pl_problem *p;
 	pl_err err;
 	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
-	assert_int_equal(pl_cluster_devices(c, 4, &err), PL_OK);
-	assert_int_equal(pl_cluster_set_grad_dtype(c, grad_dtype, "t", &err), PL_OK);
-	assert_string_equal(pl_cluster_grad_dtype_name(c), grad_dtype);
-	assert_int_equal(pl_cluster_set_grad_reduce(c, grad_reduce, "t", &err), PL_OK);
 	assert_int_equal(pl_problem_new(&p, g, c, &err), PL_OK);
 	int s = -1;
 	for (int k = 0; k < p->nstrat[0] && s < 0; k++)
@@ -304,6 +299,19 @@ static void dp4_matmul_parts(const char *grad_dtype, const char *grad_reduce, pl
 	pl_cost_node_parts(p, 0, p->strat[0] + (size_t)s * 3, out);
 	pl_problem_free(p);
 	pl_graph_free(g);
+}
+
+/* dp4_matmul_parts_on a cluster of 4 devices whose gradients are as
+ * grad_dtype and grad_reduce say; *c is the cluster they are priced with. */
+static void dp4_matmul_parts(const char *grad_dtype, const char *grad_reduce, pl_cluster *c,
+                             pl_nodeparts *out)
+{
+	pl_err err;
+	assert_int_equal(pl_cluster_devices(c, 4, &err), PL_OK);
+	assert_int_equal(pl_cluster_set_grad_dtype(c, grad_dtype, "t", &err), PL_OK);
+	assert_string_equal(pl_cluster_grad_dtype_name(c), grad_dtype);
+	assert_int_equal(pl_cluster_set_grad_reduce(c, grad_reduce, "t", &err), PL_OK);
+	dp4_matmul_parts_on(c, out);
 }
 
 /* The once-a-step gradient reduction as Aleph Alpha's scaling runs it
@@ -381,6 +389,46 @@ static void deepspeed_bf16_optimizer_by_hand(void **state)
 	assert_int_equal(pl_cluster_set_grad_dtype(&c, "fp32+param", "--grad-dtype", &err),
 	                 PL_EINVAL);
 	assert_non_null(strstr(err.msg, "or param+fp32"));
+}
+
+/* Gradients added by a kernel of their own after each micro-batch's backward
+ * (--grad-accumulation autograd, PyTorch's AccumulateGrad: the kept gradient
+ * and the fresh one read, the kept one written), by hand on one bf16 MatMul
+ * whose weight is whole on 4 data-parallel ranks: 2 + 2 + 2 bytes a
+ * parameter with bf16 gradients (--grad-dtype param), 4 + 2 + 4 with fp32
+ * ones, a quarter of it on ZeRO 2's and 3's shards, and a launch; none with
+ * the default fused accumulation, nor under DeepSpeed's bf16 optimizer
+ * (param+fp32), whose own add after every micro-batch replaces it. A job of
+ * m micro-batches runs it m - 1 times: pl_parts_split adds (m - 1)/m of it to
+ * every micro-batch's backward. */
+static void autograd_accumulation_by_hand(void **state)
+{
+	(void)state;
+	static const char *const dtypes[] = {"param", "fp32", "param+fp32"};
+	static const double bytes[] = {6, 10, 0};
+	const double n = 16 * 32, tol = 1e-9;
+	for (int k = 0; k < 3; k++) {
+		pl_nodeparts fused, autograd;
+		pl_cluster c;
+		pl_err err;
+		dp4_matmul_parts(dtypes[k], "as-grad", &c, &fused);
+		assert_int_equal(pl_cluster_set_grad_accumulation(&c, "autograd", "t", &err),
+		                 PL_OK);
+		assert_string_equal(pl_cluster_grad_accumulation_name(&c), "autograd");
+		dp4_matmul_parts_on(&c, &autograd);
+		double bw = c.memory_bandwidth * c.bw_eff;
+		double t = n * bytes[k] / bw, o = bytes[k] > 0 ? c.kernel_overhead_s : 0;
+		for (int z = 0; z < PL_ZERO_LEVELS; z++) {
+			double want = (z >= 2 ? t / 4 : t) + o;
+			assert_true(fused.acc_s[z] == 0);
+			assert_true(fabs(autograd.acc_s[z] - want) <= tol * (want + 1e-30));
+		}
+		assert_true(autograd.bwd_s == fused.bwd_s);
+		assert_int_equal(
+		    pl_cluster_set_grad_accumulation(&c, "eager", "--grad-accumulation", &err),
+		    PL_EINVAL);
+		assert_non_null(strstr(err.msg, "--grad-accumulation: 'eager': expected fused"));
+	}
 }
 
 /* A tensor kept for the backward that is a view (a Slice with "view": 1 of
@@ -1286,6 +1334,7 @@ int main(void)
 	    cmocka_unit_test(param_dtype_gradients),
 	    cmocka_unit_test(fp32_all_reduce_by_hand),
 	    cmocka_unit_test(deepspeed_bf16_optimizer_by_hand),
+	    cmocka_unit_test(autograd_accumulation_by_hand),
 	    cmocka_unit_test(view_keeps_its_base),
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
