@@ -347,10 +347,17 @@ def grad_accumulation(r):
     Aleph Alpha's scaling runs loss.backward() every micro-batch and sets the
     bf16 gradients to None only after the step (core/optimizer/optimizer.py
     Optimizer.backward, step), so PyTorch's AccumulateGrad adds each fresh
-    gradient into .grad, a kernel of its own a param; Megatron-LM and NeMo
-    fuse the add into the weight-gradient GEMM, FSDP adds on its shards, and
-    DeepSpeed's bf16 optimizer does its own add (grad_dtype param+fp32)"""
-    return "autograd" if "AA-Scaling" in r["framework_version"] else "fused"
+    gradient into .grad, a kernel of its own a param; so do DeepSpeed's fp16
+    optimizers under ZeRO 0 and 1, which register no gradient hooks there
+    (stage_1_and_2.py: only with partition_gradients or overlap_comm) and
+    leave the gradients to accumulate in .grad until the step (Megatron-
+    DeepSpeed's runs; under its bf16 optimizer, grad_dtype param+fp32, the
+    cost model prices that optimizer's own add instead); Megatron-LM and
+    NeMo fuse the add into the weight-gradient GEMM and FSDP adds on its
+    shards"""
+    if "AA-Scaling" in r["framework_version"] or r["framework"] == "megatron-deepspeed":
+        return "autograd"
+    return "fused"
 
 
 def norm_kernel(r):
