@@ -605,8 +605,8 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 	out->opt_s[0] += (upd + c->kernel_overhead_s * launch_share(elems)) / fc;
 	for (int z = 1; z < PL_ZERO_LEVELS; z++)
 		out->opt_s[z] += (upd / r + c->kernel_overhead_s * launch_share(elems / r)) / fc;
-	for (int z = 0; z < PL_ZERO_LEVELS; z++)
-		out->opt_s[z] += elems * gr.step_whole / bw / fc;
+	for (int z = 0; z < PL_ZERO_LEVELS; z++) /* the fp32 gradient: sharded from ZeRO 2 */
+		out->opt_s[z] += elems * gr.step_whole / bw / fc / (z >= 2 ? r : 1);
 	if (c->grad_acc_autograd && !gr.micro) {
 		/* AccumulateGrad: the kept gradient (g) and the fresh one (w) read,
 		 * the kept one written; on the shard under ZeRO 2 and 3 */
