@@ -200,15 +200,19 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
     [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, NULL, "fused",
                        "local", "on", NULL, "on"},
     /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
-     * the updated weights runs in the step); the engine converts no
-     * BatchNorm; the rest is the model's code */
-    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "local", "off", NULL, "off"},
+     * the updated weights runs in the step); without it and without
+     * partitioned gradients (ZeRO 0 and 1) stage_1_and_2.py registers no
+     * gradient hooks, so autograd adds each micro-batch's gradients into
+     * .grad; the engine converts no BatchNorm; the rest is the model's code */
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "autograd", NULL, NULL, "local", "off", NULL,
+                      "off"},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms, FusedScaleMaskSoftmax unless --no-masked-softmax-fusion;
-     * DeepSpeed's overlap_comm False */
-    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, NULL, "fused", "fused", "local", "off", NULL,
-                "off"},
+     * DeepSpeed's overlap_comm False and autograd's gradient accumulation
+     * (as deepspeed's) */
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, "autograd", "fused", "fused", "local", "off",
+                NULL, "off"},
     [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -2444,8 +2444,8 @@ declare -A fd_sw=(
   [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation fused --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
   [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --mask-kernel fused --batch-norm local|on|on"
-  [deepspeed]="--batch-norm local|off|off"
-  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
+  [deepspeed]="--grad-accumulation autograd --batch-norm local|off|off"
+  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --grad-accumulation autograd --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [mindformers]="||")
 for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
   IFS='|' read -r sw ov pg <<< "${fd_sw[$fw]}"

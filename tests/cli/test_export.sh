@@ -98,8 +98,11 @@ roundtrip() { # PLAN FRAMEWORK
   done < "$T/keys"
   check "export $p --to $fw: $(wc -l < "$T/keys") keys, all in $(list_of "$fw")" \
     '[ $missing = 0 ] && [ -s "$T/keys" ]'
-  # back: the same plan and cost
+  # back: the same plan and cost (the plan's gradient accumulation given: DeepSpeed's and
+  # Megatron-DeepSpeed's configurations have no key for it, and their default, autograd, is not
+  # the cluster's the plan was priced with)
   "$PLANNER" cost "$T/$m.json" --from "$fw" "$f" --cluster h100x8 -o "$T/back.ckpt" \
+    --grad-accumulation "$(jq -r .cluster.description.device.grad_accumulation "$T/$p.ckpt")" \
     > "$T/cost.json" 2> "$T/err"
   check "cost --from $fw ($p): exit 0" '[ $? = 0 ]'
   local s0 s1 m0 m1
