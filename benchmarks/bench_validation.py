@@ -193,6 +193,21 @@ def zoo_args(r, gb):
     return a
 
 
+def recompute(r):
+    """the planner's recompute mode of a run's, or None (the search's
+    choice): as stated, but torchtitan's "selective" is its per-op selective
+    checkpointing (selective-op: selective_ac_option 'op', which its
+    train_configs/llama3_*.toml set and the Llama 3 benchmark runs used)
+    unless the source says "selective layer" (every n-th layer checkpointed
+    whole, which the planner does not price: left as Megatron's selective,
+    the nearest it has)"""
+    rc = r["recompute"]
+    if rc == "selective" and r["framework"] == "torchtitan" and \
+            "selective layer" not in r["notes"]:
+        return "selective-op"
+    return rc if rc in ("none", "full", "selective") else None
+
+
 def swiglu(r):
     """how the run's framework computes a SwiGLU feed-forward's SiLU and
     product: Megatron-core (Megatron-LM's --swiglu with bias_swiglu_fusion on
@@ -554,8 +569,8 @@ def search_args(r):
         a += ["--tp-comm-overlap", "on"]
     if pp > 1 and stage_split(r):
         a += ["--stage-cuts", stage_split(r)]
-    if r["recompute"] in ("none", "full", "selective"):
-        a += ["--recompute", r["recompute"]]
+    if recompute(r):
+        a += ["--recompute", recompute(r)]
     if r["sequence_parallel"] in ("on", "off", "yes", "no", "true", "false"):
         a += ["--sequence-parallel", "on" if r["sequence_parallel"] in ("on", "yes", "true") else "off"]
     elif r["id"].startswith("hag23") and "allruns" in r["notes"]:

@@ -94,8 +94,9 @@ void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, 
 int pl_regathers(const pl_graph *g, const uint8_t *recompute, int op, int slot, uint8_t saves_in)
 {
 	int prod = g->tensors[g->ops[op].in[slot]].producer;
-	return (saves_in >> slot & 1) && prod >= 0 &&
-	       !(recompute && (recompute[op] || recompute[prod]));
+	if (!(saves_in >> slot & 1) || prod < 0)
+		return 0;
+	return !recompute || recompute[op] == PL_RC_SAVED || !(recompute[op] || recompute[prod]);
 }
 
 /* bk (NULL: none) receives times x each collective's seconds and bus bytes
@@ -211,7 +212,8 @@ double pl_commbook_total(const pl_commbook *bk)
 	return t;
 }
 
-static const char *const recompute_names[PL_RECOMPUTE_MODES] = {"none", "full", "selective"};
+static const char *const recompute_names[PL_RECOMPUTE_MODES] = {"none", "full", "selective",
+                                                                "selective-op"};
 
 const char *pl_recompute_name(int mode)
 {
@@ -249,9 +251,11 @@ static int recompute_mode(const uint8_t *flags, int n, const pl_graph *g)
 {
 	int mode = PL_RECOMPUTE_NONE;
 	for (int o = 0; flags && o < n; o++)
-		if (flags[o] == 2)
-			return PL_RECOMPUTE_FULL; /* only full keeps a recomputed op's output */
-		else if (flags[o] && !(g && g->ops[o].recompute))
+		if (flags[o] == PL_RC_SAVED)
+			return PL_RECOMPUTE_SELECTIVE_OP; /* only selective-op saves ops */
+		else if (flags[o] == PL_RC_RERUN_OUT)
+			mode = PL_RECOMPUTE_FULL; /* only full keeps a recomputed op's output */
+		else if (flags[o] && !(g && g->ops[o].recompute) && mode == PL_RECOMPUTE_NONE)
 			mode = PL_RECOMPUTE_SELECTIVE;
 	return mode;
 }
@@ -391,7 +395,7 @@ typedef struct comm_times {
 static void comm_times_of(const pl_problem *p, int op, comm_times *t)
 {
 	double m = (double)(p->job.micro_batches > 0 ? p->job.micro_batches : 1);
-	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
+	int z = p->job.zero, rc = p->job.recompute ? pl_rc_reruns(p->job.recompute[op]) : 0;
 	int ar1 = p->c->grad_fp32_allreduce; /* ZeRO 1 all-reduces too */
 	t->coll_bwd = m;
 	t->coll_fwd = rc ? 2 * m : m;
@@ -481,14 +485,16 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 }
 
 /* The activations an op keeps for its backward (act_bytes; a saved
- * activation counts once, at its producer) and its first output's bytes
- * (out_bytes, what a checkpoint keeps). */
+ * activation counts once, at its producer), its first output's bytes
+ * (out_bytes, what a checkpoint keeps) and of act_bytes what is not its
+ * outputs (saved_bytes: its kernel's own, norm statistics, log-sum-exps). */
 static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *split,
                            const pl_opwork *w, int f8, double f8_in, pl_nodeparts *out)
 {
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
 	out->act_bytes = w->saved_bytes;
+	double kept_out = 0; /* of act_bytes, its outputs some backward reads */
 	if (p->kept) {
 		pl_layout l;
 		for (int i = 0; i < op->ninputs; i++) {
@@ -506,6 +512,7 @@ static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *spl
 			pl_op_output_layout(g, op, split, p->devices, i, &l);
 			double ob = pl_layout_local_bytes(&l);
 			int t = op->out[i];
+			kept_out += p->kept[t] ? ob : 0;
 			out->act_bytes += (p->kept[t] ? ob : 0) - (w->saves_out >> i & 1 ? ob : 0) +
 			                  (p->kept_fp8 && p->kept_fp8[t]
 			                       ? ob / pl_dtype_bytes(g->tensors[t].dtype)
@@ -517,8 +524,10 @@ static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *spl
 		pl_op_output_layout(g, op, split, p->devices, 0, &ol);
 		out->out_bytes = pl_layout_local_bytes(&ol);
 	}
+	out->saved_bytes = fmax(0, out->act_bytes - kept_out);
 	out->act_bytes *= pl_fit(p->c->fit_memory);
 	out->out_bytes *= pl_fit(p->c->fit_memory);
+	out->saved_bytes *= pl_fit(p->c->fit_memory);
 }
 
 /* The state, gradient sync and optimizer of param input i that op owns, by
@@ -702,7 +711,7 @@ double pl_job_step_scale(const pl_job *job)
 
 void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobshare *out)
 {
-	int z = p->job.zero, rc = p->job.recompute ? p->job.recompute[op] : 0;
+	int z = p->job.zero, f = p->job.recompute ? p->job.recompute[op] : 0, rc = pl_rc_reruns(f);
 	int64_t m = p->job.micro_batches > 1 ? p->job.micro_batches : 1;
 	double acc = pt->acc_s[z] * (double)(m - 1) / (double)m;
 	out->mb_compute_s = pt->fwd_s + pt->bwd_s + acc + (rc ? pt->fwd_s : 0);
@@ -716,7 +725,10 @@ void pl_parts_split(const pl_problem *p, int op, const pl_nodeparts *pt, pl_jobs
 	out->mb_gather_s = z == 3 ? pt->gather_s : 0;
 	out->step_gather_s = z == 1 || z == 2 ? pt->sync_s[z] - pt->reduce_step_s[z] : 0;
 	out->state_bytes = pt->state_bytes[z];
-	out->act_bytes = rc == 0 ? pt->act_bytes : rc == 2 ? pt->out_bytes : 0;
+	out->act_bytes = f == PL_RC_KEEP        ? pt->act_bytes
+	                 : f == PL_RC_RERUN_OUT ? pt->out_bytes
+	                 : f == PL_RC_SAVED     ? pt->out_bytes + pt->saved_bytes
+	                                        : 0;
 }
 
 void pl_cost_fold(const pl_problem *p, int op, const pl_nodeparts *pt, pl_nodecost *out)
@@ -756,7 +768,7 @@ int pl_problem_edge_fwd_times(const pl_problem *p, int e)
 {
 	const pl_edge *ed = &p->edges[e];
 	const uint8_t *rc = p->job.recompute;
-	return (rc && rc[ed->dst_op]) ||
+	return (rc && pl_rc_reruns(rc[ed->dst_op])) ||
 	               pl_regathers(p->g, rc, ed->dst_op, ed->dst_slot, p->saves_in[ed->dst_op])
 	           ? 2
 	           : 1;
@@ -882,7 +894,7 @@ double pl_cost_edge_exposed(const pl_problem *p, int e, const int64_t *src_split
 		return c;
 	pl_nodeparts pt;
 	pl_cost_node_parts(p, gemm, split, &pt);
-	int rc = p->job.recompute && p->job.recompute[gemm];
+	int rc = p->job.recompute && pl_rc_reruns(p->job.recompute[gemm]);
 	double hide = share * (pt.fwd_s * (rc ? 2 : 1) + pt.bwd_s);
 	return fmax(c - hide, c / (double)n);
 }

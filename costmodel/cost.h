@@ -21,16 +21,36 @@ typedef struct pl_nodecost {
 /* The whole-job settings a problem is priced under. The problem's
  * graph is one micro-batch; its mesh is one pipeline stage's devices. */
 /* Activation recomputation of a whole-job plan, as its checkpoint's
- * "recompute" names it. Per op the plan holds a flag: 0 keeps what its
- * backward reads, 1 re-runs its forward in the backward and keeps nothing,
- * 2 re-runs it and keeps its output (a recomputed layer's output, the next
- * layer's input). full: every repeated layer of each run, the last too, as
- * Megatron checkpoints every layer of every stage (flags 1 and 2); selective: each attention core
- * (flags 1 only; Korthikanti et al. 2022, section 5). */
-enum { PL_RECOMPUTE_NONE, PL_RECOMPUTE_FULL, PL_RECOMPUTE_SELECTIVE, PL_RECOMPUTE_MODES };
-/* "none", "full" or "selective" (NULL for anything else) */
+ * "recompute" names it. Per op the plan holds a flag (PL_RC_*): 0 keeps what
+ * its backward reads, 1 re-runs its forward in the backward and keeps
+ * nothing, 2 re-runs it and keeps its output (a recomputed layer's output,
+ * the next layer's input), 3 runs once inside a recomputed layer and keeps
+ * its output and what its kernel saved (an op a selective checkpoint policy
+ * saves). full: every repeated layer of each run, the last too, as Megatron
+ * checkpoints every layer of every stage (flags 1 and 2); selective: each
+ * attention core (flags 1 only; Korthikanti et al. 2022, section 5);
+ * selective-op: torchtitan's per-op selective checkpointing, every repeated
+ * layer recomputed but for the attention cores and every other weight
+ * product, which are saved (flags 1, 2 and 3; torchtitan's _save_list and
+ * _custom_policy). The whole-job search chooses among the first three
+ * (PL_RECOMPUTE_SEARCHED); selective-op only when asked for. */
+enum {
+	PL_RECOMPUTE_NONE,
+	PL_RECOMPUTE_FULL,
+	PL_RECOMPUTE_SELECTIVE,
+	PL_RECOMPUTE_SELECTIVE_OP,
+	PL_RECOMPUTE_MODES
+};
+#define PL_RECOMPUTE_SEARCHED (PL_RECOMPUTE_SELECTIVE + 1)
+enum { PL_RC_KEEP, PL_RC_RERUN, PL_RC_RERUN_OUT, PL_RC_SAVED, PL_RC_FLAGS };
+/* Whether an op of flag f runs its forward again in the backward */
+static inline int pl_rc_reruns(int f)
+{
+	return f == PL_RC_RERUN || f == PL_RC_RERUN_OUT;
+}
+/* "none", "full", "selective" or "selective-op" (NULL for anything else) */
 const char *pl_recompute_name(int mode);
-/* The mode of a name (-1: none of the three) */
+/* The mode of a name (-1: none of them) */
 int pl_recompute_parse(const char *name);
 /* The mode a plan's per-op flags (n of them, NULL: none) describe */
 int pl_recompute_of_flags(const uint8_t *flags, int n);
@@ -149,6 +169,7 @@ typedef struct pl_nodeparts {
 	double weight_bytes[PL_ZERO_LEVELS], grad_bytes[PL_ZERO_LEVELS]; /* its parts */
 	double act_bytes;                /* activations kept for the backward */
 	double out_bytes;                /* its first output (what a checkpoint keeps) */
+	double saved_bytes;              /* of act_bytes, what is not its outputs */
 	double scratch_fwd, scratch_bwd; /* its kernels' workspace (pl_opwork) */
 } pl_nodeparts;
 
@@ -270,9 +291,10 @@ int pl_problem_edge_fwd_times(const pl_problem *p, int e);
 /* Whether op's input `slot` is redistributed again for its backward: the op
  * keeps it (saves_in, the op rule's bits), the tensor has a producer that
  * holds it at its own layout, and neither op is recomputed (recompute: per
- * op, or NULL). A kept tensor is held once; the consumer's copy in the layout
- * it reads is made again, as Megatron's sequence parallelism all-gathers its
- * kept shard again in the backward. The executor runs it (executor/exec.c). */
+ * op, or NULL); or the op is saved inside a recomputed layer (PL_RC_SAVED),
+ * which keeps its output, not its inputs. A kept tensor is held once; the consumer's copy in the
+ * layout it reads is made again, as Megatron's sequence parallelism all-gathers its kept shard
+ * again in the backward. The executor runs it (executor/exec.c). */
 int pl_regathers(const pl_graph *g, const uint8_t *recompute, int op, int slot, uint8_t saves_in);
 /* Edge table (computed once, then cached): t[a * nstrat[dst] + b]. */
 const double *pl_problem_edge(pl_problem *p, int e);

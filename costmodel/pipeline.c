@@ -536,15 +536,17 @@ static int job_transients(const pl_problem *p, int64_t *const *splits, const int
 		/* recomputed segments: runs of recomputed ops on one stage, each
 		 * ending after an op that keeps its output (a layer of full
 		 * recompute; that output is counted with the activations already),
-		 * as the executor's recompute_at runs them */
+		 * as the executor's recompute_at runs them; an op saved inside one
+		 * (PL_RC_SAVED) is not run again and brings nothing back */
 		int r = p->job.recompute ? p->job.recompute[o] : 0;
 		if (o && stage && stage[o - 1] != s)
 			run = 0;
-		if (r) {
-			run += r == 2 ? fmax(0, pt.act_bytes - pt.out_bytes) : pt.act_bytes;
+		if (pl_rc_reruns(r))
+			run += r == PL_RC_RERUN_OUT ? fmax(0, pt.act_bytes - pt.out_bytes)
+			                            : pt.act_bytes;
+		if (r)
 			rec[o] = run;
-		}
-		if (r != 1)
+		if (r == PL_RC_KEEP || r == PL_RC_RERUN_OUT)
 			run = 0;
 		if (z >= 2 && pt.grad_bytes[z] < pt.grad_bytes[0])
 			zg[s] += pt.grad_bytes[0];

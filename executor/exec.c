@@ -686,8 +686,9 @@ static int op_forward_as(rankctx *rc, int o, int recomputing)
 	}
 	mem_mark(st, vflag(st, op->out[0]), 1, A, bytes_of(&ex->out_l[o]));
 	/* a recomputed op keeps nothing, but in its recompute what its backward
-	 * reads */
-	int keeps = recomputing || !ex->rc || !ex->rc[o];
+	 * reads; one saved inside a recomputed layer keeps what its kernel saved
+	 * (its output is held) and gathers its inputs again (regathered) */
+	int keeps = recomputing || !ex->rc || !ex->rc[o] || ex->rc[o] == PL_RC_SAVED;
 	/* what its kernel kept: live while it runs, then kept for a backward
 	 * that will read it, else given back */
 	if (st->saved[o])
@@ -1142,7 +1143,8 @@ static int reduce_grads(rankctx *rc)
 /* Recompute, as Megatron's checkpointed layers run it: when the backward
  * reaches a recomputed segment (a run of recomputed ops, a layer of full
  * recompute or an attention core of selective), the segment's forward (its
- * input redistributions included) runs again first. */
+ * input redistributions included) runs again first, but for the ops a
+ * selective checkpoint saved (PL_RC_SAVED: their outputs are held). */
 static int recompute_at(rankctx *rc, int o)
 {
 	pl_exec *ex = rc->ex;
@@ -1150,8 +1152,8 @@ static int recompute_at(rankctx *rc, int o)
 	if (!ex->rc || !ex->rc[o] || st->segdone[ex->seg_lo[o]])
 		return 0;
 	st->segdone[ex->seg_lo[o]] = 1;
-	for (int k = ex->seg_lo[o]; k <= o; k++)
-		if (ex->stage[k] == rc->k && op_forward_as(rc, k, 1))
+	for (int k = ex->seg_lo[o]; k <= o; k++) /* a saved op is not run again */
+		if (ex->stage[k] == rc->k && ex->rc[k] != PL_RC_SAVED && op_forward_as(rc, k, 1))
 			return -1;
 	return 0;
 }
@@ -2338,7 +2340,8 @@ static void live_memory(pl_exec *ex)
 				ex->held_re[t] = 1;
 		}
 		for (int i = 0; i < op->noutputs; i++) {
-			if ((keeps && (w.saves_out >> i & 1)) || (ex->rc && ex->rc[k] == 2))
+			if ((keeps && (w.saves_out >> i & 1)) ||
+			    (ex->rc && (ex->rc[k] == PL_RC_RERUN_OUT || ex->rc[k] == PL_RC_SAVED)))
 				ex->held[op->out[i]] = 1;
 			if (w.saves_out >> i & 1)
 				ex->held_re[op->out[i]] = 1;
@@ -2347,11 +2350,11 @@ static void live_memory(pl_exec *ex)
 	/* recomputed segments: runs of recomputed ops, each ending after an op
 	 * that keeps its output (a layer of full recompute) */
 	for (int k = 0; k < g->nops; k++)
-		ex->seg_lo[k] =
-		    !ex->rc || !ex->rc[k] ? -1
-		    : k && ex->rc[k - 1] && ex->rc[k - 1] != 2 && ex->stage[k - 1] == ex->stage[k]
-		        ? ex->seg_lo[k - 1]
-		        : k;
+		ex->seg_lo[k] = !ex->rc || !ex->rc[k] ? -1
+		                : k && ex->rc[k - 1] && ex->rc[k - 1] != PL_RC_RERUN_OUT &&
+		                        ex->stage[k - 1] == ex->stage[k]
+		                    ? ex->seg_lo[k - 1]
+		                    : k;
 	for (int t = 0; t < g->ntensors; t++) /* sent to a later stage, or a graph output */
 		if (ex->thi[t] > ex->tlo[t])
 			ex->held[t] = 1;

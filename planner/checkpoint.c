@@ -979,11 +979,12 @@ pl_status pl_ckpt_parse_job(const pl_graph *g, const cJSON *root, const char *wh
 			    "%s: op '%s': stage %d comes after an op on stage %d; stages "
 			    "must not decrease in the model's op order",
 			    where, g->ops[o].name, stage[o], stage[o - 1]);
-		if ((r = get_count(it, "recompute", 0, 2, &v)) < 0)
+		if ((r = get_count(it, "recompute", 0, PL_RC_FLAGS - 1, &v)) < 0)
 			return pl_err_set(
 			    err, PL_EINVAL,
-			    "%s: op '%s': recompute: expected 0, 1 or 2 (keeps its output)", where,
-			    g->ops[o].name);
+			    "%s: op '%s': recompute: expected 0, 1, 2 (run again, keeps "
+			    "its output) or 3 (saved inside a recomputed layer)",
+			    where, g->ops[o].name);
 		recompute[o] = r ? (uint8_t)v : 0;
 		*is_job |= recompute[o] != 0;
 	}

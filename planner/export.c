@@ -1132,6 +1132,9 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 	char b[24];
 	int64_t first, mid, last;
 	int form = split_form(c, &first, &mid, &last);
+	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
+		REFUSE("selective-op recompute (torchtitan's per-op checkpointing): Megatron's "
+		       "selective recompute is the attention core's");
 	if (form < 0)
 		REFUSE("its middle pipeline stages hold different numbers of layers; Megatron "
 		       "states the first and last stages' layers and splits the rest evenly");
@@ -1234,6 +1237,9 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 {
 	int64_t first, mid, last;
 	int form = split_form(c, &first, &mid, &last);
+	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
+		REFUSE("selective-op recompute (torchtitan's per-op checkpointing): NeMo's "
+		       "selective recompute is the attention core's");
 	if (form < 0)
 		REFUSE("its middle pipeline stages hold different numbers of layers; "
 		       "num_layers_in_first/last_pipeline_stage state the ends only");
@@ -1343,7 +1349,8 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 		       "norms over the sequence (SequenceParallel) always");
 	if (c->recompute == PL_RECOMPUTE_SELECTIVE)
 		REFUSE("selective recompute of the attention core: torchtitan's selective modes "
-		       "are per op (save the matmuls) or every n-th layer");
+		       "are per op (selective-op: save the attention and every other matmul) or "
+		       "every n-th layer");
 	if (c->vocab_emb_dp)
 		REFUSE("an embedding replicated over the tensor-parallel ranks");
 	int64_t ta = 0, tb = 0;
@@ -1419,7 +1426,12 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 	snprintf(b, sizeof b, "\"%s\"", c->precision == PREC_FP32 ? "float32" : "bfloat16");
 	value(o, "mixed_precision_param", b);
 	section(o, "activation_checkpoint");
-	value(o, "mode", c->recompute == PL_RECOMPUTE_FULL ? "\"full\"" : "\"none\"");
+	value(o, "mode",
+	      c->recompute == PL_RECOMPUTE_FULL           ? "\"full\""
+	      : c->recompute == PL_RECOMPUTE_SELECTIVE_OP ? "\"selective\""
+	                                                  : "\"none\"");
+	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
+		value(o, "selective_ac_option", "\"op\"");
 	return PL_OK;
 }
 
@@ -1456,6 +1468,9 @@ static pl_status emit_deepspeed(out *o, const fw_config *c, cJSON *doc, pl_err *
 
 static pl_status emit_mindformers(out *o, const fw_config *c, pl_err *err)
 {
+	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
+		REFUSE("selective-op recompute (torchtitan's per-op checkpointing): MindFormers' "
+		       "select_recompute names the ops to recompute, not a per-op save policy");
 	if (c->zero >= 2)
 		REFUSE("ZeRO %d: MindFormers' parallel.enable_parallel_optimizer shards the "
 		       "optimizer states (ZeRO-1); deeper levels are not in its v1.7.0 template",
@@ -2085,18 +2100,26 @@ static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_confi
 	c->gbs = global > 0 ? global : 0;
 	c->sp = c->tp > 1; /* torchtitan's tensor parallelism is sequence parallel */
 	c->seq = seq;
-	const char *mode = get_str(k, "activation_checkpoint.mode");
+	const char *mode = get_str(k, "activation_checkpoint.mode"),
+	           *sac = get_str(k, "activation_checkpoint.selective_ac_option");
 	if (!mode)
 		mode = "selective"; /* torchtitan v0.2.2's default */
+	if (!sac)
+		sac = "2"; /* its default: every second layer */
 	if (!strcmp(mode, "full"))
 		c->recompute = PL_RECOMPUTE_FULL;
+	else if (!strcmp(mode, "selective") && !strcmp(sac, "op"))
+		c->recompute = PL_RECOMPUTE_SELECTIVE_OP;
 	else if (strcmp(mode, "none"))
-		return pl_err_set(err, PL_EINVAL,
-		                  "%s:%d: activation_checkpoint.mode %s%s: the planner's recompute "
-		                  "is none, full, or the attention core (which torchtitan has not)",
-		                  where, line_of(k, "activation_checkpoint.mode"), mode,
-		                  pl_fw_get(k, "activation_checkpoint.mode") ? ""
-		                                                             : " (the default)");
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s:%d: activation_checkpoint.mode %s%s with selective_ac_option %s%s: the "
+		    "planner's recompute is none, full, per op (mode \"selective\" with "
+		    "selective_ac_option \"op\") or the attention core (which torchtitan has not)",
+		    where, line_of(k, "activation_checkpoint.mode"), mode,
+		    pl_fw_get(k, "activation_checkpoint.mode") ? "" : " (the default)", sac,
+		    pl_fw_get(k, "activation_checkpoint.selective_ac_option") ? ""
+		                                                              : " (the default)");
 	const char *mp = get_str(k, "training.mixed_precision_param");
 	c->precision = mp && !strcmp(mp, "float32") ? PREC_FP32 : PREC_BF16;
 	return PL_OK;

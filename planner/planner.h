@@ -139,7 +139,7 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             optimizer state (ZeRO) at optimizer_shard_level
  *   optimizer_shard_level     1 | 2 | 3 | auto (default 1): 1 states,
  *                             2 + gradients, 3 + weights
- *   recompute                 none | full | selective | auto (default none)
+ *   recompute                 none | full | selective | selective-op | auto (default none)
  *   gradients_mean            true | false (default false): divide the
  *                             reduced gradients by device_num before the
  *                             update. The executor already computes the

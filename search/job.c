@@ -328,16 +328,27 @@ int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags)
 		}
 		return blocks;
 	}
-	if (mode != PL_RECOMPUTE_FULL)
+	if (mode != PL_RECOMPUTE_FULL && mode != PL_RECOMPUTE_SELECTIVE_OP)
 		return 0;
 	pl_run runs[64];
 	int nr = pl_find_runs(g, runs, 64);
 	for (int k = 0; k < nr; k++)
 		for (int b = 0; b < runs[k].count; b++) {
-			int first = runs[k].first + b * runs[k].len;
-			for (int i = 0; i < runs[k].len; i++)
-				flags[first + i] = 1;
-			flags[first + runs[k].out_pos] = 2;
+			int first = runs[k].first + b * runs[k].len, mm = 0;
+			for (int i = 0; i < runs[k].len; i++) {
+				const pl_op *op = &g->ops[first + i];
+				unsigned tr = pl_op_traits(op);
+				flags[first + i] = PL_RC_RERUN;
+				if (mode != PL_RECOMPUTE_SELECTIVE_OP)
+					continue;
+				if (tr & PL_OPT_ATTENTION_CORE)
+					flags[first + i] = PL_RC_SAVED;
+				else if ((tr & PL_OPT_GEMM) && !activation_product(g, op) &&
+				         mm++ % 2 == 0)
+					flags[first + i] =
+					    PL_RC_SAVED; /* the 1st, 3rd, ... weight product */
+			}
+			flags[first + runs[k].out_pos] = PL_RC_RERUN_OUT;
 			blocks++;
 		}
 	return blocks;
@@ -1276,7 +1287,7 @@ static pl_status job_options(jobrun *s)
 	s->z0 = jo->zero != PL_AUTO ? jo->zero : 0;
 	s->z1 = jo->zero != PL_AUTO ? jo->zero : PL_ZERO_LEVELS - 1;
 	s->r0 = jo->recompute != PL_AUTO ? jo->recompute : 0;
-	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : PL_RECOMPUTE_MODES - 1;
+	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : PL_RECOMPUTE_SEARCHED - 1;
 	return PL_OK;
 }
 
@@ -1444,8 +1455,8 @@ static pl_status enumerate(jobrun *s)
 			return pl_err_set(
 			    s->err, PL_EINVAL, "recompute %s: the model has %s",
 			    pl_recompute_name(r),
-			    r == PL_RECOMPUTE_FULL
-			        ? "no repeated layers (full recompute re-runs every repeated layer)"
+			    r == PL_RECOMPUTE_FULL || r == PL_RECOMPUTE_SELECTIVE_OP
+			        ? "no repeated layers (it re-runs every repeated layer)"
 			        : "no attention core (a product of two activations into a Softmax, "
 			          "on into a product with another activation, or a fused "
 			          "Attention) to recompute");

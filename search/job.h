@@ -131,7 +131,12 @@ void pl_job_plan_free(pl_job_plan *jp);
  * core's inputs (queries, keys, values) stay kept by their producers. A
  * fused Attention is a core by itself (its output and log-sum-exps not
  * kept, its forward run again, as Megatron's selective recompute of
- * FlashAttention's core attention).
+ * FlashAttention's core attention). PL_RECOMPUTE_SELECTIVE_OP (torchtitan's
+ * per-op selective checkpointing, selective_ac_option "op"): the flags of
+ * full, but each block's fused attention cores and its 1st, 3rd, 5th, ...
+ * product with a weight in op order get 3 (saved: torchtitan's _save_list
+ * holds the SDPA kernels and aten.mm, and _custom_policy saves every mm but
+ * the 2nd, 4th, ... of each block's forward).
  * Returns the number of recomputed blocks or cores (0: nothing to recompute). */
 int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags);
 

@@ -43,7 +43,7 @@ static const char *const run_help =
     "        MASTER_PORT + 1 (PLANNER_PORT to choose)\n"
     "Whole-job plans run as planned: pipeline stages with 1F1B or interleaved 1F1B (rank\n"
     "R is rank R mod M of stage R div M, M = devices / stages), micro-batches, ZeRO 0-3,\n"
-    "full or selective recompute.\n"
+    "full, selective or selective-op recompute.\n"
     "--json prints one JSON object per step and a summary object. --profile adds, per op,\n"
     "the time rank 0 spent in compute and in communication (mean of steps 2..N) beside the\n"
     "cost model's per-op prediction (on cuda, compute counts the time to queue the kernels),\n"

@@ -119,9 +119,12 @@ static const char *const search_help =
     "                        1F1B; default: searched where micro-batches fill the stages\n"
     "  --zero 0|1|2|3|auto   optimizer sharding: 1 states, 2 + gradients, 3 + weights;\n"
     "                        2 and 3 do not go with pipeline stages (as DeepSpeed)\n"
-    "  --recompute none|full|selective|auto  full: every repeated layer recomputes\n"
-    "                        (Megatron's full); selective: each attention core (QK^T,\n"
-    "                        softmax, dropout, xV) recomputes, as Megatron's selective\n"
+    "  --recompute none|full|selective|selective-op|auto  full: every repeated layer\n"
+    "                        recomputes (Megatron's full); selective: each attention core\n"
+    "                        (QK^T, softmax, dropout, xV) recomputes, as Megatron's\n"
+    "                        selective; selective-op: every repeated layer but its fused\n"
+    "                        attention and every other weight product, as torchtitan's\n"
+    "                        per-op selective checkpointing (never chosen by auto)\n"
     "  --overlap-grad-reduce on|off  the once-a-step gradient reduction overlaps the\n"
     "                        last micro-batch's backward in 25 MiB buckets (PyTorch DDP,\n"
     "                        Megatron's --overlap-grad-reduce); default off\n"
@@ -634,8 +637,9 @@ static int word_option(int ch, const char *arg, pl_job_request *jr)
 	if (!strcmp(arg, "auto"))
 		jr->recompute = pl_dim_auto();
 	else if (pl_recompute_parse(arg) < 0)
-		return pl_cli_usage("search",
-		                    "--recompute %s: expected none, full, selective or auto", arg);
+		return pl_cli_usage(
+		    "search",
+		    "--recompute %s: expected none, full, selective, selective-op or auto", arg);
 	else
 		jr->recompute = pl_dim_value(pl_recompute_parse(arg));
 	return 0;

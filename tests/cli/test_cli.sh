@@ -1040,7 +1040,32 @@ check "... cost reproduces it; the same cuts without recompute keep more activat
   '[ "$(jq .step_seconds "$T/c")" = "$(jq .cost.step_seconds "$T/sel.plan")" ] &&
    awk -v a="$(jq .memory_breakdown_bytes.activations "$T/c")" -v b="$(jq .memory_breakdown_bytes.activations "$T/c0")" \
        -v s="$(jq .step_seconds "$T/c")" -v t="$(jq .step_seconds "$T/c0")" "BEGIN { exit !(a < b && s > t) }"'
-bad_combo "--recompute some" "expected none, full, selective or auto" --recompute some
+bad_combo "--recompute some" "expected none, full, selective, selective-op or auto" --recompute some
+# torchtitan's per-op selective checkpointing: every layer recomputed but its fused attention and
+# its 1st, 3rd, ... weight products (a Llama layer's q, v, gate, down), the layer's output kept
+"$ZOO" llama2-7b --layers 3 --hidden 64 --heads 4 --head-dim 16 --kv-heads 2 --ffn 128 --seq 32 \
+  --vocab 64 --batch 4 --attention fused --dtype float32 > "$T/sop.json"
+"$PLANNER" search "$T/sop.json" --devices 4 --dp 2 --tp 2 --pp 1 --recompute selective-op \
+  -o "$T/sop.plan" > /dev/null 2>&1
+sop_ops() { # FLAG: the layer ops (l<N>. stripped) of that per-op recompute flag
+  jq -c --argjson f "$1" '[.parallel_strategy_item | to_entries[] | select(.key | test("^l[0-9]+[.]"))
+    | select((.value.recompute // 0) == $f) | .key | sub("^l[0-9]+[.]"; "")] | unique' "$T/sop.plan"
+}
+check "--recompute selective-op: q, v, the attention, gate and down saved (3); the rest of each layer run again, its output kept (2)" \
+  '[ "$(jq -r .recompute "$T/sop.plan")" = selective-op ] &&
+   [ "$(sop_ops 3)" = "[\"attn\",\"down\",\"gate\",\"q\",\"v\"]" ] && [ "$(sop_ops 2)" = "[\"add2\"]" ] &&
+   [ "$(sop_ops 0)" = "[]" ] && [ "$(jq "[.parallel_strategy_item[] | select(.recompute == 3)] | length" "$T/sop.plan")" = 15 ]'
+"$PLANNER" cost "$T/sop.json" --strategy "$T/sop.plan" > "$T/c" 2> /dev/null
+check "... cost reproduces it" '[ "$(jq .step_seconds "$T/c")" = "$(jq .cost.step_seconds "$T/sop.plan")" ]'
+"$PLANNER" run "$T/sop.json" --strategy "$T/sop.plan" --steps 3 --json > "$T/sop-run" 2> /dev/null
+rc=$?
+"$PLANNER" search "$T/sop.json" --devices 1 -o "$T/sop1.plan" > /dev/null 2>&1
+"$PLANNER" run "$T/sop.json" --strategy "$T/sop1.plan" --steps 3 --json > "$T/sop-run1" 2> /dev/null
+check "... runs (4 ranks) with the 1-rank losses" '[ $rc -eq 0 ] && [ "$(same3 "$T/sop-run1" "$T/sop-run")" = true ]'
+"$PLANNER" search "$T/sop.json" --devices 4 --job -o "$T/sop-auto.plan" > /dev/null 2>&1
+check "... the search never picks it by itself (--job: $(jq -r .recompute "$T/sop-auto.plan"))" \
+  '[ -s "$T/sop-auto.plan" ] && [ "$(jq -r .recompute "$T/sop-auto.plan")" != selective-op ]'
+
 "$PLANNER" search "$SRC/examples/mlp.json" --devices 4 --recompute selective > /dev/null 2> "$T/err"
 check "--recompute selective on a model without attention exits 2 saying so" \
   '[ $? -eq 2 ] && grep -q "recompute selective: the model has no attention core" "$T/err"'

@@ -41,6 +41,9 @@ search C gpt h100x8 --tp 1 --pp 1 --dp 8 --micro-batch-size 4 --zero 2 --recompu
 # runs them (torchtitan has no key to turn that off; Megatron and NeMo state it)
 search D gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute full \
   --sequence-parallel on --overlap-param-gather on
+# T: D with torchtitan's per-op selective checkpointing (selective-op)
+search T gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute selective-op \
+  --sequence-parallel on --overlap-param-gather on
 # E: float32, pp 2 x dp 4, ZeRO 0 (torchtitan's pipeline)
 search E small h100x8 --tp 1 --pp 2 --dp 4 --micro-batch-size 1 --zero 0 --recompute none \
   --virtual-stages 1
@@ -55,7 +58,7 @@ search U g10 h100x8 --tp 1 --pp 2 --dp 4 --micro-batches 8 --zero 1 --recompute 
 # Q: 4 stages of 3, 3, 3 and 1 layers and 2 chunks a device: 3 layers do not halve
 search Q g10 h100x8 --tp 1 --pp 4 --dp 2 --micro-batches 8 --zero 1 --recompute none \
   --virtual-stages 2 --stage-cuts layers
-for p in A B C D E F U Q; do
+for p in A B C D E F U Q T; do
   check "search $p wrote a plan" '[ -s "$T/$p.ckpt" ]'
 done
 # the layers of each stage of a plan, counted from its ops (l<N>.* on stage s)
@@ -74,7 +77,7 @@ list_of() {
   megatron-deepspeed) echo megatron_deepspeed_args.txt ;; mindformers) echo mindformers_keys.txt ;;
   esac
 }
-model_of() { case $1 in A | B | F) echo llama ;; C | D) echo gpt ;; E) echo small ;; U | Q) echo g10 ;; esac; }
+model_of() { case $1 in A | B | F) echo llama ;; C | D | T) echo gpt ;; E) echo small ;; U | Q) echo g10 ;; esac; }
 # the plan as a comparable text: every op's stage and strategy, groups, pipeline, ZeRO, recompute
 plan_of() {
   jq -S '{ops: [.parallel_strategy_item | to_entries[] | [.key, .value.stage, .value.parallel_strategy]],
@@ -120,6 +123,7 @@ roundtrip C deepspeed
 roundtrip C megatron
 for fw in torchtitan megatron nemo; do roundtrip D $fw; done
 roundtrip E torchtitan
+roundtrip T torchtitan
 roundtrip F megatron
 roundtrip F nemo
 roundtrip U megatron
@@ -161,6 +165,8 @@ check "deepspeed C: 256 = 4 x 8 accumulation steps x dp 8, ZeRO 2, bf16" \
   '[ "$(jq -c "[.train_batch_size, .train_micro_batch_size_per_gpu, .gradient_accumulation_steps, .zero_optimization.stage, .bf16.enabled]" "$T/C.deepspeed")" = "[256,4,8,2,true]" ]'
 check "torchtitan D: FSDP 4 x tp 2, local batch 4 of global 256, full checkpointing" \
   'grep -qx "data_parallel_shard_degree = 4" "$T/D.torchtitan" && grep -qx "data_parallel_replicate_degree = 1" "$T/D.torchtitan" && grep -qx "tensor_parallel_degree = 2" "$T/D.torchtitan" && grep -qx "local_batch_size = 4" "$T/D.torchtitan" && grep -qx "global_batch_size = 256" "$T/D.torchtitan" && grep -qx "mode = \"full\"" "$T/D.torchtitan"'
+check "torchtitan T: per-op selective checkpointing (mode selective, selective_ac_option op)" \
+  'grep -qx "mode = \"selective\"" "$T/T.torchtitan" && grep -qx "selective_ac_option = \"op\"" "$T/T.torchtitan"'
 check "torchtitan E: pp 2 of 1F1B, micro-batch 1, stages of 2 + 2 layers (none short), float32" \
   'grep -qx "pipeline_parallel_degree = 2" "$T/E.torchtitan" && grep -qx "pipeline_parallel_schedule = \"1F1B\"" "$T/E.torchtitan" && grep -qx "pipeline_parallel_microbatch_size = 1" "$T/E.torchtitan" && grep -qx "pipeline_parallel_first_stage_less_layers = 0" "$T/E.torchtitan" && grep -qx "mixed_precision_param = \"float32\"" "$T/E.torchtitan"'
 
@@ -322,6 +328,9 @@ refuse A deepspeed "a DeepSpeed config states data parallelism and ZeRO only"
 search G gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute selective \
   --sequence-parallel on
 refuse G torchtitan "selective recompute of the attention core"
+refuse T megatron "selective-op recompute (torchtitan's per-op checkpointing)"
+refuse T nemo "selective-op recompute"
+refuse T mindformers "selective-op recompute"
 refuse B torchtitan "ZeRO 1"
 refuse C torchtitan "ZeRO 2"
 refuse F mindformers "virtual stages"

@@ -639,6 +639,62 @@ static void recomputed_segment_by_hand(void **state)
 	pl_graph_free(g);
 }
 
+/* torchtitan's per-op selective checkpointing (PL_RC_SAVED, flag 3): inside
+ * a recomputed layer an op the policy saves runs once and keeps its output.
+ * The MLP of recomputed_segment_by_hand with fc0 saved (the layer's first
+ * weight product, as torchtitan's _custom_policy saves the 1st, 3rd, ...
+ * aten.mm), bias recomputed and relu recomputed keeping r: flags 3, 1, 2.
+ * By hand: kept, each at its producer, x (fc0's own input, data: dw0 reads
+ * it), h (fc0's output, saved), r (relu's, the layer's output) and the
+ * loss's probabilities: 3 x 16 KiB + 2 KiB. bias's forward runs twice, fc0's
+ * once; the redistribution into bias runs twice (its consumer is run again),
+ * the one into fc0 once. The backward's peak is recomputed_segment_by_hand's:
+ * at relu's backward the recompute has brought hb back (16 KiB) beside r's
+ * and hb's gradients, less the 2 KiB of probabilities given back; fc0 is
+ * not run again, so it brings nothing back. */
+static void saved_op_by_hand(void **state)
+{
+	(void)state;
+	const char *j = mlp2_json;
+	pl_graph *g;
+	pl_err err;
+	pl_cluster c;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+	uint8_t flags[5] = {PL_RC_SAVED, PL_RC_RERUN, PL_RC_RERUN_OUT, PL_RC_KEEP, PL_RC_KEEP};
+	assert_int_equal(pl_recompute_of_flags(flags, 5), PL_RECOMPUTE_SELECTIVE_OP);
+	pl_job job = {.micro_batches = 1, .stages = 1, .recompute = flags};
+	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
+	int64_t *sp[5];
+	double act = 0;
+	for (int o = 0; o < 5; o++) { /* one device: the one candidate, nothing cut */
+		sp[o] = p->strat[o];
+		pl_nodeparts pt;
+		pl_jobshare js;
+		pl_cost_node_parts(p, o, sp[o], &pt);
+		pl_parts_split(p, o, &pt, &js);
+		act += js.act_bytes;
+		double runs = o == 1 || o == 2 ? 2 : 1; /* forwards a step */
+		if (fabs(js.mb_compute_s - (runs * pt.fwd_s + pt.bwd_s)) > 1e-15)
+			fail_msg("op %d: %g s of compute, by hand %g forwards and a backward", o,
+			         js.mb_compute_s, runs);
+	}
+	if (act != 3 * 16384 + 2048)
+		fail_msg("kept %.0f bytes, by hand %d", act, 3 * 16384 + 2048);
+	for (int e = 0; e < p->nedges; e++) {
+		const pl_edge *ed = &p->edges[e];
+		if (!ed->src_is_input && (ed->dst_op == 0 || ed->dst_op == 1))
+			assert_int_equal(pl_problem_edge_fwd_times(p, e), ed->dst_op == 1 ? 2 : 1);
+	}
+	double want = 16384 + 16384 + 16384 - 2048;
+	double got = pl_job_transient(p, sp, NULL, 0, act);
+	if (got != want)
+		fail_msg("%.0f bytes, by hand %.0f", got, want);
+	pl_problem_free(p);
+	pl_graph_free(g);
+}
+
 /* A SwiGLU feed-forward, y = down(silu(gate(h)) * up(h)), h = x laid out
  * again (an Identity, so that h is counted once at its producer), fp32,
  * T = 64 tokens, H = 32, F = 48; %s: the Silu's "recompute". */
@@ -1339,6 +1395,7 @@ int main(void)
 	    cmocka_unit_test(loss_gathered_never_cuts_classes),
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(recomputed_segment_by_hand),
+	    cmocka_unit_test(saved_op_by_hand),
 	    cmocka_unit_test(fused_swiglu_by_hand),
 	    cmocka_unit_test(buffered_outputs_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
