@@ -534,6 +534,12 @@ def search_args(r):
     zero = zero or (r["zero"] if r["zero"] in ("0", "1", "2", "3") else None)
     if zero:
         a += ["--zero", zero]
+    if zero == "3" and r["framework"] in ("llm-foundry", "torchtitan"):
+        # PyTorch FSDP (llm-foundry's Composer, torchtitan's fully_shard)
+        # keeps each bf16 param's shard in fp32 and casts it when it
+        # all-gathers: no 16-bit shard beside the master (docs/cost-model.md);
+        # Megatron-Bridge's FSDP is Megatron FSDP, which keeps the bf16 shard
+        a += ["--param-shard", "fp32"]
     kernel = attention_kernel(r)
     if kernel:
         a += ["--attention-kernel", kernel]

@@ -350,6 +350,10 @@ TWO_WAY(grad_accumulation, grad_acc_autograd, "fused", "autograd",
         "fused (each micro-batch's weight gradients added in the GEMM that "
         "makes them, or into ZeRO 2/3's shards) or autograd (a kernel of its "
         "own a param, as PyTorch's AccumulateGrad)")
+TWO_WAY(param_shard, param_shard_fp32, "param", "fp32",
+        "param (ZeRO 3 keeps a 16-bit param's shard beside its fp32 master's: "
+        "DeepSpeed, Megatron FSDP) or fp32 (the fp32 master's shard alone, cast "
+        "when gathered: PyTorch FSDP's mixed precision)")
 TWO_WAY(norm, norm_unfused, "fused", "unfused",
         "fused (one kernel each way) or unfused (eager PyTorch's composite ops)")
 TWO_WAY(mask, mask_unfused, "fused", "unfused",
@@ -680,7 +684,8 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	           "gemm_efficiency", "vector_efficiency", "bandwidth_efficiency",
 	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
 	           "loss_kernel", "loss_parallel", "grad_dtype", "grad_reduce", "grad_accumulation",
-	           "norm_kernel", "mask_kernel", "batch_norm", "stage_output", "gemm_dtype");
+	           "param_shard", "norm_kernel", "mask_kernel", "batch_norm", "stage_output",
+	           "gemm_dtype");
 	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -730,6 +735,7 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	               {"grad_dtype", pl_cluster_set_grad_dtype},
 	               {"grad_reduce", pl_cluster_set_grad_reduce},
 	               {"grad_accumulation", pl_cluster_set_grad_accumulation},
+	               {"param_shard", pl_cluster_set_param_shard},
 	               {"norm_kernel", pl_cluster_set_norm},
 	               {"mask_kernel", pl_cluster_set_mask},
 	               {"batch_norm", pl_cluster_set_batch_norm},
@@ -921,6 +927,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "grad_dtype", pl_cluster_grad_dtype_name(c));
 	cJSON_AddStringToObject(dev, "grad_reduce", pl_cluster_grad_reduce_name(c));
 	cJSON_AddStringToObject(dev, "grad_accumulation", pl_cluster_grad_accumulation_name(c));
+	cJSON_AddStringToObject(dev, "param_shard", pl_cluster_param_shard_name(c));
 	cJSON_AddStringToObject(dev, "norm_kernel", pl_cluster_norm_name(c));
 	cJSON_AddStringToObject(dev, "mask_kernel", pl_cluster_mask_name(c));
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));

@@ -122,6 +122,13 @@ typedef struct pl_cluster {
 	 * adds a fresh gradient into .grad (Aleph Alpha's scaling, DDP under
 	 * no_sync, Megatron-LM with --no-gradient-accumulation-fusion) */
 	int grad_acc_autograd;
+	/* what ZeRO 3 keeps of a 16-bit param on its rank: 0 "param", its shard
+	 * in the param's dtype beside the fp32 master's shard (DeepSpeed's stage
+	 * 3, Megatron FSDP's optim_grads_params: 2 + 4 bytes a param over the
+	 * ranks); 1 "fp32", the fp32 master's shard alone, cast to the param's
+	 * dtype when gathered (PyTorch FSDP's mixed precision: torchtitan,
+	 * llm-foundry; 4 bytes a param over the ranks) */
+	int param_shard_fp32;
 	/* how norms run: 0 "fused", one kernel each way (apex's, Transformer
 	 * Engine's, PyTorch's native layer_norm, flash-attn's RMSNorm); 1
 	 * "unfused", as eager PyTorch's composite ops (graph/ops/norm.c) */
@@ -206,6 +213,10 @@ pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err);
 pl_status pl_cluster_set_grad_accumulation(pl_cluster *c, const char *how, const char *what,
                                            pl_err *err);
 const char *pl_cluster_grad_accumulation_name(const pl_cluster *c);
+/* "param" or "fp32" (what): what ZeRO 3 keeps of a 16-bit param
+ * (pl_cluster.param_shard_fp32) */
+pl_status pl_cluster_set_param_shard(pl_cluster *c, const char *how, const char *what, pl_err *err);
+const char *pl_cluster_param_shard_name(const pl_cluster *c);
 /* "fused" or "unfused" (what): how norms run (pl_cluster.norm_unfused) */
 pl_status pl_cluster_set_norm(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_norm_name(const pl_cluster *c);

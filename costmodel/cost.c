@@ -582,12 +582,19 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		}
 	}
 	double sb = elems * gr.state;
+	/* ZeRO 3's weights on the rank: the param's shard beside the master's
+	 * (in sb), or PyTorch FSDP's fp32 master shard alone (taken out of sb) */
+	double w3 = bytes, sb3 = sb;
+	if (c->param_shard_fp32 && pl_dtype_bytes(pt->dtype) < 4 && gr.state >= 12) {
+		w3 = elems * 4;
+		sb3 = sb - elems * 4;
+	}
 	out->state_bytes[0] += bytes + gw + gb + sb;
 	out->state_bytes[1] += bytes + gw + gb + sb / r;
 	out->state_bytes[2] += bytes + gw + gb / r + sb / r;
-	out->state_bytes[3] += bytes / r + gw + gb / r + sb / r;
+	out->state_bytes[3] += w3 / r + gw + gb / r + sb3 / r;
 	for (int z = 0; z < PL_ZERO_LEVELS; z++) {
-		out->weight_bytes[z] += z == 3 ? bytes / r : bytes;
+		out->weight_bytes[z] += z == 3 ? w3 / r : bytes;
 		out->grad_bytes[z] += gw + (z >= 2 ? gb / r : gb);
 	}
 	/* ZeRO 1's reduction: a reduce-scatter, or the whole all-reduce */

@@ -138,6 +138,7 @@ static const char *const price_option[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_TP_OVERLAP] = "--tp-comm-overlap",
     [PL_FW_PRICE_PARAM_OVERLAP] = "--overlap-param-gather",
     [PL_FW_PRICE_GRAD_ACC] = "--grad-accumulation",
+    [PL_FW_PRICE_PARAM_SHARD] = "--param-shard",
 };
 static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_ATTENTION] = "attention_kernel",
@@ -152,6 +153,7 @@ static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_TP_OVERLAP] = "tp_comm_overlap",
     [PL_FW_PRICE_PARAM_OVERLAP] = "overlap_param_gather",
     [PL_FW_PRICE_GRAD_ACC] = "grad_accumulation",
+    [PL_FW_PRICE_PARAM_SHARD] = "param_shard",
 };
 
 /* the switches that are the job's (pl_job_request), not the cluster's: the
@@ -180,40 +182,45 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * --no-masked-softmax-fusion is
      * store_false (FusedScaleMaskSoftmax); its DDP leaves BatchNorm local;
      * --no-gradient-accumulation-fusion is store_false (the weight gradient
-     * GEMM adds into main_grad) */
-    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "as-grad", "fused", "fused", "fused",
-                     "local", "off", NULL, "off"},
+     * GEMM adds into main_grad); Megatron FSDP keeps the 16-bit param's
+     * shard beside the distributed optimizer's fp32 main param */
+    [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "as-grad", "fused", "param", "fused",
+                     "fused", "local", "off", NULL, "off"},
     /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
      * config): Transformer Engine, cross_entropy_loss_fusion True,
      * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True,
      * ddp.overlap_param_gather True; masked_softmax_fusion True
      * (TransformerConfig) */
-    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "as-grad", NULL, "fused", "fused", "local", "on",
-                 NULL, "on"},
+    [FW_NEMO] = {"te", "fused", "vocab", "fp32", "as-grad", NULL, "param", "fused", "fused",
+                 "local", "on", NULL, "on"},
     /* job_config.py: loss parallel unless disable_loss_parallel,
      * mixed_precision_reduce float32; its loss is cross_entropy on
      * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
      * backward, and FSDP2 all-gathers the next module's weights on its own
      * stream ahead of use (fully_shard's implicit prefetch); BatchNorm stays
      * local (no SyncBatchNorm); its attention is SDPA's, a mask inside the
-     * kernel */
-    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, NULL, "fused",
+     * kernel; fully_shard keeps each param's fp32 shard and casts it to
+     * mixed_precision_param when it all-gathers (MixedPrecisionPolicy) */
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, "fp32", NULL, "fused",
                        "local", "on", NULL, "on"},
     /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
      * the updated weights runs in the step); without it and without
      * partitioned gradients (ZeRO 0 and 1) stage_1_and_2.py registers no
      * gradient hooks, so autograd adds each micro-batch's gradients into
-     * .grad; the engine converts no BatchNorm; the rest is the model's code */
-    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "autograd", NULL, NULL, "local", "off", NULL,
-                      "off"},
+     * .grad; the engine converts no BatchNorm; the rest is the model's code;
+     * stage 3 keeps the 16-bit partition beside the fp32 one (stage3.py
+     * fp16_partitioned_groups_flat, fp32_partitioned_groups_flat) */
+    [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "autograd", "param", NULL, NULL, "local", "off",
+                      NULL, "off"},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms, FusedScaleMaskSoftmax unless --no-masked-softmax-fusion;
      * DeepSpeed's overlap_comm False and autograd's gradient accumulation
      * (as deepspeed's) */
-    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, "autograd", "fused", "fused", "local", "off",
-                NULL, "off"},
-    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, "autograd", "param", "fused", "fused",
+                "local", "off", NULL, "off"},
+    [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                        NULL},
 };
 
 /* Transformer Engine's attention on the cluster's GPU (compute capability
@@ -285,6 +292,7 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 	    [PL_FW_PRICE_MASK] = pl_cluster_set_mask,
 	    [PL_FW_PRICE_BATCH_NORM] = pl_cluster_set_batch_norm,
 	    [PL_FW_PRICE_GRAD_ACC] = pl_cluster_set_grad_accumulation,
+	    [PL_FW_PRICE_PARAM_SHARD] = pl_cluster_set_param_shard,
 	};
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -2301,7 +2309,7 @@ static const char *const cost_from_help =
     "Data parallel is what the devices leave where the configuration does not\n"
     "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
     "--loss-parallel, --grad-dtype, --grad-reduce, --norm-kernel, --mask-kernel,\n"
-    "--batch-norm, --grad-accumulation,\n"
+    "--batch-norm, --grad-accumulation, --param-shard,\n"
     "--overlap-grad-reduce, --tp-comm-overlap, --overlap-param-gather) are what the\n"
     "configuration states, else the framework's defaults, as search --framework\n"
     "prices; an option given wins. Other options go\n"
@@ -2599,8 +2607,8 @@ static pl_status from_search(from_args *f, pl_cli_cmd search, int *rc, pl_err *e
 
 int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 {
-	from_args f = {.sv = pl_calloc((size_t)argc + 64, sizeof *f.sv),
-	               .cv = pl_calloc((size_t)argc + 24, sizeof *f.cv)};
+	from_args f = {.sv = pl_calloc((size_t)argc + 96, sizeof *f.sv),
+	               .cv = pl_calloc((size_t)argc + 48, sizeof *f.cv)};
 	int rc = 2;
 	char *text = NULL, *plan_text = NULL;
 	pl_fw_kvs kvs = {0};

@@ -62,6 +62,7 @@ enum {
 	PL_FW_PRICE_GRAD_DTYPE,    /* --grad-dtype */
 	PL_FW_PRICE_GRAD_REDUCE,   /* --grad-reduce */
 	PL_FW_PRICE_GRAD_ACC,      /* --grad-accumulation */
+	PL_FW_PRICE_PARAM_SHARD,   /* --param-shard */
 	PL_FW_PRICE_NORM,          /* --norm-kernel */
 	PL_FW_PRICE_MASK,          /* --mask-kernel */
 	PL_FW_PRICE_BATCH_NORM,    /* --batch-norm */

@@ -14,7 +14,7 @@ static const char *const bench_help =
     "  --devices N | --cluster FILE|PRESET   as for search; default 8 H100s\n"
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
-    "  --grad-reduce R, --grad-accumulation A,\n"
+    "  --grad-reduce R, --grad-accumulation A, --param-shard S,\n"
     "  --norm-kernel K, --mask-kernel K, --batch-norm sync|local,\n"
     "  --stage-output freed|buffered,\n"
     "  --gemm-dtype fp8|param\n"

@@ -50,6 +50,7 @@ typedef struct pl_cli_common {
 	const char *grad_dt;   /* --grad-dtype (NULL: the cluster's) */
 	const char *grad_red;  /* --grad-reduce (NULL: the cluster's) */
 	const char *grad_acc;  /* --grad-accumulation (NULL: the cluster's) */
+	const char *param_shard; /* --param-shard (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *mask_k;    /* --mask-kernel (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
@@ -79,6 +80,8 @@ typedef struct pl_cli_common {
 #define OPT_GRAD_RED 1042 /* --grad-reduce as-grad|fp32-all-reduce */
 
 #define OPT_GRAD_ACC 1043 /* --grad-accumulation fused|autograd */
+
+#define OPT_PARAM_SHARD 1044 /* --param-shard param|fp32 */
 
 #define OPT_BN 1012 /* --batch-norm sync|local */
 

@@ -89,6 +89,7 @@ const pl_cli_option pl_cli_options[] = {
     CHOICE("grad-dtype", OPT_GRAD_DT, pl_cluster_set_grad_dtype, grad_dt),
     CHOICE("grad-reduce", OPT_GRAD_RED, pl_cluster_set_grad_reduce, grad_red),
     CHOICE("grad-accumulation", OPT_GRAD_ACC, pl_cluster_set_grad_accumulation, grad_acc),
+    CHOICE("param-shard", OPT_PARAM_SHARD, pl_cluster_set_param_shard, param_shard),
     CHOICE("norm-kernel", OPT_NORM_KERN, pl_cluster_set_norm, norm_k),
     CHOICE("mask-kernel", OPT_MASK_KERN, pl_cluster_set_mask, mask_k),
     CHOICE("batch-norm", OPT_BN, pl_cluster_set_batch_norm, bn),

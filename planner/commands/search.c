@@ -59,6 +59,11 @@ static const char *const search_help =
     "                        accumulation fusion, or into ZeRO 2/3's shards) or\n"
     "                        autograd (a kernel of its own a param, as PyTorch's\n"
     "                        AccumulateGrad: Aleph Alpha's scaling, DDP under no_sync)\n"
+    "  --param-shard S       what ZeRO 3 keeps of a 16-bit param: param (the default:\n"
+    "                        its shard beside the fp32 master's, as DeepSpeed and\n"
+    "                        Megatron FSDP) or fp32 (the fp32 master's shard alone,\n"
+    "                        cast when gathered, as PyTorch FSDP: torchtitan,\n"
+    "                        llm-foundry)\n"
     "  --norm-kernel K       how norms run: fused (the default: one kernel each way, as\n"
     "                        apex, Transformer Engine and PyTorch's LayerNorm) or\n"
     "                        unfused (eager PyTorch's pow, mean, rsqrt and products,\n"
@@ -819,6 +824,7 @@ static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defa
 	    (co->grad_dt ? 1u << PL_FW_PRICE_GRAD_DTYPE : 0) |
 	    (co->grad_red ? 1u << PL_FW_PRICE_GRAD_REDUCE : 0) |
 	    (co->grad_acc ? 1u << PL_FW_PRICE_GRAD_ACC : 0) |
+	    (co->param_shard ? 1u << PL_FW_PRICE_PARAM_SHARD : 0) |
 	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) | (co->mask_k ? 1u << PL_FW_PRICE_MASK : 0) |
 	    (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
 	    (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |

@@ -2466,11 +2466,11 @@ fd_bad=""
 # per framework: the cluster switches, --overlap-grad-reduce and --overlap-param-gather of its
 # defaults (H100: Transformer Engine's attention is cuDNN's on Hopper)
 declare -A fd_sw=(
-  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation fused --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
-  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
-  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --mask-kernel fused --batch-norm local|on|on"
-  [deepspeed]="--grad-accumulation autograd --batch-norm local|off|off"
-  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --grad-accumulation autograd --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
+  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation fused --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
+  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --param-shard fp32 --mask-kernel fused --batch-norm local|on|on"
+  [deepspeed]="--grad-accumulation autograd --param-shard param --batch-norm local|off|off"
+  [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --grad-accumulation autograd --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [mindformers]="||")
 for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
   IFS='|' read -r sw ov pg <<< "${fd_sw[$fw]}"

@@ -101,11 +101,13 @@ roundtrip() { # PLAN FRAMEWORK
   done < "$T/keys"
   check "export $p --to $fw: $(wc -l < "$T/keys") keys, all in $(list_of "$fw")" \
     '[ $missing = 0 ] && [ -s "$T/keys" ]'
-  # back: the same plan and cost (the plan's gradient accumulation given: DeepSpeed's and
-  # Megatron-DeepSpeed's configurations have no key for it, and their default, autograd, is not
-  # the cluster's the plan was priced with)
+  # back: the same plan and cost (the plan's gradient accumulation and ZeRO 3 shard given: no
+  # configuration has a key for them, and DeepSpeed's and Megatron-DeepSpeed's default
+  # accumulation, autograd, and torchtitan's shard, fp32, are not the cluster's the plan was priced
+  # with)
   "$PLANNER" cost "$T/$m.json" --from "$fw" "$f" --cluster h100x8 -o "$T/back.ckpt" \
     --grad-accumulation "$(jq -r .cluster.description.device.grad_accumulation "$T/$p.ckpt")" \
+    --param-shard "$(jq -r .cluster.description.device.param_shard "$T/$p.ckpt")" \
     > "$T/cost.json" 2> "$T/err"
   check "cost --from $fw ($p): exit 0" '[ $? = 0 ]'
   local s0 s1 m0 m1
@@ -250,6 +252,27 @@ sw_roundtrip nemo "^  gradient_accumulation_fusion: false$" "gradient_accumulati
   ga_bad="$ga_bad [nemo]"
 check "search --grad-accumulation autograd, export, cost --from: stated, the same step, faster without it${ga_bad}" \
   '[ -z "$ga_bad" ]'
+# --framework torchtitan: FSDP2 keeps a bf16 param's fp32 shard alone (--param-shard fp32): under
+# ZeRO 3 the weights' shard is twice the bf16 one and the optimizer state loses the master's
+# (4 bytes a parameter over the ranks), so the peak is 2 bytes a parameter over the ranks lower;
+# cost --from torchtitan prices it so without the option
+tt_search() { # OUT OPTIONS...
+  local out=$1
+  shift
+  "$PLANNER" search "$T/gpt.json" --cluster h100x8 --framework torchtitan --tp 1 --pp 1 --dp 8 \
+    --zero 3 --recompute full "$@" -o "$T/$out.ckpt" > /dev/null 2>&1
+}
+tt_search tt-ps
+tt_search tt-pp --param-shard param
+"$PLANNER" export "$T/tt-ps.ckpt" --to torchtitan -o "$T/tt-ps.cfg" > /dev/null 2>&1
+"$PLANNER" cost "$T/gpt.json" --from torchtitan "$T/tt-ps.cfg" --cluster h100x8 > "$T/tt-ps.cost" 2> /dev/null
+mb() { jq ".cost.memory_breakdown_bytes.$2" "$T/$1.ckpt"; }
+check "--framework torchtitan: ZeRO 3's fp32 shard alone (param_shard fp32): weights 2x, optimizer state less that, cost --from torchtitan the same peak" \
+  '[ "$(jq -r .cluster.description.device.param_shard "$T/tt-ps.ckpt")" = fp32 ] &&
+   [ "$(mb tt-ps weights)" = "$(( 2 * $(mb tt-pp weights) ))" ] &&
+   [ "$(mb tt-ps optimizer_states)" = "$(( $(mb tt-pp optimizer_states) - $(mb tt-ps weights) ))" ] &&
+   [ "$(jq .cost.peak_memory_bytes "$T/tt-pp.ckpt")" = "$(( $(jq .cost.peak_memory_bytes "$T/tt-ps.ckpt") + $(mb tt-pp weights) ))" ] &&
+   num_close "$(jq .peak_memory_bytes "$T/tt-ps.cost")" "$(jq .cost.peak_memory_bytes "$T/tt-ps.ckpt")"'
 # An overlap switch exported and read back: the plan searched with it on (gpt.json on h100x8 with
 # the options given), export states it (the written line matches STATED), cost --from prices the
 # plan's own step; the configuration without the key (lines matching KEY dropped) is priced with

@@ -314,6 +314,39 @@ static void dp4_matmul_parts(const char *grad_dtype, const char *grad_reduce, pl
 	dp4_matmul_parts_on(c, out);
 }
 
+/* What ZeRO 3 keeps of a bf16 param, by hand on one bf16 MatMul whose
+ * weight is whole on 4 data-parallel ranks (fp32 gradients, Megatron's and
+ * PyTorch's default for bf16): with --param-shard param (DeepSpeed's stage
+ * 3, Megatron FSDP) the bf16 shard 2/4, the fp32 gradient's 4/4 and the
+ * fp32 master, m and v 12/4 bytes a parameter, 18/4; with fp32 (PyTorch
+ * FSDP's mixed precision: the sharded param is the fp32 master, cast to
+ * bf16 when all-gathered) 4/4 + 4/4 + 8/4, 16/4. Nothing else moves: the
+ * gathers still carry bf16, ZeRO 0-2 keep the bf16 weights whole. */
+static void fsdp_param_shard_by_hand(void **state)
+{
+	(void)state;
+	pl_nodeparts pt[2];
+	pl_cluster c;
+	pl_err err;
+	const double n = 16 * 32;
+	for (int v = 0; v < 2; v++) {
+		assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
+		assert_int_equal(pl_cluster_set_param_shard(&c, v ? "fp32" : "param", "t", &err),
+		                 PL_OK);
+		assert_string_equal(pl_cluster_param_shard_name(&c), v ? "fp32" : "param");
+		dp4_matmul_parts_on(&c, &pt[v]);
+	}
+	assert_true(pt[0].state_bytes[3] == n * 18 / 4);
+	assert_true(pt[1].state_bytes[3] == n * 16 / 4);
+	assert_true(pt[0].weight_bytes[3] == n * 2 / 4 && pt[1].weight_bytes[3] == n * 4 / 4);
+	for (int z = 0; z < 3; z++)
+		assert_true(pt[1].state_bytes[z] == pt[0].state_bytes[z] &&
+		            pt[1].weight_bytes[z] == pt[0].weight_bytes[z]);
+	assert_true(pt[1].gather_s == pt[0].gather_s && pt[1].reduce_s == pt[0].reduce_s);
+	assert_int_equal(pl_cluster_set_param_shard(&c, "bf16", "--param-shard", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--param-shard: 'bf16': expected param"));
+}
+
 /* The once-a-step gradient reduction as Aleph Alpha's scaling runs it
  * (--grad-reduce fp32-all-reduce), by hand on one bf16 MatMul whose weight
  * is whole on 4 data-parallel ranks, its gradients bf16 (--grad-dtype
@@ -1396,6 +1429,7 @@ int main(void)
 	    cmocka_unit_test(transient_by_hand),
 	    cmocka_unit_test(recomputed_segment_by_hand),
 	    cmocka_unit_test(saved_op_by_hand),
+	    cmocka_unit_test(fsdp_param_shard_by_hand),
 	    cmocka_unit_test(fused_swiglu_by_hand),
 	    cmocka_unit_test(buffered_outputs_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
