@@ -646,22 +646,31 @@ static void transient_by_hand(void **state)
  * back: 16 + 16 + 16 - 2 KiB beyond the kept activations, where without the
  * recompute (hb kept, counted with the activations) transient_by_hand has
  * 16 + 16 - 2. */
+/* The MLP of transient_by_hand on one device as a job of one micro-batch
+ * with the recompute flags given: *g and *p the caller's to free, sp[o] each
+ * op's one candidate (nothing cut). */
+static pl_problem *mlp2_job(const uint8_t *flags, pl_graph **g, pl_cluster *c, int64_t *sp[5])
+{
+	pl_err err;
+	pl_problem *p;
+	assert_int_equal(pl_graph_load_json(g, mlp2_json, strlen(mlp2_json), "m.json", &err),
+	                 PL_OK);
+	assert_int_equal(pl_cluster_devices(c, 1, &err), PL_OK);
+	pl_job job = {.micro_batches = 1, .stages = 1, .recompute = flags};
+	assert_int_equal(pl_problem_new_job(&p, *g, c, &job, &err), PL_OK);
+	for (int o = 0; o < 5; o++)
+		sp[o] = p->strat[o];
+	return p;
+}
+
 static void recomputed_segment_by_hand(void **state)
 {
 	(void)state;
-	const char *j = mlp2_json;
 	pl_graph *g;
-	pl_err err;
 	pl_cluster c;
-	pl_problem *p;
-	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
-	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
-	uint8_t flags[5] = {0, 1, 2, 0, 0};
-	pl_job job = {.micro_batches = 1, .stages = 1, .recompute = flags};
-	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
 	int64_t *sp[5];
-	for (int o = 0; o < 5; o++) /* one device: the one candidate, nothing cut */
-		sp[o] = p->strat[o];
+	uint8_t flags[5] = {0, 1, 2, 0, 0};
+	pl_problem *p = mlp2_job(flags, &g, &c, sp);
 	double act = 16384 + 16384 + 2048; /* x, r, the probabilities */
 	double want = 16384 + 16384 + 16384 - 2048;
 	double got = pl_job_transient(p, sp, NULL, 0, act);
@@ -688,21 +697,14 @@ static void recomputed_segment_by_hand(void **state)
 static void saved_op_by_hand(void **state)
 {
 	(void)state;
-	const char *j = mlp2_json;
 	pl_graph *g;
-	pl_err err;
 	pl_cluster c;
-	pl_problem *p;
-	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
-	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+	int64_t *sp[5];
 	uint8_t flags[5] = {PL_RC_SAVED, PL_RC_RERUN, PL_RC_RERUN_OUT, PL_RC_KEEP, PL_RC_KEEP};
 	assert_int_equal(pl_recompute_of_flags(flags, 5), PL_RECOMPUTE_SELECTIVE_OP);
-	pl_job job = {.micro_batches = 1, .stages = 1, .recompute = flags};
-	assert_int_equal(pl_problem_new_job(&p, g, &c, &job, &err), PL_OK);
-	int64_t *sp[5];
+	pl_problem *p = mlp2_job(flags, &g, &c, sp);
 	double act = 0;
-	for (int o = 0; o < 5; o++) { /* one device: the one candidate, nothing cut */
-		sp[o] = p->strat[o];
+	for (int o = 0; o < 5; o++) {
 		pl_nodeparts pt;
 		pl_jobshare js;
 		pl_cost_node_parts(p, o, sp[o], &pt);
