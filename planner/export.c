@@ -96,26 +96,31 @@ static int fw_parse(const char *s)
  * only), the ZeRO levels it has (bit z), its stage split (--stage-cuts: 1
  * whole layers, 2 the same number a stage), interleaved chunks, sequence
  * parallelism with tensor parallelism, pipeline stages, recompute (a
- * DeepSpeed config turns none on). */
+ * DeepSpeed config turns none on) and its modes (bit r: PL_RECOMPUTE_*
+ * r searched; Megatron's none, full and selective, torchtitan's none,
+ * full and per op). */
+#define RC_MEGATRON (1 << PL_RECOMPUTE_NONE | 1 << PL_RECOMPUTE_FULL | 1 << PL_RECOMPUTE_SELECTIVE)
+#define RC_TORCHTITAN                                                                              \
+	(1 << PL_RECOMPUTE_NONE | 1 << PL_RECOMPUTE_FULL | 1 << PL_RECOMPUTE_SELECTIVE_OP)
 static const struct fw_space {
-	int tp, zero_mask, cuts, vp, sp, pp, recompute;
+	int tp, zero_mask, cuts, vp, sp, pp, recompute, recompute_mask;
 	const char *what;
 } fw_spaces[FW_COUNT] = {
-    [FW_MEGATRON] = {1, 0x3, 2, 1, 1, 1, 1,
+    [FW_MEGATRON] = {1, 0x3, 2, 1, 1, 1, 1, RC_MEGATRON,
                      "tensor parallel within a node, ZeRO 0 or 1 (distributed optimizer), "
                      "the same layers a stage, sequence parallelism with tp"},
-    [FW_NEMO] = {1, 0x3, 2, 1, 1, 1, 1,
+    [FW_NEMO] = {1, 0x3, 2, 1, 1, 1, 1, RC_MEGATRON,
                  "tensor parallel within a node, ZeRO 0 or 1 (distributed optimizer), the "
                  "same layers a stage, sequence parallelism with tp"},
-    [FW_TORCHTITAN] = {1, 0x9, 1, 1, 1, 1, 1,
+    [FW_TORCHTITAN] = {1, 0x9, 1, 1, 1, 1, 1, RC_TORCHTITAN,
                        "tensor parallel within a node, FSDP (ZeRO 3) or none, whole layers "
-                       "a stage, sequence parallelism with tp"},
-    [FW_DEEPSPEED] = {0, 0xf, 1, 0, 0, 0, 0,
+                       "a stage, sequence parallelism with tp, recompute none, full or per op"},
+    [FW_DEEPSPEED] = {0, 0xf, 1, 0, 0, 0, 0, 1 << PL_RECOMPUTE_NONE,
                       "data parallel with ZeRO 0-3, no recompute (a config turns none on)"},
-    [FW_MDS] = {1, 0x3, 2, 0, 1, 1, 1,
+    [FW_MDS] = {1, 0x3, 2, 0, 1, 1, 1, RC_MEGATRON,
                 "tensor parallel within a node, ZeRO 0 or 1, the same layers a stage, one "
                 "chunk a stage"},
-    [FW_MINDFORMERS] = {1, 0x3, 1, 0, 1, 1, 1,
+    [FW_MINDFORMERS] = {1, 0x3, 1, 0, 1, 1, 1, RC_MEGATRON,
                         "tensor parallel within a node, ZeRO 0 or 1 (parallel optimizer), "
                         "whole layers a stage, one chunk a stage"},
 };
@@ -421,6 +426,8 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		return st;
 	if (r->zero.how != PL_GIVEN_VALUE)
 		o.jo.zero_mask = fw_spaces[fw].zero_mask;
+	if (r->recompute.how != PL_GIVEN_VALUE)
+		o.jo.recompute_mask = fw_spaces[fw].recompute_mask;
 	o.top = 8;
 	cJSON *all = NULL;
 	double s1 = 0;
@@ -451,10 +458,8 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 		q.micro_batch_size = (pl_dim){0};
 		q.virtual_stages = pl_dim_value((long long)pl_ckpt_or(alt->virtual_stages, 1));
 		q.zero = pl_dim_value((long long)pl_ckpt_or(alt->zero, 0));
-		const char *rc = alt->recompute;
-		q.recompute = pl_dim_value(rc && !strcmp(rc, "full")        ? PL_RECOMPUTE_FULL
-		                           : rc && !strcmp(rc, "selective") ? PL_RECOMPUTE_SELECTIVE
-		                                                            : PL_RECOMPUTE_NONE);
+		int rc = alt->recompute ? pl_recompute_parse(alt->recompute) : PL_RECOMPUTE_NONE;
+		q.recompute = pl_dim_value(rc >= 0 ? rc : PL_RECOMPUTE_NONE);
 		pl_plan_opts o2 = *base;
 		pl_err e2 = {{0}};
 		cJSON *one = NULL;

@@ -1287,7 +1287,7 @@ static pl_status job_options(jobrun *s)
 	s->z0 = jo->zero != PL_AUTO ? jo->zero : 0;
 	s->z1 = jo->zero != PL_AUTO ? jo->zero : PL_ZERO_LEVELS - 1;
 	s->r0 = jo->recompute != PL_AUTO ? jo->recompute : 0;
-	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : PL_RECOMPUTE_SEARCHED - 1;
+	s->r1 = jo->recompute != PL_AUTO ? jo->recompute : PL_RECOMPUTE_MODES - 1;
 	return PL_OK;
 }
 
@@ -1309,6 +1309,15 @@ static int64_t most_chunks(const pl_job_opts *jo, int64_t m, int64_t pp, int K)
 /* The problems of stage count pp for micro-batch graph a (and recompute),
  * appended to s->probs; a fixed configuration that cannot be is an error, a
  * searched one is skipped (s->skipped says why). */
+/* Whether the job searches recompute mode rc (pl_job_opts.recompute_mask) */
+static int searched(const pl_job_opts *jo, int rc)
+{
+	if (jo->recompute != PL_AUTO)
+		return 1;
+	int mask = jo->recompute_mask ? jo->recompute_mask : (1 << PL_RECOMPUTE_SEARCHED) - 1;
+	return mask >> rc & 1;
+}
+
 static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 {
 	const pl_job_opts *jo = s->jo;
@@ -1378,7 +1387,7 @@ static pl_status enumerate_stages(jobrun *s, int a, const int *blocks)
 			continue;
 		}
 		for (int rc = s->r0; rc <= s->r1; rc++)
-			if (!rc || blocks[rc]) /* nothing this mode recomputes */
+			if ((!rc || blocks[rc]) && searched(jo, rc)) /* nothing it recomputes */
 				s->probs[s->nprob++] = (prob){.mesh = mesh,
 				                              .mi = a,
 				                              .m = m,

@@ -2543,6 +2543,19 @@ for f in resnet18_train mobilenet_v2 convzoo convzoo2; do
 done
 check "search --framework torchtitan|deepspeed: ResNet-18, MobileNetV2 and two conv zoos at batch 64 on 8 H100s train data parallel, statistics local${cnn_bad}" \
   '[ -z "$cnn_bad" ]'
+# each framework's recompute modes: under a memory limit that needs recompute at 8 sequences a rank,
+# torchtitan's search takes its per-op checkpointing (selective-op), Megatron's its attention-core
+# selective, and neither the other's
+"$ZOO" llama2-7b --layers 4 --seq 4096 --batch 64 > "$T/rcfw.json"
+for fw in torchtitan megatron; do
+  "$PLANNER" search "$T/rcfw.json" --cluster h100x8:1 --framework $fw --tp 1 --dp 8 \
+    --micro-batch-size 8 --memory-limit 60GiB -o "$T/rcfw-$fw.plan" > /dev/null 2>&1
+done
+"$PLANNER" export "$T/rcfw-torchtitan.plan" --to torchtitan > "$T/rcfw.toml" 2>&1
+check "--framework torchtitan recomputes per op (selective-op, exported as selective_ac_option op), --framework megatron the attention core (selective)" \
+  '[ "$(jq -r .recompute "$T/rcfw-torchtitan.plan")" = selective-op ] &&
+   [ "$(jq -r .recompute "$T/rcfw-megatron.plan")" = selective ] &&
+   grep -qx "selective_ac_option = \"op\"" "$T/rcfw.toml"'
 
 # --- --stage-cuts even: Megatron-LM's split, stage s starting at layer floor(s L / pp) (num_layers /
 #     pp when it divides), the embedding on the first stage and the head on the last, whatever
