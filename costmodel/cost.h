@@ -246,10 +246,13 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
 /* Whether ZeRO level zero goes with pp pipeline stages: DeepSpeed's pipeline
  * engine takes ZeRO stage 1 at most (its partitioned gradients and
  * parameters do not go with gradient accumulation over a pipeline), and
- * Megatron's distributed optimizer is stage 1. */
+ * Megatron's distributed optimizer is stage 1. torchtitan runs FSDP with
+ * pipelines, keeping a stage's weights gathered from its first forward to its
+ * last backward (reshard_after_forward off); the planner does not price that. */
 #define PL_ZERO_PIPELINE_WHY                                                                       \
 	"DeepSpeed's pipeline engine runs ZeRO stage 1 at most (Megatron's distributed "           \
-	"optimizer is stage 1); use --zero 0 or 1 with pipeline stages"
+	"optimizer is stage 1), and the planner does not price torchtitan's FSDP with pipelines "  \
+	"(a stage's weights gathered through the step); use --zero 0 or 1 with pipeline stages"
 int pl_zero_pipeline_ok(int zero, int64_t stages);
 /* Whether split keeps to the problem's fixed degrees (always, without). */
 int pl_problem_admits(const pl_problem *p, int op, const int64_t *split);
