@@ -106,9 +106,9 @@ typedef struct pl_cli_common {
 	"for 'planner import'.\n"
 #define PL_HELP_PRICING                                                                            \
 	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
-	"--grad-reduce, --grad-accumulation, --norm-kernel, --mask-kernel, --batch-norm,\n"        \
-	"--stage-output and --gemm-dtype price the plan as for 'planner search' (over the\n"       \
-	"cluster's own).\n"
+	"--grad-reduce, --grad-accumulation, --param-shard, --norm-kernel, --mask-kernel,\n"      \
+	"--batch-norm, --stage-output and --gemm-dtype price the plan as for 'planner search'\n"  \
+	"(over the cluster's own).\n"
 
 /* getopt codes of search's fixed degrees */
 enum {
