@@ -341,12 +341,11 @@ int pl_job_recompute_flags(const pl_graph *g, int mode, uint8_t *flags)
 				flags[first + i] = PL_RC_RERUN;
 				if (mode != PL_RECOMPUTE_SELECTIVE_OP)
 					continue;
-				if (tr & PL_OPT_ATTENTION_CORE)
+				/* saved: the fused attention and the 1st, 3rd, ... weight product
+				 */
+				int weight_mm = (tr & PL_OPT_GEMM) && !activation_product(g, op);
+				if ((tr & PL_OPT_ATTENTION_CORE) || (weight_mm && mm++ % 2 == 0))
 					flags[first + i] = PL_RC_SAVED;
-				else if ((tr & PL_OPT_GEMM) && !activation_product(g, op) &&
-				         mm++ % 2 == 0)
-					flags[first + i] =
-					    PL_RC_SAVED; /* the 1st, 3rd, ... weight product */
 			}
 			flags[first + runs[k].out_pos] = PL_RC_RERUN_OUT;
 			blocks++;
