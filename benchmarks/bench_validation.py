@@ -357,6 +357,22 @@ def grad_reduce(r):
     return "as-grad"
 
 
+def micro_batch_size(r):
+    """the micro-batch size the run trained with: the row's, but for
+    torchtitan's pipelined rows, whose micro_batch column holds the local
+    batch per data-parallel rank: torchtitan (as of the rows' Dec 2024
+    commits) cuts it into as many pipeline micro-batches as there are
+    stages unless pipeline_parallel_microbatches says otherwise
+    (pipelining_llama.py: n_microbatches defaults to the pipeline degree;
+    job_config.py: "The default value will be the number of pipeline
+    stages")"""
+    mb = integer(r, "micro_batch")
+    pp = integer(r, "pp", 1)
+    if mb and r["framework"] == "torchtitan" and pp > 1 and mb % pp == 0:
+        return mb // pp
+    return mb
+
+
 def grad_accumulation(r):
     """how each micro-batch adds its weight gradients into the kept ones:
     Aleph Alpha's scaling runs loss.backward() every micro-batch and sets the
@@ -367,10 +383,16 @@ def grad_accumulation(r):
     (stage_1_and_2.py: only with partition_gradients or overlap_comm) and
     leave the gradients to accumulate in .grad until the step (Megatron-
     DeepSpeed's runs; under its bf16 optimizer, grad_dtype param+fp32, the
-    cost model prices that optimizer's own add instead); Megatron-LM and
-    NeMo fuse the add into the weight-gradient GEMM and FSDP adds on its
-    shards"""
-    if "AA-Scaling" in r["framework_version"] or r["framework"] == "megatron-deepspeed":
+    cost model prices that optimizer's own add instead); so does PyTorch
+    FSDP: FSDP1 (llm-foundry's Composer) adds each micro-batch's
+    reduce-scattered gradient into the kept shard (_runtime_utils.py
+    _accumulate_sharded_grad), FSDP2 (torchtitan) into the sharded .grad
+    (_fsdp_collectives.py foreach_reduce), and under pipeline stages each
+    16-bit gradient into the whole fp32 one it keeps until the last
+    backward (_fsdp_param.py accumulate_unsharded_grad_if_needed);
+    Megatron-LM and NeMo fuse the add into the weight-gradient GEMM"""
+    if ("AA-Scaling" in r["framework_version"] or r["framework"] == "megatron-deepspeed"
+            or r["framework"] in ("torchtitan", "llm-foundry")):
         return "autograd"
     return "fused"
 
@@ -527,10 +549,16 @@ def search_args(r):
         a += ["--cp", str(cp)]
     tp, pp = integer(r, "tp"), integer(r, "pp")
     a += ["--dp", str(integer(r, "dp") or gpus // (tp * pp * cp))]
-    if integer(r, "micro_batch"):
-        a += ["--micro-batch-size", r["micro_batch"]]
+    if micro_batch_size(r):
+        a += ["--micro-batch-size", str(micro_batch_size(r))]
     a += ["--virtual-stages", r["vp"] or "1"]
     zero = {"full_shard": "3", "hybrid_shard": "3", "shard_grad_op": "2"}.get(r["fsdp"])
+    if zero == "3" and r["framework"] == "torchtitan" and pp > 1:
+        # torchtitan's FSDP under pipeline stages does not reshard after
+        # forward (apply_fsdp) and PyTorch's schedule neither reshards nor
+        # reduces before the last backward (pipelining/stage.py,
+        # backward_maybe_with_nosync): ZeRO 1's state and collectives
+        zero = "1"
     zero = zero or (r["zero"] if r["zero"] in ("0", "1", "2", "3") else None)
     if zero:
         a += ["--zero", zero]

@@ -816,10 +816,10 @@ static pl_status parse_collectives(pl_cluster *c, const cJSON *colls, const char
 		for (int k = 0; k < PL_COLL_COUNT; k++)
 			if (!strcmp(e->string, pl_coll_name((pl_coll)k)))
 				ci = k;
+		char names[128];
 		if (ci < 0)
-			return FAIL("%s: collectives.%s: expected one of all_reduce, "
-			            "all_gather, reduce_scatter, all_to_all, send_recv",
-			            file, e->string);
+			return FAIL("%s: collectives.%s: expected %s", file, e->string,
+			            pl_coll_names(names, sizeof names));
 		char wc[64];
 		snprintf(wc, sizeof wc, "collectives.%s.", e->string);
 		if (!cJSON_IsObject(e))

@@ -247,12 +247,15 @@ pl_status pl_problem_new_job(pl_problem **out, const pl_graph *g, const pl_clust
  * engine takes ZeRO stage 1 at most (its partitioned gradients and
  * parameters do not go with gradient accumulation over a pipeline), and
  * Megatron's distributed optimizer is stage 1. torchtitan runs FSDP with
- * pipelines, keeping a stage's weights gathered from its first forward to its
- * last backward (reshard_after_forward off); the planner does not price that. */
+ * pipelines keeping a stage's weights gathered from its first forward to its
+ * last backward and its gradients whole until the last (reshard_after_forward
+ * off; PyTorch's pipeline schedule turns resharding and reduction off but for
+ * the last backward): ZeRO 1's state and collectives (planner/export.c). */
 #define PL_ZERO_PIPELINE_WHY                                                                       \
 	"DeepSpeed's pipeline engine runs ZeRO stage 1 at most (Megatron's distributed "           \
-	"optimizer is stage 1), and the planner does not price torchtitan's FSDP with pipelines "  \
-	"(a stage's weights gathered through the step); use --zero 0 or 1 with pipeline stages"
+	"optimizer is stage 1; torchtitan's FSDP under pipeline stages gathers a stage's weights " \
+	"once a step and reduces its gradients once, which is ZeRO 1 here); use --zero 0 or 1 "    \
+	"with pipeline stages"
 int pl_zero_pipeline_ok(int zero, int64_t stages);
 /* Whether split keeps to the problem's fixed degrees (always, without). */
 int pl_problem_admits(const pl_problem *p, int op, const int64_t *split);

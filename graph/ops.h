@@ -18,6 +18,9 @@ typedef enum pl_coll {
 } pl_coll;
 
 const char *pl_coll_name(pl_coll c);
+/* Every collective's name as messages list them ("all_reduce, ... or
+ * send_recv"), into buf[0..n); returns buf. */
+const char *pl_coll_names(char *buf, size_t n);
 
 /* A collective an op needs by itself, over the ranks that differ only in the
  * split of one loop. bytes is S as nccl-tests counts it. */

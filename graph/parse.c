@@ -1,5 +1,6 @@
 /* Numbers in command-line options and API context values (graph/parse.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,4 +129,18 @@ int pl_cmp_but_digits(const char *a, const char *b)
 int pl_same_but_digits(const char *a, const char *b)
 {
 	return pl_cmp_but_digits(a, b) == 0;
+}
+
+const char *pl_join_names(char *buf, size_t n, int count, const char *(*name)(int))
+{
+	size_t at = 0;
+	if (n)
+		buf[0] = 0;
+	for (int i = 0; i < count && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%s",
+		                       !i               ? ""
+		                       : i == count - 1 ? " or "
+		                                        : ", ",
+		                       name(i));
+	return buf;
 }

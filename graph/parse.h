@@ -3,6 +3,8 @@
 #ifndef PL_PARSE_H
 #define PL_PARSE_H
 
+#include <stddef.h>
+
 /* A whole decimal integer. */
 int pl_parse_ll(const char *s, long long *out);
 /* "auto" (gives auto_value) or an integer in [lo, hi]. */
@@ -22,5 +24,9 @@ const char *pl_nearest_word(const char *word, const char *const *known, int n);
 int pl_same_but_digits(const char *a, const char *b);
 /* The order of a and b with their digits left out (0: the same but digits). */
 int pl_cmp_but_digits(const char *a, const char *b);
+
+/* name(0), ..., name(count - 1) as messages list them ("a, b or c") into
+ * buf[0..n), cut where it is full; returns buf. */
+const char *pl_join_names(char *buf, size_t n, int count, const char *(*name)(int));
 
 #endif

@@ -201,8 +201,7 @@ static const struct key {
     [K_MAX_TP] = {"max_tensor_parallel", NULL, is_index,
                   "an integer >= 0 (the most devices an op's tensor-parallel cut spans; 0: any)"},
     [K_FRAMEWORK] = {"framework", NULL, is_framework,
-                     "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers "
-                     "(only plans it can run, as search --framework)"},
+                     " (only plans it can run, as search --framework)"}, /* after the names */
     [K_GEMM_DTYPE] = {"gemm_dtype", NULL, is_gemm_dtype,
                       "fp8 (linear layers' GEMMs in FP8, as search --gemm-dtype) or param"},
 };
@@ -354,10 +353,14 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 	for (int k = 0; k < K_COUNT; k++) {
 		if (strcmp(key, keys[k].name))
 			continue;
-		if (!keys[k].check(value))
+		if (!keys[k].check(value)) {
+			char names[160] = ""; /* the frameworks as the exporter's table has them */
+			if (k == K_FRAMEWORK)
+				pl_export_names(names, sizeof names);
 			return code(pl_err_set(&ctx->err, PL_EINVAL,
-			                       "set_auto_parallel_context: %s '%s': expected %s",
-			                       key, value, keys[k].expect));
+			                       "set_auto_parallel_context: %s '%s': expected %s%s",
+			                       key, value, names, keys[k].expect));
+		}
 		char *v = pl_strdup(value);
 		if (!v)
 			return code(pl_err_set(&ctx->err, PL_ENOMEM, "out of memory"));

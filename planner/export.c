@@ -28,6 +28,7 @@
 #include "graph/graph.h"
 #include "graph/json.h"
 #include "graph/output.h"
+#include "graph/parse.h"
 
 enum fw_kind {
 	FW_MEGATRON,
@@ -87,13 +88,17 @@ static int fw_parse(const char *s)
 	return -1;
 }
 
+/* the frameworks' names as messages list them (pl_export_names), for the
+ * help texts, which are constant: test_help checks them against fws[] */
 #define FW_NAMES "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
+#define FW_NAMES_MAX 160
 
 /* ---- search --framework: what each framework can state ---- */
 
 /* The space of plans a framework states, as its exporter below accepts
  * them: tensor parallelism searched over 1, 2, 4, ... within a node (or 1
- * only), the ZeRO levels it has (bit z), its stage split (--stage-cuts: 1
+ * only), the ZeRO levels it has (bit z; with pipeline stages zero_mask_pp
+ * when not 0: torchtitan's FSDP is ZeRO 1 there), its stage split (--stage-cuts: 1
  * whole layers, 2 the same number a stage), interleaved chunks, sequence
  * parallelism with tensor parallelism, pipeline stages, recompute (a
  * DeepSpeed config turns none on) and its modes (bit r: PL_RECOMPUTE_*
@@ -103,24 +108,25 @@ static int fw_parse(const char *s)
 #define RC_TORCHTITAN                                                                              \
 	(1 << PL_RECOMPUTE_NONE | 1 << PL_RECOMPUTE_FULL | 1 << PL_RECOMPUTE_SELECTIVE_OP)
 static const struct fw_space {
-	int tp, zero_mask, cuts, vp, sp, pp, recompute, recompute_mask;
+	int tp, zero_mask, zero_mask_pp, cuts, vp, sp, pp, recompute, recompute_mask;
 	const char *what;
 } fw_spaces[FW_COUNT] = {
-    [FW_MEGATRON] = {1, 0x3, 2, 1, 1, 1, 1, RC_MEGATRON,
+    [FW_MEGATRON] = {1, 0x3, 0, 2, 1, 1, 1, 1, RC_MEGATRON,
                      "tensor parallel within a node, ZeRO 0 or 1 (distributed optimizer), "
                      "the same layers a stage, sequence parallelism with tp"},
-    [FW_NEMO] = {1, 0x3, 2, 1, 1, 1, 1, RC_MEGATRON,
+    [FW_NEMO] = {1, 0x3, 0, 2, 1, 1, 1, 1, RC_MEGATRON,
                  "tensor parallel within a node, ZeRO 0 or 1 (distributed optimizer), the "
                  "same layers a stage, sequence parallelism with tp"},
-    [FW_TORCHTITAN] = {1, 0x9, 1, 1, 1, 1, 1, RC_TORCHTITAN,
-                       "tensor parallel within a node, FSDP (ZeRO 3) or none, whole layers "
-                       "a stage, sequence parallelism with tp, recompute none, full or per op"},
-    [FW_DEEPSPEED] = {0, 0xf, 1, 0, 0, 0, 0, 1 << PL_RECOMPUTE_NONE,
+    [FW_TORCHTITAN] = {1, 0x9, 0x2, 1, 1, 1, 1, 1, RC_TORCHTITAN,
+                       "tensor parallel within a node, FSDP (ZeRO 3; ZeRO 1 with pipeline "
+                       "stages) or none, whole layers a stage, sequence parallelism with tp, "
+                       "recompute none, full or per op"},
+    [FW_DEEPSPEED] = {0, 0xf, 0, 1, 0, 0, 0, 0, 1 << PL_RECOMPUTE_NONE,
                       "data parallel with ZeRO 0-3, no recompute (a config turns none on)"},
-    [FW_MDS] = {1, 0x3, 2, 0, 1, 1, 1, RC_MEGATRON,
+    [FW_MDS] = {1, 0x3, 0, 2, 0, 1, 1, 1, RC_MEGATRON,
                 "tensor parallel within a node, ZeRO 0 or 1, the same layers a stage, one "
                 "chunk a stage"},
-    [FW_MINDFORMERS] = {1, 0x3, 1, 0, 1, 1, 1, RC_MEGATRON,
+    [FW_MINDFORMERS] = {1, 0x3, 0, 1, 0, 1, 1, 1, RC_MEGATRON,
                         "tensor parallel within a node, ZeRO 0 or 1 (parallel optimizer), "
                         "whole layers a stage, one chunk a stage"},
 };
@@ -205,9 +211,15 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * stream ahead of use (fully_shard's implicit prefetch); BatchNorm stays
      * local (no SyncBatchNorm); its attention is SDPA's, a mask inside the
      * kernel; fully_shard keeps each param's fp32 shard and casts it to
-     * mixed_precision_param when it all-gathers (MixedPrecisionPolicy) */
-    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", NULL, "fp32", NULL, "fused",
-                       "local", "on", NULL, "on"},
+     * mixed_precision_param when it all-gathers (MixedPrecisionPolicy);
+     * FSDP2 adds each micro-batch's gradient into the kept one with a
+     * kernel of its own: the reduce-scattered shard into the sharded
+     * .grad (_fsdp_collectives.py foreach_reduce), or under pipeline
+     * stages, where nothing is reduced before the last backward, the
+     * 16-bit gradient into the whole fp32 one (_fsdp_param.py
+     * accumulate_unsharded_grad_if_needed) */
+    [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", "autograd", "fp32", NULL,
+                       "fused", "local", "on", NULL, "on"},
     /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
      * the updated weights runs in the step); without it and without
      * partitioned gradients (ZeRO 0 and 1) stage_1_and_2.py registers no
@@ -283,9 +295,11 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 {
 	int fw = fw_parse(framework);
 	*applied = NULL;
+	char nb[FW_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "--framework %s: expected " FW_NAMES,
-		                  framework ? framework : "(missing)");
+		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
+		                  framework ? framework : "(missing)",
+		                  pl_export_names(nb, sizeof nb));
 	static pl_status (*const set[PL_FW_PRICE_COUNT])(pl_cluster *, const char *, const char *,
 	                                                 pl_err *) = {
 	    [PL_FW_PRICE_ATTENTION] = pl_cluster_set_attention,
@@ -309,6 +323,11 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 		if (i == PL_FW_PRICE_ATTENTION && !strcmp(v, "te"))
 			v = te_attention(cl);
 		pl_status st = PL_OK;
+		/* torchtitan's FSDP under pipeline stages reduces the gradients
+		 * after the last micro-batch's backward (PyTorch's pipeline
+		 * schedule runs FSDP's post-backward then), not during it */
+		if (i == PL_FW_PRICE_OVERLAP && fw == FW_TORCHTITAN && pl_dim_or(jr->stages, 1) > 1)
+			v = "off";
 		if (i == PL_FW_PRICE_OVERLAP)
 			jr->overlap = pl_dim_value(!strcmp(v, "on"));
 		else if (i == PL_FW_PRICE_TP_OVERLAP)
@@ -424,8 +443,10 @@ static pl_status search_one(int fw, pl_graph *g, const pl_cluster *cl, const pl_
 	pl_status st = pl_plan_opts_job(&o, r, 0, err);
 	if (st)
 		return st;
-	if (r->zero.how != PL_GIVEN_VALUE)
+	if (r->zero.how != PL_GIVEN_VALUE) {
 		o.jo.zero_mask = fw_spaces[fw].zero_mask;
+		o.jo.zero_mask_pp = fw_spaces[fw].zero_mask_pp;
+	}
 	if (r->recompute.how != PL_GIVEN_VALUE)
 		o.jo.recompute_mask = fw_spaces[fw].recompute_mask;
 	o.top = 8;
@@ -485,9 +506,11 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
 {
 	int fw = fw_parse(framework);
 	*ck = NULL;
+	char nb[FW_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "--framework %s: expected " FW_NAMES,
-		                  framework ? framework : "(missing)");
+		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
+		                  framework ? framework : "(missing)",
+		                  pl_export_names(nb, sizeof nb));
 	const struct fw_space *sp = &fw_spaces[fw];
 	pl_job_request r = *jr;
 	r.all = 1;
@@ -592,6 +615,11 @@ const char *pl_export_name(int i)
 const char *pl_export_version(int i)
 {
 	return i >= 0 && i < FW_COUNT ? fws[i].version : NULL;
+}
+
+const char *pl_export_names(char *buf, size_t n)
+{
+	return pl_join_names(buf, n, FW_COUNT, pl_export_name);
 }
 
 enum { PREC_FP32, PREC_BF16, PREC_FP16 };
@@ -1343,17 +1371,27 @@ static int tt_split(int64_t L, int64_t S, int64_t a, int64_t b, int64_t *out)
 static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 {
 	char b[64];
-	if (c->zero == 1 || c->zero == 2)
-		REFUSE("ZeRO %d: torchtitan shards all of a layer's state with FSDP "
-		       "(data_parallel_shard_degree, ZeRO-3) or none (data_parallel_replicate_"
-		       "degree)",
-		       c->zero);
+	/* FSDP (data_parallel_shard_degree): ZeRO 3, and under pipeline stages
+	 * ZeRO 1: torchtitan's apply_fsdp does not reshard after forward with
+	 * pipelines (fsdp_reshard_after_forward "default") and PyTorch's
+	 * pipeline schedule neither reshards nor reduces after a backward but
+	 * the last (torch/distributed/pipelining/stage.py,
+	 * backward_maybe_with_nosync), so a stage's weights are gathered once a
+	 * step and its fp32 gradients kept whole and reduce-scattered once */
+	int fsdp = c->pp > 1 ? c->zero == 1 : c->zero == 3;
+	if (c->zero != 0 && !fsdp)
+		REFUSE("ZeRO %d%s: torchtitan shards all of a layer's state with FSDP "
+		       "(data_parallel_shard_degree: ZeRO 3, or ZeRO 1 with pipeline stages, "
+		       "which gather a stage's weights once a step) or none "
+		       "(data_parallel_replicate_degree)",
+		       c->zero, c->pp > 1 ? " with pipeline stages" : "");
 	/* job_config.py: mixed_precision_param takes effect through FSDP (shard
 	 * degree > 1 or context parallel), or autocast without other parallelism */
-	if (c->precision != PREC_FP32 && !(c->zero == 3 && c->dp > 1) && c->cp == 1 &&
+	if (c->precision != PREC_FP32 && !(fsdp && c->dp > 1) && c->cp == 1 &&
 	    (c->tp > 1 || c->pp > 1 || c->ep > 1))
 		REFUSE("16-bit training with tensor, pipeline or expert parallelism and no FSDP "
-		       "(ZeRO-3) or context parallelism: torchtitan's mixed_precision_param takes "
+		       "(ZeRO 3, or 1 with pipeline stages) or context parallelism: torchtitan's "
+		       "mixed_precision_param takes "
 		       "effect through fully_shard there, so it would train in float32");
 	if (c->precision == PREC_FP16)
 		REFUSE("float16 (its training.mixed_precision_param is bfloat16 or float32)");
@@ -1414,8 +1452,8 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 			       "the first and last stages' *_stage_less_layers");
 	}
 	section(o, "parallelism");
-	ivalue(o, "data_parallel_replicate_degree", c->zero == 3 ? 1 : c->dp);
-	ivalue(o, "data_parallel_shard_degree", c->zero == 3 ? c->dp : 1);
+	ivalue(o, "data_parallel_replicate_degree", fsdp ? 1 : c->dp);
+	ivalue(o, "data_parallel_shard_degree", fsdp ? c->dp : 1);
 	ivalue(o, "tensor_parallel_degree", c->tp);
 	ivalue(o, "pipeline_parallel_degree", c->pp);
 	ivalue(o, "context_parallel_degree", c->cp);
@@ -1612,9 +1650,10 @@ pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
 	int fw = fw_parse(framework);
 	if (!ckpt_text || !where || !result)
 		return pl_err_set(err, PL_EINVAL, "pl_export_text: NULL argument");
+	char nb[FW_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "unknown framework '%s': expected " FW_NAMES,
-		                  framework ? framework : "(null)");
+		return pl_err_set(err, PL_EINVAL, "unknown framework '%s': expected %s",
+		                  framework ? framework : "(null)", pl_export_names(nb, sizeof nb));
 	cJSON *ck = NULL;
 	fw_config c;
 	cfg_init(&c);
@@ -1713,8 +1752,10 @@ int pl_cmd_export(int argc, char **argv)
 		return pl_cli_usage("export", "expected one CKPT file%s",
 		                    optind < argc - 1 ? ", got more" : "");
 	int fw = fw_parse(to);
+	char nb[FW_NAMES_MAX];
 	if (fw < 0)
-		return pl_cli_usage("export", "--to %s: expected " FW_NAMES, to ? to : "(missing)");
+		return pl_cli_usage("export", "--to %s: expected %s", to ? to : "(missing)",
+		                    pl_export_names(nb, sizeof nb));
 	const char *ckpt = argv[optind];
 	pl_err err = {{0}};
 	char *text = NULL, *made = NULL;
@@ -2083,7 +2124,22 @@ static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_confi
 		return pl_err_set(err, PL_EINVAL, "%s: data_parallel_shard_degree %lld", where,
 		                  (long long)shard);
 	c->dp = shard == -1 ? 0 : shard > 1 ? shard : rep; /* -1: what is left */
-	c->zero = shard == 1 ? 0 : 3; /* FSDP: weights, gradients and states sharded */
+	/* FSDP: weights, gradients and states sharded; under pipeline stages a
+	 * stage's weights gathered once a step and its gradients reduced after
+	 * the last backward (emit_torchtitan): ZeRO 1, the reduction not
+	 * overlapped with the backward */
+	c->zero = shard == 1 ? 0 : c->pp > 1 ? 1 : 3;
+	if (c->zero == 1)
+		c->price[PL_FW_PRICE_OVERLAP] = "off";
+	const char *raf = get_str(k, "parallelism.fsdp_reshard_after_forward");
+	if (raf && c->zero && strcmp(raf, "default") && strcmp(raf, c->pp > 1 ? "never" : "always"))
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: fsdp_reshard_after_forward %s%s: the planner prices "
+		                  "torchtitan's FSDP as its \"default\" runs it (resharding "
+		                  "after forward without pipeline stages: ZeRO 3; a stage's "
+		                  "weights kept gathered with them: ZeRO 1)",
+		                  where, line_of(k, "parallelism.fsdp_reshard_after_forward"), raf,
+		                  c->pp > 1 ? " with pipeline stages" : "");
 	if (shard == -1 && rep > 1)
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s: data_parallel_shard_degree -1 (the rest) with "
@@ -2632,9 +2688,11 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 		goto done;
 	rc = 2;
 	int fw = fw_parse(f.fwname);
+	char nb[FW_NAMES_MAX];
 	if (fw < 0) {
-		rc = pl_cli_usage("cost", "--from %s: expected " FW_NAMES " and a FILE or ARGS",
-		                  f.fwname ? f.fwname : "(missing)");
+		rc =
+		    pl_cli_usage("cost", "--from %s: expected %s and a FILE or ARGS",
+		                 f.fwname ? f.fwname : "(missing)", pl_export_names(nb, sizeof nb));
 		goto done;
 	}
 	if (!f.src || !f.model) {

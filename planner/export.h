@@ -37,6 +37,9 @@ pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
 int pl_export_count(void);
 const char *pl_export_name(int i);
 const char *pl_export_version(int i);
+/* The names, as messages list them ("megatron, nemo, ... or mindformers"),
+ * into buf[0..n); returns buf. */
+const char *pl_export_names(char *buf, size_t n);
 
 /* search --framework F: the best plan F can state. The search is run over
  * F's space (planner/export.c, fw_spaces: the tensor-parallel degrees it

@@ -1509,9 +1509,10 @@ static pl_status enumerate(jobrun *s)
 			}
 			continue;
 		}
+		int mask = pb->pp > 1 && jo->zero_mask_pp ? jo->zero_mask_pp : jo->zero_mask;
 		for (int z = s->z0; z <= s->z1; z++) {
 			if (!pl_zero_pipeline_ok(z, pb->pp) ||
-			    (jo->zero == PL_AUTO && jo->zero_mask && !(jo->zero_mask >> z & 1)))
+			    (jo->zero == PL_AUTO && mask && !(mask >> z & 1)))
 				continue;
 			if (pb->pp == 1 && pb->least[z] < s->least_need)
 				s->least_need = pb->least[z];

@@ -19,6 +19,7 @@ typedef struct pl_job_opts {
 	int64_t micro_batches;    /* PL_AUTO: the divisors of the batch; else >= 1 */
 	int zero;                 /* PL_AUTO: 0..3; else the level */
 	int zero_mask;            /* with zero PL_AUTO: bit z set, level z searched; 0: all */
+	int zero_mask_pp;         /* the same for pipelined points; 0: zero_mask's */
 	int recompute;            /* PL_AUTO or PL_RECOMPUTE_* */
 	/* with recompute PL_AUTO: bit r set, mode r searched; 0: the first
 	 * PL_RECOMPUTE_SEARCHED (none, full, selective) */

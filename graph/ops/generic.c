@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph/ops/internal.h"
+#include "graph/parse.h"
 
 static const pl_op_rule rules[] = {
     [PL_OP_MATMUL] = {"MatMul", 2, 2, 1, PL_OPT_GEMM | PL_OPT_ANCHOR | PL_OPT_LINEAR,
@@ -109,6 +110,17 @@ const char *pl_coll_name(pl_coll c)
 {
 	return c < PL_COLL_COUNT ? coll_names[c] : "?";
 }
+
+static const char *coll_at(int i)
+{
+	return coll_names[i];
+}
+
+const char *pl_coll_names(char *buf, size_t n)
+{
+	return pl_join_names(buf, n, PL_COLL_COUNT, coll_at);
+}
+
 const pl_op_rule *pl_op_rule_get(pl_optype t)
 {
 	return t < PL_OP_COUNT ? &rules[t] : NULL;

@@ -200,11 +200,9 @@ static int from_logs(char **files, int nfiles, const log_opts *o, const char *ou
 	pl_coll forced = PL_COLL_COUNT;
 	if (o->coll && (forced = pl_nccl_coll_parse(o->coll)) == PL_COLL_COUNT) {
 		free(logs);
-		return pl_cli_usage(
-		    "calibrate",
-		    "--collective: expected all_reduce, all_gather, reduce_scatter, "
-		    "all_to_all or send_recv, got '%s'",
-		    o->coll);
+		char names[128];
+		return pl_cli_usage("calibrate", "--collective: expected %s, got '%s'",
+		                    pl_coll_names(names, sizeof names), o->coll);
 	}
 	const char *device = "";
 	for (int i = 0; i < nfiles; i++) {

@@ -14,7 +14,8 @@ static const char *const cost_help =
     "--memory-limit BYTES: what a device has for the plan (default: the cluster's memory);\n"
     "a plan that does not fit exits 3.\n"
     "'planner cost MODEL --from FRAMEWORK FILE|ARGS' prices a framework's configuration\n"
-    "(Megatron-LM, NeMo, torchtitan, DeepSpeed, MindFormers): 'planner cost --from x --help'.\n";
+    "(megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers):\n"
+    "'planner cost --from x --help'.\n";
 
 static cJSON *cost_object(const pl_cli_cost_result *r, const pl_graph *g, const pl_cluster *cl)
 {

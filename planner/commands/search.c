@@ -803,11 +803,10 @@ static int search_check(const search_args *s, int argc, pl_plan_opts *po)
 		int known = 0;
 		for (int i = 0; i < pl_export_count(); i++)
 			known |= !strcmp(s->framework, pl_export_name(i));
+		char nb[160];
 		if (!known)
-			return pl_cli_usage("search",
-			                    "--framework %s: expected megatron, nemo, torchtitan, "
-			                    "deepspeed, megatron-deepspeed or mindformers",
-			                    s->framework);
+			return pl_cli_usage("search", "--framework %s: expected %s", s->framework,
+			                    pl_export_names(nb, sizeof nb));
 	}
 	return -1;
 }

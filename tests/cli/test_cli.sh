@@ -2452,6 +2452,15 @@ done
 check "search --framework torchtitan|deepspeed|megatron-deepspeed|mindformers: the plan exports to it${fw_bad}" \
   '[ -z "$fw_bad" ] && jq -e ".search.space | startswith(\"plans DeepSpeed\")" "$T/fw-deepspeed.plan" > /dev/null &&
    [ "$(jq -c "[.pipeline.stages, (.groups.tp[0] | length)]" "$T/fw-deepspeed.plan")" = "[1,1]" ]'
+# torchtitan's FSDP under pipeline stages is ZeRO 1 (a stage's weights gathered once a step, its
+# gradients reduced after the last backward: docs/cost-model.md): with --pp 2 the search takes ZeRO 1
+# over dp 8 (and no other level), prices the reduction exposed, and the plan exports as FSDP
+"$PLANNER" search "$T/fw.json" --cluster h100x8:2 --framework torchtitan --pp 2 --tp 1 \
+  -o "$T/fw-ttpp.plan" > /dev/null 2>&1 &&
+  "$PLANNER" export "$T/fw-ttpp.plan" --to torchtitan > "$T/fw-ttpp.toml" 2>&1
+check "search --framework torchtitan --pp 2: FSDP as ZeRO 1 over dp 8, its reduction not overlapped, exported as data_parallel_shard_degree 8" \
+  '[ "$(jq -c "[.pipeline.stages, .optimizer_shard, .pipeline.overlap_grad_reduce, .search.framework_defaults.overlap_grad_reduce]" "$T/fw-ttpp.plan")" = "[2,1,false,\"off\"]" ] &&
+   grep -qx "data_parallel_shard_degree = 8" "$T/fw-ttpp.toml"'
 "$PLANNER" search "$T/fw.json" --devices 8 --framework megatrn > /dev/null 2> "$T/err"
 check "--framework megatrn: exit 2 naming the frameworks" '[ $? -eq 2 ] && grep -q "expected megatron, nemo" "$T/err"'
 "$PLANNER" search "$T/fw.json" --devices 8 --framework megatron --top 3 > /dev/null 2> "$T/err"
@@ -2468,7 +2477,7 @@ fd_bad=""
 declare -A fd_sw=(
   [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation fused --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
-  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --param-shard fp32 --mask-kernel fused --batch-norm local|on|on"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation autograd --param-shard fp32 --mask-kernel fused --batch-norm local|on|on"
   [deepspeed]="--grad-accumulation autograd --param-shard param --batch-norm local|off|off"
   [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --grad-accumulation autograd --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [mindformers]="||")

@@ -41,6 +41,12 @@ search C gpt h100x8 --tp 1 --pp 1 --dp 8 --micro-batch-size 4 --zero 2 --recompu
 # runs them (torchtitan has no key to turn that off; Megatron and NeMo state it)
 search D gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute full \
   --sequence-parallel on --overlap-param-gather on
+# P: A as torchtitan runs FSDP under pipeline stages (ZeRO 1: a stage's weights gathered once a
+# step, its gradients kept whole in fp32 and reduce-scattered after the last backward, FSDP2 adding
+# each micro-batch's gradient with a kernel of its own and prefetching the gathers)
+search P llama h100x8 --tp 2 --pp 2 --dp 2 --micro-batch-size 1 --zero 1 \
+  --sequence-parallel on --recompute none --virtual-stages 1 --grad-accumulation autograd \
+  --overlap-grad-reduce off --overlap-param-gather on
 # T: D with torchtitan's per-op selective checkpointing (selective-op)
 search T gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute selective-op \
   --sequence-parallel on --overlap-param-gather on
@@ -58,7 +64,7 @@ search U g10 h100x8 --tp 1 --pp 2 --dp 4 --micro-batches 8 --zero 1 --recompute 
 # Q: 4 stages of 3, 3, 3 and 1 layers and 2 chunks a device: 3 layers do not halve
 search Q g10 h100x8 --tp 1 --pp 4 --dp 2 --micro-batches 8 --zero 1 --recompute none \
   --virtual-stages 2 --stage-cuts layers
-for p in A B C D E F U Q T; do
+for p in A B C D E F U Q T P; do
   check "search $p wrote a plan" '[ -s "$T/$p.ckpt" ]'
 done
 # the layers of each stage of a plan, counted from its ops (l<N>.* on stage s)
@@ -77,7 +83,7 @@ list_of() {
   megatron-deepspeed) echo megatron_deepspeed_args.txt ;; mindformers) echo mindformers_keys.txt ;;
   esac
 }
-model_of() { case $1 in A | B | F) echo llama ;; C | D | T) echo gpt ;; E) echo small ;; U | Q) echo g10 ;; esac; }
+model_of() { case $1 in A | B | F | P) echo llama ;; C | D | T) echo gpt ;; E) echo small ;; U | Q) echo g10 ;; esac; }
 # the plan as a comparable text: every op's stage and strategy, groups, pipeline, ZeRO, recompute
 plan_of() {
   jq -S '{ops: [.parallel_strategy_item | to_entries[] | [.key, .value.stage, .value.parallel_strategy]],
@@ -126,6 +132,7 @@ roundtrip C megatron
 for fw in torchtitan megatron nemo; do roundtrip D $fw; done
 roundtrip E torchtitan
 roundtrip T torchtitan
+roundtrip P torchtitan
 roundtrip F megatron
 roundtrip F nemo
 roundtrip U megatron
@@ -169,6 +176,13 @@ check "torchtitan D: FSDP 4 x tp 2, local batch 4 of global 256, full checkpoint
   'grep -qx "data_parallel_shard_degree = 4" "$T/D.torchtitan" && grep -qx "data_parallel_replicate_degree = 1" "$T/D.torchtitan" && grep -qx "tensor_parallel_degree = 2" "$T/D.torchtitan" && grep -qx "local_batch_size = 4" "$T/D.torchtitan" && grep -qx "global_batch_size = 256" "$T/D.torchtitan" && grep -qx "mode = \"full\"" "$T/D.torchtitan"'
 check "torchtitan T: per-op selective checkpointing (mode selective, selective_ac_option op)" \
   'grep -qx "mode = \"selective\"" "$T/T.torchtitan" && grep -qx "selective_ac_option = \"op\"" "$T/T.torchtitan"'
+check "torchtitan P: FSDP under pipeline stages (ZeRO 1 with pp 2) is data_parallel_shard_degree 2, none replicated" \
+  'grep -qx "data_parallel_shard_degree = 2" "$T/P.torchtitan" && grep -qx "data_parallel_replicate_degree = 1" "$T/P.torchtitan" && grep -qx "pipeline_parallel_degree = 2" "$T/P.torchtitan" && grep -qx "mixed_precision_param = \"bfloat16\"" "$T/P.torchtitan"'
+# read back without the plan's switches given, FSDP with pipeline stages is ZeRO 1 whose reduction
+# is not overlapped (PyTorch's pipeline schedule reduces after the last backward)
+"$PLANNER" cost "$T/llama.json" --from torchtitan "$T/P.torchtitan" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --from torchtitan, FSDP with pp 2: read as --zero 1, --overlap-grad-reduce off, --grad-accumulation autograd" \
+  'grep -q -- "--zero 1 " "$T/err" && grep -q -- "--overlap-grad-reduce off" "$T/err" && grep -q -- "--grad-accumulation autograd" "$T/err"'
 check "torchtitan E: pp 2 of 1F1B, micro-batch 1, stages of 2 + 2 layers (none short), float32" \
   'grep -qx "pipeline_parallel_degree = 2" "$T/E.torchtitan" && grep -qx "pipeline_parallel_schedule = \"1F1B\"" "$T/E.torchtitan" && grep -qx "pipeline_parallel_microbatch_size = 1" "$T/E.torchtitan" && grep -qx "pipeline_parallel_first_stage_less_layers = 0" "$T/E.torchtitan" && grep -qx "mixed_precision_param = \"float32\"" "$T/E.torchtitan"'
 
@@ -346,7 +360,6 @@ search M g13 h100x8:2 --tp 2 --pp 2 --dp 4 --micro-batch-size 2 --zero 1 --seque
   --recompute none --virtual-stages 1
 refuse M megatron "pipeline stage 0 ends inside a transformer layer"
 refuse M mindformers "ends inside a transformer layer"
-refuse A torchtitan "ZeRO 1: torchtitan shards"
 refuse A deepspeed "a DeepSpeed config states data parallelism and ZeRO only"
 search G gpt h100x8 --tp 2 --pp 1 --dp 4 --micro-batch-size 4 --zero 3 --recompute selective \
   --sequence-parallel on
@@ -354,7 +367,7 @@ refuse G torchtitan "selective recompute of the attention core"
 refuse T megatron "selective-op recompute (torchtitan's per-op checkpointing)"
 refuse T nemo "selective-op recompute"
 refuse T mindformers "selective-op recompute"
-refuse B torchtitan "ZeRO 1"
+refuse B torchtitan "ZeRO 1: torchtitan shards all of a layer's state with FSDP"
 refuse C torchtitan "ZeRO 2"
 refuse F mindformers "virtual stages"
 refuse F megatron-deepspeed "interleaved virtual stages"
@@ -407,6 +420,10 @@ bad_config nemo $'ddp:\n  use_distributed_optimizer: maybe\n' "use_distributed_o
 bad_config torchtitan $'[parallelism]\ndata_parallel_shard_degree = 2\ndata_parallel_replicate_degree = 2\n' "HSDP"
 bad_config torchtitan $'[parallelism]\ntensor_parallel_degree = 2\n' "activation_checkpoint.mode selective (the default)"
 bad_config torchtitan $'[parallelism\n' "bad.cfg:1: expected \[table\]"
+bad_config torchtitan $'[parallelism]\npipeline_parallel_degree = 2\ndata_parallel_shard_degree = 4\nfsdp_reshard_after_forward = "always"\n[activation_checkpoint]\nmode = "none"\n' \
+  "bad.cfg:4: fsdp_reshard_after_forward always with pipeline stages"
+bad_config torchtitan $'[parallelism]\ndata_parallel_shard_degree = 8\nfsdp_reshard_after_forward = "never"\n[activation_checkpoint]\nmode = "none"\n' \
+  "fsdp_reshard_after_forward never: the planner prices"
 bad_config deepspeed '{"train_batch_size": 1024, "train_micro_batch_size_per_gpu": 3, "gradient_accumulation_steps": 2}' \
   "train_batch_size 1024 is not"
 bad_config deepspeed '{"train_batch_size": ' "bad.cfg"

@@ -127,12 +127,66 @@ static void every_option_in_its_help(void **state)
 	assert_int_equal(missing, 0);
 }
 
+/* where text names word w whole (not megatron inside megatron-deepspeed),
+ * at or after from; NULL if nowhere */
+static const char *word_at(const char *text, const char *from, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = from; (p = strstr(p, w)); p++) {
+		char a = p > text ? p[-1] : ' ', b = p[n];
+		int inner_a = (a >= 'a' && a <= 'z') || a == '-' || a == '_',
+		    inner_b = (b >= 'a' && b <= 'z') || b == '-' || b == '_';
+		if (!inner_a && !inner_b)
+			return p;
+	}
+	return NULL;
+}
+
+/* The frameworks' names are typed by hand in the help texts (constant
+ * strings): search --help, export --help and cost --help name every one of
+ * the exporter's table (fws[], pl_export_name), in its order; and the
+ * names as messages list them (pl_export_names) are that table's. */
+static void frameworks_in_help(void **state)
+{
+	(void)state;
+	char list[256];
+	pl_export_names(list, sizeof list);
+	const char *at = list;
+	for (int i = 0; i < pl_export_count(); i++) {
+		const char *p = word_at(list, at, pl_export_name(i));
+		if (!p)
+			fail_msg("pl_export_names \"%s\" lacks %s", list, pl_export_name(i));
+		at = p + 1;
+	}
+	assert_non_null(strstr(list, " or mindformers"));
+	for (size_t k = 0; k < NCMDS; k++) {
+		const char *cmd = commands[k].name;
+		if (strcmp(cmd, "search") && strcmp(cmd, "export") && strcmp(cmd, "cost"))
+			continue;
+		int rc;
+		char *text = help_of((int)k, &rc);
+		assert_int_equal(rc, 0);
+		const char *from = word_at(text, text, pl_export_name(0));
+		if (!from)
+			fail_msg("planner %s --help names no framework", cmd);
+		for (int i = 1; i < pl_export_count(); i++) {
+			const char *p = word_at(text, from + 1, pl_export_name(i));
+			if (!p)
+				fail_msg("planner %s --help does not name %s after %s", cmd,
+				         pl_export_name(i), pl_export_name(i - 1));
+			from = p;
+		}
+		free(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(names_whole_words),
 	    cmocka_unit_test(every_bit_is_a_command),
 	    cmocka_unit_test(every_option_in_its_help),
+	    cmocka_unit_test(frameworks_in_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

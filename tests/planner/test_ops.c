@@ -555,10 +555,30 @@ static void rules_complete(void **state)
 	pl_graph_free(g);
 }
 
+/* the collectives' names as messages list them: every pl_coll_name in the
+ * enum's order, "or" before the last (cluster files' and calibrate's
+ * errors print this list) */
+static void collective_names_listed(void **state)
+{
+	(void)state;
+	char buf[256], want[256] = "";
+	for (int c = 0; c < PL_COLL_COUNT; c++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s",
+		         !c                       ? ""
+		         : c == PL_COLL_COUNT - 1 ? " or "
+		                                  : ", ",
+		         pl_coll_name((pl_coll)c));
+	assert_string_equal(pl_coll_names(buf, sizeof buf), want);
+	assert_string_equal(pl_coll_names(buf, sizeof buf),
+	                    "all_reduce, all_gather, reduce_scatter, all_to_all or send_recv");
+	assert_string_equal(pl_coll_names(buf, 4), "all"); /* cut, terminated */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(shapes),
+	    cmocka_unit_test(collective_names_listed),
 	    cmocka_unit_test(broadcast_batch_matmul_rejected),
 	    cmocka_unit_test(candidates),
 	    cmocka_unit_test(unsplittable_axes),
