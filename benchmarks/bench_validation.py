@@ -357,6 +357,18 @@ def grad_reduce(r):
     return "as-grad"
 
 
+def virtual_stages(r):
+    """the model chunks a pipeline rank holds: the row's, else torchtitan's
+    default for its multi-stage schedules (Interleaved 1F1B): 2 a rank
+    (generate_split_points: "num_stages_per_rank = 2" where no split is
+    given, pipelining_utils.py of the rows' Dec 2024 commits), else 1"""
+    if r["vp"]:
+        return r["vp"]
+    if r["framework"] == "torchtitan" and "schedule Interleaved 1F1B" in r["notes"]:
+        return "2"
+    return "1"
+
+
 def micro_batch_size(r):
     """the micro-batch size the run trained with: the row's, but for
     torchtitan's pipelined rows, whose micro_batch column holds the local
@@ -551,7 +563,7 @@ def search_args(r):
     a += ["--dp", str(integer(r, "dp") or gpus // (tp * pp * cp))]
     if micro_batch_size(r):
         a += ["--micro-batch-size", str(micro_batch_size(r))]
-    a += ["--virtual-stages", r["vp"] or "1"]
+    a += ["--virtual-stages", virtual_stages(r)]
     zero = {"full_shard": "3", "hybrid_shard": "3", "shard_grad_op": "2"}.get(r["fsdp"])
     if zero == "3" and r["framework"] == "torchtitan" and pp > 1:
         # torchtitan's FSDP under pipeline stages does not reshard after

@@ -31,8 +31,8 @@ pl_status pl_cli_read_ckpt(const char *path, struct cJSON **out, pl_err *err);
 pl_status pl_cli_write_cluster(const struct pl_cluster *c, const char *key, struct cJSON *extra,
                                const char *out, int to_stdout, pl_err *err);
 
-/* The commands that read options with getopt_long, as bits of
- * pl_cli_option.cmds */
+/* The commands that read options with getopt_long (every one but
+ * bench's and cost's --from forms), as bits of pl_cli_option.cmds */
 enum {
 	PL_CMD_SEARCH = 1u << 0,
 	PL_CMD_COST = 1u << 1,
@@ -44,6 +44,8 @@ enum {
 	PL_CMD_TOPOLOGY = 1u << 7,
 	PL_CMD_CHECK = 1u << 8,
 	PL_CMD_EXPORT = 1u << 9,
+	PL_CMD_EXPLAIN = 1u << 10,
+	PL_CMD_REPORT = 1u << 11,
 };
 
 /* One option of the commands' (the table pl_cli_options, common.c): every

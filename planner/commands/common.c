@@ -21,7 +21,7 @@ pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts
 	 PL_CMD_IMPORT)
 #define CLUSTER_CMDS (PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_STRATEGIES | PL_CMD_RUN | PL_CMD_BENCH)
 #define PRICE_CMDS   (PL_CMD_SEARCH | PL_CMD_COST | PL_CMD_RUN | PL_CMD_BENCH)
-#define ALL_CMDS     ((unsigned)PL_CMD_EXPORT * 2 - 1)
+#define ALL_CMDS     ((unsigned)PL_CMD_REPORT * 2 - 1)
 
 /* short names for the table's rows */
 #define VAL(n, c, w)                                                                               \
@@ -45,8 +45,7 @@ pl_status pl_cli_load_model(pl_graph **out, const char *path, const pl_onnx_opts
 		.shared = PRICE_CMDS, .set = setter, .field = offsetof(pl_cli_common, f)           \
 	}
 
-/* Every option of the commands that read theirs with getopt (explain and
- * report read their few by hand), in the order of their getopt tables. */
+/* Every option of the commands, in the order of their getopt tables. */
 const pl_cli_option pl_cli_options[] = {
     SHARED("batch", OPT_BATCH, MODEL_CMDS),
     SHARED("loss", OPT_LOSS, MODEL_CMDS),
@@ -107,9 +106,12 @@ const pl_cli_option pl_cli_options[] = {
     {.name = "output",
      .arg = required_argument,
      .code = 'o',
-     .cmds = PL_CMD_SEARCH | PL_CMD_IMPORT | PL_CMD_CALIBRATE | PL_CMD_TOPOLOGY | PL_CMD_EXPORT,
+     .cmds = PL_CMD_SEARCH | PL_CMD_IMPORT | PL_CMD_CALIBRATE | PL_CMD_TOPOLOGY | PL_CMD_EXPORT |
+             PL_CMD_REPORT,
      .letter = 1},
-    FLAG("json", 'j', PL_CMD_SEARCH | PL_CMD_RUN | PL_CMD_TOPOLOGY | PL_CMD_CHECK | PL_CMD_EXPORT),
+    FLAG("json", 'j',
+         PL_CMD_SEARCH | PL_CMD_RUN | PL_CMD_TOPOLOGY | PL_CMD_CHECK | PL_CMD_EXPORT |
+             PL_CMD_EXPLAIN),
     FLAG("progress", 'p', PL_CMD_SEARCH),
     VAL("pareto-cap", 'P', PL_CMD_SEARCH),
     VAL("dump-lp", 'L', PL_CMD_SEARCH),
@@ -141,6 +143,7 @@ const pl_cli_option pl_cli_options[] = {
     VAL("name", 'n', PL_CMD_CHECK),
     VAL("to", 't', PL_CMD_EXPORT),
     FLAG("fp16", 'F', PL_CMD_EXPORT),
+    FLAG("diff", 'D', PL_CMD_EXPLAIN),
     {.name = "help", .arg = no_argument, .code = 'h', .cmds = ALL_CMDS, .letter = 1},
     {0}};
 

@@ -487,57 +487,60 @@ static pl_status explain_json(const cJSON *ck, const char *path, pl_err *err)
 	return pl_cli_json_line(o, err);
 }
 
+static const char explain_help[] =
+    "usage: planner explain CKPT [--json]\n"
+    "       planner explain --diff A.json B.json [--json]\n\n"
+    "Prints the totals, the communication by collective and link class, every\n"
+    "stage's memory by category, and a per-op table of a strategy checkpoint\n"
+    "written by 'planner search': strategy, compute and communication\n"
+    "milliseconds, memory per device. With --diff, what differs between two\n"
+    "plans of one model: the totals, the differences summed by part of the model\n"
+    "(embedding, attention, mlp or experts, head), every op whose strategy, stage,\n"
+    "time or memory differs, the communication's difference by collective and\n"
+    "link class, and the rest of the step's and the peak memory's difference\n"
+    "(pipeline bubble and balance, peak stage, transient, reserve), so that the\n"
+    "lines add up. --json prints either as one JSON object: for one checkpoint\n"
+    "its model, cluster, search, cost (totals, communication by collective and\n"
+    "link class, memory by category, utilisation), pipeline, groups and parts,\n"
+    "and \"ops\": the table's rows in the model's order (name, type, stage,\n"
+    "strategy, compute_seconds, communication_seconds, memory_bytes,\n"
+    "flops_forward, flops_backward), every number the checkpoint's.\n"
+    "\n"
+    "options:\n"
+    "  --diff       compare two checkpoints (A, then B)\n"
+    "  --json       one JSON object instead of the text\n"
+    "  -h, --help   this text\n";
+
 int pl_cmd_explain(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(
-		    "usage: planner explain CKPT [--json]\n"
-		    "       planner explain --diff A.json B.json [--json]\n\n"
-		    "Prints the totals, the communication by collective and link class, every\n"
-		    "stage's memory by category, and a per-op table of a strategy checkpoint\n"
-		    "written by 'planner search': strategy, compute and communication\n"
-		    "milliseconds, memory per device. With --diff, what differs between two\n"
-		    "plans of one model: the totals, the differences summed by part of the model\n"
-		    "(embedding, attention, mlp or experts, head), every op whose strategy, "
-		    "stage,\n"
-		    "time or memory differs, the communication's difference by collective and\n"
-		    "link class, and the rest of the step's and the peak memory's difference\n"
-		    "(pipeline bubble and balance, peak stage, transient, reserve), so that the\n"
-		    "lines add up. --json prints either as one JSON object: for one checkpoint\n"
-		    "its model, cluster, search, cost (totals, communication by collective and\n"
-		    "link class, memory by category, utilisation), pipeline, groups and parts,\n"
-		    "and \"ops\": the table's rows in the model's order (name, type, stage,\n"
-		    "strategy, compute_seconds, communication_seconds, memory_bytes,\n"
-		    "flops_forward, flops_backward), every number the checkpoint's.\n",
-		    stdout);
-		return 0;
+	int json = 0, diff = 0;
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_EXPLAIN, "explain", explain_help, NULL);
+	int ch;
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
+		switch (ch) {
+		case PL_CLI_STOP: return a.rc;
+		case 'j': json = 1; break;
+		case 'D': diff = 1; break;
+		}
 	}
-	if (argc >= 2 && !strcmp(argv[1], "--diff")) {
-		int json = argc == 5 && !strcmp(argv[4], "--json");
-		if (argc != 4 && !json)
+	int n = argc - optind;
+	if (diff) {
+		if (n != 2)
 			return pl_cli_usage("explain", "--diff: expected two CKPT files%s", "");
-		return pl_cli_explain_diff(argv[2], NULL, argv[3], NULL, json);
+		return pl_cli_explain_diff(argv[optind], NULL, argv[optind + 1], NULL, json);
 	}
-	const char *in = NULL;
-	int json = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return pl_cli_usage("explain", "unknown option '%s'", argv[i]);
-		else if (in)
-			return pl_cli_usage("explain",
-			                    "expected one CKPT file, got '%s' and '%s' (two plans "
-			                    "compare with --diff A B)",
-			                    in, argv[i]);
-		else
-			in = argv[i];
-	}
-	if (!in)
+	if (n > 1)
+		return pl_cli_usage("explain",
+		                    "expected one CKPT file, got '%s' and '%s' (two plans "
+		                    "compare with --diff A B)",
+		                    argv[optind], argv[optind + 1]);
+	if (n < 1)
 		return pl_cli_usage("explain",
 		                    "expected one CKPT file (a strategy checkpoint "
 		                    "written by 'planner search')%s",
 		                    json ? " before or after --json" : "");
+	const char *in = argv[optind];
 	pl_err err = {{0}};
 	cJSON *ck = NULL;
 	pl_status st = pl_cli_read_ckpt(in, &ck, &err);

@@ -19,23 +19,19 @@ int pl_cmd_report(int argc, char **argv)
 	    "example:\n"
 	    "  planner search gpt3-13b.json --cluster h100x8:2 --job -o plan.json\n"
 	    "  planner report plan.json -o plan.html\n";
-	const char *out = NULL, *in = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(help, stdout);
-			return 0;
-		}
-		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
-			out = argv[++i];
-		else if (!strncmp(argv[i], "--output=", 9))
-			out = argv[i] + 9;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return pl_cli_usage("report", "unknown or incomplete option '%s'", argv[i]);
-		else if (in)
-			return pl_cli_usage("report", "expected one CKPT file, got more%s", "");
-		else
-			in = argv[i];
+	const char *out = NULL;
+	pl_cli_args a;
+	pl_cli_args_init(&a, PL_CMD_REPORT, "report", help, NULL);
+	int ch;
+	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
+		if (ch == PL_CLI_STOP)
+			return a.rc;
+		if (ch == 'o')
+			out = optarg;
 	}
+	if (argc - optind > 1)
+		return pl_cli_usage("report", "expected one CKPT file, got more%s", "");
+	const char *in = optind < argc ? argv[optind] : NULL;
 	if (!in)
 		return pl_cli_usage("report", "expected one CKPT file%s", "");
 	if (!out)

@@ -21,7 +21,7 @@ import re
 import sys
 import tempfile
 
-FOLDERS = ("graph", "costmodel", "search", "executor", "topology", "planner")
+FOLDERS = ("graph", "costmodel", "search", "executor", "topology", "planner", "tests", "benchmarks")
 FOREIGN = ("ONNX__", "GLP_", "CUDA", "NCCL", "CUBLAS", "HWLOC_", "MPI_", "cJSON_")
 CASE = re.compile(r"\bcase\s+([A-Za-z_][A-Za-z0-9_]*)\s*:")
 

@@ -33,6 +33,8 @@ static const struct {
     {PL_CMD_TOPOLOGY, "topology", pl_cmd_topology},
     {PL_CMD_CHECK, "check", pl_cmd_check},
     {PL_CMD_EXPORT, "export", pl_cmd_export},
+    {PL_CMD_EXPLAIN, "explain", pl_cmd_explain},
+    {PL_CMD_REPORT, "report", pl_cmd_report},
 };
 #define NCMDS (sizeof commands / sizeof commands[0])
 

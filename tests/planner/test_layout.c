@@ -126,7 +126,7 @@ static void simulate(const pl_prim *p, int64_t D)
 			cat(tmp, n, p->dim, &nxt[r]);
 			assert_true(fabs(p->bytes - nbytes(&cur[r])) < 0.5);
 			break;
-		default: fail_msg("unknown primitive");
+		case PL_PRIM_COUNT: fail_msg("not a primitive");
 		}
 	}
 	memcpy(cur, nxt, sizeof(buf) * (size_t)D);
