@@ -163,6 +163,8 @@ static const struct key {
 	const char *name, *def; /* def NULL: unset */
 	check_fn check;
 	const char *expect;
+	/* what a bad value's message lists before expect, from its table */
+	const char *(*names)(char *buf, size_t n);
 } keys[K_COUNT] = {
     [K_DEVICE_NUM] = {"device_num", "8", is_count, "an integer >= 1"},
     [K_CLUSTER] = {"cluster", NULL, is_any, "a cluster preset or file"},
@@ -201,7 +203,7 @@ static const struct key {
     [K_MAX_TP] = {"max_tensor_parallel", NULL, is_index,
                   "an integer >= 0 (the most devices an op's tensor-parallel cut spans; 0: any)"},
     [K_FRAMEWORK] = {"framework", NULL, is_framework,
-                     " (only plans it can run, as search --framework)"}, /* after the names */
+                     " (only plans it can run, as search --framework)", pl_export_names},
     [K_GEMM_DTYPE] = {"gemm_dtype", NULL, is_gemm_dtype,
                       "fp8 (linear layers' GEMMs in FP8, as search --gemm-dtype) or param"},
 };
@@ -354,9 +356,9 @@ int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const c
 		if (strcmp(key, keys[k].name))
 			continue;
 		if (!keys[k].check(value)) {
-			char names[160] = ""; /* the frameworks as the exporter's table has them */
-			if (k == K_FRAMEWORK)
-				pl_export_names(names, sizeof names);
+			char names[PL_EXPORT_NAMES_MAX] = "";
+			if (keys[k].names)
+				keys[k].names(names, sizeof names);
 			return code(pl_err_set(&ctx->err, PL_EINVAL,
 			                       "set_auto_parallel_context: %s '%s': expected %s%s",
 			                       key, value, names, keys[k].expect));

@@ -91,7 +91,18 @@ static int fw_parse(const char *s)
 /* the frameworks' names as messages list them (pl_export_names), for the
  * help texts, which are constant: test_help checks them against fws[] */
 #define FW_NAMES "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
-#define FW_NAMES_MAX 160
+
+/* The ZeRO level torchtitan's FSDP is with pp pipeline stages: 3, and 1
+ * under pipeline stages, where torchtitan's apply_fsdp does not reshard
+ * after forward (fsdp_reshard_after_forward "default") and PyTorch's
+ * pipeline schedule neither reshards nor reduces after a backward but the
+ * last (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync):
+ * a stage's weights gathered once a step, its fp32 gradients kept whole and
+ * reduce-scattered once (fw_spaces' zero_mask_pp says the same) */
+static int tt_fsdp_zero(int64_t pp)
+{
+	return pp > 1 ? 1 : 3;
+}
 
 /* ---- search --framework: what each framework can state ---- */
 
@@ -290,12 +301,23 @@ static const struct fw_price_key {
 static const char *const mg_backend[][2] = {
     {"flash", "flash2"}, {"fused", "cudnn"}, {"unfused", ""}, {"local", ""}};
 
+/* fw's default for pricing switch i with pp pipeline stages: fw_pricing's,
+ * but torchtitan's FSDP under pipeline stages reduces the gradients after
+ * the last micro-batch's backward (PyTorch's pipeline schedule runs FSDP's
+ * post-backward then), not during it */
+static const char *fw_default(int fw, int i, int64_t pp)
+{
+	if (i == PL_FW_PRICE_OVERLAP && fw == FW_TORCHTITAN && pp > 1)
+		return "off";
+	return fw_pricing[fw][i];
+}
+
 pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
                              pl_job_request *jr, cJSON **applied, pl_err *err)
 {
 	int fw = fw_parse(framework);
 	*applied = NULL;
-	char nb[FW_NAMES_MAX];
+	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
 		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
 		                  framework ? framework : "(missing)",
@@ -317,17 +339,12 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 	if (!o)
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
-		const char *v = fw_pricing[fw][i];
+		const char *v = fw_default(fw, i, pl_dim_or(jr->stages, 1));
 		if (!v || (given >> i & 1))
 			continue;
 		if (i == PL_FW_PRICE_ATTENTION && !strcmp(v, "te"))
 			v = te_attention(cl);
 		pl_status st = PL_OK;
-		/* torchtitan's FSDP under pipeline stages reduces the gradients
-		 * after the last micro-batch's backward (PyTorch's pipeline
-		 * schedule runs FSDP's post-backward then), not during it */
-		if (i == PL_FW_PRICE_OVERLAP && fw == FW_TORCHTITAN && pl_dim_or(jr->stages, 1) > 1)
-			v = "off";
 		if (i == PL_FW_PRICE_OVERLAP)
 			jr->overlap = pl_dim_value(!strcmp(v, "on"));
 		else if (i == PL_FW_PRICE_TP_OVERLAP)
@@ -506,7 +523,7 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
 {
 	int fw = fw_parse(framework);
 	*ck = NULL;
-	char nb[FW_NAMES_MAX];
+	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
 		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
 		                  framework ? framework : "(missing)",
@@ -1371,14 +1388,7 @@ static int tt_split(int64_t L, int64_t S, int64_t a, int64_t b, int64_t *out)
 static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 {
 	char b[64];
-	/* FSDP (data_parallel_shard_degree): ZeRO 3, and under pipeline stages
-	 * ZeRO 1: torchtitan's apply_fsdp does not reshard after forward with
-	 * pipelines (fsdp_reshard_after_forward "default") and PyTorch's
-	 * pipeline schedule neither reshards nor reduces after a backward but
-	 * the last (torch/distributed/pipelining/stage.py,
-	 * backward_maybe_with_nosync), so a stage's weights are gathered once a
-	 * step and its fp32 gradients kept whole and reduce-scattered once */
-	int fsdp = c->pp > 1 ? c->zero == 1 : c->zero == 3;
+	int fsdp = c->zero == tt_fsdp_zero(c->pp); /* data_parallel_shard_degree */
 	if (c->zero != 0 && !fsdp)
 		REFUSE("ZeRO %d%s: torchtitan shards all of a layer's state with FSDP "
 		       "(data_parallel_shard_degree: ZeRO 3, or ZeRO 1 with pipeline stages, "
@@ -1650,7 +1660,7 @@ pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
 	int fw = fw_parse(framework);
 	if (!ckpt_text || !where || !result)
 		return pl_err_set(err, PL_EINVAL, "pl_export_text: NULL argument");
-	char nb[FW_NAMES_MAX];
+	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
 		return pl_err_set(err, PL_EINVAL, "unknown framework '%s': expected %s",
 		                  framework ? framework : "(null)", pl_export_names(nb, sizeof nb));
@@ -1752,7 +1762,7 @@ int pl_cmd_export(int argc, char **argv)
 		return pl_cli_usage("export", "expected one CKPT file%s",
 		                    optind < argc - 1 ? ", got more" : "");
 	int fw = fw_parse(to);
-	char nb[FW_NAMES_MAX];
+	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
 		return pl_cli_usage("export", "--to %s: expected %s", to ? to : "(missing)",
 		                    pl_export_names(nb, sizeof nb));
@@ -2124,13 +2134,7 @@ static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_confi
 		return pl_err_set(err, PL_EINVAL, "%s: data_parallel_shard_degree %lld", where,
 		                  (long long)shard);
 	c->dp = shard == -1 ? 0 : shard > 1 ? shard : rep; /* -1: what is left */
-	/* FSDP: weights, gradients and states sharded; under pipeline stages a
-	 * stage's weights gathered once a step and its gradients reduced after
-	 * the last backward (emit_torchtitan): ZeRO 1, the reduction not
-	 * overlapped with the backward */
-	c->zero = shard == 1 ? 0 : c->pp > 1 ? 1 : 3;
-	if (c->zero == 1)
-		c->price[PL_FW_PRICE_OVERLAP] = "off";
+	c->zero = shard == 1 ? 0 : tt_fsdp_zero(c->pp);    /* FSDP */
 	const char *raf = get_str(k, "parallelism.fsdp_reshard_after_forward");
 	if (raf && c->zero && strcmp(raf, "default") && strcmp(raf, c->pp > 1 ? "never" : "always"))
 		return pl_err_set(err, PL_EINVAL,
@@ -2614,7 +2618,7 @@ static void from_pricing(from_args *f, int fw, const fw_config *c, int argc, cha
 		for (int a = 1; a < argc; a++)
 			given |= !strncmp(argv[a], price_option[i], on) &&
 			         (argv[a][on] == 0 || argv[a][on] == '=');
-		const char *v = c->price[i] ? c->price[i] : fw_pricing[fw][i];
+		const char *v = c->price[i] ? c->price[i] : fw_default(fw, i, c->pp);
 		if (given || !v || (!strcmp(v, "te") && !have))
 			continue;
 		if (!strcmp(v, "te"))
@@ -2688,7 +2692,7 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 		goto done;
 	rc = 2;
 	int fw = fw_parse(f.fwname);
-	char nb[FW_NAMES_MAX];
+	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0) {
 		rc =
 		    pl_cli_usage("cost", "--from %s: expected %s and a FILE or ARGS",

@@ -38,7 +38,8 @@ int pl_export_count(void);
 const char *pl_export_name(int i);
 const char *pl_export_version(int i);
 /* The names, as messages list them ("megatron, nemo, ... or mindformers"),
- * into buf[0..n); returns buf. */
+ * into buf[0..n) (PL_EXPORT_NAMES_MAX holds them all); returns buf. */
+#define PL_EXPORT_NAMES_MAX 160
 const char *pl_export_names(char *buf, size_t n);
 
 /* search --framework F: the best plan F can state. The search is run over

@@ -803,7 +803,7 @@ static int search_check(const search_args *s, int argc, pl_plan_opts *po)
 		int known = 0;
 		for (int i = 0; i < pl_export_count(); i++)
 			known |= !strcmp(s->framework, pl_export_name(i));
-		char nb[160];
+		char nb[PL_EXPORT_NAMES_MAX];
 		if (!known)
 			return pl_cli_usage("search", "--framework %s: expected %s", s->framework,
 			                    pl_export_names(nb, sizeof nb));
