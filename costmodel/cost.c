@@ -5,6 +5,7 @@
  * predicted cost is reproducible by `planner cost`. */
 #include "costmodel/cost.h"
 #include "costmodel/attention.h"
+#include "costmodel/pipeline.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -830,6 +831,126 @@ double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, co
 	                         pl_problem_edge_fwd_times(p, e));
 }
 
+/* ---- context parallelism's ring (Transformer Engine's attention) ----
+ *
+ * A fused attention whose queries are cut over n ranks reads every key and
+ * value: its layouts replicate K and V over those ranks. Transformer Engine
+ * (Megatron-LM's and NeMo's --context-parallel-size, p2p exchange:
+ * AttnFuncWithCPAndKVP2P) starts from K and V cut along the sequence as
+ * the queries are, and computes the attention block by block around a
+ * ring: each step's send of the next K/V block (in the backward, of the
+ * dK/dV block too) runs beside the current block's kernel. An edge into
+ * an attention's key or value is priced in two parts: from its producer's
+ * layout to that start (exposed: Megatron's own collectives, before the
+ * attention), then the ring (an all-gather of the block forward, a
+ * reduce-scatter of its gradient backward, as the layouts price them), of
+ * which n - 1 of n steps run beside the kernel: (n - 1)/n of the kernel can
+ * hide it, shared by K and V (half each), at the slowdown a running
+ * collective costs compute (PL_OVERLAP_SLOWDOWN, docs/cost-model.md). */
+
+/* edge e carries an activation into an attention core's key or value */
+static int cp_edge(const pl_problem *p, int e)
+{
+	const pl_edge *ed = &p->edges[e];
+	const pl_op *d = &p->g->ops[ed->dst_op];
+	return !ed->src_is_input && (pl_op_traits(d) & PL_OPT_ATTENTION_CORE) &&
+	       (ed->dst_slot == 1 || ed->dst_slot == 2) &&
+	       p->g->tensors[ed->tensor].role != PL_ROLE_PARAM;
+}
+
+/* The loops the queries (input 0) run over and input slot's keys or values
+ * do not (the query positions), as bits; their cut is the ring's ranks */
+static uint32_t cp_ring_loops(const pl_graph *g, const pl_op *op, int slot)
+{
+	uint32_t q = 0, kv = 0;
+	for (int d = 0; d < g->tensors[op->in[0]].rank; d++)
+		if (op->spec.in[0][d].count)
+			q |= 1u << op->spec.in[0][d].first;
+	for (int d = 0; d < g->tensors[op->in[slot]].rank; d++)
+		if (op->spec.in[slot][d].count)
+			kv |= 1u << op->spec.in[slot][d].first;
+	return q & ~kv;
+}
+
+/* the attention's kernels a micro-batch (its forward twice when recomputed) */
+static double cp_kernel(const pl_problem *p, int op, const int64_t *split)
+{
+	pl_nodeparts pt;
+	node_parts(p, op, split, &pt, NULL);
+	int rc = p->job.recompute && pl_rc_reruns(p->job.recompute[op]);
+	return pt.fwd_s * (rc ? 2 : 1) + pt.bwd_s;
+}
+
+/* The ring's start for edge e (cp_edge) into the attention cut by split,
+ * whose key or value layout is dst: dst with its sequence dimension cut
+ * over the device axes the queries' sequence is (both forms of the
+ * attention put the keys' sequence at the queries' place). Its ranks, or 1
+ * when there is no ring (the queries not cut along a loop the keys lack, or
+ * the keys not dividing). */
+static int64_t cp_ring_start(const pl_problem *p, int e, const int64_t *split,
+                             const pl_layout *dst, pl_layout *start)
+{
+	const pl_edge *ed = &p->edges[e];
+	const pl_op *op = &p->g->ops[ed->dst_op];
+	uint32_t ring = cp_ring_loops(p->g, op, ed->dst_slot);
+	int64_t n = 1;
+	for (int l = 0; l < op->spec.nloops; l++)
+		if (ring >> l & 1)
+			n *= split[l];
+	if (n <= 1)
+		return 1;
+	pl_layout q;
+	pl_op_input_layout(p->g, op, split, p->devices, 0, &q);
+	int dq = -1;
+	for (int d = 0; d < q.rank; d++)
+		if (op->spec.in[0][d].count && ring >> op->spec.in[0][d].first & 1)
+			dq = d;
+	if (dq < 0 || dq >= dst->rank || dst->nmap[dq] || q.nmap[dq] < 1)
+		return 1;
+	int64_t cut = 1;
+	for (int k = 0; k < q.nmap[dq]; k++)
+		cut *= q.dm.size[q.map[dq][k]];
+	if (cut != n || dst->shape[dq] % cut)
+		return 1;
+	*start = *dst;
+	start->nmap[dq] = q.nmap[dq];
+	memcpy(start->map[dq], q.map[dq], sizeof q.map[dq]);
+	return n;
+}
+
+/* Edge e (cp_edge) from src to the attention cut by split (its key or
+ * value layout dst, its gradient's grad), the kernel taking `kernel`
+ * seconds: the seconds the step waits for; with bk, times of it booked
+ * there and the ring's hidden part in bk->hidden_s */
+static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src,
+                           const pl_layout *dst, const pl_layout *grad, const int64_t *split,
+                           double kernel, double times, pl_commbook *bk)
+{
+	int rg = p->g->tensors[p->edges[e].tensor].requires_grad,
+	    ft = pl_problem_edge_fwd_times(p, e);
+	pl_layout start;
+	int64_t n = cp_ring_start(p, e, split, dst, &start);
+	if (n <= 1)
+		return edge_book_layouts(p, src, dst, grad, rg, ft, times, bk);
+	double before = edge_book_layouts(p, src, &start, &start, rg, ft, times, bk);
+	double ring = edge_book_layouts(p, &start, dst, grad, rg, ft, times, bk);
+	double x = pl_overlap_exposed(ring, 0, 0.5 * kernel * (double)(n - 1) / (double)n,
+	                              PL_OVERLAP_SLOWDOWN);
+	if (bk)
+		bk->hidden_s += times * (ring - x);
+	return before + x;
+}
+
+/* What an edge's table depends on beyond its ends' layouts: how often its
+ * forward redistribution runs, and for a ring whether the attention's
+ * forward runs twice (its kernel hides more) */
+static int edge_runs(const pl_problem *p, int e)
+{
+	int rerun = cp_edge(p, e) && p->job.recompute &&
+	            pl_rc_reruns(p->job.recompute[p->edges[e].dst_op]);
+	return pl_problem_edge_fwd_times(p, e) + (rerun ? 4 : 0);
+}
+
 /* pl_cost_edge from scratch; with bk, times of it booked there */
 static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
                            const int64_t *dst_split, double times, pl_commbook *bk)
@@ -839,6 +960,9 @@ static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
 	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
 	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
 	                        &grad);
+	if (cp_edge(p, e))
+		return cp_edge_cost(p, e, &src, &dst, &grad, dst_split,
+		                    cp_kernel(p, ed->dst_op, dst_split), times, bk);
 	return edge_book_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
 	                         pl_problem_edge_fwd_times(p, e), times, bk);
 }
@@ -1245,7 +1369,7 @@ static uint64_t op_hash(const pl_problem *p, int o)
 }
 
 /* the key of an edge's class: its ends' layout classes, slots and end
- * kind, and how often its forward redistribution runs */
+ * kind, and how often its forward redistribution runs (edge_runs) */
 static void edge_key(const pl_problem *p, int e, int key[6])
 {
 	const pl_edge *a = &p->edges[e];
@@ -1254,7 +1378,7 @@ static void edge_key(const pl_problem *p, int e, int key[6])
 	key[2] = a->src_slot;
 	key[3] = a->dst_slot;
 	key[4] = a->src_is_input;
-	key[5] = pl_problem_edge_fwd_times(p, e);
+	key[5] = edge_runs(p, e);
 }
 
 static uint64_t edge_hash(const pl_problem *p, int e)
@@ -1902,6 +2026,7 @@ static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
  * of rows shares the refinements against each consumer matrix. */
 typedef struct edge_job {
 	int e, ns, nd, nsu, ndu, rg, fwd_times, nsm, ndm;
+	int cp; /* a ring's edge (cp_edge): priced per consumer candidate at the end */
 	pl_layout *su, *du; /* du: input layout and gradient layout, side by side */
 	int *si, *di;
 	pl_devmat *sm, *dm; /* the distinct matrices of su and du */
@@ -1969,7 +2094,8 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 	                .ns = ns,
 	                .nd = nd,
 	                .rg = p->g->tensors[ed->tensor].requires_grad,
-	                .fwd_times = pl_problem_edge_fwd_times(p, e)};
+	                .fwd_times = pl_problem_edge_fwd_times(p, e),
+	                .cp = cp_edge(p, e)};
 	pl_layout *sl = pl_malloc(sizeof *sl * (size_t)ns),
 	          *dl = pl_malloc(sizeof *dl * (size_t)nd * 2);
 	j->su = pl_malloc(sizeof *j->su * (size_t)ns);
@@ -2036,7 +2162,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 		ftag[c] = etag[c] = -1;
 	for (int b = 0; cached && b < j->ndu; b++)
 		btag[b] = -1;
-	for (int i = i0; i < i1; i++) {
+	for (int i = j->cp ? i1 : i0; i < i1; i++) {
 		int a = j->rows[i], cs = j->smi[a];
 		for (int b = 0; b < j->ndu; b++) {
 			int cd = j->dmi[b];
@@ -2081,10 +2207,24 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
 {
 	double *tab = pl_malloc(sizeof *tab * (size_t)j->ns * (size_t)j->nd);
 	if (tab) {
-		for (int a = 0; a < j->ns; a++)
+		for (int a = 0; !j->cp && a < j->ns; a++)
 			for (int b = 0; b < j->nd; b++)
 				tab[(size_t)a * j->nd + b] =
 				    j->pair[(size_t)j->si[a] * j->ndu + j->di[b]];
+		if (j->cp) { /* per consumer candidate: its kernel (edge_job_rows left these) */
+			const pl_edge *ed = &p->edges[j->e];
+			int nl = p->g->ops[ed->dst_op].spec.nloops;
+			for (int b = 0; b < j->nd; b++) {
+				const int64_t *sp = p->strat[ed->dst_op] + (size_t)b * nl;
+				const pl_layout *dl = &j->du[2 * j->di[b]];
+				double k = cp_kernel(p, ed->dst_op, sp);
+				for (int u = 0; u < j->nsu; u++)
+					j->pair[u] = cp_edge_cost(p, j->e, &j->su[u], dl, dl + 1, sp, k, 0,
+					                          NULL);
+				for (int a = 0; a < j->ns; a++)
+					tab[(size_t)a * j->nd + b] = j->pair[j->si[a]];
+			}
+		}
 		p->edge_tab[j->e] = tab;
 	}
 	edge_job_free(j);
@@ -2092,13 +2232,13 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
 }
 
 /* A sibling's table of edge e, the same as p's would be (the forward
- * redistribution run as often), or NULL. */
+ * redistribution run as often, edge_runs), or NULL. */
 static double *sibling_table(const pl_problem *p, int e)
 {
-	int ft = pl_problem_edge_fwd_times(p, e);
+	int ft = edge_runs(p, e);
 	for (const pl_problem *q = p->share_next; q && q != p; q = q->share_next) {
 		double *t = q->edge_tab[q->edge_class[e]];
-		if (t && pl_problem_edge_fwd_times(q, e) == ft)
+		if (t && edge_runs(q, e) == ft)
 			return t;
 	}
 	return NULL;

@@ -228,7 +228,8 @@ void pl_job_comm(const pl_problem *p, int64_t *const *splits, const int *stage,
 			                m * v * (p->g->tensors[ed->tensor].requires_grad ? 2 : 1));
 		}
 	}
-	out->hidden_s = sc.step_comm_s - pl_job_exposed_step(&sc, p->job.overlap) +
+	/* += : the edges' context-parallel rings booked theirs (cost.c) */
+	out->hidden_s += sc.step_comm_s - pl_job_exposed_step(&sc, p->job.overlap) +
 	                m * (sc.mb_comm_s - pl_job_exposed_mb(&sc, p->job.overlap)) + tp_hidden;
 }
 

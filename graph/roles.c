@@ -190,6 +190,20 @@ int pl_split_keeps_degrees(const pl_graph *g, const pl_op *op, const uint8_t *ro
 	if (((weight && d->tp > 0) || (!weight && off)) && has[PL_LOOP_SEQ] &&
 	    cut[PL_LOOP_SEQ] != (d->cp > 0 ? d->cp : 1))
 		return 0;
+	/* a fused attention core under fixed tp cuts its heads tp ways and its
+	 * queries cp ways, as Megatron's and Transformer Engine's attention does
+	 * (its heads by the tensor-parallel ranks, the sequence by the context-
+	 * parallel ones), when its heads divide by tp */
+	if ((pl_op_traits(op) & PL_OPT_ATTENTION_CORE) && d->tp > 0 && has[PL_LOOP_MODEL]) {
+		int64_t heads = 1;
+		for (int l = 0; l < op->spec.nloops; l++)
+			if (roles[l] == PL_LOOP_MODEL && op->spec.loop[l].splittable)
+				heads *= op->spec.loop[l].size;
+		if (heads % d->tp == 0 &&
+		    (cut[PL_LOOP_MODEL] != d->tp ||
+		     (has[PL_LOOP_SEQ] && cut[PL_LOOP_SEQ] != (d->cp > 0 ? d->cp : 1))))
+			return 0;
+	}
 	for (int l = 0; !weight && off && stream && l < op->spec.nloops; l++)
 		if (stream[l] && split[l] > 1)
 			return 0;

@@ -62,7 +62,9 @@ int pl_op_can_cut_role(const pl_op *op, const uint8_t *roles, int role);
  * and the sequence into exactly cp; any other op gives what is left of the
  * mesh to model loops (attention heads), to the sequence (sequence
  * parallel) or to replication (which candidates take only when they
- * cannot fill the mesh: pl_op_enumerate). With seq_parallel OFF an op that
+ * cannot fill the mesh: pl_op_enumerate). A fused attention core (Attention)
+ * whose heads divide by tp cuts them into exactly tp pieces and its
+ * queries into exactly cp, as Megatron runs it. With seq_parallel OFF an op that
  * reads no weight cuts the sequence into exactly cp and no stream loop
  * (stream: the op's pl_stream_loops, may be NULL otherwise). An op with no
  * loop of a role is not held to that role's degree. */

@@ -18,12 +18,32 @@
  * context parallelism: every rank needs all keys and values, which the
  * layouts replicate); the group, the keys (softmax's axis) and the head
  * sizes stay whole. A heads dimension is cut by its key/value heads (the
- * first of its loops; in the 3-D form the head size follows inside it). */
+ * first of its loops; in the 3-D form the head size follows inside it).
+ *
+ * The loops' order is the order of the device axes a strategy cuts them
+ * over (graph/layout.c: the first loop takes the most significant axis).
+ * The 3-D form puts the query positions before the heads, as the tensors
+ * [b, s, heads x d] around it do: under tensor x context parallelism the
+ * heads then land on the tensor-parallel ranks and the sequence on the
+ * context-parallel ones, the layout Megatron and Transformer Engine run,
+ * and q and the output need no move between the projections and the
+ * kernel. The 4-D form keeps [b, heads, s] order. */
 #include <string.h>
 
 #include "graph/ops/internal.h"
 
-enum { L_B, L_KV, L_G, L_S, L_T, L_D, L_DV };
+/* the logical loops; loop_order() gives each one's place in spec.loop */
+enum { L_B, L_KV, L_G, L_S, L_T, L_D, L_DV, L_N };
+
+/* pos[L_*]: where each loop sits in an Attention of Q's rank r */
+static const int *loop_order(int r)
+{
+	static const int four[L_N] = {0, 1, 2, 3, 4, 5, 6};
+	/* B, S, KV, G, T, D, DV */
+	static const int three[L_N] = {[L_B] = 0, [L_S] = 1, [L_KV] = 2, [L_G] = 3,
+	                               [L_T] = 4, [L_D] = 5,  [L_DV] = 6};
+	return r == 3 ? three : four;
+}
 
 /* The sizes of Q [b, hq, s, d], K and V of an Attention in either form
  * (its tensors' global shapes): 0, or -1 when they do not agree. */
@@ -62,8 +82,9 @@ static int attention_dims(const pl_graph *g, const pl_op *op, int64_t dims[7])
 
 void pl_attention_head_sizes(const pl_op *op, int64_t *d, int64_t *dv)
 {
-	*d = op->spec.loop[L_D].size;
-	*dv = op->spec.loop[L_DV].size;
+	/* the head sizes sit at the same places in both orders */
+	*d = op->spec.loop[loop_order(4)[L_D]].size;
+	*dv = op->spec.loop[loop_order(4)[L_DV]].size;
 }
 
 pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
@@ -102,23 +123,26 @@ pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
 		                  "q_num_heads or the inputs' shapes)");
 	int64_t shape[4] = {n[L_B], hq, n[L_S], n[L_DV]}, flat[3] = {n[L_B], n[L_S], hqdv};
 	pl__set_out(g, op, 0, r, r == 4 ? shape : flat, q->dtype);
-	pl__loop_add(op, n[L_B], PL_LOOP_PARALLEL, 1);
-	pl__loop_add(op, n[L_KV], PL_LOOP_PARALLEL, 1);
-	pl__loop_add(op, n[L_G], PL_LOOP_PARALLEL, 0);
-	pl__loop_add(op, n[L_S], PL_LOOP_PARALLEL, 1);
-	pl__loop_add(op, n[L_T], PL_LOOP_PARALLEL, 0);
-	pl__loop_add(op, n[L_D], PL_LOOP_REDUCE, 0);
-	pl__loop_add(op, n[L_DV], PL_LOOP_PARALLEL, 0);
+	const int *at = loop_order(r);
+	static const uint8_t kind[L_N] = {PL_LOOP_PARALLEL, PL_LOOP_PARALLEL, PL_LOOP_PARALLEL,
+	                                  PL_LOOP_PARALLEL, PL_LOOP_PARALLEL, PL_LOOP_REDUCE,
+	                                  PL_LOOP_PARALLEL},
+	                     cut[L_N] = {1, 1, 0, 1, 0, 0, 0};
+	int of[L_N]; /* the logical loop at each place */
+	for (int l = 0; l < L_N; l++)
+		of[at[l]] = l;
+	for (int p = 0; p < L_N; p++)
+		pl__loop_add(op, n[of[p]], (pl_loopkind)kind[of[p]], cut[of[p]]);
 	/* 4-D: Q b, (kv heads, group), s, d; K b, kv heads, t, d; V ... dv.
 	 * 3-D: Q b, s, (kv heads, group, d); K b, t, (kv heads, d); V ... */
 	static const int qmap[4] = {L_B, L_KV, L_S, L_D}, kmap[4] = {L_B, L_KV, L_T, L_D},
 	                 vmap[4] = {L_B, L_KV, L_T, L_DV}, ymap[4] = {L_B, L_KV, L_S, L_DV};
 	static const int qmap3[3] = {L_B, L_S, L_KV}, kmap3[3] = {L_B, L_T, L_KV};
 	for (int i = 0; i < r; i++) {
-		pl__map(op, 0, 0, i, r == 4 ? qmap[i] : qmap3[i]);
-		pl__map(op, 0, 1, i, r == 4 ? kmap[i] : kmap3[i]);
-		pl__map(op, 0, 2, i, r == 4 ? vmap[i] : kmap3[i]);
-		pl__map(op, 1, 0, i, r == 4 ? ymap[i] : qmap3[i]);
+		pl__map(op, 0, 0, i, at[r == 4 ? qmap[i] : qmap3[i]]);
+		pl__map(op, 0, 1, i, at[r == 4 ? kmap[i] : kmap3[i]]);
+		pl__map(op, 0, 2, i, at[r == 4 ? vmap[i] : kmap3[i]]);
+		pl__map(op, 1, 0, i, at[r == 4 ? ymap[i] : qmap3[i]]);
 	}
 	int heads = r == 4 ? 1 : 2; /* cut by its first loop, the key/value heads */
 	op->spec.in[0][heads].count = op->spec.out[0][heads].count = (int8_t)(r == 4 ? 2 : 3);
@@ -132,10 +156,15 @@ pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
  * five products 2.5 times that (with dv = d) */
 void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	const pl_loop *L = op->spec.loop;
-	double rows = (double)(L[L_B].size / split[L_B]) * (double)(L[L_KV].size / split[L_KV]) *
-	              (double)L[L_G].size * (double)(L[L_S].size / split[L_S]);
-	double t = (double)L[L_T].size, d = (double)L[L_D].size, dv = (double)L[L_DV].size;
+	const int *at = loop_order(IN(g, op, 0)->rank);
+	int64_t size[L_N], cut[L_N];
+	for (int l = 0; l < L_N; l++) {
+		size[l] = op->spec.loop[at[l]].size;
+		cut[l] = split[at[l]];
+	}
+	double rows = (double)(size[L_B] / cut[L_B]) * (double)(size[L_KV] / cut[L_KV]) *
+	              (double)size[L_G] * (double)(size[L_S] / cut[L_S]);
+	double t = (double)size[L_T], d = (double)size[L_D], dv = (double)size[L_DV];
 	double seen = op->attrs->causal ? 0.5 : 1.0; /* the scores computed */
 	double scores = rows * t * seen;
 	double qb = pl__local_in_bytes(g, op, 0, split), kb = pl__local_in_bytes(g, op, 1, split),
@@ -145,7 +174,7 @@ void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split
 	w->vec_flops_fwd = 5 * scores; /* scale, max, exp, sum, rescale */
 	w->bytes_fwd = qb + kb + vb + yb + lse;
 	w->kernels_fwd = 1;
-	w->attn_seq = (double)(L[L_S].size / split[L_S]);
+	w->attn_seq = (double)(size[L_S] / cut[L_S]);
 	w->attn_head_dim = d;
 	w->attn_causal = op->attrs->causal != 0;
 	if (!OUT(g, op, 0)->requires_grad)

@@ -896,6 +896,17 @@ check "... no cp group without context parallelism" '[ "$(jq -c ".groups.cp" "$T
 check "--tp 2 --cp 2: context-parallel groups of their own (tp fastest, then cp), dp x cp reduces the gradients" \
   '[ "$(jq -c "[.groups.cp, .groups.dp[:2], .groups.tp[:2]]" "$T/cp.plan")" = "[[[0,2],[1,3],[4,6],[5,7]],[[0,2,4,6],[1,3,5,7]],[[0,1],[2,3]]]" ] &&
    grep -q "dp degree 2, cp degree 2" "$T/cp.out" && grep -q "rank 0 cp group: \[0, 2\]" "$T/cp.out"'
+# a fused attention under --tp 4 --cp 2 runs as Megatron and Transformer Engine run it: heads cut
+# 4 ways (tp), queries 2 ways (cp), keys and values whole along the sequence (the ring gathers them);
+# q, k and v column-parallel from the norm's sequence-parallel output (cut tp x cp = 8 ways)
+"$ZOO" llama2-7b --layers 2 --seq 8192 --batch 8 --hidden 1024 --heads 8 --kv-heads 8 --ffn 2816 --attention fused > "$T/cpa.json"
+"$PLANNER" search "$T/cpa.json" --cluster h100x8:1 --tp 4 --cp 2 --sequence-parallel on -o "$T/cpa.plan" > /dev/null 2>&1
+check "--tp 4 --cp 2, fused attention: heads by tp, queries by cp, k column-parallel, the norm's sequence 8 ways" \
+  '[ "$(jq -c "[.parallel_strategy_item[\"l0.attn\"].parallel_strategy, .parallel_strategy_item[\"l0.k\"].parallel_strategy, .parallel_strategy_item[\"l0.ln1\"].parallel_strategy[0]]" "$T/cpa.plan")" = "[[[1,2,4],[1,1,4],[1,1,4]],[[1,2,1],[1,4]],[1,8,1]]" ]'
+"$PLANNER" cost "$T/cpa.json" --strategy "$T/cpa.plan" > "$T/c"
+check "... cost reproduces its step and the ring's hidden seconds" \
+  '[ "$(jq -c "[.step_seconds, .communication_hidden_seconds]" "$T/c")" = "$(jq -c "[.cost.step_seconds, .cost.communication_hidden_seconds]" "$T/cpa.plan")" ] &&
+   [ "$(jq ".cost.communication_hidden_seconds > 0" "$T/cpa.plan")" = true ]'
 check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, fc2 its input)" \
   '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
 check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head on the last stage" \

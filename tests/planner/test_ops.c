@@ -321,10 +321,23 @@ static void attention_rule(void **state)
 	pl_opwork fw = {0};
 	pl_op_rule_get(f->ops[0].type)->work(f, &f->ops[0], ones, &fw);
 	assert_true(fw.gemm_flops_fwd == 4.0 * 2 * 16 * 16 * 8 * 32);
-	int64_t cut[PL_MAX_LOOPS] = {1, 2, 1, 1, 1, 1, 1};
+	/* its loops in the order of its tensors' dimensions: b, s, key/value
+	 * heads, group, keys, head sizes */
+	int64_t cut[PL_MAX_LOOPS] = {1, 1, 2, 1, 1, 1, 1};
 	pl_layout lk;
 	pl_op_input_layout(f, &f->ops[0], cut, 2, 1, &lk);
 	assert_int_equal(pl_layout_local_bytes(&lk), 2.0 * 16 * 32 * 4); /* one key head of two */
+	/* sequence and heads both cut: the sequence takes the more significant
+	 * device axis and the heads the faster one, as in the [b, s, hidden]
+	 * projections around it (heads on neighbouring ranks, as tensor
+	 * parallelism puts them; the sequence across, as context parallelism) */
+	int64_t both[PL_MAX_LOOPS] = {1, 2, 2, 1, 1, 1, 1};
+	pl_layout lq;
+	pl_op_input_layout(f, &f->ops[0], both, 4, 0, &lq);
+	assert_int_equal(lq.nmap[1], 1);
+	assert_int_equal(lq.nmap[2], 1);
+	assert_true(lq.map[1][0] < lq.map[2][0]);
+	assert_int_equal(pl_layout_local_bytes(&lq), 2.0 * 8 * 128 * 4);
 	pl_graph_free(f);
 	snprintf(j, sizeof j, fmt, 3, 0); /* 8 query heads over 3 key heads */
 	pl_graph *g;
