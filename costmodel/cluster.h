@@ -177,7 +177,7 @@ typedef struct pl_cluster {
  * the prediction for the central 80 % of them. *basis says which, in words,
  * into a buffer of n bytes. */
 #define PL_BAND_LO   0.85
-#define PL_BAND_HI   1.22
+#define PL_BAND_HI   1.23
 #define PL_BAND_RUNS 253
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n);
