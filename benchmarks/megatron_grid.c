@@ -25,6 +25,7 @@
 
 #include "costmodel/pipeline.h"
 #include "graph/parse.h"
+#include "graph/model.h"
 #include "planner/plan.h"
 #include "search/job.h"
 #include "search/ve.h"

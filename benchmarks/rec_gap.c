@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "search/search.h"
+#include "graph/model.h"
 #include "search/ve.h"
 #include "tests/util/randgraph.h"
 

@@ -5,7 +5,6 @@
  * predicted cost is reproducible by `planner cost`. */
 #include "costmodel/cost.h"
 #include "costmodel/attention.h"
-#include "costmodel/pipeline.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -829,6 +828,16 @@ double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, co
 {
 	return edge_cost_layouts(p, src, dst, grad, p->g->tensors[p->edges[e].tensor].requires_grad,
 	                         pl_problem_edge_fwd_times(p, e));
+}
+
+double pl_overlap_exposed(double c, double first, double hide, double slow)
+{
+	if (!(c > 0))
+		return c;
+	first = fmin(fmax(first, 0), c);
+	/* first + max(rest - hide, rest slow / (1 + slow)), as written so that
+	 * slow = 0 is the gradient reduction's max(c - hide, first) exactly */
+	return fmax(c - hide, first + (c - first) * slow / (1 + slow));
 }
 
 /* ---- context parallelism's ring (Transformer Engine's attention) ----

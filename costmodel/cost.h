@@ -139,6 +139,13 @@ enum { PL_OVERLAP_GRAD = 1, PL_OVERLAP_TP = 2, PL_OVERLAP_PARAM = 4 };
  * training on A100, H100, MI250 and MI210 (docs/cost-model.md, "Parameter
  * all-gathers overlapped with the compute"). */
 #define PL_OVERLAP_SLOWDOWN 0.189
+/* Of c seconds of a collective run beside `hide` seconds of compute, what
+ * the step still waits for: `first` (its part nothing runs beside), the
+ * rest's excess over the compute, and at least the rest's slowdown of that
+ * compute at `slow` (the compute takes 1 + slow times as long while the
+ * collective runs):
+ *   first + max(rest - hide, rest * slow / (1 + slow)),  rest = c - first */
+double pl_overlap_exposed(double c, double first, double hide, double slow);
 
 /* The gradient bucket of an overlapped reduction: PyTorch DDP's default
  * bucket_cap_mb of 25 MiB. The last bucket cannot overlap anything. */

@@ -59,16 +59,6 @@ double pl_p2p_time(const pl_cluster *c, double bytes, int requires_grad, int64_t
 	                        pl_stage_link(stage_devices, devices_per_node, to_stage));
 }
 
-double pl_overlap_exposed(double c, double first, double hide, double slow)
-{
-	if (!(c > 0))
-		return c;
-	first = fmin(fmax(first, 0), c);
-	/* first + max(rest - hide, rest slow / (1 + slow)), as written so that
-	 * slow = 0 is the gradient reduction's max(c - hide, first) exactly */
-	return fmax(c - hide, first + (c - first) * slow / (1 + slow));
-}
-
 double pl_job_exposed_reduce(const pl_stagecost *s, int overlap)
 {
 	double r = s->step_reduce_s;

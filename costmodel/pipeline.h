@@ -146,13 +146,6 @@ int pl_job_memory(const pl_problem *p, int64_t *const *splits, const int *stage,
  * t_s with v times its sends */
 void pl_job_combine(const pl_stagecost *st, int64_t stages, int64_t micro_batches, int64_t v,
                     int overlap, pl_jobcost *out);
-/* Of c seconds of a collective run beside `hide` seconds of compute, what
- * the step still waits for: `first` (its part nothing runs beside), the
- * rest's excess over the compute, and at least the rest's slowdown of that
- * compute at `slow` (the compute takes 1 + slow times as long while the
- * collective runs):
- *   first + max(rest - hide, rest * slow / (1 + slow)),  rest = c - first */
-double pl_overlap_exposed(double c, double first, double hide, double slow);
 /* The part of a stage's gradient reduction left exposed: all of it, or with
  * overlap what the last micro-batch's backward cannot hide, and never less
  * than its last bucket (PL_GRAD_BUCKET_BYTES of grad_bytes). */

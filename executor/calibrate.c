@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "graph/clock.h"
+#include "graph/model.h"
 #include "costmodel/cost.h"
 #include "costmodel/fit.h"
 #include "graph/alloc.h"

@@ -245,23 +245,12 @@ enum pl_resize_nearest {
 	PL_NEAREST_FLOOR,
 	PL_NEAREST_CEIL
 };
-/* the names of the three, as ONNX spells them (NULL past the last) */
-const char *pl_resize_mode_name(int v);
 /* Pad's modes, as ONNX names them: constant (value), reflect (mirrored
  * about the edge element, which is not repeated), edge (the edge element
  * repeated), wrap (the other end's elements: circular) */
 enum { PL_PAD_CONSTANT, PL_PAD_REFLECT, PL_PAD_EDGE, PL_PAD_WRAP };
-const char *pl_pad_mode_name(int v);
 /* A recurrent layer's direction, as ONNX names them */
 enum { PL_RNN_FORWARD, PL_RNN_REVERSE, PL_RNN_BIDIRECTIONAL };
-const char *pl_rnn_direction_name(int v);
-/* GridSample's padding modes, as ONNX names them (NULL past the last) */
-const char *pl_grid_padding_name(int v);
-/* The attributes an op of type has where its model gives none (ONNX's
- * defaults): set on a, the others left */
-void pl_attrs_default(pl_optype type, pl_attrs *a);
-const char *pl_resize_coord_name(int v);
-const char *pl_resize_nearest_name(int v);
 
 typedef struct pl_tensor {
 	const char *name;
@@ -350,30 +339,13 @@ typedef struct pl_graph {
 } pl_graph;
 #define PL_GRAPH_WARNINGS 20
 
-/* Loads a planner.model/1 file. On success *out owns a graph to be released
- * with pl_graph_free. Errors name the file and the op or field. */
-pl_status pl_graph_load_file(pl_graph **out, const char *path, pl_err *err);
-/* The model document g was read from (its source) as a cJSON tree with
- * only what the format has: a key it does not have (the loader warned of
- * it) is dropped, its value never built, so a file of 100 MB of such values
- * costs no more than the model. PL_OK with *out (cJSON_Delete), or the
- * error naming g->path. */
-struct cJSON;
-pl_status pl_graph_doc(const pl_graph *g, struct cJSON **out, pl_err *err);
-/* The same, and a file named *.onnx imported first (graph/onnx.h) with
- * options o (NULL: the defaults). */
-struct pl_onnx_opts;
-pl_status pl_graph_load_file_opts(pl_graph **out, const char *path, const struct pl_onnx_opts *o,
-                                  pl_err *err);
 /* The longest file read: ONNX's own limit (a protobuf message of 2 GiB). */
 #define PL_MAX_FILE_BYTES ((size_t)2 << 30)
 /* Reads a whole file ("-": stdin) into a NUL-terminated buffer the caller
  * frees; errors name the file; a file longer than PL_MAX_FILE_BYTES is
  * refused (PL_EINVAL) once that much is read. */
 pl_status pl_read_file(const char *path, char **text, size_t *len, pl_err *err);
-/* Same from a buffer; name is used in messages. */
-pl_status pl_graph_load_json(pl_graph **out, const char *text, size_t len, const char *name,
-                             pl_err *err);
+/* Releases a graph a reader (graph/model.h) made; NULL is fine. */
 void pl_graph_free(pl_graph *g);
 
 /* The greatest common divisor of a and b (gcd(a, 0) = a). */
@@ -382,17 +354,6 @@ int64_t pl_gcd(int64_t a, int64_t b);
 /* The batch: the greatest common divisor of dimension 0 of the input
  * tensors (0 if the model has none). Micro-batch counts divide it. */
 int64_t pl_graph_batch(const pl_graph *g);
-/* One of m micro-batches of g: the same model with dimension 0 of every input
- * and of every Reshape target divided by m, shapes inferred again. Errors
- * (exit 2 class) name what does not divide, or an op whose shapes no longer
- * agree (a Reshape that folds the batch into another dimension). */
-pl_status pl_graph_microbatch(const pl_graph *g, int64_t m, pl_graph **out, pl_err *err);
-/* The graphs of ms[0..n) micro-batches at once, the model document read once
- * (the whole-job search's micro-batch counts): out[k] and st[k] (err[k] its
- * message) per count, as pl_graph_microbatch; once pl_now() is past deadline
- * (0: none) no more are built (PL_ETIMEOUT). Returns how many failed. */
-int pl_graph_microbatches(const pl_graph *g, int n, const int64_t *ms, pl_graph **out,
-                          pl_status *st, pl_err *err, double deadline);
 
 /* A hash of op o's type, loop spec, attributes and input shapes and dtypes:
  * ops equal in those have equal hashes (cost.c buckets op classes by it). */
@@ -409,7 +370,6 @@ int pl_graph_find_tensor(const pl_graph *g, const char *name);
 const char *pl_dtype_name(pl_dtype dt);
 int pl_dtype_bytes(pl_dtype dt);
 int pl_dtype_parse(const char *s, pl_dtype *out);
-const char *pl_optype_name(pl_optype t);
 const char *pl_role_name(pl_role r);
 
 /* The elements of a tensor the model reader has checked (its product fits

@@ -50,7 +50,4 @@ struct pl_graph;
 pl_status pl_onnx_weights(const unsigned char *data, size_t len, const char *path,
                           const struct pl_graph *g, float ***vals, pl_err *err);
 
-/* 1 when path names an ONNX file (by its extension, .onnx). */
-int pl_onnx_path(const char *path);
-
 #endif

@@ -17,6 +17,24 @@ typedef enum pl_coll {
 	PL_COLL_COUNT
 } pl_coll;
 
+/* An op type's name as the model format spells it ("MatMul"; "?" past
+ * the last) */
+const char *pl_optype_name(pl_optype t);
+/* The names of the attributes' values, as ONNX spells them (NULL past the
+ * last): Resize's modes, coordinate transformations and roundings; Pad's
+ * modes; a recurrent layer's directions; GridSample's padding modes */
+const char *pl_resize_mode_name(int v);
+const char *pl_resize_coord_name(int v);
+const char *pl_resize_nearest_name(int v);
+const char *pl_pad_mode_name(int v);
+const char *pl_rnn_direction_name(int v);
+const char *pl_grid_padding_name(int v);
+
+/* The attributes an op of type has where its model gives none (ONNX's
+ * defaults, and the format's own for the others): set on a, the others
+ * left. The model reader and the ONNX importer start every op from them. */
+void pl_attrs_default(pl_optype type, pl_attrs *a);
+
 const char *pl_coll_name(pl_coll c);
 /* Every collective's name as messages list them ("all_reduce, ... or
  * send_recv"), into buf[0..n); returns buf. */

@@ -16,6 +16,7 @@
 #include "planner/checkpoint.h"
 #include "planner/export.h"
 #include "graph/output.h"
+#include "graph/model.h"
 #include "graph/json.h"
 #include "graph/parse.h"
 #include "planner/plan.h"

@@ -9,6 +9,7 @@
 #include "costmodel/pipeline.h"
 #include "planner/checkpoint.h"
 #include "graph/ops.h"
+#include "graph/model.h"
 #include "planner/plan.h"
 #include "graph/alloc.h"
 #include "graph/clock.h"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "graph/ops.h"
+#include "graph/model.h"
 #include "graph/layout.h"
 #include "graph/parallel.h"
 #include "search/price.h"

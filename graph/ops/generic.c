@@ -1,5 +1,6 @@
 /* The operator table and what is common to all rules: candidate enumeration,
  * MindSpore per-input tuples <-> per-loop splits, strategy checks. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -375,4 +376,41 @@ int pl_op_enumerate(const pl_op *op, int64_t devices, int64_t *out, int max)
 		enum_rec(&s, 0, 1);
 	}
 	return s.n;
+}
+
+/* An op of type's attributes before its attrs are read: ONNX's defaults,
+ * where ONNX has the attribute, and the format's own for the others. */
+void pl_attrs_default(pl_optype type, pl_attrs *a)
+{
+	a->epsilon = 1e-5;
+	a->ratio = 0.5;
+	a->keepdims = 1;
+	a->axis = -1;
+	a->top_k = 2;
+	a->groups = 1;
+	a->capacity_factor = 1.25;
+	a->group = 1;
+	a->alpha = 1.0 / 6;
+	a->beta = 0.5;
+	a->min = -INFINITY;
+	a->max = INFINITY;
+	a->cubic_coeff_a = -0.75;
+	/* ONNX's defaults of the activations with parameters */
+	if (type == PL_OP_LEAKYRELU)
+		a->alpha = 0.01;
+	else if (type == PL_OP_ELU || type == PL_OP_CELU)
+		a->alpha = 1;
+	if (type == PL_OP_POW)
+		a->exponent = 1;
+	a->largest = a->sorted = 1;
+	a->k = a->depth = 1;
+	a->on_value = 1;
+	if (type == PL_OP_ONEHOT)
+		a->to = PL_DT_INT64;
+	if (type == PL_OP_GRIDSAMPLE) /* ONNX's default */
+		a->resize_mode = PL_RESIZE_LINEAR;
+	if (type == PL_OP_SELU) {
+		a->alpha = 1.67326319217681884765625;
+		a->gamma = 1.05070102214813232421875;
+	}
 }

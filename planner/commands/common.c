@@ -3,6 +3,7 @@
  * every command that reads a model or a cluster, and the printers of a
  * checkpoint's summary that search and explain both print. */
 #include "planner/commands/commands.h"
+#include "graph/model.h"
 
 /* A model file as the commands read it: pl_graph_load_file_opts, then its
  * warnings on stderr. */

@@ -17,6 +17,7 @@
 
 #include "costmodel/cluster.h"
 #include "graph/alloc.h"
+#include "graph/model.h"
 #include "planner/checkpoint.h"
 #include "planner/commands/cli.h"
 #include "planner/fwlog.h"

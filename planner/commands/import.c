@@ -1,5 +1,6 @@
 /* planner import: an ONNX model written as planner.model/1. */
 #include "planner/commands/commands.h"
+#include "graph/model.h"
 
 /* An ONNX model's appended cross-entropy (o: the import's options): which
  * dimension of the first output it takes as the classes, said on stderr

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "costmodel/cost.h"
+#include "graph/model.h"
 #include "search/job.h"
 #include "search/search.h"
 

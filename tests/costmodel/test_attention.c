@@ -18,6 +18,7 @@
 #include "costmodel/attention.h"
 #include "costmodel/cost.h"
 #include "graph/graph.h"
+#include "graph/model.h"
 
 static FILE *csv(void)
 {

@@ -18,6 +18,7 @@
 #include "costmodel/pipeline.h"
 #include "search/search.h"
 #include "graph/roles.h"
+#include "graph/model.h"
 #include "tests/util/randgraph.h"
 
 static void bus_factors(void **state)

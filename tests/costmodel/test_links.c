@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "costmodel/cost.h"
+#include "graph/model.h"
 #include "search/search.h"
 
 static pl_prim prim(pl_prim_kind kind, const int64_t *sizes, int n, const int8_t *axes, int naxes,

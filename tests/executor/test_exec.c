@@ -26,6 +26,7 @@
 #include "executor/exec.h"
 #include "executor/kernels.h"
 #include "graph/ops.h"
+#include "graph/model.h"
 #include "search/job.h"
 #include "search/search.h"
 

@@ -9,6 +9,7 @@
 
 #include "planner/checkpoint.h"
 #include "graph/graph.h"
+#include "graph/model.h"
 #include "graph/json.h"
 #include "planner/plan.h"
 #include "tests/fuzz/fuzz.h"

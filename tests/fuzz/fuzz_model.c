@@ -1,5 +1,6 @@
 /* The model reader: planner.model/1 JSON, shape inference of every op. */
 #include "graph/graph.h"
+#include "graph/model.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

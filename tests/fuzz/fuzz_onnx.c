@@ -1,6 +1,7 @@
 /* The ONNX importer: protobuf-c's reading of a ModelProto, then the import
  * and the model reader on what it makes. */
 #include "graph/graph.h"
+#include "graph/model.h"
 #include "graph/onnx.h"
 #include "tests/fuzz/fuzz.h"
 

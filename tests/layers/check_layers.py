@@ -19,8 +19,10 @@ for sources this configuration does not compile (the MPI, CUDA or ONNX
 stand-ins, headers), from `cc -MM -MG` run on the file with the build's
 include path. A C/C++/CUDA file in a folder not assigned below, a project
 header included from outside its folder when it is private to it
-(`internal.h`, `*_impl.h`), or an include that points up or sideways fails
-the check, each violation on its own line, exit 1.
+(`internal.h`, `*_impl.h`), an include that points up or sideways, or a
+circle of files (x.c or x.h including y.h while y.c or y.h includes x.h,
+through any number of files; x_impl.h is x's) fails the check, each
+violation on its own line, exit 1.
 
 Usage: check_layers.py SOURCE_DIR [BUILD_DIR]
        check_layers.py --self-test: builds a small tree with one violation of
@@ -211,7 +213,80 @@ def check(src, build):
             rb, sb = lay
             if rb > ra or (ra == rb == 2 and sa != sb):
                 bad.append(f"upward: {f} ({sa}) includes {h} ({sb})")
+    bad += circles(includes)
     return bad, len(layered)
+
+
+def circles(includes):
+    """A circle of files: x.c, x.h and x_impl.h (its private half) are one
+    unit (the path without its extension); a unit including another's header
+    depends on it. Each set of
+    units that depend on each other in a ring is reported once, as one ring
+    through its first unit."""
+    def unit(f):
+        u = os.path.splitext(f)[0]
+        return u[:-len("_impl")] if u.endswith("_impl") else u
+    edges = {}
+    for f, hs in includes.items():
+        for h in hs:
+            if not h.startswith("@gen/") and unit(h) != unit(f):
+                edges.setdefault(unit(f), set()).add(unit(h))
+    # Tarjan's strongly connected components, iterative
+    index, low, on, stack, comps, n = {}, {}, set(), [], [], [0]
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges.get(root, ()))))]
+        index[root] = low[root] = n[0]
+        n[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = n[0]
+                    n[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    comps.append(sorted(comp))
+    bad = []
+    for comp in comps:
+        members, start = set(comp), comp[0]
+        prev, queue = {start: None}, [start]
+        while queue:  # the shortest ring from start back to it, inside comp
+            v = queue.pop(0)
+            for w in sorted(edges.get(v, ())):
+                if w == start:
+                    ring = [v]
+                    while prev[ring[-1]] is not None:
+                        ring.append(prev[ring[-1]])
+                    ring = ring[::-1]
+                    bad.append("circle: " + " -> ".join(ring + [start]) +
+                               " (each includes the other's header; one of them must not)")
+                    queue = []
+                    break
+                if w in members and w not in prev:
+                    prev[w] = v
+                    queue.append(w)
+    return bad
 
 
 SELF_TREE = {
@@ -233,6 +308,12 @@ SELF_TREE = {
     # the same spellings pointing down are refused too
     "search/down_relative.c": '#include "../costmodel/c.h"\n',
     "search/down_angle.c": "#include <graph/a.h>\n",
+    # two files of one folder that include each other's header (the headers
+    # differ: gcc's #pragma once takes two files of one content for one)
+    "search/p.h": "#pragma once\nint p(void);\n",
+    "search/p.c": '#include "search/p.h"\n#include "search/q.h"\n',
+    "search/q.h": "#pragma once\nint q(void);\n",
+    "search/q.c": '#include "search/q.h"\n#include "search/p.h"\n',
     # a file in a folder no layer owns, and one at the top of the tree
     "newlayer/x.c": "int x;\n",
     "stray.c": "int y;\n",
@@ -247,6 +328,7 @@ SELF_EXPECT = [
     "spelling: costmodel/up_angle.c includes <search/s.h>",
     "spelling: search/down_relative.c includes \"../costmodel/c.h\"",
     "spelling: search/down_angle.c includes <graph/a.h>",
+    "circle: search/p -> search/q -> search/p",
     "unassigned: newlayer/x.c",
     "unassigned: stray.c",
 ]
@@ -269,8 +351,8 @@ def self_test():
             print("  reported wrongly:", x)
         return 1
     print(f"self-test: all {len(SELF_EXPECT)} violations caught (a ../ include, a <> include, an "
-          "include through a header, a private header, new folders and files), the allowed "
-          "includes passed")
+          "include through a header, a private header, a circle of files, new folders and "
+          "files), the allowed includes passed")
     return 0
 
 
@@ -285,7 +367,7 @@ def main(argv):
         print("layer violation:", b)
     if bad:
         return 1
-    print(f"layers: {n} files in 8 folders, every include points down")
+    print(f"layers: {n} files in 8 folders, every include points down, no circle of files")
     return 0
 
 

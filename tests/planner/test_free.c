@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "graph/onnx.h"
+#include "graph/model.h"
 #include "planner/plan.h"
 #include "tests/util/randgraph.h"
 

@@ -15,6 +15,7 @@
 
 #include "planner/checkpoint.h"
 #include "graph/graph.h"
+#include "graph/model.h"
 #include "graph/json.h"
 #include "graph/onnx.h"
 

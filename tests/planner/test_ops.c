@@ -13,6 +13,7 @@
 
 #include "planner/checkpoint.h"
 #include "graph/layout.h"
+#include "graph/model.h"
 #include "graph/ops.h"
 
 static pl_graph *load(const char *json)

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "graph/parse.h"
+#include "graph/model.h"
 #include "planner/checkpoint.h"
 #include "planner/plan.h"
 #include "tests/util/randgraph.h"

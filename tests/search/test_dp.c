@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "search/search.h"
+#include "graph/model.h"
 #include "tests/util/randgraph.h"
 
 static const int devices[] = {2, 3, 4, 6, 8, 12};

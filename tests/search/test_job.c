@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "costmodel/pipeline.h"
+#include "graph/model.h"
 #include "search/job.h"
 #include "tests/util/randgraph.h"
 

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "planner/checkpoint.h"
+#include "graph/model.h"
 #include "search/search.h"
 #include "tests/util/randgraph.h"
 
