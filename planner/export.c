@@ -5,14 +5,11 @@
  * plan a framework cannot state is refused with the reason (exit 2), never
  * rounded to a configuration near it. Every key and flag written is in the
  * framework's published source named in fws[] (the lists checked are kept in
- * tests/fixtures/frameworks/). libplanner compiles this file with
- * PL_EXPORT_NO_CLI: the writer (planner_export) without the commands. */
+ * tests/fixtures/frameworks/). The commands (planner export, cost --from)
+ * are planner/commands/export.c and cost_from.c. */
 #include "planner/export.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -23,7 +20,6 @@
 
 #include "costmodel/cost.h"
 #include "graph/alloc.h"
-#include "planner/commands/cli.h"
 #include "planner/fwread.h"
 #include "graph/graph.h"
 #include "graph/json.h"
@@ -88,9 +84,8 @@ static int fw_parse(const char *s)
 	return -1;
 }
 
-/* the frameworks' names as messages list them (pl_export_names), for the
- * help texts, which are constant: test_help checks them against fws[] */
-#define FW_NAMES "megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
+/* the frameworks' names as messages list them (pl_export_names) */
+#define FW_NAMES PL_EXPORT_NAMES_TEXT
 
 /* The ZeRO level torchtitan's FSDP is with pp pipeline stages: 3, and 1
  * under pipeline stages, where torchtitan's apply_fsdp does not reshard
@@ -617,6 +612,16 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
 		return pl_err_set(err, PL_ENOMEM, "out of memory");
 	}
 	return PL_OK;
+}
+
+int pl_export_find(const char *name)
+{
+	return fw_parse(name);
+}
+
+const char *pl_export_title(int i)
+{
+	return i >= 0 && i < FW_COUNT ? fws[i].title : NULL;
 }
 
 int pl_export_count(void)
@@ -1704,88 +1709,6 @@ pl_status pl_export_text(const char *ckpt_text, size_t len, const char *where,
 	return st;
 }
 
-#ifndef PL_EXPORT_NO_CLI /* the command; libplanner has the writer alone (planner_export) */
-static const char *const export_help =
-    "usage: planner export CKPT --to FRAMEWORK [-o FILE] [--json]\n"
-    "\n"
-    "Writes a plan's whole-job configuration (data, tensor, context, expert and\n"
-    "pipeline parallel degrees, the layers of each pipeline stage, virtual stages,\n"
-    "micro-batch and global batch, ZeRO level, recompute, sequence parallelism,\n"
-    "16-bit or not) as the framework reads it. FRAMEWORK, and the version whose\n"
-    "published source every key was checked against:\n"
-    "  megatron            Megatron-LM core_v0.15.0 pretrain_gpt.py arguments\n"
-    "  nemo                Megatron-Bridge v0.6.0 (NeMo) ConfigContainer YAML overrides\n"
-    "  torchtitan          torchtitan v0.2.2 job config TOML\n"
-    "  deepspeed           DeepSpeed v0.19.5 JSON config (data parallel and ZeRO)\n"
-    "  megatron-deepspeed  Megatron-DeepSpeed pretrain_gpt.py arguments (with a\n"
-    "                      DeepSpeed config)\n"
-    "  mindformers         MindFormers v1.7.0 parallel_config and recompute_config YAML\n"
-    "The header comment names the source (repository, commit, file). The model's own\n"
-    "keys (layers, hidden size, sequence length) stay the user's.\n"
-    "\n"
-    "A plan the framework cannot state exits 2 naming what and why, and writes\n"
-    "nothing: ops cut otherwise than the uniform degrees, sequence parallelism on\n"
-    "for some norms only, a pipeline stage that ends inside a transformer layer,\n"
-    "an uneven split the framework has no key for, ZeRO levels it lacks.\n"
-    "\n"
-    "options:\n"
-    "  --to FRAMEWORK     one of the above\n"
-    "  -o, --output FILE  write it there (atomically); default: stdout\n"
-    "  --json             print {\"framework\", \"version\", \"source\", \"keys\", \"text\"}\n"
-    "  --fp16             a 16-bit plan as float16 (default: bfloat16; the checkpoint\n"
-    "                     says 16-bit, not which)\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "'planner cost MODEL --from FRAMEWORK FILE|ARGS' reads these back.\n"
-    "\n"
-    "examples:\n"
-    "  planner export plan.ckpt --to megatron -o megatron.args\n"
-    "  planner export plan.ckpt --to torchtitan -o job.toml\n";
-
-int pl_cmd_export(int argc, char **argv)
-{
-	const char *to = NULL, *outp = NULL;
-	int json = 0, fp16 = 0;
-	pl_cli_args a;
-	pl_cli_args_init(&a, PL_CMD_EXPORT, "export", export_help, NULL);
-	int ch;
-	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
-		switch (ch) {
-		case PL_CLI_STOP: return a.rc;
-		case 't': to = optarg; break;
-		case 'o': outp = optarg; break;
-		case 'j': json = 1; break;
-		case 'F': fp16 = 1; break;
-		}
-	}
-	if (optind != argc - 1)
-		return pl_cli_usage("export", "expected one CKPT file%s",
-		                    optind < argc - 1 ? ", got more" : "");
-	int fw = fw_parse(to);
-	char nb[PL_EXPORT_NAMES_MAX];
-	if (fw < 0)
-		return pl_cli_usage("export", "--to %s: expected %s", to ? to : "(missing)",
-		                    pl_export_names(nb, sizeof nb));
-	const char *ckpt = argv[optind];
-	pl_err err = {{0}};
-	char *text = NULL, *made = NULL;
-	size_t len;
-	pl_status st = pl_read_file(ckpt, &text, &len, &err);
-	if (!st)
-		st = pl_export_text(text, len, ckpt, fws[fw].name,
-		                    (json ? PL_EXPORT_JSON : 0) | (fp16 ? PL_EXPORT_FP16 : 0),
-		                    &made, &err);
-	if (!st)
-		st = pl_output_write(outp ? outp : "-", made, &err);
-	if (!st && outp && !pl_output_is_stdout(outp))
-		printf("wrote %s: %s (%s)\n", outp, fws[fw].title, fws[fw].version);
-	free(made);
-	free(text);
-	return st ? pl_cli_fail(st, &err) : 0;
-}
-
-#endif
-
 /* ---- reading a framework's configuration ---- */
 
 /* an entry's integer in [lo, hi] into *v; 0 when absent or null */
@@ -2341,56 +2264,186 @@ pl_status pl_export_read_config(const char *framework, const char *text, size_t 
 	return st;
 }
 
-#ifndef PL_EXPORT_NO_CLI /* a command's */
-/* ---- cost --from ---- */
+/* ---- a framework's configuration read for pricing (cost --from) ---- */
 
-int pl_cost_has_from(int argc, char **argv)
+struct pl_export_conf {
+	int fw;
+	fw_config c;
+	char *text;        /* the configuration's text */
+	pl_fw_kvs kvs;     /* its keys */
+	const char *where; /* the file's name, or "the arguments" */
+	char nums[16][24]; /* the degrees' numbers, as arguments */
+};
+
+void pl_export_conf_free(pl_export_conf *c)
 {
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "--from") || !strncmp(argv[i], "--from=", 7))
-			return 1;
-	}
-	return 0;
+	if (!c)
+		return;
+	pl_fw_kvs_free(&c->kvs);
+	free(c->c.stage);
+	free(c->text);
+	free(c);
 }
 
-static const char *const cost_from_help =
-    "usage: planner cost MODEL --from FRAMEWORK FILE|ARGS [--cluster ...] [-o CKPT]\n"
-    "                  [search options]\n"
-    "\n"
-    "Prices a framework's configuration: FILE (or ARGS, the configuration as one\n"
-    "string) is read as " FW_NAMES "\n"
-    "writes it ('planner export --help': the versions), its degrees become search's\n"
-    "fixed options (--tp --pp --cp --ep [--dp] --virtual-stages --micro-batch-size\n"
-    "--zero --recompute --sequence-parallel), the plan under them is searched as\n"
-    "'planner search MODEL <those options>' would, and priced as 'planner cost'\n"
-    "prints it (one JSON line). stderr says what was read, the search options, and\n"
-    "where the plan differs from the configuration (its global batch is MODEL's:\n"
-    "another exits 2; its stage split is the search's over whole layers (--stage-cuts\n"
-    "layers), but Megatron-LM's, NeMo's and Megatron-DeepSpeed's even split\n"
-    "(--stage-cuts even) where the configuration states no first or last stage's\n"
-    "layers). -o CKPT keeps the plan.\n"
-    "Data parallel is what the devices leave where the configuration does not\n"
-    "state it (Megatron). The pricing switches (--attention-kernel, --loss-kernel,\n"
-    "--loss-parallel, --grad-dtype, --grad-reduce, --norm-kernel, --mask-kernel,\n"
-    "--batch-norm, --grad-accumulation, --param-shard,\n"
-    "--overlap-grad-reduce, --tp-comm-overlap, --overlap-param-gather) are what the\n"
-    "configuration states, else the framework's defaults, as search --framework\n"
-    "prices; an option given wins. Other options go\n"
-    "to the search (and cost's to cost).\n"
-    "\n"
-    "examples:\n"
-    "  planner cost gpt.json --from megatron megatron.args --cluster h100x8:2\n"
-    "  planner cost gpt.json --from megatron \"--tensor-model-parallel-size 2 "
-    "--micro-batch-size 1 --global-batch-size 512\" --cluster h100x8\n"
-    "  planner cost gpt.json --from torchtitan job.toml --cluster h100x8 -o plan.ckpt\n";
+pl_status pl_export_conf_read(const char *framework, const char *src, pl_export_conf **out,
+                              pl_err *err)
+{
+	*out = NULL;
+	int fw = fw_parse(framework);
+	if (fw < 0 || !src)
+		return pl_err_set(err, PL_EINVAL, "--from %s: expected %s and a FILE or ARGS",
+		                  framework ? framework : "(missing)", FW_NAMES);
+	pl_export_conf *c = pl_calloc(1, sizeof *c);
+	if (!c)
+		return pl_err_set(err, PL_ENOMEM, "out of memory");
+	c->fw = fw;
+	cfg_init(&c->c);
+	size_t len = 0;
+	pl_status st = PL_OK;
+	c->where = src;
+	/* a word without a flag is a file name (one that is missing is an
+	 * error, never arguments that set nothing) */
+	if (access(src, F_OK) == 0 || fws[fw].syntax != PL_FW_ARGS || !strstr(src, "--")) {
+		st = pl_read_file(src, &c->text, &len, err);
+	} else {
+		c->where = "the arguments";
+		if (!(c->text = pl_strdup(src)))
+			st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		else
+			len = strlen(c->text);
+	}
+	if (!st && !(st = pl_fw_read(fws[fw].syntax, c->text, len, c->where, &c->kvs, err)))
+		st = read_config(fw, &c->kvs, c->where, &c->c, err);
+	if (!st && c->c.vp > 1 && c->c.pp == 1)
+		st = pl_err_set(err, PL_EINVAL, "%s: virtual stages %lld without pipeline stages",
+		                c->where, (long long)c->c.vp);
+	if (st) {
+		pl_export_conf_free(c);
+		return st;
+	}
+	*out = c;
+	return PL_OK;
+}
+
+const char *pl_export_conf_where(const pl_export_conf *c)
+{
+	return c->where;
+}
+
+int pl_export_conf_fp8(const pl_export_conf *c)
+{
+	return c->c.fp8 > 0;
+}
+
+/* search's fixed options: the configuration's degrees, recompute, sequence
+ * parallelism, FP8, where the stages may split */
+static void conf_degrees(pl_export_conf *conf, char **sv, int *ns)
+{
+	const fw_config *c = &conf->c;
+	int k = 0, fw = conf->fw;
+#define OPT(name, v)                                                                               \
+	do {                                                                                       \
+		sv[(*ns)++] = name;                                                                \
+		snprintf(conf->nums[k], sizeof conf->nums[k], "%lld", (long long)(v));             \
+		sv[(*ns)++] = conf->nums[k++];                                                     \
+	} while (0)
+	OPT("--tp", c->tp);
+	OPT("--pp", c->pp);
+	OPT("--cp", c->cp);
+	if (c->ep > 1)
+		OPT("--ep", c->ep);
+	if (c->dp > 0)
+		OPT("--dp", c->dp);
+	OPT("--virtual-stages", c->vp);
+	if (c->mbs > 0)
+		OPT("--micro-batch-size", c->mbs);
+	OPT("--zero", c->zero);
+#undef OPT
+	sv[(*ns)++] = "--recompute";
+	sv[(*ns)++] = (char *)pl_recompute_name(c->recompute);
+	if (c->tp > 1) {
+		sv[(*ns)++] = "--sequence-parallel";
+		sv[(*ns)++] = c->sp > 0 ? "on" : "off";
+	}
+	if (c->fp8 > 0) {
+		sv[(*ns)++] = "--gemm-dtype";
+		sv[(*ns)++] = "fp8";
+	}
+	/* Megatron-LM, NeMo and Megatron-DeepSpeed ("type:transformer") place
+	 * the same number of layers on every stage unless the first and last
+	 * stages' are stated; a --stage-cuts given wins */
+	int cuts_given = 0;
+	for (int i = 1; i < *ns; i++)
+		cuts_given |= !strncmp(sv[i], "--stage-cuts", 12);
+	if (c->pp > 1 && !cuts_given) {
+		/* else whole layers a stage, as every framework places them */
+		sv[(*ns)++] = "--stage-cuts";
+		sv[(*ns)++] = c->first < 0 && c->last < 0 &&
+		                      (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
+		                  ? "even"
+		                  : "layers";
+	}
+}
+
+/* How the framework runs: what the configuration states, else its defaults
+ * (fw_pricing, as search --framework prices); an option given is kept.
+ * Transformer Engine's attention follows the cluster's GPU. */
+static void conf_pricing(const pl_export_conf *conf, int argc, char **argv, char **sv, int *ns,
+                         char **cv, int *nc)
+{
+	const fw_config *c = &conf->c;
+	pl_cluster pc;
+	const char *cname = NULL;
+	long long ndev = 8;
+	for (int i = 1; i < argc; i++) {
+		int next = i + 1 < argc;
+		if ((!strcmp(argv[i], "--cluster") || !strcmp(argv[i], "-c")) && next)
+			cname = argv[i + 1];
+		else if (!strncmp(argv[i], "--cluster=", 10))
+			cname = argv[i] + 10;
+		else if ((!strcmp(argv[i], "--devices") || !strcmp(argv[i], "-d")) && next)
+			ndev = atoll(argv[i + 1]);
+	}
+	pl_err ce = {{0}};
+	memset(&pc, 0, sizeof pc);
+	int have = !(cname ? pl_cluster_resolve(&pc, cname, &ce)
+	                   : pl_cluster_devices(&pc, ndev > 0 ? ndev : 8, &ce));
+	for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
+		size_t on = strlen(price_option[i]);
+		int given = 0;
+		for (int a = 1; a < argc; a++)
+			given |= !strncmp(argv[a], price_option[i], on) &&
+			         (argv[a][on] == 0 || argv[a][on] == '=');
+		const char *v = c->price[i] ? c->price[i] : fw_default(conf->fw, i, c->pp);
+		if (given || !v || (!strcmp(v, "te") && !have))
+			continue;
+		if (!strcmp(v, "te"))
+			v = te_attention(&pc);
+		if (i == PL_FW_PRICE_ATTENTION && !*v)
+			v = "none";
+		sv[(*ns)++] = (char *)price_option[i];
+		sv[(*ns)++] = (char *)v;
+		if (!job_switch(i)) {
+			cv[(*nc)++] = (char *)price_option[i];
+			cv[(*nc)++] = (char *)v;
+		}
+	}
+}
+
+void pl_export_conf_args(pl_export_conf *c, int argc, char **argv, char **sv, int *ns, char **cv,
+                         int *nc)
+{
+	conf_degrees(c, sv, ns);
+	conf_pricing(c, argc, argv, sv, ns, cv, nc);
+}
 
 /* Compares the plan made with the configuration read; notes on stderr, an
  * error where the plan is not of that configuration (its batch). */
-static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const char *where,
-                         pl_err *err)
+pl_status pl_export_conf_compare(const pl_export_conf *conf, const cJSON *ck, pl_err *err)
 {
+	int fw = conf->fw;
+	const fw_config *want = &conf->c;
+	const char *where = conf->where;
 	fw_config got;
 	pl_err e2 = {{0}};
 	pl_status st = plan_config(ck, "the plan", &got, &e2);
@@ -2452,300 +2505,3 @@ static pl_status compare(int fw, const fw_config *want, const cJSON *ck, const c
 	free(got.stage);
 	return PL_OK;
 }
-
-/* cost --from: the arguments given, the search's and cost's made of them */
-typedef struct from_args {
-	const char *fwname, *src, *model, *keep;
-	char **sv, **cv; /* search's and cost's arguments */
-	int ns, nc;
-	char nums[16][24];  /* the degrees' numbers, as arguments */
-	char scratch[4200]; /* the plan's scratch file ("": none) */
-} from_args;
-
-/* The arguments: --from's framework and FILE|ARGS, MODEL, -o, and the rest
- * for the search and (cost's options) cost. -1 when cost --from goes on,
- * else the exit status (--help, a bad option). */
-static int from_split(int argc, char **argv, from_args *f)
-{
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(cost_from_help, stdout);
-			return 0;
-		}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int inl = 0;
-		if (!strcmp(a, "--from") || !strncmp(a, "--from=", 7)) {
-			f->fwname = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			f->src = i + 1 < argc ? argv[++i] : NULL;
-			continue;
-		}
-		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			f->keep = i + 1 < argc ? argv[++i] : NULL;
-			if (!f->keep)
-				return pl_cli_usage("cost", "%s needs a file", a);
-			continue;
-		}
-		if (!strncmp(a, "--output=", 9)) {
-			f->keep = a + 9;
-			continue;
-		}
-		if (!strcmp(a, "--strategy") || !strncmp(a, "--strategy=", 11) ||
-		    !strcmp(a, "--json"))
-			return pl_cli_usage("cost",
-			                    "%s with --from: the plan is the configuration's", a);
-		if (a[0] != '-' && !f->model) {
-			f->model = a;
-			continue;
-		}
-		/* cost's options go to cost and the search, the rest of search's
-		 * to the search only (pl_cli_options says which take a value) */
-		f->sv[f->ns++] = argv[i];
-		if (pl_cli_takes_value(PL_CMD_COST, a, &inl)) {
-			f->cv[f->nc++] = argv[i];
-			if (!inl && i + 1 < argc) {
-				f->sv[f->ns++] = argv[i + 1];
-				f->cv[f->nc++] = argv[++i];
-			}
-		} else if (pl_cli_takes_value(PL_CMD_SEARCH, a, &inl) && !inl && i + 1 < argc) {
-			f->sv[f->ns++] = argv[++i];
-		}
-	}
-	return -1;
-}
-
-/* The configuration (framework fw): a file, or (arguments) the text itself,
- * read into c; *where names it */
-static pl_status from_read(int fw, const char *src, const char **where, char **text, pl_fw_kvs *kvs,
-                           fw_config *c, pl_err *err)
-{
-	size_t len = 0;
-	pl_status st;
-	*where = src;
-	/* a word without a flag is a file name (one that is missing is an
-	 * error, never arguments that set nothing) */
-	if (access(src, F_OK) == 0 || fws[fw].syntax != PL_FW_ARGS || !strstr(src, "--")) {
-		if ((st = pl_read_file(src, text, &len, err)))
-			return st;
-	} else {
-		*where = "the arguments";
-		if (!(*text = pl_strdup(src)))
-			return pl_err_set(err, PL_ENOMEM, "out of memory");
-		len = strlen(*text);
-	}
-	if ((st = pl_fw_read(fws[fw].syntax, *text, len, *where, kvs, err)) ||
-	    (st = read_config(fw, kvs, *where, c, err)))
-		return st;
-	if (c->vp > 1 && c->pp == 1)
-		return pl_err_set(err, PL_EINVAL, "%s: virtual stages %lld without pipeline stages",
-		                  *where, (long long)c->vp);
-	return PL_OK;
-}
-
-/* search's fixed options: the configuration's degrees, recompute, sequence
- * parallelism, FP8, where the stages may split */
-static void from_degrees(from_args *f, int fw, const fw_config *c)
-{
-	int k = 0;
-#define OPT(name, v)                                                                               \
-	do {                                                                                       \
-		f->sv[f->ns++] = name;                                                             \
-		snprintf(f->nums[k], sizeof f->nums[k], "%lld", (long long)(v));                   \
-		f->sv[f->ns++] = f->nums[k++];                                                     \
-	} while (0)
-	OPT("--tp", c->tp);
-	OPT("--pp", c->pp);
-	OPT("--cp", c->cp);
-	if (c->ep > 1)
-		OPT("--ep", c->ep);
-	if (c->dp > 0)
-		OPT("--dp", c->dp);
-	OPT("--virtual-stages", c->vp);
-	if (c->mbs > 0)
-		OPT("--micro-batch-size", c->mbs);
-	OPT("--zero", c->zero);
-#undef OPT
-	f->sv[f->ns++] = "--recompute";
-	f->sv[f->ns++] = (char *)pl_recompute_name(c->recompute);
-	if (c->tp > 1) {
-		f->sv[f->ns++] = "--sequence-parallel";
-		f->sv[f->ns++] = c->sp > 0 ? "on" : "off";
-	}
-	if (c->fp8 > 0) {
-		f->sv[f->ns++] = "--gemm-dtype";
-		f->sv[f->ns++] = "fp8";
-	}
-	/* Megatron-LM, NeMo and Megatron-DeepSpeed ("type:transformer") place
-	 * the same number of layers on every stage unless the first and last
-	 * stages' are stated; a --stage-cuts given wins */
-	int cuts_given = 0;
-	for (int i = 1; i < f->ns; i++)
-		cuts_given |= !strncmp(f->sv[i], "--stage-cuts", 12);
-	if (c->pp > 1 && !cuts_given) {
-		/* else whole layers a stage, as every framework places them */
-		f->sv[f->ns++] = "--stage-cuts";
-		f->sv[f->ns++] = c->first < 0 && c->last < 0 &&
-		                         (fw == FW_MEGATRON || fw == FW_NEMO || fw == FW_MDS)
-		                     ? "even"
-		                     : "layers";
-	}
-}
-
-/* How the framework runs: what the configuration states, else its defaults
- * (fw_pricing, as search --framework prices); an option given is kept.
- * Transformer Engine's attention follows the cluster's GPU. */
-static void from_pricing(from_args *f, int fw, const fw_config *c, int argc, char **argv)
-{
-	pl_cluster pc;
-	const char *cname = NULL;
-	long long ndev = 8;
-	for (int i = 1; i < argc; i++) {
-		int next = i + 1 < argc;
-		if ((!strcmp(argv[i], "--cluster") || !strcmp(argv[i], "-c")) && next)
-			cname = argv[i + 1];
-		else if (!strncmp(argv[i], "--cluster=", 10))
-			cname = argv[i] + 10;
-		else if ((!strcmp(argv[i], "--devices") || !strcmp(argv[i], "-d")) && next)
-			ndev = atoll(argv[i + 1]);
-	}
-	pl_err ce = {{0}};
-	memset(&pc, 0, sizeof pc);
-	int have = !(cname ? pl_cluster_resolve(&pc, cname, &ce)
-	                   : pl_cluster_devices(&pc, ndev > 0 ? ndev : 8, &ce));
-	for (int i = 0; i < PL_FW_PRICE_COUNT; i++) {
-		size_t on = strlen(price_option[i]);
-		int given = 0;
-		for (int a = 1; a < argc; a++)
-			given |= !strncmp(argv[a], price_option[i], on) &&
-			         (argv[a][on] == 0 || argv[a][on] == '=');
-		const char *v = c->price[i] ? c->price[i] : fw_default(fw, i, c->pp);
-		if (given || !v || (!strcmp(v, "te") && !have))
-			continue;
-		if (!strcmp(v, "te"))
-			v = te_attention(&pc);
-		if (i == PL_FW_PRICE_ATTENTION && !*v)
-			v = "none";
-		f->sv[f->ns++] = (char *)price_option[i];
-		f->sv[f->ns++] = (char *)v;
-		if (!job_switch(i)) {
-			f->cv[f->nc++] = (char *)price_option[i];
-			f->cv[f->nc++] = (char *)v;
-		}
-	}
-}
-
-/* The search, its plan written to a scratch file (f->scratch), its table
- * not printed (its messages are): PL_OK with *rc its exit status */
-static pl_status from_search(from_args *f, pl_cli_cmd search, int *rc, pl_err *err)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(f->scratch, sizeof f->scratch, "%s/planner-from-XXXXXX",
-	         dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(f->scratch);
-	if (fd < 0) {
-		f->scratch[0] = 0;
-		return pl_err_set(err, PL_EWRITE, "--from: cannot write a scratch file: %s",
-		                  strerror(errno));
-	}
-	close(fd);
-	f->sv[f->ns++] = "-o";
-	f->sv[f->ns++] = f->scratch;
-	f->sv[f->ns++] = (char *)f->model;
-	f->sv[f->ns] = NULL;
-	fflush(stdout);
-	int saved = dup(1), null = open("/dev/null", O_WRONLY);
-	if (saved < 0 || null < 0 || dup2(null, 1) < 0) {
-		if (saved >= 0)
-			close(saved);
-		if (null >= 0)
-			close(null);
-		return pl_err_set(err, PL_EDEVICE, "--from: cannot redirect output");
-	}
-	close(null);
-	optind = 0;
-	*rc = search(f->ns, f->sv);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	return PL_OK;
-}
-
-int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
-{
-	from_args f = {.sv = pl_calloc((size_t)argc + 96, sizeof *f.sv),
-	               .cv = pl_calloc((size_t)argc + 48, sizeof *f.cv)};
-	int rc = 2;
-	char *text = NULL, *plan_text = NULL;
-	pl_fw_kvs kvs = {0};
-	cJSON *ck = NULL;
-	pl_err err = {{0}};
-	pl_status st = PL_OK;
-	fw_config c;
-	cfg_init(&c);
-	if (!f.sv || !f.cv) {
-		st = pl_err_set(&err, PL_ENOMEM, "out of memory");
-		goto done;
-	}
-	f.sv[f.ns++] = "search";
-	f.cv[f.nc++] = "cost";
-	if ((rc = from_split(argc, argv, &f)) >= 0)
-		goto done;
-	rc = 2;
-	int fw = fw_parse(f.fwname);
-	char nb[PL_EXPORT_NAMES_MAX];
-	if (fw < 0) {
-		rc =
-		    pl_cli_usage("cost", "--from %s: expected %s and a FILE or ARGS",
-		                 f.fwname ? f.fwname : "(missing)", pl_export_names(nb, sizeof nb));
-		goto done;
-	}
-	if (!f.src || !f.model) {
-		rc = pl_cli_usage("cost", "--from %s: expected MODEL and a FILE or ARGS%s",
-		                  f.fwname, "");
-		goto done;
-	}
-	const char *where;
-	if ((st = from_read(fw, f.src, &where, &text, &kvs, &c, &err)))
-		goto done;
-	from_degrees(&f, fw, &c);
-	from_pricing(&f, fw, &c, argc, argv);
-	fprintf(stderr, "planner: %s (%s) read from %s: planner search %s", fws[fw].name,
-	        fws[fw].version, where, f.model);
-	for (int i = 1; i < f.ns; i++)
-		fprintf(stderr, " %s", f.sv[i]);
-	fprintf(stderr, "\n");
-	if ((st = from_search(&f, search, &rc, &err)) || rc)
-		goto done;
-	size_t cl;
-	if ((st = pl_read_file(f.scratch, &plan_text, &cl, &err)) ||
-	    (st = pl_json_parse(plan_text, cl, f.scratch, &ck, &err)) ||
-	    (st = compare(fw, &c, ck, where, &err)))
-		goto done;
-	if (c.fp8 > 0) { /* a cluster given to cost is priced with the configuration's FP8 */
-		f.cv[f.nc++] = "--gemm-dtype";
-		f.cv[f.nc++] = "fp8";
-	}
-	f.cv[f.nc++] = "--strategy";
-	f.cv[f.nc++] = f.scratch;
-	f.cv[f.nc++] = (char *)f.model;
-	f.cv[f.nc] = NULL;
-	optind = 0;
-	rc = cost(f.nc, f.cv);
-	/* the plan kept where it was priced (exit 0, or 3: it does not fit) */
-	if (f.keep && (rc == 0 || rc == 3) && (st = pl_output_write(f.keep, plan_text, &err)))
-		rc = 0;
-done:
-	if (f.scratch[0])
-		unlink(f.scratch);
-	if (st)
-		rc = pl_cli_fail(st, &err);
-	free(plan_text);
-	pl_fw_kvs_free(&kvs);
-	free(c.stage);
-	cJSON_Delete(ck);
-	free(text);
-	free(f.sv);
-	free(f.cv);
-	return rc;
-}
-#endif

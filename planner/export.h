@@ -1,21 +1,10 @@
-/* planner export CKPT --to FRAMEWORK and planner cost MODEL --from FRAMEWORK
- * CONFIG (planner/export.c): a plan as the launch arguments or configuration
- * file of a training framework, and such a configuration priced. */
+/* A plan as the launch arguments or configuration file of a training
+ * framework (planner export), such a configuration read back for pricing
+ * (cost --from), and search --framework's space and defaults
+ * (planner/export.c). The commands are planner/commands/export.c and
+ * cost_from.c. */
 #ifndef PL_EXPORT_H
 #define PL_EXPORT_H
-
-/* A command of the planner command (planner/main.c dispatches): argv[0] is its name. */
-typedef int (*pl_cli_cmd)(int argc, char **argv);
-
-/* planner export: returns the exit status (2 for a plan the framework
- * cannot express, nothing written then). */
-int pl_cmd_export(int argc, char **argv);
-
-/* planner cost ... --from FRAMEWORK CONFIG ...: the configuration read into
- * search's fixed-degree options, planned by `search` (its table not
- * printed) into a scratch checkpoint (or -o CKPT), and priced by `cost`,
- * whose output is the command's. argv is cost's. */
-int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost);
 
 #include <stddef.h>
 
@@ -41,6 +30,14 @@ const char *pl_export_version(int i);
  * into buf[0..n) (PL_EXPORT_NAMES_MAX holds them all); returns buf. */
 #define PL_EXPORT_NAMES_MAX 160
 const char *pl_export_names(char *buf, size_t n);
+/* The same as a constant, for help texts (test_help checks it against the
+ * table) */
+#define PL_EXPORT_NAMES_TEXT                                                                       \
+	"megatron, nemo, torchtitan, deepspeed, megatron-deepspeed or mindformers"
+/* The index of the framework --to or --from names, or -1; what it writes,
+ * in words ("Megatron-LM pretrain_gpt.py arguments") */
+int pl_export_find(const char *name);
+const char *pl_export_title(int i);
 
 /* search --framework F: the best plan F can state. The search is run over
  * F's space (planner/export.c, fw_spaces: the tensor-parallel degrees it
@@ -90,7 +87,28 @@ const char *pl_export_price_option(const char *key);
 pl_status pl_export_read_config(const char *framework, const char *text, size_t len,
                                 const char *where, pl_err *err);
 
-/* Whether argv (cost's) has --from. */
-int pl_cost_has_from(int argc, char **argv);
+/* A framework's configuration read for pricing (cost --from): a file, or
+ * (launch arguments) src itself as text. pl_export_conf_read: PL_OK with *out
+ * (pl_export_conf_free), or PL_EINVAL naming the key and what was expected
+ * (an unknown framework too), PL_EIO. */
+typedef struct pl_export_conf pl_export_conf;
+pl_status pl_export_conf_read(const char *framework, const char *src, pl_export_conf **out,
+                              pl_err *err);
+void pl_export_conf_free(pl_export_conf *c);
+/* what the messages call it: the file's name or "the arguments" */
+const char *pl_export_conf_where(const pl_export_conf *c);
+/* whether it trains the linear layers' GEMMs in FP8 */
+int pl_export_conf_fp8(const pl_export_conf *c);
+/* search's options that state it, appended to sv[*ns..] (its degrees,
+ * recompute, sequence parallelism, FP8, stage cuts, and the pricing switches
+ * it states or its framework defaults to), those of the switches cost takes
+ * to cv[*nc..] as well; an option argv (cost's) gives is kept, not added.
+ * At most 50 entries to sv and 26 to cv. The strings live as long as c. */
+void pl_export_conf_args(pl_export_conf *c, int argc, char **argv, char **sv, int *ns, char **cv,
+                         int *nc);
+/* The plan searched for it (checkpoint ck) against it: notes on stderr
+ * where they differ (micro-batch, stage split); PL_EINVAL where the plan is
+ * not of that configuration (its global batch). */
+pl_status pl_export_conf_compare(const pl_export_conf *c, const cJSON *ck, pl_err *err);
 
 #endif

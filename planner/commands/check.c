@@ -230,12 +230,15 @@ int pl_cmd_check(int argc, char **argv)
 	size_t len;
 	pl_fwlog fl = {0};
 	pl_fwlog_summary sm;
+	pl_ckpt_doc d = {0};
 	pl_status st = pl_cli_read_ckpt(ckpt, &ck, &err);
-	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
-	double step = pl_json_num(cost, "step_seconds", NAN),
-	       peak = pl_json_num(cost, "peak_memory_bytes", NAN),
-	       resv = pl_json_num(cJSON_GetObjectItemCaseSensitive(cost, "memory_breakdown_bytes"),
-	                          "reserved", 0);
+	if (!st)
+		st = pl_ckpt_doc_read(ck, &d, &err);
+	const pl_ckpt_view *v = &d.v;
+	double step = v->step_s, peak = v->peak_mem_bytes,
+	       resv = pl_ckpt_memory_of(&d.mem_breakdown, "reserved");
+	if (!isfinite(resv))
+		resv = 0;
 	if (!st && !(step > 0 && isfinite(step)))
 		st = pl_err_set(&err, PL_EINVAL,
 		                "%s: cost.step_seconds: expected the plan's predicted step (> 0); "
@@ -244,11 +247,8 @@ int pl_cmd_check(int argc, char **argv)
 	if (st)
 		goto done;
 	/* the band the checkpoint states; an older one without it: the validation set's */
-	const cJSON *band = cJSON_GetObjectItemCaseSensitive(cost, "step_band_seconds");
-	double lo = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 0)),
-	       hi = cJSON_GetNumberValue(cJSON_GetArrayItem(band, 1));
-	const char *basis =
-	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(cost, "step_band_basis"));
+	double lo = v->band_lo, hi = v->band_hi;
+	const char *basis = v->band_basis;
 	char basis_buf[200];
 	if (!(isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)) {
 		lo = PL_BAND_LO * step;
@@ -261,10 +261,10 @@ int pl_cmd_check(int argc, char **argv)
 	}
 	if (!basis)
 		basis = "(not stated)";
-	pl_fwlog_scale sc = {
-	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", 0),
-	    .samples_per_step = pl_json_num(cost, "global_batch", 0),
-	    .devices = pl_json_num(cJSON_GetObjectItemCaseSensitive(ck, "cluster"), "devices", 0)};
+	pl_fwlog_scale sc = {.tokens_per_step =
+	                         isfinite(v->tokens_per_step) ? v->tokens_per_step : 0,
+	                     .samples_per_step = isfinite(v->global_batch) ? v->global_batch : 0,
+	                     .devices = v->devices};
 	if ((st = pl_read_file(log, &text, &len, &err)) ||
 	    (st = pl_fwlog_read(text, len, log, &fl, &err)) ||
 	    (st = pl_fwlog_summarise(&fl, (int)warmup, &sc, log, &sm, &err)))
@@ -297,6 +297,7 @@ int pl_cmd_check(int argc, char **argv)
 done:
 	pl_fwlog_free(&fl);
 	free(text);
+	pl_ckpt_doc_free(&d);
 	cJSON_Delete(ck);
 	return st ? pl_cli_fail(st, &err) : 0;
 }

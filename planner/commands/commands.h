@@ -168,10 +168,23 @@ pl_status pl_cli_cost_one(const pl_graph *g, const cJSON *plan, const char *wher
                           pl_cluster *cl_out, pl_run_plan *keep, pl_err *err);
 int pl_cmd_cost(int argc, char **argv);
 
+/* cost_from.c: cost ... --from FRAMEWORK CONFIG ...: the configuration
+ * read into search's fixed-degree options, planned by `search` (its table
+ * not printed) into a scratch checkpoint (or -o CKPT), and priced by `cost`,
+ * whose output is the command's. argv is cost's. pl_cost_has_from: whether
+ * argv (cost's) has --from. */
+typedef int (*pl_cli_cmd)(int argc, char **argv);
+int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost);
+int pl_cost_has_from(int argc, char **argv);
+
 /* explain.c */
 int pl_cli_explain_diff(const char *pa, const char *label_a, const char *pb, const char *label_b,
                         int json);
 int pl_cmd_explain(int argc, char **argv);
+
+/* export.c: returns the exit status (2 for a plan the framework cannot
+ * express, nothing written then) */
+int pl_cmd_export(int argc, char **argv);
 
 /* import.c */
 void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o);

@@ -60,6 +60,6 @@ check executor "$exec" "$cost" "$ir"
 check topology "$topo" "$exec" "$cost" "$ir"
 check plan "$plan" "$search" "$topo" "$cost" "$ir"
 check export "$export" "$plan" "$search" "$topo" "$cost" "$ir"
-check app "$app" "$plan" "$exec" "$search" "$topo" "$cost" "$ir"
+check app "$app" "$export" "$plan" "$exec" "$search" "$topo" "$cost" "$ir"
 [ $bad = 0 ] && echo "links: every use of a project symbol points down, in all 8 libraries"
 exit $bad
