@@ -534,7 +534,7 @@ static int graph_oom(planner_graph *g, cJSON *partial)
 }
 
 /* The largest dimension or split count a model file may hold: exact in a
- * double, as the loader reads it (graph.c's get_int_array). */
+ * double, as the loader reads it (graph/model.c's get_int_array). */
 #define MAX_DIM 9000000000000000LL
 
 int planner_graph_tensor(planner_graph *g, const char *name, const char *role, const char *dtype,

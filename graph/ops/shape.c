@@ -429,7 +429,7 @@ pl_status pl__infer_pad(pl_graph *g, pl_op *op, pl_err *err)
 pl_status pl__infer_slice(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
-	pl_attrs *a = (pl_attrs *)op->attrs; /* the op's own record (graph.c) */
+	pl_attrs *a = (pl_attrs *)op->attrs; /* the op's own record (graph/model.c) */
 	if (!a->has_axes || a->naxes != a->nslices || a->nslices < 1)
 		return pl_err_set(
 		    err, PL_EINVAL,
