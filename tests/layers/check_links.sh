@@ -8,18 +8,37 @@
 # declaration of a function of main.c or of a layer above is caught).
 # Complements check_layers.py (includes).
 # Usage: check_links.sh IR COSTMODEL SEARCH EXEC TOPOLOGY PLAN EXPORT APP
+#          [--module KERNELS OBJECT...]
+#        --module: the CUDA module's objects (libplanner-cuda.so's, with the
+#        library of its CUDA kernels), each held to the layer of its folder
+#        (executor/ or topology/), the module's objects of that layer and
+#        below and the kernels beside it
 #        check_links.sh --self-test IR ... APP: an object that calls a
 #        function of a layer above through a declaration of its own is caught
 set -euo pipefail
 self=0
 [ "${1:-}" = --self-test ] && { self=1; shift; }
-[ $# -eq 8 ] ||
-  { echo "usage: check_links.sh [--self-test] IR COSTMODEL SEARCH EXEC TOPOLOGY PLAN EXPORT APP" >&2; exit 2; }
+[ $# -eq 8 ] || { [ $# -ge 10 ] && [ "$9" = --module ]; } ||
+  { echo "usage: check_links.sh [--self-test] IR COSTMODEL SEARCH EXEC TOPOLOGY PLAN EXPORT APP [--module KERNELS OBJECT...]" >&2; exit 2; }
 ir=$1 cost=$2 search=$3 exec=$4 topo=$5 plan=$6 export=$7 app=$8
+shift 8
+kernels= mod_exec=() mod_topo=() mod_other=()
+if [ $# -gt 0 ]; then
+  kernels=$2
+  shift 2
+  for o in "$@"; do
+    case $o in
+    */executor/*) mod_exec+=("$o") ;;
+    */topology/*) mod_topo+=("$o") ;;
+    *) mod_other+=("$o") ;;
+    esac
+  done
+fi
 defined() { nm -g --defined-only "$@" 2> /dev/null | awk 'NF == 3 { print $3 }' | sort -u; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-defined "$@" > "$T/project"
+defined "$ir" "$cost" "$search" "$exec" "$topo" "$plan" "$export" "$app" ${kernels:+"$kernels"} \
+  ${mod_exec[@]+"${mod_exec[@]}"} ${mod_topo[@]+"${mod_topo[@]}"} > "$T/project"
 bad=0
 # layer name, its library, the libraries it may use
 check() {
@@ -61,5 +80,17 @@ check topology "$topo" "$exec" "$cost" "$ir"
 check plan "$plan" "$search" "$topo" "$cost" "$ir"
 check export "$export" "$plan" "$search" "$topo" "$cost" "$ir"
 check app "$app" "$export" "$plan" "$exec" "$search" "$topo" "$cost" "$ir"
-[ $bad = 0 ] && echo "links: every use of a project symbol points down, in all 8 libraries"
+for o in ${mod_other[@]+"${mod_other[@]}"}; do
+  echo "layer violation: the CUDA module's $o is in no folder a layer owns"
+  bad=1
+done
+for o in ${mod_exec[@]+"${mod_exec[@]}"}; do
+  check "cuda module's $(basename "$o")" "$o" "${mod_exec[@]}" "$kernels" "$exec" "$cost" "$ir"
+done
+for o in ${mod_topo[@]+"${mod_topo[@]}"}; do
+  check "cuda module's $(basename "$o")" "$o" "${mod_topo[@]}" ${mod_exec[@]+"${mod_exec[@]}"} \
+    "$kernels" "$topo" "$exec" "$cost" "$ir"
+done
+n=$((${#mod_exec[@]} + ${#mod_topo[@]}))
+[ $bad = 0 ] && echo "links: every use of a project symbol points down, in all 8 libraries$([ $n -gt 0 ] && echo " and the CUDA module's $n objects")"
 exit $bad
