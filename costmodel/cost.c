@@ -927,22 +927,21 @@ static int64_t cp_ring_start(const pl_problem *p, int e, const int64_t *split,
 	return n;
 }
 
-/* Edge e (cp_edge) from src to the attention cut by split (its key or
- * value layout dst, its gradient's grad), the kernel taking `kernel`
- * seconds: the seconds the step waits for; with bk, times of it booked
- * there and the ring's hidden part in bk->hidden_s */
+/* Edge e (cp_edge) from src to the attention whose key or value layout is
+ * dst (its gradient's grad), the ring starting from start over n ranks
+ * (cp_ring_start), the kernel taking `kernel` seconds: the seconds the step
+ * waits for; with bk, times of it booked there and the ring's hidden part
+ * in bk->hidden_s */
 static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src,
-                           const pl_layout *dst, const pl_layout *grad, const int64_t *split,
-                           double kernel, double times, pl_commbook *bk)
+                           const pl_layout *dst, const pl_layout *grad, const pl_layout *start,
+                           int64_t n, double kernel, double times, pl_commbook *bk)
 {
 	int rg = p->g->tensors[p->edges[e].tensor].requires_grad,
 	    ft = pl_problem_edge_fwd_times(p, e);
-	pl_layout start;
-	int64_t n = cp_ring_start(p, e, split, dst, &start);
 	if (n <= 1)
 		return edge_book_layouts(p, src, dst, grad, rg, ft, times, bk);
-	double before = edge_book_layouts(p, src, &start, &start, rg, ft, times, bk);
-	double ring = edge_book_layouts(p, &start, dst, grad, rg, ft, times, bk);
+	double before = edge_book_layouts(p, src, start, start, rg, ft, times, bk);
+	double ring = edge_book_layouts(p, start, dst, grad, rg, ft, times, bk);
 	double x = pl_overlap_exposed(ring, 0, 0.5 * kernel * (double)(n - 1) / (double)n,
 	                              PL_OVERLAP_SLOWDOWN);
 	if (bk)
@@ -969,9 +968,12 @@ static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
 	pl_edge_layouts(p, e, src_split, dst_split, &src, &dst);
 	pl_op_input_grad_layout(p->g, &p->g->ops[ed->dst_op], dst_split, p->devices, ed->dst_slot,
 	                        &grad);
-	if (cp_edge(p, e))
-		return cp_edge_cost(p, e, &src, &dst, &grad, dst_split,
-		                    cp_kernel(p, ed->dst_op, dst_split), times, bk);
+	if (cp_edge(p, e)) {
+		pl_layout start;
+		int64_t n = cp_ring_start(p, e, dst_split, &dst, &start);
+		return cp_edge_cost(p, e, &src, &dst, &grad, &start, n,
+		                    n > 1 ? cp_kernel(p, ed->dst_op, dst_split) : 0, times, bk);
+	}
 	return edge_book_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
 	                         pl_problem_edge_fwd_times(p, e), times, bk);
 }
@@ -2160,6 +2162,8 @@ fail:
  * matrix, so a run of rows shares them). */
 static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 {
+	if (j->cp) /* priced per consumer candidate in edge_job_finish */
+		return;
 	size_t n = (size_t)j->ndm + 1, nb = (size_t)j->ndu + 1;
 	pl_refinement *f = pl_malloc(sizeof *f * n);
 	pl_layout *on = pl_malloc(sizeof *on * 2 * n);  /* the row's layout, and without partials */
@@ -2171,7 +2175,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 		ftag[c] = etag[c] = -1;
 	for (int b = 0; cached && b < j->ndu; b++)
 		btag[b] = -1;
-	for (int i = j->cp ? i1 : i0; i < i1; i++) {
+	for (int i = i0; i < i1; i++) {
 		int a = j->rows[i], cs = j->smi[a];
 		for (int b = 0; b < j->ndu; b++) {
 			int cd = j->dmi[b];
@@ -2220,16 +2224,18 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
 			for (int b = 0; b < j->nd; b++)
 				tab[(size_t)a * j->nd + b] =
 				    j->pair[(size_t)j->si[a] * j->ndu + j->di[b]];
-		if (j->cp) { /* per consumer candidate: its kernel (edge_job_rows left these) */
+		if (j->cp) { /* priced here per consumer candidate: its ring and kernel */
 			const pl_edge *ed = &p->edges[j->e];
 			int nl = p->g->ops[ed->dst_op].spec.nloops;
 			for (int b = 0; b < j->nd; b++) {
 				const int64_t *sp = p->strat[ed->dst_op] + (size_t)b * nl;
 				const pl_layout *dl = &j->du[2 * j->di[b]];
-				double k = cp_kernel(p, ed->dst_op, sp);
+				pl_layout start;
+				int64_t n = cp_ring_start(p, j->e, sp, dl, &start);
+				double k = n > 1 ? cp_kernel(p, ed->dst_op, sp) : 0;
 				for (int u = 0; u < j->nsu; u++)
-					j->pair[u] = cp_edge_cost(p, j->e, &j->su[u], dl, dl + 1, sp, k, 0,
-					                          NULL);
+					j->pair[u] = cp_edge_cost(p, j->e, &j->su[u], dl, dl + 1, &start,
+					                          n, k, 0, NULL);
 				for (int a = 0; a < j->ns; a++)
 					tab[(size_t)a * j->nd + b] = j->pair[j->si[a]];
 			}
