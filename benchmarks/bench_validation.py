@@ -131,6 +131,16 @@ def global_batch(r):
         return b, None
     if r["id"].startswith("hag23"):
         return max(1, HAGEMANN_TOKENS // integer(r, "seq")), "global batch assumed 2^22 tokens"
+    if r["framework"] == "torchtitan" and integer(r, "micro_batch"):
+        # torchtitan's training.batch_size is the local batch of a data-
+        # parallel rank (the context-parallel ranks share it, each with its
+        # piece of the sequence), one step without gradient accumulation at
+        # the rows' commits: the global batch is it times the data-parallel
+        # degree, the ranks tp x pp x cp leave (as the rows that state a
+        # global batch have it: tt2412-t1, local 2 on 8 GPUs, 16)
+        tp, pp, cp = integer(r, "tp", 1), integer(r, "pp", 1), integer(r, "cp", 1)
+        dp = integer(r, "dp") or integer(r, "gpus") // (tp * pp * cp)
+        return integer(r, "micro_batch") * dp, None
     return None, None
 
 
@@ -559,6 +569,11 @@ def search_args(r):
     cp = integer(r, "cp", 1)
     if cp > 1:
         a += ["--cp", str(cp)]
+    if cp > 1 and r["framework"] == "torchtitan":
+        # PyTorch's context_parallel rotates K/V with an all-gather unless
+        # told otherwise (_ContextParallelOptions.rotate_method ALL_GATHER;
+        # torchtitan's context_parallel_rotate_method "allgather")
+        a += ["--cp-exchange", "allgather"]
     tp, pp = integer(r, "tp"), integer(r, "pp")
     a += ["--dp", str(integer(r, "dp") or gpus // (tp * pp * cp))]
     if micro_batch_size(r):

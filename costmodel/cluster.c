@@ -413,6 +413,32 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 	return grad_dtype_names[c->grad_dtype];
 }
 
+static const char *const cp_exchange_names[PL_CP_EXCHANGES] = {[PL_CP_RING] = "ring",
+                                                               [PL_CP_ALLGATHER] = "allgather",
+                                                               [PL_CP_ALLGATHER_SYNC] =
+                                                                   "allgather-sync"};
+
+pl_status pl_cluster_set_cp_exchange(pl_cluster *c, const char *how, const char *what, pl_err *err)
+{
+	for (int i = 0; i < PL_CP_EXCHANGES; i++)
+		if (!strcmp(how, cp_exchange_names[i])) {
+			c->cp_exchange = (pl_cp_exchange)i;
+			return PL_OK;
+		}
+	return pl_err_set(err, PL_EINVAL,
+	                  "%s: '%s': expected ring (K/V chunks passed round the ranks beside "
+	                  "each block's kernel: Transformer Engine's p2p), allgather (all-gathered "
+	                  "beside the first block: PyTorch's context_parallel, torchtitan) or "
+	                  "allgather-sync (all-gathered before the attention: Transformer "
+	                  "Engine's all_gather)",
+	                  what, how);
+}
+
+const char *pl_cluster_cp_exchange_name(const pl_cluster *c)
+{
+	return cp_exchange_names[c->cp_exchange];
+}
+
 pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err)
 {
 	if (c->gemm_fp8 && !(c->fp8_peak_flops > 0))
@@ -685,7 +711,7 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
 	           "loss_kernel", "loss_parallel", "grad_dtype", "grad_reduce", "grad_accumulation",
 	           "param_shard", "norm_kernel", "mask_kernel", "batch_norm", "stage_output",
-	           "gemm_dtype");
+	           "gemm_dtype", "cp_exchange");
 	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -740,7 +766,8 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	               {"mask_kernel", pl_cluster_set_mask},
 	               {"batch_norm", pl_cluster_set_batch_norm},
 	               {"stage_output", pl_cluster_set_stage_output},
-	               {"gemm_dtype", pl_cluster_set_gemm_dtype}};
+	               {"gemm_dtype", pl_cluster_set_gemm_dtype},
+	               {"cp_exchange", pl_cluster_set_cp_exchange}};
 	for (size_t i = 0; i < sizeof program / sizeof *program; i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(dev, program[i].key);
 		char wk[300];
@@ -933,6 +960,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "batch_norm", pl_cluster_batch_norm_name(c));
 	cJSON_AddStringToObject(dev, "stage_output", pl_cluster_stage_output_name(c));
 	cJSON_AddStringToObject(dev, "gemm_dtype", pl_cluster_gemm_dtype_name(c));
+	cJSON_AddStringToObject(dev, "cp_exchange", pl_cluster_cp_exchange_name(c));
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
 	    c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");

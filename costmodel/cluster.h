@@ -56,6 +56,29 @@ typedef enum pl_grad_dtype {
 	PL_GRAD_DTYPES
 } pl_grad_dtype;
 
+/* How context parallelism exchanges an attention's keys and values among
+ * the ranks that cut its queries' sequence (docs/cost-model.md, "Context
+ * parallelism's key/value exchange") */
+typedef enum pl_cp_exchange {
+	/* "ring": each rank passes the K/V chunk it holds on to the next while
+	 * it computes that chunk's block, and the dK/dV chunks travel the same
+	 * way in the backward (Transformer Engine's cp_comm_type "p2p", the
+	 * default of Megatron-LM and NeMo; PyTorch's context_parallel with
+	 * rotate method "alltoall") */
+	PL_CP_RING,
+	/* "allgather": the K/V chunks all-gathered asynchronously while the
+	 * rank computes its own block, the dK/dV chunks passed round the ring
+	 * in the backward (PyTorch's context_parallel rotate method
+	 * "allgather", torchtitan's default) */
+	PL_CP_ALLGATHER,
+	/* "allgather-sync": K/V all-gathered before the attention and their
+	 * gradients reduce-scattered after it, beside no compute (Transformer
+	 * Engine's cp_comm_type "all_gather": "not async, and cannot be
+	 * overlapped") */
+	PL_CP_ALLGATHER_SYNC,
+	PL_CP_EXCHANGES
+} pl_cp_exchange;
+
 typedef struct pl_cluster {
 	char name[64];
 	int64_t nodes, devices_per_node;
@@ -106,6 +129,8 @@ typedef struct pl_cluster {
 	int loss_gathered;
 	/* the gradients of 16-bit params (pl_grad_dtype) */
 	pl_grad_dtype grad_dtype;
+	/* how context parallelism exchanges keys and values (pl_cp_exchange) */
+	pl_cp_exchange cp_exchange;
 	/* how the once-a-step gradient reduction of ZeRO 0 and 1 runs: 0
 	 * "as-grad", in the gradients' dtype, all-reduced without ZeRO and
 	 * reduce-scattered under ZeRO 1 (Megatron's DDP and distributed
@@ -204,6 +229,10 @@ const char *pl_cluster_grad_reduce_name(const pl_cluster *c);
 pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_gemm_dtype_name(const pl_cluster *c);
+/* "ring", "allgather" or "allgather-sync" (what): how context parallelism
+ * exchanges keys and values (pl_cluster.cp_exchange) */
+pl_status pl_cluster_set_cp_exchange(pl_cluster *c, const char *how, const char *what, pl_err *err);
+const char *pl_cluster_cp_exchange_name(const pl_cluster *c);
 /* What the cluster's settings ask of its device: FP8 GEMMs need FP8 tensor
  * cores (PL_EINVAL naming the device and `what`, the option or key that
  * asked for them, otherwise). */

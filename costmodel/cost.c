@@ -881,13 +881,27 @@ static uint32_t cp_ring_loops(const pl_graph *g, const pl_op *op, int slot)
 	return q & ~kv;
 }
 
-/* the attention's kernels a micro-batch (its forward twice when recomputed) */
-static double cp_kernel(const pl_problem *p, int op, const int64_t *split)
+/* The attention's kernel seconds a micro-batch that the exchange of K or
+ * V over n ranks can run beside (the cluster's pl_cp_exchange; K and V half
+ * each): a ring, n - 1 of the n blocks of every forward run (twice when
+ * recomputed) and of the backward; an asynchronous all-gather, the first
+ * block of each forward run and, as the gradients still travel round the
+ * ring, n - 1 of the backward's; a synchronous one, none. */
+static double cp_hide(const pl_problem *p, int op, const int64_t *split, int64_t n)
 {
+	if (n <= 1)
+		return 0;
 	pl_nodeparts pt;
 	node_parts(p, op, split, &pt, NULL);
 	int rc = p->job.recompute && pl_rc_reruns(p->job.recompute[op]);
-	return pt.fwd_s * (rc ? 2 : 1) + pt.bwd_s;
+	double fwd = pt.fwd_s * (rc ? 2 : 1), rest = (double)(n - 1) / (double)n;
+	switch (p->c->cp_exchange) {
+	case PL_CP_RING: return 0.5 * (fwd + pt.bwd_s) * rest;
+	case PL_CP_ALLGATHER: return 0.5 * (fwd / (double)n + pt.bwd_s * rest);
+	case PL_CP_ALLGATHER_SYNC: return 0;
+	case PL_CP_EXCHANGES: break;
+	}
+	return 0;
 }
 
 /* The ring's start for edge e (cp_edge) into the attention cut by split,
@@ -929,12 +943,12 @@ static int64_t cp_ring_start(const pl_problem *p, int e, const int64_t *split,
 
 /* Edge e (cp_edge) from src to the attention whose key or value layout is
  * dst (its gradient's grad), the ring starting from start over n ranks
- * (cp_ring_start), the kernel taking `kernel` seconds: the seconds the step
- * waits for; with bk, times of it booked there and the ring's hidden part
- * in bk->hidden_s */
-static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src,
-                           const pl_layout *dst, const pl_layout *grad, const pl_layout *start,
-                           int64_t n, double kernel, double times, pl_commbook *bk)
+ * (cp_ring_start), `hide` seconds of the kernel beside it (cp_hide): the
+ * seconds the step waits for; with bk, times of it booked there and the
+ * exchange's hidden part in bk->hidden_s */
+static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
+                           const pl_layout *grad, const pl_layout *start, int64_t n, double hide,
+                           double times, pl_commbook *bk)
 {
 	int rg = p->g->tensors[p->edges[e].tensor].requires_grad,
 	    ft = pl_problem_edge_fwd_times(p, e);
@@ -942,8 +956,7 @@ static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src,
 		return edge_book_layouts(p, src, dst, grad, rg, ft, times, bk);
 	double before = edge_book_layouts(p, src, start, start, rg, ft, times, bk);
 	double ring = edge_book_layouts(p, start, dst, grad, rg, ft, times, bk);
-	double x = pl_overlap_exposed(ring, 0, 0.5 * kernel * (double)(n - 1) / (double)n,
-	                              PL_OVERLAP_SLOWDOWN);
+	double x = pl_overlap_exposed(ring, 0, hide, PL_OVERLAP_SLOWDOWN);
 	if (bk)
 		bk->hidden_s += times * (ring - x);
 	return before + x;
@@ -972,7 +985,7 @@ static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
 		pl_layout start;
 		int64_t n = cp_ring_start(p, e, dst_split, &dst, &start);
 		return cp_edge_cost(p, e, &src, &dst, &grad, &start, n,
-		                    n > 1 ? cp_kernel(p, ed->dst_op, dst_split) : 0, times, bk);
+		                    cp_hide(p, ed->dst_op, dst_split, n), times, bk);
 	}
 	return edge_book_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
 	                         pl_problem_edge_fwd_times(p, e), times, bk);
@@ -2232,7 +2245,7 @@ static int edge_job_finish(pl_problem *p, edge_job *j)
 				const pl_layout *dl = &j->du[2 * j->di[b]];
 				pl_layout start;
 				int64_t n = cp_ring_start(p, j->e, sp, dl, &start);
-				double k = n > 1 ? cp_kernel(p, ed->dst_op, sp) : 0;
+				double k = cp_hide(p, ed->dst_op, sp, n);
 				for (int u = 0; u < j->nsu; u++)
 					j->pair[u] = cp_edge_cost(p, j->e, &j->su[u], dl, dl + 1, &start,
 					                          n, k, 0, NULL);

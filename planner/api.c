@@ -105,6 +105,12 @@ static int is_gemm_dtype(const char *v)
 	return !strcmp(v, "fp8") || !strcmp(v, "param");
 }
 
+static int is_cp_exchange(const char *v)
+{
+	pl_cluster c = {0};
+	return pl_cluster_set_cp_exchange(&c, v, "", NULL) == PL_OK;
+}
+
 static int is_backend(const char *v)
 {
 	return !strcmp(v, "cpu") || !strcmp(v, "cuda");
@@ -157,6 +163,7 @@ enum {
 	K_MAX_TP,
 	K_FRAMEWORK,
 	K_GEMM_DTYPE,
+	K_CP_EXCHANGE,
 	K_COUNT
 };
 
@@ -207,6 +214,9 @@ static const struct key {
                      " (only plans it can run, as search --framework)", pl_export_names},
     [K_GEMM_DTYPE] = {"gemm_dtype", NULL, is_gemm_dtype,
                       "fp8 (linear layers' GEMMs in FP8, as search --gemm-dtype) or param"},
+    [K_CP_EXCHANGE] = {"cp_exchange", NULL, is_cp_exchange,
+                       "ring, allgather or allgather-sync (context parallelism's key/value "
+                       "exchange, as search --cp-exchange)"},
 };
 
 /* other names of keys: MindFormers' */
@@ -433,6 +443,10 @@ static pl_status ctx_cluster(planner_ctx *ctx, pl_cluster *cl)
 	                                    "set_auto_parallel_context: gemm_dtype", &ctx->err)))
 		return st;
 	if ((st = pl_cluster_check(cl, "set_auto_parallel_context: gemm_dtype", &ctx->err)))
+		return st;
+	if (ctx->val[K_CP_EXCHANGE] &&
+	    (st = pl_cluster_set_cp_exchange(cl, ctx->val[K_CP_EXCHANGE],
+	                                     "set_auto_parallel_context: cp_exchange", &ctx->err)))
 		return st;
 	if (get_ll(ctx, K_GLOBAL_RANK, 0) >= D)
 		return pl_err_set(&ctx->err, PL_EINVAL,
@@ -915,7 +929,8 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	         ctx->val[K_FRAMEWORK],
 	         (ctx->val[K_OVERLAP] ? 1u << PL_FW_PRICE_OVERLAP : 0) |
 	             (ctx->val[K_TP_OVERLAP] ? 1u << PL_FW_PRICE_TP_OVERLAP : 0) |
-	             (ctx->val[K_PARAM_OVERLAP] ? 1u << PL_FW_PRICE_PARAM_OVERLAP : 0),
+	             (ctx->val[K_PARAM_OVERLAP] ? 1u << PL_FW_PRICE_PARAM_OVERLAP : 0) |
+	             (ctx->val[K_CP_EXCHANGE] ? 1u << PL_FW_PRICE_CP_EXCHANGE : 0),
 	         &cl, &jr, &fw_defaults, &ctx->err)))
 		goto done;
 	st = ctx->val[K_FRAMEWORK]

@@ -156,6 +156,7 @@ static const char *const price_option[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_PARAM_OVERLAP] = "--overlap-param-gather",
     [PL_FW_PRICE_GRAD_ACC] = "--grad-accumulation",
     [PL_FW_PRICE_PARAM_SHARD] = "--param-shard",
+    [PL_FW_PRICE_CP_EXCHANGE] = "--cp-exchange",
 };
 static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_ATTENTION] = "attention_kernel",
@@ -171,6 +172,7 @@ static const char *const price_key[PL_FW_PRICE_COUNT] = {
     [PL_FW_PRICE_PARAM_OVERLAP] = "overlap_param_gather",
     [PL_FW_PRICE_GRAD_ACC] = "grad_accumulation",
     [PL_FW_PRICE_PARAM_SHARD] = "param_shard",
+    [PL_FW_PRICE_CP_EXCHANGE] = "cp_exchange",
 };
 
 /* the switches that are the job's (pl_job_request), not the cluster's: the
@@ -188,8 +190,12 @@ static int job_switch(int i)
  * --tp-comm-overlap, ModelParallelConfig.tp_comm_overlap False, torchtitan's
  * enable_async_tensor_parallel False) and the cost model's own. "te" is
  * Transformer Engine's choice of attention: cuDNN's fused attention on
- * Hopper and later, FlashAttention-2 before (te_attention). The source of
- * each is in docs/cost-model.md, "Pricing defaults of --framework". */
+ * Hopper and later, FlashAttention-2 before (te_attention). Context
+ * parallelism's exchange: Megatron-LM's --cp-comm-type defaults to p2p and
+ * Megatron-Bridge's cp_comm_type None is Transformer Engine's p2p (ring);
+ * torchtitan's context_parallel_rotate_method defaults to "allgather". The
+ * source of each is in docs/cost-model.md, "Pricing defaults of
+ * --framework". */
 static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
     /* arguments.py: --cross-entropy-loss-fusion, --overlap-grad-reduce and
      * --overlap-param-gather are store_true; validate_args forces fp32
@@ -202,14 +208,14 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * GEMM adds into main_grad); Megatron FSDP keeps the 16-bit param's
      * shard beside the distributed optimizer's fp32 main param */
     [FW_MEGATRON] = {"te", "unfused", "vocab", "fp32", "as-grad", "fused", "param", "fused",
-                     "fused", "local", "off", NULL, "off"},
+                     "fused", "local", "off", NULL, "off", "ring"},
     /* Megatron-Bridge's pretrain recipes (recipes/llama/llama3.py, every
      * config): Transformer Engine, cross_entropy_loss_fusion True,
      * ddp.grad_reduce_in_fp32 True, ddp.overlap_grad_reduce True,
      * ddp.overlap_param_gather True; masked_softmax_fusion True
      * (TransformerConfig) */
     [FW_NEMO] = {"te", "fused", "vocab", "fp32", "as-grad", NULL, "param", "fused", "fused",
-                 "local", "on", NULL, "on"},
+                 "local", "on", NULL, "on", "ring"},
     /* job_config.py: loss parallel unless disable_loss_parallel,
      * mixed_precision_reduce float32; its loss is cross_entropy on
      * .float() logits; SDPA (FlashAttention-2); FSDP2/DDP reduce during the
@@ -225,7 +231,7 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * 16-bit gradient into the whole fp32 one (_fsdp_param.py
      * accumulate_unsharded_grad_if_needed) */
     [FW_TORCHTITAN] = {"flash2", "unfused", "vocab", "fp32", "as-grad", "autograd", "fp32", NULL,
-                       "fused", "local", "on", NULL, "on"},
+                       "fused", "local", "on", NULL, "on", "allgather"},
     /* zero/config.py: overlap_comm False (ZeRO 0-2: the step's all-gather of
      * the updated weights runs in the step); without it and without
      * partitioned gradients (ZeRO 0 and 1) stage_1_and_2.py registers no
@@ -234,16 +240,16 @@ static const char *const fw_pricing[FW_COUNT][PL_FW_PRICE_COUNT] = {
      * stage 3 keeps the 16-bit partition beside the fp32 one (stage3.py
      * fp16_partitioned_groups_flat, fp32_partitioned_groups_flat) */
     [FW_DEEPSPEED] = {NULL, NULL, NULL, NULL, NULL, "autograd", "param", NULL, NULL, "local", "off",
-                      NULL, "off"},
+                      NULL, "off", NULL},
     /* Megatron-DeepSpeed arguments.py: no --cross-entropy-loss-fusion, fp32
      * loss unless --fp16-lm-cross-entropy, vocab-parallel loss, apex fused
      * norms, FusedScaleMaskSoftmax unless --no-masked-softmax-fusion;
      * DeepSpeed's overlap_comm False and autograd's gradient accumulation
      * (as deepspeed's) */
     [FW_MDS] = {NULL, "unfused", "vocab", NULL, NULL, "autograd", "param", "fused", "fused",
-                "local", "off", NULL, "off"},
+                "local", "off", NULL, "off", NULL},
     [FW_MINDFORMERS] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                        NULL},
+                        NULL, NULL},
 };
 
 /* Transformer Engine's attention on the cluster's GPU (compute capability
@@ -264,30 +270,69 @@ static const char *te_attention(const pl_cluster *cl)
  * `no`). export writes the plan's value; cost --from reads it, and a switch
  * no key states is the framework's default. Every key is in the framework's
  * published list (tests/fixtures/frameworks/). */
+/* A key whose value names one of several choices: the framework's word and
+ * the option's value it reads as (NULL-terminated) */
+typedef struct fw_choice {
+	const char *fw, *planner;
+} fw_choice;
+/* Transformer Engine's cp_comm_type (Megatron-LM's --cp-comm-type,
+ * Megatron-Bridge's cp_comm_type): "a2a" and "a2a+p2p" exchange heads
+ * (DeepSpeed Ulysses' layout), which the planner does not state */
+static const fw_choice te_cp_comm[] = {{"p2p", "ring"}, {"all_gather", "allgather-sync"}, {0}};
+/* PyTorch's context_parallel rotate method (torchtitan's
+ * context_parallel_rotate_method): "alltoall" passes the chunks round the
+ * ring */
+static const fw_choice tt_rotate[] = {{"allgather", "allgather"}, {"alltoall", "ring"}, {0}};
+
+/* The pricing switch a key of choices states with value v (NULL when it
+ * names none of them) */
+static const char *choice_of(const fw_choice *ch, const char *v)
+{
+	for (; ch->fw; ch++)
+		if (!strcmp(ch->fw, v))
+			return ch->planner;
+	return NULL;
+}
+
+/* The framework's word for a pricing switch's value, or NULL */
+static const char *choice_word(const fw_choice *ch, const char *v)
+{
+	for (; ch->fw; ch++)
+		if (!strcmp(ch->planner, v))
+			return ch->fw;
+	return NULL;
+}
+
 static const struct fw_price_key {
 	int fw, sw;
 	const char *key;
 	int flag;
 	const char *yes, *no;
+	const fw_choice *choices; /* a key of words (flag, yes and no unused) */
 } fw_price_keys[] = {
-    {FW_MEGATRON, PL_FW_PRICE_LOSS, "--cross-entropy-loss-fusion", 1, "fused", "unfused"},
-    {FW_MEGATRON, PL_FW_PRICE_OVERLAP, "--overlap-grad-reduce", 1, "on", "off"},
-    {FW_MEGATRON, PL_FW_PRICE_MASK, "--no-masked-softmax-fusion", 1, "unfused", "fused"},
-    {FW_NEMO, PL_FW_PRICE_MASK, "model.masked_softmax_fusion", 0, "fused", "unfused"},
-    {FW_NEMO, PL_FW_PRICE_LOSS, "model.cross_entropy_loss_fusion", 0, "fused", "unfused"},
-    {FW_NEMO, PL_FW_PRICE_GRAD_DTYPE, "ddp.grad_reduce_in_fp32", 0, "fp32", "param"},
-    {FW_MEGATRON, PL_FW_PRICE_TP_OVERLAP, "--tp-comm-overlap", 1, "on", "off"},
-    {FW_NEMO, PL_FW_PRICE_OVERLAP, "ddp.overlap_grad_reduce", 0, "on", "off"},
-    {FW_NEMO, PL_FW_PRICE_TP_OVERLAP, "model.tp_comm_overlap", 0, "on", "off"},
-    {FW_MEGATRON, PL_FW_PRICE_PARAM_OVERLAP, "--overlap-param-gather", 1, "on", "off"},
-    {FW_NEMO, PL_FW_PRICE_PARAM_OVERLAP, "ddp.overlap_param_gather", 0, "on", "off"},
-    {FW_MEGATRON, PL_FW_PRICE_GRAD_ACC, "--no-gradient-accumulation-fusion", 1, "autograd",
-     "fused"},
-    {FW_NEMO, PL_FW_PRICE_GRAD_ACC, "model.gradient_accumulation_fusion", 0, "fused", "autograd"},
+    {FW_MEGATRON, PL_FW_PRICE_LOSS, "--cross-entropy-loss-fusion", 1, "fused", "unfused", NULL},
+    {FW_MEGATRON, PL_FW_PRICE_OVERLAP, "--overlap-grad-reduce", 1, "on", "off", NULL},
+    {FW_MEGATRON, PL_FW_PRICE_MASK, "--no-masked-softmax-fusion", 1, "unfused", "fused", NULL},
+    {FW_NEMO, PL_FW_PRICE_MASK, "model.masked_softmax_fusion", 0, "fused", "unfused", NULL},
+    {FW_NEMO, PL_FW_PRICE_LOSS, "model.cross_entropy_loss_fusion", 0, "fused", "unfused", NULL},
+    {FW_NEMO, PL_FW_PRICE_GRAD_DTYPE, "ddp.grad_reduce_in_fp32", 0, "fp32", "param", NULL},
+    {FW_MEGATRON, PL_FW_PRICE_TP_OVERLAP, "--tp-comm-overlap", 1, "on", "off", NULL},
+    {FW_NEMO, PL_FW_PRICE_OVERLAP, "ddp.overlap_grad_reduce", 0, "on", "off", NULL},
+    {FW_NEMO, PL_FW_PRICE_TP_OVERLAP, "model.tp_comm_overlap", 0, "on", "off", NULL},
+    {FW_MEGATRON, PL_FW_PRICE_PARAM_OVERLAP, "--overlap-param-gather", 1, "on", "off", NULL},
+    {FW_NEMO, PL_FW_PRICE_PARAM_OVERLAP, "ddp.overlap_param_gather", 0, "on", "off", NULL},
+    {FW_MEGATRON, PL_FW_PRICE_GRAD_ACC, "--no-gradient-accumulation-fusion", 1, "autograd", "fused",
+     NULL},
+    {FW_NEMO, PL_FW_PRICE_GRAD_ACC, "model.gradient_accumulation_fusion", 0, "fused", "autograd",
+     NULL},
     {FW_TORCHTITAN, PL_FW_PRICE_LOSS_PARALLEL, "parallelism.disable_loss_parallel", 0, "gathered",
-     "vocab"},
+     "vocab", NULL},
     {FW_TORCHTITAN, PL_FW_PRICE_TP_OVERLAP, "parallelism.enable_async_tensor_parallel", 0, "on",
-     "off"},
+     "off", NULL},
+    {FW_MEGATRON, PL_FW_PRICE_CP_EXCHANGE, "--cp-comm-type", 0, NULL, NULL, te_cp_comm},
+    {FW_NEMO, PL_FW_PRICE_CP_EXCHANGE, "model.cp_comm_type", 0, NULL, NULL, te_cp_comm},
+    {FW_TORCHTITAN, PL_FW_PRICE_CP_EXCHANGE, "parallelism.context_parallel_rotate_method", 0, NULL,
+     NULL, tt_rotate},
 };
 
 /* Megatron-LM's --attention-backend (AttnBackend) and the kernel each runs:
@@ -329,6 +374,7 @@ pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *
 	    [PL_FW_PRICE_BATCH_NORM] = pl_cluster_set_batch_norm,
 	    [PL_FW_PRICE_GRAD_ACC] = pl_cluster_set_grad_accumulation,
 	    [PL_FW_PRICE_PARAM_SHARD] = pl_cluster_set_param_shard,
+	    [PL_FW_PRICE_CP_EXCHANGE] = pl_cluster_set_cp_exchange,
 	};
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
@@ -1126,7 +1172,16 @@ static void price_keys(out *o, const fw_config *c, const char *sec)
 		 * the switch priced nothing there */
 		if (o->fw == FW_MEGATRON && k->sw == PL_FW_PRICE_PARAM_OVERLAP && c->zero == 0)
 			continue;
-		if (k->flag) {
+		if (k->choices) { /* stated where it prices something: context parallel */
+			const char *w = choice_word(k->choices, v);
+			char q[64];
+			snprintf(q, sizeof q, fws[o->fw].syntax == PL_FW_TOML ? "\"%s\"" : "%s",
+			         w ? w : "");
+			if (w && c->cp > 1 && !n)
+				arg(o, k->key, w);
+			else if (w && c->cp > 1)
+				value(o, k->key + n + 1, q);
+		} else if (k->flag) {
 			if (!strcmp(v, k->yes))
 				arg(o, k->key, NULL);
 		} else if (!strcmp(v, k->yes) || !strcmp(v, k->no)) {
@@ -1400,6 +1455,10 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 		       "which gather a stage's weights once a step) or none "
 		       "(data_parallel_replicate_degree)",
 		       c->zero, c->pp > 1 ? " with pipeline stages" : "");
+	if (!fsdp && c->cp > 1)
+		REFUSE("ZeRO 0 with context parallelism: torchtitan shards the weights with FSDP "
+		       "over the context-parallel ranks whenever context_parallel_degree > 1 "
+		       "(ParallelDims.fsdp_enabled)");
 	/* job_config.py: mixed_precision_param takes effect through FSDP (shard
 	 * degree > 1 or context parallel), or autocast without other parallelism */
 	if (c->precision != PREC_FP32 && !(fsdp && c->dp > 1) && c->cp == 1 &&
@@ -1624,6 +1683,13 @@ static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
 	if (c->fp8 > 0 && o->fw != FW_MEGATRON && o->fw != FW_NEMO && o->fw != FW_MDS)
 		REFUSE("FP8 GEMMs (--gemm-dtype fp8): this export writes them for megatron "
 		       "(--fp8-format) and nemo (model.fp8) only");
+	for (size_t i = 0; c->cp > 1 && i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
+		const struct fw_price_key *k = &fw_price_keys[i];
+		const char *v = c->price[k->sw];
+		if (k->fw == o->fw && k->choices && v && !choice_word(k->choices, v))
+			REFUSE("context parallelism priced with %s %s, which %s does not run",
+			       price_option[k->sw], v, k->key);
+	}
 	if (fws[o->fw].syntax != PL_FW_JSON)
 		header(o, c, ckpt);
 	switch ((enum fw_kind)o->fw) {
@@ -2056,8 +2122,17 @@ static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_confi
 	if (shard == 0 || shard < -1)
 		return pl_err_set(err, PL_EINVAL, "%s: data_parallel_shard_degree %lld", where,
 		                  (long long)shard);
+	/* ParallelDims.fsdp_enabled: dp_shard > 1 or cp > 1, FSDP over dp_shard x
+	 * cp; with dp_replicate too, HSDP */
+	if (rep > 1 && c->cp > 1)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: data_parallel_replicate_degree %lld with "
+		                  "context_parallel_degree %lld: torchtitan shards with FSDP over "
+		                  "the context-parallel ranks and replicates over the rest (HSDP); "
+		                  "the planner's ZeRO shards over all data-parallel ranks",
+		                  where, (long long)rep, (long long)c->cp);
 	c->dp = shard == -1 ? 0 : shard > 1 ? shard : rep; /* -1: what is left */
-	c->zero = shard == 1 ? 0 : tt_fsdp_zero(c->pp);    /* FSDP */
+	c->zero = shard == 1 && c->cp == 1 ? 0 : tt_fsdp_zero(c->pp); /* FSDP */
 	const char *raf = get_str(k, "parallelism.fsdp_reshard_after_forward");
 	if (raf && c->zero && strcmp(raf, "default") && strcmp(raf, c->pp > 1 ? "never" : "always"))
 		return pl_err_set(err, PL_EINVAL,
@@ -2196,6 +2271,43 @@ static pl_status read_mindformers(const pl_fw_kvs *k, const char *where, fw_conf
 	return PL_OK;
 }
 
+/* A key of words (fw_price_key.choices) into c->price: Megatron-LM's
+ * --cp-comm-type takes one word a layer, which must agree */
+static pl_status read_choice(const pl_fw_kvs *k, const struct fw_price_key *pk, const char *where,
+                             fw_config *c, pl_err *err)
+{
+	const char *s = get_str(k, pk->key);
+	const char *got = NULL;
+	char w[64];
+	while (s && *s) {
+		size_t n = strcspn(s, " \t,[]'\"");
+		if (n > 0 && n < sizeof w) {
+			memcpy(w, s, n);
+			w[n] = 0;
+			const char *v = choice_of(pk->choices, w);
+			if (!v || (got && strcmp(got, v))) {
+				char exp[160] = "";
+				for (const fw_choice *ch = pk->choices; ch->fw; ch++)
+					snprintf(exp + strlen(exp), sizeof exp - strlen(exp),
+					         "%s%s", ch == pk->choices ? "" : " or ", ch->fw);
+				return pl_err_set(err, PL_EINVAL, "%s:%d: %s %s: expected %s%s",
+				                  where, line_of(k, pk->key), pk->key,
+				                  get_str(k, pk->key), exp,
+				                  got ? ", the same for every layer"
+				                      : " (the planner states no other exchange)");
+			}
+			got = v;
+		} else if (n) {
+			return pl_err_set(err, PL_EINVAL, "%s:%d: %s: a word of %zu characters",
+			                  where, line_of(k, pk->key), pk->key, n);
+		}
+		s += n + (s[n] != 0);
+	}
+	if (got)
+		c->price[pk->sw] = got;
+	return PL_OK;
+}
+
 /* the pricing switches the configuration states (fw_price_keys, Megatron-
  * LM's --attention-backend) into c->price */
 static pl_status read_price_keys(int fw, const pl_fw_kvs *k, const char *where, fw_config *c,
@@ -2207,6 +2319,11 @@ static pl_status read_price_keys(int fw, const pl_fw_kvs *k, const char *where, 
 		int v;
 		if (pk->fw != fw)
 			continue;
+		if (pk->choices) {
+			if ((st = read_choice(k, pk, where, c, err)))
+				return st;
+			continue;
+		}
 		if ((st = pk->flag ? get_switch(k, pk->key, &v, where, err)
 		                   : get_bool(k, pk->key, &v, where, err)))
 			return st;

@@ -70,6 +70,7 @@ enum {
 	PL_FW_PRICE_OVERLAP,       /* --overlap-grad-reduce (jr->overlap) */
 	PL_FW_PRICE_TP_OVERLAP,    /* --tp-comm-overlap (jr->tp_overlap) */
 	PL_FW_PRICE_PARAM_OVERLAP, /* --overlap-param-gather (jr->param_overlap) */
+	PL_FW_PRICE_CP_EXCHANGE,   /* --cp-exchange */
 	PL_FW_PRICE_COUNT
 };
 /* framework's pricing defaults (planner/export.c, fw_pricing: each cited in

@@ -186,6 +186,11 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             FP8 as Transformer Engine runs them (search
  *                             --gemm-dtype); fp8 on a GPU without FP8
  *                             tensor cores (A100, V100) is PLANNER_EINVAL
+ *   cp_exchange               ring | allgather | allgather-sync (default:
+ *                             the cluster's, ring in every preset; a
+ *                             framework's own with framework): how context
+ *                             parallelism exchanges keys and values
+ *                             (search --cp-exchange)
  *
  * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
  * recompute set away from its default makes planner_plan_new search the
@@ -195,8 +200,8 @@ const char *planner_errmsg(const planner_ctx *ctx);
  * recompute: the executor that planner run uses). */
 int planner_set_auto_parallel_context(planner_ctx *ctx, const char *key, const char *value);
 /* The current value of a key as a string (its default if never set; "" for
- * cluster, memory_limit, the checkpoint files, time_limit, learning_rate and gemm_dtype
- * when unset), or NULL for an unknown or NULL key (with a message) or a NULL
+ * cluster, memory_limit, the checkpoint files, time_limit, learning_rate, gemm_dtype
+ * and cp_exchange when unset), or NULL for an unknown or NULL key (with a message) or a NULL
  * ctx. Valid until the key is set again or the context reset or freed. */
 const char *planner_get_auto_parallel_context(const planner_ctx *ctx, const char *key);
 /* Every key back to its default (nothing for a NULL ctx). */

@@ -56,6 +56,7 @@ typedef struct pl_cli_common {
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
 	const char *stage_out; /* --stage-output (NULL: the cluster's) */
 	const char *gemm_dt;   /* --gemm-dtype (NULL: the cluster's) */
+	const char *cp_ex;     /* --cp-exchange (NULL: the cluster's) */
 	int has_limit;
 	double limit;      /* search's and bench's --memory-limit (0: none) */
 	double tlimit;     /* --time-limit (0: none) */
@@ -89,6 +90,8 @@ typedef struct pl_cli_common {
 
 #define OPT_GEMM_DT 1013 /* --gemm-dtype fp8|param */
 
+#define OPT_CP_EXCHANGE 1045 /* --cp-exchange ring|allgather|allgather-sync */
+
 #define OPT_BATCH 1002 /* --batch N: an ONNX model's symbolic batch */
 
 #define OPT_LOSS 1003 /* --loss cross-entropy|none: what an ONNX model's import appends */
@@ -106,9 +109,9 @@ typedef struct pl_cli_common {
 	"for 'planner import'.\n"
 #define PL_HELP_PRICING                                                                            \
 	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
-	"--grad-reduce, --grad-accumulation, --param-shard, --norm-kernel, --mask-kernel,\n"      \
-	"--batch-norm, --stage-output and --gemm-dtype price the plan as for 'planner search'\n"  \
-	"(over the cluster's own).\n"
+	"--grad-reduce, --grad-accumulation, --param-shard, --norm-kernel, --mask-kernel,\n"       \
+	"--batch-norm, --stage-output, --gemm-dtype and --cp-exchange price the plan as for\n"     \
+	"'planner search' (over the cluster's own).\n"
 
 /* getopt codes of search's fixed degrees */
 enum {

@@ -95,6 +95,7 @@ const pl_cli_option pl_cli_options[] = {
     CHOICE("batch-norm", OPT_BN, pl_cluster_set_batch_norm, bn),
     CHOICE("stage-output", OPT_STAGE_OUT, pl_cluster_set_stage_output, stage_out),
     CHOICE("gemm-dtype", OPT_GEMM_DT, pl_cluster_set_gemm_dtype, gemm_dt),
+    CHOICE("cp-exchange", OPT_CP_EXCHANGE, pl_cluster_set_cp_exchange, cp_ex),
     VAL("mode", 'm', PL_CMD_SEARCH),
     VAL("modes", 'm', PL_CMD_BENCH),
     {.name = "memory-limit",

@@ -86,6 +86,13 @@ static const char *const search_help =
     "                        Megatron-LM's --fp8-format and NeMo's fp8: their casts,\n"
     "                        FP8 weight copies and FP8 saved inputs; the output layer\n"
     "                        and attention stay 16-bit; needs an H100 or H200)\n"
+    "  --cp-exchange E       how context parallelism passes keys and values: ring (the\n"
+    "                        default: chunk by chunk beside each block's kernel, as\n"
+    "                        Transformer Engine's p2p in Megatron-LM and NeMo),\n"
+    "                        allgather (all-gathered beside the first block, as\n"
+    "                        PyTorch's context_parallel in torchtitan) or\n"
+    "                        allgather-sync (before the attention, as Transformer\n"
+    "                        Engine's all_gather: nothing hidden)\n"
     "  --load CKPT           keep the strategies of the ops named in CKPT\n"
     "  --time-limit SECONDS  the whole command (reading the model too) within it and\n"
     "                        about a second: the best plan found by then (not proven,\n"
@@ -826,6 +833,7 @@ static pl_status framework_defaults(search_args *s, pl_cluster *cl, cJSON **defa
 	    (co->param_shard ? 1u << PL_FW_PRICE_PARAM_SHARD : 0) |
 	    (co->norm_k ? 1u << PL_FW_PRICE_NORM : 0) | (co->mask_k ? 1u << PL_FW_PRICE_MASK : 0) |
 	    (co->bn ? 1u << PL_FW_PRICE_BATCH_NORM : 0) |
+	    (co->cp_ex ? 1u << PL_FW_PRICE_CP_EXCHANGE : 0) |
 	    (s->jr.overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_OVERLAP : 0) |
 	    (s->jr.tp_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_TP_OVERLAP : 0) |
 	    (s->jr.param_overlap.how != PL_GIVEN_NOT ? 1u << PL_FW_PRICE_PARAM_OVERLAP : 0);

@@ -907,6 +907,27 @@ check "--tp 4 --cp 2, fused attention: heads by tp, queries by cp, k column-para
 check "... cost reproduces its step and the ring's hidden seconds" \
   '[ "$(jq -c "[.step_seconds, .communication_hidden_seconds]" "$T/c")" = "$(jq -c "[.cost.step_seconds, .cost.communication_hidden_seconds]" "$T/cpa.plan")" ] &&
    [ "$(jq ".cost.communication_hidden_seconds > 0" "$T/cpa.plan")" = true ]'
+# --cp-exchange: one plan (cp 8) priced under each exchange by cost over its own: the exchange's
+# seconds (exposed + hidden) the same, the ring hides most, PyTorch's all-gather (the first block
+# of each forward) less, Transformer Engine's blocking all-gather none; recorded in the cluster
+"$PLANNER" search "$T/cpa.json" --cluster h100x8:1 --tp 1 --cp 8 -o "$T/cpx.plan" > /dev/null 2>&1
+for e in ring allgather allgather-sync; do
+  "$PLANNER" cost "$T/cpa.json" --strategy "$T/cpx.plan" --cp-exchange "$e" > "$T/cpx-$e" 2> /dev/null
+done
+cpx() { jq "$2" "$T/cpx-$1"; }
+cpx_all=".communication_seconds + .communication_hidden_seconds"
+check "--cp-exchange ring, allgather, allgather-sync: the same seconds exchanged, ring hides more than allgather, allgather-sync none; the step in that order" \
+  '[ "$(jq -r .cluster.description.device.cp_exchange "$T/cpx.plan")" = ring ] &&
+   num_close "$(cpx ring .step_seconds)" "$(jq .cost.step_seconds "$T/cpx.plan")" &&
+   num_close "$(cpx allgather "$cpx_all")" "$(cpx ring "$cpx_all")" &&
+   num_close "$(cpx allgather-sync "$cpx_all")" "$(cpx ring "$cpx_all")" &&
+   [ "$(cpx allgather-sync .communication_hidden_seconds)" = 0 ] &&
+   awk -v r="$(cpx ring .communication_hidden_seconds)" -v a="$(cpx allgather .communication_hidden_seconds)" \
+     -v sr="$(cpx ring .step_seconds)" -v sa="$(cpx allgather .step_seconds)" -v ss="$(cpx allgather-sync .step_seconds)" \
+     "BEGIN { exit !(r > a && a > 0 && sr < sa && sa < ss) }"'
+"$PLANNER" search "$T/cpa.json" --cp-exchange p2p > /dev/null 2> "$T/err"
+check "--cp-exchange p2p: exit 2 naming the three exchanges" \
+  '[ $? -eq 2 ] && grep -q "cp-exchange: .p2p.: expected ring" "$T/err" && grep -q "allgather-sync" "$T/err"'
 check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, fc2 its input)" \
   '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
 check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head on the last stage" \
@@ -2483,18 +2504,18 @@ check "--framework with --top: exit 2 saying it plans alone" '[ $? -eq 2 ] && gr
 #     and an option given wins over the framework's default
 "$ZOO" gpt3-125m --layers 4 > "$T/fd.json"
 fd_bad=""
-# per framework: the cluster switches, --overlap-grad-reduce and --overlap-param-gather of its
-# defaults (H100: Transformer Engine's attention is cuDNN's on Hopper)
+# per framework: the cluster switches, --overlap-grad-reduce, --overlap-param-gather and
+# --cp-exchange of its defaults (H100: Transformer Engine's attention is cuDNN's on Hopper)
 declare -A fd_sw=(
-  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation fused --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
-  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|on|on"
-  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation autograd --param-shard fp32 --mask-kernel fused --batch-norm local|on|on"
+  [megatron]="--attention-kernel cudnn --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation fused --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off|ring"
+  [nemo]="--attention-kernel cudnn --loss-kernel fused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|on|on|ring"
+  [torchtitan]="--attention-kernel flash2 --loss-kernel unfused --loss-parallel vocab --grad-dtype fp32 --grad-reduce as-grad --grad-accumulation autograd --param-shard fp32 --mask-kernel fused --batch-norm local|on|on|allgather"
   [deepspeed]="--grad-accumulation autograd --param-shard param --batch-norm local|off|off"
   [megatron-deepspeed]="--loss-kernel unfused --loss-parallel vocab --grad-accumulation autograd --param-shard param --norm-kernel fused --mask-kernel fused --batch-norm local|off|off"
   [mindformers]="||")
 for fw in megatron nemo torchtitan deepspeed megatron-deepspeed mindformers; do
-  IFS='|' read -r sw ov pg <<< "${fd_sw[$fw]}"
-  jsw="${ov:+--overlap-grad-reduce $ov}${pg:+ --overlap-param-gather $pg}"
+  IFS='|' read -r sw ov pg cx <<< "${fd_sw[$fw]}"
+  jsw="${ov:+--overlap-grad-reduce $ov}${pg:+ --overlap-param-gather $pg}${cx:+ --cp-exchange $cx}"
   "$PLANNER" search "$T/fd.json" --cluster h100x8 --framework $fw -o "$T/fd-$fw.plan" > "$T/fd.out" 2>&1 ||
     { fd_bad="$fd_bad [$fw: search exit $?]"; continue; }
   # shellcheck disable=SC2086

@@ -316,6 +316,48 @@ for fw in megatron nemo torchtitan; do
 done
 check "search --tp-comm-overlap on, export, cost --from: stated, the same step, longer without it${tov_bad}" \
   '[ -z "$tov_bad" ]'
+# Context parallelism's exchange (--cp-exchange; docs/cost-model.md): each framework's default
+# priced by --framework (torchtitan's allgather, Transformer Engine's p2p ring), one given kept,
+# export states it with the framework's word, cost --from reads it back and prices the plan's
+# own step; torchtitan's FSDP runs over the context-parallel ranks (dp 1, cp 8: ZeRO 3 read back)
+"$ZOO" llama2-7b --layers 2 --seq 8192 --batch 8 --hidden 1024 --heads 8 --kv-heads 8 --ffn 2816 \
+  --attention fused > "$T/cpx.json"
+cpx_bad=""
+for c in 'torchtitan::allgather:^context_parallel_rotate_method = "allgather"$' \
+  'torchtitan:ring:ring:^context_parallel_rotate_method = "alltoall"$' \
+  'megatron::ring:^--cp-comm-type p2p' \
+  'megatron:allgather-sync:allgather-sync:^--cp-comm-type all_gather' \
+  'nemo:allgather-sync:allgather-sync:^  cp_comm_type: all_gather$'; do
+  IFS=: read -r fw given want stated <<< "$c"
+  x="$T/cpx-$fw-$given"
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$T/cpx.json" --cluster h100x8 --framework "$fw" --tp 1 --cp 8 \
+    ${given:+--cp-exchange $given} -o "$x.ckpt" > /dev/null 2>&1 &&
+    [ "$(jq -r .cluster.description.device.cp_exchange "$x.ckpt")" = "$want" ] &&
+    "$PLANNER" export "$x.ckpt" --to "$fw" -o "$x.cfg" > /dev/null 2>&1 &&
+    grep -q -- "$stated" "$x.cfg" &&
+    "$PLANNER" cost "$T/cpx.json" --from "$fw" "$x.cfg" --cluster h100x8 > "$x.cost" 2> "$x.err" &&
+    grep -q -- "--cp-exchange $want" "$x.err" &&
+    num_close "$(jq .step_seconds "$x.cost")" "$(jq .cost.step_seconds "$x.ckpt")" ||
+    cpx_bad="$cpx_bad [$fw ${given:-default}]"
+done
+check "--cp-exchange: the framework's default or the one given, exported in its words, read back by cost --from at the plan's step${cpx_bad}" \
+  '[ -z "$cpx_bad" ]'
+"$PLANNER" search "$T/cpx.json" --cluster h100x8 --framework torchtitan --tp 1 --cp 8 \
+  --cp-exchange allgather-sync -o "$T/cpx-none.ckpt" > /dev/null 2> "$T/err"
+check "search --framework torchtitan --cp-exchange allgather-sync (Transformer Engine's, not PyTorch's): exit 3, nothing written" \
+  '[ $? -eq 3 ] && [ ! -e "$T/cpx-none.ckpt" ]'
+"$PLANNER" export "$T/cpx-torchtitan-.ckpt" --to megatron > /dev/null 2> "$T/err"
+check "export --to megatron of a plan priced with PyTorch's allgather exchange: exit 2 naming the switch" \
+  '[ $? -eq 2 ] && grep -q "cp-exchange allgather, which --cp-comm-type does not run" "$T/err"'
+sed 's/^--cp-comm-type p2p/--cp-comm-type a2a/' "$T/cpx-megatron-.cfg" > "$T/cpx-a2a.cfg"
+"$PLANNER" cost "$T/cpx.json" --from megatron "$T/cpx-a2a.cfg" --cluster h100x8 > /dev/null 2> "$T/err"
+check "cost --from megatron --cp-comm-type a2a (heads exchanged, Ulysses' layout): exit 2 naming the file, line and the words it takes" \
+  '[ $? -eq 2 ] && grep -q "cpx-a2a.cfg:[0-9]*: --cp-comm-type a2a: expected p2p or all_gather" "$T/err"'
+"$PLANNER" search "$T/cpx.json" --cluster h100x8 --tp 1 --cp 8 --zero 0 -o "$T/cpx-z0.ckpt" > /dev/null 2>&1
+"$PLANNER" export "$T/cpx-z0.ckpt" --to torchtitan > /dev/null 2> "$T/err"
+check "export --to torchtitan of ZeRO 0 with context parallelism (torchtitan's FSDP always runs over the cp ranks): exit 2 saying so" \
+  '[ $? -eq 2 ] && grep -q "ZeRO 0 with context parallelism" "$T/err"'
 # --overlap-param-gather at ZeRO 1 (Megatron's distributed optimizer: Megatron-LM's
 # --overlap-param-gather, off; Megatron-Bridge's ddp.overlap_param_gather, on): the step's
 # all-gather of updated weights. Megatron-LM's validate_args takes it only with

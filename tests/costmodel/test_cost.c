@@ -1219,6 +1219,37 @@ static void fp8_cluster_round_trip(void **state)
 	assert_true(back.fp8_peak_flops == 0 && back.gemm_fp8 == 0);
 }
 
+/* Context parallelism's exchange: each of the three names set and read
+ * back through the checkpoint's cluster, a cluster without the key a ring,
+ * anything else refused naming the setting and the choices. */
+static void cp_exchange_round_trip(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"ring", "allgather", "allgather-sync"};
+	pl_cluster c, back;
+	pl_err err;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+		assert_int_equal(c.cp_exchange, PL_CP_RING);
+		assert_int_equal(pl_cluster_set_cp_exchange(&c, names[i], "test", &err), PL_OK);
+		assert_int_equal(c.cp_exchange, i);
+		cJSON *j = pl_cluster_to_json(&c);
+		assert_non_null(j);
+		assert_int_equal(pl_cluster_from_json(&back, j, "ckpt", &err), PL_OK);
+		cJSON_Delete(j);
+		assert_string_equal(pl_cluster_cp_exchange_name(&back), names[i]);
+	}
+	assert_int_equal(pl_cluster_set_cp_exchange(&c, "p2p", "--cp-exchange", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--cp-exchange: 'p2p': expected ring"));
+	assert_non_null(strstr(err.msg, "allgather-sync"));
+	char *p = write_tmp("{\"format\":\"planner.cluster/1\",\"nodes\":1,\"devices_per_node\":8,"
+	                    "\"device\":{\"name\":\"H100-SXM5-80GB\",\"cp_exchange\":\"a2a\"}}");
+	assert_int_equal(pl_cluster_load_file(&c, p, &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "device.cp_exchange: 'a2a'"));
+	unlink(p);
+	free(p);
+}
+
 /* Memory and time of a small model under FP8 against a hand count, on one
  * device: x[64,1024] -> fc1 (w1 [1024,1024]) -> h -> fc2 (w2 [1024,512]) ->
  * z -> head (w3 [512,10]) -> loss, bf16. fc1 and fc2 are linear layers run in
@@ -1417,6 +1448,7 @@ int main(void)
 	    cmocka_unit_test(fp8_gemm_curve),
 	    cmocka_unit_test(fp8_refused_without_tensor_cores),
 	    cmocka_unit_test(fp8_cluster_round_trip),
+	    cmocka_unit_test(cp_exchange_round_trip),
 	    cmocka_unit_test(fp8_memory_by_hand),
 	    cmocka_unit_test(tp_overlap_by_hand),
 	    cmocka_unit_test(cluster_file),
