@@ -371,11 +371,17 @@ def virtual_stages(r):
     """the model chunks a pipeline rank holds: the row's, else torchtitan's
     default for its multi-stage schedules (Interleaved 1F1B): 2 a rank
     (generate_split_points: "num_stages_per_rank = 2" where no split is
-    given, pipelining_utils.py of the rows' Dec 2024 commits), else 1"""
+    given, pipelining_utils.py of the rows' Dec 2024 commits), None (the
+    search's) for an interleaved schedule of a count not stated, else 1"""
     if r["vp"]:
         return r["vp"]
     if r["framework"] == "torchtitan" and "schedule Interleaved 1F1B" in r["notes"]:
         return "2"
+    if "modified interleaved schedule (stage count per rank not in the table)" in r["notes"]:
+        # interleaved, by how many chunks a rank the source does not say
+        # (the Llama 3 paper's table 4): the search's choice, as for any
+        # setting a row leaves out
+        return None
     return "1"
 
 
@@ -578,7 +584,8 @@ def search_args(r):
     a += ["--dp", str(integer(r, "dp") or gpus // (tp * pp * cp))]
     if micro_batch_size(r):
         a += ["--micro-batch-size", str(micro_batch_size(r))]
-    a += ["--virtual-stages", virtual_stages(r)]
+    if virtual_stages(r):
+        a += ["--virtual-stages", virtual_stages(r)]
     zero = {"full_shard": "3", "hybrid_shard": "3", "shard_grad_op": "2"}.get(r["fsdp"])
     if zero == "3" and r["framework"] == "torchtitan" and pp > 1:
         # torchtitan's FSDP under pipeline stages does not reshard after

@@ -391,21 +391,30 @@ void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *
 	         PL_BAND_RUNS, PL_BAND_LO, PL_BAND_HI);
 }
 
+/* The index of v among the n names, or -1 */
+static int name_index(const char *const *names, int n, const char *v)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	return -1;
+}
+
 static const char *const grad_dtype_names[PL_GRAD_DTYPES] = {
     [PL_GRAD_FP32] = "fp32", [PL_GRAD_PARAM] = "param", [PL_GRAD_PARAM_FP32] = "param+fp32"};
 
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
 {
-	for (int i = 0; i < PL_GRAD_DTYPES; i++)
-		if (!strcmp(dtype, grad_dtype_names[i])) {
-			c->grad_dtype = (pl_grad_dtype)i;
-			return PL_OK;
-		}
-	return pl_err_set(err, PL_EINVAL,
-	                  "%s: '%s': expected fp32 (16-bit params' gradients accumulated and "
-	                  "reduced in fp32), param (in the params' own dtype) or param+fp32 (in "
-	                  "the params' dtype, added into a whole fp32 gradient that is reduced)",
-	                  what, dtype);
+	int i = name_index(grad_dtype_names, PL_GRAD_DTYPES, dtype);
+	if (i < 0)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s: '%s': expected fp32 (16-bit params' gradients accumulated and "
+		    "reduced in fp32), param (in the params' own dtype) or param+fp32 (in "
+		    "the params' dtype, added into a whole fp32 gradient that is reduced)",
+		    what, dtype);
+	c->grad_dtype = (pl_grad_dtype)i;
+	return PL_OK;
 }
 
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
@@ -413,25 +422,26 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
 	return grad_dtype_names[c->grad_dtype];
 }
 
-static const char *const cp_exchange_names[PL_CP_EXCHANGES] = {[PL_CP_RING] = "ring",
-                                                               [PL_CP_ALLGATHER] = "allgather",
-                                                               [PL_CP_ALLGATHER_SYNC] =
-                                                                   "allgather-sync"};
+static const char *const cp_exchange_names[PL_CP_EXCHANGES] = {
+    [PL_CP_RING] = "ring",
+    [PL_CP_ALLGATHER] = "allgather",
+    [PL_CP_ALLGATHER_SYNC] = "allgather-sync",
+};
 
 pl_status pl_cluster_set_cp_exchange(pl_cluster *c, const char *how, const char *what, pl_err *err)
 {
-	for (int i = 0; i < PL_CP_EXCHANGES; i++)
-		if (!strcmp(how, cp_exchange_names[i])) {
-			c->cp_exchange = (pl_cp_exchange)i;
-			return PL_OK;
-		}
-	return pl_err_set(err, PL_EINVAL,
-	                  "%s: '%s': expected ring (K/V chunks passed round the ranks beside "
-	                  "each block's kernel: Transformer Engine's p2p), allgather (all-gathered "
-	                  "beside the first block: PyTorch's context_parallel, torchtitan) or "
-	                  "allgather-sync (all-gathered before the attention: Transformer "
-	                  "Engine's all_gather)",
-	                  what, how);
+	int i = name_index(cp_exchange_names, PL_CP_EXCHANGES, how);
+	if (i < 0)
+		return pl_err_set(
+		    err, PL_EINVAL,
+		    "%s: '%s': expected ring (K/V chunks passed round the ranks beside "
+		    "each block's kernel: Transformer Engine's p2p), allgather "
+		    "(all-gathered beside the first block: PyTorch's context_parallel, "
+		    "torchtitan) or allgather-sync (all-gathered before the attention: "
+		    "Transformer Engine's all_gather)",
+		    what, how);
+	c->cp_exchange = (pl_cp_exchange)i;
+	return PL_OK;
 }
 
 const char *pl_cluster_cp_exchange_name(const pl_cluster *c)
