@@ -1294,6 +1294,10 @@ void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 	    .nodes = pl_json_int(cl, "nodes", 1, 0, BIG),
 	    .devices_per_node = pl_json_int(cl, "devices_per_node", 0, 0, BIG),
 	    .cluster_desc = cJSON_GetObjectItemCaseSensitive(cl, "description"),
+	    .cp_exchange =
+	        view_str(cJSON_GetObjectItemCaseSensitive(
+	                     cJSON_GetObjectItemCaseSensitive(cl, "description"), "device"),
+	                 "cp_exchange", NULL),
 	    .mode = view_str(se, "mode", NULL),
 	    .optimal = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(se, "optimal")),
 	    .why = view_str(se, "why", NULL),
@@ -1305,7 +1309,8 @@ void pl_ckpt_view_read(const cJSON *root, pl_ckpt_view *v)
 	    .memory_limit = view_num(se, "memory_limit_bytes"),
 	    .per_op_step_s = view_num(se, "per_op_step_seconds"),
 	    .groups_param = view_str(root, "groups_param", NULL),
-	    .has_groups_exceptions = cJSON_GetObjectItemCaseSensitive(root, "groups_exceptions") != NULL,
+	    .has_groups_exceptions =
+	        cJSON_GetObjectItemCaseSensitive(root, "groups_exceptions") != NULL,
 	};
 	view_cost(cJSON_GetObjectItemCaseSensitive(root, "cost"), v);
 	view_pipeline(root, cJSON_GetObjectItemCaseSensitive(root, "pipeline"), v);

@@ -133,6 +133,9 @@ typedef struct pl_ckpt_view {
 	int devices, nodes, devices_per_node; /* 0, 1, 0 when absent */
 	const cJSON *cluster_desc; /* cluster.description (planner.cluster/1, its own
 	                            * reader: topology's), NULL when absent */
+	/* cluster.description.device.cp_exchange: how context parallelism
+	 * exchanges keys and values (NULL when absent: a ring) */
+	const char *cp_exchange;
 	/* pipeline (has_pipeline: the block exists; pp_is_object: it is an object) */
 	int has_pipeline, pp_is_object;
 	int stages, micro_batches; /* 1 when absent */

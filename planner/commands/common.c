@@ -565,8 +565,9 @@ static void print_groups(const pl_ckpt_doc *d, FILE *out)
 		int n = arrs[5]->n;
 		fprintf(out,
 		        "dp degree %d, cp degree %d (%d group%s; gradients reduced over dp x cp, "
-		        "%d ranks)",
-		        dpcp / cp, cp, n, n == 1 ? "" : "s", dpcp);
+		        "%d ranks; --cp-exchange %s)",
+		        dpcp / cp, cp, n, n == 1 ? "" : "s", dpcp,
+		        d->v.cp_exchange ? d->v.cp_exchange : "ring");
 	} else {
 		print_degree(out, "", "dp", arrs[0]);
 	}
