@@ -928,6 +928,46 @@ static void test_gemm_dtype(void **state)
 	planner_ctx_free(ctx);
 }
 
+/* cp_exchange: set, read back, recorded in the plan's cluster (what
+ * planner cost reprices with); a framework's own exchange where unset
+ * (torchtitan: PyTorch's all-gather), the one set kept; a name that is none
+ * of them refused naming the key */
+static void test_cp_exchange(void **state)
+{
+	(void)state;
+	static const char *const set_to[] = {NULL, "allgather-sync", NULL},
+	                         *fw[] = {NULL, NULL, "torchtitan"},
+	                         *want[] = {"ring", "allgather-sync", "allgather"};
+	for (int i = 0; i < 3; i++) {
+		planner_ctx *ctx = planner_ctx_new();
+		set(ctx, "device_num", "4");
+		if (set_to[i])
+			set(ctx, "cp_exchange", set_to[i]);
+		if (fw[i])
+			set(ctx, "framework", fw[i]);
+		assert_string_equal(planner_get_auto_parallel_context(ctx, "cp_exchange"),
+		                    set_to[i] ? set_to[i] : "");
+		planner_graph *g = bf16_mlp(ctx);
+		planner_plan *p = NULL;
+		ok(ctx, planner_plan_new(ctx, g, &p));
+		cJSON *ck = cJSON_Parse(planner_plan_json(p));
+		const cJSON *dev = cJSON_GetObjectItem(
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"),
+		    "device");
+		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "cp_exchange")),
+		                    want[i]);
+		cJSON_Delete(ck);
+		planner_plan_free(p);
+		planner_graph_free(g);
+		planner_ctx_free(ctx);
+	}
+	planner_ctx *ctx = planner_ctx_new();
+	assert_int_equal(planner_set_auto_parallel_context(ctx, "cp_exchange", "p2p"),
+	                 PLANNER_EINVAL);
+	has_msg(ctx, "cp_exchange");
+	planner_ctx_free(ctx);
+}
+
 /* An overlap key of the context (tp_comm_overlap, overlap_param_gather), set
  * off and on beside the n settings given: the plan is ranked without the
  * overlap, so the same plan comes back, its step shorter and its checkpoint
@@ -1384,15 +1424,25 @@ static void test_lifetimes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_context_keys),        cmocka_unit_test(test_context_keys_documented),
-	    cmocka_unit_test(test_built_equals_loaded), cmocka_unit_test(test_unknown_keys_not_kept),
-	    cmocka_unit_test(test_checkpoint_files), cmocka_unit_test(test_annotation_in_code),
-	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_mindformers_keys),
-	    cmocka_unit_test(test_training),         cmocka_unit_test(test_errors),
-	    cmocka_unit_test(test_null_arguments),   cmocka_unit_test(test_bounds),
-	    cmocka_unit_test(test_nonfinite_loss),   cmocka_unit_test(test_lifetimes),
-	    cmocka_unit_test(test_cost_and_export),  cmocka_unit_test(test_framework),
-	    cmocka_unit_test(test_gemm_dtype),       cmocka_unit_test(test_same_plan_as_search),
+	    cmocka_unit_test(test_context_keys),
+	    cmocka_unit_test(test_context_keys_documented),
+	    cmocka_unit_test(test_built_equals_loaded),
+	    cmocka_unit_test(test_unknown_keys_not_kept),
+	    cmocka_unit_test(test_checkpoint_files),
+	    cmocka_unit_test(test_annotation_in_code),
+	    cmocka_unit_test(test_groups),
+	    cmocka_unit_test(test_mindformers_keys),
+	    cmocka_unit_test(test_training),
+	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_null_arguments),
+	    cmocka_unit_test(test_bounds),
+	    cmocka_unit_test(test_nonfinite_loss),
+	    cmocka_unit_test(test_lifetimes),
+	    cmocka_unit_test(test_cost_and_export),
+	    cmocka_unit_test(test_framework),
+	    cmocka_unit_test(test_gemm_dtype),
+	    cmocka_unit_test(test_cp_exchange),
+	    cmocka_unit_test(test_same_plan_as_search),
 	    cmocka_unit_test(test_tp_comm_overlap),
 	    cmocka_unit_test(test_overlap_param_gather),
 	};
