@@ -575,6 +575,12 @@ def search_args(r):
     cp = integer(r, "cp", 1)
     if cp > 1:
         a += ["--cp", str(cp)]
+    if cp > 1 and "arxiv.org/abs/2407.21783" in r["source"]:
+        # the Llama 3 paper's context parallelism (section 3.3.2) all-gathers
+        # K and V, then computes the local queries' attention, the gather
+        # exposed: Transformer Engine's all_gather, whose docstring cites it
+        # ("KV all-gather between CP ranks is exposed")
+        a += ["--cp-exchange", "allgather-sync"]
     if cp > 1 and r["framework"] == "torchtitan":
         # PyTorch's context_parallel rotates K/V with an all-gather unless
         # told otherwise (_ContextParallelOptions.rotate_method ALL_GATHER;

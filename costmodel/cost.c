@@ -885,8 +885,9 @@ static uint32_t cp_ring_loops(const pl_graph *g, const pl_op *op, int slot)
  * V over n ranks can run beside (the cluster's pl_cp_exchange; K and V half
  * each): a ring, n - 1 of the n blocks of every forward run (twice when
  * recomputed) and of the backward; an asynchronous all-gather, the first
- * block of each forward run and, as the gradients still travel round the
- * ring, n - 1 of the backward's; a synchronous one, none. */
+ * block of each forward run and the whole backward (its K/V gathered again
+ * beside the first block, the gradients passed round the ring beside the
+ * other n - 1); a synchronous one, none. */
 static double cp_hide(const pl_problem *p, int op, const int64_t *split, int64_t n)
 {
 	if (n <= 1)
@@ -897,7 +898,7 @@ static double cp_hide(const pl_problem *p, int op, const int64_t *split, int64_t
 	double fwd = pt.fwd_s * (rc ? 2 : 1), rest = (double)(n - 1) / (double)n;
 	switch (p->c->cp_exchange) {
 	case PL_CP_RING: return 0.5 * (fwd + pt.bwd_s) * rest;
-	case PL_CP_ALLGATHER: return 0.5 * (fwd / (double)n + pt.bwd_s * rest);
+	case PL_CP_ALLGATHER: return 0.5 * (fwd / (double)n + pt.bwd_s);
 	case PL_CP_ALLGATHER_SYNC: return 0;
 	case PL_CP_EXCHANGES: break;
 	}
@@ -955,7 +956,11 @@ static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src, con
 	if (n <= 1)
 		return edge_book_layouts(p, src, dst, grad, rg, ft, times, bk);
 	double before = edge_book_layouts(p, src, start, start, rg, ft, times, bk);
-	double ring = edge_book_layouts(p, start, dst, grad, rg, ft, times, bk);
+	/* the backward exchanges the K/V chunks again beside their gradients'
+	 * (each framework keeps only its own chunk from the forward: Transformer
+	 * Engine's AttnFuncWithCPAndKVP2P and ...KVAllGather, PyTorch's
+	 * _templated_ring_attention_backward) */
+	double ring = edge_book_layouts(p, start, dst, grad, rg, ft + (rg ? 1 : 0), times, bk);
 	double x = pl_overlap_exposed(ring, 0, hide, PL_OVERLAP_SLOWDOWN);
 	if (bk)
 		bk->hidden_s += times * (ring - x);

@@ -908,8 +908,9 @@ check "... cost reproduces its step and the ring's hidden seconds" \
   '[ "$(jq -c "[.step_seconds, .communication_hidden_seconds]" "$T/c")" = "$(jq -c "[.cost.step_seconds, .cost.communication_hidden_seconds]" "$T/cpa.plan")" ] &&
    [ "$(jq ".cost.communication_hidden_seconds > 0" "$T/cpa.plan")" = true ]'
 # --cp-exchange: one plan (cp 8) priced under each exchange by cost over its own: the exchange's
-# seconds (exposed + hidden) the same, the ring hides most, PyTorch's all-gather (the first block
-# of each forward) less, Transformer Engine's blocking all-gather none; recorded in the cluster
+# seconds (exposed + hidden) the same; the ring hides most here (n - 1 of 8 blocks forward and
+# backward), PyTorch's all-gather less (one block forward, the backward), Transformer Engine's
+# blocking all-gather none; recorded in the cluster
 "$PLANNER" search "$T/cpa.json" --cluster h100x8:1 --tp 1 --cp 8 -o "$T/cpx.plan" > /dev/null 2>&1
 for e in ring allgather allgather-sync; do
   "$PLANNER" cost "$T/cpa.json" --strategy "$T/cpx.plan" --cp-exchange "$e" > "$T/cpx-$e" 2> /dev/null
