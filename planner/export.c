@@ -264,12 +264,6 @@ static const char *te_attention(const pl_cluster *cl)
 	return "flash2";
 }
 
-/* The keys a framework's configuration states a pricing switch with (the
- * same switches fw_pricing defaults): a flag (store_true: present, `yes`;
- * absent, the framework's default) or a boolean key (true `yes`, false
- * `no`). export writes the plan's value; cost --from reads it, and a switch
- * no key states is the framework's default. Every key is in the framework's
- * published list (tests/fixtures/frameworks/). */
 /* A key whose value names one of several choices: the framework's word and
  * the option's value it reads as (NULL-terminated) */
 typedef struct fw_choice {
@@ -303,6 +297,12 @@ static const char *choice_word(const fw_choice *ch, const char *v)
 	return NULL;
 }
 
+/* The keys a framework's configuration states a pricing switch with (the
+ * same switches fw_pricing defaults): a flag (store_true: present, `yes`;
+ * absent, the framework's default), a boolean key (true `yes`, false
+ * `no`) or a key of words (`choices`). export writes the plan's value; cost --from reads it, and a
+ * switch no key states is the framework's default. Every key is in the framework's published list
+ * (tests/fixtures/frameworks/). */
 static const struct fw_price_key {
 	int fw, sw;
 	const char *key;
@@ -2294,7 +2294,7 @@ static pl_status read_choice(const pl_fw_kvs *k, const struct fw_price_key *pk, 
 				                  where, line_of(k, pk->key), pk->key,
 				                  get_str(k, pk->key), exp,
 				                  got ? ", the same for every layer"
-				                      : " (the planner states no other exchange)");
+				                      : " (the planner states no other)");
 			}
 			got = v;
 		} else if (n) {
