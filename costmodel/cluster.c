@@ -391,12 +391,15 @@ void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *
 	         PL_BAND_RUNS, PL_BAND_LO, PL_BAND_HI);
 }
 
-/* The index of v among the n names, or -1 */
-static int name_index(const char *const *names, int n, const char *v)
+/* The index of v among the n names; -1 (err: what, v and expect) when it is
+ * none of them */
+static int name_index(const char *const *names, int n, const char *v, const char *expect,
+                      const char *what, pl_err *err)
 {
 	for (int i = 0; i < n; i++)
 		if (!strcmp(v, names[i]))
 			return i;
+	pl_err_set(err, PL_EINVAL, "%s: '%s': expected %s", what, v, expect);
 	return -1;
 }
 
@@ -405,16 +408,14 @@ static const char *const grad_dtype_names[PL_GRAD_DTYPES] = {
 
 pl_status pl_cluster_set_grad_dtype(pl_cluster *c, const char *dtype, const char *what, pl_err *err)
 {
-	int i = name_index(grad_dtype_names, PL_GRAD_DTYPES, dtype);
-	if (i < 0)
-		return pl_err_set(
-		    err, PL_EINVAL,
-		    "%s: '%s': expected fp32 (16-bit params' gradients accumulated and "
-		    "reduced in fp32), param (in the params' own dtype) or param+fp32 (in "
-		    "the params' dtype, added into a whole fp32 gradient that is reduced)",
-		    what, dtype);
-	c->grad_dtype = (pl_grad_dtype)i;
-	return PL_OK;
+	int i = name_index(grad_dtype_names, PL_GRAD_DTYPES, dtype,
+	                   "fp32 (16-bit params' gradients accumulated and reduced in fp32), param "
+	                   "(in the params' own dtype) or param+fp32 (in the params' dtype, added "
+	                   "into a whole fp32 gradient that is reduced)",
+	                   what, err);
+	if (i >= 0)
+		c->grad_dtype = (pl_grad_dtype)i;
+	return i >= 0 ? PL_OK : PL_EINVAL;
 }
 
 const char *pl_cluster_grad_dtype_name(const pl_cluster *c)
@@ -430,18 +431,15 @@ static const char *const cp_exchange_names[PL_CP_EXCHANGES] = {
 
 pl_status pl_cluster_set_cp_exchange(pl_cluster *c, const char *how, const char *what, pl_err *err)
 {
-	int i = name_index(cp_exchange_names, PL_CP_EXCHANGES, how);
-	if (i < 0)
-		return pl_err_set(
-		    err, PL_EINVAL,
-		    "%s: '%s': expected ring (K/V chunks passed round the ranks beside "
-		    "each block's kernel: Transformer Engine's p2p), allgather "
-		    "(all-gathered beside the first block: PyTorch's context_parallel, "
-		    "torchtitan) or allgather-sync (all-gathered before the attention: "
-		    "Transformer Engine's all_gather)",
-		    what, how);
-	c->cp_exchange = (pl_cp_exchange)i;
-	return PL_OK;
+	int i = name_index(cp_exchange_names, PL_CP_EXCHANGES, how,
+	                   "ring (K/V chunks passed round the ranks beside each block's kernel: "
+	                   "Transformer Engine's p2p), allgather (all-gathered beside the first "
+	                   "block: PyTorch's context_parallel, torchtitan) or allgather-sync "
+	                   "(all-gathered before the attention: Transformer Engine's all_gather)",
+	                   what, err);
+	if (i >= 0)
+		c->cp_exchange = (pl_cp_exchange)i;
+	return i >= 0 ? PL_OK : PL_EINVAL;
 }
 
 const char *pl_cluster_cp_exchange_name(const pl_cluster *c)

@@ -883,6 +883,29 @@ static planner_graph *bf16_mlp(planner_ctx *ctx)
 	return g;
 }
 
+/* The plan of ctx for the bf16 MLP as its checkpoint (the caller's,
+ * cJSON_Delete); ctx freed */
+static cJSON *mlp_plan_ckpt(planner_ctx *ctx)
+{
+	planner_graph *g = bf16_mlp(ctx);
+	planner_plan *p = NULL;
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	cJSON *ck = cJSON_Parse(planner_plan_json(p));
+	assert_non_null(ck);
+	planner_plan_free(p);
+	planner_graph_free(g);
+	planner_ctx_free(ctx);
+	return ck;
+}
+
+/* The checkpoint's cluster.description.device.key */
+static const char *ckpt_device(const cJSON *ck, const char *key)
+{
+	const cJSON *dev = cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"), "device");
+	return cJSON_GetStringValue(cJSON_GetObjectItem(dev, key));
+}
+
 static void test_gemm_dtype(void **state)
 {
 	(void)state;
@@ -895,21 +918,11 @@ static void test_gemm_dtype(void **state)
 			set(ctx, "gemm_dtype", "fp8");
 		assert_string_equal(planner_get_auto_parallel_context(ctx, "gemm_dtype"),
 		                    f8 ? "fp8" : "");
-		planner_graph *g = bf16_mlp(ctx);
-		planner_plan *p = NULL;
-		ok(ctx, planner_plan_new(ctx, g, &p));
-		cJSON *ck = cJSON_Parse(planner_plan_json(p));
-		const cJSON *dev = cJSON_GetObjectItem(
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"),
-		    "device");
-		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "gemm_dtype")),
-		                    f8 ? "fp8" : "param");
+		cJSON *ck = mlp_plan_ckpt(ctx);
+		assert_string_equal(ckpt_device(ck, "gemm_dtype"), f8 ? "fp8" : "param");
 		step[f8] = cJSON_GetNumberValue(
 		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cost"), "step_seconds"));
 		cJSON_Delete(ck);
-		planner_plan_free(p);
-		planner_graph_free(g);
-		planner_ctx_free(ctx);
 	}
 	assert_true(step[1] < step[0]); /* 16384 x 2048 x 8192 GEMMs on 4 devices: faster in FP8 */
 	planner_ctx *ctx = planner_ctx_new();
@@ -947,19 +960,9 @@ static void test_cp_exchange(void **state)
 			set(ctx, "framework", fw[i]);
 		assert_string_equal(planner_get_auto_parallel_context(ctx, "cp_exchange"),
 		                    set_to[i] ? set_to[i] : "");
-		planner_graph *g = bf16_mlp(ctx);
-		planner_plan *p = NULL;
-		ok(ctx, planner_plan_new(ctx, g, &p));
-		cJSON *ck = cJSON_Parse(planner_plan_json(p));
-		const cJSON *dev = cJSON_GetObjectItem(
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(ck, "cluster"), "description"),
-		    "device");
-		assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "cp_exchange")),
-		                    want[i]);
+		cJSON *ck = mlp_plan_ckpt(ctx);
+		assert_string_equal(ckpt_device(ck, "cp_exchange"), want[i]);
 		cJSON_Delete(ck);
-		planner_plan_free(p);
-		planner_graph_free(g);
-		planner_ctx_free(ctx);
 	}
 	planner_ctx *ctx = planner_ctx_new();
 	assert_int_equal(planner_set_auto_parallel_context(ctx, "cp_exchange", "p2p"),
