@@ -8,6 +8,7 @@
 #include "graph/parse.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -213,6 +214,35 @@ static void preset_list(char *buf, size_t n)
 		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", presets[i].name);
 }
 
+/* The preset base names: an exact name, or an "x8" preset's name with
+ * another count of GPUs a node after its 'x' (h100x4: one node of 4 H100s,
+ * the preset's GPU and links; *per_node set). -1: no preset; -2: an x8
+ * preset's name with a count that is not 1 to PL_MAX_DEVICES. */
+static int preset_index(const char *base, long long *per_node)
+{
+	for (int p = 0; p < pl_cluster_npresets(); p++)
+		if (!strcmp(base, presets[p].name))
+			return p;
+	const char *x = strrchr(base, 'x');
+	if (!x || !isdigit((unsigned char)x[1]))
+		return -1;
+	for (int p = 0; p < pl_cluster_npresets(); p++) {
+		const char *px = strrchr(presets[p].name, 'x');
+		if (!px || strcmp(px, "x8") ||
+		    (size_t)(px - presets[p].name) != (size_t)(x - base) ||
+		    strncmp(base, presets[p].name, (size_t)(x - base)))
+			continue;
+		char *end;
+		errno = 0;
+		long long g = strtoll(x + 1, &end, 10);
+		if (errno || *end || g < 1 || g > PL_MAX_DEVICES)
+			return -2;
+		*per_node = g;
+		return p;
+	}
+	return -1;
+}
+
 pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 {
 	char base[64];
@@ -234,18 +264,25 @@ pl_status pl_cluster_preset(pl_cluster *c, const char *name, pl_err *err)
 			    "to 1000000",
 			    name);
 	}
-	int p = 0;
-	while (p < pl_cluster_npresets() && strcmp(base, presets[p].name))
-		p++;
-	if (p == pl_cluster_npresets()) {
+	long long per_node = 0; /* 0: the preset's own */
+	int p = preset_index(base, &per_node);
+	if (p == -2)
+		return pl_err_set(err, PL_EINVAL,
+		                  "--cluster %s: the GPUs a node after 'x' must be an integer "
+		                  "from 1 to %d",
+		                  name, PL_MAX_DEVICES);
+	if (p < 0) {
 		char list[256];
 		preset_list(list, sizeof list);
 		return pl_err_set(err, PL_EINVAL,
 		                  "--cluster %s: not a file and not a preset (presets: %s, each "
-		                  "optionally ':NODES')",
+		                  "optionally ':NODES'; an x8 preset with another count of GPUs "
+		                  "a node, as h100x4)",
 		                  name, list);
 	}
 	presets[p].fill(c);
+	if (per_node)
+		c->devices_per_node = per_node;
 	if (nodes * c->devices_per_node > PL_MAX_DEVICES)
 		return pl_err_set(err, PL_EINVAL,
 		                  "--cluster %s: at most %d devices (%lld nodes of %lld)", name,

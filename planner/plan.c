@@ -952,8 +952,10 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 		snprintf(w, sizeof w, "%s: cluster.description", where);
 		return pl_cluster_from_json(cl, desc, w, err);
 	}
-	if (cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK)
-		return PL_OK;
+	/* a preset's name gives the GPU and links; the plan's own counts, where
+	 * it has them, the nodes (a name and counts that disagree: the counts,
+	 * which the plan was made for) */
+	int named = cJSON_IsString(name) && pl_cluster_preset(cl, name->valuestring, NULL) == PL_OK;
 	/* counts past the bound are refused before they become integers */
 	if (cJSON_IsNumber(dpn) && cJSON_IsNumber(nodes) && dpn->valuedouble >= 1 &&
 	    nodes->valuedouble >= 1) {
@@ -963,12 +965,16 @@ pl_status pl_plan_cluster(const cJSON *ck, const char *where, pl_cluster *cl, pl
 			                  "devices",
 			                  where, nodes->valuedouble, dpn->valuedouble,
 			                  PL_MAX_DEVICES);
-		pl_status st = pl_cluster_devices(cl, (int64_t)dpn->valuedouble, err);
+		pl_status st =
+		    named ? PL_OK : pl_cluster_devices(cl, (int64_t)dpn->valuedouble, err);
+		cl->devices_per_node = (int64_t)dpn->valuedouble;
 		cl->nodes = (int64_t)nodes->valuedouble;
 		if (cJSON_IsString(name))
 			snprintf(cl->name, sizeof cl->name, "%s", name->valuestring);
 		return st;
 	}
+	if (named)
+		return PL_OK;
 	if (cJSON_IsNumber(dev) && !(dev->valuedouble >= 1 && dev->valuedouble <= PL_MAX_DEVICES &&
 	                             dev->valuedouble == floor(dev->valuedouble)))
 		return pl_err_set(err, PL_EINVAL,

@@ -115,7 +115,9 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *   device_num                N >= 1: devices of the job (default 8); with
  *                             `cluster` unset, one node of N H100 SXM GPUs
  *   cluster                   a preset (h100x8, h200x8, a100x8, a100-80gx8,
- *                             dgx2-v100, cpu; with :NODES) or a
+ *                             dgx2-v100, cpu; with :NODES; an x8
+ *                             preset with another count of GPUs a
+ *                             node, as h100x4) or a
  *                             planner.cluster/1 file; its
  *                             device count must equal device_num if both set
  *   global_rank               0 <= R < device_num: this process's rank, the

@@ -195,6 +195,23 @@ check "a preset's node count past the largest exits 2 saying the range" \
   '[ $? -eq 2 ] && grep -q "node count after .:. must be an integer from 1 to 1000000" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --cluster nosuch > /dev/null 2> "$T/err"
 check "unknown preset exits 2 and lists presets" '[ $? -eq 2 ] && grep -q h100x8 "$T/err"'
+# an x8 preset with another count of GPUs a node: the same job as --devices
+# (one node of N H100s), and nodes of 4 A100s joined by the preset's links
+"$PLANNER" search "$T/mlp.json" --cluster h100x4 -o "$T/px4.plan" > /dev/null 2>&1
+"$PLANNER" search "$T/mlp.json" --devices 4 -o "$T/pd4.plan" > /dev/null 2>&1
+check "--cluster h100x4 is one node of 4 H100s, the plan --devices 4 finds" \
+  '[ "$(jq -c "[.cluster.nodes, .cluster.devices_per_node]" "$T/px4.plan")" = "[1,4]" ] &&
+   [ "$(jq -c "del(.cluster.name, .search.seconds, .created)" "$T/px4.plan" | md5sum)" = \
+     "$(jq -c "del(.cluster.name, .search.seconds, .created)" "$T/pd4.plan" | md5sum)" ]'
+"$PLANNER" search "$T/mlp.json" --cluster a100-80gx4:2 -o "$T/pa42.plan" > /dev/null 2>&1
+check "--cluster a100-80gx4:2 is two nodes of 4 A100-80GB" \
+  '[ "$(jq -c "[.cluster.nodes, .cluster.devices_per_node, .cluster.description.device.name]" "$T/pa42.plan")" = "[2,4,\"A100-SXM4-80GB\"]" ]'
+"$PLANNER" search "$T/mlp.json" --cluster h100x0 > /dev/null 2> "$T/err"
+check "an x8 preset with 0 GPUs a node exits 2 saying the range" \
+  '[ $? -eq 2 ] && grep -q "h100x0: the GPUs a node after .x. must be an integer from 1 to 1048576" "$T/err"'
+"$PLANNER" search "$T/mlp.json" --cluster dgx2-v100x4 > /dev/null 2> "$T/err"
+check "only the x8 presets take another count of GPUs a node" \
+  '[ $? -eq 2 ] && grep -q "dgx2-v100x4: not a file and not a preset" "$T/err"'
 "$PLANNER" search "$T/mlp.json" --mode nosuch > /dev/null 2> "$T/err"
 rc=$?
 # the list comes from the searchers' table; search --help and bench --help offer each of them
