@@ -36,6 +36,7 @@ Usage: benchmarks/bench_validation.py [--build DIR] [--out PREFIX]
 Writes PREFIX.jsonl (one object per row priced) and prints Markdown tables.
 """
 import argparse
+import atexit
 import concurrent.futures as cf
 import csv
 import json
@@ -44,6 +45,7 @@ import os
 import subprocess
 import sys
 import statistics
+import shutil
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -51,17 +53,38 @@ VAL = os.path.join(HERE, "validation")
 
 # Dense peak FLOP/s of the 16-bit tensor cores (datasheets: A100 312 TFLOP/s,
 # H100 SXM 989, H200 989), the preset each GPU is priced on, and the memory
-# of a variant the preset does not have (torchtitan's 500 W H100s with HBM2e)
+# and memory bandwidth of a variant the preset does not have: torchtitan's
+# 500 W H100s with HBM2e (94-96 GB), priced with the HBM2e H100 SXM5's 2.41
+# TB/s (the 94 GiB HBM2e part's specification as Ujeniya et al. 2026,
+# arXiv:2604.11391, list it; the preset's HBM3 part has 3.35 TB/s). Their
+# 500 W power limit is not priced: no published rate of that part
+HBM2E_BANDWIDTH = 2.41e12
 GPUS = {
     "A100-40GB": ("a100x8", 312e12),
     "A100-80GB": ("a100-80gx8", 312e12),
     "H100": ("h100x8", 989e12),
     "H100-80GB": ("h100x8", 989e12),
     "H100-SXM-80GB": ("h100x8", 989e12),
-    "H100-96GB-HBM2e": ("h100x8", 989e12, "96GiB"),
-    "H100-94GB-HBM2e": ("h100x8", 989e12, "94GiB"),
+    "H100-96GB-HBM2e": ("h100x8", 989e12, "96GiB", HBM2E_BANDWIDTH),
+    "H100-94GB-HBM2e": ("h100x8", 989e12, "94GiB", HBM2E_BANDWIDTH),
     "H200": ("h200x8", 989e12),
 }
+CLUSTER_DIR = tempfile.mkdtemp(prefix="bench_validation_")
+atexit.register(shutil.rmtree, CLUSTER_DIR, True)
+
+
+def cluster_file(preset, nodes, per_node, bandwidth):
+    """a cluster file of the preset's GPU (the fields left out keep the
+    H100's, planner.cluster/1) with another memory bandwidth"""
+    assert preset == "h100x8"
+    path = os.path.join(CLUSTER_DIR, f"{preset}-bw{bandwidth:.0f}-{nodes}x{per_node}.json")
+    if not os.path.exists(path):
+        with open(path + ".tmp", "w") as f:
+            json.dump({"format": "planner.cluster/1", "name": f"{preset}-hbm2e:{nodes}",
+                       "nodes": nodes, "devices_per_node": per_node,
+                       "device": {"memory_bandwidth": bandwidth}}, f)
+        os.replace(path + ".tmp", path)
+    return path
 HAGEMANN_TOKENS = 1 << 22
 # --tp-comm-overlap: price the rows whose recipe overlaps the tensor-parallel
 # collectives with the GEMMs with the planner's --tp-comm-overlap (off by
@@ -430,10 +453,17 @@ def norm_kernel(r):
     (RMSNorm._standard_forward: pow, mean, rsqrt, products, casts;
     src/scaling/core/nn/norm/rms_norm.py) unless the row ran the fused
     RMSNorm kernel of the FlashAttention repository (Hagemann et al.'s
-    'flash_attention2 + RMS kernel'); the other frameworks run fused norms
-    (Transformer Engine, apex, PyTorch's native layer_norm)"""
+    'flash_attention2 + RMS kernel'). torchtitan's train configs at
+    9dec370 set norm_type = "rmsnorm", its own RMSNorm module written as
+    PyTorch ops (torchtitan/models/norms.py: x.float(), pow, mean, rsqrt,
+    products, type_as), which only torch.compile fuses: a row whose stated
+    techniques leave torch.compile out ran it eagerly. The other frameworks
+    run fused norms (Transformer Engine, apex, PyTorch's native layer_norm)"""
     if "AA-Scaling" in r["framework_version"]:
         return "fused" if "RMS kernel" in r["notes"] else "unfused"
+    if (r["framework"] == "torchtitan" and "techniques:" in r["notes"]
+            and "compile" not in r["notes"]):
+        return "unfused"
     return "fused"
 
 
@@ -569,7 +599,12 @@ def stage_split(r):
 def search_args(r):
     gpus = integer(r, "gpus")
     preset = GPUS[r["gpu"]][0]
-    a = ["--cluster", f"{preset}:{max(1, -(-gpus // 8))}", "--tp", r["tp"], "--pp", r["pp"]]
+    # a job on part of a node: that many of the preset's GPUs on one node
+    # (an x8 preset with another count a node, as h100x4)
+    cluster = f"{preset[:-1]}{gpus}:1" if gpus < 8 else f"{preset}:{-(-gpus // 8)}"
+    if len(GPUS[r["gpu"]]) > 3:
+        cluster = cluster_file(preset, -(-gpus // 8), min(gpus, 8), GPUS[r["gpu"]][3])
+    a = ["--cluster", cluster, "--tp", r["tp"], "--pp", r["pp"]]
     if len(GPUS[r["gpu"]]) > 2:
         a += ["--memory-limit", GPUS[r["gpu"]][2]]
     cp = integer(r, "cp", 1)
