@@ -26,10 +26,11 @@
 
 /* FP8 GEMMs on H100 SXM (docs/cost-model.md, "FP8 GEMMs"): dense peak
  * 1979 TFLOP/s (NVIDIA H100 datasheet); the asymptote is the marginal rate of
- * TileLang's published FP8 GEMMs on H800 SXM (the H100's SMs and clocks),
- * M = N = 8192, K = 8192 -> 16384: 1.59 PFLOP/s = 0.804 of peak */
+ * cuBLASLt's FP8 GEMMs (what Transformer Engine calls) on random data as
+ * Azure publishes them for ND H100 v5, 16384^3 -> 32768^3: 1.383 PFLOP/s =
+ * 0.699 of peak */
 #define FP8_H100_PEAK 1.979e15
-#define FP8_H100_MAX  0.804
+#define FP8_H100_MAX  0.699
 
 static void gemm_curve(pl_cluster *c, double gemm_max)
 {
