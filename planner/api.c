@@ -825,20 +825,30 @@ static int plan_ok(const planner_plan *p)
 
 /* *out: a plan of the checkpoint *ck and its text *text (its typed view
  * read), which it then owns (both set to NULL); on failure they stay the
- * caller's */
+ * caller's. The view is read from the text parsed back, not from *ck:
+ * cJSON prints a double with 15 digits when they read back within an ulp,
+ * so a number can differ in its last bit between the two, and the plan's
+ * numbers are the text's wherever they are read. */
 static pl_status plan_wrap(planner_ctx *ctx, cJSON **ck, char **text, planner_plan **out)
 {
-	planner_plan *plan = pl_calloc(1, sizeof *plan);
-	if (!plan)
+	cJSON *back = cJSON_Parse(*text);
+	if (!back)
 		return pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
-	pl_status st = pl_ckpt_doc_read(*ck, &plan->doc, &ctx->err);
+	planner_plan *plan = pl_calloc(1, sizeof *plan);
+	if (!plan) {
+		cJSON_Delete(back);
+		return pl_err_set(&ctx->err, PL_ENOMEM, "out of memory");
+	}
+	pl_status st = pl_ckpt_doc_read(back, &plan->doc, &ctx->err);
 	if (st) {
 		pl_ckpt_doc_free(&plan->doc);
 		free(plan);
+		cJSON_Delete(back);
 		return st;
 	}
+	cJSON_Delete(*ck);
 	plan->tag = TAG_PLAN;
-	plan->ck = *ck;
+	plan->ck = back;
 	plan->json = *text;
 	plan->rank = get_ll(ctx, K_GLOBAL_RANK, 0);
 	*out = plan;

@@ -438,6 +438,13 @@ static void test_groups(void **state)
 	set(ctx, "device_num", "8");
 	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
 	has_msg(ctx, "device_num 8");
+	/* an x8 preset with another count of GPUs a node: 2 nodes of 4 A100s */
+	set(ctx, "cluster", "a100x4:2");
+	ok(ctx, planner_plan_new(ctx, g, &p));
+	planner_plan_free(p);
+	set(ctx, "device_num", "16");
+	assert_int_equal(planner_plan_new(ctx, g, &p), PLANNER_EINVAL);
+	has_msg(ctx, "device_num 16");
 	planner_graph_free(g);
 	planner_ctx_free(ctx);
 }
