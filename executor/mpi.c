@@ -265,9 +265,12 @@ static int wait_for(int rc, MPI_Request *q, const int64_t *members, int n, const
 enum { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_ALL_TO_ALL };
 
 /* Collective `kind` of count floats a rank (all_reduce in place in recv, of
- * their maximum when max, else their sum), its count checked for MPI's int */
-static int collective(pl_comm *c, int kind, const float *send, float *recv, size_t count, int max)
+ * their maximum when max, else their sum), its count checked for MPI's int;
+ * idx (the member) is not needed: a process is one member */
+static int collective(pl_comm *c, int idx, int kind, const float *send, float *recv, size_t count,
+                      int max)
 {
+	(void)idx;
 	static const char *const what[] = {"all_reduce", "all_gather", "reduce_scatter",
 	                                   "all_to_all"};
 	count_ok(c, count, what[kind]);
@@ -287,26 +290,22 @@ static int collective(pl_comm *c, int kind, const float *send, float *recv, size
 
 static int mpi_all_reduce(pl_comm *c, int idx, float *buf, size_t count, int max)
 {
-	(void)idx;
-	return collective(c, COLL_ALL_REDUCE, NULL, buf, count, max);
+	return collective(c, idx, COLL_ALL_REDUCE, NULL, buf, count, max);
 }
 
 static int mpi_all_gather(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
-	(void)idx;
-	return collective(c, COLL_ALL_GATHER, send, recv, count, 0);
+	return collective(c, idx, COLL_ALL_GATHER, send, recv, count, 0);
 }
 
 static int mpi_reduce_scatter(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
-	(void)idx;
-	return collective(c, COLL_REDUCE_SCATTER, send, recv, count, 0);
+	return collective(c, idx, COLL_REDUCE_SCATTER, send, recv, count, 0);
 }
 
 static int mpi_all_to_all(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
-	(void)idx;
-	return collective(c, COLL_ALL_TO_ALL, send, recv, count, 0);
+	return collective(c, idx, COLL_ALL_TO_ALL, send, recv, count, 0);
 }
 
 static int mpi_sum_host(pl_backend *b, double *buf, size_t n)

@@ -352,16 +352,24 @@ static const char *fw_default(int fw, int i, int64_t pp)
 	return fw_pricing[fw][i];
 }
 
+/* The framework a --framework option names, or -1 (err: the names expected) */
+static int framework_option(const char *framework, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	char nb[PL_EXPORT_NAMES_MAX];
+	if (fw < 0)
+		pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
+		           framework ? framework : "(missing)", pl_export_names(nb, sizeof nb));
+	return fw;
+}
+
 pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
                              pl_job_request *jr, cJSON **applied, pl_err *err)
 {
-	int fw = fw_parse(framework);
+	int fw = framework_option(framework, err);
 	*applied = NULL;
-	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
-		                  framework ? framework : "(missing)",
-		                  pl_export_names(nb, sizeof nb));
+		return PL_EINVAL;
 	static pl_status (*const set[PL_FW_PRICE_COUNT])(pl_cluster *, const char *, const char *,
 	                                                 pl_err *) = {
 	    [PL_FW_PRICE_ATTENTION] = pl_cluster_set_attention,
@@ -562,13 +570,10 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
                            const pl_job_request *jr, const char *framework, cJSON **ck,
                            double *seconds, pl_err *err)
 {
-	int fw = fw_parse(framework);
+	int fw = framework_option(framework, err);
 	*ck = NULL;
-	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
-		                  framework ? framework : "(missing)",
-		                  pl_export_names(nb, sizeof nb));
+		return PL_EINVAL;
 	const struct fw_space *sp = &fw_spaces[fw];
 	pl_job_request r = *jr;
 	r.all = 1;
