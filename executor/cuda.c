@@ -402,54 +402,69 @@ static int coll_start(pl_comm *cm, int idx, const float *send, float *recv, size
 	return 0;
 }
 
-static int cu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max)
+/* all_to_all as NCCL has it: a send and a receive of count floats with
+ * each member, in one group */
+static ncclResult_t nccl_all_to_all(const float *send, float *recv, size_t count, int n,
+                                    ncclComm_t nc, cudaStream_t s)
 {
+	ncclResult_t e = ncclGroupStart();
+	for (int k = 0; k < n && (e == ncclSuccess || e == ncclInProgress); k++) {
+		e = ncclSend(send + (size_t)k * count, count, ncclFloat, k, nc, s);
+		if (e == ncclSuccess || e == ncclInProgress)
+			e = ncclRecv(recv + (size_t)k * count, count, ncclFloat, k, nc, s);
+	}
+	ncclResult_t ge = ncclGroupEnd();
+	return e == ncclSuccess || e == ncclInProgress ? ge : e;
+}
+
+/* The backend's collectives, each one NCCL call on the member's stream */
+enum { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_ALL_TO_ALL };
+
+/* Collective `kind` of member idx, count floats a member (all_reduce in
+ * place in recv, of their maximum when max, else their sum; of none, only
+ * the run's failure seen) */
+static int collective(pl_comm *cm, int idx, int kind, const float *send, float *recv, size_t count,
+                      int max)
+{
+	static const char *const what[] = {"all_reduce", "all_gather", "reduce_scatter",
+	                                   "all_to_all"};
 	crank *r;
-	int st = count ? coll_start(cm, idx, buf, buf, count, &r) : cu_failed(cm->b) ? -1 : 1;
+	int st = count || kind != COLL_ALL_REDUCE ? coll_start(cm, idx, send, recv, count, &r)
+	         : cu_failed(cm->b)               ? -1
+	                                          : 1;
 	if (st)
 		return st < 0 ? -1 : 0;
-	return nccl_call(
-	    cm, idx,
-	    ncclAllReduce(buf, buf, count, ncclFloat, max ? ncclMax : ncclSum, cm->nc[idx], r->s),
-	    "all_reduce");
+	ncclComm_t nc = cm->nc[idx];
+	ncclResult_t e;
+	if (kind == COLL_ALL_REDUCE)
+		e = ncclAllReduce(send, recv, count, ncclFloat, max ? ncclMax : ncclSum, nc, r->s);
+	else if (kind == COLL_ALL_GATHER)
+		e = ncclAllGather(send, recv, count, ncclFloat, nc, r->s);
+	else if (kind == COLL_REDUCE_SCATTER)
+		e = ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, nc, r->s);
+	else
+		e = nccl_all_to_all(send, recv, count, cm->n, nc, r->s);
+	return nccl_call(cm, idx, e, what[kind]);
+}
+
+static int cu_all_reduce(pl_comm *cm, int idx, float *buf, size_t count, int max)
+{
+	return collective(cm, idx, COLL_ALL_REDUCE, buf, buf, count, max);
 }
 
 static int cu_all_gather(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
 {
-	crank *r;
-	int st = coll_start(cm, idx, send, recv, count, &r);
-	if (st)
-		return st < 0 ? -1 : 0;
-	return nccl_call(cm, idx, ncclAllGather(send, recv, count, ncclFloat, cm->nc[idx], r->s),
-	                 "all_gather");
+	return collective(cm, idx, COLL_ALL_GATHER, send, recv, count, 0);
 }
 
 static int cu_reduce_scatter(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
 {
-	crank *r;
-	int st = coll_start(cm, idx, send, recv, count, &r);
-	if (st)
-		return st < 0 ? -1 : 0;
-	return nccl_call(
-	    cm, idx, ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, cm->nc[idx], r->s),
-	    "reduce_scatter");
+	return collective(cm, idx, COLL_REDUCE_SCATTER, send, recv, count, 0);
 }
 
 static int cu_all_to_all(pl_comm *cm, int idx, const float *send, float *recv, size_t count)
 {
-	crank *r;
-	int st = coll_start(cm, idx, send, recv, count, &r);
-	if (st)
-		return st < 0 ? -1 : 0;
-	ncclResult_t e = ncclGroupStart();
-	for (int k = 0; k < cm->n && (e == ncclSuccess || e == ncclInProgress); k++) {
-		e = ncclSend(send + (size_t)k * count, count, ncclFloat, k, cm->nc[idx], r->s);
-		if (e == ncclSuccess || e == ncclInProgress)
-			e = ncclRecv(recv + (size_t)k * count, count, ncclFloat, k, cm->nc[idx],
-			             r->s);
-	}
-	ncclResult_t ge = ncclGroupEnd();
-	return nccl_call(cm, idx, e == ncclSuccess || e == ncclInProgress ? ge : e, "all_to_all");
+	return collective(cm, idx, COLL_ALL_TO_ALL, send, recv, count, 0);
 }
 
 /* ---- kernels ---- */

@@ -261,44 +261,51 @@ static int wait_for(int rc, MPI_Request *q, const int64_t *members, int n, const
 	}
 }
 
-static int mpi_all_reduce(pl_comm *c, int idx, float *buf, size_t count, int max)
+/* The backend's collectives, each a non-blocking MPI call waited for */
+enum { COLL_ALL_REDUCE, COLL_ALL_GATHER, COLL_REDUCE_SCATTER, COLL_ALL_TO_ALL };
+
+/* Collective `kind` of count floats a rank (all_reduce in place in recv, of
+ * their maximum when max, else their sum), its count checked for MPI's int;
+ * idx (the member) is not needed: a process is one member */
+static int collective(pl_comm *c, int idx, int kind, const float *send, float *recv, size_t count,
+                      int max)
 {
 	(void)idx;
-	count_ok(c, count, "all_reduce");
+	static const char *const what[] = {"all_reduce", "all_gather", "reduce_scatter",
+	                                   "all_to_all"};
+	count_ok(c, count, what[kind]);
 	MPI_Request q;
-	return wait_for(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT,
-	                               max ? MPI_MAX : MPI_SUM, c->comm, &q),
-	                &q, c->members, c->n, "all_reduce");
+	int n = (int)count, rc;
+	if (kind == COLL_ALL_REDUCE)
+		rc = MPI_Iallreduce(MPI_IN_PLACE, recv, n, MPI_FLOAT, max ? MPI_MAX : MPI_SUM,
+		                    c->comm, &q);
+	else if (kind == COLL_ALL_GATHER)
+		rc = MPI_Iallgather(send, n, MPI_FLOAT, recv, n, MPI_FLOAT, c->comm, &q);
+	else if (kind == COLL_REDUCE_SCATTER)
+		rc = MPI_Ireduce_scatter_block(send, recv, n, MPI_FLOAT, MPI_SUM, c->comm, &q);
+	else
+		rc = MPI_Ialltoall(send, n, MPI_FLOAT, recv, n, MPI_FLOAT, c->comm, &q);
+	return wait_for(rc, &q, c->members, c->n, what[kind]);
+}
+
+static int mpi_all_reduce(pl_comm *c, int idx, float *buf, size_t count, int max)
+{
+	return collective(c, idx, COLL_ALL_REDUCE, NULL, buf, count, max);
 }
 
 static int mpi_all_gather(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
-	(void)idx;
-	count_ok(c, count, "all_gather");
-	MPI_Request q;
-	return wait_for(
-	    MPI_Iallgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm, &q),
-	    &q, c->members, c->n, "all_gather");
+	return collective(c, idx, COLL_ALL_GATHER, send, recv, count, 0);
 }
 
 static int mpi_reduce_scatter(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
-	(void)idx;
-	count_ok(c, count, "reduce_scatter");
-	MPI_Request q;
-	return wait_for(
-	    MPI_Ireduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM, c->comm, &q), &q,
-	    c->members, c->n, "reduce_scatter");
+	return collective(c, idx, COLL_REDUCE_SCATTER, send, recv, count, 0);
 }
 
 static int mpi_all_to_all(pl_comm *c, int idx, const float *send, float *recv, size_t count)
 {
-	(void)idx;
-	count_ok(c, count, "all_to_all");
-	MPI_Request q;
-	return wait_for(
-	    MPI_Ialltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, c->comm, &q),
-	    &q, c->members, c->n, "all_to_all");
+	return collective(c, idx, COLL_ALL_TO_ALL, send, recv, count, 0);
 }
 
 static int mpi_sum_host(pl_backend *b, double *buf, size_t n)

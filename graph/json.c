@@ -167,6 +167,34 @@ static const char *skip_ws(const char *p, const char *end)
 	return p;
 }
 
+/* Past the '[' or '{' at *p and the white space after it: 1 with *p past
+ * `close` when the list is empty, else 0 with *p at its first item */
+static int list_open(const char **p, const char *end, char close)
+{
+	*p = skip_ws(*p + 1, end);
+	if (*p < end && **p == close) {
+		++*p;
+		return 1;
+	}
+	return 0;
+}
+
+/* After an item of a list closed by `close`, white space skipped: 1 with *p
+ * past the close when the list ends there, 0 with *p at the next item (past
+ * the ',' and white space), -1 when neither follows (not as JSON writes it) */
+static int list_next(const char **p, const char *end, char close)
+{
+	const char *q = skip_ws(*p, end);
+	if (q < end && *q == close) {
+		*p = q + 1;
+		return 1;
+	}
+	if (q >= end || *q != ',')
+		return -1;
+	*p = skip_ws(q + 1, end);
+	return 0;
+}
+
 /* The number at p as JSON's grammar writes it, at most 63 characters
  * (cJSON's buffer): its end and, in *x, its value as strtod reads it (not
  * checked: callers refuse what they do not take); NULL when it is none. */
@@ -475,27 +503,22 @@ static const char *valid_value(skipper *s, const char *p, int depth)
 	case '[':
 		if (depth + 1 > SKIP_DEPTH)
 			return NULL;
-		p = skip_ws(p + 1, end);
-		if (p < end && *p == ']')
-			return p + 1;
+		if (list_open(&p, end, ']'))
+			return p;
 		for (;;) {
 			if (!(p = valid_value(s, p, depth + 1)))
 				return NULL;
-			p = skip_ws(p, end);
-			if (p < end && *p == ']')
-				return p + 1;
-			if (p >= end || *p != ',')
-				return NULL;
-			p++;
+			int last = list_next(&p, end, ']');
+			if (last)
+				return last > 0 ? p : NULL;
 		}
 	case '{': {
 		if (depth + 1 > SKIP_DEPTH)
 			return NULL;
 		size_t base = s->nkeys;
 		const char *r = NULL;
-		p = skip_ws(p + 1, end);
-		if (p < end && *p == '}')
-			return p + 1;
+		if (list_open(&p, end, '}'))
+			return p;
 		for (;;) {
 			const char *k = p, *ke;
 			if (p >= end || *p != '"' || !(ke = valid_string(p, end, 1)))
@@ -514,14 +537,11 @@ static const char *valid_value(skipper *s, const char *p, int depth)
 			p = skip_ws(ke, end);
 			if (p >= end || *p != ':' || !(p = valid_value(s, p + 1, depth + 1)))
 				break;
-			p = skip_ws(p, end);
-			if (p < end && *p == '}') {
-				r = p + 1;
+			int last = list_next(&p, end, '}');
+			if (last) {
+				r = last > 0 ? p : NULL;
 				break;
 			}
-			if (p >= end || *p != ',')
-				break;
-			p = skip_ws(p + 1, end);
 		}
 		/* no key twice (check() says which, cJSON having built it) */
 		size_t n = s->nkeys - base;
@@ -605,23 +625,18 @@ static const char *walk(skipper *s, const char *p, const pl_json_shape *sh, char
 	if (!sh || p >= end || (*p != '{' && *p != '['))
 		return any_value(p, end);
 	if (*p == '[') {
-		p = skip_ws(p + 1, end);
-		if (p < end && *p == ']')
-			return p + 1;
+		if (list_open(&p, end, ']'))
+			return p;
 		for (;;) {
 			if (!(p = walk(s, p, sh->each, copy, depth + 1)) || s->oom)
 				return NULL;
-			p = skip_ws(p, end);
-			if (p < end && *p == ']')
-				return p + 1;
-			if (p >= end || *p != ',')
-				return NULL;
-			p++;
+			int last = list_next(&p, end, ']');
+			if (last)
+				return last > 0 ? p : NULL;
 		}
 	}
-	p = skip_ws(p + 1, end);
-	if (p < end && *p == '}')
-		return p + 1;
+	if (list_open(&p, end, '}'))
+		return p;
 	for (;;) {
 		const char *k = p, *ke = p < end && *p == '"' ? any_value(p, end) : NULL;
 		if (!ke)
@@ -657,12 +672,10 @@ static const char *walk(skipper *s, const char *p, const pl_json_shape *sh, char
 			return NULL;
 		if (s->oom)
 			return NULL;
-		p = skip_ws(ve, end);
-		if (p < end && *p == '}')
-			return p + 1;
-		if (p >= end || *p != ',')
-			return NULL;
-		p = skip_ws(p + 1, end);
+		p = ve;
+		int last = list_next(&p, end, '}');
+		if (last)
+			return last > 0 ? p : NULL;
 	}
 }
 

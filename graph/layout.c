@@ -88,22 +88,31 @@ static void base_layout(const pl_tensor *t, const pl_dimmap *m, const int *loop_
 	}
 }
 
+/* The layout of op's input i (or output i when output) under split, before
+ * any partial sums; la: each loop's device-matrix axis (-1: not split) */
+static void op_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
+                      int output, int i, int *la, pl_layout *out)
+{
+	pl_devmat dm;
+	pl_op_devmat(op, split, devices, &dm, la);
+	if (output)
+		base_layout(&g->tensors[op->out[i]], op->spec.out[i], la, split, &dm, out);
+	else
+		base_layout(&g->tensors[op->in[i]], op->spec.in[i], la, split, &dm, out);
+}
+
 void pl_op_input_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
                         int i, pl_layout *out)
 {
-	pl_devmat dm;
 	int la[PL_MAX_LOOPS];
-	pl_op_devmat(op, split, devices, &dm, la);
-	base_layout(&g->tensors[op->in[i]], op->spec.in[i], la, split, &dm, out);
+	op_layout(g, op, split, devices, 0, i, la, out);
 }
 
 void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *split, int64_t devices,
                          int i, pl_layout *out)
 {
-	pl_devmat dm;
 	int la[PL_MAX_LOOPS];
-	pl_op_devmat(op, split, devices, &dm, la);
-	base_layout(&g->tensors[op->out[i]], op->spec.out[i], la, split, &dm, out);
+	op_layout(g, op, split, devices, 1, i, la, out);
 	for (int l = 0; l < op->spec.nloops; l++)
 		if (la[l] >= 0 && op->spec.loop[l].kind == PL_LOOP_REDUCE)
 			out->partial |= 1u << la[l];
@@ -112,10 +121,8 @@ void pl_op_output_layout(const pl_graph *g, const pl_op *op, const int64_t *spli
 void pl_op_input_grad_layout(const pl_graph *g, const pl_op *op, const int64_t *split,
                              int64_t devices, int i, pl_layout *out)
 {
-	pl_devmat dm;
 	int la[PL_MAX_LOOPS];
-	pl_op_devmat(op, split, devices, &dm, la);
-	base_layout(&g->tensors[op->in[i]], op->spec.in[i], la, split, &dm, out);
+	op_layout(g, op, split, devices, 0, i, la, out);
 	uint32_t seen = 0;
 	for (int d = 0; d < out->rank; d++)
 		for (int k = 0; k < out->nmap[d]; k++)

@@ -352,16 +352,24 @@ static const char *fw_default(int fw, int i, int64_t pp)
 	return fw_pricing[fw][i];
 }
 
+/* The framework a --framework option names, or -1 (err: the names expected) */
+static int framework_option(const char *framework, pl_err *err)
+{
+	int fw = fw_parse(framework);
+	char nb[PL_EXPORT_NAMES_MAX];
+	if (fw < 0)
+		pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
+		           framework ? framework : "(missing)", pl_export_names(nb, sizeof nb));
+	return fw;
+}
+
 pl_status pl_export_defaults(const char *framework, unsigned given, pl_cluster *cl,
                              pl_job_request *jr, cJSON **applied, pl_err *err)
 {
-	int fw = fw_parse(framework);
+	int fw = framework_option(framework, err);
 	*applied = NULL;
-	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
-		                  framework ? framework : "(missing)",
-		                  pl_export_names(nb, sizeof nb));
+		return PL_EINVAL;
 	static pl_status (*const set[PL_FW_PRICE_COUNT])(pl_cluster *, const char *, const char *,
 	                                                 pl_err *) = {
 	    [PL_FW_PRICE_ATTENTION] = pl_cluster_set_attention,
@@ -562,13 +570,10 @@ pl_status pl_export_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts
                            const pl_job_request *jr, const char *framework, cJSON **ck,
                            double *seconds, pl_err *err)
 {
-	int fw = fw_parse(framework);
+	int fw = framework_option(framework, err);
 	*ck = NULL;
-	char nb[PL_EXPORT_NAMES_MAX];
 	if (fw < 0)
-		return pl_err_set(err, PL_EINVAL, "--framework %s: expected %s",
-		                  framework ? framework : "(missing)",
-		                  pl_export_names(nb, sizeof nb));
+		return PL_EINVAL;
 	const struct fw_space *sp = &fw_spaces[fw];
 	pl_job_request r = *jr;
 	r.all = 1;
@@ -1244,18 +1249,48 @@ static const char *rc_name(int r)
 	return pl_recompute_name(r);
 }
 
+/* The layer split Megatron-LM and NeMo state (split_form's), after the two
+ * refusals both make first: torchtitan's per-op recompute (`whose`
+ * selective recompute is the attention core's) and middle stages of
+ * different sizes (`ends`: what the framework states instead) */
+static pl_status megatron_split(out *o, const fw_config *c, const char *whose, const char *ends,
+                                int *form, int64_t *first, int64_t *mid, int64_t *last, pl_err *err)
+{
+	*form = split_form(c, first, mid, last);
+	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
+		REFUSE("selective-op recompute (torchtitan's per-op checkpointing): %s selective "
+		       "recompute is the attention core's",
+		       whose);
+	if (*form < 0)
+		REFUSE("its middle pipeline stages hold different numbers of layers; %s", ends);
+	return PL_OK;
+}
+
+/* Whether Megatron's virtual stages cut the layer split (form and its
+ * counts) unevenly: 1 when an uneven split's stages do not divide into vp
+ * chunks (chunks_divide), 2 when an even split's layers do not make pp x vp
+ * equal chunks, else 0 */
+static int chunks_uneven(const fw_config *c, int form, int64_t first, int64_t mid, int64_t last)
+{
+	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+		return 1;
+	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+		return 2;
+	return 0;
+}
+
 /* Megatron-LM (and the Megatron-DeepSpeed fork: mds) */
 static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 {
 	char b[24];
 	int64_t first, mid, last;
-	int form = split_form(c, &first, &mid, &last);
-	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
-		REFUSE("selective-op recompute (torchtitan's per-op checkpointing): Megatron's "
-		       "selective recompute is the attention core's");
-	if (form < 0)
-		REFUSE("its middle pipeline stages hold different numbers of layers; Megatron "
-		       "states the first and last stages' layers and splits the rest evenly");
+	int form;
+	pl_status st = megatron_split(o, c, "Megatron's",
+	                              "Megatron states the first and last stages' layers and "
+	                              "splits the rest evenly",
+	                              &form, &first, &mid, &last, err);
+	if (st)
+		return st;
 	if (c->ep > 1 && mds)
 		REFUSE("expert parallelism (ep %lld)", (long long)c->ep);
 	if (c->cp > 1 && mds)
@@ -1270,14 +1305,15 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		REFUSE("ZeRO %d with pipeline stages", c->zero);
 	if (mds && c->zero >= 2 && c->pp > 1)
 		REFUSE("ZeRO %d with DeepSpeed's pipeline engine (it takes ZeRO 0 or 1)", c->zero);
-	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+	int uneven = chunks_uneven(c, form, first, mid, last);
+	if (uneven == 1)
 		REFUSE("an uneven layer split (%lld first, %lld a middle stage, %lld last) with "
 		       "%lld virtual stages: Megatron gives each chunk of a stage 1/%lld of its "
 		       "layers (get_transformer_layer_offset), as the planner prices each chunk, "
 		       "and these do not divide",
 		       (long long)first, (long long)mid, (long long)last, (long long)c->vp,
 		       (long long)c->vp);
-	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+	if (uneven == 2)
 		REFUSE("%lld virtual stages of %lld pipeline stages: %lld layers do not split "
 		       "into that many equal chunks",
 		       (long long)c->vp, (long long)c->pp, (long long)c->layers);
@@ -1354,22 +1390,22 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 {
 	int64_t first, mid, last;
-	int form = split_form(c, &first, &mid, &last);
-	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
-		REFUSE("selective-op recompute (torchtitan's per-op checkpointing): NeMo's "
-		       "selective recompute is the attention core's");
-	if (form < 0)
-		REFUSE("its middle pipeline stages hold different numbers of layers; "
-		       "num_layers_in_first/last_pipeline_stage state the ends only");
+	int form;
+	pl_status st = megatron_split(o, c, "NeMo's",
+	                              "num_layers_in_first/last_pipeline_stage state the ends only",
+	                              &form, &first, &mid, &last, err);
+	if (st)
+		return st;
 	if (c->zero >= 2 && c->pp > 1)
 		REFUSE("ZeRO %d with pipeline stages", c->zero);
-	if (form && c->vp > 1 && !chunks_divide(c, first, mid, last))
+	int uneven = chunks_uneven(c, form, first, mid, last);
+	if (uneven == 1)
 		REFUSE("an uneven layer split (%lld first, %lld a middle stage, %lld last) with "
 		       "%lld virtual stages: each chunk of a stage holds 1/%lld of its layers "
 		       "(Megatron-LM's get_transformer_layer_offset), and these do not divide",
 		       (long long)first, (long long)mid, (long long)last, (long long)c->vp,
 		       (long long)c->vp);
-	if (!form && c->vp > 1 && (c->layers <= 0 || c->layers % (c->pp * c->vp)))
+	if (uneven == 2)
 		REFUSE("%lld layers in %lld x %lld equal chunks", (long long)c->layers,
 		       (long long)c->pp, (long long)c->vp);
 	if (c->vocab_emb_dp)

@@ -27,6 +27,7 @@
 #include <glpk.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,6 +653,19 @@ done:
 	return st;
 }
 
+/* Column j named, printf-style (the names read in a written program) */
+static void col_name(glp_prob *lp, int j, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void col_name(glp_prob *lp, int j, const char *fmt, ...)
+{
+	char name[64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof name, fmt, ap);
+	va_end(ap);
+	glp_set_col_name(lp, j, name);
+}
+
 /* Layer counts, for branch and bound under a memory limit: per op position
  * of a run of repeated layers and strategy, an integer column N = sum over
  * the layers of x[layer][s], the number of layers that use it. N changes no
@@ -702,9 +716,7 @@ static int add_counts(ilpctx *c, glp_prob *lp)
 				a[2] = cr[k].count;
 				a[3] = sk;
 				int j = glp_add_cols(lp, 1), row = glp_add_rows(lp, 1);
-				char name[64];
-				snprintf(name, sizeof name, "n%d_%d", op0, sk);
-				glp_set_col_name(lp, j, name);
+				col_name(lp, j, "n%d_%d", op0, sk);
 				glp_set_col_kind(lp, j, GLP_IV);
 				glp_set_col_bnds(lp, j, GLP_DB, 0, len);
 				ind[++len] = j;
@@ -1180,9 +1192,7 @@ static pl_status onehot_rows(ilpctx *c, glp_prob *lp, nzbuf *z, int timed)
 			if (!c->alive[v][k])
 				continue;
 			int j = xcol(c, v, k);
-			char name[64];
-			snprintf(name, sizeof name, "x%d_%d", v, k);
-			glp_set_col_name(lp, j, name);
+			col_name(lp, j, "x%d_%d", v, k);
 			glp_set_col_kind(lp, j, GLP_BV);
 			glp_set_obj_coef(
 			    lp, j,
@@ -1206,9 +1216,7 @@ static pl_status cost_edge_rows(ilpctx *c, glp_prob *lp, nzbuf *z, int e)
 	double top = 0;
 	for (int q = 0; q < ic->nr * ic->nc; q++)
 		top = fmax(top, ic->cost[q]);
-	char name[64];
-	snprintf(name, sizeof name, "r%d", e);
-	glp_set_col_name(lp, j, name);
+	col_name(lp, j, "r%d", e);
 	glp_set_col_bnds(lp, j, GLP_DB, 0, OBJ_SCALE * top);
 	glp_set_obj_coef(lp, j, ic->mult);
 	for (int b = 0; b < ic->nc; b++) {
@@ -1244,9 +1252,7 @@ static pl_status transport_rows(ilpctx *c, glp_prob *lp, nzbuf *z, int e)
 	for (int a = 0; a < ic->nr; a++)
 		for (int b = 0; b < ic->nc; b++) {
 			int j = ic->base + a * ic->nc + b;
-			char name[64];
-			snprintf(name, sizeof name, "y%d_%d_%d", e, a, b);
-			glp_set_col_name(lp, j, name);
+			col_name(lp, j, "y%d_%d_%d", e, a, b);
 			glp_set_col_bnds(lp, j, GLP_LO, 0, 0);
 			glp_set_obj_coef(lp, j, OBJ_SCALE * ic->mult * ic->cost[a * ic->nc + b]);
 			if (nz_add(z, first + a, j, 1.0) || nz_add(z, first + ic->nr + b, j, 1.0))

@@ -58,6 +58,13 @@ static int64_t *S(const recctx *c, int o)
 	return c->split + (size_t)o * PL_MAX_LOOPS;
 }
 
+/* op's split set to the problem's strategy k of op */
+static void take_strat(const recctx *c, int op, int k)
+{
+	int nl = c->p->g->ops[op].spec.nloops;
+	memcpy(S(c, op), c->p->strat[op] + (size_t)k * nl, sizeof(int64_t) * (size_t)nl);
+}
+
 /* Cost of op o's edges at split s against its active neighbours' current
  * splits, edge skip left out. */
 static double edge_cost_but(const recctx *c, int o, const int64_t *s, int skip)
@@ -200,8 +207,7 @@ static void repair_degrees(recctx *c, keyed *order)
 			}
 		}
 		if (best >= 0)
-			memcpy(S(c, op), p->strat[op] + (size_t)best * nl,
-			       sizeof(int64_t) * (size_t)nl);
+			take_strat(c, op, best);
 	}
 }
 
@@ -635,8 +641,7 @@ static int icm(recctx *c, const int *mult, double budget, double *mem)
 			}
 			if (best < 0)
 				continue;
-			memcpy(S(c, op), p->strat[op] + (size_t)best * nl,
-			       sizeof(int64_t) * (size_t)nl);
+			take_strat(c, op, best);
 			c->ver[op]++;
 			if (budget > 0)
 				*mem += mult[op] * (bm - m0);
@@ -785,9 +790,7 @@ static rec_outcome rec_plan(recctx *c, pl_problem *pu, const int64_t *primes, in
 			if (seed == 2) {
 				if (by_node(c, op, c->ord))
 					return REC_NOMEM;
-				memcpy(sp,
-				       p->strat[op] + (size_t)c->ord[0].op * g->ops[op].spec.nloops,
-				       sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+				take_strat(c, op, c->ord[0].op);
 				continue;
 			}
 			for (int l = 0; l < PL_MAX_LOOPS; l++)
@@ -917,10 +920,8 @@ static int pairs(recctx *c, const int *mult, double budget, double *mem)
 				}
 			if (bi < 0)
 				continue;
-			memcpy(S(c, s), p->strat[s] + (size_t)bi * nls,
-			       sizeof(int64_t) * (size_t)nls);
-			memcpy(S(c, d), p->strat[d] + (size_t)bj * nld,
-			       sizeof(int64_t) * (size_t)nld);
+			take_strat(c, s, bi);
+			take_strat(c, d, bj);
 			c->ver[s]++;
 			c->ver[d]++;
 			*mem += bdm;
@@ -974,8 +975,7 @@ static rec_outcome shrink(recctx *c, const int *mult, double budget, double *mem
 		}
 		if (bo < 0)
 			return REC_NOFIT;
-		int nl = g->ops[bo].spec.nloops;
-		memcpy(S(c, bo), p->strat[bo] + (size_t)bk * nl, sizeof(int64_t) * (size_t)nl);
+		take_strat(c, bo, bk);
 		c->ver[bo]++;
 		*mem -= bdm;
 		if (c->deadline > 0 && pl_now() > c->deadline)

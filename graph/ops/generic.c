@@ -166,6 +166,14 @@ pl_status pl__check_axis(const pl_op *op, const pl_tensor *x, int64_t dflt, int6
 	return PL_OK;
 }
 
+pl_status pl__check_index_dtype(const pl_tensor *x, const char *role, pl_err *err)
+{
+	if (x->dtype != PL_DT_INT32 && x->dtype != PL_DT_INT64)
+		return pl_err_set(err, PL_EINVAL, "%s '%s' must be int32 or int64, not %s", role,
+		                  x->name, pl_dtype_name(x->dtype));
+	return PL_OK;
+}
+
 int pl__loop_add(pl_op *op, int64_t size, pl_loopkind kind, int splittable)
 {
 	int l = op->spec.nloops++;

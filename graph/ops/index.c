@@ -12,11 +12,6 @@
  * indices' dimensions; data's axis stays whole (any position may be read). */
 #include "graph/ops/internal.h"
 
-static int integer(pl_dtype t)
-{
-	return t == PL_DT_INT32 || t == PL_DT_INT64;
-}
-
 pl_status pl__infer_argmax(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0);
@@ -65,9 +60,9 @@ void pl__work_argmax(const pl_graph *g, const pl_op *op, const int64_t *split, p
 pl_status pl__infer_onehot(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *ix = IN(g, op, 0);
-	if (!integer(ix->dtype))
-		return pl_err_set(err, PL_EINVAL, "indices '%s' must be int32 or int64, not %s",
-		                  ix->name, pl_dtype_name(ix->dtype));
+	pl_status st = pl__check_index_dtype(ix, "indices", err);
+	if (st)
+		return st;
 	if (ix->rank + 1 > PL_MAX_RANK)
 		return pl_err_set(err, PL_EINVAL,
 		                  "the output would have %d dimensions, at most %d are supported",
@@ -115,9 +110,8 @@ pl_status pl__infer_gather_elements(pl_graph *g, pl_op *op, pl_err *err)
 	pl_status st = pl__check_axis(op, x, 0, &axis, err);
 	if (st)
 		return st;
-	if (!integer(ix->dtype))
-		return pl_err_set(err, PL_EINVAL, "indices '%s' must be int32 or int64, not %s",
-		                  ix->name, pl_dtype_name(ix->dtype));
+	if ((st = pl__check_index_dtype(ix, "indices", err)))
+		return st;
 	int ok = ix->rank == x->rank;
 	for (int d = 0; ok && d < x->rank; d++)
 		ok = d == axis || ix->shape[d] == x->shape[d];

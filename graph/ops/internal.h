@@ -22,6 +22,9 @@ int64_t pl__norm_axis(int64_t axis, int rank);
 /* The op's `axis` attribute (dflt when absent) normalized for x, or an error. */
 pl_status pl__check_axis(const pl_op *op, const pl_tensor *x, int64_t dflt, int64_t *axis,
                          pl_err *err);
+/* PL_OK when x (an op's `role`: indices, labels) holds int32 or int64,
+ * else an error that says so. */
+pl_status pl__check_index_dtype(const pl_tensor *x, const char *role, pl_err *err);
 
 pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err);

@@ -131,9 +131,9 @@ pl_status pl__infer_sce(pl_graph *g, pl_op *op, pl_err *err)
 	if (x->rank < 1)
 		return pl_err_set(err, PL_EINVAL, "logits '%s' must have a class dimension",
 		                  x->name);
-	if (y->dtype != PL_DT_INT32 && y->dtype != PL_DT_INT64)
-		return pl_err_set(err, PL_EINVAL, "labels '%s' must be int32 or int64, not %s",
-		                  y->name, pl_dtype_name(y->dtype));
+	pl_status st = pl__check_index_dtype(y, "labels", err);
+	if (st)
+		return st;
 	int ok = y->rank == x->rank - 1;
 	for (int d = 0; ok && d < y->rank; d++)
 		ok = y->shape[d] == x->shape[d];

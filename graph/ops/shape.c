@@ -13,9 +13,8 @@ pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
 	pl_status st = pl__check_axis(op, x, 0, &axis, err);
 	if (st)
 		return st;
-	if (ix->dtype != PL_DT_INT32 && ix->dtype != PL_DT_INT64)
-		return pl_err_set(err, PL_EINVAL, "indices '%s' must be int32 or int64, not %s",
-		                  ix->name, pl_dtype_name(ix->dtype));
+	if ((st = pl__check_index_dtype(ix, "indices", err)))
+		return st;
 	/* constant indices (whose values the model gives) address the axis:
 	 * ONNX allows [-n, n - 1] */
 	for (int64_t i = 0; ix->values && i < pl_tensor_elems(ix); i++)

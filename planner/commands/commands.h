@@ -112,6 +112,14 @@ typedef struct pl_cli_common {
 	"--grad-reduce, --grad-accumulation, --param-shard, --norm-kernel, --mask-kernel,\n"       \
 	"--batch-norm, --stage-output, --gemm-dtype and --cp-exchange price the plan as for\n"     \
 	"'planner search' (over the cluster's own).\n"
+/* The option lines of search's and bench's help texts for an ONNX MODEL's
+ * import, and the help option's */
+#define PL_HELP_ONNX_OPTIONS                                                                       \
+	"  --batch N, --loss cross-entropy|none, --loss-axis 1|last|auto, --const PATTERN,\n"      \
+	"  --dropout auto|keep|drop\n"                                                             \
+	"                        a MODEL.onnx's batch, appended loss, constant initializers\n"     \
+	"                        and Dropout nodes (planner import --help)\n"                      \
+	"  -h, --help            this text\n"
 
 /* getopt codes of search's fixed degrees */
 enum {
