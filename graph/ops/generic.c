@@ -174,6 +174,20 @@ pl_status pl__check_index_dtype(const pl_tensor *x, const char *role, pl_err *er
 	return PL_OK;
 }
 
+pl_status pl__check_index_values(const pl_tensor *ix, const pl_tensor *x, int64_t axis, pl_err *err)
+{
+	int64_t n = x->shape[axis];
+	for (int64_t i = 0; ix->values && i < pl_tensor_elems(ix); i++)
+		if (!(ix->values[i] >= -(double)n && ix->values[i] <= (double)n - 1))
+			return pl_err_set(err, PL_EINVAL,
+			                  "constant indices '%s'[%lld] = %g: outside axis %lld of "
+			                  "'%s' (size %lld): expected -%lld to %lld",
+			                  ix->name, (long long)i, (double)ix->values[i],
+			                  (long long)axis, x->name, (long long)n, (long long)n,
+			                  (long long)n - 1);
+	return PL_OK;
+}
+
 int pl__loop_add(pl_op *op, int64_t size, pl_loopkind kind, int splittable)
 {
 	int l = op->spec.nloops++;

@@ -120,14 +120,8 @@ pl_status pl__infer_gather_elements(pl_graph *g, pl_op *op, pl_err *err)
 		                  "indices '%s' must have the dimensions of '%s' but axis %lld "
 		                  "(%d of them)",
 		                  ix->name, x->name, (long long)axis, x->rank);
-	for (int64_t i = 0; ix->values && i < pl_tensor_elems(ix); i++)
-		if (!(ix->values[i] >= -(double)x->shape[axis] &&
-		      ix->values[i] <= (double)x->shape[axis] - 1))
-			return pl_err_set(err, PL_EINVAL,
-			                  "constant indices '%s'[%lld] = %g: outside axis %lld of "
-			                  "'%s' (size %lld)",
-			                  ix->name, (long long)i, (double)ix->values[i],
-			                  (long long)axis, x->name, (long long)x->shape[axis]);
+	if ((st = pl__check_index_values(ix, x, axis, err)))
+		return st;
 	pl__set_out(g, op, 0, ix->rank, ix->shape, x->dtype);
 	g->tensors[op->out[0]].requires_grad = x->requires_grad;
 	for (int d = 0; d < x->rank; d++) {

@@ -25,6 +25,11 @@ pl_status pl__check_axis(const pl_op *op, const pl_tensor *x, int64_t dflt, int6
 /* PL_OK when x (an op's `role`: indices, labels) holds int32 or int64,
  * else an error that says so. */
 pl_status pl__check_index_dtype(const pl_tensor *x, const char *role, pl_err *err);
+/* PL_OK when every constant value of ix (none: indices computed at run time) addresses
+ * axis `axis` of x, as ONNX allows: -n to n - 1; else an error naming the first that does
+ * not. */
+pl_status pl__check_index_values(const pl_tensor *ix, const pl_tensor *x, int64_t axis,
+                                 pl_err *err);
 
 pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err);
 pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err);

@@ -15,18 +15,8 @@ pl_status pl__infer_gather(pl_graph *g, pl_op *op, pl_err *err)
 		return st;
 	if ((st = pl__check_index_dtype(ix, "indices", err)))
 		return st;
-	/* constant indices (whose values the model gives) address the axis:
-	 * ONNX allows [-n, n - 1] */
-	for (int64_t i = 0; ix->values && i < pl_tensor_elems(ix); i++)
-		if (!(ix->values[i] >= -(double)x->shape[axis] &&
-		      ix->values[i] <= (double)x->shape[axis] - 1))
-			return pl_err_set(
-			    err, PL_EINVAL,
-			    "constant indices '%s'[%lld] = %g: outside axis %lld of '%s' "
-			    "(size %lld): expected -%lld to %lld",
-			    ix->name, (long long)i, (double)ix->values[i], (long long)axis, x->name,
-			    (long long)x->shape[axis], (long long)x->shape[axis],
-			    (long long)x->shape[axis] - 1);
+	if ((st = pl__check_index_values(ix, x, axis, err)))
+		return st;
 	int rank = x->rank - 1 + ix->rank;
 	if (rank > PL_MAX_RANK)
 		return pl_err_set(err, PL_EINVAL,

@@ -129,6 +129,46 @@ static void broadcast_batch_matmul_rejected(void **state)
 	assert_non_null(strstr(err.msg, "batch dimension 0 does not broadcast"));
 }
 
+/* constant indices of Gather and GatherElements address the read axis as ONNX allows,
+ * -n to n - 1: one past either end is refused, naming the element and the range */
+static void constant_indices_bounded(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *type, *shape, *values, *want;
+	} cases[] = {
+	    {"Gather", "[3]", "[0, -5, 4]", NULL},
+	    {"Gather", "[3]", "[0, 5, 1]",
+	     "constant indices 'ix'[1] = 5: outside axis 0 of 'x' (size 5): expected -5 to 4"},
+	    {"GatherElements", "[2, 3]", "[0, 4, -5, 1, 2, 3]", NULL},
+	    {"GatherElements", "[2, 3]", "[0, 4, -6, 1, 2, 3]",
+	     "constant indices 'ix'[2] = -6: outside axis 0 of 'x' (size 5): expected -5 to 4"},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		char j[1024];
+		snprintf(j, sizeof j,
+		         "{\"format\":\"planner.model/1\",\"tensors\":{"
+		         "\"x\":{\"shape\":[5,3],\"role\":\"param\"},"
+		         "\"ix\":{\"shape\":%s,\"dtype\":\"int64\",\"role\":\"const\","
+		         "\"values\":%s}},\"ops\":[{\"name\":\"g\",\"type\":\"%s\","
+		         "\"inputs\":[\"x\",\"ix\"],\"outputs\":[\"y\"]}],"
+		         "\"outputs\":[\"y\"]}",
+		         cases[c].shape, cases[c].values, cases[c].type);
+		pl_graph *g = NULL;
+		pl_err err;
+		pl_status st = pl_graph_load_json(&g, j, strlen(j), "ix.json", &err);
+		if (!cases[c].want) {
+			if (st)
+				fail_msg("%s %s: %s", cases[c].type, cases[c].values, err.msg);
+			pl_graph_free(g);
+			continue;
+		}
+		assert_int_equal(st, PL_EINVAL);
+		if (!strstr(err.msg, cases[c].want))
+			fail_msg("%s %s: %s", cases[c].type, cases[c].values, err.msg);
+	}
+}
+
 /* Independent count: every tuple of per-loop splits <= D, filtered by the
  * rules docs/formats.md states ("Strategies, loops and device matrices"):
  * divides the loop, splittable, product divides D;
@@ -594,6 +634,7 @@ int main(void)
 	    cmocka_unit_test(shapes),
 	    cmocka_unit_test(collective_names_listed),
 	    cmocka_unit_test(broadcast_batch_matmul_rejected),
+	    cmocka_unit_test(constant_indices_bounded),
 	    cmocka_unit_test(candidates),
 	    cmocka_unit_test(unsplittable_axes),
 	    cmocka_unit_test(work_is_conserved),
