@@ -2,7 +2,7 @@
  * Every check names the file and the op or field and says what was expected;
  * ops are re-ordered topologically (stable: file order where possible) and a
  * cycle is reported with one op on it. An .onnx file is imported first
- * (graph/onnx.c) and read as any model document. */
+ * (graph/onnx/) and read as any model document. */
 #include "graph/model.h"
 
 #include <cjson/cJSON.h>

@@ -1,5 +1,5 @@
 /* The model reader: planner.model/1 documents (and ONNX files, imported
- * first by graph/onnx.c) into the graph IR of graph/graph.h, its op rules
+ * first by graph/onnx/) into the graph IR of graph/graph.h, its op rules
  * (graph/ops.h) inferring every shape; a graph's micro-batches read again
  * from its document. */
 #ifndef PLANNER_GRAPH_MODEL_H

@@ -1,4 +1,4 @@
-/* ONNX models in: a ModelProto as a planner.model/1 document (graph/onnx.c).
+/* ONNX models in: a ModelProto as a planner.model/1 document (graph/onnx/).
  * Built when protobuf-c and the onnx.proto Debian ships (libonnx-dev) are
  * found; otherwise the reader says so. */
 #ifndef PL_ONNX_H

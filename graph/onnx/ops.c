@@ -1,0 +1,877 @@
+/* The ONNX importer (graph/onnx/): the table from ONNX op type to emitter, as graph/ops'
+ * rules[] is for the planner's ops, and node(), which runs a node's emitter at its step. */
+#include "graph/onnx/internal.h"
+
+/* The ONNX operators the importer maps, each its own emitter, as the op
+ * rules' rules[] holds each planner op's functions; node() finds a node's
+ * type in onnx_ops[] and runs its emitter at the entry's step. Each returns
+ * PL_OK (its planner ops emitted, or the node dropped) or unsupported(). */
+typedef pl_status (*onnx_emit)(imp *m, const Onnx__NodeProto *n, const char *name);
+/* the importers that say why they refuse a node: 0, or -1 with *why set */
+typedef int (*onnx_import)(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
+
+/* Control flow and shapes that depend on the data: not a training graph */
+static pl_status onnx_control_flow(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *t = n->op_type;
+	if (!strcmp(t, "Loop") && !pl__onnx_import_embedding_bag(m, n, name))
+		return PL_OK; /* nn.EmbeddingBag's bags of one length */
+	char why[200];
+	snprintf(why, sizeof why, "control flow (%s): not a training graph%s", t,
+	         strcmp(t, "Loop") ? ""
+	                           : " (nn.EmbeddingBag's Loop imports when its bags are all "
+	                             "of one length, as of 2-D ids; not with offsets given at "
+	                             "run time)");
+	return pl__onnx_unsupported(m, n, why);
+}
+
+static pl_status onnx_data_shaped(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	return pl__onnx_unsupported(
+	    m, n,
+	    !strcmp(n->op_type, "NonZero")
+	        ? "a shape that depends on the data (NonZero): not a training graph"
+	        : "a shape that depends on the data (NonMaxSuppression): not a "
+	          "training graph");
+}
+
+/* opset 20: approximate "none" (the default) or "tanh" */
+static pl_status onnx_gelu(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	char ap[16];
+	pl__onnx_attr_str(n, "approximate", ap, sizeof ap);
+	if (ap[0] && strcmp(ap, "none") && strcmp(ap, "tanh"))
+		return pl__onnx_unsupported(m, n, "its approximate is neither none nor tanh");
+	cJSON *at = pl__onnx_emit_unary(m, n, name, "Gelu");
+	if (!strcmp(ap, "tanh"))
+		cJSON_AddStringToObject(at, "approximate", "tanh");
+	return PL_OK;
+}
+
+/* An Identity: of a merged weight, a param of its own (before folding: a
+ * small weight's values are known); else folded, or dropped */
+static pl_status onnx_identity(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	if (pl__onnx_is_param(m, n->input[0]) && strncmp(n->output[0], "onnx::", 6) &&
+	    !cJSON_GetObjectItem(m->tensors, n->output[0])) {
+		/* The exporter merges initializers of equal values (a fresh model's
+		 * LayerNorm weights, all ones) and makes each other one an Identity
+		 * of the kept one named as the model names that weight: they are the
+		 * model's own weights, each a param as the model has them (a constant
+		 * the exporter made, "onnx::...", stays one tensor) */
+		cJSON *w = cJSON_Duplicate(
+		    cJSON_GetObjectItem(m->tensors, pl__onnx_resolve(m, n->input[0])), 1);
+		pl_json_add(m->tensors, n->output[0], w);
+		tinfo *x = pl__onnx_known(m, n->input[0]), *o;
+		if (x)
+			pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		if (x && (o = pl__onnx_known(m, n->output[0])))
+			o->init = x->init;
+		return PL_OK;
+	}
+	if (!pl__onnx_fold(m, n)) /* else a constant, or a computation on shapes: folded */
+		pl__onnx_drop_node(m, n);
+	return PL_OK;
+}
+
+/* a training export's dropout (or --dropout keep): the planner's Dropout,
+ * its ratio input 1 (an attribute before opset 12); else dropped */
+static pl_status onnx_dropout(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (!pl__onnx_keep_dropout(m, n)) {
+		pl__onnx_drop_node(m, n);
+		return PL_OK;
+	}
+	double ratio;
+	if (pl__onnx_dropout_ratio(m, n, &ratio))
+		return pl__onnx_unsupported(m, n, "its ratio is not a constant");
+	if (!(ratio >= 0 && ratio < 1))
+		return pl__onnx_unsupported(m, n, "its ratio is not in [0, 1)");
+	int who;
+	if (n->n_output > 1 && n->output[1][0] && pl__onnx_consumers(m, n->output[1], &who, 1) > 0)
+		return pl__onnx_unsupported(m, n, "its mask output is read");
+	cJSON_AddNumberToObject(pl__onnx_emit_unary(m, n, name, "Dropout"), "ratio", ratio);
+	return PL_OK;
+}
+
+static pl_status onnx_shape(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	return pl__onnx_unsupported(m, n,
+	                            "the importer does not know its input's shape (export with "
+	                            "static shapes, or --batch N for a symbolic batch)");
+}
+
+/* of a tensor computed at run time (a mask from an input) */
+static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *to = pl__onnx_dtype_name((int32_t)pl__onnx_attr_i(n, "to", 1));
+	if (!to)
+		return pl__onnx_unsupported(m, n,
+		                            "it casts to a type other than float32, float16, "
+		                            "bfloat16, int32, int64 or bool");
+	cJSON_AddStringToObject(pl__onnx_emit_unary(m, n, name, "Cast"), "to", to);
+	return PL_OK;
+}
+
+static pl_status onnx_attention(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *why = pl__onnx_import_attention(m, n, name);
+	return why ? pl__onnx_unsupported(m, n, why) : PL_OK;
+}
+
+static pl_status onnx_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	int gr = pl__onnx_import_groupnorm(m, n, name);
+	if (gr == -2)
+		return pl__onnx_unsupported(
+		    m, n,
+		    "its input's sizes (a group's channels times positions) "
+		    "overflow 64 bits");
+	if (gr)
+		return pl__onnx_unsupported(
+		    m, n,
+		    "its input's shape is not known, or num_groups does not "
+		    "divide its channels, or its scale has neither a group's "
+		    "nor a channel's count of elements");
+	return PL_OK;
+}
+
+/* opset 17's, over the last axis */
+static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = pl__onnx_known(m, n->input[0]);
+	if (!x || pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) != x->rank - 1)
+		return pl__onnx_unsupported(m, n, "only over the last axis");
+	const Onnx__AttributeProto *ep = pl__onnx_attr(n, "epsilon");
+	char scale[600];
+	const char *g =
+	    n->n_input > 1 && n->input[1][0]
+	        ? n->input[1]
+	        : pl__onnx_const_scale(m, name, x, scale, sizeof scale); /* none given */
+	if (!g)
+		return pl__onnx_unsupported(m, n, "its scale's name is taken");
+	cJSON *o = pl__onnx_add_op(m, name, "LayerNormalization");
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "inputs", g);
+	if (n->n_input > 2 && n->input[2][0])
+		pl__onnx_io(m, o, "inputs", n->input[2]);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", -1);
+	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
+static pl_status onnx_reshape(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (pl__onnx_shape_op(m, n, name, "Reshape", NULL))
+		return pl__onnx_unsupported(
+		    m, n, "its target shape is not a constant the importer can fold");
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* Node i, when it begins a LayerNorm, an RMSNorm or a Gelu written out in
+ * primitive ops: the fused op emitted (1), else 0 */
+static int onnx_fused(imp *m, int i, pl_status *st)
+{
+	const Onnx__NodeProto *n = m->g->node[i];
+	const char *gamma, *beta = NULL;
+	double eps;
+	int ln = pl__onnx_layernorm_at(m, i, &gamma, &beta, &eps);
+	if (ln >= 0) {
+		*st =
+		    pl__onnx_emit_norm(m, n->input[0], ln, "LayerNormalization", gamma, beta, eps);
+		return 1;
+	}
+	int rms = pl__onnx_rmsnorm_at(m, i, &gamma, &eps);
+	if (rms >= 0) {
+		*st = pl__onnx_emit_norm(m, n->input[0], rms, "RMSNormalization", gamma, NULL, eps);
+		return 1;
+	}
+	int q = pl__onnx_gelu_at(m, i), tanh_form = 0;
+	if (q < 0 && (q = pl__onnx_gelu_tanh_at(m, i)) >= 0) {
+		n = m->g->node[i]; /* named after the final node, reading the Pow's x */
+		tanh_form = 1;
+	}
+	if (q < 0)
+		return 0;
+	/* named after the node that ends it */
+	const Onnx__NodeProto *last = m->g->node[q];
+	cJSON *o =
+	    pl__onnx_add_op(m, last->name && last->name[0] ? last->name : last->output[0], "Gelu");
+	if (tanh_form)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "attrs"), "approximate", "tanh");
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "outputs", m->g->node[q]->output[0]);
+	m->skip[q] = 1;
+	tinfo *x = pl__onnx_known(m, n->input[0]);
+	if (x)
+		pl__onnx_set_info(m, m->g->node[q]->output[0], x->rank, x->dims, 0, NULL);
+	*st = PL_OK;
+	return 1;
+}
+
+/* torch pads to a multiple: here by 0, dropped; zeros before a Conv or
+ * AveragePool: its padding */
+static pl_status onnx_pad(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (pl__onnx_pads_nothing(m, n)) {
+		pl__onnx_drop_node(m, n);
+		return PL_OK;
+	}
+	const char *why;
+	return pl__onnx_fold_pad(m, n) && pl__onnx_import_pad(m, n, name, &why)
+	           ? pl__onnx_unsupported(m, n, why)
+	           : PL_OK;
+}
+
+/* An op the planner has under the ONNX op's name, of the node's inputs and
+ * outputs and the attributes axis, perm, axes and keepdims it has */
+static pl_status onnx_same(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	cJSON *o = pl__onnx_add_op(m, name, n->op_type);
+	for (size_t a = 0; a < n->n_input; a++)
+		pl__onnx_operand(m, o, n->input[a]);
+	for (size_t a = 0; a < n->n_output; a++)
+		pl__onnx_io(m, o, "outputs", n->output[a]);
+	cJSON *at = cJSON_CreateObject();
+	const Onnx__AttributeProto *p;
+	if ((p = pl__onnx_attr(n, "axis")))
+		cJSON_AddNumberToObject(at, "axis", (double)p->i);
+	if ((p = pl__onnx_attr(n, "perm")))
+		pl_json_add(at, "perm", pl__onnx_int_list(p->ints, p->n_ints));
+	if ((p = pl__onnx_attr(n, "axes")))
+		pl_json_add(at, "axes", pl__onnx_int_list(p->ints, p->n_ints));
+	if ((p = pl__onnx_attr(n, "keepdims")))
+		cJSON_AddNumberToObject(at, "keepdims", (double)p->i);
+	if (cJSON_GetArraySize(at))
+		pl_json_add(o, "attrs", at);
+	else
+		cJSON_Delete(at);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* constant indices into a tensor (ViT's x[:, 0]; Swin's relative position
+ * index, reshaped): an int64 const of their shape (a scalar's is [], and
+ * the axis goes); else the planner's Gather */
+static pl_status onnx_gather(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (!(n->n_input == 2 && pl__onnx_constlike(m, n->input[1]) &&
+	      !cJSON_GetObjectItem(m->tensors, n->input[1])))
+		return onnx_same(m, n, name);
+	tinfo *ix = pl__onnx_constlike(m, n->input[1]);
+	cJSON *c = cJSON_CreateObject();
+	pl_json_add(c, "shape", pl__onnx_int_list(ix->dims, (size_t)ix->rank));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	if (ix->nval > 0 && ix->nval == pl__onnx_elems(ix))
+		pl__onnx_const_values(c, ix->val, ix->nval, 0);
+	pl_json_add(m->tensors, n->input[1], c);
+	cJSON *o = pl__onnx_add_op(m, name, "Gather");
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "inputs", n->input[1]);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis",
+	                        (double)pl__onnx_attr_i(n, "axis", 0));
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* of a tensor (on shapes it is folded) */
+static pl_status onnx_expand(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo tg = {0}, *x = pl__onnx_known(m, n->input[0]);
+	if (pl__onnx_shape_op(m, n, name, "Expand", &tg))
+		return pl__onnx_unsupported(m, n,
+		                            "its shape is not a constant the importer can fold");
+	int64_t dims[16];
+	int r = x ? pl__onnx_broadcast(x, &tg, dims) : -1;
+	if (r >= 0)
+		pl__onnx_set_info(m, n->output[0], r, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* A slice assignment on a tensor (x[a:b] = y: Swin v2 zeroes the key's third
+ * of its q, k, v bias so): ScatterND without reduction whose indices are
+ * constants [n, 1] naming rows a, a+1, ..., a+n-1 of its data, updates of
+ * those rows' shape. A Concat along axis 0 of the data's rows before, the
+ * updates and the rows after (Slices of the data); other ScatterNDs on
+ * tensors are refused (on constants they fold) */
+static pl_status onnx_scatternd(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	char red[16];
+	pl__onnx_attr_str(n, "reduction", red, sizeof red);
+	tinfo *x = n->n_input == 3 ? pl__onnx_known(m, n->input[0]) : NULL,
+	      *ix = n->n_input == 3 ? pl__onnx_valued(m, n->input[1]) : NULL,
+	      *u = n->n_input == 3 ? pl__onnx_known(m, n->input[2]) : NULL;
+	if (!x || !ix || !u || (red[0] && strcmp(red, "none")) || x->rank < 1 || ix->rank != 2 ||
+	    ix->dims[1] != 1 || ix->nval != ix->dims[0] || ix->nval < 1 || u->rank != x->rank ||
+	    u->dims[0] != ix->nval)
+		return pl__onnx_unsupported(
+		    m, n,
+		    "only a slice assignment is imported: constant indices "
+		    "[n, 1] of consecutive rows, updates of their shape, no "
+		    "reduction");
+	int64_t rows = x->dims[0], a = pl__onnx_to_i64(ix->val[0]);
+	if (a < 0)
+		a += rows;
+	int64_t b = a + ix->nval; /* rows [a, b) */
+	int ok = a >= 0 && b <= rows;
+	for (int d = 1; d < x->rank; d++)
+		ok &= u->dims[d] == x->dims[d];
+	for (int64_t i = 1; ok && i < ix->nval; i++)
+		ok = pl__onnx_to_i64(ix->val[i]) == pl__onnx_to_i64(ix->val[0]) + i;
+	if (!ok)
+		return pl__onnx_unsupported(m, n,
+		                            "only a slice assignment is imported: its indices must "
+		                            "be consecutive rows within the data, its updates of "
+		                            "their shape");
+	char part[2][600];
+	const int64_t lo[2] = {0, b}, hi[2] = {a, rows}, axis = 0;
+	cJSON *cat = NULL;
+	for (int k = 0; k < 2; k++) {
+		if (hi[k] <= lo[k])
+			continue;
+		snprintf(part[k], sizeof part[k], "%s.%s", n->output[0], k ? "after" : "before");
+		pl__onnx_slice_op(m, part[k], n->input[0], part[k], x, 1, &axis, &lo[k], &hi[k]);
+		if (!k) { /* the Concat after the rows before it */
+			cat = pl__onnx_add_op(m, name, "Concat");
+			pl__onnx_io(m, cat, "inputs", part[0]);
+		}
+	}
+	if (!cat && b == rows) { /* the whole tensor assigned: the updates */
+		pl__onnx_alias(m, n->output[0], n->input[2]);
+		pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	if (!cat)
+		cat = pl__onnx_add_op(m, name, "Concat");
+	pl__onnx_operand(m, cat, n->input[2]);
+	if (b < rows)
+		pl__onnx_io(m, cat, "inputs", part[1]);
+	pl__onnx_io(m, cat, "outputs", n->output[0]);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(cat, "attrs"), "axis", 0);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
+/* of tensors (on shapes it is folded) */
+static pl_status onnx_concat(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input > 0 ? pl__onnx_known(m, n->input[0]) : NULL;
+	if (!x)
+		return pl__onnx_unsupported(m, n, "its first input's shape is not known");
+	int64_t ax = pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", 0), x->rank), dims[16];
+	if (ax < 0 || ax >= x->rank)
+		return pl__onnx_unsupported(m, n, "its axis is out of range");
+	memcpy(dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	dims[ax] = 0;
+	/* more inputs than an op takes (DenseNet's, Inception's): a chain,
+	 * each link the previous one's output and the next four inputs */
+	char link[600];
+	const char *prev = NULL; /* the last link's output: the op keeps its copy */
+	for (size_t k = 0, part = 0; k < n->n_input; part++) {
+		int last = n->n_input - k <= PL_ONNX_MAX_CONCAT - (part > 0);
+		if (!last)
+			snprintf(link, sizeof link, "%s.part%zu", n->output[0], part);
+		cJSON *o = pl__onnx_add_op(m, last ? name : link, "Concat");
+		if (part)
+			pl__onnx_io(m, o, "inputs", prev);
+		for (int j = part > 0; j < PL_ONNX_MAX_CONCAT && k < n->n_input; j++, k++) {
+			tinfo *xi = pl__onnx_known(m, n->input[k]);
+			if (xi && xi->rank == x->rank)
+				dims[ax] += xi->dims[ax];
+			pl__onnx_operand(m, o, n->input[k]);
+		}
+		pl__onnx_io(m, o, "outputs", last ? n->output[0] : link);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
+		if (!last) { /* (tinfo keeps the name's pointer: the op's string) */
+			prev =
+			    cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
+			pl__onnx_set_info(m, prev, x->rank, dims, 0, NULL);
+		}
+	}
+	pl__onnx_set_info(m, n->output[0], x->rank, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* of a tensor: a Reshape */
+static pl_status onnx_unsqueeze(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = pl__onnx_known(m, n->input[0]), *o;
+	if (!x || pl__onnx_fold_unsqueeze(m, n, x) || !(o = pl__onnx_known(m, n->output[0])))
+		return pl__onnx_unsupported(m, n, "its input's shape or its axes are not known");
+	cJSON *op = pl__onnx_add_op(m, name, "Reshape");
+	pl__onnx_io(m, op, "inputs", n->input[0]);
+	pl__onnx_io(m, op, "outputs", n->output[0]);
+	/* axis 1 squeezed out: dimension 0 copied (0) and the one moving into
+	 * its place inferred (-1), so that the batch, at either (a recurrent
+	 * layer's Y is [steps, directions, batch, hidden]), follows a
+	 * micro-batch's (which cuts a Reshape's dimension 0 alone) */
+	int64_t dims[16];
+	memcpy(dims, o->dims, sizeof(int64_t) * (size_t)o->rank);
+	if (x->rank > 1 && o->rank == x->rank - 1 && x->dims[0] == o->dims[0] && x->dims[1] == 1 &&
+	    o->dims[1] != 1) {
+		dims[0] = 0;
+		dims[1] = -1;
+	}
+	pl_json_add(cJSON_AddObjectToObject(op, "attrs"), "shape",
+	            pl__onnx_int_list(dims, (size_t)o->rank));
+	return PL_OK;
+}
+
+/* HardSigmoid and HardSwish, ONNX's defaults where the node gives none */
+static pl_status onnx_hard(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const Onnx__AttributeProto *al = pl__onnx_attr(n, "alpha"), *be = pl__onnx_attr(n, "beta");
+	int swish = !strcmp(n->op_type, "HardSwish");
+	cJSON *o = pl__onnx_add_op(m, name, n->op_type);
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "alpha", swish ? 1.0 / 6 : al && al->has_f ? al->f : 0.2);
+	cJSON_AddNumberToObject(at, "beta", !swish && be && be->has_f ? be->f : 0.5);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* LeakyRelu, Elu, Selu, Celu: alpha (and Selu's gamma) */
+static pl_status onnx_alpha(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *t = n->op_type;
+	const Onnx__AttributeProto *al = pl__onnx_attr(n, "alpha"), *ga = pl__onnx_attr(n, "gamma");
+	pl_optype ty = PL_OP_COUNT;
+	pl_attrs d = {0};
+	pl_optype_parse(t, &ty);
+	pl_attrs_default(ty, &d); /* ONNX's, where the node gives none */
+	double a = al && al->has_f ? al->f : d.alpha;
+	if (!strcmp(t, "Celu") && !(a != 0))
+		return pl__onnx_unsupported(m, n, "its alpha is 0");
+	cJSON *at = pl__onnx_emit_unary(m, n, name, t);
+	cJSON_AddNumberToObject(at, "alpha", a);
+	if (!strcmp(t, "Selu"))
+		cJSON_AddNumberToObject(at, "gamma", ga && ga->has_f ? ga->f : d.gamma);
+	return PL_OK;
+}
+
+/* of a mask at run time: Equal to 0 */
+static pl_status onnx_not(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 1)
+		return pl__onnx_unsupported(m, n, "not supported");
+	char zero[600];
+	snprintf(zero, sizeof zero, "%s.zero", name);
+	if (cJSON_GetObjectItem(m->tensors, zero))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	cJSON *c = cJSON_CreateObject();
+	int64_t one = 1;
+	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	pl__onnx_const_values(c, NULL, 1, 0);
+	pl_json_add(m->tensors, zero, c);
+	pl__onnx_emit_binary(m, name, "Equal", n->input[0], zero, n->output[0]);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* its axis a constant input */
+static pl_status onnx_cumsum(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	double ax;
+	tinfo *x = pl__onnx_known(m, n->input[0]);
+	if (n->n_input < 2 || !x || pl__onnx_scalar_of(m, n->input[1], &ax) ||
+	    pl__onnx_axis_of((int64_t)ax, x->rank) < 0 ||
+	    pl__onnx_axis_of((int64_t)ax, x->rank) >= x->rank)
+		return pl__onnx_unsupported(m, n,
+		                            "its axis is not a constant within its input's rank");
+	cJSON *at = pl__onnx_emit_unary(m, n, name, "CumSum");
+	cJSON_AddNumberToObject(at, "axis", (double)pl__onnx_axis_of((int64_t)ax, x->rank));
+	cJSON_AddNumberToObject(at, "exclusive", pl__onnx_attr_i(n, "exclusive", 0) != 0);
+	cJSON_AddNumberToObject(at, "reverse", pl__onnx_attr_i(n, "reverse", 0) != 0);
+	return PL_OK;
+}
+
+/* y = x W (+ b): a MatMul (W transposed first for transB) and an Add */
+static pl_status onnx_gemm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (pl__onnx_attr_i(n, "transA", 0) || n->n_input < 2)
+		return pl__onnx_unsupported(m, n, "transA is not supported");
+	const Onnx__AttributeProto *al = pl__onnx_attr(n, "alpha"), *be = pl__onnx_attr(n, "beta");
+	if ((al && al->has_f && al->f != 1) || (be && be->has_f && be->f != 1))
+		return pl__onnx_unsupported(m, n, "alpha and beta other than 1 are not supported");
+	char w[512], y[512];
+	const char *b = n->input[1];
+	if (pl__onnx_attr_i(n, "transB", 0)) { /* y = x W^T: W transposed first */
+		snprintf(w, sizeof w, "%s.wT", name);
+		cJSON *o = pl__onnx_add_op(m, w, "Transpose");
+		pl__onnx_io(m, o, "inputs", b);
+		pl__onnx_io(m, o, "outputs", w);
+		int64_t perm[2] = {1, 0};
+		pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "perm",
+		            pl__onnx_int_list(perm, 2));
+		b = w;
+	}
+	snprintf(y, sizeof y, "%s.mm", name);
+	cJSON *o = pl__onnx_add_op(m, n->n_input > 2 ? y : name, "MatMul");
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "inputs", b);
+	pl__onnx_io(m, o, "outputs", n->n_input > 2 ? y : n->output[0]);
+	if (n->n_input > 2) {
+		o = pl__onnx_add_op(m, name, "Add");
+		pl__onnx_io(m, o, "inputs", y);
+		pl__onnx_io(m, o, "inputs", n->input[2]);
+		pl__onnx_io(m, o, "outputs", n->output[0]);
+	}
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* ReduceLogSumExp as torch.logsumexp computes it: the maximum m (kept dims)
+ * subtracted, Exp, ReduceSum, Log, plus m */
+static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, const int64_t *ax,
+                           int na, int keep)
+{
+	char mk[600], d[600], e[600], s[600], l[600], mx[600];
+	const char *x = n->input[0];
+	snprintf(mk, sizeof mk, "%s.max_kept", name);
+	snprintf(d, sizeof d, "%s.shifted", name);
+	snprintf(e, sizeof e, "%s.exp", name);
+	snprintf(s, sizeof s, "%s.sum", name);
+	snprintf(l, sizeof l, "%s.log", name);
+	snprintf(mx, sizeof mx, "%s.max", name);
+	pl__onnx_emit_reduce(m, mk, "ReduceMax", x, mk, ax, na, 1);
+	pl__onnx_emit_binary(m, d, "Sub", x, mk, d);
+	pl__onnx_emit_unary_op(m, e, "Exp", d, e);
+	pl__onnx_emit_reduce(m, s, "ReduceSum", e, s, ax, na, keep);
+	pl__onnx_emit_unary_op(m, l, "Log", s, l);
+	if (!keep)
+		pl__onnx_emit_reduce(m, mx, "ReduceMax", x, mx, ax, na, 0);
+	pl__onnx_emit_binary(m, name, "Add", l, keep ? mk : mx, n->output[0]);
+}
+
+/* The reductions: axes an attribute, or (ReduceSum from opset 13, the others
+ * from 18) input 1. ReduceL2 (F.normalize's norm) is the square root of the
+ * sum of squares, ReduceL1 the sum of absolute values, ReduceSumSquare the
+ * sum of squares: a Mul or an Abs, the ReduceSum, a Sqrt */
+static pl_status onnx_reduce_op(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *t = n->op_type;
+	int l2 = !strcmp(t, "ReduceL2"), l1 = !strcmp(t, "ReduceL1"),
+	    sq = !strcmp(t, "ReduceSumSquare"), lse = !strcmp(t, "ReduceLogSumExp");
+	int64_t ax[16];
+	int na = pl__onnx_ints_of(m, n, "axes", 1, ax, 16);
+	if (na < 0 || (n->n_input > 1 && n->input[1][0] && !pl__onnx_valued(m, n->input[1])) ||
+	    (na == 0 && pl__onnx_attr_i(n, "noop_with_empty_axes", 0)))
+		return pl__onnx_unsupported(m, n,
+		                            "its axes are not a constant the importer can fold");
+	int keep = pl__onnx_attr_i(n, "keepdims", 1) != 0;
+	if (lse) {
+		onnx_logsumexp(m, n, name, ax, na, keep);
+		pl__onnx_infer(m, n);
+		return PL_OK;
+	}
+	const char *in = n->input[0], *out = n->output[0];
+	char pre[600], sum[600];
+	if (l2 || l1 || sq) {
+		snprintf(pre, sizeof pre, "%s.%s", name, l1 ? "abs" : "square");
+		pl__onnx_emit_binary(m, pre, l1 ? "Abs" : "Mul", in, l1 ? NULL : in, pre);
+		in = pre;
+	}
+	if (l2) {
+		snprintf(sum, sizeof sum, "%s.sum", name);
+		out = sum;
+	}
+	pl__onnx_emit_reduce(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t, in, out, ax, na,
+	                     keep);
+	if (l2)
+		pl__onnx_emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* x ^ 2: x times x; x to another constant power, Reciprocal's -1: a Pow */
+static pl_status onnx_pow(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	int pow_op = !strcmp(n->op_type, "Pow");
+	if (pow_op && n->n_input == 2 && pl__onnx_is_scalar(m, n->input[1], 2)) {
+		cJSON *o = pl__onnx_add_op(m, name, "Mul");
+		pl__onnx_io(m, o, "inputs", n->input[0]);
+		pl__onnx_io(m, o, "inputs", n->input[0]);
+		pl__onnx_io(m, o, "outputs", n->output[0]);
+		tinfo *x = pl__onnx_known(m, n->input[0]);
+		if (x)
+			pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	double pe = -1;
+	if (pow_op && !(n->n_input == 2 && pl__onnx_scalar_of(m, n->input[1], &pe) == 0))
+		return pl__onnx_unsupported(m, n, "not supported");
+	cJSON_AddNumberToObject(pl__onnx_emit_unary(m, n, name, "Pow"), "exponent", pe);
+	return PL_OK;
+}
+
+/* 2-D (opset 16; opset 20's names too) */
+static pl_status onnx_gridsample(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = pl__onnx_known(m, n->input[0]),
+	      *gd = n->n_input > 1 ? pl__onnx_known(m, n->input[1]) : NULL;
+	char mode[32], pad[32];
+	pl__onnx_attr_str(n, "mode", mode, sizeof mode);
+	pl__onnx_attr_str(n, "padding_mode", pad, sizeof pad);
+	if (!x || !gd || x->rank != 4 || gd->rank != 4 || gd->dims[3] != 2)
+		return pl__onnx_unsupported(
+		    m, n,
+		    "only the 2-D form (X [N, C, H, W], grid [N, H_out, W_out, "
+		    "2]) with its shapes known is supported");
+	int nearest = !strcmp(mode, "nearest");
+	if (mode[0] && !nearest && strcmp(mode, "bilinear") && strcmp(mode, "linear"))
+		return pl__onnx_unsupported(
+		    m, n,
+		    "its mode (bicubic, cubic) is not supported yet: bilinear "
+		    "(linear) and nearest are");
+	if (pad[0] && strcmp(pad, "zeros") && strcmp(pad, "border"))
+		return pl__onnx_unsupported(
+		    m, n,
+		    "its padding_mode reflection is not supported yet: zeros and "
+		    "border are");
+	cJSON *o = pl__onnx_add_op(m, name, "GridSample");
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "inputs", n->input[1]);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddStringToObject(at, "mode", nearest ? "nearest" : "bilinear");
+	cJSON_AddStringToObject(at, "padding_mode", pad[0] ? pad : "zeros");
+	cJSON_AddNumberToObject(at, "align_corners", pl__onnx_attr_i(n, "align_corners", 0) != 0);
+	int64_t dims[4] = {x->dims[0], x->dims[1], gd->dims[1], gd->dims[2]};
+	pl__onnx_set_info(m, n->output[0], 4, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* noise (a VAE's, a diffusion step's): drawn data, an input */
+static pl_status onnx_random(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	tinfo *x = n->n_input > 0 ? pl__onnx_known(m, n->input[0]) : NULL;
+	int64_t dims[16];
+	int r = x ? x->rank : pl__onnx_ints_of(m, n, "shape", 99, dims, 16);
+	if (x)
+		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
+	if (r < 1 || cJSON_GetObjectItem(m->tensors, n->output[0]))
+		return pl__onnx_unsupported(m, n, "its shape is not known");
+	cJSON *d = cJSON_CreateObject();
+	pl_json_add(d, "shape", pl__onnx_int_list(dims, (size_t)r));
+	cJSON_AddStringToObject(d, "role", "input");
+	pl_json_add(m->tensors, n->output[0], d);
+	pl__onnx_set_info(m, n->output[0], r, dims, 0, NULL);
+	return PL_OK;
+}
+
+/* the model's output, which the appended cross-entropy reads: its loss on
+ * log-probabilities is its loss on the logits (log_softmax(log_softmax(z)) =
+ * log_softmax(z)), dropped */
+static pl_status onnx_logsoftmax(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	if (!(m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&
+	      !strcmp(n->output[0], m->g->output[0]->name)))
+		return pl__onnx_unsupported(m, n, "not supported");
+	tinfo *x = pl__onnx_known(m, n->input[0]);
+	int64_t ax = x ? pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) : -1;
+	if (!x || ax != x->rank - 1)
+		return pl__onnx_unsupported(m, n,
+		                            "a LogSoftmax is imported only over the last axis");
+	pl__onnx_drop_node(m, n);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
+/* When node() runs an op's emitter: before the checks of a node's inputs
+ * (what is refused whatever its inputs), before folding (on constants an op
+ * would fold), after folding, or after the fused-pattern matchers (the ops a
+ * LayerNorm, an RMSNorm or a Gelu written out begins with) */
+enum { EMIT_FIRST, EMIT_UNFOLDED, EMIT_FOLDED, EMIT_LAST };
+
+typedef struct onnx_op {
+	const char *type;
+	int step;
+	onnx_emit emit; /* its emitter; or an importer that says why it refuses: */
+	onnx_import import;
+	/* or one that refuses for one reason, why */
+	int (*plain)(imp *m, const Onnx__NodeProto *n, const char *name);
+	const char *why;
+} onnx_op;
+
+/* Max to Where (onnx_same): on tensors computed at run time (a padding mask
+ * from an input, a masked_fill); on constants they fold */
+static const onnx_op onnx_ops[] = {
+    {"If", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"Loop", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"Scan", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
+    {"NonZero", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"NonMaxSuppression", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"Gelu", EMIT_UNFOLDED, onnx_gelu, NULL, NULL, NULL},
+    {"Identity", EMIT_UNFOLDED, onnx_identity, NULL, NULL, NULL},
+    {"Dropout", EMIT_FOLDED, onnx_dropout, NULL, NULL, NULL},
+    {"Shape", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
+    {"Slice", EMIT_FOLDED, NULL, NULL, pl__onnx_import_slice,
+     "its input's shape is not known, or its starts, ends, "
+     "axes and steps are not constants with steps of 1 and "
+     "ranges that are not empty"},
+    {"Cast", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
+    {"Attention", EMIT_FOLDED, onnx_attention, NULL, NULL, NULL},
+    {"Einsum", EMIT_FOLDED, NULL, pl__onnx_import_einsum, NULL, NULL},
+    {"Split", EMIT_FOLDED, NULL, NULL, pl__onnx_import_split,
+     "its input's shape or its parts' sizes are not known"},
+    {"GroupNormalization", EMIT_FOLDED, onnx_groupnorm, NULL, NULL, NULL},
+    {"InstanceNormalization", EMIT_FOLDED, NULL, NULL, pl__onnx_import_instancenorm,
+     "its input's shape is not known, or it has fewer than 3 "
+     "dimensions or 3 inputs"},
+    {"LayerNormalization", EMIT_FOLDED, onnx_layernorm, NULL, NULL, NULL},
+    {"Reshape", EMIT_FOLDED, onnx_reshape, NULL, NULL, NULL},
+    {"Conv", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
+    {"MaxPool", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
+    {"AveragePool", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
+    {"GlobalAveragePool", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
+    {"GlobalMaxPool", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
+    {"Resize", EMIT_LAST, NULL, pl__onnx_import_resize, NULL, NULL},
+    {"Upsample", EMIT_LAST, NULL, pl__onnx_import_resize, NULL, NULL},
+    {"ConvTranspose", EMIT_LAST, NULL, pl__onnx_import_convtranspose, NULL, NULL},
+    {"RNN", EMIT_LAST, NULL, pl__onnx_import_recurrent, NULL, NULL},
+    {"GRU", EMIT_LAST, NULL, pl__onnx_import_recurrent, NULL, NULL},
+    {"LSTM", EMIT_LAST, NULL, pl__onnx_import_recurrent, NULL, NULL},
+    {"Pad", EMIT_LAST, onnx_pad, NULL, NULL, NULL},
+    {"Flatten", EMIT_LAST, NULL, NULL, pl__onnx_import_flatten,
+     "its input's shape is not known, or axis is out of range"},
+    {"Gather", EMIT_LAST, onnx_gather, NULL, NULL, NULL},
+    {"Expand", EMIT_LAST, onnx_expand, NULL, NULL, NULL},
+    {"Concat", EMIT_LAST, onnx_concat, NULL, NULL, NULL},
+    {"ScatterND", EMIT_LAST, onnx_scatternd, NULL, NULL, NULL},
+    {"BatchNormalization", EMIT_LAST, NULL, NULL, pl__onnx_import_batchnorm,
+     "its input's shape must be known and its running "
+     "statistics' outputs unread"},
+    {"Unsqueeze", EMIT_LAST, onnx_unsqueeze, NULL, NULL, NULL},
+    {"Squeeze", EMIT_LAST, onnx_unsqueeze, NULL, NULL, NULL},
+    {"HardSigmoid", EMIT_LAST, onnx_hard, NULL, NULL, NULL},
+    {"HardSwish", EMIT_LAST, onnx_hard, NULL, NULL, NULL},
+    {"LeakyRelu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Elu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Selu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Celu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
+    {"Not", EMIT_LAST, onnx_not, NULL, NULL, NULL},
+    {"CumSum", EMIT_LAST, onnx_cumsum, NULL, NULL, NULL},
+    {"Clip", EMIT_LAST, NULL, NULL, pl__onnx_import_clip, "its bounds must be constants"},
+    {"Gemm", EMIT_LAST, onnx_gemm, NULL, NULL, NULL},
+    {"ReduceSum", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMean", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMax", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceMin", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceL2", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceL1", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceSumSquare", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceLogSumExp", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"Pow", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
+    {"Reciprocal", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
+    {"Tile", EMIT_LAST, NULL, NULL, pl__onnx_import_tile,
+     "its input's shape or its repeats are not known"},
+    {"DepthToSpace", EMIT_LAST, NULL, NULL, pl__onnx_import_depth_space,
+     "its input's shape must be known as [N, C, H, W] with the "
+     "block dividing it"},
+    {"SpaceToDepth", EMIT_LAST, NULL, NULL, pl__onnx_import_depth_space,
+     "its input's shape must be known as [N, C, H, W] with the "
+     "block dividing it"},
+    {"GridSample", EMIT_LAST, onnx_gridsample, NULL, NULL, NULL},
+    {"ArgMax", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
+    {"ArgMin", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
+    {"OneHot", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
+    {"TopK", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
+    {"GatherElements", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
+    {"RandomNormalLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomUniformLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomNormal", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"RandomUniform", EMIT_LAST, onnx_random, NULL, NULL, NULL},
+    {"LogSoftmax", EMIT_LAST, onnx_logsoftmax, NULL, NULL, NULL},
+    {"MatMul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Add", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sub", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Mul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Div", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Relu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Tanh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sigmoid", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Softmax", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Transpose", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Neg", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Exp", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Log", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sqrt", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Abs", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Softplus", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Max", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Min", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Equal", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Less", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Greater", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Where", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sin", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Cos", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+};
+
+static const onnx_op *onnx_op_of(const char *type)
+{
+	for (size_t k = 0; k < sizeof onnx_ops / sizeof *onnx_ops; k++)
+		if (!strcmp(onnx_ops[k].type, type))
+			return &onnx_ops[k];
+	return NULL;
+}
+
+static pl_status run_emitter(imp *m, const Onnx__NodeProto *n, const char *name, const onnx_op *op)
+{
+	const char *why;
+	if (op->emit)
+		return op->emit(m, n, name);
+	if (op->plain)
+		return op->plain(m, n, name) ? pl__onnx_unsupported(m, n, op->why) : PL_OK;
+	return op->import(m, n, name, &why) ? pl__onnx_unsupported(m, n, why) : PL_OK;
+}
+
+/* Node i: its op's emitter (onnx_ops) at its step, between the checks every
+ * node has (its inputs), folding and the fused-pattern matchers; an op
+ * type not in the table is refused, unless it folds or a pattern takes it */
+pl_status pl__onnx_node(imp *m, int i)
+{
+	const Onnx__NodeProto *n = m->g->node[i];
+	if (!n->op_type || n->n_output < 1 || !n->output[0][0])
+		return pl_err_set(m->err, PL_EINVAL, "%s: node %d ('%s'): %s", m->path, i,
+		                  n->name ? n->name : "", n->op_type ? "no output" : "no op type");
+	const char *t = n->op_type, *name = n->name && n->name[0] ? n->name : n->output[0];
+	const onnx_op *op = onnx_op_of(t);
+	if (op && op->step == EMIT_FIRST)
+		return run_emitter(m, n, name, op);
+	if (n->n_input < 1 && strcmp(t, "Constant")) /* every op read below has an input 0 */
+		return pl__onnx_unsupported(
+		    m, n,
+		    "not supported: it has no inputs, and the only op without "
+		    "inputs the importer reads is Constant");
+	if (!strcmp(t, "Gemm") && n->n_input < 2)
+		return pl__onnx_unsupported(m, n, "too few inputs");
+	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
+		return pl__onnx_unsupported(m, n, "only of two inputs");
+	if (op && op->step == EMIT_UNFOLDED)
+		return run_emitter(m, n, name, op);
+	if (pl__onnx_fold(m, n))
+		return PL_OK; /* a constant, or a computation on shapes: folded */
+	if (op && op->step == EMIT_FOLDED)
+		return run_emitter(m, n, name, op);
+	pl_status st;
+	if (onnx_fused(m, i, &st))
+		return st;
+	return op ? run_emitter(m, n, name, op) : pl__onnx_unsupported(m, n, "not supported");
+}
