@@ -384,8 +384,6 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 	return 0;
 }
 
-/* Slice along the last axis of a linear layer's output, or of an
- * initializer; -1 when neither. */
 /* A Slice of one axis with a negative step (torch.flip, x[::-1]): a Gather
  * of the indices it visits, an int64 const carrying them (start clamped to
  * [0, N - 1], end to [-1, N - 1], as ONNX). 0, or -1 when it is not such a
@@ -461,6 +459,11 @@ int pl__onnx_slice_op(imp *m, const char *name, const char *in, const char *out,
 	return 0;
 }
 
+/* A Slice node: of an initializer (a slice of the param or const), of one
+ * axis with a negative step (a Gather), with other steps (the strided
+ * form), along the last axis of a linear layer's output (the layer's weight
+ * cut into columns), or any other range (the Slice op). 0, or -1 when its
+ * input's shape or its ranges are not known */
 int pl__onnx_import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	if (slice_initializer(m, n) == 0)

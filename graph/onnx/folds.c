@@ -161,12 +161,6 @@ static int fold_split(imp *m, const Onnx__NodeProto *n, const tinfo *a)
 	return 0;
 }
 
-/* Node n on constants only, some of them with values not kept (a shifted
- * window's attention mask, built from zeros by slice assignments and
- * compared; an int64 index buffer reshaped): its output is a constant of
- * the shape ONNX gives it, values not kept (the planner needs none; the
- * executor fills consts itself). 1 folded, 0 not (not every input is a
- * constant, or an op the importer cannot shape). */
 /* Why constant o, an output of node n, has no values: too many (past
  * MAX_VALUES, or an input's were: over) or an input's are not in the file
  * (nodata); neither: the importer does not compute n's op on values */
@@ -182,6 +176,25 @@ static void why_not_valued(imp *m, const Onnx__NodeProto *n, tinfo *o)
 	}
 }
 
+/* Output j of node n, folded, recorded as a constant (why it has no values,
+ * when it has none); 0 when its shape is not known */
+static int mark_constant(imp *m, const Onnx__NodeProto *n, size_t j)
+{
+	tinfo *o = pl__onnx_known(m, n->output[j]);
+	if (!o)
+		return 0;
+	if (!o->nval)
+		why_not_valued(m, n, o);
+	o->cons = 1;
+	return 1;
+}
+
+/* Node n on constants only, some of them with values not kept (a shifted
+ * window's attention mask, built from zeros by slice assignments and
+ * compared; an int64 index buffer reshaped): its output is a constant of
+ * the shape ONNX gives it, values not kept (the planner needs none; the
+ * executor fills consts itself). 1 folded, 0 not (not every input is a
+ * constant, or an op the importer cannot shape). */
 static int fold_constant(imp *m, const Onnx__NodeProto *n)
 {
 	static const char *const same[] = {
@@ -287,26 +300,15 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 	} else if (!strcmp(t, "Split")) { /* every output a constant */
 		if (fold_split(m, n, a))
 			return 0;
-		for (size_t j = 0; j < n->n_output; j++) {
-			tinfo *o = pl__onnx_known(m, n->output[j]);
-			if (!o)
+		for (size_t j = 0; j < n->n_output; j++)
+			if (!mark_constant(m, n, j))
 				return 0;
-			if (!o->nval)
-				why_not_valued(m, n, o);
-			o->cons = 1;
-		}
 		return 1;
 	} else if ((!strcmp(t, "Reshape") || !strcmp(t, "Transpose")) && !pl__onnx_infer(m, n)) {
 	} else {
 		return 0;
 	}
-	tinfo *o = pl__onnx_known(m, n->output[0]);
-	if (!o)
-		return 0;
-	if (!o->nval)
-		why_not_valued(m, n, o);
-	o->cons = 1;
-	return 1;
+	return mark_constant(m, n, 0);
 }
 
 /* What a folder says of node n: FOLD_SEE, whether its output now has

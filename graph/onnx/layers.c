@@ -1033,13 +1033,6 @@ int pl__onnx_import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *n
 	return 0;
 }
 
-/* GroupNormalization (opset 18) of x [N, C, S...] in num_groups groups: x
- * reshaped to [N, G, C/G x S], a LayerNormalization over its last
- * dimension with a constant scale, then scale and bias: per group on the
- * grouped tensor where they have G elements (opsets 18 to 20), per channel
- * after reshaping back where they have C (opset 21). -1 when x's shape is
- * not known, under rank 3, the groups do not divide the channels, or the
- * scale has neither count. */
 /* ONNX's Attention (opset 23) as the planner's: its 4-D form (Q [b, hq, s,
  * d], K and V [b, hkv, t, .]) or its 3-D form (Q [b, s, hq x d], K and V
  * [b, t, hkv x .], with q_num_heads and kv_num_heads), is_causal and scale;
@@ -1094,6 +1087,13 @@ const char *pl__onnx_import_attention(imp *m, const Onnx__NodeProto *n, const ch
 	return NULL;
 }
 
+/* GroupNormalization (opset 18) of x [N, C, S...] in num_groups groups: x
+ * reshaped to [N, G, C/G x S], a LayerNormalization over its last
+ * dimension with a constant scale, then scale and bias: per group on the
+ * grouped tensor where they have G elements (opsets 18 to 20), per channel
+ * after reshaping back where they have C (opset 21). -1 when x's shape is
+ * not known, under rank 3, the groups do not divide the channels, or the
+ * scale has neither count. */
 int pl__onnx_import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = pl__onnx_known(m, n->input[0]),
