@@ -152,13 +152,13 @@ int pl_cmd_bench(int argc, char **argv)
 			snprintf(rows[k].why, sizeof rows[k].why, "%s", e.msg);
 			continue;
 		}
-		const cJSON *cost = cJSON_GetObjectItemCaseSensitive(ck, "cost");
+		pl_ckpt_view v;
+		pl_ckpt_view_read(ck, &v);
 		rows[k].ok = 1;
 		rows[k].search_s = secs;
-		rows[k].step_s = pl_json_num(cost, "step_seconds", NAN);
-		rows[k].mem = pl_json_num(cost, "peak_memory_bytes", NAN);
-		rows[k].proven = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(ck, "search"), "optimal"));
+		rows[k].step_s = v.step_s;
+		rows[k].mem = v.peak_mem_bytes;
+		rows[k].proven = v.optimal;
 		best = fmin(best, rows[k].step_s);
 		planned++;
 		cJSON_Delete(ck);
