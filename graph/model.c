@@ -80,6 +80,10 @@ typedef struct builder {
 	nameidx tensor_ix, op_ix; /* into g->tensors, ops */
 	attrset attrs;            /* the ops' attribute records */
 	const pl_json_numbers *values; /* the consts' values the scanner read */
+	/* per tensor, 1: an op's output computed from params and consts alone
+	 * (a weight reshaped), which holds no batch (nwhole of them known) */
+	unsigned char *whole;
+	int nwhole;
 	/* what is read but not used (pl_graph.warnings): the first
 	 * PL_GRAPH_WARNINGS lines, and how many there were */
 	char *warn;
@@ -225,6 +229,39 @@ static const pl_attrs *attrs_record(builder *b, pl_optype type, const pl_attrs *
 static int find_tensor(const builder *b, const char *name)
 {
 	return idx_find(b, &b->tensor_ix, tensor_name, name);
+}
+
+/* Whether the tensor named so holds no batch: a param, a const, or an
+ * earlier op's output computed from those alone (GroupNorm's scale
+ * unsqueezed twice). Not found (produced later in the file): it may. */
+static int batchless(const builder *b, const char *name)
+{
+	int t = find_tensor(b, name);
+	if (t < 0)
+		return 0;
+	pl_role r = b->g->tensors[t].role;
+	return r == PL_ROLE_PARAM || r == PL_ROLE_CONST || (t < b->nwhole && b->whole[t]);
+}
+
+/* Records the outputs of op as batchless when all its inputs (named so) are;
+ * -1 out of memory */
+static int mark_batchless(builder *b, const char *const *inputs, const pl_op *op)
+{
+	for (int i = 0; i < op->ninputs; i++)
+		if (!batchless(b, inputs[i]))
+			return 0;
+	int n = b->g->ntensors;
+	if (n > b->nwhole) {
+		unsigned char *w = realloc(b->whole, (size_t)n * 2);
+		if (!w)
+			return -1;
+		memset(w + b->nwhole, 0, (size_t)n * 2 - (size_t)b->nwhole);
+		b->whole = w;
+		b->nwhole = n * 2;
+	}
+	for (int i = 0; i < op->noutputs; i++)
+		b->whole[op->out[i]] = 1;
+	return 0;
 }
 
 /* One micro-batch: dim 0 (the batch) of an input tensor or a Reshape target
@@ -1013,10 +1050,11 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	}
 	/* a Reshape's or an Expand's target names the batch unless it is 1 (a
 	 * broadcast leaves the input's; a batch of 1 has no micro-batches: a
-	 * scalar reshaped to [1, 1, ...]); not a weight's or a constant's */
-	int in0 = r->ninputs > 0 ? find_tensor(b, r->inputs[0]) : -1;
-	int whole = in0 >= 0 && (g->tensors[in0].role == PL_ROLE_PARAM ||
-	                         g->tensors[in0].role == PL_ROLE_CONST);
+	 * scalar reshaped to [1, 1, ...]); not a weight's or a constant's, nor
+	 * of what is computed from those alone */
+	int whole = r->ninputs > 0 && batchless(b, r->inputs[0]);
+	if (b->micro > 1 && mark_batchless(b, r->inputs, op))
+		return pl_err_set(err, PL_ENOMEM, "%s: out of memory", file);
 	if (a.nshape > 0 && !whole && (op->type == PL_OP_RESHAPE || op->type == PL_OP_EXPAND) &&
 	    a.shape[0] > 1) {
 		snprintf(what, sizeof what, "op '%s': attrs.shape", op->name);
@@ -1356,6 +1394,7 @@ static pl_status graph_from_doc(pl_graph **out, const cJSON *root, pl_json_numbe
 	free(b.tensor_ix.slot);
 	free(b.op_ix.slot);
 	free(b.attrs.slot);
+	free(b.whole);
 	if (!st && b.warn && !(g->warnings = pl_arena_strdup(a, b.warn)))
 		st = pl_err_set(err, PL_ENOMEM, "%s: out of memory", name);
 	g->nwarnings = b.nwarn;

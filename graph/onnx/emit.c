@@ -353,9 +353,12 @@ static int import_strided_slice(imp *m, const Onnx__NodeProto *n, const char *na
 }
 
 /* A Slice of initializer t (a param or const: an attention mask sliced to
- * the sequence) is the initializer itself when it keeps every element, else
- * a tensor of its own declared with the sliced shape (its data are not
- * needed). -1 when t is not an initializer or the slice not known. */
+ * the sequence) is the initializer itself when it keeps every element; of a
+ * const, else a tensor of its own declared with the sliced shape (its data
+ * are not needed). A param cut is the Slice op on it: the whole param is
+ * trained (a position table read to the sequence, a recurrent layer's
+ * gates), under its own name. -1 when t is not an initializer, the slice not
+ * known, or a param cut. */
 static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 {
 	cJSON *t = cJSON_GetObjectItem(m->tensors, pl__onnx_resolve(m, n->input[0]));
@@ -372,6 +375,8 @@ static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 		pl__onnx_drop_node(m, n);
 		return 0;
 	}
+	if (!strcmp(role, "param"))
+		return -1;
 	cJSON *d = cJSON_Duplicate(t, 1);
 	cJSON_ReplaceItemInObject(d, "shape", pl__onnx_int_list(dims, (size_t)x->rank));
 	pl_json_add(m->tensors, n->output[0], d);

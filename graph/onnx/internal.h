@@ -19,7 +19,8 @@
 
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
-	"MatMul, Gemm, Einsum (of two operands), Conv, MaxPool, AveragePool, "                     \
+	"MatMul (a vector operand too), Gemm, Einsum (of two operands), Conv, MaxPool, "           \
+	"AveragePool, "                                                                            \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(default activations; initial states, Y_h and Y_c too), Flatten, Clip, "                  \
 	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not (of a mask), "     \
@@ -39,7 +40,8 @@
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "                        \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
-	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization, Erf "     \
+	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization "          \
+	"(over the axes from one after the batch's on), Erf "                                      \
 	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
 	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \

@@ -143,14 +143,21 @@ static pl_status onnx_groupnorm(imp *m, const Onnx__NodeProto *n, const char *na
 static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = pl__onnx_known(m, n->input[0]);
-	if (!x || pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) != x->rank - 1)
-		return pl__onnx_unsupported(m, n, "only over the last axis");
+	/* over the axes from axis on (nn.LayerNorm([H, W]): the last two) */
+	int64_t axis = x ? pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) : -1;
+	if (!x || axis < 1 || axis >= x->rank)
+		return pl__onnx_unsupported(m, n,
+		                            x ? "its axis is not one after the first (the batch's) "
+		                                "of its input"
+		                              : "its input's shape is not known");
 	const Onnx__AttributeProto *ep = pl__onnx_attr(n, "epsilon");
 	char scale[600];
+	int given = n->n_input > 1 && n->input[1][0];
+	if (!given && axis != x->rank - 1)
+		return pl__onnx_unsupported(m, n, "it has no scale, and more than the last axis");
 	const char *g =
-	    n->n_input > 1 && n->input[1][0]
-	        ? n->input[1]
-	        : pl__onnx_const_scale(m, name, x, scale, sizeof scale); /* none given */
+	    given ? n->input[1]
+	          : pl__onnx_const_scale(m, name, x, scale, sizeof scale); /* none given */
 	if (!g)
 		return pl__onnx_unsupported(m, n, "its scale's name is taken");
 	cJSON *o = pl__onnx_add_op(m, name, "LayerNormalization");
@@ -160,7 +167,7 @@ static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *na
 		pl__onnx_io(m, o, "inputs", n->input[2]);
 	pl__onnx_io(m, o, "outputs", n->output[0]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	cJSON_AddNumberToObject(at, "axis", -1);
+	cJSON_AddNumberToObject(at, "axis", axis == x->rank - 1 ? -1 : (double)axis);
 	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return PL_OK;
@@ -254,6 +261,77 @@ static pl_status onnx_same(imp *m, const Onnx__NodeProto *n, const char *name)
 	else
 		cJSON_Delete(at);
 	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* Reshape op `name` of operand `in` (a constant one declared) into a tensor
+ * named `out` of shape dims (r of them), its shape recorded; returns the
+ * output's name as the op holds it */
+static const char *emit_reshape(imp *m, const char *name, const char *in, const char *out,
+                                const int64_t *dims, int r)
+{
+	cJSON *o = pl__onnx_add_op(m, name, "Reshape");
+	pl__onnx_operand(m, o, in);
+	pl__onnx_io(m, o, "outputs", out);
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
+	            pl__onnx_int_list(dims, (size_t)r));
+	const char *held = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
+	pl__onnx_set_info(m, held, r, dims, 0, NULL);
+	return held;
+}
+
+/* MatMul; one with a vector operand (x @ v, torch.mv, torch.dot) as numpy
+ * defines it: the vector made a matrix ([1, K] on the left, [K, 1] on the
+ * right; Reshapes), the MatMul, and the dimension added dropped (a
+ * Reshape) */
+static pl_status onnx_matmul(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *a = pl__onnx_known(m, n->input[0]),
+	      *b = n->n_input == 2 ? pl__onnx_known(m, n->input[1]) : NULL;
+	if (!a || !b || (a->rank != 1 && b->rank != 1))
+		return onnx_same(m, n, name);
+	if (a->rank < 1 || b->rank < 1)
+		return pl__onnx_unsupported(m, n,
+		                            "an operand is a scalar (ONNX's MatMul takes none)");
+	tinfo ma = *a, mb = *b; /* the operands as matrices */
+	char nm[600], t[600];
+	const char *x = n->input[0], *y = n->input[1];
+	if (a->rank == 1) {
+		ma.rank = 2, ma.dims[0] = 1, ma.dims[1] = a->dims[0];
+		snprintf(nm, sizeof nm, "%s.row", name);
+		snprintf(t, sizeof t, "%s.row", n->output[0]);
+		x = emit_reshape(m, nm, x, t, ma.dims, 2);
+	}
+	if (b->rank == 1) {
+		mb.rank = 2, mb.dims[0] = b->dims[0], mb.dims[1] = 1;
+		snprintf(nm, sizeof nm, "%s.column", name);
+		snprintf(t, sizeof t, "%s.column", n->output[0]);
+		y = emit_reshape(m, nm, y, t, mb.dims, 2);
+	}
+	tinfo ba = ma, bb = mb; /* the batch dimensions broadcast */
+	ba.rank -= 2;
+	bb.rank -= 2;
+	int64_t dims[16];
+	int r = pl__onnx_broadcast(&ba, &bb, dims);
+	if (r < 0 || r + 2 > 16)
+		return pl__onnx_unsupported(m, n,
+		                            "its operands' batch dimensions do not broadcast");
+	dims[r] = ma.dims[ma.rank - 2];
+	dims[r + 1] = mb.dims[mb.rank - 1];
+	snprintf(nm, sizeof nm, "%s.mm", name);
+	snprintf(t, sizeof t, "%s.mm", n->output[0]);
+	cJSON *o = pl__onnx_add_op(m, nm, "MatMul");
+	pl__onnx_operand(m, o, x);
+	pl__onnx_operand(m, o, y);
+	pl__onnx_io(m, o, "outputs", t);
+	const char *mm = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
+	pl__onnx_set_info(m, mm, r + 2, dims, 0, NULL);
+	int64_t out[16];
+	int k = 0;
+	for (int d = 0; d < r + 2; d++)
+		if (!(d == r && a->rank == 1) && !(d == r + 1 && b->rank == 1))
+			out[k++] = dims[d];
+	emit_reshape(m, name, mm, n->output[0], out, k);
 	return PL_OK;
 }
 
@@ -407,6 +485,9 @@ static pl_status onnx_unsqueeze(imp *m, const Onnx__NodeProto *n, const char *na
 	tinfo *x = pl__onnx_known(m, n->input[0]), *o;
 	if (!x || pl__onnx_fold_unsqueeze(m, n, x) || !(o = pl__onnx_known(m, n->output[0])))
 		return pl__onnx_unsupported(m, n, "its input's shape or its axes are not known");
+	/* computed at run time (of a trained weight whose few values the file
+	 * holds, too): its shape alone, never values a later op would fold */
+	pl__onnx_set_info(m, n->output[0], o->rank, o->dims, 0, NULL);
 	cJSON *op = pl__onnx_add_op(m, name, "Reshape");
 	pl__onnx_io(m, op, "inputs", n->input[0]);
 	pl__onnx_io(m, op, "outputs", n->output[0]);
@@ -797,7 +878,7 @@ static const onnx_op onnx_ops[] = {
     {"RandomNormal", EMIT_LAST, onnx_random, NULL, NULL, NULL},
     {"RandomUniform", EMIT_LAST, onnx_random, NULL, NULL, NULL},
     {"LogSoftmax", EMIT_LAST, onnx_logsoftmax, NULL, NULL, NULL},
-    {"MatMul", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"MatMul", EMIT_LAST, onnx_matmul, NULL, NULL, NULL},
     {"Add", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Sub", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Mul", EMIT_LAST, onnx_same, NULL, NULL, NULL},

@@ -198,7 +198,7 @@ int pl_cmd_explain(int argc, char **argv);
 int pl_cmd_export(int argc, char **argv);
 
 /* import.c */
-void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o);
+void pl_cli_import_notes(const pl_graph *g, const char *path, const pl_onnx_opts *o);
 int pl_cmd_import(int argc, char **argv);
 
 /* report.c */

@@ -8,11 +8,10 @@
  * last: a language model's [B, S, vocabulary]) may be a sequence model's
  * [N, C, L], which PyTorch's CrossEntropyLoss takes on dimension 1; and
  * each auxiliary classifier's loss (loss.auxN) that was appended too */
-void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o)
+static void loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o)
 {
 	int l = pl_graph_find_op(g, "loss");
-	if (!pl_onnx_path(path) || (o->loss && strcmp(o->loss, "cross-entropy")) || l < 0 ||
-	    g->ops[l].type != PL_OP_SCE)
+	if ((o->loss && strcmp(o->loss, "cross-entropy")) || l < 0 || g->ops[l].type != PL_OP_SCE)
 		return;
 	const pl_tensor *y = &g->tensors[g->ops[l].in[0]];
 	int moved = y->producer >= 0 && !strcmp(g->ops[y->producer].name, "loss.classes_last");
@@ -48,6 +47,81 @@ void pl_cli_loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_op
 	                     : " (auto at rank 3: a language model's [B, S, vocabulary]; "
 	                       "--loss-axis 1 for [N, C, L], as PyTorch's CrossEntropyLoss takes "
 	                       "it)");
+}
+
+/* A param the exporter named ("onnx::...": a weight folded at export, a
+ * transposed MatMul weight) that several ops read: imported as one param
+ * they share, as the file has it. PyTorch's eval-mode export merges
+ * initializers of equal values, so the copies of an untrained layer
+ * (copy.deepcopy, nn.TransformerEncoder's clones) arrive as one; a model
+ * that ties them (ALBERT's layers) arrives the same way, and the file cannot
+ * tell the two apart: said on stderr, with how to export them apart. */
+/* the length of the ONNX node's name in the name of an op imported from it
+ * (the importer names the ops it makes of one node NODE.suffix; the node's
+ * own name has no dot after its last slash, "/layers.0/linear1/MatMul") */
+static size_t node_len(const char *op)
+{
+	const char *slash = strrchr(op, '/'), *dot = strchr(slash ? slash : op, '.');
+	return dot ? (size_t)(dot - op) : strlen(op);
+}
+
+static void shared_note(const pl_graph *g, const char *path)
+{
+	int said = 0, more = 0;
+	for (int t = 0; t < g->ntensors; t++) {
+		const pl_tensor *x = &g->tensors[t];
+		if (x->role != PL_ROLE_PARAM || strncmp(x->name, "onnx::", 6))
+			continue;
+		int first = -1, readers = 0; /* ONNX nodes reading it */
+		for (int i = 0; i < g->nops; i++) {
+			const pl_op *o = &g->ops[i];
+			int reads = 0;
+			for (int k = 0; k < o->ninputs; k++)
+				reads |= o->in[k] == t;
+			if (!reads)
+				continue;
+			size_t n = node_len(o->name);
+			int seen = 0;
+			for (int j = 0; j < i && !seen; j++)
+				for (int k = 0; k < g->ops[j].ninputs; k++)
+					if (g->ops[j].in[k] == t && node_len(g->ops[j].name) == n &&
+					    !strncmp(g->ops[j].name, o->name, n))
+						seen = 1;
+			first = first < 0 ? i : first;
+			readers += !seen;
+		}
+		if (readers < 2)
+			continue;
+		if (said++ == 3) {
+			more = 1;
+			continue;
+		}
+		fprintf(stderr,
+		        "planner: note: %s: param '%s', a weight the exporter made, is read by %d "
+		        "ops ('%s' and %d more): imported as one weight they share\n",
+		        path, x->name, readers, g->ops[first].name, readers - 1);
+	}
+	if (more)
+		fprintf(stderr, "planner: note: %s: %d such params in all\n", path, said);
+	if (said)
+		fprintf(
+		    stderr,
+		    "planner: note: %s: right where the model ties them; PyTorch's eval-mode "
+		    "export also merges weights of equal values, so layers copied from one and "
+		    "never trained (copy.deepcopy, nn.TransformerEncoder's clones) look tied: "
+		    "export with training=torch.onnx.TrainingMode.TRAINING to keep them apart; "
+		    "a buffer written as a weight (a mask) is made constant with --const NAME\n",
+		    path);
+}
+
+/* the notes an ONNX import prints on stderr (the loss's axis, weights
+ * shared), whichever command imported it */
+void pl_cli_import_notes(const pl_graph *g, const char *path, const pl_onnx_opts *o)
+{
+	if (!pl_onnx_path(path))
+		return;
+	shared_note(g, path);
+	loss_axis_note(g, path, o);
 }
 
 int pl_cmd_import(int argc, char **argv)
@@ -128,7 +202,7 @@ int pl_cmd_import(int argc, char **argv)
 		fprintf(pl_output_is_stdout(out) ? stderr : stdout,
 		        "wrote %s: %d ops, %d tensors\n", out, g->nops, g->ntensors);
 	if (!st)
-		pl_cli_loss_axis_note(g, argv[optind], &co.onnx);
+		pl_cli_import_notes(g, argv[optind], &co.onnx);
 	pl_graph_free(g);
 	free(txt);
 	cJSON_Delete(doc);

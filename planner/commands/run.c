@@ -589,7 +589,7 @@ static pl_status run_steps(run_ctx *c, const char *model, pl_err *err)
 	if (!a->json && (a->weights || a->nbatch_files)) /* what starts given, what drawn */
 		print_start_values(g, &c->sv, a->weights, a->seed);
 	if (pl_backend_self(c->be) <= 0)
-		pl_cli_loss_axis_note(g, model, &a->co.onnx);
+		pl_cli_import_notes(g, model, &a->co.onnx);
 	/* steps 2..N are measured (the first one warms up), or step 1 if alone */
 	long long steps = a->steps, first = steps > 1;
 	c->n = steps - first;

@@ -1524,7 +1524,18 @@ check "GridSample with padding_mode reflection: exit 2 naming the node and the m
 "$PLANNER" import "$O/unsupported/embedding_bag.onnx" -o "$T/eb-onnx.json" > /dev/null 2> "$T/err"
 check "nn.EmbeddingBag given offsets at run time (a Loop over bags of lengths the graph does not know): exit 2 naming the node, saying it is control flow and when EmbeddingBag's Loop imports, nothing written" \
   '[ $? -eq 2 ] && grep -q "node ./Loop. (Loop, opset 14): control flow (Loop): not a training graph (nn.EmbeddingBag.s Loop imports when its bags are all of one length" "$T/err" && [ ! -e "$T/eb-onnx.json" ]'
+# an eval export merges the equal transposed weights of a layer and its deepcopy into one
+# initializer both MatMuls read (make_copies.py): one shared weight, said on stderr with the
+# export that keeps them apart; the LSTM's two ops of one node (rnn_state) say nothing
+"$PLANNER" import "$O/copies.onnx" -o "$T/copies.json" > /dev/null 2> "$T/err"
+check "copies.onnx: the merged weight imported once, both MatMuls reading it, and a note naming it, its readers and TrainingMode.TRAINING" \
+  '[ "$(jq "[.tensors[] | select(.role == \"param\")] | length" "$T/copies.json")" = 3 ] &&
+   grep -q "param .onnx::MatMul_[0-9]*., a weight the exporter made, is read by 2 ops (./0/MatMul. and 1 more)" "$T/err" &&
+   grep -q "training=torch.onnx.TrainingMode.TRAINING to keep them apart" "$T/err"'
 "$PLANNER" import "$O/rnn_state.onnx" -o "$T/rnn_state-ops.json" > /dev/null 2> "$T/err"
+check "rnn_state.onnx: no note of shared weights (an LSTM's ops of one node read its weights)" \
+  '! grep -q "weight the exporter made" "$T/err"'
+
 check "rnn_state.onnx: nn.LSTM from (h0, c0) an LSTM op reading them as inputs 4 and 5, its c_n the last step of a second LSTM of the same inputs giving its cells; the GRU from g0 reads it as input 4" \
   '[ "$(jq -c "[.ops[] | select(.type == \"LSTM\" or .type == \"GRU\") | [.type, .inputs[4:], .attrs.cell_states]]" "$T/rnn_state-ops.json")" = "[[\"LSTM\",[\"h0\",\"c0\"],null],[\"LSTM\",[\"h0\",\"c0\"],1],[\"GRU\",[\"g0\"],null]]" ] &&
    [ "$(jq -c "[.ops[] | select(.name | test(\"LSTM.Y_c\")) | [.type, .attrs.starts]]" "$T/rnn_state-ops.json")" = "[[\"Slice\",[4,0]],[\"Transpose\",null],[\"Reshape\",null]]" ]'
