@@ -201,5 +201,6 @@ int pl__onnx_shape_op(imp *m, const Onnx__NodeProto *n, const char *name, const 
 
 /* ops.c */
 pl_status pl__onnx_node(imp *m, int i);
+pl_status pl__onnx_not_training(imp *m);
 
 #endif

@@ -923,6 +923,21 @@ static pl_status run_emitter(imp *m, const Onnx__NodeProto *n, const char *name,
 	return op->import(m, n, name, &why) ? pl__onnx_unsupported(m, n, why) : PL_OK;
 }
 
+/* A graph with control flow or shapes that depend on the data (a detection
+ * model's post-processing) is refused for that first, whatever op before it
+ * the importer would refuse too (Floor, Ceil): the node named says what the
+ * graph is. A Loop is looked at in its turn (nn.EmbeddingBag's imports). */
+pl_status pl__onnx_not_training(imp *m)
+{
+	for (size_t i = 0; i < m->g->n_node; i++) {
+		const Onnx__NodeProto *n = m->g->node[i];
+		const onnx_op *op = n->op_type ? onnx_op_of(n->op_type) : NULL;
+		if (op && op->step == EMIT_FIRST && strcmp(n->op_type, "Loop"))
+			return pl__onnx_node(m, (int)i);
+	}
+	return PL_OK;
+}
+
 /* Node i: its op's emitter (onnx_ops) at its step, between the checks every
  * node has (its inputs), folding and the fused-pattern matchers; an op
  * type not in the table is refused, unless it folds or a pattern takes it */

@@ -417,6 +417,8 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		goto done;
 	}
 	st = declare_graph(&m);
+	if (!st)
+		st = pl__onnx_not_training(&m);
 	for (size_t i = 0; i < g->n_node && !st; i++)
 		if (!m.skip[i])
 			st = pl__onnx_node(&m, (int)i);
