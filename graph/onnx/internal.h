@@ -35,7 +35,8 @@
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
-	"Transpose, Gather, GatherElements, ArgMax, ArgMin, TopK (its K a constant), OneHot "      \
+	"Transpose, Gather, GatherElements, ScatterElements (along the last axis), ArgMax, "       \
+	"ArgMin, TopK (its K a constant), OneHot "                                                 \
 	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "                        \
@@ -174,6 +175,7 @@ int pl__onnx_import_convtranspose(imp *m, const Onnx__NodeProto *n, const char *
 int pl__onnx_import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_embedding_bag(imp *m, const Onnx__NodeProto *n, const char *name);
 int pl__onnx_import_index(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
+int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_tile(imp *m, const Onnx__NodeProto *n, const char *name);
 int pl__onnx_import_depth_space(imp *m, const Onnx__NodeProto *n, const char *name);
 int pl__onnx_pads_nothing(imp *m, const Onnx__NodeProto *n);
@@ -182,6 +184,8 @@ int pl__onnx_import_pad(imp *m, const Onnx__NodeProto *n, const char *name, cons
 int pl__onnx_import_window(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_resize(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_flatten(imp *m, const Onnx__NodeProto *n, const char *name);
+const char *pl__onnx_emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims,
+                                  int rank, const char *out);
 void pl__onnx_emit_reduce(imp *m, const char *opname, const char *type, const char *in,
                           const char *out, const int64_t *ax, int na, int keepdims);
 void pl__onnx_emit_binary(imp *m, const char *opname, const char *type, const char *a,

@@ -503,9 +503,6 @@ int pl__onnx_import_index(imp *m, const Onnx__NodeProto *n, const char *name, co
 	return 0;
 }
 
-static void emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims, int rank,
-                         const char *out);
-
 /* Tile (torch's repeat) of x by constant repeats: x with a dimension of 1
  * before each repeated one (a Reshape), that expanded to the repeats (an
  * Expand), the pairs merged (a Reshape): each repeated dimension the whole
@@ -535,9 +532,9 @@ int pl__onnx_import_tile(imp *m, const Onnx__NodeProto *n, const char *name)
 	char a[600], b[600];
 	snprintf(a, sizeof a, "%s.split", name);
 	snprintf(b, sizeof b, "%s.grown", name);
-	emit_reshape(m, a, n->input[0], split, k, a);
+	pl__onnx_emit_reshape(m, a, n->input[0], split, k, a);
 	pl__onnx_emit_shaped(m, b, "Expand", a, b, "shape", grown, k);
-	emit_reshape(m, name, b, out, x->rank, n->output[0]);
+	pl__onnx_emit_reshape(m, name, b, out, x->rank, n->output[0]);
 	pl__onnx_set_info(m, n->output[0], x->rank, out, 0, NULL);
 	return 0;
 }
@@ -576,9 +573,9 @@ int pl__onnx_import_depth_space(imp *m, const Onnx__NodeProto *n, const char *na
 	char a[600], b[600];
 	snprintf(a, sizeof a, "%s.blocks", name);
 	snprintf(b, sizeof b, "%s.moved", name);
-	emit_reshape(m, a, n->input[0], six, 6, a);
+	pl__onnx_emit_reshape(m, a, n->input[0], six, 6, a);
 	pl__onnx_emit_shaped(m, b, "Transpose", a, b, "perm", perm, 6);
-	emit_reshape(m, name, b, out, 4, n->output[0]);
+	pl__onnx_emit_reshape(m, name, b, out, 4, n->output[0]);
 	pl__onnx_set_info(m, n->output[0], 4, out, 0, NULL);
 	return 0;
 }
@@ -938,15 +935,105 @@ void pl__onnx_emit_unary_op(imp *m, const char *opname, const char *type, const 
 	pl__onnx_emit_binary(m, opname, type, a, NULL, out);
 }
 
-/* A Reshape op `opname` of `in` to dims (rank entries) into `out` */
-static void emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims, int rank,
-                         const char *out)
+/* ScatterElements along the last axis (torch's scatter and scatter_add of
+ * a router's top-k, zeros_like(x).scatter(-1, idx, src)) in the planner's
+ * ops: the indices one-hot over the axis ([..., k, N]; OneHot, no gradient),
+ * times the updates ([..., k, 1]), summed over k: the updates where the
+ * indices put them. With reduction add that is added to the data; with
+ * none it replaces the data where an index hits (data - data * hits + it;
+ * data of zeros, the usual case, skips that). Indices repeated in one row
+ * add up (ONNX leaves which wins undefined). 0, or -1 with *why */
+int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	tinfo *x = pl__onnx_known(m, n->input[0]),
+	      *ix = n->n_input > 1 ? pl__onnx_known(m, n->input[1]) : NULL,
+	      *u = n->n_input > 2 ? pl__onnx_known(m, n->input[2]) : NULL;
+	char red[16];
+	pl__onnx_attr_str(n, "reduction", red, sizeof red);
+	*why = "its inputs' shapes are not known, or its indices' and updates' differ";
+	if (!x || !ix || !u || x->rank < 1 || x->rank > 15 || ix->rank != x->rank ||
+	    u->rank != x->rank || memcmp(ix->dims, u->dims, sizeof(int64_t) * (size_t)x->rank))
+		return -1;
+	int r = x->rank;
+	*why = "only along the last axis, its indices' other dimensions the data's";
+	if (pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", 0), r) != r - 1 ||
+	    memcmp(ix->dims, x->dims, sizeof(int64_t) * (size_t)(r - 1)))
+		return -1;
+	*why = "its reduction is neither none nor add";
+	if (red[0] && strcmp(red, "none") && strcmp(red, "add"))
+		return -1;
+	int add = !strcmp(red, "add");
+	int zeros = x->nval > 0 && x->nval == pl__onnx_elems(x);
+	for (int64_t i = 0; zeros && i < x->nval; i++)
+		zeros = x->val[i] == 0;
+	char oh[600], col[600], prod[600], sum[600], op[600];
+	snprintf(oh, sizeof oh, "%s.onehot", name);
+	cJSON *o = pl__onnx_add_op(m, oh, "OneHot");
+	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_io(m, o, "outputs", oh);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", -1);
+	cJSON_AddNumberToObject(at, "depth", (double)x->dims[r - 1]);
+	cJSON *vals = cJSON_AddArrayToObject(at, "values");
+	cJSON_AddItemToArray(vals, cJSON_CreateNumber(0));
+	cJSON_AddItemToArray(vals, cJSON_CreateNumber(1));
+	cJSON_AddStringToObject(at, "dtype", "float32");
+	int64_t dims[16];
+	memcpy(dims, u->dims, sizeof(int64_t) * (size_t)r);
+	dims[r] = 1;
+	snprintf(op, sizeof op, "%s.column", name);
+	snprintf(col, sizeof col, "%s.column", name);
+	pl__onnx_emit_reshape(m, op, n->input[2], dims, r + 1, col);
+	snprintf(op, sizeof op, "%s.placed", name);
+	snprintf(prod, sizeof prod, "%s.placed", name);
+	pl__onnx_emit_binary(m, op, "Mul", oh, col, prod);
+	int64_t k = -2;
+	int direct = zeros && !add; /* the sum is the output */
+	snprintf(op, sizeof op, "%s.sum", name);
+	snprintf(sum, sizeof sum, "%s.sum", name);
+	pl__onnx_emit_reduce(m, direct ? name : op, "ReduceSum", prod, direct ? n->output[0] : sum,
+	                     &k, 1, 0);
+	if (!direct) {
+		const char *keep = n->input[0];
+		char hits[600], hit[600], kept[600];
+		if (!add && !zeros) { /* data - data * hits */
+			snprintf(hits, sizeof hits, "%s.hits", name);
+			pl__onnx_emit_reduce(m, hits, "ReduceSum", oh, hits, &k, 1, 0);
+			snprintf(hit, sizeof hit, "%s.hit", name);
+			cJSON *mul = pl__onnx_add_op(m, hit, "Mul");
+			pl__onnx_operand(m, mul, n->input[0]);
+			pl__onnx_io(m, mul, "inputs", hits);
+			pl__onnx_io(m, mul, "outputs", hit);
+			snprintf(kept, sizeof kept, "%s.kept", name);
+			cJSON *sub = pl__onnx_add_op(m, kept, "Sub");
+			pl__onnx_operand(m, sub, n->input[0]);
+			pl__onnx_io(m, sub, "inputs", hit);
+			pl__onnx_io(m, sub, "outputs", kept);
+			keep = kept;
+		}
+		cJSON *a = pl__onnx_add_op(m, name, "Add");
+		pl__onnx_operand(m, a, keep);
+		pl__onnx_io(m, a, "inputs", sum);
+		pl__onnx_io(m, a, "outputs", n->output[0]);
+	}
+	pl__onnx_set_info(m, n->output[0], r, x->dims, 0, NULL);
+	return 0;
+}
+
+/* Reshape op `opname` of operand `in` (a constant one declared) into out
+ * of shape dims (rank of them), its shape recorded; the output's name as the
+ * op holds it */
+const char *pl__onnx_emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims,
+                                  int rank, const char *out)
 {
 	cJSON *o = pl__onnx_add_op(m, opname, "Reshape");
 	pl__onnx_operand(m, o, in);
 	pl__onnx_io(m, o, "outputs", out);
 	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
 	            pl__onnx_int_list(dims, (size_t)rank));
+	const char *held = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
+	pl__onnx_set_info(m, held, rank, dims, 0, NULL);
+	return held;
 }
 
 /* A LayerNormalization `name` of x (shape dims, rank) over its dimensions
@@ -995,7 +1082,7 @@ static void emit_channel_affine(imp *m, const char *name, const char *from, cons
 		char pc[600], buf[600];
 		snprintf(pc, sizeof pc, "%s.%s_c", name, part[i]);
 		snprintf(buf, sizeof buf, "%s.%s_reshape", name, part[i]);
-		emit_reshape(m, buf, by[i], cshape, rank - 1, pc);
+		pl__onnx_emit_reshape(m, buf, by[i], cshape, rank - 1, pc);
 		snprintf(buf, sizeof buf, "%s.%s", name, type[i]);
 		cJSON *o = pl__onnx_add_op(m, buf, type[i]);
 		pl__onnx_io(m, o, "inputs", in[i]);
@@ -1115,7 +1202,7 @@ int pl__onnx_import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name
 	snprintf(norm3, sizeof norm3, "%s.normalized3", name);
 	snprintf(back, sizeof back, "%s.normalized", name);
 	snprintf(buf, sizeof buf, "%s.group_reshape", name);
-	emit_reshape(m, buf, n->input[0], g3, 3, grouped);
+	pl__onnx_emit_reshape(m, buf, n->input[0], g3, 3, grouped);
 	if (emit_plain_norm(m, name, grouped, g3, 3, 2, ep && ep->has_f ? ep->f : 1e-5, norm3))
 		return -1;
 	snprintf(buf, sizeof buf, "%s.ungroup_reshape", name);
@@ -1123,9 +1210,9 @@ int pl__onnx_import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name
 		char aff[600];
 		snprintf(aff, sizeof aff, "%s.affine3", name);
 		emit_channel_affine(m, name, norm3, n->input[1], n->input[2], G, 3, aff);
-		emit_reshape(m, buf, aff, x->dims, x->rank, n->output[0]);
+		pl__onnx_emit_reshape(m, buf, aff, x->dims, x->rank, n->output[0]);
 	} else {
-		emit_reshape(m, buf, norm3, x->dims, x->rank, back);
+		pl__onnx_emit_reshape(m, buf, norm3, x->dims, x->rank, back);
 		emit_channel_affine(m, name, back, n->input[1], n->input[2], C, x->rank,
 		                    n->output[0]);
 	}

@@ -264,22 +264,6 @@ static pl_status onnx_same(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
-/* Reshape op `name` of operand `in` (a constant one declared) into a tensor
- * named `out` of shape dims (r of them), its shape recorded; returns the
- * output's name as the op holds it */
-static const char *emit_reshape(imp *m, const char *name, const char *in, const char *out,
-                                const int64_t *dims, int r)
-{
-	cJSON *o = pl__onnx_add_op(m, name, "Reshape");
-	pl__onnx_operand(m, o, in);
-	pl__onnx_io(m, o, "outputs", out);
-	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "shape",
-	            pl__onnx_int_list(dims, (size_t)r));
-	const char *held = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
-	pl__onnx_set_info(m, held, r, dims, 0, NULL);
-	return held;
-}
-
 /* MatMul; one with a vector operand (x @ v, torch.mv, torch.dot) as numpy
  * defines it: the vector made a matrix ([1, K] on the left, [K, 1] on the
  * right; Reshapes), the MatMul, and the dimension added dropped (a
@@ -300,13 +284,13 @@ static pl_status onnx_matmul(imp *m, const Onnx__NodeProto *n, const char *name)
 		ma.rank = 2, ma.dims[0] = 1, ma.dims[1] = a->dims[0];
 		snprintf(nm, sizeof nm, "%s.row", name);
 		snprintf(t, sizeof t, "%s.row", n->output[0]);
-		x = emit_reshape(m, nm, x, t, ma.dims, 2);
+		x = pl__onnx_emit_reshape(m, nm, x, ma.dims, 2, t);
 	}
 	if (b->rank == 1) {
 		mb.rank = 2, mb.dims[0] = b->dims[0], mb.dims[1] = 1;
 		snprintf(nm, sizeof nm, "%s.column", name);
 		snprintf(t, sizeof t, "%s.column", n->output[0]);
-		y = emit_reshape(m, nm, y, t, mb.dims, 2);
+		y = pl__onnx_emit_reshape(m, nm, y, mb.dims, 2, t);
 	}
 	tinfo ba = ma, bb = mb; /* the batch dimensions broadcast */
 	ba.rank -= 2;
@@ -331,7 +315,7 @@ static pl_status onnx_matmul(imp *m, const Onnx__NodeProto *n, const char *name)
 	for (int d = 0; d < r + 2; d++)
 		if (!(d == r && a->rank == 1) && !(d == r + 1 && b->rank == 1))
 			out[k++] = dims[d];
-	emit_reshape(m, name, mm, n->output[0], out, k);
+	pl__onnx_emit_reshape(m, name, mm, out, k, n->output[0]);
 	return PL_OK;
 }
 
@@ -873,6 +857,7 @@ static const onnx_op onnx_ops[] = {
     {"OneHot", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
     {"TopK", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
     {"GatherElements", EMIT_LAST, NULL, pl__onnx_import_index, NULL, NULL},
+    {"ScatterElements", EMIT_LAST, NULL, pl__onnx_import_scatter, NULL, NULL},
     {"RandomNormalLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
     {"RandomUniformLike", EMIT_LAST, onnx_random, NULL, NULL, NULL},
     {"RandomNormal", EMIT_LAST, onnx_random, NULL, NULL, NULL},
