@@ -315,6 +315,8 @@ static pl_status onnx_matmul(imp *m, const Onnx__NodeProto *n, const char *name)
 	for (int d = 0; d < r + 2; d++)
 		if (!(d == r && a->rank == 1) && !(d == r + 1 && b->rank == 1))
 			out[k++] = dims[d];
+	if (k == 0) /* a dot product: ONNX's scalar, [1] here (the model has no rank 0) */
+		out[k++] = 1;
 	pl__onnx_emit_reshape(m, name, mm, out, k, n->output[0]);
 	return PL_OK;
 }
