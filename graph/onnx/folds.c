@@ -967,7 +967,8 @@ int pl__onnx_infer(imp *m, const Onnx__NodeProto *n)
 	} else if ((!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") ||
 	            !strcmp(t, "Div") || !strcmp(t, "Pow") || !strcmp(t, "Max") ||
 	            !strcmp(t, "Min") || !strcmp(t, "Equal") || !strcmp(t, "Less") ||
-	            !strcmp(t, "Greater") || !strcmp(t, "PRelu")) &&
+	            !strcmp(t, "Greater") || !strcmp(t, "PRelu") || !strcmp(t, "Or") ||
+	            !strcmp(t, "And") || !strcmp(t, "Xor")) &&
 	           b) {
 		r = pl__onnx_broadcast(a, b, dims);
 	} else if (!strcmp(t, "Where") && b && n->n_input == 3 && pl__onnx_known(m, n->input[2])) {

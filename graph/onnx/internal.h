@@ -23,7 +23,8 @@
 	"AveragePool, "                                                                            \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(default activations; initial states, Y_h and Y_c too), Flatten, Clip, "                  \
-	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not (of a mask), "     \
+	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not, Or, And and Xor " \
+	"(of masks), "                                                                             \
 	"Pow by a constant, "                                                                      \
 	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like) and "                    \
 	"RandomUniform(Like) "                                                                     \

@@ -548,6 +548,43 @@ static pl_status onnx_not(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* Or, And and Xor of two masks (on constants they fold): the larger of the
+ * two (Max), the smaller (Min), and whether they differ (Equal of them to
+ * 0: Not of Equal) */
+static pl_status onnx_logic(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 2)
+		return pl__onnx_unsupported(m, n, "not of two inputs");
+	const char *t = n->op_type;
+	if (strcmp(t, "Xor")) {
+		cJSON *o = pl__onnx_add_op(m, name, !strcmp(t, "Or") ? "Max" : "Min");
+		pl__onnx_operand(m, o, n->input[0]);
+		pl__onnx_operand(m, o, n->input[1]);
+		pl__onnx_io(m, o, "outputs", n->output[0]);
+		pl__onnx_infer(m, n);
+		return PL_OK;
+	}
+	char same[600], zero[600];
+	snprintf(same, sizeof same, "%s.same", name);
+	snprintf(zero, sizeof zero, "%s.zero", name);
+	if (cJSON_GetObjectItem(m->tensors, zero))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	cJSON *e = pl__onnx_add_op(m, same, "Equal");
+	pl__onnx_operand(m, e, n->input[0]);
+	pl__onnx_operand(m, e, n->input[1]);
+	pl__onnx_io(m, e, "outputs", same);
+	cJSON *c = cJSON_CreateObject();
+	int64_t one = 1;
+	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	pl__onnx_const_values(c, NULL, 1, 0);
+	pl_json_add(m->tensors, zero, c);
+	pl__onnx_emit_binary(m, name, "Equal", same, zero, n->output[0]);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
 /* its axis a constant input */
 static pl_status onnx_cumsum(imp *m, const Onnx__NodeProto *n, const char *name)
 {
@@ -832,6 +869,9 @@ static const onnx_op onnx_ops[] = {
     {"Selu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
     {"Celu", EMIT_LAST, onnx_alpha, NULL, NULL, NULL},
     {"Not", EMIT_LAST, onnx_not, NULL, NULL, NULL},
+    {"Or", EMIT_LAST, onnx_logic, NULL, NULL, NULL},
+    {"And", EMIT_LAST, onnx_logic, NULL, NULL, NULL},
+    {"Xor", EMIT_LAST, onnx_logic, NULL, NULL, NULL},
     {"CumSum", EMIT_LAST, onnx_cumsum, NULL, NULL, NULL},
     {"Clip", EMIT_LAST, NULL, NULL, pl__onnx_import_clip, "its bounds must be constants"},
     {"Gemm", EMIT_LAST, onnx_gemm, NULL, NULL, NULL},
