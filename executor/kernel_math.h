@@ -33,6 +33,8 @@ enum plk_unary {
 	PLK_SOFTPLUS,
 	PLK_SIN,
 	PLK_COS,
+	PLK_ERF,
+	PLK_SIGN,
 	PLK_GELU_TANH,
 	PLK_LEAKYRELU,
 	PLK_ELU,
@@ -79,6 +81,8 @@ static inline PL_HD float plk_param_unit(int kind, float v, double a, double g, 
 	case PLK_SOFTPLUS:
 	case PLK_SIN:
 	case PLK_COS:
+	case PLK_ERF:
+	case PLK_SIGN:
 	case PLK_GELU_TANH:
 	case PLK_POW: break;
 	}
@@ -182,6 +186,14 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 	case PLK_COS:
 		r = cosf(v);
 		*d = -sinf(v);
+		break;
+	case PLK_ERF: /* its slope 2/sqrt(pi) e^(-v^2) */
+		r = erff(v);
+		*d = 1.1283791670955126f * expf(-v * v);
+		break;
+	case PLK_SIGN: /* -1, 0 or 1; no slope */
+		r = (float)((v > 0) - (v < 0));
+		*d = 0;
 		break;
 	case PLK_SOFTPLUS: /* log(1 + e^v), for large v v itself; its slope the sigmoid */
 		r = v > 20 ? v : log1pf(expf(v));

@@ -78,6 +78,8 @@ int pl_kernel_unary_kind(const pl_op *op)
 	case PL_OP_SOFTPLUS: return PLK_SOFTPLUS;
 	case PL_OP_SIN: return PLK_SIN;
 	case PL_OP_COS: return PLK_COS;
+	case PL_OP_ERF: return PLK_ERF;
+	case PL_OP_SIGN: return PLK_SIGN;
 	case PL_OP_LEAKYRELU: return PLK_LEAKYRELU;
 	case PL_OP_ELU: return PLK_ELU;
 	case PL_OP_SELU: return PLK_SELU;

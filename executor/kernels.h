@@ -31,7 +31,9 @@
 	case PL_OP_ABS:                                                                            \
 	case PL_OP_SOFTPLUS:                                                                       \
 	case PL_OP_SIN:                                                                            \
-	case PL_OP_COS
+	case PL_OP_COS:                                                                            \
+	case PL_OP_ERF:                                                                            \
+	case PL_OP_SIGN
 
 /* The binary element-wise op types, whose formulas are plk_binary_value's
  * and plk_binary_grad's (kernel_math.h; kinds by pl_kernel_binary_kind). */

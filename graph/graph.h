@@ -108,6 +108,8 @@ typedef enum pl_optype {
 	PL_OP_ONEHOT,
 	PL_OP_GATHERELEMENTS,
 	PL_OP_GRIDSAMPLE,
+	PL_OP_ERF,
+	PL_OP_SIGN,
 	PL_OP_COUNT
 } pl_optype;
 

@@ -34,7 +34,8 @@
 	"(nearest, linear, cubic), Expand, Concat, ScatterND (a slice assignment), Slice "         \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
-	"Softplus, Sin, Cos, Tanh, Sigmoid, Max and Min (of two), Equal, Less, Greater, Where, "   \
+	"Softplus, Sin, Cos, Erf, Sign, Tanh, Sigmoid, Max and Min (of two), Equal, Less, "        \
+	"Greater, Where, "                                                                         \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, GatherElements, ScatterElements (along the last axis), ArgMax, "       \
 	"ArgMin, TopK (its K a constant), OneHot "                                                 \
@@ -44,7 +45,7 @@
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization "          \
 	"(over the axes from one after the batch's on), Erf "                                      \
-	"(in GELU's form), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
+	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
 	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"

@@ -929,6 +929,8 @@ static const onnx_op onnx_ops[] = {
     {"Where", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Sin", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Cos", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Erf", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sign", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
 };
 

@@ -67,7 +67,7 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 	              : is_compare(op->type) ? PL_DT_INT64
 	                                     : a->dtype;
 	pl__set_out(g, op, 0, rank, shape, dt);
-	if (is_compare(op->type)) /* a mask */
+	if (is_compare(op->type) || op->type == PL_OP_SIGN) /* a mask; a sign, flat */
 		g->tensors[op->out[0]].requires_grad = 0;
 	if (where) /* no gradient reaches the condition */
 		g->tensors[op->out[0]].requires_grad =
@@ -119,6 +119,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*bwd = 2;
 		break;
 	case PL_OP_POW: /* exp(e log x), as Exp counts it; the slope the same again */
+	case PL_OP_ERF: /* its slope 2/sqrt(pi) e^(-v^2): a transcendental too */
 	case PL_OP_SIN:
 	case PL_OP_COS: /* the backward's derivative a transcendental too */
 		*fwd = 4;
@@ -157,6 +158,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	case PL_OP_EQUAL:
 	case PL_OP_LESS:
 	case PL_OP_GREATER: /* no backward */
+	case PL_OP_SIGN:
 		*fwd = 1;
 		*bwd = 0;
 		break;
@@ -305,7 +307,8 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_CAST:
 	case PL_OP_EQUAL:
 	case PL_OP_LESS:
-	case PL_OP_GREATER: break; /* backward needs no forward value */
+	case PL_OP_GREATER:
+	case PL_OP_SIGN: break;    /* backward needs no forward value */
 	case PL_OP_WHERE:          /* which of x and y takes the gradient: the condition */
 	case PL_OP_MAX:
 	case PL_OP_MIN:   /* which input takes it: both values, as torch.maximum keeps */
@@ -344,6 +347,7 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_SQRT:
 	case PL_OP_SIN:
 	case PL_OP_COS:
+	case PL_OP_ERF:
 	case PL_OP_ABS:
 	case PL_OP_SOFTPLUS:
 	case PL_OP_LEAKYRELU:

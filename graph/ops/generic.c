@@ -100,6 +100,8 @@ static const pl_op_rule rules[] = {
                               pl__work_gather_elements, pl__range_gather_elements},
     [PL_OP_GRIDSAMPLE] = {"GridSample", 2, 2, 1, 0, pl__infer_gridsample, pl__work_gridsample,
                           NULL},
+    [PL_OP_ERF] = {"Erf", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SIGN] = {"Sign", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -362,6 +362,15 @@ static const opcase cases[] = {
     {"Cos", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Cos\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
      "[4, 6, 8]"},
+    /* GELU written out in another form, a loss's erf; a straight-through sign */
+    {"Erf", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Erf\", \"inputs\": [\"A\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Sign", NULL, "[4, 6, 8]",
+     "{\"name\": \"op\", \"type\": \"Sign\", \"inputs\": [\"A\"], \"outputs\": "
+     "[\"s\"]}, {\"name\": \"m\", \"type\": \"Mul\", \"inputs\": [\"A\", \"s\"], "
+     "\"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     /* a decoder's upsampling: stride 2, overlapping taps (kernel 3), pads
      * and output_padding; 1-d with a dilation */
     {"ConvTranspose",
@@ -1572,15 +1581,15 @@ static void pad_matches_onnx_examples(void **state)
 }
 
 /* The element-wise ops against libm on their input's values (Log and Sqrt
- * read a Sigmoid's output: P) */
+ * read a Sigmoid's output: P; Sign's own is checked against v's sign) */
 static void unary_ops_match_libm(void **state)
 {
 	(void)state;
-	static const char *const names[] = {"Neg", "Exp",      "Log", "Sqrt",
-	                                    "Abs", "Softplus", "Sin", "Cos"};
+	static const char *const names[] = {"Neg",      "Exp", "Log", "Sqrt", "Abs",
+	                                    "Softplus", "Sin", "Cos", "Erf",  "Sign"};
 	int checked = 0;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		int f = name_index(cases[c].name, names, 8);
+		int f = name_index(cases[c].name, names, 10);
 		if (f < 0)
 			continue;
 		unsigned seed = 5;
@@ -1600,7 +1609,9 @@ static void unary_ops_match_libm(void **state)
 			                        : f == 4 ? fabs(v)
 			                        : f == 5 ? log1p(exp(v))
 			                        : f == 6 ? sin(v)
-			                                 : cos(v);
+			                        : f == 7 ? cos(v)
+			                        : f == 8 ? erf(v)
+			                                 : (double)((v > 0) - (v < 0));
 			if (fabs(y[i] - want) > 1e-6 * fmax(1, fabs(want)))
 				fail_msg("%s(%.8g) = %.8g, libm's %.8g", names[f], v, y[i], want);
 		}
@@ -1609,7 +1620,7 @@ static void unary_ops_match_libm(void **state)
 		one_rank_close(&o);
 		checked++;
 	}
-	assert_int_equal(checked, 8);
+	assert_int_equal(checked, 10);
 }
 
 /* What the cpu kernels keep from forward to backward, counted by hand as
