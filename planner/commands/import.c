@@ -49,13 +49,6 @@ static void loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_op
 	                       "it)");
 }
 
-/* A param the exporter named ("onnx::...": a weight folded at export, a
- * transposed MatMul weight) that several ops read: imported as one param
- * they share, as the file has it. PyTorch's eval-mode export merges
- * initializers of equal values, so the copies of an untrained layer
- * (copy.deepcopy, nn.TransformerEncoder's clones) arrive as one; a model
- * that ties them (ALBERT's layers) arrives the same way, and the file cannot
- * tell the two apart: said on stderr, with how to export them apart. */
 /* the length of the ONNX node's name in the name of an op imported from it
  * (the importer names the ops it makes of one node NODE.suffix; the node's
  * own name has no dot after its last slash, "/layers.0/linear1/MatMul") */
@@ -65,6 +58,13 @@ static size_t node_len(const char *op)
 	return dot ? (size_t)(dot - op) : strlen(op);
 }
 
+/* A param the exporter named ("onnx::...": a weight folded at export, a
+ * transposed MatMul weight) that several ops read: imported as one param
+ * they share, as the file has it. PyTorch's eval-mode export merges
+ * initializers of equal values, so the copies of an untrained layer
+ * (copy.deepcopy, nn.TransformerEncoder's clones) arrive as one; a model
+ * that ties them (ALBERT's layers) arrives the same way, and the file cannot
+ * tell the two apart: said on stderr, with how to export them apart. */
 static void shared_note(const pl_graph *g, const char *path)
 {
 	int said = 0, more = 0;
@@ -73,21 +73,15 @@ static void shared_note(const pl_graph *g, const char *path)
 		if (x->role != PL_ROLE_PARAM || strncmp(x->name, "onnx::", 6))
 			continue;
 		int first = -1, readers = 0; /* ONNX nodes reading it */
-		for (int i = 0; i < g->nops; i++) {
-			const pl_op *o = &g->ops[i];
-			int reads = 0;
-			for (int k = 0; k < o->ninputs; k++)
-				reads |= o->in[k] == t;
-			if (!reads)
-				continue;
-			size_t n = node_len(o->name);
+		for (int c = 0; c < x->nconsumers; c++) {
+			const char *op = g->ops[x->consumers[c]].name;
+			size_t n = node_len(op);
 			int seen = 0;
-			for (int j = 0; j < i && !seen; j++)
-				for (int k = 0; k < g->ops[j].ninputs; k++)
-					if (g->ops[j].in[k] == t && node_len(g->ops[j].name) == n &&
-					    !strncmp(g->ops[j].name, o->name, n))
-						seen = 1;
-			first = first < 0 ? i : first;
+			for (int e = 0; e < c && !seen; e++) {
+				const char *before = g->ops[x->consumers[e]].name;
+				seen = node_len(before) == n && !strncmp(before, op, n);
+			}
+			first = first < 0 ? x->consumers[c] : first;
 			readers += !seen;
 		}
 		if (readers < 2)
