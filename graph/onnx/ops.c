@@ -557,60 +557,53 @@ static pl_status onnx_alpha(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* Not of mask `in` into out (op `name`): Equal to an int64 0 declared as
+ * name.zero; -1 when that name is taken */
+static int emit_not(imp *m, const char *name, const char *in, const char *out)
+{
+	char zero[600];
+	snprintf(zero, sizeof zero, "%s.zero", name);
+	if (cJSON_GetObjectItem(m->tensors, zero))
+		return -1;
+	cJSON *c = cJSON_CreateObject();
+	int64_t one = 1;
+	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
+	cJSON_AddStringToObject(c, "dtype", "int64");
+	cJSON_AddStringToObject(c, "role", "const");
+	pl__onnx_const_values(c, NULL, 1, 0);
+	pl_json_add(m->tensors, zero, c);
+	pl__onnx_emit_binary(m, name, "Equal", in, zero, out);
+	return 0;
+}
+
 /* of a mask at run time: Equal to 0 */
 static pl_status onnx_not(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	if (n->n_input != 1)
 		return pl__onnx_unsupported(m, n, "not supported");
-	char zero[600];
-	snprintf(zero, sizeof zero, "%s.zero", name);
-	if (cJSON_GetObjectItem(m->tensors, zero))
+	if (emit_not(m, name, n->input[0], n->output[0]))
 		return pl__onnx_unsupported(m, n, "its constant's name is taken");
-	cJSON *c = cJSON_CreateObject();
-	int64_t one = 1;
-	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
-	cJSON_AddStringToObject(c, "dtype", "int64");
-	cJSON_AddStringToObject(c, "role", "const");
-	pl__onnx_const_values(c, NULL, 1, 0);
-	pl_json_add(m->tensors, zero, c);
-	pl__onnx_emit_binary(m, name, "Equal", n->input[0], zero, n->output[0]);
 	pl__onnx_infer(m, n);
 	return PL_OK;
 }
 
 /* Or, And and Xor of two masks (on constants they fold): the larger of the
- * two (Max), the smaller (Min), and whether they differ (Equal of them to
- * 0: Not of Equal) */
+ * two (Max), the smaller (Min), and whether they differ (Not of Equal) */
 static pl_status onnx_logic(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	if (n->n_input != 2)
 		return pl__onnx_unsupported(m, n, "not of two inputs");
 	const char *t = n->op_type;
-	if (strcmp(t, "Xor")) {
-		cJSON *o = pl__onnx_add_op(m, name, !strcmp(t, "Or") ? "Max" : "Min");
-		pl__onnx_operand(m, o, n->input[0]);
-		pl__onnx_operand(m, o, n->input[1]);
-		pl__onnx_io(m, o, "outputs", n->output[0]);
-		pl__onnx_infer(m, n);
-		return PL_OK;
-	}
-	char same[600], zero[600];
+	int xor = !strcmp(t, "Xor");
+	char same[600];
 	snprintf(same, sizeof same, "%s.same", name);
-	snprintf(zero, sizeof zero, "%s.zero", name);
-	if (cJSON_GetObjectItem(m->tensors, zero))
+	cJSON *o = pl__onnx_add_op(m, xor ? same : name,
+	                           xor ? "Equal" : !strcmp(t, "Or") ? "Max" : "Min");
+	pl__onnx_operand(m, o, n->input[0]);
+	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_io(m, o, "outputs", xor ? same : n->output[0]);
+	if (xor && emit_not(m, name, same, n->output[0]))
 		return pl__onnx_unsupported(m, n, "its constant's name is taken");
-	cJSON *e = pl__onnx_add_op(m, same, "Equal");
-	pl__onnx_operand(m, e, n->input[0]);
-	pl__onnx_operand(m, e, n->input[1]);
-	pl__onnx_io(m, e, "outputs", same);
-	cJSON *c = cJSON_CreateObject();
-	int64_t one = 1;
-	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
-	cJSON_AddStringToObject(c, "dtype", "int64");
-	cJSON_AddStringToObject(c, "role", "const");
-	pl__onnx_const_values(c, NULL, 1, 0);
-	pl_json_add(m->tensors, zero, c);
-	pl__onnx_emit_binary(m, name, "Equal", same, zero, n->output[0]);
 	pl__onnx_infer(m, n);
 	return PL_OK;
 }
