@@ -37,7 +37,7 @@
 	"Softplus, Sin, Cos, Erf, Sign, Tanh, Sigmoid, Max and Min (of two), Equal, Less, "        \
 	"Greater, Where, "                                                                         \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
-	"Transpose, Gather, GatherElements, ScatterElements (along the last axis), ArgMax, "       \
+	"Transpose, Gather, GatherElements, ScatterElements, ArgMax, "                             \
 	"ArgMin, TopK (its K a constant), OneHot "                                                 \
 	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
@@ -45,7 +45,8 @@
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization "          \
 	"(over the axes from one after the batch's on), Erf "                                      \
-	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in LayerNorm's "      \
+	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in "       \
+	"LayerNorm's "                                                                             \
 	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
 	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"

@@ -935,14 +935,27 @@ void pl__onnx_emit_unary_op(imp *m, const char *opname, const char *type, const 
 	pl__onnx_emit_binary(m, opname, type, a, NULL, out);
 }
 
-/* ScatterElements along the last axis (torch's scatter and scatter_add of
- * a router's top-k, zeros_like(x).scatter(-1, idx, src)) in the planner's
- * ops: the indices one-hot over the axis ([..., k, N]; OneHot, no gradient),
- * times the updates ([..., k, 1]), summed over k: the updates where the
- * indices put them. With reduction add that is added to the data; with
- * none it replaces the data where an index hits (data - data * hits + it;
- * data of zeros, the usual case, skips that). Indices repeated in one row
- * add up (ONNX leaves which wins undefined). 0, or -1 with *why */
+/* Transpose op `opname` of operand `in` (a constant one declared) by perm
+ * (r of them) into out */
+static void emit_transpose(imp *m, const char *opname, const char *in, const int64_t *perm, int r,
+                           const char *out)
+{
+	cJSON *o = pl__onnx_add_op(m, opname, "Transpose");
+	pl__onnx_operand(m, o, in);
+	pl__onnx_io(m, o, "outputs", out);
+	pl_json_add(cJSON_AddObjectToObject(o, "attrs"), "perm",
+	            pl__onnx_int_list(perm, (size_t)r));
+}
+
+/* ScatterElements (torch's scatter and scatter_add: a router's top-k placed
+ * back, zeros_like(x).scatter(-1, idx, src)) in the planner's ops, along the
+ * last axis: the indices one-hot over the axis ([..., k, N]; OneHot, no
+ * gradient), times the updates ([..., k, 1]), summed over k: the updates
+ * where the indices put them. With reduction add that is added to the data;
+ * with none it replaces the data where an index hits (data - data * hits +
+ * it; data of zeros, the usual case, skips that). Along another axis, the
+ * same between Transposes that swap it with the last. Indices repeated in
+ * one row add up (ONNX leaves which wins undefined). 0, or -1 with *why */
 int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
 {
 	tinfo *x = pl__onnx_known(m, n->input[0]),
@@ -955,10 +968,13 @@ int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, 
 	    u->rank != x->rank || memcmp(ix->dims, u->dims, sizeof(int64_t) * (size_t)x->rank))
 		return -1;
 	int r = x->rank;
-	*why = "only along the last axis, its indices' other dimensions the data's";
-	if (pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", 0), r) != r - 1 ||
-	    memcmp(ix->dims, x->dims, sizeof(int64_t) * (size_t)(r - 1)))
+	int64_t ax = pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", 0), r);
+	*why = "its axis is out of range, or its indices' other dimensions are not the data's";
+	if (ax < 0 || ax >= r)
 		return -1;
+	for (int d = 0; d < r; d++)
+		if (d != ax && ix->dims[d] != x->dims[d])
+			return -1;
 	*why = "its reduction is neither none nor add";
 	if (red[0] && strcmp(red, "none") && strcmp(red, "add"))
 		return -1;
@@ -966,56 +982,81 @@ int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, 
 	int zeros = x->nval > 0 && x->nval == pl__onnx_elems(x);
 	for (int64_t i = 0; zeros && i < x->nval; i++)
 		zeros = x->val[i] == 0;
+	int direct = zeros && !add; /* the sum is the output: the data not read */
+	/* the axis made the last: perm swaps them (its own inverse) */
+	int64_t perm[16], ud[16];
+	for (int d = 0; d < r; d++)
+		perm[d] = d;
+	perm[ax] = r - 1;
+	perm[r - 1] = ax;
+	for (int d = 0; d < r; d++)
+		ud[d] = u->dims[perm[d]];
+	char data[600], idx[600], upd[600], out[600], last[600];
+	snprintf(data, sizeof data, "%s", n->input[0]);
+	snprintf(idx, sizeof idx, "%s", n->input[1]);
+	snprintf(upd, sizeof upd, "%s", n->input[2]);
+	snprintf(out, sizeof out, "%s", n->output[0]);
+	snprintf(last, sizeof last, "%s", name); /* the op writing out */
+	if (ax != r - 1) {
+		snprintf(data, sizeof data, "%s.data_t", name);
+		snprintf(idx, sizeof idx, "%s.indices_t", name);
+		snprintf(upd, sizeof upd, "%s.updates_t", name);
+		snprintf(out, sizeof out, "%s.out_t", name);
+		snprintf(last, sizeof last, "%s.scatter", name);
+		if (!direct)
+			emit_transpose(m, data, n->input[0], perm, r, data);
+		emit_transpose(m, idx, n->input[1], perm, r, idx);
+		emit_transpose(m, upd, n->input[2], perm, r, upd);
+	}
 	char oh[600], col[600], prod[600], sum[600], op[600];
 	snprintf(oh, sizeof oh, "%s.onehot", name);
 	cJSON *o = pl__onnx_add_op(m, oh, "OneHot");
-	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_operand(m, o, idx);
 	pl__onnx_io(m, o, "outputs", oh);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
 	cJSON_AddNumberToObject(at, "axis", -1);
-	cJSON_AddNumberToObject(at, "depth", (double)x->dims[r - 1]);
+	cJSON_AddNumberToObject(at, "depth", (double)x->dims[ax]);
 	cJSON *vals = cJSON_AddArrayToObject(at, "values");
 	cJSON_AddItemToArray(vals, cJSON_CreateNumber(0));
 	cJSON_AddItemToArray(vals, cJSON_CreateNumber(1));
 	cJSON_AddStringToObject(at, "dtype", "float32");
-	int64_t dims[16];
-	memcpy(dims, u->dims, sizeof(int64_t) * (size_t)r);
-	dims[r] = 1;
+	ud[r] = 1;
 	snprintf(op, sizeof op, "%s.column", name);
 	snprintf(col, sizeof col, "%s.column", name);
-	pl__onnx_emit_reshape(m, op, n->input[2], dims, r + 1, col);
+	pl__onnx_emit_reshape(m, op, upd, ud, r + 1, col);
 	snprintf(op, sizeof op, "%s.placed", name);
 	snprintf(prod, sizeof prod, "%s.placed", name);
 	pl__onnx_emit_binary(m, op, "Mul", oh, col, prod);
 	int64_t k = -2;
-	int direct = zeros && !add; /* the sum is the output */
 	snprintf(op, sizeof op, "%s.sum", name);
 	snprintf(sum, sizeof sum, "%s.sum", name);
-	pl__onnx_emit_reduce(m, direct ? name : op, "ReduceSum", prod, direct ? n->output[0] : sum,
-	                     &k, 1, 0);
+	pl__onnx_emit_reduce(m, direct ? last : op, "ReduceSum", prod, direct ? out : sum, &k, 1,
+	                     0);
 	if (!direct) {
-		const char *keep = n->input[0];
+		const char *keep = data;
 		char hits[600], hit[600], kept[600];
-		if (!add && !zeros) { /* data - data * hits */
+		if (!add) { /* data - data * hits */
 			snprintf(hits, sizeof hits, "%s.hits", name);
 			pl__onnx_emit_reduce(m, hits, "ReduceSum", oh, hits, &k, 1, 0);
 			snprintf(hit, sizeof hit, "%s.hit", name);
 			cJSON *mul = pl__onnx_add_op(m, hit, "Mul");
-			pl__onnx_operand(m, mul, n->input[0]);
+			pl__onnx_operand(m, mul, data);
 			pl__onnx_io(m, mul, "inputs", hits);
 			pl__onnx_io(m, mul, "outputs", hit);
 			snprintf(kept, sizeof kept, "%s.kept", name);
 			cJSON *sub = pl__onnx_add_op(m, kept, "Sub");
-			pl__onnx_operand(m, sub, n->input[0]);
+			pl__onnx_operand(m, sub, data);
 			pl__onnx_io(m, sub, "inputs", hit);
 			pl__onnx_io(m, sub, "outputs", kept);
 			keep = kept;
 		}
-		cJSON *a = pl__onnx_add_op(m, name, "Add");
+		cJSON *a = pl__onnx_add_op(m, last, "Add");
 		pl__onnx_operand(m, a, keep);
 		pl__onnx_io(m, a, "inputs", sum);
-		pl__onnx_io(m, a, "outputs", n->output[0]);
+		pl__onnx_io(m, a, "outputs", out);
 	}
+	if (ax != r - 1)
+		emit_transpose(m, name, out, perm, r, n->output[0]);
 	pl__onnx_set_info(m, n->output[0], r, x->dims, 0, NULL);
 	return 0;
 }
