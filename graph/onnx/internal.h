@@ -47,7 +47,8 @@
 	"(over the axes from one after the batch's on), Erf "                                      \
 	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in "       \
 	"LayerNorm's "                                                                             \
-	"and RMSNorm's forms), Identity, Dropout, Constant, and on constants Shape, Gather, "      \
+	"and RMSNorm's forms), Identity, Dropout, Constant, an If whose condition folds (its "     \
+	"branch of shape work and views taken), and on constants Shape, Gather, "                  \
 	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
@@ -90,6 +91,7 @@ typedef struct imp {
 	cJSON *tensors, *ops;
 	char **alias_from, **alias_to; /* dropped nodes: output name -> input name */
 	int nalias;
+	size_t nalias_cap;   /* room: a node each, and each If's branches' nodes and outputs */
 	unsigned char *skip; /* per node: folded into another */
 	/* Pads folded into the window op that reads them: output name -> input
 	 * name, the spatial pads (begins, then ends) */

@@ -10,12 +10,17 @@ typedef pl_status (*onnx_emit)(imp *m, const Onnx__NodeProto *n, const char *nam
 /* the importers that say why they refuse a node: 0, or -1 with *why set */
 typedef int (*onnx_import)(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 
+static int inline_if(imp *m, const Onnx__NodeProto *n, pl_status *st);
+
 /* Control flow and shapes that depend on the data: not a training graph */
 static pl_status onnx_control_flow(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	const char *t = n->op_type;
 	if (!strcmp(t, "Loop") && !pl__onnx_import_embedding_bag(m, n, name))
 		return PL_OK; /* nn.EmbeddingBag's bags of one length */
+	pl_status st;
+	if (!strcmp(t, "If") && inline_if(m, n, &st))
+		return st; /* its condition a constant: the branch it takes */
 	char why[200];
 	snprintf(why, sizeof why, "control flow (%s): not a training graph%s", t,
 	         strcmp(t, "Loop") ? ""
@@ -975,6 +980,39 @@ static pl_status run_emitter(imp *m, const Onnx__NodeProto *n, const char *name,
 	return op->import(m, n, name, &why) ? pl__onnx_unsupported(m, n, why) : PL_OK;
 }
 
+/* Whether tensor `name` is known before the run: an initializer, a
+ * Constant's, a Shape's, or computed from those alone (the exporter's guard
+ * of a Squeeze on a dimension it could not prove 1: an If on Equal(Shape,
+ * 1)). Producers are walked at most *budget steps in all (a hostile file's
+ * deep or wide graph: not known). */
+static int static_value(const imp *m, const char *name, int depth, int *budget)
+{
+	if (!name[0])
+		return 1;
+	if (depth > 64 || --*budget < 0)
+		return 0;
+	const Onnx__GraphProto *g = m->g;
+	for (size_t k = 0; k < g->n_initializer; k++)
+		if (g->initializer[k]->name && !strcmp(g->initializer[k]->name, name))
+			return 1;
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *p = g->node[i];
+		for (size_t o = 0; o < p->n_output; o++)
+			if (!strcmp(p->output[o], name)) {
+				const char *t = p->op_type ? p->op_type : "";
+				if (!strcmp(t, "Shape") || !strcmp(t, "Constant"))
+					return 1;
+				if (onnx_op_of(t) && onnx_op_of(t)->step == EMIT_FIRST)
+					return 0;
+				for (size_t k = 0; k < p->n_input; k++)
+					if (!static_value(m, p->input[k], depth + 1, budget))
+						return 0;
+				return p->n_input > 0;
+			}
+	}
+	return 0; /* a graph input */
+}
+
 /* A graph with control flow or shapes that depend on the data (a detection
  * model's post-processing) is refused for that first, whatever op before it
  * the importer would refuse too (Floor, Ceil): the node named says what the
@@ -984,7 +1022,10 @@ pl_status pl__onnx_not_training(imp *m)
 	for (size_t i = 0; i < m->g->n_node; i++) {
 		const Onnx__NodeProto *n = m->g->node[i];
 		const onnx_op *op = n->op_type ? onnx_op_of(n->op_type) : NULL;
-		if (op && op->step == EMIT_FIRST && strcmp(n->op_type, "Loop"))
+		int budget = 4096;
+		if (op && op->step == EMIT_FIRST && strcmp(n->op_type, "Loop") &&
+		    !(!strcmp(n->op_type, "If") && n->n_input == 1 &&
+		      static_value(m, n->input[0], 0, &budget)))
 			return pl__onnx_node(m, (int)i);
 	}
 	return PL_OK;
@@ -993,9 +1034,71 @@ pl_status pl__onnx_not_training(imp *m)
 /* Node i: its op's emitter (onnx_ops) at its step, between the checks every
  * node has (its inputs), folding and the fused-pattern matchers; an op
  * type not in the table is refused, unless it folds or a pattern takes it */
+static pl_status node_run(imp *m, const Onnx__NodeProto *n, int i);
+
 pl_status pl__onnx_node(imp *m, int i)
 {
-	const Onnx__NodeProto *n = m->g->node[i];
+	return node_run(m, m->g->node[i], i);
+}
+
+/* the op types an If's branch may hold to be taken inline: shape work, and
+ * the views and arithmetic an exporter's guard writes */
+static int inline_type(const char *t)
+{
+	static const char *const ok[] = {"Constant", "Identity",  "Squeeze", "Unsqueeze", "Reshape",
+	                                 "Flatten",  "Cast",      "Shape",   "Gather",    "Concat",
+	                                 "Slice",    "Transpose", "Expand",  "Add",       "Sub",
+	                                 "Mul",      "Div"};
+	for (size_t k = 0; k < sizeof ok / sizeof *ok; k++)
+		if (!strcmp(t, ok[k]))
+			return 1;
+	return 0;
+}
+
+/* An If whose condition folded to a constant: the nodes of the branch it
+ * takes imported in its place (their names are the file's), its outputs
+ * standing for the branch's. 1 done (*st its status), 0 not such an If (a
+ * condition known only at run time, a branch of other ops or outputs) */
+static int inline_if(imp *m, const Onnx__NodeProto *n, pl_status *st)
+{
+	tinfo *c = n->n_input == 1 ? pl__onnx_valued(m, n->input[0]) : NULL;
+	if (!c || c->nval != 1)
+		return 0;
+	const Onnx__AttributeProto *a =
+	    pl__onnx_attr(n, c->val[0] != 0 ? "then_branch" : "else_branch");
+	const Onnx__GraphProto *b = a ? a->g : NULL;
+	if (!b || b->n_output != n->n_output || b->n_initializer || b->n_node > 64 ||
+	    (size_t)m->nalias + b->n_node + n->n_output > m->nalias_cap)
+		return 0;
+	for (size_t k = 0; k < b->n_node; k++)
+		if (!b->node[k]->op_type || !inline_type(b->node[k]->op_type))
+			return 0;
+	for (size_t k = 0; k < b->n_output; k++)
+		if (!b->output[k]->name || !b->output[k]->name[0])
+			return 0;
+	*st = PL_OK;
+	for (size_t k = 0; k < b->n_node && !*st; k++)
+		*st = node_run(m, b->node[k], -1);
+	for (size_t k = 0; k < n->n_output && !*st; k++) {
+		if (!n->output[k][0])
+			continue;
+		tinfo *o = pl__onnx_known(m, b->output[k]->name), *to;
+		if (o)
+			pl__onnx_set_info(m, n->output[k], o->rank, o->dims, o->nval, o->val);
+		if (o && (to = pl__onnx_known(m, n->output[k]))) {
+			to->cons = o->cons;
+			to->elem = o->elem;
+			to->init = o->init;
+		}
+		pl__onnx_alias(m, n->output[k], b->output[k]->name);
+	}
+	return 1;
+}
+
+/* Node n (node i of the graph, or -1: of an If's branch taken inline, which
+ * the fused-pattern matchers do not see) */
+static pl_status node_run(imp *m, const Onnx__NodeProto *n, int i)
+{
 	if (!n->op_type || n->n_output < 1 || !n->output[0][0])
 		return pl_err_set(m->err, PL_EINVAL, "%s: node %d ('%s'): %s", m->path, i,
 		                  n->name ? n->name : "", n->op_type ? "no output" : "no op type");
@@ -1019,7 +1122,7 @@ pl_status pl__onnx_node(imp *m, int i)
 	if (op && op->step == EMIT_FOLDED)
 		return run_emitter(m, n, name, op);
 	pl_status st;
-	if (onnx_fused(m, i, &st))
+	if (i >= 0 && onnx_fused(m, i, &st))
 		return st;
 	return op ? run_emitter(m, n, name, op) : pl__onnx_unsupported(m, n, "not supported");
 }

@@ -401,11 +401,23 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	cJSON *root = cJSON_CreateObject(), *outs = NULL;
 	m.tensors = cJSON_CreateObject();
 	m.ops = cJSON_CreateArray();
-	m.alias_from = pl_calloc(g->n_node + 1, sizeof *m.alias_from);
-	m.alias_to = pl_calloc(g->n_node + 1, sizeof *m.alias_to);
+	/* an If's branch taken inline adds its nodes' aliases and names */
+	size_t branch = 0;
+	for (size_t i = 0; i < g->n_node; i++)
+		for (size_t k = 0; g->node[i]->op_type && !strcmp(g->node[i]->op_type, "If") &&
+		                   k < g->node[i]->n_attribute;
+		     k++) {
+			const Onnx__GraphProto *b = g->node[i]->attribute[k]->g;
+			for (size_t j = 0; b && j < b->n_node && j < 64; j++)
+				branch += 1 + b->node[j]->n_output;
+			branch += b ? b->n_output + g->node[i]->n_output : 0;
+		}
+	m.nalias_cap = g->n_node + 1 + branch;
+	m.alias_from = pl_calloc(m.nalias_cap, sizeof *m.alias_from);
+	m.alias_to = pl_calloc(m.nalias_cap, sizeof *m.alias_to);
 	m.skip = pl_calloc(g->n_node + 1, 1);
 	m.padded = pl_calloc(g->n_node + 1, sizeof *m.padded);
-	size_t names = g->n_initializer + g->n_input + 1;
+	size_t names = g->n_initializer + g->n_input + 1 + branch;
 	for (size_t i = 0; i < g->n_node; i++)
 		names += g->node[i]->n_output;
 	for (m.ninfo = 64; m.ninfo < 2 * names; m.ninfo *= 2)
