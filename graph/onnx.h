@@ -33,6 +33,10 @@ typedef struct pl_onnx_opts {
  * document (*out; the caller deletes it). PL_EINVAL naming the file and the
  * node, op type and opset of what it cannot import, or the symbolic
  * dimension --batch should set; PL_ENOMEM. */
+/* The ONNX operators the importer reads, as one line of prose (what an
+ * unsupported node's message and 'planner import --help' list). */
+const char *pl_onnx_supported(void);
+
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
                            const pl_onnx_opts *o, cJSON **out, pl_err *err);
 

@@ -124,10 +124,30 @@ void pl__onnx_operand(imp *m, cJSON *o, const char *name)
 
 pl_status pl__onnx_unsupported(imp *m, const Onnx__NodeProto *n, const char *why)
 {
-	return pl_err_set(m->err, PL_EINVAL,
-	                  "%s: node '%s' (%s, opset %lld): %s; the importer knows " SUPPORTED,
-	                  m->path, n->name && n->name[0] ? n->name : "(unnamed)", n->op_type,
-	                  (long long)m->opset, why);
+	char head[sizeof m->err->msg];
+	static const char tail[] = ", ... ('planner import --help' lists them all)";
+	int h = snprintf(head, sizeof head, "%s: node '%s' (%s, opset %lld): %s; the importer knows ",
+	                 m->path, n->name && n->name[0] ? n->name : "(unnamed)", n->op_type,
+	                 (long long)m->opset, why);
+	/* as much of the list as the message holds, cut after a whole entry
+	 * (a comma outside parentheses) */
+	size_t room = h > 0 && (size_t)h + sizeof tail < sizeof head ? sizeof head - (size_t)h - sizeof tail
+	                                                              : 0,
+	       all = strlen(SUPPORTED), cut = 0;
+	if (all <= room + sizeof tail - 1)
+		return pl_err_set(m->err, PL_EINVAL, "%s%s", head, SUPPORTED);
+	for (size_t i = 0, depth = 0; i < room; i++) {
+		depth += SUPPORTED[i] == '(';
+		depth -= SUPPORTED[i] == ')' && depth > 0;
+		if (SUPPORTED[i] == ',' && !depth)
+			cut = i;
+	}
+	return pl_err_set(m->err, PL_EINVAL, "%s%.*s%s", head, (int)cut, SUPPORTED, tail);
+}
+
+const char *pl_onnx_supported(void)
+{
+	return SUPPORTED;
 }
 
 /* the emitted op whose first output is name, or NULL */

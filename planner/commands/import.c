@@ -118,6 +118,27 @@ void pl_cli_import_notes(const pl_graph *g, const char *path, const pl_onnx_opts
 	loss_axis_note(g, path, o);
 }
 
+/* the importer's operators, wrapped to 80 columns after a heading */
+static void help_ops(void)
+{
+	const char *s = pl_onnx_supported();
+	fputs("\nONNX operators the importer reads:\n", stdout);
+	while (*s) {
+		size_t n = strlen(s), take = n;
+		if (n > 78) { /* the last space within 78 columns */
+			take = 78;
+			while (take > 0 && s[take] != ' ')
+				take--;
+			if (!take)
+				take = 78;
+		}
+		printf("  %.*s\n", (int)take, s);
+		s += take;
+		while (*s == ' ')
+			s++;
+	}
+}
+
 int pl_cmd_import(int argc, char **argv)
 {
 	static const char *const help =
@@ -170,7 +191,10 @@ int pl_cmd_import(int argc, char **argv)
 	int ch;
 	while ((ch = pl_cli_next(&a, argc, argv)) != -1) {
 		switch (ch) {
-		case PL_CLI_STOP: return a.rc;
+		case PL_CLI_STOP:
+			if (!a.rc) /* --help: and every op the importer reads */
+				help_ops();
+			return a.rc;
 		case 'o': out = optarg; break;
 		}
 	}
