@@ -984,7 +984,7 @@ static pl_status run_emitter(imp *m, const Onnx__NodeProto *n, const char *name,
  * Constant's, a Shape's, or computed from those alone (the exporter's guard
  * of a Squeeze on a dimension it could not prove 1: an If on Equal(Shape,
  * 1)). Producers are walked at most *budget steps in all (a hostile file's
- * deep or wide graph: not known). */
+ * deep or wide graph, or its many Ifs: not known, refused). */
 static int static_value(const imp *m, const char *name, int depth, int *budget)
 {
 	if (!name[0])
@@ -1019,10 +1019,10 @@ static int static_value(const imp *m, const char *name, int depth, int *budget)
  * graph is. A Loop is looked at in its turn (nn.EmbeddingBag's imports). */
 pl_status pl__onnx_not_training(imp *m)
 {
+	int budget = 256; /* producers walked for all the Ifs (each walk step scans the graph) */
 	for (size_t i = 0; i < m->g->n_node; i++) {
 		const Onnx__NodeProto *n = m->g->node[i];
 		const onnx_op *op = n->op_type ? onnx_op_of(n->op_type) : NULL;
-		int budget = 4096;
 		if (op && op->step == EMIT_FIRST && strcmp(n->op_type, "Loop") &&
 		    !(!strcmp(n->op_type, "If") && n->n_input == 1 &&
 		      static_value(m, n->input[0], 0, &budget)))
