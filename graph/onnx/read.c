@@ -375,6 +375,79 @@ static pl_status declare_graph(imp *m)
 	return st;
 }
 
+/* the bytes of a float or 16-bit initializer's element size, its data at
+ * *d (raw or float_data); 0 without data of its dims' count */
+static size_t elem_data(const Onnx__TensorProto *t, size_t count, const unsigned char **d)
+{
+	if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && t->n_float_data == count) {
+		*d = (const unsigned char *)t->float_data;
+		return sizeof(float);
+	}
+	size_t size = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? 4
+	              : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
+	                      t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16
+	                  ? 2
+	                  : 0;
+	if (!size || !t->has_raw_data || t->raw_data.len != size * count)
+		return 0;
+	*d = t->raw_data.data;
+	return size;
+}
+
+/* A tied weight, folded: an exporter-made initializer ("onnx::...", 2-D)
+ * whose values are those of a weight the model names, transposed (a
+ * language model's head tied to its embedding, x @ wte.T, the transpose
+ * folded at export) is that weight read through a Transpose op, not a
+ * param of its own. Only where the file holds both tensors' values: the
+ * dims alone would match any other square or transposed weight (and values
+ * all one fill, a zero-initialised layer's, would match any other). */
+static void retie_transposes(imp *m)
+{
+	const Onnx__GraphProto *g = m->g;
+	for (size_t i = 0; i < g->n_initializer; i++) {
+		const Onnx__TensorProto *x = g->initializer[i];
+		if (!x->name || strncmp(x->name, "onnx::", 6) || x->n_dims != 2 ||
+		    !pl__onnx_is_param(m, x->name) || x->dims[0] < 1 || x->dims[1] < 1 ||
+		    x->dims[0] > BIG / x->dims[1])
+			continue;
+		size_t r = (size_t)x->dims[0], c = (size_t)x->dims[1], size;
+		const unsigned char *xd, *yd;
+		if (!(size = elem_data(x, r * c, &xd)))
+			continue;
+		size_t k = size; /* one value throughout (a zero-initialised layer): no tie told */
+		while (k < r * c * size && !memcmp(xd + k, xd, size))
+			k += size;
+		if (k == r * c * size)
+			continue;
+		for (size_t j = 0; j < g->n_initializer; j++) {
+			const Onnx__TensorProto *y = g->initializer[j];
+			if (!y->name || !strncmp(y->name, "onnx::", 6) || y->n_dims != 2 ||
+			    y->dims[0] != x->dims[1] || y->dims[1] != x->dims[0] ||
+			    y->data_type != x->data_type || !pl__onnx_is_param(m, y->name) ||
+			    elem_data(y, r * c, &yd) != size)
+				continue;
+			int same = 1; /* x[a][b] == y[b][a] */
+			for (size_t a = 0; a < r && same; a++)
+				for (size_t b = 0; b < c && same; b++)
+					same = !memcmp(xd + (a * c + b) * size,
+					               yd + (b * r + a) * size, size);
+			if (!same)
+				continue;
+			char op[600];
+			snprintf(op, sizeof op, "%s.tied", x->name);
+			if (cJSON_GetObjectItem(m->tensors, op))
+				continue;
+			cJSON_DeleteItemFromObject(m->tensors, x->name);
+			int64_t perm[2] = {1, 0};
+			pl__onnx_emit_shaped(m, op, "Transpose", y->name, x->name, "perm", perm, 2);
+			tinfo *t = pl__onnx_known(m, x->name);
+			if (t)
+				t->init = NULL;
+			break;
+		}
+	}
+}
+
 /* The model of ONNX file data: its tensors declared, its nodes imported,
  * then the loss the user asked for */
 pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *path,
@@ -429,6 +502,8 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		goto done;
 	}
 	st = declare_graph(&m);
+	if (!st)
+		retie_transposes(&m);
 	if (!st)
 		st = pl__onnx_not_training(&m);
 	for (size_t i = 0; i < g->n_node && !st; i++)

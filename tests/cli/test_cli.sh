@@ -1532,6 +1532,12 @@ check "copies.onnx: the merged weight imported once, both MatMuls reading it, an
   '[ "$(jq "[.tensors[] | select(.role == \"param\")] | length" "$T/copies.json")" = 3 ] &&
    grep -q "param .onnx::MatMul_[0-9]*., a weight the exporter made, is read by 2 ops (./0/MatMul. and 1 more)" "$T/err" &&
    grep -q "training=torch.onnx.TrainingMode.TRAINING to keep them apart" "$T/err"'
+# a head tied to the embedding, its transpose folded by the eval export into an "onnx::"
+# initializer of the transposed values: tied back, the embedding read through a Transpose
+"$PLANNER" import "$O/weighted/tied_lm.onnx" -o "$T/tied.json" > /dev/null 2> "$T/err"
+check "weighted/tied_lm.onnx: the folded transpose of the tied embedding is a Transpose of wte.weight, not a param (312 params, PyTorch's)" \
+  '[ "$(jq "[.tensors[] | select(.role == \"param\") | .shape | reduce .[] as \$d (1; . * \$d)] | add" "$T/tied.json")" = 312 ] &&
+   [ "$(jq -c "[.ops[] | select(.type == \"Transpose\" and .inputs == [\"wte.weight\"]) | .attrs.perm]" "$T/tied.json")" = "[[1,0]]" ]'
 "$PLANNER" import "$O/rnn_state.onnx" -o "$T/rnn_state-ops.json" > /dev/null 2> "$T/err"
 check "rnn_state.onnx: no note of shared weights (an LSTM's ops of one node read its weights)" \
   '! grep -q "weight the exporter made" "$T/err"'
