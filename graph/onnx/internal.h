@@ -121,6 +121,8 @@ double *pl__onnx_scratch(imp *m, int64_t n);
 void pl__onnx_set_info(imp *m, const char *name, int rank, const int64_t *dims, int64_t nval,
                        const double *val);
 int pl__onnx_tensor_values(const Onnx__TensorProto *t, double *v, int64_t max);
+size_t pl__onnx_elem_data(const Onnx__TensorProto *t, const unsigned char **d, size_t *n);
+int pl__onnx_one_fill(const Onnx__TensorProto *t);
 void pl__onnx_set_tensor(imp *m, const char *name, const Onnx__TensorProto *t, int64_t max);
 int pl__onnx_broadcast(const tinfo *a, const tinfo *b, int64_t *out);
 double pl__onnx_bval(const tinfo *t, const int64_t *out, int r, int64_t i);

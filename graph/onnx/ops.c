@@ -54,30 +54,6 @@ static pl_status onnx_gelu(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
-/* Whether initializer t holds two or more elements, all one value (a fresh
- * model's zero biases and unit scales): its data read bytewise, none
- * (stripped, external) is not */
-static int constant_fill(const Onnx__TensorProto *t)
-{
-	if (!t)
-		return 0;
-	if (t->n_float_data >= 2) {
-		for (size_t i = 1; i < t->n_float_data; i++)
-			if (t->float_data[i] != t->float_data[0])
-				return 0;
-		return 1;
-	}
-	size_t size = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE ? 8
-	              : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? 4
-	                                                                      : 2;
-	if (!t->has_raw_data || t->raw_data.len < 2 * size || t->raw_data.len % size)
-		return 0;
-	for (size_t i = size; i < t->raw_data.len; i += size)
-		if (memcmp(t->raw_data.data + i, t->raw_data.data, size))
-			return 0;
-	return 1;
-}
-
 /* An Identity: of a merged weight, a param of its own (before folding: a
  * small weight's values are known); else folded, or dropped */
 static pl_status onnx_identity(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -88,7 +64,7 @@ static pl_status onnx_identity(imp *m, const Onnx__NodeProto *n, const char *nam
 	 * param of its own too where the merged values are all one value: the
 	 * zero biases and unit scales of a model never trained, which no model
 	 * ties (a tied weight's values are not one fill) */
-	int fill = !strncmp(n->output[0], "onnx::", 6) && in && constant_fill(in->init);
+	int fill = !strncmp(n->output[0], "onnx::", 6) && in && pl__onnx_one_fill(in->init);
 	if (pl__onnx_is_param(m, n->input[0]) && (strncmp(n->output[0], "onnx::", 6) || fill) &&
 	    !cJSON_GetObjectItem(m->tensors, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's

@@ -375,25 +375,6 @@ static pl_status declare_graph(imp *m)
 	return st;
 }
 
-/* the bytes of a float or 16-bit initializer's element size, its data at
- * *d (raw or float_data); 0 without data of its dims' count */
-static size_t elem_data(const Onnx__TensorProto *t, size_t count, const unsigned char **d)
-{
-	if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && t->n_float_data == count) {
-		*d = (const unsigned char *)t->float_data;
-		return sizeof(float);
-	}
-	size_t size = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? 4
-	              : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
-	                      t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16
-	                  ? 2
-	                  : 0;
-	if (!size || !t->has_raw_data || t->raw_data.len != size * count)
-		return 0;
-	*d = t->raw_data.data;
-	return size;
-}
-
 /* A tied weight, folded: an exporter-made initializer ("onnx::...", 2-D)
  * whose values are those of a weight the model names, transposed (a
  * language model's head tied to its embedding, x @ wte.T, the transpose
@@ -410,21 +391,17 @@ static void retie_transposes(imp *m)
 		    !pl__onnx_is_param(m, x->name) || x->dims[0] < 1 || x->dims[1] < 1 ||
 		    x->dims[0] > BIG / x->dims[1])
 			continue;
-		size_t r = (size_t)x->dims[0], c = (size_t)x->dims[1], size;
+		size_t r = (size_t)x->dims[0], c = (size_t)x->dims[1], size, n;
 		const unsigned char *xd, *yd;
-		if (!(size = elem_data(x, r * c, &xd)))
-			continue;
-		size_t k = size; /* one value throughout (a zero-initialised layer): no tie told */
-		while (k < r * c * size && !memcmp(xd + k, xd, size))
-			k += size;
-		if (k == r * c * size)
+		/* one value throughout (a zero-initialised layer): no tie told */
+		if (!(size = pl__onnx_elem_data(x, &xd, &n)) || n != r * c || pl__onnx_one_fill(x))
 			continue;
 		for (size_t j = 0; j < g->n_initializer; j++) {
 			const Onnx__TensorProto *y = g->initializer[j];
 			if (!y->name || !strncmp(y->name, "onnx::", 6) || y->n_dims != 2 ||
 			    y->dims[0] != x->dims[1] || y->dims[1] != x->dims[0] ||
 			    y->data_type != x->data_type || !pl__onnx_is_param(m, y->name) ||
-			    elem_data(y, r * c, &yd) != size)
+			    pl__onnx_elem_data(y, &yd, &n) != size || n != r * c)
 				continue;
 			int same = 1; /* x[a][b] == y[b][a] */
 			for (size_t a = 0; a < r && same; a++)

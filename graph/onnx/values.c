@@ -132,6 +132,44 @@ void pl__onnx_set_info(imp *m, const char *name, int rank, const int64_t *dims, 
 	m->held += t->nval;
 }
 
+/* A float initializer's data as the file holds them: the element size (4
+ * float, 8 double, 2 float16 or bfloat16), *d the bytes (raw_data, or
+ * float_data's), *n the elements; 0 without data */
+size_t pl__onnx_elem_data(const Onnx__TensorProto *t, const unsigned char **d, size_t *n)
+{
+	if (t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT && t->n_float_data) {
+		*d = (const unsigned char *)t->float_data;
+		*n = t->n_float_data;
+		return sizeof(float);
+	}
+	size_t size = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE  ? 8
+	              : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ? 4
+	              : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
+	                      t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16
+	                  ? 2
+	                  : 0;
+	if (!size || !t->has_raw_data || !t->raw_data.len || t->raw_data.len % size)
+		return 0;
+	*d = t->raw_data.data;
+	*n = t->raw_data.len / size;
+	return size;
+}
+
+/* Whether float initializer t holds two or more elements, all one value (a
+ * fresh model's zero biases and unit scales, a zero-initialised layer):
+ * compared bytewise; no data (stripped, external) is not */
+int pl__onnx_one_fill(const Onnx__TensorProto *t)
+{
+	const unsigned char *d;
+	size_t n, size = t ? pl__onnx_elem_data(t, &d, &n) : 0;
+	if (!size || n < 2)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (memcmp(d + i * size, d, size))
+			return 0;
+	return 1;
+}
+
 /* a TensorProto's values (at most max of them, numeric) into v (room for
  * max): their count, or 0 */
 int pl__onnx_tensor_values(const Onnx__TensorProto *t, double *v, int64_t max)
