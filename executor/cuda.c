@@ -802,6 +802,7 @@ static int run(pl_backend *b, pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_
 	case PL_OP_CUMSUM:
 	case PL_OP_REDUCEMAX:
 	case PL_OP_REDUCEMIN:
+	case PL_OP_REDUCEPROD:
 	case PL_OP_ARGMAX:
 	case PL_OP_ARGMIN:
 	case PL_OP_TOPK:

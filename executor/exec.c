@@ -97,7 +97,7 @@ struct pl_exec {
 	char *has_home;
 	int *owner;     /* per tensor: owning op of a param, else -1 */
 	int64_t *range; /* per integer data tensor: values are in [0, range) */
-	char *positive; /* per data tensor: values drawn in [0.5, 1.5) (a variance, a divisor) */
+	char *positive; /* per data tensor: the domain its values are drawn in (PL_DOMAIN_*) */
 	const float **given; /* per tensor: its starting values (opts.values), or NULL */
 	rankst *rs;
 	int step, adam_t;
@@ -315,8 +315,11 @@ static int fill_tensor(const pl_exec *ex, int t, const pl_layout *l, int64_t ran
 	} else if (ex->range[t] > 0) {
 		q.range = ex->range[t];
 	} else if (ex->positive[t]) {
-		q.lo = 0.5;
-		q.hi = 1.5;
+		static const double lo[] = {[PL_DOMAIN_POSITIVE] = 0.5,
+		                            [PL_DOMAIN_UNIT] = -0.5,
+		                            [PL_DOMAIN_ABOVE_ONE] = 1.5};
+		q.lo = lo[(int)ex->positive[t]];
+		q.hi = q.lo + 1;
 	} else {
 		q.lo = -1;
 		q.hi = 1;
@@ -2235,8 +2238,8 @@ static void place_inputs(pl_exec *ex)
 					range = 2;
 				if (range > 0 && (ex->range[t] == 0 || range < ex->range[t]))
 					ex->range[t] = range;
-				if (rule->positive_input && rule->positive_input(g, op, i))
-					ex->positive[t] = 1;
+				if (rule->positive_input && !ex->positive[t])
+					ex->positive[t] = (char)rule->positive_input(g, op, i);
 				continue;
 			}
 			if (pt->role == PL_ROLE_PARAM && (ex->owner[t] < 0 || ex->owner[t] == k)) {

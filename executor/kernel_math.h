@@ -35,6 +35,18 @@ enum plk_unary {
 	PLK_COS,
 	PLK_ERF,
 	PLK_SIGN,
+	PLK_TAN,
+	PLK_ASIN,
+	PLK_ACOS,
+	PLK_ATAN,
+	PLK_SINH,
+	PLK_COSH,
+	PLK_ASINH,
+	PLK_ACOSH,
+	PLK_ATANH,
+	PLK_FLOOR,
+	PLK_CEIL,
+	PLK_ROUND,
 	PLK_GELU_TANH,
 	PLK_LEAKYRELU,
 	PLK_ELU,
@@ -83,6 +95,18 @@ static inline PL_HD float plk_param_unit(int kind, float v, double a, double g, 
 	case PLK_COS:
 	case PLK_ERF:
 	case PLK_SIGN:
+	case PLK_TAN:
+	case PLK_ASIN:
+	case PLK_ACOS:
+	case PLK_ATAN:
+	case PLK_SINH:
+	case PLK_COSH:
+	case PLK_ASINH:
+	case PLK_ACOSH:
+	case PLK_ATANH:
+	case PLK_FLOOR:
+	case PLK_CEIL:
+	case PLK_ROUND:
 	case PLK_GELU_TANH:
 	case PLK_POW: break;
 	}
@@ -194,6 +218,54 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 	case PLK_SIGN: /* -1, 0 or 1; no slope */
 		r = (float)((v > 0) - (v < 0));
 		*d = 0;
+		break;
+	case PLK_FLOOR: /* steps: no slope */
+		r = floorf(v);
+		*d = 0;
+		break;
+	case PLK_CEIL:
+		r = ceilf(v);
+		*d = 0;
+		break;
+	case PLK_ROUND: /* halves to even, as ONNX's Round and torch.round */
+		r = rintf(v);
+		*d = 0;
+		break;
+	case PLK_TAN:
+		r = tanf(v);
+		*d = 1 + r * r;
+		break;
+	case PLK_ASIN:
+		r = asinf(v);
+		*d = 1 / sqrtf(1 - v * v);
+		break;
+	case PLK_ACOS:
+		r = acosf(v);
+		*d = -1 / sqrtf(1 - v * v);
+		break;
+	case PLK_ATAN:
+		r = atanf(v);
+		*d = 1 / (1 + v * v);
+		break;
+	case PLK_SINH:
+		r = sinhf(v);
+		*d = coshf(v);
+		break;
+	case PLK_COSH:
+		r = coshf(v);
+		*d = sinhf(v);
+		break;
+	case PLK_ASINH:
+		r = asinhf(v);
+		*d = 1 / sqrtf(v * v + 1);
+		break;
+	case PLK_ACOSH:
+		r = acoshf(v);
+		*d = 1 / sqrtf(v * v - 1);
+		break;
+	case PLK_ATANH:
+		r = atanhf(v);
+		*d = 1 / (1 - v * v);
 		break;
 	case PLK_SOFTPLUS: /* log(1 + e^v), for large v v itself; its slope the sigmoid */
 		r = v > 20 ? v : log1pf(expf(v));

@@ -80,6 +80,18 @@ int pl_kernel_unary_kind(const pl_op *op)
 	case PL_OP_COS: return PLK_COS;
 	case PL_OP_ERF: return PLK_ERF;
 	case PL_OP_SIGN: return PLK_SIGN;
+	case PL_OP_TAN: return PLK_TAN;
+	case PL_OP_ASIN: return PLK_ASIN;
+	case PL_OP_ACOS: return PLK_ACOS;
+	case PL_OP_ATAN: return PLK_ATAN;
+	case PL_OP_SINH: return PLK_SINH;
+	case PL_OP_COSH: return PLK_COSH;
+	case PL_OP_ASINH: return PLK_ASINH;
+	case PL_OP_ACOSH: return PLK_ACOSH;
+	case PL_OP_ATANH: return PLK_ATANH;
+	case PL_OP_FLOOR: return PLK_FLOOR;
+	case PL_OP_CEIL: return PLK_CEIL;
+	case PL_OP_ROUND: return PLK_ROUND;
 	case PL_OP_LEAKYRELU: return PLK_LEAKYRELU;
 	case PL_OP_ELU: return PLK_ELU;
 	case PL_OP_SELU: return PLK_SELU;
@@ -656,6 +668,51 @@ double pl_kernel_reduce_map(const pl_kctx *k, const pl_xt *x, int64_t *ost)
 			s *= x->shape[d];
 	}
 	return op->type == PL_OP_REDUCEMEAN ? 1 / count : 1;
+}
+
+/* ReduceProd (its reduced axes whole on the piece): the products in
+ * double; the backward's gradient to each element the product of the
+ * others, as torch.prod's: the product over the element where none of its
+ * group is zero, else the product of the nonzero ones where the element is
+ * the only zero, else 0 */
+static int reduce_prod(pl_kctx *k, const pl_xt *x, const pl_xt *y, const pl_xt *dy, pl_xt *dx)
+{
+	int64_t ost[PL_MAX_RANK], ix[PL_MAX_RANK] = {0};
+	pl_kernel_reduce_map(k, x, ost);
+	size_t ny = y->n ? y->n : 1;
+	double *nz = pl_malloc(sizeof *nz * ny); /* the product of the nonzero elements */
+	int *zeros = pl_calloc(ny, sizeof *zeros);
+	if (!nz || !zeros) {
+		free(nz);
+		free(zeros);
+		return -1;
+	}
+	for (size_t e = 0; e < ny; e++)
+		nz[e] = 1;
+	for (int pass = 0; pass < (dx ? 2 : 1); pass++) {
+		size_t i = 0;
+		memset(ix, 0, sizeof ix);
+		do {
+			int64_t o = 0;
+			for (int d = 0; d < x->rank; d++)
+				o += ix[d] * ost[d];
+			double v = x->v[i];
+			if (pass == 0 && v == 0)
+				zeros[o]++;
+			else if (pass == 0)
+				nz[o] *= v;
+			else if (v != 0)
+				dx->v[i] = (float)(zeros[o] ? 0 : dy->v[o] * nz[o] / v);
+			else
+				dx->v[i] = (float)(zeros[o] == 1 ? dy->v[o] * nz[o] : 0);
+			i++;
+		} while (x->rank > 0 && next_index(ix, x->shape, x->rank));
+	}
+	for (size_t e = 0; !dx && e < y->n; e++)
+		y->v[e] = (float)(zeros[e] ? 0 : nz[e]);
+	free(nz);
+	free(zeros);
+	return 0;
 }
 
 /* ReduceSum and ReduceMean (sums in double: the loss of a test is often
@@ -1943,6 +2000,7 @@ static int run(pl_kctx *k, pl_xt *in, const pl_xt *out, const pl_xt *dout, pl_xt
 	case PL_OP_REDUCEMEAN:
 	case PL_OP_REDUCEMAX:
 	case PL_OP_REDUCEMIN: return one_input(reduce, 1, k, in, out, dout, din);
+	case PL_OP_REDUCEPROD: return one_input(reduce_prod, 1, k, in, out, dout, din);
 	case PL_OP_SCE: return sce(k, in, out, dout, din);
 	case PL_OP_MOE_DISPATCH:
 	case PL_OP_MOE_COMBINE: return moe(k, in, out, dout, din);

@@ -33,7 +33,19 @@
 	case PL_OP_SIN:                                                                            \
 	case PL_OP_COS:                                                                            \
 	case PL_OP_ERF:                                                                            \
-	case PL_OP_SIGN
+	case PL_OP_SIGN:                                                                           \
+	case PL_OP_TAN:                                                                            \
+	case PL_OP_ASIN:                                                                           \
+	case PL_OP_ACOS:                                                                           \
+	case PL_OP_ATAN:                                                                           \
+	case PL_OP_SINH:                                                                           \
+	case PL_OP_COSH:                                                                           \
+	case PL_OP_ASINH:                                                                          \
+	case PL_OP_ACOSH:                                                                          \
+	case PL_OP_ATANH:                                                                          \
+	case PL_OP_FLOOR:                                                                          \
+	case PL_OP_CEIL:                                                                           \
+	case PL_OP_ROUND
 
 /* The binary element-wise op types, whose formulas are plk_binary_value's
  * and plk_binary_grad's (kernel_math.h; kinds by pl_kernel_binary_kind). */

@@ -108,6 +108,8 @@ enum {
 	PL_OPT_LOSS = 1u << 8,
 };
 
+enum { PL_DOMAIN_ANY, PL_DOMAIN_POSITIVE, PL_DOMAIN_UNIT, PL_DOMAIN_ABOVE_ONE };
+
 typedef struct pl_op_rule {
 	const char *name;
 	int min_inputs, max_inputs, noutputs;
@@ -120,9 +122,12 @@ typedef struct pl_op_rule {
 	/* The values an integer input holds lie in [0, range): a Gather's
 	 * indices, a loss's labels. NULL, or 0 for an input, when none. */
 	int64_t (*index_range)(const pl_graph *g, const pl_op *op, int input);
-	/* Whether an input's values must be positive (a batch norm's running
-	 * variance, a divisor): synthetic values of it, drawn where it holds
-	 * none of its own, are then drawn in [0.5, 1.5). NULL when none is. */
+	/* The domain an input's values must lie in, where the function is
+	 * defined and its slope finite (PL_DOMAIN_*; 0: any): synthetic values
+	 * of it, drawn where it holds none of its own, are drawn inside it
+	 * (PL_DOMAIN_POSITIVE, a variance or a divisor: [0.5, 1.5);
+	 * PL_DOMAIN_UNIT, Asin's: [-0.5, 0.5); PL_DOMAIN_ABOVE_ONE, Acosh's:
+	 * [1.5, 2.5)). NULL when no input has one. */
 	int (*positive_input)(const pl_graph *g, const pl_op *op, int input);
 } pl_op_rule;
 
@@ -150,6 +155,7 @@ typedef struct pl_op_rule {
 	case PL_OP_CUMSUM:                                                                         \
 	case PL_OP_REDUCEMAX:                                                                      \
 	case PL_OP_REDUCEMIN:                                                                      \
+	case PL_OP_REDUCEPROD:                                                                     \
 	case PL_OP_PAD:                                                                            \
 	case PL_OP_MAXPOOL:                                                                        \
 	case PL_OP_AVGPOOL:                                                                        \

@@ -198,10 +198,12 @@ static int mark_constant(imp *m, const Onnx__NodeProto *n, size_t j)
 static int fold_constant(imp *m, const Onnx__NodeProto *n)
 {
 	static const char *const same[] = {
-	    "Cast",  "Not",  "Neg",        "Identity",  "Sqrt",
-	    "Floor", "Ceil", "Abs",        "Exp",       "Log",
-	    "Relu",  "Sign", "Reciprocal", "ScatterND", "ScatterElements",
-	    "Trilu", "Sin",  "Cos"};
+	    "Cast",  "Not",   "Neg",        "Identity",  "Sqrt",
+	    "Floor", "Ceil",  "Abs",        "Exp",       "Log",
+	    "Relu",  "Sign",  "Reciprocal", "ScatterND", "ScatterElements",
+	    "Trilu", "Sin",   "Cos",        "Tan",       "Asin",
+	    "Acos",  "Atan",  "Sinh",       "Cosh",      "Asinh",
+	    "Acosh", "Atanh", "Round"};
 	static const char *const bin[] = {"Add",
 	                                  "Sub",
 	                                  "Mul",
@@ -387,11 +389,13 @@ static const struct {
 	const char *type;
 	double (*f)(double);
 } unary_values[] = {
-    {"Identity", un_copy}, {"Floor", floor},  {"Ceil", ceil},    {"Sqrt", sqrt},
-    {"Neg", un_neg},       {"Not", un_not},   {"Abs", fabs},     {"Exp", exp},
-    {"Log", log},          {"Relu", un_relu}, {"Sign", un_sign}, {"Reciprocal", un_reciprocal},
-    {"Sin", sin},          {"Cos", cos},      {"Tanh", tanh},    {"Sigmoid", un_sigmoid},
-    {"Erf", erf}};
+    {"Identity", un_copy}, {"Floor", floor},  {"Ceil", ceil},      {"Sqrt", sqrt},
+    {"Neg", un_neg},       {"Not", un_not},   {"Abs", fabs},       {"Exp", exp},
+    {"Log", log},          {"Relu", un_relu}, {"Sign", un_sign},   {"Reciprocal", un_reciprocal},
+    {"Sin", sin},          {"Cos", cos},      {"Tanh", tanh},      {"Sigmoid", un_sigmoid},
+    {"Erf", erf},          {"Tan", tan},      {"Asin", asin},      {"Acos", acos},
+    {"Atan", atan},        {"Sinh", sinh},    {"Cosh", cosh},      {"Asinh", asinh},
+    {"Acosh", acosh},      {"Atanh", atanh},  {"Round", nearbyint}};
 
 /* f of each of a's values */
 static int fold_map(imp *m, const Onnx__NodeProto *n, const tinfo *a, double (*f)(double))
@@ -863,6 +867,16 @@ static const struct {
     {"Tanh", fold_unary, 0},
     {"Sigmoid", fold_unary, 0},
     {"Erf", fold_unary, 0},
+    {"Tan", fold_unary, 0},
+    {"Asin", fold_unary, 0},
+    {"Acos", fold_unary, 0},
+    {"Atan", fold_unary, 0},
+    {"Sinh", fold_unary, 0},
+    {"Cosh", fold_unary, 0},
+    {"Asinh", fold_unary, 0},
+    {"Acosh", fold_unary, 0},
+    {"Atanh", fold_unary, 0},
+    {"Round", fold_unary, 0},
     {"ReduceProd", fold_reduce_entries, 0},
     {"ReduceSum", fold_reduce_entries, 0},
     {"Add", fold_binary, 0},
@@ -967,7 +981,8 @@ int pl__onnx_infer(imp *m, const Onnx__NodeProto *n)
 	} else if ((!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") ||
 	            !strcmp(t, "Div") || !strcmp(t, "Pow") || !strcmp(t, "Max") ||
 	            !strcmp(t, "Min") || !strcmp(t, "Equal") || !strcmp(t, "Less") ||
-	            !strcmp(t, "Greater") || !strcmp(t, "PRelu") || !strcmp(t, "Or") ||
+	            !strcmp(t, "Greater") || !strcmp(t, "GreaterOrEqual") ||
+	            !strcmp(t, "LessOrEqual") || !strcmp(t, "PRelu") || !strcmp(t, "Or") ||
 	            !strcmp(t, "And") || !strcmp(t, "Xor")) &&
 	           b) {
 		r = pl__onnx_broadcast(a, b, dims);
@@ -997,7 +1012,7 @@ int pl__onnx_infer(imp *m, const Onnx__NodeProto *n)
 				dims[r++] = a->dims[d];
 	} else if (!strcmp(t, "ReduceMean") || !strcmp(t, "ReduceSum") || !strcmp(t, "ReduceL2") ||
 	           !strcmp(t, "ReduceL1") || !strcmp(t, "ReduceSumSquare") ||
-	           !strcmp(t, "ReduceMax") || !strcmp(t, "ReduceMin") ||
+	           !strcmp(t, "ReduceMax") || !strcmp(t, "ReduceMin") || !strcmp(t, "ReduceProd") ||
 	           !strcmp(t, "ReduceLogSumExp")) {
 		int64_t ax[16];
 		int na = pl__onnx_ints_of(m, n, "axes", 1, ax, 16),

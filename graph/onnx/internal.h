@@ -34,14 +34,15 @@
 	"(nearest, linear, cubic), Expand, Concat, ScatterND (a slice assignment), Slice "         \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
-	"Softplus, Sin, Cos, Erf, Sign, Tanh, Sigmoid, Max and Min (of two), Equal, Less, "        \
-	"Greater, Where, "                                                                         \
+	"Softplus, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Sign, "  \
+	"Floor, Ceil, Round (the last four without gradient), Tanh, Sigmoid, Mish, Softsign, "     \
+	"Max and Min (of two), Equal, Less, Greater, GreaterOrEqual, LessOrEqual, Where, "         \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, GatherElements, ScatterElements, ArgMax, "                             \
 	"ArgMin, TopK (its K a constant), OneHot "                                                 \
 	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
-	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceL2, ReduceL1, "                        \
+	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL2, ReduceL1, "            \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
 	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization "          \
 	"(over the axes from one after the batch's on), Erf "                                      \

@@ -538,23 +538,78 @@ static pl_status onnx_alpha(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* A constant of one element, `value`, of dtype ("int64", or NULL: the
+ * model's float), declared as name.suffix (its name in buf); -1 when that
+ * name is taken */
+static int emit_scalar(imp *m, const char *name, const char *suffix, const char *dtype,
+                       double value, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s.%s", name, suffix);
+	if (cJSON_GetObjectItem(m->tensors, buf))
+		return -1;
+	cJSON *c = cJSON_CreateObject();
+	int64_t one = 1;
+	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
+	if (dtype)
+		cJSON_AddStringToObject(c, "dtype", dtype);
+	cJSON_AddStringToObject(c, "role", "const");
+	pl__onnx_const_values(c, NULL, 1, value);
+	pl_json_add(m->tensors, buf, c);
+	return 0;
+}
+
 /* Not of mask `in` into out (op `name`): Equal to an int64 0 declared as
  * name.zero; -1 when that name is taken */
 static int emit_not(imp *m, const char *name, const char *in, const char *out)
 {
 	char zero[600];
-	snprintf(zero, sizeof zero, "%s.zero", name);
-	if (cJSON_GetObjectItem(m->tensors, zero))
+	if (emit_scalar(m, name, "zero", "int64", 0, zero, sizeof zero))
 		return -1;
-	cJSON *c = cJSON_CreateObject();
-	int64_t one = 1;
-	pl_json_add(c, "shape", pl__onnx_int_list(&one, 1));
-	cJSON_AddStringToObject(c, "dtype", "int64");
-	cJSON_AddStringToObject(c, "role", "const");
-	pl__onnx_const_values(c, NULL, 1, 0);
-	pl_json_add(m->tensors, zero, c);
 	pl__onnx_emit_binary(m, name, "Equal", in, zero, out);
 	return 0;
+}
+
+/* GreaterOrEqual and LessOrEqual at run time: Not of Less and of Greater */
+static pl_status onnx_or_equal(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 2)
+		return pl__onnx_unsupported(m, n, "not of two inputs");
+	char strict[600];
+	snprintf(strict, sizeof strict, "%s.strict", name);
+	cJSON *o =
+	    pl__onnx_add_op(m, strict, !strcmp(n->op_type, "GreaterOrEqual") ? "Less" : "Greater");
+	pl__onnx_operand(m, o, n->input[0]);
+	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_io(m, o, "outputs", strict);
+	if (emit_not(m, name, strict, n->output[0]))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
+ * the planner's element-wise ops */
+static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 1)
+		return pl__onnx_unsupported(m, n, "not of one input");
+	const char *x = n->input[0];
+	char a[600], b[600], one[600];
+	snprintf(a, sizeof a, "%s.a", name);
+	snprintf(b, sizeof b, "%s.b", name);
+	if (!strcmp(n->op_type, "Mish")) {
+		pl__onnx_emit_unary_op(m, a, "Softplus", x, a);
+		pl__onnx_emit_unary_op(m, b, "Tanh", a, b);
+		pl__onnx_emit_binary(m, name, "Mul", x, b, n->output[0]);
+	} else {
+		if (emit_scalar(m, name, "one", NULL, 1, one, sizeof one))
+			return pl__onnx_unsupported(m, n, "its constant's name is taken");
+		pl__onnx_emit_unary_op(m, a, "Abs", x, a);
+		pl__onnx_emit_binary(m, b, "Add", a, one, b);
+		pl__onnx_emit_binary(m, name, "Div", x, b, n->output[0]);
+	}
+	pl__onnx_infer(m, n);
+	return PL_OK;
 }
 
 /* of a mask at run time: Equal to 0 */
@@ -883,6 +938,7 @@ static const onnx_op onnx_ops[] = {
     {"ReduceMean", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceMax", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceMin", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceProd", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceL2", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceL1", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceSumSquare", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
@@ -935,6 +991,22 @@ static const onnx_op onnx_ops[] = {
     {"Cos", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Erf", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Sign", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Tan", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Asin", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Acos", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Atan", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Sinh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Cosh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Asinh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Acosh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Atanh", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Floor", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Ceil", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Round", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"GreaterOrEqual", EMIT_LAST, onnx_or_equal, NULL, NULL, NULL},
+    {"LessOrEqual", EMIT_LAST, onnx_or_equal, NULL, NULL, NULL},
+    {"Mish", EMIT_LAST, onnx_composite, NULL, NULL, NULL},
+    {"Softsign", EMIT_LAST, onnx_composite, NULL, NULL, NULL},
     {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
 };
 

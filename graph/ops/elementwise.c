@@ -7,6 +7,13 @@
 
 #include "graph/ops/internal.h"
 
+/* Sign, Floor, Ceil and Round: flat between their steps, so no gradient
+ * (torch.sign's, floor's, ceil's and round's is zero) */
+static int is_step(pl_optype t)
+{
+	return t == PL_OP_SIGN || t == PL_OP_FLOOR || t == PL_OP_CEIL || t == PL_OP_ROUND;
+}
+
 /* Equal, Less, Greater: 1 where the relation holds, else 0, as int64 (a
  * mask: no gradient) */
 static int is_compare(pl_optype t)
@@ -67,7 +74,7 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 	              : is_compare(op->type) ? PL_DT_INT64
 	                                     : a->dtype;
 	pl__set_out(g, op, 0, rank, shape, dt);
-	if (is_compare(op->type) || op->type == PL_OP_SIGN) /* a mask; a sign, flat */
+	if (is_compare(op->type) || is_step(op->type)) /* a mask; a sign or a rounding, flat */
 		g->tensors[op->out[0]].requires_grad = 0;
 	if (where) /* no gradient reaches the condition */
 		g->tensors[op->out[0]].requires_grad =
@@ -99,6 +106,8 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		break;
 	case PL_OP_TANH:
 	case PL_OP_SIGMOID:
+	case PL_OP_ATAN:  /* its slope 1 / (1 + v^2) */
+	case PL_OP_ATANH: /* 1 / (1 - v^2) */
 		*fwd = 4;
 		*bwd = 3;
 		break;
@@ -115,6 +124,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*bwd = 2;
 		break;
 	case PL_OP_SQRT:
+	case PL_OP_TAN: /* its slope 1 + tan^2 from its value */
 		*fwd = 4;
 		*bwd = 2;
 		break;
@@ -122,6 +132,12 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	case PL_OP_ERF: /* its slope 2/sqrt(pi) e^(-v^2): a transcendental too */
 	case PL_OP_SIN:
 	case PL_OP_COS: /* the backward's derivative a transcendental too */
+	case PL_OP_SINH:
+	case PL_OP_COSH:
+	case PL_OP_ASIN: /* a square root in the slope: 1 / sqrt(1 - v^2) */
+	case PL_OP_ACOS:
+	case PL_OP_ASINH:
+	case PL_OP_ACOSH:
 		*fwd = 4;
 		*bwd = 5;
 		break;
@@ -159,6 +175,9 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 	case PL_OP_LESS:
 	case PL_OP_GREATER: /* no backward */
 	case PL_OP_SIGN:
+	case PL_OP_FLOOR:
+	case PL_OP_CEIL:
+	case PL_OP_ROUND:
 		*fwd = 1;
 		*bwd = 0;
 		break;
@@ -237,12 +256,20 @@ static int in_softmax(const pl_graph *g, const pl_op *op)
 	return 0;
 }
 
-/* Log's and Sqrt's operand */
+/* Log's and Sqrt's operand; the inverse functions' (Asin, Acos and Atanh
+ * within (-1, 1), Acosh above 1) */
 int pl__positive_operand(const pl_graph *g, const pl_op *op, int input)
 {
 	(void)g;
-	(void)op;
-	return input == 0;
+	if (input != 0)
+		return PL_DOMAIN_ANY;
+	switch (op->type) {
+	case PL_OP_ASIN:
+	case PL_OP_ACOS:
+	case PL_OP_ATANH: return PL_DOMAIN_UNIT;
+	case PL_OP_ACOSH: return PL_DOMAIN_ABOVE_ONE;
+	default: return PL_DOMAIN_POSITIVE;
+	}
 }
 
 /* Pow's operand under a power that is not a whole number (x^1.5 is real for
@@ -308,7 +335,10 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_EQUAL:
 	case PL_OP_LESS:
 	case PL_OP_GREATER:
-	case PL_OP_SIGN: break;    /* backward needs no forward value */
+	case PL_OP_SIGN:
+	case PL_OP_FLOOR:
+	case PL_OP_CEIL:
+	case PL_OP_ROUND: break;   /* backward needs no forward value */
 	case PL_OP_WHERE:          /* which of x and y takes the gradient: the condition */
 	case PL_OP_MAX:
 	case PL_OP_MIN:   /* which input takes it: both values, as torch.maximum keeps */
@@ -348,6 +378,15 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 	case PL_OP_SIN:
 	case PL_OP_COS:
 	case PL_OP_ERF:
+	case PL_OP_TAN:
+	case PL_OP_ASIN:
+	case PL_OP_ACOS:
+	case PL_OP_ATAN:
+	case PL_OP_SINH:
+	case PL_OP_COSH:
+	case PL_OP_ASINH:
+	case PL_OP_ACOSH:
+	case PL_OP_ATANH:
 	case PL_OP_ABS:
 	case PL_OP_SOFTPLUS:
 	case PL_OP_LEAKYRELU:

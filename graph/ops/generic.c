@@ -102,6 +102,23 @@ static const pl_op_rule rules[] = {
                           NULL},
     [PL_OP_ERF] = {"Erf", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_SIGN] = {"Sign", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_TAN] = {"Tan", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_ASIN] = {"Asin", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                    pl__positive_operand},
+    [PL_OP_ACOS] = {"Acos", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                    pl__positive_operand},
+    [PL_OP_ATAN] = {"Atan", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_SINH] = {"Sinh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_COSH] = {"Cosh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_ASINH] = {"Asinh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_ACOSH] = {"Acosh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                     pl__positive_operand},
+    [PL_OP_ATANH] = {"Atanh", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                     pl__positive_operand},
+    [PL_OP_FLOOR] = {"Floor", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_CEIL] = {"Ceil", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_ROUND] = {"Round", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
+    [PL_OP_REDUCEPROD] = {"ReduceProd", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -253,9 +253,11 @@ pl_status pl__infer_reduce(pl_graph *g, pl_op *op, pl_err *err)
 		}
 	}
 	pl__set_out(g, op, 0, o, shape, x->dtype);
-	/* a maximum or minimum keeps its reduced axes whole: its pieces would
-	 * need a max-reduce, and a cut leaves partial sums */
-	int extreme = op->type == PL_OP_REDUCEMAX || op->type == PL_OP_REDUCEMIN;
+	/* a maximum, minimum or product keeps its reduced axes whole: its
+	 * pieces would need a max- or product-reduce, and a cut leaves partial
+	 * sums */
+	int extreme = op->type == PL_OP_REDUCEMAX || op->type == PL_OP_REDUCEMIN ||
+	              op->type == PL_OP_REDUCEPROD;
 	for (int d = 0; d < x->rank; d++) {
 		int l =
 		    pl__loop_add(op, x->shape[d], reduced[d] ? PL_LOOP_REDUCE : PL_LOOP_PARALLEL,
@@ -278,9 +280,12 @@ void pl__work_reduce(const pl_graph *g, const pl_op *op, const int64_t *split, p
 		w->vec_flops_bwd = op->type == PL_OP_REDUCEMEAN ? n : 0;
 		w->bytes_bwd = ib + ob;
 		w->kernels_bwd = 1;
-		if (op->type == PL_OP_REDUCEMAX || op->type == PL_OP_REDUCEMIN) {
+		if (op->type == PL_OP_REDUCEMAX || op->type == PL_OP_REDUCEMIN ||
+		    op->type == PL_OP_REDUCEPROD) {
 			/* the gradient goes to the first extreme: the input read
-			 * against the output (both kept) */
+			 * against the output (both kept); a product's to each
+			 * element, the product of the others: the input and the
+			 * product kept */
 			w->vec_flops_bwd = n;
 			w->bytes_bwd += ib;
 			w->saved_bytes = ib + ob;
