@@ -44,7 +44,7 @@
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL2, ReduceL1, "            \
 	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
-	"LogSoftmax (the last op, under the cross-entropy), Reshape, LayerNormalization "          \
+	"LogSoftmax, Mod and Trilu (of activations too), Reshape, LayerNormalization "             \
 	"(over the axes from one after the batch's on), Erf "                                      \
 	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in "       \
 	"LayerNorm's "                                                                             \

@@ -587,6 +587,90 @@ static pl_status onnx_or_equal(imp *m, const Onnx__NodeProto *n, const char *nam
 	return PL_OK;
 }
 
+/* Mod of float tensors at run time: x - T(x / y) y, T Floor (fmod 0, the
+ * divisor's sign, Python's %) or truncation (fmod 1, C's fmod: Sign times
+ * Floor of Abs); the quotient's steps are flat, so the gradient is 1 to x and
+ * -T(x / y) to y, as PyTorch's remainder and fmod */
+static pl_status onnx_mod(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 2)
+		return pl__onnx_unsupported(m, n, "not of two inputs");
+	for (int i = 0; i < 2; i++) {
+		tinfo *t = pl__onnx_known(m, n->input[i]);
+		if (t && (t->elem == ONNX__TENSOR_PROTO__DATA_TYPE__INT64 ||
+		          t->elem == ONNX__TENSOR_PROTO__DATA_TYPE__INT32))
+			return pl__onnx_unsupported(m, n, "a Mod of integers at run time");
+	}
+	int fmod = pl__onnx_attr_i(n, "fmod", 0) != 0;
+	char q[600], a[600], f[600], s[600], t[600], ty[600];
+	snprintf(q, sizeof q, "%s.quotient", name);
+	snprintf(a, sizeof a, "%s.abs", name);
+	snprintf(f, sizeof f, "%s.floor", name);
+	snprintf(s, sizeof s, "%s.sign", name);
+	snprintf(t, sizeof t, "%s.trunc", name);
+	snprintf(ty, sizeof ty, "%s.times", name);
+	cJSON *o = pl__onnx_add_op(m, q, "Div");
+	pl__onnx_operand(m, o, n->input[0]);
+	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_io(m, o, "outputs", q);
+	if (fmod) {
+		pl__onnx_emit_unary_op(m, a, "Abs", q, a);
+		pl__onnx_emit_unary_op(m, f, "Floor", a, f);
+		pl__onnx_emit_unary_op(m, s, "Sign", q, s);
+		pl__onnx_emit_binary(m, t, "Mul", s, f, t);
+	} else {
+		pl__onnx_emit_unary_op(m, t, "Floor", q, t);
+	}
+	o = pl__onnx_add_op(m, ty, "Mul");
+	pl__onnx_io(m, o, "inputs", t);
+	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_io(m, o, "outputs", ty);
+	o = pl__onnx_add_op(m, name, "Sub");
+	pl__onnx_operand(m, o, n->input[0]);
+	pl__onnx_io(m, o, "inputs", ty);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* Trilu of a tensor at run time (torch.tril, triu on activations): x times a
+ * constant mask of its last two dimensions, 1 on and below (upper 0) or on
+ * and above (upper 1) diagonal k (input 1, a constant; 0) */
+static pl_status onnx_trilu(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = pl__onnx_known(m, n->input[0]);
+	double k = 0;
+	if (n->n_input > 1 && n->input[1][0] && pl__onnx_scalar_of(m, n->input[1], &k))
+		return pl__onnx_unsupported(m, n, "its diagonal k is not a constant");
+	if (!x || x->rank < 2)
+		return pl__onnx_unsupported(m, n, "its input's shape is not known");
+	int64_t r = x->dims[x->rank - 2], c = x->dims[x->rank - 1], kk = (int64_t)k;
+	if (r < 1 || c < 1 || r > MAX_VALUES / c)
+		return pl__onnx_unsupported(m, n, "its mask would be past the bound on a constant's values");
+	char mask[600];
+	snprintf(mask, sizeof mask, "%s.mask", name);
+	if (cJSON_GetObjectItem(m->tensors, mask))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	double *v = pl__onnx_scratch(m, r * c);
+	if (!v)
+		return pl__onnx_unsupported(m, n, "out of memory");
+	int upper = pl__onnx_attr_i(n, "upper", 1) != 0;
+	for (int64_t i = 0; i < r; i++)
+		for (int64_t j = 0; j < c; j++)
+			v[i * c + j] = upper ? j - i >= kk : j - i <= kk;
+	cJSON *t = cJSON_CreateObject();
+	pl_json_add(t, "shape", pl__onnx_int_list(&x->dims[x->rank - 2], 2));
+	cJSON_AddStringToObject(t, "role", "const");
+	pl__onnx_const_values(t, v, r * c, 0);
+	pl_json_add(m->tensors, mask, t);
+	cJSON *o = pl__onnx_add_op(m, name, "Mul");
+	pl__onnx_operand(m, o, n->input[0]);
+	pl__onnx_io(m, o, "inputs", mask);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
  * the planner's element-wise ops */
 static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -698,8 +782,10 @@ static pl_status onnx_gemm(imp *m, const Onnx__NodeProto *n, const char *name)
 
 /* ReduceLogSumExp as torch.logsumexp computes it: the maximum m (kept dims)
  * subtracted, Exp, ReduceSum, Log, plus m */
+/* ReduceLogSumExp of n's input over axes ax: max + log(sum(exp(x - max)));
+ * with log_softmax (keep 1) LogSoftmax's x - max - log(sum(exp(x - max))) */
 static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, const int64_t *ax,
-                           int na, int keep)
+                           int na, int keep, int log_softmax)
 {
 	char mk[600], d[600], e[600], s[600], l[600], mx[600];
 	const char *x = n->input[0];
@@ -714,6 +800,10 @@ static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, c
 	pl__onnx_emit_unary_op(m, e, "Exp", d, e);
 	pl__onnx_emit_reduce(m, s, "ReduceSum", e, s, ax, na, keep);
 	pl__onnx_emit_unary_op(m, l, "Log", s, l);
+	if (log_softmax) {
+		pl__onnx_emit_binary(m, name, "Sub", d, l, n->output[0]);
+		return;
+	}
 	if (!keep)
 		pl__onnx_emit_reduce(m, mx, "ReduceMax", x, mx, ax, na, 0);
 	pl__onnx_emit_binary(m, name, "Add", l, keep ? mk : mx, n->output[0]);
@@ -736,7 +826,7 @@ static pl_status onnx_reduce_op(imp *m, const Onnx__NodeProto *n, const char *na
 		                            "its axes are not a constant the importer can fold");
 	int keep = pl__onnx_attr_i(n, "keepdims", 1) != 0;
 	if (lse) {
-		onnx_logsumexp(m, n, name, ax, na, keep);
+		onnx_logsumexp(m, n, name, ax, na, keep, 0);
 		pl__onnx_infer(m, n);
 		return PL_OK;
 	}
@@ -839,18 +929,26 @@ static pl_status onnx_random(imp *m, const Onnx__NodeProto *n, const char *name)
 /* the model's output, which the appended cross-entropy reads: its loss on
  * log-probabilities is its loss on the logits (log_softmax(log_softmax(z)) =
  * log_softmax(z)), dropped */
+static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, const int64_t *ax,
+                           int na, int keep, int log_softmax);
+
 static pl_status onnx_logsoftmax(imp *m, const Onnx__NodeProto *n, const char *name)
 {
-	(void)name;
-	if (!(m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&
-	      !strcmp(n->output[0], m->g->output[0]->name)))
-		return pl__onnx_unsupported(m, n, "not supported");
 	tinfo *x = pl__onnx_known(m, n->input[0]);
 	int64_t ax = x ? pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) : -1;
-	if (!x || ax != x->rank - 1)
-		return pl__onnx_unsupported(m, n,
-		                            "a LogSoftmax is imported only over the last axis");
-	pl__onnx_drop_node(m, n);
+	if (!x || ax < 0 || ax >= x->rank)
+		return pl__onnx_unsupported(m, n, "its input's shape or axis is not known");
+	if (m->ce_loss && m->g->n_output > 0 && m->g->output[0]->name &&
+	    !strcmp(n->output[0], m->g->output[0]->name)) {
+		if (ax != x->rank - 1)
+			return pl__onnx_unsupported(
+			    m, n, "a LogSoftmax under the cross-entropy is imported only over the last axis");
+		pl__onnx_drop_node(m, n); /* the loss computes it */
+		pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	/* elsewhere, x minus its log-sum-exp along the axis */
+	onnx_logsumexp(m, n, name, &ax, 1, 1, 1);
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return PL_OK;
 }
@@ -1006,6 +1104,8 @@ static const onnx_op onnx_ops[] = {
     {"GreaterOrEqual", EMIT_LAST, onnx_or_equal, NULL, NULL, NULL},
     {"LessOrEqual", EMIT_LAST, onnx_or_equal, NULL, NULL, NULL},
     {"Mish", EMIT_LAST, onnx_composite, NULL, NULL, NULL},
+    {"Mod", EMIT_LAST, onnx_mod, NULL, NULL, NULL},
+    {"Trilu", EMIT_LAST, onnx_trilu, NULL, NULL, NULL},
     {"Softsign", EMIT_LAST, onnx_composite, NULL, NULL, NULL},
     {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},
 };
