@@ -587,6 +587,39 @@ static pl_status onnx_or_equal(imp *m, const Onnx__NodeProto *n, const char *nam
 	return PL_OK;
 }
 
+/* IsNaN (x differs from itself: Not of Equal(x, x)) and IsInf (Equal of
+ * |x| to +inf, or of x to one infinity with detect_negative or
+ * detect_positive 0; neither: Less(x, x), all 0): masks, without gradient */
+static pl_status onnx_isnan_isinf(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 1)
+		return pl__onnx_unsupported(m, n, "not of one input");
+	const char *x = n->input[0];
+	char a[600], inf[600];
+	if (!strcmp(n->op_type, "IsNaN")) {
+		snprintf(a, sizeof a, "%s.same", name);
+		pl__onnx_emit_binary(m, a, "Equal", x, x, a);
+		if (emit_not(m, name, a, n->output[0]))
+			return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	} else {
+		int neg = pl__onnx_attr_i(n, "detect_negative", 1) != 0,
+		    pos = pl__onnx_attr_i(n, "detect_positive", 1) != 0;
+		if (!neg && !pos) {
+			pl__onnx_emit_binary(m, name, "Less", x, x, n->output[0]);
+			pl__onnx_infer(m, n);
+			return PL_OK;
+		}
+		if (emit_scalar(m, name, "inf", NULL, pos ? INFINITY : -INFINITY, inf, sizeof inf))
+			return pl__onnx_unsupported(m, n, "its constant's name is taken");
+		snprintf(a, sizeof a, "%s.abs", name);
+		if (neg && pos)
+			pl__onnx_emit_unary_op(m, a, "Abs", x, a);
+		pl__onnx_emit_binary(m, name, "Equal", neg && pos ? a : x, inf, n->output[0]);
+	}
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
 /* Mod of float tensors at run time: x - T(x / y) y, T Floor (fmod 0, the
  * divisor's sign, Python's %) or truncation (fmod 1, C's fmod: Sign times
  * Floor of Abs); the quotient's steps are flat, so the gradient is 1 to x and
@@ -865,7 +898,10 @@ static pl_status onnx_pow(imp *m, const Onnx__NodeProto *n, const char *name)
 	}
 	double pe = -1;
 	if (pow_op && !(n->n_input == 2 && pl__onnx_scalar_of(m, n->input[1], &pe) == 0))
-		return pl__onnx_unsupported(m, n, "not supported");
+		return pl__onnx_unsupported(
+		    m, n,
+		    "its exponent is not one constant (a power by a tensor computed at run time is "
+		    "not supported: exp(y log x) would hold for a positive base alone)");
 	cJSON_AddNumberToObject(pl__onnx_emit_unary(m, n, name, "Pow"), "exponent", pe);
 	return PL_OK;
 }
@@ -1105,6 +1141,8 @@ static const onnx_op onnx_ops[] = {
     {"LessOrEqual", EMIT_LAST, onnx_or_equal, NULL, NULL, NULL},
     {"Mish", EMIT_LAST, onnx_composite, NULL, NULL, NULL},
     {"Mod", EMIT_LAST, onnx_mod, NULL, NULL, NULL},
+    {"IsNaN", EMIT_LAST, onnx_isnan_isinf, NULL, NULL, NULL},
+    {"IsInf", EMIT_LAST, onnx_isnan_isinf, NULL, NULL, NULL},
     {"Trilu", EMIT_LAST, onnx_trilu, NULL, NULL, NULL},
     {"Softsign", EMIT_LAST, onnx_composite, NULL, NULL, NULL},
     {"PRelu", EMIT_LAST, onnx_same, NULL, NULL, NULL},

@@ -1811,7 +1811,7 @@ want=$(cat "$O/consts.loss")
 check "consts.onnx: the first loss on one rank ($got) is the python3 reference's ($want) within 1e-5" \
   'awk -v a="$got" -v b="$want" "BEGIN { d = a - b; exit !(a != \"\" && a != \"null\" && d <= 1e-5 * b && -d <= 1e-5 * b) }"'
 # the element-wise ops PyTorch's exporter does not write (Sinh, Cosh, Asinh, Atanh, Acosh,
-# opset 18's Mish, Softsign) on constants: the first loss on 1 and 2 ranks is
+# opset 18's Mish, Softsign; IsNaN and IsInf masks of 0 and of 1) on constants: the first loss on 1 and 2 ranks is
 # make_hyperbolic.py's python3 reference (weighted/functions.onnx holds the ones it writes)
 "$PLANNER" import "$O/hyperbolic.onnx" --batch 2 --loss none -o "$T/hyp.json" > /dev/null 2> "$T/err"
 hyp_ok=true
@@ -1823,7 +1823,7 @@ for n in 1 2; do
     'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
     hyp_ok="false ($n ranks: $got)"
 done
-check "hyperbolic.onnx: the hyperbolic functions, Mish and Softsign on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/hyperbolic.loss")) within 1e-5: $hyp_ok" \
+check "hyperbolic.onnx: the hyperbolic functions, Mish, Softsign, IsNaN and IsInf on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/hyperbolic.loss")) within 1e-5: $hyp_ok" \
   '[ "$hyp_ok" = true ]'
 "$PLANNER" import "$O/big_const.onnx" --batch 1 -o "$T/big.json" > /dev/null 2> "$T/err"
 check "big_const.onnx: a constant past the bound (4196352 values) exits 2 naming it and the bound, nothing written" \
