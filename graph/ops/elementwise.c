@@ -263,13 +263,9 @@ int pl__positive_operand(const pl_graph *g, const pl_op *op, int input)
 	(void)g;
 	if (input != 0)
 		return PL_DOMAIN_ANY;
-	switch (op->type) {
-	case PL_OP_ASIN:
-	case PL_OP_ACOS:
-	case PL_OP_ATANH: return PL_DOMAIN_UNIT;
-	case PL_OP_ACOSH: return PL_DOMAIN_ABOVE_ONE;
-	default: return PL_DOMAIN_POSITIVE;
-	}
+	if (op->type == PL_OP_ASIN || op->type == PL_OP_ACOS || op->type == PL_OP_ATANH)
+		return PL_DOMAIN_UNIT;
+	return op->type == PL_OP_ACOSH ? PL_DOMAIN_ABOVE_ONE : PL_DOMAIN_POSITIVE;
 }
 
 /* Pow's operand under a power that is not a whole number (x^1.5 is real for
