@@ -36,7 +36,8 @@
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Sign, "  \
 	"Floor, Ceil, Round (the last four without gradient), Tanh, Sigmoid, Mish, Softsign, "     \
-	"Max and Min (of two), Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "  \
+	"Sum, Mean, Max and Min (of any number), ThresholdedRelu, Shrink, LpNormalization (p 1 or "\
+	"2), Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "                    \
 	"Where, "                                                                                  \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, GatherElements, ScatterElements, ArgMax, "                             \

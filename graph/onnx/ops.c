@@ -704,6 +704,144 @@ static pl_status onnx_trilu(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* a float attribute, or its default */
+static double attr_f(const Onnx__NodeProto *n, const char *key, double dflt)
+{
+	const Onnx__AttributeProto *a = pl__onnx_attr(n, key);
+	return a && a->has_f ? a->f : dflt;
+}
+
+/* Sum, Mean, Max and Min of any number of inputs (numpy broadcasting): a
+ * chain of Adds (Mean's times 1/n) or of Maxes or Mins; of two, one op (Max
+ * and Min as before); of one, the input itself */
+static pl_status onnx_variadic(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *t = n->op_type;
+	int mean = !strcmp(t, "Mean"), k = (int)n->n_input;
+	const char *bin = !strcmp(t, "Max") ? "Max" : !strcmp(t, "Min") ? "Min" : "Add";
+	if (k < 1 || n->n_output != 1)
+		return pl__onnx_unsupported(m, n, "not of one or more inputs and one output");
+	if (k == 1) {
+		pl__onnx_drop_node(m, n);
+		pl__onnx_infer(m, n);
+		return PL_OK;
+	}
+	char acc[600] = "", step[600], scale[600];
+	for (int i = 1; i < k; i++) {
+		int last = i == k - 1 && !mean;
+		snprintf(step, sizeof step, "%s.%d", name, i);
+		cJSON *o = pl__onnx_add_op(m, last ? name : step, bin);
+		if (i == 1)
+			pl__onnx_operand(m, o, n->input[0]);
+		else
+			pl__onnx_io(m, o, "inputs", acc);
+		pl__onnx_operand(m, o, n->input[i]);
+		pl__onnx_io(m, o, "outputs", last ? n->output[0] : step);
+		snprintf(acc, sizeof acc, "%s", step);
+	}
+	if (mean) {
+		if (emit_scalar(m, name, "scale", NULL, 1.0 / k, scale, sizeof scale))
+			return pl__onnx_unsupported(m, n, "its constant's name is taken");
+		pl__onnx_emit_binary(m, name, "Mul", acc, scale, n->output[0]);
+	}
+	/* the output's shape: every input's broadcast */
+	tinfo all = {.known = 1}, *x;
+	int ok = (x = pl__onnx_known(m, n->input[0])) != NULL;
+	if (ok) {
+		all.rank = x->rank;
+		memcpy(all.dims, x->dims, sizeof(int64_t) * (size_t)x->rank);
+	}
+	for (int i = 1; ok && i < k; i++) {
+		tinfo b = all;
+		ok = (x = pl__onnx_known(m, n->input[i])) != NULL &&
+		     (all.rank = pl__onnx_broadcast(&b, x, all.dims)) >= 0;
+	}
+	if (ok)
+		pl__onnx_set_info(m, n->output[0], all.rank, all.dims, 0, NULL);
+	return PL_OK;
+}
+
+/* Max and Min: of two, the planner's op (onnx_same); of one or more than
+ * two, a chain (onnx_variadic) */
+static pl_status onnx_minmax(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	return n->n_input == 2 ? onnx_same(m, n, name) : onnx_variadic(m, n, name);
+}
+
+/* ThresholdedRelu (x above alpha, else 0) and Shrink (x - bias above
+ * lambd, x + bias below -lambd, else 0): Wheres on Greater and Less of
+ * constants */
+static pl_status onnx_threshold(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	if (n->n_input != 1)
+		return pl__onnx_unsupported(m, n, "not of one input");
+	const char *x = n->input[0];
+	int shrink = !strcmp(n->op_type, "Shrink");
+	double at = shrink ? attr_f(n, "lambd", 0.5) : attr_f(n, "alpha", 1.0),
+	       bias = shrink ? attr_f(n, "bias", 0) : 0;
+	char hi[600], lo[600], zero[600], b[600], above[600], below[600], up[600], down[600],
+	    inner[600];
+	if (emit_scalar(m, name, "hi", NULL, at, hi, sizeof hi) ||
+	    emit_scalar(m, name, "zero", NULL, 0, zero, sizeof zero) ||
+	    (shrink && (emit_scalar(m, name, "lo", NULL, -at, lo, sizeof lo) ||
+	                emit_scalar(m, name, "bias", NULL, bias, b, sizeof b))))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	snprintf(above, sizeof above, "%s.above", name);
+	pl__onnx_emit_binary(m, above, "Greater", x, hi, above);
+	if (!shrink) {
+		cJSON *o = pl__onnx_add_op(m, name, "Where");
+		pl__onnx_io(m, o, "inputs", above);
+		pl__onnx_io(m, o, "inputs", x);
+		pl__onnx_io(m, o, "inputs", zero);
+		pl__onnx_io(m, o, "outputs", n->output[0]);
+		pl__onnx_infer(m, n);
+		return PL_OK;
+	}
+	snprintf(below, sizeof below, "%s.below", name);
+	snprintf(up, sizeof up, "%s.minus", name);
+	snprintf(down, sizeof down, "%s.plus", name);
+	snprintf(inner, sizeof inner, "%s.inner", name);
+	pl__onnx_emit_binary(m, below, "Less", x, lo, below);
+	pl__onnx_emit_binary(m, up, "Sub", x, b, up);
+	pl__onnx_emit_binary(m, down, "Add", x, b, down);
+	cJSON *o = pl__onnx_add_op(m, inner, "Where");
+	pl__onnx_io(m, o, "inputs", below);
+	pl__onnx_io(m, o, "inputs", down);
+	pl__onnx_io(m, o, "inputs", zero);
+	pl__onnx_io(m, o, "outputs", inner);
+	o = pl__onnx_add_op(m, name, "Where");
+	pl__onnx_io(m, o, "inputs", above);
+	pl__onnx_io(m, o, "inputs", up);
+	pl__onnx_io(m, o, "inputs", inner);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	pl__onnx_infer(m, n);
+	return PL_OK;
+}
+
+/* LpNormalization: x over its L1 (p 1) or L2 (p 2) norm along axis, kept */
+static pl_status onnx_lpnorm(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = pl__onnx_known(m, n->input[0]);
+	int64_t p = pl__onnx_attr_i(n, "p", 2);
+	int64_t ax = x ? pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) : -1;
+	if (!x || ax < 0 || ax >= x->rank)
+		return pl__onnx_unsupported(m, n, "its input's shape or axis is not known");
+	if (p != 1 && p != 2)
+		return pl__onnx_unsupported(m, n, "its p is neither 1 nor 2");
+	char a[600], s[600], r[600];
+	snprintf(a, sizeof a, "%s.%s", name, p == 1 ? "abs" : "square");
+	snprintf(s, sizeof s, "%s.sum", name);
+	snprintf(r, sizeof r, "%s.norm", name);
+	pl__onnx_emit_binary(m, a, p == 1 ? "Abs" : "Mul", n->input[0], p == 1 ? NULL : n->input[0],
+	                     a);
+	pl__onnx_emit_reduce(m, s, "ReduceSum", a, p == 1 ? r : s, &ax, 1, 1);
+	if (p == 2)
+		pl__onnx_emit_unary_op(m, r, "Sqrt", s, r);
+	pl__onnx_emit_binary(m, name, "Div", n->input[0], r, n->output[0]);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
  * the planner's element-wise ops */
 static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -1115,8 +1253,13 @@ static const onnx_op onnx_ops[] = {
     {"Sqrt", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Abs", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Softplus", EMIT_LAST, onnx_same, NULL, NULL, NULL},
-    {"Max", EMIT_LAST, onnx_same, NULL, NULL, NULL},
-    {"Min", EMIT_LAST, onnx_same, NULL, NULL, NULL},
+    {"Max", EMIT_LAST, onnx_minmax, NULL, NULL, NULL},
+    {"Min", EMIT_LAST, onnx_minmax, NULL, NULL, NULL},
+    {"Sum", EMIT_LAST, onnx_variadic, NULL, NULL, NULL},
+    {"Mean", EMIT_LAST, onnx_variadic, NULL, NULL, NULL},
+    {"ThresholdedRelu", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
+    {"Shrink", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
+    {"LpNormalization", EMIT_LAST, onnx_lpnorm, NULL, NULL, NULL},
     {"Equal", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Less", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Greater", EMIT_LAST, onnx_same, NULL, NULL, NULL},
@@ -1299,8 +1442,6 @@ static pl_status node_run(imp *m, const Onnx__NodeProto *n, int i)
 		    "inputs the importer reads is Constant");
 	if (!strcmp(t, "Gemm") && n->n_input < 2)
 		return pl__onnx_unsupported(m, n, "too few inputs");
-	if ((!strcmp(t, "Max") || !strcmp(t, "Min")) && n->n_input != 2)
-		return pl__onnx_unsupported(m, n, "only of two inputs");
 	if (op && op->step == EMIT_UNFOLDED)
 		return run_emitter(m, n, name, op);
 	if (pl__onnx_fold(m, n))

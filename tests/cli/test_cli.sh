@@ -1810,21 +1810,22 @@ got=$(jq -s '.[0].loss' "$T/consts.run" 2> /dev/null)
 want=$(cat "$O/consts.loss")
 check "consts.onnx: the first loss on one rank ($got) is the python3 reference's ($want) within 1e-5" \
   'awk -v a="$got" -v b="$want" "BEGIN { d = a - b; exit !(a != \"\" && a != \"null\" && d <= 1e-5 * b && -d <= 1e-5 * b) }"'
-# the element-wise ops PyTorch's exporter does not write (Sinh, Cosh, Asinh, Atanh, Acosh,
-# opset 18's Mish, Softsign; IsNaN and IsInf masks of 0 and of 1) on constants: the first loss on 1 and 2 ranks is
-# make_hyperbolic.py's python3 reference (weighted/functions.onnx holds the ones it writes)
-"$PLANNER" import "$O/hyperbolic.onnx" --batch 2 --loss none -o "$T/hyp.json" > /dev/null 2> "$T/err"
-hyp_ok=true
+# the ops PyTorch's exporter does not write (Sinh, Cosh, Asinh, Atanh, Acosh, opset 18's Mish,
+# Softsign; IsNaN and IsInf masks of 0 and of 1; Sum, Mean, Max and Min of one to three
+# inputs, ThresholdedRelu, Shrink, LpNormalization) on constants: the first loss on 1 and 2
+# ranks is make_more_ops.py's python3 reference (weighted/functions.onnx holds the ones it writes)
+"$PLANNER" import "$O/more_ops.onnx" --batch 2 --loss none -o "$T/more.json" > /dev/null 2> "$T/err"
+more_ok=true
 for n in 1 2; do
-  "$PLANNER" search "$T/hyp.json" --devices $n -o "$T/hyp.plan" > /dev/null 2>&1
-  got=$("$PLANNER" run "$T/hyp.json" --strategy "$T/hyp.plan" --steps 1 --json 2> "$T/err" |
+  "$PLANNER" search "$T/more.json" --devices $n -o "$T/more.plan" > /dev/null 2>&1
+  got=$("$PLANNER" run "$T/more.json" --strategy "$T/more.plan" --steps 1 --json 2> "$T/err" |
     jq -s '.[0].loss' 2> /dev/null)
-  awk -v a="$got" -v b="$(cat "$O/hyperbolic.loss")" \
+  awk -v a="$got" -v b="$(cat "$O/more_ops.loss")" \
     'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
-    hyp_ok="false ($n ranks: $got)"
+    more_ok="false ($n ranks: $got)"
 done
-check "hyperbolic.onnx: the hyperbolic functions, Mish, Softsign, IsNaN and IsInf on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/hyperbolic.loss")) within 1e-5: $hyp_ok" \
-  '[ "$hyp_ok" = true ]'
+check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink and LpNormalization on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
+  '[ "$more_ok" = true ]'
 "$PLANNER" import "$O/big_const.onnx" --batch 1 -o "$T/big.json" > /dev/null 2> "$T/err"
 check "big_const.onnx: a constant past the bound (4196352 values) exits 2 naming it and the bound, nothing written" \
   '[ $? -eq 2 ] && grep -q "big_const.onnx: constant .big.: 4196352 values, more than the importer keeps of one (at most 4194304, 16 MiB as float32" "$T/err" && [ ! -e "$T/big.json" ]'
