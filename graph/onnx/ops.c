@@ -30,6 +30,21 @@ static pl_status onnx_control_flow(imp *m, const Onnx__NodeProto *n, const char 
 	return pl__onnx_unsupported(m, n, why);
 }
 
+/* ONNX's sequences: a list of tensors built at run time (a Python list in
+ * the forward, torch.split by a list of sizes in a loop), refused first as
+ * control flow is */
+static pl_status onnx_sequence(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	(void)name;
+	char why[300];
+	snprintf(why, sizeof why,
+	         "a sequence of tensors (%s): a list built at run time (a Python list in the "
+	         "forward, such as torch.split by sizes in a loop) is not a training graph the "
+	         "importer reads",
+	         n->op_type);
+	return pl__onnx_unsupported(m, n, why);
+}
+
 static pl_status onnx_data_shaped(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	(void)name;
@@ -1151,6 +1166,15 @@ static const onnx_op onnx_ops[] = {
     {"Scan", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
     {"NonZero", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
     {"NonMaxSuppression", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"SequenceEmpty", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SequenceConstruct", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SequenceInsert", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SequenceAt", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SequenceErase", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SequenceLength", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SequenceMap", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"ConcatFromSequence", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
+    {"SplitToSequence", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
     {"Gelu", EMIT_UNFOLDED, onnx_gelu, NULL, NULL, NULL},
     {"Identity", EMIT_UNFOLDED, onnx_identity, NULL, NULL, NULL},
     {"Dropout", EMIT_FOLDED, onnx_dropout, NULL, NULL, NULL},

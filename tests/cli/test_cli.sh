@@ -1793,8 +1793,11 @@ for x in "$O"/unsupported/*.onnx; do
   grep -q "^planner: $x: node '[^']*' ([A-Za-z]*, opset [0-9]*): " "$T/err" && [ $rc -eq 2 ] &&
     [ ! -e "$T/u.json" ] || bad="$bad $(basename "$x")(exit $rc)"
 done
-check "unsupported ONNX (Det, GridSample's reflection, EmbeddingBag's Loop of bags given at run time): exit 2 naming the node and its type${bad:+: failed$bad}" \
+check "unsupported ONNX (Det, GridSample's reflection, EmbeddingBag's Loop of bags given at run time, a sequence of tensors): exit 2 naming the node and its type${bad:+: failed$bad}" \
   '[ -z "$bad" ]'
+"$PLANNER" import "$O/unsupported/sequence.onnx" --batch 2 -o "$T/seq.json" > /dev/null 2> "$T/err"
+check "unsupported/sequence.onnx: a list of tensors built at run time exits 2 saying it is a sequence (SequenceConstruct), nothing written" \
+  '[ $? -eq 2 ] && grep -q "node .seq. (SequenceConstruct, opset 18): a sequence of tensors (SequenceConstruct): a list built at run time" "$T/err" && [ ! -e "$T/seq.json" ]'
 # --- constants keep their values (issue 50): consts.onnx computes only on constants of more
 #     than 64 elements (a position table, q/k/v weights, a -inf causal mask buffer, a Trilu mask,
 #     a Pow/Reciprocal scale), so its first loss is make_constants.py's python3 reference
