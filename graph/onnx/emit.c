@@ -478,7 +478,7 @@ int pl__onnx_slice_op(imp *m, const char *name, const char *in, const char *out,
 	pl_json_add(at, "axes", pl__onnx_int_list(axis, (size_t)ns));
 	pl_json_add(at, "starts", pl__onnx_int_list(lo, (size_t)ns));
 	pl_json_add(at, "ends", pl__onnx_int_list(hi, (size_t)ns));
-	/* (tinfo keeps the name's pointer: the op's string, which out may not outlive) */
+	/* (the name as the op holds it) */
 	pl__onnx_set_info(m, cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring,
 	                  x->rank, dims, 0, NULL);
 	return 0;

@@ -70,7 +70,7 @@
  * refuses such shapes later) */
 #define BIG ((int64_t)1 << 40)
 typedef struct tinfo {
-	const char *name; /* NULL: a free slot */
+	char *name; /* its own copy (an emitted op's name may be dropped); NULL: a free slot */
 	int known;        /* the shape is known */
 	int rank;
 	int64_t dims[16];

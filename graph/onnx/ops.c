@@ -481,7 +481,7 @@ static pl_status onnx_concat(imp *m, const Onnx__NodeProto *n, const char *name)
 		}
 		pl__onnx_io(m, o, "outputs", last ? n->output[0] : link);
 		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "axis", (double)ax);
-		if (!last) { /* (tinfo keeps the name's pointer: the op's string) */
+		if (!last) { /* (the name as the op holds it) */
 			prev =
 			    cJSON_GetArrayItem(cJSON_GetObjectItem(o, "outputs"), 0)->valuestring;
 			pl__onnx_set_info(m, prev, x->rank, dims, 0, NULL);

@@ -527,8 +527,10 @@ done:
 	free(m.alias_to);
 	free(m.skip);
 	free(m.padded);
-	for (size_t i = 0; m.info && i < m.ninfo; i++)
+	for (size_t i = 0; m.info && i < m.ninfo; i++) {
 		free(m.info[i].val);
+		free(m.info[i].name);
+	}
 	free(m.info);
 	free(m.scratch);
 	onnx__model_proto__free_unpacked(mp, NULL);

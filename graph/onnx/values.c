@@ -27,7 +27,9 @@ static uint64_t name_hash(const char *s)
 	return h;
 }
 
-/* the entry of name (created empty when add), or NULL */
+/* the entry of name (created empty when add, holding a copy of the name:
+ * an emitted op's output name is freed when pl__onnx_drop_unread drops the
+ * op), or NULL */
 static tinfo *info_at(imp *m, const char *name, int add)
 {
 	if (!name || !m->info)
@@ -36,9 +38,8 @@ static tinfo *info_at(imp *m, const char *name, int add)
 	for (size_t i = name_hash(name) & (m->ninfo - 1), k = 0; k < m->ninfo;
 	     i = (i + 1) & (m->ninfo - 1), k++) {
 		if (!m->info[i].name) {
-			if (!add)
+			if (!add || !(m->info[i].name = strdup(name)))
 				return NULL;
-			m->info[i].name = name;
 			return &m->info[i];
 		}
 		if (!strcmp(m->info[i].name, name))
