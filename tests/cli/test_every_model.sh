@@ -52,7 +52,7 @@ import() { # FILE NAME [IMPORT OPTION...]
   elif grep -q "no shape: --loss cross-entropy needs one" "$T/ierr" &&
     "$PLANNER" import "$f" --batch 64 --loss none "$@" -o "$T/$name.json" > /dev/null 2> "$T/ierr"; then
     echo ok
-  elif grep -Eq "control flow \((If|Loop)\): not a training graph|: not supported|is not supported yet|more than the importer keeps" "$T/ierr"; then
+  elif grep -Eq "control flow \((If|Loop)\): not a training graph|a sequence of tensors \(|: not supported|is not supported yet|more than the importer keeps" "$T/ierr"; then
     echo import
   else
     echo "failed: $(head -c 300 "$T/ierr")"
