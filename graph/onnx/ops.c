@@ -692,7 +692,7 @@ static pl_status onnx_trilu(imp *m, const Onnx__NodeProto *n, const char *name)
 		return pl__onnx_unsupported(m, n, "its diagonal k is not a constant");
 	if (!x || x->rank < 2)
 		return pl__onnx_unsupported(m, n, "its input's shape is not known");
-	int64_t r = x->dims[x->rank - 2], c = x->dims[x->rank - 1], kk = (int64_t)k;
+	int64_t r = x->dims[x->rank - 2], c = x->dims[x->rank - 1], kk = pl__onnx_to_i64(k);
 	if (r < 1 || c < 1 || r > MAX_VALUES / c)
 		return pl__onnx_unsupported(m, n, "its mask would be past the bound on a constant's values");
 	char mask[600];
