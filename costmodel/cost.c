@@ -1121,7 +1121,9 @@ static memo_slot *memo_find(const memo_tab *t, uint64_t h, int cls, const int64_
 		memo_slot *q = &t->slot[i];
 		if (!q->key)
 			return q;
-		const int64_t *k = t->keys + (q->key - 1);
+		/* (no keys stored at all when every key is empty: an op without
+		 * loops) */
+		const int64_t *k = t->keys ? t->keys + (q->key - 1) : NULL;
 		if (q->h == h && q->cls == cls && (!ns || !memcmp(k, s, sizeof *s * (size_t)ns)) &&
 		    (!nd || !memcmp(k + ns, d, sizeof *d * (size_t)nd)))
 			return q;
