@@ -132,7 +132,7 @@ static const char *other_input(const imp *m, int i, const char *other)
 
 int pl__onnx_is_param(const imp *m, const char *name)
 {
-	const cJSON *t = cJSON_GetObjectItem(m->tensors, pl__onnx_resolve(m, name));
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, name));
 	return t && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "role")), "param");
 }
 

@@ -209,8 +209,10 @@ static pl_status check_consts(imp *m)
 			    "(at most %d, 16 MiB as float32: a 2048x2048 mask; %lld in all)",
 			    m->path, t->string, (long long)n, MAX_VALUES, (long long)MAX_HELD);
 		if (init) {
+			/* (room for the n the declaration says; an initializer of more
+			 * values than its declaration holds gives none) */
 			double *v = pl__onnx_scratch(m, n);
-			int nv = pl__onnx_tensor_values(init, v, MAX_VALUES);
+			int nv = pl__onnx_tensor_values(init, v, n);
 			if (nv == n)
 				pl__onnx_const_values(t, v, n, 0);
 			continue; /* else its dims only: run refuses it, naming it */
@@ -354,8 +356,15 @@ static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
 static pl_status declare_graph(imp *m)
 {
 	pl_status st = PL_OK;
-	for (size_t i = 0; i < m->g->n_initializer && !st; i++)
-		st = declare(m, m->g->initializer[i]->name, NULL, m->g->initializer[i]);
+	for (size_t i = 0; i < m->g->n_initializer && !st; i++) {
+		const char *name = m->g->initializer[i]->name;
+		if (name && cJSON_GetObjectItemCaseSensitive(m->tensors, name))
+			return pl_err_set(m->err, PL_EINVAL,
+			                  "%s: initializer '%s' is declared twice (a graph names each "
+			                  "tensor once)",
+			                  m->path, name);
+		st = declare(m, name, NULL, m->g->initializer[i]);
+	}
 	for (size_t i = 0; i < m->g->n_input && !st; i++) {
 		const Onnx__ValueInfoProto *v = m->g->input[i];
 		if (!v->name || !v->name[0]) {
@@ -363,7 +372,7 @@ static pl_status declare_graph(imp *m)
 			                m->path, i);
 			break;
 		}
-		if (cJSON_GetObjectItem(m->tensors, v->name))
+		if (cJSON_GetObjectItemCaseSensitive(m->tensors, v->name))
 			continue; /* an initializer listed as an input too (older exports) */
 		if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
 			st = pl_err_set(m->err, PL_EINVAL, "%s: input '%s' is not a tensor",
@@ -412,9 +421,9 @@ static void retie_transposes(imp *m)
 				continue;
 			char op[600];
 			snprintf(op, sizeof op, "%s.tied", x->name);
-			if (cJSON_GetObjectItem(m->tensors, op))
+			if (cJSON_GetObjectItemCaseSensitive(m->tensors, op))
 				continue;
-			cJSON_DeleteItemFromObject(m->tensors, x->name);
+			cJSON_DeleteItemFromObjectCaseSensitive(m->tensors, x->name);
 			int64_t perm[2] = {1, 0};
 			pl__onnx_emit_shaped(m, op, "Transpose", y->name, x->name, "perm", perm, 2);
 			tinfo *t = pl__onnx_known(m, x->name);
