@@ -146,6 +146,7 @@ void pl__onnx_attr_str(const Onnx__NodeProto *n, const char *at, char *buf, size
 void pl__onnx_alias(imp *m, char *from, char *to);
 void pl__onnx_drop_node(imp *m, const Onnx__NodeProto *n);
 int64_t pl__onnx_attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt);
+double pl__onnx_attr_f(const Onnx__NodeProto *n, const char *name, double dflt);
 int pl__onnx_is_scalar(const imp *m, const char *name, double want);
 int pl__onnx_consumers(const imp *m, const char *name, int *who, int max);
 int pl__onnx_is_param(const imp *m, const char *name);

@@ -865,8 +865,7 @@ int pl__onnx_import_resize(imp *m, const Onnx__NodeProto *n, const char *name, c
 	cJSON_AddStringToObject(at, "coordinate_transformation_mode", coord);
 	cJSON_AddStringToObject(at, "nearest_mode", near);
 	if (!strcmp(mode, "cubic")) {
-		const Onnx__AttributeProto *ca = pl__onnx_attr(n, "cubic_coeff_a");
-		cJSON_AddNumberToObject(at, "cubic_coeff_a", ca && ca->has_f ? ca->f : -0.75);
+		cJSON_AddNumberToObject(at, "cubic_coeff_a", pl__onnx_attr_f(n, "cubic_coeff_a", -0.75));
 		cJSON_AddNumberToObject(at, "exclude_outside", (double)exclude);
 	}
 	pl__onnx_set_info(m, n->output[0], r, dims, 0, NULL);
@@ -1144,7 +1143,6 @@ int pl__onnx_import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *n
 	tinfo *x = pl__onnx_known(m, n->input[0]);
 	if (!x || x->rank < 3 || x->rank > PL_MAX_RANK || n->n_input < 3)
 		return -1;
-	const Onnx__AttributeProto *ep = pl__onnx_attr(n, "epsilon");
 	char y[600];
 	snprintf(y, sizeof y, "%s.normalized", name);
 	/* a model's own weights stay, whatever their values (a fresh one's are
@@ -1152,7 +1150,7 @@ int pl__onnx_import_instancenorm(imp *m, const Onnx__NodeProto *n, const char *n
 	int affine = pl__onnx_is_param(m, n->input[1]) || pl__onnx_is_param(m, n->input[2]) ||
 	             !all_values(m, n->input[1], 1) || !all_values(m, n->input[2], 0);
 	if (emit_plain_norm(m, name, n->input[0], x->dims, x->rank, 2,
-	                    ep && ep->has_f ? ep->f : 1e-5, affine ? y : n->output[0]))
+	                    pl__onnx_attr_f(n, "epsilon", 1e-5), affine ? y : n->output[0]))
 		return -1;
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	if (affine)
@@ -1237,14 +1235,13 @@ int pl__onnx_import_groupnorm(imp *m, const Onnx__NodeProto *n, const char *name
 		if (pl_size_mul(g3[2], x->dims[d], &g3[2]))
 			return -2; /* the sizes' product overflows 64 bits */
 	g3[2] /= G;
-	const Onnx__AttributeProto *ep = pl__onnx_attr(n, "epsilon");
 	char grouped[600], norm3[600], buf[600], back[600];
 	snprintf(grouped, sizeof grouped, "%s.grouped", name);
 	snprintf(norm3, sizeof norm3, "%s.normalized3", name);
 	snprintf(back, sizeof back, "%s.normalized", name);
 	snprintf(buf, sizeof buf, "%s.group_reshape", name);
 	pl__onnx_emit_reshape(m, buf, n->input[0], g3, 3, grouped);
-	if (emit_plain_norm(m, name, grouped, g3, 3, 2, ep && ep->has_f ? ep->f : 1e-5, norm3))
+	if (emit_plain_norm(m, name, grouped, g3, 3, 2, pl__onnx_attr_f(n, "epsilon", 1e-5), norm3))
 		return -1;
 	snprintf(buf, sizeof buf, "%s.ungroup_reshape", name);
 	if (ns == G && G != C) { /* per group: on the grouped tensor, then back */
@@ -1302,15 +1299,14 @@ int pl__onnx_import_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name
 			if (!strcmp(m->g->output[i]->name, n->output[k]))
 				return -1;
 	}
-	const Onnx__AttributeProto *tm = pl__onnx_attr(n, "training_mode"),
-	                           *ep = pl__onnx_attr(n, "epsilon");
+	const Onnx__AttributeProto *tm = pl__onnx_attr(n, "training_mode");
 	int train = tm && tm->has_i ? tm->i != 0 : n->n_output > 1;
 	cJSON *o = pl__onnx_add_op(m, name, "BatchNormalization");
 	for (size_t k = 0; k < (train ? 3u : 5u); k++)
 		pl__onnx_io(m, o, "inputs", n->input[k]);
 	pl__onnx_io(m, o, "outputs", n->output[0]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	cJSON_AddNumberToObject(at, "epsilon", pl__onnx_attr_f(n, "epsilon", 1e-5));
 	cJSON_AddNumberToObject(at, "training_mode", train);
 	for (size_t k = 3; !train && k < 5; k++) {
 		cJSON *t = cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, n->input[k]));
@@ -1337,8 +1333,7 @@ cJSON *pl__onnx_emit_unary(imp *m, const Onnx__NodeProto *n, const char *name, c
  * when neither): 0, or -1 when it is not a constant */
 int pl__onnx_dropout_ratio(const imp *m, const Onnx__NodeProto *n, double *ratio)
 {
-	const Onnx__AttributeProto *ra = pl__onnx_attr(n, "ratio");
-	*ratio = ra && ra->has_f ? ra->f : 0.5;
+	*ratio = pl__onnx_attr_f(n, "ratio", 0.5);
 	return n->n_input > 1 && n->input[1][0] ? pl__onnx_scalar_of(m, n->input[1], ratio) : 0;
 }
 

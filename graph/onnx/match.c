@@ -93,6 +93,12 @@ int64_t pl__onnx_attr_i(const Onnx__NodeProto *n, const char *name, int64_t dflt
 	return a && a->has_i ? a->i : dflt;
 }
 
+double pl__onnx_attr_f(const Onnx__NodeProto *n, const char *name, double dflt)
+{
+	const Onnx__AttributeProto *a = pl__onnx_attr(n, name);
+	return a && a->has_f ? a->f : dflt;
+}
+
 int pl__onnx_is_scalar(const imp *m, const char *name, double want)
 {
 	double v;

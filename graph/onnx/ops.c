@@ -176,7 +176,6 @@ static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *na
 		                            x ? "its axis is not one after the first (the batch's) "
 		                                "of its input"
 		                              : "its input's shape is not known");
-	const Onnx__AttributeProto *ep = pl__onnx_attr(n, "epsilon");
 	char scale[600];
 	int given = n->n_input > 1 && n->input[1][0];
 	if (!given && axis != x->rank - 1)
@@ -194,7 +193,7 @@ static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *na
 	pl__onnx_io(m, o, "outputs", n->output[0]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
 	cJSON_AddNumberToObject(at, "axis", axis == x->rank - 1 ? -1 : (double)axis);
-	cJSON_AddNumberToObject(at, "epsilon", ep && ep->has_f ? ep->f : 1e-5);
+	cJSON_AddNumberToObject(at, "epsilon", pl__onnx_attr_f(n, "epsilon", 1e-5));
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return PL_OK;
 }
@@ -522,14 +521,13 @@ static pl_status onnx_unsqueeze(imp *m, const Onnx__NodeProto *n, const char *na
 /* HardSigmoid and HardSwish, ONNX's defaults where the node gives none */
 static pl_status onnx_hard(imp *m, const Onnx__NodeProto *n, const char *name)
 {
-	const Onnx__AttributeProto *al = pl__onnx_attr(n, "alpha"), *be = pl__onnx_attr(n, "beta");
 	int swish = !strcmp(n->op_type, "HardSwish");
 	cJSON *o = pl__onnx_add_op(m, name, n->op_type);
 	pl__onnx_io(m, o, "inputs", n->input[0]);
 	pl__onnx_io(m, o, "outputs", n->output[0]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	cJSON_AddNumberToObject(at, "alpha", swish ? 1.0 / 6 : al && al->has_f ? al->f : 0.2);
-	cJSON_AddNumberToObject(at, "beta", !swish && be && be->has_f ? be->f : 0.5);
+	cJSON_AddNumberToObject(at, "alpha", swish ? 1.0 / 6 : pl__onnx_attr_f(n, "alpha", 0.2));
+	cJSON_AddNumberToObject(at, "beta", swish ? 0.5 : pl__onnx_attr_f(n, "beta", 0.5));
 	pl__onnx_infer(m, n);
 	return PL_OK;
 }
@@ -538,18 +536,17 @@ static pl_status onnx_hard(imp *m, const Onnx__NodeProto *n, const char *name)
 static pl_status onnx_alpha(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	const char *t = n->op_type;
-	const Onnx__AttributeProto *al = pl__onnx_attr(n, "alpha"), *ga = pl__onnx_attr(n, "gamma");
 	pl_optype ty = PL_OP_COUNT;
 	pl_attrs d = {0};
 	pl_optype_parse(t, &ty);
 	pl_attrs_default(ty, &d); /* ONNX's, where the node gives none */
-	double a = al && al->has_f ? al->f : d.alpha;
+	double a = pl__onnx_attr_f(n, "alpha", d.alpha);
 	if (!strcmp(t, "Celu") && !(a != 0))
 		return pl__onnx_unsupported(m, n, "its alpha is 0");
 	cJSON *at = pl__onnx_emit_unary(m, n, name, t);
 	cJSON_AddNumberToObject(at, "alpha", a);
 	if (!strcmp(t, "Selu"))
-		cJSON_AddNumberToObject(at, "gamma", ga && ga->has_f ? ga->f : d.gamma);
+		cJSON_AddNumberToObject(at, "gamma", pl__onnx_attr_f(n, "gamma", d.gamma));
 	return PL_OK;
 }
 
@@ -719,13 +716,6 @@ static pl_status onnx_trilu(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
-/* a float attribute, or its default */
-static double attr_f(const Onnx__NodeProto *n, const char *key, double dflt)
-{
-	const Onnx__AttributeProto *a = pl__onnx_attr(n, key);
-	return a && a->has_f ? a->f : dflt;
-}
-
 /* Sum, Mean, Max and Min of any number of inputs (numpy broadcasting): a
  * chain of Adds (Mean's times 1/n) or of Maxes or Mins; of two, one op (Max
  * and Min as before); of one, the input itself */
@@ -783,6 +773,17 @@ static pl_status onnx_minmax(imp *m, const Onnx__NodeProto *n, const char *name)
 	return n->n_input == 2 ? onnx_same(m, n, name) : onnx_variadic(m, n, name);
 }
 
+/* Where op `opname`: c ? x : y into out */
+static void emit_where(imp *m, const char *opname, const char *c, const char *x, const char *y,
+                       const char *out)
+{
+	cJSON *o = pl__onnx_add_op(m, opname, "Where");
+	pl__onnx_io(m, o, "inputs", c);
+	pl__onnx_io(m, o, "inputs", x);
+	pl__onnx_io(m, o, "inputs", y);
+	pl__onnx_io(m, o, "outputs", out);
+}
+
 /* ThresholdedRelu (x above alpha, else 0) and Shrink (x - bias above
  * lambd, x + bias below -lambd, else 0): Wheres on Greater and Less of
  * constants */
@@ -792,8 +793,8 @@ static pl_status onnx_threshold(imp *m, const Onnx__NodeProto *n, const char *na
 		return pl__onnx_unsupported(m, n, "not of one input");
 	const char *x = n->input[0];
 	int shrink = !strcmp(n->op_type, "Shrink");
-	double at = shrink ? attr_f(n, "lambd", 0.5) : attr_f(n, "alpha", 1.0),
-	       bias = shrink ? attr_f(n, "bias", 0) : 0;
+	double at = shrink ? pl__onnx_attr_f(n, "lambd", 0.5) : pl__onnx_attr_f(n, "alpha", 1.0),
+	       bias = shrink ? pl__onnx_attr_f(n, "bias", 0) : 0;
 	char hi[600], lo[600], zero[600], b[600], above[600], below[600], up[600], down[600],
 	    inner[600];
 	if (emit_scalar(m, name, "hi", NULL, at, hi, sizeof hi) ||
@@ -804,11 +805,7 @@ static pl_status onnx_threshold(imp *m, const Onnx__NodeProto *n, const char *na
 	snprintf(above, sizeof above, "%s.above", name);
 	pl__onnx_emit_binary(m, above, "Greater", x, hi, above);
 	if (!shrink) {
-		cJSON *o = pl__onnx_add_op(m, name, "Where");
-		pl__onnx_io(m, o, "inputs", above);
-		pl__onnx_io(m, o, "inputs", x);
-		pl__onnx_io(m, o, "inputs", zero);
-		pl__onnx_io(m, o, "outputs", n->output[0]);
+		emit_where(m, name, above, x, zero, n->output[0]);
 		pl__onnx_infer(m, n);
 		return PL_OK;
 	}
@@ -819,16 +816,8 @@ static pl_status onnx_threshold(imp *m, const Onnx__NodeProto *n, const char *na
 	pl__onnx_emit_binary(m, below, "Less", x, lo, below);
 	pl__onnx_emit_binary(m, up, "Sub", x, b, up);
 	pl__onnx_emit_binary(m, down, "Add", x, b, down);
-	cJSON *o = pl__onnx_add_op(m, inner, "Where");
-	pl__onnx_io(m, o, "inputs", below);
-	pl__onnx_io(m, o, "inputs", down);
-	pl__onnx_io(m, o, "inputs", zero);
-	pl__onnx_io(m, o, "outputs", inner);
-	o = pl__onnx_add_op(m, name, "Where");
-	pl__onnx_io(m, o, "inputs", above);
-	pl__onnx_io(m, o, "inputs", up);
-	pl__onnx_io(m, o, "inputs", inner);
-	pl__onnx_io(m, o, "outputs", n->output[0]);
+	emit_where(m, inner, below, down, zero, inner);
+	emit_where(m, name, above, up, inner, n->output[0]);
 	pl__onnx_infer(m, n);
 	return PL_OK;
 }
@@ -967,9 +956,8 @@ static pl_status onnx_gemm(imp *m, const Onnx__NodeProto *n, const char *name)
 }
 
 /* ReduceLogSumExp as torch.logsumexp computes it: the maximum m (kept dims)
- * subtracted, Exp, ReduceSum, Log, plus m */
-/* ReduceLogSumExp of n's input over axes ax: max + log(sum(exp(x - max)));
- * with log_softmax (keep 1) LogSoftmax's x - max - log(sum(exp(x - max))) */
+ * subtracted, Exp, ReduceSum, Log, plus m; with log_softmax (keep 1),
+ * LogSoftmax's x - m - log(sum(exp(x - m))) instead */
 static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, const int64_t *ax,
                            int na, int keep, int log_softmax)
 {
@@ -1115,12 +1103,12 @@ static pl_status onnx_random(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
-/* the model's output, which the appended cross-entropy reads: its loss on
- * log-probabilities is its loss on the logits (log_softmax(log_softmax(z)) =
- * log_softmax(z)), dropped */
 static void onnx_logsumexp(imp *m, const Onnx__NodeProto *n, const char *name, const int64_t *ax,
                            int na, int keep, int log_softmax);
 
+/* The model's output, which the appended cross-entropy reads: its loss on
+ * log-probabilities is its loss on the logits (log_softmax(log_softmax(z)) =
+ * log_softmax(z)), dropped. Any other: x minus its log-sum-exp. */
 static pl_status onnx_logsoftmax(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	tinfo *x = pl__onnx_known(m, n->input[0]);
