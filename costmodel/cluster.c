@@ -16,11 +16,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The GEMM curve of docs/cost-model.md, "GEMM rates": XLA's published table
+/* The GEMM curve of docs/cost-model.md, "Compute": XLA's published table
  * of cuBLAS bf16 GEMMs measured on H100 SXM (58 shapes, 256 to 4096 per side)
  * is fitted, with this roofline, by an asymptote of 0.782 of dense peak and a
  * half-rate point 1.55 us of work at that rate; other GPUs keep the latency
- * and set the asymptote (gemm_max) from their own measurement. */
+ * and set the asymptote (gemm_max) from their own measurement. A curve of
+ * FLOPs alone (gemm_out_k 0): the output term a cluster file may state
+ * (gemm_efficiency.out_k, k_max) is not a preset's default yet. */
 #define GEMM_H100_MAX     0.782
 #define GEMM_HALF_SECONDS 1.55e-6
 
@@ -783,13 +785,21 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	if (ge) {
 		if (!cJSON_IsObject(ge))
 			return FAIL("%s: device.gemm_efficiency: expected {\"max\", "
-			            "\"half_flops\"}",
+			            "\"half_flops\", \"out_k\", \"k_max\"}",
 			            file);
-		CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops", "fp8_max");
+		CHECK_KEYS(ge, "device.gemm_efficiency.", "max", "half_flops", "out_k", "k_max",
+		           "fp8_max");
+		/* the file's own curve: without out_k, one of FLOPs alone (as every
+		 * curve written before the term was) */
+		c->gemm_out_k = 0;
 		if ((st = num_in(ge, "max", &c->gemm_eff_max, 1, 1e-9, 1, file,
 		                 "device.gemm_efficiency.", err)) ||
 		    (st = num(ge, "half_flops", &c->gemm_half_flops, 1, 0, file,
 		              "device.gemm_efficiency.", err)) ||
+		    (st = num(ge, "out_k", &c->gemm_out_k, 0, 0, file, "device.gemm_efficiency.",
+		              err)) ||
+		    (st = num_in(ge, "k_max", &c->gemm_k_max, c->gemm_out_k > 0, 1e-9, 1, file,
+		                 "device.gemm_efficiency.", err)) ||
 		    (st = num_in(ge, "fp8_max", &c->fp8_gemm_eff_max, 0, 1e-9, 1, file,
 		                 "device.gemm_efficiency.", err)))
 			return st;
@@ -980,6 +990,10 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON *ge = cJSON_AddObjectToObject(dev, "gemm_efficiency");
 	cJSON_AddNumberToObject(ge, "max", c->gemm_eff_max);
 	cJSON_AddNumberToObject(ge, "half_flops", c->gemm_half_flops);
+	if (c->gemm_out_k > 0) {
+		cJSON_AddNumberToObject(ge, "out_k", c->gemm_out_k);
+		cJSON_AddNumberToObject(ge, "k_max", c->gemm_k_max);
+	}
 	if (c->fp8_gemm_eff_max > 0)
 		cJSON_AddNumberToObject(ge, "fp8_max", c->fp8_gemm_eff_max);
 	cJSON_AddNumberToObject(dev, "vector_efficiency", c->vector_eff);

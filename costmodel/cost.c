@@ -17,15 +17,17 @@
 #include "graph/alloc.h"
 #include "graph/clock.h"
 
-double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
-                              double bytes, int kernels)
+double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double outs,
+                              double vec, double bytes, int kernels)
 {
 	double t = 0;
 	if (gemm > 0) {
 		double peak =
 		    c->peak_flops[dt] > 0 ? c->peak_flops[dt] : c->peak_flops[PL_DT_FLOAT32];
-		double eff = c->gemm_eff_max * gemm / (gemm + c->gemm_half_flops);
-		t += gemm / (peak * eff);
+		double tg = gemm / c->gemm_eff_max;
+		if (c->gemm_out_k > 0 && c->gemm_k_max > 0)
+			tg = fmax(tg, (gemm + 2 * c->gemm_out_k * outs) / c->gemm_k_max);
+		t += tg / peak * (gemm + c->gemm_half_flops) / gemm;
 	}
 	if (vec > 0)
 		t += vec / (c->peak_flops[PL_DT_FLOAT32] * c->vector_eff);
@@ -84,11 +86,12 @@ int pl_cost_fp8_op(const pl_cluster *c, const pl_graph *g, int o)
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
                           double *bwd)
 {
-	*fwd = pl_cost_kernel_seconds(c, dt, w->gemm_flops_fwd, w->vec_flops_fwd, w->bytes_fwd,
-	                              w->kernels_fwd);
-	*bwd = w->kernels_bwd ? pl_cost_kernel_seconds(c, dt, w->gemm_flops_bwd, w->vec_flops_bwd,
-	                                               w->bytes_bwd, w->kernels_bwd)
-	                      : 0;
+	*fwd = pl_cost_kernel_seconds(c, dt, w->gemm_flops_fwd, w->gemm_outs_fwd, w->vec_flops_fwd,
+	                              w->bytes_fwd, w->kernels_fwd);
+	*bwd = w->kernels_bwd
+	           ? pl_cost_kernel_seconds(c, dt, w->gemm_flops_bwd, w->gemm_outs_bwd,
+	                                    w->vec_flops_bwd, w->bytes_bwd, w->kernels_bwd)
+	           : 0;
 }
 
 int pl_regathers(const pl_graph *g, const uint8_t *recompute, int op, int slot, uint8_t saves_in)

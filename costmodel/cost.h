@@ -370,11 +370,11 @@ double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, co
                             const pl_layout *grad);
 double pl_cost_prim(const pl_cluster *c, const pl_prim *p);
 /* Seconds one device spends on `kernels` kernels doing gemm tensor-core
- * FLOPs and vec other FLOPs over `bytes` of memory traffic in dtype dt: the
- * roofline of docs/cost-model.md ("Compute"), which every op's forward and
- * backward is priced with. */
-double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double vec,
-                              double bytes, int kernels);
+ * FLOPs that write outs output elements, and vec other FLOPs, over `bytes`
+ * of memory traffic in dtype dt: the roofline of docs/cost-model.md
+ * ("Compute"), which every op's forward and backward is priced with. */
+double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, double outs,
+                              double vec, double bytes, int kernels);
 /* Seconds of one FP8 GEMM of `gemm` FLOPs over `bytes` of memory traffic:
  * the roofline on the FP8 curve (docs/cost-model.md, "FP8 GEMMs"), one
  * kernel. */

@@ -69,11 +69,13 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	double ab = pl__local_in_bytes(g, op, 0, split), bb = pl__local_in_bytes(g, op, 1, split);
 	double cb = pl__local_out_bytes(g, op, 0, split);
 	w->gemm_flops_fwd = flops;
+	w->gemm_outs_fwd = cb / pl_dtype_bytes(OUT(g, op, 0)->dtype);
 	w->bytes_fwd = ab + bb + cb;
 	w->kernels_fwd = 1;
 	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
 	if (a->requires_grad) { /* dA from dC and B */
 		w->gemm_flops_bwd += flops;
+		w->gemm_outs_bwd += ab / pl_dtype_bytes(a->dtype);
 		w->bytes_bwd += cb + bb + ab;
 		w->kernels_bwd++;
 		if (b->role != PL_ROLE_PARAM) {
@@ -83,6 +85,7 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	}
 	if (b->requires_grad) { /* dB from A and dC */
 		w->gemm_flops_bwd += flops;
+		w->gemm_outs_bwd += bb / pl_dtype_bytes(b->dtype);
 		w->bytes_bwd += cb + ab + bb;
 		w->kernels_bwd++;
 		if (a->role != PL_ROLE_PARAM && a != b) {

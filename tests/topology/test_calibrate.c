@@ -95,6 +95,7 @@ static void same_cluster(const pl_cluster *a, const pl_cluster *b)
 	for (int d = 0; d < PL_DT_COUNT; d++)
 		assert_true(a->peak_flops[d] == b->peak_flops[d]);
 	assert_true(a->gemm_eff_max == b->gemm_eff_max && a->gemm_half_flops == b->gemm_half_flops);
+	assert_true(a->gemm_out_k == b->gemm_out_k && a->gemm_k_max == b->gemm_k_max);
 	assert_true(a->vector_eff == b->vector_eff && a->bw_eff == b->bw_eff);
 	assert_true(a->kernel_overhead_s == b->kernel_overhead_s);
 	for (int k = 0; k < PL_OP_COUNT; k++)
