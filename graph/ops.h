@@ -51,9 +51,9 @@ typedef struct pl_opcoll {
 
 typedef struct pl_opwork {
 	double gemm_flops_fwd, gemm_flops_bwd; /* tensor-core work */
-	/* the output elements those GEMMs write (MatMul and Conv: the product's
-	 * output forward, each input's gradient backward); 0 where the op's
-	 * GEMMs are not priced by their shape */
+	/* the output elements those GEMMs write (MatMul: the product's output
+	 * forward, each input's gradient backward); 0 where the op's GEMMs are
+	 * not priced by their shape (Conv, attention, recurrent cells) */
 	double gemm_outs_fwd, gemm_outs_bwd;
 	double vec_flops_fwd, vec_flops_bwd;   /* other arithmetic */
 	double bytes_fwd, bytes_bwd;           /* memory traffic of the kernels */

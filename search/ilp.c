@@ -1895,6 +1895,10 @@ static pl_status relax(ilprun *s)
 		return pl_err_set(s->err, PL_ESOLVER,
 		                  "ilp: GLPK's simplex failed (code %d, status %d)", ret,
 		                  glp_get_status(s->lp));
+	/* the simplex's optimum bounds every plan better than the best one (the
+	 * columns reduced costs or min-marginals fixed are in none of them); the
+	 * interior point's bound from its duals may have stopped short of it */
+	s->bound = fmax(s->bound, fmin(glp_get_obj_val(s->lp), s->best_val));
 	int integral = 1;
 	for (int v = 0; v < p->nops && integral; v++) {
 		if (c->var[v] != v || !c->xbase[v])
@@ -1925,6 +1929,11 @@ static pl_status branch(ilprun *s)
 	io.cb_func = cb;
 	io.cb_info = c;
 	io.mip_gap = 0;
+	/* a column within GLPK's default 1e-5 of integral, or a node within 1e-7
+	 * of the incumbent, passed for a plan a 10^-6 from the optimum (seen on a
+	 * random instance): tolerances to the pricing's precision instead */
+	io.tol_int = 1e-9;
+	io.tol_obj = 1e-10;
 	/* GLPK's default branching (Driebeck-Tomlin) evaluates a tableau row per
 	 * fractional column at each node, untimed: minutes on a program of 2
 	 * million nonzeros. There, the most fractional column instead. */

@@ -313,7 +313,12 @@ static pl_status gemm_fit(const pl_calib_opts *o, pl_cluster *out, cJSON *r, pl_
 	}
 	if (!pl_fit_rate_curve(f, rate, NGEMM, &peak, &half) &&
 	    out->peak_flops[PL_DT_BFLOAT16] > 0) {
+		/* square GEMMs cannot tell the output term from the ceiling: the
+		 * preset's steps kept, its rate at the preset's ratio to the ceiling */
+		double was = out->gemm_eff_max;
 		out->gemm_eff_max = peak / out->peak_flops[PL_DT_BFLOAT16];
+		if (was > 0)
+			out->gemm_k_max *= out->gemm_eff_max / was;
 		out->gemm_half_flops = half;
 	}
 	return PL_OK;

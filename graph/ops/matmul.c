@@ -69,13 +69,11 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	double ab = pl__local_in_bytes(g, op, 0, split), bb = pl__local_in_bytes(g, op, 1, split);
 	double cb = pl__local_out_bytes(g, op, 0, split);
 	w->gemm_flops_fwd = flops;
-	w->gemm_outs_fwd = cb / pl_dtype_bytes(OUT(g, op, 0)->dtype);
 	w->bytes_fwd = ab + bb + cb;
 	w->kernels_fwd = 1;
 	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
 	if (a->requires_grad) { /* dA from dC and B */
 		w->gemm_flops_bwd += flops;
-		w->gemm_outs_bwd += ab / pl_dtype_bytes(a->dtype);
 		w->bytes_bwd += cb + bb + ab;
 		w->kernels_bwd++;
 		if (b->role != PL_ROLE_PARAM) {
@@ -85,7 +83,6 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	}
 	if (b->requires_grad) { /* dB from A and dC */
 		w->gemm_flops_bwd += flops;
-		w->gemm_outs_bwd += bb / pl_dtype_bytes(b->dtype);
 		w->bytes_bwd += cb + ab + bb;
 		w->kernels_bwd++;
 		if (a->role != PL_ROLE_PARAM && a != b) {
@@ -95,7 +92,19 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	}
 }
 
+/* A MatMul's GEMMs also state their output elements (the output forward,
+ * each input's gradient backward), which the GEMM curve prices by shape
+ * (docs/cost-model.md, "Compute"); Conv's do not: the curve's output term is
+ * fitted to cuBLAS's matrix products, and no measurement of cuDNN's
+ * convolutions by shape is at hand */
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	pl__work_product(g, op, split, w);
+	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
+	w->gemm_outs_fwd =
+	    pl__local_out_bytes(g, op, 0, split) / pl_dtype_bytes(OUT(g, op, 0)->dtype);
+	if (a->requires_grad)
+		w->gemm_outs_bwd += pl__local_in_bytes(g, op, 0, split) / pl_dtype_bytes(a->dtype);
+	if (b->requires_grad)
+		w->gemm_outs_bwd += pl__local_in_bytes(g, op, 1, split) / pl_dtype_bytes(b->dtype);
 }

@@ -26,6 +26,10 @@ typedef struct inst {
 	pl_problem *p;
 } inst;
 
+/* 1: the instances' GEMMs priced by a curve of FLOPs alone (as a cluster
+ * file without gemm_efficiency.out_k states it), not the presets' */
+static int flops_only;
+
 /* Loads a random graph whose search space brute force can enumerate, over
  * the cuts of all D devices (the graphs these tests draw do not depend on the
  * candidates of full_space). */
@@ -40,6 +44,8 @@ static int make(rg_rng *r, inst *in, int nops, int repeat, int D, int nodes)
 		free(json);
 		assert_int_equal(pl_cluster_devices(&in->c, D / nodes, &err), PL_OK);
 		in->c.nodes = nodes;
+		if (flops_only)
+			in->c.gemm_out_k = 0;
 		/* every candidate, model-parallel cuts across nodes included: the
 		 * searchers must agree over any candidate set */
 		pl_job any = {.max_tp = PL_MAX_TP_ANY, .replicas = PL_REPLICAS_NONE};
@@ -181,9 +187,11 @@ static void dp_equals_brute(void **state)
 	(void)state;
 	rg_rng r = {12345}, rfull = {54321};
 	int binding = 0, free_runs = 0, infeasible = 0, full = 0, full_better = 0;
+	/* every other graph priced by a curve of FLOPs alone */
 	for (int i = 0; i < 400 && (binding < 100 || free_runs < 100); i++) {
 		inst in;
 		int D = devices[i % 6], nodes = (D % 2 == 0 && i % 5 == 0) ? 2 : 1;
+		flops_only = i % 2;
 		if (!make(&r, &in, 2 + rg_int(&r, 5), 1, D, nodes))
 			continue;
 		pl_err err;
@@ -246,12 +254,56 @@ static void dp_equals_brute(void **state)
 	assert_true(full_better >= 5); /* the extra candidates were chosen */
 	assert_true(binding >= 100);
 	assert_true(free_runs >= 100);
-	/* each of ilp's paths ran on some graph: branch and bound, after dp's
-	 * min-marginal fixing, and the Lagrangian bound alone */
+	/* each of ilp's paths ran on some graph: branch and bound and after
+	 * dp's min-marginal fixing (the Lagrangian bound alone: the test below) */
 	assert_true(ilp_fractional >= 10);
 	assert_true(ilp_mm_fixed >= 10);
-	assert_true(ilp_lagrange >= 1);
 	assert_true(infeasible >= 1);
+	flops_only = 0;
+}
+
+/* A limit at the memory of a plan dp finds under a memory price (a vertex of
+ * the time-memory hull) is met by the Lagrangian bound at that price: ilp
+ * proves that plan optimal without its program, and it is brute force's */
+static void lagrangian_bound_at_a_hull_vertex(void **state)
+{
+	(void)state;
+	rg_rng r = {777};
+	int met = 0, tried = 0;
+	for (int i = 0; i < 60 && met < 3; i++) {
+		inst in;
+		if (!make(&r, &in, 2 + rg_int(&r, 5), 1, devices[i % 6], 1))
+			continue;
+		pl_err err;
+		pl_search_opts o = {0};
+		pl_search_result rb, rm, rd;
+		assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
+		double t_star = rb.step_s, m_star = rb.mem_bytes, m_min = rb.min_mem_bytes;
+		pl_search_result_free(&rb);
+		if (!(m_min < m_star * (1 - 1e-9))) {
+			drop(&in);
+			continue;
+		}
+		o.memory_limit = m_min;
+		assert_int_equal(pl_search_brute(in.p, &o, &rm, &err), PL_OK);
+		double t_min = rm.step_s;
+		pl_search_result_free(&rm);
+		/* the chord's slope: its minimiser lies on the hull between them */
+		pl_search_opts po = {0};
+		po.dp.mem_price = (t_min - t_star) / (m_star - m_min);
+		assert_int_equal(pl_search_dp(in.p, &po, &rd, &err), PL_OK);
+		o.memory_limit = rd.mem_bytes;
+		pl_search_result_free(&rd);
+		assert_int_equal(pl_search_brute(in.p, &o, &rb, &err), PL_OK);
+		int before = ilp_lagrange;
+		ilp_equals(in.p, &o, &rb);
+		met += ilp_lagrange > before;
+		tried++;
+		pl_search_result_free(&rb);
+		drop(&in);
+	}
+	print_message("the Lagrangian bound proved %d of %d limits at a hull vertex\n", met, tried);
+	assert_true(met >= 1);
 }
 
 static void repeated_blocks_equal_brute(void **state)
@@ -604,6 +656,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(dp_equals_brute),
+	    cmocka_unit_test(lagrangian_bound_at_a_hull_vertex),
 	    cmocka_unit_test(repeated_blocks_equal_brute),
 	    cmocka_unit_test(relaxed_dp_is_exact_on_the_edges_it_keeps),
 	    cmocka_unit_test(annotations_are_kept),

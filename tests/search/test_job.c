@@ -230,7 +230,7 @@ static void one_stage_search_equals_brute_force(void **state)
 	(void)state;
 	static const int64_t hidden[] = {64, 4096, 1024, 4096};
 	static const int64_t batch[] = {8, 4, 16, 65536};
-	int bound = 0, differs = 0, proven = 0, runs = 0;
+	int bound = 0, differs = 0, proven = 0, runs = 0, off = 0;
 	for (int c0 = 0; c0 < 4; c0++) {
 		char *json = mlp_json(batch[c0], hidden[c0], 3);
 		pl_graph *g = load(json);
@@ -279,7 +279,15 @@ static void one_stage_search_equals_brute_force(void **state)
 					 * bytes any plan needs) reaches it */
 					assert_true(lim == 0 ||
 					            jp.cost.mem_bytes <= lim * (1 + 1e-12));
-					near(jp.cost.step_s, want, 1e-9 * want);
+					/* the answer where it is proven; an unproven one (a
+					 * point's plan under the limit retried beside its
+					 * transient bytes) is never faster than it */
+					if (jp.optimal)
+						near(jp.cost.step_s, want, 1e-9 * want);
+					else if (jp.cost.step_s < want * (1 - 1e-9))
+						fail_msg("unproven %.17g below the optimum %.17g",
+						         jp.cost.step_s, want);
+					off += !jp.optimal && jp.cost.step_s > want * (1 + 1e-9);
 					assert_true(jp.optimal || lim > 0);
 					proven += jp.optimal && lim > 0;
 					runs += lim > 0;
@@ -291,7 +299,9 @@ static void one_stage_search_equals_brute_force(void **state)
 		}
 		pl_graph_free(g);
 	}
-	print_message("%d of %d answers under a limit proven\n", proven, runs);
+	print_message("%d of %d answers under a limit proven; %d unproven ones above the "
+	              "optimum\n",
+	              proven, runs, off);
 	assert_true(bound >= 2);         /* some limits did bind */
 	assert_true(differs >= 1);       /* and fastest changed some answer */
 	assert_true(2 * proven >= runs); /* most answers under a limit are proven */
