@@ -90,12 +90,12 @@ typedef struct pl_cluster {
 	pl_ab link[PL_LINK_COUNT];      /* defaults: latency, 1/busbw */
 	pl_ab_list coll[PL_COLL_COUNT][PL_LINK_COUNT];
 	/* compute efficiency: a GEMM of f FLOPs writing `outs` output elements
-	 * takes max(f / gemm_eff_max, (f + 2 gemm_out_k outs) / gemm_k_max)
-	 * / peak * (f + gemm_half_flops) / f: at most gemm_eff_max of peak, and
-	 * each output element costs as much as gemm_out_k more steps of its
-	 * reduction at gemm_k_max of peak (the tiles' prologue and epilogue,
-	 * amortised over the reduction's length k). gemm_out_k 0: a curve of
-	 * FLOPs alone */
+	 * takes (max(f / gemm_eff_max, (f + 2 gemm_out_k outs) / gemm_k_max)
+	 * + gemm_half_flops / gemm_eff_max) / peak: at most gemm_eff_max of
+	 * peak, each output element costing as much as gemm_out_k more steps of
+	 * its reduction at gemm_k_max of peak (the tiles' prologue and epilogue,
+	 * amortised over the reduction's length k), and a latency of
+	 * gemm_half_flops at the ceiling. gemm_out_k 0: a curve of FLOPs alone */
 	double gemm_eff_max, gemm_half_flops, gemm_out_k, gemm_k_max;
 	/* FP8 tensor cores (Hopper and newer; 0: none): dense peak, FLOP/s, and
 	 * the FP8 GEMM curve's asymptote (its half-rate point keeps the bf16

@@ -27,8 +27,9 @@ double pl_cost_kernel_seconds(const pl_cluster *c, pl_dtype dt, double gemm, dou
 		double eff = c->gemm_eff_max * gemm / (gemm + c->gemm_half_flops);
 		t += gemm / (peak * eff);
 		if (c->gemm_out_k > 0 && c->gemm_k_max > 0) /* the output term */
-			t = fmax(t, (gemm + 2 * c->gemm_out_k * outs) / c->gemm_k_max / peak *
-			                (gemm + c->gemm_half_flops) / gemm);
+			t = fmax(t, ((gemm + 2 * c->gemm_out_k * outs) / c->gemm_k_max +
+			             c->gemm_half_flops / c->gemm_eff_max) /
+			                peak);
 	}
 	if (vec > 0)
 		t += vec / (c->peak_flops[PL_DT_FLOAT32] * c->vector_eff);

@@ -1748,10 +1748,9 @@ static pl_status bound_lp(ilprun *s)
 		int ret = got ? GLP_EFAIL : sol.ret;
 		if (got)
 			s->stage = "interior-point method";
-		if (ret == 0 && sol.status == GLP_NOFEAS) {
-			ipm_free(&sol);
-			return pl_search_err_no_fit(s->err, o->memory_limit, s->least);
-		}
+		/* GLPK's interior point may call a feasible program infeasible (seen
+		 * on a random instance with a plan 6e-4 of the limit inside it): no
+		 * bound from it then; the simplex below decides */
 		/* near the end it often stops on numerical instability at a point
 		 * as good as optimal: the bound below is valid from any duals */
 		if ((ret == 0 && sol.status == GLP_OPT) || ret == GLP_EINSTAB ||

@@ -949,8 +949,8 @@ check "--cp-exchange p2p: exit 2 naming the three exchanges" \
   '[ $? -eq 2 ] && grep -q "cp-exchange: .p2p.: expected ring" "$T/err" && grep -q "allgather-sync" "$T/err"'
 check "... the layers' matmuls column- then row-parallel (fc1 cuts its output, fc2 its input)" \
   '[ "$(jq -c "[.parallel_strategy_item[\"l1.fc1\"].parallel_strategy[1], .parallel_strategy_item[\"l1.fc2\"].parallel_strategy[1]]" "$T/fixed.plan")" = "[[1,2],[2,1]]" ]'
-check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head ends on the last stage" \
-  '[ "$(jq -c "[.parts.attention.weight_cut, .parts.mlp.weight_cut, .parts.attention.batch_cut, .parts.mlp.norms_sequence_cut, .parts.head.stages[1]]" "$T/fixed.plan")" = "[2,2,2,2,3]" ]'
+check "... parts: attention and MLP weights cut 2 ways, batch 2 ways, the norms' sequence 2 ways (sp); the head on the last stage" \
+  '[ "$(jq -c "[.parts.attention.weight_cut, .parts.mlp.weight_cut, .parts.attention.batch_cut, .parts.mlp.norms_sequence_cut, .parts.head.stages]" "$T/fixed.plan")" = "[2,2,2,2,[3,3]]" ]'
 "$PLANNER" search "$GS" --cluster h100x8:2 --dp 2 --tp 2 --pp 4 --sequence-parallel on > "$T/out" 2>&1
 check "... and the summary prints them" \
   'grep -q "^  attention  weights cut 2 ways, tokens cut batch 2 x sequence 1 (norms: sequence 2); stages" "$T/out"'
@@ -1176,7 +1176,7 @@ check "explain says per framework whether it can run the plan, as export decides
           (.frameworks.deepspeed.why | startswith(\"tp 2, pp 4\"))" "$T/exfw.json" > /dev/null'
 "$PLANNER" explain "$T/fixed.plan" > "$T/ex.txt" 2> "$T/err"
 check "... and a split no framework makes is named as the reason (the search's own, --stage-cuts any)" \
-  '[ "$(grep -c "cannot: op .* of the \(embedding\|head\) in stage\|cannot: pipeline stage .* ends inside" "$T/ex.txt")" -ge 1 ]'
+  '[ "$(grep -c "cannot: op .* of the embedding in stage\|cannot: pipeline stage .* ends inside" "$T/ex.txt")" -ge 1 ]'
 "$PLANNER" explain --json > /dev/null 2> "$T/err"
 check "explain --json without a checkpoint: exit 2 saying a CKPT is expected (not that --json cannot open)" \
   '[ $? -eq 2 ] && grep -q "expected one CKPT file" "$T/err" && ! grep -q "cannot open" "$T/err"'
@@ -2399,14 +2399,11 @@ check "... local prices no statistics all-reduce (sync 3 latency-bound ones), an
    jq -e "[.parallel_strategy_item[] | select(.type == \"BatchNormalization\") | .communication_seconds] | min > 1e-5" "$T/bns.plan" > /dev/null &&
    [ "$(jq -r .cluster.description.device.batch_norm "$T/bnl.plan")" = local ] &&
    [ "$(jq -r .cluster.description.device.batch_norm "$T/bns.plan")" = sync ]'
-# a ResNet at 32 images a GPU (Goyal et al. 2017's) on one node, statistics local (as DDP trains
-# it): the whole-job search plans it data-parallel (every convolution's batch cut 8 ways), as
-# everyone trains such nets. (At 8 images a GPU it cuts the last, weight-heavy convolutions by
-# channel instead: less gradient to all-reduce, as Krizhevsky's 2014 "one weird trick" did for
-# the fully connected layers.)
-"$PLANNER" search "$SRC/tests/fixtures/onnx/resnet18_train.onnx" --batch 256 --cluster h100x8 --job \
+# a ResNet at batch 64 on one node, statistics local (as DDP trains it): the whole-job search plans
+# it data-parallel (every convolution's batch cut 8 ways), as everyone trains such nets
+"$PLANNER" search "$SRC/tests/fixtures/onnx/resnet18_train.onnx" --batch 64 --cluster h100x8 --job \
   --batch-norm local -o "$T/r18.plan" > /dev/null 2>&1
-check "ResNet-18, batch 256, 8 H100s, --batch-norm local --job: data parallel, every conv's batch cut 8 ways" \
+check "ResNet-18, batch 64, 8 H100s, --batch-norm local --job: data parallel, every conv's batch cut 8 ways" \
   'jq -e "[.parallel_strategy_item[] | select(.type == \"Conv\") | .parallel_strategy[0][0] == 8 and
           (.parallel_strategy[0][1:] | all(. == 1))] | (length == 20) and all" "$T/r18.plan" > /dev/null'
 "$PLANNER" search "$BN" --devices 2 --batch-norm ddp > /dev/null 2> "$T/bn.err"

@@ -1108,9 +1108,6 @@ static void test_cost_and_export(void **state)
 	set(ctx, "device_num", "4");
 	set(ctx, "model_parallel", "2");
 	set(ctx, "use_seq_parallel", "true");
-	/* one stage: left free, the whole-job search may cut this small model
-	 * into two stages of one micro-batch at a cut no framework runs */
-	set(ctx, "pipeline_stages", "1");
 	char *path = source_path("tests/fixtures/models/gpt-tiny.json");
 	planner_graph *g = NULL;
 	planner_plan *p = NULL, *c = NULL;
