@@ -26,8 +26,9 @@
  * tokens x features): a latency (the half-rate point) of 0.95 us of work
  * at the ceiling, and 160 reduction steps an output element costs beyond its
  * own at 0.88 of peak (the tiles' prologue and epilogue, which short
- * reductions amortise worst). Other GPUs keep the latency and the steps, and set the ceiling
- * from their own MAMF. */
+ * reductions amortise worst). Other GPUs keep the latency, the steps and
+ * the output term's ratio to the ceiling, and set the ceiling from their own
+ * MAMF. */
 #define GEMM_H100_MAX     0.801
 #define GEMM_H100_K_MAX   0.88
 #define GEMM_HALF_SECONDS 0.95e-6
