@@ -6,7 +6,7 @@ void pl__onnx_io(imp *m, cJSON *o, const char *key, const char *name)
 {
 	const char *r = pl__onnx_resolve(m, name);
 	tinfo *c = pl__onnx_known(m, r);
-	if (c && (c->cons || c->nval > 0) && !cJSON_GetObjectItemCaseSensitive(m->tensors, r)) {
+	if (c && (c->cons || c->nval > 0) && !pl__onnx_decl(m, r)) {
 		/* a constant computed at import, read by an op: declared, with its
 		 * values (those it lacks are named by check_consts) */
 		cJSON *t = cJSON_CreateObject();
@@ -43,7 +43,7 @@ void pl__onnx_const_values(cJSON *t, const double *v, int64_t n, double fill)
 const char *pl__onnx_const_scale(imp *m, const char *op, const tinfo *x, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s.scale", op);
-	if (!x || x->rank < 1 || cJSON_GetObjectItemCaseSensitive(m->tensors, buf))
+	if (!x || x->rank < 1 || pl__onnx_decl(m, buf))
 		return NULL;
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", pl__onnx_int_list(&x->dims[x->rank - 1], 1));
@@ -99,7 +99,7 @@ void pl__onnx_operand(imp *m, cJSON *o, const char *name)
 {
 	double v = 0;
 	tinfo *k = pl__onnx_valued(m, name);
-	if (!cJSON_GetObjectItemCaseSensitive(m->tensors, name) && (k || pl__onnx_scalar_of(m, name, &v) == 0)) {
+	if (!pl__onnx_decl(m, name) && (k || pl__onnx_scalar_of(m, name, &v) == 0)) {
 		cJSON *t = cJSON_CreateObject();
 		int64_t one = 1;
 		if (k && k->rank > 0)
@@ -175,7 +175,7 @@ static int op_is(cJSON *o, const char *type)
 
 static cJSON *param_decl(imp *m, const char *name)
 {
-	cJSON *t = name ? cJSON_GetObjectItemCaseSensitive(m->tensors, name) : NULL;
+	cJSON *t = name ? pl__onnx_decl(m, name) : NULL;
 	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
 	return role && !strcmp(role, "param") ? t : NULL;
 }
@@ -194,12 +194,12 @@ static const char *param_slice(imp *m, const char *w, int64_t lo, int64_t hi)
 	dims[r - 1] = hi - lo;
 	char name[600];
 	snprintf(name, sizeof name, "%s[%lld:%lld]", w, (long long)lo, (long long)hi);
-	if (!cJSON_GetObjectItemCaseSensitive(m->tensors, name)) {
+	if (!pl__onnx_decl(m, name)) {
 		cJSON *n = cJSON_Duplicate(t, 1);
 		cJSON_ReplaceItemInObject(n, "shape", pl__onnx_int_list(dims, (size_t)r));
 		pl_json_add(m->tensors, name, n);
 	}
-	cJSON *got = cJSON_GetObjectItemCaseSensitive(m->tensors, name);
+	cJSON *got = pl__onnx_decl(m, name);
 	return got ? got->string : NULL;
 }
 
@@ -381,7 +381,7 @@ static int import_strided_slice(imp *m, const Onnx__NodeProto *n, const char *na
  * known, or a param cut. */
 static int slice_initializer(imp *m, const Onnx__NodeProto *n)
 {
-	cJSON *t = cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, n->input[0]));
+	cJSON *t = pl__onnx_decl(m, pl__onnx_resolve(m, n->input[0]));
 	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(t, "role"));
 	tinfo *x = pl__onnx_known(m, n->input[0]);
 	int64_t axis[16], lo[16], hi[16], dims[16];

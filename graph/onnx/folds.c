@@ -38,7 +38,7 @@ int pl__onnx_fold_unsqueeze(imp *m, const Onnx__NodeProto *n, const tinfo *a)
  * fed), never folded as a constant. */
 static int trained(imp *m, const char *name)
 {
-	cJSON *d = cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, name));
+	cJSON *d = pl__onnx_decl(m, pl__onnx_resolve(m, name));
 	const char *role = cJSON_GetStringValue(cJSON_GetObjectItem(d, "role"));
 	return role && strcmp(role, "const");
 }

@@ -150,6 +150,8 @@ double pl__onnx_attr_f(const Onnx__NodeProto *n, const char *name, double dflt);
 int pl__onnx_is_scalar(const imp *m, const char *name, double want);
 int pl__onnx_consumers(const imp *m, const char *name, int *who, int max);
 int pl__onnx_is_param(const imp *m, const char *name);
+/* name's declaration in the model's tensor table (exact case), or NULL */
+cJSON *pl__onnx_decl(const imp *m, const char *name);
 int pl__onnx_gelu_at(const imp *m, int i);
 int pl__onnx_gelu_tanh_at(imp *m, int i);
 int pl__onnx_layernorm_at(imp *m, int i, const char **gamma, const char **beta, double *eps);

@@ -231,7 +231,7 @@ int pl__onnx_import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name
 	if (h0 && !bias) { /* B before the states: zeros (a const, not a weight) */
 		snprintf(zb, sizeof zb, "%s.B", name);
 		*why = "its added bias's name is taken";
-		if (cJSON_GetObjectItemCaseSensitive(m->tensors, zb))
+		if (pl__onnx_decl(m, zb))
 			return -1;
 		cJSON *c = cJSON_CreateObject();
 		int64_t bd[2] = {D, 2 * G * H};
@@ -1084,7 +1084,7 @@ static int emit_plain_norm(imp *m, const char *name, const char *x, const int64_
 {
 	char sc[600];
 	snprintf(sc, sizeof sc, "%s.scale", name);
-	if (cJSON_GetObjectItemCaseSensitive(m->tensors, sc))
+	if (pl__onnx_decl(m, sc))
 		return -1;
 	cJSON *t = cJSON_CreateObject();
 	pl_json_add(t, "shape", pl__onnx_int_list(dims + axis, (size_t)(rank - axis)));
@@ -1309,7 +1309,7 @@ int pl__onnx_import_batchnorm(imp *m, const Onnx__NodeProto *n, const char *name
 	cJSON_AddNumberToObject(at, "epsilon", pl__onnx_attr_f(n, "epsilon", 1e-5));
 	cJSON_AddNumberToObject(at, "training_mode", train);
 	for (size_t k = 3; !train && k < 5; k++) {
-		cJSON *t = cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, n->input[k]));
+		cJSON *t = pl__onnx_decl(m, pl__onnx_resolve(m, n->input[k]));
 		if (t && cJSON_GetObjectItem(t, "role"))
 			cJSON_ReplaceItemInObject(t, "role", cJSON_CreateString("const"));
 	}

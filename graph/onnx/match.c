@@ -136,9 +136,14 @@ static const char *other_input(const imp *m, int i, const char *other)
 	                                     : NULL;
 }
 
+cJSON *pl__onnx_decl(const imp *m, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(m->tensors, name);
+}
+
 int pl__onnx_is_param(const imp *m, const char *name)
 {
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, name));
+	const cJSON *t = pl__onnx_decl(m, pl__onnx_resolve(m, name));
 	return t && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(t, "role")), "param");
 }
 

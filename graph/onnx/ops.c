@@ -81,14 +81,14 @@ static pl_status onnx_identity(imp *m, const Onnx__NodeProto *n, const char *nam
 	 * ties (a tied weight's values are not one fill) */
 	int fill = !strncmp(n->output[0], "onnx::", 6) && in && pl__onnx_one_fill(in->init);
 	if (pl__onnx_is_param(m, n->input[0]) && (strncmp(n->output[0], "onnx::", 6) || fill) &&
-	    !cJSON_GetObjectItemCaseSensitive(m->tensors, n->output[0])) {
+	    !pl__onnx_decl(m, n->output[0])) {
 		/* The exporter merges initializers of equal values (a fresh model's
 		 * LayerNorm weights, all ones) and makes each other one an Identity
 		 * of the kept one named as the model names that weight: they are the
 		 * model's own weights, each a param as the model has them (a constant
 		 * the exporter made, "onnx::...", stays one tensor) */
 		cJSON *w = cJSON_Duplicate(
-		    cJSON_GetObjectItemCaseSensitive(m->tensors, pl__onnx_resolve(m, n->input[0])), 1);
+		    pl__onnx_decl(m, pl__onnx_resolve(m, n->input[0])), 1);
 		pl_json_add(m->tensors, n->output[0], w);
 		tinfo *x = pl__onnx_known(m, n->input[0]), *o;
 		if (x)
@@ -352,7 +352,7 @@ static pl_status onnx_matmul(imp *m, const Onnx__NodeProto *n, const char *name)
 static pl_status onnx_gather(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	if (!(n->n_input == 2 && pl__onnx_constlike(m, n->input[1]) &&
-	      !cJSON_GetObjectItemCaseSensitive(m->tensors, n->input[1])))
+	      !pl__onnx_decl(m, n->input[1])))
 		return onnx_same(m, n, name);
 	tinfo *ix = pl__onnx_constlike(m, n->input[1]);
 	cJSON *c = cJSON_CreateObject();
@@ -557,7 +557,7 @@ static int emit_scalar(imp *m, const char *name, const char *suffix, const char 
                        double value, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s.%s", name, suffix);
-	if (cJSON_GetObjectItemCaseSensitive(m->tensors, buf))
+	if (pl__onnx_decl(m, buf))
 		return -1;
 	cJSON *c = cJSON_CreateObject();
 	int64_t one = 1;
@@ -694,7 +694,7 @@ static pl_status onnx_trilu(imp *m, const Onnx__NodeProto *n, const char *name)
 		return pl__onnx_unsupported(m, n, "its mask would be past the bound on a constant's values");
 	char mask[600];
 	snprintf(mask, sizeof mask, "%s.mask", name);
-	if (cJSON_GetObjectItemCaseSensitive(m->tensors, mask))
+	if (pl__onnx_decl(m, mask))
 		return pl__onnx_unsupported(m, n, "its constant's name is taken");
 	double *v = pl__onnx_scratch(m, r * c);
 	if (!v)
@@ -1093,7 +1093,7 @@ static pl_status onnx_random(imp *m, const Onnx__NodeProto *n, const char *name)
 	int r = x ? x->rank : pl__onnx_ints_of(m, n, "shape", 99, dims, 16);
 	if (x)
 		memcpy(dims, x->dims, sizeof(int64_t) * (size_t)r);
-	if (r < 1 || cJSON_GetObjectItemCaseSensitive(m->tensors, n->output[0]))
+	if (r < 1 || pl__onnx_decl(m, n->output[0]))
 		return pl__onnx_unsupported(m, n, "its shape is not known");
 	cJSON *d = cJSON_CreateObject();
 	pl_json_add(d, "shape", pl__onnx_int_list(dims, (size_t)r));

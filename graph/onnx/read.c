@@ -358,7 +358,7 @@ static pl_status declare_graph(imp *m)
 	pl_status st = PL_OK;
 	for (size_t i = 0; i < m->g->n_initializer && !st; i++) {
 		const char *name = m->g->initializer[i]->name;
-		if (name && cJSON_GetObjectItemCaseSensitive(m->tensors, name))
+		if (name && pl__onnx_decl(m, name))
 			return pl_err_set(m->err, PL_EINVAL,
 			                  "%s: initializer '%s' is declared twice (a graph names each "
 			                  "tensor once)",
@@ -372,7 +372,7 @@ static pl_status declare_graph(imp *m)
 			                m->path, i);
 			break;
 		}
-		if (cJSON_GetObjectItemCaseSensitive(m->tensors, v->name))
+		if (pl__onnx_decl(m, v->name))
 			continue; /* an initializer listed as an input too (older exports) */
 		if (!v->type || v->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
 			st = pl_err_set(m->err, PL_EINVAL, "%s: input '%s' is not a tensor",
@@ -421,7 +421,7 @@ static void retie_transposes(imp *m)
 				continue;
 			char op[600];
 			snprintf(op, sizeof op, "%s.tied", x->name);
-			if (cJSON_GetObjectItemCaseSensitive(m->tensors, op))
+			if (pl__onnx_decl(m, op))
 				continue;
 			cJSON_DeleteItemFromObjectCaseSensitive(m->tensors, x->name);
 			int64_t perm[2] = {1, 0};

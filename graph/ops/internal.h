@@ -54,7 +54,8 @@ pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err);
 
 void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
-void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
+void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, int outs,
+                      pl_opwork *w);
 void pl__work_softmax(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);
 void pl__work_gather(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w);

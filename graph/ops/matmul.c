@@ -60,8 +60,12 @@ pl_status pl__infer_matmul(pl_graph *g, pl_op *op, pl_err *err)
 
 /* A product's work: 2 FLOPs per point of its loop space, each input's
  * gradient another product of as many; an input's gradient needs the other
- * input, kept unless it is a param. Shared by MatMul and Conv. */
-void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
+ * input, kept unless it is a param. outs: the GEMMs state the elements they
+ * write (the output forward, each input's gradient backward), which the GEMM
+ * curve prices by shape (docs/cost-model.md, "Compute"). Shared by MatMul and
+ * Conv. */
+void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, int outs,
+                      pl_opwork *w)
 {
 	double flops = 2;
 	for (int l = 0; l < op->spec.nloops; l++)
@@ -72,8 +76,11 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	w->bytes_fwd = ab + bb + cb;
 	w->kernels_fwd = 1;
 	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
+	if (outs)
+		w->gemm_outs_fwd = cb / pl_dtype_bytes(OUT(g, op, 0)->dtype);
 	if (a->requires_grad) { /* dA from dC and B */
 		w->gemm_flops_bwd += flops;
+		w->gemm_outs_bwd += outs ? ab / pl_dtype_bytes(a->dtype) : 0;
 		w->bytes_bwd += cb + bb + ab;
 		w->kernels_bwd++;
 		if (b->role != PL_ROLE_PARAM) {
@@ -83,6 +90,7 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	}
 	if (b->requires_grad) { /* dB from A and dC */
 		w->gemm_flops_bwd += flops;
+		w->gemm_outs_bwd += outs ? bb / pl_dtype_bytes(b->dtype) : 0;
 		w->bytes_bwd += cb + ab + bb;
 		w->kernels_bwd++;
 		if (a->role != PL_ROLE_PARAM && a != b) {
@@ -92,19 +100,7 @@ void pl__work_product(const pl_graph *g, const pl_op *op, const int64_t *split, 
 	}
 }
 
-/* A MatMul's GEMMs also state their output elements (the output forward,
- * each input's gradient backward), which the GEMM curve prices by shape
- * (docs/cost-model.md, "Compute"); Conv's do not: the curve's output term is
- * fitted to cuBLAS's matrix products, and no measurement of cuDNN's
- * convolutions by shape is at hand */
 void pl__work_matmul(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
-	pl__work_product(g, op, split, w);
-	const pl_tensor *a = IN(g, op, 0), *b = IN(g, op, 1);
-	w->gemm_outs_fwd =
-	    pl__local_out_bytes(g, op, 0, split) / pl_dtype_bytes(OUT(g, op, 0)->dtype);
-	if (a->requires_grad)
-		w->gemm_outs_bwd += pl__local_in_bytes(g, op, 0, split) / pl_dtype_bytes(a->dtype);
-	if (b->requires_grad)
-		w->gemm_outs_bwd += pl__local_in_bytes(g, op, 1, split) / pl_dtype_bytes(b->dtype);
+	pl__work_product(g, op, split, 1, w);
 }
