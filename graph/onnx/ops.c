@@ -87,8 +87,7 @@ static pl_status onnx_identity(imp *m, const Onnx__NodeProto *n, const char *nam
 		 * of the kept one named as the model names that weight: they are the
 		 * model's own weights, each a param as the model has them (a constant
 		 * the exporter made, "onnx::...", stays one tensor) */
-		cJSON *w = cJSON_Duplicate(
-		    pl__onnx_decl(m, pl__onnx_resolve(m, n->input[0])), 1);
+		cJSON *w = cJSON_Duplicate(pl__onnx_decl(m, pl__onnx_resolve(m, n->input[0])), 1);
 		pl_json_add(m->tensors, n->output[0], w);
 		tinfo *x = pl__onnx_known(m, n->input[0]), *o;
 		if (x)
