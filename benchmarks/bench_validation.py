@@ -79,11 +79,14 @@ def cluster_file(preset, nodes, per_node, bandwidth):
     assert preset == "h100x8"
     path = os.path.join(CLUSTER_DIR, f"{preset}-bw{bandwidth:.0f}-{nodes}x{per_node}.json")
     if not os.path.exists(path):
-        with open(path + ".tmp", "w") as f:
+        # a temporary file of this thread's own: the pricing threads may write
+        # the same cluster at once (os.replace makes either one the file)
+        fd, tmp = tempfile.mkstemp(dir=CLUSTER_DIR, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
             json.dump({"format": "planner.cluster/1", "name": f"{preset}-hbm2e:{nodes}",
                        "nodes": nodes, "devices_per_node": per_node,
                        "device": {"memory_bandwidth": bandwidth}}, f)
-        os.replace(path + ".tmp", path)
+        os.replace(tmp, path)
     return path
 HAGEMANN_TOKENS = 1 << 22
 # --tp-comm-overlap: price the rows whose recipe overlaps the tensor-parallel
@@ -289,13 +292,17 @@ def attention_kernel(r):
     if r["framework"] == "llm-foundry":
         # its benchmark sweep ran MPT with attn_impl 'triton' (submit_benchmarks.py
         # parse_args: --attn_impl default 'triton', copied into every run's model
-        # config; sweep.sh never sets it). That is llm-foundry's copy of Tri
-        # Dao's flash_attn_triton.py, which no published chart measures; the
-        # nearest measured kernel is the FA2 paper's "Triton" series (OpenAI's
-        # triton.ops.flash_attention), measured on A100 (on H100 the cost
-        # model carries it over through FlashAttention-1,
-        # costmodel/attention.h): a proxy, docs/cost-model.md
-        return "flash_triton"
+        # config; sweep.sh never sets it): llm-foundry's copy of Tri Dao's
+        # flash_attn_triton.py on the pre-MLIR Triton, which no published chart
+        # measures. Both of its authors place it at FlashAttention-1's CUDA
+        # kernel: MosaicML, "In our experience, `triton` is slightly faster than
+        # `flash`" (TUTORIAL.md @v0.3.0, where `flash` is flash-attn 1.0.x), and
+        # Tri Dao, "Overall Triton forward + backward is slightly slower than
+        # CUDA forward + backward" (the file's docstring). So it is priced at
+        # FlashAttention-1's measured rates (A100 and H100), not at the FA2
+        # paper's "Triton" series, which is OpenAI's triton.ops.flash_attention,
+        # another kernel: docs/cost-model.md
+        return "flash1"
     if r["framework"] == "megatron-deepspeed":
         # FlashAttention is opt-in there (--use-flash-attn), and MT-NLG's
         # runs (2021) predate it (Dao et al., May 2022): unfused

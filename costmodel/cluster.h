@@ -207,7 +207,7 @@ typedef struct pl_cluster {
  * published runs' measured steps between PL_BAND_LO and PL_BAND_HI times
  * the prediction for the central 80 % of them. *basis says which, in words,
  * into a buffer of n bytes. */
-#define PL_BAND_LO   0.85
+#define PL_BAND_LO   0.87
 #define PL_BAND_HI   1.27
 #define PL_BAND_RUNS 276
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
