@@ -845,6 +845,112 @@ static pl_status onnx_lpnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* LRN (Caffe's local response normalization; AlexNet, GoogLeNet and
+ * ZFNet as the ONNX model zoo holds them): y = x / (bias + alpha/size *
+ * sum of x^2 over the size channels around each one)^beta, the window
+ * floor((size-1)/2) channels before and ceil((size-1)/2) after, cut at the
+ * ends (ONNX's definition). In the planner's ops: x*x, reshaped to
+ * [N, 1, C, rest] so that an AveragePool of [size, 1] with those pads,
+ * counting the padding, gives sum/size; reshaped back, times alpha, plus
+ * bias, to the power beta, x over it */
+static pl_status onnx_lrn(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input == 1 ? pl__onnx_known(m, n->input[0]) : NULL;
+	if (!x || x->rank < 3 || x->rank > 15)
+		return pl__onnx_unsupported(m, n, "its input's shape is not known as [N, C, ...]");
+	int64_t size = pl__onnx_attr_i(n, "size", 0), rest = 1;
+	if (size < 1 || size > (1 << 20))
+		return pl__onnx_unsupported(m, n, "its size is not a positive window of channels");
+	for (int d = 2; d < x->rank; d++)
+		rest *= x->dims[d];
+	char sq[600], r[600], av[600], back[600], t[600], u[600], v[600], alpha[600], bias[600];
+	if (emit_scalar(m, name, "alpha", NULL, pl__onnx_attr_f(n, "alpha", 1e-4), alpha,
+	                sizeof alpha) ||
+	    emit_scalar(m, name, "bias", NULL, pl__onnx_attr_f(n, "bias", 1), bias, sizeof bias))
+		return pl__onnx_unsupported(m, n, "its constants' names are taken");
+	snprintf(sq, sizeof sq, "%s.square", name);
+	snprintf(r, sizeof r, "%s.channels", name);
+	snprintf(av, sizeof av, "%s.window", name);
+	snprintf(back, sizeof back, "%s.mean", name);
+	snprintf(t, sizeof t, "%s.scaled", name);
+	snprintf(u, sizeof u, "%s.base", name);
+	snprintf(v, sizeof v, "%s.denominator", name);
+	int64_t flat[4] = {x->dims[0], 1, x->dims[1], rest};
+	int64_t k[2] = {size, 1}, one[2] = {1, 1}, pads[4] = {(size - 1) / 2, 0, size / 2, 0};
+	pl__onnx_emit_binary(m, sq, "Mul", n->input[0], n->input[0], sq);
+	pl__onnx_emit_reshape(m, r, sq, flat, 4, r);
+	cJSON *o = pl__onnx_add_op(m, av, "AveragePool");
+	pl__onnx_io(m, o, "inputs", r);
+	pl__onnx_io(m, o, "outputs", av);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	pl_json_add(at, "kernel_shape", pl__onnx_int_list(k, 2));
+	pl_json_add(at, "strides", pl__onnx_int_list(one, 2));
+	pl_json_add(at, "pads", pl__onnx_int_list(pads, 4));
+	pl_json_add(at, "dilations", pl__onnx_int_list(one, 2));
+	cJSON_AddNumberToObject(at, "ceil_mode", 0);
+	cJSON_AddNumberToObject(at, "count_include_pad", 1);
+	pl__onnx_set_info(m, av, 4, flat, 0, NULL);
+	pl__onnx_emit_reshape(m, back, av, x->dims, x->rank, back);
+	pl__onnx_emit_binary(m, t, "Mul", back, alpha, t);
+	pl__onnx_emit_binary(m, u, "Add", t, bias, u);
+	cJSON *p = pl__onnx_add_op(m, v, "Pow");
+	pl__onnx_io(m, p, "inputs", u);
+	pl__onnx_io(m, p, "outputs", v);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(p, "attrs"), "exponent",
+	                        pl__onnx_attr_f(n, "beta", 0.75));
+	pl__onnx_emit_binary(m, name, "Div", n->input[0], v, n->output[0]);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
+/* MeanVarianceNormalization over axes (default 0, 2, 3), as ONNX's
+ * function body defines it: (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9),
+ * the expectations ReduceMeans kept along those axes */
+static pl_status onnx_mvn(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input == 1 ? pl__onnx_known(m, n->input[0]) : NULL;
+	int64_t ax[16] = {0, 2, 3};
+	int na = pl__onnx_ints_of(m, n, "axes", 1, ax, 16);
+	if (!x)
+		return pl__onnx_unsupported(m, n, "its input's shape is not known");
+	if (na < 0)
+		return pl__onnx_unsupported(m, n, "it has more than 16 axes");
+	if (na == 0)
+		na = 3;
+	for (int i = 0; i < na; i++) {
+		ax[i] = pl__onnx_axis_of(ax[i], x->rank);
+		for (int j = 0; j < i; j++)
+			if (ax[j] == ax[i])
+				ax[i] = -1;
+		if (ax[i] < 0 || ax[i] >= x->rank)
+			return pl__onnx_unsupported(
+			    m, n, "its axes are not distinct dimensions of its input");
+	}
+	char mean[600], sq[600], esq[600], msq[600], var[600], sd[600], dev[600], den[600],
+	    eps[600];
+	if (emit_scalar(m, name, "epsilon", NULL, 1e-9, eps, sizeof eps))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	snprintf(mean, sizeof mean, "%s.mean", name);
+	snprintf(sq, sizeof sq, "%s.square", name);
+	snprintf(esq, sizeof esq, "%s.mean_square", name);
+	snprintf(msq, sizeof msq, "%s.square_mean", name);
+	snprintf(var, sizeof var, "%s.variance", name);
+	snprintf(sd, sizeof sd, "%s.std", name);
+	snprintf(dev, sizeof dev, "%s.deviation", name);
+	snprintf(den, sizeof den, "%s.denominator", name);
+	pl__onnx_emit_reduce(m, mean, "ReduceMean", n->input[0], mean, ax, na, 1);
+	pl__onnx_emit_binary(m, sq, "Mul", n->input[0], n->input[0], sq);
+	pl__onnx_emit_reduce(m, esq, "ReduceMean", sq, esq, ax, na, 1);
+	pl__onnx_emit_binary(m, msq, "Mul", mean, mean, msq);
+	pl__onnx_emit_binary(m, var, "Sub", esq, msq, var);
+	pl__onnx_emit_unary_op(m, sd, "Sqrt", var, sd);
+	pl__onnx_emit_binary(m, dev, "Sub", n->input[0], mean, dev);
+	pl__onnx_emit_binary(m, den, "Add", sd, eps, den);
+	pl__onnx_emit_binary(m, name, "Div", dev, den, n->output[0]);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
  * the planner's element-wise ops */
 static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -1271,6 +1377,8 @@ static const onnx_op onnx_ops[] = {
     {"ThresholdedRelu", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
     {"Shrink", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
     {"LpNormalization", EMIT_LAST, onnx_lpnorm, NULL, NULL, NULL},
+    {"LRN", EMIT_LAST, onnx_lrn, NULL, NULL, NULL},
+    {"MeanVarianceNormalization", EMIT_LAST, onnx_mvn, NULL, NULL, NULL},
     {"Equal", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Less", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Greater", EMIT_LAST, onnx_same, NULL, NULL, NULL},

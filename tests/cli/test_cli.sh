@@ -1830,6 +1830,23 @@ for n in 1 2; do
 done
 check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink and LpNormalization on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
   '[ "$more_ok" = true ]'
+# LRN (the ONNX model zoo's AlexNet, CaffeNet, GoogLeNet, ZFNet; windows of 3, 4 -- one channel
+# before, two after -- and 1 channel, cut at the ends) and MeanVarianceNormalization (over
+# axes 0, 2, 3 and over the channels): the first loss on one rank and data-parallel on 2 and 4
+# (the batch cut: the default MVN's mean runs across ranks) is make_lrn_mvn.py's python3
+# reference from ONNX's definitions
+"$PLANNER" import "$O/lrn_mvn.onnx" --batch 4 --loss none -o "$T/lrn.json" > /dev/null 2> "$T/err"
+lrn_ok=true
+for n in 1 2 4; do
+  "$PLANNER" search "$T/lrn.json" --devices $n --dp $n -o "$T/lrn.plan" > /dev/null 2>&1
+  got=$("$PLANNER" run "$T/lrn.json" --strategy "$T/lrn.plan" --steps 1 --json 2> "$T/err" |
+    jq -s '.[0].loss' 2> /dev/null)
+  awk -v a="$got" -v b="$(cat "$O/lrn_mvn.loss")" \
+    'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
+    lrn_ok="false ($n ranks: $got)"
+done
+check "lrn_mvn.onnx: LRN of sizes 3, 4 and 1 and MeanVarianceNormalization on 1 rank and data-parallel on 2 and 4 give the python3 reference's loss ($(cat "$O/lrn_mvn.loss")) within 1e-5: $lrn_ok" \
+  '[ "$lrn_ok" = true ]'
 "$PLANNER" import "$O/big_const.onnx" --batch 1 -o "$T/big.json" > /dev/null 2> "$T/err"
 check "big_const.onnx: a constant past the bound (4196352 values) exits 2 naming it and the bound, nothing written" \
   '[ $? -eq 2 ] && grep -q "big_const.onnx: constant .big.: 4196352 values, more than the importer keeps of one (at most 4194304, 16 MiB as float32" "$T/err" && [ ! -e "$T/big.json" ]'
