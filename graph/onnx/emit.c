@@ -94,6 +94,22 @@ static int32_t stated_elem(const imp *m, const char *name)
 	return 0;
 }
 
+/* tensor name's ONNX element type: an initializer's or Constant's, the
+ * file's value_info, or a graph input's or output's type; 0 when none says */
+int32_t pl__onnx_elem_of(imp *m, const char *name)
+{
+	const tinfo *k = pl__onnx_known(m, name);
+	int32_t e = k && k->elem ? k->elem : stated_elem(m, name);
+	size_t ni = m->g->n_input;
+	for (size_t i = 0; !e && i < ni + m->g->n_output; i++) {
+		const Onnx__ValueInfoProto *v = i < ni ? m->g->input[i] : m->g->output[i - ni];
+		if (v->name && !strcmp(v->name, name) && v->type && v->type->tensor_type &&
+		    v->type->tensor_type->has_elem_type)
+			e = v->type->tensor_type->elem_type;
+	}
+	return e;
+}
+
 /* an operand: a scalar constant becomes a const tensor of shape [1] */
 void pl__onnx_operand(imp *m, cJSON *o, const char *name)
 {

@@ -435,6 +435,38 @@ static int fold_cast(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 	return st;
 }
 
+/* CastLike (opset 15): a Cast to its second input's element type, whose
+ * values need not be known; folded when the first's are */
+static int fold_castlike(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	int32_t to = n->n_input == 2 ? pl__onnx_elem_of(m, n->input[1]) : 0;
+	if (!to || !a || !pl__onnx_valued(m, n->input[0]) || trained(m, n->input[0]))
+		return FOLD_NOT;
+	int st = fold_map(m, n, a,
+	                  to == 9                                       ? un_bool
+	                  : to != 1 && to != 10 && to != 11 && to != 16 ? trunc
+	                                                                : un_copy);
+	tinfo *o = st == FOLD_SEE ? pl__onnx_valued(m, n->output[0]) : NULL;
+	if (!o)
+		return FOLD_NOT;
+	o->cons = 1;
+	o->elem = to;
+	return FOLD_DONE;
+}
+
+/* Size: its input's element count, from its shape */
+static int fold_size(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (!a)
+		return FOLD_NOT;
+	double v = (double)pl__onnx_elems(a);
+	int64_t dims[1] = {1};
+	pl__onnx_set_info(m, n->output[0], 0, dims, 1, &v);
+	return FOLD_DONE;
+}
+
 /* of a shape's entries (torch.std's count of the reduced elements) */
 static int fold_reduce_entries(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 {
@@ -849,6 +881,8 @@ static const struct {
 } onnx_folds[] = {
     {"Constant", fold_const_node, 1},
     {"Shape", fold_shape, 1},
+    {"Size", fold_size, 1},
+    {"CastLike", fold_castlike, 1},
     {"Cast", fold_cast, 0},
     {"Identity", fold_unary, 0},
     {"Floor", fold_unary, 0},

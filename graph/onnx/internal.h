@@ -36,8 +36,10 @@
 	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
 	"Softplus, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Sign, "  \
 	"Floor, Ceil, Round (the last four without gradient), Tanh, Sigmoid, Mish, Softsign, "     \
-	"Sum, Mean, Max and Min (of any number), ThresholdedRelu, Shrink, LpNormalization (p 1 or "\
-	"2), Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "                    \
+	"Sum, Mean, Max and Min (of any number), ThresholdedRelu, Shrink, "                        \
+	"LpNormalization (p 1 or 2), LRN, MeanVarianceNormalization, SoftmaxCrossEntropyLoss and " \
+	"NegativeLogLikelihoodLoss (of a LogSoftmax; mean or sum; no class weights), CastLike, "   \
+	"Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "                        \
 	"Where, "                                                                                  \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, GatherElements, ScatterElements, ArgMax, "                             \
@@ -52,7 +54,7 @@
 	"LayerNorm's "                                                                             \
 	"and RMSNorm's forms), Identity, Dropout, Constant, an If whose condition folds (its "     \
 	"branch of shape work and views taken), and on constants Shape, Gather, "                  \
-	"Unsqueeze, Squeeze, Concat, Cast, ConstantOfShape, Range, Trilu, Slice, Split, "          \
+	"Unsqueeze, Squeeze, Concat, Cast, Size, ConstantOfShape, Range, Trilu, Slice, Split, "    \
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
@@ -152,6 +154,7 @@ int pl__onnx_consumers(const imp *m, const char *name, int *who, int max);
 int pl__onnx_is_param(const imp *m, const char *name);
 /* name's declaration in the model's tensor table (exact case), or NULL */
 cJSON *pl__onnx_decl(const imp *m, const char *name);
+int32_t pl__onnx_elem_of(imp *m, const char *name);
 int pl__onnx_gelu_at(const imp *m, int i);
 int pl__onnx_gelu_tanh_at(imp *m, int i);
 int pl__onnx_layernorm_at(imp *m, int i, const char **gamma, const char **beta, double *eps);

@@ -11,6 +11,8 @@ typedef pl_status (*onnx_emit)(imp *m, const Onnx__NodeProto *n, const char *nam
 typedef int (*onnx_import)(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 
 static int inline_if(imp *m, const Onnx__NodeProto *n, pl_status *st);
+static int emit_scalar(imp *m, const char *name, const char *suffix, const char *dtype,
+                       double value, char *buf, size_t len);
 
 /* Control flow and shapes that depend on the data: not a training graph */
 static pl_status onnx_control_flow(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -138,6 +140,107 @@ static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
 		                            "it casts to a type other than float32, float16, "
 		                            "bfloat16, int32, int64 or bool");
 	cJSON_AddStringToObject(pl__onnx_emit_unary(m, n, name, "Cast"), "to", to);
+	return PL_OK;
+}
+
+/* CastLike (opset 15) of an activation: a Cast to its second input's type */
+static pl_status onnx_castlike(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	int32_t to = n->n_input == 2 ? pl__onnx_elem_of(m, n->input[1]) : 0;
+	if (!to)
+		return pl__onnx_unsupported(m, n,
+		                            "the element type of its second input is not known");
+	const char *dt = pl__onnx_dtype_name(to);
+	if (!dt)
+		return pl__onnx_unsupported(m, n,
+		                            "it casts to a type other than float32, float16, "
+		                            "bfloat16, int32, int64 or bool");
+	cJSON_AddStringToObject(pl__onnx_emit_unary(m, n, name, "Cast"), "to", dt);
+	return PL_OK;
+}
+
+/* The ONNX node whose output `name` is, or NULL */
+static const Onnx__NodeProto *producer_node(const imp *m, const char *name)
+{
+	for (size_t i = 0; i < m->g->n_node; i++)
+		for (size_t k = 0; k < m->g->node[i]->n_output; k++)
+			if (!strcmp(m->g->node[i]->output[k], name))
+				return m->g->node[i];
+	return NULL;
+}
+
+/* SoftmaxCrossEntropyLoss (opset 12; PyTorch's export of F.cross_entropy in
+ * a model that computes its loss) and NegativeLogLikelihoodLoss of a
+ * LogSoftmax over the classes (F.nll_loss of F.log_softmax): the planner's
+ * SoftmaxCrossEntropy of the scores, their classes [N, C, d1, ...] moved
+ * last by a Transpose; reduction mean as it is, sum as the mean times the
+ * positions (the LogSoftmax, read by nothing else, is dropped). Class
+ * weights, an ignore_index inside [0, C) (the labels a run draws are),
+ * per-position losses (reduction none) and a read log_prob output are
+ * refused. */
+static pl_status onnx_ce_loss(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	const char *scores = n->n_input >= 2 ? n->input[0] : "";
+	if (!strcmp(n->op_type, "NegativeLogLikelihoodLoss")) {
+		const Onnx__NodeProto *ls = producer_node(m, scores);
+		tinfo *p = ls && ls->n_input == 1 ? pl__onnx_known(m, ls->input[0]) : NULL;
+		int64_t ax = p ? pl__onnx_axis_of(pl__onnx_attr_i(ls, "axis", -1), p->rank) : -1;
+		if (!p || strcmp(ls->op_type, "LogSoftmax") || ax != 1 ||
+		    pl__onnx_consumers(m, scores, NULL, 0) != 1)
+			return pl__onnx_unsupported(m, n,
+			                            "its input is not a LogSoftmax over the "
+			                            "classes (dimension 1) read by it "
+			                            "alone (F.nll_loss of F.log_softmax)");
+		scores = ls->input[0];
+	}
+	tinfo *x = scores[0] ? pl__onnx_known(m, scores) : NULL;
+	if (!x || x->rank < 2 || x->rank > 15)
+		return pl__onnx_unsupported(m, n, "its scores' shape is not known as [N, C, ...]");
+	if (n->n_input > 2 && n->input[2][0])
+		return pl__onnx_unsupported(m, n, "it weights the classes");
+	int read =
+	    n->n_output > 1 && n->output[1][0] && pl__onnx_consumers(m, n->output[1], NULL, 0);
+	for (size_t i = 0; n->n_output > 1 && n->output[1][0] && i < m->g->n_output; i++)
+		read |= m->g->output[i]->name && !strcmp(m->g->output[i]->name, n->output[1]);
+	if (read)
+		return pl__onnx_unsupported(m, n, "its log_prob output is read");
+	char red[16];
+	pl__onnx_attr_str(n, "reduction", red, sizeof red);
+	if (red[0] && strcmp(red, "mean") && strcmp(red, "sum"))
+		return pl__onnx_unsupported(m, n,
+		                            "its reduction is none (per-position losses; the "
+		                            "planner's loss is their mean)");
+	const Onnx__AttributeProto *ig = pl__onnx_attr(n, "ignore_index");
+	if (ig && ig->has_i && ig->i >= 0 && ig->i < x->dims[1])
+		return pl__onnx_unsupported(
+		    m, n, "its ignore_index is a class (the labels a run draws lie in [0, C))");
+	int sum = !strcmp(red, "sum");
+	char logits[600], mean[600], count[600];
+	snprintf(logits, sizeof logits, "%s.classes_last", name);
+	snprintf(mean, sizeof mean, "%s.mean", name);
+	const char *y = scores;
+	if (x->rank > 2) {
+		int64_t perm[16], dims[16];
+		int k = 0;
+		perm[k++] = 0;
+		for (int d = 2; d < x->rank; d++)
+			perm[k++] = d;
+		perm[k++] = 1;
+		for (int d = 0; d < x->rank; d++)
+			dims[d] = x->dims[perm[d]];
+		y = pl__onnx_emit_shaped(m, logits, "Transpose", scores, logits, "perm", perm,
+		                         x->rank);
+		pl__onnx_set_info(m, logits, x->rank, dims, 0, NULL);
+	}
+	double positions = (double)pl__onnx_elems(x) / (double)x->dims[1];
+	if (sum && emit_scalar(m, name, "positions", NULL, positions, count, sizeof count))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	pl__onnx_emit_binary(m, sum ? mean : name, "SoftmaxCrossEntropy", y, n->input[1],
+	                     sum ? mean : n->output[0]);
+	if (sum)
+		pl__onnx_emit_binary(m, name, "Mul", mean, count, n->output[0]);
+	int64_t one = 1;
+	pl__onnx_set_info(m, n->output[0], 0, &one, 0, NULL);
 	return PL_OK;
 }
 
@@ -1277,6 +1380,10 @@ static const onnx_op onnx_ops[] = {
      "axes and steps are not constants with steps of 1 and "
      "ranges that are not empty"},
     {"Cast", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
+    {"CastLike", EMIT_FOLDED, onnx_castlike, NULL, NULL, NULL},
+    {"Size", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
+    {"SoftmaxCrossEntropyLoss", EMIT_LAST, onnx_ce_loss, NULL, NULL, NULL},
+    {"NegativeLogLikelihoodLoss", EMIT_LAST, onnx_ce_loss, NULL, NULL, NULL},
     {"Attention", EMIT_FOLDED, onnx_attention, NULL, NULL, NULL},
     {"Einsum", EMIT_FOLDED, NULL, pl__onnx_import_einsum, NULL, NULL},
     {"Split", EMIT_FOLDED, NULL, NULL, pl__onnx_import_split,

@@ -1847,6 +1847,27 @@ for n in 1 2 4; do
 done
 check "lrn_mvn.onnx: LRN of sizes 3, 4 and 1 and MeanVarianceNormalization on 1 rank and data-parallel on 2 and 4 give the python3 reference's loss ($(cat "$O/lrn_mvn.loss")) within 1e-5: $lrn_ok" \
   '[ "$lrn_ok" = true ]'
+# a model exported with its loss (F.cross_entropy from opset 12: SoftmaxCrossEntropyLoss, mean and
+# sum, classes on axis 1; F.nll_loss of F.log_softmax; CastLike and Size on the way): the default --loss takes its output as
+# it is, and on make_losses.py's batch the first loss on one rank and data-parallel on 2 and 4 is
+# its python3 reference from ONNX's definitions
+"$PLANNER" import "$O/losses.onnx" --batch 4 -o "$T/losses.json" > /dev/null 2> "$T/err"
+loss_ok=$([ $? -eq 0 ] && jq -e '.outputs == ["loss"]' "$T/losses.json" > /dev/null && echo true ||
+  echo "false (import: $(head -c 200 "$T/err"))")
+for n in 1 2 4; do
+  "$PLANNER" search "$T/losses.json" --devices $n --dp $n -o "$T/losses.plan" > /dev/null 2>&1
+  got=$("$PLANNER" run "$T/losses.json" --strategy "$T/losses.plan" --steps 1 --json \
+    --batch-file "x=$O/losses_x.bin" --batch-file "labels=$O/losses_labels.bin" 2> "$T/err" |
+    jq -s '.[0].loss' 2> /dev/null)
+  awk -v a="$got" -v b="$(cat "$O/losses.loss")" \
+    'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
+    loss_ok="false ($n ranks: $got)"
+done
+check "losses.onnx: SoftmaxCrossEntropyLoss (mean, sum), NegativeLogLikelihoodLoss of a LogSoftmax, CastLike and Size: the model's own loss, on 1 rank and data-parallel on 2 and 4 the python3 reference's ($(cat "$O/losses.loss")) within 1e-5: $loss_ok" \
+  '[ "$loss_ok" = true ]'
+"$PLANNER" import "$O/unsupported/loss_per_position.onnx" --batch 2 -o "$T/lp.json" > /dev/null 2> "$T/err"
+check "unsupported/loss_per_position.onnx: a loss per position (reduction none) exits 2 naming the node and why, nothing written" \
+  '[ $? -eq 2 ] && grep -q "node .per_position. (SoftmaxCrossEntropyLoss, opset 15): its reduction is none" "$T/err" && [ ! -e "$T/lp.json" ]'
 "$PLANNER" import "$O/big_const.onnx" --batch 1 -o "$T/big.json" > /dev/null 2> "$T/err"
 check "big_const.onnx: a constant past the bound (4196352 values) exits 2 naming it and the bound, nothing written" \
   '[ $? -eq 2 ] && grep -q "big_const.onnx: constant .big.: 4196352 values, more than the importer keeps of one (at most 4194304, 16 MiB as float32" "$T/err" && [ ! -e "$T/big.json" ]'
