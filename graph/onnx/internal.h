@@ -47,7 +47,7 @@
 	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL2, ReduceL1, "            \
-	"ReduceSumSquare, ReduceLogSumExp, "                                                       \
+	"ReduceSumSquare, ReduceLogSumExp, ReduceLogSum, "                                         \
 	"LogSoftmax, Mod and Trilu (of activations too), Reshape, LayerNormalization "             \
 	"(over the axes from one after the batch's on), Erf "                                      \
 	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in "       \

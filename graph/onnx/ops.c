@@ -1199,7 +1199,8 @@ static pl_status onnx_reduce_op(imp *m, const Onnx__NodeProto *n, const char *na
 {
 	const char *t = n->op_type;
 	int l2 = !strcmp(t, "ReduceL2"), l1 = !strcmp(t, "ReduceL1"),
-	    sq = !strcmp(t, "ReduceSumSquare"), lse = !strcmp(t, "ReduceLogSumExp");
+	    sq = !strcmp(t, "ReduceSumSquare"), lse = !strcmp(t, "ReduceLogSumExp"),
+	    ls = !strcmp(t, "ReduceLogSum");
 	int64_t ax[16];
 	int na = pl__onnx_ints_of(m, n, "axes", 1, ax, 16);
 	if (na < 0 || (n->n_input > 1 && n->input[1][0] && !pl__onnx_valued(m, n->input[1])) ||
@@ -1219,14 +1220,14 @@ static pl_status onnx_reduce_op(imp *m, const Onnx__NodeProto *n, const char *na
 		pl__onnx_emit_binary(m, pre, l1 ? "Abs" : "Mul", in, l1 ? NULL : in, pre);
 		in = pre;
 	}
-	if (l2) {
+	if (l2 || ls) {
 		snprintf(sum, sizeof sum, "%s.sum", name);
 		out = sum;
 	}
-	pl__onnx_emit_reduce(m, l2 ? sum : name, l2 || l1 || sq ? "ReduceSum" : t, in, out, ax, na,
-	                     keep);
-	if (l2)
-		pl__onnx_emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
+	pl__onnx_emit_reduce(m, l2 || ls ? sum : name, l2 || l1 || sq || ls ? "ReduceSum" : t, in,
+	                     out, ax, na, keep);
+	if (l2 || ls) /* the root of the sum of squares; the log of the sum */
+		pl__onnx_emit_unary_op(m, name, l2 ? "Sqrt" : "Log", sum, n->output[0]);
 	pl__onnx_infer(m, n);
 	return PL_OK;
 }
@@ -1439,6 +1440,7 @@ static const onnx_op onnx_ops[] = {
     {"ReduceL1", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceSumSquare", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"ReduceLogSumExp", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
+    {"ReduceLogSum", EMIT_LAST, onnx_reduce_op, NULL, NULL, NULL},
     {"Pow", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
     {"Reciprocal", EMIT_LAST, onnx_pow, NULL, NULL, NULL},
     {"Tile", EMIT_LAST, NULL, NULL, pl__onnx_import_tile,
