@@ -37,7 +37,8 @@
 	"Softplus, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Sign, "  \
 	"Floor, Ceil, Round (the last four without gradient), Tanh, Sigmoid, Mish, Softsign, "     \
 	"Sum, Mean, Max and Min (of any number), ThresholdedRelu, Shrink, "                        \
-	"LpNormalization (p 1 or 2), LRN, MeanVarianceNormalization, SoftmaxCrossEntropyLoss and " \
+	"LpNormalization (p 1 or 2), LRN, LpPool, GlobalLpPool, MeanVarianceNormalization, "       \
+	"SoftmaxCrossEntropyLoss and "                                                             \
 	"NegativeLogLikelihoodLoss (of a LogSoftmax; mean or sum; no class weights), CastLike, "   \
 	"Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "                        \
 	"Where, "                                                                                  \

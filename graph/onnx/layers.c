@@ -722,7 +722,10 @@ int pl__onnx_import_window(imp *m, const Onnx__NodeProto *n, const char *name, c
 	    pl__onnx_window_ints(m, n, "dilations", nsp, 1, 1, d) ||
 	    pl__onnx_window_ints(m, n, "pads", 2 * nsp, 0, 0, p))
 		return -1;
-	int include_pad = (int)pl__onnx_attr_i(n, "count_include_pad", 0);
+	/* LpPool's window is an average of the powers that counts the padding
+	 * (onnx_lppool multiplies it back into their sum) */
+	int include_pad =
+	    strstr(n->op_type, "LpPool") ? 1 : (int)pl__onnx_attr_i(n, "count_include_pad", 0);
 	if (pad) { /* a Pad of zeros before: its zeros count in an average */
 		*why = "a Pad before it with pads of its own that do not count in its average";
 		if (!conv && !include_pad)

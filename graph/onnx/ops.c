@@ -1054,6 +1054,76 @@ static pl_status onnx_mvn(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* LpPool and GlobalLpPool: (the sum of |x|^p over each window)^(1/p), the
+ * padding adding nothing. In the planner's ops: |x|^p (x*x for p 2), an
+ * AveragePool of the window that counts the padding (import_window's, on a
+ * copy of the node reading the powers), times the window's size, to the
+ * power 1/p (Sqrt for p 2; nothing for p 1) */
+static pl_status onnx_lppool(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	int64_t p = pl__onnx_attr_i(n, "p", 2);
+	tinfo *x = n->n_input == 1 ? pl__onnx_known(m, n->input[0]) : NULL;
+	if (!x || x->rank < 3 || x->rank > 5)
+		return pl__onnx_unsupported(m, n,
+		                            "its input's shape is not known as [batch, channels, 1 "
+		                            "to 3 spatial dimensions]");
+	if (p < 1 || p > 64)
+		return pl__onnx_unsupported(m, n, "its p is not a whole power from 1 to 64");
+	int64_t k[3], size = 1;
+	int nsp = x->rank - 2;
+	if (!strcmp(n->op_type, "GlobalLpPool"))
+		for (int i = 0; i < nsp; i++)
+			k[i] = x->dims[2 + i];
+	else if (pl__onnx_window_ints(m, n, "kernel_shape", nsp, 0, 1, k))
+		return pl__onnx_unsupported(m, n,
+		                            "its kernel_shape is not one size a spatial dimension");
+	for (int i = 0; i < nsp; i++)
+		size *= k[i];
+	char pw[600], ab[600], avg[600], sum[600], cnt[600];
+	snprintf(pw, sizeof pw, "%s.power", name);
+	snprintf(ab, sizeof ab, "%s.abs", name);
+	snprintf(avg, sizeof avg, "%s.window", name);
+	snprintf(sum, sizeof sum, "%s.sum", name);
+	if (emit_scalar(m, name, "size", NULL, (double)size, cnt, sizeof cnt))
+		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	if (p == 2) {
+		pl__onnx_emit_binary(m, pw, "Mul", n->input[0], n->input[0], pw);
+	} else {
+		pl__onnx_emit_unary_op(m, p == 1 ? pw : ab, "Abs", n->input[0], p == 1 ? pw : ab);
+		if (p > 1) {
+			cJSON *o = pl__onnx_add_op(m, pw, "Pow");
+			pl__onnx_io(m, o, "inputs", ab);
+			pl__onnx_io(m, o, "outputs", pw);
+			cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "exponent",
+			                        (double)p);
+		}
+	}
+	pl__onnx_set_info(m, pw, x->rank, x->dims, 0, NULL);
+	Onnx__NodeProto c = *n;
+	char *cin[1] = {pw}, *cout[1] = {avg};
+	c.input = cin;
+	c.n_input = 1;
+	c.output = cout;
+	c.n_output = 1;
+	const char *why = NULL;
+	if (pl__onnx_import_window(m, &c, avg, &why))
+		return pl__onnx_unsupported(m, n, why);
+	tinfo *a = pl__onnx_known(m, avg);
+	pl__onnx_emit_binary(m, p == 1 ? name : sum, "Mul", avg, cnt, p == 1 ? n->output[0] : sum);
+	if (p == 2) {
+		pl__onnx_emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
+	} else if (p > 1) {
+		cJSON *o = pl__onnx_add_op(m, name, "Pow");
+		pl__onnx_io(m, o, "inputs", sum);
+		pl__onnx_io(m, o, "outputs", n->output[0]);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "exponent",
+		                        1.0 / (double)p);
+	}
+	if (a)
+		pl__onnx_set_info(m, n->output[0], a->rank, a->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
  * the planner's element-wise ops */
 static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -1487,6 +1557,8 @@ static const onnx_op onnx_ops[] = {
     {"Shrink", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
     {"LpNormalization", EMIT_LAST, onnx_lpnorm, NULL, NULL, NULL},
     {"LRN", EMIT_LAST, onnx_lrn, NULL, NULL, NULL},
+    {"LpPool", EMIT_LAST, onnx_lppool, NULL, NULL, NULL},
+    {"GlobalLpPool", EMIT_LAST, onnx_lppool, NULL, NULL, NULL},
     {"MeanVarianceNormalization", EMIT_LAST, onnx_mvn, NULL, NULL, NULL},
     {"Equal", EMIT_LAST, onnx_same, NULL, NULL, NULL},
     {"Less", EMIT_LAST, onnx_same, NULL, NULL, NULL},

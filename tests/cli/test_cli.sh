@@ -1831,21 +1831,21 @@ done
 check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink, LpNormalization and ReduceLogSum on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
   '[ "$more_ok" = true ]'
 # LRN (the ONNX model zoo's AlexNet, CaffeNet, GoogLeNet, ZFNet; windows of 3, 4 -- one channel
-# before, two after -- and 1 channel, cut at the ends) and MeanVarianceNormalization (over
-# axes 0, 2, 3 and over the channels): the first loss on one rank and data-parallel on 2 and 4
-# (the batch cut: the default MVN's mean runs across ranks) is make_lrn_mvn.py's python3
-# reference from ONNX's definitions
-"$PLANNER" import "$O/lrn_mvn.onnx" --batch 4 --loss none -o "$T/lrn.json" > /dev/null 2> "$T/err"
+# before, two after -- and 1 channel, cut at the ends), MeanVarianceNormalization (over axes 0, 2,
+# 3 and over the channels), LpPool (p 3, padded) and GlobalLpPool: the first loss on one rank and
+# data-parallel on 2 and 4 (the batch cut: the default MVN's mean runs across ranks) is
+# make_norms_pools.py's python3 reference from ONNX's definitions
+"$PLANNER" import "$O/norms_pools.onnx" --batch 4 --loss none -o "$T/lrn.json" > /dev/null 2> "$T/err"
 lrn_ok=true
 for n in 1 2 4; do
   "$PLANNER" search "$T/lrn.json" --devices $n --dp $n -o "$T/lrn.plan" > /dev/null 2>&1
   got=$("$PLANNER" run "$T/lrn.json" --strategy "$T/lrn.plan" --steps 1 --json 2> "$T/err" |
     jq -s '.[0].loss' 2> /dev/null)
-  awk -v a="$got" -v b="$(cat "$O/lrn_mvn.loss")" \
+  awk -v a="$got" -v b="$(cat "$O/norms_pools.loss")" \
     'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
     lrn_ok="false ($n ranks: $got)"
 done
-check "lrn_mvn.onnx: LRN of sizes 3, 4 and 1 and MeanVarianceNormalization on 1 rank and data-parallel on 2 and 4 give the python3 reference's loss ($(cat "$O/lrn_mvn.loss")) within 1e-5: $lrn_ok" \
+check "norms_pools.onnx: LRN of sizes 3, 4 and 1, MeanVarianceNormalization, LpPool and GlobalLpPool on 1 rank and data-parallel on 2 and 4 give the python3 reference's loss ($(cat "$O/norms_pools.loss")) within 1e-5: $lrn_ok" \
   '[ "$lrn_ok" = true ]'
 # a model exported with its loss (F.cross_entropy from opset 12: SoftmaxCrossEntropyLoss, mean and
 # sum, classes on axis 1; F.nll_loss of F.log_softmax; CastLike and Size on the way): the default --loss takes its output as
