@@ -38,6 +38,7 @@
 	"Floor, Ceil, Round (the last four without gradient), Tanh, Sigmoid, Mish, Softsign, "     \
 	"Sum, Mean, Max and Min (of any number), ThresholdedRelu, Shrink, "                        \
 	"LpNormalization (p 1 or 2), LRN, LpPool, GlobalLpPool, MeanVarianceNormalization, "       \
+	"ImageScaler, "                                                                            \
 	"SoftmaxCrossEntropyLoss and "                                                             \
 	"NegativeLogLikelihoodLoss (of a LogSoftmax; mean or sum; no class weights), CastLike, "   \
 	"Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "                        \

@@ -1124,6 +1124,50 @@ static pl_status onnx_lppool(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* ImageScaler (an experimental op of opsets before 10; the ONNX model zoo's
+ * Tiny YOLOv2 starts with one): scale * x plus a bias per channel of
+ * x [N, C, ...], a constant [C, 1, ...] */
+static pl_status onnx_image_scaler(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input == 1 ? pl__onnx_known(m, n->input[0]) : NULL;
+	const Onnx__AttributeProto *b = pl__onnx_attr(n, "bias");
+	if (!x || x->rank < 3 || x->rank > 15)
+		return pl__onnx_unsupported(m, n, "its input's shape is not known as [N, C, ...]");
+	if (b && (int64_t)b->n_floats != x->dims[1])
+		return pl__onnx_unsupported(m, n, "its bias has not one value a channel");
+	char sc[600], scaled[600], bias[600];
+	if (emit_scalar(m, name, "scale", NULL, pl__onnx_attr_f(n, "scale", 1), sc, sizeof sc))
+		return pl__onnx_unsupported(m, n, "its constants' names are taken");
+	snprintf(scaled, sizeof scaled, "%s.scaled", name);
+	snprintf(bias, sizeof bias, "%s.bias", name);
+	if (!b) {
+		pl__onnx_emit_binary(m, name, "Mul", n->input[0], sc, n->output[0]);
+		pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+		return PL_OK;
+	}
+	if (pl__onnx_decl(m, bias))
+		return pl__onnx_unsupported(m, n, "its constants' names are taken");
+	int64_t dims[15];
+	dims[0] = x->dims[1];
+	for (int d = 1; d < x->rank - 1; d++)
+		dims[d] = 1;
+	double *v = pl_malloc(sizeof *v * (size_t)b->n_floats);
+	if (!v)
+		return pl__onnx_unsupported(m, n, "out of memory for its bias");
+	for (size_t i = 0; i < b->n_floats; i++)
+		v[i] = b->floats[i];
+	cJSON *t = cJSON_CreateObject();
+	pl_json_add(t, "shape", pl__onnx_int_list(dims, (size_t)x->rank - 1));
+	cJSON_AddStringToObject(t, "role", "const");
+	pl__onnx_const_values(t, v, (int64_t)b->n_floats, 0);
+	free(v);
+	pl_json_add(m->tensors, bias, t);
+	pl__onnx_emit_binary(m, scaled, "Mul", n->input[0], sc, scaled);
+	pl__onnx_emit_binary(m, name, "Add", scaled, bias, n->output[0]);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
  * the planner's element-wise ops */
 static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -1557,6 +1601,7 @@ static const onnx_op onnx_ops[] = {
     {"Shrink", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
     {"LpNormalization", EMIT_LAST, onnx_lpnorm, NULL, NULL, NULL},
     {"LRN", EMIT_LAST, onnx_lrn, NULL, NULL, NULL},
+    {"ImageScaler", EMIT_LAST, onnx_image_scaler, NULL, NULL, NULL},
     {"LpPool", EMIT_LAST, onnx_lppool, NULL, NULL, NULL},
     {"GlobalLpPool", EMIT_LAST, onnx_lppool, NULL, NULL, NULL},
     {"MeanVarianceNormalization", EMIT_LAST, onnx_mvn, NULL, NULL, NULL},

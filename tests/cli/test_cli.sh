@@ -1847,6 +1847,13 @@ for n in 1 2 4; do
 done
 check "norms_pools.onnx: LRN of sizes 3, 4 and 1, MeanVarianceNormalization, LpPool and GlobalLpPool on 1 rank and data-parallel on 2 and 4 give the python3 reference's loss ($(cat "$O/norms_pools.loss")) within 1e-5: $lrn_ok" \
   '[ "$lrn_ok" = true ]'
+# ImageScaler (opsets before 10; the model zoo's Tiny YOLOv2): scale times x plus a bias per channel
+"$PLANNER" import "$O/image_scaler.onnx" --batch 4 --loss none -o "$T/is.json" > /dev/null 2> "$T/err"
+"$PLANNER" search "$T/is.json" --devices 2 --dp 2 -o "$T/is.plan" > /dev/null 2>&1
+got=$("$PLANNER" run "$T/is.json" --strategy "$T/is.plan" --steps 1 --json 2> "$T/err" | jq -s '.[0].loss' 2> /dev/null)
+want=$(cat "$O/image_scaler.loss")
+check "image_scaler.onnx: ImageScaler data-parallel on 2 ranks gives the python3 reference's loss ($want) within 1e-5 (got $got)" \
+  'awk -v a="$got" -v b="$want" "BEGIN { d = a - b; exit !(a != \"\" && a != \"null\" && d <= 1e-5 * b && -d <= 1e-5 * b) }"'
 # a model exported with its loss (F.cross_entropy from opset 12: SoftmaxCrossEntropyLoss, mean and
 # sum, classes on axis 1; F.nll_loss of F.log_softmax; CastLike and Size on the way): the default --loss takes its output as
 # it is, and on make_losses.py's batch the first loss on one rank and data-parallel on 2 and 4 is
