@@ -26,8 +26,8 @@
 	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not, Or, And and Xor " \
 	"(of masks), "                                                                             \
 	"Pow by a constant, "                                                                      \
-	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like) and "                    \
-	"RandomUniform(Like) "                                                                     \
+	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like), RandomUniform(Like) "   \
+	"and Bernoulli "                                                                           \
 	"(as drawn data), "                                                                        \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
@@ -44,7 +44,7 @@
 	"Equal, Less, Greater, GreaterOrEqual, LessOrEqual, IsNaN, IsInf, "                        \
 	"Where, "                                                                                  \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
-	"Transpose, Gather, GatherElements, ScatterElements, ArgMax, "                             \
+	"Transpose, Gather, GatherElements, ScatterElements (and opset 9's Scatter), ArgMax, "     \
 	"ArgMin, TopK (its K a constant), OneHot "                                                 \
 	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \

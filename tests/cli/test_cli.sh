@@ -1854,6 +1854,26 @@ got=$("$PLANNER" run "$T/is.json" --strategy "$T/is.plan" --steps 1 --json 2> "$
 want=$(cat "$O/image_scaler.loss")
 check "image_scaler.onnx: ImageScaler data-parallel on 2 ranks gives the python3 reference's loss ($want) within 1e-5 (got $got)" \
   'awk -v a="$got" -v b="$want" "BEGIN { d = a - b; exit !(a != \"\" && a != \"null\" && d <= 1e-5 * b && -d <= 1e-5 * b) }"'
+# opset 9's Scatter (ScatterElements before opset 11) on one rank and data-parallel on 2 and 4:
+# make_old_ops.py's python3 reference; opset 15's Bernoulli (stochastic depth's mask) as drawn
+# data: imported, planned and run on 2 ranks to a finite loss
+"$PLANNER" import "$O/scatter9.onnx" --loss none -o "$T/s9.json" > /dev/null 2> "$T/err"
+s9_ok=true
+for n in 1 2 4; do
+  "$PLANNER" search "$T/s9.json" --devices $n --dp $n -o "$T/s9.plan" > /dev/null 2>&1
+  got=$("$PLANNER" run "$T/s9.json" --strategy "$T/s9.plan" --steps 1 --json 2> "$T/err" |
+    jq -s '.[0].loss' 2> /dev/null)
+  awk -v a="$got" -v b="$(cat "$O/scatter9.loss")" \
+    'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
+    s9_ok="false ($n ranks: $got)"
+done
+check "scatter9.onnx: opset 9's Scatter on 1 rank and data-parallel on 2 and 4 gives the python3 reference's loss ($(cat "$O/scatter9.loss")) within 1e-5: $s9_ok" \
+  '[ "$s9_ok" = true ]'
+"$PLANNER" import "$O/bernoulli.onnx" --batch 8 --loss none -o "$T/be.json" > /dev/null 2> "$T/err" &&
+  "$PLANNER" search "$T/be.json" --devices 2 -o "$T/be.plan" > /dev/null 2>&1
+got=$("$PLANNER" run "$T/be.json" --strategy "$T/be.plan" --steps 1 --json 2> "$T/err" | jq -s '.[0].loss' 2> /dev/null)
+check "bernoulli.onnx: Bernoulli imported as drawn data (an input of its shape), planned and run on 2 ranks to a finite loss ($got)" \
+  'jq -e ".tensors.keep.role == \"input\"" "$T/be.json" > /dev/null && awk -v a="$got" "BEGIN { exit !(a != \"\" && a != \"null\" && a + 0 == a + 0 && a + 0 < 1e30) }"'
 # a model exported with its loss (F.cross_entropy from opset 12: SoftmaxCrossEntropyLoss, mean and
 # sum, classes on axis 1; F.nll_loss of F.log_softmax; CastLike and Size on the way): the default --loss takes its output as
 # it is, and on make_losses.py's batch the first loss on one rank and data-parallel on 2 and 4 is
