@@ -45,7 +45,7 @@
 	"Where, "                                                                                  \
 	"Softmax, Attention (opset 23: 4-D or 3-D; no mask or cache), "                            \
 	"Transpose, Gather, GatherElements, ScatterElements (and opset 9's Scatter), ArgMax, "     \
-	"ArgMin, TopK (its K a constant), OneHot "                                                 \
+	"ArgMin, Hardmax, TopK (its K a constant), OneHot "                                        \
 	"(its depth and values constants), GridSample (2-D; bilinear or nearest, zeros or "        \
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL2, ReduceL1, "            \

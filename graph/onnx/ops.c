@@ -1168,6 +1168,50 @@ static pl_status onnx_image_scaler(imp *m, const Onnx__NodeProto *n, const char 
 	return PL_OK;
 }
 
+/* Hardmax: 1 at the first maximum along axis, 0 elsewhere (no gradient): the
+ * planner's ArgMax, then OneHot of its depth. Before opset 13 Hardmax works
+ * on the input flattened to 2-D at axis (default 1): the same op only where
+ * axis is the last */
+static pl_status onnx_hardmax(imp *m, const Onnx__NodeProto *n, const char *name)
+{
+	tinfo *x = n->n_input == 1 ? pl__onnx_known(m, n->input[0]) : NULL;
+	if (!x || x->rank < 1 || x->rank >= 8)
+		return pl__onnx_unsupported(m, n, "its input's shape is not known");
+	int64_t ax = pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", m->opset < 13 ? 1 : -1), x->rank);
+	if (ax < 0 || ax >= x->rank)
+		return pl__onnx_unsupported(m, n, "its axis is out of range");
+	if (m->opset < 13 && ax != x->rank - 1)
+		return pl__onnx_unsupported(m, n,
+		                            "before opset 13 it flattens the input at axis: only the "
+		                            "last axis is imported");
+	char am[600];
+	snprintf(am, sizeof am, "%s.argmax", name);
+	cJSON *o = pl__onnx_add_op(m, am, "ArgMax");
+	pl__onnx_io(m, o, "inputs", n->input[0]);
+	pl__onnx_io(m, o, "outputs", am);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", (double)ax);
+	cJSON_AddNumberToObject(at, "keepdims", 0);
+	cJSON_AddNumberToObject(at, "select_last_index", 0);
+	int64_t dims[16];
+	for (int d = 0, r = 0; d < x->rank; d++)
+		if (d != ax)
+			dims[r++] = x->dims[d];
+	pl__onnx_set_info(m, am, x->rank - 1, dims, 0, NULL);
+	o = pl__onnx_add_op(m, name, "OneHot");
+	pl__onnx_io(m, o, "inputs", am);
+	pl__onnx_io(m, o, "outputs", n->output[0]);
+	at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", (double)ax);
+	cJSON_AddNumberToObject(at, "depth", (double)x->dims[ax]);
+	cJSON *vals = cJSON_AddArrayToObject(at, "values");
+	cJSON_AddItemToArray(vals, cJSON_CreateNumber(0));
+	cJSON_AddItemToArray(vals, cJSON_CreateNumber(1));
+	cJSON_AddStringToObject(at, "dtype", "float32");
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return PL_OK;
+}
+
 /* Mish, x tanh(softplus(x)) (opset 18), and Softsign, x / (1 + |x|), in
  * the planner's element-wise ops */
 static pl_status onnx_composite(imp *m, const Onnx__NodeProto *n, const char *name)
@@ -1603,6 +1647,7 @@ static const onnx_op onnx_ops[] = {
     {"Shrink", EMIT_LAST, onnx_threshold, NULL, NULL, NULL},
     {"LpNormalization", EMIT_LAST, onnx_lpnorm, NULL, NULL, NULL},
     {"LRN", EMIT_LAST, onnx_lrn, NULL, NULL, NULL},
+    {"Hardmax", EMIT_LAST, onnx_hardmax, NULL, NULL, NULL},
     {"ImageScaler", EMIT_LAST, onnx_image_scaler, NULL, NULL, NULL},
     {"LpPool", EMIT_LAST, onnx_lppool, NULL, NULL, NULL},
     {"GlobalLpPool", EMIT_LAST, onnx_lppool, NULL, NULL, NULL},

@@ -1816,7 +1816,7 @@ check "consts.onnx: the first loss on one rank ($got) is the python3 reference's
   'awk -v a="$got" -v b="$want" "BEGIN { d = a - b; exit !(a != \"\" && a != \"null\" && d <= 1e-5 * b && -d <= 1e-5 * b) }"'
 # the ops PyTorch's exporter does not write (Sinh, Cosh, Asinh, Atanh, Acosh, opset 18's Mish,
 # Softsign; IsNaN and IsInf masks of 0 and of 1; Sum, Mean, Max and Min of one to three
-# inputs, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum) on constants: the first loss on 1 and 2
+# inputs, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum, Hardmax) on constants: the first loss on 1 and 2
 # ranks is make_more_ops.py's python3 reference (weighted/functions.onnx holds the ones it writes)
 "$PLANNER" import "$O/more_ops.onnx" --batch 2 --loss none -o "$T/more.json" > /dev/null 2> "$T/err"
 more_ok=true
@@ -1828,7 +1828,7 @@ for n in 1 2; do
     'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
     more_ok="false ($n ranks: $got)"
 done
-check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink, LpNormalization and ReduceLogSum on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
+check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum and Hardmax on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
   '[ "$more_ok" = true ]'
 # LRN (the ONNX model zoo's AlexNet, CaffeNet, GoogLeNet, ZFNet; windows of 3, 4 -- one channel
 # before, two after -- and 1 channel, cut at the ends), MeanVarianceNormalization (over axes 0, 2,
