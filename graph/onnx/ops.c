@@ -1181,9 +1181,10 @@ static pl_status onnx_hardmax(imp *m, const Onnx__NodeProto *n, const char *name
 	if (ax < 0 || ax >= x->rank)
 		return pl__onnx_unsupported(m, n, "its axis is out of range");
 	if (m->opset < 13 && ax != x->rank - 1)
-		return pl__onnx_unsupported(m, n,
-		                            "before opset 13 it flattens the input at axis: only the "
-		                            "last axis is imported");
+		return pl__onnx_unsupported(
+		    m, n,
+		    "before opset 13 it flattens the input at axis: only the "
+		    "last axis is imported");
 	char am[600];
 	snprintf(am, sizeof am, "%s.argmax", name);
 	cJSON *o = pl__onnx_add_op(m, am, "ArgMax");
