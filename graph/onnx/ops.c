@@ -47,15 +47,15 @@ static pl_status onnx_sequence(imp *m, const Onnx__NodeProto *n, const char *nam
 	return pl__onnx_unsupported(m, n, why);
 }
 
+/* NonZero, NonMaxSuppression, Compress, Unique: outputs whose shape the
+ * values decide */
 static pl_status onnx_data_shaped(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	(void)name;
-	return pl__onnx_unsupported(
-	    m, n,
-	    !strcmp(n->op_type, "NonZero")
-	        ? "a shape that depends on the data (NonZero): not a training graph"
-	        : "a shape that depends on the data (NonMaxSuppression): not a "
-	          "training graph");
+	char why[160];
+	snprintf(why, sizeof why, "a shape that depends on the data (%s): not a training graph",
+	         n->op_type);
+	return pl__onnx_unsupported(m, n, why);
 }
 
 /* opset 20: approximate "none" (the default) or "tanh" */
@@ -1522,6 +1522,8 @@ static const onnx_op onnx_ops[] = {
     {"Scan", EMIT_FIRST, onnx_control_flow, NULL, NULL, NULL},
     {"NonZero", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
     {"NonMaxSuppression", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"Compress", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
+    {"Unique", EMIT_FIRST, onnx_data_shaped, NULL, NULL, NULL},
     {"SequenceEmpty", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
     {"SequenceConstruct", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
     {"SequenceInsert", EMIT_FIRST, onnx_sequence, NULL, NULL, NULL},
