@@ -207,9 +207,10 @@ static pl_status onnx_ce_loss(imp *m, const Onnx__NodeProto *n, const char *name
 	char red[16];
 	pl__onnx_attr_str(n, "reduction", red, sizeof red);
 	if (red[0] && strcmp(red, "mean") && strcmp(red, "sum"))
-		return pl__onnx_unsupported(m, n,
-		                            "its reduction is none (per-position losses; the "
-		                            "planner's loss is their mean)");
+		return pl__onnx_unsupported(
+		    m, n,
+		    "its reduction none (a loss per position) is not supported "
+		    "yet: mean and sum are");
 	const Onnx__AttributeProto *ig = pl__onnx_attr(n, "ignore_index");
 	if (ig && ig->has_i && ig->i >= 0 && ig->i < x->dims[1])
 		return pl__onnx_unsupported(
