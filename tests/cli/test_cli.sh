@@ -1830,21 +1830,31 @@ for n in 1 2; do
 done
 check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum and Hardmax on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
   '[ "$more_ok" = true ]'
+# The first loss of MODEL.json on one rank and data-parallel on 2 and 4 against the number in
+# WANT_FILE, within 1e-5: prints true, or false and the first rank count that differs (each RUN_OPTION
+# goes to planner run)
+loss_on_ranks() { # MODEL.json WANT_FILE [RUN_OPTION...]
+  local model=$1 want=$2 n got
+  shift 2
+  for n in 1 2 4; do
+    "$PLANNER" search "$model" --devices $n --dp $n -o "$T/ranks.plan" > /dev/null 2>&1
+    got=$("$PLANNER" run "$model" --strategy "$T/ranks.plan" --steps 1 --json "$@" 2> "$T/err" |
+      jq -s '.[0].loss' 2> /dev/null)
+    if ! awk -v a="$got" -v b="$(cat "$want")" \
+      'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }'; then
+      echo "false ($n ranks: $got)"
+      return
+    fi
+  done
+  echo true
+}
 # LRN (the ONNX model zoo's AlexNet, CaffeNet, GoogLeNet, ZFNet; windows of 3, 4 -- one channel
 # before, two after -- and 1 channel, cut at the ends), MeanVarianceNormalization (over axes 0, 2,
 # 3 and over the channels), LpPool (p 3, padded) and GlobalLpPool: the first loss on one rank and
 # data-parallel on 2 and 4 (the batch cut: the default MVN's mean runs across ranks) is
 # make_norms_pools.py's python3 reference from ONNX's definitions
 "$PLANNER" import "$O/norms_pools.onnx" --batch 4 --loss none -o "$T/lrn.json" > /dev/null 2> "$T/err"
-lrn_ok=true
-for n in 1 2 4; do
-  "$PLANNER" search "$T/lrn.json" --devices $n --dp $n -o "$T/lrn.plan" > /dev/null 2>&1
-  got=$("$PLANNER" run "$T/lrn.json" --strategy "$T/lrn.plan" --steps 1 --json 2> "$T/err" |
-    jq -s '.[0].loss' 2> /dev/null)
-  awk -v a="$got" -v b="$(cat "$O/norms_pools.loss")" \
-    'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
-    lrn_ok="false ($n ranks: $got)"
-done
+lrn_ok=$(loss_on_ranks "$T/lrn.json" "$O/norms_pools.loss")
 check "norms_pools.onnx: LRN of sizes 3, 4 and 1, MeanVarianceNormalization, LpPool and GlobalLpPool on 1 rank and data-parallel on 2 and 4 give the python3 reference's loss ($(cat "$O/norms_pools.loss")) within 1e-5: $lrn_ok" \
   '[ "$lrn_ok" = true ]'
 # ImageScaler (opsets before 10; the model zoo's Tiny YOLOv2): scale times x plus a bias per channel
@@ -1858,15 +1868,7 @@ check "image_scaler.onnx: ImageScaler data-parallel on 2 ranks gives the python3
 # make_old_ops.py's python3 reference; opset 15's Bernoulli (stochastic depth's mask) as drawn
 # data: imported, planned and run on 2 ranks to a finite loss
 "$PLANNER" import "$O/scatter9.onnx" --loss none -o "$T/s9.json" > /dev/null 2> "$T/err"
-s9_ok=true
-for n in 1 2 4; do
-  "$PLANNER" search "$T/s9.json" --devices $n --dp $n -o "$T/s9.plan" > /dev/null 2>&1
-  got=$("$PLANNER" run "$T/s9.json" --strategy "$T/s9.plan" --steps 1 --json 2> "$T/err" |
-    jq -s '.[0].loss' 2> /dev/null)
-  awk -v a="$got" -v b="$(cat "$O/scatter9.loss")" \
-    'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
-    s9_ok="false ($n ranks: $got)"
-done
+s9_ok=$(loss_on_ranks "$T/s9.json" "$O/scatter9.loss")
 check "scatter9.onnx: opset 9's Scatter on 1 rank and data-parallel on 2 and 4 gives the python3 reference's loss ($(cat "$O/scatter9.loss")) within 1e-5: $s9_ok" \
   '[ "$s9_ok" = true ]'
 "$PLANNER" import "$O/bernoulli.onnx" --batch 8 --loss none -o "$T/be.json" > /dev/null 2> "$T/err" &&
@@ -1881,15 +1883,8 @@ check "bernoulli.onnx: Bernoulli imported as drawn data (an input of its shape),
 "$PLANNER" import "$O/losses.onnx" --batch 4 -o "$T/losses.json" > /dev/null 2> "$T/err"
 loss_ok=$([ $? -eq 0 ] && jq -e '.outputs == ["loss"]' "$T/losses.json" > /dev/null && echo true ||
   echo "false (import: $(head -c 200 "$T/err"))")
-for n in 1 2 4; do
-  "$PLANNER" search "$T/losses.json" --devices $n --dp $n -o "$T/losses.plan" > /dev/null 2>&1
-  got=$("$PLANNER" run "$T/losses.json" --strategy "$T/losses.plan" --steps 1 --json \
-    --batch-file "x=$O/losses_x.bin" --batch-file "labels=$O/losses_labels.bin" 2> "$T/err" |
-    jq -s '.[0].loss' 2> /dev/null)
-  awk -v a="$got" -v b="$(cat "$O/losses.loss")" \
-    'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
-    loss_ok="false ($n ranks: $got)"
-done
+[ "$loss_ok" = true ] && loss_ok=$(loss_on_ranks "$T/losses.json" "$O/losses.loss" \
+  --batch-file "x=$O/losses_x.bin" --batch-file "labels=$O/losses_labels.bin")
 check "losses.onnx: SoftmaxCrossEntropyLoss (mean, sum), NegativeLogLikelihoodLoss of a LogSoftmax, CastLike and Size: the model's own loss, on 1 rank and data-parallel on 2 and 4 the python3 reference's ($(cat "$O/losses.loss")) within 1e-5: $loss_ok" \
   '[ "$loss_ok" = true ]'
 "$PLANNER" import "$O/unsupported/loss_per_position.onnx" --batch 2 -o "$T/lp.json" > /dev/null 2> "$T/err"
