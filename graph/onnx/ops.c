@@ -131,31 +131,23 @@ static pl_status onnx_shape(imp *m, const Onnx__NodeProto *n, const char *name)
 	                            "static shapes, or --batch N for a symbolic batch)");
 }
 
-/* of a tensor computed at run time (a mask from an input) */
+/* of a tensor computed at run time (a mask from an input); CastLike (opset
+ * 15) to its second input's type */
 static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
 {
-	const char *to = pl__onnx_dtype_name((int32_t)pl__onnx_attr_i(n, "to", 1));
+	int like = !strcmp(n->op_type, "CastLike");
+	int32_t el = !like             ? (int32_t)pl__onnx_attr_i(n, "to", 1)
+	             : n->n_input == 2 ? pl__onnx_elem_of(m, n->input[1])
+	                               : 0;
+	if (!el)
+		return pl__onnx_unsupported(m, n,
+		                            "the element type of its second input is not known");
+	const char *to = pl__onnx_dtype_name(el);
 	if (!to)
 		return pl__onnx_unsupported(m, n,
 		                            "it casts to a type other than float32, float16, "
 		                            "bfloat16, int32, int64 or bool");
 	cJSON_AddStringToObject(pl__onnx_emit_unary(m, n, name, "Cast"), "to", to);
-	return PL_OK;
-}
-
-/* CastLike (opset 15) of an activation: a Cast to its second input's type */
-static pl_status onnx_castlike(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	int32_t to = n->n_input == 2 ? pl__onnx_elem_of(m, n->input[1]) : 0;
-	if (!to)
-		return pl__onnx_unsupported(m, n,
-		                            "the element type of its second input is not known");
-	const char *dt = pl__onnx_dtype_name(to);
-	if (!dt)
-		return pl__onnx_unsupported(m, n,
-		                            "it casts to a type other than float32, float16, "
-		                            "bfloat16, int32, int64 or bool");
-	cJSON_AddStringToObject(pl__onnx_emit_unary(m, n, name, "Cast"), "to", dt);
 	return PL_OK;
 }
 
@@ -949,6 +941,23 @@ static pl_status onnx_lpnorm(imp *m, const Onnx__NodeProto *n, const char *name)
 	return PL_OK;
 }
 
+/* names[i] = "name.sfx[i]", for the n names a decomposition emits */
+#define SUB_NAME 600
+static void sub_names(char (*names)[SUB_NAME], const char *name, const char *const *sfx, int n)
+{
+	for (int i = 0; i < n; i++)
+		snprintf(names[i], SUB_NAME, "%s.%s", name, sfx[i]);
+}
+
+/* op `opname`: `in` to the constant power e, into out */
+static void emit_pow(imp *m, const char *opname, const char *in, const char *out, double e)
+{
+	cJSON *o = pl__onnx_add_op(m, opname, "Pow");
+	pl__onnx_io(m, o, "inputs", in);
+	pl__onnx_io(m, o, "outputs", out);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "exponent", e);
+}
+
 /* LRN (Caffe's local response normalization; AlexNet, GoogLeNet and
  * ZFNet as the ONNX model zoo holds them): y = x / (bias + alpha/size *
  * sum of x^2 over the size channels around each one)^beta, the window
@@ -967,25 +976,22 @@ static pl_status onnx_lrn(imp *m, const Onnx__NodeProto *n, const char *name)
 		return pl__onnx_unsupported(m, n, "its size is not a positive window of channels");
 	for (int d = 2; d < x->rank; d++)
 		rest *= x->dims[d];
-	char sq[600], r[600], av[600], back[600], t[600], u[600], v[600], alpha[600], bias[600];
+	enum { SQ, CHANNELS, WINDOW, MEAN, SCALED, BASE, DEN, NNAMES };
+	static const char *const sfx[NNAMES] = {"square", "channels", "window",     "mean",
+	                                        "scaled", "base",     "denominator"};
+	char nm[NNAMES][SUB_NAME], alpha[SUB_NAME], bias[SUB_NAME];
 	if (emit_scalar(m, name, "alpha", NULL, pl__onnx_attr_f(n, "alpha", 1e-4), alpha,
 	                sizeof alpha) ||
 	    emit_scalar(m, name, "bias", NULL, pl__onnx_attr_f(n, "bias", 1), bias, sizeof bias))
 		return pl__onnx_unsupported(m, n, "its constants' names are taken");
-	snprintf(sq, sizeof sq, "%s.square", name);
-	snprintf(r, sizeof r, "%s.channels", name);
-	snprintf(av, sizeof av, "%s.window", name);
-	snprintf(back, sizeof back, "%s.mean", name);
-	snprintf(t, sizeof t, "%s.scaled", name);
-	snprintf(u, sizeof u, "%s.base", name);
-	snprintf(v, sizeof v, "%s.denominator", name);
+	sub_names(nm, name, sfx, NNAMES);
 	int64_t flat[4] = {x->dims[0], 1, x->dims[1], rest};
 	int64_t k[2] = {size, 1}, one[2] = {1, 1}, pads[4] = {(size - 1) / 2, 0, size / 2, 0};
-	pl__onnx_emit_binary(m, sq, "Mul", n->input[0], n->input[0], sq);
-	pl__onnx_emit_reshape(m, r, sq, flat, 4, r);
-	cJSON *o = pl__onnx_add_op(m, av, "AveragePool");
-	pl__onnx_io(m, o, "inputs", r);
-	pl__onnx_io(m, o, "outputs", av);
+	pl__onnx_emit_binary(m, nm[SQ], "Mul", n->input[0], n->input[0], nm[SQ]);
+	pl__onnx_emit_reshape(m, nm[CHANNELS], nm[SQ], flat, 4, nm[CHANNELS]);
+	cJSON *o = pl__onnx_add_op(m, nm[WINDOW], "AveragePool");
+	pl__onnx_io(m, o, "inputs", nm[CHANNELS]);
+	pl__onnx_io(m, o, "outputs", nm[WINDOW]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
 	pl_json_add(at, "kernel_shape", pl__onnx_int_list(k, 2));
 	pl_json_add(at, "strides", pl__onnx_int_list(one, 2));
@@ -993,16 +999,12 @@ static pl_status onnx_lrn(imp *m, const Onnx__NodeProto *n, const char *name)
 	pl_json_add(at, "dilations", pl__onnx_int_list(one, 2));
 	cJSON_AddNumberToObject(at, "ceil_mode", 0);
 	cJSON_AddNumberToObject(at, "count_include_pad", 1);
-	pl__onnx_set_info(m, av, 4, flat, 0, NULL);
-	pl__onnx_emit_reshape(m, back, av, x->dims, x->rank, back);
-	pl__onnx_emit_binary(m, t, "Mul", back, alpha, t);
-	pl__onnx_emit_binary(m, u, "Add", t, bias, u);
-	cJSON *p = pl__onnx_add_op(m, v, "Pow");
-	pl__onnx_io(m, p, "inputs", u);
-	pl__onnx_io(m, p, "outputs", v);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(p, "attrs"), "exponent",
-	                        pl__onnx_attr_f(n, "beta", 0.75));
-	pl__onnx_emit_binary(m, name, "Div", n->input[0], v, n->output[0]);
+	pl__onnx_set_info(m, nm[WINDOW], 4, flat, 0, NULL);
+	pl__onnx_emit_reshape(m, nm[MEAN], nm[WINDOW], x->dims, x->rank, nm[MEAN]);
+	pl__onnx_emit_binary(m, nm[SCALED], "Mul", nm[MEAN], alpha, nm[SCALED]);
+	pl__onnx_emit_binary(m, nm[BASE], "Add", nm[SCALED], bias, nm[BASE]);
+	emit_pow(m, nm[DEN], nm[BASE], nm[DEN], pl__onnx_attr_f(n, "beta", 0.75));
+	pl__onnx_emit_binary(m, name, "Div", n->input[0], nm[DEN], n->output[0]);
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return PL_OK;
 }
@@ -1030,27 +1032,22 @@ static pl_status onnx_mvn(imp *m, const Onnx__NodeProto *n, const char *name)
 			return pl__onnx_unsupported(
 			    m, n, "its axes are not distinct dimensions of its input");
 	}
-	char mean[600], sq[600], esq[600], msq[600], var[600], sd[600], dev[600], den[600],
-	    eps[600];
+	enum { MEAN, SQ, ESQ, MSQ, VAR, SD, DEV, DEN, NNAMES };
+	static const char *const sfx[NNAMES] = {"mean",     "square", "mean_square", "square_mean",
+	                                        "variance", "std",    "deviation",   "denominator"};
+	char nm[NNAMES][SUB_NAME], eps[SUB_NAME];
 	if (emit_scalar(m, name, "epsilon", NULL, 1e-9, eps, sizeof eps))
 		return pl__onnx_unsupported(m, n, "its constant's name is taken");
-	snprintf(mean, sizeof mean, "%s.mean", name);
-	snprintf(sq, sizeof sq, "%s.square", name);
-	snprintf(esq, sizeof esq, "%s.mean_square", name);
-	snprintf(msq, sizeof msq, "%s.square_mean", name);
-	snprintf(var, sizeof var, "%s.variance", name);
-	snprintf(sd, sizeof sd, "%s.std", name);
-	snprintf(dev, sizeof dev, "%s.deviation", name);
-	snprintf(den, sizeof den, "%s.denominator", name);
-	pl__onnx_emit_reduce(m, mean, "ReduceMean", n->input[0], mean, ax, na, 1);
-	pl__onnx_emit_binary(m, sq, "Mul", n->input[0], n->input[0], sq);
-	pl__onnx_emit_reduce(m, esq, "ReduceMean", sq, esq, ax, na, 1);
-	pl__onnx_emit_binary(m, msq, "Mul", mean, mean, msq);
-	pl__onnx_emit_binary(m, var, "Sub", esq, msq, var);
-	pl__onnx_emit_unary_op(m, sd, "Sqrt", var, sd);
-	pl__onnx_emit_binary(m, dev, "Sub", n->input[0], mean, dev);
-	pl__onnx_emit_binary(m, den, "Add", sd, eps, den);
-	pl__onnx_emit_binary(m, name, "Div", dev, den, n->output[0]);
+	sub_names(nm, name, sfx, NNAMES);
+	pl__onnx_emit_reduce(m, nm[MEAN], "ReduceMean", n->input[0], nm[MEAN], ax, na, 1);
+	pl__onnx_emit_binary(m, nm[SQ], "Mul", n->input[0], n->input[0], nm[SQ]);
+	pl__onnx_emit_reduce(m, nm[ESQ], "ReduceMean", nm[SQ], nm[ESQ], ax, na, 1);
+	pl__onnx_emit_binary(m, nm[MSQ], "Mul", nm[MEAN], nm[MEAN], nm[MSQ]);
+	pl__onnx_emit_binary(m, nm[VAR], "Sub", nm[ESQ], nm[MSQ], nm[VAR]);
+	pl__onnx_emit_unary_op(m, nm[SD], "Sqrt", nm[VAR], nm[SD]);
+	pl__onnx_emit_binary(m, nm[DEV], "Sub", n->input[0], nm[MEAN], nm[DEV]);
+	pl__onnx_emit_binary(m, nm[DEN], "Add", nm[SD], eps, nm[DEN]);
+	pl__onnx_emit_binary(m, name, "Div", nm[DEV], nm[DEN], n->output[0]);
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return PL_OK;
 }
@@ -1080,24 +1077,19 @@ static pl_status onnx_lppool(imp *m, const Onnx__NodeProto *n, const char *name)
 		                            "its kernel_shape is not one size a spatial dimension");
 	for (int i = 0; i < nsp; i++)
 		size *= k[i];
-	char pw[600], ab[600], avg[600], sum[600], cnt[600];
-	snprintf(pw, sizeof pw, "%s.power", name);
-	snprintf(ab, sizeof ab, "%s.abs", name);
-	snprintf(avg, sizeof avg, "%s.window", name);
-	snprintf(sum, sizeof sum, "%s.sum", name);
+	enum { PW, AB, AVG, SUM, NNAMES };
+	static const char *const sfx[NNAMES] = {"power", "abs", "window", "sum"};
+	char nm[NNAMES][SUB_NAME], cnt[SUB_NAME];
 	if (emit_scalar(m, name, "size", NULL, (double)size, cnt, sizeof cnt))
 		return pl__onnx_unsupported(m, n, "its constant's name is taken");
+	sub_names(nm, name, sfx, NNAMES);
+	char *pw = nm[PW], *ab = nm[AB], *avg = nm[AVG], *sum = nm[SUM];
 	if (p == 2) {
 		pl__onnx_emit_binary(m, pw, "Mul", n->input[0], n->input[0], pw);
 	} else {
 		pl__onnx_emit_unary_op(m, p == 1 ? pw : ab, "Abs", n->input[0], p == 1 ? pw : ab);
-		if (p > 1) {
-			cJSON *o = pl__onnx_add_op(m, pw, "Pow");
-			pl__onnx_io(m, o, "inputs", ab);
-			pl__onnx_io(m, o, "outputs", pw);
-			cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "exponent",
-			                        (double)p);
-		}
+		if (p > 1)
+			emit_pow(m, pw, ab, pw, (double)p);
 	}
 	pl__onnx_set_info(m, pw, x->rank, x->dims, 0, NULL);
 	Onnx__NodeProto c = *n;
@@ -1114,11 +1106,7 @@ static pl_status onnx_lppool(imp *m, const Onnx__NodeProto *n, const char *name)
 	if (p == 2) {
 		pl__onnx_emit_unary_op(m, name, "Sqrt", sum, n->output[0]);
 	} else if (p > 1) {
-		cJSON *o = pl__onnx_add_op(m, name, "Pow");
-		pl__onnx_io(m, o, "inputs", sum);
-		pl__onnx_io(m, o, "outputs", n->output[0]);
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "attrs"), "exponent",
-		                        1.0 / (double)p);
+		emit_pow(m, name, sum, n->output[0], 1.0 / (double)p);
 	}
 	if (a)
 		pl__onnx_set_info(m, n->output[0], a->rank, a->dims, 0, NULL);
@@ -1543,7 +1531,7 @@ static const onnx_op onnx_ops[] = {
      "axes and steps are not constants with steps of 1 and "
      "ranges that are not empty"},
     {"Cast", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
-    {"CastLike", EMIT_FOLDED, onnx_castlike, NULL, NULL, NULL},
+    {"CastLike", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
     {"Size", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
     {"SoftmaxCrossEntropyLoss", EMIT_LAST, onnx_ce_loss, NULL, NULL, NULL},
     {"NegativeLogLikelihoodLoss", EMIT_LAST, onnx_ce_loss, NULL, NULL, NULL},
