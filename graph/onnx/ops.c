@@ -139,7 +139,7 @@ static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
 	int32_t el = !like             ? (int32_t)pl__onnx_attr_i(n, "to", 1)
 	             : n->n_input == 2 ? pl__onnx_elem_of(m, n->input[1])
 	                               : 0;
-	if (!el)
+	if (like && !el)
 		return pl__onnx_unsupported(m, n,
 		                            "the element type of its second input is not known");
 	const char *to = pl__onnx_dtype_name(el);
