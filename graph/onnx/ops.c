@@ -186,7 +186,7 @@ static pl_status onnx_ce_loss(imp *m, const Onnx__NodeProto *n, const char *name
 		scores = ls->input[0];
 	}
 	tinfo *x = scores[0] ? pl__onnx_known(m, scores) : NULL;
-	if (!x || x->rank < 2 || x->rank > 15)
+	if (!x || x->rank < 2 || x->rank > 15 || x->dims[1] < 1)
 		return pl__onnx_unsupported(m, n, "its scores' shape is not known as [N, C, ...]");
 	if (n->n_input > 2 && n->input[2][0])
 		return pl__onnx_unsupported(m, n, "it weights the classes");
@@ -975,7 +975,8 @@ static pl_status onnx_lrn(imp *m, const Onnx__NodeProto *n, const char *name)
 	if (size < 1 || size > (1 << 20))
 		return pl__onnx_unsupported(m, n, "its size is not a positive window of channels");
 	for (int d = 2; d < x->rank; d++)
-		rest *= x->dims[d];
+		if (__builtin_mul_overflow(rest, x->dims[d], &rest) || rest > BIG)
+			return pl__onnx_unsupported(m, n, "its input has more than 2^40 positions");
 	enum { SQ, CHANNELS, WINDOW, MEAN, SCALED, BASE, DEN, NNAMES };
 	static const char *const sfx[NNAMES] = {"square", "channels", "window",     "mean",
 	                                        "scaled", "base",     "denominator"};
@@ -1076,7 +1077,9 @@ static pl_status onnx_lppool(imp *m, const Onnx__NodeProto *n, const char *name)
 		return pl__onnx_unsupported(m, n,
 		                            "its kernel_shape is not one size a spatial dimension");
 	for (int i = 0; i < nsp; i++)
-		size *= k[i];
+		if (__builtin_mul_overflow(size, k[i], &size) || size > BIG)
+			return pl__onnx_unsupported(m, n,
+			                            "its window has more than 2^40 positions");
 	enum { PW, AB, AVG, SUM, NNAMES };
 	static const char *const sfx[NNAMES] = {"power", "abs", "window", "sum"};
 	char nm[NNAMES][SUB_NAME], cnt[SUB_NAME];
@@ -1167,8 +1170,8 @@ static pl_status onnx_hardmax(imp *m, const Onnx__NodeProto *n, const char *name
 	if (!x || x->rank < 1 || x->rank >= 8)
 		return pl__onnx_unsupported(m, n, "its input's shape is not known");
 	int64_t ax = pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", m->opset < 13 ? 1 : -1), x->rank);
-	if (ax < 0 || ax >= x->rank)
-		return pl__onnx_unsupported(m, n, "its axis is out of range");
+	if (ax < 0 || ax >= x->rank || x->dims[ax] < 1 || x->dims[ax] > ((int64_t)1 << 31))
+		return pl__onnx_unsupported(m, n, "its axis is out of range or not 1 to 2^31 long");
 	if (m->opset < 13 && ax != x->rank - 1)
 		return pl__onnx_unsupported(
 		    m, n,
