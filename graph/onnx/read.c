@@ -25,8 +25,7 @@
  * integer labels input, and on every other output of its shape (auxiliary
  * classifiers) against the same labels; a graph that computes its loss
  * (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss) is taken with its
- * outputs as they are, as
- * --loss none takes them. */
+ * outputs as they are, as --loss none takes them. */
 
 #include "graph/onnx/internal.h"
 
@@ -355,19 +354,17 @@ static pl_status add_ce_loss(imp *m, const pl_onnx_opts *o, cJSON *outs)
 	return PL_OK;
 }
 
-/* The name of a node that computes a loss in the graph itself
- * (SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss: a model exported with
- * its loss), or NULL: then the default --loss takes the graph's outputs as
- * they are */
-static const char *carried_loss(const Onnx__GraphProto *g)
+/* Whether the graph computes its loss itself (SoftmaxCrossEntropyLoss,
+ * NegativeLogLikelihoodLoss: a model exported with its loss): then the
+ * default --loss takes its outputs as they are */
+static int carries_loss(const Onnx__GraphProto *g)
 {
 	for (size_t i = 0; i < g->n_node; i++)
 		if (g->node[i]->op_type &&
 		    (!strcmp(g->node[i]->op_type, "SoftmaxCrossEntropyLoss") ||
 		     !strcmp(g->node[i]->op_type, "NegativeLogLikelihoodLoss")))
-			return g->node[i]->name && g->node[i]->name[0] ? g->node[i]->name
-			                                               : "(unnamed)";
-	return NULL;
+			return 1;
+	return 0;
 }
 
 /* The graph's initializers and inputs, declared tensors */
@@ -470,7 +467,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 	         .path = path,
 	         .batch = o ? o->batch : 0,
 	         .dropout = o ? o->dropout : NULL,
-	         .ce_loss = o && o->loss ? !strcmp(o->loss, "cross-entropy") : !carried_loss(g),
+	         .ce_loss = o && o->loss ? !strcmp(o->loss, "cross-entropy") : !carries_loss(g),
 	         .err = err};
 	for (size_t i = 0; i < mp->n_opset_import; i++)
 		if (!mp->opset_import[i]->domain || !mp->opset_import[i]->domain[0])
@@ -520,7 +517,7 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		goto done;
 	}
 	outs = cJSON_CreateArray();
-	const char *loss = o && o->loss ? o->loss : carried_loss(g) ? "none" : "cross-entropy";
+	const char *loss = o && o->loss ? o->loss : carries_loss(g) ? "none" : "cross-entropy";
 	if (!strcmp(loss, "cross-entropy")) {
 		if ((st = add_ce_loss(&m, o, outs)))
 			goto done;
