@@ -172,7 +172,9 @@ static const Onnx__NodeProto *producer_node(const imp *m, const char *name)
  * refused. */
 static pl_status onnx_ce_loss(imp *m, const Onnx__NodeProto *n, const char *name)
 {
-	const char *scores = n->n_input >= 2 ? n->input[0] : "";
+	if (n->n_input < 2 || !n->input[0][0] || !n->input[1][0])
+		return pl__onnx_unsupported(m, n, "its scores or its labels are missing");
+	const char *scores = n->input[0];
 	if (!strcmp(n->op_type, "NegativeLogLikelihoodLoss")) {
 		const Onnx__NodeProto *ls = producer_node(m, scores);
 		tinfo *p = ls && ls->n_input == 1 ? pl__onnx_known(m, ls->input[0]) : NULL;
@@ -185,7 +187,7 @@ static pl_status onnx_ce_loss(imp *m, const Onnx__NodeProto *n, const char *name
 			                            "alone (F.nll_loss of F.log_softmax)");
 		scores = ls->input[0];
 	}
-	tinfo *x = scores[0] ? pl__onnx_known(m, scores) : NULL;
+	tinfo *x = pl__onnx_known(m, scores);
 	if (!x || x->rank < 2 || x->rank > 15 || x->dims[1] < 1)
 		return pl__onnx_unsupported(m, n, "its scores' shape is not known as [N, C, ...]");
 	if (n->n_input > 2 && n->input[2][0])
