@@ -467,6 +467,28 @@ static int fold_size(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 	return FOLD_DONE;
 }
 
+/* EyeLike: ones on the diagonal k of its 2-D input's shape, zeros elsewhere,
+ * a constant whatever the input's values */
+static int fold_eyelike(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
+{
+	(void)el;
+	if (!a || a->rank != 2)
+		return FOLD_NOT;
+	int64_t k = pl__onnx_attr_i(n, "k", 0), ne = pl__onnx_elems(a);
+	double *v = pl__onnx_scratch(m, ne);
+	if (!v)
+		return FOLD_NOT;
+	for (int64_t i = 0; i < ne; i++)
+		v[i] = i % a->dims[1] - i / a->dims[1] == k;
+	pl__onnx_set_info(m, n->output[0], 2, a->dims, ne, v);
+	tinfo *o = pl__onnx_valued(m, n->output[0]);
+	if (!o)
+		return FOLD_NOT;
+	o->cons = 1;
+	o->elem = (int32_t)pl__onnx_attr_i(n, "dtype", a->elem ? a->elem : 1);
+	return FOLD_DONE;
+}
+
 /* of a shape's entries (torch.std's count of the reduced elements) */
 static int fold_reduce_entries(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 {
@@ -882,6 +904,7 @@ static const struct {
     {"Constant", fold_const_node, 1},
     {"Shape", fold_shape, 1},
     {"Size", fold_size, 1},
+    {"EyeLike", fold_eyelike, 1},
     {"CastLike", fold_castlike, 1},
     {"Cast", fold_cast, 0},
     {"Identity", fold_unary, 0},

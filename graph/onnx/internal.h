@@ -56,7 +56,8 @@
 	"LayerNorm's "                                                                             \
 	"and RMSNorm's forms), Identity, Dropout, Constant, an If whose condition folds (its "     \
 	"branch of shape work and views taken), and on constants Shape, Gather, "                  \
-	"Unsqueeze, Squeeze, Concat, Cast, Size, ConstantOfShape, Range, Trilu, Slice, Split, "    \
+	"Unsqueeze, Squeeze, Concat, Cast, Size, EyeLike, ConstantOfShape, Range, Trilu, Slice, "  \
+	"Split, "                                                                                  \
 	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and

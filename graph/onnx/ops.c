@@ -1538,6 +1538,7 @@ static const onnx_op onnx_ops[] = {
     {"Cast", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
     {"CastLike", EMIT_FOLDED, onnx_cast, NULL, NULL, NULL},
     {"Size", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
+    {"EyeLike", EMIT_FOLDED, onnx_shape, NULL, NULL, NULL},
     {"SoftmaxCrossEntropyLoss", EMIT_LAST, onnx_ce_loss, NULL, NULL, NULL},
     {"NegativeLogLikelihoodLoss", EMIT_LAST, onnx_ce_loss, NULL, NULL, NULL},
     {"Attention", EMIT_FOLDED, onnx_attention, NULL, NULL, NULL},

@@ -1816,7 +1816,7 @@ check "consts.onnx: the first loss on one rank ($got) is the python3 reference's
   'awk -v a="$got" -v b="$want" "BEGIN { d = a - b; exit !(a != \"\" && a != \"null\" && d <= 1e-5 * b && -d <= 1e-5 * b) }"'
 # the ops PyTorch's exporter does not write (Sinh, Cosh, Asinh, Atanh, Acosh, opset 18's Mish,
 # Softsign; IsNaN and IsInf masks of 0 and of 1; Sum, Mean, Max and Min of one to three
-# inputs, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum, Hardmax) on constants: the first loss on 1 and 2
+# inputs, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum, Hardmax, EyeLike) on constants: the first loss on 1 and 2
 # ranks is make_more_ops.py's python3 reference (weighted/functions.onnx holds the ones it writes)
 "$PLANNER" import "$O/more_ops.onnx" --batch 2 --loss none -o "$T/more.json" > /dev/null 2> "$T/err"
 more_ok=true
@@ -1828,7 +1828,7 @@ for n in 1 2; do
     'BEGIN { d = a - b; exit !(a != "" && a != "null" && d <= 1e-5 * b && -d <= 1e-5 * b) }' ||
     more_ok="false ($n ranks: $got)"
 done
-check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum and Hardmax on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
+check "more_ops.onnx: the hyperbolic functions, Mish, Softsign, IsNaN, IsInf, variadic Sum/Mean/Max/Min, ThresholdedRelu, Shrink, LpNormalization, ReduceLogSum, Hardmax and EyeLike on 1 and 2 ranks give the python3 reference's loss ($(cat "$O/more_ops.loss")) within 1e-5: $more_ok" \
   '[ "$more_ok" = true ]'
 # The first loss of MODEL.json on one rank and data-parallel on 2 and 4 against the number in
 # WANT_FILE, within 1e-5: prints true, or false and the first rank count that differs (each RUN_OPTION
