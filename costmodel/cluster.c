@@ -127,7 +127,7 @@ static void a100(pl_cluster *c)
 	gemm_curve(c, 0.859, 0.944);
 	/* fused attention: FlashAttention-2 reaches 50-73 % of A100's peak
 	 * (Dao 2023): its best, against the GEMM curve's ceiling */
-	c->kernel_scale[PL_OP_ATTENTION] = 0.859 / 0.73;
+	c->kernel_scale[PL_OP_ATTENTION] = c->gemm_eff_max / 0.73;
 	snprintf(c->attention_kernel, sizeof c->attention_kernel, "flash2");
 	c->devices_per_node = 8;
 	c->nodes = 1;

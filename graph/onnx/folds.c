@@ -423,13 +423,17 @@ static int fold_unary(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 }
 
 /* to bool, to an integer, to a float */
+/* what a cast to ONNX element type `to` does to a value: bool 0 or 1, an
+ * integer truncated, a float kept */
+static double (*cast_map(int64_t to))(double)
+{
+	return to == 9 ? un_bool : to != 1 && to != 10 && to != 11 && to != 16 ? trunc : un_copy;
+}
+
 static int fold_cast(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 {
 	int64_t to = pl__onnx_attr_i(n, "to", 1);
-	int st = fold_map(m, n, a,
-	                  to == 9                                       ? un_bool
-	                  : to != 1 && to != 10 && to != 11 && to != 16 ? trunc
-	                                                                : un_copy);
+	int st = fold_map(m, n, a, cast_map(to));
 	if (st == FOLD_SEE)
 		*el = (int32_t)to;
 	return st;
@@ -443,10 +447,7 @@ static int fold_castlike(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el
 	int32_t to = n->n_input == 2 ? pl__onnx_elem_of(m, n->input[1]) : 0;
 	if (!to || !a || !pl__onnx_valued(m, n->input[0]) || trained(m, n->input[0]))
 		return FOLD_NOT;
-	int st = fold_map(m, n, a,
-	                  to == 9                                       ? un_bool
-	                  : to != 1 && to != 10 && to != 11 && to != 16 ? trunc
-	                                                                : un_copy);
+	int st = fold_map(m, n, a, cast_map(to));
 	tinfo *o = st == FOLD_SEE ? pl__onnx_valued(m, n->output[0]) : NULL;
 	if (!o)
 		return FOLD_NOT;
