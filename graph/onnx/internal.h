@@ -201,6 +201,8 @@ int pl__onnx_pads_nothing(imp *m, const Onnx__NodeProto *n);
 int pl__onnx_fold_pad(imp *m, const Onnx__NodeProto *n);
 int pl__onnx_import_pad(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_window(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
+cJSON *pl__onnx_window_attrs(cJSON *o, const int64_t *k, const int64_t *s, const int64_t *p,
+                             const int64_t *d, int nsp);
 int pl__onnx_import_resize(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_flatten(imp *m, const Onnx__NodeProto *n, const char *name);
 const char *pl__onnx_emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims,

@@ -684,6 +684,21 @@ int pl__onnx_import_pad(imp *m, const Onnx__NodeProto *n, const char *name, cons
 	return 0;
 }
 
+/* op o's attrs of a window over nsp spatial dimensions: its kernel_shape k
+ * (NULL: a Conv's, from its weight), strides, pads (begins, then ends) and
+ * dilations; returns the attrs */
+cJSON *pl__onnx_window_attrs(cJSON *o, const int64_t *k, const int64_t *s, const int64_t *p,
+                             const int64_t *d, int nsp)
+{
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	if (k)
+		pl_json_add(at, "kernel_shape", pl__onnx_int_list(k, (size_t)nsp));
+	pl_json_add(at, "strides", pl__onnx_int_list(s, (size_t)nsp));
+	pl_json_add(at, "pads", pl__onnx_int_list(p, (size_t)(2 * nsp)));
+	pl_json_add(at, "dilations", pl__onnx_int_list(d, (size_t)nsp));
+	return at;
+}
+
 /* Conv, MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool: the
  * window written out as the model format states it (auto_pad turned into
  * pads, a global pool into a window over the whole input), the output's
@@ -772,12 +787,7 @@ int pl__onnx_import_window(imp *m, const Onnx__NodeProto *n, const char *name, c
 		if (n->input[i][0])
 			pl__onnx_io(m, o, "inputs", n->input[i]);
 	pl__onnx_io(m, o, "outputs", n->output[0]);
-	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	if (!conv)
-		pl_json_add(at, "kernel_shape", pl__onnx_int_list(k, (size_t)nsp));
-	pl_json_add(at, "strides", pl__onnx_int_list(s, (size_t)nsp));
-	pl_json_add(at, "pads", pl__onnx_int_list(p, (size_t)(2 * nsp)));
-	pl_json_add(at, "dilations", pl__onnx_int_list(d, (size_t)nsp));
+	cJSON *at = pl__onnx_window_attrs(o, conv ? NULL : k, s, p, d, nsp);
 	if (conv)
 		cJSON_AddNumberToObject(at, "group", (double)pl__onnx_attr_i(n, "group", 1));
 	else

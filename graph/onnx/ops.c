@@ -995,11 +995,7 @@ static pl_status onnx_lrn(imp *m, const Onnx__NodeProto *n, const char *name)
 	cJSON *o = pl__onnx_add_op(m, nm[WINDOW], "AveragePool");
 	pl__onnx_io(m, o, "inputs", nm[CHANNELS]);
 	pl__onnx_io(m, o, "outputs", nm[WINDOW]);
-	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	pl_json_add(at, "kernel_shape", pl__onnx_int_list(k, 2));
-	pl_json_add(at, "strides", pl__onnx_int_list(one, 2));
-	pl_json_add(at, "pads", pl__onnx_int_list(pads, 4));
-	pl_json_add(at, "dilations", pl__onnx_int_list(one, 2));
+	cJSON *at = pl__onnx_window_attrs(o, k, one, pads, one, 2);
 	cJSON_AddNumberToObject(at, "ceil_mode", 0);
 	cJSON_AddNumberToObject(at, "count_include_pad", 1);
 	pl__onnx_set_info(m, nm[WINDOW], 4, flat, 0, NULL);
