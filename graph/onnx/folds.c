@@ -496,7 +496,7 @@ static int fold_reduce_entries(imp *m, const Onnx__NodeProto *n, tinfo *a, int32
 	(void)el;
 	if (!(a->rank == 1 && (n->n_input < 2 || !n->input[1][0])))
 		return FOLD_SEE;
-	int keep = (int)pl__onnx_attr_i(n, "keepdims", 1), prod = !strcmp(n->op_type, "ReduceProd");
+	int keep = pl__onnx_attr_i(n, "keepdims", 1) != 0, prod = !strcmp(n->op_type, "ReduceProd");
 	double r = prod;
 	int64_t dims[1] = {1};
 	for (int64_t i = 0; i < pl__onnx_elems(a); i++)
