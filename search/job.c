@@ -259,9 +259,20 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 	double *cand = NULL, result = -1;
 	if (!T || !S || !A || !f || !arg || !tmp || !reach)
 		goto done;
-	part_ctx cx = {.T = T, .S = S, .A = A, .seg = seg, .K = K, .mono = 1, .pp = pp, .m = m,
-	               .k = stage_devices, .dpn = devices_per_node, .lim = mem_limit, .f = f,
-	               .arg = arg, .reach = reach};
+	part_ctx cx = {.T = T,
+	               .S = S,
+	               .A = A,
+	               .seg = seg,
+	               .K = K,
+	               .mono = 1,
+	               .pp = pp,
+	               .m = m,
+	               .k = stage_devices,
+	               .dpn = devices_per_node,
+	               .lim = mem_limit,
+	               .f = f,
+	               .arg = arg,
+	               .reach = reach};
 	T[0] = S[0] = A[0] = 0;
 	for (int j = 0; j < K; j++) {
 		T[j + 1] = T[j] + seg[j].t;
@@ -316,7 +327,8 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 			if (q == 1) {
 				size_t u = 0;
 				for (size_t w = 0; w < ncand; w++)
-					if (cand[w] > c0 && !(T[K] + (double)(m - 1) * cand[w] >= best))
+					if (cand[w] > c0 &&
+					    !(T[K] + (double)(m - 1) * cand[w] >= best))
 						cand[u++] = cand[w];
 				sort_doubles(cand, cand + capc, u);
 				ncand = 0;
