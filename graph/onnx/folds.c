@@ -320,17 +320,44 @@ static int fold_constant(imp *m, const Onnx__NodeProto *n)
 enum { FOLD_NOT = -1, FOLD_SEE = 0, FOLD_DONE = 1 };
 typedef int (*onnx_fold)(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el);
 
+/* A Constant: its value tensor, or (opset 12 on) value_float, value_int (a
+ * scalar), value_floats, value_ints (a 1-D list), as onnxscript's exporters
+ * and function bodies write them */
 static int fold_const_node(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *el)
 {
 	(void)a, (void)el;
-	for (size_t k = 0; k < n->n_attribute; k++)
-		if (n->attribute[k]->t && n->attribute[k]->name &&
-		    !strcmp(n->attribute[k]->name, "value")) {
-			pl__onnx_set_tensor(m, n->output[0], n->attribute[k]->t, MAX_VALUES);
+	for (size_t k = 0; k < n->n_attribute; k++) {
+		const Onnx__AttributeProto *at = n->attribute[k];
+		const char *an = at->name ? at->name : "";
+		if (at->t && !strcmp(an, "value")) {
+			pl__onnx_set_tensor(m, n->output[0], at->t, MAX_VALUES);
+		} else if (!strcmp(an, "value_float") || !strcmp(an, "value_int")) {
+			double v = an[6] == 'f' ? (double)at->f : (double)at->i;
+			int64_t none[1] = {0};
+			pl__onnx_set_info(m, n->output[0], 0, none, 1, &v);
+		} else if (!strcmp(an, "value_floats") || !strcmp(an, "value_ints")) {
+			int f = an[6] == 'f';
+			int64_t cnt = (int64_t)(f ? at->n_floats : at->n_ints),
+			        len = cnt <= MAX_VALUES ? cnt : 0;
+			double *v = len > 0 ? pl__onnx_scratch(m, len) : NULL;
+			if (!v)
+				len = 0; /* too many to keep: known by its shape */
+			for (int64_t i = 0; i < len; i++)
+				v[i] = f ? (double)at->floats[i] : (double)at->ints[i];
+			pl__onnx_set_info(m, n->output[0], 1, &cnt, len, v);
 			tinfo *c = pl__onnx_known(m, n->output[0]);
-			if (c) /* its values kept, or too many to keep: a constant still */
-				c->cons = 1;
+			if (c && cnt > 0 && !len)
+				c->over = 1;
+		} else {
+			continue;
 		}
+		tinfo *c = pl__onnx_known(m, n->output[0]);
+		if (c) { /* its values kept, or too many to keep: a constant still */
+			c->cons = 1;
+			if (strcmp(an, "value"))
+				c->elem = an[6] == 'f' ? 1 : 7; /* float32, int64 */
+		}
+	}
 	return FOLD_DONE;
 }
 

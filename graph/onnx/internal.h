@@ -1,5 +1,5 @@
-/* The ONNX importer's own declarations, shared by its files (graph/onnx/: values.c,
- * folds.c, match.c, emit.c, layers.c, ops.c, read.c, weights.c); nothing outside the
+/* The ONNX importer's own declarations, shared by its files (graph/onnx/: inline.c,
+ * values.c, folds.c, match.c, emit.c, layers.c, ops.c, read.c, weights.c); nothing outside the
  * importer includes this. Each function is described where it is defined. */
 #ifndef PL_ONNX_INTERNAL_H
 #define PL_ONNX_INTERNAL_H
@@ -58,7 +58,24 @@
 	"branch of shape work and views taken), and on constants Shape, Gather, "                  \
 	"Unsqueeze, Squeeze, Concat, Cast, Size, EyeLike, ConstantOfShape, Range, Trilu, Slice, "  \
 	"Split, "                                                                                  \
-	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded)"
+	"Transpose, Reshape, Expand, ScatterND, Equal, Where, Mod and arithmetic (folded); "       \
+	"a model's local functions are inlined"
+
+/* A graph with the model's local functions inlined (inline.c): g is the
+ * model's graph with the expanded node list, or the graph itself when no
+ * node calls one; the rest is what inlining allocated. */
+typedef struct pl__onnx_inlined {
+	Onnx__GraphProto g;
+	Onnx__NodeProto **nodes;
+	size_t n, cap;
+	void **owned;
+	size_t nowned, capowned;
+	Onnx__AttributeProto **attrs; /* functions' defaults, unpacked */
+	size_t nattrs, capattrs;
+} pl__onnx_inlined;
+pl_status pl__onnx_inline(const Onnx__ModelProto *mp, const char *path, pl__onnx_inlined *out,
+                          pl_err *err);
+void pl__onnx_inlined_free(pl__onnx_inlined *x);
 
 /* What the importer knows of a tensor, as ONNX defines it: its shape, and
  * for constants (shape computations, masks, tables, scales) their values,

@@ -462,7 +462,14 @@ pl_status pl_onnx_to_model(const unsigned char *data, size_t len, const char *pa
 		return pl_err_set(err, PL_EINVAL,
 		                  "%s: not an ONNX model (no ModelProto with a graph)", path);
 	}
-	const Onnx__GraphProto *g = mp->graph;
+	pl__onnx_inlined fn;
+	pl_status ist = pl__onnx_inline(mp, path, &fn, err);
+	if (ist) {
+		pl__onnx_inlined_free(&fn);
+		onnx__model_proto__free_unpacked(mp, NULL);
+		return ist;
+	}
+	const Onnx__GraphProto *g = &fn.g;
 	imp m = {.g = g,
 	         .path = path,
 	         .batch = o ? o->batch : 0,
@@ -557,6 +564,7 @@ done:
 	}
 	free(m.info);
 	free(m.scratch);
+	pl__onnx_inlined_free(&fn);
 	onnx__model_proto__free_unpacked(mp, NULL);
 	if (st)
 		cJSON_Delete(root);
