@@ -33,7 +33,8 @@
 	"Gelu, Resize and Upsample "                                                               \
 	"(nearest, linear, cubic), Expand, Concat, ScatterND (a slice assignment), Slice "         \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
-	"wrap; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, Relu, "            \
+	"wrap; its axes too; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, "    \
+	"Relu, "                                                                                   \
 	"Softplus, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Sign, "  \
 	"Floor, Ceil, Round (the last four without gradient), Tanh, Sigmoid, Mish, Softsign, "     \
 	"Sum, Mean, Max and Min (of any number), ThresholdedRelu, Shrink, "                        \

@@ -595,6 +595,47 @@ int pl__onnx_pads_nothing(imp *m, const Onnx__NodeProto *n)
 	return 1;
 }
 
+/* A Pad's amounts for every dimension of a rank-r input, begins then ends,
+ * into p (2 r entries): its pads (an attribute before opset 11, then input
+ * 1), and from opset 18 its axes (input 3, a constant; negative from the
+ * end), which name the dimensions the pads are for, the others left as
+ * they are. -1 when they are not constants of that many entries, or an axis
+ * is out of range or named twice. */
+static int pad_amounts(imp *m, const Onnx__NodeProto *n, int r, int64_t *p)
+{
+	int64_t q[2 * PL_MAX_RANK], ax[PL_MAX_RANK];
+	int na = r;
+	if (r < 0 || r > PL_MAX_RANK)
+		return -1;
+	for (int d = 0; d < r; d++)
+		ax[d] = d;
+	if (n->n_input > 3 && n->input[3][0]) {
+		tinfo *t = pl__onnx_valued(m, n->input[3]);
+		if (!t || t->nval < 1 || t->nval > r)
+			return -1;
+		na = t->nval;
+		for (int i = 0; i < na; i++) {
+			int64_t a = pl__onnx_to_i64(t->val[i]);
+			a = a < 0 ? a + r : a;
+			if (a < 0 || a >= r)
+				return -1;
+			for (int j = 0; j < i; j++)
+				if (ax[j] == a)
+					return -1;
+			ax[i] = a;
+		}
+	}
+	if (pl__onnx_ints_of(m, n, "pads", 1, q, 2 * PL_MAX_RANK) != 2 * na)
+		return -1;
+	for (int d = 0; d < 2 * r; d++)
+		p[d] = 0;
+	for (int i = 0; i < na; i++) {
+		p[ax[i]] = q[i];
+		p[r + ax[i]] = q[na + i];
+	}
+	return 0;
+}
+
 /* A Pad of zeros on the spatial dimensions whose one reader is a Conv or an
  * AveragePool (torch exports AvgPool2d(count_include_pad=True) so) becomes
  * that op's padding: 0, or -1 when it is not such a Pad */
@@ -613,7 +654,7 @@ int pl__onnx_fold_pad(imp *m, const Onnx__NodeProto *n)
 	    (val && val->has_f && val->f != 0))
 		return -1;
 	int r = x->rank, who;
-	if (pl__onnx_ints_of(m, n, "pads", 1, p, 16) != 2 * r || p[0] || p[1] || p[r] || p[r + 1] ||
+	if (pad_amounts(m, n, r, p) || p[0] || p[1] || p[r] || p[r + 1] ||
 	    pl__onnx_consumers(m, n->output[0], &who, 1) != 1)
 		return -1;
 	const char *c = m->g->node[who]->op_type;
@@ -645,10 +686,9 @@ int pl__onnx_import_pad(imp *m, const Onnx__NodeProto *n, const char *name, cons
 	*why = "its input's shape is not known";
 	if (!x || x->rank > PL_MAX_RANK)
 		return -1;
-	*why = "its pads are not a constant of two non-negative entries a dimension (negative "
-	       "pads crop), or it has axes";
-	if (pl__onnx_ints_of(m, n, "pads", 1, p, 2 * PL_MAX_RANK) != 2 * x->rank ||
-	    (n->n_input > 3 && n->input[3][0]))
+	*why = "its pads (and axes) are not constants of two non-negative entries a dimension "
+	       "padded (negative pads crop)";
+	if (pad_amounts(m, n, x->rank, p))
 		return -1;
 	int64_t dims[16];
 	for (int d = 0; d < x->rank; d++) {
