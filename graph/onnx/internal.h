@@ -51,7 +51,8 @@
 	"border padding), a Loop that is nn.EmbeddingBag's of bags of one length, "                \
 	"ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL2, ReduceL1, "            \
 	"ReduceSumSquare, ReduceLogSumExp, ReduceLogSum, "                                         \
-	"LogSoftmax, Mod and Trilu (of activations too), Reshape, LayerNormalization "             \
+	"LogSoftmax, Mod and Trilu (of activations too), Reshape, RMSNormalization (opset 23), "   \
+	"LayerNormalization "                                                                      \
 	"(over the axes from one after the batch's on), Erf "                                      \
 	"(GELU's form made one Gelu), Pow and Tanh (in tanh GELU's form), Pow and Sqrt (in "       \
 	"LayerNorm's "                                                                             \

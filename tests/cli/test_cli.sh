@@ -1878,6 +1878,12 @@ check "a local function that calls itself: exit 2 ($rc), naming the node and the
 pa_ok=$(loss_on_ranks "$T/pa.json" "$O/pad_axes.loss")
 check "pad_axes.onnx: Pad with axes (opset 18) gives the python3 reference's loss ($(cat "$O/pad_axes.loss")) within 1e-5 on 1, 2 and 4 ranks: $pa_ok" \
   '[ "$pa_ok" = true ]'
+# opset 23's RMSNormalization (newer exporters' torch.nn.RMSNorm) over the last axis and over the
+# axes from 1 on: the first loss on 1, 2 and 4 ranks is make_rmsnorm23.py's
+"$PLANNER" import "$O/rmsnorm23.onnx" --batch 4 --loss none -o "$T/rn.json" > /dev/null 2> "$T/err"
+rn_ok=$(loss_on_ranks "$T/rn.json" "$O/rmsnorm23.loss")
+check "rmsnorm23.onnx: RMSNormalization (opset 23) over the last axis and from axis 1 gives the python3 reference's loss ($(cat "$O/rmsnorm23.loss")) within 1e-5 on 1, 2 and 4 ranks: $rn_ok" \
+  '[ "$rn_ok" = true ]'
 # ImageScaler (opsets before 10; the model zoo's Tiny YOLOv2): scale times x plus a bias per channel
 "$PLANNER" import "$O/image_scaler.onnx" --batch 4 --loss none -o "$T/is.json" > /dev/null 2> "$T/err"
 "$PLANNER" search "$T/is.json" --devices 2 --dp 2 -o "$T/is.plan" > /dev/null 2>&1
