@@ -230,8 +230,12 @@ static pl_status onnx_ce_loss(imp *m, const Onnx__NodeProto *n, const char *name
 	double positions = (double)pl__onnx_elems(x) / (double)x->dims[1];
 	if (sum && emit_scalar(m, name, "positions", NULL, positions, count, sizeof count))
 		return pl__onnx_unsupported(m, n, "its constant's name is taken");
-	pl__onnx_emit_binary(m, sum ? mean : name, "SoftmaxCrossEntropy", y, n->input[1],
-	                     sum ? mean : n->output[0]);
+	/* the labels an operand: a constant's (F.cross_entropy against a fixed
+	 * target, exported as a Constant) declared with its integer type */
+	cJSON *o = pl__onnx_add_op(m, sum ? mean : name, "SoftmaxCrossEntropy");
+	pl__onnx_io(m, o, "inputs", y);
+	pl__onnx_operand(m, o, n->input[1]);
+	pl__onnx_io(m, o, "outputs", sum ? mean : n->output[0]);
 	if (sum)
 		pl__onnx_emit_binary(m, name, "Mul", mean, count, n->output[0]);
 	int64_t one = 1;

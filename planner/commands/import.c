@@ -11,7 +11,13 @@
 static void loss_axis_note(const pl_graph *g, const char *path, const pl_onnx_opts *o)
 {
 	int l = pl_graph_find_op(g, "loss");
-	if ((o->loss && strcmp(o->loss, "cross-entropy")) || l < 0 || g->ops[l].type != PL_OP_SCE)
+	if ((o->loss && strcmp(o->loss, "cross-entropy")) || l < 0 || g->ops[l].type != PL_OP_SCE ||
+	    g->ops[l].ninputs < 2)
+		return;
+	/* the appended one reads the labels input the importer adds; a graph's
+	 * own loss named "loss" (a constant target, say) is not this note's */
+	const pl_tensor *lab = &g->tensors[g->ops[l].in[1]];
+	if (strcmp(lab->name, "labels") || lab->role != PL_ROLE_INPUT)
 		return;
 	const pl_tensor *y = &g->tensors[g->ops[l].in[0]];
 	int moved = y->producer >= 0 && !strcmp(g->ops[y->producer].name, "loss.classes_last");

@@ -1910,6 +1910,15 @@ loss_ok=$([ $? -eq 0 ] && jq -e '.outputs == ["loss"]' "$T/losses.json" > /dev/n
   --batch-file "x=$O/losses_x.bin" --batch-file "labels=$O/losses_labels.bin")
 check "losses.onnx: SoftmaxCrossEntropyLoss (mean, sum), NegativeLogLikelihoodLoss of a LogSoftmax, CastLike and Size: the model's own loss, on 1 rank and data-parallel on 2 and 4 the python3 reference's ($(cat "$O/losses.loss")) within 1e-5: $loss_ok" \
   '[ "$loss_ok" = true ]'
+# F.cross_entropy against a fixed target (a Constant int64 tensor, what PyTorch exports for
+# torch.zeros(B, dtype=torch.long)): the labels a const of that type, its own loss (no note of an
+# appended one), on 1, 2 and 4 ranks make_losses.py's reference
+"$PLANNER" import "$O/losses_const.onnx" --batch 4 -o "$T/lc.json" > /dev/null 2> "$T/err"
+lc_ok=$(jq -e '.tensors.target.dtype == "int64" and .tensors.target.role == "const"' "$T/lc.json" > /dev/null 2>&1 &&
+  ! grep -q "appended cross-entropy" "$T/err" && echo true || echo "false (import: $(head -c 200 "$T/err"))")
+[ "$lc_ok" = true ] && lc_ok=$(loss_on_ranks "$T/lc.json" "$O/losses_const.loss" --batch-file "x=$O/losses_x.bin")
+check "losses_const.onnx: SoftmaxCrossEntropyLoss against a constant int64 target: the labels a const int64 and its loss on 1, 2 and 4 ranks the python3 reference's ($(cat "$O/losses_const.loss")) within 1e-5: $lc_ok" \
+  '[ "$lc_ok" = true ]'
 "$PLANNER" import "$O/unsupported/loss_per_position.onnx" --batch 2 -o "$T/lp.json" > /dev/null 2> "$T/err"
 check "unsupported/loss_per_position.onnx: a loss per position (reduction none) exits 2 naming the node and why, nothing written" \
   '[ $? -eq 2 ] && grep -q "node .per_position. (SoftmaxCrossEntropyLoss, opset 15): its reduction none (a loss per position) is not supported yet" "$T/err" && [ ! -e "$T/lp.json" ]'
