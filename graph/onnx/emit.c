@@ -526,20 +526,25 @@ int pl__onnx_import_slice(imp *m, const Onnx__NodeProto *n, const char *name)
 	return pl__onnx_slice_op(m, name, n->input[0], n->output[0], x, ns, axis, lo, hi);
 }
 
-/* Einsum's equation "ab,bc->ac": each part's indices (ix[part], nix[part]
- * of them; letters, at most 16, none repeated). 0, or -1 when it is not two
- * operands and an output so written */
-static int einsum_parse(const Onnx__AttributeProto *eq, char ix[3][16], int nix[3])
+/* Einsum's equation "ab,bc,cd->ad": each part's indices (ix[part], nix[part]
+ * of them; letters, at most 16, none repeated in a part), the operands'
+ * first and the output's last (*nparts of them, at most EINSUM_MAX
+ * operands). 0, or -1 when it is not so written */
+#define EINSUM_MAX 8
+static int einsum_parse(const Onnx__AttributeProto *eq, char ix[EINSUM_MAX + 1][16],
+                        int nix[EINSUM_MAX + 1], int *nparts)
 {
-	int part = 0;
+	int part = 0, out = 0;
+	memset(nix, 0, sizeof *nix * (EINSUM_MAX + 1));
 	for (size_t i = 0; i < eq->s.len; i++) {
 		char c = (char)eq->s.data[i];
 		if (c == ' ')
 			continue;
-		if (c == ',' && part == 0)
-			part = 1;
-		else if (c == '-' && part == 1 && i + 1 < eq->s.len && eq->s.data[i + 1] == '>') {
-			part = 2;
+		if (c == ',' && !out && part + 1 < EINSUM_MAX)
+			part++;
+		else if (c == '-' && !out && i + 1 < eq->s.len && eq->s.data[i + 1] == '>') {
+			out = 1;
+			part++;
 			i++;
 		} else if (((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) && nix[part] < 16) {
 			for (int k = 0; k < nix[part]; k++)
@@ -549,7 +554,8 @@ static int einsum_parse(const Onnx__AttributeProto *eq, char ix[3][16], int nix[
 		} else
 			return -1;
 	}
-	return part == 2 ? 0 : -1;
+	*nparts = part + 1;
+	return out && part >= 2 ? 0 : -1;
 }
 
 /* Einsum of two operands that is a (batched) matrix product, as attention
@@ -560,16 +566,10 @@ static int einsum_parse(const Onnx__AttributeProto *eq, char ix[3][16], int nix[
  * both and the output), free (in it and the output) or contracted (in both,
  * not the output); no ellipsis, no repeated index, batch sizes equal. 0, or
  * -1 with *why. */
-int pl__onnx_import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+static int einsum2(imp *m, const char *name, const char *in0, const char *in1, const char *out,
+                   char ix[3][16], const int nix[3], const char **why)
 {
-	const Onnx__AttributeProto *eq = pl__onnx_attr(n, "equation");
-	char ix[3][16];
-	int nix[3] = {0, 0, 0};
-	*why = "only a product of two operands whose indices are each batch, free or contracted "
-	       "(no ellipsis, no index summed in one operand alone)";
-	if (!eq || !eq->has_s || n->n_input != 2 || n->n_output != 1 || einsum_parse(eq, ix, nix))
-		return -1;
-	tinfo *x[2] = {pl__onnx_known(m, n->input[0]), pl__onnx_known(m, n->input[1])};
+	tinfo *x[2] = {pl__onnx_known(m, in0), pl__onnx_known(m, in1)};
 	if (!x[0] || !x[1] || x[0]->rank != nix[0] || x[1]->rank != nix[1])
 		return -1;
 	/* each index: its size, and where it is in the operands and output */
@@ -621,7 +621,7 @@ int pl__onnx_import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, c
 			seq[o][l++] = second[k];
 		len[o] = l;
 	}
-	char buf[4][600];
+	char buf[4][640];
 	const char *in[2];
 	int64_t M = 1, N = 1, K = 1;
 	*why = "the product of its operands' free or contracted dimensions (inputs' shapes) "
@@ -642,7 +642,7 @@ int pl__onnx_import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, c
 			perm[k] = (const char *)memchr(ix[o], seq[o][k], (size_t)nix[o]) - ix[o];
 			moved |= perm[k] != k;
 		}
-		in[o] = n->input[o];
+		in[o] = o ? in1 : in0;
 		if (moved) {
 			snprintf(buf[o], sizeof buf[o], "%s.t%d", name, o);
 			in[o] = pl__onnx_emit_shaped(m, buf[o], "Transpose", in[o], buf[o], "perm",
@@ -661,7 +661,7 @@ int pl__onnx_import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, c
 	/* the product [batch, M, N], then the output's shape and order */
 	int64_t perm[16], shape[16];
 	int moved = 0, direct = na == 1 && nfb == 1;
-	char mm[600], seqo[16];
+	char mm[640], seqo[16];
 	int l = 0;
 	for (int k = 0; k < nb; k++)
 		seqo[l++] = bat[k];
@@ -678,23 +678,85 @@ int pl__onnx_import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, c
 	 * Transpose (unless the order is the output's) writes the output, and
 	 * is named as the node */
 	int reshape = !direct;
-	char rs[600];
+	char rs[640];
 	snprintf(mm, sizeof mm, reshape || moved ? "%s.mm" : "%s", name);
 	snprintf(rs, sizeof rs, moved ? "%s.r" : "%s", name);
-	const char *y = reshape || moved ? mm : n->output[0];
+	const char *y = reshape || moved ? mm : out;
 	cJSON *o = pl__onnx_add_op(m, mm, "MatMul");
 	pl__onnx_io(m, o, "inputs", in[0]);
 	pl__onnx_io(m, o, "inputs", in[1]);
 	pl__onnx_io(m, o, "outputs", y);
 	if (reshape)
-		y = pl__onnx_emit_shaped(m, rs, "Reshape", y, moved ? rs : n->output[0], "shape",
-		                         shape, l);
+		y = pl__onnx_emit_shaped(m, rs, "Reshape", y, moved ? rs : out, "shape", shape, l);
 	if (moved)
-		pl__onnx_emit_shaped(m, name, "Transpose", y, n->output[0], "perm", perm, l);
+		pl__onnx_emit_shaped(m, name, "Transpose", y, out, "perm", perm, l);
 	int64_t od[16];
 	for (int k = 0; k < nix[2]; k++)
 		od[k] = size[(unsigned char)ix[2][k]];
-	pl__onnx_set_info(m, n->output[0], nix[2], od, 0, NULL);
+	pl__onnx_set_info(m, out, nix[2], od, 0, NULL);
+	return 0;
+}
+
+/* Einsum of two or more operands (at most EINSUM_MAX), left to right: each
+ * step the product of what is made so far and the next operand (einsum2),
+ * keeping the indices the output or a later operand still reads, in the
+ * order they first appear; the last step writes the output in its order,
+ * and the steps' tensors are named NAME.e1, NAME.e2, ... 0, or -1 with
+ * *why. */
+int pl__onnx_import_einsum(imp *m, const Onnx__NodeProto *n, const char *name, const char **why)
+{
+	const Onnx__AttributeProto *eq = pl__onnx_attr(n, "equation");
+	char ix[EINSUM_MAX + 1][16];
+	int nix[EINSUM_MAX + 1], np = 0;
+	*why = "only products of up to 8 operands whose indices are each batch, free or "
+	       "contracted at each step, left to right (no ellipsis, no index summed in one "
+	       "operand alone)";
+	if (!eq || !eq->has_s || n->n_output != 1 || einsum_parse(eq, ix, nix, &np) ||
+	    (size_t)(np - 1) != n->n_input)
+		return -1;
+	int nops = np - 1;
+	char step[3][16], cur[600] = "";
+	int ns[3];
+	const char *left = n->input[0];
+	memcpy(step[0], ix[0], 16);
+	ns[0] = nix[0];
+	for (int i = 1; i < nops; i++) {
+		memcpy(step[1], ix[i], 16);
+		ns[1] = nix[i];
+		char next[600];
+		const char *dst = n->output[0];
+		if (i + 1 < nops) { /* what the output or a later operand reads */
+			ns[2] = 0;
+			for (int side = 0; side < 2; side++)
+				for (int k = 0; k < ns[side]; k++) {
+					char c = step[side][k];
+					int keep = memchr(ix[nops], c, (size_t)nix[nops]) != NULL;
+					for (int j = i + 1; j < nops && !keep; j++)
+						keep = memchr(ix[j], c, (size_t)nix[j]) != NULL;
+					if (keep && !memchr(step[2], c, (size_t)ns[2]))
+						step[2][ns[2]++] = c;
+				}
+			if ((size_t)snprintf(next, sizeof next, "%s.e%d", name, i) >= sizeof next ||
+			    pl__onnx_decl(m, next))
+				return -1;
+			dst = next;
+		} else {
+			memcpy(step[2], ix[nops], 16);
+			ns[2] = nix[nops];
+		}
+		char opname[600];
+		if ((size_t)snprintf(opname, sizeof opname, i + 1 < nops ? "%s.e%d" : "%s", name,
+		                     i) >= sizeof opname)
+			return -1;
+		if (einsum2(m, opname, left, n->input[i], dst, step, ns, why))
+			return -1;
+		if (dst != n->output[0]) {
+			snprintf(cur, sizeof cur, "%s", dst);
+			left = cur;
+		}
+		memcpy(step[0], step[2], 16);
+		ns[0] = ns[2];
+	}
 	return 0;
 }
 

@@ -19,7 +19,7 @@
 
 #define PL_ONNX_MAX_CONCAT 5 /* the model format's inputs an op */
 #define SUPPORTED                                                                                  \
-	"MatMul (a vector operand too), Gemm, Einsum (of two operands), Conv, MaxPool, "           \
+	"MatMul (a vector operand too), Gemm, Einsum (of up to 8 operands), Conv, MaxPool, "       \
 	"AveragePool, "                                                                            \
 	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
 	"(default activations; initial states, Y_h and Y_c too), Flatten, Clip, "                  \

@@ -1880,6 +1880,12 @@ check "pad_axes.onnx: Pad with axes (opset 18) gives the python3 reference's los
 rn_ok=$(loss_on_ranks "$T/rn.json" "$O/rmsnorm23.loss")
 check "rmsnorm23.onnx: RMSNormalization (opset 23) over the last axis and from axis 1 gives the python3 reference's loss ($(cat "$O/rmsnorm23.loss")) within 1e-5 on 1, 2 and 4 ranks: $rn_ok" \
   '[ "$rn_ok" = true ]'
+# Einsum of three operands (a bilinear form per row, a chain of three matrices), taken left to
+# right: the first loss on 1, 2 and 4 ranks is make_einsum3.py's
+"$PLANNER" import "$O/einsum3.onnx" --batch 4 --loss none -o "$T/e3.json" > /dev/null 2> "$T/err"
+e3_ok=$(loss_on_ranks "$T/e3.json" "$O/einsum3.loss")
+check "einsum3.onnx: Einsum of three operands gives the python3 reference's loss ($(cat "$O/einsum3.loss")) within 1e-5 on 1, 2 and 4 ranks: $e3_ok" \
+  '[ "$e3_ok" = true ]'
 # ImageScaler (opsets before 10; the model zoo's Tiny YOLOv2): scale times x plus a bias per channel
 "$PLANNER" import "$O/image_scaler.onnx" --batch 4 --loss none -o "$T/is.json" > /dev/null 2> "$T/err"
 "$PLANNER" search "$T/is.json" --devices 2 --dp 2 -o "$T/is.plan" > /dev/null 2>&1
