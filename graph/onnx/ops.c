@@ -266,11 +266,15 @@ static pl_status onnx_groupnorm(imp *m, const Onnx__NodeProto *n, const char *na
 	return PL_OK;
 }
 
-/* opset 17's, over the last axis */
-static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *name)
+/* opset 17's LayerNormalization and opset 23's RMSNormalization (x /
+ * sqrt(mean(x^2) + epsilon) times its scale; its stash_type, the float32
+ * the statistics are kept in, is how the planner computes them anyway) as
+ * the planner's, over the axes from axis on (nn.LayerNorm([H, W]): the last
+ * two). RMSNormalization has no bias, and its scale is required. */
+static pl_status onnx_norm(imp *m, const Onnx__NodeProto *n, const char *name)
 {
+	int rms = !strcmp(n->op_type, "RMSNormalization");
 	tinfo *x = pl__onnx_known(m, n->input[0]);
-	/* over the axes from axis on (nn.LayerNorm([H, W]): the last two) */
 	int64_t axis = x ? pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) : -1;
 	if (!x || axis < 1 || axis >= x->rank)
 		return pl__onnx_unsupported(m, n,
@@ -279,6 +283,8 @@ static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *na
 		                              : "its input's shape is not known");
 	char scale[600];
 	int given = n->n_input > 1 && n->input[1][0];
+	if (!given && rms)
+		return pl__onnx_unsupported(m, n, "it has no scale (ONNX requires one)");
 	if (!given && axis != x->rank - 1)
 		return pl__onnx_unsupported(m, n, "it has no scale, and more than the last axis");
 	const char *g =
@@ -286,37 +292,11 @@ static pl_status onnx_layernorm(imp *m, const Onnx__NodeProto *n, const char *na
 	          : pl__onnx_const_scale(m, name, x, scale, sizeof scale); /* none given */
 	if (!g)
 		return pl__onnx_unsupported(m, n, "its scale's name is taken");
-	cJSON *o = pl__onnx_add_op(m, name, "LayerNormalization");
+	cJSON *o = pl__onnx_add_op(m, name, rms ? "RMSNormalization" : "LayerNormalization");
 	pl__onnx_io(m, o, "inputs", n->input[0]);
 	pl__onnx_io(m, o, "inputs", g);
-	if (n->n_input > 2 && n->input[2][0])
+	if (!rms && n->n_input > 2 && n->input[2][0])
 		pl__onnx_io(m, o, "inputs", n->input[2]);
-	pl__onnx_io(m, o, "outputs", n->output[0]);
-	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
-	cJSON_AddNumberToObject(at, "axis", axis == x->rank - 1 ? -1 : (double)axis);
-	cJSON_AddNumberToObject(at, "epsilon", pl__onnx_attr_f(n, "epsilon", 1e-5));
-	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
-	return PL_OK;
-}
-
-/* opset 23's RMSNormalization (x / sqrt(mean(x^2) + epsilon) * scale over the
- * axes from axis on) as the planner's: scale is required, there is no bias;
- * stash_type (the float32 the statistics are kept in) is how the planner
- * computes them anyway */
-static pl_status onnx_rmsnorm(imp *m, const Onnx__NodeProto *n, const char *name)
-{
-	tinfo *x = pl__onnx_known(m, n->input[0]);
-	int64_t axis = x ? pl__onnx_axis_of(pl__onnx_attr_i(n, "axis", -1), x->rank) : -1;
-	if (!x || axis < 1 || axis >= x->rank)
-		return pl__onnx_unsupported(m, n,
-		                            x ? "its axis is not one after the first (the batch's) "
-		                                "of its input"
-		                              : "its input's shape is not known");
-	if (n->n_input < 2 || !n->input[1][0])
-		return pl__onnx_unsupported(m, n, "it has no scale (ONNX requires one)");
-	cJSON *o = pl__onnx_add_op(m, name, "RMSNormalization");
-	pl__onnx_io(m, o, "inputs", n->input[0]);
-	pl__onnx_io(m, o, "inputs", n->input[1]);
 	pl__onnx_io(m, o, "outputs", n->output[0]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
 	cJSON_AddNumberToObject(at, "axis", axis == x->rank - 1 ? -1 : (double)axis);
@@ -1575,8 +1555,8 @@ static const onnx_op onnx_ops[] = {
     {"InstanceNormalization", EMIT_FOLDED, NULL, NULL, pl__onnx_import_instancenorm,
      "its input's shape is not known, or it has fewer than 3 "
      "dimensions or 3 inputs"},
-    {"LayerNormalization", EMIT_FOLDED, onnx_layernorm, NULL, NULL, NULL},
-    {"RMSNormalization", EMIT_FOLDED, onnx_rmsnorm, NULL, NULL, NULL},
+    {"LayerNormalization", EMIT_FOLDED, onnx_norm, NULL, NULL, NULL},
+    {"RMSNormalization", EMIT_FOLDED, onnx_norm, NULL, NULL, NULL},
     {"Reshape", EMIT_FOLDED, onnx_reshape, NULL, NULL, NULL},
     {"Conv", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
     {"MaxPool", EMIT_LAST, NULL, pl__onnx_import_window, NULL, NULL},
