@@ -1868,24 +1868,20 @@ fn_ok=$(loss_on_ranks "$T/fn.json" "$O/local_functions.loss")
 fn_params=$(jq -c '[.tensors | to_entries[] | select(.value.role == "param") | [.key, .value.shape]]' "$T/fn.json" 2> /dev/null)
 check "local_functions.onnx: local functions inlined give the python3 reference's loss ($(cat "$O/local_functions.loss")) within 1e-5 on 1, 2 and 4 ranks: $fn_ok; params $fn_params" \
   '[ "$fn_ok" = true ] && [ "$fn_params" = "[[\"w\",[4]]]" ]'
-# opset 18's Pad with its axes input (constant padding of the last dimension; edge padding of two
-# dimensions named out of order): the first loss on 1, 2 and 4 ranks is make_pad_axes.py's
-"$PLANNER" import "$O/pad_axes.onnx" --batch 4 --loss none -o "$T/pa.json" > /dev/null 2> "$T/err"
-pa_ok=$(loss_on_ranks "$T/pa.json" "$O/pad_axes.loss")
-check "pad_axes.onnx: Pad with axes (opset 18) gives the python3 reference's loss ($(cat "$O/pad_axes.loss")) within 1e-5 on 1, 2 and 4 ranks: $pa_ok" \
-  '[ "$pa_ok" = true ]'
-# opset 23's RMSNormalization (newer exporters' torch.nn.RMSNorm) over the last axis and over the
-# axes from 1 on: the first loss on 1, 2 and 4 ranks is make_rmsnorm23.py's
-"$PLANNER" import "$O/rmsnorm23.onnx" --batch 4 --loss none -o "$T/rn.json" > /dev/null 2> "$T/err"
-rn_ok=$(loss_on_ranks "$T/rn.json" "$O/rmsnorm23.loss")
-check "rmsnorm23.onnx: RMSNormalization (opset 23) over the last axis and from axis 1 gives the python3 reference's loss ($(cat "$O/rmsnorm23.loss")) within 1e-5 on 1, 2 and 4 ranks: $rn_ok" \
-  '[ "$rn_ok" = true ]'
-# Einsum of three operands (a bilinear form per row, a chain of three matrices), taken left to
-# right: the first loss on 1, 2 and 4 ranks is make_einsum3.py's
-"$PLANNER" import "$O/einsum3.onnx" --batch 4 --loss none -o "$T/e3.json" > /dev/null 2> "$T/err"
-e3_ok=$(loss_on_ranks "$T/e3.json" "$O/einsum3.loss")
-check "einsum3.onnx: Einsum of three operands gives the python3 reference's loss ($(cat "$O/einsum3.loss")) within 1e-5 on 1, 2 and 4 ranks: $e3_ok" \
-  '[ "$e3_ok" = true ]'
+# one op class a fixture, each held to its generator's python3 reference (make_NAME.py) on 1, 2
+# and 4 ranks: opset 18's Pad with its axes input (constant padding of the last dimension, edge
+# padding of two dimensions named out of order); opset 23's RMSNormalization (newer exporters'
+# torch.nn.RMSNorm) over the last axis and from axis 1; Einsum of three operands (a bilinear form
+# per row, a chain of three matrices), taken left to right
+for spec in "pad_axes|Pad with axes (opset 18)" \
+  "rmsnorm23|RMSNormalization (opset 23) over the last axis and from axis 1" \
+  "einsum3|Einsum of three operands"; do
+  fx=${spec%%|*}
+  "$PLANNER" import "$O/$fx.onnx" --batch 4 --loss none -o "$T/$fx.json" > /dev/null 2> "$T/err"
+  fx_ok=$(loss_on_ranks "$T/$fx.json" "$O/$fx.loss")
+  check "$fx.onnx: ${spec#*|} gives the python3 reference's loss ($(cat "$O/$fx.loss")) within 1e-5 on 1, 2 and 4 ranks: $fx_ok" \
+    '[ "$fx_ok" = true ]'
+done
 # ImageScaler (opsets before 10; the model zoo's Tiny YOLOv2): scale times x plus a bias per channel
 "$PLANNER" import "$O/image_scaler.onnx" --batch 4 --loss none -o "$T/is.json" > /dev/null 2> "$T/err"
 "$PLANNER" search "$T/is.json" --devices 2 --dp 2 -o "$T/is.plan" > /dev/null 2>&1
