@@ -241,6 +241,23 @@ static double least_fitting(const part_ctx *cx, double *v, size_t n)
 	return ans;
 }
 
+/* One bound c of the scan: the dp's split with every stage within c, taken
+ * into first[] (and *best) when its sum + (m - 1) x its largest stage beats
+ * *best. tmp holds pp + 1 entries. */
+static void scan_bound(const part_ctx *cx, double c, double *best, int *first, int *tmp)
+{
+	double sum = part_dp(cx->T, cx->S, cx->A, cx->seg, cx->K, cx->pp, cx->m, cx->lim, cx->k,
+	                     cx->dpn, c, cx->f, cx->arg);
+	if (sum == INFINITY)
+		return;
+	double mx = part_read(cx->T, cx->seg, cx->K, cx->pp, cx->k, cx->dpn, cx->arg, tmp);
+	double v = sum + (double)(cx->m - 1) * mx;
+	if (v < *best) {
+		*best = v;
+		memcpy(first, tmp, sizeof *first * (size_t)(cx->pp + 1));
+	}
+}
+
 double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m, double mem_limit,
                              int64_t stage_devices, int64_t devices_per_node, int *first,
                              int *proven)
@@ -320,42 +337,24 @@ double pl_pipeline_partition(const pl_segcost *seg, int K, int64_t pp, int64_t m
 	 * stop once any split with a stage >= c costs more than the best (sum >=
 	 * T[K]). After c0 only the bounds below that stop are sorted, ascending. */
 	double best = INFINITY;
-	int scans = 0;
-	for (size_t q = 0;; q++) {
-		double c = c0;
-		if (q > 0) {
-			if (q == 1) {
-				size_t u = 0;
-				for (size_t w = 0; w < ncand; w++)
-					if (cand[w] > c0 &&
-					    !(T[K] + (double)(m - 1) * cand[w] >= best))
-						cand[u++] = cand[w];
-				sort_doubles(cand, cand + capc, u);
-				ncand = 0;
-				for (size_t w = 0; w < u; w++)
-					if (!ncand || cand[w] != cand[ncand - 1])
-						cand[ncand++] = cand[w];
-			}
-			if (q - 1 >= ncand)
-				break;
-			c = cand[q - 1];
-		}
-		if (T[K] + (double)(m - 1) * c >= best)
+	scan_bound(&cx, c0, &best, first, tmp);
+	size_t u = 0;
+	for (size_t w = 0; w < ncand; w++)
+		if (cand[w] > c0 && !(T[K] + (double)(m - 1) * cand[w] >= best))
+			cand[u++] = cand[w];
+	sort_doubles(cand, cand + capc, u);
+	ncand = 0;
+	for (size_t w = 0; w < u; w++)
+		if (!ncand || cand[w] != cand[ncand - 1])
+			cand[ncand++] = cand[w];
+	for (size_t q = 0, scans = 1; q < ncand; q++) {
+		if (T[K] + (double)(m - 1) * cand[q] >= best)
 			break;
 		if (++scans > PART_MAX_SCANS) {
 			*proven = 0;
 			break;
 		}
-		double sum = part_dp(T, S, A, seg, K, pp, m, mem_limit, stage_devices,
-		                     devices_per_node, c, f, arg);
-		if (sum == INFINITY)
-			continue;
-		double mx = part_read(T, seg, K, pp, stage_devices, devices_per_node, arg, tmp);
-		double v = sum + (double)(m - 1) * mx;
-		if (v < best) {
-			best = v;
-			memcpy(first, tmp, sizeof *first * (size_t)(pp + 1));
-		}
+		scan_bound(&cx, cand[q], &best, first, tmp);
 	}
 	result = best < INFINITY ? best : -1;
 done:

@@ -329,14 +329,15 @@ static int fold_const_node(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *
 	for (size_t k = 0; k < n->n_attribute; k++) {
 		const Onnx__AttributeProto *at = n->attribute[k];
 		const char *an = at->name ? at->name : "";
+		/* value_float(s): float32; value_int(s): int64 */
+		int over = 0, f = !strncmp(an, "value_f", 7);
 		if (at->t && !strcmp(an, "value")) {
 			pl__onnx_set_tensor(m, n->output[0], at->t, MAX_VALUES);
 		} else if (!strcmp(an, "value_float") || !strcmp(an, "value_int")) {
-			double v = an[6] == 'f' ? (double)at->f : (double)at->i;
+			double v = f ? (double)at->f : (double)at->i;
 			int64_t none[1] = {0};
 			pl__onnx_set_info(m, n->output[0], 0, none, 1, &v);
 		} else if (!strcmp(an, "value_floats") || !strcmp(an, "value_ints")) {
-			int f = an[6] == 'f';
 			int64_t cnt = (int64_t)(f ? at->n_floats : at->n_ints),
 			        len = cnt <= MAX_VALUES ? cnt : 0;
 			double *v = len > 0 ? pl__onnx_scratch(m, len) : NULL;
@@ -345,17 +346,16 @@ static int fold_const_node(imp *m, const Onnx__NodeProto *n, tinfo *a, int32_t *
 			for (int64_t i = 0; i < len; i++)
 				v[i] = f ? (double)at->floats[i] : (double)at->ints[i];
 			pl__onnx_set_info(m, n->output[0], 1, &cnt, len, v);
-			tinfo *c = pl__onnx_known(m, n->output[0]);
-			if (c && cnt > 0 && !len)
-				c->over = 1;
+			over = cnt > 0 && !len;
 		} else {
 			continue;
 		}
 		tinfo *c = pl__onnx_known(m, n->output[0]);
 		if (c) { /* its values kept, or too many to keep: a constant still */
 			c->cons = 1;
+			c->over |= over;
 			if (strcmp(an, "value"))
-				c->elem = an[6] == 'f' ? 1 : 7; /* float32, int64 */
+				c->elem = f ? 1 : 7;
 		}
 	}
 	return FOLD_DONE;

@@ -46,6 +46,7 @@ typedef struct inliner {
 	fdefaults *defs;  /* per function of mp */
 	const char *root; /* the graph's node being expanded (for messages) */
 	size_t bytes;     /* of the names made so far */
+	int over;         /* an allocation was refused for passing MAX_BYTES */
 } inliner;
 
 /* the k-th occurrence of length-delimited field `tag` that m's generated
@@ -113,36 +114,36 @@ static void *own(pl__onnx_inlined *out, void *p)
 	return p;
 }
 
-/* a + b, owned by x->out; NULL out of memory or past MAX_BYTES of names */
+/* n bytes owned by x->out, counted against MAX_BYTES; NULL out of memory or
+ * past it (x->over says which) */
+static void *own_alloc(inliner *x, size_t n)
+{
+	if (n > MAX_BYTES - x->bytes) {
+		x->over = 1;
+		return NULL;
+	}
+	x->bytes += n;
+	return own(x->out, pl_malloc(n));
+}
+
+/* a + b, owned by x->out; NULL as own_alloc */
 static char *own_str(inliner *x, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = b ? strlen(b) : 0;
-	if (la + lb + 1 > MAX_BYTES - x->bytes)
-		return NULL;
-	char *s = pl_malloc(la + lb + 1);
+	char *s = own_alloc(x, la + lb + 1);
 	if (!s)
 		return NULL;
-	x->bytes += la + lb + 1;
 	memcpy(s, a, la);
 	if (lb)
 		memcpy(s + la, b, lb);
 	s[la + lb] = '\0';
-	return own(x->out, s);
-}
-
-/* n bytes owned by x->out, counted with the names; NULL as own_str */
-static void *own_alloc(inliner *x, size_t n)
-{
-	if (n > MAX_BYTES - x->bytes)
-		return NULL;
-	x->bytes += n;
-	return own(x->out, pl_malloc(n));
+	return s;
 }
 
 /* why an allocation failed: the expansion's bound, or memory */
 static pl_status alloc_failed(inliner *x)
 {
-	if (x->bytes + 65536 > MAX_BYTES)
+	if (x->over)
 		return pl_err_set(
 		    x->err, PL_EINVAL,
 		    "%s: node '%s': its local functions expand to more than %zu MiB of "
@@ -256,13 +257,11 @@ static pl_status inline_call(inliner *x, const Onnx__NodeProto *n, int fi, int d
 		    "%s: node '%s': its local functions call functions more than %d deep "
 		    "(the last %s:%s; a function that calls itself?)",
 		    x->path, x->root, MAX_DEPTH, f->domain, f->name);
-	char num[32];
-	snprintf(num, sizeof num, "#%zu/", x->calls++);
-	char *pre = own_str(x, who, "/");
-	pre = pre ? own_str(x, pre, f->name) : NULL;
-	pre = pre ? own_str(x, pre, num) : NULL;
+	size_t len = strlen(who) + strlen(f->name) + 32;
+	char *pre = own_alloc(x, len);
 	if (!pre)
 		return alloc_failed(x);
+	snprintf(pre, len, "%s/%s#%zu/", who, f->name, x->calls++);
 	frame fr = {f, &x->defs[fi], n, pre};
 	for (size_t k = 0; k < f->n_node; k++) {
 		const Onnx__NodeProto *b = f->node[k];
