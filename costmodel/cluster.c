@@ -721,6 +721,8 @@ static pl_status parse_kernel_scale(pl_cluster *c, const cJSON *ks, const char *
 			return FAIL("%s: device.kernel_scale.%s: expected a positive finite number",
 			            file, e->string);
 		c->kernel_scale[t] = e->valuedouble;
+		if (t == PL_OP_POW) /* one name, either form */
+			c->kernel_scale[PL_OP_POW_TENSOR] = e->valuedouble;
 	}
 	return PL_OK;
 }
@@ -1014,7 +1016,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddNumberToObject(dev, "kernel_overhead", c->kernel_overhead_s);
 	cJSON *ks = NULL;
 	for (int k = 0; k < PL_OP_COUNT; k++)
-		if (c->kernel_scale[k] > 0) {
+		if (c->kernel_scale[k] > 0 && k != PL_OP_POW_TENSOR) { /* Pow's, under its name */
 			if (!ks)
 				ks = cJSON_AddObjectToObject(dev, "kernel_scale");
 			cJSON_AddNumberToObject(ks, pl_optype_name((pl_optype)k),

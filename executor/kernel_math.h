@@ -341,7 +341,8 @@ enum plk_binary {
 	PLK_EQUAL,
 	PLK_LESS,
 	PLK_GREATER,
-	PLK_PRELU /* a, or a b below 0 (b the slope, ONNX's PRelu) */
+	PLK_PRELU,     /* a, or a b below 0 (b the slope, ONNX's PRelu) */
+	PLK_POW_TENSOR /* a to the power b */
 };
 
 static inline PL_HD float plk_binary_value(int kind, float a, float b)
@@ -356,6 +357,7 @@ static inline PL_HD float plk_binary_value(int kind, float a, float b)
 	case PLK_EQUAL: return (float)(a == b);
 	case PLK_LESS: return (float)(a < b);
 	case PLK_PRELU: return a > 0 ? a : a * b;
+	case PLK_POW_TENSOR: return (float)pow(a, b);
 	case PLK_GREATER: return (float)(a > b);
 	}
 	return 0;
@@ -383,6 +385,12 @@ static inline PL_HD void plk_binary_grad(int kind, float a, float b, float g, fl
 	case PLK_PRELU:
 		*ga = a > 0 ? g : g * b;
 		*gb = a > 0 ? 0 : g * a;
+		break;
+	case PLK_POW_TENSOR: /* as PyTorch's pow_backward_self and _exponent: 0 where
+	                      * the exponent is 0, and where the base is 0 under an
+	                      * exponent >= 0 (else x^e log x is 0 times -inf) */
+		*ga = b == 0 ? 0 : (float)(g * b * pow(a, b - 1));
+		*gb = a == 0 && b >= 0 ? 0 : (float)(g * pow(a, b) * log(a));
 		break;
 	case PLK_EQUAL:
 	case PLK_LESS:

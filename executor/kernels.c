@@ -118,6 +118,7 @@ int pl_kernel_binary_kind(pl_optype t)
 	case PL_OP_LESS: return PLK_LESS;
 	case PL_OP_GREATER: return PLK_GREATER;
 	case PL_OP_PRELU: return PLK_PRELU;
+	case PL_OP_POW_TENSOR: return PLK_POW_TENSOR;
 	case PL_OP_POW:
 	case PL_OP_LEAKYRELU:
 	case PL_OP_ELU:

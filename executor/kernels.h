@@ -59,7 +59,8 @@
 	case PL_OP_EQUAL:                                                                          \
 	case PL_OP_LESS:                                                                           \
 	case PL_OP_GREATER:                                                                        \
-	case PL_OP_PRELU
+	case PL_OP_PRELU:                                                                          \
+	case PL_OP_POW_TENSOR
 
 typedef struct pl_xt {
 	int rank;

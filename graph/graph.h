@@ -123,6 +123,7 @@ typedef enum pl_optype {
 	PL_OP_CEIL,
 	PL_OP_ROUND,
 	PL_OP_REDUCEPROD,
+	PL_OP_POW_TENSOR, /* Pow by a run-time exponent: the model's "Pow" with two inputs */
 	PL_OP_COUNT
 } pl_optype;
 

@@ -972,6 +972,15 @@ static pl_status read_op(builder *b, const cJSON *e, int k, rawop *r, pl_err *er
 	    (st = read_names(b, op->name, "outputs", cJSON_GetObjectItemCaseSensitive(e, "outputs"),
 	                     r->outputs, r->out_shape, &r->noutputs, PL_MAX_OP_OUTPUTS, err)))
 		return st;
+	if (op->type == PL_OP_POW && r->ninputs > 1) { /* the exponent a tensor */
+		const cJSON *at = cJSON_GetObjectItemCaseSensitive(e, "attrs");
+		if (cJSON_GetObjectItemCaseSensitive(at, "exponent"))
+			return FAIL(
+			    "%s: op '%s': Pow: the exponent is given twice, as attrs.exponent and "
+			    "as its second input: give one",
+			    file, op->name);
+		op->type = PL_OP_POW_TENSOR;
+	}
 	const pl_op_rule *rule = pl_op_rule_get(op->type);
 	if (r->ninputs < rule->min_inputs || r->ninputs > rule->max_inputs) {
 		if (rule->min_inputs == rule->max_inputs)

@@ -1391,7 +1391,9 @@ static pl_status onnx_reduce_op(imp *m, const Onnx__NodeProto *n, const char *na
 	return PL_OK;
 }
 
-/* x ^ 2: x times x; x to another constant power, Reciprocal's -1: a Pow */
+/* x ^ 2: x times x; x to another constant power, Reciprocal's -1: a Pow; x
+ * to a power computed at run time (a learned exponent: GeM pooling's p) a Pow
+ * of two inputs, the exponent of any numeric type (ONNX's T2) */
 static pl_status onnx_pow(imp *m, const Onnx__NodeProto *n, const char *name)
 {
 	int pow_op = !strcmp(n->op_type, "Pow");
@@ -1406,11 +1408,16 @@ static pl_status onnx_pow(imp *m, const Onnx__NodeProto *n, const char *name)
 		return PL_OK;
 	}
 	double pe = -1;
-	if (pow_op && !(n->n_input == 2 && pl__onnx_scalar_of(m, n->input[1], &pe) == 0))
-		return pl__onnx_unsupported(
-		    m, n,
-		    "its exponent is not one constant (a power by a tensor computed at run time is "
-		    "not supported: exp(y log x) would hold for a positive base alone)");
+	if (pow_op && n->n_input == 2 && pl__onnx_scalar_of(m, n->input[1], &pe) != 0) {
+		cJSON *o = pl__onnx_add_op(m, name, "Pow");
+		pl__onnx_operand(m, o, n->input[0]);
+		pl__onnx_operand(m, o, n->input[1]);
+		pl__onnx_io(m, o, "outputs", n->output[0]);
+		pl__onnx_infer(m, n);
+		return PL_OK;
+	}
+	if (pow_op && n->n_input != 2)
+		return pl__onnx_unsupported(m, n, "it takes two inputs, a base and an exponent");
 	cJSON_AddNumberToObject(pl__onnx_emit_unary(m, n, name, "Pow"), "exponent", pe);
 	return PL_OK;
 }

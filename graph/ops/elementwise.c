@@ -36,7 +36,9 @@ pl_status pl__infer_elementwise(pl_graph *g, pl_op *op, pl_err *err)
 	/* Where's condition (input 0) is read as true where not 0, of any dtype */
 	int where = op->type == PL_OP_WHERE, first = where;
 	const pl_tensor *a = IN(g, op, first);
-	for (int i = first + 1; i < op->ninputs; i++) {
+	/* Pow's exponent may be of another type (ONNX's T1 and T2): the
+	 * power takes the base's */
+	for (int i = first + 1; i < (op->type == PL_OP_POW_TENSOR ? 1 : op->ninputs); i++) {
 		const pl_tensor *b = IN(g, op, i);
 		if (a->dtype != b->dtype)
 			return pl_err_set(
@@ -129,6 +131,7 @@ static void per_elem(pl_optype t, double *fwd, double *bwd)
 		*bwd = 2;
 		break;
 	case PL_OP_POW: /* exp(e log x), as Exp counts it; the slope the same again */
+	case PL_OP_POW_TENSOR: /* the same; the exponent's gradient (x^e log x) too: below */
 	case PL_OP_ERF: /* its slope 2/sqrt(pi) e^(-v^2): a transcendental too */
 	case PL_OP_SIN:
 	case PL_OP_COS: /* the backward's derivative a transcendental too */
@@ -360,6 +363,24 @@ void pl__work_elementwise(const pl_graph *g, const pl_op *op, const int64_t *spl
 			}
 		w->bytes_bwd += w->saved_bytes;
 		break;
+	case PL_OP_POW_TENSOR: { /* PyTorch's pow(Tensor, Tensor) (derivatives.yaml): the
+		                  * base's gradient e x^(e-1) reads x and e, the exponent's
+		                  * x^e log x reads x, e and the result, which it keeps */
+		int req_e = IN(g, op, 1)->requires_grad;
+		w->vec_flops_bwd = be * n * ((IN(g, op, 0)->requires_grad) + req_e);
+		for (int i = 0; i < 2; i++)
+			if (IN(g, op, i)->role != PL_ROLE_PARAM &&
+			    IN(g, op, i)->role != PL_ROLE_CONST) {
+				w->saved_bytes += pl__local_in_bytes(g, op, i, split);
+				w->saves_in |= (uint8_t)(1u << i);
+			}
+		if (req_e) {
+			w->saved_bytes += out_b;
+			w->saves_out = 1;
+		}
+		w->bytes_bwd += w->saved_bytes;
+		break;
+	}
 	case PL_OP_DROPOUT: w->saved_bytes = n; break; /* one byte of mask per element */
 	case PL_OP_RELU:
 	case PL_OP_CLIP:

@@ -119,6 +119,8 @@ static const pl_op_rule rules[] = {
     [PL_OP_CEIL] = {"Ceil", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_ROUND] = {"Round", 1, 1, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL},
     [PL_OP_REDUCEPROD] = {"ReduceProd", 1, 1, 1, 0, pl__infer_reduce, pl__work_reduce, NULL},
+    [PL_OP_POW_TENSOR] = {"Pow", 2, 2, 1, 0, pl__infer_elementwise, pl__work_elementwise, NULL,
+                          pl__positive_operand},
 };
 _Static_assert(sizeof rules / sizeof *rules == PL_OP_COUNT, "one rule per op type");
 

@@ -1872,16 +1872,22 @@ check "local_functions.onnx: local functions inlined give the python3 reference'
 # and 4 ranks: opset 18's Pad with its axes input (constant padding of the last dimension, edge
 # padding of two dimensions named out of order); opset 23's RMSNormalization (newer exporters'
 # torch.nn.RMSNorm) over the last axis and from axis 1; Einsum of three operands (a bilinear form
-# per row, a chain of three matrices), taken left to right
+# per row, a chain of three matrices), taken left to right; Pow by exponents computed at run
+# time (GeM pooling's p, read from the param: both of Pow's gradients run) and by an int64 tensor
 for spec in "pad_axes|Pad with axes (opset 18)" \
   "rmsnorm23|RMSNormalization (opset 23) over the last axis and from axis 1" \
-  "einsum3|Einsum of three operands"; do
+  "einsum3|Einsum of three operands" \
+  "pow_tensor|Pow by run-time exponents (GeM pooling) and an int64 exponent tensor"; do
   fx=${spec%%|*}
   "$PLANNER" import "$O/$fx.onnx" --batch 4 --loss none -o "$T/$fx.json" > /dev/null 2> "$T/err"
   fx_ok=$(loss_on_ranks "$T/$fx.json" "$O/$fx.loss")
   check "$fx.onnx: ${spec#*|} gives the python3 reference's loss ($(cat "$O/$fx.loss")) within 1e-5 on 1, 2 and 4 ranks: $fx_ok" \
     '[ "$fx_ok" = true ]'
 done
+jq '(.ops[] | select(.name == "hp")) += {"attrs": {"exponent": 2}}' "$T/pow_tensor.json" > "$T/pow-bad.json"
+"$PLANNER" search "$T/pow-bad.json" --devices 1 > /dev/null 2> "$T/err"
+check "a model's Pow with a second input and attrs.exponent: exit 2 naming the op and both" \
+  '[ $? -eq 2 ] && grep -q "op .hp.: Pow: the exponent is given twice, as attrs.exponent and as its second input" "$T/err"'
 # ImageScaler (opsets before 10; the model zoo's Tiny YOLOv2): scale times x plus a bias per channel
 "$PLANNER" import "$O/image_scaler.onnx" --batch 4 --loss none -o "$T/is.json" > /dev/null 2> "$T/err"
 "$PLANNER" search "$T/is.json" --devices 2 --dp 2 -o "$T/is.plan" > /dev/null 2>&1

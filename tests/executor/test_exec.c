@@ -530,6 +530,18 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"Pow\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"exponent\": 3}}",
      "[4, 6, 8]"},
+    /* Pow by a run-time exponent: a learned one per row (GeM pooling's p)
+     * over a Sigmoid's positive output, both gradients; and an exponent
+     * computed from the activations (a Tanh's), broadcast the other way */
+    {"Pow (exponent a param)", "\"p\": {\"shape\": [6, 1], \"role\": \"param\"}", "[4, 6, 8]",
+     "{\"name\": \"sg\", \"type\": \"Sigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"P\"]},"
+     "{\"name\": \"op\", \"type\": \"Pow\", \"inputs\": [\"P\", \"p\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
+    {"Pow (exponent computed)", NULL, "[4, 6, 8]",
+     "{\"name\": \"sg\", \"type\": \"Sigmoid\", \"inputs\": [\"A\"], \"outputs\": [\"P\"]},"
+     "{\"name\": \"th\", \"type\": \"Tanh\", \"inputs\": [\"A\"], \"outputs\": [\"E\"]},"
+     "{\"name\": \"op\", \"type\": \"Pow\", \"inputs\": [\"P\", \"E\"], \"outputs\": [\"y\"]}",
+     "[4, 6, 8]"},
     {"ReduceMax", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"ReduceMax\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
      "\"attrs\": {\"axes\": [2], \"keepdims\": 0}}",

@@ -587,7 +587,9 @@ static void rules_complete(void **state)
 		assert_true(r->min_inputs >= 1 && r->min_inputs <= r->max_inputs);
 		pl_optype back;
 		assert_int_equal(pl_optype_parse(r->name, &back), 0);
-		assert_int_equal(back, t);
+		/* Pow by a tensor is the model's Pow with two inputs (the reader
+		 * tells them apart) */
+		assert_int_equal(back, t == PL_OP_POW_TENSOR ? PL_OP_POW : t);
 	}
 	pl_graph *g = load(
 	    "{\"format\": \"planner.model/1\", \"name\": \"r\", \"tensors\": {"
