@@ -1120,19 +1120,23 @@ static int conv(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *d
 	return 0;
 }
 
-/* ConvTranspose (X, W[, B]), one group: per sample the columns W^T X folded
- * into Y (col2im), the Conv from Y to X read backwards (its geometry: Y the
- * input, X the output); backward dX = W im2col(dY), dW += X im2col(dY)^T,
- * dB the sums of dY. The bias goes to the piece holding the first input
- * channels (the others are partial sums). */
+/* ConvTranspose (X, W[, B]): per sample and group the columns W_g^T X_g
+ * folded into Y_g (col2im), the Conv from Y to X read backwards (its
+ * geometry: Y the input, X the output); backward dX_g = W_g im2col(dY_g),
+ * dW_g += X_g im2col(dY_g)^T, dB the sums of dY. With one group the bias goes
+ * to the piece holding the first input channels (the others are partial
+ * sums); groups are cut whole (depthwise), so each piece adds its own. */
 static int convtranspose(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy, pl_xt *din)
 {
 	const pl_xt *x = &in[0], *w = &in[1], *b = k->op->ninputs > 2 ? &in[2] : NULL;
 	const pl_xt *yy = dy ? dy : y;
 	geom q; /* q.c: Y's channels (Co), q.co: X's (Ci), q.nin: Y's positions, q.nout X's */
 	geom_of(k->op, yy, x, w->shape + 2, &q);
-	int64_t rows = q.c * q.nk;
-	int bias = b && k->in_off[1][0] == 0;
+	/* one group: the piece's input channels, whichever were cut */
+	int64_t groups = k->op->attrs->group,
+	        cig = groups > 1 ? k->g->tensors[k->op->in[0]].shape[1] / groups : q.co,
+	        G = q.co / cig, cog = w->shape[1], rows = cog * q.nk;
+	int bias = b && (groups > 1 || k->in_off[1][0] == 0);
 	size_t ncol = (size_t)rows * (size_t)q.nout;
 	float *col = pl_malloc(sizeof(float) * (ncol ? ncol : 1));
 	if (!col)
@@ -1144,32 +1148,35 @@ static int convtranspose(pl_kctx *k, pl_xt *in, const pl_xt *y, const pl_xt *dy,
 	} else {
 		memset(y->v, 0, sizeof(float) * y->n);
 	}
-	for (int64_t n = 0; n < q.n; n++) {
-		const float *xn = x->v + n * q.co * q.nout;
-		size_t yo = (size_t)(n * q.c * q.nin);
-		if (!dy) {
-			k->gemm(1, 0, rows, q.nout, q.co, 1, w->v, rows, xn, q.nout, 0, col,
-			        q.nout);
-			col2im(&q, col, q.c, y->v + yo);
-			for (int64_t c = 0; bias && c < q.c; c++)
+	for (int64_t n = 0; n < q.n; n++)
+		for (int64_t gi = 0; gi < G; gi++) {
+			size_t xo = (size_t)((n * q.co + gi * cig) * q.nout),
+			       yo = (size_t)((n * q.c + gi * cog) * q.nin);
+			const float *xg = x->v + xo, *wg = w->v + gi * cig * rows;
+			if (!dy) {
+				k->gemm(1, 0, rows, q.nout, cig, 1, wg, rows, xg, q.nout, 0, col,
+				        q.nout);
+				col2im(&q, col, cog, y->v + yo);
+				for (int64_t c = 0; bias && c < cog; c++)
+					for (int64_t o = 0; o < q.nin; o++)
+						y->v[yo + (size_t)(c * q.nin + o)] +=
+						    b->v[gi * cog + c];
+				continue;
+			}
+			im2col(&q, dy->v + yo, cog, col);
+			if (din[0].v) /* dX_g = W_g col */
+				k->gemm(0, 0, cig, q.nout, rows, 1, wg, rows, col, q.nout, 0,
+				        din[0].v + xo, q.nout);
+			if (din[1].v) /* dW_g += X_g col^T */
+				k->gemm(0, 1, cig, rows, q.nout, 1, xg, q.nout, col, q.nout, 1,
+				        din[1].v + gi * cig * rows, rows);
+			for (int64_t c = 0; bias && din[2].v && c < cog; c++) {
+				double s = 0;
 				for (int64_t o = 0; o < q.nin; o++)
-					y->v[yo + (size_t)(c * q.nin + o)] += b->v[c];
-			continue;
+					s += dy->v[yo + (size_t)(c * q.nin + o)];
+				din[2].v[gi * cog + c] += (float)s;
+			}
 		}
-		im2col(&q, dy->v + yo, q.c, col);
-		if (din[0].v) /* dX_n = W col */
-			k->gemm(0, 0, q.co, q.nout, rows, 1, w->v, rows, col, q.nout, 0,
-			        din[0].v + n * q.co * q.nout, q.nout);
-		if (din[1].v) /* dW += X_n col^T */
-			k->gemm(0, 1, q.co, rows, q.nout, 1, xn, q.nout, col, q.nout, 1, din[1].v,
-			        rows);
-		for (int64_t c = 0; bias && din[2].v && c < q.c; c++) {
-			double s = 0;
-			for (int64_t o = 0; o < q.nin; o++)
-				s += dy->v[yo + (size_t)(c * q.nin + o)];
-			din[2].v[c] += (float)s;
-		}
-	}
 	free(col);
 	return 0;
 }

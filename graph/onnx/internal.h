@@ -214,6 +214,8 @@ int pl__onnx_import_recurrent(imp *m, const Onnx__NodeProto *n, const char *name
 int pl__onnx_import_embedding_bag(imp *m, const Onnx__NodeProto *n, const char *name);
 int pl__onnx_import_index(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
 int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, const char **why);
+int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *name,
+                                 const char **why);
 int pl__onnx_import_tile(imp *m, const Onnx__NodeProto *n, const char *name);
 int pl__onnx_import_depth_space(imp *m, const Onnx__NodeProto *n, const char *name);
 int pl__onnx_pads_nothing(imp *m, const Onnx__NodeProto *n);

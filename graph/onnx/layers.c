@@ -3,9 +3,9 @@
  * BatchNormalization, Dropout. */
 #include "graph/onnx/internal.h"
 
-/* ConvTranspose of one group: the planner's op with its strides, dilations,
- * pads (auto_pad's resolved as ONNX states: the output stride x input, the
- * total padding split with the larger half at the end for SAME_UPPER) and
+/* ConvTranspose: the planner's op with its groups, strides, dilations, pads
+ * (auto_pad's resolved as ONNX states: the output stride x input, the total
+ * padding split with the larger half at the end for SAME_UPPER) and
  * output_padding. 0, or -1 with *why */
 int pl__onnx_import_convtranspose(imp *m, const Onnx__NodeProto *n, const char *name,
                                   const char **why)
@@ -17,9 +17,14 @@ int pl__onnx_import_convtranspose(imp *m, const Onnx__NodeProto *n, const char *
 	if (!x || !w || x->rank < 3 || x->rank > 5 || w->rank != x->rank)
 		return -1;
 	int nsp = x->rank - 2;
-	int64_t s[3], d[3], p[6], op[3], dims[5] = {x->dims[0], w->dims[1]};
-	*why = "it has more than one group, or an output_shape (give pads instead)";
-	if (pl__onnx_attr_i(n, "group", 1) != 1 || pl__onnx_attr(n, "output_shape"))
+	int64_t G = pl__onnx_attr_i(n, "group", 1);
+	*why = "its group does not divide its input channels, or its weight's rows are not "
+	       "the input channels";
+	if (G < 1 || G > x->dims[1] || x->dims[1] % G || w->dims[0] != x->dims[1])
+		return -1;
+	int64_t s[3], d[3], p[6], op[3], dims[5] = {x->dims[0], w->dims[1] * G};
+	*why = "it has an output_shape (give pads instead)";
+	if (pl__onnx_attr(n, "output_shape"))
 		return -1;
 	*why = "strides, dilations, pads or output_padding has the wrong count or an "
 	       "out-of-range value";
@@ -56,6 +61,8 @@ int pl__onnx_import_convtranspose(imp *m, const Onnx__NodeProto *n, const char *
 		pl__onnx_io(m, o, "inputs", n->input[2]);
 	pl__onnx_io(m, o, "outputs", n->output[0]);
 	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	if (G > 1)
+		cJSON_AddNumberToObject(at, "group", (double)G);
 	pl_json_add(at, "strides", pl__onnx_int_list(s, (size_t)nsp));
 	pl_json_add(at, "dilations", pl__onnx_int_list(d, (size_t)nsp));
 	pl_json_add(at, "pads", pl__onnx_int_list(p, (size_t)(2 * nsp)));
@@ -1116,6 +1123,102 @@ int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, 
 /* Reshape op `opname` of operand `in` (a constant one declared) into out
  * of shape dims (rank of them), its shape recorded; the output's name as the
  * op holds it */
+/* ScatterND of rows: indices [k, 1] (each a row of the data's first
+ * dimension, constant or computed at run time: index_put and index_add_ of
+ * rows, a mixture of experts' tokens put back), updates [k, rest...] with the
+ * data's rest. In the planner's ops, as ScatterElements is: the indices
+ * one-hot over the N rows ([k, N], no gradient), transposed and multiplied
+ * by the updates as a [k, R] matrix (R the rest's elements): [N, R], the
+ * updates in their rows; with reduction add that is added to the data, with
+ * none it replaces the rows an index hits (data - data * hits + it, hits the
+ * one-hot summed over k). Repeated indices add up (ONNX leaves which wins
+ * undefined). 0, or -1 with *why */
+int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *name,
+                                 const char **why)
+{
+	tinfo *x = n->n_input == 3 ? pl__onnx_known(m, n->input[0]) : NULL,
+	      *ix = n->n_input == 3 ? pl__onnx_known(m, n->input[1]) : NULL,
+	      *u = n->n_input == 3 ? pl__onnx_known(m, n->input[2]) : NULL;
+	char red[16];
+	pl__onnx_attr_str(n, "reduction", red, sizeof red);
+	*why = "only rows are scattered: indices [n, 1] (one index into the data's first "
+	       "dimension each), updates [n, the data's other dimensions], reduction none or add";
+	if (!x || !ix || !u || x->rank < 1 || x->rank > 15 || ix->rank != 2 || ix->dims[1] != 1 ||
+	    ix->dims[0] < 1 || u->rank != x->rank || u->dims[0] != ix->dims[0] ||
+	    (red[0] && strcmp(red, "none") && strcmp(red, "add")))
+		return -1;
+	int64_t rows = x->dims[0], k = ix->dims[0], R = 1;
+	for (int d = 1; d < x->rank; d++) {
+		if (u->dims[d] != x->dims[d])
+			return -1;
+		R *= x->dims[d];
+	}
+	tinfo *iv = pl__onnx_valued(m, n->input[1]);
+	*why = "an index is outside the data's rows";
+	for (int64_t i = 0; iv && i < iv->nval; i++) {
+		int64_t r = pl__onnx_to_i64(iv->val[i]);
+		if (r < -rows || r >= rows)
+			return -1;
+	}
+	int add = !strcmp(red, "add");
+	int32_t el = pl__onnx_elem_of(m, n->input[0]);
+	const char *dt = el ? pl__onnx_dtype_name(el) : NULL;
+	char idx[600], oh[600], oht[600], upd[600], placed[600], op[600], hits[600], hit[600],
+	    kept[600], flat[600];
+	int64_t dk[2] = {k, 0}, perm[2] = {1, 0}, ur[2] = {k, R}, nr[2] = {rows, R};
+	snprintf(idx, sizeof idx, "%s.rows", name);
+	pl__onnx_emit_reshape(m, idx, n->input[1], dk, 1, idx);
+	snprintf(oh, sizeof oh, "%s.onehot", name);
+	cJSON *o = pl__onnx_add_op(m, oh, "OneHot");
+	pl__onnx_io(m, o, "inputs", idx);
+	pl__onnx_io(m, o, "outputs", oh);
+	cJSON *at = cJSON_AddObjectToObject(o, "attrs");
+	cJSON_AddNumberToObject(at, "axis", -1);
+	cJSON_AddNumberToObject(at, "depth", (double)rows);
+	cJSON *vals = cJSON_AddArrayToObject(at, "values");
+	cJSON_AddItemToArray(vals, cJSON_CreateNumber(0));
+	cJSON_AddItemToArray(vals, cJSON_CreateNumber(1));
+	cJSON_AddStringToObject(at, "dtype", dt && strncmp(dt, "int", 3) ? dt : "float32");
+	int64_t ohd[2] = {k, rows};
+	pl__onnx_set_info(m, oh, 2, ohd, 0, NULL);
+	snprintf(oht, sizeof oht, "%s.onehot_t", name);
+	emit_transpose(m, oht, oh, perm, 2, oht);
+	snprintf(upd, sizeof upd, "%s.updates", name);
+	pl__onnx_emit_reshape(m, upd, n->input[2], ur, 2, upd);
+	snprintf(flat, sizeof flat, "%s.placed", name);
+	pl__onnx_emit_binary(m, flat, "MatMul", oht, upd, flat);
+	pl__onnx_set_info(m, flat, 2, nr, 0, NULL);
+	snprintf(placed, sizeof placed, "%s.placed_rows", name);
+	pl__onnx_emit_reshape(m, placed, flat, x->dims, x->rank, placed);
+	const char *keep = n->input[0];
+	if (!add) { /* data - data * hits */
+		int64_t k0 = 0, hd[16] = {rows};
+		for (int d = 1; d < x->rank; d++)
+			hd[d] = 1;
+		snprintf(hits, sizeof hits, "%s.hits", name);
+		snprintf(op, sizeof op, "%s.hit_rows", name);
+		pl__onnx_emit_reduce(m, hits, "ReduceSum", oh, hits, &k0, 1, 0);
+		pl__onnx_emit_reshape(m, op, hits, hd, x->rank, op);
+		snprintf(hit, sizeof hit, "%s.hit", name);
+		cJSON *mul = pl__onnx_add_op(m, hit, "Mul");
+		pl__onnx_operand(m, mul, n->input[0]);
+		pl__onnx_io(m, mul, "inputs", op);
+		pl__onnx_io(m, mul, "outputs", hit);
+		snprintf(kept, sizeof kept, "%s.kept", name);
+		cJSON *sub = pl__onnx_add_op(m, kept, "Sub");
+		pl__onnx_operand(m, sub, n->input[0]);
+		pl__onnx_io(m, sub, "inputs", hit);
+		pl__onnx_io(m, sub, "outputs", kept);
+		keep = kept;
+	}
+	cJSON *a = pl__onnx_add_op(m, name, "Add");
+	pl__onnx_operand(m, a, keep);
+	pl__onnx_io(m, a, "inputs", placed);
+	pl__onnx_io(m, a, "outputs", n->output[0]);
+	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
+	return 0;
+}
+
 const char *pl__onnx_emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims,
                                   int rank, const char *out)
 {

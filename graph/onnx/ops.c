@@ -506,14 +506,13 @@ static pl_status onnx_scatternd(imp *m, const Onnx__NodeProto *n, const char *na
 	tinfo *x = n->n_input == 3 ? pl__onnx_known(m, n->input[0]) : NULL,
 	      *ix = n->n_input == 3 ? pl__onnx_valued(m, n->input[1]) : NULL,
 	      *u = n->n_input == 3 ? pl__onnx_known(m, n->input[2]) : NULL;
+	const char *why;
 	if (!x || !ix || !u || (red[0] && strcmp(red, "none")) || x->rank < 1 || ix->rank != 2 ||
 	    ix->dims[1] != 1 || ix->nval != ix->dims[0] || ix->nval < 1 || u->rank != x->rank ||
 	    u->dims[0] != ix->nval)
-		return pl__onnx_unsupported(
-		    m, n,
-		    "only a slice assignment is imported: constant indices "
-		    "[n, 1] of consecutive rows, updates of their shape, no "
-		    "reduction");
+		return pl__onnx_import_scatter_rows(m, n, name, &why)
+		           ? pl__onnx_unsupported(m, n, why)
+		           : PL_OK;
 	int64_t rows = x->dims[0], a = pl__onnx_to_i64(ix->val[0]);
 	if (a < 0)
 		a += rows;
@@ -523,11 +522,10 @@ static pl_status onnx_scatternd(imp *m, const Onnx__NodeProto *n, const char *na
 		ok &= u->dims[d] == x->dims[d];
 	for (int64_t i = 1; ok && i < ix->nval; i++)
 		ok = pl__onnx_to_i64(ix->val[i]) == pl__onnx_to_i64(ix->val[0]) + i;
-	if (!ok)
-		return pl__onnx_unsupported(m, n,
-		                            "only a slice assignment is imported: its indices must "
-		                            "be consecutive rows within the data, its updates of "
-		                            "their shape");
+	if (!ok) /* scattered rows */
+		return pl__onnx_import_scatter_rows(m, n, name, &why)
+		           ? pl__onnx_unsupported(m, n, why)
+		           : PL_OK;
 	char part[2][600];
 	const int64_t lo[2] = {0, b}, hi[2] = {a, rows}, axis = 0;
 	cJSON *cat = NULL;

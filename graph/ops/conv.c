@@ -164,15 +164,20 @@ pl_status pl__infer_conv(pl_graph *g, pl_op *op, pl_err *err)
 	return PL_OK;
 }
 
-/* ConvTranspose (one group): x [N, Ci, X...], weight [Ci, Co, K...], bias
- * [Co]; each input position scatters its kernel's taps into the output,
- * Y = s (X - 1) + output_padding + (K - 1) d + 1 - pads, as ONNX defines it
- * (the gradient of a Conv from Y to X with the same attributes). Loops: the
- * batch and the output channels (the weight's columns) cut as a Conv's, the
- * input channels a contraction (partial sums in the output, the weight's
- * rows), the input and kernel positions never (an output position gathers
- * taps of several input positions): 2 N Co Ci X K FLOPs, as the product of
- * its loops. */
+/* ConvTranspose: x [N, Ci, X...], weight [Ci, Co/G, K...] (G groups,
+ * attrs.group), bias [Co]; each input position scatters its kernel's taps
+ * into the output, Y = s (X - 1) + output_padding + (K - 1) d + 1 - pads, as
+ * ONNX defines it (the gradient of a Conv from Y to X with the same
+ * attributes); group g maps input channels g Ci/G.. to output channels
+ * g Co/G... Loops: the batch; with one group the output channels (the
+ * weight's columns) cut as a Conv's and the input channels a contraction
+ * (partial sums in the output, the weight's rows); with several, the groups
+ * (cut where a group has one input channel, taking its input channel, its
+ * weight row and its output channels along: a depthwise transposed
+ * convolution), then a group's output channels and input channels, never
+ * cut; the input and kernel positions never (an output position gathers taps
+ * of several input positions): 2 N Co Ci X K / G FLOPs, as the product of its
+ * loops. */
 pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err)
 {
 	const pl_tensor *x = IN(g, op, 0), *wt = IN(g, op, 1);
@@ -184,15 +189,21 @@ pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err)
 	int nsp = x->rank - 2;
 	if (wt->rank != x->rank || wt->shape[0] != x->shape[1])
 		return pl_err_set(err, PL_EINVAL,
-		                  "weight '%s' must be [input channels %lld, output channels, the "
-		                  "kernel] with %d dimensions",
+		                  "weight '%s' must be [input channels %lld, output channels of a "
+		                  "group, the kernel] with %d dimensions",
 		                  wt->name, (long long)x->shape[1], x->rank);
-	if (a->group != 1)
-		return pl_err_set(err, PL_EINVAL, "attrs.group %lld: only one group is supported",
-		                  (long long)a->group);
+	int64_t G = a->group, cig = x->shape[1] / G, cog = wt->shape[1], co;
+	if (x->shape[1] % G)
+		return pl_err_set(err, PL_EINVAL,
+		                  "attrs.group %lld does not divide the %lld input channels",
+		                  (long long)G, (long long)x->shape[1]);
+	if (pl_size_mul(cog, G, &co) || co > PL_MAX_DIM)
+		return pl_err_set(err, PL_EINVAL,
+		                  "weight '%s''s %lld output channels a group in %lld groups are "
+		                  "too many",
+		                  wt->name, (long long)cog, (long long)G);
 	if (wt->dtype != x->dtype || (b && b->dtype != x->dtype))
 		return pl_err_set(err, PL_EINVAL, "input, weight and bias differ in dtype");
-	int64_t co = wt->shape[1];
 	if (b && (b->rank != 1 || b->shape[0] != co))
 		return pl_err_set(err, PL_EINVAL, "bias '%s' must have shape [%lld]", b->name,
 		                  (long long)co);
@@ -239,19 +250,28 @@ pl_status pl__infer_convtranspose(pl_graph *g, pl_op *op, pl_err *err)
 			                  i);
 	}
 	pl__set_out(g, op, 0, x->rank, shape, x->dtype);
+	int one = G == 1, depthwise = G > 1 && cig == 1;
 	int ln = pl__loop_add(op, x->shape[0], PL_LOOP_PARALLEL, 1);
 	pl__map(op, 0, 0, 0, ln);
 	pl__map(op, 1, 0, 0, ln);
-	int lc = pl__loop_add(op, co, PL_LOOP_PARALLEL, 1);
-	pl__map(op, 1, 0, 1, lc);
+	int lg = one ? -1 : pl__loop_add(op, G, PL_LOOP_PARALLEL, depthwise);
+	int lc = pl__loop_add(op, cog, PL_LOOP_PARALLEL, one);
 	pl__map(op, 0, 1, 1, lc);
-	if (b)
-		pl__map(op, 0, 2, 0, lc);
+	/* the output channels (and the bias) are g-major */
+	for (int t = 0; t < 2; t++) {
+		pl_dimmap *m = t == 0 ? &op->spec.out[0][1] : &op->spec.in[2][0];
+		if (t == 1 && !b)
+			break;
+		m->first = (int8_t)(one ? lc : lg);
+		m->count = one || cog == 1 ? 1 : (depthwise ? 2 : 0);
+	}
 	for (int i = 0; i < nsp; i++)
 		pl__map(op, 0, 0, 2 + i, pl__loop_add(op, x->shape[2 + i], PL_LOOP_REDUCE, 0));
-	int li = pl__loop_add(op, x->shape[1], PL_LOOP_REDUCE, 1);
-	pl__map(op, 0, 0, 1, li);
-	pl__map(op, 0, 1, 0, li);
+	int li = pl__loop_add(op, cig, PL_LOOP_REDUCE, one);
+	if (one || depthwise) { /* the input channels and the weight's rows */
+		pl__map(op, 0, 0, 1, one ? li : lg);
+		pl__map(op, 0, 1, 0, one ? li : lg);
+	}
 	for (int i = 0; i < nsp; i++)
 		pl__loop_add(op, wt->shape[2 + i], PL_LOOP_REDUCE, 0);
 	return PL_OK;

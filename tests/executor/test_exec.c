@@ -385,6 +385,24 @@ static const opcase cases[] = {
      "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", \"w\"], "
      "\"outputs\": [\"y\"], \"attrs\": {\"strides\": [3], \"dilations\": [2]}}",
      "[4, 4, 15]"},
+    /* grouped: 2 groups of 2 input and 3 output channels (the batch cut),
+     * and depthwise, 4 groups of one input and 2 output channels (the
+     * groups cut too) */
+    {"ConvTranspose grouped",
+     "\"w\": {\"shape\": [4, 3, 3, 3], \"role\": \"param\"}, "
+     "\"b\": {\"shape\": [6], \"role\": \"param\"}",
+     "[2, 4, 3, 4]",
+     "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", \"w\", \"b\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"group\": 2, \"strides\": [2, 2], "
+     "\"pads\": [1, 0, 1, 1], \"output_padding\": [1, 0]}}",
+     "[2, 6, 6, 8]"},
+    {"ConvTranspose depthwise",
+     "\"w\": {\"shape\": [4, 2, 3], \"role\": \"param\"}, "
+     "\"b\": {\"shape\": [8], \"role\": \"param\"}",
+     "[4, 4, 5]",
+     "{\"name\": \"op\", \"type\": \"ConvTranspose\", \"inputs\": [\"A\", \"w\", \"b\"], "
+     "\"outputs\": [\"y\"], \"attrs\": {\"group\": 4, \"strides\": [2]}}",
+     "[4, 8, 11]"},
     /* padding a feature map (dimension 1 left whole for the others to cut) */
     {"Pad reflect", NULL, "[4, 6, 8]",
      "{\"name\": \"op\", \"type\": \"Pad\", \"inputs\": [\"A\"], \"outputs\": [\"y\"], "
@@ -1033,9 +1051,10 @@ static float direct(const pl_graph *g, const pl_op *op, const float *x, const fl
 	int64_t G = conv ? at->group : 1, cig = C / G, cog = yt->shape[1] / G;
 	int64_t n = o[0], c = o[1], oh = nsp == 2 ? o[2] : 0, ow = o[1 + nsp];
 	double acc = maxp ? -INFINITY : 0;
-	if (tconv) { /* y[oh, ow] sums x[ih, iw] w[i, j] where ih s - pb + i d = oh */
-		int64_t Co = yt->shape[1];
-		for (int64_t ci = 0; ci < C; ci++)
+	if (tconv) { /* y[oh, ow] sums x[ih, iw] w[i, j] where ih s - pb + i d = oh,
+		      * over the input channels of output channel c's group */
+		int64_t Gt = at->group, Co = yt->shape[1] / Gt, g0 = c / Co * (C / Gt);
+		for (int64_t ci = g0; ci < g0 + C / Gt; ci++)
 			for (int64_t ih = 0; ih < H; ih++)
 				for (int64_t iw = 0; iw < W; iw++)
 					for (int64_t i = 0; i < k[0]; i++)
@@ -1047,7 +1066,8 @@ static float direct(const pl_graph *g, const pl_op *op, const float *x, const fl
 								        x[((n * C + ci) * H + ih) *
 								              W +
 								          iw] *
-								    w[((ci * Co + c) * k[0] + i) *
+								    w[((ci * Co + c % Co) * k[0] +
+								       i) *
 								          k[1] +
 								      j];
 		return (float)(acc + (b ? b[c] : 0));
@@ -1153,7 +1173,7 @@ static void window_ops_match_direct_loops(void **state)
 		free(y);
 		one_rank_close(&o);
 	}
-	assert_int_equal(checked, 12);
+	assert_int_equal(checked, 14);
 }
 
 /* the index of name among n names, or -1 (a test's own cases by name) */
