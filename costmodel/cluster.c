@@ -71,6 +71,7 @@ static void h100(pl_cluster *c)
 	c->peak_flops[PL_DT_FLOAT32] = 6.7e13;
 	c->peak_flops[PL_DT_INT32] = 6.7e13;
 	c->peak_flops[PL_DT_INT64] = 6.7e13;
+	c->peak_flops[PL_DT_FLOAT64] = 6.7e13; /* FP64 Tensor Core */
 	c->memory_bandwidth = 3.35e12;
 	c->fp8_peak_flops = FP8_H100_PEAK;
 	c->fp8_gemm_eff_max = FP8_H100_MAX;
@@ -118,6 +119,7 @@ static void a100(pl_cluster *c)
 	c->peak_flops[PL_DT_FLOAT32] = 1.95e13;
 	c->peak_flops[PL_DT_INT32] = 1.95e13;
 	c->peak_flops[PL_DT_INT64] = 1.95e13;
+	c->peak_flops[PL_DT_FLOAT64] = 1.95e13; /* FP64 Tensor Core */
 	c->memory_bandwidth = 1.555e12;
 	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 2.3e11}; /* nccl-tests, 8x A100 NVSwitch */
 	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 2.4e10}; /* 200 Gb/s HDR per GPU */
@@ -158,6 +160,7 @@ static void v100(pl_cluster *c)
 	c->peak_flops[PL_DT_FLOAT32] = 1.57e13;
 	c->peak_flops[PL_DT_INT32] = 1.57e13;
 	c->peak_flops[PL_DT_INT64] = 1.57e13;
+	c->peak_flops[PL_DT_FLOAT64] = 7.8e12;
 	c->memory_bandwidth = 9.0e11;
 	c->link[PL_LINK_INTRA] = (pl_ab){2.0e-5, 1.0 / 1.3e11}; /* NVSwitch, 6 NVLink2 */
 	c->link[PL_LINK_INTER] = (pl_ab){3.0e-5, 1.0 / 1.2e10}; /* 100 Gb/s EDR per GPU */
@@ -756,6 +759,11 @@ static pl_status parse_peak_flops(pl_cluster *c, const cJSON *pf, const char *fi
 			            file, e->string, NUM_MAX);
 		c->peak_flops[dt] = e->valuedouble;
 	}
+	/* a file written before float64 was a dtype: its float32 rate (the
+	 * GPUs' FP64 tensor cores run at their FP32 rate; V100 at half) */
+	const cJSON *f32 = cJSON_GetObjectItemCaseSensitive(pf, "float32");
+	if (f32 && !cJSON_GetObjectItemCaseSensitive(pf, "float64"))
+		c->peak_flops[PL_DT_FLOAT64] = c->peak_flops[PL_DT_FLOAT32];
 	return PL_OK;
 }
 

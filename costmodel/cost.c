@@ -332,6 +332,13 @@ static grad_bytes adam_bytes(pl_dtype dt, pl_grad_dtype gd)
 		b.micro_launches = 2;
 		return b;
 	}
+	if (dt == PL_DT_FLOAT64) { /* PyTorch's Adam keeps exp_avg and exp_avg_sq in the
+		                    * param's dtype: fp32's bytes doubled */
+		b.grad = b.reduced = w;
+		b.state = 16;
+		b.traffic = 2 * (4 + 28);
+		return b;
+	}
 	b.grad = b.reduced = half && !fp16 ? 4 : w;
 	b.state = 8 + (half ? 4 : 0) + (fp16 ? 4 : 0);
 	b.traffic = (fp16 ? (w + 4) + 8 : 0) + 4 + 28 + (half ? 4 + w : 0);
@@ -466,7 +473,8 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 	memset(out, 0, sizeof *out);
 	pl_cost_work_seconds(c, dt, w, &out->fwd_s, &out->bwd_s);
 	double rf = 0, rb = 0; /* a fused attention at its kernel's measured rate */
-	if (w->attn_head_dim > 0 && c->attention_kernel[0] && dt != PL_DT_FLOAT32) {
+	if (w->attn_head_dim > 0 && c->attention_kernel[0] &&
+	    (dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16)) {
 		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w->attn_causal,
 		                       w->attn_head_dim, w->attn_seq);
 		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w->attn_causal,

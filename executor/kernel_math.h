@@ -47,6 +47,7 @@ enum plk_unary {
 	PLK_FLOOR,
 	PLK_CEIL,
 	PLK_ROUND,
+	PLK_TRUNC, /* toward 0: a Cast to an integer type, as C's and PyTorch's */
 	PLK_GELU_TANH,
 	PLK_LEAKYRELU,
 	PLK_ELU,
@@ -107,6 +108,7 @@ static inline PL_HD float plk_param_unit(int kind, float v, double a, double g, 
 	case PLK_FLOOR:
 	case PLK_CEIL:
 	case PLK_ROUND:
+	case PLK_TRUNC:
 	case PLK_GELU_TANH:
 	case PLK_POW: break;
 	}
@@ -229,6 +231,10 @@ static inline PL_HD float plk_elementwise(int kind, float v, float *d)
 		break;
 	case PLK_ROUND: /* halves to even, as ONNX's Round and torch.round */
 		r = rintf(v);
+		*d = 0;
+		break;
+	case PLK_TRUNC:
+		r = truncf(v);
 		*d = 0;
 		break;
 	case PLK_TAN:

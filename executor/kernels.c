@@ -65,8 +65,10 @@ int pl_kernel_unary_kind(const pl_op *op)
 	case PL_OP_TANH: return PLK_TANH;
 	case PL_OP_SIGMOID: return PLK_SIGMOID;
 	case PL_OP_DROPOUT: return PLK_DROPOUT;
-	case PL_OP_IDENTITY:
-	case PL_OP_CAST: return PLK_IDENTITY; /* computed in fp32 */
+	case PL_OP_IDENTITY: return PLK_IDENTITY;
+	case PL_OP_CAST: /* computed in fp32; to an integer type toward 0 */
+		return op->attrs->to == PL_DT_INT32 || op->attrs->to == PL_DT_INT64 ? PLK_TRUNC
+		                                                                    : PLK_IDENTITY;
 	case PL_OP_CLIP: return PLK_CLIP;
 	case PL_OP_HARDSIGMOID: return PLK_HARDSIGMOID;
 	case PL_OP_HARDSWISH: return PLK_HARDSWISH;

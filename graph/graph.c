@@ -12,9 +12,10 @@
 
 #include "graph/alloc.h"
 
-static const char *const dtype_names[] = {"float32", "float16", "bfloat16", "int32", "int64"};
+static const char *const dtype_names[] = {"float32", "float16", "bfloat16",
+                                          "int32",   "int64",   "float64"};
 _Static_assert(sizeof dtype_names / sizeof *dtype_names == PL_DT_COUNT, "dtype names");
-static const int dtype_bytes[] = {4, 2, 2, 4, 8};
+static const int dtype_bytes[] = {4, 2, 2, 4, 8, 8};
 static const char *const role_names[] = {"input", "param", "const", "activation"};
 _Static_assert(sizeof role_names / sizeof *role_names == PL_ROLE_COUNT, "role names");
 

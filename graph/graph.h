@@ -26,6 +26,7 @@ typedef enum pl_dtype {
 	PL_DT_BFLOAT16,
 	PL_DT_INT32,
 	PL_DT_INT64,
+	PL_DT_FLOAT64, /* computed in float32 by the executors; priced at its own peak */
 	PL_DT_COUNT
 } pl_dtype;
 

@@ -1,5 +1,6 @@
 #include "graph/json.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -250,7 +251,7 @@ static const char *scan_number(const char *p, const char *end, float *v)
 	double x;
 	const char *q = json_number(p, end, &x);
 	/* what the reader refuses goes to cJSON, which names it */
-	if (!q || !isfinite(x) || fabs(x) > 3e38)
+	if (!q || !isfinite(x) || fabs(x) > FLT_MAX) /* float32's largest: nan_to_num's */
 		return NULL;
 	*v = (float)x;
 	return q;

@@ -33,7 +33,7 @@ typedef struct pl_json_numbers {
 	} *a;
 } pl_json_numbers;
 /* pl_json_parse, but each array under a key `key` that holds only numbers
- * as JSON writes them, every one finite and at most 3e38 in magnitude, or
+ * as JSON writes them, every one finite and at most FLT_MAX in magnitude, or
  * the strings "inf" and "-inf", at least PL_JSON_NUMBERS_MIN of them, is
  * read into *nums (zeroed by the caller) and left empty in the tree; any
  * other array is cJSON's, so that every error, line and column is the same

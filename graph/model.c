@@ -6,6 +6,7 @@
 #include "graph/model.h"
 
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <math.h>
@@ -639,7 +640,7 @@ static pl_status named_attr(builder *b, const pl_op *op, pl_attrs *a, const cJSO
 	} else if (!strcmp(k, "to") || (op->type == PL_OP_ONEHOT && !strcmp(k, "dtype"))) {
 		if (!cJSON_IsString(e) || pl_dtype_parse(e->valuestring, &a->to))
 			return FAIL("%s: %s: expected one of float32, float16, bfloat16, "
-			            "int32, int64",
+			            "int32, int64, float64",
 			            b->file, where);
 	} else
 		*taken = 0;
@@ -818,7 +819,8 @@ static pl_status read_header(builder *b, const cJSON *root, pl_err *err)
 	const cJSON *jdt = cJSON_GetObjectItemCaseSensitive(root, "dtype");
 	g->dtype = PL_DT_FLOAT32;
 	if (jdt && (!cJSON_IsString(jdt) || pl_dtype_parse(jdt->valuestring, &g->dtype)))
-		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64",
+		return FAIL("%s: dtype: expected one of float32, float16, bfloat16, int32, int64, "
+		            "float64",
 		            file);
 	return unknown_keys(b, root, top_keys, NKEYS(top_keys), "", err);
 }
@@ -861,7 +863,8 @@ static pl_status read_values(builder *b, const cJSON *e, pl_tensor *t, pl_err *e
 			f[i++] = inf[0] == '-' ? -INFINITY : INFINITY;
 			continue;
 		}
-		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 3e38)
+		if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) ||
+		    fabs(x->valuedouble) > FLT_MAX)
 			return FAIL("%s: tensors.%s.values[%lld]: expected a finite float, \"inf\" "
 			            "or \"-inf\"",
 			            file, e->string, (long long)i);
@@ -922,7 +925,7 @@ static pl_status read_tensors(builder *b, const cJSON *root, pl_err *err)
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(e, "dtype");
 		if (d && (!cJSON_IsString(d) || pl_dtype_parse(d->valuestring, &t->dtype)))
 			return FAIL("%s: tensors.%s.dtype: expected one of float32, float16, "
-			            "bfloat16, int32, int64",
+			            "bfloat16, int32, int64, float64",
 			            file, e->string);
 		if ((st = read_values(b, e, t, err)))
 			return st;

@@ -371,8 +371,10 @@ pl_status pl_values_batch(pl_start_values *sv, const char *spec, const pl_graph 
 			                         : ": expected a float descr (<f4, <f8, <f2)");
 			goto done;
 		}
-	} else { /* raw: float32, or int64 / int32 by the size */
-		int w = is_int ? (len == (size_t)n * 4 ? 4 : 8) : 4;
+	} else { /* raw: float32 (or a float64 input's float64), or int64 / int32
+		  * by the size */
+		int f64 = pt->dtype == PL_DT_FLOAT64;
+		int w = is_int || f64 ? (len == (size_t)n * 4 ? 4 : 8) : 4;
 		if (len != (size_t)n * (size_t)w) {
 			st = pl_err_set(
 			    err, PL_EINVAL,
@@ -380,12 +382,18 @@ pl_status pl_values_batch(pl_start_values *sv, const char *spec, const pl_graph 
 			    "raw little-endian file for input '%s' [%s] holds %s (%lld "
 			    "bytes%s)",
 			    path, len, pt->name, want,
-			    is_int ? "int64 or int32 values" : "float32 values",
-			    (long long)n * (is_int ? 8 : 4), is_int ? " or half as many" : "");
+			    is_int ? "int64 or int32 values"
+			    : f64  ? "float64 or float32 values"
+			           : "float32 values",
+			    (long long)n * (is_int || f64 ? 8 : 4),
+			    is_int || f64 ? " or half as many" : "");
 			goto done;
 		}
 		a = (pl_npy){.rank = pt->rank, .data = b, .bytes = len, .width = w};
-		snprintf(a.descr, sizeof a.descr, "%s", is_int ? (w == 8 ? "<i8" : "<i4") : "<f4");
+		snprintf(a.descr, sizeof a.descr, "%s",
+		         is_int   ? (w == 8 ? "<i8" : "<i4")
+		         : w == 8 ? "<f8"
+		                  : "<f4");
 	}
 	float *v = pl_malloc(sizeof(float) * (size_t)(n ? n : 1));
 	if (!v) {

@@ -128,10 +128,11 @@ void pl__onnx_operand(imp *m, cJSON *o, const char *name)
 			pl__onnx_const_values(t, k->val, k->nval, 0);
 		else if (!k || k->rank == 0)
 			pl__onnx_const_values(t, NULL, 1, v);
-		/* an integer constant compared with an integer input keeps its type */
+		/* an integer constant compared with an integer input keeps its type,
+		 * as a float64 one (of a graph computing in float64) does */
 		const char *dt =
 		    k ? pl__onnx_dtype_name(k->elem ? k->elem : stated_elem(m, name)) : NULL;
-		if (dt && !strncmp(dt, "int", 3))
+		if (dt && (!strncmp(dt, "int", 3) || !strcmp(dt, "float64")))
 			cJSON_AddStringToObject(t, "dtype", dt);
 		pl_json_add(m->tensors, name, t);
 	}

@@ -339,6 +339,7 @@ const char *pl__onnx_dtype_name(int32_t t)
 	case ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16: return "bfloat16";
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: return "int32";
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return "int64";
+	case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return "float64";
 	/* a boolean mask fed to the model: integers 0 and 1 (data; no gradient) */
 	case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
 	case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:

@@ -146,8 +146,11 @@ static pl_status onnx_cast(imp *m, const Onnx__NodeProto *n, const char *name)
 	if (!to)
 		return pl__onnx_unsupported(m, n,
 		                            "it casts to a type other than float32, float16, "
-		                            "bfloat16, int32, int64 or bool");
+		                            "bfloat16, float64, int32, int64 or bool");
 	cJSON_AddStringToObject(pl__onnx_emit_unary(m, n, name, "Cast"), "to", to);
+	tinfo *y = pl__onnx_known(m, n->output[0]); /* its type, for the constants beside it */
+	if (y && !y->nval)
+		y->elem = el;
 	return PL_OK;
 }
 
@@ -726,7 +729,11 @@ static pl_status onnx_isnan_isinf(imp *m, const Onnx__NodeProto *n, const char *
 			pl__onnx_infer(m, n);
 			return PL_OK;
 		}
-		if (emit_scalar(m, name, "inf", NULL, pos ? INFINITY : -INFINITY, inf, sizeof inf))
+		/* the infinity of x's type (a float64 one after PyTorch's Cast to double) */
+		int32_t xe = pl__onnx_elem_of(m, x);
+		const char *xd = xe ? pl__onnx_dtype_name(xe) : NULL;
+		if (emit_scalar(m, name, "inf", xd && strncmp(xd, "int", 3) ? xd : NULL,
+		                pos ? INFINITY : -INFINITY, inf, sizeof inf))
 			return pl__onnx_unsupported(m, n, "its constant's name is taken");
 		snprintf(a, sizeof a, "%s.abs", name);
 		if (neg && pos)

@@ -101,7 +101,7 @@ static pl_status declare(imp *m, const char *name, const Onnx__TypeProto__Tensor
 		return pl_err_set(
 		    m->err, PL_EINVAL,
 		    "%s: tensor '%s': element type %d is not one of float32, float16, "
-		    "bfloat16, int32, int64",
+		    "bfloat16, float64, int32, int64",
 		    m->path, name, (int)et);
 	int64_t shape[16];
 	size_t n = init ? init->n_dims : tt && tt->shape ? tt->shape->n_dim : 0;

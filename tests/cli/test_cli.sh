@@ -1875,13 +1875,14 @@ check "local_functions.onnx: local functions inlined give the python3 reference'
 # per row, a chain of three matrices), taken left to right; Pow by exponents computed at run
 # time (GeM pooling's p, read from the param: both of Pow's gradients run) and by an int64 tensor; ConvTranspose of
 # groups (nn.ConvTranspose2d(groups=2) and depthwise, groups = channels); ScatterND of rows not
-# in one run (index_put of rows 3 and 0; index_add_ of rows computed at run time)
+# in one run (index_put of rows 3 and 0; index_add_ of rows computed at run time); float64 (.double())
 for spec in "pad_axes|Pad with axes (opset 18)" \
   "rmsnorm23|RMSNormalization (opset 23) over the last axis and from axis 1" \
   "einsum3|Einsum of three operands" \
   "pow_tensor|Pow by run-time exponents (GeM pooling) and an int64 exponent tensor" \
   "convt_groups|ConvTranspose of 2 groups and depthwise (4 groups, dilated, with a bias)" \
-  "scatter_rows|ScatterND of rows out of order (constant indices) and of rows computed at run time with reduction add"; do
+  "scatter_rows|ScatterND of rows out of order (constant indices) and of rows computed at run time with reduction add" \
+  "float64|a part computed in float64 (a Cast to double, double constants, a Cast back)"; do
   fx=${spec%%|*}
   "$PLANNER" import "$O/$fx.onnx" --batch 4 --loss none -o "$T/$fx.json" > /dev/null 2> "$T/err"
   fx_ok=$(loss_on_ranks "$T/$fx.json" "$O/$fx.loss")

@@ -1686,6 +1686,28 @@ static void pad_matches_onnx_examples(void **state)
 	}
 }
 
+/* A Cast to an integer type truncates toward 0 (ONNX's Cast as numpy's
+ * astype, PyTorch's .long()), one to float16 or float64 keeps the value (the
+ * executors compute in float32) */
+static void cast_to_int_truncates(void **state)
+{
+	(void)state;
+	static const float x[] = {-1.75f, -0.5f, 0.5f, 1.75f, 2.0f, -3.0f};
+	static const float trunc[] = {-1, 0, 0, 1, 2, -3};
+	static const char *const to[] = {"int64", "int32", "float64"};
+	for (int i = 0; i < 3; i++) {
+		char op[512];
+		snprintf(op, sizeof op,
+		         "{\"name\": \"op\", \"type\": \"Cast\", \"inputs\": [\"A\"], "
+		         "\"outputs\": [\"c\"], \"attrs\": {\"to\": \"%s\"}}, "
+		         "{\"name\": \"back\", \"type\": \"Cast\", \"inputs\": [\"c\"], "
+		         "\"outputs\": [\"y\"], \"attrs\": {\"to\": \"float32\"}}",
+		         to[i]);
+		check_ops("Cast", to[i], op, NULL, "[1, 6]", x, NULL, "[1, 6]", i < 2 ? trunc : x,
+		          6, 0);
+	}
+}
+
 /* The element-wise ops against libm on their input's values (Log, Sqrt and
  * the inverse functions read a Sigmoid's, Tanh's or Exp's output: P; Sign's
  * own is checked against v's sign) */
@@ -2517,6 +2539,7 @@ int main(void)
 #endif
 	    cmocka_unit_test(resize_matches_onnx_examples),
 	    cmocka_unit_test(unary_ops_match_libm),
+	    cmocka_unit_test(cast_to_int_truncates),
 	    cmocka_unit_test(kernels_keep_masks_and_statistics),
 	    cmocka_unit_test(select_ops_route_gradients),
 	    cmocka_unit_test(resize_cubic_matches_pytorch),

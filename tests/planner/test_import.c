@@ -201,9 +201,11 @@ static void const_values_take_infinities(void **state)
 static void long_const_values_read_alike(void **state)
 {
 	(void)state;
-	static const char *const toks[] = {"0",    "-0",      "1",        "-2.5",
-	                                   "1e-3", "2.9e38",  "1E-45",    "-7.25e+2",
-	                                   "0.1",  "\"inf\"", "\"-inf\"", "123456789.123456789"};
+	static const char *const toks[] = {"0", "-0", "1", "-2.5", "1e-3", "2.9e38", "1E-45",
+	                                   "-7.25e+2", "0.1", "\"inf\"", "\"-inf\"",
+	                                   "123456789.123456789",
+	                                   /* float32's largest (nan_to_num's), as JSON writes it */
+	                                   "-3.4028234663852886e+38"};
 	enum { N = 300, NT = sizeof toks / sizeof *toks };
 	char *vals = malloc(N * 24), *json = malloc(N * 24 + 1024);
 	assert_non_null(vals);
