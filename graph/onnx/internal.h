@@ -21,17 +21,18 @@
 #define SUPPORTED                                                                                  \
 	"MatMul (a vector operand too), Gemm, Einsum (of up to 8 operands), Conv, MaxPool, "       \
 	"AveragePool, "                                                                            \
-	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (of one group), LSTM, GRU and RNN "       \
+	"GlobalAveragePool, GlobalMaxPool, ConvTranspose (grouped too), LSTM, GRU and RNN "        \
 	"(default activations; initial states, Y_h and Y_c too), Flatten, Clip, "                  \
 	"HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu, CumSum, Not, Or, And and Xor " \
 	"(of masks), "                                                                             \
-	"Pow by a constant, "                                                                      \
+	"Pow (by a constant or a tensor), "                                                        \
 	"Reciprocal, Tile, DepthToSpace, SpaceToDepth, RandomNormal(Like), RandomUniform(Like) "   \
 	"and Bernoulli "                                                                           \
 	"(as drawn data), "                                                                        \
 	"BatchNormalization, InstanceNormalization (GroupNorm's export too), GroupNormalization, " \
 	"Gelu, Resize and Upsample "                                                               \
-	"(nearest, linear, cubic), Expand, Concat, ScatterND (a slice assignment), Slice "         \
+	"(nearest, linear, cubic), Expand, Concat, ScatterND (of rows), Cast (float64 too), "      \
+	"Slice "                                                                                   \
 	"(steps of 1, or a step that divides the axis), Split, Pad (constant, reflect, edge, "     \
 	"wrap; its axes too; not of the batch), Add, Sub, Mul, Div, Neg, Exp, Log, Sqrt, Abs, "    \
 	"Relu, "                                                                                   \

@@ -1132,7 +1132,7 @@ int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, 
  * updates in their rows; with reduction add that is added to the data, with
  * none it replaces the rows an index hits (data - data * hits + it, hits the
  * one-hot summed over k). Repeated indices add up (ONNX leaves which wins
- * undefined). 0, or -1 with *why */
+ * undefined). Up to 2^24 indices times rows. 0, or -1 with *why */
 int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *name,
                                  const char **why)
 {
@@ -1153,6 +1153,13 @@ int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *n
 			return -1;
 		R *= x->dims[d];
 	}
+	/* the one-hot product prices k x rows x R: a few rows of a small table
+	 * (index_put), not every token of a batch put back (that needs a scatter
+	 * op of its own, which the planner does not have) */
+	*why = "more than 2^24 indices times rows: the one-hot product it imports as would cost "
+	       "far more than the scatter";
+	if ((double)ix->dims[0] * (double)x->dims[0] > (double)(1 << 24))
+		return -1;
 	tinfo *iv = pl__onnx_valued(m, n->input[1]);
 	*why = "an index is outside the data's rows";
 	for (int64_t i = 0; iv && i < iv->nval; i++) {
