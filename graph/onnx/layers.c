@@ -1006,6 +1006,34 @@ static void emit_transpose(imp *m, const char *opname, const char *in, const int
 	            pl__onnx_int_list(perm, (size_t)r));
 }
 
+/* What a scatter puts, `placed` (of data's shape), over `data` into out (op
+ * `opname`): added to it where hits is NULL (reduction add), else replacing
+ * the data where hits (broadcast to it) is 1: data - data * hits + placed,
+ * ops name.hit and name.kept */
+static void emit_put(imp *m, const char *name, const char *data, const char *hits,
+                     const char *placed, const char *opname, const char *out)
+{
+	const char *keep = data;
+	char hit[600], kept[600];
+	if (hits) {
+		snprintf(hit, sizeof hit, "%s.hit", name);
+		cJSON *mul = pl__onnx_add_op(m, hit, "Mul");
+		pl__onnx_operand(m, mul, data);
+		pl__onnx_io(m, mul, "inputs", hits);
+		pl__onnx_io(m, mul, "outputs", hit);
+		snprintf(kept, sizeof kept, "%s.kept", name);
+		cJSON *sub = pl__onnx_add_op(m, kept, "Sub");
+		pl__onnx_operand(m, sub, data);
+		pl__onnx_io(m, sub, "inputs", hit);
+		pl__onnx_io(m, sub, "outputs", kept);
+		keep = kept;
+	}
+	cJSON *a = pl__onnx_add_op(m, opname, "Add");
+	pl__onnx_operand(m, a, keep);
+	pl__onnx_io(m, a, "inputs", placed);
+	pl__onnx_io(m, a, "outputs", out);
+}
+
 /* ScatterElements (torch's scatter and scatter_add: a router's top-k placed
  * back, zeros_like(x).scatter(-1, idx, src)) in the planner's ops, along the
  * last axis: the indices one-hot over the axis ([..., k, N]; OneHot, no
@@ -1092,27 +1120,12 @@ int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, 
 	pl__onnx_emit_reduce(m, direct ? last : op, "ReduceSum", prod, direct ? out : sum, &k, 1,
 	                     0);
 	if (!direct) {
-		const char *keep = data;
-		char hits[600], hit[600], kept[600];
+		char hits[600];
 		if (!add) { /* data - data * hits */
 			snprintf(hits, sizeof hits, "%s.hits", name);
 			pl__onnx_emit_reduce(m, hits, "ReduceSum", oh, hits, &k, 1, 0);
-			snprintf(hit, sizeof hit, "%s.hit", name);
-			cJSON *mul = pl__onnx_add_op(m, hit, "Mul");
-			pl__onnx_operand(m, mul, data);
-			pl__onnx_io(m, mul, "inputs", hits);
-			pl__onnx_io(m, mul, "outputs", hit);
-			snprintf(kept, sizeof kept, "%s.kept", name);
-			cJSON *sub = pl__onnx_add_op(m, kept, "Sub");
-			pl__onnx_operand(m, sub, data);
-			pl__onnx_io(m, sub, "inputs", hit);
-			pl__onnx_io(m, sub, "outputs", kept);
-			keep = kept;
 		}
-		cJSON *a = pl__onnx_add_op(m, last, "Add");
-		pl__onnx_operand(m, a, keep);
-		pl__onnx_io(m, a, "inputs", sum);
-		pl__onnx_io(m, a, "outputs", out);
+		emit_put(m, name, data, add ? NULL : hits, sum, last, out);
 	}
 	if (ax != r - 1)
 		emit_transpose(m, name, out, perm, r, n->output[0]);
@@ -1170,8 +1183,7 @@ int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *n
 	int add = !strcmp(red, "add");
 	int32_t el = pl__onnx_elem_of(m, n->input[0]);
 	const char *dt = el ? pl__onnx_dtype_name(el) : NULL;
-	char idx[600], oh[600], oht[600], upd[600], placed[600], op[600], hits[600], hit[600],
-	    kept[600], flat[600];
+	char idx[600], oh[600], oht[600], upd[600], placed[600], op[600], hits[600], flat[600];
 	int64_t dk[2] = {k, 0}, perm[2] = {1, 0}, ur[2] = {k, R}, nr[2] = {rows, R};
 	snprintf(idx, sizeof idx, "%s.rows", name);
 	pl__onnx_emit_reshape(m, idx, n->input[1], dk, 1, idx);
@@ -1197,8 +1209,7 @@ int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *n
 	pl__onnx_set_info(m, flat, 2, nr, 0, NULL);
 	snprintf(placed, sizeof placed, "%s.placed_rows", name);
 	pl__onnx_emit_reshape(m, placed, flat, x->dims, x->rank, placed);
-	const char *keep = n->input[0];
-	if (!add) { /* data - data * hits */
+	if (!add) { /* the rows an index hits, [rows, 1, ...] */
 		int64_t k0 = 0, hd[16] = {rows};
 		for (int d = 1; d < x->rank; d++)
 			hd[d] = 1;
@@ -1206,22 +1217,8 @@ int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *n
 		snprintf(op, sizeof op, "%s.hit_rows", name);
 		pl__onnx_emit_reduce(m, hits, "ReduceSum", oh, hits, &k0, 1, 0);
 		pl__onnx_emit_reshape(m, op, hits, hd, x->rank, op);
-		snprintf(hit, sizeof hit, "%s.hit", name);
-		cJSON *mul = pl__onnx_add_op(m, hit, "Mul");
-		pl__onnx_operand(m, mul, n->input[0]);
-		pl__onnx_io(m, mul, "inputs", op);
-		pl__onnx_io(m, mul, "outputs", hit);
-		snprintf(kept, sizeof kept, "%s.kept", name);
-		cJSON *sub = pl__onnx_add_op(m, kept, "Sub");
-		pl__onnx_operand(m, sub, n->input[0]);
-		pl__onnx_io(m, sub, "inputs", hit);
-		pl__onnx_io(m, sub, "outputs", kept);
-		keep = kept;
 	}
-	cJSON *a = pl__onnx_add_op(m, name, "Add");
-	pl__onnx_operand(m, a, keep);
-	pl__onnx_io(m, a, "inputs", placed);
-	pl__onnx_io(m, a, "outputs", n->output[0]);
+	emit_put(m, name, n->input[0], add ? NULL : op, placed, name, n->output[0]);
 	pl__onnx_set_info(m, n->output[0], x->rank, x->dims, 0, NULL);
 	return 0;
 }
