@@ -723,9 +723,9 @@ static pl_status parse_kernel_scale(pl_cluster *c, const cJSON *ks, const char *
 		if (!cJSON_IsNumber(e) || !(e->valuedouble > 0) || !isfinite(e->valuedouble))
 			return FAIL("%s: device.kernel_scale.%s: expected a positive finite number",
 			            file, e->string);
-		c->kernel_scale[t] = e->valuedouble;
-		if (t == PL_OP_POW) /* one name, either form */
-			c->kernel_scale[PL_OP_POW_TENSOR] = e->valuedouble;
+		for (int k = 0; k < PL_OP_COUNT; k++) /* every type of that name */
+			if (!strcmp(pl_optype_name((pl_optype)k), e->string))
+				c->kernel_scale[k] = e->valuedouble;
 	}
 	return PL_OK;
 }
@@ -1024,7 +1024,7 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddNumberToObject(dev, "kernel_overhead", c->kernel_overhead_s);
 	cJSON *ks = NULL;
 	for (int k = 0; k < PL_OP_COUNT; k++)
-		if (c->kernel_scale[k] > 0 && k != PL_OP_POW_TENSOR) { /* Pow's, under its name */
+		if (c->kernel_scale[k] > 0 && pl_optype_owns_name((pl_optype)k)) {
 			if (!ks)
 				ks = cJSON_AddObjectToObject(dev, "kernel_scale");
 			cJSON_AddNumberToObject(ks, pl_optype_name((pl_optype)k),

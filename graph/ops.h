@@ -20,6 +20,10 @@ typedef enum pl_coll {
 /* An op type's name as the model format spells it ("MatMul"; "?" past
  * the last) */
 const char *pl_optype_name(pl_optype t);
+/* Whether t is the type its name parses to: not so for a type that shares
+ * another's name (Pow by a tensor is the model's "Pow" with two inputs), which
+ * a table keyed by names (a cluster's kernel_scale) lists under the other */
+int pl_optype_owns_name(pl_optype t);
 /* The names of the attributes' values, as ONNX spells them (NULL past the
  * last): Resize's modes, coordinate transformations and roundings; Pad's
  * modes; a recurrent layer's directions; GridSample's padding modes */

@@ -1133,9 +1133,6 @@ int pl__onnx_import_scatter(imp *m, const Onnx__NodeProto *n, const char *name, 
 	return 0;
 }
 
-/* Reshape op `opname` of operand `in` (a constant one declared) into out
- * of shape dims (rank of them), its shape recorded; the output's name as the
- * op holds it */
 /* ScatterND of rows: indices [k, 1] (each a row of the data's first
  * dimension, constant or computed at run time: index_put and index_add_ of
  * rows, a mixture of experts' tokens put back), updates [k, rest...] with the
@@ -1171,7 +1168,7 @@ int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *n
 	 * op of its own, which the planner does not have) */
 	*why = "more than 2^24 indices times rows: the one-hot product it imports as would cost "
 	       "far more than the scatter";
-	if ((double)ix->dims[0] * (double)x->dims[0] > (double)(1 << 24))
+	if ((double)k * (double)rows > (double)(1 << 24))
 		return -1;
 	tinfo *iv = pl__onnx_valued(m, n->input[1]);
 	*why = "an index is outside the data's rows";
@@ -1223,6 +1220,9 @@ int pl__onnx_import_scatter_rows(imp *m, const Onnx__NodeProto *n, const char *n
 	return 0;
 }
 
+/* Reshape op `opname` of operand `in` (a constant one declared) into out
+ * of shape dims (rank of them), its shape recorded; the output's name as the
+ * op holds it */
 const char *pl__onnx_emit_reshape(imp *m, const char *opname, const char *in, const int64_t *dims,
                                   int rank, const char *out)
 {

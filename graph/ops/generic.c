@@ -156,6 +156,12 @@ const char *pl_optype_name(pl_optype t)
 	return t < PL_OP_COUNT ? rules[t].name : "?";
 }
 
+int pl_optype_owns_name(pl_optype t)
+{
+	pl_optype first;
+	return !pl_optype_parse(pl_optype_name(t), &first) && first == t;
+}
+
 int pl_optype_parse(const char *s, pl_optype *out)
 {
 	for (int i = 0; i < PL_OP_COUNT; i++)

@@ -145,7 +145,7 @@ static void summary(const pl_cluster *c, FILE *f)
 	fprintf(f, "  kernel call   %.3g us\n", c->kernel_overhead_s * 1e6);
 	const char *sep = "  kernel scale  ";
 	for (int k = 0; k < PL_OP_COUNT; k++)
-		if (c->kernel_scale[k] > 0 && k != PL_OP_POW_TENSOR) { /* Pow's, under its name */
+		if (c->kernel_scale[k] > 0 && pl_optype_owns_name((pl_optype)k)) {
 			fprintf(f, "%s%s %.3g", sep, pl_optype_name((pl_optype)k),
 			        c->kernel_scale[k]);
 			sep = ", ";
