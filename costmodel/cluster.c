@@ -426,6 +426,11 @@ TWO_WAY(batch_norm, bn_local, "sync", "local",
         "SyncBatchNorm) or local (each rank's own, as DDP's BatchNorm)")
 #undef TWO_WAY
 
+int pl_memory_at_risk(double peak_bytes, double limit_bytes)
+{
+	return limit_bytes > 0 && peak_bytes * PL_MEM_BAND_HI > limit_bytes;
+}
+
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n)
 {

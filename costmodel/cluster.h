@@ -210,6 +210,17 @@ typedef struct pl_cluster {
 #define PL_BAND_LO   0.87
 #define PL_BAND_HI   1.28
 #define PL_BAND_RUNS 279
+/* The peak memory a plan is expected to measure: the published runs of the
+ * validation set with a measured peak measured at most PL_MEM_BAND_HI times
+ * the predicted peak (the 90th percentile over PL_MEM_BAND_RUNS of them,
+ * docs/cost-model.md). A plan whose peak times it is over the memory limit
+ * may run out of memory; the search keeps a plan with that room where one
+ * is nearly as fast (PL_JOB_HEADROOM). */
+#define PL_MEM_BAND_HI   1.08
+#define PL_MEM_BAND_RUNS 20
+/* Whether a plan of peak_bytes per device may run out of memory under
+ * limit_bytes (> 0): its peak times PL_MEM_BAND_HI over the limit */
+int pl_memory_at_risk(double peak_bytes, double limit_bytes);
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n);
 

@@ -164,6 +164,7 @@ enum {
 	K_FRAMEWORK,
 	K_GEMM_DTYPE,
 	K_CP_EXCHANGE,
+	K_FASTEST,
 	K_COUNT
 };
 
@@ -217,6 +218,7 @@ static const struct key {
     [K_CP_EXCHANGE] = {"cp_exchange", NULL, is_cp_exchange,
                        "ring, allgather or allgather-sync (context parallelism's key/value "
                        "exchange, as search --cp-exchange)"},
+    [K_FASTEST] = {"fastest", "false", is_bool, "true or false"},
 };
 
 /* other names of keys: MindFormers' */
@@ -921,6 +923,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 		pl_dim_parse(get(ctx, K_MAX_TP), 0, 1LL << 62, &jr.max_tp);
 	if (ctx->val[K_SEQ_PARALLEL])
 		jr.seq_parallel = pl_dim_value(!strcmp(get(ctx, K_SEQ_PARALLEL), "true"));
+	jr.fastest = !strcmp(get(ctx, K_FASTEST), "true");
 	pl_plan_opts po = {.mode = mode_name(get(ctx, K_SEARCH_MODE)),
 	                   .so = {.memory_limit = limit},
 	                   .keep = loaded,
@@ -960,7 +963,7 @@ int planner_plan_new(planner_ctx *ctx, planner_graph *pg, planner_plan **out)
 	}
 	/* as planner search: without a search mode set, plain data parallelism
 	 * where it is within PL_JOB_SIMPLER of the plan */
-	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded) {
+	if (!ctx->val[K_FRAMEWORK] && !ctx->val[K_SEARCH_MODE] && !loaded && !jr.fastest) {
 		po.so.time_limit_s = pl_time_left(t0, tlimit); /* what is left */
 		pl_plan_prefer_dp(g, &cl, &po, &jr, &ck, NULL);
 	}

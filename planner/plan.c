@@ -335,7 +335,8 @@ pl_status pl_plan_opts_job(pl_plan_opts *o, const pl_job_request *r, int api, pl
 		                      .virtual_stages = 1,
 		                      .micro_batch_size = PL_AUTO,
 		                      .max_tp = max_tp,
-		                      .replicas = replicas};
+		                      .replicas = replicas,
+		                      .fastest = r->fastest};
 		return PL_OK;
 	}
 	/* in the search: a value fixes a dimension, PL_AUTO searches it (and a
@@ -485,6 +486,35 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 	                  M, floor, t);
 }
 
+/* The most of a device a plan's tensors may take (as the search's limit
+ * counts them: the runtime's reserve aside) for its peak to leave room for
+ * the prediction's error (PL_MEM_BAND_HI); 0 with no limit, or with
+ * --fastest (the fastest plan within the limit) */
+static double headroom_limit(const pl_cluster *cl, const pl_plan_opts *o)
+{
+	if (o->jo.fastest || !(o->so.memory_limit > 0))
+		return 0;
+	double h = o->so.memory_limit / PL_MEM_BAND_HI - cl->memory_reserve;
+	return h > 0 ? h : 0;
+}
+
+static pl_status space_add(cJSON *ck, const char *sep, const char *text, const char *option,
+                           pl_err *err);
+
+/* A plan within the headroom (headroom_limit) kept over one of over_s
+ * seconds without it: search.space and space_widen say so */
+static pl_status note_headroom(cJSON *ck, double limit, double over_s, pl_err *err)
+{
+	char text[320];
+	snprintf(text, sizeof text,
+	         "plans with room for the memory prediction's error (a peak of at most %.4g "
+	         "GiB, the %.4g GiB limit / %.2f; one without it may run in %.6g s: within the "
+	         "%g %% the search gives plans with room)",
+	         limit / PL_MEM_BAND_HI / 1073741824.0, limit / 1073741824.0, PL_MEM_BAND_HI,
+	         over_s, 100 * PL_JOB_HEADROOM);
+	return space_add(ck, ", ", text, "--fastest", err);
+}
+
 /* search.space: what the "optimal" of a plan whose degrees were free is
  * over, where its candidates were trimmed: only the cuts of all of a mesh's
  * devices (--replicate off, or auto on a large cluster), or tensor-parallel
@@ -494,7 +524,7 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
  * whole-job search kept a plan without pipeline stages, ZeRO or recompute
  * over one with them that runs in simpler_s (within PL_JOB_SIMPLER), so its
  * optimum is over plans without them; --fastest lifts that. */
-static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts *o, int replicas,
+static pl_status note_trims(cJSON *ck, const pl_cluster *cl, const pl_plan_opts *o, int replicas,
                             double simpler_s, pl_err *err)
 {
 	if (o->job && pl_degrees_any(&o->jo.degrees) && !(simpler_s > 0))
@@ -532,6 +562,15 @@ static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts 
 	return PL_OK;
 }
 
+/* note_trims, then the headroom's note where a plan within it was kept over
+ * one of over_s seconds (> 0) */
+static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts *o, int replicas,
+                            double simpler_s, double over_s, pl_err *err)
+{
+	pl_status st = note_trims(ck, cl, o, replicas, simpler_s, err);
+	return st || !(over_s > 0) ? st : note_headroom(ck, o->so.memory_limit, over_s, err);
+}
+
 static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                              double *seconds, pl_err *err);
 
@@ -553,6 +592,8 @@ static pl_status fallback_run(pl_problem *p, const pl_search_opts *o, pl_search_
 {
 	return pl_search_auto_fallback(p, o, fallback_reason, r, err);
 }
+
+static const pl_searcher fallback_searcher = {"auto", fallback_run};
 
 static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
                              double *seconds, pl_err *err)
@@ -599,6 +640,7 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		jo.replicas = replicas;
 		jo.inner = s;
 		jo.top = o->top;
+		jo.headroom = headroom_limit(cl, o);
 		if (o->keep) {
 			jo.annotate = keep_strategies;
 			jo.annotate_ud = (void *)o;
@@ -612,7 +654,8 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		                         err);
 		if (!st && jp.nalts && (st = add_alternatives(*ck, &jp, err)))
 			cJSON_Delete(*ck), *ck = NULL;
-		if (!st && (st = note_space(*ck, cl, o, replicas, jp.simpler_than_s, err)))
+		if (!st && (st = note_space(*ck, cl, o, replicas, jp.simpler_than_s,
+		                            jp.headroom_over_s, err)))
 			cJSON_Delete(*ck), *ck = NULL;
 		if (seconds)
 			*seconds = jp.seconds;
@@ -631,11 +674,10 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	if (o->fallback && (st == PL_ETIMEOUT || entangled)) {
 		/* the default search: auto's fall-back on the same problem (not
 		 * built again) in the time left */
-		static const pl_searcher fb = {"auto", fallback_run};
 		snprintf(fallback_reason, sizeof fallback_reason, "%s", err->msg);
 		so.time_limit_s = pl_time_left(t_start, o->fallback_s);
 		pl_search_result_free(&r);
-		if (!(st = search_with_transient(p, &fb, &so, &r, err))) {
+		if (!(st = search_with_transient(p, &fallback_searcher, &so, &r, err))) {
 			mode = "auto";
 			if (o->fell_back)
 				*o->fell_back = entangled ? 2 : 1;
@@ -653,6 +695,38 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		}
 		goto done;
 	}
+	/* a plan whose peak is within the prediction's error of the limit: the
+	 * fastest plan with that room, where it is within PL_JOB_HEADROOM (the
+	 * searcher that planned, in the time left) */
+	double over = 0, room = headroom_limit(cl, o),
+	       t = room > 0 ? pl_search_result_transient(p, &r) : 0;
+	if (t < 0) {
+		st = pl_err_set(err, PL_ENOMEM, "out of memory");
+		goto done;
+	}
+	if (room > 0 && r.mem_bytes + t > room &&
+	    !(o->so.time_limit_s > 0 && pl_now() - t_start >= o->so.time_limit_s)) {
+		pl_search_opts so2 = so;
+		so2.memory_limit = room;
+		so2.time_limit_s = pl_time_left(t_start, o->so.time_limit_s);
+		pl_search_result r2 = {0};
+		pl_err e2 = {{0}};
+		pl_status s2 = search_with_transient(
+		    p, strcmp(mode, "auto") ? s : &fallback_searcher, &so2, &r2, &e2);
+		if (s2 == PL_ENOMEM) {
+			*err = e2;
+			st = s2;
+			goto done;
+		}
+		if (!s2 && r2.step_s <= r.step_s * (1 + PL_JOB_HEADROOM)) {
+			over = r.step_s;
+			r2.seconds += r.seconds;
+			pl_search_result_free(&r);
+			r = r2;
+		} else {
+			pl_search_result_free(&r2);
+		}
+	}
 	if (!(splits = pl_splits_alloc(g))) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
@@ -666,7 +740,7 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	}
 	if (r.nconflicts)
 		add_conflicts(*ck, p, &r);
-	if ((st = note_space(*ck, cl, o, replicas, 0, err))) {
+	if ((st = note_space(*ck, cl, o, replicas, 0, over, err))) {
 		cJSON_Delete(*ck);
 		*ck = NULL;
 		goto done;
@@ -741,7 +815,11 @@ void pl_plan_prefer_dp(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *po
 	         "data-parallel plans (every op's batch cut over all %lld devices; one with other "
 	         "cuts may run in %.6g s: within the %g %% the search gives simpler plans)",
 	         (long long)D, best, 100 * PL_JOB_SIMPLER);
-	if (!(step > 0) || step > best * (1 + PL_JOB_SIMPLER) || step <= best || !s) {
+	/* nor one that may run out of memory where the plan found has room */
+	int risk =
+	    pl_memory_at_risk(pl_ckpt_or(dv.peak_mem_bytes, 0), pl_ckpt_or(dv.memory_limit, 0)) &&
+	    !pl_memory_at_risk(pl_ckpt_or(v.peak_mem_bytes, 0), pl_ckpt_or(v.memory_limit, 0));
+	if (!(step > 0) || step > best * (1 + PL_JOB_SIMPLER) || step <= best || !s || risk) {
 		cJSON_Delete(dp);
 		return;
 	}
@@ -799,7 +877,10 @@ static pl_status space_add(cJSON *ck, const char *sep, const char *text, const c
 	const char *old = v.space, *oldw = v.space_widen;
 	char space[1024], widen[128];
 	snprintf(space, sizeof space, "%s%s%s", old ? old : "", old ? sep : "", text);
-	snprintf(widen, sizeof widen, "%s%s%s", oldw ? oldw : "", oldw ? " " : "", option);
+	if (oldw && strstr(oldw, option)) /* already there */
+		option = "";
+	snprintf(widen, sizeof widen, "%s%s%s", oldw ? oldw : "", oldw && *option ? " " : "",
+	         option);
 	cJSON_DeleteItemFromObject(s, "space");
 	cJSON_DeleteItemFromObject(s, "space_widen");
 	if (!s || !cJSON_AddStringToObject(s, "space", space) ||
@@ -1269,6 +1350,8 @@ cJSON *pl_plan_cost_json(const pl_graph *g, const pl_cluster *cl, const pl_planc
 	pl_ckpt_add_comm(o, &d->comm);
 	cJSON_AddNumberToObject(o, "memory_limit_bytes", limit);
 	cJSON_AddBoolToObject(o, "fits", pc->mem_bytes <= limit);
+	cJSON_AddBoolToObject(o, "fits_with_headroom",
+	                      pc->mem_bytes <= limit && !pl_memory_at_risk(pc->mem_bytes, limit));
 	pl_ckpt_add_utilisation(o, g, cl, pc->step_s);
 	return o;
 }

@@ -193,6 +193,11 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *                             framework's own with framework): how context
  *                             parallelism exchanges keys and values
  *                             (search --cp-exchange)
+ *   fastest                   true | false (default false): the fastest
+ *                             plan within the limit (search --fastest): no
+ *                             preference for simpler plans or for one
+ *                             whose peak leaves room for the memory
+ *                             prediction's error
  *
  * Any of pipeline_stages, micro_batch_num, enable_parallel_optimizer or
  * recompute set away from its default makes planner_plan_new search the

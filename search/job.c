@@ -1261,6 +1261,9 @@ typedef struct jobrun {
 	char skipped[1100];  /* why the last point skipped was */
 	int stopped;        /* the time limit ran out with a plan: where (second pass: npt + k) */
 	int planned;        /* points that ran a dp */
+	/* the headroom's pass: a point's plans under memory prices are its
+	 * plans, no Pareto dp (the pass is not proven where one was needed) */
+	int no_pareto;
 	pl_graph *gms[64];
 	int *cutsv[64], Kv[64];
 	uint8_t *flagsv[64][PL_RECOMPUTE_MODES]; /* [0]: none */
@@ -1895,6 +1898,10 @@ static pl_status solve(jobrun *s)
 			}
 			if (lr == LAG_OPTIMUM && pb->pp == 1)
 				continue; /* its optimum, taken if it was the best */
+			if (s->no_pareto && pb->pp == 1) {
+				s->all_exact = 0; /* its plans under prices only */
+				continue;
+			}
 		}
 		if (pb->pp > 1 && is_dp && pt->bound > 0) {
 			s->all_exact = 0;
@@ -1912,6 +1919,81 @@ static pl_status solve(jobrun *s)
 	return PL_OK;
 }
 
+/* The answer's slot: the best plain plan where it is within the margin of
+ * the best other one */
+static int winner(const jobrun *s)
+{
+	const slot *b = s->best;
+	return b[0].prob >= 0 && b[0].cost.step_s <= b[1].cost.step_s * (1 + s->margin) ? 0 : 1;
+}
+
+static void slot_free(slot *b)
+{
+	pl_search_result_free(&b->r);
+	free(b->stage);
+	free(b->stages);
+}
+
+/* Third pass, where the winner needs more than jo->headroom: both passes
+ * again under that limit, for a plan at most PL_JOB_HEADROOM slower. Every
+ * point's bounds hold under any limit, and the slots start empty at that
+ * ceiling (useful_below reads them so), so points that cannot reach it are
+ * bounded out at once; the points whose plans were tried against the limit
+ * are tried again (their exact dps find their tables priced). The answer
+ * within the headroom replaces the winner where one is found within the
+ * ceiling and the time limit; else the winner stays. Counts and notes stay
+ * those of the search within the limit. */
+static pl_status headroom(jobrun *s)
+{
+	double H = s->jo->headroom, M = s->M;
+	int w = winner(s);
+	if (!(H > 0) || !(M > H) || s->stopped || s->best[w].prob < 0 ||
+	    s->best[w].cost.mem_bytes <= H)
+		return PL_OK;
+	double over = s->best[w].cost.step_s, ceiling = over * (1 + PL_JOB_HEADROOM);
+	slot kept[2] = {s->best[0], s->best[1]};
+	int pruned = s->out->pruned, relaxed = s->out->relaxed, all_exact = s->all_exact;
+	pl_err err0 = *s->err;
+	for (int k = 0; k < 2; k++)
+		s->best[k] = (slot){.prob = -1, .tk = kept[k].tk};
+	s->best[1].cost.step_s = ceiling;
+	s->best[0].cost.step_s = ceiling * (1 + s->margin);
+	if (s->jo->beat_s > 0) /* the plain plan held outside */
+		s->best[0].cost.step_s = fmin(s->best[0].cost.step_s, s->jo->beat_s);
+	for (int k = 0; k < s->npt; k++) {
+		point *pt = &s->pts[k];
+		pt->done = pt->exact = pt->fit = 0;
+	}
+	s->M = H;
+	s->no_pareto = 1;
+	pl_status st = bound(s);
+	if (!st)
+		st = solve(s);
+	s->M = M;
+	s->no_pareto = 0;
+	int v = winner(s);
+	int take = !st && !s->stopped && s->best[v].prob >= 0 && s->best[v].cost.step_s <= ceiling;
+	s->stopped = 0;
+	s->out->pruned = pruned;
+	s->out->relaxed = relaxed;
+	if (take) {
+		slot_free(&kept[0]);
+		slot_free(&kept[1]);
+		s->all_exact &= all_exact;
+		s->out->headroom_over_s = over;
+	} else {
+		slot_free(&s->best[0]);
+		slot_free(&s->best[1]);
+		s->best[0] = kept[0];
+		s->best[1] = kept[1];
+		s->all_exact = all_exact;
+	}
+	if (st == PL_ENOMEM)
+		return st;
+	*s->err = err0; /* out of time there: the winner stands */
+	return PL_OK;
+}
+
 /* The winner handed over to out (priced with the overlap when asked for),
  * and what it is (why, optimal). */
 static pl_status assemble(jobrun *s)
@@ -1919,9 +2001,7 @@ static pl_status assemble(jobrun *s)
 	const pl_job_opts *jo = s->jo;
 	pl_job_plan *out = s->out;
 	slot *best = s->best;
-	int w = best[0].prob >= 0 && best[0].cost.step_s <= best[1].cost.step_s * (1 + s->margin)
-	            ? 0
-	            : 1;
+	int w = winner(s);
 	if (best[w].prob < 0) {
 		if (s->first_err && s->least_need == INFINITY) {
 			*s->err = s->ferr;
@@ -2054,11 +2134,8 @@ static pl_status assemble(jobrun *s)
 
 static void jobrun_free(jobrun *s)
 {
-	for (int k = 0; k < 2; k++) {
-		pl_search_result_free(&s->best[k].r);
-		free(s->best[k].stage);
-		free(s->best[k].stages);
-	}
+	for (int k = 0; k < 2; k++)
+		slot_free(&s->best[k]);
 	for (int q = 0; s->probs && q < s->nprob; q++)
 		if (s->probs[q].p != s->out->p)
 			pl_problem_free(s->probs[q].p);
@@ -2142,7 +2219,7 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	s->io.dp.relax_pairs = 0; /* the inner searches are exact */
 	pl_status st;
 	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) &&
-	    !(st = solve(s)) && !(st = assemble(s)))
+	    !(st = solve(s)) && !(st = headroom(s)) && !(st = assemble(s)))
 		st = list_alts(s);
 	jobrun_free(s);
 	out->seconds = pl_now() - s->t0;

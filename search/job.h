@@ -66,6 +66,12 @@ typedef struct pl_job_opts {
 	 * only faster plans are wanted, points that cannot beat it are out, and
 	 * where none does the search fails as when none fits */
 	double beat_s;
+	/* > 0 (bytes, below the memory limit): where the plan found needs more
+	 * than this of a device (a plan's tensors, as the limit counts them),
+	 * the fastest plan within it is the answer if its step is within
+	 * PL_JOB_HEADROOM of that plan's (pl_job_plan.headroom_over_s says so);
+	 * 0: the fastest plan within the limit, as always */
+	double headroom;
 } pl_job_opts;
 /* Every dimension searched, nothing fixed. */
 #define PL_JOB_OPTS_AUTO                                                                           \
@@ -101,6 +107,10 @@ typedef struct pl_job_plan {
 	 * (within PL_JOB_SIMPLER; pl_job_opts.fastest: never): the plan is
 	 * optimal among plans without them */
 	double simpler_than_s;
+	/* > 0: the plan found first (within the limit, not pl_job_opts.headroom)
+	 * took this long, and this one within the headroom was kept (within
+	 * PL_JOB_HEADROOM): the plan is optimal among plans within the headroom */
+	double headroom_over_s;
 	/* a time limit stopped the search: no plan is faster than bound_s, and
 	 * the plan's step is within gap (a fraction) of it; 0 otherwise */
 	double bound_s, gap;
@@ -117,6 +127,12 @@ typedef struct pl_job_plan {
  * (they cost memory traffic, buffers and complexity the model prices only in
  * part, and the cost model is not finer than that). */
 #define PL_JOB_SIMPLER 0.02
+
+/* Where the plan found needs memory within the prediction's error of the
+ * limit (pl_job_opts.headroom), a plan with room left is kept if its step is
+ * within this fraction: a launch that runs out of memory costs more than a
+ * step this much slower (docs/user-guide.md; --fastest drops it). */
+#define PL_JOB_HEADROOM 0.05
 
 pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_opts *o,
                         const pl_job_opts *jo, pl_job_plan *out, pl_err *err);

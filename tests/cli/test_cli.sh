@@ -248,10 +248,11 @@ check "--dump-lp writes a CPLEX LP file" 'grep -q "^Minimize" "$T/block.lp" && g
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 -o "$T/gs.plan" > /dev/null 2>&1
 lim=$(jq '(.cost.peak_memory_bytes - .cost.memory_breakdown_bytes.reserved) * 0.8 | floor' "$T/gs.plan")
 # (dp's (time, memory) sets here outgrow the default cap of 256 points: proven with 512)
+# (--fastest: the limit's optimum, without the preference for a plan with memory headroom)
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 \
-  --mode dp --pareto-cap 512 -o "$T/gsd.plan" > /dev/null 2>&1
+  --mode dp --pareto-cap 512 --fastest -o "$T/gsd.plan" > /dev/null 2>&1
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --memory-limit "$lim" --memory-reserve 0 --mode ilp \
-  --progress --dump-lp "$T/gs.lp" -o "$T/gsi.plan" > /dev/null 2> "$T/gs.err"
+  --fastest --progress --dump-lp "$T/gs.lp" -o "$T/gsi.plan" > /dev/null 2> "$T/gs.err"
 # (equal optima may be different plans whose sums differ in the last bit)
 check "--mode ilp under a binding limit proves dp's optimum, within the limit" \
   '[ "$(jq .search.optimal "$T/gsi.plan")" = true ] && [ "$(jq .search.optimal "$T/gsd.plan")" = true ] &&
@@ -1391,6 +1392,36 @@ check "search --job: a simpler plan kept says its optimum is over plans without 
    [ "$(jq -r ".search.space // empty" "$T/fastest.plan")" = "" ]'
 check "search --top 5 on 16 devices: five ranked configurations, no memory error" \
   '[ $? -eq 0 ] && [ "$(jq ".top | length" "$T/top13.out")" = 5 ] && ! grep -q Sanitizer "$T/top13.err"'
+# memory headroom (PL_MEM_BAND_HI 1.08, PL_JOB_HEADROOM 5 %): GPT-3 13B's shape, 8 layers, on 2 x 8
+# H100 under 31 GiB: the fastest plan's peak times 1.08 is over the limit, so the search keeps the
+# fastest plan within 31 / 1.08 GiB (within 5 %) and says so with the faster plan's step, which is
+# --fastest's; --fastest's summary, explain and report warn, planner cost says it fits without
+# that room; under 30 GiB no plan with room is within 5 %: the fastest plan stays, warned
+"$PLANNER" search "$T/top13.json" --cluster h100x8:2 --job --memory-limit 31GiB -o "$T/room.plan" > "$T/room.out" 2>&1
+"$PLANNER" search "$T/top13.json" --cluster h100x8:2 --job --memory-limit 31GiB --fastest -o "$T/room-f.plan" > "$T/room-f.out" 2>&1
+"$PLANNER" cost "$T/top13.json" --strategy "$T/room-f.plan" --memory-limit 31GiB > "$T/room-c.out" 2>&1
+"$PLANNER" explain "$T/room-f.plan" > "$T/room-e.out" 2>&1
+"$PLANNER" report "$T/room-f.plan" -o "$T/room-f.html" > /dev/null 2>&1
+"$PLANNER" report "$T/room.plan" -o "$T/room.html" > /dev/null 2>&1
+"$PLANNER" search "$T/top13.json" --cluster h100x8:2 --job --memory-limit 30GiB -o "$T/room30.plan" > "$T/room30.out" 2>&1
+"$PLANNER" search "$T/top13.json" --cluster h100x8:2 --job --memory-limit 30GiB --fastest -o "$T/room30-f.plan" > /dev/null 2>&1
+risky() { awk -v p="$(jq .cost.peak_memory_bytes "$1")" -v l="$(jq .search.memory_limit_bytes "$1")" 'BEGIN { exit !(p * 1.08 > l) }'; }
+warned='may run out of memory'
+check "search keeps a plan with room for the memory prediction's error within 5 % of the fastest, says so with its step, and --fastest, explain, report, cost and a plan without room warn" \
+  'jq -r .search.space "$T/room.plan" | grep -q "room for the memory prediction" &&
+   jq -r .search.space_widen "$T/room.plan" | grep -q -- --fastest &&
+   ! risky "$T/room.plan" && risky "$T/room-f.plan" && ! grep -q "$warned" "$T/room.out" &&
+   f=$(jq .cost.step_seconds "$T/room-f.plan") &&
+   s=$(jq -r .search.space "$T/room.plan" | sed -n "s/.*may run in \([0-9.e-]*\) s.*/\1/p") &&
+   awk -v a="$s" -v b="$f" "BEGIN { exit !(a >= b * (1 - 1e-5) && a <= b * (1 + 1e-5)) }" &&
+   num_lt "$f" "$(jq .cost.step_seconds "$T/room.plan")" &&
+   num_le "$(jq .cost.step_seconds "$T/room.plan")" "$(awk -v f="$f" "BEGIN { print f * 1.05 }")" &&
+   grep -q "$warned" "$T/room-f.out" && grep -q "$warned" "$T/room-e.out" &&
+   grep -q "id=\"memory-risk\"" "$T/room-f.html" && ! grep -q "memory-risk" "$T/room.html" &&
+   [ "$(jq .fits "$T/room-c.out")" = true ] && [ "$(jq .fits_with_headroom "$T/room-c.out")" = false ] &&
+   [ "$(jq .cost.step_seconds "$T/room30.plan")" = "$(jq .cost.step_seconds "$T/room30-f.plan")" ] &&
+   risky "$T/room30.plan" && grep -q "$warned" "$T/room30.out" &&
+   ! jq -r ".search.space // empty" "$T/room30.plan" | grep -q "room for"'
 "$PLANNER" search "$SRC/examples/gpt-small.json" --devices 8 --top 3 > /dev/null 2> "$T/err"
 check "search --top without a whole-job search exits 2 saying so" \
   '[ $? -eq 2 ] && grep -q -- "--top ranks whole-job configurations" "$T/err"'

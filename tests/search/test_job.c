@@ -307,6 +307,97 @@ static void one_stage_search_equals_brute_force(void **state)
 	assert_true(2 * proven >= runs); /* most answers under a limit are proven */
 }
 
+/* The search's rule (without fastest) from brute-force optima: the best
+ * plan, unless one without the memory measures is within PL_JOB_SIMPLER */
+static double rule(double plain, double all)
+{
+	return plain <= all * (1 + PL_JOB_SIMPLER) ? plain : fmin(plain, all);
+}
+
+/* With a headroom below the limit (pl_job_opts.headroom), the answer is the
+ * rule's answer within the headroom where it is within PL_JOB_HEADROOM of
+ * the rule's answer within the limit, else the latter: each side from
+ * brute force over every point and per-op plan of one stage. (The plan
+ * within the limit needs more than the headroom whenever the two differ:
+ * one within it as fast would be the answer within the headroom too.) */
+static void headroom_keeps_room_within_its_margin(void **state)
+{
+	(void)state;
+	static const int64_t hidden[] = {64, 4096, 1024, 4096};
+	static const int64_t batch[] = {8, 4, 16, 65536};
+	static const double room[] = {0.7, 0.85, 0.95};
+	int moved = 0, kept_faster = 0, runs = 0;
+	for (int c0 = 0; c0 < 4; c0++) {
+		char *json = mlp_json(batch[c0], hidden[c0], 3);
+		pl_graph *g = load(json);
+		free(json);
+		pl_cluster c;
+		pl_err err;
+		assert_int_equal(pl_cluster_devices(&c, 2, &err), PL_OK);
+		double none = 0, least, unused;
+		brute_job_limits(g, &c, 1, &none, &unused, NULL, &least);
+		/* limits above the least any plan needs, and each one's headrooms:
+		 * every plan enumerated once for all of them */
+		double lims[16], alls[16], plains[16];
+		int n = 0;
+		for (int k = 0; k < 4; k++) {
+			double lim = least * (1.1 + 0.3 * k);
+			lims[n++] = lim;
+			for (int f = 0; f < 3; f++)
+				lims[n++] = lim * room[f];
+		}
+		brute_job_limits(g, &c, n, lims, alls, plains, &unused);
+		for (int k = 0; k < n; k += 4) {
+			double a = rule(plains[k], alls[k]);
+			for (int f = 1; f <= 3; f++) {
+				double b = rule(plains[k + f], alls[k + f]);
+				double want = b <= a * (1 + PL_JOB_HEADROOM) ? b : a;
+				pl_search_opts o = {.memory_limit = lims[k]};
+				pl_job_opts jo = PL_JOB_OPTS_AUTO;
+				jo.stages = 1;
+				jo.headroom = lims[k + f];
+				pl_job_plan jp;
+				if (pl_search_job(g, &c, &o, &jo, &jp, &err))
+					fail_msg("%s", err.msg);
+				runs++;
+				assert_true(jp.cost.mem_bytes <= lims[k] * (1 + 1e-12));
+				if (jp.optimal)
+					near(jp.cost.step_s, want, 1e-9 * want);
+				else if (jp.cost.step_s < fmin(want, a) * (1 - 1e-9))
+					fail_msg("unproven %.17g below %.17g", jp.cost.step_s,
+					         fmin(want, a));
+				if (jp.optimal && want > a * (1 + 1e-9))
+					near(jp.headroom_over_s, a, 1e-9 * a); /* said so */
+				if (jp.headroom_over_s > 0) {
+					/* a plan with room, within its margin */
+					moved++;
+					assert_true(jp.cost.mem_bytes <= lims[k + f] * (1 + 1e-12));
+					assert_true(jp.cost.step_s <= jp.headroom_over_s *
+					                                  (1 + PL_JOB_HEADROOM) *
+					                                  (1 + 1e-12));
+				}
+				kept_faster += b < INFINITY && b > a * (1 + PL_JOB_HEADROOM);
+				pl_job_plan_free(&jp);
+				/* fastest's searches have no headroom: the limit's answer */
+				jo.headroom = 0;
+				jo.fastest = 1;
+				if (pl_search_job(g, &c, &o, &jo, &jp, &err))
+					fail_msg("%s", err.msg);
+				if (jp.optimal)
+					near(jp.cost.step_s, fmin(plains[k], alls[k]),
+					     1e-9 * jp.cost.step_s);
+				assert_true(jp.headroom_over_s == 0);
+				pl_job_plan_free(&jp);
+			}
+		}
+		pl_graph_free(g);
+	}
+	print_message("%d of %d answers moved to a plan with room; %d kept the faster one\n", moved,
+	              runs, kept_faster);
+	assert_true(moved >= 2);       /* the headroom did bind */
+	assert_true(kept_faster >= 1); /* and its margin kept the faster plan somewhere */
+}
+
 /* The first pass climbs relaxed dps (each keeping larger tables) before a
  * point's exact dp; their bounds decide only which points are planned, so
  * with one stage, where the search is exact, the answer is the one without
@@ -827,6 +918,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(partition_equals_every_split),
 	    cmocka_unit_test(one_stage_search_equals_brute_force),
+	    cmocka_unit_test(headroom_keeps_room_within_its_margin),
 	    cmocka_unit_test(relaxed_bounds_change_the_work_not_the_answer),
 	    cmocka_unit_test(node_bound_never_exceeds_a_priced_plan),
 	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),

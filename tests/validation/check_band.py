@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The uncalibrated error band (PL_BAND_LO, PL_BAND_HI, PL_BAND_RUNS in costmodel/cluster.h,
-printed by every answer) is the spread of the validation set: the 10th and 90th percentiles of
+printed by every answer) and the memory band (PL_MEM_BAND_HI, PL_MEM_BAND_RUNS: the 90th
+percentile of measured / predicted peak over the runs with a published peak, which the search's
+memory headroom uses) are the spread of the validation set: the 10th and 90th percentiles of
 measured / predicted step over the published runs with a measured step or tokens/s, as
 benchmarks/bench_validation.py priced them into benchmarks/results/validation.jsonl, widened
 outward to two decimals. This check fails when the validation results and the band disagree
@@ -15,13 +17,18 @@ import sys
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "."
     sys.path.insert(0, os.path.join(src, "benchmarks"))
-    from bench_validation import step_band  # the bench's own definition of the band
+    # the bench's own definitions of the bands
+    from bench_validation import memory_band, step_band
     with open(f"{src}/benchmarks/results/validation.jsonl") as f:
-        lo, hi, n = step_band([json.loads(line) for line in f])
+        res = [json.loads(line) for line in f]
+    lo, hi, n = step_band(res)
+    mhi, mn = memory_band(res)
     hdr = open(f"{src}/costmodel/cluster.h").read()
     got = {k: float(re.search(rf"#define {k}\s+([0-9.]+)", hdr).group(1))
-           for k in ("PL_BAND_LO", "PL_BAND_HI", "PL_BAND_RUNS")}
-    want = {"PL_BAND_LO": lo, "PL_BAND_HI": hi, "PL_BAND_RUNS": n}
+           for k in ("PL_BAND_LO", "PL_BAND_HI", "PL_BAND_RUNS", "PL_MEM_BAND_HI",
+                     "PL_MEM_BAND_RUNS")}
+    want = {"PL_BAND_LO": lo, "PL_BAND_HI": hi, "PL_BAND_RUNS": n, "PL_MEM_BAND_HI": mhi,
+            "PL_MEM_BAND_RUNS": mn}
     bad = [f"{k} is {got[k]:g} in costmodel/cluster.h; benchmarks/results/validation.jsonl "
            f"gives {want[k]:g}" for k in want if abs(got[k] - want[k]) > 1e-9]
     doc = open(f"{src}/docs/cost-model.md").read()
@@ -29,10 +36,14 @@ def main():
     if said not in doc or f"between {lo:.2f} and {hi:.2f} times" not in doc:
         bad.append(f"docs/cost-model.md does not say '{said}' and 'between {lo:.2f} and "
                    f"{hi:.2f} times' (the band's paragraph)")
+    said = f"{mhi:.2f} times the predicted peak for 90 % of the {mn} published runs"
+    if said not in doc:
+        bad.append(f"docs/cost-model.md does not say '{said}' (the memory band's paragraph)")
     for b in bad:
         print("not ok:", b)
     if not bad:
-        print(f"ok: band {lo:.2f}-{hi:.2f} over {n} runs, as the validation results give")
+        print(f"ok: band {lo:.2f}-{hi:.2f} over {n} runs, memory band {mhi:.2f} over {mn} "
+              f"runs, as the validation results give")
     return 1 if bad else 0
 
 
