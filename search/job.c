@@ -1938,8 +1938,9 @@ static void slot_free(slot *b)
  * again under that limit, for a plan at most PL_JOB_HEADROOM slower. Every
  * point's bounds hold under any limit, and the slots start empty at that
  * ceiling (useful_below reads them so), so points that cannot reach it are
- * bounded out at once; the points whose plans were tried against the limit
- * are tried again (their exact dps find their tables priced). The answer
+ * bounded out at once; the points whose unconstrained optima may fit the
+ * headroom are tried again (their exact dps find their tables priced), the
+ * others go to the second pass as they are. The answer
  * within the headroom replaces the winner where one is found within the
  * ceiling and the time limit; else the winner stays. Counts and notes stay
  * those of the search within the limit. */
@@ -1962,7 +1963,10 @@ static pl_status headroom(jobrun *s)
 		s->best[0].cost.step_s = fmin(s->best[0].cost.step_s, s->jo->beat_s);
 	for (int k = 0; k < s->npt; k++) {
 		point *pt = &s->pts[k];
-		pt->done = pt->exact = pt->fit = 0;
+		/* an unconstrained optimum over the headroom on every stage together
+		 * cannot fit it: its exact dp is not run again */
+		pt->exact = pt->exact && pt->mem > H * (double)s->probs[pt->prob].pp;
+		pt->done = pt->fit = 0;
 	}
 	s->M = H;
 	s->no_pareto = 1;
