@@ -225,19 +225,29 @@ static void brute_job_limits(const pl_graph *g, const pl_cluster *c, int nlim, c
 	}
 }
 
+/* The one-stage models held to brute force: 3-layer MLPs of these hidden
+ * sizes and batches, on 2 devices */
+#define BRUTE_MODELS 4
+static pl_graph *brute_model(int k, pl_cluster *c)
+{
+	static const int64_t hidden[BRUTE_MODELS] = {64, 4096, 1024, 4096};
+	static const int64_t batch[BRUTE_MODELS] = {8, 4, 16, 65536};
+	char *json = mlp_json(batch[k], hidden[k], 3);
+	pl_graph *g = load(json);
+	free(json);
+	pl_err err;
+	assert_int_equal(pl_cluster_devices(c, 2, &err), PL_OK);
+	return g;
+}
+
 static void one_stage_search_equals_brute_force(void **state)
 {
 	(void)state;
-	static const int64_t hidden[] = {64, 4096, 1024, 4096};
-	static const int64_t batch[] = {8, 4, 16, 65536};
 	int bound = 0, differs = 0, proven = 0, runs = 0, off = 0;
-	for (int c0 = 0; c0 < 4; c0++) {
-		char *json = mlp_json(batch[c0], hidden[c0], 3);
-		pl_graph *g = load(json);
-		free(json);
+	for (int c0 = 0; c0 < BRUTE_MODELS; c0++) {
 		pl_cluster c;
 		pl_err err;
-		assert_int_equal(pl_cluster_devices(&c, 2, &err), PL_OK);
+		pl_graph *g = brute_model(c0, &c);
 		double none = 0, least, free_best;
 		brute_job_limits(g, &c, 1, &none, &free_best, NULL, &least);
 		/* limits from "nothing fits" to "the fastest fits", every plan
@@ -323,17 +333,12 @@ static double rule(double plain, double all)
 static void headroom_keeps_room_within_its_margin(void **state)
 {
 	(void)state;
-	static const int64_t hidden[] = {64, 4096, 1024, 4096};
-	static const int64_t batch[] = {8, 4, 16, 65536};
 	static const double room[] = {0.7, 0.85, 0.95};
 	int moved = 0, kept_faster = 0, runs = 0, missed = 0;
-	for (int c0 = 0; c0 < 4; c0++) {
-		char *json = mlp_json(batch[c0], hidden[c0], 3);
-		pl_graph *g = load(json);
-		free(json);
+	for (int c0 = 0; c0 < BRUTE_MODELS; c0++) {
 		pl_cluster c;
 		pl_err err;
-		assert_int_equal(pl_cluster_devices(&c, 2, &err), PL_OK);
+		pl_graph *g = brute_model(c0, &c);
 		/* limits about the memory of the fastest plan (the search's, without
 		 * a limit), and each one's headrooms: every plan enumerated once for
 		 * all of them */
