@@ -431,6 +431,12 @@ int pl_memory_at_risk(double peak_bytes, double limit_bytes)
 	return limit_bytes > 0 && peak_bytes * PL_MEM_BAND_HI > limit_bytes;
 }
 
+void pl_memory_band_basis(char *basis, size_t n)
+{
+	snprintf(basis, n, "90 %% of %d published runs measured at most %.2fx the predicted peak",
+	         PL_MEM_BAND_RUNS, PL_MEM_BAND_HI);
+}
+
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n)
 {

@@ -221,6 +221,9 @@ typedef struct pl_cluster {
 /* Whether a plan of peak_bytes per device may run out of memory under
  * limit_bytes (> 0): its peak times PL_MEM_BAND_HI over the limit */
 int pl_memory_at_risk(double peak_bytes, double limit_bytes);
+/* Why: "90 % of N published runs measured at most Hx the predicted peak",
+ * into a buffer of n bytes (the summary's and the report's warning) */
+void pl_memory_band_basis(char *basis, size_t n);
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n);
 

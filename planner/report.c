@@ -120,14 +120,14 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
 		  v->band_basis ? v->band_basis : "?");
 	double limit = isfinite(v->memory_limit) ? v->memory_limit : 0;
-	if (pl_memory_at_risk(v->peak_mem_bytes, limit))
+	if (pl_memory_at_risk(v->peak_mem_bytes, limit)) {
+		char why[128];
+		pl_memory_band_basis(why, sizeof why);
 		h(f,
 		  "<p id=\"memory-risk\">Expected measured peak: up to %.2f GiB, over the %.2f GiB "
-		  "limit (90 %% of %d published runs measured at most %.2fx the predicted peak): "
-		  "the "
-		  "plan may run out of memory.</p>\n",
-		  v->peak_mem_bytes * PL_MEM_BAND_HI / GIB, limit / GIB, PL_MEM_BAND_RUNS,
-		  PL_MEM_BAND_HI);
+		  "limit (%s): the plan may run out of memory.</p>\n",
+		  v->peak_mem_bytes * PL_MEM_BAND_HI / GIB, limit / GIB, why);
+	}
 	/* the step's parts as one bar (the overlap, when any, is what they exceed it by) */
 	double w = 760, x = 0, scale = sum > 0 ? w / sum : 0;
 	fputs("<svg class=\"bar\" width=\"780\" height=\"46\" role=\"img\" aria-label=\"step\">",

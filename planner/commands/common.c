@@ -680,15 +680,14 @@ void pl_cli_print_totals(const pl_ckpt_doc *d, FILE *out)
 	print_utilisation(v, out);
 	double limit = pl_ckpt_or(v->memory_limit, 0);
 	if (pl_memory_at_risk(v->peak_mem_bytes, limit)) {
-		char hi[32], lim[32];
+		char hi[32], lim[32], why[128];
 		pl_cli_fmt_bytes(v->peak_mem_bytes * PL_MEM_BAND_HI, hi, sizeof hi);
 		pl_cli_fmt_bytes(limit, lim, sizeof lim);
-		fprintf(
-		    out,
-		    "expected measured peak: up to %s, over the %s limit (90 %% of %d published "
-		    "runs measured at most %.2fx the predicted peak): the plan may run out of "
-		    "memory\n",
-		    hi, lim, PL_MEM_BAND_RUNS, PL_MEM_BAND_HI);
+		pl_memory_band_basis(why, sizeof why);
+		fprintf(out,
+		        "expected measured peak: up to %s, over the %s limit (%s): the plan may run "
+		        "out of memory\n",
+		        hi, lim, why);
 	}
 	print_pipeline(d, out);
 	print_groups(d, out);

@@ -10,7 +10,6 @@ outward to two decimals. This check fails when the validation results and the ba
 states other numbers. Usage: check_band.py SOURCE_DIR"""
 import json
 import os
-import re
 import sys
 
 
@@ -18,15 +17,13 @@ def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "."
     sys.path.insert(0, os.path.join(src, "benchmarks"))
     # the bench's own definitions of the bands
-    from bench_validation import memory_band, step_band
+    from bench_validation import header_constants, memory_band, step_band
     with open(f"{src}/benchmarks/results/validation.jsonl") as f:
         res = [json.loads(line) for line in f]
     lo, hi, n = step_band(res)
     mhi, mn = memory_band(res)
-    hdr = open(f"{src}/costmodel/cluster.h").read()
-    got = {k: float(re.search(rf"#define {k}\s+([0-9.]+)", hdr).group(1))
-           for k in ("PL_BAND_LO", "PL_BAND_HI", "PL_BAND_RUNS", "PL_MEM_BAND_HI",
-                     "PL_MEM_BAND_RUNS")}
+    names = ("PL_BAND_LO", "PL_BAND_HI", "PL_BAND_RUNS", "PL_MEM_BAND_HI", "PL_MEM_BAND_RUNS")
+    got = dict(zip(names, header_constants(*names)))
     want = {"PL_BAND_LO": lo, "PL_BAND_HI": hi, "PL_BAND_RUNS": n, "PL_MEM_BAND_HI": mhi,
             "PL_MEM_BAND_RUNS": mn}
     bad = [f"{k} is {got[k]:g} in costmodel/cluster.h; benchmarks/results/validation.jsonl "
