@@ -459,8 +459,9 @@ def grad_accumulation(r):
 
 def norm_kernel(r):
     """how the run's norms run: Aleph Alpha's RMSNorm is eager PyTorch
-    (RMSNorm._standard_forward: pow, mean, rsqrt, products, casts;
-    src/scaling/core/nn/norm/rms_norm.py) unless the row ran the fused
+    (at the library's first public snapshot, 7848929, RMSNorm.forward:
+    self._norm(x.float()).type_as(x) * weight, pow, mean, rsqrt and products
+    in fp32; src/scaling/core/nn/norm/rms_norm.py) unless the row ran the fused
     RMSNorm kernel of the FlashAttention repository (Hagemann et al.'s
     'flash_attention2 + RMS kernel'). torchtitan's train configs at
     9dec370 set norm_type = "rmsnorm", its own RMSNorm module written as
@@ -996,6 +997,22 @@ def report_sweep(res):
               f"{tot['ran']} layouts that ran predicted not to fit "
               f"({100 * tot['ran_nofit'] / max(1, tot['ran']):.0f} %); Spearman median "
               f"{sorted(rhos)[len(rhos) // 2]:.2f} over {len(rhos)} groups" if rhos else "")
+        # what the planner says of each layout with its memory band
+        # (pl_memory_at_risk): fits with room, may run out of memory, or
+        # does not fit; the count above takes "may" as "fits"
+        hi, = header_constants("PL_MEM_BAND_HI")
+        lim = lambda x: x.get("memory_limit_gib", math.inf)
+        room = lambda x: x.get("predicted_fits") and x["predicted_peak_gib"] * hi <= lim(x)
+        sw = [x for x in res if x["group"] and "skipped" not in x]
+        ooms = [x for x in sw if x["oom"] == "yes"]
+        ran = [x for x in sw if x["oom"] == "no"]
+        oom_room = sum(1 for x in ooms if room(x))
+        ran_risk = sum(1 for x in ran if not room(x))
+        print(f"\nWith the memory band ({hi:g}x the predicted peak, the summary's \"may run out "
+              f"of memory\"): {oom_room} of {len(ooms)} measured OOMs predicted to fit with "
+              f"room ({100 * oom_room / max(1, len(ooms)):.0f} %); {ran_risk} of {len(ran)} "
+              f"layouts that ran said to be at risk or not to fit "
+              f"({100 * ran_risk / max(1, len(ran)):.0f} %)")
 
 
 def main():

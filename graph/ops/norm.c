@@ -106,22 +106,36 @@ void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 	w->saved_bytes = b + rows * 2 * 4; /* input plus fp32 mean and rstd per row */
 	w->saves_in = 1;
 	if (w->unfused_norm) {
-		/* as eager PyTorch runs y = x * rsqrt(mean(x^2) + eps), cast to fp32
-		 * and back, times the scale (Aleph Alpha's RMSNorm._standard_forward;
-		 * a LayerNorm written the same way subtracts a mean first): each op
-		 * its own kernel over the n elements of e bytes. Forward: pow (read
-		 * e, write e), mean (e), the product x * r (e, e), .float() (e, 4),
-		 * .type_as (4, e), the scale (e, e): 9e + 8 bytes, 8 kernels with the
-		 * add and rsqrt per row. Backward through them (autograd's formulas
-		 * for mul, pow and the casts): 19e + 8 bytes, 10 kernels. Kept: x
-		 * (pow's and the product's input) and the normalized x before the
-		 * scale (the scale's other factor), 2e; statistics per row only. */
+		/* as eager PyTorch runs the reference RMSNorm, y = (x.float() *
+		 * rsqrt(mean(x.float()^2) + eps)).type_as(x) * scale (Meta's Llama
+		 * reference, torchtitan's RMSNorm, Hugging Face's LlamaRMSNorm, Aleph
+		 * Alpha's scaling before its u-muP rework; a LayerNorm written the
+		 * same way subtracts a mean first): each op its own kernel over the
+		 * n elements of e bytes, everything between the casts in fp32.
+		 * Forward: .float() (read e, write 4), pow (4, 4), mean (4), the
+		 * product x * r (4, 4), .type_as (4, e), the scale (e, e): 4e + 28
+		 * bytes, 8 kernels with the add and rsqrt per row. Backward through
+		 * them (autograd's formulas for mul, pow, mean and the casts, a
+		 * product's reduced gradient one kernel of three passes): the
+		 * scale's two gradients 5e, the casts back e + 4 and 4 + e, the
+		 * product's two 20, mean's 4, pow's 12, the two gradients of the
+		 * fp32 x added 12: 7e + 56 bytes, 10 kernels. Kept: the fp32 copy of
+		 * x (pow's and the product's input; x itself only where it is fp32
+		 * already) and the normalized x in e bytes (the scale's other
+		 * factor), with rsqrt's result per row. The backward holds, beyond
+		 * the gradients it reads and writes, three fp32 tensors at the
+		 * product's backward (its incoming gradient, x's gradient and the
+		 * product feeding r's reduction): 12 bytes an element. With e = 4
+		 * the casts move nothing new and the counts are those of the same
+		 * ops on fp32. */
 		double e = b / n;
-		w->bytes_fwd = (9 * e + 8) * n + sb;
+		w->bytes_fwd = (4 * e + 28) * n + sb;
 		w->kernels_fwd = 8;
-		w->bytes_bwd = (19 * e + 8) * n + 2 * sb;
+		w->bytes_bwd = (7 * e + 56) * n + 2 * sb;
 		w->kernels_bwd = 10;
-		w->saved_bytes = 2 * b + rows * 2 * 4;
+		w->saves_in = e >= 4;
+		w->saved_bytes = (e >= 4 ? 2 * e : 4 + e) * n + rows * 4;
+		w->scratch_bwd = 12 * n;
 	}
 }
 

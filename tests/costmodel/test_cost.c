@@ -803,6 +803,58 @@ static void fused_swiglu_by_hand(void **state)
 	assert_true(fabs(bwd[1] - (bwd[0] + fwd[0])) <= 1e-9 * bwd[1]);
 }
 
+/* An RMSNorm before a projection, bf16, T = 64 tokens, H = 32, 16 classes;
+ * h = x laid out again (an Identity, so that h is counted once at its
+ * producer). Kept, by hand, each at its producer: with the fused norm h (the
+ * norm's input, T H 2 B) and its fp32 statistics (mean and rstd, T 8 B);
+ * with the eager reference RMSNorm (--norm-kernel unfused: x.float() first)
+ * not h but its fp32 copy (T H 4 B), the normalized h before the scale (T H
+ * 2 B) and rsqrt's result (T 4 B); both: the norm's output y (the
+ * projection's weight gradient, T H 2 B) and the loss's fp32 probabilities
+ * (T 16 4 B). */
+static void eager_norm_kept_by_hand(void **state)
+{
+	(void)state;
+	static const char j[] =
+	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	    "\"x\":{\"shape\":[64,32],\"role\":\"input\"},"
+	    "\"t\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+	    "\"s\":{\"shape\":[32],\"role\":\"param\"},"
+	    "\"w\":{\"shape\":[32,16],\"role\":\"param\"}},\"ops\":["
+	    "{\"name\":\"in\",\"type\":\"Identity\",\"inputs\":[\"x\"],\"outputs\":[\"h\"]},"
+	    "{\"name\":\"norm\",\"type\":\"RMSNormalization\",\"inputs\":[\"h\",\"s\"],"
+	    "\"outputs\":[\"y\"],\"attrs\":{\"axis\":-1}},"
+	    "{\"name\":\"proj\",\"type\":\"MatMul\",\"inputs\":[\"y\",\"w\"],\"outputs\":[\"z\"]},"
+	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"z\",\"t\"],"
+	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	const double T = 64, H = 32, C = 16;
+	const double want[2] = {T * H * 2 + T * 8 + T * H * 2 + T * C * 4,
+	                        T * H * 4 + T * H * 2 + T * 4 + T * H * 2 + T * C * 4};
+	for (int eager = 0; eager < 2; eager++) {
+		pl_graph *g;
+		pl_err err;
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+		assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+		c.norm_unfused = eager;
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		double act = 0;
+		for (int o = 0; o < g->nops; o++) { /* one device: nothing cut */
+			pl_nodeparts pt;
+			pl_jobshare js;
+			pl_cost_node_parts(p, o, p->strat[o], &pt);
+			pl_parts_split(p, o, &pt, &js);
+			act += js.act_bytes;
+		}
+		if (act != want[eager])
+			fail_msg("%s norm: %.0f bytes kept, by hand %.0f", eager ? "eager" : "fused", act,
+			         want[eager]);
+		pl_problem_free(p);
+		pl_graph_free(g);
+	}
+}
+
 /* A buffered runtime (--stage-output buffered: Aleph Alpha's scaling keeps
  * each micro-batch's model output in a pipeline buffer that the loss reads
  * without taking and that the forward two micro-batches later overwrites;
@@ -1507,6 +1559,7 @@ int main(void)
 	    cmocka_unit_test(saved_op_by_hand),
 	    cmocka_unit_test(fsdp_param_shard_by_hand),
 	    cmocka_unit_test(fused_swiglu_by_hand),
+	    cmocka_unit_test(eager_norm_kept_by_hand),
 	    cmocka_unit_test(buffered_outputs_by_hand),
 	    cmocka_unit_test(plan_equals_tables),
 	    cmocka_unit_test(shared_tables),

@@ -471,39 +471,60 @@ static void loss_kernels(void **state)
 }
 
 /* Norms as eager PyTorch runs them (--norm-kernel unfused) against one fused
- * kernel, counted by hand from the composite form y = x * rsqrt(mean(x^2) +
- * eps), cast to fp32 and back, times the scale: forward 9e + 8 bytes an
- * element (pow e + e, mean e, x * r e + e, .float() e + 4, .type_as 4 + e,
- * the scale e + e) and 8 kernels; backward 19e + 8 and 10; kept 2e (x and
- * the normalized x before the scale). The scale's bytes once forward and
- * twice backward in both. */
+ * kernel, counted op by op from the reference RMSNorm, y = (x.float() *
+ * rsqrt(mean(x.float()^2) + eps)).type_as(x) * scale (torchtitan's RMSNorm,
+ * Meta's Llama reference), bytes an element of n, e the input's bytes:
+ * forward .float() e + 4, pow 4 + 4, mean 4, x * r 4 + 4, .type_as 4 + e,
+ * the scale e + e, 8 kernels with the add and rsqrt per row; backward the
+ * scale's gradient to y e + e and its reduced one to the scale 3e, .type_as
+ * e + 4, the product's gradient to x 4 + 4 and its reduced one to r 3 * 4,
+ * rsqrt per row, mean 4, pow 3 * 4, the two fp32 gradients of x added
+ * 3 * 4, .float() 4 + e, 10 kernels. Kept: the fp32 copy of x and the
+ * normalized x in e bytes, rsqrt's result per row (not x: an fp32 input
+ * is its own copy, and then it is x that is kept). The scale's bytes once
+ * forward and twice backward in both. */
 static void norm_kernels(void **state)
 {
 	(void)state;
-	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
-	                "\"x\":{\"shape\":[4,8,64],\"role\":\"input\"},"
-	                "\"s\":{\"shape\":[64],\"role\":\"param\"}},"
-	                "\"ops\":[{\"name\":\"n\",\"type\":\"RMSNormalization\",\"inputs\":"
-	                "[\"x\",\"s\"],\"outputs\":[\"y\"],\"attrs\":{\"axis\":-1}}]}";
-	int64_t one[PL_MAX_LOOPS];
-	for (int l = 0; l < PL_MAX_LOOPS; l++)
-		one[l] = 1;
-	pl_graph *g = load(j);
-	const pl_op *op = &g->ops[0];
-	const double n = 4 * 8 * 64, e = 2, sb = 64 * 2, rows = 32;
-	pl_opwork f = {0}, u = {.unfused_norm = 1};
-	pl_op_rule_get(op->type)->work(g, op, one, &f);
-	pl_op_rule_get(op->type)->work(g, op, one, &u);
-	assert_true(f.bytes_fwd == 2 * e * n + sb && f.kernels_fwd == 1);
-	assert_true(f.saved_bytes == e * n + rows * 8);
-	assert_true(u.bytes_fwd == (9 * e + 8) * n + sb);
-	assert_true(u.bytes_bwd == (19 * e + 8) * n + 2 * sb);
-	assert_int_equal(u.kernels_fwd, 8);
-	assert_int_equal(u.kernels_bwd, 10);
-	assert_true(u.saved_bytes == 2 * e * n + rows * 8);
-	assert_int_equal(u.saves_in, 1); /* x, counted at its producer */
-	assert_true(u.vec_flops_fwd == f.vec_flops_fwd && u.vec_flops_bwd == f.vec_flops_bwd);
-	pl_graph_free(g);
+	for (int fp32 = 0; fp32 < 2; fp32++) {
+		char j[512];
+		snprintf(j, sizeof j,
+		         "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
+		         "\"x\":{\"shape\":[4,8,64],\"role\":\"input\"},"
+		         "\"s\":{\"shape\":[64],\"role\":\"param\"}},"
+		         "\"ops\":[{\"name\":\"n\",\"type\":\"RMSNormalization\",\"inputs\":"
+		         "[\"x\",\"s\"],\"outputs\":[\"y\"],\"attrs\":{\"axis\":-1}}]}",
+		         fp32 ? "float32" : "bfloat16");
+		int64_t one[PL_MAX_LOOPS];
+		for (int l = 0; l < PL_MAX_LOOPS; l++)
+			one[l] = 1;
+		pl_graph *g = load(j);
+		const pl_op *op = &g->ops[0];
+		const double n = 4 * 8 * 64, e = fp32 ? 4 : 2, sb = 64 * e, rows = 32;
+		pl_opwork f = {0}, u = {.unfused_norm = 1};
+		pl_op_rule_get(op->type)->work(g, op, one, &f);
+		pl_op_rule_get(op->type)->work(g, op, one, &u);
+		assert_true(f.bytes_fwd == 2 * e * n + sb && f.kernels_fwd == 1);
+		assert_true(f.saved_bytes == e * n + rows * 8);
+		double fwd = (e + 4) + (4 + 4) + 4 + (4 + 4) + (4 + e) + (e + e);
+		double bwd = (e + e) + 3 * e + (e + 4) + (4 + 4) + 3 * 4 + 4 + 3 * 4 + 3 * 4 + (4 + e);
+		assert_true(u.bytes_fwd == fwd * n + sb);
+		assert_true(u.bytes_bwd == bwd * n + 2 * sb);
+		assert_int_equal(u.kernels_fwd, 8);
+		assert_int_equal(u.kernels_bwd, 10);
+		if (fp32) { /* x is the fp32 copy: x, counted at its producer */
+			assert_true(u.saved_bytes == 4 * n + 4 * n + rows * 4);
+			assert_int_equal(u.saves_in, 1);
+		} else {
+			assert_true(u.saved_bytes == 4 * n + e * n + rows * 4);
+			assert_int_equal(u.saves_in, 0);
+		}
+		/* the product's backward: its fp32 incoming gradient, x's and the
+		 * product feeding r's reduction */
+		assert_true(u.scratch_bwd == 3 * 4 * n && f.scratch_bwd == 0);
+		assert_true(u.vec_flops_fwd == f.vec_flops_fwd && u.vec_flops_bwd == f.vec_flops_bwd);
+		pl_graph_free(g);
+	}
 }
 
 /* A mask before a softmax (masked_fill as a Where on a constant mask, the
