@@ -125,16 +125,16 @@ void pl__work_norm(const pl_graph *g, const pl_op *op, const int64_t *split, pl_
 		 * factor), with rsqrt's result per row. The backward holds, beyond
 		 * the gradients it reads and writes, three fp32 tensors at the
 		 * product's backward (its incoming gradient, x's gradient and the
-		 * product feeding r's reduction): 12 bytes an element. With e = 4
-		 * the casts move nothing new and the counts are those of the same
-		 * ops on fp32. */
-		double e = b / n;
-		w->bytes_fwd = (4 * e + 28) * n + sb;
-		w->kernels_fwd = 8;
-		w->bytes_bwd = (7 * e + 56) * n + 2 * sb;
-		w->kernels_bwd = 10;
-		w->saves_in = e >= 4;
-		w->saved_bytes = (e >= 4 ? 2 * e : 4 + e) * n + rows * 4;
+		 * product feeding r's reduction): 12 bytes an element. An fp32 x
+		 * (e = 4) is not cast: .float() and .type_as return it, no kernels,
+		 * and x itself is what pow and the product keep. */
+		double e = b / n, cast = e < 4 ? e + 4 : 0; /* a cast's bytes an element */
+		w->bytes_fwd = (2 * e + 20 + 2 * cast) * n + sb;
+		w->kernels_fwd = cast > 0 ? 8 : 6;
+		w->bytes_bwd = (5 * e + 48 + 2 * cast) * n + 2 * sb;
+		w->kernels_bwd = cast > 0 ? 10 : 8;
+		w->saves_in = !(cast > 0);
+		w->saved_bytes = (cast > 0 ? 4 + e : 2 * e) * n + rows * 4;
 		w->scratch_bwd = 12 * n;
 	}
 }
