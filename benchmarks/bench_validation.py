@@ -14,10 +14,12 @@ predictions hold:
     room for the memory prediction's error within 5 %, as the search picks:
     search_pick()) against the measured best, and fit/OOM agreement (measured OOM predicted to fit,
     measured run predicted not to fit);
-  - beside each run, the planner's own whole-job plan (--job) and its MFU
-    with JOB=1 (slow: a search per run), priced with the run's cluster,
-    memory, kernels and framework switches (program_args): only the layout
-    is the search's.
+  - beside each run, the planner's own whole-job plan and its MFU with --job
+    (slow: a search per run; benchmarks/results/validation-job.md), priced
+    with the run's cluster, memory, kernels and framework switches
+    (program_args): only the layout is the search's; how often it is priced
+    faster than the published layout, and its MFU against the highest
+    measured in the set on that GPU and precision (report_job).
 
 What cannot be stated to the planner is skipped with the reason: FP8 GEMMs,
 missing architecture fields. Assumptions, each printed in the table's notes:
@@ -32,7 +34,7 @@ PaLM's appendix B counts them (Chowdhery et al. 2022, arXiv:2204.02311).
 
 Usage: benchmarks/bench_validation.py [--build DIR] [--out PREFIX]
                                       [--limit N] [--only runs|sweep]
-                                      [--jobs N] [--time-limit S]
+                                      [--jobs N] [--time-limit S] [--job]
                                       [--tp-comm-overlap] [--overlap-param-gather]
 Writes PREFIX.jsonl (one object per row priced) and prints Markdown tables.
 """
@@ -951,6 +953,39 @@ def transcription_check(tolerance=0.05):
         print(f"- {i}: published / architecture {q:.3f}")
 
 
+def report_job(res):
+    """The planner's own whole-job plan (--job: the run's program options, its layout
+    left to the search) beside each published run: its step against the price of the
+    published layout, and its MFU against the highest MFU measured in the set on that
+    GPU (any memory size or form factor) and precision"""
+    js = [x for x in res if x.get("job_step_s") and x.get("predicted_step_s")]
+    if not js:
+        return
+    fam = lambda x: (x["gpu"].split("-")[0], x.get("precision") or "bf16")
+    top = {}
+    for x in res:
+        if x.get("measured_mfu"):
+            top[fam(x)] = max(top.get(fam(x), 0), x["measured_mfu"])
+    gain = lambda x: x["predicted_step_s"] / x["job_step_s"]
+    above = lambda x: x.get("job_mfu") and x["job_mfu"] > top.get(fam(x), math.inf)
+    n5 = sum(1 for x in js if gain(x) > 1.05)
+    n20 = sum(1 for x in js if gain(x) > 1.20)
+    print("\n## The search's own plan beside each run (--job)\n")
+    print(f"Of {len(js)} runs, the search's plan is priced more than 5 % faster than the "
+          f"published layout on {n5} ({100 * n5 / len(js):.0f} %), more than 20 % on {n20}; "
+          f"its MFU is above the highest measured in this set on that GPU and precision on "
+          f"{sum(1 for x in js if above(x))}.\n")
+    print("| run | GPUs | measured step s | published layout, predicted s | search's plan s | "
+          "search / published | search's MFU | highest measured MFU (GPU, precision) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for x in js:
+        mfu = f"{x['job_mfu']:.2f}" if x.get("job_mfu") else ""
+        t = top.get(fam(x))
+        print(f"| {x['id']} | {x['gpus']} | {x['measured_step_s']:.4g} | "
+              f"{x['predicted_step_s']:.4g} | {x['job_step_s']:.4g} | {1 / gain(x):.3f} | "
+              f"{mfu}{' (above)' if above(x) else ''} | {f'{t:.2f}' if t else ''} |")
+
+
 def report_sweep(res):
     print("\n## sweep.csv: ranking and fit per group\n")
     print("| group | layouts ran | measured OOM | Spearman | pick / best (measured) | "
@@ -1056,6 +1091,7 @@ def main():
                 f.write(json.dumps(dict(x, file=name)) + "\n")
     if "runs" in results:
         report_runs(results["runs"])
+        report_job(results["runs"])
     if "sweep" in results:
         report_sweep(results["sweep"])
 

@@ -1069,7 +1069,9 @@ double pl_cost_edge_exposed(const pl_problem *p, int e, const int64_t *src_split
 	pl_cost_node_parts(p, gemm, split, &pt);
 	int rc = p->job.recompute && pl_rc_reruns(p->job.recompute[gemm]);
 	double hide = share * (pt.fwd_s * (rc ? 2 : 1) + pt.bwd_s);
-	return fmax(c - hide, c / (double)n);
+	/* one chunk's share has nothing beside it; the rest slows the GEMMs
+	 * beside it as any collective does (PL_OVERLAP_SLOWDOWN) */
+	return pl_overlap_exposed(c, c / (double)n, hide, PL_OVERLAP_SLOWDOWN);
 }
 
 /* ---- the memo of prices from scratch (pl_problem_memo) ---- */
