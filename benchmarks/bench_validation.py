@@ -855,6 +855,12 @@ def memory_band(rows):
     return math.ceil(q[-1] * 100) / 100, len(x)
 
 
+def at_risk(x, hi):
+    """whether a priced layout may run out of memory: its peak times the memory band hi
+    over its limit (pl_memory_at_risk)"""
+    return x["predicted_peak_gib"] * hi > x.get("memory_limit_gib", math.inf)
+
+
 def search_pick(layouts):
     """The layout the search takes of a group's (each priced as its fastest plan): the
     fastest predicted to fit, unless its peak times PL_MEM_BAND_HI is over its limit and
@@ -865,9 +871,8 @@ def search_pick(layouts):
     if not fit:
         return None
     p = min(fit, key=lambda x: x["predicted_step_s"])
-    risky = lambda x: x["predicted_peak_gib"] * hi > x.get("memory_limit_gib", math.inf)
-    safe = [x for x in fit if not risky(x)]
-    if risky(p) and safe:
+    safe = [x for x in fit if not at_risk(x, hi)]
+    if at_risk(p, hi) and safe:
         q = min(safe, key=lambda x: x["predicted_step_s"])
         if q["predicted_step_s"] <= p["predicted_step_s"] * (1 + room):
             return q
@@ -1036,18 +1041,15 @@ def report_sweep(res):
         # (pl_memory_at_risk): fits with room, may run out of memory, or
         # does not fit; the count above takes "may" as "fits"
         hi, = header_constants("PL_MEM_BAND_HI")
-        lim = lambda x: x.get("memory_limit_gib", math.inf)
-        room = lambda x: x.get("predicted_fits") and x["predicted_peak_gib"] * hi <= lim(x)
+        room = lambda x: x.get("predicted_fits") and not at_risk(x, hi)
         sw = [x for x in res if x["group"] and "skipped" not in x]
-        ooms = [x for x in sw if x["oom"] == "yes"]
-        ran = [x for x in sw if x["oom"] == "no"]
-        oom_room = sum(1 for x in ooms if room(x))
-        ran_risk = sum(1 for x in ran if not room(x))
+        oom_room = sum(1 for x in sw if x["oom"] == "yes" and room(x))
+        ran_risk = sum(1 for x in sw if x["oom"] == "no" and not room(x))
         print(f"\nWith the memory band ({hi:g}x the predicted peak, the summary's \"may run out "
-              f"of memory\"): {oom_room} of {len(ooms)} measured OOMs predicted to fit with "
-              f"room ({100 * oom_room / max(1, len(ooms)):.0f} %); {ran_risk} of {len(ran)} "
+              f"of memory\"): {oom_room} of {tot['oom']} measured OOMs predicted to fit with "
+              f"room ({100 * oom_room / max(1, tot['oom']):.0f} %); {ran_risk} of {tot['ran']} "
               f"layouts that ran said to be at risk or not to fit "
-              f"({100 * ran_risk / max(1, len(ran)):.0f} %)")
+              f"({100 * ran_risk / max(1, tot['ran']):.0f} %)")
 
 
 def main():
