@@ -677,7 +677,7 @@ def search_args(r):
         # the linear layers' GEMMs in FP8: NeMo's and Megatron-LM's fp8
         # (Transformer Engine, hybrid recipe), llm-foundry's amp_fp8 (TE),
         # torchtitan's Float8 (torchao); the output layer stays 16-bit in all
-        a += ["--gemm-dtype", "fp8"]
+        a += ["--gemm-dtype", fp8_recipe(r)]
     if "--overlap-grad-reduce" in r["notes"] or overlap_grad_reduce(r):
         # the run overlapped its gradient reduction with the backward, as its
         # source says (Megatron-LM's README scaling table: --overlap-grad-reduce
@@ -707,6 +707,18 @@ def search_args(r):
 # price the search's own plan as they price the published one
 LAYOUT_OPTIONS = ("--tp", "--pp", "--dp", "--cp", "--micro-batch-size", "--virtual-stages",
                   "--zero", "--recompute", "--sequence-parallel", "--stage-cuts")
+
+
+def fp8_recipe(r):
+    """the --gemm-dtype of an FP8 run: Transformer Engine's delayed scaling
+    (fp8) for Megatron-LM, NeMo and llm-foundry's amp_fp8; torchao's Float8
+    for torchtitan, whose float8 converter defaults to dynamic tensorwise
+    scaling (torchao's Float8LinearConfig() and the FSDP float8 all-gather
+    that only tensorwise supports), rowwise where the row says so
+    (float8.recipe_name rowwise)"""
+    if r["framework"] != "torchtitan":
+        return "fp8"
+    return "fp8-rowwise" if "rowwise" in (r["id"] + " " + r["notes"]).lower() else "fp8-tensorwise"
 
 
 def program_args(r):

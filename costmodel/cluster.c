@@ -418,9 +418,6 @@ TWO_WAY(mask, mask_unfused, "fused", "unfused",
 TWO_WAY(stage_output, output_buffered, "freed", "buffered",
         "freed (the model's output given back after the loss) or buffered "
         "(a pipeline buffer keeps the last two micro-batches' outputs)")
-TWO_WAY(gemm_dtype, gemm_fp8, "param", "fp8",
-        "fp8 (linear layers' GEMMs in FP8 with Transformer Engine's casts) or "
-        "param (in the params' own dtype)")
 TWO_WAY(batch_norm, bn_local, "sync", "local",
         "sync (statistics all-reduced over the ranks that cut the batch: "
         "SyncBatchNorm) or local (each rank's own, as DDP's BatchNorm)")
@@ -514,13 +511,40 @@ const char *pl_cluster_cp_exchange_name(const pl_cluster *c)
 	return cp_exchange_names[c->cp_exchange];
 }
 
+static const char *const gemm_dtype_names[PL_GEMM_DTYPES] = {
+    [PL_GEMM_PARAM] = "param",
+    [PL_GEMM_FP8] = "fp8",
+    [PL_GEMM_FP8_TENSORWISE] = "fp8-tensorwise",
+    [PL_GEMM_FP8_ROWWISE] = "fp8-rowwise",
+};
+
+pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,
+                                    pl_err *err)
+{
+	int i = name_index(gemm_dtype_names, PL_GEMM_DTYPES, dtype,
+	                   "param (linear layers' GEMMs in the params' own dtype), fp8 (in FP8 "
+	                   "with Transformer Engine's delayed scaling), fp8-tensorwise or "
+	                   "fp8-rowwise (torchao's Float8 with dynamic tensorwise or rowwise "
+	                   "scaling)",
+	                   what, err);
+	if (i >= 0)
+		c->gemm_fp8 = i;
+	return i >= 0 ? PL_OK : PL_EINVAL;
+}
+
+const char *pl_cluster_gemm_dtype_name(const pl_cluster *c)
+{
+	return gemm_dtype_names[c->gemm_fp8];
+}
+
 pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err)
 {
 	if (c->gemm_fp8 && !(c->fp8_peak_flops > 0))
 		return pl_err_set(err, PL_EINVAL,
-		                  "%s: fp8: the cluster's device %s has no FP8 tensor cores (FP8 "
+		                  "%s: %s: the cluster's device %s has no FP8 tensor cores (FP8 "
 		                  "GEMMs need Hopper or newer: H100, H200); use param",
-		                  what, c->device_name[0] ? c->device_name : "(unnamed)");
+		                  what, pl_cluster_gemm_dtype_name(c),
+		                  c->device_name[0] ? c->device_name : "(unnamed)");
 	return PL_OK;
 }
 

@@ -79,6 +79,25 @@ typedef enum pl_cp_exchange {
 	PL_CP_EXCHANGES
 } pl_cp_exchange;
 
+/* The linear layers' GEMMs (pl_cluster.gemm_fp8; docs/cost-model.md, "FP8
+ * GEMMs") */
+typedef enum pl_gemm_dtype {
+	PL_GEMM_PARAM, /* "param": in the params' own dtype */
+	/* "fp8": Transformer Engine's delayed scaling (hybrid: E4M3 forward,
+	 * E5M2 gradients), one cast-transpose per operand, the weight's FP8
+	 * copies cached over a step, the input kept in FP8 */
+	PL_GEMM_FP8,
+	/* "fp8-tensorwise": torchao's Float8 with dynamic tensorwise scaling
+	 * (recipe "tensorwise", torchtitan's default): each operand's amax read,
+	 * then its cast, every micro-batch, the weight's too */
+	PL_GEMM_FP8_TENSORWISE,
+	/* "fp8-rowwise": torchao's Float8 with dynamic rowwise scaling (recipe
+	 * "rowwise"): a cast along each axis of every operand, the backward's
+	 * GEMMs rescaled after cuBLAS */
+	PL_GEMM_FP8_ROWWISE,
+	PL_GEMM_DTYPES
+} pl_gemm_dtype;
+
 typedef struct pl_cluster {
 	char name[64];
 	int64_t nodes, devices_per_node;
@@ -101,10 +120,9 @@ typedef struct pl_cluster {
 	 * the FP8 GEMM curve's asymptote (its half-rate point keeps the bf16
 	 * curve's latency, GEMM_HALF_SECONDS); docs/cost-model.md, "FP8 GEMMs" */
 	double fp8_peak_flops, fp8_gemm_eff_max;
-	/* the GEMMs of linear layers: 0 "param", in the params' own dtype; 1
-	 * "fp8", through Transformer Engine's FP8 (delayed scaling, hybrid:
-	 * E4M3 forward, E5M2 gradients) or torchao's Float8, with their casts,
-	 * FP8 weight copies and FP8 saved inputs (pl_cost_fp8_op) */
+	/* the GEMMs of linear layers (pl_gemm_dtype): 0 "param", in the
+	 * params' own dtype; otherwise in FP8 with the casts of the recipe
+	 * (pl_cost_fp8_op) */
 	int gemm_fp8;
 	double vector_eff, bw_eff, kernel_overhead_s;
 	/* per op type: its kernels' measured time over the roofline's (0: 1).
@@ -207,8 +225,8 @@ typedef struct pl_cluster {
  * published runs' measured steps between PL_BAND_LO and PL_BAND_HI times
  * the prediction for the central 80 % of them. *basis says which, in words,
  * into a buffer of n bytes. */
-#define PL_BAND_LO   0.87
-#define PL_BAND_HI   1.28
+#define PL_BAND_LO   0.88
+#define PL_BAND_HI   1.26
 #define PL_BAND_RUNS 279
 /* The peak memory a plan is expected to measure: the published runs of the
  * validation set with a measured peak measured at most PL_MEM_BAND_HI times
@@ -216,7 +234,8 @@ typedef struct pl_cluster {
  * docs/cost-model.md). A plan whose peak times it is over the memory limit
  * may run out of memory; the search keeps a plan with that room where one
  * is nearly as fast (PL_JOB_HEADROOM). */
-#define PL_MEM_BAND_HI   1.08
+#define PL_MEM_BAND_HI   1.23
+#define PL_MEM_BAND_TEXT "1.23" /* the same, for help texts */
 #define PL_MEM_BAND_RUNS 20
 /* Whether a plan of peak_bytes per device may run out of memory under
  * limit_bytes (> 0): its peak times PL_MEM_BAND_HI over the limit */
@@ -244,8 +263,9 @@ const char *pl_cluster_grad_dtype_name(const pl_cluster *c);
  * gradients once a step (pl_cluster.grad_fp32_allreduce) */
 pl_status pl_cluster_set_grad_reduce(pl_cluster *c, const char *how, const char *what, pl_err *err);
 const char *pl_cluster_grad_reduce_name(const pl_cluster *c);
-/* "fp8" or "param" (what): the linear layers' GEMMs (pl_cluster.gemm_fp8);
- * whether the device has FP8 tensor cores is checked by pl_cluster_check */
+/* "param", "fp8", "fp8-tensorwise" or "fp8-rowwise" (what): the linear
+ * layers' GEMMs (pl_cluster.gemm_fp8, pl_gemm_dtype); whether the device has
+ * FP8 tensor cores is checked by pl_cluster_check */
 pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_gemm_dtype_name(const pl_cluster *c);

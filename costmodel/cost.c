@@ -85,6 +85,16 @@ int pl_cost_fp8_op(const pl_cluster *c, const pl_graph *g, int o)
 	return b->role == PL_ROLE_PARAM ? 2 : 1;
 }
 
+/* Whether an FP8 linear layer keeps its activation input as an FP8 copy for
+ * its backward: Transformer Engine keeps the cast-transpose's, torchao's
+ * tensorwise recipe the transposed FP8 copy its forward cast writes;
+ * rowwise keeps a transposed 16-bit copy, cast along the other axis in the
+ * backward (fp8_kernels) */
+static int kept_in_fp8(const pl_cluster *c)
+{
+	return c->gemm_fp8 == PL_GEMM_FP8 || c->gemm_fp8 == PL_GEMM_FP8_TENSORWISE;
+}
+
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
                           double *bwd)
 {
@@ -416,15 +426,47 @@ static void comm_times_of(const pl_problem *p, int op, comm_times *t)
 	t->all_gather = z == 1 || z == 2 ? 1 : z == 3 ? 2 * m : 0;
 }
 
-/* A linear layer's kernels as Transformer Engine runs them in FP8
- * (docs/cost-model.md, "FP8 GEMMs"), in place of its 16-bit times: forward,
- * the input's cast to FP8 with its transpose (one cast-transpose kernel
- * reading the 16-bit input and writing two 1-byte copies) and the GEMM on
- * FP8 operands writing a 16-bit output; backward, the output gradient's
- * cast-transpose, then the data- and weight-gradient GEMMs on FP8 operands.
+/* A linear layer's kernels in FP8 (docs/cost-model.md, "FP8 GEMMs"), in
+ * place of its 16-bit times: the three GEMMs on FP8 operands writing 16-bit
+ * outputs, beside the casts of the cluster's recipe, each a memory-bound
+ * kernel (bytes below in units of the 16-bit tensor's: la the activation
+ * input's, lw the weight's, lc the output's; e the 16-bit width):
+ *
+ * fp8 (Transformer Engine, delayed scaling): forward, the input's cast-
+ * transpose (reads la, writes two 1-byte copies: la (1 + 2/e)); backward,
+ * the output gradient's (lc (1 + 2/e)). The weight's copies are cast once a
+ * step (param_parts).
+ *
+ * fp8-tensorwise and fp8-rowwise (torchao's Float8, dynamic scaling: every
+ * operand's scale from its own amax, each micro-batch), the kernels
+ * torchao's roofline counts for its recipes (torchao/testing/float8/
+ * roofline_utils.py, get_tensor_memory_traffic_ovhd_s, at 6243040):
+ * tensorwise, an amax pass (reads the tensor; a second tiny kernel reduces
+ * the partial maxima) then a cast writing both layouts: the input's and the
+ * output gradient's x (2 + 2/e) in 3 kernels; the weight's lw (2 + 1/e) in
+ * 3 forward, cast again backward lw (1 + 1/e) in 1. Rowwise, a cast along
+ * each axis: the input's first kernel writes its FP8 rows and a transposed
+ * 16-bit copy (la (2 + 1/e), forward), the second casts that copy (la (1 +
+ * 1/e), backward, before the weight gradient); the output gradient's both,
+ * lc (3 + 2/e) in 2; the weight's row cast forward (lw (1 + 1/e)), its
+ * transpose and column cast backward (lw (3 + 1/e) in 2). The rowwise
+ * backward GEMMs run without fast accumulation, which torchao sends to
+ * cuBLAS's tensorwise kernel with unit scales and rescales after: one more
+ * kernel reading and writing each gradient (2 la, 2 lw;
+ * torchao/float8/float8_ops.py, addmm_float8_unwrapped).
+ *
+ * An activation read by several FP8 linear layers (q, k and v; gate and up)
+ * is cast once, by the first of them (cast_in): Transformer Engine's fused
+ * projections (Megatron's linear_qkv and linear_fc1) cast one input, torchao
+ * under torch.compile computes the readers' identical casts once
+ * (AOTAutograd's common-subexpression pass) and its tensor-parallel input
+ * preparation casts the shared input before its all-gather
+ * (torchao/float8/float8_tensor_parallel.py, PrepareFloat8ModuleInput). The
+ * others read the same copies: no input cast of their own.
+ *
  * ws: the weight's slot. *la: the activation input's local bytes. */
 static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *split, int ws,
-                        const pl_opwork *w, pl_nodeparts *out, double *la_out)
+                        int cast_in, const pl_opwork *w, pl_nodeparts *out, double *la_out)
 {
 	const pl_cluster *c = p->c;
 	const pl_graph *g = p->g;
@@ -439,16 +481,61 @@ static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *spl
 	double e = pl_dtype_bytes(g->tensors[op->in[as]].dtype);
 	double bw = c->memory_bandwidth * c->bw_eff, ov = c->kernel_overhead_s;
 	double f = w->gemm_flops_fwd; /* each of the three GEMMs has as many */
+	int dgrad = w->kernels_bwd && g->tensors[op->in[as]].requires_grad;
+	int wgrad = w->kernels_bwd && g->tensors[op->in[ws]].requires_grad;
+	/* the casts' bytes and kernels, forward and backward */
+	double cf = 0, cb = 0;
+	int kf = 0, kb = 0;
+	double ca = cast_in ? 1 : 0; /* whether the input's casts are this op's */
+	switch ((pl_gemm_dtype)c->gemm_fp8) {
+	case PL_GEMM_FP8_TENSORWISE:
+		cf = ca * la * (2 + 2 / e) + lw * (2 + 1 / e);
+		kf = 3 * cast_in + 3;
+		if (dgrad || wgrad) {
+			cb = lc * (2 + 2 / e);
+			kb = 3;
+		}
+		if (dgrad) {
+			cb += lw * (1 + 1 / e);
+			kb += 1;
+		}
+		break;
+	case PL_GEMM_FP8_ROWWISE:
+		cf = ca * la * (2 + 1 / e) + lw * (1 + 1 / e);
+		kf = cast_in + 1;
+		if (dgrad || wgrad) {
+			cb = lc * (2 + 1 / e);
+			kb = 1;
+		}
+		if (dgrad) { /* the weight's column cast, the rescale of dA */
+			cb += lw * (3 + 1 / e) + 2 * la;
+			kb += 3;
+		}
+		if (wgrad) { /* the column casts of dC and of A, the rescale of dW */
+			cb += lc * (1 + 1 / e) + ca * la * (1 + 1 / e) + 2 * lw;
+			kb += 2 + cast_in;
+		}
+		break;
+	case PL_GEMM_PARAM: /* not an FP8 op: fp8_kernels is not called */
+	case PL_GEMM_FP8:
+	case PL_GEMM_DTYPES: /* Transformer Engine's cast-transposes */
+		cf = ca * la * (1 + 2 / e);
+		kf = cast_in;
+		if (dgrad || wgrad) {
+			cb = lc * (1 + 2 / e);
+			kb = 1;
+		}
+		break;
+	}
 	*la_out = la;
-	out->fwd_s =
-	    la * (1 + 2 / e) / bw + ov + pl_cost_fp8_gemm_seconds(c, f, (la + lw) / e + lc);
+	out->fwd_s = cf / bw + kf * ov + pl_cost_fp8_gemm_seconds(c, f, (la + lw) / e + lc);
 	out->bwd_s = 0;
 	if (!w->kernels_bwd)
 		return;
-	out->bwd_s = lc * (1 + 2 / e) / bw + ov;
-	if (g->tensors[op->in[as]].requires_grad)
+	out->bwd_s = cb / bw + kb * ov;
+	if (dgrad)
 		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + lw) / e + la);
-	if (g->tensors[op->in[ws]].requires_grad)
+	if (wgrad)
 		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + la) / e + lw);
 }
 
@@ -489,10 +576,11 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 		out->fwd_s *= c->kernel_scale[op->type];
 		out->bwd_s *= c->kernel_scale[op->type];
 	}
-	*f8 = p->fp8 ? p->fp8[op_index] : 0; /* 1 + its weight's slot */
+	int v = p->fp8 ? p->fp8[op_index] : 0;
+	*f8 = v & PL_FP8_SLOT; /* 1 + its weight's slot */
 	*f8_in = 0;
 	if (*f8)
-		fp8_kernels(p, op, split, *f8 - 1, w, out, f8_in);
+		fp8_kernels(p, op, split, *f8 - 1, !(v & PL_FP8_SHARED), w, out, f8_in);
 	out->fwd_s /= pl_fit(c->fit_compute);
 	out->bwd_s /= pl_fit(c->fit_compute);
 }
@@ -516,7 +604,7 @@ static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *spl
 			if (g->tensors[op->in[i]].producer >= 0) {
 				pl_op_input_layout(g, op, split, p->devices, i, &l);
 				out->act_bytes -= pl_layout_local_bytes(&l);
-			} else if (f8 && i == 2 - f8) { /* a data input, kept in FP8 here */
+			} else if (f8 && i == 2 - f8 && kept_in_fp8(p->c)) { /* kept in FP8 here */
 				out->act_bytes -=
 				    f8_in * (1 - 1.0 / pl_dtype_bytes(g->tensors[op->in[i]].dtype));
 			}
@@ -579,7 +667,7 @@ static void param_parts(const pl_problem *p, const pl_op *op, const int64_t *spl
 		t_ar = bucketed_cost(c, &ar, ct->all_reduce, bk);
 		t_rs = bucketed_cost(c, &rs, ct->reduce_scatter, bk);
 	}
-	if (f8 && i == f8 - 1) {
+	if (f8 && i == f8 - 1 && c->gemm_fp8 == PL_GEMM_FP8) {
 		/* Transformer Engine's FP8 copies of the weight and of its
 		 * transpose (Hopper's FP8 GEMMs take only the TN layout), cast
 		 * once a step and cached over the micro-batches
@@ -794,16 +882,47 @@ int pl_problem_edge_fwd_times(const pl_problem *p, int e)
 	           : 1;
 }
 
+/* Whether edge e's forward redistribution moves FP8: it carries the
+ * activation input of an FP8 linear layer whose recipe casts the input
+ * before it gathers it (docs/cost-model.md, "FP8 GEMMs"): Transformer
+ * Engine's LayerNormLinear writes the norm's output in FP8 and gathers that
+ * under sequence parallelism, forward and again backward
+ * (transformer_engine/pytorch/module/layernorm_linear.py, v1.4:
+ * gather_along_first_dim(ln_out)); torchtitan's tensor parallelism with
+ * torchao's tensorwise recipe all-gathers in FP8 (Float8ColwiseParallel),
+ * with rowwise "in high precision" (torchtitan's parallelize.py,
+ * enable_float8_tensorwise_tp). */
+static int fp8_moves(const pl_problem *p, int e)
+{
+	const pl_edge *ed = &p->edges[e];
+	if (!p->fp8 || ed->src_is_input || !kept_in_fp8(p->c))
+		return 0;
+	int f = p->fp8[ed->dst_op] & PL_FP8_SLOT;
+	return f && ed->dst_slot == 2 - f;
+}
+
+/* src, or (f8: the edge moves FP8) its copy in s8 with one byte an element
+ * where no partial sum is pending (a sum is reduced before the cast) */
+static const pl_layout *fp8_source(const pl_layout *src, int f8, pl_layout *s8)
+{
+	if (!f8 || src->partial || src->elem_bytes <= 1)
+		return src;
+	*s8 = *src;
+	s8->elem_bytes = 1;
+	return s8;
+}
+
 /* An edge's price from layouts put on f (pl_refine_layout): src -> dst
  * forward (fwd_times of it) and, with gradients, grad -> back (src without
  * its partial sums) backward; src and back are on side 0, dst and grad on
  * side 1 (an op's input and its gradient have one matrix). */
 static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl_layout *src,
                            const pl_layout *back, const pl_layout *dst, const pl_layout *grad,
-                           int requires_grad, int fwd_times)
+                           int requires_grad, int fwd_times, int f8)
 {
 	pl_redist r;
-	pl_redistribute_on(f, src, dst, &r);
+	pl_layout s8;
+	pl_redistribute_on(f, fp8_source(src, f8, &s8), dst, &r);
 	double t = pl_cost_redist(p->c, &r) * fwd_times;
 	if (requires_grad) {
 		pl_redistribute_on(f, grad, back, &r);
@@ -815,11 +934,12 @@ static double edge_cost_on(const pl_problem *p, const pl_refinement *f, const pl
 /* with bk, times of the edge's step booked there (times x fwd_times of the
  * forward redistribution) */
 static double edge_book_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
-                                const pl_layout *grad, int requires_grad, int fwd_times,
+                                const pl_layout *grad, int requires_grad, int fwd_times, int f8,
                                 double times, pl_commbook *bk)
 {
 	pl_redist r;
-	pl_redistribute(src, dst, &r);
+	pl_layout s8;
+	pl_redistribute(fp8_source(src, f8, &s8), dst, &r);
 	double t = redist_cost(p->c, &r, times * fwd_times, bk) * fwd_times;
 	if (requires_grad) {
 		pl_layout back = *src;
@@ -831,16 +951,16 @@ static double edge_book_layouts(const pl_problem *p, const pl_layout *src, const
 }
 
 static double edge_cost_layouts(const pl_problem *p, const pl_layout *src, const pl_layout *dst,
-                                const pl_layout *grad, int requires_grad, int fwd_times)
+                                const pl_layout *grad, int requires_grad, int fwd_times, int f8)
 {
-	return edge_book_layouts(p, src, dst, grad, requires_grad, fwd_times, 0, NULL);
+	return edge_book_layouts(p, src, dst, grad, requires_grad, fwd_times, f8, 0, NULL);
 }
 
 double pl_cost_edge_layouts(const pl_problem *p, int e, const pl_layout *src, const pl_layout *dst,
                             const pl_layout *grad)
 {
 	return edge_cost_layouts(p, src, dst, grad, p->g->tensors[p->edges[e].tensor].requires_grad,
-	                         pl_problem_edge_fwd_times(p, e));
+	                         pl_problem_edge_fwd_times(p, e), fp8_moves(p, e));
 }
 
 double pl_overlap_exposed(double c, double first, double hide, double slow)
@@ -967,13 +1087,13 @@ static double cp_edge_cost(const pl_problem *p, int e, const pl_layout *src, con
 	int rg = p->g->tensors[p->edges[e].tensor].requires_grad,
 	    ft = pl_problem_edge_fwd_times(p, e);
 	if (n <= 1)
-		return edge_book_layouts(p, src, dst, grad, rg, ft, times, bk);
-	double before = edge_book_layouts(p, src, start, start, rg, ft, times, bk);
+		return edge_book_layouts(p, src, dst, grad, rg, ft, 0, times, bk);
+	double before = edge_book_layouts(p, src, start, start, rg, ft, 0, times, bk);
 	/* the backward exchanges the K/V chunks again beside their gradients'
 	 * (each framework keeps only its own chunk from the forward: Transformer
 	 * Engine's AttnFuncWithCPAndKVP2P and ...KVAllGather, PyTorch's
 	 * _templated_ring_attention_backward) */
-	double ring = edge_book_layouts(p, start, dst, grad, rg, ft + (rg ? 1 : 0), times, bk);
+	double ring = edge_book_layouts(p, start, dst, grad, rg, ft + (rg ? 1 : 0), 0, times, bk);
 	double x = pl_overlap_exposed(ring, 0, hide, PL_OVERLAP_SLOWDOWN);
 	if (bk)
 		bk->hidden_s += times * (ring - x);
@@ -1006,7 +1126,7 @@ static double edge_scratch(const pl_problem *p, int e, const int64_t *src_split,
 		                    cp_hide(p, ed->dst_op, dst_split, n), times, bk);
 	}
 	return edge_book_layouts(p, &src, &dst, &grad, p->g->tensors[ed->tensor].requires_grad,
-	                         pl_problem_edge_fwd_times(p, e), times, bk);
+	                         pl_problem_edge_fwd_times(p, e), fp8_moves(p, e), times, bk);
 }
 
 void pl_cost_edge_comm(const pl_problem *p, int e, const int64_t *src_split,
@@ -1509,8 +1629,20 @@ static int keep_saved(pl_problem *p)
 		p->kept_fp8 = pl_calloc((size_t)g->ntensors + 1, 1);
 		if (!p->fp8 || !p->kept_fp8)
 			return -1;
-		for (int o = 0; o < g->nops; o++)
-			p->fp8[o] = (uint8_t)pl_cost_fp8_op(p->c, g, o);
+		/* the first FP8 reader of an activation casts it for all
+		 * (fp8_kernels) */
+		for (int o = 0; o < g->nops; o++) {
+			int f = pl_cost_fp8_op(p->c, g, o);
+			p->fp8[o] = (uint8_t)f;
+			if (!f)
+				continue;
+			int t = pl_view_base(g, g->ops[o].in[2 - f]);
+			if (p->kept_fp8[t] & 2)
+				p->fp8[o] |= PL_FP8_SHARED;
+			p->kept_fp8[t] |= 2; /* a mark, cleared below */
+		}
+		for (int t = 0; t < g->ntensors; t++)
+			p->kept_fp8[t] = 0;
 	}
 	int64_t ones[PL_MAX_LOOPS];
 	for (int l = 0; l < PL_MAX_LOOPS; l++)
@@ -1528,7 +1660,8 @@ static int keep_saved(pl_problem *p)
 		for (int i = 0; i < op->ninputs; i++) {
 			if (!(w.saves_in >> i & 1))
 				continue;
-			if (p->fp8 && p->fp8[o] && i == 2 - p->fp8[o])
+			if (p->fp8 && p->fp8[o] && i == 2 - (p->fp8[o] & PL_FP8_SLOT) &&
+			    kept_in_fp8(p->c))
 				p->kept_fp8[op->in[i]] = 1; /* kept as its FP8 copy */
 			else /* a view keeps its base's whole storage */
 				p->kept[pl_view_base(g, op->in[i])] = 1;
@@ -2073,6 +2206,7 @@ static int classify(pl_layout *uniq, int *idx, const pl_layout *all, int n)
 typedef struct edge_job {
 	int e, ns, nd, nsu, ndu, rg, fwd_times, nsm, ndm;
 	int cp; /* a ring's edge (cp_edge): priced per consumer candidate at the end */
+	int f8; /* its forward redistribution moves FP8 (fp8_moves) */
 	pl_layout *su, *du; /* du: input layout and gradient layout, side by side */
 	int *si, *di;
 	pl_devmat *sm, *dm; /* the distinct matrices of su and du */
@@ -2141,6 +2275,7 @@ static int edge_job_plan(const pl_problem *p, int e, edge_job *j)
 	                .nd = nd,
 	                .rg = p->g->tensors[ed->tensor].requires_grad,
 	                .fwd_times = pl_problem_edge_fwd_times(p, e),
+	                .f8 = fp8_moves(p, e),
 	                .cp = cp_edge(p, e)};
 	pl_layout *sl = pl_malloc(sizeof *sl * (size_t)ns),
 	          *dl = pl_malloc(sizeof *dl * (size_t)nd * 2);
@@ -2218,7 +2353,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 			double *out = &j->pair[(size_t)a * j->ndu + b];
 			if (!cached || cd < 0) {
 				*out =
-				    edge_cost_layouts(p, &j->su[a], dst, grad, j->rg, j->fwd_times);
+				    edge_cost_layouts(p, &j->su[a], dst, grad, j->rg, j->fwd_times, j->f8);
 				continue;
 			}
 			if (ftag[cd] != cs) {
@@ -2239,7 +2374,7 @@ static void edge_job_rows(const pl_problem *p, edge_job *j, int i0, int i1)
 				btag[b] = cs;
 			}
 			*out = edge_cost_on(p, &f[cd], &on[2 * cd], &on[2 * cd + 1], &dg[2 * b],
-			                    &dg[2 * b + 1], j->rg, j->fwd_times);
+			                    &dg[2 * b + 1], j->rg, j->fwd_times, j->f8);
 		}
 	}
 	free(f);

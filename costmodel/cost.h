@@ -188,6 +188,10 @@ typedef struct pl_edge {
 	int tensor;
 } pl_edge;
 
+/* pl_problem.fp8's parts */
+#define PL_FP8_SLOT   3
+#define PL_FP8_SHARED 4
+
 typedef struct pl_problem {
 	const pl_graph *g;
 	const pl_cluster *c;
@@ -226,9 +230,11 @@ typedef struct pl_problem {
 	uint8_t *kept;
 	uint8_t *saves_in; /* per op: the inputs its backward reads (bit per slot) */
 	/* with FP8 GEMMs (pl_cluster.gemm_fp8), else NULL: per op, 1 + the slot
-	 * of its weight when it is a linear layer run in FP8 (pl_cost_fp8_op);
-	 * per tensor, 1 when such an op keeps an FP8 copy of it for its
-	 * backward (Transformer Engine saves its input quantized) */
+	 * of its weight when it is a linear layer run in FP8 (pl_cost_fp8_op;
+	 * PL_FP8_SLOT of it), with PL_FP8_SHARED where an earlier such layer
+	 * reads the same activation and casts it for both; per tensor, 1 when
+	 * such an op keeps an FP8 copy of it for its backward (Transformer
+	 * Engine saves its input quantized) */
 	uint8_t *fp8, *kept_fp8;
 	/* problems of the same graph, mesh and candidates whose edge tables this
 	 * one borrows (pl_problem_share): a ring through them, or NULL; per edge,

@@ -102,7 +102,8 @@ static int is_recompute(const char *v)
 
 static int is_gemm_dtype(const char *v)
 {
-	return !strcmp(v, "fp8") || !strcmp(v, "param");
+	pl_cluster c = {0};
+	return pl_cluster_set_gemm_dtype(&c, v, "", NULL) == PL_OK;
 }
 
 static int is_cp_exchange(const char *v)
@@ -214,7 +215,9 @@ static const struct key {
     [K_FRAMEWORK] = {"framework", NULL, is_framework,
                      " (only plans it can run, as search --framework)", pl_export_names},
     [K_GEMM_DTYPE] = {"gemm_dtype", NULL, is_gemm_dtype,
-                      "fp8 (linear layers' GEMMs in FP8, as search --gemm-dtype) or param"},
+                      "param, fp8, fp8-tensorwise or fp8-rowwise (linear layers' GEMMs in "
+                      "FP8 as Transformer Engine or torchao's recipes run them, as search "
+                      "--gemm-dtype)"},
     [K_CP_EXCHANGE] = {"cp_exchange", NULL, is_cp_exchange,
                        "ring, allgather or allgather-sync (context parallelism's key/value "
                        "exchange, as search --cp-exchange)"},

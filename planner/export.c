@@ -707,7 +707,7 @@ typedef struct fw_config {
 	int zero, recompute;        /* ZeRO level; PL_RECOMPUTE_* */
 	int sp;                     /* sequence parallel: 1, 0, -1 not said */
 	int precision;              /* PREC_*; -1 not said */
-	int fp8;                    /* the linear layers' GEMMs in FP8: 1, 0, -1 not said */
+	int fp8;                    /* the linear layers' GEMMs: pl_gemm_dtype, -1 not said */
 	int vocab_emb_dp;           /* embedding replicated over tp (not cut) */
 	int64_t layers;             /* repeated layers, 0: unknown */
 	int64_t *stage;             /* layers of each pipeline stage (pp; owned), or NULL */
@@ -882,7 +882,9 @@ static pl_status plan_batch(const pl_ckpt_view *v, const char *where, fw_config 
 	                   ? PREC_FP32
 	                   : PREC_BF16;
 	const char *gd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, "gemm_dtype"));
-	c->fp8 = gd && !strcmp(gd, "fp8");
+	pl_cluster dt = {0};
+	c->fp8 = gd && pl_cluster_set_gemm_dtype(&dt, gd, "", NULL) == PL_OK ? dt.gemm_fp8
+	                                                                       : PL_GEMM_PARAM;
 	return PL_OK;
 }
 
@@ -1368,6 +1370,10 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		arg(o, "--fp16", NULL);
 	if (c->fp8 > 0 && mds)
 		REFUSE("FP8 GEMMs (Megatron-DeepSpeed has no Transformer Engine FP8 switch)");
+	if (c->fp8 > 0 && c->fp8 != PL_GEMM_FP8)
+		REFUSE("FP8 GEMMs with torchao's %s recipe: Megatron-LM runs Transformer "
+		       "Engine's delayed scaling (--gemm-dtype fp8)",
+		       c->fp8 == PL_GEMM_FP8_ROWWISE ? "rowwise" : "tensorwise");
 	if (c->fp8 > 0) /* Transformer Engine's delayed scaling, E4M3 forward, E5M2 gradients */
 		arg(o, "--fp8-format", "hybrid");
 	if (!mds) { /* how the plan was priced, where Megatron-LM's arguments say it */
@@ -1438,6 +1444,10 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "fp16", c->precision == PREC_FP16 ? "true" : "false");
 	}
 	price_keys(o, c, "model");
+	if (c->fp8 > 0 && c->fp8 != PL_GEMM_FP8)
+		REFUSE("FP8 GEMMs with torchao's %s recipe: NeMo runs Transformer Engine's "
+		       "delayed scaling (--gemm-dtype fp8)",
+		       c->fp8 == PL_GEMM_FP8_ROWWISE ? "rowwise" : "tensorwise");
 	if (c->fp8 > 0) /* TransformerConfig.fp8: Transformer Engine's hybrid recipe */
 		value(o, "fp8", "hybrid");
 	section(o, "train");
@@ -1593,6 +1603,19 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 	                                                  : "\"none\"");
 	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
 		value(o, "selective_ac_option", "\"op\"");
+	if (c->fp8 == PL_GEMM_FP8_TENSORWISE || c->fp8 == PL_GEMM_FP8_ROWWISE) {
+		/* torchao's Float8Linear with the recipe priced (v0.2.2:
+		 * components/quantization/float8.py registers the converter as
+		 * quantize.linear.float8; job_config.py Float8Linear.recipe_name),
+		 * under torch.compile, which fuses the casts as they are priced */
+		section(o, "model");
+		value(o, "converters", "[\"quantize.linear.float8\"]");
+		section(o, "quantize.linear.float8");
+		value(o, "recipe_name",
+		      c->fp8 == PL_GEMM_FP8_ROWWISE ? "\"rowwise\"" : "\"tensorwise\"");
+		section(o, "compile");
+		value(o, "enable", "true");
+	}
 	return PL_OK;
 }
 
@@ -1716,9 +1739,15 @@ static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
 {
 	pl_status st = PL_EINVAL;
 	cJSON *doc = NULL;
-	if (c->fp8 > 0 && o->fw != FW_MEGATRON && o->fw != FW_NEMO && o->fw != FW_MDS)
-		REFUSE("FP8 GEMMs (--gemm-dtype fp8): this export writes them for megatron "
-		       "(--fp8-format) and nemo (model.fp8) only");
+	if (c->fp8 > 0 && o->fw != FW_MEGATRON && o->fw != FW_NEMO && o->fw != FW_MDS &&
+	    o->fw != FW_TORCHTITAN)
+		REFUSE("FP8 GEMMs (--gemm-dtype fp8*): this export writes them for megatron "
+		       "(--fp8-format), nemo (model.fp8) and torchtitan (torchao's float8 "
+		       "converter) only");
+	if (c->fp8 == PL_GEMM_FP8 && o->fw == FW_TORCHTITAN)
+		REFUSE("FP8 GEMMs with Transformer Engine's delayed scaling (--gemm-dtype fp8): "
+		       "torchtitan's float8 converter runs torchao's dynamic recipes "
+		       "(--gemm-dtype fp8-tensorwise or fp8-rowwise)");
 	for (size_t i = 0; c->cp > 1 && i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
 		const struct fw_price_key *k = &fw_price_keys[i];
 		const char *v = c->price[k->sw];
@@ -2105,6 +2134,29 @@ static pl_status read_nemo(const pl_fw_kvs *k, const char *where, fw_config *c, 
 	                          line_of(k, "model.recompute_method"), where, c, err);
 }
 
+/* torchtitan's float8 converter (model.converters naming
+ * quantize.linear.float8, v0.2.2) and its recipe: torchao's tensorwise when
+ * none is named (Float8LinearConfig()), rowwise; rowwise_with_gw_hp is not
+ * priced. Without the converter, not said (the cluster's). */
+static pl_status read_tt_float8(const pl_fw_kvs *k, const char *where, fw_config *c,
+                                pl_err *err)
+{
+	const char *conv = get_str(k, "model.converters");
+	if (!conv || !strstr(conv, "quantize.linear.float8"))
+		return PL_OK;
+	const char *r = get_str(k, "quantize.linear.float8.recipe_name");
+	if (!r || !strcmp(r, "tensorwise"))
+		c->fp8 = PL_GEMM_FP8_TENSORWISE;
+	else if (!strcmp(r, "rowwise"))
+		c->fp8 = PL_GEMM_FP8_ROWWISE;
+	else
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s:%d: quantize.linear.float8.recipe_name %s: the planner prices "
+		                  "torchao's tensorwise and rowwise recipes",
+		                  where, line_of(k, "quantize.linear.float8.recipe_name"), r);
+	return PL_OK;
+}
+
 static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
 {
 	pl_status st;
@@ -2229,7 +2281,7 @@ static pl_status read_torchtitan(const pl_fw_kvs *k, const char *where, fw_confi
 		                                                              : " (the default)");
 	const char *mp = get_str(k, "training.mixed_precision_param");
 	c->precision = mp && !strcmp(mp, "float32") ? PREC_FP32 : PREC_BF16;
-	return PL_OK;
+	return read_tt_float8(k, where, c, err);
 }
 
 static pl_status read_deepspeed(const pl_fw_kvs *k, const char *where, fw_config *c, pl_err *err)
@@ -2483,9 +2535,13 @@ const char *pl_export_conf_where(const pl_export_conf *c)
 	return c->where;
 }
 
-int pl_export_conf_fp8(const pl_export_conf *c)
+const char *pl_export_conf_gemm_dtype(const pl_export_conf *c)
 {
-	return c->c.fp8 > 0;
+	pl_cluster dt = {0};
+	if (c->c.fp8 <= 0)
+		return NULL;
+	dt.gemm_fp8 = c->c.fp8;
+	return pl_cluster_gemm_dtype_name(&dt);
 }
 
 /* search's fixed options: the configuration's degrees, recompute, sequence
@@ -2520,7 +2576,7 @@ static void conf_degrees(pl_export_conf *conf, char **sv, int *ns)
 	}
 	if (c->fp8 > 0) {
 		sv[(*ns)++] = "--gemm-dtype";
-		sv[(*ns)++] = "fp8";
+		sv[(*ns)++] = (char *)pl_export_conf_gemm_dtype(conf);
 	}
 	/* Megatron-LM, NeMo and Megatron-DeepSpeed ("type:transformer") place
 	 * the same number of layers on every stage unless the first and last

@@ -98,8 +98,9 @@ pl_status pl_export_conf_read(const char *framework, const char *src, pl_export_
 void pl_export_conf_free(pl_export_conf *c);
 /* what the messages call it: the file's name or "the arguments" */
 const char *pl_export_conf_where(const pl_export_conf *c);
-/* whether it trains the linear layers' GEMMs in FP8 */
-int pl_export_conf_fp8(const pl_export_conf *c);
+/* the --gemm-dtype of its FP8 GEMMs ("fp8", "fp8-tensorwise",
+ * "fp8-rowwise"), or NULL where its linear layers' GEMMs are not FP8 */
+const char *pl_export_conf_gemm_dtype(const pl_export_conf *c);
 /* search's options that state it, appended to sv[*ns..] (its degrees,
  * recompute, sequence parallelism, FP8, stage cuts, and the pricing switches
  * it states or its framework defaults to), those of the switches cost takes

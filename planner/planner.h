@@ -183,11 +183,14 @@ const char *planner_errmsg(const planner_ctx *ctx);
  *   framework                 megatron | nemo | torchtitan | deepspeed |
  *                             megatron-deepspeed | mindformers: only plans
  *                             that framework can state and run
- *   gemm_dtype                fp8 | param (default: the cluster's, param in
- *                             every preset): the linear layers' GEMMs in
- *                             FP8 as Transformer Engine runs them (search
- *                             --gemm-dtype); fp8 on a GPU without FP8
- *                             tensor cores (A100, V100) is PLANNER_EINVAL
+ *   gemm_dtype                param | fp8 | fp8-tensorwise | fp8-rowwise
+ *                             (default: the cluster's, param in every
+ *                             preset): the linear layers' GEMMs in FP8 as
+ *                             Transformer Engine (fp8) or torchao's Float8
+ *                             (its tensorwise and rowwise recipes) runs
+ *                             them (search --gemm-dtype); FP8 on a GPU
+ *                             without FP8 tensor cores (A100, V100) is
+ *                             PLANNER_EINVAL
  *   cp_exchange               ring | allgather | allgather-sync (default:
  *                             the cluster's, ring in every preset; a
  *                             framework's own with framework): how context

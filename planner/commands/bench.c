@@ -17,7 +17,7 @@ static const char *const bench_help =
     "  --grad-reduce R, --grad-accumulation A, --param-shard S,\n"
     "  --norm-kernel K, --mask-kernel K, --batch-norm sync|local,\n"
     "  --stage-output freed|buffered,\n"
-    "  --gemm-dtype fp8|param, --cp-exchange E\n"
+    "  --gemm-dtype D, --cp-exchange E\n"
     "                        as for search\n"
     "  --time-limit SECONDS  for each mode\n"
     "  --job                 whole-job plans, each mode as the inner searcher\n"

@@ -201,10 +201,9 @@ int pl_cmd_cost_from(int argc, char **argv, pl_cli_cmd search, pl_cli_cmd cost)
 	    (st = pl_json_parse(plan_text, cl, f.scratch, &ck, &err)) ||
 	    (st = pl_export_conf_compare(c, ck, &err)))
 		goto done;
-	if (pl_export_conf_fp8(
-	        c)) { /* a cluster given to cost is priced with the configuration's FP8 */
+	if (pl_export_conf_gemm_dtype(c)) { /* a cluster given to cost: the configuration's FP8 */
 		f.cv[f.nc++] = "--gemm-dtype";
-		f.cv[f.nc++] = "fp8";
+		f.cv[f.nc++] = (char *)pl_export_conf_gemm_dtype(c);
 	}
 	f.cv[f.nc++] = "--strategy";
 	f.cv[f.nc++] = f.scratch;

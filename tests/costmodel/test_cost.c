@@ -1274,8 +1274,12 @@ static void fp8_refused_without_tensor_cores(void **state)
 	assert_non_null(strstr(err.msg, "--gemm-dtype"));
 	assert_non_null(strstr(err.msg, "A100-SXM4-40GB"));
 	assert_non_null(strstr(err.msg, "no FP8 tensor cores"));
+	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp8-rowwise", "--gemm-dtype", &err), PL_OK);
+	assert_int_equal(pl_cluster_check(&c, "--gemm-dtype", &err), PL_EINVAL);
+	assert_non_null(strstr(err.msg, "--gemm-dtype: fp8-rowwise: "));
 	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp16", "--gemm-dtype", &err), PL_EINVAL);
-	assert_non_null(strstr(err.msg, "--gemm-dtype: 'fp16': expected fp8"));
+	assert_non_null(strstr(err.msg, "--gemm-dtype: 'fp16': expected param"));
+	assert_non_null(strstr(err.msg, "fp8-tensorwise"));
 	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
 	assert_int_equal(pl_cluster_set_gemm_dtype(&c, "fp8", "--gemm-dtype", &err), PL_OK);
 	assert_int_equal(pl_cluster_check(&c, "--gemm-dtype", &err), PL_OK);
@@ -1445,22 +1449,187 @@ static int64_t *cut_loop(pl_problem *p, int o, int64_t size, int64_t ways)
 	return NULL;
 }
 
+/* x -> fc1 (1024 -> 4096) -> ReLU -> fc2 (4096 -> 1024) -> head -> loss, bf16,
+ * batch 64: the tensor-parallel tests' model */
+static const char mlp4_json[] =
+    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+    "\"x\":{\"shape\":[64,1024],\"role\":\"input\"},"
+    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
+    "\"w1\":{\"shape\":[1024,4096],\"role\":\"param\"},"
+    "\"w2\":{\"shape\":[4096,1024],\"role\":\"param\"},"
+    "\"w3\":{\"shape\":[1024,16],\"role\":\"param\"}},\"ops\":["
+    "{\"name\":\"fc1\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1\"],\"outputs\":[\"h\"]},"
+    "{\"name\":\"act\",\"type\":\"Relu\",\"inputs\":[\"h\"],\"outputs\":[\"r\"]},"
+    "{\"name\":\"fc2\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w2\"],\"outputs\":[\"z\"]},"
+    "{\"name\":\"head\",\"type\":\"MatMul\",\"inputs\":[\"z\",\"w3\"],\"outputs\":[\"o\"]},"
+    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"o\",\"y\"],"
+    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+
+/* the linear layers' GEMM dtypes (pl_gemm_dtype's names, in its order) */
+static const char *const gemm_dtypes[] = {"param", "fp8", "fp8-tensorwise", "fp8-rowwise"};
+
+/* torchao's Float8 recipes against a hand count (docs/cost-model.md, "FP8
+ * GEMMs"; torchao/testing/float8/roofline_utils.py for the casts,
+ * torchao/float8/float8_ops.py for rowwise's rescale), on one device:
+ * fc1 and fc1b both read x (64x1024, no gradient), fc2 their sum, the head
+ * feeds the loss. fc1, the first reader, casts x for both; fc1b's casts are
+ * its weight's and its output gradient's alone. No FP8 weight copies are
+ * kept over the step (torchao casts every micro-batch); tensorwise keeps
+ * its input as an FP8 copy, rowwise a 16-bit one. */
+static void fp8_recipes_by_hand(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	                "\"x\":{\"shape\":[64,1024],\"role\":\"input\"},"
+	                "\"w1\":{\"shape\":[1024,1024],\"role\":\"param\"},"
+	                "\"w1b\":{\"shape\":[1024,1024],\"role\":\"param\"},"
+	                "\"w2\":{\"shape\":[1024,512],\"role\":\"param\"},"
+	                "\"w3\":{\"shape\":[512,10],\"role\":\"param\"},"
+	                "\"labels\":{\"shape\":[64],\"dtype\":\"int64\",\"role\":\"input\"}},"
+	                "\"ops\":["
+	                "{\"name\":\"fc1\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1\"],"
+	                "\"outputs\":[\"h\"]},"
+	                "{\"name\":\"fc1b\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1b\"],"
+	                "\"outputs\":[\"hb\"]},"
+	                "{\"name\":\"sum\",\"type\":\"Add\",\"inputs\":[\"h\",\"hb\"],"
+	                "\"outputs\":[\"s\"]},"
+	                "{\"name\":\"fc2\",\"type\":\"MatMul\",\"inputs\":[\"s\",\"w2\"],"
+	                "\"outputs\":[\"z\"]},"
+	                "{\"name\":\"head\",\"type\":\"MatMul\",\"inputs\":[\"z\",\"w3\"],"
+	                "\"outputs\":[\"y\"]},"
+	                "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"y\","
+	                "\"labels\"],\"outputs\":[\"l\"]}]}";
+	const char *const *dts = gemm_dtypes;
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	pl_nodeparts pt[4][4]; /* per gemm dtype: fc1, fc1b, sum, fc2 */
+	for (int d = 0; d < 4; d++) {
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+		assert_int_equal(pl_cluster_set_gemm_dtype(&c, dts[d], "t", &err), PL_OK);
+		assert_string_equal(pl_cluster_gemm_dtype_name(&c), dts[d]);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		for (int o = 0; o < 4; o++)
+			pl_cost_node_parts(p, o, p->strat[o], &pt[d][o]);
+		if (d) /* fc1b reads what fc1 cast */
+			assert_true(p->fp8[0] == 2 && p->fp8[1] == (2 | PL_FP8_SHARED));
+		pl_problem_free(p);
+	}
+	double bw = 0.8 * 3.35e12, ov = 5e-6, f = 2.0 * 64 * 1024 * 1024;
+	double x = 131072, w = 2097152, h = 131072; /* bytes in bf16: x, w1, h */
+	double gemm = f / (1.979e15 * 0.699) + 0.95e-6;
+	double gf = fmax(gemm, ((x + w) / 2 + h) / bw) + ov; /* the forward GEMM */
+	double gw = fmax(gemm, ((h + x) / 2 + w) / bw) + ov; /* the weight gradient's */
+	struct {
+		double f1, b1, f1b, b1b; /* forward and backward of fc1 and fc1b */
+	} want[4] = {
+	    [2] = /* tensorwise: amax, its second stage and a cast writing both
+	           * layouts, for x (fc1 only), w and h's gradient; the weight
+	           * cast again for a data gradient (none here: x needs none) */
+	    {(x * 3 + w * 2.5) / bw + 6 * ov + gf, h * 3 / bw + 3 * ov + gw,
+	     w * 2.5 / bw + 3 * ov + gf, h * 3 / bw + 3 * ov + gw},
+	    [3] = /* rowwise: x's row cast with its transposed copy (fc1), w's
+	           * row cast; backward h's gradient both ways, x's column cast
+	           * (fc1), the weight gradient's rescale */
+	    {(x * 2.5 + w * 1.5) / bw + 2 * ov + gf,
+	     (h * 2.5 + h * 1.5 + x * 1.5 + 2 * w) / bw + 4 * ov + gw,
+	     w * 1.5 / bw + ov + gf, (h * 2.5 + h * 1.5 + 2 * w) / bw + 3 * ov + gw},
+	};
+	for (int d = 2; d < 4; d++) {
+		double got[4] = {pt[d][0].fwd_s, pt[d][0].bwd_s, pt[d][1].fwd_s, pt[d][1].bwd_s};
+		double hand[4] = {want[d].f1, want[d].b1, want[d].f1b, want[d].b1b};
+		for (int k = 0; k < 4; k++)
+			if (fabs(got[k] / hand[k] - 1) > 1e-9)
+				fail_msg("%s: %s %s %.9g s, by hand %.9g", dts[d], k < 2 ? "fc1" : "fc1b",
+				         k % 2 ? "backward" : "forward", got[k], hand[k]);
+	}
+	/* Transformer Engine's fc1b: no cast-transpose of its own */
+	assert_true(fabs(pt[1][1].fwd_s / gf - 1) < 1e-9);
+	for (int z = 0; z < PL_ZERO_LEVELS; z++)
+		for (int o = 0; o < 2; o++) {
+			/* torchao: no FP8 weight copies held; Transformer Engine's 2
+			 * bytes a parameter */
+			assert_true(pt[2][o].state_bytes[z] == pt[0][o].state_bytes[z]);
+			assert_true(pt[3][o].state_bytes[z] == pt[0][o].state_bytes[z]);
+			assert_true(pt[1][o].state_bytes[z] - pt[0][o].state_bytes[z] == w);
+		}
+	/* kept: the sum's input h (fc1's output) is no FP8 layer's; fc2's input
+	 * s: one byte an element under Transformer Engine and tensorwise, two
+	 * under rowwise, as in bf16 */
+	assert_true(pt[3][2].act_bytes == pt[0][2].act_bytes);
+	assert_true(pt[2][2].act_bytes == pt[1][2].act_bytes);
+	assert_true(pt[0][2].act_bytes - pt[2][2].act_bytes == h / 2);
+	pl_graph_free(g);
+}
+
+/* An FP8 linear layer's activation input gathered over the ranks: its
+ * forward redistribution moves the FP8 copy (one byte an element) under
+ * Transformer Engine and torchao's tensorwise recipe, the 16-bit tensor
+ * under rowwise (torchtitan gathers it "in high precision"); the gradient's
+ * reduction is 16-bit in all. On 4 devices: fc1 and the ReLU cut the batch,
+ * fc2 its output columns (its input whole on every rank: an all-gather). */
+static void fp8_gather_by_hand(void **state)
+{
+	(void)state;
+	const char *j = mlp4_json;
+	const char *const *dts = gemm_dtypes;
+	pl_graph *g;
+	pl_err err;
+	assert_int_equal(pl_graph_load_json(&g, j, strlen(j), "m.json", &err), PL_OK);
+	double got[4], fwd[2] = {0}, bwd = 0;
+	int times = 0;
+	for (int d = 0; d < 4; d++) {
+		pl_cluster c;
+		pl_problem *p;
+		assert_int_equal(pl_cluster_devices(&c, 4, &err), PL_OK);
+		c.fp8_peak_flops = 1.979e15; /* the cpu devices' cluster: FP8 allowed here */
+		assert_int_equal(pl_cluster_set_gemm_dtype(&c, dts[d], "t", &err), PL_OK);
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		int64_t *sa = cut_loop(p, 1, 64, 4), *sf = cut_loop(p, 2, 1024, 4);
+		int e = -1;
+		for (int k = 0; k < p->nedges; k++)
+			if (p->edges[k].src_op == 1 && p->edges[k].dst_op == 2)
+				e = k;
+		assert_true(e >= 0);
+		got[d] = pl_cost_edge(p, e, sa, sf);
+		if (!d) { /* by hand: the all-gather forward in 2 and 1 bytes, the
+			   * gradient's reduction back */
+			pl_layout src, dst, grad, back;
+			pl_redist r;
+			pl_edge_layouts(p, e, sa, sf, &src, &dst);
+			pl_op_input_grad_layout(g, &g->ops[2], sf, p->devices, 0, &grad);
+			back = src;
+			back.partial = 0;
+			for (int b = 0; b < 2; b++) {
+				src.elem_bytes = 2 - b;
+				pl_redistribute(&src, &dst, &r);
+				assert_true(r.n == 1 && r.p[0].kind == PL_PRIM_ALL_GATHER);
+				fwd[b] = pl_cost_redist(&c, &r);
+			}
+			pl_redistribute(&grad, &back, &r);
+			bwd = pl_cost_redist(&c, &r);
+			/* gathered again for the backward where the shard is kept
+			 * (pl_regathers): in FP8 too */
+			times = pl_problem_edge_fwd_times(p, e);
+		}
+		pl_problem_free(p);
+	}
+	assert_true(fwd[1] < fwd[0] && bwd > 0);
+	assert_true(times == 1 || times == 2);
+	double want[4] = {times * fwd[0] + bwd, times * fwd[1] + bwd, times * fwd[1] + bwd,
+	                  times * fwd[0] + bwd};
+	for (int d = 0; d < 4; d++)
+		if (fabs(got[d] / want[d] - 1) > 1e-12)
+			fail_msg("%s: act -> fc2 %.9g s, by hand %.9g", dts[d], got[d], want[d]);
+	pl_graph_free(g);
+}
+
 static void tp_overlap_by_hand(void **state)
 {
 	(void)state;
-	const char *j =
-	    "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
-	    "\"x\":{\"shape\":[64,1024],\"role\":\"input\"},"
-	    "\"y\":{\"shape\":[64],\"role\":\"input\",\"dtype\":\"int32\"},"
-	    "\"w1\":{\"shape\":[1024,4096],\"role\":\"param\"},"
-	    "\"w2\":{\"shape\":[4096,1024],\"role\":\"param\"},"
-	    "\"w3\":{\"shape\":[1024,16],\"role\":\"param\"}},\"ops\":["
-	    "{\"name\":\"fc1\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w1\"],\"outputs\":[\"h\"]},"
-	    "{\"name\":\"act\",\"type\":\"Relu\",\"inputs\":[\"h\"],\"outputs\":[\"r\"]},"
-	    "{\"name\":\"fc2\",\"type\":\"MatMul\",\"inputs\":[\"r\",\"w2\"],\"outputs\":[\"z\"]},"
-	    "{\"name\":\"head\",\"type\":\"MatMul\",\"inputs\":[\"z\",\"w3\"],\"outputs\":[\"o\"]},"
-	    "{\"name\":\"loss\",\"type\":\"SoftmaxCrossEntropy\",\"inputs\":[\"o\",\"y\"],"
-	    "\"outputs\":[\"l\"]}],\"outputs\":[\"l\"]}";
+	const char *j = mlp4_json;
 	pl_graph *g;
 	pl_err err;
 	pl_cluster c;
@@ -1548,6 +1717,8 @@ int main(void)
 	    cmocka_unit_test(fp8_cluster_round_trip),
 	    cmocka_unit_test(cp_exchange_round_trip),
 	    cmocka_unit_test(fp8_memory_by_hand),
+	    cmocka_unit_test(fp8_recipes_by_hand),
+	    cmocka_unit_test(fp8_gather_by_hand),
 	    cmocka_unit_test(tp_overlap_by_hand),
 	    cmocka_unit_test(cluster_file),
 	    cmocka_unit_test(presets_and_link_classes),

@@ -28,6 +28,10 @@ def main():
             "PL_MEM_BAND_RUNS": mn}
     bad = [f"{k} is {got[k]:g} in costmodel/cluster.h; benchmarks/results/validation.jsonl "
            f"gives {want[k]:g}" for k in want if abs(got[k] - want[k]) > 1e-9]
+    hdr = open(f"{src}/costmodel/cluster.h").read()
+    text = f'#define PL_MEM_BAND_TEXT "{mhi:.2f}"'
+    if text not in hdr:
+        bad.append(f"costmodel/cluster.h does not say '{text}' (the help texts' copy)")
     doc = open(f"{src}/docs/cost-model.md").read()
     said = f"of the {n} published runs"
     if said not in doc or f"between {lo:.2f} and {hi:.2f} times" not in doc:
