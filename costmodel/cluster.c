@@ -534,7 +534,17 @@ pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char
 
 const char *pl_cluster_gemm_dtype_name(const pl_cluster *c)
 {
-	return gemm_dtype_names[c->gemm_fp8];
+	return pl_gemm_dtype_name(c->gemm_fp8);
+}
+
+int pl_gemm_dtype_parse(const char *name)
+{
+	return name_index(gemm_dtype_names, PL_GEMM_DTYPES, name, "", "", NULL);
+}
+
+const char *pl_gemm_dtype_name(int dtype)
+{
+	return dtype >= 0 && dtype < PL_GEMM_DTYPES ? gemm_dtype_names[dtype] : NULL;
 }
 
 pl_status pl_cluster_check(const pl_cluster *c, const char *what, pl_err *err)

@@ -269,6 +269,9 @@ const char *pl_cluster_grad_reduce_name(const pl_cluster *c);
 pl_status pl_cluster_set_gemm_dtype(pl_cluster *c, const char *dtype, const char *what,
                                     pl_err *err);
 const char *pl_cluster_gemm_dtype_name(const pl_cluster *c);
+/* pl_gemm_dtype by name ("param", "fp8", ...): its value, or -1; and back */
+int pl_gemm_dtype_parse(const char *name);
+const char *pl_gemm_dtype_name(int dtype);
 /* "ring", "allgather" or "allgather-sync" (what): how context parallelism
  * exchanges keys and values (pl_cluster.cp_exchange) */
 pl_status pl_cluster_set_cp_exchange(pl_cluster *c, const char *how, const char *what, pl_err *err);

@@ -85,12 +85,14 @@ int pl_cost_fp8_op(const pl_cluster *c, const pl_graph *g, int o)
 	return b->role == PL_ROLE_PARAM ? 2 : 1;
 }
 
-/* Whether an FP8 linear layer keeps its activation input as an FP8 copy for
- * its backward: Transformer Engine keeps the cast-transpose's, torchao's
- * tensorwise recipe the transposed FP8 copy its forward cast writes;
- * rowwise keeps a transposed 16-bit copy, cast along the other axis in the
- * backward (fp8_kernels) */
-static int kept_in_fp8(const pl_cluster *c)
+/* Whether the recipe makes one FP8 copy of a linear layer's activation
+ * input that both crosses the ranks and stays for the backward: Transformer
+ * Engine's cast-transpose (gathered under sequence parallelism, saved for
+ * the weight gradient) and torchao's tensorwise cast (gathered in FP8 by
+ * torchtitan's tensor parallelism, its transposed copy saved); rowwise
+ * gathers the 16-bit tensor and keeps a transposed 16-bit copy, cast along
+ * the other axis in the backward (fp8_kernels) */
+static int fp8_input_copy(const pl_cluster *c)
 {
 	return c->gemm_fp8 == PL_GEMM_FP8 || c->gemm_fp8 == PL_GEMM_FP8_TENSORWISE;
 }
@@ -604,7 +606,7 @@ static void node_act_bytes(const pl_problem *p, int op_index, const int64_t *spl
 			if (g->tensors[op->in[i]].producer >= 0) {
 				pl_op_input_layout(g, op, split, p->devices, i, &l);
 				out->act_bytes -= pl_layout_local_bytes(&l);
-			} else if (f8 && i == 2 - f8 && kept_in_fp8(p->c)) { /* kept in FP8 here */
+			} else if (f8 && i == 2 - f8 && fp8_input_copy(p->c)) { /* kept in FP8 here */
 				out->act_bytes -=
 				    f8_in * (1 - 1.0 / pl_dtype_bytes(g->tensors[op->in[i]].dtype));
 			}
@@ -895,7 +897,7 @@ int pl_problem_edge_fwd_times(const pl_problem *p, int e)
 static int fp8_moves(const pl_problem *p, int e)
 {
 	const pl_edge *ed = &p->edges[e];
-	if (!p->fp8 || ed->src_is_input || !kept_in_fp8(p->c))
+	if (!p->fp8 || ed->src_is_input || !fp8_input_copy(p->c))
 		return 0;
 	int f = p->fp8[ed->dst_op] & PL_FP8_SLOT;
 	return f && ed->dst_slot == 2 - f;
@@ -1661,7 +1663,7 @@ static int keep_saved(pl_problem *p)
 			if (!(w.saves_in >> i & 1))
 				continue;
 			if (p->fp8 && p->fp8[o] && i == 2 - (p->fp8[o] & PL_FP8_SLOT) &&
-			    kept_in_fp8(p->c))
+			    fp8_input_copy(p->c))
 				p->kept_fp8[op->in[i]] = 1; /* kept as its FP8 copy */
 			else /* a view keeps its base's whole storage */
 				p->kept[pl_view_base(g, op->in[i])] = 1;

@@ -102,8 +102,7 @@ static int is_recompute(const char *v)
 
 static int is_gemm_dtype(const char *v)
 {
-	pl_cluster c = {0};
-	return pl_cluster_set_gemm_dtype(&c, v, "", NULL) == PL_OK;
+	return pl_gemm_dtype_parse(v) >= 0;
 }
 
 static int is_cp_exchange(const char *v)

@@ -882,9 +882,7 @@ static pl_status plan_batch(const pl_ckpt_view *v, const char *where, fw_config 
 	                   ? PREC_FP32
 	                   : PREC_BF16;
 	const char *gd = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(dev, "gemm_dtype"));
-	pl_cluster dt = {0};
-	c->fp8 = gd && pl_cluster_set_gemm_dtype(&dt, gd, "", NULL) == PL_OK ? dt.gemm_fp8
-	                                                                       : PL_GEMM_PARAM;
+	c->fp8 = gd && pl_gemm_dtype_parse(gd) > 0 ? pl_gemm_dtype_parse(gd) : PL_GEMM_PARAM;
 	return PL_OK;
 }
 
@@ -1370,10 +1368,6 @@ static pl_status emit_megatron(out *o, const fw_config *c, int mds, pl_err *err)
 		arg(o, "--fp16", NULL);
 	if (c->fp8 > 0 && mds)
 		REFUSE("FP8 GEMMs (Megatron-DeepSpeed has no Transformer Engine FP8 switch)");
-	if (c->fp8 > 0 && c->fp8 != PL_GEMM_FP8)
-		REFUSE("FP8 GEMMs with torchao's %s recipe: Megatron-LM runs Transformer "
-		       "Engine's delayed scaling (--gemm-dtype fp8)",
-		       c->fp8 == PL_GEMM_FP8_ROWWISE ? "rowwise" : "tensorwise");
 	if (c->fp8 > 0) /* Transformer Engine's delayed scaling, E4M3 forward, E5M2 gradients */
 		arg(o, "--fp8-format", "hybrid");
 	if (!mds) { /* how the plan was priced, where Megatron-LM's arguments say it */
@@ -1444,10 +1438,6 @@ static pl_status emit_nemo(out *o, const fw_config *c, pl_err *err)
 		value(o, "fp16", c->precision == PREC_FP16 ? "true" : "false");
 	}
 	price_keys(o, c, "model");
-	if (c->fp8 > 0 && c->fp8 != PL_GEMM_FP8)
-		REFUSE("FP8 GEMMs with torchao's %s recipe: NeMo runs Transformer Engine's "
-		       "delayed scaling (--gemm-dtype fp8)",
-		       c->fp8 == PL_GEMM_FP8_ROWWISE ? "rowwise" : "tensorwise");
 	if (c->fp8 > 0) /* TransformerConfig.fp8: Transformer Engine's hybrid recipe */
 		value(o, "fp8", "hybrid");
 	section(o, "train");
@@ -1489,6 +1479,15 @@ static int tt_split(int64_t L, int64_t S, int64_t a, int64_t b, int64_t *out)
 		out[s] = k;
 	}
 	return 0;
+}
+
+/* torchao's recipe_name of an FP8 gemm dtype, or NULL (param, Transformer
+ * Engine's fp8) */
+static const char *torchao_recipe(int fp8)
+{
+	return fp8 == PL_GEMM_FP8_TENSORWISE ? "tensorwise"
+	       : fp8 == PL_GEMM_FP8_ROWWISE  ? "rowwise"
+	                                     : NULL;
 }
 
 static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
@@ -1603,7 +1602,7 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 	                                                  : "\"none\"");
 	if (c->recompute == PL_RECOMPUTE_SELECTIVE_OP)
 		value(o, "selective_ac_option", "\"op\"");
-	if (c->fp8 == PL_GEMM_FP8_TENSORWISE || c->fp8 == PL_GEMM_FP8_ROWWISE) {
+	if (torchao_recipe(c->fp8)) {
 		/* torchao's Float8Linear with the recipe priced (v0.2.2:
 		 * components/quantization/float8.py registers the converter as
 		 * quantize.linear.float8; job_config.py Float8Linear.recipe_name),
@@ -1611,8 +1610,8 @@ static pl_status emit_torchtitan(out *o, const fw_config *c, pl_err *err)
 		section(o, "model");
 		value(o, "converters", "[\"quantize.linear.float8\"]");
 		section(o, "quantize.linear.float8");
-		value(o, "recipe_name",
-		      c->fp8 == PL_GEMM_FP8_ROWWISE ? "\"rowwise\"" : "\"tensorwise\"");
+		snprintf(b, sizeof b, "\"%s\"", torchao_recipe(c->fp8));
+		value(o, "recipe_name", b);
 		section(o, "compile");
 		value(o, "enable", "true");
 	}
@@ -1748,6 +1747,10 @@ static pl_status emit(out *o, const fw_config *c, const char *ckpt, pl_err *err)
 		REFUSE("FP8 GEMMs with Transformer Engine's delayed scaling (--gemm-dtype fp8): "
 		       "torchtitan's float8 converter runs torchao's dynamic recipes "
 		       "(--gemm-dtype fp8-tensorwise or fp8-rowwise)");
+	if (torchao_recipe(c->fp8) && (o->fw == FW_MEGATRON || o->fw == FW_NEMO))
+		REFUSE("FP8 GEMMs with torchao's %s recipe: %s runs Transformer Engine's "
+		       "delayed scaling (--gemm-dtype fp8)",
+		       torchao_recipe(c->fp8), fws[o->fw].version);
 	for (size_t i = 0; c->cp > 1 && i < sizeof fw_price_keys / sizeof *fw_price_keys; i++) {
 		const struct fw_price_key *k = &fw_price_keys[i];
 		const char *v = c->price[k->sw];
@@ -2537,11 +2540,7 @@ const char *pl_export_conf_where(const pl_export_conf *c)
 
 const char *pl_export_conf_gemm_dtype(const pl_export_conf *c)
 {
-	pl_cluster dt = {0};
-	if (c->c.fp8 <= 0)
-		return NULL;
-	dt.gemm_fp8 = c->c.fp8;
-	return pl_cluster_gemm_dtype_name(&dt);
+	return c->c.fp8 > 0 ? pl_gemm_dtype_name(c->c.fp8) : NULL;
 }
 
 /* search's fixed options: the configuration's degrees, recompute, sequence
