@@ -855,16 +855,18 @@ def header_constants(*names):
 
 
 def memory_band(rows):
-    """The memory band (costmodel/cluster.h PL_MEM_BAND_HI, PL_MEM_BAND_RUNS): the 90th
-    percentile of measured / predicted peak over the priced runs with a published measured
-    peak, widened upward to two decimals, and how many runs."""
+    """The memory band (costmodel/cluster.h PL_MEM_BAND_HI, PL_MEM_BAND_MID,
+    PL_MEM_BAND_RUNS): the 90th percentile and the median of measured / predicted peak over
+    the priced runs with a published measured peak, each widened upward to two decimals, and
+    how many runs."""
     x = sorted(r["measured_peak_gib"] / r["predicted_peak_gib"] for r in rows
                if r.get("file", "runs") == "runs" and r.get("measured_peak_gib")
                and r.get("predicted_peak_gib"))
     if len(x) < 2:
-        return float("nan"), len(x)
+        return float("nan"), float("nan"), len(x)
     q = statistics.quantiles(x, n=10, method="inclusive")
-    return math.ceil(q[-1] * 100) / 100, len(x)
+    return (math.ceil(q[-1] * 100) / 100, math.ceil(statistics.median(x) * 100) / 100,
+            len(x))
 
 
 def at_risk(x, hi):
@@ -876,18 +878,22 @@ def at_risk(x, hi):
 def search_pick(layouts):
     """The layout the search takes of a group's (each priced as its fastest plan): the
     fastest predicted to fit, unless its peak times PL_MEM_BAND_HI is over its limit and
-    one whose is not is within PL_JOB_HEADROOM of it (search/job.h: the search's
-    preference for a plan with room for the memory prediction's error)"""
-    hi, room = header_constants("PL_MEM_BAND_HI", "PL_JOB_HEADROOM")
+    one whose is not is within PL_JOB_HEADROOM of it, or failing that, one whose peak times
+    PL_MEM_BAND_MID is not (search/job.h: the search's preference for a plan with room for
+    the memory prediction's error, then for its median error)"""
+    hi, mid, room = header_constants("PL_MEM_BAND_HI", "PL_MEM_BAND_MID", "PL_JOB_HEADROOM")
     fit = [x for x in layouts if x.get("predicted_fits") and "predicted_step_s" in x]
     if not fit:
         return None
     p = min(fit, key=lambda x: x["predicted_step_s"])
-    safe = [x for x in fit if not at_risk(x, hi)]
-    if at_risk(p, hi) and safe:
-        q = min(safe, key=lambda x: x["predicted_step_s"])
-        if q["predicted_step_s"] <= p["predicted_step_s"] * (1 + room):
-            return q
+    for band in (hi, mid):
+        if not at_risk(p, band):
+            break
+        safe = [x for x in fit if not at_risk(x, band)]
+        if safe:
+            q = min(safe, key=lambda x: x["predicted_step_s"])
+            if q["predicted_step_s"] <= p["predicted_step_s"] * (1 + room):
+                return q
     return p
 
 
@@ -937,10 +943,10 @@ def report_runs(res):
     print(f"\nUncalibrated band (10th-90th percentile of measured/predicted over the {n} runs "
           f"with a published step, widened to two decimals): {lo:.2f}-{hi:.2f}; "
           f"PL_BAND_LO/HI/RUNS in costmodel/cluster.h must say the same (ctest test_band)")
-    mhi, mn = memory_band(res)
+    mhi, mmid, mn = memory_band(res)
     print(f"\nMemory band (90th percentile of measured/predicted peak over the {mn} runs with a "
-          f"published peak, widened up to two decimals): {mhi:.2f}; PL_MEM_BAND_HI/RUNS in "
-          f"costmodel/cluster.h must say the same (ctest test_band)")
+          f"published peak, widened up to two decimals): {mhi:.2f}, median {mmid:.2f}; "
+          f"PL_MEM_BAND_HI/MID/RUNS in costmodel/cluster.h must say the same (ctest test_band)")
 
 
 def transcription_check(tolerance=0.05):

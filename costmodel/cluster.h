@@ -237,6 +237,11 @@ typedef struct pl_cluster {
 #define PL_MEM_BAND_HI   1.23
 #define PL_MEM_BAND_TEXT "1.23" /* the same, for help texts */
 #define PL_MEM_BAND_RUNS 20
+/* The median of the same ratios (widened up to two decimals): where no plan
+ * with room for PL_MEM_BAND_HI is nearly as fast, the search keeps one with
+ * room for this, the error half of those runs reached, on the same terms. */
+#define PL_MEM_BAND_MID      1.07
+#define PL_MEM_BAND_MID_TEXT "1.07" /* the same, for help texts */
 /* Whether a plan of peak_bytes per device may run out of memory under
  * limit_bytes (> 0): its peak times PL_MEM_BAND_HI over the limit */
 int pl_memory_at_risk(double peak_bytes, double limit_bytes);

@@ -488,13 +488,14 @@ static pl_status search_with_transient(pl_problem *p, const pl_searcher *s,
 
 /* The most of a device a plan's tensors may take (as the search's limit
  * counts them: the runtime's reserve aside) for its peak to leave room for
- * the prediction's error (PL_MEM_BAND_HI); 0 with no limit, or with
- * --fastest (the fastest plan within the limit) */
-static double headroom_limit(const pl_cluster *cl, const pl_plan_opts *o)
+ * the prediction's error, peak x band within the limit (PL_MEM_BAND_HI, then
+ * PL_MEM_BAND_MID); 0 with no limit, or with --fastest (the fastest plan
+ * within the limit) */
+static double headroom_limit(const pl_cluster *cl, const pl_plan_opts *o, double band)
 {
 	if (o->jo.fastest || !(o->so.memory_limit > 0))
 		return 0;
-	double h = o->so.memory_limit / PL_MEM_BAND_HI - cl->memory_reserve;
+	double h = o->so.memory_limit / band - cl->memory_reserve;
 	return h > 0 ? h : 0;
 }
 
@@ -502,16 +503,28 @@ static pl_status space_add(cJSON *ck, const char *sep, const char *text, const c
                            pl_err *err);
 
 /* A plan within the headroom (headroom_limit) kept over one of over_s
- * seconds without it: search.space and space_widen say so */
-static pl_status note_headroom(cJSON *ck, double limit, double over_s, pl_err *err)
+ * seconds without it: search.space and space_widen say so; mid: within the
+ * median's (PL_MEM_BAND_MID), none within PL_MEM_BAND_HI's being within the
+ * margin */
+static pl_status note_headroom(cJSON *ck, double limit, double over_s, int mid, pl_err *err)
 {
-	char text[320];
-	snprintf(text, sizeof text,
-	         "plans with room for the memory prediction's error (a peak of at most %.4g "
-	         "GiB, the %.4g GiB limit / %.2f; one without it may run in %.6g s: within the "
-	         "%g %% the search gives plans with room)",
-	         limit / PL_MEM_BAND_HI / 1073741824.0, limit / 1073741824.0, PL_MEM_BAND_HI,
-	         over_s, 100 * PL_JOB_HEADROOM);
+	char text[480];
+	const double G = 1073741824.0;
+	if (mid)
+		snprintf(text, sizeof text,
+		         "plans with room for the memory prediction's median error (a peak of at "
+		         "most %.4g GiB, the %.4g GiB limit / %.2f: none with room for its 90th "
+		         "percentile, the limit / %.2f, is within the %g %%; one without room may "
+		         "run in %.6g s: within the %g %% the search gives plans with room)",
+		         limit / PL_MEM_BAND_MID / G, limit / G, PL_MEM_BAND_MID, PL_MEM_BAND_HI,
+		         100 * PL_JOB_HEADROOM, over_s, 100 * PL_JOB_HEADROOM);
+	else
+		snprintf(text, sizeof text,
+		         "plans with room for the memory prediction's error (a peak of at most %.4g "
+		         "GiB, the %.4g GiB limit / %.2f; one without it may run in %.6g s: within "
+		         "the %g %% the search gives plans with room)",
+		         limit / PL_MEM_BAND_HI / G, limit / G, PL_MEM_BAND_HI, over_s,
+		         100 * PL_JOB_HEADROOM);
 	return space_add(ck, ", ", text, "--fastest", err);
 }
 
@@ -562,13 +575,13 @@ static pl_status note_trims(cJSON *ck, const pl_cluster *cl, const pl_plan_opts 
 	return PL_OK;
 }
 
-/* note_trims, then the headroom's note where a plan within it was kept over
- * one of over_s seconds (> 0) */
+/* note_trims, then the headroom's note where a plan within it (mid: the
+ * median's) was kept over one of over_s seconds (> 0) */
 static pl_status note_space(cJSON *ck, const pl_cluster *cl, const pl_plan_opts *o, int replicas,
-                            double simpler_s, double over_s, pl_err *err)
+                            double simpler_s, double over_s, int mid, pl_err *err)
 {
 	pl_status st = note_trims(ck, cl, o, replicas, simpler_s, err);
-	return st || !(over_s > 0) ? st : note_headroom(ck, o->so.memory_limit, over_s, err);
+	return st || !(over_s > 0) ? st : note_headroom(ck, o->so.memory_limit, over_s, mid, err);
 }
 
 static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_opts *o, cJSON **ck,
@@ -640,7 +653,8 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		jo.replicas = replicas;
 		jo.inner = s;
 		jo.top = o->top;
-		jo.headroom = headroom_limit(cl, o);
+		jo.headroom = headroom_limit(cl, o, PL_MEM_BAND_HI);
+		jo.headroom_mid = headroom_limit(cl, o, PL_MEM_BAND_MID);
 		if (o->keep) {
 			jo.annotate = keep_strategies;
 			jo.annotate_ud = (void *)o;
@@ -655,7 +669,7 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		if (!st && jp.nalts && (st = add_alternatives(*ck, &jp, err)))
 			cJSON_Delete(*ck), *ck = NULL;
 		if (!st && (st = note_space(*ck, cl, o, replicas, jp.simpler_than_s,
-		                            jp.headroom_over_s, err)))
+		                            jp.headroom_over_s, jp.headroom_mid, err)))
 			cJSON_Delete(*ck), *ck = NULL;
 		if (seconds)
 			*seconds = jp.seconds;
@@ -697,15 +711,21 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	}
 	/* a plan whose peak is within the prediction's error of the limit: the
 	 * fastest plan with that room, where it is within PL_JOB_HEADROOM (the
-	 * searcher that planned, in the time left) */
-	double over = 0, room = headroom_limit(cl, o),
-	       t = room > 0 ? pl_search_result_transient(p, &r) : 0;
+	 * searcher that planned, in the time left); else, where the plan needs
+	 * more than the median error's room too, the fastest with that */
+	double over = 0, t = headroom_limit(cl, o, PL_MEM_BAND_HI) > 0
+	                         ? pl_search_result_transient(p, &r)
+	                         : 0;
+	int mid = 0;
 	if (t < 0) {
 		st = pl_err_set(err, PL_ENOMEM, "out of memory");
 		goto done;
 	}
-	if (room > 0 && r.mem_bytes + t > room &&
-	    !(o->so.time_limit_s > 0 && pl_now() - t_start >= o->so.time_limit_s)) {
+	for (int level = 0; level < 2 && !(over > 0); level++) {
+		double room = headroom_limit(cl, o, level ? PL_MEM_BAND_MID : PL_MEM_BAND_HI);
+		if (!(room > 0 && r.mem_bytes + t > room) ||
+		    (o->so.time_limit_s > 0 && pl_now() - t_start >= o->so.time_limit_s))
+			break;
 		pl_search_opts so2 = so;
 		so2.memory_limit = room;
 		so2.time_limit_s = pl_time_left(t_start, o->so.time_limit_s);
@@ -720,10 +740,12 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 		}
 		if (!s2 && r2.step_s <= r.step_s * (1 + PL_JOB_HEADROOM)) {
 			over = r.step_s;
+			mid = level;
 			r2.seconds += r.seconds;
 			pl_search_result_free(&r);
 			r = r2;
 		} else {
+			r.seconds += r2.seconds;
 			pl_search_result_free(&r2);
 		}
 	}
@@ -740,7 +762,7 @@ static pl_status plan_search(pl_graph *g, const pl_cluster *cl, const pl_plan_op
 	}
 	if (r.nconflicts)
 		add_conflicts(*ck, p, &r);
-	if ((st = note_space(*ck, cl, o, replicas, 0, over, err))) {
+	if ((st = note_space(*ck, cl, o, replicas, 0, over, mid, err))) {
 		cJSON_Delete(*ck);
 		*ck = NULL;
 		goto done;

@@ -1934,60 +1934,82 @@ static void slot_free(slot *b)
 	free(b->stages);
 }
 
-/* Third pass, where the winner needs more than jo->headroom: both passes
- * again under that limit, for a plan at most PL_JOB_HEADROOM slower. Every
- * point's bounds hold under any limit, and the slots start empty at that
- * ceiling (useful_below reads them so), so points that cannot reach it are
- * bounded out at once; the points whose unconstrained optima may fit the
- * headroom are tried again (their exact dps find their tables priced), the
- * others go to the second pass as they are. The answer
- * within the headroom replaces the winner where one is found within the
- * ceiling and the time limit; else the winner stays. Counts and notes stay
- * those of the search within the limit. */
-static pl_status headroom(jobrun *s)
+/* One level of the third pass: both passes again under the limit H, for a
+ * plan within ceiling. Every point's bounds hold under any limit, and the
+ * slots start empty at that ceiling (useful_below reads them so), so points
+ * that cannot reach it are bounded out at once; the points whose
+ * unconstrained optima may fit H are tried again (their exact dps find their
+ * tables priced), the others go to the second pass as they are. 1 where a
+ * plan was found within the ceiling and the time limit (in s->best), 0 where
+ * none was (s->best emptied), or -1 and *st on failure. */
+static int headroom_at(jobrun *s, double H, double ceiling, pl_status *st)
 {
-	double H = s->jo->headroom, M = s->M;
-	int w = winner(s);
-	if (!(H > 0) || !(M > H) || s->stopped || s->best[w].prob < 0 ||
-	    s->best[w].cost.mem_bytes <= H)
-		return PL_OK;
-	double over = s->best[w].cost.step_s, ceiling = over * (1 + PL_JOB_HEADROOM);
-	slot kept[2] = {s->best[0], s->best[1]};
-	int pruned = s->out->pruned, relaxed = s->out->relaxed, all_exact = s->all_exact;
-	pl_err err0 = *s->err;
+	double M = s->M;
 	for (int k = 0; k < 2; k++)
-		s->best[k] = (slot){.prob = -1, .tk = kept[k].tk};
+		s->best[k] = (slot){.prob = -1, .tk = s->best[k].tk};
 	s->best[1].cost.step_s = ceiling;
 	s->best[0].cost.step_s = ceiling * (1 + s->margin);
 	if (s->jo->beat_s > 0) /* the plain plan held outside */
 		s->best[0].cost.step_s = fmin(s->best[0].cost.step_s, s->jo->beat_s);
 	for (int k = 0; k < s->npt; k++) {
 		point *pt = &s->pts[k];
-		/* an unconstrained optimum over the headroom on every stage together
-		 * cannot fit it: its exact dp is not run again */
+		/* an unconstrained optimum over H on every stage together cannot
+		 * fit it: its exact dp is not run again */
 		pt->exact = pt->exact && pt->mem > H * (double)s->probs[pt->prob].pp;
 		pt->done = pt->fit = 0;
 	}
 	s->M = H;
 	s->no_pareto = 1;
-	pl_status st = bound(s);
-	if (!st)
-		st = solve(s);
+	*st = bound(s);
+	if (!*st)
+		*st = solve(s);
 	s->M = M;
 	s->no_pareto = 0;
 	int v = winner(s);
-	int take = !st && !s->stopped && s->best[v].prob >= 0 && s->best[v].cost.step_s <= ceiling;
+	int take = !*st && !s->stopped && s->best[v].prob >= 0 && s->best[v].cost.step_s <= ceiling;
 	s->stopped = 0;
+	if (!take) {
+		slot_free(&s->best[0]);
+		slot_free(&s->best[1]);
+	}
+	return take ? 1 : *st == PL_ENOMEM ? -1 : 0;
+}
+
+/* Third pass, where the winner needs more than jo->headroom: a plan at most
+ * PL_JOB_HEADROOM slower within it (headroom_at), else within
+ * jo->headroom_mid where the winner needs more than that too. The answer
+ * with room replaces the winner where one is found; else the winner stays.
+ * Counts and notes stay those of the search within the limit. */
+static pl_status headroom(jobrun *s)
+{
+	const double H[2] = {s->jo->headroom, s->jo->headroom_mid};
+	int w = winner(s);
+	if (!(H[0] > 0) || !(s->M > H[0]) || s->stopped || s->best[w].prob < 0 ||
+	    s->best[w].cost.mem_bytes <= H[0])
+		return PL_OK;
+	double over = s->best[w].cost.step_s, need = s->best[w].cost.mem_bytes,
+	       ceiling = over * (1 + PL_JOB_HEADROOM);
+	slot kept[2] = {s->best[0], s->best[1]};
+	int pruned = s->out->pruned, relaxed = s->out->relaxed, all_exact = s->all_exact;
+	pl_err err0 = *s->err;
+	pl_status st = PL_OK;
+	int took = 0, level = 0;
+	for (; level < 2 && !took; level++) {
+		if (level > 0 && !(H[level] > H[0] && s->M > H[level] && need > H[level]))
+			break;
+		took = headroom_at(s, H[level], ceiling, &st);
+		if (took < 0)
+			break;
+	}
 	s->out->pruned = pruned;
 	s->out->relaxed = relaxed;
-	if (take) {
+	if (took > 0) {
 		slot_free(&kept[0]);
 		slot_free(&kept[1]);
 		s->all_exact &= all_exact;
 		s->out->headroom_over_s = over;
+		s->out->headroom_mid = level > 1;
 	} else {
-		slot_free(&s->best[0]);
-		slot_free(&s->best[1]);
 		s->best[0] = kept[0];
 		s->best[1] = kept[1];
 		s->all_exact = all_exact;

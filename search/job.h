@@ -72,6 +72,10 @@ typedef struct pl_job_opts {
 	 * PL_JOB_HEADROOM of that plan's (pl_job_plan.headroom_over_s says so);
 	 * 0: the fastest plan within the limit, as always */
 	double headroom;
+	/* > headroom (bytes, below the memory limit): where no plan within
+	 * headroom is within PL_JOB_HEADROOM, the fastest plan within this is the
+	 * answer on the same terms (pl_job_plan.headroom_mid says so); 0: none */
+	double headroom_mid;
 } pl_job_opts;
 /* Every dimension searched, nothing fixed. */
 #define PL_JOB_OPTS_AUTO                                                                           \
@@ -111,6 +115,9 @@ typedef struct pl_job_plan {
 	 * took this long, and this one within the headroom was kept (within
 	 * PL_JOB_HEADROOM): the plan is optimal among plans within the headroom */
 	double headroom_over_s;
+	/* with headroom_over_s: the plan kept is within pl_job_opts.headroom_mid,
+	 * none within pl_job_opts.headroom being within PL_JOB_HEADROOM */
+	int headroom_mid;
 	/* a time limit stopped the search: no plan is faster than bound_s, and
 	 * the plan's step is within gap (a fraction) of it; 0 otherwise */
 	double bound_s, gap;

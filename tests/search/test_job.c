@@ -334,7 +334,7 @@ static void headroom_keeps_room_within_its_margin(void **state)
 {
 	(void)state;
 	static const double room[] = {0.7, 0.85, 0.95};
-	int moved = 0, kept_faster = 0, runs = 0, missed = 0;
+	int moved = 0, kept_faster = 0, runs = 0, missed = 0, mid_moved = 0;
 	for (int c0 = 0; c0 < BRUTE_MODELS; c0++) {
 		pl_cluster c;
 		pl_err err;
@@ -410,9 +410,51 @@ static void headroom_keeps_room_within_its_margin(void **state)
 				assert_true(jp.headroom_over_s == 0);
 				pl_job_plan_free(&jp);
 			}
+			/* two levels: the first's headroom, else the second's (the
+			 * median band's), each on the same terms */
+			static const int pair[3][2] = {{1, 2}, {1, 3}, {2, 3}};
+			for (int q = 0; q < 3; q++) {
+				int f1 = pair[q][0], f2 = pair[q][1];
+				double b1 = rule(plains[k + f1], alls[k + f1]);
+				double b2 = rule(plains[k + f2], alls[k + f2]);
+				double want = b1 <= a * (1 + PL_JOB_HEADROOM)   ? b1
+				              : b2 <= a * (1 + PL_JOB_HEADROOM) ? b2
+				                                                : a;
+				pl_search_opts o = {.memory_limit = lims[k]};
+				pl_job_opts jo = PL_JOB_OPTS_AUTO;
+				jo.stages = 1;
+				jo.headroom = lims[k + f1];
+				jo.headroom_mid = lims[k + f2];
+				pl_job_plan jp;
+				pl_status st = pl_search_job(g, &c, &o, &jo, &jp, &err);
+				if (a == INFINITY) {
+					assert_int_equal(st, PL_EINFEASIBLE);
+					continue;
+				}
+				if (st)
+					fail_msg("%s", err.msg);
+				assert_true(jp.cost.mem_bytes <= lims[k] * (1 + 1e-12));
+				if (jp.headroom_over_s > 0) {
+					near(jp.headroom_over_s, a, 1e-9 * a);
+					double lim = lims[k + (jp.headroom_mid ? f2 : f1)];
+					assert_true(jp.cost.mem_bytes <= lim * (1 + 1e-12));
+					assert_true(jp.cost.step_s <= a * (1 + PL_JOB_HEADROOM) * (1 + 1e-9));
+					assert_true(jp.cost.step_s >= (jp.headroom_mid ? b2 : b1) * (1 - 1e-9));
+					mid_moved += jp.headroom_mid;
+					if (jp.optimal)
+						near(jp.cost.step_s, want, 1e-9 * want);
+				} else {
+					assert_false(jp.headroom_mid);
+					if (jp.optimal)
+						near(jp.cost.step_s, a, 1e-9 * a);
+				}
+				pl_job_plan_free(&jp);
+			}
 		}
 		pl_graph_free(g);
 	}
+	print_message("%d answers moved to a plan with room for the second level\n", mid_moved);
+	assert_true(mid_moved >= 1); /* the second level did bind */
 	print_message("%d of %d answers moved to a plan with room; %d kept the faster one; %d "
 	              "plans with room within the margin not looked for (a Pareto dp's)\n",
 	              moved, runs, kept_faster, missed);
