@@ -614,7 +614,8 @@ double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t
 	if (n <= 1)
 		return 0;
 	pl_ab ab = pl_cluster_ab(c, coll, link, n, bytes);
-	return (ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta) / pl_fit(c->fit_comm);
+	double rate = pl_fit(c->fit_comm) * (link == PL_LINK_INTER ? pl_fit(c->fit_comm_inter) : 1);
+	return (ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta) / rate;
 }
 
 /* ---- cluster.json ---- */
@@ -917,6 +918,8 @@ static pl_status parse_fitted(pl_cluster *c, const cJSON *fit, const char *file,
 	                 "fitted.", err)) ||
 	    (st = num_in(fit, "communication", &c->fit_comm, 0, PL_FIT_MIN, PL_FIT_MAX, file,
 	                 "fitted.", err)) ||
+	    (st = num_in(fit, "communication_inter_node", &c->fit_comm_inter, 0, PL_FIT_MIN,
+	                 PL_FIT_MAX, file, "fitted.", err)) ||
 	    (st = num_in(fit, "memory", &c->fit_memory, 0, 1, PL_FIT_MEM_MAX, file, "fitted.",
 	                 err)) ||
 	    (st =
@@ -1089,11 +1092,13 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "stage_output", pl_cluster_stage_output_name(c));
 	cJSON_AddStringToObject(dev, "gemm_dtype", pl_cluster_gemm_dtype_name(c));
 	cJSON_AddStringToObject(dev, "cp_exchange", pl_cluster_cp_exchange_name(c));
-	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 || pl_fit(c->fit_memory) != 1 ||
-	    c->fit_loo > 0) {
+	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 ||
+	    pl_fit(c->fit_comm_inter) != 1 || pl_fit(c->fit_memory) != 1 || c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");
 		cJSON_AddNumberToObject(f, "compute", pl_fit(c->fit_compute));
 		cJSON_AddNumberToObject(f, "communication", pl_fit(c->fit_comm));
+		if (pl_fit(c->fit_comm_inter) != 1)
+			cJSON_AddNumberToObject(f, "communication_inter_node", pl_fit(c->fit_comm_inter));
 		cJSON_AddNumberToObject(f, "memory", pl_fit(c->fit_memory));
 		if (c->fit_loo > 0)
 			cJSON_AddNumberToObject(f, "leave_one_out_error", c->fit_loo);

@@ -208,10 +208,12 @@ typedef struct pl_cluster {
 	int output_buffered;
 	/* fitted by `planner calibrate --from-runs` to a user's measured runs
 	 * (0 or 1: none): kernels run at fit_compute times the modelled rate,
-	 * collectives at fit_comm times theirs, kept activations take fit_memory
-	 * times their bytes (the allocator's fragmentation). Bounds: compute and
-	 * communication 0.25 to 4, memory 1 to 2 (docs/cost-model.md) */
-	double fit_compute, fit_comm, fit_memory;
+	 * collectives at fit_comm times theirs, and those across nodes at
+	 * fit_comm_inter times that again (a cluster with fewer or slower NICs
+	 * than its preset's), kept activations take fit_memory times their bytes
+	 * (the allocator's fragmentation). Bounds: compute and both
+	 * communication factors 0.25 to 4, memory 1 to 2 (docs/cost-model.md) */
+	double fit_compute, fit_comm, fit_comm_inter, fit_memory;
 	/* the leave-one-out mean relative error of that fit (0: none), the
 	 * width of the step's band (pl_cluster_step_band) */
 	double fit_loo;

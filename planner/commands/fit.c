@@ -1,12 +1,12 @@
 /* planner calibrate --from-runs: the only place an end-to-end measurement
  * sets a number. A user's measured steps (each a model, the plan it ran and
- * the step time, optionally the peak memory) fit three named, bounded
- * factors of their cluster (costmodel/cluster.h: kernels' rate, collectives'
- * rate, kept activations' bytes); each run is priced again under candidate
- * factors, so every term of the model keeps its shape and only the factor
- * moves. The fit minimises the squared log error of the step times by
- * coordinate descent (golden section on each factor in log space, within its
- * bounds); the memory factor is the median that makes each run's predicted
+ * the step time, optionally the peak memory) fit four named, bounded factors
+ * of their cluster (costmodel/cluster.h: kernels' rate, collectives' rate,
+ * the rate of those across nodes again, kept activations' bytes); each run
+ * is priced again under candidate factors, so every term of the model keeps
+ * its shape and only the factor moves. The step factors minimise the squared
+ * log error of the step times (Levenberg-Marquardt on the log factors,
+ * within their bounds); the memory factor is the median that makes each run's predicted
  * peak its measured one. Leave-one-out: each run predicted from the others'
  * fit, the error reported. */
 #define _GNU_SOURCE
@@ -42,13 +42,18 @@ typedef struct fitctx {
 	int failed;
 } fitctx;
 
-/* run k priced under the factors (compute, communication, memory) */
-static int price(fitctx *f, int k, const double fac[3], double *step, double *peak)
+/* the factors: the step's NS (kernels, collectives, collectives across
+ * nodes again), then the memory's */
+enum { F_COMPUTE, F_COMM, F_COMM_INTER, F_MEMORY, NF, NS = F_MEMORY };
+
+/* run k priced under the factors fac[NF] */
+static int price(fitctx *f, int k, const double fac[NF], double *step, double *peak)
 {
 	pl_cluster c = f->base;
-	c.fit_compute = fac[0];
-	c.fit_comm = fac[1];
-	c.fit_memory = fac[2];
+	c.fit_compute = fac[F_COMPUTE];
+	c.fit_comm = fac[F_COMM];
+	c.fit_comm_inter = fac[F_COMM_INTER];
+	c.fit_memory = fac[F_MEMORY];
 	pl_plancost pc;
 	double bubble;
 	if (pl_plan_price(f->r[k].g, f->r[k].plan, f->r[k].where, &c, &pc, &bubble, NULL, NULL,
@@ -64,19 +69,20 @@ static int price(fitctx *f, int k, const double fac[3], double *step, double *pe
 }
 
 /* the log errors of the step times (r[k], 0 for skip) and their derivatives
- * by the log factors (central differences) at fac; 0, or -1 */
-static int residuals(fitctx *f, const double fac[3], int skip, double *r, double (*jac)[2])
+ * by the log step factors (central differences) at fac; 0, or -1 */
+static int residuals(fitctx *f, const double fac[NF], int skip, double *r, double (*jac)[NS])
 {
 	const double h = 1e-4;
 	for (int k = 0; k < f->n; k++) {
-		double step, peak, t[3];
-		r[k] = jac[k][0] = jac[k][1] = 0;
+		double step, peak, t[NF];
+		r[k] = 0;
+		memset(jac[k], 0, sizeof jac[k]);
 		if (k == skip)
 			continue;
 		if (price(f, k, fac, &step, &peak))
 			return -1;
 		r[k] = log(step / f->r[k].step_s);
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < NS; i++) {
 			double up, down;
 			memcpy(t, fac, sizeof t);
 			t[i] = fac[i] * exp(h);
@@ -91,38 +97,146 @@ static int residuals(fitctx *f, const double fac[3], int skip, double *r, double
 	return 0;
 }
 
-/* the step factors fitted on every run but skip (-1: all): Gauss-Newton on
- * the log factors with a little damping, each step clamped to the bounds */
-static void fit_steps(fitctx *f, double fac[3], int skip)
+/* x = A^-1 b for the NS x NS system (Gaussian elimination with partial
+ * pivoting; A and b are overwritten); 0, or -1 when A is singular */
+static int solve_small(double A[NS][NS], double b[NS], double x[NS])
 {
-	fac[0] = fac[1] = 1;
+	for (int c = 0; c < NS; c++) {
+		int p = c;
+		for (int i = c + 1; i < NS; i++)
+			if (fabs(A[i][c]) > fabs(A[p][c]))
+				p = i;
+		if (!(fabs(A[p][c]) > 0))
+			return -1;
+		for (int j = 0; j < NS; j++) {
+			double t = A[c][j];
+			A[c][j] = A[p][j];
+			A[p][j] = t;
+		}
+		double t = b[c];
+		b[c] = b[p];
+		b[p] = t;
+		for (int i = c + 1; i < NS; i++) {
+			double m = A[i][c] / A[c][c];
+			for (int j = c; j < NS; j++)
+				A[i][j] -= m * A[c][j];
+			b[i] -= m * b[c];
+		}
+	}
+	for (int i = NS - 1; i >= 0; i--) {
+		double v = b[i];
+		for (int j = i + 1; j < NS; j++)
+			v -= A[i][j] * x[j];
+		x[i] = v / A[i][i];
+	}
+	return 0;
+}
+
+/* the sum of squared log errors of the step times at fac, every run but
+ * skip; NAN when a run cannot be priced */
+static double sq_error(fitctx *f, const double fac[NF], int skip)
+{
+	double e = 0;
+	for (int k = 0; k < f->n; k++) {
+		double step, peak;
+		if (k == skip)
+			continue;
+		if (price(f, k, fac, &step, &peak))
+			return NAN;
+		double r = log(step / f->r[k].step_s);
+		e += r * r;
+	}
+	return e;
+}
+
+/* The damped step (J^T J + mu diag(J^T J)) step = J^T r at fac; a factor at
+ * a bound that the step would push past it stays there (its step 0) and the
+ * others are solved without it. 0, or -1 when the system is singular. */
+static int damped_step(const double JJ[NS][NS], const double Jr[NS], double mu,
+                       const double fac[NF], double step[NS])
+{
+	double lo = log(PL_FIT_MIN), hi = log(PL_FIT_MAX);
+	int fixed = 0;
+	for (;;) {
+		double A[NS][NS], g[NS];
+		for (int a = 0; a < NS; a++) {
+			g[a] = fixed >> a & 1 ? 0 : Jr[a];
+			for (int b = 0; b < NS; b++)
+				A[a][b] = (fixed >> a & 1) || (fixed >> b & 1) ? a == b : JJ[a][b];
+			if (!(fixed >> a & 1))
+				A[a][a] += mu * JJ[a][a] + 1e-12;
+		}
+		if (solve_small(A, g, step))
+			return -1;
+		int more = 0;
+		for (int i = 0; i < NS; i++) {
+			double x = log(fac[i]);
+			if (!(fixed >> i & 1) &&
+			    ((x >= hi - 1e-12 && step[i] < 0) || (x <= lo + 1e-12 && step[i] > 0))) {
+				fixed |= 1 << i;
+				more = 1;
+			}
+		}
+		if (!more)
+			return 0;
+	}
+}
+
+/* the step factors fitted on every run but skip (-1: all): Levenberg-
+ * Marquardt on the log factors, each step clamped to the bounds and taken
+ * only where the error falls (else the damping grows: a plain Gauss-Newton
+ * step overshoots where the terms' shares differ widely, as communication
+ * across nodes against the rest, and a clamped overshoot can stick at a
+ * bound). A factor no run's step depends on (no collective across nodes)
+ * stays 1. */
+static void fit_steps(fitctx *f, double fac[NF], int skip)
+{
+	for (int i = 0; i < NS; i++)
+		fac[i] = 1;
 	double *r = pl_calloc((size_t)f->n + 1, sizeof *r);
-	double(*jac)[2] = pl_calloc((size_t)f->n + 1, sizeof *jac);
-	for (int it = 0; r && jac && it < 50; it++) {
+	double(*jac)[NS] = pl_calloc((size_t)f->n + 1, sizeof *jac);
+	double mu = 1; /* the damping, relative to J^T J's diagonal */
+	for (int it = 0; r && jac && it < 100; it++) {
 		if (residuals(f, fac, skip, r, jac))
 			break;
-		double a = 0, b = 0, d = 0, g0 = 0, g1 = 0; /* J^T J = [a b; b d], J^T r */
+		double JJ[NS][NS] = {{0}}, Jr[NS] = {0}, e0 = 0;
 		for (int k = 0; k < f->n; k++) {
-			a += jac[k][0] * jac[k][0];
-			b += jac[k][0] * jac[k][1];
-			d += jac[k][1] * jac[k][1];
-			g0 += jac[k][0] * r[k];
-			g1 += jac[k][1] * r[k];
+			e0 += r[k] * r[k];
+			for (int i = 0; i < NS; i++) {
+				Jr[i] += jac[k][i] * r[k];
+				for (int j = 0; j < NS; j++)
+					JJ[i][j] += jac[k][i] * jac[k][j];
+			}
 		}
-		double lam = 1e-6 * (a + d) + 1e-12;
-		a += lam;
-		d += lam;
-		double det = a * d - b * b;
-		if (!(fabs(det) > 0))
+		double lo = log(PL_FIT_MIN), hi = log(PL_FIT_MAX), moved = 0, cand[NF];
+		int took = 0;
+		for (int h = 0; h < 40 && !took; h++) {
+			double step[NS];
+			if (damped_step(JJ, Jr, mu, fac, step))
+				break;
+			memcpy(cand, fac, sizeof cand);
+			moved = 0;
+			for (int i = 0; i < NS; i++) {
+				double x = fmin(fmax(log(fac[i]) - step[i], lo), hi);
+				moved += fabs(x - log(fac[i]));
+				cand[i] = exp(x);
+			}
+			double e = sq_error(f, cand, skip);
+			if (isnan(e))
+				break;
+			if (e < e0) {
+				took = 1;
+				mu = fmax(mu / 10, 1e-9);
+			} else if (moved < 1e-12) {
+				break; /* nothing left to move */
+			} else {
+				mu *= 10;
+			}
+		}
+		if (!took)
 			break;
-		double s0 = (d * g0 - b * g1) / det, s1 = (a * g1 - b * g0) / det;
-		double lo = log(PL_FIT_MIN), hi = log(PL_FIT_MAX);
-		double x0 = fmin(fmax(log(fac[0]) - s0, lo), hi),
-		       x1 = fmin(fmax(log(fac[1]) - s1, lo), hi);
-		double moved = fabs(x0 - log(fac[0])) + fabs(x1 - log(fac[1]));
-		fac[0] = exp(x0);
-		fac[1] = exp(x1);
-		if (moved < 1e-7)
+		memcpy(fac, cand, sizeof cand);
+		if (moved < 1e-9)
 			break;
 	}
 	free(r);
@@ -138,12 +252,16 @@ static int cmp_double(const void *a, const void *b)
 /* the memory factor: per run with a measured peak, the factor of its kept
  * activations that makes the predicted peak the measured one (the peak is
  * linear in it); the median, within [1, PL_FIT_MEM_MAX]; 1 without any */
-static double fit_memory(fitctx *f, const double fac[3])
+static double fit_memory(fitctx *f, const double fac[NF])
 {
 	double *v = pl_malloc(sizeof *v * (size_t)(f->n + 1));
 	int m = 0;
 	for (int k = 0; v && k < f->n; k++) {
-		double one[3] = {fac[0], fac[1], 1}, two[3] = {fac[0], fac[1], 2}, s, p1, p2;
+		double one[NF], two[NF], s, p1, p2;
+		memcpy(one, fac, sizeof one);
+		memcpy(two, fac, sizeof two);
+		one[F_MEMORY] = 1;
+		two[F_MEMORY] = 2;
 		if (!(f->r[k].peak_bytes > 0) || price(f, k, one, &s, &p1) ||
 		    price(f, k, two, &s, &p2) || !(p2 > p1))
 			continue;
@@ -312,12 +430,12 @@ int pl_cmd_calibrate_runs(const char *file, const char *out)
 			                f.r[k].where, c.device_name, f.base.device_name);
 	}
 	if (!st && (pl_fit(f.base.fit_compute) != 1 || pl_fit(f.base.fit_comm) != 1 ||
-	            pl_fit(f.base.fit_memory) != 1)) {
+	            pl_fit(f.base.fit_comm_inter) != 1 || pl_fit(f.base.fit_memory) != 1)) {
 		fprintf(stderr, "planner: note: the runs' cluster has fitted factors already; the "
 		                "fit starts from the model without them\n");
-		f.base.fit_compute = f.base.fit_comm = f.base.fit_memory = 0;
+		f.base.fit_compute = f.base.fit_comm = f.base.fit_comm_inter = f.base.fit_memory = 0;
 	}
-	double one[3] = {1, 1, 1}, fac[3] = {1, 1, 1};
+	double one[NF] = {1, 1, 1, 1}, fac[NF] = {1, 1, 1, 1};
 	double *before = NULL, *loo = NULL;
 	if (!st && (!(before = pl_calloc((size_t)f.n, sizeof *before)) ||
 	            !(loo = pl_calloc((size_t)f.n, sizeof *loo))))
@@ -329,9 +447,9 @@ int pl_cmd_calibrate_runs(const char *file, const char *out)
 	}
 	if (!st) {
 		fit_steps(&f, fac, -1);
-		fac[2] = fit_memory(&f, fac);
+		fac[F_MEMORY] = fit_memory(&f, fac);
 		for (int k = 0; f.n > 1 && k < f.n; k++) { /* leave-one-out */
-			double t[3] = {1, 1, fac[2]}, peak;
+			double t[NF] = {1, 1, 1, fac[F_MEMORY]}, peak;
 			fit_steps(&f, t, k);
 			price(&f, k, t, &loo[k], &peak);
 		}
@@ -354,10 +472,10 @@ int pl_cmd_calibrate_runs(const char *file, const char *out)
 			w0 += fabs(before[k] / f.r[k].step_s - 1) <= 0.1;
 			wl += fabs(loo[k] / f.r[k].step_s - 1) <= 0.1;
 		}
-		printf("fitted: compute %.3f, communication %.3f, memory %.3f (bounds %.2f-%.0f, "
-		       "%.2f-%.0f, 1-%.0f)\n",
-		       fac[0], fac[1], fac[2], PL_FIT_MIN, PL_FIT_MAX, PL_FIT_MIN, PL_FIT_MAX,
-		       PL_FIT_MEM_MAX);
+		printf("fitted: compute %.3f, communication %.3f (across nodes %.3f times that), "
+		       "memory %.3f (bounds %.2f-%.0f each, memory 1-%.0f)\n",
+		       fac[F_COMPUTE], fac[F_COMM], fac[F_COMM_INTER], fac[F_MEMORY], PL_FIT_MIN,
+		       PL_FIT_MAX, PL_FIT_MEM_MAX);
 		printf(
 		    "mean |error|: model %.1f %% (%d of %d within 10 %%), fitted in-sample %.1f %%",
 		    100 * e0, (int)w0, f.n, 100 * e1);
@@ -365,9 +483,10 @@ int pl_cmd_calibrate_runs(const char *file, const char *out)
 			printf(", leave-one-out %.1f %% (%d of %d within 10 %%)", 100 * el, (int)wl,
 			       f.n);
 		putchar('\n');
-		f.base.fit_compute = fac[0];
-		f.base.fit_comm = fac[1];
-		f.base.fit_memory = fac[2];
+		f.base.fit_compute = fac[F_COMPUTE];
+		f.base.fit_comm = fac[F_COMM];
+		f.base.fit_comm_inter = fac[F_COMM_INTER];
+		f.base.fit_memory = fac[F_MEMORY];
 		f.base.fit_loo = f.n > 1 ? fmin(el, 0.99) : 0; /* every later plan's band */
 		snprintf(f.base.source, sizeof f.base.source,
 		         "planner calibrate --from-runs %s (%d runs)", file, f.n);

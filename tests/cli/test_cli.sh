@@ -2153,9 +2153,10 @@ check "a cluster with DBL_MAX bytes of memory is refused (exit 2), never written
   '[ $? -eq 2 ] && grep -q "device.memory_bytes: expected a finite number from 1 to 1e+18" "$T/err" && [ ! -e "$T/n-huge.plan" ]'
 
 # --- calibrate --from-runs: runs "measured" on a cluster with planted factors (kernels at 0.7 of
-#     the model's rate, collectives at 0.5, activations 1.2 times their bytes) give those factors
-#     back; the written cluster prices every run at its measured step; bad runs files exit 2. A
-#     run's peak is its framework's max allocated: the planted plan's peak less the reserve
+#     the model's rate, collectives at 0.5, those across nodes at 0.4 times that again,
+#     activations 1.2 times their bytes) give those factors back; the written cluster prices
+#     every run at its measured step; bad runs files exit 2. A run's peak is its framework's max
+#     allocated: the planted plan's peak less the reserve
 mkdir -p "$T/fit"
 "$ZOO" gpt3-1.3b --layers 4 --batch 64 > "$T/fit/a.json"
 "$ZOO" llama2-7b --layers 2 --batch 64 --attention fused > "$T/fit/b.json"
@@ -2167,15 +2168,15 @@ for spec in "a.json|--tp 1 --pp 1 --dp 16" "a.json|--tp 8 --pp 1 --dp 2" "b.json
   i=$((i + 1))
   # shellcheck disable=SC2086
   "$PLANNER" search "$T/fit/$m" --cluster h100x8:2 $o --job -o "$T/fit/p$i.json" > /dev/null 2>&1
-  jq '.cluster.description + {fitted: {compute: 0.7, communication: 0.5, memory: 1.2}}' "$T/fit/p$i.json" > "$T/fit/planted.json"
+  jq '.cluster.description + {fitted: {compute: 0.7, communication: 0.5, communication_inter_node: 0.4, memory: 1.2}}' "$T/fit/p$i.json" > "$T/fit/planted.json"
   "$PLANNER" cost "$T/fit/$m" --strategy "$T/fit/p$i.json" --cluster "$T/fit/planted.json" 2> /dev/null |
     jq -c --arg m "$m" --arg p "p$i.json" \
       '{model: $m, plan: $p, step_seconds, peak_memory_bytes: (.peak_memory_bytes - .memory_breakdown_bytes.reserved)}' \
       >> "$T/fit/runs.jsonl"
 done
 "$PLANNER" calibrate --from-runs "$T/fit/runs.jsonl" -o "$T/fit/fitted.json" > "$T/fit/out" 2> "$T/err"
-check "calibrate --from-runs recovers planted factors (0.7, 0.5, 1.2) within 1 %" \
-  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005 and (.memory - 1.2 | fabs) < 0.012" "$T/fit/fitted.json" > /dev/null'
+check "calibrate --from-runs recovers planted factors (0.7, 0.5, 0.4 across nodes, 1.2) within 1 %" \
+  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005 and (.communication_inter_node - 0.4 | fabs) < 0.004 and (.memory - 1.2 | fabs) < 0.012" "$T/fit/fitted.json" > /dev/null'
 check "calibrate --from-runs prints each run and the leave-one-out error" \
   'grep -q "leave-one-out" "$T/fit/out" && [ "$(grep -c "^p[0-9].json " "$T/fit/out")" = 4 ]'
 bad=""
@@ -2186,6 +2187,20 @@ for k in 1 2 3 4; do
   awk -v a="$got" -v b="$want" 'BEGIN { exit !(a > 0.99 * b && a < 1.01 * b) }' || bad="$bad p$k($got vs $want)"
 done
 check "the fitted cluster prices every run at its measured step (1 %)${bad:+:$bad}" '[ -z "$bad" ]'
+# runs on one node: no collective crosses nodes, so the factor across nodes stays 1 (left out)
+: > "$T/fit/one.jsonl"
+for spec in "a.json|--tp 1 --pp 1 --dp 8" "a.json|--tp 8 --pp 1 --dp 1" "b.json|--tp 2 --pp 1 --dp 4"; do
+  IFS='|' read -r m o <<< "$spec"
+  i=$((i + 1))
+  # shellcheck disable=SC2086
+  "$PLANNER" search "$T/fit/$m" --cluster h100x8 $o --job -o "$T/fit/p$i.json" > /dev/null 2>&1
+  jq '.cluster.description + {fitted: {compute: 0.7, communication: 0.5}}' "$T/fit/p$i.json" > "$T/fit/planted.json"
+  "$PLANNER" cost "$T/fit/$m" --strategy "$T/fit/p$i.json" --cluster "$T/fit/planted.json" 2> /dev/null |
+    jq -c --arg m "$m" --arg p "p$i.json" '{model: $m, plan: $p, step_seconds}' >> "$T/fit/one.jsonl"
+done
+"$PLANNER" calibrate --from-runs "$T/fit/one.jsonl" -o "$T/fit/one-fitted.json" > /dev/null 2> "$T/err"
+check "calibrate --from-runs on one node's runs: (0.7, 0.5) within 1 %, no factor across nodes written" \
+  '[ $? -eq 0 ] && jq -e ".fitted | (.compute - 0.7 | fabs) < 0.007 and (.communication - 0.5 | fabs) < 0.005 and (has(\"communication_inter_node\") | not)" "$T/fit/one-fitted.json" > /dev/null'
 # --- planner check --run-line: the same runs as Megatron-LM logs (their steps printed in ms, a
 #     slow first report as warm-up) become RUNS lines that fit the same factors
 : > "$T/fit/logruns.jsonl"
