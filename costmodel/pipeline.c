@@ -322,9 +322,11 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
 
 int64_t pl_job_price_schedules(const pl_problem *p, int64_t *const *splits, const int *stage,
                                int64_t devices_per_node, int64_t v0, int64_t v1, double limit,
-                               pl_stagecost *per_stage, pl_jobcost *out)
+                               pl_stagecost *per_stage, pl_jobcost *out, int *cramped)
 {
 	job_base b;
+	if (cramped)
+		*cramped = 0;
 	if (job_base_new(p, splits, stage, devices_per_node, &b))
 		return -1;
 	pl_stagecost *sv = pl_calloc((size_t)b.pp, sizeof *sv);
@@ -333,12 +335,13 @@ int64_t pl_job_price_schedules(const pl_problem *p, int64_t *const *splits, cons
 		return -1;
 	}
 	int64_t best = 0;
-	double step = INFINITY;
+	double step = INFINITY, fastest = INFINITY; /* of those that fit; of all */
 	if (v0 < 1)
 		v0 = 1;
 	for (int64_t v = v0; v <= v1; v++) {
 		pl_jobcost jv;
 		job_finish(p, &b, v, sv, &jv);
+		fastest = fmin(fastest, jv.step_s);
 		if ((limit > 0 && jv.mem_bytes > limit) || jv.step_s >= step)
 			continue;
 		step = jv.step_s;
@@ -349,6 +352,8 @@ int64_t pl_job_price_schedules(const pl_problem *p, int64_t *const *splits, cons
 	}
 	free(sv);
 	job_base_free(&b);
+	if (cramped)
+		*cramped = best > 0 && fastest < step;
 	return best;
 }
 

@@ -62,10 +62,12 @@ int pl_job_price(const pl_problem *p, int64_t *const *splits, const int *stage,
  * problem's own virtual_stages ignored): the fastest whose largest stage fits
  * in limit (0: any), the first of equals, into out and per_stage. Returns
  * its chunks per device, 0 when none fits, -1 when stage[] is not valid or
- * out of memory. What does not depend on the schedule is priced once. */
+ * out of memory. *cramped (may be NULL): 1 where a schedule faster than the
+ * one returned was over the limit (0 otherwise). What does not depend on the
+ * schedule is priced once. */
 int64_t pl_job_price_schedules(const pl_problem *p, int64_t *const *splits, const int *stage,
                                int64_t devices_per_node, int64_t v0, int64_t v1, double limit,
-                               pl_stagecost *per_stage, pl_jobcost *out);
+                               pl_stagecost *per_stage, pl_jobcost *out, int *cramped);
 
 /* Stage s's communication in a step (the bottleneck stage's is the plan's
  * comm_s; a plan without stages: stage NULL, s 0) by collective and link

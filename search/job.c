@@ -572,6 +572,7 @@ typedef struct point {
 	double mem;        /* that plan's memory per stage mesh device, summed over stages */
 	int done;          /* planned (or shown infeasible) in the first pass */
 	int fit;           /* the unconstrained plan fits (with its stages) */
+	int cramped;       /* ... but only with a slower schedule than its fastest */
 	double node_bound; /* each op on its fastest candidate, edges free */
 	int bounded;       /* bound is from a dp: the unconstrained optimum or below it */
 	double rung;       /* the last relaxed dp's table limit (0: none) */
@@ -928,10 +929,11 @@ typedef enum {
 } try_outcome;
 
 /* Stages and price of plan r on a point; r is consumed (taken by the slot,
- * or freed). */
+ * or freed). *cramped (may be NULL): it fits, but only with a slower
+ * schedule than its fastest (fewer interleaved chunks: memory). */
 static try_outcome try_plan(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
                             const int *Kv, int zero, pl_search_result *r, double M, int *proven,
-                            slot *best)
+                            slot *best, int *cramped)
 {
 	pl_problem *p = pb->p;
 	int64_t pp = pb->pp, D = pl_cluster_devices_total(c);
@@ -942,6 +944,7 @@ static try_outcome try_plan(const pl_cluster *c, const prob *pb, int pbi, int *c
 	pl_stagecost *sc = pl_calloc((size_t)pp, sizeof *sc);
 	int64_t **sp = pl_malloc(sizeof *sp * (size_t)p->nops);
 	try_outcome rc = TRY_NOMEM;
+	int tight = 0; /* a faster schedule was over M */
 	if (!first || !stage || !sc || !sp)
 		goto done;
 	*proven = 1;
@@ -986,7 +989,8 @@ static try_outcome try_plan(const pl_cluster *c, const prob *pb, int pbi, int *c
 		goto done;
 	}
 	pl_jobcost jc;
-	vbest = pl_job_price_schedules(p, sp, stage, c->devices_per_node, v0, v1, M, sc, &jc);
+	vbest = pl_job_price_schedules(p, sp, stage, c->devices_per_node, v0, v1, M, sc, &jc,
+	                               &tight);
 	if (vbest < 0)
 		goto done;
 	rc = TRY_OVER;
@@ -1014,6 +1018,8 @@ static try_outcome try_plan(const pl_cluster *c, const prob *pb, int pbi, int *c
 	sc = NULL;
 	rc = TRY_BEST;
 done:
+	if (cramped)
+		*cramped = tight;
 	pl_search_result_free(r);
 	free(first);
 	free(stage);
@@ -1037,6 +1043,8 @@ typedef struct pricectx {
 	double lim, M, margin, scale;
 	slot *best;
 	int stages;   /* fits: the plan's stages fit (else: its memory is within lim) */
+	int strict;   /* stages: ... with the plan's fastest schedule */
+	int cramped;  /* a plan's stages fitted only with a slower schedule */
 	double m_out; /* the memory of the last plan that did not fit (stages) */
 	int proven, nomem;
 } pricectx;
@@ -1061,13 +1069,17 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	out->m = r.mem_bytes;
 	int tried = !x->stages && out->m <= x->lim;
 	if (x->stages || tried) {
+		int cramped;
 		try_outcome fit = try_plan(x->c, x->pb, x->pbi, x->cutsv, x->Kv, x->pt->zero, &r,
-		                           x->M, &x->proven, &x->best[!x->pt->plain]);
+		                           x->M, &x->proven, &x->best[!x->pt->plain], &cramped);
 		if (fit == TRY_NOMEM) {
 			x->nomem = 1;
 			return -1;
 		}
 		out->fits = fit == TRY_BEST || fit == TRY_FITS;
+		x->cramped |= out->fits && cramped;
+		if (x->strict && cramped)
+			out->fits = 0; /* a price may buy room for its fastest schedule */
 	} else {
 		pl_search_result_free(&r);
 		out->fits = 0;
@@ -1101,7 +1113,7 @@ static lag_outcome lagrange(const pl_cluster *c, const prob *pb, int pbi, int *c
                             double M, double margin, slot *best)
 {
 	double scale = pl_job_step_scale(&pb->p->job);
-	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, lim, M, margin, scale, best, 0, 0, 0, 0};
+	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, lim, M, margin, scale, best, 0, 0, 0, 0, 0, 0};
 	/* "fits" is the plan's: its tensors and its transient bytes (a plan
 	 * within lim may not fit beside them) */
 	pl_priced at0 = {pt->bound / scale, pt->mem, pt->fit};
@@ -1128,18 +1140,34 @@ static lag_outcome lagrange(const pl_cluster *c, const prob *pb, int pbi, int *c
  * it ends between the last plan that did not and the first that did. It
  * stops early when a price buys no more memory, or when a plan that does
  * not fit is as slow as `useful_below` (a plan's step is at least its inner
- * time, which grows with the price). A heuristic, as the split of one
- * relaxed plan into stages is. 0, or -1 out of memory. */
+ * time, which grows with the price). Where a plan's stages fit only with a
+ * slower schedule than its fastest (fewer interleaved chunks: they keep
+ * fewer micro-batches of activations), a second walk runs with "fits"
+ * meaning with the fastest schedule, so that a larger memory limit does not
+ * end the search at a slower plan than a smaller one would. A heuristic, as
+ * the split of one relaxed plan into stages is. 0, or -1 out of memory. */
 static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
                          const int *Kv, const point *pt, const pl_search_opts *io, double M,
                          double margin, slot *best)
 {
 	double scale = pl_job_step_scale(&pb->p->job);
-	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, 0, M, margin, scale, best, 1, INFINITY, 0, 0};
+	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, 0, M, margin, scale, best, 1, 0, pt->cramped,
+	              INFINITY, 0, 0};
 	pl_priced at0 = {pt->bound / scale, pt->mem, 0};
 	pl_price_result r;
-	pl_price_search(
-	    &(pl_price_opts){.max_plans = 32, .at0 = &at0, .plan = price_plan, .ud = &x}, &r);
+	if (!pt->fit) /* to the first plan whose stages fit */
+		pl_price_search(
+		    &(pl_price_opts){.max_plans = 32, .at0 = &at0, .plan = price_plan, .ud = &x},
+		    &r);
+	if (!x.nomem && x.cramped) {
+		/* then, where one fitted only with fewer interleaved chunks than
+		 * its fastest schedule, on to leaner plans that afford them */
+		x.strict = 1;
+		x.m_out = INFINITY;
+		pl_price_search(
+		    &(pl_price_opts){.max_plans = 32, .at0 = &at0, .plan = price_plan, .ud = &x},
+		    &r);
+	}
 	return x.nomem ? -1 : 0;
 }
 
@@ -1772,7 +1800,7 @@ static pl_status bound(jobrun *s)
 		double rstep = r.step_s;
 		int proven;
 		try_outcome fit = try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero, &r, s->M,
-		                           &proven, &best[!pt->plain]);
+		                           &proven, &best[!pt->plain], &pt->cramped);
 		pl_problem_memo(p, 0);
 		if (fit == TRY_NOMEM)
 			return job_nomem(s);
@@ -1821,7 +1849,7 @@ static pl_status solve_point(jobrun *s, point *pt, prob *pb, pl_search_opts *lo,
 		int proven;
 		try_outcome fit = tr < 0 ? TRY_NOMEM
 		                         : try_plan(s->c, pb, pt->prob, s->cutsv, s->Kv, pt->zero,
-		                                    &r, s->M, &proven, &s->best[!pt->plain]);
+		                                    &r, s->M, &proven, &s->best[!pt->plain], NULL);
 		if (fit == TRY_NOMEM) {
 			pl_search_result_free(&r);
 			return job_nomem(s);
@@ -1905,7 +1933,7 @@ static pl_status solve(jobrun *s)
 		}
 		if (pb->pp > 1 && is_dp && pt->bound > 0) {
 			s->all_exact = 0;
-			if (pt->fit)
+			if (pt->fit && !pt->cramped)
 				continue; /* planned in the first pass */
 			if (priced_stages(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io, s->M,
 			                  s->margin, best))
@@ -1956,7 +1984,7 @@ static int headroom_at(jobrun *s, double H, double ceiling, pl_status *st)
 		/* an unconstrained optimum over H on every stage together cannot
 		 * fit it: its exact dp is not run again */
 		pt->exact = pt->exact && pt->mem > H * (double)s->probs[pt->prob].pp;
-		pt->done = pt->fit = 0;
+		pt->done = pt->fit = pt->cramped = 0;
 	}
 	s->M = H;
 	s->no_pareto = 1;

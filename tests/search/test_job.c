@@ -536,6 +536,42 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 
 /* ---- the node bound against priced plans ---- */
 
+/* A plan's schedules priced together (pl_job_price_schedules, 1..vmax chunks
+ * a device) against each priced alone (pl_job_price): under a limit at one
+ * schedule's peak, the fastest within it (the first of equals) and whether a
+ * faster one was over it (the whole-job search prices leaner plans then).
+ * Returns that flag. */
+static int schedules_as_each(pl_problem *p, int64_t *const *sp, const int *stage, int64_t vmax,
+                             rg_rng *rng)
+{
+	pl_jobcost each[9];
+	assert_true(vmax < 9);
+	for (int64_t u = 1; u <= vmax; u++) {
+		p->job.virtual_stages = u;
+		assert_int_equal(pl_job_price(p, sp, stage, 8, NULL, &each[u]), 0);
+	}
+	p->job.virtual_stages = 1;
+	double lim = each[1 + rg_int(rng, (int)vmax)].mem_bytes;
+	int64_t want = 0;
+	for (int64_t u = 1; u <= vmax; u++)
+		if (each[u].mem_bytes <= lim && (!want || each[u].step_s < each[want].step_s))
+			want = u;
+	int faster = 0;
+	for (int64_t u = 1; u <= vmax; u++)
+		faster |= each[u].step_s < each[want].step_s;
+	pl_jobcost js;
+	int cramped = -1;
+	assert_int_equal(pl_job_price_schedules(p, sp, stage, 8, 1, vmax, lim, NULL, &js, &cramped),
+	                 want);
+	assert_int_equal(cramped, faster);
+	near(js.step_s, each[want].step_s, 0);
+	near(js.mem_bytes, each[want].mem_bytes, 0);
+	/* without a limit: the fastest, nothing over it */
+	assert_true(pl_job_price_schedules(p, sp, stage, 8, 1, vmax, 0, NULL, &js, &cramped) > 0);
+	assert_int_equal(cramped, 0);
+	return faster;
+}
+
 /* The bound the whole-job search prunes points with before any edge table
  * (pl_job_least: the least node time of every op, times the step scale) is
  * never above the step pl_job_price gives a plan of the point: random plans
@@ -562,7 +598,7 @@ static void node_bound_never_exceeds_a_priced_plan(void **state)
 	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
 	int64_t D = pl_cluster_devices_total(&c);
 	rg_rng rng = {20261203};
-	int points = 0, plans = 0, interleaved = 0, pipelined = 0, tight = 0;
+	int points = 0, plans = 0, interleaved = 0, pipelined = 0, tight = 0, cramped = 0;
 	for (int gi = 0; gi < 2; gi++) {
 		const pl_graph *g = gs[gi];
 		for (int64_t m = 1; m <= pl_graph_batch(g) && m <= 8; m *= 2) {
@@ -641,6 +677,9 @@ static void node_bound_never_exceeds_a_priced_plan(void **state)
 							assert_int_equal(
 							    pl_job_price(p, sp, stage, 8, NULL, &jc), 0);
 							p->job.virtual_stages = 1;
+							if (vmax > 1)
+								cramped += schedules_as_each(p, sp, stage,
+								                             vmax, &rng);
 							if (!(jc.step_s >= bound * (1 - 1e-12)))
 								fail_msg("%s, pp %lld, m %lld, v %lld, ZeRO "
 								         "%d, recompute %d: a plan's step "
@@ -673,11 +712,13 @@ static void node_bound_never_exceeds_a_priced_plan(void **state)
 		}
 		pl_graph_free(gs[gi]);
 	}
-	print_message("%d points, %d plans (%d pipelined, %d interleaved), %d bounds within "
-	              "1.5x of their best plan or dp optimum\n",
-	              points, plans, pipelined, interleaved, tight);
+	print_message("%d points, %d plans (%d pipelined, %d interleaved, %d with a faster "
+	              "schedule over a limit), %d bounds within 1.5x of their best plan or dp "
+	              "optimum\n",
+	              points, plans, pipelined, interleaved, cramped, tight);
 	assert_true(points >= 100);
 	assert_true(interleaved >= 300);
+	assert_true(cramped >= 30);
 	assert_true(2 * tight >= points);
 }
 
