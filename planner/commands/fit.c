@@ -97,39 +97,24 @@ static int residuals(fitctx *f, const double fac[NF], int skip, double *r, doubl
 	return 0;
 }
 
-/* x = A^-1 b for the NS x NS system (Gaussian elimination with partial
- * pivoting; A and b are overwritten); 0, or -1 when A is singular */
-static int solve_small(double A[NS][NS], double b[NS], double x[NS])
+/* LAPACK's general solver, in the OpenBLAS the build links (its headers
+ * ship only the BLAS part): A X = B by LU with partial pivoting,
+ * column-major, A and B overwritten */
+void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
+            const int *ldb, int *info);
+
+/* x = A^-1 b for the NS x NS system (dgesv); 0, or -1 when A is singular */
+static int solve_small(double A[NS][NS], const double b[NS], double x[NS])
 {
-	for (int c = 0; c < NS; c++) {
-		int p = c;
-		for (int i = c + 1; i < NS; i++)
-			if (fabs(A[i][c]) > fabs(A[p][c]))
-				p = i;
-		if (!(fabs(A[p][c]) > 0))
-			return -1;
-		for (int j = 0; j < NS; j++) {
-			double t = A[c][j];
-			A[c][j] = A[p][j];
-			A[p][j] = t;
-		}
-		double t = b[c];
-		b[c] = b[p];
-		b[p] = t;
-		for (int i = c + 1; i < NS; i++) {
-			double m = A[i][c] / A[c][c];
-			for (int j = c; j < NS; j++)
-				A[i][j] -= m * A[c][j];
-			b[i] -= m * b[c];
-		}
+	double a[NS * NS];
+	int n = NS, one = 1, ipiv[NS], info = 0;
+	for (int i = 0; i < NS; i++) { /* column-major */
+		x[i] = b[i];
+		for (int j = 0; j < NS; j++)
+			a[j * NS + i] = A[i][j];
 	}
-	for (int i = NS - 1; i >= 0; i--) {
-		double v = b[i];
-		for (int j = i + 1; j < NS; j++)
-			v -= A[i][j] * x[j];
-		x[i] = v / A[i][i];
-	}
-	return 0;
+	dgesv_(&n, &one, a, &n, ipiv, x, &n, &info);
+	return info ? -1 : 0;
 }
 
 /* the sum of squared log errors of the step times at fac, every run but
