@@ -56,32 +56,41 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VAL = os.path.join(HERE, "validation")
 
 # Dense peak FLOP/s of the 16-bit tensor cores (datasheets: A100 312 TFLOP/s,
-# H100 SXM 989, H200 989), the preset each GPU is priced on, and the memory
-# and memory bandwidth of a variant the preset does not have: torchtitan's
-# 500 W H100s with HBM2e (94-96 GB), priced with the HBM2e H100 SXM5's 2.41
-# TB/s (the 94 GiB HBM2e part's specification as Ujeniya et al. 2026,
-# arXiv:2604.11391, list it; the preset's HBM3 part has 3.35 TB/s). Their
-# 500 W power limit is not priced: no published rate of that part
+# H100 SXM 989, H200 989; the peak a row's published MFU or TFLOP/s is taken
+# over), the preset each GPU is priced on, and the memory, memory bandwidth
+# and 16-bit peak of a variant the preset does not have: torchtitan's 500 W
+# H100s with HBM2e (94-96 GB), priced with the HBM2e H100 SXM5's 2.41 TB/s (the
+# 94 GiB HBM2e part's specification as Ujeniya et al. 2026, arXiv:2604.11391,
+# list it; the preset's HBM3 part has 3.35 TB/s) and at the middle of the
+# range torchtitan's own notes give its peak: "HBM2e-based SXM H100 with
+# lower TDP, the actual peak TFLOPs number is between SXM and NVL, and we
+# don't know its exact value" (benchmarks/llama3_h100_202412_torchtitan.md
+# footnote 2; docs/performance.md footnote 1), SXM 989 and NVL 835.5 dense
+# (1,671 TFLOP/s BF16 with sparsity, H100 NVL product brief): 912.25, FP8
+# twice that. The MFU those notes publish stays over the SXM's 989, as they
+# took it (docs/benchmarks.md, "Validation set", forty-sixth session)
 HBM2E_BANDWIDTH = 2.41e12
+HBM2E_PEAK_16 = (989e12 + 835.5e12) / 2
 GPUS = {
     "A100-40GB": ("a100x8", 312e12),
     "A100-80GB": ("a100-80gx8", 312e12),
     "H100": ("h100x8", 989e12),
     "H100-80GB": ("h100x8", 989e12),
     "H100-SXM-80GB": ("h100x8", 989e12),
-    "H100-96GB-HBM2e": ("h100x8", 989e12, "96GiB", HBM2E_BANDWIDTH),
-    "H100-94GB-HBM2e": ("h100x8", 989e12, "94GiB", HBM2E_BANDWIDTH),
+    "H100-96GB-HBM2e": ("h100x8", 989e12, "96GiB", HBM2E_BANDWIDTH, HBM2E_PEAK_16),
+    "H100-94GB-HBM2e": ("h100x8", 989e12, "94GiB", HBM2E_BANDWIDTH, HBM2E_PEAK_16),
     "H200": ("h200x8", 989e12),
 }
 CLUSTER_DIR = tempfile.mkdtemp(prefix="bench_validation_")
 atexit.register(shutil.rmtree, CLUSTER_DIR, True)
 
 
-def cluster_file(preset, nodes, per_node, bandwidth):
+def cluster_file(preset, nodes, per_node, bandwidth, peak16):
     """a cluster file of the preset's GPU (the fields left out keep the
-    H100's, planner.cluster/1) with another memory bandwidth"""
+    H100's, planner.cluster/1) with another memory bandwidth and 16-bit peak
+    (FP8's twice it, as the datasheets have it)"""
     assert preset == "h100x8"
-    path = os.path.join(CLUSTER_DIR, f"{preset}-bw{bandwidth:.0f}-{nodes}x{per_node}.json")
+    path = os.path.join(CLUSTER_DIR, f"{preset}-bw{bandwidth:.0f}-pk{peak16:.0f}-{nodes}x{per_node}.json")
     if not os.path.exists(path):
         # a temporary file of this thread's own: the pricing threads may write
         # the same cluster at once (os.replace makes either one the file)
@@ -89,7 +98,9 @@ def cluster_file(preset, nodes, per_node, bandwidth):
         with os.fdopen(fd, "w") as f:
             json.dump({"format": "planner.cluster/1", "name": f"{preset}-hbm2e:{nodes}",
                        "nodes": nodes, "devices_per_node": per_node,
-                       "device": {"memory_bandwidth": bandwidth}}, f)
+                       "device": {"memory_bandwidth": bandwidth,
+                                  "peak_flops": {"bfloat16": peak16, "float16": peak16,
+                                                 "float8": 2 * peak16}}}, f)
         os.replace(tmp, path)
     return path
 HAGEMANN_TOKENS = 1 << 22
@@ -615,7 +626,7 @@ def search_args(r):
     # (an x8 preset with another count a node, as h100x4)
     cluster = f"{preset[:-1]}{gpus}:1" if gpus < 8 else f"{preset}:{-(-gpus // 8)}"
     if len(GPUS[r["gpu"]]) > 3:
-        cluster = cluster_file(preset, -(-gpus // 8), min(gpus, 8), GPUS[r["gpu"]][3])
+        cluster = cluster_file(preset, -(-gpus // 8), min(gpus, 8), *GPUS[r["gpu"]][3:5])
     a = ["--cluster", cluster, "--tp", r["tp"], "--pp", r["pp"]]
     if len(GPUS[r["gpu"]]) > 2:
         a += ["--memory-limit", GPUS[r["gpu"]][2]]

@@ -122,6 +122,14 @@ double pl_attention_rate(const char *device, const char *kernel, int bwd, int ca
 	return r;
 }
 
+double pl_attention_part_peak(const char *device)
+{
+	const char *fam = device ? family(device) : NULL;
+	if (!fam)
+		return 0;
+	return !strcmp(fam, "H100") ? PL_H100_PEAK_16 : PL_A100_PEAK_16;
+}
+
 int pl_attention_kernel_known(const char *kernel)
 {
 	for (int i = 0; kernel && i < pl_attn_nrows; i++)

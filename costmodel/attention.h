@@ -32,6 +32,21 @@ extern const int pl_attn_nrows;
 double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
                          double s);
 
+/* The dense 16-bit tensor-core peaks of the parts the table measured, which
+ * the presets describe too (NVIDIA's datasheets: H100 SXM5 1,979 TFLOP/s
+ * BF16/FP16 with sparsity, 989 dense; A100 SXM4 312 dense) */
+#define PL_H100_PEAK_16 9.89e14
+#define PL_A100_PEAK_16 3.12e14
+
+/* The dense 16-bit peak FLOP/s of the part the table measured for the GPU
+ * named `device` (its family's: H100 SXM5 for H100 and H200, A100 SXM4 for
+ * A100), the presets' own (PL_H100_PEAK_16, PL_A100_PEAK_16); 0 where the
+ * table has no part of that family. A device of the family with another
+ * 16-bit peak runs the measured kernels at that peak's ratio to this one:
+ * a power or clock limit slows the tensor cores of a fused attention as it
+ * slows a GEMM's (the caller scales the rate, costmodel/cost.c). */
+double pl_attention_part_peak(const char *device);
+
 /* Whether `kernel` names a kernel of the table (for any GPU). */
 int pl_attention_kernel_known(const char *kernel);
 

@@ -66,8 +66,8 @@ static void h100(pl_cluster *c)
 	memset(c, 0, sizeof *c);
 	snprintf(c->device_name, sizeof c->device_name, "H100-SXM");
 	c->memory_bytes = 85899345920.0; /* 80 GiB HBM3 */
-	c->peak_flops[PL_DT_BFLOAT16] = 9.89e14;
-	c->peak_flops[PL_DT_FLOAT16] = 9.89e14;
+	c->peak_flops[PL_DT_BFLOAT16] = PL_H100_PEAK_16;
+	c->peak_flops[PL_DT_FLOAT16] = PL_H100_PEAK_16;
 	c->peak_flops[PL_DT_FLOAT32] = 6.7e13;
 	c->peak_flops[PL_DT_INT32] = 6.7e13;
 	c->peak_flops[PL_DT_INT64] = 6.7e13;
@@ -114,8 +114,8 @@ static void a100(pl_cluster *c)
 	memset(c, 0, sizeof *c);
 	snprintf(c->device_name, sizeof c->device_name, "A100-SXM4-40GB");
 	c->memory_bytes = 42949672960.0;
-	c->peak_flops[PL_DT_BFLOAT16] = 3.12e14;
-	c->peak_flops[PL_DT_FLOAT16] = 3.12e14;
+	c->peak_flops[PL_DT_BFLOAT16] = PL_A100_PEAK_16;
+	c->peak_flops[PL_DT_FLOAT16] = PL_A100_PEAK_16;
 	c->peak_flops[PL_DT_FLOAT32] = 1.95e13;
 	c->peak_flops[PL_DT_INT32] = 1.95e13;
 	c->peak_flops[PL_DT_INT64] = 1.95e13;

@@ -228,7 +228,7 @@ typedef struct pl_cluster {
  * the prediction for the central 80 % of them. *basis says which, in words,
  * into a buffer of n bytes. */
 #define PL_BAND_LO   0.88
-#define PL_BAND_HI   1.26
+#define PL_BAND_HI   1.23
 #define PL_BAND_RUNS 279
 /* The peak memory a plan is expected to measure: the published runs of the
  * validation set with a measured peak measured at most PL_MEM_BAND_HI times

@@ -570,6 +570,13 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 		                       w->attn_head_dim, w->attn_seq);
 	}
 	if (rf > 0 && rb > 0) {
+		/* on a part of the measured GPU's family at another 16-bit peak,
+		 * at that peak's ratio (attention.h, pl_attention_part_peak) */
+		double part = pl_attention_part_peak(c->device_name);
+		if (part > 0 && c->peak_flops[dt] > 0 && c->peak_flops[dt] != part) {
+			rf *= c->peak_flops[dt] / part;
+			rb *= c->peak_flops[dt] / part;
+		}
 		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s;
 		out->bwd_s = w->gemm_flops_bwd > 0
 		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s

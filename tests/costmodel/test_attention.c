@@ -217,6 +217,22 @@ static void op_priced_at_the_measured_rate(void **state)
 	assert_true(fabs(np.bwd_s - (2.5 * fwd_flops / rb + 2 * c.kernel_overhead_s)) <=
 	            1e-9 * np.bwd_s);
 	pl_problem_free(p);
+	/* a part of the family at another 16-bit peak (a cluster file's
+	 * power-limited H100, 912.25 of 989 TFLOP/s): the measured rates at its
+	 * peak's ratio to the measured part's; the preset's peak is that part's */
+	assert_true(c.peak_flops[PL_DT_BFLOAT16] == pl_attention_part_peak(c.device_name));
+	assert_true(pl_attention_part_peak("A100-SXM4-40GB") == 3.12e14);
+	assert_true(pl_attention_part_peak("Tesla V100-SXM3-32GB") == 0);
+	c.peak_flops[PL_DT_BFLOAT16] = 912.25e12;
+	double k = 912.25e12 / 9.89e14;
+	assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+	pl_cost_node_parts(p, op, split, &np);
+	if (!(fabs(np.fwd_s - (fwd_flops / (rf * k) + c.kernel_overhead_s)) <= 1e-9 * np.fwd_s))
+		fail_msg("fwd at the lower peak %.6g s, expected %.6g", np.fwd_s,
+		         fwd_flops / (rf * k) + c.kernel_overhead_s);
+	assert_true(fabs(np.bwd_s - (2.5 * fwd_flops / (rb * k) + 2 * c.kernel_overhead_s)) <=
+	            1e-9 * np.bwd_s);
+	pl_problem_free(p);
 	pl_graph_free(g);
 }
 
