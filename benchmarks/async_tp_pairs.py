@@ -45,6 +45,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
     a = ap.parse_args()
+    bv.BUILD = a.build  # the cluster files bv.search_args writes
     rows = {r["id"]: r for r in bv.rows("runs.csv") if r["id"].startswith("ttasync-")}
     print("| pair | tp | measured speedup | predicted speedup |")
     print("|---|---|---|---|")

@@ -85,22 +85,46 @@ CLUSTER_DIR = tempfile.mkdtemp(prefix="bench_validation_")
 atexit.register(shutil.rmtree, CLUSTER_DIR, True)
 
 
-def cluster_file(preset, nodes, per_node, bandwidth, peak16):
-    """a cluster file of the preset's GPU (the fields left out keep the
-    H100's, planner.cluster/1) with another memory bandwidth and 16-bit peak
-    (FP8's twice it, as the datasheets have it)"""
-    assert preset == "h100x8"
-    path = os.path.join(CLUSTER_DIR, f"{preset}-bw{bandwidth:.0f}-pk{peak16:.0f}-{nodes}x{per_node}.json")
+# the planner binaries' folder, for the cluster files below (main() sets it
+# from --build; a script that imports this module and prices rows sets it too)
+BUILD = "build"
+# Omni-Path nodes: BLOOM's (tr11 README, "Hardware": "8 GPUs per node Using
+# NVLink 4 inter-gpu connects, 4 OmniPath links"; the rows' interconnect
+# column says "N OPA links per node"), each link 100 Gb/s (Jean Zay's "réseau
+# Intel Omni-Path 100 Gb/s", LMI MAG, March 2020): 12 GB/s a link at the
+# presets' rule for a NIC's line rate less protocol overhead (docs/cost-model.md,
+# "Sources": 100 Gb/s EDR -> 12 GB/s), the node's links shared by its GPUs
+OPA_LINK_BUSBW = 12e9
+
+
+def opa_links(r):
+    m = re.search(r"(\d+) OPA links per node", r.get("interconnect", ""))
+    return int(m.group(1)) if m else 0
+
+
+def cluster_file(cluster, tag, memory_bandwidth=None, peak16=None, inter_busbw=None):
+    """the preset `cluster` (NAME:NODES) as `planner topology --preset` writes
+    it out, with another memory bandwidth, dense 16-bit peak (FP8's twice it,
+    as the datasheets have it) or inter-node bus bandwidth a device; named
+    NAME-tag:NODES"""
+    path = os.path.join(CLUSTER_DIR, f"{cluster.replace(':', '_')}-{tag}.json")
     if not os.path.exists(path):
+        p = subprocess.run([os.path.join(BUILD, "planner"), "topology", "--preset", cluster,
+                            "--json"], capture_output=True, text=True, check=True)
+        c = json.loads(p.stdout)
+        name, _, nodes = cluster.partition(":")
+        c["name"] = f"{name}-{tag}:{nodes}"
+        if memory_bandwidth:
+            c["device"]["memory_bandwidth"] = memory_bandwidth
+        if peak16:
+            c["device"]["peak_flops"].update(bfloat16=peak16, float16=peak16, float8=2 * peak16)
+        if inter_busbw:
+            c["links"]["inter_node"]["busbw"] = inter_busbw
         # a temporary file of this thread's own: the pricing threads may write
         # the same cluster at once (os.replace makes either one the file)
         fd, tmp = tempfile.mkstemp(dir=CLUSTER_DIR, suffix=".tmp")
         with os.fdopen(fd, "w") as f:
-            json.dump({"format": "planner.cluster/1", "name": f"{preset}-hbm2e:{nodes}",
-                       "nodes": nodes, "devices_per_node": per_node,
-                       "device": {"memory_bandwidth": bandwidth,
-                                  "peak_flops": {"bfloat16": peak16, "float16": peak16,
-                                                 "float8": 2 * peak16}}}, f)
+            json.dump(c, f)
         os.replace(tmp, path)
     return path
 HAGEMANN_TOKENS = 1 << 22
@@ -626,7 +650,10 @@ def search_args(r):
     # (an x8 preset with another count a node, as h100x4)
     cluster = f"{preset[:-1]}{gpus}:1" if gpus < 8 else f"{preset}:{-(-gpus // 8)}"
     if len(GPUS[r["gpu"]]) > 3:
-        cluster = cluster_file(preset, -(-gpus // 8), min(gpus, 8), *GPUS[r["gpu"]][3:5])
+        cluster = cluster_file(cluster, "hbm2e", *GPUS[r["gpu"]][3:5])
+    elif opa_links(r) and gpus > 8:
+        cluster = cluster_file(cluster, f"opa{opa_links(r)}",
+                               inter_busbw=opa_links(r) * OPA_LINK_BUSBW / 8)
     a = ["--cluster", cluster, "--tp", r["tp"], "--pp", r["pp"]]
     if len(GPUS[r["gpu"]]) > 2:
         a += ["--memory-limit", GPUS[r["gpu"]][2]]
@@ -1097,7 +1124,8 @@ def main():
                     help="rows whose framework gathers parameters ahead of use priced "
                          "with --overlap-param-gather on")
     a = ap.parse_args()
-    global TP_COMM_OVERLAP, PARAM_OVERLAP
+    global TP_COMM_OVERLAP, PARAM_OVERLAP, BUILD
+    BUILD = a.build
     TP_COMM_OVERLAP = a.tp_comm_overlap
     PARAM_OVERLAP = a.overlap_param_gather
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)

@@ -68,6 +68,7 @@ def main():
     ap.add_argument("--model", nargs="*")
     ap.add_argument("--time-limit", type=float, default=30)
     a = ap.parse_args()
+    bv.BUILD = a.build  # the cluster files bv.search_args writes
     for r in bv.rows("runs.csv"):
         if a.framework and r["framework"] != a.framework:
             continue

@@ -138,6 +138,7 @@ const pl_cli_option pl_cli_options[] = {
     VAL("nodes", 'N', PL_CMD_CALIBRATE),
     VAL("collective", 'C', PL_CMD_CALIBRATE),
     VAL("xml", 'x', PL_CMD_TOPOLOGY),
+    VAL("preset", 'P', PL_CMD_TOPOLOGY),
     VAL("log", 'l', PL_CMD_CHECK),
     VAL("warmup", 'w', PL_CMD_CHECK),
     FLAG("run-line", 'r', PL_CMD_CHECK),

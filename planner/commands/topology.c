@@ -12,7 +12,7 @@
 #include "graph/alloc.h"
 
 static const char *const help =
-    "usage: planner topology [--xml FILE] [-o cluster.json] [--json]\n"
+    "usage: planner topology [--xml FILE | --preset NAME[:NODES]] [-o cluster.json] [--json]\n"
     "\n"
     "Finds the GPUs of this machine with hwloc (or of the machine an XML file describes,\n"
     "written there by 'lstopo FILE.xml'): NVIDIA PCI devices with their NUMA node, CPU set,\n"
@@ -25,6 +25,11 @@ static const char *const help =
     "is the h100x8 preset. With CUDA built in, GPUs get their CUDA ordinal by bus id.\n"
     "\n"
     "  --xml FILE          read an hwloc XML topology instead of this machine\n"
+    "  --preset NAME[:NODES]\n"
+    "                      no discovery: write that preset (or cluster file) as a cluster\n"
+    "                      file to edit, every field the planner reads spelled out (a\n"
+    "                      cluster whose NICs or peak differ from the preset's: change\n"
+    "                      links.inter_node, device.peak_flops, ...)\n"
     "  -o, --output FILE   write the cluster file (atomically)\n"
     "  --json              print the cluster file (with the topology) to stdout instead of\n"
     "                      the summary\n"
@@ -32,6 +37,7 @@ static const char *const help =
     "examples:\n"
     "  planner topology\n"
     "  planner topology --xml dgx2.xml -o dgx2.json\n"
+    "  planner topology --preset a100-80gx8:48 -o a100-48.json\n"
     "  planner search model.json --cluster dgx2.json -o plan.json\n";
 
 static void summary(const pl_topo *t, const pl_cluster *c, int guessed, FILE *f)
@@ -84,7 +90,7 @@ static void summary(const pl_topo *t, const pl_cluster *c, int guessed, FILE *f)
 
 int pl_cmd_topology(int argc, char **argv)
 {
-	const char *xml = NULL, *out = NULL;
+	const char *xml = NULL, *out = NULL, *preset = NULL;
 	int json = 0;
 	pl_cli_args a;
 	pl_cli_args_init(&a, PL_CMD_TOPOLOGY, "topology", help, NULL);
@@ -93,6 +99,7 @@ int pl_cmd_topology(int argc, char **argv)
 		switch (ch) {
 		case PL_CLI_STOP: return a.rc;
 		case 'x': xml = optarg; break;
+		case 'P': preset = optarg; break;
 		case 'o': out = optarg; break;
 		case 'j': json = 1; break;
 		}
@@ -103,6 +110,29 @@ int pl_cmd_topology(int argc, char **argv)
 		                    "after --xml)",
 		                    argv[optind]);
 	pl_err err;
+	if (preset && xml)
+		return pl_cli_usage("topology", "--preset and --xml: one or the other (a preset "
+		                                "is not discovered)");
+	if (preset) {
+		pl_cluster c;
+		pl_status st = pl_cluster_resolve(&c, preset, &err);
+		if (st && !strncmp(err.msg, "--cluster ", 10)) { /* the option this one is */
+			char m[sizeof err.msg];
+			snprintf(m, sizeof m, "--preset %s", err.msg + 10);
+			memcpy(err.msg, m, sizeof m);
+		}
+		if (!st) {
+			fprintf(json ? stderr : stdout,
+			        "cluster %s: %lld node x %lld %s, intra-node bus bandwidth %.3g GB/s, "
+			        "inter-node %.3g GB/s a device (%s)\n",
+			        c.name, (long long)c.nodes, (long long)c.devices_per_node,
+			        c.device_name, 1e-9 / c.link[PL_LINK_INTRA].beta,
+			        1e-9 / c.link[PL_LINK_INTER].beta, c.source);
+			if (out || json)
+				st = pl_cli_write_cluster(&c, "topology", NULL, out, json, &err);
+		}
+		return st ? pl_cli_fail(st, &err) : 0;
+	}
 	pl_topo *t = pl_malloc(sizeof *t);
 	if (!t)
 		return pl_cli_fail(pl_err_set(&err, PL_ENOMEM, "topology: out of memory"), &err);

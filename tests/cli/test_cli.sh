@@ -701,6 +701,19 @@ if [ "$(jq ".topology.gpus | length" "$T/here.json")" = 0 ]; then
 fi
 "$PLANNER" topology stray > /dev/null 2> "$T/err"
 check "topology with a stray argument exits 2" '[ $? -eq 2 ]'
+# --preset: a preset written out as a cluster file to edit, pricing as the preset does
+"$PLANNER" topology --preset a100-80gx8:2 -o "$T/pre.json" > "$T/out" 2> "$T/err"
+check "topology --preset writes the preset's cluster file (2 nodes of 8 A100 80GB, 24 GB/s across)" \
+  '[ $? -eq 0 ] && [ "$(jq -c "[.format, .nodes, .devices_per_node, .device.name, .links.inter_node.busbw]" "$T/pre.json")" = "[\"planner.cluster/1\",2,8,\"A100-SXM4-80GB\",24000000000]" ] && grep -q "inter-node 24 GB/s" "$T/out"'
+"$PLANNER" search "$GT" --cluster a100-80gx8:2 -o "$T/pre-a.json" > /dev/null 2>&1
+"$PLANNER" search "$GT" --cluster "$T/pre.json" -o "$T/pre-b.json" > /dev/null 2>&1
+check "a search on that file prices as on the preset" \
+  '[ -s "$T/pre-a.json" ] && [ "$(jq .cost.step_seconds "$T/pre-a.json")" = "$(jq .cost.step_seconds "$T/pre-b.json")" ]'
+"$PLANNER" topology --preset nosuch > /dev/null 2> "$T/err"
+check "topology --preset of no preset and no file exits 2 naming --preset" \
+  '[ $? -eq 2 ] && grep -q "^planner: --preset nosuch: not a file and not a preset" "$T/err"'
+"$PLANNER" topology --preset h100x8 --xml "$DGX2" > /dev/null 2> "$T/err"
+check "topology --preset with --xml exits 2" '[ $? -eq 2 ] && grep -q "one or the other" "$T/err"'
 
 echo '{"format": "planner.cluster/1", "nodes": 1, "devices_per_node": 2, "device": {"gemm_efficiency": {"max": -1}}}' > "$T/badc.json"
 "$PLANNER" search "$GT" --cluster "$T/badc.json" > /dev/null 2> "$T/err"
