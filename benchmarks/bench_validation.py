@@ -102,11 +102,11 @@ def opa_links(r):
     return int(m.group(1)) if m else 0
 
 
-def cluster_file(cluster, tag, memory_bandwidth=None, peak16=None, inter_busbw=None):
+def cluster_file(cluster, tag, memory_bandwidth=None, peak16=None, node_busbw=None):
     """the preset `cluster` (NAME:NODES) as `planner topology --preset` writes
     it out, with another memory bandwidth, dense 16-bit peak (FP8's twice it,
-    as the datasheets have it) or inter-node bus bandwidth a device; named
-    NAME-tag:NODES"""
+    as the datasheets have it) or inter-node bus bandwidth a node (shared by
+    its devices); named NAME-tag:NODES"""
     path = os.path.join(CLUSTER_DIR, f"{cluster.replace(':', '_')}-{tag}.json")
     if not os.path.exists(path):
         p = subprocess.run([os.path.join(BUILD, "planner"), "topology", "--preset", cluster,
@@ -118,8 +118,8 @@ def cluster_file(cluster, tag, memory_bandwidth=None, peak16=None, inter_busbw=N
             c["device"]["memory_bandwidth"] = memory_bandwidth
         if peak16:
             c["device"]["peak_flops"].update(bfloat16=peak16, float16=peak16, float8=2 * peak16)
-        if inter_busbw:
-            c["links"]["inter_node"]["busbw"] = inter_busbw
+        if node_busbw:
+            c["links"]["inter_node"]["busbw"] = node_busbw / c["devices_per_node"]
         # a temporary file of this thread's own: the pricing threads may write
         # the same cluster at once (os.replace makes either one the file)
         fd, tmp = tempfile.mkstemp(dir=CLUSTER_DIR, suffix=".tmp")
@@ -652,8 +652,8 @@ def search_args(r):
     if len(GPUS[r["gpu"]]) > 3:
         cluster = cluster_file(cluster, "hbm2e", *GPUS[r["gpu"]][3:5])
     elif opa_links(r) and gpus > 8:
-        cluster = cluster_file(cluster, f"opa{opa_links(r)}",
-                               inter_busbw=opa_links(r) * OPA_LINK_BUSBW / 8)
+        n = opa_links(r)
+        cluster = cluster_file(cluster, f"opa{n}", node_busbw=n * OPA_LINK_BUSBW)
     a = ["--cluster", cluster, "--tp", r["tp"], "--pp", r["pp"]]
     if len(GPUS[r["gpu"]]) > 2:
         a += ["--memory-limit", GPUS[r["gpu"]][2]]

@@ -40,6 +40,15 @@ static const char *const help =
     "  planner topology --preset a100-80gx8:48 -o a100-48.json\n"
     "  planner search model.json --cluster dgx2.json -o plan.json\n";
 
+/* "cluster NAME: N node x M DEVICE, intra-node bus bandwidth X GB/s", the
+ * summaries' last line, which the caller ends */
+static void cluster_line(const pl_cluster *c, FILE *f)
+{
+	fprintf(f, "cluster %s: %lld node x %lld %s, intra-node bus bandwidth %.3g GB/s", c->name,
+	        (long long)c->nodes, (long long)c->devices_per_node, c->device_name,
+	        1e-9 / c->link[PL_LINK_INTRA].beta);
+}
+
 static void summary(const pl_topo *t, const pl_cluster *c, int guessed, FILE *f)
 {
 	fprintf(f, "%s: %d package%s, %d NUMA node%s, %d cores, %d PUs, %.4g GiB memory\n",
@@ -80,9 +89,8 @@ static void summary(const pl_topo *t, const pl_cluster *c, int guessed, FILE *f)
 	for (int i = 0; i < t->nnics; i++)
 		fprintf(f, "  nic %-10s %s, numa %d, PCIe %.3g GB/s\n", t->nic[i].name,
 		        t->nic[i].busid, t->nic[i].numa, t->nic[i].pcie_bw / 1e9);
-	fprintf(f, "cluster %s: %lld node x %lld %s, intra-node bus bandwidth %.3g GB/s%s\n",
-	        c->name, (long long)c->nodes, (long long)c->devices_per_node, c->device_name,
-	        1e-9 / c->link[PL_LINK_INTRA].beta, t->ngpus ? " (estimated)" : " (preset)");
+	cluster_line(c, f);
+	fprintf(f, "%s\n", t->ngpus ? " (estimated)" : " (preset)");
 	if (guessed && t->ngpus)
 		fprintf(f, "  no preset for this GPU: memory and FLOP/s are the H100's; edit the "
 		           "file's \"device\"\n");
@@ -122,11 +130,9 @@ int pl_cmd_topology(int argc, char **argv)
 			memcpy(err.msg, m, sizeof m);
 		}
 		if (!st) {
-			fprintf(json ? stderr : stdout,
-			        "cluster %s: %lld node x %lld %s, intra-node bus bandwidth %.3g GB/s, "
-			        "inter-node %.3g GB/s a device (%s)\n",
-			        c.name, (long long)c.nodes, (long long)c.devices_per_node,
-			        c.device_name, 1e-9 / c.link[PL_LINK_INTRA].beta,
+			FILE *f = json ? stderr : stdout;
+			cluster_line(&c, f);
+			fprintf(f, ", inter-node %.3g GB/s a device (%s)\n",
 			        1e-9 / c.link[PL_LINK_INTER].beta, c.source);
 			if (out || json)
 				st = pl_cli_write_cluster(&c, "topology", NULL, out, json, &err);
