@@ -30,7 +30,7 @@ typedef struct run {
 	char name[128];
 	pl_graph *g;
 	cJSON *plan;
-	char where[512];
+	char where[4096];
 	double step_s, peak_bytes; /* measured; peak 0: not given */
 } run;
 
@@ -262,14 +262,12 @@ static double fit_memory(fitctx *f, const double fac[NF])
 }
 
 /* r's measured step (and, with want_peak, its peak memory: max allocated,
- * else max reserved) from the framework's log at dir/log, the rates in it
+ * else max reserved) from the framework's log at path, the rates in it
  * converted by r's plan (its cost's tokens and samples a step, its devices) */
-static pl_status step_from_log(run *r, const char *log, const char *dir, int warmup, int want_peak,
-                               pl_err *err)
+static pl_status step_from_log(run *r, const char *path, int warmup, int want_peak, pl_err *err)
 {
-	char path[4096], *text = NULL;
+	char *text = NULL;
 	size_t len;
-	snprintf(path, sizeof path, "%s%s", log[0] == '/' ? "" : dir, log);
 	const cJSON *cost = cJSON_GetObjectItemCaseSensitive(r->plan, "cost");
 	pl_fwlog_scale sc = {
 	    .tokens_per_step = pl_json_num(cost, "tokens_per_step", 0),
@@ -289,6 +287,18 @@ static pl_status step_from_log(run *r, const char *log, const char *dir, int war
 	pl_fwlog_free(&fl);
 	free(text);
 	return s;
+}
+
+/* dir + name into buf (name as given when absolute); a path that does not fit is an error
+ * naming the runs file's line and field, never a silently shortened path */
+static pl_status run_path(char *buf, size_t size, const char *dir, const char *name,
+                          const char *file, int line, const char *field, pl_err *err)
+{
+	int n = snprintf(buf, size, "%s%s", name[0] == '/' ? "" : dir, name);
+	if (n < 0 || (size_t)n >= size)
+		return pl_err_set(err, PL_EINVAL, "%s:%d: %s: expected a path shorter than %zu bytes",
+		                  file, line, field, size);
+	return PL_OK;
 }
 
 /* one line of RUNS: {"model", "plan", "step_seconds"[, "peak_memory_bytes", "name"]}, paths
@@ -331,12 +341,12 @@ static pl_status read_run(const cJSON *o, const char *file, int line, const char
 	r->step_s = from_log ? 0 : st->valuedouble;
 	r->peak_bytes = pk ? pk->valuedouble : 0;
 	char path[4096];
-	snprintf(path, sizeof path, "%s%s", model[0] == '/' ? "" : dir, model);
-	pl_status s = pl_graph_load_file(&r->g, path, err);
-	if (s)
+	pl_status s = run_path(path, sizeof path, dir, model, file, line, "model", err);
+	if (s || (s = pl_graph_load_file(&r->g, path, err)))
 		return s;
 	pl_cli_model_warnings(r->g);
-	snprintf(r->where, sizeof r->where, "%s%s", plan[0] == '/' ? "" : dir, plan);
+	if ((s = run_path(r->where, sizeof r->where, dir, plan, file, line, "plan", err)))
+		return s;
 	char *text;
 	size_t len;
 	if ((s = pl_read_file(r->where, &text, &len, err)))
@@ -345,7 +355,9 @@ static pl_status read_run(const cJSON *o, const char *file, int line, const char
 	free(text);
 	if (s || !from_log)
 		return s;
-	if ((s = step_from_log(r, log, dir, wu ? (int)wu->valuedouble : 1, !pk, err)))
+	if ((s = run_path(path, sizeof path, dir, log, file, line, "log", err)))
+		return s;
+	if ((s = step_from_log(r, path, wu ? (int)wu->valuedouble : 1, !pk, err)))
 		pl_err_prefix(err, "%s:%d", file, line);
 	return s;
 }

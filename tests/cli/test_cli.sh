@@ -2254,6 +2254,12 @@ echo '{"model": "a.json", "plan": "p1.json"}' > "$T/fit/bad.jsonl"
 "$PLANNER" calibrate --from-runs "$T/fit/bad.jsonl" > /dev/null 2> "$T/err"
 check "a run without its measured step: exit 2 naming the line and the field" \
   '[ $? -eq 2 ] && grep -q "bad.jsonl:1: step_seconds: expected the measured step" "$T/err"'
+# a path longer than the reader keeps is refused by name, never read shortened (it was cut to
+# 511 bytes, so a run could read another file than the one named)
+jq -nc --arg p "$(printf 'x/%.0s' $(seq 2100))p1.json" '{model: "a.json", plan: $p, step_seconds: 1}' > "$T/fit/long.jsonl"
+"$PLANNER" calibrate --from-runs "$T/fit/long.jsonl" > /dev/null 2> "$T/err"
+check "a run's plan path longer than 4095 bytes: exit 2 naming the line and the field" \
+  '[ $? -eq 2 ] && grep -q "long.jsonl:1: plan: expected a path shorter than 4096 bytes" "$T/err"'
 jq '.fitted.compute = 10' "$T/fit/fitted.json" > "$T/fit/bad-cluster.json"
 "$PLANNER" cost "$T/fit/a.json" --strategy "$T/fit/p1.json" --cluster "$T/fit/bad-cluster.json" > /dev/null 2> "$T/err"
 check "a cluster's fitted factor out of its bounds: exit 2 naming it" \
