@@ -372,6 +372,21 @@ def loss_kernel(r):
     return "fused" if r["framework"] in ("llm-foundry", "nemo") else "unfused"
 
 
+def loss_metrics(r):
+    """the cross-entropies the run's training loop computes over the logits
+    beside the loss, every micro-batch, without gradients: Composer's
+    Trainer evaluates each of the model's train metrics on every
+    micro-batch's outputs after its backward (_train_microbatch ->
+    _eval_train_metrics, composer/trainer/trainer.py, v0.14.0 to v0.17.2),
+    and llm-foundry's MPT has two, LanguageCrossEntropy and
+    LanguagePerplexity (llmfoundry/models/mpt/modeling_mpt.py from v0.2.0;
+    use_train_metrics defaults True from v0.4.0, and no benchmark yaml sets
+    it), each torch.nn.CrossEntropyLoss over the whole logits
+    (composer/metrics/nlp.py). The other frameworks compute the loss
+    alone"""
+    return 2 if r["framework"] == "llm-foundry" else 0
+
+
 def loss_parallel(r):
     """where the run computes its loss under tensor parallelism: Aleph
     Alpha's scaling library (Hagemann et al.'s runs) has a column-parallel
@@ -545,8 +560,11 @@ def softmax_mask(r):
     src/scaling/core/nn/masked_softmax/masked_softmax.py) fills them with
     masked_fill_ in eager PyTorch, its own kernel each way ("masked-fill",
     priced with --mask-kernel unfused); Megatron-DeepSpeed's unfused path runs
-    FusedScaleMaskSoftmax, the mask inside the softmax kernel ("implicit")"""
-    if attention_kernel(r) is None and "AA-Scaling" in r["framework_version"]:
+    FusedScaleMaskSoftmax, the mask inside the softmax kernel ("implicit"), and
+    so do Hagemann et al.'s rows labelled kernel='fused' (their "fused" is
+    Megatron-LM's fused scale-mask-softmax kernel, not the torch path)"""
+    if (attention_kernel(r) is None and "AA-Scaling" in r["framework_version"]
+            and "kernel='fused'" not in r["notes"]):
         return "masked-fill"
     return "implicit"
 
@@ -709,6 +727,8 @@ def search_args(r):
         a += ["--norm-kernel", norm_kernel(r)]
     if softmax_mask(r) == "masked-fill":
         a += ["--mask-kernel", "unfused"]
+    if loss_metrics(r):
+        a += ["--loss-metrics", str(loss_metrics(r))]
     if stage_output(r) != "freed":
         a += ["--stage-output", stage_output(r)]
     if r["precision"] == "fp8":

@@ -813,6 +813,21 @@ static pl_status parse_peak_flops(pl_cluster *c, const cJSON *pf, const char *fi
 	return PL_OK;
 }
 
+pl_status pl_cluster_set_loss_metrics(pl_cluster *c, const char *count, const char *what,
+                                      pl_err *err)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(count, &end, 10);
+	if (end == count || *end || errno || n < 0 || n > PL_LOSS_METRICS_MAX)
+		return pl_err_set(err, PL_EINVAL,
+		                  "%s: '%s': expected a count of training-metric cross-entropies, 0 "
+		                  "to %d (llm-foundry's MPT under Composer: 2)",
+		                  what, count, PL_LOSS_METRICS_MAX);
+	c->loss_metrics = (int)n;
+	return PL_OK;
+}
+
 /* device: its memory and reserve, bandwidth, efficiencies, kernel scales,
  * the training program's kernels and its peak FLOP/s */
 static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file, pl_err *err)
@@ -828,7 +843,7 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	           "kernel_overhead", "memory_reserve_bytes", "kernel_scale", "attention_kernel",
 	           "loss_kernel", "loss_parallel", "grad_dtype", "grad_reduce", "grad_accumulation",
 	           "param_shard", "norm_kernel", "mask_kernel", "batch_norm", "stage_output",
-	           "gemm_dtype", "cp_exchange");
+	           "gemm_dtype", "cp_exchange", "loss_metrics");
 	v = cJSON_GetObjectItemCaseSensitive(dev, "name");
 	if (cJSON_IsString(v))
 		snprintf(c->device_name, sizeof c->device_name, "%s", v->valuestring);
@@ -901,6 +916,15 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 			return FAIL("%s: expected a string", wk);
 		if (v && (st = program[i].set(c, v->valuestring, wk, err)))
 			return st;
+	}
+	v = cJSON_GetObjectItemCaseSensitive(dev, "loss_metrics");
+	if (v) {
+		if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= PL_LOSS_METRICS_MAX) ||
+		    v->valuedouble != (int)v->valuedouble)
+			return FAIL("%s: device.loss_metrics: expected a count of training-metric "
+			            "cross-entropies, 0 to %d",
+			            file, PL_LOSS_METRICS_MAX);
+		c->loss_metrics = (int)v->valuedouble;
 	}
 	return parse_peak_flops(c, cJSON_GetObjectItemCaseSensitive(dev, "peak_flops"), file, err);
 }
@@ -1092,6 +1116,8 @@ cJSON *pl_cluster_to_json(const pl_cluster *c)
 	cJSON_AddStringToObject(dev, "stage_output", pl_cluster_stage_output_name(c));
 	cJSON_AddStringToObject(dev, "gemm_dtype", pl_cluster_gemm_dtype_name(c));
 	cJSON_AddStringToObject(dev, "cp_exchange", pl_cluster_cp_exchange_name(c));
+	if (c->loss_metrics) /* written only when some: files before it had none */
+		cJSON_AddNumberToObject(dev, "loss_metrics", c->loss_metrics);
 	if (pl_fit(c->fit_compute) != 1 || pl_fit(c->fit_comm) != 1 ||
 	    pl_fit(c->fit_comm_inter) != 1 || pl_fit(c->fit_memory) != 1 || c->fit_loo > 0) {
 		cJSON *f = cJSON_AddObjectToObject(o, "fitted");

@@ -189,6 +189,14 @@ typedef struct pl_cluster {
 	 * attn_mask); 1 "unfused", its own kernel each way, as eager PyTorch
 	 * runs masked_fill_ or the add (graph/ops/elementwise.c) */
 	int mask_unfused;
+	/* cross-entropies over the logits that the training loop computes
+	 * beside the loss, every micro-batch, without gradients (training
+	 * metrics: Composer evaluates each of a model's train metrics on every
+	 * micro-batch's outputs after its backward, and llm-foundry's MPT has
+	 * two, LanguageCrossEntropy and LanguagePerplexity, each PyTorch's
+	 * cross_entropy under autocast); 0 (the default): none, the loss alone.
+	 * Each is priced as the unfused loss's forward (graph/ops/norm.c) */
+	int loss_metrics;
 	/* batch norm's statistics in training when the batch is cut: 0 "sync",
 	 * all-reduced over the ranks that cut it (SyncBatchNorm: what one device
 	 * computes), 1 "local", each rank's own (DDP's BatchNorm: no collective,
@@ -227,8 +235,8 @@ typedef struct pl_cluster {
  * published runs' measured steps between PL_BAND_LO and PL_BAND_HI times
  * the prediction for the central 80 % of them. *basis says which, in words,
  * into a buffer of n bytes. */
-#define PL_BAND_LO   0.88
-#define PL_BAND_HI   1.23
+#define PL_BAND_LO   0.87
+#define PL_BAND_HI   1.17
 #define PL_BAND_RUNS 279
 /* The peak memory a plan is expected to measure: the published runs of the
  * validation set with a measured peak measured at most PL_MEM_BAND_HI times
@@ -303,6 +311,12 @@ const char *pl_cluster_norm_name(const pl_cluster *c);
  * (pl_cluster.mask_unfused) */
 pl_status pl_cluster_set_mask(pl_cluster *c, const char *kernel, const char *what, pl_err *err);
 const char *pl_cluster_mask_name(const pl_cluster *c);
+/* The most training-metric cross-entropies a cluster states */
+#define PL_LOSS_METRICS_MAX 16
+/* "0" to "16" (what): the training metrics' cross-entropies a micro-batch
+ * (pl_cluster.loss_metrics) */
+pl_status pl_cluster_set_loss_metrics(pl_cluster *c, const char *count, const char *what,
+                                      pl_err *err);
 /* "freed" or "buffered" (what): the model's output after the loss's forward
  * (pl_cluster.output_buffered) */
 pl_status pl_cluster_set_stage_output(pl_cluster *c, const char *how, const char *what,

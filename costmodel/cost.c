@@ -541,6 +541,17 @@ static void fp8_kernels(const pl_problem *p, const pl_op *op, const int64_t *spl
 		out->bwd_s += pl_cost_fp8_gemm_seconds(c, f, (lc + la) / e + lw);
 }
 
+/* w cleared, with the training program's switches its work() reads */
+static void program_switches(const pl_cluster *c, pl_opwork *w)
+{
+	memset(w, 0, sizeof *w);
+	w->fused_loss = c->loss_fused;
+	w->loss_metrics = c->loss_metrics;
+	w->unfused_norm = c->norm_unfused;
+	w->unfused_mask = c->mask_unfused;
+	w->local_bn = c->bn_local;
+}
+
 /* An op's work (pl_opwork, into w) and its kernels' times of one
  * micro-batch (out's fwd_s and bwd_s): at the device's rates, a fused
  * attention at its kernel's measured rate, a calibrated kernel at its own,
@@ -552,11 +563,7 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 	const pl_graph *g = p->g;
 	const pl_op *op = &g->ops[op_index];
 	const pl_cluster *c = p->c;
-	memset(w, 0, sizeof *w);
-	w->fused_loss = c->loss_fused;
-	w->unfused_norm = c->norm_unfused;
-	w->unfused_mask = c->mask_unfused;
-	w->local_bn = c->bn_local;
+	program_switches(c, w);
 	pl_op_rule_get(op->type)->work(g, op, split, w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
@@ -1659,11 +1666,7 @@ static int keep_saved(pl_problem *p)
 	for (int o = 0; o < g->nops; o++) {
 		const pl_op *op = &g->ops[o];
 		pl_opwork w;
-		memset(&w, 0, sizeof w);
-		w.fused_loss = p->c->loss_fused;
-		w.unfused_norm = p->c->norm_unfused;
-		w.unfused_mask = p->c->mask_unfused;
-		w.local_bn = p->c->bn_local;
+		program_switches(p->c, &w);
 		pl_op_rule_get(op->type)->work(g, op, ones, &w);
 		p->saves_in[o] = w.saves_in;
 		for (int i = 0; i < op->ninputs; i++) {

@@ -70,6 +70,10 @@ typedef struct pl_opwork {
 	/* in, set by the caller before work(): the loss runs as one fused kernel
 	 * (pl_cluster.loss_kernel); 0: as PyTorch's cross_entropy */
 	int fused_loss;
+	/* in, set by the caller: cross-entropies over the logits that the loop
+	 * computes beside the loss each micro-batch, without gradients
+	 * (pl_cluster.loss_metrics: training metrics) */
+	int loss_metrics;
 	/* in, set by the caller: norms run as PyTorch's composite ops (a pow,
 	 * a mean, an rsqrt, products and casts, each its own kernel) instead of
 	 * one fused kernel (pl_cluster.norm_kernel "unfused") */

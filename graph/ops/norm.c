@@ -185,6 +185,17 @@ int64_t pl__range_sce(const pl_graph *g, const pl_op *op, int input)
 	return input == 1 ? x->shape[x->rank - 1] : 0;
 }
 
+/* PyTorch's cross_entropy forward on n logits of b bytes (labels lb bytes):
+ * 16-bit logits cast to an fp32 copy (cast: 1) that log_softmax reads, its
+ * probabilities written (pb bytes), then the picked log-probabilities read
+ * with the labels. Its bytes moved and kernels. */
+static void torch_ce_forward(double n, double b, double lb, int cast, double *bytes, int *kernels)
+{
+	double pb = cast ? 4 * n : b;
+	*bytes = b + pb + (cast ? 2 * pb : 0) + lb;
+	*kernels = 2 + cast;
+}
+
 void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_opwork *w)
 {
 	const pl_tensor *x = IN(g, op, 0);
@@ -192,6 +203,7 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 	int lc = op->spec.in[0][x->rank - 1].first;
 	double positions = n / (double)(x->shape[x->rank - 1] / split[lc]);
 	double lb = pl__local_in_bytes(g, op, 1, split);
+	int cast = x->dtype == PL_DT_FLOAT16 || x->dtype == PL_DT_BFLOAT16;
 	w->vec_flops_fwd = 6 * n;
 	w->vec_flops_bwd = 2 * n;
 	w->kernels_fwd = w->kernels_bwd = 1;
@@ -212,10 +224,8 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 		 * --fp16-lm-cross-entropy; torchtitan casts with .float()): a cast
 		 * writes an fp32 copy that the softmax reads, the probabilities
 		 * are kept in fp32, and the backward's fp32 gradient is cast back */
-		int cast = x->dtype == PL_DT_FLOAT16 || x->dtype == PL_DT_BFLOAT16;
 		double pb = cast ? 4 * n : b; /* the probabilities' bytes */
-		w->bytes_fwd = b + pb + (cast ? 2 * pb : 0) + lb;
-		w->kernels_fwd = 2 + cast;
+		torch_ce_forward(n, b, lb, cast, &w->bytes_fwd, &w->kernels_fwd);
 		w->bytes_bwd = 2 * pb + (cast ? pb + b : 0);
 		w->kernels_bwd = 1 + cast;
 		w->saved_bytes = pb;
@@ -246,6 +256,20 @@ void pl__work_sce(const pl_graph *g, const pl_op *op, const int64_t *split, pl_o
 			w->bytes_bwd += 2 * pb; /* the fill, and its read by log_softmax */
 			w->kernels_bwd += 2;    /* the fill and the scatter */
 		}
+	}
+	if (w->loss_metrics > 0) {
+		/* training metrics: each the same cross_entropy again on the
+		 * logits, forward only (no_grad), after the micro-batch's
+		 * backward (Composer's Trainer._eval_train_metrics); priced with
+		 * the loss's forward, which runs once a micro-batch as they do.
+		 * Their fp32 scratch lives after the backward, when the
+		 * activations are given back, and is not counted in the peak */
+		double mb;
+		int mk;
+		torch_ce_forward(n, b, lb, cast, &mb, &mk);
+		w->vec_flops_fwd += w->loss_metrics * 6 * n;
+		w->bytes_fwd += w->loss_metrics * mb;
+		w->kernels_fwd += w->loss_metrics * mk;
 	}
 	if (split[lc] > 1) { /* vocab-parallel: max, then sum-exp and target logit */
 		w->ncoll = 2;

@@ -15,7 +15,7 @@ static const char *const bench_help =
     "  --memory-limit BYTES|none  --memory-reserve BYTES   as for search\n"
     "  --attention-kernel K  --loss-kernel K  --loss-parallel P  --grad-dtype D\n"
     "  --grad-reduce R, --grad-accumulation A, --param-shard S,\n"
-    "  --norm-kernel K, --mask-kernel K, --batch-norm sync|local,\n"
+    "  --norm-kernel K, --mask-kernel K, --loss-metrics N, --batch-norm sync|local,\n"
     "  --stage-output freed|buffered,\n"
     "  --gemm-dtype D, --cp-exchange E\n"
     "                        as for search\n"

@@ -53,6 +53,7 @@ typedef struct pl_cli_common {
 	const char *param_shard; /* --param-shard (NULL: the cluster's) */
 	const char *norm_k;    /* --norm-kernel (NULL: the cluster's) */
 	const char *mask_k;    /* --mask-kernel (NULL: the cluster's) */
+	const char *loss_metrics; /* --loss-metrics (NULL: the cluster's) */
 	const char *bn;        /* --batch-norm (NULL: the cluster's) */
 	const char *stage_out; /* --stage-output (NULL: the cluster's) */
 	const char *gemm_dt;   /* --gemm-dtype (NULL: the cluster's) */
@@ -77,6 +78,8 @@ typedef struct pl_cli_common {
 #define OPT_NORM_KERN 1011 /* --norm-kernel fused|unfused */
 
 #define OPT_MASK_KERN 1041 /* --mask-kernel fused|unfused */
+
+#define OPT_LOSS_METRICS 1046 /* --loss-metrics N */
 
 #define OPT_GRAD_RED 1042 /* --grad-reduce as-grad|fp32-all-reduce */
 
@@ -110,8 +113,8 @@ typedef struct pl_cli_common {
 #define PL_HELP_PRICING                                                                            \
 	"--memory-reserve, --attention-kernel, --loss-kernel, --loss-parallel, --grad-dtype,\n"    \
 	"--grad-reduce, --grad-accumulation, --param-shard, --norm-kernel, --mask-kernel,\n"       \
-	"--batch-norm, --stage-output, --gemm-dtype and --cp-exchange price the plan as for\n"     \
-	"'planner search' (over the cluster's own).\n"
+	"--loss-metrics, --batch-norm, --stage-output, --gemm-dtype and --cp-exchange price\n"     \
+	"the plan as for 'planner search' (over the cluster's own).\n"
 /* The option lines of search's and bench's help texts for an ONNX MODEL's
  * import, and the help option's */
 #define PL_HELP_ONNX_OPTIONS                                                                       \

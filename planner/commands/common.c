@@ -92,6 +92,7 @@ const pl_cli_option pl_cli_options[] = {
     CHOICE("param-shard", OPT_PARAM_SHARD, pl_cluster_set_param_shard, param_shard),
     CHOICE("norm-kernel", OPT_NORM_KERN, pl_cluster_set_norm, norm_k),
     CHOICE("mask-kernel", OPT_MASK_KERN, pl_cluster_set_mask, mask_k),
+    CHOICE("loss-metrics", OPT_LOSS_METRICS, pl_cluster_set_loss_metrics, loss_metrics),
     CHOICE("batch-norm", OPT_BN, pl_cluster_set_batch_norm, bn),
     CHOICE("stage-output", OPT_STAGE_OUT, pl_cluster_set_stage_output, stage_out),
     CHOICE("gemm-dtype", OPT_GEMM_DT, pl_cluster_set_gemm_dtype, gemm_dt),

@@ -2432,6 +2432,31 @@ check "--loss-kernel: the checkpoint's cluster names the kernel and cost reprodu
    [ "$(jq .step_seconds "$T/lk-unfused.cost")" = "$(jq .cost.step_seconds "$T/lk-unfused.plan")" ]'
 "$PLANNER" search "$T/lk.json" --loss-kernel fast > /dev/null 2> "$T/lk.err"
 check "--loss-kernel fast: exit 2 naming the choices" '[ $? -eq 2 ] && grep -q "expected fused" "$T/lk.err"'
+# --- training metrics (--loss-metrics N, device.loss_metrics): N more cross_entropy forwards on
+#     the logits a micro-batch, priced with the loss's forward; the same peak; the count travels
+#     with the checkpoint (written only when not 0) and a cluster file states it as a number
+"$PLANNER" search "$T/lk.json" --cluster h100x8 --dp 8 --loss-kernel fused --loss-metrics 2 -o "$T/lm.plan" > /dev/null 2>&1
+"$PLANNER" cost "$T/lk.json" --strategy "$T/lm.plan" > "$T/lm.cost" 2> /dev/null
+check "--loss-metrics 2: a slower step at the same peak than none, cost reproduces it" \
+  'num_lt "$(jq .cost.step_seconds "$T/lk-fused.plan")" "$(jq .cost.step_seconds "$T/lm.plan")" &&
+   [ "$(jq .cost.peak_memory_bytes "$T/lm.plan")" = "$(jq .cost.peak_memory_bytes "$T/lk-fused.plan")" ] &&
+   [ "$(jq .step_seconds "$T/lm.cost")" = "$(jq .cost.step_seconds "$T/lm.plan")" ]'
+jq .cluster.description "$T/lm.plan" > "$T/lm-cluster.json"
+"$PLANNER" cost "$T/lk.json" --strategy "$T/lk-fused.plan" --cluster "$T/lm-cluster.json" > "$T/lm2.cost" 2> /dev/null
+check "--loss-metrics: the checkpoint's cluster says 2 (none says nothing), and as a cluster file prices the same step" \
+  '[ "$(jq .cluster.description.device.loss_metrics "$T/lm.plan")" = 2 ] &&
+   [ "$(jq .cluster.description.device.loss_metrics "$T/lk-fused.plan")" = null ] &&
+   [ "$(jq .step_seconds "$T/lm2.cost")" = "$(jq .cost.step_seconds "$T/lm.plan")" ]'
+rc_all=
+for bad in -1 17 2x; do
+  "$PLANNER" search "$T/lk.json" --loss-metrics=$bad > /dev/null 2> "$T/lk.err"
+  rc_all="$rc_all $?"; grep -q "loss-metrics: '$bad': expected a count of training-metric cross-entropies, 0 to 16" "$T/lk.err" || rc_all="$rc_all msg"
+done
+jq '.device.loss_metrics = 1.5' "$T/lm-cluster.json" > "$T/lm-bad.json"
+"$PLANNER" cost "$T/lk.json" --strategy "$T/lk-fused.plan" --cluster "$T/lm-bad.json" > /dev/null 2> "$T/lk.err"
+rc_bad=$?
+check "--loss-metrics -1, 17, 2x and a cluster's 1.5: exit 2 naming the field and the range" \
+  '[ "$rc_all" = " 2 2 2" ] && [ $rc_bad -eq 2 ] && grep -q "device.loss_metrics: expected a count of training-metric cross-entropies, 0 to 16" "$T/lk.err"'
 
 # --- where the loss runs under tensor parallelism (--loss-parallel vocab|gathered) and the
 #     gradients' dtype (--grad-dtype fp32|param|param+fp32): the cluster's, recorded with the checkpoint

@@ -387,6 +387,16 @@ static void attention_rule(void **state)
 	assert_non_null(strstr(err.msg, "do not agree"));
 }
 
+/* a MatMul's [4, 8, 100] logits into a SoftmaxCrossEntropy, in the dtype %s */
+static const char loss_model[] =
+    "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
+    "\"x\":{\"shape\":[4,8,100],\"role\":\"input\"},"
+    "\"w\":{\"shape\":[100,100],\"role\":\"param\"},"
+    "\"labels\":{\"shape\":[4,8],\"dtype\":\"int64\",\"role\":\"input\"}},"
+    "\"ops\":[{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
+    "\"outputs\":[\"y\"]},{\"name\":\"loss\",\"type\":"
+    "\"SoftmaxCrossEntropy\",\"inputs\":[\"y\",\"labels\"],\"outputs\":[\"l\"]}]}";
+
 /* The cross-entropy loss as the runtime computes it, counted by hand. Logits
  * [4, 8, 100] in bfloat16: n = 3200 elements of 2 bytes, 32 positions.
  * Unfused (PyTorch's cross_entropy under autocast, Megatron-LM's default): a
@@ -400,14 +410,7 @@ static void attention_rule(void **state)
 static void loss_kernels(void **state)
 {
 	(void)state;
-	const char *fmt =
-	    "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
-	    "\"x\":{\"shape\":[4,8,100],\"role\":\"input\"},"
-	    "\"w\":{\"shape\":[100,100],\"role\":\"param\"},"
-	    "\"labels\":{\"shape\":[4,8],\"dtype\":\"int64\",\"role\":\"input\"}},"
-	    "\"ops\":[{\"name\":\"mm\",\"type\":\"MatMul\",\"inputs\":[\"x\",\"w\"],"
-	    "\"outputs\":[\"y\"]},{\"name\":\"loss\",\"type\":"
-	    "\"SoftmaxCrossEntropy\",\"inputs\":[\"y\",\"labels\"],\"outputs\":[\"l\"]}]}";
+	const char *fmt = loss_model;
 	char j[1024];
 	int64_t one[PL_MAX_LOOPS];
 	for (int l = 0; l < PL_MAX_LOOPS; l++)
@@ -467,6 +470,38 @@ static void loss_kernels(void **state)
 	assert_true(u.saved_bytes == 4 * n);
 	assert_true(u.scratch_fwd == 0 && u.scratch_bwd == 0);
 	assert_int_equal(u.kernels_bwd, 1);
+	pl_graph_free(g);
+}
+
+/* Training metrics (--loss-metrics N): each a cross_entropy forward on the
+ * logits without gradients, as Composer's train metrics run after every
+ * micro-batch's backward: bf16 logits cast to fp32 (2n read, 4n written),
+ * the softmax (4n read, 4n written), the picked entries with the labels,
+ * 3 kernels and 6 FLOPs an element each; the backward, what is kept and the
+ * workspace are the loss's own, fused or not */
+static void loss_metrics_by_hand(void **state)
+{
+	(void)state;
+	char j[1024];
+	snprintf(j, sizeof j, loss_model, "bfloat16");
+	int64_t one[PL_MAX_LOOPS];
+	for (int l = 0; l < PL_MAX_LOOPS; l++)
+		one[l] = 1;
+	const double n = 3200, labels = 32 * 8, metric = 2 * n + 4 * n + 4 * n + 4 * n + labels;
+	pl_graph *g = load(j);
+	const pl_op *op = &g->ops[1];
+	for (int fused = 0; fused < 2; fused++) {
+		pl_opwork a = {.fused_loss = fused}, m = {.fused_loss = fused, .loss_metrics = 2};
+		pl_op_rule_get(op->type)->work(g, op, one, &a);
+		pl_op_rule_get(op->type)->work(g, op, one, &m);
+		assert_true(m.bytes_fwd == a.bytes_fwd + 2 * metric);
+		assert_int_equal(m.kernels_fwd, a.kernels_fwd + 2 * 3);
+		assert_true(m.vec_flops_fwd == a.vec_flops_fwd + 2 * 6 * n);
+		assert_true(m.bytes_bwd == a.bytes_bwd && m.kernels_bwd == a.kernels_bwd &&
+		            m.vec_flops_bwd == a.vec_flops_bwd);
+		assert_true(m.saved_bytes == a.saved_bytes && m.scratch_fwd == a.scratch_fwd &&
+		            m.scratch_bwd == a.scratch_bwd && m.saves_in == a.saves_in);
+	}
 	pl_graph_free(g);
 }
 
@@ -666,6 +701,7 @@ int main(void)
 	    cmocka_unit_test(rules_complete),
 	    cmocka_unit_test(attention_rule),
 	    cmocka_unit_test(loss_kernels),
+	    cmocka_unit_test(loss_metrics_by_hand),
 	    cmocka_unit_test(norm_kernels),
 	    cmocka_unit_test(mask_kernels),
 	};
