@@ -813,16 +813,24 @@ static pl_status parse_peak_flops(pl_cluster *c, const cJSON *pf, const char *fi
 	return PL_OK;
 }
 
+/* what a training-metric count must be, said by the option and the cluster file alike */
+#define LOSS_METRICS_EXPECT "expected a count of training-metric cross-entropies, 0 to %d"
+
+/* v is a count of training metrics: whole, 0 to PL_LOSS_METRICS_MAX */
+static int loss_metrics_ok(double v)
+{
+	return v >= 0 && v <= PL_LOSS_METRICS_MAX && v == (int)v;
+}
+
 pl_status pl_cluster_set_loss_metrics(pl_cluster *c, const char *count, const char *what,
                                       pl_err *err)
 {
 	char *end;
 	errno = 0;
 	long n = strtol(count, &end, 10);
-	if (end == count || *end || errno || n < 0 || n > PL_LOSS_METRICS_MAX)
+	if (end == count || *end || errno || !loss_metrics_ok((double)n))
 		return pl_err_set(err, PL_EINVAL,
-		                  "%s: '%s': expected a count of training-metric cross-entropies, 0 "
-		                  "to %d (llm-foundry's MPT under Composer: 2)",
+		                  "%s: '%s': " LOSS_METRICS_EXPECT " (llm-foundry's MPT under Composer: 2)",
 		                  what, count, PL_LOSS_METRICS_MAX);
 	c->loss_metrics = (int)n;
 	return PL_OK;
@@ -919,11 +927,9 @@ static pl_status parse_device(pl_cluster *c, const cJSON *dev, const char *file,
 	}
 	v = cJSON_GetObjectItemCaseSensitive(dev, "loss_metrics");
 	if (v) {
-		if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= PL_LOSS_METRICS_MAX) ||
-		    v->valuedouble != (int)v->valuedouble)
-			return FAIL("%s: device.loss_metrics: expected a count of training-metric "
-			            "cross-entropies, 0 to %d",
-			            file, PL_LOSS_METRICS_MAX);
+		if (!cJSON_IsNumber(v) || !loss_metrics_ok(v->valuedouble))
+			return FAIL("%s: device.loss_metrics: " LOSS_METRICS_EXPECT, file,
+			            PL_LOSS_METRICS_MAX);
 		c->loss_metrics = (int)v->valuedouble;
 	}
 	return parse_peak_flops(c, cJSON_GetObjectItemCaseSensitive(dev, "peak_flops"), file, err);

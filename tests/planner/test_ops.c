@@ -410,13 +410,12 @@ static const char loss_model[] =
 static void loss_kernels(void **state)
 {
 	(void)state;
-	const char *fmt = loss_model;
 	char j[1024];
 	int64_t one[PL_MAX_LOOPS];
 	for (int l = 0; l < PL_MAX_LOOPS; l++)
 		one[l] = 1;
 	const double n = 3200, labels = 32 * 8;
-	snprintf(j, sizeof j, fmt, "bfloat16");
+	snprintf(j, sizeof j, loss_model, "bfloat16");
 	pl_graph *g = load(j);
 	const pl_op *op = &g->ops[1];
 	pl_opwork w = {0};
@@ -458,7 +457,7 @@ static void loss_kernels(void **state)
 	assert_int_equal(f.saves_in, 1); /* the logits themselves */
 	assert_true(f.vec_flops_fwd == w.vec_flops_fwd && f.vec_flops_bwd == w.vec_flops_bwd);
 	pl_graph_free(g);
-	snprintf(j, sizeof j, fmt, "float32");
+	snprintf(j, sizeof j, loss_model, "float32");
 	g = load(j);
 	op = &g->ops[1];
 	pl_opwork u = {0};
