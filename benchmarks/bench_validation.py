@@ -831,6 +831,12 @@ def price(task):
         out["predicted_peak_gib"] = c["peak_memory_bytes"] / 2**30
         limit = ck.get("search", {}).get("memory_limit_bytes", math.inf)
         out["predicted_fits"] = c["peak_memory_bytes"] <= limit
+        # where the predicted peak is: the last pipeline stage holds the head
+        # and the loss (their logits), an earlier one only kept activations
+        pp = integer(r, "pp", 1)
+        if "peak_memory_stage" in c:
+            out["predicted_peak_stage"] = ("single" if pp <= 1 else
+                                           "last" if c["peak_memory_stage"] == pp - 1 else "earlier")
         if limit < math.inf:
             out["memory_limit_gib"] = limit / 2**30
         if num(r, "measured_peak_mem_gib"):
@@ -1113,6 +1119,20 @@ def report_sweep(res):
               f"{tot['ran']} layouts that ran predicted not to fit "
               f"({100 * tot['ran_nofit'] / max(1, tot['ran']):.0f} %); Spearman median "
               f"{sorted(rhos)[len(rhos) // 2]:.2f} over {len(rhos)} groups" if rhos else "")
+        # where the misses' predicted peaks are (predicted_peak_stage)
+        miss = [x for x in res if x["group"] and x["oom"] == "yes" and x.get("predicted_fits")]
+        if miss:
+            part = []
+            for k, what in (("last", "on the last pipeline stage (the head, the loss and its "
+                                     "logits)"),
+                            ("earlier", "on an earlier stage (kept activations)"),
+                            ("single", "without pipeline stages")):
+                m = [x for x in miss if x.get("predicted_peak_stage") == k]
+                if m:
+                    lo = min(x["predicted_peak_gib"] / x["memory_limit_gib"] for x in m
+                             if x.get("memory_limit_gib"))
+                    part.append(f"{len(m)} {what}, the lowest at {lo:.2f} of the limit")
+            print(f"\nWhere the {len(miss)} measured OOMs predicted to fit peak: " + "; ".join(part))
         # what the planner says of each layout with its memory band
         # (pl_memory_at_risk): fits with room, may run out of memory, or
         # does not fit; the count above takes "may" as "fits"
