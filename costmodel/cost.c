@@ -97,14 +97,22 @@ static int fp8_input_copy(const pl_cluster *c)
 	return c->gemm_fp8 == PL_GEMM_FP8 || c->gemm_fp8 == PL_GEMM_FP8_TENSORWISE;
 }
 
+/* the op's side kernels (pl_opwork.side_*): memory-bound, each launched */
+static double side_seconds(const pl_cluster *c, double bytes, int kernels)
+{
+	return bytes / (c->memory_bandwidth * c->bw_eff) + kernels * c->kernel_overhead_s;
+}
+
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
                           double *bwd)
 {
 	*fwd = pl_cost_kernel_seconds(c, dt, w->gemm_flops_fwd, w->gemm_outs_fwd, w->vec_flops_fwd,
-	                              w->bytes_fwd, w->kernels_fwd);
+	                              w->bytes_fwd, w->kernels_fwd) +
+	       side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
 	*bwd = w->kernels_bwd
 	           ? pl_cost_kernel_seconds(c, dt, w->gemm_flops_bwd, w->gemm_outs_bwd,
-	                                    w->vec_flops_bwd, w->bytes_bwd, w->kernels_bwd)
+	                                    w->vec_flops_bwd, w->bytes_bwd, w->kernels_bwd) +
+	                 side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd)
 	           : 0;
 }
 
@@ -550,6 +558,7 @@ static void program_switches(const pl_cluster *c, pl_opwork *w)
 	w->unfused_norm = c->norm_unfused;
 	w->unfused_mask = c->mask_unfused;
 	w->local_bn = c->bn_local;
+	w->cp_merge = c->cp_exchange == PL_CP_ALLGATHER;
 }
 
 /* An op's work (pl_opwork, into w) and its kernels' times of one
@@ -584,13 +593,18 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 			rf *= c->peak_flops[dt] / part;
 			rb *= c->peak_flops[dt] / part;
 		}
-		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s;
+		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s +
+		             side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
 		out->bwd_s = w->gemm_flops_bwd > 0
-		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s
+		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s +
+		                       side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd)
 		                 : 0;
 	} else if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
-		out->fwd_s *= c->kernel_scale[op->type];
-		out->bwd_s *= c->kernel_scale[op->type];
+		double sf = side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
+		double sb =
+		    out->bwd_s > 0 ? side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd) : 0;
+		out->fwd_s = (out->fwd_s - sf) * c->kernel_scale[op->type] + sf;
+		out->bwd_s = (out->bwd_s - sb) * c->kernel_scale[op->type] + sb;
 	}
 	int v = p->fp8 ? p->fp8[op_index] : 0;
 	*f8 = v & PL_FP8_SLOT; /* 1 + its weight's slot */

@@ -85,6 +85,18 @@ typedef struct pl_opwork {
 	/* in, set by the caller: training-mode batch norm keeps each rank's
 	 * statistics local (pl_cluster.bn_local; no collective) */
 	int local_bn;
+	/* in, set by the caller: a fused attention whose queries are cut over
+	 * context-parallel ranks runs as PyTorch's ring attention, one kernel a
+	 * key/value block and each block's output merged in fp32 by eager
+	 * element-wise kernels (pl_cluster.cp_exchange "allgather": torch's
+	 * context_parallel) */
+	int cp_merge;
+	/* memory-bound kernels the op runs beside its main ones (a ring
+	 * attention's merges and gradient accumulation): their bytes and
+	 * launches, priced at the memory bandwidth and launch cost whatever
+	 * prices the main kernels, and added to their time */
+	double side_bytes_fwd, side_bytes_bwd;
+	int side_kernels_fwd, side_kernels_bwd;
 	/* which tensors saved_bytes holds, at this op's local layout: inputs
 	 * (bit i) and outputs (bit j); the rest is the op's own (dropout masks,
 	 * norm statistics, loss probabilities). The cost model counts a saved

@@ -151,6 +151,52 @@ pl_status pl__infer_attention(pl_graph *g, pl_op *op, pl_err *err)
 	return PL_OK;
 }
 
+/* PyTorch's ring attention under context parallelism over n ranks
+ * (torch/distributed/tensor/experimental/_attention.py, the context_parallel
+ * that torchtitan runs, causal, load balanced): n kernels a pass, one a
+ * key/value block, and around them eager element-wise kernels, which this
+ * counts (bytes and launches, into w's side terms). The slowest rank's: the
+ * last rank keeps all its queries against half of each later block, so it
+ * merges whole outputs at every step. Bytes in terms of the rank's output
+ * (yb, e bytes an element), queries (qb), one key/value chunk (kvb: the
+ * keys and values one rank holds, e bytes an element) and its ls query
+ * rows (one fp32 log-sum-exp each).
+ *
+ * Forward (_templated_ring_attention, _SDPAMerger with convert_to_f32): the
+ * first block's output cast to fp32; at each later block its output cast to
+ * fp32 and merged, out - sigmoid(lse_b - lse) * (out - out_b) (three
+ * kernels over the output, two over the log-sum-exps) and lse -
+ * logsigmoid(lse - lse_b) (three); before each of the first n - 1 blocks
+ * the keys and values copied into one buffer to pass on (torch.cat); the
+ * merged output cast back; held while it merges: the fp32 output, the
+ * block's fp32 copy and the expression's two fp32 temporaries.
+ * Backward (_templated_ring_attention_backward): fp32 accumulators for dQ,
+ * dK and dV zeroed; each block's dQ added to dQ
+ * (the whole, fp32 += 16-bit); the first block's dK and dV added to theirs,
+ * each later one's (half the keys) to the first half of the one passed in
+ * and the halves joined again (_partial_update: an add and a torch.cat
+ * each); at every block dK and dV copied into one fp32 buffer to pass on,
+ * and the keys and values again before each of the first n - 1; the
+ * results cast back; held: the fp32 dQ, the fp32 dK and dV, the buffer
+ * passed on, the one received and the new one. */
+static void ring_merge(double n, double yb, double qb, double kvb, double ls, double e,
+                       int backward, pl_opwork *w)
+{
+	double y = yb / e, q = qb / e, kv = kvb / e; /* elements */
+	w->side_bytes_fwd = 2 * (e + 4) * y + (n - 1) * ((e + 36) * y + 56 * ls + 2 * e * kv);
+	w->side_kernels_fwd = 2 + (int)(n - 1) * 10;
+	w->scratch_fwd += 4 * 4 * y;
+	if (!backward)
+		return;
+	w->scratch_bwd += 4 * q + 4 * 4 * kv;
+	w->side_bytes_bwd = 4 * (q + kv)         /* the accumulators zeroed */
+	                    + (8 + e) * (q + kv) /* the first block's adds */
+	                    + (n - 1) * ((8 + e) * q + ((8 + e) / 2 + 8) * kv + 2 * e * kv) +
+	                    8 * n * kv            /* dK, dV passed on */
+	                    + (4 + e) * (q + kv); /* cast back */
+	w->side_kernels_bwd = 3 + 3 + (int)(n - 1) * 6 + (int)n + 2;
+}
+
 /* FLOPs as FlashAttention-2's benchmarks count them: 4 s t d per head
  * forward (two products; half of it under a causal mask), the backward's
  * five products 2.5 times that (with dv = d) */
@@ -177,7 +223,11 @@ void pl__work_attention(const pl_graph *g, const pl_op *op, const int64_t *split
 	w->attn_seq = (double)(size[L_S] / cut[L_S]);
 	w->attn_head_dim = d;
 	w->attn_causal = op->attrs->causal != 0;
-	if (!OUT(g, op, 0)->requires_grad)
+	int train = OUT(g, op, 0)->requires_grad;
+	if (w->cp_merge && cut[L_S] > 1)
+		ring_merge((double)cut[L_S], yb, qb, (kb + vb) / (double)cut[L_S], rows,
+		           pl_dtype_bytes(OUT(g, op, 0)->dtype), train, w);
+	if (!train)
 		return;
 	/* scores again, dV = P^T dY, dP = dY V^T, dQ = dS K, dK = dS^T Q */
 	w->gemm_flops_bwd = 2 * scores * (3 * d + 2 * dv);

@@ -387,6 +387,73 @@ static void attention_rule(void **state)
 	assert_non_null(strstr(err.msg, "do not agree"));
 }
 
+/* PyTorch's ring attention (torch/distributed/tensor/experimental/
+ * _attention.py, the context_parallel torchtitan runs), its eager kernels
+ * counted by hand from the source for bfloat16 Q, K, V [1, 4, 16, 8] (K and
+ * V params, so there is a backward) with the queries cut over n = 2 ranks:
+ * the rank's output y = 4 heads x 8 rows x 8 = 256 elements, its queries
+ * 256, its log-sum-exps 32 (fp32), one rank's chunk of keys and values
+ * kv = 2 x 4 x 8 x 8 = 512 elements. The slowest rank (the last) keeps all
+ * its queries at every block. */
+static void ring_attention_merges_by_hand(void **state)
+{
+	(void)state;
+	const char *j = "{\"format\":\"planner.model/1\",\"dtype\":\"bfloat16\",\"tensors\":{"
+	                "\"q\":{\"shape\":[1,4,16,8],\"role\":\"input\"},"
+	                "\"k\":{\"shape\":[1,4,16,8],\"role\":\"param\"},"
+	                "\"v\":{\"shape\":[1,4,16,8],\"role\":\"param\"}},\"ops\":["
+	                "{\"name\":\"a\",\"type\":\"Attention\",\"inputs\":[\"q\",\"k\",\"v\"],"
+	                "\"outputs\":[\"y\"],\"attrs\":{\"is_causal\":1}}]}";
+	pl_graph *g = load(j);
+	const pl_op *a = &g->ops[0];
+	/* loops b, key/value heads, group, queries, keys, head sizes */
+	int64_t one[PL_MAX_LOOPS] = {1, 1, 1, 1, 1, 1, 1},
+	        cp2[PL_MAX_LOOPS] = {1, 1, 1, 2, 1, 1, 1};
+	pl_opwork w = {.cp_merge = 1};
+	pl_op_rule_get(a->type)->work(g, a, cp2, &w);
+	/* forward: the first block's output cast to fp32 (2 read, 4 written an
+	 * element) and the merged one cast back (4 + 2); the second block's cast
+	 * (6), out - out_b (4 + 4 read, 4 written), the product with the fp32
+	 * sigmoid (4 + 4 and 4 read an lse each), out - that (12); the lse's
+	 * lse_b - lse (12 an lse), sigmoid (8), lse - lse_b (12), logsigmoid
+	 * (8), the subtraction (12); the keys and values joined into the buffer
+	 * passed on before the second block (2 + 2) */
+	double fwd = 256 * 6 + 256 * 6 + 256 * 6 + 256 * 12 + (256 * 8 + 32 * 4) + 256 * 12 +
+	             32 * (12 + 8 + 12 + 8 + 12) + 512 * 4;
+	assert_true(w.side_bytes_fwd == fwd);
+	assert_int_equal(w.side_kernels_fwd, 2 + 9 + 1);
+	/* backward: the fp32 accumulators zeroed (4 an element of dQ, dK, dV);
+	 * the first block's dQ, dK, dV added (4 + 2 read, 4 written); the second
+	 * block's dQ added (10), its dK and dV (half the keys: 128 + 128
+	 * elements) added into the first half (10) and the halves joined (4 + 4
+	 * of the whole); the keys and values joined before the second block
+	 * (2 + 2); dK and dV joined into the fp32 buffer passed on at each block
+	 * (4 + 4, twice); all three cast back (4 + 2) */
+	double bwd = (256 + 512) * 4 + (256 + 512) * 10 + 256 * 10 + 256 * 10 + 512 * 8 + 512 * 4 +
+	             2 * 512 * 8 + (256 + 512) * 6;
+	assert_true(w.side_bytes_bwd == bwd);
+	assert_int_equal(w.side_kernels_bwd, 3 + 3 + 5 + 1 + 2 + 2);
+	/* held: four fp32 copies of the output forward; dQ and four fp32 dK/dV
+	 * buffers backward */
+	assert_true(w.scratch_fwd == 4.0 * 256 * 4);
+	assert_true(w.scratch_bwd == 256.0 * 4 + 4.0 * 512 * 4);
+	/* nothing without the switch, or with the queries whole */
+	pl_opwork off = {0}, whole = {.cp_merge = 1};
+	pl_op_rule_get(a->type)->work(g, a, cp2, &off);
+	pl_op_rule_get(a->type)->work(g, a, one, &whole);
+	assert_true(off.side_bytes_fwd == 0 && off.side_bytes_bwd == 0 &&
+	            off.side_kernels_fwd == 0);
+	assert_true(whole.side_bytes_fwd == 0 && whole.side_kernels_bwd == 0 &&
+	            whole.scratch_fwd == 0);
+	assert_true(off.gemm_flops_fwd == w.gemm_flops_fwd && off.bytes_fwd == w.bytes_fwd);
+	/* four ranks: three merges and three buffers passed on forward */
+	int64_t cp4[PL_MAX_LOOPS] = {1, 1, 1, 4, 1, 1, 1};
+	pl_opwork w4 = {.cp_merge = 1};
+	pl_op_rule_get(a->type)->work(g, a, cp4, &w4);
+	assert_int_equal(w4.side_kernels_fwd, 2 + 3 * 10);
+	pl_graph_free(g);
+}
+
 /* a MatMul's [4, 8, 100] logits into a SoftmaxCrossEntropy, in the dtype %s */
 static const char loss_model[] =
     "{\"format\":\"planner.model/1\",\"dtype\":\"%s\",\"tensors\":{"
@@ -699,6 +766,7 @@ int main(void)
 	    cmocka_unit_test(work_is_conserved),
 	    cmocka_unit_test(rules_complete),
 	    cmocka_unit_test(attention_rule),
+	    cmocka_unit_test(ring_attention_merges_by_hand),
 	    cmocka_unit_test(loss_kernels),
 	    cmocka_unit_test(loss_metrics_by_hand),
 	    cmocka_unit_test(norm_kernels),
