@@ -103,17 +103,32 @@ static double side_seconds(const pl_cluster *c, double bytes, int kernels)
 	return bytes / (c->memory_bandwidth * c->bw_eff) + kernels * c->kernel_overhead_s;
 }
 
+/* the op's main kernels at the device's rates (without its side kernels) */
+static void main_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
+                         double *bwd)
+{
+	*fwd = pl_cost_kernel_seconds(c, dt, w->gemm_flops_fwd, w->gemm_outs_fwd, w->vec_flops_fwd,
+	                              w->bytes_fwd, w->kernels_fwd);
+	*bwd = w->kernels_bwd
+	           ? pl_cost_kernel_seconds(c, dt, w->gemm_flops_bwd, w->gemm_outs_bwd,
+	                                    w->vec_flops_bwd, w->bytes_bwd, w->kernels_bwd)
+	           : 0;
+}
+
+/* the side kernels added to the main ones' fwd and bwd (a backward only
+ * where the op has one) */
+static void add_side_seconds(const pl_cluster *c, const pl_opwork *w, double *fwd, double *bwd)
+{
+	*fwd += side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
+	if (w->kernels_bwd)
+		*bwd += side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd);
+}
+
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
                           double *bwd)
 {
-	*fwd = pl_cost_kernel_seconds(c, dt, w->gemm_flops_fwd, w->gemm_outs_fwd, w->vec_flops_fwd,
-	                              w->bytes_fwd, w->kernels_fwd) +
-	       side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
-	*bwd = w->kernels_bwd
-	           ? pl_cost_kernel_seconds(c, dt, w->gemm_flops_bwd, w->gemm_outs_bwd,
-	                                    w->vec_flops_bwd, w->bytes_bwd, w->kernels_bwd) +
-	                 side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd)
-	           : 0;
+	main_seconds(c, dt, w, fwd, bwd);
+	add_side_seconds(c, w, fwd, bwd);
 }
 
 int pl_regathers(const pl_graph *g, const uint8_t *recompute, int op, int slot, uint8_t saves_in)
@@ -576,7 +591,7 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 	pl_op_rule_get(op->type)->work(g, op, split, w);
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
-	pl_cost_work_seconds(c, dt, w, &out->fwd_s, &out->bwd_s);
+	main_seconds(c, dt, w, &out->fwd_s, &out->bwd_s);
 	double rf = 0, rb = 0; /* a fused attention at its kernel's measured rate */
 	if (w->attn_head_dim > 0 && c->attention_kernel[0] &&
 	    (dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16)) {
@@ -593,19 +608,16 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 			rf *= c->peak_flops[dt] / part;
 			rb *= c->peak_flops[dt] / part;
 		}
-		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s +
-		             side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
+		out->fwd_s = w->gemm_flops_fwd / rf + w->kernels_fwd * c->kernel_overhead_s;
 		out->bwd_s = w->gemm_flops_bwd > 0
-		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s +
-		                       side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd)
+		                 ? w->gemm_flops_bwd / rb + w->kernels_bwd * c->kernel_overhead_s
 		                 : 0;
 	} else if (c->kernel_scale[op->type] > 0) { /* calibrated: this kernel's own rate */
-		double sf = side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
-		double sb =
-		    out->bwd_s > 0 ? side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd) : 0;
-		out->fwd_s = (out->fwd_s - sf) * c->kernel_scale[op->type] + sf;
-		out->bwd_s = (out->bwd_s - sb) * c->kernel_scale[op->type] + sb;
+		out->fwd_s *= c->kernel_scale[op->type];
+		out->bwd_s *= c->kernel_scale[op->type];
 	}
+	/* its side kernels, at the device's bandwidth whatever priced the main ones */
+	add_side_seconds(c, w, &out->fwd_s, &out->bwd_s);
 	int v = p->fp8 ? p->fp8[op_index] : 0;
 	*f8 = v & PL_FP8_SLOT; /* 1 + its weight's slot */
 	*f8_in = 0;
