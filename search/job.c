@@ -565,8 +565,25 @@ typedef struct prob {
 	int tfloor_known;
 } prob;
 
+/* A point's dp plans by memory price (0: the unconstrained one), kept so
+ * that a price asked again is not solved again: the headroom passes ask the
+ * first pass's unconstrained plans and its price search's growing prices
+ * (they depend on the point, not on the limit) again, and priced_stages'
+ * second walk its first's. dp's plan depends only on the problem, its ZeRO
+ * level and the price, so a kept plan is the one dp would return. */
+typedef struct kept_plan {
+	double lambda;
+	pl_search_result r;
+} kept_plan;
+
+typedef struct plan_memo {
+	kept_plan *v;
+	int n, cap;
+} plan_memo;
+
 typedef struct point {
 	int prob, zero;
+	plan_memo *memo; /* NULL until a plan is kept */
 	int plain;         /* no pipeline stages, ZeRO or recompute the search chose */
 	double bound;      /* the unconstrained optimum: no plan of the point is faster */
 	double mem;        /* that plan's memory per stage mesh device, summed over stages */
@@ -920,6 +937,78 @@ static int cmp_point(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* the plans kept over all points of a search stop growing here (bytes of
+ * choices; a plan of GPT-3 175B's 1,160 ops holds 4.6 kB) */
+#define MEMO_MAX_BYTES ((size_t)64 << 20)
+
+static int result_copy(const pl_problem *p, const pl_search_result *r, pl_search_result *out)
+{
+	*out = *r;
+	out->choice = NULL;
+	out->splits = NULL;
+	out->conflicts = NULL;
+	out->nconflicts = 0;
+	size_t nc = sizeof *r->choice * (size_t)p->nops,
+	       ns = sizeof *r->splits * (size_t)p->nops * PL_MAX_LOOPS;
+	if (r->choice && !(out->choice = pl_malloc(nc)))
+		return -1;
+	if (r->splits && !(out->splits = pl_malloc(ns))) {
+		pl_search_result_free(out);
+		return -1;
+	}
+	if (r->choice)
+		memcpy(out->choice, r->choice, nc);
+	if (r->splits)
+		memcpy(out->splits, r->splits, ns);
+	return 0;
+}
+
+/* The plan kept for pt at price lambda, copied into *r: 1, or 0 when none
+ * is kept (or no memory to copy it). */
+static int memo_get(const point *pt, const pl_problem *p, double lambda, pl_search_result *r)
+{
+	for (int i = 0; pt->memo && i < pt->memo->n; i++)
+		if (pt->memo->v[i].lambda == lambda)
+			return result_copy(p, &pt->memo->v[i].r, r) == 0;
+	return 0;
+}
+
+/* Keeps a copy of dp's plan r of pt at price lambda; *used counts the
+ * bytes kept by the search (nothing past MEMO_MAX_BYTES, or when memory is
+ * short: the memo only saves time). */
+static void memo_put(size_t *used, point *pt, const pl_problem *p, double lambda,
+                     const pl_search_result *r)
+{
+	size_t bytes = sizeof *r->choice * (size_t)p->nops;
+	if (r->conflicts || r->splits || !r->choice || *used + bytes > MEMO_MAX_BYTES)
+		return;
+	if (!pt->memo && !(pt->memo = pl_calloc(1, sizeof *pt->memo)))
+		return;
+	plan_memo *m = pt->memo;
+	if (m->n == m->cap) {
+		int cap = m->cap ? 2 * m->cap : 4;
+		kept_plan *v = realloc(m->v, sizeof *v * (size_t)cap);
+		if (!v)
+			return;
+		m->v = v;
+		m->cap = cap;
+	}
+	if (result_copy(p, r, &m->v[m->n].r))
+		return;
+	m->v[m->n++].lambda = lambda;
+	*used += bytes;
+}
+
+static void memo_free(point *pt)
+{
+	for (int i = 0; pt->memo && i < pt->memo->n; i++)
+		pl_search_result_free(&pt->memo->v[i].r);
+	if (pt->memo)
+		free(pt->memo->v);
+	free(pt->memo);
+	pt->memo = NULL;
+}
+
 /* try_plan's outcomes */
 typedef enum {
 	TRY_NOMEM = -1, /* out of memory */
@@ -1038,10 +1127,11 @@ typedef struct pricectx {
 	int pbi;
 	int *const *cutsv;
 	const int *Kv;
-	const point *pt;
+	point *pt;
 	const pl_search_opts *io;
 	double lim, M, margin, scale;
 	slot *best;
+	size_t *memo_bytes;
 	int stages;   /* fits: the plan's stages fit (else: its memory is within lim) */
 	int strict;   /* stages: ... with the plan's fastest schedule */
 	int cramped;  /* a plan's stages fitted only with a slower schedule */
@@ -1059,8 +1149,11 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	d.dp.mem_price = lambda;
 	pl_search_result r = {0};
 	pl_err err = {{0}};
-	if (pl_search_dp(x->pb->p, &d, &r, &err))
-		return -1;
+	if (!memo_get(x->pt, x->pb->p, lambda, &r)) {
+		if (pl_search_dp(x->pb->p, &d, &r, &err))
+			return -1;
+		memo_put(x->memo_bytes, x->pt, x->pb->p, lambda, &r);
+	}
 	if (!r.optimal) {
 		pl_search_result_free(&r);
 		return -1;
@@ -1109,11 +1202,23 @@ typedef enum {
  * (memory - lim)) (raw: the tables' time, step = scale x raw). Plans within
  * the limit are tried as the point's plans. */
 static lag_outcome lagrange(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
-                            const int *Kv, const point *pt, const pl_search_opts *io, double lim,
-                            double M, double margin, slot *best)
+                            const int *Kv, point *pt, const pl_search_opts *io, double lim,
+                            double M, double margin, slot *best, size_t *memo_bytes)
 {
 	double scale = pl_job_step_scale(&pb->p->job);
-	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, lim, M, margin, scale, best, 0, 0, 0, 0, 0, 0};
+	pricectx x = {.c = c,
+	              .pb = pb,
+	              .pbi = pbi,
+	              .cutsv = cutsv,
+	              .Kv = Kv,
+	              .pt = pt,
+	              .io = io,
+	              .lim = lim,
+	              .M = M,
+	              .margin = margin,
+	              .scale = scale,
+	              .best = best,
+	              .memo_bytes = memo_bytes};
 	/* "fits" is the plan's: its tensors and its transient bytes (a plan
 	 * within lim may not fit beside them) */
 	pl_priced at0 = {pt->bound / scale, pt->mem, pt->fit};
@@ -1147,12 +1252,25 @@ static lag_outcome lagrange(const pl_cluster *c, const prob *pb, int pbi, int *c
  * end the search at a slower plan than a smaller one would. A heuristic, as
  * the split of one relaxed plan into stages is. 0, or -1 out of memory. */
 static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
-                         const int *Kv, const point *pt, const pl_search_opts *io, double M,
-                         double margin, slot *best)
+                         const int *Kv, point *pt, const pl_search_opts *io, double M,
+                         double margin, slot *best, size_t *memo_bytes)
 {
 	double scale = pl_job_step_scale(&pb->p->job);
-	pricectx x = {c, pb, pbi, cutsv, Kv, pt, io, 0, M, margin, scale, best, 1, 0, pt->cramped,
-	              INFINITY, 0, 0};
+	pricectx x = {.c = c,
+	              .pb = pb,
+	              .pbi = pbi,
+	              .cutsv = cutsv,
+	              .Kv = Kv,
+	              .pt = pt,
+	              .io = io,
+	              .M = M,
+	              .margin = margin,
+	              .scale = scale,
+	              .best = best,
+	              .memo_bytes = memo_bytes,
+	              .stages = 1,
+	              .cramped = pt->cramped,
+	              .m_out = INFINITY};
 	pl_priced at0 = {pt->bound / scale, pt->mem, 0};
 	pl_price_result r;
 	if (!pt->fit) /* to the first plan whose stages fit */
@@ -1292,6 +1410,7 @@ typedef struct jobrun {
 	/* the headroom's pass: a point's plans under memory prices are its
 	 * plans, no Pareto dp (the pass is not proven where one was needed) */
 	int no_pareto;
+	size_t memo_bytes; /* the points' kept plans (plan_memo) */
 	pl_graph *gms[64];
 	int *cutsv[64], Kv[64];
 	uint8_t *flagsv[64][PL_RECOMPUTE_MODES]; /* [0]: none */
@@ -1779,7 +1898,10 @@ static pl_status bound(jobrun *s)
 		inner_deadline(&s->io, o, s->t0, best);
 		if (memo_on(s, p))
 			return job_nomem(s);
-		pl_status is = s->inner->run(p, &s->io, &r, &e2);
+		int is_dp = s->inner == pl_searcher_get("dp"), kept = is_dp && memo_get(pt, p, 0, &r);
+		pl_status is = kept ? PL_OK : s->inner->run(p, &s->io, &r, &e2);
+		if (!kept && !is && is_dp)
+			memo_put(&s->memo_bytes, pt, p, 0, &r);
 		if (is && inner_fallback(s, is, &e2)) {
 			if (memo_on(s, p))
 				return job_nomem(s);
@@ -1917,7 +2039,7 @@ static pl_status solve(jobrun *s)
 		if (lim > 0 && is_dp && pt->bound > 0 &&
 		    (pt->mem > lim || (pb->pp == 1 && pt->exact && !pt->fit))) {
 			lag_outcome lr = lagrange(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io,
-			                          lim, s->M, s->margin, best);
+			                          lim, s->M, s->margin, best, &s->memo_bytes);
 			if (lr == LAG_NOMEM)
 				return job_nomem(s);
 			if (lr == LAG_USELESS) {
@@ -1936,7 +2058,7 @@ static pl_status solve(jobrun *s)
 			if (pt->fit && !pt->cramped)
 				continue; /* planned in the first pass */
 			if (priced_stages(s->c, pb, pt->prob, s->cutsv, s->Kv, pt, &s->io, s->M,
-			                  s->margin, best))
+			                  s->margin, best, &s->memo_bytes))
 				return job_nomem(s);
 			continue;
 		}
@@ -2200,6 +2322,8 @@ static void jobrun_free(jobrun *s)
 		for (int r = 0; r < PL_RECOMPUTE_MODES; r++)
 			free(s->flagsv[a][r]);
 	}
+	for (int k = 0; s->pts && k < s->npt; k++)
+		memo_free(&s->pts[k]);
 	free(s->probs);
 	free(s->pts);
 	free(s->tk.step);
