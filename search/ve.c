@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <time.h>
 
 #include "graph/clock.h"
@@ -489,12 +492,70 @@ static int ve_late(const ve *v)
 	return v->deadline > 0 && pl_now() > v->deadline;
 }
 
+/* A row of sums: sum[l] = f[l * sl] where first (0 + f: the same value), else
+ * sum[l] + f[l * sl]; sl 1 (contiguous) and 0 (one value along the row) get
+ * loops of their own, which the compiler vectorises. */
+static void row_add(double *restrict sum, const double *restrict f, size_t sl, size_t len,
+                    int first)
+{
+	if (first) {
+		if (sl == 1)
+			memcpy(sum, f, sizeof *sum * len);
+		else
+			for (size_t l = 0; l < len; l++)
+				sum[l] = f[l * sl];
+	} else if (sl == 1) {
+		for (size_t l = 0; l < len; l++)
+			sum[l] += f[l];
+	} else if (sl == 0) {
+		for (size_t l = 0; l < len; l++)
+			sum[l] += f[0];
+	} else {
+		for (size_t l = 0; l < len; l++)
+			sum[l] += f[l * sl];
+	}
+}
+
+/* The row's minima over x updated with value xv's sums: sum[l] + f[l * sl]
+ * (f NULL: sum[l] alone); a strictly smaller sum wins, so the least x wins
+ * ties. Without branches, which the sums' order makes unpredictable (the
+ * compiler turns a plain select back into one): minpd is v < b ? v : b lane
+ * by lane, and the index follows the same comparison's mask. */
+static void row_min(double *restrict best, int *restrict arg, const double *restrict sum,
+                    const double *restrict f, size_t sl, size_t len, int xv)
+{
+	size_t l = 0;
+#if defined(__SSE2__)
+	for (; l + 2 <= len; l += 2) {
+		__m128d v = _mm_loadu_pd(sum + l), b = _mm_loadu_pd(best + l);
+		if (f)
+			v = _mm_add_pd(v, sl == 1 ? _mm_loadu_pd(f + l)
+			                          : _mm_set_pd(f[(l + 1) * sl], f[l * sl]));
+		_mm_storeu_pd(best + l, _mm_min_pd(v, b));
+		if (arg) {
+			int m = _mm_movemask_pd(_mm_cmplt_pd(v, b));
+			arg[l] += (xv - arg[l]) & -(m & 1);
+			arg[l + 1] += (xv - arg[l + 1]) & -(m >> 1 & 1);
+		}
+	}
+#endif
+	for (; l < len; l++) {
+		double v = f ? sum[l] + f[l * sl] : sum[l];
+		if (v < best[l]) {
+			best[l] = v;
+			if (arg)
+				arg[l] = xv;
+		}
+	}
+}
+
 /* Whole rows of g (runs of its last variable L): for each value of x, every
  * table's slice along L is added into a row of sums, which then updates the
  * row's minima. The sums per entry are the same in the same order as entry
  * by entry, and the least x wins ties as there, so the tables are
  * bit-identical; but the inner loops run along L (contiguous in the tables
- * that end in it) instead of along x (strided in all but one). */
+ * that end in it) instead of along x (strided in all but one), and the last
+ * table's slice is added as the minima are taken. */
 static void scalar_rows(scalar_job *w)
 {
 	const ve *v = w->v;
@@ -505,7 +566,11 @@ static void scalar_rows(scalar_job *w)
 		digit[k] = (int)(rem % d);
 		rem /= d;
 	}
-	double *sum = w->acc, *best_row, *f;
+	int live[VE_MAXF], nl = 0; /* the tables there are */
+	for (int j = 0; j < nF; j++)
+		if (w->ft[j])
+			live[nl++] = j;
+	double *sum = w->acc, *best_row;
 	int *arg_row;
 	size_t since = 0;
 	for (size_t e = w->e0; e < w->e1; e += len) {
@@ -529,29 +594,23 @@ static void scalar_rows(scalar_job *w)
 		if (arg_row)
 			memset(arg_row, 0, sizeof *arg_row * len);
 		for (int xv = 0; xv < dx; xv++) {
-			for (size_t l = 0; l < len; l++)
-				sum[l] = 0;
-			for (int j = 0; j < nF; j++) {
-				if (!w->ft[j])
-					continue;
-				f = (double *)w->ft[j] + base[j] + (size_t)xv * w->sx[j];
-				size_t sl = w->sN[j][nN - 1];
-				if (sl == 1)
-					for (size_t l = 0; l < len; l++)
-						sum[l] += f[l];
-				else if (sl == 0)
-					for (size_t l = 0; l < len; l++)
-						sum[l] += f[0];
-				else
-					for (size_t l = 0; l < len; l++)
-						sum[l] += f[l * sl];
+			if (nl == 0) { /* no table: every sum is 0 */
+				for (size_t l = 0; l < len; l++)
+					sum[l] = 0;
+				row_min(best_row, arg_row, sum, NULL, 0, len, xv);
+				continue;
 			}
-			for (size_t l = 0; l < len; l++)
-				if (sum[l] < best_row[l]) {
-					best_row[l] = sum[l];
-					if (arg_row)
-						arg_row[l] = xv;
-				}
+			for (int i = 0; i < nl - 1; i++) {
+				int j = live[i];
+				row_add(sum, w->ft[j] + base[j] + (size_t)xv * w->sx[j], w->sN[j][nN - 1], len,
+				        i == 0);
+			}
+			int j = live[nl - 1];
+			const double *f = w->ft[j] + base[j] + (size_t)xv * w->sx[j];
+			size_t sl = w->sN[j][nN - 1];
+			if (nl == 1) /* the one table's slice is the sums (0 + f) */
+				row_add(sum, f, sl, len, 1);
+			row_min(best_row, arg_row, sum, nl == 1 ? NULL : f, sl, len, xv);
 		}
 		for (int k = nN - 2; k >= 0; k--) {
 			if (++digit[k] < v->dom[w->N[k]])
