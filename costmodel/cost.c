@@ -1491,6 +1491,7 @@ void pl_problem_free(pl_problem *p)
 	free(p->roles);
 	free(p->stream);
 	free(p->kept);
+	free(p->runs_memo);
 	free(p->saves_in);
 	free(p->fp8);
 	free(p->kept_fp8);

@@ -241,6 +241,12 @@ typedef struct pl_problem {
 	 * 1 where its table is a sibling's */
 	struct pl_problem *share_next;
 	uint8_t *edge_borrowed;
+	/* search's pl_problem_runs, kept: its answer (runs_memo_n runs of
+	 * search.h's pl_run) for at most runs_memo_max (0: not found yet); the
+	 * runs follow from the graph, the recompute flags and kept, all fixed
+	 * when the problem is made */
+	void *runs_memo;
+	int runs_memo_n, runs_memo_max;
 	/* pl_problem_memo: prices off the candidate lists kept, or NULL */
 	struct pl_cost_memo *memo;
 } pl_problem;

@@ -225,6 +225,13 @@ int pl_even_stages(const pl_graph *g, const int *cuts, int K, int64_t pp, int it
 
 int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
 {
+	/* found once per problem (every dp of it asks: a pass over the graph's
+	 * ops and their attributes); the problem keeps the answer as a cache */
+	pl_problem *q = (pl_problem *)p;
+	if (max > 0 && q->runs_memo_max == max) {
+		memcpy(runs, q->runs_memo, sizeof *runs * (size_t)q->runs_memo_n);
+		return q->runs_memo_n;
+	}
 	/* blocks repeat where ops are priced alike: the same recompute flag and
 	 * the same outputs kept for the backward */
 	const pl_graph *g = p->g;
@@ -238,5 +245,13 @@ int pl_problem_runs(const pl_problem *p, pl_run *runs, int max)
 	}
 	int n = find_runs(g, tag, runs, max);
 	free(tag);
+	pl_run *keep = n >= 0 && max > 0 && !q->runs_memo ? pl_malloc(sizeof *keep * ((size_t)n + 1))
+	                                                : NULL;
+	if (keep) { /* without memory to keep it, found again next time */
+		memcpy(keep, runs, sizeof *keep * (size_t)n);
+		q->runs_memo = keep;
+		q->runs_memo_n = n;
+		q->runs_memo_max = max;
+	}
 	return n;
 }
