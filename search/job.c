@@ -1186,6 +1186,26 @@ static int price_plan(void *ud, double lambda, double bound, pl_priced *out)
 	return 0;
 }
 
+/* A price search's context for point pt of problem pb: no limit, no
+ * stages (lagrange() and priced_stages() set theirs) */
+static pricectx price_ctx(const pl_cluster *c, const prob *pb, int pbi, int *const *cutsv,
+                          const int *Kv, point *pt, const pl_search_opts *io, double M,
+                          double margin, slot *best, size_t *memo_bytes)
+{
+	return (pricectx){.c = c,
+	                  .pb = pb,
+	                  .pbi = pbi,
+	                  .cutsv = cutsv,
+	                  .Kv = Kv,
+	                  .pt = pt,
+	                  .io = io,
+	                  .M = M,
+	                  .margin = margin,
+	                  .scale = pl_job_step_scale(&pb->p->job),
+	                  .best = best,
+	                  .memo_bytes = memo_bytes};
+}
+
 /* lagrange's outcomes */
 typedef enum {
 	LAG_NOMEM = -1,  /* out of memory */
@@ -1205,20 +1225,9 @@ static lag_outcome lagrange(const pl_cluster *c, const prob *pb, int pbi, int *c
                             const int *Kv, point *pt, const pl_search_opts *io, double lim,
                             double M, double margin, slot *best, size_t *memo_bytes)
 {
-	double scale = pl_job_step_scale(&pb->p->job);
-	pricectx x = {.c = c,
-	              .pb = pb,
-	              .pbi = pbi,
-	              .cutsv = cutsv,
-	              .Kv = Kv,
-	              .pt = pt,
-	              .io = io,
-	              .lim = lim,
-	              .M = M,
-	              .margin = margin,
-	              .scale = scale,
-	              .best = best,
-	              .memo_bytes = memo_bytes};
+	pricectx x = price_ctx(c, pb, pbi, cutsv, Kv, pt, io, M, margin, best, memo_bytes);
+	double scale = x.scale;
+	x.lim = lim;
 	/* "fits" is the plan's: its tensors and its transient bytes (a plan
 	 * within lim may not fit beside them) */
 	pl_priced at0 = {pt->bound / scale, pt->mem, pt->fit};
@@ -1255,22 +1264,11 @@ static int priced_stages(const pl_cluster *c, const prob *pb, int pbi, int *cons
                          const int *Kv, point *pt, const pl_search_opts *io, double M,
                          double margin, slot *best, size_t *memo_bytes)
 {
-	double scale = pl_job_step_scale(&pb->p->job);
-	pricectx x = {.c = c,
-	              .pb = pb,
-	              .pbi = pbi,
-	              .cutsv = cutsv,
-	              .Kv = Kv,
-	              .pt = pt,
-	              .io = io,
-	              .M = M,
-	              .margin = margin,
-	              .scale = scale,
-	              .best = best,
-	              .memo_bytes = memo_bytes,
-	              .stages = 1,
-	              .cramped = pt->cramped,
-	              .m_out = INFINITY};
+	pricectx x = price_ctx(c, pb, pbi, cutsv, Kv, pt, io, M, margin, best, memo_bytes);
+	double scale = x.scale;
+	x.stages = 1;
+	x.cramped = pt->cramped;
+	x.m_out = INFINITY;
 	pl_priced at0 = {pt->bound / scale, pt->mem, 0};
 	pl_price_result r;
 	if (!pt->fit) /* to the first plan whose stages fit */
