@@ -2393,6 +2393,8 @@ pl_status pl_search_job(const pl_graph *g, const pl_cluster *c, const pl_search_
 	s->io.progress = NULL;
 	s->io.memory_limit = 0;
 	s->io.dp.relax_pairs = 0; /* the inner searches are exact */
+	if (o->hooks && o->hooks->job_no_memo)
+		s->memo_bytes = MEMO_MAX_BYTES; /* full: no plan is kept */
 	pl_status st;
 	if (!(st = job_options(s)) && !(st = enumerate(s)) && !(st = bound(s)) &&
 	    !(st = solve(s)) && !(st = headroom(s)) && !(st = assemble(s)))

@@ -15,6 +15,8 @@ typedef struct pl_search_hooks {
 	                      * (tests check the LP's bound and fixing on their own) */
 	int job_stop_after;  /* the job search acts as if its time limit ran out once this
 	                      * many points were planned (0: never) */
+	int job_no_memo;     /* 1: the job search keeps no dp plan to ask again (plan_memo,
+	                      * search/job.c): tests check that keeping them changes no answer */
 } pl_search_hooks;
 
 /* What a searcher is asked: the limits every searcher keeps, then each

@@ -534,6 +534,83 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 	assert_true(limits >= 2);
 }
 
+/* The plans the search keeps per point and memory price (plan_memo: asked
+ * again by the headroom passes, the price walks and the second walk of a
+ * pipelined point) change the work, not the answer: the example GPT on two
+ * H100 nodes, every dimension searched, under limits from none down to a
+ * fifth of the fastest plan's memory, with and without a headroom (one
+ * level and two), gives bit for bit the same plan -- status, step, memory,
+ * stages, interleaving, per-op choices, counts -- with and without the memo
+ * (pl_search_hooks.job_no_memo). */
+static void kept_plans_change_the_work_not_the_answer(void **state)
+{
+	(void)state;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/examples/gpt-small.json", getenv("PL_SOURCE_DIR"));
+	pl_graph *g;
+	pl_cluster c;
+	pl_err err;
+	if (pl_graph_load_file(&g, path, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
+	pl_job_opts jo = PL_JOB_OPTS_AUTO;
+	jo.replicas = PL_REPLICAS_NONE; /* the memo is what is tested, not the candidates */
+	pl_search_opts o = {0};
+	pl_job_plan free_plan;
+	assert_int_equal(pl_search_job(g, &c, &o, &jo, &free_plan, &err), PL_OK);
+	double fast_mem = free_plan.cost.mem_bytes;
+	pl_job_plan_free(&free_plan);
+	const pl_search_hooks off = {.job_no_memo = 1};
+	int compared = 0, planned = 0, headroom_taken = 0;
+	for (int k = 0; k < 5; k++) {
+		double lim = k == 0 ? 0 : fast_mem * (1.2 - 0.25 * k);
+		for (int h = 0; h < 3; h++) {
+			jo.headroom = lim > 0 && h > 0 ? lim * 0.8 : 0;
+			jo.headroom_mid = lim > 0 && h == 2 ? lim * 0.9 : 0;
+			pl_job_plan a, b;
+			pl_err ea = {{0}}, eb = {{0}};
+			o = (pl_search_opts){.memory_limit = lim};
+			pl_status sa = pl_search_job(g, &c, &o, &jo, &a, &ea);
+			o.hooks = &off;
+			pl_status sb = pl_search_job(g, &c, &o, &jo, &b, &eb);
+			assert_int_equal(sa, sb);
+			compared++;
+			if (sa) {
+				assert_string_equal(ea.msg, eb.msg);
+				continue;
+			}
+			planned++;
+			headroom_taken += a.headroom_over_s > 0;
+			assert_true(a.cost.step_s == b.cost.step_s);
+			assert_true(a.cost.mem_bytes == b.cost.mem_bytes);
+			assert_true(a.headroom_over_s == b.headroom_over_s);
+			assert_int_equal(a.headroom_mid, b.headroom_mid);
+			assert_int_equal(a.points, b.points);
+			assert_int_equal(a.pruned, b.pruned);
+			assert_int_equal(a.relaxed, b.relaxed);
+			assert_int_equal(a.optimal, b.optimal);
+			assert_int_equal(a.p->job.stages, b.p->job.stages);
+			assert_int_equal(a.p->job.micro_batches, b.p->job.micro_batches);
+			assert_int_equal(a.p->job.zero, b.p->job.zero);
+			assert_int_equal(a.p->job.virtual_stages, b.p->job.virtual_stages);
+			assert_int_equal(a.p->nops, b.p->nops);
+			for (int op = 0; op < a.p->nops; op++) {
+				assert_memory_equal(pl_search_result_split(a.p, &a.r, op),
+				                    pl_search_result_split(b.p, &b.r, op),
+				                    sizeof(int64_t) * (size_t)g->ops[op].spec.nloops);
+				assert_int_equal(a.stage[op], b.stage[op]);
+			}
+			pl_job_plan_free(&a);
+			pl_job_plan_free(&b);
+		}
+	}
+	pl_graph_free(g);
+	print_message("%d searches compared, %d with a plan, %d kept one with room\n", compared,
+	              planned, headroom_taken);
+	assert_true(planned >= 8);
+	assert_true(headroom_taken >= 1); /* the headroom's pass ran and answered */
+}
+
 /* ---- the node bound against priced plans ---- */
 
 /* A plan's schedules priced together (pl_job_price_schedules, 1..vmax chunks
@@ -1024,6 +1101,7 @@ int main(void)
 	    cmocka_unit_test(partition_equals_every_split),
 	    cmocka_unit_test(one_stage_search_equals_brute_force),
 	    cmocka_unit_test(headroom_keeps_room_within_its_margin),
+	    cmocka_unit_test(kept_plans_change_the_work_not_the_answer),
 	    cmocka_unit_test(relaxed_bounds_change_the_work_not_the_answer),
 	    cmocka_unit_test(node_bound_never_exceeds_a_priced_plan),
 	    cmocka_unit_test(memory_forces_stages_or_zero_and_a_fitting_model_gets_neither),
