@@ -467,17 +467,25 @@ static void headroom_keeps_room_within_its_margin(void **state)
  * with one stage, where the search is exact, the answer is the one without
  * them. The example GPT on 8 devices has tables of many sizes (its
  * attention MatMuls have dozens of candidates), so rungs are climbed. */
-static void relaxed_bounds_change_the_work_not_the_answer(void **state)
+/* examples/gpt-small.json on the cluster preset named */
+static pl_graph *example_gpt(const char *preset, pl_cluster *c)
 {
-	(void)state;
 	char path[4096];
 	snprintf(path, sizeof path, "%s/examples/gpt-small.json", getenv("PL_SOURCE_DIR"));
 	pl_graph *g;
-	pl_cluster c;
 	pl_err err;
 	if (pl_graph_load_file(&g, path, &err))
 		fail_msg("%s", err.msg);
-	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_preset(c, preset, &err), PL_OK);
+	return g;
+}
+
+static void relaxed_bounds_change_the_work_not_the_answer(void **state)
+{
+	(void)state;
+	pl_cluster c;
+	pl_err err;
+	pl_graph *g = example_gpt("h100x8", &c);
 	pl_job_opts jo = PL_JOB_OPTS_AUTO;
 	jo.stages = 1;
 	/* the relaxation is what is tested, not the candidates: the cuts of all
@@ -545,14 +553,9 @@ static void relaxed_bounds_change_the_work_not_the_answer(void **state)
 static void kept_plans_change_the_work_not_the_answer(void **state)
 {
 	(void)state;
-	char path[4096];
-	snprintf(path, sizeof path, "%s/examples/gpt-small.json", getenv("PL_SOURCE_DIR"));
-	pl_graph *g;
 	pl_cluster c;
 	pl_err err;
-	if (pl_graph_load_file(&g, path, &err))
-		fail_msg("%s", err.msg);
-	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
+	pl_graph *g = example_gpt("h100x8:2", &c);
 	pl_job_opts jo = PL_JOB_OPTS_AUTO;
 	jo.replicas = PL_REPLICAS_NONE; /* the memo is what is tested, not the candidates */
 	pl_search_opts o = {0};
