@@ -7,8 +7,9 @@
 # frontier's (GPT-3 175B, Llama-3 405B -- the Llama 3 paper's shape and 16M-token
 # batch -- and Mixtral 8x7B on 16,384, 65,536 and 131,072 devices; `--job
 # --time-limit 600`), H100 nodes of 8. One line per row to OUT/times.tsv (name,
-# exit status, load average, user s, sys s, peak RSS KiB); each checkpoint to
-# OUT/NAME.ckpt.
+# exit status, load average, user s, sys s, peak RSS KiB, the search's own
+# clock in s -- the checkpoint's search.seconds, what item 4 bounds); each
+# checkpoint to OUT/NAME.ckpt.
 # Usage: benchmarks/bench_scale.sh [BUILD_DIR] [OUT] [grid|frontier|all]
 #        benchmarks/bench_scale.sh --compare OUT_A OUT_B
 #   --compare: every checkpoint of run A against run B's, without the search's
@@ -40,9 +41,10 @@ row() { # NAME MODEL DEVICES OPTIONS...
   shift 3
   /usr/bin/time -f '%U %S %M' -o "$OUT/$name.time" "$B/planner" search "$OUT/models/$model.json" \
     --cluster "h100x8:$((d / 8))" --job "$@" -o "$OUT/$name.ckpt" > "$OUT/$name.out" 2>&1
-  local rc=$?
-  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$(cut -d' ' -f1 /proc/loadavg)" \
-    "$(tail -1 "$OUT/$name.time" | tr ' ' '\t')" >> "$OUT/times.tsv"
+  local rc=$? secs=""
+  [ $rc -eq 0 ] && secs=$(jq -r '.search.seconds // empty' "$OUT/$name.ckpt" 2> /dev/null)
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$(cut -d' ' -f1 /proc/loadavg)" \
+    "$(tail -1 "$OUT/$name.time" | tr ' ' '\t')" "$secs" >> "$OUT/times.tsv"
 }
 if [ "$WHAT" != frontier ]; then
   for m in gpt3-1.3b gpt3-175b llama2-70b mixtral-8x7b; do
@@ -60,4 +62,6 @@ if [ "$WHAT" != grid ]; then
     done
   done
 fi
-awk -F'\t' '{ s += $4 + $5 } END { printf "%d rows, %.1f CPU s in all\n", NR, s }' "$OUT/times.tsv"
+awk -F'\t' '{ s += $4 + $5; if ($7 > w) { w = $7; wn = $1 } }
+  END { printf "%d rows, %.1f CPU s in all; the slowest search %s s (%s)\n", NR, s, w, wn }' \
+  "$OUT/times.tsv"
