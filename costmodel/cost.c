@@ -97,12 +97,6 @@ static int fp8_input_copy(const pl_cluster *c)
 	return c->gemm_fp8 == PL_GEMM_FP8 || c->gemm_fp8 == PL_GEMM_FP8_TENSORWISE;
 }
 
-/* the op's side kernels (pl_opwork.side_*): memory-bound, each launched */
-static double side_seconds(const pl_cluster *c, double bytes, int kernels)
-{
-	return bytes / (c->memory_bandwidth * c->bw_eff) + kernels * c->kernel_overhead_s;
-}
-
 /* the op's main kernels at the device's rates (without its side kernels) */
 static void main_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
                          double *bwd)
@@ -115,13 +109,15 @@ static void main_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, d
 	           : 0;
 }
 
-/* the side kernels added to the main ones' fwd and bwd (a backward only
- * where the op has one) */
+/* the side kernels (pl_opwork.side_*: memory-bound, each launched) added to
+ * the main ones' fwd and bwd (a backward only where the op has one) */
 static void add_side_seconds(const pl_cluster *c, const pl_opwork *w, double *fwd, double *bwd)
 {
-	*fwd += side_seconds(c, w->side_bytes_fwd, w->side_kernels_fwd);
+	*fwd += pl_cost_kernel_seconds(c, PL_DT_FLOAT32, 0, 0, 0, w->side_bytes_fwd,
+	                               w->side_kernels_fwd);
 	if (w->kernels_bwd)
-		*bwd += side_seconds(c, w->side_bytes_bwd, w->side_kernels_bwd);
+		*bwd += pl_cost_kernel_seconds(c, PL_DT_FLOAT32, 0, 0, 0, w->side_bytes_bwd,
+		                               w->side_kernels_bwd);
 }
 
 void pl_cost_work_seconds(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, double *fwd,
