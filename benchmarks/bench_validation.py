@@ -14,6 +14,9 @@ predictions hold:
     room for the memory prediction's error within 5 %, as the search picks:
     search_pick()) against the measured best, and fit/OOM agreement (measured OOM predicted to fit,
     measured run predicted not to fit);
+  - residuals by class (report_residuals): predicted / measured by sequence
+    length per framework and GPU, and inside the sweeps by micro-batch size
+    and pipeline degree, where a shared lean of the model shows;
   - beside each run, the planner's own whole-job plan and its MFU with --job
     (slow: a search per run; benchmarks/results/validation-job.md), priced
     with the run's cluster, memory, kernels and framework switches
@@ -36,7 +39,9 @@ Usage: benchmarks/bench_validation.py [--build DIR] [--out PREFIX]
                                       [--limit N] [--only runs|sweep]
                                       [--jobs N] [--time-limit S] [--job]
                                       [--tp-comm-overlap] [--overlap-param-gather]
-Writes PREFIX.jsonl (one object per row priced) and prints Markdown tables.
+       benchmarks/bench_validation.py --report PREFIX.jsonl
+Writes PREFIX.jsonl (one object per row priced) and prints Markdown tables;
+--report prints the tables of a recorded PREFIX.jsonl without pricing.
 """
 import argparse
 import atexit
@@ -1148,6 +1153,71 @@ def report_sweep(res):
               f"({100 * ran_risk / max(1, tot['ran']):.0f} %)")
 
 
+SEQ_BUCKETS = ((1024, "<= 1k"), (2048, "2k"), (8192, "4k-8k"), (32768, "16k-32k"),
+               (math.inf, ">= 64k"))
+
+
+def seq_bucket(seq):
+    return next(name for top, name in SEQ_BUCKETS if seq <= top)
+
+
+def report_residuals(runs, sweep):
+    """Where the predictions lean, by class: predicted / measured step by
+    sequence length per framework and GPU (runs with a published step), and
+    inside the sweeps by micro-batch size and by pipeline degree, each layout's
+    ratio over its group's geometric mean (Hagemann et al.'s batch is assumed,
+    so only the ratios within a group are measured). A class whose geometric
+    mean leaves 0.9-1.1 is an error of the cost model shared by its runs, not
+    noise; nothing here feeds a number back into the model."""
+    src = {r["id"]: r for name in ("runs.csv", "sweep.csv") for r in rows(name)}
+    ok = lambda x: x["id"] in src and integer(src[x["id"]], "seq")
+    clean = [x for x in runs if "ratio" in x and x["measured_from"] in ("step", "tokens/s")
+             and ok(x)]
+    if clean:
+        print("\n## Residuals by class\n")
+        print("Predicted / measured step, geometric mean (runs), by sequence length; a class "
+              "outside 0.90-1.10 leans one way for all its runs.\n")
+        names = [n for _, n in SEQ_BUCKETS]
+        print("| framework, GPU | " + " | ".join(names) + " |")
+        print("|---|" + "---|" * len(names))
+        for k in sorted({(x["framework"], x["gpu"]) for x in clean}):
+            cells = []
+            for n in names:
+                v = [x["ratio"] for x in clean if (x["framework"], x["gpu"]) == k
+                     and seq_bucket(integer(src[x["id"]], "seq")) == n]
+                cells.append(f"{geomean(v):.2f} ({len(v)})" if v else "")
+            print(f"| {k[0]}, {k[1]} | " + " | ".join(cells) + " |")
+    ran = [x for x in sweep if x["group"] and x["oom"] == "no" and x.get("measured_step_s")
+           and x.get("predicted_step_s") and x["id"] in src]
+    if not ran:
+        return
+    rel = {}
+    for g in {x["group"] for x in ran}:
+        s = [x for x in ran if x["group"] == g]
+        if len(s) < 3:
+            continue
+        m = geomean([x["predicted_step_s"] / x["measured_step_s"] for x in s])
+        for x in s:
+            rel[x["id"]] = x["predicted_step_s"] / x["measured_step_s"] / m
+    print("\nInside the sweeps (groups of 3 or more layouts that ran): each layout's "
+          "predicted / measured step over its group's geometric mean, by the layout's "
+          "micro-batch size and pipeline degree; below 1, the layouts of that class ran "
+          "slower than their group's prediction says.\n")
+    print("| sweep | by micro-batch size | by pipeline degree |")
+    print("|---|---|---|")
+    for fam, pre in (("Hagemann et al. (AA-Scaling)", "hag23-"),
+                     ("BLOOM prequel (Megatron-DeepSpeed)", "bloom22-")):
+        cols = []
+        for field in ("micro_batch", "pp"):
+            by = {}
+            for x in ran:
+                if x["id"] in rel and x["id"].startswith(pre):
+                    by.setdefault(integer(src[x["id"]], field), []).append(rel[x["id"]])
+            cols.append(", ".join(f"{k}: {geomean(v):.2f} ({len(v)})"
+                                  for k, v in sorted(by.items()) if k is not None))
+        print(f"| {fam} | {cols[0]} | {cols[1]} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
@@ -1163,11 +1233,16 @@ def main():
     ap.add_argument("--overlap-param-gather", action="store_true",
                     help="rows whose framework gathers parameters ahead of use priced "
                          "with --overlap-param-gather on")
+    ap.add_argument("--report", metavar="JSONL",
+                    help="print the tables of a recorded PREFIX.jsonl (e.g. "
+                         "benchmarks/results/validation.jsonl) without pricing anything")
     a = ap.parse_args()
     global TP_COMM_OVERLAP, PARAM_OVERLAP, BUILD
     BUILD = a.build
     TP_COMM_OVERLAP = a.tp_comm_overlap
     PARAM_OVERLAP = a.overlap_param_gather
+    if a.report:
+        return report(read_results(a.report))
     os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
     results = {}
     for name in ("runs", "sweep"):
@@ -1188,11 +1263,32 @@ def main():
         for name, res in results.items():
             for x in res:
                 f.write(json.dumps(dict(x, file=name)) + "\n")
+    report(results)
+
+
+def read_results(path):
+    """a recorded PREFIX.jsonl back as {file: [row, ...]}"""
+    results, where = {}, ""
+    try:
+        with open(path) as f:
+            for k, line in enumerate(f, 1):
+                where = f" line {k}"
+                x = json.loads(line)
+                results.setdefault(x.pop("file"), []).append(x)
+    except (OSError, ValueError, KeyError, AttributeError, TypeError) as e:
+        print(f"bench_validation.py: {path}{where}: not a recorded validation result "
+              f"(one JSON object with a \"file\" field a line): {e}", file=sys.stderr)
+        sys.exit(2)
+    return results
+
+
+def report(results):
     if "runs" in results:
         report_runs(results["runs"])
         report_job(results["runs"])
     if "sweep" in results:
         report_sweep(results["sweep"])
+    report_residuals(results.get("runs", []), results.get("sweep", []))
 
 
 if __name__ == "__main__":

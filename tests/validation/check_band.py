@@ -7,7 +7,11 @@ measured / predicted step over the published runs with a measured step or tokens
 benchmarks/bench_validation.py priced them into benchmarks/results/validation.jsonl, widened
 outward to two decimals. This check fails when the validation results and the band disagree
 (a change of the model re-runs the bench; the band must follow), and when docs/cost-model.md
-states other numbers. Usage: check_band.py SOURCE_DIR"""
+states other numbers, and when benchmarks/results/validation.md is not the bench's report of
+that validation.jsonl (bench_validation.py --report), so the recorded tables and the recorded
+results say the same. Usage: check_band.py SOURCE_DIR"""
+import contextlib
+import io
 import json
 import os
 import re
@@ -18,7 +22,7 @@ def main():
     src = sys.argv[1] if len(sys.argv) > 1 else "."
     sys.path.insert(0, os.path.join(src, "benchmarks"))
     # the bench's own definitions of the bands
-    from bench_validation import header_constants, memory_band, step_band
+    from bench_validation import header_constants, memory_band, read_results, report, step_band
     with open(f"{src}/benchmarks/results/validation.jsonl") as f:
         res = [json.loads(line) for line in f]
     lo, hi, n = step_band(res)
@@ -46,11 +50,24 @@ def main():
     said = f"{mmid:.2f} times for half of them"
     if said not in doc:
         bad.append(f"docs/cost-model.md does not say '{said}' (the memory band's median)")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        report(read_results(f"{src}/benchmarks/results/validation.jsonl"))
+    with open(f"{src}/benchmarks/results/validation.md") as f:
+        recorded = f.read()
+    if out.getvalue() != recorded:
+        first = next((k + 1 for k, (a, b) in enumerate(zip(out.getvalue().splitlines(),
+                                                            recorded.splitlines())) if a != b),
+                     min(len(out.getvalue().splitlines()), len(recorded.splitlines())) + 1)
+        bad.append(f"benchmarks/results/validation.md differs from the report of "
+                   f"validation.jsonl from line {first} (bench_validation.py --report "
+                   f"benchmarks/results/validation.jsonl > benchmarks/results/validation.md)")
     for b in bad:
         print("not ok:", b)
     if not bad:
         print(f"ok: band {lo:.2f}-{hi:.2f} over {n} runs, memory band {mhi:.2f} (median "
-              f"{mmid:.2f}) over {mn} runs, as the validation results give")
+              f"{mmid:.2f}) over {mn} runs, as the validation results give; validation.md is "
+              f"their report")
     return 1 if bad else 0
 
 
