@@ -618,6 +618,42 @@ double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t
 	return (ab.alpha + bytes * pl_bus_factor(coll, n) * ab.beta) / rate;
 }
 
+/* NCCL's tuning model for a ring with the Simple protocol (the one NCCL
+ * runs large messages with): a collective's latency is its base latency plus
+ * one hop latency a step of the ring, a network hop's across nodes
+ * (src/graph/tuning.cc, ncclTunerConstantsDefaults: baseLatencies Ring
+ * Simple 8.4 us; hwLatencies NVLINK Ring Simple 3.4 us, NET Ring Simple 14 us;
+ * ncclTopoTuneModel: 2(n - 1) steps for all-reduce, n - 1 for all-gather and
+ * reduce-scatter, of which 2(m - 1) or m - 1 cross nodes, and with m > 1 nodes
+ * an in-node step costs at least 3 network post overheads of 1 us). */
+#define RING_BASE_US   8.4
+#define RING_NVLINK_US 3.4
+#define RING_NET_US    14.0
+#define NET_POST_US    (3 * 1.0)
+
+double pl_cluster_ring_latency(pl_coll coll, int64_t n, int64_t m)
+{
+	if (n <= 1)
+		return 0;
+	int ar = coll == PL_COLL_ALL_REDUCE;
+	int64_t steps = ar ? 2 * (n - 1) : n - 1, across = m <= 1 ? 0 : ar ? 2 * (m - 1) : m - 1;
+	double in_node = m > 1 ? fmax(RING_NVLINK_US, NET_POST_US) : RING_NVLINK_US;
+	return (RING_BASE_US + (double)(steps - across) * in_node + (double)across * RING_NET_US) *
+	       1e-6;
+}
+
+double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_t k, double bytes)
+{
+	if (n <= 1 || k <= 1 || n % k)
+		return pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, bytes);
+	double f = pl_bus_factor(coll, n), rate = pl_fit(c->fit_comm);
+	pl_ab nic = pl_cluster_ab(c, coll, PL_LINK_INTER, n, bytes / (double)k),
+	      nvl = pl_cluster_ab(c, coll, PL_LINK_INTRA, k, bytes);
+	double t_nic = bytes / (double)k * f * nic.beta / pl_fit(c->fit_comm_inter),
+	       t_nvl = bytes * f * nvl.beta;
+	return (pl_cluster_ring_latency(coll, n, n / k) + (t_nic > t_nvl ? t_nic : t_nvl)) / rate;
+}
+
 /* ---- cluster.json ---- */
 
 #define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)

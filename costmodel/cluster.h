@@ -235,8 +235,8 @@ typedef struct pl_cluster {
  * published runs' measured steps between PL_BAND_LO and PL_BAND_HI times
  * the prediction for the central 80 % of them. *basis says which, in words,
  * into a buffer of n bytes. */
-#define PL_BAND_LO   0.87
-#define PL_BAND_HI   1.17
+#define PL_BAND_LO   0.89
+#define PL_BAND_HI   1.18
 #define PL_BAND_RUNS 279
 /* The peak memory a plan is expected to measure: the published runs of the
  * validation set with a measured peak measured at most PL_MEM_BAND_HI times
@@ -392,5 +392,18 @@ pl_ab pl_cluster_ab(const pl_cluster *c, pl_coll coll, int link, int64_t n, doub
 double pl_bus_factor(pl_coll coll, int64_t n);
 /* Time of a collective on S bytes (as nccl-tests counts them). */
 double pl_cluster_coll_time(const pl_cluster *c, pl_coll coll, int link, int64_t n, double bytes);
+/* Time of a ring collective (all-reduce, all-gather, reduce-scatter) on S
+ * bytes over n ranks, k > 1 of them in each of n / k > 1 nodes, as NCCL runs
+ * it: one ring a NIC of the group's k (its channels), every ring through
+ * every rank, the data in chunks through all the hops at once, so the
+ * busiest link sets the bandwidth term: each rank's NIC carries 1/k of the
+ * ring's traffic S x bus factor(n), its NVLink the rest (each link class's
+ * beta); the latency is NCCL's tuning model's for the ring's steps
+ * (pl_cluster_ring_latency). */
+double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_t k, double bytes);
+/* NCCL's tuning-model latency (seconds) of a ring collective over n ranks in
+ * m nodes with the Simple protocol: base + one hop a step, a network hop's
+ * for the steps that cross nodes (src/graph/tuning.cc). */
+double pl_cluster_ring_latency(pl_coll coll, int64_t n, int64_t m);
 
 #endif

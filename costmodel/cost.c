@@ -192,6 +192,11 @@ static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_
 	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, p->bytes);
 	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
 	if (k > 1 && m > 1 && levels[coll].n) {
+		/* NCCL's rings through every NIC the group has, the busiest link's
+		 * time (pl_cluster_ring_time), or the steps below where cheaper */
+		double ring = pl_cluster_ring_time(c, coll, n, k, p->bytes);
+		if (ring < t)
+			t = ring;
 		/* in steps: the node's part on S over its k ranks, the nodes' part on
 		 * S/k over m ranks (the k such groups at once, each on its own NIC) */
 		double ts[3], sum = 0;
