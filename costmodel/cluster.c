@@ -654,6 +654,17 @@ double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_
 	return (pl_cluster_ring_latency(coll, n, n / k) + (t_nic > t_nvl ? t_nic : t_nvl)) / rate;
 }
 
+double pl_cluster_alltoall_time(const pl_cluster *c, int64_t n, int64_t k, double bytes)
+{
+	if (n <= 1 || k <= 1 || n % k || n == k)
+		return pl_cluster_coll_time(c, PL_COLL_ALL_TO_ALL, PL_LINK_INTER, n, bytes);
+	pl_ab nic = pl_cluster_ab(c, PL_COLL_ALL_TO_ALL, PL_LINK_INTER, n, bytes),
+	      nvl = pl_cluster_ab(c, PL_COLL_ALL_TO_ALL, PL_LINK_INTRA, k, bytes);
+	double t_nic = (double)(n - k) / (double)n * bytes * nic.beta / pl_fit(c->fit_comm_inter),
+	       t_nvl = (double)(k - 1) / (double)n * bytes * nvl.beta;
+	return (nic.alpha + (t_nic > t_nvl ? t_nic : t_nvl)) / pl_fit(c->fit_comm);
+}
+
 /* ---- cluster.json ---- */
 
 #define FAIL(...) pl_err_set(err, PL_EINVAL, __VA_ARGS__)

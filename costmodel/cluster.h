@@ -405,5 +405,11 @@ double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_
  * m nodes with the Simple protocol: base + one hop a step, a network hop's
  * for the steps that cross nodes (src/graph/tuning.cc). */
 double pl_cluster_ring_latency(pl_coll coll, int64_t n, int64_t m);
+/* Time of an all-to-all of S bytes (each rank's buffer) over n ranks, k > 1
+ * of them in each of n / k > 1 nodes: every rank sends S/n to each peer at
+ * once, (n - k)/n of its buffer through its own NIC (all-to-all cannot
+ * spread one rank's traffic over other NICs) and (k - 1)/n over NVLink, the
+ * slower of the two, plus the inter-node alpha. */
+double pl_cluster_alltoall_time(const pl_cluster *c, int64_t n, int64_t k, double bytes);
 
 #endif

@@ -184,6 +184,38 @@ static void rings_across_nodes_by_hand(void **state)
 	assert_true(pl_cluster_ring_time(&c, PL_COLL_ALL_GATHER, 512, 8, 1e6) > two);
 }
 
+/* An all-to-all across nodes by hand (h100x8 preset: 48 GB/s a NIC, 368
+ * GB/s NVLink, 30 us across): each rank sends S/n to every peer, so over 2
+ * nodes of 8 half its buffer crosses its own NIC and 7/16 stays on NVLink.
+ * NCCL's maintainers put the measured bus bandwidth there at N/(N-1) times
+ * one NIC's, N the nodes (2x over two nodes, towards 1x with many;
+ * NVIDIA/nccl-tests issue 130): priced flat through one NIC it was
+ * (n-1)/n of the buffer, 1.9x dearer over two nodes. One rank a node stays
+ * flat. */
+static void alltoall_across_nodes_by_hand(void **state)
+{
+	(void)state;
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8:2", &err), PL_OK);
+	const double S = 1073741824.0;
+	int64_t sizes[] = {2, 8};
+	int8_t both[] = {0, 1}, outer = 0;
+	pl_prim p = prim(PL_PRIM_ALL_TO_ALL, sizes, 2, both, 2, S);
+	double nic = 8.0 / 16 * S / 48e9, nvl = 7.0 / 16 * S / 368e9, want = 30e-6 + nic;
+	assert_true(nic > nvl);
+	double t = pl_cost_prim(&c, &p);
+	if (fabs(t - want) > 1e-9 * want)
+		fail_msg("all-to-all %.9g s, by hand %.9g s", t, want);
+	/* nccl-tests' bus bandwidth of it: algbw (n-1)/n = 2 x 48 GB/s x 15/16 */
+	double busbw = S / (t - 30e-6) * 15 / 16;
+	assert_true(fabs(busbw / (2 * 48e9 * 15 / 16) - 1) < 1e-9);
+	assert_true(t < pl_cluster_coll_time(&c, PL_COLL_ALL_TO_ALL, PL_LINK_INTER, 16, S));
+	pl_prim p1 = prim(PL_PRIM_ALL_TO_ALL, sizes, 2, &outer, 1, S);
+	assert_true(pl_cost_prim(&c, &p1) ==
+	            pl_cluster_coll_time(&c, PL_COLL_ALL_TO_ALL, PL_LINK_INTER, 2, S));
+}
+
 static char *fixture(const char *name)
 {
 	const char *dir = getenv("PL_FIXTURES");
@@ -255,6 +287,7 @@ int main(void)
 	    cmocka_unit_test(cross_node_allreduce_pricing),
 	    cmocka_unit_test(cross_node_collectives_match_a_recorded_run),
 	    cmocka_unit_test(rings_across_nodes_by_hand),
+	    cmocka_unit_test(alltoall_across_nodes_by_hand),
 	    cmocka_unit_test(gpt_tensor_parallel_groups_stay_in_a_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
