@@ -654,6 +654,15 @@ double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_
 	return (pl_cluster_ring_latency(coll, n, n / k) + (t_nic > t_nvl ? t_nic : t_nvl)) / rate;
 }
 
+int pl_cluster_measured_at(const pl_cluster *c, pl_coll coll, int link, int64_t n)
+{
+	const pl_ab_list *l = &c->coll[coll][link];
+	for (int i = 0; i < l->n; i++)
+		if (l->ranks[i] == n)
+			return 1;
+	return 0;
+}
+
 double pl_cluster_alltoall_time(const pl_cluster *c, int64_t n, int64_t k, double bytes)
 {
 	if (n <= 1 || k <= 1 || n % k || n == k)

@@ -405,6 +405,10 @@ double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_
  * m nodes with the Simple protocol: base + one hop a step, a network hop's
  * for the steps that cross nodes (src/graph/tuning.cc). */
 double pl_cluster_ring_latency(pl_coll coll, int64_t n, int64_t m);
+/* Whether the cluster holds a measured line of coll on link for groups of
+ * exactly n ranks (an nccl-tests fit at that size: it already says how the
+ * collective ran over those ranks' links, so it is not split into links). */
+int pl_cluster_measured_at(const pl_cluster *c, pl_coll coll, int link, int64_t n);
 /* Time of an all-to-all of S bytes (each rank's buffer) over n ranks, k > 1
  * of them in each of n / k > 1 nodes: every rank sends S/n to each peer at
  * once, (n - k)/n of its buffer through its own NIC (all-to-all cannot

@@ -191,6 +191,8 @@ static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_
 	}
 	double t = pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, p->bytes);
 	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
+	if (pl_cluster_measured_at(c, coll, PL_LINK_INTER, n))
+		k = 1; /* measured over these ranks as they sit: taken whole */
 	if (k > 1 && m > 1 && coll == PL_COLL_ALL_TO_ALL) {
 		/* only the part for other nodes' ranks crosses a NIC */
 		double a2a = pl_cluster_alltoall_time(c, n, k, p->bytes);

@@ -184,6 +184,33 @@ static void rings_across_nodes_by_hand(void **state)
 	assert_true(pl_cluster_ring_time(&c, PL_COLL_ALL_GATHER, 512, 8, 1e6) > two);
 }
 
+/* A line measured over exactly these ranks (calibrate --from-nccl-tests on
+ * a 2-node log writes an inter_node all_reduce line for 16 ranks) already
+ * says how the collective ran over their links: it is taken whole, never
+ * split into NICs and NVLink, which would price the user's own measurement
+ * faster than it ran. Other group sizes are still split. */
+static void a_line_measured_at_the_size_is_taken_whole(void **state)
+{
+	(void)state;
+	pl_cluster c;
+	pl_err err;
+	assert_int_equal(pl_cluster_preset(&c, "a100x8:4", &err), PL_OK);
+	pl_ab_list *l = &c.coll[PL_COLL_ALL_REDUCE][PL_LINK_INTER];
+	l->n = 1;
+	l->ranks[0] = 16;
+	l->ab[0] = (pl_ab){.alpha = 40e-6, .beta = 1 / 188e9};
+	l->max_bytes[0] = 0;
+	const double S = 4294967296.0;
+	int64_t two[] = {2, 8}, four[] = {4, 8};
+	int8_t both[] = {0, 1};
+	pl_prim p = prim(PL_PRIM_ALL_REDUCE, two, 2, both, 2, S);
+	assert_true(pl_cost_prim(&c, &p) ==
+	            pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, 16, S));
+	pl_prim q = prim(PL_PRIM_ALL_REDUCE, four, 2, both, 2, S); /* 32 ranks: split */
+	assert_true(pl_cost_prim(&c, &q) <
+	            pl_cluster_coll_time(&c, PL_COLL_ALL_REDUCE, PL_LINK_INTER, 32, S));
+}
+
 /* An all-to-all across nodes by hand (h100x8 preset: 48 GB/s a NIC, 368
  * GB/s NVLink, 30 us across): each rank sends S/n to every peer, so over 2
  * nodes of 8 half its buffer crosses its own NIC and 7/16 stays on NVLink.
@@ -288,6 +315,7 @@ int main(void)
 	    cmocka_unit_test(cross_node_collectives_match_a_recorded_run),
 	    cmocka_unit_test(rings_across_nodes_by_hand),
 	    cmocka_unit_test(alltoall_across_nodes_by_hand),
+	    cmocka_unit_test(a_line_measured_at_the_size_is_taken_whole),
 	    cmocka_unit_test(gpt_tensor_parallel_groups_stay_in_a_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
