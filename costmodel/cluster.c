@@ -642,16 +642,30 @@ double pl_cluster_ring_latency(pl_coll coll, int64_t n, int64_t m)
 	       1e-6;
 }
 
+/* A collective of S bytes over n ranks, k in each node, across nodes: the
+ * slower of the two links each rank drives at once, its NIC with nic_traffic
+ * bytes (the inter-node line looked up at nic_size) and its NVLink with
+ * nvl_traffic (the intra-node line for k ranks at S), after a latency (NAN:
+ * the inter-node line's alpha) */
+static double busiest_link(const pl_cluster *c, pl_coll coll, int64_t n, int64_t k, double S,
+                           double nic_size, double nic_traffic, double nvl_traffic,
+                           double latency)
+{
+	pl_ab nic = pl_cluster_ab(c, coll, PL_LINK_INTER, n, nic_size),
+	      nvl = pl_cluster_ab(c, coll, PL_LINK_INTRA, k, S);
+	double t_nic = nic_traffic * nic.beta / pl_fit(c->fit_comm_inter),
+	       t_nvl = nvl_traffic * nvl.beta;
+	return ((isnan(latency) ? nic.alpha : latency) + (t_nic > t_nvl ? t_nic : t_nvl)) /
+	       pl_fit(c->fit_comm);
+}
+
 double pl_cluster_ring_time(const pl_cluster *c, pl_coll coll, int64_t n, int64_t k, double bytes)
 {
-	if (n <= 1 || k <= 1 || n % k)
+	if (n <= 1 || k <= 1 || n % k || n == k)
 		return pl_cluster_coll_time(c, coll, PL_LINK_INTER, n, bytes);
-	double f = pl_bus_factor(coll, n), rate = pl_fit(c->fit_comm);
-	pl_ab nic = pl_cluster_ab(c, coll, PL_LINK_INTER, n, bytes / (double)k),
-	      nvl = pl_cluster_ab(c, coll, PL_LINK_INTRA, k, bytes);
-	double t_nic = bytes / (double)k * f * nic.beta / pl_fit(c->fit_comm_inter),
-	       t_nvl = bytes * f * nvl.beta;
-	return (pl_cluster_ring_latency(coll, n, n / k) + (t_nic > t_nvl ? t_nic : t_nvl)) / rate;
+	double f = pl_bus_factor(coll, n);
+	return busiest_link(c, coll, n, k, bytes, bytes / (double)k, bytes / (double)k * f, bytes * f,
+	                    pl_cluster_ring_latency(coll, n, n / k));
 }
 
 int pl_cluster_measured_at(const pl_cluster *c, pl_coll coll, int link, int64_t n)
@@ -667,11 +681,9 @@ double pl_cluster_alltoall_time(const pl_cluster *c, int64_t n, int64_t k, doubl
 {
 	if (n <= 1 || k <= 1 || n % k || n == k)
 		return pl_cluster_coll_time(c, PL_COLL_ALL_TO_ALL, PL_LINK_INTER, n, bytes);
-	pl_ab nic = pl_cluster_ab(c, PL_COLL_ALL_TO_ALL, PL_LINK_INTER, n, bytes),
-	      nvl = pl_cluster_ab(c, PL_COLL_ALL_TO_ALL, PL_LINK_INTRA, k, bytes);
-	double t_nic = (double)(n - k) / (double)n * bytes * nic.beta / pl_fit(c->fit_comm_inter),
-	       t_nvl = (double)(k - 1) / (double)n * bytes * nvl.beta;
-	return (nic.alpha + (t_nic > t_nvl ? t_nic : t_nvl)) / pl_fit(c->fit_comm);
+	return busiest_link(c, PL_COLL_ALL_TO_ALL, n, k, bytes, bytes,
+	                    (double)(n - k) / (double)n * bytes,
+	                    (double)(k - 1) / (double)n * bytes, NAN);
 }
 
 /* ---- cluster.json ---- */

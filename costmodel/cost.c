@@ -193,20 +193,20 @@ static double prim_cost(const pl_cluster *c, const pl_prim *p, double times, pl_
 	int64_t k, m = pl_prim_node_spread(p, c->devices_per_node, &k);
 	if (pl_cluster_measured_at(c, coll, PL_LINK_INTER, n))
 		k = 1; /* measured over these ranks as they sit: taken whole */
-	if (k > 1 && m > 1 && coll == PL_COLL_ALL_TO_ALL) {
-		/* only the part for other nodes' ranks crosses a NIC */
-		double a2a = pl_cluster_alltoall_time(c, n, k, p->bytes);
-		if (a2a < t)
-			t = a2a;
+	if (k > 1 && m > 1) {
+		/* as NCCL runs it through every NIC the group has, the busiest
+		 * link's time: rings (pl_cluster_ring_time), or an all-to-all's
+		 * share for other nodes (pl_cluster_alltoall_time) */
+		double nccl = coll == PL_COLL_ALL_TO_ALL ? pl_cluster_alltoall_time(c, n, k, p->bytes)
+		              : levels[coll].n           ? pl_cluster_ring_time(c, coll, n, k, p->bytes)
+		                                         : t;
+		if (nccl < t)
+			t = nccl;
 	}
 	if (k > 1 && m > 1 && levels[coll].n) {
-		/* NCCL's rings through every NIC the group has, the busiest link's
-		 * time (pl_cluster_ring_time), or the steps below where cheaper */
-		double ring = pl_cluster_ring_time(c, coll, n, k, p->bytes);
-		if (ring < t)
-			t = ring;
-		/* in steps: the node's part on S over its k ranks, the nodes' part on
-		 * S/k over m ranks (the k such groups at once, each on its own NIC) */
+		/* or in steps where cheaper: the node's part on S over its k ranks,
+		 * the nodes' part on S/k over m ranks (the k such groups at once,
+		 * each on its own NIC) */
 		double ts[3], sum = 0;
 		for (int i = 0; i < levels[coll].n; i++) {
 			const level *l = &levels[coll].step[i];
