@@ -854,6 +854,15 @@ def price(task):
                 out["measured_mfu"] = toks * f / (integer(r, "gpus") * meas * peak)
         if meas:
             out["ratio"] = c["step_seconds"] / meas
+        if pp <= 1:
+            # the fused attention's share of the step (one stage: every op's
+            # compute is on every device's path), for report_attention()
+            e = subprocess.run([os.path.join(build, "planner"), "explain", plan, "--json"],
+                               capture_output=True, text=True)
+            if e.returncode == 0:
+                out["predicted_attention_s"] = sum(
+                    o["compute_seconds"] for o in json.loads(e.stdout)["ops"]
+                    if o["type"] == "Attention")
         if job:
             jp = os.path.join(t, "j.json")
             q = subprocess.run([os.path.join(build, "planner"), "search", model, "--job",
@@ -1218,6 +1227,49 @@ def report_residuals(runs, sweep):
         print(f"| {fam} | {cols[0]} | {cols[1]} |")
 
 
+ATTN_BUCKETS = ((2048, "<= 2k"), (4096, "4k"), (8192, "8k"), (16384, "16k"), (32768, "32k"),
+                (math.inf, ">= 64k"))
+
+
+def report_attention(runs):
+    """How fast the fused attention ran where it is most of the step: runs of
+    one pipeline stage with a published step whose predicted attention is at
+    least half the predicted step. The kernel's implied speed over its price,
+    attention / (measured - (predicted - attention)), says how much faster (> 1)
+    or slower (< 1) the kernel ran than the published kernel measurements it is
+    priced from (costmodel/attention_measured.csv, sequences of 512-16k), if the
+    rest of the step is priced right. A diagnostic: nothing here feeds the model."""
+    src = {r["id"]: r for r in rows("runs.csv")}
+    use = []
+    for x in runs:
+        a, p, m = x.get("predicted_attention_s"), x.get("predicted_step_s"), x.get("measured_step_s")
+        r = src.get(x["id"])
+        if (not a or not p or not m or r is None or x["measured_from"] not in ("step", "tokens/s")
+                or a < 0.5 * p or m - (p - a) <= 0 or not integer(r, "seq")):
+            continue
+        k = x["args"].split("--attention-kernel ")[1].split()[0] \
+            if "--attention-kernel " in x["args"] else "unfused"
+        hd = integer(r, "hidden") // integer(r, "heads")
+        use.append(((x["framework"], x["gpu"], k, hd),
+                    next(n for top, n in ATTN_BUCKETS if integer(r, "seq") <= top), a / (m - (p - a))))
+    if not use:
+        return
+    print("\nAttention where it is at least half the predicted step (runs of one stage): the "
+          "kernel's implied speed over its price, attention / (measured - (predicted - "
+          "attention)), geometric mean (runs), by sequence length; the kernels are priced from "
+          "published measurements of 512-16k tokens a sequence (costmodel/attention_measured.csv)"
+          ", flat beyond.\n")
+    names = [n for _, n in ATTN_BUCKETS]
+    print("| framework, GPU, kernel, head dim | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    for key in sorted({u[0] for u in use}):
+        cells = []
+        for n in names:
+            v = [u[2] for u in use if u[0] == key and u[1] == n]
+            cells.append(f"{geomean(v):.2f} ({len(v)})" if v else "")
+        print(f"| {key[0]}, {key[1]}, {key[2]}, {key[3]} | " + " | ".join(cells) + " |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build")
@@ -1289,6 +1341,7 @@ def report(results):
     if "sweep" in results:
         report_sweep(results["sweep"])
     report_residuals(results.get("runs", []), results.get("sweep", []))
+    report_attention(results.get("runs", []))
 
 
 if __name__ == "__main__":
