@@ -122,6 +122,36 @@ double pl_attention_rate(const char *device, const char *kernel, int bwd, int ca
 	return r;
 }
 
+/* the longest sequence measured of kernel on the table's GPU fam; 0: none */
+static int longest_on(const char *fam, const char *kernel)
+{
+	int s = 0;
+	for (int i = 0; i < pl_attn_nrows; i++) {
+		const pl_attn_row *r = &pl_attn_rows[i];
+		if (!strcmp(r->kernel, kernel) && !strncmp(r->gpu, fam, strlen(fam)) &&
+		    r->seqlen > s)
+			s = r->seqlen;
+	}
+	return s;
+}
+
+int pl_attention_longest(const char *device, const char *kernel)
+{
+	const char *fam = device && kernel ? family(device) : NULL;
+	if (!fam)
+		return 0;
+	int s = longest_on(fam, kernel);
+	for (size_t i = 0; !s && i < sizeof ampere_style / sizeof *ampere_style; i++) {
+		if (strcmp(kernel, ampere_style[i]) || !strcmp(fam, "A100"))
+			continue;
+		/* priced from its A100 ratio to FlashAttention-1 and that kernel's
+		 * rate here (pl_attention_rate): measured as far as both are */
+		int a = longest_on("A100", kernel), f = longest_on(fam, "flash1");
+		s = a < f ? a : f;
+	}
+	return s;
+}
+
 double pl_attention_part_peak(const char *device)
 {
 	const char *fam = device ? family(device) : NULL;

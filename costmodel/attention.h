@@ -32,6 +32,13 @@ extern const int pl_attn_nrows;
 double pl_attention_rate(const char *device, const char *kernel, int bwd, int causal, double d,
                          double s);
 
+/* The longest sequence at which `kernel` was measured on the GPU named
+ * `device` (its family's part, as pl_attention_rate reads the table; for an
+ * Ampere-style kernel on another GPU, the shorter of its A100 measurements
+ * and FlashAttention-1's there): longer sequences are priced at that
+ * length's rate. 0 when the table has nothing for the kernel on that GPU. */
+int pl_attention_longest(const char *device, const char *kernel);
+
 /* The dense 16-bit tensor-core peaks of the parts the table measured, which
  * the presets describe too (NVIDIA's datasheets: H100 SXM5 1,979 TFLOP/s
  * BF16/FP16 with sparsity, 989 dense; A100 SXM4 312 dense) */

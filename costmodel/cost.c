@@ -636,6 +636,33 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 	out->bwd_s /= pl_fit(c->fit_compute);
 }
 
+int pl_cost_attention_beyond(const pl_problem *p, int64_t *const *splits, double *seq,
+                             double *longest)
+{
+	const pl_cluster *c = p->c;
+	*seq = *longest = 0;
+	int measured = pl_attention_longest(c->device_name, c->attention_kernel);
+	if (!c->attention_kernel[0] || measured <= 0)
+		return 0;
+	for (int o = 0; o < p->g->nops; o++) {
+		const pl_op *op = &p->g->ops[o];
+		pl_dtype dt = p->g->tensors[op->in[0]].dtype;
+		if (!splits[o] || (dt != PL_DT_FLOAT16 && dt != PL_DT_BFLOAT16))
+			continue;
+		pl_opwork w;
+		program_switches(c, &w);
+		pl_op_rule_get(op->type)->work(p->g, op, splits[o], &w);
+		/* priced at the table's rate (node_kernels) beyond its longest */
+		if (w.attn_head_dim > 0 && w.attn_seq > measured && w.attn_seq > *seq &&
+		    pl_attention_rate(c->device_name, c->attention_kernel, 0, w.attn_causal,
+		                      w.attn_head_dim, w.attn_seq) > 0)
+			*seq = w.attn_seq;
+	}
+	if (*seq > 0)
+		*longest = measured;
+	return *seq > 0;
+}
+
 /* The activations an op keeps for its backward (act_bytes; a saved
  * activation counts once, at its producer), its first output's bytes
  * (out_bytes, what a checkpoint keeps) and of act_bytes what is not its

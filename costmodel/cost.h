@@ -455,4 +455,12 @@ typedef struct pl_plancost {
 void pl_cost_plan(const pl_problem *p, int64_t *const *splits, pl_plancost *out,
                   pl_nodecost *per_op);
 
+/* Whether a fused attention of the plan (splits[op] per op) runs at a
+ * sequence length beyond the longest its kernel was measured at on the
+ * cluster's GPU (pl_attention_longest), where it is priced at that length's
+ * rate: 1 with *seq the longest such op's (local) sequence and *longest the
+ * measured one, else 0 with both 0. */
+int pl_cost_attention_beyond(const pl_problem *p, int64_t *const *splits, double *seq,
+                             double *longest);
+
 #endif

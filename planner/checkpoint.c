@@ -387,6 +387,16 @@ void pl_ckpt_add_comm(cJSON *cost, const pl_commbook *bk)
 	cJSON_AddNumberToObject(cost, "communication_hidden_seconds", bk->hidden_s);
 }
 
+void pl_ckpt_add_attention_beyond(cJSON *cost, const pl_cluster *c, double seq, double longest)
+{
+	if (!(seq > 0) || !c)
+		return;
+	cJSON *a = cJSON_AddObjectToObject(cost, "attention_beyond_measured");
+	cJSON_AddStringToObject(a, "kernel", c->attention_kernel);
+	cJSON_AddNumberToObject(a, "sequence", seq);
+	cJSON_AddNumberToObject(a, "longest_measured", longest);
+}
+
 cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -697,6 +707,7 @@ static void add_cost(cJSON *root, const pl_graph *g, const pl_ckpt_info *info)
 		cJSON_AddNumberToObject(cost, "bubble_seconds", info->bubble_s);
 	if (info->comm)
 		pl_ckpt_add_comm(cost, info->comm);
+	pl_ckpt_add_attention_beyond(cost, info->cl, info->attn_seq, info->attn_longest);
 	if (info->cl)
 		pl_ckpt_add_utilisation(cost, g, info->cl, info->step_s);
 }
@@ -1256,6 +1267,16 @@ static void view_cost(const cJSON *cost, pl_ckpt_view *v)
 	v->band_basis = view_str(cost, "step_band_basis", NULL);
 	v->comm_hidden_s = view_num(cost, "communication_hidden_seconds");
 	v->peak_mem_stage = view_num(cost, "peak_memory_stage");
+	const cJSON *ab = cJSON_GetObjectItemCaseSensitive(cost, "attention_beyond_measured");
+	v->attn_kernel = view_str(ab, "kernel", NULL);
+	v->attn_seq = view_num(ab, "sequence");
+	v->attn_longest = view_num(ab, "longest_measured");
+}
+
+int pl_ckpt_attention_beyond(const pl_ckpt_view *v)
+{
+	return v->attn_kernel && isfinite(v->attn_seq) && isfinite(v->attn_longest) &&
+	       v->attn_longest > 0 && v->attn_seq > v->attn_longest;
 }
 
 /* The pipeline block, ZeRO and recompute into v. */

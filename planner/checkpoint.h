@@ -40,6 +40,9 @@ typedef struct pl_ckpt_info {
 	int mem_stage;
 	const pl_membreak *stage_mem; /* a whole-job plan's every stage (NULL: none) */
 	const pl_commbook *comm;      /* the bottleneck stage's communication (NULL: none) */
+	/* a fused attention priced beyond its kernel's measurements
+	 * (pl_cost_attention_beyond; 0: none) */
+	double attn_seq, attn_longest;
 } pl_ckpt_info;
 
 /* What a step does per device, beside its time (cost.model_flops_per_step,
@@ -61,6 +64,11 @@ extern const char *const pl_ckpt_mem_names[PL_CKPT_MEM];
  * their seconds less cost.communication_hidden_seconds are
  * communication_seconds. Adds both to cost. */
 void pl_ckpt_add_comm(cJSON *cost, const pl_commbook *bk);
+/* cost.attention_beyond_measured, where seq > 0: the cluster's fused
+ * attention kernel runs at seq tokens a sequence (local, per kernel call),
+ * beyond the longest (longest) its published measurements on the GPU cover,
+ * and is priced at that length's rate (pl_cost_attention_beyond). */
+void pl_ckpt_add_attention_beyond(cJSON *cost, const pl_cluster *c, double seq, double longest);
 /* pipeline.stage_memory_bytes: per stage, its device's weights, gradients,
  * optimizer states and activations */
 cJSON *pl_ckpt_stage_memory(const pl_membreak *per, int64_t stages);
@@ -127,6 +135,10 @@ typedef struct pl_ckpt_view {
 	double band_lo, band_hi; /* cost.step_band_seconds (NAN when absent) */
 	const char *band_basis;  /* NULL when absent */
 	double comm_hidden_s;    /* cost.communication_hidden_seconds (NAN) */
+	/* cost.attention_beyond_measured: kernel (NULL when absent), sequence
+	 * and longest_measured (NAN when absent) */
+	const char *attn_kernel;
+	double attn_seq, attn_longest;
 	double peak_mem_stage;   /* cost.peak_memory_stage (NAN) */
 	/* cluster */
 	const char *cluster_name;             /* NULL when absent */
@@ -160,6 +172,11 @@ typedef struct pl_ckpt_view {
 	const char *groups_param;
 	int has_groups_exceptions; /* groups_exceptions: layers' weights cut otherwise */
 } pl_ckpt_view;
+
+/* Whether v says a fused attention is priced past its kernel's measurements
+ * (cost.attention_beyond_measured, whole and consistent): the note the
+ * summary and the report print. */
+int pl_ckpt_attention_beyond(const pl_ckpt_view *v);
 
 /* Fills v from a parsed checkpoint (never fails: pl_ckpt_check is what
  * rejects a malformed one, naming the file and field). */

@@ -58,6 +58,7 @@ int pl_plan_detail_of(const pl_problem *p, int64_t *const *splits, const int *st
 	d->mem[5] = p->c->memory_reserve;
 	d->mem_stage = mb.stage;
 	pl_job_comm(p, splits, stage, devices_per_node, bottleneck, &d->comm);
+	pl_cost_attention_beyond(p, splits, &d->attn_seq, &d->attn_longest);
 	return 0;
 }
 
@@ -116,6 +117,8 @@ static cJSON *op_plan_checkpoint(pl_problem *p, int64_t **splits, const pl_clust
 		info.mem_bytes = pc.mem_bytes + det.mem[4] + cl->memory_reserve;
 		info.mem_breakdown = det.mem;
 		info.comm = &det.comm;
+		info.attn_seq = det.attn_seq;
+		info.attn_longest = det.attn_longest;
 		info.op_compute_s = cs;
 		info.op_comm_s = cm;
 		info.op_mem_bytes = mb;
@@ -207,6 +210,8 @@ static pl_status job_plan_checkpoint(const pl_job_plan *jp, const pl_cluster *cl
 	info.mem_stage = det.mem_stage;
 	info.stage_mem = det.stage_mem;
 	info.comm = &det.comm;
+	info.attn_seq = det.attn_seq;
+	info.attn_longest = det.attn_longest;
 	info.op_compute_s = cs;
 	info.op_comm_s = cm;
 	info.op_mem_bytes = mb;
@@ -1370,6 +1375,7 @@ cJSON *pl_plan_cost_json(const pl_graph *g, const pl_cluster *cl, const pl_planc
 	if (d->stages > 1)
 		pl_json_add(o, "stage_memory_bytes", pl_ckpt_stage_memory(d->stage_mem, d->stages));
 	pl_ckpt_add_comm(o, &d->comm);
+	pl_ckpt_add_attention_beyond(o, cl, d->attn_seq, d->attn_longest);
 	cJSON_AddNumberToObject(o, "memory_limit_bytes", limit);
 	cJSON_AddBoolToObject(o, "fits", pc->mem_bytes <= limit);
 	cJSON_AddBoolToObject(o, "fits_with_headroom",

@@ -184,6 +184,10 @@ typedef struct pl_plan_detail {
 	int64_t stages;
 	pl_membreak *stage_mem; /* stages entries, owned */
 	pl_commbook comm;
+	/* a fused attention priced beyond its kernel's measurements
+	 * (pl_cost_attention_beyond): its sequence and the longest measured;
+	 * 0 and 0 where none is */
+	double attn_seq, attn_longest;
 } pl_plan_detail;
 /* Fills d for a plan of p (stage NULL: one stage; bottleneck: the stage
  * whose communication the plan's comm_s is); -1 when out of memory. */

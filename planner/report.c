@@ -119,6 +119,12 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)
 		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
 		  v->band_basis ? v->band_basis : "?");
+	if (pl_ckpt_attention_beyond(v))
+		h(f,
+		  "<p id=\"attention-beyond\">The fused attention (%s) runs %.0f tokens a sequence, "
+		  "past the longest its published measurements on this GPU cover (%.0f): it is "
+		  "priced at that length's rate, which the expected step does not vouch for.</p>\n",
+		  v->attn_kernel, v->attn_seq, v->attn_longest);
 	double limit = isfinite(v->memory_limit) ? v->memory_limit : 0;
 	if (pl_memory_at_risk(v->peak_mem_bytes, limit)) {
 		char why[128];

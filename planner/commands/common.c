@@ -620,6 +620,13 @@ static void print_utilisation(const pl_ckpt_view *v, FILE *out)
 	double lo = v->band_lo, hi = v->band_hi;
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo && v->band_basis)
 		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, v->band_basis);
+	if (pl_ckpt_attention_beyond(v))
+		fprintf(out,
+		        "  note: the fused attention (%s) runs %.0f tokens a sequence, past the "
+		        "longest its published measurements on this GPU cover (%.0f): it is priced at "
+		        "that length's rate, which the band above does not vouch for (docs/cost-model.md, "
+		        "\"Attention past its measurements\")\n",
+		        v->attn_kernel, v->attn_seq, v->attn_longest);
 }
 
 /* The summary's head: model, cluster, search, the framework's defaults */

@@ -2748,6 +2748,29 @@ check "calibrated: the band is the step less and more the fit's leave-one-out er
      (.step_band_seconds[1] - (1 + \$e) * .step_seconds | fabs) <= 1e-9 * .step_seconds and
      (.step_band_basis | startswith(\"calibrated\"))" "$T/band.cost" > /dev/null'
 
+# --- attention past its measurements: the kernel tables end at 16k tokens a sequence (the CSV's
+#     longest); a plan whose attention runs longer says so in its cost and its summary, `cost`
+#     answers the same, and context parallelism that brings the local length back within says
+#     nothing (docs/cost-model.md, "Attention past its measurements")
+longest=$(awk -F, '$2 == "flash2" && $1 ~ /^H100/ && $3 == "fp16" && $7 > m { m = $7 } END { print m }' \
+  "$SRC/costmodel/attention_measured.csv")
+for s in $longest $((4 * longest)); do
+  "$ZOO" llama2-70b --layers 2 --hidden 2048 --heads 16 --kv-heads 16 --ffn 5504 --seq $s --batch 8 \
+    --dtype bfloat16 --attention fused > "$T/ab$s.json"
+  "$PLANNER" search "$T/ab$s.json" --cluster h100x8:1 --tp 1 --pp 1 --dp 8 -o "$T/ab$s.plan" > "$T/ab$s.out" 2>&1
+  "$PLANNER" search "$T/ab$s.json" --cluster h100x8:1 --tp 1 --pp 1 --cp 4 --dp 2 -o "$T/abcp$s.plan" > /dev/null 2>&1
+done
+s=$((4 * longest))
+check "attention at $s tokens, measured to $longest: cost.attention_beyond_measured, the summary's note, cost agrees" \
+  'jq -e ".cost.attention_beyond_measured == {kernel: \"flash2\", sequence: $s, longest_measured: $longest}" "$T/ab$s.plan" > /dev/null &&
+   grep -q "note: the fused attention (flash2) runs $s tokens a sequence, past the longest its published measurements on this GPU cover ($longest)" "$T/ab$s.out" &&
+   [ "$("$PLANNER" cost "$T/ab$s.json" --strategy "$T/ab$s.plan" | jq -c .attention_beyond_measured)" = "$(jq -c .cost.attention_beyond_measured "$T/ab$s.plan")" ]'
+check "attention at $longest tokens, or at $s cut 4 ways by context parallelism: nothing said" \
+  'jq -e ".cost | has(\"attention_beyond_measured\") | not" "$T/ab$longest.plan" > /dev/null &&
+   ! grep -q "past the longest" "$T/ab$longest.out" &&
+   jq -e ".cost | has(\"attention_beyond_measured\") | not" "$T/abcp$s.plan" > /dev/null &&
+   jq -e ".groups.cp | length == 2 and all(length == 4)" "$T/abcp$s.plan" > /dev/null'
+
 # --- --stage-cuts layers: pipeline stages split the model only between whole layers, as frameworks
 #     do, so the plan exports; the default may cut between a layer's attention and its MLP
 "$ZOO" gpt3-1.3b --layers 8 > "$T/sc.json"

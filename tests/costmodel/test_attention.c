@@ -174,10 +174,61 @@ static void ampere_kernels_carried(void **state)
 	assert_true(pl_attention_rate("A100-SXM4-80GB", "flash3", 0, 1, 128, 4096) == 0);
 }
 
-static void op_priced_at_the_measured_rate(void **state)
+/* the longest fp16 length the CSV measures kernel at on a GPU of fam */
+static int csv_longest(const char *fam, const char *kernel)
+{
+	FILE *f = csv();
+	char line[4096];
+	int v = 0;
+	while (fgets(line, sizeof line, f)) {
+		char g[64], k[32], dt[16], dir[16];
+		int c, hd, seq, batch, heads;
+		double t;
+		if (line[0] == '#' ||
+		    sscanf(line, "%63[^,],%31[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%lf", g, k, dt,
+		           dir, &c, &hd, &seq, &batch, &heads, &t) != 10)
+			continue;
+		if (!strncmp(g, fam, strlen(fam)) && !strcmp(k, kernel) && !strcmp(dt, "fp16") &&
+		    seq > v)
+			v = seq;
+	}
+	fclose(f);
+	return v;
+}
+
+/* The longest length a kernel is priced from is the CSV's longest for it on
+ * the GPU's family; an Ampere-style kernel off A100 is measured as far as
+ * both its A100 rows and FlashAttention-1's rows there go (the two its rate
+ * is carried by); no measurement: 0. */
+static void longest_measured_length(void **state)
 {
 	(void)state;
-	const int s = 4096, b = 16384 / 4096, h = 16, d = 128;
+	static const char *const k[] = {"flash1", "flash2",       "flash3",  "cudnn",
+	                                "triton", "flash_triton", "xformers"};
+	static const char *const fam[][2] = {{"A100", "A100-SXM4-80GB"}, {"H100", "H100-SXM"}};
+	int some = 0;
+	for (size_t i = 0; i < sizeof k / sizeof *k; i++)
+		for (int j = 0; j < 2; j++) {
+			int want = csv_longest(fam[j][0], k[i]);
+			if (!want && j == 1 && (!strcmp(k[i], "flash_triton") || !strcmp(k[i], "xformers"))) {
+				int a = csv_longest("A100", k[i]), f = csv_longest("H100", "flash1");
+				want = a < f ? a : f;
+			}
+			int got = pl_attention_longest(fam[j][1], k[i]);
+			if (got != want)
+				fail_msg("%s on %s: %d, the CSV says %d", k[i], fam[j][0], got, want);
+			some += want > 0;
+		}
+	assert_true(some >= 8);
+	assert_int_equal(pl_attention_longest("H200-SXM", "flash2"), csv_longest("H100", "flash2"));
+	assert_int_equal(pl_attention_longest("Tesla V100-SXM2-32GB", "flash2"), 0);
+	assert_int_equal(pl_attention_longest("H100-SXM", "none"), 0);
+	assert_int_equal(pl_attention_longest("A100-SXM4-80GB", "flash3"), 0);
+}
+
+/* a causal attention op of b x h heads of s x d, as the benchmarks run it */
+static pl_graph *attention_graph(int b, int h, int s, int d)
+{
 	char text[2048];
 	snprintf(text, sizeof text,
 	         "{\"format\": \"planner.model/1\", \"name\": \"attn\", \"dtype\": \"bfloat16\","
@@ -195,6 +246,43 @@ static void op_priced_at_the_measured_rate(void **state)
 	pl_err err;
 	if (pl_graph_load_json(&g, text, strlen(text), "attn.json", &err))
 		fail_msg("%s", err.msg);
+	return g;
+}
+
+/* A plan whose attention runs past the longest measured length says so
+ * (pl_cost_attention_beyond), with that length and the table's; one at the
+ * longest does not. */
+static void attention_past_the_measurements(void **state)
+{
+	(void)state;
+	pl_err err;
+	pl_cluster c;
+	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
+	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
+	int longest = csv_longest("H100", c.attention_kernel);
+	assert_true(longest > 0);
+	for (int s = longest; s <= 4 * longest; s *= 4) {
+		pl_graph *g = attention_graph(1, 16, s, 128);
+		pl_problem *p;
+		assert_int_equal(pl_problem_new(&p, g, &c, &err), PL_OK);
+		int64_t one[PL_MAX_LOOPS], *splits[2] = {one, one};
+		for (int l = 0; l < PL_MAX_LOOPS; l++)
+			one[l] = 1;
+		double seq = -1, lm = -1;
+		int past = pl_cost_attention_beyond(p, splits, &seq, &lm);
+		assert_int_equal(past, s > longest);
+		assert_true(seq == (s > longest ? s : 0) && lm == (s > longest ? longest : 0));
+		pl_problem_free(p);
+		pl_graph_free(g);
+	}
+}
+
+static void op_priced_at_the_measured_rate(void **state)
+{
+	(void)state;
+	const int s = 4096, b = 16384 / 4096, h = 16, d = 128;
+	pl_graph *g = attention_graph(b, h, s, d);
+	pl_err err;
 	pl_cluster c;
 	assert_int_equal(pl_cluster_preset(&c, "h100x8", &err), PL_OK);
 	assert_int_equal(pl_cluster_devices(&c, 1, &err), PL_OK);
@@ -244,6 +332,8 @@ int main(void)
 	    cmocka_unit_test(derived_backward),
 	    cmocka_unit_test(ampere_kernels_carried),
 	    cmocka_unit_test(op_priced_at_the_measured_rate),
+	    cmocka_unit_test(longest_measured_length),
+	    cmocka_unit_test(attention_past_the_measurements),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
