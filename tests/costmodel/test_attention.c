@@ -125,23 +125,36 @@ static void derived_backward(void **state)
  * hidden 2048, head dimension 128, causal) on one H100: forward and backward
  * take their FLOPs over the measured rate, plus one launch and two */
 /* the CSV's fwd_bwd TFLOP/s of (gpu prefix, kernel, causal, d, s); 0: none */
+/* one data row of the CSV */
+typedef struct csv_row {
+	char gpu[64], kernel[32], dtype[16], dir[16];
+	int causal, hd, seq;
+	double tflops;
+} csv_row;
+
+/* the CSV's next data row into r: 1, or 0 at its end */
+static int next_row(FILE *f, csv_row *r)
+{
+	char line[4096];
+	int batch, heads;
+	while (fgets(line, sizeof line, f))
+		if (line[0] != '#' &&
+		    sscanf(line, "%63[^,],%31[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%lf", r->gpu,
+		           r->kernel, r->dtype, r->dir, &r->causal, &r->hd, &r->seq, &batch, &heads,
+		           &r->tflops) == 10)
+			return 1;
+	return 0;
+}
+
 static double csv_rate(const char *gpu, const char *kernel, int causal, int d, int s)
 {
 	FILE *f = csv();
-	char line[4096];
+	csv_row r;
 	double v = 0;
-	while (fgets(line, sizeof line, f)) {
-		char g[64], k[32], dt[16], dir[16];
-		int c, hd, seq, batch, heads;
-		double t;
-		if (line[0] == '#' ||
-		    sscanf(line, "%63[^,],%31[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%lf", g, k, dt,
-		           dir, &c, &hd, &seq, &batch, &heads, &t) != 10)
-			continue;
-		if (!strncmp(g, gpu, strlen(gpu)) && !strcmp(k, kernel) &&
-		    !strcmp(dir, "fwd_bwd") && c == causal && hd == d && seq == s)
-			v = t * 1e12;
-	}
+	while (next_row(f, &r))
+		if (!strncmp(r.gpu, gpu, strlen(gpu)) && !strcmp(r.kernel, kernel) &&
+		    !strcmp(r.dir, "fwd_bwd") && r.causal == causal && r.hd == d && r.seq == s)
+			v = r.tflops * 1e12;
 	fclose(f);
 	return v;
 }
@@ -178,20 +191,12 @@ static void ampere_kernels_carried(void **state)
 static int csv_longest(const char *fam, const char *kernel)
 {
 	FILE *f = csv();
-	char line[4096];
+	csv_row r;
 	int v = 0;
-	while (fgets(line, sizeof line, f)) {
-		char g[64], k[32], dt[16], dir[16];
-		int c, hd, seq, batch, heads;
-		double t;
-		if (line[0] == '#' ||
-		    sscanf(line, "%63[^,],%31[^,],%15[^,],%15[^,],%d,%d,%d,%d,%d,%lf", g, k, dt,
-		           dir, &c, &hd, &seq, &batch, &heads, &t) != 10)
-			continue;
-		if (!strncmp(g, fam, strlen(fam)) && !strcmp(k, kernel) && !strcmp(dt, "fp16") &&
-		    seq > v)
-			v = seq;
-	}
+	while (next_row(f, &r))
+		if (!strncmp(r.gpu, fam, strlen(fam)) && !strcmp(r.kernel, kernel) &&
+		    !strcmp(r.dtype, "fp16") && r.seq > v)
+			v = r.seq;
 	fclose(f);
 	return v;
 }
