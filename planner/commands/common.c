@@ -620,6 +620,11 @@ static void print_utilisation(const pl_ckpt_view *v, FILE *out)
 	double lo = v->band_lo, hi = v->band_hi;
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo && v->band_basis)
 		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, v->band_basis);
+}
+
+/* where the plan's attention is priced past its kernel's measurements */
+static void print_attention_beyond(const pl_ckpt_view *v, FILE *out)
+{
 	if (pl_ckpt_attention_beyond(v))
 		fprintf(out,
 		        "  note: the fused attention (%s) runs %.0f tokens a sequence, past the "
@@ -687,6 +692,7 @@ void pl_cli_print_totals(const pl_ckpt_doc *d, FILE *out)
 		fprintf(out, " + bubble %.6f s", v->bubble_s);
 	fprintf(out, "; peak memory %s per device\n", mb);
 	print_utilisation(v, out);
+	print_attention_beyond(v, out);
 	double limit = pl_ckpt_or(v->memory_limit, 0);
 	if (pl_memory_at_risk(v->peak_mem_bytes, limit)) {
 		char hi[32], lim[32], why[128];
