@@ -833,6 +833,8 @@ def price(task):
             ck = json.load(pf)
         c = ck["cost"]
         out["predicted_step_s"] = c["step_seconds"]
+        if "model_tflops_per_device" in c:
+            out["planner_tflops"] = c["model_tflops_per_device"]
         out["predicted_peak_gib"] = c["peak_memory_bytes"] / 2**30
         limit = ck.get("search", {}).get("memory_limit_bytes", math.inf)
         out["predicted_fits"] = c["peak_memory_bytes"] <= limit
@@ -947,6 +949,32 @@ def memory_band(rows):
             len(x))
 
 
+SEEN = (("A100", "16"), ("H100", "16"), ("H100", "FP8"), ("H200", "16"), ("H200", "FP8"))
+
+
+def seen_tflops(rows):
+    """The most model TFLOP/s per device any run measured (its step published, or converted
+    from its published TFLOP/s or MFU), by the planner's FLOP count (its predicted TFLOP/s times predicted / measured step), per GPU
+    family and GEMM precision (costmodel/cluster.h PL_SEEN_TFLOPS_*: a plan priced above it
+    claims what no run of the set has shown), floored to 0.1; {key: (value, run id)}, 0 and
+    None where no run measured it."""
+    best = {k: (0.0, None) for k in SEEN}
+    for r in rows:
+        if (r.get("file", "runs") != "runs" or not r.get("measured_step_s")
+                or not r.get("planner_tflops") or not r.get("predicted_step_s")):
+            continue
+        fam = next((f for f in ("A100", "H100", "H200") if r["gpu"].startswith(f)), None)
+        key = (fam, "FP8" if "--gemm-dtype fp8" in r.get("args", "") else "16")
+        v = math.floor(r["planner_tflops"] * r["predicted_step_s"] / r["measured_step_s"] * 10) / 10
+        if key in best and v > best[key][0]:
+            best[key] = (v, r["id"])
+    return best
+
+
+def seen_name(key):
+    return f"PL_SEEN_TFLOPS_{key[0]}_{key[1]}"
+
+
 def at_risk(x, hi):
     """whether a priced layout may run out of memory: its peak times the memory band hi
     over its limit (pl_memory_at_risk)"""
@@ -1025,6 +1053,13 @@ def report_runs(res):
     print(f"\nMemory band (90th percentile of measured/predicted peak over the {mn} runs with a "
           f"published peak, widened up to two decimals): {mhi:.2f}, median {mmid:.2f}; "
           f"PL_MEM_BAND_HI/MID/RUNS in costmodel/cluster.h must say the same (ctest test_band)")
+    seen = seen_tflops(res)
+    print("\nThe most model TFLOP/s per device measured (the planner's FLOP count: its predicted "
+          "TFLOP/s x predicted / measured step, over every run with a measured step, floored to 0.1), by "
+          "GPU family and GEMM precision: " +
+          "; ".join(f"{k[0]} {k[1]}-bit {v:.1f} ({i})" if k[1] == "16" else
+                    f"{k[0]} {k[1]} {v:.1f} ({i})" for k, (v, i) in seen.items() if i) +
+          "; PL_SEEN_TFLOPS_* in costmodel/cluster.h must say the same (ctest test_band)")
 
 
 def transcription_check(tolerance=0.05):

@@ -434,6 +434,28 @@ void pl_memory_band_basis(char *basis, size_t n)
 	         PL_MEM_BAND_RUNS, PL_MEM_BAND_HI);
 }
 
+double pl_cluster_seen_tflops(const pl_cluster *c, const char **family, const char **gemm)
+{
+	static const struct {
+		const char *name, *family;
+		double tflops[2]; /* 16-bit, FP8 GEMMs */
+	} seen[] = {
+	    {"A100", "A100", {PL_SEEN_TFLOPS_A100_16, 0}},
+	    {"A800", "A100", {PL_SEEN_TFLOPS_A100_16, 0}},
+	    {"H100", "H100", {PL_SEEN_TFLOPS_H100_16, PL_SEEN_TFLOPS_H100_FP8}},
+	    {"H800", "H100", {PL_SEEN_TFLOPS_H100_16, PL_SEEN_TFLOPS_H100_FP8}},
+	    {"H200", "H200", {PL_SEEN_TFLOPS_H200_16, PL_SEEN_TFLOPS_H200_FP8}},
+	};
+	int f8 = c->gemm_fp8 != 0;
+	for (size_t i = 0; i < sizeof seen / sizeof *seen; i++)
+		if (strstr(c->device_name, seen[i].name) && seen[i].tflops[f8] > 0) {
+			*family = seen[i].family;
+			*gemm = f8 ? "FP8" : "16-bit";
+			return seen[i].tflops[f8];
+		}
+	return 0;
+}
+
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n)
 {

@@ -260,6 +260,20 @@ int pl_memory_at_risk(double peak_bytes, double limit_bytes);
 void pl_memory_band_basis(char *basis, size_t n);
 void pl_cluster_step_band(const pl_cluster *c, double step, double *lo, double *hi, char *basis,
                           size_t n);
+/* The most model TFLOP/s per device that any run of the validation set
+ * measured, by the planner's FLOP count, per GPU family and GEMM precision
+ * (benchmarks/bench_validation.py, seen_tflops; ctest test_band holds them
+ * to benchmarks/results/validation.jsonl); 0: none of that kind measured.
+ * A plan priced above it claims what no published run has shown. */
+#define PL_SEEN_TFLOPS_A100_16  196.0
+#define PL_SEEN_TFLOPS_H100_16  469.6
+#define PL_SEEN_TFLOPS_H100_FP8 878.0
+#define PL_SEEN_TFLOPS_H200_16  0
+#define PL_SEEN_TFLOPS_H200_FP8 574.7
+/* For c's device (its family by name: A100, H100, H200) and GEMM precision:
+ * that most, with *family and *gemm ("16-bit", "FP8") naming what it is of;
+ * 0 (nothing set) where the set measured nothing of the kind. */
+double pl_cluster_seen_tflops(const pl_cluster *c, const char **family, const char **gemm);
 
 /* "fused" or "unfused" (what): the loss kernel; PL_EINVAL otherwise */
 pl_status pl_cluster_set_loss(pl_cluster *c, const char *kernel, const char *what, pl_err *err);

@@ -759,7 +759,16 @@ void pl_ckpt_add_utilisation(cJSON *cost, const pl_graph *g, const pl_cluster *c
 	cJSON_AddNumberToObject(cost, "model_flops_per_step", flops);
 	if (peak > 0)
 		cJSON_AddNumberToObject(cost, "mfu", flops / (step_s * devices * peak));
-	cJSON_AddNumberToObject(cost, "model_tflops_per_device", flops / (step_s * devices) / 1e12);
+	double tf = flops / (step_s * devices) / 1e12;
+	cJSON_AddNumberToObject(cost, "model_tflops_per_device", tf);
+	const char *family = NULL, *gemm = NULL;
+	double seen = pl_cluster_seen_tflops(c, &family, &gemm);
+	if (seen > 0 && tf > seen) { /* more than any published run of the kind measured */
+		cJSON *a = cJSON_AddObjectToObject(cost, "tflops_above_measured");
+		cJSON_AddStringToObject(a, "gpu_family", family);
+		cJSON_AddStringToObject(a, "gemm", gemm);
+		cJSON_AddNumberToObject(a, "most_measured", seen);
+	}
 	double lo, hi;
 	char basis[200];
 	pl_cluster_step_band(c, step_s, &lo, &hi, basis, sizeof basis);
@@ -1271,6 +1280,16 @@ static void view_cost(const cJSON *cost, pl_ckpt_view *v)
 	v->attn_kernel = view_str(ab, "kernel", NULL);
 	v->attn_seq = view_num(ab, "sequence");
 	v->attn_longest = view_num(ab, "longest_measured");
+	const cJSON *tm = cJSON_GetObjectItemCaseSensitive(cost, "tflops_above_measured");
+	v->seen_family = view_str(tm, "gpu_family", NULL);
+	v->seen_gemm = view_str(tm, "gemm", NULL);
+	v->seen_tflops = view_num(tm, "most_measured");
+}
+
+int pl_ckpt_above_measured(const pl_ckpt_view *v)
+{
+	return v->seen_family && v->seen_gemm && isfinite(v->seen_tflops) && v->seen_tflops > 0 &&
+	       isfinite(v->model_tflops) && v->model_tflops > v->seen_tflops;
 }
 
 int pl_ckpt_attention_beyond(const pl_ckpt_view *v)

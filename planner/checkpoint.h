@@ -139,6 +139,10 @@ typedef struct pl_ckpt_view {
 	 * and longest_measured (NAN when absent) */
 	const char *attn_kernel;
 	double attn_seq, attn_longest;
+	/* cost.tflops_above_measured: gpu_family and gemm (NULL when absent),
+	 * most_measured (NAN when absent) */
+	const char *seen_family, *seen_gemm;
+	double seen_tflops;
 	double peak_mem_stage;   /* cost.peak_memory_stage (NAN) */
 	/* cluster */
 	const char *cluster_name;             /* NULL when absent */
@@ -177,6 +181,11 @@ typedef struct pl_ckpt_view {
  * (cost.attention_beyond_measured, whole and consistent): the note the
  * summary and the report print. */
 int pl_ckpt_attention_beyond(const pl_ckpt_view *v);
+/* Whether v says its model TFLOP/s per device are more than any published
+ * run of the validation set measured on that GPU family and GEMM precision
+ * (cost.tflops_above_measured, whole and consistent with
+ * model_tflops_per_device) */
+int pl_ckpt_above_measured(const pl_ckpt_view *v);
 
 /* Fills v from a parsed checkpoint (never fails: pl_ckpt_check is what
  * rejects a malformed one, naming the file and field). */

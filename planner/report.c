@@ -119,6 +119,12 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)
 		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
 		  v->band_basis ? v->band_basis : "?");
+	if (pl_ckpt_above_measured(v))
+		h(f,
+		  "<p id=\"above-measured\">%.1f model TFLOP/s per device is more than any published "
+		  "run of the validation set measured on %s with %s GEMMs (%.1f): no run has shown it, "
+		  "and the prediction may be optimistic.</p>\n",
+		  v->model_tflops, v->seen_family, v->seen_gemm, v->seen_tflops);
 	if (pl_ckpt_attention_beyond(v))
 		h(f,
 		  "<p id=\"attention-beyond\">The fused attention (%s) runs %.0f tokens a sequence, "

@@ -2771,6 +2771,22 @@ check "attention at $longest tokens, or at $s cut 4 ways by context parallelism:
    jq -e ".cost | has(\"attention_beyond_measured\") | not" "$T/abcp$s.plan" > /dev/null &&
    jq -e ".groups.cp | length == 2 and all(length == 4)" "$T/abcp$s.plan" > /dev/null'
 
+# --- more model TFLOP/s than any published run measured on the GPU (PL_SEEN_TFLOPS_*, held to the
+#     validation results by test_band): the cost says so with that most, the summary notes it,
+#     `cost` answers the same; a plan under it says nothing
+seen=$(sed -n 's/^#define PL_SEEN_TFLOPS_H100_16 *//p' "$SRC/costmodel/cluster.h")
+"$ZOO" gpt3-13b --layers 8 > "$T/tm.json"
+"$PLANNER" search "$T/tm.json" --cluster h100x8 --job -o "$T/tm.plan" > "$T/tm.out" 2>&1
+"$ZOO" gpt3-1.3b > "$T/tl.json"
+"$PLANNER" search "$T/tl.json" --cluster h100x8 -o "$T/tl2.plan" > "$T/tl2.out" 2>&1
+check "a plan priced above the $seen TFLOP/s measured on H100 (16-bit) says so; one under it does not" \
+  'jq -e --argjson s "$seen" ".cost.model_tflops_per_device > \$s and
+       .cost.tflops_above_measured == {gpu_family: \"H100\", gemm: \"16-bit\", most_measured: \$s}" "$T/tm.plan" > /dev/null &&
+   grep -q "model TFLOP/s per device is more than any published run of the validation set measured on H100 with 16-bit GEMMs ($seen)" "$T/tm.out" &&
+   [ "$("$PLANNER" cost "$T/tm.json" --strategy "$T/tm.plan" | jq -c .tflops_above_measured)" = "$(jq -c .cost.tflops_above_measured "$T/tm.plan")" ] &&
+   jq -e --argjson s "$seen" ".cost.model_tflops_per_device <= \$s and (.cost | has(\"tflops_above_measured\") | not)" "$T/tl2.plan" > /dev/null &&
+   ! grep -q "more than any published run" "$T/tl2.out"'
+
 # --- --stage-cuts layers: pipeline stages split the model only between whole layers, as frameworks
 #     do, so the plan exports; the default may cut between a layer's attention and its MLP
 "$ZOO" gpt3-1.3b --layers 8 > "$T/sc.json"

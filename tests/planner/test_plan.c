@@ -102,9 +102,11 @@ static const char *const cost_view[] = {"step_seconds",
                                         "samples_per_second",
                                         "tokens_per_step",
                                         "attention_beyond_measured",
+                                        "tflops_above_measured",
                                         NULL};
 static const char *const comm_view[] = {"collective", "link", "seconds", "bus_bytes", NULL};
 static const char *const attn_view[] = {"kernel", "sequence", "longest_measured", NULL};
+static const char *const seen_view[] = {"gpu_family", "gemm", "most_measured", NULL};
 static const char *const cluster_view[] = {"name", "devices", "nodes", "devices_per_node",
                                            "description", NULL};
 static const char *const pipeline_view[] = {"stages",
@@ -149,6 +151,7 @@ static const ckpt_block ckpt_blocks[] = {
     {"cost.memory_breakdown_bytes", pl_ckpt_mem_names, none},
     {"cost.communication_by_collective[]", comm_view, none},
     {"cost.attention_beyond_measured", attn_view, none},
+    {"cost.tflops_above_measured", seen_view, none},
     {"cluster", cluster_view, none},
     {"pipeline", pipeline_view, none},
     {"pipeline.stage_memory_bytes[]", pl_ckpt_mem_names, none},
