@@ -1298,6 +1298,27 @@ int pl_ckpt_attention_beyond(const pl_ckpt_view *v)
 	       v->attn_longest > 0 && v->attn_seq > v->attn_longest;
 }
 
+int pl_ckpt_caveat(const pl_ckpt_view *v, int k, char *buf, size_t n)
+{
+	if (k == 0 && pl_ckpt_above_measured(v))
+		snprintf(buf, n,
+		         "%.1f model TFLOP/s per device is more than any published run of the "
+		         "validation set measured on %s with %s GEMMs (%.1f): no run has shown it, and "
+		         "the prediction may be optimistic (docs/cost-model.md, \"How far to trust a "
+		         "step\")",
+		         v->model_tflops, v->seen_family, v->seen_gemm, v->seen_tflops);
+	else if (k == 1 && pl_ckpt_attention_beyond(v))
+		snprintf(buf, n,
+		         "the fused attention (%s) runs %.0f tokens a sequence, past the longest its "
+		         "published measurements on this GPU cover (%.0f): it is priced at that length's "
+		         "rate, which the band above does not vouch for (docs/cost-model.md, "
+		         "\"Attention past its measurements\")",
+		         v->attn_kernel, v->attn_seq, v->attn_longest);
+	else
+		return 0;
+	return 1;
+}
+
 /* The pipeline block, ZeRO and recompute into v. */
 static void view_pipeline(const cJSON *root, const cJSON *pp, pl_ckpt_view *v)
 {

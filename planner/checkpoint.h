@@ -186,6 +186,11 @@ int pl_ckpt_attention_beyond(const pl_ckpt_view *v);
  * (cost.tflops_above_measured, whole and consistent with
  * model_tflops_per_device) */
 int pl_ckpt_above_measured(const pl_ckpt_view *v);
+/* What the step band does not cover, the summary's and the report's notes:
+ * caveat k (0: pl_ckpt_above_measured, 1: pl_ckpt_attention_beyond) as a
+ * sentence into buf of n bytes, 1; 0 (buf untouched) where it does not apply */
+#define PL_CKPT_CAVEATS 2
+int pl_ckpt_caveat(const pl_ckpt_view *v, int k, char *buf, size_t n);
 
 /* Fills v from a parsed checkpoint (never fails: pl_ckpt_check is what
  * rejects a malformed one, naming the file and field). */

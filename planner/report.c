@@ -119,18 +119,12 @@ static void summary(FILE *f, const pl_ckpt_view *v)
 	if (isfinite(lo) && isfinite(hi) && lo > 0 && hi >= lo)
 		h(f, "<p id=\"band\">Expected measured step: %.4g&ndash;%.4g s (%s).</p>\n", lo, hi,
 		  v->band_basis ? v->band_basis : "?");
-	if (pl_ckpt_above_measured(v))
-		h(f,
-		  "<p id=\"above-measured\">%.1f model TFLOP/s per device is more than any published "
-		  "run of the validation set measured on %s with %s GEMMs (%.1f): no run has shown it, "
-		  "and the prediction may be optimistic.</p>\n",
-		  v->model_tflops, v->seen_family, v->seen_gemm, v->seen_tflops);
-	if (pl_ckpt_attention_beyond(v))
-		h(f,
-		  "<p id=\"attention-beyond\">The fused attention (%s) runs %.0f tokens a sequence, "
-		  "past the longest its published measurements on this GPU cover (%.0f): it is "
-		  "priced at that length's rate, which the expected step does not vouch for.</p>\n",
-		  v->attn_kernel, v->attn_seq, v->attn_longest);
+	static const char *const caveat_id[PL_CKPT_CAVEATS] = {"above-measured",
+	                                                       "attention-beyond"};
+	char note[640];
+	for (int k = 0; k < PL_CKPT_CAVEATS; k++)
+		if (pl_ckpt_caveat(v, k, note, sizeof note))
+			h(f, "<p id=\"%s\">Note: %s.</p>\n", caveat_id[k], note);
 	double limit = isfinite(v->memory_limit) ? v->memory_limit : 0;
 	if (pl_memory_at_risk(v->peak_mem_bytes, limit)) {
 		char why[128];

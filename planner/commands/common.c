@@ -622,30 +622,6 @@ static void print_utilisation(const pl_ckpt_view *v, FILE *out)
 		fprintf(out, "expected measured step: %.4g-%.4g s (%s)\n", lo, hi, v->band_basis);
 }
 
-/* where the plan claims more TFLOP/s than any published run measured */
-static void print_above_measured(const pl_ckpt_view *v, FILE *out)
-{
-	if (pl_ckpt_above_measured(v))
-		fprintf(out,
-		        "  note: %.1f model TFLOP/s per device is more than any published run of the "
-		        "validation set measured on %s with %s GEMMs (%.1f): no run has shown it, and "
-		        "the prediction may be optimistic (docs/cost-model.md, \"How far to trust a "
-		        "step\")\n",
-		        v->model_tflops, v->seen_family, v->seen_gemm, v->seen_tflops);
-}
-
-/* where the plan's attention is priced past its kernel's measurements */
-static void print_attention_beyond(const pl_ckpt_view *v, FILE *out)
-{
-	if (pl_ckpt_attention_beyond(v))
-		fprintf(out,
-		        "  note: the fused attention (%s) runs %.0f tokens a sequence, past the "
-		        "longest its published measurements on this GPU cover (%.0f): it is priced at "
-		        "that length's rate, which the band above does not vouch for (docs/cost-model.md, "
-		        "\"Attention past its measurements\")\n",
-		        v->attn_kernel, v->attn_seq, v->attn_longest);
-}
-
 /* The summary's head: model, cluster, search, the framework's defaults */
 static void print_head(const pl_ckpt_doc *d, FILE *out)
 {
@@ -704,8 +680,10 @@ void pl_cli_print_totals(const pl_ckpt_doc *d, FILE *out)
 		fprintf(out, " + bubble %.6f s", v->bubble_s);
 	fprintf(out, "; peak memory %s per device\n", mb);
 	print_utilisation(v, out);
-	print_above_measured(v, out);
-	print_attention_beyond(v, out);
+	char note[640];
+	for (int k = 0; k < PL_CKPT_CAVEATS; k++)
+		if (pl_ckpt_caveat(v, k, note, sizeof note))
+			fprintf(out, "  note: %s\n", note);
 	double limit = pl_ckpt_or(v->memory_limit, 0);
 	if (pl_memory_at_risk(v->peak_mem_bytes, limit)) {
 		char hi[32], lim[32], why[128];
