@@ -2765,6 +2765,12 @@ check "attention at $s tokens, measured to $longest: cost.attention_beyond_measu
   'jq -e ".cost.attention_beyond_measured == {kernel: \"flash2\", sequence: $s, longest_measured: $longest}" "$T/ab$s.plan" > /dev/null &&
    grep -q "note: the fused attention (flash2) runs $s tokens a sequence, past the longest its published measurements on this GPU cover ($longest)" "$T/ab$s.out" &&
    [ "$("$PLANNER" cost "$T/ab$s.json" --strategy "$T/ab$s.plan" | jq -c .attention_beyond_measured)" = "$(jq -c .cost.attention_beyond_measured "$T/ab$s.plan")" ]'
+"$PLANNER" report "$T/ab$s.plan" -o "$T/ab$s.html" > /dev/null 2>&1
+jq '.cost.attention_beyond_measured.kernel = "</p><script>alert(1)</script>"' "$T/ab$s.plan" > "$T/abx.plan"
+"$PLANNER" report "$T/abx.plan" -o "$T/abx.html" > /dev/null 2>&1
+check "the report says it too, a hostile kernel name escaped" \
+  'grep -q "<p id=\"attention-beyond\">Note: the fused attention (flash2) runs $s tokens" "$T/ab$s.html" &&
+   grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$T/abx.html" && ! grep -q "<script>alert" "$T/abx.html"'
 check "attention at $longest tokens, or at $s cut 4 ways by context parallelism: nothing said" \
   'jq -e ".cost | has(\"attention_beyond_measured\") | not" "$T/ab$longest.plan" > /dev/null &&
    ! grep -q "past the longest" "$T/ab$longest.out" &&
@@ -2785,7 +2791,9 @@ check "a plan priced above the $seen TFLOP/s measured on H100 (16-bit) says so; 
    grep -q "model TFLOP/s per device is more than any published run of the validation set measured on H100 with 16-bit GEMMs ($seen)" "$T/tm.out" &&
    [ "$("$PLANNER" cost "$T/tm.json" --strategy "$T/tm.plan" | jq -c .tflops_above_measured)" = "$(jq -c .cost.tflops_above_measured "$T/tm.plan")" ] &&
    jq -e --argjson s "$seen" ".cost.model_tflops_per_device <= \$s and (.cost | has(\"tflops_above_measured\") | not)" "$T/tl2.plan" > /dev/null &&
-   ! grep -q "more than any published run" "$T/tl2.out"'
+   ! grep -q "more than any published run" "$T/tl2.out" &&
+   "$PLANNER" report "$T/tm.plan" -o "$T/tm.html" > /dev/null 2>&1 &&
+   grep -q "<p id=\"above-measured\">Note: [0-9.]* model TFLOP/s per device is more than any published run" "$T/tm.html"'
 
 # --- --stage-cuts layers: pipeline stages split the model only between whole layers, as frameworks
 #     do, so the plan exports; the default may cut between a layer's attention and its MLP
