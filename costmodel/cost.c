@@ -585,6 +585,18 @@ static void program_switches(const pl_cluster *c, pl_opwork *w)
 	w->cp_merge = c->cp_exchange == PL_CP_ALLGATHER;
 }
 
+/* The measured rate of the cluster's attention kernel for w's fused
+ * attention (forward, or bwd 1), which prices it; 0 where the table does not
+ * (no fused attention, no kernel named, not 16-bit, no measurement) */
+static double table_rate(const pl_cluster *c, pl_dtype dt, const pl_opwork *w, int bwd)
+{
+	if (!(w->attn_head_dim > 0) || !c->attention_kernel[0] ||
+	    (dt != PL_DT_FLOAT16 && dt != PL_DT_BFLOAT16))
+		return 0;
+	return pl_attention_rate(c->device_name, c->attention_kernel, bwd, w->attn_causal,
+	                         w->attn_head_dim, w->attn_seq);
+}
+
 /* An op's work (pl_opwork, into w) and its kernels' times of one
  * micro-batch (out's fwd_s and bwd_s): at the device's rates, a fused
  * attention at its kernel's measured rate, a calibrated kernel at its own,
@@ -601,14 +613,8 @@ static void node_kernels(const pl_problem *p, int op_index, const int64_t *split
 	pl_dtype dt = g->tensors[op->in[0]].dtype;
 	memset(out, 0, sizeof *out);
 	main_seconds(c, dt, w, &out->fwd_s, &out->bwd_s);
-	double rf = 0, rb = 0; /* a fused attention at its kernel's measured rate */
-	if (w->attn_head_dim > 0 && c->attention_kernel[0] &&
-	    (dt == PL_DT_FLOAT16 || dt == PL_DT_BFLOAT16)) {
-		rf = pl_attention_rate(c->device_name, c->attention_kernel, 0, w->attn_causal,
-		                       w->attn_head_dim, w->attn_seq);
-		rb = pl_attention_rate(c->device_name, c->attention_kernel, 1, w->attn_causal,
-		                       w->attn_head_dim, w->attn_seq);
-	}
+	/* a fused attention at its kernel's measured rate */
+	double rf = table_rate(c, dt, w, 0), rb = table_rate(c, dt, w, 1);
 	if (rf > 0 && rb > 0) {
 		/* on a part of the measured GPU's family at another 16-bit peak,
 		 * at that peak's ratio (attention.h, pl_attention_part_peak) */
@@ -642,20 +648,18 @@ int pl_cost_attention_beyond(const pl_problem *p, int64_t *const *splits, double
 	const pl_cluster *c = p->c;
 	*seq = *longest = 0;
 	int measured = pl_attention_longest(c->device_name, c->attention_kernel);
-	if (!c->attention_kernel[0] || measured <= 0)
+	if (measured <= 0)
 		return 0;
 	for (int o = 0; o < p->g->nops; o++) {
 		const pl_op *op = &p->g->ops[o];
-		pl_dtype dt = p->g->tensors[op->in[0]].dtype;
-		if (!splits[o] || (dt != PL_DT_FLOAT16 && dt != PL_DT_BFLOAT16))
+		if (!splits[o])
 			continue;
 		pl_opwork w;
 		program_switches(c, &w);
 		pl_op_rule_get(op->type)->work(p->g, op, splits[o], &w);
-		/* priced at the table's rate (node_kernels) beyond its longest */
-		if (w.attn_head_dim > 0 && w.attn_seq > measured && w.attn_seq > *seq &&
-		    pl_attention_rate(c->device_name, c->attention_kernel, 0, w.attn_causal,
-		                      w.attn_head_dim, w.attn_seq) > 0)
+		/* priced at the table's rate (node_kernels) past its longest */
+		if (w.attn_seq > measured && w.attn_seq > *seq &&
+		    table_rate(c, p->g->tensors[op->in[0]].dtype, &w, 0) > 0)
 			*seq = w.attn_seq;
 	}
 	if (*seq > 0)
