@@ -333,8 +333,8 @@ static void a_lost_rank_ends_the_others(void **state)
 			pl_rdv r;
 			pl_err err;
 			pl_store *s;
-			if ((k ? pl_rdv_join(&r, 1, 2, "127.0.0.1", port, 20, &err)
-			       : pl_rdv_listen(&r, 2, port, 20, &err) || pl_rdv_accept(&r, &err)) ||
+			if ((k ? pl_rdv_join(&r, 1, 2, "127.0.0.1", port, 120, &err)
+			       : pl_rdv_listen(&r, 2, port, 120, &err) || pl_rdv_accept(&r, &err)) ||
 			    pl_store_open(&s, &r, &err))
 				_exit(10);
 			pl_procs pr;
@@ -342,16 +342,17 @@ static void a_lost_rank_ends_the_others(void **state)
 			if (k == dies)
 				_exit(9); /* killed: no goodbye */
 			int v;
-			pl_store_get(s, "never", &v, sizeof v, &err); /* waits, up to 20 s */
+			pl_store_get(s, "never", &v, sizeof v, &err); /* waits, up to 120 s */
 			_exit(11);
 		}
 		double t0 = pl_now();
 		int status[2];
 		for (int k = 0; k < 2; k++)
 			assert_int_equal(waitpid(pid[k], &status[k], 0), pid[k]);
-		/* before the survivor's 20 s wait would have ended: the peer's death
-		 * ended it (a margin any load short of a 20 s stall keeps) */
-		assert_true(pl_now() - t0 < 19);
+		/* before the survivor's 120 s wait would have ended: the peer's death
+		 * ended it (it takes well under a second; the margin is for a loaded
+		 * machine under the sanitizers) */
+		assert_true(pl_now() - t0 < 110);
 		assert_true(WIFEXITED(status[dies]) && WEXITSTATUS(status[dies]) == 9);
 		assert_true(WIFEXITED(status[!dies]));
 		if (WEXITSTATUS(status[!dies]) != 4)
